@@ -1,0 +1,200 @@
+"""The one table of every input field (DESIGN sections 4 and 6).
+
+Validation, the GUI plan editor, the workbook's units column and the docs glossary all read this
+table; nothing else retypes a label, a unit, a default or a range.
+
+Each field: name, type, unit, default, min, max, group, label, help (+ choices for enums).
+`min`/`max` are inclusive bounds unless `min_exclusive` is set. `default=None` with
+`required=False` means "not set" (an optional key such as an interactivity target).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+PRECISIONS = ("bf16", "fp8", "mxfp4", "nvfp4")
+SIZING_MODES = ("devices", "facility_power", "capex_budget", "demand")
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    type: str  # "float" | "int" | "str" | "bool" | "choice"
+    unit: str
+    default: Any
+    min: float | None
+    max: float | None
+    group: str
+    label: str
+    help: str
+    choices: tuple[str, ...] = ()
+    required: bool = False
+    min_exclusive: bool = False
+
+    def range_text(self) -> str:
+        """Human text of the allowed values, used in every error message."""
+        if self.type == "choice":
+            return "one of " + ", ".join(self.choices)
+        if self.type == "bool":
+            return "TRUE or FALSE"
+        if self.type == "str":
+            return "text"
+        kind = "a whole number" if self.type == "int" else "a number"
+        low = None
+        if self.min is not None:
+            low = f"{'>' if self.min_exclusive else '>='} {_fmt(self.min)}"
+        high = None if self.max is None else f"<= {_fmt(self.max)}"
+        if self.min is not None and self.max is not None and not self.min_exclusive:
+            return f"{kind} between {_fmt(self.min)} and {_fmt(self.max)}"
+        bounds = " and ".join(b for b in (low, high) if b)
+        return f"{kind} {bounds}" if bounds else kind
+
+
+def _fmt(x: float) -> str:
+    return f"{int(x):,}" if float(x).is_integer() and abs(x) >= 1000 else f"{x:g}"
+
+
+def _f(name, type_, unit, default, lo, hi, group, label, help_, **kw) -> Field:
+    return Field(name, type_, unit, default, lo, hi, group, label, help_, **kw)
+
+
+BIG = 1e15
+
+DEVICE_FIELDS: tuple[Field, ...] = (
+    _f("name", "str", "", None, None, None, "device", "Name", "Catalog name of the accelerator.", required=True),
+    _f("vendor", "str", "", "", None, None, "device", "Vendor", "Manufacturer."),
+    _f("memory_gb", "float", "GB", None, 0, 1e6, "device", "Memory", "Accelerator memory (1e9 bytes).", required=True, min_exclusive=True),
+    _f("mem_bw_gb_s", "float", "GB/s", None, 0, 1e8, "device", "Memory bandwidth", "Peak memory bandwidth (1e9 bytes/s).", required=True, min_exclusive=True),
+    _f("peak_tflops_bf16", "float", "TFLOPS", None, 0, 1e6, "device", "Peak BF16", "Dense BF16 tensor TFLOPS.", required=True),
+    _f("peak_tflops_fp8", "float", "TFLOPS", 0.0, 0, 1e6, "device", "Peak FP8", "Dense FP8 tensor TFLOPS (0 where unsupported: BF16 math is used)."),
+    _f("peak_tflops_fp4", "float", "TFLOPS", 0.0, 0, 1e6, "device", "Peak FP4", "Dense FP4 tensor TFLOPS (0 where unsupported: weights are dequantized to the next precision)."),
+    _f("tdp_w", "float", "W", None, 0, 1e6, "device", "TDP", "Board power at full load, per accelerator.", required=True, min_exclusive=True),
+    _f("idle_w", "float", "W", 0.0, 0, 1e6, "device", "Idle power", "Power when idle, per accelerator."),
+    _f("price_usd", "float", "USD", None, 0, BIG, "device", "Price", "Price of one accelerator.", required=True),
+    _f("devices_per_server", "int", "devices", 8, 1, 4096, "device", "Devices per server", "Accelerators in one server (for a rack-scale system: in the whole indivisible rack)."),
+    _f("server_price_usd", "float", "USD", 0.0, 0, BIG, "device", "Server price (w/o accelerators)", "Chassis, CPUs, memory, NICs, switches of one server, without its accelerators."),
+    _f("server_overhead_w", "float", "W", 0.0, 0, 1e7, "device", "Server overhead power", "Server nameplate power minus its accelerators' TDP (CPUs, NICs, fans, switches)."),
+    _f("scale_up_domain", "int", "devices", 8, 1, 100000, "device", "Scale-up domain", "Devices in one NVLink / Infinity Fabric domain: the largest tensor/expert parallel group."),
+    _f("interconnect_gb_s", "float", "GB/s", 0.0, 0, 1e8, "device", "Scale-up bandwidth", "Scale-up bandwidth per device, unidirectional (0: no scale-up fabric)."),
+    _f("estimated_fields", "str", "", "", None, None, "device", "Estimated fields", "Semicolon-separated fields whose values are estimates, not read in a primary source."),
+    _f("source", "str", "", "", None, None, "device", "Source", "Where the numbers come from."),
+    _f("notes", "str", "", "", None, None, "device", "Notes", "What a planner must know about this entry."),
+)
+
+MODEL_FIELDS: tuple[Field, ...] = (
+    _f("name", "str", "", None, None, None, "model", "Name", "Catalog name of the model.", required=True),
+    _f("total_params_b", "float", "B params", None, 0, 1e5, "model", "Total parameters", "All parameters, billions.", required=True, min_exclusive=True),
+    _f("active_params_b", "float", "B params", None, 0, 1e5, "model", "Active parameters", "Parameters used per token (MoE: shared + routed experts per token), billions.", required=True, min_exclusive=True),
+    _f("n_layers", "int", "layers", None, 1, 10000, "model", "Layers", "Transformer layers.", required=True),
+    _f("hidden_size", "int", "", None, 1, 1e7, "model", "Hidden size", "Model dimension.", required=True),
+    _f("n_heads", "int", "heads", 0, 0, 100000, "model", "Attention heads", "Query heads (0: unknown)."),
+    _f("n_kv_heads", "int", "heads", None, 0, 100000, "model", "KV heads", "Key/value heads (GQA); 0 for MLA models.", required=True),
+    _f("head_dim", "int", "", None, 1, 100000, "model", "Head dim", "Dimension of one attention head.", required=True),
+    _f("mla_latent_dim", "int", "", 0, 0, 1e6, "model", "MLA latent size", "KV-cache elements per token per layer of a multi-head latent attention model (0: not MLA)."),
+    _f("n_experts", "int", "experts", 0, 0, 100000, "model", "Routed experts", "Routed experts per MoE layer (0: dense)."),
+    _f("experts_per_token", "int", "experts", 0, 0, 100000, "model", "Experts per token", "Routed experts each token uses (0: dense)."),
+    _f("vocab_size", "int", "tokens", 0, 0, 1e8, "model", "Vocabulary", "Vocabulary size (0: unknown)."),
+    _f("max_context_tokens", "int", "tokens", 0, 0, 1e9, "model", "Max context", "Longest supported context (0: unknown)."),
+    _f("estimated_fields", "str", "", "", None, None, "model", "Estimated fields", "Semicolon-separated fields whose values are estimates."),
+    _f("source", "str", "", "", None, None, "model", "Source", "Published configuration the numbers come from."),
+    _f("notes", "str", "", "", None, None, "model", "Notes", "What a planner must know about this entry."),
+)
+
+WORKLOAD_FIELDS: tuple[Field, ...] = (
+    _f("input_tokens", "int", "tokens", 1024, 1, 1e7, "workload", "Input tokens", "Prompt length per request."),
+    _f("output_tokens", "int", "tokens", 1024, 1, 1e7, "workload", "Output tokens", "Generated tokens per request."),
+    _f("prefix_cache_hit_rate", "float", "fraction", 0.0, 0, 1, "workload", "Prefix-cache hit rate", "Share of input tokens whose KV cache is reused (0..1): cuts prefill work and TTFT."),
+)
+
+SERVING_FIELDS: tuple[Field, ...] = (
+    _f("batch", "int", "sequences", 64, 1, 1e6, "serving", "Batch", "Concurrent sequences per replica (ignored when an interactivity target is set)."),
+    _f("tensor_parallel", "int", "devices", 1, 1, 4096, "serving", "Tensor parallel", "Devices one replica's layers are split across (TP)."),
+    _f("expert_parallel", "int", "devices", 1, 1, 4096, "serving", "Expert parallel", "Devices the experts are spread across (EP); a replica spans TP x EP devices."),
+    _f("attention_dp", "bool", "", False, None, None, "serving", "Attention data parallel", "Attention runs data-parallel across the replica's devices (each holds its sequences' KV cache) instead of tensor-parallel."),
+    _f("weight_precision", "choice", "", "fp8", None, None, "serving", "Weight precision", "Storage and math precision of the weights.", choices=PRECISIONS),
+    _f("kv_precision", "choice", "", "fp8", None, None, "serving", "KV-cache precision", "Storage precision of the KV cache.", choices=PRECISIONS),
+    _f("spec_decode_draft_tokens", "int", "tokens", 0, 0, 64, "serving", "Draft tokens (k)", "Speculative decoding: tokens drafted per step (0 = off)."),
+    _f("spec_decode_acceptance", "float", "fraction", 0.7, 0, 1, "serving", "Draft acceptance", "Speculative decoding: per-token acceptance rate alpha (0..1)."),
+    _f("prefill_devices", "int", "devices", 0, 0, 1e6, "serving", "Prefill devices (ratio)", "Disaggregation: devices in the prefill pool per pool unit (0 = no disaggregation)."),
+    _f("decode_devices", "int", "devices", 0, 0, 1e6, "serving", "Decode devices (ratio)", "Disaggregation: devices in the decode pool per pool unit (0 = no disaggregation)."),
+)
+
+SELECTION_FIELDS: tuple[Field, ...] = (
+    _f("device", "str", "", None, None, None, "selection", "Device", "Accelerator: a name in the catalog or the Devices sheet.", required=True),
+    _f("model", "str", "", None, None, None, "selection", "Model", "Model: a name in the catalog or the Models sheet.", required=True),
+    _f("curve", "str", "", "", None, None, "selection", "Measured curve", "Name of a measured curve in the Curves sheet (empty: the generated curve)."),
+    _f("prefill_device", "str", "", "", None, None, "selection", "Prefill device", "Disaggregation: device of the prefill pool (empty: `device`)."),
+    _f("decode_device", "str", "", "", None, None, "selection", "Decode device", "Disaggregation: device of the decode pool (empty: `device`)."),
+    _f("price_tiers", "str", "", "", None, None, "selection", "Price tiers", "Name of a price-tier table in the PriceTiers sheet: the output price then follows tokens/s per user."),
+)
+
+TARGET_FIELDS: tuple[Field, ...] = (
+    _f("min_tokens_per_s_per_user", "float", "tokens/s", None, 0, 1e7, "target", "Min tokens/s per user", "Interactivity target: the largest batch whose tokens/s per user is at least this (empty: use `batch`).", min_exclusive=True),
+    _f("max_ttft_s", "float", "s", None, 0, 1e5, "target", "Max time to first token", "Interactivity target: the largest batch whose TTFT is at most this (empty: no TTFT target).", min_exclusive=True),
+)
+
+SIZING_FIELDS: tuple[Field, ...] = (
+    _f("sizing_mode", "choice", "", "devices", None, None, "sizing", "Sizing mode", "How the device count is set: given (devices), or derived from facility power, capex budget or token demand.", choices=SIZING_MODES),
+    _f("device_count", "int", "devices", 8, 1, 1e8, "sizing", "Device count", "Accelerators bought (sizing_mode = devices)."),
+    _f("facility_power_kw", "float", "kW", 1000.0, 0, 1e8, "sizing", "Facility power", "Facility power available, incl. PUE (sizing_mode = facility_power): nameplate IT power x PUE must fit.", min_exclusive=True),
+    _f("capex_budget_usd", "float", "USD", 10_000_000.0, 0, BIG, "sizing", "Capex budget", "Capital budget (sizing_mode = capex_budget).", min_exclusive=True),
+    _f("demand_tokens_per_day", "float", "tokens/day", 1e10, 0, BIG, "sizing", "Demand", "Output tokens per day to serve (sizing_mode = demand).", min_exclusive=True),
+)
+
+FINANCE_FIELDS: tuple[Field, ...] = (
+    _f("rack_power_cap_kw", "float", "kW", 40.0, 0, 10000, "facility", "Rack power cap", "Power a rack may draw at nameplate. Assumption 40 kW (air-cooled high-density); rack-scale NVL72 systems need >= ~120 kW (liquid-cooled).", min_exclusive=True),
+    _f("servers_per_rack_max", "int", "servers", 4, 1, 1000, "facility", "Max servers per rack", "Space limit on servers in one rack (4 x 8-GPU 8-10U servers in a 42U rack; 1 for NVL72)."),
+    _f("other_capex_fraction", "float", "fraction", 0.15, 0, 10, "capex", "Other capex", "Networking, storage and installation as a fraction of hardware capex (assumption 15%)."),
+    _f("pue", "float", "ratio", 1.3, 1, 5, "opex", "PUE", "Facility power / IT power. 1.3: new large facilities per the Uptime Institute 2024 survey (industry average 1.56)."),
+    _f("electricity_usd_per_kwh", "float", "USD/kWh", 0.0895, 0, 10, "opex", "Electricity price", "Default: EIA 2023 average commercial price in Virginia, 8.95 c/kWh."),
+    _f("colocation_usd_per_kw_month", "float", "USD/kW/month", 0.0, 0, 100000, "opex", "Colocation", "Colocation rent per provisioned IT kW per month (0: owned facility, building cost not modeled)."),
+    _f("maintenance_fraction_per_year", "float", "fraction/yr", 0.0, 0, 1, "opex", "Maintenance", "Support and repairs per year as a fraction of hardware capex (0 unless you have a quote)."),
+    _f("software_usd_per_device_year", "float", "USD/device/yr", 0.0, 0, 1e9, "opex", "Software", "Software licences per device per year (0 unless you have a quote)."),
+    _f("staff_usd_per_year", "float", "USD/yr", 0.0, 0, BIG, "opex", "Staff", "Operations staff cost per year for this plan."),
+    _f("utilization", "float", "fraction", 0.7, 0, 1, "operations", "Utilization", "Share of the year the fleet serves at the operating point (0..1); the rest it idles. Assumption 70%."),
+    _f("years", "int", "years", 4, 1, 50, "finance", "Years", "Economic life and cash-flow horizon. 4: SemiAnalysis TCO model's economic useful life."),
+    _f("discount_rate", "float", "fraction/yr", 0.10, 0, 1, "finance", "Discount rate", "Cost of capital for NPV and capital recovery (assumption 10%)."),
+    _f("residual_value_fraction", "float", "fraction", 0.0, 0, 1, "finance", "Residual value", "Resale value at the end of `years` as a fraction of capex."),
+    _f("price_usd_per_million_output_tokens", "float", "USD/Mtok", 0.60, 0, 1e6, "revenue", "Output price", "Price charged per million output tokens. Default: gpt-oss-120b at Groq/Together ($0.60)."),
+    _f("price_usd_per_million_input_tokens", "float", "USD/Mtok", 0.15, 0, 1e6, "revenue", "Input price", "Price charged per million input tokens. Default: gpt-oss-120b at Groq/Together ($0.15)."),
+)
+
+WORKLOAD_AND_SERVING = WORKLOAD_FIELDS + SERVING_FIELDS
+PLAN_FIELDS: tuple[Field, ...] = (
+    SELECTION_FIELDS + WORKLOAD_FIELDS + SERVING_FIELDS + TARGET_FIELDS + SIZING_FIELDS + FINANCE_FIELDS
+)
+
+CURVE_POINT_FIELDS: tuple[Field, ...] = (
+    _f("curve", "str", "", None, None, None, "curve", "Curve", "Name of the measured curve this point belongs to.", required=True),
+    _f("device", "str", "", "", None, None, "curve", "Device", "Device the curve was measured on."),
+    _f("model", "str", "", "", None, None, "curve", "Model", "Model the curve was measured with."),
+    _f("batch", "float", "sequences", None, 0, 1e7, "curve", "Batch", "Batch size or concurrency of the point.", required=True, min_exclusive=True),
+    _f("tokens_per_s_per_device", "float", "tokens/s", None, 0, 1e9, "curve", "Tokens/s per device", "Output tokens/s per device.", required=True, min_exclusive=True),
+    _f("tokens_per_s_per_user", "float", "tokens/s", None, 0, 1e9, "curve", "Tokens/s per user", "Output tokens/s each sequence sees (empty: derived from batch).", min_exclusive=True),
+    _f("power_w", "float", "W", None, 0, 1e7, "curve", "Power", "Measured power per device (empty: the device's power model)."),
+    _f("ttft_s", "float", "s", None, 0, 1e5, "curve", "TTFT", "Time to first token (empty: unknown)."),
+    _f("precision", "str", "", "", None, None, "curve", "Precision", "Precision of the measurement."),
+    _f("tensor_parallel", "int", "devices", None, 1, 4096, "curve", "Tensor parallel", "TP of the measurement."),
+    _f("source", "str", "", "", None, None, "curve", "Source", "Where the points come from."),
+)
+
+PRICE_TIER_FIELDS: tuple[Field, ...] = (
+    _f("price_tiers", "str", "", None, None, None, "price_tiers", "Tier table", "Name of the tier table.", required=True),
+    _f("min_tokens_per_s_per_user", "float", "tokens/s", None, 0, 1e7, "price_tiers", "From tokens/s per user", "The tier applies from this interactivity upward.", required=True),
+    _f("price_usd_per_million_output_tokens", "float", "USD/Mtok", None, 0, 1e6, "price_tiers", "Output price", "Price per million output tokens in this tier.", required=True),
+)
+
+FIELD_TABLES = {
+    "device": DEVICE_FIELDS,
+    "model": MODEL_FIELDS,
+    "plan": PLAN_FIELDS,
+    "curve_point": CURVE_POINT_FIELDS,
+    "price_tier": PRICE_TIER_FIELDS,
+}
+
+
+def by_name(fields: tuple[Field, ...]) -> dict[str, Field]:
+    return {f.name: f for f in fields}
+
+
+PLAN_FIELD_BY_NAME = by_name(PLAN_FIELDS)

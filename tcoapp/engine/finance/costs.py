@@ -1,0 +1,70 @@
+"""Capex and opex by component (DESIGN section 6). Vectorized; every name carries its unit."""
+from __future__ import annotations
+
+import numpy as np
+
+HOURS_PER_YEAR = 8760.0
+SECONDS_PER_YEAR = HOURS_PER_YEAR * 3600.0
+
+
+def hardware_capex_usd(device_count, price_usd, servers, server_price_usd):
+    """hardware_capex = device_count * price_usd + servers * server_price_usd  [USD]."""
+    return np.asarray(device_count, float) * price_usd + np.asarray(servers, float) * server_price_usd
+
+
+def capex_usd(hardware_capex, other_capex_fraction):
+    """capex = hardware_capex * (1 + other_capex_fraction)  [USD] (networking, storage, install)."""
+    return hardware_capex * (1.0 + np.asarray(other_capex_fraction, float))
+
+
+def device_avg_w(utilization, power_w, idle_w):
+    """Average device power over the year: utilization * power_w(B) + (1 - utilization) * idle_w  [W]."""
+    return utilization * np.asarray(power_w, float) + (1.0 - np.asarray(utilization, float)) * idle_w
+
+
+def it_avg_kw(device_count, avg_w, servers, server_overhead_w):
+    """(device_count * device_avg_w + servers * server_overhead_w) / 1000  [kW]."""
+    return (np.asarray(device_count, float) * avg_w + np.asarray(servers, float) * server_overhead_w) / 1000.0
+
+
+def it_provisioned_kw(servers, nameplate_w):
+    """servers * server_nameplate_w / 1000  [kW]."""
+    return np.asarray(servers, float) * nameplate_w / 1000.0
+
+
+def energy_usd_per_year(avg_kw, pue, electricity_usd_per_kwh):
+    """it_avg_kw * pue * 8760 * electricity_usd_per_kwh  [USD/yr]."""
+    return avg_kw * np.asarray(pue, float) * HOURS_PER_YEAR * electricity_usd_per_kwh
+
+
+def colocation_usd_per_year(provisioned_kw, colocation_usd_per_kw_month):
+    """it_provisioned_kw * colocation_usd_per_kw_month * 12  [USD/yr]."""
+    return provisioned_kw * np.asarray(colocation_usd_per_kw_month, float) * 12.0
+
+
+def maintenance_usd_per_year(hardware_capex, maintenance_fraction_per_year):
+    """maintenance_fraction_per_year * hardware_capex  [USD/yr]."""
+    return hardware_capex * np.asarray(maintenance_fraction_per_year, float)
+
+
+def software_usd_per_year(device_count, software_usd_per_device_year):
+    """software_usd_per_device_year * device_count  [USD/yr]."""
+    return np.asarray(device_count, float) * software_usd_per_device_year
+
+
+def output_tokens_per_year(tokens_per_s_per_device, device_count, utilization):
+    """tokens_per_s_per_device * device_count * utilization * 8760 * 3600  [tokens/yr]."""
+    return np.asarray(tokens_per_s_per_device, float) * device_count * utilization * SECONDS_PER_YEAR
+
+
+def input_tokens_per_year(output_tokens, input_tokens, output_tokens_per_request):
+    """output_tokens_per_year * input_tokens / output_tokens  [tokens/yr]."""
+    return output_tokens * np.asarray(input_tokens, float) / np.asarray(output_tokens_per_request, float)
+
+
+def per_million(usd_per_year, tokens_per_year):
+    """USD per million tokens; NaN where no tokens are made (a cost per nothing does not exist)."""
+    tokens = np.asarray(tokens_per_year, float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = np.asarray(usd_per_year, float) / tokens * 1e6
+    return np.where(tokens > 0, value, np.nan)

@@ -1,0 +1,128 @@
+"""Frozen domain records built from the field table (DESIGN section 4).
+
+The classes are generated from `fields.py`, so a field's name, type and default live in one place.
+Build them with `make_*` functions, which validate and report every problem at once.
+"""
+from __future__ import annotations
+
+from dataclasses import make_dataclass, field as dc_field, fields as dc_fields, replace
+from typing import Any, Mapping
+
+from .errors import Problem, ValidationError
+from .fields import (
+    DEVICE_FIELDS, MODEL_FIELDS, PLAN_FIELDS, SERVING_FIELDS, WORKLOAD_FIELDS, Field,
+)
+from .validate import Locator, coerce_record
+
+_PY_TYPES = {"float": float, "int": int, "str": str, "bool": bool, "choice": str}
+
+
+def _record_class(name: str, fields: tuple[Field, ...], extra: tuple = (), namespace=None):
+    spec = list(extra) + [
+        (f.name, _PY_TYPES[f.type] | None, dc_field(default=f.default)) for f in fields
+    ]
+    return make_dataclass(name, spec, frozen=True, namespace=namespace or {})
+
+
+def _as_dict(self) -> dict[str, Any]:
+    return {f.name: getattr(self, f.name) for f in dc_fields(self)}
+
+
+def _with(self, **changes):
+    return replace(self, **changes)
+
+
+_NS = {"as_dict": _as_dict, "with_": _with}
+
+Device = _record_class("Device", DEVICE_FIELDS, namespace=dict(_NS, __module__=__name__))
+ModelSpec = _record_class("ModelSpec", MODEL_FIELDS, namespace=dict(_NS, __module__=__name__))
+Workload = _record_class("Workload", WORKLOAD_FIELDS, namespace=dict(_NS, __module__=__name__))
+ServingConfig = _record_class("ServingConfig", SERVING_FIELDS, namespace=dict(_NS, __module__=__name__))
+
+
+def _plan_workload(self) -> Workload:
+    return Workload(**{f.name: getattr(self, f.name) for f in WORKLOAD_FIELDS})
+
+
+def _plan_serving(self) -> ServingConfig:
+    return ServingConfig(**{f.name: getattr(self, f.name) for f in SERVING_FIELDS})
+
+
+def _plan_is_disaggregated(self) -> bool:
+    return self.prefill_devices > 0 and self.decode_devices > 0
+
+
+def _plan_has_target(self) -> bool:
+    return self.min_tokens_per_s_per_user is not None or self.max_ttft_s is not None
+
+
+Plan = _record_class(
+    "Plan",
+    PLAN_FIELDS,
+    extra=(("name", str),),
+    namespace=dict(
+        _NS,
+        __module__=__name__,
+        workload=property(_plan_workload),
+        serving=property(_plan_serving),
+        is_disaggregated=property(_plan_is_disaggregated),
+        has_target=property(_plan_has_target),
+    ),
+)
+
+
+def _field_locator(prefix: str) -> Locator:
+    return lambda key: prefix
+
+
+def make_device(raw: Mapping[str, Any], where: Locator | None = None, problems=None) -> Device:
+    return _make(Device, DEVICE_FIELDS, raw, where, problems, _device_checks)
+
+
+def make_model(raw: Mapping[str, Any], where: Locator | None = None, problems=None) -> ModelSpec:
+    return _make(ModelSpec, MODEL_FIELDS, raw, where, problems, _model_checks)
+
+
+def make_plan(name: str, raw: Mapping[str, Any], where: Locator | None = None, problems=None) -> Plan:
+    values_cls = lambda **v: Plan(name=name, **v)  # noqa: E731
+    return _make(values_cls, PLAN_FIELDS, raw, where or _field_locator(f"Plan {name!r}"), problems, _plan_checks)
+
+
+def _make(cls, fields, raw, where, problems, checks):
+    own = problems is None
+    problems = [] if own else problems
+    where = where or _field_locator(cls.__name__ if isinstance(cls, type) else "record")
+    start = len(problems)
+    values = coerce_record(fields, raw, where, problems)
+    if len(problems) == start:
+        checks(values, where, problems)
+    if len(problems) > start:
+        if own:
+            raise ValidationError(problems)
+        return None
+    return cls(**values)
+
+
+def _device_checks(v, where, problems) -> None:
+    if v["idle_w"] > v["tdp_w"]:
+        problems.append(Problem(where("idle_w"), "idle_w", f"= {v['idle_w']:g}: must be at most tdp_w ({v['tdp_w']:g})"))
+
+
+def _model_checks(v, where, problems) -> None:
+    if v["active_params_b"] > v["total_params_b"]:
+        problems.append(Problem(where("active_params_b"), "active_params_b",
+                                f"= {v['active_params_b']:g}: must be at most total_params_b ({v['total_params_b']:g})"))
+    if v["experts_per_token"] > v["n_experts"]:
+        problems.append(Problem(where("experts_per_token"), "experts_per_token",
+                                f"= {v['experts_per_token']}: must be at most n_experts ({v['n_experts']})"))
+    if (v["n_experts"] > 0) != (v["experts_per_token"] > 0):
+        problems.append(Problem(where("experts_per_token"), "experts_per_token",
+                                "an MoE model needs both n_experts and experts_per_token > 0 (a dense model: both 0)"))
+    if v["n_kv_heads"] == 0 and v["mla_latent_dim"] == 0:
+        problems.append(Problem(where("n_kv_heads"), "n_kv_heads", "= 0: a model needs n_kv_heads > 0 or an mla_latent_dim"))
+
+
+def _plan_checks(v, where, problems) -> None:
+    if (v["prefill_devices"] > 0) != (v["decode_devices"] > 0):
+        problems.append(Problem(where("decode_devices"), "decode_devices",
+                                "disaggregation needs both prefill_devices and decode_devices > 0 (or both 0)"))

@@ -1,0 +1,109 @@
+"""Turn raw cell values into typed field values, collecting every problem.
+
+Raw values come from workbook cells, CSV text, the GUI or Python code. Nothing is clamped: a value
+outside its range is a problem naming the place, the value and the allowed range.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Mapping
+
+from .errors import Problem
+from .fields import Field
+
+Locator = Callable[[str], str]
+
+_TRUE = {"true", "yes", "1", "on"}
+_FALSE = {"false", "no", "0", "off"}
+
+
+def is_blank(value: Any) -> bool:
+    return value is None or (isinstance(value, str) and value.strip() == "")
+
+
+def coerce(field: Field, value: Any) -> tuple[Any, str | None]:
+    """Return (typed value, None) or (None, error message). Blank gives the field's default."""
+    if is_blank(value):
+        if field.required:
+            return None, f"is required ({field.range_text()})"
+        return field.default, None
+    kind = field.type
+    if kind == "str":
+        return (value.strip() if isinstance(value, str) else str(value)), None
+    if kind == "choice":
+        text = str(value).strip().lower()
+        if text in field.choices:
+            return text, None
+        return None, f"= {value!r}: must be {field.range_text()}"
+    if kind == "bool":
+        return _coerce_bool(field, value)
+    return _coerce_number(field, value)
+
+
+def _coerce_bool(field: Field, value: Any) -> tuple[Any, str | None]:
+    if isinstance(value, bool):
+        return value, None
+    if isinstance(value, (int, float)) and value in (0, 1):
+        return bool(value), None
+    text = str(value).strip().lower()
+    if text in _TRUE:
+        return True, None
+    if text in _FALSE:
+        return False, None
+    return None, f"= {value!r}: must be {field.range_text()}"
+
+
+def _coerce_number(field: Field, value: Any) -> tuple[Any, str | None]:
+    if isinstance(value, bool):
+        return None, f"= {value!r}: must be {field.range_text()}"
+    if isinstance(value, str):
+        try:
+            number = float(value.strip().replace(",", ""))
+        except ValueError:
+            return None, f"= {value!r} is not a number: must be {field.range_text()}"
+    elif isinstance(value, (int, float)):
+        number = float(value)
+    else:
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            return None, f"= {value!r} is not a number: must be {field.range_text()}"
+    if not math.isfinite(number):
+        return None, f"= {value!r} is not a finite number: must be {field.range_text()}"
+    if field.type == "int":
+        if number != round(number):
+            return None, f"= {value!r}: must be {field.range_text()}"
+        number = int(round(number))
+    if not _in_range(field, number):
+        return None, f"= {_show(value)}: must be {field.range_text()}"
+    return number, None
+
+
+def _show(value: Any) -> str:
+    return f"{value:g}" if isinstance(value, float) else repr(value) if isinstance(value, str) else str(value)
+
+
+def _in_range(field: Field, number: float) -> bool:
+    if field.min is not None:
+        if number < field.min or (field.min_exclusive and number == field.min):
+            return False
+    if field.max is not None and number > field.max:
+        return False
+    return True
+
+
+def coerce_record(
+    fields: tuple[Field, ...], raw: Mapping[str, Any], where: Locator, problems: list[Problem]
+) -> dict[str, Any]:
+    """Typed values for every field (defaults for missing keys); problems are appended."""
+    known = {f.name for f in fields}
+    for key in raw:
+        if key not in known:
+            problems.append(Problem(where(key), key, "unknown key"))
+    values: dict[str, Any] = {}
+    for field in fields:
+        value, error = coerce(field, raw.get(field.name))
+        if error:
+            problems.append(Problem(where(field.name), field.name, error))
+        values[field.name] = value
+    return values
