@@ -1,0 +1,112 @@
+"""Measured efficiency curves: points per (device, model, config), interpolated in log(batch).
+
+Interpolation is monotone piecewise-cubic (PCHIP, scipy) in log(batch), so a measured curve that
+rises never wiggles. Outside the measured batch range the value is extrapolated linearly in
+log-log from the end segment and the point is flagged (`feasible` False, `extrapolated` on the
+operating point, and a warning); nothing is extrapolated silently.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.interpolate import PchipInterpolator
+
+from .curve import CurveArrays
+
+
+@dataclass(frozen=True, eq=False)
+class MeasuredCurve:
+    """Measured points of one curve, sorted by batch. NaN = not measured."""
+
+    name: str
+    device: str
+    model: str
+    batch: np.ndarray
+    tokens_per_s_per_device: np.ndarray
+    tokens_per_s_per_user: np.ndarray
+    power_w: np.ndarray
+    ttft_s: np.ndarray
+    precision: str = ""
+    tensor_parallel: int | None = None
+    source: str = ""
+    point_sources: tuple[str, ...] = field(default=())
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, MeasuredCurve):
+            return NotImplemented
+        scalars = ("name", "device", "model", "precision", "tensor_parallel", "source", "point_sources")
+        arrays = ("batch", "tokens_per_s_per_device", "tokens_per_s_per_user", "power_w", "ttft_s")
+        return all(getattr(self, s) == getattr(other, s) for s in scalars) and all(
+            np.array_equal(getattr(self, a), getattr(other, a), equal_nan=True) for a in arrays)
+
+    __hash__ = None
+
+    @property
+    def batch_range(self) -> tuple[float, float]:
+        return float(self.batch[0]), float(self.batch[-1])
+
+
+def make_measured_curve(name, device, model, batch, tokens_per_s_per_device, tokens_per_s_per_user=None,
+                        power_w=None, ttft_s=None, **meta) -> MeasuredCurve:
+    """Sort by batch; missing columns become NaN. Duplicate batches are a ValueError."""
+    batch = np.asarray(batch, float)
+    order = np.argsort(batch, kind="stable")
+    n = batch.size
+
+    def col(values):
+        return np.full(n, np.nan) if values is None else np.asarray(values, float)[order]
+
+    sorted_batch = batch[order]
+    if n and np.any(np.diff(sorted_batch) == 0):
+        raise ValueError(f"curve {name!r} has two points at the same batch")
+    return MeasuredCurve(name, device, model, sorted_batch, col(tokens_per_s_per_device),
+                         col(tokens_per_s_per_user), col(power_w), col(ttft_s), **meta)
+
+
+def _interp_loglog(x_points, y_points, x):
+    """PCHIP in (log B, y) inside the range; linear in (log B, log y) outside. NaN points are skipped."""
+    ok = np.isfinite(y_points)
+    xp, yp = np.log(x_points[ok]), y_points[ok]
+    lx = np.log(x)
+    if xp.size == 0:
+        return np.full_like(lx, np.nan)
+    if xp.size == 1:
+        return np.full_like(lx, yp[0])
+    inside = PchipInterpolator(xp, yp, extrapolate=False)(lx)
+    return np.where(np.isfinite(inside), inside, _edge_extrapolate(xp, yp, lx))
+
+
+def _edge_extrapolate(xp, yp, lx):
+    positive = np.all(yp > 0)
+    ly = np.log(yp) if positive else yp
+    lo_slope = (ly[1] - ly[0]) / (xp[1] - xp[0])
+    hi_slope = (ly[-1] - ly[-2]) / (xp[-1] - xp[-2])
+    value = np.where(lx < xp[0], ly[0] + lo_slope * (lx - xp[0]), ly[-1] + hi_slope * (lx - xp[-1]))
+    return np.exp(value) if positive else value
+
+
+def evaluate_measured(curve: MeasuredCurve, batch, tensor_parallel: int, idle_w: float, tdp_w: float) -> CurveArrays:
+    """The measured curve at the given batches.
+
+    tokens/s per user, where not measured, is tokens/s per device x devices per replica / batch
+    (devices per replica = the curve's tensor_parallel, else the plan's). Power, where not
+    measured, is the device's TDP (a conservative assumption, stated in the notes).
+    """
+    b = np.atleast_1d(np.asarray(batch, float))
+    lo, hi = curve.batch_range
+    tps = _interp_loglog(curve.batch, curve.tokens_per_s_per_device, b)
+    replica = curve.tensor_parallel or tensor_parallel
+    notes = []
+    if np.any(np.isfinite(curve.tokens_per_s_per_user)):
+        per_user = _interp_loglog(curve.batch, curve.tokens_per_s_per_user, b)
+    else:
+        per_user = tps * replica / b
+    if np.any(np.isfinite(curve.power_w)):
+        power = _interp_loglog(curve.batch, curve.power_w, b)
+    else:
+        power = np.full_like(b, float(tdp_w))
+        notes.append(f"curve {curve.name!r} has no measured power: TDP ({tdp_w:g} W) assumed")
+    ttft = _interp_loglog(curve.batch, curve.ttft_s, b) if np.any(np.isfinite(curve.ttft_s)) else np.full_like(b, np.nan)
+    inside = (b >= lo * (1 - 1e-12)) & (b <= hi * (1 + 1e-12))
+    return CurveArrays(b, tps, per_user, ttft, power, inside, source=f"measured:{curve.name}", notes=tuple(notes))
