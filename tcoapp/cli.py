@@ -1,0 +1,98 @@
+"""The command line: `tcoapp` (desktop app), `tcoapp FILE.xlsx`, `tcoapp compute ...` (DESIGN section 7).
+
+Bad input exits non-zero with one line per problem on stderr (sheet and cell, or field) and never a
+traceback; set TCOAPP_DEBUG=1 to see one for an internal error.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+from . import __version__
+
+EXIT_INPUT = 2
+EXIT_INTERNAL = 3
+
+
+def _main_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tcoapp",
+        description="TCO and ROI of AI inference hardware. Without a command, opens the desktop app.",
+        epilog="Commands:\n  compute [FILE.xlsx] [--json] [--out RESULT.xlsx]   compute a scenario headless\n"
+               "Run 'tcoapp compute --help' for its options.",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("file", nargs="?", help="scenario workbook (.xlsx) to open in the desktop app")
+    parser.add_argument("--version", action="version", version=f"tcoapp {__version__}")
+    return parser
+
+
+def _compute_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tcoapp compute",
+        description="Compute every plan of a scenario workbook (no FILE: the built-in default scenario).")
+    parser.add_argument("file", nargs="?", help="scenario workbook (.xlsx)")
+    parser.add_argument("--json", action="store_true",
+                        help='print {"plans": [{"name": ..., <metric keys>...}]} (null where a value does not exist)')
+    parser.add_argument("--out", metavar="RESULT.xlsx", help="write the full scenario workbook with live formulas")
+    return parser
+
+
+def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if argv and argv[0] == "compute":
+            return _compute(_compute_parser().parse_args(argv[1:]))
+        args = _main_parser().parse_args(argv)
+        from .gui.app import run_app
+        return run_app(args.file)
+    except Exception as exc:  # the last line of defence: no traceback reaches a user
+        return _report(exc)
+
+
+def _report(exc: Exception) -> int:
+    from .engine.errors import TcoError
+
+    if isinstance(exc, TcoError):
+        for line in str(exc).splitlines():
+            print(f"error: {line}", file=sys.stderr)
+        return EXIT_INPUT
+    if os.environ.get("TCOAPP_DEBUG"):
+        raise exc
+    print(f"internal error: {type(exc).__name__}: {exc} (set TCOAPP_DEBUG=1 for details)", file=sys.stderr)
+    return EXIT_INTERNAL
+
+
+def _compute(args) -> int:
+    from .engine.compute import compute_scenario
+    from .io.load import load_scenario
+
+    scenario = load_scenario(args.file)
+    results = compute_scenario(scenario)
+    if args.out:
+        from .io.workbook_write import write_scenario
+        write_scenario(scenario, args.out, results)
+    if args.json:
+        print(json.dumps({"plans": [r.as_json() for r in results]}, indent=2, allow_nan=False))
+    elif not args.out:
+        print(_table(results))
+    return 0
+
+
+def _table(results) -> str:
+    from .engine.compute import METRIC_KEYS
+
+    names = [r.name for r in results]
+    width = max(12, *(len(n) for n in names))
+    lines = ["metric".ljust(36) + "".join(n.rjust(width + 2) for n in names)]
+    for key in METRIC_KEYS:
+        cells = []
+        for r in results:
+            value = r.metric_or_none(key)
+            cells.append(("never" if key == "payback_months" else "n/a") if value is None else f"{value:,.4g}")
+        lines.append(key.ljust(36) + "".join(c.rjust(width + 2) for c in cells))
+    for r in results:
+        for w in r.warnings:
+            lines.append(f"note [{r.name}]: {w}")
+    return "\n".join(lines)

@@ -1,0 +1,114 @@
+"""Compute a scenario: operating point, sizing and finance for every plan (the one orchestrator
+the CLI, the GUI and the workbook export all call)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .economics import plan_device_economics
+from .finance import sizing
+from .finance.metrics import finance_metrics
+from .operating import operating_point
+from .performance.curve import OperatingPoint
+from .records import Plan
+from .scenario import Scenario
+
+PERFORMANCE_KEYS = ("batch", "tokens_per_s_per_device", "tokens_per_s_per_user", "ttft_s", "power_w",
+                    "tokens_per_joule", "max_batch_by_memory")
+FINANCE_KEYS = ("device_count", "servers", "racks", "servers_per_rack", "it_avg_kw", "it_provisioned_kw",
+                "capex_usd", "capex_usd_per_year", "opex_usd_per_year", "energy_usd_per_year",
+                "output_tokens_per_year", "cost_per_million_output_tokens_usd",
+                "cost_per_million_total_tokens_usd", "revenue_usd_per_year", "revenue_usd_per_rack_per_year",
+                "npv_usd", "irr", "payback_months", "roi")
+METRIC_KEYS = PERFORMANCE_KEYS + FINANCE_KEYS
+
+
+@dataclass(frozen=True)
+class PlanResult:
+    name: str
+    point: OperatingPoint
+    metrics: dict[str, float]          # METRIC_KEYS; NaN = does not exist
+    details: dict[str, Any]            # cost components, cash flows, effective prices, inputs
+    warnings: tuple[str, ...] = field(default=())
+
+    def metric_or_none(self, key: str) -> float | None:
+        value = self.metrics[key]
+        return None if value is None or not np.isfinite(value) else float(value)
+
+    def as_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"name": self.name}
+        data.update({key: self.metric_or_none(key) for key in METRIC_KEYS})
+        data["warnings"] = list(self.warnings)
+        return data
+
+
+def finance_inputs(plan: Plan, economics: dict[str, float], point: OperatingPoint, device_count: float,
+                   output_price: float) -> dict[str, float]:
+    """The finance layer's inputs for one plan (scalars)."""
+    x = dict(economics)
+    for key in ("rack_power_cap_kw", "servers_per_rack_max", "other_capex_fraction", "pue",
+                "electricity_usd_per_kwh", "colocation_usd_per_kw_month", "maintenance_fraction_per_year",
+                "software_usd_per_device_year", "staff_usd_per_year", "utilization", "years",
+                "discount_rate", "residual_value_fraction", "price_usd_per_million_input_tokens",
+                "input_tokens", "output_tokens"):
+        x[key] = float(getattr(plan, key))
+    x.update(device_count=float(device_count), tokens_per_s_per_device=point.tokens_per_s_per_device,
+             power_w=point.power_w, price_usd_per_million_output_tokens=output_price)
+    return x
+
+
+def sized_device_count(plan: Plan, economics: dict[str, float], point: OperatingPoint) -> float:
+    """device_count from the plan's sizing mode (whole servers)."""
+    mode, dps = plan.sizing_mode, economics["devices_per_server"]
+    if mode == "devices":
+        return float(plan.device_count)
+    if mode == "facility_power":
+        return float(sizing.devices_for_facility_power(plan.facility_power_kw, plan.pue, dps,
+                                                       economics["tdp_w"], economics["server_overhead_w"]))
+    if mode == "capex_budget":
+        return float(sizing.devices_for_budget(plan.capex_budget_usd, plan.other_capex_fraction, dps,
+                                               economics["price_usd"], economics["server_price_usd"]))
+    return float(sizing.devices_for_demand(plan.demand_tokens_per_day, point.tokens_per_s_per_device,
+                                           plan.utilization, dps))
+
+
+def output_price(scenario: Scenario, plan: Plan, point: OperatingPoint) -> tuple[float, tuple[str, ...]]:
+    if not plan.price_tiers:
+        return plan.price_usd_per_million_output_tokens, ()
+    tiers = scenario.price_tiers[plan.price_tiers]
+    price = tiers.price_at(point.tokens_per_s_per_user)
+    if not np.isfinite(price):
+        return price, (f"{point.tokens_per_s_per_user:.3g} tokens/s per user is below every tier of "
+                       f"price table {tiers.name!r}: no revenue",)
+    return price, ()
+
+
+def compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
+    point, prefill_share = operating_point(scenario, plan)
+    economics, notes = plan_device_economics(scenario, plan, prefill_share)
+    warnings = list(point.warnings) + list(notes)
+    count = sized_device_count(plan, economics, point)
+    if not (count >= 1):
+        warnings.append(f"sizing mode {plan.sizing_mode!r} buys no whole server")
+    price, price_notes = output_price(scenario, plan, point)
+    warnings.extend(price_notes)
+    x = finance_inputs(plan, economics, point, count, price)
+    out = finance_metrics(x)
+    if not np.isfinite(out["racks"]):
+        warnings.append(f"a server draws {out['server_nameplate_w'] / 1000:.3g} kW at nameplate, more than the "
+                        f"rack power cap of {plan.rack_power_cap_kw:g} kW: the plan cannot be racked")
+    metrics = {key: float(out[key]) for key in FINANCE_KEYS}
+    metrics.update(batch=point.batch, tokens_per_s_per_device=point.tokens_per_s_per_device,
+                   tokens_per_s_per_user=point.tokens_per_s_per_user, ttft_s=point.ttft_s,
+                   power_w=point.power_w, tokens_per_joule=point.tokens_per_joule,
+                   max_batch_by_memory=point.max_batch_by_memory)
+    details = {key: np.asarray(value) for key, value in out.items()}
+    details["inputs"] = x
+    details["prefill_share"] = prefill_share
+    return PlanResult(plan.name, point, {k: metrics[k] for k in METRIC_KEYS}, details, tuple(warnings))
+
+
+def compute_scenario(scenario: Scenario) -> tuple[PlanResult, ...]:
+    return tuple(compute_plan(scenario, plan) for plan in scenario.plans)

@@ -1,0 +1,113 @@
+"""The operating point of a plan: from a measured curve or the generated one, at a batch or at the
+largest batch meeting an interactivity target (DESIGN section 5)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .performance.curve import CurveArrays, OperatingPoint, largest_batch_meeting, missing_point, point_at
+from .performance.measured import evaluate_measured
+from .records import Plan
+from .scenario import Scenario
+
+TARGET_GRID_POINTS = 512
+MAX_SEARCH_BATCH = 65536
+
+
+def plan_curve(scenario: Scenario, plan: Plan, batch) -> tuple[CurveArrays, float]:
+    """The plan's efficiency curve at `batch`, and the share of its devices that prefill (0 if not disaggregated)."""
+    device = scenario.device(plan.device)
+    if plan.curve:
+        curve = scenario.curves[plan.curve]
+        return evaluate_measured(curve, batch, plan.tensor_parallel * plan.expert_parallel, device.idle_w, device.tdp_w), 0.0
+    model = scenario.model(plan.model)
+    if plan.is_disaggregated:
+        from .performance.disaggregation import generate_disaggregated
+        result = generate_disaggregated(
+            scenario.device(plan.prefill_device or plan.device), scenario.device(plan.decode_device or plan.device),
+            model, plan.serving, plan.workload, batch, scenario.factors)
+        return result.curve, float(result.prefill_share)
+    from .performance.generated import generate_curve
+    return generate_curve(device, model, plan.serving, plan.workload, batch, scenario.factors), 0.0
+
+
+def search_batches(upper: float) -> np.ndarray:
+    """Every integer batch up to 64, then a log grid up to `upper` (inclusive)."""
+    upper = max(1.0, min(float(upper), MAX_SEARCH_BATCH))
+    small = np.arange(1, min(64, math.floor(upper)) + 1, dtype=float)
+    large = np.unique(np.floor(np.geomspace(64, upper, TARGET_GRID_POINTS))) if upper > 64 else np.empty(0)
+    return np.unique(np.concatenate([small, large, [math.floor(upper)]]))
+
+
+def operating_point(scenario: Scenario, plan: Plan) -> tuple[OperatingPoint, float]:
+    """(operating point, prefill share of devices)."""
+    if plan.has_target:
+        return _point_for_target(scenario, plan)
+    return _point_at_batch(scenario, plan, float(plan.batch))
+
+
+def _point_for_target(scenario, plan):
+    if plan.curve:
+        lo, hi = scenario.curves[plan.curve].batch_range
+        grid = np.unique(np.concatenate([np.geomspace(lo, hi, TARGET_GRID_POINTS), [lo, hi]]))
+    else:
+        probe, _ = plan_curve(scenario, plan, np.array([1.0]))
+        limit = probe.max_batch_by_memory if np.isfinite(probe.max_batch_by_memory) else MAX_SEARCH_BATCH
+        grid = search_batches(max(limit, 1.0))
+    curve, share = plan_curve(scenario, plan, grid)
+    index = largest_batch_meeting(curve, plan.min_tokens_per_s_per_user, plan.max_ttft_s)
+    if index is None:
+        return missing_point(curve.source, _target_text(plan) + " is not met at any feasible batch",
+                             curve.max_batch_by_memory), share
+    return point_at(curve, index, (f"batch {curve.batch[index]:g} chosen for {_target_text(plan)}",)), share
+
+
+def _target_text(plan: Plan) -> str:
+    parts = []
+    if plan.min_tokens_per_s_per_user is not None:
+        parts.append(f">= {plan.min_tokens_per_s_per_user:g} tokens/s per user")
+    if plan.max_ttft_s is not None:
+        parts.append(f"TTFT <= {plan.max_ttft_s:g} s")
+    return "the target " + " and ".join(parts)
+
+
+def _point_at_batch(scenario, plan, batch: float):
+    curve, share = plan_curve(scenario, plan, np.array([batch]))
+    limit = curve.max_batch_by_memory
+    if plan.curve:
+        notes = () if curve.feasible[0] else (
+            f"batch {batch:g} is outside the measured range {_range(scenario.curves[plan.curve])} "
+            f"of curve {plan.curve!r}: extrapolated",)
+        return point_at(curve, 0, notes), share
+    if curve.feasible[0]:
+        return point_at(curve, 0), share
+    if np.isfinite(limit) and limit >= 1:
+        return _queued_point(scenario, plan, batch, math.floor(limit)), share
+    reason = "; ".join(curve.notes) or "the configuration does not fit"
+    return missing_point(curve.source, f"infeasible: {reason}", limit), share
+
+
+def _range(curve) -> str:
+    lo, hi = curve.batch_range
+    return f"{lo:g}..{hi:g}"
+
+
+def _queued_point(scenario, plan, batch: float, limit: int) -> tuple[OperatingPoint, float]:
+    """Served at the memory limit, the rest queued: throughput saturates and TTFT grows.
+
+    Queued requests wait for running ones to finish: extra wait = queued / completion rate,
+    completion rate = tokens/s per replica / output_tokens (requests/s).
+    """
+    curve, _ = plan_curve(scenario, plan, np.array([float(limit)]))
+    base = point_at(curve, 0)
+    replica = plan.tensor_parallel * plan.expert_parallel
+    completions_per_s = base.tokens_per_s_per_device * replica / plan.output_tokens
+    wait_s = (batch - limit) / completions_per_s if completions_per_s > 0 else float("inf")
+    warning = (f"batch {batch:g} exceeds what fits in memory ({limit}): served at {limit} "
+               f"with {batch - limit:g} sequences queued (+{wait_s:.3g} s to first token)")
+    return OperatingPoint(
+        batch=float(limit), tokens_per_s_per_device=base.tokens_per_s_per_device,
+        tokens_per_s_per_user=base.tokens_per_s_per_user, ttft_s=base.ttft_s + wait_s,
+        power_w=base.power_w, max_batch_by_memory=base.max_batch_by_memory, source=base.source,
+        queued=True, warnings=base.warnings + (warning,))

@@ -1,0 +1,116 @@
+"""The scenario: plans plus the devices, models, curves and price tiers they name.
+
+`devices` and `models` hold the scenario's own entries (a workbook's Devices/Models sheets): they
+add to or override the shipped catalog by name. `catalog_devices`/`catalog_models` are the shipped
+catalog the scenario was built against.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Callable, Mapping
+
+import numpy as np
+
+from .errors import Problem, ValidationError
+from .performance.factors import DEFAULT_FACTORS, EfficiencyFactors
+from .performance.measured import MeasuredCurve
+from .records import Device, ModelSpec, Plan
+
+
+@dataclass(frozen=True)
+class PriceTiers:
+    """Price per million output tokens as a step function of tokens/s per user."""
+
+    name: str
+    min_tokens_per_s_per_user: tuple[float, ...]
+    price_usd_per_million_output_tokens: tuple[float, ...]
+    source: str = ""
+
+    def price_at(self, tokens_per_s_per_user: float) -> float:
+        """Price of the fastest tier the interactivity reaches; NaN below the slowest tier."""
+        thresholds = np.asarray(self.min_tokens_per_s_per_user, float)
+        prices = np.asarray(self.price_usd_per_million_output_tokens, float)
+        order = np.argsort(thresholds)
+        reached = np.nonzero(thresholds[order] <= tokens_per_s_per_user)[0]
+        return float(prices[order][reached[-1]]) if reached.size else float("nan")
+
+
+@dataclass(frozen=True)
+class Scenario:
+    plans: tuple[Plan, ...]
+    devices: Mapping[str, Device] = field(default_factory=dict)
+    models: Mapping[str, ModelSpec] = field(default_factory=dict)
+    curves: Mapping[str, MeasuredCurve] = field(default_factory=dict)
+    price_tiers: Mapping[str, PriceTiers] = field(default_factory=dict)
+    factors: EfficiencyFactors = DEFAULT_FACTORS
+    catalog_devices: Mapping[str, Device] = field(default_factory=dict, compare=False, repr=False)
+    catalog_models: Mapping[str, ModelSpec] = field(default_factory=dict, compare=False, repr=False)
+
+    def device(self, name: str) -> Device:
+        return self.devices.get(name) or self.catalog_devices[name]
+
+    def model(self, name: str) -> ModelSpec:
+        return self.models.get(name) or self.catalog_models[name]
+
+    def all_device_names(self) -> list[str]:
+        return list(dict.fromkeys([*self.catalog_devices, *self.devices]))
+
+    def all_model_names(self) -> list[str]:
+        return list(dict.fromkeys([*self.catalog_models, *self.models]))
+
+    def plan(self, name: str) -> Plan:
+        for plan in self.plans:
+            if plan.name == name:
+                return plan
+        raise KeyError(name)
+
+    def with_plans(self, plans) -> "Scenario":
+        return replace(self, plans=tuple(plans))
+
+    def replace_plan(self, index: int, plan: Plan) -> "Scenario":
+        plans = list(self.plans)
+        plans[index] = plan
+        return replace(self, plans=tuple(plans))
+
+
+PlanLocator = Callable[[int, str], str]
+
+
+def default_plan_locator(scenario: Scenario) -> PlanLocator:
+    return lambda index, key: f"Plan {scenario.plans[index].name!r}"
+
+
+def reference_problems(scenario: Scenario, where: PlanLocator | None = None) -> list[Problem]:
+    """Dangling names and duplicated plans, each located by plan and key."""
+    where = where or default_plan_locator(scenario)
+    problems: list[Problem] = []
+    seen: set[str] = set()
+    devices, models = set(scenario.all_device_names()), set(scenario.all_model_names())
+    for index, plan in enumerate(scenario.plans):
+        if plan.name in seen:
+            problems.append(Problem(where(index, "name"), "", f"plan name {plan.name!r} is used twice"))
+        seen.add(plan.name)
+        checks = (("device", devices, "device"), ("model", models, "model"),
+                  ("prefill_device", devices, "device"), ("decode_device", devices, "device"),
+                  ("curve", set(scenario.curves), "measured curve"),
+                  ("price_tiers", set(scenario.price_tiers), "price-tier table"))
+        for key, names, what in checks:
+            value = getattr(plan, key)
+            if value and value not in names:
+                problems.append(Problem(where(index, key), key, f"= {value!r}: no {what} of that name{_known(names)}"))
+    return problems
+
+
+def _known(names) -> str:
+    listed = sorted(names)
+    if not listed:
+        return ""
+    shown = ", ".join(listed[:12]) + (", ..." if len(listed) > 12 else "")
+    return f" (known: {shown})"
+
+
+def check_scenario(scenario: Scenario, where: PlanLocator | None = None) -> Scenario:
+    problems = reference_problems(scenario, where)
+    if problems:
+        raise ValidationError(problems)
+    return scenario

@@ -1,0 +1,34 @@
+"""The built-in default scenario: Hopper, Blackwell and AMD plans serving Llama-3.3-70B at the same
+facility power (1 MW) and the same interactivity target, so they compare iso-power."""
+from __future__ import annotations
+
+from ..engine.records import make_plan
+from ..engine.scenario import Scenario, check_scenario
+from .catalog import load_catalog
+
+COMMON = {
+    "model": "Llama-3.3-70B",
+    "input_tokens": 1024,
+    "output_tokens": 1024,
+    "min_tokens_per_s_per_user": 50,
+    "sizing_mode": "facility_power",
+    "facility_power_kw": 1000,
+    # Llama-3.3-70B-Instruct-Turbo at Together AI: $0.88 in / $0.88 out per million (REFERENCES C.4)
+    "price_usd_per_million_output_tokens": 0.88,
+    "price_usd_per_million_input_tokens": 0.88,
+}
+
+PLANS = (
+    ("H100 FP8 TP2", {"device": "H100-SXM", "weight_precision": "fp8", "kv_precision": "fp8", "tensor_parallel": 2}),
+    ("H200 FP8 TP1", {"device": "H200-SXM", "weight_precision": "fp8", "kv_precision": "fp8", "tensor_parallel": 1}),
+    ("B200 NVFP4 TP1", {"device": "B200", "weight_precision": "nvfp4", "kv_precision": "fp8", "tensor_parallel": 1}),
+    ("GB200 NVL72 NVFP4", {"device": "GB200-NVL72", "weight_precision": "nvfp4", "kv_precision": "fp8",
+                           "tensor_parallel": 1, "rack_power_cap_kw": 132, "servers_per_rack_max": 1}),
+    ("MI355X FP8 TP1", {"device": "MI355X", "weight_precision": "fp8", "kv_precision": "fp8", "tensor_parallel": 1}),
+)
+
+
+def default_scenario() -> Scenario:
+    catalog = load_catalog()
+    plans = tuple(make_plan(name, {**COMMON, **own}) for name, own in PLANS)
+    return check_scenario(Scenario(plans, catalog_devices=catalog.devices, catalog_models=catalog.models))

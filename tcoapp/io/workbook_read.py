@@ -1,0 +1,229 @@
+"""Read a scenario workbook (DESIGN section 8) into a validated Scenario.
+
+Every input cell is validated and every problem is reported at once, each naming its sheet and
+cell and the allowed range. A formula in an input cell is read as the value the spreadsheet
+application cached when it saved; a formula with no cached value is an error that says so.
+Results and CashFlow are outputs: they are ignored and recomputed, never trusted.
+"""
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import openpyxl
+from openpyxl.utils import get_column_letter
+
+from ..engine.errors import Problem, ValidationError
+from ..engine.fields import CURVE_POINT_FIELDS, PRICE_TIER_FIELDS
+from ..engine.performance.factors import DEFAULT_FACTORS, FACTOR_NAMES
+from ..engine.records import make_device, make_model, make_plan
+from ..engine.scenario import PriceTiers, Scenario, reference_problems
+from ..engine.validate import coerce_record, is_blank
+from . import sheets as S
+from .catalog import load_catalog
+from .curves_table import curves_from_rows
+from .safety import check_archive, check_defused, fail
+
+
+class _Sheet:
+    """Cell values of one sheet (cached values), with formulas lacking a cached value flagged."""
+
+    def __init__(self, name: str, values: list[tuple], formulas: list[tuple]):
+        self.name = name
+        self.values = values
+        self.formulas = formulas
+
+    def cell(self, row: int, col: int) -> Any:
+        """1-based row/col; None beyond the data."""
+        try:
+            return self.values[row - 1][col - 1]
+        except IndexError:
+            return None
+
+    def uncached_formula(self, row: int, col: int) -> str | None:
+        try:
+            raw = self.formulas[row - 1][col - 1]
+        except IndexError:
+            return None
+        if isinstance(raw, str) and raw.startswith("=") and self.cell(row, col) is None:
+            return raw
+        return None
+
+    def where(self, row: int, col: int) -> str:
+        return f"{self.name}!{get_column_letter(col)}{row}"
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.values)
+
+    @property
+    def n_cols(self) -> int:
+        return max((len(r) for r in self.values), default=0)
+
+
+def _load_sheets(path) -> dict[str, _Sheet]:
+    check_archive(path)
+    check_defused()
+    try:
+        cached = openpyxl.load_workbook(path, read_only=True, data_only=True)
+        raw = openpyxl.load_workbook(path, read_only=True, data_only=False)
+    except Exception as exc:  # openpyxl raises many types for malformed parts
+        raise fail(path, f"cannot read the workbook: {type(exc).__name__}: {exc}") from None
+    try:
+        return {
+            name: _Sheet(name, [tuple(r) for r in cached[name].iter_rows(values_only=True)],
+                         [tuple(r) for r in raw[name].iter_rows(values_only=True)])
+            for name in cached.sheetnames
+        }
+    except Exception as exc:
+        raise fail(path, f"cannot read the workbook: {type(exc).__name__}: {exc}") from None
+    finally:
+        cached.close()
+        raw.close()
+
+
+def read_scenario(path) -> Scenario:
+    """Read and validate a scenario workbook; raise ValidationError listing every problem."""
+    sheets = _load_sheets(path)
+    problems: list[Problem] = []
+    base = os.path.basename(str(path))
+    for name in sheets:
+        if name not in S.KNOWN_SHEETS:
+            problems.append(Problem(f"{base} sheet {name!r}", "", f"unknown sheet (allowed: {', '.join(S.KNOWN_SHEETS)})"))
+    if S.PLANS not in sheets:
+        problems.append(Problem(base, "", f"the required sheet {S.PLANS!r} is missing"))
+        raise ValidationError(problems)
+    catalog = load_catalog()
+    devices = _read_table(sheets.get(S.DEVICES), make_device, problems)
+    models = _read_table(sheets.get(S.MODELS), make_model, problems)
+    curves = _read_curves(sheets.get(S.CURVES), problems)
+    tiers = _read_price_tiers(sheets.get(S.PRICE_TIERS), problems)
+    factors = _read_factors(sheets.get(S.CALIBRATION), problems)
+    plans, plan_where = _read_plans(sheets[S.PLANS], problems)
+    scenario = Scenario(tuple(plans), devices, models, curves, tiers, factors,
+                        catalog_devices=catalog.devices, catalog_models=catalog.models)
+    if not problems:
+        problems.extend(reference_problems(scenario, plan_where))
+    if problems:
+        raise ValidationError(problems)
+    return scenario
+
+
+def _cell_value(sheet: _Sheet, row: int, col: int, problems: list[Problem], key: str) -> Any:
+    formula = sheet.uncached_formula(row, col)
+    if formula:
+        problems.append(Problem(sheet.where(row, col), key,
+                                f"holds the formula {formula} with no saved value: open and save the file in "
+                                "a spreadsheet application, or type the value"))
+        return None
+    return sheet.cell(row, col)
+
+
+def _read_plans(sheet: _Sheet, problems: list[Problem]):
+    """Plans: A = key, B = unit, C.. = one plan per column."""
+    if str(sheet.cell(1, 1) or "").strip().lower() != "key":
+        problems.append(Problem(sheet.where(1, 1), "", "must be 'key' (Plans layout: key, unit, then one plan per column)"))
+    columns = [c for c in range(S.FIRST_PLAN_COLUMN, sheet.n_cols + 1) if not is_blank(sheet.cell(1, c))]
+    if not columns:
+        problems.append(Problem(sheet.where(1, S.FIRST_PLAN_COLUMN), "", "no plan: put plan names in row 1 from column C"))
+    key_rows: dict[str, int] = {}
+    for row in range(2, sheet.n_rows + 1):
+        key = sheet.cell(row, 1)
+        if is_blank(key):
+            continue
+        key = str(key).strip()
+        if key in key_rows:
+            problems.append(Problem(sheet.where(row, 1), key, f"key repeated (first in row {key_rows[key]})"))
+            continue
+        key_rows[key] = row
+    plans, names_seen = [], {}
+    cell_of: dict[tuple[int, str], str] = {}
+    for index, col in enumerate(columns):
+        name = str(sheet.cell(1, col)).strip()
+        if name in names_seen:
+            problems.append(Problem(sheet.where(1, col), "", f"plan name {name!r} is used twice (also column {get_column_letter(names_seen[name])})"))
+        names_seen.setdefault(name, col)
+        raw = {key: _cell_value(sheet, row, col, problems, key) for key, row in key_rows.items()}
+        where = lambda key, c=col: sheet.where(key_rows[key], c) if key in key_rows else f"{sheet.name}!{get_column_letter(c)} (no row {key!r})"  # noqa: E731
+        for key in key_rows:
+            cell_of[(index, key)] = where(key)
+        plan = make_plan(name, raw, where, problems)
+        if plan is not None:
+            plans.append(plan)
+    plan_where = lambda index, key: cell_of.get((index, key), f"{sheet.name} plan {index + 1}")  # noqa: E731
+    return plans, plan_where
+
+
+def _table_rows(sheet: _Sheet, problems: list[Problem]):
+    """(row number, {key: value}, locator) for each entry row of a table sheet."""
+    keys = {}
+    for col in range(1, sheet.n_cols + 1):
+        key = sheet.cell(1, col)
+        if not is_blank(key):
+            keys[str(key).strip()] = col
+    for row in range(S.FIRST_ENTRY_ROW, sheet.n_rows + 1):
+        values = {k: _cell_value(sheet, row, c, problems, k) for k, c in keys.items()}
+        if all(is_blank(v) for v in values.values()):
+            continue
+        where = lambda key, r=row: sheet.where(r, keys[key]) if key in keys else f"{sheet.name}!row {r} (no column {key!r})"  # noqa: E731
+        yield row, values, where
+
+
+def _read_table(sheet: _Sheet | None, make, problems: list[Problem]) -> dict:
+    entries: dict = {}
+    if sheet is None:
+        return entries
+    for row, values, where in _table_rows(sheet, problems):
+        entry = make(values, where, problems)
+        if entry is None:
+            continue
+        if entry.name in entries:
+            problems.append(Problem(where("name"), "name", f"= {entry.name!r} appears twice in {sheet.name}"))
+        entries[entry.name] = entry
+    return entries
+
+
+def _read_curves(sheet: _Sheet | None, problems: list[Problem]) -> dict:
+    if sheet is None:
+        return {}
+    rows = []
+    for row, values, where in _table_rows(sheet, problems):
+        record = coerce_record(CURVE_POINT_FIELDS, values, where, problems)
+        rows.append((where, record))
+    return curves_from_rows(rows, problems)
+
+
+def _read_price_tiers(sheet: _Sheet | None, problems: list[Problem]) -> dict:
+    if sheet is None:
+        return {}
+    grouped: dict[str, list] = {}
+    for row, values, where in _table_rows(sheet, problems):
+        record = coerce_record(PRICE_TIER_FIELDS, values, where, problems)
+        if record["price_tiers"]:
+            grouped.setdefault(record["price_tiers"], []).append(record)
+    return {
+        name: PriceTiers(name, tuple(r["min_tokens_per_s_per_user"] for r in rows),
+                         tuple(r["price_usd_per_million_output_tokens"] for r in rows))
+        for name, rows in grouped.items()
+    }
+
+
+def _read_factors(sheet: _Sheet | None, problems: list[Problem]):
+    """Calibration: rows of key | unit | value for the efficiency factors."""
+    if sheet is None:
+        return DEFAULT_FACTORS
+    changes = {}
+    for row in range(2, sheet.n_rows + 1):
+        key = sheet.cell(row, 1)
+        if is_blank(key):
+            continue
+        key = str(key).strip()
+        value = _cell_value(sheet, row, 3, problems, key)
+        if key not in FACTOR_NAMES:
+            problems.append(Problem(sheet.where(row, 1), key, f"unknown key (allowed: {', '.join(FACTOR_NAMES)})"))
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not (value >= 0) or value != value:
+            problems.append(Problem(sheet.where(row, 3), key, f"= {value!r}: must be a number >= 0"))
+            continue
+        changes[key] = float(value)
+    return DEFAULT_FACTORS.with_(**changes)
