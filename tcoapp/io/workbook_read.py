@@ -100,6 +100,8 @@ def read_scenario(path) -> Scenario:
     tiers = _read_price_tiers(sheets.get(S.PRICE_TIERS), problems)
     factors = _read_factors(sheets.get(S.CALIBRATION), problems)
     plans, plan_where = _read_plans(sheets[S.PLANS], problems)
+    devices = _overrides_only(devices, catalog.devices)
+    models = _overrides_only(models, catalog.models)
     scenario = Scenario(tuple(plans), devices, models, curves, tiers, factors,
                         catalog_devices=catalog.devices, catalog_models=catalog.models)
     if not problems:
@@ -107,6 +109,12 @@ def read_scenario(path) -> Scenario:
     if problems:
         raise ValidationError(problems)
     return scenario
+
+
+def _overrides_only(entries: dict, shipped) -> dict:
+    """A row identical to the shipped catalog entry (an export writes the entries its plans use) is
+    not an override; every other row adds to or overrides the catalog."""
+    return {name: entry for name, entry in entries.items() if shipped.get(name) != entry}
 
 
 def _cell_value(sheet: _Sheet, row: int, col: int, problems: list[Problem], key: str) -> Any:
