@@ -14,7 +14,7 @@ import openpyxl
 from openpyxl.utils import get_column_letter
 
 from ..engine.errors import Problem, ValidationError
-from ..engine.fields import CURVE_POINT_FIELDS, PRICE_TIER_FIELDS
+from ..engine.fields import CURVE_POINT_FIELDS, PLAN_FIELD_BY_NAME, PRICE_TIER_FIELDS
 from ..engine.performance.factors import DEFAULT_FACTORS, FACTOR_NAMES
 from ..engine.records import make_device, make_model, make_plan
 from ..engine.scenario import PriceTiers, Scenario, reference_problems
@@ -142,6 +142,9 @@ def _read_plans(sheet: _Sheet, problems: list[Problem]):
         key = str(key).strip()
         if key in key_rows:
             problems.append(Problem(sheet.where(row, 1), key, f"key repeated (first in row {key_rows[key]})"))
+            continue
+        if key not in PLAN_FIELD_BY_NAME:
+            problems.append(Problem(sheet.where(row, 1), key, "unknown key (the Plans keys are listed in the workbook format reference)"))
             continue
         key_rows[key] = row
     plans, names_seen = [], {}
