@@ -33,3 +33,7 @@ class ValidationError(TcoError):
 def raise_if(problems: list[Problem]) -> None:
     if problems:
         raise ValidationError(problems)
+
+
+class Cancelled(TcoError):
+    """A long computation (a frontier sweep) was cancelled by its `should_cancel` callable."""

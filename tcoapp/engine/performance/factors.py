@@ -16,6 +16,7 @@ class EfficiencyFactors:
     eta_prefill: float = 0.6         # achieved / peak tensor FLOPS in prefill
     eta_comm: float = 0.7            # achieved / peak scale-up bandwidth
     step_overhead_s: float = 0.002   # fixed per decode step: scheduling, kernel launches
+    seq_overhead_s: float = 2e-6     # per sequence per decode step: sampling, bookkeeping (host and device)
     comm_latency_s: float = 5e-6     # per collective (all-reduce / all-to-all)
     usable_memory_fraction: float = 0.9  # of device memory for weights + KV cache
     power_gamma: float = 1.0         # power_w = idle + (tdp - idle) * u^gamma

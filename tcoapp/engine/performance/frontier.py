@@ -1,0 +1,145 @@
+"""The efficient frontier: sweep batch x TP/EP/attention-DP x precision x speculative decoding.
+
+Every configuration of the grid is evaluated by the roofline kernel in broadcast numpy calls (one
+call per chunk of configurations over all batches); the result keeps every point (the cloud) and
+the Pareto set of (tokens_per_s_per_user, tokens_per_s_per_device) among feasible points, jagged as
+it is. `progress(fraction)` and `should_cancel() -> bool` are plain callables, so a GUI worker can
+drive the sweep; cancelling raises `tcoapp.engine.errors.Cancelled`.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from ..errors import Cancelled
+from ..records import ServingConfig
+from .factors import DEFAULT_FACTORS, EfficiencyFactors
+from .generated import config_problems
+from .memory import architecture
+from .precision import attention_peak_flops, bytes_per_value, peak_flops
+from .roofline import evaluate
+
+CONFIG_COLUMNS = ("tensor_parallel", "expert_parallel", "attention_dp", "weight_precision", "kv_precision",
+                  "spec_decode_draft_tokens")
+
+
+@dataclass(frozen=True)
+class SweepResult:
+    """Every swept point as equal-length arrays (units in the names) plus the Pareto set."""
+
+    batch: np.ndarray
+    tensor_parallel: np.ndarray
+    expert_parallel: np.ndarray
+    attention_dp: np.ndarray
+    weight_precision: np.ndarray
+    kv_precision: np.ndarray
+    spec_decode_draft_tokens: np.ndarray
+    spec_decode_acceptance: float
+    tokens_per_s_per_user: np.ndarray
+    tokens_per_s_per_device: np.ndarray
+    ttft_s: np.ndarray
+    power_w: np.ndarray
+    max_batch_by_memory: np.ndarray
+    feasible: np.ndarray
+    pareto_mask: np.ndarray
+
+    @property
+    def pareto_indices(self) -> np.ndarray:
+        """Indices of the frontier points, by increasing tokens/s per user."""
+        idx = np.nonzero(self.pareto_mask)[0]
+        return idx[np.argsort(self.tokens_per_s_per_user[idx], kind="stable")]
+
+    @property
+    def size(self) -> int:
+        return int(self.batch.size)
+
+    def best_throughput_index(self) -> int | None:
+        """Index of the feasible point with the most tokens/s per device (None: nothing feasible)."""
+        if not self.feasible.any():
+            return None
+        return int(np.argmax(np.where(self.feasible, self.tokens_per_s_per_device, -np.inf)))
+
+    def config(self, i: int) -> dict:
+        """The configuration columns of point i as plain Python values."""
+        return {c: getattr(self, c)[i].item() for c in ("batch",) + CONFIG_COLUMNS}
+
+
+def pareto_mask(x, y, valid=None) -> np.ndarray:
+    """Points not dominated in (x, y), both maximized, among `valid` ones (ties: the first is kept).
+
+    Sort by x descending (y descending within ties); a point is on the front when its y beats
+    every y seen before it. O(n log n), vectorized.
+    """
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    valid = np.ones(x.shape, bool) if valid is None else np.asarray(valid, bool) & np.isfinite(x) & np.isfinite(y)
+    idx = np.nonzero(valid)[0]
+    order = idx[np.lexsort((-y[idx], -x[idx]))]
+    ys = y[order]
+    best_before = np.concatenate(([-np.inf], np.maximum.accumulate(ys)[:-1]))
+    mask = np.zeros(x.shape, bool)
+    mask[order[ys > best_before]] = True
+    return mask
+
+
+def _combos(tensor_parallel, expert_parallel, attention_dp, weight_precisions, kv_precisions, drafts):
+    for tp, ep, adp, wp, k in itertools.product(tensor_parallel, expert_parallel, attention_dp,
+                                                 weight_precisions, drafts):
+        kvs = kv_precisions if kv_precisions is not None else ("bf16" if wp == "bf16" else "fp8",)
+        for kv in kvs:
+            yield int(tp), int(ep), bool(adp), str(wp), str(kv), int(k)
+
+
+def sweep(device, model, workload, *, batches, tensor_parallel=(1, 2, 4, 8), expert_parallel=(1,),
+          attention_dp=(False,), weight_precisions=("fp8",), kv_precisions=None, spec_decode_draft_tokens=(0,),
+          spec_decode_acceptance=0.7, factors: EfficiencyFactors = DEFAULT_FACTORS,
+          progress: Callable[[float], None] | None = None,
+          should_cancel: Callable[[], bool] | None = None) -> SweepResult:
+    """Evaluate the grid batches x configurations; keep every point and the Pareto frontier.
+
+    kv_precisions None pairs each weight precision with its KV precision (bf16 weights -> bf16 KV,
+    any other -> fp8 KV) instead of crossing them. Impossible configurations (TP x EP beyond the
+    scale-up domain, EP on a dense model, weights that do not fit) stay in the cloud as infeasible
+    points. Per point the physics is `roofline.evaluate` (DESIGN section 5).
+    """
+    b = np.asarray(batches, float).ravel()
+    combos = list(_combos(tensor_parallel, expert_parallel, attention_dp, weight_precisions, kv_precisions,
+                          spec_decode_draft_tokens))
+    arch = architecture(model)
+    possible = np.array([not config_problems(device, model, ServingConfig(tensor_parallel=c[0], expert_parallel=c[1]))
+                         for c in combos], bool)
+    cols = {name: np.array([c[i] for c in combos]) for i, name in enumerate(CONFIG_COLUMNS)}
+    out = {k: np.empty(len(combos) * b.size) for k in ("u", "d", "t", "p", "m")}
+    chunk = max(1, int(np.ceil(len(combos) / 20)))
+    for start in range(0, len(combos), chunk):
+        if should_cancel is not None and should_cancel():
+            raise Cancelled("sweep cancelled")
+        stop = min(start + chunk, len(combos))
+        _evaluate_chunk(device, arch, workload, b, cols, start, stop, spec_decode_acceptance, factors, out)
+        if progress is not None:
+            progress(stop / len(combos))
+    rep = lambda a: np.repeat(a, b.size)  # noqa: E731
+    feasible = rep(possible) & (np.tile(b, len(combos)) <= out["m"]) & (out["m"] >= 1)
+    return SweepResult(np.tile(b, len(combos)), *(rep(cols[c]) for c in CONFIG_COLUMNS), float(spec_decode_acceptance),
+                       out["u"], out["d"], out["t"], out["p"], out["m"], feasible,
+                       pareto_mask(out["u"], out["d"], feasible))
+
+
+def _evaluate_chunk(device, arch, workload, b, cols, start, stop, acceptance, factors, out):
+    sl = slice(start, stop)
+    col = lambda name: cols[name][sl][:, None]  # noqa: E731
+    w_bytes = np.array([bytes_per_value(p) for p in cols["weight_precision"][sl]])[:, None]
+    kv_bytes = np.array([bytes_per_value(p) for p in cols["kv_precision"][sl]])[:, None]
+    peak = np.array([peak_flops(device, p) for p in cols["weight_precision"][sl]])[:, None]
+    attn_peak = np.array([attention_peak_flops(device, p) for p in cols["kv_precision"][sl]])[:, None]
+    r = evaluate(device, arch, b[None, :], col("tensor_parallel"), col("expert_parallel"), col("attention_dp"),
+                 w_bytes, kv_bytes, peak, attn_peak, col("spec_decode_draft_tokens"), acceptance,
+                 float(workload.input_tokens), float(workload.output_tokens), float(workload.prefix_cache_hit_rate),
+                 factors)
+    flat = slice(start * b.size, stop * b.size)
+    shape = (stop - start, b.size)
+    for key, arr in (("u", r.tokens_per_s_per_user), ("d", r.tokens_per_s_per_device), ("t", r.ttft_s),
+                     ("p", r.power_w), ("m", r.max_batch_by_memory)):
+        out[key][flat] = np.broadcast_to(arr, shape).ravel()

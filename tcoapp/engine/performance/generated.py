@@ -1,0 +1,112 @@
+"""Generated efficiency curves: the roofline model of DESIGN section 5 for a (device, model, config).
+
+`generate_curve` is the entry point the plan layer calls for any plan without a measured curve;
+the physics lives in `roofline.py` (vectorized), architecture in `memory.py`, number formats in
+`precision.py`. Results are per device: a replica spans tensor_parallel x expert_parallel devices.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..records import Device, ModelSpec, ServingConfig, Workload
+from .curve import CurveArrays, OperatingPoint, missing_point
+from .factors import DEFAULT_FACTORS, EfficiencyFactors
+from .memory import architecture
+from .precision import attention_peak_flops, bytes_per_value, peak_flops, precision_note
+from .roofline import RooflineArrays, evaluate
+
+
+def config_problems(device: Device, model: ModelSpec, serving: ServingConfig) -> list[str]:
+    """Why a parallel configuration is impossible on this device and model (empty: possible)."""
+    problems = []
+    n = serving.tensor_parallel * serving.expert_parallel
+    if n > device.scale_up_domain:
+        problems.append(f"tensor_parallel x expert_parallel = {n} exceeds {device.name}'s scale_up_domain "
+                        f"({device.scale_up_domain})")
+    if n > 1 and device.interconnect_gb_s <= 0:
+        problems.append(f"{device.name} has no scale-up fabric (interconnect_gb_s = 0): a replica must be 1 device")
+    if serving.expert_parallel > 1 and model.n_experts == 0:
+        problems.append(f"expert_parallel = {serving.expert_parallel} needs an MoE model; {model.name} is dense")
+    elif serving.expert_parallel > max(model.n_experts, 1):
+        problems.append(f"expert_parallel = {serving.expert_parallel} exceeds {model.name}'s {model.n_experts} experts")
+    return problems
+
+
+def run_roofline(device: Device, model: ModelSpec, serving: ServingConfig, workload: Workload, batch,
+                 factors: EfficiencyFactors = DEFAULT_FACTORS) -> RooflineArrays:
+    """All roofline quantities (step times, prefill share, utilization...) of one configuration."""
+    return evaluate(
+        device, architecture(model), np.atleast_1d(np.asarray(batch, float)), serving.tensor_parallel,
+        serving.expert_parallel, bool(serving.attention_dp), bytes_per_value(serving.weight_precision),
+        bytes_per_value(serving.kv_precision), peak_flops(device, serving.weight_precision),
+        attention_peak_flops(device, serving.kv_precision),
+        serving.spec_decode_draft_tokens, serving.spec_decode_acceptance, float(workload.input_tokens),
+        float(workload.output_tokens), float(workload.prefix_cache_hit_rate), factors)
+
+
+def generate_curve(device: Device, model: ModelSpec, serving: ServingConfig, workload: Workload,
+                   batch, factors: EfficiencyFactors = DEFAULT_FACTORS) -> CurveArrays:
+    """The generated efficiency curve at `batch` (scalar or 1-D array of sequences per replica).
+
+    Per batch B: output tokens/s per device and per user, TTFT (s), power per device (W), and
+    `feasible` False where B > max_batch_by_memory or the configuration is impossible (notes say
+    why). Formulas: `roofline.py` (DESIGN section 5). Vectorized over B.
+    """
+    r = run_roofline(device, model, serving, workload, batch, factors)
+    b = np.atleast_1d(np.asarray(batch, float))
+    b_max = float(r.max_batch_by_memory)
+    notes = _notes(device, model, serving, b, b_max)
+    possible = not config_problems(device, model, serving) and b_max >= 1
+    feasible = (b <= b_max) & possible
+    return CurveArrays(b, r.tokens_per_s_per_device, r.tokens_per_s_per_user, r.ttft_s, r.power_w,
+                       feasible, max_batch_by_memory=b_max, source="generated", notes=tuple(notes))
+
+
+def _notes(device, model, serving, b, b_max) -> list[str]:
+    notes = config_problems(device, model, serving)
+    for precision in {serving.weight_precision}:
+        note = precision_note(device, precision)
+        if note:
+            notes.append(note)
+    if b_max < 1:
+        notes.append(f"{model.name} weights ({serving.weight_precision}) plus one sequence's KV cache do not fit in "
+                     f"{serving.tensor_parallel * serving.expert_parallel} x {device.memory_gb:g} GB of {device.name}")
+    elif np.any(b > b_max):
+        notes.append(f"batch above max_batch_by_memory ({b_max:g}) is infeasible: the KV cache does not fit")
+    if serving.spec_decode_draft_tokens > 0:
+        notes.append(f"speculative decoding: k = {serving.spec_decode_draft_tokens}, "
+                     f"acceptance {serving.spec_decode_acceptance:g}")
+    return notes
+
+
+def generate_operating_point(device: Device, model: ModelSpec, serving: ServingConfig, workload: Workload,
+                             factors: EfficiencyFactors = DEFAULT_FACTORS) -> OperatingPoint:
+    """The plan's operating point at `serving.batch`; above the memory limit, served at the limit.
+
+    Like a real server, a concurrency B above max_batch_by_memory B_max runs B_max sequences and
+    queues the rest: throughput and per-user rate are those at B_max, and TTFT grows by the mean
+    wait of a queued request, (B - B_max) / B_max x cycle_s, with cycle_s = output_tokens /
+    tokens_per_s_per_user (the time one admitted request occupies a slot). The point says so.
+    """
+    curve = generate_curve(device, model, serving, workload, serving.batch, factors)
+    problems = config_problems(device, model, serving)
+    if problems or curve.max_batch_by_memory < 1:
+        return missing_point("generated", "; ".join(curve.notes), curve.max_batch_by_memory)
+    b, b_max = float(serving.batch), curve.max_batch_by_memory
+    if b <= b_max:
+        return _point(curve, 0, queued=False, extra_wait_s=0.0)
+    at_limit = generate_curve(device, model, serving, workload, b_max, factors)
+    cycle_s = workload.output_tokens / float(at_limit.tokens_per_s_per_user[0])
+    wait = (b - b_max) / b_max * cycle_s
+    note = (f"batch {b:g} exceeds max_batch_by_memory {b_max:g}: served at {b_max:g} with "
+            f"{b - b_max:g} requests queued (TTFT + {wait:.3g} s)")
+    return _point(at_limit, 0, queued=True, extra_wait_s=wait, extra_note=note)
+
+
+def _point(curve: CurveArrays, i: int, queued: bool, extra_wait_s: float, extra_note: str | None = None):
+    notes = tuple(n for n in curve.notes if not n.startswith("batch above")) + ((extra_note,) if extra_note else ())
+    return OperatingPoint(
+        batch=float(curve.batch[i]), tokens_per_s_per_device=float(curve.tokens_per_s_per_device[i]),
+        tokens_per_s_per_user=float(curve.tokens_per_s_per_user[i]), ttft_s=float(curve.ttft_s[i]) + extra_wait_s,
+        power_w=float(curve.power_w[i]), max_batch_by_memory=float(curve.max_batch_by_memory),
+        source="generated", queued=queued, warnings=notes)

@@ -1,0 +1,115 @@
+"""Model architecture in the units the roofline needs: parameters by kind, KV-cache bytes, capacity.
+
+MoE decomposition from the catalog's totals (E routed experts, k per token):
+    expert_params  = (total_params - active_params) / (E - k)   one expert, summed over its layers
+    shared_params  = active_params - k x expert_params          attention, embeddings, dense and
+                                                                shared-expert layers (always read)
+Expected routed experts touched per MoE layer by T tokens (uniform routing):
+    E_touched(T) = E x (1 - (1 - k / E)^T)
+KV cache per token: GQA/MHA `2 x n_layers x n_kv_heads x head_dim` values; MLA
+`n_layers x mla_latent_dim` values (DeepSeek-V3/R1: 576 = 512 latent + 64 RoPE key).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Architecture:
+    """Parameter counts (params, not billions) and attention sizes of one model."""
+
+    active_params: float
+    shared_params: float
+    expert_params: float      # one routed expert across all its layers (0 for dense)
+    n_experts: int
+    experts_per_token: int
+    n_layers: int
+    hidden_size: int
+    q_heads: int
+    head_dim: int
+    kv_values_per_token: float
+    is_mla: bool
+    mla_latent_dim: int
+
+    @property
+    def is_moe(self) -> bool:
+        return self.n_experts > self.experts_per_token > 0
+
+    @property
+    def stored_params(self) -> float:
+        """Parameters held in memory: shared + all routed experts."""
+        return self.shared_params + self.n_experts * self.expert_params
+
+    @property
+    def decode_attention_flops_per_context_token(self) -> float:
+        """Attention FLOPs of one decoded token per cached context token (QK^T and AV, 2 FLOP/MAC).
+
+        MHA/GQA: 4 x layers x q_heads x head_dim. MLA in absorbed form works on the latent:
+        4 x layers x q_heads x mla_latent_dim.
+        """
+        width = self.mla_latent_dim if self.is_mla else self.head_dim
+        return 4.0 * self.n_layers * self.q_heads * width
+
+    @property
+    def prefill_attention_flops_per_token_pair(self) -> float:
+        """Prefill attention FLOPs per (query, key) pair: 4 x layers x q_heads x head_dim."""
+        return 4.0 * self.n_layers * self.q_heads * self.head_dim
+
+
+def architecture(model) -> Architecture:
+    """Decompose a ModelSpec (params in billions) into the quantities of the roofline."""
+    total, active = model.total_params_b * 1e9, model.active_params_b * 1e9
+    e, k = int(model.n_experts), int(model.experts_per_token)
+    if e > k > 0:
+        expert = (total - active) / (e - k)
+        shared = active - k * expert
+    else:
+        expert, shared, e, k = 0.0, total, 0, 0
+    is_mla = model.mla_latent_dim > 0
+    kv = model.n_layers * model.mla_latent_dim if is_mla else 2.0 * model.n_layers * model.n_kv_heads * model.head_dim
+    q_heads = model.n_heads or max(1, model.hidden_size // model.head_dim)
+    return Architecture(active, max(shared, 0.0), expert, e, k, model.n_layers, model.hidden_size,
+                        q_heads, model.head_dim, float(kv), is_mla, int(model.mla_latent_dim))
+
+
+def experts_touched(n_experts, experts_per_token, tokens):
+    """Expected distinct routed experts one MoE layer reads for `tokens` tokens: E (1 - (1 - k/E)^T)."""
+    if n_experts <= 0:
+        return np.zeros_like(np.asarray(tokens, float))
+    tokens = np.asarray(tokens, float)
+    return n_experts * -np.expm1(tokens * np.log1p(-experts_per_token / n_experts))
+
+
+def kv_split(arch: Architecture, devices, attention_dp):
+    """Ways one replica's KV cache is divided across its devices.
+
+    Attention-DP: every device holds only its own sequences -> N ways. Tensor-parallel attention
+    splits KV heads -> min(N, n_kv_heads) ways (heads beyond that are replicated); an MLA latent
+    is shared by all heads, so TP does not split it (1 way).
+    """
+    devices = np.asarray(devices, float)
+    tp_split = np.ones_like(devices) if arch.is_mla else np.minimum(devices, arch.kv_values_per_token / (2.0 * arch.n_layers * arch.head_dim))
+    return np.where(attention_dp, devices, tp_split)
+
+
+def weight_bytes_per_device(arch: Architecture, devices, attention_dp, weight_bytes):
+    """Bytes of weights stored per device: shared params (replicated under attention-DP, else split
+    N ways) + all routed experts split N ways."""
+    devices = np.asarray(devices, float)
+    shared_ways = np.where(attention_dp, 1.0, devices)
+    return weight_bytes * (arch.shared_params / shared_ways + arch.n_experts * arch.expert_params / devices)
+
+
+def max_batch_by_memory(arch: Architecture, memory_gb, usable_fraction, devices, attention_dp,
+                        weight_bytes, kv_bytes, context_tokens):
+    """Largest concurrent batch per replica whose weights + KV fit in memory (sequences, floor).
+
+        B_max = floor((memory_gb x 1e9 x usable - weight_bytes_per_device)
+                      / (context_tokens x kv_values_per_token x kv_bytes / kv_split))
+    0 where the weights alone do not fit.
+    """
+    free = memory_gb * 1e9 * usable_fraction - weight_bytes_per_device(arch, devices, attention_dp, weight_bytes)
+    per_sequence = context_tokens * arch.kv_values_per_token * kv_bytes / kv_split(arch, devices, attention_dp)
+    return np.maximum(np.floor(free / per_sequence), 0.0)

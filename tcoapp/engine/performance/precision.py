@@ -1,0 +1,71 @@
+"""Number formats: storage bytes per value (with block-scale overhead) and the math precision used.
+
+Bytes per value, scale overhead included:
+- bf16: 2 B.
+- fp8: 1 B (per-tensor / per-channel scales are negligible).
+- mxfp4 (OCP Microscaling): 4-bit E2M1 values + one 8-bit E8M0 scale per block of 32
+  -> (32 x 4 + 8) / 32 / 8 = 0.53125 B.
+- nvfp4 (NVIDIA): 4-bit E2M1 values + one FP8 E4M3 scale per block of 16
+  -> (16 x 4 + 8) / 16 / 8 = 0.5625 B (the per-tensor FP32 scale is negligible).
+
+Math: FP4 formats run on FP4 tensor cores only where `peak_tflops_fp4 > 0`; elsewhere the weights
+are dequantized and the math runs at FP8 if the device has it, else at BF16. FP8 without FP8 math
+likewise runs at BF16. Storage (and so memory traffic and capacity) keeps the stored format.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+BYTES_PER_VALUE: dict[str, float] = {
+    "bf16": 2.0,
+    "fp8": 1.0,
+    "mxfp4": (32 * 4 + 8) / 32 / 8,
+    "nvfp4": (16 * 4 + 8) / 16 / 8,
+}
+FP4_FORMATS = ("mxfp4", "nvfp4")
+ACTIVATION_BYTES = 2.0  # activations exchanged between devices (all-reduce, all-to-all) in BF16
+
+
+def bytes_per_value(precision: str) -> float:
+    """Storage bytes per value of `precision`, block-scale overhead included (B)."""
+    try:
+        return BYTES_PER_VALUE[precision]
+    except KeyError:
+        raise ValueError(f"unknown precision {precision!r}: one of {', '.join(BYTES_PER_VALUE)}") from None
+
+
+def math_precision(device, precision: str) -> str:
+    """The precision the matrix math runs at on `device`: "fp4", "fp8" or "bf16"."""
+    bytes_per_value(precision)
+    if precision in FP4_FORMATS and device.peak_tflops_fp4 > 0:
+        return "fp4"
+    if precision != "bf16" and device.peak_tflops_fp8 > 0:
+        return "fp8"
+    return "bf16"
+
+
+def peak_flops(device, precision: str) -> float:
+    """Dense peak of the math precision used for `precision` weights on `device` (FLOP/s)."""
+    math = math_precision(device, precision)
+    tflops = {"fp4": device.peak_tflops_fp4, "fp8": device.peak_tflops_fp8, "bf16": device.peak_tflops_bf16}[math]
+    return float(tflops) * 1e12
+
+
+def attention_peak_flops(device, kv_precision: str) -> float:
+    """Peak of the attention math (FLOP/s): at the KV cache's precision, FP8 at the lowest (FP4 KV
+    caches are dequantized to FP8 for the math)."""
+    return peak_flops(device, "bf16" if kv_precision == "bf16" else "fp8")
+
+
+def precision_note(device, precision: str) -> str | None:
+    """A note when the weights are dequantized for the math (None when math runs natively)."""
+    math = math_precision(device, precision)
+    native = {"mxfp4": "fp4", "nvfp4": "fp4", "fp8": "fp8", "bf16": "bf16"}[precision]
+    if math == native:
+        return None
+    return f"{device.name} has no {native.upper()} math: {precision} weights are dequantized, math runs at {math.upper()}"
+
+
+def peak_flops_array(device, precisions) -> np.ndarray:
+    """`peak_flops` for each precision name in `precisions` (FLOP/s)."""
+    return np.array([peak_flops(device, p) for p in precisions], float)
