@@ -1,0 +1,76 @@
+"""The field table, validation messages and the frozen records built from it."""
+import dataclasses
+
+import pytest
+
+from tcoapp.engine.errors import ValidationError
+from tcoapp.engine.fields import FIELD_TABLES, PLAN_FIELDS, Field
+from tcoapp.engine.records import Plan, make_device, make_model, make_plan
+from tcoapp.engine.validate import coerce
+
+
+def test_every_field_is_documented_with_unit_default_range_group_label_help():
+    for table in FIELD_TABLES.values():
+        names = [f.name for f in table]
+        assert len(names) == len(set(names))
+        for f in table:
+            assert f.label and f.help and f.group, f.name
+            assert f.type in {"float", "int", "str", "bool", "choice"}
+            if f.type in {"float", "int"} and f.default is not None:
+                value, error = coerce(f, f.default)
+                assert error is None, (f.name, error)
+            if f.type == "choice":
+                assert f.default in f.choices
+
+
+def test_fractions_are_zero_to_one():
+    for f in PLAN_FIELDS:
+        if f.unit == "fraction" and f.name != "other_capex_fraction":
+            assert (f.min, f.max) == (0, 1), f.name
+
+
+def test_plan_defaults_come_from_the_table():
+    plan = make_plan("P", {"device": "H100-SXM", "model": "Llama-3.1-8B"})
+    for f in PLAN_FIELDS:
+        if not f.required:
+            assert getattr(plan, f.name) == f.default, f.name
+    assert dataclasses.is_dataclass(plan) and isinstance(plan, Plan)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        plan.utilization = 0.5
+
+
+def test_every_problem_reported_at_once_with_range():
+    with pytest.raises(ValidationError) as info:
+        make_plan("P", {"device": "H100-SXM", "utilization": 1.4, "years": 2.5, "weight_precision": "int3",
+                        "batch": "lots", "pue": float("nan"), "colour": "red"})
+    text = str(info.value)
+    assert "model: is required" in text
+    assert "utilization = 1.4: must be a number between 0 and 1" in text
+    assert "years = 2.5: must be a whole number between 1 and 50" in text
+    assert "weight_precision = 'int3': must be one of bf16, fp8, mxfp4, nvfp4" in text
+    assert "batch = 'lots' is not a number" in text
+    assert "pue = nan is not a finite number" in text
+    assert "colour: unknown key" in text
+    assert len(info.value.problems) == 7
+
+
+def test_no_silent_clamping_of_exclusive_bounds():
+    f = Field("x", "float", "kW", 1.0, 0, 10, "g", "X", "help", min_exclusive=True)
+    assert coerce(f, 0)[1] == "= 0: must be a number > 0 and <= 10"
+    assert coerce(f, 1e-9) == (1e-9, None)
+
+
+def test_text_numbers_and_booleans_are_parsed():
+    plan = make_plan("P", {"device": "d", "model": "m", "batch": "128", "attention_dp": "TRUE", "pue": "1.25"})
+    assert (plan.batch, plan.attention_dp, plan.pue) == (128, True, 1.25)
+
+
+def test_cross_field_checks():
+    with pytest.raises(ValidationError, match="idle_w = 900: must be at most tdp_w"):
+        make_device({"name": "X", "memory_gb": 80, "mem_bw_gb_s": 3000, "peak_tflops_bf16": 900, "tdp_w": 700,
+                     "idle_w": 900, "price_usd": 1})
+    with pytest.raises(ValidationError, match="active_params_b = 20: must be at most total_params_b"):
+        make_model({"name": "M", "total_params_b": 10, "active_params_b": 20, "n_layers": 2, "hidden_size": 8,
+                    "n_kv_heads": 1, "head_dim": 8})
+    with pytest.raises(ValidationError, match="disaggregation needs both"):
+        make_plan("P", {"device": "d", "model": "m", "prefill_devices": 2})

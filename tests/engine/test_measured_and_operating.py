@@ -1,0 +1,111 @@
+"""Measured curves (monotone interpolation in log batch, flagged extrapolation), the operating
+point from a batch or an interactivity target, queueing past the memory limit, price tiers, sizing."""
+import math
+
+import numpy as np
+import pytest
+
+from tcoapp.engine.compute import compute_plan
+from tcoapp.engine.finance import sizing
+from tcoapp.engine.operating import operating_point
+from tcoapp.engine.performance.measured import evaluate_measured, make_measured_curve
+from tcoapp.engine.records import make_plan
+from tcoapp.engine.scenario import PriceTiers, Scenario, check_scenario
+from tcoapp.io.catalog import load_catalog
+
+CURVE = make_measured_curve("c", "H100-SXM", "Llama-3.1-8B", [1, 8, 64, 256], [100, 700, 3000, 5000],
+                            [100, 87.5, 46.875, 19.53125], [300, 400, 600, 690], [0.05, 0.06, 0.1, 0.3])
+
+
+def scenario(**plan_keys):
+    catalog = load_catalog()
+    plan = make_plan("P", {"device": "H100-SXM", "model": "Llama-3.1-8B", "curve": "c", **plan_keys})
+    tiers = {"t": PriceTiers("t", (0.0, 40.0, 80.0), (0.2, 0.5, 1.5))}
+    return check_scenario(Scenario((plan,), curves={"c": CURVE}, price_tiers=tiers,
+                                   catalog_devices=catalog.devices, catalog_models=catalog.models))
+
+
+def test_measured_points_are_reproduced_exactly():
+    arrays = evaluate_measured(CURVE, CURVE.batch, 1, 70, 700)
+    np.testing.assert_allclose(arrays.tokens_per_s_per_device, CURVE.tokens_per_s_per_device)
+    np.testing.assert_allclose(arrays.power_w, CURVE.power_w)
+    assert arrays.feasible.all()
+
+
+def test_interpolation_is_monotone_between_points():
+    b = np.geomspace(1, 256, 500)
+    arrays = evaluate_measured(CURVE, b, 1, 70, 700)
+    assert np.all(np.diff(arrays.tokens_per_s_per_device) >= -1e-9)
+    assert np.all(np.diff(arrays.tokens_per_s_per_user) <= 1e-9)
+
+
+def test_outside_the_measured_range_is_flagged():
+    s = scenario(batch=512)
+    point, _ = operating_point(s, s.plans[0])
+    assert point.extrapolated
+    assert any("outside the measured range 1..256" in w for w in point.warnings)
+    inside, _ = operating_point(scenario(batch=100), s.plans[0].with_(batch=100))
+    assert not inside.extrapolated and not inside.warnings
+
+
+def test_target_picks_the_largest_batch_that_meets_it():
+    s = scenario(min_tokens_per_s_per_user=50)
+    point, _ = operating_point(s, s.plans[0])
+    assert point.tokens_per_s_per_user >= 50
+    assert 8 < point.batch < 64
+    slightly_more = evaluate_measured(CURVE, [point.batch * 1.02], 1, 70, 700)
+    assert slightly_more.tokens_per_s_per_user[0] < 50
+
+
+def test_ttft_target_and_unreachable_target():
+    s = scenario(max_ttft_s=0.1)
+    point, _ = operating_point(s, s.plans[0])
+    assert point.ttft_s <= 0.1 and point.batch == pytest.approx(64, rel=0.02)
+    s = scenario(min_tokens_per_s_per_user=500)
+    result = compute_plan(s, s.plans[0])
+    assert math.isnan(result.metrics["tokens_per_s_per_device"])
+    assert result.as_json()["payback_months"] is None
+    assert any("not met at any feasible batch" in w for w in result.warnings)
+
+
+def test_price_tiers_follow_interactivity():
+    fast = scenario(price_tiers="t", batch=8)      # 87.5 tok/s/user -> 1.5 $/M
+    slow = scenario(price_tiers="t", batch=256)    # 19.5 tok/s/user -> 0.2 $/M
+    assert compute_plan(fast, fast.plans[0]).details["inputs"]["price_usd_per_million_output_tokens"] == 1.5
+    assert compute_plan(slow, slow.plans[0]).details["inputs"]["price_usd_per_million_output_tokens"] == 0.2
+    assert PriceTiers("t", (10.0,), (1.0,)).price_at(5.0) != PriceTiers("t", (10.0,), (1.0,)).price_at(5.0)  # NaN
+
+
+def test_generated_plan_past_memory_is_queued():
+    catalog = load_catalog()
+    plan = make_plan("Q", {"device": "H100-SXM", "model": "Llama-3.3-70B", "tensor_parallel": 2, "batch": 100000})
+    s = Scenario((plan,), catalog_devices=catalog.devices, catalog_models=catalog.models)
+    point, _ = operating_point(s, plan)
+    assert point.queued and point.batch == point.max_batch_by_memory
+    assert any("queued" in w for w in point.warnings)
+    at_limit = operating_point(s, plan.with_(batch=int(point.max_batch_by_memory)))[0]
+    assert point.tokens_per_s_per_device == pytest.approx(at_limit.tokens_per_s_per_device)
+    assert point.ttft_s > at_limit.ttft_s
+
+
+def test_sizing_modes_buy_whole_servers():
+    n = sizing.devices_for_facility_power(1000.0, 1.25, 8, 700.0, 4600.0)  # 10.2 kW x 1.25 per server
+    assert n == 78 * 8
+    n = sizing.devices_for_budget(1e6, 0.15, 8, 30000.0, 70000.0)  # 356,500 per server
+    assert n == 2 * 8
+    n = sizing.devices_for_demand(1e9, 1000.0, 0.5, 8)  # 43,200,000 tokens/day per device -> 23.1 devices
+    assert n == 24
+    assert np.isnan(sizing.devices_for_demand(1e9, 0.0, 0.5, 8))
+
+
+def test_iso_power_plans_draw_the_same_facility_power():
+    catalog = load_catalog()
+    plans = [make_plan(name, {"device": dev, "model": "Llama-3.1-8B", "sizing_mode": "facility_power",
+                              "facility_power_kw": 2000, "rack_power_cap_kw": 140, "pue": 1.2})
+             for name, dev in (("a", "H100-SXM"), ("b", "B200"), ("c", "GB200-NVL72"))]
+    s = Scenario(tuple(plans), catalog_devices=catalog.devices, catalog_models=catalog.models)
+    for plan in plans:
+        m = compute_plan(s, plan).metrics
+        assert m["it_provisioned_kw"] * 1.2 <= 2000 + 1e-9
+        server_kw = m["it_provisioned_kw"] / m["servers"]
+        assert m["it_provisioned_kw"] * 1.2 > 2000 - server_kw * 1.2

@@ -1,0 +1,50 @@
+"""The shipped catalog: every row sourced, estimates named, rack-scale systems unambiguous."""
+from tcoapp.engine.fields import DEVICE_FIELDS, MODEL_FIELDS
+from tcoapp.io.catalog import load_catalog
+
+REQUIRED_DEVICES = {"H100-SXM", "H200-SXM", "B200", "B300", "GB200-NVL72", "GB300-NVL72", "MI300X", "MI325X",
+                    "MI355X", "Gaudi3", "Corsair"}
+REQUIRED_MODELS = {"Llama-3.1-8B", "Llama-3.3-70B", "Llama-2-70B", "Llama-3.1-405B", "DeepSeek-R1", "gpt-oss-120b"}
+
+
+def test_required_entries_present():
+    catalog = load_catalog()
+    assert REQUIRED_DEVICES <= set(catalog.devices)
+    assert REQUIRED_MODELS <= set(catalog.models)
+    assert any("Nemotron" in name for name in catalog.models)
+
+
+def test_every_row_has_a_source_and_valid_estimate_names():
+    catalog = load_catalog()
+    device_keys = {f.name for f in DEVICE_FIELDS}
+    model_keys = {f.name for f in MODEL_FIELDS}
+    for entries, keys in ((catalog.devices, device_keys), (catalog.models, model_keys)):
+        for entry in entries.values():
+            assert len(entry.source) > 20, entry.name
+            named = [k for k in entry.estimated_fields.split(";") if k]
+            assert set(named) <= keys, (entry.name, named)
+
+
+def test_prices_and_idle_power_are_marked_estimates():
+    for device in load_catalog().devices.values():
+        marked = set(device.estimated_fields.split(";"))
+        assert {"price_usd", "idle_w"} <= marked, device.name
+
+
+def test_rack_scale_systems_are_one_server_per_rack():
+    devices = load_catalog().devices
+    for name in ("GB200-NVL72", "GB300-NVL72"):
+        d = devices[name]
+        assert d.devices_per_server == 72 and d.scale_up_domain == 72
+        rack_kw = (72 * d.tdp_w + d.server_overhead_w) / 1000
+        assert 100 <= rack_kw <= 140
+        assert "rack" in d.notes.lower()
+
+
+def test_moe_and_mla_models():
+    models = load_catalog().models
+    r1 = models["DeepSeek-R1"]
+    assert (r1.n_experts, r1.experts_per_token, r1.mla_latent_dim) == (256, 8, 576)
+    assert r1.active_params_b < r1.total_params_b
+    oss = models["gpt-oss-120b"]
+    assert (oss.n_experts, oss.experts_per_token) == (128, 4)
