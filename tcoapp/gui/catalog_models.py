@@ -1,0 +1,184 @@
+"""Qt table models over catalog entries (devices, models) and measured curve points.
+
+Columns come from the field table (label and unit in the header, help in the tooltip); the source
+column is shown like any other. Device and model cells are editable: an edit makes the entry a
+scenario entry (the workbook's Devices/Models sheet) through the document, validated and undoable.
+Curve points are shown in the Curves sheet's long format (read-only: curves are imported).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFont
+
+from ..engine.fields import CURVE_POINT_FIELDS, DEVICE_FIELDS, MODEL_FIELDS, Field
+from .document import Document
+from .labels import format_field
+
+OVERRIDE_BRUSH = QBrush(QColor(227, 242, 253))
+
+
+def header_text(field: Field) -> str:
+    return f"{field.label} [{field.unit}]" if field.unit else field.label
+
+
+class EntryTableModel(QAbstractTableModel):
+    """Devices or models: one row per entry (shipped catalog plus the scenario's own)."""
+
+    edit_failed = Signal(str)
+
+    def __init__(self, document: Document, kind: str, parent=None):
+        super().__init__(parent)
+        self._doc, self._kind = document, kind
+        self._fields = DEVICE_FIELDS if kind == "device" else MODEL_FIELDS
+        self._names = self._current_names()
+        document.scenario_changed.connect(self._on_changed)
+
+    def _current_names(self) -> list[str]:
+        s = self._doc.scenario
+        return s.all_device_names() if self._kind == "device" else s.all_model_names()
+
+    def _entry(self, row: int):
+        s, name = self._doc.scenario, self._names[row]
+        return s.device(name) if self._kind == "device" else s.model(name)
+
+    def _is_override(self, row: int) -> bool:
+        own = self._doc.scenario.devices if self._kind == "device" else self._doc.scenario.models
+        return self._names[row] in own
+
+    def rowCount(self, parent=QModelIndex()):
+        return 0 if parent.isValid() else len(self._names)
+
+    def columnCount(self, parent=QModelIndex()):
+        return 0 if parent.isValid() else len(self._fields)
+
+    def headerData(self, section, orientation, role=Qt.DisplayRole):
+        if orientation == Qt.Horizontal and 0 <= section < len(self._fields):
+            field = self._fields[section]
+            if role == Qt.DisplayRole:
+                return header_text(field)
+            if role == Qt.ToolTipRole:
+                return f"{field.name}: {field.help}"
+        if orientation == Qt.Vertical and role == Qt.DisplayRole and 0 <= section < len(self._names):
+            return str(section + 1)
+        return None
+
+    def flags(self, index):
+        if not index.isValid():
+            return Qt.NoItemFlags
+        flags = Qt.ItemIsEnabled | Qt.ItemIsSelectable
+        if self._fields[index.column()].name != "name":
+            flags |= Qt.ItemIsEditable
+        return flags
+
+    def data(self, index, role=Qt.DisplayRole):
+        if not index.isValid() or index.row() >= len(self._names):
+            return None
+        field = self._fields[index.column()]
+        value = getattr(self._entry(index.row()), field.name)
+        if role in (Qt.DisplayRole, Qt.EditRole):
+            return format_field(field, value)
+        if role == Qt.UserRole:
+            return value
+        if role == Qt.ToolTipRole:
+            text = format_field(field, value)
+            if self._is_override(index.row()):
+                text += "\n(scenario entry: overrides or adds to the shipped catalog)"
+            return text
+        if role == Qt.BackgroundRole and self._is_override(index.row()):
+            return OVERRIDE_BRUSH
+        if role == Qt.FontRole and field.name == "name" and self._is_override(index.row()):
+            font = QFont()
+            font.setBold(True)
+            return font
+        if role == Qt.TextAlignmentRole and field.type in ("int", "float"):
+            return int(Qt.AlignRight | Qt.AlignVCenter)
+        return None
+
+    def setData(self, index, value, role=Qt.EditRole):
+        if role != Qt.EditRole or not index.isValid():
+            return False
+        field = self._fields[index.column()]
+        entry = self._entry(index.row())
+        values = entry.as_dict()
+        values[field.name] = value
+        setter = self._doc.set_device if self._kind == "device" else self._doc.set_model
+        error = setter(entry.name, values)
+        if error:
+            self.edit_failed.emit(error)
+            return False
+        return True
+
+    def _on_changed(self):
+        names = self._current_names()
+        if names != self._names:
+            self.beginResetModel()
+            self._names = names
+            self.endResetModel()
+        elif names:
+            self.dataChanged.emit(self.index(0, 0), self.index(len(names) - 1, len(self._fields) - 1))
+
+
+class CurvePointsModel(QAbstractTableModel):
+    """Every measured point of every curve of the scenario, in the Curves sheet's long format."""
+
+    def __init__(self, document: Document, parent=None):
+        super().__init__(parent)
+        self._doc = document
+        self._fields = CURVE_POINT_FIELDS
+        self._rows = self._build()
+        document.scenario_changed.connect(self._on_changed)
+
+    def _build(self) -> list[tuple]:
+        rows = []
+        for curve in self._doc.scenario.curves.values():
+            sources = curve.point_sources or ()
+            for i in range(len(curve.batch)):
+                values = {
+                    "curve": curve.name, "device": curve.device, "model": curve.model, "batch": curve.batch[i],
+                    "tokens_per_s_per_device": curve.tokens_per_s_per_device[i],
+                    "tokens_per_s_per_user": curve.tokens_per_s_per_user[i], "power_w": curve.power_w[i],
+                    "ttft_s": curve.ttft_s[i], "precision": curve.precision, "tensor_parallel": curve.tensor_parallel,
+                    "source": sources[i] if i < len(sources) and sources[i] else curve.source,
+                }
+                rows.append(tuple(values.get(f.name) for f in self._fields))
+        return rows
+
+    def rowCount(self, parent=QModelIndex()):
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent=QModelIndex()):
+        return 0 if parent.isValid() else len(self._fields)
+
+    def headerData(self, section, orientation, role=Qt.DisplayRole):
+        if orientation == Qt.Horizontal and 0 <= section < len(self._fields):
+            if role == Qt.DisplayRole:
+                return header_text(self._fields[section])
+            if role == Qt.ToolTipRole:
+                return self._fields[section].help
+        if orientation == Qt.Vertical and role == Qt.DisplayRole and 0 <= section < len(self._rows):
+            return str(section + 1)
+        return None
+
+    def data(self, index, role=Qt.DisplayRole):
+        if not index.isValid() or index.row() >= len(self._rows):
+            return None
+        value = self._rows[index.row()][index.column()]
+        if isinstance(value, (float, np.floating)):
+            value = float(value)
+            if not math.isfinite(value):
+                value = None
+        if role == Qt.DisplayRole:
+            return "" if value is None else format_field(self._fields[index.column()], value)
+        if role == Qt.UserRole:
+            return value
+        return None
+
+    def _on_changed(self):
+        rows = self._build()
+        if len(rows) != len(self._rows) or rows != self._rows:
+            self.beginResetModel()
+            self._rows = rows
+            self.endResetModel()

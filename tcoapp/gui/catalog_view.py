@@ -1,0 +1,50 @@
+"""Catalog tables: devices, models and measured curves, with their sources visible."""
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QAbstractItemView, QLabel, QTableView, QTabWidget, QVBoxLayout, QWidget
+
+from .catalog_models import CurvePointsModel, EntryTableModel
+from .document import Document
+
+
+def _table(model) -> QTableView:
+    view = QTableView()
+    view.setModel(model)
+    view.setSelectionBehavior(QAbstractItemView.SelectItems)
+    view.setWordWrap(False)
+    view.verticalHeader().setDefaultSectionSize(22)
+    view.horizontalHeader().setDefaultSectionSize(110)
+    view.setSortingEnabled(False)
+    return view
+
+
+class CatalogView(QWidget):
+    message = Signal(str)
+
+    def __init__(self, document: Document, parent=None):
+        super().__init__(parent)
+        self.devices_model = EntryTableModel(document, "device", self)
+        self.models_model = EntryTableModel(document, "model", self)
+        self.curves_model = CurvePointsModel(document, self)
+        for model in (self.devices_model, self.models_model):
+            model.edit_failed.connect(self.message)
+        self.tabs = QTabWidget()
+        self.devices_table = _table(self.devices_model)
+        self.models_table = _table(self.models_model)
+        self.curves_table = _table(self.curves_model)
+        self.tabs.addTab(self.devices_table, "Devices")
+        self.tabs.addTab(self.models_table, "Models")
+        self.tabs.addTab(self.curves_table, "Measured curves")
+        for table in (self.devices_table, self.models_table):
+            table.setColumnWidth(0, 140)
+            table.setColumnWidth(table.model().columnCount() - 3, 160)
+            table.setColumnWidth(table.model().columnCount() - 2, 420)
+        hint = QLabel("Double-click a cell to edit: the entry becomes a scenario entry (blue, saved in the "
+                      "workbook's Devices/Models sheet) that overrides the shipped catalog. "
+                      "Measured curves come from File > Import curve or the workbook's Curves sheet.")
+        hint.setWordWrap(True)
+        hint.setStyleSheet("color: #444;")
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.tabs, 1)
+        layout.addWidget(hint)

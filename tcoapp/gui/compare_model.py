@@ -1,0 +1,187 @@
+"""Qt table model of the plans side by side: one column per plan, one row per metric or input.
+
+Rows are the metric keys (results, read-only) then a notes row, then every plan input of the
+field table (editable: an edit goes through the document, so it is validated and undoable).
+DisplayRole is formatted text with units in the row header; UserRole is the raw number (sort
+role); the best value of each metric with a preferred direction is bold on a green background.
+"""
+from __future__ import annotations
+
+import math
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFont
+
+from ..engine.compute import METRIC_KEYS
+from ..engine.fields import PLAN_FIELDS
+from .document import Document
+from .labels import better, format_field, format_metric, label_with_unit, metric_label, metric_unit
+
+NOTES_ROW = "__notes__"
+BEST_BRUSH = QBrush(QColor(198, 239, 206))
+INPUT_BRUSH = QBrush(QColor(255, 253, 231))
+SECTION_BRUSH = QBrush(QColor(235, 235, 235))
+
+
+class CompareModel(QAbstractTableModel):
+    edit_failed = Signal(str)
+
+    def __init__(self, document: Document, parent=None):
+        super().__init__(parent)
+        self._doc = document
+        self._rows: list[tuple[str, str]] = [("metric", k) for k in METRIC_KEYS] + [("notes", NOTES_ROW)] + [
+            ("input", f.name) for f in PLAN_FIELDS]
+        self._fields = {f.name: f for f in PLAN_FIELDS}
+        self._best: dict[str, set[int]] = {}
+        self._n_plans = len(document.scenario.plans)
+        self._update_best()
+        document.scenario_changed.connect(self._on_changed)
+
+    # --- structure ---------------------------------------------------------------------------
+    def rowCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else self._n_plans
+
+    def row_key(self, row: int) -> tuple[str, str]:
+        return self._rows[row]
+
+    def row_of(self, key: str) -> int:
+        for i, (_, k) in enumerate(self._rows):
+            if k == key:
+                return i
+        raise KeyError(key)
+
+    def headerData(self, section, orientation, role=Qt.DisplayRole):
+        if orientation == Qt.Horizontal:
+            if section >= self._n_plans:
+                return None
+            plan = self._doc.scenario.plans[section]
+            if role == Qt.DisplayRole:
+                return plan.name
+            if role == Qt.ToolTipRole:
+                return f"{plan.name}: {plan.device} / {plan.model}"
+            return None
+        if section >= len(self._rows):
+            return None
+        kind, key = self._rows[section]
+        if role == Qt.DisplayRole:
+            if kind == "notes":
+                return "Notes"
+            if kind == "metric":
+                return label_with_unit(key)
+            f = self._fields[key]
+            return f"{f.label} [{f.unit}]" if f.unit else f.label
+        if role == Qt.ToolTipRole:
+            if kind == "input":
+                f = self._fields[key]
+                return f"{f.name}: {f.help} Allowed: {f.range_text()}."
+            return key if kind == "metric" else "Warnings of the engine for each plan"
+        if role == Qt.FontRole and kind == "metric" and better(key):
+            font = QFont()
+            font.setBold(True)
+            return font
+        return None
+
+    def flags(self, index):
+        if not index.isValid():
+            return Qt.NoItemFlags
+        base = Qt.ItemIsEnabled | Qt.ItemIsSelectable
+        if self._rows[index.row()][0] == "input":
+            base |= Qt.ItemIsEditable
+        return base
+
+    # --- data --------------------------------------------------------------------------------
+    def data(self, index, role=Qt.DisplayRole):
+        if not index.isValid() or index.column() >= self._n_plans:
+            return None
+        kind, key = self._rows[index.row()]
+        col = index.column()
+        if kind == "metric":
+            return self._metric_data(key, col, role)
+        if kind == "notes":
+            warnings = self._doc.results[col].warnings
+            if role == Qt.DisplayRole:
+                return f"{len(warnings)} note(s)" if warnings else ""
+            if role == Qt.ToolTipRole:
+                return "\n".join(warnings) or None
+            return None
+        return self._input_data(key, col, role)
+
+    def _metric_data(self, key, col, role):
+        value = self._doc.results[col].metrics[key]
+        if role == Qt.DisplayRole:
+            return format_metric(key, value)
+        if role == Qt.UserRole:
+            return float(value) if value is not None and math.isfinite(value) else None
+        if role == Qt.TextAlignmentRole:
+            return int(Qt.AlignRight | Qt.AlignVCenter)
+        best = col in self._best.get(key, ())
+        if role == Qt.BackgroundRole and best:
+            return BEST_BRUSH
+        if role == Qt.FontRole and best:
+            font = QFont()
+            font.setBold(True)
+            return font
+        if role == Qt.ToolTipRole:
+            tip = f"{metric_label(key)}: {format_metric(key, value)} {metric_unit(key)}"
+            return tip + ("  (best)" if best else "")
+        return None
+
+    def _input_data(self, key, col, role):
+        field = self._fields[key]
+        value = getattr(self._doc.scenario.plans[col], key)
+        if role in (Qt.DisplayRole, Qt.EditRole):
+            return format_field(field, value)
+        if role == Qt.UserRole:
+            return value
+        if role == Qt.BackgroundRole:
+            return INPUT_BRUSH
+        if role == Qt.TextAlignmentRole and field.type in ("int", "float"):
+            return int(Qt.AlignRight | Qt.AlignVCenter)
+        if role == Qt.ToolTipRole:
+            return f"{field.help} Allowed: {field.range_text()}."
+        return None
+
+    def setData(self, index, value, role=Qt.EditRole):
+        if role != Qt.EditRole or not index.isValid():
+            return False
+        kind, key = self._rows[index.row()]
+        if kind != "input":
+            return False
+        error = self._doc.set_plan_value(index.column(), key, value)
+        if error:
+            self.edit_failed.emit(f"{self._doc.scenario.plans[index.column()].name}: {error}")
+            return False
+        return True
+
+    # --- updates -----------------------------------------------------------------------------
+    def _update_best(self) -> None:
+        self._best = {}
+        results = self._doc.results
+        for key in METRIC_KEYS:
+            direction = better(key)
+            if not direction or len(results) < 2:
+                continue
+            values = [r.metrics[key] for r in results]
+            finite = [v for v in values if v is not None and math.isfinite(v)]
+            if not finite:
+                continue
+            target = max(finite) if direction == "high" else min(finite)
+            self._best[key] = {i for i, v in enumerate(values) if v == target}
+
+    def _on_changed(self) -> None:
+        n = len(self._doc.scenario.plans)
+        self._update_best()
+        if n != self._n_plans:
+            self.beginResetModel()
+            self._n_plans = n
+            self.endResetModel()
+            return
+        if n:
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self._rows) - 1, n - 1))
+            self.headerDataChanged.emit(Qt.Horizontal, 0, n - 1)
+
+    def is_best(self, key: str, col: int) -> bool:
+        return col in self._best.get(key, ())

@@ -1,0 +1,294 @@
+"""The open document: the scenario, its file path, the dirty flag and the undo stack.
+
+Every edit is a `ScenarioEdit` on the undo stack (old and new immutable scenarios), so Undo/Redo
+covers every change. After each change the document recomputes the plans through
+`tcoapp.engine.compute` (caching the results of unchanged plans) and emits `scenario_changed`;
+views subscribe and redraw. Edits are validated by the engine: a bad value is returned as a
+message and the scenario is left unchanged.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Mapping
+
+import numpy as np
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QUndoCommand, QUndoStack
+
+from ..engine.compute import METRIC_KEYS, PlanResult, compute_plan
+from ..engine.errors import TcoError, ValidationError
+from ..engine.performance.curve import missing_point
+from ..engine.records import Plan, make_device, make_model, make_plan
+from ..engine.scenario import Scenario, reference_problems
+
+SIZING_KEYS = ("sizing_mode", "device_count", "facility_power_kw", "capex_budget_usd", "demand_tokens_per_day")
+
+
+class ScenarioEdit(QUndoCommand):
+    """Replace the whole (immutable) scenario; undo puts the old one back."""
+
+    def __init__(self, document: "Document", old: Scenario, new: Scenario, text: str):
+        super().__init__(text)
+        self._document, self._old, self._new = document, old, new
+
+    def redo(self) -> None:
+        self._document._apply(self._new)
+
+    def undo(self) -> None:
+        self._document._apply(self._old)
+
+
+def plan_values(plan: Plan) -> dict[str, Any]:
+    values = plan.as_dict()
+    values.pop("name")
+    return values
+
+
+class Document(QObject):
+    scenario_changed = Signal()        # scenario and results are updated
+    current_changed = Signal(int)      # index of the plan the views focus on
+    path_changed = Signal(str)
+    dirty_changed = Signal(bool)
+
+    def __init__(self, scenario: Scenario, path: str | None = None, parent=None):
+        super().__init__(parent)
+        self.undo_stack = QUndoStack(self)
+        self.undo_stack.cleanChanged.connect(lambda clean: self.dirty_changed.emit(not clean))
+        self._cache: dict[Plan, PlanResult] = {}
+        self._cache_context: tuple = ()
+        self._scenario = scenario
+        self._results = self._compute(scenario)
+        self._path = path
+        self._current = 0
+        self._entered_sizing: dict[str, dict[str, Any]] = {}
+
+    # --- state -------------------------------------------------------------------------------
+    @property
+    def scenario(self) -> Scenario:
+        return self._scenario
+
+    @property
+    def results(self) -> tuple[PlanResult, ...]:
+        return self._results
+
+    @property
+    def path(self) -> str | None:
+        return self._path
+
+    @property
+    def is_dirty(self) -> bool:
+        return not self.undo_stack.isClean()
+
+    @property
+    def current_index(self) -> int:
+        return min(self._current, max(0, len(self._scenario.plans) - 1))
+
+    def set_current_index(self, index: int) -> None:
+        index = max(0, min(index, len(self._scenario.plans) - 1))
+        if index != self._current:
+            self._current = index
+            self.current_changed.emit(index)
+
+    def current_plan(self) -> Plan | None:
+        plans = self._scenario.plans
+        return plans[self.current_index] if plans else None
+
+    # --- whole-document operations (not undoable: they start a new history) ------------------
+    def reset(self, scenario: Scenario, path: str | None) -> None:
+        self.undo_stack.clear()
+        self._entered_sizing = {}
+        self._current = 0
+        self._apply(scenario)
+        self.set_path(path)
+        self.undo_stack.setClean()
+        self.current_changed.emit(0)
+
+    def set_path(self, path: str | None) -> None:
+        self._path = path
+        self.path_changed.emit(path or "")
+
+    def mark_saved(self, path: str) -> None:
+        self.set_path(path)
+        self.undo_stack.setClean()
+
+    # --- edits (each one undoable) ----------------------------------------------------------
+    def push(self, new: Scenario, text: str) -> None:
+        self.undo_stack.push(ScenarioEdit(self, self._scenario, new, text))
+
+    def set_plan_values(self, index: int, changes: Mapping[str, Any], text: str | None = None) -> str | None:
+        """Change inputs of plan `index`; returns an error message (nothing changed) or None."""
+        plan = self._scenario.plans[index]
+        values = plan_values(plan)
+        values.update(changes)
+        try:
+            new_plan = make_plan(plan.name, values)
+        except ValidationError as exc:
+            return "; ".join(f"{p.field} {p.message}".strip() for p in exc.problems)
+        if new_plan == plan:
+            return None
+        new = self._scenario.replace_plan(index, new_plan)
+        problems = [p for p in reference_problems(new) if p.field in changes]
+        if problems:
+            return "; ".join(p.message for p in problems)
+        keys = ", ".join(changes)
+        self.push(new, text or f"Set {keys} of {plan.name!r}")
+        return None
+
+    def set_plan_value(self, index: int, key: str, raw: Any) -> str | None:
+        return self.set_plan_values(index, {key: raw})
+
+    def add_plan(self, source_index: int | None = None) -> None:
+        plans = list(self._scenario.plans)
+        if source_index is None:
+            template = plans[-1] if plans else None
+            base = "Plan"
+        else:
+            template = plans[source_index]
+            base = f"{template.name} copy"
+        name = self.unique_name(base)
+        if template is None:
+            device = next(iter(self._scenario.all_device_names()))
+            model = next(iter(self._scenario.all_model_names()))
+            plan = make_plan(name, {"device": device, "model": model})
+        else:
+            plan = replace(template, name=name)
+        plans.append(plan)
+        self.push(self._scenario.with_plans(plans), f"Add plan {name!r}" if source_index is None
+                  else f"Duplicate plan {template.name!r}")
+        self.set_current_index(len(plans) - 1)
+
+    def delete_plan(self, index: int) -> None:
+        plans = list(self._scenario.plans)
+        if len(plans) <= 1:
+            return
+        removed = plans.pop(index)
+        self.push(self._scenario.with_plans(plans), f"Delete plan {removed.name!r}")
+        self.set_current_index(min(index, len(plans) - 1))
+        self.current_changed.emit(self.current_index)
+
+    def rename_plan(self, index: int, name: str) -> str | None:
+        name = name.strip()
+        plan = self._scenario.plans[index]
+        if not name:
+            return "a plan needs a name"
+        if name == plan.name:
+            return None
+        if any(p.name == name for p in self._scenario.plans):
+            return f"plan name {name!r} is already used"
+        self.push(self._scenario.replace_plan(index, replace(plan, name=name)), f"Rename plan {plan.name!r} to {name!r}")
+        return None
+
+    def unique_name(self, base: str) -> str:
+        names = {p.name for p in self._scenario.plans}
+        if base not in names:
+            return base
+        n = 2
+        while f"{base} {n}" in names:
+            n += 1
+        return f"{base} {n}"
+
+    def set_device(self, name: str, values: Mapping[str, Any]) -> str | None:
+        """Add or override a device (the scenario's Devices sheet)."""
+        return self._set_entry("devices", make_device, name, values, "device")
+
+    def set_model(self, name: str, values: Mapping[str, Any]) -> str | None:
+        return self._set_entry("models", make_model, name, values, "model")
+
+    def _set_entry(self, attr, make, old_name, values, what) -> str | None:
+        try:
+            entry = make(values)
+        except ValidationError as exc:
+            return str(exc)
+        entries = dict(getattr(self._scenario, attr))
+        if entry.name != old_name and old_name in entries:
+            return f"renaming {what}s is not supported: add a new {what} instead"
+        entries[entry.name] = entry
+        self.push(replace(self._scenario, **{attr: entries}), f"Edit {what} {entry.name!r}")
+        return None
+
+    def add_curve(self, curve) -> None:
+        curves = dict(self._scenario.curves)
+        curves[curve.name] = curve
+        self.push(replace(self._scenario, curves=curves), f"Import curve {curve.name!r}")
+
+    # --- normalization -----------------------------------------------------------------------
+    def normalization(self) -> tuple[str, float | None]:
+        """("devices"/"facility_power"/"capex_budget"/"demand", common value) or ("entered", None)."""
+        plans = self._scenario.plans
+        modes = {p.sizing_mode for p in plans}
+        if len(modes) != 1 or "devices" in modes:
+            return "entered", None
+        mode = modes.pop()
+        key = {"facility_power": "facility_power_kw", "capex_budget": "capex_budget_usd",
+               "demand": "demand_tokens_per_day"}[mode]
+        values = {getattr(p, key) for p in plans}
+        return (mode, values.pop()) if len(values) == 1 else ("entered", None)
+
+    def suggested_target(self, mode: str) -> float:
+        """A common value for iso-`mode`: what the current plan has today."""
+        result = self._results[self.current_index]
+        plan = self.current_plan()
+        metric = {"facility_power": result.metrics["it_provisioned_kw"] * plan.pue,
+                  "capex_budget": result.metrics["capex_usd"],
+                  "demand": result.metrics["output_tokens_per_year"] / 365.0}[mode]
+        if np.isfinite(metric) and metric > 0:
+            return float(metric)
+        return {"facility_power": 1000.0, "capex_budget": 1e7, "demand": 1e10}[mode]
+
+    def normalize(self, mode: str, value: float | None = None) -> str | None:
+        """Re-size every plan to the same facility power, capex or demand ("entered": undo that)."""
+        plans = self._scenario.plans
+        if mode == "entered":
+            if not self._entered_sizing:
+                return None
+            new = [make_plan(p.name, {**plan_values(p), **self._entered_sizing.get(p.name, {})}) for p in plans]
+            self.push(self._scenario.with_plans(new), "Sizing as entered")
+            return None
+        key = {"facility_power": "facility_power_kw", "capex_budget": "capex_budget_usd",
+               "demand": "demand_tokens_per_day"}[mode]
+        if self.normalization()[0] == "entered":
+            self._entered_sizing = {p.name: {k: getattr(p, k) for k in SIZING_KEYS} for p in plans}
+        value = self.suggested_target(mode) if value is None else value
+        try:
+            new = [make_plan(p.name, {**plan_values(p), "sizing_mode": mode, key: value}) for p in plans]
+        except ValidationError as exc:
+            return str(exc)
+        self.push(self._scenario.with_plans(new), f"Normalize: {mode.replace('_', ' ')} = {value:g}")
+        return None
+
+    # --- recomputation -------------------------------------------------------------------------
+    def _apply(self, scenario: Scenario) -> None:
+        self._scenario = scenario
+        self._results = self._compute(scenario)
+        if self._current >= len(scenario.plans):
+            self._current = max(0, len(scenario.plans) - 1)
+            self.current_changed.emit(self._current)
+        self.scenario_changed.emit()
+
+    def _compute(self, scenario: Scenario) -> tuple[PlanResult, ...]:
+        context = (scenario.devices, scenario.models, scenario.curves, scenario.price_tiers, scenario.factors,
+                   scenario.catalog_devices, scenario.catalog_models)
+        if len(context) != len(self._cache_context) or any(a is not b for a, b in zip(context, self._cache_context)):
+            self._cache = {}
+            self._cache_context = context
+        results = []
+        for plan in scenario.plans:
+            result = self._cache.get(plan)
+            if result is None:
+                result = _safe_compute(scenario, plan)
+                self._cache[plan] = result
+            results.append(result)
+        if len(self._cache) > 4 * len(scenario.plans) + 16:
+            keep = set(scenario.plans)
+            self._cache = {p: r for p, r in self._cache.items() if p in keep}
+        return tuple(results)
+
+
+def _safe_compute(scenario: Scenario, plan: Plan) -> PlanResult:
+    """The engine's result, or an empty result carrying the engine's message (never a traceback)."""
+    try:
+        return compute_plan(scenario, plan)
+    except (TcoError, KeyError, ValueError, ArithmeticError) as exc:
+        message = str(exc) if isinstance(exc, TcoError) else f"cannot compute: {type(exc).__name__}: {exc}"
+        nan = float("nan")
+        return PlanResult(plan.name, missing_point("error", message), {k: nan for k in METRIC_KEYS}, {}, (message,))

@@ -1,0 +1,220 @@
+"""Economics charts: cumulative cash flow per plan with payback marked, cost per million output
+tokens split into capex / energy / colocation / maintenance / other, revenue per rack, and the
+tornado of a chosen metric's sensitivity for the current plan. All numbers come from the engine
+results the document holds (and `engine.finance.sensitivity` for the tornado)."""
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QComboBox, QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from ..engine.fields import PLAN_FIELD_BY_NAME
+from .document import Document
+from .labels import format_metric, label_with_unit, metric_label, metric_unit
+from .performance_view import legend_html
+from .plotting import (
+    COMPONENT_COLORS, ItemPool, MoneyAxis, NumberAxis, category_ticks, make_plot, money_text, pen, pg, plan_color,
+)
+
+COMPONENTS = ("capex", "energy", "colocation", "maintenance", "other")
+OTHER_PARTS = ("software", "staff")
+TORNADO_METRICS = ("npv_usd", "cost_per_million_output_tokens_usd", "payback_months", "irr", "roi",
+                   "revenue_usd_per_rack_per_year")
+FRACTIONS = (0.1, 0.2, 0.3, 0.5)
+
+
+def cost_components(details: dict) -> dict[str, float]:
+    """USD per million output tokens by component (the engine's split; other = software + staff)."""
+    get = lambda part: float(details.get(f"cost_per_million_output_tokens_{part}_usd", np.nan))  # noqa: E731
+    parts = {c: get(c) for c in COMPONENTS[:-1]}
+    parts["other"] = sum(get(p) for p in OTHER_PARTS)
+    return parts
+
+
+def input_label(key: str) -> str:
+    field = PLAN_FIELD_BY_NAME.get(key)
+    if field is not None:
+        return field.label
+    return metric_label(key) if key in ("tokens_per_s_per_device", "power_w") else key.replace("_", " ")
+
+
+class EconomicsView(QWidget):
+    message = Signal(str)
+
+    def __init__(self, document: Document, parent=None):
+        super().__init__(parent)
+        self._doc = document
+        self.p_cash = make_plot("Cumulative cash flow (circles: payback)", "Year", "Cumulative cash flow [USD]",
+                                y_axis=MoneyAxis("left"))
+        self.p_cost = make_plot("Cost per million output tokens", "USD per million output tokens", "",
+                                x_axis=NumberAxis("bottom"), y_axis=pg.AxisItem("left"))
+        self.p_rack = make_plot("Revenue per rack per year", "Revenue per rack per year [USD/rack/yr]", "",
+                                x_axis=MoneyAxis("bottom"), y_axis=pg.AxisItem("left"))
+        self.p_tornado = make_plot("Sensitivity", "", "", x_axis=NumberAxis("bottom"), y_axis=pg.AxisItem("left"))
+        for w in (self.p_cost, self.p_rack, self.p_tornado):
+            w.getPlotItem().getAxis("left").enableAutoSIPrefix(False)
+            w.getPlotItem().showGrid(x=True, y=False, alpha=0.25)
+        cash = self.p_cash.getPlotItem()
+        cash.addLine(y=0, pen=pen("#555", 1, Qt.DashLine))
+        self.cash_lines = ItemPool(cash, lambda i: pg.PlotDataItem(pen=pen(plan_color(i)), symbol="o", symbolSize=4,
+                                                                   symbolBrush=plan_color(i), symbolPen=None))
+        self.payback = pg.ScatterPlotItem(size=13, pen=pg.mkPen("k", width=1.5), tip=self._payback_tip, hoverable=True)
+        cash.addItem(self.payback)
+        cost = self.p_cost.getPlotItem()
+        self.cost_bars = {c: pg.BarGraphItem(x0=[], y=[], width=[], height=0.6, brush=COMPONENT_COLORS[c],
+                                             pen=pg.mkPen("w", width=0.5)) for c in COMPONENTS}
+        for bar in self.cost_bars.values():
+            cost.addItem(bar)
+        self.cost_legend = pg.LegendItem(offset=(-10, 10), labelTextColor="#222")
+        self.cost_legend.setParentItem(cost.vb)
+        for c in COMPONENTS:
+            self.cost_legend.addItem(self.cost_bars[c], c if c != "other" else "other (software, staff)")
+        self.rack_bars = pg.BarGraphItem(x0=[], y=[], width=[], height=0.6, brushes=[])
+        self.p_rack.getPlotItem().addItem(self.rack_bars)
+        torn = self.p_tornado.getPlotItem()
+        self.tornado_low = pg.BarGraphItem(x0=[], y=[], width=[], height=0.6, brush="#e15759")
+        self.tornado_high = pg.BarGraphItem(x0=[], y=[], width=[], height=0.6, brush="#4e79a7")
+        torn.addItem(self.tornado_low)
+        torn.addItem(self.tornado_high)
+        self.tornado_base = torn.addLine(x=0, pen=pen("#222", 1.5))
+        self.tornado_legend = pg.LegendItem(offset=(-10, 10), labelTextColor="#222")
+        self.tornado_legend.setParentItem(torn.vb)
+        self.tornado_legend.addItem(self.tornado_low, "input lower")
+        self.tornado_legend.addItem(self.tornado_high, "input higher")
+
+        self.metric_box = QComboBox()
+        for key in TORNADO_METRICS:
+            self.metric_box.addItem(label_with_unit(key), key)
+        self.fraction_box = QComboBox()
+        for f in FRACTIONS:
+            self.fraction_box.addItem(f"± {f:.0%}", f)
+        self.fraction_box.setCurrentIndex(1)
+        self.metric_box.activated.connect(self.refresh_tornado)
+        self.fraction_box.activated.connect(self.refresh_tornado)
+        self.legend = QLabel()
+        self.legend.setTextFormat(Qt.RichText)
+        self.tornado_note = QLabel()
+        self.tornado_note.setStyleSheet("color: #444;")
+        top = QHBoxLayout()
+        top.addWidget(self.legend, 1)
+        top.addWidget(QLabel("Tornado metric:"))
+        top.addWidget(self.metric_box)
+        top.addWidget(QLabel("swing:"))
+        top.addWidget(self.fraction_box)
+        grid = QGridLayout()
+        grid.addWidget(self.p_cash, 0, 0)
+        grid.addWidget(self.p_cost, 0, 1)
+        grid.addWidget(self.p_rack, 1, 0)
+        grid.addWidget(self.p_tornado, 1, 1)
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addLayout(grid, 1)
+        layout.addWidget(self.tornado_note)
+        document.scenario_changed.connect(self.refresh)
+        document.current_changed.connect(self.refresh_tornado)
+        self.refresh()
+
+    def charts(self) -> dict[str, pg.PlotItem]:
+        return {"Cumulative cash flow": self.p_cash.getPlotItem(), "Cost per million tokens": self.p_cost.getPlotItem(),
+                "Revenue per rack": self.p_rack.getPlotItem(), "Sensitivity (tornado)": self.p_tornado.getPlotItem()}
+
+    def refresh(self, *_):
+        results = self._doc.results
+        names = [r.name for r in results]
+        self.legend.setText(legend_html(names))
+        self._draw_cash(results)
+        self._draw_costs(results, names)
+        self._draw_rack(results, names)
+        self.refresh_tornado()
+
+    def _draw_cash(self, results):
+        px, py, brushes, data = [], [], [], []
+        for i, (line, r) in enumerate(zip(self.cash_lines.ensure(len(results)), results)):
+            flows = np.asarray(r.details.get("cash_flows_usd", []), float)
+            cumulative = np.cumsum(flows)
+            line.setData(np.arange(cumulative.size), cumulative)
+            months = r.metrics["payback_months"]
+            if np.isfinite(months):
+                px.append(months / 12.0)
+                py.append(0.0)
+                brushes.append(pg.mkBrush(plan_color(i)))
+                data.append(i)
+        self.payback.setData(px, py, brush=brushes, data=data)
+
+    def _payback_tip(self, x, y, data):
+        r = self._doc.results[int(data)] if data is not None and int(data) < len(self._doc.results) else None
+        return f"{r.name}: payback after {format_metric('payback_months', r.metrics['payback_months'])} months" if r else ""
+
+    def _draw_costs(self, results, names):
+        y = np.arange(len(results), dtype=float)
+        left = np.zeros(len(results))
+        parts = [cost_components(r.details) for r in results]
+        for c in COMPONENTS:
+            width = np.nan_to_num(np.array([p[c] for p in parts], float))
+            self.cost_bars[c].setOpts(x0=left.copy(), y=y, width=width, height=0.6)
+            left += width
+        self._category_axis(self.p_cost, names)
+        self.p_cost.getPlotItem().setXRange(0, max(left.max(initial=0) * 1.35, 1e-6), padding=0)
+
+    def _draw_rack(self, results, names):
+        values = np.array([r.metrics["revenue_usd_per_rack_per_year"] for r in results], float)
+        y = np.arange(len(results), dtype=float)
+        self.rack_bars.setOpts(x0=np.zeros(len(results)), y=y, width=np.nan_to_num(values), height=0.6,
+                               brushes=[pg.mkBrush(plan_color(i)) for i in range(len(results))])
+        self._category_axis(self.p_rack, names)
+        self.p_rack.getPlotItem().setXRange(0, max(np.nanmax(values, initial=0) * 1.1, 1.0), padding=0)
+
+    def _category_axis(self, widget, names):
+        item = widget.getPlotItem()
+        category_ticks(item.getAxis("left"), names)
+        item.setYRange(-0.6, max(len(names) - 0.4, 0.6), padding=0)
+        item.getViewBox().invertY(True)
+
+    def refresh_tornado(self, *_):
+        metric = self.metric_box.currentData()
+        fraction = self.fraction_box.currentData()
+        plan = self._doc.current_plan()
+        if plan is None:
+            return
+        result = self._doc.results[self._doc.current_index]
+        swings, note = self._swings(result, metric, fraction)
+        item = self.p_tornado.getPlotItem()
+        item.setTitle(f"Sensitivity of {metric_label(metric)}: {plan.name}", color="#222", size="11pt")
+        item.setLabel("bottom", label_with_unit(metric), color="#222", **{"font-size": "10pt"})
+        swings = swings[:10]
+        n = len(swings)
+        base = float(result.metrics.get(metric, np.nan))
+        lows = np.array([s.metric_low for s in swings], float)
+        highs = np.array([s.metric_high for s in swings], float)
+        y = np.arange(n, dtype=float)
+        b = base if np.isfinite(base) else 0.0
+        self.tornado_low.setOpts(x0=np.full(n, b), y=y, width=np.nan_to_num(lows - b), height=0.6)
+        self.tornado_high.setOpts(x0=np.full(n, b), y=y, width=np.nan_to_num(highs - b), height=0.6)
+        self.tornado_base.setValue(b)
+        labels = [f"{input_label(s.input)} {self._range_text(s)}" for s in swings]
+        self._category_axis(self.p_tornado, labels)
+        money = metric_unit(metric).startswith("USD") and "Mtok" not in metric_unit(metric)
+        self.tornado_note.setText(note or (f"{plan.name}: {metric_label(metric)} = "
+                                           f"{money_text(base) if money else format_metric(metric, base)}; each bar "
+                                           f"moves one input by ± {fraction:.0%} with the others held."))
+        finite = np.concatenate([lows[np.isfinite(lows)], highs[np.isfinite(highs)], [b]])
+        lo, hi = float(finite.min()), float(finite.max())
+        pad = (hi - lo) * 0.08 or abs(b) * 0.1 or 1.0
+        item.setXRange(lo - pad, hi + pad, padding=0)
+
+    @staticmethod
+    def _range_text(swing) -> str:
+        return ""
+
+    def _swings(self, result, metric, fraction):
+        try:
+            from ..engine.finance.sensitivity import tornado
+        except ImportError:
+            return [], "Sensitivity is not available in this build."
+        inputs = result.details.get("inputs")
+        if not inputs or not np.isfinite(result.metrics.get("tokens_per_s_per_device", np.nan)):
+            return [], f"{result.name}: no operating point, so no sensitivity ({'; '.join(result.warnings)})"
+        try:
+            return tornado(inputs, metric, fraction), ""
+        except Exception as exc:  # shown inline, never a traceback
+            return [], f"Sensitivity failed: {exc}"

@@ -1,0 +1,102 @@
+"""Display text for engine values: field labels and units come from the field table; metric labels
+and units from the metric table below (the engine has none yet: METRIC_KEYS are bare names).
+
+Formatting is the one place numbers become text in the GUI, so every view shows a value the same way.
+"""
+from __future__ import annotations
+
+import math
+
+from ..engine.fields import PLAN_FIELD_BY_NAME, Field
+
+# metric key -> (label, unit, better): better is "high", "low" or "" (no preferred direction)
+METRICS: dict[str, tuple[str, str, str]] = {
+    "batch": ("Batch (operating point)", "sequences", ""),
+    "tokens_per_s_per_device": ("Tokens/s per device", "tokens/s", "high"),
+    "tokens_per_s_per_user": ("Tokens/s per user", "tokens/s", "high"),
+    "ttft_s": ("Time to first token", "s", "low"),
+    "power_w": ("Power per device", "W", ""),
+    "tokens_per_joule": ("Tokens per joule", "tokens/J", "high"),
+    "max_batch_by_memory": ("Max batch by memory", "sequences", ""),
+    "device_count": ("Devices", "devices", ""),
+    "servers": ("Servers", "servers", ""),
+    "racks": ("Racks", "racks", "low"),
+    "servers_per_rack": ("Servers per rack", "servers", ""),
+    "it_avg_kw": ("Average IT power", "kW", ""),
+    "it_provisioned_kw": ("Provisioned IT power", "kW", ""),
+    "capex_usd": ("Capex", "USD", ""),
+    "capex_usd_per_year": ("Capex per year (capital recovery)", "USD/yr", ""),
+    "opex_usd_per_year": ("Opex per year", "USD/yr", ""),
+    "energy_usd_per_year": ("Energy per year", "USD/yr", ""),
+    "output_tokens_per_year": ("Output tokens per year", "tokens/yr", "high"),
+    "cost_per_million_output_tokens_usd": ("Cost per million output tokens", "USD/Mtok", "low"),
+    "cost_per_million_total_tokens_usd": ("Cost per million total tokens", "USD/Mtok", "low"),
+    "revenue_usd_per_year": ("Revenue per year", "USD/yr", "high"),
+    "revenue_usd_per_rack_per_year": ("Revenue per rack per year", "USD/rack/yr", "high"),
+    "npv_usd": ("NPV", "USD", "high"),
+    "irr": ("IRR", "fraction/yr", "high"),
+    "payback_months": ("Payback", "months", "low"),
+    "roi": ("ROI", "fraction", "high"),
+}
+
+MISSING = {"payback_months": "never", "irr": "n/a"}
+
+
+def metric_label(key: str) -> str:
+    if key in METRICS:
+        return METRICS[key][0]
+    field = PLAN_FIELD_BY_NAME.get(key)
+    return field.label if field else key
+
+
+def metric_unit(key: str) -> str:
+    if key in METRICS:
+        return METRICS[key][1]
+    field = PLAN_FIELD_BY_NAME.get(key)
+    return field.unit if field else ""
+
+
+def label_with_unit(key: str) -> str:
+    unit = metric_unit(key)
+    return f"{metric_label(key)} [{unit}]" if unit else metric_label(key)
+
+
+def better(key: str) -> str:
+    return METRICS.get(key, ("", "", ""))[2]
+
+
+def format_number(value: float, unit: str = "") -> str:
+    """Compact, unit-aware text of a number: fractions as %, money with thousands separators."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "n/a"
+    value = float(value)
+    if unit.startswith("fraction"):
+        return f"{value * 100:.3g} %" if abs(value) < 10 else f"{value * 100:,.0f} %"
+    if unit.startswith("USD") and "Mtok" not in unit and abs(value) >= 100:
+        return f"{value:,.0f}"
+    if abs(value) >= 1e12:
+        return f"{value:.4g}"
+    if abs(value) >= 1000:
+        return f"{value:,.0f}"
+    if value == int(value):
+        return f"{int(value)}"
+    return f"{value:.4g}"
+
+
+def format_metric(key: str, value) -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return MISSING.get(key, "n/a")
+    return format_number(value, metric_unit(key))
+
+
+def format_field(field: Field, value) -> str:
+    """Text of an input value as the editor and the compare table show it (fractions as entered: 0..1)."""
+    if value is None:
+        return ""
+    if field.type == "bool":
+        return "yes" if value else "no"
+    if field.type in ("str", "choice"):
+        return str(value)
+    if field.type == "int":
+        return f"{int(value)}"
+    return f"{float(value):.10g}"

@@ -1,0 +1,274 @@
+"""The main window: composes the views, the menus and the file actions. It computes nothing."""
+from __future__ import annotations
+
+import os
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QApplication, QDockWidget, QFileDialog, QInputDialog, QMainWindow, QMessageBox, QTabWidget,
+)
+
+from .. import __version__
+from ..engine.errors import TcoError
+from .autosave import Autosave
+from .catalog_view import CatalogView
+from .compare_view import CompareView
+from .document import Document
+from .economics_view import EconomicsView
+from .files import import_curve_job, read_workbook, write_workbook
+from .performance_view import PerformanceView
+from .plan_editor import PlanEditor
+from .settings import AppSettings
+from .worker import ProgressPanel, TaskRunner
+
+WORKBOOK_FILTER = "Scenario workbooks (*.xlsx)"
+CURVE_FILTER = "Curve files (*.csv);;All files (*)"
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, document: Document, parent=None):
+        super().__init__(parent)
+        self.document = document
+        self.settings = AppSettings()
+        self.runner = TaskRunner(self)
+        self.autosave = Autosave(document, parent=self)
+        self.compare = CompareView(document)
+        self.performance = PerformanceView(document, self.runner)
+        self.economics = EconomicsView(document)
+        self.catalog = CatalogView(document)
+        self.editor = PlanEditor(document)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.compare, "Compare plans")
+        self.tabs.addTab(self.performance, "Performance")
+        self.tabs.addTab(self.economics, "Economics")
+        self.tabs.addTab(self.catalog, "Catalog")
+        self.setCentralWidget(self.tabs)
+        dock = QDockWidget("Plan editor", self)
+        dock.setObjectName("plan_editor_dock")
+        dock.setWidget(self.editor)
+        dock.setFeatures(QDockWidget.DockWidgetMovable | QDockWidget.DockWidgetFloatable)
+        self.addDockWidget(Qt.LeftDockWidgetArea, dock)
+        self.progress = ProgressPanel(self.runner)
+        self.statusBar().addPermanentWidget(self.progress)
+        for view in (self.compare, self.performance, self.economics, self.catalog):
+            view.message.connect(self.show_problem)
+        self.runner.failed.connect(lambda m: self.show_problem(m))
+        self._build_menus()
+        self.setAcceptDrops(True)
+        document.path_changed.connect(self._update_title)
+        document.dirty_changed.connect(self._update_title)
+        document.scenario_changed.connect(self._status)
+        self._update_title()
+        self._status()
+        self.resize(1500, 940)
+        if self.settings.geometry() is not None:
+            self.restoreGeometry(self.settings.geometry())
+        if self.settings.window_state() is not None:
+            self.restoreState(self.settings.window_state())
+
+    # --- menus -------------------------------------------------------------------------------
+    def _action(self, menu, text, slot, shortcut=None, tip=None) -> QAction:
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(shortcut)
+        if tip:
+            action.setStatusTip(tip)
+        action.triggered.connect(slot)
+        menu.addAction(action)
+        return action
+
+    def _build_menus(self):
+        file_menu = self.menuBar().addMenu("&File")
+        self._action(file_menu, "&New", self.new_file, QKeySequence.New, "Start from the built-in default scenario")
+        self._action(file_menu, "&Open…", self.open_dialog, QKeySequence.Open)
+        self.recent_menu = file_menu.addMenu("Open &Recent")
+        self.recent_menu.aboutToShow.connect(self._fill_recent)
+        self._action(file_menu, "&Save", self.save, QKeySequence.Save)
+        self._action(file_menu, "Save &As…", self.save_as, QKeySequence.SaveAs)
+        file_menu.addSeparator()
+        self._action(file_menu, "&Import curve…", self.import_curve_dialog, None,
+                     "Import measured points: plain CSV, InferenceX CSV or aiconfigurator pareto.csv")
+        self._action(file_menu, "&Export chart…", self.export_chart_dialog, None, "Save a chart as PNG or SVG")
+        file_menu.addSeparator()
+        self._action(file_menu, "&Quit", self.close, QKeySequence.Quit)
+        edit_menu = self.menuBar().addMenu("&Edit")
+        undo = self.document.undo_stack.createUndoAction(self, "&Undo")
+        undo.setShortcut(QKeySequence.Undo)
+        redo = self.document.undo_stack.createRedoAction(self, "&Redo")
+        redo.setShortcut(QKeySequence.Redo)
+        edit_menu.addAction(undo)
+        edit_menu.addAction(redo)
+        edit_menu.addSeparator()
+        self._action(edit_menu, "Add plan", lambda: self.document.add_plan())
+        self._action(edit_menu, "Duplicate plan", lambda: self.document.add_plan(self.document.current_index))
+        self._action(edit_menu, "Delete plan", lambda: self.document.delete_plan(self.document.current_index))
+        help_menu = self.menuBar().addMenu("&Help")
+        self._action(help_menu, "&About tcoapp", self._about)
+
+    def _fill_recent(self):
+        self.recent_menu.clear()
+        files = self.settings.recent_files()
+        for path in files:
+            self._action(self.recent_menu, path, lambda _=False, p=path: self.open_path(p))
+        if not files:
+            self.recent_menu.addAction("(none)").setEnabled(False)
+        else:
+            self.recent_menu.addSeparator()
+            self._action(self.recent_menu, "Clear list", self.settings.clear_recent)
+
+    def _about(self):
+        QMessageBox.about(self, "About tcoapp", f"tcoapp {__version__}\nTCO and ROI of AI inference hardware.")
+
+    # --- status and title --------------------------------------------------------------------
+    def _update_title(self, *_):
+        name = os.path.basename(self.document.path) if self.document.path else "Untitled (default scenario)"
+        self.setWindowTitle(f"{name}[*] — tcoapp")
+        self.setWindowModified(self.document.is_dirty)
+
+    def _status(self):
+        notes = sum(len(r.warnings) for r in self.document.results)
+        self.statusBar().showMessage(f"{len(self.document.scenario.plans)} plans computed; {notes} engine note(s) "
+                                     f"(see the Notes row and cell tooltips)")
+
+    def show_problem(self, text: str, title: str = "tcoapp") -> None:
+        QMessageBox.warning(self, title, text)
+
+    # --- files -------------------------------------------------------------------------------
+    def maybe_save(self) -> bool:
+        """True when it is fine to drop the current document (saved, discarded, or clean)."""
+        if not self.document.is_dirty:
+            return True
+        answer = QMessageBox.question(
+            self, "Unsaved changes", "The scenario has unsaved changes. Save them first?",
+            QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel, QMessageBox.Save)
+        if answer == QMessageBox.Save:
+            return self.save()
+        return answer == QMessageBox.Discard
+
+    def new_file(self):
+        if self.maybe_save():
+            from ..io.default_scenario import default_scenario
+            self.document.reset(default_scenario(), None)
+
+    def open_dialog(self):
+        if not self.maybe_save():
+            return
+        path, _ = QFileDialog.getOpenFileName(self, "Open scenario", self.settings.last_directory(), WORKBOOK_FILTER)
+        if path:
+            self.open_path(path, confirmed=True)
+
+    def open_path(self, path: str, confirmed: bool = False) -> bool:
+        if not confirmed and not self.maybe_save():
+            return False
+        QApplication.setOverrideCursor(Qt.WaitCursor)
+        try:
+            scenario = read_workbook(path)
+        except TcoError as exc:
+            QApplication.restoreOverrideCursor()
+            self.show_problem(f"Cannot open {os.path.basename(path)}:\n{exc}", "Open failed")
+            if not os.path.exists(path):
+                self.settings.remove_recent(path)
+            return False
+        QApplication.restoreOverrideCursor()
+        self.document.reset(scenario, os.path.abspath(path))
+        self.settings.add_recent(path)
+        self.settings.set_last_directory(path)
+        return True
+
+    def save(self) -> bool:
+        if not self.document.path:
+            return self.save_as()
+        return self.save_to(self.document.path)
+
+    def save_as(self) -> bool:
+        start = self.document.path or os.path.join(self.settings.last_directory(), "scenario.xlsx")
+        path, _ = QFileDialog.getSaveFileName(self, "Save scenario", start, WORKBOOK_FILTER)
+        if not path:
+            return False
+        if not path.lower().endswith(".xlsx"):
+            path += ".xlsx"
+        return self.save_to(path)
+
+    def save_to(self, path: str) -> bool:
+        try:
+            write_workbook(self.document.scenario, path, self.document.results)
+        except (TcoError, OSError) as exc:
+            self.show_problem(f"Cannot save {os.path.basename(path)}:\n{exc}", "Save failed")
+            return False
+        self.document.mark_saved(os.path.abspath(path))
+        self.settings.add_recent(path)
+        self.settings.set_last_directory(path)
+        self.statusBar().showMessage(f"Saved {path}", 5000)
+        return True
+
+    def import_curve_dialog(self):
+        path, _ = QFileDialog.getOpenFileName(self, "Import curve", self.settings.last_directory(), CURVE_FILTER)
+        if path:
+            self.import_curve(path)
+
+    def import_curve(self, path: str):
+        job = import_curve_job(path)
+        if isinstance(job, str):
+            self.show_problem(job, "Import failed")
+            return
+        self.runner.start(f"Importing {os.path.basename(path)}…", job, on_success=self._curves_imported)
+
+    def _curves_imported(self, curves):
+        for curve in curves:
+            self.document.add_curve(curve)
+        names = ", ".join(c.name for c in curves)
+        self.statusBar().showMessage(f"Imported curve(s): {names}. Select one in the plan editor's Measured curve.",
+                                     8000)
+
+    def charts(self) -> dict:
+        return {**self.performance.charts(), **self.economics.charts()}
+
+    def export_chart_dialog(self):
+        charts = self.charts()
+        names = list(charts)
+        current = 0 if self.tabs.currentWidget() is not self.economics else 4
+        name, ok = QInputDialog.getItem(self, "Export chart", "Chart:", names, current, False)
+        if not ok:
+            return
+        path, chosen = QFileDialog.getSaveFileName(self, "Export chart", os.path.join(
+            self.settings.last_directory(), name.lower().replace(" ", "_") + ".png"), "PNG image (*.png);;SVG (*.svg)")
+        if path:
+            self.export_chart(name, path)
+
+    def export_chart(self, name: str, path: str) -> bool:
+        from .export import export_plot
+        error = export_plot(self.charts()[name], path)
+        if error:
+            self.show_problem(error, "Export failed")
+            return False
+        self.statusBar().showMessage(f"Exported {name} to {path}", 5000)
+        return True
+
+    # --- drag and drop, close ----------------------------------------------------------------
+    def dragEnterEvent(self, event):
+        urls = event.mimeData().urls() if event.mimeData().hasUrls() else []
+        if any(u.toLocalFile().lower().endswith((".xlsx", ".csv")) for u in urls):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event):
+        for url in event.mimeData().urls():
+            path = url.toLocalFile()
+            if path.lower().endswith(".xlsx"):
+                event.acceptProposedAction()
+                QTimer.singleShot(0, lambda p=path: self.open_path(p))
+                return
+            if path.lower().endswith(".csv"):
+                event.acceptProposedAction()
+                QTimer.singleShot(0, lambda p=path: self.import_curve(p))
+                return
+
+    def closeEvent(self, event):
+        if not self.maybe_save():
+            event.ignore()
+            return
+        self.runner.cancel()
+        self.runner.wait(3000)
+        self.settings.save_window(self.saveGeometry(), self.saveState())
+        self.autosave.stop()
+        event.accept()

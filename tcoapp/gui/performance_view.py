@@ -1,0 +1,196 @@
+"""Performance charts: tokens/s per device and per user and tokens per joule against batch (log x)
+for every plan, and the frontier chart of the current plan's device and model: the swept cloud,
+the Pareto set and each plan's operating point. Hovering a swept point shows its configuration;
+clicking it makes it the current plan's operating point. Sweeps run in the worker thread."""
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from .document import Document
+from .labels import label_with_unit
+from .perf_data import curve_for, sweep_for_plan, sweep_key
+from .plotting import ItemPool, make_plot, pen, plan_color, pg
+from .worker import TaskRunner
+
+CONFIG_TEXT = {"tensor_parallel": "TP", "expert_parallel": "EP", "attention_dp": "attention DP",
+               "weight_precision": "weights", "kv_precision": "KV", "spec_decode_draft_tokens": "draft tokens"}
+
+
+def legend_html(names: list[str]) -> str:
+    spans = [f'<span style="color:{plan_color(i)}; font-size:14pt">&#9632;</span>&nbsp;{n}'
+             for i, n in enumerate(names)]
+    return "&nbsp;&nbsp;&nbsp;".join(spans)
+
+
+class PerformanceView(QWidget):
+    message = Signal(str)
+
+    def __init__(self, document: Document, runner: TaskRunner, parent=None):
+        super().__init__(parent)
+        self._doc, self._runner = document, runner
+        self.sweep = None
+        self._sweep_key = None
+        self.p_device = make_plot("Throughput per device", "Batch [sequences]",
+                                  label_with_unit("tokens_per_s_per_device"), log_x=True)
+        self.p_user = make_plot("Interactivity", "Batch [sequences]", label_with_unit("tokens_per_s_per_user"),
+                                log_x=True)
+        self.p_joule = make_plot("Energy efficiency", "Batch [sequences]", label_with_unit("tokens_per_joule"),
+                                 log_x=True)
+        self.p_front = make_plot("Frontier", label_with_unit("tokens_per_s_per_user"),
+                                 label_with_unit("tokens_per_s_per_device"))
+        self._line_pools = []
+        for widget in (self.p_device, self.p_user, self.p_joule):
+            item = widget.getPlotItem()
+            lines = ItemPool(item, lambda i: pg.PlotDataItem(pen=pen(plan_color(i)), connect="finite"))
+            marks = ItemPool(item, lambda i: pg.ScatterPlotItem(size=11, brush=pg.mkBrush(plan_color(i)),
+                                                                pen=pg.mkPen("k")))
+            self._line_pools.append((lines, marks))
+        front = self.p_front.getPlotItem()
+        self.cloud = pg.ScatterPlotItem(size=5, pen=None, brush=pg.mkBrush(120, 120, 120, 90), hoverable=True,
+                                        hoverBrush=pg.mkBrush("#ff9800"), hoverSize=9, tip=self._tip)
+        self.pareto = pg.PlotDataItem(pen=pen("#111", 2.5), symbol="o", symbolSize=5, symbolBrush="#111")
+        self.points = pg.ScatterPlotItem(size=14, pen=pg.mkPen("k", width=1.5), symbol="star", tip=self._plan_tip,
+                                         hoverable=True)
+        for item in (self.cloud, self.pareto, self.points):
+            front.addItem(item)
+        self.cloud.sigClicked.connect(self._clicked)
+        self.cloud.sigHovered.connect(self._hovered)
+
+        self.legend = QLabel()
+        self.legend.setTextFormat(Qt.RichText)
+        self.info = QLabel("Hover a swept point to see its configuration; click it to make it the current "
+                           "plan's operating point.")
+        self.info.setStyleSheet("color: #444;")
+        self.info.setWordWrap(True)
+        self.sweep_button = QPushButton("Sweep frontier")
+        self.sweep_button.setToolTip("Sweep batch x tensor/expert parallel x precision x speculative decoding "
+                                     "for the current plan's device and model (runs in the background)")
+        self.sweep_button.clicked.connect(self.run_sweep)
+        top = QHBoxLayout()
+        top.addWidget(self.legend, 1)
+        top.addWidget(self.sweep_button)
+        grid = QGridLayout()
+        grid.addWidget(self.p_device, 0, 0)
+        grid.addWidget(self.p_user, 0, 1)
+        grid.addWidget(self.p_joule, 1, 0)
+        grid.addWidget(self.p_front, 1, 1)
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addLayout(grid, 1)
+        layout.addWidget(self.info)
+        self._auto = QTimer(self, singleShot=True, interval=300)
+        self._auto.timeout.connect(self._auto_sweep)
+        document.scenario_changed.connect(self.refresh)
+        document.current_changed.connect(self.refresh)
+        self.refresh()
+
+    def charts(self) -> dict[str, pg.PlotItem]:
+        return {"Throughput per device vs batch": self.p_device.getPlotItem(),
+                "Interactivity vs batch": self.p_user.getPlotItem(),
+                "Tokens per joule vs batch": self.p_joule.getPlotItem(),
+                "Frontier": self.p_front.getPlotItem()}
+
+    # --- drawing -----------------------------------------------------------------------------
+    def refresh(self, *_):
+        scenario, results = self._doc.scenario, self._doc.results
+        n = len(scenario.plans)
+        self.legend.setText(legend_html([p.name for p in scenario.plans]))
+        curves = [curve_for(scenario, plan) for plan in scenario.plans]
+        keys = ("tokens_per_s_per_device", "tokens_per_s_per_user", None)
+        for (lines, marks), key in zip(self._line_pools, keys):
+            for i, (line, mark) in enumerate(zip(lines.ensure(n), marks.ensure(n))):
+                batch, values = curves[i][0], (curves[i][1][key] if key else curves[i][1]["tokens_per_joule"])
+                line.setData(batch, values)
+                m = results[i].metrics
+                point_value = m[key] if key else m["tokens_per_joule"]
+                ok = np.isfinite(m["batch"]) and np.isfinite(point_value)
+                mark.setData([m["batch"]] if ok else [], [point_value] if ok else [])
+        xs = [r.metrics["tokens_per_s_per_user"] for r in results]
+        ys = [r.metrics["tokens_per_s_per_device"] for r in results]
+        ok = [i for i in range(n) if np.isfinite(xs[i]) and np.isfinite(ys[i])]
+        self.points.setData([xs[i] for i in ok], [ys[i] for i in ok], data=ok,
+                            brush=[pg.mkBrush(plan_color(i)) for i in ok])
+        plan = self._doc.current_plan()
+        if plan is not None:
+            title = f"Frontier: {plan.device} / {plan.model}"
+            self.p_front.getPlotItem().setTitle(title, color="#222", size="11pt")
+            if sweep_key(plan) != self._sweep_key:
+                self._clear_sweep()
+                if self.isVisible():
+                    self._auto.start()
+
+    def _clear_sweep(self):
+        self.sweep = None
+        self._sweep_key = None
+        self.cloud.setData([], [])
+        self.pareto.setData([], [])
+
+    def showEvent(self, event):
+        super().showEvent(event)
+        plan = self._doc.current_plan()
+        if plan is not None and sweep_key(plan) != self._sweep_key:
+            self._auto.start()
+
+    # --- the sweep ---------------------------------------------------------------------------
+    def _auto_sweep(self):
+        if not self._runner.running:
+            self.run_sweep()
+
+    def run_sweep(self):
+        plan = self._doc.current_plan()
+        if plan is None:
+            return
+        key = sweep_key(plan)
+        job = sweep_for_plan(self._doc.scenario, plan)
+        if isinstance(job, str):
+            self.message.emit(job)
+            return
+        self._runner.start(f"Sweeping {plan.device} / {plan.model}…", job,
+                           on_success=lambda result: self.show_sweep(result, key))
+
+    def show_sweep(self, result, key=None):
+        self.sweep, self._sweep_key = result, key
+        ok = np.nonzero(result.feasible & np.isfinite(result.tokens_per_s_per_user))[0]
+        self.cloud.setData(result.tokens_per_s_per_user[ok], result.tokens_per_s_per_device[ok], data=ok)
+        idx = result.pareto_indices
+        self.pareto.setData(result.tokens_per_s_per_user[idx], result.tokens_per_s_per_device[idx])
+        self.info.setText(f"{ok.size:,} feasible configurations swept ({result.size:,} points), "
+                          f"{idx.size} on the Pareto frontier (black). Stars: the plans' operating points.")
+
+    def config_text(self, i: int) -> str:
+        c = self.sweep.config(int(i))
+        parts = [f"batch {c['batch']:g}"] + [f"{CONFIG_TEXT[k]} {v}" for k, v in c.items() if k in CONFIG_TEXT
+                                             and not (k == "attention_dp" and not v)]
+        s = self.sweep
+        return (", ".join(parts) + f"\n{s.tokens_per_s_per_device[i]:,.0f} tokens/s per device, "
+                f"{s.tokens_per_s_per_user[i]:.3g} tokens/s per user, TTFT {s.ttft_s[i]:.3g} s")
+
+    def _tip(self, x, y, data):
+        return self.config_text(data) if self.sweep is not None and data is not None else ""
+
+    def _plan_tip(self, x, y, data):
+        plan = self._doc.scenario.plans[int(data)] if data is not None and int(data) < len(self._doc.scenario.plans) else None
+        return f"{plan.name}\n{y:,.0f} tokens/s per device at {x:.3g} tokens/s per user" if plan else ""
+
+    def _hovered(self, _item, points, _ev):
+        if len(points) and self.sweep is not None:
+            self.info.setText(self.config_text(points[0].data()))
+
+    def _clicked(self, _item, points, _ev):
+        if len(points) and self.sweep is not None:
+            self.use_point(int(points[0].data()))
+
+    def use_point(self, i: int) -> None:
+        """Make swept point i the current plan's operating point (undoable)."""
+        c = self.sweep.config(i)
+        changes = {k: c[k] for k in ("batch", "tensor_parallel", "expert_parallel", "attention_dp",
+                                     "weight_precision", "kv_precision", "spec_decode_draft_tokens")}
+        changes["batch"] = int(round(changes["batch"]))
+        changes.update(min_tokens_per_s_per_user=None, max_ttft_s=None, curve="")
+        plan = self._doc.current_plan()
+        error = self._doc.set_plan_values(self._doc.current_index, changes,
+                                          f"Operating point of {plan.name!r} from the frontier")
+        if error:
+            self.message.emit(error)

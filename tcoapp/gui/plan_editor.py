@@ -1,0 +1,188 @@
+"""The plan editor, generated from the field table: one group box per field group, the unit as a
+suffix, the allowed range in the tooltip; a rejected value stays visible in red with the engine's
+message beside it and the scenario is left unchanged."""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QCheckBox, QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QScrollArea, QVBoxLayout,
+    QWidget,
+)
+
+from ..engine.fields import PLAN_FIELDS, Field
+from .document import Document
+from .labels import format_field
+
+GROUP_TITLES = {
+    "selection": "Hardware and model", "workload": "Workload", "serving": "Serving configuration",
+    "target": "Interactivity target", "sizing": "Sizing", "facility": "Facility", "capex": "Capex",
+    "opex": "Operating costs", "operations": "Operations", "finance": "Finance", "revenue": "Revenue",
+}
+SIZING_INPUT = {"devices": "device_count", "facility_power": "facility_power_kw",
+                "capex_budget": "capex_budget_usd", "demand": "demand_tokens_per_day"}
+NAME_LISTS = {"device": "devices", "prefill_device": "devices", "decode_device": "devices", "model": "models",
+              "curve": "curves", "price_tiers": "price_tiers"}
+ERROR_STYLE = "QLineEdit { border: 2px solid #c62828; background: #ffebee; }"
+
+
+class FieldEditor(QWidget):
+    """One input: the widget for the field's type, its unit, and an inline error line."""
+
+    def __init__(self, field: Field, commit, parent=None):
+        super().__init__(parent)
+        self.field = field
+        self._commit = commit
+        self.error = QLabel()
+        self.error.setStyleSheet("color: #c62828;")
+        self.error.setWordWrap(True)
+        self.error.hide()
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        self.widget = self._make_widget()
+        tip = f"{field.name}: {field.help}\nAllowed: {field.range_text()}."
+        self.widget.setToolTip(tip)
+        row.addWidget(self.widget, 1)
+        if field.unit:
+            unit = QLabel(field.unit)
+            unit.setMinimumWidth(70)
+            unit.setStyleSheet("color: #555;")
+            row.addWidget(unit)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(1)
+        layout.addLayout(row)
+        layout.addWidget(self.error)
+
+    def _make_widget(self):
+        f = self.field
+        if f.type == "bool":
+            w = QCheckBox()
+            w.toggled.connect(lambda on: self._commit(f.name, on))
+        elif f.type == "choice":
+            w = QComboBox()
+            w.addItems(list(f.choices))
+            w.activated.connect(lambda _: self._commit(f.name, w.currentText()))
+        elif f.name in NAME_LISTS:
+            w = QComboBox()
+            w.setEditable(False)
+            w.activated.connect(lambda _: self._commit(f.name, w.currentData()))
+        else:
+            w = QLineEdit()
+            w.editingFinished.connect(lambda: self._commit(f.name, w.text()))
+            if not f.required and f.default is None:
+                w.setPlaceholderText("not set")
+        return w
+
+    def set_names(self, names: list[str]) -> None:
+        w = self.widget
+        w.blockSignals(True)
+        w.clear()
+        if not self.field.required:
+            w.addItem("(none)", "")
+        for name in names:
+            w.addItem(name, name)
+        w.blockSignals(False)
+
+    def set_value(self, value) -> None:
+        w = self.widget
+        w.blockSignals(True)
+        if isinstance(w, QCheckBox):
+            w.setChecked(bool(value))
+        elif isinstance(w, QComboBox) and self.field.name in NAME_LISTS:
+            i = w.findData(value or "")
+            if i < 0:
+                w.addItem(value, value)
+                i = w.count() - 1
+            w.setCurrentIndex(i)
+        elif isinstance(w, QComboBox):
+            w.setCurrentText(str(value))
+        elif not self.error.isVisible():
+            w.setText(format_field(self.field, value))
+            w.setCursorPosition(0)
+        w.blockSignals(False)
+
+    def show_error(self, message: str | None) -> None:
+        if message:
+            self.error.setText(message)
+            self.error.show()
+            if isinstance(self.widget, QLineEdit):
+                self.widget.setStyleSheet(ERROR_STYLE)
+        else:
+            self.error.hide()
+            self.widget.setStyleSheet("")
+
+
+class PlanEditor(QWidget):
+    def __init__(self, document: Document, parent=None):
+        super().__init__(parent)
+        self._doc = document
+        self.plan_box = QComboBox()
+        self.plan_box.activated.connect(lambda i: document.set_current_index(i))
+        self.editors: dict[str, FieldEditor] = {}
+        body = QWidget()
+        body_layout = QVBoxLayout(body)
+        groups: dict[str, QFormLayout] = {}
+        for field in PLAN_FIELDS:
+            if field.group not in groups:
+                box = QGroupBox(GROUP_TITLES.get(field.group, field.group.title()))
+                form = QFormLayout(box)
+                form.setFieldGrowthPolicy(QFormLayout.AllNonFixedFieldsGrow)
+                form.setLabelAlignment(Qt.AlignRight | Qt.AlignVCenter)
+                groups[field.group] = form
+                body_layout.addWidget(box)
+            editor = FieldEditor(field, self._commit)
+            label = QLabel(field.label)
+            label.setToolTip(field.help)
+            groups[field.group].addRow(label, editor)
+            self.editors[field.name] = editor
+        body_layout.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(body)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Plan:"))
+        top.addWidget(self.plan_box, 1)
+        layout.addLayout(top)
+        layout.addWidget(scroll, 1)
+        self.setMinimumWidth(360)
+        document.scenario_changed.connect(self.refresh)
+        document.current_changed.connect(self._on_current)
+        self.refresh()
+
+    def _on_current(self, _index: int) -> None:
+        for editor in self.editors.values():
+            editor.show_error(None)
+        self.refresh()
+
+    def _commit(self, key: str, raw) -> None:
+        plan = self._doc.current_plan()
+        if plan is None:
+            return
+        error = self._doc.set_plan_value(self._doc.current_index, key, raw)
+        self.editors[key].show_error(error)
+        if error is None:
+            self.refresh()
+
+    def refresh(self) -> None:
+        scenario = self._doc.scenario
+        self.plan_box.blockSignals(True)
+        self.plan_box.clear()
+        self.plan_box.addItems([p.name for p in scenario.plans])
+        self.plan_box.setCurrentIndex(self._doc.current_index)
+        self.plan_box.blockSignals(False)
+        plan = self._doc.current_plan()
+        if plan is None:
+            return
+        lists = {"devices": scenario.all_device_names(), "models": scenario.all_model_names(),
+                 "curves": list(scenario.curves), "price_tiers": list(scenario.price_tiers)}
+        for name, editor in self.editors.items():
+            if name in NAME_LISTS:
+                editor.set_names(lists[NAME_LISTS[name]])
+            editor.set_value(getattr(plan, name))
+        active = SIZING_INPUT.get(plan.sizing_mode)
+        for mode, key in SIZING_INPUT.items():
+            self.editors[key].widget.setEnabled(key == active)
+        self.editors["batch"].widget.setEnabled(not plan.has_target)

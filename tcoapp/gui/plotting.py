@@ -1,0 +1,105 @@
+"""Shared chart pieces: pyqtgraph configuration, plan colours, axes for money and categories.
+
+PySide6 is imported before pyqtgraph so pyqtgraph binds to it.
+"""
+from __future__ import annotations
+
+import math
+
+import PySide6.QtCore  # noqa: F401  (binding choice for pyqtgraph)
+import pyqtgraph as pg
+
+pg.setConfigOptions(antialias=True, background="w", foreground="k")
+
+PLAN_COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
+               "#7f7f7f", "#bcbd22")
+COMPONENT_COLORS = {"capex": "#4e79a7", "energy": "#f28e2b", "colocation": "#76b7b2",
+                    "maintenance": "#e15759", "other": "#b07aa1"}
+TITLE_STYLE = {"color": "#222", "size": "11pt"}
+LABEL_STYLE = {"color": "#222", "font-size": "10pt"}
+
+
+def plan_color(index: int) -> str:
+    return PLAN_COLORS[index % len(PLAN_COLORS)]
+
+
+def money_text(value: float) -> str:
+    """$1.2M style text for axis ticks and labels (no SI prefix on the unit)."""
+    if not math.isfinite(value):
+        return "n/a"
+    sign = "-" if value < 0 else ""
+    v = abs(value)
+    for limit, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")):
+        if v >= limit:
+            return f"{sign}${v / limit:.3g}{suffix}"
+    return f"{sign}${v:.3g}"
+
+
+class MoneyAxis(pg.AxisItem):
+    """An axis in USD: ticks as $1.2M, no automatic SI prefix on the label (else USD becomes kUSD)."""
+
+    def __init__(self, orientation="left", **kw):
+        super().__init__(orientation, **kw)
+        self.enableAutoSIPrefix(False)
+
+    def tickStrings(self, values, scale, spacing):
+        return [money_text(v * scale) for v in values]
+
+
+class NumberAxis(pg.AxisItem):
+    """Plain numbers with thousands separators and no SI prefix (tokens/s of 20,000 stay 20,000)."""
+
+    def __init__(self, orientation="left", **kw):
+        super().__init__(orientation, **kw)
+        self.enableAutoSIPrefix(False)
+
+    def tickStrings(self, values, scale, spacing):
+        if self.logMode:
+            return [f"{10 ** v:,.0f}" if 10 ** v >= 1 else f"{10 ** v:.2g}" for v in values]
+        out = []
+        for v in values:
+            v *= scale
+            out.append(f"{v:,.0f}" if abs(v) >= 100 or spacing >= 1 else f"{v:.3g}")
+        return out
+
+
+def category_ticks(axis: pg.AxisItem, names: list[str]) -> None:
+    axis.setTicks([[(i, n) for i, n in enumerate(names)], []])
+
+
+def make_plot(title: str, x_label: str, y_label: str, *, x_axis=None, y_axis=None, log_x=False) -> pg.PlotWidget:
+    axes = {"left": y_axis or NumberAxis("left"), "bottom": x_axis or NumberAxis("bottom")}
+    widget = pg.PlotWidget(axisItems=axes)
+    item = widget.getPlotItem()
+    item.setTitle(title, **TITLE_STYLE)
+    item.setLabel("bottom", x_label, **LABEL_STYLE)
+    item.setLabel("left", y_label, **LABEL_STYLE)
+    item.showGrid(x=True, y=True, alpha=0.25)
+    item.setMenuEnabled(False)
+    if log_x:
+        item.setLogMode(x=True, y=False)
+    widget.setMinimumSize(320, 220)
+    return widget
+
+
+def pen(color: str, width: float = 2.0, style=None):
+    kw = {"color": color, "width": width}
+    if style is not None:
+        kw["style"] = style
+    return pg.mkPen(**kw)
+
+
+class ItemPool:
+    """Per-plan plot items created once and reused: grow when plans are added, hide the extras."""
+
+    def __init__(self, plot: pg.PlotItem, factory):
+        self._plot, self._factory, self.items = plot, factory, []
+
+    def ensure(self, n: int) -> list:
+        while len(self.items) < n:
+            item = self._factory(len(self.items))
+            self._plot.addItem(item)
+            self.items.append(item)
+        for i, item in enumerate(self.items):
+            item.setVisible(i < n)
+        return self.items[:n]
