@@ -9,14 +9,26 @@ PRICE_TIERS = "PriceTiers"
 CALIBRATION = "Calibration"
 RESULTS = "Results"
 CASH_FLOW = "CashFlow"
+CONSTANTS = "Constants"
 ABOUT = "About"
 
 INPUT_SHEETS = (PLANS, DEVICES, MODELS, CURVES, PRICE_TIERS, CALIBRATION)
-OUTPUT_SHEETS = (RESULTS, CASH_FLOW, ABOUT)
+OUTPUT_SHEETS = (RESULTS, CASH_FLOW, CONSTANTS, ABOUT)
 KNOWN_SHEETS = INPUT_SHEETS + OUTPUT_SHEETS
 
 FIRST_PLAN_COLUMN = 3   # C: column A holds the key, B the unit
 FIRST_ENTRY_ROW = 3     # table sheets: row 1 keys, row 2 units
 
+# About sheet: key in column A, value in column B
+ABOUT_APP_KEY = "app"
+ABOUT_VERSION_KEY = "app_version"
+ABOUT_SCHEMA_KEY = "schema_version"
+ABOUT_WRITTEN_KEY = "written_utc"
+
+# Refuse hostile or absurd files before parsing (an exported 20-plan workbook with 5,000 curve
+# points unpacks to about 2 MB).
 MAX_UNCOMPRESSED_BYTES = 200 * 1024 * 1024
 MAX_COMPRESSION_RATIO = 200
+MAX_MEMBER_BYTES = 100 * 1024 * 1024   # one XML part
+MAX_CELLS = 2_000_000                  # cells read, over all sheets
+XML_PROLOG_SCAN_BYTES = 64 * 1024      # where a DOCTYPE / ENTITY declaration would sit

@@ -1,0 +1,69 @@
+"""Write a scenario workbook (DESIGN section 8): inputs, live-formula Results and CashFlow, charts, About.
+
+`write_scenario(scenario, path, results=None)` is the one export the CLI and the GUI call. The
+file imports back to the identical scenario (`read_scenario(write_scenario(s)) == s`), and a
+spreadsheet application recalculating it reproduces every engine number (tests/io, with
+LibreOffice). Saving is atomic: the old file survives any failure mid-save.
+"""
+from __future__ import annotations
+
+import datetime
+import io
+
+import openpyxl
+
+from ..engine.compute import PlanResult, compute_scenario
+from ..engine.errors import Problem, ValidationError
+from ..engine.scenario import Scenario
+from . import sheets as S
+from .atomic import atomic_write
+from .xlsx_about import write_about
+from .xlsx_cashflow import write_cashflow
+from .xlsx_charts import add_charts
+from .xlsx_constants import write_constants
+from .xlsx_inputs import (
+    write_calibration, write_curves, write_devices, write_models, write_plans, write_price_tiers,
+)
+from .xlsx_layout import Layout
+from .xlsx_results import result_rows, write_results
+from .xlsx_styles import CellKindError, exact_floats
+
+SHEET_ORDER = (S.PLANS, S.RESULTS, S.CASH_FLOW, S.DEVICES, S.MODELS, S.CURVES, S.PRICE_TIERS,
+               S.CALIBRATION, S.CONSTANTS, S.ABOUT)
+
+
+def write_scenario(scenario: Scenario, path, results: tuple[PlanResult, ...] | None = None,
+                   written: datetime.datetime | None = None) -> None:
+    """Write the full scenario workbook to `path` (atomically); compute the results if not given."""
+    if results is None:
+        results = compute_scenario(scenario)
+    if len(results) != len(scenario.plans):
+        raise ValueError(f"{len(results)} results for {len(scenario.plans)} plans")
+    workbook = build_workbook(scenario, tuple(results), written)
+    data = io.BytesIO()
+    with exact_floats():
+        workbook.save(data)
+    atomic_write(path, lambda handle: handle.write(data.getbuffer()))
+
+
+def build_workbook(scenario: Scenario, results: tuple[PlanResult, ...],
+                   written: datetime.datetime | None = None) -> openpyxl.Workbook:
+    workbook = openpyxl.Workbook()
+    sheets = {name: workbook.create_sheet(name) for name in SHEET_ORDER}
+    workbook.remove(workbook.worksheets[0])
+    try:
+        plan_rows = write_plans(sheets[S.PLANS], scenario)
+        layout = Layout(plan_rows, result_rows(), max((p.years for p in scenario.plans), default=1))
+        write_results(sheets[S.RESULTS], scenario, results, layout)
+        write_cashflow(sheets[S.CASH_FLOW], scenario, layout)
+        add_charts(sheets[S.CASH_FLOW], sheets[S.RESULTS], scenario, layout)
+        write_devices(sheets[S.DEVICES], scenario)
+        write_models(sheets[S.MODELS], scenario)
+        write_curves(sheets[S.CURVES], scenario)
+        write_price_tiers(sheets[S.PRICE_TIERS], scenario)
+        write_calibration(sheets[S.CALIBRATION], scenario)
+        write_constants(sheets[S.CONSTANTS], workbook)
+        write_about(sheets[S.ABOUT], written)
+    except CellKindError as exc:
+        raise ValidationError([Problem(str(exc).split(":", 1)[0], "", str(exc).split(": ", 1)[1])]) from None
+    return workbook

@@ -1,0 +1,35 @@
+"""The Constants sheet: every fixed number the formulas use, as a named cell (no literal in a formula)."""
+from __future__ import annotations
+
+from openpyxl.workbook.defined_name import DefinedName
+
+from .xlsx_styles import header, key_cell, put, unit_cell, widths, wrap
+
+# name, unit, value (a number or a formula over other constants), description
+CONSTANTS = (
+    ("HOURS_PER_YEAR", "h/yr", 8760, "Hours in a (365-day) year."),
+    ("SECONDS_PER_HOUR", "s/h", 3600, "Seconds in an hour."),
+    ("SECONDS_PER_YEAR", "s/yr", "=HOURS_PER_YEAR*SECONDS_PER_HOUR", "Seconds in a (365-day) year."),
+    ("MONTHS_PER_YEAR", "months/yr", 12, "Months in a year (colocation rent, payback in months)."),
+    ("W_PER_KW", "W/kW", 1000, "Watts in a kilowatt."),
+    ("TOKENS_PER_MILLION", "tokens/Mtok", 1000000, "Tokens in a million tokens (prices and costs per Mtok)."),
+)
+
+
+def write_constants(ws, workbook) -> None:
+    header(ws, 1, 1, "key")
+    header(ws, 1, 2, "unit")
+    header(ws, 1, 3, "value")
+    header(ws, 1, 4, "description")
+    for row, (name, unit, value, text) in enumerate(CONSTANTS, start=2):
+        key_cell(ws, row, name)
+        unit_cell(ws, row, 2, unit)
+        if isinstance(value, str):
+            put(ws, row, 3, value, "formula")
+        else:
+            put(ws, row, 3, value, "input")
+        ws.cell(row=row, column=3).number_format = "#,##0"
+        wrap(ws.cell(row=row, column=4, value=text))
+        workbook.defined_names[name] = DefinedName(name, attr_text=f"'{ws.title}'!$C${row}")
+    ws.freeze_panes = "A2"
+    widths(ws, {1: 22, 2: 14, 3: 14, 4: 60})

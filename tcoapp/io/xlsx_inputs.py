@@ -1,0 +1,169 @@
+"""The input sheets of the exported workbook: Plans, Devices, Models, Curves, PriceTiers, Calibration.
+
+Their layout is the one `workbook_read.read_scenario` reads (DESIGN section 8), so an exported
+workbook imports back to the identical scenario. Every label, unit and help text comes from the
+field table (engine/fields.py).
+"""
+from __future__ import annotations
+
+import math
+
+from ..engine.fields import (
+    CURVE_POINT_FIELDS, DEVICE_FIELDS, MODEL_FIELDS, PLAN_FIELDS, PRICE_TIER_FIELDS, Field,
+)
+from ..engine.performance.factors import FACTOR_NAMES
+from ..engine.scenario import Scenario
+from . import sheets as S
+from .xlsx_styles import header, key_cell, put, unit_cell, widths
+
+FACTOR_UNITS = {
+    "eta_mem": "fraction", "eta_compute": "fraction", "eta_prefill": "fraction", "eta_comm": "fraction",
+    "step_overhead_s": "s", "comm_latency_s": "s", "usable_memory_fraction": "fraction",
+    "power_gamma": "ratio", "power_mem_activity": "fraction", "spec_draft_cost_fraction": "fraction",
+}
+FACTOR_HELP = {
+    "eta_mem": "Achieved / peak memory bandwidth in decode.",
+    "eta_compute": "Achieved / peak tensor FLOPS in decode.",
+    "eta_prefill": "Achieved / peak tensor FLOPS in prefill.",
+    "eta_comm": "Achieved / peak scale-up bandwidth.",
+    "step_overhead_s": "Fixed time per decode step: scheduling, kernel launches.",
+    "comm_latency_s": "Latency per collective (all-reduce / all-to-all).",
+    "usable_memory_fraction": "Share of device memory for weights + KV cache.",
+    "power_gamma": "Exponent of the power model: power = idle + (tdp - idle) x busy^gamma.",
+    "power_mem_activity": "Busy-fraction weight of memory-bound time in the power model.",
+    "spec_draft_cost_fraction": "Cost of one draft token, as a fraction of a target step.",
+}
+
+
+def field_comment(field: Field) -> str:
+    default = "none" if field.default is None else ("empty" if field.default == "" else f"{field.default}")
+    unit = f" [{field.unit}]" if field.unit else ""
+    return f"{field.label}{unit}\n{field.help}\nAllowed: {field.range_text()}. Default: {default}."
+
+
+def plan_rows() -> dict[str, int]:
+    """Row of each plan key on the Plans sheet."""
+    return {field.name: row for row, field in enumerate(PLAN_FIELDS, start=2)}
+
+
+def write_plans(ws, scenario: Scenario) -> dict[str, int]:
+    rows = plan_rows()
+    header(ws, 1, 1, "key", "Parameter key (DESIGN section 4). Rows may be left out: the default applies.")
+    header(ws, 1, 2, "unit")
+    for index, plan in enumerate(scenario.plans):
+        header(ws, 1, S.FIRST_PLAN_COLUMN + index, plan.name)
+    for field in PLAN_FIELDS:
+        row = rows[field.name]
+        key_cell(ws, row, field.name, field_comment(field))
+        unit_cell(ws, row, 2, field.unit)
+        for index, plan in enumerate(scenario.plans):
+            put(ws, row, S.FIRST_PLAN_COLUMN + index, _cell_value(getattr(plan, field.name)), "input", field.unit)
+    ws.freeze_panes = "C2"
+    widths(ws, {1: 34, 2: 14, **{S.FIRST_PLAN_COLUMN + i: max(16, min(40, len(p.name) + 4))
+                                for i, p in enumerate(scenario.plans)}})
+    return rows
+
+
+def _cell_value(value):
+    """Blank for "not set" (None, empty text, NaN); else the value itself."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
+
+
+def used_device_names(scenario: Scenario) -> list[str]:
+    names = []
+    for plan in scenario.plans:
+        names.extend(n for n in (plan.device, plan.prefill_device, plan.decode_device) if n)
+    names.extend(scenario.devices)
+    return list(dict.fromkeys(names))
+
+
+def used_model_names(scenario: Scenario) -> list[str]:
+    return list(dict.fromkeys([p.model for p in scenario.plans if p.model] + list(scenario.models)))
+
+
+def write_table(ws, fields: tuple[Field, ...], records) -> None:
+    """Row 1 keys, row 2 units, one record (an object with the field attributes, or a dict) per row from row 3."""
+    for col, field in enumerate(fields, start=1):
+        header(ws, 1, col, field.name, field_comment(field))
+        unit_cell(ws, 2, col, field.unit)
+    for row, record in enumerate(records, start=S.FIRST_ENTRY_ROW):
+        for col, field in enumerate(fields, start=1):
+            value = record[field.name] if isinstance(record, dict) else getattr(record, field.name)
+            put(ws, row, col, _cell_value(value), "input", field.unit)
+    ws.freeze_panes = ws.cell(row=S.FIRST_ENTRY_ROW, column=2).coordinate
+    widths(ws, {col: _width(field) for col, field in enumerate(fields, start=1)})
+
+
+def _width(field: Field) -> float:
+    if field.name in ("source", "notes"):
+        return 50
+    if field.name in ("name", "curve", "device", "model", "price_tiers", "estimated_fields"):
+        return 24
+    return max(12, len(field.name) + 2)
+
+
+def write_devices(ws, scenario: Scenario) -> None:
+    records = []
+    for name in used_device_names(scenario):
+        try:
+            records.append(scenario.device(name))
+        except KeyError:
+            continue  # a dangling name: the Plans cell still names it, and import reports it
+    write_table(ws, DEVICE_FIELDS, records)
+
+
+def write_models(ws, scenario: Scenario) -> None:
+    records = []
+    for name in used_model_names(scenario):
+        try:
+            records.append(scenario.model(name))
+        except KeyError:
+            continue
+    write_table(ws, MODEL_FIELDS, records)
+
+
+def curve_records(scenario: Scenario):
+    """One dict per measured point, in CURVE_POINT_FIELDS keys (long format)."""
+    for curve in scenario.curves.values():
+        for i in range(len(curve.batch)):
+            yield {
+                "curve": curve.name, "device": curve.device, "model": curve.model,
+                "batch": float(curve.batch[i]),
+                "tokens_per_s_per_device": float(curve.tokens_per_s_per_device[i]),
+                "tokens_per_s_per_user": float(curve.tokens_per_s_per_user[i]),
+                "power_w": float(curve.power_w[i]), "ttft_s": float(curve.ttft_s[i]),
+                "precision": curve.precision, "tensor_parallel": curve.tensor_parallel, "source": curve.source,
+            }
+
+
+def write_curves(ws, scenario: Scenario) -> None:
+    write_table(ws, CURVE_POINT_FIELDS, curve_records(scenario))
+
+
+def write_price_tiers(ws, scenario: Scenario) -> None:
+    records = [
+        {"price_tiers": tiers.name, "min_tokens_per_s_per_user": threshold,
+         "price_usd_per_million_output_tokens": price}
+        for tiers in scenario.price_tiers.values()
+        for threshold, price in zip(tiers.min_tokens_per_s_per_user, tiers.price_usd_per_million_output_tokens)
+    ]
+    write_table(ws, PRICE_TIER_FIELDS, records)
+
+
+def write_calibration(ws, scenario: Scenario) -> None:
+    """key | unit | value for every efficiency factor of the generated curve."""
+    header(ws, 1, 1, "key", "Efficiency factor of the generated (roofline) curve.")
+    header(ws, 1, 2, "unit")
+    header(ws, 1, 3, "value", "Fitted to measured points by calibration, or the documented default.")
+    values = scenario.factors.as_dict()
+    for row, name in enumerate(FACTOR_NAMES, start=2):
+        key_cell(ws, row, name, FACTOR_HELP.get(name))
+        unit_cell(ws, row, 2, FACTOR_UNITS.get(name, ""))
+        cell = put(ws, row, 3, values[name], "input")
+        cell.number_format = "General"
+    ws.freeze_panes = "C2"
+    widths(ws, {1: 28, 2: 12, 3: 14})

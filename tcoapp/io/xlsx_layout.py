@@ -1,0 +1,73 @@
+"""Where things are in the exported workbook: the cell references the Results and CashFlow formulas use.
+
+Plans, Results and CashFlow share the plan order: plan i is column C+i on Plans and Results and
+block i on CashFlow. CashFlow has one column per year (C = year 0) up to the longest horizon.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from openpyxl.utils import get_column_letter
+
+from . import sheets as S
+
+# CashFlow block rows, relative to the block's first row (its title row)
+CF_ROWS = ("revenue_usd", "opex_usd", "capex_usd", "residual_value_usd", "cash_flow_usd",
+           "cumulative_cash_flow_usd", "payback_year_fraction", "npv_usd", "irr", "payback_months")
+CF_BLOCK_HEIGHT = len(CF_ROWS) + 2  # title row + rows + a blank row
+CF_FIRST_BLOCK_ROW = 2
+CF_YEAR_ROW = 1
+
+
+@dataclass(frozen=True)
+class Layout:
+    plan_rows: dict[str, int]       # Plans sheet row of each plan key
+    result_rows: dict[str, int]     # Results sheet row of each result key
+    max_years: int
+
+    @staticmethod
+    def plan_col(index: int) -> str:
+        return get_column_letter(S.FIRST_PLAN_COLUMN + index)
+
+    @staticmethod
+    def year_col(year: int) -> str:
+        return get_column_letter(S.FIRST_PLAN_COLUMN + year)
+
+    @staticmethod
+    def cf_block_row(index: int) -> int:
+        return CF_FIRST_BLOCK_ROW + index * CF_BLOCK_HEIGHT
+
+    def cf_row(self, index: int, key: str) -> int:
+        return self.cf_block_row(index) + 1 + CF_ROWS.index(key)
+
+    def cf_range(self, index: int, key: str, first_year: int = 0, sheet: str | None = None) -> str:
+        row = self.cf_row(index, key)
+        prefix = f"{sheet}!" if sheet else ""
+        return f"{prefix}${self.year_col(first_year)}${row}:${self.year_col(self.max_years)}${row}"
+
+
+@dataclass(frozen=True)
+class PlanRefs:
+    """Cell references for plan `index`, as seen from the Results sheet."""
+
+    layout: Layout
+    index: int
+
+    @property
+    def col(self) -> str:
+        return self.layout.plan_col(self.index)
+
+    def p(self, key: str) -> str:
+        """The plan's input cell on Plans."""
+        return f"{S.PLANS}!{self.col}{self.layout.plan_rows[key]}"
+
+    def r(self, key: str) -> str:
+        """A Results cell of this plan (same sheet)."""
+        return f"{self.col}{self.layout.result_rows[key]}"
+
+    def cf(self, key: str) -> str:
+        """A CashFlow summary cell (column C) of this plan's block."""
+        return f"{S.CASH_FLOW}!$C${self.layout.cf_row(self.index, key)}"
+
+    def cf_range(self, key: str, first_year: int = 0) -> str:
+        return self.layout.cf_range(self.index, key, first_year, S.CASH_FLOW)

@@ -1,0 +1,182 @@
+"""Cell styles, number formats and safe cell writing for the exported workbook (FAST habits).
+
+Three kinds of cells, visibly distinct (legend on the About sheet):
+- INPUT: a value the user may change (blue font on light yellow);
+- FORMULA: a live formula (black font);
+- ENGINE: a value computed by the tcoapp engine and written as a number (green font on grey):
+  change the inputs in the app, not here.
+Text from user input is always written as a string cell, never as a formula, whatever it starts
+with (=, +, -, @).
+"""
+from __future__ import annotations
+
+import contextlib
+import math
+from typing import Any
+
+import numpy as np
+from openpyxl.cell._writer import safe_string as _openpyxl_safe_string
+from openpyxl.comments import Comment
+from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
+from openpyxl.utils import get_column_letter
+
+INPUT_FONT = Font(color="0000CC")
+INPUT_FILL = PatternFill("solid", fgColor="FFF9D9")
+FORMULA_FONT = Font(color="000000")
+ENGINE_FONT = Font(color="006100", italic=True)
+ENGINE_FILL = PatternFill("solid", fgColor="EDEDED")
+HEADER_FONT = Font(bold=True)
+HEADER_FILL = PatternFill("solid", fgColor="D9E1F2")
+SECTION_FONT = Font(bold=True, color="FFFFFF")
+SECTION_FILL = PatternFill("solid", fgColor="44546A")
+UNIT_FONT = Font(color="595959", italic=True)
+TOTAL_BORDER = Border(top=Side(style="thin"))
+NOT_AVAILABLE = "n/a"
+NEVER = "never"
+
+UNIT_FORMATS = {
+    "USD": '"$"#,##0',
+    "USD/yr": '"$"#,##0',
+    "USD/rack/yr": '"$"#,##0',
+    "USD/device/yr": '"$"#,##0',
+    "USD/Mtok": '"$"#,##0.0000',
+    "USD/kWh": '"$"0.0000',
+    "USD/kW/month": '"$"#,##0.00',
+    "fraction": "0.0%",
+    "fraction/yr": "0.0%",
+    "1/yr": "0.0000",
+    "tokens/yr": "#,##0",
+    "tokens/day": "#,##0",
+    "tokens": "#,##0",
+    "tokens/s": "#,##0.00",
+    "tokens/J": "0.000",
+    "W": "#,##0.0",
+    "kW": "#,##0.0",
+    "devices": "#,##0",
+    "servers": "#,##0",
+    "racks": "#,##0",
+    "sequences": "#,##0.##",
+    "months": "0.0",
+    "years": "0",
+    "s": "0.000",
+    "GB": "#,##0.##",
+    "GB/s": "#,##0.##",
+    "TFLOPS": "#,##0.##",
+}
+
+
+def number_format(unit: str) -> str | None:
+    return UNIT_FORMATS.get(unit)
+
+
+class CellKindError(ValueError):
+    """A text that a workbook cannot hold (control characters)."""
+
+
+def put(ws, row: int, col: int, value: Any, kind: str = "input", unit: str = "") -> Any:
+    """Write one cell: a number, a bool, text (always a string cell) or, for kind 'formula', a formula.
+
+    NaN / inf / None are written as an empty input cell or the text "n/a" for engine values.
+    """
+    cell = ws.cell(row=row, column=col)
+    if kind == "formula":
+        cell.value = value
+        cell.font = FORMULA_FONT
+    else:
+        _set_value(cell, value, kind)
+        if kind == "input":
+            cell.font, cell.fill = INPUT_FONT, INPUT_FILL
+        elif kind == "engine":
+            cell.font, cell.fill = ENGINE_FONT, ENGINE_FILL
+    fmt = number_format(unit)
+    if fmt:
+        cell.number_format = fmt
+    return cell
+
+
+def _set_value(cell, value: Any, kind: str) -> None:
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        value = NOT_AVAILABLE if kind == "engine" else None
+    if isinstance(value, str):
+        set_text(cell, value)
+    else:
+        cell.value = value
+
+
+def set_text(cell, text: str) -> None:
+    """A string cell, never a formula, whatever the text starts with."""
+    try:
+        cell.value = text
+    except Exception as exc:  # openpyxl's IllegalCharacterError
+        raise CellKindError(f"{cell.parent.title}!{cell.coordinate}: text {text!r} holds characters a workbook "
+                            "cannot store (control characters)") from exc
+    cell.data_type = "s"
+
+
+def header(ws, row: int, col: int, text: str, comment: str | None = None):
+    cell = ws.cell(row=row, column=col)
+    set_text(cell, text)
+    cell.font, cell.fill = HEADER_FONT, HEADER_FILL
+    if comment:
+        cell.comment = Comment(comment, "tcoapp", width=320, height=120)
+    return cell
+
+
+def unit_cell(ws, row: int, col: int, unit: str):
+    cell = ws.cell(row=row, column=col)
+    if unit:
+        set_text(cell, unit)
+    cell.font = UNIT_FONT
+    return cell
+
+
+def section(ws, row: int, title: str, last_col: int) -> None:
+    """A section title row (column A holds the title; it is not a key)."""
+    for col in range(1, last_col + 1):
+        cell = ws.cell(row=row, column=col)
+        cell.fill = SECTION_FILL
+        cell.font = SECTION_FONT
+    set_text(ws.cell(row=row, column=1), title)
+
+
+def key_cell(ws, row: int, key: str, comment: str | None = None):
+    cell = ws.cell(row=row, column=1)
+    set_text(cell, key)
+    if comment:
+        cell.comment = Comment(comment, "tcoapp", width=320, height=120)
+    return cell
+
+
+def widths(ws, widths_by_col: dict[int, float]) -> None:
+    for col, width in widths_by_col.items():
+        ws.column_dimensions[get_column_letter(col)].width = width
+
+
+def wrap(cell) -> None:
+    cell.alignment = Alignment(wrap_text=True, vertical="top")
+
+
+def _exact_string(value):
+    """Floats with every digit (repr: the shortest text that reads back to the same double).
+
+    openpyxl writes "%.16g", which loses the last bit of some doubles (0.1 + 0.2 becomes 0.3) and
+    would break the round trip import(export(s)) == s.
+    """
+    if isinstance(value, (float, np.floating)) and not isinstance(value, bool) and math.isfinite(value):
+        return repr(float(value))
+    return _openpyxl_safe_string(value)
+
+
+@contextlib.contextmanager
+def exact_floats():
+    """While saving, write floats with repr() instead of openpyxl's 16 significant digits."""
+    import openpyxl.cell._writer as writer
+
+    saved = writer.safe_string
+    writer.safe_string = _exact_string
+    try:
+        yield
+    finally:
+        writer.safe_string = saved
