@@ -13,9 +13,10 @@ How a row is modelled (the same rules for every row, never per-row tuning):
 - Parallelism: when stated ("TP2", "DEP4" = attention-DP + expert parallel 4), used as stated;
   otherwise the throughput-maximizing TP/EP/attention-DP configuration that fits in the row's
   device count and the scale-up domain (submitters tune for it).
-- Precision: as stated ("FP4 (NVFP4)", "FP8"); MLPerf summaries do not state it: the lowest
-  precision the device computes natively (NVIDIA FP4 -> nvfp4, AMD FP4 -> mxfp4, else fp8);
-  KV cache fp8.
+- Precision: as stated ("FP4 (NVFP4)", "FP8"). Where it is not stated (MLPerf summaries) or only
+  "as labelled": a model published in a 4-bit checkpoint keeps it (gpt-oss: MXFP4, dequantized
+  where the device has no FP4 math), else the lowest precision the device computes natively
+  (NVIDIA FP4 -> nvfp4, AMD FP4 -> mxfp4, else fp8). KV cache fp8.
 - Lengths: as stated; MLPerf rows state the mean output tokens only, so input lengths are the
   benchmark datasets' means (estimates, see MLPERF_INPUT_TOKENS).
 """
@@ -39,7 +40,7 @@ DEFAULT_CSV = ROOT / "tests" / "data" / "measurements_public.csv"
 
 # Mean input tokens per sample of the MLPerf Inference datasets (EST, from the MLCommons benchmark
 # descriptions as recalled; not stated in the result files). Output means are in each row.
-MLPERF_INPUT_TOKENS = {"Llama-2-70B": 870, "Llama-3.1-405B": 9400, "DeepSeek-R1": 800, "gpt-oss-120b": 1000}
+MLPERF_INPUT_TOKENS = {"Llama-2-70B": 300, "Llama-3.1-405B": 9400, "DeepSeek-R1": 800, "gpt-oss-120b": 1000}
 
 DEVICE_PATTERNS = (  # (regex on the row's device text, catalog device); first match wins
     (r"GB300", "GB300-NVL72"), (r"GB200", "GB200-NVL72"), (r"B300", "B300"), (r"B200", "B200"),
@@ -50,6 +51,8 @@ MODEL_PREFIXES = ("Llama-2-70B", "Llama-3.1-405B", "Llama-3.3-70B", "DeepSeek-R1
 FAMILY = {"H100-SXM": "NVIDIA Hopper", "H200-SXM": "NVIDIA Hopper", "B200": "NVIDIA Blackwell",
           "B300": "NVIDIA Blackwell", "GB200-NVL72": "NVIDIA Blackwell", "GB300-NVL72": "NVIDIA Blackwell",
           "MI300X": "AMD CDNA3", "MI325X": "AMD CDNA3", "MI355X": "AMD CDNA4"}
+# Weight format of the published checkpoint, where it is 4-bit (model card: gpt-oss MoE weights MXFP4).
+CHECKPOINT_PRECISION = {"gpt-oss-120b": "mxfp4"}
 BATCHES = np.unique(np.round(np.geomspace(1, 32768, 160)))
 
 
@@ -100,8 +103,12 @@ def map_model(text: str) -> str | None:
     return next((m for m in MODEL_PREFIXES if text.startswith(m)), None)
 
 
-def row_precision(row: dict, device) -> str:
+def row_precision(row: dict, device, model_name: str = "") -> str:
     text = row.get("precision", "").upper()
+    if "AS LABELLED" in text or "NOT STATED" in text or not text:
+        text = ""
+    if not text and model_name in CHECKPOINT_PRECISION:
+        return CHECKPOINT_PRECISION[model_name]
     if "FP4" in text:
         return "mxfp4" if "MX" in text else "nvfp4"
     if "FP8" in text:
@@ -147,7 +154,7 @@ def model_row(row: dict, device, model, factors: EfficiencyFactors = DEFAULT_FAC
         return None
     count = int(float(row.get("count") or 1))
     result = sweep(device, model, workload, batches=BATCHES, **row_parallelism(row, count, device, model.n_experts > 0),
-                   weight_precisions=(row_precision(row, device),), factors=factors)
+                   weight_precisions=(row_precision(row, device, model.name),), factors=factors)
     i = result.best_throughput_index()
     if i is None:
         return None

@@ -40,6 +40,9 @@ class PlanResult:
     def as_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"name": self.name}
         data.update({key: self.metric_or_none(key) for key in METRIC_KEYS})
+        data["curve_source"] = self.point.source
+        data["extrapolated"] = self.point.extrapolated
+        data["queued"] = self.point.queued
         data["warnings"] = list(self.warnings)
         return data
 

@@ -48,6 +48,9 @@ class EntryTableModel(QAbstractTableModel):
         own = self._doc.scenario.devices if self._kind == "device" else self._doc.scenario.models
         return self._names[row] in own
 
+    def field_name(self, column: int) -> str:
+        return self._fields[column].name
+
     def rowCount(self, parent=QModelIndex()):
         return 0 if parent.isValid() else len(self._names)
 
@@ -145,6 +148,9 @@ class CurvePointsModel(QAbstractTableModel):
                 }
                 rows.append(tuple(values.get(f.name) for f in self._fields))
         return rows
+
+    def field_name(self, column: int) -> str:
+        return self._fields[column].name
 
     def rowCount(self, parent=QModelIndex()):
         return 0 if parent.isValid() else len(self._rows)

@@ -36,10 +36,8 @@ class CatalogView(QWidget):
         self.tabs.addTab(self.devices_table, "Devices")
         self.tabs.addTab(self.models_table, "Models")
         self.tabs.addTab(self.curves_table, "Measured curves")
-        for table in (self.devices_table, self.models_table):
-            table.setColumnWidth(0, 140)
-            table.setColumnWidth(table.model().columnCount() - 3, 160)
-            table.setColumnWidth(table.model().columnCount() - 2, 420)
+        for table in (self.devices_table, self.models_table, self.curves_table):
+            self._fit(table)
         hint = QLabel("Double-click a cell to edit: the entry becomes a scenario entry (blue, saved in the "
                       "workbook's Devices/Models sheet) that overrides the shipped catalog. "
                       "Measured curves come from File > Import curve or the workbook's Curves sheet.")
@@ -48,3 +46,16 @@ class CatalogView(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(self.tabs, 1)
         layout.addWidget(hint)
+
+    @staticmethod
+    def _fit(table: QTableView) -> None:
+        """Columns as wide as their header and values; long text columns capped (full text in the
+        tooltip); the source moved next to the name so it is always in sight."""
+        table.resizeColumnsToContents()
+        model, header = table.model(), table.horizontalHeader()
+        for col in range(model.columnCount()):
+            name = model.field_name(col)
+            if name in ("source", "notes", "estimated_fields"):
+                table.setColumnWidth(col, 300 if name == "source" else 220)
+            if name == "source" and table.model().field_name(0) == "name":
+                header.moveSection(header.visualIndex(col), 1)

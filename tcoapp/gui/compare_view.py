@@ -8,16 +8,13 @@ from PySide6.QtWidgets import (
 )
 
 from ..engine.fields import PLAN_FIELD_BY_NAME
+from ..engine.normalize import LABELS, NORMALIZATIONS
 from .compare_model import CompareModel
 from .document import Document
 from .labels import format_number
 
-NORMALIZATIONS = (  # (mode value persisted in the document, text shown, field of the common value)
-    ("entered", "As entered", None),
-    ("facility_power", "Iso-power", "facility_power_kw"),
-    ("capex_budget", "Iso-budget", "capex_budget_usd"),
-    ("demand", "Iso-demand", "demand_tokens_per_day"),
-)
+# (engine mode, text shown, field of the common value)
+NORMALIZATION_CHOICES = tuple((mode, LABELS[mode], spec[1] if spec else None) for mode, spec in NORMALIZATIONS.items())
 
 
 class CompareView(QWidget):
@@ -51,7 +48,7 @@ class CompareView(QWidget):
         self.rename_button.clicked.connect(lambda: self.rename_plan(document.current_index))
 
         self.normalization = QComboBox()
-        for mode, text, _ in NORMALIZATIONS:
+        for mode, text, _ in NORMALIZATION_CHOICES:
             self.normalization.addItem(text, mode)
         self.normalization.setToolTip("Re-size every plan to the same facility power, capex budget or token "
                                       "demand (sets each plan's sizing_mode); As entered restores the sizing")
@@ -86,9 +83,9 @@ class CompareView(QWidget):
 
     def _sync(self, *_):
         mode, value = self._doc.normalization()
-        index = [m for m, _, _ in NORMALIZATIONS].index(mode)
+        index = [m for m, _, _ in NORMALIZATION_CHOICES].index(mode)
         self.normalization.setCurrentIndex(index)
-        key = NORMALIZATIONS[index][2]
+        key = NORMALIZATION_CHOICES[index][2]
         self.target.setEnabled(key is not None)
         self.target_unit.setText(PLAN_FIELD_BY_NAME[key].unit if key else "")
         if not self.target.hasFocus():
@@ -100,7 +97,7 @@ class CompareView(QWidget):
         current, value = self._doc.normalization()
         text = self.target.text().replace(",", "").strip()
         wanted = None
-        if mode != "entered" and text and mode == current:
+        if mode != "as_entered" and text and mode == current:
             try:
                 wanted = float(text)
             except ValueError:

@@ -11,12 +11,12 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Mapping
 
-import numpy as np
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from ..engine.compute import METRIC_KEYS, PlanResult, compute_plan
 from ..engine.errors import TcoError, ValidationError
+from ..engine.normalize import LABELS as NORMALIZATION_LABELS, NORMALIZATIONS, normalize as engine_normalize
 from ..engine.performance.curve import missing_point
 from ..engine.records import Plan, make_device, make_model, make_plan
 from ..engine.scenario import Scenario, reference_problems
@@ -211,49 +211,40 @@ class Document(QObject):
         curves[curve.name] = curve
         self.push(replace(self._scenario, curves=curves), f"Import curve {curve.name!r}")
 
-    # --- normalization -----------------------------------------------------------------------
+    # --- normalization (engine.normalize re-sizes; the document keeps the sizing as entered) ---
     def normalization(self) -> tuple[str, float | None]:
-        """("devices"/"facility_power"/"capex_budget"/"demand", common value) or ("entered", None)."""
+        """(engine normalization mode, common value): "as_entered" unless every plan is sized the same way."""
         plans = self._scenario.plans
-        modes = {p.sizing_mode for p in plans}
-        if len(modes) != 1 or "devices" in modes:
-            return "entered", None
-        mode = modes.pop()
-        key = {"facility_power": "facility_power_kw", "capex_budget": "capex_budget_usd",
-               "demand": "demand_tokens_per_day"}[mode]
-        values = {getattr(p, key) for p in plans}
-        return (mode, values.pop()) if len(values) == 1 else ("entered", None)
-
-    def suggested_target(self, mode: str) -> float:
-        """A common value for iso-`mode`: what the current plan has today."""
-        result = self._results[self.current_index]
-        plan = self.current_plan()
-        metric = {"facility_power": result.metrics["it_provisioned_kw"] * plan.pue,
-                  "capex_budget": result.metrics["capex_usd"],
-                  "demand": result.metrics["output_tokens_per_year"] / 365.0}[mode]
-        if np.isfinite(metric) and metric > 0:
-            return float(metric)
-        return {"facility_power": 1000.0, "capex_budget": 1e7, "demand": 1e10}[mode]
+        for mode, spec in NORMALIZATIONS.items():
+            if spec is None:
+                continue
+            sizing_mode, key = spec
+            if plans and all(p.sizing_mode == sizing_mode for p in plans):
+                values = {getattr(p, key) for p in plans}
+                if len(values) == 1:
+                    return mode, values.pop()
+        return "as_entered", None
 
     def normalize(self, mode: str, value: float | None = None) -> str | None:
-        """Re-size every plan to the same facility power, capex or demand ("entered": undo that)."""
+        """Re-size every plan to the same facility power, capex or demand (the current plan's unless
+        `value` is given); "as_entered" puts back the sizing the plans had before. Undoable."""
         plans = self._scenario.plans
-        if mode == "entered":
+        if mode == "as_entered":
             if not self._entered_sizing:
                 return None
-            new = [make_plan(p.name, {**plan_values(p), **self._entered_sizing.get(p.name, {})}) for p in plans]
+            new = [p.with_(**self._entered_sizing.get(p.name, {})) for p in plans]
             self.push(self._scenario.with_plans(new), "Sizing as entered")
             return None
-        key = {"facility_power": "facility_power_kw", "capex_budget": "capex_budget_usd",
-               "demand": "demand_tokens_per_day"}[mode]
-        if self.normalization()[0] == "entered":
+        if self.normalization()[0] == "as_entered":
             self._entered_sizing = {p.name: {k: getattr(p, k) for k in SIZING_KEYS} for p in plans}
-        value = self.suggested_target(mode) if value is None else value
         try:
-            new = [make_plan(p.name, {**plan_values(p), "sizing_mode": mode, key: value}) for p in plans]
-        except ValidationError as exc:
+            new = engine_normalize(self._scenario, mode, value, reference_index=self.current_index)
+        except (ValueError, TcoError) as exc:
             return str(exc)
-        self.push(self._scenario.with_plans(new), f"Normalize: {mode.replace('_', ' ')} = {value:g}")
+        if new == self._scenario:
+            return None
+        _, common = NORMALIZATIONS[mode]
+        self.push(new, f"{NORMALIZATION_LABELS[mode]}: {getattr(new.plans[0], common):g}")
         return None
 
     # --- recomputation -------------------------------------------------------------------------

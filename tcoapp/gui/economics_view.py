@@ -8,7 +8,7 @@ import numpy as np
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from ..engine.fields import PLAN_FIELD_BY_NAME
+from ..engine.fields import DEVICE_FIELDS, PLAN_FIELD_BY_NAME, by_name
 from .document import Document
 from .labels import format_metric, label_with_unit, metric_label, metric_unit
 from .performance_view import legend_html
@@ -16,6 +16,7 @@ from .plotting import (
     COMPONENT_COLORS, ItemPool, MoneyAxis, NumberAxis, category_ticks, make_plot, money_text, pen, pg, plan_color,
 )
 
+DEVICE_FIELD_BY_NAME = by_name(DEVICE_FIELDS)
 COMPONENTS = ("capex", "energy", "colocation", "maintenance", "other")
 OTHER_PARTS = ("software", "staff")
 TORNADO_METRICS = ("npv_usd", "cost_per_million_output_tokens_usd", "payback_months", "irr", "roi",
@@ -35,6 +36,10 @@ def input_label(key: str) -> str:
     field = PLAN_FIELD_BY_NAME.get(key)
     if field is not None:
         return field.label
+    device_field = DEVICE_FIELD_BY_NAME.get(key)
+    if device_field is not None:
+        label = device_field.label
+        return label if label.lower().startswith("server") else f"Device {label.lower()}"
     return metric_label(key) if key in ("tokens_per_s_per_device", "power_w") else key.replace("_", " ")
 
 
@@ -50,7 +55,8 @@ class EconomicsView(QWidget):
                                 x_axis=NumberAxis("bottom"), y_axis=pg.AxisItem("left"))
         self.p_rack = make_plot("Revenue per rack per year", "Revenue per rack per year [USD/rack/yr]", "",
                                 x_axis=MoneyAxis("bottom"), y_axis=pg.AxisItem("left"))
-        self.p_tornado = make_plot("Sensitivity", "", "", x_axis=NumberAxis("bottom"), y_axis=pg.AxisItem("left"))
+        self.tornado_axis = NumberAxis("bottom")
+        self.p_tornado = make_plot("Sensitivity", "", "", x_axis=self.tornado_axis, y_axis=pg.AxisItem("left"))
         for w in (self.p_cost, self.p_rack, self.p_tornado):
             w.getPlotItem().getAxis("left").enableAutoSIPrefix(False)
             w.getPlotItem().showGrid(x=True, y=False, alpha=0.25)
@@ -65,7 +71,7 @@ class EconomicsView(QWidget):
                                              pen=pg.mkPen("w", width=0.5)) for c in COMPONENTS}
         for bar in self.cost_bars.values():
             cost.addItem(bar)
-        self.cost_legend = pg.LegendItem(offset=(-10, 10), labelTextColor="#222")
+        self.cost_legend = pg.LegendItem(offset=(-10, -10), labelTextColor="#222", brush=pg.mkBrush(255, 255, 255, 220))
         self.cost_legend.setParentItem(cost.vb)
         for c in COMPONENTS:
             self.cost_legend.addItem(self.cost_bars[c], c if c != "other" else "other (software, staff)")
@@ -77,10 +83,6 @@ class EconomicsView(QWidget):
         torn.addItem(self.tornado_low)
         torn.addItem(self.tornado_high)
         self.tornado_base = torn.addLine(x=0, pen=pen("#222", 1.5))
-        self.tornado_legend = pg.LegendItem(offset=(-10, 10), labelTextColor="#222")
-        self.tornado_legend.setParentItem(torn.vb)
-        self.tornado_legend.addItem(self.tornado_low, "input lower")
-        self.tornado_legend.addItem(self.tornado_high, "input higher")
 
         self.metric_box = QComboBox()
         for key in TORNADO_METRICS:
@@ -94,6 +96,7 @@ class EconomicsView(QWidget):
         self.legend = QLabel()
         self.legend.setTextFormat(Qt.RichText)
         self.tornado_note = QLabel()
+        self.tornado_note.setTextFormat(Qt.RichText)
         self.tornado_note.setStyleSheet("color: #444;")
         top = QHBoxLayout()
         top.addWidget(self.legend, 1)
@@ -194,9 +197,14 @@ class EconomicsView(QWidget):
         labels = [f"{input_label(s.input)} {self._range_text(s)}" for s in swings]
         self._category_axis(self.p_tornado, labels)
         money = metric_unit(metric).startswith("USD") and "Mtok" not in metric_unit(metric)
-        self.tornado_note.setText(note or (f"{plan.name}: {metric_label(metric)} = "
-                                           f"{money_text(base) if money else format_metric(metric, base)}; each bar "
-                                           f"moves one input by ± {fraction:.0%} with the others held."))
+        self.tornado_axis.money = money
+        self.tornado_axis.picture = None
+        self.tornado_axis.update()
+        self.tornado_note.setText(note or (
+            f"Tornado, {plan.name}: {metric_label(metric)} = {money_text(base) if money else format_metric(metric, base)}"
+            f" {'' if money else metric_unit(metric)}; each bar moves one input by ± {fraction:.0%} with the others "
+            f"held: <span style='color:#e15759'>&#9632;</span> input lower, "
+            f"<span style='color:#4e79a7'>&#9632;</span> input higher."))
         finite = np.concatenate([lows[np.isfinite(lows)], highs[np.isfinite(highs)], [b]])
         lo, hi = float(finite.min()), float(finite.max())
         pad = (hi - lo) * 0.08 or abs(b) * 0.1 or 1.0

@@ -74,8 +74,8 @@ def format_number(value: float, unit: str = "") -> str:
         return f"{value * 100:.3g} %" if abs(value) < 10 else f"{value * 100:,.0f} %"
     if unit.startswith("USD") and "Mtok" not in unit and abs(value) >= 100:
         return f"{value:,.0f}"
-    if abs(value) >= 1e12:
-        return f"{value:.4g}"
+    if abs(value) >= 1e10:
+        return f"{value:.4g}".replace("e+", "e")
     if abs(value) >= 1000:
         return f"{value:,.0f}"
     if value == int(value):

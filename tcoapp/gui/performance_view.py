@@ -44,8 +44,8 @@ class PerformanceView(QWidget):
         for widget in (self.p_device, self.p_user, self.p_joule):
             item = widget.getPlotItem()
             lines = ItemPool(item, lambda i: pg.PlotDataItem(pen=pen(plan_color(i)), connect="finite"))
-            marks = ItemPool(item, lambda i: pg.ScatterPlotItem(size=11, brush=pg.mkBrush(plan_color(i)),
-                                                                pen=pg.mkPen("k")))
+            marks = ItemPool(item, lambda i: pg.PlotDataItem(pen=None, symbol="o", symbolSize=11,
+                                                             symbolBrush=plan_color(i), symbolPen="k"))
             self._line_pools.append((lines, marks))
         front = self.p_front.getPlotItem()
         self.cloud = pg.ScatterPlotItem(size=5, pen=None, brush=pg.mkBrush(120, 120, 120, 90), hoverable=True,

@@ -49,11 +49,14 @@ class MoneyAxis(pg.AxisItem):
 class NumberAxis(pg.AxisItem):
     """Plain numbers with thousands separators and no SI prefix (tokens/s of 20,000 stay 20,000)."""
 
-    def __init__(self, orientation="left", **kw):
+    def __init__(self, orientation="left", money: bool = False, **kw):
         super().__init__(orientation, **kw)
         self.enableAutoSIPrefix(False)
+        self.money = money
 
     def tickStrings(self, values, scale, spacing):
+        if self.money:
+            return [money_text(v * scale) for v in values]
         if self.logMode:
             return [f"{10 ** v:,.0f}" if 10 ** v >= 1 else f"{10 ** v:.2g}" for v in values]
         out = []
