@@ -132,7 +132,7 @@ def _evaluate_chunk(device, arch, workload, b, cols, start, stop, acceptance, fa
     col = lambda name: cols[name][sl][:, None]  # noqa: E731
     w_bytes = np.array([bytes_per_value(p) for p in cols["weight_precision"][sl]])[:, None]
     kv_bytes = np.array([bytes_per_value(p) for p in cols["kv_precision"][sl]])[:, None]
-    peak = np.array([peak_flops(device, p) for p in cols["weight_precision"][sl]])[:, None]
+    peak = np.array([peak_flops(device, p, factors.fp4_math_efficiency) for p in cols["weight_precision"][sl]])[:, None]
     attn_peak = np.array([attention_peak_flops(device, p) for p in cols["kv_precision"][sl]])[:, None]
     r = evaluate(device, arch, b[None, :], col("tensor_parallel"), col("expert_parallel"), col("attention_dp"),
                  w_bytes, kv_bytes, peak, attn_peak, col("spec_decode_draft_tokens"), acceptance,

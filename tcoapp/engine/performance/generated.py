@@ -38,7 +38,7 @@ def run_roofline(device: Device, model: ModelSpec, serving: ServingConfig, workl
     return evaluate(
         device, architecture(model), np.atleast_1d(np.asarray(batch, float)), serving.tensor_parallel,
         serving.expert_parallel, bool(serving.attention_dp), bytes_per_value(serving.weight_precision),
-        bytes_per_value(serving.kv_precision), peak_flops(device, serving.weight_precision),
+        bytes_per_value(serving.kv_precision), peak_flops(device, serving.weight_precision, factors.fp4_math_efficiency),
         attention_peak_flops(device, serving.kv_precision),
         serving.spec_decode_draft_tokens, serving.spec_decode_acceptance, float(workload.input_tokens),
         float(workload.output_tokens), float(workload.prefix_cache_hit_rate), factors)

@@ -44,11 +44,15 @@ def math_precision(device, precision: str) -> str:
     return "bf16"
 
 
-def peak_flops(device, precision: str) -> float:
-    """Dense peak of the math precision used for `precision` weights on `device` (FLOP/s)."""
+def peak_flops(device, precision: str, fp4_math_efficiency: float = 1.0) -> float:
+    """Dense peak of the math precision used for `precision` weights on `device` (FLOP/s).
+
+    FP4 math is derated by `fp4_math_efficiency` (EfficiencyFactors): the achieved FP4/FP8 speedup
+    falls short of the peak ratio, as quantization, scales and non-GEMM work do not speed up.
+    """
     math = math_precision(device, precision)
     tflops = {"fp4": device.peak_tflops_fp4, "fp8": device.peak_tflops_fp8, "bf16": device.peak_tflops_bf16}[math]
-    return float(tflops) * 1e12
+    return float(tflops) * 1e12 * (fp4_math_efficiency if math == "fp4" else 1.0)
 
 
 def attention_peak_flops(device, kv_precision: str) -> float:
