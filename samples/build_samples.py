@@ -1,0 +1,329 @@
+"""Build the sample scenario workbooks (samples/*.xlsx) from the definitions in this file.
+
+Each sample answers one question planners ask. Every price, power and throughput assumption is
+either a catalog number (resources/catalog/*.csv, each row with its source), a number cited in the
+plan name or in the sample's notes below (REFERENCES sections A-C, named by section), or marked
+ASSUMPTION. The notes also go to samples/README.md, so the workbook and its sources travel together.
+
+    python samples/build_samples.py            # rewrite every samples/*.xlsx and samples/README.md
+    python samples/build_samples.py --out DIR  # write them somewhere else
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import io
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+if __package__ in (None, ""):  # run as a script from a checkout
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tcoapp.engine.records import make_device, make_plan  # noqa: E402
+from tcoapp.engine.scenario import PriceTiers, Scenario, check_scenario  # noqa: E402
+from tcoapp.io.catalog import load_catalog  # noqa: E402
+
+SAMPLES_DIR = Path(__file__).resolve().parent
+
+
+@dataclass(frozen=True)
+class Sample:
+    filename: str
+    title: str
+    question: str
+    notes: tuple[str, ...]
+    build: Callable[[], Scenario]
+
+
+def _scenario(plans, devices=(), price_tiers=()) -> Scenario:
+    catalog = load_catalog()
+    return check_scenario(Scenario(
+        tuple(make_plan(name, raw) for name, raw in plans),
+        devices={d.name: d for d in devices},
+        price_tiers={t.name: t for t in price_tiers},
+        catalog_devices=catalog.devices, catalog_models=catalog.models))
+
+
+# --- 1. the batch-size trade-off ------------------------------------------------------------------
+
+LLAMA70_PRICE = {  # Llama-3.3-70B-Instruct-Turbo at Together AI: $0.88 in / $0.88 out (REFERENCES C.4)
+    "price_usd_per_million_output_tokens": 0.88,
+    "price_usd_per_million_input_tokens": 0.88,
+}
+
+
+def batch_tradeoff() -> Scenario:
+    common = {"device": "H200-SXM", "model": "Llama-3.3-70B", "input_tokens": 1024, "output_tokens": 1024,
+              "weight_precision": "fp8", "kv_precision": "fp8", "tensor_parallel": 2,
+              "sizing_mode": "devices", "device_count": 64, **LLAMA70_PRICE}
+    plans = [(f"H200 FP8 TP2 batch {b}", {**common, "batch": b}) for b in (1, 4, 16, 64, 256)]
+    plans.append(("H200 FP8 TP2 >= 30 tok/s/user", {**common, "min_tokens_per_s_per_user": 30}))
+    return _scenario(plans)
+
+
+# --- 2. Hopper to Blackwell in a power-limited site -----------------------------------------------
+
+R1_TIERS = PriceTiers(
+    name="DeepSeek-R1 by speed (REFERENCES C.4)",
+    # $2.19 DeepSeek official (speed not stated: ASSUMPTION it is the slow tier from 0 tok/s/user);
+    # $5.40 Crusoe via OpenRouter at 36 tok/s/user; $6.00 Nebius AI Studio Fast at 167 tok/s/user
+    # (SemiAnalysis InferenceX v2, Feb 2026)
+    min_tokens_per_s_per_user=(0.0, 36.0, 167.0),
+    price_usd_per_million_output_tokens=(2.19, 5.40, 6.00),
+)
+R1_WORKLOAD = {"model": "DeepSeek-R1", "input_tokens": 1024, "output_tokens": 1024,
+               # input price: DeepSeek official cache-miss $0.55 per M (REFERENCES C.4)
+               "price_usd_per_million_input_tokens": 0.55}
+NVL72_RACK = {"rack_power_cap_kw": 132, "servers_per_rack_max": 1}  # 8 power shelves = 132 kW (REFERENCES A)
+H200_R1 = {"device": "H200-SXM", "weight_precision": "fp8", "kv_precision": "fp8",
+           "tensor_parallel": 1, "expert_parallel": 8, "attention_dp": True}
+B200_R1 = {"device": "B200", "weight_precision": "nvfp4", "kv_precision": "fp8",
+           "tensor_parallel": 1, "expert_parallel": 8, "attention_dp": True}
+GB200_R1 = {"device": "GB200-NVL72", "weight_precision": "nvfp4", "kv_precision": "fp8",
+            "tensor_parallel": 1, "expert_parallel": 8, "attention_dp": True, **NVL72_RACK}
+
+
+SPEED_TARGETS = (20, 36, 167)  # tok/s/user: below the first paid-speed tier (ASSUMPTION), then the two C.4 tiers
+
+
+def hopper_to_blackwell() -> Scenario:
+    site = {**R1_WORKLOAD, "sizing_mode": "facility_power", "facility_power_kw": 1000, "price_tiers": R1_TIERS.name}
+    plans = [
+        (f"{label} >= {target} tok/s/user", {**site, **config, "min_tokens_per_s_per_user": target})
+        for label, config in (("H200 FP8", H200_R1), ("B200 NVFP4", B200_R1), ("GB200 NVL72 NVFP4", GB200_R1))
+        for target in SPEED_TARGETS
+    ]
+    return _scenario(plans, price_tiers=(R1_TIERS,))
+
+
+# --- 3. heterogeneous pipeline: GPU prefill + Corsair decode --------------------------------------
+
+def corsair_sram() -> object:
+    """Corsair as its on-card SRAM tier (2 GB at 150 TB/s per card, vendor claims, REFERENCES A):
+    the override the catalog's Corsair notes recommend for a model that fits in SRAM."""
+    row = load_catalog().devices["Corsair"].as_dict()
+    row.update(name="Corsair-SRAM", memory_gb=2, mem_bw_gb_s=150000,
+               notes="Corsair served from its 2 GB on-card SRAM at 150 TB/s (vendor claims via mirrorfrog.com/"
+                     "aiwiki.ai, REFERENCES A); every other figure as the catalog's Corsair row (estimates). "
+                     "Sample override: the weights must fit in the SRAM of the replica's cards.")
+    return make_device(row)
+
+
+def heterogeneous() -> Scenario:
+    common = {"model": "Llama-3.1-8B", "input_tokens": 1024, "output_tokens": 256,
+              "weight_precision": "fp8", "kv_precision": "fp8",
+              "min_tokens_per_s_per_user": 300,  # ASSUMPTION: an interactive (agent/voice) target
+              "sizing_mode": "facility_power", "facility_power_kw": 250,
+              # ASSUMPTION: Llama-3.1-70B price at DeepInfra $0.40/$0.40 (REFERENCES C.4) as a
+              # ceiling for an 8B model at an interactive tier; no 8B price in the references
+              "price_usd_per_million_output_tokens": 0.40, "price_usd_per_million_input_tokens": 0.40}
+    plans = [
+        ("All-H100 aggregated TP1", {**common, "device": "H100-SXM", "tensor_parallel": 1}),
+        ("All-H100 disaggregated 1:3 TP1", {**common, "device": "H100-SXM", "tensor_parallel": 1,
+                                             "prefill_devices": 1, "decode_devices": 3}),
+        ("All-B200 aggregated TP1", {**common, "device": "B200", "tensor_parallel": 1}),
+        ("H100 prefill + Corsair-SRAM decode 1:8 TP8", {
+            **common, "device": "H100-SXM", "prefill_device": "H100-SXM", "decode_device": "Corsair-SRAM",
+            "tensor_parallel": 8, "prefill_devices": 1, "decode_devices": 8}),
+    ]
+    return _scenario(plans, devices=(corsair_sram(),))
+
+
+# --- 4. optimizations that push the frontier ------------------------------------------------------
+
+def frontier_optimizations() -> Scenario:
+    base = {"device": "B200", "model": "Llama-3.3-70B", "input_tokens": 1024, "output_tokens": 1024,
+            "tensor_parallel": 1, "kv_precision": "fp8", "weight_precision": "fp8",
+            "min_tokens_per_s_per_user": 50,  # the default scenario's interactivity target
+            "sizing_mode": "devices", "device_count": 64, **LLAMA70_PRICE}
+    spec = {"spec_decode_draft_tokens": 3,
+            "spec_decode_acceptance": 0.7}  # ASSUMPTION: k = 3 draft tokens, 70% acceptance
+    plans = [
+        ("B200 FP8 (baseline)", base),
+        ("B200 MXFP4", {**base, "weight_precision": "mxfp4"}),
+        ("B200 NVFP4", {**base, "weight_precision": "nvfp4"}),
+        ("B200 NVFP4 + spec decode k=3 a=0.7", {**base, "weight_precision": "nvfp4", **spec}),
+        ("B200 NVFP4 + disaggregated 1:3", {**base, "weight_precision": "nvfp4",
+                                            "prefill_devices": 1, "decode_devices": 3}),
+        ("B200 NVFP4 + 50% prefix-cache hits", {**base, "weight_precision": "nvfp4",
+                                                "prefix_cache_hit_rate": 0.5}),  # ASSUMPTION: 50% hits
+        ("B200 NVFP4 + all three", {**base, "weight_precision": "nvfp4", **spec, "prefill_devices": 1,
+                                    "decode_devices": 3, "prefix_cache_hit_rate": 0.5}),
+    ]
+    return _scenario(plans)
+
+
+# --- 5. an MoE reasoning model on a rack-scale system vs 8-GPU servers -------------------------------
+
+def moe_rack_scale() -> Scenario:
+    common = {"model": "DeepSeek-R1", "input_tokens": 1024, "output_tokens": 8192,
+              # MLPerf Inference DeepSeek-R1 Server constraints: TTFT <= 2 s, TPOT <= 80 ms = 12.5 tok/s/user
+              "min_tokens_per_s_per_user": 12.5, "max_ttft_s": 2.0,
+              "sizing_mode": "facility_power", "facility_power_kw": 1000,
+              # DeepSeek official: $2.19 out / $0.55 in (cache miss) per M (REFERENCES C.4)
+              "price_usd_per_million_output_tokens": 2.19, "price_usd_per_million_input_tokens": 0.55}
+    plans = [
+        ("8x H200 FP8 EP8 server", {**common, **H200_R1}),
+        ("8x B200 NVFP4 EP8 server", {**common, **B200_R1}),
+        ("GB200 NVL72 NVFP4 EP8 replicas", {**common, **GB200_R1}),
+        ("GB200 NVL72 NVFP4 EP72 one replica", {**common, **GB200_R1, "expert_parallel": 72}),
+    ]
+    return _scenario(plans)
+
+
+SAMPLES: tuple[Sample, ...] = (
+    Sample(
+        "batch_tradeoff.xlsx", "The batch-size trade-off",
+        "How much cheaper does a token get as I batch more users on one GPU, and what does each user lose?",
+        ("Llama-3.3-70B, 1,024 in / 1,024 out, on 64 H200 (8 servers), FP8 weights and KV cache, TP2; "
+         "batch 1 to 256 plus one plan that picks the largest batch meeting >= 30 tokens/s per user.",
+         "Throughput, power and TTFT are generated by the roofline engine from the catalog H200-SXM row "
+         "(SemiAnalysis gpu-specs, MLPerf 700 W TGP) with the default efficiency factors: an estimate, "
+         "compare with REFERENCES B.2 (TRT-LLM H200 Llama-3.3-70B FP8 TP2: 2,587 output tok/s per GPU at "
+         "max throughput, 1k/1k).",
+         "Price: Llama-3.3-70B-Instruct-Turbo at Together AI, $0.88 in / $0.88 out per M (REFERENCES C.4).",
+         "Finance inputs are the field-table defaults: PUE 1.3 (Uptime 2024), 8.95 c/kWh (EIA 2023 Virginia "
+         "commercial), 4 years (SemiAnalysis economic life), 10% discount rate, 70% utilization and 15% other "
+         "capex (ASSUMPTIONS).",
+         "Read: cost_per_million_output_tokens_usd falls with batch while tokens_per_s_per_user falls; the "
+         "largest batch is capped by max_batch_by_memory (KV cache)."),
+        batch_tradeoff),
+    Sample(
+        "hopper_to_blackwell_power_limited.xlsx", "Hopper to Blackwell in a power-limited site",
+        "With 1 MW of facility power, what do H200, B200 and GB200 NVL72 earn per rack and per MW, and how "
+        "much of the '4x performance, 10x revenue at the same power' claim survives my assumptions?",
+        ("DeepSeek-R1, 1,024 in / 1,024 out; every plan sized to 1 MW facility power (sizing_mode "
+         "facility_power: nameplate IT power x PUE must fit), so revenue_usd_per_year is also revenue per MW.",
+         "Each device runs at three interactivity targets: >= 20 tokens/s per user (ASSUMPTION: a slow, "
+         "batch-priced tier), >= 36 (the Crusoe/OpenRouter tier) and >= 167 (the Nebius Fast tier). A device "
+         "that cannot reach a target reports no operating point and no revenue for that plan: part of the answer.",
+         "Price tiers (PriceTiers sheet) by tokens/s per user, REFERENCES C.4: $2.19 per M output from 0 "
+         "(DeepSeek official price; its speed is not stated: ASSUMPTION that it is the slow tier), $5.40 from "
+         "36 tok/s/user (Crusoe FP8 via OpenRouter) and $6.00 from 167 tok/s/user (Nebius AI Studio Fast FP4), "
+         "SemiAnalysis InferenceX v2, Feb 2026. Input price $0.55 per M (DeepSeek official cache miss).",
+         "Testing '4x performance, 10x revenue at the same power': the performance ratio is output_tokens_per_year "
+         "(Blackwell plan / H200 plan, same power); the revenue ratio is revenue_usd_per_year. At the same tier "
+         "the two ratios are equal; revenue grows faster than performance only when Blackwell is priced in a "
+         "faster tier than Hopper (compare 'H200 >= 20' with 'GB200 >= 36'). So the claim depends on the tier "
+         "prices (edit the PriceTiers rows), on the interactivity each device reaches, and on utilization.",
+         "NVIDIA's claims to test (REFERENCES C.6, VENDOR): GB200 NVL72 ~10x throughput per MW vs Hopper; "
+         "GTC 2025 '25x-40x' at iso-power for reasoning. SemiAnalysis measured up to ~100x at 116 tok/s/user "
+         "(FP4 disaggregated vs H100 FP8). H100 is left out: DeepSeek-R1's 671 GB of FP8 weights do not fit in "
+         "one 8 x 80 GB server.",
+         "GB200 NVL72: one rack = 72 GPUs, rack power cap 132 kW (8 power shelves, REFERENCES A, EST), "
+         "servers_per_rack_max 1. 8-GPU servers use the default 40 kW rack cap (ASSUMPTION, air-cooled).",
+         "Throughput is generated by the roofline engine (estimate); compare with REFERENCES B.2 TRT-LLM max "
+         "throughput per GPU for DeepSeek-R1-0528 1k/1k: B200 6,463 (FP4), GB200 6,939 (FP4), H200 1,627 (FP8)."),
+        hopper_to_blackwell),
+    Sample(
+        "heterogeneous_disaggregated.xlsx", "A heterogeneous pipeline: GPU prefill, Corsair decode",
+        "At an interactive target, does a pool of small-batch-efficient accelerators (d-Matrix Corsair) for "
+        "decode behind a GPU prefill pool beat an all-GPU plan on cost per token?",
+        ("Llama-3.1-8B, 1,024 in / 256 out, >= 300 tokens/s per user (ASSUMPTION: an agent/voice-class "
+         "interactive target), every plan sized to 250 kW facility power.",
+         "Corsair-SRAM (Devices sheet) overrides the catalog Corsair row to model the 2 GB on-card SRAM at "
+         "150 TB/s (vendor claims, REFERENCES A): with TP8 the 8 GB of FP8 weights spread over 8 cards' 16 GB "
+         "SRAM. Price $15k per card, 600 W and the server figures are the catalog's PLACEHOLDER estimates: "
+         "Corsair has no public price, no disclosed TDP and no independent benchmark.",
+         "Vendor claim to test (REFERENCES C.6, VENDOR): Corsair '10x interactivity, 3x perf/TCO, 3x energy "
+         "efficiency vs GPU'.",
+         "A disaggregated plan with two device types is priced with the device-share-weighted average "
+         "server (the plan's warning says so): an approximation.",
+         "Price: $0.40 per M in and out, DeepInfra Llama-3.1-70B (REFERENCES C.4) used as a ceiling for an 8B "
+         "model (ASSUMPTION: the references carry no 8B price)."),
+        heterogeneous),
+    Sample(
+        "frontier_optimizations.xlsx", "Optimizations that push the frontier",
+        "On one model and device, what is each software optimization worth in tokens per GPU and cost per "
+        "token at the same interactivity?",
+        ("Llama-3.3-70B on 64 B200 (8 servers), 1,024 in / 1,024 out, each plan at the largest batch meeting "
+         ">= 50 tokens/s per user (the default scenario's target).",
+         "Plans: FP8 weights (baseline); MXFP4 and NVFP4 weights; NVFP4 + speculative decoding (k = 3 draft "
+         "tokens, acceptance 0.7: ASSUMPTION); NVFP4 + prefill/decode disaggregation 1:3 (ASSUMPTION ratio); "
+         "NVFP4 + 50% prefix-cache hits (ASSUMPTION); and all three together: gains compound.",
+         "Throughput is generated by the roofline engine (estimate); compare with REFERENCES B.2: TRT-LLM "
+         "B200 Llama-3.3-70B FP4 TP1 6,920 output tok/s per GPU at max throughput (1k/1k).",
+         "Price: $0.88 per M in and out (Together AI Llama-3.3-70B, REFERENCES C.4)."),
+        frontier_optimizations),
+    Sample(
+        "moe_rack_scale.xlsx", "An MoE reasoning model: rack-scale vs 8-GPU servers",
+        "For DeepSeek-R1 with long reasoning outputs, is a GB200 NVL72 rack worth its price against 8-GPU H200 "
+        "and B200 servers at the same power?",
+        ("DeepSeek-R1 (671B total, 37B active, MLA), 1,024 in / 8,192 out (a TRT-LLM benchmark shape, "
+         "REFERENCES B.2), every plan sized to 1 MW facility power.",
+         "Interactivity target: MLPerf Inference DeepSeek-R1 Server constraints, TTFT <= 2 s and TPOT <= 80 ms "
+         "(= 12.5 tokens/s per user) (REFERENCES B.1).",
+         "Expert parallel: EP8 with attention data-parallel on every system; the last plan spreads one replica "
+         "over the whole 72-GPU NVLink domain (EP72), which only the rack-scale system can do.",
+         "Price: DeepSeek official $2.19 out / $0.55 in per M (REFERENCES C.4).",
+         "Compare with REFERENCES B.2 TRT-LLM max throughput per GPU, DeepSeek-R1-0528 1024/8192: B200 3,862, "
+         "GB200 4,379 (FP4), H200 1,218 (FP8). GB200 rack: 132 kW cap, one per rack (REFERENCES A, EST)."),
+        moe_rack_scale),
+)
+
+
+WRITTEN = datetime.datetime(2026, 11, 30, tzinfo=datetime.timezone.utc)  # fixed: rebuilds are reproducible
+
+
+def write_workbook(sample: Sample, scenario: Scenario, path: Path) -> None:
+    """The full workbook (tcoapp.io.workbook_write), with the sample's question and sources on About."""
+    from tcoapp.engine.compute import compute_scenario
+    from tcoapp.io.atomic import atomic_write
+    from tcoapp.io.workbook_write import build_workbook
+    from tcoapp.io.xlsx_styles import exact_floats, header, wrap
+
+    workbook = build_workbook(scenario, compute_scenario(scenario), WRITTEN)
+    about = workbook["About"]
+    row = about.max_row + 2
+    header(about, row, 1, "sample")
+    wrap(about.cell(row=row, column=2, value=f"{sample.title}: {sample.question}"))
+    for offset, note in enumerate(sample.notes, start=1):
+        about.cell(row=row + offset, column=1, value="source / assumption")
+        wrap(about.cell(row=row + offset, column=2, value=note))
+    data = io.BytesIO()
+    with exact_floats():
+        workbook.save(data)
+    atomic_write(path, lambda handle: handle.write(data.getbuffer()))
+
+
+def readme_text() -> str:
+    lines = ["# Sample scenarios", "",
+             "Generated by `python samples/build_samples.py` from the definitions in that file; do not edit "
+             "by hand. Open one in the desktop app (`tcoapp samples/FILE.xlsx`), in Excel or LibreOffice, or "
+             "compute it headless (`tcoapp compute samples/FILE.xlsx --json`). Section letters (A, B.2, C.4...) "
+             "refer to the project's reference data (devices, public measurements, finance); every catalog "
+             "number's source is in docs/catalog.md.", ""]
+    for sample in SAMPLES:
+        lines += [f"## {sample.filename}: {sample.title}", "", f"**Question.** {sample.question}", ""]
+        lines += [f"- {note}" for note in sample.notes]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def build_all(out_dir: Path, only: tuple[str, ...] = ()) -> list[Path]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for sample in SAMPLES:
+        if only and sample.filename not in only:
+            continue
+        path = out_dir / sample.filename
+        write_workbook(sample, sample.build(), path)
+        paths.append(path)
+    (out_dir / "README.md").write_text(readme_text(), encoding="utf-8")
+    return paths
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=SAMPLES_DIR, help="output directory (default: samples/)")
+    parser.add_argument("only", nargs="*", help="sample file names to build (default: all)")
+    args = parser.parse_args(argv)
+    for path in build_all(args.out, tuple(args.only)):
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

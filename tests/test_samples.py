@@ -1,0 +1,128 @@
+"""Every sample workbook computes through the real CLI and tells the story it was built for; the
+committed files are what samples/build_samples.py produces."""
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "samples"
+sys.path.insert(0, str(ROOT))
+from samples import build_samples  # noqa: E402
+
+SAMPLE_FILES = [s.filename for s in build_samples.SAMPLES]
+NEEDS_DISAGGREGATION = {"heterogeneous_disaggregated.xlsx", "frontier_optimizations.xlsx"}
+HAS_DISAGGREGATION = importlib.util.find_spec("tcoapp.engine.performance.disaggregation") is not None
+
+_cache: dict[str, dict] = {}
+
+
+def _skip_if_engine_missing(filename: str) -> None:
+    if filename in NEEDS_DISAGGREGATION and not HAS_DISAGGREGATION:
+        pytest.skip("the disaggregation engine (tcoapp.engine.performance.disaggregation) is not there yet")
+
+
+def compute(filename: str) -> dict[str, dict]:
+    """`python -m tcoapp compute samples/FILE --json`, once per file: plans by name."""
+    _skip_if_engine_missing(filename)
+    if filename not in _cache:
+        proc = subprocess.run([sys.executable, "-m", "tcoapp", "compute", str(SAMPLES / filename), "--json"],
+                              capture_output=True, text=True, cwd=ROOT, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        _cache[filename] = {p["name"]: p for p in json.loads(proc.stdout)["plans"]}
+    return _cache[filename]
+
+
+@pytest.mark.parametrize("filename", SAMPLE_FILES)
+def test_sample_computes_through_the_cli(filename):
+    plans = compute(filename)
+    assert plans, "a sample has plans"
+    for name, plan in plans.items():
+        assert set(plan) >= {"cost_per_million_output_tokens_usd", "revenue_usd_per_rack_per_year", "payback_months"}
+
+
+def test_batch_tradeoff_cheaper_tokens_slower_users():
+    plans = compute("batch_tradeoff.xlsx")
+    fixed = sorted((p for p in plans.values() if " batch " in p["name"]), key=lambda p: p["batch"])
+    assert len(fixed) >= 4
+    cost = [p["cost_per_million_output_tokens_usd"] for p in fixed]
+    per_user = [p["tokens_per_s_per_user"] for p in fixed]
+    per_device = [p["tokens_per_s_per_device"] for p in fixed]
+    assert cost == sorted(cost, reverse=True) and cost[0] > 10 * cost[-1]
+    assert per_user == sorted(per_user, reverse=True) and per_user[0] > 2 * per_user[-1]
+    assert per_device == sorted(per_device)
+    target = next(p for p in plans.values() if "tok/s/user" in p["name"])
+    assert target["tokens_per_s_per_user"] >= 30
+
+
+def test_hopper_to_blackwell_same_power_revenue_and_tiers():
+    plans = compute("hopper_to_blackwell_power_limited.xlsx")
+    h200_slow, gb200_slow = plans["H200 FP8 >= 20 tok/s/user"], plans["GB200 NVL72 NVFP4 >= 20 tok/s/user"]
+    gb200_fast = plans["GB200 NVL72 NVFP4 >= 36 tok/s/user"]
+    # iso-power: every plan sized within the same 1 MW (nameplate IT x PUE)
+    for plan in plans.values():
+        assert plan["it_provisioned_kw"] * 1.3 <= 1000 + 1e-6
+    # Blackwell makes more tokens at the same power and earns more per rack
+    assert gb200_slow["output_tokens_per_year"] > 2 * h200_slow["output_tokens_per_year"]
+    assert gb200_slow["revenue_usd_per_rack_per_year"] > 5 * h200_slow["revenue_usd_per_rack_per_year"]
+    # same price tier: revenue ratio == performance ratio; a faster tier: revenue grows faster than tokens
+    same = gb200_slow["revenue_usd_per_year"] / h200_slow["revenue_usd_per_year"]
+    assert math.isclose(same, gb200_slow["output_tokens_per_year"] / h200_slow["output_tokens_per_year"], rel_tol=1e-9)
+    perf = gb200_fast["output_tokens_per_year"] / h200_slow["output_tokens_per_year"]
+    revenue = gb200_fast["revenue_usd_per_year"] / h200_slow["revenue_usd_per_year"]
+    assert revenue > 1.5 * perf
+    # Hopper cannot reach the fastest tier: no operating point, no revenue, never pays back
+    h200_fast = plans["H200 FP8 >= 167 tok/s/user"]
+    assert h200_fast["tokens_per_s_per_device"] is None and h200_fast["payback_months"] is None
+    assert h200_slow["payback_months"] is not None
+
+
+def test_heterogeneous_pipeline_reports_its_pools():
+    plans = compute("heterogeneous_disaggregated.xlsx")
+    hetero = next(p for p in plans.values() if "Corsair" in p["name"])
+    gpu = plans["All-H100 aggregated TP1"]
+    assert hetero["tokens_per_s_per_device"] is not None and gpu["tokens_per_s_per_device"] is not None
+    text = " ".join(hetero["warnings"]) + " " + str(hetero.get("curve_source", ""))
+    assert "prefill" in text and "decode" in text and "Corsair-SRAM" in text
+    for plan in plans.values():
+        assert plan["tokens_per_s_per_user"] is None or plan["tokens_per_s_per_user"] >= 300 - 1e-6
+
+
+def test_frontier_optimizations_push_throughput_out():
+    plans = compute("frontier_optimizations.xlsx")
+    base, nvfp4 = plans["B200 FP8 (baseline)"], plans["B200 NVFP4"]
+    assert nvfp4["tokens_per_s_per_device"] > base["tokens_per_s_per_device"]
+    assert nvfp4["cost_per_million_output_tokens_usd"] < base["cost_per_million_output_tokens_usd"]
+    cached = plans["B200 NVFP4 + 50% prefix-cache hits"]
+    assert cached["ttft_s"] < nvfp4["ttft_s"]
+    for plan in plans.values():
+        assert plan["tokens_per_s_per_user"] >= 50 - 1e-6
+
+
+def test_moe_rack_scale_vs_eight_gpu_servers():
+    plans = compute("moe_rack_scale.xlsx")
+    h200, b200 = plans["8x H200 FP8 EP8 server"], plans["8x B200 NVFP4 EP8 server"]
+    gb200 = min((p for n, p in plans.items() if n.startswith("GB200")),
+                key=lambda p: p["cost_per_million_output_tokens_usd"])
+    assert gb200["cost_per_million_output_tokens_usd"] < b200["cost_per_million_output_tokens_usd"] \
+        < h200["cost_per_million_output_tokens_usd"]
+    assert gb200["racks"] < h200["racks"]
+    assert gb200["revenue_usd_per_rack_per_year"] > 3 * h200["revenue_usd_per_rack_per_year"]
+    for plan in plans.values():  # MLPerf DeepSeek-R1 Server constraints
+        assert plan["tokens_per_s_per_user"] >= 12.5 - 1e-9 and plan["ttft_s"] <= 2.0
+
+
+def test_build_samples_regenerates_the_committed_files(tmp_path):
+    from tcoapp.io.workbook_read import read_scenario
+
+    wanted = tuple(f for f in SAMPLE_FILES if HAS_DISAGGREGATION or f not in NEEDS_DISAGGREGATION)
+    build_samples.build_all(tmp_path, wanted)
+    for filename in wanted:
+        assert read_scenario(tmp_path / filename) == read_scenario(SAMPLES / filename), filename
+    assert (tmp_path / "README.md").read_text(encoding="utf-8") == (SAMPLES / "README.md").read_text(encoding="utf-8")
