@@ -53,7 +53,7 @@ class Document(QObject):
     def __init__(self, scenario: Scenario, path: str | None = None, parent=None):
         super().__init__(parent)
         self.undo_stack = QUndoStack(self)
-        self.undo_stack.cleanChanged.connect(lambda clean: self.dirty_changed.emit(not clean))
+        self.undo_stack.cleanChanged.connect(self._on_clean_changed)
         self._cache: dict[Plan, PlanResult] = {}
         self._cache_context: tuple = ()
         self._scenario = scenario
@@ -61,6 +61,9 @@ class Document(QObject):
         self._path = path
         self._current = 0
         self._entered_sizing: dict[str, dict[str, Any]] = {}
+
+    def _on_clean_changed(self, clean: bool) -> None:
+        self.dirty_changed.emit(not clean)
 
     # --- state -------------------------------------------------------------------------------
     @property
@@ -235,7 +238,7 @@ class Document(QObject):
             new = [p.with_(**self._entered_sizing.get(p.name, {})) for p in plans]
             self.push(self._scenario.with_plans(new), "Sizing as entered")
             return None
-        if self.normalization()[0] == "as_entered":
+        if not self._entered_sizing:   # the sizing before the first normalization of this document
             self._entered_sizing = {p.name: {k: getattr(p, k) for k in SIZING_KEYS} for p in plans}
         try:
             new = engine_normalize(self._scenario, mode, value, reference_index=self.current_index)

@@ -1,0 +1,77 @@
+"""GUI tests: offscreen Qt, settings and autosave isolated per test, modal dialogs patched."""
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+
+pytest.importorskip("PySide6")
+pytest.importorskip("pytestqt")
+
+from PySide6.QtCore import QSettings  # noqa: E402
+from PySide6.QtWidgets import QMessageBox  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def isolated_settings(tmp_path, monkeypatch):
+    """QSettings and the autosave directory in a per-test temporary directory."""
+    config = tmp_path / "config"
+    config.mkdir()
+    QSettings.setDefaultFormat(QSettings.IniFormat)
+    for fmt in (QSettings.IniFormat, QSettings.NativeFormat):
+        QSettings.setPath(fmt, QSettings.UserScope, str(config))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
+    autosave_dir = tmp_path / "autosave"
+    import tcoapp.gui.autosave as autosave
+    monkeypatch.setattr(autosave, "autosave_dir", lambda: str(autosave_dir))
+    yield config
+
+
+class Dialogs:
+    """Records every modal message box instead of showing it; `answer` is what question() returns."""
+
+    def __init__(self):
+        self.messages = []
+        self.answer = QMessageBox.Discard
+
+    def warning(self, parent, title, text, *args, **kw):
+        self.messages.append((title, text))
+        return QMessageBox.Ok
+
+    def question(self, parent, title, text, *args, **kw):
+        self.messages.append((title, text))
+        return self.answer
+
+
+@pytest.fixture(autouse=True)
+def dialogs(monkeypatch):
+    d = Dialogs()
+    monkeypatch.setattr(QMessageBox, "warning", d.warning)
+    monkeypatch.setattr(QMessageBox, "critical", d.warning)
+    monkeypatch.setattr(QMessageBox, "information", d.warning)
+    monkeypatch.setattr(QMessageBox, "question", d.question)
+    monkeypatch.setattr(QMessageBox, "about", d.warning)
+    return d
+
+
+@pytest.fixture
+def window(qtbot):
+    from tcoapp.gui.app import create_window
+
+    win = create_window(None)
+    qtbot.addWidget(win)
+    win.resize(1400, 900)
+    win.show()
+    qtbot.waitExposed(win)
+    yield win
+    win.runner.cancel()
+    win.runner.wait(5000)
+    win.document.undo_stack.setClean()
+
+
+@pytest.fixture
+def document(qtbot):
+    from tcoapp.gui.document import Document
+    from tcoapp.io.default_scenario import default_scenario
+
+    return Document(default_scenario())

@@ -1,0 +1,63 @@
+"""Every Qt model passes pytest-qt's qtmodeltester, before and after edits."""
+import numpy as np
+from PySide6.QtCore import Qt
+
+from tcoapp.engine.performance.measured import make_measured_curve
+from tcoapp.gui.catalog_models import CurvePointsModel, EntryTableModel
+from tcoapp.gui.compare_model import CompareModel
+
+
+def test_compare_model(qtmodeltester, document):
+    model = CompareModel(document)
+    qtmodeltester.check(model, force_py=True)   # the tester stays connected and checks every change
+    document.add_plan(0)
+    document.set_plan_value(0, "utilization", 0.5)
+    document.delete_plan(1)
+    document.undo_stack.undo()
+    assert model.columnCount() == len(document.scenario.plans)
+
+
+def test_compare_model_marks_best_and_formats_units(document):
+    model = CompareModel(document)
+    row = model.row_of("cost_per_million_output_tokens_usd")
+    assert "USD/Mtok" in model.headerData(row, Qt.Vertical)
+    costs = [r.metrics["cost_per_million_output_tokens_usd"] for r in document.results]
+    best = int(np.nanargmin(costs))
+    assert model.is_best("cost_per_million_output_tokens_usd", best)
+    assert model.data(model.index(row, best), Qt.BackgroundRole) is not None
+    assert model.data(model.index(row, best), Qt.UserRole) == costs[best]
+
+
+def test_compare_model_edit_is_validated(document):
+    model = CompareModel(document)
+    row = model.row_of("utilization")
+    failures = []
+    model.edit_failed.connect(failures.append)
+    assert not model.setData(model.index(row, 0), "1.4")
+    assert failures and "between 0 and 1" in failures[0]
+    assert document.scenario.plans[0].utilization == 0.7
+    assert model.setData(model.index(row, 0), "0.5")
+    assert document.scenario.plans[0].utilization == 0.5
+
+
+def test_entry_models(qtmodeltester, document):
+    qtmodeltester.check(EntryTableModel(document, "model"), force_py=True)
+    devices = EntryTableModel(document, "device")
+    qtmodeltester.check(devices, force_py=True)
+    column = [devices.field_name(c) for c in range(devices.columnCount())].index("price_usd")
+    assert devices.setData(devices.index(0, column), "31000")
+    name = devices.data(devices.index(0, 0))
+    assert document.scenario.device(name).price_usd == 31000
+    assert name in document.scenario.devices
+    assert not devices.setData(devices.index(0, column), "-5")
+
+
+def test_curve_points_model(qtmodeltester, document):
+    from dataclasses import replace
+
+    curve = make_measured_curve("xpu", "H100-SXM", "Llama-3.3-70B", [1, 8, 32], [90, 600, 1800],
+                                [90, 75, 56], [300, 420, 540])
+    model = CurvePointsModel(document)
+    qtmodeltester.check(model, force_py=True)
+    document.push(replace(document.scenario, curves={"xpu": curve}), "add curve")
+    assert model.rowCount() == 3

@@ -1,0 +1,178 @@
+"""The main window end to end: open, edit through the editor, see table and charts change, undo,
+plans, normalization, save and reopen, chart export, confirmation before losing changes."""
+import os
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+
+from tests.cli.workbook_factory import write_workbook
+
+
+def cell(window, key, col):
+    model = window.compare.model
+    return model.data(model.index(model.row_of(key), col))
+
+
+def cash_curve(window, i):
+    return np.array(window.economics.cash_lines.items[i].yData, float)
+
+
+def test_launch_shows_default_scenario(window):
+    assert window.isVisible()
+    assert window.compare.model.columnCount() == len(window.document.scenario.plans) >= 2
+    assert "Untitled" in window.windowTitle()
+    assert window.tabs.count() == 4
+
+
+def feasible_plan(doc) -> int:
+    """Index of a plan with an operating point (the engine's default scenario may have infeasible ones)."""
+    for i, r in enumerate(doc.results):
+        if np.isfinite(r.metrics["cost_per_million_output_tokens_usd"]):
+            return i
+    pytest.skip("no plan of the default scenario has an operating point")
+
+
+def test_edit_through_editor_updates_table_and_charts_then_undo(window, qtbot):
+    doc = window.document
+    i = feasible_plan(doc)
+    doc.set_current_index(i)
+    editor = window.editor.editors["utilization"].widget
+    before_cost = cell(window, "cost_per_million_output_tokens_usd", i)
+    before_cash = cash_curve(window, i)
+    with qtbot.waitSignal(doc.scenario_changed, timeout=2000):
+        editor.setText("0.35")
+        editor.editingFinished.emit()
+    assert doc.scenario.plans[i].utilization == 0.35
+    assert cell(window, "utilization", i) == "0.35"
+    assert cell(window, "cost_per_million_output_tokens_usd", i) != before_cost
+    assert not np.allclose(cash_curve(window, i), before_cash)
+    assert window.isWindowModified()
+    doc.undo_stack.undo()
+    assert doc.scenario.plans[i].utilization == 0.7
+    assert cell(window, "cost_per_million_output_tokens_usd", i) == before_cost
+    assert np.allclose(cash_curve(window, i), before_cash)
+    assert editor.text() == "0.7"
+    assert not window.isWindowModified()
+
+
+def test_invalid_value_is_shown_not_applied(window):
+    field = window.editor.editors["utilization"]
+    field.widget.setText("1.4")
+    field.widget.editingFinished.emit()
+    assert window.document.scenario.plans[0].utilization == 0.7
+    assert field.error.isVisibleTo(window.editor) and "between 0 and 1" in field.error.text()
+    field.widget.setText("abc")
+    field.widget.editingFinished.emit()
+    assert "not a number" in field.error.text()
+    field.widget.setText("0.6")
+    field.widget.editingFinished.emit()
+    assert not field.error.isVisibleTo(window.editor)
+    assert window.document.scenario.plans[0].utilization == 0.6
+
+
+def test_choice_and_device_editors(window):
+    editors = window.editor.editors
+    box = editors["weight_precision"].widget
+    box.setCurrentText("bf16")
+    box.activated.emit(box.currentIndex())
+    assert window.document.scenario.plans[0].weight_precision == "bf16"
+    devices = editors["device"].widget
+    devices.setCurrentIndex(devices.findData("B200"))
+    devices.activated.emit(devices.currentIndex())
+    assert window.document.scenario.plans[0].device == "B200"
+
+
+def test_add_duplicate_rename_delete_plan(window, monkeypatch):
+    doc = window.document
+    n = len(doc.scenario.plans)
+    window.compare.add_button.click()
+    assert len(doc.scenario.plans) == n + 1 and window.compare.model.columnCount() == n + 1
+    assert len(window.economics.cash_lines.ensure(n + 1)) == n + 1
+    doc.set_current_index(0)
+    window.compare.duplicate_button.click()
+    assert doc.scenario.plans[-1].name == f"{doc.scenario.plans[0].name} copy"
+    monkeypatch.setattr("tcoapp.gui.compare_view.QInputDialog.getText", lambda *a, **k: ("Renamed", True))
+    window.compare.rename_plan(0)
+    assert doc.scenario.plans[0].name == "Renamed"
+    assert window.compare.model.headerData(0, Qt.Horizontal) == "Renamed"
+    doc.set_current_index(0)
+    window.compare.delete_button.click()
+    assert len(doc.scenario.plans) == n + 1
+    assert "Renamed" not in [p.name for p in doc.scenario.plans]
+    for _ in range(4):
+        doc.undo_stack.undo()
+    assert len(doc.scenario.plans) == n
+
+
+def test_normalization_switch(window):
+    doc = window.document
+    combo = window.compare.normalization
+    doc.set_current_index(0)
+    combo.setCurrentIndex(combo.findData("iso_budget"))
+    combo.activated.emit(combo.currentIndex())
+    assert {p.sizing_mode for p in doc.scenario.plans} == {"capex_budget"}
+    budget = doc.scenario.plans[0].capex_budget_usd
+    for result in doc.results:
+        assert result.metrics["capex_usd"] <= budget * 1.0000001
+    assert doc.normalization()[0] == "iso_budget"
+    window.compare.target.setText("5000000")
+    window.compare.target.editingFinished.emit()
+    assert doc.scenario.plans[1].capex_budget_usd == 5e6
+    combo.setCurrentIndex(combo.findData("as_entered"))
+    combo.activated.emit(combo.currentIndex())
+    assert {p.sizing_mode for p in doc.scenario.plans} == {"facility_power"}
+
+
+def test_open_workbook_and_save_reopen(window, tmp_path):
+    path = write_workbook(str(tmp_path / "hand.xlsx"))
+    assert window.open_path(path)
+    doc = window.document
+    assert [p.name for p in doc.scenario.plans] == ["Acme big", "Acme small"]
+    assert "hand.xlsx" in window.windowTitle()
+    assert window.settings.recent_files()[0] == os.path.abspath(path)
+    assert window.catalog.curves_model.rowCount() == 4
+    pytest.importorskip("tcoapp.io.workbook_write")
+    doc.set_plan_value(0, "utilization", 0.5)
+    out = str(tmp_path / "saved.xlsx")
+    assert window.save_to(out)
+    assert not doc.is_dirty
+    saved = doc.scenario
+    assert window.open_path(out)
+    assert doc.scenario == saved
+
+
+def test_open_bad_file_shows_message(window, tmp_path, dialogs):
+    bad = tmp_path / "bad.xlsx"
+    bad.write_text("not a workbook")
+    assert not window.open_path(str(bad))
+    assert dialogs.messages and "bad.xlsx" in dialogs.messages[-1][1]
+    assert window.document.path is None
+
+
+def test_confirmation_before_losing_changes(window, dialogs):
+    doc = window.document
+    doc.set_plan_value(0, "utilization", 0.5)
+    dialogs.answer = dialogs.answer.Cancel
+    window.new_file()
+    assert doc.scenario.plans[0].utilization == 0.5
+    dialogs.answer = dialogs.answer.Discard
+    window.new_file()
+    assert doc.scenario.plans[0].utilization == 0.7 and not doc.is_dirty
+
+
+def test_export_charts(window, tmp_path):
+    for name in ("Frontier", "Cumulative cash flow"):
+        for ext in ("png", "svg"):
+            path = str(tmp_path / f"chart.{ext}")
+            assert window.export_chart(name, path)
+            assert os.path.getsize(path) > 1000
+
+
+def test_tornado_for_current_plan(window):
+    window.tabs.setCurrentWidget(window.economics)
+    window.document.set_current_index(feasible_plan(window.document))
+    econ = window.economics
+    ticks = econ.p_tornado.getPlotItem().getAxis("left")._tickLevels
+    assert ticks and len(ticks[0]) >= 3
+    assert "NPV" in econ.tornado_note.text()
