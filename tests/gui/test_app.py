@@ -1,0 +1,84 @@
+"""Start-up smoke test of the real entry point, samples, autosave and recovery, drag and drop."""
+import glob
+import os
+import subprocess
+import sys
+
+import pytest
+from PySide6.QtCore import QMimeData, QPoint, Qt, QUrl
+from PySide6.QtGui import QDropEvent
+
+import tcoapp.gui.autosave as autosave
+from tcoapp.gui.app import create_window, offer_recovery
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SAMPLES = sorted(glob.glob(os.path.join(ROOT, "samples", "*.xlsx")))
+
+
+def test_entry_point_starts_and_quits(tmp_path):
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", TCOAPP_SMOKE_EXIT_MS="200",
+               XDG_CONFIG_HOME=str(tmp_path), XDG_DATA_HOME=str(tmp_path))
+    proc = subprocess.run([sys.executable, "-m", "tcoapp"], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "TCOAPP_SHOWN" in proc.stdout
+    assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=[os.path.basename(p) for p in SAMPLES])
+def test_every_sample_opens_computes_and_draws(qtbot, path):
+    window = create_window(path)
+    qtbot.addWidget(window)
+    window.show()
+    assert window.document.path == os.path.abspath(path)
+    n = len(window.document.scenario.plans)
+    assert window.compare.model.columnCount() == n
+    assert len(window.economics.cash_lines.ensure(n)) == n
+    for i in range(n):
+        window.document.set_current_index(i)
+    window.document.undo_stack.setClean()
+
+
+def test_autosave_and_recovery(window, dialogs):
+    doc = window.document
+    doc.set_plan_value(0, "utilization", 0.42)
+    assert window.autosave.timer.isActive()
+    assert window.autosave.save_now() is None
+    scenario, path = autosave.pending_recovery()
+    assert scenario == doc.scenario and path is None
+    fresh = create_window(None)
+    dialogs.answer = dialogs.answer.Yes
+    assert offer_recovery(fresh, type("Box", (), {"question": staticmethod(dialogs.question), "Yes": dialogs.answer.Yes,
+                                                  "No": dialogs.answer.No}))
+    assert fresh.document.scenario.plans[0].utilization == 0.42 and fresh.document.is_dirty
+    fresh.document.undo_stack.setClean()
+    assert autosave.pending_recovery() is None   # clean again: nothing to recover
+    fresh.deleteLater()
+
+
+def test_clean_close_leaves_nothing_to_recover(window):
+    window.document.set_plan_value(0, "utilization", 0.42)
+    window.autosave.save_now()
+    window.autosave.stop()
+    assert autosave.pending_recovery() is None
+
+
+def test_drop_workbook_opens_it(window, qtbot, tmp_path):
+    from tests.cli.workbook_factory import write_workbook
+
+    path = write_workbook(str(tmp_path / "dropped.xlsx"))
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(path)])
+    event = QDropEvent(QPoint(10, 10), Qt.CopyAction, mime, Qt.LeftButton, Qt.NoModifier)
+    window.dropEvent(event)
+    qtbot.waitUntil(lambda: window.document.path == os.path.abspath(path), timeout=5000)
+
+
+def test_recent_files_menu(window, tmp_path):
+    from tests.cli.workbook_factory import write_workbook
+
+    path = write_workbook(str(tmp_path / "recent.xlsx"))
+    window.open_path(path)
+    window._fill_recent()
+    texts = [a.text() for a in window.recent_menu.actions()]
+    assert os.path.abspath(path) in texts

@@ -1,0 +1,92 @@
+"""Long work off the GUI thread: progress, cancel, errors; the frontier sweep and its click."""
+import time
+
+import numpy as np
+import pytest
+
+from tcoapp.engine.errors import Cancelled, TcoError
+from tcoapp.gui.worker import TaskRunner
+
+
+def slow_job(progress, should_cancel):
+    for i in range(200):
+        if should_cancel():
+            raise Cancelled("cancelled")
+        progress(i / 200)
+        time.sleep(0.005)
+    return "done"
+
+
+def test_runner_success_with_progress(qtbot):
+    runner = TaskRunner()
+    seen = []
+    runner.progressed.connect(seen.append)
+    with qtbot.waitSignal(runner.succeeded, timeout=10000) as blocker:
+        runner.start("slow", slow_job)
+    assert blocker.args == ["done"]
+    assert seen and len(seen) < 200   # throttled
+    assert not runner.running
+    runner.wait()
+
+
+def test_runner_cancel(qtbot):
+    runner = TaskRunner()
+    results = []
+    runner.succeeded.connect(results.append)
+    runner.start("slow", slow_job)
+    with qtbot.waitSignal(runner.cancelled, timeout=2000):
+        runner.cancel()
+    runner.wait()
+    qtbot.wait(50)
+    assert results == [] and not runner.running
+
+
+def test_runner_error_is_a_message(qtbot):
+    def bad(progress, should_cancel):
+        raise TcoError("the field x = 3: must be at most 2")
+
+    runner = TaskRunner()
+    with qtbot.waitSignal(runner.failed, timeout=5000) as blocker:
+        runner.start("bad", bad)
+    assert "must be at most 2" in blocker.args[0]
+    runner.wait()
+
+
+def test_sweep_runs_then_click_sets_operating_point(window, qtbot):
+    pytest.importorskip("tcoapp.engine.performance.frontier")
+    view = window.performance
+    with qtbot.waitSignal(window.runner.succeeded, timeout=60000):
+        view.run_sweep()
+    assert view.sweep is not None and view.sweep.pareto_mask.any()
+    assert len(view.cloud.data) > 0
+    i = int(view.sweep.pareto_indices[len(view.sweep.pareto_indices) // 2])
+    assert "batch" in view.config_text(i)
+    view.use_point(i)
+    plan = window.document.current_plan()
+    assert plan.batch == int(round(view.sweep.batch[i])) and plan.min_tokens_per_s_per_user is None
+    assert plan.tensor_parallel == int(view.sweep.tensor_parallel[i])
+    result = window.document.results[window.document.current_index]
+    assert np.isclose(result.metrics["tokens_per_s_per_device"], view.sweep.tokens_per_s_per_device[i], rtol=0.05)
+    window.document.undo_stack.undo()
+    assert window.document.current_plan().min_tokens_per_s_per_user is not None
+
+
+def test_sweep_cancel_from_progress_panel(window, qtbot, monkeypatch):
+    pytest.importorskip("tcoapp.engine.performance.frontier")
+    import tcoapp.gui.perf_data as perf_data
+
+    monkeypatch.setattr(perf_data, "SWEEP_BATCHES", np.arange(1, 4097, dtype=float))
+    view = window.performance
+    results = []
+    window.runner.succeeded.connect(results.append)
+    plan = window.document.current_plan()
+    job = perf_data.sweep_for_plan(window.document.scenario, plan, batches=np.arange(1, 20001, dtype=float))
+    window.runner.start("big sweep", lambda progress, should_cancel: (time.sleep(0.2), job(
+        progress=progress, should_cancel=should_cancel))[1], on_success=view.show_sweep)
+    assert window.progress.isVisibleTo(window)
+    with qtbot.waitSignal(window.runner.cancelled, timeout=5000):
+        window.progress.cancel_button.click()
+    assert not window.progress.isVisibleTo(window)
+    window.runner.wait(20000)
+    qtbot.wait(50)
+    assert results == []
