@@ -1,0 +1,57 @@
+"""The accuracy command on the public measurements (tests/data copy of ../shared/reference)."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from tcoapp import accuracy
+
+
+@pytest.fixture(scope="module")
+def result():
+    return accuracy.run(accuracy.DEFAULT_CSV)
+
+
+def test_models_most_rows_and_says_why_it_skips_the_rest(result):
+    assert len(result.results) >= 180
+    assert len(result.results) + len(result.skipped) == 244
+    reasons = {reason for _, reason in result.skipped}
+    assert any("not in the catalog" in r for r in reasons)
+
+
+def test_median_error_with_shipped_defaults_is_under_the_target(result):
+    summary = result.summary()
+    assert summary["overall"]["median_ape_pct"] < 15.0
+    assert summary["overall"]["n"] == len(result.results)
+    assert set(summary) >= {"NVIDIA Hopper", "NVIDIA Blackwell", "AMD CDNA3", "overall"}
+    for group in summary.values():
+        assert group["p90_ape_pct"] >= group["median_ape_pct"]
+
+
+def test_predictions_are_positive_and_errors_are_what_they_say(result):
+    r = result.results[0]
+    assert r.abs_pct_error == pytest.approx(abs(r.predicted / r.measured - 1) * 100)
+    assert all(x.predicted > 0 for x in result.results)
+    assert np.median(result.errors()) == pytest.approx(result.summary()["overall"]["median_ape_pct"])
+
+
+def test_row_rules():
+    assert accuracy.map_device("NVIDIA GB200 (NVL72)") == "GB200-NVL72"
+    assert accuracy.map_device("NVIDIA H200-NVL-141GB") is None
+    assert accuracy.map_device("AMD Instinct MI300X 192GB HBM3 (x8) and AMD Instinct MI325X") is None
+    assert accuracy.map_model("Llama-2-70B-Chat (MLPerf llama2-70b-99)") == "Llama-2-70B"
+    row = {"notes": "parallelism DEP4; uniform synthetic ISL/OSL"}
+    axes = accuracy.row_parallelism(row, 4, None, True)
+    assert axes == {"tensor_parallel": (1,), "expert_parallel": (4,), "attention_dp": (True,)}
+    cat = accuracy.load_catalog_for_accuracy()
+    assert accuracy.row_precision({"precision": "not stated in summary"}, cat.devices["B200"]) == "nvfp4"
+    assert accuracy.row_precision({"precision": "not stated in summary"}, cat.devices["H100-SXM"]) == "fp8"
+    assert accuracy.row_precision({"precision": "FP8 (as labelled)"}, cat.devices["H100-SXM"], "gpt-oss-120b") == "mxfp4"
+
+
+def test_command_prints_the_table():
+    out = subprocess.run([sys.executable, "-m", "tcoapp.accuracy"], capture_output=True, text=True, check=True).stdout
+    assert "median APE %" in out and "overall" in out and "skipped" in out
