@@ -76,3 +76,19 @@ def test_bundle_computes_a_bundled_sample_headless(bundle):
 def test_bundle_computes_the_default_scenario(bundle):
     out = _run([str(bundle / "tcoapp"), "compute", "--json"], env=_env(), cwd=bundle.parent, timeout=300).stdout
     assert json.loads(out)["plans"]
+
+
+def test_bundle_desktop_app_starts_offscreen(bundle, tmp_path):
+    """The GUI starts from the bundle (Qt plugins and pyqtgraph collected) and keeps running."""
+    env = _env()
+    env.update(HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path / "config"), XDG_DATA_HOME=str(tmp_path / "data"))
+    sample = bundle / "_internal" / "tcoapp" / "samples" / SAMPLE
+    proc = subprocess.Popen([str(bundle / "tcoapp"), str(sample)], env=env, cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        with pytest.raises(subprocess.TimeoutExpired):
+            proc.wait(timeout=10)
+    finally:
+        proc.kill()
+        _, err = proc.communicate()
+    assert "Traceback" not in err and "internal error" not in err, err
