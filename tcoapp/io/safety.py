@@ -9,7 +9,7 @@ import os
 import zipfile
 
 from ..engine.errors import Problem, ValidationError
-from .sheets import MAX_COMPRESSION_RATIO, MAX_UNCOMPRESSED_BYTES
+from .sheets import MAX_COMPRESSION_RATIO, MAX_MEMBER_BYTES, MAX_UNCOMPRESSED_BYTES, XML_PROLOG_SCAN_BYTES
 
 
 def fail(path, message: str) -> ValidationError:
@@ -38,8 +38,29 @@ def check_archive(path) -> None:
                 raise fail(path, f"refused: unpacks to {total / 1e6:.0f} MB, over the {MAX_UNCOMPRESSED_BYTES / 1e6:.0f} MB limit")
             if total / packed > MAX_COMPRESSION_RATIO and total > 10 * 1024 * 1024:
                 raise fail(path, f"refused: compression ratio {total / packed:.0f}:1 looks like a zip bomb")
+            for info in infos:
+                if info.file_size > MAX_MEMBER_BYTES:
+                    raise fail(path, f"refused: part {info.filename!r} unpacks to {info.file_size / 1e6:.0f} MB, "
+                                     f"over the {MAX_MEMBER_BYTES / 1e6:.0f} MB limit")
+            _check_xml_prologs(path, archive, infos)
             bad = archive.testzip()
             if bad is not None:
                 raise fail(path, f"damaged archive: member {bad!r} fails its checksum")
     except zipfile.BadZipFile as exc:
         raise fail(path, f"damaged or truncated workbook ({exc})") from None
+    except (OSError, EOFError, RuntimeError, NotImplementedError, ValueError) as exc:
+        if isinstance(exc, ValidationError):
+            raise
+        raise fail(path, f"damaged or truncated workbook ({type(exc).__name__}: {exc})") from None
+
+
+def _check_xml_prologs(path, archive: zipfile.ZipFile, infos) -> None:
+    """A genuine .xlsx never declares a DTD or entities: refuse before any parser sees one (billion laughs)."""
+    for info in infos:
+        if not info.filename.endswith((".xml", ".rels", ".vml")):
+            continue
+        with archive.open(info) as member:
+            head = member.read(XML_PROLOG_SCAN_BYTES).upper()
+        if b"<!DOCTYPE" in head or b"<!ENTITY" in head:
+            raise fail(path, f"refused: part {info.filename!r} declares an XML DTD or entities, as an XML bomb "
+                             "(billion laughs) does; a genuine .xlsx never does")

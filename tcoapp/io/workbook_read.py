@@ -22,6 +22,7 @@ from ..engine.validate import coerce_record, is_blank
 from . import sheets as S
 from .catalog import load_catalog
 from .curves_table import curves_from_rows
+from .migrate import migrate_sheets, schema_version
 from .safety import check_archive, check_defused, fail
 
 
@@ -61,25 +62,61 @@ class _Sheet:
         return max((len(r) for r in self.values), default=0)
 
 
-def _load_sheets(path) -> dict[str, _Sheet]:
+def _load_sheets(path) -> dict[str, _Sheet | None]:
+    """The input sheets and About, read with their cached values and their formulas.
+
+    Output sheets (Results, CashFlow, Constants) and unknown sheets are listed (value None) but not
+    parsed. Reading is bounded: a sheet's declared dimension is ignored (a forged A1:XFD1048576
+    would pad every row) and at most MAX_CELLS cells are read.
+    """
     check_archive(path)
     check_defused()
     try:
         cached = openpyxl.load_workbook(path, read_only=True, data_only=True)
         raw = openpyxl.load_workbook(path, read_only=True, data_only=False)
     except Exception as exc:  # openpyxl raises many types for malformed parts
-        raise fail(path, f"cannot read the workbook: {type(exc).__name__}: {exc}") from None
+        raise fail(path, _parse_error(exc)) from None
     try:
+        budget = [S.MAX_CELLS]
+        wanted = set(S.INPUT_SHEETS) | {S.ABOUT}
         return {
-            name: _Sheet(name, [tuple(r) for r in cached[name].iter_rows(values_only=True)],
-                         [tuple(r) for r in raw[name].iter_rows(values_only=True)])
+            name: _Sheet(name, _bounded_rows(path, cached[name], budget), _bounded_rows(path, raw[name], budget))
+            if name in wanted else None
             for name in cached.sheetnames
         }
+    except ValidationError:
+        raise
     except Exception as exc:
-        raise fail(path, f"cannot read the workbook: {type(exc).__name__}: {exc}") from None
+        raise fail(path, _parse_error(exc)) from None
     finally:
         cached.close()
         raw.close()
+
+
+def _bounded_rows(path, worksheet, budget: list[int]) -> list[tuple]:
+    worksheet.reset_dimensions()
+    rows = []
+    for row in worksheet.iter_rows(values_only=True):
+        budget[0] -= len(row) + 1
+        if budget[0] < 0:
+            raise fail(path, f"refused: sheet {worksheet.title!r} is too large (over {S.MAX_CELLS:,} cells in the "
+                             "input sheets)")
+        rows.append(tuple(row))
+    while rows and not any(v is not None for v in rows[-1]):
+        rows.pop()
+    return rows
+
+
+def _parse_error(exc: BaseException) -> str:
+    """One line naming what is wrong; XML-bomb refusals by defusedxml are named as such."""
+    cause: BaseException | None = exc
+    while cause is not None:
+        if type(cause).__module__.startswith("defusedxml"):
+            return (f"refused: the workbook's XML declares entities or a DTD ({type(cause).__name__}), "
+                    "as an XML bomb (billion laughs) does")
+        cause = cause.__cause__ or cause.__context__
+    first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return f"cannot read the workbook: {type(exc).__name__}: {first_line}"
 
 
 def read_scenario(path) -> Scenario:
@@ -93,6 +130,7 @@ def read_scenario(path) -> Scenario:
     if S.PLANS not in sheets:
         problems.append(Problem(base, "", f"the required sheet {S.PLANS!r} is missing"))
         raise ValidationError(problems)
+    sheets = migrate_sheets(sheets, schema_version(sheets.get(S.ABOUT)))
     catalog = load_catalog()
     devices = _read_table(sheets.get(S.DEVICES), make_device, problems)
     models = _read_table(sheets.get(S.MODELS), make_model, problems)

@@ -55,7 +55,7 @@ def build_workbook(scenario: Scenario, results: tuple[PlanResult, ...],
         plan_rows = write_plans(sheets[S.PLANS], scenario)
         layout = Layout(plan_rows, result_rows(), max((p.years for p in scenario.plans), default=1))
         write_results(sheets[S.RESULTS], scenario, results, layout)
-        write_cashflow(sheets[S.CASH_FLOW], scenario, layout)
+        write_cashflow(sheets[S.CASH_FLOW], scenario, layout, [r.metrics["irr"] for r in results])
         add_charts(sheets[S.CASH_FLOW], sheets[S.RESULTS], scenario, layout)
         write_devices(sheets[S.DEVICES], scenario)
         write_models(sheets[S.MODELS], scenario)

@@ -8,6 +8,8 @@ year, in months ("never" if it does not within the horizon).
 """
 from __future__ import annotations
 
+import math
+
 from ..engine.scenario import Scenario
 from . import sheets as S
 from .xlsx_layout import CF_ROWS, CF_YEAR_ROW, Layout
@@ -20,17 +22,21 @@ NA = f'"{NOT_AVAILABLE}"'
 CF_UNITS = {
     "revenue_usd": "USD", "opex_usd": "USD", "capex_usd": "USD", "residual_value_usd": "USD",
     "cash_flow_usd": "USD", "cumulative_cash_flow_usd": "USD", "payback_year_fraction": "years",
-    "npv_usd": "USD", "irr": "fraction", "payback_months": "months",
+    "npv_usd": "USD", "irr_guess": "fraction", "irr": "fraction", "payback_months": "months",
 }
 CF_HELP = {
     "payback_year_fraction": "Helper: the year (with fraction) where the cumulative flow crosses 0.",
     "npv_usd": "= CF0 + NPV(discount_rate, CF1:CFn): year t discounted by (1 + r)^t.",
-    "irr": "IRR(CF0:CFn); n/a where no rate makes the NPV 0.",
+    "irr_guess": "Helper: where IRR's iteration starts. The engine's IRR when it exists (so Excel's Newton "
+                 "iteration starts next to the root even for negative or very large rates), else "
+                 "(sum of inflows / sum of outflows)^(1/years) - 1. Only a starting point: IRR() finds the rate.",
+    "irr": "IRR(CF0:CFn, irr_guess) where the flows change sign; n/a where no rate makes the NPV 0.",
     "payback_months": "First time the cumulative cash flow reaches 0, linear within the year, x 12; never if not within years.",
 }
 
 
-def write_cashflow(ws, scenario: Scenario, layout: Layout) -> None:
+def write_cashflow(ws, scenario: Scenario, layout: Layout, irr_by_plan=()) -> None:
+    """irr_by_plan: the engine's IRR per plan (NaN where none), used only as IRR's starting point."""
     last_col = S.FIRST_PLAN_COLUMN + layout.max_years
     header(ws, CF_YEAR_ROW, 1, "key", "Cash-flow line. Years are year-end; year 0 is the purchase.")
     header(ws, CF_YEAR_ROW, 2, "unit")
@@ -38,13 +44,14 @@ def write_cashflow(ws, scenario: Scenario, layout: Layout) -> None:
         cell = ws.cell(row=CF_YEAR_ROW, column=S.FIRST_PLAN_COLUMN + year, value=year)
         cell.font, cell.fill = HEADER_FONT, HEADER_FILL
         cell.number_format = '"year "0'
+    irrs = list(irr_by_plan) + [None] * (len(scenario.plans) - len(irr_by_plan))
     for index, plan in enumerate(scenario.plans):
-        _block(ws, layout, index, plan.name, last_col)
+        _block(ws, layout, index, plan.name, last_col, irrs[index])
     ws.freeze_panes = "C2"
     widths(ws, {1: 28, 2: 10, **{S.FIRST_PLAN_COLUMN + y: 15 for y in range(layout.max_years + 1)}})
 
 
-def _block(ws, layout: Layout, index: int, name: str, last_col: int) -> None:
+def _block(ws, layout: Layout, index: int, name: str, last_col: int, irr: float | None) -> None:
     title_row = layout.cf_block_row(index)
     section(ws, title_row, "", last_col)
     set_text(ws.cell(row=title_row, column=1), name)
@@ -60,6 +67,8 @@ def _block(ws, layout: Layout, index: int, name: str, last_col: int) -> None:
                 cell.border = TOTAL_BORDER
     for key, text in cells.summary_cells().items():
         put(ws, layout.cf_row(index, key), S.FIRST_PLAN_COLUMN, text, "formula", CF_UNITS[key])
+    if irr is not None and math.isfinite(irr):
+        put(ws, layout.cf_row(index, "irr_guess"), S.FIRST_PLAN_COLUMN, irr, "engine", "fraction")
 
 
 class _BlockFormulas:
@@ -112,9 +121,13 @@ class _BlockFormulas:
         first = f"{self.layout.year_col(0)}{self.row('cash_flow_usd')}"
         cum0 = f"{self.layout.year_col(0)}{self.row('cumulative_cash_flow_usd')}"
         crossing = self.rng("payback_year_fraction", 1)
+        guess = f"{self.layout.year_col(0)}{self.row('irr_guess')}"
+        sign_change = f"AND(MAX({flows})>0,MIN({flows})<0)"
         return {
             "npv_usd": _na(f"IF({complete},{first}+NPV({self.plans('discount_rate')},{later}),{NA})"),
-            "irr": _na(f"IF({complete},IRR({flows}),{NA})"),
+            "irr_guess": f'=IFERROR((SUMIF({flows},">0")/-SUMIF({flows},"<0"))^(1/{self.plans("years")})-1,"")',
+            "irr": _na(f"IF({complete},IF({sign_change},IF(ISNUMBER({guess}),IRR({flows},{guess}),IRR({flows})),"
+                       f"{NA}),{NA})"),
             "payback_months": _na(f'IF({complete},IF({cum0}>=0,0,IF(COUNT({crossing})=0,"{NEVER}",'
                                   f'MONTHS_PER_YEAR*MIN({crossing}))),{NA})'),
         }

@@ -1,0 +1,77 @@
+"""The corpus of broken workbooks: each gives its clear error naming sheet and cell (or what was
+refused), quickly, never a traceback; also through the real CLI in a subprocess."""
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tcoapp.engine.errors import ValidationError
+from tcoapp.io.workbook_read import read_scenario
+
+from .broken.corpus import CASES, forged_dimension, hand_made
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("broken")
+    return {case.name: (case, case.build(folder / f"{case.name}.xlsx")) for case in CASES}
+
+
+@pytest.mark.parametrize("name", [c.name for c in CASES])
+def test_broken_workbook_gives_clear_error(corpus, name):
+    case, path = corpus[name]
+    start = time.perf_counter()
+    with pytest.raises(ValidationError) as info:
+        read_scenario(path)
+    assert time.perf_counter() - start < 5, "refusing a broken file must be quick"
+    text = str(info.value)
+    for expected in case.expect:
+        assert expected in text, f"{expected!r} not in {text!r}"
+    assert "Traceback" not in text
+
+
+def test_cli_reports_every_broken_workbook_without_traceback(corpus):
+    """`tcoapp compute FILE --json` exits 2 with `error: ...` lines (one subprocess per file)."""
+    for name, (case, path) in corpus.items():
+        done = subprocess.run([sys.executable, "-m", "tcoapp", "compute", str(path), "--json"],
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 2, (name, done.returncode, done.stderr)
+        lines = done.stderr.strip().splitlines()
+        assert lines and all(line.startswith("error: ") for line in lines), (name, done.stderr)
+        assert "Traceback" not in done.stderr and done.stdout == ""
+        for expected in case.expect:
+            assert expected in done.stderr, (name, expected, done.stderr)
+
+
+def test_every_problem_reported_at_once(tmp_path):
+    from .broken.corpus import plans_rows
+    path = hand_made(tmp_path / "many.xlsx", plans_rows(utilization=2, batch="big", pue=0.5))
+    with pytest.raises(ValidationError) as info:
+        read_scenario(path)
+    wheres = {p.where for p in info.value.problems}
+    assert {"Plans!C7", "Plans!C5", "Plans!C9"} <= wheres
+
+
+def test_forged_dimension_is_ignored_and_reads_fast(tmp_path):
+    """A sheet claiming A1:XFD1048576 must not make the reader pad a billion cells."""
+    path = forged_dimension(tmp_path / "forged.xlsx")
+    start = time.perf_counter()
+    scenario = read_scenario(path)
+    assert time.perf_counter() - start < 2
+    assert scenario.plans[0].name == "Plan A"
+
+
+def test_formula_with_cached_value_is_read_as_its_value(tmp_path):
+    """A spreadsheet application saved the formula with its value: the value is used."""
+    import zipfile
+    src = hand_made(tmp_path / "src.xlsx")
+    dst = tmp_path / "cached.xlsx"
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w") as zout:
+        for item in zin.infolist():
+            data = zin.read(item.filename)
+            if item.filename == "xl/worksheets/sheet1.xml":
+                data = data.replace(b'<c r="C6" t="n"><v>16</v></c>', b'<c r="C6"><f>8*4</f><v>32</v></c>')
+                assert b"8*4" in data
+            zout.writestr(item, data)
+    assert read_scenario(dst).plans[0].device_count == 32

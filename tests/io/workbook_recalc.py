@@ -1,0 +1,138 @@
+"""Recalculate exported workbooks with LibreOffice Calc (headless) and compare every Results and
+CashFlow number with the engine.
+
+One soffice process converts a whole batch of files (each start costs seconds). A private profile
+directory avoids clashing with another soffice, and forces "always recalculate on load".
+"""
+from __future__ import annotations
+
+import math
+import os
+import pathlib
+import shutil
+import subprocess
+
+import numpy as np
+import openpyxl
+
+from tcoapp.engine.finance.recovery import crf
+from tcoapp.io import sheets as S
+from tcoapp.io.xlsx_cashflow import CF_UNITS
+from tcoapp.io.xlsx_inputs import plan_rows
+from tcoapp.io.xlsx_layout import CF_ROWS, Layout
+from tcoapp.io.xlsx_results import ENGINE_ROWS, result_rows
+
+SOFFICE = shutil.which("soffice") or shutil.which("libreoffice")
+REL_TOL = 1e-9
+# LibreOffice's IRR() stops when a Newton step is below 1e-7 in absolute terms, which a double
+# cannot resolve for rates above ~1e8 (10^10 %): such an IRR reads "n/a" in the workbook.
+IRR_RESOLVABLE = 1e8
+NOT_A_NUMBER = ("n/a", "never")
+
+_RECALC_ALWAYS = """<?xml version="1.0" encoding="UTF-8"?>
+<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema"
+ xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+<item oor:path="/org.openoffice.Office.Calc/Formula/Load"><prop oor:name="OOXMLRecalcMode" oor:op="fuse"><value>0</value></prop></item>
+<item oor:path="/org.openoffice.Office.Calc/Formula/Load"><prop oor:name="ODFRecalcMode" oor:op="fuse"><value>0</value></prop></item>
+</oor:items>
+"""
+
+
+def recalc(paths, outdir, timeout: float = 240) -> list[pathlib.Path]:
+    """Open each file in LibreOffice Calc, recalculate, save as .xlsx in outdir; return the new paths."""
+    outdir = pathlib.Path(outdir)
+    outdir.mkdir(parents=True, exist_ok=True)
+    profile = outdir / f"lo_profile_{os.getpid()}"
+    (profile / "user").mkdir(parents=True, exist_ok=True)
+    (profile / "user" / "registrymodifications.xcu").write_text(_RECALC_ALWAYS)
+    cmd = [SOFFICE, f"-env:UserInstallation={profile.resolve().as_uri()}", "--headless", "--norestore",
+           "--calc", "--convert-to", "xlsx", "--outdir", str(outdir), *map(str, paths)]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    out = [outdir / pathlib.Path(p).name for p in paths]
+    missing = [str(p) for p in out if not p.exists()]
+    if missing:
+        raise RuntimeError(f"soffice did not convert {missing}: {done.stdout} {done.stderr}")
+    return out
+
+
+def _close(got, want, scale: float, key: str = "") -> bool:
+    if key == "irr" and want is not None and abs(want) > IRR_RESOLVABLE and got == "n/a":
+        return True
+    if want is None or (isinstance(want, float) and math.isnan(want)):
+        return got in NOT_A_NUMBER
+    if not isinstance(got, (int, float)) or isinstance(got, bool):
+        return False
+    return math.isclose(got, want, rel_tol=REL_TOL, abs_tol=REL_TOL * scale)
+
+
+def expected_results(result, plan) -> dict[str, float]:
+    """Every Results key of one plan, from the engine."""
+    d, x = result.details, result.details["inputs"]
+    want = {}
+    for key, _, source in ENGINE_ROWS:
+        want[key] = result.metrics[key] if source == "metric" else x[
+            "price_usd_per_million_output_tokens" if key.startswith("effective_price") else key]
+    for key in result_rows():
+        if key in want or key == "warnings":
+            continue
+        if key == "capital_recovery_factor":
+            want[key] = float(crf(plan.discount_rate, plan.years))
+        elif key in result.metrics:
+            want[key] = result.metrics[key]
+        else:
+            want[key] = float(d[key])
+    return want
+
+
+def expected_cashflow(result, plan, max_years: int) -> dict[str, list]:
+    d = result.details
+    flows = np.zeros(max_years + 1)
+    flows[: len(d["cash_flows_usd"])] = d["cash_flows_usd"]
+    years = np.arange(max_years + 1)
+    revenue, opex, capex = float(d["revenue_usd_per_year"]), float(d["opex_usd_per_year"]), float(d["capex_usd"])
+    in_horizon = (years >= 1) & (years <= plan.years)
+    return {
+        "revenue_usd": [None] + list(np.where(in_horizon[1:], revenue, 0.0)),
+        "opex_usd": [None] + list(np.where(in_horizon[1:], -opex, 0.0)),
+        "capex_usd": [-capex] + [None] * max_years,
+        "residual_value_usd": [None] + list(np.where(years[1:] == plan.years, plan.residual_value_fraction * capex, 0.0)),
+        "cash_flow_usd": list(flows),
+        "cumulative_cash_flow_usd": list(np.cumsum(flows)),
+    }
+
+
+def compare(path, scenario, results) -> list[str]:
+    """Mismatches between a recalculated workbook and the engine (empty: all agree)."""
+    wb = openpyxl.load_workbook(path, data_only=True)
+    res, cash = wb[S.RESULTS], wb[S.CASH_FLOW]
+    layout = Layout(plan_rows(), result_rows(), max(p.years for p in scenario.plans))
+    bad = []
+    for index, (plan, result) in enumerate(zip(scenario.plans, results)):
+        col = S.FIRST_PLAN_COLUMN + index
+        d = result.details
+        scale = abs(float(d["capex_usd"])) + abs(float(d["revenue_usd_per_year"]) * plan.years) + 1.0
+        for key, want in expected_results(result, plan).items():
+            got = res.cell(layout.result_rows[key], col).value
+            tol_scale = scale if key in ("npv_usd", "net_usd_per_year") else (
+                scale / max(abs(float(d["capex_usd"])), 1e-300) if key == "roi" else 0.0)
+            if not _close(got, want, tol_scale if math.isfinite(tol_scale) else 0.0, key):
+                bad.append(f"{path.name} Results {key} plan {index}: workbook {got!r} engine {want!r}")
+        for key, values in expected_cashflow(result, plan, layout.max_years).items():
+            for year, want in enumerate(values):
+                got = cash.cell(layout.cf_row(index, key), S.FIRST_PLAN_COLUMN + year).value
+                if want is None:
+                    ok = got in (None, "")
+                else:
+                    ok = _close(got, want, scale)
+                if not ok:
+                    bad.append(f"{path.name} CashFlow {key} plan {index} year {year}: workbook {got!r} engine {want!r}")
+        for key in ("npv_usd", "irr", "payback_months"):
+            got = cash.cell(layout.cf_row(index, key), S.FIRST_PLAN_COLUMN).value
+            if not _close(got, result.metrics[key], scale if key == "npv_usd" else 0.0, key):
+                bad.append(f"{path.name} CashFlow {key} plan {index}: workbook {got!r} engine {result.metrics[key]!r}")
+        flows_exist = bool(np.all(np.isfinite(d["cash_flows_usd"])))
+        payback = res.cell(layout.result_rows["payback_months"], col).value
+        if math.isnan(result.metrics["payback_months"]) and payback != ("never" if flows_exist else "n/a"):
+            bad.append(f"{path.name} payback plan {index}: {payback!r}, want {'never' if flows_exist else 'n/a'}")
+    assert set(CF_UNITS) == set(CF_ROWS)
+    return bad
