@@ -208,3 +208,16 @@ def test_operating_point_above_the_memory_limit_is_served_at_the_limit_and_queue
 def test_operating_point_of_an_impossible_config_does_not_exist():
     point = generate_operating_point(H100, MODELS["Llama-3.1-405B"], ServingConfig(tensor_parallel=2), CHAT)
     assert not point.exists and point.warnings
+
+
+def test_kv_precision_sets_how_many_sequences_fit():
+    fp8 = generate_curve(H200, LLAMA70, ServingConfig(tensor_parallel=2, kv_precision="fp8"), CHAT, 1)
+    bf16 = generate_curve(H200, LLAMA70, ServingConfig(tensor_parallel=2, kv_precision="bf16"), CHAT, 1)
+    fp4 = generate_curve(H200, LLAMA70, ServingConfig(tensor_parallel=2, kv_precision="nvfp4"), CHAT, 1)
+    assert bf16.max_batch_by_memory == pytest.approx(fp8.max_batch_by_memory / 2, abs=1)
+    assert fp4.max_batch_by_memory == pytest.approx(fp8.max_batch_by_memory / 0.5625, abs=1)
+
+
+def test_non_positive_batch_is_refused():
+    with pytest.raises(ValueError, match="batch"):
+        generate_curve(H200, LLAMA70, ServingConfig(), CHAT, [0, 1])

@@ -50,6 +50,7 @@ def test_heterogeneous_pools_use_each_device_where_it_is_good():
     assert mixed.curve.tokens_per_s_per_user[0] > 1.8 * gpu_only.curve.tokens_per_s_per_user[0]
     assert mixed.prefill_requests_per_s_per_device[0] == pytest.approx(gpu_only.prefill_requests_per_s_per_device[0])
     assert "prefill on B200, decode on fast-decode" in mixed.curve.notes[0]
+    assert isinstance(mixed.prefill_share, float) and mixed.share_at(0) == mixed.prefill_share
 
 
 def test_power_covers_both_pools():

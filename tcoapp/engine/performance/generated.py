@@ -52,8 +52,10 @@ def generate_curve(device: Device, model: ModelSpec, serving: ServingConfig, wor
     `feasible` False where B > max_batch_by_memory or the configuration is impossible (notes say
     why). Formulas: `roofline.py` (DESIGN section 5). Vectorized over B.
     """
-    r = run_roofline(device, model, serving, workload, batch, factors)
     b = np.atleast_1d(np.asarray(batch, float))
+    if b.ndim != 1 or not np.all(np.isfinite(b) & (b > 0)):
+        raise ValueError("batch must be a positive number or a 1-D array of positive numbers (sequences per replica)")
+    r = run_roofline(device, model, serving, workload, b, factors)
     b_max = float(r.max_batch_by_memory)
     notes = _notes(device, model, serving, b, b_max)
     possible = not config_problems(device, model, serving) and b_max >= 1
