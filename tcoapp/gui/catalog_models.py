@@ -34,6 +34,7 @@ class EntryTableModel(QAbstractTableModel):
         self._doc, self._kind = document, kind
         self._fields = DEVICE_FIELDS if kind == "device" else MODEL_FIELDS
         self._names = self._current_names()
+        self._last_own = self._own()
         document.scenario_changed.connect(self._on_changed)
 
     def _current_names(self) -> list[str]:
@@ -114,7 +115,14 @@ class EntryTableModel(QAbstractTableModel):
             return False
         return True
 
+    def _own(self):
+        return self._doc.scenario.devices if self._kind == "device" else self._doc.scenario.models
+
     def _on_changed(self):
+        own = self._own()
+        if own is getattr(self, "_last_own", None):
+            return   # the scenario's devices/models are the same objects: nothing to redraw
+        self._last_own = own
         names = self._current_names()
         if names != self._names:
             self.beginResetModel()
@@ -132,6 +140,7 @@ class CurvePointsModel(QAbstractTableModel):
         self._doc = document
         self._fields = CURVE_POINT_FIELDS
         self._rows = self._build()
+        self._curves = document.scenario.curves
         document.scenario_changed.connect(self._on_changed)
 
     def _build(self) -> list[tuple]:
@@ -183,6 +192,9 @@ class CurvePointsModel(QAbstractTableModel):
         return None
 
     def _on_changed(self):
+        if self._doc.scenario.curves is self._curves:
+            return
+        self._curves = self._doc.scenario.curves
         rows = self._build()
         if len(rows) != len(self._rows) or rows != self._rows:
             self.beginResetModel()

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QComboBox, QGridLayout, QHBoxLayout, QLabel, QVBox
 from ..engine.fields import DEVICE_FIELDS, PLAN_FIELD_BY_NAME, by_name
 from .document import Document
 from .labels import format_metric, label_with_unit, metric_label, metric_unit
-from .performance_view import legend_html
+from .performance_view import legend_html, set_text_if_changed
 from .plotting import (
     COMPONENT_COLORS, ItemPool, MoneyAxis, NumberAxis, category_ticks, make_plot, money_text, pen, pg, plan_color,
 )
@@ -49,17 +49,18 @@ class EconomicsView(QWidget):
     def __init__(self, document: Document, parent=None):
         super().__init__(parent)
         self._doc = document
+        self._tornado_state = None
         self.p_cash = make_plot("Cumulative cash flow (circles: payback)", "Year", "Cumulative cash flow [USD]",
                                 y_axis=MoneyAxis("left"))
         self.p_cost = make_plot("Cost per million output tokens", "USD per million output tokens", "",
-                                x_axis=NumberAxis("bottom"), y_axis=pg.AxisItem("left"))
+                                x_axis=NumberAxis("bottom"), y_axis=pg.AxisItem("left"), grid="x")
         self.p_rack = make_plot("Revenue per rack per year", "Revenue per rack per year [USD/rack/yr]", "",
-                                x_axis=MoneyAxis("bottom"), y_axis=pg.AxisItem("left"))
+                                x_axis=MoneyAxis("bottom"), y_axis=pg.AxisItem("left"), grid="x")
         self.tornado_axis = NumberAxis("bottom")
-        self.p_tornado = make_plot("Sensitivity", "", "", x_axis=self.tornado_axis, y_axis=pg.AxisItem("left"))
+        self.p_tornado = make_plot("Sensitivity", "", "", x_axis=self.tornado_axis, y_axis=pg.AxisItem("left"),
+                                   grid="x")
         for w in (self.p_cost, self.p_rack, self.p_tornado):
             w.getPlotItem().getAxis("left").enableAutoSIPrefix(False)
-            w.getPlotItem().showGrid(x=True, y=False, alpha=0.25)
         cash = self.p_cash.getPlotItem()
         cash.addLine(y=0, pen=pen("#555", 1, Qt.DashLine))
         self.cash_lines = ItemPool(cash, lambda i: pg.PlotDataItem(pen=pen(plan_color(i)), symbol="o", symbolSize=4,
@@ -124,7 +125,7 @@ class EconomicsView(QWidget):
     def refresh(self, *_):
         results = self._doc.results
         names = [r.name for r in results]
-        self.legend.setText(legend_html(names))
+        set_text_if_changed(self.legend, legend_html(names))
         self._draw_cash(results)
         self._draw_costs(results, names)
         self._draw_rack(results, names)
@@ -133,9 +134,9 @@ class EconomicsView(QWidget):
     def _draw_cash(self, results):
         px, py, brushes, data = [], [], [], []
         for i, (line, r) in enumerate(zip(self.cash_lines.ensure(len(results)), results)):
-            flows = np.asarray(r.details.get("cash_flows_usd", []), float)
-            cumulative = np.cumsum(flows)
-            line.setData(np.arange(cumulative.size), cumulative)
+            if self.cash_lines.changed(i, (r,)):
+                cumulative = np.cumsum(np.asarray(r.details.get("cash_flows_usd", []), float))
+                line.setData(np.arange(cumulative.size), cumulative)
             months = r.metrics["payback_months"]
             if np.isfinite(months):
                 px.append(months / 12.0)
@@ -180,6 +181,11 @@ class EconomicsView(QWidget):
         if plan is None:
             return
         result = self._doc.results[self._doc.current_index]
+        state = (result, metric, fraction, plan.name)
+        old = self._tornado_state
+        if old is not None and old[0] is result and old[1:] == state[1:]:
+            return
+        self._tornado_state = state
         swings, note = self._swings(result, metric, fraction)
         item = self.p_tornado.getPlotItem()
         item.setTitle(f"Sensitivity of {metric_label(metric)}: {plan.name}", color="#222", size="11pt")

@@ -18,6 +18,11 @@ CONFIG_TEXT = {"tensor_parallel": "TP", "expert_parallel": "EP", "attention_dp":
                "weight_precision": "weights", "kv_precision": "KV", "spec_decode_draft_tokens": "draft tokens"}
 
 
+def set_text_if_changed(label: QLabel, text: str) -> None:
+    if label.text() != text:
+        label.setText(text)
+
+
 def legend_html(names: list[str]) -> str:
     spans = [f'<span style="color:{plan_color(i)}; font-size:14pt">&#9632;</span>&nbsp;{n}'
              for i, n in enumerate(names)]
@@ -32,6 +37,8 @@ class PerformanceView(QWidget):
         self._doc, self._runner = document, runner
         self.sweep = None
         self._sweep_key = None
+        self._shown_points: tuple = ()
+        self._front_title = ""
         self.p_device = make_plot("Throughput per device", "Batch [sequences]",
                                   label_with_unit("tokens_per_s_per_device"), log_x=True)
         self.p_user = make_plot("Interactivity", "Batch [sequences]", label_with_unit("tokens_per_s_per_user"),
@@ -96,26 +103,34 @@ class PerformanceView(QWidget):
     def refresh(self, *_):
         scenario, results = self._doc.scenario, self._doc.results
         n = len(scenario.plans)
-        self.legend.setText(legend_html([p.name for p in scenario.plans]))
+        set_text_if_changed(self.legend, legend_html([p.name for p in scenario.plans]))
         curves = [curve_for(scenario, plan) for plan in scenario.plans]
-        keys = ("tokens_per_s_per_device", "tokens_per_s_per_user", None)
+        keys = ("tokens_per_s_per_device", "tokens_per_s_per_user", "tokens_per_joule")
         for (lines, marks), key in zip(self._line_pools, keys):
+            key = key or "tokens_per_joule"
             for i, (line, mark) in enumerate(zip(lines.ensure(n), marks.ensure(n))):
-                batch, values = curves[i][0], (curves[i][1][key] if key else curves[i][1]["tokens_per_joule"])
-                line.setData(batch, values)
+                batch, values = curves[i][0], curves[i][1][key]
+                if lines.changed(i, (batch, values)):
+                    line.setData(batch, values)
                 m = results[i].metrics
-                point_value = m[key] if key else m["tokens_per_joule"]
-                ok = np.isfinite(m["batch"]) and np.isfinite(point_value)
-                mark.setData([m["batch"]] if ok else [], [point_value] if ok else [])
+                x, y = float(m["batch"]), float(m[key])
+                ok = bool(np.isfinite(x) and np.isfinite(y))
+                if marks.changed(i, (x, y) if ok else ("none",)):
+                    mark.setData([x] if ok else [], [y] if ok else [])
         xs = [r.metrics["tokens_per_s_per_user"] for r in results]
         ys = [r.metrics["tokens_per_s_per_device"] for r in results]
         ok = [i for i in range(n) if np.isfinite(xs[i]) and np.isfinite(ys[i])]
-        self.points.setData([xs[i] for i in ok], [ys[i] for i in ok], data=ok,
-                            brush=[pg.mkBrush(plan_color(i)) for i in ok])
+        points = tuple((i, xs[i], ys[i]) for i in ok)
+        if points != self._shown_points:
+            self._shown_points = points
+            self.points.setData([xs[i] for i in ok], [ys[i] for i in ok], data=ok,
+                                brush=[pg.mkBrush(plan_color(i)) for i in ok])
         plan = self._doc.current_plan()
         if plan is not None:
             title = f"Frontier: {plan.device} / {plan.model}"
-            self.p_front.getPlotItem().setTitle(title, color="#222", size="11pt")
+            if title != self._front_title:
+                self._front_title = title
+                self.p_front.getPlotItem().setTitle(title, color="#222", size="11pt")
             if sweep_key(plan) != self._sweep_key:
                 self._clear_sweep()
                 if self.isVisible():

@@ -70,14 +70,21 @@ def category_ticks(axis: pg.AxisItem, names: list[str]) -> None:
     axis.setTicks([[(i, n) for i, n in enumerate(names)], []])
 
 
-def make_plot(title: str, x_label: str, y_label: str, *, x_axis=None, y_axis=None, log_x=False) -> pg.PlotWidget:
+GRID_ALPHA = 60  # of 255: light lines at the major ticks of the value axis only (grids are costly to paint)
+
+
+def make_plot(title: str, x_label: str, y_label: str, *, x_axis=None, y_axis=None, log_x=False,
+              grid: str = "y") -> pg.PlotWidget:
     axes = {"left": y_axis or NumberAxis("left"), "bottom": x_axis or NumberAxis("bottom")}
     widget = pg.PlotWidget(axisItems=axes)
     item = widget.getPlotItem()
     item.setTitle(title, **TITLE_STYLE)
     item.setLabel("bottom", x_label, **LABEL_STYLE)
     item.setLabel("left", y_label, **LABEL_STYLE)
-    item.showGrid(x=True, y=True, alpha=0.25)
+    for name, axis in axes.items():
+        axis.setStyle(maxTickLevel=1)
+        wanted = grid == "both" or (grid == "y") == (name == "left")
+        axis.setGrid(GRID_ALPHA if wanted and grid else False)
     item.setMenuEnabled(False)
     if log_x:
         item.setLogMode(x=True, y=False)
@@ -96,13 +103,26 @@ class ItemPool:
     """Per-plan plot items created once and reused: grow when plans are added, hide the extras."""
 
     def __init__(self, plot: pg.PlotItem, factory):
-        self._plot, self._factory, self.items = plot, factory, []
+        self._plot, self._factory, self.items, self._keys = plot, factory, [], []
 
     def ensure(self, n: int) -> list:
         while len(self.items) < n:
             item = self._factory(len(self.items))
             self._plot.addItem(item)
             self.items.append(item)
+            self._keys.append(None)
         for i, item in enumerate(self.items):
-            item.setVisible(i < n)
+            if item.isVisible() != (i < n):
+                item.setVisible(i < n)
         return self.items[:n]
+
+    def changed(self, i: int, key: tuple) -> bool:
+        """True (and remember `key`) unless item i already shows data built from the very same
+        objects (compared by identity, or equality for plain numbers and strings)."""
+        old = self._keys[i]
+        same = old is not None and len(old) == len(key) and all(
+            a is b or (isinstance(a, (int, float, str)) and a == b) for a, b in zip(old, key))
+        if same:
+            return False
+        self._keys[i] = key
+        return True

@@ -1,0 +1,118 @@
+"""Desktop app benchmarks (DESIGN section 10).
+
+gui_startup_s: `python -m tcoapp` from process start to the main window shown (the app prints its
+process age when TCOAPP_SMOKE_EXIT_MS is set), median of 3 runs; baseline: a bare PySide6 window.
+gui_edit_redraw_median_ms / _p95_ms: 8 plans; one input edit through the document (recompute of
+every plan via the engine, cached where unchanged) until every view has its new data and the
+visible tab has repainted; edits cycle through finance, workload and serving inputs.
+"""
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RUNS = 3
+EDITS = 60
+
+_FLOOR = r"""
+import os, time
+from PySide6.QtWidgets import QApplication, QMainWindow
+from PySide6.QtCore import QTimer
+app = QApplication([])
+w = QMainWindow(); w.resize(1500, 940); w.show()
+def shown():
+    with open("/proc/self/stat") as f: start = float(f.read().rsplit(")", 1)[1].split()[19])
+    with open("/proc/uptime") as f: up = float(f.read().split()[0])
+    print("TCOAPP_SHOWN %.3f" % (up - start / os.sysconf("SC_CLK_TCK")), flush=True)
+    app.quit()
+QTimer.singleShot(0, shown)
+app.exec()
+"""
+
+
+def _env() -> dict:
+    tmp = tempfile.mkdtemp(prefix="tcoapp-bench-")
+    return dict(os.environ, QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen"),
+                TCOAPP_SMOKE_EXIT_MS="0", XDG_CONFIG_HOME=tmp, XDG_DATA_HOME=tmp)
+
+
+def _shown_s(args: list[str]) -> float:
+    out = subprocess.run([sys.executable, *args], cwd=ROOT, env=_env(), capture_output=True, text=True,
+                         timeout=120).stdout
+    for line in out.splitlines():
+        if line.startswith("TCOAPP_SHOWN"):
+            return float(line.split()[1])
+    raise RuntimeError(f"the app did not report being shown: {out[-300:]!r}")
+
+
+def gui_startup_s() -> dict:
+    value = statistics.median(_shown_s(["-m", "tcoapp"]) for _ in range(RUNS))
+    floor = statistics.median(_shown_s(["-c", _FLOOR]) for _ in range(RUNS))
+    return {"value": round(value, 3), "unit": "s", "baseline": round(floor, 3),
+            "baseline_name": "bare PySide6 QMainWindow shown (interpreter + Qt floor)", "target": 1.5}
+
+
+_TIMES: list[float] = []
+
+
+def _edit_times() -> list[float]:
+    if _TIMES:
+        return _TIMES
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    sys.path.insert(0, ROOT)
+    from PySide6.QtWidgets import QApplication
+
+    from tcoapp.gui.app import create_window
+
+    app = QApplication.instance() or QApplication([])
+    window = create_window(None)
+    window.resize(1500, 940)
+    doc = window.document
+    while len(doc.scenario.plans) < 8:
+        doc.add_plan(len(doc.scenario.plans) % 5)
+    window.show()
+    window.tabs.setCurrentWidget(window.economics)
+    app.processEvents()
+    edits = [("utilization", (0.6, 0.7)), ("electricity_usd_per_kwh", (0.08, 0.12)),
+             ("output_tokens", (900, 1024)), ("tensor_parallel", (2, 1))]
+    for i in range(EDITS):
+        key, values = edits[i % len(edits)]
+        plan = (i // len(edits)) % 8
+        new = values[1] if getattr(doc.scenario.plans[plan], key) == values[0] else values[0]
+        start = time.perf_counter()
+        error = doc.set_plan_value(plan, key, new)
+        window.economics.repaint()
+        app.processEvents()
+        _TIMES.append((time.perf_counter() - start) * 1000.0)
+        if error:
+            raise RuntimeError(f"benchmark edit rejected: {error}")
+    doc.undo_stack.setClean()
+    window.close()
+    return _TIMES
+
+
+def gui_edit_redraw_median_ms() -> dict:
+    return {"value": round(statistics.median(_edit_times()), 2), "unit": "ms", "baseline": None,
+            "baseline_name": "", "target": 50}
+
+
+def gui_edit_redraw_p95_ms() -> dict:
+    times = sorted(_edit_times())
+    p95 = times[min(len(times) - 1, int(round(0.95 * (len(times) - 1))))]
+    return {"value": round(p95, 2), "unit": "ms", "baseline": None, "baseline_name": "", "target": 50}
+
+
+BENCHMARKS = {
+    "gui_startup_s": gui_startup_s,
+    "gui_edit_redraw_median_ms": gui_edit_redraw_median_ms,
+    "gui_edit_redraw_p95_ms": gui_edit_redraw_p95_ms,
+}
+
+
+if __name__ == "__main__":   # per-edit times, for profiling
+    print(sorted(round(t, 1) for t in _edit_times()))
