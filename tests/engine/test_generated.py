@@ -119,10 +119,10 @@ def test_moe_at_batch_1_reads_only_active_experts():
     arch = architecture(DSR1)
     serving = ServingConfig(expert_parallel=8, tensor_parallel=1, weight_precision="fp8")
     r = run_roofline(H200, DSR1, serving, Workload(input_tokens=1, output_tokens=2), 1)
-    f = DEFAULT_FACTORS
-    bytes_read = r.memory_s[0] * H200.mem_bw_gb_s * 1e9 * f.eta_mem * 8  # all 8 devices
+    f, bw = DEFAULT_FACTORS, H200.mem_bw_gb_s * 1e9
     kv_per_device = 1 * 2.0 * arch.kv_values_per_token  # context 1 + 2/2 tokens, fp8; MLA latent not split by TP
-    weights = bytes_read - 8 * kv_per_device
+    weights_per_device = (r.memory_s[0] - kv_per_device / (bw * f.eta_kv)) * bw * f.eta_mem
+    weights = 8 * weights_per_device
     assert weights == pytest.approx(37e9, rel=1e-9)  # active params x 1 B: 8 of 256 experts + shared
     assert weights < 0.06 * DSR1.total_params_b * 1e9
 
