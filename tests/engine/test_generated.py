@@ -221,3 +221,12 @@ def test_kv_precision_sets_how_many_sequences_fit():
 def test_non_positive_batch_is_refused():
     with pytest.raises(ValueError, match="batch"):
         generate_curve(H200, LLAMA70, ServingConfig(), CHAT, [0, 1])
+
+
+def test_sliding_window_layers_cap_their_kv_cache():
+    from types import SimpleNamespace
+
+    windowed = SimpleNamespace(**GPTOSS.as_dict(), sliding_window_layers=18, sliding_window_tokens=128)
+    full, slid = architecture(GPTOSS), architecture(windowed)
+    assert slid.kv_values(100) == pytest.approx(full.kv_values(100))
+    assert slid.kv_values(100_000) == pytest.approx(full.kv_values(100_000) / 2 + full.kv_values(128) / 2)

@@ -8,6 +8,10 @@ Expected routed experts touched per MoE layer by T tokens (uniform routing):
     E_touched(T) = E x (1 - (1 - k / E)^T)
 KV cache per token: GQA/MHA `2 x n_layers x n_kv_heads x head_dim` values; MLA
 `n_layers x mla_latent_dim` values (DeepSeek-V3/R1: 576 = 512 latent + 64 RoPE key).
+Sliding-window layers (gpt-oss: 18 of 36 layers keep 128 tokens) cache at most the window:
+    kv_values(context) = kv_full_per_token x context + kv_window_per_token x min(context, window)
+They are read from the model's optional `sliding_window_layers` / `sliding_window_tokens`
+attributes (absent: every layer attends to the full context).
 """
 from __future__ import annotations
 
@@ -29,9 +33,20 @@ class Architecture:
     hidden_size: int
     q_heads: int
     head_dim: int
-    kv_values_per_token: float
+    kv_values_per_token: float       # per token over all layers, as if every layer kept the full context
     is_mla: bool
     mla_latent_dim: int
+    sliding_window_layers: int = 0
+    sliding_window_tokens: int = 0
+
+    def kv_values(self, context_tokens):
+        """KV-cache values one sequence holds at `context_tokens` of context (broadcasts)."""
+        context = np.asarray(context_tokens, float)
+        if self.sliding_window_layers <= 0 or self.sliding_window_tokens <= 0:
+            return self.kv_values_per_token * context
+        per_layer = self.kv_values_per_token / self.n_layers
+        full = per_layer * (self.n_layers - self.sliding_window_layers)
+        return full * context + per_layer * self.sliding_window_layers * np.minimum(context, self.sliding_window_tokens)
 
     @property
     def is_moe(self) -> bool:
@@ -70,8 +85,11 @@ def architecture(model) -> Architecture:
     is_mla = model.mla_latent_dim > 0
     kv = model.n_layers * model.mla_latent_dim if is_mla else 2.0 * model.n_layers * model.n_kv_heads * model.head_dim
     q_heads = model.n_heads or max(1, model.hidden_size // model.head_dim)
+    window_layers = int(getattr(model, "sliding_window_layers", 0) or 0)
+    window_tokens = int(getattr(model, "sliding_window_tokens", 0) or 0)
     return Architecture(active, max(shared, 0.0), expert, e, k, model.n_layers, model.hidden_size,
-                        q_heads, model.head_dim, float(kv), is_mla, int(model.mla_latent_dim))
+                        q_heads, model.head_dim, float(kv), is_mla, int(model.mla_latent_dim),
+                        min(window_layers, model.n_layers), window_tokens)
 
 
 def experts_touched(n_experts, experts_per_token, tokens):
@@ -107,9 +125,9 @@ def max_batch_by_memory(arch: Architecture, memory_gb, usable_fraction, devices,
     """Largest concurrent batch per replica whose weights + KV fit in memory (sequences, floor).
 
         B_max = floor((memory_gb x 1e9 x usable - weight_bytes_per_device)
-                      / (context_tokens x kv_values_per_token x kv_bytes / kv_split))
+                      / (kv_values(context_tokens) x kv_bytes / kv_split))
     0 where the weights alone do not fit.
     """
     free = memory_gb * 1e9 * usable_fraction - weight_bytes_per_device(arch, devices, attention_dp, weight_bytes)
-    per_sequence = context_tokens * arch.kv_values_per_token * kv_bytes / kv_split(arch, devices, attention_dp)
+    per_sequence = arch.kv_values(context_tokens) * kv_bytes / kv_split(arch, devices, attention_dp)
     return np.maximum(np.floor(free / per_sequence), 0.0)

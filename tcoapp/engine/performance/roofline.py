@@ -8,7 +8,7 @@ A replica spans N = TP x EP devices and serves B concurrent sequences. Per devic
 (s = k + 1 tokens per sequence with k draft tokens, T = B x s tokens in the step):
 
     weight_bytes = w x (shared_params / (1 if attention-DP else N) + E_touched(T) x expert_params / N)
-    kv_bytes     = B x (input + output / 2) x kv_values_per_token x kv / kv_split
+    kv_bytes     = B x kv_values(input + output / 2) x kv / kv_split     (sliding windows capped)
     t_mem        = weight_bytes / (mem_bw_gb_s x 1e9 x eta_mem) + kv_bytes / (mem_bw_gb_s x 1e9 x eta_kv)
     t_compute    = T x (2 x active_params / peak + attn_flops x context / attention_peak) / (N x eta_compute)
                    (attention math runs at the KV cache's precision, never FP4: `attention_peak`)
@@ -71,11 +71,12 @@ def decode_step(device, arch: Architecture, batch, devices, expert_parallel, att
     touched = experts_touched(arch.n_experts, arch.experts_per_token, tokens)
     shared_ways = np.where(attention_dp, 1.0, devices)
     w_read = weight_bytes * (arch.shared_params / shared_ways + touched * arch.expert_params / devices)
-    kv_read = batch * context_tokens * arch.kv_values_per_token * kv_bytes / kv_split(arch, devices, attention_dp)
+    kv_read = batch * arch.kv_values(context_tokens) * kv_bytes / kv_split(arch, devices, attention_dp)
     bandwidth = device.mem_bw_gb_s * 1e9
     memory_s = w_read / (bandwidth * factors.eta_mem) + kv_read / (bandwidth * factors.eta_kv)
+    attended = arch.kv_values(context_tokens) / arch.kv_values_per_token  # context, sliding windows capped
     flop_s = tokens * (2.0 * arch.active_params / peak
-                       + arch.decode_attention_flops_per_context_token * context_tokens / attention_peak)
+                       + arch.decode_attention_flops_per_context_token * attended / attention_peak)
     compute_s = flop_s / (devices * factors.eta_compute)
     comm_s = _comm_s(device, arch, tokens, devices, expert_parallel, attention_dp, factors)
     return memory_s, compute_s, comm_s
