@@ -1,6 +1,6 @@
 """Accuracy of the generated curves against published measurements (issue 3, item 6).
 
-    python -m tcoapp.accuracy [CSV] [--rows]
+    python -m tcoapp.accuracy [CSV] [--rows] [--by family|device|model]
 
 Runs the engine with the shipped default efficiency factors on every row of a measurements CSV
 (default: tests/data/measurements_public.csv, a copy of the public reference set) that names a
@@ -85,12 +85,13 @@ class Accuracy:
     def errors(self, family: str | None = None) -> np.ndarray:
         return np.array([r.abs_pct_error for r in self.results if family in (None, r.family)])
 
-    def summary(self) -> dict[str, dict[str, float]]:
-        """{group: {n, median_ape_pct, p90_ape_pct}} per family and "overall"."""
-        groups = sorted({r.family for r in self.results}) + ["overall"]
+    def summary(self, by: str = "family") -> dict[str, dict[str, float]]:
+        """{group: {n, median_ape_pct, p90_ape_pct}} per device family (or `by="device"`, `by="model"`)
+        and "overall"."""
+        groups = sorted({getattr(r, by) for r in self.results}) + ["overall"]
         out = {}
         for g in groups:
-            e = self.errors(None if g == "overall" else g)
+            e = np.array([r.abs_pct_error for r in self.results if g == "overall" or getattr(r, by) == g])
             out[g] = {"n": int(e.size), "median_ape_pct": float(np.median(e)), "p90_ape_pct": float(np.percentile(e, 90))}
         return out
 
@@ -220,7 +221,7 @@ def _repo_catalog():
     return SimpleNamespace(devices=devices, models=models)
 
 
-def format_report(acc: Accuracy, rows: bool = False) -> str:
+def format_report(acc: Accuracy, rows: bool = False, by: str = "family") -> str:
     lines = []
     if rows:
         for r in acc.results:
@@ -230,7 +231,7 @@ def format_report(acc: Accuracy, rows: bool = False) -> str:
                          f"B={c['batch']:.0f} TP{c['tensor_parallel']} EP{c['expert_parallel']}"
                          f"{' ADP' if c['attention_dp'] else ''} {c['weight_precision']}")
     lines.append(f"{'group':20s} {'n':>4s} {'median APE %':>13s} {'p90 APE %':>10s}")
-    for group, s in acc.summary().items():
+    for group, s in acc.summary(by).items():
         lines.append(f"{group:20s} {s['n']:4d} {s['median_ape_pct']:13.1f} {s['p90_ape_pct']:10.1f}")
     lines.append(f"modelled {len(acc.results)} rows, skipped {len(acc.skipped)}:")
     reasons: dict[str, int] = {}
@@ -245,8 +246,9 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tcoapp.accuracy", description=__doc__.splitlines()[0])
     parser.add_argument("csv", nargs="?", default=str(DEFAULT_CSV), help="measurements CSV")
     parser.add_argument("--rows", action="store_true", help="print every modelled row")
+    parser.add_argument("--by", choices=("family", "device", "model"), default="family", help="grouping of the table")
     args = parser.parse_args(argv)
-    print(format_report(run(args.csv), rows=args.rows))
+    print(format_report(run(args.csv), rows=args.rows, by=args.by))
     return 0
 
 

@@ -29,6 +29,9 @@ def test_median_error_with_shipped_defaults_is_under_the_target(result):
     assert set(summary) >= {"NVIDIA Hopper", "NVIDIA Blackwell", "AMD CDNA3", "overall"}
     for group in summary.values():
         assert group["p90_ape_pct"] >= group["median_ape_pct"]
+    by_device = result.summary("device")
+    assert {"H200-SXM", "B200", "MI300X"} <= set(by_device)
+    assert sum(g["n"] for k, g in by_device.items() if k != "overall") == len(result.results)
 
 
 def test_predictions_are_positive_and_errors_are_what_they_say(result):

@@ -57,3 +57,17 @@ def test_bad_requests_are_refused():
         calibrate([], DEVICES, MODELS)
     with pytest.raises(ValueError, match="cannot fit"):
         calibrate(synthetic_points(TRUE)[:1], DEVICES, MODELS, fit=("not_a_factor",))
+
+
+def test_a_measured_curve_calibrates_directly():
+    from tcoapp.engine.performance.calibration import points_from_curve
+    from tcoapp.engine.performance.measured import make_measured_curve
+
+    serving = ServingConfig(tensor_parallel=2)
+    truth = synthetic_points(TRUE, with_power=True)[:5]  # the H200 / Llama-3.3-70B TP2 points
+    curve = make_measured_curve("lab", "H200-SXM", "Llama-3.3-70B", [p.batch for p in truth],
+                                [p.tokens_per_s_per_device for p in truth], power_w=[p.power_w for p in truth])
+    points = points_from_curve(curve, serving, CHAT)
+    assert [p.batch for p in points] == [1, 8, 64, 256, 1024] and points[0].power_w == truth[0].power_w
+    result = calibrate(points, DEVICES, MODELS, fit=("eta_mem", "eta_compute"))
+    assert result.median_abs_pct_error < result.initial_median_abs_pct_error

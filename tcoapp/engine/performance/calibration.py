@@ -67,6 +67,16 @@ class CalibrationResult:
         return float(np.median(np.abs(self.initial_residuals)) * 100.0)
 
 
+def points_from_curve(curve, serving: ServingConfig, workload: Workload) -> list[MeasuredPoint]:
+    """The points of a MeasuredCurve (device and model by name), with measured power where it has it."""
+    out = []
+    for i, b in enumerate(curve.batch):
+        power = float(curve.power_w[i]) if np.isfinite(curve.power_w[i]) else None
+        out.append(MeasuredPoint(curve.device, curve.model, workload, float(curve.tokens_per_s_per_device[i]),
+                                 serving, batch=float(b), power_w=power, label=f"{curve.name} batch {b:g}"))
+    return out
+
+
 def predict_point(point: MeasuredPoint, devices: Mapping, models: Mapping,
                   factors: EfficiencyFactors = DEFAULT_FACTORS) -> tuple[float, float]:
     """(tokens/s per device, power_w) the generated curve predicts for `point` (NaN: infeasible)."""
