@@ -1,0 +1,178 @@
+"""The exported workbook as a model an analyst trusts: sheets, live formulas, FAST habits."""
+import re
+import zipfile
+
+import openpyxl
+import pytest
+
+from tcoapp import SCHEMA_VERSION, __version__
+from tcoapp.engine.compute import METRIC_KEYS, compute_scenario
+from tcoapp.engine.fields import PLAN_FIELDS
+from tcoapp.engine.finance.metrics import COST_COMPONENTS
+from tcoapp.io import sheets as S
+from tcoapp.io.default_scenario import default_scenario
+from tcoapp.io.workbook_write import SHEET_ORDER, write_scenario
+from tcoapp.io.xlsx_results import ENGINE_ROWS, result_rows
+
+from .workbook_scenarios import seeded_scenarios
+
+NUMBER_LITERAL = re.compile(r"(?<![A-Za-z_$\d.])(\d+\.?\d*(?:[eE][+-]?\d+)?)(?![\d(A-Za-z_])")
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    scenario = seeded_scenarios(1, seed=11, max_plans=4)[0]
+    path = tmp_path_factory.mktemp("export") / "out.xlsx"
+    write_scenario(scenario, path)
+    return scenario, path, openpyxl.load_workbook(path)
+
+
+def test_sheets_and_order(exported):
+    _, _, wb = exported
+    assert tuple(wb.sheetnames) == SHEET_ORDER
+
+
+def test_plans_layout(exported):
+    scenario, _, wb = exported
+    ws = wb[S.PLANS]
+    assert [ws.cell(1, c).value for c in range(1, 3 + len(scenario.plans))] == ["key", "unit", *[p.name for p in scenario.plans]]
+    keys = [ws.cell(r, 1).value for r in range(2, 2 + len(PLAN_FIELDS))]
+    assert keys == [f.name for f in PLAN_FIELDS]
+    assert [ws.cell(r, 2).value or "" for r in range(2, 2 + len(PLAN_FIELDS))] == [f.unit for f in PLAN_FIELDS]
+    assert ws.freeze_panes == "C2"
+    assert all(ws.cell(r, 1).comment is not None for r in range(2, 2 + len(PLAN_FIELDS)))
+
+
+def test_results_has_every_metric_and_cost_component(exported):
+    _, _, wb = exported
+    ws = wb[S.RESULTS]
+    keys = {ws.cell(r, 1).value for r in range(1, ws.max_row + 1)}
+    assert set(METRIC_KEYS) <= keys
+    assert {f"cost_per_million_output_tokens_{p}_usd" for p in COST_COMPONENTS} <= keys
+    assert {f"{p}_usd_per_year" for p in ("energy", "colocation", "maintenance", "software", "staff")} <= keys
+    assert ws.freeze_panes == "C2"
+
+
+def test_finance_rows_are_live_formulas_and_engine_rows_are_values(exported):
+    scenario, _, wb = exported
+    ws = wb[S.RESULTS]
+    rows = result_rows()
+    engine = {k for k, _, _ in ENGINE_ROWS}
+    for key, row in rows.items():
+        if key == "warnings":
+            continue
+        for index, plan in enumerate(scenario.plans):
+            value = ws.cell(row, S.FIRST_PLAN_COLUMN + index).value
+            live_copy = (key == "device_count" and plan.sizing_mode == "devices") or (
+                key.startswith("effective_price") and not plan.price_tiers)
+            if key in engine and not live_copy:
+                assert not (isinstance(value, str) and value.startswith("=")), (key, value)
+            else:
+                assert isinstance(value, str) and value.startswith("="), (key, value)
+
+
+def _formulas(wb):
+    for ws in wb.worksheets:
+        for row in ws.iter_rows():
+            for cell in row:
+                if cell.data_type == "f":
+                    yield ws.title, cell.coordinate, cell.value
+
+
+def test_no_literal_numbers_in_formulas(exported):
+    """FAST: fixed numbers live on the Constants sheet as named cells; only 0 and 1 appear inline."""
+    _, _, wb = exported
+    count = 0
+    for sheet, where, formula in _formulas(wb):
+        count += 1
+        text = re.sub(r'"[^"]*"', '""', formula)           # string literals ("n/a", ">0")
+        text = re.sub(r"\$?[A-Z]{1,3}\$?\d+", "REF", text)  # cell references
+        literals = {m for m in NUMBER_LITERAL.findall(text)} - {"0", "1"}
+        assert not literals, f"{sheet}!{where}: {formula} holds {literals}"
+    assert count > 100
+
+
+def test_constants_are_named_cells(exported):
+    _, _, wb = exported
+    for name in ("HOURS_PER_YEAR", "SECONDS_PER_YEAR", "MONTHS_PER_YEAR", "W_PER_KW", "TOKENS_PER_MILLION"):
+        assert name in wb.defined_names
+    ws = wb[S.CONSTANTS]
+    values = {ws.cell(r, 1).value: ws.cell(r, 3).value for r in range(2, ws.max_row + 1)}
+    assert values["HOURS_PER_YEAR"] == 8760 and values["W_PER_KW"] == 1000
+
+
+def test_inputs_styled_apart_from_formulas_and_engine_values(exported):
+    scenario, _, wb = exported
+    plans, results = wb[S.PLANS], wb[S.RESULTS]
+    rows = result_rows()
+    input_cell = plans.cell(2, 3)
+    formula_cell = results.cell(rows["capex_usd"], 3)
+    engine_cell = results.cell(rows["tokens_per_s_per_device"], 3)
+    styles = {(c.font.color.rgb if c.font.color else None, c.fill.fgColor.rgb) for c in (input_cell, formula_cell, engine_cell)}
+    assert len(styles) == 3
+
+
+def test_number_formats(exported):
+    _, _, wb = exported
+    ws = wb[S.RESULTS]
+    rows = result_rows()
+    assert "$" in ws.cell(rows["capex_usd"], 3).number_format
+    assert "%" in ws.cell(rows["irr"], 3).number_format
+    assert "#,##0" in ws.cell(rows["output_tokens_per_year"], 3).number_format
+    plans = wb[S.PLANS]
+    discount_row = [f.name for f in PLAN_FIELDS].index("discount_rate") + 2
+    assert "%" in plans.cell(discount_row, 3).number_format
+    assert ws.column_dimensions["A"].width >= 30
+
+
+def test_cashflow_blocks_npv_irr_payback_and_charts(exported):
+    scenario, _, wb = exported
+    ws = wb[S.CASH_FLOW]
+    formulas = [f for sheet, _, f in _formulas(wb) if sheet == S.CASH_FLOW]
+    assert sum("+NPV(" in f for f in formulas) == len(scenario.plans)
+    assert sum("IRR(" in f for f in formulas) == len(scenario.plans)
+    assert sum("MONTHS_PER_YEAR*MIN(" in f for f in formulas) == len(scenario.plans)
+    assert ws.freeze_panes == "C2"
+    kinds = sorted(type(chart).__name__ for chart in ws._charts)
+    assert kinds == ["BarChart", "LineChart"]
+
+
+def test_about_sheet(exported):
+    _, _, wb = exported
+    ws = wb[S.ABOUT]
+    values = {ws.cell(r, 1).value: ws.cell(r, 2).value for r in range(1, 8)}
+    assert values["app_version"] == __version__
+    assert values["schema_version"] == SCHEMA_VERSION
+    assert re.match(r"\d{4}-\d\d-\d\d", values["written_utc"])
+
+
+def test_formula_like_text_is_written_as_strings(tmp_path):
+    """Text from user input starting with =, +, - or @ is a string cell, never a formula."""
+    scenario = default_scenario()
+    tricky = ["=1+1", "+SUM(A1)", "-2", "@cmd", "=HYPERLINK(\"http://evil\")"]
+    plans = [p.with_(name=name) for p, name in zip(scenario.plans, tricky)]
+    scenario = scenario.with_plans(plans)
+    path = tmp_path / "tricky.xlsx"
+    write_scenario(scenario, path)
+    with zipfile.ZipFile(path) as z:
+        xml = z.read("xl/worksheets/sheet1.xml").decode()
+    for name in tricky:
+        assert f"<f>{name[1:]}" not in xml
+    wb = openpyxl.load_workbook(path)
+    for col, name in enumerate(tricky, start=3):
+        cell = wb[S.PLANS].cell(1, col)
+        assert cell.value == name and cell.data_type == "s"
+        assert wb[S.RESULTS].cell(1, col).data_type == "s"
+
+
+def test_default_scenario_exports(tmp_path):
+    scenario = default_scenario()
+    path = tmp_path / "default.xlsx"
+    write_scenario(scenario, path, compute_scenario(scenario))
+    assert openpyxl.load_workbook(path)[S.RESULTS].cell(1, 3).value == scenario.plans[0].name
+
+
+def test_results_count_must_match_plans(tmp_path):
+    scenario = default_scenario()
+    with pytest.raises(ValueError):
+        write_scenario(scenario, tmp_path / "x.xlsx", compute_scenario(scenario)[:1])

@@ -1,0 +1,115 @@
+"""Safety of saving and parsing: atomic save, hardened XML parser."""
+import errno
+import os
+
+import openpyxl
+import pytest
+
+from tcoapp.engine.errors import TcoError, ValidationError
+from tcoapp.io import atomic
+from tcoapp.io.atomic import SaveError, atomic_write
+from tcoapp.io.safety import check_defused
+from tcoapp.io.workbook_read import read_scenario
+from tcoapp.io.workbook_write import write_scenario
+
+from .workbook_scenarios import seeded_scenarios
+
+
+@pytest.fixture()
+def scenarios():
+    return seeded_scenarios(2, seed=5)
+
+
+def _leftovers(folder, keep):
+    return sorted(p.name for p in folder.iterdir() if p.name != keep)
+
+
+def test_openpyxl_parses_with_defusedxml():
+    import openpyxl.xml
+    assert openpyxl.xml.DEFUSEDXML is True
+    check_defused()
+
+
+def test_crash_midway_through_save_keeps_the_old_file(tmp_path, scenarios, monkeypatch):
+    path = tmp_path / "model.xlsx"
+    write_scenario(scenarios[0], path)
+    before = path.read_bytes()
+
+    real_write = atomic.os.fdopen
+
+    def failing_fdopen(fd, mode):
+        handle = real_write(fd, mode)
+
+        class Half:
+            def write(self, data):
+                handle.write(bytes(data)[: len(data) // 2])
+                raise OSError(errno.ENOSPC, "No space left on device")
+
+            def __getattr__(self, name):
+                return getattr(handle, name)
+
+            def __enter__(self):
+                return self
+
+            def __exit__(self, *exc):
+                handle.close()
+        return Half()
+
+    monkeypatch.setattr(atomic.os, "fdopen", failing_fdopen)
+    with pytest.raises(SaveError, match="No space left on device.*unchanged"):
+        write_scenario(scenarios[1], path)
+    assert path.read_bytes() == before
+    assert _leftovers(tmp_path, "model.xlsx") == []
+    assert read_scenario(path) == scenarios[0]
+
+
+def test_failure_at_fsync_keeps_the_old_file(tmp_path, scenarios, monkeypatch):
+    path = tmp_path / "model.xlsx"
+    write_scenario(scenarios[0], path)
+    before = path.read_bytes()
+
+    def no_fsync(fd):
+        raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(atomic.os, "fsync", no_fsync)
+    with pytest.raises(SaveError):
+        write_scenario(scenarios[1], path)
+    assert path.read_bytes() == before
+    assert _leftovers(tmp_path, "model.xlsx") == []
+
+
+def test_exception_while_building_never_touches_the_file(tmp_path, scenarios, monkeypatch):
+    path = tmp_path / "model.xlsx"
+    write_scenario(scenarios[0], path)
+    before = path.read_bytes()
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("crash inside openpyxl")
+
+    monkeypatch.setattr(openpyxl.Workbook, "save", boom)
+    with pytest.raises(RuntimeError):
+        write_scenario(scenarios[1], path)
+    assert path.read_bytes() == before
+    assert _leftovers(tmp_path, "model.xlsx") == []
+
+
+def test_save_error_is_a_user_error(tmp_path):
+    assert issubclass(SaveError, TcoError)
+    with pytest.raises(SaveError, match="does not exist"):
+        atomic_write(tmp_path / "no" / "such" / "dir.xlsx", lambda h: h.write(b"x"))
+
+
+def test_atomic_write_keeps_permissions(tmp_path):
+    path = tmp_path / "f.bin"
+    path.write_bytes(b"old")
+    os.chmod(path, 0o640)
+    atomic_write(path, lambda h: h.write(b"new"))
+    assert path.read_bytes() == b"new" and (os.stat(path).st_mode & 0o777) == 0o640
+
+
+def test_control_characters_in_text_are_a_clear_error(tmp_path, scenarios):
+    scenario = scenarios[0]
+    bad = scenario.with_plans([scenario.plans[0].with_(name="bell\x07")])
+    with pytest.raises(ValidationError, match=r"Plans!C1"):
+        write_scenario(bad, tmp_path / "x.xlsx")
+    assert not (tmp_path / "x.xlsx").exists()
