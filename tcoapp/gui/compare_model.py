@@ -8,6 +8,7 @@ role); the best value of each metric with a preferred direction is bold on a gre
 from __future__ import annotations
 
 import math
+import textwrap
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
@@ -18,6 +19,7 @@ from .document import Document
 from .labels import better, format_field, format_metric, label_with_unit, metric_label, metric_unit
 
 NOTES_ROW = "__notes__"
+HEADER_WRAP = 20  # characters per line of a plan name in the column header
 BEST_BRUSH = QBrush(QColor(198, 239, 206))
 INPUT_BRUSH = QBrush(QColor(255, 253, 231))
 SECTION_BRUSH = QBrush(QColor(235, 235, 235))
@@ -59,7 +61,7 @@ class CompareModel(QAbstractTableModel):
                 return None
             plan = self._doc.scenario.plans[section]
             if role == Qt.DisplayRole:
-                return plan.name
+                return textwrap.fill(plan.name, HEADER_WRAP, break_long_words=False) or plan.name
             if role == Qt.ToolTipRole:
                 return f"{plan.name}: {plan.device} / {plan.model}"
             return None

@@ -32,7 +32,8 @@ class CompareView(QWidget):
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.Fixed)
         self.table.verticalHeader().setDefaultSectionSize(22)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.Interactive)
-        self.table.horizontalHeader().setDefaultSectionSize(150)
+        self.table.horizontalHeader().setDefaultSectionSize(160)
+        self.table.horizontalHeader().setDefaultAlignment(Qt.AlignCenter | Qt.TextWordWrap)
         self.table.horizontalHeader().sectionDoubleClicked.connect(self.rename_plan)
         self.table.selectionModel().currentChanged.connect(lambda cur, _: self._select(cur.column()))
         self.table.setEditTriggers(QAbstractItemView.DoubleClicked | QAbstractItemView.EditKeyPressed

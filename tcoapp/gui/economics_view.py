@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QComboBox, QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QGridLayout, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from ..engine.fields import DEVICE_FIELDS, PLAN_FIELD_BY_NAME, by_name
 from .document import Document
 from .labels import format_metric, label_with_unit, metric_label, metric_unit
-from .performance_view import legend_html, set_text_if_changed
+from .performance_view import legend_html, legend_label, set_text_if_changed
 from .plotting import (
     COMPONENT_COLORS, ItemPool, MoneyAxis, NumberAxis, category_ticks, make_plot, money_text, pen, pg, plan_color,
 )
@@ -94,10 +94,11 @@ class EconomicsView(QWidget):
         self.fraction_box.setCurrentIndex(1)
         self.metric_box.activated.connect(self.refresh_tornado)
         self.fraction_box.activated.connect(self.refresh_tornado)
-        self.legend = QLabel()
-        self.legend.setTextFormat(Qt.RichText)
+        self.legend = legend_label()
         self.tornado_note = QLabel()
         self.tornado_note.setTextFormat(Qt.RichText)
+        self.tornado_note.setWordWrap(True)
+        self.tornado_note.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
         self.tornado_note.setStyleSheet("color: #444;")
         top = QHBoxLayout()
         top.addWidget(self.legend, 1)

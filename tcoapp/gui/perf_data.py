@@ -11,7 +11,7 @@ from ..engine.fields import SELECTION_FIELDS, SERVING_FIELDS, WORKLOAD_FIELDS
 from ..engine.operating import plan_curve
 
 GRID = np.unique(np.round(np.geomspace(1, 4096, 64)))
-SWEEP_BATCHES = np.unique(np.round(np.geomspace(1, 2048, 40)))
+SWEEP_BATCHES = np.unique(np.round(np.geomspace(1, 8192, 48)))
 _CURVE_KEYS = tuple(f.name for f in SELECTION_FIELDS + WORKLOAD_FIELDS + SERVING_FIELDS if f.name != "batch")
 _cache: dict = {}
 
@@ -53,16 +53,17 @@ def sweep_key(plan) -> tuple:
 
 def sweep_options(device, model) -> dict:
     """The grid swept for a device and model: precisions the device runs natively, TP up to its
-    scale-up domain, EP for MoE models, speculative decoding off and on."""
+    scale-up domain, EP and attention data-parallel for MoE models, speculative decoding off and on."""
     precisions = ["bf16"]
     if device.peak_tflops_fp8 > 0:
         precisions.append("fp8")
     if device.peak_tflops_fp4 > 0:
         precisions.append("nvfp4" if device.vendor.lower().startswith("nvidia") else "mxfp4")
     tp = tuple(t for t in (1, 2, 4, 8) if t <= device.scale_up_domain)
-    ep = tuple(e for e in (1, 2, 4, 8) if e <= device.scale_up_domain) if model.n_experts > 0 else (1,)
-    return {"tensor_parallel": tp, "expert_parallel": ep, "weight_precisions": tuple(precisions),
-            "spec_decode_draft_tokens": (0, 3)}
+    moe = model.n_experts > 0
+    ep = tuple(e for e in (1, 2, 4, 8) if e <= device.scale_up_domain) if moe else (1,)
+    return {"tensor_parallel": tp, "expert_parallel": ep, "attention_dp": (False, True) if moe else (False,),
+            "weight_precisions": tuple(precisions), "spec_decode_draft_tokens": (0, 3)}
 
 
 def sweep_for_plan(scenario, plan, batches=SWEEP_BATCHES):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget
 
 from .document import Document
 from .labels import label_with_unit
@@ -16,6 +16,15 @@ from .worker import TaskRunner
 
 CONFIG_TEXT = {"tensor_parallel": "TP", "expert_parallel": "EP", "attention_dp": "attention DP",
                "weight_precision": "weights", "kv_precision": "KV", "spec_decode_draft_tokens": "draft tokens"}
+
+
+def legend_label() -> QLabel:
+    """A wrapping rich-text label for the plan colour legend (never widens the window)."""
+    label = QLabel()
+    label.setTextFormat(Qt.RichText)
+    label.setWordWrap(True)
+    label.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+    return label
 
 
 def set_text_if_changed(label: QLabel, text: str) -> None:
@@ -65,12 +74,12 @@ class PerformanceView(QWidget):
         self.cloud.sigClicked.connect(self._clicked)
         self.cloud.sigHovered.connect(self._hovered)
 
-        self.legend = QLabel()
-        self.legend.setTextFormat(Qt.RichText)
+        self.legend = legend_label()
         self.info = QLabel("Hover a swept point to see its configuration; click it to make it the current "
                            "plan's operating point.")
         self.info.setStyleSheet("color: #444;")
         self.info.setWordWrap(True)
+        self.info.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
         self.sweep_button = QPushButton("Sweep frontier")
         self.sweep_button.setToolTip("Sweep batch x tensor/expert parallel x precision x speculative decoding "
                                      "for the current plan's device and model (runs in the background)")

@@ -96,6 +96,7 @@ def test_add_duplicate_rename_delete_plan(window, monkeypatch):
     window.compare.rename_plan(0)
     assert doc.scenario.plans[0].name == "Renamed"
     assert window.compare.model.headerData(0, Qt.Horizontal) == "Renamed"
+    assert window.compare.model.headerData(0, Qt.ToolTipRole and Qt.Horizontal, Qt.ToolTipRole).startswith("Renamed")
     doc.set_current_index(0)
     window.compare.delete_button.click()
     assert len(doc.scenario.plans) == n + 1
