@@ -30,6 +30,8 @@ class EfficiencyFactors:
     # FIT 14.5 us: per sequence per decode step, work the roofline does not see (sampling, scheduler
     # bookkeeping, attention and MoE-routing kernel inefficiency at large batch); saturates throughput
     seq_overhead_s: float = 1.45e-5
+    # 1.0: achieved FLOPS of routed-expert (grouped) GEMMs relative to dense GEMMs
+    moe_compute_efficiency: float = 1.0
     # FIT 0.86: achieved FP4 speedup over FP8 / the peak ratio (scales and non-GEMM work do not speed up)
     fp4_math_efficiency: float = 0.86
     # 5 us: latency of one collective (all-reduce / all-to-all) over NVLink-class fabrics

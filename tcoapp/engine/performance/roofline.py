@@ -10,7 +10,8 @@ A replica spans N = TP x EP devices and serves B concurrent sequences. Per devic
     weight_bytes = w x (shared_params / (1 if attention-DP else N) + E_touched(T) x expert_params / N)
     kv_bytes     = B x kv_values(input + output / 2) x kv / kv_split     (sliding windows capped)
     t_mem        = weight_bytes / (mem_bw_gb_s x 1e9 x eta_mem) + kv_bytes / (mem_bw_gb_s x 1e9 x eta_kv)
-    t_compute    = T x (2 x active_params / peak + attn_flops x context / attention_peak) / (N x eta_compute)
+    t_compute    = T x (2 x (shared + routed / moe_compute_efficiency) / peak + attn_flops x context / attention_peak)
+                   / (N x eta_compute)        (shared + routed = active params)
                    (attention math runs at the KV cache's precision, never FP4: `attention_peak`)
     t_comm       = TP attention: 2 x layers ring all-reduces of T x hidden x 2 B over N devices;
                    MoE with EP > 1 or attention-DP: per layer an all-to-all dispatch and combine of
@@ -75,11 +76,18 @@ def decode_step(device, arch: Architecture, batch, devices, expert_parallel, att
     bandwidth = device.mem_bw_gb_s * 1e9
     memory_s = w_read / (bandwidth * factors.eta_mem) + kv_read / (bandwidth * factors.eta_kv)
     attended = arch.kv_values(context_tokens) / arch.kv_values_per_token  # context, sliding windows capped
-    flop_s = tokens * (2.0 * arch.active_params / peak
+    flop_s = tokens * (_linear_flop_s(arch, peak, factors)
                        + arch.decode_attention_flops_per_context_token * attended / attention_peak)
     compute_s = flop_s / (devices * factors.eta_compute)
     comm_s = _comm_s(device, arch, tokens, devices, expert_parallel, attention_dp, factors)
     return memory_s, compute_s, comm_s
+
+
+def _linear_flop_s(arch: Architecture, peak, factors):
+    """Seconds x peak-efficiency of one token's weight GEMMs: 2 FLOP per active parameter, routed
+    experts derated by moe_compute_efficiency (small, ragged grouped GEMMs)."""
+    routed = arch.experts_per_token * arch.expert_params
+    return 2.0 * (arch.active_params - routed + routed / factors.moe_compute_efficiency) / peak
 
 
 def _comm_s(device, arch, tokens, devices, expert_parallel, attention_dp, factors):
@@ -99,7 +107,7 @@ def prefill(device, arch: Architecture, devices, expert_parallel, attention_dp, 
     """(time of one request's prefill in a busy replica, its isolated TTFT part), both s."""
     new = input_tokens * (1.0 - hit_rate)
     pairs = new * input_tokens * (1.0 + hit_rate) / 2.0
-    flop_s = 2.0 * arch.active_params * new / peak + arch.prefill_attention_flops_per_token_pair * pairs / attention_peak
+    flop_s = new * _linear_flop_s(arch, peak, factors) + arch.prefill_attention_flops_per_token_pair * pairs / attention_peak
     compute_s = flop_s / (devices * factors.eta_prefill)
     comm_s = _comm_s(device, arch, np.asarray(new, float), devices, expert_parallel, attention_dp, factors)
     busy_s = compute_s + comm_s
