@@ -230,3 +230,14 @@ def test_sliding_window_layers_cap_their_kv_cache():
     full, slid = architecture(GPTOSS), architecture(windowed)
     assert slid.kv_values(100) == pytest.approx(full.kv_values(100))
     assert slid.kv_values(100_000) == pytest.approx(full.kv_values(100_000) / 2 + full.kv_values(128) / 2)
+
+
+def test_moe_and_fp4_efficiency_knobs_act_where_they_should():
+    slow_moe = DEFAULT_FACTORS.with_(moe_compute_efficiency=0.5)
+    moe, dense = ServingConfig(expert_parallel=8, attention_dp=True, weight_precision="nvfp4"), ServingConfig(weight_precision="nvfp4")
+    assert tps(B200, DSR1, moe, batch=2048, factors=slow_moe) < 0.9 * tps(B200, DSR1, moe, batch=2048)
+    assert tps(B200, LLAMA70, dense, batch=256, factors=slow_moe) == pytest.approx(tps(B200, LLAMA70, dense, batch=256))
+    slow_fp4 = DEFAULT_FACTORS.with_(fp4_math_efficiency=0.5)
+    assert tps(B200, LLAMA70, dense, batch=256, factors=slow_fp4) < 0.9 * tps(B200, LLAMA70, dense, batch=256)
+    fp8 = ServingConfig(weight_precision="fp8")
+    assert tps(B200, LLAMA70, fp8, batch=256, factors=slow_fp4) == pytest.approx(tps(B200, LLAMA70, fp8, batch=256))
