@@ -215,8 +215,11 @@ class MainWindow(QMainWindow):
         self.runner.start(f"Importing {os.path.basename(path)}…", job, on_success=self._curves_imported)
 
     def _curves_imported(self, curves):
+        stack = self.document.undo_stack
+        stack.beginMacro(f"Import {len(curves)} curve(s)")
         for curve in curves:
             self.document.add_curve(curve)
+        stack.endMacro()
         names = ", ".join(c.name for c in curves)
         self.statusBar().showMessage(f"Imported curve(s): {names}. Select one in the plan editor's Measured curve.",
                                      8000)

@@ -82,3 +82,39 @@ def test_recent_files_menu(window, tmp_path):
     window._fill_recent()
     texts = [a.text() for a in window.recent_menu.actions()]
     assert os.path.abspath(path) in texts
+
+
+PLAIN_CSV = """curve,device,model,batch,tokens_per_s_per_device,tokens_per_s_per_user,power_w,source
+my-h100,H100-SXM,Llama-3.3-70B,1,40,40,400,bench A
+my-h100,H100-SXM,Llama-3.3-70B,8,280,35,500,bench A
+my-h100,H100-SXM,Llama-3.3-70B,32,900,28,620,bench A
+my-h100,H100-SXM,Llama-3.3-70B,128,2000,16,690,bench A
+"""
+
+
+def test_import_curve_in_worker_then_use_it(window, qtbot, tmp_path):
+    pytest.importorskip("tcoapp.io.curve_import")
+    path = tmp_path / "my.csv"
+    path.write_text(PLAIN_CSV)
+    with qtbot.waitSignal(window.runner.succeeded, timeout=10000):
+        window.import_curve(str(path))
+    doc = window.document
+    assert "my-h100" in doc.scenario.curves
+    assert window.catalog.curves_model.rowCount() == 4
+    combo = window.editor.editors["curve"].widget
+    assert combo.findData("my-h100") >= 0
+    error = doc.set_plan_values(0, {"curve": "my-h100", "min_tokens_per_s_per_user": None, "batch": 32})
+    assert error is None
+    assert doc.results[0].metrics["tokens_per_s_per_device"] == pytest.approx(900)
+    doc.undo_stack.undo()
+    doc.undo_stack.undo()   # the import is one step
+    assert "my-h100" not in doc.scenario.curves
+
+
+def test_import_bad_curve_is_a_message(window, qtbot, tmp_path, dialogs):
+    pytest.importorskip("tcoapp.io.curve_import")
+    path = tmp_path / "bad.csv"
+    path.write_text("curve,device,model,batch,tokens_per_s_per_device\nx,H100-SXM,m,-1,abc\n")
+    with qtbot.waitSignal(window.runner.failed, timeout=10000):
+        window.import_curve(str(path))
+    assert dialogs.messages and "bad.csv" in dialogs.messages[-1][1]
