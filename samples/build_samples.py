@@ -114,19 +114,21 @@ def corsair_sram() -> object:
 def heterogeneous() -> Scenario:
     common = {"model": "Llama-3.1-8B", "input_tokens": 1024, "output_tokens": 256,
               "weight_precision": "fp8", "kv_precision": "fp8",
-              "min_tokens_per_s_per_user": 300,  # ASSUMPTION: an interactive (agent/voice) target
+              "min_tokens_per_s_per_user": 500,  # ASSUMPTION: an agent/voice-class interactive target
               "sizing_mode": "facility_power", "facility_power_kw": 250,
               # ASSUMPTION: Llama-3.1-70B price at DeepInfra $0.40/$0.40 (REFERENCES C.4) as a
               # ceiling for an 8B model at an interactive tier; no 8B price in the references
               "price_usd_per_million_output_tokens": 0.40, "price_usd_per_million_input_tokens": 0.40}
+    h100, b200 = {"device": "H100-SXM", "tensor_parallel": 8}, {"device": "B200", "tensor_parallel": 4}
+    corsair = {"device": "Corsair-SRAM", "tensor_parallel": 8}
     plans = [
-        ("All-H100 aggregated TP1", {**common, "device": "H100-SXM", "tensor_parallel": 1}),
-        ("All-H100 disaggregated 1:3 TP1", {**common, "device": "H100-SXM", "tensor_parallel": 1,
-                                             "prefill_devices": 1, "decode_devices": 3}),
-        ("All-B200 aggregated TP1", {**common, "device": "B200", "tensor_parallel": 1}),
-        ("H100 prefill + Corsair-SRAM decode 1:8 TP8", {
-            **common, "device": "H100-SXM", "prefill_device": "H100-SXM", "decode_device": "Corsair-SRAM",
-            "tensor_parallel": 8, "prefill_devices": 1, "decode_devices": 8}),
+        ("All-H100 TP8 aggregated", {**common, **h100}),
+        ("All-B200 TP4 aggregated", {**common, **b200}),
+        ("All-H100 TP8 disaggregated 1:3", {**common, **h100, "prefill_devices": 1, "decode_devices": 3}),
+        ("All-Corsair-SRAM TP8 aggregated", {**common, **corsair}),
+        ("H100 prefill + Corsair-SRAM decode 1:3 TP8", {
+            **common, **h100, "prefill_device": "H100-SXM", "decode_device": "Corsair-SRAM",
+            "prefill_devices": 1, "decode_devices": 3}),
     ]
     return _scenario(plans, devices=(corsair_sram(),))
 
@@ -221,8 +223,11 @@ SAMPLES: tuple[Sample, ...] = (
         "heterogeneous_disaggregated.xlsx", "A heterogeneous pipeline: GPU prefill, Corsair decode",
         "At an interactive target, does a pool of small-batch-efficient accelerators (d-Matrix Corsair) for "
         "decode behind a GPU prefill pool beat an all-GPU plan on cost per token?",
-        ("Llama-3.1-8B, 1,024 in / 256 out, >= 300 tokens/s per user (ASSUMPTION: an agent/voice-class "
-         "interactive target), every plan sized to 250 kW facility power.",
+        ("Llama-3.1-8B, 1,024 in / 256 out, >= 500 tokens/s per user (ASSUMPTION: an agent/voice-class "
+         "interactive target, where GPUs need small batches), every plan sized to 250 kW facility power.",
+         "Plans: all-H100 (TP8) and all-B200 (TP4) aggregated, all-H100 disaggregated 1:3, all-Corsair "
+         "aggregated, and H100 prefill + Corsair decode 1:3 (ASSUMPTION ratio; the plan's notes say if a pool "
+         "starves and what the balanced ratio is). Both pools use the plan's TP8 replicas.",
          "Corsair-SRAM (Devices sheet) overrides the catalog Corsair row to model the 2 GB on-card SRAM at "
          "150 TB/s (vendor claims, REFERENCES A): with TP8 the 8 GB of FP8 weights spread over 8 cards' 16 GB "
          "SRAM. Price $15k per card, 600 W and the server figures are the catalog's PLACEHOLDER estimates: "
