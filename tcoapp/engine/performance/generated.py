@@ -66,10 +66,9 @@ def generate_curve(device: Device, model: ModelSpec, serving: ServingConfig, wor
 
 def _notes(device, model, serving, b, b_max) -> list[str]:
     notes = config_problems(device, model, serving)
-    for precision in {serving.weight_precision}:
-        note = precision_note(device, precision)
-        if note:
-            notes.append(note)
+    note = precision_note(device, serving.weight_precision)
+    if note:
+        notes.append(note)
     if b_max < 1:
         notes.append(f"{model.name} weights ({serving.weight_precision}) plus one sequence's KV cache do not fit in "
                      f"{serving.tensor_parallel * serving.expert_parallel} x {device.memory_gb:g} GB of {device.name}")

@@ -19,8 +19,8 @@ A replica spans N = TP x EP devices and serves B concurrent sequences. Per devic
     t_step       = (max(t_mem, t_compute) + t_comm + step_overhead_s + B x seq_overhead_s) x (1 + k x draft_cost)
 
 Prefill of one request (n = input x (1 - prefix_cache_hit_rate) new tokens):
-    t_prefill = (2 x active_params x n / peak + pair_flops x n x input x (1 + hit) / 2 / attention_peak)
-                / (N x eta_prefill) + its TP/EP communication            (causal attention)
+    t_prefill = (n x linear_flops / peak + pair_flops x n x input x (1 + hit) / 2 / attention_peak)
+                / (N x eta_prefill) + its TP/EP communication     (causal attention; linear_flops as in decode)
 Continuous batching: while B sequences each decode `output` tokens, B new requests are prefilled,
 so one cycle of a replica lasts (output / tokens_per_step) x t_step + B x t_prefill and
 
