@@ -51,6 +51,7 @@ class CatalogView(QWidget):
     def _fit(table: QTableView) -> None:
         """Columns as wide as their header and values; long text columns capped (full text in the
         tooltip); the source moved next to the name so it is always in sight."""
+        table.horizontalHeader().setResizeContentsPrecision(20)   # size from the first rows only
         table.resizeColumnsToContents()
         model, header = table.model(), table.horizontalHeader()
         for col in range(model.columnCount()):

@@ -15,9 +15,8 @@ from .autosave import Autosave
 from .catalog_view import CatalogView
 from .compare_view import CompareView
 from .document import Document
-from .economics_view import EconomicsView
 from .files import import_curve_job, read_workbook, write_workbook
-from .performance_view import PerformanceView
+from .lazy_tab import LazyTab
 from .plan_editor import PlanEditor
 from .settings import AppSettings
 from .worker import ProgressPanel, TaskRunner
@@ -34,14 +33,14 @@ class MainWindow(QMainWindow):
         self.runner = TaskRunner(self)
         self.autosave = Autosave(document, parent=self)
         self.compare = CompareView(document)
-        self.performance = PerformanceView(document, self.runner)
-        self.economics = EconomicsView(document)
+        self._performance_tab = LazyTab(self._make_performance)
+        self._economics_tab = LazyTab(self._make_economics)
         self.catalog = CatalogView(document)
         self.editor = PlanEditor(document)
         self.tabs = QTabWidget()
         self.tabs.addTab(self.compare, "Compare plans")
-        self.tabs.addTab(self.performance, "Performance")
-        self.tabs.addTab(self.economics, "Economics")
+        self.tabs.addTab(self._performance_tab, "Performance")
+        self.tabs.addTab(self._economics_tab, "Economics")
         self.tabs.addTab(self.catalog, "Catalog")
         self.setCentralWidget(self.tabs)
         dock = QDockWidget("Plan editor", self)
@@ -51,7 +50,7 @@ class MainWindow(QMainWindow):
         self.addDockWidget(Qt.LeftDockWidgetArea, dock)
         self.progress = ProgressPanel(self.runner)
         self.statusBar().addPermanentWidget(self.progress)
-        for view in (self.compare, self.performance, self.economics, self.catalog):
+        for view in (self.compare, self.catalog):
             view.message.connect(self.show_problem)
         self.runner.failed.connect(lambda m: self.show_problem(m))
         self._build_menus()
@@ -66,6 +65,27 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(self.settings.geometry())
         if self.settings.window_state() is not None:
             self.restoreState(self.settings.window_state())
+
+    # --- chart views, built on first use --------------------------------------------------------
+    def _make_performance(self):
+        from .performance_view import PerformanceView
+        view = PerformanceView(self.document, self.runner)
+        view.message.connect(self.show_problem)
+        return view
+
+    def _make_economics(self):
+        from .economics_view import EconomicsView
+        view = EconomicsView(self.document)
+        view.message.connect(self.show_problem)
+        return view
+
+    @property
+    def performance(self):
+        return self._performance_tab.view()
+
+    @property
+    def economics(self):
+        return self._economics_tab.view()
 
     # --- menus -------------------------------------------------------------------------------
     def _action(self, menu, text, slot, shortcut=None, tip=None) -> QAction:
@@ -230,7 +250,7 @@ class MainWindow(QMainWindow):
     def export_chart_dialog(self):
         charts = self.charts()
         names = list(charts)
-        current = 0 if self.tabs.currentWidget() is not self.economics else 4
+        current = 4 if self.tabs.currentWidget() is self._economics_tab else 0
         name, ok = QInputDialog.getItem(self, "Export chart", "Chart:", names, current, False)
         if not ok:
             return
