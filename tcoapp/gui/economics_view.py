@@ -207,9 +207,10 @@ class EconomicsView(QWidget):
         self.tornado_axis.money = money
         self.tornado_axis.picture = None
         self.tornado_axis.update()
+        value = money_text(base) if money else f"{format_metric(metric, base)} {metric_unit(metric)}"
         self.tornado_note.setText(note or (
-            f"Tornado, {plan.name}: {metric_label(metric)} = {money_text(base) if money else format_metric(metric, base)}"
-            f" {'' if money else metric_unit(metric)}; each bar moves one input by ± {fraction:.0%} with the others "
+            f"Tornado, {plan.name}: {metric_label(metric)} = {value.strip()}; each bar moves one input by "
+            f"± {fraction:.0%} with the others "
             f"held: <span style='color:#e15759'>&#9632;</span> input lower, "
             f"<span style='color:#4e79a7'>&#9632;</span> input higher."))
         finite = np.concatenate([lows[np.isfinite(lows)], highs[np.isfinite(highs)], [b]])

@@ -47,6 +47,7 @@ class PerformanceView(QWidget):
         self.sweep = None
         self._sweep_key = None
         self._shown_points: tuple = ()
+        self._emphasized: tuple = ()
         self._front_title = ""
         self.p_device = make_plot("Throughput per device", "Batch [sequences]",
                                   label_with_unit("tokens_per_s_per_device"), log_x=True)
@@ -72,6 +73,7 @@ class PerformanceView(QWidget):
         for item in (self.cloud, self.pareto, self.points):
             front.addItem(item)
         self.cloud.sigClicked.connect(self._clicked)
+        self.points.sigClicked.connect(self._plan_clicked)
         self.cloud.sigHovered.connect(self._hovered)
 
         self.legend = legend_label()
@@ -126,6 +128,7 @@ class PerformanceView(QWidget):
                 ok = bool(np.isfinite(x) and np.isfinite(y))
                 if marks.changed(i, (x, y) if ok else ("none",)):
                     mark.setData([x] if ok else [], [y] if ok else [])
+        self._emphasize_current(n)
         xs = [r.metrics["tokens_per_s_per_user"] for r in results]
         ys = [r.metrics["tokens_per_s_per_device"] for r in results]
         ok = [i for i in range(n) if np.isfinite(xs[i]) and np.isfinite(ys[i])]
@@ -197,6 +200,20 @@ class PerformanceView(QWidget):
     def _plan_tip(self, x, y, data):
         plan = self._doc.scenario.plans[int(data)] if data is not None and int(data) < len(self._doc.scenario.plans) else None
         return f"{plan.name}\n{y:,.0f} tokens/s per device at {x:.3g} tokens/s per user" if plan else ""
+
+    def _plan_clicked(self, _item, points, _ev):
+        if len(points) and points[0].data() is not None:
+            self._doc.set_current_index(int(points[0].data()))
+
+    def _emphasize_current(self, n: int) -> None:
+        """The current plan's curves drawn thicker, so the frontier's plan stands out."""
+        current = self._doc.current_index
+        if (current, n) == self._emphasized:
+            return
+        self._emphasized = (current, n)
+        for lines, _ in self._line_pools:
+            for i, line in enumerate(lines.items[:n]):
+                line.setPen(pen(plan_color(i), 3.5 if i == current else 1.8))
 
     def _hovered(self, _item, points, _ev):
         if len(points) and self.sweep is not None:

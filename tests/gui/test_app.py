@@ -118,3 +118,25 @@ def test_import_bad_curve_is_a_message(window, qtbot, tmp_path, dialogs):
     with qtbot.waitSignal(window.runner.failed, timeout=10000):
         window.import_curve(str(path))
     assert dialogs.messages and "bad.csv" in dialogs.messages[-1][1]
+
+
+def test_window_geometry_and_recent_files_persist(qtbot, tmp_path):
+    from tests.cli.workbook_factory import write_workbook
+
+    first = create_window(None)
+    qtbot.addWidget(first)
+    first.resize(700, 500)
+    first.show()
+    path = write_workbook(str(tmp_path / "kept.xlsx"))
+    first.open_path(path)
+    first.close()
+    saved = first.saveGeometry()
+    second = create_window(None)
+    qtbot.addWidget(second)
+    assert second.settings.geometry() == saved   # restored from QSettings in the test's directory
+    assert second.size().height() == 500
+    assert second.settings.recent_files()[0] == os.path.abspath(path)
+
+
+def test_settings_are_isolated_per_test(window):
+    assert window.settings.recent_files() == []

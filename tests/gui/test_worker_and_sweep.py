@@ -90,3 +90,18 @@ def test_sweep_cancel_from_progress_panel(window, qtbot, monkeypatch):
     window.runner.wait(20000)
     qtbot.wait(50)
     assert results == []
+
+
+def test_frontier_hover_text_and_plan_star_click(window, qtbot):
+    pytest.importorskip("tcoapp.engine.performance.frontier")
+    view = window.performance
+    with qtbot.waitSignal(window.runner.succeeded, timeout=60000):
+        view.run_sweep()
+    i = int(view.sweep.pareto_indices[0])
+    tip = view._tip(0, 0, i)
+    assert "batch" in tip and "TP" in tip and "tokens/s per device" in tip
+    spots = view.points.points()
+    if len(spots):
+        target = int(spots[-1].data())
+        view._plan_clicked(view.points, [spots[-1]], None)
+        assert window.document.current_index == target
