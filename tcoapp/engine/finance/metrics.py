@@ -37,10 +37,11 @@ def finance_metrics(x: Mapping[str, object]) -> dict[str, np.ndarray]:
     if missing:
         raise KeyError(f"finance inputs missing: {', '.join(missing)}")
     a = {k: np.asarray(x[k], float) for k in FINANCE_INPUT_KEYS}
-    out = _hardware(a)
-    out.update(_opex(a, out))
-    out.update(_tokens_and_costs(a, out))
-    out.update(_returns(a, out))
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):  # NaN in, NaN out: by design
+        out = _hardware(a)
+        out.update(_opex(a, out))
+        out.update(_tokens_and_costs(a, out))
+        out.update(_returns(a, out))
     return out
 
 
