@@ -97,6 +97,9 @@ def format_field(field: Field, value) -> str:
         return "yes" if value else "no"
     if field.type in ("str", "choice"):
         return str(value)
+    number = float(value)
+    if abs(number) >= 10_000 and number.is_integer():
+        return f"{number:,.0f}"   # thousands separators; the engine's coerce() accepts them back
     if field.type == "int":
         return f"{int(value)}"
-    return f"{float(value):.10g}"
+    return f"{number:.10g}"
