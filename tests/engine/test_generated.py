@@ -34,10 +34,10 @@ def test_fp4_math_only_where_the_device_has_it():
 
 
 def test_doubling_bandwidth_at_batch_1_nearly_doubles_tokens_per_s():
-    serving = ServingConfig(tensor_parallel=2)
+    serving = ServingConfig(tensor_parallel=1)  # 70 GB of FP8 weights streamed per token by one device
     fast = H200.with_(mem_bw_gb_s=2 * H200.mem_bw_gb_s)
     ratio = tps(fast, LLAMA70, serving) / tps(H200, LLAMA70, serving)
-    assert 1.6 < ratio <= 2.0
+    assert 1.6 < ratio <= 2.0  # short of 2: fixed per-step and per-layer overheads do not scale
 
 
 def test_doubling_bandwidth_at_a_compute_bound_batch_helps_little():
@@ -48,8 +48,8 @@ def test_doubling_bandwidth_at_a_compute_bound_batch_helps_little():
 
 
 def test_fp8_weights_raise_small_batch_throughput_over_bf16():
-    bf16 = tps(H200, LLAMA70, ServingConfig(tensor_parallel=4, weight_precision="bf16", kv_precision="bf16"))
-    fp8 = tps(H200, LLAMA70, ServingConfig(tensor_parallel=4, weight_precision="fp8", kv_precision="bf16"))
+    bf16 = tps(H200, LLAMA70, ServingConfig(tensor_parallel=2, weight_precision="bf16", kv_precision="bf16"))
+    fp8 = tps(H200, LLAMA70, ServingConfig(tensor_parallel=2, weight_precision="fp8", kv_precision="bf16"))
     assert fp8 > 1.5 * bf16
 
 
@@ -157,9 +157,12 @@ def test_tensor_parallel_costs_all_reduces_and_attention_dp_removes_them():
 
 
 def test_tensor_parallel_lowers_latency_at_batch_1():
-    one = float(generate_curve(H200, LLAMA8, ServingConfig(), CHAT, 1).tokens_per_s_per_user[0])
-    four = float(generate_curve(H200, LLAMA8, ServingConfig(tensor_parallel=4), CHAT, 1).tokens_per_s_per_user[0])
-    assert four > 1.5 * one
+    two = float(generate_curve(H200, LLAMA70, ServingConfig(tensor_parallel=2), CHAT, 1).tokens_per_s_per_user[0])
+    eight = float(generate_curve(H200, LLAMA70, ServingConfig(tensor_parallel=8), CHAT, 1).tokens_per_s_per_user[0])
+    assert eight > 1.5 * two
+    small_two = float(generate_curve(H200, LLAMA8, ServingConfig(tensor_parallel=2), CHAT, 1).tokens_per_s_per_user[0])
+    small_eight = float(generate_curve(H200, LLAMA8, ServingConfig(tensor_parallel=8), CHAT, 1).tokens_per_s_per_user[0])
+    assert small_eight < 1.3 * small_two  # a small model is latency-bound: all-reduces eat the gain
 
 
 def test_power_between_idle_and_tdp_and_rising_with_load():

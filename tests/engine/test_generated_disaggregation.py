@@ -47,7 +47,7 @@ def test_heterogeneous_pools_use_each_device_where_it_is_good():
     gpu_only = generate_disaggregated(B200, B200, LLAMA70, ServingConfig(), RAG, [1])
     fast_decode = B200.with_(name="fast-decode", mem_bw_gb_s=4 * B200.mem_bw_gb_s, peak_tflops_fp8=200, peak_tflops_bf16=100)
     mixed = generate_disaggregated(B200, fast_decode, LLAMA70, ServingConfig(), RAG, [1])
-    assert mixed.curve.tokens_per_s_per_user[0] > 2.5 * gpu_only.curve.tokens_per_s_per_user[0]
+    assert mixed.curve.tokens_per_s_per_user[0] > 2.0 * gpu_only.curve.tokens_per_s_per_user[0]
     assert mixed.prefill_requests_per_s_per_device[0] == pytest.approx(gpu_only.prefill_requests_per_s_per_device[0])
     assert "prefill on B200, decode on fast-decode" in mixed.curve.notes[0]
     assert isinstance(mixed.prefill_share, float) and mixed.share_at(0) == mixed.prefill_share

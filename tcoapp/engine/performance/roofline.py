@@ -16,7 +16,8 @@ A replica spans N = TP x EP devices and serves B concurrent sequences. Per devic
     t_comm       = TP attention: 2 x layers ring all-reduces of T x hidden x 2 B over N devices;
                    MoE with EP > 1 or attention-DP: per layer an all-to-all dispatch and combine of
                    T / N x k_experts x hidden x 2 B per device
-    t_step       = (max(t_mem, t_compute) + t_comm + step_overhead_s + B x seq_overhead_s) x (1 + k x draft_cost)
+    t_step       = (max(t_mem, t_compute) + t_comm + step_overhead_s + layers x layer_overhead_s
+                    + B x seq_overhead_s) x (1 + k x draft_cost)
 
 Prefill of one request (n = input x (1 - prefix_cache_hit_rate) new tokens):
     t_prefill = (n x linear_flops / peak + pair_flops x n x input x (1 + hit) / 2 / attention_peak)
@@ -125,7 +126,7 @@ def evaluate(device, arch: Architecture, batch, tensor_parallel, expert_parallel
     context = input_tokens + output_tokens / 2.0
     mem_s, comp_s, comm_s = decode_step(device, arch, batch, devices, expert_parallel, attention_dp,
                                         weight_bytes, kv_bytes, peak, attention_peak, draft_tokens, context, factors)
-    overhead_s = factors.step_overhead_s + batch * factors.seq_overhead_s
+    overhead_s = factors.step_overhead_s + arch.n_layers * factors.layer_overhead_s + batch * factors.seq_overhead_s
     step_s = (np.maximum(mem_s, comp_s) + comm_s + overhead_s) * step_cost_multiplier(
         draft_tokens, factors.spec_draft_cost_fraction)
     per_step = tokens_per_step(draft_tokens, acceptance)
