@@ -71,26 +71,44 @@ def _load_sheets(path) -> dict[str, _Sheet | None]:
     """
     check_archive(path)
     check_defused()
+    cached = raw = None
     try:
         cached = openpyxl.load_workbook(path, read_only=True, data_only=True)
-        raw = openpyxl.load_workbook(path, read_only=True, data_only=False)
-    except Exception as exc:  # openpyxl raises many types for malformed parts
-        raise fail(path, _parse_error(exc)) from None
-    try:
         budget = [S.MAX_CELLS]
         wanted = set(S.INPUT_SHEETS) | {S.ABOUT}
-        return {
-            name: _Sheet(name, _bounded_rows(path, cached[name], budget), _bounded_rows(path, raw[name], budget))
-            if name in wanted else None
-            for name in cached.sheetnames
-        }
+        sheets: dict[str, _Sheet | None] = {}
+        for name in cached.sheetnames:
+            if name not in wanted:
+                sheets[name] = None
+                continue
+            values = _bounded_rows(path, cached[name], budget)
+            formulas = []
+            if _has_formulas(cached[name]):  # parse the formulas only where there are some
+                raw = raw or openpyxl.load_workbook(path, read_only=True, data_only=False)
+                formulas = _bounded_rows(path, raw[name], budget)
+            sheets[name] = _Sheet(name, values, formulas)
+        return sheets
     except ValidationError:
         raise
-    except Exception as exc:
+    except Exception as exc:  # openpyxl raises many types for malformed parts
         raise fail(path, _parse_error(exc)) from None
     finally:
-        cached.close()
-        raw.close()
+        for workbook in (cached, raw):
+            if workbook is not None:
+                workbook.close()
+
+
+def _has_formulas(worksheet) -> bool:
+    """Whether the sheet's XML holds any <f> element: only then is the formula pass needed (it doubles
+    the parse time of a big Curves sheet). A false positive only costs time."""
+    tail = b""
+    with worksheet._get_source() as source:
+        while chunk := source.read(1 << 20):
+            window = tail + chunk
+            if b"<f>" in window or b"<f " in window or b"<f/>" in window:
+                return True
+            tail = chunk[-3:]
+    return False
 
 
 def _bounded_rows(path, worksheet, budget: list[int]) -> list[tuple]:

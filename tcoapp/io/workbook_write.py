@@ -18,6 +18,7 @@ from ..engine.scenario import Scenario
 from . import sheets as S
 from .atomic import atomic_write
 from .xlsx_about import write_about
+from .xlsx_bulk import PendingRows, splice_rows
 from .xlsx_cashflow import write_cashflow
 from .xlsx_charts import add_charts
 from .xlsx_constants import write_constants
@@ -39,15 +40,25 @@ def write_scenario(scenario: Scenario, path, results: tuple[PlanResult, ...] | N
         results = compute_scenario(scenario)
     if len(results) != len(scenario.plans):
         raise ValueError(f"{len(results)} results for {len(scenario.plans)} plans")
-    workbook = build_workbook(scenario, tuple(results), written)
+    workbook, pending = build_workbook(scenario, tuple(results), written)
     data = io.BytesIO()
     with exact_floats():
         workbook.save(data)
-    atomic_write(path, lambda handle: handle.write(data.getbuffer()))
+    try:
+        content = splice_rows(workbook, data.getvalue(), pending)
+    except CellKindError as exc:
+        raise _problem(exc) from None
+    atomic_write(path, lambda handle: handle.write(content))
+
+
+def _problem(exc: CellKindError) -> ValidationError:
+    where, message = str(exc).split(": ", 1)
+    return ValidationError([Problem(where, "", message)])
 
 
 def build_workbook(scenario: Scenario, results: tuple[PlanResult, ...],
-                   written: datetime.datetime | None = None) -> openpyxl.Workbook:
+                   written: datetime.datetime | None = None) -> tuple[openpyxl.Workbook, list[PendingRows]]:
+    """The workbook, and the bulk rows to splice in after saving (xlsx_bulk)."""
     workbook = openpyxl.Workbook()
     sheets = {name: workbook.create_sheet(name) for name in SHEET_ORDER}
     workbook.remove(workbook.worksheets[0])
@@ -59,11 +70,11 @@ def build_workbook(scenario: Scenario, results: tuple[PlanResult, ...],
         add_charts(sheets[S.CASH_FLOW], sheets[S.RESULTS], scenario, layout)
         write_devices(sheets[S.DEVICES], scenario)
         write_models(sheets[S.MODELS], scenario)
-        write_curves(sheets[S.CURVES], scenario)
+        pending = [write_curves(sheets[S.CURVES], scenario)]
         write_price_tiers(sheets[S.PRICE_TIERS], scenario)
         write_calibration(sheets[S.CALIBRATION], scenario)
         write_constants(sheets[S.CONSTANTS], workbook)
         write_about(sheets[S.ABOUT], written)
     except CellKindError as exc:
-        raise ValidationError([Problem(str(exc).split(":", 1)[0], "", str(exc).split(": ", 1)[1])]) from None
-    return workbook
+        raise _problem(exc) from None
+    return workbook, [p for p in pending if p is not None]

@@ -14,6 +14,7 @@ from ..engine.fields import (
 from ..engine.performance.factors import FACTOR_NAMES
 from ..engine.scenario import Scenario
 from . import sheets as S
+from .xlsx_bulk import PendingRows
 from .xlsx_styles import header, key_cell, put, unit_cell, widths
 
 FACTOR_UNITS = {
@@ -85,17 +86,26 @@ def used_model_names(scenario: Scenario) -> list[str]:
     return list(dict.fromkeys([p.model for p in scenario.plans if p.model] + list(scenario.models)))
 
 
-def write_table(ws, fields: tuple[Field, ...], records) -> None:
-    """Row 1 keys, row 2 units, one record (an object with the field attributes, or a dict) per row from row 3."""
+def write_table(ws, fields: tuple[Field, ...], records, bulk: bool = False) -> PendingRows | None:
+    """Row 1 keys, row 2 units, one record (an object with the field attributes, or a dict) per row from row 3.
+
+    bulk: only the first record goes through openpyxl (the template row); the others are returned
+    as PendingRows for xlsx_bulk.splice_rows to write after saving (fast for thousands of rows).
+    """
     for col, field in enumerate(fields, start=1):
         header(ws, 1, col, field.name, field_comment(field))
         unit_cell(ws, 2, col, field.unit)
+    pending = PendingRows(ws.title, S.FIRST_ENTRY_ROW, len(fields)) if bulk else None
     for row, record in enumerate(records, start=S.FIRST_ENTRY_ROW):
-        for col, field in enumerate(fields, start=1):
-            value = record[field.name] if isinstance(record, dict) else getattr(record, field.name)
-            put(ws, row, col, _cell_value(value), "input", field.unit)
+        values = [_cell_value(record[f.name] if isinstance(record, dict) else getattr(record, f.name)) for f in fields]
+        if pending is not None and row > S.FIRST_ENTRY_ROW:
+            pending.rows.append(values)
+            continue
+        for col, (field, value) in enumerate(zip(fields, values), start=1):
+            put(ws, row, col, value, "input", field.unit)
     ws.freeze_panes = ws.cell(row=S.FIRST_ENTRY_ROW, column=2).coordinate
     widths(ws, {col: _width(field) for col, field in enumerate(fields, start=1)})
+    return pending
 
 
 def _width(field: Field) -> float:
@@ -140,8 +150,8 @@ def curve_records(scenario: Scenario):
             }
 
 
-def write_curves(ws, scenario: Scenario) -> None:
-    write_table(ws, CURVE_POINT_FIELDS, curve_records(scenario))
+def write_curves(ws, scenario: Scenario) -> PendingRows | None:
+    return write_table(ws, CURVE_POINT_FIELDS, curve_records(scenario), bulk=True)
 
 
 def write_price_tiers(ws, scenario: Scenario) -> None:

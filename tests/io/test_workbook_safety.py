@@ -113,3 +113,29 @@ def test_control_characters_in_text_are_a_clear_error(tmp_path, scenarios):
     with pytest.raises(ValidationError, match=r"Plans!C1"):
         write_scenario(bad, tmp_path / "x.xlsx")
     assert not (tmp_path / "x.xlsx").exists()
+
+
+def test_control_characters_in_bulk_curve_rows_are_a_clear_error(tmp_path, scenarios):
+    """Curve points after the first are written by the fast bulk writer: same rule, same error."""
+    from dataclasses import replace
+
+    scenario = scenarios[0]
+    curves = dict(scenario.curves)
+    name, curve = next(iter(curves.items()))
+    curves[name] = replace(curve, device="dev\x01ice")
+    bad = replace(scenario, curves=curves)
+    with pytest.raises(ValidationError, match=r"Curves!B"):
+        write_scenario(bad, tmp_path / "x.xlsx")
+    assert not (tmp_path / "x.xlsx").exists()
+
+
+def test_bulk_writer_escapes_text_and_refuses_control_characters():
+    from tcoapp.io.xlsx_bulk import _cell_xml
+    from tcoapp.io.xlsx_styles import CellKindError
+
+    assert _cell_xml('r="A4"', "=1+1 <b>&", "Curves", "A4") == \
+        '<c r="A4" t="inlineStr"><is><t>=1+1 &lt;b&gt;&amp;</t></is></c>'
+    assert _cell_xml('r="D4"', 0.1 + 0.2, "Curves", "D4") == '<c r="D4" t="n"><v>0.30000000000000004</v></c>'
+    assert _cell_xml('r="D4"', float("nan"), "Curves", "D4") == '<c r="D4" />'
+    with pytest.raises(CellKindError, match="Curves!A4"):
+        _cell_xml('r="A4"', "a\x01b", "Curves", "A4")

@@ -1,0 +1,86 @@
+"""Workbook export and import speed (DESIGN section 10): 20 plans, 5,000 measured curve points.
+
+workbook_write_s: write_scenario with the results already computed (the export itself);
+workbook_read_s: read_scenario of that file (parse + validate every cell). Best of 3 runs.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+
+import numpy as np
+
+PLANS = 20
+CURVES = 10
+POINTS_PER_CURVE = 500
+TARGET_S = 1.0
+
+
+def bench_scenario():
+    from tcoapp.engine.performance.measured import make_measured_curve
+    from tcoapp.engine.records import make_plan
+    from tcoapp.engine.scenario import Scenario
+    from tcoapp.io.catalog import load_catalog
+
+    catalog = load_catalog()
+    devices = sorted(catalog.devices)
+    batch = np.geomspace(1, 2048, POINTS_PER_CURVE)
+    curves = {}
+    for i in range(CURVES):
+        name = f"curve {i}"
+        scale = 1.0 + 0.1 * i
+        curves[name] = make_measured_curve(
+            name, devices[i % len(devices)], "Llama-3.3-70B", batch, 40.0 * scale * batch ** 0.8,
+            60.0 * batch ** -0.3, 300.0 + 400.0 * (1 - np.exp(-batch / 64)), 0.05 + 0.001 * batch,
+            source="benchmark")
+    plans = tuple(
+        make_plan(f"plan {i}", {"device": curves[f"curve {i % CURVES}"].device, "model": "Llama-3.3-70B",
+                                "curve": f"curve {i % CURVES}", "batch": 16 * (1 + i % 8),
+                                "device_count": 64 * (1 + i), "discount_rate": 0.08 + 0.005 * i, "years": 3 + i % 5})
+        for i in range(PLANS))
+    return Scenario(plans, curves=curves, catalog_devices=catalog.devices, catalog_models=catalog.models)
+
+
+def _best_of(func, runs: int = 3) -> float:
+    best = float("inf")
+    for _ in range(runs):
+        start = time.perf_counter()
+        func()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def _prepared():
+    from tcoapp.engine.compute import compute_scenario
+
+    scenario = bench_scenario()
+    return scenario, compute_scenario(scenario)
+
+
+def workbook_write_s() -> dict:
+    from tcoapp.io.workbook_write import write_scenario
+
+    scenario, results = _prepared()
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "bench.xlsx")
+        value = _best_of(lambda: write_scenario(scenario, path, results))
+    return {"value": round(value, 4), "unit": "s", "baseline": None, "baseline_name": "",
+            "target": TARGET_S}
+
+
+def workbook_read_s() -> dict:
+    from tcoapp.io.workbook_read import read_scenario
+    from tcoapp.io.workbook_write import write_scenario
+
+    scenario, results = _prepared()
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "bench.xlsx")
+        write_scenario(scenario, path, results)
+        value = _best_of(lambda: read_scenario(path))
+        assert read_scenario(path) == scenario
+    return {"value": round(value, 4), "unit": "s", "baseline": None, "baseline_name": "",
+            "target": TARGET_S}
+
+
+BENCHMARKS = {"workbook_write_s": workbook_write_s, "workbook_read_s": workbook_read_s}
