@@ -32,12 +32,30 @@ def _key(header: str) -> str:
 
 @dataclass(frozen=True)
 class Column:
-    """One column a format reads: accepted header spellings (normalized), unit scale, required."""
+    """One column a format reads: accepted header spellings (normalized: lower case, letters and
+    digits only) each with the scale to the field's unit, and whether it is required. A header
+    matches an alias exactly, or failing that starts with an alias of 6+ characters
+    ("Output Throughput/GPU (tok/s)")."""
 
-    aliases: tuple[str, ...]
+    aliases: tuple[tuple[str, float], ...]
     required: bool = False
-    scale: float = 1.0
     positive: bool = True
+
+    def find(self, index: dict[str, int]) -> tuple[int, float] | None:
+        for alias, scale in self.aliases:
+            if alias in index:
+                return index[alias], scale
+        for alias, scale in self.aliases:
+            if len(alias) < 6:  # "tp" must not match "tpot..."
+                continue
+            hit = next((i for key, i in index.items() if key.startswith(alias)), None)
+            if hit is not None:
+                return hit, scale
+        return None
+
+
+def _c(*aliases, required=False, scale=1.0) -> Column:
+    return Column(tuple((a, scale) if isinstance(a, str) else a for a in aliases), required)
 
 
 @dataclass(frozen=True)
@@ -48,32 +66,34 @@ class Format:
 
 
 INFERENCEX = Format("inferencex", {
-    "batch": Column(("concurrency", "conc", "maxconcurrency"), required=True),
-    "tokens_per_s_per_device": Column(("outputthroughputgpu", "outputthroughputpergpu", "outputtokthroughputgpu",
-                                       "outputtpsgpu"), required=True),
-    "tokens_per_s_per_user": Column(("medianinteractivitytoksuser", "medianinteractivity", "interactivitytoksuser",
-                                     "interactivity")),
-    "ttft_s": Column(("medianttftms", "ttftms"), scale=1e-3),
-    "tensor_parallel": Column(("tp",)),
+    "batch": _c("concurrency", "conc", "maxconcurrency", required=True),
+    "tokens_per_s_per_device": _c("outputthroughputgpu", "outputthroughputpergpu", "outputtokthroughputgpu",
+                                  "outputtpsgpu", required=True),
+    "tokens_per_s_per_user": _c("medianinteractivity", "interactivity"),
+    "tpot_s": _c(("mediantpotms", 1e-3), ("tpotms", 1e-3), ("mediantpots", 1.0)),
+    "ttft_s": _c(("medianttftms", 1e-3), ("ttftms", 1e-3), ("medianttfts", 1.0), ("ttfts", 1.0)),
+    "power_w": _c("powerw", "powergpuw"),
+    "tensor_parallel": _c("tp"),
 }, group_by=("model", "hardware", "framework", "precision", "tp", "ep", "dpattention", "disaggregated", "isl", "osl"))
 
 AICONFIGURATOR = Format("aiconfigurator", {
-    "batch": Column(("concurrency", "bs"), required=True),
-    "tokens_per_s_per_device": Column(("tokenssgpu",), required=True),
-    "tokens_per_s_per_user": Column(("tokenssuser",)),
-    "ttft_s": Column(("ttft",), scale=1e-3),
-    "power_w": Column(("powerw",)),
-    "tensor_parallel": Column(("tp",)),
+    "batch": _c("concurrency", "bs", required=True),
+    "tokens_per_s_per_device": _c("tokenssgpu", required=True),
+    "tokens_per_s_per_user": _c("tokenssuser"),
+    "tpot_s": _c(("tpot", 1e-3)),
+    "ttft_s": _c(("ttft", 1e-3)),
+    "power_w": _c("powerw"),
+    "tensor_parallel": _c("tp"),
 }, group_by=("model", "system", "backend", "version", "isl", "osl", "tp", "pp", "dp", "moetp", "moeep", "parallel",
              "gemm", "kvcache", "fmha", "moe"))
 
 PLAIN = Format("plain", {
-    "batch": Column(("batch",), required=True),
-    "tokens_per_s_per_device": Column(("tokenspersperdevice",), required=True),
-    "tokens_per_s_per_user": Column(("tokenspersperuser",)),
-    "ttft_s": Column(("ttfts",)),
-    "power_w": Column(("powerw",)),
-    "tensor_parallel": Column(("tensorparallel",)),
+    "batch": _c("batch", required=True),
+    "tokens_per_s_per_device": _c("tokenspersperdevice", required=True),
+    "tokens_per_s_per_user": _c("tokenspersperuser"),
+    "ttft_s": _c("ttfts"),
+    "power_w": _c("powerw"),
+    "tensor_parallel": _c("tensorparallel"),
 }, group_by=("curve", "device", "model", "precision", "tensorparallel"))
 
 FORMATS = {f.name: f for f in (INFERENCEX, AICONFIGURATOR, PLAIN)}
@@ -83,7 +103,7 @@ def detect_format(headers) -> Format | None:
     keys = {_key(h) for h in headers}
     if "tokenssgpu" in keys:
         return AICONFIGURATOR
-    if keys & set(INFERENCEX.columns["tokens_per_s_per_device"].aliases) or "hardware" in keys:
+    if INFERENCEX.columns["tokens_per_s_per_device"].find({k: 0 for k in keys}) or "hardware" in keys:
         return INFERENCEX
     if "tokenspersperdevice" in keys:
         return PLAIN
@@ -123,10 +143,10 @@ def _format(fmt, headers, name) -> Format:
 def _curves(spec: Format, headers, rows, name) -> list[MeasuredCurve]:
     index = {_key(h): i for i, h in enumerate(headers)}
     problems: list[Problem] = []
-    where = {field: next((index[a] for a in col.aliases if a in index), None) for field, col in spec.columns.items()}
+    where = {field: col.find(index) for field, col in spec.columns.items()}
     for field, col in spec.columns.items():
         if col.required and where[field] is None:
-            problems.append(Problem(f"{name}:row 1", col.aliases[0], f"required column missing (for {field})"))
+            problems.append(Problem(f"{name}:row 1", col.aliases[0][0], f"required column missing (for {field})"))
     if problems:
         raise ValidationError(problems)
     groups: dict[tuple, list[tuple[int, dict]]] = {}
@@ -152,7 +172,9 @@ def _cell(row, i) -> str:
 def _row_values(spec, headers, where, row, row_number, name, problems) -> dict | None:
     values, ok = {}, True
     for field, col in spec.columns.items():
-        i = where[field]
+        if where[field] is None:
+            continue
+        i, scale = where[field]
         text = _cell(row, i)
         if not text:
             if col.required:
@@ -160,7 +182,7 @@ def _row_values(spec, headers, where, row, row_number, name, problems) -> dict |
                 ok = False
             continue
         try:
-            number = float(text.replace(",", "")) * col.scale
+            number = float(text.replace(",", "")) * scale
         except ValueError:
             problems.append(Problem(f"{name}:row {row_number}", headers[i], f"= {text!r}: not a number"))
             ok = False
@@ -170,6 +192,8 @@ def _row_values(spec, headers, where, row, row_number, name, problems) -> dict |
             ok = False
             continue
         values[field] = number
+    if "tokens_per_s_per_user" not in values and "tpot_s" in values:
+        values["tokens_per_s_per_user"] = 1.0 / values["tpot_s"]  # time per output token -> tokens/s per user
     return values if ok else None
 
 

@@ -93,3 +93,16 @@ def test_unknown_format_and_empty_file(tmp_path):
         import_curves(write(tmp_path, "e.csv", ""))
     with pytest.raises(ValidationError, match="no data rows"):
         import_curves(write(tmp_path, "h.csv", PLAIN.splitlines()[0] + "\n"))
+
+
+def test_header_variants_and_tpot_fallback(tmp_path):
+    text = ("Hardware,Precision,TP,Concurrency,Output Throughput/GPU (tok/s),Median TPOT (ms),Median TTFT (s)\n"
+            "mi355x,fp4,8,8,900,20,0.4\n"
+            "mi355x,fp4,8,32,2500,40,0.9\n")
+    (curve,) = import_curves(write(tmp_path, "ix2.csv", text))
+    np.testing.assert_array_equal(curve.tokens_per_s_per_device, [900, 2500])
+    np.testing.assert_allclose(curve.tokens_per_s_per_user, [50, 25])  # 1 / TPOT
+    np.testing.assert_allclose(curve.ttft_s, [0.4, 0.9])  # already seconds
+    no_tp = text.replace("Hardware,Precision,TP,", "Hardware,Precision,Nodes,")
+    (curve,) = import_curves(write(tmp_path, "ix3.csv", no_tp))
+    assert curve.tensor_parallel is None  # "tp" never matches "Median TPOT"
