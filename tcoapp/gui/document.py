@@ -282,7 +282,8 @@ def _safe_compute(scenario: Scenario, plan: Plan) -> PlanResult:
     """The engine's result, or an empty result carrying the engine's message (never a traceback)."""
     try:
         return compute_plan(scenario, plan)
-    except (TcoError, KeyError, ValueError, ArithmeticError) as exc:
-        message = str(exc) if isinstance(exc, TcoError) else f"cannot compute: {type(exc).__name__}: {exc}"
+    except Exception as exc:  # noqa: BLE001 - an engine failure on one plan must not take the app down
+        message = str(exc) if isinstance(exc, TcoError) else \
+            f"the engine could not compute this plan ({type(exc).__name__}: {exc})"
         nan = float("nan")
         return PlanResult(plan.name, missing_point("error", message), {k: nan for k in METRIC_KEYS}, {}, (message,))

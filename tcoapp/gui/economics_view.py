@@ -137,6 +137,8 @@ class EconomicsView(QWidget):
         for i, (line, r) in enumerate(zip(self.cash_lines.ensure(len(results)), results)):
             if self.cash_lines.changed(i, (r,)):
                 cumulative = np.cumsum(np.asarray(r.details.get("cash_flows_usd", []), float))
+                if not np.isfinite(cumulative).any():
+                    cumulative = np.empty(0)
                 line.setData(np.arange(cumulative.size), cumulative)
             months = r.metrics["payback_months"]
             if np.isfinite(months):

@@ -6,7 +6,6 @@ from functools import partial
 
 import numpy as np
 
-from ..engine.errors import TcoError
 from ..engine.fields import SELECTION_FIELDS, SERVING_FIELDS, WORKLOAD_FIELDS
 from ..engine.operating import plan_curve
 
@@ -37,7 +36,7 @@ def curve_for(scenario, plan) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         values = {"tokens_per_s_per_device": np.where(bad, np.nan, curve.tokens_per_s_per_device),
                   "tokens_per_s_per_user": np.where(bad, np.nan, curve.tokens_per_s_per_user),
                   "tokens_per_joule": np.where(bad, np.nan, curve.tokens_per_joule)}
-    except (TcoError, KeyError, ValueError, ArithmeticError):
+    except Exception:  # noqa: BLE001 - the plan's notes carry the engine's message; draw nothing
         nan = np.full(batch.shape, np.nan)
         values = {"tokens_per_s_per_device": nan, "tokens_per_s_per_user": nan, "tokens_per_joule": nan}
     if len(_cache) > 256:

@@ -177,3 +177,29 @@ def test_tornado_for_current_plan(window):
     ticks = econ.p_tornado.getPlotItem().getAxis("left")._tickLevels
     assert ticks and len(ticks[0]) >= 3
     assert "NPV" in econ.tornado_note.text()
+
+
+EXTREME_EDITS = [
+    {"tensor_parallel": 4096}, {"batch": 1000000, "min_tokens_per_s_per_user": None}, {"years": 50},
+    {"rack_power_cap_kw": 0.5}, {"sizing_mode": "demand", "demand_tokens_per_day": 1e15},
+    {"sizing_mode": "capex_budget", "capex_budget_usd": 1}, {"utilization": 0}, {"discount_rate": 0},
+    {"weight_precision": "nvfp4", "kv_precision": "mxfp4"}, {"spec_decode_draft_tokens": 64},
+    {"prefill_devices": 1, "decode_devices": 3}, {"price_usd_per_million_output_tokens": 0,
+                                                  "price_usd_per_million_input_tokens": 0},
+    {"min_tokens_per_s_per_user": 1e6}, {"max_ttft_s": 1e-6}, {"model": "DeepSeek-R1", "expert_parallel": 8},
+]
+
+
+@pytest.mark.parametrize("changes", EXTREME_EDITS, ids=[",".join(c) for c in EXTREME_EDITS])
+def test_extreme_inputs_never_crash_a_view(window, changes):
+    window.performance, window.economics   # build every view
+    doc = window.document
+    for index in range(len(doc.scenario.plans)):
+        error = doc.set_plan_values(index, changes)
+        assert error is None or isinstance(error, str)
+    for tab in range(window.tabs.count()):
+        window.tabs.setCurrentIndex(tab)
+        window.grab()
+    for metric in range(window.economics.metric_box.count()):
+        window.economics.metric_box.setCurrentIndex(metric)
+        window.economics.refresh_tornado()
