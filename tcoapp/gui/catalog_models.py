@@ -41,6 +41,16 @@ class EntryTableModel(QAbstractTableModel):
         s = self._doc.scenario
         return s.all_device_names() if self._kind == "device" else s.all_model_names()
 
+    @property
+    def kind(self) -> str:
+        return self._kind
+
+    def names(self) -> list[str]:
+        return list(self._names)
+
+    def entry(self, row: int):
+        return self._entry(row)
+
     def _entry(self, row: int):
         s, name = self._doc.scenario, self._names[row]
         return s.device(name) if self._kind == "device" else s.model(name)

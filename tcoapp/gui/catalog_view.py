@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QAbstractItemView, QLabel, QTableView, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView, QHBoxLayout, QLabel, QPushButton, QTableView, QTabWidget, QVBoxLayout, QWidget,
+)
 
 from .catalog_models import CurvePointsModel, EntryTableModel
 from .document import Document
@@ -43,9 +45,39 @@ class CatalogView(QWidget):
                       "Measured curves come from File > Import curve or the workbook's Curves sheet.")
         hint.setWordWrap(True)
         hint.setStyleSheet("color: #444;")
+        self._doc = document
+        self.duplicate_button = QPushButton("Duplicate entry")
+        self.duplicate_button.setToolTip("Copy the selected device or model under a new name, to edit into a "
+                                         "hypothetical one (saved in the workbook)")
+        self.duplicate_button.clicked.connect(self.duplicate_selected)
+        self.tabs.currentChanged.connect(lambda i: self.duplicate_button.setEnabled(i < 2))
+        bottom = QHBoxLayout()
+        bottom.addWidget(hint, 1)
+        bottom.addWidget(self.duplicate_button)
         layout = QVBoxLayout(self)
         layout.addWidget(self.tabs, 1)
-        layout.addWidget(hint)
+        layout.addLayout(bottom)
+
+    def duplicate_selected(self) -> None:
+        table = self.devices_table if self.tabs.currentIndex() == 0 else self.models_table
+        if table is self.curves_table:
+            return
+        model = table.model()
+        row = max(0, table.currentIndex().row())
+        if model.rowCount() == 0:
+            return
+        entry = model.entry(row)
+        names = set(model.names())
+        name = f"{entry.name} copy"
+        n = 2
+        while name in names:
+            name, n = f"{entry.name} copy {n}", n + 1
+        values = {**entry.as_dict(), "name": name}
+        error = (self._doc.set_device if model.kind == "device" else self._doc.set_model)(name, values)
+        if error:
+            self.message.emit(error)
+            return
+        table.selectRow(model.names().index(name))
 
     @staticmethod
     def _fit(table: QTableView) -> None:

@@ -61,3 +61,17 @@ def test_curve_points_model(qtmodeltester, document):
     qtmodeltester.check(model, force_py=True)
     document.push(replace(document.scenario, curves={"xpu": curve}), "add curve")
     assert model.rowCount() == 3
+
+
+def test_catalog_duplicate_entry_is_undoable(window):
+    catalog = window.catalog
+    n = catalog.devices_model.rowCount()
+    catalog.devices_table.selectRow(0)
+    catalog.duplicate_selected()
+    first = catalog.devices_model.names()[0]
+    assert catalog.devices_model.rowCount() == n + 1
+    assert f"{first} copy" in window.document.scenario.devices
+    assert f"{first} copy" in [window.editor.editors["device"].widget.itemData(i)
+                               for i in range(window.editor.editors["device"].widget.count())]
+    window.document.undo_stack.undo()
+    assert catalog.devices_model.rowCount() == n
