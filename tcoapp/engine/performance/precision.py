@@ -14,8 +14,6 @@ likewise runs at BF16. Storage (and so memory traffic and capacity) keeps the st
 """
 from __future__ import annotations
 
-import numpy as np
-
 BYTES_PER_VALUE: dict[str, float] = {
     "bf16": 2.0,
     "fp8": 1.0,
@@ -68,8 +66,3 @@ def precision_note(device, precision: str) -> str | None:
     if math == native:
         return None
     return f"{device.name} has no {native.upper()} math: {precision} weights are dequantized, math runs at {math.upper()}"
-
-
-def peak_flops_array(device, precisions) -> np.ndarray:
-    """`peak_flops` for each precision name in `precisions` (FLOP/s)."""
-    return np.array([peak_flops(device, p) for p in precisions], float)
