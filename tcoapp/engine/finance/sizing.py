@@ -27,8 +27,8 @@ def devices_for_demand(demand_tokens_per_day, tokens_per_s_per_device, utilizati
 
     Capacity per device = tokens_per_s_per_device x utilization x 86400 tokens/day.
     """
-    per_device_day = np.asarray(tokens_per_s_per_device, float) * utilization * SECONDS_PER_DAY
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        per_device_day = np.asarray(tokens_per_s_per_device, float) * utilization * SECONDS_PER_DAY
         devices = np.asarray(demand_tokens_per_day, float) / per_device_day
         servers = np.ceil(devices / devices_per_server - 1e-9)
     return np.where(per_device_day > 0, servers * devices_per_server, np.nan)
