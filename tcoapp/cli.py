@@ -47,6 +47,9 @@ def main(argv=None) -> int:
         args = _main_parser().parse_args(argv)
         from .gui.app import run_app
         return run_app(args.file)
+    except BrokenPipeError:  # output piped into `head` and the like: not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except Exception as exc:  # the last line of defence: no traceback reaches a user
         return _report(exc)
 

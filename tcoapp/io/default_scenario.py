@@ -20,7 +20,7 @@ COMMON = {
 
 PLANS = (
     ("H100 FP8 TP2", {"device": "H100-SXM", "weight_precision": "fp8", "kv_precision": "fp8", "tensor_parallel": 2}),
-    ("H200 FP8 TP1", {"device": "H200-SXM", "weight_precision": "fp8", "kv_precision": "fp8", "tensor_parallel": 1}),
+    ("H200 FP8 TP2", {"device": "H200-SXM", "weight_precision": "fp8", "kv_precision": "fp8", "tensor_parallel": 2}),
     ("B200 NVFP4 TP1", {"device": "B200", "weight_precision": "nvfp4", "kv_precision": "fp8", "tensor_parallel": 1}),
     ("GB200 NVL72 NVFP4", {"device": "GB200-NVL72", "weight_precision": "nvfp4", "kv_precision": "fp8",
                            "tensor_parallel": 1, "rack_power_cap_kw": 132, "servers_per_rack_max": 1}),
