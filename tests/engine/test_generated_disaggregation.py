@@ -29,7 +29,8 @@ def test_user_ratio_that_starves_a_pool_is_reported_and_costs_throughput():
     balanced = generate_disaggregated(H200, H200, LLAMA70, ServingConfig(tensor_parallel=2), RAG, BATCHES)
     few_prefill = ServingConfig(tensor_parallel=2, prefill_devices=1, decode_devices=50)
     d = generate_disaggregated(H200, H200, LLAMA70, few_prefill, RAG, BATCHES)
-    assert d.user_prefill_share == pytest.approx(1 / 51)
+    assert d.user_prefill_share == pytest.approx(1 / 51) and d.prefill_share == pytest.approx(1 / 51)
+    assert isinstance(d.prefill_share, float) and d.share_at(2) == d.prefill_share
     big = BATCHES >= 64
     assert np.all(d.starved_pool[big] == "decode")
     assert np.all(d.curve.tokens_per_s_per_device[big] < balanced.curve.tokens_per_s_per_device[big])

@@ -34,8 +34,8 @@ class DisaggregatedCurve:
     """A disaggregated plan's curve (per device over both pools) and how its pools are sized."""
 
     curve: CurveArrays
-    prefill_share: float | np.ndarray    # share of the plan's devices in the prefill pool, as used: a float
-                                         # when one batch was evaluated, else one per batch (see share_at)
+    prefill_share: float | np.ndarray    # share of the plan's devices in the prefill pool, as used: a float when
+                                         # it is the user's ratio or one batch was evaluated, else one per batch
     balanced_prefill_share: np.ndarray   # the share at which neither pool starves
     user_prefill_share: float | None     # from prefill_devices:decode_devices (None: not given)
     starved_pool: np.ndarray             # per batch: "decode" (too few prefill devices), "prefill" or ""
@@ -78,7 +78,7 @@ def generate_disaggregated(prefill_device: Device, decode_device: Device, model:
     curve = CurveArrays(b, workload.output_tokens * rate, dec.tokens_per_step / dec.step_s,
                         float(pre.ttft_s[0] - pre.step_s[0]) + dec.step_s, power, feasible, max_batch_by_memory=b_max,
                         source="generated:disaggregated", notes=notes)
-    used = float(share[0]) if share.size == 1 else share
+    used = float(share[0]) if (user is not None or share.size == 1) else share
     return DisaggregatedCurve(curve, used, balanced, user, starved, r_pre, r_dec)
 
 
