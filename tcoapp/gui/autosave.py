@@ -38,12 +38,23 @@ def pending_recovery() -> tuple | None:
     try:
         with open(path, "rb") as handle:
             data = pickle.load(handle)  # noqa: S301 - our own file in the user's data directory
-        if data.get("format") != FORMAT:
+        if data.get("format") != FORMAT or _running_elsewhere(data.get("pid")):
             return None
         return data["scenario"], data.get("path")
     except Exception:
         discard()
         return None
+
+
+def _running_elsewhere(pid) -> bool:
+    """The file belongs to another tcoapp still running (not a crash): leave it alone."""
+    if not isinstance(pid, int) or pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        return False
+    return True
 
 
 def discard() -> None:
@@ -73,7 +84,7 @@ class Autosave(QObject):
         """Write the recovery file now; returns an error message or None."""
         if not self._doc.is_dirty:
             return None
-        data = {"format": FORMAT, "scenario": self._doc.scenario, "path": self._doc.path}
+        data = {"format": FORMAT, "scenario": self._doc.scenario, "path": self._doc.path, "pid": os.getpid()}
         try:
             os.makedirs(autosave_dir(), exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=autosave_dir(), suffix=".tmp")

@@ -118,6 +118,10 @@ class PlanEditor(QWidget):
         self._doc = document
         self.plan_box = QComboBox()
         self.plan_box.activated.connect(lambda i: document.set_current_index(i))
+        self.notes = QLabel()
+        self.notes.setWordWrap(True)
+        self.notes.setStyleSheet("QLabel { background: #fff8e1; border: 1px solid #ffcc80; padding: 4px; }")
+        self.notes.setToolTip("What the engine chose or could not do for this plan")
         self.editors: dict[str, FieldEditor] = {}
         body = QWidget()
         body_layout = QVBoxLayout(body)
@@ -146,6 +150,7 @@ class PlanEditor(QWidget):
         top.addWidget(QLabel("Plan:"))
         top.addWidget(self.plan_box, 1)
         layout.addLayout(top)
+        layout.addWidget(self.notes)
         layout.addWidget(scroll, 1)
         self.setMinimumWidth(360)
         document.scenario_changed.connect(self.refresh)
@@ -176,6 +181,9 @@ class PlanEditor(QWidget):
         plan = self._doc.current_plan()
         if plan is None:
             return
+        warnings = self._doc.results[self._doc.current_index].warnings
+        self.notes.setText("\n".join(f"• {w}" for w in warnings))
+        self.notes.setVisible(bool(warnings))
         lists = {"devices": scenario.all_device_names(), "models": scenario.all_model_names(),
                  "curves": list(scenario.curves), "price_tiers": list(scenario.price_tiers)}
         for name, editor in self.editors.items():

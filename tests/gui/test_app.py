@@ -140,3 +140,11 @@ def test_window_geometry_and_recent_files_persist(qtbot, tmp_path):
 
 def test_settings_are_isolated_per_test(window):
     assert window.settings.recent_files() == []
+
+
+def test_plan_editor_shows_the_engine_notes(window):
+    doc = window.document
+    doc.set_current_index(0)
+    doc.set_plan_values(0, {"min_tokens_per_s_per_user": 1e6})
+    notes = window.editor.notes
+    assert notes.isVisibleTo(window.editor) and "not met" in notes.text()
