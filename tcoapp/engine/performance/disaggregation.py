@@ -44,7 +44,9 @@ class DisaggregatedCurve:
 
     def share_at(self, index: int) -> float:
         """The prefill share of devices at the curve's `index`-th batch."""
-        return float(np.atleast_1d(self.prefill_share)[index])
+        if isinstance(self.prefill_share, float):
+            return self.prefill_share
+        return float(self.prefill_share[index])
 
 
 def _power(device, busy, factors):
