@@ -125,7 +125,8 @@ class _BlockFormulas:
         sign_change = f"AND(MAX({flows})>0,MIN({flows})<0)"
         return {
             "npv_usd": _na(f"IF({complete},{first}+NPV({self.plans('discount_rate')},{later}),{NA})"),
-            "irr_guess": f'=IFERROR((SUMIF({flows},">0")/-SUMIF({flows},"<0"))^(1/{self.plans("years")})-1,"")',
+            "irr_guess": f'=IFERROR(IF({complete},(SUMIF({flows},">0")/-SUMIF({flows},"<0"))'
+                         f'^(1/{self.plans("years")})-1,""),"")',
             "irr": _na(f"IF({complete},IF({sign_change},IF(ISNUMBER({guess}),IRR({flows},{guess}),IRR({flows})),"
                        f"{NA}),{NA})"),
             "payback_months": _na(f'IF({complete},IF({cum0}>=0,0,IF(COUNT({crossing})=0,"{NEVER}",'

@@ -32,6 +32,7 @@ SECTION_FONT = Font(bold=True, color="FFFFFF")
 SECTION_FILL = PatternFill("solid", fgColor="44546A")
 UNIT_FONT = Font(color="595959", italic=True)
 TOTAL_BORDER = Border(top=Side(style="thin"))
+RIGHT = Alignment(horizontal="right")
 NOT_AVAILABLE = "n/a"
 NEVER = "never"
 
@@ -58,7 +59,7 @@ UNIT_FORMATS = {
     "racks": "#,##0",
     "sequences": "#,##0.##",
     "months": "0.0",
-    "years": "0",
+    "years": "General",
     "s": "0.000",
     "GB": "#,##0.##",
     "GB/s": "#,##0.##",
@@ -100,6 +101,8 @@ def _style_of(workbook, kind: str, fmt: str | None):
         template.font = {"input": INPUT_FONT, "engine": ENGINE_FONT}.get(kind, FORMULA_FONT)
         if kind in ("input", "engine"):
             template.fill = INPUT_FILL if kind == "input" else ENGINE_FILL
+        if kind in ("formula", "engine"):
+            template.alignment = RIGHT  # "n/a" and "never" line up with the numbers
         if fmt:
             template.number_format = fmt
         cache[key] = template._style

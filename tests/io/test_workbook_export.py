@@ -176,3 +176,20 @@ def test_results_count_must_match_plans(tmp_path):
     scenario = default_scenario()
     with pytest.raises(ValueError):
         write_scenario(scenario, tmp_path / "x.xlsx", compute_scenario(scenario)[:1])
+
+
+def test_cli_compute_out_writes_the_workbook(tmp_path):
+    """`tcoapp compute FILE --out RESULT.xlsx` in a subprocess: the result imports back identically."""
+    import subprocess
+    import sys
+
+    from tcoapp.io.workbook_read import read_scenario
+
+    scenario = seeded_scenarios(1, seed=21)[0]
+    src, out = tmp_path / "in.xlsx", tmp_path / "out.xlsx"
+    write_scenario(scenario, src)
+    done = subprocess.run([sys.executable, "-m", "tcoapp", "compute", str(src), "--out", str(out), "--json"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert read_scenario(out) == scenario
+    assert openpyxl.load_workbook(out)[S.RESULTS].cell(1, 3).value == scenario.plans[0].name
