@@ -105,7 +105,8 @@ class CompareModel(QAbstractTableModel):
         if kind == "notes":
             warnings = self._doc.results[col].warnings
             if role == Qt.DisplayRole:
-                return f"{len(warnings)} note(s)" if warnings else ""
+                more = f" (+{len(warnings) - 1} more)" if len(warnings) > 1 else ""
+                return warnings[0] + more if warnings else ""
             if role == Qt.ToolTipRole:
                 return "\n".join(warnings) or None
             return None
