@@ -273,24 +273,33 @@ WRITTEN = datetime.datetime(2026, 11, 30, tzinfo=datetime.timezone.utc)  # fixed
 
 
 def write_workbook(sample: Sample, scenario: Scenario, path: Path) -> None:
-    """The full workbook (tcoapp.io.workbook_write), with the sample's question and sources on About."""
+    """The full workbook (tcoapp.io.workbook_write.write_scenario), with the sample's question and the
+    source or assumption of its numbers appended to the About sheet."""
     from tcoapp.engine.compute import compute_scenario
-    from tcoapp.io.atomic import atomic_write
-    from tcoapp.io.workbook_write import build_workbook
-    from tcoapp.io.xlsx_styles import exact_floats, header, wrap
+    from tcoapp.io import workbook_write
 
-    workbook = build_workbook(scenario, compute_scenario(scenario), WRITTEN)
-    about = workbook["About"]
-    row = about.max_row + 2
-    header(about, row, 1, "sample")
-    wrap(about.cell(row=row, column=2, value=f"{sample.title}: {sample.question}"))
+    original = workbook_write.write_about
+
+    def write_about_with_notes(ws, written=None):
+        original(ws, written)
+        _append_notes(ws, sample)
+
+    workbook_write.write_about = write_about_with_notes  # no notes hook in write_scenario yet
+    try:
+        workbook_write.write_scenario(scenario, path, compute_scenario(scenario), WRITTEN)
+    finally:
+        workbook_write.write_about = original
+
+
+def _append_notes(ws, sample: Sample) -> None:
+    from tcoapp.io.xlsx_styles import header, wrap
+
+    row = ws.max_row + 2
+    header(ws, row, 1, "sample")
+    wrap(ws.cell(row=row, column=2, value=f"{sample.title}: {sample.question}"))
     for offset, note in enumerate(sample.notes, start=1):
-        about.cell(row=row + offset, column=1, value="source / assumption")
-        wrap(about.cell(row=row + offset, column=2, value=note))
-    data = io.BytesIO()
-    with exact_floats():
-        workbook.save(data)
-    atomic_write(path, lambda handle: handle.write(data.getbuffer()))
+        ws.cell(row=row + offset, column=1, value="source / assumption")
+        wrap(ws.cell(row=row + offset, column=2, value=note))
 
 
 def readme_text() -> str:
