@@ -190,6 +190,7 @@ def _read_plans(sheet: _Sheet, problems: list[Problem]):
     columns = [c for c in range(S.FIRST_PLAN_COLUMN, sheet.n_cols + 1) if not is_blank(sheet.cell(1, c))]
     if not columns:
         problems.append(Problem(sheet.where(1, S.FIRST_PLAN_COLUMN), "", "no plan: put plan names in row 1 from column C"))
+    _orphan_plan_values(sheet, columns, problems)
     key_rows: dict[str, int] = {}
     for row in range(2, sheet.n_rows + 1):
         key = sheet.cell(row, 1)
@@ -221,6 +222,28 @@ def _read_plans(sheet: _Sheet, problems: list[Problem]):
     return plans, plan_where
 
 
+def _orphan_plan_values(sheet: _Sheet, columns: list[int], problems: list[Problem]) -> None:
+    """Values under an empty plan-name cell would be silently ignored: report the first of each column."""
+    named = set(columns)
+    for col in range(S.FIRST_PLAN_COLUMN, sheet.n_cols + 1):
+        if col in named:
+            continue
+        for row in range(2, sheet.n_rows + 1):
+            if not is_blank(sheet.cell(row, col)) or sheet.uncached_formula(row, col):
+                problems.append(Problem(sheet.where(row, col), "", f"holds a value but {sheet.where(1, col)} has no plan "
+                                                                   "name: name the plan in row 1 or clear the column"))
+                break
+
+
+def _units_row_problems(sheet: _Sheet, keys: dict[str, int], problems: list[Problem]) -> None:
+    """Row 2 holds units; a number there is an entry typed one row too high (it would be ignored)."""
+    for key, col in keys.items():
+        value = sheet.cell(2, col)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            problems.append(Problem(sheet.where(2, col), key, f"= {value!r}: row 2 is the units row; "
+                                                              f"entries start at row {S.FIRST_ENTRY_ROW}"))
+
+
 def _table_rows(sheet: _Sheet, problems: list[Problem]):
     """(row number, {key: value}, locator) for each entry row of a table sheet."""
     keys = {}
@@ -228,6 +251,7 @@ def _table_rows(sheet: _Sheet, problems: list[Problem]):
         key = sheet.cell(1, col)
         if not is_blank(key):
             keys[str(key).strip()] = col
+    _units_row_problems(sheet, keys, problems)
     for row in range(S.FIRST_ENTRY_ROW, sheet.n_rows + 1):
         values = {k: _cell_value(sheet, row, c, problems, k) for k, c in keys.items()}
         if all(is_blank(v) for v in values.values()):
@@ -264,10 +288,19 @@ def _read_price_tiers(sheet: _Sheet | None, problems: list[Problem]) -> dict:
     if sheet is None:
         return {}
     grouped: dict[str, list] = {}
+    thresholds: dict[tuple, str] = {}
     for row, values, where in _table_rows(sheet, problems):
         record = coerce_record(PRICE_TIER_FIELDS, values, where, problems)
-        if record["price_tiers"]:
-            grouped.setdefault(record["price_tiers"], []).append(record)
+        if not record["price_tiers"] or record["min_tokens_per_s_per_user"] is None:
+            continue
+        tier = (record["price_tiers"], record["min_tokens_per_s_per_user"])
+        if tier in thresholds:
+            problems.append(Problem(where("min_tokens_per_s_per_user"), "min_tokens_per_s_per_user",
+                                    f"= {tier[1]:g}: price table {tier[0]!r} already has a tier from this "
+                                    f"tokens/s per user ({thresholds[tier]})"))
+            continue
+        thresholds[tier] = where("min_tokens_per_s_per_user")
+        grouped.setdefault(record["price_tiers"], []).append(record)
     return {
         name: PriceTiers(name, tuple(r["min_tokens_per_s_per_user"] for r in rows),
                          tuple(r["price_usd_per_million_output_tokens"] for r in rows))
@@ -279,12 +312,17 @@ def _read_factors(sheet: _Sheet | None, problems: list[Problem]):
     """Calibration: rows of key | unit | value for the efficiency factors."""
     if sheet is None:
         return DEFAULT_FACTORS
-    changes = {}
+    changes: dict[str, float] = {}
+    seen: dict[str, int] = {}
     for row in range(2, sheet.n_rows + 1):
         key = sheet.cell(row, 1)
         if is_blank(key):
             continue
         key = str(key).strip()
+        if key in seen:
+            problems.append(Problem(sheet.where(row, 1), key, f"key repeated (first in row {seen[key]})"))
+            continue
+        seen[key] = row
         value = _cell_value(sheet, row, 3, problems, key)
         if key not in FACTOR_NAMES:
             problems.append(Problem(sheet.where(row, 1), key, f"unknown key (allowed: {', '.join(FACTOR_NAMES)})"))

@@ -156,6 +156,27 @@ def newer_schema(path):
     return path
 
 
+def _orphan_column(wb):
+    wb["Plans"]["E5"] = 64  # a value under an empty plan-name cell
+
+
+def _units_row_entry(wb):
+    wb["Devices"]["C2"] = 4000  # an entry typed into the units row
+
+
+def _calibration_twice(wb):
+    ws = wb.create_sheet("Calibration")
+    for row in (["key", "unit", "value"], ["eta_mem", "fraction", 0.7], ["eta_mem", "fraction", 0.8]):
+        ws.append(row)
+
+
+def _tiers_twice(wb):
+    ws = wb.create_sheet("PriceTiers")
+    for row in (["price_tiers", "min_tokens_per_s_per_user", "price_usd_per_million_output_tokens"], ["", "", ""],
+                ["t", 10, 1.0], ["t", 10, 2.0]):
+        ws.append(row)
+
+
 @dataclass(frozen=True)
 class Case:
     name: str
@@ -182,6 +203,10 @@ CASES = (
     Case("duplicate_curve_batch", lambda p: hand_made(p, curves=CURVE_ROWS + [CURVE_ROWS[0]]), ("Curves!D5", "batch")),
     Case("no_plans_sheet", lambda p: hand_made(p, mutate=lambda wb: setattr(wb["Plans"], "title", "Plan")),
          ("'Plans' is missing",)),
+    Case("orphan_plan_column", lambda p: hand_made(p, mutate=_orphan_column), ("Plans!E5", "Plans!E1", "no plan name")),
+    Case("entry_in_units_row", lambda p: hand_made(p, mutate=_units_row_entry), ("Devices!C2", "units row")),
+    Case("calibration_key_twice", lambda p: hand_made(p, mutate=_calibration_twice), ("Calibration!A3", "repeated")),
+    Case("price_tier_twice", lambda p: hand_made(p, mutate=_tiers_twice), ("PriceTiers!B4", "already has a tier")),
     Case("uncached_formula", uncached_formula, ("Plans!C6", "formula", "no saved value")),
     Case("billion_laughs", billion_laughs, ("refused", "sheet1.xml", "DTD")),
     Case("laughs_after_comment", laughs_after_comment, ("refused", "entities")),
