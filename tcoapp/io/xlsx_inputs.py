@@ -18,20 +18,27 @@ from .xlsx_bulk import PendingRows
 from .xlsx_styles import header, key_cell, put, unit_cell, widths
 
 FACTOR_UNITS = {
-    "eta_mem": "fraction", "eta_compute": "fraction", "eta_prefill": "fraction", "eta_comm": "fraction",
-    "step_overhead_s": "s", "comm_latency_s": "s", "usable_memory_fraction": "fraction",
-    "power_gamma": "ratio", "power_mem_activity": "fraction", "spec_draft_cost_fraction": "fraction",
+    "eta_mem": "fraction", "eta_kv": "fraction", "eta_compute": "fraction", "eta_prefill": "fraction",
+    "eta_comm": "fraction", "step_overhead_s": "s", "layer_overhead_s": "s", "seq_overhead_s": "s",
+    "moe_compute_efficiency": "fraction", "fp4_math_efficiency": "fraction", "comm_latency_s": "s",
+    "usable_memory_fraction": "fraction", "power_gamma": "ratio", "power_mem_activity": "fraction",
+    "spec_draft_cost_fraction": "fraction",
 }
 FACTOR_HELP = {
-    "eta_mem": "Achieved / peak memory bandwidth in decode.",
-    "eta_compute": "Achieved / peak tensor FLOPS in decode.",
+    "eta_mem": "Achieved / peak memory bandwidth streaming weights in decode.",
+    "eta_kv": "Achieved / peak memory bandwidth of KV-cache reads in attention (paged, scattered).",
+    "eta_compute": "Achieved / peak tensor FLOPS of decode GEMMs and attention.",
     "eta_prefill": "Achieved / peak tensor FLOPS in prefill.",
-    "eta_comm": "Achieved / peak scale-up bandwidth.",
-    "step_overhead_s": "Fixed time per decode step: scheduling, kernel launches.",
+    "eta_comm": "Achieved / peak scale-up bandwidth of collectives.",
+    "step_overhead_s": "Fixed time per decode step: scheduler, kernel launches.",
+    "layer_overhead_s": "Time per layer per decode step that no roofline term sees (kernel launch and tail).",
+    "seq_overhead_s": "Time per sequence per decode step that the roofline does not see (sampling, bookkeeping).",
+    "moe_compute_efficiency": "Achieved FLOPS of routed-expert GEMMs relative to dense GEMMs.",
+    "fp4_math_efficiency": "Achieved FP4 speedup over FP8, as a fraction of the peak ratio.",
     "comm_latency_s": "Latency per collective (all-reduce / all-to-all).",
     "usable_memory_fraction": "Share of device memory for weights + KV cache.",
     "power_gamma": "Exponent of the power model: power = idle + (tdp - idle) x busy^gamma.",
-    "power_mem_activity": "Busy-fraction weight of memory-bound time in the power model.",
+    "power_mem_activity": "Weight of memory-bound time in the busy fraction of the power model.",
     "spec_draft_cost_fraction": "Cost of one draft token, as a fraction of a target step.",
 }
 

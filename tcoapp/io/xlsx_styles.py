@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import math
+import threading
 from typing import Any
 
 import numpy as np
@@ -184,14 +185,22 @@ def _exact_string(value):
     return _openpyxl_safe_string(value)
 
 
+_SAVE_LOCK = threading.Lock()
+
+
 @contextlib.contextmanager
 def exact_floats():
-    """While saving, write floats with repr() instead of openpyxl's 16 significant digits."""
+    """While saving, write floats with repr() instead of openpyxl's 16 significant digits.
+
+    openpyxl's cell writer looks the function up in its module, so it is swapped for the duration
+    of the save; the lock keeps concurrent saves (a GUI autosave thread) from interleaving the swap.
+    """
     import openpyxl.cell._writer as writer
 
-    saved = writer.safe_string
-    writer.safe_string = _exact_string
-    try:
-        yield
-    finally:
-        writer.safe_string = saved
+    with _SAVE_LOCK:
+        saved = writer.safe_string
+        writer.safe_string = _exact_string
+        try:
+            yield
+        finally:
+            writer.safe_string = saved

@@ -193,3 +193,12 @@ def test_cli_compute_out_writes_the_workbook(tmp_path):
     assert done.returncode == 0, done.stderr
     assert read_scenario(out) == scenario
     assert openpyxl.load_workbook(out)[S.RESULTS].cell(1, 3).value == scenario.plans[0].name
+
+
+def test_every_calibration_factor_has_a_unit_and_help():
+    """The Calibration sheet (and the generated docs) describe every efficiency factor of the engine."""
+    from tcoapp.engine.performance.factors import FACTOR_NAMES
+    from tcoapp.io.xlsx_inputs import FACTOR_HELP, FACTOR_UNITS
+
+    assert set(FACTOR_UNITS) == set(FACTOR_NAMES)
+    assert set(FACTOR_HELP) == set(FACTOR_NAMES)
