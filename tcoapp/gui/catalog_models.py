@@ -3,7 +3,7 @@
 Columns come from the field table (label and unit in the header, help in the tooltip); the source
 column is shown like any other. Device and model cells are editable: an edit makes the entry a
 scenario entry (the workbook's Devices/Models sheet) through the document, validated and undoable.
-Curve points are shown in the Curves sheet's long format (read-only: curves are imported).
+Curve points are shown in the Curves sheet's long format; their measured numbers are editable.
 """
 from __future__ import annotations
 
@@ -15,9 +15,11 @@ from PySide6.QtGui import QBrush, QColor, QFont
 
 from ..engine.fields import CURVE_POINT_FIELDS, DEVICE_FIELDS, MODEL_FIELDS, Field
 from .document import Document
+from ..engine.validate import coerce
 from .labels import format_field
 
 OVERRIDE_BRUSH = QBrush(QColor(227, 242, 253))
+POINT_COLUMNS = ("batch", "tokens_per_s_per_device", "tokens_per_s_per_user", "power_w", "ttft_s")
 
 
 def header_text(field: Field) -> str:
@@ -143,7 +145,10 @@ class EntryTableModel(QAbstractTableModel):
 
 
 class CurvePointsModel(QAbstractTableModel):
-    """Every measured point of every curve of the scenario, in the Curves sheet's long format."""
+    """Every measured point of every curve of the scenario, in the Curves sheet's long format.
+    The measured numbers are editable (validated by the field table, undoable)."""
+
+    edit_failed = Signal(str)
 
     def __init__(self, document: Document, parent=None):
         super().__init__(parent)
@@ -155,6 +160,7 @@ class CurvePointsModel(QAbstractTableModel):
 
     def _build(self) -> list[tuple]:
         rows = []
+        self._where: list[tuple[str, int]] = []
         for curve in self._doc.scenario.curves.values():
             sources = curve.point_sources or ()
             for i in range(len(curve.batch)):
@@ -166,7 +172,36 @@ class CurvePointsModel(QAbstractTableModel):
                     "source": sources[i] if i < len(sources) and sources[i] else curve.source,
                 }
                 rows.append(tuple(values.get(f.name) for f in self._fields))
+                self._where.append((curve.name, i))
         return rows
+
+    def flags(self, index):
+        if not index.isValid():
+            return Qt.NoItemFlags
+        flags = Qt.ItemIsEnabled | Qt.ItemIsSelectable
+        if self._fields[index.column()].name in POINT_COLUMNS:
+            flags |= Qt.ItemIsEditable
+        return flags
+
+    def curve_at(self, row: int) -> str:
+        return self._where[row][0]
+
+    def setData(self, index, value, role=Qt.EditRole):
+        if role != Qt.EditRole or not index.isValid():
+            return False
+        field = self._fields[index.column()]
+        if field.name not in POINT_COLUMNS:
+            return False
+        typed, error = coerce(field, value)
+        if error:
+            self.edit_failed.emit(f"{field.name} {error}")
+            return False
+        name, i = self._where[index.row()]
+        error = self._doc.set_curve_point(name, i, field.name, typed)
+        if error:
+            self.edit_failed.emit(error)
+            return False
+        return True
 
     def field_name(self, column: int) -> str:
         return self._fields[column].name

@@ -29,7 +29,7 @@ class CatalogView(QWidget):
         self.devices_model = EntryTableModel(document, "device", self)
         self.models_model = EntryTableModel(document, "model", self)
         self.curves_model = CurvePointsModel(document, self)
-        for model in (self.devices_model, self.models_model):
+        for model in (self.devices_model, self.models_model, self.curves_model):
             model.edit_failed.connect(self.message)
         self.tabs = QTabWidget()
         self.devices_table = _table(self.devices_model)
@@ -42,7 +42,8 @@ class CatalogView(QWidget):
             self._fit(table)
         hint = QLabel("Double-click a cell to edit: the entry becomes a scenario entry (blue, saved in the "
                       "workbook's Devices/Models sheet) that overrides the shipped catalog. "
-                      "Measured curves come from File > Import curve or the workbook's Curves sheet.")
+                      "Measured curves come from File > Import curve or the workbook's Curves sheet; their "
+                      "numbers can be corrected here.")
         hint.setWordWrap(True)
         hint.setStyleSheet("color: #444;")
         self._doc = document
@@ -50,13 +51,30 @@ class CatalogView(QWidget):
         self.duplicate_button.setToolTip("Copy the selected device or model under a new name, to edit into a "
                                          "hypothetical one (saved in the workbook)")
         self.duplicate_button.clicked.connect(self.duplicate_selected)
-        self.tabs.currentChanged.connect(lambda i: self.duplicate_button.setEnabled(i < 2))
+        self.delete_curve_button = QPushButton("Delete curve")
+        self.delete_curve_button.setToolTip("Remove the measured curve of the selected point (undoable)")
+        self.delete_curve_button.clicked.connect(self.delete_selected_curve)
+        self.delete_curve_button.setEnabled(False)
+        self.tabs.currentChanged.connect(self._tab_changed)
         bottom = QHBoxLayout()
         bottom.addWidget(hint, 1)
         bottom.addWidget(self.duplicate_button)
+        bottom.addWidget(self.delete_curve_button)
         layout = QVBoxLayout(self)
         layout.addWidget(self.tabs, 1)
         layout.addLayout(bottom)
+
+    def _tab_changed(self, index: int) -> None:
+        self.duplicate_button.setEnabled(index < 2)
+        self.delete_curve_button.setEnabled(index == 2)
+
+    def delete_selected_curve(self) -> None:
+        if self.curves_model.rowCount() == 0:
+            return
+        row = max(0, self.curves_table.currentIndex().row())
+        error = self._doc.delete_curve(self.curves_model.curve_at(row))
+        if error:
+            self.message.emit(error)
 
     def duplicate_selected(self) -> None:
         table = self.devices_table if self.tabs.currentIndex() == 0 else self.models_table

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Mapping
 
+import numpy as np
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
@@ -18,6 +19,7 @@ from ..engine.compute import METRIC_KEYS, PlanResult, compute_plan
 from ..engine.errors import TcoError, ValidationError
 from ..engine.normalize import LABELS as NORMALIZATION_LABELS, NORMALIZATIONS, normalize as engine_normalize
 from ..engine.performance.curve import missing_point
+from ..engine.performance.measured import make_measured_curve
 from ..engine.records import Plan, make_device, make_model, make_plan
 from ..engine.scenario import Scenario, reference_problems
 
@@ -207,6 +209,36 @@ class Document(QObject):
             return f"renaming {what}s is not supported: add a new {what} instead"
         entries[entry.name] = entry
         self.push(replace(self._scenario, **{attr: entries}), f"Edit {what} {entry.name!r}")
+        return None
+
+    def set_curve_point(self, name: str, i: int, key: str, value) -> str | None:
+        """Change one measured number of point i of curve `name` (None/NaN: not measured)."""
+        curve = self._scenario.curves[name]
+        columns = {k: np.array(getattr(curve, k), float) for k in
+                   ("batch", "tokens_per_s_per_device", "tokens_per_s_per_user", "power_w", "ttft_s")}
+        columns[key][i] = np.nan if value is None else float(value)
+        if not np.isfinite(columns["batch"][i]) or not np.isfinite(columns["tokens_per_s_per_device"][i]):
+            return f"{key}: a measured point needs a batch and tokens/s per device"
+        order = np.argsort(columns["batch"], kind="stable")
+        sources = tuple(curve.point_sources[j] for j in order) if len(curve.point_sources) == order.size else \
+            curve.point_sources
+        try:
+            new = make_measured_curve(name, curve.device, curve.model, *(columns[k][order] for k in columns),
+                                      precision=curve.precision, tensor_parallel=curve.tensor_parallel,
+                                      source=curve.source, point_sources=sources)
+        except ValueError as exc:
+            return str(exc)
+        curves = dict(self._scenario.curves)
+        curves[name] = new
+        self.push(replace(self._scenario, curves=curves), f"Edit {key} of curve {name!r}")
+        return None
+
+    def delete_curve(self, name: str) -> str | None:
+        users = [p.name for p in self._scenario.plans if p.curve == name]
+        if users:
+            return f"curve {name!r} is used by plan(s) {', '.join(users)}: choose another curve for them first"
+        curves = {k: v for k, v in self._scenario.curves.items() if k != name}
+        self.push(replace(self._scenario, curves=curves), f"Delete curve {name!r}")
         return None
 
     def add_curve(self, curve) -> None:

@@ -75,3 +75,30 @@ def test_catalog_duplicate_entry_is_undoable(window):
                                for i in range(window.editor.editors["device"].widget.count())]
     window.document.undo_stack.undo()
     assert catalog.devices_model.rowCount() == n
+
+
+def test_curve_points_are_editable_and_curves_deletable(qtmodeltester, window):
+    from dataclasses import replace
+
+    doc = window.document
+    curve = make_measured_curve("xpu", "H100-SXM", "Llama-3.3-70B", [1, 8, 32], [90, 600, 1800],
+                                [90, 75, 56], [300, 420, 540], source="bench", point_sources=("a", "b", "c"))
+    doc.push(replace(doc.scenario, curves={"xpu": curve}), "add curve")
+    model = window.catalog.curves_model
+    qtmodeltester.check(model, force_py=True)
+    names = [model.headerData(c, Qt.Horizontal) for c in range(model.columnCount())]
+    col = [f.name for f in model._fields].index("tokens_per_s_per_device")
+    assert model.setData(model.index(1, col), "650")
+    assert doc.scenario.curves["xpu"].tokens_per_s_per_device[1] == 650
+    batch_col = [f.name for f in model._fields].index("batch")
+    assert model.setData(model.index(0, batch_col), "64")     # re-sorted, sources follow their points
+    new = doc.scenario.curves["xpu"]
+    assert list(new.batch) == [8, 32, 64] and new.point_sources == ("b", "c", "a")
+    assert not model.setData(model.index(0, batch_col), "32")  # two points at one batch
+    assert not model.setData(model.index(0, col), "-1")
+    assert names
+    doc.set_plan_values(0, {"curve": "xpu"})
+    assert doc.delete_curve("xpu") is not None               # in use
+    doc.undo_stack.undo()
+    assert doc.delete_curve("xpu") is None
+    assert "xpu" not in doc.scenario.curves and model.rowCount() == 0
