@@ -93,6 +93,8 @@ MODEL_FIELDS: tuple[Field, ...] = (
     _f("mla_latent_dim", "int", "", 0, 0, 1e6, "model", "MLA latent size", "KV-cache elements per token per layer of a multi-head latent attention model (0: not MLA)."),
     _f("n_experts", "int", "experts", 0, 0, 100000, "model", "Routed experts", "Routed experts per MoE layer (0: dense)."),
     _f("experts_per_token", "int", "experts", 0, 0, 100000, "model", "Experts per token", "Routed experts each token uses (0: dense)."),
+    _f("sliding_window_layers", "int", "layers", 0, 0, 10000, "model", "Sliding-window layers", "Layers whose attention only sees the last `sliding_window_tokens` tokens (their KV cache stops growing there); 0: none."),
+    _f("sliding_window_tokens", "int", "tokens", 0, 0, 1e9, "model", "Sliding window", "Window of the sliding-window layers (0: none)."),
     _f("vocab_size", "int", "tokens", 0, 0, 1e8, "model", "Vocabulary", "Vocabulary size (0: unknown)."),
     _f("max_context_tokens", "int", "tokens", 0, 0, 1e9, "model", "Max context", "Longest supported context (0: unknown)."),
     _f("estimated_fields", "str", "", "", None, None, "model", "Estimated fields", "Semicolon-separated fields whose values are estimates."),

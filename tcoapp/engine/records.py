@@ -118,6 +118,12 @@ def _model_checks(v, where, problems) -> None:
     if (v["n_experts"] > 0) != (v["experts_per_token"] > 0):
         problems.append(Problem(where("experts_per_token"), "experts_per_token",
                                 "an MoE model needs both n_experts and experts_per_token > 0 (a dense model: both 0)"))
+    if v["sliding_window_layers"] > v["n_layers"]:
+        problems.append(Problem(where("sliding_window_layers"), "sliding_window_layers",
+                                f"= {v['sliding_window_layers']}: must be at most n_layers ({v['n_layers']})"))
+    if (v["sliding_window_layers"] > 0) != (v["sliding_window_tokens"] > 0):
+        problems.append(Problem(where("sliding_window_tokens"), "sliding_window_tokens",
+                                "sliding-window attention needs both sliding_window_layers and sliding_window_tokens > 0 (or both 0)"))
     if v["n_kv_heads"] == 0 and v["mla_latent_dim"] == 0:
         problems.append(Problem(where("n_kv_heads"), "n_kv_heads", "= 0: a model needs n_kv_heads > 0 or an mla_latent_dim"))
 

@@ -227,10 +227,8 @@ def test_non_positive_batch_is_refused():
 
 
 def test_sliding_window_layers_cap_their_kv_cache():
-    from types import SimpleNamespace
-
-    windowed = SimpleNamespace(**GPTOSS.as_dict(), sliding_window_layers=18, sliding_window_tokens=128)
-    full, slid = architecture(GPTOSS), architecture(windowed)
+    windowed = GPTOSS.with_(sliding_window_layers=18, sliding_window_tokens=128)
+    full, slid = architecture(GPTOSS.with_(sliding_window_layers=0, sliding_window_tokens=0)), architecture(windowed)
     assert slid.kv_values(100) == pytest.approx(full.kv_values(100))
     assert slid.kv_values(100_000) == pytest.approx(full.kv_values(100_000) / 2 + full.kv_values(128) / 2)
 
