@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime
 import io
+from typing import Sequence
 
 import openpyxl
 
@@ -17,7 +18,7 @@ from ..engine.errors import Problem, ValidationError
 from ..engine.scenario import Scenario
 from . import sheets as S
 from .atomic import atomic_write
-from .xlsx_about import write_about
+from .xlsx_about import append_about_notes, write_about
 from .xlsx_bulk import PendingRows, splice_rows
 from .xlsx_cashflow import write_cashflow
 from .xlsx_charts import add_charts
@@ -34,13 +35,17 @@ SHEET_ORDER = (S.PLANS, S.RESULTS, S.CASH_FLOW, S.DEVICES, S.MODELS, S.CURVES, S
 
 
 def write_scenario(scenario: Scenario, path, results: tuple[PlanResult, ...] | None = None,
-                   written: datetime.datetime | None = None) -> None:
-    """Write the full scenario workbook to `path` (atomically); compute the results if not given."""
+                   written: datetime.datetime | None = None, about_notes: Sequence[tuple[str, str]] = ()) -> None:
+    """Write the full scenario workbook to `path` (atomically); compute the results if not given.
+
+    written: the date on the About sheet (default: now, UTC); about_notes: extra (label, text) rows
+    for the About sheet (a sample's question, the sources of its numbers).
+    """
     if results is None:
         results = compute_scenario(scenario)
     if len(results) != len(scenario.plans):
         raise ValueError(f"{len(results)} results for {len(scenario.plans)} plans")
-    workbook, pending = build_workbook(scenario, tuple(results), written)
+    workbook, pending = build_workbook(scenario, tuple(results), written, about_notes)
     data = io.BytesIO()
     with exact_floats():
         workbook.save(data)
@@ -56,8 +61,8 @@ def _problem(exc: CellKindError) -> ValidationError:
     return ValidationError([Problem(where, "", message)])
 
 
-def build_workbook(scenario: Scenario, results: tuple[PlanResult, ...],
-                   written: datetime.datetime | None = None) -> tuple[openpyxl.Workbook, list[PendingRows]]:
+def build_workbook(scenario: Scenario, results: tuple[PlanResult, ...], written: datetime.datetime | None = None,
+                   about_notes: Sequence[tuple[str, str]] = ()) -> tuple[openpyxl.Workbook, list[PendingRows]]:
     """The workbook, and the bulk rows to splice in after saving (xlsx_bulk)."""
     workbook = openpyxl.Workbook()
     sheets = {name: workbook.create_sheet(name) for name in SHEET_ORDER}
@@ -75,6 +80,8 @@ def build_workbook(scenario: Scenario, results: tuple[PlanResult, ...],
         write_calibration(sheets[S.CALIBRATION], scenario)
         write_constants(sheets[S.CONSTANTS], workbook)
         write_about(sheets[S.ABOUT], written)
+        if about_notes:
+            append_about_notes(sheets[S.ABOUT], about_notes)
     except CellKindError as exc:
         raise _problem(exc) from None
     return workbook, [p for p in pending if p is not None]

@@ -57,3 +57,14 @@ def write_about(ws, written: datetime.datetime | None = None) -> None:
     for offset, text in enumerate(NOTES, start=1):
         wrap(ws.cell(row=row + offset, column=2, value=text))
     widths(ws, {1: 22, 2: 100})
+
+
+def append_about_notes(ws, notes) -> None:
+    """Extra (label, text) rows under the About notes, e.g. a sample's question and the source of its
+    numbers. Written as text cells, never formulas, whatever they start with."""
+    row = ws.max_row + 2
+    for offset, (label, text) in enumerate(notes):
+        set_text(ws.cell(row=row + offset, column=1), str(label))
+        cell = ws.cell(row=row + offset, column=2)
+        set_text(cell, str(text))
+        wrap(cell)

@@ -202,3 +202,13 @@ def test_every_calibration_factor_has_a_unit_and_help():
 
     assert set(FACTOR_UNITS) == set(FACTOR_NAMES)
     assert set(FACTOR_HELP) == set(FACTOR_NAMES)
+
+
+def test_about_notes_are_text(tmp_path):
+    scenario = seeded_scenarios(1, seed=2)[0]
+    path = tmp_path / "notes.xlsx"
+    write_scenario(scenario, path, about_notes=[("sample", "Which GPU?"), ("source / assumption", "=A1 is text")])
+    ws = openpyxl.load_workbook(path)[S.ABOUT]
+    cells = {ws.cell(r, 1).value: ws.cell(r, 2) for r in range(1, ws.max_row + 1)}
+    assert cells["sample"].value == "Which GPU?"
+    assert cells["source / assumption"].value == "=A1 is text" and cells["source / assumption"].data_type == "s"

@@ -2,6 +2,8 @@
 must reproduce every Results and CashFlow number of the engine to 1e-9 relative.
 
 All files go through one soffice launch (each start costs seconds)."""
+import pathlib
+
 import openpyxl
 import pytest
 
@@ -22,6 +24,7 @@ pytestmark = [
                                                "apt-get install libreoffice-calc-nogui"),
 ]
 GENERATED = 12
+SAMPLES = pathlib.Path(__file__).resolve().parents[2] / "samples"
 
 
 @pytest.fixture(scope="module")
@@ -29,6 +32,7 @@ def recalculated(tmp_path_factory):
     folder = tmp_path_factory.mktemp("lo")
     golden = read_scenario(_golden(folder / "golden_src.xlsx"))
     scenarios = {"default": default_scenario(), "golden": golden}
+    scenarios.update({f"sample_{path.stem}": read_scenario(path) for path in sorted(SAMPLES.glob("*.xlsx"))})
     scenarios.update({f"generated_{i}": s for i, s in enumerate(seeded_scenarios(GENERATED, seed=20261130))})
     cases = {}
     for name, scenario in scenarios.items():
@@ -77,6 +81,10 @@ def test_libreoffice_does_not_evaluate_formula_like_text(recalculated):
         assert {d.source for d in back.devices.values()} == {d.source for d in scenario.devices.values()}
         seen_tricky += sum(p.name[:1] in "=+-@" for p in scenario.plans)
     assert seen_tricky > 0
+
+
+def test_samples_are_in_the_batch(recalculated):
+    assert sum(name.startswith("sample_") for name in recalculated) == len(list(SAMPLES.glob("*.xlsx"))) > 0
 
 
 def test_default_scenario_payback_and_npv_present(recalculated):
