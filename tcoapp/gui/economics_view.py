@@ -203,7 +203,7 @@ class EconomicsView(QWidget):
         self.tornado_low.setOpts(x0=np.full(n, b), y=y, width=np.nan_to_num(lows - b), height=0.6)
         self.tornado_high.setOpts(x0=np.full(n, b), y=y, width=np.nan_to_num(highs - b), height=0.6)
         self.tornado_base.setValue(b)
-        labels = [f"{input_label(s.input)} {self._range_text(s)}" for s in swings]
+        labels = [input_label(s.input) for s in swings]
         self._category_axis(self.p_tornado, labels)
         money = metric_unit(metric).startswith("USD") and "Mtok" not in metric_unit(metric)
         self.tornado_axis.money = money
@@ -219,10 +219,6 @@ class EconomicsView(QWidget):
         lo, hi = float(finite.min()), float(finite.max())
         pad = (hi - lo) * 0.08 or abs(b) * 0.1 or 1.0
         item.setXRange(lo - pad, hi + pad, padding=0)
-
-    @staticmethod
-    def _range_text(swing) -> str:
-        return ""
 
     def _swings(self, result, metric, fraction):
         try:
