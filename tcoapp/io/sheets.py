@@ -27,8 +27,8 @@ ABOUT_WRITTEN_KEY = "written_utc"
 
 # Refuse hostile or absurd files before parsing (an exported 20-plan workbook with 5,000 curve
 # points unpacks to about 2 MB).
-MAX_UNCOMPRESSED_BYTES = 200 * 1024 * 1024
+MAX_UNCOMPRESSED_BYTES = 128 * 1024 * 1024
 MAX_COMPRESSION_RATIO = 200
-MAX_MEMBER_BYTES = 100 * 1024 * 1024   # one XML part
-MAX_CELLS = 2_000_000                  # cells read, over all sheets
+MAX_MEMBER_BYTES = 64 * 1024 * 1024    # one XML part
+MAX_CELLS = 1_000_000                  # input cells read, over all sheets (~90,000 curve points)
 XML_PROLOG_SCAN_BYTES = 64 * 1024      # where a DOCTYPE / ENTITY declaration would sit
