@@ -131,7 +131,10 @@ class PerformanceView(QWidget):
         self._emphasize_current(n)
         xs = [r.metrics["tokens_per_s_per_user"] for r in results]
         ys = [r.metrics["tokens_per_s_per_device"] for r in results]
-        ok = [i for i in range(n) if np.isfinite(xs[i]) and np.isfinite(ys[i])]
+        current = self._doc.current_plan()
+        same = [current is not None and (p.device, p.model) == (current.device, current.model)
+                for p in scenario.plans]   # the frontier is of the current plan's device and model
+        ok = [i for i in range(n) if same[i] and np.isfinite(xs[i]) and np.isfinite(ys[i])]
         points = tuple((i, xs[i], ys[i]) for i in ok)
         if points != self._shown_points:
             self._shown_points = points
@@ -184,7 +187,8 @@ class PerformanceView(QWidget):
         idx = result.pareto_indices
         self.pareto.setData(result.tokens_per_s_per_user[idx], result.tokens_per_s_per_device[idx])
         self.info.setText(f"{ok.size:,} feasible configurations swept ({result.size:,} points), "
-                          f"{idx.size} on the Pareto frontier (black). Stars: the plans' operating points.")
+                          f"{idx.size} on the Pareto frontier (black). Stars: the operating points of the plans on this device "
+                          f"and model.")
 
     def config_text(self, i: int) -> str:
         c = self.sweep.config(int(i))
@@ -214,6 +218,7 @@ class PerformanceView(QWidget):
         for lines, _ in self._line_pools:
             for i, line in enumerate(lines.items[:n]):
                 line.setPen(pen(plan_color(i), 3.5 if i == current else 1.8))
+                line.setZValue(10 if i == current else 0)   # on top of plans that share its curve
 
     def _hovered(self, _item, points, _ev):
         if len(points) and self.sweep is not None:
