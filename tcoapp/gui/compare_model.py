@@ -16,7 +16,7 @@ from PySide6.QtGui import QBrush, QColor, QFont
 from ..engine.compute import METRIC_KEYS
 from ..engine.fields import PLAN_FIELDS
 from .document import Document
-from .labels import better, format_field, format_metric, label_with_unit, metric_label, metric_unit
+from .labels import better, format_field, format_metric, format_metric_with_unit, label_with_unit, metric_label
 
 NOTES_ROW = "__notes__"
 HEADER_WRAP = 20  # characters per line of a plan name in the column header
@@ -128,7 +128,7 @@ class CompareModel(QAbstractTableModel):
             font.setBold(True)
             return font
         if role == Qt.ToolTipRole:
-            tip = f"{metric_label(key)}: {format_metric(key, value)} {metric_unit(key)}"
+            tip = f"{metric_label(key)}: {format_metric_with_unit(key, value)}"
             return tip + ("  (best)" if best else "")
         return None
 

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QComboBox, QGridLayout, QHBoxLayout, QLabel, QSize
 
 from ..engine.fields import DEVICE_FIELDS, PLAN_FIELD_BY_NAME, by_name
 from .document import Document
-from .labels import format_metric, label_with_unit, metric_label, metric_unit
+from .labels import format_metric, format_metric_with_unit, label_with_unit, metric_label, metric_unit
 from .performance_view import legend_html, legend_label, set_text_if_changed
 from .plotting import (
     COMPONENT_COLORS, ItemPool, MoneyAxis, NumberAxis, category_ticks, make_plot, money_text, pen, pg, plan_color,
@@ -209,7 +209,7 @@ class EconomicsView(QWidget):
         self.tornado_axis.money = money
         self.tornado_axis.picture = None
         self.tornado_axis.update()
-        value = money_text(base) if money else f"{format_metric(metric, base)} {metric_unit(metric)}"
+        value = money_text(base) if money else format_metric_with_unit(metric, base)
         self.tornado_note.setText(note or (
             f"Tornado, {plan.name}: {metric_label(metric)} = {value.strip()}; each bar moves one input by "
             f"± {fraction:.0%} with the others "

@@ -56,8 +56,16 @@ def metric_unit(key: str) -> str:
     return field.unit if field else ""
 
 
-def label_with_unit(key: str) -> str:
+def display_unit(key: str) -> str:
+    """The unit a metric is shown in: fractions are shown as percent (inputs stay 0..1 as entered)."""
     unit = metric_unit(key)
+    if key in METRICS and unit.startswith("fraction"):
+        return "%" + unit[len("fraction"):]
+    return unit
+
+
+def label_with_unit(key: str) -> str:
+    unit = display_unit(key)
     return f"{metric_label(key)} [{unit}]" if unit else metric_label(key)
 
 
@@ -103,3 +111,14 @@ def format_field(field: Field, value) -> str:
     if field.type == "int":
         return f"{int(value)}"
     return f"{number:.10g}"
+
+
+def format_metric_with_unit(key: str, value) -> str:
+    """'35.3 %/yr', '1,234 USD', 'never': the value and the unit it is shown in."""
+    text = format_metric(key, value)
+    if text in ("n/a", "never"):
+        return text
+    unit = display_unit(key)
+    if unit.startswith("%"):
+        return text + unit[1:]
+    return f"{text} {unit}".strip()
