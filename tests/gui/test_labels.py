@@ -1,0 +1,33 @@
+"""Display text: every metric has a label and a unit; missing values say so; inputs round-trip."""
+import math
+
+import pytest
+
+from tcoapp.engine.compute import METRIC_KEYS
+from tcoapp.engine.fields import PLAN_FIELDS
+from tcoapp.engine.validate import coerce
+from tcoapp.gui.labels import METRICS, format_field, format_metric, format_metric_with_unit, label_with_unit
+
+
+def test_every_metric_key_has_a_label_and_unit():
+    assert set(METRICS) == set(METRIC_KEYS)
+    for key in METRIC_KEYS:
+        assert "[" in label_with_unit(key) or key in ("device_count",)
+
+
+def test_missing_values_are_words_not_numbers():
+    assert format_metric("payback_months", math.nan) == "never"
+    assert format_metric("irr", None) == "n/a"
+    assert format_metric("npv_usd", math.inf) == "n/a"
+
+
+def test_fractions_money_and_big_numbers():
+    assert format_metric_with_unit("irr", 0.353) == "35.3 %/yr"
+    assert format_metric("capex_usd", 26737500.0) == "26,737,500"
+    assert format_metric("cost_per_million_output_tokens_usd", 0.1128) == "0.1128"
+
+
+@pytest.mark.parametrize("field", [f for f in PLAN_FIELDS if f.default is not None], ids=lambda f: f.name)
+def test_input_text_round_trips_through_the_engine(field):
+    value, error = coerce(field, format_field(field, field.default))
+    assert error is None and value == field.default
