@@ -52,7 +52,9 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.progress)
         for view in (self.compare, self.catalog):
             view.message.connect(self.show_problem)
-        self.runner.failed.connect(lambda m: self.show_problem(m))
+        self._opening = None
+        self.runner.failed.connect(self._task_failed)
+        self.runner.finished.connect(self._task_finished)
         self._build_menus()
         self.setAcceptDrops(True)
         document.path_changed.connect(self._update_title)
@@ -130,7 +132,7 @@ class MainWindow(QMainWindow):
         self.recent_menu.clear()
         files = self.settings.recent_files()
         for path in files:
-            self._action(self.recent_menu, path, lambda _=False, p=path: self.open_path(p))
+            self._action(self.recent_menu, path, lambda _=False, p=path: self.open_in_background(p))
         if not files:
             self.recent_menu.addAction("(none)").setEnabled(False)
         else:
@@ -150,6 +152,15 @@ class MainWindow(QMainWindow):
         notes = sum(len(r.warnings) for r in self.document.results)
         self.statusBar().showMessage(f"{len(self.document.scenario.plans)} plans computed; {notes} engine note(s) "
                                      f"(see the Notes row and cell tooltips)")
+
+    def _task_failed(self, message: str) -> None:
+        if self._opening:
+            self._open_failed(self._opening, message)
+        else:
+            self.show_problem(message)
+
+    def _task_finished(self) -> None:
+        self._opening = None
 
     def show_problem(self, text: str, title: str = "tcoapp") -> None:
         QMessageBox.warning(self, title, text)
@@ -176,9 +187,10 @@ class MainWindow(QMainWindow):
             return
         path, _ = QFileDialog.getOpenFileName(self, "Open scenario", self.settings.last_directory(), WORKBOOK_FILTER)
         if path:
-            self.open_path(path, confirmed=True)
+            self.open_in_background(path, confirmed=True)
 
     def open_path(self, path: str, confirmed: bool = False) -> bool:
+        """Open a workbook now (blocking); False when it was refused or could not be read."""
         if not confirmed and not self.maybe_save():
             return False
         QApplication.setOverrideCursor(Qt.WaitCursor)
@@ -186,15 +198,36 @@ class MainWindow(QMainWindow):
             scenario = read_workbook(path)
         except TcoError as exc:
             QApplication.restoreOverrideCursor()
-            self.show_problem(f"Cannot open {os.path.basename(path)}:\n{exc}", "Open failed")
-            if not os.path.exists(path):
-                self.settings.remove_recent(path)
+            self._open_failed(path, str(exc))
             return False
         QApplication.restoreOverrideCursor()
+        self._opened(path, scenario)
+        return True
+
+    def open_in_background(self, path: str, confirmed: bool = False) -> None:
+        """Open a workbook in the worker thread (progress bar, Cancel); the window stays live."""
+        if not confirmed and not self.maybe_save():
+            return
+
+        def job(progress, should_cancel):
+            progress(0.05)
+            scenario = read_workbook(path)
+            progress(1.0)
+            return scenario
+
+        self.runner.start(f"Opening {os.path.basename(path)}…", job,
+                          on_success=lambda scenario: self._opened(path, scenario))
+        self._opening = path
+
+    def _opened(self, path: str, scenario) -> None:
         self.document.reset(scenario, os.path.abspath(path))
         self.settings.add_recent(path)
         self.settings.set_last_directory(path)
-        return True
+
+    def _open_failed(self, path: str, message: str) -> None:
+        self.show_problem(f"Cannot open {os.path.basename(path)}:\n{message}", "Open failed")
+        if not os.path.exists(path):
+            self.settings.remove_recent(path)
 
     def save(self) -> bool:
         if not self.document.path:
@@ -279,7 +312,7 @@ class MainWindow(QMainWindow):
             path = url.toLocalFile()
             if path.lower().endswith(".xlsx"):
                 event.acceptProposedAction()
-                QTimer.singleShot(0, lambda p=path: self.open_path(p))
+                QTimer.singleShot(0, lambda p=path: self.open_in_background(p))
                 return
             if path.lower().endswith(".csv"):
                 event.acceptProposedAction()

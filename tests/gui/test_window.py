@@ -203,3 +203,16 @@ def test_extreme_inputs_never_crash_a_view(window, changes):
     for metric in range(window.economics.metric_box.count()):
         window.economics.metric_box.setCurrentIndex(metric)
         window.economics.refresh_tornado()
+
+
+def test_open_in_background_and_its_failure(window, qtbot, tmp_path, dialogs):
+    path = write_workbook(str(tmp_path / "bg.xlsx"))
+    with qtbot.waitSignal(window.runner.succeeded, timeout=20000):
+        window.open_in_background(path)
+    assert window.document.path == os.path.abspath(path)
+    bad = tmp_path / "broken.xlsx"
+    bad.write_text("nope")
+    with qtbot.waitSignal(window.runner.failed, timeout=20000):
+        window.open_in_background(str(bad))
+    assert "broken.xlsx" in dialogs.messages[-1][1]
+    assert window.document.path == os.path.abspath(path)
