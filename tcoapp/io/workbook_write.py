@@ -13,7 +13,9 @@ from typing import Sequence
 
 import openpyxl
 
-from ..engine.compute import PlanResult, compute_scenario
+from ..engine.compute import METRIC_KEYS, PlanResult, compute_plan
+from ..engine.finance.metrics import FINANCE_INPUT_KEYS
+from ..engine.performance.curve import missing_point
 from ..engine.errors import Problem, ValidationError
 from ..engine.scenario import Scenario
 from . import sheets as S
@@ -41,11 +43,9 @@ def write_scenario(scenario: Scenario, path, results: tuple[PlanResult, ...] | N
     written: the date on the About sheet (default: now, UTC); about_notes: extra (label, text) rows
     for the About sheet (a sample's question, the sources of its numbers).
     """
-    if results is None:
-        results = compute_scenario(scenario)
-    if len(results) != len(scenario.plans):
+    if results is not None and len(results) != len(scenario.plans):
         raise ValueError(f"{len(results)} results for {len(scenario.plans)} plans")
-    workbook, pending = build_workbook(scenario, tuple(results), written, about_notes)
+    workbook, pending = build_workbook(scenario, usable_results(scenario, results), written, about_notes)
     data = io.BytesIO()
     with exact_floats():
         workbook.save(data)
@@ -54,6 +54,32 @@ def write_scenario(scenario: Scenario, path, results: tuple[PlanResult, ...] | N
     except CellKindError as exc:
         raise _problem(exc) from None
     atomic_write(path, lambda handle: handle.write(content))
+
+
+def usable_results(scenario: Scenario, results=None) -> tuple[PlanResult, ...]:
+    """One result per plan with the engine values the Results sheet needs.
+
+    A plan given without a usable result is computed here; a plan the engine cannot compute gets a
+    placeholder (every engine value "n/a", the reason in its warnings row), so that saving the
+    inputs never fails because of one plan's numbers.
+    """
+    given = list(results) if results is not None else [None] * len(scenario.plans)
+    usable = []
+    for plan, result in zip(scenario.plans, given):
+        if result is None or not result.details.get("inputs"):
+            try:
+                result = compute_plan(scenario, plan)
+            except Exception as exc:  # noqa: BLE001 - recorded in the workbook, the inputs still saved
+                result = _not_computed(plan, exc)
+        usable.append(result)
+    return tuple(usable)
+
+
+def _not_computed(plan, exc: Exception) -> PlanResult:
+    reason = f"not computed: {exc}" if str(exc) else f"not computed: {type(exc).__name__}"
+    nan = float("nan")
+    return PlanResult(plan.name, missing_point("none", reason), {key: nan for key in METRIC_KEYS},
+                      {"inputs": {key: nan for key in FINANCE_INPUT_KEYS}}, (reason,))
 
 
 def _problem(exc: CellKindError) -> ValidationError:

@@ -212,3 +212,26 @@ def test_about_notes_are_text(tmp_path):
     cells = {ws.cell(r, 1).value: ws.cell(r, 2) for r in range(1, ws.max_row + 1)}
     assert cells["sample"].value == "Which GPU?"
     assert cells["source / assumption"].value == "=A1 is text" and cells["source / assumption"].data_type == "s"
+
+
+def test_a_plan_the_engine_cannot_compute_still_saves(tmp_path, monkeypatch):
+    """Saving the inputs never fails because of one plan's numbers: its Results read "n/a" with the reason."""
+    import tcoapp.io.workbook_write as ww
+    from tcoapp.io.workbook_read import read_scenario
+
+    scenario = seeded_scenarios(1, seed=8, max_plans=3)[0]
+    real = ww.compute_plan
+
+    def flaky(scen, plan):
+        if plan is scenario.plans[0]:
+            raise RuntimeError("engine bug")
+        return real(scen, plan)
+
+    monkeypatch.setattr(ww, "compute_plan", flaky)
+    path = tmp_path / "partial.xlsx"
+    write_scenario(scenario, path)
+    assert read_scenario(path) == scenario
+    ws = openpyxl.load_workbook(path)[S.RESULTS]
+    rows = result_rows()
+    assert ws.cell(rows["tokens_per_s_per_device"], 3).value == "n/a"
+    assert "engine bug" in ws.cell(rows["warnings"], 3).value
