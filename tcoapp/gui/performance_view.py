@@ -73,6 +73,7 @@ class PerformanceView(QWidget):
         for item in (self.cloud, self.pareto, self.points):
             front.addItem(item)
         self.cloud.sigClicked.connect(self._clicked)
+        self.pareto.sigPointsClicked.connect(self._clicked)   # the frontier's markers sit on top of the cloud
         self.points.sigClicked.connect(self._plan_clicked)
         self.cloud.sigHovered.connect(self._hovered)
 
@@ -185,7 +186,7 @@ class PerformanceView(QWidget):
         ok = np.nonzero(result.feasible & np.isfinite(result.tokens_per_s_per_user))[0]
         self.cloud.setData(result.tokens_per_s_per_user[ok], result.tokens_per_s_per_device[ok], data=ok)
         idx = result.pareto_indices
-        self.pareto.setData(result.tokens_per_s_per_user[idx], result.tokens_per_s_per_device[idx])
+        self.pareto.setData(result.tokens_per_s_per_user[idx], result.tokens_per_s_per_device[idx], data=idx)
         self.info.setText(f"{ok.size:,} feasible configurations swept ({result.size:,} points), "
                           f"{idx.size} on the Pareto frontier (black). Stars: the operating points of the plans on this device "
                           f"and model.")

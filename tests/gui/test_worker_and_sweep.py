@@ -105,3 +105,13 @@ def test_frontier_hover_text_and_plan_star_click(window, qtbot):
         target = int(spots[-1].data())
         view._plan_clicked(view.points, [spots[-1]], None)
         assert window.document.current_index == target
+
+
+def test_clicking_a_frontier_marker_sets_the_operating_point(window, qtbot):
+    pytest.importorskip("tcoapp.engine.performance.frontier")
+    view = window.performance
+    with qtbot.waitSignal(window.runner.succeeded, timeout=60000):
+        view.run_sweep()
+    spot = view.pareto.scatter.points()[0]
+    view._clicked(view.pareto, [spot], None)
+    assert window.document.current_plan().batch == int(round(view.sweep.batch[int(spot.data())]))
