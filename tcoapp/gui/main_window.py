@@ -323,6 +323,8 @@ class MainWindow(QMainWindow):
         if not self.maybe_save():
             event.ignore()
             return
+        if self._performance_tab.built:
+            self.performance.stop()
         self.runner.cancel()
         self.runner.wait(3000)
         self.settings.save_window(self.saveGeometry(), self.saveState())

@@ -166,8 +166,12 @@ class PerformanceView(QWidget):
 
     # --- the sweep ---------------------------------------------------------------------------
     def _auto_sweep(self):
-        if not self._runner.running:
+        if self.isVisible() and not self._runner.running:
             self.run_sweep()
+
+    def stop(self) -> None:
+        """The window is closing: no new sweep."""
+        self._auto.stop()
 
     def run_sweep(self):
         plan = self._doc.current_plan()

@@ -59,8 +59,21 @@ class Task(QThread):
                 self.succeeded.emit(result)
 
 
+_RUNNING: set[Task] = set()   # every started thread until it has finished, whoever started it
+
+
+def _forget(task: Task) -> None:
+    _RUNNING.discard(task)
+    task.deleteLater()
+
+
 class TaskRunner(QObject):
-    """One task at a time; signals only for the live task."""
+    """One task at a time; signals only for the live task.
+
+    The task's signals are connected to bound methods of the runner, so they are disconnected when
+    the runner (and its window) is destroyed; the thread itself is kept alive by `_RUNNING` until
+    it has finished, whatever happens to the runner.
+    """
 
     started = Signal(str)
     progressed = Signal(float)
@@ -72,7 +85,8 @@ class TaskRunner(QObject):
     def __init__(self, parent=None):
         super().__init__(parent)
         self._task: Task | None = None
-        self._alive: set[Task] = set()   # every started thread, until it has finished
+        self._on_success: Callable[[Any], None] | None = None
+        self._mine: set[Task] = set()
 
     @property
     def running(self) -> bool:
@@ -81,13 +95,14 @@ class TaskRunner(QObject):
     def start(self, title: str, func: Callable[..., Any], on_success: Callable[[Any], None] | None = None) -> Task:
         self.cancel()
         task = Task(func)
-        self._task = task
-        self._alive.add(task)
-        task.progressed.connect(lambda f: self._relay(task, self.progressed, f))
-        task.succeeded.connect(lambda r: self._done(task, self.succeeded, r, on_success))
-        task.failed.connect(lambda m: self._done(task, self.failed, m))
-        task.cancelled.connect(lambda: self._done(task, self.cancelled))
-        task.finished.connect(lambda: self._reap(task))
+        self._task, self._on_success = task, on_success
+        _RUNNING.add(task)
+        self._mine.add(task)
+        task.finished.connect(lambda t=task: _forget(t))
+        task.progressed.connect(self._task_progressed)
+        task.succeeded.connect(self._task_succeeded)
+        task.failed.connect(self._task_failed)
+        task.cancelled.connect(self._task_cancelled)
         self.started.emit(title)
         task.start()
         return task
@@ -95,31 +110,47 @@ class TaskRunner(QObject):
     def cancel(self) -> None:
         if self._task is not None:
             self._task.cancel()
-            self._task = None
+            self._task, self._on_success = None, None
             self.cancelled.emit()
             self.finished.emit()
 
     def wait(self, ms: int = 5000) -> None:
-        for task in list(self._alive):
-            task.wait(ms)
+        """Wait for the threads this runner started (cancelled ones included)."""
+        for task in list(self._mine):
+            if task in _RUNNING:
+                task.wait(ms)
+        self._mine = {t for t in self._mine if t in _RUNNING}
 
-    def _relay(self, task, signal, *args):
-        if task is self._task:
-            signal.emit(*args)
+    def _live(self) -> bool:
+        return self.sender() is self._task and self._task is not None
 
-    def _done(self, task, signal, *args):
-        if task is not self._task:
-            return
-        self._task = None
-        callback = args[1] if len(args) > 1 else None
-        if callback is not None:
-            callback(args[0])
-        signal.emit(*args[:1])
-        self.finished.emit()
+    def _task_progressed(self, fraction: float) -> None:
+        if self._live():
+            self.progressed.emit(fraction)
 
-    def _reap(self, task):
-        self._alive.discard(task)
-        task.deleteLater()
+    def _task_succeeded(self, result) -> None:
+        if self._live():
+            callback = self._on_success
+            self._end()
+            if callback is not None:
+                callback(result)
+            self.succeeded.emit(result)
+            self.finished.emit()
+
+    def _task_failed(self, message: str) -> None:
+        if self._live():
+            self._end()
+            self.failed.emit(message)
+            self.finished.emit()
+
+    def _task_cancelled(self) -> None:
+        if self._live():
+            self._end()
+            self.cancelled.emit()
+            self.finished.emit()
+
+    def _end(self) -> None:
+        self._task, self._on_success = None, None
 
 
 class ProgressPanel(QWidget):

@@ -64,9 +64,9 @@ def window(qtbot):
     win.show()
     qtbot.waitExposed(win)
     yield win
-    win.runner.cancel()
-    win.runner.wait(5000)
     win.document.undo_stack.setClean()
+    win.close()   # stops pending sweeps, cancels and waits for the worker
+    win.runner.wait(10000)
 
 
 @pytest.fixture
