@@ -22,15 +22,19 @@ NA = f'"{NOT_AVAILABLE}"'
 CF_UNITS = {
     "revenue_usd": "USD", "opex_usd": "USD", "capex_usd": "USD", "residual_value_usd": "USD",
     "cash_flow_usd": "USD", "cumulative_cash_flow_usd": "USD", "payback_year_fraction": "years",
-    "npv_usd": "USD", "irr_guess": "fraction", "irr": "fraction", "payback_months": "months",
+    "npv_usd": "USD", "irr_guess_engine": "fraction", "irr_guess_flows": "fraction",
+    "irr_guess_first_year": "fraction", "irr_guess_last_year": "fraction", "irr": "fraction", "payback_months": "months",
 }
 CF_HELP = {
     "payback_year_fraction": "Helper: the year (with fraction) where the cumulative flow crosses 0.",
     "npv_usd": "= CF0 + NPV(discount_rate, CF1:CFn): year t discounted by (1 + r)^t.",
-    "irr_guess": "Helper: where IRR's iteration starts. The engine's IRR when it exists (so Excel's Newton "
-                 "iteration starts next to the root even for negative or very large rates), else "
-                 "(sum of inflows / sum of outflows)^(1/years) - 1. Only a starting point: IRR() finds the rate.",
-    "irr": "IRR(CF0:CFn, irr_guess) where the flows change sign; n/a where no rate makes the NPV 0.",
+    "irr_guess_engine": "Helper, a starting point for IRR(): the engine's IRR (a value) when the file was written.",
+    "irr_guess_flows": "Helper, a starting point for IRR(): (sum of inflows / sum of outflows)^(1/years) - 1.",
+    "irr_guess_first_year": "Helper, a starting point for IRR(): CF1 / -CF0 - 1 (good for high rates).",
+    "irr_guess_last_year": "Helper, a starting point for IRR(): CFn / -CF(n-1) - 1 (good near -100%).",
+    "irr": "IRR(CF0:CFn) where the flows change sign, tried from each starting point in turn (the engine's, the "
+           "three live ones above, IRR_GUESS_LOW, IRR_GUESS_LOWEST) until one converges to a rate above -100%: "
+           "Excel's IRR() is a Newton iteration that can fail from a poor start. n/a where no rate exists.",
     "payback_months": "First time the cumulative cash flow reaches 0, linear within the year, x 12; never if not within years.",
 }
 
@@ -68,7 +72,7 @@ def _block(ws, layout: Layout, index: int, name: str, last_col: int, irr: float 
     for key, text in cells.summary_cells().items():
         put(ws, layout.cf_row(index, key), S.FIRST_PLAN_COLUMN, text, "formula", CF_UNITS[key])
     if irr is not None and math.isfinite(irr):
-        put(ws, layout.cf_row(index, "irr_guess"), S.FIRST_PLAN_COLUMN, irr, "engine", "fraction")
+        put(ws, layout.cf_row(index, "irr_guess_engine"), S.FIRST_PLAN_COLUMN, irr, "engine", "fraction")
 
 
 class _BlockFormulas:
@@ -121,17 +125,32 @@ class _BlockFormulas:
         first = f"{self.layout.year_col(0)}{self.row('cash_flow_usd')}"
         cum0 = f"{self.layout.year_col(0)}{self.row('cumulative_cash_flow_usd')}"
         crossing = self.rng("payback_year_fraction", 1)
-        guess = f"{self.layout.year_col(0)}{self.row('irr_guess')}"
         sign_change = f"AND(MAX({flows})>0,MIN({flows})<0)"
+        year1 = f"{self.layout.year_col(1)}{self.row('cash_flow_usd')}"
+        horizon = self.plans("years")
         return {
             "npv_usd": _na(f"IF({complete},{first}+NPV({self.plans('discount_rate')},{later}),{NA})"),
-            "irr_guess": f'=IFERROR(IF({complete},(SUMIF({flows},">0")/-SUMIF({flows},"<0"))'
-                         f'^(1/{self.plans("years")})-1,""),"")',
-            "irr": _na(f"IF({complete},IF({sign_change},IF(ISNUMBER({guess}),IRR({flows},{guess}),IRR({flows})),"
-                       f"{NA}),{NA})"),
+            "irr_guess_flows": f'=IFERROR(IF({complete},(SUMIF({flows},">0")/-SUMIF({flows},"<0"))'
+                               f'^(1/{self.plans("years")})-1,""),"")',
+            "irr_guess_first_year": f'=IFERROR(IF({complete},{year1}/-{first}-1,""),"")',
+            "irr_guess_last_year": f'=IFERROR(IF({complete},INDEX({flows},1,{horizon}+1)/-INDEX({flows},1,{horizon})-1,'
+                                   f'""),"")',
+            "irr": _na(f"IF({complete},IF({sign_change},{self._irr_attempts(flows)},{NA}),{NA})"),
             "payback_months": _na(f'IF({complete},IF({cum0}>=0,0,IF(COUNT({crossing})=0,"{NEVER}",'
                                   f'MONTHS_PER_YEAR*MIN({crossing}))),{NA})'),
         }
+
+    def _irr_attempts(self, flows: str) -> str:
+        """IRR from each starting point in turn; an attempt fails (NA) unless it converges above -100%."""
+        col = self.layout.year_col(0)
+        guesses = [f"{col}{self.row(key)}" for key in ("irr_guess_engine", "irr_guess_flows",
+                                                                "irr_guess_first_year", "irr_guess_last_year")]
+        guesses += ["IRR_GUESS_LOW", "IRR_GUESS_LOWEST"]
+        attempts = [f"IF(IRR({flows},{g})>-1,IRR({flows},{g}),NA())" for g in guesses]
+        chain = attempts[-1]
+        for attempt in reversed(attempts[:-1]):
+            chain = f"IFERROR({attempt},{chain})"
+        return chain
 
 
 def _na(core: str) -> str:

@@ -13,6 +13,8 @@ CONSTANTS = (
     ("MONTHS_PER_YEAR", "months/yr", 12, "Months in a year (colocation rent, payback in months)."),
     ("W_PER_KW", "W/kW", 1000, "Watts in a kilowatt."),
     ("TOKENS_PER_MILLION", "tokens/Mtok", 1000000, "Tokens in a million tokens (prices and costs per Mtok)."),
+    ("IRR_GUESS_LOW", "fraction/yr", -0.9, "A last starting point for IRR() when the flows lose most of the capital."),
+    ("IRR_GUESS_LOWEST", "fraction/yr", -0.99, "The very last starting point for IRR() (near-total loss)."),
 )
 
 
@@ -28,7 +30,7 @@ def write_constants(ws, workbook) -> None:
             put(ws, row, 3, value, "formula")
         else:
             put(ws, row, 3, value, "input")
-        ws.cell(row=row, column=3).number_format = "#,##0"
+        ws.cell(row=row, column=3).number_format = "0.00%" if unit.startswith("fraction") else "#,##0"
         wrap(ws.cell(row=row, column=4, value=text))
         workbook.defined_names[name] = DefinedName(name, attr_text=f"'{ws.title}'!$C${row}")
     ws.freeze_panes = "A2"

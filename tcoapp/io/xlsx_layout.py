@@ -13,7 +13,8 @@ from . import sheets as S
 
 # CashFlow block rows, relative to the block's first row (its title row)
 CF_ROWS = ("revenue_usd", "opex_usd", "capex_usd", "residual_value_usd", "cash_flow_usd",
-           "cumulative_cash_flow_usd", "payback_year_fraction", "npv_usd", "irr_guess", "irr", "payback_months")
+           "cumulative_cash_flow_usd", "payback_year_fraction", "npv_usd",
+           "irr_guess_engine", "irr_guess_flows", "irr_guess_first_year", "irr_guess_last_year", "irr", "payback_months")
 CF_BLOCK_HEIGHT = len(CF_ROWS) + 2  # title row + rows + a blank row
 CF_FIRST_BLOCK_ROW = 2
 CF_YEAR_ROW = 1

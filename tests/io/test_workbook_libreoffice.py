@@ -12,6 +12,7 @@ from tcoapp.io import sheets as S
 from tcoapp.io.default_scenario import default_scenario
 from tcoapp.io.workbook_read import read_scenario
 from tcoapp.io.workbook_write import write_scenario
+from tcoapp.io.xlsx_inputs import plan_rows
 
 from .test_workbook_import import hand_made_golden
 from .workbook_recalc import SOFFICE, compare, recalc
@@ -24,6 +25,7 @@ pytestmark = [
                                                "apt-get install libreoffice-calc-nogui"),
 ]
 GENERATED = 12
+EDITED = 6
 SAMPLES = pathlib.Path(__file__).resolve().parents[2] / "samples"
 
 
@@ -40,8 +42,46 @@ def recalculated(tmp_path_factory):
         path = folder / f"{name}.xlsx"
         write_scenario(scenario, path, results)
         cases[name] = (scenario, results, path)
+    for name in [n for n in cases if n.startswith("generated_")][:EDITED]:
+        cases[f"edited_{name}"] = _edited(*cases[name], folder / f"edited_{name}.xlsx")
     outputs = recalc([path for _, _, path in cases.values()], folder / "recalculated")
     return {name: (s, r, out) for (name, (s, r, _)), out in zip(cases.items(), outputs)}
+
+
+EDITS = {  # what an analyst types into Plans (none of these moves the operating point or the sizing)
+    "electricity_usd_per_kwh": lambda v: round(v + 0.05, 4),
+    "discount_rate": lambda v: 0.07 if v != 0.07 else 0.0,
+    "years": lambda v: max(1, v - 1),
+    "price_usd_per_million_input_tokens": lambda v: round(v + 0.1, 4),
+    "staff_usd_per_year": lambda v: v + 250000.0,
+}
+
+
+def _edited(scenario, results, path, out):
+    """Edit inputs in the exported workbook as an analyst would (openpyxl, no app); the engine computes
+    the same edits; LibreOffice must agree, which proves the Results and CashFlow formulas are live."""
+    wb = openpyxl.load_workbook(path)
+    rows = plan_rows()
+    plans = []
+    for index, plan in enumerate(scenario.plans):
+        changes = {key: edit(getattr(plan, key)) for key, edit in EDITS.items()}
+        if plan.sizing_mode == "devices":
+            changes["device_count"] = plan.device_count * 2 + 1
+        if not plan.price_tiers:
+            changes["price_usd_per_million_output_tokens"] = round(plan.price_usd_per_million_output_tokens * 1.5 + 0.01, 4)
+        for key, value in changes.items():
+            wb[S.PLANS].cell(rows[key], S.FIRST_PLAN_COLUMN + index).value = value
+        plans.append(plan.with_(**changes))
+    wb.save(out)
+    edited = scenario.with_plans(plans)
+    return _Widths(edited, max(p.years for p in scenario.plans)), compute_scenario(edited), out
+
+
+class _Widths:
+    """An edited scenario that remembers the CashFlow width of the file it was typed into."""
+
+    def __init__(self, scenario, max_years):
+        self.scenario, self.max_years = scenario, max_years
 
 
 def _golden(path):
@@ -55,8 +95,21 @@ def _golden(path):
 def test_libreoffice_reproduces_every_engine_number(recalculated):
     mismatches = []
     for scenario, results, path in recalculated.values():
-        mismatches.extend(compare(path, scenario, results))
+        if isinstance(scenario, _Widths):
+            mismatches.extend(compare(path, scenario.scenario, results, scenario.max_years))
+        else:
+            mismatches.extend(compare(path, scenario, results))
     assert mismatches == [], "\n".join(mismatches[:40])
+
+
+def test_edited_inputs_move_the_results(recalculated):
+    """The edited workbooks are in the comparison above; check they really differ from the originals."""
+    edited = [name for name in recalculated if name.startswith("edited_")]
+    assert len(edited) == EDITED
+    for name in edited:
+        _, original, _ = recalculated[name.removeprefix("edited_")]
+        _, changed, _ = recalculated[name]
+        assert any(a.metrics["opex_usd_per_year"] != b.metrics["opex_usd_per_year"] for a, b in zip(original, changed))
 
 
 def test_no_spreadsheet_errors_anywhere(recalculated):
@@ -74,6 +127,7 @@ def test_libreoffice_does_not_evaluate_formula_like_text(recalculated):
     """Plan, device and curve names such as "=1+1" or "@cmd" stay text after a real spreadsheet saved them."""
     seen_tricky = 0
     for scenario, _, path in recalculated.values():
+        scenario = getattr(scenario, "scenario", scenario)
         back = read_scenario(path)
         assert [p.name for p in back.plans] == [p.name for p in scenario.plans]
         assert [p.device for p in back.plans] == [p.device for p in scenario.plans]

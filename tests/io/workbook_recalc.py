@@ -101,11 +101,13 @@ def expected_cashflow(result, plan, max_years: int) -> dict[str, list]:
     }
 
 
-def compare(path, scenario, results) -> list[str]:
-    """Mismatches between a recalculated workbook and the engine (empty: all agree)."""
+def compare(path, scenario, results, max_years: int | None = None) -> list[str]:
+    """Mismatches between a recalculated workbook and the engine (empty: all agree).
+
+    max_years: the CashFlow width the file was written with (default: the scenario's longest horizon)."""
     wb = openpyxl.load_workbook(path, data_only=True)
     res, cash = wb[S.RESULTS], wb[S.CASH_FLOW]
-    layout = Layout(plan_rows(), result_rows(), max(p.years for p in scenario.plans))
+    layout = Layout(plan_rows(), result_rows(), max_years or max(p.years for p in scenario.plans))
     bad = []
     for index, (plan, result) in enumerate(zip(scenario.plans, results)):
         col = S.FIRST_PLAN_COLUMN + index
