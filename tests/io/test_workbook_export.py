@@ -235,3 +235,10 @@ def test_a_plan_the_engine_cannot_compute_still_saves(tmp_path, monkeypatch):
     rows = result_rows()
     assert ws.cell(rows["tokens_per_s_per_device"], 3).value == "n/a"
     assert "engine bug" in ws.cell(rows["warnings"], 3).value
+
+
+def test_every_cashflow_row_has_a_unit():
+    from tcoapp.io.xlsx_cashflow import CF_UNITS
+    from tcoapp.io.xlsx_layout import CF_ROWS
+
+    assert set(CF_UNITS) == set(CF_ROWS)
