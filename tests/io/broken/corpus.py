@@ -6,7 +6,6 @@ traceback and never a hang.
 """
 from __future__ import annotations
 
-import io
 import zipfile
 from dataclasses import dataclass
 from typing import Callable
