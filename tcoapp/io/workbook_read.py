@@ -303,7 +303,8 @@ def _read_price_tiers(sheet: _Sheet | None, problems: list[Problem]) -> dict:
         grouped.setdefault(record["price_tiers"], []).append(record)
     return {
         name: PriceTiers(name, tuple(r["min_tokens_per_s_per_user"] for r in rows),
-                         tuple(r["price_usd_per_million_output_tokens"] for r in rows))
+                         tuple(r["price_usd_per_million_output_tokens"] for r in rows),
+                         rows[0].get("source") or "")  # a `source` column, where the field table has one
         for name, rows in grouped.items()
     }
 

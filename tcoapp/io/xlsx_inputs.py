@@ -164,7 +164,7 @@ def write_curves(ws, scenario: Scenario) -> PendingRows | None:
 def write_price_tiers(ws, scenario: Scenario) -> None:
     records = [
         {"price_tiers": tiers.name, "min_tokens_per_s_per_user": threshold,
-         "price_usd_per_million_output_tokens": price}
+         "price_usd_per_million_output_tokens": price, "source": tiers.source}
         for tiers in scenario.price_tiers.values()
         for threshold, price in zip(tiers.min_tokens_per_s_per_user, tiers.price_usd_per_million_output_tokens)
     ]
