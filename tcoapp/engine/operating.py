@@ -15,8 +15,9 @@ TARGET_GRID_POINTS = 512
 MAX_SEARCH_BATCH = 65536
 
 
-def plan_curve(scenario: Scenario, plan: Plan, batch) -> tuple[CurveArrays, float]:
-    """The plan's efficiency curve at `batch`, and the share of its devices that prefill (0 if not disaggregated)."""
+def plan_curve(scenario: Scenario, plan: Plan, batch) -> tuple[CurveArrays, float | np.ndarray]:
+    """The plan's efficiency curve at `batch`, and the share of its devices that prefill (0 if not
+    disaggregated; one per batch where the pools are sized per batch)."""
     device = scenario.device(plan.device)
     if plan.curve:
         curve = scenario.curves[plan.curve]
@@ -27,9 +28,14 @@ def plan_curve(scenario: Scenario, plan: Plan, batch) -> tuple[CurveArrays, floa
         result = generate_disaggregated(
             scenario.device(plan.prefill_device or plan.device), scenario.device(plan.decode_device or plan.device),
             model, plan.serving, plan.workload, batch, scenario.factors)
-        return result.curve, float(result.prefill_share)
+        return result.curve, result.prefill_share
     from .performance.generated import generate_curve
     return generate_curve(device, model, plan.serving, plan.workload, batch, scenario.factors), 0.0
+
+
+def share_at(share, index: int) -> float:
+    """The prefill share at the curve's `index`-th batch (a scalar share applies to every batch)."""
+    return float(share) if np.ndim(share) == 0 else float(np.asarray(share)[index])
 
 
 def search_batches(upper: float) -> np.ndarray:
@@ -59,8 +65,8 @@ def _point_for_target(scenario, plan):
     index = largest_batch_meeting(curve, plan.min_tokens_per_s_per_user, plan.max_ttft_s)
     if index is None:
         return missing_point(curve.source, _target_text(plan) + " is not met at any feasible batch",
-                             curve.max_batch_by_memory), share
-    return point_at(curve, index, (f"batch {curve.batch[index]:g} chosen for {_target_text(plan)}",)), share
+                             curve.max_batch_by_memory), share_at(share, 0)
+    return point_at(curve, index, (f"batch {curve.batch[index]:g} chosen for {_target_text(plan)}",)), share_at(share, index)
 
 
 def _target_text(plan: Plan) -> str:
@@ -74,6 +80,7 @@ def _target_text(plan: Plan) -> str:
 
 def _point_at_batch(scenario, plan, batch: float):
     curve, share = plan_curve(scenario, plan, np.array([batch]))
+    share = share_at(share, 0)
     limit = curve.max_batch_by_memory
     if plan.curve:
         notes = () if curve.feasible[0] else (
