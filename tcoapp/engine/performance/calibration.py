@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
 import numpy as np
-from scipy.optimize import least_squares
 
 from ..records import ServingConfig, Workload
 from .factors import DEFAULT_FACTORS, EfficiencyFactors
@@ -125,6 +124,8 @@ def calibrate(points: Sequence[MeasuredPoint], devices: Mapping, models: Mapping
 
     fun = lambda x: residuals(points, devices, models, make(x))  # noqa: E731
     initial = fun(x0)
+    from scipy.optimize import least_squares  # lazy: keeps scipy out of app start-up
+
     sol = least_squares(fun, x0, bounds=(lo, hi), diff_step=1e-3, x_scale=1.0, max_nfev=200 * len(fit))
     fitted = make(sol.x)
     return CalibrationResult(fitted, tuple(fit), fun(sol.x)[:n_tps], initial[:n_tps], bool(sol.success), str(sol.message))

@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.interpolate import PchipInterpolator
 
 from .curve import CurveArrays
 
@@ -73,6 +72,8 @@ def _interp_loglog(x_points, y_points, x):
         return np.full_like(lx, np.nan)
     if xp.size == 1:
         return np.full_like(lx, yp[0])
+    from scipy.interpolate import PchipInterpolator  # lazy: scipy costs ~1 s of app start-up
+
     inside = PchipInterpolator(xp, yp, extrapolate=False)(lx)
     return np.where(np.isfinite(inside), inside, _edge_extrapolate(xp, yp, lx))
 
