@@ -79,3 +79,18 @@ def test_payback_never_and_irr_undefined():
     flows = cashflow.cash_flows(100.0, -5.0, 0.0, 4)
     assert math.isnan(float(cashflow.payback_months(flows)))
     assert math.isnan(float(cashflow.irr(flows)))
+
+
+def test_tornado_bars_are_the_metric_at_each_swung_input():
+    from tcoapp.engine.finance.sensitivity import tornado
+
+    x = inputs()
+    bars = tornado(x, "irr", 0.1)
+    assert [b.input for b in bars][:1] in (["tokens_per_s_per_device"], ["utilization"])
+    for bar in bars:
+        low = float(finance_metrics(dict(x, **{bar.input: bar.low_input}))["irr"])
+        assert math.isclose(bar.metric_low, low, rel_tol=1e-12)
+    spans = [b.span for b in bars]
+    assert spans == sorted(spans, reverse=True)
+    limited = {b.input: b for b in tornado(dict(x, utilization=0.95), "npv_usd", 0.2)}["utilization"]
+    assert limited.limited and limited.high_input == 1.0

@@ -31,8 +31,12 @@ FINANCE_INPUT_KEYS = DEVICE_ECONOMICS_KEYS + (
 COST_COMPONENTS = ("capex", "energy", "colocation", "maintenance", "software", "staff")
 
 
-def finance_metrics(x: Mapping[str, object]) -> dict[str, np.ndarray]:
-    """All finance metrics; NaN marks a value that does not exist (infeasible packing, never paid back)."""
+def finance_metrics(x: Mapping[str, object], with_irr: bool = True) -> dict[str, np.ndarray]:
+    """All finance metrics; NaN marks a value that does not exist (infeasible packing, never paid back).
+
+    `with_irr=False` leaves out "irr" (a root search per row: the one costly metric) for callers
+    that evaluate many variants of another metric.
+    """
     missing = [k for k in FINANCE_INPUT_KEYS if k not in x]
     if missing:
         raise KeyError(f"finance inputs missing: {', '.join(missing)}")
@@ -41,7 +45,7 @@ def finance_metrics(x: Mapping[str, object]) -> dict[str, np.ndarray]:
         out = _hardware(a)
         out.update(_opex(a, out))
         out.update(_tokens_and_costs(a, out))
-        out.update(_returns(a, out))
+        out.update(_returns(a, out, with_irr))
     return out
 
 
@@ -107,14 +111,16 @@ def _tokens_and_costs(a, o) -> dict[str, np.ndarray]:
     return result
 
 
-def _returns(a, o) -> dict[str, np.ndarray]:
+def _returns(a, o, with_irr: bool) -> dict[str, np.ndarray]:
     net = o["revenue_usd_per_year"] - o["opex_usd_per_year"]
     flows = cashflow.cash_flows(o["capex_usd"], net, a["residual_value_fraction"], a["years"])
-    return {
+    out = {
         "net_usd_per_year": net,
         "cash_flows_usd": flows,
         "npv_usd": cashflow.npv_usd(a["discount_rate"], flows),
-        "irr": cashflow.irr(flows),
         "payback_months": cashflow.payback_months(flows),
         "roi": cashflow.roi(flows, o["capex_usd"]),
     }
+    if with_irr:
+        out["irr"] = cashflow.irr(flows)
+    return out

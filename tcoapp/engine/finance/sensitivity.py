@@ -66,7 +66,7 @@ def tornado(inputs: Mapping[str, float], metric: str = "npv_usd", fraction: floa
         limited.append(low < lo_bound or high > hi_bound)
         batch[key][i] = lows[-1]
         batch[key][n + i] = highs[-1]
-    values = np.asarray(finance_metrics(batch)[metric], float) if n else np.empty(0)
+    values = np.asarray(finance_metrics(batch, with_irr=(metric == "irr"))[metric], float) if n else np.empty(0)
     swings = [Swing(k, float(inputs[k]), lows[i], highs[i], float(values[i]), float(values[n + i]), limited[i])
               for i, k in enumerate(keys)]
     return sorted(swings, key=lambda s: -np.nan_to_num(s.span, nan=-1.0))
@@ -76,7 +76,7 @@ def _affine_root(inputs: Mapping[str, float], key: str, a: float = 0.0, b: float
     """Root of npv(key) where npv is affine in `key` (exact: two evaluations)."""
     batch = {k: np.full(2, float(v)) for k, v in inputs.items()}
     batch[key] = np.array([a, b])
-    npv = np.asarray(finance_metrics(batch)["npv_usd"], float)
+    npv = np.asarray(finance_metrics(batch, with_irr=False)["npv_usd"], float)
     slope = (npv[1] - npv[0]) / (b - a)
     if not np.isfinite(slope) or slope == 0:
         return float("nan")
