@@ -1,5 +1,5 @@
-"""Display text for engine values: field labels and units come from the field table; metric labels
-and units from the metric table below (the engine has none yet: METRIC_KEYS are bare names).
+"""Display text for engine values: field labels and units come from the field table, metric labels
+and units from the engine's metric table.
 
 Formatting is the one place numbers become text in the GUI, so every view shows a value the same way.
 """
@@ -8,36 +8,10 @@ from __future__ import annotations
 import math
 
 from ..engine.fields import PLAN_FIELD_BY_NAME, Field
+from ..engine.metric_table import METRICS as METRIC_TABLE
 
 # metric key -> (label, unit, better): better is "high", "low" or "" (no preferred direction)
-METRICS: dict[str, tuple[str, str, str]] = {
-    "batch": ("Batch (operating point)", "sequences", ""),
-    "tokens_per_s_per_device": ("Tokens/s per device", "tokens/s", "high"),
-    "tokens_per_s_per_user": ("Tokens/s per user", "tokens/s", "high"),
-    "ttft_s": ("Time to first token", "s", "low"),
-    "power_w": ("Power per device", "W", ""),
-    "tokens_per_joule": ("Tokens per joule", "tokens/J", "high"),
-    "max_batch_by_memory": ("Max batch by memory", "sequences", ""),
-    "device_count": ("Devices", "devices", ""),
-    "servers": ("Servers", "servers", ""),
-    "racks": ("Racks", "racks", "low"),
-    "servers_per_rack": ("Servers per rack", "servers", ""),
-    "it_avg_kw": ("Average IT power", "kW", ""),
-    "it_provisioned_kw": ("Provisioned IT power", "kW", ""),
-    "capex_usd": ("Capex", "USD", ""),
-    "capex_usd_per_year": ("Capex per year (capital recovery)", "USD/yr", ""),
-    "opex_usd_per_year": ("Opex per year", "USD/yr", ""),
-    "energy_usd_per_year": ("Energy per year", "USD/yr", ""),
-    "output_tokens_per_year": ("Output tokens per year", "tokens/yr", "high"),
-    "cost_per_million_output_tokens_usd": ("Cost per million output tokens", "USD/Mtok", "low"),
-    "cost_per_million_total_tokens_usd": ("Cost per million total tokens", "USD/Mtok", "low"),
-    "revenue_usd_per_year": ("Revenue per year", "USD/yr", "high"),
-    "revenue_usd_per_rack_per_year": ("Revenue per rack per year", "USD/rack/yr", "high"),
-    "npv_usd": ("NPV", "USD", "high"),
-    "irr": ("IRR", "fraction/yr", "high"),
-    "payback_months": ("Payback", "months", "low"),
-    "roi": ("ROI", "fraction", "high"),
-}
+METRICS: dict[str, tuple[str, str, str]] = {m.key: (m.label, m.unit, m.better) for m in METRIC_TABLE}
 
 MISSING = {"payback_months": "never", "irr": "n/a"}
 

@@ -74,3 +74,12 @@ def test_cross_field_checks():
                     "n_kv_heads": 1, "head_dim": 8})
     with pytest.raises(ValidationError, match="disaggregation needs both"):
         make_plan("P", {"device": "d", "model": "m", "prefill_devices": 2})
+
+
+def test_metric_table_covers_every_metric_key_once():
+    from tcoapp.engine.compute import METRIC_KEYS
+    from tcoapp.engine.metric_table import METRICS
+
+    assert [m.key for m in METRICS] == list(METRIC_KEYS)
+    for m in METRICS:
+        assert m.label and m.unit and m.help and m.better in ("high", "low", "")
