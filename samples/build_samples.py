@@ -72,6 +72,9 @@ R1_TIERS = PriceTiers(
     # (SemiAnalysis InferenceX v2, Feb 2026)
     min_tokens_per_s_per_user=(0.0, 36.0, 167.0),
     price_usd_per_million_output_tokens=(2.19, 5.40, 6.00),
+    source="REFERENCES C.4: $2.19 DeepSeek official (api-docs.deepseek.com, speed not stated: ASSUMPTION slow tier "
+           "from 0 tok/s/user); $5.40 Crusoe via OpenRouter at 36 tok/s/user; $6.00 Nebius AI Studio Fast at "
+           "167 tok/s/user (SemiAnalysis InferenceX v2, Feb 2026)",
 )
 R1_WORKLOAD = {"model": "DeepSeek-R1", "input_tokens": 1024, "output_tokens": 1024,
                # input price: DeepSeek official cache-miss $0.55 per M (REFERENCES C.4)

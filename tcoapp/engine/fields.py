@@ -184,6 +184,7 @@ PRICE_TIER_FIELDS: tuple[Field, ...] = (
     _f("price_tiers", "str", "", None, None, None, "price_tiers", "Tier table", "Name of the tier table.", required=True),
     _f("min_tokens_per_s_per_user", "float", "tokens/s", None, 0, 1e7, "price_tiers", "From tokens/s per user", "The tier applies from this interactivity upward.", required=True),
     _f("price_usd_per_million_output_tokens", "float", "USD/Mtok", None, 0, 1e6, "price_tiers", "Output price", "Price per million output tokens in this tier.", required=True),
+    _f("source", "str", "", "", None, None, "price_tiers", "Source", "Where the tier prices come from."),
 )
 
 FIELD_TABLES = {
