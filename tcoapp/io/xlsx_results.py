@@ -14,6 +14,7 @@ from typing import Callable
 
 from ..engine.compute import PlanResult
 from ..engine.finance.metrics import COST_COMPONENTS
+from ..engine.metric_table import METRIC_BY_KEY
 from ..engine.scenario import Scenario
 from . import sheets as S
 from .xlsx_layout import Layout, PlanRefs
@@ -158,9 +159,11 @@ def result_rows() -> dict[str, int]:
 
 
 def result_units() -> dict[str, str]:
+    """Unit of every Results row; a metric key's unit is the engine metric table's."""
     units = {key: unit for key, unit, _ in ENGINE_ROWS}
     for _, entries in FORMULA_SECTIONS:
         units.update({key: unit for key, unit, _ in entries})
+    units.update({key: METRIC_BY_KEY[key].unit for key in units if key in METRIC_BY_KEY})
     return units
 
 
@@ -187,6 +190,7 @@ def _engine_block(ws, scenario, results, layout: Layout, last_col: int) -> None:
     for key, unit, source in ENGINE_ROWS:
         row = layout.result_rows[key]
         key_cell(ws, row, key, ENGINE_HELP.get(key, "Device economics used by the finance formulas (engine value)."))
+        unit = result_units()[key]
         unit_cell(ws, row, 2, unit)
         for index, (plan, result) in enumerate(zip(scenario.plans, results)):
             col = S.FIRST_PLAN_COLUMN + index
@@ -214,7 +218,9 @@ def _live_input(plan, key: str, refs: PlanRefs) -> str | None:
 
 def _formula_row(ws, layout: Layout, n: int, key: str, unit: str, formula: Formula) -> None:
     row = layout.result_rows[key]
-    key_cell(ws, row, key)
+    metric = METRIC_BY_KEY.get(key)
+    key_cell(ws, row, key, metric.help if metric else None)
+    unit = result_units()[key]
     unit_cell(ws, row, 2, unit)
     for index in range(n):
         core = formula(PlanRefs(layout, index))
