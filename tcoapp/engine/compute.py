@@ -78,20 +78,37 @@ def sized_device_count(plan: Plan, economics: dict[str, float], point: Operating
 
 
 def output_price(scenario: Scenario, plan: Plan, point: OperatingPoint) -> tuple[float, tuple[str, ...]]:
+    """The output price revenue uses: the plan's, or the tier its interactivity reaches. Below the
+    slowest tier the plan sells no output tokens (price 0, said in a warning); input tokens still pay."""
     if not plan.price_tiers:
         return plan.price_usd_per_million_output_tokens, ()
     tiers = scenario.price_tiers[plan.price_tiers]
+    if not np.isfinite(point.tokens_per_s_per_user):
+        return float("nan"), ()
     price = tiers.price_at(point.tokens_per_s_per_user)
     if not np.isfinite(price):
-        return price, (f"{point.tokens_per_s_per_user:.3g} tokens/s per user is below every tier of "
-                       f"price table {tiers.name!r}: no revenue",)
+        return 0.0, (f"{point.tokens_per_s_per_user:.3g} tokens/s per user is below every tier of price table "
+                     f"{tiers.name!r} (slowest from {min(tiers.min_tokens_per_s_per_user):g}): no output revenue",)
     return price, ()
+
+
+def curve_device_notes(scenario: Scenario, plan: Plan) -> tuple[str, ...]:
+    """A measured curve recorded on another device or model than the plan's is used, and said."""
+    if not plan.curve:
+        return ()
+    curve = scenario.curves[plan.curve]
+    notes = []
+    for what, recorded, planned in (("device", curve.device, plan.device), ("model", curve.model, plan.model)):
+        if recorded and recorded != planned:
+            notes.append(f"curve {curve.name!r} was measured on {what} {recorded!r}, the plan uses {planned!r}: "
+                         f"its throughput is applied to the plan's {what}")
+    return tuple(notes)
 
 
 def compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
     point, prefill_share = operating_point(scenario, plan)
     economics, notes = plan_device_economics(scenario, plan, prefill_share)
-    warnings = list(point.warnings) + list(notes)
+    warnings = list(point.warnings) + list(notes) + list(curve_device_notes(scenario, plan))
     count = sized_device_count(plan, economics, point)
     if not (count >= 1):
         warnings.append(f"sizing mode {plan.sizing_mode!r} buys no whole server")

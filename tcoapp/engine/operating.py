@@ -64,8 +64,10 @@ def _point_for_target(scenario, plan):
     curve, share = plan_curve(scenario, plan, grid)
     index = largest_batch_meeting(curve, plan.min_tokens_per_s_per_user, plan.max_ttft_s)
     if index is None:
-        return missing_point(curve.source, _target_text(plan) + " is not met at any feasible batch",
-                             curve.max_batch_by_memory), share_at(share, 0)
+        reason = _target_text(plan) + " is not met at any feasible batch"
+        if not np.any(curve.feasible):
+            reason += f" ({_reason(curve)})"
+        return missing_point(curve.source, reason, curve.max_batch_by_memory), share_at(share, 0)
     return point_at(curve, index, (f"batch {curve.batch[index]:g} chosen for {_target_text(plan)}",)), share_at(share, index)
 
 
@@ -89,10 +91,15 @@ def _point_at_batch(scenario, plan, batch: float):
         return point_at(curve, 0, notes), share
     if curve.feasible[0]:
         return point_at(curve, 0), share
-    if np.isfinite(limit) and limit >= 1:
-        return _queued_point(scenario, plan, batch, math.floor(limit)), share
-    reason = "; ".join(curve.notes) or "the configuration does not fit"
-    return missing_point(curve.source, f"infeasible: {reason}", limit), share
+    if np.isfinite(limit) and 1 <= limit < batch:
+        queued = _queued_point(scenario, plan, batch, math.floor(limit))
+        if queued is not None:
+            return queued, share
+    return missing_point(curve.source, f"infeasible: {_reason(curve)}", limit), share
+
+
+def _reason(curve: CurveArrays) -> str:
+    return "; ".join(curve.notes) or "the configuration does not fit"
 
 
 def _range(curve) -> str:
@@ -100,16 +107,18 @@ def _range(curve) -> str:
     return f"{lo:g}..{hi:g}"
 
 
-def _queued_point(scenario, plan, batch: float, limit: int) -> tuple[OperatingPoint, float]:
+def _queued_point(scenario, plan, batch: float, limit: int) -> OperatingPoint | None:
     """Served at the memory limit, the rest queued: throughput saturates and TTFT grows.
+    None where even the limit is infeasible (an impossible configuration, not a memory limit).
 
     Queued requests wait for running ones to finish: extra wait = queued / completion rate,
-    completion rate = tokens/s per replica / output_tokens (requests/s).
+    completion rate = limit x tokens/s per user / output_tokens (requests/s of one replica).
     """
     curve, _ = plan_curve(scenario, plan, np.array([float(limit)]))
+    if not curve.feasible[0]:
+        return None
     base = point_at(curve, 0)
-    replica = plan.tensor_parallel * plan.expert_parallel
-    completions_per_s = base.tokens_per_s_per_device * replica / plan.output_tokens
+    completions_per_s = limit * base.tokens_per_s_per_user / plan.output_tokens
     wait_s = (batch - limit) / completions_per_s if completions_per_s > 0 else float("inf")
     warning = (f"batch {batch:g} exceeds what fits in memory ({limit}): served at {limit} "
                f"with {batch - limit:g} sequences queued (+{wait_s:.3g} s to first token)")

@@ -115,6 +115,11 @@ def _model_checks(v, where, problems) -> None:
     if v["experts_per_token"] > v["n_experts"]:
         problems.append(Problem(where("experts_per_token"), "experts_per_token",
                                 f"= {v['experts_per_token']}: must be at most n_experts ({v['n_experts']})"))
+    if v["n_experts"] > 0 and v["active_params_b"] * v["n_experts"] < v["experts_per_token"] * v["total_params_b"]:
+        problems.append(Problem(where("active_params_b"), "active_params_b",
+                                f"= {v['active_params_b']:g}: too small for {v['experts_per_token']} of {v['n_experts']} experts "
+                                f"of a {v['total_params_b']:g} B model (shared parameters would be negative); must be at least "
+                                f"{v['experts_per_token'] * v['total_params_b'] / v['n_experts']:g}"))
     if (v["n_experts"] > 0) != (v["experts_per_token"] > 0):
         problems.append(Problem(where("experts_per_token"), "experts_per_token",
                                 "an MoE model needs both n_experts and experts_per_token > 0 (a dense model: both 0)"))

@@ -15,7 +15,7 @@ from openpyxl.utils import get_column_letter
 
 from ..engine.errors import Problem, ValidationError
 from ..engine.fields import CURVE_POINT_FIELDS, PLAN_FIELD_BY_NAME, PRICE_TIER_FIELDS
-from ..engine.performance.factors import DEFAULT_FACTORS, FACTOR_NAMES
+from ..engine.performance.factors import DEFAULT_FACTORS, FACTOR_NAMES, factor_problem
 from ..engine.records import make_device, make_model, make_plan
 from ..engine.scenario import PriceTiers, Scenario, reference_problems
 from ..engine.validate import coerce_record, is_blank
@@ -328,8 +328,9 @@ def _read_factors(sheet: _Sheet | None, problems: list[Problem]):
         if key not in FACTOR_NAMES:
             problems.append(Problem(sheet.where(row, 1), key, f"unknown key (allowed: {', '.join(FACTOR_NAMES)})"))
             continue
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not (value >= 0) or value != value:
-            problems.append(Problem(sheet.where(row, 3), key, f"= {value!r}: must be a number >= 0"))
+        error = factor_problem(key, value)
+        if error:
+            problems.append(Problem(sheet.where(row, 3), key, error))
             continue
         changes[key] = float(value)
     return DEFAULT_FACTORS.with_(**changes)

@@ -85,7 +85,9 @@ FORMULA_SECTIONS: tuple[tuple[str, tuple[tuple[str, str, Formula], ...]], ...] =
     ("Capex (formulas)", (
         ("hardware_capex_usd", "USD",
          lambda x: f'{x.r("device_count")}*{x.r("price_usd")}+{x.r("servers")}*{x.r("server_price_usd")}'),
-        ("capex_usd", "USD", lambda x: f'{x.r("hardware_capex_usd")}*(1+{x.p("other_capex_fraction")})'),
+        # a plan that cannot be racked or buys no device does not exist: no capex, so no cost or return
+        ("capex_usd", "USD", lambda x: f'IF(AND(ISNUMBER({x.r("racks")}),{x.r("device_count")}>=1),'
+                                       f'{x.r("hardware_capex_usd")}*(1+{x.p("other_capex_fraction")}),{NA})'),
         ("capital_recovery_factor", "1/yr",
          lambda x: f'IF({x.p("discount_rate")}=0,1/{x.p("years")},'
                    f'{x.p("discount_rate")}/(1-(1+{x.p("discount_rate")})^-{x.p("years")}))'),

@@ -96,6 +96,14 @@ def test_server_that_does_not_fit_a_rack_has_no_racks():
     assert float(out["servers_per_rack"]) == 0
     assert math.isnan(float(out["racks"]))
     assert math.isnan(float(out["revenue_usd_per_rack_per_year"]))
+    for key in ("capex_usd", "cost_per_million_output_tokens_usd", "npv_usd", "irr", "payback_months", "roi"):
+        assert math.isnan(float(out[key])), key
+
+
+def test_a_plan_buying_no_device_has_no_returns():
+    out = finance_metrics(inputs(device_count=0))
+    for key in ("capex_usd", "npv_usd", "irr", "payback_months", "roi"):
+        assert math.isnan(float(out[key])), key
 
 
 def test_npv_matches_excel_convention():

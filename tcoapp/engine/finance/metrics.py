@@ -55,6 +55,7 @@ def _hardware(a) -> dict[str, np.ndarray]:
     per_rack = packing.servers_per_rack(a["rack_power_cap_kw"], nameplate, a["servers_per_rack_max"])
     racks = packing.racks_needed(servers, per_rack)
     hardware = costs.hardware_capex_usd(a["device_count"], a["price_usd"], servers, a["server_price_usd"])
+    buildable = np.isfinite(racks) & (a["device_count"] >= 1)
     return {
         "device_count": a["device_count"] * np.ones_like(servers),
         "servers": servers,
@@ -62,7 +63,9 @@ def _hardware(a) -> dict[str, np.ndarray]:
         "servers_per_rack": per_rack,
         "racks": racks,
         "hardware_capex_usd": hardware,
-        "capex_usd": costs.capex_usd(hardware, a["other_capex_fraction"]),
+        # a plan that cannot be racked (servers_per_rack = 0) or buys no device is infeasible:
+        # no capex, hence no cost per token, NPV, IRR, payback or ROI (NaN, shown as null / "never")
+        "capex_usd": np.where(buildable, costs.capex_usd(hardware, a["other_capex_fraction"]), np.nan),
     }
 
 
