@@ -85,6 +85,7 @@ def _compute(args) -> int:
 
 def _table(results) -> str:
     from .engine.compute import METRIC_KEYS
+    from .engine.metric_table import missing_text
 
     names = [r.name for r in results]
     width = max(12, *(len(n) for n in names))
@@ -93,7 +94,7 @@ def _table(results) -> str:
         cells = []
         for r in results:
             value = r.metric_or_none(key)
-            cells.append(("never" if key == "payback_months" else "n/a") if value is None else f"{value:,.4g}")
+            cells.append(missing_text(key, r.metrics) if value is None else f"{value:,.4g}")
         lines.append(key.ljust(36) + "".join(c.rjust(width + 2) for c in cells))
     for r in results:
         for w in r.warnings:

@@ -51,3 +51,13 @@ METRICS: tuple[Metric, ...] = (
 )
 
 METRIC_BY_KEY = {m.key: m for m in METRICS}
+
+
+def missing_text(key: str, metrics=None) -> str:
+    """How a metric that does not exist reads: payback is "never" when the plan has cash flows that
+    never turn positive, "n/a" when the plan has no cash flows at all (no operating point, no capex)."""
+    if key != "payback_months":
+        return "n/a"
+    npv = None if metrics is None else metrics.get("npv_usd")
+    has_flows = metrics is None or (npv is not None and npv == npv and abs(npv) != float("inf"))
+    return "never" if has_flows else "n/a"

@@ -113,9 +113,10 @@ class CompareModel(QAbstractTableModel):
         return self._input_data(key, col, role)
 
     def _metric_data(self, key, col, role):
-        value = self._doc.results[col].metrics[key]
+        metrics = self._doc.results[col].metrics
+        value = metrics[key]
         if role == Qt.DisplayRole:
-            return format_metric(key, value)
+            return format_metric(key, value, metrics)
         if role == Qt.UserRole:
             return float(value) if value is not None and math.isfinite(value) else None
         if role == Qt.TextAlignmentRole:
@@ -128,7 +129,7 @@ class CompareModel(QAbstractTableModel):
             font.setBold(True)
             return font
         if role == Qt.ToolTipRole:
-            tip = f"{metric_label(key)}: {format_metric_with_unit(key, value)}"
+            tip = f"{metric_label(key)}: {format_metric_with_unit(key, value, metrics)}"
             return tip + ("  (best)" if best else "")
         return None
 

@@ -150,7 +150,7 @@ class EconomicsView(QWidget):
 
     def _payback_tip(self, x, y, data):
         r = self._doc.results[int(data)] if data is not None and int(data) < len(self._doc.results) else None
-        return f"{r.name}: payback after {format_metric('payback_months', r.metrics['payback_months'])} months" if r else ""
+        return f"{r.name}: payback after {format_metric('payback_months', r.metrics['payback_months'], r.metrics)} months" if r else ""
 
     def _draw_costs(self, results, names):
         y = np.arange(len(results), dtype=float)

@@ -8,12 +8,11 @@ from __future__ import annotations
 import math
 
 from ..engine.fields import PLAN_FIELD_BY_NAME, Field
-from ..engine.metric_table import METRICS as METRIC_TABLE
+from ..engine.metric_table import METRICS as METRIC_TABLE, missing_text
 
 # metric key -> (label, unit, better): better is "high", "low" or "" (no preferred direction)
 METRICS: dict[str, tuple[str, str, str]] = {m.key: (m.label, m.unit, m.better) for m in METRIC_TABLE}
 
-MISSING = {"payback_months": "never", "irr": "n/a"}
 
 
 def metric_label(key: str) -> str:
@@ -65,9 +64,10 @@ def format_number(value: float, unit: str = "") -> str:
     return f"{value:.4g}"
 
 
-def format_metric(key: str, value) -> str:
+def format_metric(key: str, value, metrics=None) -> str:
+    """`metrics` (the plan's, optional) tells a payback never reached from a plan without cash flows."""
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return MISSING.get(key, "n/a")
+        return missing_text(key, metrics)
     return format_number(value, metric_unit(key))
 
 
@@ -87,9 +87,9 @@ def format_field(field: Field, value) -> str:
     return f"{number:.10g}"
 
 
-def format_metric_with_unit(key: str, value) -> str:
+def format_metric_with_unit(key: str, value, metrics=None) -> str:
     """'35.3 %/yr', '1,234 USD', 'never': the value and the unit it is shown in."""
-    text = format_metric(key, value)
+    text = format_metric(key, value, metrics)
     if text in ("n/a", "never"):
         return text
     unit = display_unit(key)

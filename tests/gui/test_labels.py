@@ -31,3 +31,11 @@ def test_fractions_money_and_big_numbers():
 def test_input_text_round_trips_through_the_engine(field):
     value, error = coerce(field, format_field(field, field.default))
     assert error is None and value == field.default
+
+
+def test_payback_reads_never_only_for_a_plan_with_cash_flows():
+    from tcoapp.gui.labels import format_metric
+
+    assert format_metric("payback_months", float("nan"), {"npv_usd": -5.0}) == "never"
+    assert format_metric("payback_months", float("nan"), {"npv_usd": float("nan")}) == "n/a"
+    assert format_metric("irr", float("nan"), {"npv_usd": -5.0}) == "n/a"
