@@ -183,6 +183,21 @@ def _cell_value(sheet: _Sheet, row: int, col: int, problems: list[Problem], key:
     return sheet.cell(row, col)
 
 
+def _keys_in_column_a(sheet: _Sheet, problems: list[Problem]):
+    """(row, key) of each key in column A from row 2, blanks skipped; a repeated key is a problem."""
+    seen: dict[str, int] = {}
+    for row in range(2, sheet.n_rows + 1):
+        key = sheet.cell(row, 1)
+        if is_blank(key):
+            continue
+        key = str(key).strip()
+        if key in seen:
+            problems.append(Problem(sheet.where(row, 1), key, f"key repeated (first in row {seen[key]})"))
+            continue
+        seen[key] = row
+        yield row, key
+
+
 def _read_plans(sheet: _Sheet, problems: list[Problem]):
     """Plans: A = key, B = unit, C.. = one plan per column."""
     if str(sheet.cell(1, 1) or "").strip().lower() != "key":
@@ -192,14 +207,7 @@ def _read_plans(sheet: _Sheet, problems: list[Problem]):
         problems.append(Problem(sheet.where(1, S.FIRST_PLAN_COLUMN), "", "no plan: put plan names in row 1 from column C"))
     _orphan_plan_values(sheet, columns, problems)
     key_rows: dict[str, int] = {}
-    for row in range(2, sheet.n_rows + 1):
-        key = sheet.cell(row, 1)
-        if is_blank(key):
-            continue
-        key = str(key).strip()
-        if key in key_rows:
-            problems.append(Problem(sheet.where(row, 1), key, f"key repeated (first in row {key_rows[key]})"))
-            continue
+    for row, key in _keys_in_column_a(sheet, problems):
         if key not in PLAN_FIELD_BY_NAME:
             problems.append(Problem(sheet.where(row, 1), key, "unknown key (the Plans keys are listed in the workbook format reference)"))
             continue
@@ -314,16 +322,7 @@ def _read_factors(sheet: _Sheet | None, problems: list[Problem]):
     if sheet is None:
         return DEFAULT_FACTORS
     changes: dict[str, float] = {}
-    seen: dict[str, int] = {}
-    for row in range(2, sheet.n_rows + 1):
-        key = sheet.cell(row, 1)
-        if is_blank(key):
-            continue
-        key = str(key).strip()
-        if key in seen:
-            problems.append(Problem(sheet.where(row, 1), key, f"key repeated (first in row {seen[key]})"))
-            continue
-        seen[key] = row
+    for row, key in _keys_in_column_a(sheet, problems):
         value = _cell_value(sheet, row, 3, problems, key)
         if key not in FACTOR_NAMES:
             problems.append(Problem(sheet.where(row, 1), key, f"unknown key (allowed: {', '.join(FACTOR_NAMES)})"))
