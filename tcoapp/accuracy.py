@@ -239,6 +239,9 @@ def format_report(acc: Accuracy, rows: bool = False, by: str = "family") -> str:
         key = reason.split(" '")[0] if reason.startswith(("device", "model")) else reason
         reasons[key] = reasons.get(key, 0) + 1
     lines.extend(f"  {n:4d} {reason}" for reason, n in sorted(reasons.items(), key=lambda kv: -kv[1]))
+    estimates = ", ".join(f"{model} {tokens:,}" for model, tokens in MLPERF_INPUT_TOKENS.items())
+    lines.append(f"MLPerf rows state no input length: ESTIMATED mean input tokens used ({estimates}); "
+                 "MLPerf Offline rows run at the throughput-maximizing feasible batch.")
     return "\n".join(lines)
 
 
