@@ -84,7 +84,8 @@ def _edge_extrapolate(xp, yp, lx):
     lo_slope = (ly[1] - ly[0]) / (xp[1] - xp[0])
     hi_slope = (ly[-1] - ly[-2]) / (xp[-1] - xp[-2])
     value = np.where(lx < xp[0], ly[0] + lo_slope * (lx - xp[0]), ly[-1] + hi_slope * (lx - xp[-1]))
-    return np.exp(value) if positive else value
+    with np.errstate(over="ignore"):  # far outside the range: inf, and the point is flagged extrapolated
+        return np.exp(value) if positive else value
 
 
 def evaluate_measured(curve: MeasuredCurve, batch, tensor_parallel: int, idle_w: float, tdp_w: float) -> CurveArrays:
