@@ -10,19 +10,16 @@ import numpy as np
 from .economics import plan_device_economics
 from .finance import sizing
 from .finance.metrics import finance_metrics
+from .metric_table import METRICS
 from .operating import operating_point
 from .performance.curve import OperatingPoint
 from .records import Plan
 from .scenario import Scenario
 
+METRIC_KEYS = tuple(metric.key for metric in METRICS)  # DESIGN section 7, in the metric table's order
 PERFORMANCE_KEYS = ("batch", "tokens_per_s_per_device", "tokens_per_s_per_user", "ttft_s", "power_w",
-                    "tokens_per_joule", "max_batch_by_memory")
-FINANCE_KEYS = ("device_count", "servers", "racks", "servers_per_rack", "it_avg_kw", "it_provisioned_kw",
-                "capex_usd", "capex_usd_per_year", "opex_usd_per_year", "energy_usd_per_year",
-                "output_tokens_per_year", "cost_per_million_output_tokens_usd",
-                "cost_per_million_total_tokens_usd", "revenue_usd_per_year", "revenue_usd_per_rack_per_year",
-                "npv_usd", "irr", "payback_months", "roi")
-METRIC_KEYS = PERFORMANCE_KEYS + FINANCE_KEYS
+                    "tokens_per_joule", "max_batch_by_memory")  # from the operating point
+FINANCE_KEYS = tuple(key for key in METRIC_KEYS if key not in PERFORMANCE_KEYS)  # from the finance layer
 
 
 @dataclass(frozen=True)
