@@ -1,3 +1,3 @@
 """tcoapp: TCO and ROI of AI inference hardware."""
 __version__ = "0.1.0"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2

@@ -1,5 +1,10 @@
-"""Compute a scenario: operating point, sizing and finance for every plan (the one orchestrator
-the CLI, the GUI and the workbook export all call)."""
+"""Compute a scenario: pools, operating point, sizing and finance for every plan (the one
+orchestrator the CLI, the GUI and the workbook export all call).
+
+Every plan is a set of pools (`pools.py`): each pool's device runs at its own operating point
+(`fleet.py`), the plan is sized in whole servers of every pool, and each pool is packed, priced and
+powered on its own before the plan sums them (`finance/metrics.py`).
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -7,32 +12,53 @@ from typing import Any
 
 import numpy as np
 
-from .economics import plan_device_economics
 from .finance import sizing
 from .finance.metrics import finance_metrics
+from .finance.quantities import DEVICE_ECONOMICS_KEYS, PLAN_INPUT_KEYS, FinanceInputs, FinanceResult, finance_inputs
+from .fleet import FleetPoint, PoolCapacity, fleet_point, pool_capacities
 from .metric_table import METRICS
-from .operating import operating_point
 from .performance.curve import OperatingPoint
+from .pools import POOL_SERVING_KEYS, ResolvedPool, resolve_pools
 from .records import Plan
 from .scenario import Scenario
 
-METRIC_KEYS = tuple(metric.key for metric in METRICS)  # DESIGN section 7, in the metric table's order
+METRIC_KEYS = tuple(metric.key for metric in METRICS)  # docs/model.md "Metric keys", in the metric table's order
 PERFORMANCE_KEYS = ("batch", "tokens_per_s_per_device", "tokens_per_s_per_user", "ttft_s", "power_w",
                     "tokens_per_joule", "max_batch_by_memory")  # from the operating point
 FINANCE_KEYS = tuple(key for key in METRIC_KEYS if key not in PERFORMANCE_KEYS)  # from the finance layer
+POOL_JSON_KEYS = ("device_count", "servers", "servers_per_rack", "racks", "capex_usd", "it_avg_kw", "it_provisioned_kw")
 
 
 @dataclass(frozen=True)
 class PlanResult:
     name: str
     point: OperatingPoint
-    metrics: dict[str, float]          # METRIC_KEYS; NaN = does not exist
-    details: dict[str, Any]            # cost components, cash flows, effective prices, inputs
+    metrics: dict[str, float]               # METRIC_KEYS; NaN = does not exist
+    finance: FinanceResult | None = None    # every finance quantity, per plan and (in .pools) per pool
+    inputs: FinanceInputs | None = None     # what the finance layer computed from
+    pools: tuple[ResolvedPool, ...] = ()
+    fleet: FleetPoint | None = None
     warnings: tuple[str, ...] = field(default=())
 
     def metric_or_none(self, key: str) -> float | None:
         value = self.metrics[key]
         return None if value is None or not np.isfinite(value) else float(value)
+
+    def pool_rows(self) -> list[dict[str, Any]]:
+        """One dict per pool: its identity, serving configuration, operating point and economics."""
+        rows = []
+        for i, pool in enumerate(self.pools):
+            point = self.fleet.pool_points[i] if self.fleet else None
+            row: dict[str, Any] = {"pool": pool.name, "role": pool.role, "device": pool.device,
+                                   "ownership": "buy" if pool.owned else "rent"}
+            for key in POOL_JSON_KEYS:
+                row[key] = _finite(self.finance.pools[key][..., i]) if self.finance is not None else None
+            row["requests_per_s"] = _finite(self.fleet.requests_per_s[i]) if self.fleet else None
+            for key in ("batch", "tokens_per_s_per_device", "tokens_per_s_per_user", "ttft_s", "power_w"):
+                row[key] = _finite(getattr(point, key)) if point is not None else None
+            row["serving"] = {k: getattr(pool.serving, k) for k in POOL_SERVING_KEYS}
+            rows.append(row)
+        return rows
 
     def as_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"name": self.name}
@@ -40,38 +66,47 @@ class PlanResult:
         data["curve_source"] = self.point.source
         data["extrapolated"] = self.point.extrapolated
         data["queued"] = self.point.queued
+        data["limited_by"] = (self.fleet.limited_by or None) if self.fleet else None
+        data["pools"] = self.pool_rows()
         data["warnings"] = list(self.warnings)
         return data
 
 
-def finance_inputs(plan: Plan, economics: dict[str, float], point: OperatingPoint, device_count: float,
-                   output_price: float) -> dict[str, float]:
-    """The finance layer's inputs for one plan (scalars)."""
-    x = dict(economics)
-    for key in ("rack_power_cap_kw", "servers_per_rack_max", "other_capex_fraction", "pue",
-                "electricity_usd_per_kwh", "colocation_usd_per_kw_month", "maintenance_fraction_per_year",
-                "software_usd_per_device_year", "staff_usd_per_year", "utilization", "years",
-                "discount_rate", "residual_value_fraction", "price_usd_per_million_input_tokens",
-                "input_tokens", "output_tokens"):
-        x[key] = float(getattr(plan, key))
-    x.update(device_count=float(device_count), tokens_per_s_per_device=point.tokens_per_s_per_device,
-             power_w=point.power_w, price_usd_per_million_output_tokens=output_price)
-    return x
+def _finite(value) -> float | None:
+    value = float(np.asarray(value, float))
+    return value if np.isfinite(value) else None
 
 
-def sized_device_count(plan: Plan, economics: dict[str, float], point: OperatingPoint) -> float:
-    """device_count from the plan's sizing mode (whole servers)."""
-    mode, dps = plan.sizing_mode, economics["devices_per_server"]
+def pool_economics(scenario: Scenario, pools: tuple[ResolvedPool, ...]) -> dict[str, np.ndarray]:
+    """Per-pool arrays of each device's price, power and server figures (pool axis last)."""
+    devices = [scenario.device(p.device) for p in pools]
+    return {k: np.array([float(getattr(d, k)) for d in devices]) for k in DEVICE_ECONOMICS_KEYS}
+
+
+def sized_counts(plan: Plan, caps: tuple[PoolCapacity, ...], econ: dict[str, np.ndarray], factors) -> np.ndarray:
+    """Devices per pool from the plan's sizing mode, in whole servers of every pool."""
+    pools = [c.pool for c in caps]
+    weights = np.array([p.device_count for p in pools], float)
+    dps = econ["devices_per_server"]
+    mode = plan.sizing_mode
     if mode == "devices":
-        return float(plan.device_count)
+        return weights
     if mode == "facility_power":
-        return float(sizing.devices_for_facility_power(plan.facility_power_kw, plan.pue, dps,
-                                                       economics["tdp_w"], economics["server_overhead_w"]))
-    if mode == "capex_budget":
-        return float(sizing.devices_for_budget(plan.capex_budget_usd, plan.other_capex_fraction, dps,
-                                               economics["price_usd"], economics["server_price_usd"]))
-    return float(sizing.devices_for_demand(plan.demand_tokens_per_day, point.tokens_per_s_per_device,
-                                           plan.utilization, dps))
+        cost = (dps * econ["tdp_w"] + econ["server_overhead_w"]) * plan.pue / 1000.0
+        servers = sizing.pool_servers_within(plan.facility_power_kw, weights, dps, cost)
+    elif mode == "capex_budget":
+        owned = np.array([1.0 if p.owned else 0.0 for p in pools])
+        cost = owned * (dps * econ["price_usd"] + econ["server_price_usd"]) * (1.0 + plan.other_capex_fraction)
+        servers = sizing.pool_servers_within(plan.capex_budget_usd, weights, dps, cost)
+    else:
+        shares = weights / np.sum(weights)
+        per_device = fleet_point(plan, caps, shares, factors).point.tokens_per_s_per_device
+        per_device_day = per_device * plan.utilization * sizing.SECONDS_PER_DAY
+        total = plan.demand_tokens_per_day / per_device_day if per_device_day > 0 else float("nan")
+        servers = sizing.pool_servers_for_devices(total, weights, dps) if np.isfinite(total) else None
+    if servers is None:
+        return np.full(len(pools), np.nan)
+    return servers * dps
 
 
 def output_price(scenario: Scenario, plan: Plan, point: OperatingPoint) -> tuple[float, tuple[str, ...]]:
@@ -89,42 +124,76 @@ def output_price(scenario: Scenario, plan: Plan, point: OperatingPoint) -> tuple
     return price, ()
 
 
-def curve_device_notes(scenario: Scenario, plan: Plan) -> tuple[str, ...]:
-    """A measured curve recorded on another device or model than the plan's is used, and said."""
-    if not plan.curve:
-        return ()
-    curve = scenario.curves[plan.curve]
+def curve_device_notes(scenario: Scenario, plan: Plan, pools: tuple[ResolvedPool, ...]) -> tuple[str, ...]:
+    """A measured curve recorded on another device or model than its pool's is used, and said."""
     notes = []
-    for what, recorded, planned in (("device", curve.device, plan.device), ("model", curve.model, plan.model)):
-        if recorded and recorded != planned:
-            notes.append(f"curve {curve.name!r} was measured on {what} {recorded!r}, the plan uses {planned!r}: "
-                         f"its throughput is applied to the plan's {what}")
+    for pool in pools:
+        if not pool.curve:
+            continue
+        curve = scenario.curves[pool.curve]
+        for what, recorded, planned in (("device", curve.device, pool.device), ("model", curve.model, plan.model)):
+            if recorded and recorded != planned:
+                notes.append(f"curve {curve.name!r} was measured on {what} {recorded!r}, the plan uses {planned!r}: "
+                             f"its throughput is applied to the plan's {what}")
     return tuple(notes)
 
 
+def _plan_inputs(plan: Plan) -> dict[str, float]:
+    return {key: float(getattr(plan, key)) for key in PLAN_INPUT_KEYS}
+
+
 def compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
-    point, prefill_share = operating_point(scenario, plan)
-    economics, notes = plan_device_economics(scenario, plan, prefill_share)
-    warnings = list(point.warnings) + list(notes) + list(curve_device_notes(scenario, plan))
-    count = sized_device_count(plan, economics, point)
-    if not (count >= 1):
-        warnings.append(f"sizing mode {plan.sizing_mode!r} buys no whole server")
-    price, price_notes = output_price(scenario, plan, point)
-    warnings.extend(price_notes)
-    x = finance_inputs(plan, economics, point, count, price)
-    out = finance_metrics(x)
-    if not np.isfinite(out["racks"]):
-        warnings.append(f"a server draws {out['server_nameplate_w'] / 1000:.3g} kW at nameplate, more than the "
-                        f"rack power cap of {plan.rack_power_cap_kw:g} kW: the plan cannot be racked")
+    pools = resolve_pools(plan)
+    caps = pool_capacities(scenario, plan, pools)
+    econ = pool_economics(scenario, pools)
+    counts = sized_counts(plan, caps, econ, scenario.factors)
+    fleet = fleet_point(plan, caps, np.nan_to_num(counts, nan=0.0), scenario.factors)
+    point = fleet.point
+    warnings = list(point.warnings) + list(fleet.warnings) + list(curve_device_notes(scenario, plan, pools))
+    warnings += _sizing_notes(plan, pools, counts, econ)
+    prices, seen = [], set()
+    for pool, pool_point in zip(pools, fleet.pool_points):
+        price, notes = (0.0, ()) if pool.role == "prefill" else output_price(scenario, plan, pool_point)
+        prices.append(price)
+        warnings += [n for n in notes if n not in seen]
+        seen.update(notes)
+    pool_inputs = dict(econ, device_count=counts, rack_power_cap_kw=[p.rack_power_cap_kw for p in pools],
+                       servers_per_rack_max=[p.servers_per_rack_max for p in pools],
+                       tokens_per_s_per_device=[p.tokens_per_s_per_device for p in fleet.pool_points],
+                       power_w=[p.power_w for p in fleet.pool_points],
+                       price_usd_per_million_output_tokens=prices, owned=[1.0 if p.owned else 0.0 for p in pools],
+                       rent_usd_per_device_hour=[p.rent_usd_per_device_hour for p in pools])
+    inputs = finance_inputs(pool_inputs, _plan_inputs(plan))
+    out = finance_metrics(inputs)
+    warnings += _rack_notes(pools, out)
     metrics = {key: float(out[key]) for key in FINANCE_KEYS}
     metrics.update(batch=point.batch, tokens_per_s_per_device=point.tokens_per_s_per_device,
                    tokens_per_s_per_user=point.tokens_per_s_per_user, ttft_s=point.ttft_s,
                    power_w=point.power_w, tokens_per_joule=point.tokens_per_joule,
                    max_batch_by_memory=point.max_batch_by_memory)
-    details = {key: np.asarray(value) for key, value in out.items()}
-    details["inputs"] = x
-    details["prefill_share"] = prefill_share
-    return PlanResult(plan.name, point, {k: metrics[k] for k in METRIC_KEYS}, details, tuple(warnings))
+    return PlanResult(plan.name, point, {k: metrics[k] for k in METRIC_KEYS}, out, inputs, pools, fleet,
+                      tuple(dict.fromkeys(warnings)))
+
+
+def _sizing_notes(plan, pools, counts, econ) -> list[str]:
+    if plan.sizing_mode == "devices":
+        return []
+    servers = counts / econ["devices_per_server"]
+    if len(pools) == 1:
+        return [] if servers[0] >= 1 else [f"sizing mode {plan.sizing_mode!r} buys no whole server"]
+    return [f"sizing mode {plan.sizing_mode!r} buys no whole server of pool {p.name!r}"
+            for p, s in zip(pools, servers) if not s >= 1]
+
+
+def _rack_notes(pools, out: FinanceResult) -> list[str]:
+    notes = []
+    for i, pool in enumerate(pools):
+        if out.pools.servers_per_rack[..., i] != 0:
+            continue
+        which = "a server" if len(pools) == 1 else f"a server of pool {pool.name!r}"
+        notes.append(f"{which} draws {out.pools.server_nameplate_w[..., i] / 1000:.3g} kW at nameplate, more than "
+                     f"the rack power cap of {pool.rack_power_cap_kw:g} kW: the plan cannot be racked")
+    return notes
 
 
 def compute_scenario(scenario: Scenario) -> tuple[PlanResult, ...]:

@@ -14,6 +14,8 @@ from typing import Any
 
 PRECISIONS = ("bf16", "fp8", "mxfp4", "nvfp4")
 SIZING_MODES = ("devices", "facility_power", "capex_budget", "demand")
+POOL_ROLES = ("serve", "prefill", "decode")
+OWNERSHIPS = ("buy", "rent")
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,7 @@ DEVICE_FIELDS: tuple[Field, ...] = (
     _f("server_overhead_w", "float", "W", 0.0, 0, 1e7, "device", "Server overhead power", "Server nameplate power minus its accelerators' TDP (CPUs, NICs, fans, switches)."),
     _f("scale_up_domain", "int", "devices", 8, 1, 100000, "device", "Scale-up domain", "Devices in one NVLink / Infinity Fabric domain: the largest tensor/expert parallel group."),
     _f("interconnect_gb_s", "float", "GB/s", 0.0, 0, 1e8, "device", "Scale-up bandwidth", "Scale-up bandwidth per device, unidirectional (0: no scale-up fabric)."),
+    _f("scale_out_gb_s", "float", "GB/s", 50.0, 0, 1e8, "device", "Scale-out bandwidth", "Scale-out (InfiniBand / Ethernet) bandwidth per device, unidirectional: carries the KV cache from a prefill pool to a decode pool. Default 50 GB/s = one 400 Gb/s NIC per accelerator (NVIDIA DGX H100/B200: 8 ConnectX-7 400 Gb/s compute ports for 8 GPUs)."),
     _f("estimated_fields", "str", "", "", None, None, "device", "Estimated fields", "Semicolon-separated fields whose values are estimates, not read in a primary source."),
     _f("source", "str", "", "", None, None, "device", "Source", "Where the numbers come from."),
     _f("notes", "str", "", "", None, None, "device", "Notes", "What a planner must know about this entry."),
@@ -187,12 +190,34 @@ PRICE_TIER_FIELDS: tuple[Field, ...] = (
     _f("source", "str", "", "", None, None, "price_tiers", "Source", "Where the tier prices come from."),
 )
 
+_POOL_SERVING = tuple(
+    Field(f.name, f.type, f.unit, None, f.min, f.max, "pool serving", f.label,
+          f.help + " Empty: the plan's value.", f.choices, False, f.min_exclusive)
+    for f in SERVING_FIELDS if f.name not in ("prefill_devices", "decode_devices")
+)
+
+POOL_FIELDS: tuple[Field, ...] = (
+    _f("plan", "str", "", None, None, None, "pool", "Plan", "Name of the plan (a column header of the Plans sheet) this pool belongs to.", required=True),
+    _f("pool", "str", "", None, None, None, "pool", "Pool", "Name of the pool, unique within its plan.", required=True),
+    _f("role", "choice", "", "serve", None, None, "pool", "Role", "serve: the pool serves whole requests; prefill / decode: a disaggregated pair (a plan with a prefill pool needs a decode pool).", choices=POOL_ROLES),
+    _f("device", "str", "", None, None, None, "pool", "Device", "Accelerator of the pool: a name in the catalog or the Devices sheet.", required=True),
+    _f("device_count", "float", "devices", None, 0, 1e8, "pool", "Devices", "Accelerators in the pool (sizing_mode = devices); under another sizing mode, the pool's share of the plan's devices (any positive numbers: 1 and 3 split 25/75).", required=True, min_exclusive=True),
+) + _POOL_SERVING + (
+    _f("curve", "str", "", None, None, None, "pool", "Measured curve", "Measured curve of this pool (empty: the plan's `curve`)."),
+    _f("rack_power_cap_kw", "float", "kW", None, 0, 10000, "pool", "Rack power cap", "Power a rack of this pool may draw at nameplate (empty: the plan's). Pools never share a rack.", min_exclusive=True),
+    _f("servers_per_rack_max", "int", "servers", None, 1, 1000, "pool", "Max servers per rack", "Space limit on this pool's servers in one rack (empty: the plan's)."),
+    _f("purchase_year", "int", "year", 0, 0, 50, "pool", "Purchase year", "Year the pool is bought (0 = at the start). Only 0 is computed in this version: a later year is refused until time-phased cash flows land."),
+    _f("ownership", "choice", "", "buy", None, None, "pool", "Ownership", "buy: capex, residual and operating costs; rent: no capex, reserved rent in opex (energy, facility and maintenance included in the rent).", choices=OWNERSHIPS),
+    _f("rent_usd_per_device_hour", "float", "USD/device/h", 0.0, 0, 1e6, "pool", "Rent", "Reserved rent per device-hour of a rented pool (paid for every hour of the year)."),
+)
+
 FIELD_TABLES = {
     "device": DEVICE_FIELDS,
     "model": MODEL_FIELDS,
     "plan": PLAN_FIELDS,
     "curve_point": CURVE_POINT_FIELDS,
     "price_tier": PRICE_TIER_FIELDS,
+    "pool": POOL_FIELDS,
 }
 
 

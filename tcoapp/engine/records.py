@@ -10,17 +10,17 @@ from typing import Any, Mapping
 
 from .errors import Problem, ValidationError
 from .fields import (
-    DEVICE_FIELDS, MODEL_FIELDS, PLAN_FIELDS, SERVING_FIELDS, WORKLOAD_FIELDS, Field,
+    DEVICE_FIELDS, MODEL_FIELDS, PLAN_FIELDS, POOL_FIELDS, SERVING_FIELDS, WORKLOAD_FIELDS, Field,
 )
 from .validate import Locator, coerce_record
 
 _PY_TYPES = {"float": float, "int": int, "str": str, "bool": bool, "choice": str}
 
 
-def _record_class(name: str, fields: tuple[Field, ...], extra: tuple = (), namespace=None):
+def _record_class(name: str, fields: tuple[Field, ...], extra: tuple = (), namespace=None, tail: tuple = ()):
     spec = list(extra) + [
         (f.name, _PY_TYPES[f.type] | None, dc_field(default=f.default)) for f in fields
-    ]
+    ] + list(tail)
     return make_dataclass(name, spec, frozen=True, namespace=namespace or {})
 
 
@@ -56,10 +56,20 @@ def _plan_has_target(self) -> bool:
     return self.min_tokens_per_s_per_user is not None or self.max_ttft_s is not None
 
 
+Pool = _record_class("Pool", POOL_FIELDS, namespace=dict(_NS, __module__=__name__))
+Pool.__doc__ = ("One pool of a plan (DESIGN: fleet plans): a device type with its count, role, serving overrides "
+                "(None = the plan's value), rack keys and ownership. Built from a Pools sheet row.")
+
+
+def _plan_has_pool_rows(self) -> bool:
+    return bool(self.pools)
+
+
 Plan = _record_class(
     "Plan",
     PLAN_FIELDS,
     extra=(("name", str),),
+    tail=(("pools", tuple, dc_field(default=())),),
     namespace=dict(
         _NS,
         __module__=__name__,
@@ -67,6 +77,7 @@ Plan = _record_class(
         serving=property(_plan_serving),
         is_disaggregated=property(_plan_is_disaggregated),
         has_target=property(_plan_has_target),
+        has_pool_rows=property(_plan_has_pool_rows),
     ),
 )
 
@@ -86,6 +97,10 @@ def make_model(raw: Mapping[str, Any], where: Locator | None = None, problems=No
 def make_plan(name: str, raw: Mapping[str, Any], where: Locator | None = None, problems=None) -> Plan:
     values_cls = lambda **v: Plan(name=name, **v)  # noqa: E731
     return _make(values_cls, PLAN_FIELDS, raw, where or _field_locator(f"Plan {name!r}"), problems, _plan_checks)
+
+
+def make_pool(raw: Mapping[str, Any], where: Locator | None = None, problems=None) -> Pool:
+    return _make(Pool, POOL_FIELDS, raw, where, problems, _pool_checks)
 
 
 def _make(cls, fields, raw, where, problems, checks):
@@ -131,6 +146,18 @@ def _model_checks(v, where, problems) -> None:
                                 "sliding-window attention needs both sliding_window_layers and sliding_window_tokens > 0 (or both 0)"))
     if v["n_kv_heads"] == 0 and v["mla_latent_dim"] == 0:
         problems.append(Problem(where("n_kv_heads"), "n_kv_heads", "= 0: a model needs n_kv_heads > 0 or an mla_latent_dim"))
+
+
+def _pool_checks(v, where, problems) -> None:
+    if v["purchase_year"] != 0:
+        problems.append(Problem(where("purchase_year"), "purchase_year",
+                                f"= {v['purchase_year']}: only 0 (bought at the start) is computed in this version"))
+    if v["ownership"] == "rent" and v["rent_usd_per_device_hour"] <= 0:
+        problems.append(Problem(where("rent_usd_per_device_hour"), "rent_usd_per_device_hour",
+                                "a rented pool needs its rent: a number > 0 (USD per device-hour)"))
+    if v["ownership"] == "buy" and v["rent_usd_per_device_hour"] > 0:
+        problems.append(Problem(where("rent_usd_per_device_hour"), "rent_usd_per_device_hour",
+                                f"= {v['rent_usd_per_device_hour']:g}: a bought pool pays no rent (set ownership = rent, or clear it)"))
 
 
 def _plan_checks(v, where, problems) -> None:

@@ -80,9 +80,19 @@ def default_plan_locator(scenario: Scenario) -> PlanLocator:
     return lambda index, key: f"Plan {scenario.plans[index].name!r}"
 
 
-def reference_problems(scenario: Scenario, where: PlanLocator | None = None) -> list[Problem]:
-    """Dangling names and duplicated plans, each located by plan and key."""
+PoolLocator = Callable[[int, int, str], str]
+
+
+def default_pool_locator(scenario: Scenario) -> PoolLocator:
+    return lambda index, pool_index, key: (f"Plan {scenario.plans[index].name!r} pool "
+                                           f"{scenario.plans[index].pools[pool_index].pool!r}")
+
+
+def reference_problems(scenario: Scenario, where: PlanLocator | None = None,
+                       pool_where: PoolLocator | None = None) -> list[Problem]:
+    """Dangling names and duplicated plans, each located by plan (or pool) and key."""
     where = where or default_plan_locator(scenario)
+    pool_where = pool_where or default_pool_locator(scenario)
     problems: list[Problem] = []
     seen: set[str] = set()
     devices, models = set(scenario.all_device_names()), set(scenario.all_model_names())
@@ -98,6 +108,11 @@ def reference_problems(scenario: Scenario, where: PlanLocator | None = None) -> 
             value = getattr(plan, key)
             if value and value not in names:
                 problems.append(Problem(where(index, key), key, f"= {value!r}: no {what} of that name{_known(names)}"))
+        for k, pool in enumerate(plan.pools):
+            for key, names, what in (("device", devices, "device"), ("curve", set(scenario.curves), "measured curve")):
+                value = getattr(pool, key)
+                if value and value not in names:
+                    problems.append(Problem(pool_where(index, k, key), key, f"= {value!r}: no {what} of that name{_known(names)}"))
     return problems
 
 
@@ -110,7 +125,11 @@ def _known(names) -> str:
 
 
 def check_scenario(scenario: Scenario, where: PlanLocator | None = None) -> Scenario:
-    problems = reference_problems(scenario, where)
+    from .pools import pool_problems
+    problems = []
+    for index, plan in enumerate(scenario.plans):
+        problems += pool_problems(plan, lambda k, key, i=index: default_pool_locator(scenario)(i, k, key))
+    problems += reference_problems(scenario, where)
     if problems:
         raise ValidationError(problems)
     return scenario

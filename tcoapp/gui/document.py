@@ -43,6 +43,7 @@ class ScenarioEdit(QUndoCommand):
 def plan_values(plan: Plan) -> dict[str, Any]:
     values = plan.as_dict()
     values.pop("name")
+    values.pop("pools")
     return values
 
 
@@ -126,7 +127,7 @@ class Document(QObject):
         values = plan_values(plan)
         values.update(changes)
         try:
-            new_plan = make_plan(plan.name, values)
+            new_plan = make_plan(plan.name, values).with_(pools=plan.pools)
         except ValidationError as exc:
             return "; ".join(f"{p.field} {p.message}".strip() for p in exc.problems)
         if new_plan == plan:

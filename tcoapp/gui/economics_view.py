@@ -18,15 +18,15 @@ from .plotting import (
 
 DEVICE_FIELD_BY_NAME = by_name(DEVICE_FIELDS)
 COMPONENTS = ("capex", "energy", "colocation", "maintenance", "other")
-OTHER_PARTS = ("software", "staff")
+OTHER_PARTS = ("software", "rent", "staff")
 TORNADO_METRICS = ("npv_usd", "cost_per_million_output_tokens_usd", "payback_months", "irr", "roi",
                    "revenue_usd_per_rack_per_year")
 FRACTIONS = (0.1, 0.2, 0.3, 0.5)
 
 
-def cost_components(details: dict) -> dict[str, float]:
-    """USD per million output tokens by component (the engine's split; other = software + staff)."""
-    get = lambda part: float(details.get(f"cost_per_million_output_tokens_{part}_usd", np.nan))  # noqa: E731
+def cost_components(finance) -> dict[str, float]:
+    """USD per million output tokens by component (the engine's split; other = software + rent + staff)."""
+    get = lambda part: float(finance[f"cost_per_million_output_tokens_{part}_usd"]) if finance is not None else np.nan  # noqa: E731
     parts = {c: get(c) for c in COMPONENTS[:-1]}
     parts["other"] = sum(get(p) for p in OTHER_PARTS)
     return parts
@@ -136,7 +136,7 @@ class EconomicsView(QWidget):
         px, py, brushes, data = [], [], [], []
         for i, (line, r) in enumerate(zip(self.cash_lines.ensure(len(results)), results)):
             if self.cash_lines.changed(i, (r,)):
-                cumulative = np.cumsum(np.asarray(r.details.get("cash_flows_usd", []), float))
+                cumulative = np.cumsum(np.asarray(r.finance.cash_flows_usd if r.finance is not None else [], float))
                 if not np.isfinite(cumulative).any():
                     cumulative = np.empty(0)
                 line.setData(np.arange(cumulative.size), cumulative)
@@ -155,7 +155,7 @@ class EconomicsView(QWidget):
     def _draw_costs(self, results, names):
         y = np.arange(len(results), dtype=float)
         left = np.zeros(len(results))
-        parts = [cost_components(r.details) for r in results]
+        parts = [cost_components(r.finance) for r in results]
         for c in COMPONENTS:
             width = np.nan_to_num(np.array([p[c] for p in parts], float))
             self.cost_bars[c].setOpts(x0=left.copy(), y=y, width=width, height=0.6)
@@ -225,8 +225,8 @@ class EconomicsView(QWidget):
             from ..engine.finance.sensitivity import tornado
         except ImportError:
             return [], "Sensitivity is not available in this build."
-        inputs = result.details.get("inputs")
-        if not inputs or not np.isfinite(result.metrics.get("tokens_per_s_per_device", np.nan)):
+        inputs = result.inputs
+        if inputs is None or not np.isfinite(result.metrics.get("tokens_per_s_per_device", np.nan)):
             return [], f"{result.name}: no operating point, so no sensitivity ({'; '.join(result.warnings)})"
         try:
             return tornado(inputs, metric, fraction), ""

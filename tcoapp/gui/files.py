@@ -32,7 +32,7 @@ def write_workbook(scenario, path: str, results=None) -> None:
         from ..io.workbook_write import write_scenario
     except ImportError as exc:
         raise FileProblem(f"Saving workbooks is not available in this build ({exc}).") from exc
-    if results is not None and any(not r.details for r in results):
+    if results is not None and any(r.inputs is None for r in results):
         results = None   # a plan the engine could not compute: let the writer report it
     try:
         write_scenario(scenario, path, results)

@@ -20,10 +20,19 @@ from . import sheets as S
 
 Sheets = dict[str, Any]
 
-# version -> function upgrading a workbook of that version to version + 1. Schema 1 is the first
-# published layout, so there is nothing to migrate yet; register the step here when bumping
-# tcoapp.SCHEMA_VERSION (and test it with a workbook of the old layout).
-MIGRATIONS: dict[int, Callable[[Sheets], Sheets]] = {}
+
+
+def _schema_1_to_2(sheets: Sheets) -> Sheets:
+    """Schema 2 adds the optional Pools sheet and the device column scale_out_gb_s (default 50 GB/s).
+    A schema-1 workbook has neither, and means the same in schema 2: a plan without pool rows is one
+    pool, a plan with prefill_devices:decode_devices is its prefill and decode pools (now each packed
+    and priced on its own). Nothing to rewrite."""
+    return dict(sheets)
+
+
+# version -> function upgrading a workbook of that version to version + 1; register a step here when
+# bumping tcoapp.SCHEMA_VERSION (and test it with a workbook of the old layout).
+MIGRATIONS: dict[int, Callable[[Sheets], Sheets]] = {1: _schema_1_to_2}
 OLDEST_READABLE = 1
 
 

@@ -16,7 +16,8 @@ from openpyxl.utils import get_column_letter
 from ..engine.errors import Problem, ValidationError
 from ..engine.fields import CURVE_POINT_FIELDS, PLAN_FIELD_BY_NAME, PRICE_TIER_FIELDS
 from ..engine.performance.factors import DEFAULT_FACTORS, FACTOR_NAMES, factor_problem
-from ..engine.records import make_device, make_model, make_plan
+from ..engine.pools import pool_problems
+from ..engine.records import make_device, make_model, make_plan, make_pool
 from ..engine.scenario import PriceTiers, Scenario, reference_problems
 from ..engine.validate import coerce_record, is_blank
 from . import sheets as S
@@ -156,12 +157,13 @@ def read_scenario(path) -> Scenario:
     tiers = _read_price_tiers(sheets.get(S.PRICE_TIERS), problems)
     factors = _read_factors(sheets.get(S.CALIBRATION), problems)
     plans, plan_where = _read_plans(sheets[S.PLANS], problems)
+    plans, pool_where = _attach_pools(plans, sheets.get(S.POOLS), problems)
     devices = _overrides_only(devices, catalog.devices)
     models = _overrides_only(models, catalog.models)
     scenario = Scenario(tuple(plans), devices, models, curves, tiers, factors,
                         catalog_devices=catalog.devices, catalog_models=catalog.models)
     if not problems:
-        problems.extend(reference_problems(scenario, plan_where))
+        problems.extend(reference_problems(scenario, plan_where, pool_where))
     if problems:
         raise ValidationError(problems)
     return scenario
@@ -280,6 +282,34 @@ def _read_table(sheet: _Sheet | None, make, problems: list[Problem]) -> dict:
             problems.append(Problem(where("name"), "name", f"= {entry.name!r} appears twice in {sheet.name}"))
         entries[entry.name] = entry
     return entries
+
+
+def _attach_pools(plans: list, sheet: _Sheet | None, problems: list[Problem]):
+    """Pools rows grouped onto their plans (in row order); a row naming no plan is a problem."""
+    where_of: dict[tuple[str, int], object] = {}
+    if sheet is None:
+        return plans, lambda plan_index, pool_index, key: f"{S.POOLS} plan {plan_index + 1} pool {pool_index + 1}"
+    by_plan: dict[str, list] = {}
+    names = [p.name for p in plans]
+    for row, values, where in _table_rows(sheet, problems):
+        pool = make_pool(values, where, problems)
+        if pool is None:
+            continue
+        plan_name = str(values.get("plan")).strip()
+        if plan_name not in names:
+            problems.append(Problem(where("plan"), "plan", f"= {plan_name!r}: no plan of that name on {S.PLANS}"
+                                                           f" (plans: {', '.join(names) or 'none'})"))
+            continue
+        where_of[(plan_name, len(by_plan.get(plan_name, [])))] = where
+        by_plan.setdefault(plan_name, []).append(pool)
+    out = []
+    for plan in plans:
+        pools = tuple(by_plan.get(plan.name, ()))
+        plan = plan.with_(pools=pools) if pools else plan
+        problems.extend(pool_problems(plan, lambda i, key, n=plan.name: where_of[(n, i)](key)))
+        out.append(plan)
+    locate = lambda plan_index, pool_index, key: where_of[(out[plan_index].name, pool_index)](key)  # noqa: E731
+    return out, locate
 
 
 def _read_curves(sheet: _Sheet | None, problems: list[Problem]) -> dict:

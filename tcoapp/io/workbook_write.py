@@ -14,7 +14,6 @@ from typing import Sequence
 import openpyxl
 
 from ..engine.compute import METRIC_KEYS, PlanResult, compute_plan
-from ..engine.finance.metrics import FINANCE_INPUT_KEYS
 from ..engine.performance.curve import missing_point
 from ..engine.errors import Problem, ValidationError
 from ..engine.scenario import Scenario
@@ -26,13 +25,13 @@ from .xlsx_cashflow import write_cashflow
 from .xlsx_charts import add_charts
 from .xlsx_constants import write_constants
 from .xlsx_inputs import (
-    write_calibration, write_curves, write_devices, write_models, write_plans, write_price_tiers,
+    write_calibration, write_curves, write_devices, write_models, write_plans, write_pools, write_price_tiers,
 )
 from .xlsx_layout import Layout
 from .xlsx_results import result_rows, write_results
 from .xlsx_styles import CellKindError, exact_floats
 
-SHEET_ORDER = (S.PLANS, S.RESULTS, S.CASH_FLOW, S.DEVICES, S.MODELS, S.CURVES, S.PRICE_TIERS,
+SHEET_ORDER = (S.PLANS, S.POOLS, S.RESULTS, S.CASH_FLOW, S.DEVICES, S.MODELS, S.CURVES, S.PRICE_TIERS,
                S.CALIBRATION, S.CONSTANTS, S.ABOUT)
 
 
@@ -66,7 +65,7 @@ def usable_results(scenario: Scenario, results=None) -> tuple[PlanResult, ...]:
     given = list(results) if results is not None else [None] * len(scenario.plans)
     usable = []
     for plan, result in zip(scenario.plans, given):
-        if result is None or not result.details.get("inputs"):
+        if result is None or result.inputs is None:
             try:
                 result = compute_plan(scenario, plan)
             except Exception as exc:  # noqa: BLE001 - recorded in the workbook, the inputs still saved
@@ -78,8 +77,7 @@ def usable_results(scenario: Scenario, results=None) -> tuple[PlanResult, ...]:
 def _not_computed(plan, exc: Exception) -> PlanResult:
     reason = f"not computed: {exc}" if str(exc) else f"not computed: {type(exc).__name__}"
     nan = float("nan")
-    return PlanResult(plan.name, missing_point("none", reason), {key: nan for key in METRIC_KEYS},
-                      {"inputs": {key: nan for key in FINANCE_INPUT_KEYS}}, (reason,))
+    return PlanResult(plan.name, missing_point("none", reason), {key: nan for key in METRIC_KEYS}, warnings=(reason,))
 
 
 def _problem(exc: CellKindError) -> ValidationError:
@@ -95,7 +93,10 @@ def build_workbook(scenario: Scenario, results: tuple[PlanResult, ...], written:
     workbook.remove(workbook.worksheets[0])
     try:
         plan_rows = write_plans(sheets[S.PLANS], scenario)
-        layout = Layout(plan_rows, result_rows(), max((p.years for p in scenario.plans), default=1))
+        pool_rows = write_pools(sheets[S.POOLS], scenario)
+        counts = tuple(len(r.pools) for r in results)
+        layout = Layout(plan_rows, result_rows(max(max(counts, default=1), 1)), max((p.years for p in scenario.plans), default=1),
+                        counts, pool_rows)
         write_results(sheets[S.RESULTS], scenario, results, layout)
         write_cashflow(sheets[S.CASH_FLOW], scenario, layout, [r.metrics["irr"] for r in results])
         add_charts(sheets[S.CASH_FLOW], sheets[S.RESULTS], scenario, layout)

@@ -8,40 +8,15 @@ from __future__ import annotations
 
 import math
 
+from ..engine.factor_table import FACTOR_FIELD_BY_NAME
 from ..engine.fields import (
-    CURVE_POINT_FIELDS, DEVICE_FIELDS, MODEL_FIELDS, PLAN_FIELDS, PRICE_TIER_FIELDS, Field,
+    CURVE_POINT_FIELDS, DEVICE_FIELDS, MODEL_FIELDS, PLAN_FIELDS, POOL_FIELDS, PRICE_TIER_FIELDS, Field,
 )
 from ..engine.performance.factors import FACTOR_NAMES
 from ..engine.scenario import Scenario
 from . import sheets as S
 from .xlsx_bulk import PendingRows
 from .xlsx_styles import header, key_cell, put, unit_cell, widths
-
-FACTOR_UNITS = {
-    "eta_mem": "fraction", "eta_kv": "fraction", "eta_compute": "fraction", "eta_prefill": "fraction",
-    "eta_comm": "fraction", "step_overhead_s": "s", "layer_overhead_s": "s", "seq_overhead_s": "s",
-    "moe_compute_efficiency": "fraction", "fp4_math_efficiency": "fraction", "comm_latency_s": "s",
-    "usable_memory_fraction": "fraction", "power_gamma": "ratio", "power_mem_activity": "fraction",
-    "spec_draft_cost_fraction": "fraction",
-}
-FACTOR_HELP = {
-    "eta_mem": "Achieved / peak memory bandwidth streaming weights in decode.",
-    "eta_kv": "Achieved / peak memory bandwidth of KV-cache reads in attention (paged, scattered).",
-    "eta_compute": "Achieved / peak tensor FLOPS of decode GEMMs and attention.",
-    "eta_prefill": "Achieved / peak tensor FLOPS in prefill.",
-    "eta_comm": "Achieved / peak scale-up bandwidth of collectives.",
-    "step_overhead_s": "Fixed time per decode step: scheduler, kernel launches.",
-    "layer_overhead_s": "Time per layer per decode step that no roofline term sees (kernel launch and tail).",
-    "seq_overhead_s": "Time per sequence per decode step that the roofline does not see (sampling, bookkeeping).",
-    "moe_compute_efficiency": "Achieved FLOPS of routed-expert GEMMs relative to dense GEMMs.",
-    "fp4_math_efficiency": "Achieved FP4 speedup over FP8, as a fraction of the peak ratio.",
-    "comm_latency_s": "Latency per collective (all-reduce / all-to-all).",
-    "usable_memory_fraction": "Share of device memory for weights + KV cache.",
-    "power_gamma": "Exponent of the power model: power = idle + (tdp - idle) x busy^gamma.",
-    "power_mem_activity": "Weight of memory-bound time in the busy fraction of the power model.",
-    "spec_draft_cost_fraction": "Cost of one draft token, as a fraction of a target step.",
-}
-
 
 def field_comment(field: Field) -> str:
     default = "none" if field.default is None else ("empty" if field.default == "" else f"{field.default}")
@@ -85,6 +60,7 @@ def used_device_names(scenario: Scenario) -> list[str]:
     names = []
     for plan in scenario.plans:
         names.extend(n for n in (plan.device, plan.prefill_device, plan.decode_device) if n)
+        names.extend(pool.device for pool in plan.pools)
     names.extend(scenario.devices)
     return list(dict.fromkeys(names))
 
@@ -171,6 +147,18 @@ def write_price_tiers(ws, scenario: Scenario) -> None:
     write_table(ws, PRICE_TIER_FIELDS, records)
 
 
+def pool_records(scenario: Scenario) -> list[dict]:
+    """One dict per Pools row (plans with pool rows only), in POOL_FIELDS keys."""
+    return [pool.as_dict() | {"plan": plan.name} for plan in scenario.plans for pool in plan.pools]
+
+
+def write_pools(ws, scenario: Scenario) -> dict[tuple[str, str], int]:
+    """The Pools sheet; returns the row of each (plan, pool)."""
+    records = pool_records(scenario)
+    write_table(ws, POOL_FIELDS, records)
+    return {(r["plan"], r["pool"]): row for row, r in enumerate(records, start=S.FIRST_ENTRY_ROW)}
+
+
 def write_calibration(ws, scenario: Scenario) -> None:
     """key | unit | value for every efficiency factor of the generated curve."""
     header(ws, 1, 1, "key", "Efficiency factor of the generated (roofline) curve.")
@@ -178,8 +166,8 @@ def write_calibration(ws, scenario: Scenario) -> None:
     header(ws, 1, 3, "value", "Fitted to measured points by calibration, or the documented default.")
     values = scenario.factors.as_dict()
     for row, name in enumerate(FACTOR_NAMES, start=2):
-        key_cell(ws, row, name, FACTOR_HELP.get(name))
-        unit_cell(ws, row, 2, FACTOR_UNITS.get(name, ""))
+        key_cell(ws, row, name, FACTOR_FIELD_BY_NAME[name].help)
+        unit_cell(ws, row, 2, FACTOR_FIELD_BY_NAME[name].unit)
         cell = put(ws, row, 3, values[name], "input")
         cell.number_format = "General"
     ws.freeze_panes = "C2"

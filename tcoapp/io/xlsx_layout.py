@@ -5,7 +5,7 @@ block i on CashFlow. CashFlow has one column per year (C = year 0) up to the lon
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from openpyxl.utils import get_column_letter
 
@@ -25,6 +25,19 @@ class Layout:
     plan_rows: dict[str, int]       # Plans sheet row of each plan key
     result_rows: dict[str, int]     # Results sheet row of each result key
     max_years: int
+    pool_counts: tuple[int, ...] = ()                              # pools of each plan, in plan order
+    pool_rows: dict[tuple[str, str], int] = field(default_factory=dict)  # Pools sheet row of (plan, pool)
+
+    @property
+    def max_pools(self) -> int:
+        return max(max(self.pool_counts, default=1), 1)
+
+    @staticmethod
+    def pools_cell(row: int, key: str) -> str:
+        """An input cell of the Pools sheet."""
+        from ..engine.fields import POOL_FIELDS
+        col = [f.name for f in POOL_FIELDS].index(key) + 1
+        return f"{S.POOLS}!${get_column_letter(col)}${row}"
 
     @staticmethod
     def plan_col(index: int) -> str:
@@ -65,6 +78,11 @@ class PlanRefs:
     def r(self, key: str) -> str:
         """A Results cell of this plan (same sheet)."""
         return f"{self.col}{self.layout.result_rows[key]}"
+
+    def pools(self, key: str) -> str:
+        """This plan's cells of a pool quantity, one per pool, comma-separated (for SUM, COUNT, MIN)."""
+        count = self.layout.pool_counts[self.index] if self.layout.pool_counts else 1
+        return ",".join(self.r(f"pool{k}.{key}") for k in range(1, count + 1))
 
     def cf(self, key: str) -> str:
         """A CashFlow summary cell (column C) of this plan's block."""

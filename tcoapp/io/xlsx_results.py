@@ -1,19 +1,24 @@
-"""The Results sheet: the Plans layout (key, unit, one column per plan) with every metric of DESIGN
-section 7 and the cost components.
+"""The Results sheet: the Plans layout (key, unit, one column per plan) with every metric
+(docs/workbook_format.md) and the cost components, then one block per pool.
 
-The first block holds the engine outputs a spreadsheet cannot compute (the operating point on the
-efficiency curve, the device economics, the sized device count, the effective output price):
-they are values, styled as engine values. Every other row is a live formula over Plans, that
-block, the Constants sheet (named cells) and CashFlow, reproducing finance_metrics (DESIGN
-section 6) operation for operation. A value that does not exist reads "n/a" (payback: "never"),
-where the engine has NaN.
+The first block holds the plan's operating point (engine values). Each pool block holds the values
+a spreadsheet cannot compute (the device economics, the pool's tokens/s per device and power at
+its operating point, the sized device count where the plan is sized; styled as engine values),
+references to the Plans and Pools inputs they copy, and live formulas packing, pricing and powering
+the pool on its own. The plan rows sum the pools and reproduce finance_metrics operation for
+operation over Plans, the Constants sheet (named cells) and CashFlow. A value that does not exist
+reads "n/a" (payback: "never"), where the engine has NaN.
 """
 from __future__ import annotations
 
 from typing import Callable
 
+import numpy as np
+
 from ..engine.compute import PlanResult
-from ..engine.finance.metrics import COST_COMPONENTS
+from ..engine.finance.quantities import (
+    COST_COMPONENTS, INPUT_BY_KEY, OPEX_PARTS, POOL_QUANTITY_BY_KEY, QUANTITY_BY_KEY,
+)
 from ..engine.metric_table import METRIC_BY_KEY
 from ..engine.scenario import Scenario
 from . import sheets as S
@@ -23,118 +28,127 @@ from .xlsx_styles import NOT_AVAILABLE, header, key_cell, put, section, set_text
 Formula = Callable[[PlanRefs], str]
 NA = f'"{NOT_AVAILABLE}"'
 
-# key, unit, where the engine value comes from ("metric" or "input")
+# key, where the engine value comes from ("metric": the plan's operating point)
 ENGINE_ROWS = (
-    ("batch", "sequences", "metric"),
-    ("tokens_per_s_per_device", "tokens/s", "input"),
-    ("tokens_per_s_per_user", "tokens/s", "metric"),
-    ("ttft_s", "s", "metric"),
-    ("power_w", "W", "input"),
-    ("max_batch_by_memory", "sequences", "metric"),
-    ("price_usd", "USD", "input"),
-    ("devices_per_server", "devices", "input"),
-    ("server_price_usd", "USD", "input"),
-    ("tdp_w", "W", "input"),
-    ("idle_w", "W", "input"),
-    ("server_overhead_w", "W", "input"),
-    ("device_count", "devices", "input"),
-    ("effective_price_usd_per_million_output_tokens", "USD/Mtok", "input"),
+    ("batch", "metric"),
+    ("tokens_per_s_per_device", "metric"),
+    ("tokens_per_s_per_user", "metric"),
+    ("ttft_s", "metric"),
+    ("power_w", "metric"),
+    ("max_batch_by_memory", "metric"),
 )
 ENGINE_HELP = {
-    "batch": "Operating batch (concurrent sequences per replica) chosen by the engine.",
-    "tokens_per_s_per_device": "Output tokens/s per device at the operating point (efficiency curve).",
-    "tokens_per_s_per_user": "Output tokens/s each sequence sees at the operating point.",
-    "ttft_s": "Time to first token at the operating point.",
-    "power_w": "Power per device at the operating point.",
+    "batch": "Operating batch (concurrent sequences per replica) chosen by the engine; n/a where pools differ.",
+    "tokens_per_s_per_device": "Output tokens/s per device at the operating point, over all the plan's pools.",
+    "tokens_per_s_per_user": "Output tokens/s each sequence sees at the operating point (the slowest pool).",
+    "ttft_s": "Time to first token at the operating point (the slowest pool; disaggregated: prefill + KV transfer + a step).",
+    "power_w": "Power per device at the operating point, over all the plan's pools.",
     "max_batch_by_memory": "Largest batch whose weights and KV cache fit in memory.",
-    "device_count": "Devices after sizing (a formula over Plans when sizing_mode = devices).",
-    "effective_price_usd_per_million_output_tokens":
-        "Output price used for revenue: the Plans price, or the price tier the interactivity reaches.",
 }
+
+# per pool: key, where the value comes from ("text", "engine", "live")
+POOL_VALUE_ROWS = (
+    ("pool", "text"), ("role", "text"), ("device", "text"),
+    ("device_count", "live"), ("price_usd", "engine"), ("devices_per_server", "engine"),
+    ("server_price_usd", "engine"), ("tdp_w", "engine"), ("idle_w", "engine"), ("server_overhead_w", "engine"),
+    ("rack_power_cap_kw", "live"), ("servers_per_rack_max", "live"),
+    ("tokens_per_s_per_device", "engine"), ("power_w", "engine"),
+    ("price_usd_per_million_output_tokens", "live"), ("owned", "engine"), ("rent_usd_per_device_hour", "live"),
+)
+POOL_TEXT_HELP = {"pool": "Pool name (Pools sheet; a plan without pool rows is one pool).",
+                  "role": "serve, prefill or decode.", "device": "The pool's accelerator."}
+
+PoolFormula = Callable[["PoolRefs"], str]
+POOL_FORMULAS: tuple[tuple[str, PoolFormula], ...] = (
+    ("servers", lambda q: f'ROUNDUP({q.r("device_count")}/{q.r("devices_per_server")},0)'),
+    ("server_nameplate_w", lambda q: f'{q.r("devices_per_server")}*{q.r("tdp_w")}+{q.r("server_overhead_w")}'),
+    ("servers_per_rack", lambda q: f'MIN({q.r("servers_per_rack_max")},'
+                                   f'ROUNDDOWN({q.r("rack_power_cap_kw")}*W_PER_KW/{q.r("server_nameplate_w")},0))'),
+    ("racks", lambda q: f'IF({q.r("servers_per_rack")}>0,ROUNDUP({q.r("servers")}/{q.r("servers_per_rack")},0),{NA})'),
+    ("hardware_capex_usd", lambda q: f'{q.r("owned")}*({q.r("device_count")}*{q.r("price_usd")}'
+                                     f'+{q.r("servers")}*{q.r("server_price_usd")})'),
+    # a pool that cannot be racked or holds no device does not exist: no capex, so the plan has no cost or return
+    ("capex_usd", lambda q: f'IF(AND(ISNUMBER({q.r("racks")}),{q.r("device_count")}>=1),'
+                            f'{q.r("hardware_capex_usd")}*(1+{q.p("other_capex_fraction")}),{NA})'),
+    ("device_avg_w", lambda q: f'{q.p("utilization")}*{q.r("power_w")}+(1-{q.p("utilization")})*{q.r("idle_w")}'),
+    ("it_avg_kw", lambda q: f'({q.r("device_count")}*{q.r("device_avg_w")}+{q.r("servers")}*{q.r("server_overhead_w")})'
+                            f'/W_PER_KW'),
+    ("it_provisioned_kw", lambda q: f'{q.r("servers")}*{q.r("server_nameplate_w")}/W_PER_KW'),
+    ("energy_usd_per_year", lambda q: f'{q.r("owned")}*{q.r("it_avg_kw")}*{q.p("pue")}*HOURS_PER_YEAR'
+                                      f'*{q.p("electricity_usd_per_kwh")}'),
+    ("colocation_usd_per_year", lambda q: f'{q.r("owned")}*{q.r("it_provisioned_kw")}*{q.p("colocation_usd_per_kw_month")}'
+                                          f'*MONTHS_PER_YEAR'),
+    ("maintenance_usd_per_year", lambda q: f'{q.r("hardware_capex_usd")}*{q.p("maintenance_fraction_per_year")}'),
+    ("software_usd_per_year", lambda q: f'{q.r("device_count")}*{q.p("software_usd_per_device_year")}'),
+    ("rent_usd_per_year", lambda q: f'(1-{q.r("owned")})*{q.r("device_count")}*{q.r("rent_usd_per_device_hour")}'
+                                    f'*HOURS_PER_YEAR'),
+    ("output_tokens_per_year", lambda q: f'{q.r("tokens_per_s_per_device")}*{q.r("device_count")}*{q.p("utilization")}'
+                                         f'*SECONDS_PER_YEAR'),
+    ("input_tokens_per_year", lambda q: f'{q.r("output_tokens_per_year")}*{q.p("input_tokens")}/{q.p("output_tokens")}'),
+    ("revenue_usd_per_year", lambda q: f'({q.r("output_tokens_per_year")}*{q.r("price_usd_per_million_output_tokens")}'
+                                       f'+{q.r("input_tokens_per_year")}*{q.p("price_usd_per_million_input_tokens")})'
+                                       f'/TOKENS_PER_MILLION'),
+)
+SUMMED_KEYS = ("device_count", "servers", "racks", "hardware_capex_usd", "capex_usd", "it_avg_kw", "it_provisioned_kw",
+               "energy_usd_per_year", "colocation_usd_per_year", "maintenance_usd_per_year", "software_usd_per_year",
+               "rent_usd_per_year", "output_tokens_per_year", "input_tokens_per_year", "revenue_usd_per_year")
+
+
+def pool_key(k: int, key: str) -> str:
+    """The Results key of pool k's (1-based) quantity `key`."""
+    return f"pool{k}.{key}"
 
 
 def _components() -> tuple:
     rows = []
     for part in COST_COMPONENTS:
         annual = "capex_usd_per_year" if part == "capex" else f"{part}_usd_per_year"
-        rows.append((f"cost_per_million_output_tokens_{part}_usd", "USD/Mtok",
+        rows.append((f"cost_per_million_output_tokens_{part}_usd",
                      lambda x, a=annual: f'IF({x.r("output_tokens_per_year")}>0,'
                                          f'{x.r(a)}/{x.r("output_tokens_per_year")}*TOKENS_PER_MILLION,{NA})'))
     return tuple(rows)
 
 
-FORMULA_SECTIONS: tuple[tuple[str, tuple[tuple[str, str, Formula], ...]], ...] = (
-    ("Capacity and power (formulas)", (
-        ("tokens_per_joule", "tokens/J",
-         lambda x: f'IF({x.r("power_w")}>0,{x.r("tokens_per_s_per_device")}/{x.r("power_w")},{NA})'),
-        ("servers", "servers", lambda x: f'ROUNDUP({x.r("device_count")}/{x.r("devices_per_server")},0)'),
-        ("server_nameplate_w", "W",
-         lambda x: f'{x.r("devices_per_server")}*{x.r("tdp_w")}+{x.r("server_overhead_w")}'),
-        ("servers_per_rack", "servers",
-         lambda x: f'MIN({x.p("servers_per_rack_max")},'
-                   f'ROUNDDOWN({x.p("rack_power_cap_kw")}*W_PER_KW/{x.r("server_nameplate_w")},0))'),
-        ("racks", "racks",
-         lambda x: f'IF({x.r("servers_per_rack")}>0,ROUNDUP({x.r("servers")}/{x.r("servers_per_rack")},0),{NA})'),
-        ("device_avg_w", "W",
-         lambda x: f'{x.p("utilization")}*{x.r("power_w")}+(1-{x.p("utilization")})*{x.r("idle_w")}'),
-        ("it_avg_kw", "kW",
-         lambda x: f'({x.r("device_count")}*{x.r("device_avg_w")}+{x.r("servers")}*{x.r("server_overhead_w")})'
-                   f'/W_PER_KW'),
-        ("it_provisioned_kw", "kW", lambda x: f'{x.r("servers")}*{x.r("server_nameplate_w")}/W_PER_KW'),
+def _summed(key: str) -> Formula:
+    """The plan's total of a pool quantity: the sum over its pools, n/a unless every pool has a number."""
+    return lambda x: (f'IF(COUNT({x.pools(key)})=COUNTA({x.pools("pool")}),SUM({x.pools(key)}),{NA})'
+                      if x.pools(key) else NA)
+
+
+FORMULA_SECTIONS: tuple[tuple[str, tuple[tuple[str, Formula], ...]], ...] = (
+    ("Plan totals over its pools (formulas)", tuple((key, _summed(key)) for key in SUMMED_KEYS) + (
+        ("servers_per_rack", lambda x: NA if not x.pools("servers_per_rack") else f'IF(MIN({x.pools("servers_per_rack")})=MAX({x.pools("servers_per_rack")}),'
+                                       f'MIN({x.pools("servers_per_rack")}),{NA})'),
+        ("tokens_per_joule", lambda x: f'IF({x.r("power_w")}>0,{x.r("tokens_per_s_per_device")}/{x.r("power_w")},{NA})'),
     )),
-    ("Capex (formulas)", (
-        ("hardware_capex_usd", "USD",
-         lambda x: f'{x.r("device_count")}*{x.r("price_usd")}+{x.r("servers")}*{x.r("server_price_usd")}'),
-        # a plan that cannot be racked or buys no device does not exist: no capex, so no cost or return
-        ("capex_usd", "USD", lambda x: f'IF(AND(ISNUMBER({x.r("racks")}),{x.r("device_count")}>=1),'
-                                       f'{x.r("hardware_capex_usd")}*(1+{x.p("other_capex_fraction")}),{NA})'),
-        ("capital_recovery_factor", "1/yr",
+    ("Capital recovery and opex (formulas)", (
+        ("capital_recovery_factor",
          lambda x: f'IF({x.p("discount_rate")}=0,1/{x.p("years")},'
                    f'{x.p("discount_rate")}/(1-(1+{x.p("discount_rate")})^-{x.p("years")}))'),
-        ("capex_usd_per_year", "USD/yr",
+        ("capex_usd_per_year",
          lambda x: f'({x.r("capex_usd")}-{x.p("residual_value_fraction")}*{x.r("capex_usd")}'
                    f'/(1+{x.p("discount_rate")})^{x.p("years")})*{x.r("capital_recovery_factor")}'),
+        ("staff_usd_per_year", lambda x: f'{x.p("staff_usd_per_year")}'),
+        ("opex_usd_per_year",
+         lambda x: "+".join(x.r(f"{part}_usd_per_year") for part in OPEX_PARTS)),
     )),
-    ("Opex (formulas)", (
-        ("energy_usd_per_year", "USD/yr",
-         lambda x: f'{x.r("it_avg_kw")}*{x.p("pue")}*HOURS_PER_YEAR*{x.p("electricity_usd_per_kwh")}'),
-        ("colocation_usd_per_year", "USD/yr",
-         lambda x: f'{x.r("it_provisioned_kw")}*{x.p("colocation_usd_per_kw_month")}*MONTHS_PER_YEAR'),
-        ("maintenance_usd_per_year", "USD/yr",
-         lambda x: f'{x.r("hardware_capex_usd")}*{x.p("maintenance_fraction_per_year")}'),
-        ("software_usd_per_year", "USD/yr",
-         lambda x: f'{x.r("device_count")}*{x.p("software_usd_per_device_year")}'),
-        ("staff_usd_per_year", "USD/yr", lambda x: f'{x.p("staff_usd_per_year")}'),
-        ("opex_usd_per_year", "USD/yr",
-         lambda x: "+".join(x.r(k) for k in ("energy_usd_per_year", "colocation_usd_per_year",
-                                              "maintenance_usd_per_year", "software_usd_per_year",
-                                              "staff_usd_per_year"))),
-    )),
-    ("Tokens and cost per million tokens (formulas)", (
-        ("output_tokens_per_year", "tokens/yr",
-         lambda x: f'{x.r("tokens_per_s_per_device")}*{x.r("device_count")}*{x.p("utilization")}*SECONDS_PER_YEAR'),
-        ("input_tokens_per_year", "tokens/yr",
-         lambda x: f'{x.r("output_tokens_per_year")}*{x.p("input_tokens")}/{x.p("output_tokens")}'),
-        ("cost_per_million_output_tokens_usd", "USD/Mtok",
+    ("Cost per million tokens (formulas)", (
+        ("cost_per_million_output_tokens_usd",
          lambda x: f'IF({x.r("output_tokens_per_year")}>0,({x.r("capex_usd_per_year")}+{x.r("opex_usd_per_year")})'
                    f'/{x.r("output_tokens_per_year")}*TOKENS_PER_MILLION,{NA})'),
-        ("cost_per_million_total_tokens_usd", "USD/Mtok",
+        ("cost_per_million_total_tokens_usd",
          lambda x: f'IF({x.r("output_tokens_per_year")}+{x.r("input_tokens_per_year")}>0,'
                    f'({x.r("capex_usd_per_year")}+{x.r("opex_usd_per_year")})'
                    f'/({x.r("output_tokens_per_year")}+{x.r("input_tokens_per_year")})*TOKENS_PER_MILLION,{NA})'),
     ) + _components()),
     ("Revenue and returns (formulas)", (
-        ("revenue_usd_per_year", "USD/yr",
-         lambda x: f'{x.r("output_tokens_per_year")}*{x.r("effective_price_usd_per_million_output_tokens")}'
-                   f'/TOKENS_PER_MILLION+{x.r("input_tokens_per_year")}*{x.p("price_usd_per_million_input_tokens")}'
-                   f'/TOKENS_PER_MILLION'),
-        ("revenue_usd_per_rack_per_year", "USD/rack/yr",
+        ("revenue_usd_per_rack_per_year",
          lambda x: f'IF({x.r("racks")}>0,{x.r("revenue_usd_per_year")}/{x.r("racks")},{NA})'),
-        ("net_usd_per_year", "USD/yr", lambda x: f'{x.r("revenue_usd_per_year")}-{x.r("opex_usd_per_year")}'),
-        ("npv_usd", "USD", lambda x: x.cf("npv_usd")),
-        ("irr", "fraction", lambda x: x.cf("irr")),
-        ("payback_months", "months", lambda x: x.cf("payback_months")),
-        ("roi", "fraction",
+        ("net_usd_per_year", lambda x: f'{x.r("revenue_usd_per_year")}-{x.r("opex_usd_per_year")}'),
+        ("npv_usd", lambda x: x.cf("npv_usd")),
+        ("irr", lambda x: x.cf("irr")),
+        ("payback_months", lambda x: x.cf("payback_months")),
+        ("roi",
          lambda x: f'IF(COUNT({x.cf_range("cash_flow_usd")})=COLUMNS({x.cf_range("cash_flow_usd")}),'
                    f'IF({x.r("capex_usd")}>0,SUM({x.cf_range("cash_flow_usd", 1)})/{x.r("capex_usd")}-1,{NA}),{NA})'),
     )),
@@ -145,84 +159,161 @@ PASS_THROUGH = {"npv_usd", "irr", "payback_months", "staff_usd_per_year"}
 ENGINE_TITLE = "Engine outputs (values computed by the tcoapp engine, not formulas: change inputs in the app)"
 
 
-def result_rows() -> dict[str, int]:
+def pool_title(k: int) -> str:
+    return (f"Pool {k}: engine values (italic) and formulas: each pool is packed, priced and powered on its own "
+            "(empty where a plan has fewer pools)")
+
+
+def result_rows(max_pools: int = 1) -> dict[str, int]:
     """Row of every Results key (section title rows sit between the blocks)."""
     rows, row = {}, 3  # row 2: the engine block's title
-    for key, _, _ in ENGINE_ROWS:
+    for key, _ in ENGINE_ROWS:
         rows[key] = row
         row += 1
     for _, entries in FORMULA_SECTIONS:
         row += 1  # the section title
-        for key, _, _ in entries:
+        for key, _ in entries:
             rows[key] = row
+            row += 1
+    for k in range(1, max_pools + 1):
+        row += 1
+        for key in [key for key, _ in POOL_VALUE_ROWS] + [key for key, _ in POOL_FORMULAS]:
+            rows[pool_key(k, key)] = row
             row += 1
     rows["warnings"] = row + 1
     return rows
 
 
-def result_units() -> dict[str, str]:
-    """Unit of every Results row; a metric key's unit is the engine metric table's."""
-    units = {key: unit for key, unit, _ in ENGINE_ROWS}
-    for _, entries in FORMULA_SECTIONS:
-        units.update({key: unit for key, unit, _ in entries})
-    units.update({key: METRIC_BY_KEY[key].unit for key in units if key in METRIC_BY_KEY})
-    return units
+def result_unit(key: str) -> str:
+    """Unit of a Results row, from the engine's metric and quantity tables."""
+    base = key.split(".", 1)[1] if key.startswith("pool") and "." in key else key
+    if base in METRIC_BY_KEY:
+        return METRIC_BY_KEY[base].unit
+    for table in (POOL_QUANTITY_BY_KEY, QUANTITY_BY_KEY, INPUT_BY_KEY):
+        if base in table:
+            return table[base].unit
+    return ""
+
+
+def result_help(key: str) -> str | None:
+    base = key.split(".", 1)[1] if key.startswith("pool") and "." in key else key
+    if key in ENGINE_HELP:
+        return ENGINE_HELP[key]
+    if base in POOL_TEXT_HELP:
+        return POOL_TEXT_HELP[base]
+    if base in METRIC_BY_KEY and base == key:
+        return METRIC_BY_KEY[base].help
+    for table in ((POOL_QUANTITY_BY_KEY, INPUT_BY_KEY) if base != key else (QUANTITY_BY_KEY,)):
+        if base in table:
+            return table[base].help
+    return None
 
 
 def write_results(ws, scenario: Scenario, results: tuple[PlanResult, ...], layout: Layout) -> None:
     n = len(scenario.plans)
     last_col = S.FIRST_PLAN_COLUMN + n - 1
-    header(ws, 1, 1, "key", "Metric key (DESIGN section 7). Outputs: recomputed on import, never read.")
+    header(ws, 1, 1, "key", "Metric key (docs/workbook_format.md). Outputs: recomputed on import, never read.")
     header(ws, 1, 2, "unit")
     for index, plan in enumerate(scenario.plans):
         header(ws, 1, S.FIRST_PLAN_COLUMN + index, plan.name)
-    _engine_block(ws, scenario, results, layout, last_col)
+    _engine_block(ws, results, layout, last_col)
     for title, entries in FORMULA_SECTIONS:
         section(ws, layout.result_rows[entries[0][0]] - 1, title, max(last_col, 2))
-        for key, unit, formula in entries:
-            _formula_row(ws, layout, n, key, unit, formula)
+        for key, formula in entries:
+            _formula_row(ws, layout, n, key, formula)
+    for k in range(1, layout.max_pools + 1):
+        _pool_block(ws, scenario, results, layout, k, last_col)
     _warnings_row(ws, results, layout, last_col)
     ws.freeze_panes = "C2"
     widths(ws, {1: 46, 2: 14, **{S.FIRST_PLAN_COLUMN + i: max(16, min(40, len(p.name) + 4))
                                 for i, p in enumerate(scenario.plans)}})
 
 
-def _engine_block(ws, scenario, results, layout: Layout, last_col: int) -> None:
+def _engine_block(ws, results, layout: Layout, last_col: int) -> None:
     section(ws, layout.result_rows[ENGINE_ROWS[0][0]] - 1, ENGINE_TITLE, max(last_col, 2))
-    for key, unit, source in ENGINE_ROWS:
+    for key, _ in ENGINE_ROWS:
         row = layout.result_rows[key]
-        key_cell(ws, row, key, ENGINE_HELP.get(key, "Device economics used by the finance formulas (engine value)."))
-        unit = result_units()[key]
+        key_cell(ws, row, key, result_help(key))
+        unit = result_unit(key)
         unit_cell(ws, row, 2, unit)
-        for index, (plan, result) in enumerate(zip(scenario.plans, results)):
-            col = S.FIRST_PLAN_COLUMN + index
-            refs = PlanRefs(layout, index)
-            live = _live_input(plan, key, refs)
+        for index, result in enumerate(results):
+            put(ws, row, S.FIRST_PLAN_COLUMN + index, float(result.metrics[key]), "engine", unit)
+
+
+def _pool_block(ws, scenario, results, layout: Layout, k: int, last_col: int) -> None:
+    first = layout.result_rows[pool_key(k, POOL_VALUE_ROWS[0][0])]
+    section(ws, first - 1, pool_title(k), max(last_col, 2))
+    keys = [key for key, _ in POOL_VALUE_ROWS] + [key for key, _ in POOL_FORMULAS]
+    for key in keys:
+        row = layout.result_rows[pool_key(k, key)]
+        key_cell(ws, row, pool_key(k, key), result_help(pool_key(k, key)))
+        unit_cell(ws, row, 2, result_unit(key))
+    sources = dict(POOL_VALUE_ROWS)
+    for index, (plan, result) in enumerate(zip(scenario.plans, results)):
+        if k > len(result.pools):
+            continue
+        refs = PoolRefs(layout, index, k, plan, result)
+        col = S.FIRST_PLAN_COLUMN + index
+        for key, source in POOL_VALUE_ROWS:
+            row, unit = layout.result_rows[pool_key(k, key)], result_unit(key)
+            if source == "text":
+                set_text(ws.cell(row=row, column=col), refs.text(key))
+                continue
+            live = refs.live(key) if sources[key] == "live" else None
             if live:
                 put(ws, row, col, live, "formula", unit)
-                continue
-            value = result.metrics[key] if source == "metric" else result.details["inputs"][_input_key(key)]
-            put(ws, row, col, float(value), "engine", unit)
+            else:
+                put(ws, row, col, refs.engine_value(key), "engine", unit)
+        for key, formula in POOL_FORMULAS:
+            put(ws, layout.result_rows[pool_key(k, key)], col, f"=IFERROR({formula(refs)},{NA})", "formula",
+                result_unit(key))
 
 
-def _input_key(key: str) -> str:
-    return "price_usd_per_million_output_tokens" if key == "effective_price_usd_per_million_output_tokens" else key
+class PoolRefs:
+    """Cell references and values of pool k (1-based) of plan `index`, as seen from the Results sheet."""
+
+    def __init__(self, layout: Layout, index: int, k: int, plan, result: PlanResult):
+        self.layout, self.index, self.k, self.plan, self.result = layout, index, k, plan, result
+        self.pool = result.pools[k - 1]
+        self.plan_refs = PlanRefs(layout, index)
+
+    def r(self, key: str) -> str:
+        return self.plan_refs.r(pool_key(self.k, key))
+
+    def p(self, key: str) -> str:
+        return self.plan_refs.p(key)
+
+    def text(self, key: str) -> str:
+        return {"pool": self.pool.name, "role": self.pool.role, "device": self.pool.device}[key]
+
+    def engine_value(self, key: str) -> float:
+        return float(np.asarray(self.result.inputs[key], float)[..., self.k - 1]) if self.result.inputs is not None \
+            else float("nan")
+
+    def live(self, key: str) -> str | None:
+        """Engine inputs that are plain copies of a Plans or Pools input are references, so they move."""
+        pool_row = self.layout.pool_rows.get((self.plan.name, self.pool.name)) if not self.pool.derived else None
+        explicit = self.plan.pools[self.k - 1] if pool_row else None
+        if key == "device_count" and self.plan.sizing_mode == "devices":
+            if explicit is not None:
+                return f"={self.layout.pools_cell(pool_row, key)}"
+            return f"={self.p('device_count')}" if len(self.result.pools) == 1 else None
+        if key in ("rack_power_cap_kw", "servers_per_rack_max"):
+            if explicit is not None and getattr(explicit, key) is not None:
+                return f"={self.layout.pools_cell(pool_row, key)}"
+            return f"={self.p(key)}"
+        if key == "price_usd_per_million_output_tokens":
+            return None if (self.plan.price_tiers or self.pool.role == "prefill") else \
+                f"={self.p('price_usd_per_million_output_tokens')}"
+        if key == "rent_usd_per_device_hour" and explicit is not None:
+            return f"={self.layout.pools_cell(pool_row, key)}"
+        return None
 
 
-def _live_input(plan, key: str, refs: PlanRefs) -> str | None:
-    """Engine values that are plain copies of a Plans input are written as references, so they move."""
-    if key == "device_count" and plan.sizing_mode == "devices":
-        return f"={refs.p('device_count')}"
-    if key == "effective_price_usd_per_million_output_tokens" and not plan.price_tiers:
-        return f"={refs.p('price_usd_per_million_output_tokens')}"
-    return None
-
-
-def _formula_row(ws, layout: Layout, n: int, key: str, unit: str, formula: Formula) -> None:
+def _formula_row(ws, layout: Layout, n: int, key: str, formula: Formula) -> None:
     row = layout.result_rows[key]
-    metric = METRIC_BY_KEY.get(key)
-    key_cell(ws, row, key, metric.help if metric else None)
-    unit = result_units()[key]
+    key_cell(ws, row, key, result_help(key))
+    unit = result_unit(key)
     unit_cell(ws, row, 2, unit)
     for index in range(n):
         core = formula(PlanRefs(layout, index))

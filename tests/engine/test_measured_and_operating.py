@@ -71,8 +71,8 @@ def test_ttft_target_and_unreachable_target():
 def test_price_tiers_follow_interactivity():
     fast = scenario(price_tiers="t", batch=8)      # 87.5 tok/s/user -> 1.5 $/M
     slow = scenario(price_tiers="t", batch=256)    # 19.5 tok/s/user -> 0.2 $/M
-    assert compute_plan(fast, fast.plans[0]).details["inputs"]["price_usd_per_million_output_tokens"] == 1.5
-    assert compute_plan(slow, slow.plans[0]).details["inputs"]["price_usd_per_million_output_tokens"] == 0.2
+    assert compute_plan(fast, fast.plans[0]).inputs.price_usd_per_million_output_tokens[0] == 1.5
+    assert compute_plan(slow, slow.plans[0]).inputs.price_usd_per_million_output_tokens[0] == 0.2
     assert PriceTiers("t", (10.0,), (1.0,)).price_at(5.0) != PriceTiers("t", (10.0,), (1.0,)).price_at(5.0)  # NaN
 
 

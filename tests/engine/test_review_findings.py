@@ -6,7 +6,8 @@ import pytest
 
 from tcoapp.engine.compute import compute_plan
 from tcoapp.engine.errors import ValidationError
-from tcoapp.engine.performance.factors import DEFAULT_FACTORS, FACTOR_NAMES, FACTOR_RANGES, factor_problem
+from tcoapp.engine.factor_table import FACTOR_FIELD_BY_NAME
+from tcoapp.engine.performance.factors import DEFAULT_FACTORS, FACTOR_NAMES, factor_problem
 from tcoapp.engine.performance.measured import make_measured_curve
 from tcoapp.engine.records import make_device, make_model, make_plan
 from tcoapp.engine.scenario import PriceTiers, Scenario
@@ -50,7 +51,7 @@ def test_moe_with_negative_shared_parameters_is_refused():
 
 
 def test_factor_ranges_cover_every_factor_and_defaults_are_inside():
-    assert set(FACTOR_RANGES) == set(FACTOR_NAMES)
+    assert set(FACTOR_FIELD_BY_NAME) == set(FACTOR_NAMES)
     for name, value in DEFAULT_FACTORS.as_dict().items():
         assert factor_problem(name, value) is None, name
     assert factor_problem("eta_mem", 0) == "= 0: must be a number > 0 and <= 1"
@@ -64,7 +65,7 @@ def test_below_every_price_tier_sells_no_output_but_still_has_returns():
                            "price_usd_per_million_input_tokens": 0.0})
     s = scenario(plan, price_tiers={"t": PriceTiers("t", (5000.0,), (9.0,))})
     result = compute_plan(s, plan)
-    assert result.details["inputs"]["price_usd_per_million_output_tokens"] == 0.0
+    assert result.inputs.price_usd_per_million_output_tokens[0] == 0.0
     assert result.metrics["npv_usd"] < 0 and not math.isnan(result.metrics["npv_usd"])
     assert any("no output revenue" in w for w in result.warnings)
 

@@ -8,11 +8,11 @@ import pytest
 from tcoapp import SCHEMA_VERSION, __version__
 from tcoapp.engine.compute import METRIC_KEYS, compute_scenario
 from tcoapp.engine.fields import PLAN_FIELDS
-from tcoapp.engine.finance.metrics import COST_COMPONENTS
+from tcoapp.engine.finance.quantities import COST_COMPONENTS
 from tcoapp.io import sheets as S
 from tcoapp.io.default_scenario import default_scenario
 from tcoapp.io.workbook_write import SHEET_ORDER, write_scenario
-from tcoapp.io.xlsx_results import ENGINE_ROWS, result_rows
+from tcoapp.io.xlsx_results import ENGINE_ROWS, POOL_VALUE_ROWS, result_rows
 
 from .workbook_scenarios import seeded_scenarios
 
@@ -56,19 +56,35 @@ def test_results_has_every_metric_and_cost_component(exported):
 def test_finance_rows_are_live_formulas_and_engine_rows_are_values(exported):
     scenario, _, wb = exported
     ws = wb[S.RESULTS]
-    rows = result_rows()
-    engine = {k for k, _, _ in ENGINE_ROWS}
+    rows = result_rows(1)
+    engine = {k for k, _ in ENGINE_ROWS}
+    pool_sources = dict(POOL_VALUE_ROWS)
     for key, row in rows.items():
         if key == "warnings":
             continue
+        base = key.split(".", 1)[1] if key.startswith("pool1.") else None
         for index, plan in enumerate(scenario.plans):
             value = ws.cell(row, S.FIRST_PLAN_COLUMN + index).value
-            live_copy = (key == "device_count" and plan.sizing_mode == "devices") or (
-                key.startswith("effective_price") and not plan.price_tiers)
-            if key in engine and not live_copy:
-                assert not (isinstance(value, str) and value.startswith("=")), (key, value)
+            is_formula = isinstance(value, str) and value.startswith("=")
+            if key in engine or pool_sources.get(base) in ("engine", "text"):
+                assert not is_formula, (key, value)
+            elif pool_sources.get(base) == "live":
+                copies_an_input = base in ("rack_power_cap_kw", "servers_per_rack_max") or (
+                    base == "device_count" and plan.sizing_mode == "devices") or (
+                    base == "price_usd_per_million_output_tokens" and not plan.price_tiers)
+                assert is_formula == copies_an_input, (key, value)
             else:
-                assert isinstance(value, str) and value.startswith("="), (key, value)
+                assert is_formula, (key, value)
+
+
+def test_every_finance_quantity_has_its_results_formula():
+    """The writer keeps key -> formula; every plan and pool quantity of the engine's table has one."""
+    from tcoapp.engine.finance.quantities import PLAN_QUANTITIES, POOL_QUANTITIES
+    from tcoapp.io.xlsx_results import FORMULA_SECTIONS, POOL_FORMULAS
+
+    plan_formulas = {key for _, entries in FORMULA_SECTIONS for key, _ in entries}
+    assert {q.key for q in PLAN_QUANTITIES} - {"cash_flows_usd"} <= plan_formulas | {k for k, _ in ENGINE_ROWS}
+    assert {q.key for q in POOL_QUANTITIES} <= {k for k, _ in POOL_FORMULAS} | {"device_count"}
 
 
 def _formulas(wb):
@@ -197,11 +213,11 @@ def test_cli_compute_out_writes_the_workbook(tmp_path):
 
 def test_every_calibration_factor_has_a_unit_and_help():
     """The Calibration sheet (and the generated docs) describe every efficiency factor of the engine."""
+    from tcoapp.engine.factor_table import FACTOR_FIELD_BY_NAME
     from tcoapp.engine.performance.factors import FACTOR_NAMES
-    from tcoapp.io.xlsx_inputs import FACTOR_HELP, FACTOR_UNITS
 
-    assert set(FACTOR_UNITS) == set(FACTOR_NAMES)
-    assert set(FACTOR_HELP) == set(FACTOR_NAMES)
+    assert set(FACTOR_FIELD_BY_NAME) == set(FACTOR_NAMES)
+    assert all(f.unit and f.help and f.label for f in FACTOR_FIELD_BY_NAME.values())
 
 
 def test_about_notes_are_text(tmp_path):

@@ -64,27 +64,36 @@ def _close(got, want, scale: float, key: str = "") -> bool:
     return math.isclose(got, want, rel_tol=REL_TOL, abs_tol=REL_TOL * scale)
 
 
-def expected_results(result, plan) -> dict[str, float]:
-    """Every Results key of one plan, from the engine."""
-    d, x = result.details, result.details["inputs"]
+def _pool_value(result, k: int, key: str):
+    if key in ("pool", "role", "device"):
+        return None
+    pools = result.finance.pools
+    source = pools if key in pools else result.inputs
+    return float(np.asarray(source[key], float)[..., k - 1])
+
+
+def expected_results(result, plan, max_pools: int = 1) -> dict[str, float]:
+    """Every numeric Results key of one plan, from the engine (text rows and absent pools left out)."""
     want = {}
-    for key, _, source in ENGINE_ROWS:
-        want[key] = result.metrics[key] if source == "metric" else x[
-            "price_usd_per_million_output_tokens" if key.startswith("effective_price") else key]
-    for key in result_rows():
+    for key, _ in ENGINE_ROWS:
+        want[key] = result.metrics[key]
+    for key in result_rows(max_pools):
         if key in want or key == "warnings":
             continue
-        if key == "capital_recovery_factor":
-            want[key] = float(crf(plan.discount_rate, plan.years))
-        elif key in result.metrics:
+        if key.startswith("pool"):
+            k, base = int(key[4:key.index(".")]), key.split(".", 1)[1]
+            if k <= len(result.pools) and base not in ("pool", "role", "device"):
+                want[key] = _pool_value(result, k, base)
+            continue
+        if key in result.metrics:
             want[key] = result.metrics[key]
         else:
-            want[key] = float(d[key])
+            want[key] = float(np.asarray(result.finance[key], float))
     return want
 
 
 def expected_cashflow(result, plan, max_years: int) -> dict[str, list]:
-    d = result.details
+    d = result.finance
     flows = np.zeros(max_years + 1)
     flows[: len(d["cash_flows_usd"])] = d["cash_flows_usd"]
     years = np.arange(max_years + 1)
@@ -106,13 +115,15 @@ def compare(path, scenario, results, max_years: int | None = None) -> list[str]:
     max_years: the CashFlow width the file was written with (default: the scenario's longest horizon)."""
     wb = openpyxl.load_workbook(path, data_only=True)
     res, cash = wb[S.RESULTS], wb[S.CASH_FLOW]
-    layout = Layout(plan_rows(), result_rows(), max_years or max(p.years for p in scenario.plans))
+    counts = tuple(len(r.pools) for r in results)
+    layout = Layout(plan_rows(), result_rows(max(max(counts, default=1), 1)), max_years or max(p.years for p in scenario.plans),
+                    counts)
     bad = []
     for index, (plan, result) in enumerate(zip(scenario.plans, results)):
         col = S.FIRST_PLAN_COLUMN + index
-        d = result.details
+        d = result.finance
         scale = abs(float(d["capex_usd"])) + abs(float(d["revenue_usd_per_year"]) * plan.years) + 1.0
-        for key, want in expected_results(result, plan).items():
+        for key, want in expected_results(result, plan, layout.max_pools).items():
             got = res.cell(layout.result_rows[key], col).value
             tol_scale = scale if key in ("npv_usd", "net_usd_per_year") else (
                 scale / max(abs(float(d["capex_usd"])), 1e-300) if key == "roi" else 0.0)

@@ -7,7 +7,8 @@ from __future__ import annotations
 import random
 
 from tcoapp.engine.fields import PRECISIONS, SIZING_MODES
-from tcoapp.engine.performance.factors import DEFAULT_FACTORS, FACTOR_NAMES, FACTOR_RANGES
+from tcoapp.engine.factor_table import FACTOR_FIELD_BY_NAME
+from tcoapp.engine.performance.factors import DEFAULT_FACTORS, FACTOR_NAMES
 from tcoapp.engine.performance.measured import make_measured_curve
 from tcoapp.engine.records import make_device, make_model, make_plan
 from tcoapp.engine.scenario import PriceTiers, Scenario
@@ -121,7 +122,7 @@ def random_scenario(rnd: random.Random, max_plans: int = 4) -> Scenario:
                                  curve, list(tiers), bool((curves[curve].ttft_s == curves[curve].ttft_s).any())))
     factors = DEFAULT_FACTORS
     if rnd.random() < 0.5:
-        factors = DEFAULT_FACTORS.with_(**{k: _float(rnd, FACTOR_RANGES[k][1] / 100, FACTOR_RANGES[k][1])
+        factors = DEFAULT_FACTORS.with_(**{k: _float(rnd, FACTOR_FIELD_BY_NAME[k].max / 100, FACTOR_FIELD_BY_NAME[k].max)
                                            for k in rnd.sample(FACTOR_NAMES, 3)})
     return Scenario(tuple(plans), devices, models, curves, tiers, factors,
                     catalog_devices=catalog.devices, catalog_models=catalog.models)

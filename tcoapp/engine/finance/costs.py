@@ -68,3 +68,8 @@ def per_million(usd_per_year, tokens_per_year):
     with np.errstate(divide="ignore", invalid="ignore"):
         value = np.asarray(usd_per_year, float) / tokens * 1e6
     return np.where(tokens > 0, value, np.nan)
+
+
+def rent_usd_per_year(device_count, rent_usd_per_device_hour):
+    """Reserved rent: device_count * rent_usd_per_device_hour * 8760  [USD/yr]."""
+    return np.asarray(device_count, float) * rent_usd_per_device_hour * HOURS_PER_YEAR

@@ -1,18 +1,21 @@
 """Sensitivity (tornado data) and breakeven price / utilization of one plan (DESIGN section 6).
 
 Both work on the plan's finance inputs at its operating point and sized device count (the
-`inputs` of a computed PlanResult): the device count is held fixed, so a swing shows what the
-input does to the metric of the fleet as bought.
+`inputs` of a computed PlanResult, or one flat mapping of a one-pool plan): the device count is held
+fixed, so a swing shows what the input does to the metric of the fleet as bought. A per-pool input
+(a device's price, power, throughput) moves by the same fraction in every pool; its base value is
+shown as the device-weighted mean over the pools.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Sequence
 
 import numpy as np
 
 from ..fields import PLAN_FIELD_BY_NAME
 from .metrics import finance_metrics
+from .quantities import FinanceInputs, as_inputs
 
 SWING_KEYS = (
     "tokens_per_s_per_device", "price_usd_per_million_output_tokens", "price_usd_per_million_input_tokens",
@@ -47,43 +50,67 @@ def _bounds(key: str) -> tuple[float, float]:
     return (field.min or 0.0), (field.max if field.max is not None else np.inf)
 
 
-def tornado(inputs: Mapping[str, float], metric: str = "npv_usd", fraction: float = 0.2,
+def base_value(inputs: FinanceInputs, key: str) -> float:
+    """A plan input's value; a per-pool input's device-weighted mean over the pools."""
+    return _weighted(inputs, inputs[key])
+
+
+def _weighted(inputs: FinanceInputs, value) -> float:
+    value = np.asarray(value, float)
+    if value.ndim == 0:
+        return float(value)
+    counts = np.asarray(inputs.device_count, float)
+    total = float(np.sum(counts))
+    return float(np.sum(value * counts) / total) if total > 0 else float(np.mean(value))
+
+
+def _variants(inputs: FinanceInputs, n: int) -> dict[str, np.ndarray]:
+    return {k: np.repeat(np.asarray(inputs[k], float)[None, ...], n, axis=0) for k in inputs.keys()}
+
+
+def tornado(inputs, metric: str = "npv_usd", fraction: float = 0.2,
             keys: Sequence[str] = SWING_KEYS) -> list[Swing]:
     """Swing each non-zero input by +/- `fraction` (within its allowed range), all variants in one
     vectorized finance call; bars sorted by span, widest first."""
     if not 0 < fraction < 1:
         raise ValueError(f"fraction = {fraction}: must be between 0 and 1 (exclusive)")
-    keys = [k for k in keys if float(inputs[k]) != 0.0]
+    inputs = as_inputs(inputs)
+    keys = [k for k in keys if np.any(np.asarray(inputs[k], float) != 0.0)]
     n = len(keys)
-    batch = {k: np.full(2 * n, float(v)) for k, v in inputs.items()}
-    lows, highs, limited = [], [], []
+    batch = _variants(inputs, 2 * n)
+    lows, highs, limited, bases = [], [], [], []
     for i, key in enumerate(keys):
-        base = float(inputs[key])
+        base = np.asarray(inputs[key], float)
         lo_bound, hi_bound = _bounds(key)
         low, high = base * (1 - fraction), base * (1 + fraction)
-        lows.append(max(low, lo_bound))
-        highs.append(min(high, hi_bound))
-        limited.append(low < lo_bound or high > hi_bound)
-        batch[key][i] = lows[-1]
-        batch[key][n + i] = highs[-1]
-    values = np.asarray(finance_metrics(batch, with_irr=(metric == "irr"))[metric], float) if n else np.empty(0)
-    swings = [Swing(k, float(inputs[k]), lows[i], highs[i], float(values[i]), float(values[n + i]), limited[i])
+        batch[key][i] = np.maximum(low, lo_bound)
+        batch[key][n + i] = np.minimum(high, hi_bound)
+        limited.append(bool(np.any(low < lo_bound) or np.any(high > hi_bound)))
+        bases.append(base_value(inputs, key))
+        lows.append(_weighted(inputs, batch[key][i]))
+        highs.append(_weighted(inputs, batch[key][n + i]))
+    values = (np.asarray(finance_metrics(FinanceInputs(**batch), with_irr=(metric == "irr"))[metric], float)
+              if n else np.empty(0))
+    swings = [Swing(k, bases[i], lows[i], highs[i], float(values[i]), float(values[n + i]), limited[i])
               for i, k in enumerate(keys)]
     return sorted(swings, key=lambda s: -np.nan_to_num(s.span, nan=-1.0))
 
 
-def _affine_root(inputs: Mapping[str, float], key: str, a: float = 0.0, b: float = 1.0) -> float:
-    """Root of npv(key) where npv is affine in `key` (exact: two evaluations)."""
-    batch = {k: np.full(2, float(v)) for k, v in inputs.items()}
-    batch[key] = np.array([a, b])
-    npv = np.asarray(finance_metrics(batch, with_irr=False)["npv_usd"], float)
+def _affine_root(inputs, key: str, a: float = 0.0, b: float = 1.0) -> float:
+    """Root of npv(key) where npv is affine in `key` (exact: two evaluations); a per-pool key is set in
+    every pool."""
+    inputs = as_inputs(inputs)
+    batch = _variants(inputs, 2)
+    shape = batch[key].shape
+    batch[key] = np.array([a, b]).reshape((2,) + (1,) * (len(shape) - 1)) * np.ones(shape)
+    npv = np.asarray(finance_metrics(FinanceInputs(**batch), with_irr=False)["npv_usd"], float)
     slope = (npv[1] - npv[0]) / (b - a)
     if not np.isfinite(slope) or slope == 0:
         return float("nan")
     return float(a - npv[0] / slope)
 
 
-def breakeven_output_price(inputs: Mapping[str, float]) -> float:
+def breakeven_output_price(inputs) -> float:
     """Output price [USD per million output tokens] at which NPV = 0, input price held.
 
     NPV is affine in the output price, so the root is exact. A negative value means input-token
@@ -92,7 +119,7 @@ def breakeven_output_price(inputs: Mapping[str, float]) -> float:
     return _affine_root(inputs, "price_usd_per_million_output_tokens")
 
 
-def breakeven_utilization(inputs: Mapping[str, float]) -> float:
+def breakeven_utilization(inputs) -> float:
     """Utilization (0..1) at which NPV = 0; NaN ("never") when even full utilization does not pay
     or the plan pays at zero utilization. NPV is affine in utilization (tokens and energy both are)."""
     root = _affine_root(inputs, "utilization")

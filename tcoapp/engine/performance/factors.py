@@ -59,24 +59,13 @@ class EfficiencyFactors:
 DEFAULT_FACTORS = EfficiencyFactors()
 FACTOR_NAMES = tuple(f.name for f in fields(EfficiencyFactors))
 
-# Allowed ranges of user-entered factors (a Calibration sheet, the GUI): (low, high, low exclusive).
-# Efficiencies and fractions are 0..1 and must be > 0 where the model divides by them.
-FACTOR_RANGES: dict[str, tuple[float, float, bool]] = {
-    "eta_mem": (0.0, 1.0, True), "eta_kv": (0.0, 1.0, True), "eta_compute": (0.0, 1.0, True),
-    "eta_prefill": (0.0, 1.0, True), "eta_comm": (0.0, 1.0, True),
-    "step_overhead_s": (0.0, 1.0, False), "layer_overhead_s": (0.0, 0.1, False),
-    "seq_overhead_s": (0.0, 0.1, False), "comm_latency_s": (0.0, 0.1, False),
-    "moe_compute_efficiency": (0.0, 1.0, True), "fp4_math_efficiency": (0.0, 1.0, True),
-    "usable_memory_fraction": (0.0, 1.0, True), "power_gamma": (0.0, 5.0, True),
-    "power_mem_activity": (0.0, 1.0, False), "spec_draft_cost_fraction": (0.0, 1.0, False),
-}
-
-
 def factor_problem(name: str, value) -> str | None:
     """None if `value` is allowed for factor `name`, else the message with the allowed range."""
-    if name not in FACTOR_RANGES:
+    from ..factor_table import FACTOR_FIELD_BY_NAME  # the table imports this module's defaults
+    if name not in FACTOR_FIELD_BY_NAME:
         return f"unknown factor (allowed: {', '.join(FACTOR_NAMES)})"
-    low, high, exclusive = FACTOR_RANGES[name]
+    field = FACTOR_FIELD_BY_NAME[name]
+    low, high, exclusive = field.min, field.max, field.min_exclusive
     ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value == value
     ok = ok and (value > low if exclusive else value >= low) and value <= high
     if ok:

@@ -1,0 +1,34 @@
+"""The efficiency factors as a field table: unit, allowed range, label and help of every factor of
+the generated (roofline) curve (docs/model.md, "Efficiency factors"). The Calibration sheet, the
+GUI and the docs read it; `performance/factors.py` holds the defaults and their reasons."""
+from __future__ import annotations
+
+from .fields import Field, by_name
+from .performance.factors import DEFAULT_FACTORS, FACTOR_NAMES
+
+# name: (unit, low, high, low exclusive, label, help)
+_SPEC = {
+    "eta_mem": ("fraction", 0.0, 1.0, True, "Weight-read bandwidth efficiency", "Achieved / peak memory bandwidth streaming weights in decode."),
+    "eta_kv": ("fraction", 0.0, 1.0, True, "KV-read bandwidth efficiency", "Achieved / peak memory bandwidth of KV-cache reads in attention (paged, scattered)."),
+    "eta_compute": ("fraction", 0.0, 1.0, True, "Decode compute efficiency", "Achieved / peak tensor FLOPS of decode GEMMs and attention."),
+    "eta_prefill": ("fraction", 0.0, 1.0, True, "Prefill compute efficiency", "Achieved / peak tensor FLOPS in prefill."),
+    "eta_comm": ("fraction", 0.0, 1.0, True, "Collective bandwidth efficiency", "Achieved / peak scale-up bandwidth of collectives."),
+    "step_overhead_s": ("s", 0.0, 1.0, False, "Step overhead", "Fixed time per decode step: scheduler, kernel launches."),
+    "layer_overhead_s": ("s", 0.0, 0.1, False, "Layer overhead", "Time per layer per decode step that no roofline term sees (kernel launch and tail)."),
+    "seq_overhead_s": ("s", 0.0, 0.1, False, "Sequence overhead", "Time per sequence per decode step that the roofline does not see (sampling, bookkeeping)."),
+    "moe_compute_efficiency": ("fraction", 0.0, 1.0, True, "MoE GEMM efficiency", "Achieved FLOPS of routed-expert GEMMs relative to dense GEMMs."),
+    "fp4_math_efficiency": ("fraction", 0.0, 1.0, True, "FP4 speed-up efficiency", "Achieved FP4 speedup over FP8, as a fraction of the peak ratio."),
+    "comm_latency_s": ("s", 0.0, 0.1, False, "Collective latency", "Latency per collective (all-reduce / all-to-all)."),
+    "usable_memory_fraction": ("fraction", 0.0, 1.0, True, "Usable memory", "Share of device memory for weights + KV cache."),
+    "power_gamma": ("ratio", 0.0, 5.0, True, "Power exponent", "Exponent of the power model: power = idle + (tdp - idle) x busy^gamma."),
+    "power_mem_activity": ("fraction", 0.0, 1.0, False, "Memory activity weight", "Weight of memory-bound time in the busy fraction of the power model."),
+    "spec_draft_cost_fraction": ("fraction", 0.0, 1.0, False, "Draft token cost", "Cost of one draft token, as a fraction of a target step."),
+}
+
+FACTOR_FIELDS: tuple[Field, ...] = tuple(
+    Field(name, "float", unit, getattr(DEFAULT_FACTORS, name), low, high, "factor", label, help_,
+          min_exclusive=exclusive)
+    for name in FACTOR_NAMES
+    for unit, low, high, exclusive, label, help_ in (_SPEC[name],)
+)
+FACTOR_FIELD_BY_NAME = by_name(FACTOR_FIELDS)

@@ -1,0 +1,161 @@
+"""The finance side's one table: every input and intermediate of the finance layer, with its unit,
+its scope and its help (docs/model.md, "Finance layer" and "Fleet plans").
+
+Scope "pool" quantities are per pool (the last array axis is the pool axis); scope "plan" quantities
+are per plan (the pools summed, or plan-wide inputs). The typed records `FinanceInputs`,
+`PoolFinance` and `FinanceResult` are generated from these tables, so a key, its unit and its help
+live in one place; the workbook writers keep only `key -> formula` and read units and help here.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, fields as dc_fields, make_dataclass, replace
+from typing import Any, Mapping
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Quantity:
+    key: str
+    unit: str
+    scope: str  # "pool" or "plan"
+    help: str
+
+
+def _q(key, unit, scope, help_) -> Quantity:
+    return Quantity(key, unit, scope, help_)
+
+
+FINANCE_INPUTS: tuple[Quantity, ...] = (
+    # per pool: the device's economics, the pool's count, rack keys, operating point and price
+    _q("price_usd", "USD", "pool", "Price of one accelerator of the pool's device."),
+    _q("devices_per_server", "devices", "pool", "Accelerators in one server of the pool's device."),
+    _q("server_price_usd", "USD", "pool", "Server price without its accelerators."),
+    _q("tdp_w", "W", "pool", "Accelerator board power at full load."),
+    _q("idle_w", "W", "pool", "Accelerator power when idle."),
+    _q("server_overhead_w", "W", "pool", "Server nameplate power minus its accelerators' TDP."),
+    _q("device_count", "devices", "pool", "Accelerators in the pool after sizing."),
+    _q("rack_power_cap_kw", "kW", "pool", "Power a rack of the pool may draw at nameplate."),
+    _q("servers_per_rack_max", "servers", "pool", "Space limit on the pool's servers in one rack."),
+    _q("tokens_per_s_per_device", "tokens/s", "pool", "Output tokens/s per device of the pool at the operating point (0 for a prefill pool)."),
+    _q("power_w", "W", "pool", "Power per device of the pool while serving at the operating point."),
+    _q("price_usd_per_million_output_tokens", "USD/Mtok", "pool", "Output price the pool's tokens sell at (the plan's, or its price tier)."),
+    _q("owned", "flag", "pool", "1: the pool is bought (capex, energy, facility, maintenance); 0: rented."),
+    _q("rent_usd_per_device_hour", "USD/device/h", "pool", "Reserved rent of a rented pool per device-hour."),
+    # per plan
+    _q("other_capex_fraction", "fraction", "plan", "Networking, storage and installation as a fraction of hardware capex."),
+    _q("pue", "ratio", "plan", "Facility power / IT power."),
+    _q("electricity_usd_per_kwh", "USD/kWh", "plan", "Electricity price."),
+    _q("colocation_usd_per_kw_month", "USD/kW/month", "plan", "Colocation rent per provisioned IT kW per month."),
+    _q("maintenance_fraction_per_year", "fraction/yr", "plan", "Support and repairs per year as a fraction of hardware capex."),
+    _q("software_usd_per_device_year", "USD/device/yr", "plan", "Software licences per device per year."),
+    _q("staff_usd_per_year", "USD/yr", "plan", "Operations staff cost per year."),
+    _q("utilization", "fraction", "plan", "Share of the year the fleet serves at the operating point."),
+    _q("years", "years", "plan", "Economic life and cash-flow horizon."),
+    _q("discount_rate", "fraction/yr", "plan", "Cost of capital."),
+    _q("residual_value_fraction", "fraction", "plan", "Resale value at the horizon as a fraction of capex."),
+    _q("price_usd_per_million_input_tokens", "USD/Mtok", "plan", "Price per million input tokens."),
+    _q("input_tokens", "tokens", "plan", "Prompt length per request."),
+    _q("output_tokens", "tokens", "plan", "Generated tokens per request."),
+)
+
+COST_COMPONENTS = ("capex", "energy", "colocation", "maintenance", "software", "rent", "staff")
+OPEX_PARTS = ("energy", "colocation", "maintenance", "software", "rent", "staff")
+
+_POOL_AND_PLAN = (
+    ("device_count", "devices", "Accelerators (plan: summed over pools)."),
+    ("servers", "servers", "ceil(device_count / devices_per_server) (plan: summed over pools)."),
+    ("racks", "racks", "ceil(servers / servers_per_rack), the pool's own racks (plan: summed; pools never share a rack)."),
+    ("hardware_capex_usd", "USD", "Bought pools: device_count x price_usd + servers x server_price_usd."),
+    ("capex_usd", "USD", "hardware capex x (1 + other capex fraction); n/a where a pool cannot be racked."),
+    ("it_avg_kw", "kW", "Devices at utilization-weighted power plus server overhead."),
+    ("it_provisioned_kw", "kW", "Servers at nameplate power."),
+    ("energy_usd_per_year", "USD/yr", "it_avg_kw x PUE x 8760 h x electricity price (bought pools)."),
+    ("colocation_usd_per_year", "USD/yr", "it_provisioned_kw x colocation x 12 (bought pools)."),
+    ("maintenance_usd_per_year", "USD/yr", "maintenance fraction x hardware capex."),
+    ("software_usd_per_year", "USD/yr", "software per device-year x device_count."),
+    ("rent_usd_per_year", "USD/yr", "Rented pools: device_count x rent per device-hour x 8760."),
+    ("output_tokens_per_year", "tokens/yr", "tokens/s per device x devices x utilization x seconds per year."),
+    ("input_tokens_per_year", "tokens/yr", "output tokens per year x input_tokens / output_tokens."),
+    ("revenue_usd_per_year", "USD/yr", "Output and input tokens at their prices."),
+)
+
+POOL_QUANTITIES: tuple[Quantity, ...] = tuple(_q(k, u, "pool", h) for k, u, h in _POOL_AND_PLAN) + (
+    _q("server_nameplate_w", "W", "pool", "devices_per_server x tdp_w + server_overhead_w."),
+    _q("servers_per_rack", "servers", "pool", "min(servers_per_rack_max, floor(rack cap / server nameplate)); 0: a server exceeds the cap."),
+    _q("device_avg_w", "W", "pool", "utilization x power_w + (1 - utilization) x idle_w."),
+)
+
+PLAN_QUANTITIES: tuple[Quantity, ...] = tuple(_q(k, u, "plan", h) for k, u, h in _POOL_AND_PLAN) + (
+    _q("servers_per_rack", "servers", "plan", "The pools' servers per rack where they all agree; n/a where pools differ (see each pool)."),
+    _q("staff_usd_per_year", "USD/yr", "plan", "Operations staff cost per year."),
+    _q("opex_usd_per_year", "USD/yr", "plan", "Energy + colocation + maintenance + software + rent + staff."),
+    _q("capital_recovery_factor", "1/yr", "plan", "r / (1 - (1 + r)^-years); 1 / years at r = 0."),
+    _q("capex_usd_per_year", "USD/yr", "plan", "(capex - discounted residual) x capital recovery factor."),
+    _q("cost_per_million_output_tokens_usd", "USD/Mtok", "plan", "(capex per year + opex per year) / output tokens x 1e6."),
+    _q("cost_per_million_total_tokens_usd", "USD/Mtok", "plan", "The same cost over output + input tokens."),
+) + tuple(
+    _q(f"cost_per_million_output_tokens_{part}_usd", "USD/Mtok", "plan",
+       f"The {part} part of the cost per million output tokens.") for part in COST_COMPONENTS
+) + (
+    _q("revenue_usd_per_rack_per_year", "USD/rack/yr", "plan", "Revenue per year / racks of all pools."),
+    _q("net_usd_per_year", "USD/yr", "plan", "Revenue - opex per year."),
+    _q("cash_flows_usd", "USD", "plan", "Year-end flows, year 0 first (trailing year axis)."),
+    _q("npv_usd", "USD", "plan", "Cash flows discounted at the discount rate (year 0 undiscounted)."),
+    _q("irr", "fraction/yr", "plan", "Rate at which NPV = 0; n/a where none exists."),
+    _q("payback_months", "months", "plan", "When cumulative cash flow first reaches 0; never within the horizon."),
+    _q("roi", "fraction", "plan", "Sum of the flows of years 1..n / capex - 1."),
+)
+
+INPUT_BY_KEY = {q.key: q for q in FINANCE_INPUTS}
+POOL_INPUT_KEYS = tuple(q.key for q in FINANCE_INPUTS if q.scope == "pool")
+PLAN_INPUT_KEYS = tuple(q.key for q in FINANCE_INPUTS if q.scope == "plan")
+DEVICE_ECONOMICS_KEYS = ("price_usd", "devices_per_server", "server_price_usd", "tdp_w", "idle_w", "server_overhead_w")
+QUANTITY_BY_KEY = {q.key: q for q in POOL_QUANTITIES + PLAN_QUANTITIES if q.scope == "plan"}
+POOL_QUANTITY_BY_KEY = {q.key: q for q in POOL_QUANTITIES}
+
+
+def _array_record(name: str, table: tuple[Quantity, ...], doc: str, extra=()):
+    spec = [(q.key, Any) for q in table] + list(extra)
+    cls = make_dataclass(name, spec, frozen=True, namespace={
+        "__getitem__": lambda self, key: getattr(self, key),
+        "__contains__": lambda self, key: key in self.__dataclass_fields__,
+        "keys": lambda self: tuple(f.name for f in dc_fields(self)),
+        "with_": lambda self, **changes: replace(self, **changes),
+        "__module__": __name__,
+    })
+    cls.__doc__ = doc
+    return cls
+
+
+FinanceInputs = _array_record(
+    "FinanceInputs", FINANCE_INPUTS,
+    "Inputs of `finance_metrics`: pool-scope fields are arrays whose last axis is the pool axis; plan-scope "
+    "fields are arrays of the leading (variant) shape. Build with `finance_inputs` or `single_pool_inputs`.")
+PoolFinance = _array_record("PoolFinance", POOL_QUANTITIES, "Per-pool finance quantities (last axis: pools).")
+FinanceResult = _array_record("FinanceResult", PLAN_QUANTITIES, "Per-plan finance quantities.",
+                              extra=(("pools", Any),))
+
+
+def finance_inputs(pool: Mapping[str, Any], plan: Mapping[str, Any]) -> FinanceInputs:
+    """Typed inputs from per-pool arrays (last axis = pools) and per-plan values."""
+    missing = [k for k in POOL_INPUT_KEYS if k not in pool] + [k for k in PLAN_INPUT_KEYS if k not in plan]
+    if missing:
+        raise KeyError(f"finance inputs missing: {', '.join(missing)}")
+    values = {k: np.asarray(pool[k], float) for k in POOL_INPUT_KEYS}
+    values.update({k: np.asarray(plan[k], float) for k in PLAN_INPUT_KEYS})
+    return FinanceInputs(**values)
+
+
+def single_pool_inputs(x: Mapping[str, Any]) -> FinanceInputs:
+    """Inputs of a one-pool plan from one flat mapping (scalars or arrays over variants); a pool axis of
+    length 1 is added to the pool-scope keys. `owned` defaults to 1 and rent to 0 (a bought pool)."""
+    x = dict(x)
+    x.setdefault("owned", 1.0)
+    x.setdefault("rent_usd_per_device_hour", 0.0)
+    pool = {k: np.asarray(x[k], float)[..., None] for k in POOL_INPUT_KEYS if k in x}
+    return finance_inputs(pool, x)
+
+
+def as_inputs(x) -> FinanceInputs:
+    return x if isinstance(x, FinanceInputs) else single_pool_inputs(x)

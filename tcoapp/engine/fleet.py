@@ -1,0 +1,212 @@
+"""Per-pool physics of a fleet plan (docs/model.md, "Fleet plans").
+
+Two stages, so that sizing can sit between them:
+1. `pool_capacities`: what one device of each pool does, independent of how many there are: a
+   `serve` pool's operating point (measured or generated, at its batch or its interactivity target,
+   exactly the single-device operating point), a prefill pool's request rate and TTFT part, a decode
+   pool's batch, per-user rate and request rate (formulas: performance/pool_pair.py).
+2. `fleet_point`: with the pools' device counts, the plan's request rate (serve pools add up; a
+   prefill/decode pair runs at the smallest of prefill capacity, decode capacity and the KV link),
+   each pool's tokens/s per device and power at what it actually serves, and the plan's operating
+   point over all its devices. A one-pool plan's point is its pool's point, unchanged.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from .operating import operating_point, search_batches
+from .performance.curve import OperatingPoint, missing_point
+from .performance.pool_pair import (
+    busy_power_w, decode_curve, kv_link_gb_s, kv_transfer_s, prefill_capacity,
+)
+from .pools import ResolvedPool, pool_plan
+from .records import Device, Plan
+from .scenario import Scenario
+
+NAN = float("nan")
+
+
+@dataclass(frozen=True)
+class PoolCapacity:
+    pool: ResolvedPool
+    device: Device
+    point: OperatingPoint              # per device of the pool, before the plan's rate is known
+    requests_per_s_per_device: float   # what one device can serve (prefill: prefill; decode: decode)
+    busy: float = 1.0                  # decode: busy fraction of a step; prefill: 1
+    kv_bytes: float = 0.0              # prefill: KV cache of one request
+    link_gb_s: float = 0.0             # prefill/decode: per-device bandwidth carrying the KV cache
+    link: str = ""
+
+
+@dataclass(frozen=True)
+class FleetPoint:
+    point: OperatingPoint                   # the plan's, per device over all pools
+    pool_points: tuple[OperatingPoint, ...]  # per device of each pool, at what it serves
+    requests_per_s: tuple[float, ...]       # per pool (prefill pools: requests prefilled)
+    limited_by: str                          # "", "prefill", "decode" or "kv_transfer"
+    warnings: tuple[str, ...]
+
+
+def pool_capacities(scenario: Scenario, plan: Plan, pools: tuple[ResolvedPool, ...]) -> tuple[PoolCapacity, ...]:
+    serve = {i: _serve_capacity(scenario, plan, p) for i, p in enumerate(pools) if p.role == "serve"}
+    pair = _pair_capacities(scenario, plan, pools)
+    return tuple(serve.get(i) or pair[i] for i in range(len(pools)))
+
+
+def _serve_capacity(scenario, plan, pool) -> PoolCapacity:
+    point, _ = operating_point(scenario, pool_plan(plan, pool))
+    rate = point.tokens_per_s_per_device / plan.output_tokens if point.exists else NAN
+    return PoolCapacity(pool, scenario.device(pool.device), point, rate)
+
+
+def _pair_capacities(scenario, plan, pools) -> dict[int, PoolCapacity]:
+    prefill = [i for i, p in enumerate(pools) if p.role == "prefill"]
+    decode = [i for i, p in enumerate(pools) if p.role == "decode"]
+    if not prefill:
+        return {}
+    model, workload = scenario.model(plan.model), plan.workload
+    out: dict[int, PoolCapacity] = {}
+    pre_caps = {}
+    for i in prefill:
+        device = scenario.device(pools[i].device)
+        pre_caps[i] = (device, prefill_capacity(device, model, pools[i].serving, workload, scenario.factors))
+    for j in decode:
+        device = scenario.device(pools[j].device)
+        # TTFT seen by a request decoded here: the slowest prefill pool's isolated prefill + its KV transfer
+        lead_s, links = 0.0, []
+        for i, (pre_device, cap) in pre_caps.items():
+            link_gb_s, kind = kv_link_gb_s(pre_device, device)
+            links.append((link_gb_s, kind))
+            lead_s = max(lead_s, cap.ttft_part_s + kv_transfer_s(cap.kv_bytes, cap.replica_devices, link_gb_s))
+        out[j] = _decode_capacity(scenario, plan, pools[j], device, lead_s, min(links))
+    for i, (device, cap) in pre_caps.items():
+        link_gb_s, kind = min(kv_link_gb_s(device, scenario.device(pools[j].device)) for j in decode)
+        point = OperatingPoint(1.0, 0.0, NAN, cap.ttft_part_s, NAN, NAN, "generated:prefill",
+                               warnings=cap.problems)
+        if cap.problems:
+            point = missing_point("generated:prefill", "; ".join(cap.problems))
+        out[i] = PoolCapacity(pools[i], device, point, cap.requests_per_s_per_device, 1.0, cap.kv_bytes, link_gb_s, kind)
+    return out
+
+
+def _decode_capacity(scenario, plan, pool, device, lead_s, link) -> PoolCapacity:
+    model, workload, factors = scenario.model(plan.model), plan.workload, scenario.factors
+    probe = decode_curve(device, model, pool.serving, workload, 1.0, factors)
+    b_max = probe.max_batch_by_memory
+    source = "generated:decode"
+    if probe.problems or not b_max >= 1:
+        reason = "; ".join(probe.problems) or f"{model.name} does not fit in a {device.name} decode replica"
+        return PoolCapacity(pool, device, missing_point(source, reason, b_max), NAN, link_gb_s=link[0], link=link[1])
+    if plan.has_target:
+        curve = decode_curve(device, model, pool.serving, workload, search_batches(b_max), factors)
+        ttft = lead_s + curve.step_s
+        ok = curve.batch <= b_max
+        if plan.min_tokens_per_s_per_user is not None:
+            ok &= curve.tokens_per_s_per_user >= plan.min_tokens_per_s_per_user
+        if plan.max_ttft_s is not None:
+            ok &= ttft <= plan.max_ttft_s
+        if not ok.any():
+            return PoolCapacity(pool, device, missing_point(source, "the target is not met at any feasible batch of "
+                                                                   f"the decode pool {pool.name!r}", b_max), NAN,
+                                link_gb_s=link[0], link=link[1])
+        k = int(np.nonzero(ok)[0][-1])
+        note = (f"batch {curve.batch[k]:g} chosen for the target",)
+    else:
+        curve = decode_curve(device, model, pool.serving, workload, float(pool.serving.batch), factors)
+        if curve.batch[0] > b_max:
+            return PoolCapacity(pool, device, missing_point(source, f"infeasible: batch {curve.batch[0]:g} above "
+                                                                   f"max_batch_by_memory ({b_max:g})", b_max), NAN,
+                                link_gb_s=link[0], link=link[1])
+        k, note = 0, ()
+    point = OperatingPoint(float(curve.batch[k]), NAN, float(curve.tokens_per_s_per_user[k]),
+                           float(lead_s + curve.step_s[k]), NAN, b_max, source, warnings=note)
+    return PoolCapacity(pool, device, point, float(curve.requests_per_s_per_device[k]), float(curve.busy[k]),
+                        link_gb_s=link[0], link=link[1])
+
+
+def fleet_point(plan: Plan, caps: tuple[PoolCapacity, ...], counts: np.ndarray, factors) -> FleetPoint:
+    """The plan's operating point with the pools' device counts (see module docstring)."""
+    missing = [c for c in caps if not _usable(c)]
+    if missing:
+        reasons = "; ".join(f"pool {c.pool.name!r}: {'; '.join(c.point.warnings) or 'no operating point'}" for c in missing)
+        point = missing[0].point if len(caps) == 1 else missing_point("pools", reasons)
+        return FleetPoint(point, tuple(c.point for c in caps), tuple(NAN for _ in caps), "", ())
+    if len(caps) == 1 and caps[0].pool.role == "serve":
+        cap = caps[0]
+        return FleetPoint(cap.point, (cap.point,), (cap.requests_per_s_per_device * counts[0],), "", ())
+    points, rates = [c.point for c in caps], [NAN] * len(caps)
+    for i, c in enumerate(caps):
+        if c.pool.role == "serve":
+            rates[i] = c.requests_per_s_per_device * counts[i]
+    limited_by, notes = _pair(plan, caps, counts, points, rates, factors)
+    return FleetPoint(_plan_point(plan, caps, points, counts), tuple(points), tuple(rates), limited_by, tuple(notes))
+
+
+def _usable(cap: PoolCapacity) -> bool:
+    if cap.pool.role == "prefill":
+        return bool(np.isfinite(cap.requests_per_s_per_device) and cap.requests_per_s_per_device > 0
+                    and np.isfinite(cap.point.ttft_s))
+    return bool(np.isfinite(cap.requests_per_s_per_device) and cap.requests_per_s_per_device > 0)
+
+
+def _pair(plan, caps, counts, points, rates, factors) -> tuple[str, list[str]]:
+    pre = [i for i, c in enumerate(caps) if c.pool.role == "prefill"]
+    dec = [i for i, c in enumerate(caps) if c.pool.role == "decode"]
+    if not pre:
+        return "", []
+    pre_cap = sum(caps[i].requests_per_s_per_device * counts[i] for i in pre)
+    dec_cap = sum(caps[j].requests_per_s_per_device * counts[j] for j in dec)
+    kv_bytes = max(caps[i].kv_bytes for i in pre)
+    egress = sum(counts[i] * caps[i].link_gb_s for i in pre) * 1e9
+    ingress = sum(counts[j] * caps[j].link_gb_s for j in dec) * 1e9
+    link_cap = min(egress, ingress) / kv_bytes if kv_bytes > 0 else np.inf
+    rate = min(pre_cap, dec_cap, link_cap)
+    limits = {"prefill": pre_cap, "decode": dec_cap, "kv_transfer": link_cap}
+    limited_by = min(limits, key=limits.get)
+    for i in pre:
+        c = caps[i]
+        rates[i] = rate * c.requests_per_s_per_device * counts[i] / pre_cap if pre_cap > 0 else 0.0
+        busy = rate / pre_cap if pre_cap > 0 else 0.0
+        points[i] = replace(c.point, power_w=float(busy_power_w(c.device, busy, factors)))
+    for j in dec:
+        c = caps[j]
+        share = c.requests_per_s_per_device * counts[j] / dec_cap if dec_cap > 0 else 0.0
+        rates[j] = rate * share
+        used = rate / dec_cap if dec_cap > 0 else 0.0
+        per_device = rates[j] * plan.output_tokens / counts[j] if counts[j] > 0 else 0.0
+        points[j] = replace(c.point, tokens_per_s_per_device=float(per_device),
+                            power_w=float(busy_power_w(c.device, c.busy * used, factors)))
+    notes = [f"prefill/decode: {rate:.4g} requests/s, limited by {_limit_text(limited_by)}; prefill capacity "
+             f"{pre_cap:.4g}, decode capacity {dec_cap:.4g}, KV link ({caps[pre[0]].link}) {link_cap:.4g} requests/s "
+             f"({kv_bytes / 1e6:.3g} MB of KV cache per request)"]
+    waiting = [name for name, cap in (("prefill", pre_cap), ("decode", dec_cap)) if name != limited_by and cap > rate * (1 + 1e-9)]
+    for name in waiting:
+        notes.append(f"the {name} pool waits: it runs at {rate / limits[name]:.0%} of its capacity")
+    return limited_by, notes
+
+
+def _limit_text(kind: str) -> str:
+    return {"prefill": "the prefill pool (the decode pool is starved)",
+            "decode": "the decode pool (the prefill pool waits)",
+            "kv_transfer": "the KV-cache transfer between the pools"}[kind]
+
+
+def _plan_point(plan, caps, points, counts) -> OperatingPoint:
+    n = float(np.sum(counts))
+    tokens = sum(p.tokens_per_s_per_device * k for p, k in zip(points, counts))
+    power = sum(p.power_w * k for p, k in zip(points, counts))
+    users = [p for p, c in zip(points, caps) if c.pool.role in ("serve", "decode")]
+    batches = {p.batch for p in users}
+    warnings = tuple(f"pool {c.pool.name!r}: {w}" for c, p in zip(caps, points) for w in p.warnings)
+    source = "generated:disaggregated" if any(c.pool.role == "prefill" for c in caps) else "pools"
+    return OperatingPoint(
+        batch=batches.pop() if len(batches) == 1 else NAN,
+        tokens_per_s_per_device=tokens / n if n > 0 else NAN,
+        tokens_per_s_per_user=min(p.tokens_per_s_per_user for p in users),
+        ttft_s=max(p.ttft_s for p in users),
+        power_w=power / n if n > 0 else NAN,
+        max_batch_by_memory=min(p.max_batch_by_memory for p in users),
+        source=source, extrapolated=any(p.extrapolated for p in points), queued=any(p.queued for p in points),
+        warnings=warnings)

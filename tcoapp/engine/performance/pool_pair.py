@@ -1,0 +1,89 @@
+"""Disaggregated pools: prefill pools feeding decode pools, each with its own device and serving
+configuration (docs/model.md, "Fleet plans").
+
+Per device of a prefill pool p (replica of n_p = TP x EP devices, compute-bound prefill of
+input x (1 - prefix_cache_hit_rate) new tokens):  r_p = 1 / (t_prefill_p x n_p)      requests/s
+Per device of a decode pool d at batch B (decode steps only):
+    r_d(B) = B x tokens_per_step / t_step / output_tokens / n_d                     requests/s
+KV cache of one request: kv_bytes = kv_values(input_tokens) x bytes(kv_precision of the prefill pool),
+moved over the scale-out network (`scale_out_gb_s` per device, unidirectional), or over the scale-up
+fabric (`interconnect_gb_s`) when both pools are the same device whose scale-up domain spans at
+least two servers (a prefill and a decode server then sit in one domain):
+    t_kv = kv_bytes / (n_p x link_gb_s x 1e9)      (the replica's devices send their shards in parallel)
+    link cap = min(sum_p N_p x link_p, sum_d N_d x link_d) x 1e9 / kv_bytes       requests/s
+TTFT = isolated prefill + t_kv + one decode step. The plan's request rate is the smallest of the
+prefill capacity sum_p N_p r_p, the decode capacity sum_d N_d r_d and the link cap; the pool (or the
+link) that sets it is reported, the others wait. Each pool's busy fraction is the rate over its
+capacity (decode: times its step's busy fraction), and power_w = idle + (tdp - idle) x busy^gamma.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..records import Device, ModelSpec, ServingConfig, Workload
+from .factors import EfficiencyFactors
+from .generated import config_problems, run_roofline
+from .memory import architecture
+from .precision import bytes_per_value
+
+
+@dataclass(frozen=True)
+class PrefillCapacity:
+    requests_per_s_per_device: float
+    ttft_part_s: float        # isolated prefill of one request (weights read or compute, + its comm)
+    kv_bytes: float           # KV cache of one request after prefill
+    replica_devices: int
+    problems: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class DecodeCurve:
+    batch: np.ndarray
+    tokens_per_s_per_user: np.ndarray
+    requests_per_s_per_device: np.ndarray
+    step_s: np.ndarray
+    busy: np.ndarray           # busy fraction of a decode step (power model)
+    max_batch_by_memory: float
+    problems: tuple[str, ...]
+
+
+def prefill_capacity(device: Device, model: ModelSpec, serving: ServingConfig, workload: Workload,
+                     factors: EfficiencyFactors) -> PrefillCapacity:
+    pre = run_roofline(device, model, serving, workload, 1.0, factors)
+    n = serving.tensor_parallel * serving.expert_parallel
+    kv_bytes = float(architecture(model).kv_values(workload.input_tokens)) * bytes_per_value(serving.kv_precision)
+    busy_s = float(np.ravel(pre.prefill_s)[0])
+    alone_s = float(np.ravel(pre.ttft_s - pre.step_s)[0])
+    return PrefillCapacity(1.0 / (busy_s * n), alone_s, kv_bytes, n, tuple(config_problems(device, model, serving)))
+
+
+def decode_curve(device: Device, model: ModelSpec, serving: ServingConfig, workload: Workload, batch,
+                 factors: EfficiencyFactors) -> DecodeCurve:
+    b = np.atleast_1d(np.asarray(batch, float))
+    dec = run_roofline(device, model, serving, workload, b, factors)
+    n = serving.tensor_parallel * serving.expert_parallel
+    per_user = dec.tokens_per_step / dec.step_s
+    busy = np.minimum(1.0, (dec.compute_s + factors.power_mem_activity * dec.memory_s) / dec.step_s)
+    return DecodeCurve(b, per_user * np.ones_like(b), b * per_user / workload.output_tokens / n, dec.step_s * np.ones_like(b),
+                       busy * np.ones_like(b), float(dec.max_batch_by_memory),
+                       tuple(config_problems(device, model, serving)))
+
+
+def kv_link_gb_s(prefill: Device, decode: Device) -> tuple[float, str]:
+    """(per-device link bandwidth carrying the KV cache, which fabric)."""
+    if prefill.name == decode.name and prefill.scale_up_domain >= 2 * prefill.devices_per_server \
+            and prefill.interconnect_gb_s > 0:
+        return float(prefill.interconnect_gb_s), "scale-up"
+    return float(min(prefill.scale_out_gb_s, decode.scale_out_gb_s)), "scale-out"
+
+
+def kv_transfer_s(kv_bytes: float, replica_devices: int, link_gb_s: float) -> float:
+    """t_kv = kv_bytes / (replica devices x link x 1e9); inf where there is no link."""
+    return kv_bytes / (replica_devices * link_gb_s * 1e9) if link_gb_s > 0 else float("inf")
+
+
+def busy_power_w(device: Device, busy, factors: EfficiencyFactors):
+    """idle + (tdp - idle) x busy^gamma, busy in 0..1."""
+    return device.idle_w + (device.tdp_w - device.idle_w) * np.clip(busy, 0.0, 1.0) ** factors.power_gamma
