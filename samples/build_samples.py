@@ -21,7 +21,7 @@ from typing import Callable
 if __package__ in (None, ""):  # run as a script from a checkout
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tcoapp.engine.records import make_device, make_plan  # noqa: E402
+from tcoapp.engine.records import make_device, make_plan, make_pool  # noqa: E402
 from tcoapp.engine.scenario import PriceTiers, Scenario, check_scenario  # noqa: E402
 from tcoapp.io.catalog import load_catalog  # noqa: E402
 
@@ -39,8 +39,13 @@ class Sample:
 
 def _scenario(plans, devices=(), price_tiers=()) -> Scenario:
     catalog = load_catalog()
+    def plan(name, raw):
+        raw = dict(raw)
+        pools = tuple(make_pool({**pool, "plan": name}) for pool in raw.pop("pools", ()))
+        return make_plan(name, raw).with_(pools=pools)
+
     return check_scenario(Scenario(
-        tuple(make_plan(name, raw) for name, raw in plans),
+        tuple(plan(name, raw) for name, raw in plans),
         devices={d.name: d for d in devices},
         price_tiers={t.name: t for t in price_tiers},
         catalog_devices=catalog.devices, catalog_models=catalog.models))
@@ -130,8 +135,13 @@ def heterogeneous() -> Scenario:
         ("All-H100 TP8 disaggregated 1:3", {**common, **h100, "prefill_devices": 1, "decode_devices": 3}),
         ("All-Corsair-SRAM TP8 aggregated", {**common, **corsair}),
         ("H100 prefill + Corsair-SRAM decode 1:3 TP8", {
-            **common, **h100, "prefill_device": "H100-SXM", "decode_device": "Corsair-SRAM",
-            "prefill_devices": 1, "decode_devices": 3}),
+            **common, **h100, "pools": (
+                {"pool": "prefill", "role": "prefill", "device": "H100-SXM", "device_count": 1},
+                {"pool": "decode", "role": "decode", "device": "Corsair-SRAM", "device_count": 3})}),
+        ("H100 TP4 prefill + Corsair-SRAM TP8 decode 1:4", {
+            **common, **h100, "pools": (
+                {"pool": "prefill", "role": "prefill", "device": "H100-SXM", "device_count": 1, "tensor_parallel": 4},
+                {"pool": "decode", "role": "decode", "device": "Corsair-SRAM", "device_count": 4})}),
     ]
     return _scenario(plans, devices=(corsair_sram(),))
 
@@ -174,6 +184,10 @@ def moe_rack_scale() -> Scenario:
         ("8x B200 NVFP4 EP8 server", {**common, **B200_R1}),
         ("GB200 NVL72 NVFP4 EP8 replicas", {**common, **GB200_R1}),
         ("GB200 NVL72 NVFP4 EP72 one replica", {**common, **GB200_R1, "expert_parallel": 72}),
+        # a fleet of two pools, each racked on its own: liquid-cooled NVL72 racks next to air-cooled B200 racks
+        ("GB200 NVL72 prefill + B200 decode 1:5 (pools)", {**common, **B200_R1, "pools": (
+            {"pool": "prefill", "role": "prefill", "device": "GB200-NVL72", "device_count": 1, **NVL72_RACK},
+            {"pool": "decode", "role": "decode", "device": "B200", "device_count": 5})}),
     ]
     return _scenario(plans)
 
@@ -238,8 +252,11 @@ SAMPLES: tuple[Sample, ...] = (
          "Corsair has no public price, no disclosed TDP and no independent benchmark.",
          "Vendor claim to test (REFERENCES C.6, VENDOR): Corsair '10x interactivity, 3x perf/TCO, 3x energy "
          "efficiency vs GPU'.",
-         "A disaggregated plan with two device types is priced with the device-share-weighted average "
-         "server (the plan's warning says so): an approximation.",
+         "The two heterogeneous plans are fleets of two pools (Pools sheet): each pool has its own device, "
+         "tensor parallelism, servers and racks (pools never share a rack); the plan's request rate is the "
+         "smaller of the two pools' capacities and of the KV-cache link, and its notes name the limiting pool. "
+         "The KV cache moves over each device's scale-out network (scale_out_gb_s; Corsair's 12.5 GB/s is an "
+         "ESTIMATE).",
          "Price: $0.40 per M in and out, DeepInfra Llama-3.1-70B (REFERENCES C.4) used as a ceiling for an 8B "
          "model (ASSUMPTION: the references carry no 8B price)."),
         heterogeneous),
@@ -268,7 +285,10 @@ SAMPLES: tuple[Sample, ...] = (
          "over the whole 72-GPU NVLink domain (EP72), which only the rack-scale system can do.",
          "Price: DeepSeek official $2.19 out / $0.55 in per M (REFERENCES C.4).",
          "Compare with REFERENCES B.2 TRT-LLM max throughput per GPU, DeepSeek-R1-0528 1024/8192: B200 3,862, "
-         "GB200 4,379 (FP4), H200 1,218 (FP8). GB200 rack: 132 kW cap, one per rack (REFERENCES A, EST)."),
+         "GB200 4,379 (FP4), H200 1,218 (FP8). GB200 rack: 132 kW cap, one per rack (REFERENCES A, EST).",
+         "The last plan is a fleet of two pools (Pools sheet): GB200 NVL72 racks for prefill under their own "
+         "132 kW cap, B200 servers for decode in 40 kW air-cooled racks, a 1:5 device ratio kept in whole "
+         "servers within the 1 MW (its notes show how busy each pool is); the KV cache moves over the 400 Gb/s scale-out network."),
         moe_rack_scale),
 )
 

@@ -79,8 +79,14 @@ def test_heterogeneous_pipeline_reports_its_pools():
     hetero = plans["H100 prefill + Corsair-SRAM decode 1:3 TP8"]
     gpu = plans["All-B200 TP4 aggregated"]
     assert hetero["tokens_per_s_per_device"] is not None and gpu["tokens_per_s_per_device"] is not None
-    text = " ".join(hetero["warnings"]) + " " + str(hetero.get("curve_source", ""))
-    assert "prefill" in text and "decode" in text and "Corsair-SRAM" in text
+    pools = {p["role"]: p for p in hetero["pools"]}
+    assert (pools["prefill"]["device"], pools["decode"]["device"]) == ("H100-SXM", "Corsair-SRAM")
+    assert pools["prefill"]["servers"] * 8 == pools["prefill"]["device_count"]  # whole servers of each device
+    assert hetero["racks"] == pools["prefill"]["racks"] + pools["decode"]["racks"]  # pools never share a rack
+    assert hetero["limited_by"] in ("prefill", "decode", "kv_transfer")
+    assert any(f"limited by the {hetero['limited_by']}" in w for w in hetero["warnings"])
+    for plan in plans.values():  # iso-power: every plan within 250 kW at nameplate x PUE
+        assert plan["it_provisioned_kw"] * 1.3 <= 250 + 1e-6
     for plan in plans.values():
         assert plan["tokens_per_s_per_user"] is None or plan["tokens_per_s_per_user"] >= 300 - 1e-6
 
@@ -113,6 +119,11 @@ def test_moe_rack_scale_vs_eight_gpu_servers():
     assert gb200["revenue_usd_per_rack_per_year"] > 3 * h200["revenue_usd_per_rack_per_year"]
     for plan in plans.values():  # MLPerf DeepSeek-R1 Server constraints
         assert plan["tokens_per_s_per_user"] >= 12.5 - 1e-9 and plan["ttft_s"] <= 2.0
+    fleet = plans["GB200 NVL72 prefill + B200 decode 1:5 (pools)"]
+    nvl72, b200_pool = fleet["pools"]
+    assert nvl72["servers_per_rack"] == 1 and b200_pool["servers_per_rack"] == 2  # 132 kW racks vs 40 kW racks
+    assert fleet["racks"] == nvl72["racks"] + b200_pool["racks"]
+    assert fleet["it_provisioned_kw"] * 1.3 <= 1000 + 1e-6
 
 
 def test_build_samples_regenerates_the_committed_files(tmp_path):

@@ -69,8 +69,8 @@ def _pool_quantities(a, p) -> dict[str, np.ndarray]:
         "software_usd_per_year": costs.software_usd_per_year(count, p["software_usd_per_device_year"]),
         "rent_usd_per_year": (1.0 - owned) * costs.rent_usd_per_year(count, a.rent_usd_per_device_hour),
         "output_tokens_per_year": out_tok, "input_tokens_per_year": in_tok,
-        "revenue_usd_per_year": (out_tok * a.price_usd_per_million_output_tokens
-                                 + in_tok * p["price_usd_per_million_input_tokens"]) / 1e6,
+        "revenue_usd_per_year": (out_tok * a.price_usd_per_million_output_tokens / 1e6
+                                 + in_tok * p["price_usd_per_million_input_tokens"] / 1e6),
     }
 
 
