@@ -1,4 +1,4 @@
-"""The command line: `tcoapp` (desktop app), `tcoapp FILE.xlsx`, `tcoapp compute ...` (DESIGN section 7).
+"""The command line: `tcoapp` (desktop app), `tcoapp FILE.xlsx`, `tcoapp compute ...` (docs/workbook_format.md).
 
 Bad input exits non-zero with one line per problem on stderr (sheet and cell, or field) and never a
 traceback; set TCOAPP_DEBUG=1 to see one for an internal error.

@@ -1,6 +1,6 @@
 """Independent finance arithmetic for tests: plain floats, math.ceil/floor, loops, bisection IRR.
 
-Written apart from tcoapp.engine (it does not import it) to check the engine against DESIGN section 6.
+Written apart from tcoapp.engine (it does not import it) to check the engine against docs/model.md section 3.
 """
 import math
 def case(price, dps, sprice, tdp, idle, sover, n, cap_kw, spr_max, other, pue, elec, coloc, maint, soft, staff, util, years, r, resid, pout, pin, lin, lout, tps, pw):

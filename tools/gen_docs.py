@@ -20,7 +20,7 @@ if str(ROOT) not in sys.path:
 
 from tcoapp.engine.compute import METRIC_KEYS  # noqa: E402
 from tcoapp.engine.fields import (  # noqa: E402
-    CURVE_POINT_FIELDS, DEVICE_FIELDS, MODEL_FIELDS, PLAN_FIELDS, PRICE_TIER_FIELDS, Field,
+    CURVE_POINT_FIELDS, DEVICE_FIELDS, MODEL_FIELDS, PLAN_FIELDS, POOL_FIELDS, PRICE_TIER_FIELDS, Field,
 )
 from tcoapp.engine.performance.factors import DEFAULT_FACTORS, FACTOR_NAMES  # noqa: E402
 from tcoapp.io import sheets as S  # noqa: E402
@@ -91,7 +91,7 @@ def _table_section(title: str, intro: str, fields: tuple[Field, ...]) -> list[st
 
 
 def _calibration_section() -> list[str]:
-    from tcoapp.io.xlsx_inputs import FACTOR_HELP, FACTOR_UNITS
+    from tcoapp.engine.factor_table import FACTOR_FIELD_BY_NAME
 
     lines = ["## Calibration", "",
              "Rows of `key | unit | value` (from row 2): the efficiency factors of the generated "
@@ -99,16 +99,17 @@ def _calibration_section() -> list[str]:
              "| key | unit | default | help |", "|---|---|---|---|"]
     defaults = DEFAULT_FACTORS.as_dict()
     for name in FACTOR_NAMES:
-        lines.append(f"| `{name}` | {FACTOR_UNITS.get(name, '') or '-'} | {_num(defaults[name])} "
-                     f"| {_cell(FACTOR_HELP.get(name, ''))} |")
+        field = FACTOR_FIELD_BY_NAME[name]
+        lines.append(f"| `{name}` | {field.unit or '-'} | {_num(defaults[name])} | {_cell(field.help)} "
+                     f"Allowed: {field.range_text()}. |")
     return lines + [""]
 
 
 def _metric_meta() -> dict[str, tuple[str, str]]:
     """key -> (label, unit) from the metric label table where it exists, else the Results units."""
-    from tcoapp.io.xlsx_results import result_units
+    from tcoapp.io.xlsx_results import result_unit
 
-    units = result_units()
+    units = {key: result_unit(key) for key in METRIC_KEYS}
     try:
         from tcoapp.gui.labels import METRICS  # plain data, no Qt import
     except ImportError:
@@ -121,9 +122,12 @@ def _results_section() -> list[str]:
     meta = _metric_meta()
     lines = ["## Results, CashFlow, Constants, About (outputs)", "",
              "`Results` has the Plans layout (key, unit, one column per plan, same order). Its first block "
-             "holds engine values (operating point, device economics, sized device count, effective output "
-             "price); every other row is a live formula over Plans, that block and the named cells of "
-             "`Constants`. `CashFlow` has one block per plan with years as columns. These sheets are "
+             "holds the plan's operating point (engine values); the plan rows below sum its pools and carry "
+             "the finance as live formulas over Plans and the named cells of `Constants`. Then one block per "
+             "pool (`pool1.servers`, `pool2.racks`, ...): the pool's device economics, tokens/s per device "
+             "and power at its operating point and sized device count (engine values), references to the "
+             "Plans and Pools inputs it copies, and formulas packing, pricing and powering the pool on its "
+             "own (empty where a plan has fewer pools). `CashFlow` has one block per plan with years as columns. These sheets are "
              "recomputed on import, never read. The metric keys (also the keys of `tcoapp compute --json`, "
              "where a value that does not exist is `null`):", "",
              "| metric key | unit | label |", "|---|---|---|"]
@@ -144,6 +148,17 @@ def workbook_format_md() -> str:
     lines += _plans_section()
     table_intro = ("Row 1 the keys, row 2 their units, one entry per row from row 3. Entries add to or "
                    "override the shipped catalog by name (a row equal to the catalog entry is not an override).")
+    lines += _table_section("Pools", "Optional. A plan as a fleet of pools, in long format: row 1 keys, row 2 "
+                            "units, one pool per row from row 3, `plan` naming a Plans column. Each pool is one "
+                            "device type with its own count, role, serving configuration and rack keys (empty: "
+                            "the plan's value); it is packed in whole servers of its device, in racks of its own "
+                            "under its own cap (pools never share a rack), priced and powered on its own, and the "
+                            "plan sums its pools. `serve` pools add their throughput; `prefill` and `decode` pools "
+                            "form a disaggregated pair whose request rate is the smallest of the prefill capacity, "
+                            "the decode capacity and the KV-cache link. A plan without pool rows is one `serve` "
+                            "pool; a plan with `prefill_devices`:`decode_devices` is its prefill and decode pools "
+                            "(devices split in that ratio). Under a sizing mode other than `devices`, "
+                            "`device_count` is the pool's share of the plan's devices.", POOL_FIELDS)
     lines += _table_section("Devices", table_intro, DEVICE_FIELDS)
     lines += _table_section("Models", table_intro, MODEL_FIELDS)
     lines += _table_section("Curves", "Measured efficiency curves in long format: row 1 keys, row 2 units, one "

@@ -1,4 +1,4 @@
-"""The one table of every input field (DESIGN sections 4 and 6).
+"""The one table of every input field (docs/model.md and docs/workbook_format.md).
 
 Validation, the GUI plan editor, the workbook's units column and the docs glossary all read this
 table; nothing else retypes a label, a unit, a default or a range.

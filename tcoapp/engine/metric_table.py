@@ -1,4 +1,4 @@
-"""The one table of every output metric (DESIGN section 7): label, unit, which way is better, help.
+"""The one table of every output metric (docs/workbook_format.md): label, unit, which way is better, help.
 
 The CLI, the Results sheet and the GUI take their labels and units from here, as inputs take
 theirs from `fields.py`.

@@ -1,5 +1,5 @@
 """Normalization: re-size every plan to the same facility power, capex or token demand, so plans
-compare iso-power, iso-budget or iso-demand (DESIGN section 6 sizing modes).
+compare iso-power, iso-budget or iso-demand (docs/model.md section 3 sizing modes).
 
 The common value defaults to the reference plan's own figure as entered (facility power =
 provisioned IT kW x PUE; capex; output tokens per day), so the reference plan keeps its size.

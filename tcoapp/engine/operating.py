@@ -1,5 +1,5 @@
 """The operating point of a plan: from a measured curve or the generated one, at a batch or at the
-largest batch meeting an interactivity target (DESIGN section 5)."""
+largest batch meeting an interactivity target (docs/model.md section 1)."""
 from __future__ import annotations
 
 import math

@@ -1,4 +1,4 @@
-"""Frozen domain records built from the field table (DESIGN section 4).
+"""Frozen domain records built from the field table (docs/workbook_format.md).
 
 The classes are generated from `fields.py`, so a field's name, type and default live in one place.
 Build them with `make_*` functions, which validate and report every problem at once.
@@ -57,7 +57,7 @@ def _plan_has_target(self) -> bool:
 
 
 Pool = _record_class("Pool", POOL_FIELDS, namespace=dict(_NS, __module__=__name__))
-Pool.__doc__ = ("One pool of a plan (DESIGN: fleet plans): a device type with its count, role, serving overrides "
+Pool.__doc__ = ("One pool of a plan (docs/model.md, \"Fleet plans\"): a device type with its count, role, serving overrides "
                 "(None = the plan's value), rack keys and ownership. Built from a Pools sheet row.")
 
 

@@ -1,4 +1,4 @@
-"""Names and layout constants of the scenario workbook (DESIGN section 8), shared by reader and writer."""
+"""Names and layout constants of the scenario workbook (docs/workbook_format.md), shared by reader and writer."""
 from __future__ import annotations
 
 PLANS = "Plans"

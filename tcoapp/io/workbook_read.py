@@ -1,4 +1,4 @@
-"""Read a scenario workbook (DESIGN section 8) into a validated Scenario.
+"""Read a scenario workbook (docs/workbook_format.md) into a validated Scenario.
 
 Every input cell is validated and every problem is reported at once, each naming its sheet and
 cell and the allowed range. A formula in an input cell is read as the value the spreadsheet

@@ -1,4 +1,4 @@
-"""Write a scenario workbook (DESIGN section 8): inputs, live-formula Results and CashFlow, charts, About.
+"""Write a scenario workbook (docs/workbook_format.md): inputs, live-formula Results and CashFlow, charts, About.
 
 `write_scenario(scenario, path, results=None)` is the one export the CLI and the GUI call. The
 file imports back to the identical scenario (`read_scenario(write_scenario(s)) == s`), and a

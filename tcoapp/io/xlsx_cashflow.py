@@ -1,6 +1,6 @@
 """The CashFlow sheet: years as columns (C = year 0), one block of formulas per plan.
 
-Convention (DESIGN section 6): year-end flows; year 0 = -capex; years 1..years = revenue - opex;
+Convention (docs/model.md section 3): year-end flows; year 0 = -capex; years 1..years = revenue - opex;
 the last year adds residual_value_fraction x capex; columns past a plan's horizon hold 0.
 NPV = CF0 + NPV(r, CF1:CFn) (Excel's NPV() discounts its first value, so year 0 stays outside);
 IRR = IRR(CF0:CFn); payback = the first time the cumulative flow reaches 0, linear within the

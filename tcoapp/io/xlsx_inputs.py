@@ -1,6 +1,6 @@
 """The input sheets of the exported workbook: Plans, Devices, Models, Curves, PriceTiers, Calibration.
 
-Their layout is the one `workbook_read.read_scenario` reads (DESIGN section 8), so an exported
+Their layout is the one `workbook_read.read_scenario` reads (docs/workbook_format.md), so an exported
 workbook imports back to the identical scenario. Every label, unit and help text comes from the
 field table (engine/fields.py).
 """
@@ -31,7 +31,7 @@ def plan_rows() -> dict[str, int]:
 
 def write_plans(ws, scenario: Scenario) -> dict[str, int]:
     rows = plan_rows()
-    header(ws, 1, 1, "key", "Parameter key (DESIGN section 4). Rows may be left out: the default applies.")
+    header(ws, 1, 1, "key", "Parameter key (docs/workbook_format.md). Rows may be left out: the default applies.")
     header(ws, 1, 2, "unit")
     for index, plan in enumerate(scenario.plans):
         header(ws, 1, S.FIRST_PLAN_COLUMN + index, plan.name)

@@ -14,7 +14,7 @@ def run_cli(*args):
 
 
 def expected_for(column: int) -> dict:
-    """Independent DESIGN section 6 arithmetic for plan `column` (0 or 1) of the hand-made workbook."""
+    """Independent docs/model.md section 3 arithmetic for plan `column` (0 or 1) of the hand-made workbook."""
     v = {r[0]: r[2 + column] for r in PLAN_ROWS}
     point = {b: (tps, power) for b, tps, _, power in CURVE_POINTS}[v["batch"]]
     (_, _, _, _, _, _, _, tdp, idle, price, dps, sprice, sover, *_rest) = CUSTOM_DEVICE

@@ -1,4 +1,4 @@
-"""Hand-made scenario workbooks (openpyxl, DESIGN section 8 layout) for CLI tests."""
+"""Hand-made scenario workbooks (openpyxl, docs/workbook_format.md layout) for CLI tests."""
 import openpyxl
 
 DEVICE_KEYS = ["name", "vendor", "memory_gb", "mem_bw_gb_s", "peak_tflops_bf16", "peak_tflops_fp8",

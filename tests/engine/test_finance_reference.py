@@ -1,4 +1,4 @@
-"""Hand-checked reference cases for every finance metric (DESIGN section 6).
+"""Hand-checked reference cases for every finance metric (docs/model.md section 3).
 
 The expected numbers were computed independently of tcoapp with plain float arithmetic, written
 out step by step (ceil/floor packing, explicit loops for NPV, bisection for IRR, a cumulative

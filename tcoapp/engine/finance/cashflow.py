@@ -1,4 +1,4 @@
-"""Annual cash flows, NPV, IRR, payback and ROI (DESIGN section 6).
+"""Annual cash flows, NPV, IRR, payback and ROI (docs/model.md section 3).
 
 Convention: year-end flows. Year 0 = -capex; years 1..n = revenue - opex; year n adds
 residual_value_fraction * capex. NPV discounts year t by (1 + r)^t, so year 0 is not discounted

@@ -1,4 +1,4 @@
-"""Capex and opex by component (DESIGN section 6). Vectorized; every name carries its unit."""
+"""Capex and opex by component (docs/model.md section 3). Vectorized; every name carries its unit."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""Rack packing under the rack power cap (DESIGN section 6). Vectorized over numpy arrays."""
+"""Rack packing under the rack power cap (docs/model.md section 3). Vectorized over numpy arrays."""
 from __future__ import annotations
 
 import numpy as np

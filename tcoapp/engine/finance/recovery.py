@@ -1,4 +1,4 @@
-"""Capital recovery (DESIGN section 6).
+"""Capital recovery (docs/model.md section 3).
 
 crf(r, n) = r / (1 - (1 + r)^-n), and 1/n at r = 0 (the limit). Annualized capex subtracts the
 present value of the residual: capex_usd_per_year = (capex - residual * capex / (1+r)^n) * crf.

@@ -1,4 +1,4 @@
-"""Sensitivity (tornado data) and breakeven price / utilization of one plan (DESIGN section 6).
+"""Sensitivity (tornado data) and breakeven price / utilization of one plan (docs/model.md section 3).
 
 Both work on the plan's finance inputs at its operating point and sized device count (the
 `inputs` of a computed PlanResult, or one flat mapping of a one-pool plan): the device count is held

@@ -1,5 +1,5 @@
 """Sizing modes: derive the device count (whole servers) so plans compare iso-power, iso-budget
-or iso-demand (DESIGN section 6). Vectorized; 0 devices means the input buys not one server.
+or iso-demand (docs/model.md section 3). Vectorized; 0 devices means the input buys not one server.
 """
 from __future__ import annotations
 

@@ -102,7 +102,7 @@ def sweep(device, model, workload, *, batches, tensor_parallel=(1, 2, 4, 8), exp
     kv_precisions None pairs each weight precision with its KV precision (bf16 weights -> bf16 KV,
     any other -> fp8 KV) instead of crossing them. Impossible configurations (TP x EP beyond the
     scale-up domain, EP on a dense model, weights that do not fit) stay in the cloud as infeasible
-    points. Per point the physics is `roofline.evaluate` (DESIGN section 5).
+    points. Per point the physics is `roofline.evaluate` (docs/model.md section 1).
     """
     b = np.asarray(batches, float).ravel()
     combos = list(_combos(tensor_parallel, expert_parallel, attention_dp, weight_precisions, kv_precisions,

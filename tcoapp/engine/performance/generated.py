@@ -1,4 +1,4 @@
-"""Generated efficiency curves: the roofline model of DESIGN section 5 for a (device, model, config).
+"""Generated efficiency curves: the roofline model of docs/model.md section 1 for a (device, model, config).
 
 `generate_curve` is the entry point the plan layer calls for any plan without a measured curve;
 the physics lives in `roofline.py` (vectorized), architecture in `memory.py`, number formats in
@@ -50,7 +50,7 @@ def generate_curve(device: Device, model: ModelSpec, serving: ServingConfig, wor
 
     Per batch B: output tokens/s per device and per user, TTFT (s), power per device (W), and
     `feasible` False where B > max_batch_by_memory or the configuration is impossible (notes say
-    why). Formulas: `roofline.py` (DESIGN section 5). Vectorized over B.
+    why). Formulas: `roofline.py` (docs/model.md section 1). Vectorized over B.
     """
     b = np.atleast_1d(np.asarray(batch, float))
     if b.ndim != 1 or not np.all(np.isfinite(b) & (b > 0)):

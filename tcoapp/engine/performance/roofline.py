@@ -2,7 +2,7 @@
 
 Every configuration input (batch, tensor/expert parallel, attention-DP, bytes per weight and KV
 value, math peak, draft tokens, acceptance) may be a scalar or an array; they broadcast together,
-so a whole sweep is one call. Device and model are scalars. Reference: DESIGN section 5.
+so a whole sweep is one call. Device and model are scalars. Reference: docs/model.md section 1.
 
 A replica spans N = TP x EP devices and serves B concurrent sequences. Per device and decode step
 (s = k + 1 tokens per sequence with k draft tokens, T = B x s tokens in the step):
