@@ -19,6 +19,10 @@ from .document import Document
 from .labels import better, format_field, format_metric, format_metric_with_unit, label_with_unit, metric_label
 
 NOTES_ROW = "__notes__"
+
+
+def _count(value) -> str:
+    return "n/a" if value is None else f"{value:,.0f}"
 HEADER_WRAP = 20  # characters per line of a plan name in the column header
 BEST_BRUSH = QBrush(QColor(198, 239, 206))
 INPUT_BRUSH = QBrush(QColor(255, 253, 231))
@@ -31,13 +35,18 @@ class CompareModel(QAbstractTableModel):
     def __init__(self, document: Document, parent=None):
         super().__init__(parent)
         self._doc = document
-        self._rows: list[tuple[str, str]] = [("metric", k) for k in METRIC_KEYS] + [("notes", NOTES_ROW)] + [
-            ("input", f.name) for f in PLAN_FIELDS]
+        self._rows: list[tuple[str, str]] = self._make_rows()
         self._fields = {f.name: f for f in PLAN_FIELDS}
         self._best: dict[str, set[int]] = {}
         self._n_plans = len(document.scenario.plans)
         self._update_best()
         document.scenario_changed.connect(self._on_changed)
+
+    def _make_rows(self) -> list[tuple[str, str]]:
+        pools = max((len(r.pools) for r in self._doc.results), default=1)
+        pool_rows = [("pool", str(k)) for k in range(pools)] if pools > 1 else []
+        return ([("metric", k) for k in METRIC_KEYS] + [("notes", NOTES_ROW)] + pool_rows
+                + [("input", f.name) for f in PLAN_FIELDS])
 
     # --- structure ---------------------------------------------------------------------------
     def rowCount(self, parent=QModelIndex()) -> int:
@@ -71,6 +80,8 @@ class CompareModel(QAbstractTableModel):
         if role == Qt.DisplayRole:
             if kind == "notes":
                 return "Notes"
+            if kind == "pool":
+                return f"  Pool {int(key) + 1}"
             if kind == "metric":
                 return label_with_unit(key)
             f = self._fields[key]
@@ -79,6 +90,8 @@ class CompareModel(QAbstractTableModel):
             if kind == "input":
                 f = self._fields[key]
                 return f"{f.name}: {f.help} Allowed: {f.range_text()}."
+            if kind == "pool":
+                return "One pool of each plan: role, devices x device, servers, racks, capex, provisioned power"
             return key if kind == "metric" else "Warnings of the engine for each plan"
         if role == Qt.FontRole and kind == "metric" and better(key):
             font = QFont()
@@ -102,6 +115,8 @@ class CompareModel(QAbstractTableModel):
         col = index.column()
         if kind == "metric":
             return self._metric_data(key, col, role)
+        if kind == "pool":
+            return self._pool_data(int(key), col, role)
         if kind == "notes":
             warnings = self._doc.results[col].warnings
             if role == Qt.DisplayRole:
@@ -131,6 +146,25 @@ class CompareModel(QAbstractTableModel):
         if role == Qt.ToolTipRole:
             tip = f"{metric_label(key)}: {format_metric_with_unit(key, value, metrics)}"
             return tip + ("  (best)" if best else "")
+        return None
+
+    def _pool_data(self, k: int, col: int, role):
+        rows = self._doc.results[col].pool_rows()
+        if k >= len(rows):
+            return None
+        row = rows[k]
+        if role == Qt.DisplayRole:
+            return (f"{row['role']}: {_count(row['device_count'])} x {row['device']}, {_count(row['servers'])} servers, "
+                    f"{_count(row['racks'])} racks")
+        if role == Qt.ToolTipRole:
+            capex = "n/a" if row["capex_usd"] is None else f"${row['capex_usd']:,.0f}"
+            power = "n/a" if row["it_provisioned_kw"] is None else f"{row['it_provisioned_kw']:,.1f} kW"
+            rate = "n/a" if row["requests_per_s"] is None else f"{row['requests_per_s']:,.4g} requests/s"
+            serving = ", ".join(f"{k} {v}" for k, v in row["serving"].items())
+            return (f"pool {row['pool']!r} ({row['ownership']}): capex {capex}, provisioned IT {power}, "
+                    f"{_count(row['servers_per_rack'])} servers per rack, {rate}\n{serving}")
+        if role == Qt.BackgroundRole:
+            return SECTION_BRUSH
         return None
 
     def _input_data(self, key, col, role):
@@ -178,9 +212,10 @@ class CompareModel(QAbstractTableModel):
     def _on_changed(self) -> None:
         n = len(self._doc.scenario.plans)
         self._update_best()
-        if n != self._n_plans:
+        rows = self._make_rows()
+        if n != self._n_plans or rows != self._rows:
             self.beginResetModel()
-            self._n_plans = n
+            self._n_plans, self._rows = n, rows
             self.endResetModel()
             return
         if n:

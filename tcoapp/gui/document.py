@@ -157,7 +157,7 @@ class Document(QObject):
             model = next(iter(self._scenario.all_model_names()))
             plan = make_plan(name, {"device": device, "model": model})
         else:
-            plan = replace(template, name=name)
+            plan = replace(template, name=name, pools=tuple(p.with_(plan=name) for p in template.pools))
         plans.append(plan)
         self.push(self._scenario.with_plans(plans), f"Add plan {name!r}" if source_index is None
                   else f"Duplicate plan {template.name!r}")
@@ -181,7 +181,8 @@ class Document(QObject):
             return None
         if any(p.name == name for p in self._scenario.plans):
             return f"plan name {name!r} is already used"
-        self.push(self._scenario.replace_plan(index, replace(plan, name=name)), f"Rename plan {plan.name!r} to {name!r}")
+        renamed = replace(plan, name=name, pools=tuple(p.with_(plan=name) for p in plan.pools))
+        self.push(self._scenario.replace_plan(index, renamed), f"Rename plan {plan.name!r} to {name!r}")
         return None
 
     def unique_name(self, base: str) -> str:

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
 from ..engine.fields import PLAN_FIELDS, Field
 from .document import Document
 from .labels import format_field
+from .pools_editor import PoolsEditor
 
 GROUP_TITLES = {
     "selection": "Hardware and model", "workload": "Workload", "serving": "Serving configuration",
@@ -22,6 +23,7 @@ SIZING_INPUT = {"devices": "device_count", "facility_power": "facility_power_kw"
                 "capex_budget": "capex_budget_usd", "demand": "demand_tokens_per_day"}
 NAME_LISTS = {"device": "devices", "prefill_device": "devices", "decode_device": "devices", "model": "models",
               "curve": "curves", "price_tiers": "price_tiers"}
+SELECTION_LAST = [f.name for f in PLAN_FIELDS if f.group == "selection"][-1]
 ERROR_STYLE = "QLineEdit { border: 2px solid #c62828; background: #ffebee; }"
 
 
@@ -125,6 +127,10 @@ class PlanEditor(QWidget):
         self.editors: dict[str, FieldEditor] = {}
         body = QWidget()
         body_layout = QVBoxLayout(body)
+        pools_box = QGroupBox("Pools (fleet)")
+        pools_layout = QVBoxLayout(pools_box)
+        self.pools = PoolsEditor(document)
+        pools_layout.addWidget(self.pools)
         groups: dict[str, QFormLayout] = {}
         for field in PLAN_FIELDS:
             if field.group not in groups:
@@ -139,6 +145,8 @@ class PlanEditor(QWidget):
             label.setToolTip(field.help)
             groups[field.group].addRow(label, editor)
             self.editors[field.name] = editor
+            if field.group == "selection" and field.name == SELECTION_LAST:
+                body_layout.addWidget(pools_box)
         body_layout.addStretch(1)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
@@ -194,3 +202,4 @@ class PlanEditor(QWidget):
         for mode, key in SIZING_INPUT.items():
             self.editors[key].widget.setEnabled(key == active)
         self.editors["batch"].widget.setEnabled(not plan.has_target)
+        self.pools.refresh()

@@ -1,0 +1,78 @@
+"""Undoable edits of a plan's pools through the document (validated like a Pools sheet row).
+
+A plan without Pools rows has derived pools (one `serve` pool, or the prefill and decode pools of
+its prefill_devices:decode_devices ratio); the first pool edit turns them into explicit rows, and a
+derived pair's ratio keys are cleared in the same undo step, so the plan means the same thing.
+Removing the last row returns the plan to its single pool of `device`.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..engine.errors import ValidationError
+from ..engine.pools import pool_problems, resolve_pools
+from ..engine.records import Plan, Pool, make_pool
+from ..engine.scenario import reference_problems
+from .document import Document
+
+
+def explicit_pools(plan: Plan) -> tuple[Pool, ...]:
+    """The plan's pools as Pools rows (a plan without rows: its derived pools, every key the plan's)."""
+    if plan.pools:
+        return plan.pools
+    return tuple(make_pool({"plan": plan.name, "pool": p.name, "role": p.role, "device": p.device,
+                            "device_count": p.device_count}) for p in resolve_pools(plan))
+
+
+def _plan_with(plan: Plan, pools) -> Plan:
+    changes: dict[str, Any] = {"pools": tuple(pools)}
+    if pools and plan.is_disaggregated:
+        changes.update(prefill_devices=0, decode_devices=0, prefill_device="", decode_device="")
+    return plan.with_(**changes)
+
+
+def _apply(doc: Document, index: int, pools, text: str) -> str | None:
+    plan = doc.scenario.plans[index]
+    new_plan = _plan_with(plan, pools)
+    new = doc.scenario.replace_plan(index, new_plan)
+    where = lambda k, key: f"pool {new_plan.pools[k].pool!r}"  # noqa: E731
+    problems = pool_problems(new_plan, where)
+    problems += [p for p in reference_problems(new) if p.where.startswith(f"Plan {plan.name!r} pool")]
+    if problems:
+        return "; ".join(f"{p.where} {p.field} {p.message}".strip() for p in problems)
+    doc.push(new, text)
+    return None
+
+
+def set_pool_value(doc: Document, index: int, pool_index: int, key: str, raw: Any) -> str | None:
+    """Set one key of one pool ("" or None: the plan's value); an error message, or None when done."""
+    plan = doc.scenario.plans[index]
+    pools = list(explicit_pools(plan))
+    values = pools[pool_index].as_dict()
+    values[key] = raw
+    try:
+        pools[pool_index] = make_pool(values)
+    except ValidationError as exc:
+        return "; ".join(f"{p.field} {p.message}".strip() for p in exc.problems)
+    if tuple(pools) == plan.pools:
+        return None
+    return _apply(doc, index, pools, f"Set {key} of pool {values['pool']!r} of {plan.name!r}")
+
+
+def add_pool(doc: Document, index: int) -> str | None:
+    """Add a pool (a copy of the last one, under a new name)."""
+    plan = doc.scenario.plans[index]
+    pools = list(explicit_pools(plan))
+    names = {p.pool for p in pools}
+    n = len(pools) + 1
+    while f"pool {n}" in names:
+        n += 1
+    pools.append(pools[-1].with_(pool=f"pool {n}"))
+    return _apply(doc, index, pools, f"Add pool 'pool {n}' to {plan.name!r}")
+
+
+def remove_pool(doc: Document, index: int, pool_index: int) -> str | None:
+    plan = doc.scenario.plans[index]
+    pools = list(explicit_pools(plan))
+    removed = pools.pop(pool_index)
+    return _apply(doc, index, pools, f"Remove pool {removed.pool!r} from {plan.name!r}")

@@ -1,0 +1,119 @@
+"""The pools of the current plan as an editable table (one row per pool): add, remove, role,
+device, count, per-pool serving and rack keys, ownership. An empty cell takes the plan's value,
+shown in grey italics. Every edit goes through `pool_edits` (validated, undoable); a rejected value
+is shown beside the table and the scenario is left unchanged."""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtWidgets import (
+    QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout,
+    QWidget,
+)
+
+from ..engine.fields import POOL_FIELDS
+from .document import Document
+from .labels import format_field
+from .pool_edits import add_pool, explicit_pools, remove_pool, set_pool_value
+
+EDIT_KEYS = ("pool", "role", "device", "device_count", "tensor_parallel", "expert_parallel", "attention_dp",
+             "weight_precision", "kv_precision", "batch", "spec_decode_draft_tokens", "curve",
+             "rack_power_cap_kw", "servers_per_rack_max", "ownership", "rent_usd_per_device_hour")
+FIELDS = {f.name: f for f in POOL_FIELDS}
+INHERITED = QBrush(QColor("#888"))
+
+
+class PoolsEditor(QWidget):
+    def __init__(self, document: Document, parent=None):
+        super().__init__(parent)
+        self._doc = document
+        self.table = QTableWidget(0, len(EDIT_KEYS))
+        self.table.setHorizontalHeaderLabels([_header(k) for k in EDIT_KEYS])
+        for col, key in enumerate(EDIT_KEYS):
+            f = FIELDS[key]
+            self.table.horizontalHeaderItem(col).setToolTip(f"{f.name}: {f.help}\nAllowed: {f.range_text()}.")
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.table.setMinimumHeight(110)
+        self.table.itemChanged.connect(self._on_item_changed)
+        self.add_button = QPushButton("Add pool")
+        self.add_button.setToolTip("Add a pool (a copy of the last one): a fleet of several device types")
+        self.add_button.clicked.connect(self._add)
+        self.remove_button = QPushButton("Remove pool")
+        self.remove_button.clicked.connect(self._remove)
+        self.error = QLabel()
+        self.error.setStyleSheet("color: #c62828;")
+        self.error.setWordWrap(True)
+        self.error.hide()
+        self.hint = QLabel()
+        self.hint.setWordWrap(True)
+        self.hint.setStyleSheet("color: #555;")
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.add_button)
+        buttons.addWidget(self.remove_button)
+        buttons.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.hint)
+        layout.addWidget(self.table)
+        layout.addLayout(buttons)
+        layout.addWidget(self.error)
+        self.refresh()
+
+    def refresh(self) -> None:
+        plan = self._doc.current_plan()
+        if plan is None:
+            return
+        pools = explicit_pools(plan)
+        self.hint.setText("Pools rows of this plan (empty cells: the plan's value)." if plan.pools else
+                          "No Pools rows: the plan is the pool(s) below, derived from its own keys. "
+                          "Edit a cell or add a pool to make them rows of their own.")
+        self.table.blockSignals(True)
+        self.table.setRowCount(len(pools))
+        for row, pool in enumerate(pools):
+            for col, key in enumerate(EDIT_KEYS):
+                self.table.setItem(row, col, self._item(plan, pool, key))
+        self.table.blockSignals(False)
+        self.remove_button.setEnabled(bool(plan.pools))
+
+    def _item(self, plan, pool, key) -> QTableWidgetItem:
+        value = getattr(pool, key)
+        field = FIELDS[key]
+        inherited = value is None and hasattr(plan, key)
+        item = QTableWidgetItem(format_field(field, getattr(plan, key) if inherited else value))
+        item.setData(Qt.UserRole, inherited)
+        if inherited:
+            item.setForeground(INHERITED)
+            font = QFont()
+            font.setItalic(True)
+            item.setFont(font)
+            item.setToolTip(f"{field.label}: the plan's value (type a value to set it for this pool only)")
+        else:
+            item.setToolTip(f"{field.label}: {field.help}")
+        return item
+
+    def _on_item_changed(self, item: QTableWidgetItem) -> None:
+        key = EDIT_KEYS[item.column()]
+        text = item.text().strip()
+        error = set_pool_value(self._doc, self._doc.current_index, item.row(), key, text or None)
+        self._show(error)
+        if error:
+            self.table.blockSignals(True)
+            item.setForeground(QBrush(QColor("#c62828")))
+            self.table.blockSignals(False)
+
+    def _add(self) -> None:
+        self._show(add_pool(self._doc, self._doc.current_index))
+
+    def _remove(self) -> None:
+        rows = sorted({i.row() for i in self.table.selectedIndexes()}) or [self.table.rowCount() - 1]
+        self._show(remove_pool(self._doc, self._doc.current_index, rows[0]))
+
+    def _show(self, error: str | None) -> None:
+        self.error.setText(error or "")
+        self.error.setVisible(bool(error))
+
+
+def _header(key: str) -> str:
+    f = FIELDS[key]
+    return f"{f.label}\n[{f.unit}]" if f.unit else f.label

@@ -1,0 +1,62 @@
+"""The plan editor's pools table: add a pool, edit its device and rack cap, bad values refused,
+undo; the compare table shows pool rows under the plans."""
+from __future__ import annotations
+
+from tcoapp.gui.pools_editor import EDIT_KEYS
+
+
+def _col(key: str) -> int:
+    return EDIT_KEYS.index(key)
+
+
+def test_add_edit_and_undo_pools(window):
+    doc, pools = window.document, window.editor.pools
+    doc.set_plan_value(0, "sizing_mode", "devices")
+    assert not doc.current_plan().pools and pools.table.rowCount() == 1   # the derived serve pool
+    pools.add_button.click()
+    plan = doc.current_plan()
+    assert [p.pool for p in plan.pools] == ["serve", "pool 2"] and pools.table.rowCount() == 2
+    pools.table.item(1, _col("device")).setText("B200")
+    pools.table.item(1, _col("rack_power_cap_kw")).setText("60")
+    plan = doc.current_plan()
+    assert plan.pools[1].device == "B200" and plan.pools[1].rack_power_cap_kw == 60
+    result = doc.results[doc.current_index]
+    assert [r["device"] for r in result.pool_rows()] == [plan.device, "B200"]
+    assert result.metrics["racks"] == sum(r["racks"] for r in result.pool_rows())
+    # the compare table has a row per pool
+    model = window.compare.model
+    text = model.data(model.index(model.row_of("1"), doc.current_index))
+    assert "B200" in text and "racks" in text
+    # a bad value is refused, named, and changes nothing
+    pools.table.item(1, _col("device_count")).setText("-3")
+    assert pools.error.isVisibleTo(window.editor) and "device_count" in pools.error.text()
+    assert doc.current_plan().pools[1].device_count == plan.pools[1].device_count
+    pools.table.item(1, _col("device")).setText("No-such-GPU")
+    assert "no device of that name" in pools.error.text()
+    # undo walks back every edit, to a plan without pool rows
+    for _ in range(3):
+        doc.undo_stack.undo()
+    assert not doc.current_plan().pools
+
+
+def test_remove_the_last_row_returns_to_one_pool(window):
+    doc, pools = window.document, window.editor.pools
+    pools.add_button.click()
+    assert len(doc.current_plan().pools) == 2
+    pools.table.selectRow(1)
+    pools.remove_button.click()
+    pools.table.selectRow(0)
+    pools.remove_button.click()
+    assert not doc.current_plan().pools and pools.table.rowCount() == 1
+
+
+def test_a_derived_pair_becomes_two_rows_and_keeps_its_meaning(window):
+    doc, pools = window.document, window.editor.pools
+    doc.set_plan_values(doc.current_index, {"sizing_mode": "devices", "device_count": 32, "prefill_devices": 1,
+                                            "decode_devices": 3})
+    before = doc.results[doc.current_index].metrics["tokens_per_s_per_device"]
+    assert pools.table.rowCount() == 2
+    pools.table.item(0, _col("pool")).setText("prefill pool")
+    plan = doc.current_plan()
+    assert [p.role for p in plan.pools] == ["prefill", "decode"] and plan.prefill_devices == 0
+    assert doc.results[doc.current_index].metrics["tokens_per_s_per_device"] == before
