@@ -8,6 +8,7 @@ import numpy as np
 
 from ..engine.fields import SELECTION_FIELDS, SERVING_FIELDS, WORKLOAD_FIELDS
 from ..engine.operating import plan_curve
+from ..engine.pools import pool_plan, resolve_pools
 
 GRID = np.unique(np.round(np.geomspace(1, 4096, 64)))
 SWEEP_BATCHES = np.unique(np.round(np.geomspace(1, 8192, 48)))
@@ -22,8 +23,20 @@ def _grid(scenario, plan) -> np.ndarray:
     return GRID
 
 
+def shown_plan(plan):
+    """The plan whose curve the view draws: a fleet with Pools rows shows its first serve or decode
+    pool (its device and serving configuration); any other plan shows itself."""
+    if not plan.pools:
+        return plan
+    pools = resolve_pools(plan)
+    main = next((p for p in pools if p.role in ("serve", "decode")), pools[0])
+    return pool_plan(plan, main)
+
+
 def curve_for(scenario, plan) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    """(batch, {tokens_per_s_per_device, tokens_per_s_per_user, tokens_per_joule}); infeasible = NaN."""
+    """(batch, {tokens_per_s_per_device, tokens_per_s_per_user, tokens_per_joule}); infeasible = NaN.
+    A fleet plan's curve is its first serve or decode pool's (`shown_plan`)."""
+    plan = shown_plan(plan)
     key = (tuple(getattr(plan, k) for k in _CURVE_KEYS), id(scenario.devices), id(scenario.models),
            id(scenario.curves), scenario.factors)
     hit = _cache.get(key)
