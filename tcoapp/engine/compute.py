@@ -26,6 +26,11 @@ METRIC_KEYS = tuple(metric.key for metric in METRICS)  # docs/model.md "Metric k
 PERFORMANCE_KEYS = ("batch", "tokens_per_s_per_device", "tokens_per_s_per_user", "ttft_s", "power_w",
                     "tokens_per_joule", "max_batch_by_memory")  # from the operating point
 FINANCE_KEYS = tuple(key for key in METRIC_KEYS if key not in PERFORMANCE_KEYS)  # from the finance layer
+YEAR_JSON = (("output_tokens", "output_tokens"), ("revenue_usd", "revenue_usd"), ("opex_usd", "opex_usd"),
+             ("capex_usd", "capex_usd"), ("residual_value_usd", "residual_value_usd"),
+             ("depreciation_usd", "depreciation_usd"), ("taxable_income_usd", "taxable_income_usd"),
+             ("tax_usd", "tax_usd"), ("cash_flow_usd", "cash_flow_usd"),
+             ("cumulative_cash_flow_usd", "cumulative_cash_flow_usd"))
 POOL_JSON_KEYS = ("device_count", "servers", "servers_per_rack", "racks", "capex_usd", "it_avg_kw", "it_provisioned_kw")
 
 
@@ -60,6 +65,24 @@ class PlanResult:
             rows.append(row)
         return rows
 
+    def year_rows(self) -> list[dict[str, Any]]:
+        """One dict per year 0..years: the timeline of docs/model.md ("Years")."""
+        if self.finance is None or self.inputs is None:
+            return []
+        y = self.finance.years
+        horizon = int(np.asarray(self.inputs.years, float))
+        prices = np.asarray(self.inputs.price_usd_per_million_output_tokens, float)
+        counts = np.asarray(self.inputs.device_count, float)
+        base_price = float(np.sum(prices * counts) / np.sum(counts)) if np.sum(counts) > 0 else float(prices[0])
+        rows = []
+        for t in range(horizon + 1):
+            row = {"year": t, "utilization": _finite(y.utilization[..., t]),
+                   "price_usd_per_million_output_tokens": _finite(base_price * y.price_index[..., t]) if t else None}
+            for key, source in YEAR_JSON:
+                row[key] = _finite(y[source][..., t])
+            rows.append(row)
+        return rows
+
     def as_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"name": self.name}
         data.update({key: self.metric_or_none(key) for key in METRIC_KEYS})
@@ -68,6 +91,7 @@ class PlanResult:
         data["queued"] = self.point.queued
         data["limited_by"] = (self.fleet.limited_by or None) if self.fleet else None
         data["pools"] = self.pool_rows()
+        data["years"] = self.year_rows()
         data["warnings"] = list(self.warnings)
         return data
 
@@ -139,7 +163,8 @@ def curve_device_notes(scenario: Scenario, plan: Plan, pools: tuple[ResolvedPool
 
 
 def _plan_inputs(plan: Plan) -> dict[str, float]:
-    return {key: float(getattr(plan, key)) for key in PLAN_INPUT_KEYS}
+    value = lambda key: getattr(plan, key)  # noqa: E731
+    return {key: float("nan") if value(key) is None else float(value(key)) for key in PLAN_INPUT_KEYS}
 
 
 def compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
@@ -162,7 +187,9 @@ def compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
                        tokens_per_s_per_device=[p.tokens_per_s_per_device for p in fleet.pool_points],
                        power_w=[p.power_w for p in fleet.pool_points],
                        price_usd_per_million_output_tokens=prices, owned=[1.0 if p.owned else 0.0 for p in pools],
-                       rent_usd_per_device_hour=[p.rent_usd_per_device_hour for p in pools])
+                       rent_usd_per_device_hour=[p.rent_usd_per_device_hour for p in pools],
+                       purchase_year=[p.purchase_year for p in pools],
+                       prefill_share=[p.prefill_share for p in fleet.pool_points])
     inputs = finance_inputs(pool_inputs, _plan_inputs(plan))
     out = finance_metrics(inputs)
     warnings += _rack_notes(pools, out)

@@ -164,9 +164,19 @@ FINANCE_FIELDS: tuple[Field, ...] = (
     _f("price_usd_per_million_input_tokens", "float", "USD/Mtok", 0.15, 0, 1e6, "revenue", "Input price", "Price charged per million input tokens. Default: gpt-oss-120b at Groq/Together ($0.15)."),
 )
 
+YEARS_FIELDS: tuple[Field, ...] = (
+    _f("price_change_per_year", "float", "fraction/yr", 0.0, -1, 10, "years", "Token price change", "Change of every token price (output, input, each price tier) per year: year t pays price x (1 + change)^(t-1). Token prices for a given model fall fast in this market: enter -0.3 for 30% a year. Default 0 (flat)."),
+    _f("electricity_price_change_per_year", "float", "fraction/yr", 0.0, -1, 10, "years", "Electricity price change", "Change of the electricity price per year (year t: price x (1 + change)^(t-1)). Default 0."),
+    _f("cost_change_per_year", "float", "fraction/yr", 0.0, -1, 10, "years", "Cost change", "Change per year of colocation, maintenance, software, staff and rent (year t: cost x (1 + change)^(t-1)). Default 0."),
+    _f("first_year_utilization", "float", "fraction", None, 0, 1, "years", "First-year utilization", "Utilization in year 1 of a ramp (empty: `utilization` from the start)."),
+    _f("ramp_years", "float", "years", 0.0, 0, 50, "years", "Ramp", "Years over which utilization climbs from the first-year value to `utilization`: year t runs at first + (utilization - first) x min(1, (t - 1) / ramp_years); 0: no ramp."),
+    _f("tax_rate", "float", "fraction", 0.0, 0, 1, "years", "Tax rate", "Income tax on taxable income (revenue - opex - depreciation, losses carried forward). Default 0 (pre-tax cash flows)."),
+    _f("depreciation_years", "int", "years", None, 1, 50, "years", "Depreciation life", "Straight-line depreciation of each tranche's capex x (1 - residual value) from the year after purchase (empty: `years`)."),
+)
+
 WORKLOAD_AND_SERVING = WORKLOAD_FIELDS + SERVING_FIELDS
 PLAN_FIELDS: tuple[Field, ...] = (
-    SELECTION_FIELDS + WORKLOAD_FIELDS + SERVING_FIELDS + TARGET_FIELDS + SIZING_FIELDS + FINANCE_FIELDS
+    SELECTION_FIELDS + WORKLOAD_FIELDS + SERVING_FIELDS + TARGET_FIELDS + SIZING_FIELDS + FINANCE_FIELDS + YEARS_FIELDS
 )
 
 CURVE_POINT_FIELDS: tuple[Field, ...] = (
@@ -206,7 +216,7 @@ POOL_FIELDS: tuple[Field, ...] = (
     _f("curve", "str", "", None, None, None, "pool", "Measured curve", "Measured curve of this pool (empty: the plan's `curve`)."),
     _f("rack_power_cap_kw", "float", "kW", None, 0, 10000, "pool", "Rack power cap", "Power a rack of this pool may draw at nameplate (empty: the plan's). Pools never share a rack.", min_exclusive=True),
     _f("servers_per_rack_max", "int", "servers", None, 1, 1000, "pool", "Max servers per rack", "Space limit on this pool's servers in one rack (empty: the plan's)."),
-    _f("purchase_year", "int", "year", 0, 0, 50, "pool", "Purchase year", "Year the pool is bought (0 = at the start). Only 0 is computed in this version: a later year is refused until time-phased cash flows land."),
+    _f("purchase_year", "int", "year", 0, 0, 49, "pool", "Purchase year", "Year the pool (a tranche) is paid (0 = at the start); it serves from the next year to the plan's horizon and is worth capex x (1 - (1 - residual) x age / years) at the horizon. Must be before the plan's `years`."),
     _f("ownership", "choice", "", "buy", None, None, "pool", "Ownership", "buy: capex, residual and operating costs; rent: no capex, reserved rent in opex (energy, facility and maintenance included in the rent).", choices=OWNERSHIPS),
     _f("rent_usd_per_device_hour", "float", "USD/device/h", 0.0, 0, 1e6, "pool", "Rent", "Reserved rent per device-hour of a rented pool (paid for every hour of the year)."),
 )

@@ -84,7 +84,7 @@ def _pair_capacities(scenario, plan, pools) -> dict[int, PoolCapacity]:
     for i, (device, cap) in pre_caps.items():
         link_gb_s, kind = min(kv_link_gb_s(device, scenario.device(pools[j].device)) for j in decode)
         point = OperatingPoint(1.0, 0.0, NAN, cap.ttft_part_s, NAN, NAN, "generated:prefill",
-                               warnings=cap.problems)
+                               warnings=cap.problems, prefill_share=1.0)
         if cap.problems:
             point = missing_point("generated:prefill", "; ".join(cap.problems))
         out[i] = PoolCapacity(pools[i], device, point, cap.requests_per_s_per_device, 1.0, cap.kv_bytes, link_gb_s, kind)
@@ -121,7 +121,7 @@ def _decode_capacity(scenario, plan, pool, device, lead_s, link) -> PoolCapacity
                                 link_gb_s=link[0], link=link[1])
         k, note = 0, ()
     point = OperatingPoint(float(curve.batch[k]), NAN, float(curve.tokens_per_s_per_user[k]),
-                           float(lead_s + curve.step_s[k]), NAN, b_max, source, warnings=note)
+                           float(lead_s + curve.step_s[k]), NAN, b_max, source, warnings=note, prefill_share=0.0)
     return PoolCapacity(pool, device, point, float(curve.requests_per_s_per_device[k]), float(curve.busy[k]),
                         link_gb_s=link[0], link=link[1])
 

@@ -126,4 +126,4 @@ def _queued_point(scenario, plan, batch: float, limit: int) -> OperatingPoint | 
         batch=float(limit), tokens_per_s_per_device=base.tokens_per_s_per_device,
         tokens_per_s_per_user=base.tokens_per_s_per_user, ttft_s=base.ttft_s + wait_s,
         power_w=base.power_w, max_batch_by_memory=base.max_batch_by_memory, source=base.source,
-        queued=True, warnings=base.warnings + (warning,))
+        queued=True, warnings=base.warnings + (warning,), prefill_share=base.prefill_share)

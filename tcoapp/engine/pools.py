@@ -96,6 +96,10 @@ def pool_problems(plan: Plan, where) -> list[Problem]:
             problems.append(Problem(where(i, "device_count"), "device_count",
                                     f"= {pool.device_count:g}: must be a whole number of devices (the plan's sizing_mode "
                                     "is devices; under another mode it is the pool's share)"))
+        if pool.purchase_year >= plan.years:
+            problems.append(Problem(where(i, "purchase_year"), "purchase_year",
+                                    f"= {pool.purchase_year}: must be before the plan's horizon (years = {plan.years}): "
+                                    f"a tranche bought in year y serves years y+1 to {plan.years}"))
         if pool.role in ("prefill", "decode") and (pool.curve or plan.curve):
             problems.append(Problem(where(i, "curve"), "curve",
                                     f"a {pool.role} pool uses the generated model: a measured curve describes whole "

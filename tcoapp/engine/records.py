@@ -149,9 +149,6 @@ def _model_checks(v, where, problems) -> None:
 
 
 def _pool_checks(v, where, problems) -> None:
-    if v["purchase_year"] != 0:
-        problems.append(Problem(where("purchase_year"), "purchase_year",
-                                f"= {v['purchase_year']}: only 0 (bought at the start) is computed in this version"))
     if v["ownership"] == "rent" and v["rent_usd_per_device_hour"] <= 0:
         problems.append(Problem(where("rent_usd_per_device_hour"), "rent_usd_per_device_hour",
                                 "a rented pool needs its rent: a number > 0 (USD per device-hour)"))

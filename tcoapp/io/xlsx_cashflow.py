@@ -1,7 +1,10 @@
-"""The CashFlow sheet: years as columns (C = year 0), one block of formulas per plan.
+"""The CashFlow sheet: years as columns (C = year 0), one block of live formulas per plan.
 
-Convention (docs/model.md section 3): year-end flows; year 0 = -capex; years 1..years = revenue - opex;
-the last year adds residual_value_fraction x capex; columns past a plan's horizon hold 0.
+Each block holds the plan's timeline (docs/model.md, "Years"): the price, electricity and cost
+indices and the utilization of every year; then per pool (a tranche) whether it serves, its tokens,
+revenue, each opex line, its capex in the year it is paid, its depreciation and its value at the
+horizon; then the plan's sums, depreciation, taxable income, the loss carried forward, tax, the cash
+flow, the cumulative flow and the discount factor. Columns past a plan's horizon hold 0.
 NPV = CF0 + NPV(r, CF1:CFn) (Excel's NPV() discounts its first value, so year 0 stays outside);
 IRR = IRR(CF0:CFn); payback = the first time the cumulative flow reaches 0, linear within the
 year, in months ("never" if it does not within the horizon).
@@ -10,9 +13,10 @@ from __future__ import annotations
 
 import math
 
+from ..engine.finance.quantities import YEAR_QUANTITY_BY_KEY
 from ..engine.scenario import Scenario
 from . import sheets as S
-from .xlsx_layout import CF_ROWS, CF_YEAR_ROW, Layout
+from .xlsx_layout import CF_POOL_ROWS, CF_ROWS, CF_YEAR_ROW, Layout
 from .xlsx_styles import (
     HEADER_FILL, HEADER_FONT, NEVER, NOT_AVAILABLE, TOTAL_BORDER, header, key_cell, put, section, set_text,
     unit_cell, widths,
@@ -20,12 +24,19 @@ from .xlsx_styles import (
 
 NA = f'"{NOT_AVAILABLE}"'
 CF_UNITS = {
-    "revenue_usd": "USD", "opex_usd": "USD", "capex_usd": "USD", "residual_value_usd": "USD",
-    "cash_flow_usd": "USD", "cumulative_cash_flow_usd": "USD", "payback_year_fraction": "years",
-    "npv_usd": "USD", "irr_guess_engine": "fraction", "irr_guess_flows": "fraction",
+    "price_index": "ratio", "electricity_index": "ratio", "cost_index": "ratio", "utilization": "fraction",
+    "output_tokens": "tokens", "input_tokens": "tokens", "active": "flag",
+    "payback_year_fraction": "years", "npv_usd": "USD", "irr_guess_engine": "fraction", "irr_guess_flows": "fraction",
     "irr_guess_first_year": "fraction", "irr_guess_last_year": "fraction", "irr": "fraction", "payback_months": "months",
+    "discount_factor": "ratio",
 }
 CF_HELP = {
+    "active": "1 in the years the pool serves (after its purchase year, up to the horizon), else 0.",
+    "opex_usd": "-(energy + colocation + maintenance + software + rent + staff): opex as a cash outflow.",
+    "capex_usd": "-capex of the tranches paid in the year.",
+    "tax_usd": "tax_rate x max(0, taxable income - loss carried from the year before).",
+    "loss_carried_usd": "max(0, loss carried from the year before - taxable income).",
+    "taxable_income_usd": "Revenue - opex - depreciation (the residual sale is not taxed).",
     "payback_year_fraction": "Helper: the year (with fraction) where the cumulative flow crosses 0.",
     "npv_usd": "= CF0 + NPV(discount_rate, CF1:CFn): year t discounted by (1 + r)^t.",
     "irr_guess_engine": "Helper, a starting point for IRR(): the engine's IRR (a value) when the file was written.",
@@ -37,12 +48,31 @@ CF_HELP = {
            "Excel's IRR() is a Newton iteration that can fail from a poor start. n/a where no rate exists.",
     "payback_months": "First time the cumulative cash flow reaches 0, linear within the year, x 12; never if not within years.",
 }
+SUMMARY_ROWS = ("npv_usd", "irr_guess_engine", "irr_guess_flows", "irr_guess_first_year", "irr_guess_last_year", "irr",
+                "payback_months")
+POOL_SUMMED = ("output_tokens", "revenue_usd", "energy_usd", "colocation_usd", "maintenance_usd", "software_usd",
+               "rent_usd", "capex_usd", "depreciation_usd", "residual_value_usd")
+
+
+def cf_unit(key: str) -> str:
+    base = key.split(".", 1)[1] if key.startswith("pool") and "." in key else key
+    return CF_UNITS.get(base) or (YEAR_QUANTITY_BY_KEY[base].unit if base in YEAR_QUANTITY_BY_KEY else "USD")
+
+
+def cf_help(key: str) -> str | None:
+    base = key.split(".", 1)[1] if key.startswith("pool") and "." in key else key
+    if base in CF_HELP:
+        return CF_HELP[base]
+    quantity = YEAR_QUANTITY_BY_KEY.get(base)
+    if quantity is None:
+        return None
+    return ("This pool's part: " if base != key else "") + quantity.help
 
 
 def write_cashflow(ws, scenario: Scenario, layout: Layout, irr_by_plan=()) -> None:
     """irr_by_plan: the engine's IRR per plan (NaN where none), used only as IRR's starting point."""
     last_col = S.FIRST_PLAN_COLUMN + layout.max_years
-    header(ws, CF_YEAR_ROW, 1, "key", "Cash-flow line. Years are year-end; year 0 is the purchase.")
+    header(ws, CF_YEAR_ROW, 1, "key", "Cash-flow line. Years are year-end; year 0 is the start.")
     header(ws, CF_YEAR_ROW, 2, "unit")
     for year in range(layout.max_years + 1):
         cell = ws.cell(row=CF_YEAR_ROW, column=S.FIRST_PLAN_COLUMN + year, value=year)
@@ -52,25 +82,27 @@ def write_cashflow(ws, scenario: Scenario, layout: Layout, irr_by_plan=()) -> No
     for index, plan in enumerate(scenario.plans):
         _block(ws, layout, index, plan.name, last_col, irrs[index])
     ws.freeze_panes = "C2"
-    widths(ws, {1: 28, 2: 10, **{S.FIRST_PLAN_COLUMN + y: 15 for y in range(layout.max_years + 1)}})
+    widths(ws, {1: 30, 2: 10, **{S.FIRST_PLAN_COLUMN + y: 15 for y in range(layout.max_years + 1)}})
 
 
 def _block(ws, layout: Layout, index: int, name: str, last_col: int, irr: float | None) -> None:
     title_row = layout.cf_block_row(index)
     section(ws, title_row, "", last_col)
     set_text(ws.cell(row=title_row, column=1), name)
-    for key in CF_ROWS:
+    pools = layout.pool_counts[index] if layout.pool_counts else 1
+    keys = list(CF_ROWS) + [f"pool{k}.{base}" for k in range(1, pools + 1) for base in CF_POOL_ROWS]
+    for key in keys:
         row = layout.cf_row(index, key)
-        key_cell(ws, row, key, CF_HELP.get(key))
-        unit_cell(ws, row, 2, CF_UNITS[key])
-    cells = _BlockFormulas(layout, index)
+        key_cell(ws, row, key, cf_help(key))
+        unit_cell(ws, row, 2, cf_unit(key))
+    cells = _BlockFormulas(layout, index, pools)
     for year in range(layout.max_years + 1):
         for key, text in cells.year_cells(year).items():
-            cell = put(ws, layout.cf_row(index, key), S.FIRST_PLAN_COLUMN + year, text, "formula", CF_UNITS[key])
+            cell = put(ws, layout.cf_row(index, key), S.FIRST_PLAN_COLUMN + year, text, "formula", cf_unit(key))
             if key == "cash_flow_usd":
                 cell.border = TOTAL_BORDER
     for key, text in cells.summary_cells().items():
-        put(ws, layout.cf_row(index, key), S.FIRST_PLAN_COLUMN, text, "formula", CF_UNITS[key])
+        put(ws, layout.cf_row(index, key), S.FIRST_PLAN_COLUMN, text, "formula", cf_unit(key))
     if irr is not None and math.isfinite(irr):
         put(ws, layout.cf_row(index, "irr_guess_engine"), S.FIRST_PLAN_COLUMN, irr, "engine", "fraction")
 
@@ -78,8 +110,8 @@ def _block(ws, layout: Layout, index: int, name: str, last_col: int, irr: float 
 class _BlockFormulas:
     """The formulas of one plan's block."""
 
-    def __init__(self, layout: Layout, index: int):
-        self.layout, self.index = layout, index
+    def __init__(self, layout: Layout, index: int, pools: int):
+        self.layout, self.index, self.pools = layout, index, pools
         self.col = layout.plan_col(index)
 
     def row(self, key: str) -> int:
@@ -98,26 +130,85 @@ class _BlockFormulas:
         col = self.layout.year_col(year)
         here = lambda key: f"{col}{self.row(key)}"  # noqa: E731
         year_ref = f"{col}${CF_YEAR_ROW}"
-        horizon = self.plans("years")
-        cells = {"cash_flow_usd": _na(f"{here('revenue_usd')}+{here('opex_usd')}+{here('capex_usd')}"
-                                      f"+{here('residual_value_usd')}")}
+        p = self.plans
+        horizon = p("years")
+        serving = f"AND({year_ref}>=1,{year_ref}<={horizon})"
+        index = lambda change: _na(f"IF({serving},(1+{p(change)})^({year_ref}-1),0)")  # noqa: E731
+        first, ramp, util = p("first_year_utilization"), p("ramp_years"), p("utilization")
+        cells = {
+            "price_index": index("price_change_per_year"),
+            "electricity_index": index("electricity_price_change_per_year"),
+            "cost_index": index("cost_change_per_year"),
+            "utilization": _na(f"IF({serving},IF(OR({ramp}=0,ISBLANK({first})),{util},"
+                               f"{first}+({util}-{first})*MIN(1,({year_ref}-1)/{ramp})),0)"),
+        }
+        for k in range(1, self.pools + 1):
+            cells.update(self._pool_cells(k, year_ref, here, horizon))
+        for key in POOL_SUMMED:
+            cells[key] = _na("+".join(here(f"pool{k}.{key}") for k in range(1, self.pools + 1)))
+        cells["input_tokens"] = _na(f"{here('output_tokens')}*{p('input_tokens')}/{p('output_tokens')}")
+        cells["staff_usd"] = _na(f"IF({serving},{p('staff_usd_per_year')}*{here('cost_index')},0)")
+        cells["opex_usd"] = _na("-(" + "+".join(here(f"{part}_usd") for part in (
+            "energy", "colocation", "maintenance", "software", "rent", "staff")) + ")")
+        cells["taxable_income_usd"] = _na(f"IF({serving},{here('revenue_usd')}+{here('opex_usd')}"
+                                          f"-{here('depreciation_usd')},0)")
+        cells["cash_flow_usd"] = _na(f"{here('revenue_usd')}+{here('opex_usd')}-{here('tax_usd')}+{here('capex_usd')}"
+                                     f"+{here('residual_value_usd')}")
+        cells["discount_factor"] = _na(f"1/(1+{p('discount_rate')})^{year_ref}")
         if year == 0:
-            cells["capex_usd"] = _na(f"-{self.results('capex_usd')}")
+            cells["loss_carried_usd"] = "=0"
+            cells["tax_usd"] = "=0"
             cells["cumulative_cash_flow_usd"] = _na(here("cash_flow_usd"))
             return cells
         prev = self.layout.year_col(year - 1)
+        before_loss = f"{prev}{self.row('loss_carried_usd')}"
+        cells["tax_usd"] = _na(f"IF({serving},{p('tax_rate')}*MAX(0,{here('taxable_income_usd')}-{before_loss}),0)")
+        cells["loss_carried_usd"] = _na(f"MAX(0,{before_loss}-{here('taxable_income_usd')})")
         before = f"{prev}{self.row('cumulative_cash_flow_usd')}"
         after = here("cumulative_cash_flow_usd")
-        cells.update({
-            "revenue_usd": _na(f"IF({year_ref}<={horizon},{self.results('revenue_usd_per_year')},0)"),
-            "opex_usd": _na(f"IF({year_ref}<={horizon},-{self.results('opex_usd_per_year')},0)"),
-            "residual_value_usd": _na(f"IF({year_ref}={horizon},{self.plans('residual_value_fraction')}"
-                                      f"*{self.results('capex_usd')},0)"),
-            "cumulative_cash_flow_usd": _na(f"{before}+{here('cash_flow_usd')}"),
-            "payback_year_fraction": f'=IFERROR(IF(AND({before}<0,{after}>=0),'
-                                     f'{prev}${CF_YEAR_ROW}+-{before}/({after}-{before}),""),"")',
-        })
+        cells["cumulative_cash_flow_usd"] = _na(f"{before}+{here('cash_flow_usd')}")
+        cells["payback_year_fraction"] = (f'=IFERROR(IF(AND({before}<0,{after}>=0),'
+                                          f'{prev}${CF_YEAR_ROW}+-{before}/({after}-{before}),""),"")')
         return cells
+
+    def _pool_cells(self, k: int, year_ref: str, here, horizon: str) -> dict[str, str]:
+        """One pool's (tranche's) rows in one year: the engine's operations, operand for operand."""
+        q = lambda key: self.results(f"pool{k}.{key}")  # noqa: E731
+        p = self.plans
+        own = lambda key: here(f"pool{k}.{key}")  # noqa: E731
+        active, bought = own("active"), q("purchase_year")
+        util = here("utilization")
+        life = f"IF(ISBLANK({p('depreciation_years')}),{horizon},{p('depreciation_years')})"
+        resid = p("residual_value_fraction")
+        age = f"({horizon}-{bought})"
+        value = f"IF({age}>={horizon},{resid},1-(1-{resid})*MIN(1,{age}/{horizon}))"
+        out = own("output_tokens")
+        gated = lambda core: _na(f"IF({active}=1,{core},0)")  # noqa: E731  (a pool that does not serve costs nothing)
+        return {
+            f"pool{k}.active": _na(f"IF(AND({year_ref}>{bought},{year_ref}<={horizon}),1,0)"),
+            f"pool{k}.output_tokens": gated(f"{q('tokens_per_s_per_device')}*{q('device_count')}*{util}*SECONDS_PER_YEAR"
+                                          f"*{active}"),
+            f"pool{k}.revenue_usd": gated(f"{out}*({q('price_usd_per_million_output_tokens')}*{here('price_index')})"
+                                        f"/TOKENS_PER_MILLION+{out}*{p('input_tokens')}/{p('output_tokens')}"
+                                        f"*({p('price_usd_per_million_input_tokens')}*{here('price_index')})"
+                                        f"/TOKENS_PER_MILLION"),
+            f"pool{k}.energy_usd": gated(f"{q('owned')}*(({q('device_count')}*({util}*{q('power_w')}+(1-{util})"
+                                       f"*{q('idle_w')})+{q('servers')}*{q('server_overhead_w')})/W_PER_KW)*{p('pue')}"
+                                       f"*HOURS_PER_YEAR*{p('electricity_usd_per_kwh')}*{here('electricity_index')}"
+                                       f"*{active}"),
+            f"pool{k}.colocation_usd": gated(f"{q('owned')}*{q('it_provisioned_kw')}*{p('colocation_usd_per_kw_month')}"
+                                           f"*MONTHS_PER_YEAR*{here('cost_index')}*{active}"),
+            f"pool{k}.maintenance_usd": gated(f"{q('hardware_capex_usd')}*{p('maintenance_fraction_per_year')}"
+                                            f"*{here('cost_index')}*{active}"),
+            f"pool{k}.software_usd": gated(f"{q('device_count')}*{p('software_usd_per_device_year')}*{here('cost_index')}"
+                                         f"*{active}"),
+            f"pool{k}.rent_usd": gated(f"(1-{q('owned')})*{q('device_count')}*{q('rent_usd_per_device_hour')}"
+                                     f"*HOURS_PER_YEAR*{here('cost_index')}*{active}"),
+            f"pool{k}.capex_usd": _na(f"IF({year_ref}={bought},-{q('capex_usd')},0)"),
+            f"pool{k}.depreciation_usd": _na(f"IF(AND({year_ref}>{bought},{year_ref}<={bought}+{life},"
+                                             f"{year_ref}<={horizon}),{q('capex_usd')}*(1-{resid})/{life},0)"),
+            f"pool{k}.residual_value_usd": _na(f"IF({year_ref}={horizon},{q('capex_usd')}*{value},0)"),
+        }
 
     def summary_cells(self) -> dict[str, str]:
         flows, later = self.rng("cash_flow_usd"), self.rng("cash_flow_usd", 1)

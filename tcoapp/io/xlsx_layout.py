@@ -11,13 +11,23 @@ from openpyxl.utils import get_column_letter
 
 from . import sheets as S
 
-# CashFlow block rows, relative to the block's first row (its title row)
-CF_ROWS = ("revenue_usd", "opex_usd", "capex_usd", "residual_value_usd", "cash_flow_usd",
-           "cumulative_cash_flow_usd", "payback_year_fraction", "npv_usd",
-           "irr_guess_engine", "irr_guess_flows", "irr_guess_first_year", "irr_guess_last_year", "irr", "payback_months")
-CF_BLOCK_HEIGHT = len(CF_ROWS) + 2  # title row + rows + a blank row
+# CashFlow block rows, relative to the block's first row (its title row): the plan's year rows, its
+# summary cells (column C), then one group of rows per pool ("pool1.output_tokens", ...)
+CF_ROWS = ("price_index", "electricity_index", "cost_index", "utilization", "output_tokens", "input_tokens",
+           "revenue_usd", "energy_usd", "colocation_usd", "maintenance_usd", "software_usd", "rent_usd", "staff_usd",
+           "opex_usd", "capex_usd", "residual_value_usd", "depreciation_usd", "taxable_income_usd", "loss_carried_usd",
+           "tax_usd", "cash_flow_usd", "cumulative_cash_flow_usd", "discount_factor", "payback_year_fraction",
+           "npv_usd", "irr_guess_engine", "irr_guess_flows", "irr_guess_first_year", "irr_guess_last_year", "irr",
+           "payback_months")
+CF_POOL_ROWS = ("active", "output_tokens", "revenue_usd", "energy_usd", "colocation_usd", "maintenance_usd",
+                "software_usd", "rent_usd", "capex_usd", "depreciation_usd", "residual_value_usd")
 CF_FIRST_BLOCK_ROW = 2
 CF_YEAR_ROW = 1
+
+
+def cf_block_height(pools: int) -> int:
+    """Title row + plan rows + the pools' rows + a blank row."""
+    return 1 + len(CF_ROWS) + pools * len(CF_POOL_ROWS) + 1
 
 
 @dataclass(frozen=True)
@@ -47,11 +57,17 @@ class Layout:
     def year_col(year: int) -> str:
         return get_column_letter(S.FIRST_PLAN_COLUMN + year)
 
-    @staticmethod
-    def cf_block_row(index: int) -> int:
-        return CF_FIRST_BLOCK_ROW + index * CF_BLOCK_HEIGHT
+    def cf_pools(self, index: int) -> int:
+        return max(self.pool_counts[index], 1) if self.pool_counts else 1
+
+    def cf_block_row(self, index: int) -> int:
+        return CF_FIRST_BLOCK_ROW + sum(cf_block_height(self.cf_pools(i)) for i in range(index))
 
     def cf_row(self, index: int, key: str) -> int:
+        if key.startswith("pool") and "." in key:
+            k, base = int(key[4:key.index(".")]), key.split(".", 1)[1]
+            return (self.cf_block_row(index) + 1 + len(CF_ROWS) + (k - 1) * len(CF_POOL_ROWS)
+                    + CF_POOL_ROWS.index(base))
         return self.cf_block_row(index) + 1 + CF_ROWS.index(key)
 
     def cf_range(self, index: int, key: str, first_year: int = 0, sheet: str | None = None) -> str:
@@ -83,6 +99,11 @@ class PlanRefs:
         """This plan's cells of a pool quantity, one per pool, comma-separated (for SUM, COUNT, MIN)."""
         count = self.layout.pool_counts[self.index] if self.layout.pool_counts else 1
         return ",".join(self.r(f"pool{k}.{key}") for k in range(1, count + 1))
+
+    def pool_products(self, key_a: str, key_b: str) -> str:
+        """sum over this plan's pools of key_a x key_b, e.g. pool1.x*pool1.y+pool2.x*pool2.y."""
+        count = self.layout.pool_counts[self.index] if self.layout.pool_counts else 1
+        return "+".join(f"{self.r(f'pool{k}.{key_a}')}*{self.r(f'pool{k}.{key_b}')}" for k in range(1, count + 1))
 
     def cf(self, key: str) -> str:
         """A CashFlow summary cell (column C) of this plan's block."""

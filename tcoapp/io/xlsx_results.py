@@ -54,6 +54,7 @@ POOL_VALUE_ROWS = (
     ("rack_power_cap_kw", "live"), ("servers_per_rack_max", "live"),
     ("tokens_per_s_per_device", "engine"), ("power_w", "engine"),
     ("price_usd_per_million_output_tokens", "live"), ("owned", "engine"), ("rent_usd_per_device_hour", "live"),
+    ("purchase_year", "live"), ("prefill_share", "engine"),
 )
 POOL_TEXT_HELP = {"pool": "Pool name (Pools sheet; a plan without pool rows is one pool).",
                   "role": "serve, prefill or decode.", "device": "The pool's accelerator."}
@@ -89,9 +90,11 @@ POOL_FORMULAS: tuple[tuple[str, PoolFormula], ...] = (
                                        f'+{q.r("input_tokens_per_year")}*{q.p("price_usd_per_million_input_tokens")})'
                                        f'/TOKENS_PER_MILLION'),
 )
-SUMMED_KEYS = ("device_count", "servers", "racks", "hardware_capex_usd", "capex_usd", "it_avg_kw", "it_provisioned_kw",
-               "energy_usd_per_year", "colocation_usd_per_year", "maintenance_usd_per_year", "software_usd_per_year",
-               "rent_usd_per_year", "output_tokens_per_year", "input_tokens_per_year", "revenue_usd_per_year")
+SUMMED_KEYS = ("device_count", "servers", "racks", "hardware_capex_usd", "capex_usd", "it_avg_kw", "it_provisioned_kw")
+# plan rows levelized from the CashFlow year rows: key -> (CashFlow row, sign)
+LEVELIZED = {"output_tokens_per_year": ("output_tokens", ""), "input_tokens_per_year": ("input_tokens", ""),
+             "revenue_usd_per_year": ("revenue_usd", ""), "opex_usd_per_year": ("opex_usd", "-"),
+             **{f"{part}_usd_per_year": (f"{part}_usd", "") for part in OPEX_PARTS}}
 
 
 def pool_key(k: int, key: str) -> str:
@@ -109,6 +112,14 @@ def _components() -> tuple:
     return tuple(rows)
 
 
+def _levelized(row: str, sign: str) -> Formula:
+    """PV of a CashFlow row over years 1..n x the capital recovery factor (the year's amount when
+    nothing changes by year)."""
+    return lambda x: (f'IF(COUNT({x.cf_range(row, 1)})=COLUMNS({x.cf_range(row, 1)}),'
+                      f'{sign}SUMPRODUCT({x.cf_range(row, 1)},{x.cf_range("discount_factor", 1)})'
+                      f'*{x.r("capital_recovery_factor")},{NA})')
+
+
 def _summed(key: str) -> Formula:
     """The plan's total of a pool quantity: the sum over its pools, n/a unless every pool has a number."""
     return lambda x: (f'IF(COUNT({x.pools(key)})=COUNTA({x.pools("pool")}),SUM({x.pools(key)}),{NA})'
@@ -121,16 +132,20 @@ FORMULA_SECTIONS: tuple[tuple[str, tuple[tuple[str, Formula], ...]], ...] = (
                                        f'MIN({x.pools("servers_per_rack")}),{NA})'),
         ("tokens_per_joule", lambda x: f'IF({x.r("power_w")}>0,{x.r("tokens_per_s_per_device")}/{x.r("power_w")},{NA})'),
     )),
-    ("Capital recovery and opex (formulas)", (
+    ("Levelized over the years (formulas over CashFlow: present value x capital recovery factor)", (
         ("capital_recovery_factor",
          lambda x: f'IF({x.p("discount_rate")}=0,1/{x.p("years")},'
                    f'{x.p("discount_rate")}/(1-(1+{x.p("discount_rate")})^-{x.p("years")}))'),
         ("capex_usd_per_year",
-         lambda x: f'({x.r("capex_usd")}-{x.p("residual_value_fraction")}*{x.r("capex_usd")}'
-                   f'/(1+{x.p("discount_rate")})^{x.p("years")})*{x.r("capital_recovery_factor")}'),
-        ("staff_usd_per_year", lambda x: f'{x.p("staff_usd_per_year")}'),
-        ("opex_usd_per_year",
-         lambda x: "+".join(x.r(f"{part}_usd_per_year") for part in OPEX_PARTS)),
+         lambda x: f'IF(COUNT({x.cf_range("capex_usd")})+COUNT({x.cf_range("residual_value_usd")})'
+                   f'=COLUMNS({x.cf_range("capex_usd")})+COLUMNS({x.cf_range("residual_value_usd")}),'
+                   f'(SUMPRODUCT(-{x.cf_range("capex_usd")},{x.cf_range("discount_factor")})'
+                   f'-SUMPRODUCT({x.cf_range("residual_value_usd")},{x.cf_range("discount_factor")}))'
+                   f'*{x.r("capital_recovery_factor")},{NA})'),
+    ) + tuple((key, _levelized(row, sign)) for key, (row, sign) in LEVELIZED.items()) + (
+        ("prefill_share_of_device_time",
+         lambda x: f'({x.pool_products("device_count", "prefill_share")})/{x.r("device_count")}'
+         if x.pools("device_count") else NA),
     )),
     ("Cost per million tokens (formulas)", (
         ("cost_per_million_output_tokens_usd",
@@ -140,6 +155,10 @@ FORMULA_SECTIONS: tuple[tuple[str, tuple[tuple[str, Formula], ...]], ...] = (
          lambda x: f'IF({x.r("output_tokens_per_year")}+{x.r("input_tokens_per_year")}>0,'
                    f'({x.r("capex_usd_per_year")}+{x.r("opex_usd_per_year")})'
                    f'/({x.r("output_tokens_per_year")}+{x.r("input_tokens_per_year")})*TOKENS_PER_MILLION,{NA})'),
+        ("cost_per_million_input_tokens_usd",
+         lambda x: f'IF({x.r("input_tokens_per_year")}>0,{x.r("prefill_share_of_device_time")}*'
+                   f'({x.r("capex_usd_per_year")}+{x.r("opex_usd_per_year")})'
+                   f'/{x.r("input_tokens_per_year")}*TOKENS_PER_MILLION,{NA})'),
     ) + _components()),
     ("Revenue and returns (formulas)", (
         ("revenue_usd_per_rack_per_year",
@@ -305,7 +324,7 @@ class PoolRefs:
         if key == "price_usd_per_million_output_tokens":
             return None if (self.plan.price_tiers or self.pool.role == "prefill") else \
                 f"={self.p('price_usd_per_million_output_tokens')}"
-        if key == "rent_usd_per_device_hour" and explicit is not None:
+        if key in ("rent_usd_per_device_hour", "purchase_year") and explicit is not None:
             return f"={self.layout.pools_cell(pool_row, key)}"
         return None
 

@@ -191,7 +191,7 @@ def test_bad_pools_are_refused(pools, message):
 @pytest.mark.parametrize("raw, message", [
     ({"ownership": "rent"}, "needs its rent"),
     ({"rent_usd_per_device_hour": 2.0}, "pays no rent"),
-    ({"purchase_year": 2}, "only 0"),
+    ({"purchase_year": 60}, "purchase_year"),
     ({"role": "router"}, "one of serve, prefill, decode"),
     ({"device_count": 0}, "device_count"),
 ])

@@ -253,8 +253,13 @@ def test_a_plan_the_engine_cannot_compute_still_saves(tmp_path, monkeypatch):
     assert "engine bug" in ws.cell(rows["warnings"], 3).value
 
 
-def test_every_cashflow_row_has_a_unit():
-    from tcoapp.io.xlsx_cashflow import CF_UNITS
-    from tcoapp.io.xlsx_layout import CF_ROWS
+def test_every_cashflow_row_has_a_unit_and_help():
+    from tcoapp.engine.finance.quantities import YEAR_QUANTITY_BY_KEY
+    from tcoapp.io.xlsx_cashflow import CF_UNITS, cf_help, cf_unit
+    from tcoapp.io.xlsx_layout import CF_POOL_ROWS, CF_ROWS
 
-    assert set(CF_UNITS) == set(CF_ROWS)
+    for key in CF_ROWS + tuple(f"pool1.{k}" for k in CF_POOL_ROWS):
+        assert cf_unit(key) and cf_help(key), key
+    # every year row of the engine has its CashFlow row, and its unit where it is not USD
+    assert set(YEAR_QUANTITY_BY_KEY) <= set(CF_ROWS)
+    assert set(CF_UNITS) <= set(CF_ROWS) | set(CF_POOL_ROWS)

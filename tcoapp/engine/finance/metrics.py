@@ -12,15 +12,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import cashflow, costs, packing, recovery
+from . import cashflow, costs, packing, recovery, timeline
 from .quantities import (
-    COST_COMPONENTS, OPEX_PARTS, POOL_QUANTITIES, FinanceResult, PoolFinance, as_inputs,
+    COST_COMPONENTS, OPEX_PARTS, POOL_QUANTITIES, FinanceResult, PoolFinance, YearRows, as_inputs,
 )
 from .quantities import DEVICE_ECONOMICS_KEYS  # noqa: F401  (re-exported for callers)
 
-SUMMED = ("device_count", "servers", "racks", "hardware_capex_usd", "capex_usd", "it_avg_kw", "it_provisioned_kw",
-          "energy_usd_per_year", "colocation_usd_per_year", "maintenance_usd_per_year", "software_usd_per_year",
-          "rent_usd_per_year", "output_tokens_per_year", "input_tokens_per_year", "revenue_usd_per_year")
+SUMMED = ("device_count", "servers", "racks", "hardware_capex_usd", "capex_usd", "it_avg_kw", "it_provisioned_kw")
 
 
 def finance_metrics(x, with_irr: bool = True) -> FinanceResult:
@@ -38,8 +36,10 @@ def finance_metrics(x, with_irr: bool = True) -> FinanceResult:
                                                               "output_tokens")}
         pool = _pool_quantities(a, plan)
         out = _plan_totals(a, pool)
-        out.update(_costs_and_returns(a, out, with_irr))
-    return FinanceResult(**out, pools=PoolFinance(**{q.key: pool[q.key] for q in POOL_QUANTITIES}))
+        rows = _years(a, pool, out)
+        out.update(_costs_and_returns(a, out, rows, with_irr))
+    return FinanceResult(**out, pools=PoolFinance(**{q.key: pool[q.key] for q in POOL_QUANTITIES}),
+                         years=YearRows(**rows))
 
 
 def _pool_quantities(a, p) -> dict[str, np.ndarray]:
@@ -79,34 +79,119 @@ def _plan_totals(a, pool) -> dict[str, np.ndarray]:
     per_rack = pool["servers_per_rack"]
     same = np.all(per_rack == per_rack[..., :1], axis=-1)
     out["servers_per_rack"] = np.where(same, per_rack[..., 0], np.nan)
-    out["staff_usd_per_year"] = np.asarray(a.staff_usd_per_year, float) * np.ones_like(out["servers"])
-    out["opex_usd_per_year"] = sum(out[f"{part}_usd_per_year"] for part in OPEX_PARTS)
     return out
 
 
-def _costs_and_returns(a, o, with_irr: bool) -> dict[str, np.ndarray]:
+def _years(a, pool, out) -> dict[str, np.ndarray]:
+    """Every per-year row (timeline.py): pools on axis -2, years on the last axis."""
+    years = np.asarray(a.years, float)
+    t = np.arange(int(np.nanmax(years)) + 1, dtype=float)
+    n = years[..., None]
+    P1 = lambda v: np.asarray(v, float)[..., None]  # noqa: E731  pool [..., P] -> [..., P, 1]
+    L2 = lambda v: np.asarray(v, float)[..., None, None]  # noqa: E731  plan [...] -> [..., 1, 1]
+    in_horizon = ((t >= 1) & (t <= n)).astype(float)
+    u_t = timeline.utilization_by_year(a.utilization, a.first_year_utilization, a.ramp_years, t)
+    p_t = timeline.index_by_year(a.price_change_per_year, t)
+    e_t = timeline.index_by_year(a.electricity_price_change_per_year, t)
+    c_t = timeline.index_by_year(a.cost_change_per_year, t)
+    up, pp, ep, cp = (x[..., None, :] for x in (u_t, p_t, e_t, c_t))
+    bought = P1(a.purchase_year)
+    active = ((t > bought) & (t <= n[..., None, :])).astype(float)
+    count, owned = P1(pool["device_count"]), P1(a.owned)
+    serves = active > 0
+    out_tok = np.where(serves, costs.output_tokens_per_year(P1(a.tokens_per_s_per_device), count, up) * active, 0.0)
+    in_tok = costs.input_tokens_per_year(out_tok, L2(a.input_tokens), L2(a.output_tokens))
+    revenue = np.where(serves, out_tok * (P1(a.price_usd_per_million_output_tokens) * pp) / 1e6
+                       + in_tok * (L2(a.price_usd_per_million_input_tokens) * pp) / 1e6, 0.0)
+    avg_kw = costs.it_avg_kw(count, costs.device_avg_w(up, P1(a.power_w), P1(a.idle_w)), P1(pool["servers"]),
+                             P1(a.server_overhead_w))
+    parts = {
+        "energy": owned * costs.energy_usd_per_year(avg_kw, L2(a.pue), L2(a.electricity_usd_per_kwh)) * ep * active,
+        "colocation": owned * costs.colocation_usd_per_year(P1(pool["it_provisioned_kw"]),
+                                                            L2(a.colocation_usd_per_kw_month)) * cp * active,
+        "maintenance": costs.maintenance_usd_per_year(P1(pool["hardware_capex_usd"]),
+                                                      L2(a.maintenance_fraction_per_year)) * cp * active,
+        "software": costs.software_usd_per_year(count, L2(a.software_usd_per_device_year)) * cp * active,
+        "rent": (1.0 - owned) * costs.rent_usd_per_year(count, P1(a.rent_usd_per_device_hour)) * cp * active,
+    }
+    rows = {f"{k}_usd": np.sum(np.where(serves, v, 0.0), axis=-2) for k, v in parts.items()}
+    rows["staff_usd"] = np.asarray(a.staff_usd_per_year, float)[..., None] * c_t * in_horizon
+    rows["opex_usd"] = sum(rows[f"{part}_usd"] for part in OPEX_PARTS)
+    capex = P1(pool["capex_usd"])
+    pool_capex = np.where(t == bought, capex, 0.0)
+    resid = np.asarray(a.residual_value_fraction, float)
+    value = capex * timeline.tranche_value_fraction(n[..., None, :] - bought, L2(years), L2(resid))
+    life = np.where(np.isnan(np.asarray(a.depreciation_years, float)), years, np.asarray(a.depreciation_years, float))
+    depreciating = (t > bought) & (t <= bought + L2(life)) & (t <= n[..., None, :])
+    depreciation = np.where(depreciating, capex * (1.0 - L2(resid)) / L2(life), 0.0)
+    rows.update(
+        price_index=p_t, electricity_index=e_t, cost_index=c_t, utilization=u_t,
+        output_tokens=np.sum(out_tok, axis=-2), input_tokens=np.sum(in_tok, axis=-2), revenue_usd=np.sum(revenue, axis=-2),
+        capex_usd=np.sum(pool_capex, axis=-2),
+        residual_value_usd=np.where(t == n, np.sum(value, axis=-2), 0.0),
+        depreciation_usd=np.sum(depreciation, axis=-2))
+    rows["taxable_income_usd"] = np.where(in_horizon > 0, rows["revenue_usd"] - rows["opex_usd"] - rows["depreciation_usd"], 0.0)
+    tax, rows["loss_carried_usd"] = timeline.tax_by_year(rows["taxable_income_usd"], a.tax_rate)
+    rows["tax_usd"] = np.where(in_horizon > 0, tax, 0.0)
+    rows["cash_flow_usd"] = (rows["revenue_usd"] - rows["opex_usd"] - rows["tax_usd"] - rows["capex_usd"]
+                             + rows["residual_value_usd"])
+    rows["cumulative_cash_flow_usd"] = np.cumsum(rows["cash_flow_usd"], axis=-1)
+    rows["discount_factor"] = 1.0 / (1.0 + np.asarray(a.discount_rate, float)[..., None]) ** t * np.ones_like(u_t)
+    rows["pool_capex_usd"] = pool_capex
+    return rows
+
+
+def _levelized(flat, rows, key, crf):
+    """PV over years 1..n x crf: the constant yearly amount with the same present value (the year's
+    amount itself where nothing changes by year)."""
+    values = rows[key]
+    pv = np.sum(values[..., 1:] * rows["discount_factor"][..., 1:], axis=-1)
+    return np.where(flat, values[..., 1] if values.shape[-1] > 1 else np.nan, pv * crf)
+
+
+def _costs_and_returns(a, o, rows, with_irr: bool) -> dict[str, np.ndarray]:
+    flat = timeline.is_flat(a)
     crf = recovery.crf(a.discount_rate, a.years)
-    capex_year = recovery.capex_usd_per_year(o["capex_usd"], a.residual_value_fraction, a.discount_rate, a.years)
-    out_tok, in_tok = o["output_tokens_per_year"], o["input_tokens_per_year"]
-    annual = capex_year + o["opex_usd_per_year"]
-    revenue = o["revenue_usd_per_year"]
-    result = {
+    lev = {key: _levelized(flat, rows, key, crf) for key in
+           ("output_tokens", "input_tokens", "revenue_usd", "opex_usd") + tuple(f"{p}_usd" for p in OPEX_PARTS)}
+    pv_capex = np.sum(rows["capex_usd"] * rows["discount_factor"], axis=-1)
+    pv_resid = np.sum(rows["residual_value_usd"] * rows["discount_factor"], axis=-1)
+    capex_year = np.where(flat, recovery.capex_usd_per_year(o["capex_usd"], a.residual_value_fraction, a.discount_rate,
+                                                            a.years), (pv_capex - pv_resid) * crf)
+    out_tok, in_tok = lev["output_tokens"], lev["input_tokens"]
+    annual = capex_year + lev["opex_usd"]
+    revenue = lev["revenue_usd"]
+    result = {f"{part}_usd_per_year": lev[f"{part}_usd"] for part in OPEX_PARTS}
+    result.update({
+        "output_tokens_per_year": out_tok, "input_tokens_per_year": in_tok, "revenue_usd_per_year": revenue,
+        "opex_usd_per_year": lev["opex_usd"],
         "capital_recovery_factor": crf * np.ones_like(annual),
         "capex_usd_per_year": capex_year,
         "cost_per_million_output_tokens_usd": costs.per_million(annual, out_tok),
         "cost_per_million_total_tokens_usd": costs.per_million(annual, out_tok + in_tok),
+        "prefill_share_of_device_time": _input_share(a),
+        "cost_per_million_input_tokens_usd": costs.per_million(_input_share(a) * annual, in_tok),
         "revenue_usd_per_rack_per_year": np.where(o["racks"] > 0, revenue / o["racks"], np.nan),
-    }
+    })
     for part in COST_COMPONENTS:
-        annual_part = capex_year if part == "capex" else o[f"{part}_usd_per_year"]
+        annual_part = capex_year if part == "capex" else lev[f"{part}_usd"]
         result[f"cost_per_million_output_tokens_{part}_usd"] = costs.per_million(annual_part, out_tok)
-    net = revenue - o["opex_usd_per_year"]
-    flows = cashflow.cash_flows(o["capex_usd"], net, a.residual_value_fraction, a.years)
+    flows = rows["cash_flow_usd"]
+    later_capex = np.sum(rows["capex_usd"][..., 1:], axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        roi = (np.sum(flows[..., 1:], axis=-1) + later_capex) / o["capex_usd"] - 1.0
     result.update(
-        net_usd_per_year=net, cash_flows_usd=flows,
+        net_usd_per_year=revenue - lev["opex_usd"], cash_flows_usd=flows,
         npv_usd=cashflow.npv_usd(a.discount_rate, flows),
         payback_months=cashflow.payback_months(flows),
-        roi=cashflow.roi(flows, o["capex_usd"]),
+        roi=np.where(o["capex_usd"] > 0, roi, np.nan),
         irr=cashflow.irr(flows) if with_irr else np.full(np.shape(o["capex_usd"]), np.nan),
     )
     return result
+
+
+def _input_share(a) -> np.ndarray:
+    """Share of the plan's device time spent prefilling: sum_i devices_i x prefill_share_i / devices."""
+    count = np.asarray(a.device_count, float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.sum(count * np.asarray(a.prefill_share, float), axis=-1) / np.sum(count, axis=-1)

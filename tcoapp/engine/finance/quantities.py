@@ -42,6 +42,8 @@ FINANCE_INPUTS: tuple[Quantity, ...] = (
     _q("price_usd_per_million_output_tokens", "USD/Mtok", "pool", "Output price the pool's tokens sell at (the plan's, or its price tier)."),
     _q("owned", "flag", "pool", "1: the pool is bought (capex, energy, facility, maintenance); 0: rented."),
     _q("rent_usd_per_device_hour", "USD/device/h", "pool", "Reserved rent of a rented pool per device-hour."),
+    _q("purchase_year", "year", "pool", "Year the pool (a tranche) is paid; it serves from the next year."),
+    _q("prefill_share", "fraction", "pool", "Share of the pool's device time spent prefilling (NaN: unknown); allocates cost to input tokens."),
     # per plan
     _q("other_capex_fraction", "fraction", "plan", "Networking, storage and installation as a fraction of hardware capex."),
     _q("pue", "ratio", "plan", "Facility power / IT power."),
@@ -57,7 +59,19 @@ FINANCE_INPUTS: tuple[Quantity, ...] = (
     _q("price_usd_per_million_input_tokens", "USD/Mtok", "plan", "Price per million input tokens."),
     _q("input_tokens", "tokens", "plan", "Prompt length per request."),
     _q("output_tokens", "tokens", "plan", "Generated tokens per request."),
+    _q("price_change_per_year", "fraction/yr", "plan", "Change of every token price per year."),
+    _q("electricity_price_change_per_year", "fraction/yr", "plan", "Change of the electricity price per year."),
+    _q("cost_change_per_year", "fraction/yr", "plan", "Change per year of colocation, maintenance, software, staff and rent."),
+    _q("first_year_utilization", "fraction", "plan", "Utilization in year 1 of a ramp (NaN: `utilization`)."),
+    _q("ramp_years", "years", "plan", "Years of the utilization ramp (0: none)."),
+    _q("tax_rate", "fraction", "plan", "Income tax rate."),
+    _q("depreciation_years", "years", "plan", "Straight-line depreciation life (NaN: `years`)."),
 )
+# per-plan inputs a caller may leave out (a one-pool plan of section 6): their "no change" values
+OPTIONAL_INPUTS = {"owned": 1.0, "rent_usd_per_device_hour": 0.0, "purchase_year": 0.0, "prefill_share": float("nan"),
+                   "price_change_per_year": 0.0, "electricity_price_change_per_year": 0.0, "cost_change_per_year": 0.0,
+                   "first_year_utilization": float("nan"), "ramp_years": 0.0, "tax_rate": 0.0,
+                   "depreciation_years": float("nan")}
 
 COST_COMPONENTS = ("capex", "energy", "colocation", "maintenance", "software", "rent", "staff")
 OPEX_PARTS = ("energy", "colocation", "maintenance", "software", "rent", "staff")
@@ -104,8 +118,38 @@ PLAN_QUANTITIES: tuple[Quantity, ...] = tuple(_q(k, u, "plan", h) for k, u, h in
     _q("npv_usd", "USD", "plan", "Cash flows discounted at the discount rate (year 0 undiscounted)."),
     _q("irr", "fraction/yr", "plan", "Rate at which NPV = 0; n/a where none exists."),
     _q("payback_months", "months", "plan", "When cumulative cash flow first reaches 0; never within the horizon."),
-    _q("roi", "fraction", "plan", "Sum of the flows of years 1..n / capex - 1."),
+    _q("roi", "fraction", "plan", "Sum of the flows of years 1..n (later tranches' capex added back) / capex - 1."),
+    _q("prefill_share_of_device_time", "fraction", "plan", "sum over pools of devices x prefill share / devices: the share of cost allocated to input tokens."),
+    _q("cost_per_million_input_tokens_usd", "USD/Mtok", "plan", "Levelized cost allocated to input tokens by the prefill share of device time, over the input tokens."),
 )
+
+# per-year rows (plan scope, trailing axis = year 0..max years)
+YEAR_QUANTITIES: tuple[Quantity, ...] = (
+    _q("price_index", "ratio", "plan", "(1 + price_change_per_year)^(t-1): every token price in year t, relative to year 1."),
+    _q("electricity_index", "ratio", "plan", "(1 + electricity_price_change_per_year)^(t-1)."),
+    _q("cost_index", "ratio", "plan", "(1 + cost_change_per_year)^(t-1): colocation, maintenance, software, staff, rent."),
+    _q("utilization", "fraction", "plan", "first + (utilization - first) x min(1, (t - 1) / ramp_years)."),
+    _q("output_tokens", "tokens", "plan", "Output tokens made in the year by the pools serving then."),
+    _q("input_tokens", "tokens", "plan", "Input tokens of those requests."),
+    _q("revenue_usd", "USD", "plan", "Output and input tokens at the year's prices."),
+    _q("energy_usd", "USD", "plan", "Energy of the bought pools serving in the year."),
+    _q("colocation_usd", "USD", "plan", "Colocation of the bought pools serving in the year."),
+    _q("maintenance_usd", "USD", "plan", "Maintenance of the pools serving in the year."),
+    _q("software_usd", "USD", "plan", "Software of the pools serving in the year."),
+    _q("rent_usd", "USD", "plan", "Rent of the rented pools serving in the year."),
+    _q("staff_usd", "USD", "plan", "Staff cost of the year."),
+    _q("opex_usd", "USD", "plan", "Energy + colocation + maintenance + software + rent + staff."),
+    _q("capex_usd", "USD", "plan", "Capex of the tranches paid in the year."),
+    _q("residual_value_usd", "USD", "plan", "At the horizon: every tranche's value then."),
+    _q("depreciation_usd", "USD", "plan", "Straight-line depreciation of the tranches."),
+    _q("taxable_income_usd", "USD", "plan", "Revenue - opex - depreciation."),
+    _q("loss_carried_usd", "USD", "plan", "Tax losses carried into the next year."),
+    _q("tax_usd", "USD", "plan", "tax_rate x taxable income after losses carried forward (>= 0)."),
+    _q("cash_flow_usd", "USD", "plan", "Revenue - opex - tax - capex paid (+ residual values in the last year)."),
+    _q("cumulative_cash_flow_usd", "USD", "plan", "Sum of the cash flows up to the year."),
+    _q("discount_factor", "ratio", "plan", "1 / (1 + discount_rate)^t."),
+)
+YEAR_QUANTITY_BY_KEY = {q.key: q for q in YEAR_QUANTITIES}
 
 INPUT_BY_KEY = {q.key: q for q in FINANCE_INPUTS}
 POOL_INPUT_KEYS = tuple(q.key for q in FINANCE_INPUTS if q.scope == "pool")
@@ -133,26 +177,30 @@ FinanceInputs = _array_record(
     "Inputs of `finance_metrics`: pool-scope fields are arrays whose last axis is the pool axis; plan-scope "
     "fields are arrays of the leading (variant) shape. Build with `finance_inputs` or `single_pool_inputs`.")
 PoolFinance = _array_record("PoolFinance", POOL_QUANTITIES, "Per-pool finance quantities (last axis: pools).")
+YearRows = _array_record("YearRows", YEAR_QUANTITIES, "Per-year rows of a plan (trailing axis: year 0..max years).",
+                         extra=(("pool_capex_usd", Any),))
 FinanceResult = _array_record("FinanceResult", PLAN_QUANTITIES, "Per-plan finance quantities.",
-                              extra=(("pools", Any),))
+                              extra=(("pools", Any), ("years", Any)))
 
 
 def finance_inputs(pool: Mapping[str, Any], plan: Mapping[str, Any]) -> FinanceInputs:
-    """Typed inputs from per-pool arrays (last axis = pools) and per-plan values."""
-    missing = [k for k in POOL_INPUT_KEYS if k not in pool] + [k for k in PLAN_INPUT_KEYS if k not in plan]
+    """Typed inputs from per-pool arrays (last axis = pools) and per-plan values; keys of OPTIONAL_INPUTS
+    left out take their "no change" value."""
+    missing = [k for k in POOL_INPUT_KEYS if k not in pool and k not in OPTIONAL_INPUTS] + [
+        k for k in PLAN_INPUT_KEYS if k not in plan and k not in OPTIONAL_INPUTS]
     if missing:
         raise KeyError(f"finance inputs missing: {', '.join(missing)}")
-    values = {k: np.asarray(pool[k], float) for k in POOL_INPUT_KEYS}
-    values.update({k: np.asarray(plan[k], float) for k in PLAN_INPUT_KEYS})
+    shape = np.shape(np.asarray(pool["device_count"], float))
+    values = {k: np.asarray(pool[k], float) if k in pool else np.full(shape, OPTIONAL_INPUTS[k])
+              for k in POOL_INPUT_KEYS}
+    values.update({k: np.asarray(plan.get(k, OPTIONAL_INPUTS.get(k)), float) for k in PLAN_INPUT_KEYS})
     return FinanceInputs(**values)
 
 
 def single_pool_inputs(x: Mapping[str, Any]) -> FinanceInputs:
     """Inputs of a one-pool plan from one flat mapping (scalars or arrays over variants); a pool axis of
     length 1 is added to the pool-scope keys. `owned` defaults to 1 and rent to 0 (a bought pool)."""
-    x = dict(x)
-    x.setdefault("owned", 1.0)
-    x.setdefault("rent_usd_per_device_hour", 0.0)
+    x = {**OPTIONAL_INPUTS, **x}
     pool = {k: np.asarray(x[k], float)[..., None] for k in POOL_INPUT_KEYS if k in x}
     return finance_inputs(pool, x)
 

@@ -25,6 +25,7 @@ class CurveArrays:
     max_batch_by_memory: float = float("nan")
     source: str = "generated"
     notes: tuple[str, ...] = ()
+    prefill_share: np.ndarray | None = None  # share of device time spent prefilling (None: unknown)
 
     @property
     def tokens_per_joule(self) -> np.ndarray:
@@ -47,6 +48,7 @@ class OperatingPoint:
     extrapolated: bool = False
     queued: bool = False
     warnings: tuple[str, ...] = field(default=())
+    prefill_share: float = float("nan")  # share of device time spent prefilling (NaN: unknown, e.g. measured)
 
     @property
     def tokens_per_joule(self) -> float:
@@ -87,4 +89,5 @@ def point_at(curve: CurveArrays, index: int, warnings: tuple[str, ...] = ()) -> 
         source=curve.source,
         extrapolated=not bool(curve.feasible[index]) and curve.source.startswith("measured"),
         warnings=tuple(curve.notes) + warnings,
+        prefill_share=float("nan") if curve.prefill_share is None else float(np.asarray(curve.prefill_share)[index]),
     )

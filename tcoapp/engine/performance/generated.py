@@ -61,7 +61,8 @@ def generate_curve(device: Device, model: ModelSpec, serving: ServingConfig, wor
     possible = not config_problems(device, model, serving) and b_max >= 1
     feasible = (b <= b_max) & possible
     return CurveArrays(b, r.tokens_per_s_per_device, r.tokens_per_s_per_user, r.ttft_s, r.power_w,
-                       feasible, max_batch_by_memory=b_max, source="generated", notes=tuple(notes))
+                       feasible, max_batch_by_memory=b_max, source="generated", notes=tuple(notes),
+                       prefill_share=r.prefill_share * np.ones_like(b))
 
 
 def _notes(device, model, serving, b, b_max) -> list[str]:

@@ -1,0 +1,74 @@
+"""The years of a plan (docs/model.md, "Years"): prices, utilization and costs by year, tranches,
+depreciation, tax with losses carried forward, and the cash flow of every year.
+
+Vectorized over variants (leading axes), pools (axis -2 of pool arrays) and years (the last axis,
+t = 0..max years). Year t >= 1 of a plan with horizon n (years past n are 0):
+
+    price index        p_t = (1 + price_change_per_year)^(t-1)       every token price x p_t
+    electricity index  e_t = (1 + electricity_price_change_per_year)^(t-1)
+    cost index         c_t = (1 + cost_change_per_year)^(t-1)       colocation, maintenance, software, staff, rent
+    utilization        u_t = first + (utilization - first) x min(1, (t-1) / ramp_years)   (ramp 0: utilization)
+    a pool bought in year y (its tranche) is paid at t = y and serves in years y+1..n
+    its value at the horizon (age a = n - y): capex x (1 - (1 - residual) x min(1, a / years))
+    depreciation       capex x (1 - residual) / D in years y+1..y+D (D = depreciation_years or years)
+    taxable income     revenue - opex - depreciation; losses carry forward:
+                       tax_t = tax_rate x max(0, taxable_t - L_{t-1}),  L_t = max(0, L_{t-1} - taxable_t)
+    cash flow          revenue - opex - tax - capex paid in t (+ the tranches' values in year n; not taxed)
+
+With nothing changing by year (no price, cost or electricity change, no ramp, every pool bought at
+year 0), every year 1..n equals section 3's single year exactly (the same operations, multiplied by
+indices of exactly 1), so the section-3 figures are the special case.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import costs
+
+SECONDS_PER_YEAR = costs.SECONDS_PER_YEAR
+
+
+def index_by_year(change, t):
+    """(1 + change)^(t - 1) for t >= 1, 0 at t = 0 (nothing is sold or paid for at the start)."""
+    return np.where(t >= 1, (1.0 + np.asarray(change, float)[..., None]) ** np.maximum(t - 1, 0), 0.0)
+
+
+def utilization_by_year(utilization, first_year_utilization, ramp_years, t):
+    """first + (utilization - first) x min(1, (t-1) / ramp_years); `utilization` without a ramp."""
+    u = np.asarray(utilization, float)[..., None]
+    first = np.asarray(first_year_utilization, float)[..., None]
+    first = np.where(np.isnan(first), u, first)
+    ramp = np.asarray(ramp_years, float)[..., None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        progress = np.minimum(1.0, np.maximum(t - 1, 0) / ramp)
+    ramped = np.where((ramp > 0) & (first != u), first + (u - first) * progress, u)
+    return np.where(t >= 1, ramped * np.ones_like(t, dtype=float), 0.0)
+
+
+def tranche_value_fraction(age, years, residual_value_fraction):
+    """Value of a tranche at `age` years as a fraction of its capex: 1 - (1 - residual) x min(1, age / years)."""
+    age, years, resid = (np.asarray(v, float) for v in (age, years, residual_value_fraction))
+    return np.where(age >= years, resid, 1.0 - (1.0 - resid) * np.minimum(1.0, age / years))
+
+
+def tax_by_year(taxable, tax_rate):
+    """(tax, loss carried) per year with losses carried forward; a loop over years, vectorized over rows."""
+    taxable = np.asarray(taxable, float)
+    tax, carried = np.zeros_like(taxable), np.zeros_like(taxable)
+    loss = np.zeros(taxable.shape[:-1])
+    rate = np.asarray(tax_rate, float)
+    for t in range(1, taxable.shape[-1]):
+        income = taxable[..., t]
+        tax[..., t] = rate * np.maximum(0.0, income - loss)
+        loss = np.maximum(0.0, loss - income)
+        carried[..., t] = loss
+    return tax, carried
+
+
+def is_flat(a) -> np.ndarray:
+    """True where nothing changes by year: section 3's repeated year (leading variant shape)."""
+    first = np.asarray(a.first_year_utilization, float)
+    no_ramp = (np.asarray(a.ramp_years, float) == 0) | np.isnan(first) | (first == np.asarray(a.utilization, float))
+    return ((np.asarray(a.price_change_per_year, float) == 0) & (np.asarray(a.electricity_price_change_per_year, float) == 0)
+            & (np.asarray(a.cost_change_per_year, float) == 0) & no_ramp
+            & np.all(np.asarray(a.purchase_year, float) == 0, axis=-1))

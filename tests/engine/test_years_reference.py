@@ -1,0 +1,169 @@
+"""Years: an independent year-by-year reference (plain Python, not the engine) for a plan with a
+price decline, cost and electricity growth, a ramp, tax with a loss carried forward and a second
+tranche; properties (NPV falls as prices fall faster; with every new key at its default the
+numbers are section 3's exactly)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from tcoapp.engine.finance import cashflow, recovery
+from tcoapp.engine.finance.metrics import finance_metrics
+from tcoapp.engine.finance.quantities import finance_inputs
+
+SPY = 8760 * 3600
+PLAN = dict(other_capex_fraction=0.1, pue=1.25, electricity_usd_per_kwh=0.08, colocation_usd_per_kw_month=120.0,
+            maintenance_fraction_per_year=0.03, software_usd_per_device_year=400.0, staff_usd_per_year=250000.0,
+            utilization=0.8, years=5, discount_rate=0.09, residual_value_fraction=0.1,
+            price_usd_per_million_input_tokens=0.15, input_tokens=2000.0, output_tokens=500.0,
+            price_change_per_year=-0.3, electricity_price_change_per_year=0.04, cost_change_per_year=0.03,
+            first_year_utilization=0.3, ramp_years=2, tax_rate=0.25, depreciation_years=4)
+POOLS = [  # tranche 0 and a second tranche of newer hardware bought in year 2
+    dict(price_usd=30000, devices_per_server=8, server_price_usd=70000, tdp_w=700, idle_w=70, server_overhead_w=4600,
+         device_count=64, rack_power_cap_kw=40, servers_per_rack_max=4, tokens_per_s_per_device=900, power_w=600,
+         price_usd_per_million_output_tokens=0.9, owned=1, rent_usd_per_device_hour=0, purchase_year=0,
+         prefill_share=0.2),
+    dict(price_usd=40000, devices_per_server=8, server_price_usd=90000, tdp_w=1000, idle_w=100, server_overhead_w=6000,
+         device_count=32, rack_power_cap_kw=60, servers_per_rack_max=4, tokens_per_s_per_device=3000, power_w=850,
+         price_usd_per_million_output_tokens=0.9, owned=1, rent_usd_per_device_hour=0, purchase_year=2,
+         prefill_share=0.1),
+]
+
+
+def reference(plan, pools):
+    """Section 'Years' of docs/model.md in plain arithmetic."""
+    n, r, R = plan["years"], plan["discount_rate"], plan["residual_value_fraction"]
+    D = plan["depreciation_years"]
+    tranches = []
+    for p in pools:
+        servers = math.ceil(p["device_count"] / p["devices_per_server"])
+        hw = p["device_count"] * p["price_usd"] + servers * p["server_price_usd"]
+        nameplate = p["devices_per_server"] * p["tdp_w"] + p["server_overhead_w"]
+        tranches.append(dict(p, servers=servers, hw=hw, capex=hw * (1 + plan["other_capex_fraction"]),
+                             prov_kw=servers * nameplate / 1000))
+    rows = []
+    loss = 0.0
+    for t in range(n + 1):
+        if t == 0:
+            cap = sum(x["capex"] for x in tranches if x["purchase_year"] == 0)
+            rows.append(dict(cash=-cap, tax=0.0, dep=0.0, revenue=0.0, opex=0.0, tokens=0.0, in_tokens=0.0, capex=cap))
+            continue
+        u = plan["first_year_utilization"] + (plan["utilization"] - plan["first_year_utilization"]) * min(1, (t - 1) / plan["ramp_years"])
+        price_idx = (1 + plan["price_change_per_year"]) ** (t - 1)
+        elec = plan["electricity_usd_per_kwh"] * (1 + plan["electricity_price_change_per_year"]) ** (t - 1)
+        cost_idx = (1 + plan["cost_change_per_year"]) ** (t - 1)
+        revenue = opex = dep = tokens = in_tokens = 0.0
+        capex_paid = sum(x["capex"] for x in tranches if x["purchase_year"] == t)
+        for x in tranches:
+            if t <= x["purchase_year"]:
+                continue
+            out = x["tokens_per_s_per_device"] * x["device_count"] * u * SPY
+            inp = out * plan["input_tokens"] / plan["output_tokens"]
+            tokens += out
+            in_tokens += inp
+            revenue += out * x["price_usd_per_million_output_tokens"] * price_idx / 1e6 \
+                + inp * plan["price_usd_per_million_input_tokens"] * price_idx / 1e6
+            avg_kw = (x["device_count"] * (u * x["power_w"] + (1 - u) * x["idle_w"]) + x["servers"] * x["server_overhead_w"]) / 1000
+            opex += avg_kw * plan["pue"] * 8760 * elec
+            opex += (x["prov_kw"] * plan["colocation_usd_per_kw_month"] * 12 + plan["maintenance_fraction_per_year"] * x["hw"]
+                     + plan["software_usd_per_device_year"] * x["device_count"]) * cost_idx
+            if t <= x["purchase_year"] + D:
+                dep += x["capex"] * (1 - R) / D
+        opex += plan["staff_usd_per_year"] * cost_idx
+        taxable = revenue - opex - dep
+        tax = plan["tax_rate"] * max(0.0, taxable - loss)
+        loss = max(0.0, loss - taxable)
+        cash = revenue - opex - tax - capex_paid
+        if t == n:
+            for x in tranches:
+                age = n - x["purchase_year"]
+                cash += x["capex"] * (1 - (1 - R) * min(1, age / n))
+        rows.append(dict(cash=cash, tax=tax, dep=dep, revenue=revenue, opex=opex, tokens=tokens, in_tokens=in_tokens,
+                         capex=capex_paid))
+    flows = [row["cash"] for row in rows]
+    npv = sum(f / (1 + r) ** t for t, f in enumerate(flows))
+    lo, hi = -0.99, 10.0
+    f = lambda rate: sum(fl / (1 + rate) ** t for t, fl in enumerate(flows))  # noqa: E731
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        lo, hi = (lo, mid) if f(lo) * f(mid) <= 0 else (mid, hi)
+    cumulative, payback = 0.0, None
+    for t, fl in enumerate(flows):
+        before, cumulative = cumulative, cumulative + fl
+        if t > 0 and cumulative >= 0 and payback is None:
+            payback = 12 * ((t - 1) + (-before) / (cumulative - before))
+    total_capex = sum(x["capex"] for x in tranches)
+    roi = (sum(flows[1:]) + sum(row["capex"] for row in rows[1:])) / total_capex - 1
+    crf = r / (1 - (1 + r) ** -n)
+    pv = lambda key: sum(row[key] / (1 + r) ** t for t, row in enumerate(rows) if t >= 1)  # noqa: E731
+    residual_pv = sum(x["capex"] * (1 - (1 - R) * min(1, (n - x["purchase_year"]) / n)) for x in tranches) / (1 + r) ** n
+    pv_capex = sum(x["capex"] / (1 + r) ** x["purchase_year"] for x in tranches)
+    cost = ((pv_capex - residual_pv) + pv("opex")) / pv("tokens") * 1e6
+    share = sum(x["device_count"] * x["prefill_share"] for x in tranches) / sum(x["device_count"] for x in tranches)
+    cost_in = share * ((pv_capex - residual_pv) + pv("opex")) / pv("in_tokens") * 1e6
+    return dict(rows=rows, npv=npv, irr=(lo + hi) / 2, payback=payback, roi=roi, cost=cost, cost_in=cost_in)
+
+
+def engine(plan=PLAN, pools=POOLS):
+    return finance_metrics(finance_inputs({k: [p[k] for p in pools] for k in pools[0]}, plan))
+
+
+def test_every_year_matches_the_reference():
+    ref, out = reference(PLAN, POOLS), engine()
+    rows = out.years
+    for t, row in enumerate(ref["rows"]):
+        assert rows.cash_flow_usd[t] == pytest.approx(row["cash"], rel=1e-9, abs=1e-6), t
+        assert rows.tax_usd[t] == pytest.approx(row["tax"], rel=1e-9, abs=1e-6), t
+        assert rows.depreciation_usd[t] == pytest.approx(row["dep"], rel=1e-9, abs=1e-6), t
+        assert rows.revenue_usd[t] == pytest.approx(row["revenue"], rel=1e-9, abs=1e-6), t
+        assert rows.opex_usd[t] == pytest.approx(row["opex"], rel=1e-9, abs=1e-6), t
+        assert rows.capex_usd[t] == pytest.approx(row["capex"], rel=1e-9, abs=1e-6), t
+    assert any(r["tax"] == 0 for r in ref["rows"][1:]) and any(r["tax"] > 0 for r in ref["rows"][1:])  # a loss carried
+    assert rows.loss_carried_usd[1] > 0
+    assert out.npv_usd == pytest.approx(ref["npv"], rel=1e-9)
+    assert out.irr == pytest.approx(ref["irr"], rel=1e-9)
+    assert out.payback_months == pytest.approx(ref["payback"], rel=1e-9)
+    assert out.roi == pytest.approx(ref["roi"], rel=1e-9)
+    assert out.cost_per_million_output_tokens_usd == pytest.approx(ref["cost"], rel=1e-9)
+    assert out.cost_per_million_input_tokens_usd == pytest.approx(ref["cost_in"], rel=1e-9)
+
+
+def _single(**keys):
+    base = dict(POOLS[0], **{k: v for k, v in PLAN.items()})
+    base.update(price_change_per_year=0.0, electricity_price_change_per_year=0.0, cost_change_per_year=0.0,
+                first_year_utilization=float("nan"), ramp_years=0.0, tax_rate=0.0, depreciation_years=float("nan"))
+    base.update(keys)
+    return base
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.floats(0.01, 0.99), st.floats(0.0, 0.4), st.integers(1, 12), st.floats(0.0, 0.9), st.floats(0.05, 5.0),
+       st.floats(100, 5000))
+def test_defaults_are_section_3_exactly(util, rate, years, resid, price, tps):
+    x = _single(utilization=util, discount_rate=rate, years=years, residual_value_fraction=resid,
+                price_usd_per_million_output_tokens=price, tokens_per_s_per_device=tps)
+    out = finance_metrics(x)
+    net = out.revenue_usd_per_year - out.opex_usd_per_year
+    assert np.array_equal(out.cash_flows_usd, cashflow.cash_flows(out.capex_usd, net, resid, years))
+    capex_year = recovery.capex_usd_per_year(out.capex_usd, resid, rate, years)
+    assert out.cost_per_million_output_tokens_usd == (capex_year + out.opex_usd_per_year) / out.output_tokens_per_year * 1e6
+    assert out.years.revenue_usd[1] == out.revenue_usd_per_year
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.floats(-0.6, 0.2), st.floats(0.01, 0.3))
+def test_npv_falls_as_prices_fall_faster(change, faster):
+    slow, fast = engine(dict(PLAN, price_change_per_year=change)), engine(dict(PLAN, price_change_per_year=change - faster))
+    assert fast.npv_usd < slow.npv_usd
+
+
+def test_a_later_tranche_is_paid_in_its_year_and_serves_after():
+    out = engine()
+    pool_capex = out.years.pool_capex_usd
+    assert pool_capex[1, 2] > 0 and pool_capex[1, 0] == 0 and pool_capex[0, 0] > 0
+    ramp_free = engine(dict(PLAN, first_year_utilization=float("nan"), price_change_per_year=0.0))
+    tokens = ramp_free.years.output_tokens
+    assert tokens[3] > tokens[2] == tokens[1]  # the second tranche serves from year 3
