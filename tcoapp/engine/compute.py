@@ -19,6 +19,7 @@ from .fleet import FleetPoint, PoolCapacity, fleet_point, pool_capacities
 from .metric_table import METRICS
 from .performance.curve import OperatingPoint
 from .pools import POOL_SERVING_KEYS, ResolvedPool, resolve_pools
+from .fields import PLAN_FIELDS
 from .records import Plan
 from .scenario import Scenario
 
@@ -193,6 +194,7 @@ def compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
     inputs = finance_inputs(pool_inputs, _plan_inputs(plan))
     out = finance_metrics(inputs)
     warnings += _rack_notes(pools, out)
+    warnings += not_entered_notes(plan)
     metrics = {key: float(out[key]) for key in FINANCE_KEYS}
     metrics.update(batch=point.batch, tokens_per_s_per_device=point.tokens_per_s_per_device,
                    tokens_per_s_per_user=point.tokens_per_s_per_user, ttft_s=point.ttft_s,
@@ -200,6 +202,19 @@ def compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
                    max_batch_by_memory=point.max_batch_by_memory)
     return PlanResult(plan.name, point, {k: metrics[k] for k in METRIC_KEYS}, out, inputs, pools, fleet,
                       tuple(dict.fromkeys(warnings)))
+
+
+def not_entered(plan: Plan) -> list[str]:
+    """Labels of the cost inputs left at 0 where 0 means "not entered" (the cost is left out)."""
+    return [f.label.lower() for f in PLAN_FIELDS if f.zero_text and getattr(plan, f.name) == 0]
+
+
+def not_entered_notes(plan: Plan) -> list[str]:
+    missing = not_entered(plan)
+    if not missing:
+        return []
+    return [f"not entered (0): {', '.join(missing)}: these costs are left out of opex and cost per token; "
+            "enter your quotes to include them"]
 
 
 def _sizing_notes(plan, pools, counts, econ) -> list[str]:

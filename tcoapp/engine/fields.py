@@ -32,6 +32,7 @@ class Field:
     choices: tuple[str, ...] = ()
     required: bool = False
     min_exclusive: bool = False
+    zero_text: str = ""  # how a 0 reads where 0 means "not entered" (a cost left out), not "free"
 
     def range_text(self) -> str:
         """Human text of the allowed values, used in every error message."""
@@ -152,10 +153,10 @@ FINANCE_FIELDS: tuple[Field, ...] = (
     _f("other_capex_fraction", "float", "fraction", 0.15, 0, 10, "capex", "Other capex", "Networking, storage and installation as a fraction of hardware capex (assumption 15%)."),
     _f("pue", "float", "ratio", 1.3, 1, 5, "opex", "PUE", "Facility power / IT power. 1.3: new large facilities per the Uptime Institute 2024 survey (industry average 1.56)."),
     _f("electricity_usd_per_kwh", "float", "USD/kWh", 0.0895, 0, 10, "opex", "Electricity price", "Default: EIA 2023 average commercial price in Virginia, 8.95 c/kWh."),
-    _f("colocation_usd_per_kw_month", "float", "USD/kW/month", 0.0, 0, 100000, "opex", "Colocation", "Colocation rent per provisioned IT kW per month (0: owned facility, building cost not modeled)."),
-    _f("maintenance_fraction_per_year", "float", "fraction/yr", 0.0, 0, 1, "opex", "Maintenance", "Support and repairs per year as a fraction of hardware capex (0 unless you have a quote)."),
-    _f("software_usd_per_device_year", "float", "USD/device/yr", 0.0, 0, 1e9, "opex", "Software", "Software licences per device per year (0 unless you have a quote)."),
-    _f("staff_usd_per_year", "float", "USD/yr", 0.0, 0, BIG, "opex", "Staff", "Operations staff cost per year for this plan."),
+    _f("colocation_usd_per_kw_month", "float", "USD/kW/month", 0.0, 0, 100000, "opex", "Colocation", "Colocation rent per provisioned IT kW per month (0: owned facility, building cost not modeled).", zero_text="not entered"),
+    _f("maintenance_fraction_per_year", "float", "fraction/yr", 0.0, 0, 1, "opex", "Maintenance", "Support and repairs per year as a fraction of hardware capex (0 unless you have a quote).", zero_text="not entered"),
+    _f("software_usd_per_device_year", "float", "USD/device/yr", 0.0, 0, 1e9, "opex", "Software", "Software licences per device per year (0 unless you have a quote).", zero_text="not entered"),
+    _f("staff_usd_per_year", "float", "USD/yr", 0.0, 0, BIG, "opex", "Staff", "Operations staff cost per year for this plan.", zero_text="not entered"),
     _f("utilization", "float", "fraction", 0.7, 0, 1, "operations", "Utilization", "Share of the year the fleet serves at the operating point (0..1); the rest it idles. Assumption 70%."),
     _f("years", "int", "years", 4, 1, 50, "finance", "Years", "Economic life and cash-flow horizon. 4: SemiAnalysis TCO model's economic useful life."),
     _f("discount_rate", "float", "fraction/yr", 0.10, 0, 1, "finance", "Discount rate", "Cost of capital for NPV and capital recovery (assumption 10%)."),

@@ -170,6 +170,8 @@ class CompareModel(QAbstractTableModel):
     def _input_data(self, key, col, role):
         field = self._fields[key]
         value = getattr(self._doc.scenario.plans[col], key)
+        if role == Qt.DisplayRole and field.zero_text and value == 0:
+            return f"0 ({field.zero_text})"
         if role in (Qt.DisplayRole, Qt.EditRole):
             return format_field(field, value)
         if role == Qt.UserRole:

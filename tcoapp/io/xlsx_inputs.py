@@ -40,7 +40,10 @@ def write_plans(ws, scenario: Scenario) -> dict[str, int]:
         key_cell(ws, row, field.name, field_comment(field))
         unit_cell(ws, row, 2, field.unit)
         for index, plan in enumerate(scenario.plans):
-            put(ws, row, S.FIRST_PLAN_COLUMN + index, _cell_value(getattr(plan, field.name)), "input", field.unit)
+            cell = put(ws, row, S.FIRST_PLAN_COLUMN + index, _cell_value(getattr(plan, field.name)), "input", field.unit)
+            if field.zero_text:
+                base = cell.number_format if cell.number_format not in (None, "General") else "0.####"
+                cell.number_format = f'{base};-{base};"0 ({field.zero_text})"'
     ws.freeze_panes = "C2"
     widths(ws, {1: 34, 2: 14, **{S.FIRST_PLAN_COLUMN + i: max(16, min(40, len(p.name) + 4))
                                 for i, p in enumerate(scenario.plans)}})

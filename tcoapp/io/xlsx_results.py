@@ -16,6 +16,7 @@ from typing import Callable
 import numpy as np
 
 from ..engine.compute import PlanResult
+from ..engine.fields import PLAN_FIELDS
 from ..engine.finance.quantities import (
     COST_COMPONENTS, INPUT_BY_KEY, OPEX_PARTS, POOL_QUANTITY_BY_KEY, QUANTITY_BY_KEY,
 )
@@ -56,6 +57,8 @@ POOL_VALUE_ROWS = (
     ("price_usd_per_million_output_tokens", "live"), ("owned", "engine"), ("rent_usd_per_device_hour", "live"),
     ("purchase_year", "live"), ("prefill_share", "engine"),
 )
+PLAN_HELP = {"costs_not_entered": "Cost inputs left at 0 on Plans, which reads as 'not entered': those costs are "
+                                   "left out of opex and cost per token (none: every cost is entered)."}
 POOL_TEXT_HELP = {"pool": "Pool name (Pools sheet; a plan without pool rows is one pool).",
                   "role": "serve, prefill or decode.", "device": "The pool's accelerator."}
 
@@ -120,6 +123,13 @@ def _levelized(row: str, sign: str) -> Formula:
                       f'*{x.r("capital_recovery_factor")},{NA})')
 
 
+def _not_entered(x) -> str:
+    """The cost inputs left at 0 ("not entered"), named in words, live over Plans."""
+    parts = [f'IF({x.p(f.name)}=0,"{f.label.lower()}; ","")' for f in PLAN_FIELDS if f.zero_text]
+    joined = "&".join(parts)
+    return f'IF(LEN({joined})=0,"none","not entered (0): "&{joined})'
+
+
 def _summed(key: str) -> Formula:
     """The plan's total of a pool quantity: the sum over its pools, n/a unless every pool has a number."""
     return lambda x: (f'IF(COUNT({x.pools(key)})=COUNTA({x.pools("pool")}),SUM({x.pools(key)}),{NA})'
@@ -143,6 +153,7 @@ FORMULA_SECTIONS: tuple[tuple[str, tuple[tuple[str, Formula], ...]], ...] = (
                    f'-SUMPRODUCT({x.cf_range("residual_value_usd")},{x.cf_range("discount_factor")}))'
                    f'*{x.r("capital_recovery_factor")},{NA})'),
     ) + tuple((key, _levelized(row, sign)) for key, (row, sign) in LEVELIZED.items()) + (
+        ("costs_not_entered", _not_entered),
         ("prefill_share_of_device_time",
          lambda x: f'({x.pool_products("device_count", "prefill_share")})/{x.r("device_count")}'
          if x.pools("device_count") else NA),
@@ -218,6 +229,8 @@ def result_help(key: str) -> str | None:
     base = key.split(".", 1)[1] if key.startswith("pool") and "." in key else key
     if key in ENGINE_HELP:
         return ENGINE_HELP[key]
+    if key in PLAN_HELP:
+        return PLAN_HELP[key]
     if base in POOL_TEXT_HELP:
         return POOL_TEXT_HELP[base]
     if base in METRIC_BY_KEY and base == key:

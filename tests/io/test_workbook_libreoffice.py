@@ -4,6 +4,7 @@ must reproduce every Results and CashFlow number of the engine to 1e-9 relative.
 All files go through one soffice launch (each start costs seconds)."""
 import pathlib
 
+import numpy as np
 import openpyxl
 import pytest
 
@@ -54,6 +55,11 @@ EDITS = {  # what an analyst types into Plans (none of these moves the operating
     "years": lambda v: max(1, v - 1),
     "price_usd_per_million_input_tokens": lambda v: round(v + 0.1, 4),
     "staff_usd_per_year": lambda v: v + 250000.0,
+    "price_change_per_year": lambda v: -0.3,   # the years: a price decline, cost growth, a ramp and tax
+    "cost_change_per_year": lambda v: 0.04,
+    "first_year_utilization": lambda v: 0.25,
+    "ramp_years": lambda v: 2,
+    "tax_rate": lambda v: 0.21,
 }
 
 
@@ -110,6 +116,8 @@ def test_edited_inputs_move_the_results(recalculated):
         _, original, _ = recalculated[name.removeprefix("edited_")]
         _, changed, _ = recalculated[name]
         assert any(a.metrics["opex_usd_per_year"] != b.metrics["opex_usd_per_year"] for a, b in zip(original, changed))
+        assert any(a.metrics["npv_usd"] != b.metrics["npv_usd"] for a, b in zip(original, changed))
+        assert any(np.any(b.finance.years.tax_usd > 0) for b in changed)
 
 
 def test_no_spreadsheet_errors_anywhere(recalculated):

@@ -15,7 +15,7 @@ import subprocess
 import numpy as np
 import openpyxl
 
-from tcoapp.engine.finance.recovery import crf
+from tcoapp.engine.compute import not_entered
 from tcoapp.io import sheets as S
 from tcoapp.io.xlsx_inputs import plan_rows
 from tcoapp.io.xlsx_layout import Layout
@@ -78,7 +78,7 @@ def expected_results(result, plan, max_pools: int = 1) -> dict[str, float]:
     for key, _ in ENGINE_ROWS:
         want[key] = result.metrics[key]
     for key in result_rows(max_pools):
-        if key in want or key == "warnings":
+        if key in want or key in ("warnings", "costs_not_entered"):
             continue
         if key.startswith("pool"):
             k, base = int(key[4:key.index(".")]), key.split(".", 1)[1]
@@ -155,6 +155,10 @@ def compare(path, scenario, results, max_years: int | None = None) -> list[str]:
             got = cash.cell(layout.cf_row(index, key), S.FIRST_PLAN_COLUMN).value
             if not _close(got, result.metrics[key], scale if key == "npv_usd" else 0.0, key):
                 bad.append(f"{path.name} CashFlow {key} plan {index}: workbook {got!r} engine {result.metrics[key]!r}")
+        text = res.cell(layout.result_rows["costs_not_entered"], col).value
+        missing = not_entered(plan)
+        if text != ("none" if not missing else "not entered (0): " + "".join(f"{m}; " for m in missing)):
+            bad.append(f"{path.name} costs_not_entered plan {index}: {text!r}, engine {missing}")
         flows_exist = bool(np.all(np.isfinite(d["cash_flows_usd"])))
         payback = res.cell(layout.result_rows["payback_months"], col).value
         if math.isnan(result.metrics["payback_months"]) and payback != ("never" if flows_exist else "n/a"):
