@@ -192,6 +192,29 @@ def moe_rack_scale() -> Scenario:
     return _scenario(plans)
 
 
+# --- 6. the years: falling token prices, a second tranche, a ramp and tax ---------------------------
+
+def years_and_tranches() -> Scenario:
+    fleet = {"device": "H200-SXM", "model": "Llama-3.3-70B", "input_tokens": 1024, "output_tokens": 1024,
+             "weight_precision": "fp8", "kv_precision": "fp8", "tensor_parallel": 2,
+             "min_tokens_per_s_per_user": 50,  # the default scenario's interactivity target
+             "sizing_mode": "devices", "device_count": 64, "years": 5, **LLAMA70_PRICE}
+    falling = {"price_change_per_year": -0.3}  # ASSUMPTION: token prices of a given model fall 30% a year
+    tranche = {"pools": (
+        {"pool": "H200 (year 0)", "device": "H200-SXM", "device_count": 64},
+        {"pool": "B200 (year 2)", "device": "B200", "device_count": 64, "tensor_parallel": 1,
+         "weight_precision": "nvfp4", "purchase_year": 2})}
+    taxed = {"first_year_utilization": 0.35, "ramp_years": 1,  # ASSUMPTION: a new cluster fills in its first year
+             "tax_rate": 0.21, "depreciation_years": 5}
+    plans = [
+        ("64 H200, flat prices", fleet),
+        ("64 H200, prices -30%/yr", {**fleet, **falling}),
+        ("64 H200 + 64 B200 in year 2, prices -30%/yr", {**fleet, **falling, **tranche}),
+        ("... + first-year ramp and 21% tax", {**fleet, **falling, **tranche, **taxed}),
+    ]
+    return _scenario(plans)
+
+
 SAMPLES: tuple[Sample, ...] = (
     Sample(
         "batch_tradeoff.xlsx", "The batch-size trade-off",
@@ -290,6 +313,26 @@ SAMPLES: tuple[Sample, ...] = (
          "132 kW cap, B200 servers for decode in 40 kW air-cooled racks, a 1:5 device ratio kept in whole "
          "servers within the 1 MW (its notes show how busy each pool is); the KV cache moves over the 400 Gb/s scale-out network."),
         moe_rack_scale),
+    Sample(
+        "years_price_decline.xlsx", "The years: falling token prices, a second tranche, a ramp and tax",
+        "If token prices fall 30% a year, does a 64-GPU H200 fleet still pay back, and does adding a B200 tranche "
+        "in year 2 help or hurt NPV and payback?",
+        ("Llama-3.3-70B, 1,024 in / 1,024 out, >= 50 tokens/s per user, 5-year horizon; 64 H200 (FP8, TP2) "
+         "bought at the start.",
+         "Token price $0.88 per M in and out in year 1 (Together AI Llama-3.3-70B, REFERENCES C.4). Falling plans: "
+         "-30% a year (ASSUMPTION: a given model's price falls by tens of percent a year; for scale, DeepInfra "
+         "sold Llama-3.1-70B at $0.40, REFERENCES C.4).",
+         "Second tranche: 64 B200 (NVFP4, TP1) paid in year 2, serving years 3-5, worth capex x (1 - 3/5) at the "
+         "horizon (straight-line to zero residual over the 5-year life). B200 price and server price are "
+         "the catalog's estimates (docs/catalog.md).",
+         "Last plan: utilization 35% in year 1, 70% from year 2 (ASSUMPTION: a new cluster fills up in a year); "
+         "income tax 21% (US federal corporate rate, 26 U.S.C. 11(b)) on revenue - opex - straight-line "
+         "depreciation over 5 years (IRS Publication 946: computers are 5-year property; straight-line here), "
+         "losses carried forward.",
+         "Electricity 8.95 c/kWh (EIA 2023 Virginia commercial, REFERENCES C.1), PUE 1.3 (REFERENCES C.2), "
+         "discount rate 10% (ASSUMPTION); colocation, maintenance, software and staff are not entered (0): "
+         "the notes say so."),
+        years_and_tranches),
 )
 
 

@@ -133,3 +133,24 @@ def test_build_samples_regenerates_the_committed_files(tmp_path):
     for filename in SAMPLE_FILES:
         assert read_scenario(tmp_path / filename) == read_scenario(SAMPLES / filename), filename
     assert (tmp_path / "README.md").read_text(encoding="utf-8") == (SAMPLES / "README.md").read_text(encoding="utf-8")
+
+
+def test_years_falling_prices_and_a_second_tranche():
+    plans = compute("years_price_decline.xlsx")
+    flat, falling = plans["64 H200, flat prices"], plans["64 H200, prices -30%/yr"]
+    tranche = plans["64 H200 + 64 B200 in year 2, prices -30%/yr"]
+    taxed = plans["... + first-year ramp and 21% tax"]
+    # falling prices cut NPV and delay payback; the cost per token does not depend on the price
+    assert falling["npv_usd"] < flat["npv_usd"] and falling["payback_months"] > flat["payback_months"]
+    assert math.isclose(falling["cost_per_million_output_tokens_usd"], flat["cost_per_million_output_tokens_usd"],
+                        rel_tol=1e-9)
+    revenue = [row["revenue_usd"] for row in falling["years"][1:]]
+    assert all(math.isclose(b / a, 0.7, rel_tol=1e-9) for a, b in zip(revenue, revenue[1:]))
+    # the second tranche is paid in year 2 and serves from year 3: cheaper tokens, later payback
+    capex = [row["capex_usd"] for row in tranche["years"]]
+    assert capex[0] > 0 and capex[1] == 0 and capex[2] > 0 and capex[3:] == [0.0] * 3
+    assert tranche["cost_per_million_output_tokens_usd"] < falling["cost_per_million_output_tokens_usd"]
+    assert tranche["payback_months"] > falling["payback_months"]
+    # tax is paid, and the ramp and the tax lower NPV
+    assert sum(row["tax_usd"] for row in taxed["years"]) > 0 and taxed["npv_usd"] < tranche["npv_usd"]
+    assert taxed["years"][1]["utilization"] == 0.35 and taxed["years"][2]["utilization"] == 0.7

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QComboBox, QGridLayout, QHBoxLayout, QLabel, QSize
 
 from ..engine.fields import DEVICE_FIELDS, PLAN_FIELD_BY_NAME, by_name
 from .document import Document
+from .years_table import years_view
 from .labels import format_metric, format_metric_with_unit, label_with_unit, metric_label, metric_unit
 from .performance_view import legend_html, legend_label, set_text_if_changed
 from .plotting import (
@@ -50,7 +51,7 @@ class EconomicsView(QWidget):
         super().__init__(parent)
         self._doc = document
         self._tornado_state = None
-        self.p_cash = make_plot("Cumulative cash flow (circles: payback)", "Year", "Cumulative cash flow [USD]",
+        self.p_cash = make_plot("Cumulative cash flow (circles: payback, triangles: later tranches)", "Year", "Cumulative cash flow [USD]",
                                 y_axis=MoneyAxis("left"))
         self.p_cost = make_plot("Cost per million output tokens", "USD per million output tokens", "",
                                 x_axis=NumberAxis("bottom"), y_axis=pg.AxisItem("left"), grid="x")
@@ -67,6 +68,9 @@ class EconomicsView(QWidget):
                                                                    symbolBrush=plan_color(i), symbolPen=None))
         self.payback = pg.ScatterPlotItem(size=13, pen=pg.mkPen("k", width=1.5), tip=self._payback_tip, hoverable=True)
         cash.addItem(self.payback)
+        self.tranches = pg.ScatterPlotItem(size=14, symbol="t1", pen=pg.mkPen("k", width=1), tip=self._tranche_tip,
+                                           hoverable=True)
+        cash.addItem(self.tranches)
         cost = self.p_cost.getPlotItem()
         self.cost_bars = {c: pg.BarGraphItem(x0=[], y=[], width=[], height=0.6, brush=COMPONENT_COLORS[c],
                                              pen=pg.mkPen("w", width=0.5)) for c in COMPONENTS}
@@ -75,7 +79,7 @@ class EconomicsView(QWidget):
         self.cost_legend = pg.LegendItem(offset=(-10, -10), labelTextColor="#222", brush=pg.mkBrush(255, 255, 255, 220))
         self.cost_legend.setParentItem(cost.vb)
         for c in COMPONENTS:
-            self.cost_legend.addItem(self.cost_bars[c], c if c != "other" else "other (software, staff)")
+            self.cost_legend.addItem(self.cost_bars[c], c if c != "other" else "other (software, rent, staff)")
         self.rack_bars = pg.BarGraphItem(x0=[], y=[], width=[], height=0.6, brushes=[])
         self.p_rack.getPlotItem().addItem(self.rack_bars)
         torn = self.p_tornado.getPlotItem()
@@ -115,6 +119,8 @@ class EconomicsView(QWidget):
         layout.addLayout(top)
         layout.addLayout(grid, 1)
         layout.addWidget(self.tornado_note)
+        self.years = years_view(document)
+        layout.addWidget(self.years)
         document.scenario_changed.connect(self.refresh)
         document.current_changed.connect(self.refresh_tornado)
         self.refresh()
@@ -147,6 +153,27 @@ class EconomicsView(QWidget):
                 brushes.append(pg.mkBrush(plan_color(i)))
                 data.append(i)
         self.payback.setData(px, py, brush=brushes, data=data)
+        self._draw_tranches(results)
+
+    def _draw_tranches(self, results):
+        """Triangles where a plan pays a tranche after the start (a pool with a later purchase year)."""
+        tx, ty, brushes, data = [], [], [], []
+        for i, r in enumerate(results):
+            if r.finance is None:
+                continue
+            capex = np.asarray(r.finance.years.capex_usd, float)
+            cumulative = np.asarray(r.finance.years.cumulative_cash_flow_usd, float)
+            for year in np.nonzero(capex[1:] > 0)[0] + 1:
+                tx.append(float(year))
+                ty.append(float(cumulative[year]))
+                brushes.append(pg.mkBrush(plan_color(i)))
+                data.append((i, int(year), float(capex[year])))
+        self.tranches.setData(tx, ty, brush=brushes, data=data)
+
+    def _tranche_tip(self, x, y, data):
+        if data is None or data[0] >= len(self._doc.results):
+            return ""
+        return f"{self._doc.results[data[0]].name}: tranche of ${data[2]:,.0f} paid in year {data[1]}"
 
     def _payback_tip(self, x, y, data):
         r = self._doc.results[int(data)] if data is not None and int(data) < len(self._doc.results) else None
