@@ -225,7 +225,7 @@ class Document(QObject):
         try:
             new = make_measured_curve(name, curve.device, curve.model, *(columns[k][order] for k in columns),
                                       precision=curve.precision, tensor_parallel=curve.tensor_parallel,
-                                      source=curve.source, point_sources=sources)
+                                      source=curve.source, point_sources=sources, config=curve.config)
         except ValueError as exc:
             return str(exc)
         curves = dict(self._scenario.curves)

@@ -261,11 +261,18 @@ class MainWindow(QMainWindow):
             self.import_curve(path)
 
     def import_curve(self, path: str):
-        job = import_curve_job(path)
-        if isinstance(job, str):
-            self.show_problem(job, "Import failed")
-            return
-        self.runner.start(f"Importing {os.path.basename(path)}…", job, on_success=self._curves_imported)
+        job = import_curve_job(path, self.document.scenario)
+        self.runner.start(f"Importing {os.path.basename(path)}…", job, on_success=self._curve_file_read)
+
+    def _curve_file_read(self, result):
+        """Show what the file held; add its curves only when the user says so."""
+        if self.confirm_curve_import(result):
+            self._curves_imported(result.curves)
+
+    def confirm_curve_import(self, result) -> bool:
+        from .curve_import_dialog import CurveImportDialog
+        dialog = CurveImportDialog(result, self.document.scenario.curves, self)
+        return dialog.exec() == CurveImportDialog.Accepted
 
     def _curves_imported(self, curves):
         stack = self.document.undo_stack

@@ -12,6 +12,7 @@ from ..engine.fields import (
     CURVE_POINT_FIELDS, DEVICE_FIELDS, MODEL_FIELDS, PLAN_FIELDS, PRICE_TIER_FIELDS, Field,
 )
 from ..engine.performance.factors import FACTOR_NAMES
+from ..engine.performance.measured import config_text
 from ..engine.scenario import Scenario
 from . import sheets as S
 from .xlsx_bulk import PendingRows
@@ -116,7 +117,7 @@ def write_table(ws, fields: tuple[Field, ...], records, bulk: bool = False) -> P
 
 
 def _width(field: Field) -> float:
-    if field.name in ("source", "notes"):
+    if field.name in ("source", "notes", "config"):
         return 50
     if field.name in ("name", "curve", "device", "model", "price_tiers", "estimated_fields"):
         return 24
@@ -154,6 +155,7 @@ def curve_records(scenario: Scenario):
                 "tokens_per_s_per_user": float(curve.tokens_per_s_per_user[i]),
                 "power_w": float(curve.power_w[i]), "ttft_s": float(curve.ttft_s[i]),
                 "precision": curve.precision, "tensor_parallel": curve.tensor_parallel, "source": curve.source,
+                "config": config_text(curve.config),
             }
 
 

@@ -92,12 +92,14 @@ my-h100,H100-SXM,Llama-3.3-70B,128,2000,16,690,bench A
 """
 
 
-def test_import_curve_in_worker_then_use_it(window, qtbot, tmp_path):
-    pytest.importorskip("tcoapp.io.curve_import")
+def test_import_curve_in_worker_then_use_it(window, qtbot, tmp_path, monkeypatch):
+    shown = []
+    monkeypatch.setattr(window, "confirm_curve_import", lambda result: shown.append(result) or True)
     path = tmp_path / "my.csv"
     path.write_text(PLAIN_CSV)
     with qtbot.waitSignal(window.runner.succeeded, timeout=10000):
         window.import_curve(str(path))
+    assert [c.name for c in shown[0].curves] == ["my-h100"]  # shown before it was added
     doc = window.document
     assert "my-h100" in doc.scenario.curves
     assert window.catalog.curves_model.rowCount() == 4
@@ -111,8 +113,27 @@ def test_import_curve_in_worker_then_use_it(window, qtbot, tmp_path):
     assert "my-h100" not in doc.scenario.curves
 
 
+def test_import_preview_shows_curves_points_and_warnings_and_cancel_adds_nothing(window, qtbot, monkeypatch):
+    from tcoapp.gui.curve_import_dialog import CurveImportDialog
+    from tcoapp.io.curve_files import read_curve_file
+
+    path = os.path.join(os.path.dirname(__file__), "..", "data", "curves", "aiconfigurator_llama70b_fp8_h200_agg_pareto.csv")
+    result = read_curve_file(path)
+    dialog = CurveImportDialog(result, ())
+    qtbot.addWidget(dialog)
+    assert dialog.table.rowCount() == 4 and "4 curve(s), 43 point(s)" in dialog.summary.text()
+    tp4 = next(r for r in range(4) if "tp4pp1" in dialog.table.item(r, 0).text())
+    assert dialog.table.item(tp4, 1).text() == "H200-SXM" and dialog.table.item(tp4, 3).text() == "14"
+    assert "tensor_parallel=4" in dialog.table.item(tp4, 7).text()
+    assert "read as unknown" in dialog.warnings.toPlainText() and "kept row 45" in dialog.warnings.toPlainText()
+    before = dict(window.document.scenario.curves)
+    monkeypatch.setattr(CurveImportDialog, "exec", lambda self: CurveImportDialog.Rejected)
+    with qtbot.waitSignal(window.runner.succeeded, timeout=10000):
+        window.import_curve(path)
+    assert dict(window.document.scenario.curves) == before
+
+
 def test_import_bad_curve_is_a_message(window, qtbot, tmp_path, dialogs):
-    pytest.importorskip("tcoapp.io.curve_import")
     path = tmp_path / "bad.csv"
     path.write_text("curve,device,model,batch,tokens_per_s_per_device\nx,H100-SXM,m,-1,abc\n")
     with qtbot.waitSignal(window.runner.failed, timeout=10000):
