@@ -293,7 +293,7 @@ class Document(QObject):
 
     def _compute(self, scenario: Scenario) -> tuple[PlanResult, ...]:
         context = (scenario.devices, scenario.models, scenario.curves, scenario.price_tiers, scenario.factors,
-                   scenario.catalog_devices, scenario.catalog_models)
+                   scenario.device_factors, scenario.catalog_devices, scenario.catalog_models)
         if len(context) != len(self._cache_context) or any(a is not b for a, b in zip(context, self._cache_context)):
             self._cache = {}
             self._cache_context = context

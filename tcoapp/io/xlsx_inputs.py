@@ -178,11 +178,15 @@ def write_calibration(ws, scenario: Scenario) -> None:
     header(ws, 1, 1, "key", "Efficiency factor of the generated (roofline) curve.")
     header(ws, 1, 2, "unit")
     header(ws, 1, 3, "value", "Fitted to measured points by calibration, or the documented default.")
-    values = scenario.factors.as_dict()
+    sets = [scenario.factors] + list(scenario.device_factors.values())
+    for col, device in enumerate(scenario.device_factors, start=4):
+        header(ws, 1, col, device, f"Factors calibrated for plans on {device} (tcoapp calibrate --write); "
+                                   "a blank cell takes the value column's.")
     for row, name in enumerate(FACTOR_NAMES, start=2):
         key_cell(ws, row, name, FACTOR_HELP.get(name))
         unit_cell(ws, row, 2, FACTOR_UNITS.get(name, ""))
-        cell = put(ws, row, 3, values[name], "input")
-        cell.number_format = "General"
+        for col, factors in enumerate(sets, start=3):
+            cell = put(ws, row, col, getattr(factors, name), "input")
+            cell.number_format = "General"
     ws.freeze_panes = "C2"
-    widths(ws, {1: 28, 2: 12, 3: 14})
+    widths(ws, {1: 28, 2: 12, **{col: 14 for col in range(3, 4 + len(scenario.device_factors))}})

@@ -124,6 +124,8 @@ def test_public_gb200_pareto_maps_the_system_and_says_the_model_is_unknown():
     assert {c.model for c in result.curves} == {"nvidia/Kimi-K2.5-NVFP4"}
     ep2 = next(c for c in result.curves if c.config_dict["parallel"] == "tp4pp1dp1etp2ep2")
     assert ep2.batch.tolist() == [1, 2, 3, 4]
+    # attention tp4 over the 4 GPUs, experts etp2 x ep2: a replica of TP 2 x EP 2 = 4 devices
+    assert (ep2.config_dict["tensor_parallel"], ep2.config_dict["expert_parallel"]) == ("2", "2")
     assert any("at batch 3 " in w and "rows 4, 6, 7" in w for w in result.warnings)
 
 

@@ -86,14 +86,34 @@ def _workload(v: dict) -> list[tuple[str, str]]:
     return [(k, v[src]) for k, src in (("input_tokens", "isl"), ("output_tokens", "osl")) if _int(v.get(src, ""))]
 
 
+def _aic_replica(v: dict, prefix: str) -> tuple[str, str]:
+    """(tensor_parallel, expert_parallel) in the project's sense (a replica spans TP x EP devices).
+    aiconfigurator splits attention (tp x dp) and experts (moe_tp x moe_ep) over the same GPUs: an
+    MoE run (moe_ep > 1 covering them) is TP = moe_tp, EP = moe_ep; a dense one is TP = tp, EP = 1."""
+    get = lambda k: _int(v.get(f"{prefix}{k}", "")) or 1  # noqa: E731
+    if get("moeep") > 1 and get("moetp") * get("moeep") == get("tp") * get("dp"):
+        return str(get("moetp")), str(get("moeep"))
+    return str(get("tp")), "1"
+
+
+def _ix_replica(v: dict) -> tuple[str, str]:
+    """InferenceX's TP counts every GPU of a replica, EP the ones experts spread over within it
+    (`--tp 8 --ep 8` is 8 GPUs): TP = TP / EP, EP = EP in the project's sense."""
+    tp, ep = _int(v.get("tp", "")), _int(v.get("ep", "")) or 1
+    if tp and ep > 1 and tp % ep == 0:
+        return str(tp // ep), str(ep)
+    return (str(tp) if tp else ""), (str(ep) if v.get("ep") else "")
+
+
 def _aic_pool(v: dict, side: str, names: _Names) -> tuple[list[tuple[str, str]], int]:
     """prefill.* / decode.* keys of one aiconfigurator pool, and its GPU count."""
     get = lambda k: v.get(f"{side[0]}{k}", "")  # noqa: E731
     per_worker = (_int(get("tp")) or 1) * (_int(get("pp")) or 1) * (_int(get("dp")) or 1)
     gpus = (_int(get("workers")) or 0) * per_worker
+    tp, ep = _aic_replica(v, side[0])
     pairs = [(f"{side}.workers", get("workers")), (f"{side}.devices", str(gpus)),
-             (f"{side}.tensor_parallel", get("tp")), (f"{side}.pipeline_parallel", get("pp")),
-             (f"{side}.expert_parallel", get("moeep")), (f"{side}.attention_dp", str((_int(get("dp")) or 1) > 1).lower()),
+             (f"{side}.tensor_parallel", tp), (f"{side}.pipeline_parallel", get("pp")),
+             (f"{side}.expert_parallel", ep), (f"{side}.attention_dp", str((_int(get("dp")) or 1) > 1).lower()),
              (f"{side}.weight_precision", project_precision(get("gemm"))),
              (f"{side}.kv_precision", project_precision(get("kvcache"))),
              (f"{side}.device", names.device(get("system")))]
@@ -104,8 +124,9 @@ def aiconfigurator_meta(spec: Format, table: Table, values, names: _Names) -> Cu
     v = dict(zip(spec.config, values))
     device, model = names.device(v.get("system") or v.get("dsystem", "")), names.model(v.get("model", ""))
     if not spec.disaggregated:
-        project = _workload(v) + [("tensor_parallel", v.get("tp", "")), ("pipeline_parallel", v.get("pp", "")),
-                                  ("expert_parallel", v.get("moeep", "")),
+        tp, ep = _aic_replica(v, "")
+        project = _workload(v) + [("tensor_parallel", tp), ("pipeline_parallel", v.get("pp", "")),
+                                  ("expert_parallel", ep),
                                   ("attention_dp", str((_int(v.get("dp", "")) or 1) > 1).lower()),
                                   ("weight_precision", project_precision(v.get("gemm", ""))),
                                   ("kv_precision", project_precision(v.get("kvcache", "")))]
@@ -130,7 +151,8 @@ def inferencex_meta(spec: Format, table: Table, values, names: _Names) -> CurveM
     disagg = _truthy(v.get("disaggregated", ""))
     prefill = v.get("numprefillchips") or v.get("numprefillgpus", "")
     decode = v.get("numdecodechips") or v.get("numdecodegpus", "")
-    project = _workload(v) + [("tensor_parallel", v.get("tp", "")), ("expert_parallel", v.get("ep", "")),
+    tp, ep = _ix_replica(v)
+    project = _workload(v) + [("tensor_parallel", tp), ("expert_parallel", ep),
                               ("attention_dp", str(_truthy(v.get("dpattention", ""))).lower() if v.get("dpattention") else ""),
                               ("weight_precision", project_precision(v.get("precision", ""), names.vendors.get(device, "")))]
     if disagg:
