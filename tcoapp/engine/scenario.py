@@ -59,6 +59,10 @@ class Scenario:
         """The efficiency factors of plans on `device_name` (its calibrated set, else the scenario's)."""
         return self.device_factors.get(device_name, self.factors)
 
+    def workload_of_curve(self, curve_name: str):
+        """The workload of the first plan that uses curve `curve_name` (None if no plan does)."""
+        return next((plan.workload for plan in self.plans if plan.curve == curve_name), None)
+
     def all_device_names(self) -> list[str]:
         return list(dict.fromkeys([*self.catalog_devices, *self.devices]))
 

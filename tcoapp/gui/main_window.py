@@ -52,6 +52,7 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.progress)
         for view in (self.compare, self.catalog):
             view.message.connect(self.show_problem)
+        self.catalog.fit_requested.connect(self.fit_curve)
         self._opening = None
         self.runner.failed.connect(self._task_failed)
         self.runner.finished.connect(self._task_finished)
@@ -283,6 +284,22 @@ class MainWindow(QMainWindow):
         names = ", ".join(c.name for c in curves)
         self.statusBar().showMessage(f"Imported curve(s): {names}. Select one in the plan editor's Measured curve.",
                                      8000)
+
+    def fit_curve(self, name: str):
+        """Fit the generated model to curve `name` off the GUI thread, then show the fit."""
+        from .calibration_dialog import fit_job
+        self.runner.start(f"Fitting the generated model to {name}…", fit_job(self.document.scenario, name),
+                          on_success=self._curve_fitted)
+
+    def _curve_fitted(self, outcome):
+        fit, start = outcome
+        if self.confirm_calibration(fit, start):
+            self.document.set_device_factors(fit.device, fit.result.factors)
+            self.statusBar().showMessage(f"Plans on {fit.device} now use the factors fitted to {fit.curve}", 8000)
+
+    def confirm_calibration(self, fit, start) -> bool:
+        from .calibration_dialog import CalibrationDialog
+        return CalibrationDialog(fit, start, self).exec() == CalibrationDialog.Accepted
 
     def charts(self) -> dict:
         return {**self.performance.charts(), **self.economics.charts()}

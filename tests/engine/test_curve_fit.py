@@ -74,6 +74,8 @@ def test_refusals_say_why():
     assert "cannot fit bogus" in refusal(small, fit=("bogus",))
     no_workload = synthetic_curve(config=(("tensor_parallel", "2"),))
     assert "no input_tokens / output_tokens" in refusal(no_workload)
+    assert fit_curve(no_workload, DEVICES, MODELS, workload=Workload(input_tokens=1000, output_tokens=1000)
+                     ).result.median_abs_pct_error < 1  # a plan's workload stands in
     disagg = synthetic_curve(config=CONFIG + (("disaggregated", "true"),))
     assert "disaggregated deployment" in refusal(disagg)
     unknown = make_measured_curve("x", "h200_sxm", "Kimi-K2.5", [1, 2], [10, 20], config=CONFIG)

@@ -10,6 +10,7 @@ from PySide6.QtGui import QDropEvent
 
 import tcoapp.gui.autosave as autosave
 from tcoapp.gui.app import create_window, offer_recovery
+from tcoapp.engine.performance.measured import make_measured_curve
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SAMPLES = sorted(glob.glob(os.path.join(ROOT, "samples", "*.xlsx")))
@@ -169,3 +170,38 @@ def test_plan_editor_shows_the_engine_notes(window):
     doc.set_plan_values(0, {"min_tokens_per_s_per_user": 1e6})
     notes = window.editor.notes
     assert notes.isVisibleTo(window.editor) and "not met" in notes.text()
+
+
+def test_fit_the_generated_model_to_an_imported_curve_and_use_it(window, qtbot, monkeypatch):
+    from tcoapp.gui.calibration_dialog import CalibrationDialog
+
+    path = os.path.join(os.path.dirname(__file__), "..", "data", "curves", "aiconfigurator_llama70b_fp8_h200_agg_pareto.csv")
+    monkeypatch.setattr(window, "confirm_curve_import", lambda result: True)
+    with qtbot.waitSignal(window.runner.succeeded, timeout=10000):
+        window.import_curve(path)
+    name = next(n for n in window.document.scenario.curves if n.endswith("tp4pp1dp1etp1ep1"))
+    shown = []
+
+    def confirm(fit, start):
+        dialog = CalibrationDialog(fit, start)
+        qtbot.addWidget(dialog)
+        shown.append(dialog.report.toPlainText())
+        return True
+    monkeypatch.setattr(window, "confirm_calibration", confirm)
+    h200 = next(i for i, p in enumerate(window.document.scenario.plans) if p.device == "H200-SXM")
+    before = window.document.results[h200].metrics["tokens_per_s_per_device"]
+    with qtbot.waitSignal(window.runner.succeeded, timeout=20000):
+        window.fit_curve(name)
+    assert "median |error| 13.6 % -> 0.5 %" in shown[0] and "eta_compute        held" in shown[0]
+    assert "H200-SXM" in window.document.scenario.device_factors
+    assert window.document.results[h200].metrics["tokens_per_s_per_device"] != before
+    window.document.undo_stack.undo()
+    assert window.document.scenario.device_factors == {}
+
+
+def test_fit_refusal_is_a_message(window, qtbot, dialogs):
+    window.document.add_curve(make_measured_curve("one", "H200-SXM", "Llama-3.1-70B", [8], [500]))
+    with qtbot.waitSignal(window.runner.failed, timeout=10000):
+        window.catalog.tabs.setCurrentIndex(2)
+        window.catalog.fit_curve_button.click()
+    assert dialogs.messages and "no input_tokens / output_tokens and no plan uses it" in dialogs.messages[-1][1]

@@ -89,8 +89,10 @@ def _int(config: Mapping[str, str], key: str, default: int | None = None) -> int
     return int(value) if value.is_integer() else default
 
 
-def curve_setup(curve: MeasuredCurve, devices: Mapping, models: Mapping) -> tuple[ServingConfig, Workload]:
-    """The serving configuration and workload the curve was measured in, or CalibrationRefused."""
+def curve_setup(curve: MeasuredCurve, devices: Mapping, models: Mapping,
+                workload: Workload | None = None) -> tuple[ServingConfig, Workload]:
+    """The serving configuration and workload the curve was measured in, or CalibrationRefused.
+    `workload` (the workload of a plan using the curve) stands in where the config has none."""
     config = curve.config_dict
     reasons = []
     if curve.device not in devices:
@@ -105,9 +107,11 @@ def curve_setup(curve: MeasuredCurve, devices: Mapping, models: Mapping) -> tupl
         reasons.append(f"curve {curve.name!r}: pipeline_parallel = {config['pipeline_parallel']}: the generated model "
                        "has no pipeline parallelism")
     isl, osl = _int(config, "input_tokens"), _int(config, "output_tokens")
+    if (not isl or not osl) and workload is not None:
+        isl, osl = workload.input_tokens, workload.output_tokens
     if not isl or not osl:
-        reasons.append(f"curve {curve.name!r}: its config has no input_tokens / output_tokens (add e.g. "
-                       "'input_tokens=4000; output_tokens=1000' to its config cell on the Curves sheet)")
+        reasons.append(f"curve {curve.name!r}: its config has no input_tokens / output_tokens and no plan uses it (add "
+                       "e.g. 'input_tokens=4000; output_tokens=1000' to its config cell on the Curves sheet)")
     if reasons:
         raise CalibrationRefused(reasons)
     precision = {k: config.get(k, "") for k in ("weight_precision", "kv_precision")}
@@ -184,9 +188,10 @@ def _free_twins_of_bound_factors(points, devices, models, factors, result, chose
 
 
 def fit_curve(curve: MeasuredCurve, devices: Mapping, models: Mapping, factors: EfficiencyFactors = DEFAULT_FACTORS,
-              fit: Sequence[str] | None = None) -> CurveFit:
-    """Calibrate `factors` to `curve` (see module docstring); raises CalibrationRefused."""
-    serving, workload = curve_setup(curve, devices, models)
+              fit: Sequence[str] | None = None, workload: Workload | None = None) -> CurveFit:
+    """Calibrate `factors` to `curve` (see module docstring); raises CalibrationRefused. `workload`:
+    the input/output tokens where the curve's config does not say (a plan using the curve)."""
+    serving, workload = curve_setup(curve, devices, models, workload)
     points = points_from_curve(curve, serving, workload)
     unknown = [n for n in (fit or ()) if n not in BOUNDS]
     if unknown:
