@@ -152,6 +152,13 @@ def test_missing_columns_unknown_format_and_empty_files(tmp_path):
     assert "one of auto" in problems_of(tmp_path, "f.csv", PLAIN, fmt="excel")[0][2]
 
 
+def test_semicolon_and_tab_separated_files(tmp_path):
+    for name, sep in (("semi.csv", ";"), ("tabs.tsv", "\t")):
+        text = PLAIN.replace(",", sep).replace("input_tokens=2000; output_tokens=500", '"input_tokens=2000; output_tokens=500"')
+        (curve,) = read_curve_file(write(tmp_path, name, text)).curves
+        assert curve.batch.tolist() == [1, 16, 64] and curve.config == (("input_tokens", "2000"), ("output_tokens", "500"))
+
+
 def test_binary_file_is_refused_with_its_name(tmp_path):
     path = tmp_path / "pic.csv"
     path.write_bytes(b"\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01\x80\x81")

@@ -47,13 +47,29 @@ def _is_blank(cells: list[str]) -> bool:
     return not any(c.strip() for c in cells)
 
 
+def _delimiter(handle) -> str:
+    """',' unless the first line that is not a comment holds ';' or tabs and no comma (a spreadsheet
+    saved in a locale that writes semicolons, or a TSV)."""
+    for line in handle:
+        if line.strip() and not line.lstrip().startswith("#"):
+            break
+    else:
+        line = ""
+    handle.seek(0)
+    if "," not in line:
+        for candidate in (";", "\t"):
+            if candidate in line:
+                return candidate
+    return ","
+
+
 def read_table(path) -> Table:
     """The file's header and data rows; raises ValidationError if it cannot be read or has no header."""
     path = pathlib.Path(path)
     name = path.name
     try:
         with open(path, newline="", encoding="utf-8-sig") as handle:
-            reader = csv.reader(handle)
+            reader = csv.reader(handle, delimiter=_delimiter(handle))
             preamble, headers, header_row, rows = [], None, 0, []
             for cells in reader:
                 if _is_blank(cells):
