@@ -125,7 +125,7 @@ class CatalogView(QWidget):
         model, header = table.model(), table.horizontalHeader()
         for col in range(model.columnCount()):
             name = model.field_name(col)
-            if name in ("source", "notes", "estimated_fields"):
+            if name in ("source", "notes", "estimated_fields", "config"):
                 table.setColumnWidth(col, 300 if name == "source" else 220)
             if name == "source" and table.model().field_name(0) == "name":
                 header.moveSection(header.visualIndex(col), 1)

@@ -180,6 +180,9 @@ def test_fit_the_generated_model_to_an_imported_curve_and_use_it(window, qtbot, 
     with qtbot.waitSignal(window.runner.succeeded, timeout=10000):
         window.import_curve(path)
     name = next(n for n in window.document.scenario.curves if n.endswith("tp4pp1dp1etp1ep1"))
+    model = window.catalog.curves_model
+    config_col = next(c for c in range(model.columnCount()) if model.field_name(c) == "config")
+    assert "tensor_parallel=" in model.data(model.index(0, config_col))  # the configuration is in sight
     shown = []
 
     def confirm(fit, start):

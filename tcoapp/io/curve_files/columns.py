@@ -14,6 +14,7 @@ class Column:
     spellings: tuple[tuple[str, str], ...]
     required: bool = False
     allow_zero: bool = False      # 0 is a value (read as "unknown" for power), not an error
+    label: str = ""               # the header as the tool writes it, for messages
 
     def find(self, index: dict[str, int]) -> tuple[int, str] | None:
         """(column index, stated unit) of the first spelling present, or None."""
@@ -29,6 +30,7 @@ class Column:
         return None
 
 
-def col(*spellings, required: bool = False, allow_zero: bool = False) -> Column:
+def col(*spellings, required: bool = False, allow_zero: bool = False, label: str = "") -> Column:
     """Column from spellings given as "key" (no unit) or ("key", "unit")."""
-    return Column(tuple((s, "") if isinstance(s, str) else s for s in spellings), required, allow_zero)
+    spellings = tuple((s, "") if isinstance(s, str) else s for s in spellings)
+    return Column(spellings, required, allow_zero, label or spellings[0][0])

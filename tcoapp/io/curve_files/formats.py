@@ -30,9 +30,10 @@ class Format:
 
 
 INFERENCEX = Format("inferencex", {
-    "batch": col("concurrency", "conc", "maxconcurrency", required=True),
+    "batch": col("concurrency", "conc", "maxconcurrency", required=True, label="Concurrency"),
     "tokens_per_s_per_device": col("outputthroughputchip", "outputthroughputgpu", "outputthroughputperchip",
-                                   "outputthroughputpergpu", "outputtokthroughputgpu", "outputtpsgpu", required=True),
+                                   "outputthroughputpergpu", "outputtokthroughputgpu", "outputtpsgpu", required=True,
+                                   label="Output Throughput/Chip (tok/s)"),
     "tokens_per_s_per_user": col("medianinteractivity", "interactivity"),
     "tpot": col(("mediantpotms", "ms"), ("mediantpots", "s"), ("mediantpot", "s"), ("tpotms", "ms"), ("tpots", "s")),
     "ttft": col(("medianttftms", "ms"), ("medianttfts", "s"), ("medianttft", "s"), ("ttftms", "ms"), ("ttfts", "s")),
@@ -46,8 +47,8 @@ INFERENCEX = Format("inferencex", {
    knobs=("date", "runurl"))
 
 _AIC_POINTS = {
-    "batch": col("concurrency", required=True),
-    "tokens_per_s_per_device": col("tokenssgpu", required=True),
+    "batch": col("concurrency", required=True, label="concurrency"),
+    "tokens_per_s_per_device": col("tokenssgpu", required=True, label="tokens/s/gpu"),
     "tokens_per_s_per_user": col("tokenssuser"),
     "tpot": col(("tpot", "ms")),
     "ttft": col(("ttft", "ms")),
@@ -72,7 +73,7 @@ AICONFIGURATOR_DISAGG = Format("aiconfigurator", _AIC_POINTS,
 
 PLAIN = Format("plain", {
     "batch": col("batch", required=True),
-    "tokens_per_s_per_device": col("tokenspersperdevice", required=True),
+    "tokens_per_s_per_device": col("tokenspersperdevice", required=True, label="tokens_per_s_per_device"),
     "tokens_per_s_per_user": col("tokenspersperuser"),
     "ttft": col(("ttfts", "s")),
     "power_w": col("powerw"),

@@ -35,7 +35,7 @@ def locate(spec: Format, table: Table, problems: list[Problem]) -> dict[str, tup
         if hit is not None:
             where[field] = hit
         elif column.required:
-            problems.append(Problem(table.where(table.header_row), column.spellings[0][0],
+            problems.append(Problem(table.where(table.header_row), column.label,
                                     f"required column missing (the {field} of each point; {spec.name} format)"))
     return where
 
