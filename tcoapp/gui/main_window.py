@@ -112,6 +112,8 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         self._action(file_menu, "&Import curve…", self.import_curve_dialog, None,
                      "Import measured points: plain CSV, InferenceX CSV or aiconfigurator pareto.csv")
+        self._action(file_menu, "&Generate curve with aiconfigurator…", self.aiconfigurator_dialog, None,
+                     "Run NVIDIA aiconfigurator (optional package) for a model on an NVIDIA system")
         self._action(file_menu, "&Export chart…", self.export_chart_dialog, None, "Save a chart as PNG or SVG")
         file_menu.addSeparator()
         self._action(file_menu, "&Quit", self.close, QKeySequence.Quit)
@@ -269,6 +271,23 @@ class MainWindow(QMainWindow):
         """Show what the file held; add its curves only when the user says so."""
         if self.confirm_curve_import(result):
             self._curves_imported(result.curves)
+
+    def aiconfigurator_dialog(self):
+        from ..io.aiconfigurator_run import missing
+        message = missing()
+        if message:
+            self.show_problem(message, "aiconfigurator is not installed")
+            return
+        from .aiconfigurator_dialog import AiconfiguratorDialog
+        plan = self.document.current_plan()
+        dialog = AiconfiguratorDialog(*((plan.input_tokens, plan.output_tokens) if plan else ()), parent=self)
+        if dialog.exec() == AiconfiguratorDialog.Accepted:
+            self.generate_aiconfigurator_curve(dialog.request())
+
+    def generate_aiconfigurator_curve(self, request: dict):
+        from .aiconfigurator_dialog import generate_job
+        self.runner.start(f"Running aiconfigurator for {request['model_path']} on {request['system']}…",
+                          generate_job(request, self.document.scenario), on_success=self._curve_file_read)
 
     def confirm_curve_import(self, result) -> bool:
         from .curve_import_dialog import CurveImportDialog

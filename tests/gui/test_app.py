@@ -208,3 +208,33 @@ def test_fit_refusal_is_a_message(window, qtbot, dialogs):
         window.catalog.tabs.setCurrentIndex(2)
         window.catalog.fit_curve_button.click()
     assert dialogs.messages and "no input_tokens / output_tokens and no plan uses it" in dialogs.messages[-1][1]
+
+
+def test_aiconfigurator_missing_says_how_to_install(window, monkeypatch, dialogs):
+    monkeypatch.setitem(sys.modules, "aiconfigurator", None)
+    window.aiconfigurator_dialog()
+    assert dialogs.messages and "pip install 'tcoapp[aiconfigurator]'" in dialogs.messages[-1][1]
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_generate_curve_with_aiconfigurator_then_preview_and_add(window, qtbot, monkeypatch):
+    pytest.importorskip("aiconfigurator")
+    from tcoapp.gui.aiconfigurator_dialog import AiconfiguratorDialog
+
+    opened = []
+    monkeypatch.setattr(AiconfiguratorDialog, "exec", lambda self: opened.append(self.request()) or AiconfiguratorDialog.Rejected)
+    window.aiconfigurator_dialog()  # the menu action: the form opens on the current plan's tokens; Cancel runs nothing
+    plan = window.document.current_plan()
+    assert (opened[0]["input_tokens"], opened[0]["output_tokens"]) == (plan.input_tokens, plan.output_tokens)
+    dialog = AiconfiguratorDialog(4000, 1000)
+    qtbot.addWidget(dialog)
+    request = dialog.request()
+    assert (request["system"], request["model_path"], request["total_gpus"]) == ("h200_sxm", "nvidia/Llama-3.1-70B-Instruct-FP8", 8)
+    shown = []
+    monkeypatch.setattr(window, "confirm_curve_import", lambda result: shown.append(result) or True)
+    with qtbot.waitSignal(window.runner.succeeded, timeout=120000):
+        window.generate_aiconfigurator_curve(request)
+    names = [c.name for c in shown[0].curves]
+    assert any("_agg_" in n for n in names) and any("_disagg_" in n for n in names)
+    assert set(names) <= set(window.document.scenario.curves)
