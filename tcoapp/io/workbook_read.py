@@ -158,7 +158,7 @@ def read_scenario(path) -> Scenario:
     plans, plan_where = _read_plans(sheets[S.PLANS], problems)
     devices = _overrides_only(devices, catalog.devices)
     models = _overrides_only(models, catalog.models)
-    scenario = Scenario(tuple(plans), devices, models, curves, tiers, factors, device_factors,
+    scenario = Scenario(tuple(plans), devices, models, curves, tiers, factors, device_factors=device_factors,
                         catalog_devices=catalog.devices, catalog_models=catalog.models)
     if not problems:
         problems.extend(reference_problems(scenario, plan_where))
