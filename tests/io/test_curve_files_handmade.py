@@ -159,6 +159,16 @@ def test_semicolon_and_tab_separated_files(tmp_path):
         assert curve.batch.tolist() == [1, 16, 64] and curve.config == (("input_tokens", "2000"), ("output_tokens", "500"))
 
 
+def test_decimal_commas_in_semicolon_files_and_us_dates(tmp_path):
+    text = ("Hardware;TP;Concurrency;Output Throughput/GPU;Median TTFT (s)\n"
+            "b200;8;4;310,5;0,21\nb200;8;16;1.020,25;0.3\n")
+    (curve,) = read_curve_file(write(tmp_path, "eu.csv", text)).curves
+    assert curve.tokens_per_s_per_device.tolist() == [310.5, 1020.25] and curve.ttft_s.tolist() == [0.21, 0.3]
+    rerun = IX_MS.replace("2025-10-01", "9/30/2025") + "dsr1,b200,sglang,fp8,1024,1024,8,1,False,False,16,900,80.0,12.5,290,10/2/2025\n"
+    tp8 = next(c for c in read_curve_file(write(tmp_path, "us.csv", rerun)).curves if c.config_dict["EP"] == "1")
+    assert tp8.tokens_per_s_per_device[1] == 900  # 10/2/2025 is after 9/30/2025 (as dates, not as text)
+
+
 def test_binary_file_is_refused_with_its_name(tmp_path):
     path = tmp_path / "pic.csv"
     path.write_bytes(b"\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01\x80\x81")

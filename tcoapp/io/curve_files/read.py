@@ -9,6 +9,7 @@ source file (and the file's comment preamble: license, attribution) and each poi
 """
 from __future__ import annotations
 
+import datetime
 import pathlib
 from dataclasses import dataclass, field
 
@@ -132,7 +133,14 @@ def _resolve(spec: Format, table: Table, name: str, members: list[Row], warnings
 
 
 def _date(spec: Format, row: Row) -> str:
-    return dict(zip(spec.knobs, row.knobs)).get("date", "")
+    """The row's date as sortable text (ISO); US month/day/year dates are converted; "" if none."""
+    text = dict(zip(spec.knobs, row.knobs)).get("date", "")
+    for pattern in ("%Y-%m-%d", "%m/%d/%Y", "%Y/%m/%d"):
+        try:
+            return datetime.datetime.strptime(text[:10], pattern).date().isoformat()
+        except ValueError:
+            continue
+    return text
 
 
 def _duplicate_note(spec: Format, table: Table, name: str, batch: float, rows: list[Row], best: Row) -> str:

@@ -40,9 +40,12 @@ def locate(spec: Format, table: Table, problems: list[Problem]) -> dict[str, tup
     return where
 
 
-def _number(text: str, allow_zero: bool) -> tuple[float | None, str | None]:
+def _number(text: str, allow_zero: bool, decimal_comma: bool = False) -> tuple[float | None, str | None]:
+    """A cell as a number: "1,234.5" (thousands) in a comma-separated file; "1.234,5" or "0,42"
+    (decimal comma) in a semicolon-separated one, as spreadsheets in those locales write them."""
+    plain = text.replace(".", "").replace(",", ".") if decimal_comma and "," in text else text.replace(",", "")
     try:
-        value = float(text.replace(",", ""))
+        value = float(plain)
     except ValueError:
         return None, f"= {text!r}: not a number"
     if not math.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
@@ -64,7 +67,7 @@ def raw_numbers(spec: Format, table: Table, where, problems: list[Problem]) -> l
                     ok = False
                 values[field] = float("nan")
                 continue
-            value, error = _number(text, column.allow_zero)
+            value, error = _number(text, column.allow_zero, table.decimal_comma)
             if error:
                 problems.append(Problem(table.where(row), table.headers[i], error))
                 ok = False

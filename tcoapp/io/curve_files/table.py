@@ -27,6 +27,7 @@ class Table:
     header_row: int                             # the header's line number
     rows: tuple[tuple[int, tuple[str, ...]], ...]  # (line number, cells), blank and comment lines dropped
     preamble: tuple[str, ...] = ()              # the leading comment lines, '#' removed
+    decimal_comma: bool = False                 # a ';'-separated file: "0,42" is 0.42
 
     def where(self, row: int) -> str:
         return f"{self.name}:row {row}"
@@ -69,7 +70,8 @@ def read_table(path) -> Table:
     name = path.name
     try:
         with open(path, newline="", encoding="utf-8-sig") as handle:
-            reader = csv.reader(handle, delimiter=_delimiter(handle))
+            delimiter = _delimiter(handle)
+            reader = csv.reader(handle, delimiter=delimiter)
             preamble, headers, header_row, rows = [], None, 0, []
             for cells in reader:
                 if _is_blank(cells):
@@ -86,4 +88,4 @@ def read_table(path) -> Table:
         raise ValidationError([Problem(name, "", f"cannot read the file: {exc}")]) from None
     if headers is None:
         raise ValidationError([Problem(f"{name}:row 1", "", "the file is empty: a header row is needed")])
-    return Table(name, headers, header_row, tuple(rows), tuple(preamble))
+    return Table(name, headers, header_row, tuple(rows), tuple(preamble), decimal_comma=delimiter == ";")
