@@ -139,3 +139,6 @@ def test_inferencex_current_headers(path):
         assert curve.device == "GB300-NVL72" and curve.model == "DeepSeek-R1" and c["Model"] == "DeepSeek-R1-0528"
         assert c["disaggregated"] == "true" and int(c["prefill_devices"]) > 0 and int(c["decode_devices"]) > 0
         assert (c["input_tokens"], c["output_tokens"]) == ("8192", "1024")
+        assert c["decode.devices"] == c["Num Decode Chips"] and c["prefill.devices"] == c["Num Prefill Chips"]
+        assert c["decode.attention_dp"] == c["DP Attention"] and "tensor_parallel" not in c  # TP is the decode pool's
+        assert c["weight_precision"] == "fp8" and c["decode.device"] == c["prefill.device"] == "GB300-NVL72"

@@ -152,11 +152,16 @@ def inferencex_meta(spec: Format, table: Table, values, names: _Names) -> CurveM
     prefill = v.get("numprefillchips") or v.get("numprefillgpus", "")
     decode = v.get("numdecodechips") or v.get("numdecodegpus", "")
     tp, ep = _ix_replica(v)
-    project = _workload(v) + [("tensor_parallel", tp), ("expert_parallel", ep),
-                              ("attention_dp", str(_truthy(v.get("dpattention", ""))).lower() if v.get("dpattention") else ""),
-                              ("weight_precision", project_precision(v.get("precision", ""), names.vendors.get(device, "")))]
-    if disagg:
-        project += [("disaggregated", "true"), ("prefill_devices", prefill), ("decode_devices", decode)]
+    adp = str(_truthy(v.get("dpattention", ""))).lower() if v.get("dpattention") else ""
+    serving = [("tensor_parallel", tp), ("expert_parallel", ep), ("attention_dp", adp),
+               ("weight_precision", project_precision(v.get("precision", ""), names.vendors.get(device, "")))]
+    project = _workload(v) + serving
+    if disagg:  # the export's TP, EP and DP Attention are the decode workers' (its TP column is decode_tp);
+        # how they split a decode worker is not stated (TP 72 on 32 chips), so they stay in the raw TP / EP columns
+        project = _workload(v) + [("disaggregated", "true"), ("prefill_devices", prefill), ("decode_devices", decode),
+                                  ("prefill.devices", prefill), ("prefill.device", device),
+                                  ("decode.devices", decode), ("decode.device", device),
+                                  ("decode.attention_dp", adp), ("weight_precision", serving[-1][1])]
     config = tuple((k, x) for k, x in project if x) + tuple(_pairs(spec, table, values))
     return CurveMeta(device, model, v.get("precision", ""), None if disagg else _int(v.get("tp", "")), config)
 
