@@ -17,8 +17,8 @@ def test_curves_json_of_a_disaggregated_aiconfigurator_file():
     done = run_cli("curves", str(DISAGG), "--json")
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
-    assert data["format"] == "aiconfigurator" and len(data["curves"]) == 2
-    eight = next(c for c in data["curves"] if c["config"]["prefill_devices"] == "4")
+    assert data["format"] == "aiconfigurator" and len(data["curves"]) == 6  # 2 deployments, each + 2 pool curves
+    eight = next(c for c in data["curves"] if c["config"].get("prefill_devices") == "4")
     assert eight["device"] == "H200-SXM" and eight["model"] == "Llama-3.1-70B"
     assert eight["config"]["decode.tensor_parallel"] == "4" and eight["config"]["prefill.workers"] == "4"
     first = eight["points"][0]
@@ -42,7 +42,7 @@ def test_curves_into_a_workbook_then_compute_on_one(tmp_path):
     book = tmp_path / "book.xlsx"
     done = run_cli("curves", str(DISAGG), "--into", str(book))
     assert done.returncode == 0, done.stderr
-    assert "created from the built-in default scenario" in done.stderr and "added 2 curve(s)" in done.stderr
+    assert "created from the built-in default scenario" in done.stderr and "added 6 curve(s)" in done.stderr
     scenario = read_scenario(book)
     curve = next(c for c in scenario.curves.values() if c.config_dict.get("prefill_devices") == "4")
     assert curve.batch.size == 13 and curve.config_dict["decode.workers"] == "1"  # config kept in the workbook

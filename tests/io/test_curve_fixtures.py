@@ -55,6 +55,8 @@ def test_points_equal_the_files_own_columns(path):
     rows = file_rows(path)
     seen = []
     for curve in result.curves:
+        if "role" in curve.config_dict:
+            continue  # a disaggregated deployment's pool curve: its own test below
         assert curve.source.startswith(f"{result.format} import of {path.name}")
         assert len(curve.point_sources) == curve.batch.size
         for i, where in enumerate(curve.point_sources):
@@ -100,8 +102,10 @@ def test_disaggregated_configurations_are_separate_curves_with_both_pools(name):
     result = read_curve_file(path)
     rows = file_rows(path)
     keys = {(r["(p)workers"], r["(p)parallel"], r["(d)workers"], r["(d)parallel"]) for r in rows.values()}
-    assert len(result.curves) == len(keys)  # one curve per (prefill pool, decode pool) pair, never mixed
-    for curve in result.curves:
+    deployments = [c for c in result.curves if "role" not in c.config_dict]
+    assert len(deployments) == len(keys)  # one curve per (prefill pool, decode pool) pair, never mixed
+    assert len(result.curves) == 3 * len(keys)  # + its prefill and its decode pool curve
+    for curve in deployments:
         c = curve.config_dict
         for where in curve.point_sources:
             row = rows[row_of(where)]
@@ -114,6 +118,37 @@ def test_disaggregated_configurations_are_separate_curves_with_both_pools(name):
         assert c["disaggregated"] == "true" and c["prefill.device"] == c["decode.device"] == "H200-SXM"
         assert curve.tensor_parallel is None  # the replica is the whole prefill + decode unit
         assert curve.name.startswith(path.stem + " prefill ")
+    assert any("serves 9" in w and "of the requests/s of its smaller pool" in w for w in result.warnings)
+
+
+@pytest.mark.parametrize("name", ["aiconfigurator_llama70b_fp8_h200_disagg_pareto.csv",
+                                  "aiconfigurator_llama70b_fp8_h200_disagg_best_config_topn.csv"])
+def test_pool_curves_hold_each_pools_own_rate_and_configuration(name):
+    """prefill / decode pool: batch (p)bs / (d)bs, tokens/s per device = (p|d)seq/s/worker x osl /
+    the pool worker's GPUs (tp x pp x dp), computed here from the file's columns."""
+    path = DATA / name
+    result = read_curve_file(path)
+    rows = file_rows(path)
+    by_name = {c.name: c for c in result.curves}
+    for curve in result.curves:
+        c = curve.config_dict
+        if "role" not in c:
+            continue
+        side = "(p)" if c["role"] == "prefill" else "(d)"
+        assert c["deployment"] in by_name and curve.name == f"{c['deployment']} {c['role']} pool"
+        for i, where in enumerate(curve.point_sources):
+            row = rows[row_of(where)]
+            gpus = int(row[f"{side}tp"]) * int(row[f"{side}pp"]) * int(row[f"{side}dp"])
+            assert curve.batch[i] == float(row[f"{side}bs"])
+            assert curve.tokens_per_s_per_device[i] == pytest.approx(
+                float(row[f"{side}seq/s/worker"]) * float(row["osl"]) / gpus, rel=1e-12)
+            assert (c["workers"], c["tensor_parallel"], c[f"{side}parallel"]) == (
+                row[f"{side}workers"], row[f"{side}tp"], row[f"{side}parallel"])
+            if side == "(d)":
+                assert curve.tokens_per_s_per_user[i] == float(row["tokens/s/user"]) and math.isnan(curve.ttft_s[i])
+            else:
+                assert curve.ttft_s[i] == pytest.approx(float(row["ttft"]) / 1000) and math.isnan(curve.tokens_per_s_per_user[i])
+        assert c["devices"] == by_name[c["deployment"]].config_dict[f"{c['role']}_devices"]
 
 
 def test_public_gb200_pareto_maps_the_system_and_says_the_model_is_unknown():

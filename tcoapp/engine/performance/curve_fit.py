@@ -103,6 +103,9 @@ def curve_setup(curve: MeasuredCurve, devices: Mapping, models: Mapping,
                        "a catalog or Models-sheet name, or add the model to the Models sheet)")
     if config.get("disaggregated") == "true":
         reasons.append(f"curve {curve.name!r} is a disaggregated deployment: calibration fits aggregated curves only")
+    if config.get("role") in ("prefill", "decode"):
+        reasons.append(f"curve {curve.name!r} is the {config['role']} pool of a disaggregated deployment: calibration "
+                       "fits aggregated curves only")
     if (_int(config, "pipeline_parallel") or 1) > 1:
         reasons.append(f"curve {curve.name!r}: pipeline_parallel = {config['pipeline_parallel']}: the generated model "
                        "has no pipeline parallelism")

@@ -64,7 +64,12 @@ AICONFIGURATOR = Format("aiconfigurator", _AIC_POINTS,
                  "system", "backend", "version", "model", "isl", "osl", "prefix", "numtotalgpus"),
     knobs=("ctxtokens",))
 
-AICONFIGURATOR_DISAGG = Format("aiconfigurator", _AIC_POINTS,
+AICONFIGURATOR_DISAGG = Format("aiconfigurator", {
+    **_AIC_POINTS,
+    # each pool's own rate and batch, for its pool curve (pools.py)
+    "prefill.seq_per_s_per_worker": col("pseqsworker"), "decode.seq_per_s_per_worker": col("dseqsworker"),
+    "prefill.batch": col("pbs"), "decode.batch": col("dbs"),
+},
     config=("model", "isl", "osl", "prefix", "numtotalgpus") + tuple(f"{side}{k}" for side in ("p", "d", "e")
                                                                   for k in _AIC_POOL),
     label_order=("pworkers", "pparallel", "dworkers", "dparallel", "pgemm", "dgemm", "psystem", "dsystem",

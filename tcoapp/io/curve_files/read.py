@@ -9,14 +9,15 @@ source file (and the file's comment preamble: license, attribution) and each poi
 """
 from __future__ import annotations
 
-import datetime
 import pathlib
 from dataclasses import dataclass, field
 
 from ...engine.errors import Problem, ValidationError
 from ...engine.performance.measured import MeasuredCurve, make_measured_curve, parse_config_text
 from .config import META, names_for
+from .duplicates import resolve_duplicates
 from .formats import FORMAT_NAMES, Format, detect_format, named_format
+from .pools import pool_curves
 from .rows import POINT_FIELDS, Row, read_rows
 from .table import Table, header_key, read_table
 
@@ -63,12 +64,18 @@ def read_curve_file(path, fmt: str = "auto", devices=None, models=None, vendors=
                                            for m, k in zip(metas, groups)], given)
     curves = []
     for name, meta, (key, members) in zip(curve_name, metas, groups.items()):
-        kept = _resolve(spec, table, name, members, warnings, problems)
+        kept = resolve_duplicates(spec, table, name, members, warnings, problems)
         warnings.extend(meta.notes)
         curves.append(_curve(spec, table, name, meta, dict(zip(spec.config, key)), kept))
+        if spec.disaggregated:
+            curves += pool_curves(spec, table, curves[-1], members, warnings, problems)
     if problems:
         raise ValidationError(problems)
     warnings = list(dict.fromkeys(list(names.notes) + warnings))
+    if spec.disaggregated:
+        warnings.append(f"{table.name}: each disaggregated deployment gives three curves: the deployment (tokens/s "
+                        "per device over all its GPUs: the one for a one-pool plan) and its prefill and decode pools "
+                        "(each pool's own rate, for a two-pool plan)")
     single = [c.name for c in curves if c.batch.size == 1]
     if single:
         warnings.append(f"{table.name}: {len(single)} curve(s) with a single point (flat in batch): "
@@ -109,50 +116,6 @@ def _groups(rows: list[Row]) -> dict[tuple[str, ...], list[Row]]:
 def _raw_pairs(spec: Format, table: Table, key) -> list[tuple[str, str]]:
     by_key = dict(zip(spec.config, key))
     return [(h, by_key[header_key(h)]) for h in table.headers if header_key(h) in by_key]
-
-
-def _resolve(spec: Format, table: Table, name: str, members: list[Row], warnings, problems) -> list[Row]:
-    """One row per batch: the duplicates of a batch are resolved (tool formats) or refused (plain)."""
-    by_batch: dict[float, list[Row]] = {}
-    for row in members:
-        by_batch.setdefault(row.point["batch"], []).append(row)
-    kept = []
-    for batch, rows in by_batch.items():
-        if len(rows) == 1:
-            kept.append(rows[0])
-            continue
-        if not spec.resolve_duplicates:
-            for row in rows[1:]:
-                problems.append(Problem(table.where(row.row), "batch", f"= {batch:g}: curve {name!r} already has a "
-                                                                        f"point at this batch (row {rows[0].row})"))
-            continue
-        best = max(rows, key=lambda r: (_date(spec, r), r.point["tokens_per_s_per_device"]))
-        kept.append(best)
-        warnings.append(_duplicate_note(spec, table, name, batch, rows, best))
-    return kept
-
-
-def _date(spec: Format, row: Row) -> str:
-    """The row's date as sortable text (ISO); US month/day/year dates are converted; "" if none."""
-    text = dict(zip(spec.knobs, row.knobs)).get("date", "")
-    for pattern in ("%Y-%m-%d", "%m/%d/%Y", "%Y/%m/%d"):
-        try:
-            return datetime.datetime.strptime(text[:10], pattern).date().isoformat()
-        except ValueError:
-            continue
-    return text
-
-
-def _duplicate_note(spec: Format, table: Table, name: str, batch: float, rows: list[Row], best: Row) -> str:
-    headers = {header_key(h): h for h in table.headers}
-    differ = [f"{headers[k]} {', '.join(dict.fromkeys(r.knobs[i] for r in rows))}"
-              for i, k in enumerate(spec.knobs) if k in headers and len({r.knobs[i] for r in rows}) > 1]
-    why = "the latest date" if len({_date(spec, r) for r in rows}) > 1 else "the most tokens/s per device"
-    others = ", ".join(str(r.row) for r in rows if r is not best)
-    return (f"{table.name}: rows {', '.join(str(r.row) for r in rows)} measure curve {name!r} at batch {batch:g}"
-            + (f" (they differ in {'; '.join(differ)})" if differ else "")
-            + f": kept row {best.row} ({why}, {best.point['tokens_per_s_per_device']:.6g} tokens/s per device), "
-              f"dropped row(s) {others}")
 
 
 def _curve(spec: Format, table: Table, name: str, meta, raw: dict, rows: list[Row]) -> MeasuredCurve:

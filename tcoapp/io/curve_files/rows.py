@@ -6,7 +6,7 @@ per user, ttft_s, power_w; NaN = not in the file) and the raw text of its config
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -16,6 +16,7 @@ from .table import Table
 from .units import SCALE_TO_S, tpot_unit, ttft_plausibility
 
 POINT_FIELDS = ("batch", "tokens_per_s_per_device", "tokens_per_s_per_user", "ttft_s", "power_w")
+_READ_AS_POINT = {"batch", "tokens_per_s_per_device", "tokens_per_s_per_user", "tpot", "ttft", "power_w"}
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,7 @@ class Row:
     point: dict[str, float]            # POINT_FIELDS -> value in project units (NaN: not in the file)
     config: tuple[str, ...]            # the text of the format's configuration columns, in order
     knobs: tuple[str, ...]             # the text of the format's knob columns (date, ctx_tokens, ...)
+    extra: dict[str, float] = field(default_factory=dict)  # the format's other numbers (pool rates), as read
 
 
 def locate(spec: Format, table: Table, problems: list[Problem]) -> dict[str, tuple[int, str]]:
@@ -135,6 +137,7 @@ def read_rows(spec: Format, table: Table, problems: list[Problem]) -> tuple[list
         i = index.get(key)
         return cells[i].strip() if i is not None and i < len(cells) else ""
 
-    rows = [Row(row, point, tuple(text(cells, k) for k in spec.config), tuple(text(cells, k) for k in spec.knobs))
-            for (row, _, cells), point in zip(raw, points)]
+    rows = [Row(row, point, tuple(text(cells, k) for k in spec.config), tuple(text(cells, k) for k in spec.knobs),
+                {f: v for f, v in values.items() if f not in _READ_AS_POINT})
+            for (row, values, cells), point in zip(raw, points)]
     return rows, warnings
