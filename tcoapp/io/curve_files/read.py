@@ -17,6 +17,7 @@ from ...engine.performance.measured import MeasuredCurve, make_measured_curve, p
 from .config import META, names_for
 from .duplicates import resolve_duplicates
 from .formats import FORMAT_NAMES, Format, detect_format, named_format
+from .naming import curve_names
 from .pools import pool_curves
 from .rows import POINT_FIELDS, Row, read_rows
 from .table import Table, header_key, read_table
@@ -56,31 +57,40 @@ def read_curve_file(path, fmt: str = "auto", devices=None, models=None, vendors=
     if problems:
         raise ValidationError(problems)
     names = names_for(devices, models, vendors)
+    curves = _build_curves(spec, table, rows, names, warnings, problems)
+    if problems:
+        raise ValidationError(problems)
+    warnings = list(dict.fromkeys(list(names.notes) + warnings)) + _file_notes(spec, table, curves)
+    return CurveFile(str(path), spec.name, tuple(curves), tuple(warnings), table.preamble)
+
+
+def _build_curves(spec: Format, table: Table, rows: list[Row], names, warnings: list[str], problems) -> list:
+    """One curve per configuration (with its pool curves where the file is disaggregated)."""
     groups = _groups(rows)
     metas = [META[spec.name](spec, table, key, names) for key in groups]
     given = [dict(zip(spec.config, key)).get("curve", "") for key in groups]
-    from .naming import curve_names
-    curve_name = curve_names(spec, table, [dict(m.config) | dict(_raw_pairs(spec, table, k))
-                                           for m, k in zip(metas, groups)], given)
+    labels = [dict(m.config) | dict(_raw_pairs(spec, table, k)) for m, k in zip(metas, groups)]
     curves = []
-    for name, meta, (key, members) in zip(curve_name, metas, groups.items()):
+    for name, meta, (key, members) in zip(curve_names(spec, table, labels, given), metas, groups.items()):
         kept = resolve_duplicates(spec, table, name, members, warnings, problems)
         warnings.extend(meta.notes)
         curves.append(_curve(spec, table, name, meta, dict(zip(spec.config, key)), kept))
         if spec.disaggregated:
             curves += pool_curves(spec, table, curves[-1], members, warnings, problems)
-    if problems:
-        raise ValidationError(problems)
-    warnings = list(dict.fromkeys(list(names.notes) + warnings))
+    return curves
+
+
+def _file_notes(spec: Format, table: Table, curves) -> list[str]:
+    notes = []
     if spec.disaggregated:
-        warnings.append(f"{table.name}: each disaggregated deployment gives three curves: the deployment (tokens/s "
-                        "per device over all its GPUs: the one for a one-pool plan) and its prefill and decode pools "
-                        "(each pool's own rate, for a two-pool plan)")
+        notes.append(f"{table.name}: each disaggregated deployment gives three curves: the deployment (tokens/s "
+                     "per device over all its GPUs: the one for a one-pool plan) and its prefill and decode pools "
+                     "(each pool's own rate, for a two-pool plan)")
     single = [c.name for c in curves if c.batch.size == 1]
     if single:
-        warnings.append(f"{table.name}: {len(single)} curve(s) with a single point (flat in batch): "
-                        + ", ".join(repr(n) for n in single[:6]) + (", ..." if len(single) > 6 else ""))
-    return CurveFile(str(path), spec.name, tuple(curves), tuple(warnings), table.preamble)
+        notes.append(f"{table.name}: {len(single)} curve(s) with a single point (flat in batch): "
+                     + ", ".join(repr(n) for n in single[:6]) + (", ..." if len(single) > 6 else ""))
+    return notes
 
 
 def _format(fmt: str, table: Table) -> Format:
