@@ -21,7 +21,9 @@ def _main_parser() -> argparse.ArgumentParser:
         prog="tcoapp",
         description="TCO and ROI of AI inference hardware. Without a command, opens the desktop app.",
         epilog="Commands:\n  compute [FILE.xlsx] [--json] [--out RESULT.xlsx]   compute a scenario headless\n"
-               "Run 'tcoapp compute --help' for its options.",
+               "  curves FILE.csv [--json] [--into BOOK.xlsx]        read measured curves (InferenceX, aiconfigurator)\n"
+               "  calibrate BOOK.xlsx --curve NAME [--write]         fit the generated model to a measured curve\n"
+               "Run 'tcoapp COMMAND --help' for its options.",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("file", nargs="?", help="scenario workbook (.xlsx) to open in the desktop app")
     parser.add_argument("--version", action="version", version=f"tcoapp {__version__}")
@@ -44,6 +46,12 @@ def main(argv=None) -> int:
     try:
         if argv and argv[0] == "compute":
             return _compute(_compute_parser().parse_args(argv[1:]))
+        if argv and argv[0] == "curves":
+            from .cli_curves import curves_parser, run_curves
+            return run_curves(curves_parser().parse_args(argv[1:]))
+        if argv and argv[0] == "calibrate":
+            from .cli_calibrate import calibrate_parser, run_calibrate
+            return run_calibrate(calibrate_parser().parse_args(argv[1:]))
         args = _main_parser().parse_args(argv)
         from .gui.app import run_app
         return run_app(args.file)

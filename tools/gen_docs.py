@@ -96,6 +96,9 @@ def _calibration_section() -> list[str]:
     lines = ["## Calibration", "",
              "Rows of `key | unit | value` (from row 2): the efficiency factors of the generated "
              "(roofline) curve. A missing row keeps the default; values must be numbers >= 0.", "",
+             "Optional further columns (D, E, ...) name a device in row 1 and hold the factors calibrated for "
+             "plans on that device (`tcoapp calibrate BOOK.xlsx --curve NAME --write` writes one); a blank "
+             "cell takes the `value` column's. Plans on other devices use the `value` column.", "",
              "| key | unit | default | help |", "|---|---|---|---|"]
     defaults = DEFAULT_FACTORS.as_dict()
     for name in FACTOR_NAMES:

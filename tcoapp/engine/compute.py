@@ -108,7 +108,7 @@ def pool_economics(scenario: Scenario, pools: tuple[ResolvedPool, ...]) -> dict[
     return {k: np.array([float(getattr(d, k)) for d in devices]) for k in DEVICE_ECONOMICS_KEYS}
 
 
-def sized_counts(plan: Plan, caps: tuple[PoolCapacity, ...], econ: dict[str, np.ndarray], factors) -> np.ndarray:
+def sized_counts(plan: Plan, caps: tuple[PoolCapacity, ...], econ: dict[str, np.ndarray], factors_for) -> np.ndarray:
     """Devices per pool from the plan's sizing mode, in whole servers of every pool."""
     pools = [c.pool for c in caps]
     weights = np.array([p.device_count for p in pools], float)
@@ -125,7 +125,7 @@ def sized_counts(plan: Plan, caps: tuple[PoolCapacity, ...], econ: dict[str, np.
         servers = sizing.pool_servers_within(plan.capex_budget_usd, weights, dps, cost)
     else:
         shares = weights / np.sum(weights)
-        per_device = fleet_point(plan, caps, shares, factors).point.tokens_per_s_per_device
+        per_device = fleet_point(plan, caps, shares, factors_for).point.tokens_per_s_per_device
         per_device_day = per_device * plan.utilization * sizing.SECONDS_PER_DAY
         total = plan.demand_tokens_per_day / per_device_day if per_device_day > 0 else float("nan")
         servers = sizing.pool_servers_for_devices(total, weights, dps) if np.isfinite(total) else None
@@ -172,8 +172,8 @@ def compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
     pools = resolve_pools(plan)
     caps = pool_capacities(scenario, plan, pools)
     econ = pool_economics(scenario, pools)
-    counts = sized_counts(plan, caps, econ, scenario.factors)
-    fleet = fleet_point(plan, caps, np.nan_to_num(counts, nan=0.0), scenario.factors)
+    counts = sized_counts(plan, caps, econ, scenario.factors_for)
+    fleet = fleet_point(plan, caps, np.nan_to_num(counts, nan=0.0), scenario.factors_for)
     point = fleet.point
     warnings = list(point.warnings) + list(fleet.warnings) + list(curve_device_notes(scenario, plan, pools))
     warnings += _sizing_notes(plan, pools, counts, econ)

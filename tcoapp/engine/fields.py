@@ -192,6 +192,7 @@ CURVE_POINT_FIELDS: tuple[Field, ...] = (
     _f("precision", "str", "", "", None, None, "curve", "Precision", "Precision of the measurement."),
     _f("tensor_parallel", "int", "devices", None, 1, 4096, "curve", "Tensor parallel", "TP of the measurement."),
     _f("source", "str", "", "", None, None, "curve", "Source", "Where the points come from."),
+    _f("config", "str", "", "", None, None, "curve", "Configuration", "The configuration the points were measured in, as key=value pairs separated by ';' (tensor_parallel=4; input_tokens=4000; ...): written by curve import, one value per curve."),
 )
 
 PRICE_TIER_FIELDS: tuple[Field, ...] = (

@@ -71,7 +71,8 @@ def _pair_capacities(scenario, plan, pools) -> dict[int, PoolCapacity]:
     pre_caps = {}
     for i in prefill:
         device = scenario.device(pools[i].device)
-        pre_caps[i] = (device, prefill_capacity(device, model, pools[i].serving, workload, scenario.factors))
+        pre_caps[i] = (device, prefill_capacity(device, model, pools[i].serving, workload,
+                                                scenario.factors_for(device.name)))
     for j in decode:
         device = scenario.device(pools[j].device)
         # TTFT seen by a request decoded here: the slowest prefill pool's isolated prefill + its KV transfer
@@ -92,7 +93,7 @@ def _pair_capacities(scenario, plan, pools) -> dict[int, PoolCapacity]:
 
 
 def _decode_capacity(scenario, plan, pool, device, lead_s, link) -> PoolCapacity:
-    model, workload, factors = scenario.model(plan.model), plan.workload, scenario.factors
+    model, workload, factors = scenario.model(plan.model), plan.workload, scenario.factors_for(device.name)
     probe = decode_curve(device, model, pool.serving, workload, 1.0, factors)
     b_max = probe.max_batch_by_memory
     source = "generated:decode"
@@ -126,8 +127,9 @@ def _decode_capacity(scenario, plan, pool, device, lead_s, link) -> PoolCapacity
                         link_gb_s=link[0], link=link[1])
 
 
-def fleet_point(plan: Plan, caps: tuple[PoolCapacity, ...], counts: np.ndarray, factors) -> FleetPoint:
-    """The plan's operating point with the pools' device counts (see module docstring)."""
+def fleet_point(plan: Plan, caps: tuple[PoolCapacity, ...], counts: np.ndarray, factors_for) -> FleetPoint:
+    """The plan's operating point with the pools' device counts (see module docstring); `factors_for`
+    gives a device name's efficiency factors (its power model)."""
     missing = [c for c in caps if not _usable(c)]
     if missing:
         reasons = "; ".join(f"pool {c.pool.name!r}: {'; '.join(c.point.warnings) or 'no operating point'}" for c in missing)
@@ -140,7 +142,7 @@ def fleet_point(plan: Plan, caps: tuple[PoolCapacity, ...], counts: np.ndarray, 
     for i, c in enumerate(caps):
         if c.pool.role == "serve":
             rates[i] = c.requests_per_s_per_device * counts[i]
-    limited_by, notes = _pair(plan, caps, counts, points, rates, factors)
+    limited_by, notes = _pair(plan, caps, counts, points, rates, factors_for)
     return FleetPoint(_plan_point(plan, caps, points, counts), tuple(points), tuple(rates), limited_by, tuple(notes))
 
 
@@ -151,7 +153,7 @@ def _usable(cap: PoolCapacity) -> bool:
     return bool(np.isfinite(cap.requests_per_s_per_device) and cap.requests_per_s_per_device > 0)
 
 
-def _pair(plan, caps, counts, points, rates, factors) -> tuple[str, list[str]]:
+def _pair(plan, caps, counts, points, rates, factors_for) -> tuple[str, list[str]]:
     pre = [i for i, c in enumerate(caps) if c.pool.role == "prefill"]
     dec = [i for i, c in enumerate(caps) if c.pool.role == "decode"]
     if not pre:
@@ -169,7 +171,7 @@ def _pair(plan, caps, counts, points, rates, factors) -> tuple[str, list[str]]:
         c = caps[i]
         rates[i] = rate * c.requests_per_s_per_device * counts[i] / pre_cap if pre_cap > 0 else 0.0
         busy = rate / pre_cap if pre_cap > 0 else 0.0
-        points[i] = replace(c.point, power_w=float(busy_power_w(c.device, busy, factors)))
+        points[i] = replace(c.point, power_w=float(busy_power_w(c.device, busy, factors_for(c.device.name))))
     for j in dec:
         c = caps[j]
         share = c.requests_per_s_per_device * counts[j] / dec_cap if dec_cap > 0 else 0.0
@@ -177,7 +179,7 @@ def _pair(plan, caps, counts, points, rates, factors) -> tuple[str, list[str]]:
         used = rate / dec_cap if dec_cap > 0 else 0.0
         per_device = rates[j] * plan.output_tokens / counts[j] if counts[j] > 0 else 0.0
         points[j] = replace(c.point, tokens_per_s_per_device=float(per_device),
-                            power_w=float(busy_power_w(c.device, c.busy * used, factors)))
+                            power_w=float(busy_power_w(c.device, c.busy * used, factors_for(c.device.name))))
     notes = [f"prefill/decode: {rate:.4g} requests/s, limited by {_limit_text(limited_by)}; prefill capacity "
              f"{pre_cap:.4g}, decode capacity {dec_cap:.4g}, KV link ({caps[pre[0]].link}) {link_cap:.4g} requests/s "
              f"({kv_bytes / 1e6:.3g} MB of KV cache per request)"]

@@ -27,10 +27,10 @@ def plan_curve(scenario: Scenario, plan: Plan, batch) -> tuple[CurveArrays, floa
         from .performance.disaggregation import generate_disaggregated
         result = generate_disaggregated(
             scenario.device(plan.prefill_device or plan.device), scenario.device(plan.decode_device or plan.device),
-            model, plan.serving, plan.workload, batch, scenario.factors)
+            model, plan.serving, plan.workload, batch, scenario.factors_for(plan.device))
         return result.curve, result.prefill_share
     from .performance.generated import generate_curve
-    return generate_curve(device, model, plan.serving, plan.workload, batch, scenario.factors), 0.0
+    return generate_curve(device, model, plan.serving, plan.workload, batch, scenario.factors_for(plan.device)), 0.0
 
 
 def share_at(share, index: int) -> float:

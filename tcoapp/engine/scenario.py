@@ -43,6 +43,9 @@ class Scenario:
     curves: Mapping[str, MeasuredCurve] = field(default_factory=dict)
     price_tiers: Mapping[str, PriceTiers] = field(default_factory=dict)
     factors: EfficiencyFactors = DEFAULT_FACTORS
+    # Factors calibrated for one device (the Calibration sheet's device columns): plans on that
+    # device use them, every other plan `factors`.
+    device_factors: Mapping[str, EfficiencyFactors] = field(default_factory=dict)
     catalog_devices: Mapping[str, Device] = field(default_factory=dict, compare=False, repr=False)
     catalog_models: Mapping[str, ModelSpec] = field(default_factory=dict, compare=False, repr=False)
 
@@ -51,6 +54,14 @@ class Scenario:
 
     def model(self, name: str) -> ModelSpec:
         return self.models.get(name) or self.catalog_models[name]
+
+    def factors_for(self, device_name: str) -> EfficiencyFactors:
+        """The efficiency factors of plans on `device_name` (its calibrated set, else the scenario's)."""
+        return self.device_factors.get(device_name, self.factors)
+
+    def workload_of_curve(self, curve_name: str):
+        """The workload of the first plan that uses curve `curve_name` (None if no plan does)."""
+        return next((plan.workload for plan in self.plans if plan.curve == curve_name), None)
 
     def all_device_names(self) -> list[str]:
         return list(dict.fromkeys([*self.catalog_devices, *self.devices]))

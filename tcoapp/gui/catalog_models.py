@@ -14,6 +14,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
 
 from ..engine.fields import CURVE_POINT_FIELDS, DEVICE_FIELDS, MODEL_FIELDS, Field
+from ..engine.performance.measured import config_text
 from .document import Document
 from ..engine.validate import coerce
 from .labels import format_field
@@ -170,6 +171,7 @@ class CurvePointsModel(QAbstractTableModel):
                     "tokens_per_s_per_user": curve.tokens_per_s_per_user[i], "power_w": curve.power_w[i],
                     "ttft_s": curve.ttft_s[i], "precision": curve.precision, "tensor_parallel": curve.tensor_parallel,
                     "source": sources[i] if i < len(sources) and sources[i] else curve.source,
+                    "config": config_text(curve.config),
                 }
                 rows.append(tuple(values.get(f.name) for f in self._fields))
                 self._where.append((curve.name, i))

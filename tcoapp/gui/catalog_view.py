@@ -23,6 +23,7 @@ def _table(model) -> QTableView:
 
 class CatalogView(QWidget):
     message = Signal(str)
+    fit_requested = Signal(str)       # name of the curve to fit the generated model to
 
     def __init__(self, document: Document, parent=None):
         super().__init__(parent)
@@ -55,10 +56,17 @@ class CatalogView(QWidget):
         self.delete_curve_button.setToolTip("Remove the measured curve of the selected point (undoable)")
         self.delete_curve_button.clicked.connect(self.delete_selected_curve)
         self.delete_curve_button.setEnabled(False)
+        self.fit_curve_button = QPushButton("Fit generated model…")
+        self.fit_curve_button.setToolTip("Fit the generated model's efficiency factors to the selected point's curve "
+                                         "(least squares; errors before and after), then optionally use them for "
+                                         "plans on its device")
+        self.fit_curve_button.clicked.connect(self._fit_selected_curve)
+        self.fit_curve_button.setEnabled(False)
         self.tabs.currentChanged.connect(self._tab_changed)
         bottom = QHBoxLayout()
         bottom.addWidget(hint, 1)
         bottom.addWidget(self.duplicate_button)
+        bottom.addWidget(self.fit_curve_button)
         bottom.addWidget(self.delete_curve_button)
         layout = QVBoxLayout(self)
         layout.addWidget(self.tabs, 1)
@@ -67,12 +75,23 @@ class CatalogView(QWidget):
     def _tab_changed(self, index: int) -> None:
         self.duplicate_button.setEnabled(index < 2)
         self.delete_curve_button.setEnabled(index == 2)
+        self.fit_curve_button.setEnabled(index == 2)
+
+    def selected_curve(self) -> str | None:
+        if self.curves_model.rowCount() == 0:
+            return None
+        return self.curves_model.curve_at(max(0, self.curves_table.currentIndex().row()))
+
+    def _fit_selected_curve(self) -> None:
+        name = self.selected_curve()
+        if name:
+            self.fit_requested.emit(name)
 
     def delete_selected_curve(self) -> None:
-        if self.curves_model.rowCount() == 0:
+        name = self.selected_curve()
+        if name is None:
             return
-        row = max(0, self.curves_table.currentIndex().row())
-        error = self._doc.delete_curve(self.curves_model.curve_at(row))
+        error = self._doc.delete_curve(name)
         if error:
             self.message.emit(error)
 
@@ -106,7 +125,7 @@ class CatalogView(QWidget):
         model, header = table.model(), table.horizontalHeader()
         for col in range(model.columnCount()):
             name = model.field_name(col)
-            if name in ("source", "notes", "estimated_fields"):
+            if name in ("source", "notes", "estimated_fields", "config"):
                 table.setColumnWidth(col, 300 if name == "source" else 220)
             if name == "source" and table.model().field_name(0) == "name":
                 header.moveSection(header.visualIndex(col), 1)

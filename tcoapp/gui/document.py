@@ -227,7 +227,7 @@ class Document(QObject):
         try:
             new = make_measured_curve(name, curve.device, curve.model, *(columns[k][order] for k in columns),
                                       precision=curve.precision, tensor_parallel=curve.tensor_parallel,
-                                      source=curve.source, point_sources=sources)
+                                      source=curve.source, point_sources=sources, config=curve.config)
         except ValueError as exc:
             return str(exc)
         curves = dict(self._scenario.curves)
@@ -242,6 +242,12 @@ class Document(QObject):
         curves = {k: v for k, v in self._scenario.curves.items() if k != name}
         self.push(replace(self._scenario, curves=curves), f"Delete curve {name!r}")
         return None
+
+    def set_device_factors(self, device: str, factors) -> None:
+        """Use `factors` for plans on `device` (a calibration; saved as a Calibration sheet column)."""
+        merged = dict(self._scenario.device_factors)
+        merged[device] = factors
+        self.push(replace(self._scenario, device_factors=merged), f"Calibrate factors for {device}")
 
     def add_curve(self, curve) -> None:
         curves = dict(self._scenario.curves)
@@ -295,7 +301,7 @@ class Document(QObject):
 
     def _compute(self, scenario: Scenario) -> tuple[PlanResult, ...]:
         context = (scenario.devices, scenario.models, scenario.curves, scenario.price_tiers, scenario.factors,
-                   scenario.catalog_devices, scenario.catalog_models)
+                   scenario.device_factors, scenario.catalog_devices, scenario.catalog_models)
         if len(context) != len(self._cache_context) or any(a is not b for a, b in zip(context, self._cache_context)):
             self._cache = {}
             self._cache_context = context

@@ -42,33 +42,24 @@ def write_workbook(scenario, path: str, results=None) -> None:
         raise FileProblem(f"cannot write {path}: {exc}") from exc
 
 
-def _as_curves(result) -> list:
-    if result is None:
-        return []
-    if isinstance(result, dict):
-        return list(result.values())
-    if isinstance(result, (list, tuple)):
-        return list(result)
-    return [result]
+def _run_import(path, names, progress=None, should_cancel=None):
+    from ..io.curve_files import read_curve_file
 
-
-def _run_import(func, path, progress=None, should_cancel=None):
     progress and progress(0.1)
-    curves = _as_curves(func(path))
+    result = read_curve_file(path, "auto", *names)
     progress and progress(1.0)
-    if not curves:
+    if not result.curves:
         raise FileProblem(f"{os.path.basename(path)}: no curve points found")
-    return curves
+    return result
 
 
-def import_curve_job(path: str):
-    """A worker job `f(progress=, should_cancel=) -> [MeasuredCurve]`, or an error message."""
-    try:
-        from ..io import curve_import
-    except ImportError as exc:
-        return f"Importing curves is not available in this build ({exc})."
-    for name in ("import_curves", "import_curve", "read_curve_file", "read_curves", "load_curve"):
-        func = getattr(curve_import, name, None)
-        if callable(func):
-            return partial(_run_import, func, path)
-    return "Importing curves is not available in this build (no import function in tcoapp.io.curve_import)."
+def import_curve_job(path: str, scenario=None):
+    """A worker job `f(progress=, should_cancel=) -> CurveFile` (the same reader as `tcoapp curves`).
+    Tool names (h200_sxm, gb300) are mapped to the scenario's devices and models."""
+    names = (None, None, None)
+    if scenario is not None:
+        vendors = {}
+        for name in scenario.all_device_names():
+            vendors[name] = scenario.device(name).vendor
+        names = (scenario.all_device_names(), scenario.all_model_names(), vendors)
+    return partial(_run_import, path, names)

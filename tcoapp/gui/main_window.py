@@ -52,6 +52,7 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.progress)
         for view in (self.compare, self.catalog):
             view.message.connect(self.show_problem)
+        self.catalog.fit_requested.connect(self.fit_curve)
         self._opening = None
         self.runner.failed.connect(self._task_failed)
         self.runner.finished.connect(self._task_finished)
@@ -111,6 +112,8 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         self._action(file_menu, "&Import curve…", self.import_curve_dialog, None,
                      "Import measured points: plain CSV, InferenceX CSV or aiconfigurator pareto.csv")
+        self._action(file_menu, "&Generate curve with aiconfigurator…", self.aiconfigurator_dialog, None,
+                     "Run NVIDIA aiconfigurator (optional package) for a model on an NVIDIA system")
         self._action(file_menu, "&Export chart…", self.export_chart_dialog, None, "Save a chart as PNG or SVG")
         file_menu.addSeparator()
         self._action(file_menu, "&Quit", self.close, QKeySequence.Quit)
@@ -261,11 +264,35 @@ class MainWindow(QMainWindow):
             self.import_curve(path)
 
     def import_curve(self, path: str):
-        job = import_curve_job(path)
-        if isinstance(job, str):
-            self.show_problem(job, "Import failed")
+        job = import_curve_job(path, self.document.scenario)
+        self.runner.start(f"Importing {os.path.basename(path)}…", job, on_success=self._curve_file_read)
+
+    def _curve_file_read(self, result):
+        """Show what the file held; add its curves only when the user says so."""
+        if self.confirm_curve_import(result):
+            self._curves_imported(result.curves)
+
+    def aiconfigurator_dialog(self):
+        from ..io.aiconfigurator_run import missing
+        message = missing()
+        if message:
+            self.show_problem(message, "aiconfigurator is not installed")
             return
-        self.runner.start(f"Importing {os.path.basename(path)}…", job, on_success=self._curves_imported)
+        from .aiconfigurator_dialog import AiconfiguratorDialog
+        plan = self.document.current_plan()
+        dialog = AiconfiguratorDialog(*((plan.input_tokens, plan.output_tokens) if plan else ()), parent=self)
+        if dialog.exec() == AiconfiguratorDialog.Accepted:
+            self.generate_aiconfigurator_curve(dialog.request())
+
+    def generate_aiconfigurator_curve(self, request: dict):
+        from .aiconfigurator_dialog import generate_job
+        self.runner.start(f"Running aiconfigurator for {request['model_path']} on {request['system']}…",
+                          generate_job(request, self.document.scenario), on_success=self._curve_file_read)
+
+    def confirm_curve_import(self, result) -> bool:
+        from .curve_import_dialog import CurveImportDialog
+        dialog = CurveImportDialog(result, self.document.scenario.curves, self)
+        return dialog.exec() == CurveImportDialog.Accepted
 
     def _curves_imported(self, curves):
         stack = self.document.undo_stack
@@ -276,6 +303,22 @@ class MainWindow(QMainWindow):
         names = ", ".join(c.name for c in curves)
         self.statusBar().showMessage(f"Imported curve(s): {names}. Select one in the plan editor's Measured curve.",
                                      8000)
+
+    def fit_curve(self, name: str):
+        """Fit the generated model to curve `name` off the GUI thread, then show the fit."""
+        from .calibration_dialog import fit_job
+        self.runner.start(f"Fitting the generated model to {name}…", fit_job(self.document.scenario, name),
+                          on_success=self._curve_fitted)
+
+    def _curve_fitted(self, outcome):
+        fit, start = outcome
+        if self.confirm_calibration(fit, start):
+            self.document.set_device_factors(fit.device, fit.result.factors)
+            self.statusBar().showMessage(f"Plans on {fit.device} now use the factors fitted to {fit.curve}", 8000)
+
+    def confirm_calibration(self, fit, start) -> bool:
+        from .calibration_dialog import CalibrationDialog
+        return CalibrationDialog(fit, start, self).exec() == CalibrationDialog.Accepted
 
     def charts(self) -> dict:
         return {**self.performance.charts(), **self.economics.charts()}

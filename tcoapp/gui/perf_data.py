@@ -38,7 +38,7 @@ def curve_for(scenario, plan) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     A fleet plan's curve is its first serve or decode pool's (`shown_plan`)."""
     plan = shown_plan(plan)
     key = (tuple(getattr(plan, k) for k in _CURVE_KEYS), id(scenario.devices), id(scenario.models),
-           id(scenario.curves), scenario.factors)
+           id(scenario.curves), scenario.factors_for(plan.device))
     hit = _cache.get(key)
     if hit is not None and hit[0] is scenario.devices and hit[1] is scenario.models and hit[2] is scenario.curves:
         return hit[3]
@@ -89,5 +89,5 @@ def sweep_for_plan(scenario, plan, batches=SWEEP_BATCHES):
     except KeyError as exc:
         return f"Unknown device or model: {exc}"
     return partial(sweep, device, model, plan.workload, batches=batches,
-                   spec_decode_acceptance=plan.spec_decode_acceptance, factors=scenario.factors,
+                   spec_decode_acceptance=plan.spec_decode_acceptance, factors=scenario.factors_for(plan.device),
                    **sweep_options(device, model))

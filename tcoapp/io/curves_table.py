@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..engine.errors import Problem
-from ..engine.performance.measured import MeasuredCurve, make_measured_curve
+from ..engine.performance.measured import MeasuredCurve, make_measured_curve, parse_config_text
 
 
 def curves_from_rows(rows, problems: list[Problem]) -> dict[str, MeasuredCurve]:
@@ -31,15 +31,19 @@ def _one_curve(name, members, problems):
             ok = False
         seen[batch] = where("batch")
     first = members[0][1]
-    for key in ("device", "model", "precision", "tensor_parallel", "source"):
+    for key in ("device", "model", "precision", "tensor_parallel", "source", "config"):
         values = {record[key] for _, record in members}
         if len(values) > 1:
             problems.append(Problem(members[0][0](key), key, f"curve {name!r} mixes values {sorted(map(str, values))}: one curve, one {key}"))
             ok = False
+    config, error = parse_config_text(first.get("config") or "")
+    if error:
+        problems.append(Problem(members[0][0]("config"), "config", error))
+        ok = False
     if not ok or any(r["batch"] is None or r["tokens_per_s_per_device"] is None for _, r in members):
         return None
     column = lambda key: [r[key] if r[key] is not None else float("nan") for _, r in members]  # noqa: E731
     return make_measured_curve(
         name, first["device"], first["model"], column("batch"), column("tokens_per_s_per_device"),
         column("tokens_per_s_per_user"), column("power_w"), column("ttft_s"),
-        precision=first["precision"], tensor_parallel=first["tensor_parallel"], source=first["source"])
+        precision=first["precision"], tensor_parallel=first["tensor_parallel"], source=first["source"], config=config)

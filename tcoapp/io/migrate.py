@@ -23,8 +23,9 @@ Sheets = dict[str, Any]
 
 
 def _schema_1_to_2(sheets: Sheets) -> Sheets:
-    """Schema 2 adds the optional Pools sheet and the device column scale_out_gb_s (default 50 GB/s).
-    A schema-1 workbook has neither, and means the same in schema 2: a plan without pool rows is one
+    """Schema 2 adds the optional Pools sheet, the device column scale_out_gb_s (default 50 GB/s), the
+    Curves column `config` and per-device columns on the Calibration sheet; the years keys on Plans
+    default to "no change". A schema-1 workbook has none of them, and means the same in schema 2: a plan without pool rows is one
     pool, a plan with prefill_devices:decode_devices is its prefill and decode pools (now each packed
     and priced on its own). Nothing to rewrite."""
     return dict(sheets)

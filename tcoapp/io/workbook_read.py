@@ -155,12 +155,12 @@ def read_scenario(path) -> Scenario:
     models = _read_table(sheets.get(S.MODELS), make_model, problems)
     curves = _read_curves(sheets.get(S.CURVES), problems)
     tiers = _read_price_tiers(sheets.get(S.PRICE_TIERS), problems)
-    factors = _read_factors(sheets.get(S.CALIBRATION), problems)
+    factors, device_factors = _read_factors(sheets.get(S.CALIBRATION), problems, {*catalog.devices, *devices})
     plans, plan_where = _read_plans(sheets[S.PLANS], problems)
     plans, pool_where = _attach_pools(plans, sheets.get(S.POOLS), problems)
     devices = _overrides_only(devices, catalog.devices)
     models = _overrides_only(models, catalog.models)
-    scenario = Scenario(tuple(plans), devices, models, curves, tiers, factors,
+    scenario = Scenario(tuple(plans), devices, models, curves, tiers, factors, device_factors=device_factors,
                         catalog_devices=catalog.devices, catalog_models=catalog.models)
     if not problems:
         problems.extend(reference_problems(scenario, plan_where, pool_where))
@@ -347,19 +347,35 @@ def _read_price_tiers(sheet: _Sheet | None, problems: list[Problem]) -> dict:
     }
 
 
-def _read_factors(sheet: _Sheet | None, problems: list[Problem]):
-    """Calibration: rows of key | unit | value for the efficiency factors."""
+def _read_factors(sheet: _Sheet | None, problems: list[Problem], device_names=()):
+    """Calibration: rows of key | unit | value for the efficiency factors, then optionally one column
+    per device (row 1: its name) holding the factors calibrated for plans on that device (a blank
+    cell: the value column's)."""
     if sheet is None:
-        return DEFAULT_FACTORS
-    changes: dict[str, float] = {}
+        return DEFAULT_FACTORS, {}
+    columns = {3: None}
+    for col in range(4, sheet.n_cols + 1):
+        name = sheet.cell(1, col)
+        if is_blank(name):
+            continue
+        if str(name).strip() not in device_names:
+            problems.append(Problem(sheet.where(1, col), "", f"= {str(name).strip()!r}: no device of that name (a "
+                                                             "Calibration column after 'value' names a device)"))
+            continue
+        columns[col] = str(name).strip()
+    changes: dict = {col: {} for col in columns}
     for row, key in _keys_in_column_a(sheet, problems):
-        value = _cell_value(sheet, row, 3, problems, key)
         if key not in FACTOR_NAMES:
             problems.append(Problem(sheet.where(row, 1), key, f"unknown key (allowed: {', '.join(FACTOR_NAMES)})"))
             continue
-        error = factor_problem(key, value)
-        if error:
-            problems.append(Problem(sheet.where(row, 3), key, error))
-            continue
-        changes[key] = float(value)
-    return DEFAULT_FACTORS.with_(**changes)
+        for col in columns:
+            value = _cell_value(sheet, row, col, problems, key)
+            if col != 3 and is_blank(value):
+                continue
+            error = factor_problem(key, value)
+            if error:
+                problems.append(Problem(sheet.where(row, col), key, error))
+                continue
+            changes[col][key] = float(value)
+    factors = DEFAULT_FACTORS.with_(**changes[3])
+    return factors, {name: factors.with_(**changes[col]) for col, name in columns.items() if name is not None}

@@ -13,6 +13,7 @@ from ..engine.fields import (
     CURVE_POINT_FIELDS, DEVICE_FIELDS, MODEL_FIELDS, PLAN_FIELDS, POOL_FIELDS, PRICE_TIER_FIELDS, Field,
 )
 from ..engine.performance.factors import FACTOR_NAMES
+from ..engine.performance.measured import config_text
 from ..engine.scenario import Scenario
 from . import sheets as S
 from .xlsx_bulk import PendingRows
@@ -95,7 +96,7 @@ def write_table(ws, fields: tuple[Field, ...], records, bulk: bool = False) -> P
 
 
 def _width(field: Field) -> float:
-    if field.name in ("source", "notes"):
+    if field.name in ("source", "notes", "config"):
         return 50
     if field.name in ("name", "curve", "device", "model", "price_tiers", "estimated_fields"):
         return 24
@@ -133,6 +134,7 @@ def curve_records(scenario: Scenario):
                 "tokens_per_s_per_user": float(curve.tokens_per_s_per_user[i]),
                 "power_w": float(curve.power_w[i]), "ttft_s": float(curve.ttft_s[i]),
                 "precision": curve.precision, "tensor_parallel": curve.tensor_parallel, "source": curve.source,
+                "config": config_text(curve.config),
             }
 
 
@@ -167,11 +169,15 @@ def write_calibration(ws, scenario: Scenario) -> None:
     header(ws, 1, 1, "key", "Efficiency factor of the generated (roofline) curve.")
     header(ws, 1, 2, "unit")
     header(ws, 1, 3, "value", "Fitted to measured points by calibration, or the documented default.")
-    values = scenario.factors.as_dict()
+    sets = [scenario.factors] + list(scenario.device_factors.values())
+    for col, device in enumerate(scenario.device_factors, start=4):
+        header(ws, 1, col, device, f"Factors calibrated for plans on {device} (tcoapp calibrate --write); "
+                                   "a blank cell takes the value column's.")
     for row, name in enumerate(FACTOR_NAMES, start=2):
         key_cell(ws, row, name, FACTOR_FIELD_BY_NAME[name].help)
         unit_cell(ws, row, 2, FACTOR_FIELD_BY_NAME[name].unit)
-        cell = put(ws, row, 3, values[name], "input")
-        cell.number_format = "General"
+        for col, factors in enumerate(sets, start=3):
+            cell = put(ws, row, col, getattr(factors, name), "input")
+            cell.number_format = "General"
     ws.freeze_panes = "C2"
-    widths(ws, {1: 28, 2: 12, 3: 14})
+    widths(ws, {1: 28, 2: 12, **{col: 14 for col in range(3, 4 + len(scenario.device_factors))}})

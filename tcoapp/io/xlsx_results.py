@@ -180,7 +180,8 @@ FORMULA_SECTIONS: tuple[tuple[str, tuple[tuple[str, Formula], ...]], ...] = (
         ("payback_months", lambda x: x.cf("payback_months")),
         ("roi",
          lambda x: f'IF(COUNT({x.cf_range("cash_flow_usd")})=COLUMNS({x.cf_range("cash_flow_usd")}),'
-                   f'IF({x.r("capex_usd")}>0,SUM({x.cf_range("cash_flow_usd", 1)})/{x.r("capex_usd")}-1,{NA}),{NA})'),
+                   f'IF({x.r("capex_usd")}>0,(SUM({x.cf_range("cash_flow_usd", 1)})-SUM({x.cf_range("capex_usd", 1)}))'
+                   f'/{x.r("capex_usd")}-1,{NA}),{NA})'),
     )),
 )
 

@@ -10,6 +10,7 @@ from PySide6.QtGui import QDropEvent
 
 import tcoapp.gui.autosave as autosave
 from tcoapp.gui.app import create_window, offer_recovery
+from tcoapp.engine.performance.measured import make_measured_curve
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SAMPLES = sorted(glob.glob(os.path.join(ROOT, "samples", "*.xlsx")))
@@ -92,12 +93,14 @@ my-h100,H100-SXM,Llama-3.3-70B,128,2000,16,690,bench A
 """
 
 
-def test_import_curve_in_worker_then_use_it(window, qtbot, tmp_path):
-    pytest.importorskip("tcoapp.io.curve_import")
+def test_import_curve_in_worker_then_use_it(window, qtbot, tmp_path, monkeypatch):
+    shown = []
+    monkeypatch.setattr(window, "confirm_curve_import", lambda result: shown.append(result) or True)
     path = tmp_path / "my.csv"
     path.write_text(PLAIN_CSV)
     with qtbot.waitSignal(window.runner.succeeded, timeout=10000):
         window.import_curve(str(path))
+    assert [c.name for c in shown[0].curves] == ["my-h100"]  # shown before it was added
     doc = window.document
     assert "my-h100" in doc.scenario.curves
     assert window.catalog.curves_model.rowCount() == 4
@@ -111,8 +114,27 @@ def test_import_curve_in_worker_then_use_it(window, qtbot, tmp_path):
     assert "my-h100" not in doc.scenario.curves
 
 
+def test_import_preview_shows_curves_points_and_warnings_and_cancel_adds_nothing(window, qtbot, monkeypatch):
+    from tcoapp.gui.curve_import_dialog import CurveImportDialog
+    from tcoapp.io.curve_files import read_curve_file
+
+    path = os.path.join(os.path.dirname(__file__), "..", "data", "curves", "aiconfigurator_llama70b_fp8_h200_agg_pareto.csv")
+    result = read_curve_file(path)
+    dialog = CurveImportDialog(result, ())
+    qtbot.addWidget(dialog)
+    assert dialog.table.rowCount() == 4 and "4 curve(s), 43 point(s)" in dialog.summary.text()
+    tp4 = next(r for r in range(4) if "tp4pp1" in dialog.table.item(r, 0).text())
+    assert dialog.table.item(tp4, 1).text() == "H200-SXM" and dialog.table.item(tp4, 3).text() == "14"
+    assert "tensor_parallel=4" in dialog.table.item(tp4, 7).text()
+    assert "read as unknown" in dialog.warnings.toPlainText() and "kept row 45" in dialog.warnings.toPlainText()
+    before = dict(window.document.scenario.curves)
+    monkeypatch.setattr(CurveImportDialog, "exec", lambda self: CurveImportDialog.Rejected)
+    with qtbot.waitSignal(window.runner.succeeded, timeout=10000):
+        window.import_curve(path)
+    assert dict(window.document.scenario.curves) == before
+
+
 def test_import_bad_curve_is_a_message(window, qtbot, tmp_path, dialogs):
-    pytest.importorskip("tcoapp.io.curve_import")
     path = tmp_path / "bad.csv"
     path.write_text("curve,device,model,batch,tokens_per_s_per_device\nx,H100-SXM,m,-1,abc\n")
     with qtbot.waitSignal(window.runner.failed, timeout=10000):
@@ -148,3 +170,71 @@ def test_plan_editor_shows_the_engine_notes(window):
     doc.set_plan_values(0, {"min_tokens_per_s_per_user": 1e6})
     notes = window.editor.notes
     assert notes.isVisibleTo(window.editor) and "not met" in notes.text()
+
+
+def test_fit_the_generated_model_to_an_imported_curve_and_use_it(window, qtbot, monkeypatch):
+    from tcoapp.gui.calibration_dialog import CalibrationDialog
+
+    path = os.path.join(os.path.dirname(__file__), "..", "data", "curves", "aiconfigurator_llama70b_fp8_h200_agg_pareto.csv")
+    monkeypatch.setattr(window, "confirm_curve_import", lambda result: True)
+    with qtbot.waitSignal(window.runner.succeeded, timeout=10000):
+        window.import_curve(path)
+    name = next(n for n in window.document.scenario.curves if n.endswith("tp4pp1dp1etp1ep1"))
+    model = window.catalog.curves_model
+    config_col = next(c for c in range(model.columnCount()) if model.field_name(c) == "config")
+    assert "tensor_parallel=" in model.data(model.index(0, config_col))  # the configuration is in sight
+    shown = []
+
+    def confirm(fit, start):
+        dialog = CalibrationDialog(fit, start)
+        qtbot.addWidget(dialog)
+        shown.append(dialog.report.toPlainText())
+        return True
+    monkeypatch.setattr(window, "confirm_calibration", confirm)
+    h200 = next(i for i, p in enumerate(window.document.scenario.plans) if p.device == "H200-SXM")
+    before = window.document.results[h200].metrics["tokens_per_s_per_device"]
+    with qtbot.waitSignal(window.runner.succeeded, timeout=20000):
+        window.fit_curve(name)
+    assert "median |error| 13.6 % -> 0.5 %" in shown[0] and "eta_compute        held" in shown[0]
+    assert "H200-SXM" in window.document.scenario.device_factors
+    assert window.document.results[h200].metrics["tokens_per_s_per_device"] != before
+    window.document.undo_stack.undo()
+    assert window.document.scenario.device_factors == {}
+
+
+def test_fit_refusal_is_a_message(window, qtbot, dialogs):
+    window.document.add_curve(make_measured_curve("one", "H200-SXM", "Llama-3.1-70B", [8], [500]))
+    with qtbot.waitSignal(window.runner.failed, timeout=10000):
+        window.catalog.tabs.setCurrentIndex(2)
+        window.catalog.fit_curve_button.click()
+    assert dialogs.messages and "no input_tokens / output_tokens and no plan uses it" in dialogs.messages[-1][1]
+
+
+def test_aiconfigurator_missing_says_how_to_install(window, monkeypatch, dialogs):
+    monkeypatch.setitem(sys.modules, "aiconfigurator", None)
+    window.aiconfigurator_dialog()
+    assert dialogs.messages and "pip install 'tcoapp[aiconfigurator]'" in dialogs.messages[-1][1]
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_generate_curve_with_aiconfigurator_then_preview_and_add(window, qtbot, monkeypatch):
+    pytest.importorskip("aiconfigurator")
+    from tcoapp.gui.aiconfigurator_dialog import AiconfiguratorDialog
+
+    opened = []
+    monkeypatch.setattr(AiconfiguratorDialog, "exec", lambda self: opened.append(self.request()) or AiconfiguratorDialog.Rejected)
+    window.aiconfigurator_dialog()  # the menu action: the form opens on the current plan's tokens; Cancel runs nothing
+    plan = window.document.current_plan()
+    assert (opened[0]["input_tokens"], opened[0]["output_tokens"]) == (plan.input_tokens, plan.output_tokens)
+    dialog = AiconfiguratorDialog(4000, 1000)
+    qtbot.addWidget(dialog)
+    request = dialog.request()
+    assert (request["system"], request["model_path"], request["total_gpus"]) == ("h200_sxm", "nvidia/Llama-3.1-70B-Instruct-FP8", 8)
+    shown = []
+    monkeypatch.setattr(window, "confirm_curve_import", lambda result: shown.append(result) or True)
+    with qtbot.waitSignal(window.runner.succeeded, timeout=120000):
+        window.generate_aiconfigurator_curve(request)
+    names = [c.name for c in shown[0].curves]
+    assert any("_agg_" in n for n in names) and any("_disagg_" in n for n in names)
+    assert set(names) <= set(window.document.scenario.curves)

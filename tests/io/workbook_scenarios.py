@@ -66,7 +66,9 @@ def random_curve(rnd, name, device, model):
         power = None
     return make_measured_curve(name, device, model, batches, tps, users, power, ttft,
                                precision=rnd.choice(["", *PRECISIONS]), tensor_parallel=rnd.choice([None, 1, 2, 8]),
-                               source=rnd.choice(["", "measured", "=SUM(1)"]))
+                               source=rnd.choice(["", "measured", "=SUM(1)"]),
+                               config=rnd.choice([(), (("input_tokens", str(rnd.randint(1, 9000))), ("prefill.workers", "2"),
+                                                       ("Framework", "dynamo-sglang"))]))
 
 
 def random_plan(rnd, name, device, model, curve, tiers, ttft_known: bool):

@@ -30,11 +30,15 @@ class MeasuredCurve:
     tensor_parallel: int | None = None
     source: str = ""
     point_sources: tuple[str, ...] = field(default=())
+    # The configuration the points were measured in, as (key, value) text pairs in the file's order:
+    # project keys where they exist (tensor_parallel, input_tokens, prefill.workers, ...) and the
+    # tool's own columns under their header names. Empty for a curve typed by hand.
+    config: tuple[tuple[str, str], ...] = field(default=())
 
     def __eq__(self, other) -> bool:
         if not isinstance(other, MeasuredCurve):
             return NotImplemented
-        scalars = ("name", "device", "model", "precision", "tensor_parallel", "source", "point_sources")
+        scalars = ("name", "device", "model", "precision", "tensor_parallel", "source", "point_sources", "config")
         arrays = ("batch", "tokens_per_s_per_device", "tokens_per_s_per_user", "power_w", "ttft_s")
         return all(getattr(self, s) == getattr(other, s) for s in scalars) and all(
             np.array_equal(getattr(self, a), getattr(other, a), equal_nan=True) for a in arrays)
@@ -42,8 +46,30 @@ class MeasuredCurve:
     __hash__ = None
 
     @property
+    def config_dict(self) -> dict[str, str]:
+        return dict(self.config)
+
+    @property
     def batch_range(self) -> tuple[float, float]:
         return float(self.batch[0]), float(self.batch[-1])
+
+
+def config_text(config) -> str:
+    """The configuration as one text cell: "key=value; key=value" (the Curves sheet's `config`)."""
+    return "; ".join(f"{key}={value}" for key, value in config)
+
+
+def parse_config_text(text: str) -> tuple[tuple[tuple[str, str], ...], str | None]:
+    """(config pairs, None) from "key=value; ..." text, or ((), the problem) when a part has no key."""
+    pairs = []
+    for part in (text or "").split(";"):
+        if not part.strip():
+            continue
+        key, sep, value = part.partition("=")
+        if not sep or not key.strip():
+            return (), f"= {text!r}: each part must be key=value, separated by ';' ({part.strip()!r} is not)"
+        pairs.append((key.strip(), value.strip()))
+    return tuple(pairs), None
 
 
 def make_measured_curve(name, device, model, batch, tokens_per_s_per_device, tokens_per_s_per_user=None,

@@ -1,0 +1,143 @@
+"""Numbers out of a file's rows: one error per bad cell (file, row, column), units normalized.
+
+Every row becomes a `Row` with its point in project units (batch, tokens/s per device, tokens/s
+per user, ttft_s, power_w; NaN = not in the file) and the raw text of its configuration columns.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ...engine.errors import Problem
+from .formats import Format
+from .table import Table
+from .units import SCALE_TO_S, tpot_unit, ttft_plausibility
+
+POINT_FIELDS = ("batch", "tokens_per_s_per_device", "tokens_per_s_per_user", "ttft_s", "power_w")
+_READ_AS_POINT = {"batch", "tokens_per_s_per_device", "tokens_per_s_per_user", "tpot", "ttft", "power_w"}
+
+
+@dataclass(frozen=True)
+class Row:
+    row: int                           # the file's line number
+    point: dict[str, float]            # POINT_FIELDS -> value in project units (NaN: not in the file)
+    config: tuple[str, ...]            # the text of the format's configuration columns, in order
+    knobs: tuple[str, ...]             # the text of the format's knob columns (date, ctx_tokens, ...)
+    extra: dict[str, float] = field(default_factory=dict)  # the format's other numbers (pool rates), as read
+
+
+def locate(spec: Format, table: Table, problems: list[Problem]) -> dict[str, tuple[int, str]]:
+    """field -> (column index, stated unit) for the columns present; a missing required one is a problem."""
+    index = table.index()
+    where = {}
+    for field, column in spec.columns.items():
+        hit = column.find(index)
+        if hit is not None:
+            where[field] = hit
+        elif column.required:
+            problems.append(Problem(table.where(table.header_row), column.label,
+                                    f"required column missing (the {field} of each point; {spec.name} format)"))
+    return where
+
+
+def _number(text: str, allow_zero: bool, decimal_comma: bool = False) -> tuple[float | None, str | None]:
+    """A cell as a number: "1,234.5" (thousands) in a comma-separated file; "1.234,5" or "0,42"
+    (decimal comma) in a semicolon-separated one, as spreadsheets in those locales write them."""
+    plain = text.replace(".", "").replace(",", ".") if decimal_comma and "," in text else text.replace(",", "")
+    try:
+        value = float(plain)
+    except ValueError:
+        return None, f"= {text!r}: not a number"
+    if not math.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
+        return None, f"= {text}: must be a number {'>= 0' if allow_zero else '> 0'}"
+    return value, None
+
+
+def raw_numbers(spec: Format, table: Table, where, problems: list[Problem]) -> list[tuple[int, dict, tuple[str, ...]]]:
+    """(row, {field: raw number or NaN}, cells) per data row; bad cells become problems."""
+    out = []
+    for row, cells in table.rows:
+        values, ok = {}, True
+        for field, (i, _unit) in where.items():
+            column = spec.columns[field]
+            text = cells[i].strip() if i < len(cells) else ""
+            if not text:
+                if column.required:
+                    problems.append(Problem(table.where(row), table.headers[i], "is empty: a number is needed"))
+                    ok = False
+                values[field] = float("nan")
+                continue
+            value, error = _number(text, column.allow_zero, table.decimal_comma)
+            if error:
+                problems.append(Problem(table.where(row), table.headers[i], error))
+                ok = False
+                continue
+            values[field] = value
+        if ok:
+            out.append((row, values, cells))
+    return out
+
+
+def _column(raw, field) -> np.ndarray:
+    return np.array([values.get(field, float("nan")) for _, values, _ in raw], float)
+
+
+def normalize(spec: Format, table: Table, where, raw) -> tuple[list[dict], list[str]]:
+    """Points in project units, and what was noticed on the way (units, power 0)."""
+    warnings: list[str] = []
+    tpot_scale = ttft_scale = float("nan")
+    tpot = np.full(len(raw), np.nan)
+    if "tpot" in where:
+        i, label = where["tpot"]
+        unit, notes = tpot_unit(label, _column(raw, "tpot"), _column(raw, "tokens_per_s_per_user"),
+                                table.headers[i], table.name)
+        warnings += notes
+        tpot_scale = SCALE_TO_S[unit]
+        tpot = _column(raw, "tpot") * tpot_scale
+    ttft = np.full(len(raw), np.nan)
+    if "ttft" in where:
+        i, label = where["ttft"]
+        same_family = "tpot" in where and where["tpot"][1] == label
+        ttft_scale = tpot_scale if same_family else SCALE_TO_S[label]
+        ttft = _column(raw, "ttft") * ttft_scale
+        warnings += ttft_plausibility(ttft, tpot, table.name)
+    per_user = _column(raw, "tokens_per_s_per_user")
+    derived = ~np.isfinite(per_user) & np.isfinite(tpot)
+    per_user = np.where(derived, 1.0 / np.where(derived, tpot, 1.0), per_user)
+    if derived.any() and "tokens_per_s_per_user" in where:
+        warnings.append(f"{table.name}: {int(derived.sum())} row(s) without interactivity: tokens/s per user = 1 / TPOT")
+    power = _column(raw, "power_w")
+    zero = power == 0
+    if zero.any():
+        i = where["power_w"][0]
+        warnings.append(f"{table.name}: {table.headers[i]!r} is 0 in {int(zero.sum())} of {len(raw)} row(s): read as "
+                        "unknown (the tool writes 0 when it has no power data); plans on these curves use the "
+                        "device's TDP")
+    power = np.where(zero, np.nan, power)
+    points = [{"batch": v["batch"], "tokens_per_s_per_device": v["tokens_per_s_per_device"],
+               "tokens_per_s_per_user": float(per_user[k]), "ttft_s": float(ttft[k]), "power_w": float(power[k])}
+              for k, (_, v, _) in enumerate(raw)]
+    return points, warnings
+
+
+def read_rows(spec: Format, table: Table, problems: list[Problem]) -> tuple[list[Row], list[str]]:
+    """The file's rows as `Row`s (empty with problems when any cell is bad), and the warnings."""
+    where = locate(spec, table, problems)
+    if problems:
+        return [], []
+    raw = raw_numbers(spec, table, where, problems)
+    if problems:
+        return [], []
+    points, warnings = normalize(spec, table, where, raw)
+    index = table.index()
+
+    def text(cells, key):
+        i = index.get(key)
+        return cells[i].strip() if i is not None and i < len(cells) else ""
+
+    rows = [Row(row, point, tuple(text(cells, k) for k in spec.config), tuple(text(cells, k) for k in spec.knobs),
+                {f: v for f, v in values.items() if f not in _READ_AS_POINT})
+            for (row, values, cells), point in zip(raw, points)]
+    return rows, warnings

@@ -1,0 +1,25 @@
+"""`tcoapp curves FILE --json`: a CurveFile as the JSON of DESIGN section 15 (null = not in the file)."""
+from __future__ import annotations
+
+import math
+
+from .read import CurveFile
+from .rows import POINT_FIELDS
+
+
+def _number(value: float) -> float | None:
+    return float(value) if math.isfinite(value) else None
+
+
+def curve_json(curve) -> dict:
+    points = [{f: _number(float(getattr(curve, f)[i])) for f in POINT_FIELDS} for i in range(curve.batch.size)]
+    for point, where in zip(points, curve.point_sources):
+        point["source"] = where
+    return {"name": curve.name, "device": curve.device, "model": curve.model, "precision": curve.precision,
+            "tensor_parallel": curve.tensor_parallel, "source": curve.source, "config": dict(curve.config),
+            "points": points}
+
+
+def curve_file_json(result: CurveFile) -> dict:
+    return {"file": result.path, "format": result.format, "curves": [curve_json(c) for c in result.curves],
+            "warnings": list(result.warnings), "preamble": list(result.preamble)}

@@ -1,0 +1,66 @@
+"""The notebook API: tcoapp.load_scenario / compute / read_curves return DataFrames of the same
+numbers the CLI prints; `import tcoapp` stays light (pandas loads only when the API is used)."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tcoapp
+from tcoapp import engine
+from tcoapp.io.curve_files import read_curve_file
+
+DATA = Path(__file__).resolve().parent / "data" / "curves"
+
+
+def test_compute_frames_match_the_cli_json():
+    result = tcoapp.compute(tcoapp.load_scenario())
+    done = subprocess.run([sys.executable, "-m", "tcoapp", "compute", "--json"], capture_output=True, text=True, timeout=120)
+    plans = json.loads(done.stdout)["plans"]
+    assert list(result.plans.index) == [p["name"] for p in plans]
+    for p in plans:
+        row = result.plans.loc[p["name"]]
+        for key in ("tokens_per_s_per_device", "npv_usd", "cost_per_million_output_tokens_usd", "payback_months"):
+            assert (np.isnan(row[key]) and p[key] is None) or row[key] == pytest.approx(p[key], rel=1e-12), key
+    assert result.plans.attrs["units"]["capex_usd"] == "USD"
+    first = result.years[result.years.plan == plans[0]["name"]]
+    assert first.year.tolist() == list(range(len(first))) and first.cash_flow_usd.iloc[0] == -plans[0]["capex_usd"]
+    assert first.cumulative_cash_flow_usd.iloc[-1] == pytest.approx(first.cash_flow_usd.sum())
+
+
+def test_read_curves_one_row_per_point_with_configs_and_warnings():
+    path = DATA / "aiconfigurator_llama70b_fp8_h200_agg_pareto.csv"
+    frame, curves = tcoapp.read_curves(path), read_curve_file(path)
+    assert len(frame) == sum(c.batch.size for c in curves.curves) == 43
+    tp4 = frame[frame.curve.str.endswith("tp4pp1dp1etp1ep1")]
+    np.testing.assert_array_equal(tp4.tokens_per_s_per_device, next(c for c in curves.curves if c.tensor_parallel == 4).tokens_per_s_per_device)
+    assert frame.attrs["format"] == "aiconfigurator" and frame.attrs["warnings"] == list(curves.warnings)
+    assert frame.attrs["configs"][tp4.curve.iloc[0]]["tensor_parallel"] == "4" and frame.attrs["units"]["ttft_s"] == "s"
+    assert frame.power_w.isna().all()
+
+
+def test_engine_reexports_its_entry_points():
+    from tcoapp.engine.compute import compute_scenario
+    assert engine.compute_scenario is compute_scenario and callable(engine.fit_curve)
+    with pytest.raises(AttributeError):
+        engine.no_such_thing  # noqa: B018
+
+
+def test_import_tcoapp_does_not_load_pandas():
+    code = "import sys, tcoapp; print('pandas' in sys.modules); tcoapp.read_curves; print('pandas' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout.split() == ["False", "True"]
+
+
+def test_pools_and_years_frames():
+    from tcoapp.io.workbook_read import read_scenario
+
+    scenario = read_scenario(Path(__file__).resolve().parents[1] / "samples" / "years_price_decline.xlsx")
+    result = tcoapp.compute(scenario)
+    fleet = result.pools[result.pools.plan == "64 H200 + 64 B200 in year 2, prices -30%/yr"]
+    assert fleet.device.tolist() == ["H200-SXM", "B200"] and fleet.attrs["units"]["racks"] == "racks"
+    years = result.years[result.years.plan == "... + first-year ramp and 21% tax"]
+    assert years.year.tolist() == list(range(6)) and years.tax_usd.sum() > 0
+    assert years.cumulative_cash_flow_usd.iloc[-1] == pytest.approx(years.cash_flow_usd.sum())
