@@ -5,8 +5,10 @@ from __future__ import annotations
 import math
 
 from PySide6.QtWidgets import (
-    QDialog, QDialogButtonBox, QLabel, QPlainTextEdit, QTableWidget, QTableWidgetItem, QVBoxLayout,
+    QCheckBox, QDialog, QDialogButtonBox, QLabel, QPlainTextEdit, QTableWidget, QTableWidgetItem, QVBoxLayout,
 )
+
+from ..engine.pools_from_curve import is_disaggregated
 
 COLUMNS = ("Curve", "Device", "Model", "Points", "Batch", "Tokens/s per device", "Tokens/s per user", "Configuration")
 
@@ -51,6 +53,12 @@ class CurveImportDialog(QDialog):
         self.warnings.setReadOnly(True)
         layout.addWidget(QLabel(f"Warnings ({len(lines)}):"))
         layout.addWidget(self.warnings)
+        deployments = [c for c in result.curves if is_disaggregated(c)]
+        self.as_plans = QCheckBox(f"Also add each disaggregated deployment ({len(deployments)}) as a two-pool plan "
+                                  "(its prefill and decode pools, devices and configuration, on the generated model)")
+        self.as_plans.setVisible(bool(deployments))
+        self.as_plans.setChecked(False)
+        layout.addWidget(self.as_plans)
         buttons = QDialogButtonBox(QDialogButtonBox.Cancel)
         self.add_button = buttons.addButton(f"Add {len(result.curves)} curve(s)", QDialogButtonBox.AcceptRole)
         buttons.accepted.connect(self.accept)

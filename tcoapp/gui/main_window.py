@@ -18,6 +18,7 @@ from .document import Document
 from .files import import_curve_job, read_workbook, write_workbook
 from .lazy_tab import LazyTab
 from .plan_editor import PlanEditor
+from .pool_edits import add_deployment_plans
 from .settings import AppSettings
 from .worker import ProgressPanel, TaskRunner
 
@@ -269,8 +270,9 @@ class MainWindow(QMainWindow):
 
     def _curve_file_read(self, result):
         """Show what the file held; add its curves only when the user says so."""
-        if self.confirm_curve_import(result):
-            self._curves_imported(result.curves)
+        choice = self.confirm_curve_import(result)
+        if choice:
+            self._curves_imported(result.curves, as_plans=choice == "with_plans")
 
     def aiconfigurator_dialog(self):
         from ..io.aiconfigurator_run import missing
@@ -289,17 +291,22 @@ class MainWindow(QMainWindow):
         self.runner.start(f"Running aiconfigurator for {request['model_path']} on {request['system']}…",
                           generate_job(request, self.document.scenario), on_success=self._curve_file_read)
 
-    def confirm_curve_import(self, result) -> bool:
+    def confirm_curve_import(self, result) -> str | None:
         from .curve_import_dialog import CurveImportDialog
         dialog = CurveImportDialog(result, self.document.scenario.curves, self)
-        return dialog.exec() == CurveImportDialog.Accepted
+        if dialog.exec() != CurveImportDialog.Accepted:
+            return None
+        return "with_plans" if dialog.as_plans.isChecked() else "curves"
 
-    def _curves_imported(self, curves):
+    def _curves_imported(self, curves, as_plans: bool = False):
         stack = self.document.undo_stack
         stack.beginMacro(f"Import {len(curves)} curve(s)")
         for curve in curves:
             self.document.add_curve(curve)
+        problems = add_deployment_plans(self.document, curves) if as_plans else []
         stack.endMacro()
+        if problems:
+            self.show_problem("\n".join(problems), "Some deployments could not become plans")
         names = ", ".join(c.name for c in curves)
         self.statusBar().showMessage(f"Imported curve(s): {names}. Select one in the plan editor's Measured curve.",
                                      8000)

@@ -76,3 +76,20 @@ def remove_pool(doc: Document, index: int, pool_index: int) -> str | None:
     pools = list(explicit_pools(plan))
     removed = pools.pop(pool_index)
     return _apply(doc, index, pools, f"Remove pool {removed.pool!r} from {plan.name!r}")
+
+
+def add_deployment_plans(document, curves) -> list[str]:
+    """Each disaggregated deployment among `curves` as a two-pool plan (undoable); the problems, one per curve."""
+    from ..engine.errors import ValidationError
+    from ..engine.pools_from_curve import is_disaggregated, two_pool_plan
+
+    problems = []
+    for curve in (c for c in curves if is_disaggregated(c)):
+        template = document.current_plan()
+        try:
+            plan = two_pool_plan(curve, template, document.unique_name(f"{curve.name} (pools)"))
+        except (ValueError, ValidationError) as exc:
+            problems.append(f"{curve.name}: {exc}")
+            continue
+        document.push(document.scenario.with_plans(document.scenario.plans + (plan,)), f"Add plan {plan.name!r}")
+    return problems

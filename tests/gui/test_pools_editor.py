@@ -60,3 +60,28 @@ def test_a_derived_pair_becomes_two_rows_and_keeps_its_meaning(window):
     plan = doc.current_plan()
     assert [p.role for p in plan.pools] == ["prefill", "decode"] and plan.prefill_devices == 0
     assert doc.results[doc.current_index].metrics["tokens_per_s_per_device"] == before
+
+
+def test_a_disaggregated_deployment_becomes_a_two_pool_plan(window):
+    from pathlib import Path
+
+    from tcoapp.io.curve_files import read_curve_file
+    from tcoapp.gui.pool_edits import add_deployment_plans
+
+    path = Path(__file__).resolve().parents[1] / "data" / "curves" / "aiconfigurator_llama70b_fp8_h200_disagg_pareto.csv"
+    curves = read_curve_file(path).curves
+    doc = window.document
+    n = len(doc.scenario.plans)
+    window._curves_imported(curves, as_plans=True)
+    added = doc.scenario.plans[n:]
+    assert len(added) == 2  # two deployments in the file (the pool curves are not deployments)
+    plan = added[0]
+    prefill, decode = plan.pools
+    assert (prefill.role, prefill.device, prefill.device_count, prefill.tensor_parallel) == ("prefill", "H200-SXM", 2, 1)
+    assert (decode.role, decode.device_count, decode.tensor_parallel) == ("decode", 2, 2)
+    assert plan.model == "Llama-3.1-70B" and plan.input_tokens == 4000 and plan.output_tokens == 1000
+    result = doc.results[n]
+    assert [r["role"] for r in result.pool_rows()] == ["prefill", "decode"]
+    doc.undo_stack.undo()  # the import and its plans are one step
+    assert len(doc.scenario.plans) == n
+    assert add_deployment_plans(doc, [c for c in curves if "pool" in c.name]) == []  # pool curves add no plan
