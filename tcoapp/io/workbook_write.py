@@ -27,7 +27,7 @@ from .xlsx_constants import write_constants
 from .xlsx_inputs import (
     write_calibration, write_curves, write_devices, write_models, write_plans, write_pools, write_price_tiers,
 )
-from .xlsx_layout import Layout
+from .xlsx_layout import Layout, cashflow_years
 from .xlsx_results import result_rows, write_results
 from .xlsx_styles import CellKindError, exact_floats
 
@@ -95,8 +95,8 @@ def build_workbook(scenario: Scenario, results: tuple[PlanResult, ...], written:
         plan_rows = write_plans(sheets[S.PLANS], scenario)
         pool_rows = write_pools(sheets[S.POOLS], scenario)
         counts = tuple(len(r.pools) for r in results)
-        layout = Layout(plan_rows, result_rows(max(max(counts, default=1), 1)), max((p.years for p in scenario.plans), default=1),
-                        counts, pool_rows)
+        layout = Layout(plan_rows, result_rows(max(max(counts, default=1), 1)),
+                        cashflow_years(p.years for p in scenario.plans), counts, pool_rows)
         write_results(sheets[S.RESULTS], scenario, results, layout)
         write_cashflow(sheets[S.CASH_FLOW], scenario, layout, [r.metrics["irr"] for r in results])
         add_charts(sheets[S.CASH_FLOW], sheets[S.RESULTS], scenario, layout)

@@ -18,7 +18,7 @@ import openpyxl
 from tcoapp.engine.compute import not_entered
 from tcoapp.io import sheets as S
 from tcoapp.io.xlsx_inputs import plan_rows
-from tcoapp.io.xlsx_layout import Layout
+from tcoapp.io.xlsx_layout import Layout, cashflow_years
 from tcoapp.io.xlsx_results import ENGINE_ROWS, result_rows
 
 SOFFICE = shutil.which("soffice") or shutil.which("libreoffice")
@@ -127,8 +127,8 @@ def compare(path, scenario, results, max_years: int | None = None) -> list[str]:
     wb = openpyxl.load_workbook(path, data_only=True)
     res, cash = wb[S.RESULTS], wb[S.CASH_FLOW]
     counts = tuple(len(r.pools) for r in results)
-    layout = Layout(plan_rows(), result_rows(max(max(counts, default=1), 1)), max_years or max(p.years for p in scenario.plans),
-                    counts)
+    layout = Layout(plan_rows(), result_rows(max(max(counts, default=1), 1)),
+                    max_years or cashflow_years(p.years for p in scenario.plans), counts)
     bad = []
     for index, (plan, result) in enumerate(zip(scenario.plans, results)):
         col = S.FIRST_PLAN_COLUMN + index

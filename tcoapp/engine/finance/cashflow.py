@@ -40,11 +40,35 @@ def irr(flows):
     return out
 
 
+def sign_changes(row) -> int:
+    """How often the non-zero values of `row` change sign."""
+    signs = np.sign(np.asarray(row, float))
+    signs = signs[signs != 0]
+    return int(np.count_nonzero(signs[1:] != signs[:-1]))
+
+
 def _irr_row(row: np.ndarray) -> float:
-    if not (np.any(row > 0) and np.any(row < 0)):
+    """The IRR where it is unique: flows that change sign once (Descartes' rule: one root above -100%),
+    or, failing that, a cumulative flow that changes sign once (Norstrom's criterion: one positive
+    root, returned). NaN otherwise: several rates make NPV = 0 and none is "the" IRR."""
+    if not np.all(np.isfinite(row)) or not (np.any(row > 0) and np.any(row < 0)):
         return np.nan
-    value = npf.irr(row)
-    return float(value) if np.isfinite(value) else np.nan
+    if sign_changes(row) == 1:
+        value = npf.irr(row)
+        return float(value) if np.isfinite(value) else np.nan
+    if sign_changes(np.cumsum(row)) != 1:
+        return np.nan
+    roots = np.roots(row[::-1])
+    real = roots[(np.abs(roots.imag) < 1e-12) & (roots.real > 0)].real
+    rates = 1.0 / real - 1.0
+    positive = rates[rates > 0]
+    return float(positive.min()) if positive.size else np.nan
+
+
+def irr_is_ambiguous(flows) -> bool:
+    """True where the flows change sign more than once and so does the cumulative flow: no unique IRR."""
+    row = np.asarray(flows, float)
+    return bool(np.all(np.isfinite(row)) and sign_changes(row) > 1 and sign_changes(np.cumsum(row)) != 1)
 
 
 def payback_months(flows):
