@@ -23,6 +23,7 @@ from .xlsx_about import append_about_notes, write_about
 from .xlsx_bulk import PendingRows, splice_rows
 from .xlsx_cashflow import write_cashflow
 from .xlsx_charts import add_charts
+from .xlsx_checks import InputRows, write_checks
 from .xlsx_constants import write_constants
 from .xlsx_inputs import (
     write_calibration, write_curves, write_devices, write_models, write_plans, write_pools, write_price_tiers,
@@ -31,7 +32,7 @@ from .xlsx_layout import Layout, cashflow_years
 from .xlsx_results import result_rows, write_results
 from .xlsx_styles import CellKindError, exact_floats
 
-SHEET_ORDER = (S.PLANS, S.POOLS, S.RESULTS, S.CASH_FLOW, S.DEVICES, S.MODELS, S.CURVES, S.PRICE_TIERS,
+SHEET_ORDER = (S.PLANS, S.POOLS, S.RESULTS, S.CASH_FLOW, S.CHECKS, S.DEVICES, S.MODELS, S.CURVES, S.PRICE_TIERS,
                S.CALIBRATION, S.CONSTANTS, S.ABOUT)
 
 
@@ -97,15 +98,18 @@ def build_workbook(scenario: Scenario, results: tuple[PlanResult, ...], written:
         counts = tuple(len(r.pools) for r in results)
         layout = Layout(plan_rows, result_rows(max(max(counts, default=1), 1)),
                         cashflow_years(p.years for p in scenario.plans), counts, pool_rows)
-        write_results(sheets[S.RESULTS], scenario, results, layout)
+        device_rows = write_devices(sheets[S.DEVICES], scenario)
+        model_rows = write_models(sheets[S.MODELS], scenario)
+        pending = [write_curves(sheets[S.CURVES], scenario)]
+        points = sum(c.batch.size for c in scenario.curves.values())
+        checks = write_checks(sheets[S.CHECKS], workbook, scenario, results, layout,
+                              InputRows(device_rows, model_rows, points))
+        write_results(sheets[S.RESULTS], scenario, results, layout, checks)
         write_cashflow(sheets[S.CASH_FLOW], scenario, layout, [r.metrics["irr"] for r in results])
         add_charts(sheets[S.CASH_FLOW], sheets[S.RESULTS], scenario, layout)
-        write_devices(sheets[S.DEVICES], scenario)
-        write_models(sheets[S.MODELS], scenario)
-        pending = [write_curves(sheets[S.CURVES], scenario)]
         write_price_tiers(sheets[S.PRICE_TIERS], scenario)
         write_calibration(sheets[S.CALIBRATION], scenario)
-        write_constants(sheets[S.CONSTANTS], workbook)
+        write_constants(sheets[S.CONSTANTS], workbook, layout.max_years)
         write_about(sheets[S.ABOUT], written)
         if about_notes:
             append_about_notes(sheets[S.ABOUT], about_notes)

@@ -16,7 +16,8 @@ import math
 from ..engine.finance.quantities import YEAR_QUANTITY_BY_KEY
 from ..engine.scenario import Scenario
 from . import sheets as S
-from .xlsx_layout import CF_POOL_ROWS, CF_ROWS, CF_YEAR_ROW, IRR_ATTEMPTS, IRR_GUESSES, Layout
+from .xlsx_checks import banner
+from .xlsx_layout import CF_BANNER_ROW, CF_POOL_ROWS, CF_ROWS, CF_YEAR_ROW, IRR_ATTEMPTS, IRR_GUESSES, Layout
 from .xlsx_styles import (
     HEADER_FILL, HEADER_FONT, NEVER, NOT_AVAILABLE, TOTAL_BORDER, header, key_cell, put, section, set_text,
     unit_cell, widths,
@@ -88,6 +89,7 @@ def write_cashflow(ws, scenario: Scenario, layout: Layout, irr_by_plan=()) -> No
         cell = ws.cell(row=CF_YEAR_ROW, column=S.FIRST_PLAN_COLUMN + year, value=year)
         cell.font, cell.fill = HEADER_FONT, HEADER_FILL
         cell.number_format = '"year "0'
+    banner(ws, CF_BANNER_ROW, last_col)
     irrs = list(irr_by_plan) + [None] * (len(scenario.plans) - len(irr_by_plan))
     for index, plan in enumerate(scenario.plans):
         _block(ws, layout, index, plan.name, last_col, irrs[index])

@@ -103,7 +103,8 @@ def _width(field: Field) -> float:
     return max(12, len(field.name) + 2)
 
 
-def write_devices(ws, scenario: Scenario) -> None:
+def write_devices(ws, scenario: Scenario) -> dict[str, int]:
+    """The Devices sheet (the devices the plans use, and the scenario's own); returns each device's row."""
     records = []
     for name in used_device_names(scenario):
         try:
@@ -111,9 +112,10 @@ def write_devices(ws, scenario: Scenario) -> None:
         except KeyError:
             continue  # a dangling name: the Plans cell still names it, and import reports it
     write_table(ws, DEVICE_FIELDS, records)
+    return {r.name: row for row, r in enumerate(records, start=S.FIRST_ENTRY_ROW)}
 
 
-def write_models(ws, scenario: Scenario) -> None:
+def write_models(ws, scenario: Scenario) -> dict[str, int]:
     records = []
     for name in used_model_names(scenario):
         try:
@@ -121,6 +123,7 @@ def write_models(ws, scenario: Scenario) -> None:
         except KeyError:
             continue
     write_table(ws, MODEL_FIELDS, records)
+    return {r.name: row for row, r in enumerate(records, start=S.FIRST_ENTRY_ROW)}
 
 
 def curve_records(scenario: Scenario):

@@ -23,6 +23,10 @@ from ..engine.finance.quantities import (
 from ..engine.metric_table import METRIC_BY_KEY
 from ..engine.scenario import Scenario
 from . import sheets as S
+from openpyxl.formatting.rule import FormulaRule
+from openpyxl.utils import get_column_letter
+
+from .xlsx_checks import RED, banner
 from .xlsx_layout import Layout, PlanRefs
 from .xlsx_styles import NOT_AVAILABLE, header, key_cell, put, section, set_text, unit_cell, widths, wrap
 
@@ -195,9 +199,13 @@ def pool_title(k: int) -> str:
             "(empty where a plan has fewer pools)")
 
 
+BANNER_ROW = 2  # the master check
+CHECK_ROW = 4   # each plan's own status (row 3: its section title)
+
+
 def result_rows(max_pools: int = 1) -> dict[str, int]:
     """Row of every Results key (section title rows sit between the blocks)."""
-    rows, row = {}, 3  # row 2: the engine block's title
+    rows, row = {"plan_check": CHECK_ROW}, CHECK_ROW + 2  # the engine block's title sits in between
     for key, _ in ENGINE_ROWS:
         rows[key] = row
         row += 1
@@ -242,13 +250,16 @@ def result_help(key: str) -> str | None:
     return None
 
 
-def write_results(ws, scenario: Scenario, results: tuple[PlanResult, ...], layout: Layout) -> None:
+def write_results(ws, scenario: Scenario, results: tuple[PlanResult, ...], layout: Layout, checks=None) -> None:
     n = len(scenario.plans)
     last_col = S.FIRST_PLAN_COLUMN + n - 1
     header(ws, 1, 1, "key", "Metric key (docs/workbook_format.md). Outputs: recomputed on import, never read.")
     header(ws, 1, 2, "unit")
     for index, plan in enumerate(scenario.plans):
         header(ws, 1, S.FIRST_PLAN_COLUMN + index, plan.name)
+    banner(ws, BANNER_ROW, max(last_col, 3))
+    if checks is not None:
+        _check_row(ws, checks, n, last_col)
     _engine_block(ws, results, layout, last_col)
     for title, entries in FORMULA_SECTIONS:
         section(ws, layout.result_rows[entries[0][0]] - 1, title, max(last_col, 2))
@@ -260,6 +271,19 @@ def write_results(ws, scenario: Scenario, results: tuple[PlanResult, ...], layou
     ws.freeze_panes = "C2"
     widths(ws, {1: 46, 2: 14, **{S.FIRST_PLAN_COLUMN + i: max(16, min(40, len(p.name) + 4))
                                 for i, p in enumerate(scenario.plans)}})
+
+
+def _check_row(ws, checks, n: int, last_col: int) -> None:
+    section(ws, CHECK_ROW - 1, "Is this plan current? (Checks sheet)", max(last_col, 2))
+    key_cell(ws, CHECK_ROW, "plan_check", "current: the engine computed these numbers from the inputs shown; STALE: "
+                                          "an engine input of this plan changed since export (see the Checks sheet)")
+    for index in range(n):
+        ref = checks.plan_status[index]
+        put(ws, CHECK_ROW, S.FIRST_PLAN_COLUMN + index,
+            f'=IF({ref}=0,"current","STALE: "&{ref}&" engine input(s) changed: recompute in tcoapp")', "formula")
+    area = f"{get_column_letter(S.FIRST_PLAN_COLUMN)}{CHECK_ROW}:{get_column_letter(max(last_col, 3))}{CHECK_ROW}"
+    ws.conditional_formatting.add(area, FormulaRule(formula=[f'LEFT({get_column_letter(S.FIRST_PLAN_COLUMN)}{CHECK_ROW},5)="STALE"'],
+                                                    fill=RED))
 
 
 def _engine_block(ws, results, layout: Layout, last_col: int) -> None:

@@ -78,7 +78,7 @@ def expected_results(result, plan, max_pools: int = 1) -> dict[str, float]:
     for key, _ in ENGINE_ROWS:
         want[key] = result.metrics[key]
     for key in result_rows(max_pools):
-        if key in want or key in ("warnings", "costs_not_entered"):
+        if key in want or key in ("warnings", "costs_not_entered", "plan_check"):
             continue
         if key.startswith("pool"):
             k, base = int(key[4:key.index(".")]), key.split(".", 1)[1]
@@ -130,6 +130,8 @@ def compare(path, scenario, results, max_years: int | None = None) -> list[str]:
     layout = Layout(plan_rows(), result_rows(max(max(counts, default=1), 1)),
                     max_years or cashflow_years(p.years for p in scenario.plans), counts)
     bad = []
+    if wb[S.CHECKS]["B1"].value != 0:
+        bad.append(f"{path.name} master_check = {wb[S.CHECKS]['B1'].value!r}, want 0")
     for index, (plan, result) in enumerate(zip(scenario.plans, results)):
         col = S.FIRST_PLAN_COLUMN + index
         d = result.finance

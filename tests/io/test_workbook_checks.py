@@ -1,0 +1,115 @@
+"""Checks: master_check is 0 on every exported workbook after LibreOffice recalculates it; an analyst
+edit of an input only the engine can follow (batch, device, precision, target, workload, a Devices,
+Models, Pools, Curves or Calibration cell) makes it > 0 and marks that plan STALE on Results; a
+finance edit keeps it 0; a horizon longer than the CashFlow sheet fails the horizon check."""
+from __future__ import annotations
+
+import pathlib
+
+import openpyxl
+import pytest
+
+from tcoapp.engine.compute import compute_scenario
+from tcoapp.engine.fields import DEVICE_FIELDS, MODEL_FIELDS, POOL_FIELDS
+from tcoapp.io import sheets as S
+from tcoapp.io.default_scenario import default_scenario
+from tcoapp.io.workbook_read import read_scenario
+from tcoapp.io.workbook_write import write_scenario
+from tcoapp.io.xlsx_inputs import plan_rows
+from tcoapp.io.xlsx_results import result_rows
+
+from .workbook_recalc import SOFFICE, recalc
+
+pytestmark = [pytest.mark.libreoffice, pytest.mark.skipif(SOFFICE is None, reason="LibreOffice is not installed")]
+SAMPLES = pathlib.Path(__file__).resolve().parents[2] / "samples"
+ROWS = plan_rows()
+
+
+def _col(fields, key):
+    return [f.name for f in fields].index(key) + 1
+
+
+# edit name -> (workbook, function(wb) applying it, plan index expected STALE or None for a finance edit)
+def _plans(key, value, col=3):
+    def edit(wb):
+        wb[S.PLANS].cell(ROWS[key], col).value = value
+    return edit
+
+
+def _cell(sheet, row, col, value):
+    def edit(wb):
+        wb[sheet].cell(row, col).value = value
+    return edit
+
+
+EDITS = {
+    "batch": ("default", _plans("batch", 7), 0),
+    "device": ("default", _plans("device", "H200-SXM"), 0),
+    "weight_precision": ("default", _plans("weight_precision", "bf16"), 0),
+    "target": ("default", _plans("min_tokens_per_s_per_user", 80), 0),
+    "input_tokens": ("default", _plans("input_tokens", 4096), 0),
+    "facility_power_kw": ("default", _plans("facility_power_kw", 500), 0),
+    "devices_mem_bw": ("default", _cell(S.DEVICES, 3, _col(DEVICE_FIELDS, "mem_bw_gb_s"), 1000), 0),
+    "models_layers": ("default", _cell(S.MODELS, 3, _col(MODEL_FIELDS, "n_layers"), 99), 0),
+    "calibration": ("default", _cell(S.CALIBRATION, 2, 3, 0.5), 0),
+    "pools_device": ("moe_rack_scale", _cell(S.POOLS, 4, _col(POOL_FIELDS, "device"), "H200-SXM"), 4),
+    "finance_electricity": ("default", _plans("electricity_usd_per_kwh", 0.2), None),
+    "finance_price_change": ("default", _plans("price_change_per_year", -0.3), None),
+    "finance_tax": ("default", _plans("tax_rate", 0.21), None),
+}
+
+
+@pytest.fixture(scope="module")
+def recalculated(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("checks")
+    sources = {"default": default_scenario(), "moe_rack_scale": read_scenario(SAMPLES / "moe_rack_scale.xlsx")}
+    paths = {}
+    for name, scenario in sources.items():
+        paths[name] = folder / f"{name}.xlsx"
+        write_scenario(scenario, paths[name], compute_scenario(scenario))
+    for name, (source, edit, _) in EDITS.items():
+        wb = openpyxl.load_workbook(paths[source])
+        edit(wb)
+        paths[f"edit_{name}"] = folder / f"edit_{name}.xlsx"
+        wb.save(paths[f"edit_{name}"])
+    wb = openpyxl.load_workbook(paths["default"])
+    wb[S.PLANS].cell(ROWS["years"], 3).value = 12  # longer than the CashFlow sheet (10 years)
+    paths["horizon"] = folder / "horizon.xlsx"
+    wb.save(paths["horizon"])
+    outputs = recalc(list(paths.values()), folder / "out")
+    return dict(zip(paths, outputs))
+
+
+def _master(path):
+    wb = openpyxl.load_workbook(path, data_only=True)
+    return wb[S.CHECKS]["B1"].value, wb
+
+
+def test_fresh_exports_pass_every_check(recalculated):
+    for name in ("default", "moe_rack_scale"):
+        master, wb = _master(recalculated[name])
+        assert master == 0, name
+        assert wb[S.RESULTS].cell(2, 3).value.startswith("All checks pass")
+        assert all(wb[S.RESULTS].cell(result_rows()["plan_check"], 3 + i).value == "current"
+                   for i in range(3))
+
+
+@pytest.mark.parametrize("name", [n for n, (_, _, stale) in EDITS.items() if stale is not None])
+def test_engine_input_edits_fail_a_check_and_mark_the_plan(recalculated, name):
+    master, wb = _master(recalculated[f"edit_{name}"])
+    stale = EDITS[name][2]
+    assert master >= 1, name
+    status = wb[S.RESULTS].cell(result_rows(2)["plan_check"], 3 + stale).value
+    assert status.startswith("STALE"), (name, status)
+    assert wb[S.CASH_FLOW].cell(2, 3).value.startswith("STOP")
+
+
+@pytest.mark.parametrize("name", [n for n, (_, _, stale) in EDITS.items() if stale is None])
+def test_finance_edits_keep_the_workbook_current(recalculated, name):
+    master, _ = _master(recalculated[f"edit_{name}"])
+    assert master == 0, name
+
+
+def test_a_horizon_longer_than_the_cashflow_sheet_fails(recalculated):
+    master, wb = _master(recalculated["horizon"])
+    assert master >= 1
