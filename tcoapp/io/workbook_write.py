@@ -95,19 +95,19 @@ def build_workbook(scenario: Scenario, results: tuple[PlanResult, ...], written:
     try:
         plan_rows = write_plans(sheets[S.PLANS], scenario)
         pool_rows = write_pools(sheets[S.POOLS], scenario)
-        counts = tuple(len(r.pools) for r in results)
-        layout = Layout(plan_rows, result_rows(max(max(counts, default=1), 1)),
-                        cashflow_years(p.years for p in scenario.plans), counts, pool_rows)
         device_rows = write_devices(sheets[S.DEVICES], scenario)
         model_rows = write_models(sheets[S.MODELS], scenario)
         pending = [write_curves(sheets[S.CURVES], scenario)]
+        tier_rows = write_price_tiers(sheets[S.PRICE_TIERS], scenario)
+        counts = tuple(len(r.pools) for r in results)
+        layout = Layout(plan_rows, result_rows(max(max(counts, default=1), 1)),
+                        cashflow_years(p.years for p in scenario.plans), counts, pool_rows, device_rows, tier_rows)
         points = sum(c.batch.size for c in scenario.curves.values())
         checks = write_checks(sheets[S.CHECKS], workbook, scenario, results, layout,
                               InputRows(device_rows, model_rows, points))
         write_results(sheets[S.RESULTS], scenario, results, layout, checks)
         write_cashflow(sheets[S.CASH_FLOW], scenario, layout, [r.metrics["irr"] for r in results])
         add_charts(sheets[S.CASH_FLOW], sheets[S.RESULTS], scenario, layout)
-        write_price_tiers(sheets[S.PRICE_TIERS], scenario)
         write_calibration(sheets[S.CALIBRATION], scenario)
         write_constants(sheets[S.CONSTANTS], workbook, layout.max_years)
         write_about(sheets[S.ABOUT], written)

@@ -67,20 +67,21 @@ def _snapshot_rows(scenario: Scenario, results, layout: Layout, rows: InputRows)
     out = []
     for index, (plan, result) in enumerate(zip(scenario.plans, results)):
         col = layout.plan_col(index)
-        keys = list(ENGINE_PLAN_KEYS) + list(SIZING_INPUT.get(plan.sizing_mode, ()))
+        one_pool = len(result.pools) == 1  # a one-pool plan's sizing is a formula on Results
+        keys = list(ENGINE_PLAN_KEYS) + ([] if one_pool else list(SIZING_INPUT.get(plan.sizing_mode, ())))
         if plan.sizing_mode == "devices" and (plan.pools or len(result.pools) > 1):
             keys.append("device_count")  # split between pools (or unused) by the engine
         for key in dict.fromkeys(keys):
             out.append((index, f"Plans {key}", f"{S.PLANS}!${col}${layout.plan_rows[key]}", getattr(plan, key), "exact"))
         for k, pool in enumerate(plan.pools):
             row = layout.pool_rows[(plan.name, pool.pool)]
-            pool_keys = list(ENGINE_POOL_KEYS) + ["ownership"]
+            pool_keys = list(ENGINE_POOL_KEYS) + (["ownership"] if plan.sizing_mode == "capex_budget" else [])
             if plan.sizing_mode != "devices" or pool.role != "serve":
                 pool_keys.append("device_count")
             for key in pool_keys:
                 out.append((index, f"Pools {pool.pool} {key}", f"{S.POOLS}!${_col(POOL_FIELDS, key)}${row}",
                             getattr(pool, key), "exact"))
-        device_keys = PERF_DEVICE_FIELDS + (ECON_DEVICE_FIELDS if plan.sizing_mode != "devices" else ())
+        device_keys = PERF_DEVICE_FIELDS + (ECON_DEVICE_FIELDS if plan.sizing_mode != "devices" and not one_pool else ())
         for name in dict.fromkeys(p.device for p in result.pools):
             if name not in rows.devices:
                 continue

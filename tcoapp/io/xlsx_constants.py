@@ -16,6 +16,9 @@ CONSTANTS = (
     ("IRR_GUESS_LOW", "fraction/yr", -0.9, "A last starting point for IRR() when the flows lose most of the capital."),
     ("IRR_GUESS_LOWEST", "fraction/yr", -0.99, "The very last starting point for IRR() (near-total loss)."),
     ("CHECK_TOLERANCE", "fraction", 1e-9, "Relative difference a check tolerates (floating-point rounding)."),
+    ("SIZING_EPSILON", "servers", 1e-9, "Rounding guard of the sizing formulas (the engine's): a fleet that fits "
+                                        "exactly is not rounded one server down."),
+    ("SECONDS_PER_DAY", "s/day", 86400, "Seconds in a day (demand sizing)."),
 )
 
 
@@ -33,7 +36,7 @@ def write_constants(ws, workbook, cashflow_last_year: int) -> None:
             put(ws, row, 3, value, "formula")
         else:
             put(ws, row, 3, value, "input")
-        ws.cell(row=row, column=3).number_format = ("0.00E+00" if name == "CHECK_TOLERANCE" else
+        ws.cell(row=row, column=3).number_format = ("0.00E+00" if name in ("CHECK_TOLERANCE", "SIZING_EPSILON") else
                                                     "0.00%" if unit.startswith("fraction") else "#,##0")
         wrap(ws.cell(row=row, column=4, value=text))
         workbook.defined_names[name] = DefinedName(name, attr_text=f"'{ws.title}'!$C${row}")

@@ -145,7 +145,7 @@ def write_curves(ws, scenario: Scenario) -> PendingRows | None:
     return write_table(ws, CURVE_POINT_FIELDS, curve_records(scenario), bulk=True)
 
 
-def write_price_tiers(ws, scenario: Scenario) -> None:
+def write_price_tiers(ws, scenario: Scenario) -> int:
     records = [
         {"price_tiers": tiers.name, "min_tokens_per_s_per_user": threshold,
          "price_usd_per_million_output_tokens": price, "source": tiers.source}
@@ -153,6 +153,7 @@ def write_price_tiers(ws, scenario: Scenario) -> None:
         for threshold, price in zip(tiers.min_tokens_per_s_per_user, tiers.price_usd_per_million_output_tokens)
     ]
     write_table(ws, PRICE_TIER_FIELDS, records)
+    return len(records)
 
 
 def pool_records(scenario: Scenario) -> list[dict]:

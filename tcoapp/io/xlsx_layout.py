@@ -48,6 +48,8 @@ class Layout:
     max_years: int
     pool_counts: tuple[int, ...] = ()                              # pools of each plan, in plan order
     pool_rows: dict[tuple[str, str], int] = field(default_factory=dict)  # Pools sheet row of (plan, pool)
+    device_rows: dict[str, int] = field(default_factory=dict)            # Devices sheet row of each device
+    tier_rows: int = 0                                                   # rows of the PriceTiers sheet
 
     @property
     def max_pools(self) -> int:

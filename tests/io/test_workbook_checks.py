@@ -18,7 +18,9 @@ from tcoapp.io.workbook_write import write_scenario
 from tcoapp.io.xlsx_inputs import plan_rows
 from tcoapp.io.xlsx_results import result_rows
 
-from .workbook_recalc import SOFFICE, recalc
+from tcoapp.io.xlsx_layout import cashflow_years
+
+from .workbook_recalc import SOFFICE, compare, recalc
 
 pytestmark = [pytest.mark.libreoffice, pytest.mark.skipif(SOFFICE is None, reason="LibreOffice is not installed")]
 SAMPLES = pathlib.Path(__file__).resolve().parents[2] / "samples"
@@ -48,7 +50,6 @@ EDITS = {
     "weight_precision": ("default", _plans("weight_precision", "bf16"), 0),
     "target": ("default", _plans("min_tokens_per_s_per_user", 80), 0),
     "input_tokens": ("default", _plans("input_tokens", 4096), 0),
-    "facility_power_kw": ("default", _plans("facility_power_kw", 500), 0),
     "devices_mem_bw": ("default", _cell(S.DEVICES, 3, _col(DEVICE_FIELDS, "mem_bw_gb_s"), 1000), 0),
     "models_layers": ("default", _cell(S.MODELS, 3, _col(MODEL_FIELDS, "n_layers"), 99), 0),
     "calibration": ("default", _cell(S.CALIBRATION, 2, 3, 0.5), 0),
@@ -56,13 +57,25 @@ EDITS = {
     "finance_electricity": ("default", _plans("electricity_usd_per_kwh", 0.2), None),
     "finance_price_change": ("default", _plans("price_change_per_year", -0.3), None),
     "finance_tax": ("default", _plans("tax_rate", 0.21), None),
+    "finance_facility_power": ("default", _plans("facility_power_kw", 500), None),  # one-pool sizing is a formula
+    "finance_pue": ("default", _plans("pue", 1.5), None),
+    "finance_years": ("default", _plans("years", 7), None),
+    "finance_device_price": ("default", _cell(S.DEVICES, 3, _col(DEVICE_FIELDS, "price_usd"), 41000), None),
+    "finance_server_price": ("default", _cell(S.DEVICES, 4, _col(DEVICE_FIELDS, "server_price_usd"), 99000), None),
+    "finance_tier_price": ("hopper", _cell(S.PRICE_TIERS, 4, 3, 7.5), None),
+    "finance_budget": ("budget", _plans("capex_budget_usd", 7_000_000), None),
+    "finance_demand": ("demand", _plans("demand_tokens_per_day", 3e10), None),
 }
 
 
 @pytest.fixture(scope="module")
 def recalculated(tmp_path_factory):
     folder = tmp_path_factory.mktemp("checks")
-    sources = {"default": default_scenario(), "moe_rack_scale": read_scenario(SAMPLES / "moe_rack_scale.xlsx")}
+    base = default_scenario()
+    sources = {"default": base, "moe_rack_scale": read_scenario(SAMPLES / "moe_rack_scale.xlsx"),
+               "hopper": read_scenario(SAMPLES / "hopper_to_blackwell_power_limited.xlsx"),
+               "budget": base.with_plans([p.with_(sizing_mode="capex_budget", capex_budget_usd=5e6) for p in base.plans]),
+               "demand": base.with_plans([p.with_(sizing_mode="demand", demand_tokens_per_day=1e10) for p in base.plans])}
     paths = {}
     for name, scenario in sources.items():
         paths[name] = folder / f"{name}.xlsx"
@@ -105,9 +118,14 @@ def test_engine_input_edits_fail_a_check_and_mark_the_plan(recalculated, name):
 
 
 @pytest.mark.parametrize("name", [n for n, (_, _, stale) in EDITS.items() if stale is None])
-def test_finance_edits_keep_the_workbook_current(recalculated, name):
+def test_finance_edits_keep_the_workbook_current_and_equal_the_app(recalculated, name, tmp_path):
+    """The edit is live: after recalculation every Results and CashFlow number equals what the app computes
+    from the edited file itself, and every check passes."""
     master, _ = _master(recalculated[f"edit_{name}"])
     assert master == 0, name
+    edited = read_scenario(recalculated[f"edit_{name}"])
+    assert compare(recalculated[f"edit_{name}"], edited, compute_scenario(edited),
+                   max_years=cashflow_years(p.years for p in read_scenario(recalculated[EDITS[name][0]]).plans)) == []
 
 
 def test_a_horizon_longer_than_the_cashflow_sheet_fails(recalculated):

@@ -67,6 +67,8 @@ def _close(got, want, scale: float, key: str = "") -> bool:
 def _pool_value(result, k: int, key: str):
     if key in ("pool", "role", "device"):
         return None
+    if key == "tokens_per_s_per_user":
+        return float(result.fleet.pool_points[k - 1].tokens_per_s_per_user)
     pools = result.finance.pools
     source = pools if key in pools else result.inputs
     return float(np.asarray(source[key], float)[..., k - 1])
