@@ -69,9 +69,10 @@ def test_finance_rows_are_live_formulas_and_engine_rows_are_values(exported):
             if key in engine or pool_sources.get(base) in ("engine", "text"):
                 assert not is_formula, (key, value)
             elif pool_sources.get(base) == "live":
-                copies_an_input = base in ("rack_power_cap_kw", "servers_per_rack_max") or (
-                    base == "device_count" and plan.sizing_mode == "devices") or (
-                    base == "price_usd_per_million_output_tokens" and not plan.price_tiers)
+                copies_an_input = base in ("rack_power_cap_kw", "servers_per_rack_max", "price_usd",
+                                           "devices_per_server", "server_price_usd", "tdp_w", "idle_w",
+                                           "server_overhead_w", "device_count",
+                                           "price_usd_per_million_output_tokens")  # one serve pool per plan
                 assert is_formula == copies_an_input, (key, value)
             else:
                 assert is_formula, (key, value)
