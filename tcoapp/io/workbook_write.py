@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime
 import io
+import os
 from typing import Sequence
 
 import openpyxl
@@ -24,6 +25,8 @@ from .xlsx_bulk import PendingRows, splice_rows
 from .xlsx_cashflow import write_cashflow
 from .xlsx_charts import add_charts
 from .xlsx_checks import InputRows, write_checks
+from .xlsx_summary import add_summary_charts, write_summary
+from .xlsx_usability import add_dropdowns, add_named_ranges, print_setup, write_lists
 from .xlsx_constants import write_constants
 from .xlsx_inputs import (
     write_calibration, write_curves, write_devices, write_models, write_plans, write_pools, write_price_tiers,
@@ -32,7 +35,7 @@ from .xlsx_layout import Layout, cashflow_years
 from .xlsx_results import result_rows, write_results
 from .xlsx_styles import CellKindError, exact_floats
 
-SHEET_ORDER = (S.PLANS, S.POOLS, S.RESULTS, S.CASH_FLOW, S.CHECKS, S.DEVICES, S.MODELS, S.CURVES, S.PRICE_TIERS,
+SHEET_ORDER = (S.SUMMARY, S.PLANS, S.POOLS, S.RESULTS, S.CASH_FLOW, S.CHECKS, S.DEVICES, S.MODELS, S.CURVES, S.PRICE_TIERS,
                S.CALIBRATION, S.CONSTANTS, S.ABOUT)
 
 
@@ -45,6 +48,10 @@ def write_scenario(scenario: Scenario, path, results: tuple[PlanResult, ...] | N
     """
     if results is not None and len(results) != len(scenario.plans):
         raise ValueError(f"{len(results)} results for {len(scenario.plans)} plans")
+    if not str(path).lower().endswith(".xlsx"):
+        name = os.path.basename(str(path))
+        raise ValidationError([Problem(name, "", "tcoapp writes .xlsx workbooks (Excel, LibreOffice and Numbers open "
+                                                 "them, with live formulas): give the file a .xlsx name")])
     workbook, pending = build_workbook(scenario, usable_results(scenario, results), written, about_notes)
     data = io.BytesIO()
     with exact_floats():
@@ -110,6 +117,16 @@ def build_workbook(scenario: Scenario, results: tuple[PlanResult, ...], written:
         add_charts(sheets[S.CASH_FLOW], sheets[S.RESULTS], scenario, layout)
         write_calibration(sheets[S.CALIBRATION], scenario)
         write_constants(sheets[S.CONSTANTS], workbook, layout.max_years)
+        ranges = write_lists(sheets[S.CONSTANTS], scenario)
+        add_dropdowns(sheets[S.PLANS], sheets[S.POOLS], plan_rows, len(scenario.plans), len(pool_rows), ranges)
+        add_named_ranges(workbook, plan_rows, len(scenario.plans))
+        write_summary(sheets[S.SUMMARY], scenario, layout)
+        add_summary_charts(sheets[S.SUMMARY], sheets[S.CASH_FLOW], sheets[S.RESULTS], scenario, layout)
+        last = S.FIRST_PLAN_COLUMN + len(scenario.plans) - 1
+        print_setup(sheets[S.RESULTS], last)
+        print_setup(sheets[S.PLANS], last)
+        print_setup(sheets[S.SUMMARY], last)
+        print_setup(sheets[S.CASH_FLOW], S.FIRST_PLAN_COLUMN + layout.max_years)
         write_about(sheets[S.ABOUT], written)
         if about_notes:
             append_about_notes(sheets[S.ABOUT], about_notes)

@@ -94,7 +94,7 @@ def write_cashflow(ws, scenario: Scenario, layout: Layout, irr_by_plan=()) -> No
     for index, plan in enumerate(scenario.plans):
         _block(ws, layout, index, plan.name, last_col, irrs[index])
     ws.freeze_panes = "C2"
-    widths(ws, {1: 30, 2: 10, **{S.FIRST_PLAN_COLUMN + y: 15 for y in range(layout.max_years + 1)}})
+    widths(ws, {1: 30, 2: 10, **{S.FIRST_PLAN_COLUMN + y: 21 for y in range(layout.max_years + 1)}})
 
 
 def _block(ws, layout: Layout, index: int, name: str, last_col: int, irr: float | None) -> None:

@@ -200,6 +200,7 @@ def pool_title(k: int) -> str:
 
 
 BANNER_ROW = 2  # the master check
+MIN_VALUE_WIDTH = 22  # wide enough for "-$12,345,678,901" and "33,324,730,362,620" at default fonts (no ###)
 CHECK_ROW = 4   # each plan's own status (row 3: its section title)
 
 
@@ -269,7 +270,7 @@ def write_results(ws, scenario: Scenario, results: tuple[PlanResult, ...], layou
         _pool_block(ws, scenario, results, layout, k, last_col)
     _warnings_row(ws, results, layout, last_col)
     ws.freeze_panes = "C2"
-    widths(ws, {1: 46, 2: 14, **{S.FIRST_PLAN_COLUMN + i: max(16, min(40, len(p.name) + 4))
+    widths(ws, {1: 46, 2: 14, **{S.FIRST_PLAN_COLUMN + i: max(MIN_VALUE_WIDTH, min(40, len(p.name) + 4))
                                 for i, p in enumerate(scenario.plans)}})
 
 

@@ -131,3 +131,59 @@ def test_finance_edits_keep_the_workbook_current_and_equal_the_app(recalculated,
 def test_a_horizon_longer_than_the_cashflow_sheet_fails(recalculated):
     master, wb = _master(recalculated["horizon"])
     assert master >= 1
+
+
+def test_ods_is_refused_with_a_clear_message(tmp_path):
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "tcoapp", "compute", "--out", str(tmp_path / "x.ods")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "give the file a .xlsx name" in done.stderr and "Traceback" not in done.stderr
+    write_scenario(default_scenario(), tmp_path / "s.xlsx")
+    ods = tmp_path / "s.ods"
+    subprocess.run(["soffice", "--headless", "--convert-to", "ods", "--outdir", str(tmp_path), str(tmp_path / "s.xlsx")],
+                   capture_output=True, timeout=240)
+    done = subprocess.run([sys.executable, "-m", "tcoapp", "compute", str(ods), "--json"], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 2 and "Save As > Excel 2007-365 (.xlsx)" in done.stderr, done.stderr
+
+
+def test_workbook_helpers_dropdowns_names_print_and_summary(tmp_path):
+    path = tmp_path / "s.xlsx"
+    write_scenario(default_scenario(), path)
+    wb = openpyxl.load_workbook(path)
+    assert wb.sheetnames[0] == S.SUMMARY and "in_utilization" in wb.defined_names and "master_check" in wb.defined_names
+    ranges = {str(dv.sqref): dv.formula1 for dv in wb[S.PLANS].data_validations.dataValidation}
+    device_row = ROWS["device"]
+    assert any(str(device_row) in ref and "Constants" in formula for ref, formula in ranges.items())
+    assert any(str(ROWS["weight_precision"]) in ref and "nvfp4" in formula for ref, formula in ranges.items())
+    results = wb[S.RESULTS]
+    assert results.page_setup.orientation == "landscape" and results.print_title_cols == "$A:$B"
+
+
+def _shown(value, fmt: str) -> str:
+    """Roughly the text a spreadsheet shows for a number in one of the workbook's formats."""
+    if "%" in fmt:
+        return f"{value:.1%}"
+    if "E+" in fmt:
+        return f"{value:.2E}"
+    text = f"{value:,.4f}" if "0.0000" in fmt else f"{value:,.2f}" if "0.00" in fmt else f"{value:,.0f}"
+    return ("$" if "$" in fmt else "") + text
+
+
+def test_no_number_is_wider_than_its_column(recalculated):
+    """No '###' at the default widths: every shown number fits its column (1 character of margin)."""
+    for name in ("default", "moe_rack_scale", "hopper"):
+        original = recalculated[name].parent.parent / recalculated[name].name  # as tcoapp wrote it
+        formats = openpyxl.load_workbook(original)
+        values = openpyxl.load_workbook(recalculated[name], data_only=True)
+        for sheet in (S.RESULTS, S.CASH_FLOW, S.SUMMARY):
+            ws, wv = formats[sheet], values[sheet]
+            for row in wv.iter_rows(min_row=3):
+                for cell in row:
+                    if cell.column < 3 or not isinstance(cell.value, (int, float)) or isinstance(cell.value, bool):
+                        continue
+                    width = ws.column_dimensions[cell.column_letter].width or 8.43
+                    text = _shown(cell.value, ws[cell.coordinate].number_format or "General")
+                    assert len(text) <= width - 1, (name, sheet, cell.coordinate, text, width)
