@@ -22,6 +22,7 @@ from . import sheets as S
 from .atomic import atomic_write
 from .xlsx_about import append_about_notes, write_about
 from .xlsx_bulk import PendingRows, splice_rows
+from .xlsx_cached import all_cached_values, fill_cached
 from .xlsx_cashflow import write_cashflow
 from .xlsx_charts import add_charts
 from .xlsx_checks import InputRows, write_checks
@@ -52,7 +53,8 @@ def write_scenario(scenario: Scenario, path, results: tuple[PlanResult, ...] | N
         name = os.path.basename(str(path))
         raise ValidationError([Problem(name, "", "tcoapp writes .xlsx workbooks (Excel, LibreOffice and Numbers open "
                                                  "them, with live formulas): give the file a .xlsx name")])
-    workbook, pending = build_workbook(scenario, usable_results(scenario, results), written, about_notes)
+    results = usable_results(scenario, results)
+    workbook, pending, layout = build_workbook(scenario, results, written, about_notes)
     data = io.BytesIO()
     with exact_floats():
         workbook.save(data)
@@ -60,6 +62,7 @@ def write_scenario(scenario: Scenario, path, results: tuple[PlanResult, ...] | N
         content = splice_rows(workbook, data.getvalue(), pending)
     except CellKindError as exc:
         raise _problem(exc) from None
+    content = fill_cached(workbook, content, all_cached_values(workbook, scenario, results, layout))
     atomic_write(path, lambda handle: handle.write(content))
 
 
@@ -94,8 +97,8 @@ def _problem(exc: CellKindError) -> ValidationError:
 
 
 def build_workbook(scenario: Scenario, results: tuple[PlanResult, ...], written: datetime.datetime | None = None,
-                   about_notes: Sequence[tuple[str, str]] = ()) -> tuple[openpyxl.Workbook, list[PendingRows]]:
-    """The workbook, and the bulk rows to splice in after saving (xlsx_bulk)."""
+                   about_notes: Sequence[tuple[str, str]] = ()) -> tuple[openpyxl.Workbook, list[PendingRows], Layout]:
+    """The workbook, the bulk rows to splice in after saving (xlsx_bulk) and where things are."""
     workbook = openpyxl.Workbook()
     sheets = {name: workbook.create_sheet(name) for name in SHEET_ORDER}
     workbook.remove(workbook.worksheets[0])
@@ -132,4 +135,5 @@ def build_workbook(scenario: Scenario, results: tuple[PlanResult, ...], written:
             append_about_notes(sheets[S.ABOUT], about_notes)
     except CellKindError as exc:
         raise _problem(exc) from None
-    return workbook, [p for p in pending if p is not None]
+    workbook.calculation.fullCalcOnLoad = True  # a spreadsheet application recalculates the cached values
+    return workbook, [p for p in pending if p is not None], layout
