@@ -22,7 +22,7 @@ from . import sheets as S
 from .atomic import atomic_write
 from .xlsx_about import append_about_notes, write_about
 from .xlsx_bulk import PendingRows, splice_rows
-from .xlsx_cached import all_cached_values, fill_cached
+from .xlsx_cached import all_cached_values, cached_transforms
 from .xlsx_cashflow import write_cashflow
 from .xlsx_charts import add_charts
 from .xlsx_checks import InputRows, write_checks
@@ -59,10 +59,10 @@ def write_scenario(scenario: Scenario, path, results: tuple[PlanResult, ...] | N
     with exact_floats():
         workbook.save(data)
     try:
-        content = splice_rows(workbook, data.getvalue(), pending)
+        cached = cached_transforms(all_cached_values(workbook, scenario, results, layout))
+        content = splice_rows(workbook, data.getvalue(), pending, cached)
     except CellKindError as exc:
         raise _problem(exc) from None
-    content = fill_cached(workbook, content, all_cached_values(workbook, scenario, results, layout))
     atomic_write(path, lambda handle: handle.write(content))
 
 

@@ -5,10 +5,8 @@ A spreadsheet application recalculates every formula on load (fullCalcOnLoad) to
 """
 from __future__ import annotations
 
-import io
 import math
 import re
-import zipfile
 from xml.sax.saxutils import escape
 
 import numpy as np
@@ -177,17 +175,9 @@ def _fill(xml: str, values: dict[str, object]) -> str:
     return _CELL.sub(replace, xml)
 
 
-def fill_cached(workbook, data: bytes, values_by_sheet: dict[str, dict[str, object]]) -> bytes:
-    """The saved workbook `data` with the known values written into its formula cells."""
-    parts = {workbook[title].path.lstrip("/"): values for title, values in values_by_sheet.items() if values}
-    out = io.BytesIO()
-    with zipfile.ZipFile(io.BytesIO(data)) as zin, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zout:
-        for item in zin.infolist():
-            body = zin.read(item.filename)
-            if item.filename in parts:
-                body = _fill(body.decode("utf-8"), parts[item.filename]).encode("utf-8")
-            zout.writestr(item, body)
-    return out.getvalue()
+def cached_transforms(values_by_sheet: dict[str, dict[str, object]]) -> dict:
+    """Per sheet title, the edit writing the known values into its formula cells (for xlsx_bulk.splice_rows)."""
+    return {title: (lambda xml, v=values: _fill(xml, v)) for title, values in values_by_sheet.items() if values}
 
 
 def all_cached_values(workbook, scenario: Scenario, results, layout: Layout) -> dict[str, dict[str, object]]:

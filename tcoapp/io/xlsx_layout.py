@@ -5,6 +5,7 @@ block i on CashFlow. CashFlow has one column per year (C = year 0) up to the lon
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 from openpyxl.utils import get_column_letter
@@ -73,7 +74,17 @@ class Layout:
     def cf_pools(self, index: int) -> int:
         return max(self.pool_counts[index], 1) if self.pool_counts else 1
 
+    @functools.cached_property
+    def _block_rows(self) -> list[int]:
+        rows, row = [], CF_FIRST_BLOCK_ROW
+        for i in range(max(len(self.pool_counts), 1) + 1):
+            rows.append(row)
+            row += cf_block_height(self.cf_pools(i) if i < len(self.pool_counts) else 1)
+        return rows
+
     def cf_block_row(self, index: int) -> int:
+        if index < len(self._block_rows):
+            return self._block_rows[index]
         return CF_FIRST_BLOCK_ROW + sum(cf_block_height(self.cf_pools(i)) for i in range(index))
 
     def cf_row(self, index: int, key: str) -> int:
