@@ -16,6 +16,8 @@ PRECISIONS = ("bf16", "fp8", "mxfp4", "nvfp4")
 SIZING_MODES = ("devices", "facility_power", "capex_budget", "demand")
 POOL_ROLES = ("serve", "prefill", "decode")
 OWNERSHIPS = ("buy", "rent")
+SEARCH_MODES = ("off", "auto")
+SEARCH_OBJECTIVES = ("cost_per_million_output_tokens_usd", "tokens_per_s_per_device")
 
 
 @dataclass(frozen=True)
@@ -175,9 +177,17 @@ YEARS_FIELDS: tuple[Field, ...] = (
     _f("depreciation_years", "int", "years", None, 1, 50, "years", "Depreciation life", "Straight-line depreciation of each tranche's capex x (1 - residual value) from the year after purchase (empty: `years`)."),
 )
 
+SEARCH_FIELDS: tuple[Field, ...] = (
+    _f("serving_search", "choice", "", "off", None, None, "search", "Serving search", "off: every pool runs the serving configuration you typed. auto: the engine sweeps, per serve pool (and decode pool), TP and EP over powers of two within the scale-up domain and the pool's devices, attention-DP on and off (MoE models), the precisions of `search_precisions`, draft tokens 0..`search_max_draft_tokens` and the batch, and keeps the configuration that meets the interactivity targets and is best for `search_objective` (without a target the plan's batch is kept). The chosen configuration is reported.", choices=SEARCH_MODES),
+    _f("search_precisions", "str", "", "", None, None, "search", "Search precisions", "Serving search: weight and KV-cache precisions to try, separated by ';' (e.g. fp8;nvfp4); each weight precision is crossed with each KV precision. Empty: the plan's own weight_precision and kv_precision."),
+    _f("search_max_draft_tokens", "int", "tokens", 0, 0, 8, "search", "Search draft tokens", "Serving search: speculative draft tokens tried, 0..this value, at the plan's spec_decode_acceptance (0: no speculative decoding)."),
+    _f("search_objective", "choice", "", "cost_per_million_output_tokens_usd", None, None, "search", "Search objective", "Serving search: what the chosen configuration is best at: cost_per_million_output_tokens_usd (lowest, the pool's own cost at its operating point; default) or tokens_per_s_per_device (highest).", choices=SEARCH_OBJECTIVES),
+)
+
 WORKLOAD_AND_SERVING = WORKLOAD_FIELDS + SERVING_FIELDS
 PLAN_FIELDS: tuple[Field, ...] = (
-    SELECTION_FIELDS + WORKLOAD_FIELDS + SERVING_FIELDS + TARGET_FIELDS + SIZING_FIELDS + FINANCE_FIELDS + YEARS_FIELDS
+    SELECTION_FIELDS + WORKLOAD_FIELDS + SERVING_FIELDS + TARGET_FIELDS + SEARCH_FIELDS + SIZING_FIELDS + FINANCE_FIELDS
+    + YEARS_FIELDS
 )
 
 CURVE_POINT_FIELDS: tuple[Field, ...] = (

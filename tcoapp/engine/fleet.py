@@ -24,6 +24,7 @@ from .performance.pool_pair import (
 from .pools import ResolvedPool, pool_plan
 from .records import Device, Plan
 from .scenario import Scenario
+from .serving_search import SearchOutcome, search_serve_pool
 
 NAN = float("nan")
 
@@ -38,6 +39,7 @@ class PoolCapacity:
     kv_bytes: float = 0.0              # prefill: KV cache of one request
     link_gb_s: float = 0.0             # prefill/decode: per-device bandwidth carrying the KV cache
     link: str = ""
+    search: SearchOutcome | None = None   # serving_search = auto: what the search chose
 
 
 @dataclass(frozen=True)
@@ -56,9 +58,12 @@ def pool_capacities(scenario: Scenario, plan: Plan, pools: tuple[ResolvedPool, .
 
 
 def _serve_capacity(scenario, plan, pool) -> PoolCapacity:
+    outcome = None
+    if plan.serving_search == "auto" and not pool.curve:
+        pool, outcome = search_serve_pool(scenario, plan, pool)
     point, _ = operating_point(scenario, pool_plan(plan, pool))
     rate = point.tokens_per_s_per_device / plan.output_tokens if point.exists else NAN
-    return PoolCapacity(pool, scenario.device(pool.device), point, rate)
+    return PoolCapacity(pool, scenario.device(pool.device), point, rate, search=outcome)
 
 
 def _pair_capacities(scenario, plan, pools) -> dict[int, PoolCapacity]:

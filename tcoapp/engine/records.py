@@ -10,7 +10,7 @@ from typing import Any, Mapping
 
 from .errors import Problem, ValidationError
 from .fields import (
-    DEVICE_FIELDS, MODEL_FIELDS, PLAN_FIELDS, POOL_FIELDS, SERVING_FIELDS, WORKLOAD_FIELDS, Field,
+    DEVICE_FIELDS, MODEL_FIELDS, PLAN_FIELDS, POOL_FIELDS, PRECISIONS, SERVING_FIELDS, WORKLOAD_FIELDS, Field,
 )
 from .validate import Locator, coerce_record
 
@@ -157,7 +157,17 @@ def _pool_checks(v, where, problems) -> None:
                                 f"= {v['rent_usd_per_device_hour']:g}: a bought pool pays no rent (set ownership = rent, or clear it)"))
 
 
+def search_precision_list(text: str) -> tuple[str, ...]:
+    """The precisions named in a `search_precisions` value ("fp8; nvfp4" -> ("fp8", "nvfp4"))."""
+    return tuple(dict.fromkeys(p.strip().lower() for p in (text or "").split(";") if p.strip()))
+
+
 def _plan_checks(v, where, problems) -> None:
+    unknown = [p for p in search_precision_list(v["search_precisions"]) if p not in PRECISIONS]
+    if unknown:
+        problems.append(Problem(where("search_precisions"), "search_precisions",
+                                f"= {v['search_precisions']!r}: {', '.join(unknown)} is not a precision; list "
+                                f"precisions separated by ';', each one of {', '.join(PRECISIONS)}"))
     if (v["prefill_devices"] > 0) != (v["decode_devices"] > 0):
         problems.append(Problem(where("decode_devices"), "decode_devices",
                                 "disaggregation needs both prefill_devices and decode_devices > 0 (or both 0)"))

@@ -16,7 +16,7 @@ from .pools_editor import PoolsEditor
 
 GROUP_TITLES = {
     "selection": "Hardware and model", "workload": "Workload", "serving": "Serving configuration",
-    "target": "Interactivity target", "sizing": "Sizing", "facility": "Facility", "capex": "Capex",
+    "target": "Interactivity target", "search": "Serving search", "sizing": "Sizing", "facility": "Facility", "capex": "Capex",
     "opex": "Operating costs", "operations": "Operations", "finance": "Finance", "revenue": "Revenue",
     "years": "Years: prices, ramp, tax",
 }
