@@ -12,10 +12,16 @@ For a `serve` pool of a plan with `serving_search = auto`:
    plan's own operating-point path, exactly as if typed, and keep the best. The reported point is
    therefore the point the chosen configuration gives when frozen.
 A pool with a measured curve is not searched (its configuration is the measured one).
+
+A `decode` pool of a prefill/decode pair has no prefill in its cycle, so the frontier sweep does
+not describe it: `search_by_evaluation` runs its exact capacity for every configuration of the
+space (each vectorized over the batch) and keeps the best by the same objective, at full load.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+import itertools
+from typing import Callable
 
 import numpy as np
 
@@ -150,3 +156,36 @@ def _in_space(serving: ServingConfig, space: SearchSpace) -> bool:
             and bool(serving.attention_dp) in space.attention_dp and serving.weight_precision in space.weight_precisions
             and serving.kv_precision in space.kv_precisions
             and serving.spec_decode_draft_tokens in space.spec_decode_draft_tokens)
+
+
+def space_configs(space: SearchSpace, typed: ServingConfig) -> list[ServingConfig]:
+    """Every configuration of the space, the typed batch and acceptance kept."""
+    return [replace(typed, tensor_parallel=tp, expert_parallel=ep, attention_dp=adp, weight_precision=wp,
+                    kv_precision=kv, spec_decode_draft_tokens=k)
+            for tp, ep, adp, wp, kv, k in itertools.product(space.tensor_parallel, space.expert_parallel,
+                                                           space.attention_dp, space.weight_precisions,
+                                                           space.kv_precisions, space.spec_decode_draft_tokens)]
+
+
+def search_by_evaluation(scenario: Scenario, plan: Plan, pool: ResolvedPool,
+                         evaluate: Callable[[ResolvedPool], tuple[float, float, float] | None]
+                         ) -> tuple[ResolvedPool, SearchOutcome | None]:
+    """Exhaustive search with an exact evaluator: `evaluate(pool)` gives (tokens/s per device, power
+    per device W, batch) of the pool at full load, or None where it has no operating point."""
+    space = pool_search_space(scenario, plan, pool)
+    device = scenario.device(pool.device)
+    best = None
+    configs = space_configs(space, pool.serving)
+    for serving in configs:
+        found = evaluate(replace(pool, serving=serving))
+        if found is None:
+            continue
+        score = float(objective_score(plan, pool, device, found[0], found[1])[0])
+        if np.isfinite(score) and (best is None or score > best[0]):
+            batch = int(round(found[2])) if plan.has_target else serving.batch
+            best = (score, replace(serving, batch=batch))
+    if best is None:
+        return pool, None
+    outcome = SearchOutcome(best[1], plan.search_objective, objective_value(plan, best[0]), len(configs),
+                            len(configs) * _batch_count(plan, pool), len(configs))
+    return replace(pool, serving=best[1]), outcome

@@ -2,8 +2,8 @@
 the same space, reported, frozen to the same numbers, and refused with a clear error on bad input."""
 from __future__ import annotations
 
-import itertools
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -11,12 +11,15 @@ import pytest
 from tcoapp.engine.compute import compute_plan
 from tcoapp.engine.errors import ValidationError
 from tcoapp.engine.operating import operating_point
-from tcoapp.engine.pools import pool_plan, resolve_pools
+from tcoapp.engine.pools import POOL_SERVING_KEYS, pool_plan, resolve_pools
 from tcoapp.engine.records import make_plan, make_pool
 from tcoapp.engine.scenario import Scenario, check_scenario
 from tcoapp.engine.search_objective import objective_score
 from tcoapp.engine.search_space import parallel_sizes
-from tcoapp.engine.serving_search import pool_search_space, search_serve_pool
+from tcoapp.engine.serving_freeze import frozen_plan
+from tcoapp.engine.serving_search import pool_search_space, search_serve_pool, space_configs
+from tcoapp.engine.fleet import pool_capacities
+from tcoapp.engine.performance.pool_pair import busy_power_w
 from tcoapp.io.catalog import load_catalog
 
 CATALOG = load_catalog()
@@ -39,11 +42,8 @@ def best_typed_score(scenario, p) -> float:
     space = pool_search_space(scenario, p, pool)
     device = scenario.device(pool.device)
     best = -math.inf
-    for tp, ep, adp, wp, kv, k in itertools.product(space.tensor_parallel, space.expert_parallel, space.attention_dp,
-                                                   space.weight_precisions, space.kv_precisions,
-                                                   space.spec_decode_draft_tokens):
-        typed = p.with_(serving_search="off", tensor_parallel=tp, expert_parallel=ep, attention_dp=adp,
-                        weight_precision=wp, kv_precision=kv, spec_decode_draft_tokens=k)
+    for serving in space_configs(space, pool.serving):
+        typed = p.with_(serving_search="off", **{k: getattr(serving, k) for k in POOL_SERVING_KEYS})
         point, _ = operating_point(scenario, pool_plan(typed, resolve_pools(typed)[0]))
         if point.exists:
             best = max(best, float(objective_score(p, pool, device, point.tokens_per_s_per_device, point.power_w)[0]))
@@ -164,3 +164,54 @@ def test_a_dense_model_is_searched_without_expert_parallelism():
     space = pool_search_space(scenario_with(p), p, resolve_pools(p)[0])
     assert space.expert_parallel == (1,) and space.attention_dp == (False,)
     assert np.all(np.array(space.tensor_parallel) <= 8)
+
+
+def test_frozen_plan_computes_to_the_same_numbers_without_searching():
+    single = plan(min_tokens_per_s_per_user=36.0, search_precisions="fp8;nvfp4", device="B200")
+    raw = {"device": "H100-SXM", "model": "DeepSeek-R1", "serving_search": "auto", "batch": 128}
+    fleet = make_plan("fleet", raw).with_(pools=(make_pool({"plan": "fleet", "pool": "a", "device": "B200",
+                                                            "device_count": 8}),
+                                                 make_pool({"plan": "fleet", "pool": "b", "device": "H200-SXM",
+                                                            "device_count": 8})))
+    for p in (single, fleet):
+        scenario = scenario_with(p)
+        searched = compute_plan(scenario, p)
+        frozen = frozen_plan(p, searched.searches)
+        assert frozen.serving_search == "off"
+        again = compute_plan(scenario, frozen)
+        assert again.as_json()["serving"]["pools"] == {}
+        for key in ("tokens_per_s_per_device", "cost_per_million_output_tokens_usd", "npv_usd"):
+            assert again.metrics[key] == pytest.approx(searched.metrics[key], rel=1e-12)
+    assert frozen_plan(single.with_(serving_search="off"), (None,)) == single.with_(serving_search="off")
+
+
+def decode_score(scenario, p, pools_of_plan):
+    caps = pool_capacities(scenario, p, pools_of_plan)
+    dec = caps[1]
+    device = scenario.device(dec.pool.device)
+    power = busy_power_w(device, dec.busy, scenario.factors_for(device.name))
+    return float(objective_score(p, dec.pool, device, dec.requests_per_s_per_device * p.output_tokens, power)[0]), dec
+
+
+def test_a_decode_pool_is_searched_and_never_worse_than_any_typed_configuration():
+    raw = {"device": "B200", "model": "DeepSeek-R1", "min_tokens_per_s_per_user": 40.0, "weight_precision": "nvfp4",
+           "tensor_parallel": 8, "input_tokens": 4000, "output_tokens": 1000, "serving_search": "auto"}
+    pools = (make_pool({"plan": "pd", "pool": "pre", "role": "prefill", "device": "B200", "device_count": 16}),
+             make_pool({"plan": "pd", "pool": "dec", "role": "decode", "device": "B200", "device_count": 16}))
+    p = make_plan("pd", raw).with_(pools=pools)
+    scenario = scenario_with(p)
+    result = compute_plan(scenario, p)
+    assert set(result.as_json()["serving"]["pools"]) == {"dec"}
+    assert result.metrics["tokens_per_s_per_user"] >= 40.0
+    found, dec = decode_score(scenario, p, resolve_pools(p))
+    assert dec.search is not None and dec.pool.serving == result.pools[1].serving
+    space = pool_search_space(scenario, p, resolve_pools(p)[1])
+    typed_plan = p.with_(serving_search="off")
+    best = -math.inf
+    for serving in space_configs(space, resolve_pools(p)[1].serving):
+        typed_pools = resolve_pools(typed_plan)
+        typed_pools = (typed_pools[0], replace(typed_pools[1], serving=serving))
+        score, cap = decode_score(scenario, typed_plan, typed_pools)
+        if np.isfinite(cap.requests_per_s_per_device):
+            best = max(best, score)
+    assert np.isfinite(best) and found >= best - 1e-9 * abs(best)
