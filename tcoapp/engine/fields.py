@@ -96,6 +96,7 @@ MODEL_FIELDS: tuple[Field, ...] = (
     _f("n_heads", "int", "heads", 0, 0, 100000, "model", "Attention heads", "Query heads (0: unknown)."),
     _f("n_kv_heads", "int", "heads", None, 0, 100000, "model", "KV heads", "Key/value heads (GQA); 0 for MLA models.", required=True),
     _f("head_dim", "int", "", None, 1, 100000, "model", "Head dim", "Dimension of one attention head.", required=True),
+    _f("qk_rope_head_dim", "int", "", 0, 0, 100000, "model", "RoPE head dim", "Extra rotary width of each query/key head beyond head_dim (MLA: DeepSeek-V3/R1 qk_rope_head_dim = 64, so QK is 128 + 64 = 192 wide); prefill attention costs 2 x layers x heads x (2 x head_dim + this) FLOPs per token pair (0: QK as wide as head_dim)."),
     _f("mla_latent_dim", "int", "", 0, 0, 1e6, "model", "MLA latent size", "KV-cache elements per token per layer of a multi-head latent attention model (0: not MLA)."),
     _f("n_experts", "int", "experts", 0, 0, 100000, "model", "Routed experts", "Routed experts per MoE layer (0: dense)."),
     _f("experts_per_token", "int", "experts", 0, 0, 100000, "model", "Experts per token", "Routed experts each token uses (0: dense)."),

@@ -38,6 +38,7 @@ class Architecture:
     mla_latent_dim: int
     sliding_window_layers: int = 0
     sliding_window_tokens: int = 0
+    qk_rope_head_dim: int = 0        # extra rotary QK width per head (MLA prefill)
 
     def kv_values(self, context_tokens):
         """KV-cache values one sequence holds at `context_tokens` of context (broadcasts)."""
@@ -69,8 +70,11 @@ class Architecture:
 
     @property
     def prefill_attention_flops_per_token_pair(self) -> float:
-        """Prefill attention FLOPs per (query, key) pair: 4 x layers x q_heads x head_dim."""
-        return 4.0 * self.n_layers * self.q_heads * self.head_dim
+        """Prefill attention FLOPs per (query, key) pair: QK^T over the QK width (head_dim +
+        qk_rope_head_dim) and AV over head_dim, 2 FLOP per MAC: 2 x layers x q_heads x (2 x head_dim +
+        qk_rope_head_dim) (= 4 x layers x q_heads x head_dim without a rotary extra). MLA prefill runs
+        un-absorbed: DeepSeek-V3/R1 QK is 192 wide, V 128."""
+        return 2.0 * self.n_layers * self.q_heads * (2.0 * self.head_dim + self.qk_rope_head_dim)
 
 
 def architecture(model) -> Architecture:
@@ -89,7 +93,8 @@ def architecture(model) -> Architecture:
     window_tokens = int(getattr(model, "sliding_window_tokens", 0) or 0)
     return Architecture(active, max(shared, 0.0), expert, e, k, model.n_layers, model.hidden_size,
                         q_heads, model.head_dim, float(kv), is_mla, int(model.mla_latent_dim),
-                        min(window_layers, model.n_layers), window_tokens)
+                        min(window_layers, model.n_layers), window_tokens,
+                        int(getattr(model, "qk_rope_head_dim", 0) or 0))
 
 
 def experts_touched(n_experts, experts_per_token, tokens):

@@ -10,18 +10,32 @@ A replica spans N = TP x EP devices and serves B concurrent sequences. Per devic
     weight_bytes = w x (shared_params / (1 if attention-DP else N) + E_touched(T) x expert_params / N)
     kv_bytes     = B x kv_values(input + output / 2) x kv / kv_split     (sliding windows capped)
     t_mem        = weight_bytes / (mem_bw_gb_s x 1e9 x eta_mem) + kv_bytes / (mem_bw_gb_s x 1e9 x eta_kv)
-    t_compute    = T x (2 x (shared + routed / moe_compute_efficiency) / peak + attn_flops x context / attention_peak)
+    t_compute    = T x (2 x (shared + routed / eta_moe(T)) / peak + attn_flops x context / attention_peak)
                    / (N x eta_compute)        (shared + routed = active params)
+    eta_moe(T)   = moe_compute_efficiency x m / (m + moe_gemm_half_tokens), m = T x k / E_touched(T)
+                   tokens per touched expert (grouped-GEMM efficiency; prefill: m at a chunk of
+                   PREFILL_CHUNK_TOKENS tokens)
                    (attention math runs at the KV cache's precision, never FP4: `attention_peak`)
+    t_permute    = MoE token permutation (routing): 4 x layers x T x k_experts / N x hidden x 2 B
+                   / (mem_bw_gb_s x 1e9 x eta_mem)    (gather into expert order and scatter back,
+                   each read and written; part of t_mem)
     t_comm       = TP attention: 2 x layers ring all-reduces of T x hidden x 2 B over N devices;
                    MoE with EP > 1 or attention-DP: per layer an all-to-all dispatch and combine of
                    T / N x k_experts x hidden x 2 B per device
-    t_step       = (max(t_mem, t_compute) + t_comm + step_overhead_s + layers x layer_overhead_s
-                    + B x seq_overhead_s) x (1 + k x draft_cost)
+    t_core       = max(t_mem, t_compute) + mem_compute_overlap_loss x min(t_mem, t_compute)
+                   (imperfect overlap: the smaller time is hidden only in part)
+    t_seq        = B / (N if attention-DP else 1) x seq_overhead_s   (per device: under attention-DP
+                   each device schedules and samples only its own sequences)
+    t_step       = (t_core + t_comm + step_overhead_s + layers x layer_overhead_s + t_seq)
+                   x (1 + k x draft_cost)
 
 Prefill of one request (n = input x (1 - prefix_cache_hit_rate) new tokens):
     t_prefill = (n x linear_flops / peak + pair_flops x n x input x (1 + hit) / 2 / attention_peak)
                 / (N x eta_prefill) + its TP/EP communication     (causal attention; linear_flops as in decode)
+    in a busy replica requests are prefilled in chunks of PREFILL_CHUNK_TOKENS tokens (per device
+    under attention-DP, each device prefilling its own requests in the same step), so each
+    collective's latency counts min(1, n / (PREFILL_CHUNK_TOKENS x (N if attention-DP else 1)))
+    times per request
 Continuous batching: while B sequences each decode `output` tokens, B new requests are prefilled,
 so one cycle of a replica lasts (output / tokens_per_step) x t_step + B x t_prefill and
 
@@ -75,20 +89,62 @@ def decode_step(device, arch: Architecture, batch, devices, expert_parallel, att
     w_read = weight_bytes * (arch.shared_params / shared_ways + touched * arch.expert_params / devices)
     kv_read = batch * arch.kv_values(context_tokens) * kv_bytes / kv_split(arch, devices, attention_dp)
     bandwidth = device.mem_bw_gb_s * 1e9
-    memory_s = w_read / (bandwidth * factors.eta_mem) + kv_read / (bandwidth * factors.eta_kv)
+    memory_s = ((w_read + moe_permute_bytes(arch, tokens, devices)) / (bandwidth * factors.eta_mem)
+                + kv_read / (bandwidth * factors.eta_kv))
     attended = arch.kv_values(context_tokens) / arch.kv_values_per_token  # context, sliding windows capped
-    flop_s = tokens * (_linear_flop_s(arch, peak, factors)
+    flop_s = tokens * (_linear_flop_s(arch, peak, factors, tokens)
                        + arch.decode_attention_flops_per_context_token * attended / attention_peak)
     compute_s = flop_s / (devices * factors.eta_compute)
     comm_s = _comm_s(device, arch, tokens, devices, expert_parallel, attention_dp, factors)
     return memory_s, compute_s, comm_s
 
 
-def _linear_flop_s(arch: Architecture, peak, factors):
+# Tokens of one batched prefill step per device (assumption: TensorRT-LLM's default max_num_tokens,
+# 8192): in a busy replica requests are prefilled together, so each collective's latency is shared
+# by the requests of one chunk (of every device's chunk under attention-DP); an isolated request
+# (its TTFT) pays it whole.
+PREFILL_CHUNK_TOKENS = 8192.0
+MOE_PERMUTE_PASSES = 4.0  # permute (read + write) and unpermute (read + write) of every routed token copy
+
+
+def moe_permute_bytes(arch: Architecture, tokens, devices):
+    """Bytes one device moves per decode step to put routed tokens in expert order and back (B):
+    4 x layers x tokens x k / N x hidden x 2 B (0 for a dense model)."""
+    if not arch.is_moe:
+        return 0.0 * np.asarray(tokens, float)
+    return (MOE_PERMUTE_PASSES * arch.n_layers * np.asarray(tokens, float) * arch.experts_per_token
+            / np.asarray(devices, float) * arch.hidden_size * ACTIVATION_BYTES)
+
+
+def core_s(memory_s, compute_s, overlap_loss):
+    """max(t_mem, t_compute) + overlap_loss x min(t_mem, t_compute): 0 = perfect overlap, 1 = none."""
+    return np.maximum(memory_s, compute_s) + overlap_loss * np.minimum(memory_s, compute_s)
+
+
+def sequence_overhead_s(batch, devices, attention_dp, seq_overhead_s):
+    """Per-sequence step overhead of the busiest device: B / (N under attention-DP, else 1) x seq_overhead_s."""
+    per_device = np.asarray(batch, float) / np.where(attention_dp, np.asarray(devices, float), 1.0)
+    return per_device * seq_overhead_s
+
+
+def grouped_gemm_efficiency(arch: Architecture, tokens, factors):
+    """Achieved / dense efficiency of the routed-expert (grouped) GEMMs when `tokens` tokens are
+    routed in one step: moe_compute_efficiency x m / (m + moe_gemm_half_tokens), m = tokens x k /
+    E_touched(tokens) the tokens each touched expert multiplies (small GEMMs of tens of rows waste
+    their tensor-core tiles; a wide-EP replica gives every expert more tokens)."""
+    if not arch.is_moe:
+        return np.ones_like(np.asarray(tokens, float))
+    tokens = np.asarray(tokens, float)
+    touched = np.maximum(experts_touched(arch.n_experts, arch.experts_per_token, tokens), 1e-30)
+    m = tokens * arch.experts_per_token / touched
+    return factors.moe_compute_efficiency * m / (m + factors.moe_gemm_half_tokens)
+
+
+def _linear_flop_s(arch: Architecture, peak, factors, tokens):
     """Seconds x peak-efficiency of one token's weight GEMMs: 2 FLOP per active parameter, routed
-    experts derated by moe_compute_efficiency (small, ragged grouped GEMMs)."""
+    experts derated by their grouped-GEMM efficiency at `tokens` tokens per step."""
     routed = arch.experts_per_token * arch.expert_params
-    return 2.0 * (arch.active_params - routed + routed / factors.moe_compute_efficiency) / peak
+    return 2.0 * (arch.active_params - routed + routed / grouped_gemm_efficiency(arch, tokens, factors)) / peak
 
 
 def _comm_s(device, arch, tokens, devices, expert_parallel, attention_dp, factors):
@@ -108,10 +164,13 @@ def prefill(device, arch: Architecture, devices, expert_parallel, attention_dp, 
     """(time of one request's prefill in a busy replica, its isolated TTFT part), both s."""
     new = input_tokens * (1.0 - hit_rate)
     pairs = new * input_tokens * (1.0 + hit_rate) / 2.0
-    flop_s = new * _linear_flop_s(arch, peak, factors) + arch.prefill_attention_flops_per_token_pair * pairs / attention_peak
+    flop_s = new * _linear_flop_s(arch, peak, factors, PREFILL_CHUNK_TOKENS) + arch.prefill_attention_flops_per_token_pair * pairs / attention_peak
     compute_s = flop_s / (devices * factors.eta_prefill)
-    comm_s = _comm_s(device, arch, np.asarray(new, float), devices, expert_parallel, attention_dp, factors)
-    busy_s = compute_s + comm_s
+    new = np.asarray(new, float)
+    comm_s = _comm_s(device, arch, new, devices, expert_parallel, attention_dp, factors)
+    chunk_share = np.minimum(1.0, new / (PREFILL_CHUNK_TOKENS * np.where(attention_dp, devices, 1.0)))
+    batched = factors.with_(comm_latency_s=factors.comm_latency_s * chunk_share)
+    busy_s = compute_s + _comm_s(device, arch, new, devices, expert_parallel, attention_dp, batched)
     read_s = weight_bytes_per_device(arch, devices, attention_dp, weight_bytes) / (device.mem_bw_gb_s * 1e9 * factors.eta_mem)
     return busy_s, np.maximum(compute_s, read_s) + comm_s
 
@@ -126,8 +185,9 @@ def evaluate(device, arch: Architecture, batch, tensor_parallel, expert_parallel
     context = input_tokens + output_tokens / 2.0
     mem_s, comp_s, comm_s = decode_step(device, arch, batch, devices, expert_parallel, attention_dp,
                                         weight_bytes, kv_bytes, peak, attention_peak, draft_tokens, context, factors)
-    overhead_s = factors.step_overhead_s + arch.n_layers * factors.layer_overhead_s + batch * factors.seq_overhead_s
-    step_s = (np.maximum(mem_s, comp_s) + comm_s + overhead_s) * step_cost_multiplier(
+    overhead_s = (factors.step_overhead_s + arch.n_layers * factors.layer_overhead_s
+                  + sequence_overhead_s(batch, devices, attention_dp, factors.seq_overhead_s))
+    step_s = (core_s(mem_s, comp_s, factors.mem_compute_overlap_loss) + comm_s + overhead_s) * step_cost_multiplier(
         draft_tokens, factors.spec_draft_cost_fraction)
     per_step = tokens_per_step(draft_tokens, acceptance)
     pf_busy, pf_alone = prefill(device, arch, devices, expert_parallel, attention_dp, weight_bytes, peak,
