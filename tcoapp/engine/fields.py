@@ -121,6 +121,7 @@ SERVING_FIELDS: tuple[Field, ...] = (
     _f("expert_parallel", "int", "devices", 1, 1, 4096, "serving", "Expert parallel", "Devices the experts are spread across (EP); a replica spans TP x EP devices."),
     _f("attention_dp", "bool", "", False, None, None, "serving", "Attention data parallel", "Attention runs data-parallel across the replica's devices (each holds its sequences' KV cache) instead of tensor-parallel."),
     _f("weight_precision", "choice", "", "fp8", None, None, "serving", "Weight precision", "Storage and math precision of the weights.", choices=PRECISIONS),
+    _f("attention_weight_precision", "str", "", "", None, None, "serving", "Non-expert weight precision", "MoE models: storage and math precision of the weights outside the routed experts (attention, dense layers, shared experts, embeddings), one of bf16, fp8, mxfp4, nvfp4; empty: weight_precision. A mixed checkpoint such as FP8 attention with NVFP4 experts: weight_precision = nvfp4, this = fp8."),
     _f("kv_precision", "choice", "", "fp8", None, None, "serving", "KV-cache precision", "Storage precision of the KV cache.", choices=PRECISIONS),
     _f("spec_decode_draft_tokens", "int", "tokens", 0, 0, 64, "serving", "Draft tokens (k)", "Speculative decoding: tokens drafted per step (0 = off)."),
     _f("spec_decode_acceptance", "float", "fraction", 0.7, 0, 1, "serving", "Draft acceptance", "Speculative decoding: per-token acceptance rate alpha (0..1)."),

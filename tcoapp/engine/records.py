@@ -149,6 +149,7 @@ def _model_checks(v, where, problems) -> None:
 
 
 def _pool_checks(v, where, problems) -> None:
+    _precision_check(v, where, problems)
     if v["ownership"] == "rent" and v["rent_usd_per_device_hour"] <= 0:
         problems.append(Problem(where("rent_usd_per_device_hour"), "rent_usd_per_device_hour",
                                 "a rented pool needs its rent: a number > 0 (USD per device-hour)"))
@@ -162,7 +163,15 @@ def search_precision_list(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(p.strip().lower() for p in (text or "").split(";") if p.strip()))
 
 
+def _precision_check(v, where, problems) -> None:
+    value = v.get("attention_weight_precision")
+    if value and value not in PRECISIONS:
+        problems.append(Problem(where("attention_weight_precision"), "attention_weight_precision",
+                                f"= {value!r}: must be empty (weight_precision) or one of {', '.join(PRECISIONS)}"))
+
+
 def _plan_checks(v, where, problems) -> None:
+    _precision_check(v, where, problems)
     unknown = [p for p in search_precision_list(v["search_precisions"]) if p not in PRECISIONS]
     if unknown:
         problems.append(Problem(where("search_precisions"), "search_precisions",

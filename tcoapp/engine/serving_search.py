@@ -112,6 +112,7 @@ def _sweep(scenario, plan, pool, space: SearchSpace) -> SweepResult:
                  weight_precisions=space.weight_precisions, kv_precisions=space.kv_precisions,
                  spec_decode_draft_tokens=space.spec_decode_draft_tokens,
                  spec_decode_acceptance=pool.serving.spec_decode_acceptance,
+                 attention_weight_precision=pool.serving.attention_weight_precision,
                  factors=scenario.factors_for(pool.device))
 
 

@@ -8,7 +8,7 @@ import pytest
 from tcoapp.engine.performance.factors import DEFAULT_FACTORS
 from tcoapp.engine.performance.frontier import sweep
 from tcoapp.engine.performance.generated import run_roofline
-from tcoapp.engine.performance.memory import architecture
+from tcoapp.engine.performance.memory import architecture, weight_bytes_per_device
 from tcoapp.engine.performance.precision import math_precision, peak_flops
 from tcoapp.engine.performance.roofline import core_s, moe_permute_bytes, sequence_overhead_s
 from tcoapp.engine.records import ServingConfig, Workload
@@ -99,3 +99,28 @@ def test_mla_prefill_attention_is_costed_at_its_192_wide_qk():
     wide = run_roofline(H200, R1, serving, long_prompt, 8.0)
     base = run_roofline(H200, R1.with_(qk_rope_head_dim=0), serving, long_prompt, 8.0)
     assert float(np.ravel(wide.prefill_s)[0]) > float(np.ravel(base.prefill_s)[0])
+
+
+def test_a_mixed_fp8_attention_nvfp4_moe_checkpoint_sits_between_all_fp4_and_all_fp8():
+    b200 = DEVICES["B200"]
+    base = dict(tensor_parallel=1, expert_parallel=8, attention_dp=True)
+    fp4 = run_roofline(b200, R1, ServingConfig(weight_precision="nvfp4", **base), CHAT, 512.0)
+    mixed = run_roofline(b200, R1, ServingConfig(weight_precision="nvfp4", attention_weight_precision="fp8", **base),
+                         CHAT, 512.0)
+    fp8 = run_roofline(b200, R1, ServingConfig(weight_precision="fp8", **base), CHAT, 512.0)
+    speed = lambda r: float(np.ravel(r.tokens_per_s_per_device)[0])  # noqa: E731
+    assert speed(fp8) < speed(mixed) < speed(fp4)
+    assert float(fp8.max_batch_by_memory) < float(mixed.max_batch_by_memory) < float(fp4.max_batch_by_memory)
+    arch = architecture(R1)
+    stored = weight_bytes_per_device(arch, 8.0, True, 0.5625, 1.0)
+    assert stored == pytest.approx(arch.shared_params * 1.0 + arch.n_experts * arch.expert_params * 0.5625 / 8)
+
+
+def test_a_mixed_precision_is_refused_on_a_dense_model_and_when_unknown():
+    from tcoapp.engine.errors import ValidationError
+    from tcoapp.engine.performance.generated import config_problems
+    from tcoapp.engine.records import make_plan
+    problems = config_problems(H200, LLAMA70, ServingConfig(attention_weight_precision="fp8"))
+    assert any("attention_weight_precision" in p and "dense" in p for p in problems)
+    with pytest.raises(ValidationError, match="attention_weight_precision = 'fp6'"):
+        make_plan("p", {"device": "B200", "model": "DeepSeek-R1", "attention_weight_precision": "fp6"})

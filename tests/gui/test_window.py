@@ -239,3 +239,15 @@ def test_serving_search_shows_its_choice_and_freezes_in_one_click(window, qtbot)
     assert not window.editor.freeze.isVisibleTo(window.editor)
     doc.undo_stack.undo()
     assert doc.scenario.plans[i].serving_search == "auto"
+
+
+def test_the_frontier_view_draws_the_searched_configuration_and_names_it(window, qtbot):
+    doc = window.document
+    i = feasible_plan(doc)
+    doc.set_current_index(i)
+    with qtbot.waitSignal(doc.scenario_changed, timeout=5000):
+        doc.set_plan_values(i, {"serving_search": "auto", "search_precisions": "fp8;nvfp4"})
+    view = window.performance
+    result = doc.results[i]
+    text = view._plan_tip(result.metrics["tokens_per_s_per_user"], result.metrics["tokens_per_s_per_device"], i)
+    assert "serving search chose " + result.serving_text() in text

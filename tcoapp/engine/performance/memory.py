@@ -117,22 +117,25 @@ def kv_split(arch: Architecture, devices, attention_dp):
     return np.where(attention_dp, devices, tp_split)
 
 
-def weight_bytes_per_device(arch: Architecture, devices, attention_dp, weight_bytes):
-    """Bytes of weights stored per device: shared params (replicated under attention-DP, else split
-    N ways) + all routed experts split N ways."""
+def weight_bytes_per_device(arch: Architecture, devices, attention_dp, weight_bytes, shared_weight_bytes=None):
+    """Bytes of weights stored per device: shared params at `shared_weight_bytes` per value (None:
+    `weight_bytes`; replicated under attention-DP, else split N ways) + all routed experts at
+    `weight_bytes` split N ways."""
     devices = np.asarray(devices, float)
+    shared_bytes = weight_bytes if shared_weight_bytes is None else shared_weight_bytes
     shared_ways = np.where(attention_dp, 1.0, devices)
-    return weight_bytes * (arch.shared_params / shared_ways + arch.n_experts * arch.expert_params / devices)
+    return shared_bytes * arch.shared_params / shared_ways + weight_bytes * arch.n_experts * arch.expert_params / devices
 
 
 def max_batch_by_memory(arch: Architecture, memory_gb, usable_fraction, devices, attention_dp,
-                        weight_bytes, kv_bytes, context_tokens):
+                        weight_bytes, kv_bytes, context_tokens, shared_weight_bytes=None):
     """Largest concurrent batch per replica whose weights + KV fit in memory (sequences, floor).
 
         B_max = floor((memory_gb x 1e9 x usable - weight_bytes_per_device)
                       / (kv_values(context_tokens) x kv_bytes / kv_split))
     0 where the weights alone do not fit.
     """
-    free = memory_gb * 1e9 * usable_fraction - weight_bytes_per_device(arch, devices, attention_dp, weight_bytes)
+    free = memory_gb * 1e9 * usable_fraction - weight_bytes_per_device(arch, devices, attention_dp, weight_bytes,
+                                                                       shared_weight_bytes)
     per_sequence = arch.kv_values(context_tokens) * kv_bytes / kv_split(arch, devices, attention_dp)
     return np.maximum(np.floor(free / per_sequence), 0.0)

@@ -81,18 +81,22 @@ def _link(device, factors) -> float:
 
 
 def decode_step(device, arch: Architecture, batch, devices, expert_parallel, attention_dp, weight_bytes,
-                kv_bytes, peak, attention_peak, draft_tokens, context_tokens, factors):
-    """Memory, compute and communication time of one decode step per device (s), broadcast."""
+                kv_bytes, peak, attention_peak, draft_tokens, context_tokens, factors, shared_weight_bytes=None,
+                shared_peak=None):
+    """Memory, compute and communication time of one decode step per device (s), broadcast. The
+    non-expert weights are read at `shared_weight_bytes` and multiply at `shared_peak` (None: as
+    the experts, `weight_bytes` and `peak`)."""
+    shared_bytes = weight_bytes if shared_weight_bytes is None else shared_weight_bytes
     tokens = batch * (np.asarray(draft_tokens, float) + 1.0)
     touched = experts_touched(arch.n_experts, arch.experts_per_token, tokens)
     shared_ways = np.where(attention_dp, 1.0, devices)
-    w_read = weight_bytes * (arch.shared_params / shared_ways + touched * arch.expert_params / devices)
+    w_read = shared_bytes * arch.shared_params / shared_ways + weight_bytes * touched * arch.expert_params / devices
     kv_read = batch * arch.kv_values(context_tokens) * kv_bytes / kv_split(arch, devices, attention_dp)
     bandwidth = device.mem_bw_gb_s * 1e9
     memory_s = ((w_read + moe_permute_bytes(arch, tokens, devices)) / (bandwidth * factors.eta_mem)
                 + kv_read / (bandwidth * factors.eta_kv))
     attended = arch.kv_values(context_tokens) / arch.kv_values_per_token  # context, sliding windows capped
-    flop_s = tokens * (_linear_flop_s(arch, peak, factors, tokens)
+    flop_s = tokens * (_linear_flop_s(arch, peak, factors, tokens, shared_peak)
                        + arch.decode_attention_flops_per_context_token * attended / attention_peak)
     compute_s = flop_s / (devices * factors.eta_compute)
     comm_s = _comm_s(device, arch, tokens, devices, expert_parallel, attention_dp, factors)
@@ -140,11 +144,14 @@ def grouped_gemm_efficiency(arch: Architecture, tokens, factors):
     return factors.moe_compute_efficiency * m / (m + factors.moe_gemm_half_tokens)
 
 
-def _linear_flop_s(arch: Architecture, peak, factors, tokens):
-    """Seconds x peak-efficiency of one token's weight GEMMs: 2 FLOP per active parameter, routed
-    experts derated by their grouped-GEMM efficiency at `tokens` tokens per step."""
+def _linear_flop_s(arch: Architecture, peak, factors, tokens, shared_peak=None):
+    """Seconds x peak-efficiency of one token's weight GEMMs: 2 FLOP per active parameter, the
+    non-expert ones at `shared_peak` (None: `peak`), routed experts at `peak` derated by their
+    grouped-GEMM efficiency at `tokens` tokens per step."""
     routed = arch.experts_per_token * arch.expert_params
-    return 2.0 * (arch.active_params - routed + routed / grouped_gemm_efficiency(arch, tokens, factors)) / peak
+    shared_peak = peak if shared_peak is None else shared_peak
+    return 2.0 * ((arch.active_params - routed) / shared_peak
+                  + routed / grouped_gemm_efficiency(arch, tokens, factors) / peak)
 
 
 def _comm_s(device, arch, tokens, devices, expert_parallel, attention_dp, factors):
@@ -160,38 +167,43 @@ def _comm_s(device, arch, tokens, devices, expert_parallel, attention_dp, factor
 
 
 def prefill(device, arch: Architecture, devices, expert_parallel, attention_dp, weight_bytes, peak,
-            attention_peak, input_tokens, hit_rate, factors):
+            attention_peak, input_tokens, hit_rate, factors, shared_weight_bytes=None, shared_peak=None):
     """(time of one request's prefill in a busy replica, its isolated TTFT part), both s."""
     new = input_tokens * (1.0 - hit_rate)
     pairs = new * input_tokens * (1.0 + hit_rate) / 2.0
-    flop_s = new * _linear_flop_s(arch, peak, factors, PREFILL_CHUNK_TOKENS) + arch.prefill_attention_flops_per_token_pair * pairs / attention_peak
+    flop_s = new * _linear_flop_s(arch, peak, factors, PREFILL_CHUNK_TOKENS, shared_peak) + arch.prefill_attention_flops_per_token_pair * pairs / attention_peak
     compute_s = flop_s / (devices * factors.eta_prefill)
     new = np.asarray(new, float)
     comm_s = _comm_s(device, arch, new, devices, expert_parallel, attention_dp, factors)
     chunk_share = np.minimum(1.0, new / (PREFILL_CHUNK_TOKENS * np.where(attention_dp, devices, 1.0)))
     batched = factors.with_(comm_latency_s=factors.comm_latency_s * chunk_share)
     busy_s = compute_s + _comm_s(device, arch, new, devices, expert_parallel, attention_dp, batched)
-    read_s = weight_bytes_per_device(arch, devices, attention_dp, weight_bytes) / (device.mem_bw_gb_s * 1e9 * factors.eta_mem)
+    read_s = (weight_bytes_per_device(arch, devices, attention_dp, weight_bytes, shared_weight_bytes)
+              / (device.mem_bw_gb_s * 1e9 * factors.eta_mem))
     return busy_s, np.maximum(compute_s, read_s) + comm_s
 
 
 def evaluate(device, arch: Architecture, batch, tensor_parallel, expert_parallel, attention_dp,
              weight_bytes, kv_bytes, peak, attention_peak, draft_tokens, acceptance, input_tokens, output_tokens,
-             hit_rate, factors) -> RooflineArrays:
-    """The generated curve for broadcast configuration arrays (see module docstring)."""
+             hit_rate, factors, shared_weight_bytes=None, shared_peak=None) -> RooflineArrays:
+    """The generated curve for broadcast configuration arrays (see module docstring). A mixed
+    checkpoint stores and multiplies its non-expert weights at `shared_weight_bytes` / `shared_peak`
+    (None: as the experts)."""
+    mixed = {"shared_weight_bytes": shared_weight_bytes, "shared_peak": shared_peak}
     batch = np.asarray(batch, float)
     devices = np.asarray(tensor_parallel, float) * np.asarray(expert_parallel, float)
     attention_dp = np.asarray(attention_dp, bool)
     context = input_tokens + output_tokens / 2.0
     mem_s, comp_s, comm_s = decode_step(device, arch, batch, devices, expert_parallel, attention_dp,
-                                        weight_bytes, kv_bytes, peak, attention_peak, draft_tokens, context, factors)
+                                        weight_bytes, kv_bytes, peak, attention_peak, draft_tokens, context, factors,
+                                        **mixed)
     overhead_s = (factors.step_overhead_s + arch.n_layers * factors.layer_overhead_s
                   + sequence_overhead_s(batch, devices, attention_dp, factors.seq_overhead_s))
     step_s = (core_s(mem_s, comp_s, factors.mem_compute_overlap_loss) + comm_s + overhead_s) * step_cost_multiplier(
         draft_tokens, factors.spec_draft_cost_fraction)
     per_step = tokens_per_step(draft_tokens, acceptance)
     pf_busy, pf_alone = prefill(device, arch, devices, expert_parallel, attention_dp, weight_bytes, peak,
-                                attention_peak, input_tokens, hit_rate, factors)
+                                attention_peak, input_tokens, hit_rate, factors, **mixed)
     decode_total = output_tokens / per_step * step_s
     cycle_s = decode_total + batch * pf_busy
     per_user = output_tokens / cycle_s
@@ -201,6 +213,6 @@ def evaluate(device, arch: Architecture, batch, tensor_parallel, expert_parallel
     u = share + (1.0 - share) * decode_busy
     power = device.idle_w + (device.tdp_w - device.idle_w) * u ** factors.power_gamma
     b_max = max_batch_by_memory(arch, device.memory_gb, factors.usable_memory_fraction, devices, attention_dp,
-                                weight_bytes, kv_bytes, input_tokens + output_tokens)
+                                weight_bytes, kv_bytes, input_tokens + output_tokens, shared_weight_bytes)
     return RooflineArrays(per_device, per_user, pf_alone + step_s, power, b_max, step_s, mem_s, comp_s, comm_s,
                           pf_busy, share, per_step + 0.0 * batch, u)
