@@ -113,7 +113,7 @@ def corsair_sram() -> object:
     """Corsair as its on-card SRAM tier (2 GB at 150 TB/s per card, vendor claims, REFERENCES A):
     the override the catalog's Corsair notes recommend for a model that fits in SRAM."""
     row = load_catalog().devices["Corsair"].as_dict()
-    row.update(name="Corsair-SRAM", memory_gb=2, mem_bw_gb_s=150000,
+    row.update(name="Corsair-SRAM", memory_gb=2, mem_bw_gb_s=150000, fast_memory_gb=0, fast_mem_bw_gb_s=0,
                notes="Corsair served from its 2 GB on-card SRAM at 150 TB/s (vendor claims via mirrorfrog.com/"
                      "aiwiki.ai, REFERENCES A); every other figure as the catalog's Corsair row (estimates). "
                      "Sample override: the weights must fit in the SRAM of the replica's cards.")

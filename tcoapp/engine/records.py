@@ -119,6 +119,10 @@ def _make(cls, fields, raw, where, problems, checks):
 
 
 def _device_checks(v, where, problems) -> None:
+    if v["fast_memory_gb"] > 0 and v["fast_mem_bw_gb_s"] <= 0:
+        problems.append(Problem(where("fast_mem_bw_gb_s"), "fast_mem_bw_gb_s",
+                                f"= {v['fast_mem_bw_gb_s']:g}: a fast memory tier ({v['fast_memory_gb']:g} GB) needs its "
+                                "bandwidth, a number > 0 (GB/s)"))
     if v["idle_w"] > v["tdp_w"]:
         problems.append(Problem(where("idle_w"), "idle_w", f"= {v['idle_w']:g}: must be at most tdp_w ({v['tdp_w']:g})"))
 

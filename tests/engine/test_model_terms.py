@@ -124,3 +124,41 @@ def test_a_mixed_precision_is_refused_on_a_dense_model_and_when_unknown():
     assert any("attention_weight_precision" in p and "dense" in p for p in problems)
     with pytest.raises(ValidationError, match="attention_weight_precision = 'fp6'"):
         make_plan("p", {"device": "B200", "model": "DeepSeek-R1", "attention_weight_precision": "fp6"})
+
+
+def test_two_memory_tiers_fill_the_fast_one_with_weights_first():
+    from tcoapp.engine.performance.memory import fast_tier_shares, tier_seconds_per_byte
+    corsair = DEVICES["Corsair"]
+    w, kv = fast_tier_shares(corsair, 1e9, 1e9, 0.9)      # 1.8 GB of SRAM: all weights, 0.8 of 1 GB of KV
+    assert (float(w), float(kv)) == pytest.approx((1.0, 0.8))
+    w, kv = fast_tier_shares(corsair, 4e9, 1e9, 0.9)      # weights larger than the SRAM: no KV in it
+    assert (float(w), float(kv)) == pytest.approx((0.45, 0.0))
+    per_byte = tier_seconds_per_byte(corsair, 0.5)
+    assert per_byte == pytest.approx(0.5 / (corsair.fast_mem_bw_gb_s * 1e9) + 0.5 / (corsair.mem_bw_gb_s * 1e9))
+    assert float(fast_tier_shares(H200, 1e9, 1e9, 0.9)[0]) == 0.0  # one tier
+
+
+def test_a_model_in_sram_shows_corsairs_small_batch_story_and_its_own_overheads():
+    corsair, b200, llama8 = DEVICES["Corsair"], DEVICES["B200"], MODELS["Llama-3.1-8B"]
+    chat = Workload(input_tokens=1024, output_tokens=256)
+    per_user = lambda device, tp: float(np.ravel(run_roofline(  # noqa: E731
+        device, llama8, ServingConfig(tensor_parallel=tp, weight_precision="fp8"), chat, 1.0).tokens_per_s_per_user)[0])
+    assert per_user(corsair, 8) > 2.0 * per_user(b200, 1)      # 8 cards x 2 GB of SRAM hold the 8 GB of weights
+    one_tier = corsair.with_(fast_memory_gb=0.0, fast_mem_bw_gb_s=0.0)
+    assert per_user(one_tier, 8) < 0.5 * per_user(corsair, 8)
+    gpu_overheads = corsair.with_(step_overhead_s=None, layer_overhead_s=None)
+    assert per_user(gpu_overheads, 8) < per_user(corsair, 8)
+    assert capacity(corsair) == corsair.memory_gb + 2.0
+
+
+def capacity(device):
+    from tcoapp.engine.performance.memory import capacity_gb
+    return capacity_gb(device)
+
+
+def test_a_fast_tier_needs_its_bandwidth():
+    from tcoapp.engine.errors import ValidationError
+    from tcoapp.engine.records import make_device
+    row = {k: v for k, v in DEVICES["H200-SXM"].as_dict().items() if v is not None}
+    with pytest.raises(ValidationError, match="fast_mem_bw_gb_s = 0: a fast memory tier"):
+        make_device({**row, "fast_memory_gb": 1.0, "fast_mem_bw_gb_s": 0.0})

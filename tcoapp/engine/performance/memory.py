@@ -127,6 +127,33 @@ def weight_bytes_per_device(arch: Architecture, devices, attention_dp, weight_by
     return shared_bytes * arch.shared_params / shared_ways + weight_bytes * arch.n_experts * arch.expert_params / devices
 
 
+def fast_tier_shares(device, weights_stored, kv_stored, usable_fraction):
+    """(share of the weights, share of the KV cache) a device holds in its fast tier (SRAM): weights
+    first, then the KV cache, up to fast_memory_gb x usable_fraction; (0, 0) without a fast tier."""
+    fast = float(getattr(device, "fast_memory_gb", 0.0) or 0.0) * 1e9 * usable_fraction
+    weights_stored, kv_stored = np.asarray(weights_stored, float), np.asarray(kv_stored, float)
+    if fast <= 0:
+        return 0.0 * weights_stored, 0.0 * kv_stored
+    w_share = np.clip(fast / np.maximum(weights_stored, 1e-30), 0.0, 1.0)
+    left = np.maximum(fast - weights_stored, 0.0)
+    return w_share, np.clip(left / np.maximum(kv_stored, 1e-30), 0.0, 1.0)
+
+
+def tier_seconds_per_byte(device, fast_share):
+    """Read time of one byte of which `fast_share` sits in the fast tier (s/B, before efficiency):
+    share / fast_bw + (1 - share) / mem_bw (each layer's bytes sit in one tier, read in turn)."""
+    slow = 1.0 / (device.mem_bw_gb_s * 1e9)
+    fast_bw = float(getattr(device, "fast_mem_bw_gb_s", 0.0) or 0.0)
+    if fast_bw <= 0:
+        return slow + 0.0 * np.asarray(fast_share, float)
+    return fast_share / (fast_bw * 1e9) + (1.0 - fast_share) * slow
+
+
+def capacity_gb(device) -> float:
+    """Memory for weights and KV cache per device: memory_gb plus the fast tier (GB)."""
+    return float(device.memory_gb) + float(getattr(device, "fast_memory_gb", 0.0) or 0.0)
+
+
 def max_batch_by_memory(arch: Architecture, memory_gb, usable_fraction, devices, attention_dp,
                         weight_bytes, kv_bytes, context_tokens, shared_weight_bytes=None):
     """Largest concurrent batch per replica whose weights + KV fit in memory (sequences, floor).

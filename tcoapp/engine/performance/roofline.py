@@ -9,7 +9,9 @@ A replica spans N = TP x EP devices and serves B concurrent sequences. Per devic
 
     weight_bytes = w x (shared_params / (1 if attention-DP else N) + E_touched(T) x expert_params / N)
     kv_bytes     = B x kv_values(input + output / 2) x kv / kv_split     (sliding windows capped)
-    t_mem        = weight_bytes / (mem_bw_gb_s x 1e9 x eta_mem) + kv_bytes / (mem_bw_gb_s x 1e9 x eta_kv)
+    t_mem        = weight_bytes x s_w / eta_mem + kv_bytes x s_kv / eta_kv, s = seconds per byte of the
+                   memory tiers: share / fast_mem_bw + (1 - share) / mem_bw, the fast tier (SRAM,
+                   fast_memory_gb) holding the weights first, then the KV cache (one tier: 1 / mem_bw)
     t_compute    = T x (2 x (shared + routed / eta_moe(T)) / peak + attn_flops x context / attention_peak)
                    / (N x eta_compute)        (shared + routed = active params)
     eta_moe(T)   = moe_compute_efficiency x m / (m + moe_gemm_half_tokens), m = T x k / E_touched(T)
@@ -27,6 +29,7 @@ A replica spans N = TP x EP devices and serves B concurrent sequences. Per devic
     t_seq        = B / (N if attention-DP else 1) x seq_overhead_s   (per device: under attention-DP
                    each device schedules and samples only its own sequences)
     t_step       = (t_core + t_comm + step_overhead_s + layers x layer_overhead_s + t_seq)
+                   (the device's own step / layer overheads where its catalog row states them)
                    x (1 + k x draft_cost)
 
 Prefill of one request (n = input x (1 - prefix_cache_hit_rate) new tokens):
@@ -52,7 +55,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from .comm import allreduce_s, alltoall_s
-from .memory import Architecture, experts_touched, kv_split, max_batch_by_memory, weight_bytes_per_device
+from .memory import (
+    Architecture, capacity_gb, experts_touched, fast_tier_shares, kv_split, max_batch_by_memory, tier_seconds_per_byte,
+    weight_bytes_per_device,
+)
 from .precision import ACTIVATION_BYTES
 from .spec_decode import step_cost_multiplier, tokens_per_step
 
@@ -92,9 +98,11 @@ def decode_step(device, arch: Architecture, batch, devices, expert_parallel, att
     shared_ways = np.where(attention_dp, 1.0, devices)
     w_read = shared_bytes * arch.shared_params / shared_ways + weight_bytes * touched * arch.expert_params / devices
     kv_read = batch * arch.kv_values(context_tokens) * kv_bytes / kv_split(arch, devices, attention_dp)
-    bandwidth = device.mem_bw_gb_s * 1e9
-    memory_s = ((w_read + moe_permute_bytes(arch, tokens, devices)) / (bandwidth * factors.eta_mem)
-                + kv_read / (bandwidth * factors.eta_kv))
+    stored = weight_bytes_per_device(arch, devices, attention_dp, weight_bytes, shared_weight_bytes)
+    w_fast, kv_fast = fast_tier_shares(device, stored, kv_read, factors.usable_memory_fraction)
+    memory_s = ((w_read * tier_seconds_per_byte(device, w_fast)
+                 + moe_permute_bytes(arch, tokens, devices) * tier_seconds_per_byte(device, 0.0)) / factors.eta_mem
+                + kv_read * tier_seconds_per_byte(device, kv_fast) / factors.eta_kv)
     attended = arch.kv_values(context_tokens) / arch.kv_values_per_token  # context, sliding windows capped
     flop_s = tokens * (_linear_flop_s(arch, peak, factors, tokens, shared_peak)
                        + arch.decode_attention_flops_per_context_token * attended / attention_peak)
@@ -118,6 +126,12 @@ def moe_permute_bytes(arch: Architecture, tokens, devices):
         return 0.0 * np.asarray(tokens, float)
     return (MOE_PERMUTE_PASSES * arch.n_layers * np.asarray(tokens, float) * arch.experts_per_token
             / np.asarray(devices, float) * arch.hidden_size * ACTIVATION_BYTES)
+
+
+def device_overhead(device, name: str, factors) -> float:
+    """The device's own step or layer overhead where its catalog row states one, else the factor's."""
+    value = getattr(device, name, None)
+    return float(getattr(factors, name)) if value is None else float(value)
 
 
 def core_s(memory_s, compute_s, overlap_loss):
@@ -178,8 +192,9 @@ def prefill(device, arch: Architecture, devices, expert_parallel, attention_dp, 
     chunk_share = np.minimum(1.0, new / (PREFILL_CHUNK_TOKENS * np.where(attention_dp, devices, 1.0)))
     batched = factors.with_(comm_latency_s=factors.comm_latency_s * chunk_share)
     busy_s = compute_s + _comm_s(device, arch, new, devices, expert_parallel, attention_dp, batched)
-    read_s = (weight_bytes_per_device(arch, devices, attention_dp, weight_bytes, shared_weight_bytes)
-              / (device.mem_bw_gb_s * 1e9 * factors.eta_mem))
+    stored = weight_bytes_per_device(arch, devices, attention_dp, weight_bytes, shared_weight_bytes)
+    w_fast, _ = fast_tier_shares(device, stored, 0.0, factors.usable_memory_fraction)
+    read_s = stored * tier_seconds_per_byte(device, w_fast) / factors.eta_mem
     return busy_s, np.maximum(compute_s, read_s) + comm_s
 
 
@@ -197,7 +212,8 @@ def evaluate(device, arch: Architecture, batch, tensor_parallel, expert_parallel
     mem_s, comp_s, comm_s = decode_step(device, arch, batch, devices, expert_parallel, attention_dp,
                                         weight_bytes, kv_bytes, peak, attention_peak, draft_tokens, context, factors,
                                         **mixed)
-    overhead_s = (factors.step_overhead_s + arch.n_layers * factors.layer_overhead_s
+    overhead_s = (device_overhead(device, "step_overhead_s", factors)
+                  + arch.n_layers * device_overhead(device, "layer_overhead_s", factors)
                   + sequence_overhead_s(batch, devices, attention_dp, factors.seq_overhead_s))
     step_s = (core_s(mem_s, comp_s, factors.mem_compute_overlap_loss) + comm_s + overhead_s) * step_cost_multiplier(
         draft_tokens, factors.spec_draft_cost_fraction)
@@ -212,7 +228,7 @@ def evaluate(device, arch: Architecture, batch, tensor_parallel, expert_parallel
     decode_busy = np.minimum(1.0, (comp_s + factors.power_mem_activity * mem_s) / np.maximum(step_s, 1e-30))
     u = share + (1.0 - share) * decode_busy
     power = device.idle_w + (device.tdp_w - device.idle_w) * u ** factors.power_gamma
-    b_max = max_batch_by_memory(arch, device.memory_gb, factors.usable_memory_fraction, devices, attention_dp,
+    b_max = max_batch_by_memory(arch, capacity_gb(device), factors.usable_memory_fraction, devices, attention_dp,
                                 weight_bytes, kv_bytes, input_tokens + output_tokens, shared_weight_bytes)
     return RooflineArrays(per_device, per_user, pf_alone + step_s, power, b_max, step_s, mem_s, comp_s, comm_s,
                           pf_busy, share, per_step + 0.0 * batch, u)
