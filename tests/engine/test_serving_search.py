@@ -215,3 +215,20 @@ def test_a_decode_pool_is_searched_and_never_worse_than_any_typed_configuration(
         if np.isfinite(cap.requests_per_s_per_device):
             best = max(best, score)
     assert np.isfinite(best) and found >= best - 1e-9 * abs(best)
+
+
+def test_freezing_a_derived_prefill_decode_pair_keeps_the_prefill_pool_as_typed():
+    raw = {"device": "B200", "model": "DeepSeek-R1", "serving_search": "auto", "min_tokens_per_s_per_user": 40.0,
+           "weight_precision": "nvfp4", "tensor_parallel": 8, "prefill_devices": 1, "decode_devices": 1,
+           "device_count": 32, "input_tokens": 4000, "output_tokens": 1000}
+    p = make_plan("pair", raw)
+    scenario = scenario_with(p)
+    searched = compute_plan(scenario, p)
+    assert set(searched.as_json()["serving"]["pools"]) == {"decode"}
+    frozen = frozen_plan(p, searched.searches)
+    assert frozen.serving_search == "off" and not frozen.is_disaggregated and len(frozen.pools) == 2
+    prefill = next(pool for pool in frozen.pools if pool.role == "prefill")
+    assert prefill.tensor_parallel is None  # the plan's TP8, as before
+    again = compute_plan(scenario, frozen)
+    for key in ("tokens_per_s_per_device", "cost_per_million_output_tokens_usd", "npv_usd"):
+        assert again.metrics[key] == pytest.approx(searched.metrics[key], rel=1e-12)
