@@ -7,6 +7,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from tcoapp.engine.compute import compute_plan
 from tcoapp.engine.errors import ValidationError
@@ -232,3 +233,33 @@ def test_freezing_a_derived_prefill_decode_pair_keeps_the_prefill_pool_as_typed(
     again = compute_plan(scenario, frozen)
     for key in ("tokens_per_s_per_device", "cost_per_million_output_tokens_usd", "npv_usd"):
         assert again.metrics[key] == pytest.approx(searched.metrics[key], rel=1e-12)
+
+
+def test_speculative_decoding_is_chosen_where_it_pays_at_high_interactivity():
+    fast = plan(device="B200", weight_precision="nvfp4", min_tokens_per_s_per_user=150.0, spec_decode_acceptance=0.8)
+    scenario = scenario_with(fast)
+    without = compute_plan(scenario, fast)
+    with_drafts = compute_plan(scenario, fast.with_(search_max_draft_tokens=3))
+    assert with_drafts.pools[0].serving.spec_decode_draft_tokens > 0
+    assert with_drafts.metrics["tokens_per_s_per_device"] > without.metrics["tokens_per_s_per_device"]
+    assert with_drafts.metrics["tokens_per_s_per_user"] >= 150.0
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.sampled_from(["H200-SXM", "B200", "MI355X", "GB200-NVL72"]), st.sampled_from(["DeepSeek-R1", "gpt-oss-120b",
+       "Llama-3.3-70B", "Qwen3-235B"]), st.floats(5.0, 120.0), st.sampled_from(["", "fp8;nvfp4", "bf16;fp8"]),
+       st.sampled_from(["cost_per_million_output_tokens_usd", "tokens_per_s_per_device"]))
+def test_seeded_fuzz_the_search_is_never_worse_than_any_typed_configuration(device, model, target, precisions,
+                                                                               objective):
+    p = plan(device=device, model=model, min_tokens_per_s_per_user=target, search_precisions=precisions,
+             search_objective=objective)
+    scenario = scenario_with(p)
+    pool, outcome = search_serve_pool(scenario, p, resolve_pools(p)[0])
+    best = best_typed_score(scenario, p)
+    if outcome is None:
+        assert best == -math.inf  # nothing in the space has an operating point
+        return
+    point, _ = operating_point(scenario, pool_plan(p, pool))
+    found = float(objective_score(p, pool, scenario.device(pool.device), point.tokens_per_s_per_device,
+                                  point.power_w)[0])
+    assert found >= best - 1e-9 * abs(best)
