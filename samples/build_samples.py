@@ -97,7 +97,8 @@ SPEED_TARGETS = (20, 36, 167)  # tok/s/user: below the first paid-speed tier (AS
 
 
 def hopper_to_blackwell() -> Scenario:
-    site = {**R1_WORKLOAD, "sizing_mode": "facility_power", "facility_power_kw": 1000, "price_tiers": R1_TIERS.name}
+    site = {**R1_WORKLOAD, "sizing_mode": "facility_power", "facility_power_kw": 1000, "price_tiers": R1_TIERS.name,
+            "serving_search": "auto"}  # each device at its best TP/EP/attention-DP and batch for the target
     plans = [
         (f"{label} >= {target} tok/s/user", {**site, **config, "min_tokens_per_s_per_user": target})
         for label, config in (("H200 FP8", H200_R1), ("B200 NVFP4", B200_R1), ("GB200 NVL72 NVFP4", GB200_R1))
@@ -112,7 +113,7 @@ def corsair_sram() -> object:
     """Corsair as its on-card SRAM tier (2 GB at 150 TB/s per card, vendor claims, REFERENCES A):
     the override the catalog's Corsair notes recommend for a model that fits in SRAM."""
     row = load_catalog().devices["Corsair"].as_dict()
-    row.update(name="Corsair-SRAM", memory_gb=2, mem_bw_gb_s=150000,
+    row.update(name="Corsair-SRAM", memory_gb=2, mem_bw_gb_s=150000, fast_memory_gb=0, fast_mem_bw_gb_s=0,
                notes="Corsair served from its 2 GB on-card SRAM at 150 TB/s (vendor claims via mirrorfrog.com/"
                      "aiwiki.ai, REFERENCES A); every other figure as the catalog's Corsair row (estimates). "
                      "Sample override: the weights must fit in the SRAM of the replica's cards.")
@@ -241,6 +242,10 @@ SAMPLES: tuple[Sample, ...] = (
          "Each device runs at three interactivity targets: >= 20 tokens/s per user (ASSUMPTION: a slow, "
          "batch-priced tier), >= 36 (the Crusoe/OpenRouter tier) and >= 167 (the Nebius Fast tier). A device "
          "that cannot reach a target reports no operating point and no revenue for that plan: part of the answer.",
+         "serving_search = auto on every plan: each device runs the TP / EP / attention-DP configuration and batch "
+         "that is cheapest per million output tokens at its target (in its own precision: FP8 on H200, NVFP4 on "
+         "Blackwell), so the comparison is not decided by hand-picked configurations. The chosen configuration is "
+         "the Results sheet's `serving` row; set serving_search = off to compare the typed ones.",
          "Price tiers (PriceTiers sheet) by tokens/s per user, REFERENCES C.4: $2.19 per M output from 0 "
          "(DeepSeek official price; its speed is not stated: ASSUMPTION that it is the slow tier), $5.40 from "
          "36 tok/s/user (Crusoe FP8 via OpenRouter) and $6.00 from 167 tok/s/user (Nebius AI Studio Fast FP4), "

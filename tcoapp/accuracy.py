@@ -1,11 +1,17 @@
 """Accuracy of the generated curves against published measurements (issue 3, item 6).
 
-    python -m tcoapp.accuracy [CSV] [--rows] [--by family|device|model]
+    python -m tcoapp.accuracy [CSV] [--rows] [--by family|device|model|kind|scenario|split]
 
 Runs the engine with the shipped default efficiency factors on every row of a measurements CSV
 (default: tests/data/measurements_public.csv, a copy of the public reference set) that names a
 catalog device and model, skips and counts the rest, and prints the median and 90th-percentile
-absolute percent error of output tokens/s per device, per device family and overall.
+absolute percent error of output tokens/s per device overall and by device family, dense/MoE
+(`kind`), scenario (offline / server / interactive) and fit/held-out split.
+
+Split: a row is *held out* of the factor fit when the CRC-32 of its source URL is divisible by 4
+(every row of one published page falls on the same side, so held-out pages are never seen by the
+fit); the rest is the *fit* part. `tools/refit_factors.py` fits the shipped FIT factors on the fit
+part only.
 
 How a row is modelled (the same rules for every row, never per-row tuning):
 - Offline / max-throughput rows have no batch: the model is run at the throughput-maximizing
@@ -27,6 +33,7 @@ import csv
 import pathlib
 import re
 import sys
+import zlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -71,6 +78,9 @@ class RowResult:
     measured: float
     predicted: float
     config: dict
+    kind: str = "dense"         # "dense" or "MoE"
+    scenario: str = "offline"   # "offline", "server" or "interactive"
+    split: str = "fit"          # "fit" or "held-out"
 
     @property
     def abs_pct_error(self) -> float:
@@ -86,8 +96,8 @@ class Accuracy:
         return np.array([r.abs_pct_error for r in self.results if family in (None, r.family)])
 
     def summary(self, by: str = "family") -> dict[str, dict[str, float]]:
-        """{group: {n, median_ape_pct, p90_ape_pct}} per device family (or `by="device"`, `by="model"`)
-        and "overall"."""
+        """{group: {n, median_ape_pct, p90_ape_pct}} per device family (or `by=` "device", "model",
+        "kind", "scenario", "split") and "overall"."""
         groups = sorted({getattr(r, by) for r in self.results}) + ["overall"]
         out = {}
         for g in groups:
@@ -104,6 +114,17 @@ def map_device(text: str) -> str | None:
         if re.search(pattern, text):
             return name
     return None
+
+
+def row_split(row: dict) -> str:
+    """"held-out" where the CRC-32 of the row's source URL is divisible by 4, else "fit"."""
+    return "held-out" if zlib.crc32(row.get("source", "").encode("utf-8")) % 4 == 0 else "fit"
+
+
+def row_scenario(row: dict) -> str:
+    """offline, server or interactive, from the row's scenario text."""
+    text = row.get("scenario", "").lower()
+    return "interactive" if "interactive" in text else "server" if "server" in text else "offline"
 
 
 def map_model(text: str) -> str | None:
@@ -197,7 +218,8 @@ def _one(row, catalog, factors):
     if modelled is None:
         return "input length not stated and the benchmark's mean unknown, or no feasible configuration"
     predicted, config = modelled
-    return dev_name, model_name, FAMILY.get(dev_name, device.vendor), measured, predicted, config
+    return (dev_name, model_name, FAMILY.get(dev_name, device.vendor), measured, predicted, config,
+            "MoE" if model.n_experts > 0 else "dense", row_scenario(row), row_split(row))
 
 
 def load_catalog_for_accuracy():
@@ -231,8 +253,11 @@ def format_report(acc: Accuracy, rows: bool = False, by: str = "family") -> str:
                          f"B={c['batch']:.0f} TP{c['tensor_parallel']} EP{c['expert_parallel']}"
                          f"{' ADP' if c['attention_dp'] else ''} {c['weight_precision']}")
     lines.append(f"{'group':20s} {'n':>4s} {'median APE %':>13s} {'p90 APE %':>10s}")
-    for group, s in acc.summary(by).items():
-        lines.append(f"{group:20s} {s['n']:4d} {s['median_ape_pct']:13.1f} {s['p90_ape_pct']:10.1f}")
+    for grouping in dict.fromkeys((by, "kind", "scenario", "split")):
+        for group, s in acc.summary(grouping).items():
+            if group == "overall" and grouping != by:
+                continue
+            lines.append(f"{group:20s} {s['n']:4d} {s['median_ape_pct']:13.1f} {s['p90_ape_pct']:10.1f}")
     lines.append(f"modelled {len(acc.results)} rows, skipped {len(acc.skipped)}:")
     reasons: dict[str, int] = {}
     for _, reason in acc.skipped:
@@ -249,7 +274,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tcoapp.accuracy", description=__doc__.splitlines()[0])
     parser.add_argument("csv", nargs="?", default=str(DEFAULT_CSV), help="measurements CSV")
     parser.add_argument("--rows", action="store_true", help="print every modelled row")
-    parser.add_argument("--by", choices=("family", "device", "model"), default="family", help="grouping of the table")
+    parser.add_argument("--by", choices=("family", "device", "model", "kind", "scenario", "split"), default="family", help="grouping of the table")
     args = parser.parse_args(argv)
     print(format_report(run(args.csv), rows=args.rows, by=args.by))
     return 0

@@ -1,4 +1,5 @@
 """The shipped catalog: every row sourced, estimates named, rack-scale systems unambiguous."""
+import pytest
 from tcoapp.engine.fields import DEVICE_FIELDS, MODEL_FIELDS
 from tcoapp.io.catalog import load_catalog
 
@@ -48,3 +49,21 @@ def test_moe_and_mla_models():
     assert r1.active_params_b < r1.total_params_b
     oss = models["gpt-oss-120b"]
     assert (oss.n_experts, oss.experts_per_token) == (128, 4)
+
+
+def test_agentic_coding_moe_models_are_consistent_with_their_configs():
+    """Issue 11: totals and actives computed from the published configs; one routed expert over its
+    layers must equal 3 x hidden x moe_intermediate x MoE layers (the catalog's decomposition)."""
+    from tcoapp.engine.performance.memory import architecture
+    models = load_catalog().models
+    expected = {  # name: (hidden, moe_intermediate, MoE layers, experts, per token)
+        "Kimi-K2": (7168, 2048, 60, 384, 8),
+        "Qwen3-235B": (4096, 1536, 94, 128, 8),
+        "Qwen3-Coder-480B": (6144, 2560, 62, 160, 8),
+    }
+    for name, (hidden, inter, layers, experts, k) in expected.items():
+        model = models[name]
+        assert (model.n_experts, model.experts_per_token, model.hidden_size) == (experts, k, hidden)
+        assert architecture(model).expert_params == pytest.approx(3 * hidden * inter * layers, rel=5e-3), name
+        assert "COMPUTED" in model.source and "config.json" in model.source
+    assert models["Kimi-K2"].mla_latent_dim == 576 and models["Kimi-K2"].qk_rope_head_dim == 64

@@ -68,10 +68,14 @@ def test_hopper_to_blackwell_same_power_revenue_and_tiers():
     perf = gb200_fast["output_tokens_per_year"] / h200_slow["output_tokens_per_year"]
     revenue = gb200_fast["revenue_usd_per_year"] / h200_slow["revenue_usd_per_year"]
     assert revenue > 1.5 * perf
-    # Hopper cannot reach the fastest tier: no operating point, no revenue, never pays back
-    h200_fast = plans["H200 FP8 >= 167 tok/s/user"]
-    assert h200_fast["tokens_per_s_per_device"] is None and h200_fast["payback_months"] is None
+    # the serving search finds each device's best configuration: Hopper reaches the fastest tier only with
+    # TP8 at a batch of one or two, a fraction of Blackwell's tokens there, and never pays back
+    h200_fast, gb200_top = plans["H200 FP8 >= 167 tok/s/user"], plans["GB200 NVL72 NVFP4 >= 167 tok/s/user"]
+    assert h200_fast["serving"]["pools"]["serve"]["tensor_parallel"] == 8 and h200_fast["batch"] <= 2
+    assert h200_fast["tokens_per_s_per_device"] < 0.5 * gb200_top["tokens_per_s_per_device"]
+    assert h200_fast["payback_months"] is None and gb200_top["payback_months"] is not None
     assert h200_slow["payback_months"] is not None
+    assert all(p["serving"]["serving_search"] == "auto" for p in plans.values())
 
 
 def test_heterogeneous_pipeline_reports_its_pools():

@@ -14,14 +14,16 @@ import numpy as np
 
 from .finance import cashflow, sizing
 from .finance.metrics import finance_metrics
-from .finance.quantities import DEVICE_ECONOMICS_KEYS, PLAN_INPUT_KEYS, FinanceInputs, FinanceResult, finance_inputs
+from .finance.quantities import DEVICE_ECONOMICS_KEYS, FinanceInputs, FinanceResult, finance_inputs
 from .fleet import FleetPoint, PoolCapacity, fleet_point, pool_capacities
+from .serving_search import SearchOutcome
 from .metric_table import METRICS
 from .performance.curve import OperatingPoint
 from .pools import POOL_SERVING_KEYS, ResolvedPool, resolve_pools
 from .fields import PLAN_FIELDS
 from .records import Plan
 from .scenario import Scenario
+from .search_objective import plan_finance_inputs
 
 METRIC_KEYS = tuple(metric.key for metric in METRICS)  # docs/model.md "Metric keys", in the metric table's order
 PERFORMANCE_KEYS = ("batch", "tokens_per_s_per_device", "tokens_per_s_per_user", "ttft_s", "power_w",
@@ -45,6 +47,8 @@ class PlanResult:
     pools: tuple[ResolvedPool, ...] = ()
     fleet: FleetPoint | None = None
     warnings: tuple[str, ...] = field(default=())
+    serving_search: str = "off"
+    searches: tuple[SearchOutcome | None, ...] = ()   # per pool: what serving_search = auto chose
 
     def metric_or_none(self, key: str) -> float | None:
         value = self.metrics[key]
@@ -63,8 +67,26 @@ class PlanResult:
             for key in ("batch", "tokens_per_s_per_device", "tokens_per_s_per_user", "ttft_s", "power_w"):
                 row[key] = _finite(getattr(point, key)) if point is not None else None
             row["serving"] = {k: getattr(pool.serving, k) for k in POOL_SERVING_KEYS}
+            row["serving"]["searched"] = self.pool_search(i) is not None
             rows.append(row)
         return rows
+
+    def pool_search(self, i: int) -> SearchOutcome | None:
+        return self.searches[i] if i < len(self.searches) else None
+
+    def serving_json(self) -> dict[str, Any]:
+        """The plan's serving search: its mode and, per searched pool, what was chosen (DESIGN section 13)."""
+        chosen = {pool.name: dict({k: getattr(s.serving, k) for k in POOL_SERVING_KEYS}, objective=s.objective,
+                                  objective_value=_finite(s.objective_value), configurations=s.configurations,
+                                  points=s.points)
+                  for i, pool in enumerate(self.pools) if (s := self.pool_search(i)) is not None}
+        return {"serving_search": self.serving_search, "pools": chosen}
+
+    def serving_text(self) -> str:
+        """One line per searched pool (Results sheet, GUI); empty when nothing was searched."""
+        lines = [(f"{pool.name}: " if len(self.pools) > 1 else "") + s.text()
+                 for i, pool in enumerate(self.pools) if (s := self.pool_search(i)) is not None]
+        return "; ".join(lines)
 
     def year_rows(self) -> list[dict[str, Any]]:
         """One dict per year 0..years: the timeline of docs/model.md ("Years")."""
@@ -92,6 +114,7 @@ class PlanResult:
         data["queued"] = self.point.queued
         data["limited_by"] = (self.fleet.limited_by or None) if self.fleet else None
         data["pools"] = self.pool_rows()
+        data["serving"] = self.serving_json()
         data["years"] = self.year_rows()
         data["warnings"] = list(self.warnings)
         return data
@@ -163,19 +186,16 @@ def curve_device_notes(scenario: Scenario, plan: Plan, pools: tuple[ResolvedPool
     return tuple(notes)
 
 
-def _plan_inputs(plan: Plan) -> dict[str, float]:
-    value = lambda key: getattr(plan, key)  # noqa: E731
-    return {key: float("nan") if value(key) is None else float(value(key)) for key in PLAN_INPUT_KEYS}
-
-
 def compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
     pools = resolve_pools(plan)
     caps = pool_capacities(scenario, plan, pools)
+    pools = tuple(c.pool for c in caps)  # a searched pool carries the configuration the search chose
     econ = pool_economics(scenario, pools)
     counts = sized_counts(plan, caps, econ, scenario.factors_for)
     fleet = fleet_point(plan, caps, np.nan_to_num(counts, nan=0.0), scenario.factors_for)
     point = fleet.point
     warnings = list(point.warnings) + list(fleet.warnings) + list(curve_device_notes(scenario, plan, pools))
+    warnings += search_notes(plan, caps)
     warnings += _sizing_notes(plan, pools, counts, econ)
     prices, seen = [], set()
     for pool, pool_point in zip(pools, fleet.pool_points):
@@ -191,7 +211,7 @@ def compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
                        rent_usd_per_device_hour=[p.rent_usd_per_device_hour for p in pools],
                        purchase_year=[p.purchase_year for p in pools],
                        prefill_share=[p.prefill_share for p in fleet.pool_points])
-    inputs = finance_inputs(pool_inputs, _plan_inputs(plan))
+    inputs = finance_inputs(pool_inputs, plan_finance_inputs(plan))
     out = finance_metrics(inputs)
     warnings += _rack_notes(pools, out)
     warnings += not_entered_notes(plan)
@@ -204,7 +224,24 @@ def compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
                    power_w=point.power_w, tokens_per_joule=point.tokens_per_joule,
                    max_batch_by_memory=point.max_batch_by_memory)
     return PlanResult(plan.name, point, {k: metrics[k] for k in METRIC_KEYS}, out, inputs, pools, fleet,
-                      tuple(dict.fromkeys(warnings)))
+                      tuple(dict.fromkeys(warnings)), serving_search=plan.serving_search,
+                      searches=tuple(c.search for c in caps))
+
+
+def search_notes(plan: Plan, caps: tuple[PoolCapacity, ...]) -> list[str]:
+    """What the serving search chose, or why a pool was not searched (plan notes)."""
+    if plan.serving_search != "auto":
+        return []
+    notes = []
+    for c in caps:
+        where = "" if len(caps) == 1 else f"pool {c.pool.name!r}: "
+        if c.search is not None:
+            notes.append(f"{where}serving search chose {c.search.text()}")
+        elif c.pool.curve:
+            notes.append(f"{where}serving search skipped: the pool uses measured curve {c.pool.curve!r}")
+        elif c.pool.role != "prefill":
+            notes.append(f"{where}serving search found no configuration with an operating point: the typed one is kept")
+    return notes
 
 
 def not_entered(plan: Plan) -> list[str]:

@@ -17,6 +17,8 @@ _SPEC = {
     "layer_overhead_s": ("s", 0.0, 0.1, False, "Layer overhead", "Time per layer per decode step that no roofline term sees (kernel launch and tail)."),
     "seq_overhead_s": ("s", 0.0, 0.1, False, "Sequence overhead", "Time per sequence per decode step that the roofline does not see (sampling, bookkeeping)."),
     "moe_compute_efficiency": ("fraction", 0.0, 1.0, True, "MoE GEMM efficiency", "Achieved FLOPS of routed-expert GEMMs relative to dense GEMMs."),
+    "moe_gemm_half_tokens": ("tokens", 0.0, 1e6, False, "MoE GEMM half-efficiency tokens", "Tokens per expert per step at which routed-expert GEMMs reach half of the MoE GEMM efficiency: efficiency x m / (m + this)."),
+    "mem_compute_overlap_loss": ("fraction", 0.0, 1.0, False, "Memory/compute overlap loss", "Share of the smaller of memory and compute time not hidden under the larger: t = max + loss x min (0: perfect overlap)."),
     "fp4_math_efficiency": ("fraction", 0.0, 1.0, True, "FP4 speed-up efficiency", "Achieved FP4 speedup over FP8, as a fraction of the peak ratio."),
     "comm_latency_s": ("s", 0.0, 0.1, False, "Collective latency", "Latency per collective (all-reduce / all-to-all)."),
     "usable_memory_fraction": ("fraction", 0.0, 1.0, True, "Usable memory", "Share of device memory for weights + KV cache."),

@@ -16,6 +16,8 @@ PRECISIONS = ("bf16", "fp8", "mxfp4", "nvfp4")
 SIZING_MODES = ("devices", "facility_power", "capex_budget", "demand")
 POOL_ROLES = ("serve", "prefill", "decode")
 OWNERSHIPS = ("buy", "rent")
+SEARCH_MODES = ("off", "auto")
+SEARCH_OBJECTIVES = ("cost_per_million_output_tokens_usd", "tokens_per_s_per_device")
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,10 @@ DEVICE_FIELDS: tuple[Field, ...] = (
     _f("vendor", "str", "", "", None, None, "device", "Vendor", "Manufacturer."),
     _f("memory_gb", "float", "GB", None, 0, 1e6, "device", "Memory", "Accelerator memory (1e9 bytes).", required=True, min_exclusive=True),
     _f("mem_bw_gb_s", "float", "GB/s", None, 0, 1e8, "device", "Memory bandwidth", "Peak memory bandwidth (1e9 bytes/s).", required=True, min_exclusive=True),
+    _f("fast_memory_gb", "float", "GB", 0.0, 0, 1e6, "device", "Fast memory tier", "On-chip memory (SRAM) per device beside memory_gb, read at fast_mem_bw_gb_s (0: one tier). Weights fill it first, then the KV cache; the rest sits in memory_gb at mem_bw_gb_s."),
+    _f("fast_mem_bw_gb_s", "float", "GB/s", 0.0, 0, 1e9, "device", "Fast tier bandwidth", "Bandwidth of the fast memory tier (1e9 bytes/s; 0: no fast tier)."),
+    _f("step_overhead_s", "float", "s", None, 0, 1, "device", "Step overhead (device)", "This device's fixed time per decode step (its runtime's scheduler and launches); empty: the efficiency factor step_overhead_s (fitted on GPUs).", min_exclusive=False),
+    _f("layer_overhead_s", "float", "s", None, 0, 0.1, "device", "Layer overhead (device)", "This device's time per layer per decode step that no roofline term sees; empty: the efficiency factor layer_overhead_s (fitted on GPUs)."),
     _f("peak_tflops_bf16", "float", "TFLOPS", None, 0, 1e6, "device", "Peak BF16", "Dense BF16 tensor TFLOPS (the math every precision falls back to).", required=True, min_exclusive=True),
     _f("peak_tflops_fp8", "float", "TFLOPS", 0.0, 0, 1e6, "device", "Peak FP8", "Dense FP8 tensor TFLOPS (0 where unsupported: BF16 math is used)."),
     _f("peak_tflops_fp4", "float", "TFLOPS", 0.0, 0, 1e6, "device", "Peak FP4", "Dense FP4 tensor TFLOPS (0 where unsupported: weights are dequantized to the next precision)."),
@@ -94,6 +100,7 @@ MODEL_FIELDS: tuple[Field, ...] = (
     _f("n_heads", "int", "heads", 0, 0, 100000, "model", "Attention heads", "Query heads (0: unknown)."),
     _f("n_kv_heads", "int", "heads", None, 0, 100000, "model", "KV heads", "Key/value heads (GQA); 0 for MLA models.", required=True),
     _f("head_dim", "int", "", None, 1, 100000, "model", "Head dim", "Dimension of one attention head.", required=True),
+    _f("qk_rope_head_dim", "int", "", 0, 0, 100000, "model", "RoPE head dim", "Extra rotary width of each query/key head beyond head_dim (MLA: DeepSeek-V3/R1 qk_rope_head_dim = 64, so QK is 128 + 64 = 192 wide); prefill attention costs 2 x layers x heads x (2 x head_dim + this) FLOPs per token pair (0: QK as wide as head_dim)."),
     _f("mla_latent_dim", "int", "", 0, 0, 1e6, "model", "MLA latent size", "KV-cache elements per token per layer of a multi-head latent attention model (0: not MLA)."),
     _f("n_experts", "int", "experts", 0, 0, 100000, "model", "Routed experts", "Routed experts per MoE layer (0: dense)."),
     _f("experts_per_token", "int", "experts", 0, 0, 100000, "model", "Experts per token", "Routed experts each token uses (0: dense)."),
@@ -118,6 +125,7 @@ SERVING_FIELDS: tuple[Field, ...] = (
     _f("expert_parallel", "int", "devices", 1, 1, 4096, "serving", "Expert parallel", "Devices the experts are spread across (EP); a replica spans TP x EP devices."),
     _f("attention_dp", "bool", "", False, None, None, "serving", "Attention data parallel", "Attention runs data-parallel across the replica's devices (each holds its sequences' KV cache) instead of tensor-parallel."),
     _f("weight_precision", "choice", "", "fp8", None, None, "serving", "Weight precision", "Storage and math precision of the weights.", choices=PRECISIONS),
+    _f("attention_weight_precision", "str", "", "", None, None, "serving", "Non-expert weight precision", "MoE models: storage and math precision of the weights outside the routed experts (attention, dense layers, shared experts, embeddings), one of bf16, fp8, mxfp4, nvfp4; empty: weight_precision. A mixed checkpoint such as FP8 attention with NVFP4 experts: weight_precision = nvfp4, this = fp8."),
     _f("kv_precision", "choice", "", "fp8", None, None, "serving", "KV-cache precision", "Storage precision of the KV cache.", choices=PRECISIONS),
     _f("spec_decode_draft_tokens", "int", "tokens", 0, 0, 64, "serving", "Draft tokens (k)", "Speculative decoding: tokens drafted per step (0 = off)."),
     _f("spec_decode_acceptance", "float", "fraction", 0.7, 0, 1, "serving", "Draft acceptance", "Speculative decoding: per-token acceptance rate alpha (0..1)."),
@@ -175,9 +183,17 @@ YEARS_FIELDS: tuple[Field, ...] = (
     _f("depreciation_years", "int", "years", None, 1, 50, "years", "Depreciation life", "Straight-line depreciation of each tranche's capex x (1 - residual value) from the year after purchase (empty: `years`)."),
 )
 
+SEARCH_FIELDS: tuple[Field, ...] = (
+    _f("serving_search", "choice", "", "off", None, None, "search", "Serving search", "off: every pool runs the serving configuration you typed. auto: the engine sweeps, per serve pool (and decode pool), TP and EP over powers of two within the scale-up domain and the pool's devices, attention-DP on and off (MoE models), the precisions of `search_precisions`, draft tokens 0..`search_max_draft_tokens` and the batch, and keeps the configuration that meets the interactivity targets and is best for `search_objective` (without a target the plan's batch is kept). The chosen configuration is reported.", choices=SEARCH_MODES),
+    _f("search_precisions", "str", "", "", None, None, "search", "Search precisions", "Serving search: weight and KV-cache precisions to try, separated by ';' (e.g. fp8;nvfp4); each weight precision is crossed with each KV precision. Empty: the plan's own weight_precision and kv_precision."),
+    _f("search_max_draft_tokens", "int", "tokens", 0, 0, 8, "search", "Search draft tokens", "Serving search: speculative draft tokens tried, 0..this value, at the plan's spec_decode_acceptance (0: no speculative decoding)."),
+    _f("search_objective", "choice", "", "cost_per_million_output_tokens_usd", None, None, "search", "Search objective", "Serving search: what the chosen configuration is best at: cost_per_million_output_tokens_usd (lowest, the pool's own cost at its operating point; default) or tokens_per_s_per_device (highest).", choices=SEARCH_OBJECTIVES),
+)
+
 WORKLOAD_AND_SERVING = WORKLOAD_FIELDS + SERVING_FIELDS
 PLAN_FIELDS: tuple[Field, ...] = (
-    SELECTION_FIELDS + WORKLOAD_FIELDS + SERVING_FIELDS + TARGET_FIELDS + SIZING_FIELDS + FINANCE_FIELDS + YEARS_FIELDS
+    SELECTION_FIELDS + WORKLOAD_FIELDS + SERVING_FIELDS + TARGET_FIELDS + SEARCH_FIELDS + SIZING_FIELDS + FINANCE_FIELDS
+    + YEARS_FIELDS
 )
 
 CURVE_POINT_FIELDS: tuple[Field, ...] = (

@@ -24,6 +24,7 @@ from .performance.pool_pair import (
 from .pools import ResolvedPool, pool_plan
 from .records import Device, Plan
 from .scenario import Scenario
+from .serving_search import SearchOutcome, search_by_evaluation, search_serve_pool
 
 NAN = float("nan")
 
@@ -38,6 +39,7 @@ class PoolCapacity:
     kv_bytes: float = 0.0              # prefill: KV cache of one request
     link_gb_s: float = 0.0             # prefill/decode: per-device bandwidth carrying the KV cache
     link: str = ""
+    search: SearchOutcome | None = None   # serving_search = auto: what the search chose
 
 
 @dataclass(frozen=True)
@@ -56,9 +58,12 @@ def pool_capacities(scenario: Scenario, plan: Plan, pools: tuple[ResolvedPool, .
 
 
 def _serve_capacity(scenario, plan, pool) -> PoolCapacity:
+    outcome = None
+    if plan.serving_search == "auto" and not pool.curve:
+        pool, outcome = search_serve_pool(scenario, plan, pool)
     point, _ = operating_point(scenario, pool_plan(plan, pool))
     rate = point.tokens_per_s_per_device / plan.output_tokens if point.exists else NAN
-    return PoolCapacity(pool, scenario.device(pool.device), point, rate)
+    return PoolCapacity(pool, scenario.device(pool.device), point, rate, search=outcome)
 
 
 def _pair_capacities(scenario, plan, pools) -> dict[int, PoolCapacity]:
@@ -81,7 +86,7 @@ def _pair_capacities(scenario, plan, pools) -> dict[int, PoolCapacity]:
             link_gb_s, kind = kv_link_gb_s(pre_device, device)
             links.append((link_gb_s, kind))
             lead_s = max(lead_s, cap.ttft_part_s + kv_transfer_s(cap.kv_bytes, cap.replica_devices, link_gb_s))
-        out[j] = _decode_capacity(scenario, plan, pools[j], device, lead_s, min(links))
+        out[j] = _searched_decode(scenario, plan, pools[j], device, lead_s, min(links))
     for i, (device, cap) in pre_caps.items():
         link_gb_s, kind = min(kv_link_gb_s(device, scenario.device(pools[j].device)) for j in decode)
         point = OperatingPoint(1.0, 0.0, NAN, cap.ttft_part_s, NAN, NAN, "generated:prefill",
@@ -90,6 +95,24 @@ def _pair_capacities(scenario, plan, pools) -> dict[int, PoolCapacity]:
             point = missing_point("generated:prefill", "; ".join(cap.problems))
         out[i] = PoolCapacity(pools[i], device, point, cap.requests_per_s_per_device, 1.0, cap.kv_bytes, link_gb_s, kind)
     return out
+
+
+def _searched_decode(scenario, plan, pool, device, lead_s, link) -> PoolCapacity:
+    """The decode pool's capacity at its typed configuration, or (serving_search = auto) at the best
+    configuration of its space, each evaluated exactly at full load."""
+    if plan.serving_search != "auto":
+        return _decode_capacity(scenario, plan, pool, device, lead_s, link)
+    factors = scenario.factors_for(device.name)
+
+    def evaluate(candidate):
+        cap = _decode_capacity(scenario, plan, candidate, device, lead_s, link)
+        if not _usable(cap):
+            return None
+        power = float(busy_power_w(device, cap.busy, factors))
+        return cap.requests_per_s_per_device * plan.output_tokens, power, cap.point.batch
+
+    chosen, outcome = search_by_evaluation(scenario, plan, pool, evaluate)
+    return replace(_decode_capacity(scenario, plan, chosen, device, lead_s, link), search=outcome)
 
 
 def _decode_capacity(scenario, plan, pool, device, lead_s, link) -> PoolCapacity:

@@ -10,7 +10,7 @@ from typing import Any, Mapping
 
 from .errors import Problem, ValidationError
 from .fields import (
-    DEVICE_FIELDS, MODEL_FIELDS, PLAN_FIELDS, POOL_FIELDS, SERVING_FIELDS, WORKLOAD_FIELDS, Field,
+    DEVICE_FIELDS, MODEL_FIELDS, PLAN_FIELDS, POOL_FIELDS, PRECISIONS, SERVING_FIELDS, WORKLOAD_FIELDS, Field,
 )
 from .validate import Locator, coerce_record
 
@@ -119,6 +119,10 @@ def _make(cls, fields, raw, where, problems, checks):
 
 
 def _device_checks(v, where, problems) -> None:
+    if v["fast_memory_gb"] > 0 and v["fast_mem_bw_gb_s"] <= 0:
+        problems.append(Problem(where("fast_mem_bw_gb_s"), "fast_mem_bw_gb_s",
+                                f"= {v['fast_mem_bw_gb_s']:g}: a fast memory tier ({v['fast_memory_gb']:g} GB) needs its "
+                                "bandwidth, a number > 0 (GB/s)"))
     if v["idle_w"] > v["tdp_w"]:
         problems.append(Problem(where("idle_w"), "idle_w", f"= {v['idle_w']:g}: must be at most tdp_w ({v['tdp_w']:g})"))
 
@@ -149,6 +153,7 @@ def _model_checks(v, where, problems) -> None:
 
 
 def _pool_checks(v, where, problems) -> None:
+    _precision_check(v, where, problems)
     if v["ownership"] == "rent" and v["rent_usd_per_device_hour"] <= 0:
         problems.append(Problem(where("rent_usd_per_device_hour"), "rent_usd_per_device_hour",
                                 "a rented pool needs its rent: a number > 0 (USD per device-hour)"))
@@ -157,7 +162,25 @@ def _pool_checks(v, where, problems) -> None:
                                 f"= {v['rent_usd_per_device_hour']:g}: a bought pool pays no rent (set ownership = rent, or clear it)"))
 
 
+def search_precision_list(text: str) -> tuple[str, ...]:
+    """The precisions named in a `search_precisions` value ("fp8; nvfp4" -> ("fp8", "nvfp4"))."""
+    return tuple(dict.fromkeys(p.strip().lower() for p in (text or "").split(";") if p.strip()))
+
+
+def _precision_check(v, where, problems) -> None:
+    value = v.get("attention_weight_precision")
+    if value and value not in PRECISIONS:
+        problems.append(Problem(where("attention_weight_precision"), "attention_weight_precision",
+                                f"= {value!r}: must be empty (weight_precision) or one of {', '.join(PRECISIONS)}"))
+
+
 def _plan_checks(v, where, problems) -> None:
+    _precision_check(v, where, problems)
+    unknown = [p for p in search_precision_list(v["search_precisions"]) if p not in PRECISIONS]
+    if unknown:
+        problems.append(Problem(where("search_precisions"), "search_precisions",
+                                f"= {v['search_precisions']!r}: {', '.join(unknown)} is not a precision; list "
+                                f"precisions separated by ';', each one of {', '.join(PRECISIONS)}"))
     if (v["prefill_devices"] > 0) != (v["decode_devices"] > 0):
         problems.append(Problem(where("decode_devices"), "decode_devices",
                                 "disaggregation needs both prefill_devices and decode_devices > 0 (or both 0)"))

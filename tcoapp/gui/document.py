@@ -21,6 +21,7 @@ from ..engine.normalize import LABELS as NORMALIZATION_LABELS, NORMALIZATIONS, n
 from ..engine.performance.curve import missing_point
 from ..engine.performance.measured import make_measured_curve
 from ..engine.records import Plan, make_device, make_model, make_plan
+from ..engine.serving_freeze import frozen_plan
 from ..engine.scenario import Scenario, reference_problems
 
 SIZING_KEYS = ("sizing_mode", "device_count", "facility_power_kw", "capex_budget_usd", "demand_tokens_per_day")
@@ -142,6 +143,13 @@ class Document(QObject):
 
     def set_plan_value(self, index: int, key: str, raw: Any) -> str | None:
         return self.set_plan_values(index, {key: raw})
+
+    def freeze_serving(self, index: int) -> None:
+        """Type in what the serving search chose for plan `index` and turn the search off (one undo step)."""
+        plan = self._scenario.plans[index]
+        new_plan = frozen_plan(plan, self.results[index].searches)
+        if new_plan != plan:
+            self.push(self._scenario.replace_plan(index, new_plan), f"Freeze the searched configuration of {plan.name!r}")
 
     def add_plan(self, source_index: int | None = None) -> None:
         plans = list(self._scenario.plans)

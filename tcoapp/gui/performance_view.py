@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QPushButton, QSi
 
 from .document import Document
 from .labels import label_with_unit
+from ..engine.serving_freeze import frozen_plan
 from .perf_data import curve_for, sweep_for_plan, sweep_key
 from .plotting import ItemPool, make_plot, pen, plan_color, pg
 from .worker import TaskRunner
@@ -116,7 +117,9 @@ class PerformanceView(QWidget):
         scenario, results = self._doc.scenario, self._doc.results
         n = len(scenario.plans)
         set_text_if_changed(self.legend, legend_html([p.name for p in scenario.plans]))
-        curves = [curve_for(scenario, plan) for plan in scenario.plans]
+        # a searched plan draws the curve of the configuration the serving search chose (its star sits on it)
+        curves = [curve_for(scenario, frozen_plan(plan, results[i].searches) if i < len(results) else plan)
+                  for i, plan in enumerate(scenario.plans)]
         keys = ("tokens_per_s_per_device", "tokens_per_s_per_user", "tokens_per_joule")
         for (lines, marks), key in zip(self._line_pools, keys):
             key = key or "tokens_per_joule"
@@ -208,7 +211,11 @@ class PerformanceView(QWidget):
 
     def _plan_tip(self, x, y, data):
         plan = self._doc.scenario.plans[int(data)] if data is not None and int(data) < len(self._doc.scenario.plans) else None
-        return f"{plan.name}\n{y:,.0f} tokens/s per device at {x:.3g} tokens/s per user" if plan else ""
+        if plan is None:
+            return ""
+        text = f"{plan.name}\n{y:,.0f} tokens/s per device at {x:.3g} tokens/s per user"
+        searched = self._doc.results[int(data)].serving_text()
+        return text + (f"\nserving search chose {searched}" if searched else "")
 
     def _plan_clicked(self, _item, points, _ev):
         if len(points) and points[0].data() is not None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QScrollArea, QVBoxLayout,
+    QCheckBox, QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QScrollArea, QVBoxLayout,
     QWidget,
 )
 
@@ -16,7 +16,7 @@ from .pools_editor import PoolsEditor
 
 GROUP_TITLES = {
     "selection": "Hardware and model", "workload": "Workload", "serving": "Serving configuration",
-    "target": "Interactivity target", "sizing": "Sizing", "facility": "Facility", "capex": "Capex",
+    "target": "Interactivity target", "search": "Serving search", "sizing": "Sizing", "facility": "Facility", "capex": "Capex",
     "opex": "Operating costs", "operations": "Operations", "finance": "Finance", "revenue": "Revenue",
     "years": "Years: prices, ramp, tax",
 }
@@ -125,6 +125,10 @@ class PlanEditor(QWidget):
         self.notes.setWordWrap(True)
         self.notes.setStyleSheet("QLabel { background: #fff8e1; border: 1px solid #ffcc80; padding: 4px; }")
         self.notes.setToolTip("What the engine chose or could not do for this plan")
+        self.freeze = QPushButton("Freeze this configuration")
+        self.freeze.setToolTip("Type the configuration the serving search chose into the plan and turn the search off "
+                               "(same numbers, no search; undoable)")
+        self.freeze.clicked.connect(lambda: document.freeze_serving(document.current_index))
         self.editors: dict[str, FieldEditor] = {}
         body = QWidget()
         body_layout = QVBoxLayout(body)
@@ -160,6 +164,7 @@ class PlanEditor(QWidget):
         top.addWidget(self.plan_box, 1)
         layout.addLayout(top)
         layout.addWidget(self.notes)
+        layout.addWidget(self.freeze)
         layout.addWidget(scroll, 1)
         self.setMinimumWidth(360)
         document.scenario_changed.connect(self.refresh)
@@ -193,6 +198,7 @@ class PlanEditor(QWidget):
         warnings = self._doc.results[self._doc.current_index].warnings
         self.notes.setText("\n".join(f"• {w}" for w in warnings))
         self.notes.setVisible(bool(warnings))
+        self.freeze.setVisible(any(s is not None for s in self._doc.results[self._doc.current_index].searches))
         lists = {"devices": scenario.all_device_names(), "models": scenario.all_model_names(),
                  "curves": list(scenario.curves), "price_tiers": list(scenario.price_tiers)}
         for name, editor in self.editors.items():

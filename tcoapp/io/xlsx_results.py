@@ -221,6 +221,7 @@ def result_rows(max_pools: int = 1) -> dict[str, int]:
             rows[pool_key(k, key)] = row
             row += 1
     rows["warnings"] = row + 1
+    rows["serving"] = row + 2
     return rows
 
 
@@ -437,4 +438,19 @@ def _warnings_row(ws, results, layout: Layout, last_col: int) -> None:
         cell = ws.cell(row=row, column=S.FIRST_PLAN_COLUMN + index)
         if result.warnings:
             set_text(cell, "\n".join(result.warnings))
+            wrap(cell)
+    _serving_row(ws, results, layout)
+
+
+def _serving_row(ws, results, layout: Layout) -> None:
+    """The configuration the serving search chose (DESIGN section 13); empty where search is off."""
+    row = layout.result_rows["serving"]
+    key_cell(ws, row, "serving", "serving_search = auto: the configuration the search chose per pool (TP, EP, "
+                                 "attention-DP, precisions, draft tokens, batch) and its objective. Empty: the plan "
+                                 "runs the configuration typed on Plans.")
+    for index, result in enumerate(results):
+        text = result.serving_text()
+        if text:
+            cell = ws.cell(row=row, column=S.FIRST_PLAN_COLUMN + index)
+            set_text(cell, text)
             wrap(cell)

@@ -34,10 +34,11 @@ def test_calibrate_prints_factors_and_errors_before_and_after_without_writing(bo
     fit = json.loads(done.stdout)
     assert fit["device"] == "H200-SXM" and fit["serving"]["tensor_parallel"] == 4 and len(fit["points"]) == 14
     assert fit["median_abs_pct_error"]["before"] > 10 and fit["median_abs_pct_error"]["after"] <= 10
-    assert fit["factors"]["eta_mem"]["before"] == 0.8 and "eta_compute" in fit["held"]
+    # with imperfect memory/compute overlap, compute time shows at every batch: eta_compute is fitted
+    assert fit["factors"]["eta_mem"]["before"] == 0.8 and "eta_compute" in fit["factors"]
     assert fit["written"] is False and book.read_bytes() == before
     text = run_cli("calibrate", str(book), "--curve", TP4)
-    assert "median |error|" in text.stdout and "eta_compute        held: no point depends on it" in text.stdout
+    assert "median |error|" in text.stdout and "eta_compute" in text.stdout
     assert "not written: add --write" in text.stdout
 
 
@@ -61,7 +62,7 @@ def test_calibrate_write_stores_factors_for_plans_on_that_device_only(book):
 def test_calibrate_refusals_are_one_line_each(book):
     done = run_cli("calibrate", str(book), "--curve", "aiconfigurator_llama70b_fp8_h200_agg_pareto parallel=tp1pp1dp1etp1ep1")
     assert done.returncode == 2 and "has 1 point(s): a fit needs at least 2" in done.stderr
-    done = run_cli("calibrate", str(book), "--curve", TP4, "--fit", "eta_mem,eta_compute")
-    assert done.returncode == 2 and done.stderr.startswith("error: eta_compute cannot be identified")
+    done = run_cli("calibrate", str(book), "--curve", TP4, "--fit", "eta_mem,moe_compute_efficiency")
+    assert done.returncode == 2 and done.stderr.startswith("error: moe_compute_efficiency cannot be identified")
     done = run_cli("calibrate", str(book), "--curve", "nope")
     assert done.returncode == 2 and "= 'nope': no curve of that name" in done.stderr and "Traceback" not in done.stderr

@@ -56,7 +56,9 @@ def test_a_real_aiconfigurator_curve_is_matched_within_10_percent_median(tp):
     assert fit.result.initial_median_abs_pct_error > 10  # the defaults miss aiconfigurator's numbers by 12-17 %
     assert fit.result.median_abs_pct_error <= 10
     assert fit.result.median_abs_pct_error < fit.result.initial_median_abs_pct_error / 5
-    assert "no point depends on it" in fit.held["eta_compute"]  # decode at batch <= 224 never is compute-bound
+    # decode at batch <= 224 is never compute-bound, but with imperfect overlap (mem_compute_overlap_loss)
+    # part of the compute time shows at every batch, so eta_compute is identified and fitted
+    assert "eta_compute" in fit.result.fitted
 
 
 def refusal(curve, **kw) -> str:
@@ -69,7 +71,8 @@ def test_refusals_say_why():
     assert "needs at least 4" in refusal(synthetic_curve(batches=(1, 64, 256)), fit=("eta_mem", "eta_kv", "eta_compute"))
     assert "has 1 point(s)" in refusal(synthetic_curve(batches=(64,)))
     small = synthetic_curve(batches=(1, 2, 4, 8, 16))
-    assert refusal(small, fit=("eta_mem", "eta_compute")).startswith("eta_compute cannot be identified")
+    assert refusal(small, fit=("eta_mem", "moe_compute_efficiency")).startswith(
+        "moe_compute_efficiency cannot be identified")  # a dense model: no point depends on it
     assert "the two cannot be told apart" in refusal(small, fit=("eta_mem", "step_overhead_s"))
     assert "cannot fit bogus" in refusal(small, fit=("bogus",))
     no_workload = synthetic_curve(config=(("tensor_parallel", "2"),))

@@ -6,6 +6,7 @@ import pytest
 
 from tcoapp.engine.performance.factors import DEFAULT_FACTORS
 from tcoapp.engine.performance.generated import generate_curve, generate_operating_point, run_roofline
+from tcoapp.engine.performance.roofline import moe_permute_bytes
 from tcoapp.engine.performance.memory import architecture, experts_touched
 from tcoapp.engine.performance.precision import BYTES_PER_VALUE, math_precision
 from tcoapp.engine.performance.spec_decode import tokens_per_step
@@ -28,7 +29,7 @@ def test_precision_bytes_include_block_scales():
 
 def test_fp4_math_only_where_the_device_has_it():
     assert math_precision(B200, "nvfp4") == "fp4"
-    assert math_precision(H200, "nvfp4") == "fp8"  # dequantized
+    assert math_precision(H200, "nvfp4") == "bf16"  # dequantized: W4A16
     curve = generate_curve(H200, LLAMA70, ServingConfig(tensor_parallel=2, weight_precision="nvfp4"), CHAT, [1, 64])
     assert any("dequantized" in n for n in curve.notes)
 
@@ -121,7 +122,8 @@ def test_moe_at_batch_1_reads_only_active_experts():
     r = run_roofline(H200, DSR1, serving, Workload(input_tokens=1, output_tokens=2), 1)
     f, bw = DEFAULT_FACTORS, H200.mem_bw_gb_s * 1e9
     kv_per_device = 1 * 2.0 * arch.kv_values_per_token  # context 1 + 2/2 tokens, fp8; MLA latent not split by TP
-    weights_per_device = (r.memory_s[0] - kv_per_device / (bw * f.eta_kv)) * bw * f.eta_mem
+    permute = moe_permute_bytes(arch, 1.0, 8.0)  # the routed token copies moved, read at eta_mem too
+    weights_per_device = (r.memory_s[0] - kv_per_device / (bw * f.eta_kv)) * bw * f.eta_mem - permute
     weights = 8 * weights_per_device
     assert weights == pytest.approx(37e9, rel=1e-9)  # active params x 1 B: 8 of 256 experts + shared
     assert weights < 0.06 * DSR1.total_params_b * 1e9
@@ -234,7 +236,7 @@ def test_sliding_window_layers_cap_their_kv_cache():
 
 
 def test_moe_and_fp4_efficiency_knobs_act_where_they_should():
-    slow_moe = DEFAULT_FACTORS.with_(moe_compute_efficiency=0.5)
+    slow_moe = DEFAULT_FACTORS.with_(moe_compute_efficiency=0.5 * DEFAULT_FACTORS.moe_compute_efficiency)
     moe, dense = ServingConfig(expert_parallel=8, attention_dp=True, weight_precision="nvfp4"), ServingConfig(weight_precision="nvfp4")
     long = Workload(input_tokens=8000, output_tokens=200)  # prefill (compute-bound) dominates
     assert tps(B200, DSR1, moe, long, batch=512, factors=slow_moe) < 0.9 * tps(B200, DSR1, moe, long, batch=512)

@@ -216,3 +216,38 @@ def test_open_in_background_and_its_failure(window, qtbot, tmp_path, dialogs):
         window.open_in_background(str(bad))
     assert "broken.xlsx" in dialogs.messages[-1][1]
     assert window.document.path == os.path.abspath(path)
+
+
+def test_serving_search_shows_its_choice_and_freezes_in_one_click(window, qtbot):
+    doc = window.document
+    i = feasible_plan(doc)
+    doc.set_current_index(i)
+    assert not window.editor.freeze.isVisibleTo(window.editor)
+    combo = window.editor.editors["serving_search"].widget
+    with qtbot.waitSignal(doc.scenario_changed, timeout=5000):
+        combo.setCurrentText("auto")
+        combo.activated.emit(combo.currentIndex())
+    assert doc.scenario.plans[i].serving_search == "auto"
+    assert "serving search chose" in window.editor.notes.text()
+    assert window.editor.freeze.isVisibleTo(window.editor)
+    searched = doc.results[i].metrics["cost_per_million_output_tokens_usd"]
+    chosen = doc.results[i].pools[0].serving
+    window.editor.freeze.click()
+    plan = doc.scenario.plans[i]
+    assert plan.serving_search == "off" and plan.tensor_parallel == chosen.tensor_parallel
+    assert doc.results[i].metrics["cost_per_million_output_tokens_usd"] == pytest.approx(searched, rel=1e-12)
+    assert not window.editor.freeze.isVisibleTo(window.editor)
+    doc.undo_stack.undo()
+    assert doc.scenario.plans[i].serving_search == "auto"
+
+
+def test_the_frontier_view_draws_the_searched_configuration_and_names_it(window, qtbot):
+    doc = window.document
+    i = feasible_plan(doc)
+    doc.set_current_index(i)
+    with qtbot.waitSignal(doc.scenario_changed, timeout=5000):
+        doc.set_plan_values(i, {"serving_search": "auto", "search_precisions": "fp8;nvfp4"})
+    view = window.performance
+    result = doc.results[i]
+    text = view._plan_tip(result.metrics["tokens_per_s_per_user"], result.metrics["tokens_per_s_per_device"], i)
+    assert "serving search chose " + result.serving_text() in text

@@ -10,6 +10,9 @@ from tcoapp.engine.compute import METRIC_KEYS, compute_scenario
 from tcoapp.engine.fields import PLAN_FIELDS
 from tcoapp.engine.finance.quantities import COST_COMPONENTS
 from tcoapp.io import sheets as S
+from tcoapp.engine.records import make_plan
+from tcoapp.engine.scenario import Scenario, check_scenario
+from tcoapp.io.catalog import load_catalog
 from tcoapp.io.default_scenario import default_scenario
 from tcoapp.io.workbook_write import SHEET_ORDER, write_scenario
 from tcoapp.io.xlsx_results import ENGINE_ROWS, POOL_VALUE_ROWS, result_rows
@@ -60,7 +63,7 @@ def test_finance_rows_are_live_formulas_and_engine_rows_are_values(exported):
     engine = {k for k, _ in ENGINE_ROWS}
     pool_sources = dict(POOL_VALUE_ROWS)
     for key, row in rows.items():
-        if key == "warnings":
+        if key in ("warnings", "serving"):  # engine text rows
             continue
         base = key.split(".", 1)[1] if key.startswith("pool1.") else None
         for index, plan in enumerate(scenario.plans):
@@ -264,3 +267,19 @@ def test_every_cashflow_row_has_a_unit_and_help():
     # every year row of the engine has its CashFlow row, and its unit where it is not USD
     assert set(YEAR_QUANTITY_BY_KEY) <= set(CF_ROWS)
     assert set(CF_UNITS) <= set(CF_ROWS) | set(CF_POOL_ROWS)
+
+
+def test_the_results_sheet_names_what_the_serving_search_chose(tmp_path):
+    catalog = load_catalog()
+    plans = (make_plan("searched", {"device": "B200", "model": "DeepSeek-R1", "serving_search": "auto",
+                                    "min_tokens_per_s_per_user": 36}),
+             make_plan("typed", {"device": "B200", "model": "DeepSeek-R1"}))
+    scenario = check_scenario(Scenario(plans, catalog_devices=catalog.devices, catalog_models=catalog.models))
+    path = tmp_path / "s.xlsx"
+    write_scenario(scenario, path)
+    ws = openpyxl.load_workbook(path)[S.RESULTS]
+    row = result_rows(1)["serving"]
+    assert ws.cell(row, 1).value == "serving"
+    assert ws.cell(row, S.FIRST_PLAN_COLUMN).value == compute_scenario(scenario)[0].serving_text()
+    assert ws.cell(row, S.FIRST_PLAN_COLUMN).value.startswith("TP")
+    assert ws.cell(row, S.FIRST_PLAN_COLUMN + 1).value is None

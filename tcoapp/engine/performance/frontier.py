@@ -17,7 +17,7 @@ import numpy as np
 from ..errors import Cancelled
 from ..records import ServingConfig
 from .factors import DEFAULT_FACTORS, EfficiencyFactors
-from .generated import config_problems
+from .generated import config_problems, shared_weight_args
 from .memory import architecture
 from .precision import attention_peak_flops, bytes_per_value, peak_flops
 from .roofline import evaluate
@@ -94,7 +94,7 @@ def _combos(tensor_parallel, expert_parallel, attention_dp, weight_precisions, k
 
 def sweep(device, model, workload, *, batches, tensor_parallel=(1, 2, 4, 8), expert_parallel=(1,),
           attention_dp=(False,), weight_precisions=("fp8",), kv_precisions=None, spec_decode_draft_tokens=(0,),
-          spec_decode_acceptance=0.7, factors: EfficiencyFactors = DEFAULT_FACTORS,
+          spec_decode_acceptance=0.7, attention_weight_precision: str = "", factors: EfficiencyFactors = DEFAULT_FACTORS,
           progress: Callable[[float], None] | None = None,
           should_cancel: Callable[[], bool] | None = None) -> SweepResult:
     """Evaluate the grid batches x configurations; keep every point and the Pareto frontier.
@@ -103,12 +103,14 @@ def sweep(device, model, workload, *, batches, tensor_parallel=(1, 2, 4, 8), exp
     any other -> fp8 KV) instead of crossing them. Impossible configurations (TP x EP beyond the
     scale-up domain, EP on a dense model, weights that do not fit) stay in the cloud as infeasible
     points. Per point the physics is `roofline.evaluate` (docs/model.md section 1).
+    `attention_weight_precision` (a mixed MoE checkpoint's non-expert weights) applies to every point.
     """
     b = np.asarray(batches, float).ravel()
     combos = list(_combos(tensor_parallel, expert_parallel, attention_dp, weight_precisions, kv_precisions,
                           spec_decode_draft_tokens))
     arch = architecture(model)
-    possible = np.array([not config_problems(device, model, ServingConfig(tensor_parallel=c[0], expert_parallel=c[1]))
+    possible = np.array([not config_problems(device, model, ServingConfig(tensor_parallel=c[0], expert_parallel=c[1],
+                                                                          attention_weight_precision=attention_weight_precision))
                          for c in combos], bool)
     cols = {name: np.array([c[i] for c in combos]) for i, name in enumerate(CONFIG_COLUMNS)}
     out = {k: np.empty(len(combos) * b.size) for k in ("u", "d", "t", "p", "m")}
@@ -117,7 +119,8 @@ def sweep(device, model, workload, *, batches, tensor_parallel=(1, 2, 4, 8), exp
         if should_cancel is not None and should_cancel():
             raise Cancelled("sweep cancelled")
         stop = min(start + chunk, len(combos))
-        _evaluate_chunk(device, arch, workload, b, cols, start, stop, spec_decode_acceptance, factors, out)
+        _evaluate_chunk(device, arch, workload, b, cols, start, stop, spec_decode_acceptance, factors, out,
+                        shared_weight_args(device, attention_weight_precision, factors))
         if progress is not None:
             progress(stop / len(combos))
     rep = lambda a: np.repeat(a, b.size)  # noqa: E731
@@ -127,7 +130,7 @@ def sweep(device, model, workload, *, batches, tensor_parallel=(1, 2, 4, 8), exp
                        pareto_mask(out["u"], out["d"], feasible))
 
 
-def _evaluate_chunk(device, arch, workload, b, cols, start, stop, acceptance, factors, out):
+def _evaluate_chunk(device, arch, workload, b, cols, start, stop, acceptance, factors, out, mixed):
     sl = slice(start, stop)
     col = lambda name: cols[name][sl][:, None]  # noqa: E731
     w_bytes = np.array([bytes_per_value(p) for p in cols["weight_precision"][sl]])[:, None]
@@ -137,7 +140,7 @@ def _evaluate_chunk(device, arch, workload, b, cols, start, stop, acceptance, fa
     r = evaluate(device, arch, b[None, :], col("tensor_parallel"), col("expert_parallel"), col("attention_dp"),
                  w_bytes, kv_bytes, peak, attn_peak, col("spec_decode_draft_tokens"), acceptance,
                  float(workload.input_tokens), float(workload.output_tokens), float(workload.prefix_cache_hit_rate),
-                 factors)
+                 factors, **mixed)
     flat = slice(start * b.size, stop * b.size)
     shape = (stop - start, b.size)
     for key, arr in (("u", r.tokens_per_s_per_user), ("d", r.tokens_per_s_per_device), ("t", r.ttft_s),

@@ -29,6 +29,9 @@ def config_problems(device: Device, model: ModelSpec, serving: ServingConfig) ->
         problems.append(f"expert_parallel = {serving.expert_parallel} needs an MoE model; {model.name} is dense")
     elif serving.expert_parallel > max(model.n_experts, 1):
         problems.append(f"expert_parallel = {serving.expert_parallel} exceeds {model.name}'s {model.n_experts} experts")
+    if getattr(serving, "attention_weight_precision", "") and model.n_experts == 0:
+        problems.append(f"attention_weight_precision = {serving.attention_weight_precision} is for MoE models (experts "
+                        f"at weight_precision, the rest at this); {model.name} is dense: leave it empty")
     return problems
 
 
@@ -41,7 +44,17 @@ def run_roofline(device: Device, model: ModelSpec, serving: ServingConfig, workl
         bytes_per_value(serving.kv_precision), peak_flops(device, serving.weight_precision, factors.fp4_math_efficiency),
         attention_peak_flops(device, serving.kv_precision),
         serving.spec_decode_draft_tokens, serving.spec_decode_acceptance, float(workload.input_tokens),
-        float(workload.output_tokens), float(workload.prefix_cache_hit_rate), factors)
+        float(workload.output_tokens), float(workload.prefix_cache_hit_rate), factors,
+        **shared_weight_args(device, serving.attention_weight_precision, factors))
+
+
+def shared_weight_args(device: Device, attention_weight_precision: str, factors: EfficiencyFactors) -> dict:
+    """Keyword arguments of `roofline.evaluate` for a mixed checkpoint: the non-expert weights' bytes
+    per value and math peak (empty precision: none, the experts' precision applies)."""
+    if not attention_weight_precision:
+        return {}
+    return {"shared_weight_bytes": bytes_per_value(attention_weight_precision),
+            "shared_peak": peak_flops(device, attention_weight_precision, factors.fp4_math_efficiency)}
 
 
 def generate_curve(device: Device, model: ModelSpec, serving: ServingConfig, workload: Workload,

@@ -38,6 +38,7 @@ class Architecture:
     mla_latent_dim: int
     sliding_window_layers: int = 0
     sliding_window_tokens: int = 0
+    qk_rope_head_dim: int = 0        # extra rotary QK width per head (MLA prefill)
 
     def kv_values(self, context_tokens):
         """KV-cache values one sequence holds at `context_tokens` of context (broadcasts)."""
@@ -69,8 +70,11 @@ class Architecture:
 
     @property
     def prefill_attention_flops_per_token_pair(self) -> float:
-        """Prefill attention FLOPs per (query, key) pair: 4 x layers x q_heads x head_dim."""
-        return 4.0 * self.n_layers * self.q_heads * self.head_dim
+        """Prefill attention FLOPs per (query, key) pair: QK^T over the QK width (head_dim +
+        qk_rope_head_dim) and AV over head_dim, 2 FLOP per MAC: 2 x layers x q_heads x (2 x head_dim +
+        qk_rope_head_dim) (= 4 x layers x q_heads x head_dim without a rotary extra). MLA prefill runs
+        un-absorbed: DeepSeek-V3/R1 QK is 192 wide, V 128."""
+        return 2.0 * self.n_layers * self.q_heads * (2.0 * self.head_dim + self.qk_rope_head_dim)
 
 
 def architecture(model) -> Architecture:
@@ -89,7 +93,8 @@ def architecture(model) -> Architecture:
     window_tokens = int(getattr(model, "sliding_window_tokens", 0) or 0)
     return Architecture(active, max(shared, 0.0), expert, e, k, model.n_layers, model.hidden_size,
                         q_heads, model.head_dim, float(kv), is_mla, int(model.mla_latent_dim),
-                        min(window_layers, model.n_layers), window_tokens)
+                        min(window_layers, model.n_layers), window_tokens,
+                        int(getattr(model, "qk_rope_head_dim", 0) or 0))
 
 
 def experts_touched(n_experts, experts_per_token, tokens):
@@ -112,22 +117,52 @@ def kv_split(arch: Architecture, devices, attention_dp):
     return np.where(attention_dp, devices, tp_split)
 
 
-def weight_bytes_per_device(arch: Architecture, devices, attention_dp, weight_bytes):
-    """Bytes of weights stored per device: shared params (replicated under attention-DP, else split
-    N ways) + all routed experts split N ways."""
+def weight_bytes_per_device(arch: Architecture, devices, attention_dp, weight_bytes, shared_weight_bytes=None):
+    """Bytes of weights stored per device: shared params at `shared_weight_bytes` per value (None:
+    `weight_bytes`; replicated under attention-DP, else split N ways) + all routed experts at
+    `weight_bytes` split N ways."""
     devices = np.asarray(devices, float)
+    shared_bytes = weight_bytes if shared_weight_bytes is None else shared_weight_bytes
     shared_ways = np.where(attention_dp, 1.0, devices)
-    return weight_bytes * (arch.shared_params / shared_ways + arch.n_experts * arch.expert_params / devices)
+    return shared_bytes * arch.shared_params / shared_ways + weight_bytes * arch.n_experts * arch.expert_params / devices
+
+
+def fast_tier_shares(device, weights_stored, kv_stored, usable_fraction):
+    """(share of the weights, share of the KV cache) a device holds in its fast tier (SRAM): weights
+    first, then the KV cache, up to fast_memory_gb x usable_fraction; (0, 0) without a fast tier."""
+    fast = float(getattr(device, "fast_memory_gb", 0.0) or 0.0) * 1e9 * usable_fraction
+    weights_stored, kv_stored = np.asarray(weights_stored, float), np.asarray(kv_stored, float)
+    if fast <= 0:
+        return 0.0 * weights_stored, 0.0 * kv_stored
+    w_share = np.clip(fast / np.maximum(weights_stored, 1e-30), 0.0, 1.0)
+    left = np.maximum(fast - weights_stored, 0.0)
+    return w_share, np.clip(left / np.maximum(kv_stored, 1e-30), 0.0, 1.0)
+
+
+def tier_seconds_per_byte(device, fast_share):
+    """Read time of one byte of which `fast_share` sits in the fast tier (s/B, before efficiency):
+    share / fast_bw + (1 - share) / mem_bw (each layer's bytes sit in one tier, read in turn)."""
+    slow = 1.0 / (device.mem_bw_gb_s * 1e9)
+    fast_bw = float(getattr(device, "fast_mem_bw_gb_s", 0.0) or 0.0)
+    if fast_bw <= 0:
+        return slow + 0.0 * np.asarray(fast_share, float)
+    return fast_share / (fast_bw * 1e9) + (1.0 - fast_share) * slow
+
+
+def capacity_gb(device) -> float:
+    """Memory for weights and KV cache per device: memory_gb plus the fast tier (GB)."""
+    return float(device.memory_gb) + float(getattr(device, "fast_memory_gb", 0.0) or 0.0)
 
 
 def max_batch_by_memory(arch: Architecture, memory_gb, usable_fraction, devices, attention_dp,
-                        weight_bytes, kv_bytes, context_tokens):
+                        weight_bytes, kv_bytes, context_tokens, shared_weight_bytes=None):
     """Largest concurrent batch per replica whose weights + KV fit in memory (sequences, floor).
 
         B_max = floor((memory_gb x 1e9 x usable - weight_bytes_per_device)
                       / (kv_values(context_tokens) x kv_bytes / kv_split))
     0 where the weights alone do not fit.
     """
-    free = memory_gb * 1e9 * usable_fraction - weight_bytes_per_device(arch, devices, attention_dp, weight_bytes)
+    free = memory_gb * 1e9 * usable_fraction - weight_bytes_per_device(arch, devices, attention_dp, weight_bytes,
+                                                                       shared_weight_bytes)
     per_sequence = arch.kv_values(context_tokens) * kv_bytes / kv_split(arch, devices, attention_dp)
     return np.maximum(np.floor(free / per_sequence), 0.0)

@@ -9,8 +9,13 @@ Bytes per value, scale overhead included:
   -> (16 x 4 + 8) / 16 / 8 = 0.5625 B (the per-tensor FP32 scale is negligible).
 
 Math: FP4 formats run on FP4 tensor cores only where `peak_tflops_fp4 > 0`; elsewhere the weights
-are dequantized and the math runs at FP8 if the device has it, else at BF16. FP8 without FP8 math
-likewise runs at BF16. Storage (and so memory traffic and capacity) keeps the stored format.
+are dequantized in the GEMM and the math runs at BF16 with BF16 activations (W4A16): that is how
+the serving stacks run 4-bit checkpoints on parts without FP4 math (TensorRT-LLM's gpt-oss MoE
+backend matrix: H200 = BF16 activations x MXFP4 weights, Triton kernels; Blackwell = MXFP8 x MXFP4,
+https://nvidia.github.io/TensorRT-LLM/1.2.0rc2.post2/deployment-guide/deployment-guide-for-gpt-oss-on-trtllm.html).
+The dequantization's cost is that slower math; the conversion work inside the kernel is not
+modelled on its own. FP8 without FP8 math likewise runs at BF16. Storage (and so memory traffic and
+capacity) keeps the stored format.
 """
 from __future__ import annotations
 
@@ -35,9 +40,9 @@ def bytes_per_value(precision: str) -> float:
 def math_precision(device, precision: str) -> str:
     """The precision the matrix math runs at on `device`: "fp4", "fp8" or "bf16"."""
     bytes_per_value(precision)
-    if precision in FP4_FORMATS and device.peak_tflops_fp4 > 0:
-        return "fp4"
-    if precision != "bf16" and device.peak_tflops_fp8 > 0:
+    if precision in FP4_FORMATS:
+        return "fp4" if device.peak_tflops_fp4 > 0 else "bf16"  # W4A16 where there is no FP4 math
+    if precision == "fp8" and device.peak_tflops_fp8 > 0:
         return "fp8"
     return "bf16"
 

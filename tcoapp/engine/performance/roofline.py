@@ -9,19 +9,36 @@ A replica spans N = TP x EP devices and serves B concurrent sequences. Per devic
 
     weight_bytes = w x (shared_params / (1 if attention-DP else N) + E_touched(T) x expert_params / N)
     kv_bytes     = B x kv_values(input + output / 2) x kv / kv_split     (sliding windows capped)
-    t_mem        = weight_bytes / (mem_bw_gb_s x 1e9 x eta_mem) + kv_bytes / (mem_bw_gb_s x 1e9 x eta_kv)
-    t_compute    = T x (2 x (shared + routed / moe_compute_efficiency) / peak + attn_flops x context / attention_peak)
+    t_mem        = weight_bytes x s_w / eta_mem + kv_bytes x s_kv / eta_kv, s = seconds per byte of the
+                   memory tiers: share / fast_mem_bw + (1 - share) / mem_bw, the fast tier (SRAM,
+                   fast_memory_gb) holding the weights first, then the KV cache (one tier: 1 / mem_bw)
+    t_compute    = T x (2 x (shared + routed / eta_moe(T)) / peak + attn_flops x context / attention_peak)
                    / (N x eta_compute)        (shared + routed = active params)
+    eta_moe(T)   = moe_compute_efficiency x m / (m + moe_gemm_half_tokens), m = T x k / E_touched(T)
+                   tokens per touched expert (grouped-GEMM efficiency; prefill: m at a chunk of
+                   PREFILL_CHUNK_TOKENS tokens)
                    (attention math runs at the KV cache's precision, never FP4: `attention_peak`)
+    t_permute    = MoE token permutation (routing): 4 x layers x T x k_experts / N x hidden x 2 B
+                   / (mem_bw_gb_s x 1e9 x eta_mem)    (gather into expert order and scatter back,
+                   each read and written; part of t_mem)
     t_comm       = TP attention: 2 x layers ring all-reduces of T x hidden x 2 B over N devices;
                    MoE with EP > 1 or attention-DP: per layer an all-to-all dispatch and combine of
                    T / N x k_experts x hidden x 2 B per device
-    t_step       = (max(t_mem, t_compute) + t_comm + step_overhead_s + layers x layer_overhead_s
-                    + B x seq_overhead_s) x (1 + k x draft_cost)
+    t_core       = max(t_mem, t_compute) + mem_compute_overlap_loss x min(t_mem, t_compute)
+                   (imperfect overlap: the smaller time is hidden only in part)
+    t_seq        = B / (N if attention-DP else 1) x seq_overhead_s   (per device: under attention-DP
+                   each device schedules and samples only its own sequences)
+    t_step       = (t_core + t_comm + step_overhead_s + layers x layer_overhead_s + t_seq)
+                   (the device's own step / layer overheads where its catalog row states them)
+                   x (1 + k x draft_cost)
 
 Prefill of one request (n = input x (1 - prefix_cache_hit_rate) new tokens):
     t_prefill = (n x linear_flops / peak + pair_flops x n x input x (1 + hit) / 2 / attention_peak)
                 / (N x eta_prefill) + its TP/EP communication     (causal attention; linear_flops as in decode)
+    in a busy replica requests are prefilled in chunks of PREFILL_CHUNK_TOKENS tokens (per device
+    under attention-DP, each device prefilling its own requests in the same step), so each
+    collective's latency counts min(1, n / (PREFILL_CHUNK_TOKENS x (N if attention-DP else 1)))
+    times per request
 Continuous batching: while B sequences each decode `output` tokens, B new requests are prefilled,
 so one cycle of a replica lasts (output / tokens_per_step) x t_step + B x t_prefill and
 
@@ -38,7 +55,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from .comm import allreduce_s, alltoall_s
-from .memory import Architecture, experts_touched, kv_split, max_batch_by_memory, weight_bytes_per_device
+from .memory import (
+    Architecture, capacity_gb, experts_touched, fast_tier_shares, kv_split, max_batch_by_memory, tier_seconds_per_byte,
+    weight_bytes_per_device,
+)
 from .precision import ACTIVATION_BYTES
 from .spec_decode import step_cost_multiplier, tokens_per_step
 
@@ -67,28 +87,85 @@ def _link(device, factors) -> float:
 
 
 def decode_step(device, arch: Architecture, batch, devices, expert_parallel, attention_dp, weight_bytes,
-                kv_bytes, peak, attention_peak, draft_tokens, context_tokens, factors):
-    """Memory, compute and communication time of one decode step per device (s), broadcast."""
+                kv_bytes, peak, attention_peak, draft_tokens, context_tokens, factors, shared_weight_bytes=None,
+                shared_peak=None):
+    """Memory, compute and communication time of one decode step per device (s), broadcast. The
+    non-expert weights are read at `shared_weight_bytes` and multiply at `shared_peak` (None: as
+    the experts, `weight_bytes` and `peak`)."""
+    shared_bytes = weight_bytes if shared_weight_bytes is None else shared_weight_bytes
     tokens = batch * (np.asarray(draft_tokens, float) + 1.0)
     touched = experts_touched(arch.n_experts, arch.experts_per_token, tokens)
     shared_ways = np.where(attention_dp, 1.0, devices)
-    w_read = weight_bytes * (arch.shared_params / shared_ways + touched * arch.expert_params / devices)
+    w_read = shared_bytes * arch.shared_params / shared_ways + weight_bytes * touched * arch.expert_params / devices
     kv_read = batch * arch.kv_values(context_tokens) * kv_bytes / kv_split(arch, devices, attention_dp)
-    bandwidth = device.mem_bw_gb_s * 1e9
-    memory_s = w_read / (bandwidth * factors.eta_mem) + kv_read / (bandwidth * factors.eta_kv)
+    stored = weight_bytes_per_device(arch, devices, attention_dp, weight_bytes, shared_weight_bytes)
+    w_fast, kv_fast = fast_tier_shares(device, stored, kv_read, factors.usable_memory_fraction)
+    memory_s = ((w_read * tier_seconds_per_byte(device, w_fast)
+                 + moe_permute_bytes(arch, tokens, devices) * tier_seconds_per_byte(device, 0.0)) / factors.eta_mem
+                + kv_read * tier_seconds_per_byte(device, kv_fast) / factors.eta_kv)
     attended = arch.kv_values(context_tokens) / arch.kv_values_per_token  # context, sliding windows capped
-    flop_s = tokens * (_linear_flop_s(arch, peak, factors)
+    flop_s = tokens * (_linear_flop_s(arch, peak, factors, tokens, shared_peak)
                        + arch.decode_attention_flops_per_context_token * attended / attention_peak)
     compute_s = flop_s / (devices * factors.eta_compute)
     comm_s = _comm_s(device, arch, tokens, devices, expert_parallel, attention_dp, factors)
     return memory_s, compute_s, comm_s
 
 
-def _linear_flop_s(arch: Architecture, peak, factors):
-    """Seconds x peak-efficiency of one token's weight GEMMs: 2 FLOP per active parameter, routed
-    experts derated by moe_compute_efficiency (small, ragged grouped GEMMs)."""
+# Tokens of one batched prefill step per device (assumption: TensorRT-LLM's default max_num_tokens,
+# 8192): in a busy replica requests are prefilled together, so each collective's latency is shared
+# by the requests of one chunk (of every device's chunk under attention-DP); an isolated request
+# (its TTFT) pays it whole.
+PREFILL_CHUNK_TOKENS = 8192.0
+MOE_PERMUTE_PASSES = 4.0  # permute (read + write) and unpermute (read + write) of every routed token copy
+
+
+def moe_permute_bytes(arch: Architecture, tokens, devices):
+    """Bytes one device moves per decode step to put routed tokens in expert order and back (B):
+    4 x layers x tokens x k / N x hidden x 2 B (0 for a dense model)."""
+    if not arch.is_moe:
+        return 0.0 * np.asarray(tokens, float)
+    return (MOE_PERMUTE_PASSES * arch.n_layers * np.asarray(tokens, float) * arch.experts_per_token
+            / np.asarray(devices, float) * arch.hidden_size * ACTIVATION_BYTES)
+
+
+def device_overhead(device, name: str, factors) -> float:
+    """The device's own step or layer overhead where its catalog row states one, else the factor's."""
+    value = getattr(device, name, None)
+    return float(getattr(factors, name)) if value is None else float(value)
+
+
+def core_s(memory_s, compute_s, overlap_loss):
+    """max(t_mem, t_compute) + overlap_loss x min(t_mem, t_compute): 0 = perfect overlap, 1 = none."""
+    return np.maximum(memory_s, compute_s) + overlap_loss * np.minimum(memory_s, compute_s)
+
+
+def sequence_overhead_s(batch, devices, attention_dp, seq_overhead_s):
+    """Per-sequence step overhead of the busiest device: B / (N under attention-DP, else 1) x seq_overhead_s."""
+    per_device = np.asarray(batch, float) / np.where(attention_dp, np.asarray(devices, float), 1.0)
+    return per_device * seq_overhead_s
+
+
+def grouped_gemm_efficiency(arch: Architecture, tokens, factors):
+    """Achieved / dense efficiency of the routed-expert (grouped) GEMMs when `tokens` tokens are
+    routed in one step: moe_compute_efficiency x m / (m + moe_gemm_half_tokens), m = tokens x k /
+    E_touched(tokens) the tokens each touched expert multiplies (small GEMMs of tens of rows waste
+    their tensor-core tiles; a wide-EP replica gives every expert more tokens)."""
+    if not arch.is_moe:
+        return np.ones_like(np.asarray(tokens, float))
+    tokens = np.asarray(tokens, float)
+    touched = np.maximum(experts_touched(arch.n_experts, arch.experts_per_token, tokens), 1e-30)
+    m = tokens * arch.experts_per_token / touched
+    return factors.moe_compute_efficiency * m / (m + factors.moe_gemm_half_tokens)
+
+
+def _linear_flop_s(arch: Architecture, peak, factors, tokens, shared_peak=None):
+    """Seconds x peak-efficiency of one token's weight GEMMs: 2 FLOP per active parameter, the
+    non-expert ones at `shared_peak` (None: `peak`), routed experts at `peak` derated by their
+    grouped-GEMM efficiency at `tokens` tokens per step."""
     routed = arch.experts_per_token * arch.expert_params
-    return 2.0 * (arch.active_params - routed + routed / factors.moe_compute_efficiency) / peak
+    shared_peak = peak if shared_peak is None else shared_peak
+    return 2.0 * ((arch.active_params - routed) / shared_peak
+                  + routed / grouped_gemm_efficiency(arch, tokens, factors) / peak)
 
 
 def _comm_s(device, arch, tokens, devices, expert_parallel, attention_dp, factors):
@@ -104,34 +181,45 @@ def _comm_s(device, arch, tokens, devices, expert_parallel, attention_dp, factor
 
 
 def prefill(device, arch: Architecture, devices, expert_parallel, attention_dp, weight_bytes, peak,
-            attention_peak, input_tokens, hit_rate, factors):
+            attention_peak, input_tokens, hit_rate, factors, shared_weight_bytes=None, shared_peak=None):
     """(time of one request's prefill in a busy replica, its isolated TTFT part), both s."""
     new = input_tokens * (1.0 - hit_rate)
     pairs = new * input_tokens * (1.0 + hit_rate) / 2.0
-    flop_s = new * _linear_flop_s(arch, peak, factors) + arch.prefill_attention_flops_per_token_pair * pairs / attention_peak
+    flop_s = new * _linear_flop_s(arch, peak, factors, PREFILL_CHUNK_TOKENS, shared_peak) + arch.prefill_attention_flops_per_token_pair * pairs / attention_peak
     compute_s = flop_s / (devices * factors.eta_prefill)
-    comm_s = _comm_s(device, arch, np.asarray(new, float), devices, expert_parallel, attention_dp, factors)
-    busy_s = compute_s + comm_s
-    read_s = weight_bytes_per_device(arch, devices, attention_dp, weight_bytes) / (device.mem_bw_gb_s * 1e9 * factors.eta_mem)
+    new = np.asarray(new, float)
+    comm_s = _comm_s(device, arch, new, devices, expert_parallel, attention_dp, factors)
+    chunk_share = np.minimum(1.0, new / (PREFILL_CHUNK_TOKENS * np.where(attention_dp, devices, 1.0)))
+    batched = factors.with_(comm_latency_s=factors.comm_latency_s * chunk_share)
+    busy_s = compute_s + _comm_s(device, arch, new, devices, expert_parallel, attention_dp, batched)
+    stored = weight_bytes_per_device(arch, devices, attention_dp, weight_bytes, shared_weight_bytes)
+    w_fast, _ = fast_tier_shares(device, stored, 0.0, factors.usable_memory_fraction)
+    read_s = stored * tier_seconds_per_byte(device, w_fast) / factors.eta_mem
     return busy_s, np.maximum(compute_s, read_s) + comm_s
 
 
 def evaluate(device, arch: Architecture, batch, tensor_parallel, expert_parallel, attention_dp,
              weight_bytes, kv_bytes, peak, attention_peak, draft_tokens, acceptance, input_tokens, output_tokens,
-             hit_rate, factors) -> RooflineArrays:
-    """The generated curve for broadcast configuration arrays (see module docstring)."""
+             hit_rate, factors, shared_weight_bytes=None, shared_peak=None) -> RooflineArrays:
+    """The generated curve for broadcast configuration arrays (see module docstring). A mixed
+    checkpoint stores and multiplies its non-expert weights at `shared_weight_bytes` / `shared_peak`
+    (None: as the experts)."""
+    mixed = {"shared_weight_bytes": shared_weight_bytes, "shared_peak": shared_peak}
     batch = np.asarray(batch, float)
     devices = np.asarray(tensor_parallel, float) * np.asarray(expert_parallel, float)
     attention_dp = np.asarray(attention_dp, bool)
     context = input_tokens + output_tokens / 2.0
     mem_s, comp_s, comm_s = decode_step(device, arch, batch, devices, expert_parallel, attention_dp,
-                                        weight_bytes, kv_bytes, peak, attention_peak, draft_tokens, context, factors)
-    overhead_s = factors.step_overhead_s + arch.n_layers * factors.layer_overhead_s + batch * factors.seq_overhead_s
-    step_s = (np.maximum(mem_s, comp_s) + comm_s + overhead_s) * step_cost_multiplier(
+                                        weight_bytes, kv_bytes, peak, attention_peak, draft_tokens, context, factors,
+                                        **mixed)
+    overhead_s = (device_overhead(device, "step_overhead_s", factors)
+                  + arch.n_layers * device_overhead(device, "layer_overhead_s", factors)
+                  + sequence_overhead_s(batch, devices, attention_dp, factors.seq_overhead_s))
+    step_s = (core_s(mem_s, comp_s, factors.mem_compute_overlap_loss) + comm_s + overhead_s) * step_cost_multiplier(
         draft_tokens, factors.spec_draft_cost_fraction)
     per_step = tokens_per_step(draft_tokens, acceptance)
     pf_busy, pf_alone = prefill(device, arch, devices, expert_parallel, attention_dp, weight_bytes, peak,
-                                attention_peak, input_tokens, hit_rate, factors)
+                                attention_peak, input_tokens, hit_rate, factors, **mixed)
     decode_total = output_tokens / per_step * step_s
     cycle_s = decode_total + batch * pf_busy
     per_user = output_tokens / cycle_s
@@ -140,7 +228,7 @@ def evaluate(device, arch: Architecture, batch, tensor_parallel, expert_parallel
     decode_busy = np.minimum(1.0, (comp_s + factors.power_mem_activity * mem_s) / np.maximum(step_s, 1e-30))
     u = share + (1.0 - share) * decode_busy
     power = device.idle_w + (device.tdp_w - device.idle_w) * u ** factors.power_gamma
-    b_max = max_batch_by_memory(arch, device.memory_gb, factors.usable_memory_fraction, devices, attention_dp,
-                                weight_bytes, kv_bytes, input_tokens + output_tokens)
+    b_max = max_batch_by_memory(arch, capacity_gb(device), factors.usable_memory_fraction, devices, attention_dp,
+                                weight_bytes, kv_bytes, input_tokens + output_tokens, shared_weight_bytes)
     return RooflineArrays(per_device, per_user, pf_alone + step_s, power, b_max, step_s, mem_s, comp_s, comm_s,
                           pf_busy, share, per_step + 0.0 * batch, u)

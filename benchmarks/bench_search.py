@@ -1,0 +1,66 @@
+"""serving_search_s: compute 8 plans with `serving_search = auto` (DESIGN section 13), vs the same
+search done by hand: every configuration of each plan's space typed and computed one by one.
+
+The 8 plans: DeepSeek-R1 and Llama-3.3-70B on H200, B200, GB200 NVL72 and MI355X at >= 36 tokens/s
+per user, searching fp8 and nvfp4 (weights x KV) and 0..2 draft tokens: 8 to 288 configurations
+x every batch per plan. Value: seconds for the 8 plans' `compute_plan` (best of 3). Baseline: the
+same spaces enumerated configuration by configuration through the ordinary operating-point path
+(what a user comparing typed configurations would compute), in the same run.
+"""
+from __future__ import annotations
+
+import itertools
+import time
+
+from tcoapp.engine.compute import compute_plan
+from tcoapp.engine.operating import operating_point
+from tcoapp.engine.pools import POOL_SERVING_KEYS, pool_plan, resolve_pools
+from tcoapp.engine.records import make_plan
+from tcoapp.engine.scenario import Scenario, check_scenario
+from tcoapp.engine.serving_search import pool_search_space, space_configs
+from tcoapp.io.catalog import load_catalog
+
+DEVICES = ("H200-SXM", "B200", "GB200-NVL72", "MI355X")
+MODELS = ("DeepSeek-R1", "Llama-3.3-70B")
+SEARCH = {"serving_search": "auto", "search_precisions": "fp8;nvfp4", "search_max_draft_tokens": 2,
+          "min_tokens_per_s_per_user": 36.0, "input_tokens": 1000, "output_tokens": 1000}
+
+
+def _scenario() -> Scenario:
+    catalog = load_catalog()
+    plans = tuple(make_plan(f"{m} on {d}", {"device": d, "model": m, **SEARCH})
+                  for m, d in itertools.product(MODELS, DEVICES))
+    return check_scenario(Scenario(plans, catalog_devices=catalog.devices, catalog_models=catalog.models))
+
+
+def _by_hand(scenario: Scenario) -> int:
+    """Every configuration of every plan's space, typed and computed one by one; returns how many."""
+    n = 0
+    for plan in scenario.plans:
+        pool = resolve_pools(plan)[0]
+        space = pool_search_space(scenario, plan, pool)
+        for serving in space_configs(space, pool.serving):
+            typed = plan.with_(serving_search="off", **{k: getattr(serving, k) for k in POOL_SERVING_KEYS})
+            operating_point(scenario, pool_plan(typed, resolve_pools(typed)[0]))
+            n += 1
+    return n
+
+
+def serving_search_s() -> dict:
+    scenario = _scenario()
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        for plan in scenario.plans:
+            compute_plan(scenario, plan)
+        best = min(best, time.perf_counter() - start)
+    start = time.perf_counter()
+    configurations = _by_hand(scenario)
+    by_hand = time.perf_counter() - start
+    return {"value": round(best, 4), "unit": "s", "baseline": round(by_hand, 4),
+            "baseline_name": f"the same {configurations} configurations typed and computed one by one "
+                             f"({by_hand / best:.1f}x slower)",
+            "target": 0.5}
+
+
+BENCHMARKS = {"serving_search_s": serving_search_s}

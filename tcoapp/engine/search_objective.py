@@ -1,0 +1,62 @@
+"""What a serving search maximizes or minimizes (docs/model.md, "Serving search").
+
+`search_objective`:
+- `tokens_per_s_per_device`: the pool's output tokens/s per device at its operating point (highest).
+- `cost_per_million_output_tokens_usd` (default): the pool's own levelized cost per million output
+  tokens at its operating point, by the finance layer itself (`finance_metrics`) with the pool as
+  the whole plan: its device's price, servers, racks under its cap, energy at the point's power,
+  and the plan's finance keys (lowest). Only the operating point's tokens/s per device and power
+  change between configurations, so this ranks them by (fixed cost per device + energy at
+  power_w) / tokens_per_s_per_device.
+Both are returned as a score to maximize (the cost negated); NaN where a point does not exist.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .finance.metrics import finance_metrics
+from .finance.quantities import DEVICE_ECONOMICS_KEYS, PLAN_INPUT_KEYS, finance_inputs
+from .pools import ResolvedPool
+from .records import Device, Plan
+
+COST = "cost_per_million_output_tokens_usd"
+
+
+def plan_finance_inputs(plan: Plan) -> dict[str, float]:
+    value = lambda key: getattr(plan, key)  # noqa: E731
+    return {key: float("nan") if value(key) is None else float(value(key)) for key in PLAN_INPUT_KEYS}
+
+
+def pool_cost_per_million_output_tokens_usd(plan: Plan, pool: ResolvedPool, device: Device,
+                                            tokens_per_s_per_device, power_w) -> np.ndarray:
+    """The pool's cost per million output tokens (USD/Mtok) for arrays of operating points."""
+    tps = np.atleast_1d(np.asarray(tokens_per_s_per_device, float))
+    power = np.broadcast_to(np.asarray(power_w, float), tps.shape)
+    count = pool.device_count if plan.sizing_mode == "devices" else float(device.devices_per_server)
+    ones = np.ones(tps.shape + (1,))
+    pool_inputs = {k: ones * float(getattr(device, k)) for k in DEVICE_ECONOMICS_KEYS}
+    pool_inputs.update(device_count=ones * count, rack_power_cap_kw=ones * pool.rack_power_cap_kw,
+                       servers_per_rack_max=ones * pool.servers_per_rack_max,
+                       tokens_per_s_per_device=tps[..., None], power_w=power[..., None],
+                       price_usd_per_million_output_tokens=ones * plan.price_usd_per_million_output_tokens,
+                       owned=ones * (1.0 if pool.owned else 0.0), rent_usd_per_device_hour=ones * pool.rent_usd_per_device_hour,
+                       purchase_year=ones * 0.0)
+    plan_inputs = {k: np.full(tps.shape, v) for k, v in plan_finance_inputs(plan).items()}
+    return np.asarray(finance_metrics(finance_inputs(pool_inputs, plan_inputs), with_irr=False)[COST], float)
+
+
+def objective_score(plan: Plan, pool: ResolvedPool, device: Device, tokens_per_s_per_device, power_w) -> np.ndarray:
+    """Higher is better: tokens/s per device, or minus the pool's cost per million output tokens."""
+    tps = np.atleast_1d(np.asarray(tokens_per_s_per_device, float))
+    exists = np.isfinite(tps) & (tps > 0)
+    if plan.search_objective == COST:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            score = -pool_cost_per_million_output_tokens_usd(plan, pool, device, np.where(exists, tps, np.nan), power_w)
+    else:
+        score = tps.copy()
+    return np.where(exists & np.isfinite(score), score, np.nan)
+
+
+def objective_value(plan: Plan, score: float) -> float:
+    """The objective in its own unit from a score (the cost un-negated)."""
+    return -score if plan.search_objective == COST else score

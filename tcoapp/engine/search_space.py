@@ -1,0 +1,70 @@
+"""The space a serving search sweeps for one pool (docs/model.md, "Serving search").
+
+Per pool of a plan with `serving_search = auto`:
+- tensor_parallel and expert_parallel: powers of two up to L = min(scale_up_domain, the pool's
+  devices), and L itself (a 72-GPU NVL72 domain tries 72); pairs with TP x EP <= L. A dense model
+  keeps EP = 1.
+- attention_dp: off and on for an MoE model; off for a dense one.
+- weight and KV precisions: every pair of `search_precisions` (empty: the plan's own pair).
+- speculative draft tokens 0..`search_max_draft_tokens` at the plan's acceptance.
+- the batch: every batch up to the memory limit when the plan has an interactivity target (the
+  largest meeting it is taken, as for a typed configuration); the plan's batch otherwise (served
+  at the memory limit with the rest queued where it does not fit, as typed).
+Configurations the device cannot run stay in the space as infeasible points.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .records import Device, ModelSpec, Plan, search_precision_list
+
+
+@dataclass(frozen=True)
+class SearchSpace:
+    tensor_parallel: tuple[int, ...]
+    expert_parallel: tuple[int, ...]
+    attention_dp: tuple[bool, ...]
+    weight_precisions: tuple[str, ...]
+    kv_precisions: tuple[str, ...]
+    spec_decode_draft_tokens: tuple[int, ...]
+
+    @property
+    def size(self) -> int:
+        """Configurations (without the batch) the space holds, impossible TP x EP pairs included."""
+        n = 1
+        for axis in (self.tensor_parallel, self.expert_parallel, self.attention_dp, self.weight_precisions,
+                     self.kv_precisions, self.spec_decode_draft_tokens):
+            n *= len(axis)
+        return n
+
+
+def parallel_sizes(limit: int) -> tuple[int, ...]:
+    """Powers of two up to `limit`, and `limit` itself (1 -> (1,); 72 -> (1, 2, ..., 64, 72))."""
+    limit = max(1, int(limit))
+    sizes = {1 << i for i in range(limit.bit_length()) if 1 << i <= limit}
+    return tuple(sorted(sizes | {limit}))
+
+
+def replica_limit(device: Device, pool_devices: float) -> int:
+    """Largest replica a pool can form: its scale-up domain, and no more devices than the pool has
+    (a pool's count under a sizing mode other than `devices` is a share: the domain alone limits)."""
+    limit = int(device.scale_up_domain) if device.interconnect_gb_s > 0 else 1
+    if pool_devices and pool_devices >= 1:
+        limit = min(limit, int(pool_devices))
+    return max(1, limit)
+
+
+def search_space(plan: Plan, device: Device, model: ModelSpec, pool_devices: float | None,
+                 weight_precision: str, kv_precision: str) -> SearchSpace:
+    """The pool's search space (see module docstring); `pool_devices` None: only the domain limits."""
+    sizes = parallel_sizes(replica_limit(device, pool_devices or 0))
+    moe = model.n_experts > 0
+    listed = search_precision_list(plan.search_precisions)
+    return SearchSpace(
+        tensor_parallel=sizes,
+        expert_parallel=tuple(s for s in sizes if s <= model.n_experts) if moe else (1,),
+        attention_dp=(False, True) if moe else (False,),
+        weight_precisions=listed or (weight_precision,),
+        kv_precisions=listed or (kv_precision,),
+        spec_decode_draft_tokens=tuple(range(int(plan.search_max_draft_tokens) + 1)),
+    )

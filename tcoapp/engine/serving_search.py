@@ -1,0 +1,192 @@
+"""Serving search: the best configuration of a pool at the plan's target (docs/model.md, "Serving
+search"; DESIGN section 13).
+
+For a `serve` pool of a plan with `serving_search = auto`:
+1. sweep the pool's search space (`search_space.py`) x the batch in one vectorized frontier sweep
+   (`performance/frontier.sweep`, the roofline kernel over every point);
+2. per configuration take the point a typed configuration would run at: the largest feasible batch
+   meeting the interactivity targets (no target: the plan's batch, or the memory limit below it
+   where it does not fit: the rest is queued);
+3. score each configuration by `search_objective` (`search_objective.py`);
+4. re-evaluate the best few (and the typed configuration, where it lies in the space) through the
+   plan's own operating-point path, exactly as if typed, and keep the best. The reported point is
+   therefore the point the chosen configuration gives when frozen.
+A pool with a measured curve is not searched (its configuration is the measured one).
+
+A `decode` pool of a prefill/decode pair has no prefill in its cycle, so the frontier sweep does
+not describe it: `search_by_evaluation` runs its exact capacity for every configuration of the
+space (each vectorized over the batch) and keeps the best by the same objective, at full load.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+import itertools
+from typing import Callable
+
+import numpy as np
+
+from .operating import MAX_SEARCH_BATCH, operating_point, search_batches
+from .performance.curve import OperatingPoint
+from .performance.frontier import CONFIG_COLUMNS, SweepResult, sweep
+from .pools import ResolvedPool, pool_plan
+from .records import Plan, ServingConfig
+from .scenario import Scenario
+from .search_objective import objective_score, objective_value
+from .search_space import SearchSpace, search_space
+
+REFINED_CONFIGURATIONS = 8     # configurations re-evaluated exactly after the sweep ranks them
+NEAR_BEST_FRACTION = 0.02      # ... and every other one within 2 % of the sweep's best
+
+
+@dataclass(frozen=True)
+class SearchOutcome:
+    """What the search chose for one pool, and how hard it looked."""
+
+    serving: ServingConfig      # the chosen configuration (its batch: the chosen batch)
+    objective: str
+    objective_value: float      # in the objective's unit (USD/Mtok or tokens/s per device)
+    configurations: int         # configurations swept (batch not counted)
+    points: int                 # (configuration, batch) points the sweep evaluated
+    refined: int                # configurations re-evaluated exactly
+
+    def text(self) -> str:
+        s = self.serving
+        parts = [f"TP{s.tensor_parallel}"] + ([f"EP{s.expert_parallel}"] if s.expert_parallel > 1 else [])
+        parts += ["attention-DP"] if s.attention_dp else []
+        parts += [f"{s.weight_precision} weights", f"{s.kv_precision} KV"]
+        if s.spec_decode_draft_tokens:
+            parts.append(f"{s.spec_decode_draft_tokens} draft tokens")
+        unit = "USD/Mtok" if self.objective.endswith("_usd") else "tokens/s per device"
+        return (f"{', '.join(parts)}, batch {s.batch:g}: best {self.objective} ({self.objective_value:.4g} {unit}) "
+                f"of {self.configurations} configurations x batch ({self.points:,} points)")
+
+
+def pool_search_space(scenario: Scenario, plan: Plan, pool: ResolvedPool) -> SearchSpace:
+    device, model = scenario.device(pool.device), scenario.model(plan.model)
+    count = pool.device_count if plan.sizing_mode == "devices" else None
+    return search_space(plan, device, model, count, pool.serving.weight_precision, pool.serving.kv_precision)
+
+
+def search_serve_pool(scenario: Scenario, plan: Plan, pool: ResolvedPool) -> tuple[ResolvedPool, SearchOutcome | None]:
+    """(the pool with the chosen serving configuration, the outcome); the pool unchanged and None
+    where no configuration of the space has an operating point."""
+    space = pool_search_space(scenario, plan, pool)
+    result = _sweep(scenario, plan, pool, space)
+    n_b = _batch_count(plan, pool)
+    picks = _picks(plan, result, n_b)
+    device = scenario.device(pool.device)
+    tps = np.where(picks >= 0, result.tokens_per_s_per_device[np.maximum(picks, 0)], np.nan)
+    power = np.where(picks >= 0, result.power_w[np.maximum(picks, 0)], np.nan)
+    scores = objective_score(plan, pool, device, tps, power)
+    best: tuple[float, ServingConfig, OperatingPoint] | None = None
+    candidates = _shortlist(scores, result, picks, pool.serving, space, plan.has_target)
+    for serving in candidates:
+        point, _ = operating_point(scenario, pool_plan(plan, replace(pool, serving=serving)))
+        if not point.exists:
+            continue
+        score = float(objective_score(plan, pool, device, point.tokens_per_s_per_device, point.power_w)[0])
+        if np.isfinite(score) and (best is None or score > best[0]):
+            batch = int(round(point.batch)) if plan.has_target else serving.batch
+            best = (score, replace(serving, batch=batch), point)
+    if best is None:
+        return pool, None
+    outcome = SearchOutcome(best[1], plan.search_objective, objective_value(plan, best[0]), len(scores),
+                            result.size, len(candidates))
+    return replace(pool, serving=best[1]), outcome
+
+
+def _batch_count(plan: Plan, pool: ResolvedPool) -> int:
+    return len(_batches(plan, pool))
+
+
+def _batches(plan: Plan, pool: ResolvedPool) -> np.ndarray:
+    """With a target: every batch up to the largest searched. Without: up to the plan's batch (a
+    configuration where it does not fit serves at its memory limit and queues the rest, as typed)."""
+    return search_batches(MAX_SEARCH_BATCH if plan.has_target else float(pool.serving.batch))
+
+
+def _sweep(scenario, plan, pool, space: SearchSpace) -> SweepResult:
+    device, model = scenario.device(pool.device), scenario.model(plan.model)
+    return sweep(device, model, plan.workload, batches=_batches(plan, pool), tensor_parallel=space.tensor_parallel,
+                 expert_parallel=space.expert_parallel, attention_dp=space.attention_dp,
+                 weight_precisions=space.weight_precisions, kv_precisions=space.kv_precisions,
+                 spec_decode_draft_tokens=space.spec_decode_draft_tokens,
+                 spec_decode_acceptance=pool.serving.spec_decode_acceptance,
+                 attention_weight_precision=pool.serving.attention_weight_precision,
+                 factors=scenario.factors_for(pool.device))
+
+
+def _picks(plan: Plan, result: SweepResult, n_b: int) -> np.ndarray:
+    """Per configuration, the flat index of the largest feasible batch meeting the targets (-1: none)."""
+    ok = result.feasible.copy()
+    if plan.min_tokens_per_s_per_user is not None:
+        ok &= result.tokens_per_s_per_user >= plan.min_tokens_per_s_per_user
+    if plan.max_ttft_s is not None:
+        ok &= np.isfinite(result.ttft_s) & (result.ttft_s <= plan.max_ttft_s)
+    ok = ok.reshape(-1, n_b)
+    last = n_b - 1 - np.argmax(ok[:, ::-1], axis=1)
+    flat = np.arange(ok.shape[0]) * n_b + last
+    return np.where(ok.any(axis=1), flat, -1)
+
+
+def _shortlist(scores, result: SweepResult, picks, typed: ServingConfig, space: SearchSpace,
+               batch_searched: bool) -> list[ServingConfig]:
+    """The configurations re-evaluated exactly: the best few by the sweep's score, those within
+    NEAR_BEST_FRACTION of the best, and the typed configuration where it lies in the space."""
+    order = [int(i) for i in np.argsort(-np.nan_to_num(scores, nan=-np.inf), kind="stable") if np.isfinite(scores[i])]
+    chosen = order[:REFINED_CONFIGURATIONS]
+    if order:
+        top = scores[order[0]]
+        margin = NEAR_BEST_FRACTION * abs(top)
+        chosen += [i for i in order[REFINED_CONFIGURATIONS:] if scores[i] >= top - margin]
+    configs = [_config(result, int(picks[i]), typed, batch_searched) for i in chosen]
+    if _in_space(typed, space) and typed not in configs:
+        configs.append(typed)
+    return configs
+
+
+def _config(result: SweepResult, flat_index: int, typed: ServingConfig, batch_searched: bool) -> ServingConfig:
+    """Point `flat_index`'s configuration; its batch where the batch is searched, else the typed one."""
+    values = {c: getattr(result, c)[flat_index].item() for c in CONFIG_COLUMNS}
+    batch = int(round(float(result.batch[flat_index]))) if batch_searched else typed.batch
+    return replace(typed, batch=batch, **values)
+
+
+def _in_space(serving: ServingConfig, space: SearchSpace) -> bool:
+    return (serving.tensor_parallel in space.tensor_parallel and serving.expert_parallel in space.expert_parallel
+            and bool(serving.attention_dp) in space.attention_dp and serving.weight_precision in space.weight_precisions
+            and serving.kv_precision in space.kv_precisions
+            and serving.spec_decode_draft_tokens in space.spec_decode_draft_tokens)
+
+
+def space_configs(space: SearchSpace, typed: ServingConfig) -> list[ServingConfig]:
+    """Every configuration of the space, the typed batch and acceptance kept."""
+    return [replace(typed, tensor_parallel=tp, expert_parallel=ep, attention_dp=adp, weight_precision=wp,
+                    kv_precision=kv, spec_decode_draft_tokens=k)
+            for tp, ep, adp, wp, kv, k in itertools.product(space.tensor_parallel, space.expert_parallel,
+                                                           space.attention_dp, space.weight_precisions,
+                                                           space.kv_precisions, space.spec_decode_draft_tokens)]
+
+
+def search_by_evaluation(scenario: Scenario, plan: Plan, pool: ResolvedPool,
+                         evaluate: Callable[[ResolvedPool], tuple[float, float, float] | None]
+                         ) -> tuple[ResolvedPool, SearchOutcome | None]:
+    """Exhaustive search with an exact evaluator: `evaluate(pool)` gives (tokens/s per device, power
+    per device W, batch) of the pool at full load, or None where it has no operating point."""
+    space = pool_search_space(scenario, plan, pool)
+    device = scenario.device(pool.device)
+    best = None
+    configs = space_configs(space, pool.serving)
+    for serving in configs:
+        found = evaluate(replace(pool, serving=serving))
+        if found is None:
+            continue
+        score = float(objective_score(plan, pool, device, found[0], found[1])[0])
+        if np.isfinite(score) and (best is None or score > best[0]):
+            batch = int(round(found[2])) if plan.has_target else serving.batch
+            best = (score, replace(serving, batch=batch))
+    if best is None:
+        return pool, None
+    outcome = SearchOutcome(best[1], plan.search_objective, objective_value(plan, best[0]), len(configs),
+                            len(configs) * _batch_count(plan, pool), len(configs))
+    return replace(pool, serving=best[1]), outcome

@@ -1,0 +1,164 @@
+"""Direction tests of the named roofline terms of issue 11 (docs/model.md section 1): each term moves
+the numbers the way the physics says, and its equation holds by hand."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tcoapp.engine.performance.factors import DEFAULT_FACTORS
+from tcoapp.engine.performance.frontier import sweep
+from tcoapp.engine.performance.generated import run_roofline
+from tcoapp.engine.performance.memory import architecture, weight_bytes_per_device
+from tcoapp.engine.performance.precision import math_precision, peak_flops
+from tcoapp.engine.performance.roofline import core_s, moe_permute_bytes, sequence_overhead_s
+from tcoapp.engine.records import ServingConfig, Workload
+
+from .catalog_data import DEVICES, MODELS
+
+R1, GPT_OSS, LLAMA70 = MODELS["DeepSeek-R1"], MODELS["gpt-oss-120b"], MODELS["Llama-3.3-70B"]
+NVL72, H200 = DEVICES["GB200-NVL72"], DEVICES["H200-SXM"]
+CHAT = Workload(input_tokens=1000, output_tokens=1000)
+
+
+def wide_ep(ep: int, sequences_per_device: float):
+    serving = ServingConfig(tensor_parallel=1, expert_parallel=ep, attention_dp=True, weight_precision="nvfp4")
+    return run_roofline(NVL72, R1, serving, CHAT, sequences_per_device * ep)
+
+
+def test_the_sequence_overhead_is_per_device_under_attention_dp():
+    assert sequence_overhead_s(4096, 8, True, 1e-5) == pytest.approx(512 * 1e-5)
+    assert sequence_overhead_s(4096, 8, False, 1e-5) == pytest.approx(4096 * 1e-5)
+    # an EP48 + attention-DP replica of 67,584 sequences pays 1,408 sequences' worth, not 67,584
+    assert sequence_overhead_s(67584, 48, True, DEFAULT_FACTORS.seq_overhead_s) < 0.05
+
+
+def test_wide_ep_decode_step_time_falls_as_ep_grows_at_fixed_sequences_per_device():
+    steps = [float(wide_ep(ep, 64).step_s[0]) for ep in (8, 16, 32, 64)]
+    assert all(later < earlier for earlier, later in zip(steps, steps[1:]))
+
+
+def test_ep72_beats_ep8_replicas_per_gpu_at_the_same_large_batch_per_gpu_on_an_nvl72():
+    """Before issue 11 one EP72 replica made 751 tokens/s per GPU against 4,297 for EP8 replicas (the
+    whole replica's batch paid the per-sequence overhead). Now, at the same sequences per GPU, the
+    wide replica reads fewer experts per GPU and feeds each expert more tokens."""
+    for per_gpu in (256, 1024):
+        wide, narrow = wide_ep(72, per_gpu), wide_ep(8, per_gpu)
+        assert float(wide.tokens_per_s_per_device[0]) > float(narrow.tokens_per_s_per_device[0])
+    batches = np.geomspace(64, 200000, 120)
+    best = {}
+    for ep in (8, 72):
+        r = sweep(NVL72, R1, CHAT, batches=batches, tensor_parallel=(1,), expert_parallel=(ep,), attention_dp=(True,),
+                  weight_precisions=("nvfp4",))
+        best[ep] = r.tokens_per_s_per_device[r.best_throughput_index()]
+    assert best[72] > 0.95 * best[8]  # at saturation both are compute-bound: within a few percent
+
+
+def test_moe_token_permutation_bytes_by_hand_and_none_for_a_dense_model():
+    arch = architecture(R1)
+    expected = 4 * 61 * 1024 * 8 / 8 * 7168 * 2
+    assert moe_permute_bytes(arch, 1024.0, 8.0) == pytest.approx(expected)
+    assert moe_permute_bytes(architecture(LLAMA70), 1024.0, 8.0) == 0.0
+
+
+def test_the_permutation_traffic_slows_an_moe_step():
+    serving = ServingConfig(tensor_parallel=1, expert_parallel=8, attention_dp=True, weight_precision="fp8")
+    r = run_roofline(H200, R1, serving, CHAT, 2048.0)
+    arch = architecture(R1)
+    permute_s = moe_permute_bytes(arch, 2048.0, 8.0) / (H200.mem_bw_gb_s * 1e9 * DEFAULT_FACTORS.eta_mem)
+    assert permute_s > 0 and float(r.memory_s[0]) > permute_s
+
+
+def test_overlap_loss_costs_most_where_memory_and_compute_times_are_equal():
+    assert core_s(1.0, 0.3, 0.0) == 1.0
+    assert core_s(1.0, 1.0, 0.5) == pytest.approx(1.5)
+    assert core_s(1.0, 0.1, 0.5) == pytest.approx(1.05)
+    f = DEFAULT_FACTORS
+    serving = ServingConfig(tensor_parallel=1, weight_precision="fp8")
+    slow = run_roofline(H200, LLAMA70, serving, CHAT, 256.0, f.with_(mem_compute_overlap_loss=min(1.0, 0.3 + f.mem_compute_overlap_loss)))
+    fast = run_roofline(H200, LLAMA70, serving, CHAT, 256.0, f.with_(mem_compute_overlap_loss=0.0))
+    assert float(slow.step_s[0]) > float(fast.step_s[0])
+
+
+def test_mxfp4_on_hopper_is_dequantized_to_bf16_math():
+    assert math_precision(H200, "mxfp4") == "bf16"
+    assert peak_flops(H200, "mxfp4") == H200.peak_tflops_bf16 * 1e12
+    assert math_precision(DEVICES["B200"], "mxfp4") == "fp4"
+    mx = run_roofline(H200, GPT_OSS, ServingConfig(weight_precision="mxfp4"), CHAT, 2048.0)
+    fp8 = run_roofline(H200, GPT_OSS, ServingConfig(weight_precision="fp8"), CHAT, 2048.0)
+    assert float(mx.compute_s[0]) > float(fp8.compute_s[0])  # W4A16 math is slower than FP8 math
+
+
+def test_mla_prefill_attention_is_costed_at_its_192_wide_qk():
+    arch = architecture(R1)
+    assert arch.qk_rope_head_dim == 64
+    assert arch.prefill_attention_flops_per_token_pair == pytest.approx(2 * 61 * 128 * (2 * 128 + 64))
+    narrow = architecture(R1.with_(qk_rope_head_dim=0))
+    assert narrow.prefill_attention_flops_per_token_pair == pytest.approx(4 * 61 * 128 * 128)
+    long_prompt = Workload(input_tokens=8000, output_tokens=500)
+    serving = ServingConfig(tensor_parallel=8, weight_precision="fp8")
+    wide = run_roofline(H200, R1, serving, long_prompt, 8.0)
+    base = run_roofline(H200, R1.with_(qk_rope_head_dim=0), serving, long_prompt, 8.0)
+    assert float(np.ravel(wide.prefill_s)[0]) > float(np.ravel(base.prefill_s)[0])
+
+
+def test_a_mixed_fp8_attention_nvfp4_moe_checkpoint_sits_between_all_fp4_and_all_fp8():
+    b200 = DEVICES["B200"]
+    base = dict(tensor_parallel=1, expert_parallel=8, attention_dp=True)
+    fp4 = run_roofline(b200, R1, ServingConfig(weight_precision="nvfp4", **base), CHAT, 512.0)
+    mixed = run_roofline(b200, R1, ServingConfig(weight_precision="nvfp4", attention_weight_precision="fp8", **base),
+                         CHAT, 512.0)
+    fp8 = run_roofline(b200, R1, ServingConfig(weight_precision="fp8", **base), CHAT, 512.0)
+    speed = lambda r: float(np.ravel(r.tokens_per_s_per_device)[0])  # noqa: E731
+    assert speed(fp8) < speed(mixed) < speed(fp4)
+    assert float(fp8.max_batch_by_memory) < float(mixed.max_batch_by_memory) < float(fp4.max_batch_by_memory)
+    arch = architecture(R1)
+    stored = weight_bytes_per_device(arch, 8.0, True, 0.5625, 1.0)
+    assert stored == pytest.approx(arch.shared_params * 1.0 + arch.n_experts * arch.expert_params * 0.5625 / 8)
+
+
+def test_a_mixed_precision_is_refused_on_a_dense_model_and_when_unknown():
+    from tcoapp.engine.errors import ValidationError
+    from tcoapp.engine.performance.generated import config_problems
+    from tcoapp.engine.records import make_plan
+    problems = config_problems(H200, LLAMA70, ServingConfig(attention_weight_precision="fp8"))
+    assert any("attention_weight_precision" in p and "dense" in p for p in problems)
+    with pytest.raises(ValidationError, match="attention_weight_precision = 'fp6'"):
+        make_plan("p", {"device": "B200", "model": "DeepSeek-R1", "attention_weight_precision": "fp6"})
+
+
+def test_two_memory_tiers_fill_the_fast_one_with_weights_first():
+    from tcoapp.engine.performance.memory import fast_tier_shares, tier_seconds_per_byte
+    corsair = DEVICES["Corsair"]
+    w, kv = fast_tier_shares(corsair, 1e9, 1e9, 0.9)      # 1.8 GB of SRAM: all weights, 0.8 of 1 GB of KV
+    assert (float(w), float(kv)) == pytest.approx((1.0, 0.8))
+    w, kv = fast_tier_shares(corsair, 4e9, 1e9, 0.9)      # weights larger than the SRAM: no KV in it
+    assert (float(w), float(kv)) == pytest.approx((0.45, 0.0))
+    per_byte = tier_seconds_per_byte(corsair, 0.5)
+    assert per_byte == pytest.approx(0.5 / (corsair.fast_mem_bw_gb_s * 1e9) + 0.5 / (corsair.mem_bw_gb_s * 1e9))
+    assert float(fast_tier_shares(H200, 1e9, 1e9, 0.9)[0]) == 0.0  # one tier
+
+
+def test_a_model_in_sram_shows_corsairs_small_batch_story_and_its_own_overheads():
+    corsair, b200, llama8 = DEVICES["Corsair"], DEVICES["B200"], MODELS["Llama-3.1-8B"]
+    chat = Workload(input_tokens=1024, output_tokens=256)
+    per_user = lambda device, tp: float(np.ravel(run_roofline(  # noqa: E731
+        device, llama8, ServingConfig(tensor_parallel=tp, weight_precision="fp8"), chat, 1.0).tokens_per_s_per_user)[0])
+    assert per_user(corsair, 8) > 2.0 * per_user(b200, 1)      # 8 cards x 2 GB of SRAM hold the 8 GB of weights
+    one_tier = corsair.with_(fast_memory_gb=0.0, fast_mem_bw_gb_s=0.0)
+    assert per_user(one_tier, 8) < 0.5 * per_user(corsair, 8)
+    gpu_overheads = corsair.with_(step_overhead_s=None, layer_overhead_s=None)
+    assert per_user(gpu_overheads, 8) < per_user(corsair, 8)
+    assert capacity(corsair) == corsair.memory_gb + 2.0
+
+
+def capacity(device):
+    from tcoapp.engine.performance.memory import capacity_gb
+    return capacity_gb(device)
+
+
+def test_a_fast_tier_needs_its_bandwidth():
+    from tcoapp.engine.errors import ValidationError
+    from tcoapp.engine.records import make_device
+    row = {k: v for k, v in DEVICES["H200-SXM"].as_dict().items() if v is not None}
+    with pytest.raises(ValidationError, match="fast_mem_bw_gb_s = 0: a fast memory tier"):
+        make_device({**row, "fast_memory_gb": 1.0, "fast_mem_bw_gb_s": 0.0})
