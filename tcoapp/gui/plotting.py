@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 import PySide6.QtCore  # noqa: F401  (binding choice for pyqtgraph)
 import pyqtgraph as pg
 
@@ -55,15 +57,40 @@ class NumberAxis(pg.AxisItem):
         self.money = money
 
     def tickStrings(self, values, scale, spacing):
+        if self.logMode:
+            return [log_tick_text(v, self.money) for v in values]
         if self.money:
             return [money_text(v * scale) for v in values]
-        if self.logMode:
-            return [f"{10 ** v:,.0f}" if 10 ** v >= 1 else f"{10 ** v:.2g}" for v in values]
         out = []
         for v in values:
             v *= scale
             out.append(f"{v:,.0f}" if abs(v) >= 100 or spacing >= 1 else f"{v:.3g}")
         return out
+
+
+def log_tick_text(exponent: float, money: bool = False) -> str:
+    """Text of a log-axis tick at 10**exponent: $0.2 / $41 on money axes, 0.2 / 1,000 otherwise."""
+    v = 10.0 ** exponent
+    if money:
+        return money_text(v)
+    return f"{v:,.0f}" if v >= 1 else f"{v:.2g}"
+
+
+def wants_log(values, ratio: float = 10.0) -> bool:
+    """True where the finite positive values span more than `ratio` (a linear axis would turn the
+    small ones into slivers)."""
+    v = np.asarray(values, float)
+    v = v[np.isfinite(v) & (v > 0)]
+    return bool(v.size >= 2 and v.max() > ratio * v.min())
+
+
+def to_axis(values, log: bool) -> np.ndarray:
+    """Values in the coordinates of an axis: log10 on a log axis (non-positive values become NaN)."""
+    v = np.asarray(values, float)
+    if not log:
+        return v
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(v > 0, np.log10(np.where(v > 0, v, 1.0)), np.nan)
 
 
 def category_ticks(axis: pg.AxisItem, names: list[str]) -> None:

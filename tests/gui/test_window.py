@@ -22,7 +22,8 @@ def test_launch_shows_default_scenario(window):
     assert window.isVisible()
     assert window.compare.model.columnCount() == len(window.document.scenario.plans) >= 2
     assert "Untitled" in window.windowTitle()
-    assert window.tabs.count() == 4
+    assert window.tabs.count() == 5
+    assert window.tabs.tabText(0) == "Decision"
 
 
 def feasible_plan(doc) -> int:
@@ -171,7 +172,7 @@ def test_export_charts(window, tmp_path):
 
 
 def test_tornado_for_current_plan(window):
-    window.tabs.setCurrentIndex(2)
+    window.tabs.setCurrentIndex(3)
     window.document.set_current_index(feasible_plan(window.document))
     econ = window.economics
     ticks = econ.p_tornado.getPlotItem().getAxis("left")._tickLevels
