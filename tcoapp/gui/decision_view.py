@@ -54,7 +54,7 @@ class DecisionView(QWidget):
         split.addWidget(self.chart)
         split.setStretchFactor(0, 1)
         split.setStretchFactor(1, 1)
-        self.ranking.setMinimumHeight(150)
+        self.ranking.setMinimumHeight(60)
         split.setChildrenCollapsible(False)
         layout = QVBoxLayout(self)
         layout.addLayout(bar)

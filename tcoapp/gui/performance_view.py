@@ -6,12 +6,16 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QGridLayout, QHBoxLayout, QLabel, QMessageBox, QPushButton, QSizePolicy, QVBoxLayout, QWidget,
+)
 
+from ..engine.decision import target_text
 from .document import Document
 from .labels import label_with_unit
 from .perf_data import curve_for, sweep_for_plan, sweep_key
-from .plotting import ItemPool, make_plot, pen, plan_color, pg
+from .plotting import ItemPool, legend_entry, make_plot, pen, plan_color, pg
+from .target_lines import TargetLines, targets_of
 from .worker import TaskRunner
 
 CONFIG_TEXT = {"tensor_parallel": "TP", "expert_parallel": "EP", "attention_dp": "attention DP",
@@ -33,9 +37,8 @@ def set_text_if_changed(label: QLabel, text: str) -> None:
 
 
 def legend_html(names: list[str]) -> str:
-    spans = [f'<span style="color:{plan_color(i)}; font-size:14pt">&#9632;</span>&nbsp;{n}'
-             for i, n in enumerate(names)]
-    return "&nbsp;&nbsp;&nbsp;".join(spans)
+    """The plan colour legend: it wraps between plans, never inside a name."""
+    return " ".join(legend_entry(plan_color(i), n) for i, n in enumerate(names))
 
 
 class PerformanceView(QWidget):
@@ -76,6 +79,8 @@ class PerformanceView(QWidget):
         self.pareto.sigPointsClicked.connect(self._clicked)   # the frontier's markers sit on top of the cloud
         self.points.sigClicked.connect(self._plan_clicked)
         self.cloud.sigHovered.connect(self._hovered)
+        self.user_targets = TargetLines(self.p_user.getPlotItem(), vertical=False)
+        self.front_targets = TargetLines(front, vertical=True)
 
         self.legend = legend_label()
         self.info = QLabel("Hover a swept point to see its configuration; click it to make it the current "
@@ -141,6 +146,10 @@ class PerformanceView(QWidget):
             self._shown_points = points
             self.points.setData([xs[i] for i in ok], [ys[i] for i in ok], data=ok,
                                 brush=[pg.mkBrush(plan_color(i)) for i in ok])
+        self.user_targets.update(targets_of(scenario.plans))
+        self.front_targets.update(targets_of(scenario.plans, only={i for i in range(n) if same[i]}))
+        if self.sweep is None:
+            self._fit_front([xs[i] for i in ok], [ys[i] for i in ok])
         plan = self._doc.current_plan()
         if plan is not None:
             title = f"Frontier: {plan.device} / {plan.model}"
@@ -157,6 +166,14 @@ class PerformanceView(QWidget):
         self._sweep_key = None
         self.cloud.setData([], [])
         self.pareto.setData([], [])
+        self.p_front.getPlotItem().enableAutoRange()
+
+    def _fit_front(self, xs, ys) -> None:
+        """Before a sweep: a range from zero that holds the plans' points and the targets (a lone
+        point would otherwise get a range so narrow that every tick reads the same number)."""
+        x = max(list(xs) + self.front_targets.shown + [1.0])
+        y = max(list(ys) + [1.0])
+        self.p_front.getPlotItem().setRange(xRange=(0, x * 1.3), yRange=(0, y * 1.3), padding=0)
 
     def showEvent(self, event):
         super().showEvent(event)
@@ -187,6 +204,7 @@ class PerformanceView(QWidget):
 
     def show_sweep(self, result, key=None):
         self.sweep, self._sweep_key = result, key
+        self.p_front.getPlotItem().enableAutoRange()
         ok = np.nonzero(result.feasible & np.isfinite(result.tokens_per_s_per_user))[0]
         self.cloud.setData(result.tokens_per_s_per_user[ok], result.tokens_per_s_per_device[ok], data=ok)
         idx = result.pareto_indices
@@ -214,6 +232,14 @@ class PerformanceView(QWidget):
         if len(points) and points[0].data() is not None:
             self._doc.set_current_index(int(points[0].data()))
 
+    def confirm_replace_target(self, plan, config) -> bool:
+        answer = QMessageBox.question(
+            self, "Replace the target?",
+            f"{plan.name} runs at the largest batch that meets {target_text(plan)}.\n\nUsing this point sets "
+            f"batch {config['batch']:g} and its configuration and removes the target (Undo brings it back). "
+            "Use this point?", QMessageBox.Yes | QMessageBox.No, QMessageBox.No)
+        return answer == QMessageBox.Yes
+
     def _emphasize_current(self, n: int) -> None:
         """The current plan's curves drawn thicker, so the frontier's plan stands out."""
         current = self._doc.current_index
@@ -234,8 +260,12 @@ class PerformanceView(QWidget):
             self.use_point(int(points[0].data()))
 
     def use_point(self, i: int) -> None:
-        """Make swept point i the current plan's operating point (undoable)."""
+        """Make swept point i the current plan's operating point (undoable); a plan with an
+        interactivity target is asked first, since the point replaces the target."""
         c = self.sweep.config(i)
+        plan = self._doc.current_plan()
+        if plan is not None and plan.has_target and not self.confirm_replace_target(plan, c):
+            return
         changes = {k: c[k] for k in ("batch", "tensor_parallel", "expert_parallel", "attention_dp",
                                      "weight_precision", "kv_precision", "spec_decode_draft_tokens")}
         changes["batch"] = int(round(changes["batch"]))

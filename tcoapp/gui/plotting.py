@@ -25,6 +25,14 @@ def plan_color(index: int) -> str:
     return PLAN_COLORS[index % len(PLAN_COLORS)]
 
 
+def legend_entry(color: str, name: str, symbol: str = "&#9632;") -> str:
+    """One rich-text legend entry that never breaks inside the name (non-breaking spaces and hyphens);
+    entries joined by plain spaces wrap between entries only."""
+    safe = name.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    safe = safe.replace(" ", "&nbsp;").replace("-", "&#8209;").replace("/", "/&#8288;")
+    return f'<span style="color:{color}; font-size:13pt">{symbol}</span>&nbsp;{safe}&nbsp;&nbsp;'
+
+
 def money_text(value: float) -> str:
     """$1.2M style text for axis ticks and labels (no SI prefix on the unit)."""
     if not math.isfinite(value):

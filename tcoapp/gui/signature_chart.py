@@ -10,19 +10,13 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidg
 
 from .labels import label_with_unit
 from .performance_view import legend_label, set_text_if_changed
-from .plotting import ItemPool, NumberAxis, make_plot, pen, pg, plan_color, to_axis, wants_log
+from .plotting import ItemPool, NumberAxis, legend_entry, make_plot, pen, pg, plan_color, to_axis, wants_log
 from .signature_data import frontiers, plan_points
 
 DEVICE_COLORS = ("#222222", "#6a3d9a", "#b15928", "#1b7837", "#2166ac", "#c51b7d", "#8c510a", "#01665e")
 MODES = {"per_mw": "Tokens/s per MW of facility power [tokens/s/MW]",
          "per_device": label_with_unit("tokens_per_s_per_device")}
 TARGET_COLOR = "#c62828"
-
-
-def legend_entry(color: str, name: str, symbol: str = "&#9632;") -> str:
-    """One legend entry that never breaks inside the name (non-breaking spaces)."""
-    safe = name.replace("&", "&amp;").replace("<", "&lt;").replace(" ", "&nbsp;").replace("-", "&#8209;")
-    return f'<span style="color:{color}; font-size:13pt">{symbol}</span>&nbsp;{safe}'
 
 
 class SignatureChart(QWidget):
@@ -37,6 +31,7 @@ class SignatureChart(QWidget):
         self.x_axis, self.y_axis = NumberAxis("bottom"), NumberAxis("left")
         self.plot = make_plot("Throughput against interactivity", label_with_unit("tokens_per_s_per_user"),
                               MODES["per_mw"], x_axis=self.x_axis, y_axis=self.y_axis, grid="both")
+        self.plot.setMinimumSize(320, 160)
         item = self.plot.getPlotItem()
         self.lines = ItemPool(item, lambda i: pg.PlotDataItem(pen=pen(DEVICE_COLORS[i % len(DEVICE_COLORS)], 2.5)))
         self.targets = ItemPool(item, lambda i: pg.InfiniteLine(angle=90, pen=pen(TARGET_COLOR, 1.5, Qt.DashLine),
@@ -92,7 +87,7 @@ class SignatureChart(QWidget):
         entries = [legend_entry(plan_color(p.index), p.name, "&#9733;") for p in points]
         entries += [legend_entry(DEVICE_COLORS[i % len(DEVICE_COLORS)], f"{f.label} frontier", "&#9473;")
                     for i, f in enumerate(fronts)]
-        set_text_if_changed(self.legend, "&nbsp;&nbsp; ".join(entries))
+        set_text_if_changed(self.legend, " ".join(entries))
         missing = [p.name for p in points if p not in ok]
         text = ("Lines: the best configuration of each device at every interactivity (swept batch x parallelism x "
                 "precision x speculative decoding, and the plans' own curves). Stars: the plans. Dashed: targets.")
