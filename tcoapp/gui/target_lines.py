@@ -26,7 +26,7 @@ class TargetLines:
         self.pool = ItemPool(item, lambda i: pg.InfiniteLine(
             angle=angle, pen=pen(TARGET_COLOR, 1.5, Qt.DashLine), label="",
             labelOpts={"position": position, "color": TARGET_COLOR, "anchors": [(0, 0), (0, 0)] if vertical
-                       else [(1, 1), (1, 1)]}))
+                       else [(0, 1), (0, 1)]}))
         self.shown: list[float] = []
 
     def update(self, targets: list[tuple[float, list[str]]], to_axis=lambda v: v) -> None:

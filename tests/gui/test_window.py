@@ -217,3 +217,40 @@ def test_open_in_background_and_its_failure(window, qtbot, tmp_path, dialogs):
         window.open_in_background(str(bad))
     assert "broken.xlsx" in dialogs.messages[-1][1]
     assert window.document.path == os.path.abspath(path)
+
+
+def test_table_errors_are_inline_not_popups(window, dialogs):
+    from PySide6.QtCore import Qt as _Qt
+    model = window.compare.model
+    index = model.index(model.row_of("utilization"), 0)
+    assert not model.setData(index, "1.4", _Qt.EditRole)
+    assert window.compare.error.isVisibleTo(window.compare) and "between 0 and 1" in window.compare.error.text()
+    assert dialogs.messages == []
+    assert model.setData(index, "0.6", _Qt.EditRole)
+    assert not window.compare.error.isVisibleTo(window.compare)
+
+
+def test_default_plans_fit_the_default_window(window):
+    window.resize(1500, 940)
+    window.tabs.setCurrentWidget(window.compare)
+    table = window.compare.table
+    window.compare.fit_columns()
+    n = window.compare.model.columnCount()
+    used = sum(table.columnWidth(i) for i in range(n))
+    assert used <= table.viewport().width()
+
+
+def test_about_dialog_has_version_licences_and_catalog_sources(window, monkeypatch):
+    from tcoapp import __version__
+    from tcoapp.gui import about_dialog
+    shown = []
+    monkeypatch.setattr(about_dialog.AboutDialog, "exec", lambda self: shown.append(self) or 0)
+    window._about()
+    dialog = shown[0]
+    about = dialog.tabs.widget(0).toPlainText()
+    assert f"tcoapp {__version__}" in about and "PySide6-Essentials" in about and "LGPL" in about
+    assert "pyqtgraph" in about and "MIT" in about
+    sources = dialog.tabs.widget(1).toPlainText()
+    scenario = window.document.scenario
+    device = next(iter(scenario.catalog_devices.values()))
+    assert device.name in sources and device.source[:40] in sources and "estimated" in sources
