@@ -1,4 +1,5 @@
-"""Catalog tables: devices, models and measured curves, with their sources visible."""
+"""Catalog tables: devices, models and measured curves, with their sources visible; the price-tier
+tables and the calibration factors (workbook-only before), editable."""
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
@@ -6,7 +7,9 @@ from PySide6.QtWidgets import (
     QAbstractItemView, QHBoxLayout, QLabel, QPushButton, QTableView, QTabWidget, QVBoxLayout, QWidget,
 )
 
+from .calibration_editor import CalibrationEditor
 from .catalog_models import CurvePointsModel, EntryTableModel
+from .price_tiers_editor import PriceTiersEditor
 from .document import Document
 
 
@@ -39,6 +42,10 @@ class CatalogView(QWidget):
         self.tabs.addTab(self.devices_table, "Devices")
         self.tabs.addTab(self.models_table, "Models")
         self.tabs.addTab(self.curves_table, "Measured curves")
+        self.price_tiers = PriceTiersEditor(document)
+        self.calibration = CalibrationEditor(document)
+        self.tabs.addTab(self.price_tiers, "Price tiers")
+        self.tabs.addTab(self.calibration, "Calibration factors")
         for table in (self.devices_table, self.models_table, self.curves_table):
             self._fit(table)
         hint = QLabel("Double-click a cell to edit: the entry becomes a scenario entry (blue, saved in the "
