@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
 from ..engine.factor_table import FACTOR_FIELDS
 from ..engine.performance.factors import DEFAULT_FACTORS
 from .document import Document
+from .inline_error import InlineError
 from .table_edits import remove_device_factors, set_factor
 
 ALL_PLANS = "Every plan"
@@ -36,10 +37,7 @@ class CalibrationEditor(QWidget):
         self.remove_button = QPushButton("Remove column")
         self.remove_button.setToolTip("Plans on the selected column's device use the scenario's factors again")
         self.remove_button.clicked.connect(self._remove_device)
-        self.error = QLabel()
-        self.error.setWordWrap(True)
-        self.error.setStyleSheet("color: #c62828; font-weight: bold;")
-        self.error.hide()
+        self.error = InlineError()
         hint = QLabel("Efficiency factors of the generated (roofline) model. Bold: differs from the shipped default. "
                       "Catalog > Measured curves > Fit generated model… fits them to a curve. Saved on the "
                       "workbook's Calibration sheet.")
@@ -83,10 +81,8 @@ class CalibrationEditor(QWidget):
         self.remove_button.setEnabled(len(self.devices) > 1)
 
     def _show(self, error: str | None) -> None:
-        self.error.setText(error or "")
-        self.error.setVisible(bool(error))
-        if error:
-            self.refresh()
+        if self.error.show_error(error):
+            self.refresh()      # put the refused cell back to the scenario's value
 
     def _changed(self, item: QTableWidgetItem) -> None:
         device = self.devices[item.column()]

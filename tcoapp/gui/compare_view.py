@@ -11,6 +11,7 @@ from ..engine.fields import PLAN_FIELD_BY_NAME
 from ..engine.normalize import LABELS, NORMALIZATIONS
 from .compare_model import CompareModel
 from .document import Document
+from .inline_error import InlineError
 from .labels import format_number
 
 # (engine mode, text shown, field of the common value)
@@ -76,11 +77,8 @@ class CompareView(QWidget):
         bar.addWidget(self.target_unit)
         legend = QLabel("Green bold: best value in the row.  Yellow rows are inputs: double-click to edit.")
         legend.setStyleSheet("color: #555;")
-        self.error = QLabel()
+        self.error = InlineError()
         self.error.setObjectName("compare_error")
-        self.error.setWordWrap(True)
-        self.error.setStyleSheet("color: #c62828; font-weight: bold;")
-        self.error.hide()
         layout = QVBoxLayout(self)
         layout.addLayout(bar)
         layout.addWidget(self.table, 1)
@@ -136,8 +134,7 @@ class CompareView(QWidget):
             self.show_error(f"Rename: {error}" if error else None)
 
     def show_error(self, text: str | None) -> None:
-        self.error.setText(text or "")
-        self.error.setVisible(bool(text))
+        self.error.show_error(text)
 
     def fit_columns(self) -> None:
         """Plan columns as wide as the window allows (MIN..MAX), so the default plans fit."""

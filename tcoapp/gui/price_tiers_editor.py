@@ -10,6 +10,7 @@ from PySide6.QtWidgets import (
 )
 
 from .document import Document
+from .inline_error import InlineError
 from .table_edits import TIER_FIELD, TIER_KEYS, add_table, add_tier, delete_table, remove_tier, set_tier_value
 
 
@@ -32,10 +33,7 @@ class PriceTiersEditor(QWidget):
         self.source.setStyleSheet("color: #444;")
         self.users = QLabel()
         self.users.setStyleSheet("color: #444;")
-        self.error = QLabel()
-        self.error.setWordWrap(True)
-        self.error.setStyleSheet("color: #c62828; font-weight: bold;")
-        self.error.hide()
+        self.error = InlineError()
         buttons = QHBoxLayout()
         for text, slot in (("Add tier", self._add_tier), ("Remove tier", self._remove_tier),
                            ("New table…", self._new_table), ("Delete table", self._delete_table)):
@@ -90,10 +88,8 @@ class PriceTiersEditor(QWidget):
                            "No price tables: New table… makes one."))
 
     def _show(self, error: str | None) -> None:
-        self.error.setText(error or "")
-        self.error.setVisible(bool(error))
-        if error:
-            self.refresh()
+        if self.error.show_error(error):
+            self.refresh()      # put the refused cell back to the scenario's value
 
     def _changed(self, item: QTableWidgetItem) -> None:
         self._show(set_tier_value(self._doc, self.current(), item.row(), TIER_KEYS[item.column()], item.text()))
