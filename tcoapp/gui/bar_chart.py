@@ -18,6 +18,15 @@ def short_reason(text: str, limit: int = REASON_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
+def nice_ceiling(value: float) -> float:
+    """The smallest 1, 2, 2.5 or 5 x 10^k at or above `value` (> 0)."""
+    exponent = np.floor(np.log10(value))
+    for step in (1.0, 2.0, 2.5, 5.0, 10.0):
+        if step * 10 ** exponent >= value:
+            return float(step * 10 ** exponent)
+    return float(10 ** (exponent + 1))
+
+
 class HBarChart:
     def __init__(self, item: pg.PlotItem, axis: NumberAxis, segments: dict[str, str], value_text):
         """`segments`: name -> colour, bottom segment first; `value_text(v)` formats a total."""
@@ -30,6 +39,8 @@ class HBarChart:
         self.log = False
         self.totals = np.empty(0)
         self.texts: list[str] = []
+        self._names: list[str] | None = None
+        self._x_range: tuple | None = None
         font = QFont()
         font.setPointSize(9)
         self._font = font
@@ -51,8 +62,10 @@ class HBarChart:
         missing = ~np.all([np.isfinite(v) for v in values.values()], axis=0) if values else np.ones(n, bool)
         totals = np.where(missing, np.nan, totals)
         self.totals = totals
-        self.log = wants_log(totals)
-        self.axis.setLogMode(self.log)
+        log = wants_log(totals)
+        if log != self.log or self.axis.logMode != log:
+            self.axis.setLogMode(log)
+        self.log = log
         floor = self._floor(totals)
         y = np.arange(n, dtype=float)
         left = np.zeros(n)
@@ -69,9 +82,11 @@ class HBarChart:
             bar.setOpts(**opts)
             left = left + v
         self._draw_labels(names, totals, missing, reasons, floor)
-        category_ticks(self.item.getAxis("left"), names)
-        self.item.setYRange(-0.6, max(n - 0.4, 0.6), padding=0)
-        self.item.getViewBox().invertY(True)
+        if names != self._names:        # new ticks repaint the axis: only when the plans change
+            self._names = list(names)
+            category_ticks(self.item.getAxis("left"), names)
+            self.item.setYRange(-0.6, max(n - 0.4, 0.6), padding=0)
+            self.item.getViewBox().invertY(True)
         self._fit_x(totals, floor)
 
     def _floor(self, totals) -> float:
@@ -100,13 +115,19 @@ class HBarChart:
             label.setVisible(False)
 
     def _fit_x(self, totals, floor) -> None:
+        """Room for the bars and their labels; the range moves in steps (a 1-2-5 value or a
+        quarter decade), so a small edit does not repaint the axis."""
         finite = totals[np.isfinite(totals)]
         top = float(finite.max()) if finite.size else 1.0
         if self.log:
             hi = float(np.log10(top)) if top > 0 else floor + 1
-            self.item.setXRange(floor, hi + 0.25 * (hi - floor) + 0.3, padding=0)
+            wanted = (floor, np.ceil((hi + 0.25 * (hi - floor) + 0.3) * 4) / 4)
         else:
-            self.item.setXRange(min(0.0, float(finite.min()) if finite.size else 0.0), max(top * 1.3, 1e-6), padding=0)
+            low = min(0.0, float(finite.min()) if finite.size else 0.0)
+            wanted = (low, nice_ceiling(max(top * 1.3, 1e-6)))
+        if wanted != self._x_range:
+            self._x_range = wanted
+            self.item.setXRange(*wanted, padding=0)
 
 
 def paired_bar_plots(left: tuple[str, str, NumberAxis], right: tuple[str, str, NumberAxis]):

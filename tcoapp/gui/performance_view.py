@@ -14,6 +14,7 @@ from ..engine.decision import target_text
 from .document import Document
 from .labels import label_with_unit
 from .perf_data import curve_for, sweep_for_plan, sweep_key
+from .bar_chart import nice_ceiling
 from .plotting import ItemPool, legend_entry, make_plot, pen, plan_color, pg
 from .target_lines import TargetLines, targets_of
 from .worker import TaskRunner
@@ -52,6 +53,7 @@ class PerformanceView(QWidget):
         self._shown_points: tuple = ()
         self._emphasized: tuple = ()
         self._front_title = ""
+        self._front_range = None
         self.p_device = make_plot("Throughput per device", "Batch [sequences]",
                                   label_with_unit("tokens_per_s_per_device"), log_x=True)
         self.p_user = make_plot("Interactivity", "Batch [sequences]", label_with_unit("tokens_per_s_per_user"),
@@ -167,13 +169,16 @@ class PerformanceView(QWidget):
         self.cloud.setData([], [])
         self.pareto.setData([], [])
         self.p_front.getPlotItem().enableAutoRange()
+        self._front_range = None
 
     def _fit_front(self, xs, ys) -> None:
         """Before a sweep: a range from zero that holds the plans' points and the targets (a lone
         point would otherwise get a range so narrow that every tick reads the same number)."""
-        x = max(list(xs) + self.front_targets.shown + [1.0])
-        y = max(list(ys) + [1.0])
-        self.p_front.getPlotItem().setRange(xRange=(0, x * 1.3), yRange=(0, y * 1.3), padding=0)
+        x = nice_ceiling(max(list(xs) + self.front_targets.shown + [1.0]) * 1.3)
+        y = nice_ceiling(max(list(ys) + [1.0]) * 1.3)
+        if (x, y) != self._front_range:
+            self._front_range = (x, y)
+            self.p_front.getPlotItem().setRange(xRange=(0, x), yRange=(0, y), padding=0)
 
     def showEvent(self, event):
         super().showEvent(event)
@@ -205,6 +210,7 @@ class PerformanceView(QWidget):
     def show_sweep(self, result, key=None):
         self.sweep, self._sweep_key = result, key
         self.p_front.getPlotItem().enableAutoRange()
+        self._front_range = None
         ok = np.nonzero(result.feasible & np.isfinite(result.tokens_per_s_per_user))[0]
         self.cloud.setData(result.tokens_per_s_per_user[ok], result.tokens_per_s_per_device[ok], data=ok)
         idx = result.pareto_indices

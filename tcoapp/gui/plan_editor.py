@@ -146,6 +146,7 @@ class PlanEditor(QWidget):
         self.notes.setStyleSheet("QLabel { background: #fff8e1; border: 1px solid #ffcc80; padding: 4px; }")
         self.notes.setToolTip("What the engine chose or could not do for this plan")
         self.editors: dict[str, FieldEditor] = {}
+        self._shown: tuple | None = None
         body = QWidget()
         body_layout = QVBoxLayout(body)
         pools_box = QGroupBox("Pools (fleet)")
@@ -205,6 +206,15 @@ class PlanEditor(QWidget):
 
     def refresh(self) -> None:
         scenario = self._doc.scenario
+        index = self._doc.current_index
+        names = tuple(p.name for p in scenario.plans)
+        shown = (index, scenario.plans[index] if index < len(names) else None,
+                 self._doc.results[index] if index < len(self._doc.results) else None,
+                 scenario.devices, scenario.models, scenario.curves, scenario.price_tiers)
+        if self._shown is not None and names == self._shown[0] and all(a is b for a, b in zip(shown, self._shown[1])) \
+                and not any(e.error.isVisible() for e in self.editors.values()):
+            return      # nothing the editor shows changed (an edit of another plan)
+        self._shown = (names, shown)
         self.plan_box.blockSignals(True)
         self.plan_box.clear()
         self.plan_box.addItems([p.name for p in scenario.plans])
