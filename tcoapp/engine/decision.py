@@ -212,12 +212,13 @@ def reason(plan, result) -> str:
 
 
 def breakeven_price_text(s: PlanSummary) -> str:
-    """'$0.31 per Mtok (price $0.88)'; a negative root: input-token revenue alone pays."""
+    """The breakeven output price: '$0.31 per Mtok (price $0.88)'; 'any (...)' where the root is
+    negative (input-token revenue alone pays)."""
     be, price = s.breakeven_price_usd_per_million, s.price_usd_per_million
     if not np.isfinite(be):
         return "n/a: no cash flows"
     if be <= 0:
-        return f"none needed: input tokens alone pay (price ${price:.3g})"
+        return f"any (input tokens alone pay; price ${price:.3g})"
     return f"${be:.3g} per Mtok (price ${price:.3g})"
 
 

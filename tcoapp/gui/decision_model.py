@@ -134,7 +134,7 @@ def ranking_html(model: DecisionModel) -> str:
             f"<span style='font-size:13pt'>&#9632;</span> <b>{_esc(s.name)}</b></a>"
             f" &nbsp; {_esc(objective)}: <b>{_esc(model.text(row, 'value'))}</b>"
             f"<div>Against the reference: {_esc(model.text(row, 'ratios'))}.</div>"
-            f"<div>Breakeven: output price {_esc(model.text(row, 'breakeven_price'))}; "
+            f"<div>Breaks even at: output price {_esc(model.text(row, 'breakeven_price'))}; "
             f"utilization {_esc(model.text(row, 'breakeven_utilization'))}.</div>"
             f"<div style='color:#333'>Why: {_esc(s.reason)}</div>{notes}</td></tr>")
     return "<table cellspacing='0' cellpadding='4' width='100%'>" + "".join(blocks) + "</table>"

@@ -65,8 +65,8 @@ class NumberAxis(pg.AxisItem):
         self.money = money
 
     def tickStrings(self, values, scale, spacing):
-        if self.logMode:
-            return [log_tick_text(v, self.money) for v in values]
+        if self.logMode:   # decades and their 2x and 5x ticks labelled; other minor ticks left bare
+            return [log_tick_text(v, self.money) if _labelled_mantissa(v) else "" for v in values]
         if self.money:
             return [money_text(v * scale) for v in values]
         out = []
@@ -82,6 +82,11 @@ def log_tick_text(exponent: float, money: bool = False) -> str:
     if money:
         return money_text(v)
     return f"{v:,.0f}" if v >= 1 else f"{v:.2g}"
+
+
+def _labelled_mantissa(exponent: float) -> bool:
+    mantissa = 10.0 ** (exponent - math.floor(exponent + 1e-9))
+    return any(abs(mantissa - m) < 1e-6 * m for m in (1.0, 2.0, 5.0, 10.0))
 
 
 def wants_log(values, ratio: float = 10.0) -> bool:

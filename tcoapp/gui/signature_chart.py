@@ -13,10 +13,14 @@ from .performance_view import legend_label, set_text_if_changed
 from .plotting import ItemPool, NumberAxis, legend_entry, make_plot, pen, pg, plan_color, to_axis, wants_log
 from .signature_data import frontiers, plan_points
 
-DEVICE_COLORS = ("#222222", "#6a3d9a", "#b15928", "#1b7837", "#2166ac", "#c51b7d", "#8c510a", "#01665e")
 MODES = {"per_mw": "Tokens/s per MW of facility power [tokens/s/MW]",
          "per_device": label_with_unit("tokens_per_s_per_device")}
 TARGET_COLOR = "#c62828"
+
+
+def frontier_color(frontier) -> str:
+    """A device's frontier in the colour of its first plan, so a star sits under its own line."""
+    return plan_color(frontier.plans[0])
 
 
 class SignatureChart(QWidget):
@@ -33,7 +37,7 @@ class SignatureChart(QWidget):
                               MODES["per_mw"], x_axis=self.x_axis, y_axis=self.y_axis, grid="both")
         self.plot.setMinimumSize(320, 160)
         item = self.plot.getPlotItem()
-        self.lines = ItemPool(item, lambda i: pg.PlotDataItem(pen=pen(DEVICE_COLORS[i % len(DEVICE_COLORS)], 2.5)))
+        self.lines = ItemPool(item, lambda i: pg.PlotDataItem(pen=pen("#222", 2.5)))
         self.targets = ItemPool(item, lambda i: pg.InfiniteLine(angle=90, pen=pen(TARGET_COLOR, 1.5, Qt.DashLine),
                                                                 label="", labelOpts={"position": 0.95,
                                                                                      "color": TARGET_COLOR}))
@@ -73,6 +77,7 @@ class SignatureChart(QWidget):
         ly = lambda v: to_axis(v, self.log[1])  # noqa: E731
         for line, f in zip(self.lines.ensure(len(fronts)), fronts):
             line.setData(lx(f.tokens_per_s_per_user), ly(getattr(f, ykey)), connect="finite")
+            line.setPen(pen(frontier_color(f), 2.5))
         ok = [p for p in points if np.isfinite(p.tokens_per_s_per_user) and np.isfinite(getattr(p, ykey))]
         self.points.setData(lx([p.tokens_per_s_per_user for p in ok]), ly([getattr(p, ykey) for p in ok]),
                             data=[p.index for p in ok], brush=[pg.mkBrush(plan_color(p.index)) for p in ok])
@@ -85,8 +90,7 @@ class SignatureChart(QWidget):
         self._fit_range(lx(xs), ly(ys), lx(wanted) if wanted else np.empty(0))
         self.shown_frontiers, self.shown_points = fronts, ok
         entries = [legend_entry(plan_color(p.index), p.name, "&#9733;") for p in points]
-        entries += [legend_entry(DEVICE_COLORS[i % len(DEVICE_COLORS)], f"{f.label} frontier", "&#9473;")
-                    for i, f in enumerate(fronts)]
+        entries += [legend_entry(frontier_color(f), f"{f.label} frontier", "&#9473;") for f in fronts]
         set_text_if_changed(self.legend, " ".join(entries))
         missing = [p.name for p in points if p not in ok]
         text = ("Lines: the best configuration of each device at every interactivity (swept batch x parallelism x "

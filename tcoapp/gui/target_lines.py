@@ -22,11 +22,11 @@ def targets_of(plans, only=None) -> list[tuple[float, list[str]]]:
 class TargetLines:
     def __init__(self, item: pg.PlotItem, vertical: bool):
         angle = 90 if vertical else 0
-        position = 0.92 if vertical else 0.08
+        position = 0.92
         self.pool = ItemPool(item, lambda i: pg.InfiniteLine(
             angle=angle, pen=pen(TARGET_COLOR, 1.5, Qt.DashLine), label="",
             labelOpts={"position": position, "color": TARGET_COLOR, "anchors": [(0, 0), (0, 0)] if vertical
-                       else [(0, 1), (0, 1)]}))
+                       else [(1, 1), (1, 1)]}))
         self.shown: list[float] = []
 
     def update(self, targets: list[tuple[float, list[str]]], to_axis=lambda v: v) -> None:

@@ -15,7 +15,7 @@ def test_decision_is_the_first_tab_and_names_the_cheapest_plan(window):
     assert best in window.decision.headline.text()
     html = window.decision.ranking.toPlainText()
     assert "Against the reference" in html and "Why: Meets >= 50 tokens/s per user" in html
-    assert "Breakeven: output price" in html
+    assert "Breaks even at: output price" in html
 
 
 @pytest.mark.parametrize("objective", list(OBJECTIVES))
