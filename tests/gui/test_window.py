@@ -254,3 +254,29 @@ def test_about_dialog_has_version_licences_and_catalog_sources(window, monkeypat
     scenario = window.document.scenario
     device = next(iter(scenario.catalog_devices.values()))
     assert device.name in sources and device.source[:40] in sources and "estimated" in sources
+
+
+def test_compare_header_flags_a_name_naming_another_device_and_tooltips_read(window):
+    model = window.compare.model
+    doc = window.document
+    assert not model.headerData(0, Qt.Horizontal).startswith("\u26a0")
+    doc.set_plan_value(0, "device", "H200-SXM")
+    assert model.headerData(0, Qt.Horizontal).startswith("\u26a0")
+    assert "name says H100" in model.headerData(0, Qt.Horizontal, Qt.ToolTipRole)
+    row = model.row_of("cost_per_million_output_tokens_usd")
+    assert model.headerData(row, Qt.Vertical, Qt.ToolTipRole).startswith("Cost per million output tokens (")
+    row = model.row_of("utilization")
+    assert model.headerData(row, Qt.Vertical, Qt.ToolTipRole).startswith("Utilization (utilization):")
+
+
+def test_plan_colours_are_the_same_in_every_view(window):
+    from tcoapp.gui.plotting import plan_color
+    doc = window.document
+    chart = window.decision.chart
+    brushes = chart.points.data["brush"]
+    for k, i in enumerate(chart.points.data["data"]):
+        assert brushes[k].color().name() == plan_color(int(i))
+    for i, line in enumerate(window.economics.cash_lines.items[:len(doc.scenario.plans)]):
+        assert line.opts["pen"].color().name() == plan_color(i)
+    for i, line in enumerate(window.performance._line_pools[0][0].items[:len(doc.scenario.plans)]):
+        assert line.opts["pen"].color().name() == plan_color(i)
