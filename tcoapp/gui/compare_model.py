@@ -42,6 +42,7 @@ class CompareModel(QAbstractTableModel):
         self._best: dict[str, set[int]] = {}
         self._n_plans = len(document.scenario.plans)
         self._mismatches: dict[int, tuple] = {}
+        self.header_wrap = HEADER_WRAP      # characters per header line (the view sets it from the column width)
         self._update_best()
         document.scenario_changed.connect(self._on_changed)
 
@@ -74,7 +75,7 @@ class CompareModel(QAbstractTableModel):
             plan = self._doc.scenario.plans[section]
             mismatch = self._mismatch(section, plan)
             if role == Qt.DisplayRole:
-                text = textwrap.fill(plan.name, HEADER_WRAP, break_long_words=False) or plan.name
+                text = textwrap.fill(plan.name, self.header_wrap, break_long_words=False) or plan.name
                 return f"\u26a0 {text}" if mismatch else text
             if role == Qt.ToolTipRole:
                 return f"{plan.name}: {plan.device} / {plan.model}" + (f"\n\u26a0 {mismatch}" if mismatch else "")

@@ -148,6 +148,10 @@ class CompareView(QWidget):
             header.setDefaultSectionSize(width)
             for i in range(n):
                 header.resizeSection(i, width)
+        wrap = max(8, (width - 12) // max(1, header.fontMetrics().averageCharWidth()))
+        if wrap != self.model.header_wrap:      # explicit line breaks: the header grows to hold them
+            self.model.header_wrap = wrap
+            self.model.headerDataChanged.emit(Qt.Horizontal, 0, n - 1)
 
     def resizeEvent(self, event):
         super().resizeEvent(event)

@@ -32,6 +32,7 @@ class PriceTiersEditor(QWidget):
         self.source.setWordWrap(True)
         self.source.setStyleSheet("color: #444;")
         self.users = QLabel()
+        self.users.setWordWrap(True)
         self.users.setStyleSheet("color: #444;")
         self.error = InlineError()
         buttons = QHBoxLayout()

@@ -108,3 +108,8 @@ def test_device_column_calibrates_only_that_device(window):
     editor.table.setCurrentCell(0, col)
     editor._remove_device()
     assert device not in doc.scenario.device_factors
+
+
+def test_editors_never_widen_the_window_past_1300(sample_window):
+    for i in range(sample_window.tabs.count()):
+        assert sample_window.tabs.widget(i).minimumSizeHint().width() <= 1300 - 380, sample_window.tabs.tabText(i)
