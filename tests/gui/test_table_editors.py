@@ -113,3 +113,24 @@ def test_device_column_calibrates_only_that_device(window):
 def test_editors_never_widen_the_window_past_1300(sample_window):
     for i in range(sample_window.tabs.count()):
         assert sample_window.tabs.widget(i).minimumSizeHint().width() <= 1300 - 380, sample_window.tabs.tabText(i)
+
+
+def test_catalog_errors_are_inline(window, dialogs):
+    devices = window.catalog.devices_model
+    column = [devices.field_name(c) for c in range(devices.columnCount())].index("price_usd")
+    assert not devices.setData(devices.index(0, column), "-5")
+    assert window.catalog.error.isVisibleTo(window.catalog) and "price_usd" in window.catalog.error.text()
+    assert dialogs.messages == []
+    assert devices.setData(devices.index(0, column), "31000")
+    assert not window.catalog.error.isVisibleTo(window.catalog)
+
+
+def test_undo_texts_of_table_and_pool_edits_use_labels(window):
+    from tcoapp.gui.pool_edits import set_pool_value
+    doc = window.document
+    model = window.compare.model
+    from PySide6.QtCore import Qt
+    assert model.setData(model.index(model.row_of("electricity_usd_per_kwh"), 0), "0.2", Qt.EditRole)
+    assert doc.undo_stack.undoText().startswith("Set Electricity price of")
+    assert set_pool_value(doc, 0, 0, "device_count", "16") is None
+    assert doc.undo_stack.undoText().startswith("Set Devices of pool")
