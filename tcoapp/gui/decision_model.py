@@ -16,7 +16,7 @@ from ..engine.decision import (
 )
 from .document import Document
 from .labels import format_number
-from .plotting import money_text, plan_color
+from .colors import money_text, plan_color
 
 COLUMNS = ("rank", "plan", "value", "ratios", "breakeven_price", "breakeven_utilization", "reason")
 HEADERS = {"rank": "#", "plan": "Plan", "value": "", "ratios": "Against the reference",

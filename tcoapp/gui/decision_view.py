@@ -8,13 +8,12 @@ operating points and targets. Redrawn only while visible.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QSplitter, QTextBrowser, QVBoxLayout, QWidget
 
 from ..engine.decision import OBJECTIVES
 from .decision_model import DecisionModel, objective_text, ranking_html
 from .document import Document
-from .signature_chart import SignatureChart
 
 
 class DecisionView(QWidget):
@@ -42,7 +41,9 @@ class DecisionView(QWidget):
         self.ranking.setObjectName("decision_ranking")
         self.ranking.setOpenLinks(False)
         self.ranking.anchorClicked.connect(self._plan_clicked)
-        self.chart = SignatureChart(document)
+        self._chart = None        # built just after the window first shows (it loads pyqtgraph)
+        self._chart_slot = QLabel("Drawing the chart…")
+        self._chart_slot.setAlignment(Qt.AlignCenter)
         bar = QHBoxLayout()
         bar.addWidget(QLabel("Rank by:"))
         bar.addWidget(self.objective)
@@ -51,7 +52,8 @@ class DecisionView(QWidget):
         bar.addWidget(self.reference, 1)
         split = QSplitter(Qt.Vertical)
         split.addWidget(self.ranking)
-        split.addWidget(self.chart)
+        split.addWidget(self._chart_slot)
+        self._split = split
         split.setStretchFactor(0, 1)
         split.setStretchFactor(1, 1)
         self.ranking.setMinimumHeight(60)
@@ -72,6 +74,19 @@ class DecisionView(QWidget):
         super().showEvent(event)
         if self._stale:
             self.refresh()
+        if self._chart is None:   # two turns of the event loop: the window is on screen first
+            QTimer.singleShot(0, lambda: QTimer.singleShot(0, lambda: self.chart))
+
+    @property
+    def chart(self):
+        """The signature chart, built on first use."""
+        if self._chart is None:
+            from .signature_chart import SignatureChart
+            self._chart = SignatureChart(self._doc)
+            self._split.replaceWidget(1, self._chart)
+            self._chart_slot.deleteLater()
+            self._chart.refresh()
+        return self._chart
 
     def _objective_chosen(self, _i: int) -> None:
         self.model.set_objective(self.objective.currentData())
@@ -99,7 +114,8 @@ class DecisionView(QWidget):
         self.model.reference = self.reference.currentIndex()
         self.model.refresh()
         self._after_model()
-        self.chart.refresh()
+        if self._chart is not None:
+            self._chart.refresh()
 
     def _after_model(self) -> None:
         self.headline.setText(self.headline_text())

@@ -104,3 +104,15 @@ def test_plan_without_operating_point_reads_no_operating_point(window):
     assert last.index == 0 and not last.exists
     assert "No operating point" in view.ranking.toPlainText()
     assert doc.scenario.plans[0].name in view.chart.note.text()
+
+
+def test_chart_is_built_right_after_the_window_shows(qtbot):
+    from tcoapp.gui.app import create_window
+    win = create_window(None)
+    qtbot.addWidget(win)
+    assert win.decision._chart is None          # start-up does not wait for the chart library
+    win.show()
+    qtbot.waitUntil(lambda: win.decision._chart is not None, timeout=5000)
+    assert win.decision.chart.shown_frontiers
+    win.document.undo_stack.setClean()
+    win.close()
