@@ -85,6 +85,9 @@ class DecisionView(QWidget):
             self._chart = SignatureChart(self._doc)
             self._split.replaceWidget(1, self._chart)
             self._chart_slot.deleteLater()
+            height = self._split.height()
+            if height > 0:    # the ranking 40 %, the chart 60 % (the text browser would take more)
+                self._split.setSizes([int(height * 0.4), height - int(height * 0.4)])
             self._chart.refresh()
         return self._chart
 

@@ -13,7 +13,7 @@ from .performance_view import legend_label, set_text_if_changed
 from .plotting import ItemPool, NumberAxis, legend_entry, make_plot, pen, pg, plan_color, to_axis, wants_log
 from .signature_data import frontiers, plan_points
 
-MODES = {"per_mw": "Tokens/s per MW of facility power [tokens/s/MW]",
+MODES = {"per_mw": "Tokens/s per MW [tokens/s/MW]",
          "per_device": label_with_unit("tokens_per_s_per_device")}
 TARGET_COLOR = "#c62828"
 
@@ -64,7 +64,7 @@ class SignatureChart(QWidget):
 
     def refresh(self) -> None:
         scenario, results = self._doc.scenario, self._doc.results
-        fronts = frontiers(scenario)
+        fronts = frontiers(scenario, results)
         points = plan_points(scenario, results)
         per_mw = self.mode.currentData() == "per_mw"
         ykey = "tokens_per_s_per_mw" if per_mw else "tokens_per_s_per_device"
@@ -94,7 +94,7 @@ class SignatureChart(QWidget):
         set_text_if_changed(self.legend, " ".join(entries))
         missing = [p.name for p in points if p not in ok]
         text = ("Lines: the best configuration of each device at every interactivity (swept batch x parallelism x "
-                "precision x speculative decoding, and the plans' own curves). Stars: the plans. Dashed: targets.")
+                "precision x speculative decoding, and the plans' own curves and points). Stars: the plans. Dashed: targets.")
         if missing:
             text += " Not drawn (no operating point): " + ", ".join(missing) + "."
         set_text_if_changed(self.note, text)

@@ -63,7 +63,9 @@ def _swept(scenario, plan):
     return value
 
 
-def frontiers(scenario) -> list[Frontier]:
+def frontiers(scenario, results=()) -> list[Frontier]:
+    """One frontier per device and model; `results` (the plans' computed results) add each
+    one-pool plan's own operating point, which may sit between the swept batches."""
     groups: dict[tuple, list[int]] = {}
     shown = [shown_plan(p) for p in scenario.plans]
     for i, plan in enumerate(shown):
@@ -78,6 +80,10 @@ def frontiers(scenario) -> list[Frontier]:
             _, values = curve_for(scenario, scenario.plans[i])
             xs.append(values["tokens_per_s_per_user"])
             ys.append(values["tokens_per_s_per_device"])
+            if i < len(results) and len(results[i].pools) == 1:
+                m = results[i].metrics
+                xs.append(np.array([m["tokens_per_s_per_user"]]))
+                ys.append(np.array([m["tokens_per_s_per_device"]]))
         x, y = pareto_upper(np.concatenate(xs), np.concatenate(ys))
         try:
             watts = facility_w_per_device(scenario.device(device_name), plan.pue)

@@ -116,3 +116,23 @@ def test_chart_is_built_right_after_the_window_shows(qtbot):
     assert win.decision.chart.shown_frontiers
     win.document.undo_stack.setClean()
     win.close()
+
+
+@pytest.mark.parametrize("sample", ["moe_rack_scale.xlsx", "hopper_to_blackwell_power_limited.xlsx"])
+def test_no_one_pool_plan_lies_above_its_device_frontier(qtbot, sample):
+    import os
+    from tcoapp.gui.app import create_window
+    from tcoapp.gui.signature_data import frontiers
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    win = create_window(os.path.join(root, "samples", sample))
+    qtbot.addWidget(win)
+    doc = win.document
+    for front in frontiers(doc.scenario, doc.results):
+        for i in front.plans:
+            r = doc.results[i]
+            if len(r.pools) != 1 or not np.isfinite(r.metrics["tokens_per_s_per_device"]):
+                continue
+            x, y = r.metrics["tokens_per_s_per_user"], r.metrics["tokens_per_s_per_device"]
+            dominated = (front.tokens_per_s_per_user >= x * (1 - 1e-9)) & (front.tokens_per_s_per_device >= y * (1 - 1e-9))
+            assert dominated.any(), (front.label, doc.scenario.plans[i].name)
+    win.document.undo_stack.setClean()
