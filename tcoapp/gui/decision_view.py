@@ -129,16 +129,21 @@ class DecisionView(QWidget):
     def headline_text(self) -> str:
         rows, objective = self.model.rows, self.model.objective
         if not rows or not rows[0].exists:
-            return f"No plan has a value for {OBJECTIVES[objective][0].lower()}: see the reasons below."
+            return f"No plan has a value for {_in_sentence(OBJECTIVES[objective][0])}: see the reasons below."
         best = rows[0]
         ref = self.model.summaries[self.model.reference]
-        head = (f"<b>{_html(best.name)}</b> is best by {OBJECTIVES[objective][0].lower()}: "
+        head = (f"<b>{_html(best.name)}</b> is best by {_in_sentence(OBJECTIVES[objective][0])}: "
                 f"<b>{objective_text(objective, best.value)}</b>")
         if best.index == ref.index:
             runner = next((r for r in rows[1:] if r.exists), None)
             tail = (f"; next: {_html(runner.name)} at {objective_text(objective, runner.value)}." if runner else ".")
             return head + tail
         return head + f" — against {_html(ref.name)}: {_html(self.model.text(0, 'ratios'))}."
+
+
+def _in_sentence(label: str) -> str:
+    """'Revenue per MW ...' -> 'revenue per MW ...'; an acronym ('NPV') stays as it is."""
+    return label if label[:2].isupper() else label[0].lower() + label[1:]
 
 
 def _html(text: str) -> str:

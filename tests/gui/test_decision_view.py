@@ -136,3 +136,12 @@ def test_no_one_pool_plan_lies_above_its_device_frontier(qtbot, sample):
             dominated = (front.tokens_per_s_per_user >= x * (1 - 1e-9)) & (front.tokens_per_s_per_device >= y * (1 - 1e-9))
             assert dominated.any(), (front.label, doc.scenario.plans[i].name)
     win.document.undo_stack.setClean()
+
+
+def test_headline_keeps_acronyms(window):
+    view = window.decision
+    for objective, words in (("revenue_usd_per_mw_per_year", "best by revenue per MW of facility power"),
+                             ("npv_usd", "best by NPV")):
+        view.objective.setCurrentIndex(view.objective.findData(objective))
+        view.objective.activated.emit(view.objective.currentIndex())
+        assert words in view.headline.text()
