@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QApplication, QDialog, QWidget
 
 UNDO_KEYS = (QKeySequence(QKeySequence.Undo), QKeySequence("Ctrl+Z"))
 REDO_KEYS = (QKeySequence(QKeySequence.Redo), QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y"))
@@ -55,7 +55,7 @@ class UndoShortcuts(QObject):
         if kind not in (QEvent.ShortcutOverride, QEvent.KeyPress) or not isinstance(obj, QWidget):
             return False
         action = which(event)
-        if action is None or obj.window() is not self._window:
+        if action is None or not self._inside(obj):
             return False
         if kind == QEvent.ShortcutOverride:
             event.accept()      # deliver it as a key press to us, not to the line edit's own undo
@@ -65,6 +65,17 @@ class UndoShortcuts(QObject):
             return True     # the typed text was refused: the key only discarded it
         (self._stack.undo if action == "undo" else self._stack.redo)()
         return True
+
+    def _inside(self, widget: QWidget) -> bool:
+        """A widget of the main window or of its floating plan-editor dock; not one of a dialog
+        (a dialog's own fields keep their own undo)."""
+        if isinstance(widget.window(), QDialog):
+            return False
+        while widget is not None:
+            if widget is self._window:
+                return True
+            widget = widget.parentWidget()
+        return False
 
     def detach(self) -> None:
         QApplication.instance().removeEventFilter(self)

@@ -119,3 +119,23 @@ def test_implausible_size_warned_in_the_editor(window):
     doc = window.document
     doc.set_plan_values(0, {"sizing_mode": "devices", "device_count": 100_000_000})
     assert "100,000,000 devices" in window.editor.notes.text()
+
+
+def test_ctrl_z_works_in_the_floating_editor_but_not_in_a_dialog(window, qtbot):
+    from PySide6.QtWidgets import QDockWidget, QInputDialog, QLineEdit
+    doc = window.document
+    dock = window.findChild(QDockWidget, "plan_editor_dock")
+    dock.setFloating(True)
+    widget = field(window, "utilization")
+    type_into(qtbot, widget, "0.45")
+    qtbot.keyClick(widget, Qt.Key_Return)
+    qtbot.keyClick(widget, Qt.Key_Z, Qt.ControlModifier)
+    assert doc.scenario.plans[0].utilization == 0.7
+    doc.set_plan_value(0, "utilization", 0.5)
+    dialog = QInputDialog(window)
+    dialog.show()
+    edit = dialog.findChild(QLineEdit)
+    qtbot.keyClicks(edit, "abc")
+    qtbot.keyClick(edit, Qt.Key_Z, Qt.ControlModifier)
+    assert doc.scenario.plans[0].utilization == 0.5      # the dialog's own undo, not the document's
+    dialog.close()
