@@ -15,7 +15,7 @@ from .document import Document
 from .labels import label_with_unit
 from .perf_data import curve_for, sweep_for_plan, sweep_key
 from .bar_chart import nice_ceiling
-from .plotting import ItemPool, legend_entry, make_plot, pen, plan_color, pg
+from .plotting import ItemPool, legend_entry, make_plot, pen, plan_color, pg, wants_log
 from .target_lines import TargetLines, targets_of
 from .worker import TaskRunner
 
@@ -54,6 +54,7 @@ class PerformanceView(QWidget):
         self._emphasized: tuple = ()
         self._front_title = ""
         self._front_range = None
+        self.log_y: dict[str, bool] = {}     # metric -> its batch chart has a log y axis
         self.p_device = make_plot("Throughput per device", "Batch [sequences]",
                                   label_with_unit("tokens_per_s_per_device"), log_x=True)
         self.p_user = make_plot("Interactivity", "Batch [sequences]", label_with_unit("tokens_per_s_per_user"),
@@ -125,8 +126,11 @@ class PerformanceView(QWidget):
         set_text_if_changed(self.legend, legend_html([p.name for p in scenario.plans]))
         curves = [curve_for(scenario, plan) for plan in scenario.plans]
         keys = ("tokens_per_s_per_device", "tokens_per_s_per_user", "tokens_per_joule")
-        for (lines, marks), key in zip(self._line_pools, keys):
-            key = key or "tokens_per_joule"
+        for widget, (lines, marks), key in zip((self.p_device, self.p_user, self.p_joule), self._line_pools, keys):
+            log = wants_log(np.concatenate([c[1][key] for c in curves])) if curves else False
+            if self.log_y.get(key) != log:     # values spanning more than 10x: a log axis
+                self.log_y[key] = log
+                widget.getPlotItem().setLogMode(x=True, y=log)
             for i, (line, mark) in enumerate(zip(lines.ensure(n), marks.ensure(n))):
                 batch, values = curves[i][0], curves[i][1][key]
                 if lines.changed(i, (batch, values)):
@@ -148,7 +152,8 @@ class PerformanceView(QWidget):
             self._shown_points = points
             self.points.setData([xs[i] for i in ok], [ys[i] for i in ok], data=ok,
                                 brush=[pg.mkBrush(plan_color(i)) for i in ok])
-        self.user_targets.update(targets_of(scenario.plans))
+        user_log = self.log_y.get("tokens_per_s_per_user", False)
+        self.user_targets.update(targets_of(scenario.plans), lambda v: float(np.log10(v)) if user_log else v)
         self.front_targets.update(targets_of(scenario.plans, only={i for i in range(n) if same[i]}))
         if self.sweep is None:
             self._fit_front([xs[i] for i in ok], [ys[i] for i in ok])

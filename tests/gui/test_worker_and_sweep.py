@@ -133,7 +133,8 @@ def test_targets_drawn_on_interactivity_and_frontier_charts(window):
     doc = window.document
     assert view.user_targets.shown == [50.0]
     line = [t for t in view.user_targets.pool.items if t.isVisible()][0]
-    assert line.value() == 50.0 and line.angle == 0
+    expected = np.log10(50.0) if view.log_y["tokens_per_s_per_user"] else 50.0
+    assert line.value() == pytest.approx(expected) and line.angle == 0
     assert view.front_targets.shown == [50.0]
     doc.set_plan_value(1, "min_tokens_per_s_per_user", 30)
     assert view.user_targets.shown == [30.0, 50.0]
@@ -163,3 +164,19 @@ def test_clicking_a_frontier_marker_sets_the_operating_point(window, qtbot, dial
     spot = view.pareto.scatter.points()[0]
     view._clicked(view.pareto, [spot], None)
     assert window.document.current_plan().batch == int(round(view.sweep.batch[int(spot.data())]))
+
+
+def test_batch_charts_turn_log_where_values_span_a_decade(window):
+    view = window.performance
+    doc = window.document
+    for key, widget in (("tokens_per_s_per_device", view.p_device), ("tokens_per_joule", view.p_joule),
+                        ("tokens_per_s_per_user", view.p_user)):
+        values = np.concatenate([np.asarray(line.yData, float) for line in view._line_pools[0][0].items[:0]] +
+                                [np.asarray(view._line_pools[["tokens_per_s_per_device", "tokens_per_s_per_user",
+                                 "tokens_per_joule"].index(key)][0].items[i].yData, float)
+                                 for i in range(len(doc.scenario.plans))])
+        values = values[np.isfinite(values) & (values > 0)]
+        spans = values.max() > 10 * values.min()
+        assert view.log_y[key] == spans
+        assert widget.getPlotItem().getAxis("left").logMode == spans
+    assert view.log_y["tokens_per_s_per_device"]        # batch 1 to 4096: always more than 10x
