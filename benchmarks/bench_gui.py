@@ -77,7 +77,7 @@ def _edit_times() -> list[float]:
         doc.add_plan(len(doc.scenario.plans) % 5)
     window.show()
     window.performance, window.economics   # build both chart views (they then follow every edit)
-    window.tabs.setCurrentIndex(2)         # the economics tab is the one painted after each edit
+    window.tabs.setCurrentIndex(window.tabs.indexOf(window._economics_tab))   # the economics tab is the one painted after each edit
     app.processEvents()
     edits = [("utilization", (0.6, 0.7)), ("electricity_usd_per_kwh", (0.08, 0.12)),
              ("output_tokens", (900, 1024)), ("tensor_parallel", (2, 1))]

@@ -25,7 +25,53 @@ def _process_age_s() -> float:
         return time.perf_counter() - _T0
 
 
+NO_DISPLAY = ("tcoapp: no display to open the desktop app on (DISPLAY and WAYLAND_DISPLAY are not set).\n"
+              "Run it in a desktop session or over `ssh -X`, or use the command line without a display:\n"
+              "  tcoapp compute [FILE.xlsx] --json      every metric of every plan\n"
+              "  tcoapp compute FILE.xlsx --out RESULT.xlsx\n"
+              "(QT_QPA_PLATFORM=offscreen runs the app without showing it.)")
+MISSING_XCB = ("tcoapp: the desktop app needs the system library {lib} for Qt's X11 platform, and it is not "
+               "installed.\nInstall it (Debian / Ubuntu: sudo apt-get install {package}; the README lists every Qt "
+               "library), or use the command line, which needs no display:\n  tcoapp compute [FILE.xlsx] --json")
+XCB_LIBRARIES = (("libxcb-cursor.so.0", "libxcb-cursor0"), ("libxkbcommon-x11.so.0", "libxkbcommon-x11-0"))
+
+
+def display_problem(environ=os.environ, platform: str = sys.platform, loadable=None) -> str | None:
+    """Why the desktop app cannot open a window here (before Qt aborts with its own message), or None.
+
+    Linux only: no DISPLAY / WAYLAND_DISPLAY and no QT_QPA_PLATFORM chosen, or (for Qt's X11 platform)
+    a system library that Qt's xcb plugin needs and that cannot be loaded."""
+    if not platform.startswith("linux"):
+        return None
+    chosen = environ.get("QT_QPA_PLATFORM", "")
+    if chosen and not chosen.startswith("xcb"):
+        return None
+    wayland = bool(environ.get("WAYLAND_DISPLAY")) and not chosen
+    if not environ.get("DISPLAY") and not wayland:
+        return NO_DISPLAY
+    if wayland:
+        return None
+    loadable = loadable or _loadable
+    for lib, package in XCB_LIBRARIES:
+        if not loadable(lib):
+            return MISSING_XCB.format(lib=lib, package=package)
+    return None
+
+
+def _loadable(name: str) -> bool:
+    import ctypes
+    try:
+        ctypes.CDLL(name)
+    except OSError:
+        return False
+    return True
+
+
 def run_app(path: str | None = None, argv: list[str] | None = None) -> int:
+    problem = display_problem()
+    if problem:
+        print(problem, file=sys.stderr)
+        return 1
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication, QMessageBox
 

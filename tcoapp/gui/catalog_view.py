@@ -1,4 +1,5 @@
-"""Catalog tables: devices, models and measured curves, with their sources visible."""
+"""Catalog tables: devices, models and measured curves, with their sources visible; the price-tier
+tables and the calibration factors (workbook-only before), editable."""
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
@@ -6,8 +7,11 @@ from PySide6.QtWidgets import (
     QAbstractItemView, QHBoxLayout, QLabel, QPushButton, QTableView, QTabWidget, QVBoxLayout, QWidget,
 )
 
+from .calibration_editor import CalibrationEditor
 from .catalog_models import CurvePointsModel, EntryTableModel
+from .price_tiers_editor import PriceTiersEditor
 from .document import Document
+from .inline_error import InlineError
 
 
 def _table(model) -> QTableView:
@@ -31,7 +35,7 @@ class CatalogView(QWidget):
         self.models_model = EntryTableModel(document, "model", self)
         self.curves_model = CurvePointsModel(document, self)
         for model in (self.devices_model, self.models_model, self.curves_model):
-            model.edit_failed.connect(self.message)
+            model.edit_failed.connect(self.show_error)
         self.tabs = QTabWidget()
         self.devices_table = _table(self.devices_model)
         self.models_table = _table(self.models_model)
@@ -39,6 +43,10 @@ class CatalogView(QWidget):
         self.tabs.addTab(self.devices_table, "Devices")
         self.tabs.addTab(self.models_table, "Models")
         self.tabs.addTab(self.curves_table, "Measured curves")
+        self.price_tiers = PriceTiersEditor(document)
+        self.calibration = CalibrationEditor(document)
+        self.tabs.addTab(self.price_tiers, "Price tiers")
+        self.tabs.addTab(self.calibration, "Calibration factors")
         for table in (self.devices_table, self.models_table, self.curves_table):
             self._fit(table)
         hint = QLabel("Double-click a cell to edit: the entry becomes a scenario entry (blue, saved in the "
@@ -68,9 +76,16 @@ class CatalogView(QWidget):
         bottom.addWidget(self.duplicate_button)
         bottom.addWidget(self.fit_curve_button)
         bottom.addWidget(self.delete_curve_button)
+        self.error = InlineError()
+        document.scenario_changed.connect(lambda: self.error.show_error(None))   # an edit went through
         layout = QVBoxLayout(self)
         layout.addWidget(self.tabs, 1)
+        layout.addWidget(self.error)
         layout.addLayout(bottom)
+
+    def show_error(self, text: str | None) -> None:
+        """Refused edits and actions, shown in red under the tables (never a pop-up)."""
+        self.error.show_error(text)
 
     def _tab_changed(self, index: int) -> None:
         self.duplicate_button.setEnabled(index < 2)
@@ -93,7 +108,7 @@ class CatalogView(QWidget):
             return
         error = self._doc.delete_curve(name)
         if error:
-            self.message.emit(error)
+            self.show_error(error)
 
     def duplicate_selected(self) -> None:
         table = self.devices_table if self.tabs.currentIndex() == 0 else self.models_table
@@ -112,7 +127,7 @@ class CatalogView(QWidget):
         values = {**entry.as_dict(), "name": name}
         error = (self._doc.set_device if model.kind == "device" else self._doc.set_model)(name, values)
         if error:
-            self.message.emit(error)
+            self.show_error(error)
             return
         table.selectRow(model.names().index(name))
 

@@ -14,7 +14,9 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
 
 from ..engine.compute import METRIC_KEYS
+from ..engine.decision import name_mismatch
 from ..engine.fields import PLAN_FIELDS
+from ..engine.metric_table import METRIC_BY_KEY
 from .document import Document
 from .labels import better, format_field, format_metric, format_metric_with_unit, label_with_unit, metric_label
 
@@ -39,6 +41,8 @@ class CompareModel(QAbstractTableModel):
         self._fields = {f.name: f for f in PLAN_FIELDS}
         self._best: dict[str, set[int]] = {}
         self._n_plans = len(document.scenario.plans)
+        self._mismatches: dict[int, tuple] = {}
+        self.header_wrap = HEADER_WRAP      # characters per header line (the view sets it from the column width)
         self._update_best()
         document.scenario_changed.connect(self._on_changed)
 
@@ -69,10 +73,12 @@ class CompareModel(QAbstractTableModel):
             if section >= self._n_plans:
                 return None
             plan = self._doc.scenario.plans[section]
+            mismatch = self._mismatch(section, plan)
             if role == Qt.DisplayRole:
-                return textwrap.fill(plan.name, HEADER_WRAP, break_long_words=False) or plan.name
+                text = textwrap.fill(plan.name, self.header_wrap, break_long_words=False) or plan.name
+                return f"\u26a0 {text}" if mismatch else text
             if role == Qt.ToolTipRole:
-                return f"{plan.name}: {plan.device} / {plan.model}"
+                return f"{plan.name}: {plan.device} / {plan.model}" + (f"\n\u26a0 {mismatch}" if mismatch else "")
             return None
         if section >= len(self._rows):
             return None
@@ -89,10 +95,12 @@ class CompareModel(QAbstractTableModel):
         if role == Qt.ToolTipRole:
             if kind == "input":
                 f = self._fields[key]
-                return f"{f.name}: {f.help} Allowed: {f.range_text()}."
+                return f"{f.label} ({f.name}): {f.help} Allowed: {f.range_text()}."
             if kind == "pool":
                 return "One pool of each plan: role, devices x device, servers, racks, capex, provisioned power"
-            return key if kind == "metric" else "Warnings of the engine for each plan"
+            if kind == "metric":
+                return f"{metric_label(key)} ({key}): {METRIC_BY_KEY[key].help}"
+            return "Warnings of the engine for each plan"
         if role == Qt.FontRole and kind == "metric" and better(key):
             font = QFont()
             font.setBold(True)
@@ -210,6 +218,14 @@ class CompareModel(QAbstractTableModel):
                 continue
             target = max(finite) if direction == "high" else min(finite)
             self._best[key] = {i for i, v in enumerate(values) if v == target}
+
+    def _mismatch(self, section: int, plan) -> str | None:
+        """The note of a plan whose name names another device (cached per plan object)."""
+        cached = self._mismatches.get(section)
+        if cached is None or cached[0] is not plan:
+            cached = (plan, name_mismatch(plan, self._doc.scenario.all_device_names()))
+            self._mismatches[section] = cached
+        return cached[1]
 
     def _on_changed(self) -> None:
         n = len(self._doc.scenario.plans)

@@ -11,20 +11,27 @@ from ..engine.fields import PLAN_FIELD_BY_NAME
 from ..engine.normalize import LABELS, NORMALIZATIONS
 from .compare_model import CompareModel
 from .document import Document
+from .inline_error import InlineError
 from .labels import format_number
 
 # (engine mode, text shown, field of the common value)
 NORMALIZATION_CHOICES = tuple((mode, LABELS[mode], spec[1] if spec else None) for mode, spec in NORMALIZATIONS.items())
 
 
+MIN_COLUMN, MAX_COLUMN = 110, 180   # plan column widths: fit the window when the plans allow it
+
+
 class CompareView(QWidget):
-    message = Signal(str)   # a problem to show the user (the main window decides how)
+    """Errors of edits in the table, of renames and of the normalization are shown inline, in red
+    under the table (like the plan editor's), never in a pop-up."""
+
+    message = Signal(str)   # kept for the main window's wiring; the view shows its own errors inline
 
     def __init__(self, document: Document, parent=None):
         super().__init__(parent)
         self._doc = document
         self.model = CompareModel(document, self)
-        self.model.edit_failed.connect(self.message)
+        self.model.edit_failed.connect(self.show_error)
         self.table = QTableView(self)
         self.table.setModel(self.model)
         self.table.setSelectionBehavior(QAbstractItemView.SelectItems)
@@ -70,10 +77,14 @@ class CompareView(QWidget):
         bar.addWidget(self.target_unit)
         legend = QLabel("Green bold: best value in the row.  Yellow rows are inputs: double-click to edit.")
         legend.setStyleSheet("color: #555;")
+        self.error = InlineError()
+        self.error.setObjectName("compare_error")
         layout = QVBoxLayout(self)
         layout.addLayout(bar)
         layout.addWidget(self.table, 1)
+        layout.addWidget(self.error)
         layout.addWidget(legend)
+        document.scenario_changed.connect(lambda: self.show_error(None))   # an edit went through
         document.scenario_changed.connect(self._sync)
         document.current_changed.connect(self._sync)
         self._sync()
@@ -92,6 +103,7 @@ class CompareView(QWidget):
         if not self.target.hasFocus():
             self.target.setText(format_number(value) if value is not None else "")
         self.delete_button.setEnabled(len(self._doc.scenario.plans) > 1)
+        self.fit_columns()
 
     def _normalize(self, *_):
         mode = self.normalization.currentData()
@@ -102,15 +114,14 @@ class CompareView(QWidget):
             try:
                 wanted = float(text)
             except ValueError:
-                self.message.emit(f"{text!r} is not a number")
+                self.show_error(f"Normalization: {text!r} is not a number")
                 return
             if wanted == value:
                 return
         if mode == current and wanted is None:
             return
         error = self._doc.normalize(mode, wanted)
-        if error:
-            self.message.emit(error)
+        self.show_error(f"Normalization: {error}" if error else None)
         self._sync()
 
     def rename_plan(self, index: int) -> None:
@@ -120,5 +131,28 @@ class CompareView(QWidget):
         name, ok = QInputDialog.getText(self, "Rename plan", "Plan name:", text=old)
         if ok:
             error = self._doc.rename_plan(index, name)
-            if error:
-                self.message.emit(error)
+            self.show_error(f"Rename: {error}" if error else None)
+
+    def show_error(self, text: str | None) -> None:
+        self.error.show_error(text)
+
+    def fit_columns(self) -> None:
+        """Plan columns as wide as the window allows (MIN..MAX), so the default plans fit."""
+        n = self.model.columnCount()
+        if n == 0:
+            return
+        room = self.table.viewport().width()
+        width = int(max(MIN_COLUMN, min(MAX_COLUMN, room // n)))
+        header = self.table.horizontalHeader()
+        if header.defaultSectionSize() != width:
+            header.setDefaultSectionSize(width)
+            for i in range(n):
+                header.resizeSection(i, width)
+        wrap = max(8, (width - 12) // max(1, header.fontMetrics().averageCharWidth()))
+        if wrap != self.model.header_wrap:      # explicit line breaks: the header grows to hold them
+            self.model.header_wrap = wrap
+            self.model.headerDataChanged.emit(Qt.Horizontal, 0, n - 1)
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        self.fit_columns()

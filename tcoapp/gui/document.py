@@ -17,6 +17,7 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from ..engine.compute import METRIC_KEYS, PlanResult, compute_plan
 from ..engine.errors import TcoError, ValidationError
+from ..engine.fields import PLAN_FIELD_BY_NAME
 from ..engine.normalize import LABELS as NORMALIZATION_LABELS, NORMALIZATIONS, normalize as engine_normalize
 from ..engine.performance.curve import missing_point
 from ..engine.performance.measured import make_measured_curve
@@ -137,7 +138,7 @@ class Document(QObject):
         problems = [p for p in reference_problems(new) if p.field in changes]
         if problems:
             return "; ".join(p.message for p in problems)
-        keys = ", ".join(changes)
+        keys = ", ".join(PLAN_FIELD_BY_NAME[k].label if k in PLAN_FIELD_BY_NAME else k for k in changes)
         self.push(new, text or f"Set {keys} of {plan.name!r}")
         return None
 

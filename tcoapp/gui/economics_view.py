@@ -6,15 +6,19 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QComboBox, QGridLayout, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QComboBox, QGridLayout, QHBoxLayout, QLabel, QSizePolicy, QSplitter, QVBoxLayout, QWidget,
+)
 
 from ..engine.fields import DEVICE_FIELDS, PLAN_FIELD_BY_NAME, by_name
 from .document import Document
 from .years_table import years_view
 from .labels import format_metric, format_metric_with_unit, label_with_unit, metric_label, metric_unit
 from .performance_view import legend_html, legend_label, set_text_if_changed
+from .bar_chart import HBarChart, paired_bar_plots
 from .plotting import (
-    COMPONENT_COLORS, ItemPool, MoneyAxis, NumberAxis, category_ticks, make_plot, money_text, pen, pg, plan_color,
+    COMPONENT_COLORS, ItemPool, MoneyAxis, NumberAxis, category_ticks, legend_entry, make_plot, money_text, pen, pg,
+    plan_color,
 )
 
 DEVICE_FIELD_BY_NAME = by_name(DEVICE_FIELDS)
@@ -23,6 +27,41 @@ OTHER_PARTS = ("software", "rent", "staff")
 TORNADO_METRICS = ("npv_usd", "cost_per_million_output_tokens_usd", "payback_months", "irr", "roi",
                    "revenue_usd_per_rack_per_year")
 FRACTIONS = (0.1, 0.2, 0.3, 0.5)
+COMPONENT_TEXT = {"other": "other (software, rent, staff)"}
+
+
+SHORT_REASONS = (("not met at any", "target not met"), ("cannot be racked", "server above the rack power cap"),
+                 ("buys no whole server", "sizing buys no server"), ("infeasible", "does not fit"))
+
+
+def missing_reason(result) -> str:
+    """Why a plan has no cost or revenue, in a few words (the engine's first note that is not
+    routine; its full text is in the plan's notes and the Decision view)."""
+    notes = [w for w in result.warnings if not w.startswith("not entered") and "chosen for" not in w]
+    if not notes:
+        return "no operating point"
+    return next((short for key, short in SHORT_REASONS if key in notes[0]), notes[0])
+
+
+def _title(text: str) -> QLabel:
+    label = QLabel(text)
+    label.setStyleSheet("font-weight: bold; font-size: 11pt; color: #222;")
+    return label
+
+
+def _chart_box(plot, above=(), below=()) -> QWidget:
+    """A chart with its title and legend above it and its notes below it (outside the plot area,
+    so they never cover data and never clip at small sizes)."""
+    box = QWidget()
+    layout = QVBoxLayout(box)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.setSpacing(2)
+    for w in above:
+        layout.addLayout(w) if isinstance(w, QHBoxLayout) else layout.addWidget(w)
+    layout.addWidget(plot, 1)
+    for w in below:
+        layout.addWidget(w)
+    return box
 
 
 def cost_components(finance) -> dict[str, float]:
@@ -51,17 +90,16 @@ class EconomicsView(QWidget):
         super().__init__(parent)
         self._doc = document
         self._tornado_state = None
-        self.p_cash = make_plot("Cumulative cash flow (circles: payback, triangles: later tranches)", "Year", "Cumulative cash flow [USD]",
-                                y_axis=MoneyAxis("left"))
-        self.p_cost = make_plot("Cost per million output tokens", "USD per million output tokens", "",
-                                x_axis=NumberAxis("bottom"), y_axis=pg.AxisItem("left"), grid="x")
-        self.p_rack = make_plot("Revenue per rack per year", "Revenue per rack per year [USD/rack/yr]", "",
-                                x_axis=MoneyAxis("bottom"), y_axis=pg.AxisItem("left"), grid="x")
+        self.p_cash = make_plot("Cumulative cash flow", "Year", "Cumulative [USD]", y_axis=MoneyAxis("left"))
+        self.cost_axis = NumberAxis("bottom", money=True)
+        self.rack_axis = NumberAxis("bottom", money=True)
+        self.bars, self.p_cost, self.p_rack = paired_bar_plots(
+            ("Cost per million output tokens", "USD per million output tokens", self.cost_axis),
+            ("Revenue per rack per year", "USD per rack per year", self.rack_axis))
         self.tornado_axis = NumberAxis("bottom")
         self.p_tornado = make_plot("Sensitivity", "", "", x_axis=self.tornado_axis, y_axis=pg.AxisItem("left"),
                                    grid="x")
-        for w in (self.p_cost, self.p_rack, self.p_tornado):
-            w.getPlotItem().getAxis("left").enableAutoSIPrefix(False)
+        self.p_tornado.getPlotItem().getAxis("left").enableAutoSIPrefix(False)
         cash = self.p_cash.getPlotItem()
         cash.addLine(y=0, pen=pen("#555", 1, Qt.DashLine))
         self.cash_lines = ItemPool(cash, lambda i: pg.PlotDataItem(pen=pen(plan_color(i)), symbol="o", symbolSize=4,
@@ -71,17 +109,18 @@ class EconomicsView(QWidget):
         self.tranches = pg.ScatterPlotItem(size=14, symbol="t1", pen=pg.mkPen("k", width=1), tip=self._tranche_tip,
                                            hoverable=True)
         cash.addItem(self.tranches)
-        cost = self.p_cost.getPlotItem()
-        self.cost_bars = {c: pg.BarGraphItem(x0=[], y=[], width=[], height=0.6, brush=COMPONENT_COLORS[c],
-                                             pen=pg.mkPen("w", width=0.5)) for c in COMPONENTS}
-        for bar in self.cost_bars.values():
-            cost.addItem(bar)
-        self.cost_legend = pg.LegendItem(offset=(-10, -10), labelTextColor="#222", brush=pg.mkBrush(255, 255, 255, 220))
-        self.cost_legend.setParentItem(cost.vb)
-        for c in COMPONENTS:
-            self.cost_legend.addItem(self.cost_bars[c], c if c != "other" else "other (software, rent, staff)")
-        self.rack_bars = pg.BarGraphItem(x0=[], y=[], width=[], height=0.6, brushes=[])
-        self.p_rack.getPlotItem().addItem(self.rack_bars)
+        self.cost_chart = HBarChart(self.p_cost, self.cost_axis, {c: COMPONENT_COLORS[c] for c in COMPONENTS},
+                                    lambda v: f"${v:.3g}")
+        self.cost_bars = self.cost_chart.bars
+        self.cost_legend = QLabel("Cost components: " + " ".join(
+            legend_entry(COMPONENT_COLORS[c], COMPONENT_TEXT.get(c, c)) for c in COMPONENTS))
+        self.cost_legend.setTextFormat(Qt.RichText)
+        self.cost_legend.setWordWrap(True)
+        self.cost_legend.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+        self.rack_chart = HBarChart(self.p_rack, self.rack_axis, {"revenue": "#4e79a7"}, money_text)
+        self.rack_bars = self.rack_chart.bars["revenue"]
+        self.cash_note = QLabel("Circles: payback; triangles: later tranches.")
+        self.cash_note.setStyleSheet("color: #444;")
         torn = self.p_tornado.getPlotItem()
         self.tornado_low = pg.BarGraphItem(x0=[], y=[], width=[], height=0.6, brush="#e15759")
         self.tornado_high = pg.BarGraphItem(x0=[], y=[], width=[], height=0.6, brush="#4e79a7")
@@ -104,30 +143,44 @@ class EconomicsView(QWidget):
         self.tornado_note.setWordWrap(True)
         self.tornado_note.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
         self.tornado_note.setStyleSheet("color: #444;")
-        top = QHBoxLayout()
-        top.addWidget(self.legend, 1)
-        top.addWidget(QLabel("Tornado metric:"))
-        top.addWidget(self.metric_box)
-        top.addWidget(QLabel("swing:"))
-        top.addWidget(self.fraction_box)
+        tornado_bar = QHBoxLayout()
+        tornado_bar.addWidget(_title("Sensitivity of"))
+        tornado_bar.addWidget(self.metric_box, 1)
+        tornado_bar.addWidget(QLabel("swing:"))
+        tornado_bar.addWidget(self.fraction_box)
+        for plot in (self.p_cash, self.p_tornado):
+            plot.getPlotItem().setTitle(None)
         grid = QGridLayout()
-        grid.addWidget(self.p_cash, 0, 0)
-        grid.addWidget(self.p_cost, 0, 1)
-        grid.addWidget(self.p_rack, 1, 0)
-        grid.addWidget(self.p_tornado, 1, 1)
-        layout = QVBoxLayout(self)
-        layout.addLayout(top)
-        layout.addLayout(grid, 1)
-        layout.addWidget(self.tornado_note)
+        grid.addWidget(_chart_box(self.p_cash, [_title("Cumulative cash flow")], [self.cash_note]), 0, 0)
+        grid.addWidget(_chart_box(self.p_tornado, [tornado_bar], [self.tornado_note]), 0, 1)
+        grid.addWidget(_chart_box(self.bars, [self.cost_legend]), 1, 0, 1, 2)
+        grid.setRowStretch(0, 1)
+        grid.setRowStretch(1, 1)
+        grid.setColumnStretch(0, 1)
+        grid.setColumnStretch(1, 1)
+        self.p_tornado.getPlotItem().getAxis("bottom").showLabel(False)   # the metric box above names it
+        charts = QWidget()
+        charts.setLayout(grid)
+        grid.setContentsMargins(0, 0, 0, 0)
         self.years = years_view(document)
-        layout.addWidget(self.years)
+        split = QSplitter(Qt.Vertical)
+        split.addWidget(charts)
+        split.addWidget(self.years)
+        split.setStretchFactor(0, 4)
+        split.setStretchFactor(1, 1)
+        split.setSizes([4000, 1000])
+        split.setChildrenCollapsible(False)
+        self.years.setMinimumHeight(90)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.legend)
+        layout.addWidget(split, 1)
         document.scenario_changed.connect(self.refresh)
         document.current_changed.connect(self.refresh_tornado)
         self.refresh()
 
     def charts(self) -> dict[str, pg.PlotItem]:
-        return {"Cumulative cash flow": self.p_cash.getPlotItem(), "Cost per million tokens": self.p_cost.getPlotItem(),
-                "Revenue per rack": self.p_rack.getPlotItem(), "Sensitivity (tornado)": self.p_tornado.getPlotItem()}
+        return {"Cumulative cash flow": self.p_cash.getPlotItem(), "Cost per million tokens": self.p_cost,
+                "Revenue per rack": self.p_rack, "Sensitivity (tornado)": self.p_tornado.getPlotItem()}
 
     def refresh(self, *_):
         results = self._doc.results
@@ -180,23 +233,14 @@ class EconomicsView(QWidget):
         return f"{r.name}: payback after {format_metric('payback_months', r.metrics['payback_months'], r.metrics)} months" if r else ""
 
     def _draw_costs(self, results, names):
-        y = np.arange(len(results), dtype=float)
-        left = np.zeros(len(results))
         parts = [cost_components(r.finance) for r in results]
-        for c in COMPONENTS:
-            width = np.nan_to_num(np.array([p[c] for p in parts], float))
-            self.cost_bars[c].setOpts(x0=left.copy(), y=y, width=width, height=0.6)
-            left += width
-        self._category_axis(self.p_cost, names)
-        self.p_cost.getPlotItem().setXRange(0, max(left.max(initial=0) * 1.35, 1e-6), padding=0)
+        values = {c: np.array([p[c] for p in parts], float) for c in COMPONENTS}
+        self.cost_chart.set_data(names, values, [missing_reason(r) for r in results])
 
     def _draw_rack(self, results, names):
         values = np.array([r.metrics["revenue_usd_per_rack_per_year"] for r in results], float)
-        y = np.arange(len(results), dtype=float)
-        self.rack_bars.setOpts(x0=np.zeros(len(results)), y=y, width=np.nan_to_num(values), height=0.6,
-                               brushes=[pg.mkBrush(plan_color(i)) for i in range(len(results))])
-        self._category_axis(self.p_rack, names)
-        self.p_rack.getPlotItem().setXRange(0, max(np.nanmax(values, initial=0) * 1.1, 1.0), padding=0)
+        self.rack_chart.set_data(names, {"revenue": values}, [missing_reason(r) for r in results],
+                                 brushes={"revenue": [pg.mkBrush(plan_color(i)) for i in range(len(results))]})
 
     def _category_axis(self, widget, names):
         item = widget.getPlotItem()
@@ -218,8 +262,6 @@ class EconomicsView(QWidget):
         self._tornado_state = state
         swings, note = self._swings(result, metric, fraction)
         item = self.p_tornado.getPlotItem()
-        item.setTitle(f"Sensitivity of {metric_label(metric)}: {plan.name}", color="#222", size="11pt")
-        item.setLabel("bottom", label_with_unit(metric), color="#222", **{"font-size": "10pt"})
         swings = swings[:10]
         n = len(swings)
         base = float(result.metrics.get(metric, np.nan))

@@ -9,17 +9,18 @@ from PySide6.QtWidgets import (
     QApplication, QDockWidget, QFileDialog, QInputDialog, QMainWindow, QMessageBox, QTabWidget,
 )
 
-from .. import __version__
 from ..engine.errors import TcoError
 from .autosave import Autosave
 from .catalog_view import CatalogView
 from .compare_view import CompareView
+from .decision_view import DecisionView
 from .document import Document
 from .files import import_curve_job, read_workbook, write_workbook
 from .lazy_tab import LazyTab
 from .plan_editor import PlanEditor
 from .pool_edits import add_deployment_plans
 from .settings import AppSettings
+from .shortcuts import UndoShortcuts
 from .worker import ProgressPanel, TaskRunner
 
 WORKBOOK_FILTER = "Scenario workbooks (*.xlsx)"
@@ -38,7 +39,9 @@ class MainWindow(QMainWindow):
         self._economics_tab = LazyTab(self._make_economics)
         self.catalog = CatalogView(document)
         self.editor = PlanEditor(document)
+        self.decision = DecisionView(document)
         self.tabs = QTabWidget()
+        self.tabs.addTab(self.decision, "Decision")
         self.tabs.addTab(self.compare, "Compare plans")
         self.tabs.addTab(self._performance_tab, "Performance")
         self.tabs.addTab(self._economics_tab, "Economics")
@@ -58,6 +61,7 @@ class MainWindow(QMainWindow):
         self.runner.failed.connect(self._task_failed)
         self.runner.finished.connect(self._task_finished)
         self._build_menus()
+        self.shortcuts = UndoShortcuts(self, document.undo_stack)
         self.setAcceptDrops(True)
         document.path_changed.connect(self._update_title)
         document.dirty_changed.connect(self._update_title)
@@ -122,7 +126,7 @@ class MainWindow(QMainWindow):
         undo = self.document.undo_stack.createUndoAction(self, "&Undo")
         undo.setShortcut(QKeySequence.Undo)
         redo = self.document.undo_stack.createRedoAction(self, "&Redo")
-        redo.setShortcut(QKeySequence.Redo)
+        redo.setShortcuts([QKeySequence(QKeySequence.Redo), QKeySequence("Ctrl+Y")])
         edit_menu.addAction(undo)
         edit_menu.addAction(redo)
         edit_menu.addSeparator()
@@ -144,7 +148,8 @@ class MainWindow(QMainWindow):
             self._action(self.recent_menu, "Clear list", self.settings.clear_recent)
 
     def _about(self):
-        QMessageBox.about(self, "About tcoapp", f"tcoapp {__version__}\nTCO and ROI of AI inference hardware.")
+        from .about_dialog import AboutDialog
+        AboutDialog(self.document.scenario, self).exec()
 
     # --- status and title --------------------------------------------------------------------
     def _update_title(self, *_):
@@ -377,6 +382,7 @@ class MainWindow(QMainWindow):
             self.performance.stop()
         self.runner.cancel()
         self.runner.wait(3000)
+        self.shortcuts.detach()
         self.settings.save_window(self.saveGeometry(), self.saveState())
         self.autosave.stop()
         event.accept()

@@ -6,13 +6,18 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QGridLayout, QHBoxLayout, QLabel, QMessageBox, QPushButton, QSizePolicy, QVBoxLayout, QWidget,
+)
 
+from ..engine.decision import target_text
 from .document import Document
 from .labels import label_with_unit
 from ..engine.serving_freeze import frozen_plan
 from .perf_data import curve_for, sweep_for_plan, sweep_key
-from .plotting import ItemPool, make_plot, pen, plan_color, pg
+from .bar_chart import nice_ceiling
+from .plotting import ItemPool, legend_entry, make_plot, pen, plan_color, pg, wants_log
+from .target_lines import TargetLines, targets_of
 from .worker import TaskRunner
 
 CONFIG_TEXT = {"tensor_parallel": "TP", "expert_parallel": "EP", "attention_dp": "attention DP",
@@ -34,9 +39,8 @@ def set_text_if_changed(label: QLabel, text: str) -> None:
 
 
 def legend_html(names: list[str]) -> str:
-    spans = [f'<span style="color:{plan_color(i)}; font-size:14pt">&#9632;</span>&nbsp;{n}'
-             for i, n in enumerate(names)]
-    return "&nbsp;&nbsp;&nbsp;".join(spans)
+    """The plan colour legend: it wraps between plans, never inside a name."""
+    return " ".join(legend_entry(plan_color(i), n) for i, n in enumerate(names))
 
 
 class PerformanceView(QWidget):
@@ -50,6 +54,8 @@ class PerformanceView(QWidget):
         self._shown_points: tuple = ()
         self._emphasized: tuple = ()
         self._front_title = ""
+        self._front_range = None
+        self.log_y: dict[str, bool] = {}     # metric -> its batch chart has a log y axis
         self.p_device = make_plot("Throughput per device", "Batch [sequences]",
                                   label_with_unit("tokens_per_s_per_device"), log_x=True)
         self.p_user = make_plot("Interactivity", "Batch [sequences]", label_with_unit("tokens_per_s_per_user"),
@@ -77,6 +83,8 @@ class PerformanceView(QWidget):
         self.pareto.sigPointsClicked.connect(self._clicked)   # the frontier's markers sit on top of the cloud
         self.points.sigClicked.connect(self._plan_clicked)
         self.cloud.sigHovered.connect(self._hovered)
+        self.user_targets = TargetLines(self.p_user.getPlotItem(), vertical=False)
+        self.front_targets = TargetLines(front, vertical=True)
 
         self.legend = legend_label()
         self.info = QLabel("Hover a swept point to see its configuration; click it to make it the current "
@@ -121,8 +129,11 @@ class PerformanceView(QWidget):
         curves = [curve_for(scenario, frozen_plan(plan, results[i].searches) if i < len(results) else plan)
                   for i, plan in enumerate(scenario.plans)]
         keys = ("tokens_per_s_per_device", "tokens_per_s_per_user", "tokens_per_joule")
-        for (lines, marks), key in zip(self._line_pools, keys):
-            key = key or "tokens_per_joule"
+        for widget, (lines, marks), key in zip((self.p_device, self.p_user, self.p_joule), self._line_pools, keys):
+            log = wants_log(np.concatenate([c[1][key] for c in curves])) if curves else False
+            if self.log_y.get(key) != log:     # values spanning more than 10x: a log axis
+                self.log_y[key] = log
+                widget.getPlotItem().setLogMode(x=True, y=log)
             for i, (line, mark) in enumerate(zip(lines.ensure(n), marks.ensure(n))):
                 batch, values = curves[i][0], curves[i][1][key]
                 if lines.changed(i, (batch, values)):
@@ -144,6 +155,11 @@ class PerformanceView(QWidget):
             self._shown_points = points
             self.points.setData([xs[i] for i in ok], [ys[i] for i in ok], data=ok,
                                 brush=[pg.mkBrush(plan_color(i)) for i in ok])
+        user_log = self.log_y.get("tokens_per_s_per_user", False)
+        self.user_targets.update(targets_of(scenario.plans), lambda v: float(np.log10(v)) if user_log else v)
+        self.front_targets.update(targets_of(scenario.plans, only={i for i in range(n) if same[i]}))
+        if self.sweep is None:
+            self._fit_front([xs[i] for i in ok], [ys[i] for i in ok])
         plan = self._doc.current_plan()
         if plan is not None:
             title = f"Frontier: {plan.device} / {plan.model}"
@@ -160,6 +176,17 @@ class PerformanceView(QWidget):
         self._sweep_key = None
         self.cloud.setData([], [])
         self.pareto.setData([], [])
+        self.p_front.getPlotItem().enableAutoRange()
+        self._front_range = None
+
+    def _fit_front(self, xs, ys) -> None:
+        """Before a sweep: a range from zero that holds the plans' points and the targets (a lone
+        point would otherwise get a range so narrow that every tick reads the same number)."""
+        x = nice_ceiling(max(list(xs) + self.front_targets.shown + [1.0]) * 1.3)
+        y = nice_ceiling(max(list(ys) + [1.0]) * 1.3)
+        if (x, y) != self._front_range:
+            self._front_range = (x, y)
+            self.p_front.getPlotItem().setRange(xRange=(0, x), yRange=(0, y), padding=0)
 
     def showEvent(self, event):
         super().showEvent(event)
@@ -190,6 +217,8 @@ class PerformanceView(QWidget):
 
     def show_sweep(self, result, key=None):
         self.sweep, self._sweep_key = result, key
+        self.p_front.getPlotItem().enableAutoRange()
+        self._front_range = None
         ok = np.nonzero(result.feasible & np.isfinite(result.tokens_per_s_per_user))[0]
         self.cloud.setData(result.tokens_per_s_per_user[ok], result.tokens_per_s_per_device[ok], data=ok)
         idx = result.pareto_indices
@@ -221,6 +250,14 @@ class PerformanceView(QWidget):
         if len(points) and points[0].data() is not None:
             self._doc.set_current_index(int(points[0].data()))
 
+    def confirm_replace_target(self, plan, config) -> bool:
+        answer = QMessageBox.question(
+            self, "Replace the target?",
+            f"{plan.name} runs at the largest batch that meets {target_text(plan)}.\n\nUsing this point sets "
+            f"batch {config['batch']:g} and its configuration and removes the target (Undo brings it back). "
+            "Use this point?", QMessageBox.Yes | QMessageBox.No, QMessageBox.No)
+        return answer == QMessageBox.Yes
+
     def _emphasize_current(self, n: int) -> None:
         """The current plan's curves drawn thicker, so the frontier's plan stands out."""
         current = self._doc.current_index
@@ -241,8 +278,12 @@ class PerformanceView(QWidget):
             self.use_point(int(points[0].data()))
 
     def use_point(self, i: int) -> None:
-        """Make swept point i the current plan's operating point (undoable)."""
+        """Make swept point i the current plan's operating point (undoable); a plan with an
+        interactivity target is asked first, since the point replaces the target."""
         c = self.sweep.config(i)
+        plan = self._doc.current_plan()
+        if plan is not None and plan.has_target and not self.confirm_replace_target(plan, c):
+            return
         changes = {k: c[k] for k in ("batch", "tensor_parallel", "expert_parallel", "attention_dp",
                                      "weight_precision", "kv_precision", "spec_decode_draft_tokens")}
         changes["batch"] = int(round(changes["batch"]))

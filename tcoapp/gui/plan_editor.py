@@ -9,6 +9,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..engine.decision import name_mismatch, size_warnings
 from ..engine.fields import PLAN_FIELDS, Field
 from .document import Document
 from .labels import format_field
@@ -41,9 +42,12 @@ class FieldEditor(QWidget):
         self.error.hide()
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
+        self._value = None
         self.widget = self._make_widget()
-        tip = f"{field.name}: {field.help}\nAllowed: {field.range_text()}."
-        self.widget.setToolTip(tip)
+        self.widget.setObjectName(field.name)
+        self.widget.setAccessibleName(field.label)
+        self.tip = f"{field.label} ({field.name}): {field.help}\nAllowed: {field.range_text()}."
+        self.widget.setToolTip(self.tip)
         row.addWidget(self.widget, 1)
         if field.unit:
             unit = QLabel(field.unit)
@@ -86,7 +90,23 @@ class FieldEditor(QWidget):
             w.addItem(name, name)
         w.blockSignals(False)
 
-    def set_value(self, value) -> None:
+    def commit_pending(self) -> bool:
+        """Commit text typed but not yet committed (Ctrl+Z / Ctrl+Y arrive before focus leaves).
+        Text the engine refuses is put back to the plan's value instead; True when that happened
+        (the key then only discards the typing)."""
+        w = self.widget
+        if not isinstance(w, QLineEdit) or not w.isModified():
+            return False
+        w.setModified(False)
+        if self._commit(self.field.name, w.text()) is None:
+            return False
+        self.show_error(None)
+        self.set_value(self._value)
+        return True
+
+    def set_value(self, value, used=None) -> None:
+        """Show `value`; a greyed field shows `used`, the value the engine used, when given."""
+        self._value = value
         w = self.widget
         w.blockSignals(True)
         if isinstance(w, QCheckBox):
@@ -100,7 +120,7 @@ class FieldEditor(QWidget):
         elif isinstance(w, QComboBox):
             w.setCurrentText(str(value))
         elif not self.error.isVisible():
-            w.setText(format_field(self.field, value))
+            w.setText(format_field(self.field, value if used is None else used))
             w.setCursorPosition(0)
         w.blockSignals(False)
 
@@ -130,6 +150,7 @@ class PlanEditor(QWidget):
                                "(same numbers, no search; undoable)")
         self.freeze.clicked.connect(lambda: document.freeze_serving(document.current_index))
         self.editors: dict[str, FieldEditor] = {}
+        self._shown: tuple | None = None
         body = QWidget()
         body_layout = QVBoxLayout(body)
         pools_box = QGroupBox("Pools (fleet)")
@@ -176,17 +197,29 @@ class PlanEditor(QWidget):
             editor.show_error(None)
         self.refresh()
 
-    def _commit(self, key: str, raw) -> None:
+    def _commit(self, key: str, raw) -> str | None:
         plan = self._doc.current_plan()
         if plan is None:
-            return
-        error = self._doc.set_plan_value(self._doc.current_index, key, raw)
+            return None
+        field = self.editors[key].field
+        text = f"Set {field.label} of {plan.name!r} to {raw}"
+        error = self._doc.set_plan_values(self._doc.current_index, {key: raw}, text)
         self.editors[key].show_error(error)
         if error is None:
             self.refresh()
+        return error
 
     def refresh(self) -> None:
         scenario = self._doc.scenario
+        index = self._doc.current_index
+        names = tuple(p.name for p in scenario.plans)
+        shown = (index, scenario.plans[index] if index < len(names) else None,
+                 self._doc.results[index] if index < len(self._doc.results) else None,
+                 scenario.devices, scenario.models, scenario.curves, scenario.price_tiers)
+        if self._shown is not None and names == self._shown[0] and all(a is b for a, b in zip(shown, self._shown[1])) \
+                and not any(e.error.isVisible() for e in self.editors.values()):
+            return      # nothing the editor shows changed (an edit of another plan)
+        self._shown = (names, shown)
         self.plan_box.blockSignals(True)
         self.plan_box.clear()
         self.plan_box.addItems([p.name for p in scenario.plans])
@@ -195,18 +228,39 @@ class PlanEditor(QWidget):
         plan = self._doc.current_plan()
         if plan is None:
             return
-        warnings = self._doc.results[self._doc.current_index].warnings
-        self.notes.setText("\n".join(f"• {w}" for w in warnings))
-        self.notes.setVisible(bool(warnings))
-        self.freeze.setVisible(any(s is not None for s in self._doc.results[self._doc.current_index].searches))
+        result = self._doc.results[self._doc.current_index]
+        flags = size_warnings(result) + [n for n in [name_mismatch(plan, scenario.all_device_names())] if n]
+        self.notes.setText("\n".join([f"⚠ {w}" for w in flags] + [f"• {w}" for w in result.warnings]))
+        self.notes.setVisible(bool(flags or result.warnings))
+        self.freeze.setVisible(any(s is not None for s in result.searches))
         lists = {"devices": scenario.all_device_names(), "models": scenario.all_model_names(),
                  "curves": list(scenario.curves), "price_tiers": list(scenario.price_tiers)}
+        used = engine_used(plan, result)
         for name, editor in self.editors.items():
             if name in NAME_LISTS:
                 editor.set_names(lists[NAME_LISTS[name]])
-            editor.set_value(getattr(plan, name))
-        active = SIZING_INPUT.get(plan.sizing_mode)
-        for mode, key in SIZING_INPUT.items():
-            self.editors[key].widget.setEnabled(key == active)
-        self.editors["batch"].widget.setEnabled(not plan.has_target)
+            editor.set_value(getattr(plan, name), used.get(name, (None,))[0])
+        greyed = {key for key in SIZING_INPUT.values() if key != SIZING_INPUT.get(plan.sizing_mode)}
+        if plan.pools:
+            greyed.add("device_count")
+        if plan.has_target:
+            greyed.add("batch")
+        for name in set(SIZING_INPUT.values()) | {"batch"}:
+            editor = self.editors[name]
+            editor.widget.setEnabled(name not in greyed)
+            editor.widget.setToolTip(editor.tip + (f"\n{used[name][1]}" if name in used else ""))
         self.pools.refresh()
+
+
+def engine_used(plan, result) -> dict[str, tuple[float, str]]:
+    """Greyed inputs the engine replaced: key -> (the value it used, why), shown instead of the input."""
+    out = {}
+    m = result.metrics
+    if plan.has_target and m["batch"] == m["batch"]:
+        out["batch"] = (m["batch"], f"Greyed: the engine chose batch {m['batch']:g} for the target "
+                                    f"(the {plan.batch} entered is kept in the workbook).")
+    if (plan.sizing_mode != "devices" or plan.pools) and m["device_count"] == m["device_count"]:
+        why = "the pools' devices" if plan.pools and plan.sizing_mode == "devices" else f"sizing by {plan.sizing_mode}"
+        out["device_count"] = (m["device_count"], f"Greyed: {m['device_count']:,.0f} devices from {why} "
+                                                  f"(the {plan.device_count:,.0f} entered is kept in the workbook).")
+    return out

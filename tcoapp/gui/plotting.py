@@ -6,33 +6,17 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 import PySide6.QtCore  # noqa: F401  (binding choice for pyqtgraph)
 import pyqtgraph as pg
 
 pg.setConfigOptions(antialias=True, background="w", foreground="k")
 
-PLAN_COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
-               "#7f7f7f", "#bcbd22")
-COMPONENT_COLORS = {"capex": "#4e79a7", "energy": "#f28e2b", "colocation": "#76b7b2",
-                    "maintenance": "#e15759", "other": "#b07aa1"}
+from .colors import COMPONENT_COLORS, PLAN_COLORS, legend_entry, money_text, plan_color  # noqa: E402,F401
+
 TITLE_STYLE = {"color": "#222", "size": "11pt"}
 LABEL_STYLE = {"color": "#222", "font-size": "10pt"}
-
-
-def plan_color(index: int) -> str:
-    return PLAN_COLORS[index % len(PLAN_COLORS)]
-
-
-def money_text(value: float) -> str:
-    """$1.2M style text for axis ticks and labels (no SI prefix on the unit)."""
-    if not math.isfinite(value):
-        return "n/a"
-    sign = "-" if value < 0 else ""
-    v = abs(value)
-    for limit, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")):
-        if v >= limit:
-            return f"{sign}${v / limit:.3g}{suffix}"
-    return f"{sign}${v:.3g}"
 
 
 class MoneyAxis(pg.AxisItem):
@@ -55,15 +39,45 @@ class NumberAxis(pg.AxisItem):
         self.money = money
 
     def tickStrings(self, values, scale, spacing):
+        if self.logMode:   # decades and their 2x and 5x ticks labelled; other minor ticks left bare
+            return [log_tick_text(v, self.money) if _labelled_mantissa(v) else "" for v in values]
         if self.money:
             return [money_text(v * scale) for v in values]
-        if self.logMode:
-            return [f"{10 ** v:,.0f}" if 10 ** v >= 1 else f"{10 ** v:.2g}" for v in values]
         out = []
         for v in values:
             v *= scale
             out.append(f"{v:,.0f}" if abs(v) >= 100 or spacing >= 1 else f"{v:.3g}")
         return out
+
+
+def log_tick_text(exponent: float, money: bool = False) -> str:
+    """Text of a log-axis tick at 10**exponent: $0.2 / $41 on money axes, 0.2 / 1,000 otherwise."""
+    v = 10.0 ** exponent
+    if money:
+        return money_text(v)
+    return f"{v:,.0f}" if v >= 1 else f"{v:.2g}"
+
+
+def _labelled_mantissa(exponent: float) -> bool:
+    mantissa = 10.0 ** (exponent - math.floor(exponent + 1e-9))
+    return any(abs(mantissa - m) < 1e-6 * m for m in (1.0, 2.0, 5.0, 10.0))
+
+
+def wants_log(values, ratio: float = 10.0) -> bool:
+    """True where the finite positive values span more than `ratio` (a linear axis would turn the
+    small ones into slivers)."""
+    v = np.asarray(values, float)
+    v = v[np.isfinite(v) & (v > 0)]
+    return bool(v.size >= 2 and v.max() > ratio * v.min())
+
+
+def to_axis(values, log: bool) -> np.ndarray:
+    """Values in the coordinates of an axis: log10 on a log axis (non-positive values become NaN)."""
+    v = np.asarray(values, float)
+    if not log:
+        return v
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(v > 0, np.log10(np.where(v > 0, v, 1.0)), np.nan)
 
 
 def category_ticks(axis: pg.AxisItem, names: list[str]) -> None:

@@ -10,10 +10,13 @@ from __future__ import annotations
 from typing import Any
 
 from ..engine.errors import ValidationError
+from ..engine.fields import POOL_FIELDS, by_name
 from ..engine.pools import pool_problems, resolve_pools
 from ..engine.records import Plan, Pool, make_pool
 from ..engine.scenario import reference_problems
 from .document import Document
+
+POOL_FIELD_BY_NAME = by_name(POOL_FIELDS)
 
 
 def explicit_pools(plan: Plan) -> tuple[Pool, ...]:
@@ -56,7 +59,8 @@ def set_pool_value(doc: Document, index: int, pool_index: int, key: str, raw: An
         return "; ".join(f"{p.field} {p.message}".strip() for p in exc.problems)
     if tuple(pools) == plan.pools:
         return None
-    return _apply(doc, index, pools, f"Set {key} of pool {values['pool']!r} of {plan.name!r}")
+    label = POOL_FIELD_BY_NAME[key].label if key in POOL_FIELD_BY_NAME else key
+    return _apply(doc, index, pools, f"Set {label} of pool {values['pool']!r} of {plan.name!r}")
 
 
 def add_pool(doc: Document, index: int) -> str | None:

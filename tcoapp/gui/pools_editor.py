@@ -21,17 +21,25 @@ EDIT_KEYS = ("pool", "role", "device", "device_count", "tensor_parallel", "exper
              "rack_power_cap_kw", "servers_per_rack_max", "ownership", "rent_usd_per_device_hour")
 FIELDS = {f.name: f for f in POOL_FIELDS}
 INHERITED = QBrush(QColor("#888"))
+USED_BRUSH = QBrush(QColor("#eeeeee"))
+# read-only columns: what the engine used, next to the input it replaces (sizing, a target's batch)
+USED = {"device_count": ("Devices used\n[devices]", "device_count"), "batch": ("Batch used\n[sequences]", "batch")}
+COLUMNS = tuple(c for key in EDIT_KEYS for c in ((key,) + ((f"used:{key}",) if key in USED else ())))
 
 
 class PoolsEditor(QWidget):
     def __init__(self, document: Document, parent=None):
         super().__init__(parent)
         self._doc = document
-        self.table = QTableWidget(0, len(EDIT_KEYS))
-        self.table.setHorizontalHeaderLabels([_header(k) for k in EDIT_KEYS])
-        for col, key in enumerate(EDIT_KEYS):
-            f = FIELDS[key]
-            self.table.horizontalHeaderItem(col).setToolTip(f"{f.name}: {f.help}\nAllowed: {f.range_text()}.")
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels([_header(k) for k in COLUMNS])
+        for col, key in enumerate(COLUMNS):
+            if key.startswith("used:"):
+                tip = "What the engine used (sizing derives the devices; a target chooses the batch)"
+            else:
+                f = FIELDS[key]
+                tip = f"{f.label} ({f.name}): {f.help}\nAllowed: {f.range_text()}."
+            self.table.horizontalHeaderItem(col).setToolTip(tip)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
         self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
         self.table.setMinimumHeight(110)
@@ -68,11 +76,14 @@ class PoolsEditor(QWidget):
         self.hint.setText("Pools rows of this plan (empty cells: the plan's value)." if plan.pools else
                           "No Pools rows: the plan is the pool(s) below, derived from its own keys. "
                           "Edit a cell or add a pool to make them rows of their own.")
+        rows = self._doc.results[self._doc.current_index].pool_rows()
         self.table.blockSignals(True)
         self.table.setRowCount(len(pools))
         for row, pool in enumerate(pools):
-            for col, key in enumerate(EDIT_KEYS):
-                self.table.setItem(row, col, self._item(plan, pool, key))
+            for col, key in enumerate(COLUMNS):
+                item = (self._used_item(rows[row] if row < len(rows) else {}, key[5:]) if key.startswith("used:")
+                        else self._item(plan, pool, key))
+                self.table.setItem(row, col, item)
         self.table.blockSignals(False)
         self.remove_button.setEnabled(bool(plan.pools))
 
@@ -88,12 +99,27 @@ class PoolsEditor(QWidget):
             font.setItalic(True)
             item.setFont(font)
             item.setToolTip(f"{field.label}: the plan's value (type a value to set it for this pool only)")
+        elif key == "device_count" and plan.sizing_mode != "devices":
+            item.setToolTip(f"{field.label}: this pool's share of the plan's devices (the plan is sized by "
+                            f"{plan.sizing_mode}; Devices used shows the count bought)")
         else:
             item.setToolTip(f"{field.label}: {field.help}")
         return item
 
+    @staticmethod
+    def _used_item(row: dict, key: str) -> QTableWidgetItem:
+        value = row.get(USED[key][1])
+        item = QTableWidgetItem("n/a" if value is None else f"{value:,.0f}" if key == "device_count" else f"{value:g}")
+        item.setFlags(Qt.ItemIsEnabled | Qt.ItemIsSelectable)
+        item.setBackground(USED_BRUSH)
+        item.setToolTip("What the engine used for this pool" if value is not None else
+                        "The engine found no operating point for this pool (see the plan's notes)")
+        return item
+
     def _on_item_changed(self, item: QTableWidgetItem) -> None:
-        key = EDIT_KEYS[item.column()]
+        key = COLUMNS[item.column()]
+        if key.startswith("used:"):
+            return
         text = item.text().strip()
         error = set_pool_value(self._doc, self._doc.current_index, item.row(), key, text or None)
         self._show(error)
@@ -115,5 +141,7 @@ class PoolsEditor(QWidget):
 
 
 def _header(key: str) -> str:
+    if key.startswith("used:"):
+        return USED[key[5:]][0]
     f = FIELDS[key]
     return f"{f.label}\n[{f.unit}]" if f.unit else f.label

@@ -28,6 +28,8 @@ ROWS = (
     ("cumulative_cash_flow_usd", "Cumulative cash flow", "USD"),
 )
 NEGATIVE = QBrush(QColor("#c62828"))
+RIGHT = int(Qt.AlignRight | Qt.AlignVCenter)
+_ROLES = frozenset((Qt.DisplayRole, Qt.UserRole, Qt.TextAlignmentRole, Qt.ForegroundRole))
 
 
 def _text(value, unit: str) -> str:
@@ -47,16 +49,30 @@ class YearsModel(QAbstractTableModel):
         super().__init__(parent)
         self._doc = document
         self._years: list[dict] = []
+        self._cells: list[list[tuple]] = []
+        self._shown = None      # the PlanResult shown: an edit of another plan leaves the table alone
         document.scenario_changed.connect(self.reload)
         document.current_changed.connect(self.reload)
         self.reload()
 
     def reload(self, *_):
-        self.beginResetModel()
         results = self._doc.results
         index = self._doc.current_index
-        self._years = results[index].year_rows() if results and index < len(results) else []
+        result = results[index] if results and index < len(results) else None
+        if result is not None and result is self._shown:
+            return
+        self.beginResetModel()
+        self._shown = result
+        self._years = result.year_rows() if result is not None else []
+        self._cells = [[self._cell(row, col) for col in range(len(self._years))] for row in range(len(ROWS))]
         self.endResetModel()
+
+    def _cell(self, row: int, col: int) -> tuple:
+        """(text, raw value, negative) of one cell, formatted once per reload (data() is called often)."""
+        key, _, unit = ROWS[row]
+        value = self._years[col].get(key)
+        text = "" if value is None and col == 0 else _text(value, unit)
+        return text, value, isinstance(value, float) and value < 0
 
     def rowCount(self, parent=QModelIndex()) -> int:
         return 0 if parent.isValid() else len(ROWS)
@@ -78,26 +94,28 @@ class YearsModel(QAbstractTableModel):
         return None
 
     def data(self, index, role=Qt.DisplayRole):
-        if not index.isValid() or index.column() >= len(self._years):
+        if role not in _ROLES or not index.isValid() or index.column() >= len(self._years):
             return None
-        key, _, unit = ROWS[index.row()]
-        value = self._years[index.column()].get(key)
+        text, value, negative = self._cells[index.row()][index.column()]
         if role == Qt.DisplayRole:
-            return "" if value is None and index.column() == 0 else _text(value, unit)
+            return text
         if role == Qt.UserRole:
             return value
         if role == Qt.TextAlignmentRole:
-            return int(Qt.AlignRight | Qt.AlignVCenter)
-        if role == Qt.ForegroundRole and isinstance(value, float) and value < 0:
-            return NEGATIVE
-        return None
+            return RIGHT
+        return NEGATIVE if negative else None
 
 
 def years_view(document: Document) -> QTableView:
     view = QTableView()
-    view.setModel(YearsModel(document, view))
-    view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
-    view.verticalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+    model = YearsModel(document, view)
+    view.setModel(model)
+    # sized once per new plan shown (ResizeToContents would measure every cell on every repaint)
+    view.horizontalHeader().setSectionResizeMode(QHeaderView.Interactive)
+    view.verticalHeader().setSectionResizeMode(QHeaderView.Fixed)
+    view.verticalHeader().setDefaultSectionSize(22)
+    model.modelReset.connect(view.resizeColumnsToContents)
+    view.resizeColumnsToContents()
     view.setToolTip("The current plan year by year (docs/model.md, 'Years')")
     view.setMinimumHeight(180)
     return view

@@ -238,3 +238,24 @@ def test_generate_curve_with_aiconfigurator_then_preview_and_add(window, qtbot, 
     names = [c.name for c in shown[0].curves]
     assert any("_agg_" in n for n in names) and any("_disagg_" in n for n in names)
     assert set(names) <= set(window.document.scenario.curves)
+
+
+def test_no_display_exits_with_a_message_pointing_to_compute(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    env.update(XDG_CONFIG_HOME=str(tmp_path), XDG_DATA_HOME=str(tmp_path))
+    proc = subprocess.run([sys.executable, "-m", "tcoapp"], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 1
+    assert "no display" in proc.stderr and "tcoapp compute" in proc.stderr
+    assert "libxcb" not in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_display_problem_names_a_missing_xcb_library():
+    from tcoapp.gui.app import display_problem
+    missing = display_problem({"DISPLAY": ":0"}, "linux", loadable=lambda lib: "cursor" not in lib)
+    assert "libxcb-cursor.so.0" in missing and "apt-get install libxcb-cursor0" in missing
+    assert "tcoapp compute" in missing
+    assert display_problem({"DISPLAY": ":0"}, "linux", loadable=lambda lib: True) is None
+    assert display_problem({"QT_QPA_PLATFORM": "offscreen"}, "linux") is None
+    assert display_problem({"WAYLAND_DISPLAY": "wayland-0"}, "linux") is None
+    assert display_problem({}, "darwin") is None

@@ -2,11 +2,13 @@
 undo; the compare table shows pool rows under the plans."""
 from __future__ import annotations
 
-from tcoapp.gui.pools_editor import EDIT_KEYS
+from PySide6.QtCore import Qt
+
+from tcoapp.gui.pools_editor import COLUMNS
 
 
 def _col(key: str) -> int:
-    return EDIT_KEYS.index(key)
+    return COLUMNS.index(key)
 
 
 def test_add_edit_and_undo_pools(window):
@@ -85,3 +87,14 @@ def test_a_disaggregated_deployment_becomes_a_two_pool_plan(window):
     doc.undo_stack.undo()  # the import and its plans are one step
     assert len(doc.scenario.plans) == n
     assert add_deployment_plans(doc, [c for c in curves if "pool" in c.name]) == []  # pool curves add no plan
+
+
+def test_pools_table_shows_the_devices_and_batch_the_engine_used(window):
+    editor = window.editor.pools
+    result = window.document.results[0]
+    used = editor.table.item(0, COLUMNS.index("used:device_count"))
+    share = editor.table.item(0, COLUMNS.index("device_count"))
+    assert used.text() == f"{result.metrics['device_count']:,.0f}" and share.text() == "8"
+    assert not used.flags() & Qt.ItemIsEditable
+    assert editor.table.item(0, COLUMNS.index("used:batch")).text() == f"{result.metrics['batch']:g}"
+    assert "share" in share.toolTip()

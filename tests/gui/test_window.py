@@ -22,7 +22,8 @@ def test_launch_shows_default_scenario(window):
     assert window.isVisible()
     assert window.compare.model.columnCount() == len(window.document.scenario.plans) >= 2
     assert "Untitled" in window.windowTitle()
-    assert window.tabs.count() == 4
+    assert window.tabs.count() == 5
+    assert window.tabs.tabText(0) == "Decision"
 
 
 def feasible_plan(doc) -> int:
@@ -171,7 +172,7 @@ def test_export_charts(window, tmp_path):
 
 
 def test_tornado_for_current_plan(window):
-    window.tabs.setCurrentIndex(2)
+    window.tabs.setCurrentIndex(3)
     window.document.set_current_index(feasible_plan(window.document))
     econ = window.economics
     ticks = econ.p_tornado.getPlotItem().getAxis("left")._tickLevels
@@ -251,3 +252,66 @@ def test_the_frontier_view_draws_the_searched_configuration_and_names_it(window,
     result = doc.results[i]
     text = view._plan_tip(result.metrics["tokens_per_s_per_user"], result.metrics["tokens_per_s_per_device"], i)
     assert "serving search chose " + result.serving_text() in text
+
+
+def test_table_errors_are_inline_not_popups(window, dialogs):
+    from PySide6.QtCore import Qt as _Qt
+    model = window.compare.model
+    index = model.index(model.row_of("utilization"), 0)
+    assert not model.setData(index, "1.4", _Qt.EditRole)
+    assert window.compare.error.isVisibleTo(window.compare) and "between 0 and 1" in window.compare.error.text()
+    assert dialogs.messages == []
+    assert model.setData(index, "0.6", _Qt.EditRole)
+    assert not window.compare.error.isVisibleTo(window.compare)
+
+
+def test_default_plans_fit_the_default_window(window):
+    window.resize(1500, 940)
+    window.tabs.setCurrentWidget(window.compare)
+    table = window.compare.table
+    window.compare.fit_columns()
+    n = window.compare.model.columnCount()
+    used = sum(table.columnWidth(i) for i in range(n))
+    assert used <= table.viewport().width()
+
+
+def test_about_dialog_has_version_licences_and_catalog_sources(window, monkeypatch):
+    from tcoapp import __version__
+    from tcoapp.gui import about_dialog
+    shown = []
+    monkeypatch.setattr(about_dialog.AboutDialog, "exec", lambda self: shown.append(self) or 0)
+    window._about()
+    dialog = shown[0]
+    about = dialog.tabs.widget(0).toPlainText()
+    assert f"tcoapp {__version__}" in about and "PySide6-Essentials" in about and "LGPL" in about
+    assert "pyqtgraph" in about and "MIT" in about
+    sources = dialog.tabs.widget(1).toPlainText()
+    scenario = window.document.scenario
+    device = next(iter(scenario.catalog_devices.values()))
+    assert device.name in sources and device.source[:40] in sources and "estimated" in sources
+
+
+def test_compare_header_flags_a_name_naming_another_device_and_tooltips_read(window):
+    model = window.compare.model
+    doc = window.document
+    assert not model.headerData(0, Qt.Horizontal).startswith("\u26a0")
+    doc.set_plan_value(0, "device", "H200-SXM")
+    assert model.headerData(0, Qt.Horizontal).startswith("\u26a0")
+    assert "name says H100" in model.headerData(0, Qt.Horizontal, Qt.ToolTipRole)
+    row = model.row_of("cost_per_million_output_tokens_usd")
+    assert model.headerData(row, Qt.Vertical, Qt.ToolTipRole).startswith("Cost per million output tokens (")
+    row = model.row_of("utilization")
+    assert model.headerData(row, Qt.Vertical, Qt.ToolTipRole).startswith("Utilization (utilization):")
+
+
+def test_plan_colours_are_the_same_in_every_view(window):
+    from tcoapp.gui.plotting import plan_color
+    doc = window.document
+    chart = window.decision.chart
+    brushes = chart.points.data["brush"]
+    for k, i in enumerate(chart.points.data["data"]):
+        assert brushes[k].color().name() == plan_color(int(i))
+    for i, line in enumerate(window.economics.cash_lines.items[:len(doc.scenario.plans)]):
+        assert line.opts["pen"].color().name() == plan_color(i)
+    for i, line in enumerate(window.performance._line_pools[0][0].items[:len(doc.scenario.plans)]):
+        assert line.opts["pen"].color().name() == plan_color(i)

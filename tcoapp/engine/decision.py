@@ -1,0 +1,272 @@
+"""The decision at a glance: plans ranked by an objective, each with its ratios against a reference
+plan, the reason in words and its breakeven price and utilization (docs/user_guide.md, "Decision").
+
+Everything here reads computed `PlanResult`s; nothing is recomputed except the breakevens, which
+come from `finance.sensitivity`. Facility power is provisioned IT power x PUE (what a power-limited
+site must hold), so "per MW" means per MW of facility power at nameplate.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from .finance.sensitivity import base_value, breakeven_output_price, breakeven_utilization
+
+# objective key -> (label, unit, better)
+OBJECTIVES: dict[str, tuple[str, str, str]] = {
+    "cost_per_million_output_tokens_usd": ("Cost per million output tokens (at the target)", "USD/Mtok", "low"),
+    "npv_usd": ("NPV", "USD", "high"),
+    "revenue_usd_per_rack_per_year": ("Revenue per rack per year", "USD/rack/yr", "high"),
+    "revenue_usd_per_mw_per_year": ("Revenue per MW of facility power per year", "USD/MW/yr", "high"),
+}
+MANY_DEVICES = 1e6          # more accelerators than any single deployment holds today
+LARGE_FACILITY_KW = 1e6     # 1 GW of facility power
+_LIMITS = {"prefill": "the prefill pool (decode waits for it)", "decode": "the decode pool (prefill waits for it)",
+           "kv_transfer": "the KV-cache transfer between the pools"}
+_ROUTINE = ("not entered (0)", "chosen for")
+
+
+@dataclass(frozen=True)
+class PlanSummary:
+    """One plan as the Decision view shows it. NaN = does not exist."""
+
+    index: int                       # the plan's position in the scenario
+    name: str
+    value: float                     # the objective's value
+    facility_mw: float               # provisioned IT power x PUE [MW]
+    tokens_per_s_per_mw: float       # output tokens/s at the operating point per MW of facility power
+    revenue_usd_per_mw_per_year: float
+    breakeven_price_usd_per_million: float   # output price where NPV = 0
+    price_usd_per_million: float             # the plan's output price (device-weighted over pools)
+    breakeven_utilization: float             # utilization where NPV = 0 (NaN: never within 0..1)
+    utilization: float
+    payback_months: float
+    reason: str                      # which target, which configuration, what limits it
+    notes: tuple[str, ...]           # implausible sizes, a name that names another device
+
+    @property
+    def exists(self) -> bool:
+        return bool(np.isfinite(self.value))
+
+
+def facility_mw(result) -> float:
+    if result.inputs is None:
+        return math.nan
+    pue = float(np.asarray(result.inputs.pue, float))
+    kw = float(result.metrics["it_provisioned_kw"])
+    return kw * pue / 1000.0 if kw > 0 else math.nan
+
+
+def facility_w_per_device(device, pue: float) -> float:
+    """Facility power per device at nameplate [W]: (devices x TDP + server overhead) / devices x PUE."""
+    per_server = device.devices_per_server * device.tdp_w + device.server_overhead_w
+    return per_server / device.devices_per_server * pue
+
+
+def _per_mw(value: float, mw: float) -> float:
+    return value / mw if np.isfinite(value) and np.isfinite(mw) and mw > 0 else math.nan
+
+
+def _breakevens(result) -> tuple[float, float, float]:
+    """(breakeven output price, plan's output price, breakeven utilization); NaN without cash flows."""
+    if result.inputs is None or not np.isfinite(result.metrics["npv_usd"]):
+        return math.nan, math.nan, math.nan
+    price = base_value(result.inputs, "price_usd_per_million_output_tokens")
+    return breakeven_output_price(result.inputs), price, breakeven_utilization(result.inputs)
+
+
+def summarize(plans, results, objective: str, device_names=()) -> list[PlanSummary]:
+    """One summary per plan, in plan order."""
+    if objective not in OBJECTIVES:
+        raise ValueError(f"objective {objective!r}: must be one of {', '.join(OBJECTIVES)}")
+    out = []
+    for i, (plan, r) in enumerate(zip(plans, results)):
+        mw = facility_mw(r)
+        m = r.metrics
+        tokens_s = m["tokens_per_s_per_device"] * m["device_count"]
+        revenue_mw = _per_mw(m["revenue_usd_per_year"], mw)
+        value = revenue_mw if objective == "revenue_usd_per_mw_per_year" else float(m[objective])
+        be_price, price, be_util = _breakevens(r)
+        notes = tuple(size_warnings(r, mw)) + tuple(filter(None, [name_mismatch(plan, device_names)]))
+        out.append(PlanSummary(i, plan.name, value, mw, _per_mw(tokens_s, mw), revenue_mw, be_price, price, be_util,
+                               float(plan.utilization), float(m["payback_months"]), reason(plan, r), notes))
+    return out
+
+
+def ranked(summaries: list[PlanSummary], objective: str) -> list[PlanSummary]:
+    """Best first by the objective; plans without a value last, in plan order."""
+    sign = 1.0 if OBJECTIVES[objective][2] == "low" else -1.0
+    return sorted(summaries, key=lambda s: (not s.exists, sign * s.value if s.exists else 0.0, s.index))
+
+
+def _ratio(a: float, b: float) -> str | None:
+    if not (np.isfinite(a) and np.isfinite(b)) or b <= 0 or a <= 0:
+        return None
+    r = a / b
+    return f"{r:.2g}x" if r < 10 else f"{r:,.0f}x"
+
+
+def _months(value: float, has_flows: bool) -> str:
+    if np.isfinite(value):
+        return f"{value:.0f}"
+    return "never" if has_flows else "n/a"
+
+
+def ratios_text(s: PlanSummary, ref: PlanSummary, results) -> str:
+    """'4.2x tokens per MW, 3.1x revenue per rack, payback 14 vs 31 months' against `ref`."""
+    if s.index == ref.index:
+        return "reference plan"
+    m, mr = results[s.index].metrics, results[ref.index].metrics
+    parts = []
+    for a, b, what in ((s.tokens_per_s_per_mw, ref.tokens_per_s_per_mw, "tokens per MW"),
+                       (m["revenue_usd_per_rack_per_year"], mr["revenue_usd_per_rack_per_year"], "revenue per rack")):
+        ratio = _ratio(a, b)
+        if ratio:
+            parts.append(f"{ratio} {what}")
+    cost, ref_cost = m["cost_per_million_output_tokens_usd"], mr["cost_per_million_output_tokens_usd"]
+    if np.isfinite(cost) and np.isfinite(ref_cost):
+        parts.append(f"${cost:.3g} vs ${ref_cost:.3g} per Mtok")
+    mine = _months(s.payback_months, np.isfinite(m["npv_usd"]))
+    theirs = _months(ref.payback_months, np.isfinite(mr["npv_usd"]))
+    if not (mine == theirs == "n/a"):
+        if np.isfinite(s.payback_months) and np.isfinite(ref.payback_months):
+            parts.append(f"payback {mine} vs {theirs} months")
+        else:
+            parts.append(f"payback {mine}{' months' if np.isfinite(s.payback_months) else ''} vs {theirs}"
+                         f"{' months' if np.isfinite(ref.payback_months) else ''}")
+    return ", ".join(parts) if parts else f"no comparison: {s.name} or {ref.name} has no operating point"
+
+
+def _config_text(serving: dict) -> str:
+    parts = [f"TP{serving['tensor_parallel']}"]
+    if serving.get("expert_parallel", 1) > 1:
+        parts.append(f"EP{serving['expert_parallel']}")
+    if serving.get("attention_dp"):
+        parts.append("attention DP")
+    parts.append(f"{serving['weight_precision'].upper()} weights, {serving['kv_precision'].upper()} KV")
+    if serving.get("spec_decode_draft_tokens"):
+        parts.append(f"{serving['spec_decode_draft_tokens']} draft tokens")
+    return " ".join(parts[:-1]) + (", " if len(parts) > 1 else "") + parts[-1]
+
+
+def _pool_text(row: dict, several: bool) -> str:
+    count = f"{row['device_count']:,.0f}" if row["device_count"] is not None else "no"
+    batch = f"batch {row['batch']:g}, " if row.get("batch") is not None else ""
+    head = f"{row['role']} pool {row['pool']!r}: " if several else ""
+    return f"{head}{count} x {row['device']}, {batch}{_config_text(row['serving'])}"
+
+
+def target_text(plan) -> str:
+    parts = []
+    if plan.min_tokens_per_s_per_user is not None:
+        parts.append(f">= {plan.min_tokens_per_s_per_user:g} tokens/s per user")
+    if plan.max_ttft_s is not None:
+        parts.append(f"TTFT <= {plan.max_ttft_s:g} s")
+    return " and ".join(parts)
+
+
+def limits(plan, result) -> list[str]:
+    """What limits the plan, in words (the first that applies of each kind)."""
+    out = []
+    m, point = result.metrics, result.point
+    if result.fleet is not None and result.fleet.limited_by:
+        out.append(f"its rate is set by {_LIMITS.get(result.fleet.limited_by, result.fleet.limited_by)}")
+    batch, cap = m["batch"], m["max_batch_by_memory"]
+    if point.queued or (np.isfinite(batch) and np.isfinite(cap) and batch >= cap):
+        out.append(f"memory caps the batch at {cap:g}")
+    elif plan.has_target and np.isfinite(batch):
+        room = f" (memory would allow {cap:g})" if np.isfinite(cap) else ""
+        out.append(f"the target caps the batch at {batch:g}{room}")
+    finance = result.finance
+    if finance is not None and len(result.pools):
+        per_rack = np.asarray(finance.pools.servers_per_rack, float).reshape(-1)
+        for pool, k in zip(result.pools, per_rack):
+            if 0 < k < pool.servers_per_rack_max:
+                out.append(f"the {pool.rack_power_cap_kw:g} kW rack power cap holds {k:g} server(s) of "
+                           f"{pool.device} per rack")
+                break
+    return out
+
+
+def reason(plan, result) -> str:
+    """Which target, which configuration, what limits it; why a plan has no value."""
+    m = result.metrics
+    if not np.isfinite(m["tokens_per_s_per_device"]) or not np.isfinite(m["cost_per_million_output_tokens_usd"]):
+        why = [w for w in result.warnings if not w.startswith(_ROUTINE[0])]
+        return "No operating point: " + ("; ".join(why) if why else "the engine found none")
+    rows = result.pool_rows()
+    head = (f"meets {target_text(plan)} ({m['tokens_per_s_per_user']:.3g} reached)" if plan.has_target
+            else f"batch {m['batch']:g} as entered ({m['tokens_per_s_per_user']:.3g} tokens/s per user)")
+    config = "; ".join(_pool_text(r, len(rows) > 1) for r in rows)
+    sentence = f"{head[0].upper()}{head[1:]}; {config}"
+    found = limits(plan, result)
+    if found:
+        sentence += "; " + "; ".join(found)
+    extra = [w for w in result.warnings if not any(t in w for t in _ROUTINE) and "batch" not in w.split(":")[0]]
+    if extra:
+        sentence += ". Note: " + "; ".join(extra[:2])
+    return sentence + "."
+
+
+def breakeven_price_text(s: PlanSummary) -> str:
+    """The breakeven output price: '$0.31 per Mtok (price $0.88)'; 'any (...)' where the root is
+    negative (input-token revenue alone pays)."""
+    be, price = s.breakeven_price_usd_per_million, s.price_usd_per_million
+    if not np.isfinite(be):
+        return "n/a: no cash flows"
+    if be <= 0:
+        return f"any (input tokens alone pay; price ${price:.3g})"
+    return f"${be:.3g} per Mtok (price ${price:.3g})"
+
+
+def breakeven_utilization_text(s: PlanSummary) -> str:
+    if not np.isfinite(s.breakeven_price_usd_per_million):
+        return "n/a: no cash flows"
+    if not np.isfinite(s.breakeven_utilization):
+        return f"never: not even at 100 % (plan {s.utilization:.0%})"
+    return f"{s.breakeven_utilization:.0%} (plan {s.utilization:.0%})"
+
+
+def size_warnings(result, mw: float | None = None) -> list[str]:
+    """Sizes no real deployment has: over a million devices, over 1 GW of facility power."""
+    mw = facility_mw(result) if mw is None else mw
+    out = []
+    devices = result.metrics["device_count"]
+    if np.isfinite(devices) and devices > MANY_DEVICES:
+        out.append(f"{devices:,.0f} devices: more than any deployment holds (over {MANY_DEVICES:,.0f}); check the sizing")
+    if np.isfinite(mw) and mw * 1000 > LARGE_FACILITY_KW:
+        out.append(f"{mw / 1000:,.3g} GW of facility power: more than the largest sites (over 1 GW); check the sizing")
+    return out
+
+
+def _family(device_name: str) -> str:
+    """'H100' of 'H100-SXM', 'GB200' of 'GB200-NVL72', 'MI355X' of 'MI355X'."""
+    return re.split(r"[-_ ]", device_name.strip(), maxsplit=1)[0].upper()
+
+
+def name_mismatch(plan, device_names) -> str | None:
+    """A note when the plan's name names a device family the plan does not use ('H100 FP8' on H200)."""
+    words = {w.upper() for w in re.split(r"[^A-Za-z0-9]+", plan.name) if w}
+    used = {plan.device, plan.prefill_device, plan.decode_device} | {p.device for p in plan.pools}
+    used_families = {_family(d) for d in used if d}
+    named = sorted({_family(d) for d in device_names if _family(d) in words} - used_families)
+    if not named or used_families & words:
+        return None
+    uses = ", ".join(sorted(d for d in used if d))
+    return f"the plan's name says {', '.join(named)} but it runs on {uses}: rename it so tables and charts do not mislead"
+
+
+def pareto_upper(x, y) -> tuple[np.ndarray, np.ndarray]:
+    """The upper-right frontier of points (x, y): no kept point has another with both larger x and y.
+    Returned sorted by x; non-finite points dropped."""
+    x, y = np.asarray(x, float).ravel(), np.asarray(y, float).ravel()
+    ok = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0)
+    x, y = x[ok], y[ok]
+    order = np.lexsort((-y, -x))            # x descending, then y descending
+    ys = y[order]
+    previous = np.concatenate([[-np.inf], np.maximum.accumulate(ys)[:-1]])
+    keep = order[ys > previous][::-1]
+    return x[keep], y[keep]

@@ -1,0 +1,140 @@
+"""The Decision view's ranking: the plans ranked by the chosen objective, each with its ratios
+against the reference plan, the reason in words and its breakevens, as a Qt table model (one row
+per plan; DisplayRole text, UserRole the raw number for sorting, DecorationRole the plan's colour)
+and as the rich text the view shows (`ranking_html`). All content comes from `engine.decision`
+over the document's results.
+"""
+from __future__ import annotations
+
+import math
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtGui import QColor
+
+from ..engine.decision import (
+    OBJECTIVES, PlanSummary, breakeven_price_text, breakeven_utilization_text, ranked, ratios_text, summarize,
+)
+from .document import Document
+from .labels import format_number
+from .colors import money_text, plan_color
+
+COLUMNS = ("rank", "plan", "value", "ratios", "breakeven_price", "breakeven_utilization", "reason")
+HEADERS = {"rank": "#", "plan": "Plan", "value": "", "ratios": "Against the reference",
+           "breakeven_price": "Breaks even at output price", "breakeven_utilization": "Breaks even at utilization",
+           "reason": "Why"}
+
+
+def objective_text(objective: str, value: float) -> str:
+    unit = OBJECTIVES[objective][1]
+    if not math.isfinite(value):
+        return "n/a"
+    if unit == "USD/Mtok":
+        return f"${value:.3g} per Mtok"
+    if unit.startswith("USD"):
+        return money_text(value) + unit[3:].replace("/", " per ").replace("yr", "year")
+    return format_number(value, unit)
+
+
+class DecisionModel(QAbstractTableModel):
+    def __init__(self, document: Document, parent=None):
+        super().__init__(parent)
+        self._doc = document
+        self.objective = "cost_per_million_output_tokens_usd"
+        self.reference = 0          # index of the reference plan in the scenario
+        self.rows: list[PlanSummary] = []
+        self.summaries: list[PlanSummary] = []
+        self._ratios: list[str] = []
+        self.refresh()
+
+    def set_objective(self, objective: str) -> None:
+        self.objective = objective
+        self.refresh()
+
+    def set_reference(self, index: int) -> None:
+        self.reference = index
+        self.refresh()
+
+    def refresh(self) -> None:
+        doc = self._doc
+        self.beginResetModel()
+        names = doc.scenario.all_device_names()
+        self.summaries = summarize(doc.scenario.plans, doc.results, self.objective, names)
+        self.reference = min(max(self.reference, 0), len(self.summaries) - 1)
+        self.rows = ranked(self.summaries, self.objective)
+        ref = self.summaries[self.reference] if self.summaries else None
+        self._ratios = [ratios_text(s, ref, doc.results) for s in self.rows] if ref else []
+        self.endResetModel()
+
+    # --- Qt model ----------------------------------------------------------------------------
+    def rowCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section, orientation, role=Qt.DisplayRole):
+        if orientation != Qt.Horizontal or role not in (Qt.DisplayRole, Qt.ToolTipRole):
+            return None
+        key = COLUMNS[section]
+        if key == "value":
+            return OBJECTIVES[self.objective][0]
+        return HEADERS[key]
+
+    def text(self, row: int, key: str) -> str:
+        s = self.rows[row]
+        if key == "rank":
+            return str(row + 1) if s.exists else "–"
+        if key == "plan":
+            return s.name
+        if key == "value":
+            return objective_text(self.objective, s.value)
+        if key == "ratios":
+            return self._ratios[row]
+        if key == "breakeven_price":
+            return breakeven_price_text(s)
+        if key == "breakeven_utilization":
+            return breakeven_utilization_text(s)
+        notes = "".join(f" \u26a0 {n}." for n in s.notes)
+        return s.reason + notes
+
+    def data(self, index, role=Qt.DisplayRole):
+        if not index.isValid():
+            return None
+        key = COLUMNS[index.column()]
+        s = self.rows[index.row()]
+        if role in (Qt.DisplayRole, Qt.ToolTipRole):
+            return self.text(index.row(), key)
+        if role == Qt.UserRole:
+            return {"rank": index.row(), "value": s.value, "breakeven_price": s.breakeven_price_usd_per_million,
+                    "breakeven_utilization": s.breakeven_utilization}.get(key, self.text(index.row(), key))
+        if role == Qt.DecorationRole and key == "plan":
+            return QColor(plan_color(s.index))
+        if role == Qt.ForegroundRole and key == "reason" and s.notes:
+            return QColor("#8a4b00")
+        if role == Qt.TextAlignmentRole:
+            return int((Qt.AlignRight if key in ("rank", "value") else Qt.AlignLeft) | Qt.AlignVCenter)
+        return None
+
+
+def _esc(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def ranking_html(model: DecisionModel) -> str:
+    """One block per plan, best first: rank, name (in its colour), value, ratios, breakevens, why."""
+    objective = OBJECTIVES[model.objective][0]
+    blocks = []
+    for row, s in enumerate(model.rows):
+        rank = model.text(row, "rank")
+        color = plan_color(s.index)
+        notes = "".join(f"<div style='color:#8a4b00'>&#9888; {_esc(n)}.</div>" for n in s.notes)
+        blocks.append(
+            f"<tr><td valign='top' style='font-size:14pt; color:#555'>{rank}</td><td>"
+            f"<a href='plan:{s.index}' style='text-decoration:none; color:{color}'>"
+            f"<span style='font-size:13pt'>&#9632;</span> <b>{_esc(s.name)}</b></a>"
+            f" &nbsp; {_esc(objective)}: <b>{_esc(model.text(row, 'value'))}</b>"
+            f"<div>Against the reference: {_esc(model.text(row, 'ratios'))}.</div>"
+            f"<div>Breaks even at: output price {_esc(model.text(row, 'breakeven_price'))}; "
+            f"utilization {_esc(model.text(row, 'breakeven_utilization'))}.</div>"
+            f"<div style='color:#333'>Why: {_esc(s.reason)}</div>{notes}</td></tr>")
+    return "<table cellspacing='0' cellpadding='4' width='100%'>" + "".join(blocks) + "</table>"

@@ -1,0 +1,150 @@
+"""The Decision view, the first tab: which plan wins by the chosen objective and why, in words.
+
+A headline names the best plan and its ratios against the reference plan; the ranking lists every
+plan best first (value, ratios, breakeven output price and utilization, the reason: target,
+configuration and what limits it, and any implausible size or misleading name; click a name to
+make it the current plan); the signature chart shows the devices' frontiers with the plans'
+operating points and targets. Redrawn only while visible.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QSplitter, QTextBrowser, QVBoxLayout, QWidget
+
+from ..engine.decision import OBJECTIVES
+from .decision_model import DecisionModel, objective_text, ranking_html
+from .document import Document
+
+
+class DecisionView(QWidget):
+    def __init__(self, document: Document, parent=None):
+        super().__init__(parent)
+        self._doc = document
+        self._stale = True
+        self.model = DecisionModel(document, self)
+        self.objective = QComboBox()
+        for key, (label, _, _) in OBJECTIVES.items():
+            self.objective.addItem(label, key)
+        self.objective.setToolTip("What the plans are ranked by")
+        self.objective.activated.connect(self._objective_chosen)
+        self.reference = QComboBox()
+        self.reference.setToolTip("The plan every other plan is compared with")
+        self.reference.activated.connect(self._reference_chosen)
+        self.headline = QLabel()
+        self.headline.setObjectName("decision_headline")
+        self.headline.setWordWrap(True)
+        self.headline.setTextFormat(Qt.RichText)
+        self.headline.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+        self.headline.setStyleSheet("QLabel { font-size: 12pt; padding: 4px; background: #eef5ff; "
+                                    "border: 1px solid #bcd4f6; }")
+        self.ranking = QTextBrowser()
+        self.ranking.setObjectName("decision_ranking")
+        self.ranking.setOpenLinks(False)
+        self.ranking.anchorClicked.connect(self._plan_clicked)
+        self._chart = None        # built just after the window first shows (it loads pyqtgraph)
+        self._chart_slot = QLabel("Drawing the chart…")
+        self._chart_slot.setAlignment(Qt.AlignCenter)
+        bar = QHBoxLayout()
+        bar.addWidget(QLabel("Rank by:"))
+        bar.addWidget(self.objective)
+        bar.addSpacing(16)
+        bar.addWidget(QLabel("Reference plan:"))
+        bar.addWidget(self.reference, 1)
+        split = QSplitter(Qt.Vertical)
+        split.addWidget(self.ranking)
+        split.addWidget(self._chart_slot)
+        self._split = split
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 1)
+        self.ranking.setMinimumHeight(60)
+        split.setChildrenCollapsible(False)
+        layout = QVBoxLayout(self)
+        layout.addLayout(bar)
+        layout.addWidget(self.headline)
+        layout.addWidget(split, 1)
+        document.scenario_changed.connect(self._changed)
+        self.refresh()
+
+    def _changed(self, *_):
+        self._stale = True
+        if self.isVisible():
+            self.refresh()
+
+    def showEvent(self, event):
+        super().showEvent(event)
+        if self._stale:
+            self.refresh()
+        if self._chart is None:   # two turns of the event loop: the window is on screen first
+            QTimer.singleShot(0, lambda: QTimer.singleShot(0, lambda: self.chart))
+
+    @property
+    def chart(self):
+        """The signature chart, built on first use."""
+        if self._chart is None:
+            from .signature_chart import SignatureChart
+            self._chart = SignatureChart(self._doc)
+            self._split.replaceWidget(1, self._chart)
+            self._chart_slot.deleteLater()
+            height = self._split.height()
+            if height > 0:    # the ranking 40 %, the chart 60 % (the text browser would take more)
+                self._split.setSizes([int(height * 0.4), height - int(height * 0.4)])
+            self._chart.refresh()
+        return self._chart
+
+    def _objective_chosen(self, _i: int) -> None:
+        self.model.set_objective(self.objective.currentData())
+        self._after_model()
+
+    def _reference_chosen(self, i: int) -> None:
+        self.model.set_reference(i)
+        self._after_model()
+
+    def _plan_clicked(self, url) -> None:
+        text = url.toString()
+        if text.startswith("plan:"):
+            self._doc.set_current_index(int(text[5:]))
+
+    def refresh(self) -> None:
+        self._stale = False
+        names = [p.name for p in self._doc.scenario.plans]
+        ref_name = self.reference.currentText()
+        self.reference.blockSignals(True)
+        self.reference.clear()
+        self.reference.addItems(names)
+        self.reference.setCurrentIndex(names.index(ref_name) if ref_name in names else
+                                       min(self.model.reference, len(names) - 1))
+        self.reference.blockSignals(False)
+        self.model.reference = self.reference.currentIndex()
+        self.model.refresh()
+        self._after_model()
+        if self._chart is not None:
+            self._chart.refresh()
+
+    def _after_model(self) -> None:
+        self.headline.setText(self.headline_text())
+        scroll = self.ranking.verticalScrollBar().value()
+        self.ranking.setHtml(ranking_html(self.model))
+        self.ranking.verticalScrollBar().setValue(scroll)
+
+    def headline_text(self) -> str:
+        rows, objective = self.model.rows, self.model.objective
+        if not rows or not rows[0].exists:
+            return f"No plan has a value for {_in_sentence(OBJECTIVES[objective][0])}: see the reasons below."
+        best = rows[0]
+        ref = self.model.summaries[self.model.reference]
+        head = (f"<b>{_html(best.name)}</b> is best by {_in_sentence(OBJECTIVES[objective][0])}: "
+                f"<b>{objective_text(objective, best.value)}</b>")
+        if best.index == ref.index:
+            runner = next((r for r in rows[1:] if r.exists), None)
+            tail = (f"; next: {_html(runner.name)} at {objective_text(objective, runner.value)}." if runner else ".")
+            return head + tail
+        return head + f" — against {_html(ref.name)}: {_html(self.model.text(0, 'ratios'))}."
+
+
+def _in_sentence(label: str) -> str:
+    """'Revenue per MW ...' -> 'revenue per MW ...'; an acronym ('NPV') stays as it is."""
+    return label if label[:2].isupper() else label[0].lower() + label[1:]
+
+
+def _html(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -1,0 +1,122 @@
+"""The field's signature chart: tokens/s per MW of facility power (or per device) against tokens/s
+per user, one frontier per device on one chart, every plan's operating point (a star in its colour)
+and each interactivity target (a dashed vertical line). Axes turn logarithmic where the values span
+more than 10x. The legend sits above the plot, one unbroken entry per plan and per device."""
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from .labels import label_with_unit
+from .performance_view import legend_label, set_text_if_changed
+from .plotting import ItemPool, NumberAxis, legend_entry, make_plot, pen, pg, plan_color, to_axis, wants_log
+from .signature_data import frontiers, plan_points
+
+MODES = {"per_mw": "Tokens/s per MW [tokens/s/MW]",
+         "per_device": label_with_unit("tokens_per_s_per_device")}
+TARGET_COLOR = "#c62828"
+
+
+def frontier_color(frontier) -> str:
+    """A device's frontier in the colour of its first plan, so a star sits under its own line."""
+    return plan_color(frontier.plans[0])
+
+
+class SignatureChart(QWidget):
+    def __init__(self, document, parent=None):
+        super().__init__(parent)
+        self._doc = document
+        self.mode = QComboBox()
+        self.mode.addItem("per MW of facility power", "per_mw")
+        self.mode.addItem("per device", "per_device")
+        self.mode.setToolTip("Facility power = servers at nameplate x PUE: what a power-limited site must hold")
+        self.mode.activated.connect(lambda _: self.refresh())
+        self.x_axis, self.y_axis = NumberAxis("bottom"), NumberAxis("left")
+        self.plot = make_plot("Throughput against interactivity", label_with_unit("tokens_per_s_per_user"),
+                              MODES["per_mw"], x_axis=self.x_axis, y_axis=self.y_axis, grid="both")
+        self.plot.setMinimumSize(320, 160)
+        item = self.plot.getPlotItem()
+        self.lines = ItemPool(item, lambda i: pg.PlotDataItem(pen=pen("#222", 2.5)))
+        self.targets = ItemPool(item, lambda i: pg.InfiniteLine(angle=90, pen=pen(TARGET_COLOR, 1.5, Qt.DashLine),
+                                                                label="", labelOpts={"position": 0.95,
+                                                                                     "color": TARGET_COLOR}))
+        self.points = pg.ScatterPlotItem(size=16, symbol="star", pen=pg.mkPen("k", width=1.2), hoverable=True,
+                                         tip=self._tip)
+        self.points.setZValue(20)
+        item.addItem(self.points)
+        self.legend = legend_label()
+        self.note = QLabel()
+        self.note.setWordWrap(True)
+        self.note.setStyleSheet("color: #444;")
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Throughput:"))
+        top.addWidget(self.mode)
+        top.addWidget(self.legend, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(top)
+        layout.addWidget(self.plot, 1)
+        layout.addWidget(self.note)
+        self.shown_frontiers = []
+        self.shown_points = []
+        self.log = (False, False)
+
+    def refresh(self) -> None:
+        scenario, results = self._doc.scenario, self._doc.results
+        fronts = frontiers(scenario, results)
+        points = plan_points(scenario, results)
+        per_mw = self.mode.currentData() == "per_mw"
+        ykey = "tokens_per_s_per_mw" if per_mw else "tokens_per_s_per_device"
+        xs = np.concatenate([f.tokens_per_s_per_user for f in fronts] + [[p.tokens_per_s_per_user for p in points]])
+        ys = np.concatenate([getattr(f, ykey) for f in fronts] + [[getattr(p, ykey) for p in points]])
+        self.log = (wants_log(xs), wants_log(ys))
+        self.x_axis.setLogMode(self.log[0])
+        self.y_axis.setLogMode(self.log[1])
+        lx = lambda v: to_axis(v, self.log[0])  # noqa: E731
+        ly = lambda v: to_axis(v, self.log[1])  # noqa: E731
+        for line, f in zip(self.lines.ensure(len(fronts)), fronts):
+            line.setData(lx(f.tokens_per_s_per_user), ly(getattr(f, ykey)), connect="finite")
+            line.setPen(pen(frontier_color(f), 2.5))
+        ok = [p for p in points if np.isfinite(p.tokens_per_s_per_user) and np.isfinite(getattr(p, ykey))]
+        self.points.setData(lx([p.tokens_per_s_per_user for p in ok]), ly([getattr(p, ykey) for p in ok]),
+                            data=[p.index for p in ok], brush=[pg.mkBrush(plan_color(p.index)) for p in ok])
+        wanted = sorted({p.target for p in points if p.target is not None})
+        for line, target in zip(self.targets.ensure(len(wanted)), wanted):
+            line.setValue(float(lx([target])[0]))
+            line.label.setFormat(f"target ≥ {target:g}")
+        self.plot.getPlotItem().setLabel("left", MODES["per_mw" if per_mw else "per_device"], color="#222",
+                                         **{"font-size": "10pt"})
+        self._fit_range(lx(xs), ly(ys), lx(wanted) if wanted else np.empty(0))
+        self.shown_frontiers, self.shown_points = fronts, ok
+        entries = [legend_entry(plan_color(p.index), p.name, "&#9733;") for p in points]
+        entries += [legend_entry(frontier_color(f), f"{f.label} frontier", "&#9473;") for f in fronts]
+        set_text_if_changed(self.legend, " ".join(entries))
+        missing = [p.name for p in points if p not in ok]
+        text = ("Lines: the best configuration of each device at every interactivity (swept batch x parallelism x "
+                "precision x speculative decoding, and the plans' own curves and points). Stars: the plans. Dashed: targets.")
+        if missing:
+            text += " Not drawn (no operating point): " + ", ".join(missing) + "."
+        set_text_if_changed(self.note, text)
+
+    def _fit_range(self, xs, ys, targets) -> None:
+        item = self.plot.getPlotItem()
+        x = np.concatenate([xs[np.isfinite(xs)], targets])
+        y = ys[np.isfinite(ys)]
+        if x.size == 0 or y.size == 0:
+            item.setXRange(0, 1)
+            item.setYRange(0, 1)
+            return
+        x_pad = 0.1 if self.log[0] else 0.05 * (x.max() - x.min() or 1.0)
+        y_pad = 0.1 if self.log[1] else 0.05 * (y.max() or 1.0)
+        item.setXRange(x.min() - x_pad if self.log[0] else 0.0, x.max() + x_pad, padding=0)
+        item.setYRange(y.min() - y_pad if self.log[1] else 0.0, y.max() + y_pad, padding=0)
+
+    def _tip(self, x, y, data):
+        if data is None or int(data) >= len(self._doc.results):
+            return ""
+        i = int(data)
+        m = self._doc.results[i].metrics
+        per_mw = next((p.tokens_per_s_per_mw for p in self.shown_points if p.index == i), np.nan)
+        return (f"{self._doc.scenario.plans[i].name}\n{m['tokens_per_s_per_user']:.3g} tokens/s per user, "
+                f"{m['tokens_per_s_per_device']:,.0f} tokens/s per device, {per_mw:,.0f} tokens/s per MW")

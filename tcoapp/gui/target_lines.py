@@ -1,0 +1,37 @@
+"""Interactivity targets drawn on a chart: one dashed line per distinct target value
+(`min_tokens_per_s_per_user`), labelled with the value and the plans that set it. Items are made
+once and reused."""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+
+from .plotting import ItemPool, pen, pg
+
+TARGET_COLOR = "#c62828"
+
+
+def targets_of(plans, only=None) -> list[tuple[float, list[str]]]:
+    """[(target tokens/s per user, names of the plans with it)], ascending; `only`: plan indices."""
+    found: dict[float, list[str]] = {}
+    for i, plan in enumerate(plans):
+        if (only is None or i in only) and plan.min_tokens_per_s_per_user is not None:
+            found.setdefault(float(plan.min_tokens_per_s_per_user), []).append(plan.name)
+    return sorted(found.items())
+
+
+class TargetLines:
+    def __init__(self, item: pg.PlotItem, vertical: bool):
+        angle = 90 if vertical else 0
+        position = 0.92
+        self.pool = ItemPool(item, lambda i: pg.InfiniteLine(
+            angle=angle, pen=pen(TARGET_COLOR, 1.5, Qt.DashLine), label="",
+            labelOpts={"position": position, "color": TARGET_COLOR, "anchors": [(0, 0), (0, 0)] if vertical
+                       else [(1, 1), (1, 1)]}))
+        self.shown: list[float] = []
+
+    def update(self, targets: list[tuple[float, list[str]]], to_axis=lambda v: v) -> None:
+        for line, (value, names) in zip(self.pool.ensure(len(targets)), targets):
+            line.setValue(to_axis(value))
+            line.label.setFormat(f"target ≥ {value:g} tok/s/user")
+            line.setToolTip(f"Target >= {value:g} tokens/s per user: " + ", ".join(names))
+        self.shown = [v for v, _ in targets]

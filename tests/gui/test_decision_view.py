@@ -1,0 +1,147 @@
+"""The Decision tab: first, ranks by the chosen objective, states ratios and reasons, and draws one
+frontier per device with each plan's point and the target line."""
+import numpy as np
+import pytest
+
+from tcoapp.engine.decision import OBJECTIVES
+
+
+def test_decision_is_the_first_tab_and_names_the_cheapest_plan(window):
+    assert window.tabs.widget(0) is window.decision
+    doc = window.document
+    costs = [r.metrics["cost_per_million_output_tokens_usd"] for r in doc.results]
+    best = doc.scenario.plans[int(np.nanargmin(costs))].name
+    assert window.decision.model.rows[0].name == best
+    assert best in window.decision.headline.text()
+    html = window.decision.ranking.toPlainText()
+    assert "Against the reference" in html and "Why: Meets >= 50 tokens/s per user" in html
+    assert "Breaks even at: output price" in html
+
+
+@pytest.mark.parametrize("objective", list(OBJECTIVES))
+def test_changing_the_objective_reranks(window, objective):
+    view = window.decision
+    view.objective.setCurrentIndex(view.objective.findData(objective))
+    view.objective.activated.emit(view.objective.currentIndex())
+    values = [r.value for r in view.model.rows if r.exists]
+    assert values == sorted(values, reverse=OBJECTIVES[objective][2] == "high")
+    assert OBJECTIVES[objective][0].lower() in view.headline.text().lower()
+
+
+def test_reference_plan_and_ratio_words(window):
+    view = window.decision
+    view.reference.setCurrentIndex(1)
+    view.reference.activated.emit(1)
+    name = window.document.scenario.plans[1].name
+    assert f"against {name}" in view.headline.text()
+    row = next(i for i, r in enumerate(view.model.rows) if r.index == 1)
+    assert view.model.text(row, "ratios") == "reference plan"
+    other = next(i for i, r in enumerate(view.model.rows) if r.index != 1 and r.exists)
+    assert "x tokens per MW" in view.model.text(other, "ratios") and "payback" in view.model.text(other, "ratios")
+
+
+def test_reference_survives_an_edit_and_follows_by_name(window):
+    view, doc = window.decision, window.document
+    view.reference.setCurrentIndex(2)
+    view.reference.activated.emit(2)
+    doc.set_plan_value(0, "utilization", 0.5)
+    assert view.reference.currentText() == doc.scenario.plans[2].name
+
+
+def test_signature_chart_frontier_per_device_points_and_target(window):
+    chart = window.decision.chart
+    devices = {p.device for p in window.document.scenario.plans}
+    assert {f.device for f in chart.shown_frontiers} == devices
+    lines = [line for line in chart.lines.items if line.isVisible()]
+    assert len(lines) == len(devices) and all(len(line.xData) > 3 for line in lines)
+    assert len(chart.points.data) == len(window.document.scenario.plans)
+    targets = [t for t in chart.targets.items if t.isVisible()]
+    assert len(targets) == 1
+    expected = np.log10(50.0) if chart.log[0] else 50.0
+    assert targets[0].value() == pytest.approx(expected)
+
+
+def test_signature_chart_turns_log_where_values_span_a_decade(window):
+    chart = window.decision.chart
+    ys = np.concatenate([f.tokens_per_s_per_mw for f in chart.shown_frontiers])
+    assert ys.max() > 10 * ys.min()
+    assert chart.log[1] and chart.y_axis.logMode
+
+
+def test_per_device_mode_draws_per_device_values(window):
+    chart = window.decision.chart
+    chart.mode.setCurrentIndex(chart.mode.findData("per_device"))
+    chart.mode.activated.emit(chart.mode.currentIndex())
+    r = window.document.results[0]
+    ys = np.array(chart.points.data["y"], float)
+    got = 10 ** ys[0] if chart.log[1] else ys[0]
+    assert got == pytest.approx(r.metrics["tokens_per_s_per_device"])
+    assert "per device" in chart.plot.getPlotItem().getAxis("left").labelText.lower()
+
+
+def test_clicking_a_plan_in_the_ranking_selects_it(window):
+    from PySide6.QtCore import QUrl
+    window.decision.ranking.anchorClicked.emit(QUrl("plan:3"))
+    assert window.document.current_index == 3
+
+
+def test_hidden_decision_view_redraws_when_shown(window, qtbot):
+    window.tabs.setCurrentIndex(1)
+    doc = window.document
+    doc.set_plan_value(0, "min_tokens_per_s_per_user", 20)
+    assert window.decision._stale
+    window.tabs.setCurrentIndex(0)
+    qtbot.waitUntil(lambda: not window.decision._stale)
+    values = {round(t.value(), 6) for t in window.decision.chart.targets.items if t.isVisible()}
+    assert len(values) == 2
+
+
+def test_plan_without_operating_point_reads_no_operating_point(window):
+    doc = window.document
+    doc.set_plan_value(0, "min_tokens_per_s_per_user", 100000)
+    view = window.decision
+    last = view.model.rows[-1]
+    assert last.index == 0 and not last.exists
+    assert "No operating point" in view.ranking.toPlainText()
+    assert doc.scenario.plans[0].name in view.chart.note.text()
+
+
+def test_chart_is_built_right_after_the_window_shows(qtbot):
+    from tcoapp.gui.app import create_window
+    win = create_window(None)
+    qtbot.addWidget(win)
+    assert win.decision._chart is None          # start-up does not wait for the chart library
+    win.show()
+    qtbot.waitUntil(lambda: win.decision._chart is not None, timeout=5000)
+    assert win.decision.chart.shown_frontiers
+    win.document.undo_stack.setClean()
+    win.close()
+
+
+@pytest.mark.parametrize("sample", ["moe_rack_scale.xlsx", "hopper_to_blackwell_power_limited.xlsx"])
+def test_no_one_pool_plan_lies_above_its_device_frontier(qtbot, sample):
+    import os
+    from tcoapp.gui.app import create_window
+    from tcoapp.gui.signature_data import frontiers
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    win = create_window(os.path.join(root, "samples", sample))
+    qtbot.addWidget(win)
+    doc = win.document
+    for front in frontiers(doc.scenario, doc.results):
+        for i in front.plans:
+            r = doc.results[i]
+            if len(r.pools) != 1 or not np.isfinite(r.metrics["tokens_per_s_per_device"]):
+                continue
+            x, y = r.metrics["tokens_per_s_per_user"], r.metrics["tokens_per_s_per_device"]
+            dominated = (front.tokens_per_s_per_user >= x * (1 - 1e-9)) & (front.tokens_per_s_per_device >= y * (1 - 1e-9))
+            assert dominated.any(), (front.label, doc.scenario.plans[i].name)
+    win.document.undo_stack.setClean()
+
+
+def test_headline_keeps_acronyms(window):
+    view = window.decision
+    for objective, words in (("revenue_usd_per_mw_per_year", "best by revenue per MW of facility power"),
+                             ("npv_usd", "best by NPV")):
+        view.objective.setCurrentIndex(view.objective.findData(objective))
+        view.objective.activated.emit(view.objective.currentIndex())
+        assert words in view.headline.text()
