@@ -30,13 +30,16 @@ from .xlsx_inputs import (
 from .xlsx_layout import Layout
 from .xlsx_results import result_rows, write_results
 from .xlsx_styles import CellKindError, exact_floats
+from .uncertainty_book import write_uncertainty
+from .xlsx_monte_carlo_book import add_monte_carlo
 
 SHEET_ORDER = (S.PLANS, S.POOLS, S.RESULTS, S.CASH_FLOW, S.DEVICES, S.MODELS, S.CURVES, S.PRICE_TIERS,
-               S.CALIBRATION, S.CONSTANTS, S.ABOUT)
+               S.CALIBRATION, S.UNCERTAINTY, S.CONSTANTS, S.ABOUT)
 
 
 def write_scenario(scenario: Scenario, path, results: tuple[PlanResult, ...] | None = None,
-                   written: datetime.datetime | None = None, about_notes: Sequence[tuple[str, str]] = ()) -> None:
+                   written: datetime.datetime | None = None, about_notes: Sequence[tuple[str, str]] = (),
+                   simulation=None) -> None:
     """Write the full scenario workbook to `path` (atomically); compute the results if not given.
 
     written: the date on the About sheet (default: now, UTC); about_notes: extra (label, text) rows
@@ -44,7 +47,9 @@ def write_scenario(scenario: Scenario, path, results: tuple[PlanResult, ...] | N
     """
     if results is not None and len(results) != len(scenario.plans):
         raise ValueError(f"{len(results)} results for {len(scenario.plans)} plans")
-    workbook, pending = build_workbook(scenario, usable_results(scenario, results), written, about_notes)
+    results = usable_results(scenario, results)
+    workbook, pending = build_workbook(scenario, results, written, about_notes)
+    pending += add_monte_carlo(workbook, scenario, results, simulation)
     data = io.BytesIO()
     with exact_floats():
         workbook.save(data)
@@ -105,6 +110,7 @@ def build_workbook(scenario: Scenario, results: tuple[PlanResult, ...], written:
         pending = [write_curves(sheets[S.CURVES], scenario)]
         write_price_tiers(sheets[S.PRICE_TIERS], scenario)
         write_calibration(sheets[S.CALIBRATION], scenario)
+        write_uncertainty(sheets[S.UNCERTAINTY], scenario)
         write_constants(sheets[S.CONSTANTS], workbook)
         write_about(sheets[S.ABOUT], written)
         if about_notes:

@@ -31,41 +31,52 @@ def npv_usd(rate, flows):
 
 
 def irr(flows):
-    """Internal rate of return per row (numpy-financial); NaN where no real rate exists."""
+    """Internal rate of return per row, exactly numpy-financial's `irr` (the real root x > 0 of
+    sum_t flows[t] x^t closest to rate 0, rate = 1/x - 1), vectorized over rows: the polynomial's roots
+    are the eigenvalues of its companion matrix, as in `np.roots`, batched per row length (rows of
+    equal leading and trailing zeros share one batched call). NaN where no real rate exists (flows of
+    one sign, or no positive real root)."""
     flows = np.asarray(flows, float)
-    out = np.empty(flows.shape[:-1])
-    for index in np.ndindex(out.shape):
-        row = flows[index]
-        out[index] = _irr_row(row)
-    return out
+    rows = flows.reshape(-1, flows.shape[-1])
+    out = np.full(rows.shape[0], np.nan)
+    mixed = np.any(rows > 0, axis=-1) & np.any(rows < 0, axis=-1)
+    poly = rows[:, ::-1]  # np.roots order: highest power first
+    nonzero = poly != 0
+    first = np.argmax(nonzero, axis=-1)
+    last = poly.shape[-1] - 1 - np.argmax(nonzero[:, ::-1], axis=-1)
+    for lo, hi in set(zip(first[mixed].tolist(), last[mixed].tolist())):
+        index = np.nonzero(mixed & (first == lo) & (last == hi))[0]
+        out[index] = _irr_rows(poly[index, lo:hi + 1])
+    return out.reshape(flows.shape[:-1])
 
 
-def _irr_row(row: np.ndarray) -> float:
-    if not (np.any(row > 0) and np.any(row < 0)):
-        return np.nan
-    value = npf.irr(row)
-    return float(value) if np.isfinite(value) else np.nan
+def _irr_rows(p: np.ndarray) -> np.ndarray:
+    """Rates of polynomials p (rows, highest power first, non-zero ends) as numpy-financial picks them."""
+    n = p.shape[-1] - 1
+    companion = np.zeros((p.shape[0], n, n))
+    companion[:, 1:, :-1] = np.eye(n - 1)
+    companion[:, 0, :] = -p[:, 1:] / p[:, :1]
+    roots = np.linalg.eigvals(companion)
+    usable = (roots.imag == 0) & (roots.real > 0)
+    with np.errstate(divide="ignore"):
+        rates = 1.0 / np.where(usable, roots.real, 1.0) - 1.0
+    pick = np.argmin(np.where(usable, np.abs(rates), np.inf), axis=-1)
+    rate = np.take_along_axis(rates, pick[:, None], axis=-1)[:, 0]
+    return np.where(np.any(usable, axis=-1) & np.isfinite(rate), rate, np.nan)
 
 
 def payback_months(flows):
-    """First time the cumulative flow reaches 0, linear within the year, in months; NaN = never."""
-    flows = np.asarray(flows, float)
-    cumulative = np.cumsum(flows, axis=-1)
-    out = np.full(flows.shape[:-1], np.nan)
-    for index in np.ndindex(out.shape):
-        out[index] = _payback_row(cumulative[index])
-    return out
-
-
-def _payback_row(cumulative: np.ndarray) -> float:
-    if cumulative[0] >= 0:
-        return 0.0
-    reached = np.nonzero(cumulative[1:] >= 0)[0]
-    if reached.size == 0:
-        return np.nan
-    t = int(reached[0]) + 1
-    before, after = cumulative[t - 1], cumulative[t]
-    return 12.0 * ((t - 1) + (-before) / (after - before))
+    """First time the cumulative flow reaches 0, linear within the year, in months; NaN = never.
+    Vectorized over rows (the year of crossing is the first non-negative cumulative flow)."""
+    cumulative = np.cumsum(np.asarray(flows, float), axis=-1)
+    later = cumulative[..., 1:] >= 0
+    t = np.argmax(later, axis=-1) + 1
+    before = np.take_along_axis(cumulative, (t - 1)[..., None], axis=-1)[..., 0]
+    after = np.take_along_axis(cumulative, np.minimum(t, cumulative.shape[-1] - 1)[..., None], axis=-1)[..., 0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        crossing = 12.0 * ((t - 1) + (-before) / (after - before))
+    never = np.where(np.any(later, axis=-1), crossing, np.nan)
+    return np.where(cumulative[..., 0] >= 0, 0.0, never)
 
 
 def roi(flows, capex_usd):
