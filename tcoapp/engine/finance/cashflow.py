@@ -35,11 +35,11 @@ def irr(flows):
     sum_t flows[t] x^t closest to rate 0, rate = 1/x - 1), vectorized over rows: the polynomial's roots
     are the eigenvalues of its companion matrix, as in `np.roots`, batched per row length (rows of
     equal leading and trailing zeros share one batched call). NaN where no real rate exists (flows of
-    one sign, or no positive real root)."""
+    one sign, or no positive real root) or a flow is unknown (NaN)."""
     flows = np.asarray(flows, float)
     rows = flows.reshape(-1, flows.shape[-1])
     out = np.full(rows.shape[0], np.nan)
-    mixed = np.any(rows > 0, axis=-1) & np.any(rows < 0, axis=-1)
+    mixed = np.any(rows > 0, axis=-1) & np.any(rows < 0, axis=-1) & np.all(np.isfinite(rows), axis=-1)
     poly = rows[:, ::-1]  # np.roots order: highest power first
     nonzero = poly != 0
     first = np.argmax(nonzero, axis=-1)

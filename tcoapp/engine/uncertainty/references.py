@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..errors import Problem
 from .fields import ALL_PLANS
-from .inputs import DEVICE_PREFIX
+from .inputs import DEVICE_PREFIX, make_uncertain_input
 
 
 def uncertainty_problems(scenario) -> list[Problem]:
@@ -13,6 +13,7 @@ def uncertainty_problems(scenario) -> list[Problem]:
     names = [p.name for p in scenario.plans]
     seen: dict[tuple[str, str], str] = {}
     for row in scenario.uncertainty:
+        make_uncertain_input(row.as_row(), row.where, problems)  # rows built in code are checked too
         if row.plan != ALL_PLANS and row.plan not in names:
             problems.append(Problem(row.where("plan"), "plan", f"= {row.plan!r}: no plan of that name on Plans "
                                                                f"(plans: {', '.join(names) or 'none'}; or * for every plan)"))

@@ -1,0 +1,119 @@
+"""The vectorized pieces of the simulation equal the deterministic engine, draw by draw: the
+operating point over a draw axis, the sizing rules, IRR and payback (numpy-financial's)."""
+from dataclasses import replace
+
+import numpy as np
+import numpy_financial as npf
+import pytest
+
+from tcoapp.engine.compute import compute_plan
+from tcoapp.engine.finance import cashflow, sizing
+from tcoapp.engine.uncertainty.plan_draws import tier_prices
+from tcoapp.engine.uncertainty.serve_draws import ServeCase, serve_draws
+from tcoapp.engine.uncertainty.simulate import simulate
+from tcoapp.engine.uncertainty.sizing_draws import servers_within
+from tcoapp.io.default_scenario import default_scenario
+
+from .montecarlo_cases import row, scenario_with
+
+
+def _variants():
+    s = default_scenario()
+    h100, h200, b200 = s.plans[0], s.plans[1], s.plans[2]
+    return s, list(s.plans) + [
+        h100.with_(min_tokens_per_s_per_user=None, batch=5000),        # queued at the memory limit
+        b200.with_(min_tokens_per_s_per_user=None, batch=32),          # fixed batch
+        b200.with_(min_tokens_per_s_per_user=5.0),                     # large batch on the log grid
+        h200.with_(min_tokens_per_s_per_user=None, max_ttft_s=0.5),    # TTFT target
+        h100.with_(spec_decode_draft_tokens=3, spec_decode_acceptance=0.6),
+    ]
+
+
+@pytest.mark.parametrize("index", range(10))
+def test_operating_point_over_draws_equals_the_deterministic_one(index):
+    s, plans = _variants()
+    plan = plans[index]
+    result = compute_plan(s, plan)
+    pool, point = result.pools[0], result.fleet.pool_points[0]
+    device, factors = s.device(pool.device), s.factors_for(pool.device)
+    draws = 4
+    case = ServeCase(device, device.with_(mem_bw_gb_s=np.full(draws, device.mem_bw_gb_s)), s.model(plan.model),
+                     pool.serving, plan.workload, factors.with_(eta_mem=np.full(draws, factors.eta_mem)),
+                     pool.serving.spec_decode_acceptance, plan.prefix_cache_hit_rate,
+                     plan.min_tokens_per_s_per_user, plan.max_ttft_s)
+    d = serve_draws(case, draws)
+    assert np.all(d.batch == point.batch)
+    assert np.all(d.tokens_per_s_per_device == point.tokens_per_s_per_device)
+    assert np.all(d.power_w == point.power_w)
+    assert np.all(d.tokens_per_s_per_user == point.tokens_per_s_per_user)
+
+
+def test_operating_point_draws_follow_the_deterministic_engine_at_other_values():
+    s, plans = _variants()
+    plan = plans[2]
+    values = np.array([0.55, 0.7, 0.95])
+    case_result = compute_plan(s, plan)
+    pool = case_result.pools[0]
+    device, factors = s.device(pool.device), s.factors_for(pool.device)
+    case = ServeCase(device, device, s.model(plan.model), pool.serving, plan.workload, factors.with_(eta_mem=values),
+                     pool.serving.spec_decode_acceptance, plan.prefix_cache_hit_rate, plan.min_tokens_per_s_per_user, None)
+    d = serve_draws(case, 3)
+    for i, v in enumerate(values):
+        one = compute_plan(replace(s, factors=s.factors.with_(eta_mem=float(v))), plan).point
+        assert d.batch[i] == one.batch and d.tokens_per_s_per_device[i] == pytest.approx(one.tokens_per_s_per_device, rel=1e-12)
+
+
+def test_sizing_over_draws_equals_pool_servers_within():
+    rng = np.random.default_rng(0)
+    limit, cost = rng.uniform(100, 1e6, 3000), rng.uniform(1, 5000, 3000)
+    dps = rng.choice([1, 4, 8, 72], 3000).astype(float)
+    expected = [sizing.pool_servers_within(a, [1.0], [d], [c])[0] for a, c, d in zip(limit, cost, dps)]
+    assert np.array_equal(servers_within(limit, cost, dps), expected)
+
+
+def test_simulated_facility_sizing_at_the_plan_values_is_the_deterministic_count():
+    s = scenario_with(row("*", "pue", "uniform", low=1.3, high=1.3 + 1e-12))
+    sim = simulate(s, 3, seed=0)
+    for plan, p in zip(s.plans, sim.plans):
+        assert np.all(p.metric("device_count") == compute_plan(s, plan).metrics["device_count"]), plan.name
+
+
+def _reference_irr(row):
+    if not (np.any(row > 0) and np.any(row < 0)) or not np.all(np.isfinite(row)):
+        return np.nan
+    value = npf.irr(row)
+    return float(value) if np.isfinite(value) else np.nan
+
+
+def _reference_payback(flows):
+    c = np.cumsum(flows)
+    if c[0] >= 0:
+        return 0.0
+    reached = np.nonzero(c[1:] >= 0)[0]
+    if reached.size == 0:
+        return np.nan
+    t = int(reached[0]) + 1
+    return 12.0 * ((t - 1) + (-c[t - 1]) / (c[t] - c[t - 1]))
+
+
+def test_vectorized_irr_and_payback_equal_the_row_by_row_definitions():
+    rng = np.random.default_rng(1)
+    flows = rng.normal(size=(5000, 7))
+    flows[:, 0] = -3 * np.abs(flows[:, 0])
+    flows[::7, -2:] = 0.0      # shorter horizons (trailing zeros)
+    flows[::11, 0] = 0.0       # a leading zero
+    flows[::13] = np.abs(flows[::13])  # one sign: no IRR
+    flows[::17, 3] = np.nan
+    irr = cashflow.irr(flows)
+    assert np.array_equal(irr, [_reference_irr(r) for r in flows], equal_nan=True)
+    assert np.array_equal(cashflow.payback_months(flows), [_reference_payback(r) for r in flows], equal_nan=True)
+    assert cashflow.irr(np.array([-100, 39, 59, 55, 20.0])) == pytest.approx(0.28095, abs=1e-5)
+
+
+def test_tier_prices_per_draw_equal_price_at():
+    from tcoapp.engine.scenario import PriceTiers
+    tiers = PriceTiers("t", (50.0, 10.0, 100.0), (1.0, 0.5, 2.0))
+    per_user = np.array([5.0, 10.0, 49.9, 50.0, 150.0, np.nan])
+    expected = [0.0, 0.5, 0.5, 1.0, 2.0, np.nan]
+    assert np.array_equal(tier_prices(tiers, per_user), expected, equal_nan=True)
+    assert [tiers.price_at(u) for u in per_user[1:5]] == expected[1:5]
