@@ -117,3 +117,15 @@ def test_tier_prices_per_draw_equal_price_at():
     expected = [0.0, 0.5, 0.5, 1.0, 2.0, np.nan]
     assert np.array_equal(tier_prices(tiers, per_user), expected, equal_nan=True)
     assert [tiers.price_at(u) for u in per_user[1:5]] == expected[1:5]
+
+
+def test_grid_floor_is_the_largest_search_batch_below():
+    from tcoapp.engine.operating import search_batches
+    from tcoapp.engine.uncertainty.serve_draws import grid_floor
+    rng = np.random.default_rng(0)
+    for upper in list(rng.uniform(65, 65536, 60)) + [65.0, 100.0, 1000.0, 65536.0]:
+        grid = search_batches(upper)
+        best = np.unique(np.concatenate([np.arange(1, 300), rng.integers(1, int(upper) + 1, 200), [int(upper)]]))
+        best = best[best <= int(upper)].astype(float)
+        expected = [grid[grid <= b].max() for b in best]
+        assert np.array_equal(grid_floor(best, np.full(best.shape, upper)), expected), upper

@@ -54,9 +54,15 @@ class PlanDraws:
         return self.metrics[key]
 
 
-def simulate_plan(scenario, plan, base, rows: list[UncertainInput], quantiles, draws: int) -> PlanDraws:
-    """The plan's metrics in every draw (see module docstring); `base` is its PlanResult."""
-    inputs = tuple(InputDraws(row, draw_values(row, quantiles)) for row in rows)
+def simulate_plan(scenario, plan, base, rows: list[UncertainInput], quantiles, draws: int,
+                  row_values: dict | None = None) -> PlanDraws:
+    """The plan's metrics in every draw (see module docstring); `base` is its PlanResult.
+    `row_values`: a cache of each row's draws (a `*` row's draws are the same for every plan)."""
+    row_values = {} if row_values is None else row_values
+    for row in rows:
+        if id(row) not in row_values:
+            row_values[id(row)] = draw_values(row, quantiles)
+    inputs = tuple(InputDraws(row, row_values[id(row)]) for row in rows)
     deterministic = {k: base.metrics.get(k, float("nan")) for k in SIMULATED_METRICS}
     if base.inputs is None or not inputs:
         return _fixed(base, inputs, deterministic, draws)

@@ -116,13 +116,33 @@ def _target_batch(case: ServeCase, b_max, possible) -> np.ndarray:
 
 
 def grid_floor(best, upper) -> np.ndarray:
-    """The largest batch of `search_batches(upper)` that is <= best (best <= floor(upper))."""
+    """The largest batch of `search_batches(upper)` that is <= best (best <= floor(upper)).
+
+    The log grid is floor(g_j), g_j = np.geomspace(64, upper, 512)[j] = 10^(j x step + log10(64)) with
+    step = (log10(upper) - log10(64)) / 511 and exact end points (numpy's own arithmetic, element by
+    element). g_j <= best < g_j + 1 fixes j up to rounding, so five neighbours of
+    j ~ (log10(best + 1) - log10(64)) / step decide it, for any number of draws.
+    """
     best, upper = np.asarray(best, float), np.asarray(upper, float)
     out = np.minimum(best, SMALL_BATCHES)
     large = (upper > SMALL_BATCHES) & (best > SMALL_BATCHES)
-    if np.any(large):
-        grid = np.floor(np.geomspace(SMALL_BATCHES, upper[large], TARGET_GRID_POINTS, axis=-1))
-        below = np.where(grid <= best[large, None], grid, 0.0).max(axis=-1)
-        at_top = np.where(best[large] >= np.floor(upper[large]), np.floor(upper[large]), 0.0)
-        out[large] = np.maximum(np.maximum(below, at_top), SMALL_BATCHES)
+    if not np.any(large):
+        return out
+    b, top = best[large], upper[large]
+    log_start = np.log10(float(SMALL_BATCHES))
+    step = (np.log10(top) - log_start) / (TARGET_GRID_POINTS - 1)
+    centre = np.floor((np.log10(b + 1.0) - log_start) / step)
+    below = np.full(b.shape, float(SMALL_BATCHES))
+    for offset in (-2.0, -1.0, 0.0, 1.0, 2.0):
+        j = np.clip(centre + offset, 0.0, TARGET_GRID_POINTS - 1.0)
+        g = np.floor(_grid_value(j, log_start, step, top))
+        below = np.where(g <= b, np.maximum(below, g), below)
+    at_top = np.where(b >= np.floor(top), np.floor(top), 0.0)
+    out[large] = np.maximum(below, at_top)
     return out
+
+
+def _grid_value(j, log_start, step, top):
+    """np.geomspace(64, top, 512)[j], computed as numpy computes it."""
+    value = np.power(10.0, j * step + log_start)
+    return np.where(j == 0, float(SMALL_BATCHES), np.where(j == TARGET_GRID_POINTS - 1, top, value))

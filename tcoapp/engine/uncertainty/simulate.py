@@ -54,13 +54,14 @@ def simulate(scenario, draws: int = DEFAULT_DRAWS, seed: int = DEFAULT_SEED,
     if problems:
         raise ValidationError(problems)
     quantiles = stream_quantiles((row.stream for row in scenario.uncertainty), draws, seed)
-    out = []
+    out, row_values = [], {}
     total = len(scenario.plans)
     for index, plan in enumerate(scenario.plans):
         if should_cancel is not None and should_cancel():
             raise Cancelled("simulation cancelled")
         base = results[index] if results is not None else compute_plan(scenario, plan)
-        out.append(simulate_plan(scenario, plan, base, rows_for_plan(scenario.uncertainty, plan.name), quantiles, draws))
+        out.append(simulate_plan(scenario, plan, base, rows_for_plan(scenario.uncertainty, plan.name), quantiles, draws,
+                                 row_values))
         if progress is not None:
             progress(index + 1, total)
     return Simulation(draws, seed, tuple(out))
