@@ -36,6 +36,7 @@ class MainWindow(QMainWindow):
         self.compare = CompareView(document)
         self._performance_tab = LazyTab(self._make_performance)
         self._economics_tab = LazyTab(self._make_economics)
+        self._uncertainty_tab = LazyTab(self._make_uncertainty)
         self.catalog = CatalogView(document)
         self.editor = PlanEditor(document)
         self.tabs = QTabWidget()
@@ -43,6 +44,7 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self._performance_tab, "Performance")
         self.tabs.addTab(self._economics_tab, "Economics")
         self.tabs.addTab(self.catalog, "Catalog")
+        self.tabs.addTab(self._uncertainty_tab, "Uncertainty")
         self.setCentralWidget(self.tabs)
         dock = QDockWidget("Plan editor", self)
         dock.setObjectName("plan_editor_dock")
@@ -82,6 +84,16 @@ class MainWindow(QMainWindow):
         view = EconomicsView(self.document)
         view.message.connect(self.show_problem)
         return view
+
+    def _make_uncertainty(self):
+        from .montecarlo_view import MonteCarloView
+        view = MonteCarloView(self.document, self.runner)
+        view.message.connect(self.show_problem)
+        return view
+
+    @property
+    def uncertainty(self):
+        return self._uncertainty_tab.view()
 
     @property
     def performance(self):

@@ -82,3 +82,16 @@ def fan(cumulative: np.ndarray, percentiles=(10, 50, 90)) -> np.ndarray:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN year (no finance): NaN
             return np.nanpercentile(np.asarray(cumulative, float), percentiles, axis=0)
+
+
+def histograms(samples, bins: int = 40) -> tuple[np.ndarray, list[np.ndarray]]:
+    """(shared bin edges, share of each sample's draws per bin) over the defined values of all samples."""
+    arrays = [np.asarray(x, float) for x in samples]
+    finite = np.concatenate([x[np.isfinite(x)] for x in arrays]) if arrays else np.empty(0)
+    if finite.size == 0:
+        return np.array([0.0, 1.0]), [np.zeros(1) for _ in arrays]
+    lo, hi = float(finite.min()), float(finite.max())
+    if hi == lo:
+        lo, hi = lo - 0.5 * max(abs(lo), 1.0), hi + 0.5 * max(abs(hi), 1.0)
+    edges = np.linspace(lo, hi, bins + 1)
+    return edges, [np.histogram(x[np.isfinite(x)], bins=edges)[0] / max(x.size, 1) for x in arrays]
