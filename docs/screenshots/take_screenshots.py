@@ -28,10 +28,13 @@ def pump(ms: int) -> None:
 
 
 def shoot(window, prefix: str) -> None:
-    for index, name in enumerate(("compare", "performance", "economics", "catalog")):
+    names = ("compare", "performance", "economics", "catalog")
+    if window.document.scenario.uncertainty:
+        names += ("uncertainty",)
+    for index, name in enumerate(names):
         window.tabs.setCurrentIndex(index)
         pump(400)
-        if name == "performance":
+        if name in ("performance", "uncertainty"):
             window.runner.wait(20000)
             pump(600)
         path = os.path.join(HERE, f"{prefix}_{name}.png")

@@ -38,8 +38,9 @@ class MonteCarloCharts(QWidget):
         hist.addLine(x=0, pen=pen("#555", 1, Qt.DashLine))
         fan_plot = self.p_fan.getPlotItem()
         fan_plot.addLine(y=0, pen=pen("#555", 1, Qt.DashLine))
-        self.fan_low = ItemPool(fan_plot, lambda i: pg.PlotDataItem(pen=pen(plan_color(i), 0.5)))
-        self.fan_high = ItemPool(fan_plot, lambda i: pg.PlotDataItem(pen=pen(plan_color(i), 0.5)))
+        # no dynamic range limit: a band's fill follows its curves' real values (USD in the 1e8s)
+        self.fan_low = ItemPool(fan_plot, lambda i: pg.PlotDataItem(pen=pen(plan_color(i), 0.5), dynamicRangeLimit=None))
+        self.fan_high = ItemPool(fan_plot, lambda i: pg.PlotDataItem(pen=pen(plan_color(i), 0.5), dynamicRangeLimit=None))
         self.fan_mid = ItemPool(fan_plot, lambda i: pg.PlotDataItem(pen=pen(plan_color(i), 2.5)))
         self.fan_bands: list = []
         pay = self.p_payback.getPlotItem()

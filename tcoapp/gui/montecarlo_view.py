@@ -3,6 +3,8 @@ progress and Cancel) and shows its charts, the probabilities per plan and the un
 The rows come from the workbook's Uncertainty sheet (docs/workbook_format.md)."""
 from __future__ import annotations
 
+from html import escape
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QHBoxLayout, QLabel, QPushButton, QSizePolicy, QSpinBox, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
@@ -38,12 +40,13 @@ class MonteCarloView(QWidget):
         self.run_button = QPushButton("Run simulation")
         self.run_button.clicked.connect(self.run)
         self.status = QLabel()
+        self.status.setTextFormat(Qt.RichText)
         self.status.setWordWrap(True)
         self.status.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
         controls = QHBoxLayout()
         for widget in (QLabel("Draws"), self.draws_box, QLabel("Seed"), self.seed_box, self.run_button):
             controls.addWidget(widget)
-        controls.addWidget(self.status, 1)
+        controls.addStretch(1)
         self.charts_view = MonteCarloCharts()
         self.legend = legend_label()
         self.table = QTableWidget(0, len(UNCERTAINTY_FIELDS))
@@ -52,6 +55,7 @@ class MonteCarloView(QWidget):
         self.table.setMaximumHeight(130)
         layout = QVBoxLayout(self)
         layout.addLayout(controls)
+        layout.addWidget(self.status)
         layout.addWidget(self.charts_view, 1)
         layout.addWidget(self.legend)
         layout.addWidget(self.table)
@@ -86,13 +90,14 @@ class MonteCarloView(QWidget):
         self.status.setText(self._summary_text(sim))
 
     def _summary_text(self, sim) -> str:
-        parts = [f"{sim.draws:,} draws, seed {sim.seed}."]
+        parts = [f"<b>{sim.draws:,} draws, seed {sim.seed}.</b>"]
         for p in sim.plans:
             s = summary(p.metric("npv_usd"), "npv_usd")
             band = "n/a" if s["p10"] is None or s["p90"] is None else f"{money_text(s['p10'])} to {money_text(s['p90'])}"
-            parts.append(f"{p.name}: P(NPV > 0) {prob_positive(p.metric('npv_usd')):.0%}, NPV P10-P90 {band}")
+            parts.append(f"<b>{escape(p.name)}</b>: P(NPV &gt; 0) {prob_positive(p.metric('npv_usd')):.0%}, "
+                         f"NPV P10-P90 {band}")
         notes = sorted({n for p in sim.plans for n in p.notes})
-        return "  ".join(parts) + ("  Notes: " + "; ".join(notes) if notes else "")
+        return " &nbsp; ".join(parts) + ("<br>Notes: " + escape("; ".join(notes)) if notes else "")
 
     def _scenario_changed(self) -> None:
         rows = self._doc.scenario.uncertainty

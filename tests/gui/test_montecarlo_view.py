@@ -53,14 +53,17 @@ def test_simulation_fills_every_chart(uncertain_window, qtbot):
     for item in view.charts_view.payback_lines.items[:n]:
         y = item.yData
         assert np.all(np.diff(y) >= 0) and 0 <= y[0] and y[-1] <= 1
-    low, high = view.charts_view.fan_low.items[0].yData, view.charts_view.fan_high.items[0].yData
-    assert np.all(low <= high) and np.any(low < high)
+    for i in range(n):  # every plan's P10-P90 band is filled between its two curves
+        low, high = view.charts_view.fan_low.items[i].yData, view.charts_view.fan_high.items[i].yData
+        assert np.all(low <= high) and np.any(low < high)
+        rect = view.charts_view.fan_bands[i].path().boundingRect()
+        assert rect.top() == pytest.approx(low.min(), rel=1e-6) and rect.bottom() == pytest.approx(high.max(), rel=1e-6)
     plan = view.simulation.plans[window.document.current_index]
     expected = rank_correlations({d.row.key: d.values for d in plan.inputs}, plan.metric("npv_usd"))
     bars = view.charts_view.tornado_bars.opts
     assert len(bars["width"]) == len([v for v in expected.values() if np.isfinite(v)])
     assert bars["width"][-1] == pytest.approx(next(iter(expected.values())))  # the strongest input on top
-    assert "P(NPV > 0)" in view.status.text()
+    assert "P(NPV &gt; 0)" in view.status.text()
     window.document.set_current_index(3)
     assert view.charts_view.p_tornado.getPlotItem().titleLabel.text.endswith(window.document.scenario.plans[3].name)
 
