@@ -22,6 +22,7 @@ from ..engine.performance.curve import missing_point
 from ..engine.performance.measured import make_measured_curve
 from ..engine.records import Plan, make_device, make_model, make_plan
 from ..engine.scenario import Scenario, reference_problems
+from ..engine.uncertainty.plan_rows import rows_copied, rows_renamed, rows_without
 
 SIZING_KEYS = ("sizing_mode", "device_count", "facility_power_kw", "capex_budget_usd", "demand_tokens_per_day")
 
@@ -159,8 +160,10 @@ class Document(QObject):
         else:
             plan = replace(template, name=name, pools=tuple(p.with_(plan=name) for p in template.pools))
         plans.append(plan)
-        self.push(self._scenario.with_plans(plans), f"Add plan {name!r}" if source_index is None
-                  else f"Duplicate plan {template.name!r}")
+        new = self._scenario.with_plans(plans)
+        if source_index is not None:
+            new = replace(new, uncertainty=rows_copied(new.uncertainty, template.name, name))
+        self.push(new, f"Add plan {name!r}" if source_index is None else f"Duplicate plan {template.name!r}")
         self.set_current_index(len(plans) - 1)
 
     def delete_plan(self, index: int) -> None:
@@ -168,7 +171,8 @@ class Document(QObject):
         if len(plans) <= 1:
             return
         removed = plans.pop(index)
-        self.push(self._scenario.with_plans(plans), f"Delete plan {removed.name!r}")
+        new = self._scenario.with_plans(plans)
+        self.push(replace(new, uncertainty=rows_without(new.uncertainty, removed.name)), f"Delete plan {removed.name!r}")
         self.set_current_index(min(index, len(plans) - 1))
         self.current_changed.emit(self.current_index)
 
@@ -182,7 +186,9 @@ class Document(QObject):
         if any(p.name == name for p in self._scenario.plans):
             return f"plan name {name!r} is already used"
         renamed = replace(plan, name=name, pools=tuple(p.with_(plan=name) for p in plan.pools))
-        self.push(self._scenario.replace_plan(index, renamed), f"Rename plan {plan.name!r} to {name!r}")
+        new = self._scenario.replace_plan(index, renamed)
+        new = replace(new, uncertainty=rows_renamed(new.uncertainty, plan.name, name))
+        self.push(new, f"Rename plan {plan.name!r} to {name!r}")
         return None
 
     def unique_name(self, base: str) -> str:

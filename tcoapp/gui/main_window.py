@@ -340,7 +340,8 @@ class MainWindow(QMainWindow):
         return CalibrationDialog(fit, start, self).exec() == CalibrationDialog.Accepted
 
     def charts(self) -> dict:
-        return {**self.performance.charts(), **self.economics.charts()}
+        uncertainty = self.uncertainty.charts() if self._uncertainty_tab.built else {}
+        return {**self.performance.charts(), **self.economics.charts(), **uncertainty}
 
     def export_chart_dialog(self):
         charts = self.charts()

@@ -109,3 +109,11 @@ def test_factor_uncertainty_moves_the_operating_point_and_drives_npv():
     for p in sim.plans:
         corr = rank_correlations({d.row.key: d.values for d in p.inputs}, p.metric("npv_usd"))
         assert next(iter(corr)) == "factor.eta_mem" and corr["factor.eta_mem"] > 0.5, (p.name, corr)
+
+
+def test_a_star_device_row_needs_one_device_for_every_plan():
+    from tcoapp.engine.errors import ValidationError
+
+    s = scenario_with(row("*", "device.price_usd", "uniform", low=20000.0, high=30000.0))
+    with pytest.raises(ValidationError, match="the plans run different devices"):
+        simulate(s, 10, seed=0)

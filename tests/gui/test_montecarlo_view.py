@@ -89,3 +89,18 @@ def test_without_rows_the_tab_says_so(window):
     view = window.uncertainty
     assert "no uncertain inputs" in view.status.text()
     assert view.simulation is None and not view.table.isVisible()
+
+
+def test_plan_edits_carry_their_uncertainty_rows(qtbot):
+    from tcoapp.gui.document import Document
+
+    rows = ROWS + (UncertainInput("H100 FP8 TP2", "device.price_usd", "uniform", 20000.0, high=30000.0),)
+    doc = Document(replace(default_scenario(), uncertainty=rows))
+    assert doc.rename_plan(0, "H100 renamed") is None
+    assert doc.scenario.uncertainty[-1].plan == "H100 renamed"
+    doc.add_plan(0)
+    assert [r.plan for r in doc.scenario.uncertainty if r.key == "device.price_usd"] == ["H100 renamed", "H100 renamed copy"]
+    doc.delete_plan(0)
+    assert [r.plan for r in doc.scenario.uncertainty if r.key == "device.price_usd"] == ["H100 renamed copy"]
+    doc.undo_stack.undo()
+    assert len([r for r in doc.scenario.uncertainty if r.key == "device.price_usd"]) == 2

@@ -50,3 +50,20 @@ def test_rows_must_name_a_plan_once_and_device_rows_one_device(tmp_path):
     text = str(info.value)
     assert "Uncertainty!A3 plan = 'Nope': no plan of that name" in text
     assert "Uncertainty!B5 key = 'pue': plan 'Acme big' already has a row for this key (Uncertainty!B4)" in text
+
+
+def test_a_scenario_that_cannot_be_simulated_still_saves(tmp_path):
+    from dataclasses import replace
+
+    import openpyxl
+
+    from tcoapp.engine.uncertainty.inputs import UncertainInput
+    from tcoapp.io.default_scenario import default_scenario
+
+    bad = UncertainInput("*", "device.price_usd", "uniform", 20000.0, high=30000.0)  # plans on several devices
+    scenario = replace(default_scenario(), uncertainty=(bad,))
+    write_scenario(scenario, tmp_path / "kept.xlsx")
+    assert read_scenario(tmp_path / "kept.xlsx") == scenario
+    sheet = openpyxl.load_workbook(tmp_path / "kept.xlsx")["MonteCarlo"]
+    assert sheet["A1"].value == "Monte Carlo: not simulated"
+    assert "the plans run different devices" in sheet["A3"].value

@@ -7,8 +7,8 @@ from .inputs import DEVICE_PREFIX, make_uncertain_input
 
 
 def uncertainty_problems(scenario) -> list[Problem]:
-    """Every row names an existing plan (or `*`), no (plan, key) twice, and a `*` row of a device field
-    is only used where every plan runs one device (a device's price is not another device's)."""
+    """Every row is valid and names an existing plan (or `*`), and no (plan, key) comes twice (checked
+    when a workbook is read and before a simulation)."""
     problems: list[Problem] = []
     names = [p.name for p in scenario.plans]
     seen: dict[tuple[str, str], str] = {}
@@ -21,6 +21,15 @@ def uncertainty_problems(scenario) -> list[Problem]:
             problems.append(Problem(row.where("key"), "key", f"= {row.key!r}: plan {row.plan!r} already has a row for "
                                                              f"this key ({seen[(row.plan, row.key)]})"))
         seen.setdefault((row.plan, row.key), row.where("key"))
+    return problems
+
+
+def simulation_problems(scenario) -> list[Problem]:
+    """Before a simulation: a `*` row of a device field needs every plan on one device (a device's
+    price is not another device's). Checked at run time, so that editing a plan's device never makes
+    the workbook unreadable."""
+    problems: list[Problem] = []
+    for row in scenario.uncertainty:
         if row.plan == ALL_PLANS and row.key.startswith(DEVICE_PREFIX):
             devices = sorted({p.device for p in scenario.plans})
             if len(devices) > 1:

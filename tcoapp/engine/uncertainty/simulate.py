@@ -13,7 +13,7 @@ from typing import Callable
 from ..compute import PlanResult, compute_plan
 from ..errors import Cancelled, Problem, ValidationError, raise_if
 from .plan_draws import PlanDraws, simulate_plan
-from .references import uncertainty_problems
+from .references import simulation_problems, uncertainty_problems
 from .sampling import MAX_DRAWS, rows_for_plan, stream_quantiles
 
 DEFAULT_DRAWS = 10_000
@@ -50,7 +50,7 @@ def simulate(scenario, draws: int = DEFAULT_DRAWS, seed: int = DEFAULT_SEED,
     Raises ValidationError for bad rows or arguments, Cancelled when `should_cancel()` turns true.
     """
     check_run(draws, seed)
-    problems = uncertainty_problems(scenario)
+    problems = uncertainty_problems(scenario) + simulation_problems(scenario)
     if problems:
         raise ValidationError(problems)
     quantiles = stream_quantiles((row.stream for row in scenario.uncertainty), draws, seed)
