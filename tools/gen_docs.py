@@ -148,8 +148,6 @@ def _where_it_enters(key: str) -> str:
     if key.startswith("device."):
         if name in K.DEVICE_FINANCE:
             parts.append("finance (the pools of the plan's device)")
-        if name in K.DEVICE_PAIR_ONLY:
-            parts.append("held (prefill/decode KV link)")
     elif key in K.PLAN_FINANCE or key in K.POOL_FINANCE:
         parts.append("finance")
     if any(key in reads for reads in K.SIZING_READS.values()):

@@ -129,3 +129,33 @@ def test_grid_floor_is_the_largest_search_batch_below():
         best = best[best <= int(upper)].astype(float)
         expected = [grid[grid <= b].max() for b in best]
         assert np.array_equal(grid_floor(best, np.full(best.shape, upper)), expected), upper
+
+
+PAIR_SAMPLES = ("heterogeneous_disaggregated.xlsx", "frontier_optimizations.xlsx", "moe_rack_scale.xlsx")
+
+
+@pytest.mark.parametrize("sample", PAIR_SAMPLES)
+def test_prefill_decode_pairs_over_draws_equal_the_fleet_point(sample):
+    from pathlib import Path
+
+    from tcoapp.engine.uncertainty.pair_draws import pair_draws
+    from tcoapp.engine.uncertainty.plan_draws import _serve_case
+    from tcoapp.io.workbook_read import read_scenario
+
+    s = read_scenario(Path(__file__).resolve().parents[2] / "samples" / sample)
+    checked = 0
+    for plan in s.plans:
+        result = compute_plan(s, plan)
+        pair = {i: p for i, p in enumerate(result.pools) if p.role != "serve"}
+        if not pair or result.fleet is None:
+            continue
+        eta = s.factors_for(plan.device).eta_mem
+        perf = {"factor.eta_mem": np.full(3, eta)}  # the draws hold the plan's own value
+        cases = {i: _serve_case(s, plan, i, pool, perf) for i, pool in pair.items()}
+        d = pair_draws(cases, {i: p.role for i, p in pair.items()}, np.asarray(result.inputs.device_count, float), 3)
+        for i in pair:
+            point = result.fleet.pool_points[i]
+            assert np.all(d.tokens_per_s_per_device[i] == point.tokens_per_s_per_device), (plan.name, i)
+            assert np.all(d.power_w[i] == point.power_w), (plan.name, i)
+        checked += 1
+    assert checked >= 1

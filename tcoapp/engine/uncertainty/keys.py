@@ -13,7 +13,6 @@ SIZING_INPUT = {"facility_power": "facility_power_kw", "capex_budget": "capex_bu
 # device fields
 DEVICE_FINANCE = frozenset({"price_usd", "server_price_usd", "tdp_w", "idle_w", "server_overhead_w"})
 DEVICE_POWER = frozenset({"tdp_w", "idle_w"})                  # also the generated power model
-DEVICE_PAIR_ONLY = frozenset({"scale_out_gb_s"})               # only the prefill -> decode KV link
 # what a sizing mode reads besides its own input (keys as on the Uncertainty sheet)
 SIZING_READS = {
     "facility_power": frozenset({"facility_power_kw", "pue", "device.tdp_w", "device.server_overhead_w"}),
@@ -29,5 +28,5 @@ def moves_operating_point(key: str) -> bool:
         return True
     if key.startswith("device."):
         name = key[len("device."):]
-        return name in DEVICE_POWER or (name not in DEVICE_FINANCE and name not in DEVICE_PAIR_ONLY)
+        return name in DEVICE_POWER or name not in DEVICE_FINANCE  # scale_out_gb_s: the prefill -> decode link
     return key in PERFORMANCE

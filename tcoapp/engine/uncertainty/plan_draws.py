@@ -6,12 +6,13 @@ and sized device count) every finance input gets a leading draw axis. Then, in o
    device, the output price, the rack cap) take their draws;
 2. keys that move the operating point (factors, device performance fields, tdp/idle power, plan
    serving and workload keys, interactivity targets) re-run the roofline over the draw axis for each
-   generated `serve` pool (`serve_draws.py`; a price-tier table then prices each draw's interactivity);
+   generated `serve` pool (`serve_draws.py`) and each prefill/decode pair together (`pair_draws.py`);
+   a price-tier table then prices each draw's interactivity;
 3. sizing keys (and a moved operating point under demand sizing) re-size the device count per draw
    (`sizing_draws.py`);
 4. `finance_metrics` runs once over all draws (cash flows, NPV, IRR, payback, years).
-What cannot move is said in the plan's notes: a measured curve's points, a prefill/decode pair's
-operating point, the sizing of a multi-pool plan under facility power or budget.
+What cannot move is said in the plan's notes: a measured curve's points, the sizing of a multi-pool
+plan under facility power or budget (and of a prefill/decode plan under demand).
 """
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from ..finance.quantities import FinanceInputs
 from . import keys as K
 from .inputs import UncertainInput, field_name, target_field
 from .sampling import values as draw_values
+from .pair_draws import pair_draws
 from .serve_draws import ServeCase, serve_draws
 from .sizing_draws import budget_servers, demand_servers, facility_servers
 
@@ -117,34 +119,41 @@ def _finance_keys(plan, pools, drawn, batch, notes) -> None:
             if name in K.DEVICE_FINANCE:
                 for i in on_device:
                     batch[name][:, i] = v
-            if name in K.DEVICE_PAIR_ONLY:
-                notes.append(f"{key} is held: the KV-cache link of prefill/decode pools is not simulated")
 
 
 def _operating_points(scenario, plan, base, drawn, batch, notes, draws) -> bool:
-    """Re-run each generated serve pool's operating point over the draws; True if any moved."""
+    """Re-run each generated pool's operating point over the draws (serve pools one by one, a
+    prefill/decode pair together); True if any moved."""
     perf = {k: v for k, v in drawn.items() if K.moves_operating_point(k)}
-    if not perf:
+    if not perf or base.fleet is None:
         return False
-    moved = False
+    moved, pair = False, {}
     for i, pool in enumerate(base.pools):
-        point = base.fleet.pool_points[i] if base.fleet else None
-        if pool.role != "serve" or pool.curve:
-            why = "a measured curve's points" if pool.curve else f"a {pool.role} pool's operating point"
-            notes.append(f"pool {pool.name!r}: {', '.join(perf)} held ({why} are not simulated)")
-            continue
-        if point is None:
-            continue
-        case = _serve_case(scenario, plan, i, pool, perf)
-        d = serve_draws(case, draws)
-        batch["tokens_per_s_per_device"][:, i] = d.tokens_per_s_per_device
-        batch["power_w"][:, i] = d.power_w
-        batch["prefill_share"][:, i] = d.prefill_share
-        if plan.price_tiers:
-            batch["price_usd_per_million_output_tokens"][:, i] = tier_prices(
-                scenario.price_tiers[plan.price_tiers], d.tokens_per_s_per_user)
+        if pool.curve:
+            notes.append(f"pool {pool.name!r}: {', '.join(perf)} held (a measured curve's points are not simulated)")
+        elif pool.role != "serve":
+            pair[i] = _serve_case(scenario, plan, i, pool, perf)
+        else:
+            d = serve_draws(_serve_case(scenario, plan, i, pool, perf), draws)
+            _set_point(scenario, plan, batch, i, d.tokens_per_s_per_device, d.power_w, d.tokens_per_s_per_user)
+            batch["prefill_share"][:, i] = d.prefill_share
+            moved = True
+    if pair:
+        counts = np.asarray(base.inputs.device_count, float)
+        d = pair_draws(pair, {i: base.pools[i].role for i in pair}, counts, draws)
+        for i in pair:
+            _set_point(scenario, plan, batch, i, d.tokens_per_s_per_device[i], d.power_w[i],
+                       d.tokens_per_s_per_user.get(i))
         moved = True
     return moved
+
+
+def _set_point(scenario, plan, batch, i, tokens, power, per_user) -> None:
+    """Pool i's tokens/s per device and power per draw; a price-tier table prices its interactivity."""
+    batch["tokens_per_s_per_device"][:, i] = tokens
+    batch["power_w"][:, i] = power
+    if plan.price_tiers and per_user is not None:
+        batch["price_usd_per_million_output_tokens"][:, i] = tier_prices(scenario.price_tiers[plan.price_tiers], per_user)
 
 
 def _serve_case(scenario, plan, i, pool, perf) -> ServeCase:

@@ -80,7 +80,7 @@ def serve_draws(case: ServeCase, draws: int) -> ServeDraws:
     b_max = np.asarray(run(case, ones).max_batch_by_memory, float) * ones
     possible = (not config_problems(case.base_device, case.model, case.serving)) & (b_max >= 1)
     if case.has_target:
-        batch = _target_batch(case, b_max, possible)
+        batch = largest_grid_batch(lambda b: _meets(case, b), b_max, possible)
     else:
         b = float(case.serving.batch)
         batch = np.where(b <= b_max, b, np.floor(b_max))
@@ -101,16 +101,17 @@ def _meets(case: ServeCase, batch) -> np.ndarray:
     return ok
 
 
-def _target_batch(case: ServeCase, b_max, possible) -> np.ndarray:
-    """The largest grid batch meeting the target per draw (NaN: none does)."""
+def largest_grid_batch(meets, b_max, possible) -> np.ndarray:
+    """The largest batch of `search_batches(B_max)` for which `meets(batch)` holds, per draw (NaN: none
+    does); `meets` must hold for 1..B* and fail above (a target on a monotone curve)."""
     upper = np.where(np.isfinite(b_max), b_max, MAX_SEARCH_BATCH)
     upper = np.maximum(1.0, np.minimum(upper, MAX_SEARCH_BATCH))
     top = np.floor(upper)
     lo, hi = np.ones_like(top), top.copy()
-    met_one = _meets(case, lo) & possible
+    met_one = meets(lo) & possible
     while np.any(lo < hi):
         mid = np.floor((lo + hi + 1.0) / 2.0)
-        ok = _meets(case, mid)
+        ok = meets(mid)
         lo, hi = np.where(ok, mid, lo), np.where(ok, hi, mid - 1.0)
     return np.where(met_one, grid_floor(lo, upper), np.nan)
 
