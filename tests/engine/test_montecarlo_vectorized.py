@@ -63,12 +63,13 @@ def test_operating_point_draws_follow_the_deterministic_engine_at_other_values()
         assert d.batch[i] == one.batch and d.tokens_per_s_per_device[i] == pytest.approx(one.tokens_per_s_per_device, rel=1e-12)
 
 
-def test_sizing_over_draws_equals_pool_servers_within():
-    rng = np.random.default_rng(0)
-    limit, cost = rng.uniform(100, 1e6, 3000), rng.uniform(1, 5000, 3000)
-    dps = rng.choice([1, 4, 8, 72], 3000).astype(float)
-    expected = [sizing.pool_servers_within(a, [1.0], [d], [c])[0] for a, c, d in zip(limit, cost, dps)]
-    assert np.array_equal(servers_within(limit, cost, dps), expected)
+@pytest.mark.parametrize("pools", [1, 2, 3])
+def test_sizing_over_draws_equals_pool_servers_within(pools):
+    rng = np.random.default_rng(pools)
+    limit, cost = rng.uniform(100, 1e6, 1000), rng.uniform(1, 5000, (1000, pools))
+    dps, weights = rng.choice([1, 4, 8, 72], pools).astype(float), rng.uniform(0.5, 3, pools)
+    expected = [sizing.pool_servers_within(a, weights, dps, c) for a, c in zip(limit, cost)]
+    assert np.array_equal(servers_within(limit, cost, dps, weights), expected)
 
 
 def test_simulated_facility_sizing_at_the_plan_values_is_the_deterministic_count():
@@ -159,3 +160,16 @@ def test_prefill_decode_pairs_over_draws_equal_the_fleet_point(sample):
             assert np.all(d.power_w[i] == point.power_w), (plan.name, i)
         checked += 1
     assert checked >= 1
+
+
+def test_multi_pool_sizing_moves_with_its_inputs():
+    from tcoapp.engine.records import make_pool
+
+    plan = default_scenario().plans[2]
+    pools = tuple(make_pool({"plan": plan.name, "pool": name, "device": device, "device_count": share})
+                  for name, device, share in (("b200", "B200", 3), ("h200", "H200-SXM", 1)))
+    s = scenario_with(row("*", "pue", "uniform", low=1.2, high=1.6), plans=(plan.with_(pools=pools),))
+    p = simulate(s, 200, seed=1).plans[0]
+    counts = p.metric("device_count")
+    assert not p.notes and np.ptp(counts) > 0
+    assert np.corrcoef(p.inputs[0].values, counts)[0, 1] < -0.9  # more PUE, fewer devices in 1 MW

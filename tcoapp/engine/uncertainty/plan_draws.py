@@ -11,8 +11,8 @@ and sized device count) every finance input gets a leading draw axis. Then, in o
 3. sizing keys (and a moved operating point under demand sizing) re-size the device count per draw
    (`sizing_draws.py`);
 4. `finance_metrics` runs once over all draws (cash flows, NPV, IRR, payback, years).
-What cannot move is said in the plan's notes: a measured curve's points, the sizing of a multi-pool
-plan under facility power or budget (and of a prefill/decode plan under demand).
+What cannot move is said in the plan's notes: a measured curve's points and the demand sizing of a
+prefill/decode plan.
 """
 from __future__ import annotations
 
@@ -195,15 +195,13 @@ def _sizing(plan, pools, drawn, batch, moved: bool, notes) -> None:
             return
         servers = demand_servers(plan_value(plan, drawn, "demand_tokens_per_day"), batch["tokens_per_s_per_device"],
                                  batch["utilization"], [p.device_count for p in pools], dps)
-    elif len(pools) > 1:
-        notes.append(f"{mode} sizing of a multi-pool plan is held at its deterministic device count")
-        return
     elif mode == "facility_power":
-        servers = facility_servers(plan_value(plan, drawn, "facility_power_kw")[..., None], batch["pue"][:, None], dps,
-                                   batch["tdp_w"], batch["server_overhead_w"])
+        servers = facility_servers(plan_value(plan, drawn, "facility_power_kw"), batch["pue"][:, None], dps,
+                                   batch["tdp_w"], batch["server_overhead_w"], [p.device_count for p in pools])
     else:
-        servers = budget_servers(plan_value(plan, drawn, "capex_budget_usd")[..., None], batch["other_capex_fraction"][:, None],
-                                 dps, batch["price_usd"], batch["server_price_usd"], batch["owned"])
+        servers = budget_servers(plan_value(plan, drawn, "capex_budget_usd"), batch["other_capex_fraction"][:, None],
+                                 dps, batch["price_usd"], batch["server_price_usd"], batch["owned"],
+                                 [p.device_count for p in pools])
     batch["device_count"] = servers * dps
 
 

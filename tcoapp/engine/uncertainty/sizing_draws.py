@@ -1,8 +1,7 @@
-"""The sizing modes over a draw axis: `engine/finance/sizing.py`'s whole-server rules, vectorized for
-one pool (facility power, capex budget) and for serve pools (demand). Exactly the deterministic
-rule: for one pool, `pool_servers_within` takes the largest whole-server count k among its candidate
-scales whose cost k x c fits limit x (1 + 1e-9); the candidates are floor(limit / c + 1e-9) and the
-whole counts between limit / c and limit / c + 1, so three candidates per draw decide it.
+"""The sizing modes over a draw axis: `engine/finance/sizing.py`'s whole-server rules for every draw
+at once, exactly the deterministic rule: facility power and capex budget keep the pools' ratio as close
+as whole servers allow (`pool_servers_within`: the largest candidate scale whose cost fits; a draw's
+candidates are padded and masked), demand rounds every pool up.
 """
 from __future__ import annotations
 
@@ -13,29 +12,45 @@ from ..finance import sizing
 TOLERANCE = 1e-9
 
 
-def servers_within(limit, cost_per_server, devices_per_server) -> np.ndarray:
-    """Whole servers of one pool whose summed cost fits `limit`, per draw (NaN: the pool costs nothing)."""
-    limit, c, dps = (np.asarray(v, float) for v in (limit, cost_per_server, devices_per_server))
+def servers_within(limit, cost_per_server, devices_per_server, weights=None) -> np.ndarray:
+    """Whole servers per pool (last axis) whose summed cost fits `limit`, per draw: `pool_servers_within`
+    for every draw at once. limit (draws,); cost_per_server (draws, pools); devices_per_server and
+    weights (pools,). The candidate scales of each draw are padded to the longest draw's and masked.
+    NaN where no pool costs anything (the limit does not bound the fleet)."""
+    c = np.atleast_2d(np.asarray(cost_per_server, float))
+    limit = np.asarray(limit, float).reshape(-1, 1) * np.ones((c.shape[0], 1))
+    dps = np.asarray(devices_per_server, float).reshape(-1)[-c.shape[1]:] * np.ones(c.shape[1])
+    w = np.ones(c.shape[1]) if weights is None else np.asarray(weights, float)
+    w = w / np.sum(w)
+    rate = np.sum(w * c / dps, axis=-1, keepdims=True)
     with np.errstate(divide="ignore", invalid="ignore"):
-        rate = c / dps
-        lo, hi = limit / rate, (limit + c) / rate
-    first, last = np.ceil(lo / dps), np.floor(hi / dps)
-    best = np.zeros(np.broadcast(limit, c, dps).shape)
-    for scale, allowed in ((lo, True), (first * dps, first <= last), ((first + 1.0) * dps, first + 1.0 <= last)):
-        servers = np.floor(scale / dps + TOLERANCE)
-        fits = allowed & (servers * c <= limit * (1 + TOLERANCE))
-        best = np.where(fits & (scale > best), scale, best)
-    return np.where(rate > 0, np.floor(best / dps + TOLERANCE), np.nan)
+        lo, hi = limit / rate, (limit + np.sum(c, axis=-1, keepdims=True)) / rate
+    scales, valid = [lo], [np.isfinite(lo)]
+    for wi, di in zip(w, dps):
+        if wi <= 0:
+            continue
+        first, last = np.ceil(lo * wi / di), np.floor(hi * wi / di)
+        count = np.clip(np.nan_to_num(last - first + 1, nan=0.0), 0, sizing.MAX_SCALE_CANDIDATES)
+        k = np.arange(int(count.max()) if count.size else 0, dtype=float)
+        scales.append(np.nan_to_num(first + k) * di / wi)
+        valid.append(k < count)
+    scales, valid = np.concatenate(scales, axis=-1), np.concatenate(valid, axis=-1)
+    servers = np.floor(scales[..., None] * w / dps + TOLERANCE)
+    fits = valid & (np.einsum("dkp,dp->dk", servers, c) <= limit * (1 + TOLERANCE))
+    best = np.max(np.where(fits, scales, 0.0), axis=-1, keepdims=True)
+    return np.where(rate > 0, np.floor(best * w / dps + TOLERANCE), np.nan)
 
 
-def facility_servers(facility_power_kw, pue, devices_per_server, tdp_w, server_overhead_w):
+def facility_servers(facility_power_kw, pue, devices_per_server, tdp_w, server_overhead_w, weights):
+    """Servers per pool at nameplate x PUE within the facility power (arrays (draws, pools))."""
     cost_kw = (devices_per_server * np.asarray(tdp_w, float) + server_overhead_w) * pue / 1000.0
-    return servers_within(facility_power_kw, cost_kw, devices_per_server)
+    return servers_within(facility_power_kw, cost_kw, devices_per_server[0], weights)
 
 
-def budget_servers(capex_budget_usd, other_capex_fraction, devices_per_server, price_usd, server_price_usd, owned):
+def budget_servers(capex_budget_usd, other_capex_fraction, devices_per_server, price_usd, server_price_usd, owned, weights):
+    """Servers per pool whose capex (bought pools) fits the budget (arrays (draws, pools))."""
     cost = owned * (devices_per_server * np.asarray(price_usd, float) + server_price_usd) * (1.0 + np.asarray(other_capex_fraction, float))
-    return servers_within(capex_budget_usd, cost, devices_per_server)
+    return servers_within(capex_budget_usd, cost, devices_per_server[0], weights)
 
 
 def demand_servers(demand_tokens_per_day, tokens_per_s_per_device, utilization, weights, devices_per_server):
