@@ -106,7 +106,13 @@ def test_vectorized_irr_and_payback_equal_the_row_by_row_definitions():
     flows[::13] = np.abs(flows[::13])  # one sign: no IRR
     flows[::17, 3] = np.nan
     irr = cashflow.irr(flows)
-    assert np.array_equal(irr, [_reference_irr(r) for r in flows], equal_nan=True)
+    expected = np.array([_reference_irr(r) for r in flows])
+    assert np.array_equal(np.isnan(irr), np.isnan(expected))
+    assert np.allclose(irr, expected, rtol=1e-9, atol=1e-12, equal_nan=True)
+    conventional = np.abs(rng.normal(size=(3000, 31))) * rng.uniform(0.001, 5, (3000, 1))  # 30 years
+    conventional[:, 0] = -rng.uniform(1, 100, 3000)
+    expected = np.array([_reference_irr(r) for r in conventional])
+    assert np.allclose(cashflow.irr(conventional), expected, rtol=1e-9, atol=1e-12, equal_nan=True)
     assert np.array_equal(cashflow.payback_months(flows), [_reference_payback(r) for r in flows], equal_nan=True)
     assert cashflow.irr(np.array([-100, 39, 59, 55, 20.0])) == pytest.approx(0.28095, abs=1e-5)
 

@@ -31,23 +31,73 @@ def npv_usd(rate, flows):
 
 
 def irr(flows):
-    """Internal rate of return per row, exactly numpy-financial's `irr` (the real root x > 0 of
-    sum_t flows[t] x^t closest to rate 0, rate = 1/x - 1), vectorized over rows: the polynomial's roots
-    are the eigenvalues of its companion matrix, as in `np.roots`, batched per row length (rows of
-    equal leading and trailing zeros share one batched call). NaN where no real rate exists (flows of
-    one sign, or no positive real root) or a flow is unknown (NaN)."""
+    """Internal rate of return per row: numpy-financial's `irr` (the real root x > 0 of
+    sum_t flows[t] x^t closest to rate 0, rate = 1/x - 1), vectorized over rows. NaN where no real
+    rate exists (flows of one sign, or no positive real root) or a flow is unknown (NaN).
+
+    Rows whose flows change sign once, the first flow non-zero (a conventional investment), have
+    exactly one positive root (Descartes' rule): it is found for all such rows at once by a
+    bracketed Newton iteration to machine precision (`_single_root`). Every other row takes
+    numpy-financial's own route, the eigenvalues of the polynomial's companion matrix as in
+    `np.roots`, batched per row length (rows of equal leading and trailing zeros share one call)."""
     flows = np.asarray(flows, float)
     rows = flows.reshape(-1, flows.shape[-1])
     out = np.full(rows.shape[0], np.nan)
     mixed = np.any(rows > 0, axis=-1) & np.any(rows < 0, axis=-1) & np.all(np.isfinite(rows), axis=-1)
+    single = mixed & (rows[:, 0] != 0) & (_sign_changes(rows) == 1)
+    if np.any(single):
+        out[single] = 1.0 / _single_root(rows[single]) - 1.0
+    rest = mixed & ~single
     poly = rows[:, ::-1]  # np.roots order: highest power first
     nonzero = poly != 0
     first = np.argmax(nonzero, axis=-1)
     last = poly.shape[-1] - 1 - np.argmax(nonzero[:, ::-1], axis=-1)
-    for lo, hi in set(zip(first[mixed].tolist(), last[mixed].tolist())):
-        index = np.nonzero(mixed & (first == lo) & (last == hi))[0]
+    for lo, hi in set(zip(first[rest].tolist(), last[rest].tolist())):
+        index = np.nonzero(rest & (first == lo) & (last == hi))[0]
         out[index] = _irr_rows(poly[index, lo:hi + 1])
     return out.reshape(flows.shape[:-1])
+
+
+def _sign_changes(rows: np.ndarray) -> np.ndarray:
+    """Sign changes between consecutive non-zero flows of each row."""
+    signs = np.sign(rows)
+    position = np.where(signs != 0, np.arange(rows.shape[-1]), -1)
+    previous = np.maximum.accumulate(position, axis=-1)[:, :-1]  # last non-zero before t
+    before = np.take_along_axis(signs, np.maximum(previous, 0), axis=-1)
+    return np.sum((signs[:, 1:] != 0) & (previous >= 0) & (signs[:, 1:] != before), axis=-1)
+
+
+def _single_root(rows: np.ndarray, iterations: int = 200) -> np.ndarray:
+    """The positive root x of g(x) = sum_t rows[t] x^t for rows with one sign change and g(0) != 0:
+    Newton steps kept inside a bracket [lo, hi] that always holds the root (bisection otherwise)."""
+    f0 = np.sign(rows[:, 0])
+
+    def g(x):
+        value, slope = np.zeros_like(x), np.zeros_like(x)
+        for c in rows[:, ::-1].T:  # Horner, highest power first
+            slope = slope * x + value
+            value = value * x + c
+        return value, slope
+
+    lo, hi = np.zeros(rows.shape[0]), np.ones(rows.shape[0])
+    for _ in range(1100):  # widen until g changes sign (x up to 2^1100 ~ a rate of -1)
+        left = np.sign(g(hi)[0]) == f0
+        if not np.any(left):
+            break
+        lo, hi = np.where(left, hi, lo), np.where(left, 2.0 * hi, hi)
+    x = 0.5 * (lo + hi)
+    for _ in range(iterations):
+        value, slope = g(x)
+        left = np.sign(value) == f0
+        lo, hi = np.where(left, x, lo), np.where(left, hi, x)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            step = x - value / slope
+        inside = np.isfinite(step) & (step > lo) & (step < hi)
+        new = np.where(value == 0, x, np.where(inside, step, 0.5 * (lo + hi)))
+        if np.all(new == x):
+            break
+        x = new
+    return x
 
 
 def _irr_rows(p: np.ndarray) -> np.ndarray:
