@@ -141,6 +141,17 @@ class Document(QObject):
         self.push(new, text or f"Set {keys} of {plan.name!r}")
         return None
 
+    def set_uncertainty(self, rows, text: str) -> str | None:
+        """Replace the Uncertainty rows (validated: every problem's text, or None when applied)."""
+        from ..engine.uncertainty.references import uncertainty_problems
+        new = replace(self._scenario, uncertainty=tuple(rows))
+        problems = uncertainty_problems(new)
+        if problems:
+            return "\n".join(str(p) for p in problems)
+        if new != self._scenario:
+            self.push(new, text)
+        return None
+
     def set_plan_value(self, index: int, key: str, raw: Any) -> str | None:
         return self.set_plan_values(index, {key: raw})
 

@@ -1,25 +1,23 @@
 """The Uncertainty tab: runs the Monte Carlo of the scenario's Uncertainty rows in the worker (with
-progress and Cancel) and shows its charts, the probabilities per plan and the uncertain inputs.
-The rows come from the workbook's Uncertainty sheet (docs/workbook_format.md)."""
+progress and Cancel) and shows its charts, the probabilities per plan and the uncertain inputs,
+editable below the charts (the workbook's Uncertainty sheet, docs/workbook_format.md)."""
 from __future__ import annotations
 
 from html import escape
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (
-    QHBoxLayout, QLabel, QPushButton, QSizePolicy, QSpinBox, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
-)
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QSpinBox, QVBoxLayout, QWidget
 
-from ..engine.uncertainty.fields import UNCERTAINTY_FIELDS
 from ..engine.uncertainty.simulate import DEFAULT_DRAWS, DEFAULT_SEED, simulate
 from ..engine.uncertainty.statistics import prob_positive, summary
 from .document import Document
 from .montecarlo_charts import MonteCarloCharts
 from .performance_view import legend_html, legend_label
 from .plotting import money_text
+from .uncertainty_table import UncertaintyTable
 
-NO_ROWS = ("This scenario has no uncertain inputs: every plan is its deterministic value. Add rows to the "
-           "workbook's Uncertainty sheet (plan or *, key, distribution and its parameters) and reopen it.")
+NO_ROWS = ("This scenario has no uncertain inputs: every plan is its deterministic value. Add rows below "
+           "(or on the workbook's Uncertainty sheet): plan or *, key, distribution and its parameters, source.")
 
 
 class MonteCarloView(QWidget):
@@ -49,16 +47,15 @@ class MonteCarloView(QWidget):
         controls.addStretch(1)
         self.charts_view = MonteCarloCharts()
         self.legend = legend_label()
-        self.table = QTableWidget(0, len(UNCERTAINTY_FIELDS))
-        self.table.setHorizontalHeaderLabels([f.name for f in UNCERTAINTY_FIELDS])
-        self.table.setEditTriggers(QTableWidget.NoEditTriggers)
-        self.table.setMaximumHeight(130)
+        self.rows = UncertaintyTable(document)
+        self.rows.setMaximumHeight(190)
+        self.rows.message.connect(self.message)
         layout = QVBoxLayout(self)
         layout.addLayout(controls)
         layout.addWidget(self.status)
         layout.addWidget(self.charts_view, 1)
         layout.addWidget(self.legend)
-        layout.addWidget(self.table)
+        layout.addWidget(self.rows)
         document.scenario_changed.connect(self._scenario_changed)
         document.current_changed.connect(self._current_changed)
         runner.cancelled.connect(self._cancelled)
@@ -101,12 +98,6 @@ class MonteCarloView(QWidget):
 
     def _scenario_changed(self) -> None:
         rows = self._doc.scenario.uncertainty
-        self.table.setRowCount(len(rows))
-        for r, row in enumerate(rows):
-            for c, f in enumerate(UNCERTAINTY_FIELDS):
-                value = getattr(row, f.name)
-                self.table.setItem(r, c, QTableWidgetItem("" if value is None else f"{value:g}" if isinstance(value, float) else str(value)))
-        self.table.setVisible(bool(rows))
         if not rows:
             self.status.setText(NO_ROWS)
         elif self.simulation is not None:

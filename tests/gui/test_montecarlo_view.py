@@ -88,7 +88,7 @@ def test_without_rows_the_tab_says_so(window):
     window.tabs.setCurrentIndex(4)
     view = window.uncertainty
     assert "no uncertain inputs" in view.status.text()
-    assert view.simulation is None and not view.table.isVisible()
+    assert view.simulation is None and view.rows.table.rowCount() == 0
 
 
 def test_plan_edits_carry_their_uncertainty_rows(qtbot):
@@ -104,3 +104,27 @@ def test_plan_edits_carry_their_uncertainty_rows(qtbot):
     assert [r.plan for r in doc.scenario.uncertainty if r.key == "device.price_usd"] == ["H100 renamed copy"]
     doc.undo_stack.undo()
     assert len([r for r in doc.scenario.uncertainty if r.key == "device.price_usd"]) == 2
+
+
+def test_rows_are_edited_validated_added_removed_and_undone(uncertain_window, qtbot, dialogs):
+    window = uncertain_window
+    window.tabs.setCurrentIndex(4)
+    table = window.uncertainty.rows
+    doc = window.document
+    before = doc.scenario.uncertainty
+    high = list(table.table.horizontalHeaderItem(c).text() for c in range(table.table.columnCount())).index("high")
+    table.table.item(0, high).setText("0.3")           # below low (0.5): refused, one message naming the cell
+    assert doc.scenario.uncertainty == before
+    assert dialogs.messages and "Uncertainty row 1 high = 0.3: must be greater than low (0.5)" in dialogs.messages[-1][1]
+    assert table.table.item(0, high).text() == "0.85"  # the table shows the document's rows again
+    table.table.item(0, high).setText("0.9")
+    assert doc.scenario.uncertainty[0].high == 0.9
+    doc.undo_stack.undo()
+    assert doc.scenario.uncertainty == before
+    table.add_button.click()
+    added = doc.scenario.uncertainty[-1]
+    assert len(doc.scenario.uncertainty) == len(before) + 1 and added.plan == doc.current_plan().name
+    assert added.low < added.mode < added.high and added.source.startswith("ASSUMPTION")
+    table.table.setCurrentCell(len(before), 0)
+    table.remove_button.click()
+    assert doc.scenario.uncertainty == before
