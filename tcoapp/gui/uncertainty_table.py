@@ -23,6 +23,15 @@ def _text(value) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
+def _row_of(*widgets) -> QHBoxLayout:
+    """The widgets side by side, left-aligned."""
+    row = QHBoxLayout()
+    for widget in widgets:
+        row.addWidget(widget)
+    row.addStretch(1)
+    return row
+
+
 class UncertaintyTable(QWidget):
     message = Signal(str)
 
@@ -45,14 +54,10 @@ class UncertaintyTable(QWidget):
         self.add_button.clicked.connect(self.add_row)
         self.remove_button = QPushButton("Remove")
         self.remove_button.clicked.connect(self.remove_row)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.add_button)
-        buttons.addWidget(self.remove_button)
-        buttons.addStretch(1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.table)
-        layout.addLayout(buttons)
+        layout.addLayout(_row_of(self.add_button, self.remove_button))
         document.scenario_changed.connect(self.fill)
         self.fill()
 
