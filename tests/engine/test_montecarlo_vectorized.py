@@ -179,3 +179,27 @@ def test_multi_pool_sizing_moves_with_its_inputs():
     counts = p.metric("device_count")
     assert not p.notes and np.ptp(counts) > 0
     assert np.corrcoef(p.inputs[0].values, counts)[0, 1] < -0.9  # more PUE, fewer devices in 1 MW
+
+
+@pytest.mark.parametrize("mode, extra, key", [
+    ("demand", {"demand_tokens_per_day": 2e9}, "demand_tokens_per_day"),
+    ("facility_power", {"facility_power_kw": 500.0}, "pue"),
+    ("capex_budget", {"capex_budget_usd": 2e7}, "capex_budget_usd"),
+])
+def test_sized_prefill_decode_plans_over_draws_equal_the_deterministic_plan(mode, extra, key):
+    from pathlib import Path
+
+    from tcoapp.io.workbook_read import read_scenario
+
+    s = read_scenario(Path(__file__).resolve().parents[2] / "samples" / "heterogeneous_disaggregated.xlsx")
+    s = s.with_plans(tuple(p.with_(sizing_mode=mode, **extra) for p in s.plans))
+    value = float(getattr(s.plans[0], key))
+    sim = simulate(replace(s, uncertainty=(row("*", key, "uniform", low=value, high=value * (1 + 1e-13)),)), 3, seed=0)
+    pairs = 0
+    for plan, p in zip(s.plans, sim.plans):
+        result = compute_plan(s, plan)
+        pairs += any(pool.role != "serve" for pool in result.pools)
+        assert np.all(p.metric("device_count") == result.metrics["device_count"]), plan.name
+        assert np.allclose(p.metric("npv_usd"), result.metrics["npv_usd"], rtol=1e-9), plan.name
+        assert not p.notes
+    assert pairs >= 2

@@ -6,7 +6,7 @@ decode pool's batch (its fixed batch where it fits in memory, else no operating 
 grid batch meeting the target with TTFT = the slowest prefill + its KV transfer + one decode step,
 found by the same vectorized bisection as serve pools) and its request rate; then the plan's rate is
 the smallest of prefill capacity, decode capacity and the KV link, each pool's tokens/s per device and
-power follow what it serves. The pools' device counts are the deterministic plan's. A draw where any
+power follow what it serves, at each draw's device counts. A draw where any
 pool of the pair has no operating point has none for the plan (NaN).
 """
 from __future__ import annotations
@@ -78,7 +78,8 @@ def _decode(case: ServeCase, lead_s, draws: int):
 
 
 def pair_draws(cases: dict, roles: dict, counts, draws: int) -> PairDraws:
-    """The pair's pools per draw; `cases` and `roles` by pool index, `counts` the pools' device counts."""
+    """The pair's pools per draw; `cases` and `roles` by pool index, `counts[i]` pool i's device count
+    (a number, or one per draw where sizing moved it)."""
     pre = [i for i in cases if roles[i] == "prefill"]
     dec = [j for j in cases if roles[j] == "decode"]
     p = {i: _prefill(cases[i], draws) for i in pre}
@@ -108,7 +109,8 @@ def pair_draws(cases: dict, roles: dict, counts, draws: int) -> PairDraws:
         for j in dec:
             share = np.where(dec_cap > 0, d[j][0] * counts[j] / dec_cap, 0.0)
             used = np.where(dec_cap > 0, rate / dec_cap, 0.0)
-            per_device = rate * share * cases[j].workload.output_tokens / counts[j] if counts[j] > 0 else 0.0 * rate
+            count = np.asarray(counts[j], float)
+            per_device = np.where(count > 0, rate * share * cases[j].workload.output_tokens / count, 0.0)
             tokens[j] = np.where(ok, per_device, np.nan)
             power[j] = np.where(ok, _power(cases[j], d[j][2] * used), np.nan)
             per_user[j] = np.where(ok, d[j][1], np.nan)

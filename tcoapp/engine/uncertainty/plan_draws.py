@@ -6,13 +6,13 @@ and sized device count) every finance input gets a leading draw axis. Then, in o
    device, the output price, the rack cap) take their draws;
 2. keys that move the operating point (factors, device performance fields, tdp/idle power, plan
    serving and workload keys, interactivity targets) re-run the roofline over the draw axis for each
-   generated `serve` pool (`serve_draws.py`) and each prefill/decode pair together (`pair_draws.py`);
-   a price-tier table then prices each draw's interactivity;
+   generated `serve` pool (`serve_draws.py`); a price-tier table then prices each draw's interactivity;
 3. sizing keys (and a moved operating point under demand sizing) re-size the device count per draw
    (`sizing_draws.py`);
-4. `finance_metrics` runs once over all draws (cash flows, NPV, IRR, payback, years).
-What cannot move is said in the plan's notes: a measured curve's points and the demand sizing of a
-prefill/decode plan.
+4. a prefill/decode pair is re-run as a whole (`pair_draws.py`) at each draw's device counts, since
+   its request rate depends on them;
+5. `finance_metrics` runs once over all draws (cash flows, NPV, IRR, payback, years).
+What cannot move is said in the plan's notes: a measured curve's points.
 """
 from __future__ import annotations
 
@@ -73,8 +73,12 @@ def simulate_plan(scenario, plan, base, rows: list[UncertainInput], quantiles, d
     batch = {k: np.repeat(np.asarray(a[k], float)[None, ...], draws, axis=0) for k in a.keys()}
     notes: list[str] = []
     _finance_keys(plan, base.pools, drawn, batch, notes)
-    moved = _operating_points(scenario, plan, base, drawn, batch, notes, draws)
-    _sizing(plan, base.pools, drawn, batch, moved, notes)
+    perf = {k: v for k, v in drawn.items() if K.moves_operating_point(k)}
+    moved = _serve_points(scenario, plan, base, perf, batch, notes, draws)
+    pair = _pair_cases(scenario, plan, base, perf)
+    sized = _sizing(plan, base.pools, drawn, batch, moved or bool(pair and perf), notes, pair, draws)
+    if pair and (perf or sized):  # the pair's rate depends on its factors and on its pools' device counts
+        _pair_points(scenario, plan, base, pair, {i: batch["device_count"][:, i] for i in pair}, batch, draws)
     out = finance_metrics(FinanceInputs(**batch))
     ones = np.ones(draws)
     metrics = {k: np.asarray(out[k], float) * ones for k in SIMULATED_METRICS}
@@ -121,31 +125,33 @@ def _finance_keys(plan, pools, drawn, batch, notes) -> None:
                     batch[name][:, i] = v
 
 
-def _operating_points(scenario, plan, base, drawn, batch, notes, draws) -> bool:
-    """Re-run each generated pool's operating point over the draws (serve pools one by one, a
-    prefill/decode pair together); True if any moved."""
-    perf = {k: v for k, v in drawn.items() if K.moves_operating_point(k)}
+def _serve_points(scenario, plan, base, perf, batch, notes, draws) -> bool:
+    """Re-run each generated serve pool's operating point over the draws; True if any moved."""
     if not perf or base.fleet is None:
         return False
-    moved, pair = False, {}
+    moved = False
     for i, pool in enumerate(base.pools):
         if pool.curve:
             notes.append(f"pool {pool.name!r}: {', '.join(perf)} held (a measured curve's points are not simulated)")
-        elif pool.role != "serve":
-            pair[i] = _serve_case(scenario, plan, i, pool, perf)
-        else:
+        elif pool.role == "serve":
             d = serve_draws(_serve_case(scenario, plan, i, pool, perf), draws)
             _set_point(scenario, plan, batch, i, d.tokens_per_s_per_device, d.power_w, d.tokens_per_s_per_user)
             batch["prefill_share"][:, i] = d.prefill_share
             moved = True
-    if pair:
-        counts = np.asarray(base.inputs.device_count, float)
-        d = pair_draws(pair, {i: base.pools[i].role for i in pair}, counts, draws)
-        for i in pair:
-            _set_point(scenario, plan, batch, i, d.tokens_per_s_per_device[i], d.power_w[i],
-                       d.tokens_per_s_per_user.get(i))
-        moved = True
     return moved
+
+
+def _pair_cases(scenario, plan, base, perf) -> dict:
+    """The prefill and decode pools of the plan, as roofline cases with their draws ({} if none)."""
+    if base.fleet is None:
+        return {}
+    return {i: _serve_case(scenario, plan, i, pool, perf) for i, pool in enumerate(base.pools) if pool.role != "serve"}
+
+
+def _pair_points(scenario, plan, base, pair, counts, batch, draws) -> None:
+    d = pair_draws(pair, {i: base.pools[i].role for i in pair}, counts, draws)
+    for i in pair:
+        _set_point(scenario, plan, batch, i, d.tokens_per_s_per_device[i], d.power_w[i], d.tokens_per_s_per_user.get(i))
 
 
 def _set_point(scenario, plan, batch, i, tokens, power, per_user) -> None:
@@ -181,28 +187,34 @@ def tier_prices(tiers, tokens_per_s_per_user) -> np.ndarray:
     return np.where(np.isfinite(per_user), price, np.nan)
 
 
-def _sizing(plan, pools, drawn, batch, moved: bool, notes) -> None:
+def _sizing(plan, pools, drawn, batch, moved: bool, notes, pair, draws) -> bool:
+    """Re-size the device count per draw where a sizing input or the operating point moved; True if so."""
     mode = plan.sizing_mode
     for mode_name, key in K.SIZING_INPUT.items():
         if key in drawn and mode != mode_name:
             notes.append(f"{key} is not used: the plan's sizing_mode is {mode}")
     if mode == "devices" or not (K.SIZING_READS[mode] & drawn.keys() or (mode == "demand" and moved)):
-        return
+        return False
     dps = batch["devices_per_server"]
+    weights = [p.device_count for p in pools]
     if mode == "demand":
-        if any(p.role != "serve" for p in pools):
-            notes.append("demand sizing of a prefill/decode plan is held at its deterministic device count")
-            return
-        servers = demand_servers(plan_value(plan, drawn, "demand_tokens_per_day"), batch["tokens_per_s_per_device"],
-                                 batch["utilization"], [p.device_count for p in pools], dps)
+        tokens = batch["tokens_per_s_per_device"]
+        if pair:  # the pair's throughput per device at the pools' shares, as the deterministic sizing takes it
+            shares = np.asarray(weights, float) / np.sum(weights)
+            at_shares = pair_draws(pair, {i: pools[i].role for i in pair}, {i: shares[i] for i in pair}, draws)
+            tokens = tokens.copy()
+            for i in pair:
+                tokens[:, i] = at_shares.tokens_per_s_per_device[i]
+        servers = demand_servers(plan_value(plan, drawn, "demand_tokens_per_day"), tokens, batch["utilization"],
+                                 weights, dps)
     elif mode == "facility_power":
         servers = facility_servers(plan_value(plan, drawn, "facility_power_kw"), batch["pue"][:, None], dps,
-                                   batch["tdp_w"], batch["server_overhead_w"], [p.device_count for p in pools])
+                                   batch["tdp_w"], batch["server_overhead_w"], weights)
     else:
         servers = budget_servers(plan_value(plan, drawn, "capex_budget_usd"), batch["other_capex_fraction"][:, None],
-                                 dps, batch["price_usd"], batch["server_price_usd"], batch["owned"],
-                                 [p.device_count for p in pools])
+                                 dps, batch["price_usd"], batch["server_price_usd"], batch["owned"], weights)
     batch["device_count"] = servers * dps
+    return True
 
 
 def plan_value(plan, drawn, key) -> np.ndarray:
