@@ -14,6 +14,8 @@ from tcoapp.engine.uncertainty.simulate import simulate
 from tcoapp.engine.uncertainty.sizing_draws import servers_within
 from tcoapp.io.default_scenario import default_scenario
 
+from tcoapp.engine.uncertainty.statistics import rank_correlations
+
 from .montecarlo_cases import row, scenario_with
 
 
@@ -203,3 +205,24 @@ def test_sized_prefill_decode_plans_over_draws_equal_the_deterministic_plan(mode
         assert np.allclose(p.metric("npv_usd"), result.metrics["npv_usd"], rtol=1e-9), plan.name
         assert not p.notes
     assert pairs >= 2
+
+
+def test_a_measured_curve_is_held_except_the_tdp_of_its_unmeasured_power(tmp_path):
+    from tests.io.uncertainty_factory import write_uncertain_workbook
+
+    from tcoapp.io.workbook_read import read_scenario
+
+    rows = [{"plan": "*", "key": "factor.eta_mem", "distribution": "uniform", "low": 0.6, "high": 0.9},
+            {"plan": "*", "key": "device.tdp_w", "distribution": "uniform", "low": 550, "high": 650}]
+    s = read_scenario(write_uncertain_workbook(tmp_path / "m.xlsx", rows))
+    for p in simulate(s, 200, seed=0).plans:  # the hand-made curve has measured power: TDP moves racks, not it
+        assert p.notes == ("pool 'serve': factor.eta_mem, device.tdp_w do not move its throughput or power "
+                           "(a measured curve)",)
+        assert np.isfinite(p.metric("npv_usd")).all()
+    curve = s.curves["xpu-tiny"]
+    unpowered = replace(s, curves={"xpu-tiny": replace(curve, power_w=np.full_like(curve.power_w, np.nan))})
+    p = simulate(unpowered, 200, seed=0).plans[1]  # no colocation: opex moves with the TDP only through energy
+    assert p.notes == ("pool 'serve': factor.eta_mem do not move its throughput or power (a measured curve)",)
+    tdp = next(d.values for d in p.inputs if d.row.key == "device.tdp_w")
+    energy_rank = rank_correlations({"tdp": tdp}, p.metric("opex_usd_per_year"))["tdp"]
+    assert energy_rank > 0.9  # its power is the drawn TDP

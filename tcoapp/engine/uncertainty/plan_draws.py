@@ -132,12 +132,26 @@ def _serve_points(scenario, plan, base, perf, batch, notes, draws) -> bool:
     moved = False
     for i, pool in enumerate(base.pools):
         if pool.curve:
-            notes.append(f"pool {pool.name!r}: {', '.join(perf)} held (a measured curve's points are not simulated)")
+            moved |= _measured_point(scenario, plan, i, pool, perf, batch, notes)
         elif pool.role == "serve":
             d = serve_draws(_serve_case(scenario, plan, i, pool, perf), draws)
             _set_point(scenario, plan, batch, i, d.tokens_per_s_per_device, d.power_w, d.tokens_per_s_per_user)
             batch["prefill_share"][:, i] = d.prefill_share
             moved = True
+    return moved
+
+
+def _measured_point(scenario, plan, i, pool, perf, batch, notes) -> bool:
+    """A measured curve's points are measurements: factors and device fields do not move them, except
+    the TDP a curve without measured power is taken at (`evaluate_measured`)."""
+    curve = scenario.curves[pool.curve]
+    unpowered = not np.any(np.isfinite(curve.power_w))
+    moved = unpowered and pool.device == plan.device and "device.tdp_w" in perf
+    if moved:
+        batch["power_w"][:, i] = perf["device.tdp_w"]
+    held = [k for k in perf if not (moved and k == "device.tdp_w")]
+    if held:
+        notes.append(f"pool {pool.name!r}: {', '.join(held)} do not move its throughput or power (a measured curve)")
     return moved
 
 
