@@ -186,7 +186,7 @@ def _monte_carlo_section() -> list[str]:
             "`tcoapp simulate --draws N --seed S --out` with its own run). `MonteCarlo`: per plan and metric the "
             "mean, P5, P10, P50, P90, P95 and the share of draws where it exists (payback \"never\" ranks "
             "infinitely late; a percentile on it reads never), P(NPV > 0), P(A's NPV > B's) for every pair, the "
-            "uncertain inputs with their sampled mean, P5 and P95, and each input's rank correlation with NPV. "
+            "uncertain inputs with their sampled mean, P5 and P95, each input's rank correlation with NPV and the NPV histogram (a table and its chart). "
             "`MonteCarloDraws`: one row per draw, the NPV, IRR, payback, cost per million output tokens and "
             "revenue per rack of every plan. Engine values, recomputed on export, never read back.", ""]
 

@@ -2,13 +2,14 @@
 
 `MonteCarlo`: the run (draws, seed), per plan and metric the mean, P5..P95 and the share of draws
 where the metric exists, P(NPV > 0), the pairwise P(A's NPV > B's), the uncertain inputs with their
-distributions and sampled statistics, and each input's rank correlation with NPV. `MonteCarloDraws`:
+distributions and sampled statistics, each input's rank correlation with NPV, and the NPV histogram (table and chart). `MonteCarloDraws`:
 one row per draw, the key metrics of every plan (engine values; "never" / "n/a" where a metric does
 not exist). Both are outputs: the reader ignores them; they are recomputed on export.
 """
 from __future__ import annotations
 
 import numpy as np
+from openpyxl.utils import get_column_letter
 
 from ..engine.metric_table import METRIC_BY_KEY
 from ..engine.uncertainty.fields import UNCERTAINTY_FIELDS
@@ -17,6 +18,7 @@ from ..engine.uncertainty.report import SUMMARY_METRICS
 from ..engine.uncertainty.statistics import PERCENTILES, prob_higher, prob_positive, rank_correlations, summary
 from . import sheets as S
 from .xlsx_bulk import PendingRows
+from .xlsx_montecarlo_chart import write_npv_histogram
 from .xlsx_styles import header, put, section, set_text, unit_cell, widths
 
 DRAW_METRICS = ("npv_usd", "irr", "payback_months", "cost_per_million_output_tokens_usd", "revenue_usd_per_rack_per_year")
@@ -32,7 +34,8 @@ def write_monte_carlo(ws, sim, scenario) -> None:
     row = _summary(ws, 3, sim)
     row = _pairwise(ws, row + 1, sim)
     row = _inputs(ws, row + 1, sim, scenario)
-    _correlations(ws, row + 1, sim)
+    row = _correlations(ws, row + 1, sim)
+    write_npv_histogram(ws, row + 1, sim, f"{get_column_letter(len(INPUT_COLUMNS) + 6)}3")
     ws.freeze_panes = "A2"
     widths(ws, {1: 28, 2: 38, 3: 14, **{c: 14 for c in range(4, 4 + max(len(STATS), len(INPUT_COLUMNS) + 3))}})
 

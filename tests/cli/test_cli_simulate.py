@@ -51,8 +51,13 @@ def test_simulate_out_writes_the_monte_carlo_sheets(book, tmp_path):
     draws = wb["MonteCarloDraws"]
     assert draws.max_row == 2 + 300
     assert draws.cell(1, 2).value == "Acme big: npv_usd"
-    summary = [r for r in wb["MonteCarlo"].iter_rows(values_only=True) if r[1] == "npv_usd"]
+    rows = list(wb["MonteCarlo"].iter_rows(values_only=True))
+    summary = [r for r in rows if r[1] == "npv_usd"]
     assert [r[0] for r in summary] == ["Acme big", "Acme small"]
+    start = next(i for i, r in enumerate(rows) if r[0] == "npv_usd bin centre") + 2  # the NPV histogram
+    shares = [r[1] for r in rows[start:start + 30]]
+    defined = summary[0][9]  # share_defined of Acme big's NPV
+    assert sum(shares) == pytest.approx(defined) and len(wb["MonteCarlo"]._charts) == 1
     # the exported workbook imports back (the Monte Carlo sheets are outputs)
     again = run_cli("simulate", str(out), "--draws", "300", "--json")
     assert again.returncode == 0, again.stderr
