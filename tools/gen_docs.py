@@ -137,7 +137,34 @@ def _results_section() -> list[str]:
     for key in METRIC_KEYS:
         label, unit = meta[key]
         lines.append(f"| `{key}` | {unit or '-'} | {label} |")
-    return lines + [""]
+    return lines + ["", *_checks_section()]
+
+
+def _checks_section() -> list[str]:
+    return [
+        "## Checks, Summary and what stays live", "",
+        "A workbook is trusted only while it says it is current. The `Checks` sheet snapshots, at export, every "
+        "input the engine computed from and a spreadsheet cannot follow (device, model, curve, workload, serving "
+        "configuration and targets on Plans; role, device, serving keys and curve on Pools, and the device count of "
+        "prefill/decode pools; the performance fields of the Devices rows the plans use; the Models rows; the sums of "
+        "each measured curve's columns; every Calibration factor; and, for a plan of several pools sized by "
+        "facility power, budget or demand, the sizing inputs) and compares each with its cell by a formula. It also "
+        "checks that cost components add up to their totals and that every plan's `years` fits the CashFlow sheet "
+        "(which covers at least 10 years, `CASHFLOW_LAST_YEAR`). The workbook-level name `master_check` is the number "
+        "of failing checks (0: all pass); the top row of `Summary`, `Results` and `CashFlow` shows it (green / red), "
+        "and the Results row `plan_check` says `current` or `STALE` for each plan. A stale plan must be recomputed "
+        "in tcoapp (open the file, save it).", "",
+        "Everything else is live: every finance input on Plans and Pools; device and server prices, devices per "
+        "server, TDP, idle power and server overhead (looked up on Devices by the pool's device); the tier price "
+        "(looked up on PriceTiers at the pool's tokens/s per user); the sizing of a one-pool plan under "
+        "`facility_power`, `capex_budget` and `demand`; the years keys. Formula cells carry the engine's values as "
+        "cached values, so tools that do not calculate (pandas, previewers) see the numbers; a spreadsheet "
+        "application recalculates them on load. `Summary` is the comparison on one page with the charts; input cells "
+        "naming a device, model, curve, price table, precision, sizing mode, role or ownership have dropdowns; every "
+        "Plans row has a named range `in_<key>`; Results, Plans, Summary and CashFlow print landscape, one page wide, "
+        "with keys and units on every page. IRR is given only where it is unique (the flows change sign once, or the "
+        "cumulative flow changes sign once: the one positive rate); its attempts from each starting point sit in "
+        "helper cells. tcoapp reads and writes `.xlsx` only: an `.ods` file is refused with how to convert it.", ""]
 
 
 def _where_it_enters(key: str) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .finance import sizing
+from .finance import cashflow, sizing
 from .finance.metrics import finance_metrics
 from .finance.quantities import DEVICE_ECONOMICS_KEYS, PLAN_INPUT_KEYS, FinanceInputs, FinanceResult, finance_inputs
 from .fleet import FleetPoint, PoolCapacity, fleet_point, pool_capacities
@@ -195,6 +195,9 @@ def compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
     out = finance_metrics(inputs)
     warnings += _rack_notes(pools, out)
     warnings += not_entered_notes(plan)
+    if cashflow.irr_is_ambiguous(out.cash_flows_usd):
+        warnings.append("IRR not given: the cash flows change sign more than once and so does the cumulative flow, "
+                        "so several rates make NPV = 0 (compare NPV instead)")
     metrics = {key: float(out[key]) for key in FINANCE_KEYS}
     metrics.update(batch=point.batch, tokens_per_s_per_device=point.tokens_per_s_per_device,
                    tokens_per_s_per_user=point.tokens_per_s_per_user, ttft_s=point.ttft_s,

@@ -140,8 +140,24 @@ def _parse_error(exc: BaseException) -> str:
     return f"cannot read the workbook: {type(exc).__name__}: {first_line}"
 
 
+def _refuse_opendocument(path) -> None:
+    """An .ods file is a different format: say how to get an .xlsx, without library internals."""
+    import zipfile
+
+    name = os.path.basename(str(path))
+    try:
+        with zipfile.ZipFile(path) as archive:
+            kind = archive.read("mimetype").decode("ascii", "replace") if "mimetype" in archive.namelist() else ""
+    except (OSError, zipfile.BadZipFile, KeyError):
+        kind = ""
+    if "opendocument" in kind or str(path).lower().endswith(".ods"):
+        raise ValidationError([Problem(name, "", "is an OpenDocument spreadsheet (.ods): tcoapp reads .xlsx workbooks; "
+                                                 "in LibreOffice use File > Save As > Excel 2007-365 (.xlsx), then open that")])
+
+
 def read_scenario(path) -> Scenario:
     """Read and validate a scenario workbook; raise ValidationError listing every problem."""
+    _refuse_opendocument(path)
     sheets = _load_sheets(path)
     problems: list[Problem] = []
     base = os.path.basename(str(path))

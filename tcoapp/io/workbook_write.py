@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime
 import io
+import os
 from typing import Sequence
 
 import openpyxl
@@ -21,19 +22,23 @@ from . import sheets as S
 from .atomic import atomic_write
 from .xlsx_about import append_about_notes, write_about
 from .xlsx_bulk import PendingRows, splice_rows
+from .xlsx_cached import all_cached_values, cached_transforms
 from .xlsx_cashflow import write_cashflow
 from .xlsx_charts import add_charts
+from .xlsx_checks import InputRows, write_checks
+from .xlsx_summary import add_summary_charts, write_summary
+from .xlsx_usability import add_dropdowns, add_named_ranges, print_setup, write_lists
 from .xlsx_constants import write_constants
 from .xlsx_inputs import (
     write_calibration, write_curves, write_devices, write_models, write_plans, write_pools, write_price_tiers,
 )
-from .xlsx_layout import Layout
+from .xlsx_layout import Layout, cashflow_years
 from .xlsx_results import result_rows, write_results
 from .xlsx_styles import CellKindError, exact_floats
 from .uncertainty_book import write_uncertainty
 from .xlsx_monte_carlo_book import add_monte_carlo
 
-SHEET_ORDER = (S.PLANS, S.POOLS, S.RESULTS, S.CASH_FLOW, S.DEVICES, S.MODELS, S.CURVES, S.PRICE_TIERS,
+SHEET_ORDER = (S.SUMMARY, S.PLANS, S.POOLS, S.RESULTS, S.CASH_FLOW, S.CHECKS, S.DEVICES, S.MODELS, S.CURVES, S.PRICE_TIERS,
                S.CALIBRATION, S.UNCERTAINTY, S.CONSTANTS, S.ABOUT)
 
 
@@ -43,18 +48,25 @@ def write_scenario(scenario: Scenario, path, results: tuple[PlanResult, ...] | N
     """Write the full scenario workbook to `path` (atomically); compute the results if not given.
 
     written: the date on the About sheet (default: now, UTC); about_notes: extra (label, text) rows
-    for the About sheet (a sample's question, the sources of its numbers).
+    for the About sheet (a sample's question, the sources of its numbers); simulation: the Monte
+    Carlo run of the MonteCarlo sheets (a scenario with Uncertainty rows and none given is simulated
+    with xlsx_monte_carlo_book.EXPORT_DRAWS draws, seed 0).
     """
     if results is not None and len(results) != len(scenario.plans):
         raise ValueError(f"{len(results)} results for {len(scenario.plans)} plans")
+    if not str(path).lower().endswith(".xlsx"):
+        name = os.path.basename(str(path))
+        raise ValidationError([Problem(name, "", "tcoapp writes .xlsx workbooks (Excel, LibreOffice and Numbers open "
+                                                 "them, with live formulas): give the file a .xlsx name")])
     results = usable_results(scenario, results)
-    workbook, pending = build_workbook(scenario, results, written, about_notes)
+    workbook, pending, layout = build_workbook(scenario, results, written, about_notes)
     pending += add_monte_carlo(workbook, scenario, results, simulation)
     data = io.BytesIO()
     with exact_floats():
         workbook.save(data)
     try:
-        content = splice_rows(workbook, data.getvalue(), pending)
+        cached = cached_transforms(all_cached_values(workbook, scenario, results, layout))
+        content = splice_rows(workbook, data.getvalue(), pending, cached)
     except CellKindError as exc:
         raise _problem(exc) from None
     atomic_write(path, lambda handle: handle.write(content))
@@ -91,30 +103,44 @@ def _problem(exc: CellKindError) -> ValidationError:
 
 
 def build_workbook(scenario: Scenario, results: tuple[PlanResult, ...], written: datetime.datetime | None = None,
-                   about_notes: Sequence[tuple[str, str]] = ()) -> tuple[openpyxl.Workbook, list[PendingRows]]:
-    """The workbook, and the bulk rows to splice in after saving (xlsx_bulk)."""
+                   about_notes: Sequence[tuple[str, str]] = ()) -> tuple[openpyxl.Workbook, list[PendingRows], Layout]:
+    """The workbook, the bulk rows to splice in after saving (xlsx_bulk) and where things are."""
     workbook = openpyxl.Workbook()
     sheets = {name: workbook.create_sheet(name) for name in SHEET_ORDER}
     workbook.remove(workbook.worksheets[0])
     try:
         plan_rows = write_plans(sheets[S.PLANS], scenario)
         pool_rows = write_pools(sheets[S.POOLS], scenario)
+        device_rows = write_devices(sheets[S.DEVICES], scenario)
+        model_rows = write_models(sheets[S.MODELS], scenario)
+        pending = [write_curves(sheets[S.CURVES], scenario)]
+        tier_rows = write_price_tiers(sheets[S.PRICE_TIERS], scenario)
         counts = tuple(len(r.pools) for r in results)
-        layout = Layout(plan_rows, result_rows(max(max(counts, default=1), 1)), max((p.years for p in scenario.plans), default=1),
-                        counts, pool_rows)
-        write_results(sheets[S.RESULTS], scenario, results, layout)
+        layout = Layout(plan_rows, result_rows(max(max(counts, default=1), 1)),
+                        cashflow_years(p.years for p in scenario.plans), counts, pool_rows, device_rows, tier_rows)
+        points = sum(c.batch.size for c in scenario.curves.values())
+        checks = write_checks(sheets[S.CHECKS], workbook, scenario, results, layout,
+                              InputRows(device_rows, model_rows, points))
+        write_results(sheets[S.RESULTS], scenario, results, layout, checks)
         write_cashflow(sheets[S.CASH_FLOW], scenario, layout, [r.metrics["irr"] for r in results])
         add_charts(sheets[S.CASH_FLOW], sheets[S.RESULTS], scenario, layout)
-        write_devices(sheets[S.DEVICES], scenario)
-        write_models(sheets[S.MODELS], scenario)
-        pending = [write_curves(sheets[S.CURVES], scenario)]
-        write_price_tiers(sheets[S.PRICE_TIERS], scenario)
         write_calibration(sheets[S.CALIBRATION], scenario)
         write_uncertainty(sheets[S.UNCERTAINTY], scenario)
-        write_constants(sheets[S.CONSTANTS], workbook)
+        write_constants(sheets[S.CONSTANTS], workbook, layout.max_years)
+        ranges = write_lists(sheets[S.CONSTANTS], scenario)
+        add_dropdowns(sheets[S.PLANS], sheets[S.POOLS], plan_rows, len(scenario.plans), len(pool_rows), ranges)
+        add_named_ranges(workbook, plan_rows, len(scenario.plans))
+        write_summary(sheets[S.SUMMARY], scenario, layout)
+        add_summary_charts(sheets[S.SUMMARY], sheets[S.CASH_FLOW], sheets[S.RESULTS], scenario, layout)
+        last = S.FIRST_PLAN_COLUMN + len(scenario.plans) - 1
+        print_setup(sheets[S.RESULTS], last)
+        print_setup(sheets[S.PLANS], last)
+        print_setup(sheets[S.SUMMARY], last)
+        print_setup(sheets[S.CASH_FLOW], S.FIRST_PLAN_COLUMN + layout.max_years)
         write_about(sheets[S.ABOUT], written)
         if about_notes:
             append_about_notes(sheets[S.ABOUT], about_notes)
     except CellKindError as exc:
         raise _problem(exc) from None
-    return workbook, [p for p in pending if p is not None]
+    workbook.calculation.fullCalcOnLoad = True  # a spreadsheet application recalculates the cached values
+    return workbook, [p for p in pending if p is not None], layout

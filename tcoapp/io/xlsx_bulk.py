@@ -32,18 +32,26 @@ class PendingRows:
     rows: list[list] = field(default_factory=list)
 
 
-def splice_rows(workbook, data: bytes, pending: list[PendingRows]) -> bytes:
-    """The saved workbook `data` with every pending row inserted into its sheet's XML."""
+def splice_rows(workbook, data: bytes, pending: list[PendingRows], transforms=None) -> bytes:
+    """The saved workbook `data` with every pending row inserted into its sheet's XML, and each
+    `transforms[sheet title](xml) -> xml` applied, in one pass over the archive."""
     pending = [p for p in pending if p.rows]
-    if not pending:
+    edits: dict[str, list] = {}
+    for p in pending:
+        edits.setdefault(workbook[p.title].path.lstrip("/"), []).append(lambda xml, p=p: _splice(xml, p))
+    for title, transform in (transforms or {}).items():
+        edits.setdefault(workbook[title].path.lstrip("/"), []).append(transform)
+    if not edits:
         return data
-    parts = {workbook[p.title].path.lstrip("/"): p for p in pending}
     out = io.BytesIO()
-    with zipfile.ZipFile(io.BytesIO(data)) as zin, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zout:
+    with zipfile.ZipFile(io.BytesIO(data)) as zin, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED, compresslevel=6) as zout:
         for item in zin.infolist():
             body = zin.read(item.filename)
-            if item.filename in parts:
-                body = _splice(body.decode("utf-8"), parts[item.filename]).encode("utf-8")
+            if item.filename in edits:
+                text = body.decode("utf-8")
+                for edit in edits[item.filename]:
+                    text = edit(text)
+                body = text.encode("utf-8")
             zout.writestr(item, body)
     return out.getvalue()
 

@@ -16,7 +16,8 @@ import math
 from ..engine.finance.quantities import YEAR_QUANTITY_BY_KEY
 from ..engine.scenario import Scenario
 from . import sheets as S
-from .xlsx_layout import CF_POOL_ROWS, CF_ROWS, CF_YEAR_ROW, Layout
+from .xlsx_checks import banner
+from .xlsx_layout import CF_BANNER_ROW, CF_POOL_ROWS, CF_ROWS, CF_YEAR_ROW, IRR_ATTEMPTS, IRR_GUESSES, Layout
 from .xlsx_styles import (
     HEADER_FILL, HEADER_FONT, NEVER, NOT_AVAILABLE, TOTAL_BORDER, header, key_cell, put, section, set_text,
     unit_cell, widths,
@@ -28,7 +29,8 @@ CF_UNITS = {
     "output_tokens": "tokens", "input_tokens": "tokens", "active": "flag",
     "payback_year_fraction": "years", "npv_usd": "USD", "irr_guess_engine": "fraction", "irr_guess_flows": "fraction",
     "irr_guess_first_year": "fraction", "irr_guess_last_year": "fraction", "irr": "fraction", "payback_months": "months",
-    "discount_factor": "ratio",
+    "discount_factor": "ratio", "flow_last_sign": "sign", "flow_sign_change": "flag", "cumulative_last_sign": "sign",
+    "cumulative_sign_change": "flag", "irr_floor": "fraction", **{key: "fraction" for key in IRR_ATTEMPTS},
 }
 CF_HELP = {
     "active": "1 in the years the pool serves (after its purchase year, up to the horizon), else 0.",
@@ -38,14 +40,23 @@ CF_HELP = {
     "loss_carried_usd": "max(0, loss carried from the year before - taxable income).",
     "taxable_income_usd": "Revenue - opex - depreciation (the residual sale is not taxed).",
     "payback_year_fraction": "Helper: the year (with fraction) where the cumulative flow crosses 0.",
+    "flow_last_sign": "Helper: the sign of the last non-zero cash flow up to the year.",
+    "flow_sign_change": "Helper: 1 where the cash flow changes sign (IRR is unique where it changes sign once).",
+    "cumulative_last_sign": "Helper: the sign of the last non-zero cumulative cash flow up to the year.",
+    "cumulative_sign_change": "Helper: 1 where the cumulative cash flow changes sign (once: one positive IRR).",
     "npv_usd": "= CF0 + NPV(discount_rate, CF1:CFn): year t discounted by (1 + r)^t.",
     "irr_guess_engine": "Helper, a starting point for IRR(): the engine's IRR (a value) when the file was written.",
     "irr_guess_flows": "Helper, a starting point for IRR(): (sum of inflows / sum of outflows)^(1/years) - 1.",
     "irr_guess_first_year": "Helper, a starting point for IRR(): CF1 / -CF0 - 1 (good for high rates).",
     "irr_guess_last_year": "Helper, a starting point for IRR(): CFn / -CF(n-1) - 1 (good near -100%).",
-    "irr": "IRR(CF0:CFn) where the flows change sign, tried from each starting point in turn (the engine's, the "
-           "three live ones above, IRR_GUESS_LOW, IRR_GUESS_LOWEST) until one converges to a rate above -100%: "
-           "Excel's IRR() is a Newton iteration that can fail from a poor start. n/a where no rate exists.",
+    "irr_floor": "Helper: -1 where the flows change sign once (IRR is unique), 0 where only the cumulative flow "
+                 "changes sign once (the one positive rate is the IRR), 'none' where no rate is unique.",
+    **{key: f"Helper: IRR() from the starting point {guess}, kept if it converges above irr_floor."
+       for key, guess in zip(IRR_ATTEMPTS, IRR_GUESSES)},
+    "irr": "IRR(CF0:CFn) where it is unique: where the flows change sign once (any rate above -100%), or else "
+           "where the cumulative flow changes sign once (the one positive rate); tried from each starting point in "
+           "turn (the engine's, the three live ones above, IRR_GUESS_LOW, IRR_GUESS_LOWEST) until one converges: "
+           "Excel's IRR() is a Newton iteration that can fail from a poor start. n/a where no unique rate exists.",
     "payback_months": "First time the cumulative cash flow reaches 0, linear within the year, x 12; never if not within years.",
 }
 SUMMARY_ROWS = ("npv_usd", "irr_guess_engine", "irr_guess_flows", "irr_guess_first_year", "irr_guess_last_year", "irr",
@@ -78,11 +89,12 @@ def write_cashflow(ws, scenario: Scenario, layout: Layout, irr_by_plan=()) -> No
         cell = ws.cell(row=CF_YEAR_ROW, column=S.FIRST_PLAN_COLUMN + year, value=year)
         cell.font, cell.fill = HEADER_FONT, HEADER_FILL
         cell.number_format = '"year "0'
+    banner(ws, CF_BANNER_ROW, last_col)
     irrs = list(irr_by_plan) + [None] * (len(scenario.plans) - len(irr_by_plan))
     for index, plan in enumerate(scenario.plans):
         _block(ws, layout, index, plan.name, last_col, irrs[index])
     ws.freeze_panes = "C2"
-    widths(ws, {1: 30, 2: 10, **{S.FIRST_PLAN_COLUMN + y: 15 for y in range(layout.max_years + 1)}})
+    widths(ws, {1: 30, 2: 10, **{S.FIRST_PLAN_COLUMN + y: 21 for y in range(layout.max_years + 1)}})
 
 
 def _block(ws, layout: Layout, index: int, name: str, last_col: int, irr: float | None) -> None:
@@ -159,8 +171,17 @@ class _BlockFormulas:
             cells["loss_carried_usd"] = "=0"
             cells["tax_usd"] = "=0"
             cells["cumulative_cash_flow_usd"] = _na(here("cash_flow_usd"))
+            for flow in ("flow", "cumulative"):
+                source = here("cash_flow_usd" if flow == "flow" else "cumulative_cash_flow_usd")
+                cells[f"{flow}_last_sign"] = _na(f"SIGN({source})")
+                cells[f"{flow}_sign_change"] = "=0"
             return cells
         prev = self.layout.year_col(year - 1)
+        for flow in ("flow", "cumulative"):
+            source = here("cash_flow_usd" if flow == "flow" else "cumulative_cash_flow_usd")
+            last = f"{prev}{self.row(f'{flow}_last_sign')}"
+            cells[f"{flow}_last_sign"] = _na(f"IF({source}<>0,SIGN({source}),{last})")
+            cells[f"{flow}_sign_change"] = _na(f"IF(AND({source}<>0,{last}<>0,SIGN({source})<>{last}),1,0)")
         before_loss = f"{prev}{self.row('loss_carried_usd')}"
         cells["tax_usd"] = _na(f"IF({serving},{p('tax_rate')}*MAX(0,{here('taxable_income_usd')}-{before_loss}),0)")
         cells["loss_carried_usd"] = _na(f"MAX(0,{before_loss}-{here('taxable_income_usd')})")
@@ -226,21 +247,32 @@ class _BlockFormulas:
             "irr_guess_first_year": f'=IFERROR(IF({complete},{year1}/-{first}-1,""),"")',
             "irr_guess_last_year": f'=IFERROR(IF({complete},INDEX({flows},1,{horizon}+1)/-INDEX({flows},1,{horizon})-1,'
                                    f'""),"")',
-            "irr": _na(f"IF({complete},IF({sign_change},{self._irr_attempts(flows)},{NA}),{NA})"),
+            "irr_floor": f'=IF(SUM({self.rng("flow_sign_change")})=1,-1,'
+                         f'IF(SUM({self.rng("cumulative_sign_change")})=1,0,"none"))',
+            **self._irr_attempts(flows),
+            "irr": _na(f"IF({complete},IF(AND({sign_change},ISNUMBER({self._c('irr_floor')})),"
+                       f"{self._first_number()},{NA}),{NA})"),
             "payback_months": _na(f'IF({complete},IF({cum0}>=0,0,IF(COUNT({crossing})=0,"{NEVER}",'
                                   f'MONTHS_PER_YEAR*MIN({crossing}))),{NA})'),
         }
 
-    def _irr_attempts(self, flows: str) -> str:
-        """IRR from each starting point in turn; an attempt fails (NA) unless it converges above -100%."""
-        col = self.layout.year_col(0)
-        guesses = [f"{col}{self.row(key)}" for key in ("irr_guess_engine", "irr_guess_flows",
-                                                                "irr_guess_first_year", "irr_guess_last_year")]
-        guesses += ["IRR_GUESS_LOW", "IRR_GUESS_LOWEST"]
-        attempts = [f"IF(IRR({flows},{g})>-1,IRR({flows},{g}),NA())" for g in guesses]
-        chain = attempts[-1]
-        for attempt in reversed(attempts[:-1]):
-            chain = f"IFERROR({attempt},{chain})"
+    def _c(self, key: str) -> str:
+        return f"{self.layout.year_col(0)}{self.row(key)}"
+
+    def _irr_attempts(self, flows: str) -> dict[str, str]:
+        """One IRR() per starting point; kept where it converges above the floor, else blank."""
+        floor = self._c("irr_floor")
+        cells = {}
+        for key, guess in zip(IRR_ATTEMPTS, IRR_GUESSES):
+            start = guess if guess.isupper() else self._c(guess)
+            cells[key] = f'=IFERROR(IF(IRR({flows},{start})>{floor},IRR({flows},{start}),""),"")'
+        return cells
+
+    def _first_number(self) -> str:
+        """The first attempt that converged, else n/a."""
+        chain = NA
+        for key in reversed(IRR_ATTEMPTS):
+            chain = f"IF(ISNUMBER({self._c(key)}),{self._c(key)},{chain})"
         return chain
 
 

@@ -14,11 +14,11 @@ def add_charts(cash_ws, results_ws, scenario: Scenario, layout: Layout) -> None:
     if not scenario.plans:
         return
     anchor_col = get_column_letter(S.FIRST_PLAN_COLUMN + layout.max_years + 2)
-    cash_ws.add_chart(_cumulative_chart(cash_ws, scenario, layout), f"{anchor_col}2")
-    cash_ws.add_chart(_cost_chart(results_ws, scenario, layout), f"{anchor_col}22")
+    cash_ws.add_chart(cumulative_chart(cash_ws, scenario, layout), f"{anchor_col}2")
+    cash_ws.add_chart(cost_chart(results_ws, scenario, layout), f"{anchor_col}22")
 
 
-def _cumulative_chart(ws, scenario: Scenario, layout: Layout) -> LineChart:
+def cumulative_chart(ws, scenario: Scenario, layout: Layout) -> LineChart:
     chart = LineChart()
     chart.title = "Cumulative cash flow per plan"
     chart.y_axis.title = "USD"
@@ -34,7 +34,7 @@ def _cumulative_chart(ws, scenario: Scenario, layout: Layout) -> LineChart:
     return chart
 
 
-def _cost_chart(ws, scenario: Scenario, layout: Layout) -> BarChart:
+def cost_chart(ws, scenario: Scenario, layout: Layout) -> BarChart:
     chart = BarChart()
     chart.type = "col"
     chart.grouping = "stacked"

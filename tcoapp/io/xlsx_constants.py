@@ -15,22 +15,29 @@ CONSTANTS = (
     ("TOKENS_PER_MILLION", "tokens/Mtok", 1000000, "Tokens in a million tokens (prices and costs per Mtok)."),
     ("IRR_GUESS_LOW", "fraction/yr", -0.9, "A last starting point for IRR() when the flows lose most of the capital."),
     ("IRR_GUESS_LOWEST", "fraction/yr", -0.99, "The very last starting point for IRR() (near-total loss)."),
+    ("CHECK_TOLERANCE", "fraction", 1e-9, "Relative difference a check tolerates (floating-point rounding)."),
+    ("SIZING_EPSILON", "servers", 1e-9, "Rounding guard of the sizing formulas (the engine's): a fleet that fits "
+                                        "exactly is not rounded one server down."),
+    ("SECONDS_PER_DAY", "s/day", 86400, "Seconds in a day (demand sizing)."),
 )
 
 
-def write_constants(ws, workbook) -> None:
+def write_constants(ws, workbook, cashflow_last_year: int) -> None:
     header(ws, 1, 1, "key")
     header(ws, 1, 2, "unit")
     header(ws, 1, 3, "value")
     header(ws, 1, 4, "description")
-    for row, (name, unit, value, text) in enumerate(CONSTANTS, start=2):
+    layout = (("CASHFLOW_LAST_YEAR", "year", cashflow_last_year,
+               "The last year the CashFlow sheet covers: a plan's years may be raised up to it."),)
+    for row, (name, unit, value, text) in enumerate(CONSTANTS + layout, start=2):
         key_cell(ws, row, name)
         unit_cell(ws, row, 2, unit)
         if isinstance(value, str):
             put(ws, row, 3, value, "formula")
         else:
             put(ws, row, 3, value, "input")
-        ws.cell(row=row, column=3).number_format = "0.00%" if unit.startswith("fraction") else "#,##0"
+        ws.cell(row=row, column=3).number_format = ("0.00E+00" if name in ("CHECK_TOLERANCE", "SIZING_EPSILON") else
+                                                    "0.00%" if unit.startswith("fraction") else "#,##0")
         wrap(ws.cell(row=row, column=4, value=text))
         workbook.defined_names[name] = DefinedName(name, attr_text=f"'{ws.title}'!$C${row}")
     ws.freeze_panes = "A2"

@@ -103,7 +103,8 @@ def _width(field: Field) -> float:
     return max(12, len(field.name) + 2)
 
 
-def write_devices(ws, scenario: Scenario) -> None:
+def write_devices(ws, scenario: Scenario) -> dict[str, int]:
+    """The Devices sheet (the devices the plans use, and the scenario's own); returns each device's row."""
     records = []
     for name in used_device_names(scenario):
         try:
@@ -111,9 +112,10 @@ def write_devices(ws, scenario: Scenario) -> None:
         except KeyError:
             continue  # a dangling name: the Plans cell still names it, and import reports it
     write_table(ws, DEVICE_FIELDS, records)
+    return {r.name: row for row, r in enumerate(records, start=S.FIRST_ENTRY_ROW)}
 
 
-def write_models(ws, scenario: Scenario) -> None:
+def write_models(ws, scenario: Scenario) -> dict[str, int]:
     records = []
     for name in used_model_names(scenario):
         try:
@@ -121,6 +123,7 @@ def write_models(ws, scenario: Scenario) -> None:
         except KeyError:
             continue
     write_table(ws, MODEL_FIELDS, records)
+    return {r.name: row for row, r in enumerate(records, start=S.FIRST_ENTRY_ROW)}
 
 
 def curve_records(scenario: Scenario):
@@ -142,7 +145,7 @@ def write_curves(ws, scenario: Scenario) -> PendingRows | None:
     return write_table(ws, CURVE_POINT_FIELDS, curve_records(scenario), bulk=True)
 
 
-def write_price_tiers(ws, scenario: Scenario) -> None:
+def write_price_tiers(ws, scenario: Scenario) -> int:
     records = [
         {"price_tiers": tiers.name, "min_tokens_per_s_per_user": threshold,
          "price_usd_per_million_output_tokens": price, "source": tiers.source}
@@ -150,6 +153,7 @@ def write_price_tiers(ws, scenario: Scenario) -> None:
         for threshold, price in zip(tiers.min_tokens_per_s_per_user, tiers.price_usd_per_million_output_tokens)
     ]
     write_table(ws, PRICE_TIER_FIELDS, records)
+    return len(records)
 
 
 def pool_records(scenario: Scenario) -> list[dict]:

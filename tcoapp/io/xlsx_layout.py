@@ -5,24 +5,36 @@ block i on CashFlow. CashFlow has one column per year (C = year 0) up to the lon
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 from openpyxl.utils import get_column_letter
 
 from . import sheets as S
 
+IRR_GUESSES = ("irr_guess_engine", "irr_guess_flows", "irr_guess_first_year", "irr_guess_last_year", "IRR_GUESS_LOW",
+               "IRR_GUESS_LOWEST")  # the starting points of IRR(), in the order they are tried
+IRR_ATTEMPTS = tuple(f"irr_attempt_{i}" for i in range(1, len(IRR_GUESSES) + 1))
 # CashFlow block rows, relative to the block's first row (its title row): the plan's year rows, its
 # summary cells (column C), then one group of rows per pool ("pool1.output_tokens", ...)
 CF_ROWS = ("price_index", "electricity_index", "cost_index", "utilization", "output_tokens", "input_tokens",
            "revenue_usd", "energy_usd", "colocation_usd", "maintenance_usd", "software_usd", "rent_usd", "staff_usd",
            "opex_usd", "capex_usd", "residual_value_usd", "depreciation_usd", "taxable_income_usd", "loss_carried_usd",
            "tax_usd", "cash_flow_usd", "cumulative_cash_flow_usd", "discount_factor", "payback_year_fraction",
-           "npv_usd", "irr_guess_engine", "irr_guess_flows", "irr_guess_first_year", "irr_guess_last_year", "irr",
-           "payback_months")
+           "flow_last_sign", "flow_sign_change", "cumulative_last_sign", "cumulative_sign_change",
+           "npv_usd", "irr_guess_engine", "irr_guess_flows", "irr_guess_first_year", "irr_guess_last_year",
+           "irr_floor", *IRR_ATTEMPTS, "irr", "payback_months")
 CF_POOL_ROWS = ("active", "output_tokens", "revenue_usd", "energy_usd", "colocation_usd", "maintenance_usd",
                 "software_usd", "rent_usd", "capex_usd", "depreciation_usd", "residual_value_usd")
-CF_FIRST_BLOCK_ROW = 2
 CF_YEAR_ROW = 1
+CF_BANNER_ROW = 2        # the master check, above every block
+CF_FIRST_BLOCK_ROW = 3
+MIN_CASHFLOW_YEARS = 10  # the CashFlow sheet covers at least this many years, so `years` can be raised in the file
+
+
+def cashflow_years(plan_years) -> int:
+    """Years the CashFlow sheet covers: the longest horizon, and at least MIN_CASHFLOW_YEARS."""
+    return max([MIN_CASHFLOW_YEARS, *plan_years])
 
 
 def cf_block_height(pools: int) -> int:
@@ -37,6 +49,8 @@ class Layout:
     max_years: int
     pool_counts: tuple[int, ...] = ()                              # pools of each plan, in plan order
     pool_rows: dict[tuple[str, str], int] = field(default_factory=dict)  # Pools sheet row of (plan, pool)
+    device_rows: dict[str, int] = field(default_factory=dict)            # Devices sheet row of each device
+    tier_rows: int = 0                                                   # rows of the PriceTiers sheet
 
     @property
     def max_pools(self) -> int:
@@ -60,7 +74,17 @@ class Layout:
     def cf_pools(self, index: int) -> int:
         return max(self.pool_counts[index], 1) if self.pool_counts else 1
 
+    @functools.cached_property
+    def _block_rows(self) -> list[int]:
+        rows, row = [], CF_FIRST_BLOCK_ROW
+        for i in range(max(len(self.pool_counts), 1) + 1):
+            rows.append(row)
+            row += cf_block_height(self.cf_pools(i) if i < len(self.pool_counts) else 1)
+        return rows
+
     def cf_block_row(self, index: int) -> int:
+        if index < len(self._block_rows):
+            return self._block_rows[index]
         return CF_FIRST_BLOCK_ROW + sum(cf_block_height(self.cf_pools(i)) for i in range(index))
 
     def cf_row(self, index: int, key: str) -> int:

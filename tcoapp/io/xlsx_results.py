@@ -16,13 +16,17 @@ from typing import Callable
 import numpy as np
 
 from ..engine.compute import PlanResult
-from ..engine.fields import PLAN_FIELDS
+from ..engine.fields import DEVICE_FIELDS, PLAN_FIELDS, PRICE_TIER_FIELDS
 from ..engine.finance.quantities import (
     COST_COMPONENTS, INPUT_BY_KEY, OPEX_PARTS, POOL_QUANTITY_BY_KEY, QUANTITY_BY_KEY,
 )
 from ..engine.metric_table import METRIC_BY_KEY
 from ..engine.scenario import Scenario
 from . import sheets as S
+from openpyxl.formatting.rule import FormulaRule
+from openpyxl.utils import get_column_letter
+
+from .xlsx_checks import RED, banner
 from .xlsx_layout import Layout, PlanRefs
 from .xlsx_styles import NOT_AVAILABLE, header, key_cell, put, section, set_text, unit_cell, widths, wrap
 
@@ -50,11 +54,11 @@ ENGINE_HELP = {
 # per pool: key, where the value comes from ("text", "engine", "live")
 POOL_VALUE_ROWS = (
     ("pool", "text"), ("role", "text"), ("device", "text"),
-    ("device_count", "live"), ("price_usd", "engine"), ("devices_per_server", "engine"),
-    ("server_price_usd", "engine"), ("tdp_w", "engine"), ("idle_w", "engine"), ("server_overhead_w", "engine"),
+    ("device_count", "live"), ("price_usd", "live"), ("devices_per_server", "live"),
+    ("server_price_usd", "live"), ("tdp_w", "live"), ("idle_w", "live"), ("server_overhead_w", "live"),
     ("rack_power_cap_kw", "live"), ("servers_per_rack_max", "live"),
-    ("tokens_per_s_per_device", "engine"), ("power_w", "engine"),
-    ("price_usd_per_million_output_tokens", "live"), ("owned", "engine"), ("rent_usd_per_device_hour", "live"),
+    ("tokens_per_s_per_device", "engine"), ("tokens_per_s_per_user", "engine"), ("power_w", "engine"),
+    ("price_usd_per_million_output_tokens", "live"), ("owned", "live"), ("rent_usd_per_device_hour", "live"),
     ("purchase_year", "live"), ("prefill_share", "engine"),
 )
 PLAN_HELP = {"costs_not_entered": "Cost inputs left at 0 on Plans, which reads as 'not entered': those costs are "
@@ -195,9 +199,14 @@ def pool_title(k: int) -> str:
             "(empty where a plan has fewer pools)")
 
 
+BANNER_ROW = 2  # the master check
+MIN_VALUE_WIDTH = 22  # wide enough for "-$12,345,678,901" and "33,324,730,362,620" at default fonts (no ###)
+CHECK_ROW = 4   # each plan's own status (row 3: its section title)
+
+
 def result_rows(max_pools: int = 1) -> dict[str, int]:
     """Row of every Results key (section title rows sit between the blocks)."""
-    rows, row = {}, 3  # row 2: the engine block's title
+    rows, row = {"plan_check": CHECK_ROW}, CHECK_ROW + 2  # the engine block's title sits in between
     for key, _ in ENGINE_ROWS:
         rows[key] = row
         row += 1
@@ -242,13 +251,16 @@ def result_help(key: str) -> str | None:
     return None
 
 
-def write_results(ws, scenario: Scenario, results: tuple[PlanResult, ...], layout: Layout) -> None:
+def write_results(ws, scenario: Scenario, results: tuple[PlanResult, ...], layout: Layout, checks=None) -> None:
     n = len(scenario.plans)
     last_col = S.FIRST_PLAN_COLUMN + n - 1
     header(ws, 1, 1, "key", "Metric key (docs/workbook_format.md). Outputs: recomputed on import, never read.")
     header(ws, 1, 2, "unit")
     for index, plan in enumerate(scenario.plans):
         header(ws, 1, S.FIRST_PLAN_COLUMN + index, plan.name)
+    banner(ws, BANNER_ROW, max(last_col, 3))
+    if checks is not None:
+        _check_row(ws, checks, n, last_col)
     _engine_block(ws, results, layout, last_col)
     for title, entries in FORMULA_SECTIONS:
         section(ws, layout.result_rows[entries[0][0]] - 1, title, max(last_col, 2))
@@ -258,8 +270,21 @@ def write_results(ws, scenario: Scenario, results: tuple[PlanResult, ...], layou
         _pool_block(ws, scenario, results, layout, k, last_col)
     _warnings_row(ws, results, layout, last_col)
     ws.freeze_panes = "C2"
-    widths(ws, {1: 46, 2: 14, **{S.FIRST_PLAN_COLUMN + i: max(16, min(40, len(p.name) + 4))
+    widths(ws, {1: 46, 2: 14, **{S.FIRST_PLAN_COLUMN + i: max(MIN_VALUE_WIDTH, min(40, len(p.name) + 4))
                                 for i, p in enumerate(scenario.plans)}})
+
+
+def _check_row(ws, checks, n: int, last_col: int) -> None:
+    section(ws, CHECK_ROW - 1, "Is this plan current? (Checks sheet)", max(last_col, 2))
+    key_cell(ws, CHECK_ROW, "plan_check", "current: the engine computed these numbers from the inputs shown; STALE: "
+                                          "an engine input of this plan changed since export (see the Checks sheet)")
+    for index in range(n):
+        ref = checks.plan_status[index]
+        put(ws, CHECK_ROW, S.FIRST_PLAN_COLUMN + index,
+            f'=IF({ref}=0,"current","STALE: "&{ref}&" engine input(s) changed: recompute in tcoapp")', "formula")
+    area = f"{get_column_letter(S.FIRST_PLAN_COLUMN)}{CHECK_ROW}:{get_column_letter(max(last_col, 3))}{CHECK_ROW}"
+    ws.conditional_formatting.add(area, FormulaRule(formula=[f'LEFT({get_column_letter(S.FIRST_PLAN_COLUMN)}{CHECK_ROW},5)="STALE"'],
+                                                    fill=RED))
 
 
 def _engine_block(ws, results, layout: Layout, last_col: int) -> None:
@@ -320,8 +345,53 @@ class PoolRefs:
         return {"pool": self.pool.name, "role": self.pool.role, "device": self.pool.device}[key]
 
     def engine_value(self, key: str) -> float:
-        return float(np.asarray(self.result.inputs[key], float)[..., self.k - 1]) if self.result.inputs is not None \
-            else float("nan")
+        if self.result.inputs is None:
+            return float("nan")
+        if key == "tokens_per_s_per_user":
+            return float(self.result.fleet.pool_points[self.k - 1].tokens_per_s_per_user)
+        return float(np.asarray(self.result.inputs[key], float)[..., self.k - 1])
+
+    def device_lookup(self, key: str) -> str | None:
+        """A device field looked up on the Devices sheet by the pool's device name (so an edit there moves)."""
+        if self.pool.device not in self.layout.device_rows:
+            return None
+        first, last = S.FIRST_ENTRY_ROW, max(self.layout.device_rows.values())
+        column = get_column_letter([f.name for f in DEVICE_FIELDS].index(key) + 1)
+        names = f"{S.DEVICES}!$A${first}:$A${last}"
+        return f"=INDEX({S.DEVICES}!${column}${first}:${column}${last},MATCH({self.r('device')},{names},0))"
+
+    def tier_price(self) -> str:
+        """The price of the fastest tier the pool's tokens/s per user reaches (0 below every tier), or the Plans
+        price where the plan names no tier table: exact matches in SUMPRODUCT, never criteria strings."""
+        first, last = S.FIRST_ENTRY_ROW, S.FIRST_ENTRY_ROW + max(self.layout.tier_rows, 1) - 1
+        col = lambda key: (f"{S.PRICE_TIERS}!${get_column_letter([f.name for f in PRICE_TIER_FIELDS].index(key) + 1)}"  # noqa: E731
+                           f"${first}:${get_column_letter([f.name for f in PRICE_TIER_FIELDS].index(key) + 1)}${last}")
+        table, rate = self.p("price_tiers"), self.r("tokens_per_s_per_user")
+        names, thresholds, prices = col("price_tiers"), col("min_tokens_per_s_per_user"), col("price_usd_per_million_output_tokens")
+        reached = f"({names}={table})*({thresholds}<={rate})"
+        top = f"SUMPRODUCT(MAX({reached}*{thresholds}))"
+        price = f"SUMPRODUCT(({names}={table})*({thresholds}={top})*{prices})"
+        return (f'=IF({table}="",{self.p("price_usd_per_million_output_tokens")},IF(ISNUMBER({rate}),'
+                f'IF(SUMPRODUCT({reached})=0,0,{price}),{NA}))')
+
+    def sized_count(self) -> str | None:
+        """A one-pool plan's sizing as a formula (whole servers; the engine's operations)."""
+        if len(self.result.pools) != 1:
+            return None
+        dps = self.r("devices_per_server")
+        mode = self.plan.sizing_mode
+        if mode == "facility_power":
+            servers = (f'ROUNDDOWN({self.p("facility_power_kw")}*W_PER_KW/({self.r("server_nameplate_w")}'
+                       f'*{self.p("pue")})+SIZING_EPSILON,0)')
+        elif mode == "capex_budget":
+            per_server = f'({dps}*{self.r("price_usd")}+{self.r("server_price_usd")})*(1+{self.p("other_capex_fraction")})'
+            servers = f'IF({self.r("owned")}=0,{NA},ROUNDDOWN({self.p("capex_budget_usd")}/({per_server})+SIZING_EPSILON,0))'
+        elif mode == "demand":
+            day = f'{self.r("tokens_per_s_per_device")}*{self.p("utilization")}*SECONDS_PER_DAY'
+            servers = f'ROUNDUP({self.p("demand_tokens_per_day")}/({day})/{dps}-SIZING_EPSILON,0)'
+        else:
+            return None
+        return f"=IFERROR({servers}*{dps},{NA})"
 
     def live(self, key: str) -> str | None:
         """Engine inputs that are plain copies of a Plans or Pools input are references, so they move."""
@@ -331,13 +401,18 @@ class PoolRefs:
             if explicit is not None:
                 return f"={self.layout.pools_cell(pool_row, key)}"
             return f"={self.p('device_count')}" if len(self.result.pools) == 1 else None
+        if key == "device_count":
+            return self.sized_count()
+        if key in ("price_usd", "devices_per_server", "server_price_usd", "tdp_w", "idle_w", "server_overhead_w"):
+            return self.device_lookup(key)
+        if key == "owned":
+            return f'=IF({self.layout.pools_cell(pool_row, "ownership")}="rent",0,1)' if explicit is not None else None
         if key in ("rack_power_cap_kw", "servers_per_rack_max"):
             if explicit is not None and getattr(explicit, key) is not None:
                 return f"={self.layout.pools_cell(pool_row, key)}"
             return f"={self.p(key)}"
         if key == "price_usd_per_million_output_tokens":
-            return None if (self.plan.price_tiers or self.pool.role == "prefill") else \
-                f"={self.p('price_usd_per_million_output_tokens')}"
+            return None if self.pool.role == "prefill" else self.tier_price()
         if key in ("rent_usd_per_device_hour", "purchase_year") and explicit is not None:
             return f"={self.layout.pools_cell(pool_row, key)}"
         return None

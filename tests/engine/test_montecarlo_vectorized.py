@@ -82,10 +82,19 @@ def test_simulated_facility_sizing_at_the_plan_values_is_the_deterministic_count
 
 
 def _reference_irr(row):
-    if not (np.any(row > 0) and np.any(row < 0)) or not np.all(np.isfinite(row)):
+    """The IRR row by row, as defined before vectorizing: numpy-financial where the flows change sign
+    once, Norstrom's smallest positive root where the cumulative flow changes sign once, else NaN."""
+    if not np.all(np.isfinite(row)) or not (np.any(row > 0) and np.any(row < 0)):
         return np.nan
-    value = npf.irr(row)
-    return float(value) if np.isfinite(value) else np.nan
+    if cashflow.sign_changes(row) == 1:
+        value = npf.irr(row)
+        return float(value) if np.isfinite(value) else np.nan
+    if cashflow.sign_changes(np.cumsum(row)) != 1:
+        return np.nan
+    roots = np.roots(row[::-1])
+    real = roots[(np.abs(roots.imag) < 1e-12) & (roots.real > 0)].real
+    positive = (1.0 / real - 1.0)[1.0 / real - 1.0 > 0]
+    return float(positive.min()) if positive.size else np.nan
 
 
 def _reference_payback(flows):

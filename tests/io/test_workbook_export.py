@@ -69,9 +69,10 @@ def test_finance_rows_are_live_formulas_and_engine_rows_are_values(exported):
             if key in engine or pool_sources.get(base) in ("engine", "text"):
                 assert not is_formula, (key, value)
             elif pool_sources.get(base) == "live":
-                copies_an_input = base in ("rack_power_cap_kw", "servers_per_rack_max") or (
-                    base == "device_count" and plan.sizing_mode == "devices") or (
-                    base == "price_usd_per_million_output_tokens" and not plan.price_tiers)
+                copies_an_input = base in ("rack_power_cap_kw", "servers_per_rack_max", "price_usd",
+                                           "devices_per_server", "server_price_usd", "tdp_w", "idle_w",
+                                           "server_overhead_w", "device_count",
+                                           "price_usd_per_million_output_tokens")  # one serve pool per plan
                 assert is_formula == copies_an_input, (key, value)
             else:
                 assert is_formula, (key, value)
@@ -146,7 +147,7 @@ def test_cashflow_blocks_npv_irr_payback_and_charts(exported):
     ws = wb[S.CASH_FLOW]
     formulas = [f for sheet, _, f in _formulas(wb) if sheet == S.CASH_FLOW]
     assert sum("+NPV(" in f for f in formulas) == len(scenario.plans)
-    assert sum("IRR(" in f for f in formulas) == len(scenario.plans)
+    assert sum("IRR(" in f for f in formulas) == 6 * len(scenario.plans)  # one IRR() per starting point (helper cells)
     assert sum("MONTHS_PER_YEAR*MIN(" in f for f in formulas) == len(scenario.plans)
     assert ws.freeze_panes == "C2"
     kinds = sorted(type(chart).__name__ for chart in ws._charts)

@@ -14,6 +14,7 @@ from tcoapp.io.default_scenario import default_scenario
 from tcoapp.io.workbook_read import read_scenario
 from tcoapp.io.workbook_write import write_scenario
 from tcoapp.io.xlsx_inputs import plan_rows
+from tcoapp.io.xlsx_layout import cashflow_years
 
 from .test_workbook_import import hand_made_golden
 from .workbook_recalc import SOFFICE, compare, recalc
@@ -52,7 +53,7 @@ def recalculated(tmp_path_factory):
 EDITS = {  # what an analyst types into Plans (none of these moves the operating point or the sizing)
     "electricity_usd_per_kwh": lambda v: round(v + 0.05, 4),
     "discount_rate": lambda v: 0.07 if v != 0.07 else 0.0,
-    "years": lambda v: max(1, v - 1),
+    "years": lambda v: min(v + 2, 10),   # longer than exported: the CashFlow sheet covers it
     "price_usd_per_million_input_tokens": lambda v: round(v + 0.1, 4),
     "staff_usd_per_year": lambda v: v + 250000.0,
     "price_change_per_year": lambda v: -0.3,   # the years: a price decline, cost growth, a ramp and tax
@@ -80,7 +81,7 @@ def _edited(scenario, results, path, out):
         plans.append(plan.with_(**changes))
     wb.save(out)
     edited = scenario.with_plans(plans)
-    return _Widths(edited, max(p.years for p in scenario.plans)), compute_scenario(edited), out
+    return _Widths(edited, cashflow_years(p.years for p in scenario.plans)), compute_scenario(edited), out
 
 
 class _Widths:

@@ -18,7 +18,7 @@ import openpyxl
 from tcoapp.engine.compute import not_entered
 from tcoapp.io import sheets as S
 from tcoapp.io.xlsx_inputs import plan_rows
-from tcoapp.io.xlsx_layout import Layout
+from tcoapp.io.xlsx_layout import Layout, cashflow_years
 from tcoapp.io.xlsx_results import ENGINE_ROWS, result_rows
 
 SOFFICE = shutil.which("soffice") or shutil.which("libreoffice")
@@ -67,6 +67,8 @@ def _close(got, want, scale: float, key: str = "") -> bool:
 def _pool_value(result, k: int, key: str):
     if key in ("pool", "role", "device"):
         return None
+    if key == "tokens_per_s_per_user":
+        return float(result.fleet.pool_points[k - 1].tokens_per_s_per_user)
     pools = result.finance.pools
     source = pools if key in pools else result.inputs
     return float(np.asarray(source[key], float)[..., k - 1])
@@ -78,7 +80,7 @@ def expected_results(result, plan, max_pools: int = 1) -> dict[str, float]:
     for key, _ in ENGINE_ROWS:
         want[key] = result.metrics[key]
     for key in result_rows(max_pools):
-        if key in want or key in ("warnings", "costs_not_entered"):
+        if key in want or key in ("warnings", "costs_not_entered", "plan_check"):
             continue
         if key.startswith("pool"):
             k, base = int(key[4:key.index(".")]), key.split(".", 1)[1]
@@ -127,9 +129,11 @@ def compare(path, scenario, results, max_years: int | None = None) -> list[str]:
     wb = openpyxl.load_workbook(path, data_only=True)
     res, cash = wb[S.RESULTS], wb[S.CASH_FLOW]
     counts = tuple(len(r.pools) for r in results)
-    layout = Layout(plan_rows(), result_rows(max(max(counts, default=1), 1)), max_years or max(p.years for p in scenario.plans),
-                    counts)
+    layout = Layout(plan_rows(), result_rows(max(max(counts, default=1), 1)),
+                    max_years or cashflow_years(p.years for p in scenario.plans), counts)
     bad = []
+    if wb[S.CHECKS]["B1"].value != 0:
+        bad.append(f"{path.name} master_check = {wb[S.CHECKS]['B1'].value!r}, want 0")
     for index, (plan, result) in enumerate(zip(scenario.plans, results)):
         col = S.FIRST_PLAN_COLUMN + index
         d = result.finance

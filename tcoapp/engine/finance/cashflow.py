@@ -31,35 +31,46 @@ def npv_usd(rate, flows):
 
 
 def irr(flows):
-    """Internal rate of return per row: numpy-financial's `irr` (the real root x > 0 of
-    sum_t flows[t] x^t closest to rate 0, rate = 1/x - 1), vectorized over rows. NaN where no real
-    rate exists (flows of one sign, or no positive real root) or a flow is unknown (NaN).
+    """Internal rate of return per row where it is unique, vectorized over rows; NaN otherwise.
 
-    Rows whose flows change sign once, the first flow non-zero (a conventional investment), have
-    exactly one positive root (Descartes' rule): it is found for all such rows at once by a
-    bracketed Newton iteration to machine precision (`_single_root`). Every other row takes
-    numpy-financial's own route, the eigenvalues of the polynomial's companion matrix as in
-    `np.roots`, batched per row length (rows of equal leading and trailing zeros share one call)."""
+    - flows that change sign once (Descartes' rule: exactly one root above -100%): that root,
+      numpy-financial's `irr`. With a non-zero first flow (a conventional investment) it is found for
+      all such rows at once by a bracketed Newton iteration to machine precision (`_single_root`);
+      otherwise by numpy-financial's own route (companion-matrix eigenvalues, as `np.roots`);
+    - failing that, a cumulative flow that changes sign once (Norstrom's criterion: one positive
+      root): the smallest positive rate among the polynomial's real roots;
+    - NaN where several rates make NPV = 0 (none is "the" IRR), where the flows are of one sign, or
+      where a flow is unknown (NaN).
+    The eigenvalue routes are batched per row length (rows of equal leading and trailing zeros share
+    one call)."""
     flows = np.asarray(flows, float)
     rows = flows.reshape(-1, flows.shape[-1])
     out = np.full(rows.shape[0], np.nan)
     mixed = np.any(rows > 0, axis=-1) & np.any(rows < 0, axis=-1) & np.all(np.isfinite(rows), axis=-1)
-    single = mixed & (rows[:, 0] != 0) & (_sign_changes(rows) == 1)
-    if np.any(single):
-        out[single] = 1.0 / _single_root(rows[single]) - 1.0
-    rest = mixed & ~single
-    poly = rows[:, ::-1]  # np.roots order: highest power first
-    nonzero = poly != 0
-    first = np.argmax(nonzero, axis=-1)
-    last = poly.shape[-1] - 1 - np.argmax(nonzero[:, ::-1], axis=-1)
-    for lo, hi in set(zip(first[rest].tolist(), last[rest].tolist())):
-        index = np.nonzero(rest & (first == lo) & (last == hi))[0]
-        out[index] = _irr_rows(poly[index, lo:hi + 1])
+    once = mixed & (_sign_changes(rows) == 1)
+    newton = once & (rows[:, 0] != 0)
+    if np.any(newton):
+        out[newton] = 1.0 / _single_root(rows[newton]) - 1.0
+    _by_roots(rows, once & ~newton, out, _closest_to_zero)
+    _by_roots(rows, mixed & ~once & (_sign_changes(np.cumsum(rows, axis=-1)) == 1), out, _smallest_positive)
     return out.reshape(flows.shape[:-1])
 
 
+def sign_changes(row) -> int:
+    """How often the non-zero values of `row` change sign."""
+    signs = np.sign(np.asarray(row, float))
+    signs = signs[signs != 0]
+    return int(np.count_nonzero(signs[1:] != signs[:-1]))
+
+
+def irr_is_ambiguous(flows) -> bool:
+    """True where the flows change sign more than once and so does the cumulative flow: no unique IRR."""
+    row = np.asarray(flows, float)
+    return bool(np.all(np.isfinite(row)) and sign_changes(row) > 1 and sign_changes(np.cumsum(row)) != 1)
+
+
 def _sign_changes(rows: np.ndarray) -> np.ndarray:
-    """Sign changes between consecutive non-zero flows of each row."""
+    """`sign_changes` of every row of a 2-D array at once."""
     signs = np.sign(rows)
     position = np.where(signs != 0, np.arange(rows.shape[-1]), -1)
     previous = np.maximum.accumulate(position, axis=-1)[:, :-1]  # last non-zero before t
@@ -100,19 +111,41 @@ def _single_root(rows: np.ndarray, iterations: int = 200) -> np.ndarray:
     return x
 
 
-def _irr_rows(p: np.ndarray) -> np.ndarray:
-    """Rates of polynomials p (rows, highest power first, non-zero ends) as numpy-financial picks them."""
-    n = p.shape[-1] - 1
-    companion = np.zeros((p.shape[0], n, n))
-    companion[:, 1:, :-1] = np.eye(n - 1)
-    companion[:, 0, :] = -p[:, 1:] / p[:, :1]
-    roots = np.linalg.eigvals(companion)
+def _by_roots(rows: np.ndarray, which: np.ndarray, out: np.ndarray, pick) -> None:
+    """out[which] = pick(roots) per row, the roots of each row's polynomial as `np.roots` finds them."""
+    poly = rows[:, ::-1]  # np.roots order: highest power first
+    nonzero = poly != 0
+    first = np.argmax(nonzero, axis=-1)
+    last = poly.shape[-1] - 1 - np.argmax(nonzero[:, ::-1], axis=-1)
+    for lo, hi in set(zip(first[which].tolist(), last[which].tolist())):
+        index = np.nonzero(which & (first == lo) & (last == hi))[0]
+        p = poly[index, lo:hi + 1]
+        n = p.shape[-1] - 1
+        companion = np.zeros((p.shape[0], n, n))
+        companion[:, 1:, :-1] = np.eye(n - 1)
+        companion[:, 0, :] = -p[:, 1:] / p[:, :1]
+        out[index] = pick(np.linalg.eigvals(companion))
+
+
+def _closest_to_zero(roots: np.ndarray) -> np.ndarray:
+    """numpy-financial's choice: among real roots x > 0 (imaginary part exactly 0), the rate 1/x - 1
+    closest to 0."""
     usable = (roots.imag == 0) & (roots.real > 0)
     with np.errstate(divide="ignore"):
         rates = 1.0 / np.where(usable, roots.real, 1.0) - 1.0
     pick = np.argmin(np.where(usable, np.abs(rates), np.inf), axis=-1)
     rate = np.take_along_axis(rates, pick[:, None], axis=-1)[:, 0]
     return np.where(np.any(usable, axis=-1) & np.isfinite(rate), rate, np.nan)
+
+
+def _smallest_positive(roots: np.ndarray) -> np.ndarray:
+    """Norstrom's rate: the smallest positive 1/x - 1 over real roots x > 0 (|imaginary part| < 1e-12)."""
+    usable = (np.abs(roots.imag) < 1e-12) & (roots.real > 0)
+    with np.errstate(divide="ignore"):
+        rates = 1.0 / np.where(usable, roots.real, 1.0) - 1.0
+    positive = np.where(usable & (rates > 0), rates, np.inf)
+    best = np.min(positive, axis=-1)
+    return np.where(np.isfinite(best), best, np.nan)
 
 
 def payback_months(flows):

@@ -138,6 +138,10 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
     rows["cumulative_cash_flow_usd"] = np.cumsum(rows["cash_flow_usd"], axis=-1)
     rows["discount_factor"] = 1.0 / (1.0 + np.asarray(a.discount_rate, float)[..., None]) ** t * np.ones_like(u_t)
     rows["pool_capex_usd"] = pool_capex
+    rows.update(pool_active=active * np.ones_like(out_tok), pool_output_tokens=out_tok, pool_revenue_usd=revenue,
+                pool_depreciation_usd=depreciation,
+                pool_residual_value_usd=np.where(t == n[..., None, :], value, 0.0) * np.ones_like(out_tok),
+                **{f"pool_{k}_usd": np.where(serves, v, 0.0) for k, v in parts.items()})
     return rows
 
 

@@ -177,8 +177,11 @@ FinanceInputs = _array_record(
     "Inputs of `finance_metrics`: pool-scope fields are arrays whose last axis is the pool axis; plan-scope "
     "fields are arrays of the leading (variant) shape. Build with `finance_inputs` or `single_pool_inputs`.")
 PoolFinance = _array_record("PoolFinance", POOL_QUANTITIES, "Per-pool finance quantities (last axis: pools).")
-YearRows = _array_record("YearRows", YEAR_QUANTITIES, "Per-year rows of a plan (trailing axis: year 0..max years).",
-                         extra=(("pool_capex_usd", Any),))
+POOL_YEAR_KEYS = ("active", "output_tokens", "revenue_usd", "energy_usd", "colocation_usd", "maintenance_usd",
+                  "software_usd", "rent_usd", "capex_usd", "depreciation_usd", "residual_value_usd")
+YearRows = _array_record("YearRows", YEAR_QUANTITIES, "Per-year rows of a plan (trailing axis: year 0..max years); "
+                         "pool_* fields per pool (axis -2) and year.",
+                         extra=tuple((f"pool_{k}", Any) for k in POOL_YEAR_KEYS))
 FinanceResult = _array_record("FinanceResult", PLAN_QUANTITIES, "Per-plan finance quantities.",
                               extra=(("pools", Any), ("years", Any)))
 

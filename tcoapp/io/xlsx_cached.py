@@ -1,0 +1,194 @@
+"""Cached values of the exported formulas: every formula cell whose value the engine knows carries it,
+so pandas, file previewers and the shipped samples show numbers without a spreadsheet application.
+A spreadsheet application recalculates every formula on load (fullCalcOnLoad) to the same numbers
+(tested with LibreOffice); helper cells the engine has no value for (IRR attempts) stay empty.
+"""
+from __future__ import annotations
+
+import math
+import re
+from xml.sax.saxutils import escape
+
+import numpy as np
+from openpyxl.utils import get_column_letter
+
+from ..engine.compute import PlanResult, not_entered
+from ..engine.metric_table import missing_text
+from ..engine.scenario import Scenario
+from . import sheets as S
+from .xlsx_layout import CF_POOL_ROWS, Layout
+
+NA = "n/a"
+CF_NEGATIVE = {"opex_usd", "capex_usd"}
+CF_PLAN = ("price_index", "electricity_index", "cost_index", "utilization", "output_tokens", "input_tokens",
+           "revenue_usd", "energy_usd", "colocation_usd", "maintenance_usd", "software_usd", "rent_usd", "staff_usd",
+           "opex_usd", "capex_usd", "residual_value_usd", "depreciation_usd", "taxable_income_usd", "loss_carried_usd",
+           "tax_usd", "cash_flow_usd", "cumulative_cash_flow_usd", "discount_factor")
+CARRIED = ("cumulative_cash_flow_usd", "loss_carried_usd")  # past a plan's horizon these stay at their last value
+
+
+def _cell_value(value):
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value
+    value = float(value)
+    return value if math.isfinite(value) else NA
+
+
+def results_values(scenario: Scenario, results: tuple[PlanResult, ...], layout: Layout) -> dict[str, object]:
+    out: dict[str, object] = {}
+    for index, (plan, result) in enumerate(zip(scenario.plans, results)):
+        if result.finance is None:
+            continue
+        col = get_column_letter(S.FIRST_PLAN_COLUMN + index)
+        for key, row in layout.result_rows.items():
+            value = _result_value(plan, result, key)
+            if value is not None:
+                out[f"{col}{row}"] = value
+    return out
+
+
+def _result_value(plan, result: PlanResult, key: str):
+    if key == "plan_check":
+        return "current"
+    if key == "costs_not_entered":
+        missing = not_entered(plan)
+        return "none" if not missing else "not entered (0): " + "".join(f"{m}; " for m in missing)
+    if key == "warnings":
+        return None
+    if key.startswith("pool") and "." in key:
+        k, base = int(key[4:key.index(".")]), key.split(".", 1)[1]
+        if k > len(result.pools) or base in ("pool", "role", "device"):
+            return None
+        if base == "tokens_per_s_per_user":
+            return _cell_value(result.fleet.pool_points[k - 1].tokens_per_s_per_user)
+        source = result.finance.pools if base in result.finance.pools else result.inputs
+        return _cell_value(np.asarray(source[base], float)[..., k - 1])
+    if key in result.metrics:
+        value = result.metrics[key]
+        return missing_text(key, result.metrics) if not np.isfinite(value) else float(value)
+    if key in result.finance:
+        return _cell_value(np.asarray(result.finance[key], float))
+    return None
+
+
+def cashflow_values(scenario: Scenario, results: tuple[PlanResult, ...], layout: Layout) -> dict[str, object]:
+    out: dict[str, object] = {}
+    width = layout.max_years + 1
+    for index, (plan, result) in enumerate(zip(scenario.plans, results)):
+        if result.finance is None:
+            continue
+        years = result.finance.years
+        rows = {key: _padded(np.asarray(years[key], float), width, key, plan) for key in CF_PLAN}
+        for k in range(len(result.pools)):
+            for base in CF_POOL_ROWS:
+                rows[f"pool{k + 1}.{base}"] = _padded(np.asarray(years[f"pool_{base}"], float)[k], width, base, plan)
+        if np.all(np.isfinite(rows["cash_flow_usd"])):  # else the helpers read n/a: left to the spreadsheet
+            rows.update(_helpers(rows["cash_flow_usd"], rows["cumulative_cash_flow_usd"]))
+        for key, values in rows.items():
+            row = layout.cf_row(index, key)
+            for year, value in enumerate(values):
+                if value is not None:
+                    out[f"{get_column_letter(S.FIRST_PLAN_COLUMN + year)}{row}"] = _cell_value(value)
+        first = get_column_letter(S.FIRST_PLAN_COLUMN)
+        for key in ("npv_usd", "irr", "payback_months"):
+            value = result.metrics[key]
+            out[f"{first}{layout.cf_row(index, key)}"] = (float(value) if np.isfinite(value)
+                                                         else missing_text(key, result.metrics))
+    return out
+
+
+def _padded(values: np.ndarray, width: int, key: str, plan) -> np.ndarray:
+    out = np.zeros(width)
+    n = min(values.shape[-1], width)
+    out[:n] = values[:n]
+    if key in CARRIED and n < width:
+        out[n:] = values[n - 1]
+    if key == "discount_factor":
+        out = 1.0 / (1.0 + plan.discount_rate) ** np.arange(width)
+    return -out if key in CF_NEGATIVE else out
+
+
+def _helpers(flows: np.ndarray, cumulative: np.ndarray) -> dict[str, list]:
+    """The sign helper rows and the payback crossing, as the CashFlow formulas compute them."""
+    rows = {}
+    for name, series in (("flow", flows), ("cumulative", cumulative)):
+        signs, changes = [float(np.sign(series[0]))], [0.0]
+        for value in series[1:]:
+            last = signs[-1]
+            changes.append(1.0 if value != 0 and last != 0 and np.sign(value) != last else 0.0)
+            signs.append(float(np.sign(value)) if value != 0 else last)
+        rows[f"{name}_last_sign"], rows[f"{name}_sign_change"] = signs, changes
+    crossing = [None]
+    for t in range(1, cumulative.size):
+        before, after = cumulative[t - 1], cumulative[t]
+        crossing.append((t - 1) + -before / (after - before) if before < 0 <= after else "")
+    rows["payback_year_fraction"] = crossing
+    return rows
+
+
+def checks_values(ws) -> dict[str, object]:
+    """Every check passes at export (tested): statuses 0, counts 0, plans current, current = snapshot."""
+    out: dict[str, object] = {"B1": 0.0}
+    for row in ws.iter_rows(min_row=4):
+        a, b, c, d, e, f = (row + (None,) * 6)[:6]
+        if c is not None and isinstance(c.value, str) and c.value.startswith("=SUMIF"):
+            out[c.coordinate] = 0.0
+            out[d.coordinate] = "current"
+        horizon = b is not None and isinstance(b.value, str) and b.value.startswith("horizon")
+        if e is not None and isinstance(e.value, str) and e.value.startswith("=") and d is not None and not horizon:
+            out[e.coordinate] = d.value if d.value is not None else 0.0
+        if f is not None and isinstance(f.value, str) and f.value.startswith("="):
+            out[f.coordinate] = 0.0
+    return out
+
+
+def banner_values(ws, row: int) -> dict[str, object]:
+    return {f"B{row}": 0.0, f"C{row}": "All checks pass: these numbers are the engine's for the inputs shown"}
+
+
+def summary_values(ws, results_values_by_cell: dict[str, object]) -> dict[str, object]:
+    out = {}
+    for row in ws.iter_rows(min_row=3):
+        for cell in row:
+            text = cell.value
+            if isinstance(text, str) and text.startswith(f"={S.RESULTS}!"):
+                ref = text.split("!", 1)[1]
+                if ref in results_values_by_cell:
+                    out[cell.coordinate] = results_values_by_cell[ref]
+    return out
+
+
+_CELL = re.compile(r'<c r="([A-Z]+\d+)"([^>]*)><f>(.*?)</f><v\s*/></c>', re.S)
+
+
+def _fill(xml: str, values: dict[str, object]) -> str:
+    def replace(match):
+        coord, attrs, formula = match.groups()
+        value = values.get(coord)
+        if value is None or value == "":
+            return match.group(0)
+        if isinstance(value, str):
+            return f'<c r="{coord}"{attrs} t="str"><f>{formula}</f><v>{escape(value)}</v></c>'
+        return f'<c r="{coord}"{attrs}><f>{formula}</f><v>{repr(float(value))}</v></c>'
+    return _CELL.sub(replace, xml)
+
+
+def cached_transforms(values_by_sheet: dict[str, dict[str, object]]) -> dict:
+    """Per sheet title, the edit writing the known values into its formula cells (for xlsx_bulk.splice_rows)."""
+    return {title: (lambda xml, v=values: _fill(xml, v)) for title, values in values_by_sheet.items() if values}
+
+
+def all_cached_values(workbook, scenario: Scenario, results, layout: Layout) -> dict[str, dict[str, object]]:
+    from .xlsx_results import BANNER_ROW
+    from .xlsx_layout import CF_BANNER_ROW
+
+    res = results_values(scenario, results, layout)
+    return {
+        S.RESULTS: {**res, **banner_values(workbook[S.RESULTS], BANNER_ROW)},
+        S.CASH_FLOW: {**cashflow_values(scenario, results, layout), **banner_values(workbook[S.CASH_FLOW], CF_BANNER_ROW)},
+        S.CHECKS: checks_values(workbook[S.CHECKS]),
+        S.SUMMARY: {**summary_values(workbook[S.SUMMARY], res), **banner_values(workbook[S.SUMMARY], 2)},
+        S.CONSTANTS: {"C4": 31536000.0} if workbook[S.CONSTANTS]["A4"].value == "SECONDS_PER_YEAR" else {},
+    }

@@ -1,0 +1,50 @@
+"""The Summary sheet: the comparison on one page (each plan's status and key metrics with readable
+labels, all references to Results, so they move with it) and the two charts."""
+from __future__ import annotations
+
+from openpyxl.utils import get_column_letter
+
+from ..engine.metric_table import METRIC_BY_KEY
+from ..engine.scenario import Scenario
+from . import sheets as S
+from .xlsx_charts import cost_chart, cumulative_chart
+from .xlsx_checks import banner
+from .xlsx_layout import Layout
+from .xlsx_results import result_unit
+from .xlsx_styles import header, put, section, set_text, unit_cell, widths
+
+ROWS = ("plan_check", "device_count", "racks", "it_provisioned_kw", "tokens_per_s_per_user", "capex_usd",
+        "cost_per_million_output_tokens_usd", "cost_per_million_input_tokens_usd", "revenue_usd_per_year",
+        "revenue_usd_per_rack_per_year", "npv_usd", "irr", "payback_months", "roi")
+FIRST_ROW = 5
+
+
+def write_summary(ws, scenario: Scenario, layout: Layout) -> None:
+    n = len(scenario.plans)
+    last_col = S.FIRST_PLAN_COLUMN + n - 1
+    header(ws, 1, 1, "Summary", "The comparison on one page; every number is a reference to the Results sheet.")
+    header(ws, 1, 2, "unit")
+    for index, plan in enumerate(scenario.plans):
+        header(ws, 1, S.FIRST_PLAN_COLUMN + index, plan.name)
+    banner(ws, 2, max(last_col, 3))
+    section(ws, FIRST_ROW - 1, "Key metrics (see Results for every number and its formula)", max(last_col, 2))
+    for offset, key in enumerate(ROWS):
+        row = FIRST_ROW + offset
+        metric = METRIC_BY_KEY.get(key)
+        set_text(ws.cell(row=row, column=1), metric.label if metric else "Is the plan current?")
+        unit = result_unit(key)
+        unit_cell(ws, row, 2, unit)
+        for index in range(n):
+            col = layout.plan_col(index)
+            put(ws, row, S.FIRST_PLAN_COLUMN + index, f"={S.RESULTS}!{col}{layout.result_rows[key]}", "formula", unit)
+    ws.freeze_panes = "C2"
+    widths(ws, {1: 34, 2: 12, **{S.FIRST_PLAN_COLUMN + i: max(20, min(40, len(p.name) + 4))
+                                for i, p in enumerate(scenario.plans)}})
+
+
+def add_summary_charts(ws, cash_ws, results_ws, scenario: Scenario, layout: Layout) -> None:
+    if not scenario.plans:
+        return
+    anchor = FIRST_ROW + len(ROWS) + 2
+    ws.add_chart(cumulative_chart(cash_ws, scenario, layout), f"A{anchor}")
+    ws.add_chart(cost_chart(results_ws, scenario, layout), f"{get_column_letter(S.FIRST_PLAN_COLUMN + 3)}{anchor}")
