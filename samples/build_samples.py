@@ -216,6 +216,58 @@ def years_and_tranches() -> Scenario:
     return _scenario(plans)
 
 
+# --- 8. uncertainty: Monte Carlo over prices, utilization, hardware costs and the model's error ----
+
+def _u(plan, key, distribution, source, **params):
+    from tcoapp.engine.uncertainty.inputs import UncertainInput
+    return UncertainInput(plan, key, distribution, source=source, **params)
+
+
+UNCERTAIN_PLANS = (("H200 FP8 TP2", "H200-SXM", {"weight_precision": "fp8", "tensor_parallel": 2}),
+                   ("B200 NVFP4 TP1", "B200", {"weight_precision": "nvfp4", "tensor_parallel": 1}),
+                   ("GB200 NVL72 NVFP4", "GB200-NVL72", {"weight_precision": "nvfp4", "tensor_parallel": 1,
+                                                         "rack_power_cap_kw": 132, "servers_per_rack_max": 1}),
+                   ("MI355X FP8 TP1", "MI355X", {"weight_precision": "fp8", "tensor_parallel": 1}))
+STREET = "REFERENCES A (aiinframap mid-2026: H100/H200/B200 ~$30k/$35k/$40k, explicitly +/-20-40%): triangular 0.8x-1.4x of the catalog price"
+UNCERTAIN_DEVICE_PRICES = (
+    ("H200 FP8 TP2", 28_000.0, 35_000.0, 49_000.0, STREET),
+    ("B200 NVFP4 TP1", 32_000.0, 40_000.0, 56_000.0, STREET),
+    ("GB200 NVL72 NVFP4", 27_778.0, 33_333.0, 43_056.0,
+     "REFERENCES A: GB200 NVL72 rack $2-3M (kshirol), ~$3M (xatakaon), $3.1M (fetchlogic): per GPU $2M/72 to $3.1M/72, mode $2.4M/72"),
+    ("MI355X FP8 TP1", 16_000.0, 20_000.0, 28_000.0, "ASSUMPTION: the same 0.8x-1.4x street-price range as the NVIDIA parts (no AMD price source)"),
+)
+
+
+def uncertainty_llama70b() -> Scenario:
+    from dataclasses import replace
+    common = {"model": "Llama-3.3-70B", "input_tokens": 1024, "output_tokens": 1024, "kv_precision": "fp8",
+              "min_tokens_per_s_per_user": 50, "sizing_mode": "facility_power", "facility_power_kw": 1000,
+              **LLAMA70_PRICE}
+    scenario = _scenario([(name, {**common, "device": device, **own}) for name, device, own in UNCERTAIN_PLANS])
+    rows = [
+        _u("*", "price_usd_per_million_output_tokens", "uniform",
+           "REFERENCES C.4: Llama-3.x-70B at DeepInfra $0.40 / $0.40 and Together AI $0.88 / $0.88 per M: the two quotes as the ends",
+           low=0.40, high=0.88, group="token price"),
+        _u("*", "price_usd_per_million_input_tokens", "uniform", "REFERENCES C.4 (as the output price; same group)",
+           low=0.40, high=0.88, group="token price"),
+        _u("*", "price_change_per_year", "triangular", "ASSUMPTION: token prices of a given model fall 0-50% a year, 30% most likely",
+           low=-0.5, mode=-0.3, high=0.0),
+        _u("*", "utilization", "pert", "ASSUMPTION: 50-85% of the year at the operating point, 70% most likely (the field default)",
+           low=0.5, mode=0.7, high=0.85),
+        _u("*", "electricity_usd_per_kwh", "triangular",
+           "REFERENCES C.1: EIA 2023 commercial 7.38 c (North Dakota) to 12 c (theneuralbase example), 8.95 c Virginia most likely",
+           low=0.0738, mode=0.0895, high=0.12),
+        _u("*", "pue", "uniform", "REFERENCES C.2: 1.2 typical modern AI data center (aiinframap) to 1.58 industry average (Uptime 2023)",
+           low=1.2, high=1.58),
+        _u("*", "factor.eta_mem", "pert",
+           "ASSUMPTION: weight-read efficiency 0.65-0.9 around the default 0.8, about the generated model's median error (docs/model.md)",
+           low=0.65, mode=0.8, high=0.9),
+    ]
+    rows += [_u(plan, "device.price_usd", "triangular", source, low=low, mode=mode, high=high)
+             for plan, low, mode, high, source in UNCERTAIN_DEVICE_PRICES]
+    return replace(scenario, uncertainty=tuple(rows))
+
+
 SAMPLES: tuple[Sample, ...] = (
     Sample(
         "batch_tradeoff.xlsx", "The batch-size trade-off",
@@ -338,6 +390,23 @@ SAMPLES: tuple[Sample, ...] = (
          "discount rate 10% (ASSUMPTION); colocation, maintenance, software and staff are not entered (0): "
          "the notes say so."),
         years_and_tranches),
+    Sample(
+        "uncertainty_llama70b.xlsx", "Uncertainty: which plan pays back, and how sure is that?",
+        "Serving Llama-3.3-70B at >= 50 tokens/s per user from 1 MW, with token prices, their decline, "
+        "utilization, electricity, PUE, hardware prices and the performance model's error all uncertain: "
+        "what are P10/P50/P90 of each plan's NPV, how likely is each to pay back, and how likely does one "
+        "beat another?",
+        ("Plans: H200 FP8 TP2, B200 NVFP4, GB200 NVL72 NVFP4 and MI355X FP8, each sized to 1 MW of facility "
+         "power (iso-power), Llama-3.3-70B 1,024 in / 1,024 out at >= 50 tokens/s per user (the built-in "
+         "default scenario's setting).",
+         "The Uncertainty sheet gives every range with its source (REFERENCES A, C.1, C.2, C.4) or marks it "
+         "ASSUMPTION; the output and input token prices share the group 'token price' (they move together); "
+         "every other input is drawn independently, with the same draws for every plan (common random numbers).",
+         "Run: tcoapp simulate samples/uncertainty_llama70b.xlsx --draws 10000 --seed 0 --json, or the app's "
+         "Uncertainty tab; the exported MonteCarlo and MonteCarloDraws sheets hold 2,000 draws (seed 0).",
+         "Finance inputs not on the Uncertainty sheet are the field-table defaults (4 years, 10% discount rate, "
+         "15% other capex: ASSUMPTIONS); colocation, maintenance, software and staff are not entered (0)."),
+        uncertainty_llama70b),
 )
 
 

@@ -23,6 +23,7 @@ def _main_parser() -> argparse.ArgumentParser:
         epilog="Commands:\n  compute [FILE.xlsx] [--json] [--out RESULT.xlsx]   compute a scenario headless\n"
                "  curves FILE.csv [--json] [--into BOOK.xlsx]        read measured curves (InferenceX, aiconfigurator)\n"
                "  calibrate BOOK.xlsx --curve NAME [--write]         fit the generated model to a measured curve\n"
+               "  simulate [FILE.xlsx] [--draws N] [--seed S] [--json] [--out RESULT.xlsx]   Monte Carlo\n"
                "Run 'tcoapp COMMAND --help' for its options.",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("file", nargs="?", help="scenario workbook (.xlsx) to open in the desktop app")
@@ -37,7 +38,9 @@ def _compute_parser() -> argparse.ArgumentParser:
     parser.add_argument("file", nargs="?", help="scenario workbook (.xlsx)")
     parser.add_argument("--json", action="store_true",
                         help='print {"plans": [{"name": ..., <metric keys>...}]} (null where a value does not exist)')
-    parser.add_argument("--out", metavar="RESULT.xlsx", help="write the full scenario workbook with live formulas")
+    parser.add_argument("--out", metavar="RESULT.xlsx",
+                        help="write the full scenario workbook with live formulas (with Uncertainty rows, also the "
+                             "MonteCarlo sheets of 2,000 draws, seed 0; see tcoapp simulate --out)")
     return parser
 
 
@@ -49,6 +52,9 @@ def main(argv=None) -> int:
         if argv and argv[0] == "curves":
             from .cli_curves import curves_parser, run_curves
             return run_curves(curves_parser().parse_args(argv[1:]))
+        if argv and argv[0] == "simulate":
+            from .cli_simulate import run_simulate, simulate_parser
+            return run_simulate(simulate_parser().parse_args(argv[1:]))
         if argv and argv[0] == "calibrate":
             from .cli_calibrate import calibrate_parser, run_calibrate
             return run_calibrate(calibrate_parser().parse_args(argv[1:]))

@@ -64,3 +64,20 @@ def test_pools_and_years_frames():
     years = result.years[result.years.plan == "... + first-year ramp and 21% tax"]
     assert years.year.tolist() == list(range(6)) and years.tax_usd.sum() > 0
     assert years.cumulative_cash_flow_usd.iloc[-1] == pytest.approx(years.cash_flow_usd.sum())
+
+
+def test_simulate_frames_match_the_cli_json():
+    sample = Path(__file__).resolve().parents[1] / "samples" / "uncertainty_llama70b.xlsx"
+    sim = tcoapp.simulate(str(sample), draws=500, seed=3)
+    done = subprocess.run([sys.executable, "-m", "tcoapp", "simulate", str(sample), "--draws", "500", "--seed", "3",
+                           "--json"], capture_output=True, text=True, timeout=120)
+    data = json.loads(done.stdout)
+    for plan in data["plans"]:
+        for key in ("npv_usd", "payback_months"):
+            for stat, value in plan[key].items():
+                got = sim.summary.loc[(plan["name"], key), stat]
+                assert (value is None and np.isnan(got)) or got == pytest.approx(value, rel=1e-12), (key, stat)
+        assert sim.plans.loc[plan["name"], "prob_npv_positive"] == plan["prob_npv_positive"]
+    first = sim.draws[sim.draws.plan == data["plans"][0]["name"]]
+    assert len(first) == 500 and "input.utilization" in first and first.draw.tolist() == list(range(500))
+    assert len(sim.pairwise) == len(data["pairwise"])

@@ -158,3 +158,17 @@ def test_years_falling_prices_and_a_second_tranche():
     # tax is paid, and the ramp and the tax lower NPV
     assert sum(row["tax_usd"] for row in taxed["years"]) > 0 and taxed["npv_usd"] < tranche["npv_usd"]
     assert taxed["years"][1]["utilization"] == 0.35 and taxed["years"][2]["utilization"] == 0.7
+
+
+def test_uncertainty_sample_simulates_with_a_source_for_every_range():
+    from tcoapp.io.workbook_read import read_scenario
+
+    scenario = read_scenario(SAMPLES / "uncertainty_llama70b.xlsx")
+    assert scenario.uncertainty and all(row.source for row in scenario.uncertainty)
+    done = subprocess.run([sys.executable, "-m", "tcoapp", "simulate", str(SAMPLES / "uncertainty_llama70b.xlsx"),
+                           "--draws", "2000", "--json"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    plans = {p["name"]: p for p in json.loads(done.stdout)["plans"]}
+    h200, gb200 = plans["H200 FP8 TP2"], plans["GB200 NVL72 NVFP4"]
+    assert h200["npv_usd"]["p10"] < h200["npv_usd"]["p90"]
+    assert 0 < h200["prob_npv_positive"] < 1 and gb200["prob_npv_positive"] > h200["prob_npv_positive"]

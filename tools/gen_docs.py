@@ -167,6 +167,57 @@ def _checks_section() -> list[str]:
         "helper cells. tcoapp reads and writes `.xlsx` only: an `.ods` file is refused with how to convert it.", ""]
 
 
+def _where_it_enters(key: str) -> str:
+    from tcoapp.engine.uncertainty import keys as K
+
+    parts = []
+    name = key.split(".", 1)[-1]
+    if key.startswith("device."):
+        if name in K.DEVICE_FINANCE:
+            parts.append("finance (the pools of the plan's device)")
+    elif key in K.PLAN_FINANCE or key in K.POOL_FINANCE:
+        parts.append("finance")
+    if any(key in reads for reads in K.SIZING_READS.values()):
+        parts.append("sizing")
+    if K.moves_operating_point(key):
+        parts.append("operating point")
+    return ", ".join(parts) or "finance"
+
+
+def _uncertainty_section() -> list[str]:
+    from tcoapp.engine.factor_table import FACTOR_FIELDS
+    from tcoapp.engine.uncertainty.fields import UNCERTAINTY_FIELDS
+
+    lines = _table_section(
+        "Uncertainty", "Optional. One uncertain input per row (row 1 keys, row 2 units, rows from row 3): `plan` is "
+        "a plan name or `*` (every plan; a plan's own row for the same key wins), `key` a Plan key, `device.FIELD` "
+        "(the plan's device) or `factor.NAME` (an efficiency factor), then its distribution and parameters in the "
+        "key's unit. Rows with one `group`, and rows of one key without a group, share one quantile per draw "
+        "(common random numbers). `tcoapp simulate` and the app's Uncertainty tab draw them; see docs/model.md "
+        "(\"Uncertainty\"). Each problem names its cell: parameters a distribution does not take, low >= high, "
+        "mode outside low..high, sd <= 0, a distribution reaching outside the key's allowed range.",
+        UNCERTAINTY_FIELDS)
+    lines += ["The keys that can be uncertain (number fields that take fractional values) and where a draw "
+              "enters the engine:", "", "| key | unit | allowed | enters |", "|---|---|---|---|"]
+    keys = [(f.name, f) for f in PLAN_FIELDS if f.type == "float"]
+    keys += [(f"device.{f.name}", f) for f in DEVICE_FIELDS if f.type == "float"]
+    keys += [(f"factor.{f.name}", f) for f in FACTOR_FIELDS]
+    for key, f in keys:
+        lines.append(f"| `{key}` | {_cell(f.unit) or '-'} | {_cell(_range(f))} | {_where_it_enters(key)} |")
+    return lines + [""]
+
+
+def _monte_carlo_section() -> list[str]:
+    return ["## MonteCarlo, MonteCarloDraws (outputs)", "",
+            "Written when the scenario has Uncertainty rows (`tcoapp compute --out` with 2,000 draws, seed 0; "
+            "`tcoapp simulate --draws N --seed S --out` with its own run). `MonteCarlo`: per plan and metric the "
+            "mean, P5, P10, P50, P90, P95 and the share of draws where it exists (payback \"never\" ranks "
+            "infinitely late; a percentile on it reads never), P(NPV > 0), P(A's NPV > B's) for every pair, the "
+            "uncertain inputs with their sampled mean, P5 and P95, each input's rank correlation with NPV and the NPV histogram (a table and its chart). "
+            "`MonteCarloDraws`: one row per draw, the NPV, IRR, payback, cost per million output tokens and "
+            "revenue per rack of every plan. Engine values, recomputed on export, never read back.", ""]
+
+
 def workbook_format_md() -> str:
     lines = ["# Scenario workbook format", "", GENERATED.format(what="the field table (tcoapp/engine/fields.py)"), "",
              "A scenario is one .xlsx workbook. Input sheets: "
@@ -200,7 +251,9 @@ def workbook_format_md() -> str:
                             "price of the fastest tier its interactivity reaches (below every tier: no revenue, "
                             "with a warning).", PRICE_TIER_FIELDS)
     lines += _calibration_section()
+    lines += _uncertainty_section()
     lines += _results_section()
+    lines += _monte_carlo_section()
     return "\n".join(lines).rstrip() + "\n"
 
 

@@ -40,12 +40,13 @@ SIZES = ((1600, 1000, ""), (1300, 800, "_1300x800"))
 
 
 def shoot(window, prefix: str, suffix: str = "") -> None:
-    for index, name in enumerate(TABS):
+    names = TABS + (("uncertainty",) if window.document.scenario.uncertainty else ())
+    for index, name in enumerate(names):
         if name == "catalog" and prefix != "default":
             continue
         window.tabs.setCurrentIndex(index)
         pump(400)
-        if name == "performance":
+        if name in ("performance", "uncertainty"):
             window.runner.wait(20000)
             pump(600)
         path = os.path.join(HERE, f"{prefix}_{name}{suffix}.png")

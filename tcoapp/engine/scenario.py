@@ -46,6 +46,8 @@ class Scenario:
     # Factors calibrated for one device (the Calibration sheet's device columns): plans on that
     # device use them, every other plan `factors`.
     device_factors: Mapping[str, EfficiencyFactors] = field(default_factory=dict)
+    # The Uncertainty sheet's rows (uncertainty/inputs.py UncertainInput): what Monte Carlo draws
+    uncertainty: tuple = ()
     catalog_devices: Mapping[str, Device] = field(default_factory=dict, compare=False, repr=False)
     catalog_models: Mapping[str, ModelSpec] = field(default_factory=dict, compare=False, repr=False)
 

@@ -24,6 +24,7 @@ from ..engine.performance.measured import make_measured_curve
 from ..engine.records import Plan, make_device, make_model, make_plan
 from ..engine.serving_freeze import frozen_plan
 from ..engine.scenario import Scenario, reference_problems
+from ..engine.uncertainty.plan_rows import rows_copied, rows_renamed, rows_without
 
 SIZING_KEYS = ("sizing_mode", "device_count", "facility_power_kw", "capex_budget_usd", "demand_tokens_per_day")
 
@@ -142,6 +143,17 @@ class Document(QObject):
         self.push(new, text or f"Set {keys} of {plan.name!r}")
         return None
 
+    def set_uncertainty(self, rows, text: str) -> str | None:
+        """Replace the Uncertainty rows (validated: every problem's text, or None when applied)."""
+        from ..engine.uncertainty.references import uncertainty_problems
+        new = replace(self._scenario, uncertainty=tuple(rows))
+        problems = uncertainty_problems(new)
+        if problems:
+            return "\n".join(str(p) for p in problems)
+        if new != self._scenario:
+            self.push(new, text)
+        return None
+
     def set_plan_value(self, index: int, key: str, raw: Any) -> str | None:
         return self.set_plan_values(index, {key: raw})
 
@@ -168,8 +180,10 @@ class Document(QObject):
         else:
             plan = replace(template, name=name, pools=tuple(p.with_(plan=name) for p in template.pools))
         plans.append(plan)
-        self.push(self._scenario.with_plans(plans), f"Add plan {name!r}" if source_index is None
-                  else f"Duplicate plan {template.name!r}")
+        new = self._scenario.with_plans(plans)
+        if source_index is not None:
+            new = replace(new, uncertainty=rows_copied(new.uncertainty, template.name, name))
+        self.push(new, f"Add plan {name!r}" if source_index is None else f"Duplicate plan {template.name!r}")
         self.set_current_index(len(plans) - 1)
 
     def delete_plan(self, index: int) -> None:
@@ -177,7 +191,8 @@ class Document(QObject):
         if len(plans) <= 1:
             return
         removed = plans.pop(index)
-        self.push(self._scenario.with_plans(plans), f"Delete plan {removed.name!r}")
+        new = self._scenario.with_plans(plans)
+        self.push(replace(new, uncertainty=rows_without(new.uncertainty, removed.name)), f"Delete plan {removed.name!r}")
         self.set_current_index(min(index, len(plans) - 1))
         self.current_changed.emit(self.current_index)
 
@@ -191,7 +206,9 @@ class Document(QObject):
         if any(p.name == name for p in self._scenario.plans):
             return f"plan name {name!r} is already used"
         renamed = replace(plan, name=name, pools=tuple(p.with_(plan=name) for p in plan.pools))
-        self.push(self._scenario.replace_plan(index, renamed), f"Rename plan {plan.name!r} to {name!r}")
+        new = self._scenario.replace_plan(index, renamed)
+        new = replace(new, uncertainty=rows_renamed(new.uncertainty, plan.name, name))
+        self.push(new, f"Rename plan {plan.name!r} to {name!r}")
         return None
 
     def unique_name(self, base: str) -> str:

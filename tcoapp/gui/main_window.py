@@ -37,6 +37,7 @@ class MainWindow(QMainWindow):
         self.compare = CompareView(document)
         self._performance_tab = LazyTab(self._make_performance)
         self._economics_tab = LazyTab(self._make_economics)
+        self._uncertainty_tab = LazyTab(self._make_uncertainty)
         self.catalog = CatalogView(document)
         self.editor = PlanEditor(document)
         self.decision = DecisionView(document)
@@ -46,6 +47,7 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self._performance_tab, "Performance")
         self.tabs.addTab(self._economics_tab, "Economics")
         self.tabs.addTab(self.catalog, "Catalog")
+        self.tabs.addTab(self._uncertainty_tab, "Uncertainty")
         self.setCentralWidget(self.tabs)
         dock = QDockWidget("Plan editor", self)
         dock.setObjectName("plan_editor_dock")
@@ -86,6 +88,16 @@ class MainWindow(QMainWindow):
         view = EconomicsView(self.document)
         view.message.connect(self.show_problem)
         return view
+
+    def _make_uncertainty(self):
+        from .montecarlo_view import MonteCarloView
+        view = MonteCarloView(self.document, self.runner)
+        view.message.connect(self.show_problem)
+        return view
+
+    @property
+    def uncertainty(self):
+        return self._uncertainty_tab.view()
 
     @property
     def performance(self):
@@ -333,7 +345,8 @@ class MainWindow(QMainWindow):
         return CalibrationDialog(fit, start, self).exec() == CalibrationDialog.Accepted
 
     def charts(self) -> dict:
-        return {**self.performance.charts(), **self.economics.charts()}
+        uncertainty = self.uncertainty.charts() if self._uncertainty_tab.built else {}
+        return {**self.performance.charts(), **self.economics.charts(), **uncertainty}
 
     def export_chart_dialog(self):
         charts = self.charts()

@@ -19,12 +19,14 @@ from ..engine.performance.factors import DEFAULT_FACTORS, FACTOR_NAMES, factor_p
 from ..engine.pools import pool_problems
 from ..engine.records import make_device, make_model, make_plan, make_pool
 from ..engine.scenario import PriceTiers, Scenario, reference_problems
+from ..engine.uncertainty.references import uncertainty_problems
 from ..engine.validate import coerce_record, is_blank
 from . import sheets as S
 from .catalog import load_catalog
 from .curves_table import curves_from_rows
 from .migrate import migrate_sheets, schema_version
 from .safety import check_archive, check_defused, fail
+from .uncertainty_book import read_uncertainty
 
 
 class _Sheet:
@@ -174,12 +176,14 @@ def read_scenario(path) -> Scenario:
     factors, device_factors = _read_factors(sheets.get(S.CALIBRATION), problems, {*catalog.devices, *devices})
     plans, plan_where = _read_plans(sheets[S.PLANS], problems)
     plans, pool_where = _attach_pools(plans, sheets.get(S.POOLS), problems)
+    uncertainty = read_uncertainty(sheets.get(S.UNCERTAINTY), _table_rows, problems)
     devices = _overrides_only(devices, catalog.devices)
     models = _overrides_only(models, catalog.models)
     scenario = Scenario(tuple(plans), devices, models, curves, tiers, factors, device_factors=device_factors,
-                        catalog_devices=catalog.devices, catalog_models=catalog.models)
+                        uncertainty=uncertainty, catalog_devices=catalog.devices, catalog_models=catalog.models)
     if not problems:
         problems.extend(reference_problems(scenario, plan_where, pool_where))
+        problems.extend(uncertainty_problems(scenario))
     if problems:
         raise ValidationError(problems)
     return scenario

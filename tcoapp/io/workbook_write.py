@@ -35,17 +35,22 @@ from .xlsx_inputs import (
 from .xlsx_layout import Layout, cashflow_years
 from .xlsx_results import result_rows, write_results
 from .xlsx_styles import CellKindError, exact_floats
+from .uncertainty_book import write_uncertainty
+from .xlsx_monte_carlo_book import add_monte_carlo
 
 SHEET_ORDER = (S.SUMMARY, S.PLANS, S.POOLS, S.RESULTS, S.CASH_FLOW, S.CHECKS, S.DEVICES, S.MODELS, S.CURVES, S.PRICE_TIERS,
-               S.CALIBRATION, S.CONSTANTS, S.ABOUT)
+               S.CALIBRATION, S.UNCERTAINTY, S.CONSTANTS, S.ABOUT)
 
 
 def write_scenario(scenario: Scenario, path, results: tuple[PlanResult, ...] | None = None,
-                   written: datetime.datetime | None = None, about_notes: Sequence[tuple[str, str]] = ()) -> None:
+                   written: datetime.datetime | None = None, about_notes: Sequence[tuple[str, str]] = (),
+                   simulation=None) -> None:
     """Write the full scenario workbook to `path` (atomically); compute the results if not given.
 
     written: the date on the About sheet (default: now, UTC); about_notes: extra (label, text) rows
-    for the About sheet (a sample's question, the sources of its numbers).
+    for the About sheet (a sample's question, the sources of its numbers); simulation: the Monte
+    Carlo run of the MonteCarlo sheets (a scenario with Uncertainty rows and none given is simulated
+    with xlsx_monte_carlo_book.EXPORT_DRAWS draws, seed 0).
     """
     if results is not None and len(results) != len(scenario.plans):
         raise ValueError(f"{len(results)} results for {len(scenario.plans)} plans")
@@ -55,6 +60,7 @@ def write_scenario(scenario: Scenario, path, results: tuple[PlanResult, ...] | N
                                                  "them, with live formulas): give the file a .xlsx name")])
     results = usable_results(scenario, results)
     workbook, pending, layout = build_workbook(scenario, results, written, about_notes)
+    pending += add_monte_carlo(workbook, scenario, results, simulation)
     data = io.BytesIO()
     with exact_floats():
         workbook.save(data)
@@ -119,6 +125,7 @@ def build_workbook(scenario: Scenario, results: tuple[PlanResult, ...], written:
         write_cashflow(sheets[S.CASH_FLOW], scenario, layout, [r.metrics["irr"] for r in results])
         add_charts(sheets[S.CASH_FLOW], sheets[S.RESULTS], scenario, layout)
         write_calibration(sheets[S.CALIBRATION], scenario)
+        write_uncertainty(sheets[S.UNCERTAINTY], scenario)
         write_constants(sheets[S.CONSTANTS], workbook, layout.max_years)
         ranges = write_lists(sheets[S.CONSTANTS], scenario)
         add_dropdowns(sheets[S.PLANS], sheets[S.POOLS], plan_rows, len(scenario.plans), len(pool_rows), ranges)

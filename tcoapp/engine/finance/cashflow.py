@@ -31,13 +31,29 @@ def npv_usd(rate, flows):
 
 
 def irr(flows):
-    """Internal rate of return per row (numpy-financial); NaN where no real rate exists."""
+    """Internal rate of return per row where it is unique, vectorized over rows; NaN otherwise.
+
+    - flows that change sign once (Descartes' rule: exactly one root above -100%): that root,
+      numpy-financial's `irr`. With a non-zero first flow (a conventional investment) it is found for
+      all such rows at once by a bracketed Newton iteration to machine precision (`_single_root`);
+      otherwise by numpy-financial's own route (companion-matrix eigenvalues, as `np.roots`);
+    - failing that, a cumulative flow that changes sign once (Norstrom's criterion: one positive
+      root): the smallest positive rate among the polynomial's real roots;
+    - NaN where several rates make NPV = 0 (none is "the" IRR), where the flows are of one sign, or
+      where a flow is unknown (NaN).
+    The eigenvalue routes are batched per row length (rows of equal leading and trailing zeros share
+    one call)."""
     flows = np.asarray(flows, float)
-    out = np.empty(flows.shape[:-1])
-    for index in np.ndindex(out.shape):
-        row = flows[index]
-        out[index] = _irr_row(row)
-    return out
+    rows = flows.reshape(-1, flows.shape[-1])
+    out = np.full(rows.shape[0], np.nan)
+    mixed = np.any(rows > 0, axis=-1) & np.any(rows < 0, axis=-1) & np.all(np.isfinite(rows), axis=-1)
+    once = mixed & (_sign_changes(rows) == 1)
+    newton = once & (rows[:, 0] != 0)
+    if np.any(newton):
+        out[newton] = 1.0 / _single_root(rows[newton]) - 1.0
+    _by_roots(rows, once & ~newton, out, _closest_to_zero)
+    _by_roots(rows, mixed & ~once & (_sign_changes(np.cumsum(rows, axis=-1)) == 1), out, _smallest_positive)
+    return out.reshape(flows.shape[:-1])
 
 
 def sign_changes(row) -> int:
@@ -47,49 +63,103 @@ def sign_changes(row) -> int:
     return int(np.count_nonzero(signs[1:] != signs[:-1]))
 
 
-def _irr_row(row: np.ndarray) -> float:
-    """The IRR where it is unique: flows that change sign once (Descartes' rule: one root above -100%),
-    or, failing that, a cumulative flow that changes sign once (Norstrom's criterion: one positive
-    root, returned). NaN otherwise: several rates make NPV = 0 and none is "the" IRR."""
-    if not np.all(np.isfinite(row)) or not (np.any(row > 0) and np.any(row < 0)):
-        return np.nan
-    if sign_changes(row) == 1:
-        value = npf.irr(row)
-        return float(value) if np.isfinite(value) else np.nan
-    if sign_changes(np.cumsum(row)) != 1:
-        return np.nan
-    roots = np.roots(row[::-1])
-    real = roots[(np.abs(roots.imag) < 1e-12) & (roots.real > 0)].real
-    rates = 1.0 / real - 1.0
-    positive = rates[rates > 0]
-    return float(positive.min()) if positive.size else np.nan
-
-
 def irr_is_ambiguous(flows) -> bool:
     """True where the flows change sign more than once and so does the cumulative flow: no unique IRR."""
     row = np.asarray(flows, float)
     return bool(np.all(np.isfinite(row)) and sign_changes(row) > 1 and sign_changes(np.cumsum(row)) != 1)
 
 
+def _sign_changes(rows: np.ndarray) -> np.ndarray:
+    """`sign_changes` of every row of a 2-D array at once."""
+    signs = np.sign(rows)
+    position = np.where(signs != 0, np.arange(rows.shape[-1]), -1)
+    previous = np.maximum.accumulate(position, axis=-1)[:, :-1]  # last non-zero before t
+    before = np.take_along_axis(signs, np.maximum(previous, 0), axis=-1)
+    return np.sum((signs[:, 1:] != 0) & (previous >= 0) & (signs[:, 1:] != before), axis=-1)
+
+
+def _single_root(rows: np.ndarray, iterations: int = 200) -> np.ndarray:
+    """The positive root x of g(x) = sum_t rows[t] x^t for rows with one sign change and g(0) != 0:
+    Newton steps kept inside a bracket [lo, hi] that always holds the root (bisection otherwise)."""
+    f0 = np.sign(rows[:, 0])
+
+    def g(x):
+        value, slope = np.zeros_like(x), np.zeros_like(x)
+        for c in rows[:, ::-1].T:  # Horner, highest power first
+            slope = slope * x + value
+            value = value * x + c
+        return value, slope
+
+    lo, hi = np.zeros(rows.shape[0]), np.ones(rows.shape[0])
+    for _ in range(1100):  # widen until g changes sign (x up to 2^1100 ~ a rate of -1)
+        left = np.sign(g(hi)[0]) == f0
+        if not np.any(left):
+            break
+        lo, hi = np.where(left, hi, lo), np.where(left, 2.0 * hi, hi)
+    x = 0.5 * (lo + hi)
+    for _ in range(iterations):
+        value, slope = g(x)
+        left = np.sign(value) == f0
+        lo, hi = np.where(left, x, lo), np.where(left, hi, x)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            step = x - value / slope
+        inside = np.isfinite(step) & (step > lo) & (step < hi)
+        new = np.where(value == 0, x, np.where(inside, step, 0.5 * (lo + hi)))
+        if np.all(new == x):
+            break
+        x = new
+    return x
+
+
+def _by_roots(rows: np.ndarray, which: np.ndarray, out: np.ndarray, pick) -> None:
+    """out[which] = pick(roots) per row, the roots of each row's polynomial as `np.roots` finds them."""
+    poly = rows[:, ::-1]  # np.roots order: highest power first
+    nonzero = poly != 0
+    first = np.argmax(nonzero, axis=-1)
+    last = poly.shape[-1] - 1 - np.argmax(nonzero[:, ::-1], axis=-1)
+    for lo, hi in set(zip(first[which].tolist(), last[which].tolist())):
+        index = np.nonzero(which & (first == lo) & (last == hi))[0]
+        p = poly[index, lo:hi + 1]
+        n = p.shape[-1] - 1
+        companion = np.zeros((p.shape[0], n, n))
+        companion[:, 1:, :-1] = np.eye(n - 1)
+        companion[:, 0, :] = -p[:, 1:] / p[:, :1]
+        out[index] = pick(np.linalg.eigvals(companion))
+
+
+def _closest_to_zero(roots: np.ndarray) -> np.ndarray:
+    """numpy-financial's choice: among real roots x > 0 (imaginary part exactly 0), the rate 1/x - 1
+    closest to 0."""
+    usable = (roots.imag == 0) & (roots.real > 0)
+    with np.errstate(divide="ignore"):
+        rates = 1.0 / np.where(usable, roots.real, 1.0) - 1.0
+    pick = np.argmin(np.where(usable, np.abs(rates), np.inf), axis=-1)
+    rate = np.take_along_axis(rates, pick[:, None], axis=-1)[:, 0]
+    return np.where(np.any(usable, axis=-1) & np.isfinite(rate), rate, np.nan)
+
+
+def _smallest_positive(roots: np.ndarray) -> np.ndarray:
+    """Norstrom's rate: the smallest positive 1/x - 1 over real roots x > 0 (|imaginary part| < 1e-12)."""
+    usable = (np.abs(roots.imag) < 1e-12) & (roots.real > 0)
+    with np.errstate(divide="ignore"):
+        rates = 1.0 / np.where(usable, roots.real, 1.0) - 1.0
+    positive = np.where(usable & (rates > 0), rates, np.inf)
+    best = np.min(positive, axis=-1)
+    return np.where(np.isfinite(best), best, np.nan)
+
+
 def payback_months(flows):
-    """First time the cumulative flow reaches 0, linear within the year, in months; NaN = never."""
-    flows = np.asarray(flows, float)
-    cumulative = np.cumsum(flows, axis=-1)
-    out = np.full(flows.shape[:-1], np.nan)
-    for index in np.ndindex(out.shape):
-        out[index] = _payback_row(cumulative[index])
-    return out
-
-
-def _payback_row(cumulative: np.ndarray) -> float:
-    if cumulative[0] >= 0:
-        return 0.0
-    reached = np.nonzero(cumulative[1:] >= 0)[0]
-    if reached.size == 0:
-        return np.nan
-    t = int(reached[0]) + 1
-    before, after = cumulative[t - 1], cumulative[t]
-    return 12.0 * ((t - 1) + (-before) / (after - before))
+    """First time the cumulative flow reaches 0, linear within the year, in months; NaN = never.
+    Vectorized over rows (the year of crossing is the first non-negative cumulative flow)."""
+    cumulative = np.cumsum(np.asarray(flows, float), axis=-1)
+    later = cumulative[..., 1:] >= 0
+    t = np.argmax(later, axis=-1) + 1
+    before = np.take_along_axis(cumulative, (t - 1)[..., None], axis=-1)[..., 0]
+    after = np.take_along_axis(cumulative, np.minimum(t, cumulative.shape[-1] - 1)[..., None], axis=-1)[..., 0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        crossing = 12.0 * ((t - 1) + (-before) / (after - before))
+    never = np.where(np.any(later, axis=-1), crossing, np.nan)
+    return np.where(cumulative[..., 0] >= 0, 0.0, never)
 
 
 def roi(flows, capex_usd):

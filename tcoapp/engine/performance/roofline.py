@@ -83,7 +83,7 @@ class RooflineArrays:
 
 
 def _link(device, factors) -> float:
-    return max(device.interconnect_gb_s, 1e-9) * 1e9 * factors.eta_comm
+    return np.maximum(device.interconnect_gb_s, 1e-9) * 1e9 * factors.eta_comm
 
 
 def decode_step(device, arch: Architecture, batch, devices, expert_parallel, attention_dp, weight_bytes,

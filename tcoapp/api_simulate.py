@@ -1,0 +1,57 @@
+"""The notebook API of the Monte Carlo (docs/model.md, "Uncertainty"):
+
+    sim = tcoapp.simulate("book.xlsx", draws=10_000, seed=0)   # a Scenario, a path or None
+    sim.summary      # index (plan, metric): mean, p5, p10, p50, p90, p95, share_defined (`tcoapp simulate --json`)
+    sim.plans        # index plan: prob_npv_positive
+    sim.pairwise     # a, b, prob_a_higher_npv
+    sim.draws        # one row per (plan, draw): the simulated metrics and `input.KEY` columns of the draws
+
+Missing values (payback never reached) are NaN in `draws`; in `summary` a percentile on "never" is NaN.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from .engine.compute import compute_scenario
+from .engine.metric_table import METRIC_BY_KEY
+from .engine.scenario import Scenario
+from .engine.uncertainty.plan_draws import SIMULATED_METRICS
+from .engine.uncertainty.report import SUMMARY_METRICS, simulation_json
+from .engine.uncertainty.simulate import DEFAULT_DRAWS, DEFAULT_SEED, Simulation, simulate as engine_simulate
+
+
+@dataclass(frozen=True)
+class Simulated:
+    summary: pd.DataFrame
+    plans: pd.DataFrame
+    pairwise: pd.DataFrame
+    draws: pd.DataFrame
+    simulation: Simulation
+
+
+def simulate(scenario: Scenario | str | None = None, draws: int = DEFAULT_DRAWS, seed: int = DEFAULT_SEED) -> Simulated:
+    """Monte Carlo over the scenario's Uncertainty rows (the engine function `tcoapp simulate` calls)."""
+    if not isinstance(scenario, Scenario):
+        from .api import load_scenario
+        scenario = load_scenario(scenario)
+    sim = engine_simulate(scenario, draws, seed, results=compute_scenario(scenario))
+    data = simulation_json(sim)
+    summary = pd.DataFrame([{"plan": p["name"], "metric": key, **p[key]} for p in data["plans"] for key in SUMMARY_METRICS])
+    summary = summary.set_index(["plan", "metric"]).astype(float)
+    summary.attrs["units"] = {key: METRIC_BY_KEY[key].unit for key in SUMMARY_METRICS}
+    plans = pd.DataFrame({"prob_npv_positive": [p["prob_npv_positive"] for p in data["plans"]]},
+                         index=pd.Index([p["name"] for p in data["plans"]], name="plan"))
+    pairwise = pd.DataFrame(data["pairwise"], columns=["a", "b", "prob_a_higher_npv"])
+    frames = []
+    for p in sim.plans:
+        frame = pd.DataFrame({key: p.metric(key) for key in SIMULATED_METRICS})
+        for d in p.inputs:
+            frame[f"input.{d.row.key}"] = d.values
+        frame.insert(0, "draw", range(sim.draws))
+        frame.insert(0, "plan", p.name)
+        frames.append(frame)
+    table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["plan", "draw"])
+    table.attrs["units"] = {key: METRIC_BY_KEY[key].unit for key in SIMULATED_METRICS}
+    return Simulated(summary, plans, pairwise, table, sim)

@@ -1,0 +1,65 @@
+"""`tcoapp simulate [FILE] --draws N --seed S [--json] [--out RESULT.xlsx]`: Monte Carlo over the
+workbook's Uncertainty sheet (docs/model.md, "Uncertainty"; DESIGN section 14)."""
+from __future__ import annotations
+
+import argparse
+import json
+
+from .engine.uncertainty.simulate import DEFAULT_DRAWS, DEFAULT_SEED
+
+
+def simulate_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tcoapp simulate",
+        description="Monte Carlo over the uncertain inputs of a scenario workbook's Uncertainty sheet "
+                    "(no FILE: the built-in default scenario, which has none).")
+    parser.add_argument("file", nargs="?", help="scenario workbook (.xlsx)")
+    parser.add_argument("--draws", type=int, default=DEFAULT_DRAWS, help=f"number of draws (default {DEFAULT_DRAWS:,})")
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"random seed, >= 0 (default {DEFAULT_SEED})")
+    parser.add_argument("--json", action="store_true",
+                        help='print {"draws", "seed", "plans": [{"name", METRIC: {"mean", "p5", ..., "p95", '
+                             '"share_defined"}, "prob_npv_positive"}], "pairwise": [...]}')
+    parser.add_argument("--out", metavar="RESULT.xlsx",
+                        help="write the full scenario workbook with the MonteCarlo and MonteCarloDraws sheets")
+    return parser
+
+
+def run_simulate(args) -> int:
+    from .engine.compute import compute_scenario
+    from .engine.uncertainty.report import SUMMARY_METRICS, simulation_json
+    from .engine.uncertainty.simulate import simulate
+    from .io.load import load_scenario
+
+    scenario = load_scenario(args.file)
+    results = compute_scenario(scenario)
+    sim = simulate(scenario, args.draws, args.seed, results=results)
+    if args.out:
+        from .io.workbook_write import write_scenario
+        write_scenario(scenario, args.out, results, simulation=sim)
+    data = simulation_json(sim)
+    if args.json:
+        print(json.dumps(data, indent=2, allow_nan=False))
+    elif not args.out:
+        print(_table(data, SUMMARY_METRICS))
+    return 0
+
+
+def _table(data, metrics) -> str:
+    lines = [f"{data['draws']:,} draws, seed {data['seed']}"]
+    for plan in data["plans"]:
+        lines.append(f"{plan['name']}: P(NPV > 0) = {plan['prob_npv_positive']:.1%}"
+                     + ("" if plan["uncertain_inputs"] else " (no uncertain input)"))
+        for key in metrics:
+            s = plan[key]
+            cells = "  ".join(f"{name} {_num(s[name], key)}" for name in ("p10", "p50", "p90"))
+            lines.append(f"  {key:38s} {cells}  defined {s['share_defined']:.0%}")
+        lines += [f"  note: {n}" for n in plan["notes"]]
+    for pair in data["pairwise"]:
+        lines.append(f"P(NPV {pair['a']} > NPV {pair['b']}) = {pair['prob_a_higher_npv']:.1%}")
+    return "\n".join(lines)
+
+
+def _num(value, key: str) -> str:
+    if value is None:
+        return "never" if key == "payback_months" else "n/a"
+    return f"{value:,.4g}"

@@ -1,0 +1,117 @@
+"""Prefill/decode pools over a draw axis: `fleet.py`'s pair physics (formulas in
+performance/pool_pair.py) with the roofline batched over draws of factors, device fields and plan keys.
+
+Per draw: each prefill pool's request rate per device 1 / (t_prefill x n) and isolated TTFT part; each
+decode pool's batch (its fixed batch where it fits in memory, else no operating point; or the largest
+grid batch meeting the target with TTFT = the slowest prefill + its KV transfer + one decode step,
+found by the same vectorized bisection as serve pools) and its request rate; then the plan's rate is
+the smallest of prefill capacity, decode capacity and the KV link, each pool's tokens/s per device and
+power follow what it serves, at each draw's device counts. A draw where any
+pool of the pair has no operating point has none for the plan (NaN).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..performance.generated import config_problems
+from ..performance.memory import architecture
+from ..performance.precision import bytes_per_value
+from .serve_draws import ServeCase, largest_grid_batch, run
+
+
+@dataclass(frozen=True)
+class PairDraws:
+    """Per pool of the plan (index -> (draws,) arrays) for its prefill and decode pools."""
+
+    tokens_per_s_per_device: dict
+    power_w: dict
+    tokens_per_s_per_user: dict   # decode pools
+
+
+def _link(case_pre: ServeCase, case_dec: ServeCase):
+    """pool_pair.kv_link_gb_s with per-draw bandwidths (the fabric is the base devices' choice)."""
+    pre, dec = case_pre.base_device, case_dec.base_device
+    if pre.name == dec.name and pre.scale_up_domain >= 2 * pre.devices_per_server and pre.interconnect_gb_s > 0:
+        return np.asarray(case_pre.device.interconnect_gb_s, float)
+    return np.minimum(np.asarray(case_pre.device.scale_out_gb_s, float), np.asarray(case_dec.device.scale_out_gb_s, float))
+
+
+def _power(case: ServeCase, busy):
+    d, f = case.device, case.factors
+    return d.idle_w + (d.tdp_w - d.idle_w) * np.clip(busy, 0.0, 1.0) ** f.power_gamma
+
+
+def _prefill(case: ServeCase, draws: int):
+    r = run(case, np.ones(draws))
+    n = case.serving.tensor_parallel * case.serving.expert_parallel
+    kv_bytes = float(architecture(case.model).kv_values(case.workload.input_tokens)) * bytes_per_value(case.serving.kv_precision)
+    rate = 1.0 / (np.asarray(r.prefill_s, float) * n)
+    ok = np.isfinite(rate) & (rate > 0) & np.isfinite(r.ttft_s) & (not config_problems(case.base_device, case.model, case.serving))
+    return rate, np.asarray(r.ttft_s - r.step_s, float), kv_bytes, n, ok
+
+
+def _decode(case: ServeCase, lead_s, draws: int):
+    """(requests/s per device, per-user rate, step busy fraction, exists) of a decode pool per draw."""
+    n = case.serving.tensor_parallel * case.serving.expert_parallel
+    b_max = np.asarray(run(case, np.ones(draws)).max_batch_by_memory, float) * np.ones(draws)
+    possible = (not config_problems(case.base_device, case.model, case.serving)) & (b_max >= 1)
+    if case.has_target:
+        def meets(batch):
+            r = run(case, batch)
+            ok = np.ones(np.shape(batch), bool)
+            if case.min_tokens_per_s_per_user is not None:
+                ok &= r.tokens_per_step / r.step_s >= case.min_tokens_per_s_per_user
+            if case.max_ttft_s is not None:
+                ok &= lead_s + r.step_s <= case.max_ttft_s
+            return ok
+        batch = largest_grid_batch(meets, b_max, possible)
+    else:
+        batch = np.where(float(case.serving.batch) <= b_max, float(case.serving.batch), np.nan)
+    exists = possible & np.isfinite(batch)
+    r = run(case, np.where(exists, batch, 1.0))
+    per_user = r.tokens_per_step / r.step_s
+    busy = np.minimum(1.0, (r.compute_s + case.factors.power_mem_activity * r.memory_s) / r.step_s)
+    rate = np.where(exists, batch * per_user / case.workload.output_tokens / n, np.nan)
+    return rate, per_user, busy, exists & np.isfinite(rate) & (rate > 0)
+
+
+def pair_draws(cases: dict, roles: dict, counts, draws: int) -> PairDraws:
+    """The pair's pools per draw; `cases` and `roles` by pool index, `counts[i]` pool i's device count
+    (a number, or one per draw where sizing moved it)."""
+    pre = [i for i in cases if roles[i] == "prefill"]
+    dec = [j for j in cases if roles[j] == "decode"]
+    p = {i: _prefill(cases[i], draws) for i in pre}
+    ok = np.ones(draws, bool)
+    d = {}
+    for j in dec:
+        lead = np.zeros(draws)
+        for i in pre:
+            link = _link(cases[i], cases[j])
+            lead = np.maximum(lead, p[i][1] + p[i][2] / (p[i][3] * link * 1e9))
+        d[j] = _decode(cases[j], lead, draws)
+        ok &= d[j][3]
+    for i in pre:
+        ok &= p[i][4]
+    pre_cap = sum(p[i][0] * counts[i] for i in pre)
+    dec_cap = sum(d[j][0] * counts[j] for j in dec)
+    kv_bytes = max(p[i][2] for i in pre)
+    egress = sum(counts[i] * np.min([_link(cases[i], cases[j]) for j in dec], axis=0) for i in pre) * 1e9
+    ingress = sum(counts[j] * np.min([_link(cases[i], cases[j]) for i in pre], axis=0) for j in dec) * 1e9
+    link_cap = np.minimum(egress, ingress) / kv_bytes if kv_bytes > 0 else np.inf
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rate = np.minimum(np.minimum(pre_cap, dec_cap), link_cap)
+        tokens, power, per_user = {}, {}, {}
+        for i in pre:
+            tokens[i] = np.where(ok, 0.0, np.nan)
+            power[i] = np.where(ok, _power(cases[i], np.where(pre_cap > 0, rate / pre_cap, 0.0)), np.nan)
+        for j in dec:
+            share = np.where(dec_cap > 0, d[j][0] * counts[j] / dec_cap, 0.0)
+            used = np.where(dec_cap > 0, rate / dec_cap, 0.0)
+            count = np.asarray(counts[j], float)
+            per_device = np.where(count > 0, rate * share * cases[j].workload.output_tokens / count, 0.0)
+            tokens[j] = np.where(ok, per_device, np.nan)
+            power[j] = np.where(ok, _power(cases[j], d[j][2] * used), np.nan)
+            per_user[j] = np.where(ok, d[j][1], np.nan)
+    return PairDraws(tokens, power, per_user)

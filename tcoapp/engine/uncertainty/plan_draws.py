@@ -1,0 +1,236 @@
+"""One plan over a draw axis: its uncertain inputs' draws pushed through the engine in one call.
+
+From the plan's deterministic result (`PlanResult.inputs`: the finance inputs at its operating point
+and sized device count) every finance input gets a leading draw axis. Then, in order:
+1. finance keys (plan-scope inputs, a device's price/power/server figures on the pools of the plan's
+   device, the output price, the rack cap) take their draws;
+2. keys that move the operating point (factors, device performance fields, tdp/idle power, plan
+   serving and workload keys, interactivity targets) re-run the roofline over the draw axis for each
+   generated `serve` pool (`serve_draws.py`); a price-tier table then prices each draw's interactivity;
+3. sizing keys (and a moved operating point under demand sizing) re-size the device count per draw
+   (`sizing_draws.py`);
+4. a prefill/decode pair is re-run as a whole (`pair_draws.py`) at each draw's device counts, since
+   its request rate depends on them;
+5. `finance_metrics` runs once over all draws (cash flows, NPV, IRR, payback, years).
+What cannot move is said in the plan's notes: a measured curve's points.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping
+
+import numpy as np
+
+from ..finance.metrics import finance_metrics
+from ..finance.quantities import FinanceInputs
+from . import keys as K
+from .inputs import UncertainInput, field_name, target_field
+from .sampling import values as draw_values
+from .pair_draws import pair_draws
+from .serve_draws import ServeCase, serve_draws
+from .sizing_draws import budget_servers, demand_servers, facility_servers
+
+SIMULATED_METRICS = ("npv_usd", "irr", "payback_months", "cost_per_million_output_tokens_usd",
+                     "revenue_usd_per_rack_per_year", "roi", "capex_usd", "opex_usd_per_year",
+                     "revenue_usd_per_year", "device_count")
+
+
+@dataclass(frozen=True)
+class InputDraws:
+    row: UncertainInput
+    values: np.ndarray  # (draws,) in the key's unit
+
+
+@dataclass(frozen=True)
+class PlanDraws:
+    """A plan's simulated metrics: arrays of shape (draws,) (NaN: the metric does not exist in that draw)."""
+
+    name: str
+    metrics: Mapping[str, np.ndarray]          # SIMULATED_METRICS
+    cumulative_cash_flow_usd: np.ndarray       # (draws, years + 1), year 0 first
+    inputs: tuple[InputDraws, ...]
+    deterministic: Mapping[str, float]         # the plan's compute result
+    notes: tuple[str, ...] = field(default=())
+
+    def metric(self, key: str) -> np.ndarray:
+        return self.metrics[key]
+
+
+def simulate_plan(scenario, plan, base, rows: list[UncertainInput], quantiles, draws: int,
+                  row_values: dict | None = None) -> PlanDraws:
+    """The plan's metrics in every draw (see module docstring); `base` is its PlanResult.
+    `row_values`: a cache of each row's draws (a `*` row's draws are the same for every plan)."""
+    row_values = {} if row_values is None else row_values
+    for row in rows:
+        if id(row) not in row_values:
+            row_values[id(row)] = draw_values(row, quantiles)
+    inputs = tuple(InputDraws(row, row_values[id(row)]) for row in rows)
+    deterministic = {k: base.metrics.get(k, float("nan")) for k in SIMULATED_METRICS}
+    if base.inputs is None or not inputs:
+        return _fixed(base, inputs, deterministic, draws)
+    drawn = {d.row.key: d.values for d in inputs}
+    a = base.inputs
+    batch = {k: np.repeat(np.asarray(a[k], float)[None, ...], draws, axis=0) for k in a.keys()}
+    notes: list[str] = []
+    _finance_keys(plan, base.pools, drawn, batch, notes)
+    perf = {k: v for k, v in drawn.items() if K.moves_operating_point(k)}
+    moved = _serve_points(scenario, plan, base, perf, batch, notes, draws)
+    pair = _pair_cases(scenario, plan, base, perf)
+    sized = _sizing(plan, base.pools, drawn, batch, moved or bool(pair and perf), notes, pair, draws)
+    if pair and (perf or sized):  # the pair's rate depends on its factors and on its pools' device counts
+        _pair_points(scenario, plan, base, pair, {i: batch["device_count"][:, i] for i in pair}, batch, draws)
+    out = finance_metrics(FinanceInputs(**batch))
+    ones = np.ones(draws)
+    metrics = {k: np.asarray(out[k], float) * ones for k in SIMULATED_METRICS}
+    cumulative = np.asarray(out.years.cumulative_cash_flow_usd, float)[:, :int(plan.years) + 1]
+    return PlanDraws(plan.name, metrics, cumulative, inputs, deterministic, tuple(dict.fromkeys(notes)))
+
+
+def _fixed(base, inputs, deterministic, draws) -> PlanDraws:
+    """No uncertain input (or no finance result): every draw is the deterministic plan."""
+    metrics = {k: np.full(draws, v if v is not None else np.nan, float) for k, v in deterministic.items()}
+    flows = ([r["cumulative_cash_flow_usd"] for r in base.year_rows()] if base.inputs is not None else [])
+    cumulative = np.repeat(np.array([np.nan if v is None else v for v in flows], float)[None, :], draws, axis=0)
+    return PlanDraws(base.name, metrics, cumulative, inputs, deterministic)
+
+
+def _overridden(plan, i: int, key: str) -> bool:
+    """True where pool i's own Pools row sets `key` (the plan's value does not reach it)."""
+    return bool(plan.pools) and getattr(plan.pools[i], key, None) is not None
+
+
+def _finance_keys(plan, pools, drawn, batch, notes) -> None:
+    for key, v in drawn.items():
+        kind, _ = target_field(key)
+        name = field_name(key)
+        if kind == "plan" and key in K.PLAN_FINANCE:
+            batch[key] = v
+        elif kind == "plan" and key == "price_usd_per_million_output_tokens":
+            if plan.price_tiers:
+                notes.append(f"{key} is not used: the plan's output price follows price tiers {plan.price_tiers!r}")
+                continue
+            for i, pool in enumerate(pools):
+                if pool.role != "prefill":
+                    batch[key][:, i] = v
+        elif kind == "plan" and key == "rack_power_cap_kw":
+            for i in range(len(pools)):
+                if not _overridden(plan, i, key):
+                    batch[key][:, i] = v
+        elif kind == "device":
+            on_device = [i for i, pool in enumerate(pools) if pool.device == plan.device]
+            if not on_device:
+                notes.append(f"{key}: no pool of the plan runs {plan.device!r}")
+            if name in K.DEVICE_FINANCE:
+                for i in on_device:
+                    batch[name][:, i] = v
+
+
+def _serve_points(scenario, plan, base, perf, batch, notes, draws) -> bool:
+    """Re-run each generated serve pool's operating point over the draws; True if any moved."""
+    if not perf or base.fleet is None:
+        return False
+    moved = False
+    for i, pool in enumerate(base.pools):
+        if pool.curve:
+            moved |= _measured_point(scenario, plan, i, pool, perf, batch, notes)
+        elif pool.role == "serve":
+            d = serve_draws(_serve_case(scenario, plan, i, pool, perf), draws)
+            _set_point(scenario, plan, batch, i, d.tokens_per_s_per_device, d.power_w, d.tokens_per_s_per_user)
+            batch["prefill_share"][:, i] = d.prefill_share
+            moved = True
+    return moved
+
+
+def _measured_point(scenario, plan, i, pool, perf, batch, notes) -> bool:
+    """A measured curve's points are measurements: factors and device fields do not move them, except
+    the TDP a curve without measured power is taken at (`evaluate_measured`)."""
+    curve = scenario.curves[pool.curve]
+    unpowered = not np.any(np.isfinite(curve.power_w))
+    moved = unpowered and pool.device == plan.device and "device.tdp_w" in perf
+    if moved:
+        batch["power_w"][:, i] = perf["device.tdp_w"]
+    held = [k for k in perf if not (moved and k == "device.tdp_w")]
+    if held:
+        notes.append(f"pool {pool.name!r}: {', '.join(held)} do not move its throughput or power (a measured curve)")
+    return moved
+
+
+def _pair_cases(scenario, plan, base, perf) -> dict:
+    """The prefill and decode pools of the plan, as roofline cases with their draws ({} if none)."""
+    if base.fleet is None:
+        return {}
+    return {i: _serve_case(scenario, plan, i, pool, perf) for i, pool in enumerate(base.pools) if pool.role != "serve"}
+
+
+def _pair_points(scenario, plan, base, pair, counts, batch, draws) -> None:
+    d = pair_draws(pair, {i: base.pools[i].role for i in pair}, counts, draws)
+    for i in pair:
+        _set_point(scenario, plan, batch, i, d.tokens_per_s_per_device[i], d.power_w[i], d.tokens_per_s_per_user.get(i))
+
+
+def _set_point(scenario, plan, batch, i, tokens, power, per_user) -> None:
+    """Pool i's tokens/s per device and power per draw; a price-tier table prices its interactivity."""
+    batch["tokens_per_s_per_device"][:, i] = tokens
+    batch["power_w"][:, i] = power
+    if plan.price_tiers and per_user is not None:
+        batch["price_usd_per_million_output_tokens"][:, i] = tier_prices(scenario.price_tiers[plan.price_tiers], per_user)
+
+
+def _serve_case(scenario, plan, i, pool, perf) -> ServeCase:
+    base_device = scenario.device(pool.device)
+    device_changes = {field_name(k): v for k, v in perf.items() if k.startswith("device.")}
+    device = base_device.with_(**device_changes) if pool.device == plan.device else base_device
+    factors = scenario.factors_for(pool.device)
+    factors = factors.with_(**{field_name(k): v for k, v in perf.items() if k.startswith("factor.")})
+    value = lambda key, default: (perf[key] if key in perf and not _overridden(plan, i, key) else default)  # noqa: E731
+    return ServeCase(base_device, device, scenario.model(plan.model), pool.serving, plan.workload, factors,
+                     value("spec_decode_acceptance", pool.serving.spec_decode_acceptance),
+                     value("prefix_cache_hit_rate", plan.prefix_cache_hit_rate),
+                     value("min_tokens_per_s_per_user", plan.min_tokens_per_s_per_user),
+                     value("max_ttft_s", plan.max_ttft_s))
+
+
+def tier_prices(tiers, tokens_per_s_per_user) -> np.ndarray:
+    """`PriceTiers.price_at` per draw: the fastest tier reached, 0 below the slowest, NaN for NaN."""
+    thresholds = np.asarray(tiers.min_tokens_per_s_per_user, float)
+    prices = np.asarray(tiers.price_usd_per_million_output_tokens, float)
+    order = np.argsort(thresholds)
+    per_user = np.asarray(tokens_per_s_per_user, float)
+    index = np.searchsorted(thresholds[order], per_user, side="right") - 1
+    price = np.where(index >= 0, prices[order][np.maximum(index, 0)], 0.0)
+    return np.where(np.isfinite(per_user), price, np.nan)
+
+
+def _sizing(plan, pools, drawn, batch, moved: bool, notes, pair, draws) -> bool:
+    """Re-size the device count per draw where a sizing input or the operating point moved; True if so."""
+    mode = plan.sizing_mode
+    for mode_name, key in K.SIZING_INPUT.items():
+        if key in drawn and mode != mode_name:
+            notes.append(f"{key} is not used: the plan's sizing_mode is {mode}")
+    if mode == "devices" or not (K.SIZING_READS[mode] & drawn.keys() or (mode == "demand" and moved)):
+        return False
+    dps = batch["devices_per_server"]
+    weights = [p.device_count for p in pools]
+    if mode == "demand":
+        tokens = batch["tokens_per_s_per_device"]
+        if pair:  # the pair's throughput per device at the pools' shares, as the deterministic sizing takes it
+            shares = np.asarray(weights, float) / np.sum(weights)
+            at_shares = pair_draws(pair, {i: pools[i].role for i in pair}, {i: shares[i] for i in pair}, draws)
+            tokens = tokens.copy()
+            for i in pair:
+                tokens[:, i] = at_shares.tokens_per_s_per_device[i]
+        servers = demand_servers(plan_value(plan, drawn, "demand_tokens_per_day"), tokens, batch["utilization"],
+                                 weights, dps)
+    elif mode == "facility_power":
+        servers = facility_servers(plan_value(plan, drawn, "facility_power_kw"), batch["pue"][:, None], dps,
+                                   batch["tdp_w"], batch["server_overhead_w"], weights)
+    else:
+        servers = budget_servers(plan_value(plan, drawn, "capex_budget_usd"), batch["other_capex_fraction"][:, None],
+                                 dps, batch["price_usd"], batch["server_price_usd"], batch["owned"], weights)
+    batch["device_count"] = servers * dps
+    return True
+
+
+def plan_value(plan, drawn, key) -> np.ndarray:
+    """A sizing input: its draws (draws,), else the plan's value (a 0-d array)."""
+    return np.asarray(drawn.get(key, getattr(plan, key)), float)

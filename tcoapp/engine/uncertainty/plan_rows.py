@@ -1,0 +1,17 @@
+"""The Uncertainty rows follow their plans: renamed with a plan, copied with a duplicated plan,
+dropped with a deleted plan (the GUI's plan edits keep the scenario valid)."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+
+def rows_renamed(rows, old: str, new: str) -> tuple:
+    return tuple(replace(r, plan=new) if r.plan == old else r for r in rows)
+
+
+def rows_copied(rows, source: str, copy: str) -> tuple:
+    return tuple(rows) + tuple(replace(r, plan=copy) for r in rows if r.plan == source)
+
+
+def rows_without(rows, plan: str) -> tuple:
+    return tuple(r for r in rows if r.plan != plan)

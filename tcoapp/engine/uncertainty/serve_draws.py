@@ -1,0 +1,149 @@
+"""The operating point of a generated `serve` pool over a draw axis: the roofline kernel batched
+over draws of device fields, efficiency factors and plan keys (docs/model.md, "Uncertainty").
+
+The device and the factors are records whose uncertain fields hold arrays of shape (draws,); the
+kernel (`performance/roofline.py`) broadcasts them with the batch. At a fixed batch the point is the
+batch itself, or the memory limit with the rest queued, exactly as `operating.py`. With an
+interactivity target the deterministic search takes the largest batch of the grid `search_batches(B_max)`
+meeting the target; tokens/s per user falls and TTFT rises with the batch, so the batches meeting
+it are 1..B*: B* is found per draw by a vectorized bisection over whole batches (about 17 kernel
+calls for any number of draws), and the point is the largest grid batch <= B*. The math precision
+(FP4, FP8 or BF16) is the base device's.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..operating import MAX_SEARCH_BATCH, TARGET_GRID_POINTS
+from ..performance.generated import config_problems
+from ..performance.memory import architecture
+from ..performance.precision import bytes_per_value, math_precision
+from ..performance.roofline import evaluate
+
+SMALL_BATCHES = 64  # search_batches: every whole batch up to 64, then a log grid
+
+
+@dataclass(frozen=True)
+class ServeDraws:
+    """Per draw (arrays of shape (draws,)); NaN where the pool has no operating point in that draw."""
+
+    batch: np.ndarray
+    tokens_per_s_per_device: np.ndarray
+    tokens_per_s_per_user: np.ndarray
+    power_w: np.ndarray
+    prefill_share: np.ndarray
+
+
+@dataclass(frozen=True)
+class ServeCase:
+    """A pool's configuration, with per-draw values where uncertain."""
+
+    base_device: object   # the catalog Device (chooses the math precision, checks the configuration)
+    device: object        # the Device with uncertain fields as arrays
+    model: object
+    serving: object       # ServingConfig
+    workload: object      # Workload
+    factors: object       # EfficiencyFactors with uncertain factors as arrays
+    acceptance: object    # spec_decode_acceptance, scalar or (draws,)
+    hit_rate: object      # prefix_cache_hit_rate, scalar or (draws,)
+    min_tokens_per_s_per_user: object = None
+    max_ttft_s: object = None
+
+    @property
+    def has_target(self) -> bool:
+        return self.min_tokens_per_s_per_user is not None or self.max_ttft_s is not None
+
+
+def _peak(case: ServeCase, precision: str, fp4_efficiency):
+    math = math_precision(case.base_device, precision)
+    tflops = np.asarray(getattr(case.device, f"peak_tflops_{math}"), float)
+    return tflops * 1e12 * (fp4_efficiency if math == "fp4" else 1.0)
+
+
+def run(case: ServeCase, batch):
+    """The roofline kernel at `batch` (shape (draws,) or broadcastable) for the case's draws."""
+    s, f = case.serving, case.factors
+    return evaluate(
+        case.device, architecture(case.model), batch, s.tensor_parallel, s.expert_parallel, bool(s.attention_dp),
+        bytes_per_value(s.weight_precision), bytes_per_value(s.kv_precision),
+        _peak(case, s.weight_precision, f.fp4_math_efficiency),
+        _peak(case, "bf16" if s.kv_precision == "bf16" else "fp8", 1.0),
+        s.spec_decode_draft_tokens, case.acceptance, float(case.workload.input_tokens),
+        float(case.workload.output_tokens), case.hit_rate, f)
+
+
+def serve_draws(case: ServeCase, draws: int) -> ServeDraws:
+    """The pool's operating point in every draw (see module docstring)."""
+    ones = np.ones(draws)
+    b_max = np.asarray(run(case, ones).max_batch_by_memory, float) * ones
+    possible = (not config_problems(case.base_device, case.model, case.serving)) & (b_max >= 1)
+    if case.has_target:
+        batch = largest_grid_batch(lambda b: _meets(case, b), b_max, possible)
+    else:
+        b = float(case.serving.batch)
+        batch = np.where(b <= b_max, b, np.floor(b_max))
+    exists = possible & np.isfinite(batch) & (batch >= 1)
+    r = run(case, np.where(exists, batch, 1.0))
+    nan = lambda x: np.where(exists, np.asarray(x, float) * ones, np.nan)  # noqa: E731
+    return ServeDraws(nan(batch), nan(r.tokens_per_s_per_device), nan(r.tokens_per_s_per_user), nan(r.power_w),
+                      nan(r.prefill_share))
+
+
+def _meets(case: ServeCase, batch) -> np.ndarray:
+    r = run(case, batch)
+    ok = np.ones(np.shape(batch), bool)
+    if case.min_tokens_per_s_per_user is not None:
+        ok &= r.tokens_per_s_per_user >= case.min_tokens_per_s_per_user
+    if case.max_ttft_s is not None:
+        ok &= np.isfinite(r.ttft_s) & (r.ttft_s <= case.max_ttft_s)
+    return ok
+
+
+def largest_grid_batch(meets, b_max, possible) -> np.ndarray:
+    """The largest batch of `search_batches(B_max)` for which `meets(batch)` holds, per draw (NaN: none
+    does); `meets` must hold for 1..B* and fail above (a target on a monotone curve)."""
+    upper = np.where(np.isfinite(b_max), b_max, MAX_SEARCH_BATCH)
+    upper = np.maximum(1.0, np.minimum(upper, MAX_SEARCH_BATCH))
+    top = np.floor(upper)
+    lo, hi = np.ones_like(top), top.copy()
+    met_one = meets(lo) & possible
+    while np.any(lo < hi):
+        mid = np.floor((lo + hi + 1.0) / 2.0)
+        ok = meets(mid)
+        lo, hi = np.where(ok, mid, lo), np.where(ok, hi, mid - 1.0)
+    return np.where(met_one, grid_floor(lo, upper), np.nan)
+
+
+def grid_floor(best, upper) -> np.ndarray:
+    """The largest batch of `search_batches(upper)` that is <= best (best <= floor(upper)).
+
+    The log grid is floor(g_j), g_j = np.geomspace(64, upper, 512)[j] = 10^(j x step + log10(64)) with
+    step = (log10(upper) - log10(64)) / 511 and exact end points (numpy's own arithmetic, element by
+    element). g_j <= best < g_j + 1 fixes j up to rounding, so five neighbours of
+    j ~ (log10(best + 1) - log10(64)) / step decide it, for any number of draws.
+    """
+    best, upper = np.asarray(best, float), np.asarray(upper, float)
+    out = np.minimum(best, SMALL_BATCHES)
+    large = (upper > SMALL_BATCHES) & (best > SMALL_BATCHES)
+    if not np.any(large):
+        return out
+    b, top = best[large], upper[large]
+    log_start = np.log10(float(SMALL_BATCHES))
+    step = (np.log10(top) - log_start) / (TARGET_GRID_POINTS - 1)
+    centre = np.floor((np.log10(b + 1.0) - log_start) / step)
+    below = np.full(b.shape, float(SMALL_BATCHES))
+    for offset in (-2.0, -1.0, 0.0, 1.0, 2.0):
+        j = np.clip(centre + offset, 0.0, TARGET_GRID_POINTS - 1.0)
+        g = np.floor(_grid_value(j, log_start, step, top))
+        below = np.where(g <= b, np.maximum(below, g), below)
+    at_top = np.where(b >= np.floor(top), np.floor(top), 0.0)
+    out[large] = np.maximum(below, at_top)
+    return out
+
+
+def _grid_value(j, log_start, step, top):
+    """np.geomspace(64, top, 512)[j], computed as numpy computes it."""
+    value = np.power(10.0, j * step + log_start)
+    return np.where(j == 0, float(SMALL_BATCHES), np.where(j == TARGET_GRID_POINTS - 1, top, value))

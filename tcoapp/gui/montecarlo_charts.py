@@ -1,0 +1,110 @@
+"""The Monte Carlo charts: NPV histogram per plan, fan of cumulative cash flow (P10-P90 band and
+P50 per plan), probability of payback over time, and the rank-correlation tornado of the current
+plan (which uncertain input drives its NPV most). Items are created once and updated with setData;
+every number comes from `engine.uncertainty` (the simulation and its statistics)."""
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QGridLayout, QWidget
+
+from ..engine.uncertainty.statistics import fan, histograms, payback_probability, rank_correlations
+from .plotting import ItemPool, MoneyAxis, NumberAxis, category_ticks, make_plot, pen, pg, plan_color
+
+BINS = 40
+FAN = (10, 50, 90)
+
+
+def _translucent(color: str, alpha: int) -> QColor:
+    c = QColor(color)
+    c.setAlpha(alpha)
+    return c
+
+
+class MonteCarloCharts(QWidget):
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.p_hist = make_plot("NPV distribution per plan", "NPV [USD]", "Share of draws", x_axis=MoneyAxis("bottom"))
+        self.p_fan = make_plot("Cumulative cash flow: P10-P90 band, P50 line", "Year", "Cumulative cash flow [USD]",
+                               y_axis=MoneyAxis("left"))
+        self.p_payback = make_plot("Probability of payback", "Months", "P(paid back)")
+        self.p_tornado = make_plot("Rank correlation with NPV (current plan)", "Spearman rank correlation", "",
+                                   x_axis=NumberAxis("bottom"), y_axis=pg.AxisItem("left"), grid="x")
+        self.p_tornado.getPlotItem().getAxis("left").enableAutoSIPrefix(False)
+        hist = self.p_hist.getPlotItem()
+        self.hist_lines = ItemPool(hist, lambda i: pg.PlotDataItem(stepMode="center", pen=pen(plan_color(i), 2),
+                                                                   fillLevel=0, brush=_translucent(plan_color(i), 40)))
+        hist.addLine(x=0, pen=pen("#555", 1, Qt.DashLine))
+        fan_plot = self.p_fan.getPlotItem()
+        fan_plot.addLine(y=0, pen=pen("#555", 1, Qt.DashLine))
+        # no dynamic range limit: a band's fill follows its curves' real values (USD in the 1e8s)
+        self.fan_low = ItemPool(fan_plot, lambda i: pg.PlotDataItem(pen=pen(plan_color(i), 0.5), dynamicRangeLimit=None))
+        self.fan_high = ItemPool(fan_plot, lambda i: pg.PlotDataItem(pen=pen(plan_color(i), 0.5), dynamicRangeLimit=None))
+        self.fan_mid = ItemPool(fan_plot, lambda i: pg.PlotDataItem(pen=pen(plan_color(i), 2.5)))
+        self.fan_bands: list = []
+        pay = self.p_payback.getPlotItem()
+        pay.setYRange(0, 1.02)
+        self.payback_lines = ItemPool(pay, lambda i: pg.PlotDataItem(pen=pen(plan_color(i), 2)))
+        torn = self.p_tornado.getPlotItem()
+        self.tornado_bars = pg.BarGraphItem(x0=[], y=[], width=[], height=0.6, brushes=[])
+        torn.addItem(self.tornado_bars)
+        torn.addLine(x=0, pen=pen("#222", 1.5))
+        torn.setXRange(-1, 1)
+        grid = QGridLayout(self)
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.addWidget(self.p_hist, 0, 0)
+        grid.addWidget(self.p_fan, 0, 1)
+        grid.addWidget(self.p_payback, 1, 0)
+        grid.addWidget(self.p_tornado, 1, 1)
+
+    def charts(self) -> dict:
+        return {"NPV distribution": self.p_hist.getPlotItem(), "Cash-flow fan": self.p_fan.getPlotItem(),
+                "Probability of payback": self.p_payback.getPlotItem(),
+                "Rank-correlation tornado": self.p_tornado.getPlotItem()}
+
+    def show_simulation(self, sim, current: int) -> None:
+        plans = sim.plans if sim is not None else ()
+        self._histogram(plans)
+        self._fan(plans)
+        self._payback(plans)
+        self.show_tornado(plans[current] if 0 <= current < len(plans) else None)
+
+    def _histogram(self, plans) -> None:
+        edges, shares = histograms([p.metric("npv_usd") for p in plans], BINS)
+        for item, share in zip(self.hist_lines.ensure(len(plans)), shares):
+            item.setData(edges, share)
+
+    def _fan(self, plans) -> None:
+        lows, highs, mids = (pool.ensure(len(plans)) for pool in (self.fan_low, self.fan_high, self.fan_mid))
+        while len(self.fan_bands) < len(plans):
+            i = len(self.fan_bands)
+            band = pg.FillBetweenItem(lows[i], highs[i], brush=_translucent(plan_color(i), 45))
+            self.p_fan.getPlotItem().addItem(band)
+            self.fan_bands.append(band)
+        for i, band in enumerate(self.fan_bands):
+            band.setVisible(i < len(plans))
+        for p, low, mid, high in zip(plans, lows, mids, highs):
+            percentiles = fan(p.cumulative_cash_flow_usd, FAN)
+            years = np.arange(percentiles.shape[-1], dtype=float)
+            for item, row in zip((low, mid, high), percentiles):
+                keep = np.isfinite(row)
+                item.setData(years[keep], row[keep])
+
+    def _payback(self, plans) -> None:
+        horizon = max((p.cumulative_cash_flow_usd.shape[-1] - 1 for p in plans), default=1)
+        months = np.linspace(0.0, 12.0 * max(horizon, 1), 241)
+        for item, p in zip(self.payback_lines.ensure(len(plans)), plans):
+            item.setData(months, payback_probability(p.metric("payback_months"), months))
+
+    def show_tornado(self, plan) -> None:
+        corr = rank_correlations({d.row.key: d.values for d in plan.inputs}, plan.metric("npv_usd")) if plan else {}
+        keys = [k for k, v in corr.items() if np.isfinite(v)][::-1]  # widest at the top
+        values = np.array([corr[k] for k in keys], float)
+        brushes = ["#4e79a7" if v >= 0 else "#e15759" for v in values]
+        self.tornado_bars.setOpts(x0=np.zeros(len(keys)), y=np.arange(len(keys), dtype=float), width=values,
+                                  height=0.6, brushes=brushes)
+        category_ticks(self.p_tornado.getPlotItem().getAxis("left"), keys)
+        self.p_tornado.getPlotItem().setYRange(-0.6, max(len(keys), 1) - 0.4)
+        title = f"Rank correlation with NPV: {plan.name}" if plan else "Rank correlation with NPV (current plan)"
+        self.p_tornado.getPlotItem().setTitle(title)

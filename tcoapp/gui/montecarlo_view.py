@@ -1,0 +1,118 @@
+"""The Uncertainty tab: runs the Monte Carlo of the scenario's Uncertainty rows in the worker (with
+progress and Cancel) and shows its charts, the probabilities per plan and the uncertain inputs,
+editable below the charts (the workbook's Uncertainty sheet, docs/workbook_format.md)."""
+from __future__ import annotations
+
+from html import escape
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QSpinBox, QVBoxLayout, QWidget
+
+from ..engine.uncertainty.simulate import DEFAULT_DRAWS, DEFAULT_SEED, simulate
+from ..engine.uncertainty.statistics import prob_positive, summary
+from .document import Document
+from .montecarlo_charts import MonteCarloCharts
+from .performance_view import legend_html, legend_label
+from .plotting import money_text
+from .uncertainty_table import UncertaintyTable
+
+NO_ROWS = ("This scenario has no uncertain inputs: every plan is its deterministic value. Add rows below "
+           "(or on the workbook's Uncertainty sheet): plan or *, key, distribution and its parameters, source.")
+
+
+class MonteCarloView(QWidget):
+    message = Signal(str)
+
+    def __init__(self, document: Document, runner, parent=None):
+        super().__init__(parent)
+        self._doc, self._runner = document, runner
+        self.simulation = None
+        self._running = False
+        self.draws_box = QSpinBox()
+        self.draws_box.setRange(100, 1_000_000)
+        self.draws_box.setSingleStep(1000)
+        self.draws_box.setValue(DEFAULT_DRAWS)
+        self.seed_box = QSpinBox()
+        self.seed_box.setRange(0, 2_147_483_647)
+        self.seed_box.setValue(DEFAULT_SEED)
+        self.run_button = QPushButton("Run simulation")
+        self.run_button.clicked.connect(self.run)
+        self.status = QLabel()
+        self.status.setTextFormat(Qt.RichText)
+        self.status.setWordWrap(True)
+        self.status.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+        controls = QHBoxLayout()
+        for widget in (QLabel("Draws"), self.draws_box, QLabel("Seed"), self.seed_box, self.run_button):
+            controls.addWidget(widget)
+        controls.addStretch(1)
+        self.charts_view = MonteCarloCharts()
+        self.legend = legend_label()
+        self.rows = UncertaintyTable(document)
+        self.rows.setMaximumHeight(190)
+        self.rows.message.connect(self.message)
+        layout = QVBoxLayout(self)
+        layout.addLayout(controls)
+        layout.addWidget(self.status)
+        layout.addWidget(self.charts_view, 1)
+        layout.addWidget(self.legend)
+        layout.addWidget(self.rows)
+        document.scenario_changed.connect(self._scenario_changed)
+        document.current_changed.connect(self._current_changed)
+        runner.cancelled.connect(self._cancelled)
+        runner.failed.connect(self._failed)
+        self._scenario_changed()
+        if document.scenario.uncertainty:
+            self.run()
+
+    def charts(self) -> dict:
+        return self.charts_view.charts()
+
+    def run(self) -> None:
+        scenario, results = self._doc.scenario, self._doc.results
+        draws, seed = self.draws_box.value(), self.seed_box.value()
+
+        def job(progress, should_cancel):
+            return simulate(scenario, draws, seed, results=results, progress=lambda done, total: progress(done / total),
+                            should_cancel=should_cancel)
+
+        self._running = True
+        self.status.setText(f"Simulating {draws:,} draws…")
+        self._runner.start(f"Monte Carlo: {draws:,} draws", job, on_success=self.show_simulation)
+
+    def show_simulation(self, sim) -> None:
+        self._running = False
+        self.simulation = sim
+        self.charts_view.show_simulation(sim, self._doc.current_index)
+        self.legend.setText(legend_html([p.name for p in sim.plans]))
+        self.status.setText(self._summary_text(sim))
+
+    def _summary_text(self, sim) -> str:
+        parts = [f"<b>{sim.draws:,} draws, seed {sim.seed}.</b>"]
+        for p in sim.plans:
+            s = summary(p.metric("npv_usd"), "npv_usd")
+            band = "n/a" if s["p10"] is None or s["p90"] is None else f"{money_text(s['p10'])} to {money_text(s['p90'])}"
+            parts.append(f"<b>{escape(p.name)}</b>: P(NPV &gt; 0) {prob_positive(p.metric('npv_usd')):.0%}, "
+                         f"NPV P10-P90 {band}")
+        notes = sorted({n for p in sim.plans for n in p.notes})
+        return " &nbsp; ".join(parts) + ("<br>Notes: " + escape("; ".join(notes)) if notes else "")
+
+    def _scenario_changed(self) -> None:
+        rows = self._doc.scenario.uncertainty
+        if not rows:
+            self.status.setText(NO_ROWS)
+        elif self.simulation is not None:
+            self.status.setText("The scenario changed: run the simulation again to update the charts.")
+
+    def _current_changed(self, index: int) -> None:
+        if self.simulation is not None and 0 <= index < len(self.simulation.plans):
+            self.charts_view.show_tornado(self.simulation.plans[index])
+
+    def _cancelled(self) -> None:
+        if self._running:
+            self._running = False
+            self.status.setText("Simulation cancelled.")
+
+    def _failed(self, text: str) -> None:
+        if self._running:
+            self._running = False
+            self.status.setText(f"Simulation failed: {text}")  # the main window shows the message too

@@ -1,0 +1,146 @@
+"""The Monte Carlo sheets of the exported workbook (docs/workbook_format.md, "MonteCarlo").
+
+`MonteCarlo`: the run (draws, seed), per plan and metric the mean, P5..P95 and the share of draws
+where the metric exists, P(NPV > 0), the pairwise P(A's NPV > B's), the uncertain inputs with their
+distributions and sampled statistics, each input's rank correlation with NPV, and the NPV histogram (table and chart). `MonteCarloDraws`:
+one row per draw, the key metrics of every plan (engine values; "never" / "n/a" where a metric does
+not exist). Both are outputs: the reader ignores them; they are recomputed on export.
+"""
+from __future__ import annotations
+
+import numpy as np
+from openpyxl.utils import get_column_letter
+
+from ..engine.metric_table import METRIC_BY_KEY
+from ..engine.uncertainty.fields import UNCERTAINTY_FIELDS
+from ..engine.uncertainty.inputs import target_field
+from ..engine.uncertainty.report import SUMMARY_METRICS
+from ..engine.uncertainty.statistics import PERCENTILES, prob_higher, prob_positive, rank_correlations, summary
+from . import sheets as S
+from .xlsx_bulk import PendingRows
+from .xlsx_montecarlo_chart import write_npv_histogram
+from .xlsx_styles import header, put, section, set_text, unit_cell, widths
+
+DRAW_METRICS = ("npv_usd", "irr", "payback_months", "cost_per_million_output_tokens_usd", "revenue_usd_per_rack_per_year")
+STATS = ("mean",) + tuple(f"p{p}" for p in PERCENTILES) + ("share_defined",)
+INPUT_COLUMNS = tuple(f.name for f in UNCERTAINTY_FIELDS)
+
+
+def write_monte_carlo(ws, sim, scenario) -> None:
+    """The summary sheet (see module docstring)."""
+    last = 3 + len(STATS)
+    section(ws, 1, f"Monte Carlo: {sim.draws:,} draws, seed {sim.seed} (engine values; recomputed on export, "
+                   "never read back)", last)
+    row = _summary(ws, 3, sim)
+    row = _pairwise(ws, row + 1, sim)
+    row = _inputs(ws, row + 1, sim, scenario)
+    row = _correlations(ws, row + 1, sim)
+    write_npv_histogram(ws, row + 1, sim, f"{get_column_letter(len(INPUT_COLUMNS) + 6)}3")
+    ws.freeze_panes = "A2"
+    widths(ws, {1: 28, 2: 38, 3: 14, **{c: 14 for c in range(4, 4 + max(len(STATS), len(INPUT_COLUMNS) + 3))}})
+
+
+def _summary(ws, row: int, sim) -> int:
+    row = _headers(ws, row, ("plan", "metric", "unit") + STATS)
+    for plan in sim.plans:
+        for key in SUMMARY_METRICS:
+            unit = METRIC_BY_KEY[key].unit
+            stats = summary(plan.metric(key), key)
+            set_text(ws.cell(row=row, column=1), plan.name)
+            set_text(ws.cell(row=row, column=2), key)
+            unit_cell(ws, row, 3, unit)
+            for col, name in enumerate(STATS, start=4):
+                value = stats[name]
+                missing = "never" if key == "payback_months" else "n/a"
+                put(ws, row, col, missing if value is None else value, "engine",
+                    "fraction" if name == "share_defined" else unit)
+            row += 1
+        _pair_row(ws, row, plan.name, "prob_npv_positive", "fraction", prob_positive(plan.metric("npv_usd")))
+        row += 1
+    return row
+
+
+def _pairwise(ws, row: int, sim) -> int:
+    row = _headers(ws, row, ("plan a", "plan b", "unit", "prob_a_higher_npv"))
+    for a in sim.plans:
+        for b in sim.plans:
+            if a is b:
+                continue
+            _pair_row(ws, row, a.name, b.name, "fraction", prob_higher(a.metric("npv_usd"), b.metric("npv_usd")))
+            row += 1
+    return row
+
+
+def _inputs(ws, row: int, sim, scenario) -> int:
+    """Every uncertain input: its sheet row (as entered) and the sampled mean, P5 and P95."""
+    row = _headers(ws, row, INPUT_COLUMNS + ("unit", "sampled mean", "sampled p5", "sampled p95"))
+    seen = {}
+    for plan in sim.plans:
+        for d in plan.inputs:
+            seen.setdefault(id(d.row), d)
+    for d in seen.values():
+        unit = target_field(d.row.key)[1].unit
+        for col, name in enumerate(INPUT_COLUMNS, start=1):
+            value = getattr(d.row, name)
+            put(ws, row, col, value, "engine", unit if name in ("low", "mode", "high", "mean", "sd") else "")
+        unit_cell(ws, row, len(INPUT_COLUMNS) + 1, unit)
+        for col, value in enumerate((np.mean(d.values), np.percentile(d.values, 5), np.percentile(d.values, 95)),
+                                    start=len(INPUT_COLUMNS) + 2):
+            put(ws, row, col, float(value), "engine", unit)
+        row += 1
+    return row
+
+
+def _correlations(ws, row: int, sim) -> int:
+    row = _headers(ws, row, ("plan", "input", "unit", "rank correlation with npv_usd"))
+    for plan in sim.plans:
+        corr = rank_correlations({d.row.key: d.values for d in plan.inputs}, plan.metric("npv_usd"))
+        for key, value in corr.items():
+            _pair_row(ws, row, plan.name, key, "ratio", value)
+            row += 1
+    return row
+
+
+def _headers(ws, row: int, names) -> int:
+    """A header row; the next row."""
+    for col, text in enumerate(names, start=1):
+        header(ws, row, col, text)
+    return row + 1
+
+
+def _pair_row(ws, row: int, first: str, second: str, unit: str, value) -> None:
+    """Two labels, a unit and one engine value."""
+    set_text(ws.cell(row=row, column=1), first)
+    set_text(ws.cell(row=row, column=2), second)
+    unit_cell(ws, row, 3, unit)
+    put(ws, row, 4, value, "engine", unit if unit == "fraction" else "")
+
+
+def write_draws(ws, sim) -> PendingRows | None:
+    """One row per draw (row 3 on), a column per (plan, metric); rows after the first are spliced in bulk."""
+    header(ws, 1, 1, "draw")
+    unit_cell(ws, 2, 1, "")
+    columns = [(p, key) for p in sim.plans for key in DRAW_METRICS]
+    for col, (plan, key) in enumerate(columns, start=2):
+        header(ws, 1, col, f"{plan.name}: {key}")
+        unit_cell(ws, 2, col, METRIC_BY_KEY[key].unit)
+    pending = PendingRows(ws.title, S.FIRST_ENTRY_ROW, 1 + len(columns))
+    values = [_texts(plan, key) for plan, key in columns]
+    for i in range(sim.draws):
+        row = [i + 1] + [column[i] for column in values]
+        if i == 0:
+            for col, (value, (_plan, key)) in enumerate(zip(row[1:], columns), start=2):
+                put(ws, S.FIRST_ENTRY_ROW, col, value, "engine", METRIC_BY_KEY[key].unit)
+            put(ws, S.FIRST_ENTRY_ROW, 1, 1, "engine", "")
+        else:
+            pending.rows.append(row)
+    ws.freeze_panes = "B3"
+    widths(ws, {1: 8, **{c: 22 for c in range(2, 2 + len(columns))}})
+    return pending
+
+
+def _texts(plan, key: str) -> list:
+    """The draws as cells: payback "never" where the draw has cash flows (an NPV), else "n/a"."""
+    has_flows = np.isfinite(plan.metric("npv_usd"))
+    return [float(v) if np.isfinite(v) else ("never" if key == "payback_months" and flows else "n/a")
+            for v, flows in zip(np.asarray(plan.metric(key), float), has_flows)]

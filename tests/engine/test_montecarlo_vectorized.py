@@ -1,0 +1,237 @@
+"""The vectorized pieces of the simulation equal the deterministic engine, draw by draw: the
+operating point over a draw axis, the sizing rules, IRR and payback (numpy-financial's)."""
+from dataclasses import replace
+
+import numpy as np
+import numpy_financial as npf
+import pytest
+
+from tcoapp.engine.compute import compute_plan
+from tcoapp.engine.finance import cashflow, sizing
+from tcoapp.engine.uncertainty.plan_draws import tier_prices
+from tcoapp.engine.uncertainty.serve_draws import ServeCase, serve_draws
+from tcoapp.engine.uncertainty.simulate import simulate
+from tcoapp.engine.uncertainty.sizing_draws import servers_within
+from tcoapp.io.default_scenario import default_scenario
+
+from tcoapp.engine.uncertainty.statistics import rank_correlations
+
+from .montecarlo_cases import row, scenario_with
+
+
+def _variants():
+    s = default_scenario()
+    h100, h200, b200 = s.plans[0], s.plans[1], s.plans[2]
+    return s, list(s.plans) + [
+        h100.with_(min_tokens_per_s_per_user=None, batch=5000),        # queued at the memory limit
+        b200.with_(min_tokens_per_s_per_user=None, batch=32),          # fixed batch
+        b200.with_(min_tokens_per_s_per_user=5.0),                     # large batch on the log grid
+        h200.with_(min_tokens_per_s_per_user=None, max_ttft_s=0.5),    # TTFT target
+        h100.with_(spec_decode_draft_tokens=3, spec_decode_acceptance=0.6),
+    ]
+
+
+@pytest.mark.parametrize("index", range(10))
+def test_operating_point_over_draws_equals_the_deterministic_one(index):
+    s, plans = _variants()
+    plan = plans[index]
+    result = compute_plan(s, plan)
+    pool, point = result.pools[0], result.fleet.pool_points[0]
+    device, factors = s.device(pool.device), s.factors_for(pool.device)
+    draws = 4
+    case = ServeCase(device, device.with_(mem_bw_gb_s=np.full(draws, device.mem_bw_gb_s)), s.model(plan.model),
+                     pool.serving, plan.workload, factors.with_(eta_mem=np.full(draws, factors.eta_mem)),
+                     pool.serving.spec_decode_acceptance, plan.prefix_cache_hit_rate,
+                     plan.min_tokens_per_s_per_user, plan.max_ttft_s)
+    d = serve_draws(case, draws)
+    assert np.all(d.batch == point.batch)
+    assert np.all(d.tokens_per_s_per_device == point.tokens_per_s_per_device)
+    assert np.all(d.power_w == point.power_w)
+    assert np.all(d.tokens_per_s_per_user == point.tokens_per_s_per_user)
+
+
+def test_operating_point_draws_follow_the_deterministic_engine_at_other_values():
+    s, plans = _variants()
+    plan = plans[2]
+    values = np.array([0.55, 0.7, 0.95])
+    case_result = compute_plan(s, plan)
+    pool = case_result.pools[0]
+    device, factors = s.device(pool.device), s.factors_for(pool.device)
+    case = ServeCase(device, device, s.model(plan.model), pool.serving, plan.workload, factors.with_(eta_mem=values),
+                     pool.serving.spec_decode_acceptance, plan.prefix_cache_hit_rate, plan.min_tokens_per_s_per_user, None)
+    d = serve_draws(case, 3)
+    for i, v in enumerate(values):
+        one = compute_plan(replace(s, factors=s.factors.with_(eta_mem=float(v))), plan).point
+        assert d.batch[i] == one.batch and d.tokens_per_s_per_device[i] == pytest.approx(one.tokens_per_s_per_device, rel=1e-12)
+
+
+@pytest.mark.parametrize("pools", [1, 2, 3])
+def test_sizing_over_draws_equals_pool_servers_within(pools):
+    rng = np.random.default_rng(pools)
+    limit, cost = rng.uniform(100, 1e6, 1000), rng.uniform(1, 5000, (1000, pools))
+    dps, weights = rng.choice([1, 4, 8, 72], pools).astype(float), rng.uniform(0.5, 3, pools)
+    expected = [sizing.pool_servers_within(a, weights, dps, c) for a, c in zip(limit, cost)]
+    assert np.array_equal(servers_within(limit, cost, dps, weights), expected)
+
+
+def test_simulated_facility_sizing_at_the_plan_values_is_the_deterministic_count():
+    s = scenario_with(row("*", "pue", "uniform", low=1.3, high=1.3 + 1e-12))
+    sim = simulate(s, 3, seed=0)
+    for plan, p in zip(s.plans, sim.plans):
+        assert np.all(p.metric("device_count") == compute_plan(s, plan).metrics["device_count"]), plan.name
+
+
+def _reference_irr(row):
+    """The IRR row by row, as defined before vectorizing: numpy-financial where the flows change sign
+    once, Norstrom's smallest positive root where the cumulative flow changes sign once, else NaN."""
+    if not np.all(np.isfinite(row)) or not (np.any(row > 0) and np.any(row < 0)):
+        return np.nan
+    if cashflow.sign_changes(row) == 1:
+        value = npf.irr(row)
+        return float(value) if np.isfinite(value) else np.nan
+    if cashflow.sign_changes(np.cumsum(row)) != 1:
+        return np.nan
+    roots = np.roots(row[::-1])
+    real = roots[(np.abs(roots.imag) < 1e-12) & (roots.real > 0)].real
+    positive = (1.0 / real - 1.0)[1.0 / real - 1.0 > 0]
+    return float(positive.min()) if positive.size else np.nan
+
+
+def _reference_payback(flows):
+    c = np.cumsum(flows)
+    if c[0] >= 0:
+        return 0.0
+    reached = np.nonzero(c[1:] >= 0)[0]
+    if reached.size == 0:
+        return np.nan
+    t = int(reached[0]) + 1
+    return 12.0 * ((t - 1) + (-c[t - 1]) / (c[t] - c[t - 1]))
+
+
+def test_vectorized_irr_and_payback_equal_the_row_by_row_definitions():
+    rng = np.random.default_rng(1)
+    flows = rng.normal(size=(5000, 7))
+    flows[:, 0] = -3 * np.abs(flows[:, 0])
+    flows[::7, -2:] = 0.0      # shorter horizons (trailing zeros)
+    flows[::11, 0] = 0.0       # a leading zero
+    flows[::13] = np.abs(flows[::13])  # one sign: no IRR
+    flows[::17, 3] = np.nan
+    irr = cashflow.irr(flows)
+    expected = np.array([_reference_irr(r) for r in flows])
+    assert np.array_equal(np.isnan(irr), np.isnan(expected))
+    assert np.allclose(irr, expected, rtol=1e-9, atol=1e-12, equal_nan=True)
+    conventional = np.abs(rng.normal(size=(3000, 31))) * rng.uniform(0.001, 5, (3000, 1))  # 30 years
+    conventional[:, 0] = -rng.uniform(1, 100, 3000)
+    expected = np.array([_reference_irr(r) for r in conventional])
+    assert np.allclose(cashflow.irr(conventional), expected, rtol=1e-9, atol=1e-12, equal_nan=True)
+    assert np.array_equal(cashflow.payback_months(flows), [_reference_payback(r) for r in flows], equal_nan=True)
+    assert cashflow.irr(np.array([-100, 39, 59, 55, 20.0])) == pytest.approx(0.28095, abs=1e-5)
+
+
+def test_tier_prices_per_draw_equal_price_at():
+    from tcoapp.engine.scenario import PriceTiers
+    tiers = PriceTiers("t", (50.0, 10.0, 100.0), (1.0, 0.5, 2.0))
+    per_user = np.array([5.0, 10.0, 49.9, 50.0, 150.0, np.nan])
+    expected = [0.0, 0.5, 0.5, 1.0, 2.0, np.nan]
+    assert np.array_equal(tier_prices(tiers, per_user), expected, equal_nan=True)
+    assert [tiers.price_at(u) for u in per_user[1:5]] == expected[1:5]
+
+
+def test_grid_floor_is_the_largest_search_batch_below():
+    from tcoapp.engine.operating import search_batches
+    from tcoapp.engine.uncertainty.serve_draws import grid_floor
+    rng = np.random.default_rng(0)
+    for upper in list(rng.uniform(65, 65536, 60)) + [65.0, 100.0, 1000.0, 65536.0]:
+        grid = search_batches(upper)
+        best = np.unique(np.concatenate([np.arange(1, 300), rng.integers(1, int(upper) + 1, 200), [int(upper)]]))
+        best = best[best <= int(upper)].astype(float)
+        expected = [grid[grid <= b].max() for b in best]
+        assert np.array_equal(grid_floor(best, np.full(best.shape, upper)), expected), upper
+
+
+PAIR_SAMPLES = ("heterogeneous_disaggregated.xlsx", "frontier_optimizations.xlsx", "moe_rack_scale.xlsx")
+
+
+@pytest.mark.parametrize("sample", PAIR_SAMPLES)
+def test_prefill_decode_pairs_over_draws_equal_the_fleet_point(sample):
+    from pathlib import Path
+
+    from tcoapp.engine.uncertainty.pair_draws import pair_draws
+    from tcoapp.engine.uncertainty.plan_draws import _serve_case
+    from tcoapp.io.workbook_read import read_scenario
+
+    s = read_scenario(Path(__file__).resolve().parents[2] / "samples" / sample)
+    checked = 0
+    for plan in s.plans:
+        result = compute_plan(s, plan)
+        pair = {i: p for i, p in enumerate(result.pools) if p.role != "serve"}
+        if not pair or result.fleet is None:
+            continue
+        eta = s.factors_for(plan.device).eta_mem
+        perf = {"factor.eta_mem": np.full(3, eta)}  # the draws hold the plan's own value
+        cases = {i: _serve_case(s, plan, i, pool, perf) for i, pool in pair.items()}
+        d = pair_draws(cases, {i: p.role for i, p in pair.items()}, np.asarray(result.inputs.device_count, float), 3)
+        for i in pair:
+            point = result.fleet.pool_points[i]
+            assert np.all(d.tokens_per_s_per_device[i] == point.tokens_per_s_per_device), (plan.name, i)
+            assert np.all(d.power_w[i] == point.power_w), (plan.name, i)
+        checked += 1
+    assert checked >= 1
+
+
+def test_multi_pool_sizing_moves_with_its_inputs():
+    from tcoapp.engine.records import make_pool
+
+    plan = default_scenario().plans[2]
+    pools = tuple(make_pool({"plan": plan.name, "pool": name, "device": device, "device_count": share})
+                  for name, device, share in (("b200", "B200", 3), ("h200", "H200-SXM", 1)))
+    s = scenario_with(row("*", "pue", "uniform", low=1.2, high=1.6), plans=(plan.with_(pools=pools),))
+    p = simulate(s, 200, seed=1).plans[0]
+    counts = p.metric("device_count")
+    assert not p.notes and np.ptp(counts) > 0
+    assert np.corrcoef(p.inputs[0].values, counts)[0, 1] < -0.9  # more PUE, fewer devices in 1 MW
+
+
+@pytest.mark.parametrize("mode, extra, key", [
+    ("demand", {"demand_tokens_per_day": 2e9}, "demand_tokens_per_day"),
+    ("facility_power", {"facility_power_kw": 500.0}, "pue"),
+    ("capex_budget", {"capex_budget_usd": 2e7}, "capex_budget_usd"),
+])
+def test_sized_prefill_decode_plans_over_draws_equal_the_deterministic_plan(mode, extra, key):
+    from pathlib import Path
+
+    from tcoapp.io.workbook_read import read_scenario
+
+    s = read_scenario(Path(__file__).resolve().parents[2] / "samples" / "heterogeneous_disaggregated.xlsx")
+    s = s.with_plans(tuple(p.with_(sizing_mode=mode, **extra) for p in s.plans))
+    value = float(getattr(s.plans[0], key))
+    sim = simulate(replace(s, uncertainty=(row("*", key, "uniform", low=value, high=value * (1 + 1e-13)),)), 3, seed=0)
+    pairs = 0
+    for plan, p in zip(s.plans, sim.plans):
+        result = compute_plan(s, plan)
+        pairs += any(pool.role != "serve" for pool in result.pools)
+        assert np.all(p.metric("device_count") == result.metrics["device_count"]), plan.name
+        assert np.allclose(p.metric("npv_usd"), result.metrics["npv_usd"], rtol=1e-9), plan.name
+        assert not p.notes
+    assert pairs >= 2
+
+
+def test_a_measured_curve_is_held_except_the_tdp_of_its_unmeasured_power(tmp_path):
+    from tests.io.uncertainty_factory import write_uncertain_workbook
+
+    from tcoapp.io.workbook_read import read_scenario
+
+    rows = [{"plan": "*", "key": "factor.eta_mem", "distribution": "uniform", "low": 0.6, "high": 0.9},
+            {"plan": "*", "key": "device.tdp_w", "distribution": "uniform", "low": 550, "high": 650}]
+    s = read_scenario(write_uncertain_workbook(tmp_path / "m.xlsx", rows))
+    for p in simulate(s, 200, seed=0).plans:  # the hand-made curve has measured power: TDP moves racks, not it
+        assert p.notes == ("pool 'serve': factor.eta_mem, device.tdp_w do not move its throughput or power "
+                           "(a measured curve)",)
+        assert np.isfinite(p.metric("npv_usd")).all()
+    curve = s.curves["xpu-tiny"]
+    unpowered = replace(s, curves={"xpu-tiny": replace(curve, power_w=np.full_like(curve.power_w, np.nan))})
+    p = simulate(unpowered, 200, seed=0).plans[1]  # no colocation: opex moves with the TDP only through energy
+    assert p.notes == ("pool 'serve': factor.eta_mem do not move its throughput or power (a measured curve)",)
+    tdp = next(d.values for d in p.inputs if d.row.key == "device.tdp_w")
+    energy_rank = rank_correlations({"tdp": tdp}, p.metric("opex_usd_per_year"))["tdp"]
+    assert energy_rank > 0.9  # its power is the drawn TDP

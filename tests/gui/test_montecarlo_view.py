@@ -1,0 +1,130 @@
+"""The Uncertainty tab: the simulation runs in the worker and fills the four charts; Cancel; a plan
+switch redraws the tornado; without Uncertainty rows the tab says so."""
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from tcoapp.engine.uncertainty.inputs import UncertainInput
+from tcoapp.engine.uncertainty.statistics import rank_correlations
+from tcoapp.io.default_scenario import default_scenario
+
+ROWS = (UncertainInput("*", "utilization", "pert", 0.5, 0.7, 0.85, group="market"),
+        UncertainInput("*", "price_usd_per_million_output_tokens", "triangular", 0.6, 0.88, 1.0, group="market"),
+        UncertainInput("*", "factor.eta_mem", "uniform", 0.6, high=0.9),
+        UncertainInput("*", "electricity_usd_per_kwh", "lognormal", mean=0.09, sd=0.015))
+
+
+@pytest.fixture
+def uncertain_window(qtbot):
+    from tcoapp.gui.app import create_window
+
+    win = create_window(None)
+    win.document.reset(replace(default_scenario(), uncertainty=ROWS), None)
+    qtbot.addWidget(win)
+    win.resize(1400, 900)
+    win.show()
+    qtbot.waitExposed(win)
+    yield win
+    win.document.undo_stack.setClean()
+    win.close()
+    win.runner.wait(10000)
+
+
+def _run(window, qtbot, draws=2000):
+    view = window.uncertainty
+    window.runner.wait(10000)
+    qtbot.waitUntil(lambda: not window.runner.running, timeout=20000)
+    view.draws_box.setValue(draws)
+    view.simulation = None
+    view.run()
+    qtbot.waitUntil(lambda: view.simulation is not None, timeout=20000)
+    return view
+
+
+def test_simulation_fills_every_chart(uncertain_window, qtbot):
+    window = uncertain_window
+    window.tabs.setCurrentIndex(4)
+    view = _run(window, qtbot)
+    n = len(window.document.scenario.plans)
+    hist = view.charts_view.hist_lines.items[:n]
+    for item, plan in zip(hist, view.simulation.plans):  # each plan's shares add up to its defined draws
+        assert item.isVisible() and np.sum(item.yData) == pytest.approx(np.mean(np.isfinite(plan.metric("npv_usd"))))
+    for item in view.charts_view.payback_lines.items[:n]:
+        y = item.yData
+        assert np.all(np.diff(y) >= 0) and 0 <= y[0] and y[-1] <= 1
+    for i in range(n):  # every plan's P10-P90 band is filled between its two curves
+        low, high = view.charts_view.fan_low.items[i].yData, view.charts_view.fan_high.items[i].yData
+        assert np.all(low <= high) and np.any(low < high)
+        rect = view.charts_view.fan_bands[i].path().boundingRect()
+        assert rect.top() == pytest.approx(low.min(), rel=1e-6) and rect.bottom() == pytest.approx(high.max(), rel=1e-6)
+    plan = view.simulation.plans[window.document.current_index]
+    expected = rank_correlations({d.row.key: d.values for d in plan.inputs}, plan.metric("npv_usd"))
+    bars = view.charts_view.tornado_bars.opts
+    assert len(bars["width"]) == len([v for v in expected.values() if np.isfinite(v)])
+    assert bars["width"][-1] == pytest.approx(next(iter(expected.values())))  # the strongest input on top
+    assert "P(NPV &gt; 0)" in view.status.text()
+    window.document.set_current_index(3)
+    assert view.charts_view.p_tornado.getPlotItem().titleLabel.text.endswith(window.document.scenario.plans[3].name)
+
+
+def test_cancel_stops_the_simulation(uncertain_window, qtbot):
+    window = uncertain_window
+    view = window.uncertainty
+    window.runner.wait(10000)
+    qtbot.waitUntil(lambda: not window.runner.running, timeout=20000)
+    view.simulation = None
+    view.draws_box.setValue(400_000)
+    view.run()
+    assert window.progress.isVisible() or window.runner.running
+    window.progress.cancel_button.click()
+    assert view.status.text() == "Simulation cancelled."
+    window.runner.wait(20000)
+    qtbot.wait(50)
+    assert view.simulation is None
+
+
+def test_without_rows_the_tab_says_so(window):
+    window.tabs.setCurrentIndex(4)
+    view = window.uncertainty
+    assert "no uncertain inputs" in view.status.text()
+    assert view.simulation is None and view.rows.table.rowCount() == 0
+
+
+def test_plan_edits_carry_their_uncertainty_rows(qtbot):
+    from tcoapp.gui.document import Document
+
+    rows = ROWS + (UncertainInput("H100 FP8 TP2", "device.price_usd", "uniform", 20000.0, high=30000.0),)
+    doc = Document(replace(default_scenario(), uncertainty=rows))
+    assert doc.rename_plan(0, "H100 renamed") is None
+    assert doc.scenario.uncertainty[-1].plan == "H100 renamed"
+    doc.add_plan(0)
+    assert [r.plan for r in doc.scenario.uncertainty if r.key == "device.price_usd"] == ["H100 renamed", "H100 renamed copy"]
+    doc.delete_plan(0)
+    assert [r.plan for r in doc.scenario.uncertainty if r.key == "device.price_usd"] == ["H100 renamed copy"]
+    doc.undo_stack.undo()
+    assert len([r for r in doc.scenario.uncertainty if r.key == "device.price_usd"]) == 2
+
+
+def test_rows_are_edited_validated_added_removed_and_undone(uncertain_window, qtbot, dialogs):
+    window = uncertain_window
+    window.tabs.setCurrentIndex(4)
+    table = window.uncertainty.rows
+    doc = window.document
+    before = doc.scenario.uncertainty
+    high = list(table.table.horizontalHeaderItem(c).text() for c in range(table.table.columnCount())).index("high")
+    table.table.item(0, high).setText("0.3")           # below low (0.5): refused, one message naming the cell
+    assert doc.scenario.uncertainty == before
+    assert dialogs.messages and "Uncertainty row 1 high = 0.3: must be greater than low (0.5)" in dialogs.messages[-1][1]
+    assert table.table.item(0, high).text() == "0.85"  # the table shows the document's rows again
+    table.table.item(0, high).setText("0.9")
+    assert doc.scenario.uncertainty[0].high == 0.9
+    doc.undo_stack.undo()
+    assert doc.scenario.uncertainty == before
+    table.add_button.click()
+    added = doc.scenario.uncertainty[-1]
+    assert len(doc.scenario.uncertainty) == len(before) + 1 and added.plan == doc.current_plan().name
+    assert added.low < added.mode < added.high and added.source.startswith("ASSUMPTION")
+    table.table.setCurrentCell(len(before), 0)
+    table.remove_button.click()
+    assert doc.scenario.uncertainty == before
