@@ -11,7 +11,7 @@ from typing import Callable, Mapping
 
 import numpy as np
 
-from .errors import Problem, ValidationError
+from .errors import Problem, ValidationError, shown
 from .performance.factors import DEFAULT_FACTORS, EfficiencyFactors
 from .performance.measured import MeasuredCurve
 from .records import Device, ModelSpec, Plan
@@ -97,7 +97,7 @@ def reference_problems(scenario: Scenario, where: PlanLocator | None = None) -> 
         for key, names, what in checks:
             value = getattr(plan, key)
             if value and value not in names:
-                problems.append(Problem(where(index, key), key, f"= {value!r}: no {what} of that name{_known(names)}"))
+                problems.append(Problem(where(index, key), key, f"= {shown(value)}: no {what} of that name{_known(names)}"))
     return problems
 
 

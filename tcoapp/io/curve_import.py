@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
-from ..engine.errors import Problem, ValidationError
+from ..engine.errors import Problem, ValidationError, shown
 from ..engine.performance.measured import MeasuredCurve, make_measured_curve
 
 
@@ -184,7 +184,7 @@ def _row_values(spec, headers, where, row, row_number, name, problems) -> dict |
         try:
             number = float(text.replace(",", "")) * scale
         except ValueError:
-            problems.append(Problem(f"{name}:row {row_number}", headers[i], f"= {text!r}: not a number"))
+            problems.append(Problem(f"{name}:row {row_number}", headers[i], f"= {shown(text)}: not a number"))
             ok = False
             continue
         if not math.isfinite(number) or (col.positive and number <= 0):

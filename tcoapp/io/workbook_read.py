@@ -13,7 +13,7 @@ from typing import Any
 import openpyxl
 from openpyxl.utils import get_column_letter
 
-from ..engine.errors import Problem, ValidationError
+from ..engine.errors import Problem, ValidationError, shown
 from ..engine.fields import CURVE_POINT_FIELDS, PLAN_FIELD_BY_NAME, PRICE_TIER_FIELDS
 from ..engine.performance.factors import DEFAULT_FACTORS, FACTOR_NAMES, factor_problem
 from ..engine.records import make_device, make_model, make_plan
@@ -248,7 +248,7 @@ def _units_row_problems(sheet: _Sheet, keys: dict[str, int], problems: list[Prob
     for key, col in keys.items():
         value = sheet.cell(2, col)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            problems.append(Problem(sheet.where(2, col), key, f"= {value!r}: row 2 is the units row; "
+            problems.append(Problem(sheet.where(2, col), key, f"= {shown(value)}: row 2 is the units row; "
                                                               f"entries start at row {S.FIRST_ENTRY_ROW}"))
 
 

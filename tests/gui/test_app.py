@@ -148,3 +148,40 @@ def test_plan_editor_shows_the_engine_notes(window):
     doc.set_plan_values(0, {"min_tokens_per_s_per_user": 1e6})
     notes = window.editor.notes
     assert notes.isVisibleTo(window.editor) and "not met" in notes.text()
+
+
+def test_a_broken_workbook_gives_the_cli_error_lines_in_a_dialog_and_the_app_stays_up(qtbot, dialogs, tmp_path):
+    """Every corpus workbook the CLI rejects: the same lines in a dialog, the window up on the default."""
+    from tcoapp.engine.errors import TcoError
+    from tcoapp.io.workbook_read import read_scenario
+    from tests.io.broken.corpus import CASES
+
+    for case in CASES:
+        path = case.build(tmp_path / f"{case.name}.xlsx")
+        with pytest.raises(TcoError) as info:
+            read_scenario(path)
+        dialogs.messages.clear()
+        window = create_window(str(path))
+        qtbot.addWidget(window)
+        qtbot.waitUntil(lambda: bool(dialogs.messages), timeout=5000)
+        title, text = dialogs.messages[-1]
+        assert title == "Open failed" and str(info.value) in text, case.name
+        assert window.document.path is None and window.document.scenario.plans
+        window.close()
+
+
+def test_an_unexpected_reader_failure_is_a_message_not_a_crash(monkeypatch, tmp_path):
+    """read_workbook turns whatever a reader raises (zlib.error, AttributeError...) into a FileProblem."""
+    import zlib
+
+    import tcoapp.io.load as load
+    from tcoapp.gui.files import FileProblem, read_workbook
+
+    path = tmp_path / "odd.xlsx"
+    path.write_bytes(b"PK")
+
+    def explode(_path):
+        raise zlib.error("Error -3 while decompressing data")
+    monkeypatch.setattr(load, "load_scenario", explode)
+    with pytest.raises(FileProblem, match="odd.xlsx is not a readable scenario workbook .error: Error -3"):
+        read_workbook(str(path))

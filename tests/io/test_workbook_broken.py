@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from tcoapp.engine.errors import ValidationError
+from tcoapp.engine.errors import LINE_CHARS, ValidationError
 from tcoapp.io.workbook_read import read_scenario
 
 from .broken.corpus import CASES, forged_dimension, hand_made
@@ -29,6 +29,7 @@ def test_broken_workbook_gives_clear_error(corpus, name):
     for expected in case.expect:
         assert expected in text, f"{expected!r} not in {text!r}"
     assert "Traceback" not in text
+    assert all(len(line) <= LINE_CHARS for line in text.splitlines()), "a huge value is echoed in full"
 
 
 def test_cli_reports_every_broken_workbook_without_traceback(corpus):

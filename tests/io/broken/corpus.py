@@ -176,6 +176,30 @@ def _tiers_twice(wb):
         ws.append(row)
 
 
+def _patch_cell(old: bytes, new: bytes, member="xl/worksheets/sheet1.xml"):
+    """A builder: the hand-made workbook with one cell's XML replaced (what no writer would produce)."""
+    def build(path):
+        src = hand_made(path.with_suffix(".src.xlsx"))
+        def transform(data):
+            assert old in data, old
+            return data.replace(old, new, 1)
+        return _patch_member(src, path, member, transform)
+    return build
+
+
+def flipped_compressed_bytes(path):
+    """Bytes flipped inside a deflated part: the zip directory is intact, the data does not inflate."""
+    src = hand_made(path.with_suffix(".src.xlsx"))
+    data = bytearray(src.read_bytes())
+    with zipfile.ZipFile(src) as archive:
+        info = archive.getinfo("xl/workbook.xml")
+    start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra)
+    for i in range(3, 8):
+        data[start + i] ^= 0xFF
+    path.write_bytes(bytes(data))
+    return path
+
+
 @dataclass(frozen=True)
 class Case:
     name: str
@@ -210,9 +234,14 @@ CASES = (
     Case("billion_laughs", billion_laughs, ("refused", "sheet1.xml", "DTD")),
     Case("laughs_after_comment", laughs_after_comment, ("refused", "entities")),
     Case("undefined_entity", entity_after_padding, ("cannot read the workbook",)),
-    Case("zip_bomb", zip_bomb, ("refused",)),
+    Case("zip_bomb", zip_bomb, ("refused", "over the 128 MB limit")),
     Case("truncated_zip", truncated, ("truncated",)),
     Case("not_a_zip", not_a_zip, ("not an .xlsx",)),
     Case("huge_sheet", huge_sheet, ("refused", "too large")),
+    Case("flipped_compressed_bytes", flipped_compressed_bytes, ("damaged", "does not decompress")),
+    Case("integer_of_400_digits", _patch_cell(b'<c r="C6" t="n"><v>16</v>', b'<c r="C6" t="n"><v>' + b"9" * 400 + b"</v>"),
+         ("Plans!C6 device_count = 9999", "(400 digits)", "between 1 and 100,000,000")),
+    Case("long_text_in_number_cell", lambda p: hand_made(p, plans_rows(utilization="x" * 32_767)),
+         ("Plans!C7 utilization = 'xxxx", "(32,767 characters) is not a number", "between 0 and 1")),
     Case("newer_schema", newer_schema, ("About!B4", "newer tcoapp", "schema")),
 )
