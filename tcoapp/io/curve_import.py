@@ -188,7 +188,7 @@ def _row_values(spec, headers, where, row, row_number, name, problems) -> dict |
             ok = False
             continue
         if not math.isfinite(number) or (col.positive and number <= 0):
-            problems.append(Problem(f"{name}:row {row_number}", headers[i], f"= {text}: must be a number > 0"))
+            problems.append(Problem(f"{name}:row {row_number}", headers[i], f"= {shown(text)}: must be a number > 0"))
             ok = False
             continue
         values[field] = number
