@@ -14,13 +14,14 @@ import openpyxl
 from openpyxl.utils import get_column_letter
 
 from ..engine.errors import Problem, ValidationError, shown
-from ..engine.fields import CURVE_POINT_FIELDS, PLAN_FIELD_BY_NAME, PRICE_TIER_FIELDS
+from ..engine.fields import CURVE_POINT_FIELDS, DEVICE_FIELDS, MODEL_FIELDS, PLAN_FIELD_BY_NAME, PRICE_TIER_FIELDS
 from ..engine.performance.factors import DEFAULT_FACTORS, FACTOR_NAMES, factor_problem
 from ..engine.records import make_device, make_model, make_plan
 from ..engine.scenario import PriceTiers, Scenario, reference_problems
 from ..engine.validate import coerce_record, is_blank
 from . import sheets as S
 from .catalog import load_catalog
+from .cell_limits import long_text_problems
 from .curves_table import curves_from_rows
 from .migrate import migrate_sheets, schema_version
 from .safety import check_archive, check_defused, fail
@@ -49,6 +50,13 @@ class _Sheet:
         if isinstance(raw, str) and raw.startswith("=") and self.cell(row, col) is None:
             return raw
         return None
+
+    def cells(self):
+        """(where, value) of every non-empty cell."""
+        for r, values in enumerate(self.values, start=1):
+            for c, value in enumerate(values, start=1):
+                if value is not None:
+                    yield self.where(r, c), value
 
     def where(self, row: int, col: int) -> str:
         return f"{self.name}!{get_column_letter(col)}{row}"
@@ -148,10 +156,13 @@ def read_scenario(path) -> Scenario:
     if S.PLANS not in sheets:
         problems.append(Problem(base, "", f"the required sheet {S.PLANS!r} is missing"))
         raise ValidationError(problems)
+    for name in S.INPUT_SHEETS:
+        if sheets.get(name) is not None:
+            problems.extend(long_text_problems(sheets[name].cells()))
     sheets = migrate_sheets(sheets, schema_version(sheets.get(S.ABOUT)))
     catalog = load_catalog()
-    devices = _read_table(sheets.get(S.DEVICES), make_device, problems)
-    models = _read_table(sheets.get(S.MODELS), make_model, problems)
+    devices = _read_table(sheets.get(S.DEVICES), make_device, DEVICE_FIELDS, problems)
+    models = _read_table(sheets.get(S.MODELS), make_model, MODEL_FIELDS, problems)
     curves = _read_curves(sheets.get(S.CURVES), problems)
     tiers = _read_price_tiers(sheets.get(S.PRICE_TIERS), problems)
     factors = _read_factors(sheets.get(S.CALIBRATION), problems)
@@ -252,13 +263,24 @@ def _units_row_problems(sheet: _Sheet, keys: dict[str, int], problems: list[Prob
                                                               f"entries start at row {S.FIRST_ENTRY_ROW}"))
 
 
-def _table_rows(sheet: _Sheet, problems: list[Problem]):
-    """(row number, {key: value}, locator) for each entry row of a table sheet."""
+def _table_rows(sheet: _Sheet, fields, problems: list[Problem]):
+    """(row number, {key: value}, locator) for each entry row of a table sheet. A column whose key is
+    not one of `fields` is a problem at its header cell, even on a sheet with no entries (the table
+    of another sheet under this sheet's name)."""
+    known = {f.name for f in fields}
     keys = {}
     for col in range(1, sheet.n_cols + 1):
         key = sheet.cell(1, col)
-        if not is_blank(key):
-            keys[str(key).strip()] = col
+        if is_blank(key):
+            continue
+        key = str(key).strip()
+        if key not in known:
+            problems.append(Problem(sheet.where(1, col), key, f"unknown key (the {sheet.name} keys are: "
+                                                              f"{', '.join(f.name for f in fields)})"))
+        elif key in keys:
+            problems.append(Problem(sheet.where(1, col), key, f"key repeated (first in {sheet.where(1, keys[key])})"))
+        else:
+            keys[key] = col
     _units_row_problems(sheet, keys, problems)
     for row in range(S.FIRST_ENTRY_ROW, sheet.n_rows + 1):
         values = {k: _cell_value(sheet, row, c, problems, k) for k, c in keys.items()}
@@ -268,11 +290,11 @@ def _table_rows(sheet: _Sheet, problems: list[Problem]):
         yield row, values, where
 
 
-def _read_table(sheet: _Sheet | None, make, problems: list[Problem]) -> dict:
+def _read_table(sheet: _Sheet | None, make, fields, problems: list[Problem]) -> dict:
     entries: dict = {}
     if sheet is None:
         return entries
-    for row, values, where in _table_rows(sheet, problems):
+    for row, values, where in _table_rows(sheet, fields, problems):
         entry = make(values, where, problems)
         if entry is None:
             continue
@@ -286,7 +308,7 @@ def _read_curves(sheet: _Sheet | None, problems: list[Problem]) -> dict:
     if sheet is None:
         return {}
     rows = []
-    for row, values, where in _table_rows(sheet, problems):
+    for row, values, where in _table_rows(sheet, CURVE_POINT_FIELDS, problems):
         record = coerce_record(CURVE_POINT_FIELDS, values, where, problems)
         rows.append((where, record))
     return curves_from_rows(rows, problems)
@@ -297,7 +319,7 @@ def _read_price_tiers(sheet: _Sheet | None, problems: list[Problem]) -> dict:
         return {}
     grouped: dict[str, list] = {}
     thresholds: dict[tuple, str] = {}
-    for row, values, where in _table_rows(sheet, problems):
+    for row, values, where in _table_rows(sheet, PRICE_TIER_FIELDS, problems):
         record = coerce_record(PRICE_TIER_FIELDS, values, where, problems)
         if not record["price_tiers"] or record["min_tokens_per_s_per_user"] is None:
             continue

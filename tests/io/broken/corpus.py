@@ -200,6 +200,14 @@ def flipped_compressed_bytes(path):
     return path
 
 
+def _swapped_empty_tables(wb):
+    """Curves and PriceTiers with each other's header and no entries: both sheet names are wrong."""
+    curves = wb["Curves"]
+    wb.remove(curves)
+    wb.create_sheet("Curves").append(["price_tiers", "min_tokens_per_s_per_user", "price_usd_per_million_output_tokens"])
+    wb.create_sheet("PriceTiers").append(CURVE_KEYS)
+
+
 @dataclass(frozen=True)
 class Case:
     name: str
@@ -246,5 +254,9 @@ CASES = (
     Case("ttft_of_zero", lambda p: hand_made(p, curves=[r + [0.0] for r in CURVE_ROWS],
                                              mutate=_set("Curves", "H1", "ttft_s")),
          ("Curves!H3 ttft_s = 0", "must be a number > 0")),
+    Case("plan_name_over_excel_limit", _patch_cell(b"<t>Plan A</t>", b"<t>" + b"P" * 100_000 + b"</t>"),
+         ("Plans!C1: holds 100,000 characters of text", "at most 32,767 (Excel's limit)")),
+    Case("swapped_empty_sheet_names", lambda p: hand_made(p, plans_rows(curve=""), mutate=_swapped_empty_tables),
+         ("Curves!A1 price_tiers: unknown key", "PriceTiers!A1 curve: unknown key")),
     Case("newer_schema", newer_schema, ("About!B4", "newer tcoapp", "schema")),
 )
