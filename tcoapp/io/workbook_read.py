@@ -24,6 +24,7 @@ from .catalog import load_catalog
 from .cell_limits import long_text_problems
 from .curves_table import curves_from_rows
 from .migrate import migrate_sheets, schema_version
+from .parse_diagnosis import explain
 from .safety import check_archive, check_defused, fail
 
 
@@ -99,7 +100,7 @@ def _load_sheets(path) -> dict[str, _Sheet | None]:
     except ValidationError:
         raise
     except Exception as exc:  # openpyxl raises many types for malformed parts
-        raise fail(path, _parse_error(exc)) from None
+        raise fail(path, explain(path) or _parse_error(exc)) from None
     finally:
         for workbook in (cached, raw):
             if workbook is not None:

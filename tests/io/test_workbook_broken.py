@@ -12,6 +12,9 @@ from tcoapp.io.workbook_read import read_scenario
 from .broken.corpus import CASES, forged_dimension, hand_made
 
 
+PARSER_INTERNALS = ("invalid literal", "has no attribute", "ParseError", "<v>", "Error -3")
+
+
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory):
     folder = tmp_path_factory.mktemp("broken")
@@ -30,6 +33,8 @@ def test_broken_workbook_gives_clear_error(corpus, name):
         assert expected in text, f"{expected!r} not in {text!r}"
     assert "Traceback" not in text
     assert all(len(line) <= LINE_CHARS for line in text.splitlines()), "a huge value is echoed in full"
+    for internal in PARSER_INTERNALS:
+        assert internal not in text, f"parser internals in {text!r}"
 
 
 def test_cli_reports_every_broken_workbook_without_traceback(corpus):

@@ -208,6 +208,10 @@ def _swapped_empty_tables(wb):
     wb.create_sheet("PriceTiers").append(CURVE_KEYS)
 
 
+def _empty_chartsheet(wb):
+    wb.create_chartsheet("Chart1")   # no chart in it: openpyxl itself fails to read it back
+
+
 @dataclass(frozen=True)
 class Case:
     name: str
@@ -241,7 +245,7 @@ CASES = (
     Case("uncached_formula", uncached_formula, ("Plans!C6", "formula", "no saved value")),
     Case("billion_laughs", billion_laughs, ("refused", "sheet1.xml", "DTD")),
     Case("laughs_after_comment", laughs_after_comment, ("refused", "entities")),
-    Case("undefined_entity", entity_after_padding, ("cannot read the workbook",)),
+    Case("undefined_entity", entity_after_padding, ("xl/workbook.xml", "not well-formed XML", "undefined entity")),
     Case("zip_bomb", zip_bomb, ("refused", "over the 128 MB limit")),
     Case("truncated_zip", truncated, ("truncated",)),
     Case("not_a_zip", not_a_zip, ("not an .xlsx",)),
@@ -258,5 +262,11 @@ CASES = (
          ("Plans!C1: holds 100,000 characters of text", "at most 32,767 (Excel's limit)")),
     Case("swapped_empty_sheet_names", lambda p: hand_made(p, plans_rows(curve=""), mutate=_swapped_empty_tables),
          ("Curves!A1 price_tiers: unknown key", "PriceTiers!A1 curve: unknown key")),
+    Case("stored_number_nan", _patch_cell(b'<c r="C6" t="n"><v>16</v>', b'<c r="C6" t="n"><v>nan</v>'),
+         ("Plans!C6: the stored number 'nan' is not a number",)),
+    Case("control_character_in_xml", _patch_cell(b"<t>Plan A</t>", b"<t>Plan\x01A</t>"),
+         ("Plans!C1: holds a control character",)),
+    Case("empty_chartsheet", lambda p: hand_made(p, mutate=_empty_chartsheet),
+         ("sheet 'Chart1' is a chart sheet", "only worksheets")),
     Case("newer_schema", newer_schema, ("About!B4", "newer tcoapp", "schema")),
 )
