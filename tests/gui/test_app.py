@@ -39,20 +39,27 @@ def test_every_sample_opens_computes_and_draws(qtbot, path):
     window.document.undo_stack.setClean()
 
 
+def _crash(window):
+    """What a crash does to the window's document lock: the system drops it; the recovery file stays."""
+    window.autosave._lock.release()
+
+
 def test_autosave_and_recovery(window, dialogs):
     doc = window.document
     doc.set_plan_value(0, "utilization", 0.42)
     assert window.autosave.timer.isActive()
     assert window.autosave.save_now() is None
-    scenario, path = autosave.pending_recovery()
-    assert scenario == doc.scenario and path is None
+    assert autosave.pending_recoveries() == ([], []), "open in a running window: nothing to recover"
+    _crash(window)
+    (recovery,), problems = autosave.pending_recoveries()
+    assert recovery.scenario == doc.scenario and recovery.path is None and problems == []
     fresh = create_window(None)
     dialogs.answer = dialogs.answer.Yes
     assert offer_recovery(fresh, type("Box", (), {"question": staticmethod(dialogs.question), "Yes": dialogs.answer.Yes,
                                                   "No": dialogs.answer.No}))
     assert fresh.document.scenario.plans[0].utilization == 0.42 and fresh.document.is_dirty
     fresh.document.undo_stack.setClean()
-    assert autosave.pending_recovery() is None   # clean again: nothing to recover
+    assert autosave.pending_recoveries() == ([], [])   # clean again: nothing to recover
     fresh.deleteLater()
 
 
@@ -60,7 +67,8 @@ def test_clean_close_leaves_nothing_to_recover(window):
     window.document.set_plan_value(0, "utilization", 0.42)
     window.autosave.save_now()
     window.autosave.stop()
-    assert autosave.pending_recovery() is None
+    assert autosave.pending_recoveries() == ([], [])
+    assert os.listdir(autosave.autosave_dir()) == []
 
 
 def test_drop_workbook_opens_it(window, qtbot, tmp_path):
