@@ -80,8 +80,10 @@ def default_plan_locator(scenario: Scenario) -> PlanLocator:
     return lambda index, key: f"Plan {scenario.plans[index].name!r}"
 
 
-def reference_problems(scenario: Scenario, where: PlanLocator | None = None) -> list[Problem]:
-    """Dangling names and duplicated plans, each located by plan and key."""
+def reference_problems(scenario: Scenario, where: PlanLocator | None = None,
+                       unbuilt: frozenset[str] = frozenset()) -> list[Problem]:
+    """Dangling names and duplicated plans, each located by plan and key. `unbuilt`: names of
+    entries that exist but are invalid (reported already): a reference to one is not dangling."""
     where = where or default_plan_locator(scenario)
     problems: list[Problem] = []
     seen: set[str] = set()
@@ -96,7 +98,7 @@ def reference_problems(scenario: Scenario, where: PlanLocator | None = None) -> 
                   ("price_tiers", set(scenario.price_tiers), "price-tier table"))
         for key, names, what in checks:
             value = getattr(plan, key)
-            if value and value not in names:
+            if value and value not in names and value not in unbuilt:
                 problems.append(Problem(where(index, key), key, f"= {shown(value)}: no {what} of that name{_known(names)}"))
     return problems
 

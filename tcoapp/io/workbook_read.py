@@ -172,11 +172,32 @@ def read_scenario(path) -> Scenario:
     models = _overrides_only(models, catalog.models)
     scenario = Scenario(tuple(plans), devices, models, curves, tiers, factors,
                         catalog_devices=catalog.devices, catalog_models=catalog.models)
-    if not problems:
-        problems.extend(reference_problems(scenario, plan_where))
+    problems.extend(reference_problems(scenario, plan_where, _entry_names(sheets) - _built_names(scenario)))
     if problems:
         raise ValidationError(problems)
     return scenario
+
+
+_NAME_COLUMNS = {S.DEVICES: "name", S.MODELS: "name", S.CURVES: "curve", S.PRICE_TIERS: "price_tiers"}
+
+
+def _entry_names(sheets) -> frozenset[str]:
+    """Every name in the name column of Devices, Models, Curves and PriceTiers, valid or not."""
+    names = set()
+    for sheet_name, key in _NAME_COLUMNS.items():
+        sheet = sheets.get(sheet_name)
+        if sheet is None:
+            continue
+        col = next((c for c in range(1, sheet.n_cols + 1) if str(sheet.cell(1, c) or "").strip() == key), None)
+        if col is not None:
+            names.update(str(sheet.cell(r, col)).strip() for r in range(S.FIRST_ENTRY_ROW, sheet.n_rows + 1)
+                         if not is_blank(sheet.cell(r, col)))
+    return frozenset(names)
+
+
+def _built_names(scenario: Scenario) -> frozenset[str]:
+    return frozenset(scenario.all_device_names()) | frozenset(scenario.all_model_names()) | \
+        frozenset(scenario.curves) | frozenset(scenario.price_tiers)
 
 
 def _overrides_only(entries: dict, shipped) -> dict:

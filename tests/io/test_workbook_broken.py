@@ -81,3 +81,25 @@ def test_formula_with_cached_value_is_read_as_its_value(tmp_path):
                 assert b"8*4" in data
             zout.writestr(item, data)
     assert read_scenario(dst).plans[0].device_count == 32
+
+
+def test_problems_on_several_sheets_are_all_reported_in_one_run(tmp_path):
+    """A bad key on Plans, a bad value on Devices and an unknown device name: all three at once."""
+    from .broken.corpus import DEVICE_ROW, plans_rows
+    rows = plans_rows(gpu_count=8)
+    rows["device"] = "NoSuchGPU"
+    bad_device = DEVICE_ROW[:7] + [-5] + DEVICE_ROW[8:]
+    path = hand_made(tmp_path / "several.xlsx", rows, names=("A", "B"), devices=[bad_device])
+    with pytest.raises(ValidationError) as info:
+        read_scenario(path)
+    wheres = {p.where for p in info.value.problems}
+    assert {"Plans!A9", "Devices!H3", "Plans!C2", "Plans!D2"} <= wheres, wheres
+
+
+def test_a_reference_to_an_invalid_entry_is_not_reported_as_missing(tmp_path):
+    """The plan names XPU-9, whose Devices row is invalid: one problem (the row), not a dangling name."""
+    from .broken.corpus import DEVICE_ROW
+    path = hand_made(tmp_path / "one.xlsx", devices=[DEVICE_ROW[:7] + [-5] + DEVICE_ROW[8:]])
+    with pytest.raises(ValidationError) as info:
+        read_scenario(path)
+    assert [p.where for p in info.value.problems] == ["Devices!H3"]
