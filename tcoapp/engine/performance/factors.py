@@ -63,13 +63,17 @@ FACTOR_NAMES = tuple(f.name for f in fields(EfficiencyFactors))
 
 # Allowed ranges of user-entered factors (a Calibration sheet, the GUI): (low, high, low exclusive).
 # Efficiencies and fractions are 0..1 and must be > 0 where the model divides by them.
+# An efficiency is a share of peak: below 1% no serving system runs (and a denormal such as 5e-324,
+# "> 0" as it is, once made every metric of every plan vanish), so efficiencies start at 0.01.
+MIN_EFFICIENCY = 0.01
 FACTOR_RANGES: dict[str, tuple[float, float, bool]] = {
-    "eta_mem": (0.0, 1.0, True), "eta_kv": (0.0, 1.0, True), "eta_compute": (0.0, 1.0, True),
-    "eta_prefill": (0.0, 1.0, True), "eta_comm": (0.0, 1.0, True),
+    "eta_mem": (MIN_EFFICIENCY, 1.0, False), "eta_kv": (MIN_EFFICIENCY, 1.0, False),
+    "eta_compute": (MIN_EFFICIENCY, 1.0, False), "eta_prefill": (MIN_EFFICIENCY, 1.0, False),
+    "eta_comm": (MIN_EFFICIENCY, 1.0, False),
     "step_overhead_s": (0.0, 1.0, False), "layer_overhead_s": (0.0, 0.1, False),
     "seq_overhead_s": (0.0, 0.1, False), "comm_latency_s": (0.0, 0.1, False),
-    "moe_compute_efficiency": (0.0, 1.0, True), "fp4_math_efficiency": (0.0, 1.0, True),
-    "usable_memory_fraction": (0.0, 1.0, True), "power_gamma": (0.0, 5.0, True),
+    "moe_compute_efficiency": (MIN_EFFICIENCY, 1.0, False), "fp4_math_efficiency": (MIN_EFFICIENCY, 1.0, False),
+    "usable_memory_fraction": (MIN_EFFICIENCY, 1.0, False), "power_gamma": (0.0, 5.0, True),
     "power_mem_activity": (0.0, 1.0, False), "spec_draft_cost_fraction": (0.0, 1.0, False),
 }
 

@@ -212,6 +212,13 @@ def _empty_chartsheet(wb):
     wb.create_chartsheet("Chart1")   # no chart in it: openpyxl itself fails to read it back
 
 
+def _denormal_efficiency(wb):
+    """Found by the fuzzer: 5e-324 is > 0, and every metric of every plan came out null."""
+    ws = wb.create_sheet("Calibration")
+    for row in (["key", "unit", "value"], ["eta_comm", "fraction", 5e-324]):
+        ws.append(row)
+
+
 @dataclass(frozen=True)
 class Case:
     name: str
@@ -268,5 +275,7 @@ CASES = (
          ("Plans!C1: holds a control character",)),
     Case("empty_chartsheet", lambda p: hand_made(p, mutate=_empty_chartsheet),
          ("sheet 'Chart1' is a chart sheet", "only worksheets")),
+    Case("denormal_efficiency", lambda p: hand_made(p, mutate=_denormal_efficiency),
+         ("Calibration!C2 eta_comm = 5e-324", ">= 0.01 and <= 1")),
     Case("newer_schema", newer_schema, ("About!B4", "newer tcoapp", "schema")),
 )
