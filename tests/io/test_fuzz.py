@@ -96,6 +96,8 @@ def _insane(out: str) -> str | None:
     if not plans:
         return "exit 0 with no plan"
     for plan in plans:
+        if all(plan.get(key) is None for key in METRIC_KEYS):
+            return f"plan {plan.get('name')!r}: accepted, yet every metric is null (a nonsense input let through)"
         for key in METRIC_KEYS:
             if key not in plan:
                 return f"plan {plan.get('name')!r} lacks {key}"
