@@ -13,9 +13,10 @@ def shown(value: Any, limit: int = VALUE_SHOWN_CHARS) -> str:
     text = repr(value)
     if len(text) <= limit:
         return text
-    size = len(value) if isinstance(value, str) else len(str(value))
-    unit = "characters" if isinstance(value, str) else "digits" if isinstance(value, int) else "characters"
-    return f"{text[:limit]}... ({size:,} {unit})"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{text[:limit]}... ({len(str(abs(value))):,} digits)"
+    size = len(value) if isinstance(value, str) else len(text)
+    return f"{text[:limit]}... ({size:,} characters)"
 
 
 def shorten(line: str, limit: int = LINE_CHARS) -> str:
@@ -35,8 +36,9 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        field = shorten(self.field, VALUE_SHOWN_CHARS)
-        head = f"{shorten(self.where, VALUE_SHOWN_CHARS)} {field}" if field else shorten(self.where, VALUE_SHOWN_CHARS)
+        field = shorten(self.field, VALUE_SHOWN_CHARS)   # a key is the user's text: it may be huge
+        where = shorten(self.where, LINE_CHARS // 2)     # a file name may be long, and is kept
+        head = f"{where} {field}" if field else where
         sep = " " if self.message.startswith("=") else ": "
         return shorten(head + sep + self.message)
 
