@@ -193,3 +193,16 @@ def test_an_unexpected_reader_failure_is_a_message_not_a_crash(monkeypatch, tmp_
     monkeypatch.setattr(load, "load_scenario", explode)
     with pytest.raises(FileProblem, match="odd.xlsx is not a readable scenario workbook .error: Error -3"):
         read_workbook(str(path))
+
+
+def test_opening_a_corrupt_file_from_the_menu_gives_a_message_and_keeps_the_document(window, dialogs, qtbot,
+                                                                                      tmp_path):
+    from tests.io.broken.corpus import flipped_compressed_bytes
+
+    path = str(flipped_compressed_bytes(tmp_path / "corrupt.xlsx"))
+    before = window.document.scenario
+    window.open_in_background(path, confirmed=True)
+    qtbot.waitUntil(lambda: bool(dialogs.messages), timeout=10000)
+    title, text = dialogs.messages[-1]
+    assert title == "Open failed" and "does not decompress" in text
+    assert window.document.scenario is before and window.isVisible()
