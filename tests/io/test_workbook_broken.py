@@ -103,3 +103,16 @@ def test_a_reference_to_an_invalid_entry_is_not_reported_as_missing(tmp_path):
     with pytest.raises(ValidationError) as info:
         read_scenario(path)
     assert [p.where for p in info.value.problems] == ["Devices!H3"]
+
+
+def test_a_failing_diagnosis_leaves_the_readers_own_message(tmp_path, monkeypatch):
+    """The diagnosis runs only after openpyxl failed; if it fails too, the error is still clean."""
+    import tcoapp.io.parse_diagnosis as diagnosis
+    from .broken.corpus import CASES
+
+    def broken(_archive):
+        raise RuntimeError("diagnosis bug")
+    monkeypatch.setattr(diagnosis, "_sheet_parts", broken)
+    case = next(c for c in CASES if c.name == "empty_chartsheet")
+    with pytest.raises(ValidationError, match="cannot read the workbook"):
+        read_scenario(case.build(tmp_path / "chart.xlsx"))
