@@ -69,15 +69,15 @@ def main(argv=None) -> int:
 
 
 def _report(exc: Exception) -> int:
-    from .engine.errors import TcoError
+    from .engine.errors import TcoError, shorten
 
     if isinstance(exc, TcoError):
-        for line in str(exc).splitlines():
-            print(f"error: {line}", file=sys.stderr)
+        for line in str(exc).splitlines():   # never a 32,767-character value echoed in full
+            print(f"error: {shorten(line)}", file=sys.stderr)
         return EXIT_INPUT
     if os.environ.get("TCOAPP_DEBUG"):
         raise exc
-    print(f"internal error: {type(exc).__name__}: {exc} (set TCOAPP_DEBUG=1 for details)", file=sys.stderr)
+    print(f"internal error: {type(exc).__name__}: {shorten(str(exc))} (set TCOAPP_DEBUG=1 for details)", file=sys.stderr)
     return EXIT_INTERNAL
 
 

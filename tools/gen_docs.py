@@ -24,6 +24,7 @@ from tcoapp.engine.fields import (  # noqa: E402
 )
 from tcoapp.engine.performance.factors import DEFAULT_FACTORS, FACTOR_NAMES  # noqa: E402
 from tcoapp.io import sheets as S  # noqa: E402
+from tcoapp.io.cell_limits import MAX_CELL_TEXT  # noqa: E402
 
 DOCS = ROOT / "docs"
 CATALOG = ROOT / "resources" / "catalog"
@@ -225,7 +226,15 @@ def workbook_format_md() -> str:
              + "; output sheets: " + ", ".join(f"`{name}`" for name in S.OUTPUT_SHEETS)
              + ". Any other sheet is an error. Only `Plans` is required. Fractions are 0..1 (shown as %), "
              "money is USD, cash flows are year-end. Every problem in an input cell is reported at once, "
-             "naming the sheet and cell (`Plans!C18 utilization = 1.4: must be a number between 0 and 1`).", ""]
+             "naming the sheet and cell (`Plans!C18 utilization = 1.4: must be a number between 0 and 1`), "
+             "on every sheet in one run.", "",
+             "Limits: a cell holds at most "
+             f"{MAX_CELL_TEXT:,} characters of text (Excel's limit: a longer text is an error, never cut); a "
+             f"workbook unpacks to at most {S.MAX_UNCOMPRESSED_BYTES >> 20} MB, one part to "
+             f"{S.MAX_MEMBER_BYTES >> 20} MB, and the input sheets hold at most {S.MAX_CELLS:,} cells. A workbook "
+             "with a chart sheet, a damaged compressed part, XML that declares entities (an XML bomb) or a cell "
+             "whose stored value is not what its type says is refused with the sheet and cell where it can be "
+             "named.", ""]
     lines += _plans_section()
     table_intro = ("Row 1 the keys, row 2 their units, one entry per row from row 3. Entries add to or "
                    "override the shipped catalog by name (a row equal to the catalog entry is not an override).")

@@ -6,22 +6,26 @@ from __future__ import annotations
 from .fields import Field, by_name
 from .performance.factors import DEFAULT_FACTORS, FACTOR_NAMES
 
+# An efficiency is a share of peak: below 1% no serving system runs (and a denormal such as 5e-324,
+# "> 0" as it is, once made every metric of every plan vanish), so efficiencies start at 0.01.
+MIN_EFFICIENCY = 0.01
+
 # name: (unit, low, high, low exclusive, label, help)
 _SPEC = {
-    "eta_mem": ("fraction", 0.0, 1.0, True, "Weight-read bandwidth efficiency", "Achieved / peak memory bandwidth streaming weights in decode."),
-    "eta_kv": ("fraction", 0.0, 1.0, True, "KV-read bandwidth efficiency", "Achieved / peak memory bandwidth of KV-cache reads in attention (paged, scattered)."),
-    "eta_compute": ("fraction", 0.0, 1.0, True, "Decode compute efficiency", "Achieved / peak tensor FLOPS of decode GEMMs and attention."),
-    "eta_prefill": ("fraction", 0.0, 1.0, True, "Prefill compute efficiency", "Achieved / peak tensor FLOPS in prefill."),
-    "eta_comm": ("fraction", 0.0, 1.0, True, "Collective bandwidth efficiency", "Achieved / peak scale-up bandwidth of collectives."),
+    "eta_mem": ("fraction", MIN_EFFICIENCY, 1.0, False, "Weight-read bandwidth efficiency", "Achieved / peak memory bandwidth streaming weights in decode."),
+    "eta_kv": ("fraction", MIN_EFFICIENCY, 1.0, False, "KV-read bandwidth efficiency", "Achieved / peak memory bandwidth of KV-cache reads in attention (paged, scattered)."),
+    "eta_compute": ("fraction", MIN_EFFICIENCY, 1.0, False, "Decode compute efficiency", "Achieved / peak tensor FLOPS of decode GEMMs and attention."),
+    "eta_prefill": ("fraction", MIN_EFFICIENCY, 1.0, False, "Prefill compute efficiency", "Achieved / peak tensor FLOPS in prefill."),
+    "eta_comm": ("fraction", MIN_EFFICIENCY, 1.0, False, "Collective bandwidth efficiency", "Achieved / peak scale-up bandwidth of collectives."),
     "step_overhead_s": ("s", 0.0, 1.0, False, "Step overhead", "Fixed time per decode step: scheduler, kernel launches."),
     "layer_overhead_s": ("s", 0.0, 0.1, False, "Layer overhead", "Time per layer per decode step that no roofline term sees (kernel launch and tail)."),
     "seq_overhead_s": ("s", 0.0, 0.1, False, "Sequence overhead", "Time per sequence per decode step that the roofline does not see (sampling, bookkeeping)."),
-    "moe_compute_efficiency": ("fraction", 0.0, 1.0, True, "MoE GEMM efficiency", "Achieved FLOPS of routed-expert GEMMs relative to dense GEMMs."),
+    "moe_compute_efficiency": ("fraction", MIN_EFFICIENCY, 1.0, False, "MoE GEMM efficiency", "Achieved FLOPS of routed-expert GEMMs relative to dense GEMMs."),
     "moe_gemm_half_tokens": ("tokens", 0.0, 1e6, False, "MoE GEMM half-efficiency tokens", "Tokens per expert per step at which routed-expert GEMMs reach half of the MoE GEMM efficiency: efficiency x m / (m + this)."),
     "mem_compute_overlap_loss": ("fraction", 0.0, 1.0, False, "Memory/compute overlap loss", "Share of the smaller of memory and compute time not hidden under the larger: t = max + loss x min (0: perfect overlap)."),
-    "fp4_math_efficiency": ("fraction", 0.0, 1.0, True, "FP4 speed-up efficiency", "Achieved FP4 speedup over FP8, as a fraction of the peak ratio."),
+    "fp4_math_efficiency": ("fraction", MIN_EFFICIENCY, 1.0, False, "FP4 speed-up efficiency", "Achieved FP4 speedup over FP8, as a fraction of the peak ratio."),
     "comm_latency_s": ("s", 0.0, 0.1, False, "Collective latency", "Latency per collective (all-reduce / all-to-all)."),
-    "usable_memory_fraction": ("fraction", 0.0, 1.0, True, "Usable memory", "Share of device memory for weights + KV cache."),
+    "usable_memory_fraction": ("fraction", MIN_EFFICIENCY, 1.0, False, "Usable memory", "Share of device memory for weights + KV cache."),
     "power_gamma": ("ratio", 0.0, 5.0, True, "Power exponent", "Exponent of the power model: power = idle + (tdp - idle) x busy^gamma."),
     "power_mem_activity": ("fraction", 0.0, 1.0, False, "Memory activity weight", "Weight of memory-bound time in the busy fraction of the power model."),
     "spec_draft_cost_fraction": ("fraction", 0.0, 1.0, False, "Draft token cost", "Cost of one draft token, as a fraction of a target step."),

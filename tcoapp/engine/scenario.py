@@ -11,7 +11,7 @@ from typing import Callable, Mapping
 
 import numpy as np
 
-from .errors import Problem, ValidationError
+from .errors import Problem, ValidationError, shown
 from .performance.factors import DEFAULT_FACTORS, EfficiencyFactors
 from .performance.measured import MeasuredCurve
 from .records import Device, ModelSpec, Plan
@@ -102,8 +102,9 @@ def default_pool_locator(scenario: Scenario) -> PoolLocator:
 
 
 def reference_problems(scenario: Scenario, where: PlanLocator | None = None,
-                       pool_where: PoolLocator | None = None) -> list[Problem]:
-    """Dangling names and duplicated plans, each located by plan (or pool) and key."""
+                       pool_where: PoolLocator | None = None, unbuilt: frozenset[str] = frozenset()) -> list[Problem]:
+    """Dangling names and duplicated plans, each located by plan (or pool) and key. `unbuilt`: names of
+    entries that exist but are invalid (reported already): a reference to one is not dangling."""
     where = where or default_plan_locator(scenario)
     pool_where = pool_where or default_pool_locator(scenario)
     problems: list[Problem] = []
@@ -119,13 +120,14 @@ def reference_problems(scenario: Scenario, where: PlanLocator | None = None,
                   ("price_tiers", set(scenario.price_tiers), "price-tier table"))
         for key, names, what in checks:
             value = getattr(plan, key)
-            if value and value not in names:
-                problems.append(Problem(where(index, key), key, f"= {value!r}: no {what} of that name{_known(names)}"))
+            if value and value not in names and value not in unbuilt:
+                problems.append(Problem(where(index, key), key, f"= {shown(value)}: no {what} of that name{_known(names)}"))
         for k, pool in enumerate(plan.pools):
             for key, names, what in (("device", devices, "device"), ("curve", set(scenario.curves), "measured curve")):
                 value = getattr(pool, key)
-                if value and value not in names:
-                    problems.append(Problem(pool_where(index, k, key), key, f"= {value!r}: no {what} of that name{_known(names)}"))
+                if value and value not in names and value not in unbuilt:
+                    problems.append(Problem(pool_where(index, k, key), key,
+                                            f"= {shown(value)}: no {what} of that name{_known(names)}"))
     return problems
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, Mapping
 
-from .errors import Problem
+from .errors import Problem, shown
 from .fields import Field
 
 Locator = Callable[[str], str]
@@ -34,7 +34,7 @@ def coerce(field: Field, value: Any) -> tuple[Any, str | None]:
         text = str(value).strip().lower()
         if text in field.choices:
             return text, None
-        return None, f"= {value!r}: must be {field.range_text()}"
+        return None, f"= {shown(value)}: must be {field.range_text()}"
     if kind == "bool":
         return _coerce_bool(field, value)
     return _coerce_number(field, value)
@@ -50,29 +50,29 @@ def _coerce_bool(field: Field, value: Any) -> tuple[Any, str | None]:
         return True, None
     if text in _FALSE:
         return False, None
-    return None, f"= {value!r}: must be {field.range_text()}"
+    return None, f"= {shown(value)}: must be {field.range_text()}"
 
 
 def _coerce_number(field: Field, value: Any) -> tuple[Any, str | None]:
     if isinstance(value, bool):
-        return None, f"= {value!r}: must be {field.range_text()}"
+        return None, f"= {shown(value)}: must be {field.range_text()}"
     if isinstance(value, str):
         try:
             number = float(value.strip().replace(",", ""))
         except ValueError:
-            return None, f"= {value!r} is not a number: must be {field.range_text()}"
-    elif isinstance(value, (int, float)):
-        number = float(value)
+            return None, f"= {shown(value)} is not a number: must be {field.range_text()}"
     else:
         try:
             number = float(value)
+        except OverflowError:  # an integer of hundreds of digits: beyond any float, so out of range
+            return None, f"= {shown(value)}: must be {field.range_text()}"
         except (TypeError, ValueError):
-            return None, f"= {value!r} is not a number: must be {field.range_text()}"
+            return None, f"= {shown(value)} is not a number: must be {field.range_text()}"
     if not math.isfinite(number):
-        return None, f"= {value!r} is not a finite number: must be {field.range_text()}"
+        return None, f"= {shown(value)} is not a finite number: must be {field.range_text()}"
     if field.type == "int":
         if number != round(number):
-            return None, f"= {value!r}: must be {field.range_text()}"
+            return None, f"= {shown(value)}: must be {field.range_text()}"
         number = int(round(number))
     if not _in_range(field, number):
         return None, f"= {_show(value)}: must be {field.range_text()}"
@@ -80,7 +80,7 @@ def _coerce_number(field: Field, value: Any) -> tuple[Any, str | None]:
 
 
 def _show(value: Any) -> str:
-    return f"{value:g}" if isinstance(value, float) else repr(value) if isinstance(value, str) else str(value)
+    return f"{value:g}" if isinstance(value, float) else shown(value)
 
 
 def _in_range(field: Field, number: float) -> bool:

@@ -101,10 +101,12 @@ def _quit_without_questions(window, app):
 
 def create_window(path: str | None = None):
     """The main window on `path` (or the default scenario); a file that cannot be opened is
-    reported and the default scenario is shown instead."""
+    reported and the default scenario is shown instead; a file open in another tcoapp is shown as
+    an unsaved copy."""
     from ..engine.errors import TcoError
     from ..io.default_scenario import default_scenario
     from .document import Document
+    from .document_files import take_path
     from .main_window import MainWindow
 
     problem = None
@@ -115,9 +117,9 @@ def create_window(path: str | None = None):
             scenario = read_workbook(path)
         except TcoError as exc:
             problem = f"Cannot open {os.path.basename(path)}:\n{exc}"
-    document = Document(scenario or default_scenario(), os.path.abspath(path) if scenario is not None else None)
-    window = MainWindow(document)
+    window = MainWindow(Document(scenario or default_scenario(), None))
     if scenario is not None:
+        take_path(window, path, scenario, deferred=True)
         window.settings.add_recent(path)
     if problem:
         from PySide6.QtCore import QTimer
@@ -126,21 +128,7 @@ def create_window(path: str | None = None):
 
 
 def offer_recovery(window, message_box) -> bool:
-    """Offer the scenario of a session that ended without saving; True when it was restored."""
-    from . import autosave
+    """Offer the work of sessions that ended without saving; True when one was restored."""
+    from .document_files import offer_recovery as offer
 
-    pending = autosave.pending_recovery()
-    if pending is None:
-        return False
-    scenario, path = pending
-    answer = message_box.question(
-        window, "Recover unsaved work",
-        "tcoapp did not exit cleanly last time. Recover the unsaved scenario"
-        + (f" ({os.path.basename(path)})" if path else "") + "?",
-        message_box.Yes | message_box.No, message_box.Yes)
-    if answer != message_box.Yes:
-        autosave.discard()
-        return False
-    window.document.reset(window.document.scenario, path)
-    window.document.push(scenario, "Recovered unsaved work")
-    return True
+    return offer(window, message_box)

@@ -1,24 +1,27 @@
-"""Autosave and recovery after a crash.
+"""Autosave and recovery after a crash, per document (recovery_files holds the file format).
 
-While the document has unsaved changes, its scenario is written every `interval_ms` to
-`<app data>/autosave/recovery.pickle` (with the document's path). A clean exit, a save or a new
-document removes the file; a file found at start-up therefore means the last session ended
-without saving, and the app offers to recover it. The file is written atomically (temp + rename)
-and holds the immutable engine objects exactly as they were, including catalog overrides and
-imported curves.
+While the document has unsaved changes, its scenario is written every `interval_ms` to its own
+recovery file in `<app data>/autosave/`, keyed by the document's path (an unsaved document: by this
+instance). The instance holds the document's lock file while it has the document open, so another
+instance can tell "open elsewhere" (it opens the file as a copy) from "left by a crash" (it offers
+the recovery). A save, a clean undo or a clean exit removes the instance's recovery file; a crash
+cannot, and the file is offered at the next start or when the same file is opened again.
 """
 from __future__ import annotations
 
+import itertools
 import os
 import pickle
 import tempfile
 
 from PySide6.QtCore import QObject, QStandardPaths, QTimer
 
+from ..engine.errors import TcoError
+from . import recovery_files
 from .document import Document
 
 INTERVAL_MS = 30_000
-FORMAT = 1
+_INSTANCES = itertools.count(1)
 
 
 def autosave_dir() -> str:
@@ -26,76 +29,98 @@ def autosave_dir() -> str:
     return os.path.join(base, "autosave")
 
 
-def recovery_path() -> str:
-    return os.path.join(autosave_dir(), "recovery.pickle")
+def pending_recoveries(own: "Autosave | None" = None) -> tuple[list[recovery_files.Recovery], list[str]]:
+    """Recovery files left by sessions that ended without saving (newest first), and a message
+    for each one that could not be read (kept aside, not deleted). With `own`, that autosave's
+    document counts as left over too when its file holds work this autosave did not write."""
+    own_key = own.key if own is not None and not own.wrote_recovery else None
+    return recovery_files.orphans(autosave_dir(), own_key)
 
 
-def pending_recovery() -> tuple | None:
-    """(scenario, original path) left by a session that did not exit cleanly, or None."""
-    path = recovery_path()
-    if not os.path.exists(path):
-        return None
-    try:
-        with open(path, "rb") as handle:
-            data = pickle.load(handle)  # noqa: S301 - our own file in the user's data directory
-        if data.get("format") != FORMAT or _running_elsewhere(data.get("pid")):
-            return None
-        return data["scenario"], data.get("path")
-    except Exception:
-        discard()
-        return None
-
-
-def _running_elsewhere(pid) -> bool:
-    """The file belongs to another tcoapp still running (not a crash): leave it alone."""
-    if not isinstance(pid, int) or pid == os.getpid():
-        return False
-    try:
-        os.kill(pid, 0)
-    except OSError:
-        return False
-    return True
-
-
-def discard() -> None:
-    try:
-        os.remove(recovery_path())
-    except FileNotFoundError:
-        pass
+def discard(recovery: recovery_files.Recovery) -> None:
+    recovery_files.discard(autosave_dir(), recovery.key)
 
 
 class Autosave(QObject):
     def __init__(self, document: Document, interval_ms: int = INTERVAL_MS, parent=None):
         super().__init__(parent)
         self._doc = document
+        self._instance = f"{os.getpid()}-{next(_INSTANCES)}"
+        self._key: str | None = None
+        self._lock = None
+        self.wrote_recovery = False   # this autosave wrote its key's recovery file (not a crash's)
         self.timer = QTimer(self)
         self.timer.setInterval(interval_ms)
         self.timer.timeout.connect(self.save_now)
         document.dirty_changed.connect(self._on_dirty)
+        document.path_changed.connect(lambda path: self._claim(path or None))
+        self._claim(document.path)
+
+    @property
+    def key(self) -> str | None:
+        return self._key
+
+    def key_of(self, path: str | None) -> str:
+        return recovery_files.document_key(path, self._instance)
+
+    def held_elsewhere(self, path: str) -> int | None:
+        """The process id of another running tcoapp that has `path` open (-1 if unknown), else None."""
+        key = self.key_of(path)
+        if key == self._key:
+            return None
+        lock = recovery_files.lock_for(autosave_dir(), key)
+        if lock.is_free():
+            return None
+        return lock.holder() or -1
+
+    def _claim(self, path: str | None) -> None:
+        key = self.key_of(path)
+        if key == self._key:
+            return
+        self._release()
+        lock = recovery_files.lock_for(autosave_dir(), key)
+        try:
+            taken = lock.acquire()
+        except OSError:
+            taken = False   # an unwritable data folder: autosave reports it when it runs
+        if not taken and path:   # open elsewhere after all (the window checks first): keep apart
+            key, lock = self.key_of(None), recovery_files.lock_for(autosave_dir(), self.key_of(None))
+            try:
+                lock.acquire()
+            except OSError:
+                pass
+        self._key, self._lock = key, lock
+        self.wrote_recovery = False
+        if self._doc.is_dirty:
+            self.save_now()
+
+    def _release(self) -> None:
+        if self._key is None:
+            return
+        recovery_files.discard(autosave_dir(), self._key)
+        self._lock.release()
+        self._key = self._lock = None
 
     def _on_dirty(self, dirty: bool) -> None:
         if dirty:
             self.timer.start()
         else:
             self.timer.stop()
-            discard()
+            if self._key:
+                recovery_files.discard(autosave_dir(), self._key)
 
     def save_now(self) -> str | None:
         """Write the recovery file now; returns an error message or None."""
-        if not self._doc.is_dirty:
+        if not self._doc.is_dirty or self._key is None:
             return None
-        data = {"format": FORMAT, "scenario": self._doc.scenario, "path": self._doc.path, "pid": os.getpid()}
         try:
-            os.makedirs(autosave_dir(), exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=autosave_dir(), suffix=".tmp")
-            with os.fdopen(fd, "wb") as handle:
-                pickle.dump(data, handle, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(tmp, recovery_path())
-        except (OSError, pickle.PicklingError) as exc:
+            recovery_files.write(autosave_dir(), self._key, self._doc.scenario, self._doc.path)
+            self.wrote_recovery = True
+        except (TcoError, OSError, pickle.PicklingError) as exc:
             return f"Autosave failed: {exc}"
         return None
 
     def stop(self) -> None:
-        """A clean exit: nothing to recover."""
+        """A clean exit: nothing to recover; the document's lock is freed."""
         self.timer.stop()
-        discard()
+        self._release()

@@ -25,6 +25,7 @@ from ..engine.records import Plan, make_device, make_model, make_plan
 from ..engine.serving_freeze import frozen_plan
 from ..engine.scenario import Scenario, reference_problems
 from ..engine.uncertainty.plan_rows import rows_copied, rows_renamed, rows_without
+from ..io.file_stamp import file_stamp
 
 SIZING_KEYS = ("sizing_mode", "device_count", "facility_power_kw", "capex_budget_usd", "demand_tokens_per_day")
 
@@ -65,6 +66,7 @@ class Document(QObject):
         self._scenario = scenario
         self._results = self._compute(scenario)
         self._path = path
+        self._disk_stamp = file_stamp(path) if path else None
         self._current = 0
         self._entered_sizing: dict[str, dict[str, Any]] = {}
 
@@ -114,11 +116,20 @@ class Document(QObject):
 
     def set_path(self, path: str | None) -> None:
         self._path = path
+        self._disk_stamp = file_stamp(path) if path else None
         self.path_changed.emit(path or "")
 
     def mark_saved(self, path: str) -> None:
         self.set_path(path)
         self.undo_stack.setClean()
+
+    def changed_on_disk(self) -> bool:
+        """The document's file was changed (or removed) by someone else since it was opened or saved here."""
+        return bool(self._path) and file_stamp(self._path) != self._disk_stamp
+
+    def accept_disk_version(self) -> None:
+        """Stop reporting the change seen on disk (the user chose to keep this version)."""
+        self._disk_stamp = file_stamp(self._path) if self._path else None
 
     # --- edits (each one undoable) ----------------------------------------------------------
     def push(self, new: Scenario, text: str) -> None:

@@ -23,8 +23,9 @@ def read_workbook(path: str):
         return load_scenario(path)
     except TcoError:
         raise
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise FileProblem(f"{os.path.basename(path)} is not a readable scenario workbook: {exc}") from exc
+    except Exception as exc:  # noqa: BLE001 - whatever a broken file raises, the app stays up with a message
+        raise FileProblem(f"{os.path.basename(path)} is not a readable scenario workbook "
+                          f"({type(exc).__name__}: {exc})") from exc
 
 
 def write_workbook(scenario, path: str, results=None) -> None:

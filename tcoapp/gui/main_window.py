@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import os
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QApplication, QDockWidget, QFileDialog, QInputDialog, QMainWindow, QMessageBox, QTabWidget,
@@ -15,6 +15,7 @@ from .catalog_view import CatalogView
 from .compare_view import CompareView
 from .decision_view import DecisionView
 from .document import Document
+from .document_files import check_disk, may_save_to, take_path
 from .files import import_curve_job, read_workbook, write_workbook
 from .lazy_tab import LazyTab
 from .plan_editor import PlanEditor
@@ -241,7 +242,7 @@ class MainWindow(QMainWindow):
         self._opening = path
 
     def _opened(self, path: str, scenario) -> None:
-        self.document.reset(scenario, os.path.abspath(path))
+        take_path(self, path, scenario)
         self.settings.add_recent(path)
         self.settings.set_last_directory(path)
 
@@ -265,6 +266,8 @@ class MainWindow(QMainWindow):
         return self.save_to(path)
 
     def save_to(self, path: str) -> bool:
+        if not may_save_to(self, path):
+            return False
         try:
             write_workbook(self.document.scenario, path, self.document.results)
         except (TcoError, OSError) as exc:
@@ -386,6 +389,11 @@ class MainWindow(QMainWindow):
                 event.acceptProposedAction()
                 QTimer.singleShot(0, lambda p=path: self.import_curve(p))
                 return
+
+    def changeEvent(self, event):
+        super().changeEvent(event)
+        if event.type() == QEvent.ActivationChange and self.isActiveWindow() and not self._opening:
+            QTimer.singleShot(0, lambda: check_disk(self))
 
     def closeEvent(self, event):
         if not self.maybe_save():

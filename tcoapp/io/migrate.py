@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping
 
 from .. import SCHEMA_VERSION
-from ..engine.errors import Problem, ValidationError
+from ..engine.errors import Problem, ValidationError, shown
 from . import sheets as S
 
 Sheets = dict[str, Any]
@@ -55,7 +55,7 @@ def _version_value(about, row: int) -> int:
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ValidationError([Problem(about.where(row, 2), S.ABOUT_SCHEMA_KEY,
-                                       f"= {value!r}: must be a whole number >= 1 (the workbook schema version)")])
+                                       f"= {shown(value)}: must be a whole number >= 1 (the workbook schema version)")])
     return value
 
 

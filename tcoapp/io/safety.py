@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import zipfile
+import zlib
 
 from ..engine.errors import Problem, ValidationError
 from .sheets import MAX_COMPRESSION_RATIO, MAX_MEMBER_BYTES, MAX_UNCOMPRESSED_BYTES, XML_PROLOG_SCAN_BYTES
@@ -35,23 +36,30 @@ def check_archive(path) -> None:
             total = sum(info.file_size for info in infos)
             packed = sum(info.compress_size for info in infos) or 1
             if total > MAX_UNCOMPRESSED_BYTES:
-                raise fail(path, f"refused: unpacks to {total / 1e6:.0f} MB, over the {MAX_UNCOMPRESSED_BYTES / 1e6:.0f} MB limit")
+                raise fail(path, f"refused: unpacks to {_mb(total)}, over the {_mb(MAX_UNCOMPRESSED_BYTES)} limit")
             if total / packed > MAX_COMPRESSION_RATIO and total > 10 * 1024 * 1024:
                 raise fail(path, f"refused: compression ratio {total / packed:.0f}:1 looks like a zip bomb")
             for info in infos:
                 if info.file_size > MAX_MEMBER_BYTES:
-                    raise fail(path, f"refused: part {info.filename!r} unpacks to {info.file_size / 1e6:.0f} MB, "
-                                     f"over the {MAX_MEMBER_BYTES / 1e6:.0f} MB limit")
+                    raise fail(path, f"refused: part {info.filename!r} unpacks to {_mb(info.file_size)}, "
+                                     f"over the {_mb(MAX_MEMBER_BYTES)} limit")
             _check_xml_prologs(path, archive, infos)
             bad = archive.testzip()
             if bad is not None:
                 raise fail(path, f"damaged archive: member {bad!r} fails its checksum")
     except zipfile.BadZipFile as exc:
         raise fail(path, f"damaged or truncated workbook ({exc})") from None
+    except zlib.error:  # a flipped byte inside a compressed part
+        raise fail(path, "damaged workbook: a compressed part does not decompress (the file is corrupt)") from None
     except (OSError, EOFError, RuntimeError, NotImplementedError, ValueError) as exc:
         if isinstance(exc, ValidationError):
             raise
         raise fail(path, f"damaged or truncated workbook ({type(exc).__name__}: {exc})") from None
+
+
+def _mb(size: int) -> str:
+    """Sizes in MB of 1,048,576 bytes, as the limits are documented (64 MB, 128 MB)."""
+    return f"{size / (1024 * 1024):.0f} MB"
 
 
 def _check_xml_prologs(path, archive: zipfile.ZipFile, infos) -> None:

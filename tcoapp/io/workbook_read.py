@@ -13,8 +13,11 @@ from typing import Any
 import openpyxl
 from openpyxl.utils import get_column_letter
 
-from ..engine.errors import Problem, ValidationError
-from ..engine.fields import CURVE_POINT_FIELDS, PLAN_FIELD_BY_NAME, PRICE_TIER_FIELDS
+from ..engine.errors import Problem, ValidationError, shown
+from ..engine.fields import (
+    CURVE_POINT_FIELDS, DEVICE_FIELDS, MODEL_FIELDS, PLAN_FIELD_BY_NAME, POOL_FIELDS, PRICE_TIER_FIELDS,
+)
+from ..engine.uncertainty.fields import UNCERTAINTY_FIELDS
 from ..engine.performance.factors import DEFAULT_FACTORS, FACTOR_NAMES, factor_problem
 from ..engine.pools import pool_problems
 from ..engine.records import make_device, make_model, make_plan, make_pool
@@ -23,8 +26,10 @@ from ..engine.uncertainty.references import uncertainty_problems
 from ..engine.validate import coerce_record, is_blank
 from . import sheets as S
 from .catalog import load_catalog
+from .cell_limits import long_text_problems
 from .curves_table import curves_from_rows
 from .migrate import migrate_sheets, schema_version
+from .parse_diagnosis import explain
 from .safety import check_archive, check_defused, fail
 from .uncertainty_book import read_uncertainty
 
@@ -52,6 +57,13 @@ class _Sheet:
         if isinstance(raw, str) and raw.startswith("=") and self.cell(row, col) is None:
             return raw
         return None
+
+    def cells(self):
+        """(where, value) of every non-empty cell."""
+        for r, values in enumerate(self.values, start=1):
+            for c, value in enumerate(values, start=1):
+                if value is not None:
+                    yield self.where(r, c), value
 
     def where(self, row: int, col: int) -> str:
         return f"{self.name}!{get_column_letter(col)}{row}"
@@ -94,7 +106,7 @@ def _load_sheets(path) -> dict[str, _Sheet | None]:
     except ValidationError:
         raise
     except Exception as exc:  # openpyxl raises many types for malformed parts
-        raise fail(path, _parse_error(exc)) from None
+        raise fail(path, explain(path) or _parse_error(exc)) from None
     finally:
         for workbook in (cached, raw):
             if workbook is not None:
@@ -167,26 +179,52 @@ def read_scenario(path) -> Scenario:
     if S.PLANS not in sheets:
         problems.append(Problem(base, "", f"the required sheet {S.PLANS!r} is missing"))
         raise ValidationError(problems)
+    for name in S.INPUT_SHEETS:
+        if sheets.get(name) is not None:
+            problems.extend(long_text_problems(sheets[name].cells()))
     sheets = migrate_sheets(sheets, schema_version(sheets.get(S.ABOUT)))
     catalog = load_catalog()
-    devices = _read_table(sheets.get(S.DEVICES), make_device, problems)
-    models = _read_table(sheets.get(S.MODELS), make_model, problems)
+    devices = _read_table(sheets.get(S.DEVICES), make_device, DEVICE_FIELDS, problems)
+    models = _read_table(sheets.get(S.MODELS), make_model, MODEL_FIELDS, problems)
     curves = _read_curves(sheets.get(S.CURVES), problems)
     tiers = _read_price_tiers(sheets.get(S.PRICE_TIERS), problems)
     factors, device_factors = _read_factors(sheets.get(S.CALIBRATION), problems, {*catalog.devices, *devices})
     plans, plan_where = _read_plans(sheets[S.PLANS], problems)
     plans, pool_where = _attach_pools(plans, sheets.get(S.POOLS), problems)
-    uncertainty = read_uncertainty(sheets.get(S.UNCERTAINTY), _table_rows, problems)
+    uncertainty = read_uncertainty(sheets.get(S.UNCERTAINTY),
+                                   lambda sheet, problems: _table_rows(sheet, UNCERTAINTY_FIELDS, problems), problems)
     devices = _overrides_only(devices, catalog.devices)
     models = _overrides_only(models, catalog.models)
     scenario = Scenario(tuple(plans), devices, models, curves, tiers, factors, device_factors=device_factors,
                         uncertainty=uncertainty, catalog_devices=catalog.devices, catalog_models=catalog.models)
+    problems.extend(reference_problems(scenario, plan_where, pool_where, _entry_names(sheets) - _built_names(scenario)))
     if not problems:
-        problems.extend(reference_problems(scenario, plan_where, pool_where))
         problems.extend(uncertainty_problems(scenario))
     if problems:
         raise ValidationError(problems)
     return scenario
+
+
+_NAME_COLUMNS = {S.DEVICES: "name", S.MODELS: "name", S.CURVES: "curve", S.PRICE_TIERS: "price_tiers"}
+
+
+def _entry_names(sheets) -> frozenset[str]:
+    """Every name in the name column of Devices, Models, Curves and PriceTiers, valid or not."""
+    names = set()
+    for sheet_name, key in _NAME_COLUMNS.items():
+        sheet = sheets.get(sheet_name)
+        if sheet is None:
+            continue
+        col = next((c for c in range(1, sheet.n_cols + 1) if str(sheet.cell(1, c) or "").strip() == key), None)
+        if col is not None:
+            names.update(str(sheet.cell(r, col)).strip() for r in range(S.FIRST_ENTRY_ROW, sheet.n_rows + 1)
+                         if not is_blank(sheet.cell(r, col)))
+    return frozenset(names)
+
+
+def _built_names(scenario: Scenario) -> frozenset[str]:
+    return frozenset(scenario.all_device_names()) | frozenset(scenario.all_model_names()) | \
+        frozenset(scenario.curves) | frozenset(scenario.price_tiers)
 
 
 def _overrides_only(entries: dict, shipped) -> dict:
@@ -270,17 +308,28 @@ def _units_row_problems(sheet: _Sheet, keys: dict[str, int], problems: list[Prob
     for key, col in keys.items():
         value = sheet.cell(2, col)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            problems.append(Problem(sheet.where(2, col), key, f"= {value!r}: row 2 is the units row; "
+            problems.append(Problem(sheet.where(2, col), key, f"= {shown(value)}: row 2 is the units row; "
                                                               f"entries start at row {S.FIRST_ENTRY_ROW}"))
 
 
-def _table_rows(sheet: _Sheet, problems: list[Problem]):
-    """(row number, {key: value}, locator) for each entry row of a table sheet."""
+def _table_rows(sheet: _Sheet, fields, problems: list[Problem]):
+    """(row number, {key: value}, locator) for each entry row of a table sheet. A column whose key is
+    not one of `fields` is a problem at its header cell, even on a sheet with no entries (the table
+    of another sheet under this sheet's name)."""
+    known = {f.name for f in fields}
     keys = {}
     for col in range(1, sheet.n_cols + 1):
         key = sheet.cell(1, col)
-        if not is_blank(key):
-            keys[str(key).strip()] = col
+        if is_blank(key):
+            continue
+        key = str(key).strip()
+        if key not in known:
+            problems.append(Problem(sheet.where(1, col), key, f"unknown key (the {sheet.name} keys are: "
+                                                              f"{', '.join(f.name for f in fields)})"))
+        elif key in keys:
+            problems.append(Problem(sheet.where(1, col), key, f"key repeated (first in {sheet.where(1, keys[key])})"))
+        else:
+            keys[key] = col
     _units_row_problems(sheet, keys, problems)
     for row in range(S.FIRST_ENTRY_ROW, sheet.n_rows + 1):
         values = {k: _cell_value(sheet, row, c, problems, k) for k, c in keys.items()}
@@ -290,11 +339,11 @@ def _table_rows(sheet: _Sheet, problems: list[Problem]):
         yield row, values, where
 
 
-def _read_table(sheet: _Sheet | None, make, problems: list[Problem]) -> dict:
+def _read_table(sheet: _Sheet | None, make, fields, problems: list[Problem]) -> dict:
     entries: dict = {}
     if sheet is None:
         return entries
-    for row, values, where in _table_rows(sheet, problems):
+    for row, values, where in _table_rows(sheet, fields, problems):
         entry = make(values, where, problems)
         if entry is None:
             continue
@@ -311,7 +360,7 @@ def _attach_pools(plans: list, sheet: _Sheet | None, problems: list[Problem]):
         return plans, lambda plan_index, pool_index, key: f"{S.POOLS} plan {plan_index + 1} pool {pool_index + 1}"
     by_plan: dict[str, list] = {}
     names = [p.name for p in plans]
-    for row, values, where in _table_rows(sheet, problems):
+    for row, values, where in _table_rows(sheet, POOL_FIELDS, problems):
         pool = make_pool(values, where, problems)
         if pool is None:
             continue
@@ -336,7 +385,7 @@ def _read_curves(sheet: _Sheet | None, problems: list[Problem]) -> dict:
     if sheet is None:
         return {}
     rows = []
-    for row, values, where in _table_rows(sheet, problems):
+    for row, values, where in _table_rows(sheet, CURVE_POINT_FIELDS, problems):
         record = coerce_record(CURVE_POINT_FIELDS, values, where, problems)
         rows.append((where, record))
     return curves_from_rows(rows, problems)
@@ -347,7 +396,7 @@ def _read_price_tiers(sheet: _Sheet | None, problems: list[Problem]) -> dict:
         return {}
     grouped: dict[str, list] = {}
     thresholds: dict[tuple, str] = {}
-    for row, values, where in _table_rows(sheet, problems):
+    for row, values, where in _table_rows(sheet, PRICE_TIER_FIELDS, problems):
         record = coerce_record(PRICE_TIER_FIELDS, values, where, problems)
         if not record["price_tiers"] or record["min_tokens_per_s_per_user"] is None:
             continue

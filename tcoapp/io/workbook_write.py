@@ -54,7 +54,7 @@ def write_scenario(scenario: Scenario, path, results: tuple[PlanResult, ...] | N
     """
     if results is not None and len(results) != len(scenario.plans):
         raise ValueError(f"{len(results)} results for {len(scenario.plans)} plans")
-    if not str(path).lower().endswith(".xlsx"):
+    if not str(path).lower().endswith(".xlsx") and not os.path.isdir(str(path)):  # a folder: atomic_write says so
         name = os.path.basename(str(path))
         raise ValidationError([Problem(name, "", "tcoapp writes .xlsx workbooks (Excel, LibreOffice and Numbers open "
                                                  "them, with live formulas): give the file a .xlsx name")])

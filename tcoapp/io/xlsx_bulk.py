@@ -16,9 +16,9 @@ import zipfile
 from dataclasses import dataclass, field
 from xml.sax.saxutils import escape
 
-from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.utils import get_column_letter
 
+from .cell_limits import unwritable_text
 from .xlsx_styles import CellKindError
 
 
@@ -93,7 +93,8 @@ def _cell_xml(ref: str, value, title: str, where: str) -> str:
     if isinstance(value, (int, float)):
         return f'<c {ref} t="n"><v>{value!r}</v></c>' if isinstance(value, float) else f'<c {ref} t="n"><v>{value}</v></c>'
     text = str(value)
-    if ILLEGAL_CHARACTERS_RE.search(text):
-        raise CellKindError(f"{title}!{where}: text {text!r} holds characters a workbook cannot store (control characters)")
+    problem = unwritable_text(text)
+    if problem:
+        raise CellKindError(f"{title}!{where}: {problem}")
     space = ' xml:space="preserve"' if text != text.strip() else ""
     return f'<c {ref} t="inlineStr"><is><t{space}>{escape(text)}</t></is></c>'

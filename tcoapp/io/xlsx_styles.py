@@ -22,6 +22,8 @@ from openpyxl.comments import Comment
 from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
 from openpyxl.utils import get_column_letter
 
+from .cell_limits import unwritable_text
+
 INPUT_FONT = Font(color="0000CC")
 INPUT_FILL = PatternFill("solid", fgColor="FFF9D9")
 FORMULA_FONT = Font(color="000000")
@@ -122,12 +124,11 @@ def _set_value(cell, value: Any, kind: str) -> None:
 
 
 def set_text(cell, text: str) -> None:
-    """A string cell, never a formula, whatever the text starts with."""
-    try:
-        cell.value = text
-    except Exception as exc:  # openpyxl's IllegalCharacterError
-        raise CellKindError(f"{cell.parent.title}!{cell.coordinate}: text {text!r} holds characters a workbook "
-                            "cannot store (control characters)") from exc
+    """A string cell, never a formula, whatever the text starts with; never cut to Excel's limit."""
+    problem = unwritable_text(text)
+    if problem:
+        raise CellKindError(f"{cell.parent.title}!{cell.coordinate}: {problem}")
+    cell.value = text
     cell.data_type = "s"
 
 

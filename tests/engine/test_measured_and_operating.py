@@ -109,3 +109,20 @@ def test_iso_power_plans_draw_the_same_facility_power():
         assert m["it_provisioned_kw"] * 1.2 <= 2000 + 1e-9
         server_kw = m["it_provisioned_kw"] / m["servers"]
         assert m["it_provisioned_kw"] * 1.2 > 2000 - server_kw * 1.2
+
+
+def test_a_measured_value_of_zero_is_refused_not_extrapolated_below_zero():
+    """A TTFT of 0 once extrapolated linearly to ttft_s = -33,333 s: zero is no measurement."""
+    with pytest.raises(ValueError, match="ttft_s = 0 at batch 1: a measured value must be > 0"):
+        make_measured_curve("z", "H100-SXM", "Llama-3.1-8B", [1, 8], [100, 700], ttft_s=[0.0, 2.0])
+    with pytest.raises(ValueError, match="power_w = 0"):
+        make_measured_curve("z", "H100-SXM", "Llama-3.1-8B", [1, 8], [100, 700], power_w=[0.0, 400])
+
+
+def test_extrapolated_times_and_powers_stay_positive_far_outside_the_range():
+    steep = make_measured_curve("s", "H100-SXM", "Llama-3.1-8B", [4, 8], [100, 700], [25, 87.5], [300, 600],
+                                [1e-4, 2.0])
+    arrays = evaluate_measured(steep, np.array([1e-3, 1.0, 1e4]), 1, 70, 700)
+    for column in (arrays.ttft_s, arrays.power_w, arrays.tokens_per_s_per_device, arrays.tokens_per_s_per_user):
+        assert np.all(column[np.isfinite(column)] > 0)
+    assert not arrays.feasible.any()

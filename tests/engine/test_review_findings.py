@@ -54,7 +54,8 @@ def test_factor_ranges_cover_every_factor_and_defaults_are_inside():
     assert set(FACTOR_FIELD_BY_NAME) == set(FACTOR_NAMES)
     for name, value in DEFAULT_FACTORS.as_dict().items():
         assert factor_problem(name, value) is None, name
-    assert factor_problem("eta_mem", 0) == "= 0: must be a number > 0 and <= 1"
+    assert factor_problem("eta_mem", 0) == "= 0: must be a number >= 0.01 and <= 1"
+    assert factor_problem("eta_comm", 5e-324) is not None, "a denormal efficiency made every metric vanish"
     assert factor_problem("usable_memory_fraction", 5) is not None
     assert factor_problem("eta_mem", True) is not None
     assert "unknown factor" in factor_problem("eta_magic", 0.5)

@@ -40,20 +40,27 @@ def test_every_sample_opens_computes_and_draws(qtbot, path):
     window.document.undo_stack.setClean()
 
 
+def _crash(window):
+    """What a crash does to the window's document lock: the system drops it; the recovery file stays."""
+    window.autosave._lock.release()
+
+
 def test_autosave_and_recovery(window, dialogs):
     doc = window.document
     doc.set_plan_value(0, "utilization", 0.42)
     assert window.autosave.timer.isActive()
     assert window.autosave.save_now() is None
-    scenario, path = autosave.pending_recovery()
-    assert scenario == doc.scenario and path is None
+    assert autosave.pending_recoveries() == ([], []), "open in a running window: nothing to recover"
+    _crash(window)
+    (recovery,), problems = autosave.pending_recoveries()
+    assert recovery.scenario == doc.scenario and recovery.path is None and problems == []
     fresh = create_window(None)
     dialogs.answer = dialogs.answer.Yes
     assert offer_recovery(fresh, type("Box", (), {"question": staticmethod(dialogs.question), "Yes": dialogs.answer.Yes,
                                                   "No": dialogs.answer.No}))
     assert fresh.document.scenario.plans[0].utilization == 0.42 and fresh.document.is_dirty
     fresh.document.undo_stack.setClean()
-    assert autosave.pending_recovery() is None   # clean again: nothing to recover
+    assert autosave.pending_recoveries() == ([], [])   # clean again: nothing to recover
     fresh.deleteLater()
 
 
@@ -61,7 +68,8 @@ def test_clean_close_leaves_nothing_to_recover(window):
     window.document.set_plan_value(0, "utilization", 0.42)
     window.autosave.save_now()
     window.autosave.stop()
-    assert autosave.pending_recovery() is None
+    assert autosave.pending_recoveries() == ([], [])
+    assert os.listdir(autosave.autosave_dir()) == []
 
 
 def test_drop_workbook_opens_it(window, qtbot, tmp_path):
@@ -259,3 +267,52 @@ def test_display_problem_names_a_missing_xcb_library():
     assert display_problem({"QT_QPA_PLATFORM": "offscreen"}, "linux") is None
     assert display_problem({"WAYLAND_DISPLAY": "wayland-0"}, "linux") is None
     assert display_problem({}, "darwin") is None
+
+def test_a_broken_workbook_gives_the_cli_error_lines_in_a_dialog_and_the_app_stays_up(qtbot, dialogs, tmp_path):
+    """Every corpus workbook the CLI rejects: the same lines in a dialog, the window up on the default."""
+    from tcoapp.engine.errors import TcoError
+    from tcoapp.io.workbook_read import read_scenario
+    from tests.io.broken.corpus import CASES
+
+    for case in CASES:
+        path = case.build(tmp_path / f"{case.name}.xlsx")
+        with pytest.raises(TcoError) as info:
+            read_scenario(path)
+        dialogs.messages.clear()
+        window = create_window(str(path))
+        qtbot.addWidget(window)
+        qtbot.waitUntil(lambda: bool(dialogs.messages), timeout=5000)
+        title, text = dialogs.messages[-1]
+        assert title == "Open failed" and str(info.value) in text, case.name
+        assert window.document.path is None and window.document.scenario.plans
+        window.close()
+
+
+def test_an_unexpected_reader_failure_is_a_message_not_a_crash(monkeypatch, tmp_path):
+    """read_workbook turns whatever a reader raises (zlib.error, AttributeError...) into a FileProblem."""
+    import zlib
+
+    import tcoapp.io.load as load
+    from tcoapp.gui.files import FileProblem, read_workbook
+
+    path = tmp_path / "odd.xlsx"
+    path.write_bytes(b"PK")
+
+    def explode(_path):
+        raise zlib.error("Error -3 while decompressing data")
+    monkeypatch.setattr(load, "load_scenario", explode)
+    with pytest.raises(FileProblem, match="odd.xlsx is not a readable scenario workbook .error: Error -3"):
+        read_workbook(str(path))
+
+
+def test_opening_a_corrupt_file_from_the_menu_gives_a_message_and_keeps_the_document(window, dialogs, qtbot,
+                                                                                      tmp_path):
+    from tests.io.broken.corpus import flipped_compressed_bytes
+
+    path = str(flipped_compressed_bytes(tmp_path / "corrupt.xlsx"))
+    before = window.document.scenario
+    window.open_in_background(path, confirmed=True)
+    qtbot.waitUntil(lambda: bool(dialogs.messages), timeout=10000)
+    title, text = dialogs.messages[-1]
+    assert title == "Open failed" and "does not decompress" in text
+    assert window.document.scenario is before and window.isVisible()

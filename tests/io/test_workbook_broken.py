@@ -6,10 +6,13 @@ import time
 
 import pytest
 
-from tcoapp.engine.errors import ValidationError
+from tcoapp.engine.errors import LINE_CHARS, ValidationError
 from tcoapp.io.workbook_read import read_scenario
 
 from .broken.corpus import CASES, forged_dimension, hand_made
+
+
+PARSER_INTERNALS = ("invalid literal", "has no attribute", "ParseError", "<v>", "Error -3")
 
 
 @pytest.fixture(scope="module")
@@ -29,6 +32,9 @@ def test_broken_workbook_gives_clear_error(corpus, name):
     for expected in case.expect:
         assert expected in text, f"{expected!r} not in {text!r}"
     assert "Traceback" not in text
+    assert all(len(line) <= LINE_CHARS for line in text.splitlines()), "a huge value is echoed in full"
+    for internal in PARSER_INTERNALS:
+        assert internal not in text, f"parser internals in {text!r}"
 
 
 def test_cli_reports_every_broken_workbook_without_traceback(corpus):
@@ -75,3 +81,38 @@ def test_formula_with_cached_value_is_read_as_its_value(tmp_path):
                 assert b"8*4" in data
             zout.writestr(item, data)
     assert read_scenario(dst).plans[0].device_count == 32
+
+
+def test_problems_on_several_sheets_are_all_reported_in_one_run(tmp_path):
+    """A bad key on Plans, a bad value on Devices and an unknown device name: all three at once."""
+    from .broken.corpus import DEVICE_ROW, plans_rows
+    rows = plans_rows(gpu_count=8)
+    rows["device"] = "NoSuchGPU"
+    bad_device = DEVICE_ROW[:7] + [-5] + DEVICE_ROW[8:]
+    path = hand_made(tmp_path / "several.xlsx", rows, names=("A", "B"), devices=[bad_device])
+    with pytest.raises(ValidationError) as info:
+        read_scenario(path)
+    wheres = {p.where for p in info.value.problems}
+    assert {"Plans!A9", "Devices!H3", "Plans!C2", "Plans!D2"} <= wheres, wheres
+
+
+def test_a_reference_to_an_invalid_entry_is_not_reported_as_missing(tmp_path):
+    """The plan names XPU-9, whose Devices row is invalid: one problem (the row), not a dangling name."""
+    from .broken.corpus import DEVICE_ROW
+    path = hand_made(tmp_path / "one.xlsx", devices=[DEVICE_ROW[:7] + [-5] + DEVICE_ROW[8:]])
+    with pytest.raises(ValidationError) as info:
+        read_scenario(path)
+    assert [p.where for p in info.value.problems] == ["Devices!H3"]
+
+
+def test_a_failing_diagnosis_leaves_the_readers_own_message(tmp_path, monkeypatch):
+    """The diagnosis runs only after openpyxl failed; if it fails too, the error is still clean."""
+    import tcoapp.io.parse_diagnosis as diagnosis
+    from .broken.corpus import CASES
+
+    def broken(_archive):
+        raise RuntimeError("diagnosis bug")
+    monkeypatch.setattr(diagnosis, "_sheet_parts", broken)
+    case = next(c for c in CASES if c.name == "empty_chartsheet")
+    with pytest.raises(ValidationError, match="cannot read the workbook"):
+        read_scenario(case.build(tmp_path / "chart.xlsx"))

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
 
+from ..errors import shown
+
 
 @dataclass(frozen=True)
 class EfficiencyFactors:
@@ -81,4 +83,4 @@ def factor_problem(name: str, value) -> str | None:
     if ok:
         return None
     bound = f"> {low:g}" if exclusive else f">= {low:g}"
-    return f"= {value!r}: must be a number {bound} and <= {high:g}"
+    return f"= {shown(value)}: must be a number {bound} and <= {high:g}"

@@ -85,8 +85,14 @@ def make_measured_curve(name, device, model, batch, tokens_per_s_per_device, tok
     sorted_batch = batch[order]
     if n and np.any(np.diff(sorted_batch) == 0):
         raise ValueError(f"curve {name!r} has two points at the same batch")
-    return MeasuredCurve(name, device, model, sorted_batch, col(tokens_per_s_per_device),
-                         col(tokens_per_s_per_user), col(power_w), col(ttft_s), **meta)
+    columns = {"batch": sorted_batch, "tokens_per_s_per_device": col(tokens_per_s_per_device),
+               "tokens_per_s_per_user": col(tokens_per_s_per_user), "power_w": col(power_w), "ttft_s": col(ttft_s)}
+    for key, values in columns.items():
+        bad = np.flatnonzero(values <= 0)   # NaN (not measured) compares False
+        if bad.size:
+            raise ValueError(f"curve {name!r}: {key} = {values[bad[0]]:g} at batch {sorted_batch[bad[0]]:g}: "
+                             "a measured value must be > 0 (leave it empty when it was not measured)")
+    return MeasuredCurve(name, device, model, *columns.values(), **meta)
 
 
 def _interp_loglog(x_points, y_points, x):
@@ -105,13 +111,14 @@ def _interp_loglog(x_points, y_points, x):
 
 
 def _edge_extrapolate(xp, yp, lx):
-    positive = np.all(yp > 0)
-    ly = np.log(yp) if positive else yp
+    """Linear in (log B, log y): positive as the measured values are (make_measured_curve checks it),
+    so an extrapolated time, power or rate is never negative."""
+    ly = np.log(yp)
     lo_slope = (ly[1] - ly[0]) / (xp[1] - xp[0])
     hi_slope = (ly[-1] - ly[-2]) / (xp[-1] - xp[-2])
     value = np.where(lx < xp[0], ly[0] + lo_slope * (lx - xp[0]), ly[-1] + hi_slope * (lx - xp[-1]))
     with np.errstate(over="ignore"):  # far outside the range: inf, and the point is flagged extrapolated
-        return np.exp(value) if positive else value
+        return np.exp(value)
 
 
 def evaluate_measured(curve: MeasuredCurve, batch, tensor_parallel: int, idle_w: float, tdp_w: float) -> CurveArrays:

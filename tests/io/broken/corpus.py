@@ -176,6 +176,49 @@ def _tiers_twice(wb):
         ws.append(row)
 
 
+def _patch_cell(old: bytes, new: bytes, member="xl/worksheets/sheet1.xml"):
+    """A builder: the hand-made workbook with one cell's XML replaced (what no writer would produce)."""
+    def build(path):
+        src = hand_made(path.with_suffix(".src.xlsx"))
+        def transform(data):
+            assert old in data, old
+            return data.replace(old, new, 1)
+        return _patch_member(src, path, member, transform)
+    return build
+
+
+def flipped_compressed_bytes(path):
+    """Bytes flipped inside a deflated part: the zip directory is intact, the data does not inflate."""
+    src = hand_made(path.with_suffix(".src.xlsx"))
+    data = bytearray(src.read_bytes())
+    with zipfile.ZipFile(src) as archive:
+        info = archive.getinfo("xl/workbook.xml")
+    start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra)
+    for i in range(3, 8):
+        data[start + i] ^= 0xFF
+    path.write_bytes(bytes(data))
+    return path
+
+
+def _swapped_empty_tables(wb):
+    """Curves and PriceTiers with each other's header and no entries: both sheet names are wrong."""
+    curves = wb["Curves"]
+    wb.remove(curves)
+    wb.create_sheet("Curves").append(["price_tiers", "min_tokens_per_s_per_user", "price_usd_per_million_output_tokens"])
+    wb.create_sheet("PriceTiers").append(CURVE_KEYS)
+
+
+def _empty_chartsheet(wb):
+    wb.create_chartsheet("Chart1")   # no chart in it: openpyxl itself fails to read it back
+
+
+def _denormal_efficiency(wb):
+    """Found by the fuzzer: 5e-324 is > 0, and every metric of every plan came out null."""
+    ws = wb.create_sheet("Calibration")
+    for row in (["key", "unit", "value"], ["eta_comm", "fraction", 5e-324]):
+        ws.append(row)
+
+
 @dataclass(frozen=True)
 class Case:
     name: str
@@ -209,10 +252,30 @@ CASES = (
     Case("uncached_formula", uncached_formula, ("Plans!C6", "formula", "no saved value")),
     Case("billion_laughs", billion_laughs, ("refused", "sheet1.xml", "DTD")),
     Case("laughs_after_comment", laughs_after_comment, ("refused", "entities")),
-    Case("undefined_entity", entity_after_padding, ("cannot read the workbook",)),
-    Case("zip_bomb", zip_bomb, ("refused",)),
+    Case("undefined_entity", entity_after_padding, ("xl/workbook.xml", "not well-formed XML", "undefined entity")),
+    Case("zip_bomb", zip_bomb, ("refused", "over the 128 MB limit")),
     Case("truncated_zip", truncated, ("truncated",)),
     Case("not_a_zip", not_a_zip, ("not an .xlsx",)),
     Case("huge_sheet", huge_sheet, ("refused", "too large")),
+    Case("flipped_compressed_bytes", flipped_compressed_bytes, ("damaged", "does not decompress")),
+    Case("integer_of_400_digits", _patch_cell(b'<c r="C6" t="n"><v>16</v>', b'<c r="C6" t="n"><v>' + b"9" * 400 + b"</v>"),
+         ("Plans!C6 device_count = 9999", "(400 digits)", "between 1 and 100,000,000")),
+    Case("long_text_in_number_cell", lambda p: hand_made(p, plans_rows(utilization="x" * 32_767)),
+         ("Plans!C7 utilization = 'xxxx", "(32,767 characters) is not a number", "between 0 and 1")),
+    Case("ttft_of_zero", lambda p: hand_made(p, curves=[r + [0.0] for r in CURVE_ROWS],
+                                             mutate=_set("Curves", "H1", "ttft_s")),
+         ("Curves!H3 ttft_s = 0", "must be a number > 0")),
+    Case("plan_name_over_excel_limit", _patch_cell(b"<t>Plan A</t>", b"<t>" + b"P" * 100_000 + b"</t>"),
+         ("Plans!C1: holds 100,000 characters of text", "at most 32,767 (Excel's limit)")),
+    Case("swapped_empty_sheet_names", lambda p: hand_made(p, plans_rows(curve=""), mutate=_swapped_empty_tables),
+         ("Curves!A1 price_tiers: unknown key", "PriceTiers!A1 curve: unknown key")),
+    Case("stored_number_nan", _patch_cell(b'<c r="C6" t="n"><v>16</v>', b'<c r="C6" t="n"><v>nan</v>'),
+         ("Plans!C6: the stored number 'nan' is not a number",)),
+    Case("control_character_in_xml", _patch_cell(b"<t>Plan A</t>", b"<t>Plan\x01A</t>"),
+         ("Plans!C1: holds a control character",)),
+    Case("empty_chartsheet", lambda p: hand_made(p, mutate=_empty_chartsheet),
+         ("sheet 'Chart1' is a chart sheet", "only worksheets")),
+    Case("denormal_efficiency", lambda p: hand_made(p, mutate=_denormal_efficiency),
+         ("Calibration!C2 eta_comm = 5e-324", ">= 0.01 and <= 1")),
     Case("newer_schema", newer_schema, ("About!B4", "newer tcoapp", "schema")),
 )
