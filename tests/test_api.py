@@ -81,3 +81,12 @@ def test_simulate_frames_match_the_cli_json():
     first = sim.draws[sim.draws.plan == data["plans"][0]["name"]]
     assert len(first) == 500 and "input.utilization" in first and first.draw.tolist() == list(range(500))
     assert len(sim.pairwise) == len(data["pairwise"])
+
+
+def test_reading_a_workbook_does_not_load_scipy():
+    """scipy (and pandas) stay out of `tcoapp compute` start-up: they load where they are used."""
+    sample = Path(__file__).resolve().parents[1] / "samples" / "years_price_decline.xlsx"
+    code = f"import sys; from tcoapp.io.load import load_scenario; load_scenario({str(sample)!r}); " \
+           "print('scipy' in sys.modules, 'pandas' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout.split() == ["False", "False"], done.stderr

@@ -15,13 +15,13 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 import numpy as np
-from scipy import stats
 
 TAIL = 1e-9
 
 
 def frozen(distribution: str, p: Mapping[str, Any]):
     """The scipy.stats frozen distribution of one row's parameters."""
+    from scipy import stats  # lazy: keeps scipy out of `tcoapp compute` start-up
     if distribution == "uniform":
         return stats.uniform(loc=p["low"], scale=p["high"] - p["low"])
     if distribution in ("triangular", "pert"):
