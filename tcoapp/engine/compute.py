@@ -197,12 +197,11 @@ def compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
     warnings = list(point.warnings) + list(fleet.warnings) + list(curve_device_notes(scenario, plan, pools))
     warnings += search_notes(plan, caps)
     warnings += _sizing_notes(plan, pools, counts, econ)
-    prices, seen = [], set()
+    prices = []
     for pool, pool_point in zip(pools, fleet.pool_points):
         price, notes = (0.0, ()) if pool.role == "prefill" else output_price(scenario, plan, pool_point)
         prices.append(price)
-        warnings += [n for n in notes if n not in seen]
-        seen.update(notes)
+        warnings += notes  # repeated notes are dropped once, below
     pool_inputs = dict(econ, device_count=counts, rack_power_cap_kw=[p.rack_power_cap_kw for p in pools],
                        servers_per_rack_max=[p.servers_per_rack_max for p in pools],
                        tokens_per_s_per_device=[p.tokens_per_s_per_device for p in fleet.pool_points],

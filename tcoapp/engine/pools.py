@@ -12,11 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .errors import Problem
-from .fields import POOL_FIELDS, SERVING_FIELDS
+from .fields import SERVING_FIELDS
 from .records import Plan, Pool, ServingConfig
 
 POOL_SERVING_KEYS = tuple(f.name for f in SERVING_FIELDS if f.name not in ("prefill_devices", "decode_devices"))
-PLAN_DEFAULT_KEYS = POOL_SERVING_KEYS + ("curve", "rack_power_cap_kw", "servers_per_rack_max")
 
 
 @dataclass(frozen=True)
@@ -115,5 +114,3 @@ def pool_problems(plan: Plan, where) -> list[Problem]:
                                 "prefill_devices/decode_devices on Plans: describe the pools on one of the two"))
     return problems
 
-
-POOL_FIELD_NAMES = tuple(f.name for f in POOL_FIELDS)

@@ -61,10 +61,6 @@ Pool.__doc__ = ("One pool of a plan (docs/model.md, \"Fleet plans\"): a device t
                 "(None = the plan's value), rack keys and ownership. Built from a Pools sheet row.")
 
 
-def _plan_has_pool_rows(self) -> bool:
-    return bool(self.pools)
-
-
 Plan = _record_class(
     "Plan",
     PLAN_FIELDS,
@@ -77,7 +73,6 @@ Plan = _record_class(
         serving=property(_plan_serving),
         is_disaggregated=property(_plan_is_disaggregated),
         has_target=property(_plan_has_target),
-        has_pool_rows=property(_plan_has_pool_rows),
     ),
 )
 

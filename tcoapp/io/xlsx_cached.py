@@ -12,11 +12,12 @@ from xml.sax.saxutils import escape
 import numpy as np
 from openpyxl.utils import get_column_letter
 
-from ..engine.compute import PlanResult, not_entered
+from ..engine.compute import PlanResult
 from ..engine.metric_table import missing_text
 from ..engine.scenario import Scenario
 from . import sheets as S
-from .xlsx_layout import CF_POOL_ROWS, Layout
+from .xlsx_layout import CF_BANNER_ROW, CF_POOL_ROWS, Layout
+from .xlsx_results import BANNER_ROW, not_entered_text
 
 NA = "n/a"
 CF_NEGATIVE = {"opex_usd", "capex_usd"}
@@ -53,8 +54,7 @@ def _result_value(plan, result: PlanResult, key: str):
     if key == "plan_check":
         return "current"
     if key == "costs_not_entered":
-        missing = not_entered(plan)
-        return "none" if not missing else "not entered (0): " + "".join(f"{m}; " for m in missing)
+        return not_entered_text(plan)
     if key == "warnings":
         return None
     if key.startswith("pool") and "." in key:
@@ -181,9 +181,6 @@ def cached_transforms(values_by_sheet: dict[str, dict[str, object]]) -> dict:
 
 
 def all_cached_values(workbook, scenario: Scenario, results, layout: Layout) -> dict[str, dict[str, object]]:
-    from .xlsx_results import BANNER_ROW
-    from .xlsx_layout import CF_BANNER_ROW
-
     res = results_values(scenario, results, layout)
     return {
         S.RESULTS: {**res, **banner_values(workbook[S.RESULTS], BANNER_ROW)},

@@ -22,7 +22,7 @@ from ..engine.performance.factors import FACTOR_NAMES
 from ..engine.pools import POOL_SERVING_KEYS
 from ..engine.scenario import Scenario
 from . import sheets as S
-from .xlsx_layout import Layout
+from .xlsx_layout import Layout, field_column as _col
 from .xlsx_styles import header, put, set_text, widths, wrap
 
 MASTER = "master_check"
@@ -56,10 +56,6 @@ class InputRows:
 @dataclass(frozen=True)
 class CheckRefs:
     plan_status: dict[int, str]  # plan index -> the cell holding its failing-check count
-
-
-def _col(fields, key: str) -> str:
-    return get_column_letter([f.name for f in fields].index(key) + 1)
 
 
 def _snapshot_rows(scenario: Scenario, results, layout: Layout, rows: InputRows):

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from openpyxl.utils import get_column_letter
 
+from ..engine.fields import POOL_FIELDS
 from . import sheets as S
 
 IRR_GUESSES = ("irr_guess_engine", "irr_guess_flows", "irr_guess_first_year", "irr_guess_last_year", "IRR_GUESS_LOW",
@@ -30,6 +31,11 @@ CF_YEAR_ROW = 1
 CF_BANNER_ROW = 2        # the master check, above every block
 CF_FIRST_BLOCK_ROW = 3
 MIN_CASHFLOW_YEARS = 10  # the CashFlow sheet covers at least this many years, so `years` can be raised in the file
+
+
+def field_column(fields, key: str) -> str:
+    """The column letter of `key` on a table sheet written from `fields` (row 1 the keys, in order)."""
+    return get_column_letter([f.name for f in fields].index(key) + 1)
 
 
 def cashflow_years(plan_years) -> int:
@@ -59,9 +65,7 @@ class Layout:
     @staticmethod
     def pools_cell(row: int, key: str) -> str:
         """An input cell of the Pools sheet."""
-        from ..engine.fields import POOL_FIELDS
-        col = [f.name for f in POOL_FIELDS].index(key) + 1
-        return f"{S.POOLS}!${get_column_letter(col)}${row}"
+        return f"{S.POOLS}!${field_column(POOL_FIELDS, key)}${row}"
 
     @staticmethod
     def plan_col(index: int) -> str:

@@ -15,7 +15,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..engine.compute import PlanResult
+from ..engine.compute import PlanResult, not_entered
 from ..engine.fields import DEVICE_FIELDS, PLAN_FIELDS, PRICE_TIER_FIELDS
 from ..engine.finance.quantities import (
     COST_COMPONENTS, INPUT_BY_KEY, OPEX_PARTS, POOL_QUANTITY_BY_KEY, QUANTITY_BY_KEY,
@@ -27,7 +27,7 @@ from openpyxl.formatting.rule import FormulaRule
 from openpyxl.utils import get_column_letter
 
 from .xlsx_checks import RED, banner
-from .xlsx_layout import Layout, PlanRefs
+from .xlsx_layout import Layout, PlanRefs, field_column
 from .xlsx_styles import NOT_AVAILABLE, header, key_cell, put, section, set_text, unit_cell, widths, wrap
 
 Formula = Callable[[PlanRefs], str]
@@ -127,11 +127,20 @@ def _levelized(row: str, sign: str) -> Formula:
                       f'*{x.r("capital_recovery_factor")},{NA})')
 
 
+NOT_ENTERED_NONE, NOT_ENTERED_LEAD = "none", "not entered (0): "
+
+
+def not_entered_text(plan) -> str:
+    """What the Results row `costs_not_entered` reads for `plan` (the formula below, in Python)."""
+    missing = not_entered(plan)
+    return NOT_ENTERED_LEAD + "".join(f"{m}; " for m in missing) if missing else NOT_ENTERED_NONE
+
+
 def _not_entered(x) -> str:
     """The cost inputs left at 0 ("not entered"), named in words, live over Plans."""
     parts = [f'IF({x.p(f.name)}=0,"{f.label.lower()}; ","")' for f in PLAN_FIELDS if f.zero_text]
     joined = "&".join(parts)
-    return f'IF(LEN({joined})=0,"none","not entered (0): "&{joined})'
+    return f'IF(LEN({joined})=0,"{NOT_ENTERED_NONE}","{NOT_ENTERED_LEAD}"&{joined})'
 
 
 def _summed(key: str) -> Formula:
@@ -357,7 +366,7 @@ class PoolRefs:
         if self.pool.device not in self.layout.device_rows:
             return None
         first, last = S.FIRST_ENTRY_ROW, max(self.layout.device_rows.values())
-        column = get_column_letter([f.name for f in DEVICE_FIELDS].index(key) + 1)
+        column = field_column(DEVICE_FIELDS, key)
         names = f"{S.DEVICES}!$A${first}:$A${last}"
         return f"=INDEX({S.DEVICES}!${column}${first}:${column}${last},MATCH({self.r('device')},{names},0))"
 
@@ -365,8 +374,8 @@ class PoolRefs:
         """The price of the fastest tier the pool's tokens/s per user reaches (0 below every tier), or the Plans
         price where the plan names no tier table: exact matches in SUMPRODUCT, never criteria strings."""
         first, last = S.FIRST_ENTRY_ROW, S.FIRST_ENTRY_ROW + max(self.layout.tier_rows, 1) - 1
-        col = lambda key: (f"{S.PRICE_TIERS}!${get_column_letter([f.name for f in PRICE_TIER_FIELDS].index(key) + 1)}"  # noqa: E731
-                           f"${first}:${get_column_letter([f.name for f in PRICE_TIER_FIELDS].index(key) + 1)}${last}")
+        col = lambda key: (f"{S.PRICE_TIERS}!${field_column(PRICE_TIER_FIELDS, key)}${first}"  # noqa: E731
+                           f":${field_column(PRICE_TIER_FIELDS, key)}${last}")
         table, rate = self.p("price_tiers"), self.r("tokens_per_s_per_user")
         names, thresholds, prices = col("price_tiers"), col("min_tokens_per_s_per_user"), col("price_usd_per_million_output_tokens")
         reached = f"({names}={table})*({thresholds}<={rate})"

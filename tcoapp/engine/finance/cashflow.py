@@ -8,7 +8,6 @@ Excel's NPV() discounts its first value). Inputs broadcast; flows get a trailing
 from __future__ import annotations
 
 import numpy as np
-import numpy_financial as npf
 
 
 def cash_flows(capex_usd, net_usd_per_year, residual_value_fraction, years):
@@ -58,9 +57,7 @@ def irr(flows):
 
 def sign_changes(row) -> int:
     """How often the non-zero values of `row` change sign."""
-    signs = np.sign(np.asarray(row, float))
-    signs = signs[signs != 0]
-    return int(np.count_nonzero(signs[1:] != signs[:-1]))
+    return int(_sign_changes(np.atleast_2d(np.asarray(row, float)))[0])
 
 
 def irr_is_ambiguous(flows) -> bool:

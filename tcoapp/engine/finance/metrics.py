@@ -16,7 +16,6 @@ from . import cashflow, costs, packing, recovery, timeline
 from .quantities import (
     COST_COMPONENTS, OPEX_PARTS, POOL_QUANTITIES, FinanceResult, PoolFinance, YearRows, as_inputs,
 )
-from .quantities import DEVICE_ECONOMICS_KEYS  # noqa: F401  (re-exported for callers)
 
 SUMMED = ("device_count", "servers", "racks", "hardware_capex_usd", "capex_usd", "it_avg_kw", "it_provisioned_kw")
 
