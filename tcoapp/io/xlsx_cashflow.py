@@ -18,6 +18,7 @@ from ..engine.scenario import Scenario
 from . import sheets as S
 from .xlsx_checks import banner
 from .xlsx_layout import CF_BANNER_ROW, CF_POOL_ROWS, CF_ROWS, CF_YEAR_ROW, IRR_ATTEMPTS, IRR_GUESSES, Layout
+from .xlsx_na import NaGuard, none_na
 from .xlsx_styles import (
     HEADER_FILL, HEADER_FONT, NEVER, NOT_AVAILABLE, TOTAL_BORDER, header, key_cell, put, section, set_text,
     unit_cell, widths,
@@ -125,6 +126,7 @@ class _BlockFormulas:
     def __init__(self, layout: Layout, index: int, pools: int):
         self.layout, self.index, self.pools = layout, index, pools
         self.col = layout.plan_col(index)
+        self._na = NaGuard(S.CASH_FLOW, layout.row_key)  # n/a where an operand is n/a; errors stay visible
 
     def row(self, key: str) -> int:
         return self.layout.cf_row(self.index, key)
@@ -145,50 +147,50 @@ class _BlockFormulas:
         p = self.plans
         horizon = p("years")
         serving = f"AND({year_ref}>=1,{year_ref}<={horizon})"
-        index = lambda change: _na(f"IF({serving},(1+{p(change)})^({year_ref}-1),0)")  # noqa: E731
+        index = lambda change: self._na(f"IF({serving},(1+{p(change)})^({year_ref}-1),0)")  # noqa: E731
         first, ramp, util = p("first_year_utilization"), p("ramp_years"), p("utilization")
         cells = {
             "price_index": index("price_change_per_year"),
             "electricity_index": index("electricity_price_change_per_year"),
             "cost_index": index("cost_change_per_year"),
-            "utilization": _na(f"IF({serving},IF(OR({ramp}=0,ISBLANK({first})),{util},"
-                               f"{first}+({util}-{first})*MIN(1,({year_ref}-1)/{ramp})),0)"),
+            "utilization": self._na(f"IF({serving},IF(OR({ramp}=0,ISBLANK({first})),{util},"
+                                    f"{first}+({util}-{first})*MIN(1,({year_ref}-1)/{ramp})),0)"),
         }
         for k in range(1, self.pools + 1):
             cells.update(self._pool_cells(k, year_ref, here, horizon))
         for key in POOL_SUMMED:
-            cells[key] = _na("+".join(here(f"pool{k}.{key}") for k in range(1, self.pools + 1)))
-        cells["input_tokens"] = _na(f"{here('output_tokens')}*{p('input_tokens')}/{p('output_tokens')}")
-        cells["staff_usd"] = _na(f"IF({serving},{p('staff_usd_per_year')}*{here('cost_index')},0)")
-        cells["opex_usd"] = _na("-(" + "+".join(here(f"{part}_usd") for part in (
+            cells[key] = self._na("+".join(here(f"pool{k}.{key}") for k in range(1, self.pools + 1)))
+        cells["input_tokens"] = self._na(f"{here('output_tokens')}*{p('input_tokens')}/{p('output_tokens')}")
+        cells["staff_usd"] = self._na.when(serving, f"{p('staff_usd_per_year')}*{here('cost_index')}")
+        cells["opex_usd"] = self._na("-(" + "+".join(here(f"{part}_usd") for part in (
             "energy", "colocation", "maintenance", "software", "rent", "staff")) + ")")
-        cells["taxable_income_usd"] = _na(f"IF({serving},{here('revenue_usd')}+{here('opex_usd')}"
-                                          f"-{here('depreciation_usd')},0)")
-        cells["cash_flow_usd"] = _na(f"{here('revenue_usd')}+{here('opex_usd')}-{here('tax_usd')}+{here('capex_usd')}"
-                                     f"+{here('residual_value_usd')}")
-        cells["discount_factor"] = _na(f"1/(1+{p('discount_rate')})^{year_ref}")
+        cells["taxable_income_usd"] = self._na.when(serving, f"{here('revenue_usd')}+{here('opex_usd')}"
+                                                              f"-{here('depreciation_usd')}")
+        cells["cash_flow_usd"] = self._na(f"{here('revenue_usd')}+{here('opex_usd')}-{here('tax_usd')}+{here('capex_usd')}"
+                                          f"+{here('residual_value_usd')}")
+        cells["discount_factor"] = self._na(f"1/(1+{p('discount_rate')})^{year_ref}")
         if year == 0:
             cells["loss_carried_usd"] = "=0"
             cells["tax_usd"] = "=0"
-            cells["cumulative_cash_flow_usd"] = _na(here("cash_flow_usd"))
+            cells["cumulative_cash_flow_usd"] = self._na(here("cash_flow_usd"))
             for flow in ("flow", "cumulative"):
                 source = here("cash_flow_usd" if flow == "flow" else "cumulative_cash_flow_usd")
-                cells[f"{flow}_last_sign"] = _na(f"SIGN({source})")
+                cells[f"{flow}_last_sign"] = self._na(f"SIGN({source})")
                 cells[f"{flow}_sign_change"] = "=0"
             return cells
         prev = self.layout.year_col(year - 1)
         for flow in ("flow", "cumulative"):
             source = here("cash_flow_usd" if flow == "flow" else "cumulative_cash_flow_usd")
             last = f"{prev}{self.row(f'{flow}_last_sign')}"
-            cells[f"{flow}_last_sign"] = _na(f"IF({source}<>0,SIGN({source}),{last})")
-            cells[f"{flow}_sign_change"] = _na(f"IF(AND({source}<>0,{last}<>0,SIGN({source})<>{last}),1,0)")
+            cells[f"{flow}_last_sign"] = self._na(f"IF({source}<>0,SIGN({source}),{last})")
+            cells[f"{flow}_sign_change"] = self._na(f"IF(AND({source}<>0,{last}<>0,SIGN({source})<>{last}),1,0)")
         before_loss = f"{prev}{self.row('loss_carried_usd')}"
-        cells["tax_usd"] = _na(f"IF({serving},{p('tax_rate')}*MAX(0,{here('taxable_income_usd')}-{before_loss}),0)")
-        cells["loss_carried_usd"] = _na(f"MAX(0,{before_loss}-{here('taxable_income_usd')})")
+        cells["tax_usd"] = self._na.when(serving, f"{p('tax_rate')}*MAX(0,{here('taxable_income_usd')}-{before_loss})")
+        cells["loss_carried_usd"] = self._na(f"MAX(0,{before_loss}-{here('taxable_income_usd')})")
         before = f"{prev}{self.row('cumulative_cash_flow_usd')}"
         after = here("cumulative_cash_flow_usd")
-        cells["cumulative_cash_flow_usd"] = _na(f"{before}+{here('cash_flow_usd')}")
-        cells["payback_year_fraction"] = (f'=IFERROR(IF(AND({before}<0,{after}>=0),'
+        cells["cumulative_cash_flow_usd"] = self._na(f"{before}+{here('cash_flow_usd')}")
+        cells["payback_year_fraction"] = (f'=IF(AND(ISNUMBER({before}),ISNUMBER({after})),IF(AND({before}<0,{after}>=0),'
                                           f'{prev}${CF_YEAR_ROW}+-{before}/({after}-{before}),""),"")')
         return cells
 
@@ -204,9 +206,9 @@ class _BlockFormulas:
         age = f"({horizon}-{bought})"
         value = f"IF({age}>={horizon},{resid},1-(1-{resid})*MIN(1,{age}/{horizon}))"
         out = own("output_tokens")
-        gated = lambda core: _na(f"IF({active}=1,{core},0)")  # noqa: E731  (a pool that does not serve costs nothing)
+        gated = lambda core: self._na.when(f"{active}=1", core)  # noqa: E731  (a pool that does not serve costs nothing)
         return {
-            f"pool{k}.active": _na(f"IF(AND({year_ref}>{bought},{year_ref}<={horizon}),1,0)"),
+            f"pool{k}.active": self._na(f"IF(AND({year_ref}>{bought},{year_ref}<={horizon}),1,0)"),
             f"pool{k}.output_tokens": gated(f"{q('tokens_per_s_per_device')}*{q('device_count')}*{util}*SECONDS_PER_YEAR"
                                           f"*{active}"),
             f"pool{k}.revenue_usd": gated(f"{out}*({q('price_usd_per_million_output_tokens')}*{here('price_index')})"
@@ -225,15 +227,15 @@ class _BlockFormulas:
                                          f"*{active}"),
             f"pool{k}.rent_usd": gated(f"(1-{q('owned')})*{q('device_count')}*{q('rent_usd_per_device_hour')}"
                                      f"*HOURS_PER_YEAR*{here('cost_index')}*{active}"),
-            f"pool{k}.capex_usd": _na(f"IF({year_ref}={bought},-{q('capex_usd')},0)"),
-            f"pool{k}.depreciation_usd": _na(f"IF(AND({year_ref}>{bought},{year_ref}<={bought}+{life},"
-                                             f"{year_ref}<={horizon}),{q('capex_usd')}*(1-{resid})/{life},0)"),
-            f"pool{k}.residual_value_usd": _na(f"IF({year_ref}={horizon},{q('capex_usd')}*{value},0)"),
+            f"pool{k}.capex_usd": self._na.when(f"{year_ref}={bought}", f"-{q('capex_usd')}"),
+            f"pool{k}.depreciation_usd": self._na.when(f"AND({year_ref}>{bought},{year_ref}<={bought}+{life},"
+                                                  f"{year_ref}<={horizon})", f"{q('capex_usd')}*(1-{resid})/{life}"),
+            f"pool{k}.residual_value_usd": self._na.when(f"{year_ref}={horizon}", f"{q('capex_usd')}*{value}"),
         }
 
     def summary_cells(self) -> dict[str, str]:
         flows, later = self.rng("cash_flow_usd"), self.rng("cash_flow_usd", 1)
-        complete = f"COUNT({flows})=COLUMNS({flows})"
+        complete = none_na(flows)
         first = f"{self.layout.year_col(0)}{self.row('cash_flow_usd')}"
         cum0 = f"{self.layout.year_col(0)}{self.row('cumulative_cash_flow_usd')}"
         crossing = self.rng("payback_year_fraction", 1)
@@ -241,18 +243,18 @@ class _BlockFormulas:
         year1 = f"{self.layout.year_col(1)}{self.row('cash_flow_usd')}"
         horizon = self.plans("years")
         return {
-            "npv_usd": _na(f"IF({complete},{first}+NPV({self.plans('discount_rate')},{later}),{NA})"),
-            "irr_guess_flows": f'=IFERROR(IF({complete},(SUMIF({flows},">0")/-SUMIF({flows},"<0"))'
-                               f'^(1/{self.plans("years")})-1,""),"")',
-            "irr_guess_first_year": f'=IFERROR(IF({complete},{year1}/-{first}-1,""),"")',
-            "irr_guess_last_year": f'=IFERROR(IF({complete},INDEX({flows},1,{horizon}+1)/-INDEX({flows},1,{horizon})-1,'
-                                   f'""),"")',
+            "npv_usd": self._na(f"IF({complete},{first}+NPV({self.plans('discount_rate')},{later}),{NA})"),
+            "irr_guess_flows": f'=IF(AND({complete},SUMIF({flows},">0")>0,SUMIF({flows},"<0")<0),'
+                               f'(SUMIF({flows},">0")/-SUMIF({flows},"<0"))^(1/{self.plans("years")})-1,"")',
+            "irr_guess_first_year": f'=IF(AND({complete},ISNUMBER({first})),IF({first}<0,{year1}/-{first}-1,""),"")',
+            "irr_guess_last_year": f'=IF({complete},IF(INDEX({flows},1,{horizon})<>0,'
+                                   f'INDEX({flows},1,{horizon}+1)/-INDEX({flows},1,{horizon})-1,""),"")',
             "irr_floor": f'=IF(SUM({self.rng("flow_sign_change")})=1,-1,'
                          f'IF(SUM({self.rng("cumulative_sign_change")})=1,0,"none"))',
             **self._irr_attempts(flows),
-            "irr": _na(f"IF({complete},IF(AND({sign_change},ISNUMBER({self._c('irr_floor')})),"
+            "irr": self._na(f"IF({complete},IF(AND({sign_change},ISNUMBER({self._c('irr_floor')})),"
                        f"{self._first_number()},{NA}),{NA})"),
-            "payback_months": _na(f'IF({complete},IF({cum0}>=0,0,IF(COUNT({crossing})=0,"{NEVER}",'
+            "payback_months": self._na(f'IF({complete},IF({cum0}>=0,0,IF(COUNT({crossing})=0,"{NEVER}",'
                                   f'MONTHS_PER_YEAR*MIN({crossing}))),{NA})'),
         }
 
@@ -260,7 +262,8 @@ class _BlockFormulas:
         return f"{self.layout.year_col(0)}{self.row(key)}"
 
     def _irr_attempts(self, flows: str) -> dict[str, str]:
-        """One IRR() per starting point; kept where it converges above the floor, else blank."""
+        """One IRR() per starting point; kept where it converges above the floor, else blank. The one IFERROR of
+        the workbook: IRR()'s Newton iteration failing to converge from a start is an outcome, not an error."""
         floor = self._c("irr_floor")
         cells = {}
         for key, guess in zip(IRR_ATTEMPTS, IRR_GUESSES):
@@ -275,6 +278,3 @@ class _BlockFormulas:
             chain = f"IF(ISNUMBER({self._c(key)}),{self._c(key)},{chain})"
         return chain
 
-
-def _na(core: str) -> str:
-    return f"=IFERROR({core},{NA})"

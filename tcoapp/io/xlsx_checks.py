@@ -22,7 +22,7 @@ from ..engine.performance.factors import FACTOR_NAMES
 from ..engine.pools import POOL_SERVING_KEYS
 from ..engine.scenario import Scenario
 from . import sheets as S
-from .xlsx_layout import Layout, field_column as _col
+from .xlsx_layout import CF_POOL_ROWS, CF_ROWS, Layout, field_column as _col
 from .xlsx_styles import header, put, set_text, widths, wrap
 
 MASTER = "master_check"
@@ -133,10 +133,28 @@ def _sum_checks(scenario: Scenario, layout: Layout):
     return out
 
 
+def _error_checks(scenario: Scenario, layout: Layout):
+    """(plan index, what, status formula): no formula of the plan's Results column or CashFlow block is an
+    error. Errors are never caught in the workbook (a value that does not exist reads n/a): they fail here."""
+    out = []
+    rows = [row for key, row in layout.result_rows.items() if key != "plan_check"]
+    for index, _ in enumerate(scenario.plans):
+        col = layout.plan_col(index)
+        column = f"{S.RESULTS}!${col}${min(rows)}:${col}${max(rows)}"
+        block = [layout.cf_row(index, key) for key in CF_ROWS]
+        block += [layout.cf_row(index, f"pool{k}.{base}") for k in range(1, layout.cf_pools(index) + 1)
+                  for base in CF_POOL_ROWS]
+        area = (f"{S.CASH_FLOW}!${layout.year_col(0)}${min(block)}:${layout.year_col(layout.max_years)}${max(block)}")
+        for what, rng in (("Results: no formula error in the plan's column", column),
+                          ("CashFlow: no formula error in the plan's block", area)):
+            out.append((index, what, f"=IF(SUMPRODUCT(--ISERROR({rng}))=0,0,1)"))
+    return out
+
+
 def write_checks(ws, workbook, scenario: Scenario, results, layout: Layout, rows: InputRows) -> CheckRefs:
     n = len(scenario.plans)
     snapshots = _snapshot_rows(scenario, results, layout, rows)
-    sums = _sum_checks(scenario, layout)
+    sums = _sum_checks(scenario, layout) + _error_checks(scenario, layout)
     first = 4 + n + FIRST_DETAIL_ROW_OFFSET + 1
     last = first + len(snapshots) + len(sums)  # + the horizon check
     status = f"$F${first}:$F${last}"

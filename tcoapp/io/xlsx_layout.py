@@ -91,6 +91,19 @@ class Layout:
             return self._block_rows[index]
         return CF_FIRST_BLOCK_ROW + sum(cf_block_height(self.cf_pools(i)) for i in range(index))
 
+    @functools.cached_property
+    def _row_keys(self) -> dict[str, dict[int, str]]:
+        cash_flow = {}
+        for index in range(max(len(self.pool_counts), 1)):
+            pools = self.cf_pools(index)
+            for key in list(CF_ROWS) + [f"pool{k}.{base}" for k in range(1, pools + 1) for base in CF_POOL_ROWS]:
+                cash_flow[self.cf_row(index, key)] = key
+        return {S.RESULTS: {row: key for key, row in self.result_rows.items()}, S.CASH_FLOW: cash_flow}
+
+    def row_key(self, sheet: str, row: int) -> str | None:
+        """The key of a Results or CashFlow row (None: a title, header or blank row, or another sheet)."""
+        return self._row_keys.get(sheet, {}).get(row)
+
     def cf_row(self, index: int, key: str) -> int:
         if key.startswith("pool") and "." in key:
             k, base = int(key[4:key.index(".")]), key.split(".", 1)[1]

@@ -28,6 +28,7 @@ from openpyxl.utils import get_column_letter
 
 from .xlsx_checks import RED, banner
 from .xlsx_layout import Layout, PlanRefs, field_column
+from .xlsx_na import NaGuard, none_na
 from .xlsx_styles import NOT_AVAILABLE, header, key_cell, put, section, set_text, unit_cell, widths, wrap
 
 Formula = Callable[[PlanRefs], str]
@@ -122,7 +123,7 @@ def _components() -> tuple:
 def _levelized(row: str, sign: str) -> Formula:
     """PV of a CashFlow row over years 1..n x the capital recovery factor (the year's amount when
     nothing changes by year)."""
-    return lambda x: (f'IF(COUNT({x.cf_range(row, 1)})=COLUMNS({x.cf_range(row, 1)}),'
+    return lambda x: (f'IF({none_na(x.cf_range(row, 1))},'
                       f'{sign}SUMPRODUCT({x.cf_range(row, 1)},{x.cf_range("discount_factor", 1)})'
                       f'*{x.r("capital_recovery_factor")},{NA})')
 
@@ -144,9 +145,8 @@ def _not_entered(x) -> str:
 
 
 def _summed(key: str) -> Formula:
-    """The plan's total of a pool quantity: the sum over its pools, n/a unless every pool has a number."""
-    return lambda x: (f'IF(COUNT({x.pools(key)})=COUNTA({x.pools("pool")}),SUM({x.pools(key)}),{NA})'
-                      if x.pools(key) else NA)
+    """The plan's total of a pool quantity: the sum over its pools (n/a where a pool's is)."""
+    return lambda x: f'SUM({x.pools(key)})' if x.pools(key) else NA
 
 
 FORMULA_SECTIONS: tuple[tuple[str, tuple[tuple[str, Formula], ...]], ...] = (
@@ -160,16 +160,15 @@ FORMULA_SECTIONS: tuple[tuple[str, tuple[tuple[str, Formula], ...]], ...] = (
          lambda x: f'IF({x.p("discount_rate")}=0,1/{x.p("years")},'
                    f'{x.p("discount_rate")}/(1-(1+{x.p("discount_rate")})^-{x.p("years")}))'),
         ("capex_usd_per_year",
-         lambda x: f'IF(COUNT({x.cf_range("capex_usd")})+COUNT({x.cf_range("residual_value_usd")})'
-                   f'=COLUMNS({x.cf_range("capex_usd")})+COLUMNS({x.cf_range("residual_value_usd")}),'
+         lambda x: f'IF(AND({none_na(x.cf_range("capex_usd"))},{none_na(x.cf_range("residual_value_usd"))}),'
                    f'(SUMPRODUCT(-{x.cf_range("capex_usd")},{x.cf_range("discount_factor")})'
                    f'-SUMPRODUCT({x.cf_range("residual_value_usd")},{x.cf_range("discount_factor")}))'
                    f'*{x.r("capital_recovery_factor")},{NA})'),
     ) + tuple((key, _levelized(row, sign)) for key, (row, sign) in LEVELIZED.items()) + (
         ("costs_not_entered", _not_entered),
         ("prefill_share_of_device_time",
-         lambda x: f'({x.pool_products("device_count", "prefill_share")})/{x.r("device_count")}'
-         if x.pools("device_count") else NA),
+         lambda x: f'IF({x.r("device_count")}>0,({x.pool_products("device_count", "prefill_share")})'
+                   f'/{x.r("device_count")},{NA})' if x.pools("device_count") else NA),
     )),
     ("Cost per million tokens (formulas)", (
         ("cost_per_million_output_tokens_usd",
@@ -192,13 +191,13 @@ FORMULA_SECTIONS: tuple[tuple[str, tuple[tuple[str, Formula], ...]], ...] = (
         ("irr", lambda x: x.cf("irr")),
         ("payback_months", lambda x: x.cf("payback_months")),
         ("roi",
-         lambda x: f'IF(COUNT({x.cf_range("cash_flow_usd")})=COLUMNS({x.cf_range("cash_flow_usd")}),'
+         lambda x: f'IF({none_na(x.cf_range("cash_flow_usd"))},'
                    f'IF({x.r("capex_usd")}>0,(SUM({x.cf_range("cash_flow_usd", 1)})-SUM({x.cf_range("capex_usd", 1)}))'
                    f'/{x.r("capex_usd")}-1,{NA}),{NA})'),
     )),
 )
 
-# Results rows that are plain references to a formula elsewhere (no IFERROR needed)
+# Results rows that are plain references to a formula elsewhere (no n/a guard: they hold its value)
 PASS_THROUGH = {"npv_usd", "irr", "payback_months", "staff_usd_per_year"}
 ENGINE_TITLE = "Engine outputs (values computed by the tcoapp engine, not formulas: change inputs in the app)"
 
@@ -286,12 +285,14 @@ def write_results(ws, scenario: Scenario, results: tuple[PlanResult, ...], layou
 
 def _check_row(ws, checks, n: int, last_col: int) -> None:
     section(ws, CHECK_ROW - 1, "Is this plan current? (Checks sheet)", max(last_col, 2))
-    key_cell(ws, CHECK_ROW, "plan_check", "current: the engine computed these numbers from the inputs shown; STALE: "
+    key_cell(ws, CHECK_ROW, "plan_check", "current: the engine computed these numbers from the inputs shown; STALE: a formula of this plan is "
+                                          "an error, or "
                                           "an engine input of this plan changed since export (see the Checks sheet)")
     for index in range(n):
         ref = checks.plan_status[index]
         put(ws, CHECK_ROW, S.FIRST_PLAN_COLUMN + index,
-            f'=IF({ref}=0,"current","STALE: "&{ref}&" engine input(s) changed: recompute in tcoapp")', "formula")
+            f'=IF({ref}=0,"current","STALE: "&{ref}&" check(s) fail (an engine input changed, or a formula '
+            f'error): see the Checks sheet")', "formula")
     area = f"{get_column_letter(S.FIRST_PLAN_COLUMN)}{CHECK_ROW}:{get_column_letter(max(last_col, 3))}{CHECK_ROW}"
     ws.conditional_formatting.add(area, FormulaRule(formula=[f'LEFT({get_column_letter(S.FIRST_PLAN_COLUMN)}{CHECK_ROW},5)="STALE"'],
                                                     fill=RED))
@@ -332,9 +333,9 @@ def _pool_block(ws, scenario, results, layout: Layout, k: int, last_col: int) ->
                 put(ws, row, col, live, "formula", unit)
             else:
                 put(ws, row, col, refs.engine_value(key), "engine", unit)
+        guard = NaGuard(S.RESULTS, layout.row_key)
         for key, formula in POOL_FORMULAS:
-            put(ws, layout.result_rows[pool_key(k, key)], col, f"=IFERROR({formula(refs)},{NA})", "formula",
-                result_unit(key))
+            put(ws, layout.result_rows[pool_key(k, key)], col, guard(formula(refs)), "formula", result_unit(key))
 
 
 class PoolRefs:
@@ -391,17 +392,18 @@ class PoolRefs:
         dps = self.r("devices_per_server")
         mode = self.plan.sizing_mode
         if mode == "facility_power":
-            servers = (f'ROUNDDOWN({self.p("facility_power_kw")}*W_PER_KW/({self.r("server_nameplate_w")}'
-                       f'*{self.p("pue")})+SIZING_EPSILON,0)')
-        elif mode == "capex_budget":
+            core = (f'ROUNDDOWN({self.p("facility_power_kw")}*W_PER_KW/({self.r("server_nameplate_w")}'
+                    f'*{self.p("pue")})+SIZING_EPSILON,0)*{dps}')
+        elif mode == "capex_budget":  # a rented pool has no capex to size by
             per_server = f'({dps}*{self.r("price_usd")}+{self.r("server_price_usd")})*(1+{self.p("other_capex_fraction")})'
-            servers = f'IF({self.r("owned")}=0,{NA},ROUNDDOWN({self.p("capex_budget_usd")}/({per_server})+SIZING_EPSILON,0))'
-        elif mode == "demand":
+            core = (f'IF({self.r("owned")}=0,{NA},'
+                    f'ROUNDDOWN({self.p("capex_budget_usd")}/({per_server})+SIZING_EPSILON,0)*{dps})')
+        elif mode == "demand":  # no tokens per device-day: no fleet meets any demand
             day = f'{self.r("tokens_per_s_per_device")}*{self.p("utilization")}*SECONDS_PER_DAY'
-            servers = f'ROUNDUP({self.p("demand_tokens_per_day")}/({day})/{dps}-SIZING_EPSILON,0)'
+            core = f'IF({day}>0,ROUNDUP({self.p("demand_tokens_per_day")}/({day})/{dps}-SIZING_EPSILON,0)*{dps},{NA})'
         else:
             return None
-        return f"=IFERROR({servers}*{dps},{NA})"
+        return NaGuard(S.RESULTS, self.layout.row_key)(core)
 
     def live(self, key: str) -> str | None:
         """Engine inputs that are plain copies of a Plans or Pools input are references, so they move."""
@@ -433,9 +435,10 @@ def _formula_row(ws, layout: Layout, n: int, key: str, formula: Formula) -> None
     key_cell(ws, row, key, result_help(key))
     unit = result_unit(key)
     unit_cell(ws, row, 2, unit)
+    guard = NaGuard(S.RESULTS, layout.row_key)
     for index in range(n):
         core = formula(PlanRefs(layout, index))
-        text = f"={core}" if key in PASS_THROUGH else f'=IFERROR({core},{NA})'
+        text = f"={core}" if key in PASS_THROUGH else guard(core)
         put(ws, row, S.FIRST_PLAN_COLUMN + index, text, "formula", unit)
 
 

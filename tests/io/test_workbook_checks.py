@@ -67,6 +67,13 @@ EDITS = {
     "finance_demand": ("demand", _plans("demand_tokens_per_day", 3e10), None),
 }
 
+# edits that break a formula (text typed into a number cell, a lookup of a device that is not there):
+# the error shows where it lands, is never turned into n/a, and fails the plan's error checks
+BROKEN = {
+    "text_in_a_number": ("default", _plans("electricity_usd_per_kwh", "0.1 USD"), 0),
+    "text_in_a_device_price": ("default", _cell(S.DEVICES, 3, _col(DEVICE_FIELDS, "price_usd"), "about 30k"), 0),
+}
+
 
 @pytest.fixture(scope="module")
 def recalculated(tmp_path_factory):
@@ -85,6 +92,11 @@ def recalculated(tmp_path_factory):
         edit(wb)
         paths[f"edit_{name}"] = folder / f"edit_{name}.xlsx"
         wb.save(paths[f"edit_{name}"])
+    for name, (source, edit, _) in BROKEN.items():
+        wb = openpyxl.load_workbook(paths[source])
+        edit(wb)
+        paths[f"broken_{name}"] = folder / f"broken_{name}.xlsx"
+        wb.save(paths[f"broken_{name}"])
     wb = openpyxl.load_workbook(paths["default"])
     wb[S.PLANS].cell(ROWS["years"], 3).value = 12  # longer than the CashFlow sheet (10 years)
     paths["horizon"] = folder / "horizon.xlsx"
@@ -214,3 +226,44 @@ def test_cached_values_equal_what_libreoffice_recalculates(recalculated):
                     else:
                         assert mine == theirs, (name, sheet, cell.coordinate, mine, theirs)
         assert filled > 500, name
+
+
+@pytest.mark.parametrize("name", list(BROKEN))
+def test_a_formula_error_stays_visible_and_fails_a_check(recalculated, name):
+    master, wb = _master(recalculated[f"broken_{name}"])
+    plan = BROKEN[name][2]
+    assert master >= 1, name
+    rows = result_rows(2)
+    cost = wb[S.RESULTS].cell(rows["cost_per_million_output_tokens_usd"], 3 + plan).value
+    assert isinstance(cost, str) and cost.startswith("#"), (name, cost)  # an error, not "n/a" or a number
+    assert wb[S.RESULTS].cell(rows["plan_check"], 3 + plan).value.startswith("STALE")
+    failing = [ws_row[1].value for ws_row in wb[S.CHECKS].iter_rows(min_row=4) if ws_row[5].value == 1]
+    assert any("no formula error" in str(what) for what in failing), failing
+
+
+def test_formulas_propagate_n_a_explicitly_without_a_blanket_iferror(tmp_path):
+    """The only IFERROR left is around IRR() (not converging from a start is an outcome, not an error);
+    a formula that reads an n/a-able cell says so: IF(<cell>="n/a","n/a",...)."""
+    path = tmp_path / "s.xlsx"
+    write_scenario(default_scenario(), path)
+    wb = openpyxl.load_workbook(path)
+    guarded = 0
+    for sheet in (S.RESULTS, S.CASH_FLOW, S.SUMMARY, S.CHECKS):
+        for row in wb[sheet].iter_rows():
+            for cell in row:
+                text = cell.value
+                if not (isinstance(text, str) and text.startswith("=")):
+                    continue
+                key = wb[sheet].cell(cell.row, 1).value
+                if "IFERROR" in text:
+                    assert str(key).startswith("irr_attempt_") and text.count("IFERROR") == 1, (sheet, cell.coordinate, text)
+                guarded += '="n/a"' in text
+    assert guarded > 100
+    results = wb[S.RESULTS]
+    rows = result_rows()
+    revenue = results.cell(rows["pool1.revenue_usd_per_year"], 3).value
+    assert revenue.startswith('=IF(OR(') and '="n/a"),"n/a",' in revenue  # its engine operands are named
+    servers = results.cell(rows["pool1.servers"], 3).value
+    assert "n/a" in servers  # device_count may be n/a (a sized pool)
+    nameplate = results.cell(rows["pool1.server_nameplate_w"], 3).value
+    assert "n/a" not in nameplate  # looked-up device fields are numbers or an error, never n/a

@@ -158,3 +158,20 @@ def test_default_scenario_payback_and_npv_present(recalculated):
     keys = [ws.cell(r, 1).value for r in range(1, ws.max_row + 1)]
     npv = ws.cell(keys.index("npv_usd") + 1, 3).value
     assert npv == pytest.approx(results[0].metrics["npv_usd"], rel=1e-9) or npv == "n/a"
+
+
+def test_fresh_exports_pass_every_check_and_hold_no_error(recalculated):
+    """Plans without an operating point, unrackable pools and missing costs read n/a, never an error: every
+    freshly exported workbook recalculates with master_check = 0 and no error cell."""
+    checked = 0
+    for name, (scenario, _, path) in recalculated.items():
+        if isinstance(scenario, _Widths):
+            continue
+        wb = openpyxl.load_workbook(path, data_only=True)
+        assert wb[S.CHECKS]["B1"].value == 0, name
+        for sheet in (S.RESULTS, S.CASH_FLOW, S.SUMMARY):
+            errors = [c.coordinate for row in wb[sheet].iter_rows(min_row=2, min_col=2) for c in row  # not names
+                      if isinstance(c.value, str) and c.value.startswith("#")]
+            assert errors == [], (name, sheet, errors[:5])
+        checked += 1
+    assert checked >= 10
