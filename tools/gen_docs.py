@@ -75,8 +75,9 @@ def field_table(fields: tuple[Field, ...]) -> list[str]:
 
 def _plans_section() -> list[str]:
     lines = ["## Plans", "",
-             "Row 1: `key`, `unit`, then one plan name per column from column C. Each further row is one "
-             "key (column A), its unit (column B) and its value per plan. A missing row takes the default; "
+             "Row 1: `key`, `label (unit)`, then one plan name per column from column C. Each further row is one "
+             "key (column A), its readable label and unit (column B, e.g. `Electricity price (USD/kWh)`; not read, "
+             "so files with only the unit there read the same) and its value per plan. A missing row takes the default; "
              "an unknown key is an error naming the cell. Blank cells take the default (for an optional "
              "key such as an interactivity target: not set).", ""]
     groups: dict[str, list[Field]] = {}
@@ -125,7 +126,7 @@ def _metric_meta() -> dict[str, tuple[str, str]]:
 def _results_section() -> list[str]:
     meta = _metric_meta()
     lines = ["## Results, CashFlow, Constants, About (outputs)", "",
-             "`Results` has the Plans layout (key, unit, one column per plan, same order). Its first block "
+             "`Results` has the Plans layout (key, label (unit), one column per plan, same order). Its first block "
              "holds the plan's operating point (engine values); the plan rows below sum its pools and carry "
              "the finance as live formulas over Plans and the named cells of `Constants`. Then one block per "
              "pool (`pool1.servers`, `pool2.racks`, ...): the pool's device economics, tokens/s per device "
@@ -165,7 +166,14 @@ def _checks_section() -> list[str]:
         "Plans row has a named range `in_<key>`; Results, Plans, Summary and CashFlow print landscape, one page wide, "
         "with keys and units on every page. IRR is given only where it is unique (the flows change sign once, or the "
         "cumulative flow changes sign once: the one positive rate); its attempts from each starting point sit in "
-        "helper cells. tcoapp reads and writes `.xlsx` only: an `.ods` file is refused with how to convert it.", ""]
+        "helper cells. tcoapp reads and writes `.xlsx` only: an `.ods` file is refused with how to convert it.", "",
+        "Values that do not exist and errors: a value that does not exist reads `n/a` (payback: `never`), as in the "
+        "app. No formula hides an error behind IFERROR: a formula that reads a cell which may be `n/a` says so "
+        "(`=IF(OR(C40=\"n/a\",C52=\"n/a\"),\"n/a\",C40*C52*...)`), so `n/a` flows on while an error (`#VALUE!` from "
+        "text typed into a number cell, `#N/A` from a lookup of a device that is not on Devices) stays visible where "
+        "it lands, and the Checks rows \"no formula error in the plan's column / block\" fail, which makes "
+        "`master_check` > 0 and the plan STALE. The one IFERROR is around each IRR() attempt: IRR()'s iteration "
+        "not converging from one starting point is an outcome, and the next starting point is tried.", ""]
 
 
 def _where_it_enters(key: str) -> str:

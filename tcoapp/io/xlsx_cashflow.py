@@ -21,8 +21,9 @@ from .xlsx_layout import CF_BANNER_ROW, CF_POOL_ROWS, CF_ROWS, CF_YEAR_ROW, IRR_
 from .xlsx_na import NaGuard, none_na
 from .xlsx_styles import (
     HEADER_FILL, HEADER_FONT, NEVER, NOT_AVAILABLE, TOTAL_BORDER, header, key_cell, put, section, set_text,
-    unit_cell, widths,
+    LABEL_HEADER, label_cell, label_width, widths,
 )
+from .xlsx_labels import cashflow_label, with_unit
 
 NA = f'"{NOT_AVAILABLE}"'
 CF_UNITS = {
@@ -85,7 +86,7 @@ def write_cashflow(ws, scenario: Scenario, layout: Layout, irr_by_plan=()) -> No
     """irr_by_plan: the engine's IRR per plan (NaN where none), used only as IRR's starting point."""
     last_col = S.FIRST_PLAN_COLUMN + layout.max_years
     header(ws, CF_YEAR_ROW, 1, "key", "Cash-flow line. Years are year-end; year 0 is the start.")
-    header(ws, CF_YEAR_ROW, 2, "unit")
+    header(ws, CF_YEAR_ROW, 2, LABEL_HEADER)
     for year in range(layout.max_years + 1):
         cell = ws.cell(row=CF_YEAR_ROW, column=S.FIRST_PLAN_COLUMN + year, value=year)
         cell.font, cell.fill = HEADER_FONT, HEADER_FILL
@@ -95,7 +96,9 @@ def write_cashflow(ws, scenario: Scenario, layout: Layout, irr_by_plan=()) -> No
     for index, plan in enumerate(scenario.plans):
         _block(ws, layout, index, plan.name, last_col, irrs[index])
     ws.freeze_panes = "C2"
-    widths(ws, {1: 30, 2: 10, **{S.FIRST_PLAN_COLUMN + y: 21 for y in range(layout.max_years + 1)}})
+    keys = list(CF_ROWS) + [f"pool{k}.{base}" for k in range(1, layout.max_pools + 1) for base in CF_POOL_ROWS]
+    label = label_width(with_unit(cashflow_label(key), cf_unit(key)) for key in keys)
+    widths(ws, {1: 30, 2: label, **{S.FIRST_PLAN_COLUMN + y: 21 for y in range(layout.max_years + 1)}})
 
 
 def _block(ws, layout: Layout, index: int, name: str, last_col: int, irr: float | None) -> None:
@@ -107,7 +110,7 @@ def _block(ws, layout: Layout, index: int, name: str, last_col: int, irr: float 
     for key in keys:
         row = layout.cf_row(index, key)
         key_cell(ws, row, key, cf_help(key))
-        unit_cell(ws, row, 2, cf_unit(key))
+        label_cell(ws, row, 2, cashflow_label(key), cf_unit(key))
     cells = _BlockFormulas(layout, index, pools)
     for year in range(layout.max_years + 1):
         for key, text in cells.year_cells(year).items():

@@ -17,7 +17,7 @@ from ..engine.performance.measured import config_text
 from ..engine.scenario import Scenario
 from . import sheets as S
 from .xlsx_bulk import PendingRows
-from .xlsx_styles import header, key_cell, put, unit_cell, widths
+from .xlsx_styles import LABEL_HEADER, header, key_cell, label_cell, label_width, put, unit_cell, widths
 
 def field_comment(field: Field) -> str:
     default = "none" if field.default is None else ("empty" if field.default == "" else f"{field.default}")
@@ -33,21 +33,22 @@ def plan_rows() -> dict[str, int]:
 def write_plans(ws, scenario: Scenario) -> dict[str, int]:
     rows = plan_rows()
     header(ws, 1, 1, "key", "Parameter key (docs/workbook_format.md). Rows may be left out: the default applies.")
-    header(ws, 1, 2, "unit")
+    header(ws, 1, 2, LABEL_HEADER, "What the key is, and its unit (not read: the key and the values are).")
     for index, plan in enumerate(scenario.plans):
         header(ws, 1, S.FIRST_PLAN_COLUMN + index, plan.name)
     for field in PLAN_FIELDS:
         row = rows[field.name]
         key_cell(ws, row, field.name, field_comment(field))
-        unit_cell(ws, row, 2, field.unit)
+        label_cell(ws, row, 2, field.label, field.unit)
         for index, plan in enumerate(scenario.plans):
             cell = put(ws, row, S.FIRST_PLAN_COLUMN + index, _cell_value(getattr(plan, field.name)), "input", field.unit)
             if field.zero_text:
                 base = cell.number_format if cell.number_format not in (None, "General") else "0.####"
                 cell.number_format = f'{base};-{base};"0 ({field.zero_text})"'
     ws.freeze_panes = "C2"
-    widths(ws, {1: 34, 2: 14, **{S.FIRST_PLAN_COLUMN + i: max(16, min(40, len(p.name) + 4))
-                                for i, p in enumerate(scenario.plans)}})
+    label = label_width(f"{f.label} ({f.unit})" for f in PLAN_FIELDS)
+    widths(ws, {1: 34, 2: label, **{S.FIRST_PLAN_COLUMN + i: max(16, min(40, len(p.name) + 4))
+                                   for i, p in enumerate(scenario.plans)}})
     return rows
 
 

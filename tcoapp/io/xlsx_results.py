@@ -29,7 +29,10 @@ from openpyxl.utils import get_column_letter
 from .xlsx_checks import RED, banner
 from .xlsx_layout import Layout, PlanRefs, field_column
 from .xlsx_na import NaGuard, none_na
-from .xlsx_styles import NOT_AVAILABLE, header, key_cell, put, section, set_text, unit_cell, widths, wrap
+from .xlsx_labels import result_label, with_unit
+from .xlsx_styles import (
+    LABEL_HEADER, NOT_AVAILABLE, header, key_cell, label_cell, label_width, put, section, set_text, widths, wrap,
+)
 
 Formula = Callable[[PlanRefs], str]
 NA = f'"{NOT_AVAILABLE}"'
@@ -264,7 +267,7 @@ def write_results(ws, scenario: Scenario, results: tuple[PlanResult, ...], layou
     n = len(scenario.plans)
     last_col = S.FIRST_PLAN_COLUMN + n - 1
     header(ws, 1, 1, "key", "Metric key (docs/workbook_format.md). Outputs: recomputed on import, never read.")
-    header(ws, 1, 2, "unit")
+    header(ws, 1, 2, LABEL_HEADER)
     for index, plan in enumerate(scenario.plans):
         header(ws, 1, S.FIRST_PLAN_COLUMN + index, plan.name)
     banner(ws, BANNER_ROW, max(last_col, 3))
@@ -279,7 +282,8 @@ def write_results(ws, scenario: Scenario, results: tuple[PlanResult, ...], layou
         _pool_block(ws, scenario, results, layout, k, last_col)
     _warnings_row(ws, results, layout, last_col)
     ws.freeze_panes = "C2"
-    widths(ws, {1: 46, 2: 14, **{S.FIRST_PLAN_COLUMN + i: max(MIN_VALUE_WIDTH, min(40, len(p.name) + 4))
+    label = label_width(with_unit(result_label(key), result_unit(key)) for key in layout.result_rows)
+    widths(ws, {1: 46, 2: label, **{S.FIRST_PLAN_COLUMN + i: max(MIN_VALUE_WIDTH, min(40, len(p.name) + 4))
                                 for i, p in enumerate(scenario.plans)}})
 
 
@@ -288,6 +292,7 @@ def _check_row(ws, checks, n: int, last_col: int) -> None:
     key_cell(ws, CHECK_ROW, "plan_check", "current: the engine computed these numbers from the inputs shown; STALE: a formula of this plan is "
                                           "an error, or "
                                           "an engine input of this plan changed since export (see the Checks sheet)")
+    label_cell(ws, CHECK_ROW, 2, result_label("plan_check"))
     for index in range(n):
         ref = checks.plan_status[index]
         put(ws, CHECK_ROW, S.FIRST_PLAN_COLUMN + index,
@@ -304,7 +309,7 @@ def _engine_block(ws, results, layout: Layout, last_col: int) -> None:
         row = layout.result_rows[key]
         key_cell(ws, row, key, result_help(key))
         unit = result_unit(key)
-        unit_cell(ws, row, 2, unit)
+        label_cell(ws, row, 2, result_label(key), unit)
         for index, result in enumerate(results):
             put(ws, row, S.FIRST_PLAN_COLUMN + index, float(result.metrics[key]), "engine", unit)
 
@@ -316,7 +321,7 @@ def _pool_block(ws, scenario, results, layout: Layout, k: int, last_col: int) ->
     for key in keys:
         row = layout.result_rows[pool_key(k, key)]
         key_cell(ws, row, pool_key(k, key), result_help(pool_key(k, key)))
-        unit_cell(ws, row, 2, result_unit(key))
+        label_cell(ws, row, 2, result_label(pool_key(k, key)), result_unit(key))
     sources = dict(POOL_VALUE_ROWS)
     for index, (plan, result) in enumerate(zip(scenario.plans, results)):
         if k > len(result.pools):
@@ -434,7 +439,7 @@ def _formula_row(ws, layout: Layout, n: int, key: str, formula: Formula) -> None
     row = layout.result_rows[key]
     key_cell(ws, row, key, result_help(key))
     unit = result_unit(key)
-    unit_cell(ws, row, 2, unit)
+    label_cell(ws, row, 2, result_label(key), unit)
     guard = NaGuard(S.RESULTS, layout.row_key)
     for index in range(n):
         core = formula(PlanRefs(layout, index))
@@ -446,6 +451,7 @@ def _warnings_row(ws, results, layout: Layout, last_col: int) -> None:
     row = layout.result_rows["warnings"]
     section(ws, row - 1, "Notes from the engine", max(last_col, 2))
     key_cell(ws, row, "warnings", "What the engine flagged for this plan (extrapolation, queueing, targets not met).")
+    label_cell(ws, row, 2, result_label("warnings"))
     for index, result in enumerate(results):
         cell = ws.cell(row=row, column=S.FIRST_PLAN_COLUMN + index)
         if result.warnings:
@@ -460,6 +466,7 @@ def _serving_row(ws, results, layout: Layout) -> None:
     key_cell(ws, row, "serving", "serving_search = auto: the configuration the search chose per pool (TP, EP, "
                                  "attention-DP, precisions, draft tokens, batch) and its objective. Empty: the plan "
                                  "runs the configuration typed on Plans.")
+    label_cell(ws, row, 2, result_label("serving"))
     for index, result in enumerate(results):
         text = result.serving_text()
         if text:

@@ -34,6 +34,8 @@ HEADER_FILL = PatternFill("solid", fgColor="D9E1F2")
 SECTION_FONT = Font(bold=True, color="FFFFFF")
 SECTION_FILL = PatternFill("solid", fgColor="44546A")
 UNIT_FONT = Font(color="595959", italic=True)
+LABEL_FONT = Font(color="262626")
+LABEL_HEADER = "label (unit)"
 TOTAL_BORDER = Border(top=Side(style="thin"))
 RIGHT = Alignment(horizontal="right")
 NOT_AVAILABLE = "n/a"
@@ -139,6 +141,19 @@ def header(ws, row: int, col: int, text: str, comment: str | None = None):
     if comment:
         cell.comment = Comment(comment, "tcoapp", width=320, height=120)
     return cell
+
+
+def label_cell(ws, row: int, col: int, label: str, unit: str = ""):
+    """The readable label beside a key, with its unit: "Electricity price (USD/kWh)"."""
+    cell = ws.cell(row=row, column=col)
+    set_text(cell, f"{label} ({unit})" if unit else label)
+    cell.font = LABEL_FONT
+    return cell
+
+
+def label_width(labels) -> float:
+    """A label column wide enough for its longest label (within reason: longer ones are cut at the next cell)."""
+    return float(min(48, max([len(text) for text in labels] + [12]) + 2))
 
 
 def unit_cell(ws, row: int, col: int, unit: str):

@@ -38,10 +38,11 @@ def test_sheets_and_order(exported):
 def test_plans_layout(exported):
     scenario, _, wb = exported
     ws = wb[S.PLANS]
-    assert [ws.cell(1, c).value for c in range(1, 3 + len(scenario.plans))] == ["key", "unit", *[p.name for p in scenario.plans]]
+    assert [ws.cell(1, c).value for c in range(1, 3 + len(scenario.plans))] == ["key", "label (unit)", *[p.name for p in scenario.plans]]
     keys = [ws.cell(r, 1).value for r in range(2, 2 + len(PLAN_FIELDS))]
     assert keys == [f.name for f in PLAN_FIELDS]
-    assert [ws.cell(r, 2).value or "" for r in range(2, 2 + len(PLAN_FIELDS))] == [f.unit for f in PLAN_FIELDS]
+    assert [ws.cell(r, 2).value for r in range(2, 2 + len(PLAN_FIELDS))] == [
+        f"{f.label} ({f.unit})" if f.unit else f.label for f in PLAN_FIELDS]  # a readable label beside every key
     assert ws.freeze_panes == "C2"
     assert all(ws.cell(r, 1).comment is not None for r in range(2, 2 + len(PLAN_FIELDS)))
 
@@ -283,3 +284,23 @@ def test_the_results_sheet_names_what_the_serving_search_chose(tmp_path):
     assert ws.cell(row, S.FIRST_PLAN_COLUMN).value == compute_scenario(scenario)[0].serving_text()
     assert ws.cell(row, S.FIRST_PLAN_COLUMN).value.startswith("TP")
     assert ws.cell(row, S.FIRST_PLAN_COLUMN + 1).value is None
+
+
+def test_results_and_cashflow_have_a_readable_label_beside_every_key(exported):
+    from tcoapp.io.xlsx_layout import CF_POOL_ROWS, CF_ROWS
+    from tcoapp.io.xlsx_results import result_rows
+
+    _, _, wb = exported
+    for sheet in (S.RESULTS, S.CASH_FLOW):
+        ws = wb[sheet]
+        assert ws.cell(1, 2).value == "label (unit)"
+        known = set(result_rows(4)) if sheet == S.RESULTS else set(CF_ROWS) | {f"pool{k}.{b}" for k in range(1, 5)
+                                                                               for b in CF_POOL_ROWS}
+        keyed = [(ws.cell(r, 1).value, ws.cell(r, 2).value) for r in range(3, ws.max_row + 1)
+                 if ws.cell(r, 1).value in known]
+        assert len(keyed) > 50, sheet
+        for key, label in keyed:
+            assert label and "_" not in label and label[0].isupper(), (sheet, key, label)
+    rows = {ws_row[0].value: ws_row[1].value for ws_row in wb[S.RESULTS].iter_rows(max_col=2)}
+    assert rows["cost_per_million_output_tokens_energy_usd"] == "Cost per million output tokens: energy (USD/Mtok)"
+    assert rows["pool1.tdp_w"].startswith("Pool 1: ") and rows["pool1.tdp_w"].endswith("(W)")

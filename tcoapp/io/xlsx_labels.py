@@ -1,0 +1,81 @@
+"""Readable labels beside the keys of the output sheets (column B: "label (unit)").
+
+A label comes from where the key is defined (the metric table, the Plans, Pools and Devices fields);
+the finance intermediates and the CashFlow lines, which have no field, are named here.
+"""
+from __future__ import annotations
+
+from ..engine.fields import DEVICE_FIELDS, PLAN_FIELDS, POOL_FIELDS
+from ..engine.finance.quantities import COST_COMPONENTS
+from ..engine.metric_table import METRIC_BY_KEY
+from .xlsx_layout import IRR_ATTEMPTS, IRR_GUESSES
+
+RESULT_LABELS = {
+    "plan_check": "Is this plan current?",
+    "hardware_capex_usd": "Hardware capex (devices + servers)",
+    "capital_recovery_factor": "Capital recovery factor",
+    "input_tokens_per_year": "Input tokens per year",
+    "colocation_usd_per_year": "Colocation per year",
+    "maintenance_usd_per_year": "Maintenance per year",
+    "software_usd_per_year": "Software per year",
+    "rent_usd_per_year": "Rent per year",
+    "staff_usd_per_year": "Staff per year",
+    "costs_not_entered": "Costs not entered",
+    "prefill_share_of_device_time": "Prefill share of device time",
+    "net_usd_per_year": "Net (revenue - opex) per year",
+    "owned": "Owned (1) or rented (0)",
+    "prefill_share": "Prefill share of device time",
+    "server_nameplate_w": "Server nameplate power",
+    "device_avg_w": "Average power per device",
+    "price_usd_per_million_output_tokens": "Output price (or its tier)",
+    "warnings": "Notes from the engine",
+    "serving": "Configuration chosen by the search",
+    **{f"cost_per_million_output_tokens_{part}_usd": f"Cost per million output tokens: {part}" for part in COST_COMPONENTS},
+}
+CASHFLOW_LABELS = {
+    "price_index": "Token price index", "electricity_index": "Electricity price index",
+    "cost_index": "Cost index (colocation, maintenance, software, staff, rent)", "utilization": "Utilization",
+    "output_tokens": "Output tokens", "input_tokens": "Input tokens", "revenue_usd": "Revenue",
+    "energy_usd": "Energy", "colocation_usd": "Colocation", "maintenance_usd": "Maintenance",
+    "software_usd": "Software", "rent_usd": "Rent", "staff_usd": "Staff", "opex_usd": "Opex (outflow)",
+    "capex_usd": "Capex (outflow)", "residual_value_usd": "Residual value at the horizon",
+    "depreciation_usd": "Depreciation", "taxable_income_usd": "Taxable income",
+    "loss_carried_usd": "Loss carried forward", "tax_usd": "Tax", "cash_flow_usd": "Cash flow",
+    "cumulative_cash_flow_usd": "Cumulative cash flow", "discount_factor": "Discount factor",
+    "payback_year_fraction": "Helper: payback crossing (year)", "flow_last_sign": "Helper: last sign of the flow",
+    "flow_sign_change": "Helper: flow changes sign", "cumulative_last_sign": "Helper: last sign of the cumulative flow",
+    "cumulative_sign_change": "Helper: cumulative flow changes sign", "npv_usd": "NPV",
+    "irr_guess_engine": "Helper: IRR start, the engine's", "irr_guess_flows": "Helper: IRR start from the flows",
+    "irr_guess_first_year": "Helper: IRR start from year 1", "irr_guess_last_year": "Helper: IRR start from the last year",
+    "irr_floor": "Helper: lowest unique IRR", "irr": "IRR", "payback_months": "Payback",
+    "active": "Serving this year",
+    **{key: f"Helper: IRR() from start {i}" for i, key in enumerate(IRR_ATTEMPTS, start=1)},
+}
+assert len(IRR_ATTEMPTS) == len(IRR_GUESSES)
+_FIELD_LABELS = {f.name: f.label for fields in (DEVICE_FIELDS, POOL_FIELDS, PLAN_FIELDS) for f in fields}
+
+
+def _split(key: str) -> tuple[str, str]:
+    """ "pool2.capex_usd" -> ("Pool 2: ", "capex_usd")."""
+    if key.startswith("pool") and "." in key:
+        head, base = key.split(".", 1)
+        return f"Pool {head[4:]}: ", base
+    return "", key
+
+
+def result_label(key: str) -> str:
+    prefix, base = _split(key)
+    if base in RESULT_LABELS:
+        return prefix + RESULT_LABELS[base]
+    if base in METRIC_BY_KEY:
+        return prefix + METRIC_BY_KEY[base].label
+    return prefix + _FIELD_LABELS.get(base, base.replace("_", " ").capitalize())
+
+
+def cashflow_label(key: str) -> str:
+    prefix, base = _split(key)
+    return prefix + CASHFLOW_LABELS.get(base, base.replace("_", " ").capitalize())
+
+
+def with_unit(label: str, unit: str) -> str:
+    return f"{label} ({unit})" if unit else label
