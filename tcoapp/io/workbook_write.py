@@ -22,8 +22,9 @@ from . import sheets as S
 from .atomic import atomic_write
 from .xlsx_about import append_about_notes, write_about
 from .xlsx_bulk import PendingRows, splice_rows
-from .xlsx_cached import all_cached_values, cached_transforms
+from .xlsx_cached import all_cached_values, cached_transforms, cashflow_values
 from .xlsx_cashflow import write_cashflow
+from .xlsx_raw_cells import RawCells
 from .xlsx_charts import add_charts
 from .xlsx_checks import InputRows, write_checks
 from .xlsx_summary import add_summary_charts, write_summary
@@ -59,14 +60,17 @@ def write_scenario(scenario: Scenario, path, results: tuple[PlanResult, ...] | N
         raise ValidationError([Problem(name, "", "tcoapp writes .xlsx workbooks (Excel, LibreOffice and Numbers open "
                                                  "them, with live formulas): give the file a .xlsx name")])
     results = usable_results(scenario, results)
-    workbook, pending, layout = build_workbook(scenario, results, written, about_notes)
+    workbook, pending, layout, raws = build_workbook(scenario, results, written, about_notes)
     pending += add_monte_carlo(workbook, scenario, results, simulation)
     data = io.BytesIO()
     with exact_floats():
         workbook.save(data)
     try:
-        cached = cached_transforms(all_cached_values(workbook, scenario, results, layout))
-        content = splice_rows(workbook, data.getvalue(), pending, cached)
+        transforms = cached_transforms(all_cached_values(workbook, scenario, results, layout))
+        for raw in raws:  # the formula cells first, then the other cached values
+            fill = transforms.get(raw.title, lambda xml: xml)
+            transforms[raw.title] = lambda xml, raw=raw, fill=fill: fill(raw.insert(xml))
+        content = splice_rows(workbook, data.getvalue(), pending, transforms)
     except CellKindError as exc:
         raise _problem(exc) from None
     atomic_write(path, lambda handle: handle.write(content))
@@ -103,8 +107,10 @@ def _problem(exc: CellKindError) -> ValidationError:
 
 
 def build_workbook(scenario: Scenario, results: tuple[PlanResult, ...], written: datetime.datetime | None = None,
-                   about_notes: Sequence[tuple[str, str]] = ()) -> tuple[openpyxl.Workbook, list[PendingRows], Layout]:
-    """The workbook, the bulk rows to splice in after saving (xlsx_bulk) and where things are."""
+                   about_notes: Sequence[tuple[str, str]] = ()
+                   ) -> tuple[openpyxl.Workbook, list[PendingRows], Layout, list[RawCells]]:
+    """The workbook, the bulk rows and formula cells to splice in after saving (xlsx_bulk, xlsx_raw_cells) and
+    where things are."""
     workbook = openpyxl.Workbook()
     sheets = {name: workbook.create_sheet(name) for name in SHEET_ORDER}
     workbook.remove(workbook.worksheets[0])
@@ -122,7 +128,8 @@ def build_workbook(scenario: Scenario, results: tuple[PlanResult, ...], written:
         checks = write_checks(sheets[S.CHECKS], workbook, scenario, results, layout,
                               InputRows(device_rows, model_rows, points))
         write_results(sheets[S.RESULTS], scenario, results, layout, checks)
-        write_cashflow(sheets[S.CASH_FLOW], scenario, layout, [r.metrics["irr"] for r in results])
+        cash_flow = write_cashflow(sheets[S.CASH_FLOW], scenario, layout, [r.metrics["irr"] for r in results],
+                                   cashflow_values(scenario, results, layout))
         add_charts(sheets[S.CASH_FLOW], sheets[S.RESULTS], scenario, layout)
         write_calibration(sheets[S.CALIBRATION], scenario)
         write_uncertainty(sheets[S.UNCERTAINTY], scenario)
@@ -143,4 +150,4 @@ def build_workbook(scenario: Scenario, results: tuple[PlanResult, ...], written:
     except CellKindError as exc:
         raise _problem(exc) from None
     workbook.calculation.fullCalcOnLoad = True  # a spreadsheet application recalculates the cached values
-    return workbook, [p for p in pending if p is not None], layout
+    return workbook, [p for p in pending if p is not None], layout, [cash_flow]

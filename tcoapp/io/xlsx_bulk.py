@@ -61,7 +61,10 @@ def _splice(xml: str, pending: PendingRows) -> str:
     end = xml.index("</row>", start) + len("</row>")
     styles = _template_styles(xml[start:end], pending.template_row)
     first = pending.template_row + 1
-    rows = "".join(_row_xml(first + i, values, styles, pending.title) for i, values in enumerate(pending.rows))
+    width = max([pending.n_cols] + [len(values) for values in pending.rows])
+    columns = [(get_column_letter(col), styles.get(get_column_letter(col), "")) for col in range(1, width + 1)]
+    texts: dict[str, str] = {}  # a curve's name, device and model repeat on each of its rows: escaped once
+    rows = "".join(_row_xml(first + i, values, columns, pending.title, texts) for i, values in enumerate(pending.rows))
     last = first + len(pending.rows) - 1
     xml = xml[:end] + rows + xml[end:]
     return re.sub(r'<dimension ref="([A-Z]+\d+):([A-Z]+)\d+"',
@@ -76,12 +79,18 @@ def _template_styles(row_xml: str, row: int) -> dict[str, str]:
     return styles
 
 
-def _row_xml(row: int, values: list, styles: dict[str, str], title: str) -> str:
+def _row_xml(row: int, values: list, columns: list[tuple[str, str]], title: str, texts: dict[str, str]) -> str:
     cells = []
-    for col, value in enumerate(values, start=1):
-        letter = get_column_letter(col)
-        ref = f'r="{letter}{row}"{styles.get(letter, "")}'
-        cells.append(_cell_xml(ref, value, title, f"{letter}{row}"))
+    for (letter, style), value in zip(columns, values):
+        ref = f'r="{letter}{row}"{style}'
+        if isinstance(value, float) and math.isfinite(value):
+            cells.append(f'<c {ref} t="n"><v>{value!r}</v></c>')
+        elif isinstance(value, str) and value in texts:
+            cells.append(f"<c {ref}{texts[value]}")
+        else:
+            cells.append(_cell_xml(ref, value, title, f"{letter}{row}"))
+            if isinstance(value, str) and value:
+                texts[value] = cells[-1][len(f"<c {ref}"):]
     return f'<row r="{row}">{"".join(cells)}</row>'
 
 

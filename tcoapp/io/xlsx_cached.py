@@ -160,7 +160,7 @@ def summary_values(ws, results_values_by_cell: dict[str, object]) -> dict[str, o
     return out
 
 
-_CELL = re.compile(r'<c r="([A-Z]+\d+)"([^>]*)><f>(.*?)</f><v\s*/></c>', re.S)
+_CELL = re.compile(r'<c r="([A-Z]+\d+)"([^>]*)><f>([^<]*)</f><v\s*/></c>')  # one cell: an escaped formula has no '<'
 
 
 def _fill(xml: str, values: dict[str, object]) -> str:
@@ -184,7 +184,7 @@ def all_cached_values(workbook, scenario: Scenario, results, layout: Layout) -> 
     res = results_values(scenario, results, layout)
     return {
         S.RESULTS: {**res, **banner_values(workbook[S.RESULTS], BANNER_ROW)},
-        S.CASH_FLOW: {**cashflow_values(scenario, results, layout), **banner_values(workbook[S.CASH_FLOW], CF_BANNER_ROW)},
+        S.CASH_FLOW: banner_values(workbook[S.CASH_FLOW], CF_BANNER_ROW),  # its formula cells carry theirs (xlsx_raw_cells)
         S.CHECKS: checks_values(workbook[S.CHECKS]),
         S.SUMMARY: {**summary_values(workbook[S.SUMMARY], res), **banner_values(workbook[S.SUMMARY], 2)},
         S.CONSTANTS: {"C4": 31536000.0} if workbook[S.CONSTANTS]["A4"].value == "SECONDS_PER_YEAR" else {},

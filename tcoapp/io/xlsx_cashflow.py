@@ -13,14 +13,17 @@ from __future__ import annotations
 
 import math
 
+from openpyxl.utils import get_column_letter
+
 from ..engine.finance.quantities import YEAR_QUANTITY_BY_KEY
 from ..engine.scenario import Scenario
 from . import sheets as S
 from .xlsx_checks import banner
 from .xlsx_layout import CF_BANNER_ROW, CF_POOL_ROWS, CF_ROWS, CF_YEAR_ROW, IRR_ATTEMPTS, IRR_GUESSES, Layout
 from .xlsx_na import NaGuard, none_na
+from .xlsx_raw_cells import RawCells
 from .xlsx_styles import (
-    HEADER_FILL, HEADER_FONT, NEVER, NOT_AVAILABLE, TOTAL_BORDER, header, key_cell, put, section, set_text,
+    HEADER_FILL, HEADER_FONT, NEVER, NOT_AVAILABLE, TOTAL_BORDER, header, key_cell, section, set_text,
     LABEL_HEADER, label_cell, label_width, widths,
 )
 from .xlsx_labels import cashflow_label, with_unit
@@ -82,8 +85,13 @@ def cf_help(key: str) -> str | None:
     return ("This pool's part: " if base != key else "") + quantity.help
 
 
-def write_cashflow(ws, scenario: Scenario, layout: Layout, irr_by_plan=()) -> None:
-    """irr_by_plan: the engine's IRR per plan (NaN where none), used only as IRR's starting point."""
+def write_cashflow(ws, scenario: Scenario, layout: Layout, irr_by_plan=(), cached=None) -> RawCells:
+    """irr_by_plan: the engine's IRR per plan (NaN where none), used only as IRR's starting point; cached: the
+    engine's value of each formula cell by coordinate (xlsx_cached.cashflow_values).
+
+    The keys, labels and titles are written here; the formula cells are returned, to be put into the saved
+    sheet's XML (xlsx_raw_cells: openpyxl would take most of the export's time on them)."""
+    raw = RawCells(ws.title)
     last_col = S.FIRST_PLAN_COLUMN + layout.max_years
     header(ws, CF_YEAR_ROW, 1, "key", "Cash-flow line. Years are year-end; year 0 is the start.")
     header(ws, CF_YEAR_ROW, 2, LABEL_HEADER)
@@ -94,14 +102,16 @@ def write_cashflow(ws, scenario: Scenario, layout: Layout, irr_by_plan=()) -> No
     banner(ws, CF_BANNER_ROW, last_col)
     irrs = list(irr_by_plan) + [None] * (len(scenario.plans) - len(irr_by_plan))
     for index, plan in enumerate(scenario.plans):
-        _block(ws, layout, index, plan.name, last_col, irrs[index])
+        _block(ws, layout, index, plan.name, last_col, irrs[index], raw, cached or {})
     ws.freeze_panes = "C2"
     keys = list(CF_ROWS) + [f"pool{k}.{base}" for k in range(1, layout.max_pools + 1) for base in CF_POOL_ROWS]
     label = label_width(with_unit(cashflow_label(key), cf_unit(key)) for key in keys)
     widths(ws, {1: 30, 2: label, **{S.FIRST_PLAN_COLUMN + y: 21 for y in range(layout.max_years + 1)}})
+    return raw
 
 
-def _block(ws, layout: Layout, index: int, name: str, last_col: int, irr: float | None) -> None:
+def _block(ws, layout: Layout, index: int, name: str, last_col: int, irr: float | None, raw: RawCells,
+           cached: dict) -> None:
     title_row = layout.cf_block_row(index)
     section(ws, title_row, "", last_col)
     set_text(ws.cell(row=title_row, column=1), name)
@@ -109,18 +119,23 @@ def _block(ws, layout: Layout, index: int, name: str, last_col: int, irr: float 
     keys = list(CF_ROWS) + [f"pool{k}.{base}" for k in range(1, pools + 1) for base in CF_POOL_ROWS]
     for key in keys:
         row = layout.cf_row(index, key)
-        key_cell(ws, row, key, cf_help(key))
+        key_cell(ws, row, key, cf_help(key) if index == 0 else None)  # the help once, on the first block
         label_cell(ws, row, 2, cashflow_label(key), cf_unit(key))
     cells = _BlockFormulas(layout, index, pools)
+    book = ws.parent
     for year in range(layout.max_years + 1):
+        col = S.FIRST_PLAN_COLUMN + year
         for key, text in cells.year_cells(year).items():
-            cell = put(ws, layout.cf_row(index, key), S.FIRST_PLAN_COLUMN + year, text, "formula", cf_unit(key))
-            if key == "cash_flow_usd":
-                cell.border = TOTAL_BORDER
+            row = layout.cf_row(index, key)
+            style = raw.style_id(book, "formula", cf_unit(key), TOTAL_BORDER if key == "cash_flow_usd" else None)
+            raw.formula(row, col, text, style, cached.get(f"{get_column_letter(col)}{row}"))
     for key, text in cells.summary_cells().items():
-        put(ws, layout.cf_row(index, key), S.FIRST_PLAN_COLUMN, text, "formula", cf_unit(key))
+        row = layout.cf_row(index, key)
+        raw.formula(row, S.FIRST_PLAN_COLUMN, text, raw.style_id(book, "formula", cf_unit(key)),
+                    cached.get(f"{get_column_letter(S.FIRST_PLAN_COLUMN)}{row}"))
     if irr is not None and math.isfinite(irr):
-        put(ws, layout.cf_row(index, "irr_guess_engine"), S.FIRST_PLAN_COLUMN, irr, "engine", "fraction")
+        raw.number(layout.cf_row(index, "irr_guess_engine"), S.FIRST_PLAN_COLUMN, irr,
+                   raw.style_id(book, "engine", "fraction"))
 
 
 class _BlockFormulas:
@@ -130,9 +145,13 @@ class _BlockFormulas:
         self.layout, self.index, self.pools = layout, index, pools
         self.col = layout.plan_col(index)
         self._na = NaGuard(S.CASH_FLOW, layout.row_key)  # n/a where an operand is n/a; errors stay visible
+        self._rows: dict[str, int] = {}
 
     def row(self, key: str) -> int:
-        return self.layout.cf_row(self.index, key)
+        row = self._rows.get(key)
+        if row is None:
+            row = self._rows[key] = self.layout.cf_row(self.index, key)
+        return row
 
     def plans(self, key: str) -> str:
         return f"{S.PLANS}!${self.col}${self.layout.plan_rows[key]}"

@@ -12,6 +12,7 @@ indices over Plans, text rows) are listed here, so the guards name only the oper
 """
 from __future__ import annotations
 
+import functools
 import re
 from typing import Callable
 
@@ -36,7 +37,7 @@ CASHFLOW_NEVER_NA = frozenset({
 
 _STRING = re.compile(r'"[^"]*"')
 # a single-cell reference, optionally sheet-qualified; not one end of a range, not part of a name or a call
-_REF = re.compile(r"(?<![\w.:$!])(?:([A-Za-z_][\w]*)!)?\$?([A-Z]{1,3})\$?(\d+)(?![\w(:!])")
+_REF = re.compile(r"((?<![\w.:$!])(?:([A-Za-z_][\w]*)!)?\$?([A-Z]{1,3})\$?(\d+)(?![\w(:!]))")
 
 
 def base_key(key: str) -> str:
@@ -54,16 +55,14 @@ class NaGuard:
 
     def operands(self, core: str) -> list[str]:
         """The cells `core` reads that may hold n/a, in order, each once."""
-        found = []
-        for match in _REF.finditer(_STRING.sub('""', core)):
-            sheet = match.group(1) or self.sheet
-            key = self.row_key(sheet, int(match.group(3)))
-            if key is None or not _may_be_na(sheet, key):
+        found = {}
+        for text, sheet, _, row in _REF.findall(_STRING.sub('""', core) if '"' in core else core):
+            if text in found:
                 continue
-            text = match.group(0)
-            if text not in found:
-                found.append(text)
-        return found
+            sheet = sheet or self.sheet
+            key = self.row_key(sheet, int(row))
+            found[text] = key is not None and _may_be_na(sheet, key)
+        return [text for text, maybe in found.items() if maybe]
 
     def expr(self, core: str) -> str:
         """core, or n/a where an operand is (an expression, to nest)."""
@@ -83,6 +82,7 @@ class NaGuard:
         return f"=IF({condition},{self.expr(core)},{otherwise})"
 
 
+@functools.lru_cache(maxsize=None)
 def _may_be_na(sheet: str, key: str) -> bool:
     if sheet == S.RESULTS:
         return base_key(key) not in RESULTS_NEVER_NA

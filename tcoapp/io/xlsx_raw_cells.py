@@ -1,0 +1,72 @@
+"""Formula cells written as worksheet XML, for the big formula sheets (CashFlow: 20 plans x 11 years x
+60 lines is ~13,000 cells).
+
+openpyxl creates, styles and serializes a cell in ~60 us; here each cell is one XML string with its
+style id, its formula and its cached value (the engine's number, so tools that do not calculate
+still see it). openpyxl writes the rest of the sheet (keys, labels, titles, formats); after saving,
+`insert` puts these cells at the end of their rows (the rows' other cells are in columns before
+them). The cells are exactly what openpyxl would write for the same formula and value.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from xml.sax.saxutils import escape
+
+from openpyxl.utils import get_column_letter
+
+from .xlsx_styles import style_array
+
+_ROW = re.compile(r'(<row r="(\d+)"[^>]*(?<!/)>)(.*?)(</row>)', re.S)  # not a self-closed (empty) row
+
+
+@dataclass
+class RawCells:
+    """Cells of one sheet, by row, in column order."""
+
+    title: str
+    rows: dict[int, list[str]] = field(default_factory=dict)
+    _styles: dict = field(default_factory=dict)
+
+    def style_id(self, workbook, kind: str, unit: str = "", border=None) -> int:
+        key = (kind, unit, border is not None)
+        if key not in self._styles:
+            self._styles[key] = workbook._cell_styles.add(style_array(workbook, kind, unit, border))
+        return self._styles[key]
+
+    def formula(self, row: int, col: int, text: str, style: int, cached=None) -> None:
+        """A formula cell (text with its '='); cached: the value it computes to, None: not known."""
+        ref = f"{get_column_letter(col)}{row}"
+        body = escape(text[1:])
+        if cached is None or cached == "":
+            xml = f'<c r="{ref}" s="{style}"><f>{body}</f><v /></c>'
+        elif isinstance(cached, str):
+            xml = f'<c r="{ref}" s="{style}" t="str"><f>{body}</f><v>{escape(cached)}</v></c>'
+        else:
+            xml = f'<c r="{ref}" s="{style}"><f>{body}</f><v>{float(cached)!r}</v></c>'
+        self.rows.setdefault(row, []).append(xml)
+
+    def number(self, row: int, col: int, value: float, style: int) -> None:
+        ref = f"{get_column_letter(col)}{row}"
+        if not math.isfinite(value):
+            raise ValueError(f"{self.title}!{ref}: not a number: {value}")
+        self.rows.setdefault(row, []).append(f'<c r="{ref}" s="{style}" t="n"><v>{float(value)!r}</v></c>')
+
+    def insert(self, xml: str) -> str:
+        """The sheet's XML with these cells at the end of their rows (every row exists: it has its key)."""
+        done = set()
+
+        def add(match):
+            row = int(match.group(2))
+            cells = self.rows.get(row)
+            if not cells:
+                return match.group(0)
+            done.add(row)
+            return match.group(1) + match.group(3) + "".join(cells) + match.group(4)
+
+        out = _ROW.sub(add, xml)
+        missing = set(self.rows) - done
+        if missing:
+            raise AssertionError(f"{self.title}: rows {sorted(missing)[:5]} have cells but no key")
+        return out
