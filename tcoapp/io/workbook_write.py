@@ -150,4 +150,4 @@ def build_workbook(scenario: Scenario, results: tuple[PlanResult, ...], written:
     except CellKindError as exc:
         raise _problem(exc) from None
     workbook.calculation.fullCalcOnLoad = True  # a spreadsheet application recalculates the cached values
-    return workbook, [p for p in pending if p is not None], layout, [cash_flow]
+    return workbook, [p for p in pending if p is not None], layout, [cash_flow, checks.detail]

@@ -88,13 +88,13 @@ def _row_xml(row: int, values: list, columns: list[tuple[str, str]], title: str,
         elif isinstance(value, str) and value in texts:
             cells.append(f"<c {ref}{texts[value]}")
         else:
-            cells.append(_cell_xml(ref, value, title, f"{letter}{row}"))
+            cells.append(cell_xml(ref, value, title, f"{letter}{row}"))
             if isinstance(value, str) and value:
                 texts[value] = cells[-1][len(f"<c {ref}"):]
     return f'<row r="{row}">{"".join(cells)}</row>'
 
 
-def _cell_xml(ref: str, value, title: str, where: str) -> str:
+def cell_xml(ref: str, value, title: str, where: str) -> str:
     if value is None or (isinstance(value, float) and not math.isfinite(value)) or value == "":
         return f"<c {ref} />"
     if isinstance(value, bool):

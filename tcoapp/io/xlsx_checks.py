@@ -9,6 +9,7 @@ it in their top row, and every plan has its own status row on Results.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from openpyxl.formatting.rule import FormulaRule
@@ -23,6 +24,7 @@ from ..engine.pools import POOL_SERVING_KEYS
 from ..engine.scenario import Scenario
 from . import sheets as S
 from .xlsx_layout import CF_POOL_ROWS, CF_ROWS, Layout, field_column as _col
+from .xlsx_raw_cells import RawCells
 from .xlsx_styles import header, put, set_text, widths, wrap
 
 MASTER = "master_check"
@@ -56,6 +58,7 @@ class InputRows:
 @dataclass(frozen=True)
 class CheckRefs:
     plan_status: dict[int, str]  # plan index -> the cell holding its failing-check count
+    detail: RawCells             # the check rows, to put into the saved sheet (xlsx_raw_cells)
 
 
 def _snapshot_rows(scenario: Scenario, results, layout: Layout, rows: InputRows):
@@ -178,35 +181,45 @@ def write_checks(ws, workbook, scenario: Scenario, results, layout: Layout, rows
     head = first - 1
     for col, text in enumerate(("plan", "check", "cell", "snapshot at export", "current", "status (1 = fails)"), start=1):
         header(ws, head, col, text)
+    # the detail rows (thousands for 20 plans) as worksheet XML, each with its value at export (all pass)
+    raw = RawCells(ws.title)
+    book = ws.parent
+    engine, formula, plain = (raw.style_id(book, kind) for kind in ("engine", "formula", "plain"))
     row = first
     for index, what, ref, value, kind in snapshots:
-        put(ws, row, 1, index + 1, "engine")
-        set_text(ws.cell(row=row, column=2), what)
-        set_text(ws.cell(row=row, column=3), ref if kind == "exact" else "(sum)")
-        put(ws, row, 4, value, "engine")
-        put(ws, row, 5, f"={ref}", "formula")
-        if kind == "exact":
-            put(ws, row, 6, f"=IF(EXACT({ref},D{row}),0,1)", "formula")
-        else:
-            put(ws, row, 6, f"=IF(ABS({ref}-D{row})<=CHECK_TOLERANCE*MAX(1,ABS(D{row})),0,1)", "formula")
+        value = None if value is None else _snapshot(value)
+        shown = "n/a" if isinstance(value, float) and not math.isfinite(value) else value  # as put() writes it
+        raw.value(row, 1, index + 1, engine)
+        raw.value(row, 2, what, plain)
+        raw.value(row, 3, ref if kind == "exact" else "(sum)", plain)
+        raw.value(row, 4, shown, engine)
+        raw.formula(row, 5, f"={ref}", formula, 0.0 if shown is None else shown)
+        status = (f"=IF(EXACT({ref},D{row}),0,1)" if kind == "exact"
+                  else f"=IF(ABS({ref}-D{row})<=CHECK_TOLERANCE*MAX(1,ABS(D{row})),0,1)")
+        raw.formula(row, 6, status, formula, 0.0)
         row += 1
-    for index, what, formula in sums:
-        put(ws, row, 1, index + 1, "engine")
-        set_text(ws.cell(row=row, column=2), what)
-        put(ws, row, 6, formula, "formula")
+    for index, what, status in sums:
+        raw.value(row, 1, index + 1, engine)
+        raw.value(row, 2, what, plain)
+        raw.formula(row, 6, status, formula, 0.0)
         row += 1
     years = f"{S.PLANS}!${layout.plan_col(0)}${layout.plan_rows['years']}:${layout.plan_col(max(n - 1, 0))}${layout.plan_rows['years']}"
-    put(ws, row, 1, 0, "engine")
-    set_text(ws.cell(row=row, column=2), "horizon: every plan's years fit the CashFlow sheet")
-    put(ws, row, 4, layout.max_years, "engine")
-    put(ws, row, 5, f"=MAX({years})", "formula")
-    put(ws, row, 6, f"=IF(MAX({years})<=CASHFLOW_LAST_YEAR,0,1)", "formula")
+    raw.value(row, 1, 0, engine)
+    raw.value(row, 2, "horizon: every plan's years fit the CashFlow sheet", plain)
+    raw.value(row, 4, layout.max_years, engine)
+    raw.formula(row, 5, f"=MAX({years})", formula, float(max(p.years for p in scenario.plans)) if n else 0.0)
+    raw.formula(row, 6, f"=IF(MAX({years})<=CASHFLOW_LAST_YEAR,0,1)", formula, 0.0)
     ws.conditional_formatting.add(f"F{first}:F{last}", FormulaRule(formula=[f"F{first}>0"], fill=RED))
     ws.conditional_formatting.add("B1", FormulaRule(formula=["B1>0"], fill=RED))
     ws.conditional_formatting.add("B1", FormulaRule(formula=["B1=0"], fill=GREEN))
     ws.freeze_panes = "A4"
     widths(ws, {1: 8, 2: 46, 3: 34, 4: 22, 5: 22, 6: 16})
-    return CheckRefs(refs)
+    return CheckRefs(refs, raw)
+
+
+def _snapshot(value):
+    """A snapshot as the cell holds it (numpy scalars as Python numbers)."""
+    return value.item() if hasattr(value, "item") else value
 
 
 def banner(ws, row: int, last_col: int) -> None:

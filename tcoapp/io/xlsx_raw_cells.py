@@ -16,6 +16,7 @@ from xml.sax.saxutils import escape
 
 from openpyxl.utils import get_column_letter
 
+from .xlsx_bulk import cell_xml
 from .xlsx_styles import style_array
 
 _ROW = re.compile(r'(<row r="(\d+)"[^>]*(?<!/)>)(.*?)(</row>)', re.S)  # not a self-closed (empty) row
@@ -53,8 +54,15 @@ class RawCells:
             raise ValueError(f"{self.title}!{ref}: not a number: {value}")
         self.rows.setdefault(row, []).append(f'<c r="{ref}" s="{style}" t="n"><v>{float(value)!r}</v></c>')
 
+    def value(self, row: int, col: int, value, style: int) -> None:
+        """A plain cell (number, bool, text, None: empty) as openpyxl writes it; text is checked (cell_limits)."""
+        letter = get_column_letter(col)
+        self.rows.setdefault(row, []).append(cell_xml(f'r="{letter}{row}" s="{style}"', value, self.title,
+                                                       f"{letter}{row}"))
+
     def insert(self, xml: str) -> str:
-        """The sheet's XML with these cells at the end of their rows (every row exists: it has its key)."""
+        """The sheet's XML with these cells at the end of their rows; rows openpyxl did not write are added
+        in order (after every written row: they are the sheet's last rows), and the dimension follows."""
         done = set()
 
         def add(match):
@@ -66,7 +74,14 @@ class RawCells:
             return match.group(1) + match.group(3) + "".join(cells) + match.group(4)
 
         out = _ROW.sub(add, xml)
-        missing = set(self.rows) - done
-        if missing:
-            raise AssertionError(f"{self.title}: rows {sorted(missing)[:5]} have cells but no key")
-        return out
+        missing = sorted(set(self.rows) - done)
+        if not missing:
+            return out
+        written = [int(r) for r in re.findall(r'<row r="(\d+)"', out)]
+        if written and missing[0] < max(written):
+            raise AssertionError(f"{self.title}: new rows {missing[:3]} would sit among written rows")
+        rows = "".join(f'<row r="{row}">{"".join(self.rows[row])}</row>' for row in missing)
+        out = out.replace("</sheetData>", rows + "</sheetData>", 1) if "</sheetData>" in out else \
+            out.replace("<sheetData />", f"<sheetData>{rows}</sheetData>", 1)
+        return re.sub(r'<dimension ref="([A-Z]+\d+):([A-Z]+)\d+"',
+                      lambda m: f'<dimension ref="{m.group(1)}:{m.group(2)}{missing[-1]}"', out, count=1)

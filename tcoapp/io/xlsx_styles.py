@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 from openpyxl.cell._writer import safe_string as _openpyxl_safe_string
 from openpyxl.comments import Comment
+from openpyxl.styles.cell_style import StyleArray
 from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
 from openpyxl.utils import get_column_letter
 
@@ -120,14 +121,15 @@ def _style_of(workbook, kind: str, fmt: str | None):
         from openpyxl.cell.cell import Cell
 
         template = Cell(workbook.worksheets[0])
-        template.font = {"input": INPUT_FONT, "engine": ENGINE_FONT, "label": LABEL_FONT}.get(kind, FORMULA_FONT)
+        if kind != "plain":  # plain: the default style (text written by set_text)
+            template.font = {"input": INPUT_FONT, "engine": ENGINE_FONT, "label": LABEL_FONT}.get(kind, FORMULA_FONT)
         if kind in ("input", "engine"):
             template.fill = INPUT_FILL if kind == "input" else ENGINE_FILL
         if kind in ("formula", "engine"):
             template.alignment = RIGHT  # "n/a" and "never" line up with the numbers
         if fmt:
             template.number_format = fmt
-        cache[key] = template._style
+        cache[key] = template._style if template._style is not None else StyleArray()
     return cache[key]
 
 

@@ -130,12 +130,12 @@ def test_control_characters_in_bulk_curve_rows_are_a_clear_error(tmp_path, scena
 
 
 def test_bulk_writer_escapes_text_and_refuses_control_characters():
-    from tcoapp.io.xlsx_bulk import _cell_xml
+    from tcoapp.io.xlsx_bulk import cell_xml
     from tcoapp.io.xlsx_styles import CellKindError
 
-    assert _cell_xml('r="A4"', "=1+1 <b>&", "Curves", "A4") == \
+    assert cell_xml('r="A4"', "=1+1 <b>&", "Curves", "A4") == \
         '<c r="A4" t="inlineStr"><is><t>=1+1 &lt;b&gt;&amp;</t></is></c>'
-    assert _cell_xml('r="D4"', 0.1 + 0.2, "Curves", "D4") == '<c r="D4" t="n"><v>0.30000000000000004</v></c>'
-    assert _cell_xml('r="D4"', float("nan"), "Curves", "D4") == '<c r="D4" />'
+    assert cell_xml('r="D4"', 0.1 + 0.2, "Curves", "D4") == '<c r="D4" t="n"><v>0.30000000000000004</v></c>'
+    assert cell_xml('r="D4"', float("nan"), "Curves", "D4") == '<c r="D4" />'
     with pytest.raises(CellKindError, match="Curves!A4"):
-        _cell_xml('r="A4"', "a\x01b", "Curves", "A4")
+        cell_xml('r="A4"', "a\x01b", "Curves", "A4")

@@ -70,7 +70,7 @@ def _escape(text: str) -> bytes:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").encode()
 
 
-def _cell_xml(ref: bytes, kind: str, value: str) -> bytes:
+def cell_xml(ref: bytes, kind: str, value: str) -> bytes:
     if kind == "n":
         return b'<c r="%s" t="n"><v>%s</v></c>' % (ref, value.encode())
     if kind == "s":
@@ -129,16 +129,16 @@ class Mutator:
         kind = self.rng.choice("nsbf")
         value = {"n": self.rng.choice(["1", "0.5", "8", "100000"]), "s": self.rng.choice(TEXTS[:12]),
                  "b": self.rng.choice(["1", "0"]), "f": "1+1"}[kind]
-        return self._replace_cell(members, lambda ref: (f"as {kind} {value[:20]!r}", _cell_xml(ref, kind, value)))
+        return self._replace_cell(members, lambda ref: (f"as {kind} {value[:20]!r}", cell_xml(ref, kind, value)))
 
     def m_extreme_number(self, members, _):
         value = self.rng.choice(EXTREME_NUMBERS)
-        return self._replace_cell(members, lambda ref: (f"= number {value[:20]!r}", _cell_xml(ref, "n", value)))
+        return self._replace_cell(members, lambda ref: (f"= number {value[:20]!r}", cell_xml(ref, "n", value)))
 
     def m_text_value(self, members, _):
         value = self.rng.choice(TEXTS)
         return self._replace_cell(members, lambda ref: (f"= text {value[:20]!r} ({len(value)} chars)",
-                                                        _cell_xml(ref, "s", value)))
+                                                        cell_xml(ref, "s", value)))
 
     def m_formula(self, members, _):
         formula = self.rng.choice(FORMULAS)
@@ -147,10 +147,10 @@ class Mutator:
             kind, value = ("fv", f"{formula}|{cached}") if not cached.startswith("#") else ("f", formula)
         else:
             kind, value = "f", formula
-        return self._replace_cell(members, lambda ref: (f"= formula {value[:30]!r}", _cell_xml(ref, kind, value)))
+        return self._replace_cell(members, lambda ref: (f"= formula {value[:30]!r}", cell_xml(ref, kind, value)))
 
     def m_blank_cell(self, members, _):
-        return self._replace_cell(members, lambda ref: ("emptied", _cell_xml(ref, "", "")))
+        return self._replace_cell(members, lambda ref: ("emptied", cell_xml(ref, "", "")))
 
     def m_delete_row(self, members, _):
         name, part = self._input_sheet(members)
@@ -238,5 +238,5 @@ class Mutator:
         first = self.m_extreme_number(members, original)
         if first is None:
             return None
-        second = self._replace_cell(unpack(first[1]), lambda ref: ("= text 'x'", _cell_xml(ref, "s", "x")))
+        second = self._replace_cell(unpack(first[1]), lambda ref: ("= text 'x'", cell_xml(ref, "s", "x")))
         return (f"{first[0]}; {second[0]}", second[1]) if second else first
