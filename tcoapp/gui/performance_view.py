@@ -16,7 +16,7 @@ from .labels import label_with_unit
 from ..engine.serving_freeze import frozen_plan
 from .perf_data import curve_for, sweep_for_plan, sweep_key
 from .bar_chart import nice_ceiling
-from .plotting import ItemPool, legend_entry, make_plot, pen, plan_color, pg, wants_log
+from .plotting import ItemPool, legend_entry, make_plot, pen, pg, wants_log
 from .target_lines import TargetLines, targets_of
 from .worker import TaskRunner
 
@@ -38,9 +38,13 @@ def set_text_if_changed(label: QLabel, text: str) -> None:
         label.setText(text)
 
 
-def legend_html(names: list[str]) -> str:
-    """The plan colour legend: it wraps between plans, never inside a name."""
-    return " ".join(legend_entry(plan_color(i), n) for i, n in enumerate(names))
+def legend_html(names: list[str], colors) -> str:
+    """The plan colour legend (each plan in its own colour): it wraps between plans, never inside a name."""
+    return " ".join(legend_entry(c, n) for c, n in zip(colors, names))
+
+
+def paint_marker(item, color: str) -> None:
+    item.setSymbolBrush(color)
 
 
 class PerformanceView(QWidget):
@@ -67,9 +71,9 @@ class PerformanceView(QWidget):
         self._line_pools = []
         for widget in (self.p_device, self.p_user, self.p_joule):
             item = widget.getPlotItem()
-            lines = ItemPool(item, lambda i: pg.PlotDataItem(pen=pen(plan_color(i)), connect="finite"))
-            marks = ItemPool(item, lambda i: pg.PlotDataItem(pen=None, symbol="o", symbolSize=11,
-                                                             symbolBrush=plan_color(i), symbolPen="k"))
+            lines = ItemPool(item, lambda i: pg.PlotDataItem(connect="finite"))   # pens: _emphasize_current
+            marks = ItemPool(item, lambda i: pg.PlotDataItem(pen=None, symbol="o", symbolSize=11, symbolPen="k"),
+                             paint_marker)
             self._line_pools.append((lines, marks))
         front = self.p_front.getPlotItem()
         self.cloud = pg.ScatterPlotItem(size=5, pen=None, brush=pg.mkBrush(120, 120, 120, 90), hoverable=True,
@@ -124,7 +128,8 @@ class PerformanceView(QWidget):
     def refresh(self, *_):
         scenario, results = self._doc.scenario, self._doc.results
         n = len(scenario.plans)
-        set_text_if_changed(self.legend, legend_html([p.name for p in scenario.plans]))
+        colors = self._doc.plan_colors
+        set_text_if_changed(self.legend, legend_html([p.name for p in scenario.plans], colors))
         # a searched plan draws the curve of the configuration the serving search chose (its star sits on it)
         curves = [curve_for(scenario, frozen_plan(plan, results[i].searches) if i < len(results) else plan)
                   for i, plan in enumerate(scenario.plans)]
@@ -134,7 +139,7 @@ class PerformanceView(QWidget):
             if self.log_y.get(key) != log:     # values spanning more than 10x: a log axis
                 self.log_y[key] = log
                 widget.getPlotItem().setLogMode(x=True, y=log)
-            for i, (line, mark) in enumerate(zip(lines.ensure(n), marks.ensure(n))):
+            for i, (line, mark) in enumerate(zip(lines.ensure(n), marks.ensure(n, colors))):
                 batch, values = curves[i][0], curves[i][1][key]
                 if lines.changed(i, (batch, values)):
                     line.setData(batch, values)
@@ -143,18 +148,18 @@ class PerformanceView(QWidget):
                 ok = bool(np.isfinite(x) and np.isfinite(y))
                 if marks.changed(i, (x, y) if ok else ("none",)):
                     mark.setData([x] if ok else [], [y] if ok else [])
-        self._emphasize_current(n)
+        self._emphasize_current(n, colors)
         xs = [r.metrics["tokens_per_s_per_user"] for r in results]
         ys = [r.metrics["tokens_per_s_per_device"] for r in results]
         current = self._doc.current_plan()
         same = [current is not None and (p.device, p.model) == (current.device, current.model)
                 for p in scenario.plans]   # the frontier is of the current plan's device and model
         ok = [i for i in range(n) if same[i] and np.isfinite(xs[i]) and np.isfinite(ys[i])]
-        points = tuple((i, xs[i], ys[i]) for i in ok)
+        points = tuple((i, xs[i], ys[i], colors[i]) for i in ok)
         if points != self._shown_points:
             self._shown_points = points
             self.points.setData([xs[i] for i in ok], [ys[i] for i in ok], data=ok,
-                                brush=[pg.mkBrush(plan_color(i)) for i in ok])
+                                brush=[pg.mkBrush(colors[i]) for i in ok])
         user_log = self.log_y.get("tokens_per_s_per_user", False)
         self.user_targets.update(targets_of(scenario.plans), lambda v: float(np.log10(v)) if user_log else v)
         self.front_targets.update(targets_of(scenario.plans, only={i for i in range(n) if same[i]}))
@@ -258,15 +263,15 @@ class PerformanceView(QWidget):
             "Use this point?", QMessageBox.Yes | QMessageBox.No, QMessageBox.No)
         return answer == QMessageBox.Yes
 
-    def _emphasize_current(self, n: int) -> None:
-        """The current plan's curves drawn thicker, so the frontier's plan stands out."""
+    def _emphasize_current(self, n: int, colors) -> None:
+        """Each plan's curves in its colour, the current plan's drawn thicker, so the frontier's plan stands out."""
         current = self._doc.current_index
-        if (current, n) == self._emphasized:
+        if (current, n, colors) == self._emphasized:
             return
-        self._emphasized = (current, n)
+        self._emphasized = (current, n, colors)
         for lines, _ in self._line_pools:
             for i, line in enumerate(lines.items[:n]):
-                line.setPen(pen(plan_color(i), 3.5 if i == current else 1.8))
+                line.setPen(pen(colors[i], 3.5 if i == current else 1.8))
                 line.setZValue(10 if i == current else 0)   # on top of plans that share its curve
 
     def _hovered(self, _item, points, _ev):

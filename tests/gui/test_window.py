@@ -303,15 +303,3 @@ def test_compare_header_flags_a_name_naming_another_device_and_tooltips_read(win
     row = model.row_of("utilization")
     assert model.headerData(row, Qt.Vertical, Qt.ToolTipRole).startswith("Utilization (utilization):")
 
-
-def test_plan_colours_are_the_same_in_every_view(window):
-    from tcoapp.gui.plotting import plan_color
-    doc = window.document
-    chart = window.decision.chart
-    brushes = chart.points.data["brush"]
-    for k, i in enumerate(chart.points.data["data"]):
-        assert brushes[k].color().name() == plan_color(int(i))
-    for i, line in enumerate(window.economics.cash_lines.items[:len(doc.scenario.plans)]):
-        assert line.opts["pen"].color().name() == plan_color(i)
-    for i, line in enumerate(window.performance._line_pools[0][0].items[:len(doc.scenario.plans)]):
-        assert line.opts["pen"].color().name() == plan_color(i)
