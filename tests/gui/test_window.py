@@ -148,7 +148,7 @@ def test_open_bad_file_shows_message(window, tmp_path, dialogs):
     bad = tmp_path / "bad.xlsx"
     bad.write_text("not a workbook")
     assert not window.open_path(str(bad))
-    assert dialogs.messages and "bad.xlsx" in dialogs.messages[-1][1]
+    assert "bad.xlsx" in window.problems.text()
     assert window.document.path is None
 
 
@@ -215,7 +215,7 @@ def test_open_in_background_and_its_failure(window, qtbot, tmp_path, dialogs):
     bad.write_text("nope")
     with qtbot.waitSignal(window.runner.failed, timeout=20000):
         window.open_in_background(str(bad))
-    assert "broken.xlsx" in dialogs.messages[-1][1]
+    assert "broken.xlsx" in window.problems.text()
     assert window.document.path == os.path.abspath(path)
 
 
