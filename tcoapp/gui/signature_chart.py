@@ -10,7 +10,8 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidg
 
 from .labels import label_with_unit
 from .performance_view import legend_label, set_text_if_changed
-from .plotting import ItemPool, NumberAxis, legend_entry, make_plot, pen, pg, to_axis, wants_log
+from .log_axes import LogAxes
+from .plotting import ItemPool, NumberAxis, legend_entry, make_plot, pen, pg
 from .signature_data import frontiers, plan_points
 
 MODES = {"per_mw": "Tokens/s per MW [tokens/s/MW]",
@@ -60,7 +61,11 @@ class SignatureChart(QWidget):
         layout.addWidget(self.note)
         self.shown_frontiers = []
         self.shown_points = []
-        self.log = (False, False)
+        self.axes = LogAxes(self.x_axis, self.y_axis)
+
+    @property
+    def log(self) -> tuple[bool, bool]:
+        return self.axes.log
 
     def refresh(self) -> None:
         scenario, results, colors = self._doc.scenario, self._doc.results, self._doc.plan_colors
@@ -70,11 +75,8 @@ class SignatureChart(QWidget):
         ykey = "tokens_per_s_per_mw" if per_mw else "tokens_per_s_per_device"
         xs = np.concatenate([f.tokens_per_s_per_user for f in fronts] + [[p.tokens_per_s_per_user for p in points]])
         ys = np.concatenate([getattr(f, ykey) for f in fronts] + [[getattr(p, ykey) for p in points]])
-        self.log = (wants_log(xs), wants_log(ys))
-        self.x_axis.setLogMode(self.log[0])
-        self.y_axis.setLogMode(self.log[1])
-        lx = lambda v: to_axis(v, self.log[0])  # noqa: E731
-        ly = lambda v: to_axis(v, self.log[1])  # noqa: E731
+        self.axes.choose(xs, ys)
+        lx, ly = self.axes.x, self.axes.y
         for line, f in zip(self.lines.ensure(len(fronts)), fronts):
             line.setData(lx(f.tokens_per_s_per_user), ly(getattr(f, ykey)), connect="finite")
             line.setPen(pen(frontier_color(f, colors), 2.5))
