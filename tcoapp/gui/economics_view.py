@@ -82,6 +82,14 @@ def input_label(key: str) -> str:
     return metric_label(key) if key in ("tokens_per_s_per_device", "power_w") else key.replace("_", " ")
 
 
+def set_scatter_if_changed(scatter, xs, ys, brushes, data) -> None:
+    """setData only when the points differ from those shown (rebuilding a scatter costs a redraw)."""
+    key = (list(xs), list(ys), [b.color().name() for b in brushes], list(data))
+    if getattr(scatter, "_shown_key", None) != key:
+        scatter._shown_key = key
+        scatter.setData(xs, ys, brush=brushes, data=data)
+
+
 def paint_cash_line(line, color: str) -> None:
     line.setPen(pen(color))
     line.setSymbolBrush(color)
@@ -209,7 +217,7 @@ class EconomicsView(QWidget):
                 py.append(0.0)
                 brushes.append(pg.mkBrush(colors[i]))
                 data.append(i)
-        self.payback.setData(px, py, brush=brushes, data=data)
+        set_scatter_if_changed(self.payback, px, py, brushes, data)
         self._draw_tranches(results, colors)
 
     def _draw_tranches(self, results, colors):
@@ -225,7 +233,7 @@ class EconomicsView(QWidget):
                 ty.append(float(cumulative[year]))
                 brushes.append(pg.mkBrush(colors[i]))
                 data.append((i, int(year), float(capex[year])))
-        self.tranches.setData(tx, ty, brush=brushes, data=data)
+        set_scatter_if_changed(self.tranches, tx, ty, brushes, data)
 
     def _tranche_tip(self, x, y, data):
         if data is None or data[0] >= len(self._doc.results):

@@ -174,7 +174,8 @@ class PerformanceView(QWidget):
             self._front_title = title
             self.p_front.getPlotItem().setTitle(title, color="#222", size="11pt")
         if sweep_key(plan) != self._sweep_key:
-            self._clear_sweep()
+            if self.sweep is not None:    # nothing to clear (and no range to reset) on every edit before a sweep
+                self._clear_sweep()
             if self.isVisible():
                 self._auto.start()
 
