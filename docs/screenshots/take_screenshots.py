@@ -66,7 +66,8 @@ def shoot_frontier_click(window) -> None:
         return
     i = int(view.sweep.pareto_indices[len(view.sweep.pareto_indices) // 3])
     box = view.p_front.getPlotItem().getViewBox()
-    scene = box.mapViewToScene(QPointF(view.sweep.tokens_per_s_per_user[i], view.sweep.tokens_per_s_per_device[i]))
+    x, y = view.front_axes.x([view.sweep.tokens_per_s_per_user[i]]), view.front_axes.y([view.sweep.tokens_per_s_per_device[i]])
+    scene = box.mapViewToScene(QPointF(float(x[0]), float(y[0])))   # axis coordinates: log10 on a log axis
     point = view.p_front.mapFromScene(scene)
     QTest.mouseMove(view.p_front.viewport(), point)
     pump(500)

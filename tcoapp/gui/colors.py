@@ -1,5 +1,6 @@
-"""Plan colours, legend entries and money text: the chart vocabulary that needs no pyqtgraph, so
-views that only write text (the Decision ranking) can use it without loading the chart library."""
+"""The plan palette (which plan wears which colour: plan_colors.py), legend entries and money text:
+the chart vocabulary that needs no pyqtgraph, so views that only write text (the Decision ranking)
+can use it without loading the chart library."""
 from __future__ import annotations
 
 import math
@@ -8,10 +9,6 @@ PLAN_COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
                "#7f7f7f", "#bcbd22")
 COMPONENT_COLORS = {"capex": "#4e79a7", "energy": "#f28e2b", "colocation": "#76b7b2",
                     "maintenance": "#e15759", "other": "#b07aa1"}
-
-
-def plan_color(index: int) -> str:
-    return PLAN_COLORS[index % len(PLAN_COLORS)]
 
 
 def legend_entry(color: str, name: str, symbol: str = "&#9632;") -> str:

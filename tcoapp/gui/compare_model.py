@@ -11,7 +11,7 @@ import math
 import textwrap
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtGui import QBrush, QColor, QFont, QPixmap
 
 from ..engine.compute import METRIC_KEYS
 from ..engine.decision import name_mismatch
@@ -21,6 +21,18 @@ from .document import Document
 from .labels import better, format_field, format_metric, format_metric_with_unit, label_with_unit, metric_label
 
 NOTES_ROW = "__notes__"
+
+
+_SWATCHES: dict[str, QPixmap] = {}
+
+
+def swatch(color: str) -> QPixmap:
+    """A small square of `color` for a header (made once per colour)."""
+    if color not in _SWATCHES:
+        pixmap = QPixmap(12, 12)
+        pixmap.fill(QColor(color))
+        _SWATCHES[color] = pixmap
+    return _SWATCHES[color]
 
 
 def _count(value) -> str:
@@ -77,6 +89,8 @@ class CompareModel(QAbstractTableModel):
             if role == Qt.DisplayRole:
                 text = textwrap.fill(plan.name, self.header_wrap, break_long_words=False) or plan.name
                 return f"\u26a0 {text}" if mismatch else text
+            if role == Qt.DecorationRole:   # the plan's chart colour, so the table names the charts' colours
+                return swatch(self._doc.plan_colors[section])
             if role == Qt.ToolTipRole:
                 return f"{plan.name}: {plan.device} / {plan.model}" + (f"\n\u26a0 {mismatch}" if mismatch else "")
             return None

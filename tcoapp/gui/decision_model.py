@@ -16,7 +16,7 @@ from ..engine.decision import (
 )
 from .document import Document
 from .labels import format_number
-from .colors import money_text, plan_color
+from .colors import money_text
 
 COLUMNS = ("rank", "plan", "value", "ratios", "breakeven_price", "breakeven_utilization", "reason")
 HEADERS = {"rank": "#", "plan": "Plan", "value": "", "ratios": "Against the reference",
@@ -45,6 +45,10 @@ class DecisionModel(QAbstractTableModel):
         self.summaries: list[PlanSummary] = []
         self._ratios: list[str] = []
         self.refresh()
+
+    @property
+    def plan_colors(self) -> tuple[str, ...]:
+        return self._doc.plan_colors
 
     def set_objective(self, objective: str) -> None:
         self.objective = objective
@@ -108,7 +112,7 @@ class DecisionModel(QAbstractTableModel):
             return {"rank": index.row(), "value": s.value, "breakeven_price": s.breakeven_price_usd_per_million,
                     "breakeven_utilization": s.breakeven_utilization}.get(key, self.text(index.row(), key))
         if role == Qt.DecorationRole and key == "plan":
-            return QColor(plan_color(s.index))
+            return QColor(self.plan_colors[s.index])
         if role == Qt.ForegroundRole and key == "reason" and s.notes:
             return QColor("#8a4b00")
         if role == Qt.TextAlignmentRole:
@@ -126,7 +130,7 @@ def ranking_html(model: DecisionModel) -> str:
     blocks = []
     for row, s in enumerate(model.rows):
         rank = model.text(row, "rank")
-        color = plan_color(s.index)
+        color = model.plan_colors[s.index]
         notes = "".join(f"<div style='color:#8a4b00'>&#9888; {_esc(n)}.</div>" for n in s.notes)
         blocks.append(
             f"<tr><td valign='top' style='font-size:14pt; color:#555'>{rank}</td><td>"

@@ -26,22 +26,25 @@ from ..engine.serving_freeze import frozen_plan
 from ..engine.scenario import Scenario, reference_problems
 from ..engine.uncertainty.plan_rows import rows_copied, rows_renamed, rows_without
 from ..io.file_stamp import file_stamp
+from .plan_colors import carried_slots, first_slots, slot_colors
 
 SIZING_KEYS = ("sizing_mode", "device_count", "facility_power_kw", "capex_budget_usd", "demand_tokens_per_day")
 
 
 class ScenarioEdit(QUndoCommand):
-    """Replace the whole (immutable) scenario; undo puts the old one back."""
+    """Replace the whole (immutable) scenario and its plans' colour slots; undo puts the old ones back."""
 
     def __init__(self, document: "Document", old: Scenario, new: Scenario, text: str):
         super().__init__(text)
         self._document, self._old, self._new = document, old, new
+        self._old_slots = document.color_slots
+        self._new_slots = carried_slots([p.name for p in old.plans], self._old_slots, [p.name for p in new.plans])
 
     def redo(self) -> None:
-        self._document._apply(self._new)
+        self._document._apply(self._new, self._new_slots)
 
     def undo(self) -> None:
-        self._document._apply(self._old)
+        self._document._apply(self._old, self._old_slots)
 
 
 def plan_values(plan: Plan) -> dict[str, Any]:
@@ -64,6 +67,7 @@ class Document(QObject):
         self._cache: dict[Plan, PlanResult] = {}
         self._cache_context: tuple = ()
         self._scenario = scenario
+        self._slots = first_slots(len(scenario.plans))
         self._results = self._compute(scenario)
         self._path = path
         self._disk_stamp = file_stamp(path) if path else None
@@ -81,6 +85,21 @@ class Document(QObject):
     @property
     def results(self) -> tuple[PlanResult, ...]:
         return self._results
+
+    @property
+    def color_slots(self) -> tuple[int, ...]:
+        """Each plan's palette slot (plan_colors.py): stable across deletions, renames and undo."""
+        return self._slots
+
+    @property
+    def plan_colors(self) -> tuple[str, ...]:
+        """Each plan's chart colour, in plan order (every view colours plan i with plan_colors[i])."""
+        return slot_colors(self._slots)
+
+    def color_of(self, name: str, default: str = "#7f7f7f") -> str:
+        """The colour of the plan called `name` (a plan no longer in the document: `default`)."""
+        names = [p.name for p in self._scenario.plans]
+        return self.plan_colors[names.index(name)] if name in names else default
 
     @property
     def path(self) -> str | None:
@@ -109,7 +128,7 @@ class Document(QObject):
         self.undo_stack.clear()
         self._entered_sizing = {}
         self._current = 0
-        self._apply(scenario)
+        self._apply(scenario, first_slots(len(scenario.plans)))
         self.set_path(path)
         self.undo_stack.setClean()
         self.current_changed.emit(0)
@@ -328,8 +347,8 @@ class Document(QObject):
         return None
 
     # --- recomputation -------------------------------------------------------------------------
-    def _apply(self, scenario: Scenario) -> None:
-        self._scenario = scenario
+    def _apply(self, scenario: Scenario, slots: tuple[int, ...]) -> None:
+        self._scenario, self._slots = scenario, slots
         self._results = self._compute(scenario)
         if self._current >= len(scenario.plans):
             self._current = max(0, len(scenario.plans) - 1)

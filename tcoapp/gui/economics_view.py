@@ -18,7 +18,6 @@ from .performance_view import legend_html, legend_label, set_text_if_changed
 from .bar_chart import HBarChart, paired_bar_plots
 from .plotting import (
     COMPONENT_COLORS, ItemPool, MoneyAxis, NumberAxis, category_ticks, legend_entry, make_plot, money_text, pen, pg,
-    plan_color,
 )
 
 DEVICE_FIELD_BY_NAME = by_name(DEVICE_FIELDS)
@@ -83,6 +82,19 @@ def input_label(key: str) -> str:
     return metric_label(key) if key in ("tokens_per_s_per_device", "power_w") else key.replace("_", " ")
 
 
+def set_scatter_if_changed(scatter, xs, ys, brushes, data) -> None:
+    """setData only when the points differ from those shown (rebuilding a scatter costs a redraw)."""
+    key = (list(xs), list(ys), [b.color().name() for b in brushes], list(data))
+    if getattr(scatter, "_shown_key", None) != key:
+        scatter._shown_key = key
+        scatter.setData(xs, ys, brush=brushes, data=data)
+
+
+def paint_cash_line(line, color: str) -> None:
+    line.setPen(pen(color))
+    line.setSymbolBrush(color)
+
+
 class EconomicsView(QWidget):
     message = Signal(str)
 
@@ -102,8 +114,8 @@ class EconomicsView(QWidget):
         self.p_tornado.getPlotItem().getAxis("left").enableAutoSIPrefix(False)
         cash = self.p_cash.getPlotItem()
         cash.addLine(y=0, pen=pen("#555", 1, Qt.DashLine))
-        self.cash_lines = ItemPool(cash, lambda i: pg.PlotDataItem(pen=pen(plan_color(i)), symbol="o", symbolSize=4,
-                                                                   symbolBrush=plan_color(i), symbolPen=None))
+        self.cash_lines = ItemPool(cash, lambda i: pg.PlotDataItem(symbol="o", symbolSize=4, symbolPen=None),
+                                   paint_cash_line)
         self.payback = pg.ScatterPlotItem(size=13, pen=pg.mkPen("k", width=1.5), tip=self._payback_tip, hoverable=True)
         cash.addItem(self.payback)
         self.tranches = pg.ScatterPlotItem(size=14, symbol="t1", pen=pg.mkPen("k", width=1), tip=self._tranche_tip,
@@ -183,17 +195,17 @@ class EconomicsView(QWidget):
                 "Revenue per rack": self.p_rack, "Sensitivity (tornado)": self.p_tornado.getPlotItem()}
 
     def refresh(self, *_):
-        results = self._doc.results
+        results, colors = self._doc.results, self._doc.plan_colors
         names = [r.name for r in results]
-        set_text_if_changed(self.legend, legend_html(names))
-        self._draw_cash(results)
+        set_text_if_changed(self.legend, legend_html(names, colors))
+        self._draw_cash(results, colors)
         self._draw_costs(results, names)
-        self._draw_rack(results, names)
+        self._draw_rack(results, names, colors)
         self.refresh_tornado()
 
-    def _draw_cash(self, results):
+    def _draw_cash(self, results, colors):
         px, py, brushes, data = [], [], [], []
-        for i, (line, r) in enumerate(zip(self.cash_lines.ensure(len(results)), results)):
+        for i, (line, r) in enumerate(zip(self.cash_lines.ensure(len(results), colors), results)):
             if self.cash_lines.changed(i, (r,)):
                 cumulative = np.cumsum(np.asarray(r.finance.cash_flows_usd if r.finance is not None else [], float))
                 if not np.isfinite(cumulative).any():
@@ -203,12 +215,12 @@ class EconomicsView(QWidget):
             if np.isfinite(months):
                 px.append(months / 12.0)
                 py.append(0.0)
-                brushes.append(pg.mkBrush(plan_color(i)))
+                brushes.append(pg.mkBrush(colors[i]))
                 data.append(i)
-        self.payback.setData(px, py, brush=brushes, data=data)
-        self._draw_tranches(results)
+        set_scatter_if_changed(self.payback, px, py, brushes, data)
+        self._draw_tranches(results, colors)
 
-    def _draw_tranches(self, results):
+    def _draw_tranches(self, results, colors):
         """Triangles where a plan pays a tranche after the start (a pool with a later purchase year)."""
         tx, ty, brushes, data = [], [], [], []
         for i, r in enumerate(results):
@@ -219,9 +231,9 @@ class EconomicsView(QWidget):
             for year in np.nonzero(capex[1:] > 0)[0] + 1:
                 tx.append(float(year))
                 ty.append(float(cumulative[year]))
-                brushes.append(pg.mkBrush(plan_color(i)))
+                brushes.append(pg.mkBrush(colors[i]))
                 data.append((i, int(year), float(capex[year])))
-        self.tranches.setData(tx, ty, brush=brushes, data=data)
+        set_scatter_if_changed(self.tranches, tx, ty, brushes, data)
 
     def _tranche_tip(self, x, y, data):
         if data is None or data[0] >= len(self._doc.results):
@@ -237,10 +249,10 @@ class EconomicsView(QWidget):
         values = {c: np.array([p[c] for p in parts], float) for c in COMPONENTS}
         self.cost_chart.set_data(names, values, [missing_reason(r) for r in results])
 
-    def _draw_rack(self, results, names):
+    def _draw_rack(self, results, names, colors):
         values = np.array([r.metrics["revenue_usd_per_rack_per_year"] for r in results], float)
         self.rack_chart.set_data(names, {"revenue": values}, [missing_reason(r) for r in results],
-                                 brushes={"revenue": [pg.mkBrush(plan_color(i)) for i in range(len(results))]})
+                                 brushes={"revenue": [pg.mkBrush(c) for c in colors]})
 
     def _category_axis(self, widget, names):
         item = widget.getPlotItem()

@@ -6,7 +6,7 @@ import os
 from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
-    QApplication, QDockWidget, QFileDialog, QInputDialog, QMainWindow, QMessageBox, QTabWidget,
+    QApplication, QDockWidget, QFileDialog, QInputDialog, QMainWindow, QMessageBox, QTabWidget, QVBoxLayout, QWidget,
 )
 
 from ..engine.errors import TcoError
@@ -20,6 +20,7 @@ from .files import import_curve_job, read_workbook, write_workbook
 from .lazy_tab import LazyTab
 from .plan_editor import PlanEditor
 from .pool_edits import add_deployment_plans
+from .problem_bar import ProblemBar
 from .settings import AppSettings
 from .shortcuts import UndoShortcuts
 from .worker import ProgressPanel, TaskRunner
@@ -49,7 +50,14 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self._economics_tab, "Economics")
         self.tabs.addTab(self.catalog, "Catalog")
         self.tabs.addTab(self._uncertainty_tab, "Uncertainty")
-        self.setCentralWidget(self.tabs)
+        self.problems = ProblemBar()
+        central = QWidget()
+        column = QVBoxLayout(central)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(0)
+        column.addWidget(self.problems)
+        column.addWidget(self.tabs, 1)
+        self.setCentralWidget(central)
         dock = QDockWidget("Plan editor", self)
         dock.setObjectName("plan_editor_dock")
         dock.setWidget(self.editor)
@@ -184,8 +192,9 @@ class MainWindow(QMainWindow):
     def _task_finished(self) -> None:
         self._opening = None
 
-    def show_problem(self, text: str, title: str = "tcoapp") -> None:
-        QMessageBox.warning(self, title, text)
+    def show_problem(self, text: str, title: str = "") -> None:
+        """Every error report of the window and its background tasks: inline, above the views."""
+        self.problems.show_problem(text, title)
 
     # --- files -------------------------------------------------------------------------------
     def maybe_save(self) -> bool:

@@ -10,7 +10,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QGridLayout, QWidget
 
 from ..engine.uncertainty.statistics import fan, histograms, payback_probability, rank_correlations
-from .plotting import ItemPool, MoneyAxis, NumberAxis, category_ticks, make_plot, pen, pg, plan_color
+from .plotting import ItemPool, MoneyAxis, NumberAxis, category_ticks, make_plot, pen, pg
 
 BINS = 40
 FAN = (10, 50, 90)
@@ -20,6 +20,15 @@ def _translucent(color: str, alpha: int) -> QColor:
     c = QColor(color)
     c.setAlpha(alpha)
     return c
+
+
+def _paint_histogram(item, color: str) -> None:
+    item.setPen(pen(color, 2))
+    item.setBrush(_translucent(color, 40))
+
+
+def _line_painter(width: float):
+    return lambda item, color: item.setPen(pen(color, width))
 
 
 class MonteCarloCharts(QWidget):
@@ -33,19 +42,18 @@ class MonteCarloCharts(QWidget):
                                    x_axis=NumberAxis("bottom"), y_axis=pg.AxisItem("left"), grid="x")
         self.p_tornado.getPlotItem().getAxis("left").enableAutoSIPrefix(False)
         hist = self.p_hist.getPlotItem()
-        self.hist_lines = ItemPool(hist, lambda i: pg.PlotDataItem(stepMode="center", pen=pen(plan_color(i), 2),
-                                                                   fillLevel=0, brush=_translucent(plan_color(i), 40)))
+        self.hist_lines = ItemPool(hist, lambda i: pg.PlotDataItem(stepMode="center", fillLevel=0), _paint_histogram)
         hist.addLine(x=0, pen=pen("#555", 1, Qt.DashLine))
         fan_plot = self.p_fan.getPlotItem()
         fan_plot.addLine(y=0, pen=pen("#555", 1, Qt.DashLine))
         # no dynamic range limit: a band's fill follows its curves' real values (USD in the 1e8s)
-        self.fan_low = ItemPool(fan_plot, lambda i: pg.PlotDataItem(pen=pen(plan_color(i), 0.5), dynamicRangeLimit=None))
-        self.fan_high = ItemPool(fan_plot, lambda i: pg.PlotDataItem(pen=pen(plan_color(i), 0.5), dynamicRangeLimit=None))
-        self.fan_mid = ItemPool(fan_plot, lambda i: pg.PlotDataItem(pen=pen(plan_color(i), 2.5)))
+        self.fan_low = ItemPool(fan_plot, lambda i: pg.PlotDataItem(dynamicRangeLimit=None), _line_painter(0.5))
+        self.fan_high = ItemPool(fan_plot, lambda i: pg.PlotDataItem(dynamicRangeLimit=None), _line_painter(0.5))
+        self.fan_mid = ItemPool(fan_plot, lambda i: pg.PlotDataItem(), _line_painter(2.5))
         self.fan_bands: list = []
         pay = self.p_payback.getPlotItem()
         pay.setYRange(0, 1.02)
-        self.payback_lines = ItemPool(pay, lambda i: pg.PlotDataItem(pen=pen(plan_color(i), 2)))
+        self.payback_lines = ItemPool(pay, lambda i: pg.PlotDataItem(), _line_painter(2))
         torn = self.p_tornado.getPlotItem()
         self.tornado_bars = pg.BarGraphItem(x0=[], y=[], width=[], height=0.6, brushes=[])
         torn.addItem(self.tornado_bars)
@@ -63,27 +71,30 @@ class MonteCarloCharts(QWidget):
                 "Probability of payback": self.p_payback.getPlotItem(),
                 "Rank-correlation tornado": self.p_tornado.getPlotItem()}
 
-    def show_simulation(self, sim, current: int) -> None:
+    def show_simulation(self, sim, current: int, colors) -> None:
+        """Draw `sim` with plan i of the simulation in colors[i] (its plan's colour)."""
         plans = sim.plans if sim is not None else ()
-        self._histogram(plans)
-        self._fan(plans)
-        self._payback(plans)
+        self._histogram(plans, colors)
+        self._fan(plans, colors)
+        self._payback(plans, colors)
         self.show_tornado(plans[current] if 0 <= current < len(plans) else None)
 
-    def _histogram(self, plans) -> None:
+    def _histogram(self, plans, colors) -> None:
         edges, shares = histograms([p.metric("npv_usd") for p in plans], BINS)
-        for item, share in zip(self.hist_lines.ensure(len(plans)), shares):
+        for item, share in zip(self.hist_lines.ensure(len(plans), colors), shares):
             item.setData(edges, share)
 
-    def _fan(self, plans) -> None:
-        lows, highs, mids = (pool.ensure(len(plans)) for pool in (self.fan_low, self.fan_high, self.fan_mid))
+    def _fan(self, plans, colors) -> None:
+        lows, highs, mids = (pool.ensure(len(plans), colors) for pool in (self.fan_low, self.fan_high, self.fan_mid))
         while len(self.fan_bands) < len(plans):
             i = len(self.fan_bands)
-            band = pg.FillBetweenItem(lows[i], highs[i], brush=_translucent(plan_color(i), 45))
+            band = pg.FillBetweenItem(lows[i], highs[i])
             self.p_fan.getPlotItem().addItem(band)
             self.fan_bands.append(band)
         for i, band in enumerate(self.fan_bands):
             band.setVisible(i < len(plans))
+            if i < len(plans):
+                band.setBrush(_translucent(colors[i], 45))
         for p, low, mid, high in zip(plans, lows, mids, highs):
             percentiles = fan(p.cumulative_cash_flow_usd, FAN)
             years = np.arange(percentiles.shape[-1], dtype=float)
@@ -91,10 +102,10 @@ class MonteCarloCharts(QWidget):
                 keep = np.isfinite(row)
                 item.setData(years[keep], row[keep])
 
-    def _payback(self, plans) -> None:
+    def _payback(self, plans, colors) -> None:
         horizon = max((p.cumulative_cash_flow_usd.shape[-1] - 1 for p in plans), default=1)
         months = np.linspace(0.0, 12.0 * max(horizon, 1), 241)
-        for item, p in zip(self.payback_lines.ensure(len(plans)), plans):
+        for item, p in zip(self.payback_lines.ensure(len(plans), colors), plans):
             item.setData(months, payback_probability(p.metric("payback_months"), months))
 
     def show_tornado(self, plan) -> None:

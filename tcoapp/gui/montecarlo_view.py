@@ -82,8 +82,9 @@ class MonteCarloView(QWidget):
     def show_simulation(self, sim) -> None:
         self._running = False
         self.simulation = sim
-        self.charts_view.show_simulation(sim, self._doc.current_index)
-        self.legend.setText(legend_html([p.name for p in sim.plans]))
+        colors = [self._doc.color_of(p.name) for p in sim.plans]
+        self.charts_view.show_simulation(sim, self._doc.current_index, colors)
+        self.legend.setText(legend_html([p.name for p in sim.plans], colors))
         self.status.setText(self._summary_text(sim))
 
     def _summary_text(self, sim) -> str:

@@ -16,7 +16,8 @@ from .labels import label_with_unit
 from ..engine.serving_freeze import frozen_plan
 from .perf_data import curve_for, sweep_for_plan, sweep_key
 from .bar_chart import nice_ceiling
-from .plotting import ItemPool, legend_entry, make_plot, pen, plan_color, pg, wants_log
+from .log_axes import LogAxes
+from .plotting import ItemPool, legend_entry, make_plot, pen, pg, wants_log
 from .target_lines import TargetLines, targets_of
 from .worker import TaskRunner
 
@@ -38,9 +39,13 @@ def set_text_if_changed(label: QLabel, text: str) -> None:
         label.setText(text)
 
 
-def legend_html(names: list[str]) -> str:
-    """The plan colour legend: it wraps between plans, never inside a name."""
-    return " ".join(legend_entry(plan_color(i), n) for i, n in enumerate(names))
+def legend_html(names: list[str], colors) -> str:
+    """The plan colour legend (each plan in its own colour): it wraps between plans, never inside a name."""
+    return " ".join(legend_entry(c, n) for c, n in zip(colors, names))
+
+
+def paint_marker(item, color: str) -> None:
+    item.setSymbolBrush(color)
 
 
 class PerformanceView(QWidget):
@@ -67,9 +72,9 @@ class PerformanceView(QWidget):
         self._line_pools = []
         for widget in (self.p_device, self.p_user, self.p_joule):
             item = widget.getPlotItem()
-            lines = ItemPool(item, lambda i: pg.PlotDataItem(pen=pen(plan_color(i)), connect="finite"))
-            marks = ItemPool(item, lambda i: pg.PlotDataItem(pen=None, symbol="o", symbolSize=11,
-                                                             symbolBrush=plan_color(i), symbolPen="k"))
+            lines = ItemPool(item, lambda i: pg.PlotDataItem(connect="finite"))   # pens: _emphasize_current
+            marks = ItemPool(item, lambda i: pg.PlotDataItem(pen=None, symbol="o", symbolSize=11, symbolPen="k"),
+                             paint_marker)
             self._line_pools.append((lines, marks))
         front = self.p_front.getPlotItem()
         self.cloud = pg.ScatterPlotItem(size=5, pen=None, brush=pg.mkBrush(120, 120, 120, 90), hoverable=True,
@@ -85,6 +90,8 @@ class PerformanceView(QWidget):
         self.cloud.sigHovered.connect(self._hovered)
         self.user_targets = TargetLines(self.p_user.getPlotItem(), vertical=False)
         self.front_targets = TargetLines(front, vertical=True)
+        self.front_axes = LogAxes(front.getAxis("bottom"), front.getAxis("left"))   # log where values span >10x
+        self._drawn_sweep = None
 
         self.legend = legend_label()
         self.info = QLabel("Hover a swept point to see its configuration; click it to make it the current "
@@ -124,7 +131,8 @@ class PerformanceView(QWidget):
     def refresh(self, *_):
         scenario, results = self._doc.scenario, self._doc.results
         n = len(scenario.plans)
-        set_text_if_changed(self.legend, legend_html([p.name for p in scenario.plans]))
+        colors = self._doc.plan_colors
+        set_text_if_changed(self.legend, legend_html([p.name for p in scenario.plans], colors))
         # a searched plan draws the curve of the configuration the serving search chose (its star sits on it)
         curves = [curve_for(scenario, frozen_plan(plan, results[i].searches) if i < len(results) else plan)
                   for i, plan in enumerate(scenario.plans)]
@@ -134,7 +142,7 @@ class PerformanceView(QWidget):
             if self.log_y.get(key) != log:     # values spanning more than 10x: a log axis
                 self.log_y[key] = log
                 widget.getPlotItem().setLogMode(x=True, y=log)
-            for i, (line, mark) in enumerate(zip(lines.ensure(n), marks.ensure(n))):
+            for i, (line, mark) in enumerate(zip(lines.ensure(n), marks.ensure(n, colors))):
                 batch, values = curves[i][0], curves[i][1][key]
                 if lines.changed(i, (batch, values)):
                     line.setData(batch, values)
@@ -143,37 +151,66 @@ class PerformanceView(QWidget):
                 ok = bool(np.isfinite(x) and np.isfinite(y))
                 if marks.changed(i, (x, y) if ok else ("none",)):
                     mark.setData([x] if ok else [], [y] if ok else [])
-        self._emphasize_current(n)
+        self._emphasize_current(n, colors)
         xs = [r.metrics["tokens_per_s_per_user"] for r in results]
         ys = [r.metrics["tokens_per_s_per_device"] for r in results]
         current = self._doc.current_plan()
         same = [current is not None and (p.device, p.model) == (current.device, current.model)
                 for p in scenario.plans]   # the frontier is of the current plan's device and model
         ok = [i for i in range(n) if same[i] and np.isfinite(xs[i]) and np.isfinite(ys[i])]
-        points = tuple((i, xs[i], ys[i]) for i in ok)
-        if points != self._shown_points:
-            self._shown_points = points
-            self.points.setData([xs[i] for i in ok], [ys[i] for i in ok], data=ok,
-                                brush=[pg.mkBrush(plan_color(i)) for i in ok])
         user_log = self.log_y.get("tokens_per_s_per_user", False)
         self.user_targets.update(targets_of(scenario.plans), lambda v: float(np.log10(v)) if user_log else v)
-        self.front_targets.update(targets_of(scenario.plans, only={i for i in range(n) if same[i]}))
-        if self.sweep is None:
-            self._fit_front([xs[i] for i in ok], [ys[i] for i in ok])
-        plan = self._doc.current_plan()
-        if plan is not None:
-            title = f"Frontier: {plan.device} / {plan.model}"
-            if title != self._front_title:
-                self._front_title = title
-                self.p_front.getPlotItem().setTitle(title, color="#222", size="11pt")
-            if sweep_key(plan) != self._sweep_key:
+        px, py = [xs[i] for i in ok], [ys[i] for i in ok]
+        front_targets = targets_of(scenario.plans, only={i for i in range(n) if same[i]})
+        self._check_sweep(current)
+        self._draw_front(ok, px, py, colors, front_targets)
+
+    def _check_sweep(self, plan) -> None:
+        """Title the frontier after the current plan's device and model; drop a sweep of another one."""
+        if plan is None:
+            return
+        title = f"Frontier: {plan.device} / {plan.model}"
+        if title != self._front_title:
+            self._front_title = title
+            self.p_front.getPlotItem().setTitle(title, color="#222", size="11pt")
+        if sweep_key(plan) != self._sweep_key:
+            if self.sweep is not None:    # nothing to clear (and no range to reset) on every edit before a sweep
                 self._clear_sweep()
-                if self.isVisible():
-                    self._auto.start()
+            if self.isVisible():
+                self._auto.start()
+
+    def _draw_front(self, ok, px, py, colors, targets) -> None:
+        """The frontier chart: the sweep's cloud and Pareto line, the plans' stars and the targets,
+        on axes that turn logarithmic where the values (swept, plans and targets) span more than 10x."""
+        sweep_x = sweep_y = np.empty(0)
+        if self.sweep is not None:
+            feasible = self.sweep.feasible & np.isfinite(self.sweep.tokens_per_s_per_user)
+            sweep_x, sweep_y = self.sweep.tokens_per_s_per_user[feasible], self.sweep.tokens_per_s_per_device[feasible]
+        axes = self.front_axes
+        axes.choose(np.concatenate([sweep_x, px, [t for t, _ in targets]]), np.concatenate([sweep_y, py]))
+        if self.sweep is not None and self._drawn_sweep != (id(self.sweep), axes.log):
+            self._drawn_sweep = (id(self.sweep), axes.log)
+            self._draw_sweep()
+        points = (tuple(zip(ok, px, py, colors)), axes.log)
+        if points != self._shown_points:
+            self._shown_points = points
+            self.points.setData(axes.x(px), axes.y(py), data=list(ok), brush=[pg.mkBrush(colors[i]) for i in ok])
+        self.front_targets.update(targets, lambda v: float(axes.x([v])[0]))
+        if self.sweep is None:
+            self._fit_front(px, py)
+
+    def _draw_sweep(self) -> None:
+        result, axes = self.sweep, self.front_axes
+        ok = np.nonzero(result.feasible & np.isfinite(result.tokens_per_s_per_user))[0]
+        self.cloud.setData(axes.x(result.tokens_per_s_per_user[ok]), axes.y(result.tokens_per_s_per_device[ok]), data=ok)
+        idx = result.pareto_indices
+        self.pareto.setData(axes.x(result.tokens_per_s_per_user[idx]), axes.y(result.tokens_per_s_per_device[idx]),
+                            data=idx)
 
     def _clear_sweep(self):
         self.sweep = None
         self._sweep_key = None
+        self._drawn_sweep = None
         self.cloud.setData([], [])
         self.pareto.setData([], [])
         self.p_front.getPlotItem().enableAutoRange()
@@ -181,12 +218,15 @@ class PerformanceView(QWidget):
 
     def _fit_front(self, xs, ys) -> None:
         """Before a sweep: a range from zero that holds the plans' points and the targets (a lone
-        point would otherwise get a range so narrow that every tick reads the same number)."""
-        x = nice_ceiling(max(list(xs) + self.front_targets.shown + [1.0]) * 1.3)
-        y = nice_ceiling(max(list(ys) + [1.0]) * 1.3)
+        point would otherwise get a range so narrow that every tick reads the same number); on a
+        log axis, the decades that hold them."""
+        axes = self.front_axes
+        xs = list(xs) + self.front_targets.shown
+        x = axes.log_span(axes.x(xs)) if axes.log[0] else (0, nice_ceiling(max(xs + [1.0]) * 1.3))
+        y = axes.log_span(axes.y(ys)) if axes.log[1] else (0, nice_ceiling(max(list(ys) + [1.0]) * 1.3))
         if (x, y) != self._front_range:
             self._front_range = (x, y)
-            self.p_front.getPlotItem().setRange(xRange=(0, x), yRange=(0, y), padding=0)
+            self.p_front.getPlotItem().setRange(xRange=x, yRange=y, padding=0)
 
     def showEvent(self, event):
         super().showEvent(event)
@@ -219,10 +259,9 @@ class PerformanceView(QWidget):
         self.sweep, self._sweep_key = result, key
         self.p_front.getPlotItem().enableAutoRange()
         self._front_range = None
+        self.refresh()           # redraws the frontier chart on the axes the sweep's values want
         ok = np.nonzero(result.feasible & np.isfinite(result.tokens_per_s_per_user))[0]
-        self.cloud.setData(result.tokens_per_s_per_user[ok], result.tokens_per_s_per_device[ok], data=ok)
         idx = result.pareto_indices
-        self.pareto.setData(result.tokens_per_s_per_user[idx], result.tokens_per_s_per_device[idx], data=idx)
         self.info.setText(f"{ok.size:,} feasible configurations swept ({result.size:,} points), "
                           f"{idx.size} on the Pareto frontier (black). Stars: the operating points of the plans on this device "
                           f"and model.")
@@ -242,7 +281,9 @@ class PerformanceView(QWidget):
         plan = self._doc.scenario.plans[int(data)] if data is not None and int(data) < len(self._doc.scenario.plans) else None
         if plan is None:
             return ""
-        text = f"{plan.name}\n{y:,.0f} tokens/s per device at {x:.3g} tokens/s per user"
+        m = self._doc.results[int(data)].metrics   # x and y are axis coordinates (log10 on a log axis)
+        text = (f"{plan.name}\n{m['tokens_per_s_per_device']:,.0f} tokens/s per device at "
+                f"{m['tokens_per_s_per_user']:.3g} tokens/s per user")
         searched = self._doc.results[int(data)].serving_text()
         return text + (f"\nserving search chose {searched}" if searched else "")
 
@@ -258,15 +299,15 @@ class PerformanceView(QWidget):
             "Use this point?", QMessageBox.Yes | QMessageBox.No, QMessageBox.No)
         return answer == QMessageBox.Yes
 
-    def _emphasize_current(self, n: int) -> None:
-        """The current plan's curves drawn thicker, so the frontier's plan stands out."""
+    def _emphasize_current(self, n: int, colors) -> None:
+        """Each plan's curves in its colour, the current plan's drawn thicker, so the frontier's plan stands out."""
         current = self._doc.current_index
-        if (current, n) == self._emphasized:
+        if (current, n, colors) == self._emphasized:
             return
-        self._emphasized = (current, n)
+        self._emphasized = (current, n, colors)
         for lines, _ in self._line_pools:
             for i, line in enumerate(lines.items[:n]):
-                line.setPen(pen(plan_color(i), 3.5 if i == current else 1.8))
+                line.setPen(pen(colors[i], 3.5 if i == current else 1.8))
                 line.setZValue(10 if i == current else 0)   # on top of plans that share its curve
 
     def _hovered(self, _item, points, _ev):

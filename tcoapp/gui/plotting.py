@@ -13,7 +13,7 @@ import pyqtgraph as pg
 
 pg.setConfigOptions(antialias=True, background="w", foreground="k")
 
-from .colors import COMPONENT_COLORS, PLAN_COLORS, legend_entry, money_text, plan_color  # noqa: E402,F401
+from .colors import COMPONENT_COLORS, PLAN_COLORS, legend_entry, money_text  # noqa: E402,F401
 
 TITLE_STYLE = {"color": "#222", "size": "11pt"}
 LABEL_STYLE = {"color": "#222", "font-size": "10pt"}
@@ -114,20 +114,29 @@ def pen(color: str, width: float = 2.0, style=None):
 
 
 class ItemPool:
-    """Per-plan plot items created once and reused: grow when plans are added, hide the extras."""
+    """Per-plan plot items created once and reused: grow when plans are added, hide the extras.
+    With `paint(item, color)`, `ensure(n, colors)` gives item i the colour of plan i (the plan's own
+    colour, document.plan_colors), repainting only the items whose plan colour changed."""
 
-    def __init__(self, plot: pg.PlotItem, factory):
-        self._plot, self._factory, self.items, self._keys = plot, factory, [], []
+    def __init__(self, plot: pg.PlotItem, factory, paint=None):
+        self._plot, self._factory, self._paint = plot, factory, paint
+        self.items, self._keys, self._colors = [], [], []
 
-    def ensure(self, n: int) -> list:
+    def ensure(self, n: int, colors=()) -> list:
         while len(self.items) < n:
             item = self._factory(len(self.items))
             self._plot.addItem(item)
             self.items.append(item)
             self._keys.append(None)
+            self._colors.append(None)
         for i, item in enumerate(self.items):
             if item.isVisible() != (i < n):
                 item.setVisible(i < n)
+        if self._paint is not None:
+            for i, color in enumerate(colors[:n]):
+                if self._colors[i] != color:
+                    self._colors[i] = color
+                    self._paint(self.items[i], color)
         return self.items[:n]
 
     def changed(self, i: int, key: tuple) -> bool:

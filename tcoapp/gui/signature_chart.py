@@ -10,7 +10,8 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidg
 
 from .labels import label_with_unit
 from .performance_view import legend_label, set_text_if_changed
-from .plotting import ItemPool, NumberAxis, legend_entry, make_plot, pen, pg, plan_color, to_axis, wants_log
+from .log_axes import LogAxes
+from .plotting import ItemPool, NumberAxis, legend_entry, make_plot, pen, pg
 from .signature_data import frontiers, plan_points
 
 MODES = {"per_mw": "Tokens/s per MW [tokens/s/MW]",
@@ -18,9 +19,9 @@ MODES = {"per_mw": "Tokens/s per MW [tokens/s/MW]",
 TARGET_COLOR = "#c62828"
 
 
-def frontier_color(frontier) -> str:
+def frontier_color(frontier, colors) -> str:
     """A device's frontier in the colour of its first plan, so a star sits under its own line."""
-    return plan_color(frontier.plans[0])
+    return colors[frontier.plans[0]]
 
 
 class SignatureChart(QWidget):
@@ -60,27 +61,28 @@ class SignatureChart(QWidget):
         layout.addWidget(self.note)
         self.shown_frontiers = []
         self.shown_points = []
-        self.log = (False, False)
+        self.axes = LogAxes(self.x_axis, self.y_axis)
+
+    @property
+    def log(self) -> tuple[bool, bool]:
+        return self.axes.log
 
     def refresh(self) -> None:
-        scenario, results = self._doc.scenario, self._doc.results
+        scenario, results, colors = self._doc.scenario, self._doc.results, self._doc.plan_colors
         fronts = frontiers(scenario, results)
         points = plan_points(scenario, results)
         per_mw = self.mode.currentData() == "per_mw"
         ykey = "tokens_per_s_per_mw" if per_mw else "tokens_per_s_per_device"
         xs = np.concatenate([f.tokens_per_s_per_user for f in fronts] + [[p.tokens_per_s_per_user for p in points]])
         ys = np.concatenate([getattr(f, ykey) for f in fronts] + [[getattr(p, ykey) for p in points]])
-        self.log = (wants_log(xs), wants_log(ys))
-        self.x_axis.setLogMode(self.log[0])
-        self.y_axis.setLogMode(self.log[1])
-        lx = lambda v: to_axis(v, self.log[0])  # noqa: E731
-        ly = lambda v: to_axis(v, self.log[1])  # noqa: E731
+        self.axes.choose(xs, ys)
+        lx, ly = self.axes.x, self.axes.y
         for line, f in zip(self.lines.ensure(len(fronts)), fronts):
             line.setData(lx(f.tokens_per_s_per_user), ly(getattr(f, ykey)), connect="finite")
-            line.setPen(pen(frontier_color(f), 2.5))
+            line.setPen(pen(frontier_color(f, colors), 2.5))
         ok = [p for p in points if np.isfinite(p.tokens_per_s_per_user) and np.isfinite(getattr(p, ykey))]
         self.points.setData(lx([p.tokens_per_s_per_user for p in ok]), ly([getattr(p, ykey) for p in ok]),
-                            data=[p.index for p in ok], brush=[pg.mkBrush(plan_color(p.index)) for p in ok])
+                            data=[p.index for p in ok], brush=[pg.mkBrush(colors[p.index]) for p in ok])
         wanted = sorted({p.target for p in points if p.target is not None})
         for line, target in zip(self.targets.ensure(len(wanted)), wanted):
             line.setValue(float(lx([target])[0]))
@@ -89,8 +91,8 @@ class SignatureChart(QWidget):
                                          **{"font-size": "10pt"})
         self._fit_range(lx(xs), ly(ys), lx(wanted) if wanted else np.empty(0))
         self.shown_frontiers, self.shown_points = fronts, ok
-        entries = [legend_entry(plan_color(p.index), p.name, "&#9733;") for p in points]
-        entries += [legend_entry(frontier_color(f), f"{f.label} frontier", "&#9473;") for f in fronts]
+        entries = [legend_entry(colors[p.index], p.name, "&#9733;") for p in points]
+        entries += [legend_entry(frontier_color(f, colors), f"{f.label} frontier", "&#9473;") for f in fronts]
         set_text_if_changed(self.legend, " ".join(entries))
         missing = [p.name for p in points if p not in ok]
         text = ("Lines: the best configuration of each device at every interactivity (swept batch x parallelism x "

@@ -40,7 +40,7 @@ class PlanPoint:
 
 def _swept(scenario, plan):
     """(tokens/s per user, tokens/s per device) of the swept configurations of the plan's device and
-    model (empty when the sweep is not possible)."""
+    model (empty when the sweep is not possible or fails)."""
     try:
         device, model = scenario.device(plan.device), scenario.model(plan.model)
     except KeyError:
@@ -51,10 +51,12 @@ def _swept(scenario, plan):
     if hit is not None and hit[0] is device and hit[1] is model:
         return hit[2]
     job = sweep_for_plan(scenario, plan)
-    if isinstance(job, str):
-        value = (np.empty(0), np.empty(0))
-    else:
-        result = job(progress=lambda _f: None, should_cancel=lambda: False)
+    value = (np.empty(0), np.empty(0))
+    if not isinstance(job, str):
+        try:
+            result = job(progress=lambda _f: None, should_cancel=lambda: False)
+        except Exception:  # noqa: BLE001 - the plans' curves still draw; the Performance tab's sweep says why
+            return value  # not cached: the next refresh tries again
         ok = np.asarray(result.feasible, bool)
         value = (np.asarray(result.tokens_per_s_per_user, float)[ok], np.asarray(result.tokens_per_s_per_device, float)[ok])
     if len(_sweeps) > 64:

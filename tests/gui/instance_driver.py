@@ -3,7 +3,8 @@
 `edit PATH`: open PATH, change the first plan's utilization to 0.42, autosave, print EDITED, then
 keep running until killed. `open PATH`: open PATH, print where it ended up and every message
 shown, close cleanly. `recover PATH`: open PATH, accept the recovery offered, print the result.
-Message boxes are answered by the script and printed (MESSAGE title | text).
+Message boxes are answered by the script and printed (MESSAGE title | text), and so is the problem
+the window shows inline.
 """
 import os
 import sys
@@ -38,6 +39,9 @@ def main(action: str, path: str) -> int:
         return app.exec()
     if action == "recover":
         offer_recovery(window, QMessageBox)
+    app.processEvents()
+    if window.problems.text():
+        print(f"MESSAGE {window.problems.title} | {window.problems.text()}".replace("\n", " "), flush=True)
     plan = window.document.scenario.plans[0]
     print(f"PATH {window.document.path}", flush=True)
     print(f"UTILIZATION {plan.utilization}", flush=True)

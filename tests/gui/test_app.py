@@ -142,12 +142,12 @@ def test_import_preview_shows_curves_points_and_warnings_and_cancel_adds_nothing
     assert dict(window.document.scenario.curves) == before
 
 
-def test_import_bad_curve_is_a_message(window, qtbot, tmp_path, dialogs):
+def test_import_bad_curve_is_an_inline_message(window, qtbot, tmp_path, dialogs):
     path = tmp_path / "bad.csv"
     path.write_text("curve,device,model,batch,tokens_per_s_per_device\nx,H100-SXM,m,-1,abc\n")
     with qtbot.waitSignal(window.runner.failed, timeout=10000):
         window.import_curve(str(path))
-    assert dialogs.messages and "bad.csv" in dialogs.messages[-1][1]
+    assert "bad.csv" in window.problems.text() and dialogs.messages == []
 
 
 def test_window_geometry_and_recent_files_persist(qtbot, tmp_path):
@@ -215,13 +215,13 @@ def test_fit_refusal_is_a_message(window, qtbot, dialogs):
     with qtbot.waitSignal(window.runner.failed, timeout=10000):
         window.catalog.tabs.setCurrentIndex(2)
         window.catalog.fit_curve_button.click()
-    assert dialogs.messages and "no input_tokens / output_tokens and no plan uses it" in dialogs.messages[-1][1]
+    assert "no input_tokens / output_tokens and no plan uses it" in window.problems.text()
 
 
 def test_aiconfigurator_missing_says_how_to_install(window, monkeypatch, dialogs):
     monkeypatch.setitem(sys.modules, "aiconfigurator", None)
     window.aiconfigurator_dialog()
-    assert dialogs.messages and "pip install 'tcoapp[aiconfigurator]'" in dialogs.messages[-1][1]
+    assert "pip install 'tcoapp[aiconfigurator]'" in window.problems.text()
 
 
 @pytest.mark.slow
@@ -268,8 +268,8 @@ def test_display_problem_names_a_missing_xcb_library():
     assert display_problem({"WAYLAND_DISPLAY": "wayland-0"}, "linux") is None
     assert display_problem({}, "darwin") is None
 
-def test_a_broken_workbook_gives_the_cli_error_lines_in_a_dialog_and_the_app_stays_up(qtbot, dialogs, tmp_path):
-    """Every corpus workbook the CLI rejects: the same lines in a dialog, the window up on the default."""
+def test_a_broken_workbook_gives_the_cli_error_lines_inline_and_the_app_stays_up(qtbot, dialogs, tmp_path):
+    """Every corpus workbook the CLI rejects: the same lines inline, the window up on the default."""
     from tcoapp.engine.errors import TcoError
     from tcoapp.io.workbook_read import read_scenario
     from tests.io.broken.corpus import CASES
@@ -278,12 +278,12 @@ def test_a_broken_workbook_gives_the_cli_error_lines_in_a_dialog_and_the_app_sta
         path = case.build(tmp_path / f"{case.name}.xlsx")
         with pytest.raises(TcoError) as info:
             read_scenario(path)
-        dialogs.messages.clear()
         window = create_window(str(path))
         qtbot.addWidget(window)
-        qtbot.waitUntil(lambda: bool(dialogs.messages), timeout=5000)
-        title, text = dialogs.messages[-1]
-        assert title == "Open failed" and str(info.value) in text, case.name
+        window.show()
+        qtbot.waitUntil(lambda: bool(window.problems.text()), timeout=5000)
+        assert window.problems.title == "Open failed" and str(info.value) in window.problems.text(), case.name
+        assert dialogs.messages == []
         assert window.document.path is None and window.document.scenario.plans
         window.close()
 
@@ -312,7 +312,6 @@ def test_opening_a_corrupt_file_from_the_menu_gives_a_message_and_keeps_the_docu
     path = str(flipped_compressed_bytes(tmp_path / "corrupt.xlsx"))
     before = window.document.scenario
     window.open_in_background(path, confirmed=True)
-    qtbot.waitUntil(lambda: bool(dialogs.messages), timeout=10000)
-    title, text = dialogs.messages[-1]
-    assert title == "Open failed" and "does not decompress" in text
+    qtbot.waitUntil(lambda: bool(window.problems.text()), timeout=10000)
+    assert window.problems.title == "Open failed" and "does not decompress" in window.problems.text()
     assert window.document.scenario is before and window.isVisible()

@@ -115,7 +115,7 @@ def test_rows_are_edited_validated_added_removed_and_undone(uncertain_window, qt
     high = list(table.table.horizontalHeaderItem(c).text() for c in range(table.table.columnCount())).index("high")
     table.table.item(0, high).setText("0.3")           # below low (0.5): refused, one message naming the cell
     assert doc.scenario.uncertainty == before
-    assert dialogs.messages and "Uncertainty row 1 high = 0.3: must be greater than low (0.5)" in dialogs.messages[-1][1]
+    assert "Uncertainty row 1 high = 0.3: must be greater than low (0.5)" in window.problems.text()
     assert table.table.item(0, high).text() == "0.85"  # the table shows the document's rows again
     table.table.item(0, high).setText("0.9")
     assert doc.scenario.uncertainty[0].high == 0.9

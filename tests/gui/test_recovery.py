@@ -69,12 +69,12 @@ def test_recovery_is_kept_per_document_and_offered_for_its_file(qtbot, workbook)
 def test_a_file_open_in_another_window_opens_as_a_copy_and_is_not_saved_over(qtbot, dialogs, workbook):
     owner = _open(qtbot, workbook)
     second = _open(qtbot, workbook)
-    qtbot.waitUntil(lambda: bool(dialogs.messages), timeout=3000)
-    title, text = dialogs.messages[-1]
-    assert title == "Opened as a copy" and "plan.xlsx is open in another tcoapp window" in text
+    qtbot.waitUntil(lambda: bool(second.problems.text()), timeout=3000)
+    assert second.problems.title == "Opened as a copy"
+    assert "plan.xlsx is open in another tcoapp window" in second.problems.text()
     assert second.document.path is None and owner.document.path == os.path.abspath(workbook)
     assert not second.save_to(workbook)
-    assert "Close it there first" in dialogs.messages[-1][1]
+    assert "Close it there first" in second.problems.text()
     owner.close()
     assert second.save_to(workbook), "once the owner closed it, the file is free"
 

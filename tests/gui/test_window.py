@@ -148,7 +148,7 @@ def test_open_bad_file_shows_message(window, tmp_path, dialogs):
     bad = tmp_path / "bad.xlsx"
     bad.write_text("not a workbook")
     assert not window.open_path(str(bad))
-    assert dialogs.messages and "bad.xlsx" in dialogs.messages[-1][1]
+    assert "bad.xlsx" in window.problems.text()
     assert window.document.path is None
 
 
@@ -215,7 +215,7 @@ def test_open_in_background_and_its_failure(window, qtbot, tmp_path, dialogs):
     bad.write_text("nope")
     with qtbot.waitSignal(window.runner.failed, timeout=20000):
         window.open_in_background(str(bad))
-    assert "broken.xlsx" in dialogs.messages[-1][1]
+    assert "broken.xlsx" in window.problems.text()
     assert window.document.path == os.path.abspath(path)
 
 
@@ -303,15 +303,3 @@ def test_compare_header_flags_a_name_naming_another_device_and_tooltips_read(win
     row = model.row_of("utilization")
     assert model.headerData(row, Qt.Vertical, Qt.ToolTipRole).startswith("Utilization (utilization):")
 
-
-def test_plan_colours_are_the_same_in_every_view(window):
-    from tcoapp.gui.plotting import plan_color
-    doc = window.document
-    chart = window.decision.chart
-    brushes = chart.points.data["brush"]
-    for k, i in enumerate(chart.points.data["data"]):
-        assert brushes[k].color().name() == plan_color(int(i))
-    for i, line in enumerate(window.economics.cash_lines.items[:len(doc.scenario.plans)]):
-        assert line.opts["pen"].color().name() == plan_color(i)
-    for i, line in enumerate(window.performance._line_pools[0][0].items[:len(doc.scenario.plans)]):
-        assert line.opts["pen"].color().name() == plan_color(i)
