@@ -23,6 +23,7 @@ class LazyTab(QWidget):
         if self._view is None:
             self._view = self._factory()
             self._layout.addWidget(self._view)
+            self._view.show()   # built while the tab is hidden it would stay hidden when the tab is shown
         return self._view
 
     def showEvent(self, event):

@@ -117,9 +117,17 @@ class PerformanceView(QWidget):
         layout.addWidget(self.info)
         self._auto = QTimer(self, singleShot=True, interval=300)
         self._auto.timeout.connect(self._auto_sweep)
-        document.scenario_changed.connect(self.refresh)
-        document.current_changed.connect(self.refresh)
+        self._stale = False
+        document.scenario_changed.connect(self._changed)
+        document.current_changed.connect(self._changed)
         self.refresh()
+
+    def _changed(self, *_):
+        """Redraw now if the tab is on screen, else when it is next shown (an edit redraws what is seen)."""
+        if self.isVisible() or not self.window().isVisible():
+            self.refresh()
+        else:
+            self._stale = True
 
     def charts(self) -> dict[str, pg.PlotItem]:
         return {"Throughput per device vs batch": self.p_device.getPlotItem(),
@@ -129,6 +137,7 @@ class PerformanceView(QWidget):
 
     # --- drawing -----------------------------------------------------------------------------
     def refresh(self, *_):
+        self._stale = False
         scenario, results = self._doc.scenario, self._doc.results
         n = len(scenario.plans)
         colors = self._doc.plan_colors
@@ -230,6 +239,8 @@ class PerformanceView(QWidget):
 
     def showEvent(self, event):
         super().showEvent(event)
+        if self._stale:
+            self.refresh()
         plan = self._doc.current_plan()
         if plan is not None and sweep_key(plan) != self._sweep_key:
             self._auto.start()

@@ -81,6 +81,9 @@ class FieldEditor(QWidget):
         return w
 
     def set_names(self, names: list[str]) -> None:
+        if tuple(names) == getattr(self, "_names", None):
+            return      # the same list: refilling it costs more than the rest of a redraw
+        self._names = tuple(names)
         w = self.widget
         w.blockSignals(True)
         w.clear()
@@ -118,10 +121,13 @@ class FieldEditor(QWidget):
                 i = w.count() - 1
             w.setCurrentIndex(i)
         elif isinstance(w, QComboBox):
-            w.setCurrentText(str(value))
+            if w.currentText() != str(value):
+                w.setCurrentText(str(value))
         elif not self.error.isVisible():
-            w.setText(format_field(self.field, value if used is None else used))
-            w.setCursorPosition(0)
+            text = format_field(self.field, value if used is None else used)
+            if w.text() != text or w.isModified():
+                w.setText(text)
+                w.setCursorPosition(0)
         w.blockSignals(False)
 
     def show_error(self, message: str | None) -> None:

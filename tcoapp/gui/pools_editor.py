@@ -66,6 +66,7 @@ class PoolsEditor(QWidget):
         layout.addWidget(self.table)
         layout.addLayout(buttons)
         layout.addWidget(self.error)
+        self._shown = None
         self.refresh()
 
     def refresh(self) -> None:
@@ -77,6 +78,11 @@ class PoolsEditor(QWidget):
                           "No Pools rows: the plan is the pool(s) below, derived from its own keys. "
                           "Edit a cell or add a pool to make them rows of their own.")
         rows = self._doc.results[self._doc.current_index].pool_rows()
+        shown = (plan.pools, tuple(pools), tuple(getattr(plan, key, None) for key in COLUMNS),
+                 tuple(tuple(r.get(key[5:]) for key in COLUMNS if key.startswith("used:")) for r in rows))
+        if shown == self._shown:
+            return      # the table would be rebuilt identical (an edit of a key it does not show)
+        self._shown = shown
         self.table.blockSignals(True)
         self.table.setRowCount(len(pools))
         for row, pool in enumerate(pools):

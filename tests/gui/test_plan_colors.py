@@ -19,8 +19,12 @@ def cash_line_colors(window) -> dict[str, str]:
 
 
 def performance_line_colors(window) -> dict[str, str]:
+    """As the Performance tab shows them (a hidden tab redraws when it is shown)."""
     plans = window.document.scenario.plans
+    current = window.tabs.currentIndex()
+    window.tabs.setCurrentIndex(window.tabs.indexOf(window._performance_tab))
     lines = window.performance._line_pools[0][0].items
+    window.tabs.setCurrentIndex(current)
     return {p.name: line.opts["pen"].color().name() for p, line in zip(plans, lines)}
 
 
@@ -91,3 +95,17 @@ def test_colour_slots_follow_plans_through_reorders_and_take_the_first_free_colo
     full = [f"p{i}" for i in range(len(PLAN_COLORS))]
     slots = carried_slots(full, tuple(range(len(PLAN_COLORS))), full + ["extra"])
     assert slots[-1] == 0                                 # all worn once: the first of the least worn
+
+
+def test_a_hidden_performance_tab_redraws_when_shown_not_on_every_edit(window):
+    """An edit redraws what is on screen; the Performance tab, built but hidden, catches up when shown."""
+    view = window.performance                      # built while its tab is hidden
+    doc = window.document
+    window.tabs.setCurrentIndex(window.tabs.indexOf(window._economics_tab))
+    calls = []
+    original = view.refresh
+    view.refresh = lambda *a: (calls.append(1), original(*a))
+    doc.set_plan_value(1, "utilization", 0.55)
+    assert calls == [] and view._stale
+    window.tabs.setCurrentIndex(window.tabs.indexOf(window._performance_tab))
+    assert calls == [1] and not view._stale and view.isVisible()

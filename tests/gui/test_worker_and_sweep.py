@@ -129,6 +129,7 @@ def test_choosing_a_frontier_point_asks_before_replacing_the_target(window, qtbo
 
 
 def test_targets_drawn_on_interactivity_and_frontier_charts(window):
+    window.tabs.setCurrentIndex(window.tabs.indexOf(window._performance_tab))   # a hidden tab redraws when shown
     view = window.performance
     doc = window.document
     assert view.user_targets.shown == [50.0]
