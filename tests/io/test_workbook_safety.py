@@ -139,3 +139,22 @@ def test_bulk_writer_escapes_text_and_refuses_control_characters():
     assert cell_xml('r="D4"', float("nan"), "Curves", "D4") == '<c r="D4" />'
     with pytest.raises(CellKindError, match="Curves!A4"):
         cell_xml('r="A4"', "a\x01b", "Curves", "A4")
+
+
+def test_bulk_curve_texts_go_to_a_shared_string_table_and_read_back_exactly(tmp_path, scenarios):
+    """The bulk rows' texts are shared strings (as Excel writes them): escaped, spaces kept, '=' not a formula."""
+    import zipfile
+    from dataclasses import replace
+
+    from tcoapp.io.workbook_read import read_scenario
+
+    scenario = next(s for s in scenarios if s.curves)
+    name, curve = next(iter(scenario.curves.items()))
+    odd = replace(curve, source=" =1+1 <b>&amp; \u00e9 ")
+    edited = replace(scenario, curves={**scenario.curves, name: odd})
+    write_scenario(edited, tmp_path / "s.xlsx")
+    with zipfile.ZipFile(tmp_path / "s.xlsx") as archive:
+        table = archive.read("xl/sharedStrings.xml").decode()
+        assert "sharedStrings" in archive.read("[Content_Types].xml").decode()
+    assert '<t xml:space="preserve"> =1+1 &lt;b&gt;&amp;amp; \u00e9 </t>' in table
+    assert read_scenario(tmp_path / "s.xlsx").curves[name].source == odd.source.strip()  # the reader trims cells
