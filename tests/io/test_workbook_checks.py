@@ -267,3 +267,27 @@ def test_formulas_propagate_n_a_explicitly_without_a_blanket_iferror(tmp_path):
     assert "n/a" in servers  # device_count may be n/a (a sized pool)
     nameplate = results.cell(rows["pool1.server_nameplate_w"], 3).value
     assert "n/a" not in nameplate  # looked-up device fields are numbers or an error, never n/a
+
+
+@pytest.mark.parametrize("name", ["finance_electricity", "finance_device_price", "finance_facility_power"])
+def test_a_finance_edit_recalculated_equals_the_cli_on_the_same_file(recalculated, name):
+    """The check as an analyst runs it: `tcoapp compute FILE --json` on the edited file (a subprocess of the
+    real CLI) gives the numbers LibreOffice computed from the workbook's own formulas."""
+    import json
+    import subprocess
+    import sys
+
+    path = recalculated[f"edit_{name}"]
+    done = subprocess.run([sys.executable, "-m", "tcoapp", "compute", str(path), "--json"], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    plans = json.loads(done.stdout)["plans"]
+    wb = openpyxl.load_workbook(path, data_only=True)
+    rows = result_rows(max(1, max(len(p.get("pools") or [1]) for p in plans)))
+    for index, plan in enumerate(plans):
+        for key in ("capex_usd", "npv_usd", "cost_per_million_output_tokens_usd", "device_count"):
+            got, want = wb[S.RESULTS].cell(rows[key], 3 + index).value, plan[key]
+            if want is None:
+                assert got in ("n/a", "never"), (name, plan["name"], key, got)
+            else:
+                assert got == pytest.approx(want, rel=1e-6, abs=1e-6), (name, plan["name"], key, got, want)
