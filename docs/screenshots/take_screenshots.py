@@ -36,15 +36,22 @@ def save(window, path: str) -> None:
 
 
 TABS = ("decision", "compare", "performance", "economics", "catalog")
+
+
+def tab_widget(window, name: str):
+    """The window's tab `name` (by its widget, not its position)."""
+    return {"decision": window.decision, "compare": window.compare, "performance": window._performance_tab,
+            "economics": window._economics_tab, "catalog": window.catalog,
+            "uncertainty": window._uncertainty_tab}[name]
 SIZES = ((1600, 1000, ""), (1300, 800, "_1300x800"))
 
 
 def shoot(window, prefix: str, suffix: str = "") -> None:
     names = TABS + (("uncertainty",) if window.document.scenario.uncertainty else ())
-    for index, name in enumerate(names):
+    for name in names:
         if name == "catalog" and prefix != "default":
             continue
-        window.tabs.setCurrentIndex(index)
+        window.tabs.setCurrentIndex(window.tabs.indexOf(tab_widget(window, name)))
         pump(400)
         if name in ("performance", "uncertainty"):
             window.runner.wait(20000)

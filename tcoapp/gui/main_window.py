@@ -363,7 +363,8 @@ class MainWindow(QMainWindow):
     def export_chart_dialog(self):
         charts = self.charts()
         names = list(charts)
-        current = 4 if self.tabs.currentWidget() is self._economics_tab else 0
+        first_economics = next(iter(self.economics.charts()))
+        current = names.index(first_economics) if self.tabs.currentWidget() is self._economics_tab else 0
         name, ok = QInputDialog.getItem(self, "Export chart", "Chart:", names, current, False)
         if not ok:
             return

@@ -44,8 +44,10 @@ def _run(window, qtbot, draws=2000):
 
 def test_simulation_fills_every_chart(uncertain_window, qtbot):
     window = uncertain_window
-    window.tabs.setCurrentIndex(4)
+    window.tabs.setCurrentIndex(window.tabs.indexOf(window._uncertainty_tab))
+    assert window.tabs.tabText(window.tabs.currentIndex()) == "Uncertainty"
     view = _run(window, qtbot)
+    assert view.isVisible()
     n = len(window.document.scenario.plans)
     hist = view.charts_view.hist_lines.items[:n]
     for item, plan in zip(hist, view.simulation.plans):  # each plan's shares add up to its defined draws
@@ -85,7 +87,7 @@ def test_cancel_stops_the_simulation(uncertain_window, qtbot):
 
 
 def test_without_rows_the_tab_says_so(window):
-    window.tabs.setCurrentIndex(4)
+    window.tabs.setCurrentIndex(window.tabs.indexOf(window._uncertainty_tab))
     view = window.uncertainty
     assert "no uncertain inputs" in view.status.text()
     assert view.simulation is None and view.rows.table.rowCount() == 0
@@ -108,7 +110,7 @@ def test_plan_edits_carry_their_uncertainty_rows(qtbot):
 
 def test_rows_are_edited_validated_added_removed_and_undone(uncertain_window, qtbot, dialogs):
     window = uncertain_window
-    window.tabs.setCurrentIndex(4)
+    window.tabs.setCurrentIndex(window.tabs.indexOf(window._uncertainty_tab))
     table = window.uncertainty.rows
     doc = window.document
     before = doc.scenario.uncertainty
