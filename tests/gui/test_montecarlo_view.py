@@ -130,3 +130,39 @@ def test_rows_are_edited_validated_added_removed_and_undone(uncertain_window, qt
     table.table.setCurrentCell(len(before), 0)
     table.remove_button.click()
     assert doc.scenario.uncertainty == before
+
+
+def _pen_colors(pool, n):
+    return [item.opts["pen"].color().name() for item in pool.items[:n]]
+
+
+def test_charts_of_an_old_simulation_wear_the_current_plan_colours(uncertain_window, qtbot):
+    """Delete a plan and add one (it takes the free colour, the deleted plan's): the old simulation's
+    deleted plan turns grey and is named so; every other plan keeps its current colour, by name."""
+    from tcoapp.gui.colors import legend_entry
+    from tcoapp.gui.montecarlo_view import GONE_COLOR
+
+    window = uncertain_window
+    doc = window.document
+    window.tabs.setCurrentIndex(window.tabs.indexOf(window._uncertainty_tab))
+    view = _run(window, qtbot, draws=500)
+    names = [p.name for p in view.simulation.plans]
+    deleted_color = doc.color_of(names[1])
+    doc.delete_plan(1)
+    doc.add_plan()
+    added = doc.scenario.plans[-1].name
+    assert doc.color_of(added) == deleted_color             # the case the charts must not confuse
+    n = len(names)
+    wanted = [GONE_COLOR if i == 1 else doc.color_of(name) for i, name in enumerate(names)]
+    for pool in (view.charts_view.hist_lines, view.charts_view.fan_mid, view.charts_view.payback_lines):
+        assert _pen_colors(pool, n) == wanted
+    assert deleted_color not in wanted
+    assert legend_entry(GONE_COLOR, f"{names[1]} (no longer in the scenario)") in view.legend.text()
+    doc.set_current_index(len(doc.scenario.plans) - 1)      # the new plan was not simulated: no tornado
+    assert view.charts_view.tornado_bars.opts["width"].size == 0
+    doc.set_current_index(1)                                # names[2] now sits at 1: its tornado, by name
+    assert view.charts_view.p_tornado.getPlotItem().titleLabel.text.endswith(names[2])
+    doc.undo_stack.undo()
+    doc.undo_stack.undo()                                   # the plan is back, in its own colour
+    assert _pen_colors(view.charts_view.hist_lines, n) == [doc.color_of(name) for name in names]
+    assert "no&nbsp;longer" not in view.legend.text()
