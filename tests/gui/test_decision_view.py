@@ -145,3 +145,25 @@ def test_headline_keeps_acronyms(window):
         view.objective.setCurrentIndex(view.objective.findData(objective))
         view.objective.activated.emit(view.objective.currentIndex())
         assert words in view.headline.text()
+
+
+def test_a_sweep_that_fails_in_the_signature_chart_says_why_under_it(window, qtbot, monkeypatch):
+    import tcoapp.engine.performance.frontier as frontier
+    import tcoapp.gui.signature_data as signature_data
+
+    def broken_sweep(*args, **kw):
+        raise RuntimeError("sweep table exhausted")
+    monkeypatch.setattr(frontier, "sweep", broken_sweep)
+    monkeypatch.setattr(signature_data, "_sweeps", {})     # nothing cached from earlier tests
+    window.tabs.setCurrentIndex(window.tabs.indexOf(window.decision))
+    chart = window.decision.chart
+    chart.refresh()
+    devices = {f.label for f in chart.shown_frontiers}
+    problem = chart.problem
+    assert problem.isVisible()
+    for device in devices:
+        assert f"{device}: the configurations could not be swept (RuntimeError: sweep table exhausted)" in problem.text()
+    assert problem.geometry().top() >= chart.plot.geometry().bottom()    # under the chart, not over it
+    monkeypatch.undo()                                      # the sweep works again: the next refresh says nothing
+    chart.refresh()
+    assert not problem.isVisible() and problem.text() == ""
