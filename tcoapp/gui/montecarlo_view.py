@@ -83,7 +83,8 @@ class MonteCarloView(QWidget):
 
         self._running = True
         self.status.setText(f"Simulating {draws:,} draws…")
-        self._runner.start(f"Monte Carlo: {draws:,} draws", job, on_success=self.show_simulation)
+        self._runner.start(f"Monte Carlo: {draws:,} draws", job, on_success=self.show_simulation,
+                           kind="simulation")
 
     def show_simulation(self, sim) -> None:
         self._running = False
