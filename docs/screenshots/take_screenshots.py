@@ -6,6 +6,7 @@ every samples/*.xlsx); the Catalog tab (the same shipped catalog everywhere) for
 from __future__ import annotations
 
 import glob
+import io
 import os
 import sys
 import tempfile
@@ -15,7 +16,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))
 os.environ.setdefault("XDG_CONFIG_HOME", tempfile.mkdtemp())
 os.environ.setdefault("XDG_DATA_HOME", tempfile.mkdtemp())
 
-from PySide6.QtCore import QEventLoop, QPointF, Qt, QTimer  # noqa: E402
+from PySide6.QtCore import QBuffer, QByteArray, QEventLoop, QIODevice, QPointF, Qt, QTimer  # noqa: E402
 from PySide6.QtGui import QImage  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import QApplication, QMessageBox  # noqa: E402
@@ -30,21 +31,40 @@ def pump(ms: int) -> None:
 
 
 def save(window, path: str) -> None:
-    """The window as a 256-colour PNG (a quarter of the size of a true-colour one, and sharp: no dithering)."""
-    image = window.grab().toImage().convertToFormat(QImage.Format_Indexed8, Qt.AvoidDither | Qt.ThresholdDither)
-    image.save(path)
+    """The window as a 256-colour PNG (a quarter of the size of a true-colour one, and sharp: no dithering).
+    The palette is the picture's own (Pillow's median cut): Qt's fixed colour cube turned the charts'
+    translucent plan colours into other colours (a blue band filled cyan, a red one yellow)."""
+    image = window.grab().toImage()
+    try:
+        from PIL import Image
+    except ImportError:
+        image.convertToFormat(QImage.Format_Indexed8, Qt.AvoidDither | Qt.ThresholdDither).save(path)
+        return
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.WriteOnly)
+    image.save(buffer, "PNG")
+    picture = Image.open(io.BytesIO(bytes(data))).convert("RGB")
+    picture.quantize(256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE).save(path, optimize=True)
 
 
 TABS = ("decision", "compare", "performance", "economics", "catalog")
+
+
+def tab_widget(window, name: str):
+    """The window's tab `name` (by its widget, not its position)."""
+    return {"decision": window.decision, "compare": window.compare, "performance": window._performance_tab,
+            "economics": window._economics_tab, "catalog": window.catalog,
+            "uncertainty": window._uncertainty_tab}[name]
 SIZES = ((1600, 1000, ""), (1300, 800, "_1300x800"))
 
 
 def shoot(window, prefix: str, suffix: str = "") -> None:
     names = TABS + (("uncertainty",) if window.document.scenario.uncertainty else ())
-    for index, name in enumerate(names):
+    for name in names:
         if name == "catalog" and prefix != "default":
             continue
-        window.tabs.setCurrentIndex(index)
+        window.tabs.setCurrentIndex(window.tabs.indexOf(tab_widget(window, name)))
         pump(400)
         if name in ("performance", "uncertainty"):
             window.runner.wait(20000)

@@ -88,9 +88,10 @@ class CatalogView(QWidget):
         self.error.show_error(text)
 
     def _tab_changed(self, index: int) -> None:
-        self.duplicate_button.setEnabled(index < 2)
-        self.delete_curve_button.setEnabled(index == 2)
-        self.fit_curve_button.setEnabled(index == 2)
+        shown = self.tabs.widget(index)
+        self.duplicate_button.setEnabled(shown in (self.devices_table, self.models_table))
+        self.delete_curve_button.setEnabled(shown is self.curves_table)
+        self.fit_curve_button.setEnabled(shown is self.curves_table)
 
     def selected_curve(self) -> str | None:
         if self.curves_model.rowCount() == 0:
@@ -111,8 +112,8 @@ class CatalogView(QWidget):
             self.show_error(error)
 
     def duplicate_selected(self) -> None:
-        table = self.devices_table if self.tabs.currentIndex() == 0 else self.models_table
-        if table is self.curves_table:
+        table = self.tabs.currentWidget()
+        if table not in (self.devices_table, self.models_table):
             return
         model = table.model()
         row = max(0, table.currentIndex().row())

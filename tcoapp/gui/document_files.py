@@ -55,7 +55,7 @@ def may_save_to(window, path: str) -> bool:
     holder = window.autosave.held_elsewhere(path)
     if holder is not None:
         window.show_problem(_held_text(name, holder) + " Close it there first, or save under another name.",
-                            "Save failed")
+                            "Save failed", kind="save")
         return False
     return True
 

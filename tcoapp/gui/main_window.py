@@ -71,6 +71,7 @@ class MainWindow(QMainWindow):
         self._opening = None
         self.runner.failed.connect(self._task_failed)
         self.runner.finished.connect(self._task_finished)
+        self.runner.succeeded.connect(lambda _result: self.problems.resolve(self.runner.last_kind))
         self._build_menus()
         self.shortcuts = UndoShortcuts(self, document.undo_stack)
         self.setAcceptDrops(True)
@@ -187,14 +188,15 @@ class MainWindow(QMainWindow):
         if self._opening:
             self._open_failed(self._opening, message)
         else:
-            self.show_problem(message)
+            self.show_problem(message, kind=self.runner.last_kind)
 
     def _task_finished(self) -> None:
         self._opening = None
 
-    def show_problem(self, text: str, title: str = "") -> None:
-        """Every error report of the window and its background tasks: inline, above the views."""
-        self.problems.show_problem(text, title)
+    def show_problem(self, text: str, title: str = "", kind: str = "") -> None:
+        """Every error report of the window and its background tasks: inline, above the views; one
+        with a `kind` goes away when that kind of action next succeeds (problem_bar.py)."""
+        self.problems.show_problem(text, title, kind)
 
     # --- files -------------------------------------------------------------------------------
     def maybe_save(self) -> bool:
@@ -211,6 +213,7 @@ class MainWindow(QMainWindow):
     def new_file(self):
         if self.maybe_save():
             from ..io.default_scenario import default_scenario
+            self.problems.clear()   # what went wrong was about the document left
             self.document.reset(default_scenario(), None)
 
     def open_dialog(self):
@@ -247,16 +250,17 @@ class MainWindow(QMainWindow):
             return scenario
 
         self.runner.start(f"Opening {os.path.basename(path)}…", job,
-                          on_success=lambda scenario: self._opened(path, scenario))
+                          on_success=lambda scenario: self._opened(path, scenario), kind="open")
         self._opening = path
 
     def _opened(self, path: str, scenario) -> None:
+        self.problems.clear()   # what went wrong was about the document left (or a failed open)
         take_path(self, path, scenario)
         self.settings.add_recent(path)
         self.settings.set_last_directory(path)
 
     def _open_failed(self, path: str, message: str) -> None:
-        self.show_problem(f"Cannot open {os.path.basename(path)}:\n{message}", "Open failed")
+        self.show_problem(f"Cannot open {os.path.basename(path)}:\n{message}", "Open failed", kind="open")
         if not os.path.exists(path):
             self.settings.remove_recent(path)
 
@@ -280,8 +284,9 @@ class MainWindow(QMainWindow):
         try:
             write_workbook(self.document.scenario, path, self.document.results)
         except (TcoError, OSError) as exc:
-            self.show_problem(f"Cannot save {os.path.basename(path)}:\n{exc}", "Save failed")
+            self.show_problem(f"Cannot save {os.path.basename(path)}:\n{exc}", "Save failed", kind="save")
             return False
+        self.problems.resolve("save")
         self.document.mark_saved(os.path.abspath(path))
         self.settings.add_recent(path)
         self.settings.set_last_directory(path)
@@ -295,7 +300,7 @@ class MainWindow(QMainWindow):
 
     def import_curve(self, path: str):
         job = import_curve_job(path, self.document.scenario)
-        self.runner.start(f"Importing {os.path.basename(path)}…", job, on_success=self._curve_file_read)
+        self.runner.start(f"Importing {os.path.basename(path)}…", job, on_success=self._curve_file_read, kind="curve")
 
     def _curve_file_read(self, result):
         """Show what the file held; add its curves only when the user says so."""
@@ -318,7 +323,8 @@ class MainWindow(QMainWindow):
     def generate_aiconfigurator_curve(self, request: dict):
         from .aiconfigurator_dialog import generate_job
         self.runner.start(f"Running aiconfigurator for {request['model_path']} on {request['system']}…",
-                          generate_job(request, self.document.scenario), on_success=self._curve_file_read)
+                          generate_job(request, self.document.scenario), on_success=self._curve_file_read,
+                          kind="curve")
 
     def confirm_curve_import(self, result) -> str | None:
         from .curve_import_dialog import CurveImportDialog
@@ -344,7 +350,7 @@ class MainWindow(QMainWindow):
         """Fit the generated model to curve `name` off the GUI thread, then show the fit."""
         from .calibration_dialog import fit_job
         self.runner.start(f"Fitting the generated model to {name}…", fit_job(self.document.scenario, name),
-                          on_success=self._curve_fitted)
+                          on_success=self._curve_fitted, kind="fit")
 
     def _curve_fitted(self, outcome):
         fit, start = outcome
@@ -363,7 +369,8 @@ class MainWindow(QMainWindow):
     def export_chart_dialog(self):
         charts = self.charts()
         names = list(charts)
-        current = 4 if self.tabs.currentWidget() is self._economics_tab else 0
+        first_economics = next(iter(self.economics.charts()))
+        current = names.index(first_economics) if self.tabs.currentWidget() is self._economics_tab else 0
         name, ok = QInputDialog.getItem(self, "Export chart", "Chart:", names, current, False)
         if not ok:
             return
@@ -376,8 +383,9 @@ class MainWindow(QMainWindow):
         from .export import export_plot
         error = export_plot(self.charts()[name], path)
         if error:
-            self.show_problem(error, "Export failed")
+            self.show_problem(error, "Export failed", kind="export")
             return False
+        self.problems.resolve("export")
         self.statusBar().showMessage(f"Exported {name} to {path}", 5000)
         return True
 

@@ -10,10 +10,21 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QGridLayout, QWidget
 
 from ..engine.uncertainty.statistics import fan, histograms, payback_probability, rank_correlations
+from .economics_view import input_label
 from .plotting import ItemPool, MoneyAxis, NumberAxis, category_ticks, make_plot, pen, pg
 
 BINS = 40
 FAN = (10, 50, 90)
+
+
+def uncertain_input_label(key: str) -> str:
+    """The tornado's name for an Uncertainty row key: 'device.price_usd' -> 'Device price',
+    'factor.eta_mem' -> 'Calibration factor eta_mem', a plan key -> its field label."""
+    if key.startswith("device."):
+        return input_label(key[len("device."):])
+    if key.startswith("factor."):
+        return f"Calibration factor {key[len('factor.'):]}"
+    return input_label(key)
 
 
 def _translucent(color: str, alpha: int) -> QColor:
@@ -115,7 +126,7 @@ class MonteCarloCharts(QWidget):
         brushes = ["#4e79a7" if v >= 0 else "#e15759" for v in values]
         self.tornado_bars.setOpts(x0=np.zeros(len(keys)), y=np.arange(len(keys), dtype=float), width=values,
                                   height=0.6, brushes=brushes)
-        category_ticks(self.p_tornado.getPlotItem().getAxis("left"), keys)
+        category_ticks(self.p_tornado.getPlotItem().getAxis("left"), [uncertain_input_label(k) for k in keys])
         self.p_tornado.getPlotItem().setYRange(-0.6, max(len(keys), 1) - 0.4)
         title = f"Rank correlation with NPV: {plan.name}" if plan else "Rank correlation with NPV (current plan)"
         self.p_tornado.getPlotItem().setTitle(title)

@@ -1,6 +1,10 @@
 """The Uncertainty tab: runs the Monte Carlo of the scenario's Uncertainty rows in the worker (with
 progress and Cancel) and shows its charts, the probabilities per plan and the uncertain inputs,
-editable below the charts (the workbook's Uncertainty sheet, docs/workbook_format.md)."""
+editable below the charts (the workbook's Uncertainty sheet, docs/workbook_format.md).
+
+The charts of a simulation stay until the next run, but always wear the plans' current colours, by
+plan name: a plan deleted (or renamed) since the run is drawn in light grey and named so in the
+legend, so a colour never stands for two plans (a new plan may take a deleted plan's colour)."""
 from __future__ import annotations
 
 from html import escape
@@ -16,6 +20,7 @@ from .performance_view import legend_html, legend_label
 from .plotting import money_text
 from .uncertainty_table import UncertaintyTable
 
+GONE_COLOR = "#d4d4d4"   # not in the plan palette (colors.PLAN_COLORS)
 NO_ROWS = ("This scenario has no uncertain inputs: every plan is its deterministic value. Add rows below "
            "(or on the workbook's Uncertainty sheet): plan or *, key, distribution and its parameters, source.")
 
@@ -27,6 +32,7 @@ class MonteCarloView(QWidget):
         super().__init__(parent)
         self._doc, self._runner = document, runner
         self.simulation = None
+        self.colors: list[str] = []
         self._running = False
         self.draws_box = QSpinBox()
         self.draws_box.setRange(100, 1_000_000)
@@ -77,15 +83,39 @@ class MonteCarloView(QWidget):
 
         self._running = True
         self.status.setText(f"Simulating {draws:,} draws…")
-        self._runner.start(f"Monte Carlo: {draws:,} draws", job, on_success=self.show_simulation)
+        self._runner.start(f"Monte Carlo: {draws:,} draws", job, on_success=self.show_simulation,
+                           kind="simulation")
 
     def show_simulation(self, sim) -> None:
         self._running = False
         self.simulation = sim
-        colors = [self._doc.color_of(p.name) for p in sim.plans]
-        self.charts_view.show_simulation(sim, self._doc.current_index, colors)
-        self.legend.setText(legend_html([p.name for p in sim.plans], colors))
+        self.colors = self._plan_colors(sim)
+        self.charts_view.show_simulation(sim, self._current_in(sim), self.colors)
+        self._show_legend(sim)
         self.status.setText(self._summary_text(sim))
+
+    def _plan_colors(self, sim) -> list[str]:
+        """Each simulated plan's current colour, by name; GONE_COLOR for a plan no longer in the scenario."""
+        return [self._doc.color_of(p.name, GONE_COLOR) for p in sim.plans]
+
+    def _current_in(self, sim) -> int:
+        """The current plan's place in `sim` (found by name: plans may have moved since), or -1."""
+        plan = self._doc.current_plan()
+        names = [p.name for p in sim.plans]
+        return names.index(plan.name) if plan is not None and plan.name in names else -1
+
+    def _show_legend(self, sim) -> None:
+        names = [p.name if c != GONE_COLOR else f"{p.name} (no longer in the scenario)"
+                 for p, c in zip(sim.plans, self.colors)]
+        self.legend.setText(legend_html(names, self.colors))
+
+    def _recolor(self) -> None:
+        """After plans were added, deleted or renamed: the old simulation in the current colours."""
+        colors = self._plan_colors(self.simulation)
+        if colors != self.colors:
+            self.colors = colors
+            self.charts_view.show_simulation(self.simulation, self._current_in(self.simulation), colors)
+            self._show_legend(self.simulation)
 
     def _summary_text(self, sim) -> str:
         parts = [f"<b>{sim.draws:,} draws, seed {sim.seed}.</b>"]
@@ -103,10 +133,13 @@ class MonteCarloView(QWidget):
             self.status.setText(NO_ROWS)
         elif self.simulation is not None:
             self.status.setText("The scenario changed: run the simulation again to update the charts.")
+        if self.simulation is not None:
+            self._recolor()
 
-    def _current_changed(self, index: int) -> None:
-        if self.simulation is not None and 0 <= index < len(self.simulation.plans):
-            self.charts_view.show_tornado(self.simulation.plans[index])
+    def _current_changed(self, _index: int) -> None:
+        if self.simulation is not None:
+            i = self._current_in(self.simulation)
+            self.charts_view.show_tornado(self.simulation.plans[i] if i >= 0 else None)
 
     def _cancelled(self) -> None:
         if self._running:

@@ -264,7 +264,7 @@ class PerformanceView(QWidget):
             self.message.emit(job)
             return
         self._runner.start(f"Sweeping {plan.device} / {plan.model}…", job,
-                           on_success=lambda result: self.show_sweep(result, key))
+                           on_success=lambda result: self.show_sweep(result, key), kind="sweep")
 
     def show_sweep(self, result, key=None):
         self.sweep, self._sweep_key = result, key

@@ -1,7 +1,11 @@
 """The window's inline error line, right above the views: what a background task (opening a
 workbook, importing or generating a curve, fitting, sweeping, simulating) or a file action could
 not do, in red (the InlineError look of the editors), with a Dismiss button. It replaces pop-ups
-for errors; a long message scrolls inside a few lines instead of pushing the views away."""
+for errors; a long message scrolls inside a few lines instead of pushing the views away.
+
+A problem may name its kind ("open", "save", "sweep", "simulation", ...): `resolve(kind)` takes it
+away when the same kind of action next succeeds (a save after a failed save, the next sweep);
+otherwise it stays until Dismiss, the next problem or `clear` (another document opened)."""
 from __future__ import annotations
 
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QPushButton, QScrollArea, QWidget
@@ -18,6 +22,7 @@ class ProblemBar(QWidget):
         self.error = InlineError()
         self.error.setObjectName("problem_text")
         self.title = ""
+        self.kind = ""
         scroll = QScrollArea()
         scroll.setWidget(self.error)
         scroll.setWidgetResizable(True)
@@ -32,14 +37,20 @@ class ProblemBar(QWidget):
         self.setStyleSheet("#problem_bar { background: #fdecea; }")
         self.hide()
 
-    def show_problem(self, text: str, title: str = "") -> None:
-        """Show `text` (headed by `title` when there is one), replacing the problem shown before."""
-        self.title = title
+    def show_problem(self, text: str, title: str = "", kind: str = "") -> None:
+        """Show `text` (headed by `title` when there is one), replacing the problem shown before;
+        `kind`: what action failed, so that its next success can resolve it."""
+        self.title, self.kind = title, kind
         self.error.show_error(f"{title}: {text}" if title else text)
         self.show()
 
+    def resolve(self, kind: str) -> None:
+        """An action of `kind` succeeded: a problem of that kind is over."""
+        if kind and kind == self.kind:
+            self.clear()
+
     def clear(self) -> None:
-        self.title = ""
+        self.title, self.kind = "", ""
         self.error.show_error(None)
         self.hide()
 

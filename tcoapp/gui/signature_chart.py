@@ -1,13 +1,16 @@
 """The field's signature chart: tokens/s per MW of facility power (or per device) against tokens/s
 per user, one frontier per device on one chart, every plan's operating point (a star in its colour)
 and each interactivity target (a dashed vertical line). Axes turn logarithmic where the values span
-more than 10x. The legend sits above the plot, one unbroken entry per plan and per device."""
+more than 10x. The legend sits above the plot, one unbroken entry per plan and per device. A device
+whose configurations could not be swept says why, in red under the chart (its line is then only its
+plans' own curves and points)."""
 from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
+from .inline_error import InlineError
 from .labels import label_with_unit
 from .performance_view import legend_label, set_text_if_changed
 from .log_axes import LogAxes
@@ -50,6 +53,8 @@ class SignatureChart(QWidget):
         self.note = QLabel()
         self.note.setWordWrap(True)
         self.note.setStyleSheet("color: #444;")
+        self.problem = InlineError()
+        self.problem.setObjectName("signature_sweep_problem")
         top = QHBoxLayout()
         top.addWidget(QLabel("Throughput:"))
         top.addWidget(self.mode)
@@ -59,6 +64,7 @@ class SignatureChart(QWidget):
         layout.addLayout(top)
         layout.addWidget(self.plot, 1)
         layout.addWidget(self.note)
+        layout.addWidget(self.problem)
         self.shown_frontiers = []
         self.shown_points = []
         self.axes = LogAxes(self.x_axis, self.y_axis)
@@ -100,6 +106,10 @@ class SignatureChart(QWidget):
         if missing:
             text += " Not drawn (no operating point): " + ", ".join(missing) + "."
         set_text_if_changed(self.note, text)
+        problems = [f"{f.label}: the configurations could not be swept ({f.problem}); its line shows only its plans' "
+                    "own curves and points." for f in fronts if f.problem]
+        if "\n".join(problems) != self.problem.text():
+            self.problem.show_error("\n".join(problems))
 
     def _fit_range(self, xs, ys, targets) -> None:
         item = self.plot.getPlotItem()

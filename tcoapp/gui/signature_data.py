@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..engine.decision import facility_mw, facility_w_per_device, pareto_upper
+from ..engine.errors import TcoError
 from .perf_data import curve_for, shown_plan, sweep_for_plan, sweep_key
 
 _sweeps: dict = {}
@@ -26,6 +27,7 @@ class Frontier:
     tokens_per_s_per_device: np.ndarray
     tokens_per_s_per_mw: np.ndarray
     plans: tuple[int, ...]          # the plans on this device and model
+    problem: str = ""               # why the device's configurations could not be swept ("" when they were)
 
 
 @dataclass(frozen=True)
@@ -39,26 +41,28 @@ class PlanPoint:
 
 
 def _swept(scenario, plan):
-    """(tokens/s per user, tokens/s per device) of the swept configurations of the plan's device and
-    model (empty when the sweep is not possible or fails)."""
+    """(tokens/s per user, tokens/s per device, problem) of the swept configurations of the plan's
+    device and model; empty with the reason when the sweep is not possible or fails."""
     try:
         device, model = scenario.device(plan.device), scenario.model(plan.model)
-    except KeyError:
-        return np.empty(0), np.empty(0)
+    except KeyError as exc:
+        return np.empty(0), np.empty(0), f"unknown device or model {exc}"
     factors = scenario.factors_for(plan.device)
     key = (sweep_key(plan), id(device), id(model), factors)
     hit = _sweeps.get(key)
     if hit is not None and hit[0] is device and hit[1] is model:
         return hit[2]
     job = sweep_for_plan(scenario, plan)
-    value = (np.empty(0), np.empty(0))
+    value = (np.empty(0), np.empty(0), job if isinstance(job, str) else "")
     if not isinstance(job, str):
         try:
             result = job(progress=lambda _f: None, should_cancel=lambda: False)
-        except Exception:  # noqa: BLE001 - the plans' curves still draw; the Performance tab's sweep says why
-            return value  # not cached: the next refresh tries again
+        except Exception as exc:  # noqa: BLE001 - the plans' curves still draw; the chart says why
+            text = str(exc) if isinstance(exc, TcoError) else f"{type(exc).__name__}: {exc}"
+            return np.empty(0), np.empty(0), text  # not cached: the next refresh tries again
         ok = np.asarray(result.feasible, bool)
-        value = (np.asarray(result.tokens_per_s_per_user, float)[ok], np.asarray(result.tokens_per_s_per_device, float)[ok])
+        value = (np.asarray(result.tokens_per_s_per_user, float)[ok], np.asarray(result.tokens_per_s_per_device, float)[ok],
+                 "" if ok.any() else "no configuration of the sweep is feasible")
     if len(_sweeps) > 64:
         _sweeps.clear()
     _sweeps[key] = (device, model, value)
@@ -76,7 +80,7 @@ def frontiers(scenario, results=()) -> list[Frontier]:
     out = []
     for (device_name, model_name, _), members in groups.items():
         plan = shown[members[0]]
-        sx, sy = _swept(scenario, plan)
+        sx, sy, problem = _swept(scenario, plan)
         xs, ys = [sx], [sy]
         for i in members:
             _, values = curve_for(scenario, scenario.plans[i])
@@ -92,7 +96,7 @@ def frontiers(scenario, results=()) -> list[Frontier]:
         except KeyError:
             watts = np.nan
         label = device_name if len(models) == 1 else f"{device_name} / {model_name}"
-        out.append(Frontier(label, device_name, x, y, y * 1e6 / watts, tuple(members)))
+        out.append(Frontier(label, device_name, x, y, y * 1e6 / watts, tuple(members), problem))
     return out
 
 

@@ -1,6 +1,7 @@
 """Interactivity targets drawn on a chart: one dashed line per distinct target value
 (`min_tokens_per_s_per_user`), labelled with the value and the plans that set it. Items are made
-once and reused."""
+once and reused. Labels of vertical lines are staggered in height (three levels), so targets
+close together on the axis do not print over each other."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
@@ -23,6 +24,7 @@ class TargetLines:
     def __init__(self, item: pg.PlotItem, vertical: bool):
         angle = 90 if vertical else 0
         position = 0.92
+        self._vertical = vertical
         self.pool = ItemPool(item, lambda i: pg.InfiniteLine(
             angle=angle, pen=pen(TARGET_COLOR, 1.5, Qt.DashLine), label="",
             labelOpts={"position": position, "color": TARGET_COLOR, "anchors": [(0, 0), (0, 0)] if vertical
@@ -30,8 +32,10 @@ class TargetLines:
         self.shown: list[float] = []
 
     def update(self, targets: list[tuple[float, list[str]]], to_axis=lambda v: v) -> None:
-        for line, (value, names) in zip(self.pool.ensure(len(targets)), targets):
+        for i, (line, (value, names)) in enumerate(zip(self.pool.ensure(len(targets)), targets)):
             line.setValue(to_axis(value))
+            if self._vertical:
+                line.label.setPosition(0.92 - 0.08 * (i % 3))
             line.label.setFormat(f"target ≥ {value:g} tok/s/user")
             line.setToolTip(f"Target >= {value:g} tokens/s per user: " + ", ".join(names))
         self.shown = [v for v, _ in targets]

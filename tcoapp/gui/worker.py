@@ -85,6 +85,8 @@ class TaskRunner(QObject):
     def __init__(self, parent=None):
         super().__init__(parent)
         self._task: Task | None = None
+        self._kind = ""
+        self.last_kind = ""   # the kind of the task that ended last (read while its signals are emitted)
         self._on_success: Callable[[Any], None] | None = None
         self._mine: set[Task] = set()
 
@@ -92,10 +94,12 @@ class TaskRunner(QObject):
     def running(self) -> bool:
         return self._task is not None
 
-    def start(self, title: str, func: Callable[..., Any], on_success: Callable[[Any], None] | None = None) -> Task:
+    def start(self, title: str, func: Callable[..., Any], on_success: Callable[[Any], None] | None = None,
+              kind: str = "") -> Task:
+        """Run `func` (cancelling the task before); `kind` names the kind of work ("sweep", "open", ...)."""
         self.cancel()
         task = Task(func)
-        self._task, self._on_success = task, on_success
+        self._task, self._on_success, self._kind = task, on_success, kind
         _RUNNING.add(task)
         self._mine.add(task)
         task.finished.connect(lambda t=task: _forget(t))
@@ -110,7 +114,7 @@ class TaskRunner(QObject):
     def cancel(self) -> None:
         if self._task is not None:
             self._task.cancel()
-            self._task, self._on_success = None, None
+            self._end()
             self.cancelled.emit()
             self.finished.emit()
 
@@ -150,7 +154,7 @@ class TaskRunner(QObject):
             self.finished.emit()
 
     def _end(self) -> None:
-        self._task, self._on_success = None, None
+        self._task, self._on_success, self.last_kind = None, None, self._kind
 
 
 class ProgressPanel(QWidget):

@@ -213,7 +213,7 @@ def test_fit_the_generated_model_to_an_imported_curve_and_use_it(window, qtbot, 
 def test_fit_refusal_is_a_message(window, qtbot, dialogs):
     window.document.add_curve(make_measured_curve("one", "H200-SXM", "Llama-3.1-70B", [8], [500]))
     with qtbot.waitSignal(window.runner.failed, timeout=10000):
-        window.catalog.tabs.setCurrentIndex(2)
+        window.catalog.tabs.setCurrentIndex(window.catalog.tabs.indexOf(window.catalog.curves_table))
         window.catalog.fit_curve_button.click()
     assert "no input_tokens / output_tokens and no plan uses it" in window.problems.text()
 

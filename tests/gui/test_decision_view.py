@@ -86,11 +86,11 @@ def test_clicking_a_plan_in_the_ranking_selects_it(window):
 
 
 def test_hidden_decision_view_redraws_when_shown(window, qtbot):
-    window.tabs.setCurrentIndex(1)
+    window.tabs.setCurrentIndex(window.tabs.indexOf(window.compare))
     doc = window.document
     doc.set_plan_value(0, "min_tokens_per_s_per_user", 20)
     assert window.decision._stale
-    window.tabs.setCurrentIndex(0)
+    window.tabs.setCurrentIndex(window.tabs.indexOf(window.decision))
     qtbot.waitUntil(lambda: not window.decision._stale)
     values = {round(t.value(), 6) for t in window.decision.chart.targets.items if t.isVisible()}
     assert len(values) == 2
@@ -145,3 +145,25 @@ def test_headline_keeps_acronyms(window):
         view.objective.setCurrentIndex(view.objective.findData(objective))
         view.objective.activated.emit(view.objective.currentIndex())
         assert words in view.headline.text()
+
+
+def test_a_sweep_that_fails_in_the_signature_chart_says_why_under_it(window, qtbot, monkeypatch):
+    import tcoapp.engine.performance.frontier as frontier
+    import tcoapp.gui.signature_data as signature_data
+
+    def broken_sweep(*args, **kw):
+        raise RuntimeError("sweep table exhausted")
+    monkeypatch.setattr(frontier, "sweep", broken_sweep)
+    monkeypatch.setattr(signature_data, "_sweeps", {})     # nothing cached from earlier tests
+    window.tabs.setCurrentIndex(window.tabs.indexOf(window.decision))
+    chart = window.decision.chart
+    chart.refresh()
+    devices = {f.label for f in chart.shown_frontiers}
+    problem = chart.problem
+    assert problem.isVisible()
+    for device in devices:
+        assert f"{device}: the configurations could not be swept (RuntimeError: sweep table exhausted)" in problem.text()
+    assert problem.geometry().top() >= chart.plot.geometry().bottom()    # under the chart, not over it
+    monkeypatch.undo()                                      # the sweep works again: the next refresh says nothing
+    chart.refresh()
+    assert not problem.isVisible() and problem.text() == ""

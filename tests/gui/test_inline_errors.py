@@ -25,7 +25,7 @@ def test_a_failed_sweep_is_shown_inline_and_no_message_box_opens(window, qtbot, 
     def broken_sweep(*args, **kw):
         raise RuntimeError("sweep table exhausted")
     monkeypatch.setattr(frontier, "sweep", broken_sweep)
-    window.tabs.setCurrentIndex(2)
+    window.tabs.setCurrentIndex(window.tabs.indexOf(window._performance_tab))
     view = window.performance
     window.runner.cancel()               # the automatic sweep of the tab, if it started
     with qtbot.waitSignal(window.runner.failed, timeout=10000):
@@ -53,7 +53,7 @@ def test_a_failed_simulation_is_shown_inline_in_the_tab_and_above_it(qtbot, monk
     window.show()
     qtbot.waitExposed(window)
     with qtbot.waitSignal(window.runner.failed, timeout=10000):
-        window.tabs.setCurrentIndex(5)   # the Uncertainty tab simulates when it is first shown
+        window.tabs.setCurrentIndex(window.tabs.indexOf(window._uncertainty_tab))   # the Uncertainty tab simulates when it is first shown
     view = window.uncertainty
     assert "Simulation failed: MemoryError: draws do not fit" in view.status.text()
     assert window.problems.isVisible() and "draws do not fit" in window.problems.text()

@@ -77,6 +77,17 @@ def test_catalog_duplicate_entry_is_undoable(window):
     assert catalog.devices_model.rowCount() == n
 
 
+def test_catalog_duplicate_only_on_the_devices_and_models_tables(window):
+    catalog = window.catalog
+    models = dict(window.document.scenario.models)
+    catalog.tabs.setCurrentIndex(catalog.tabs.indexOf(catalog.curves_table))
+    assert not catalog.duplicate_button.isEnabled() and catalog.fit_curve_button.isEnabled()
+    catalog.duplicate_selected()
+    assert window.document.scenario.models == models
+    catalog.tabs.setCurrentIndex(catalog.tabs.indexOf(catalog.models_table))
+    assert catalog.duplicate_button.isEnabled() and not catalog.fit_curve_button.isEnabled()
+
+
 def test_curve_points_are_editable_and_curves_deletable(qtmodeltester, window):
     from dataclasses import replace
 

@@ -44,8 +44,10 @@ def _run(window, qtbot, draws=2000):
 
 def test_simulation_fills_every_chart(uncertain_window, qtbot):
     window = uncertain_window
-    window.tabs.setCurrentIndex(4)
+    window.tabs.setCurrentIndex(window.tabs.indexOf(window._uncertainty_tab))
+    assert window.tabs.tabText(window.tabs.currentIndex()) == "Uncertainty"
     view = _run(window, qtbot)
+    assert view.isVisible()
     n = len(window.document.scenario.plans)
     hist = view.charts_view.hist_lines.items[:n]
     for item, plan in zip(hist, view.simulation.plans):  # each plan's shares add up to its defined draws
@@ -63,6 +65,10 @@ def test_simulation_fills_every_chart(uncertain_window, qtbot):
     bars = view.charts_view.tornado_bars.opts
     assert len(bars["width"]) == len([v for v in expected.values() if np.isfinite(v)])
     assert bars["width"][-1] == pytest.approx(next(iter(expected.values())))  # the strongest input on top
+    from tcoapp.gui.economics_view import input_label
+    ticks = [text for _, text in view.charts_view.p_tornado.getPlotItem().getAxis("left")._tickLevels[0]]
+    assert input_label("utilization") in ticks and "Calibration factor eta_mem" in ticks   # readable, not keys
+    assert "utilization" not in ticks and "factor.eta_mem" not in ticks
     assert "P(NPV &gt; 0)" in view.status.text()
     window.document.set_current_index(3)
     assert view.charts_view.p_tornado.getPlotItem().titleLabel.text.endswith(window.document.scenario.plans[3].name)
@@ -85,7 +91,7 @@ def test_cancel_stops_the_simulation(uncertain_window, qtbot):
 
 
 def test_without_rows_the_tab_says_so(window):
-    window.tabs.setCurrentIndex(4)
+    window.tabs.setCurrentIndex(window.tabs.indexOf(window._uncertainty_tab))
     view = window.uncertainty
     assert "no uncertain inputs" in view.status.text()
     assert view.simulation is None and view.rows.table.rowCount() == 0
@@ -108,7 +114,7 @@ def test_plan_edits_carry_their_uncertainty_rows(qtbot):
 
 def test_rows_are_edited_validated_added_removed_and_undone(uncertain_window, qtbot, dialogs):
     window = uncertain_window
-    window.tabs.setCurrentIndex(4)
+    window.tabs.setCurrentIndex(window.tabs.indexOf(window._uncertainty_tab))
     table = window.uncertainty.rows
     doc = window.document
     before = doc.scenario.uncertainty
@@ -128,3 +134,39 @@ def test_rows_are_edited_validated_added_removed_and_undone(uncertain_window, qt
     table.table.setCurrentCell(len(before), 0)
     table.remove_button.click()
     assert doc.scenario.uncertainty == before
+
+
+def _pen_colors(pool, n):
+    return [item.opts["pen"].color().name() for item in pool.items[:n]]
+
+
+def test_charts_of_an_old_simulation_wear_the_current_plan_colours(uncertain_window, qtbot):
+    """Delete a plan and add one (it takes the free colour, the deleted plan's): the old simulation's
+    deleted plan turns grey and is named so; every other plan keeps its current colour, by name."""
+    from tcoapp.gui.colors import legend_entry
+    from tcoapp.gui.montecarlo_view import GONE_COLOR
+
+    window = uncertain_window
+    doc = window.document
+    window.tabs.setCurrentIndex(window.tabs.indexOf(window._uncertainty_tab))
+    view = _run(window, qtbot, draws=500)
+    names = [p.name for p in view.simulation.plans]
+    deleted_color = doc.color_of(names[1])
+    doc.delete_plan(1)
+    doc.add_plan()
+    added = doc.scenario.plans[-1].name
+    assert doc.color_of(added) == deleted_color             # the case the charts must not confuse
+    n = len(names)
+    wanted = [GONE_COLOR if i == 1 else doc.color_of(name) for i, name in enumerate(names)]
+    for pool in (view.charts_view.hist_lines, view.charts_view.fan_mid, view.charts_view.payback_lines):
+        assert _pen_colors(pool, n) == wanted
+    assert deleted_color not in wanted
+    assert legend_entry(GONE_COLOR, f"{names[1]} (no longer in the scenario)") in view.legend.text()
+    doc.set_current_index(len(doc.scenario.plans) - 1)      # the new plan was not simulated: no tornado
+    assert view.charts_view.tornado_bars.opts["width"].size == 0
+    doc.set_current_index(1)                                # names[2] now sits at 1: its tornado, by name
+    assert view.charts_view.p_tornado.getPlotItem().titleLabel.text.endswith(names[2])
+    doc.undo_stack.undo()
+    doc.undo_stack.undo()                                   # the plan is back, in its own colour
+    assert _pen_colors(view.charts_view.hist_lines, n) == [doc.color_of(name) for name in names]
+    assert "no&nbsp;longer" not in view.legend.text()

@@ -68,11 +68,11 @@ def test_ctrl_z_after_refused_text_only_discards_the_typing(window, qtbot):
 def test_ctrl_z_from_the_compare_table_and_the_decision_tab(window, qtbot):
     doc = window.document
     doc.set_plan_value(0, "utilization", 0.5)
-    window.tabs.setCurrentIndex(0)
+    window.tabs.setCurrentIndex(window.tabs.indexOf(window.decision))
     window.decision.ranking.setFocus()
     qtbot.keyClick(window.decision.ranking, Qt.Key_Z, Qt.ControlModifier)
     assert doc.scenario.plans[0].utilization == 0.7
-    window.tabs.setCurrentIndex(1)
+    window.tabs.setCurrentIndex(window.tabs.indexOf(window.compare))
     window.compare.table.setFocus()
     qtbot.keyClick(window.compare.table, Qt.Key_Z, Qt.ControlModifier | Qt.ShiftModifier)
     assert doc.scenario.plans[0].utilization == 0.5

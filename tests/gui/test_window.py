@@ -172,7 +172,7 @@ def test_export_charts(window, tmp_path):
 
 
 def test_tornado_for_current_plan(window):
-    window.tabs.setCurrentIndex(3)
+    window.tabs.setCurrentIndex(window.tabs.indexOf(window._economics_tab))
     window.document.set_current_index(feasible_plan(window.document))
     econ = window.economics
     ticks = econ.p_tornado.getPlotItem().getAxis("left")._tickLevels

@@ -1,0 +1,60 @@
+"""The problem bar above the views goes away when its problem is over: the next success of the same
+kind of action (a sweep after a failed sweep, a save after a failed save), or another document
+opened; a success of another kind leaves it."""
+import os
+
+from PySide6.QtCore import Qt
+
+SAMPLE = os.path.join(os.path.dirname(__file__), "..", "..", "samples", "batch_tradeoff.xlsx")
+
+
+def _fail_a_save(window, tmp_path):
+    assert not window.save_to(str(tmp_path / "no such folder" / "plan.xlsx"))
+    assert "Cannot save plan.xlsx" in window.problems.text()
+
+
+def test_a_successful_save_clears_a_failed_save(window, tmp_path):
+    _fail_a_save(window, tmp_path)
+    assert window.save_to(str(tmp_path / "plan.xlsx"))
+    assert not window.problems.isVisible() and window.problems.text() == ""
+
+
+def test_a_failed_save_stays_when_a_sweep_succeeds_and_goes_when_another_document_opens(window, qtbot, tmp_path):
+    _fail_a_save(window, tmp_path)
+    window.tabs.setCurrentIndex(window.tabs.indexOf(window._performance_tab))
+    view = window.performance
+    window.runner.cancel()
+    with qtbot.waitSignal(window.runner.succeeded, timeout=20000):
+        qtbot.mouseClick(view.sweep_button, Qt.LeftButton)
+    assert "Cannot save plan.xlsx" in window.problems.text()     # a sweep does not make the save work
+    assert window.open_path(SAMPLE, confirmed=True)
+    assert window.problems.text() == ""
+
+
+def test_the_next_successful_sweep_clears_a_failed_sweep(window, qtbot, monkeypatch):
+    import tcoapp.engine.performance.frontier as frontier
+
+    def broken_sweep(*args, **kw):
+        raise RuntimeError("sweep table exhausted")
+    monkeypatch.setattr(frontier, "sweep", broken_sweep)
+    window.tabs.setCurrentIndex(window.tabs.indexOf(window._performance_tab))
+    view = window.performance
+    window.runner.cancel()
+    with qtbot.waitSignal(window.runner.failed, timeout=10000):
+        qtbot.mouseClick(view.sweep_button, Qt.LeftButton)
+    assert "sweep table exhausted" in window.problems.text()
+    monkeypatch.undo()
+    with qtbot.waitSignal(window.runner.succeeded, timeout=20000):
+        qtbot.mouseClick(view.sweep_button, Qt.LeftButton)
+    assert not window.problems.isVisible()
+
+
+def test_a_failed_open_stays_until_an_open_succeeds(window, tmp_path):
+    broken = tmp_path / "broken.xlsx"
+    broken.write_bytes(b"not a workbook")
+    assert not window.open_path(str(broken), confirmed=True)
+    assert "Cannot open broken.xlsx" in window.problems.text()
+    window.document.set_plan_value(0, "utilization", 0.5)          # an edit does not resolve it
+    assert "Cannot open broken.xlsx" in window.problems.text()
+    assert window.open_path(SAMPLE, confirmed=True)
+    assert window.problems.text() == ""

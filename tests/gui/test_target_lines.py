@@ -1,0 +1,23 @@
+"""Target lines close together on the axis keep their labels apart (staggered in height)."""
+import numpy as np
+
+from tcoapp.gui.plotting import pg
+from tcoapp.gui.target_lines import TargetLines
+
+
+def test_labels_of_close_vertical_targets_do_not_overlap(qtbot):
+    widget = pg.PlotWidget()
+    qtbot.addWidget(widget)
+    widget.resize(420, 300)
+    item = widget.getPlotItem()
+    item.setXRange(0.5, 2.5, padding=0)
+    item.setYRange(0, 1, padding=0)
+    lines = TargetLines(item, vertical=True)
+    lines.update([(20.0, ["a"]), (36.0, ["b"]), (45.0, ["c"])], to_axis=lambda v: float(np.log10(v)))
+    widget.show()
+    qtbot.waitExposed(widget)
+    qtbot.wait(20)
+    rects = [line.label.sceneBoundingRect() for line in lines.pool.items[:3]]
+    for i in range(3):
+        for j in range(i + 1, 3):
+            assert not rects[i].intersects(rects[j]), (i, j, rects[i], rects[j])
