@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtGui import QFont
 
-from .plotting import GRID_ALPHA, LABEL_STYLE, TITLE_STYLE, NumberAxis, category_ticks, pg, to_axis, wants_log
+from .plotting import GRID_ALPHA, LABEL_STYLE, NumberAxis, category_ticks, pg, set_title, to_axis, wants_log
 
 LABEL_COLOR = "#222"
 MISSING_COLOR = "#777"
@@ -141,7 +141,7 @@ def paired_bar_plots(left: tuple[str, str, NumberAxis], right: tuple[str, str, N
         names = pg.AxisItem("left")
         names.enableAutoSIPrefix(False)
         item = widget.addPlot(row=0, col=col, axisItems={"bottom": axis, "left": names})
-        item.setTitle(title, **TITLE_STYLE)
+        set_title(item, title)
         item.setLabel("bottom", label, **LABEL_STYLE)
         item.setMenuEnabled(False)
         axis.setStyle(maxTickLevel=1)

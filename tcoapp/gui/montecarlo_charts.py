@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QGridLayout, QWidget
 
 from ..engine.uncertainty.statistics import fan, histograms, payback_probability, rank_correlations
 from .economics_view import input_label
-from .plotting import ItemPool, MoneyAxis, NumberAxis, category_ticks, make_plot, pen, pg
+from .plotting import ItemPool, MoneyAxis, NumberAxis, category_ticks, make_plot, pen, pg, set_title
 
 BINS = 40
 FAN = (10, 50, 90)
@@ -129,4 +129,4 @@ class MonteCarloCharts(QWidget):
         category_ticks(self.p_tornado.getPlotItem().getAxis("left"), [uncertain_input_label(k) for k in keys])
         self.p_tornado.getPlotItem().setYRange(-0.6, max(len(keys), 1) - 0.4)
         title = f"Rank correlation with NPV: {plan.name}" if plan else "Rank correlation with NPV (current plan)"
-        self.p_tornado.getPlotItem().setTitle(title)
+        set_title(self.p_tornado.getPlotItem(), title)

@@ -17,7 +17,7 @@ from ..engine.serving_freeze import frozen_plan
 from .perf_data import curve_for, sweep_for_plan, sweep_key
 from .bar_chart import nice_ceiling
 from .log_axes import LogAxes
-from .plotting import ItemPool, legend_entry, make_plot, pen, pg, wants_log
+from .plotting import ItemPool, legend_entry, make_plot, pen, pg, set_title, wants_log
 from .target_lines import TargetLines, targets_of
 from .worker import TaskRunner
 
@@ -181,7 +181,7 @@ class PerformanceView(QWidget):
         title = f"Frontier: {plan.device} / {plan.model}"
         if title != self._front_title:
             self._front_title = title
-            self.p_front.getPlotItem().setTitle(title, color="#222", size="11pt")
+            set_title(self.p_front.getPlotItem(), title)
         if sweep_key(plan) != self._sweep_key:
             if self.sweep is not None:    # nothing to clear (and no range to reset) on every edit before a sweep
                 self._clear_sweep()

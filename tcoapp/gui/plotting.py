@@ -87,12 +87,28 @@ def category_ticks(axis: pg.AxisItem, names: list[str]) -> None:
 GRID_ALPHA = 60  # of 255: light lines at the major ticks of the value axis only (grids are costly to paint)
 
 
+TITLE_LINE_CHARS = 28  # at 11pt about 230 px: what a chart at 1300x800 (~420 px) leaves beside a wide axis of names
+
+
+def set_title(item, text: str | None) -> None:
+    """A chart title, broken into lines that fit: pyqtgraph sizes a plot at least as wide as its title, so a long
+    one (a plan or device name in it) would push the plot past its widget and cut the chart off."""
+    if text is None:
+        item.setTitle(None)
+        return
+    import html
+    import textwrap
+
+    lines = textwrap.wrap(text, TITLE_LINE_CHARS, break_long_words=True) or [""]
+    item.setTitle("<br>".join(html.escape(line) for line in lines), **TITLE_STYLE)
+
+
 def make_plot(title: str, x_label: str, y_label: str, *, x_axis=None, y_axis=None, log_x=False,
               grid: str = "y") -> pg.PlotWidget:
     axes = {"left": y_axis or NumberAxis("left"), "bottom": x_axis or NumberAxis("bottom")}
     widget = pg.PlotWidget(axisItems=axes)
     item = widget.getPlotItem()
-    item.setTitle(title, **TITLE_STYLE)
+    set_title(item, title)
     item.setLabel("bottom", x_label, **LABEL_STYLE)
     item.setLabel("left", y_label, **LABEL_STYLE)
     for name, axis in axes.items():

@@ -30,6 +30,9 @@ class TargetLines:
             labelOpts={"position": position, "color": TARGET_COLOR, "anchors": [(0, 0), (0, 0)] if vertical
                        else [(1, 1), (1, 1)]}))
         self.shown: list[float] = []
+        self._view = item.getViewBox()
+        if vertical:
+            self._view.sigXRangeChanged.connect(self._anchor_labels)
 
     def update(self, targets: list[tuple[float, list[str]]], to_axis=lambda v: v) -> None:
         for i, (line, (value, names)) in enumerate(zip(self.pool.ensure(len(targets)), targets)):
@@ -39,3 +42,16 @@ class TargetLines:
             line.label.setFormat(f"target ≥ {value:g} tok/s/user")
             line.setToolTip(f"Target >= {value:g} tokens/s per user: " + ", ".join(names))
         self.shown = [v for v, _ in targets]
+        if self._vertical:
+            self._anchor_labels()
+
+    def _anchor_labels(self, *_) -> None:
+        """A label right of its line, or left of it where it would run off the chart's right edge."""
+        high = self._view.viewRange()[0][1]
+        per_pixel = self._view.viewPixelSize()[0]
+        for line in self.pool.items:
+            width = line.label.boundingRect().width() * per_pixel
+            side = [(1, 0), (1, 0)] if line.value() + width > high else [(0, 0), (0, 0)]
+            if line.label.anchors != side:
+                line.label.anchors = side
+                line.label.updatePosition()

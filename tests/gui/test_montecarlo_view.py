@@ -71,7 +71,7 @@ def test_simulation_fills_every_chart(uncertain_window, qtbot):
     assert "utilization" not in ticks and "factor.eta_mem" not in ticks
     assert "P(NPV &gt; 0)" in view.status.text()
     window.document.set_current_index(3)
-    assert view.charts_view.p_tornado.getPlotItem().titleLabel.text.endswith(window.document.scenario.plans[3].name)
+    assert view.charts_view.p_tornado.getPlotItem().titleLabel.text.replace("<br>", " ").endswith(window.document.scenario.plans[3].name)
 
 
 def test_cancel_stops_the_simulation(uncertain_window, qtbot):
@@ -165,7 +165,7 @@ def test_charts_of_an_old_simulation_wear_the_current_plan_colours(uncertain_win
     doc.set_current_index(len(doc.scenario.plans) - 1)      # the new plan was not simulated: no tornado
     assert view.charts_view.tornado_bars.opts["width"].size == 0
     doc.set_current_index(1)                                # names[2] now sits at 1: its tornado, by name
-    assert view.charts_view.p_tornado.getPlotItem().titleLabel.text.endswith(names[2])
+    assert view.charts_view.p_tornado.getPlotItem().titleLabel.text.replace("<br>", " ").endswith(names[2])
     doc.undo_stack.undo()
     doc.undo_stack.undo()                                   # the plan is back, in its own colour
     assert _pen_colors(view.charts_view.hist_lines, n) == [doc.color_of(name) for name in names]

@@ -21,3 +21,24 @@ def test_labels_of_close_vertical_targets_do_not_overlap(qtbot):
     for i in range(3):
         for j in range(i + 1, 3):
             assert not rects[i].intersects(rects[j]), (i, j, rects[i], rects[j])
+
+
+def test_a_target_near_the_right_edge_keeps_its_label_inside_the_chart(qtbot):
+    widget = pg.PlotWidget()
+    qtbot.addWidget(widget)
+    widget.resize(420, 300)
+    item = widget.getPlotItem()
+    item.setXRange(0, 250, padding=0)
+    item.setYRange(0, 1, padding=0)
+    lines = TargetLines(item, vertical=True)
+    lines.update([(20.0, ["a"]), (230.0, ["b"])])
+    widget.show()
+    qtbot.waitExposed(widget)
+    qtbot.wait(20)
+    view = item.getViewBox().sceneBoundingRect()
+    left, right = (line.label.sceneBoundingRect() for line in lines.pool.items[:2])
+    assert view.contains(left) and view.contains(right), (view, left, right)
+    assert right.right() <= lines.pool.items[1].sceneBoundingRect().center().x() + 1  # drawn left of its line
+    item.setXRange(0, 1000, padding=0)   # the line is now in the left half: its label moves right of it
+    qtbot.wait(20)
+    assert lines.pool.items[1].label.sceneBoundingRect().left() >= lines.pool.items[1].sceneBoundingRect().center().x() - 1
