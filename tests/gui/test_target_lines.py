@@ -18,11 +18,11 @@ def _chart(qtbot, x_range, targets, to_axis=lambda v: v):
     widget.show()
     qtbot.waitExposed(widget)
     qtbot.wait(20)
-    return item, lines
+    return widget, item, lines   # the widget is kept alive by the caller
 
 
 def test_labels_of_close_vertical_targets_do_not_overlap(qtbot):
-    _, lines = _chart(qtbot, (0.5, 2.5), [(20.0, ["a"]), (36.0, ["b"]), (45.0, ["c"])],
+    _widget, _, lines = _chart(qtbot, (0.5, 2.5), [(20.0, ["a"]), (36.0, ["b"]), (45.0, ["c"])],
                       to_axis=lambda v: float(np.log10(v)))
     rects = [line.label.sceneBoundingRect() for line in lines.pool.items[:3]]
     for i in range(3):
@@ -31,7 +31,7 @@ def test_labels_of_close_vertical_targets_do_not_overlap(qtbot):
 
 
 def test_a_target_near_the_right_edge_keeps_its_label_inside_the_chart(qtbot):
-    item, lines = _chart(qtbot, (0, 250), [(20.0, ["a"]), (230.0, ["b"])])
+    _widget, item, lines = _chart(qtbot, (0, 250), [(20.0, ["a"]), (230.0, ["b"])])
     view = item.getViewBox().sceneBoundingRect()
     left, right = (line.label.sceneBoundingRect() for line in lines.pool.items[:2])
     assert view.contains(left) and view.contains(right), (view, left, right)
