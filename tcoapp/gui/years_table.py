@@ -61,11 +61,16 @@ class YearsModel(QAbstractTableModel):
         result = results[index] if results and index < len(results) else None
         if result is not None and result is self._shown:
             return
-        self.beginResetModel()
-        self._shown = result
-        self._years = result.year_rows() if result is not None else []
+        years = result.year_rows() if result is not None else []
+        same_shape = [y.get("year") for y in years] == [y.get("year") for y in self._years]
+        if not same_shape:
+            self.beginResetModel()
+        self._shown, self._years = result, years
         self._cells = [[self._cell(row, col) for col in range(len(self._years))] for row in range(len(ROWS))]
-        self.endResetModel()
+        if not same_shape:
+            self.endResetModel()
+        elif self._years:   # the same years: new values in place (no relayout of the headers)
+            self.dataChanged.emit(self.index(0, 0), self.index(len(ROWS) - 1, len(self._years) - 1))
 
     def _cell(self, row: int, col: int) -> tuple:
         """(text, raw value, negative) of one cell, formatted once per reload (data() is called often)."""
