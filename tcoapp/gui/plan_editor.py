@@ -236,7 +236,9 @@ class PlanEditor(QWidget):
             return
         result = self._doc.results[self._doc.current_index]
         flags = size_warnings(result) + [n for n in [name_mismatch(plan, scenario.all_device_names())] if n]
-        self.notes.setText("\n".join([f"⚠ {w}" for w in flags] + [f"• {w}" for w in result.warnings]))
+        text = "\n".join([f"⚠ {w}" for w in flags] + [f"• {w}" for w in result.warnings])
+        if self.notes.text() != text:   # a new text re-lays out the editor
+            self.notes.setText(text)
         self.notes.setVisible(bool(flags or result.warnings))
         self.freeze.setVisible(any(s is not None for s in result.searches))
         lists = {"devices": scenario.all_device_names(), "models": scenario.all_model_names(),
