@@ -287,9 +287,10 @@ class EconomicsView(QWidget):
         labels = [input_label(s.input) for s in swings]
         self._category_axis(self.p_tornado, labels)
         money = metric_unit(metric).startswith("USD") and "Mtok" not in metric_unit(metric)
-        self.tornado_axis.money = money
-        self.tornado_axis.picture = None
-        self.tornado_axis.update()
+        if self.tornado_axis.money != money:   # the tick texts change format: render the axis again
+            self.tornado_axis.money = money
+            self.tornado_axis.picture = None
+            self.tornado_axis.update()
         value = money_text(base) if money else format_metric_with_unit(metric, base)
         self.tornado_note.setText(note or (
             f"Tornado, {plan.name}: {metric_label(metric)} = {value.strip()}; each bar moves one input by "

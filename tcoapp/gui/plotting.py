@@ -81,6 +81,10 @@ def to_axis(values, log: bool) -> np.ndarray:
 
 
 def category_ticks(axis: pg.AxisItem, names: list[str]) -> None:
+    """Names as the axis ticks (0, 1, ...); the same names again leave the axis alone (new ticks re-render it)."""
+    if getattr(axis, "_category_names", None) == list(names):
+        return
+    axis._category_names = list(names)
     axis.setTicks([[(i, n) for i, n in enumerate(names)], []])
 
 
