@@ -15,7 +15,7 @@ from .document import Document
 from .years_table import years_view
 from .labels import format_metric, format_metric_with_unit, label_with_unit, metric_label, metric_unit
 from .performance_view import legend_html, legend_label, set_text_if_changed
-from .bar_chart import HBarChart, paired_bar_plots
+from .bar_chart import HBarChart, nice_ceiling, paired_bar_plots
 from .plotting import (
     COMPONENT_COLORS, ItemPool, MoneyAxis, NumberAxis, category_ticks, legend_entry, make_plot, money_text, pen, pg,
 )
@@ -102,6 +102,7 @@ class EconomicsView(QWidget):
         super().__init__(parent)
         self._doc = document
         self._tornado_state = None
+        self._tornado_span: tuple[float, float] | None = None
         self.p_cash = make_plot("Cumulative cash flow", "Year", "Cumulative [USD]", y_axis=MoneyAxis("left"))
         self.cost_axis = NumberAxis("bottom", money=True)
         self.rack_axis = NumberAxis("bottom", money=True)
@@ -300,7 +301,12 @@ class EconomicsView(QWidget):
         finite = np.concatenate([lows[np.isfinite(lows)], highs[np.isfinite(highs)], [b]])
         lo, hi = float(finite.min()), float(finite.max())
         pad = (hi - lo) * 0.08 or abs(b) * 0.1 or 1.0
-        item.setXRange(lo - pad, hi + pad, padding=0)
+        # a range on a grid of round steps: a small edit keeps it (the axis is not re-rendered, nothing jumps)
+        step = nice_ceiling((hi - lo + 2 * pad) / 6.0)
+        span = (float(np.floor((lo - pad) / step) * step), float(np.ceil((hi + pad) / step) * step))
+        if span != self._tornado_span:
+            self._tornado_span = span
+            item.setXRange(*span, padding=0)
 
     def _swings(self, result, metric, fraction):
         try:

@@ -227,8 +227,9 @@ class PlanEditor(QWidget):
             return      # nothing the editor shows changed (an edit of another plan)
         self._shown = (names, shown)
         self.plan_box.blockSignals(True)
-        self.plan_box.clear()
-        self.plan_box.addItems([p.name for p in scenario.plans])
+        if [self.plan_box.itemText(i) for i in range(self.plan_box.count())] != list(names):
+            self.plan_box.clear()   # refilled only when the names change (a refill re-lays out the editor)
+            self.plan_box.addItems(list(names))
         self.plan_box.setCurrentIndex(self._doc.current_index)
         self.plan_box.blockSignals(False)
         plan = self._doc.current_plan()

@@ -51,6 +51,7 @@ class YearsModel(QAbstractTableModel):
         self._years: list[dict] = []
         self._cells: list[list[tuple]] = []
         self._shown = None      # the PlanResult shown: an edit of another plan leaves the table alone
+        self.grown: list[int] = []
         document.scenario_changed.connect(self.reload)
         document.current_changed.connect(self.reload)
         self.reload()
@@ -65,12 +66,20 @@ class YearsModel(QAbstractTableModel):
         same_shape = [y.get("year") for y in years] == [y.get("year") for y in self._years]
         if not same_shape:
             self.beginResetModel()
+        before = self._widest()
         self._shown, self._years = result, years
         self._cells = [[self._cell(row, col) for col in range(len(self._years))] for row in range(len(ROWS))]
+        after = self._widest()
+        # columns whose longest text grew (the view widens them; values that only change keep their width)
+        self.grown = [c for c, n in enumerate(after) if same_shape and c < len(before) and n > before[c]]
         if not same_shape:
             self.endResetModel()
         elif self._years:   # the same years: new values in place (no relayout of the headers)
             self.dataChanged.emit(self.index(0, 0), self.index(len(ROWS) - 1, len(self._years) - 1))
+
+    def _widest(self) -> list[int]:
+        """The longest text of each column, in characters."""
+        return [max((len(row[c][0]) for row in self._cells), default=0) for c in range(len(self._years))]
 
     def _cell(self, row: int, col: int) -> tuple:
         """(text, raw value, negative) of one cell, formatted once per reload (data() is called often)."""
@@ -120,6 +129,7 @@ def years_view(document: Document) -> QTableView:
     view.verticalHeader().setSectionResizeMode(QHeaderView.Fixed)
     view.verticalHeader().setDefaultSectionSize(22)
     model.modelReset.connect(view.resizeColumnsToContents)
+    model.dataChanged.connect(lambda *_: [view.resizeColumnToContents(c) for c in model.grown])
     view.resizeColumnsToContents()
     view.setToolTip("The current plan year by year (docs/model.md, 'Years')")
     view.setMinimumHeight(180)

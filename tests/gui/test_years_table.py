@@ -1,0 +1,26 @@
+"""The per-year table of the current plan: an edit that keeps the years updates the cells in place (no model
+reset), and a column whose longest value grows is widened so no figure is cut."""
+from PySide6.QtCore import Qt
+
+
+def test_an_edit_updates_the_years_in_place_and_widens_a_column_whose_value_grew(window, qtbot):
+    doc = window.document
+    window.tabs.setCurrentIndex(window.tabs.indexOf(window._economics_tab))
+    view = window.economics.years
+    model = view.model()
+    resets, changes = [], []
+    model.modelReset.connect(lambda: resets.append(1))
+    model.dataChanged.connect(lambda *a: changes.append(1))
+    plan = doc.current_index
+    doc.set_plan_value(plan, "utilization", 0.55)
+    assert resets == [] and changes == [1]
+    column = 1
+    width = view.columnWidth(column)
+    price = doc.scenario.plans[plan].price_usd_per_million_output_tokens
+    before = [model.data(model.index(r, column), Qt.DisplayRole) for r in range(model.rowCount())]
+    doc.set_plan_value(plan, "price_usd_per_million_output_tokens", price * 10000)  # revenue figures grow wider
+    qtbot.wait(10)
+    texts = [model.data(model.index(r, column), Qt.DisplayRole) for r in range(model.rowCount())]
+    needed = max(view.fontMetrics().horizontalAdvance(t) for t in texts if t)
+    assert max(map(len, texts)) > max(map(len, before)), (before, texts)
+    assert view.columnWidth(column) > width and view.columnWidth(column) >= needed
