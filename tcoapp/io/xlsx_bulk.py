@@ -96,7 +96,11 @@ def _splice(xml: str, pending: PendingRows, strings: dict[str, int]) -> str:
     columns = [(get_column_letter(col), styles.get(get_column_letter(col), "")) for col in range(1, width + 1)]
     rows = "".join(_row_xml(first + i, values, columns, pending.title, strings) for i, values in enumerate(pending.rows))
     last = first + len(pending.rows) - 1
-    xml = xml[:end] + rows + xml[end:]
+    return with_last_row(xml[:end] + rows + xml[end:], last)
+
+
+def with_last_row(xml: str, last: int) -> str:
+    """The worksheet XML with its dimension reaching row `last`."""
     return re.sub(r'<dimension ref="([A-Z]+\d+):([A-Z]+)\d+"',
                   lambda m: f'<dimension ref="{m.group(1)}:{m.group(2)}{last}"', xml, count=1)
 

@@ -19,16 +19,15 @@ from ..engine.finance.quantities import YEAR_QUANTITY_BY_KEY
 from ..engine.scenario import Scenario
 from . import sheets as S
 from .xlsx_checks import banner
-from .xlsx_layout import CF_BANNER_ROW, CF_POOL_ROWS, CF_ROWS, CF_YEAR_ROW, IRR_ATTEMPTS, IRR_GUESSES, Layout
-from .xlsx_na import NaGuard, none_na
+from .xlsx_layout import CF_BANNER_ROW, CF_YEAR_ROW, IRR_ATTEMPTS, IRR_GUESSES, Layout, base_key, cf_keys
+from .xlsx_na import NA, NaGuard, none_na
 from .xlsx_raw_cells import RawCells
 from .xlsx_styles import (
-    HEADER_FILL, HEADER_FONT, NEVER, NOT_AVAILABLE, TOTAL_BORDER, header, key_cell, section, set_text,
-    LABEL_HEADER, label_cell, label_width, widths,
+    HEADER_FILL, HEADER_FONT, NEVER, TOTAL_BORDER, header, key_cell, section, set_text,
+    LABEL_HEADER, label_cell, label_width, widths, with_unit,
 )
-from .xlsx_labels import cashflow_label, with_unit
+from .xlsx_labels import cashflow_label
 
-NA = f'"{NOT_AVAILABLE}"'
 CF_UNITS = {
     "price_index": "ratio", "electricity_index": "ratio", "cost_index": "ratio", "utilization": "fraction",
     "output_tokens": "tokens", "input_tokens": "tokens", "active": "flag",
@@ -71,12 +70,12 @@ POOL_SUMMED = ("output_tokens", "revenue_usd", "energy_usd", "colocation_usd", "
 
 
 def cf_unit(key: str) -> str:
-    base = key.split(".", 1)[1] if key.startswith("pool") and "." in key else key
+    base = base_key(key)
     return CF_UNITS.get(base) or (YEAR_QUANTITY_BY_KEY[base].unit if base in YEAR_QUANTITY_BY_KEY else "USD")
 
 
 def cf_help(key: str) -> str | None:
-    base = key.split(".", 1)[1] if key.startswith("pool") and "." in key else key
+    base = base_key(key)
     if base in CF_HELP:
         return CF_HELP[base]
     quantity = YEAR_QUANTITY_BY_KEY.get(base)
@@ -104,8 +103,7 @@ def write_cashflow(ws, scenario: Scenario, layout: Layout, irr_by_plan=(), cache
     for index, plan in enumerate(scenario.plans):
         _block(ws, layout, index, plan.name, last_col, irrs[index], raw, cached or {})
     ws.freeze_panes = "C2"
-    keys = list(CF_ROWS) + [f"pool{k}.{base}" for k in range(1, layout.max_pools + 1) for base in CF_POOL_ROWS]
-    label = label_width(with_unit(cashflow_label(key), cf_unit(key)) for key in keys)
+    label = label_width(with_unit(cashflow_label(key), cf_unit(key)) for key in cf_keys(layout.max_pools))
     widths(ws, {1: 30, 2: label, **{S.FIRST_PLAN_COLUMN + y: 21 for y in range(layout.max_years + 1)}})
     return raw
 
@@ -116,8 +114,7 @@ def _block(ws, layout: Layout, index: int, name: str, last_col: int, irr: float 
     section(ws, title_row, "", last_col)
     set_text(ws.cell(row=title_row, column=1), name)
     pools = layout.pool_counts[index] if layout.pool_counts else 1
-    keys = list(CF_ROWS) + [f"pool{k}.{base}" for k in range(1, pools + 1) for base in CF_POOL_ROWS]
-    for key in keys:
+    for key in cf_keys(pools):
         row = layout.cf_row(index, key)
         key_cell(ws, row, key, cf_help(key) if index == 0 else None)  # the help once, on the first block
         label_cell(ws, row, 2, cashflow_label(key), cf_unit(key))

@@ -9,7 +9,6 @@ it in their top row, and every plan has its own status row on Results.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from openpyxl.formatting.rule import FormulaRule
@@ -23,9 +22,9 @@ from ..engine.performance.factors import FACTOR_NAMES
 from ..engine.pools import POOL_SERVING_KEYS
 from ..engine.scenario import Scenario
 from . import sheets as S
-from .xlsx_layout import CF_POOL_ROWS, CF_ROWS, Layout, field_column as _col
+from .xlsx_layout import Layout, cf_keys, field_column as _col
 from .xlsx_raw_cells import RawCells
-from .xlsx_styles import header, put, set_text, widths, wrap
+from .xlsx_styles import header, put, set_text, widths, wrap, written_value
 
 MASTER = "master_check"
 RED = PatternFill("solid", start_color="FFC7CE", end_color="FFC7CE")
@@ -144,9 +143,7 @@ def _error_checks(scenario: Scenario, layout: Layout):
     for index, _ in enumerate(scenario.plans):
         col = layout.plan_col(index)
         column = f"{S.RESULTS}!${col}${min(rows)}:${col}${max(rows)}"
-        block = [layout.cf_row(index, key) for key in CF_ROWS]
-        block += [layout.cf_row(index, f"pool{k}.{base}") for k in range(1, layout.cf_pools(index) + 1)
-                  for base in CF_POOL_ROWS]
+        block = [layout.cf_row(index, key) for key in cf_keys(layout.cf_pools(index))]
         area = (f"{S.CASH_FLOW}!${layout.year_col(0)}${min(block)}:${layout.year_col(layout.max_years)}${max(block)}")
         for what, rng in (("Results: no formula error in the plan's column", column),
                           ("CashFlow: no formula error in the plan's block", area)):
@@ -187,8 +184,7 @@ def write_checks(ws, workbook, scenario: Scenario, results, layout: Layout, rows
     engine, formula, plain = (raw.style_id(book, kind) for kind in ("engine", "formula", "plain"))
     row = first
     for index, what, ref, value, kind in snapshots:
-        value = None if value is None else _snapshot(value)
-        shown = "n/a" if isinstance(value, float) and not math.isfinite(value) else value  # as put() writes it
+        shown = written_value(value, "engine")  # the snapshot as the cell holds it
         raw.value(row, 1, index + 1, engine)
         raw.value(row, 2, what, plain)
         raw.value(row, 3, ref if kind == "exact" else "(sum)", plain)
@@ -215,11 +211,6 @@ def write_checks(ws, workbook, scenario: Scenario, results, layout: Layout, rows
     ws.freeze_panes = "A4"
     widths(ws, {1: 8, 2: 46, 3: 34, 4: 22, 5: 22, 6: 16})
     return CheckRefs(refs, raw)
-
-
-def _snapshot(value):
-    """A snapshot as the cell holds it (numpy scalars as Python numbers)."""
-    return value.item() if hasattr(value, "item") else value
 
 
 def banner(ws, row: int, last_col: int) -> None:

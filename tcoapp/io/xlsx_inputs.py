@@ -17,7 +17,7 @@ from ..engine.performance.measured import config_text
 from ..engine.scenario import Scenario
 from . import sheets as S
 from .xlsx_bulk import PendingRows
-from .xlsx_styles import LABEL_HEADER, header, key_cell, label_cell, label_width, put, unit_cell, widths
+from .xlsx_styles import LABEL_HEADER, header, key_cell, label_cell, label_width, put, unit_cell, widths, with_unit
 
 def field_comment(field: Field) -> str:
     default = "none" if field.default is None else ("empty" if field.default == "" else f"{field.default}")
@@ -46,7 +46,7 @@ def write_plans(ws, scenario: Scenario) -> dict[str, int]:
                 base = cell.number_format if cell.number_format not in (None, "General") else "0.####"
                 cell.number_format = f'{base};-{base};"0 ({field.zero_text})"'
     ws.freeze_panes = "C2"
-    label = label_width(f"{f.label} ({f.unit})" for f in PLAN_FIELDS)
+    label = label_width(with_unit(f.label, f.unit) for f in PLAN_FIELDS)
     widths(ws, {1: 34, 2: label, **{S.FIRST_PLAN_COLUMN + i: max(16, min(40, len(p.name) + 4))
                                    for i, p in enumerate(scenario.plans)}})
     return rows

@@ -8,7 +8,7 @@ from __future__ import annotations
 from ..engine.fields import DEVICE_FIELDS, PLAN_FIELDS, POOL_FIELDS
 from ..engine.finance.quantities import COST_COMPONENTS
 from ..engine.metric_table import METRIC_BY_KEY
-from .xlsx_layout import IRR_ATTEMPTS, IRR_GUESSES
+from .xlsx_layout import IRR_ATTEMPTS, IRR_GUESSES, base_key
 
 RESULT_LABELS = {
     "plan_check": "Is this plan current?",
@@ -57,10 +57,8 @@ _FIELD_LABELS = {f.name: f.label for fields in (DEVICE_FIELDS, POOL_FIELDS, PLAN
 
 def _split(key: str) -> tuple[str, str]:
     """ "pool2.capex_usd" -> ("Pool 2: ", "capex_usd")."""
-    if key.startswith("pool") and "." in key:
-        head, base = key.split(".", 1)
-        return f"Pool {head[4:]}: ", base
-    return "", key
+    base = base_key(key)
+    return (f"Pool {key[4:key.index('.')]}: ", base) if base != key else ("", key)
 
 
 def result_label(key: str) -> str:
@@ -77,5 +75,3 @@ def cashflow_label(key: str) -> str:
     return prefix + CASHFLOW_LABELS.get(base, base.replace("_", " ").capitalize())
 
 
-def with_unit(label: str, unit: str) -> str:
-    return f"{label} ({unit})" if unit else label

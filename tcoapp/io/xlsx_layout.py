@@ -33,6 +33,16 @@ CF_FIRST_BLOCK_ROW = 3
 MIN_CASHFLOW_YEARS = 10  # the CashFlow sheet covers at least this many years, so `years` can be raised in the file
 
 
+def base_key(key: str) -> str:
+    """ "pool2.capex_usd" -> "capex_usd"; plan keys unchanged."""
+    return key.split(".", 1)[1] if key.startswith("pool") and "." in key else key
+
+
+def cf_keys(pools: int) -> list[str]:
+    """The keys of a CashFlow block of `pools` pools, in row order."""
+    return list(CF_ROWS) + [f"pool{k}.{base}" for k in range(1, pools + 1) for base in CF_POOL_ROWS]
+
+
 def field_column(fields, key: str) -> str:
     """The column letter of `key` on a table sheet written from `fields` (row 1 the keys, in order)."""
     return get_column_letter([f.name for f in fields].index(key) + 1)
@@ -96,7 +106,7 @@ class Layout:
         cash_flow = {}
         for index in range(max(len(self.pool_counts), 1)):
             pools = self.cf_pools(index)
-            for key in list(CF_ROWS) + [f"pool{k}.{base}" for k in range(1, pools + 1) for base in CF_POOL_ROWS]:
+            for key in cf_keys(pools):
                 cash_flow[self.cf_row(index, key)] = key
         return {S.RESULTS: {row: key for key, row in self.result_rows.items()}, S.CASH_FLOW: cash_flow}
 

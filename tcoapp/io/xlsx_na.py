@@ -17,6 +17,7 @@ import re
 from typing import Callable
 
 from . import sheets as S
+from .xlsx_layout import IRR_ATTEMPTS, base_key
 from .xlsx_styles import NOT_AVAILABLE
 
 NA = f'"{NOT_AVAILABLE}"'
@@ -33,16 +34,11 @@ CASHFLOW_NEVER_NA = frozenset({
     "price_index", "electricity_index", "cost_index", "utilization", "discount_factor", "active",
     "payback_year_fraction", "irr_guess_engine", "irr_guess_flows", "irr_guess_first_year", "irr_guess_last_year",
     "irr_floor",
-}) | frozenset(f"irr_attempt_{i}" for i in range(1, 10))
+}) | frozenset(IRR_ATTEMPTS)
 
 _STRING = re.compile(r'"[^"]*"')
 # a single-cell reference, optionally sheet-qualified; not one end of a range, not part of a name or a call
 _REF = re.compile(r"((?<![\w.:$!])(?:([A-Za-z_][\w]*)!)?\$?([A-Z]{1,3})\$?(\d+)(?![\w(:!]))")
-
-
-def base_key(key: str) -> str:
-    """ "pool2.capex_usd" -> "capex_usd"; plan keys unchanged."""
-    return key.split(".", 1)[1] if key.startswith("pool") and "." in key else key
 
 
 class NaGuard:

@@ -16,7 +16,7 @@ from xml.sax.saxutils import escape
 
 from openpyxl.utils import get_column_letter
 
-from .xlsx_bulk import cell_xml
+from .xlsx_bulk import cell_xml, with_last_row
 from .xlsx_styles import style_array
 
 _ROW = re.compile(r'(<row r="(\d+)"[^>]*(?<!/)>)(.*?)(</row>)', re.S)  # not a self-closed (empty) row
@@ -49,10 +49,10 @@ class RawCells:
         self.rows.setdefault(row, []).append(xml)
 
     def number(self, row: int, col: int, value: float, style: int) -> None:
-        ref = f"{get_column_letter(col)}{row}"
+        """A number cell; a number that does not exist is refused (the caller writes none)."""
         if not math.isfinite(value):
-            raise ValueError(f"{self.title}!{ref}: not a number: {value}")
-        self.rows.setdefault(row, []).append(f'<c r="{ref}" s="{style}" t="n"><v>{float(value)!r}</v></c>')
+            raise ValueError(f"{self.title}!{get_column_letter(col)}{row}: not a number: {value}")
+        self.value(row, col, float(value), style)
 
     def value(self, row: int, col: int, value, style: int) -> None:
         """A plain cell (number, bool, text, None: empty) as openpyxl writes it; text is checked (cell_limits)."""
@@ -83,5 +83,4 @@ class RawCells:
         rows = "".join(f'<row r="{row}">{"".join(self.rows[row])}</row>' for row in missing)
         out = out.replace("</sheetData>", rows + "</sheetData>", 1) if "</sheetData>" in out else \
             out.replace("<sheetData />", f"<sheetData>{rows}</sheetData>", 1)
-        return re.sub(r'<dimension ref="([A-Z]+\d+):([A-Z]+)\d+"',
-                      lambda m: f'<dimension ref="{m.group(1)}:{m.group(2)}{missing[-1]}"', out, count=1)
+        return with_last_row(out, missing[-1])

@@ -27,15 +27,14 @@ from openpyxl.formatting.rule import FormulaRule
 from openpyxl.utils import get_column_letter
 
 from .xlsx_checks import RED, banner
-from .xlsx_layout import Layout, PlanRefs, field_column
-from .xlsx_na import NaGuard, none_na
-from .xlsx_labels import result_label, with_unit
+from .xlsx_layout import Layout, PlanRefs, base_key, field_column
+from .xlsx_na import NA, NaGuard, none_na
+from .xlsx_labels import result_label
 from .xlsx_styles import (
-    LABEL_HEADER, NOT_AVAILABLE, header, key_cell, label_cell, label_width, put, section, set_text, widths, wrap,
+    LABEL_HEADER, header, key_cell, label_cell, label_width, put, section, set_text, widths, with_unit, wrap,
 )
 
 Formula = Callable[[PlanRefs], str]
-NA = f'"{NOT_AVAILABLE}"'
 
 # key, where the engine value comes from ("metric": the plan's operating point)
 ENGINE_ROWS = (
@@ -238,7 +237,7 @@ def result_rows(max_pools: int = 1) -> dict[str, int]:
 
 def result_unit(key: str) -> str:
     """Unit of a Results row, from the engine's metric and quantity tables."""
-    base = key.split(".", 1)[1] if key.startswith("pool") and "." in key else key
+    base = base_key(key)
     if base in METRIC_BY_KEY:
         return METRIC_BY_KEY[base].unit
     for table in (POOL_QUANTITY_BY_KEY, QUANTITY_BY_KEY, INPUT_BY_KEY):
@@ -248,7 +247,7 @@ def result_unit(key: str) -> str:
 
 
 def result_help(key: str) -> str | None:
-    base = key.split(".", 1)[1] if key.startswith("pool") and "." in key else key
+    base = base_key(key)
     if key in ENGINE_HELP:
         return ENGINE_HELP[key]
     if key in PLAN_HELP:

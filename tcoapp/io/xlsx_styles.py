@@ -133,11 +133,18 @@ def _style_of(workbook, kind: str, fmt: str | None):
     return cache[key]
 
 
-def _set_value(cell, value: Any, kind: str) -> None:
+def written_value(value: Any, kind: str) -> Any:
+    """What a cell of `kind` holds for `value`: numpy scalars as Python values; NaN / inf as the text "n/a"
+    for engine values, empty (None) for inputs."""
     if isinstance(value, np.generic):
         value = value.item()
     if isinstance(value, float) and not math.isfinite(value):
-        value = NOT_AVAILABLE if kind == "engine" else None
+        return NOT_AVAILABLE if kind == "engine" else None
+    return value
+
+
+def _set_value(cell, value: Any, kind: str) -> None:
+    value = written_value(value, kind)
     if isinstance(value, str):
         set_text(cell, value)
     else:
@@ -162,10 +169,15 @@ def header(ws, row: int, col: int, text: str, comment: str | None = None):
     return cell
 
 
+def with_unit(label: str, unit: str) -> str:
+    """ "Electricity price (USD/kWh)"; a key without a unit: its label alone."""
+    return f"{label} ({unit})" if unit else label
+
+
 def label_cell(ws, row: int, col: int, label: str, unit: str = ""):
-    """The readable label beside a key, with its unit: "Electricity price (USD/kWh)"."""
+    """The readable label beside a key, with its unit."""
     cell = ws.cell(row=row, column=col)
-    set_text(cell, f"{label} ({unit})" if unit else label)
+    set_text(cell, with_unit(label, unit))
     cell._style = copy.copy(_style_of(ws.parent, "label", None))
     return cell
 

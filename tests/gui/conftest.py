@@ -55,18 +55,35 @@ def dialogs(monkeypatch):
 
 
 @pytest.fixture
-def window(qtbot):
+def open_window(qtbot):
+    """open_window(path=None, size=(w, h) or None, scenario=None): the app's main window on a workbook (or the
+    default scenario, or `scenario`), shown; closed at the end of the test without asking to save."""
     from tcoapp.gui.app import create_window
 
-    win = create_window(None)
-    qtbot.addWidget(win)
-    win.resize(1400, 900)
-    win.show()
-    qtbot.waitExposed(win)
-    yield win
-    win.document.undo_stack.setClean()
-    win.close()   # stops pending sweeps, cancels and waits for the worker
-    win.runner.wait(10000)
+    opened = []
+
+    def open_(path=None, size=(1400, 900), scenario=None):
+        win = create_window(path)
+        if scenario is not None:
+            win.document.reset(scenario, None)
+        qtbot.addWidget(win)
+        if size is not None:
+            win.resize(*size)
+        win.show()
+        qtbot.waitExposed(win)
+        opened.append(win)
+        return win
+
+    yield open_
+    for win in opened:
+        win.document.undo_stack.setClean()
+        win.close()   # stops pending sweeps, cancels and waits for the worker
+        win.runner.wait(10000)
+
+
+@pytest.fixture
+def window(open_window):
+    return open_window()
 
 
 @pytest.fixture

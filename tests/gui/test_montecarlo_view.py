@@ -16,19 +16,8 @@ ROWS = (UncertainInput("*", "utilization", "pert", 0.5, 0.7, 0.85, group="market
 
 
 @pytest.fixture
-def uncertain_window(qtbot):
-    from tcoapp.gui.app import create_window
-
-    win = create_window(None)
-    win.document.reset(replace(default_scenario(), uncertainty=ROWS), None)
-    qtbot.addWidget(win)
-    win.resize(1400, 900)
-    win.show()
-    qtbot.waitExposed(win)
-    yield win
-    win.document.undo_stack.setClean()
-    win.close()
-    win.runner.wait(10000)
+def uncertain_window(open_window):
+    return open_window(scenario=replace(default_scenario(), uncertainty=ROWS))
 
 
 def _run(window, qtbot, draws=2000):

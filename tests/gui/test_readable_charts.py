@@ -10,16 +10,8 @@ SAMPLE = os.path.join(ROOT, "samples", "hopper_to_blackwell_power_limited.xlsx")
 
 
 @pytest.fixture
-def sample_window(qtbot):
-    from tcoapp.gui.app import create_window
-    win = create_window(SAMPLE)
-    qtbot.addWidget(win)
-    win.resize(1300, 800)
-    win.show()
-    yield win
-    win.document.undo_stack.setClean()
-    win.close()
-    win.runner.wait(10000)
+def sample_window(open_window):
+    return open_window(SAMPLE, size=(1300, 800))
 
 
 def test_costs_spanning_more_than_10x_get_a_log_axis_and_labels(sample_window):

@@ -11,15 +11,8 @@ SAMPLE = os.path.join(ROOT, "samples", "hopper_to_blackwell_power_limited.xlsx")
 
 
 @pytest.fixture
-def sample_window(qtbot):
-    from tcoapp.gui.app import create_window
-    win = create_window(SAMPLE)
-    qtbot.addWidget(win)
-    win.show()
-    yield win
-    win.document.undo_stack.setClean()
-    win.close()
-    win.runner.wait(10000)
+def sample_window(open_window):
+    return open_window(SAMPLE, size=None)
 
 
 def test_editing_a_tier_price_recomputes_revenue_and_undoes(sample_window):
