@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtGui import QFont
 
-from .plotting import GRID_ALPHA, LABEL_STYLE, NumberAxis, category_ticks, pg, set_title, to_axis, wants_log
+from .plotting import GRID_ALPHA, LABEL_STYLE, NumberAxis, cache_axes, category_ticks, pg, set_title, to_axis, wants_log
 
 LABEL_COLOR = "#222"
 MISSING_COLOR = "#777"
@@ -144,6 +144,7 @@ def paired_bar_plots(left: tuple[str, str, NumberAxis], right: tuple[str, str, N
         set_title(item, title)
         item.setLabel("bottom", label, **LABEL_STYLE)
         item.setMenuEnabled(False)
+        cache_axes(item)
         axis.setStyle(maxTickLevel=1)
         axis.setGrid(GRID_ALPHA)
         items.append(item)

@@ -24,6 +24,7 @@ class CalibrationEditor(QWidget):
         super().__init__(parent)
         self._doc = document
         self.devices: list[str | None] = [None]
+        self._shown = None
         self.table = QTableWidget(len(FACTOR_FIELDS), 1)
         self.table.setVerticalHeaderLabels([f"{f.label} [{f.unit}]" for f in FACTOR_FIELDS])
         for row, f in enumerate(FACTOR_FIELDS):
@@ -56,10 +57,17 @@ class CalibrationEditor(QWidget):
         document.scenario_changed.connect(self.refresh)
         self.refresh()
 
-    def refresh(self) -> None:
+    def refresh(self, force: bool = False) -> None:
+        """Show the scenario's factors; unless `force`, only when they (or the devices) changed: every edit
+        of the document calls this, and a rebuilt table re-lays out its tab."""
         scenario = self._doc.scenario
         extra = [d for d in self.devices[1:] if d not in scenario.device_factors]   # added, not yet edited
         self.devices = [None] + sorted(scenario.device_factors) + extra
+        shown = (scenario.factors, tuple(scenario.device_factors.items()), tuple(self.devices),
+                 tuple(scenario.all_device_names()))
+        if shown == self._shown and not force:
+            return
+        self._shown = shown
         self.table.blockSignals(True)
         self.table.setColumnCount(len(self.devices))
         self.table.setHorizontalHeaderLabels([ALL_PLANS if d is None else f"Plans on {d}" for d in self.devices])
@@ -82,7 +90,7 @@ class CalibrationEditor(QWidget):
 
     def _show(self, error: str | None) -> None:
         if self.error.show_error(error):
-            self.refresh()      # put the refused cell back to the scenario's value
+            self.refresh(force=True)      # put the refused cell back to the scenario's value
 
     def _changed(self, item: QTableWidgetItem) -> None:
         device = self.devices[item.column()]

@@ -14,6 +14,7 @@ from ..engine.fields import DEVICE_FIELDS, PLAN_FIELD_BY_NAME, by_name
 from .document import Document
 from .years_table import years_view
 from .labels import format_metric, format_metric_with_unit, label_with_unit, metric_label, metric_unit
+from .live_text import LiveText
 from .performance_view import legend_html, legend_label, set_text_if_changed
 from .bar_chart import HBarChart, nice_ceiling, paired_bar_plots
 from .plotting import (
@@ -151,6 +152,7 @@ class EconomicsView(QWidget):
         self.metric_box.activated.connect(self.refresh_tornado)
         self.fraction_box.activated.connect(self.refresh_tornado)
         self.legend = legend_label()
+        self.tornado_value = LiveText("#222")
         self.tornado_note = QLabel()
         self.tornado_note.setTextFormat(Qt.RichText)
         self.tornado_note.setWordWrap(True)
@@ -165,7 +167,7 @@ class EconomicsView(QWidget):
             plot.getPlotItem().setTitle(None)
         grid = QGridLayout()
         grid.addWidget(_chart_box(self.p_cash, [_title("Cumulative cash flow")], [self.cash_note]), 0, 0)
-        grid.addWidget(_chart_box(self.p_tornado, [tornado_bar], [self.tornado_note]), 0, 1)
+        grid.addWidget(_chart_box(self.p_tornado, [tornado_bar], [self.tornado_value, self.tornado_note]), 0, 1)
         grid.addWidget(_chart_box(self.bars, [self.cost_legend]), 1, 0, 1, 2)
         grid.setRowStretch(0, 1)
         grid.setRowStretch(1, 1)
@@ -293,9 +295,10 @@ class EconomicsView(QWidget):
             self.tornado_axis.picture = None
             self.tornado_axis.update()
         value = money_text(base) if money else format_metric_with_unit(metric, base)
-        self.tornado_note.setText(note or (
-            f"Tornado, {plan.name}: {metric_label(metric)} = {value.strip()}; each bar moves one input by "
-            f"± {fraction:.0%} with the others "
+        # the value changes with every edit: a LiveText (a new label text would re-lay out the tab)
+        self.tornado_value.setText("" if note else f"{plan.name}: {metric_label(metric)} = {value.strip()}")
+        set_text_if_changed(self.tornado_note, note or (
+            f"Each bar moves one input by ± {fraction:.0%} with the others "
             f"held: <span style='color:#e15759'>&#9632;</span> input lower, "
             f"<span style='color:#4e79a7'>&#9632;</span> input higher."))
         finite = np.concatenate([lows[np.isfinite(lows)], highs[np.isfinite(highs)], [b]])

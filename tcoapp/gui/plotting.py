@@ -9,6 +9,7 @@ import math
 import numpy as np
 
 import PySide6.QtCore  # noqa: F401  (binding choice for pyqtgraph)
+from PySide6.QtWidgets import QGraphicsItem
 import pyqtgraph as pg
 
 pg.setConfigOptions(antialias=True, background="w", foreground="k")
@@ -107,6 +108,14 @@ def set_title(item, text: str | None) -> None:
     item.setTitle("<br>".join(html.escape(line) for line in lines), **TITLE_STYLE)
 
 
+def cache_axes(item: pg.PlotItem) -> None:
+    """Paint each axis of a plot from a pixmap kept by Qt until the axis changes (its range, ticks, size).
+    Rendering an axis (its tick texts and grid lines) is most of what a repaint of an unchanged chart
+    costs; pyqtgraph calls update() on an axis whenever it changes, which renders it again."""
+    for entry in item.axes.values():
+        entry["item"].setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+
+
 def make_plot(title: str, x_label: str, y_label: str, *, x_axis=None, y_axis=None, log_x=False,
               grid: str = "y") -> pg.PlotWidget:
     axes = {"left": y_axis or NumberAxis("left"), "bottom": x_axis or NumberAxis("bottom")}
@@ -120,6 +129,7 @@ def make_plot(title: str, x_label: str, y_label: str, *, x_axis=None, y_axis=Non
         wanted = grid == "both" or (grid == "y") == (name == "left")
         axis.setGrid(GRID_ALPHA if wanted and grid else False)
     item.setMenuEnabled(False)
+    cache_axes(item)
     if log_x:
         item.setLogMode(x=True, y=False)
     widget.setMinimumSize(320, 220)

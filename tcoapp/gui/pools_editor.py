@@ -89,7 +89,9 @@ class PoolsEditor(QWidget):
             for col, key in enumerate(COLUMNS):
                 item = (self._used_item(rows[row] if row < len(rows) else {}, key[5:]) if key.startswith("used:")
                         else self._item(plan, pool, key))
-                self.table.setItem(row, col, item)
+                old = self.table.item(row, col)
+                if old is None or not _same_item(old, item):   # a new item re-measures its column
+                    self.table.setItem(row, col, item)
         self.table.blockSignals(False)
         self.remove_button.setEnabled(bool(plan.pools))
 
@@ -144,6 +146,13 @@ class PoolsEditor(QWidget):
     def _show(self, error: str | None) -> None:
         self.error.setText(error or "")
         self.error.setVisible(bool(error))
+
+
+def _same_item(a: QTableWidgetItem, b: QTableWidgetItem) -> bool:
+    """True where two cells look and behave the same (text, role data, colours, font, tooltip, flags)."""
+    return (a.text() == b.text() and a.data(Qt.UserRole) == b.data(Qt.UserRole) and a.flags() == b.flags()
+            and a.foreground() == b.foreground() and a.background() == b.background() and a.font() == b.font()
+            and a.toolTip() == b.toolTip())
 
 
 def _header(key: str) -> str:

@@ -177,7 +177,9 @@ def test_tornado_for_current_plan(window):
     econ = window.economics
     ticks = econ.p_tornado.getPlotItem().getAxis("left")._tickLevels
     assert ticks and len(ticks[0]) >= 3
-    assert "NPV" in econ.tornado_note.text()
+    plan = window.document.current_plan()
+    assert econ.tornado_value.text().startswith(f"{plan.name}: NPV")
+    assert "± 20%" in econ.tornado_note.text()
 
 
 EXTREME_EDITS = [

@@ -1,0 +1,78 @@
+"""An edit repaints what changed, not the whole tab: values that change with every edit are LiveText
+(no relayout), axes are cached, and the pools and calibration tables keep the cells that did not
+change."""
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QObject
+from PySide6.QtWidgets import QApplication, QGraphicsItem, QLabel, QVBoxLayout, QWidget
+
+from tcoapp.gui.live_text import LiveText
+from tcoapp.gui.pools_editor import COLUMNS
+
+
+class _Events(QObject):
+    def __init__(self, kinds):
+        super().__init__()
+        self.kinds, self.seen = kinds, []
+
+    def eventFilter(self, obj, event):
+        if event.type() in self.kinds:
+            self.seen.append((event.type(), event.rect() if event.type() == QEvent.Paint else None))
+        return False
+
+
+def test_live_text_repaints_without_asking_for_a_layout(qtbot):
+    box = QWidget()
+    text = LiveText()
+    QVBoxLayout(box).addWidget(text)
+    qtbot.addWidget(box)
+    box.show()
+    qtbot.waitExposed(box)
+    QApplication.processEvents()
+    spy = _Events({QEvent.LayoutRequest})
+    box.installEventFilter(spy)
+    text.setText("NPV = $86,167,589")
+    QApplication.processEvents()
+    assert text.text() == "NPV = $86,167,589" and text.toolTip() == text.text()
+    assert spy.seen == []
+    label = QLabel()
+    box.layout().addWidget(label)
+    QApplication.processEvents()
+    spy.seen.clear()
+    label.setText("NPV = $86,167,589")   # the QLabel it replaces does ask (the check can fail)
+    QApplication.processEvents()
+    assert spy.seen
+
+
+def test_economics_axes_are_cached_and_the_tornado_value_is_live_text(window):
+    window.tabs.setCurrentIndex(window.tabs.indexOf(window._economics_tab))
+    econ = window.economics
+    for item in econ.charts().values():
+        for entry in item.axes.values():
+            assert entry["item"].cacheMode() == QGraphicsItem.CacheMode.DeviceCoordinateCache
+    assert isinstance(econ.tornado_value, LiveText)
+    doc = window.document
+    old = econ.tornado_value.text()
+    assert doc.set_plan_value(doc.current_index, "utilization", 0.41) is None
+    assert econ.tornado_value.text() != old
+
+
+def test_pools_table_keeps_the_cells_an_edit_did_not_change(window):
+    doc, pools = window.document, window.editor.pools
+    table = pools.table
+    keep = {(r, c): table.item(r, c) for r in range(table.rowCount()) for c in range(table.columnCount())}
+    assert doc.set_plan_value(doc.current_index, "tensor_parallel", 1) is None
+    col, device_col = COLUMNS.index("tensor_parallel"), COLUMNS.index("device")
+    assert table.item(0, col).text() == "1"
+    assert table.item(0, col) is not keep[(0, col)]            # the changed cell is new
+    assert table.item(0, device_col) is keep[(0, device_col)]  # the others are kept
+
+
+def test_calibration_table_is_rebuilt_only_when_the_factors_change(window):
+    doc, editor = window.document, window.catalog.calibration
+    first = editor.table.item(0, 0)
+    assert doc.set_plan_value(doc.current_index, "utilization", 0.42) is None
+    assert editor.table.item(0, 0) is first   # a plan edit leaves the factors' table alone
+    editor.table.item(0, 0).setText("0.5")    # a factor edit rebuilds it
+    assert editor.table.item(0, 0) is not first
+    assert editor.table.item(0, 0).text() == "0.5"
