@@ -93,7 +93,6 @@ def set_scatter_if_changed(scatter, xs, ys, brushes, data) -> None:
 
 def paint_cash_line(line, color: str) -> None:
     line.setPen(pen(color))
-    line.setSymbolBrush(color)
 
 
 class EconomicsView(QWidget):
@@ -116,13 +115,18 @@ class EconomicsView(QWidget):
         self.p_tornado.getPlotItem().getAxis("left").enableAutoSIPrefix(False)
         cash = self.p_cash.getPlotItem()
         cash.addLine(y=0, pen=pen("#555", 1, Qt.DashLine))
-        self.cash_lines = ItemPool(cash, lambda i: pg.PlotDataItem(symbol="o", symbolSize=4, symbolPen=None),
-                                   paint_cash_line)
+        self.cash_lines = ItemPool(cash, lambda i: pg.PlotDataItem(), paint_cash_line)
+        # the years of every plan's line as one scatter (a symbol set per line costs a paint each)
+        self.cash_points = pg.ScatterPlotItem(size=4, pen=None)
+        self.cash_points.setZValue(1)
+        cash.addItem(self.cash_points)
         self.payback = pg.ScatterPlotItem(size=13, pen=pg.mkPen("k", width=1.5), tip=self._payback_tip, hoverable=True)
         cash.addItem(self.payback)
         self.tranches = pg.ScatterPlotItem(size=14, symbol="t1", pen=pg.mkPen("k", width=1), tip=self._tranche_tip,
                                            hoverable=True)
         cash.addItem(self.tranches)
+        for marker in (self.payback, self.tranches):
+            marker.setZValue(2)   # above the lines' year points
         self.cost_chart = HBarChart(self.p_cost, self.cost_axis, {c: COMPONENT_COLORS[c] for c in COMPONENTS},
                                     lambda v: f"${v:.3g}")
         self.cost_bars = self.cost_chart.bars
@@ -208,18 +212,25 @@ class EconomicsView(QWidget):
 
     def _draw_cash(self, results, colors):
         px, py, brushes, data = [], [], [], []
+        yx, yy, ybrushes = [], [], []
         for i, (line, r) in enumerate(zip(self.cash_lines.ensure(len(results), colors), results)):
             if self.cash_lines.changed(i, (r,)):
                 cumulative = np.cumsum(np.asarray(r.finance.cash_flows_usd if r.finance is not None else [], float))
                 if not np.isfinite(cumulative).any():
                     cumulative = np.empty(0)
                 line.setData(np.arange(cumulative.size), cumulative)
+            x, y = line.getData()
+            if x is not None and len(x):
+                yx.extend(x.tolist())
+                yy.extend(y.tolist())
+                ybrushes.extend([pg.mkBrush(colors[i])] * len(x))
             months = r.metrics["payback_months"]
             if np.isfinite(months):
                 px.append(months / 12.0)
                 py.append(0.0)
                 brushes.append(pg.mkBrush(colors[i]))
                 data.append(i)
+        set_scatter_if_changed(self.cash_points, yx, yy, ybrushes, [None] * len(yx))
         set_scatter_if_changed(self.payback, px, py, brushes, data)
         self._draw_tranches(results, colors)
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QHeaderView, QTableView
 
 from ..engine.finance.quantities import YEAR_QUANTITY_BY_KEY
@@ -28,8 +28,7 @@ ROWS = (
     ("cumulative_cash_flow_usd", "Cumulative cash flow", "USD"),
 )
 NEGATIVE = QBrush(QColor("#c62828"))
-RIGHT = int(Qt.AlignRight | Qt.AlignVCenter)
-_ROLES = frozenset((Qt.DisplayRole, Qt.UserRole, Qt.TextAlignmentRole, Qt.ForegroundRole))
+RIGHT = Qt.AlignRight | Qt.AlignVCenter
 
 
 def _text(value, unit: str) -> str:
@@ -44,14 +43,31 @@ def _text(value, unit: str) -> str:
     return f"{value:,.4g}" if abs(value) < 1e4 else f"{value:.3e}"
 
 
-class YearsModel(QAbstractTableModel):
+def _widest(cells: list[list[tuple]]) -> list[int]:
+    """The longest text of each column, in characters."""
+    return [max(len(line[c][0]) for line in cells) for c in range(len(cells[0]))] if cells and cells[0] else []
+
+
+class YearsModel(QStandardItemModel):
+    """The cells are Qt items (painting a cell asks no Python code); a reload sets only the cells whose
+    text changed. After each reload `reloaded` is emitted, with `grown` the columns whose longest text
+    grew and `reshaped` whether the years changed (new columns)."""
+
+    reloaded = Signal()
+
     def __init__(self, document: Document, parent=None):
-        super().__init__(parent)
+        super().__init__(len(ROWS), 0, parent)
         self._doc = document
         self._years: list[dict] = []
-        self._cells: list[list[tuple]] = []
+        self._cells: list[list[tuple]] = [[] for _ in ROWS]   # (text, value, negative) shown
         self._shown = None      # the PlanResult shown: an edit of another plan leaves the table alone
         self.grown: list[int] = []
+        self.reshaped = False
+        for row, (key, label, unit) in enumerate(ROWS):
+            header = QStandardItem(f"{label} [{unit}]")
+            quantity = YEAR_QUANTITY_BY_KEY.get(key)
+            header.setToolTip(quantity.help if quantity else "The plan's output price in the year (price x price index).")
+            self.setVerticalHeaderItem(row, header)
         document.scenario_changed.connect(self.reload)
         document.current_changed.connect(self.reload)
         self.reload()
@@ -63,61 +79,38 @@ class YearsModel(QAbstractTableModel):
         if result is not None and result is self._shown:
             return
         years = result.year_rows() if result is not None else []
-        same_shape = [y.get("year") for y in years] == [y.get("year") for y in self._years]
-        if not same_shape:
-            self.beginResetModel()
-        before = self._widest()
+        self.reshaped = [y.get("year") for y in years] != [y.get("year") for y in self._years]
         self._shown, self._years = result, years
-        self._cells = [[self._cell(row, col) for col in range(len(self._years))] for row in range(len(ROWS))]
-        after = self._widest()
+        if self.reshaped:
+            self.setColumnCount(len(years))
+            self.setHorizontalHeaderLabels([f"year {y['year']}" for y in years])
+        cells = [[self._cell(row, col) for col in range(len(years))] for row in range(len(ROWS))]
+        for row, line in enumerate(cells):
+            for col, cell in enumerate(line):
+                if not self.reshaped and cell == self._cells[row][col]:
+                    continue
+                item = self.item(row, col)
+                if item is None:
+                    item = QStandardItem()
+                    item.setEditable(False)
+                    item.setTextAlignment(RIGHT)
+                    self.setItem(row, col, item)
+                text, value, negative = cell
+                item.setData(value, Qt.UserRole)
+                item.setData(NEGATIVE if negative else None, Qt.ForegroundRole)   # None: the palette's colour
+                item.setText(text)
+        before, self._cells = _widest(self._cells), cells
+        after = _widest(cells)
         # columns whose longest text grew (the view widens them; values that only change keep their width)
-        self.grown = [c for c, n in enumerate(after) if same_shape and c < len(before) and n > before[c]]
-        if not same_shape:
-            self.endResetModel()
-        elif self._years:   # the same years: new values in place (no relayout of the headers)
-            self.dataChanged.emit(self.index(0, 0), self.index(len(ROWS) - 1, len(self._years) - 1))
-
-    def _widest(self) -> list[int]:
-        """The longest text of each column, in characters."""
-        return [max((len(row[c][0]) for row in self._cells), default=0) for c in range(len(self._years))]
+        self.grown = [c for c, n in enumerate(after) if not self.reshaped and c < len(before) and n > before[c]]
+        self.reloaded.emit()
 
     def _cell(self, row: int, col: int) -> tuple:
-        """(text, raw value, negative) of one cell, formatted once per reload (data() is called often)."""
+        """(text, raw value, negative) of one cell."""
         key, _, unit = ROWS[row]
         value = self._years[col].get(key)
         text = "" if value is None and col == 0 else _text(value, unit)
         return text, value, isinstance(value, float) and value < 0
-
-    def rowCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(ROWS)
-
-    def columnCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self._years)
-
-    def headerData(self, section, orientation, role=Qt.DisplayRole):
-        if orientation == Qt.Horizontal:
-            if role == Qt.DisplayRole and section < len(self._years):
-                return f"year {self._years[section]['year']}"
-            return None
-        key, label, unit = ROWS[section]
-        if role == Qt.DisplayRole:
-            return f"{label} [{unit}]"
-        if role == Qt.ToolTipRole:
-            quantity = YEAR_QUANTITY_BY_KEY.get(key)
-            return quantity.help if quantity else "The plan's output price in the year (price x price index)."
-        return None
-
-    def data(self, index, role=Qt.DisplayRole):
-        if role not in _ROLES or not index.isValid() or index.column() >= len(self._years):
-            return None
-        text, value, negative = self._cells[index.row()][index.column()]
-        if role == Qt.DisplayRole:
-            return text
-        if role == Qt.UserRole:
-            return value
-        if role == Qt.TextAlignmentRole:
-            return RIGHT
-        return NEGATIVE if negative else None
 
 
 def years_view(document: Document) -> QTableView:
@@ -128,8 +121,8 @@ def years_view(document: Document) -> QTableView:
     view.horizontalHeader().setSectionResizeMode(QHeaderView.Interactive)
     view.verticalHeader().setSectionResizeMode(QHeaderView.Fixed)
     view.verticalHeader().setDefaultSectionSize(22)
-    model.modelReset.connect(view.resizeColumnsToContents)
-    model.dataChanged.connect(lambda *_: [view.resizeColumnToContents(c) for c in model.grown])
+    model.reloaded.connect(lambda: view.resizeColumnsToContents() if model.reshaped else
+                           [view.resizeColumnToContents(c) for c in model.grown])
     view.resizeColumnsToContents()
     view.setToolTip("The current plan year by year (docs/model.md, 'Years')")
     view.setMinimumHeight(180)
