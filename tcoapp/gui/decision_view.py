@@ -14,13 +14,14 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QSpli
 from ..engine.decision import OBJECTIVES
 from .decision_model import DecisionModel, objective_text, ranking_html
 from .document import Document
+from .when_shown import WhenShown
 
 
 class DecisionView(QWidget):
     def __init__(self, document: Document, parent=None):
         super().__init__(parent)
         self._doc = document
-        self._stale = True
+        self.when_shown = WhenShown(self)
         self.model = DecisionModel(document, self)
         self.objective = QComboBox()
         for key, (label, _, _) in OBJECTIVES.items():
@@ -62,18 +63,12 @@ class DecisionView(QWidget):
         layout.addLayout(bar)
         layout.addWidget(self.headline)
         layout.addWidget(split, 1)
-        document.scenario_changed.connect(self._changed)
+        document.scenario_changed.connect(self.when_shown.changed)
         self.refresh()
-
-    def _changed(self, *_):
-        self._stale = True
-        if self.isVisible():
-            self.refresh()
 
     def showEvent(self, event):
         super().showEvent(event)
-        if self._stale:
-            self.refresh()
+        self.when_shown.shown()
         if self._chart is None:   # two turns of the event loop: the window is on screen first
             QTimer.singleShot(0, lambda: QTimer.singleShot(0, lambda: self.chart))
 
@@ -105,7 +100,7 @@ class DecisionView(QWidget):
             self._doc.set_current_index(int(text[5:]))
 
     def refresh(self) -> None:
-        self._stale = False
+        self.when_shown.stale = False
         names = [p.name for p in self._doc.scenario.plans]
         ref_name = self.reference.currentText()
         self.reference.blockSignals(True)

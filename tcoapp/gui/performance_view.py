@@ -19,6 +19,7 @@ from .bar_chart import nice_ceiling
 from .log_axes import LogAxes
 from .plotting import ItemPool, legend_entry, make_plot, pen, pg, set_title, wants_log
 from .target_lines import TargetLines, targets_of
+from .when_shown import WhenShown
 from .worker import TaskRunner
 
 CONFIG_TEXT = {"tensor_parallel": "TP", "expert_parallel": "EP", "attention_dp": "attention DP",
@@ -117,17 +118,10 @@ class PerformanceView(QWidget):
         layout.addWidget(self.info)
         self._auto = QTimer(self, singleShot=True, interval=300)
         self._auto.timeout.connect(self._auto_sweep)
-        self._stale = False
-        document.scenario_changed.connect(self._changed)
-        document.current_changed.connect(self._changed)
+        self.when_shown = WhenShown(self)
+        document.scenario_changed.connect(self.when_shown.changed)
+        document.current_changed.connect(self.when_shown.changed)
         self.refresh()
-
-    def _changed(self, *_):
-        """Redraw now if the tab is on screen, else when it is next shown (an edit redraws what is seen)."""
-        if self.isVisible() or not self.window().isVisible():
-            self.refresh()
-        else:
-            self._stale = True
 
     def charts(self) -> dict[str, pg.PlotItem]:
         return {"Throughput per device vs batch": self.p_device.getPlotItem(),
@@ -137,7 +131,7 @@ class PerformanceView(QWidget):
 
     # --- drawing -----------------------------------------------------------------------------
     def refresh(self, *_):
-        self._stale = False
+        self.when_shown.stale = False
         scenario, results = self._doc.scenario, self._doc.results
         n = len(scenario.plans)
         colors = self._doc.plan_colors
@@ -239,8 +233,7 @@ class PerformanceView(QWidget):
 
     def showEvent(self, event):
         super().showEvent(event)
-        if self._stale:
-            self.refresh()
+        self.when_shown.shown()
         plan = self._doc.current_plan()
         if plan is not None and sweep_key(plan) != self._sweep_key:
             self._auto.start()

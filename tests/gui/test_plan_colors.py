@@ -106,6 +106,6 @@ def test_a_hidden_performance_tab_redraws_when_shown_not_on_every_edit(window):
     original = view.refresh
     view.refresh = lambda *a: (calls.append(1), original(*a))
     doc.set_plan_value(1, "utilization", 0.55)
-    assert calls == [] and view._stale
+    assert calls == [] and view.when_shown.stale
     window.tabs.setCurrentIndex(window.tabs.indexOf(window._performance_tab))
-    assert calls == [1] and not view._stale and view.isVisible()
+    assert calls == [1] and not view.when_shown.stale and view.isVisible()
