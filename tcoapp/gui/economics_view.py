@@ -219,7 +219,7 @@ class EconomicsView(QWidget):
                 if not np.isfinite(cumulative).any():
                     cumulative = np.empty(0)
                 line.setData(np.arange(cumulative.size), cumulative)
-            x, y = line.getData()
+            x, y = line.xData, line.yData   # the data set (getData() is the display copy, clipped to the view)
             if x is not None and len(x):
                 yx.extend(x.tolist())
                 yy.extend(y.tolist())

@@ -76,3 +76,21 @@ def test_calibration_table_is_rebuilt_only_when_the_factors_change(window):
     editor.table.item(0, 0).setText("0.5")    # a factor edit rebuilds it
     assert editor.table.item(0, 0) is not first
     assert editor.table.item(0, 0).text() == "0.5"
+
+
+def test_the_cash_flow_year_points_sit_on_every_plans_line_in_its_colour(window):
+    import numpy as np
+
+    window.tabs.setCurrentIndex(window.tabs.indexOf(window._economics_tab))
+    econ, doc = window.economics, window.document
+    assert doc.set_plan_value(1, "utilization", 0.45) is None
+    x, y = econ.cash_points.getData()
+    colours = [b.color().name() for b in econ.cash_points.data["brush"]]
+    start = 0
+    for i, result in enumerate(doc.results):
+        cumulative = np.cumsum(result.finance.cash_flows_usd)
+        n = cumulative.size
+        assert np.allclose(x[start:start + n], np.arange(n)) and np.allclose(y[start:start + n], cumulative)
+        assert set(colours[start:start + n]) == {doc.plan_colors[i]}
+        start += n
+    assert start == len(x)
