@@ -83,6 +83,23 @@ def input_label(key: str) -> str:
     return metric_label(key) if key in ("tokens_per_s_per_device", "power_w") else key.replace("_", " ")
 
 
+def sticky_span(shown: tuple[float, float] | None, lo: float, hi: float, fill: float = 0.4) -> tuple[float, float]:
+    """An axis range for data in [lo, hi]: the one shown while it holds the data and the data fill at least
+    `fill` of it; else the shown one grown to hold the data, while they still fill it; else a new one. New
+    ranges sit on a grid of round steps. An edit then moves the bars against a still axis (nothing jumps,
+    and the axis is not rendered again) until they leave it or shrink to a sliver; edits back and forth
+    between two values settle on one range that holds both."""
+    def fills(a: float, b: float) -> bool:
+        return hi - lo >= fill * (b - a)
+
+    if shown is not None and shown[0] <= lo and hi <= shown[1] and fills(*shown):
+        return shown
+    if shown is not None and fills(min(shown[0], lo), max(shown[1], hi)):
+        lo, hi = min(shown[0], lo), max(shown[1], hi)
+    step = nice_ceiling((hi - lo) / 6.0)
+    return float(np.floor(lo / step) * step), float(np.ceil(hi / step) * step)
+
+
 def set_scatter_if_changed(scatter, xs, ys, brushes, data) -> None:
     """setData only when the points differ from those shown (rebuilding a scatter costs a redraw)."""
     key = (list(xs), list(ys), [b.color().name() for b in brushes], list(data))
@@ -315,9 +332,7 @@ class EconomicsView(QWidget):
         finite = np.concatenate([lows[np.isfinite(lows)], highs[np.isfinite(highs)], [b]])
         lo, hi = float(finite.min()), float(finite.max())
         pad = (hi - lo) * 0.08 or abs(b) * 0.1 or 1.0
-        # a range on a grid of round steps: a small edit keeps it (the axis is not re-rendered, nothing jumps)
-        step = nice_ceiling((hi - lo + 2 * pad) / 6.0)
-        span = (float(np.floor((lo - pad) / step) * step), float(np.ceil((hi + pad) / step) * step))
+        span = sticky_span(self._tornado_span, lo - pad, hi + pad)
         if span != self._tornado_span:
             self._tornado_span = span
             item.setXRange(*span, padding=0)

@@ -94,3 +94,15 @@ def test_the_cash_flow_year_points_sit_on_every_plans_line_in_its_colour(window)
         assert set(colours[start:start + n]) == {doc.plan_colors[i]}
         start += n
     assert start == len(x)
+
+
+def test_the_tornado_range_stays_while_it_holds_the_bars_and_settles_on_edits_back_and_forth():
+    from tcoapp.gui.economics_view import sticky_span
+
+    first = sticky_span(None, 121e6, 238e6)
+    assert first[0] <= 121e6 and first[1] >= 238e6 and first == (120e6, 240e6)   # round steps of 20M
+    assert sticky_span(first, 125e6, 235e6) is first          # the bars moved inside it: kept
+    grown = sticky_span(first, 141e6, 262e6)                   # they left it: it grows to hold both
+    assert grown[0] <= 120e6 and grown[1] >= 262e6
+    assert sticky_span(grown, 121e6, 238e6) == grown          # back again: the same range
+    assert sticky_span(grown, -2.0, 3.0) == (-2.0, 3.0)       # another metric (a sliver in it): a new range
