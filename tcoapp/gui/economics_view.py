@@ -18,7 +18,8 @@ from .live_text import LiveText
 from .performance_view import legend_html, legend_label, set_text_if_changed
 from .bar_chart import HBarChart, nice_ceiling, paired_bar_plots
 from .plotting import (
-    COMPONENT_COLORS, ItemPool, MoneyAxis, NumberAxis, category_ticks, legend_entry, make_plot, money_text, pen, pg,
+    COMPONENT_COLORS, ItemPool, MoneyAxis, NumberAxis, brush, category_ticks, legend_entry, make_plot, money_text, pen,
+    pg,
 )
 
 DEVICE_FIELD_BY_NAME = by_name(DEVICE_FIELDS)
@@ -240,12 +241,12 @@ class EconomicsView(QWidget):
             if x is not None and len(x):
                 yx.extend(x.tolist())
                 yy.extend(y.tolist())
-                ybrushes.extend([pg.mkBrush(colors[i])] * len(x))
+                ybrushes.extend([brush(colors[i])] * len(x))
             months = r.metrics["payback_months"]
             if np.isfinite(months):
                 px.append(months / 12.0)
                 py.append(0.0)
-                brushes.append(pg.mkBrush(colors[i]))
+                brushes.append(brush(colors[i]))
                 data.append(i)
         set_scatter_if_changed(self.cash_points, yx, yy, ybrushes, [None] * len(yx))
         set_scatter_if_changed(self.payback, px, py, brushes, data)
@@ -262,7 +263,7 @@ class EconomicsView(QWidget):
             for year in np.nonzero(capex[1:] > 0)[0] + 1:
                 tx.append(float(year))
                 ty.append(float(cumulative[year]))
-                brushes.append(pg.mkBrush(colors[i]))
+                brushes.append(brush(colors[i]))
                 data.append((i, int(year), float(capex[year])))
         set_scatter_if_changed(self.tranches, tx, ty, brushes, data)
 
@@ -283,7 +284,7 @@ class EconomicsView(QWidget):
     def _draw_rack(self, results, names, colors):
         values = np.array([r.metrics["revenue_usd_per_rack_per_year"] for r in results], float)
         self.rack_chart.set_data(names, {"revenue": values}, [missing_reason(r) for r in results],
-                                 brushes={"revenue": [pg.mkBrush(c) for c in colors]})
+                                 brushes={"revenue": [brush(c) for c in colors]})
 
     def _category_axis(self, widget, names):
         item = widget.getPlotItem()

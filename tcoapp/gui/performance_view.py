@@ -17,7 +17,7 @@ from ..engine.serving_freeze import frozen_plan
 from .perf_data import curve_for, sweep_for_plan, sweep_key
 from .bar_chart import nice_ceiling
 from .log_axes import LogAxes
-from .plotting import ItemPool, legend_entry, make_plot, pen, pg, set_title, wants_log
+from .plotting import ItemPool, brush, legend_entry, make_plot, pen, pg, set_title, wants_log
 from .target_lines import TargetLines, targets_of
 from .when_shown import WhenShown
 from .worker import TaskRunner
@@ -197,7 +197,7 @@ class PerformanceView(QWidget):
         points = (tuple(zip(ok, px, py, colors)), axes.log)
         if points != self._shown_points:
             self._shown_points = points
-            self.points.setData(axes.x(px), axes.y(py), data=list(ok), brush=[pg.mkBrush(colors[i]) for i in ok])
+            self.points.setData(axes.x(px), axes.y(py), data=list(ok), brush=[brush(colors[i]) for i in ok])
         self.front_targets.update(targets, lambda v: float(axes.x([v])[0]))
         if self.sweep is None:
             self._fit_front(px, py)

@@ -4,6 +4,7 @@ PySide6 is imported before pyqtgraph so pyqtgraph binds to it.
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -134,6 +135,14 @@ def make_plot(title: str, x_label: str, y_label: str, *, x_axis=None, y_axis=Non
         item.setLogMode(x=True, y=False)
     widget.setMinimumSize(320, 220)
     return widget
+
+
+@functools.lru_cache(maxsize=256)
+def brush(color: str):
+    """The one brush of a colour. Scatter plots render each symbol once per brush object (pyqtgraph's
+    symbol atlas keys on the object), so a new brush per redraw would render every symbol again and
+    grow the atlas with every edit."""
+    return pg.mkBrush(color)
 
 
 def pen(color: str, width: float = 2.0, style=None):

@@ -14,7 +14,7 @@ from .inline_error import InlineError
 from .labels import label_with_unit
 from .performance_view import legend_label, set_text_if_changed
 from .log_axes import LogAxes
-from .plotting import ItemPool, NumberAxis, legend_entry, make_plot, pen, pg
+from .plotting import ItemPool, NumberAxis, brush, legend_entry, make_plot, pen, pg
 from .signature_data import frontiers, plan_points
 
 MODES = {"per_mw": "Tokens/s per MW [tokens/s/MW]",
@@ -88,7 +88,7 @@ class SignatureChart(QWidget):
             line.setPen(pen(frontier_color(f, colors), 2.5))
         ok = [p for p in points if np.isfinite(p.tokens_per_s_per_user) and np.isfinite(getattr(p, ykey))]
         self.points.setData(lx([p.tokens_per_s_per_user for p in ok]), ly([getattr(p, ykey) for p in ok]),
-                            data=[p.index for p in ok], brush=[pg.mkBrush(colors[p.index]) for p in ok])
+                            data=[p.index for p in ok], brush=[brush(colors[p.index]) for p in ok])
         wanted = sorted({p.target for p in points if p.target is not None})
         for line, target in zip(self.targets.ensure(len(wanted)), wanted):
             line.setValue(float(lx([target])[0]))

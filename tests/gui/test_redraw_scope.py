@@ -106,3 +106,15 @@ def test_the_tornado_range_stays_while_it_holds_the_bars_and_settles_on_edits_ba
     assert grown[0] <= 120e6 and grown[1] >= 262e6
     assert sticky_span(grown, 121e6, 238e6) == grown          # back again: the same range
     assert sticky_span(grown, -2.0, 3.0) == (-2.0, 3.0)       # another metric (a sliver in it): a new range
+
+
+def test_edits_do_not_render_the_scatter_symbols_again(window):
+    """One brush object per colour: pyqtgraph's symbol atlas keys on the object, so new brushes would render
+    every symbol again on each edit and grow the atlas for as long as the window is open."""
+    window.tabs.setCurrentIndex(window.tabs.indexOf(window._economics_tab))
+    econ, doc = window.economics, window.document
+    doc.set_plan_value(0, "utilization", 0.5)
+    sizes = [len(econ.cash_points.fragmentAtlas), len(econ.payback.fragmentAtlas)]
+    for value in (0.55, 0.6, 0.65, 0.5):
+        assert doc.set_plan_value(0, "utilization", value) is None
+    assert [len(econ.cash_points.fragmentAtlas), len(econ.payback.fragmentAtlas)] == sizes
