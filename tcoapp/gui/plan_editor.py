@@ -25,7 +25,9 @@ SIZING_INPUT = {"devices": "device_count", "facility_power": "facility_power_kw"
                 "capex_budget": "capex_budget_usd", "demand": "demand_tokens_per_day"}
 NAME_LISTS = {"device": "devices", "prefill_device": "devices", "decode_device": "devices", "model": "models",
               "curve": "curves", "price_tiers": "price_tiers"}
+POOL_DEVICE_KEYS = ("device", "prefill_device", "decode_device")   # set per pool by a plan's Pools rows
 SELECTION_LAST = [f.name for f in PLAN_FIELDS if f.group == "selection"][-1]
+USED_ITEM = "\x00used"   # the data of a greyed name list's item showing what the engine used
 ERROR_STYLE = "QLineEdit { border: 2px solid #c62828; background: #ffebee; }"
 
 
@@ -115,7 +117,14 @@ class FieldEditor(QWidget):
         if isinstance(w, QCheckBox):
             w.setChecked(bool(value))
         elif isinstance(w, QComboBox) and self.field.name in NAME_LISTS:
-            i = w.findData(value or "")
+            used_item = w.findData(USED_ITEM)
+            if used_item >= 0:
+                w.removeItem(used_item)
+            if used is not None:   # greyed: what the engine used, as an item of its own (it is not a choice)
+                w.addItem(str(used), USED_ITEM)
+                i = w.count() - 1
+            else:
+                i = w.findData(value or "")
             if i < 0:
                 w.addItem(value, value)
                 i = w.count() - 1
@@ -254,7 +263,9 @@ class PlanEditor(QWidget):
             greyed.add("device_count")
         if plan.has_target:
             greyed.add("batch")
-        for name in set(SIZING_INPUT.values()) | {"batch"}:
+        if plan.pools:   # each Pools row names its device and role: the plan's own are not used
+            greyed.update(POOL_DEVICE_KEYS)
+        for name in set(SIZING_INPUT.values()) | {"batch"} | set(POOL_DEVICE_KEYS):
             editor = self.editors[name]
             editor.widget.setEnabled(name not in greyed)
             editor.widget.setToolTip(editor.tip + (f"\n{used[name][1]}" if name in used else ""))
@@ -272,4 +283,10 @@ def engine_used(plan, result) -> dict[str, tuple[float, str]]:
         why = "the pools' devices" if plan.pools and plan.sizing_mode == "devices" else f"sizing by {plan.sizing_mode}"
         out["device_count"] = (m["device_count"], f"Greyed: {m['device_count']:,.0f} devices from {why} "
                                                   f"(the {plan.device_count:,.0f} entered is kept in the workbook).")
+    if plan.pools:
+        devices = " + ".join(dict.fromkeys(p.device for p in plan.pools))
+        out["device"] = (devices, f"Greyed: the plan's Pools rows name its devices ({devices}); the device "
+                                  f"entered here ({plan.device}) is not used.")
+        for key in POOL_DEVICE_KEYS[1:]:
+            out[key] = ("(per pool)", "Greyed: the plan's Pools rows give each pool its role and device.")
     return out

@@ -98,3 +98,23 @@ def test_pools_table_shows_the_devices_and_batch_the_engine_used(window):
     assert not used.flags() & Qt.ItemIsEditable
     assert editor.table.item(0, COLUMNS.index("used:batch")).text() == f"{result.metrics['batch']:g}"
     assert "share" in share.toolTip()
+
+
+def test_with_pools_rows_the_plan_device_fields_are_greyed_and_show_the_pools_devices(window):
+    doc, pools, editors = window.document, window.editor.pools, window.editor.editors
+    device = doc.current_plan().device
+    assert editors["device"].widget.isEnabled() and editors["device"].widget.currentText() == device
+    pools.add_button.click()
+    pools.table.item(1, _col("device")).setText("B200")
+    combo = editors["device"].widget
+    assert not combo.isEnabled()
+    assert combo.currentText() == f"{device} + B200"                     # what the engine used
+    assert "not used" in combo.toolTip() and device in combo.toolTip()
+    for key in ("prefill_device", "decode_device"):
+        assert not editors[key].widget.isEnabled() and editors[key].widget.currentText() == "(per pool)"
+    doc.undo_stack.undo()
+    doc.undo_stack.undo()                                                # back to no Pools rows
+    assert not doc.current_plan().pools
+    assert combo.isEnabled() and combo.currentText() == device
+    assert combo.findText(f"{device} + B200") < 0                        # the shown-used item is gone
+    assert editors["prefill_device"].widget.isEnabled()
