@@ -8,6 +8,7 @@ import numpy as np
 
 from ..engine.fields import SELECTION_FIELDS, SERVING_FIELDS, WORKLOAD_FIELDS
 from ..engine.operating import plan_curve
+from ..engine.performance.pool_pair import busy_power_w, decode_curve
 from ..engine.pools import pool_plan, resolve_pools
 
 GRID = np.unique(np.round(np.geomspace(1, 4096, 64)))
@@ -23,32 +24,72 @@ def _grid(scenario, plan) -> np.ndarray:
     return GRID
 
 
-def shown_plan(plan):
-    """The plan whose curve the view draws: a fleet with Pools rows shows its first serve or decode
-    pool (its device and serving configuration); any other plan shows itself."""
+def shown_pool(plan) -> int | None:
+    """The pool a plan with Pools rows is drawn as (its first serve or decode pool); None without rows."""
     if not plan.pools:
-        return plan
-    pools = resolve_pools(plan)
-    main = next((p for p in pools if p.role in ("serve", "decode")), pools[0])
-    return pool_plan(plan, main)
+        return None
+    roles = [p.role for p in plan.pools]
+    return next((i for i, role in enumerate(roles) if role in ("serve", "decode")), 0)
+
+
+def shown_plan(plan):
+    """The plan whose curve the view draws: a fleet with Pools rows shows its `shown_pool` (its device
+    and serving configuration); any other plan shows itself."""
+    i = shown_pool(plan)
+    return plan if i is None else pool_plan(plan, resolve_pools(plan)[i])
+
+
+def shown_point(plan, result) -> dict[str, float]:
+    """Where the plan's marker sits on the batch charts: its operating point; for a plan with Pools rows
+    its shown pool's (batch, tokens/s per device and per user, tokens per joule at the pool's power)."""
+    i = shown_pool(plan)
+    m = result.metrics
+    keys = ("batch", "tokens_per_s_per_device", "tokens_per_s_per_user", "tokens_per_joule")
+    if i is None:
+        return {k: float(m[k]) for k in keys}
+    rows = result.pool_rows()
+    row = rows[i] if i < len(rows) else {}
+    value = lambda k: float(row[k]) if row.get(k) is not None else float("nan")  # noqa: E731
+    power = value("power_w")
+    return {"batch": value("batch"), "tokens_per_s_per_device": value("tokens_per_s_per_device"),
+            "tokens_per_s_per_user": value("tokens_per_s_per_user"),
+            "tokens_per_joule": value("tokens_per_s_per_device") / power if power > 0 else float("nan")}
+
+
+def _decode_values(scenario, plan, batch) -> dict[str, np.ndarray]:
+    """A decode pool's own curve: decode steps only (its requests arrive prefilled)."""
+    device, factors = scenario.device(plan.device), scenario.factors_for(plan.device)
+    curve = decode_curve(device, scenario.model(plan.model), plan.serving, plan.workload, batch, factors)
+    per_device = curve.requests_per_s_per_device * plan.output_tokens
+    bad = curve.batch > curve.max_batch_by_memory
+    power = busy_power_w(device, curve.busy, factors)
+    return {"tokens_per_s_per_device": np.where(bad, np.nan, per_device),
+            "tokens_per_s_per_user": np.where(bad, np.nan, curve.tokens_per_s_per_user),
+            "tokens_per_joule": np.where(bad, np.nan, per_device / power)}
 
 
 def curve_for(scenario, plan) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """(batch, {tokens_per_s_per_device, tokens_per_s_per_user, tokens_per_joule}); infeasible = NaN.
-    A fleet plan's curve is its first serve or decode pool's (`shown_plan`)."""
+    A fleet plan's curve is its shown pool's (`shown_plan`); a decode pool's is decode only."""
+    i = shown_pool(plan)
+    decode = i is not None and plan.pools[i].role == "decode"
     plan = shown_plan(plan)
-    key = (tuple(getattr(plan, k) for k in _CURVE_KEYS), id(scenario.devices), id(scenario.models),
+    decode = decode and not plan.curve
+    key = (tuple(getattr(plan, k) for k in _CURVE_KEYS), decode, id(scenario.devices), id(scenario.models),
            id(scenario.curves), scenario.factors_for(plan.device))
     hit = _cache.get(key)
     if hit is not None and hit[0] is scenario.devices and hit[1] is scenario.models and hit[2] is scenario.curves:
         return hit[3]
     batch = _grid(scenario, plan)
     try:
-        curve, _ = plan_curve(scenario, plan, batch)
-        bad = ~np.asarray(curve.feasible, bool) if not plan.curve else np.zeros(batch.shape, bool)
-        values = {"tokens_per_s_per_device": np.where(bad, np.nan, curve.tokens_per_s_per_device),
-                  "tokens_per_s_per_user": np.where(bad, np.nan, curve.tokens_per_s_per_user),
-                  "tokens_per_joule": np.where(bad, np.nan, curve.tokens_per_joule)}
+        if decode:
+            values = _decode_values(scenario, plan, batch)
+        else:
+            curve, _ = plan_curve(scenario, plan, batch)
+            bad = ~np.asarray(curve.feasible, bool) if not plan.curve else np.zeros(batch.shape, bool)
+            values = {"tokens_per_s_per_device": np.where(bad, np.nan, curve.tokens_per_s_per_device),
+                      "tokens_per_s_per_user": np.where(bad, np.nan, curve.tokens_per_s_per_user),
+                      "tokens_per_joule": np.where(bad, np.nan, curve.tokens_per_joule)}
     except Exception:  # noqa: BLE001 - the plan's notes carry the engine's message; draw nothing
         nan = np.full(batch.shape, np.nan)
         values = {"tokens_per_s_per_device": nan, "tokens_per_s_per_user": nan, "tokens_per_joule": nan}

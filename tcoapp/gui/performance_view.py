@@ -14,7 +14,7 @@ from ..engine.decision import target_text
 from .document import Document
 from .labels import label_with_unit
 from ..engine.serving_freeze import frozen_plan
-from .perf_data import curve_for, sweep_for_plan, sweep_key
+from .perf_data import curve_for, shown_point, sweep_for_plan, sweep_key
 from .bar_chart import nice_ceiling
 from .log_axes import LogAxes
 from .plotting import ItemPool, brush, legend_entry, make_plot, pen, pg, set_title, wants_log
@@ -47,6 +47,12 @@ def legend_html(names: list[str], colors) -> str:
 
 def paint_marker(item, color: str) -> None:
     item.setSymbolBrush(color)
+
+
+HOVER_HINT = "Hover a swept point to see its configuration; click it to make it the current plan's operating point."
+POOLS_FRONTIER = ("The frontier sweeps one device serving whole requests; a plan with Pools rows runs pools of their "
+                  "own devices and roles, so it has no frontier here. The batch charts show its first serve or "
+                  "decode pool.")
 
 
 class PerformanceView(QWidget):
@@ -95,8 +101,7 @@ class PerformanceView(QWidget):
         self._drawn_sweep = None
 
         self.legend = legend_label()
-        self.info = QLabel("Hover a swept point to see its configuration; click it to make it the current "
-                           "plan's operating point.")
+        self.info = QLabel(HOVER_HINT)
         self.info.setStyleSheet("color: #444;")
         self.info.setWordWrap(True)
         self.info.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
@@ -140,6 +145,7 @@ class PerformanceView(QWidget):
         curves = [curve_for(scenario, frozen_plan(plan, results[i].searches) if i < len(results) else plan)
                   for i, plan in enumerate(scenario.plans)]
         keys = ("tokens_per_s_per_device", "tokens_per_s_per_user", "tokens_per_joule")
+        points = [shown_point(plan, results[i]) for i, plan in enumerate(scenario.plans[:len(results)])]
         for widget, (lines, marks), key in zip((self.p_device, self.p_user, self.p_joule), self._line_pools, keys):
             log = wants_log(np.concatenate([c[1][key] for c in curves])) if curves else False
             if self.log_y.get(key) != log:     # values spanning more than 10x: a log axis
@@ -149,8 +155,7 @@ class PerformanceView(QWidget):
                 batch, values = curves[i][0], curves[i][1][key]
                 if lines.changed(i, (batch, values)):
                     line.setData(batch, values)
-                m = results[i].metrics
-                x, y = float(m["batch"]), float(m[key])
+                x, y = points[i]["batch"], points[i][key]
                 ok = bool(np.isfinite(x) and np.isfinite(y))
                 if marks.changed(i, (x, y) if ok else ("none",)):
                     mark.setData([x] if ok else [], [y] if ok else [])
@@ -158,8 +163,10 @@ class PerformanceView(QWidget):
         xs = [r.metrics["tokens_per_s_per_user"] for r in results]
         ys = [r.metrics["tokens_per_s_per_device"] for r in results]
         current = self._doc.current_plan()
-        same = [current is not None and (p.device, p.model) == (current.device, current.model)
-                for p in scenario.plans]   # the frontier is of the current plan's device and model
+        # the frontier is of the current plan's device and model, aggregated serving: plans with Pools
+        # rows (pools of their own devices and roles) are not points of it, nor is it theirs
+        same = [current is not None and not current.pools and not p.pools
+                and (p.device, p.model) == (current.device, current.model) for p in scenario.plans]
         ok = [i for i in range(n) if same[i] and np.isfinite(xs[i]) and np.isfinite(ys[i])]
         user_log = self.log_y.get("tokens_per_s_per_user", False)
         self.user_targets.update(targets_of(scenario.plans), lambda v: float(np.log10(v)) if user_log else v)
@@ -172,10 +179,18 @@ class PerformanceView(QWidget):
         """Title the frontier after the current plan's device and model; drop a sweep of another one."""
         if plan is None:
             return
-        title = f"Frontier: {plan.device} / {plan.model}"
+        title = (f"Frontier: {plan.device} / {plan.model}" if not plan.pools else
+                 "Frontier: n/a (a plan with Pools rows)")
         if title != self._front_title:
             self._front_title = title
             set_title(self.p_front.getPlotItem(), title)
+        if plan.pools:    # no frontier (see POOLS_FRONTIER): drop a sweep of the plan-level device
+            if self.sweep is not None:
+                self._clear_sweep()
+            set_text_if_changed(self.info, POOLS_FRONTIER)
+            return
+        if self.info.text() == POOLS_FRONTIER:
+            self.info.setText(HOVER_HINT)
         if sweep_key(plan) != self._sweep_key:
             if self.sweep is not None:    # nothing to clear (and no range to reset) on every edit before a sweep
                 self._clear_sweep()
@@ -235,7 +250,7 @@ class PerformanceView(QWidget):
         super().showEvent(event)
         self.when_shown.shown()
         plan = self._doc.current_plan()
-        if plan is not None and sweep_key(plan) != self._sweep_key:
+        if plan is not None and not plan.pools and sweep_key(plan) != self._sweep_key:
             self._auto.start()
 
     # --- the sweep ---------------------------------------------------------------------------
@@ -250,6 +265,9 @@ class PerformanceView(QWidget):
     def run_sweep(self):
         plan = self._doc.current_plan()
         if plan is None:
+            return
+        if plan.pools:
+            self.message.emit(POOLS_FRONTIER)
             return
         key = sweep_key(plan)
         job = sweep_for_plan(self._doc.scenario, plan)

@@ -1,0 +1,73 @@
+"""The Performance tab draws a plan with Pools rows as its first serve or decode pool: a decode pool's
+own curve (decode steps only, its requests arrive prefilled), with the plan's marker at what the pool
+delivers, on the curve, or below it when the pool waits for prefill."""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from tcoapp.gui.perf_data import curve_for, shown_point
+
+SAMPLE = os.path.join(os.path.dirname(__file__), "..", "..", "samples", "heterogeneous_disaggregated.xlsx")
+KEYS = ("tokens_per_s_per_device", "tokens_per_s_per_user", "tokens_per_joule")
+
+
+def _on_curve(batch, values, at):
+    return float(np.interp(np.log(at), np.log(batch), values))
+
+
+def test_a_decode_pool_is_drawn_with_its_own_curve_and_the_marker_on_it(open_window):
+    window = open_window(SAMPLE)
+    doc = window.document
+    window.tabs.setCurrentIndex(window.tabs.indexOf(window._performance_tab))
+    view = window.performance
+    pools_plans = [i for i, p in enumerate(doc.scenario.plans) if p.pools]
+    assert len(pools_plans) == 2
+    waits = [i for i in pools_plans if any("decode pool waits" in w for w in doc.results[i].warnings)]
+    assert waits, "the sample has a decode pool that waits for prefill"
+    for i in pools_plans:
+        plan, result = doc.scenario.plans[i], doc.results[i]
+        point = shown_point(plan, result)
+        decode = next(r for r in result.pool_rows() if r["role"] == "decode")
+        assert point["batch"] == decode["batch"] and point["tokens_per_s_per_user"] == decode["tokens_per_s_per_user"]
+        batch, values = curve_for(doc.scenario, plan)
+        assert _on_curve(batch, values["tokens_per_s_per_user"], point["batch"]) == pytest.approx(
+            point["tokens_per_s_per_user"], rel=0.01)
+        capacity = _on_curve(batch, values["tokens_per_s_per_device"], point["batch"])
+        if i in waits:     # below its capacity by the share it waits
+            assert point["tokens_per_s_per_device"] < 0.99 * capacity
+        else:
+            assert point["tokens_per_s_per_device"] == pytest.approx(capacity, rel=0.01)
+        # the view's markers are these points
+        for (lines, marks), key in zip(view._line_pools, KEYS):
+            x, y = marks.items[i].xData, marks.items[i].yData   # the data (getData() is in log coordinates)
+            assert x[0] == pytest.approx(point["batch"]) and y[0] == pytest.approx(point[key])
+
+
+def test_a_plan_without_pools_rows_keeps_its_own_point():
+    from tcoapp.engine.compute import compute_plan
+    from tcoapp.io.default_scenario import default_scenario
+
+    scenario = default_scenario()
+    plan = scenario.plans[0]
+    result = compute_plan(scenario, plan)
+    point = shown_point(plan, result)
+    assert point == {k: float(result.metrics[k]) for k in ("batch",) + KEYS}
+
+
+def test_a_plan_with_pools_rows_has_no_frontier_and_says_why(open_window):
+    window = open_window(SAMPLE)
+    doc, view = window.document, window.performance
+    window.tabs.setCurrentIndex(window.tabs.indexOf(window._performance_tab))
+    pools_plan = next(i for i, p in enumerate(doc.scenario.plans) if p.pools)
+    doc.set_current_index(pools_plan)
+    assert "n/a" in view._front_title and view.sweep is None
+    assert "Pools rows" in view.info.text()
+    view.run_sweep()                                   # refused inline, no sweep started
+    assert view.sweep is None and not window.runner.running
+    assert "Pools rows" in window.problems.text()
+    assert len(view.points.data) == 0                  # no plan's star on a frontier that is not drawn
+    doc.set_current_index(0)
+    assert "n/a" not in view._front_title and "Hover" in view.info.text()
