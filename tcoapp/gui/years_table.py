@@ -85,6 +85,8 @@ class YearsModel(QStandardItemModel):
             self.setColumnCount(len(years))
             self.setHorizontalHeaderLabels([f"year {y['year']}" for y in years])
         cells = [[self._cell(row, col) for col in range(len(years))] for row in range(len(ROWS))]
+        changed = False
+        self.blockSignals(True)   # one dataChanged for the table, not three per cell (each made the view measure it)
         for row, line in enumerate(cells):
             for col, cell in enumerate(line):
                 if not self.reshaped and cell == self._cells[row][col]:
@@ -99,6 +101,10 @@ class YearsModel(QStandardItemModel):
                 item.setData(value, Qt.UserRole)
                 item.setData(NEGATIVE if negative else None, Qt.ForegroundRole)   # None: the palette's colour
                 item.setText(text)
+                changed = True
+        self.blockSignals(False)
+        if changed:
+            self.dataChanged.emit(self.index(0, 0), self.index(len(ROWS) - 1, len(years) - 1))
         before, self._cells = _widest(self._cells), cells
         after = _widest(cells)
         # columns whose longest text grew (the view widens them; values that only change keep their width)
