@@ -101,14 +101,18 @@ class HBarChart:
             label = self._label(i)
             if missing[i]:
                 text = "n/a: " + short_reason(reasons[i] or "no value")
-                label.setColor(MISSING_COLOR)
                 x = floor
             else:
                 text = self.value_text(float(totals[i]))
-                label.setColor(LABEL_COLOR)
                 x = float(to_axis([totals[i]], self.log)[0]) if totals[i] > 0 else floor
-            label.setText(text)
-            label.setPos(x, i)
+            if getattr(label, "_missing", None) != missing[i]:
+                label._missing = missing[i]
+                label.setColor(MISSING_COLOR if missing[i] else LABEL_COLOR)
+            shown = (text, missing[i], x, i)
+            if getattr(label, "_shown", None) != shown:   # a new text lays the label out again: only on change
+                label._shown = shown
+                label.setText(text)
+                label.setPos(x, i)
             label.setVisible(True)
             self.texts.append(text)
         for label in self.labels[len(names):]:

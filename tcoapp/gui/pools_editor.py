@@ -67,6 +67,7 @@ class PoolsEditor(QWidget):
         layout.addLayout(buttons)
         layout.addWidget(self.error)
         self._shown = None
+        self._cells: dict[tuple[int, int], tuple] = {}   # (row, column) -> the cell shown
         self.refresh()
 
     def refresh(self) -> None:
@@ -87,47 +88,19 @@ class PoolsEditor(QWidget):
         self.table.setRowCount(len(pools))
         for row, pool in enumerate(pools):
             for col, key in enumerate(COLUMNS):
-                item = (self._used_item(rows[row] if row < len(rows) else {}, key[5:]) if key.startswith("used:")
-                        else self._item(plan, pool, key))
-                old = self.table.item(row, col)
-                if old is None or not _same_item(old, item):   # a new item re-measures its column
-                    self.table.setItem(row, col, item)
+                cell = (_used_cell(rows[row] if row < len(rows) else {}, key[5:]) if key.startswith("used:")
+                        else _cell(plan, pool, key))
+                if self._cells.get((row, col)) != cell or self.table.item(row, col) is None:
+                    self._cells[(row, col)] = cell   # a new item re-measures its column: only where it changed
+                    self.table.setItem(row, col, _item(cell))
         self.table.blockSignals(False)
         self.remove_button.setEnabled(bool(plan.pools))
-
-    def _item(self, plan, pool, key) -> QTableWidgetItem:
-        value = getattr(pool, key)
-        field = FIELDS[key]
-        inherited = value is None and hasattr(plan, key)
-        item = QTableWidgetItem(format_field(field, getattr(plan, key) if inherited else value))
-        item.setData(Qt.UserRole, inherited)
-        if inherited:
-            item.setForeground(INHERITED)
-            font = QFont()
-            font.setItalic(True)
-            item.setFont(font)
-            item.setToolTip(f"{field.label}: the plan's value (type a value to set it for this pool only)")
-        elif key == "device_count" and plan.sizing_mode != "devices":
-            item.setToolTip(f"{field.label}: this pool's share of the plan's devices (the plan is sized by "
-                            f"{plan.sizing_mode}; Devices used shows the count bought)")
-        else:
-            item.setToolTip(f"{field.label}: {field.help}")
-        return item
-
-    @staticmethod
-    def _used_item(row: dict, key: str) -> QTableWidgetItem:
-        value = row.get(USED[key][1])
-        item = QTableWidgetItem("n/a" if value is None else f"{value:,.0f}" if key == "device_count" else f"{value:g}")
-        item.setFlags(Qt.ItemIsEnabled | Qt.ItemIsSelectable)
-        item.setBackground(USED_BRUSH)
-        item.setToolTip("What the engine used for this pool" if value is not None else
-                        "The engine found no operating point for this pool (see the plan's notes)")
-        return item
 
     def _on_item_changed(self, item: QTableWidgetItem) -> None:
         key = COLUMNS[item.column()]
         if key.startswith("used:"):
             return
+        self._cells.pop((item.row(), item.column()), None)   # typed over: set again on the next refresh
         text = item.text().strip()
         error = set_pool_value(self._doc, self._doc.current_index, item.row(), key, text or None)
         self._show(error)
@@ -148,11 +121,43 @@ class PoolsEditor(QWidget):
         self.error.setVisible(bool(error))
 
 
-def _same_item(a: QTableWidgetItem, b: QTableWidgetItem) -> bool:
-    """True where two cells look and behave the same (text, role data, colours, font, tooltip, flags)."""
-    return (a.text() == b.text() and a.data(Qt.UserRole) == b.data(Qt.UserRole) and a.flags() == b.flags()
-            and a.foreground() == b.foreground() and a.background() == b.background() and a.font() == b.font()
-            and a.toolTip() == b.toolTip())
+def _cell(plan, pool, key) -> tuple:
+    """(kind, text, tooltip) of an input cell: kind "own" (the pool's value) or "inherited" (the plan's)."""
+    value = getattr(pool, key)
+    field = FIELDS[key]
+    inherited = value is None and hasattr(plan, key)
+    text = format_field(field, getattr(plan, key) if inherited else value)
+    if inherited:
+        return "inherited", text, f"{field.label}: the plan's value (type a value to set it for this pool only)"
+    if key == "device_count" and plan.sizing_mode != "devices":
+        return "own", text, (f"{field.label}: this pool's share of the plan's devices (the plan is sized by "
+                             f"{plan.sizing_mode}; Devices used shows the count bought)")
+    return "own", text, f"{field.label}: {field.help}"
+
+
+def _used_cell(row: dict, key: str) -> tuple:
+    """(kind "used", text, tooltip) of a read-only cell: what the engine used."""
+    value = row.get(USED[key][1])
+    text = "n/a" if value is None else f"{value:,.0f}" if key == "device_count" else f"{value:g}"
+    return "used", text, ("What the engine used for this pool" if value is not None else
+                          "The engine found no operating point for this pool (see the plan's notes)")
+
+
+def _item(cell: tuple) -> QTableWidgetItem:
+    kind, text, tip = cell
+    item = QTableWidgetItem(text)
+    item.setToolTip(tip)
+    if kind == "used":
+        item.setFlags(Qt.ItemIsEnabled | Qt.ItemIsSelectable)
+        item.setBackground(USED_BRUSH)
+        return item
+    item.setData(Qt.UserRole, kind == "inherited")
+    if kind == "inherited":
+        item.setForeground(INHERITED)
+        font = QFont()
+        font.setItalic(True)
+        item.setFont(font)
+    return item
 
 
 def _header(key: str) -> str:
