@@ -184,6 +184,7 @@ class PerformanceView(QWidget):
         if title != self._front_title:
             self._front_title = title
             set_title(self.p_front.getPlotItem(), title)
+        self.sweep_button.setEnabled(not plan.pools)
         if plan.pools:    # no frontier (see POOLS_FRONTIER): drop a sweep of the plan-level device
             if self.sweep is not None:
                 self._clear_sweep()

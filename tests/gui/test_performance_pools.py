@@ -65,9 +65,10 @@ def test_a_plan_with_pools_rows_has_no_frontier_and_says_why(open_window):
     doc.set_current_index(pools_plan)
     assert "n/a" in view._front_title and view.sweep is None
     assert "Pools rows" in view.info.text()
+    assert not view.sweep_button.isEnabled()
     view.run_sweep()                                   # refused inline, no sweep started
     assert view.sweep is None and not window.runner.running
     assert "Pools rows" in window.problems.text()
     assert len(view.points.data) == 0                  # no plan's star on a frontier that is not drawn
     doc.set_current_index(0)
-    assert "n/a" not in view._front_title and "Hover" in view.info.text()
+    assert "n/a" not in view._front_title and "Hover" in view.info.text() and view.sweep_button.isEnabled()
