@@ -33,6 +33,8 @@ class MainWindow(QMainWindow):
     def __init__(self, document: Document, parent=None):
         super().__init__(parent)
         self.document = document
+        # first of the window's slots on every change, so before any view can raise a problem of its own
+        document.scenario_changed.connect(self._edit_moves_on)
         self.settings = AppSettings()
         self.runner = TaskRunner(self)
         self.autosave = Autosave(document, parent=self)
@@ -197,6 +199,13 @@ class MainWindow(QMainWindow):
         """Every error report of the window and its background tasks: inline, above the views; one
         with a `kind` goes away when that kind of action next succeeds (problem_bar.py)."""
         self.problems.show_problem(text, title, kind)
+
+    def _edit_moves_on(self) -> None:
+        """A problem without a kind (a view's message: "no sweep for this plan") is over once the document
+        changes (an edit, an undo). This slot runs before the views redraw, so a problem a view raises on
+        this very change stays."""
+        if not self.problems.kind and self.problems.text():
+            self.problems.clear()
 
     # --- files -------------------------------------------------------------------------------
     def maybe_save(self) -> bool:

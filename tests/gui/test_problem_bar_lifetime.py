@@ -58,3 +58,18 @@ def test_a_failed_open_stays_until_an_open_succeeds(window, tmp_path):
     assert "Cannot open broken.xlsx" in window.problems.text()
     assert window.open_path(SAMPLE, confirmed=True)
     assert window.problems.text() == ""
+
+
+def test_a_problem_without_a_kind_goes_when_the_document_next_changes(window):
+    doc = window.document
+    window.show_problem("The frontier sweep is not available for this plan")   # a view's message: no kind
+    doc.set_plan_value(0, "utilization", 0.51)   # raised before this edit: the document moved on
+    assert window.problems.text() == ""
+    raise_one = lambda: window.show_problem("raised by this very change")  # noqa: E731
+    doc.scenario_changed.connect(raise_one)
+    doc.set_plan_value(0, "utilization", 0.52)
+    assert window.problems.text() == "raised by this very change"            # it stays
+    doc.scenario_changed.disconnect(raise_one)
+    window.show_problem("Save failed", kind="save")
+    doc.undo_stack.undo()
+    assert "Save failed" in window.problems.text()                           # a kind waits for its action
