@@ -47,8 +47,7 @@ class CatalogView(QWidget):
         self.calibration = CalibrationEditor(document)
         self.tabs.addTab(self.price_tiers, "Price tiers")
         self.tabs.addTab(self.calibration, "Calibration factors")
-        for table in (self.devices_table, self.models_table, self.curves_table):
-            self._fit(table)
+        self._fitted = False   # columns are sized when the tab is first shown (measuring cells costs start-up)
         hint = QLabel("Double-click a cell to edit: the entry becomes a scenario entry (blue, saved in the "
                       "workbook's Devices/Models sheet) that overrides the shipped catalog. "
                       "Measured curves come from File > Import curve or the workbook's Curves sheet; their "
@@ -131,6 +130,13 @@ class CatalogView(QWidget):
             self.show_error(error)
             return
         table.selectRow(model.names().index(name))
+
+    def showEvent(self, event):  # noqa: N802
+        if not self._fitted:
+            self._fitted = True
+            for table in (self.devices_table, self.models_table, self.curves_table):
+                self._fit(table)
+        super().showEvent(event)
 
     @staticmethod
     def _fit(table: QTableView) -> None:

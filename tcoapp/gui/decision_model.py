@@ -43,8 +43,7 @@ class DecisionModel(QAbstractTableModel):
         self.reference = 0          # index of the reference plan in the scenario
         self.rows: list[PlanSummary] = []
         self.summaries: list[PlanSummary] = []
-        self._ratios: list[str] = []
-        self.refresh()
+        self._ratios: list[str] = []   # empty until refresh() (the view refreshes it once it is built)
 
     @property
     def plan_colors(self) -> tuple[str, ...]:

@@ -118,3 +118,13 @@ def test_edits_do_not_render_the_scatter_symbols_again(window):
     for value in (0.55, 0.6, 0.65, 0.5):
         assert doc.set_plan_value(0, "utilization", value) is None
     assert [len(econ.cash_points.fragmentAtlas), len(econ.payback.fragmentAtlas)] == sizes
+
+
+def test_catalog_columns_are_sized_when_the_tab_is_first_shown(window):
+    catalog = window.catalog
+    assert not catalog._fitted                       # start-up does not measure the catalog's cells
+    window.tabs.setCurrentIndex(window.tabs.indexOf(catalog))
+    assert catalog._fitted
+    model, header = catalog.devices_model, catalog.devices_table.horizontalHeader()
+    source = next(c for c in range(model.columnCount()) if model.field_name(c) == "source")
+    assert header.visualIndex(source) == 1 and catalog.devices_table.columnWidth(source) == 300
