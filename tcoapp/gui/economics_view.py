@@ -88,8 +88,8 @@ def sticky_span(shown: tuple[float, float] | None, lo: float, hi: float, fill: f
     """An axis range for data in [lo, hi]: the one shown while it holds the data and the data fill at least
     `fill` of it; else the shown one grown to hold the data, while they still fill it; else a new one. New
     ranges sit on a grid of round steps. An edit then moves the bars against a still axis (nothing jumps,
-    and the axis is not rendered again) until they leave it or shrink to a sliver; edits back and forth
-    between two values settle on one range that holds both."""
+    and the axis is not rendered again) until they leave it or shrink to a sliver; small edits back and
+    forth between two values settle on one range that holds both (large ones get a range each)."""
     def fills(a: float, b: float) -> bool:
         return hi - lo >= fill * (b - a)
 
@@ -239,9 +239,10 @@ class EconomicsView(QWidget):
                 line.setData(np.arange(cumulative.size), cumulative)
             x, y = line.xData, line.yData   # the data set (getData() is the display copy, clipped to the view)
             if x is not None and len(x):
-                yx.extend(x.tolist())
-                yy.extend(y.tolist())
-                ybrushes.extend([brush(colors[i])] * len(x))
+                finite = np.isfinite(y)
+                yx.extend(x[finite].tolist())
+                yy.extend(y[finite].tolist())
+                ybrushes.extend([brush(colors[i])] * int(finite.sum()))
             months = r.metrics["payback_months"]
             if np.isfinite(months):
                 px.append(months / 12.0)

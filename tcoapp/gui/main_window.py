@@ -26,6 +26,7 @@ from .shortcuts import UndoShortcuts
 from .worker import ProgressPanel, TaskRunner
 
 WORKBOOK_FILTER = "Scenario workbooks (*.xlsx)"
+VIEW_MESSAGE = "view"   # the problem kind of a view's message (main_window._edit_moves_on)
 CURVE_FILTER = "Curve files (*.csv);;All files (*)"
 
 
@@ -68,7 +69,7 @@ class MainWindow(QMainWindow):
         self.progress = ProgressPanel(self.runner)
         self.statusBar().addPermanentWidget(self.progress)
         for view in (self.compare, self.catalog):
-            view.message.connect(self.show_problem)
+            view.message.connect(self.show_view_message)
         self.catalog.fit_requested.connect(self.fit_curve)
         self._opening = None
         self.runner.failed.connect(self._task_failed)
@@ -92,19 +93,19 @@ class MainWindow(QMainWindow):
     def _make_performance(self):
         from .performance_view import PerformanceView
         view = PerformanceView(self.document, self.runner)
-        view.message.connect(self.show_problem)
+        view.message.connect(self.show_view_message)
         return view
 
     def _make_economics(self):
         from .economics_view import EconomicsView
         view = EconomicsView(self.document)
-        view.message.connect(self.show_problem)
+        view.message.connect(self.show_view_message)
         return view
 
     def _make_uncertainty(self):
         from .montecarlo_view import MonteCarloView
         view = MonteCarloView(self.document, self.runner)
-        view.message.connect(self.show_problem)
+        view.message.connect(self.show_view_message)
         return view
 
     @property
@@ -200,11 +201,15 @@ class MainWindow(QMainWindow):
         with a `kind` goes away when that kind of action next succeeds (problem_bar.py)."""
         self.problems.show_problem(text, title, kind)
 
+    def show_view_message(self, text: str) -> None:
+        """What a view could not do ("no frontier for this plan"): it goes at the next change."""
+        self.show_problem(text, kind=VIEW_MESSAGE)
+
     def _edit_moves_on(self) -> None:
-        """A problem without a kind (a view's message: "no sweep for this plan") is over once the document
-        changes (an edit, an undo). This slot runs before the views redraw, so a problem a view raises on
-        this very change stays."""
-        if not self.problems.kind and self.problems.text():
+        """A view's message is over once the document changes (an edit, an undo); a file or task problem
+        stays (it waits for its own action, Dismiss or another document). This slot runs before the
+        views redraw, so a message a view raises on this very change stays."""
+        if self.problems.kind == VIEW_MESSAGE:
             self.problems.clear()
 
     # --- files -------------------------------------------------------------------------------

@@ -186,6 +186,7 @@ class PerformanceView(QWidget):
             set_title(self.p_front.getPlotItem(), title)
         self.sweep_button.setEnabled(not plan.pools)
         if plan.pools:    # no frontier (see POOLS_FRONTIER): drop a sweep of the plan-level device
+            self._auto.stop()
             if self.sweep is not None:
                 self._clear_sweep()
             set_text_if_changed(self.info, POOLS_FRONTIER)
@@ -256,7 +257,8 @@ class PerformanceView(QWidget):
 
     # --- the sweep ---------------------------------------------------------------------------
     def _auto_sweep(self):
-        if self.isVisible() and not self._runner.running:
+        plan = self._doc.current_plan()
+        if self.isVisible() and not self._runner.running and plan is not None and not plan.pools:
             self.run_sweep()
 
     def stop(self) -> None:
@@ -283,6 +285,8 @@ class PerformanceView(QWidget):
         self.p_front.getPlotItem().enableAutoRange()
         self._front_range = None
         self.refresh()           # redraws the frontier chart on the axes the sweep's values want
+        if self.sweep is not result:   # the current plan changed while it ran: the refresh dropped it
+            return
         ok = np.nonzero(result.feasible & np.isfinite(result.tokens_per_s_per_user))[0]
         idx = result.pareto_indices
         self.info.setText(f"{ok.size:,} feasible configurations swept ({result.size:,} points), "

@@ -5,8 +5,8 @@ for errors; a long message scrolls inside a few lines instead of pushing the vie
 
 A problem may name its kind ("open", "save", "sweep", "simulation", ...): `resolve(kind)` takes it
 away when the same kind of action next succeeds (a save after a failed save, the next sweep). Any
-problem goes at Dismiss, the next problem or `clear` (another document opened); one without a kind
-also when the document next changes (the main window watches the undo stack)."""
+problem goes at Dismiss, the next problem or `clear` (another document opened); a view's message
+(kind "view") also when the document next changes (the main window clears it)."""
 from __future__ import annotations
 
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QPushButton, QScrollArea, QWidget

@@ -72,3 +72,21 @@ def test_a_plan_with_pools_rows_has_no_frontier_and_says_why(open_window):
     assert len(view.points.data) == 0                  # no plan's star on a frontier that is not drawn
     doc.set_current_index(0)
     assert "n/a" not in view._front_title and "Hover" in view.info.text() and view.sweep_button.isEnabled()
+
+
+def test_no_sweep_starts_or_lands_for_a_plan_with_pools_rows(open_window, qtbot):
+    window = open_window(SAMPLE)
+    doc, view = window.document, window.performance
+    window.tabs.setCurrentIndex(window.tabs.indexOf(window._performance_tab))
+    pools_plan = next(i for i, p in enumerate(doc.scenario.plans) if p.pools)
+    other = next(i for i, p in enumerate(doc.scenario.plans) if not p.pools and p.device != doc.scenario.plans[0].device)
+    with qtbot.waitSignal(window.runner.succeeded, timeout=60000):
+        view.run_sweep()                         # plan 0's frontier
+    result, key = view.sweep, view._sweep_key
+    doc.set_current_index(other)                 # another device: an automatic sweep is due
+    assert view._auto.isActive()
+    doc.set_current_index(pools_plan)            # ... and called off
+    assert not view._auto.isActive()
+    view.show_sweep(result, key)                 # a sweep that lands late is not shown
+    assert view.sweep is None and "Pools rows" in view.info.text()
+    assert window.problems.text() == ""          # nothing the user asked for failed

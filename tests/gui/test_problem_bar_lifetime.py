@@ -60,12 +60,15 @@ def test_a_failed_open_stays_until_an_open_succeeds(window, tmp_path):
     assert window.problems.text() == ""
 
 
-def test_a_problem_without_a_kind_goes_when_the_document_next_changes(window):
+def test_a_views_message_goes_when_the_document_next_changes_and_a_file_problem_stays(window):
     doc = window.document
-    window.show_problem("The frontier sweep is not available for this plan")   # a view's message: no kind
+    window.show_view_message("The frontier sweep is not available for this plan")
     doc.set_plan_value(0, "utilization", 0.51)   # raised before this edit: the document moved on
     assert window.problems.text() == ""
-    raise_one = lambda: window.show_problem("raised by this very change")  # noqa: E731
+    window.show_problem("Cannot open bad.xlsx", "Open failed")   # a file problem without a kind
+    doc.set_plan_value(0, "utilization", 0.53)
+    assert "Cannot open bad.xlsx" in window.problems.text()      # stays until Dismiss
+    raise_one = lambda: window.show_view_message("raised by this very change")  # noqa: E731
     doc.scenario_changed.connect(raise_one)
     doc.set_plan_value(0, "utilization", 0.52)
     assert window.problems.text() == "raised by this very change"            # it stays
