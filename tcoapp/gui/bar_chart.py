@@ -105,12 +105,10 @@ class HBarChart:
             else:
                 text = self.value_text(float(totals[i]))
                 x = float(to_axis([totals[i]], self.log)[0]) if totals[i] > 0 else floor
-            if getattr(label, "_missing", None) != missing[i]:
-                label._missing = missing[i]
-                label.setColor(MISSING_COLOR if missing[i] else LABEL_COLOR)
             shown = (text, missing[i], x, i)
             if getattr(label, "_shown", None) != shown:   # a new text lays the label out again: only on change
                 label._shown = shown
+                label.setColor(MISSING_COLOR if missing[i] else LABEL_COLOR)
                 label.setText(text)
                 label.setPos(x, i)
             label.setVisible(True)

@@ -32,6 +32,12 @@ def shown_pool(plan) -> int | None:
     return next((i for i, role in enumerate(roles) if role in ("serve", "decode")), 0)
 
 
+def has_frontier(plan) -> bool:
+    """Whether the Performance tab sweeps a frontier for the plan: the sweep is one device serving whole
+    requests, so a plan with Pools rows (pools of their own devices and roles) has none."""
+    return not plan.pools
+
+
 def shown_plan(plan):
     """The plan whose curve the view draws: a fleet with Pools rows shows its `shown_pool` (its device
     and serving configuration); any other plan shows itself."""

@@ -14,7 +14,7 @@ from ..engine.decision import target_text
 from .document import Document
 from .labels import label_with_unit
 from ..engine.serving_freeze import frozen_plan
-from .perf_data import curve_for, shown_point, sweep_for_plan, sweep_key
+from .perf_data import curve_for, has_frontier, shown_point, sweep_for_plan, sweep_key
 from .bar_chart import nice_ceiling
 from .log_axes import LogAxes
 from .plotting import ItemPool, brush, legend_entry, make_plot, pen, pg, set_title, wants_log
@@ -165,7 +165,7 @@ class PerformanceView(QWidget):
         current = self._doc.current_plan()
         # the frontier is of the current plan's device and model, aggregated serving: plans with Pools
         # rows (pools of their own devices and roles) are not points of it, nor is it theirs
-        same = [current is not None and not current.pools and not p.pools
+        same = [current is not None and has_frontier(current) and has_frontier(p)
                 and (p.device, p.model) == (current.device, current.model) for p in scenario.plans]
         ok = [i for i in range(n) if same[i] and np.isfinite(xs[i]) and np.isfinite(ys[i])]
         user_log = self.log_y.get("tokens_per_s_per_user", False)
@@ -179,13 +179,13 @@ class PerformanceView(QWidget):
         """Title the frontier after the current plan's device and model; drop a sweep of another one."""
         if plan is None:
             return
-        title = (f"Frontier: {plan.device} / {plan.model}" if not plan.pools else
+        title = (f"Frontier: {plan.device} / {plan.model}" if has_frontier(plan) else
                  "Frontier: n/a (a plan with Pools rows)")
         if title != self._front_title:
             self._front_title = title
             set_title(self.p_front.getPlotItem(), title)
-        self.sweep_button.setEnabled(not plan.pools)
-        if plan.pools:    # no frontier (see POOLS_FRONTIER): drop a sweep of the plan-level device
+        self.sweep_button.setEnabled(has_frontier(plan))
+        if not has_frontier(plan):    # (see POOLS_FRONTIER): drop a sweep of the plan-level device
             self._auto.stop()
             if self.sweep is not None:
                 self._clear_sweep()
@@ -252,13 +252,13 @@ class PerformanceView(QWidget):
         super().showEvent(event)
         self.when_shown.shown()
         plan = self._doc.current_plan()
-        if plan is not None and not plan.pools and sweep_key(plan) != self._sweep_key:
-            self._auto.start()
+        if plan is not None and sweep_key(plan) != self._sweep_key:
+            self._auto.start()    # _auto_sweep skips a plan without a frontier
 
     # --- the sweep ---------------------------------------------------------------------------
     def _auto_sweep(self):
         plan = self._doc.current_plan()
-        if self.isVisible() and not self._runner.running and plan is not None and not plan.pools:
+        if self.isVisible() and not self._runner.running and plan is not None and has_frontier(plan):
             self.run_sweep()
 
     def stop(self) -> None:
@@ -269,7 +269,7 @@ class PerformanceView(QWidget):
         plan = self._doc.current_plan()
         if plan is None:
             return
-        if plan.pools:
+        if not has_frontier(plan):
             self.message.emit(POOLS_FRONTIER)
             return
         key = sweep_key(plan)
