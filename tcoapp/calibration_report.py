@@ -8,7 +8,10 @@ def _finite(value) -> float | None:
     return float(value) if np.isfinite(value) else None
 
 
-def fit_json(fit, before, written: bool) -> dict:
+def fit_json(fit, before, written: bool, check=None, scope: str = "", changed=()) -> dict:
+    """The fit as JSON (null where a value does not exist): factors before/after, errors at every point,
+    the held-out check (`check`: fit_check.FitCheck) and what a write did (`scope`, `changed` plans)."""
+    from .engine.performance.fit_check import RULE, bound_text
     r = fit.result
     s, w = fit.serving, fit.workload
     return {
@@ -25,18 +28,27 @@ def fit_json(fit, before, written: bool) -> dict:
                     "after": _finite(pa), "pct_error_before": float(eb * 100), "pct_error_after": float(ea * 100)}
                    for b, m, pb, pa, eb, ea in zip(fit.batch, fit.measured, fit.predicted_before, fit.predicted_after,
                                                    r.initial_residuals, r.residuals)],
-        "converged": r.success, "written": written,
+        "converged": r.success, "written": written, "scope": scope or fit.device,
+        "at_bounds_text": [bound_text(n, getattr(r.factors, n)) for n in fit.at_bounds],
+        "heldout": None if check is None else {
+            "rule": RULE, "ok": check.ok, "reasons": list(check.reasons),
+            "median_abs_pct_error": _finite(check.median_abs_pct_error),
+            "max_abs_pct_error": _finite(check.max_abs_pct_error),
+            "points": [{"batch": b, "pct_error": e} for b, e in zip(check.heldout_batches, check.heldout_pct_errors)]},
+        "changed_plans": list(changed),
     }
 
 
 def fit_text(data: dict, book: str) -> str:
+    """The fit as the text `tcoapp calibrate` prints."""
     s, w = data["serving"], data["workload"]
     lines = [f"curve {data['curve']!r}: {len(data['points'])} points, {data['device']} / {data['model']}, "
              f"TP {s['tensor_parallel']} x EP {s['expert_parallel']}, {s['weight_precision']} weights, "
              f"{s['kv_precision']} KV, {w['input_tokens']} input / {w['output_tokens']} output tokens"]
     lines.append("fitted factors (before -> after):")
     for name, v in data["factors"].items():
-        bound = "  (at its bound)" if name in data["at_bounds"] else ""
+        side = next((t for t in data.get("at_bounds_text", ()) if t.startswith(f"{name} =")), "")
+        bound = f"  (at {side[side.index('(its') + 1:-1]})" if side else ""
         lines.append(f"  {name:<18} {v['before']:.4g} -> {v['after']:.4g}{bound}")
     for name, why in data["held"].items():
         lines.append(f"  {name:<18} held: {why}")
@@ -50,8 +62,22 @@ def fit_text(data: dict, book: str) -> str:
                      f"{p['pct_error_before']:>7.1f}% {_num(p['after'])} {p['pct_error_after']:>7.1f}%")
     if not data["converged"]:
         lines.append("note: the least-squares solver stopped before converging")
-    lines.append(f"written to {book}'s Calibration sheet (column {data['device']!r}): plans on {data['device']} use them"
-                 if data["written"] else f"not written: add --write to store them for plans on {data['device']}")
+    held = data.get("heldout")
+    if held is not None:
+        if held["points"]:
+            lines.append(f"held-out check ({len(held['points'])} points, every other in batch order, predicted by a fit "
+                         f"to the rest): median |error| {held['median_abs_pct_error']:.1f} %, max "
+                         f"{held['max_abs_pct_error']:.1f} %")
+        lines.append("fit passes the rule: " + held["rule"] if held["ok"] else
+                     "fit fails the rule (" + held["rule"] + "): " + "; ".join(held["reasons"]))
+    scope = data.get("scope") or data["device"]
+    if data["written"]:
+        lines.append(f"written to {book}'s Calibration sheet (column {scope!r}): plans on {data['device']} in that "
+                     "scope (model class, serving stack) use them")
+    elif held is None or held["ok"]:
+        lines.append(f"not written: add --write to store them for plans in scope {scope!r}")
+    else:
+        lines.append(f"not written: the fit is not good enough to store for plans in scope {scope!r}")
     return "\n".join(lines)
 
 

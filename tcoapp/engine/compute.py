@@ -187,6 +187,7 @@ def curve_device_notes(scenario: Scenario, plan: Plan, pools: tuple[ResolvedPool
 
 
 def compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
+    scenario = scenario.for_plan(plan)  # the calibration scoped to the plan's device, model class and stack
     pools = resolve_pools(plan)
     caps = pool_capacities(scenario, plan, pools)
     pools = tuple(c.pool for c in caps)  # a searched pool carries the configuration the search chose

@@ -140,6 +140,7 @@ SELECTION_FIELDS: tuple[Field, ...] = (
     _f("prefill_device", "str", "", "", None, None, "selection", "Prefill device", "Disaggregation: device of the prefill pool (empty: `device`)."),
     _f("decode_device", "str", "", "", None, None, "selection", "Decode device", "Disaggregation: device of the decode pool (empty: `device`)."),
     _f("price_tiers", "str", "", "", None, None, "selection", "Price tiers", "Name of a price-tier table in the PriceTiers sheet: the output price then follows tokens/s per user."),
+    _f("serving_stack", "str", "", "", None, None, "selection", "Serving stack", "Inference server the plan runs (trtllm, vllm, sglang, ...; empty: not stated): picks factors calibrated for that stack on the Calibration sheet."),
 )
 
 TARGET_FIELDS: tuple[Field, ...] = (

@@ -43,9 +43,12 @@ class Scenario:
     curves: Mapping[str, MeasuredCurve] = field(default_factory=dict)
     price_tiers: Mapping[str, PriceTiers] = field(default_factory=dict)
     factors: EfficiencyFactors = DEFAULT_FACTORS
-    # Factors calibrated for one device (the Calibration sheet's device columns): plans on that
-    # device use them, every other plan `factors`.
+    # Factors calibrated for one scope (the Calibration sheet's columns after `value`): keyed by the
+    # scope's header, `DEVICE` or `DEVICE | MODEL_CLASS | STACK` (calibration_scope.py); plans in
+    # that scope use them (`for_plan`), every other plan `factors`.
     device_factors: Mapping[str, EfficiencyFactors] = field(default_factory=dict)
+    # What each calibration was fitted on and how well (the Calibration sheet's fit_* rows), by scope key
+    calibration_quality: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
     # The Uncertainty sheet's rows (uncertainty/inputs.py UncertainInput): what Monte Carlo draws
     uncertainty: tuple = ()
     catalog_devices: Mapping[str, Device] = field(default_factory=dict, compare=False, repr=False)
@@ -60,6 +63,12 @@ class Scenario:
     def factors_for(self, device_name: str) -> EfficiencyFactors:
         """The efficiency factors of plans on `device_name` (its calibrated set, else the scenario's)."""
         return self.device_factors.get(device_name, self.factors)
+
+    def for_plan(self, plan) -> "Scenario":
+        """The scenario as `plan` sees it: calibrations resolved to the plan's model class and serving
+        stack, so that `factors_for(device)` is the plan's (calibration_scope.py)."""
+        from .calibration_scope import scenario_for_plan
+        return scenario_for_plan(self, plan)
 
     def workload_of_curve(self, curve_name: str):
         """The workload of the first plan that uses curve `curve_name` (None if no plan does)."""

@@ -80,6 +80,7 @@ def curve_for(scenario, plan) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     i = shown_pool(plan)
     decode = i is not None and plan.pools[i].role == "decode"
     plan = shown_plan(plan)
+    scenario = scenario.for_plan(plan)  # the calibration scoped to the plan's model class and stack
     decode = decode and not plan.curve
     key = (tuple(getattr(plan, k) for k in _CURVE_KEYS), decode, id(scenario.devices), id(scenario.models),
            id(scenario.curves), scenario.factors_for(plan.device))
@@ -131,6 +132,7 @@ def sweep_for_plan(scenario, plan, batches=SWEEP_BATCHES):
         from ..engine.performance.frontier import sweep
     except ImportError as exc:
         return f"The frontier sweep is not available in this build ({exc})."
+    scenario = scenario.for_plan(plan)
     try:
         device, model = scenario.device(plan.device), scenario.model(plan.model)
     except KeyError as exc:

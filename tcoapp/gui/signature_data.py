@@ -47,7 +47,7 @@ def _swept(scenario, plan):
         device, model = scenario.device(plan.device), scenario.model(plan.model)
     except KeyError as exc:
         return np.empty(0), np.empty(0), f"unknown device or model {exc}"
-    factors = scenario.factors_for(plan.device)
+    factors = scenario.for_plan(plan).factors_for(plan.device)
     key = (sweep_key(plan), id(device), id(model), factors)
     hit = _sweeps.get(key)
     if hit is not None and hit[0] is device and hit[1] is model:

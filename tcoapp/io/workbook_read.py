@@ -13,6 +13,7 @@ from typing import Any
 import openpyxl
 from openpyxl.utils import get_column_letter
 
+from ..engine.calibration_scope import QUALITY_ROWS, parse_scope
 from ..engine.errors import Problem, ValidationError, shown
 from ..engine.fields import (
     CURVE_POINT_FIELDS, DEVICE_FIELDS, MODEL_FIELDS, PLAN_FIELD_BY_NAME, POOL_FIELDS, PRICE_TIER_FIELDS,
@@ -188,7 +189,7 @@ def read_scenario(path) -> Scenario:
     models = _read_table(sheets.get(S.MODELS), make_model, MODEL_FIELDS, problems)
     curves = _read_curves(sheets.get(S.CURVES), problems)
     tiers = _read_price_tiers(sheets.get(S.PRICE_TIERS), problems)
-    factors, device_factors = _read_factors(sheets.get(S.CALIBRATION), problems, {*catalog.devices, *devices})
+    factors, device_factors, quality = _read_factors(sheets.get(S.CALIBRATION), problems, {*catalog.devices, *devices})
     plans, plan_where = _read_plans(sheets[S.PLANS], problems)
     plans, pool_where = _attach_pools(plans, sheets.get(S.POOLS), problems)
     uncertainty = read_uncertainty(sheets.get(S.UNCERTAINTY),
@@ -196,7 +197,7 @@ def read_scenario(path) -> Scenario:
     devices = _overrides_only(devices, catalog.devices)
     models = _overrides_only(models, catalog.models)
     scenario = Scenario(tuple(plans), devices, models, curves, tiers, factors, device_factors=device_factors,
-                        uncertainty=uncertainty, catalog_devices=catalog.devices, catalog_models=catalog.models)
+                        calibration_quality=quality, uncertainty=uncertainty, catalog_devices=catalog.devices, catalog_models=catalog.models)
     problems.extend(reference_problems(scenario, plan_where, pool_where, _entry_names(sheets) - _built_names(scenario)))
     if not problems:
         problems.extend(uncertainty_problems(scenario))
@@ -418,24 +419,45 @@ def _read_price_tiers(sheet: _Sheet | None, problems: list[Problem]) -> dict:
 
 def _read_factors(sheet: _Sheet | None, problems: list[Problem], device_names=()):
     """Calibration: rows of key | unit | value for the efficiency factors, then optionally one column
-    per device (row 1: its name) holding the factors calibrated for plans on that device (a blank
-    cell: the value column's)."""
+    per calibration scope (row 1: `DEVICE` or `DEVICE | MODEL_CLASS | STACK`, calibration_scope.py)
+    holding the factors calibrated for plans in that scope (a blank cell: the value column's), and
+    the fit_* rows saying what each was fitted on and how well. Returns (factors, by scope, quality)."""
     if sheet is None:
-        return DEFAULT_FACTORS, {}
+        return DEFAULT_FACTORS, {}, {}
     columns = {3: None}
     for col in range(4, sheet.n_cols + 1):
         name = sheet.cell(1, col)
         if is_blank(name):
             continue
-        if str(name).strip() not in device_names:
+        scope, why = parse_scope(str(name).strip())
+        if scope is None:
+            problems.append(Problem(sheet.where(1, col), "", f"= {str(name).strip()!r}: {why}"))
+            continue
+        if scope.device not in device_names:
             problems.append(Problem(sheet.where(1, col), "", f"= {str(name).strip()!r}: no device of that name (a "
                                                              "Calibration column after 'value' names a device)"))
             continue
-        columns[col] = str(name).strip()
+        if scope.key in columns.values():
+            problems.append(Problem(sheet.where(1, col), "", f"= {scope.key!r}: a second column for this scope"))
+            continue
+        columns[col] = scope.key
     changes: dict = {col: {} for col in columns}
+    quality: dict = {name: {} for name in columns.values() if name is not None}
     for row, key in _keys_in_column_a(sheet, problems):
+        if key in QUALITY_ROWS:
+            kind = QUALITY_ROWS[key][1]
+            for col, name in columns.items():
+                value = sheet.cell(row, col)
+                if name is None or is_blank(value):
+                    continue
+                if kind != "str" and (isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0):
+                    problems.append(Problem(sheet.where(row, col), key, f"= {shown(value)}: must be a number >= 0"))
+                    continue
+                quality[name][key] = str(value) if kind == "str" else int(value) if kind == "int" else float(value)
+            continue
         if key not in FACTOR_NAMES:
-            problems.append(Problem(sheet.where(row, 1), key, f"unknown key (allowed: {', '.join(FACTOR_NAMES)})"))
+            problems.append(Problem(sheet.where(row, 1), key, f"unknown key (allowed: {', '.join(FACTOR_NAMES)}, "
+                                                              f"{', '.join(QUALITY_ROWS)})"))
             continue
         for col in columns:
             value = _cell_value(sheet, row, col, problems, key)
@@ -447,4 +469,5 @@ def _read_factors(sheet: _Sheet | None, problems: list[Problem], device_names=()
                 continue
             changes[col][key] = float(value)
     factors = DEFAULT_FACTORS.with_(**changes[3])
-    return factors, {name: factors.with_(**changes[col]) for col, name in columns.items() if name is not None}
+    return (factors, {name: factors.with_(**changes[col]) for col, name in columns.items() if name is not None},
+            {name: q for name, q in quality.items() if q})

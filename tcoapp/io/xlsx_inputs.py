@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 
+from ..engine.calibration_scope import QUALITY_ROWS
 from ..engine.factor_table import FACTOR_FIELD_BY_NAME
 from ..engine.fields import (
     CURVE_POINT_FIELDS, DEVICE_FIELDS, MODEL_FIELDS, PLAN_FIELDS, POOL_FIELDS, PRICE_TIER_FIELDS, Field,
@@ -170,19 +171,30 @@ def write_pools(ws, scenario: Scenario) -> dict[tuple[str, str], int]:
 
 
 def write_calibration(ws, scenario: Scenario) -> None:
-    """key | unit | value for every efficiency factor of the generated curve."""
+    """key | unit | value for every efficiency factor of the generated curve, a column per calibration
+    scope (`DEVICE` or `DEVICE | MODEL_CLASS | STACK`), then the fit_* rows: what each scope's factors
+    were fitted on and how well."""
     header(ws, 1, 1, "key", "Efficiency factor of the generated (roofline) curve.")
     header(ws, 1, 2, "unit")
     header(ws, 1, 3, "value", "Fitted to measured points by calibration, or the documented default.")
     sets = [scenario.factors] + list(scenario.device_factors.values())
-    for col, device in enumerate(scenario.device_factors, start=4):
-        header(ws, 1, col, device, f"Factors calibrated for plans on {device} (tcoapp calibrate --write); "
-                                   "a blank cell takes the value column's.")
+    for col, scope in enumerate(scenario.device_factors, start=4):
+        header(ws, 1, col, scope, f"Factors calibrated for plans in scope {scope} (device | model class | serving "
+                                  "stack; tcoapp calibrate --write); a blank cell takes the value column's.")
     for row, name in enumerate(FACTOR_NAMES, start=2):
         key_cell(ws, row, name, FACTOR_FIELD_BY_NAME[name].help)
         unit_cell(ws, row, 2, FACTOR_FIELD_BY_NAME[name].unit)
         for col, factors in enumerate(sets, start=3):
             cell = put(ws, row, col, getattr(factors, name), "input")
             cell.number_format = "General"
+    quality = getattr(scenario, "calibration_quality", {}) or {}
+    if any(quality.get(scope) for scope in scenario.device_factors):
+        for row, (key, (unit, _kind, help_)) in enumerate(QUALITY_ROWS.items(), start=2 + len(FACTOR_NAMES)):
+            key_cell(ws, row, key, help_)
+            unit_cell(ws, row, 2, unit)
+            for col, scope in enumerate(scenario.device_factors, start=4):
+                value = quality.get(scope, {}).get(key)
+                if value is not None:
+                    put(ws, row, col, value, "input").number_format = "General"
     ws.freeze_panes = "C2"
     widths(ws, {1: 28, 2: 12, **{col: 14 for col in range(3, 4 + len(scenario.device_factors))}})

@@ -171,6 +171,12 @@ def _on_bound(factors: EfficiencyFactors, name: str) -> bool:
     return value <= lo * 1.001 or value >= hi * 0.999
 
 
+def _bound_side(name: str, value: float) -> str:
+    """`eta_mem reached its upper bound 1`: which bound, and its value (not the factor's final one)."""
+    lo, hi = BOUNDS[name]
+    return f"{name} reached its upper bound {hi:g}" if value >= hi * 0.999 else f"{name} reached its lower bound {lo:g}"
+
+
 def _free_twins_of_bound_factors(points, devices, models, factors, result, chosen, held):
     """A fitted factor that ends on its physical bound cannot move further; a held factor with the
     same effect (its twin) then can, and is fitted with it (said in `held`'s place by the caller)."""
@@ -183,8 +189,10 @@ def _free_twins_of_bound_factors(points, devices, models, factors, result, chose
     if again.median_abs_pct_error >= result.median_abs_pct_error:
         return result, chosen, held, ()
     twins_of = {b: [t for t in twins if held[t].endswith(f"that of {b}: the two cannot be told apart")] for b in bound}
-    notes = tuple(f"{b} reached its bound ({getattr(result.factors, b):g}) and was fitted together with "
-                  f"{', '.join(ts)}: same effect on these points, so the curve fixes their combined effect, not the split"
+    notes = tuple(f"{_bound_side(b, getattr(result.factors, b))} in a first fit and was fitted again together with "
+                  f"{', '.join(ts)} (same effect on these points): now "
+                  + ", ".join(f"{n} = {getattr(again.factors, n):.4g}" for n in (b, *ts))
+                  + "; the curve fixes their combined effect, not the split"
                   for b, ts in twins_of.items() if ts)
     held = {n: w for n, w in held.items() if n not in twins}
     return again, widened, held, notes

@@ -61,6 +61,7 @@ def simulate_plan(scenario, plan, base, rows: list[UncertainInput], quantiles, d
     """The plan's metrics in every draw (see module docstring); `base` is its PlanResult.
     `row_values`: a cache of each row's draws (a `*` row's draws are the same for every plan)."""
     row_values = {} if row_values is None else row_values
+    scenario = scenario.for_plan(plan)  # the calibration scoped to the plan's device, model class and stack
     for row in rows:
         if id(row) not in row_values:
             row_values[id(row)] = draw_values(row, quantiles)
