@@ -117,7 +117,7 @@ def curve_setup(curve: MeasuredCurve, devices: Mapping, models: Mapping,
                        "e.g. 'input_tokens=4000; output_tokens=1000' to its config cell on the Curves sheet)")
     if reasons:
         raise CalibrationRefused(reasons)
-    precision = {k: config.get(k, "") for k in ("weight_precision", "kv_precision")}
+    precision = {k: config.get(k, "") for k in ("weight_precision", "kv_precision", "attention_weight_precision")}
     serving = ServingConfig(
         tensor_parallel=_int(config, "tensor_parallel", curve.tensor_parallel or 1),
         expert_parallel=_int(config, "expert_parallel", 1), attention_dp=config.get("attention_dp") == "true",

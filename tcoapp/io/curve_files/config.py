@@ -9,9 +9,11 @@ so that a two-pool plan can be built from it).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from ...engine.performance.measured import parse_config_text
+from ...engine.calibration_scope import stack_name
 from .catalog_names import match_catalog_name
 from .formats import Format
 from .table import Table, header_key
@@ -27,7 +29,11 @@ def project_precision(text: str, vendor: str = "") -> str:
     key = header_key(text)
     if key == "fp4":
         return "mxfp4" if vendor.lower() == "amd" else "nvfp4"
-    return _PRECISIONS.get(key, "")
+    if key in _PRECISIONS:
+        return _PRECISIONS[key]
+    # a quantization recipe (`w4a8_mxfp4_mxfp8`: MXFP4 weights, MXFP8 activations): the weights' format
+    # is the first precision named
+    return next((_PRECISIONS[part] for part in re.split(r"[^a-z0-9]+", text.lower()) if part in _PRECISIONS), "")
 
 
 @dataclass(frozen=True)
@@ -48,8 +54,23 @@ def _int(text: str) -> int | None:
     return int(value) if value.is_integer() and value >= 1 else None
 
 
+# Booleans as spreadsheets write them in their locale (Excel's TRUE/FALSE in English, German,
+# French, Spanish, Italian, Dutch, Portuguese, Polish, Swedish, Danish/Norwegian, Finnish, Czech).
+TRUE_WORDS = frozenset(("true", "yes", "1", "wahr", "vrai", "verdadero", "vero", "waar", "verdadeiro",
+                        "prawda", "sant", "sand", "tosi", "pravda", "ja", "oui", "si", "sí", "y", "t"))
+FALSE_WORDS = frozenset(("false", "no", "0", "falsch", "faux", "falso", "onwaar", "fałsz", "falsz", "falskt",
+                         "falsk", "epätosi", "nepravda", "nein", "non", "nee", "n", "f", "none", ""))
+
+
 def _truthy(text: str) -> bool:
-    return text.strip().lower() in ("true", "yes", "1")
+    return text.strip().lower() in TRUE_WORDS
+
+
+def boolean_problem(text: str) -> str | None:
+    """None if `text` is a boolean in a spreadsheet's locale (TRUE, WAHR, VRAI, 1, ...), else the message."""
+    if text.strip().lower() in TRUE_WORDS | FALSE_WORDS:
+        return None
+    return f"= {text!r}: not a true/false value (TRUE/FALSE, WAHR/FALSCH, VRAI/FAUX, 1/0, ...)"
 
 
 class _Names:
@@ -86,14 +107,42 @@ def _workload(v: dict) -> list[tuple[str, str]]:
     return [(k, v[src]) for k, src in (("input_tokens", "isl"), ("output_tokens", "osl")) if _int(v.get(src, ""))]
 
 
-def _aic_replica(v: dict, prefix: str) -> tuple[str, str]:
-    """(tensor_parallel, expert_parallel) in the project's sense (a replica spans TP x EP devices).
-    aiconfigurator splits attention (tp x dp) and experts (moe_tp x moe_ep) over the same GPUs: an
-    MoE run (moe_ep > 1 covering them) is TP = moe_tp, EP = moe_ep; a dense one is TP = tp, EP = 1."""
+def _aic_layout(v: dict, prefix: str) -> tuple[str, str, str, str]:
+    """(tensor_parallel, expert_parallel, attention_dp, note) in the project's sense of one aiconfigurator
+    worker (the engine's replica spans TP x EP devices, attention tensor-parallel or data-parallel over
+    all of them). aiconfigurator splits attention (tp x dp) and experts (moe_tp x moe_ep) over the same
+    GPUs: where the expert split covers them (moe_tp x moe_ep = tp x dp) the worker is TP = moe_tp,
+    EP = moe_ep, attention-DP when dp > 1 (`tp1pp1dp4etp4ep1`: 4 GPUs, TP 4, attention-DP); else
+    (a dense model: the moe_* columns are 1) TP = tp, EP = 1. A worker with both tp > 1 and dp > 1
+    is modelled as attention-DP, said in the note."""
     get = lambda k: _int(v.get(f"{prefix}{k}", "")) or 1  # noqa: E731
-    if get("moeep") > 1 and get("moetp") * get("moeep") == get("tp") * get("dp"):
-        return str(get("moetp")), str(get("moeep"))
-    return str(get("tp")), "1"
+    tp, dp, moe_tp, moe_ep = get("tp"), get("dp"), get("moetp"), get("moeep")
+    if moe_tp * moe_ep == tp * dp and tp * dp > 1 and (moe_ep > 1 or dp > 1):
+        note = (f"attention tp {tp} x dp {dp} is modelled as attention data-parallel over {tp * dp} GPUs (the "
+                "engine runs attention fully tensor- or data-parallel)") if tp > 1 and dp > 1 else ""
+        return str(moe_tp), str(moe_ep), str(dp > 1).lower(), note
+    note = ""
+    if dp > 1:
+        note = (f"dp {dp} with moe_tp x moe_ep = {moe_tp * moe_ep} (not tp x dp = {tp * dp}): read as {dp} "
+                f"data-parallel copies of TP {tp}")
+    return str(tp), "1", "false", note
+
+
+def _aic_replica(v: dict, prefix: str) -> tuple[str, str]:
+    """(tensor_parallel, expert_parallel) of one aiconfigurator worker (see `_aic_layout`)."""
+    tp, ep, _adp, _note = _aic_layout(v, prefix)
+    return tp, ep
+
+
+def _aic_precisions(v: dict, prefix: str) -> list[tuple[str, str]]:
+    """weight_precision (of the routed experts, where the `moe` column states another precision than
+    `gemm`: gpt-oss's MXFP4 experts beside bf16 attention), attention_weight_precision (then `gemm`'s)
+    and kv_precision."""
+    gemm, moe = project_precision(v.get(f"{prefix}gemm", "")), project_precision(v.get(f"{prefix}moe", ""))
+    kv = project_precision(v.get(f"{prefix}kvcache", ""))
+    if moe and gemm and moe != gemm:
+        return [("weight_precision", moe), ("attention_weight_precision", gemm), ("kv_precision", kv)]
+    return [("weight_precision", gemm or moe), ("kv_precision", kv)]
 
 
 def _ix_replica(v: dict) -> tuple[str, str]:
@@ -102,6 +151,8 @@ def _ix_replica(v: dict) -> tuple[str, str]:
     tp, ep = _int(v.get("tp", "")), _int(v.get("ep", "")) or 1
     if tp and ep > 1 and tp % ep == 0:
         return str(tp // ep), str(ep)
+    if tp and ep > 1:  # EP does not divide the replica's GPUs: no engine layout says this; kept in TP / EP
+        return "", ""
     return (str(tp) if tp else ""), (str(ep) if v.get("ep") else "")
 
 
@@ -110,13 +161,15 @@ def _aic_pool(v: dict, side: str, names: _Names) -> tuple[list[tuple[str, str]],
     get = lambda k: v.get(f"{side[0]}{k}", "")  # noqa: E731
     per_worker = (_int(get("tp")) or 1) * (_int(get("pp")) or 1) * (_int(get("dp")) or 1)
     gpus = (_int(get("workers")) or 0) * per_worker
-    tp, ep = _aic_replica(v, side[0])
+    tp, ep, adp, note = _aic_layout(v, side[0])
     pairs = [(f"{side}.workers", get("workers")), (f"{side}.devices", str(gpus)),
              (f"{side}.tensor_parallel", tp), (f"{side}.pipeline_parallel", get("pp")),
-             (f"{side}.expert_parallel", ep), (f"{side}.attention_dp", str((_int(get("dp")) or 1) > 1).lower()),
-             (f"{side}.weight_precision", project_precision(get("gemm"))),
-             (f"{side}.kv_precision", project_precision(get("kvcache"))),
+             (f"{side}.expert_parallel", ep), (f"{side}.attention_dp", adp),
+             *((f"{side}.{k}", x) for k, x in _aic_precisions(v, side[0])),
+             (f"{side}.serving_stack", stack_name(get("backend"))),
              (f"{side}.device", names.device(get("system")))]
+    if note:
+        names.notes.setdefault(f"{side} workers {get('parallel')}: {note}", None)
     return [(k, val) for k, val in pairs if val], gpus
 
 
@@ -124,14 +177,14 @@ def aiconfigurator_meta(spec: Format, table: Table, values, names: _Names) -> Cu
     v = dict(zip(spec.config, values))
     device, model = names.device(v.get("system") or v.get("dsystem", "")), names.model(v.get("model", ""))
     if not spec.disaggregated:
-        tp, ep = _aic_replica(v, "")
+        tp, ep, adp, note = _aic_layout(v, "")
         project = _workload(v) + [("tensor_parallel", tp), ("pipeline_parallel", v.get("pp", "")),
-                                  ("expert_parallel", ep),
-                                  ("attention_dp", str((_int(v.get("dp", "")) or 1) > 1).lower()),
-                                  ("weight_precision", project_precision(v.get("gemm", ""))),
-                                  ("kv_precision", project_precision(v.get("kvcache", "")))]
+                                  ("expert_parallel", ep), ("attention_dp", adp), *_aic_precisions(v, ""),
+                                  ("serving_stack", stack_name(v.get("backend", "")))]
         config = tuple((k, x) for k, x in project if x) + tuple(_pairs(spec, table, values))
-        return CurveMeta(device, model, v.get("gemm", ""), _int(v.get("tp", "")), config)
+        notes = (f"{table.name}: {v.get('parallel') or 'tp ' + v.get('tp', '')}: {note}",) if note else ()
+        devices = (_int(v.get("tp", "")) or 1) * (_int(v.get("pp", "")) or 1) * (_int(v.get("dp", "")) or 1)
+        return CurveMeta(device, model, v.get("gemm", ""), devices, config, notes)
     prefill, p_gpus = _aic_pool(v, "prefill", names)
     decode, d_gpus = _aic_pool(v, "decode", names)
     notes = []
@@ -154,16 +207,22 @@ def inferencex_meta(spec: Format, table: Table, values, names: _Names) -> CurveM
     tp, ep = _ix_replica(v)
     adp = str(_truthy(v.get("dpattention", ""))).lower() if v.get("dpattention") else ""
     serving = [("tensor_parallel", tp), ("expert_parallel", ep), ("attention_dp", adp),
-               ("weight_precision", project_precision(v.get("precision", ""), names.vendors.get(device, "")))]
+               ("weight_precision", project_precision(v.get("precision", ""), names.vendors.get(device, ""))),
+               ("serving_stack", stack_name(v.get("framework", "")))]
     project = _workload(v) + serving
     if disagg:  # the export's TP, EP and DP Attention are the decode workers' (its TP column is decode_tp);
         # how they split a decode worker is not stated (TP 72 on 32 chips), so they stay in the raw TP / EP columns
         project = _workload(v) + [("disaggregated", "true"), ("prefill_devices", prefill), ("decode_devices", decode),
                                   ("prefill.devices", prefill), ("prefill.device", device),
                                   ("decode.devices", decode), ("decode.device", device),
-                                  ("decode.attention_dp", adp), ("weight_precision", serving[-1][1])]
+                                  ("decode.attention_dp", adp), ("weight_precision", serving[3][1]),
+                                  ("serving_stack", serving[4][1])]
     config = tuple((k, x) for k, x in project if x) + tuple(_pairs(spec, table, values))
-    return CurveMeta(device, model, v.get("precision", ""), None if disagg else _int(v.get("tp", "")), config)
+    notes = ()
+    if not disagg and not tp and _int(v.get("tp", "")):
+        notes = (f"{table.name}: TP {v['tp']} with EP {v['ep']}: EP does not divide the replica's GPUs, so no "
+                 "tensor_parallel / expert_parallel is set (the curve cannot be calibrated until they are)",)
+    return CurveMeta(device, model, v.get("precision", ""), None if disagg else _int(v.get("tp", "")), config, notes)
 
 
 def plain_meta(spec: Format, table: Table, values, names: _Names) -> CurveMeta:
