@@ -299,11 +299,11 @@ class Document(QObject):
         self.push(replace(self._scenario, curves=curves), f"Delete curve {name!r}")
         return None
 
-    def set_device_factors(self, device: str, factors) -> None:
-        """Use `factors` for plans on `device` (a calibration; saved as a Calibration sheet column)."""
-        merged = dict(self._scenario.device_factors)
-        merged[device] = factors
-        self.push(replace(self._scenario, device_factors=merged), f"Calibrate factors for {device}")
+    def set_device_factors(self, device: str, factors, quality=None) -> None:
+        """Use `factors` for plans in scope `device` (a device, or `DEVICE | MODEL_CLASS | STACK`; a
+        calibration, saved as a Calibration sheet column with its fit quality)."""
+        from ..io.calibration_book import with_scope_factors
+        self.push(with_scope_factors(self._scenario, device, factors, quality), f"Calibrate factors for {device}")
 
     def add_curve(self, curve) -> None:
         curves = dict(self._scenario.curves)

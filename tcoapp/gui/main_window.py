@@ -367,14 +367,15 @@ class MainWindow(QMainWindow):
                           on_success=self._curve_fitted, kind="fit")
 
     def _curve_fitted(self, outcome):
-        fit, start = outcome
-        if self.confirm_calibration(fit, start):
-            self.document.set_device_factors(fit.device, fit.result.factors)
-            self.statusBar().showMessage(f"Plans on {fit.device} now use the factors fitted to {fit.curve}", 8000)
+        fit, start, check, scope = outcome
+        if self.confirm_calibration(fit, start, check, scope) and check.ok:
+            from ..cli_calibrate import quality
+            self.document.set_device_factors(scope, fit.result.factors, quality(fit, check))
+            self.statusBar().showMessage(f"Plans in {scope} now use the factors fitted to {fit.curve}", 8000)
 
-    def confirm_calibration(self, fit, start) -> bool:
+    def confirm_calibration(self, fit, start, check=None, scope: str = "") -> bool:
         from .calibration_dialog import CalibrationDialog
-        return CalibrationDialog(fit, start, self).exec() == CalibrationDialog.Accepted
+        return CalibrationDialog(fit, start, self, check, scope).exec() == CalibrationDialog.Accepted
 
     def charts(self) -> dict:
         uncertainty = self.uncertainty.charts() if self._uncertainty_tab.built else {}

@@ -193,18 +193,23 @@ def test_fit_the_generated_model_to_an_imported_curve_and_use_it(window, qtbot, 
     assert "tensor_parallel=" in model.data(model.index(0, config_col))  # the configuration is in sight
     shown = []
 
-    def confirm(fit, start):
-        dialog = CalibrationDialog(fit, start)
+    def confirm(fit, start, check, scope):
+        dialog = CalibrationDialog(fit, start, None, check, scope)
         qtbot.addWidget(dialog)
-        shown.append(dialog.report.toPlainText())
+        shown.append((dialog.report.toPlainText(), dialog.store_button.isEnabled(), dialog.store_button.text()))
         return True
     monkeypatch.setattr(window, "confirm_calibration", confirm)
     h200 = next(i for i, p in enumerate(window.document.scenario.plans) if p.device == "H200-SXM")
+    window.document.set_plan_values(h200, {"serving_stack": "trtllm"})
     before = window.document.results[h200].metrics["tokens_per_s_per_device"]
     with qtbot.waitSignal(window.runner.succeeded, timeout=20000):
         window.fit_curve(name)
-    assert "median |error| 13.3 % -> 0.5 %" in shown[0] and "eta_compute" in shown[0]
-    assert "H200-SXM" in window.document.scenario.device_factors
+    report, enabled, label = shown[0]
+    assert "median |error| 13.3 % -> 0.5 %" in report and "eta_compute" in report and "held-out check" in report
+    assert enabled and label == "Use these factors for plans in H200-SXM | dense | trtllm"
+    scope = "H200-SXM | dense | trtllm"
+    assert scope in window.document.scenario.device_factors
+    assert window.document.scenario.calibration_quality[scope]["heldout_points"] == 7
     assert window.document.results[h200].metrics["tokens_per_s_per_device"] != before
     window.document.undo_stack.undo()
     assert window.document.scenario.device_factors == {}
