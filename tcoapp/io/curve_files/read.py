@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from ...engine.errors import Problem, ValidationError
 from ...engine.performance.measured import MeasuredCurve, make_measured_curve, parse_config_text
 from .config import META, names_for
+from .checks import config_problems, header_problems
 from .duplicates import resolve_duplicates
 from .formats import FORMAT_NAMES, Format, detect_format, named_format
 from .naming import curve_names
@@ -48,7 +49,10 @@ def read_curve_file(path, fmt: str = "auto", devices=None, models=None, vendors=
         vendors = vendors or {name: d.vendor for name, d in catalog.devices.items()}
     table = read_table(path)
     spec = _format(fmt, table)
-    problems: list[Problem] = []
+    problems: list[Problem] = header_problems(spec, table)
+    if problems:
+        raise ValidationError(problems)
+    problems += config_problems(spec, table)
     rows, warnings = read_rows(spec, table, problems)
     if not problems and not rows:
         problems.append(Problem(table.where(table.header_row + 1), "", "no data rows"))
@@ -60,7 +64,7 @@ def read_curve_file(path, fmt: str = "auto", devices=None, models=None, vendors=
     curves = _build_curves(spec, table, rows, names, warnings, problems)
     if problems:
         raise ValidationError(problems)
-    warnings = list(dict.fromkeys(list(names.notes) + warnings)) + _file_notes(spec, table, curves)
+    warnings = list(dict.fromkeys(list(table.notes) + list(names.notes) + warnings)) + _file_notes(spec, table, curves)
     return CurveFile(str(path), spec.name, tuple(curves), tuple(warnings), table.preamble)
 
 

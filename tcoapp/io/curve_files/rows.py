@@ -122,6 +122,24 @@ def normalize(spec: Format, table: Table, where, raw) -> tuple[list[dict], list[
     return points, warnings
 
 
+_UNKNOWN_WHEN_EMPTY = {"ttft": "TTFT", "tpot": "TPOT", "power_w": "power", "tokens_per_s_per_user": "tokens/s per user"}
+
+
+def _empty_notes(spec: Format, table: Table, where, raw) -> list[str]:
+    """A warning per optional point column with empty cells: those points' value is unknown (NaN)."""
+    notes = []
+    for field, what in _UNKNOWN_WHEN_EMPTY.items():
+        if field not in where or (field == "tokens_per_s_per_user" and "tpot" in where):
+            continue  # without interactivity, 1 / TPOT stands in (said by normalize)
+        empty = [row for row, values, _ in raw if not math.isfinite(values.get(field, float("nan")))]
+        if empty:
+            header = table.headers[where[field][0]]
+            rows = ", ".join(map(str, empty[:5])) + (", ..." if len(empty) > 5 else "")
+            notes.append(f"{table.name}: {header!r} is empty in {len(empty)} of {len(raw)} row(s) (row {rows}): "
+                         f"{what} is unknown at those points")
+    return notes
+
+
 def read_rows(spec: Format, table: Table, problems: list[Problem]) -> tuple[list[Row], list[str]]:
     """The file's rows as `Row`s (empty with problems when any cell is bad), and the warnings."""
     where = locate(spec, table, problems)
@@ -131,6 +149,7 @@ def read_rows(spec: Format, table: Table, problems: list[Problem]) -> tuple[list
     if problems:
         return [], []
     points, warnings = normalize(spec, table, where, raw)
+    warnings = _empty_notes(spec, table, where, raw) + warnings
     index = table.index()
 
     def text(cells, key):

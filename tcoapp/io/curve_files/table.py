@@ -7,6 +7,7 @@ so every error points at the line a user sees in an editor.
 from __future__ import annotations
 
 import csv
+import io
 import pathlib
 import re
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ class Table:
     rows: tuple[tuple[int, tuple[str, ...]], ...]  # (line number, cells), blank and comment lines dropped
     preamble: tuple[str, ...] = ()              # the leading comment lines, '#' removed
     decimal_comma: bool = False                 # a ';'-separated file: "0,42" is 0.42
+    notes: tuple[str, ...] = ()                 # what reading it noticed (its encoding)
 
     def where(self, row: int) -> str:
         return f"{self.name}:row {row}"
@@ -40,6 +42,13 @@ class Table:
         return out
 
 
+# A curve file holds at most a few thousand points (aiconfigurator: tens of rows per run, an InferenceX
+# export: hundreds); past these limits a file is refused at once, before it is parsed in full.
+MAX_FILE_BYTES = 50_000_000
+MAX_DATA_ROWS = 100_000
+_HOW_TO_SAVE = "save it from the spreadsheet as 'CSV UTF-8 (comma delimited)'"
+
+
 def _is_comment(cells: list[str]) -> bool:
     return bool(cells) and cells[0].lstrip().startswith("#")
 
@@ -48,15 +57,15 @@ def _is_blank(cells: list[str]) -> bool:
     return not any(c.strip() for c in cells)
 
 
-def _delimiter(handle) -> str:
+def _is_comment_line(line: str) -> bool:
+    """A `#` line, also as a spreadsheet re-saves it: quoted (`"# License, ..."`)."""
+    return line.lstrip().lstrip('"').lstrip().startswith("#")
+
+
+def _delimiter(text: str) -> str:
     """',' unless the first line that is not a comment holds ';' or tabs and no comma (a spreadsheet
     saved in a locale that writes semicolons, or a TSV)."""
-    for line in handle:
-        if line.strip() and not line.lstrip().startswith("#"):
-            break
-    else:
-        line = ""
-    handle.seek(0)
+    line = next((ln for ln in text.splitlines() if ln.strip() and not _is_comment_line(ln)), "")
     if "," not in line:
         for candidate in (";", "\t"):
             if candidate in line:
@@ -64,28 +73,66 @@ def _delimiter(handle) -> str:
     return ","
 
 
+def decode_text(data: bytes, name: str) -> tuple[str, str]:
+    """(text, encoding note) of a file's bytes: UTF-8 (with or without BOM), UTF-16 with its BOM (Excel's
+    "Unicode text"), UTF-16 without BOM (every other byte 0), else Windows-1252 (Excel's "CSV" on
+    Windows), said in the note. Raises ValidationError with the fix when none reads it."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        candidates = [("utf-16", "UTF-16")]
+    elif len(data) >= 4 and (data[1:40:2].count(0) > 15 or data[0:40:2].count(0) > 15):
+        candidates = [("utf-16-le" if data[1] == 0 else "utf-16-be", "UTF-16 (no byte-order mark)")]
+    else:
+        candidates = [("utf-8-sig", ""), ("cp1252", "Windows-1252")]
+    for codec, label in candidates:
+        try:
+            text = data.decode(codec)
+        except UnicodeDecodeError:
+            continue
+        if "\x00" in text:
+            continue
+        return text.lstrip("\ufeff"), (f"{name}: read as {label} text" if label and codec != "utf-16" else "")
+    raise ValidationError([Problem(name, "", f"cannot read the file: it is not UTF-8, UTF-16 or Windows-1252 text: "
+                                             f"{_HOW_TO_SAVE}")])
+
+
 def read_table(path) -> Table:
-    """The file's header and data rows; raises ValidationError if it cannot be read or has no header."""
+    """The file's header and data rows; raises ValidationError if it cannot be read, is larger than
+    MAX_FILE_BYTES / MAX_DATA_ROWS, or has no header."""
     path = pathlib.Path(path)
     name = path.name
     try:
-        with open(path, newline="", encoding="utf-8-sig") as handle:
-            delimiter = _delimiter(handle)
-            reader = csv.reader(handle, delimiter=delimiter)
-            preamble, headers, header_row, rows = [], None, 0, []
-            for cells in reader:
-                if _is_blank(cells):
-                    continue
-                if _is_comment(cells):
-                    if headers is None:
-                        preamble.append(",".join(cells).lstrip()[1:].strip())
-                    continue
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise ValidationError([Problem(name, "", f"the file is {size / 1e6:.0f} MB: a curve file may be at most "
+                                                     f"{MAX_FILE_BYTES / 1e6:.0f} MB ({MAX_DATA_ROWS:,} rows); split it "
+                                                     "or keep the rows of the curves you need")])
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        raise ValidationError([Problem(name, "", f"cannot read the file: {exc.strerror or exc}")]) from None
+    text, encoding_note = decode_text(data, name)
+    delimiter = _delimiter(text)
+    preamble, headers, header_row, rows = [], None, 0, []
+    try:
+        reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+        for cells in reader:
+            if _is_blank(cells):
+                continue
+            if _is_comment(cells):
                 if headers is None:
-                    headers, header_row = tuple(c.strip() for c in cells), reader.line_num
-                else:
-                    rows.append((reader.line_num, tuple(cells)))
-    except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        raise ValidationError([Problem(name, "", f"cannot read the file: {exc}")]) from None
+                    preamble.append(delimiter.join(c for c in cells if c.strip()).lstrip()[1:].strip())
+                continue
+            if headers is None:
+                headers, header_row = tuple(c.strip() for c in cells), reader.line_num
+            else:
+                rows.append((reader.line_num, tuple(cells)))
+                if len(rows) > MAX_DATA_ROWS:
+                    raise ValidationError([Problem(name, "", f"more than {MAX_DATA_ROWS:,} data rows: a curve file "
+                                                             f"may hold at most {MAX_DATA_ROWS:,}; split it or keep "
+                                                             "the rows of the curves you need")])
+    except csv.Error as exc:
+        raise ValidationError([Problem(f"{name}:row {reader.line_num}", "", f"cannot read the file: {exc}")]) from None
     if headers is None:
         raise ValidationError([Problem(f"{name}:row 1", "", "the file is empty: a header row is needed")])
-    return Table(name, headers, header_row, tuple(rows), tuple(preamble), decimal_comma=delimiter == ";")
+    return Table(name, headers, header_row, tuple(rows), tuple(preamble), decimal_comma=delimiter == ";",
+                 notes=(encoding_note,) if encoding_note else ())
