@@ -1,19 +1,26 @@
 """tcoapp: TCO and ROI of AI inference hardware.
 
-Notebook API (pandas DataFrames; see tcoapp.api): `tcoapp.load_scenario(path)`,
-`tcoapp.compute(scenario)`, `tcoapp.read_curves(path)`, `tcoapp.simulate(scenario, draws, seed)`
-(Monte Carlo; see tcoapp.api_simulate). They load lazily, so `import tcoapp` stays
-as fast as the command line needs.
+The notebook API (pandas DataFrames; every function documented with its parameters, returns and
+units):
+
+- ``tcoapp.load_scenario(path)``: a scenario workbook, validated (None: the built-in default)
+- ``tcoapp.compute(scenario)``: every plan's metrics, cash-flow years and pools (`Computed`)
+- ``tcoapp.read_curves(path)``: a measured-curve file, one row per point
+- ``tcoapp.simulate(scenario, draws, seed)``: the Monte Carlo over the Uncertainty rows (`Simulated`)
+
+They load lazily, so ``import tcoapp`` stays as fast as the command line needs; ``dir(tcoapp)``
+and ``help(tcoapp.compute)`` show them.
+
+>>> import tcoapp
+>>> [name for name in ("compute", "load_scenario", "read_curves", "simulate") if name in dir(tcoapp)]
+['compute', 'load_scenario', 'read_curves', 'simulate']
 """
 __version__ = "0.1.0"
 SCHEMA_VERSION = 2
 
 _API = ("load_scenario", "compute", "read_curves", "Computed")
-__all__ = ["__version__", *_API]
-
-
 _SIMULATE_API = ("simulate", "Simulated")
-__all__ += list(_SIMULATE_API)
+__all__ = ["__version__", *_API, *_SIMULATE_API]
 
 
 def __getattr__(name):
@@ -24,3 +31,7 @@ def __getattr__(name):
         from . import api
         return getattr(api, name)
     raise AttributeError(f"module 'tcoapp' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted({*globals(), *__all__})

@@ -11,7 +11,8 @@
 Column names are the project's keys, which carry their units (`capex_usd`, `ttft_s`, `power_w`);
 `DataFrame.attrs["units"]` maps every column to its unit as well. Missing values (payback never
 reached, TTFT not measured) are NaN. The same engine functions as the CLI and the GUI compute
-every number.
+every number. Every function has a numpydoc docstring with its parameters, returns and units, and
+examples that run as doctests (tests/test_api_doctests.py).
 """
 from __future__ import annotations
 
@@ -25,28 +26,105 @@ from .engine.metric_table import METRICS
 from .engine.performance.measured import config_text
 from .engine.scenario import Scenario
 
+__all__ = ["load_scenario", "compute", "read_curves", "Computed", "POINT_UNITS", "YEAR_UNITS", "POOL_UNITS"]
+
 POINT_UNITS = {"batch": "sequences", "tokens_per_s_per_device": "tokens/s", "tokens_per_s_per_user": "tokens/s",
                "ttft_s": "s", "power_w": "W"}
 
 
 def load_scenario(path=None) -> Scenario:
-    """A scenario workbook (.xlsx), validated; None: the built-in default scenario."""
+    """Read and validate a scenario workbook.
+
+    Parameters
+    ----------
+    path : str or os.PathLike or None, default None
+        The scenario workbook (.xlsx; docs/workbook_format.md). None: the built-in default scenario.
+
+    Returns
+    -------
+    tcoapp.engine.scenario.Scenario
+        The plans with the devices, models, measured curves, price tiers and calibrated factors they
+        name (the workbook's own entries added to the shipped catalog).
+
+    Raises
+    ------
+    tcoapp.engine.errors.ValidationError
+        Every problem of the workbook at once, each naming its sheet, cell and the allowed range.
+
+    Examples
+    --------
+    >>> import tcoapp
+    >>> scenario = tcoapp.load_scenario()
+    >>> [plan.name for plan in scenario.plans][:2]
+    ['H100 FP8 TP2', 'H200 FP8 TP2']
+    >>> scenario.plan("H200 FP8 TP2").device
+    'H200-SXM'
+    """
     from .io.load import load_scenario as load
     return load(None if path is None else str(path))
 
 
 @dataclass(frozen=True)
 class Computed:
-    """What `compute` returns: DataFrames, and the engine's own result records."""
+    """What `compute` returns: DataFrames, and the engine's own result records.
 
-    plans: pd.DataFrame        # index: plan name; columns: METRIC_KEYS, curve_source, limited_by, warnings
-    years: pd.DataFrame        # plan, year (0 = the start), the per-year rows of `tcoapp compute --json`
+    Attributes
+    ----------
+    plans : pandas.DataFrame
+        One row per plan (index: plan name). Columns: the metric keys of docs/workbook_format.md
+        ("Results"), whose names carry their units (`capex_usd` USD, `tokens_per_s_per_device`
+        tokens/s, `payback_months` months, fractions 0..1), then `curve_source`, `limited_by` and
+        `warnings` (text). float64 throughout the metrics; NaN where a value does not exist
+        (payback never reached). ``attrs["units"]`` maps every metric to its unit.
+    years : pandas.DataFrame
+        One row per plan and year (year 0 = the start): `plan`, `year` (int), utilization
+        (fraction), price (USD/Mtok), output tokens, revenue, opex, capex, residual value,
+        depreciation, taxable income, tax, cash flow and cumulative cash flow (USD, float64).
+    results : tuple of tcoapp.engine.compute.PlanResult
+        The engine's records, as the CLI and the GUI use them.
+    pools : pandas.DataFrame or None
+        One row per plan and pool: `plan`, `pool`, `role`, `device`, `device_count` (devices),
+        `servers`, `racks`, `capex_usd` (USD), `it_avg_kw` / `it_provisioned_kw` (kW), the pool's
+        operating point and its serving configuration as `serving.*` columns.
+    """
+
+    plans: pd.DataFrame
+    years: pd.DataFrame
     results: tuple[PlanResult, ...]
-    pools: pd.DataFrame | None = None  # plan, pool, role, device, device_count, servers, racks, capex_usd, ...
+    pools: pd.DataFrame | None = None
 
 
 def compute(scenario: Scenario | str | None = None) -> Computed:
-    """Compute every plan of `scenario` (a Scenario, a workbook path, or None for the default)."""
+    """Compute every plan of a scenario (the engine function `tcoapp compute` calls).
+
+    Parameters
+    ----------
+    scenario : Scenario or str or os.PathLike or None, default None
+        A scenario from `load_scenario`, the path of a scenario workbook (.xlsx), or None for the
+        built-in default scenario.
+
+    Returns
+    -------
+    Computed
+        `plans` (one row per plan, metric columns with units in their names), `years` (the cash
+        flow timeline, USD), `pools` (devices, servers, racks, capex per pool) and the engine's records.
+
+    See Also
+    --------
+    load_scenario : read and validate a workbook.
+    tcoapp.simulate : the Monte Carlo over the scenario's Uncertainty rows.
+
+    Examples
+    --------
+    >>> import tcoapp
+    >>> result = tcoapp.compute()                       # the built-in default scenario
+    >>> list(result.plans.index)
+    ['H100 FP8 TP2', 'H200 FP8 TP2', 'B200 NVFP4 TP1', 'GB200 NVL72 NVFP4', 'MI355X FP8 TP1']
+    >>> result.plans.attrs["units"]["cost_per_million_output_tokens_usd"]
+    'USD/Mtok'
+    >>> str(result.plans["npv_usd"].dtype), str(result.years["year"].dtype)
+    ('float64', 'int64')
+    """
     if not isinstance(scenario, Scenario):
         scenario = load_scenario(scenario)
     results = compute_scenario(scenario)
@@ -94,11 +172,54 @@ def _pools_frame(results) -> pd.DataFrame:
 
 
 def read_curves(path, fmt: str = "auto") -> pd.DataFrame:
-    """The curves of a measured-curve file, one row per point (the same reader as `tcoapp curves`).
+    """Read a measured-curve file, one row per point (the same reader as `tcoapp curves`).
 
-    Columns: curve, device, model, batch, tokens_per_s_per_device, tokens_per_s_per_user, ttft_s,
-    power_w, precision, tensor_parallel, config (key=value; ...), source, row (the file row).
-    attrs: format, warnings, configs ({curve: {key: value}}), units.
+    Parameters
+    ----------
+    path : str or os.PathLike
+        An InferenceX export, an aiconfigurator ``pareto.csv`` / ``best_config_topn.csv`` or a plain
+        CSV (docs/curves.md), as any spreadsheet saves it (comma, semicolon or tab; UTF-8, UTF-16 or
+        Windows-1252; decimal commas in a semicolon file).
+    fmt : {"auto", "inferencex", "aiconfigurator", "plain"}, default "auto"
+        The file's format; "auto" recognizes it from the header.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per point, the same dtypes for every file:
+
+        - `curve`, `device`, `model`, `precision`, `config` (``key=value; ...``), `source`,
+          `row` (``file:row N``): str (object)
+        - `batch` (sequences), `tokens_per_s_per_device` (tokens/s), `tokens_per_s_per_user`
+          (tokens/s), `ttft_s` (s), `power_w` (W per device): float64, NaN where not in the file
+        - `tensor_parallel` (devices per replica): Int64, <NA> where the file does not say
+
+        ``attrs``: `format`, `warnings` (list of str), `configs` ({curve: {key: value}}), `units`
+        ({column: unit}).
+
+    Raises
+    ------
+    tcoapp.engine.errors.ValidationError
+        Every bad cell at once, each naming the file, row and column (and one line saying how to
+        fix a file that cannot be read).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> import tcoapp
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "sweep.csv"
+    >>> _ = path.write_text("curve,device,model,batch,tokens_per_s_per_device,ttft_s,tensor_parallel\\n"
+    ...                     "mine,H200-SXM,Llama-3.1-70B,1,60.5,0.21,2\\n"
+    ...                     "mine,H200-SXM,Llama-3.1-70B,64,1500,,2\\n")
+    >>> curves = tcoapp.read_curves(path)
+    >>> curves[["curve", "batch", "tokens_per_s_per_device", "ttft_s", "tensor_parallel"]]
+      curve  batch  tokens_per_s_per_device  ttft_s  tensor_parallel
+    0  mine    1.0                     60.5    0.21                2
+    1  mine   64.0                   1500.0     NaN                2
+    >>> curves.attrs["units"]["ttft_s"], str(curves["tensor_parallel"].dtype)
+    ('s', 'Int64')
+    >>> curves.attrs["warnings"]
+    ["sweep.csv: 'ttft_s' is empty in 1 of 2 row(s) (row 3): TTFT is unknown at those points"]
     """
     from .io.curve_files import read_curve_file
 
@@ -114,6 +235,8 @@ def read_curves(path, fmt: str = "auto") -> pd.DataFrame:
             rows.append(row)
     frame = pd.DataFrame(rows, columns=["curve", "device", "model", *POINT_UNITS, "precision", "tensor_parallel",
                                         "config", "source", "row"])
+    frame = frame.astype({**{k: "float64" for k in POINT_UNITS}, "tensor_parallel": "Int64",
+                          **{k: object for k in ("curve", "device", "model", "precision", "config", "source", "row")}})
     frame.attrs.update(format=result.format, warnings=list(result.warnings), units=dict(POINT_UNITS),
                        configs={c.name: dict(c.config) for c in result.curves})
     return frame

@@ -22,8 +22,32 @@ from .engine.uncertainty.report import SUMMARY_METRICS, simulation_json
 from .engine.uncertainty.simulate import DEFAULT_DRAWS, DEFAULT_SEED, Simulation, simulate as engine_simulate
 
 
+__all__ = ["simulate", "Simulated"]
+
+
 @dataclass(frozen=True)
 class Simulated:
+    """What `simulate` returns.
+
+    Attributes
+    ----------
+    summary : pandas.DataFrame
+        Index (plan, metric) over the simulated metrics (`npv_usd` USD, `irr` fraction/yr,
+        `payback_months` months, `cost_per_million_output_tokens_usd` USD/Mtok, ...); columns
+        `mean`, `p5`, `p10`, `p50`, `p90`, `p95` (in the metric's unit, float64; NaN where a
+        percentile falls on "never") and `share_defined` (fraction 0..1 of draws with a value).
+        ``attrs["units"]`` maps each metric to its unit.
+    plans : pandas.DataFrame
+        Index plan; `prob_npv_positive` (fraction 0..1).
+    pairwise : pandas.DataFrame
+        `a`, `b` (plan names), `prob_a_higher_npv` (fraction 0..1).
+    draws : pandas.DataFrame
+        One row per (plan, draw): `plan`, `draw`, the simulated metrics and an ``input.KEY``
+        column per drawn input (in the key's unit).
+    simulation : tcoapp.engine.uncertainty.simulate.Simulation
+        The engine's record.
+    """
+
     summary: pd.DataFrame
     plans: pd.DataFrame
     pairwise: pd.DataFrame
@@ -32,7 +56,35 @@ class Simulated:
 
 
 def simulate(scenario: Scenario | str | None = None, draws: int = DEFAULT_DRAWS, seed: int = DEFAULT_SEED) -> Simulated:
-    """Monte Carlo over the scenario's Uncertainty rows (the engine function `tcoapp simulate` calls)."""
+    """Monte Carlo over the scenario's Uncertainty rows (the engine function `tcoapp simulate` calls).
+
+    Parameters
+    ----------
+    scenario : Scenario or str or os.PathLike or None, default None
+        A scenario from `tcoapp.load_scenario`, a workbook path, or None for the built-in default.
+    draws : int, default 2000
+        Number of Monte Carlo draws.
+    seed : int, default 0
+        Seed of the numpy Generator: the same seed gives the same draws.
+
+    Returns
+    -------
+    Simulated
+        `summary` (percentiles per plan and metric), `plans` (probability NPV > 0), `pairwise`
+        (probability one plan's NPV beats another's) and `draws` (every draw).
+
+    Examples
+    --------
+    A scenario without Uncertainty rows has one outcome: every percentile is the computed value.
+
+    >>> import tcoapp
+    >>> sim = tcoapp.simulate(None, draws=20, seed=0)
+    >>> npv = sim.summary.loc[("H200 FP8 TP2", "npv_usd")]
+    >>> bool(npv["p5"] == npv["p95"] == tcoapp.compute().plans.loc["H200 FP8 TP2", "npv_usd"])
+    True
+    >>> list(sim.summary.columns)
+    ['mean', 'p5', 'p10', 'p50', 'p90', 'p95', 'share_defined']
+    """
     if not isinstance(scenario, Scenario):
         from .api import load_scenario
         scenario = load_scenario(scenario)
