@@ -18,6 +18,7 @@ def fit_json(fit, before, written: bool, check=None, scope: str = "", changed=()
         "curve": fit.curve, "device": fit.device, "model": fit.model,
         "serving": {"tensor_parallel": s.tensor_parallel, "expert_parallel": s.expert_parallel,
                     "attention_dp": s.attention_dp, "weight_precision": s.weight_precision,
+                    "attention_weight_precision": s.attention_weight_precision or None,
                     "kv_precision": s.kv_precision},
         "workload": {"input_tokens": w.input_tokens, "output_tokens": w.output_tokens},
         "factors": {n: {"before": getattr(before, n), "after": getattr(r.factors, n)} for n in r.fitted},
@@ -43,7 +44,9 @@ def fit_text(data: dict, book: str) -> str:
     """The fit as the text `tcoapp calibrate` prints."""
     s, w = data["serving"], data["workload"]
     lines = [f"curve {data['curve']!r}: {len(data['points'])} points, {data['device']} / {data['model']}, "
-             f"TP {s['tensor_parallel']} x EP {s['expert_parallel']}, {s['weight_precision']} weights, "
+             f"TP {s['tensor_parallel']} x EP {s['expert_parallel']}"
+             f"{', attention-DP' if s['attention_dp'] else ''}, {s['weight_precision']} weights"
+             f"{' (' + s['attention_weight_precision'] + ' outside the experts)' if s.get('attention_weight_precision') else ''}, "
              f"{s['kv_precision']} KV, {w['input_tokens']} input / {w['output_tokens']} output tokens"]
     lines.append("fitted factors (before -> after):")
     for name, v in data["factors"].items():

@@ -98,15 +98,24 @@ def _calibration_section() -> list[str]:
     lines = ["## Calibration", "",
              "Rows of `key | unit | value` (from row 2): the efficiency factors of the generated "
              "(roofline) curve. A missing row keeps the default; values must be numbers >= 0.", "",
-             "Optional further columns (D, E, ...) name a device in row 1 and hold the factors calibrated for "
-             "plans on that device (`tcoapp calibrate BOOK.xlsx --curve NAME --write` writes one); a blank "
-             "cell takes the `value` column's. Plans on other devices use the `value` column.", "",
+             "Optional further columns (D, E, ...) name a calibration scope in row 1, `DEVICE | MODEL_CLASS | "
+             "STACK` (`B200 | moe | trtllm`; model class `dense` or `moe`, `*` for any; a bare `DEVICE` is "
+             "every plan on that device), and hold the factors calibrated for plans in that scope (`tcoapp "
+             "calibrate BOOK.xlsx --curve NAME --write` writes one); a blank cell takes the `value` column's. A "
+             "plan uses the most specific scope matching its device, its model's class and its `serving_stack`; "
+             "a scope naming a stack applies only to plans naming that stack; other plans use the `value` "
+             "column (docs/curves.md).", "",
              "| key | unit | default | help |", "|---|---|---|---|"]
     defaults = DEFAULT_FACTORS.as_dict()
     for name in FACTOR_NAMES:
         field = FACTOR_FIELD_BY_NAME[name]
         lines.append(f"| `{name}` | {field.unit or '-'} | {_num(defaults[name])} | {_cell(field.help)} "
                      f"Allowed: {field.range_text()}. |")
+    from tcoapp.engine.calibration_scope import QUALITY_ROWS
+    lines += ["", "After the factors, rows `fit_*` / `heldout_*` say, in each scope's column, what its factors were "
+              "fitted to and how well (written by `tcoapp calibrate --write`; the `value` column stays blank):", "",
+              "| key | unit | help |", "|---|---|---|"]
+    lines += [f"| `{key}` | {unit or '-'} | {_cell(help_)} |" for key, (unit, _kind, help_) in QUALITY_ROWS.items()]
     return lines + [""]
 
 
