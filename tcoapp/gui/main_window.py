@@ -369,9 +369,16 @@ class MainWindow(QMainWindow):
     def _curve_fitted(self, outcome):
         fit, start, check, scope = outcome
         if self.confirm_calibration(fit, start, check, scope) and check.ok:
+            import json
+
             from ..cli_calibrate import quality
+            text = lambda results: {r.name: json.dumps(r.as_json(), sort_keys=True, default=str) for r in results}  # noqa: E731
+            before = text(self.document.results)
             self.document.set_device_factors(scope, fit.result.factors, quality(fit, check))
-            self.statusBar().showMessage(f"Plans in {scope} now use the factors fitted to {fit.curve}", 8000)
+            changed = [name for name, value in text(self.document.results).items() if before.get(name) != value]
+            said = ("changes " + ", ".join(repr(n) for n in changed)) if changed else (
+                "changes no plan (a plan uses it when its device, model class and serving_stack match)")
+            self.statusBar().showMessage(f"Factors fitted to {fit.curve} stored for {scope}: {said}", 12000)
 
     def confirm_calibration(self, fit, start, check=None, scope: str = "") -> bool:
         from .calibration_dialog import CalibrationDialog

@@ -211,6 +211,8 @@ def test_fit_the_generated_model_to_an_imported_curve_and_use_it(window, qtbot, 
     assert scope in window.document.scenario.device_factors
     assert window.document.scenario.calibration_quality[scope]["heldout_points"] == 7
     assert window.document.results[h200].metrics["tokens_per_s_per_device"] != before
+    plan = window.document.scenario.plans[h200].name
+    assert window.statusBar().currentMessage().endswith(f"stored for {scope}: changes {plan!r}")
     window.document.undo_stack.undo()
     assert window.document.scenario.device_factors == {}
 

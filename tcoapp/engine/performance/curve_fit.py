@@ -109,6 +109,9 @@ def curve_setup(curve: MeasuredCurve, devices: Mapping, models: Mapping,
     if (_int(config, "pipeline_parallel") or 1) > 1:
         reasons.append(f"curve {curve.name!r}: pipeline_parallel = {config['pipeline_parallel']}: the generated model "
                        "has no pipeline parallelism")
+    if "tensor_parallel" not in config and (_int(config, "EP") or 1) > 1:
+        reasons.append(f"curve {curve.name!r}: TP {config.get('TP', '?')} with EP {config['EP']} says no engine layout "
+                       "(EP does not divide TP): add tensor_parallel and expert_parallel to its config cell")
     isl, osl = _int(config, "input_tokens"), _int(config, "output_tokens")
     if (not isl or not osl) and workload is not None:
         isl, osl = workload.input_tokens, workload.output_tokens
