@@ -98,3 +98,16 @@ def test_inferencex_aggregated_tp_counts_every_gpu_and_ep_splits_them(tmp_path):
     ("int8_wo", "", "")])
 def test_precision_names(text, vendor, expected):
     assert project_precision(text, vendor) == expected
+
+
+def test_a_curve_whose_tp_and_ep_give_no_engine_layout_is_not_calibrated(tmp_path):
+    from tcoapp.engine.performance.curve_fit import CalibrationRefused, fit_curve
+    from tcoapp.io.catalog import load_catalog
+
+    path = tmp_path / "inferencex_agg.csv"
+    path.write_text(INFERENCEX.read_text(encoding="utf-8").replace(",true,", ",false,"), encoding="utf-8")
+    odd = next(c for c in read_curve_file(path).curves if c.config_dict["TP"] == "72" and c.config_dict["EP"] == "32")
+    catalog = load_catalog()
+    with pytest.raises(CalibrationRefused) as err:
+        fit_curve(odd, catalog.devices, catalog.models)
+    assert "TP 72 with EP 32 says no engine layout" in str(err.value)
