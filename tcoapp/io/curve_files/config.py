@@ -128,12 +128,6 @@ def _aic_layout(v: dict, prefix: str) -> tuple[str, str, str, str]:
     return str(tp), "1", "false", note
 
 
-def _aic_replica(v: dict, prefix: str) -> tuple[str, str]:
-    """(tensor_parallel, expert_parallel) of one aiconfigurator worker (see `_aic_layout`)."""
-    tp, ep, _adp, _note = _aic_layout(v, prefix)
-    return tp, ep
-
-
 def _aic_precisions(v: dict, prefix: str) -> list[tuple[str, str]]:
     """weight_precision (of the routed experts, where the `moe` column states another precision than
     `gemm`: gpt-oss's MXFP4 experts beside bf16 attention), attention_weight_precision (then `gemm`'s)
