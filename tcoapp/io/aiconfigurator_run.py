@@ -4,7 +4,7 @@
 `generate_curves` runs aiconfigurator's Python API (`aiconfigurator.cli.api.cli_default`: the
 aggregated and disaggregated searches of `aiconfigurator cli default`, offline, from its shipped
 performance database), writes each Pareto table as the `pareto.csv` the CLI would write, and reads
-it with the same reader as `tcoapp curves` (so every rule of DESIGN section 15 applies). Without
+it with the same reader as `tcoapp curves` (so every rule of docs/curves.md applies). Without
 the package, `missing()` says how to install it.
 """
 from __future__ import annotations

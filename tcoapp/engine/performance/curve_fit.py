@@ -1,4 +1,4 @@
-"""Fit the generated model to one measured curve (DESIGN section 15, `tcoapp calibrate`).
+"""Fit the generated model to one measured curve (docs/curves.md, `tcoapp calibrate`).
 
 The curve's configuration (tensor_parallel, expert_parallel, attention_dp, weight/kv precision,
 input_tokens, output_tokens: written by curve import) says which generated curve to compare; its

@@ -1,7 +1,7 @@
 """One curve's configuration, from the text of its configuration columns.
 
 The configuration keeps the tool's own columns under their header names (`parallel`, `gemm`,
-`(p)workers`, `Framework`, ...) after the project's keys it implies (DESIGN section 4:
+`(p)workers`, `Framework`, ...) after the project's keys it implies (docs/workbook_format.md, "Curves":
 `input_tokens`, `output_tokens`, `tensor_parallel`, `expert_parallel`, `attention_dp`,
 `weight_precision`, `kv_precision`; for a disaggregated deployment `prefill_devices` and
 `decode_devices` and, per pool, `prefill.workers`, `prefill.tensor_parallel`, `prefill.device`, ...,
@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ...engine.performance.measured import parse_config_text
 from ...engine.calibration_scope import stack_name
+from ...engine.performance.measured import parse_config_text
 from .catalog_names import match_catalog_name
 from .formats import Format
 from .table import Table, header_key

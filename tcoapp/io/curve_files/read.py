@@ -1,4 +1,4 @@
-"""Read one measured-curve file into curves (DESIGN section 15).
+"""Read one measured-curve file into curves (docs/curves.md).
 
 Rows with one configuration form one curve (batch = concurrency), named by what tells it from the
 file's other curves. Several rows at one batch in one configuration (aiconfigurator lists a

@@ -1,4 +1,4 @@
-"""`tcoapp curves FILE --json`: a CurveFile as the JSON of DESIGN section 15 (null = not in the file)."""
+"""`tcoapp curves FILE --json`: a CurveFile as the JSON docs/curves.md describes (null = not in the file)."""
 from __future__ import annotations
 
 import math
