@@ -67,6 +67,9 @@ def run_calibrate(args) -> int:
         for reason in check.reasons:
             print(f"error: not written: {reason}", file=sys.stderr)
         return EXIT_NOT_WRITTEN
+    if written and scope.key in scenario.device_factors:
+        old = scenario.calibration_quality.get(scope.key, {}).get("fit_curve")
+        print(f"note: replaced the factors of {scope.key!r}" + (f" fitted to {old!r}" if old else ""), file=sys.stderr)
     if written:
         print(f"warning: the write changes the numbers of {len(changed)} plan(s)"
               + (": " + ", ".join(repr(n) for n in changed) if changed else ""), file=sys.stderr)
