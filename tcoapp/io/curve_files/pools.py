@@ -84,11 +84,10 @@ def pool_curves(spec: Format, table: Table, deployment: MeasuredCurve, rows: lis
         kept = sorted(resolve_duplicates(spec, table, name, pool_rows, warnings, problems), key=lambda r: r.point["batch"])
         columns = {f: [r.point[f] for r in kept] for f in POINT_FIELDS}
         pool = dict(_pool_config(config, side, deployment.name))
-        tp = pool.get("tensor_parallel", "")
         out.append(make_measured_curve(
             name, pool.get("device", deployment.device), deployment.model, columns["batch"],
             columns["tokens_per_s_per_device"], columns["tokens_per_s_per_user"], columns["power_w"], columns["ttft_s"],
-            precision=pool.get(f"{mark}gemm", deployment.precision), tensor_parallel=int(tp) if tp.isdigit() else None,
+            precision=pool.get(f"{mark}gemm", deployment.precision), tensor_parallel=devices // workers,  # per worker
             source=f"{deployment.source}, {side} pool", point_sources=tuple(table.where(r.row) for r in kept),
             config=_pool_config(config, side, deployment.name)))
     note = _rate_note(table, deployment, rows) if len(out) == 2 else None

@@ -1,0 +1,50 @@
+"""Curve files at and past the size limit (docs/curves.md, "Files as spreadsheets save them").
+
+- curves_refuse_1m_rows_s: `tcoapp curves` on a 1,000,000-row plain CSV (36 MB, under the byte
+  limit), whole process, until it refuses at row 100,001. Before the limit it ran 62 s and 2.2 GB
+  without finishing. Baseline: the interpreter reading the file with csv.reader (the floor of
+  looking at every row).
+- curves_read_100k_rows_s: `tcoapp curves --json` on the largest file it reads (100,000 rows,
+  1,000 curves). Baseline: the same csv.reader floor on that file.
+"""
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def _plain_csv(path: Path, rows: int) -> Path:
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("curve,device,model,batch,tokens_per_s_per_device\n")
+        for i in range(rows):
+            f.write(f"c{i % 1000},H200-SXM,Llama-3.1-70B,{i // 1000 + 1},{100 + i % 997}\n")
+    return path
+
+
+def _wall_s(args) -> float:
+    start = time.perf_counter()
+    subprocess.run(args, capture_output=True)
+    return time.perf_counter() - start
+
+
+def _floor_s(path: Path) -> float:
+    code = f"import csv; sum(1 for _ in csv.reader(open({str(path)!r}, encoding='utf-8')))"
+    return _wall_s([sys.executable, "-c", code])
+
+
+def _bench(rows: int, args: tuple[str, ...], target: float) -> dict:
+    with tempfile.TemporaryDirectory() as folder:
+        path = _plain_csv(Path(folder) / f"rows_{rows}.csv", rows)
+        value = _wall_s([sys.executable, "-m", "tcoapp", "curves", str(path), *args])
+        floor = _floor_s(path)
+    return {"value": round(value, 3), "unit": "s", "baseline": round(floor, 3),
+            "baseline_name": f"csv.reader over the same {rows:,} rows (floor)", "target": target}
+
+
+BENCHMARKS = {
+    "curves_refuse_1m_rows_s": lambda: _bench(1_000_000, (), 5.0),
+    "curves_read_100k_rows_s": lambda: _bench(100_000, ("--json",), 10.0),
+}
