@@ -120,7 +120,9 @@ def set_factor(doc: Document, device: str | None, key: str, raw: Any) -> str | N
     if getattr(base, key) == value and device in merged:
         return None
     merged[device] = base.with_(**{key: value})
-    doc.push(replace(scenario, device_factors=merged), f"Set {field.label} to {value:g} for plans on {device}")
+    quality = {k: q for k, q in scenario.calibration_quality.items() if k != device}  # no longer the fit's factors
+    doc.push(replace(scenario, device_factors=merged, calibration_quality=quality),
+             f"Set {field.label} to {value:g} for plans on {device}")
     return None
 
 
@@ -128,6 +130,8 @@ def remove_device_factors(doc: Document, device: str) -> str | None:
     merged = {k: v for k, v in doc.scenario.device_factors.items() if k != device}
     if len(merged) == len(doc.scenario.device_factors):
         return None
-    doc.push(replace(doc.scenario, device_factors=merged), f"Plans on {device} use the scenario's factors")
+    quality = {k: q for k, q in doc.scenario.calibration_quality.items() if k != device}
+    doc.push(replace(doc.scenario, device_factors=merged, calibration_quality=quality),
+             f"Plans on {device} use the scenario's factors")
     return None
 

@@ -127,3 +127,18 @@ def test_undo_texts_of_table_and_pool_edits_use_labels(window):
     assert doc.undo_stack.undoText().startswith("Set Electricity price of")
     assert set_pool_value(doc, 0, 0, "device_count", "16") is None
     assert doc.undo_stack.undoText().startswith("Set Devices of pool")
+
+
+def test_editing_a_fitted_scope_by_hand_drops_its_fit_quality(window):
+    doc = window.document
+    scope = "H200-SXM | dense | trtllm"
+    doc.set_device_factors(scope, doc.scenario.factors.with_(eta_mem=0.9), {"fit_curve": "tp4", "fit_points": 14})
+    editor = window.catalog.calibration
+    assert doc.scenario.calibration_quality[scope]["fit_points"] == 14
+    col = editor.devices.index(scope)
+    row = [f.name for f in FACTOR_FIELDS].index("eta_compute")
+    editor.table.item(row, col).setText("0.3")
+    assert doc.scenario.device_factors[scope].eta_compute == 0.3 and doc.scenario.device_factors[scope].eta_mem == 0.9
+    assert scope not in doc.scenario.calibration_quality  # the factors are no longer those the fit measured
+    doc.undo_stack.undo()
+    assert doc.scenario.calibration_quality[scope]["fit_points"] == 14
