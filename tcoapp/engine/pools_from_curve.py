@@ -7,7 +7,8 @@ from __future__ import annotations
 from .fields import PRECISIONS
 from .records import Plan, make_plan, make_pool
 
-POOL_CONFIG_KEYS = ("tensor_parallel", "expert_parallel", "attention_dp", "weight_precision", "kv_precision")
+POOL_CONFIG_KEYS = ("tensor_parallel", "expert_parallel", "attention_dp", "weight_precision",
+                    "attention_weight_precision", "kv_precision")
 
 
 def is_disaggregated(curve) -> bool:
@@ -36,7 +37,9 @@ def two_pool_plan(curve, template: Plan, name: str) -> Plan:
     plan = make_plan(name, {**_plan_values(template), "model": curve.model or template.model,
                             "device": config.get("decode.device") or curve.device or template.device,
                             "curve": "", "prefill_device": "", "decode_device": "", "prefill_devices": 0,
-                            "decode_devices": 0, **workload})
+                            "decode_devices": 0, **workload,
+                            # the stack the deployment ran: the plan uses factors calibrated for it
+                            **({"serving_stack": config["serving_stack"]} if config.get("serving_stack") else {})})
     for role in ("prefill", "decode"):
         if float(config.get(f"{role}.pipeline_parallel", "1") or 1) > 1:
             raise ValueError(f"curve {curve.name!r}: the {role} pool uses pipeline parallelism, which the generated "

@@ -111,3 +111,18 @@ def test_a_curve_whose_tp_and_ep_give_no_engine_layout_is_not_calibrated(tmp_pat
     with pytest.raises(CalibrationRefused) as err:
         fit_curve(odd, catalog.devices, catalog.models)
     assert "TP 72 with EP 32 says no engine layout" in str(err.value)
+
+
+def test_a_disaggregated_moe_deployment_becomes_pools_with_its_layout_precisions_and_stack():
+    from tcoapp.engine.pools_from_curve import two_pool_plan
+    from tcoapp.io.default_scenario import default_scenario
+
+    path = DATA / "aiconfigurator_gptoss120b_b200_trtllm_disagg_pareto.csv"
+    deployment = next(c for c in read_curve_file(path).curves
+                      if c.config_dict.get("(d)parallel") == "tp1pp1dp4etp1ep4" and "disaggregated" in c.config_dict)
+    plan = two_pool_plan(deployment, default_scenario().plans[0], "gpt-oss pools")
+    prefill, decode = plan.pools
+    assert plan.serving_stack == "trtllm" and plan.model == "gpt-oss-120b"
+    assert (decode.tensor_parallel, decode.expert_parallel, decode.attention_dp) == (1, 4, True)
+    assert (decode.weight_precision, decode.attention_weight_precision) == ("mxfp4", "bf16")
+    assert (prefill.weight_precision, prefill.attention_weight_precision) == ("mxfp4", "bf16")

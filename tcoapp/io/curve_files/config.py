@@ -187,7 +187,9 @@ def aiconfigurator_meta(spec: Format, table: Table, values, names: _Names) -> Cu
         notes.append(f"{table.name}: num_total_gpus = {total} but the pools hold {p_gpus} + {d_gpus} GPUs")
     if (_int(v.get("eworkers", "")) or 0) > 0:
         notes.append(f"{table.name}: (e)workers = {v['eworkers']}: encoder workers are not modelled")
+    stack = stack_name(v.get("dbackend") or v.get("pbackend", ""))
     project = _workload(v) + [("disaggregated", "true"), ("prefill_devices", str(p_gpus)), ("decode_devices", str(d_gpus))]
+    project += [("serving_stack", stack)] if stack else []
     config = tuple(project) + tuple(prefill) + tuple(decode) + tuple(_pairs(spec, table, values))
     return CurveMeta(device, model, v.get("dgemm", ""), None, config, tuple(notes))
 
