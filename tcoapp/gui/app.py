@@ -88,7 +88,17 @@ def run_app(path: str | None = None, argv: list[str] | None = None) -> int:
         QTimer.singleShot(0, shown)
     else:
         QTimer.singleShot(0, lambda: offer_recovery(window, QMessageBox))
+    _quit_on_interrupt()
     return app.exec()
+
+
+def _quit_on_interrupt() -> None:
+    """Ctrl+C in the terminal while the window is up ends the process at once, without a Python
+    traceback: Qt's event loop would otherwise raise KeyboardInterrupt inside whatever Python slot
+    runs next and print it. Unsaved edits are in the autosave, offered back at the next start.
+    (Before the loop runs, `tcoapp.cli.main` turns Ctrl+C into one line and exit 130.)"""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _quit_without_questions(window, app):
