@@ -122,6 +122,7 @@ def reference_problems(scenario: Scenario, where: PlanLocator | None = None,
             value = getattr(plan, key)
             if value and value not in names and value not in unbuilt:
                 problems.append(Problem(where(index, key), key, f"= {shown(value)}: no {what} of that name{_known(names)}"))
+        problems += _dense_precision_problems(scenario, plan, index, where, models)
         for k, pool in enumerate(plan.pools):
             for key, names, what in (("device", devices, "device"), ("curve", set(scenario.curves), "measured curve")):
                 value = getattr(pool, key)
@@ -129,6 +130,17 @@ def reference_problems(scenario: Scenario, where: PlanLocator | None = None,
                     problems.append(Problem(pool_where(index, k, key), key,
                                             f"= {shown(value)}: no {what} of that name{_known(names)}"))
     return problems
+
+
+def _dense_precision_problems(scenario: Scenario, plan, index: int, where, models) -> list[Problem]:
+    """attention_weight_precision splits an MoE checkpoint (experts at weight_precision, the rest at
+    this); on a dense model it has no meaning, and every operating point of the plan would be refused."""
+    value = getattr(plan, "attention_weight_precision", "")
+    if not value or plan.model not in models or scenario.model(plan.model).n_experts > 0:
+        return []
+    return [Problem(where(index, "attention_weight_precision"), "attention_weight_precision",
+                    f"= {shown(value)}: only for MoE models (experts at weight_precision, the other weights at "
+                    f"this); {plan.model} is dense: clear the cell (its weights are at weight_precision)")]
 
 
 def _known(names) -> str:

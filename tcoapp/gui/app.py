@@ -68,6 +68,7 @@ def _loadable(name: str) -> bool:
 
 
 def run_app(path: str | None = None, argv: list[str] | None = None) -> int:
+    _quit_on_interrupt()
     problem = display_problem()
     if problem:
         print(problem, file=sys.stderr)
@@ -88,15 +89,15 @@ def run_app(path: str | None = None, argv: list[str] | None = None) -> int:
         QTimer.singleShot(0, shown)
     else:
         QTimer.singleShot(0, lambda: offer_recovery(window, QMessageBox))
-    _quit_on_interrupt()
     return app.exec()
 
 
 def _quit_on_interrupt() -> None:
-    """Ctrl+C in the terminal while the window is up ends the process at once, without a Python
-    traceback: Qt's event loop would otherwise raise KeyboardInterrupt inside whatever Python slot
-    runs next and print it. Unsaved edits are in the autosave, offered back at the next start.
-    (Before the loop runs, `tcoapp.cli.main` turns Ctrl+C into one line and exit 130.)"""
+    """Ctrl+C in the terminal, from the start of the desktop app on, ends the process at once (as the
+    signal does by default), without a Python traceback: a KeyboardInterrupt while PySide6 loads makes
+    shiboken abort with "Fatal Python error" and a traceback, and in Qt's event loop it would be
+    raised inside whatever Python slot runs next. Unsaved edits are in the autosave, offered back at
+    the next start. (The headless commands turn Ctrl+C into one line and exit 130: `tcoapp.cli`.)"""
     import signal
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 

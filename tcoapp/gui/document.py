@@ -172,6 +172,9 @@ class Document(QObject):
             return None
         new = self._scenario.replace_plan(index, new_plan)
         problems = [p for p in reference_problems(new) if p.field in changes]
+        if "device" in changes:  # a `*` Uncertainty row of a device field needs one device for every plan
+            from ..engine.uncertainty.references import star_device_problems
+            problems += star_device_problems(new)
         if problems:
             return "; ".join(p.message for p in problems)
         keys = ", ".join(PLAN_FIELD_BY_NAME[k].label if k in PLAN_FIELD_BY_NAME else k for k in changes)

@@ -179,3 +179,16 @@ def test_cancel_mid_run_stops_between_chunks_of_draws(uncertain_window, qtbot):
     qtbot.wait(50)
     assert view.simulation is None and view.status.text() == "Simulation cancelled."
     assert max(fractions) < 0.5, "it stopped between chunks, long before the run's end"
+
+
+def test_a_device_edit_that_breaks_a_star_device_row_is_refused(open_window):
+    """The Uncertainty rows' one validation holds at a plan's device edit, so a saved workbook always reads."""
+    base = default_scenario()
+    plan = base.plans[0]
+    scenario = replace(base.with_plans([plan, plan.with_(name="twin")]),
+                       uncertainty=(UncertainInput("*", "device.price_usd", "uniform", low=20000.0, high=30000.0),))
+    window = open_window(scenario=scenario)
+    message = window.document.set_plan_value(1, "device", base.plans[2].device)
+    assert message and "the plans run different devices" in message
+    assert window.document.scenario.plans[1].device == plan.device
+    window.runner.wait(20000)

@@ -26,7 +26,7 @@ import numpy as np
 from ..compute import PlanResult, compute_plan
 from ..errors import Cancelled, Problem, ValidationError, raise_if
 from .plan_draws import PlanDraws, joined, simulate_plan
-from .references import simulation_problems, uncertainty_problems
+from .references import uncertainty_problems
 from .sampling import MAX_DRAWS, rows_for_plan, stream_generators
 from .statistics import SUMMARY_METRICS, prob_higher, prob_positive, summary
 from .streaming import MetricStream
@@ -91,7 +91,7 @@ def simulate(scenario, draws: int = DEFAULT_DRAWS, seed: int = DEFAULT_SEED,
     Raises ValidationError for bad rows or arguments, Cancelled when `should_cancel()` turns true.
     """
     check_run(draws, seed)
-    problems = uncertainty_problems(scenario) + simulation_problems(scenario)
+    problems = uncertainty_problems(scenario)
     if problems:
         raise ValidationError(problems)
     run = _Run(scenario, draws, seed, results, progress, should_cancel)
