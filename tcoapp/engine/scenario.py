@@ -122,7 +122,10 @@ def reference_problems(scenario: Scenario, where: PlanLocator | None = None,
             value = getattr(plan, key)
             if value and value not in names and value not in unbuilt:
                 problems.append(Problem(where(index, key), key, f"= {shown(value)}: no {what} of that name{_known(names)}"))
-        problems += _dense_precision_problems(scenario, plan, index, where, models)
+        if plan.model in models and scenario.model(plan.model).n_experts == 0:
+            problems += _dense_precision_problems(plan, lambda key, i=index: where(i, key))
+            for k, pool in enumerate(plan.pools):
+                problems += _dense_precision_problems(pool, lambda key, i=index, k=k: pool_where(i, k, key), plan.model)
         for k, pool in enumerate(plan.pools):
             for key, names, what in (("device", devices, "device"), ("curve", set(scenario.curves), "measured curve")):
                 value = getattr(pool, key)
@@ -132,15 +135,16 @@ def reference_problems(scenario: Scenario, where: PlanLocator | None = None,
     return problems
 
 
-def _dense_precision_problems(scenario: Scenario, plan, index: int, where, models) -> list[Problem]:
+def _dense_precision_problems(entry, where, model: str | None = None) -> list[Problem]:
     """attention_weight_precision splits an MoE checkpoint (experts at weight_precision, the rest at
-    this); on a dense model it has no meaning, and every operating point of the plan would be refused."""
-    value = getattr(plan, "attention_weight_precision", "")
-    if not value or plan.model not in models or scenario.model(plan.model).n_experts > 0:
+    this); on a plan (or pool) of a dense model it has no meaning, and every operating point would be
+    refused: a problem at its cell."""
+    value = getattr(entry, "attention_weight_precision", "")
+    if not value:
         return []
-    return [Problem(where(index, "attention_weight_precision"), "attention_weight_precision",
+    return [Problem(where("attention_weight_precision"), "attention_weight_precision",
                     f"= {shown(value)}: only for MoE models (experts at weight_precision, the other weights at "
-                    f"this); {plan.model} is dense: clear the cell (its weights are at weight_precision)")]
+                    f"this); {model or entry.model} is dense: clear the cell (its weights are at weight_precision)")]
 
 
 def _known(names) -> str:

@@ -116,3 +116,16 @@ def test_simulation_progress_goes_to_stderr_at_most_once_a_second():
     lines = out.getvalue().splitlines()
     assert len(lines) == 10 and lines[0] == "simulate: 10% of 10,000,000 draws (1 s)"
     assert lines[-1] == "simulate: 100% of 10,000,000 draws (10 s)"
+
+
+def test_attention_weight_precision_of_a_pool_of_a_dense_model_is_refused_at_its_cell():
+    from tcoapp.engine.scenario import reference_problems
+    from tcoapp.io.load import load_scenario
+
+    scenario = load_scenario(str(SAMPLES / "heterogeneous_disaggregated.xlsx"))
+    index, plan = next((i, p) for i, p in enumerate(scenario.plans) if p.pools)
+    assert scenario.model(plan.model).n_experts == 0
+    pools = (plan.pools[0].with_(attention_weight_precision="fp8"),) + plan.pools[1:]
+    (problem,) = reference_problems(scenario.replace_plan(index, plan.with_(pools=pools)))
+    assert problem.field == "attention_weight_precision" and "dense" in problem.message
+    assert problem.where.startswith(f"Plan {plan.name!r} pool")
