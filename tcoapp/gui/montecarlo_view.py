@@ -12,6 +12,7 @@ from html import escape
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QSpinBox, QVBoxLayout, QWidget
 
+from ..engine.uncertainty.sampling import MAX_DRAWS
 from ..engine.uncertainty.simulate import DEFAULT_DRAWS, DEFAULT_SEED, simulate
 from .document import Document
 from .montecarlo_charts import MonteCarloCharts
@@ -34,7 +35,7 @@ class MonteCarloView(QWidget):
         self.colors: list[str] = []
         self._running = False
         self.draws_box = QSpinBox()
-        self.draws_box.setRange(100, 1_000_000)
+        self.draws_box.setRange(100, MAX_DRAWS)   # memory is bounded: chunks of draws (docs/model.md)
         self.draws_box.setSingleStep(1000)
         self.draws_box.setValue(DEFAULT_DRAWS)
         self.seed_box = QSpinBox()
