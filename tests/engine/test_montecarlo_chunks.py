@@ -125,3 +125,26 @@ def test_sort_keys_order_as_the_values():
     keys = sort_keys(x)
     assert np.all(np.diff(keys.astype(object)) > 0)
     np.testing.assert_array_equal(key_values(keys), x)
+
+
+def test_a_run_past_the_kept_draws_exports_and_tabulates_the_kept_ones(scenario, monkeypatch, tmp_path):
+    import openpyxl
+
+    import tcoapp
+    from tcoapp.engine.compute import compute_scenario
+    from tcoapp.io.workbook_write import write_scenario
+
+    monkeypatch.setattr(simulate_module, "KEEP_DRAWS", 150)
+    monkeypatch.setattr(simulate_module, "CHUNK_DRAWS", 64)
+    results = compute_scenario(scenario)
+    sim = simulate(scenario, 400, 1, results=results)
+    write_scenario(scenario, tmp_path / "out.xlsx", results, simulation=sim)
+    book = openpyxl.load_workbook(tmp_path / "out.xlsx")
+    assert book["MonteCarloDraws"].max_row == 2 + 150
+    assert book["MonteCarlo"]["A1"].value.startswith("Monte Carlo: 400 draws")
+    first = sim.plans[0].name
+    cells = {(r[0].value, r[1].value): r[3].value for r in book["MonteCarlo"].iter_rows(min_row=4, max_col=4)}
+    assert cells[(first, "npv_usd")] == pytest.approx(sim.summary(first, "npv_usd")["mean"], rel=1e-12)
+    api = tcoapp.simulate(scenario, 400, 1)
+    assert len(api.draws) == 150 * len(scenario.plans)
+    assert api.summary.loc[(first, "npv_usd"), "p50"] == sim.summary(first, "npv_usd")["p50"]
