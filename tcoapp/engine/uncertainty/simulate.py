@@ -42,9 +42,9 @@ class Simulation:
     draws: int
     seed: int
     plans: tuple[PlanDraws, ...]                       # per-draw arrays of the first `kept` draws
-    summaries: tuple[Mapping[str, Mapping[str, float | None]], ...] = ()   # per plan, over all draws
-    prob_npv_positive: tuple[float, ...] = ()
-    prob_higher_npv: Mapping[tuple[str, str], float] | None = None      # (a, b): P(NPV a > NPV b)
+    summaries: tuple[Mapping[str, Mapping[str, float | None]], ...]   # per plan: SUMMARY_METRICS over all draws
+    prob_npv_positive: tuple[float, ...]                                # per plan, over all draws
+    prob_higher_npv: Mapping[tuple[str, str], float]                    # (a, b): P(NPV a > NPV b), all draws
 
     @property
     def kept(self) -> int:
