@@ -171,12 +171,14 @@ class Document(QObject):
         if new_plan == plan:
             return None
         new = self._scenario.replace_plan(index, new_plan)
-        problems = [p for p in reference_problems(new) if p.field in changes]
+        # a model edit also answers for the precision split it may void (dense models have none)
+        touched = set(changes) | ({"attention_weight_precision"} if "model" in changes else set())
+        problems = [p for p in reference_problems(new) if p.field in touched]
         if "device" in changes:  # a `*` Uncertainty row of a device field needs one device for every plan
             from ..engine.uncertainty.references import star_device_problems
             problems += star_device_problems(new)
-        if problems:
-            return "; ".join(p.message for p in problems)
+        if problems:  # a problem of another field than the edited one names its field
+            return "; ".join(p.message if p.field in changes else f"{p.field} {p.message}" for p in problems)
         keys = ", ".join(PLAN_FIELD_BY_NAME[k].label if k in PLAN_FIELD_BY_NAME else k for k in changes)
         self.push(new, text or f"Set {keys} of {plan.name!r}")
         return None
