@@ -60,3 +60,76 @@ def montecarlo_draws_per_s() -> dict:
 
 
 BENCHMARKS = {"montecarlo_draws_per_s": montecarlo_draws_per_s}
+
+
+# --- large runs: peak memory and time of `tcoapp simulate` at 1e5 / 1e6 / 1e7 draws ------------------
+SAMPLE = "samples/uncertainty_llama70b.xlsx"   # 4 plans
+LARGE_DRAWS = (100_000, 1_000_000, 10_000_000)
+OLD_MAX_DRAWS = 1_000_000   # one call over every draw needs ~2.9 GB at 1e6: 1e7 (~29 GB) is not run
+CANCEL_AFTER_S = 3.0
+_CHILD = r"""
+import json, resource, sys, threading, time
+from tcoapp.engine.compute import compute_scenario
+from tcoapp.engine.errors import Cancelled
+from tcoapp.engine.uncertainty import simulate as sim
+from tcoapp.io.load import load_scenario
+draws, mode = int(sys.argv[1]), sys.argv[2]
+scenario = load_scenario(sys.argv[3])
+results = compute_scenario(scenario)
+if mode == "old":   # the code before chunking: one vectorized call over every draw, every draw kept
+    sim.CHUNK_DRAWS = sim.KEEP_DRAWS = draws
+flag, asked = threading.Event(), []
+def should_cancel():
+    if flag.is_set():
+        asked.append(time.perf_counter())
+    return flag.is_set()
+start = time.perf_counter()
+if mode == "cancel":
+    threading.Timer(float(sys.argv[4]), flag.set).start()
+    try:
+        sim.simulate(scenario, draws, 0, results=results, should_cancel=should_cancel)
+    except Cancelled:
+        pass
+    set_at = start + float(sys.argv[4])
+    print(json.dumps({"cancel_latency_s": time.perf_counter() - set_at}))
+    raise SystemExit(0)
+sim.simulate(scenario, draws, 0, results=results)
+print(json.dumps({"s": time.perf_counter() - start,
+                  "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def _child(*args) -> dict:
+    import json
+    import pathlib
+    import subprocess
+    import sys
+
+    root = pathlib.Path(__file__).resolve().parent.parent
+    done = subprocess.run([sys.executable, "-c", _CHILD, *map(str, args)], cwd=root, capture_output=True, text=True,
+                          check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def montecarlo_large_run_peak_mb() -> dict:
+    """Peak memory (MB, the process's max RSS) of simulate at 10,000,000 draws on the 4-plan
+    uncertainty sample (chunks of draws), with the time, next to the code before chunking (one call
+    over every draw) at 100,000 and 1,000,000 draws, and the cancel latency of a 10,000,000-draw run."""
+    import sys
+
+    rows = {}
+    for draws in LARGE_DRAWS:
+        rows[("chunked", draws)] = _child(draws, "new", SAMPLE)
+        if draws <= OLD_MAX_DRAWS:
+            rows[("one call", draws)] = _child(draws, "old", SAMPLE)
+    cancel = _child(LARGE_DRAWS[-1], "cancel", SAMPLE, CANCEL_AFTER_S)
+    table = "; ".join(f"{mode} {draws:,}: {r['peak_mb']:.0f} MB {r['s']:.1f} s" for (mode, draws), r in rows.items())
+    print(f"montecarlo_large_run_peak_mb: {table}; cancel latency {cancel['cancel_latency_s']:.2f} s", file=sys.stderr)
+    return {"value": round(rows[("chunked", LARGE_DRAWS[-1])]["peak_mb"]), "unit": "MB",
+            "baseline": round(rows[("one call", OLD_MAX_DRAWS)]["peak_mb"]),
+            "baseline_name": f"one call over every draw at {OLD_MAX_DRAWS:,} draws (the code before chunking; "
+                             f"1e7 not run). {table}; cancel latency {cancel['cancel_latency_s']:.2f} s",
+            "target": 1024}
+
+
+BENCHMARKS["montecarlo_large_run_peak_mb"] = montecarlo_large_run_peak_mb

@@ -5,6 +5,7 @@
     sim.plans        # index plan: prob_npv_positive
     sim.pairwise     # a, b, prob_a_higher_npv
     sim.draws        # one row per (plan, draw): the simulated metrics and `input.KEY` columns of the draws
+                     # (of the first 100,000 draws of a larger run; the summaries are over every draw)
 
 Missing values (payback never reached) are NaN in `draws`; in `summary` a percentile on "never" is NaN.
 """
@@ -101,7 +102,7 @@ def simulate(scenario: Scenario | str | None = None, draws: int = DEFAULT_DRAWS,
         frame = pd.DataFrame({key: p.metric(key) for key in SIMULATED_METRICS})
         for d in p.inputs:
             frame[f"input.{d.row.key}"] = d.values
-        frame.insert(0, "draw", range(sim.draws))
+        frame.insert(0, "draw", range(sim.kept))
         frame.insert(0, "plan", p.name)
         frames.append(frame)
     table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["plan", "draw"])

@@ -1,7 +1,8 @@
 """The command line: `tcoapp` (desktop app), `tcoapp FILE.xlsx`, `tcoapp compute ...` (docs/workbook_format.md).
 
 Bad input exits non-zero with one line per problem on stderr (sheet and cell, or field) and never a
-traceback; set TCOAPP_DEBUG=1 to see one for an internal error.
+traceback; set TCOAPP_DEBUG=1 to see one for an internal error. Ctrl+C ends it with exit 130 and the
+line "tcoapp: interrupted".
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from . import __version__
 
 EXIT_INPUT = 2
 EXIT_INTERNAL = 3
+EXIT_INTERRUPTED = 130   # 128 + SIGINT, as a shell reports a process ended by Ctrl+C
 
 
 def _main_parser() -> argparse.ArgumentParser:
@@ -64,6 +66,9 @@ def main(argv=None) -> int:
     except BrokenPipeError:  # output piped into `head` and the like: not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except KeyboardInterrupt:  # Ctrl+C (while starting up, reading or computing): one line, no traceback
+        print("tcoapp: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except Exception as exc:  # the last line of defence: no traceback reaches a user
         return _report(exc)
 

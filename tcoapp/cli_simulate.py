@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
+import time
 
 from .engine.uncertainty.simulate import DEFAULT_DRAWS, DEFAULT_SEED
 
@@ -32,7 +34,7 @@ def run_simulate(args) -> int:
 
     scenario = load_scenario(args.file)
     results = compute_scenario(scenario)
-    sim = simulate(scenario, args.draws, args.seed, results=results)
+    sim = simulate(scenario, args.draws, args.seed, results=results, progress=progress_printer(args.draws))
     if args.out:
         from .io.workbook_write import write_scenario
         write_scenario(scenario, args.out, results, simulation=sim)
@@ -42,6 +44,24 @@ def run_simulate(args) -> int:
     elif not args.out:
         print(_table(data, SUMMARY_METRICS))
     return 0
+
+
+PROGRESS_EVERY_S = 1.0
+
+
+def progress_printer(draws: int, stream=None, every_s: float = PROGRESS_EVERY_S, clock=time.monotonic):
+    """`progress(done, total)` printing "simulate: 42% of 10,000,000 draws" on stderr at most once per
+    `every_s` seconds, from `every_s` after the start (a short run prints nothing)."""
+    start = clock()
+    last = [start]
+
+    def progress(done: int, total: int) -> None:
+        now = clock()
+        if now - last[0] >= every_s:
+            last[0] = now
+            print(f"simulate: {done / total:.0%} of {draws:,} draws ({now - start:.0f} s)",
+                  file=stream or sys.stderr, flush=True)
+    return progress
 
 
 def _table(data, metrics) -> str:

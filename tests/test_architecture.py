@@ -31,4 +31,6 @@ def test_engine_does_no_file_io():
 def test_ci_runs_the_readme_test_command():
     readme = (ROOT / "README.md").read_text()
     assert "<!-- test-command -->" in readme and "python -m pytest" in readme
-    assert "test-command" in (ROOT / ".ci" / "run").read_text()
+    assert "<!-- slow-test-command -->" in readme and "-m slow" in readme and "-m \"not slow\"" in readme
+    assert "<!-- test-command -->" in (ROOT / ".ci" / "run").read_text()
+    assert "<!-- slow-test-command -->" in (ROOT / ".ci" / "run").read_text()

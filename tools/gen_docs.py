@@ -213,7 +213,10 @@ def _uncertainty_section() -> list[str]:
         "key's unit. Rows with one `group`, and rows of one key without a group, share one quantile per draw "
         "(common random numbers). `tcoapp simulate` and the app's Uncertainty tab draw them; see docs/model.md "
         "(\"Uncertainty\"). Each problem names its cell: parameters a distribution does not take, low >= high, "
-        "mode outside low..high, sd <= 0, a distribution reaching outside the key's allowed range.",
+        "mode outside low..high, sd <= 0, a distribution reaching outside the key's allowed range, and a `*` row of "
+        "a `device.FIELD` key when the plans run different devices (a device's price is not another device's: give "
+        "one row per plan). `tcoapp compute`, `tcoapp simulate` and the app apply the same checks, so a workbook "
+        "that reads also simulates (the app refuses a plan's device edit that would break such a row).",
         UNCERTAINTY_FIELDS)
     lines += ["The keys that can be uncertain (number fields that take fractional values) and where a draw "
               "enters the engine:", "", "| key | unit | allowed | enters |", "|---|---|---|---|"]
@@ -232,7 +235,8 @@ def _monte_carlo_section() -> list[str]:
             "mean, P5, P10, P50, P90, P95 and the share of draws where it exists (payback \"never\" ranks "
             "infinitely late; a percentile on it reads never), P(NPV > 0), P(A's NPV > B's) for every pair, the "
             "uncertain inputs with their sampled mean, P5 and P95, each input's rank correlation with NPV and the NPV histogram (a table and its chart). "
-            "`MonteCarloDraws`: one row per draw, the NPV, IRR, payback, cost per million output tokens and "
+            "`MonteCarloDraws`: one row per draw (the first 100,000 draws of a larger run, whose `MonteCarlo` "
+            "summaries are over all draws), the NPV, IRR, payback, cost per million output tokens and "
             "revenue per rack of every plan. Engine values, recomputed on export, never read back.", ""]
 
 

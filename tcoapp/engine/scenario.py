@@ -131,6 +131,10 @@ def reference_problems(scenario: Scenario, where: PlanLocator | None = None,
             value = getattr(plan, key)
             if value and value not in names and value not in unbuilt:
                 problems.append(Problem(where(index, key), key, f"= {shown(value)}: no {what} of that name{_known(names)}"))
+        if plan.model in models and scenario.model(plan.model).n_experts == 0:
+            problems += _dense_precision_problems(plan, lambda key, i=index: where(i, key))
+            for k, pool in enumerate(plan.pools):
+                problems += _dense_precision_problems(pool, lambda key, i=index, k=k: pool_where(i, k, key), plan.model)
         for k, pool in enumerate(plan.pools):
             for key, names, what in (("device", devices, "device"), ("curve", set(scenario.curves), "measured curve")):
                 value = getattr(pool, key)
@@ -138,6 +142,18 @@ def reference_problems(scenario: Scenario, where: PlanLocator | None = None,
                     problems.append(Problem(pool_where(index, k, key), key,
                                             f"= {shown(value)}: no {what} of that name{_known(names)}"))
     return problems
+
+
+def _dense_precision_problems(entry, where, model: str | None = None) -> list[Problem]:
+    """attention_weight_precision splits an MoE checkpoint (experts at weight_precision, the rest at
+    this); on a plan (or pool) of a dense model it has no meaning, and every operating point would be
+    refused: a problem at its cell."""
+    value = getattr(entry, "attention_weight_precision", "")
+    if not value:
+        return []
+    return [Problem(where("attention_weight_precision"), "attention_weight_precision",
+                    f"= {shown(value)}: only for MoE models (experts at weight_precision, the other weights at "
+                    f"this); {model or entry.model} is dense: clear the cell (its weights are at weight_precision)")]
 
 
 def _known(names) -> str:

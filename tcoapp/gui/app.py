@@ -68,6 +68,7 @@ def _loadable(name: str) -> bool:
 
 
 def run_app(path: str | None = None, argv: list[str] | None = None) -> int:
+    _quit_on_interrupt()
     problem = display_problem()
     if problem:
         print(problem, file=sys.stderr)
@@ -89,6 +90,16 @@ def run_app(path: str | None = None, argv: list[str] | None = None) -> int:
     else:
         QTimer.singleShot(0, lambda: offer_recovery(window, QMessageBox))
     return app.exec()
+
+
+def _quit_on_interrupt() -> None:
+    """Ctrl+C in the terminal, from the start of the desktop app on, ends the process at once (as the
+    signal does by default), without a Python traceback: a KeyboardInterrupt while PySide6 loads makes
+    shiboken abort with "Fatal Python error" and a traceback, and in Qt's event loop it would be
+    raised inside whatever Python slot runs next. Unsaved edits are in the autosave, offered back at
+    the next start. (The headless commands turn Ctrl+C into one line and exit 130: `tcoapp.cli`.)"""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _quit_without_questions(window, app):

@@ -70,6 +70,7 @@ class Document(QObject):
         self._slots = first_slots(len(scenario.plans))
         self._results = self._compute(scenario)
         self._path = path
+        self.copy_of: str | None = None   # the file this unsaved document is a copy of (open in another tcoapp)
         self._disk_stamp = file_stamp(path) if path else None
         self._current = 0
         self._entered_sizing: dict[str, dict[str, Any]] = {}
@@ -124,7 +125,9 @@ class Document(QObject):
         return plans[self.current_index] if plans else None
 
     # --- whole-document operations (not undoable: they start a new history) ------------------
-    def reset(self, scenario: Scenario, path: str | None) -> None:
+    def reset(self, scenario: Scenario, path: str | None, copy_of: str | None = None) -> None:
+        """Show `scenario` as the file `path` (None: unsaved; `copy_of`: an unsaved copy of that file)."""
+        self.copy_of = copy_of
         self.undo_stack.clear()
         self._entered_sizing = {}
         self._current = 0
@@ -134,6 +137,8 @@ class Document(QObject):
         self.current_changed.emit(0)
 
     def set_path(self, path: str | None) -> None:
+        if path:
+            self.copy_of = None
         self._path = path
         self._disk_stamp = file_stamp(path) if path else None
         self.path_changed.emit(path or "")
@@ -166,9 +171,14 @@ class Document(QObject):
         if new_plan == plan:
             return None
         new = self._scenario.replace_plan(index, new_plan)
-        problems = [p for p in reference_problems(new) if p.field in changes]
-        if problems:
-            return "; ".join(p.message for p in problems)
+        # a model edit also answers for the precision split it may void (dense models have none)
+        touched = set(changes) | ({"attention_weight_precision"} if "model" in changes else set())
+        problems = [p for p in reference_problems(new) if p.field in touched]
+        if "device" in changes:  # a `*` Uncertainty row of a device field needs one device for every plan
+            from ..engine.uncertainty.references import star_device_problems
+            problems += star_device_problems(new)
+        if problems:  # a problem of another field than the edited one names its field
+            return "; ".join(p.message if p.field in changes else f"{p.field} {p.message}" for p in problems)
         keys = ", ".join(PLAN_FIELD_BY_NAME[k].label if k in PLAN_FIELD_BY_NAME else k for k in changes)
         self.push(new, text or f"Set {keys} of {plan.name!r}")
         return None

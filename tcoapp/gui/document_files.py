@@ -33,7 +33,7 @@ def take_path(window, path: str, scenario, deferred: bool = False) -> None:
         if not deferred:
             offer_recovery(window, QMessageBox, only_current=True)
         return
-    window.document.reset(scenario, None)
+    window.document.reset(scenario, None, copy_of=os.path.abspath(path))
     text = (_held_text(name, holder) + "\nIt is opened here as an unsaved copy: use Save As to keep these changes "
             "apart from that window's.")
     later(lambda: window.show_problem(text, "Opened as a copy"))

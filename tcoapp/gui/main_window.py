@@ -178,7 +178,9 @@ class MainWindow(QMainWindow):
 
     # --- status and title --------------------------------------------------------------------
     def _update_title(self, *_):
-        name = os.path.basename(self.document.path) if self.document.path else "Untitled (default scenario)"
+        name = os.path.basename(self.document.path) if self.document.path else (
+            f"Copy of {os.path.basename(self.document.copy_of)} (unsaved)" if self.document.copy_of
+            else "Untitled (default scenario)")
         self.setWindowTitle(f"{name}[*] — tcoapp")
         self.setWindowModified(self.document.is_dirty)
 

@@ -12,8 +12,8 @@ from html import escape
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QSpinBox, QVBoxLayout, QWidget
 
+from ..engine.uncertainty.sampling import MAX_DRAWS
 from ..engine.uncertainty.simulate import DEFAULT_DRAWS, DEFAULT_SEED, simulate
-from ..engine.uncertainty.statistics import prob_positive, summary
 from .document import Document
 from .montecarlo_charts import MonteCarloCharts
 from .performance_view import legend_html, legend_label
@@ -35,7 +35,7 @@ class MonteCarloView(QWidget):
         self.colors: list[str] = []
         self._running = False
         self.draws_box = QSpinBox()
-        self.draws_box.setRange(100, 1_000_000)
+        self.draws_box.setRange(100, MAX_DRAWS)   # memory is bounded: chunks of draws (docs/model.md)
         self.draws_box.setSingleStep(1000)
         self.draws_box.setValue(DEFAULT_DRAWS)
         self.seed_box = QSpinBox()
@@ -118,11 +118,12 @@ class MonteCarloView(QWidget):
             self._show_legend(self.simulation)
 
     def _summary_text(self, sim) -> str:
-        parts = [f"<b>{sim.draws:,} draws, seed {sim.seed}.</b>"]
+        charts = f" (charts: the first {sim.kept:,})" if sim.kept < sim.draws else ""
+        parts = [f"<b>{sim.draws:,} draws, seed {sim.seed}{charts}.</b>"]
         for p in sim.plans:
-            s = summary(p.metric("npv_usd"), "npv_usd")
+            s = sim.summary(p.name, "npv_usd")
             band = "n/a" if s["p10"] is None or s["p90"] is None else f"{money_text(s['p10'])} to {money_text(s['p90'])}"
-            parts.append(f"<b>{escape(p.name)}</b>: P(NPV &gt; 0) {prob_positive(p.metric('npv_usd')):.0%}, "
+            parts.append(f"<b>{escape(p.name)}</b>: P(NPV &gt; 0) {sim.prob_positive(p.name):.0%}, "
                          f"NPV P10-P90 {band}")
         notes = sorted({n for p in sim.plans for n in p.notes})
         return " &nbsp; ".join(parts) + ("<br>Notes: " + escape("; ".join(notes)) if notes else "")

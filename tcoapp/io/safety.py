@@ -51,10 +51,26 @@ def check_archive(path) -> None:
         raise fail(path, f"damaged or truncated workbook ({exc})") from None
     except zlib.error:  # a flipped byte inside a compressed part
         raise fail(path, "damaged workbook: a compressed part does not decompress (the file is corrupt)") from None
-    except (OSError, EOFError, RuntimeError, NotImplementedError, ValueError) as exc:
+    except ZIP_ERRORS as exc:
         if isinstance(exc, ValidationError):
             raise
-        raise fail(path, f"damaged or truncated workbook ({type(exc).__name__}: {exc})") from None
+        raise fail(path, f"damaged workbook: its zip structure is corrupt ({exc}); restore it from a copy or "
+                         "re-save it from the spreadsheet program") from None
+
+
+# what the zipfile module raises on a damaged archive (a flipped byte: "zip file version 14.8" is a
+# NotImplementedError, an unknown compression method too; a bad length an EOFError or ValueError)
+ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, OSError, EOFError, RuntimeError, NotImplementedError, ValueError, KeyError)
+
+
+def zip_mimetype(path) -> str:
+    """The `mimetype` member of a zip (an OpenDocument file has one; an .xlsx does not): "" when there
+    is none or the archive is damaged (`check_archive` then says how)."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return archive.read("mimetype").decode("ascii", "replace") if "mimetype" in archive.namelist() else ""
+    except ZIP_ERRORS:
+        return ""
 
 
 def _mb(size: int) -> str:

@@ -31,7 +31,7 @@ from .cell_limits import long_text_problems
 from .curves_table import curves_from_rows
 from .migrate import migrate_sheets, schema_version
 from .parse_diagnosis import explain
-from .safety import check_archive, check_defused, fail
+from .safety import check_archive, check_defused, fail, zip_mimetype
 from .uncertainty_book import read_uncertainty
 
 
@@ -155,14 +155,8 @@ def _parse_error(exc: BaseException) -> str:
 
 def _refuse_opendocument(path) -> None:
     """An .ods file is a different format: say how to get an .xlsx, without library internals."""
-    import zipfile
-
     name = os.path.basename(str(path))
-    try:
-        with zipfile.ZipFile(path) as archive:
-            kind = archive.read("mimetype").decode("ascii", "replace") if "mimetype" in archive.namelist() else ""
-    except (OSError, zipfile.BadZipFile, KeyError):
-        kind = ""
+    kind = zip_mimetype(path)   # "" for a damaged zip: check_archive reports it
     if "opendocument" in kind or str(path).lower().endswith(".ods"):
         raise ValidationError([Problem(name, "", "is an OpenDocument spreadsheet (.ods): tcoapp reads .xlsx workbooks; "
                                                  "in LibreOffice use File > Save As > Excel 2007-365 (.xlsx), then open that")])
@@ -191,7 +185,7 @@ def read_scenario(path) -> Scenario:
     tiers = _read_price_tiers(sheets.get(S.PRICE_TIERS), problems)
     factors, device_factors, quality = _read_factors(sheets.get(S.CALIBRATION), problems, {*catalog.devices, *devices})
     plans, plan_where = _read_plans(sheets[S.PLANS], problems)
-    plans, pool_where = _attach_pools(plans, sheets.get(S.POOLS), problems)
+    plans, pool_where = _attach_pools(plans, sheets.get(S.POOLS), problems, _plan_names(sheets[S.PLANS]))
     uncertainty = read_uncertainty(sheets.get(S.UNCERTAINTY),
                                    lambda sheet, problems: _table_rows(sheet, UNCERTAINTY_FIELDS, problems), problems)
     devices = _overrides_only(devices, catalog.devices)
@@ -354,8 +348,15 @@ def _read_table(sheet: _Sheet | None, make, fields, problems: list[Problem]) -> 
     return entries
 
 
-def _attach_pools(plans: list, sheet: _Sheet | None, problems: list[Problem]):
-    """Pools rows grouped onto their plans (in row order); a row naming no plan is a problem."""
+def _plan_names(sheet: _Sheet) -> frozenset[str]:
+    """Every plan name in row 1 of Plans, valid plan or not."""
+    return frozenset(str(sheet.cell(1, c)).strip() for c in range(S.FIRST_PLAN_COLUMN, sheet.n_cols + 1)
+                     if not is_blank(sheet.cell(1, c)))
+
+
+def _attach_pools(plans: list, sheet: _Sheet | None, problems: list[Problem], named: frozenset[str] = frozenset()):
+    """Pools rows grouped onto their plans (in row order); a row naming no plan is a problem (a row of
+    a plan in `named` that did not validate is skipped: that plan's own cells say what is wrong)."""
     where_of: dict[tuple[str, int], object] = {}
     if sheet is None:
         return plans, lambda plan_index, pool_index, key: f"{S.POOLS} plan {plan_index + 1} pool {pool_index + 1}"
@@ -366,6 +367,8 @@ def _attach_pools(plans: list, sheet: _Sheet | None, problems: list[Problem]):
         if pool is None:
             continue
         plan_name = str(values.get("plan")).strip()
+        if plan_name in named and plan_name not in names:
+            continue
         if plan_name not in names:
             problems.append(Problem(where("plan"), "plan", f"= {plan_name!r}: no plan of that name on {S.PLANS}"
                                                            f" (plans: {', '.join(names) or 'none'})"))

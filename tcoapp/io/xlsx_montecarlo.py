@@ -3,7 +3,7 @@
 `MonteCarlo`: the run (draws, seed), per plan and metric the mean, P5..P95 and the share of draws
 where the metric exists, P(NPV > 0), the pairwise P(A's NPV > B's), the uncertain inputs with their
 distributions and sampled statistics, each input's rank correlation with NPV, and the NPV histogram (table and chart). `MonteCarloDraws`:
-one row per draw, the key metrics of every plan (engine values; "never" / "n/a" where a metric does
+one row per draw (the first 100,000 of a larger run: `Simulation.kept`), the key metrics of every plan (engine values; "never" / "n/a" where a metric does
 not exist). Both are outputs: the reader ignores them; they are recomputed on export.
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ from ..engine.metric_table import METRIC_BY_KEY
 from ..engine.uncertainty.fields import UNCERTAINTY_FIELDS
 from ..engine.uncertainty.inputs import target_field
 from ..engine.uncertainty.report import SUMMARY_METRICS
-from ..engine.uncertainty.statistics import PERCENTILES, prob_higher, prob_positive, rank_correlations, summary
+from ..engine.uncertainty.statistics import PERCENTILES, rank_correlations
 from . import sheets as S
 from .xlsx_bulk import PendingRows
 from .xlsx_montecarlo_chart import write_npv_histogram
@@ -45,7 +45,7 @@ def _summary(ws, row: int, sim) -> int:
     for plan in sim.plans:
         for key in SUMMARY_METRICS:
             unit = METRIC_BY_KEY[key].unit
-            stats = summary(plan.metric(key), key)
+            stats = sim.summary(plan.name, key)
             set_text(ws.cell(row=row, column=1), plan.name)
             set_text(ws.cell(row=row, column=2), key)
             unit_cell(ws, row, 3, unit)
@@ -55,7 +55,7 @@ def _summary(ws, row: int, sim) -> int:
                 put(ws, row, col, missing if value is None else value, "engine",
                     "fraction" if name == "share_defined" else unit)
             row += 1
-        _pair_row(ws, row, plan.name, "prob_npv_positive", "fraction", prob_positive(plan.metric("npv_usd")))
+        _pair_row(ws, row, plan.name, "prob_npv_positive", "fraction", sim.prob_positive(plan.name))
         row += 1
     return row
 
@@ -66,7 +66,7 @@ def _pairwise(ws, row: int, sim) -> int:
         for b in sim.plans:
             if a is b:
                 continue
-            _pair_row(ws, row, a.name, b.name, "fraction", prob_higher(a.metric("npv_usd"), b.metric("npv_usd")))
+            _pair_row(ws, row, a.name, b.name, "fraction", sim.prob_higher(a.name, b.name))
             row += 1
     return row
 
@@ -126,7 +126,7 @@ def write_draws(ws, sim) -> PendingRows | None:
         unit_cell(ws, 2, col, METRIC_BY_KEY[key].unit)
     pending = PendingRows(ws.title, S.FIRST_ENTRY_ROW, 1 + len(columns))
     values = [_texts(plan, key) for plan, key in columns]
-    for i in range(sim.draws):
+    for i in range(sim.kept):
         row = [i + 1] + [column[i] for column in values]
         if i == 0:
             for col, (value, (_plan, key)) in enumerate(zip(row[1:], columns), start=2):

@@ -232,6 +232,7 @@ def test_aiconfigurator_missing_says_how_to_install(window, monkeypatch, dialogs
 
 
 @pytest.mark.slow
+@pytest.mark.aiconfigurator
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
 def test_generate_curve_with_aiconfigurator_then_preview_and_add(window, qtbot, monkeypatch):
     pytest.importorskip("aiconfigurator")

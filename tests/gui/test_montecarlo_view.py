@@ -159,3 +159,36 @@ def test_charts_of_an_old_simulation_wear_the_current_plan_colours(uncertain_win
     doc.undo_stack.undo()                                   # the plan is back, in its own colour
     assert _pen_colors(view.charts_view.hist_lines, n) == [doc.color_of(name) for name in names]
     assert "no&nbsp;longer" not in view.legend.text()
+
+
+def test_cancel_mid_run_stops_between_chunks_of_draws(uncertain_window, qtbot):
+    """A long run (1,000,000 draws, in chunks) stops soon after Cancel, not at the end of a plan."""
+    window = uncertain_window
+    view = window.uncertainty
+    window.runner.wait(10000)
+    qtbot.waitUntil(lambda: not window.runner.running, timeout=20000)
+    fractions = []
+    window.runner.progressed.connect(fractions.append)
+    view.simulation = None
+    view.draws_box.setValue(1_000_000)
+    view.run()
+    task = window.runner._task
+    qtbot.waitUntil(lambda: bool(fractions), timeout=30000)
+    window.progress.cancel_button.click()
+    assert task.wait(10000), "the worker thread ended"
+    qtbot.wait(50)
+    assert view.simulation is None and view.status.text() == "Simulation cancelled."
+    assert max(fractions) < 0.5, "it stopped between chunks, long before the run's end"
+
+
+def test_a_device_edit_that_breaks_a_star_device_row_is_refused(open_window):
+    """The Uncertainty rows' one validation holds at a plan's device edit, so a saved workbook always reads."""
+    base = default_scenario()
+    plan = base.plans[0]
+    scenario = replace(base.with_plans([plan, plan.with_(name="twin")]),
+                       uncertainty=(UncertainInput("*", "device.price_usd", "uniform", low=20000.0, high=30000.0),))
+    window = open_window(scenario=scenario)
+    message = window.document.set_plan_value(1, "device", base.plans[2].device)
+    assert message and "the plans run different devices" in message
+    assert window.document.scenario.plans[1].device == plan.device
+    window.runner.wait(20000)

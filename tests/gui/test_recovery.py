@@ -73,10 +73,12 @@ def test_a_file_open_in_another_window_opens_as_a_copy_and_is_not_saved_over(qtb
     assert second.problems.title == "Opened as a copy"
     assert "plan.xlsx is open in another tcoapp window" in second.problems.text()
     assert second.document.path is None and owner.document.path == os.path.abspath(workbook)
+    assert second.windowTitle().startswith("Copy of plan.xlsx (unsaved)"), "not 'Untitled (default scenario)'"
     assert not second.save_to(workbook)
     assert "Close it there first" in second.problems.text()
     owner.close()
     assert second.save_to(workbook), "once the owner closed it, the file is free"
+    assert second.windowTitle().startswith("plan.xlsx")
 
 
 def test_saving_over_a_file_changed_on_disk_asks_first(qtbot, dialogs, workbook):

@@ -24,6 +24,7 @@ def test_without_the_package_the_message_says_how_to_install(monkeypatch):
 
 
 @pytest.mark.slow
+@pytest.mark.aiconfigurator
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
 def test_a_run_reproduces_the_cli_pareto_file():
     pytest.importorskip("aiconfigurator")

@@ -5,13 +5,16 @@ exit 0 with finite, sane JSON, or exit 2 with only `error: ` lines on stderr; ne
 traceback or a hang. Every tenth accepted mutant is also written with `--out` and read back. A
 handful of mutants run through the real CLI in a subprocess with a memory limit.
 
-TCOAPP_FUZZ_SEED and TCOAPP_FUZZ_MUTANTS choose another run (default: a fixed seed, 1,000 mutants,
-about 25 s on one core; 4,000 mutants of seed 7 take about 2.5 minutes).
+A mutant of the Uncertainty sheet that `compute` accepts is also simulated (200 draws): `simulate`
+must accept it too (the two share one validation).
+
+Each run takes a new seed (tests/conftest.py: TCOAPP_FUZZ_SEED, else random, printed in pytest's
+header and in every failure); TCOAPP_FUZZ_SEED=<seed> replays a run. The fast suite runs
+TCOAPP_FUZZ_MUTANTS mutants (default 300, about 60 s on a busy 2-core machine); the slow suite (`-m slow`) runs
+TCOAPP_FUZZ_LONG_MUTANTS (default 3,000, about 10 minutes on a busy machine) of seed + 1.
 """
 import collections
-import contextlib
 import glob
-import io
 import json
 import math
 import os
@@ -22,25 +25,22 @@ import time
 
 import pytest
 
-from tcoapp.cli import main
 from tcoapp.engine.compute import METRIC_KEYS
 from tcoapp.io.default_scenario import default_scenario
 from tcoapp.io.workbook_write import write_scenario
 
 from .broken.corpus import hand_made
+from .fuzz.harness import run_cli, refusal_problem
 from .fuzz.mutations import Mutator
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SEED = int(os.environ.get("TCOAPP_FUZZ_SEED", "20261201"))
-MUTANTS = int(os.environ.get("TCOAPP_FUZZ_MUTANTS", "1000"))
-HANG_S = 30
+SEED = int(os.environ["TCOAPP_FUZZ_SEED"])   # set by tests/conftest.py when not given
+MUTANTS = int(os.environ.get("TCOAPP_FUZZ_MUTANTS", "300"))
+LONG_MUTANTS = int(os.environ.get("TCOAPP_FUZZ_LONG_MUTANTS", "3000"))
+SIMULATE_DRAWS = "200"
 SIGNED = {"npv_usd", "irr", "roi"}   # every other metric, where it exists, is >= 0
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGALRM"), reason="the hang guard needs SIGALRM (POSIX)")
-
-
-class Hang(Exception):
-    pass
 
 
 @pytest.fixture(scope="module")
@@ -53,38 +53,11 @@ def bases(tmp_path_factory):
     return found
 
 
-def run_cli(args):
-    """(exit status, stdout, stderr) of the CLI's main, in this process, bounded in time."""
-    out, err = io.StringIO(), io.StringIO()
-
-    def alarm(*_):
-        raise Hang()
-    previous = signal.signal(signal.SIGALRM, alarm)
-    signal.alarm(HANG_S)
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            status = main(args)
-    except Hang:
-        status = "hang"
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
-    return status, out.getvalue(), err.getvalue()
-
-
 def verdict(status, out, err) -> str | None:
     """None when the outcome is one of the two allowed ones, else what is wrong."""
-    if status == "hang":
-        return f"no answer within {HANG_S} s"
-    if "Traceback" in err or "Traceback" in out:
-        return "traceback"
-    if status == 2:
-        lines = err.strip().splitlines()
-        if not lines or not all(line.startswith("error: ") for line in lines):
-            return f"exit 2 without clean error lines: {err[:300]!r}"
-        return "output on stdout with exit 2" if out.strip() else None
-    if status != 0:
-        return f"exit {status}: {err[:300]!r}"
+    problem = refusal_problem(status, out, err)
+    if problem is not None or status != 0:
+        return problem
     return _insane(out)
 
 
@@ -112,10 +85,19 @@ def _insane(out: str) -> str | None:
 
 
 def test_mutated_workbooks_are_computed_or_rejected_cleanly(bases, tmp_path):
+    fuzz(bases, tmp_path, SEED, MUTANTS)
+
+
+@pytest.mark.slow
+def test_long_fuzz_run(bases, tmp_path):
+    fuzz(bases, tmp_path, SEED + 1, LONG_MUTANTS)
+
+
+def fuzz(bases, tmp_path, seed: int, count: int) -> None:
     start = time.perf_counter()
     failures, outcomes, families = [], collections.Counter(), collections.Counter()
     kept = []
-    for i, mutant in enumerate(Mutator(SEED).mutants(bases, MUTANTS)):
+    for i, mutant in enumerate(Mutator(seed).mutants(bases, count)):
         path = tmp_path / f"m{i}.xlsx"
         path.write_bytes(mutant.data)
         families[mutant.family] += 1
@@ -124,6 +106,8 @@ def test_mutated_workbooks_are_computed_or_rejected_cleanly(bases, tmp_path):
         problem = verdict(status, out, err)
         if problem is None and status == 0 and outcomes[0] % 10 == 1:
             problem = _round_trip(path, tmp_path / f"m{i}.out.xlsx")
+        if problem is None and status == 0 and "Uncertainty" in mutant.description:
+            problem = _simulated(path)
         if problem:
             failures.append(f"{mutant.family} [{mutant.description}]: {problem}")
         elif len(kept) < 8 and outcomes[status] <= 4:
@@ -131,10 +115,11 @@ def test_mutated_workbooks_are_computed_or_rejected_cleanly(bases, tmp_path):
         else:
             path.unlink()
     elapsed = time.perf_counter() - start
-    print(f"\nfuzz seed {SEED}: {sum(families.values())} mutants in {elapsed:.0f} s; outcomes {dict(outcomes)}; "
+    print(f"\nfuzz seed {seed}: {sum(families.values())} mutants in {elapsed:.0f} s; outcomes {dict(outcomes)}; "
           f"families {dict(families)}")
-    assert sum(families.values()) >= 0.9 * MUTANTS
-    assert not failures, f"{len(failures)} of {sum(families.values())} mutants:\n" + "\n".join(failures[:25])
+    assert sum(families.values()) >= 0.9 * count
+    assert not failures, (f"fuzz seed {seed} (replay: TCOAPP_FUZZ_SEED={SEED}): {len(failures)} of "
+                          f"{sum(families.values())} mutants:\n" + "\n".join(failures[:25]))
     _subprocess_checks(kept)
 
 
@@ -144,6 +129,18 @@ def _round_trip(path, out_path) -> str | None:
         return f"accepted, but --out failed: exit {status} {err[:300]!r}"
     status, out, err = run_cli(["compute", str(out_path), "--json"])
     return None if status == 0 else f"its export does not read back: exit {status} {err[:300]!r}"
+
+
+def _simulated(path) -> str | None:
+    """An Uncertainty mutant that compute accepted: simulate accepts it too and gives sane JSON."""
+    status, out, err = run_cli(["simulate", str(path), "--draws", SIMULATE_DRAWS, "--json"])
+    if status != 0:
+        return f"compute accepted it, simulate did not: exit {status} {err[:300]!r}"
+    try:
+        plans = json.loads(out)["plans"]
+    except (ValueError, KeyError, TypeError) as exc:
+        return f"simulate exit 0 but no JSON plans ({exc})"
+    return None if plans else "simulate exit 0 with no plan"
 
 
 def _limit_memory():

@@ -52,7 +52,7 @@ def test_rows_must_name_a_plan_once_and_device_rows_one_device(tmp_path):
     assert "Uncertainty!B5 key = 'pue': plan 'Acme big' already has a row for this key (Uncertainty!B4)" in text
 
 
-def test_a_scenario_that_cannot_be_simulated_still_saves(tmp_path):
+def test_a_scenario_that_cannot_be_simulated_still_saves_and_reads_back_as_that_error(tmp_path):
     from dataclasses import replace
 
     import openpyxl
@@ -62,8 +62,10 @@ def test_a_scenario_that_cannot_be_simulated_still_saves(tmp_path):
 
     bad = UncertainInput("*", "device.price_usd", "uniform", 20000.0, high=30000.0)  # plans on several devices
     scenario = replace(default_scenario(), uncertainty=(bad,))
-    write_scenario(scenario, tmp_path / "kept.xlsx")
-    assert read_scenario(tmp_path / "kept.xlsx") == scenario
+    write_scenario(scenario, tmp_path / "kept.xlsx")   # the inputs are saved as entered
+    with pytest.raises(ValidationError, match=r"Uncertainty!A3 plan = '\*' with 'device.price_usd': the plans run "
+                                              "different devices"):
+        read_scenario(tmp_path / "kept.xlsx")   # one validation: compute refuses what simulate refuses
     sheet = openpyxl.load_workbook(tmp_path / "kept.xlsx")["MonteCarlo"]
     assert sheet["A1"].value == "Monte Carlo: not simulated"
     assert "the plans run different devices" in sheet["A3"].value

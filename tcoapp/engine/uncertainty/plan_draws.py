@@ -55,6 +55,30 @@ class PlanDraws:
     def metric(self, key: str) -> np.ndarray:
         return self.metrics[key]
 
+    def head(self, n: int) -> "PlanDraws":
+        """The first n draws."""
+        return self._part(slice(None, n))
+
+    def tail(self, n: int) -> "PlanDraws":
+        """The draws after the first n."""
+        return self._part(slice(n, None))
+
+    def _part(self, part: slice) -> "PlanDraws":
+        return PlanDraws(self.name, {k: v[part] for k, v in self.metrics.items()}, self.cumulative_cash_flow_usd[part],
+                         tuple(InputDraws(d.row, d.values[part]) for d in self.inputs), self.deterministic, self.notes)
+
+
+def joined(parts: list[PlanDraws]) -> PlanDraws:
+    """Consecutive chunks of a plan's draws as one (the draws in order)."""
+    first = parts[0]
+    if len(parts) == 1:
+        return first
+    metrics = {k: np.concatenate([p.metrics[k] for p in parts]) for k in first.metrics}
+    cumulative = np.concatenate([p.cumulative_cash_flow_usd for p in parts])
+    inputs = tuple(InputDraws(d.row, np.concatenate([p.inputs[i].values for p in parts])) for i, d in enumerate(first.inputs))
+    notes = tuple(dict.fromkeys(n for p in parts for n in p.notes))
+    return PlanDraws(first.name, metrics, cumulative, inputs, first.deterministic, notes)
+
 
 def simulate_plan(scenario, plan, base, rows: list[UncertainInput], quantiles, draws: int,
                   row_values: dict | None = None) -> PlanDraws:

@@ -7,8 +7,9 @@ from .inputs import DEVICE_PREFIX, make_uncertain_input
 
 
 def uncertainty_problems(scenario) -> list[Problem]:
-    """Every row is valid and names an existing plan (or `*`), and no (plan, key) comes twice (checked
-    when a workbook is read and before a simulation)."""
+    """Every row is valid and names an existing plan (or `*`), no (plan, key) comes twice, and a `*`
+    row of a device field has every plan on one device: one validation, when a workbook is read
+    (`tcoapp compute`), before a simulation and at every GUI edit of the rows or of a plan's device."""
     problems: list[Problem] = []
     names = [p.name for p in scenario.plans]
     seen: dict[tuple[str, str], str] = {}
@@ -21,13 +22,12 @@ def uncertainty_problems(scenario) -> list[Problem]:
             problems.append(Problem(row.where("key"), "key", f"= {row.key!r}: plan {row.plan!r} already has a row for "
                                                              f"this key ({seen[(row.plan, row.key)]})"))
         seen.setdefault((row.plan, row.key), row.where("key"))
-    return problems
+    return problems + star_device_problems(scenario)
 
 
-def simulation_problems(scenario) -> list[Problem]:
-    """Before a simulation: a `*` row of a device field needs every plan on one device (a device's
-    price is not another device's). Checked at run time, so that editing a plan's device never makes
-    the workbook unreadable."""
+def star_device_problems(scenario) -> list[Problem]:
+    """A `*` row of a device field needs every plan on one device (a device's price is not another
+    device's)."""
     problems: list[Problem] = []
     for row in scenario.uncertainty:
         if row.plan == ALL_PLANS and row.key.startswith(DEVICE_PREFIX):

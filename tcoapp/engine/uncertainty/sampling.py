@@ -18,10 +18,10 @@ from .inputs import UncertainInput
 MAX_DRAWS = 10_000_000
 
 
-def stream_quantiles(streams: Iterable[str], draws: int, seed: int) -> dict[str, np.ndarray]:
-    """Uniform(0, 1) quantiles of shape (draws,) per stream name."""
-    return {name: np.random.default_rng([seed, zlib.crc32(name.encode("utf-8"))]).random(draws)
-            for name in dict.fromkeys(streams)}
+def stream_generators(streams: Iterable[str], seed: int) -> dict[str, np.random.Generator]:
+    """Each stream's Generator: `random(n)` calls in turn give its quantiles in order, whatever the n
+    (one 64-bit output per double), so chunked draws are the draws of one call."""
+    return {name: np.random.default_rng([seed, zlib.crc32(name.encode("utf-8"))]) for name in dict.fromkeys(streams)}
 
 
 def rows_for_plan(rows: Iterable[UncertainInput], plan_name: str) -> list[UncertainInput]:

@@ -2,8 +2,9 @@
 
 A base workbook is unpacked once into {member: bytes}; each mutant changes one or two things and is
 packed again. Families: type swaps, extreme numbers, deletions, renamed sheets, huge strings,
-formulas and injections in inputs, merged cells, byte flips inside the zip, XML attacks, broken
-cell XML. Every mutant is described in words so a failure names what was done.
+formulas and injections in inputs (Plans, Pools, Devices, Models, Curves, PriceTiers, Calibration,
+Uncertainty and the Checks output sheet), the year keys of the Plans sheet and the purchase years of
+Pools rows, merged cells, byte flips inside the zip, XML attacks, broken cell XML. Every mutant is described in words so a failure names what was done.
 """
 from __future__ import annotations
 
@@ -14,11 +15,17 @@ import zipfile
 from dataclasses import dataclass
 from typing import Callable
 
+from tcoapp.engine.fields import PLAN_FIELDS, POOL_FIELDS
+from tcoapp.io.xlsx_inputs import plan_rows
+
 CELL = re.compile(rb'<c r="([A-Z]{1,3})([0-9]+)"[^>]*?(?:/>|>.*?</c>)', re.S)
 ROW = re.compile(rb'<row r="[0-9]+"[^>]*?(?:/>|>.*?</row>)', re.S)
 SHEET = re.compile(rb'<sheet [^>]*?name="([^"]*)"[^>]*?/>')
 
-INPUT_SHEETS = ("Plans", "Devices", "Models", "Curves", "PriceTiers", "Calibration")
+INPUT_SHEETS = ("Plans", "Pools", "Devices", "Models", "Curves", "PriceTiers", "Calibration", "Uncertainty", "Checks")
+# the Plans rows of the "years" keys (and `years` itself); the Pools column of purchase_year
+YEAR_KEYS = tuple(f.name for f in PLAN_FIELDS if f.group == "years" or f.name in ("years", "residual_value_fraction"))
+YEAR_VALUES = ("0", "1", "2", "49", "50", "51", "-1", "0.5", "2.5", "1e9", "-0.99", "-1", "10", "11", "1e-12")
 
 EXTREME_NUMBERS = ("1e308", "-1e308", "1.7976931348623157e308", "5e-324", "-0", "0", "-1", "1e-300", "1e30",
                    "9" * 400, "-" + "9" * 50, "nan", "inf", "-inf", "1e999", "0x10", "1,5", " 12 ", "")
@@ -233,6 +240,35 @@ class Mutator:
                "control char": lambda ref: b'<c r="%s" t="inlineStr"><is><t>a\x02b</t></is></c>' % ref,
                "date": lambda ref: b'<c r="%s" t="d"><v>not-a-date</v></c>' % ref}[kind]
         return self._replace_cell(members, lambda ref: (kind, xml(ref)))
+
+    def m_year_key(self, members, _):
+        """A year key of a plan (years, ramp, price changes, depreciation) or a pool's purchase year."""
+        parts = sheet_members(members)
+        value = self.rng.choice(YEAR_VALUES)
+        if self.rng.random() < 0.7 and parts.get("Plans") in members:
+            part, row = parts["Plans"], plan_rows()[self.rng.choice(YEAR_KEYS)]
+            ref = b"%s%d" % (self.rng.choice([b"C", b"D"]), row)
+        elif parts.get("Pools") in members:
+            part = parts["Pools"]
+            column = [f.name for f in POOL_FIELDS].index("purchase_year")
+            ref = b"%s%d" % (bytes([ord("A") + column]), self.rng.randint(3, 5))  # row 1 keys, row 2 units
+        else:
+            return None
+        cells = {m.group(1) + m.group(2): m for m in CELL.finditer(members[part])}
+        xml = cell_xml(ref, "n", value)
+        data = members[part]
+        if ref in cells:
+            members[part] = data[:cells[ref].start()] + xml + data[cells[ref].end():]
+        else:  # an empty cell: put it at the end of its row, or the row at the end of the sheet
+            row_tag = re.search(rb'<row r="%s"[^>]*?>' % ref.lstrip(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ"), data)
+            if row_tag is None and b"</sheetData>" in data:
+                members[part] = data.replace(b"</sheetData>", b'<row r="%s">%s</row></sheetData>'
+                                             % (ref.lstrip(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ"), xml), 1)
+            elif row_tag is not None and b"/>" not in row_tag.group(0)[-2:]:
+                members[part] = data[:row_tag.end()] + xml + data[row_tag.end():]
+            else:
+                return None
+        return f"{'Pools' if part == parts.get('Pools') else 'Plans'}!{ref.decode()} = {value}", pack(members)
 
     def m_two_changes(self, members, original):
         first = self.m_extreme_number(members, original)

@@ -1,0 +1,50 @@
+"""The CLI's main run in this process for the fuzzers, bounded in time (a hang is an outcome), and
+the check that a refusal is clean (exit 2, only `error: ` lines, nothing on stdout)."""
+from __future__ import annotations
+
+import contextlib
+import io
+import signal
+
+from tcoapp.cli import main
+
+HANG_S = 30
+
+
+class Hang(Exception):
+    pass
+
+
+def run_cli(args):
+    """(exit status, stdout, stderr) of the CLI's main, in this process, bounded in time."""
+    out, err = io.StringIO(), io.StringIO()
+
+    def alarm(*_):
+        raise Hang()
+    previous = signal.signal(signal.SIGALRM, alarm)
+    signal.alarm(HANG_S)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            status = main(args)
+    except Hang:
+        status = "hang"
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    return status, out.getvalue(), err.getvalue()
+
+
+def refusal_problem(status, out, err) -> str | None:
+    """None when the outcome is exit 0 (checked by the caller) or a clean refusal, else what is wrong."""
+    if status == "hang":
+        return f"no answer within {HANG_S} s"
+    if "Traceback" in err or "Traceback" in out:
+        return "traceback"
+    if status == 2:
+        lines = err.strip().splitlines()
+        if not lines or not all(line.startswith("error: ") for line in lines):
+            return f"exit 2 without clean error lines: {err[:300]!r}"
+        return "output on stdout with exit 2" if out.strip() else None
+    if status != 0:
+        return f"exit {status}: {err[:300]!r}"
+    return None
