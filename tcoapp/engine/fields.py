@@ -18,6 +18,7 @@ POOL_ROLES = ("serve", "prefill", "decode")
 OWNERSHIPS = ("buy", "rent")
 SEARCH_MODES = ("off", "auto")
 SEARCH_OBJECTIVES = ("cost_per_million_output_tokens_usd", "tokens_per_s_per_device")
+DEPRECIATION_METHODS = ("straight_line", "half_year", "macrs_5", "macrs_7")  # codes 0..3 in the finance layer
 
 
 @dataclass(frozen=True)
@@ -181,6 +182,7 @@ YEARS_FIELDS: tuple[Field, ...] = (
     _f("ramp_years", "float", "years", 0.0, 0, 50, "years", "Ramp", "Years over which utilization climbs from the first-year value to `utilization`: year t runs at first + (utilization - first) x min(1, (t - 1) / ramp_years); 0: no ramp."),
     _f("tax_rate", "float", "fraction", 0.0, 0, 1, "years", "Tax rate", "Income tax on taxable income (revenue - opex - depreciation, losses carried forward). Default 0 (pre-tax cash flows)."),
     _f("depreciation_years", "int", "years", None, 1, 50, "years", "Depreciation life", "Straight-line depreciation of each tranche's capex x (1 - residual value) from the year after purchase (empty: `years`)."),
+    _f("depreciation_method", "choice", "", "straight_line", None, None, "years", "Depreciation method", "straight_line: capex x (1 - residual) in equal parts over depreciation_years; half_year: the same with half a year's part in the first year and the other half after the last; macrs_5 / macrs_7: the IRS MACRS GDS half-year percentages of the whole capex (IRS Publication 946, Table A-1; computers are 5-year property), depreciation_years not used. At the horizon the sale's gain over book value is taxed, a loss deducted.", choices=DEPRECIATION_METHODS),
 )
 
 SEARCH_FIELDS: tuple[Field, ...] = (

@@ -23,7 +23,7 @@ NA = "n/a"
 CF_NEGATIVE = {"opex_usd", "capex_usd"}
 CF_PLAN = ("price_index", "electricity_index", "cost_index", "utilization", "output_tokens", "input_tokens",
            "revenue_usd", "energy_usd", "colocation_usd", "maintenance_usd", "software_usd", "rent_usd", "staff_usd",
-           "opex_usd", "capex_usd", "residual_value_usd", "depreciation_usd", "taxable_income_usd", "loss_carried_usd",
+           "opex_usd", "capex_usd", "residual_value_usd", "depreciation_usd", "disposal_gain_usd", "taxable_income_usd", "loss_carried_usd",
            "tax_usd", "cash_flow_usd", "cumulative_cash_flow_usd", "discount_factor")
 CARRIED = ("cumulative_cash_flow_usd", "loss_carried_usd")  # past a plan's horizon these stay at their last value
 

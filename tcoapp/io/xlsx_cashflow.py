@@ -6,8 +6,9 @@ revenue, each opex line, its capex in the year it is paid, its depreciation and 
 horizon; then the plan's sums, depreciation, taxable income, the loss carried forward, tax, the cash
 flow, the cumulative flow and the discount factor. Columns past a plan's horizon hold 0.
 NPV = CF0 + NPV(r, CF1:CFn) (Excel's NPV() discounts its first value, so year 0 stays outside);
-IRR = IRR(CF0:CFn); payback = the first time the cumulative flow reaches 0, linear within the
-year, in months ("never" if it does not within the horizon).
+IRR = IRR(CF0:CFn); payback = the earliest time after which the cumulative flow stays >= 0 up to the
+horizon (the last crossing from below 0), linear within the year, in months; 0 where it is never below 0;
+"never" where it is below 0 at the horizon.
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import math
 
 from openpyxl.utils import get_column_letter
 
+from ..engine.finance.depreciation import MACRS_5_PERCENT, MACRS_7_PERCENT
 from ..engine.finance.quantities import YEAR_QUANTITY_BY_KEY
 from ..engine.scenario import Scenario
 from . import sheets as S
@@ -42,8 +44,10 @@ CF_HELP = {
     "capex_usd": "-capex of the tranches paid in the year.",
     "tax_usd": "tax_rate x max(0, taxable income - loss carried from the year before).",
     "loss_carried_usd": "max(0, loss carried from the year before - taxable income).",
-    "taxable_income_usd": "Revenue - opex - depreciation (the residual sale is not taxed).",
-    "payback_year_fraction": "Helper: the year (with fraction) where the cumulative flow crosses 0.",
+    "taxable_income_usd": "Revenue - opex - depreciation + the horizon sale's gain over book value (a loss deducted).",
+    "disposal_gain_usd": "At the horizon: the tranches' values less their book values (capex - depreciation taken) = "
+                         "residual value + capex (outflows) + depreciation, summed over the years.",
+    "payback_year_fraction": "Helper: the year (with fraction) where the cumulative flow crosses 0 from below.",
     "flow_last_sign": "Helper: the sign of the last non-zero cash flow up to the year.",
     "flow_sign_change": "Helper: 1 where the cash flow changes sign (IRR is unique where it changes sign once).",
     "cumulative_last_sign": "Helper: the sign of the last non-zero cumulative cash flow up to the year.",
@@ -61,7 +65,9 @@ CF_HELP = {
            "where the cumulative flow changes sign once (the one positive rate); tried from each starting point in "
            "turn (the engine's, the three live ones above, IRR_GUESS_LOW, IRR_GUESS_LOWEST) until one converges: "
            "Excel's IRR() is a Newton iteration that can fail from a poor start. n/a where no unique rate exists.",
-    "payback_months": "First time the cumulative cash flow reaches 0, linear within the year, x 12; never if not within years.",
+    "payback_months": "The earliest time after which the cumulative cash flow stays >= 0 up to the horizon (the last "
+                      "crossing from below 0), linear within the year, x 12; 0 where it is never below 0; never where "
+                      "it is below 0 at the horizon.",
 }
 SUMMARY_ROWS = ("npv_usd", "irr_guess_engine", "irr_guess_flows", "irr_guess_first_year", "irr_guess_last_year", "irr",
                 "payback_months")
@@ -183,8 +189,12 @@ class _BlockFormulas:
         cells["staff_usd"] = self._na.when(serving, f"{p('staff_usd_per_year')}*{here('cost_index')}")
         cells["opex_usd"] = self._na("-(" + "+".join(here(f"{part}_usd") for part in (
             "energy", "colocation", "maintenance", "software", "rent", "staff")) + ")")
+        capex_all, taken = self.rng("capex_usd"), self.rng("depreciation_usd")
+        cells["disposal_gain_usd"] = self._na.when(
+            f"{year_ref}={horizon}", f"IF(AND({none_na(capex_all)},{none_na(taken)}),"
+                                     f"{here('residual_value_usd')}+SUM({capex_all})+SUM({taken}),{NA})")
         cells["taxable_income_usd"] = self._na.when(serving, f"{here('revenue_usd')}+{here('opex_usd')}"
-                                                              f"-{here('depreciation_usd')}")
+                                                              f"-{here('depreciation_usd')}+{here('disposal_gain_usd')}")
         cells["cash_flow_usd"] = self._na(f"{here('revenue_usd')}+{here('opex_usd')}-{here('tax_usd')}+{here('capex_usd')}"
                                           f"+{here('residual_value_usd')}")
         cells["discount_factor"] = self._na(f"1/(1+{p('discount_rate')})^{year_ref}")
@@ -247,16 +257,30 @@ class _BlockFormulas:
             f"pool{k}.rent_usd": gated(f"(1-{q('owned')})*{q('device_count')}*{q('rent_usd_per_device_hour')}"
                                      f"*HOURS_PER_YEAR*{here('cost_index')}*{active}"),
             f"pool{k}.capex_usd": self._na.when(f"{year_ref}={bought}", f"-{q('capex_usd')}"),
-            f"pool{k}.depreciation_usd": self._na.when(f"AND({year_ref}>{bought},{year_ref}<={bought}+{life},"
-                                                  f"{year_ref}<={horizon})", f"{q('capex_usd')}*(1-{resid})/{life}"),
+            f"pool{k}.depreciation_usd": self._depreciation(year_ref, bought, horizon, life, resid, q("capex_usd")),
             f"pool{k}.residual_value_usd": self._na.when(f"{year_ref}={horizon}", f"{q('capex_usd')}*{value}"),
         }
+
+    def _depreciation(self, year_ref, bought, horizon, life, resid, capex) -> str:
+        """A tranche's depreciation in the year (docs/model.md, "Finance conventions"): straight line as
+        before; half_year and MACRS by the tranche's age, the MACRS percentages of IRS Publication 946,
+        Table A-1 (half-year convention) written out in CHOOSE()."""
+        method = self.plans("depreciation_method")
+        straight = self._na.expr(f"{capex}*(1-{resid})/{life}")
+        age = f"({year_ref}-{bought})"
+        half = f"IF({age}=1,0.5/{life},IF({age}<={life},1/{life},IF({age}={life}+1,0.5/{life},0)))"
+        tables = [f'IF({method}="{name}",IF({age}<={len(pct)},CHOOSE({age},{",".join(f"{x / 100:g}" for x in pct)}),0),'
+                  for name, pct in (("macrs_5", MACRS_5_PERCENT), ("macrs_7", MACRS_7_PERCENT))]
+        rate = f'IF({method}="half_year",{half},' + "".join(tables) + "0)))"
+        scheduled = self._na.expr(f'{capex}*IF(LEFT({method},5)="macrs",1,1-{resid})*{rate}')
+        return (f'=IF({method}="straight_line",IF(AND({year_ref}>{bought},{year_ref}<={bought}+{life},'
+                f'{year_ref}<={horizon}),{straight},0),IF(AND({year_ref}>{bought},{year_ref}<={horizon}),{scheduled},0))')
 
     def summary_cells(self) -> dict[str, str]:
         flows, later = self.rng("cash_flow_usd"), self.rng("cash_flow_usd", 1)
         complete = none_na(flows)
         first = f"{self.layout.year_col(0)}{self.row('cash_flow_usd')}"
-        cum0 = f"{self.layout.year_col(0)}{self.row('cumulative_cash_flow_usd')}"
+        cumulative = self.rng("cumulative_cash_flow_usd")
         crossing = self.rng("payback_year_fraction", 1)
         sign_change = f"AND(MAX({flows})>0,MIN({flows})<0)"
         year1 = f"{self.layout.year_col(1)}{self.row('cash_flow_usd')}"
@@ -273,8 +297,8 @@ class _BlockFormulas:
             **self._irr_attempts(flows),
             "irr": self._na(f"IF({complete},IF(AND({sign_change},ISNUMBER({self._c('irr_floor')})),"
                        f"{self._first_number()},{NA}),{NA})"),
-            "payback_months": self._na(f'IF({complete},IF({cum0}>=0,0,IF(COUNT({crossing})=0,"{NEVER}",'
-                                  f'MONTHS_PER_YEAR*MIN({crossing}))),{NA})'),
+            "payback_months": self._na(f'IF({complete},IF(INDEX({cumulative},1,COLUMNS({cumulative}))<0,"{NEVER}",'
+                                  f'IF(MIN({cumulative})>=0,0,MONTHS_PER_YEAR*MAX({crossing}))),{NA})'),
         }
 
     def _c(self, key: str) -> str:

@@ -20,8 +20,8 @@ IRR_ATTEMPTS = tuple(f"irr_attempt_{i}" for i in range(1, len(IRR_GUESSES) + 1))
 # summary cells (column C), then one group of rows per pool ("pool1.output_tokens", ...)
 CF_ROWS = ("price_index", "electricity_index", "cost_index", "utilization", "output_tokens", "input_tokens",
            "revenue_usd", "energy_usd", "colocation_usd", "maintenance_usd", "software_usd", "rent_usd", "staff_usd",
-           "opex_usd", "capex_usd", "residual_value_usd", "depreciation_usd", "taxable_income_usd", "loss_carried_usd",
-           "tax_usd", "cash_flow_usd", "cumulative_cash_flow_usd", "discount_factor", "payback_year_fraction",
+           "opex_usd", "capex_usd", "residual_value_usd", "depreciation_usd", "disposal_gain_usd", "taxable_income_usd",
+           "loss_carried_usd", "tax_usd", "cash_flow_usd", "cumulative_cash_flow_usd", "discount_factor", "payback_year_fraction",
            "flow_last_sign", "flow_sign_change", "cumulative_last_sign", "cumulative_sign_change",
            "npv_usd", "irr_guess_engine", "irr_guess_flows", "irr_guess_first_year", "irr_guess_last_year",
            "irr_floor", *IRR_ATTEMPTS, "irr", "payback_months")

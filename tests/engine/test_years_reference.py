@@ -1,6 +1,6 @@
 """Years: an independent year-by-year reference (plain Python, not the engine) for a plan with a
 price decline, cost and electricity growth, a ramp, tax with a loss carried forward and a second
-tranche; properties (NPV falls as prices fall faster; with every new key at its default the
+tranche (its horizon sale a disposal: the gain over book value taxed); properties (NPV falls as prices fall faster; with every new key at its default the
 numbers are section 3's exactly)."""
 from __future__ import annotations
 
@@ -72,8 +72,13 @@ def reference(plan, pools):
                      + plan["software_usd_per_device_year"] * x["device_count"]) * cost_idx
             if t <= x["purchase_year"] + D:
                 dep += x["capex"] * (1 - R) / D
+                x["taken"] = x.get("taken", 0.0) + x["capex"] * (1 - R) / D
         opex += plan["staff_usd_per_year"] * cost_idx
         taxable = revenue - opex - dep
+        if t == n:  # the horizon sale is a disposal: value less book value (capex - depreciation taken) is taxed
+            for x in tranches:
+                value = x["capex"] * (1 - (1 - R) * min(1, (n - x["purchase_year"]) / n))
+                taxable += value - (x["capex"] - x.get("taken", 0.0))
         tax = plan["tax_rate"] * max(0.0, taxable - loss)
         loss = max(0.0, loss - taxable)
         cash = revenue - opex - tax - capex_paid
@@ -90,11 +95,13 @@ def reference(plan, pools):
     for _ in range(200):
         mid = (lo + hi) / 2
         lo, hi = (lo, mid) if f(lo) * f(mid) <= 0 else (mid, hi)
-    cumulative, payback = 0.0, None
+    cumulative, payback = 0.0, 0.0  # the last crossing from below 0, if the horizon's flow is >= 0
     for t, fl in enumerate(flows):
         before, cumulative = cumulative, cumulative + fl
-        if t > 0 and cumulative >= 0 and payback is None:
+        if t > 0 and cumulative >= 0 > before:
             payback = 12 * ((t - 1) + (-before) / (cumulative - before))
+        elif cumulative < 0:
+            payback = None
     total_capex = sum(x["capex"] for x in tranches)
     roi = (sum(flows[1:]) + sum(row["capex"] for row in rows[1:])) / total_capex - 1
     crf = r / (1 - (1 + r) ** -n)

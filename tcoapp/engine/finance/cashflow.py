@@ -146,17 +146,23 @@ def _smallest_positive(roots: np.ndarray) -> np.ndarray:
 
 
 def payback_months(flows):
-    """First time the cumulative flow reaches 0, linear within the year, in months; NaN = never.
-    Vectorized over rows (the year of crossing is the first non-negative cumulative flow)."""
+    """The earliest time after which the cumulative flow stays >= 0 up to the horizon, linear within the
+    year of the last crossing, in months (docs/model.md, "Finance"): 0 where the cumulative flow is never
+    below 0; NaN ("never") where it is below 0 at the horizon (or a flow is unknown). A later tranche that
+    pushes the cumulative flow below 0 again moves payback past that dip. Years past a row's horizon hold
+    0, so the last column is the horizon's cumulative flow. Vectorized over rows."""
     cumulative = np.cumsum(np.asarray(flows, float), axis=-1)
-    later = cumulative[..., 1:] >= 0
-    t = np.argmax(later, axis=-1) + 1
-    before = np.take_along_axis(cumulative, (t - 1)[..., None], axis=-1)[..., 0]
-    after = np.take_along_axis(cumulative, np.minimum(t, cumulative.shape[-1] - 1)[..., None], axis=-1)[..., 0]
+    below = cumulative < 0
+    count = cumulative.shape[-1]
+    last_below = count - 1 - np.argmax(below[..., ::-1], axis=-1)  # the last year with a negative cumulative flow
+    k = np.minimum(last_below, count - 2) if count > 1 else last_below
+    before = np.take_along_axis(cumulative, k[..., None], axis=-1)[..., 0]
+    after = np.take_along_axis(cumulative, np.minimum(k + 1, count - 1)[..., None], axis=-1)[..., 0]
     with np.errstate(divide="ignore", invalid="ignore"):
-        crossing = 12.0 * ((t - 1) + (-before) / (after - before))
-    never = np.where(np.any(later, axis=-1), crossing, np.nan)
-    return np.where(cumulative[..., 0] >= 0, 0.0, never)
+        crossing = 12.0 * (k + (-before) / (after - before))
+    paid = np.where(np.any(below, axis=-1), crossing, 0.0)
+    known = np.all(np.isfinite(cumulative), axis=-1)
+    return np.where(known & (cumulative[..., -1] >= 0), paid, np.nan)
 
 
 def roi(flows, capex_usd):

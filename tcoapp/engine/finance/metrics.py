@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import cashflow, costs, packing, recovery, timeline
+from . import cashflow, costs, depreciation, packing, recovery, timeline
 from .quantities import (
     COST_COMPONENTS, OPEX_PARTS, POOL_QUANTITIES, FinanceResult, PoolFinance, YearRows, as_inputs,
 )
@@ -121,15 +121,16 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
     resid = np.asarray(a.residual_value_fraction, float)
     value = capex * timeline.tranche_value_fraction(n[..., None, :] - bought, L2(years), L2(resid))
     life = np.where(np.isnan(np.asarray(a.depreciation_years, float)), years, np.asarray(a.depreciation_years, float))
-    depreciating = (t > bought) & (t <= bought + L2(life)) & (t <= n[..., None, :])
-    depreciation = np.where(depreciating, capex * (1.0 - L2(resid)) / L2(life), 0.0)
+    depreciation, gain = _depreciation_and_disposal(a, capex, bought, t, n, years, resid, life)
     rows.update(
         price_index=p_t, electricity_index=e_t, cost_index=c_t, utilization=u_t,
         output_tokens=np.sum(out_tok, axis=-2), input_tokens=np.sum(in_tok, axis=-2), revenue_usd=np.sum(revenue, axis=-2),
         capex_usd=np.sum(pool_capex, axis=-2),
         residual_value_usd=np.where(t == n, np.sum(value, axis=-2), 0.0),
-        depreciation_usd=np.sum(depreciation, axis=-2))
-    rows["taxable_income_usd"] = np.where(in_horizon > 0, rows["revenue_usd"] - rows["opex_usd"] - rows["depreciation_usd"], 0.0)
+        depreciation_usd=np.sum(depreciation, axis=-2),
+        disposal_gain_usd=np.where(t == n, np.sum(gain, axis=-1)[..., None], 0.0))
+    rows["taxable_income_usd"] = np.where(in_horizon > 0, rows["revenue_usd"] - rows["opex_usd"] - rows["depreciation_usd"]
+                                          + rows["disposal_gain_usd"], 0.0)
     tax, rows["loss_carried_usd"] = timeline.tax_by_year(rows["taxable_income_usd"], a.tax_rate)
     rows["tax_usd"] = np.where(in_horizon > 0, tax, 0.0)
     rows["cash_flow_usd"] = (rows["revenue_usd"] - rows["opex_usd"] - rows["tax_usd"] - rows["capex_usd"]
@@ -142,6 +143,28 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
                 pool_residual_value_usd=np.where(t == n[..., None, :], value, 0.0) * np.ones_like(out_tok),
                 **{f"pool_{k}_usd": np.where(serves, v, 0.0) for k, v in parts.items()})
     return rows
+
+
+def _depreciation_and_disposal(a, capex, bought, t, n, years, resid, life):
+    """Per pool and year, the depreciation (depreciation.py); per pool, the horizon sale's taxable gain:
+    the tranche's value at the horizon less its book value then (capex - the depreciation taken), negative
+    where the basis is not yet depreciated (a deductible loss). With depreciation_years = years (straight
+    line) the two are the same operation on the same numbers, so the gain is exactly 0."""
+    L2 = lambda v: np.asarray(v, float)[..., None, None]  # noqa: E731  plan [...] -> [..., 1, 1]
+    method = np.asarray(a.depreciation_method, float)
+    serving = (t > bought) & (t <= n[..., None, :])
+    straight = np.where(serving & (t <= bought + L2(life)), capex * (1.0 - L2(resid)) / L2(life), 0.0)
+    basis = capex * L2(depreciation.basis_fraction(method, resid))
+    scheduled = np.where(serving, basis * depreciation.rate_by_age(L2(method), L2(life), t - bought), 0.0)
+    by_year = np.where(L2(method) == 0, straight, scheduled)
+    L1 = lambda v: np.asarray(v, float)[..., None]  # noqa: E731  plan [...] -> [..., 1] (the pool axis)
+    age = n - bought[..., 0]
+    value = timeline.tranche_value_fraction(age, L1(years), L1(resid))
+    book_straight = timeline.tranche_value_fraction(age, L1(life), L1(resid))
+    book_scheduled = 1.0 - L1(depreciation.basis_fraction(method, resid)) * depreciation.taken_fraction(
+        L1(method), L1(life), age)
+    book = np.where(L1(method) == 0, book_straight, book_scheduled)
+    return by_year, capex[..., 0] * (value - book)
 
 
 def _levelized(flat, rows, key, crf):

@@ -66,12 +66,13 @@ FINANCE_INPUTS: tuple[Quantity, ...] = (
     _q("ramp_years", "years", "plan", "Years of the utilization ramp (0: none)."),
     _q("tax_rate", "fraction", "plan", "Income tax rate."),
     _q("depreciation_years", "years", "plan", "Straight-line depreciation life (NaN: `years`)."),
+    _q("depreciation_method", "code", "plan", "0 straight_line, 1 half_year, 2 macrs_5, 3 macrs_7 (depreciation.py)."),
 )
 # per-plan inputs a caller may leave out (a one-pool plan of section 6): their "no change" values
 OPTIONAL_INPUTS = {"owned": 1.0, "rent_usd_per_device_hour": 0.0, "purchase_year": 0.0, "prefill_share": float("nan"),
                    "price_change_per_year": 0.0, "electricity_price_change_per_year": 0.0, "cost_change_per_year": 0.0,
                    "first_year_utilization": float("nan"), "ramp_years": 0.0, "tax_rate": 0.0,
-                   "depreciation_years": float("nan")}
+                   "depreciation_years": float("nan"), "depreciation_method": 0.0}
 
 COST_COMPONENTS = ("capex", "energy", "colocation", "maintenance", "software", "rent", "staff")
 OPEX_PARTS = ("energy", "colocation", "maintenance", "software", "rent", "staff")
@@ -117,7 +118,7 @@ PLAN_QUANTITIES: tuple[Quantity, ...] = tuple(_q(k, u, "plan", h) for k, u, h in
     _q("cash_flows_usd", "USD", "plan", "Year-end flows, year 0 first (trailing year axis)."),
     _q("npv_usd", "USD", "plan", "Cash flows discounted at the discount rate (year 0 undiscounted)."),
     _q("irr", "fraction/yr", "plan", "Rate at which NPV = 0; n/a where none exists."),
-    _q("payback_months", "months", "plan", "When cumulative cash flow first reaches 0; never within the horizon."),
+    _q("payback_months", "months", "plan", "The earliest time after which the cumulative cash flow stays >= 0 up to the horizon; 0 where it is never below 0; never where it is below 0 at the horizon."),
     _q("roi", "fraction", "plan", "Sum of the flows of years 1..n (later tranches' capex added back) / capex - 1."),
     _q("prefill_share_of_device_time", "fraction", "plan", "sum over pools of devices x prefill share / devices: the share of cost allocated to input tokens."),
     _q("cost_per_million_input_tokens_usd", "USD/Mtok", "plan", "Levelized cost allocated to input tokens by the prefill share of device time, over the input tokens."),
@@ -141,8 +142,9 @@ YEAR_QUANTITIES: tuple[Quantity, ...] = (
     _q("opex_usd", "USD", "plan", "Energy + colocation + maintenance + software + rent + staff."),
     _q("capex_usd", "USD", "plan", "Capex of the tranches paid in the year."),
     _q("residual_value_usd", "USD", "plan", "At the horizon: every tranche's value then."),
-    _q("depreciation_usd", "USD", "plan", "Straight-line depreciation of the tranches."),
-    _q("taxable_income_usd", "USD", "plan", "Revenue - opex - depreciation."),
+    _q("depreciation_usd", "USD", "plan", "Depreciation of the tranches (depreciation_method)."),
+    _q("disposal_gain_usd", "USD", "plan", "At the horizon: the tranches' values less their book values (capex - depreciation taken); taxable, a loss deductible."),
+    _q("taxable_income_usd", "USD", "plan", "Revenue - opex - depreciation (+ the disposal gain in the last year)."),
     _q("loss_carried_usd", "USD", "plan", "Tax losses carried into the next year."),
     _q("tax_usd", "USD", "plan", "tax_rate x taxable income after losses carried forward (>= 0)."),
     _q("cash_flow_usd", "USD", "plan", "Revenue - opex - tax - capex paid (+ residual values in the last year)."),

@@ -1,0 +1,76 @@
+"""The finance edge cases and conventions in the workbook (docs/model.md, "Finance", "Years" and
+"Finance conventions"): LibreOffice Calc recalculates the exported CashFlow and Results formulas and
+must reproduce the engine to 1e-9 relative, plan by plan, year by year (workbook_recalc.compare).
+One soffice launch for the whole file."""
+import pytest
+
+from tcoapp.engine.compute import compute_scenario
+from tcoapp.engine.records import make_pool
+from tcoapp.io.default_scenario import default_scenario
+from tcoapp.io.workbook_write import write_scenario
+
+from .workbook_recalc import SOFFICE, compare, recalc
+
+pytestmark = [
+    pytest.mark.libreoffice,
+    pytest.mark.slow,
+    pytest.mark.skipif(SOFFICE is None, reason="LibreOffice Calc (soffice) is not installed"),
+]
+
+
+def _pool(plan, name, count, **keys):
+    return make_pool({"plan": plan.name, "pool": name, "device": plan.device, "device_count": count, **keys})
+
+
+def finance_cases():
+    """Plans on the default scenario's B200 plan at a fixed batch, one per edge case or convention."""
+    base = default_scenario().plans[2].with_(min_tokens_per_s_per_user=None, batch=64, sizing_mode="devices",
+                                             device_count=64)
+    plans = []
+
+    def add(name, pools=(), **keys):
+        plan = base.with_(name=name, **keys)
+        plans.append(plan.with_(pools=tuple(p(plan) for p in pools)))
+
+    add("rented, loses money", pools=[lambda p: _pool(p, "rented", 64, ownership="rent", rent_usd_per_device_hour=25.0)])
+    add("rented, earns", pools=[lambda p: _pool(p, "rented", 64, ownership="rent", rent_usd_per_device_hour=0.5)])
+    add("bought in year 1, loses money", price_usd_per_million_output_tokens=0.01, price_usd_per_million_input_tokens=0.0,
+        pools=[lambda p: _pool(p, "late", 64, purchase_year=1)])
+    add("a later tranche dips", years=6, price_usd_per_million_output_tokens=3.0,
+        pools=[lambda p: _pool(p, "first", 16), lambda p: _pool(p, "second", 256, purchase_year=2)])
+    add("life past the horizon", tax_rate=0.21, depreciation_years=6, residual_value_fraction=0.1)
+    add("life shorter, later tranche", tax_rate=0.25, depreciation_years=2, years=5,
+        pools=[lambda p: _pool(p, "first", 32), lambda p: _pool(p, "second", 32, purchase_year=2)])
+    return default_scenario().with_plans(plans)
+
+
+CASES = {"finance_edge_cases": finance_cases}
+
+
+@pytest.fixture(scope="module")
+def recalculated(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("lo_finance")
+    cases = {}
+    for name, build in CASES.items():
+        scenario = build()
+        results = compute_scenario(scenario)
+        path = folder / f"{name}.xlsx"
+        write_scenario(scenario, path, results)
+        cases[name] = (scenario, results, path)
+    outputs = recalc([path for _, _, path in cases.values()], folder / "recalculated")
+    return {name: (s, r, out) for (name, (s, r, _)), out in zip(cases.items(), outputs)}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_libreoffice_reproduces_the_finance_cases(recalculated, name):
+    scenario, results, path = recalculated[name]
+    assert compare(path, scenario, results) == []
+
+
+def test_the_edge_cases_are_what_they_say(recalculated):
+    scenario, results, _ = recalculated["finance_edge_cases"]
+    by_name = {r.name: r.metrics for r in results}
+    assert by_name["rented, loses money"]["payback_months"] != by_name["rented, loses money"]["payback_months"]  # never
+    assert by_name["rented, earns"]["payback_months"] == 0.0
+    assert by_name["bought in year 1, loses money"]["payback_months"] != by_name["bought in year 1, loses money"]["payback_months"]
+    assert by_name["a later tranche dips"]["payback_months"] > 24
