@@ -19,6 +19,8 @@ OWNERSHIPS = ("buy", "rent")
 SEARCH_MODES = ("off", "auto")
 SEARCH_OBJECTIVES = ("cost_per_million_output_tokens_usd", "tokens_per_s_per_device")
 DEPRECIATION_METHODS = ("straight_line", "half_year", "macrs_5", "macrs_7")  # codes 0..3 in the finance layer
+DISCOUNTING = ("end_of_year", "mid_year")
+TAX_LOSSES = ("carry_forward", "credit")
 
 
 @dataclass(frozen=True)
@@ -183,6 +185,8 @@ YEARS_FIELDS: tuple[Field, ...] = (
     _f("tax_rate", "float", "fraction", 0.0, 0, 1, "years", "Tax rate", "Income tax on taxable income (revenue - opex - depreciation, losses carried forward). Default 0 (pre-tax cash flows)."),
     _f("depreciation_years", "int", "years", None, 1, 50, "years", "Depreciation life", "Straight-line depreciation of each tranche's capex x (1 - residual value) from the year after purchase (empty: `years`)."),
     _f("depreciation_method", "choice", "", "straight_line", None, None, "years", "Depreciation method", "straight_line: capex x (1 - residual) in equal parts over depreciation_years; half_year: the same with half a year's part in the first year and the other half after the last; macrs_5 / macrs_7: the IRS MACRS GDS half-year percentages of the whole capex (IRS Publication 946, Table A-1; computers are 5-year property), depreciation_years not used. At the horizon the sale's gain over book value is taxed, a loss deducted.", choices=DEPRECIATION_METHODS),
+    _f("discounting", "choice", "", "end_of_year", None, None, "years", "Discounting", "end_of_year: the flow of year t is discounted by (1 + r)^t; mid_year: the flows of years 1..N by (1 + r)^(t - 0.5) (revenue and costs arrive through the year), year 0 undiscounted. NPV, the levelized cost per token and the capital recovery factor follow it; IRR stays the year-end IRR.", choices=DISCOUNTING),
+    _f("tax_losses", "choice", "", "carry_forward", None, None, "years", "Tax losses", "carry_forward: a year's tax loss offsets later taxable income; credit: it reduces the owner's other taxable income in that year (a negative tax: a saving of tax_rate x the loss).", choices=TAX_LOSSES),
 )
 
 SEARCH_FIELDS: tuple[Field, ...] = (

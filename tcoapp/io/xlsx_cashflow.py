@@ -42,7 +42,6 @@ CF_HELP = {
     "active": "1 in the years the pool serves (after its purchase year, up to the horizon), else 0.",
     "opex_usd": "-(energy + colocation + maintenance + software + rent + staff): opex as a cash outflow.",
     "capex_usd": "-capex of the tranches paid in the year.",
-    "tax_usd": "tax_rate x max(0, taxable income - loss carried from the year before).",
     "loss_carried_usd": "max(0, loss carried from the year before - taxable income).",
     "taxable_income_usd": "Revenue - opex - depreciation + the horizon sale's gain over book value (a loss deducted).",
     "disposal_gain_usd": "At the horizon: the tranches' values less their book values (capex - depreciation taken) = "
@@ -52,7 +51,10 @@ CF_HELP = {
     "flow_sign_change": "Helper: 1 where the cash flow changes sign (IRR is unique where it changes sign once).",
     "cumulative_last_sign": "Helper: the sign of the last non-zero cumulative cash flow up to the year.",
     "cumulative_sign_change": "Helper: 1 where the cumulative cash flow changes sign (once: one positive IRR).",
-    "npv_usd": "= CF0 + NPV(discount_rate, CF1:CFn): year t discounted by (1 + r)^t.",
+    "npv_usd": "= CF0 + NPV(discount_rate, CF1:CFn): year t discounted by (1 + r)^t (discounting = mid_year: "
+               "x (1 + r)^0.5, year t by (1 + r)^(t - 0.5)).",
+    "tax_usd": "tax_rate x max(0, taxable income - loss carried from the year before); tax_losses = credit: "
+               "tax_rate x taxable income (negative in a loss year).",
     "irr_guess_engine": "Helper, a starting point for IRR(): the engine's IRR (a value) when the file was written.",
     "irr_guess_flows": "Helper, a starting point for IRR(): (sum of inflows / sum of outflows)^(1/years) - 1.",
     "irr_guess_first_year": "Helper, a starting point for IRR(): CF1 / -CF0 - 1 (good for high rates).",
@@ -197,7 +199,8 @@ class _BlockFormulas:
                                                               f"-{here('depreciation_usd')}+{here('disposal_gain_usd')}")
         cells["cash_flow_usd"] = self._na(f"{here('revenue_usd')}+{here('opex_usd')}-{here('tax_usd')}+{here('capex_usd')}"
                                           f"+{here('residual_value_usd')}")
-        cells["discount_factor"] = self._na(f"1/(1+{p('discount_rate')})^{year_ref}")
+        mid = f'AND({p("discounting")}="mid_year",{year_ref}>=1)'
+        cells["discount_factor"] = self._na(f"1/(1+{p('discount_rate')})^({year_ref}-IF({mid},HALF_YEAR,0))")
         if year == 0:
             cells["loss_carried_usd"] = "=0"
             cells["tax_usd"] = "=0"
@@ -214,8 +217,10 @@ class _BlockFormulas:
             cells[f"{flow}_last_sign"] = self._na(f"IF({source}<>0,SIGN({source}),{last})")
             cells[f"{flow}_sign_change"] = self._na(f"IF(AND({source}<>0,{last}<>0,SIGN({source})<>{last}),1,0)")
         before_loss = f"{prev}{self.row('loss_carried_usd')}"
-        cells["tax_usd"] = self._na.when(serving, f"{p('tax_rate')}*MAX(0,{here('taxable_income_usd')}-{before_loss})")
-        cells["loss_carried_usd"] = self._na(f"MAX(0,{before_loss}-{here('taxable_income_usd')})")
+        credit = f'{p("tax_losses")}="credit"'
+        cells["tax_usd"] = self._na.when(serving, f"IF({credit},{p('tax_rate')}*{here('taxable_income_usd')},"
+                                                  f"{p('tax_rate')}*MAX(0,{here('taxable_income_usd')}-{before_loss}))")
+        cells["loss_carried_usd"] = self._na(f"IF({credit},0,MAX(0,{before_loss}-{here('taxable_income_usd')}))")
         before = f"{prev}{self.row('cumulative_cash_flow_usd')}"
         after = here("cumulative_cash_flow_usd")
         cells["cumulative_cash_flow_usd"] = self._na(f"{before}+{here('cash_flow_usd')}")
@@ -264,15 +269,16 @@ class _BlockFormulas:
     def _depreciation(self, year_ref, bought, horizon, life, resid, capex) -> str:
         """A tranche's depreciation in the year (docs/model.md, "Finance conventions"): straight line as
         before; half_year and MACRS by the tranche's age, the MACRS percentages of IRS Publication 946,
-        Table A-1 (half-year convention) written out in CHOOSE()."""
+        Table A-1 (half-year convention), are the Constants sheet's MACRS_5_1.. and MACRS_7_1.., picked by CHOOSE()."""
         method = self.plans("depreciation_method")
         straight = self._na.expr(f"{capex}*(1-{resid})/{life}")
         age = f"({year_ref}-{bought})"
-        half = f"IF({age}=1,0.5/{life},IF({age}<={life},1/{life},IF({age}={life}+1,0.5/{life},0)))"
-        tables = [f'IF({method}="{name}",IF({age}<={len(pct)},CHOOSE({age},{",".join(f"{x / 100:g}" for x in pct)}),0),'
-                  for name, pct in (("macrs_5", MACRS_5_PERCENT), ("macrs_7", MACRS_7_PERCENT))]
+        half = f"IF({age}=1,HALF_YEAR/{life},IF({age}<={life},1/{life},IF({age}={life}+1,HALF_YEAR/{life},0)))"
+        tables = [f'IF({method}="macrs_{life_years}",IF({age}<=COUNT({names}),CHOOSE({age},{names}),0),'
+                  for life_years, pct in ((5, MACRS_5_PERCENT), (7, MACRS_7_PERCENT))
+                  for names in [",".join(f"MACRS_{life_years}_{k}" for k in range(1, len(pct) + 1))]]
         rate = f'IF({method}="half_year",{half},' + "".join(tables) + "0)))"
-        scheduled = self._na.expr(f'{capex}*IF(LEFT({method},5)="macrs",1,1-{resid})*{rate}')
+        scheduled = self._na.expr(f'{capex}*IF(OR({method}="macrs_5",{method}="macrs_7"),1,1-{resid})*{rate}')
         return (f'=IF({method}="straight_line",IF(AND({year_ref}>{bought},{year_ref}<={bought}+{life},'
                 f'{year_ref}<={horizon}),{straight},0),IF(AND({year_ref}>{bought},{year_ref}<={horizon}),{scheduled},0))')
 
@@ -286,7 +292,9 @@ class _BlockFormulas:
         year1 = f"{self.layout.year_col(1)}{self.row('cash_flow_usd')}"
         horizon = self.plans("years")
         return {
-            "npv_usd": self._na(f"IF({complete},{first}+NPV({self.plans('discount_rate')},{later}),{NA})"),
+            "npv_usd": self._na(f"IF({complete},{first}+NPV({self.plans('discount_rate')},{later})"
+                                f'*IF({self.plans("discounting")}="mid_year",(1+{self.plans("discount_rate")})^HALF_YEAR,1),'
+                                f"{NA})"),
             "irr_guess_flows": f'=IF(AND({complete},SUMIF({flows},">0")>0,SUMIF({flows},"<0")<0),'
                                f'(SUMIF({flows},">0")/-SUMIF({flows},"<0"))^(1/{self.plans("years")})-1,"")',
             "irr_guess_first_year": f'=IF(AND({complete},ISNUMBER({first})),IF({first}<0,{year1}/-{first}-1,""),"")',

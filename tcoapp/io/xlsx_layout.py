@@ -162,3 +162,9 @@ class PlanRefs:
 
     def cf_range(self, key: str, first_year: int = 0) -> str:
         return self.layout.cf_range(self.index, key, first_year, S.CASH_FLOW)
+
+    def cf_year_range(self, first_year: int = 0) -> str:
+        """The CashFlow year header (year numbers) from `first_year` to the last column."""
+        layout = self.layout
+        return (f"{S.CASH_FLOW}!${layout.year_col(first_year)}${CF_YEAR_ROW}:"
+                f"${layout.year_col(layout.max_years)}${CF_YEAR_ROW}")

@@ -158,9 +158,11 @@ FORMULA_SECTIONS: tuple[tuple[str, tuple[tuple[str, Formula], ...]], ...] = (
         ("tokens_per_joule", lambda x: f'IF({x.r("power_w")}>0,{x.r("tokens_per_s_per_device")}/{x.r("power_w")},{NA})'),
     )),
     ("Levelized over the years (formulas over CashFlow: present value x capital recovery factor)", (
-        ("capital_recovery_factor",
-         lambda x: f'IF({x.p("discount_rate")}=0,1/{x.p("years")},'
-                   f'{x.p("discount_rate")}/(1-(1+{x.p("discount_rate")})^-{x.p("years")}))'),
+        ("capital_recovery_factor",  # mid-year discounting: 1 / the discount factors of years 1..n summed
+         lambda x: f'IF({x.p("discounting")}="mid_year",1/SUMPRODUCT(--({x.cf_year_range(1)}<={x.p("years")}),'
+                   f'{x.cf_range("discount_factor", 1)}),'
+                   f'IF({x.p("discount_rate")}=0,1/{x.p("years")},'
+                   f'{x.p("discount_rate")}/(1-(1+{x.p("discount_rate")})^-{x.p("years")})))'),
         ("capex_usd_per_year",
          lambda x: f'IF(AND({none_na(x.cf_range("capex_usd"))},{none_na(x.cf_range("residual_value_usd"))}),'
                    f'(SUMPRODUCT(-{x.cf_range("capex_usd")},{x.cf_range("discount_factor")})'

@@ -70,17 +70,20 @@ def reference(plan, pools):
             opex += avg_kw * plan["pue"] * 8760 * elec
             opex += (x["prov_kw"] * plan["colocation_usd_per_kw_month"] * 12 + plan["maintenance_fraction_per_year"] * x["hw"]
                      + plan["software_usd_per_device_year"] * x["device_count"]) * cost_idx
-            if t <= x["purchase_year"] + D:
-                dep += x["capex"] * (1 - R) / D
-                x["taken"] = x.get("taken", 0.0) + x["capex"] * (1 - R) / D
+            part = depreciation_part(plan.get("depreciation_method", 0), x["capex"], R, D, t - x["purchase_year"])
+            dep += part
+            x["taken"] = x.get("taken", 0.0) + part
         opex += plan["staff_usd_per_year"] * cost_idx
         taxable = revenue - opex - dep
         if t == n:  # the horizon sale is a disposal: value less book value (capex - depreciation taken) is taxed
             for x in tranches:
                 value = x["capex"] * (1 - (1 - R) * min(1, (n - x["purchase_year"]) / n))
                 taxable += value - (x["capex"] - x.get("taken", 0.0))
-        tax = plan["tax_rate"] * max(0.0, taxable - loss)
-        loss = max(0.0, loss - taxable)
+        if plan.get("tax_losses", 0) == 1:  # credit: a loss lowers the owner's other tax in its year
+            tax = plan["tax_rate"] * taxable
+        else:
+            tax = plan["tax_rate"] * max(0.0, taxable - loss)
+            loss = max(0.0, loss - taxable)
         cash = revenue - opex - tax - capex_paid
         if t == n:
             for x in tranches:
@@ -89,7 +92,9 @@ def reference(plan, pools):
         rows.append(dict(cash=cash, tax=tax, dep=dep, revenue=revenue, opex=opex, tokens=tokens, in_tokens=in_tokens,
                          capex=capex_paid))
     flows = [row["cash"] for row in rows]
-    npv = sum(f / (1 + r) ** t for t, f in enumerate(flows))
+    mid_year = plan.get("discounting", 0) == 1  # mid-year: years 1..n at t - 0.5
+    when = lambda t: t - 0.5 if mid_year and t >= 1 else t  # noqa: E731
+    npv = sum(f / (1 + r) ** when(t) for t, f in enumerate(flows))
     lo, hi = -0.99, 10.0
     f = lambda rate: sum(fl / (1 + rate) ** t for t, fl in enumerate(flows))  # noqa: E731
     for _ in range(200):
@@ -104,22 +109,53 @@ def reference(plan, pools):
             payback = None
     total_capex = sum(x["capex"] for x in tranches)
     roi = (sum(flows[1:]) + sum(row["capex"] for row in rows[1:])) / total_capex - 1
-    crf = r / (1 - (1 + r) ** -n)
-    pv = lambda key: sum(row[key] / (1 + r) ** t for t, row in enumerate(rows) if t >= 1)  # noqa: E731
-    residual_pv = sum(x["capex"] * (1 - (1 - R) * min(1, (n - x["purchase_year"]) / n)) for x in tranches) / (1 + r) ** n
-    pv_capex = sum(x["capex"] / (1 + r) ** x["purchase_year"] for x in tranches)
+    pv = lambda key: sum(row[key] / (1 + r) ** when(t) for t, row in enumerate(rows) if t >= 1)  # noqa: E731
+    residual_pv = sum(x["capex"] * (1 - (1 - R) * min(1, (n - x["purchase_year"]) / n)) for x in tranches) / (1 + r) ** when(n)
+    pv_capex = sum(x["capex"] / (1 + r) ** when(x["purchase_year"]) for x in tranches)
     cost = ((pv_capex - residual_pv) + pv("opex")) / pv("tokens") * 1e6
     share = sum(x["device_count"] * x["prefill_share"] for x in tranches) / sum(x["device_count"] for x in tranches)
     cost_in = share * ((pv_capex - residual_pv) + pv("opex")) / pv("in_tokens") * 1e6
     return dict(rows=rows, npv=npv, irr=(lo + hi) / 2, payback=payback, roi=roi, cost=cost, cost_in=cost_in)
 
 
+# IRS Publication 946, Appendix A, Table A-1: MACRS GDS, half-year convention, percent of basis by year
+MACRS = {2: [20.00, 32.00, 19.20, 11.52, 11.52, 5.76], 3: [14.29, 24.49, 17.49, 12.49, 8.93, 8.92, 8.93, 4.46]}
+
+
+def depreciation_part(method, capex, R, D, age):
+    """A tranche's depreciation at `age` (years since purchase): 0 straight line and 1 half-year of capex x
+    (1 - residual) over D years; 2 / 3 MACRS 5 / 7 of the whole capex."""
+    if age < 1:
+        return 0.0
+    if method == 0:
+        return capex * (1 - R) / D if age <= D else 0.0
+    if method == 1:
+        share = 0.5 if age in (1, D + 1) else (1.0 if age <= D else 0.0)
+        return capex * (1 - R) * share / D
+    table = MACRS[method]
+    return capex * table[age - 1] / 100 if age <= len(table) else 0.0
+
+
 def engine(plan=PLAN, pools=POOLS):
     return finance_metrics(finance_inputs({k: [p[k] for p in pools] for k in pools[0]}, plan))
 
 
-def test_every_year_matches_the_reference():
-    ref, out = reference(PLAN, POOLS), engine()
+CONVENTIONS = {  # docs/model.md "Finance conventions", each alone and together (codes: the choices' order)
+    "defaults": {},
+    "mid-year discounting": dict(discounting=1),
+    "half-year depreciation": dict(depreciation_method=1),
+    "MACRS 5": dict(depreciation_method=2),
+    "MACRS 7 (past the horizon)": dict(depreciation_method=3),
+    "life past the horizon": dict(depreciation_years=7),
+    "losses as a credit": dict(tax_losses=1),
+    "all together": dict(discounting=1, depreciation_method=2, tax_losses=1),
+}
+
+
+@pytest.mark.parametrize("name", CONVENTIONS)
+def test_every_year_matches_the_reference(name):
+    plan = dict(PLAN, **CONVENTIONS[name])
+    ref, out = reference(plan, POOLS), engine(plan)
     rows = out.years
     for t, row in enumerate(ref["rows"]):
         assert rows.cash_flow_usd[t] == pytest.approx(row["cash"], rel=1e-9, abs=1e-6), t
@@ -128,8 +164,11 @@ def test_every_year_matches_the_reference():
         assert rows.revenue_usd[t] == pytest.approx(row["revenue"], rel=1e-9, abs=1e-6), t
         assert rows.opex_usd[t] == pytest.approx(row["opex"], rel=1e-9, abs=1e-6), t
         assert rows.capex_usd[t] == pytest.approx(row["capex"], rel=1e-9, abs=1e-6), t
-    assert any(r["tax"] == 0 for r in ref["rows"][1:]) and any(r["tax"] > 0 for r in ref["rows"][1:])  # a loss carried
-    assert rows.loss_carried_usd[1] > 0
+    if plan.get("tax_losses", 0) == 0:
+        assert any(r["tax"] == 0 for r in ref["rows"][1:]) and any(r["tax"] > 0 for r in ref["rows"][1:])  # a loss carried
+        assert rows.loss_carried_usd[1] > 0
+    else:
+        assert any(r["tax"] < 0 for r in ref["rows"][1:]) and np.all(rows.loss_carried_usd == 0)  # a credit
     assert out.npv_usd == pytest.approx(ref["npv"], rel=1e-9)
     assert out.irr == pytest.approx(ref["irr"], rel=1e-9)
     assert out.payback_months == pytest.approx(ref["payback"], rel=1e-9)

@@ -44,7 +44,25 @@ def finance_cases():
     return default_scenario().with_plans(plans)
 
 
-CASES = {"finance_edge_cases": finance_cases}
+def convention_cases():
+    """Each finance convention on a plan with tax, a ramp and a later tranche (losses in the first years)."""
+    base = default_scenario().plans[2].with_(min_tokens_per_s_per_user=None, batch=64, sizing_mode="devices",
+                                             device_count=64, tax_rate=0.21, first_year_utilization=0.05,
+                                             ramp_years=2, years=5, residual_value_fraction=0.1,
+                                             price_change_per_year=-0.2)
+    plans = []
+    for name, keys in (("mid-year discounting", dict(discounting="mid_year")),
+                       ("half-year depreciation", dict(depreciation_method="half_year", depreciation_years=3)),
+                       ("MACRS 5", dict(depreciation_method="macrs_5")),
+                       ("MACRS 7 past the horizon", dict(depreciation_method="macrs_7")),
+                       ("losses as a credit", dict(tax_losses="credit")),
+                       ("all together", dict(discounting="mid_year", depreciation_method="macrs_5", tax_losses="credit"))):
+        plan = base.with_(name=name, **keys)
+        plans.append(plan.with_(pools=(_pool(plan, "first", 64), _pool(plan, "second", 32, purchase_year=2))))
+    return default_scenario().with_plans(plans)
+
+
+CASES = {"finance_edge_cases": finance_cases, "finance_conventions": convention_cases}
 
 
 @pytest.fixture(scope="module")
@@ -65,6 +83,15 @@ def recalculated(tmp_path_factory):
 def test_libreoffice_reproduces_the_finance_cases(recalculated, name):
     scenario, results, path = recalculated[name]
     assert compare(path, scenario, results) == []
+
+
+def test_the_conventions_move_what_they_should(recalculated):
+    _, results, _ = recalculated["finance_conventions"]
+    by_name = {r.name: r for r in results}
+    credit = by_name["losses as a credit"].finance.years
+    assert min(credit.tax_usd) < 0  # a loss year: a negative tax (a credit)
+    macrs = by_name["MACRS 7 past the horizon"].finance.years
+    assert macrs.disposal_gain_usd[5] < 0  # 8 years of MACRS 7 over 5: the rest is deducted at the sale
 
 
 def test_the_edge_cases_are_what_they_say(recalculated):

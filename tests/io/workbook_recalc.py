@@ -111,8 +111,9 @@ def expected_cashflow(result, plan, max_years: int) -> dict[str, list]:
         values[: row.shape[-1]] = row
         if key in ("cumulative_cash_flow_usd", "loss_carried_usd"):  # past the horizon: carried unchanged
             values[row.shape[-1]:] = row[-1]
-        if key == "discount_factor":
-            values = 1.0 / (1.0 + plan.discount_rate) ** np.arange(max_years + 1)
+        if key == "discount_factor":  # every column of the sheet, past the horizon too; mid-year: t - 0.5
+            t = np.arange(max_years + 1, dtype=float)
+            values = 1.0 / (1.0 + plan.discount_rate) ** np.where((plan.discounting == "mid_year") & (t >= 1), t - 0.5, t)
         want[key] = list(-values if key in CF_NEGATIVE else values)
     for k in range(len(result.pools)):
         values = np.zeros(max_years + 1)

@@ -22,10 +22,17 @@ def cash_flows(capex_usd, net_usd_per_year, residual_value_fraction, years):
     return flows
 
 
-def npv_usd(rate, flows):
-    """sum_t flows[t] / (1 + rate)^t  [USD]."""
+def discount_years(flows_shape_last: int, discounting=0.0):
+    """The time each year's flow is discounted over: t (end_of_year, code 0); t - 0.5 for t >= 1 (mid_year, 1)."""
+    t = np.arange(flows_shape_last, dtype=float)
+    mid = np.asarray(discounting, float)[..., None] == 1
+    return np.where(mid & (t >= 1), t - 0.5, t)
+
+
+def npv_usd(rate, flows, discounting=0.0):
+    """sum_t flows[t] / (1 + rate)^t  [USD] (mid_year: t - 0.5 for t >= 1)."""
     flows = np.asarray(flows, float)
-    t = np.arange(flows.shape[-1])
+    t = discount_years(flows.shape[-1], discounting)
     return np.sum(flows / (1.0 + np.asarray(rate, float)[..., None]) ** t, axis=-1)
 
 

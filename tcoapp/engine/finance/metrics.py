@@ -131,12 +131,13 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
         disposal_gain_usd=np.where(t == n, np.sum(gain, axis=-1)[..., None], 0.0))
     rows["taxable_income_usd"] = np.where(in_horizon > 0, rows["revenue_usd"] - rows["opex_usd"] - rows["depreciation_usd"]
                                           + rows["disposal_gain_usd"], 0.0)
-    tax, rows["loss_carried_usd"] = timeline.tax_by_year(rows["taxable_income_usd"], a.tax_rate)
+    tax, rows["loss_carried_usd"] = timeline.tax_by_year(rows["taxable_income_usd"], a.tax_rate, a.tax_losses)
     rows["tax_usd"] = np.where(in_horizon > 0, tax, 0.0)
     rows["cash_flow_usd"] = (rows["revenue_usd"] - rows["opex_usd"] - rows["tax_usd"] - rows["capex_usd"]
                              + rows["residual_value_usd"])
     rows["cumulative_cash_flow_usd"] = np.cumsum(rows["cash_flow_usd"], axis=-1)
-    rows["discount_factor"] = 1.0 / (1.0 + np.asarray(a.discount_rate, float)[..., None]) ** t * np.ones_like(u_t)
+    rows["discount_factor"] = (1.0 / (1.0 + np.asarray(a.discount_rate, float)[..., None])
+                               ** cashflow.discount_years(t.shape[-1], a.discounting) * np.ones_like(u_t))
     rows["pool_capex_usd"] = pool_capex
     rows.update(pool_active=active * np.ones_like(out_tok), pool_output_tokens=out_tok, pool_revenue_usd=revenue,
                 pool_depreciation_usd=depreciation,
@@ -167,6 +168,17 @@ def _depreciation_and_disposal(a, capex, bought, t, n, years, resid, life):
     return by_year, capex[..., 0] * (value - book)
 
 
+def _recovery_factor(a, rows):
+    """The capital recovery factor r / (1 - (1 + r)^-n); with mid-year discounting 1 / (the sum of the
+    discount factors of years 1..n): the constant yearly amount with the same present value either way."""
+    end_of_year = recovery.crf(a.discount_rate, a.years)
+    t = np.arange(rows["discount_factor"].shape[-1])
+    in_horizon = (t >= 1) & (t <= np.asarray(a.years, float)[..., None])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mid_year = 1.0 / np.sum(np.where(in_horizon, rows["discount_factor"], 0.0), axis=-1)
+    return np.where(np.asarray(a.discounting, float) == 1, mid_year, end_of_year)
+
+
 def _levelized(flat, rows, key, crf):
     """PV over years 1..n x crf: the constant yearly amount with the same present value (the year's
     amount itself where nothing changes by year)."""
@@ -177,7 +189,7 @@ def _levelized(flat, rows, key, crf):
 
 def _costs_and_returns(a, o, rows, with_irr: bool) -> dict[str, np.ndarray]:
     flat = timeline.is_flat(a)
-    crf = recovery.crf(a.discount_rate, a.years)
+    crf = _recovery_factor(a, rows)
     lev = {key: _levelized(flat, rows, key, crf) for key in
            ("output_tokens", "input_tokens", "revenue_usd", "opex_usd") + tuple(f"{p}_usd" for p in OPEX_PARTS)}
     pv_capex = np.sum(rows["capex_usd"] * rows["discount_factor"], axis=-1)
@@ -208,7 +220,7 @@ def _costs_and_returns(a, o, rows, with_irr: bool) -> dict[str, np.ndarray]:
         roi = (np.sum(flows[..., 1:], axis=-1) + later_capex) / o["capex_usd"] - 1.0
     result.update(
         net_usd_per_year=revenue - lev["opex_usd"], cash_flows_usd=flows,
-        npv_usd=cashflow.npv_usd(a.discount_rate, flows),
+        npv_usd=cashflow.npv_usd(a.discount_rate, flows, a.discounting),
         payback_months=cashflow.payback_months(flows),
         roi=np.where(o["capex_usd"] > 0, roi, np.nan),
         irr=cashflow.irr(flows) if with_irr else np.full(np.shape(o["capex_usd"]), np.nan),

@@ -67,12 +67,15 @@ FINANCE_INPUTS: tuple[Quantity, ...] = (
     _q("tax_rate", "fraction", "plan", "Income tax rate."),
     _q("depreciation_years", "years", "plan", "Straight-line depreciation life (NaN: `years`)."),
     _q("depreciation_method", "code", "plan", "0 straight_line, 1 half_year, 2 macrs_5, 3 macrs_7 (depreciation.py)."),
+    _q("discounting", "code", "plan", "0 end_of_year, 1 mid_year (flows of years 1..N discounted at t - 0.5)."),
+    _q("tax_losses", "code", "plan", "0 carry_forward, 1 credit (a loss is a negative tax in its year)."),
 )
 # per-plan inputs a caller may leave out (a one-pool plan of section 6): their "no change" values
 OPTIONAL_INPUTS = {"owned": 1.0, "rent_usd_per_device_hour": 0.0, "purchase_year": 0.0, "prefill_share": float("nan"),
                    "price_change_per_year": 0.0, "electricity_price_change_per_year": 0.0, "cost_change_per_year": 0.0,
                    "first_year_utilization": float("nan"), "ramp_years": 0.0, "tax_rate": 0.0,
-                   "depreciation_years": float("nan"), "depreciation_method": 0.0}
+                   "depreciation_years": float("nan"), "depreciation_method": 0.0,
+                   "discounting": 0.0, "tax_losses": 0.0}
 
 COST_COMPONENTS = ("capex", "energy", "colocation", "maintenance", "software", "rent", "staff")
 OPEX_PARTS = ("energy", "colocation", "maintenance", "software", "rent", "staff")
@@ -146,10 +149,10 @@ YEAR_QUANTITIES: tuple[Quantity, ...] = (
     _q("disposal_gain_usd", "USD", "plan", "At the horizon: the tranches' values less their book values (capex - depreciation taken); taxable, a loss deductible."),
     _q("taxable_income_usd", "USD", "plan", "Revenue - opex - depreciation (+ the disposal gain in the last year)."),
     _q("loss_carried_usd", "USD", "plan", "Tax losses carried into the next year."),
-    _q("tax_usd", "USD", "plan", "tax_rate x taxable income after losses carried forward (>= 0)."),
+    _q("tax_usd", "USD", "plan", "tax_rate x taxable income after losses carried forward (>= 0); tax_losses = credit: tax_rate x taxable income (a loss: a negative tax)."),
     _q("cash_flow_usd", "USD", "plan", "Revenue - opex - tax - capex paid (+ residual values in the last year)."),
     _q("cumulative_cash_flow_usd", "USD", "plan", "Sum of the cash flows up to the year."),
-    _q("discount_factor", "ratio", "plan", "1 / (1 + discount_rate)^t."),
+    _q("discount_factor", "ratio", "plan", "1 / (1 + discount_rate)^t (discounting = mid_year: t - 0.5 for t >= 1)."),
 )
 YEAR_QUANTITY_BY_KEY = {q.key: q for q in YEAR_QUANTITIES}
 
