@@ -189,6 +189,13 @@ YEARS_FIELDS: tuple[Field, ...] = (
     _f("tax_losses", "choice", "", "carry_forward", None, None, "years", "Tax losses", "carry_forward: a year's tax loss offsets later taxable income; credit: it reduces the owner's other taxable income in that year (a negative tax: a saving of tax_rate x the loss).", choices=TAX_LOSSES),
 )
 
+FINANCING_FIELDS: tuple[Field, ...] = (
+    _f("debt_fraction", "float", "fraction", 0.0, 0, 1, "financing", "Debt share", "Share of each tranche's capex borrowed when it is paid (0: no debt). NPV and IRR stay project (unlevered) figures; equity NPV, equity IRR and min DSCR show the financing."),
+    _f("debt_rate", "float", "fraction/yr", 0.0, 0, 1, "financing", "Debt rate", "Interest rate of the debt; interest is deductible from taxable income."),
+    _f("debt_years", "int", "years", None, 1, 50, "financing", "Debt term", "Years of the level-annuity repayment, from the year after the tranche is paid (empty: `years`); a balance still owed at the horizon is repaid then."),
+    _f("equity_discount_rate", "float", "fraction/yr", None, 0, 1, "financing", "Equity discount rate", "Discount rate of the equity NPV (empty: `discount_rate`)."),
+)
+
 SEARCH_FIELDS: tuple[Field, ...] = (
     _f("serving_search", "choice", "", "off", None, None, "search", "Serving search", "off: every pool runs the serving configuration you typed. auto: the engine sweeps, per serve pool (and decode pool), TP and EP over powers of two within the scale-up domain and the pool's devices, attention-DP on and off (MoE models), the precisions of `search_precisions`, draft tokens 0..`search_max_draft_tokens` and the batch, and keeps the configuration that meets the interactivity targets and is best for `search_objective` (without a target the plan's batch is kept). The chosen configuration is reported.", choices=SEARCH_MODES),
     _f("search_precisions", "str", "", "", None, None, "search", "Search precisions", "Serving search: weight and KV-cache precisions to try, separated by ';' (e.g. fp8;nvfp4); each weight precision is crossed with each KV precision. Empty: the plan's own weight_precision and kv_precision."),
@@ -199,7 +206,7 @@ SEARCH_FIELDS: tuple[Field, ...] = (
 WORKLOAD_AND_SERVING = WORKLOAD_FIELDS + SERVING_FIELDS
 PLAN_FIELDS: tuple[Field, ...] = (
     SELECTION_FIELDS + WORKLOAD_FIELDS + SERVING_FIELDS + TARGET_FIELDS + SEARCH_FIELDS + SIZING_FIELDS + FINANCE_FIELDS
-    + YEARS_FIELDS
+    + YEARS_FIELDS + FINANCING_FIELDS
 )
 
 CURVE_POINT_FIELDS: tuple[Field, ...] = (

@@ -129,7 +129,8 @@ def build_workbook(scenario: Scenario, results: tuple[PlanResult, ...], written:
                               InputRows(device_rows, model_rows, points))
         write_results(sheets[S.RESULTS], scenario, results, layout, checks)
         cash_flow = write_cashflow(sheets[S.CASH_FLOW], scenario, layout, [r.metrics["irr"] for r in results],
-                                   cashflow_values(scenario, results, layout))
+                                   cashflow_values(scenario, results, layout),
+                                   equity_irr_by_plan=[r.metrics["equity_irr"] for r in results])
         add_charts(sheets[S.CASH_FLOW], sheets[S.RESULTS], scenario, layout)
         write_calibration(sheets[S.CALIBRATION], scenario)
         write_uncertainty(sheets[S.UNCERTAINTY], scenario)

@@ -21,7 +21,10 @@ from ..engine.finance.quantities import YEAR_QUANTITY_BY_KEY
 from ..engine.scenario import Scenario
 from . import sheets as S
 from .xlsx_checks import banner
-from .xlsx_layout import CF_BANNER_ROW, CF_YEAR_ROW, IRR_ATTEMPTS, IRR_GUESSES, Layout, base_key, cf_keys
+from .xlsx_layout import (
+    CF_BANNER_ROW, CF_YEAR_ROW, EQUITY_IRR_ATTEMPTS, EQUITY_IRR_GUESSES, IRR_ATTEMPTS, IRR_GUESSES, Layout, base_key,
+    cf_keys,
+)
 from .xlsx_na import NA, NaGuard, none_na
 from .xlsx_raw_cells import RawCells
 from .xlsx_styles import (
@@ -37,6 +40,8 @@ CF_UNITS = {
     "irr_guess_first_year": "fraction", "irr_guess_last_year": "fraction", "irr": "fraction", "payback_months": "months",
     "discount_factor": "ratio", "flow_last_sign": "sign", "flow_sign_change": "flag", "cumulative_last_sign": "sign",
     "cumulative_sign_change": "flag", "irr_floor": "fraction", **{key: "fraction" for key in IRR_ATTEMPTS},
+    "dscr": "ratio", "min_dscr": "ratio", "equity_npv_usd": "USD", "equity_irr": "fraction",
+    "equity_irr_guess_engine": "fraction", **{key: "fraction" for key in EQUITY_IRR_ATTEMPTS},
 }
 CF_HELP = {
     "active": "1 in the years the pool serves (after its purchase year, up to the horizon), else 0.",
@@ -46,6 +51,14 @@ CF_HELP = {
     "taxable_income_usd": "Revenue - opex - depreciation + the horizon sale's gain over book value (a loss deducted).",
     "disposal_gain_usd": "At the horizon: the tranches' values less their book values (capex - depreciation taken) = "
                          "residual value + capex (outflows) + depreciation, summed over the years.",
+    "equity_npv_usd": "= equity CF0 + NPV(equity discount rate, equity CF1:CFn) (x (1 + r)^0.5 mid-year).",
+    "equity_irr_guess_engine": "Helper, a starting point for the equity IRR(): the engine's equity IRR when written.",
+    **{key: f"Helper: IRR() of the equity flows from the starting point {guess}."
+       for key, guess in zip(EQUITY_IRR_ATTEMPTS, EQUITY_IRR_GUESSES)},
+    "equity_irr": "IRR of the equity flows where they change sign (the project IRR without debt); n/a otherwise.",
+    "min_dscr": "The smallest DSCR over the years with debt service; n/a without debt.",
+    "dscr": "(revenue - opex - levered tax) / debt service, in the years with debt service.",
+    "debt_drawn_usd": "debt_fraction x the capex of the tranches paid in the year (an inflow to equity).",
     "payback_year_fraction": "Helper: the year (with fraction) where the cumulative flow crosses 0 from below.",
     "flow_last_sign": "Helper: the sign of the last non-zero cash flow up to the year.",
     "flow_sign_change": "Helper: 1 where the cash flow changes sign (IRR is unique where it changes sign once).",
@@ -71,7 +84,7 @@ CF_HELP = {
                       "crossing from below 0), linear within the year, x 12; 0 where it is never below 0; never where "
                       "it is below 0 at the horizon.",
 }
-SUMMARY_ROWS = ("npv_usd", "irr_guess_engine", "irr_guess_flows", "irr_guess_first_year", "irr_guess_last_year", "irr",
+SUMMARY_ROWS = ("equity_npv_usd", "equity_irr_guess_engine", *EQUITY_IRR_ATTEMPTS, "equity_irr", "min_dscr", "npv_usd", "irr_guess_engine", "irr_guess_flows", "irr_guess_first_year", "irr_guess_last_year", "irr",
                 "payback_months")
 POOL_SUMMED = ("output_tokens", "revenue_usd", "energy_usd", "colocation_usd", "maintenance_usd", "software_usd",
                "rent_usd", "capex_usd", "depreciation_usd", "residual_value_usd")
@@ -92,7 +105,7 @@ def cf_help(key: str) -> str | None:
     return ("This pool's part: " if base != key else "") + quantity.help
 
 
-def write_cashflow(ws, scenario: Scenario, layout: Layout, irr_by_plan=(), cached=None) -> RawCells:
+def write_cashflow(ws, scenario: Scenario, layout: Layout, irr_by_plan=(), cached=None, equity_irr_by_plan=()) -> RawCells:
     """irr_by_plan: the engine's IRR per plan (NaN where none), used only as IRR's starting point; cached: the
     engine's value of each formula cell by coordinate (xlsx_cached.cashflow_values).
 
@@ -108,15 +121,16 @@ def write_cashflow(ws, scenario: Scenario, layout: Layout, irr_by_plan=(), cache
         cell.number_format = '"year "0'
     banner(ws, CF_BANNER_ROW, last_col)
     irrs = list(irr_by_plan) + [None] * (len(scenario.plans) - len(irr_by_plan))
+    equity = list(equity_irr_by_plan) + [None] * (len(scenario.plans) - len(equity_irr_by_plan))
     for index, plan in enumerate(scenario.plans):
-        _block(ws, layout, index, plan.name, last_col, irrs[index], raw, cached or {})
+        _block(ws, layout, index, plan.name, last_col, (irrs[index], equity[index]), raw, cached or {})
     ws.freeze_panes = "C2"
     label = label_width(with_unit(cashflow_label(key), cf_unit(key)) for key in cf_keys(layout.max_pools))
     widths(ws, {1: 30, 2: label, **{S.FIRST_PLAN_COLUMN + y: 21 for y in range(layout.max_years + 1)}})
     return raw
 
 
-def _block(ws, layout: Layout, index: int, name: str, last_col: int, irr: float | None, raw: RawCells,
+def _block(ws, layout: Layout, index: int, name: str, last_col: int, irrs: tuple, raw: RawCells,
            cached: dict) -> None:
     title_row = layout.cf_block_row(index)
     section(ws, title_row, "", last_col)
@@ -138,9 +152,9 @@ def _block(ws, layout: Layout, index: int, name: str, last_col: int, irr: float 
         row = layout.cf_row(index, key)
         raw.formula(row, S.FIRST_PLAN_COLUMN, text, raw.style_id(book, "formula", cf_unit(key)),
                     cached.get(f"{get_column_letter(S.FIRST_PLAN_COLUMN)}{row}"))
-    if irr is not None and math.isfinite(irr):
-        raw.number(layout.cf_row(index, "irr_guess_engine"), S.FIRST_PLAN_COLUMN, irr,
-                   raw.style_id(book, "engine", "fraction"))
+    for key, irr in zip(("irr_guess_engine", "equity_irr_guess_engine"), irrs):  # the engine's, as IRR() starts
+        if irr is not None and math.isfinite(irr):
+            raw.number(layout.cf_row(index, key), S.FIRST_PLAN_COLUMN, irr, raw.style_id(book, "engine", "fraction"))
 
 
 class _BlockFormulas:
@@ -201,9 +215,19 @@ class _BlockFormulas:
                                           f"+{here('residual_value_usd')}")
         mid = f'AND({p("discounting")}="mid_year",{year_ref}>=1)'
         cells["discount_factor"] = self._na(f"1/(1+{p('discount_rate')})^({year_ref}-IF({mid},HALF_YEAR,0))")
+        for key in ("interest_usd", "principal_usd", "debt_service_usd"):
+            cells[key] = self._na("+".join(here(f"pool{k}.{key}") for k in range(1, self.pools + 1)))
+        cells["debt_drawn_usd"] = self._na(f"-{p('debt_fraction')}*{here('capex_usd')}")
+        cells["levered_taxable_income_usd"] = self._na.when(serving, f"{here('taxable_income_usd')}-{here('interest_usd')}")
+        cells["equity_cash_flow_usd"] = self._na(f"{here('cash_flow_usd')}+{here('tax_usd')}-{here('levered_tax_usd')}"
+                                                 f"+{here('debt_drawn_usd')}-{here('interest_usd')}-{here('principal_usd')}")
+        cells["dscr"] = self._na(f'IF({here("debt_service_usd")}>0,({here("revenue_usd")}+{here("opex_usd")}'
+                                 f'-{here("levered_tax_usd")})/{here("debt_service_usd")},"")')
         if year == 0:
             cells["loss_carried_usd"] = "=0"
             cells["tax_usd"] = "=0"
+            cells["levered_loss_carried_usd"] = "=0"
+            cells["levered_tax_usd"] = "=0"
             cells["cumulative_cash_flow_usd"] = self._na(here("cash_flow_usd"))
             for flow in ("flow", "cumulative"):
                 source = here("cash_flow_usd" if flow == "flow" else "cumulative_cash_flow_usd")
@@ -221,6 +245,10 @@ class _BlockFormulas:
         cells["tax_usd"] = self._na.when(serving, f"IF({credit},{p('tax_rate')}*{here('taxable_income_usd')},"
                                                   f"{p('tax_rate')}*MAX(0,{here('taxable_income_usd')}-{before_loss}))")
         cells["loss_carried_usd"] = self._na(f"IF({credit},0,MAX(0,{before_loss}-{here('taxable_income_usd')}))")
+        levered, before_levered = here("levered_taxable_income_usd"), f"{prev}{self.row('levered_loss_carried_usd')}"
+        cells["levered_tax_usd"] = self._na.when(serving, f"IF({credit},{p('tax_rate')}*{levered},"
+                                                          f"{p('tax_rate')}*MAX(0,{levered}-{before_levered}))")
+        cells["levered_loss_carried_usd"] = self._na(f"IF({credit},0,MAX(0,{before_levered}-{levered}))")
         before = f"{prev}{self.row('cumulative_cash_flow_usd')}"
         after = here("cumulative_cash_flow_usd")
         cells["cumulative_cash_flow_usd"] = self._na(f"{before}+{here('cash_flow_usd')}")
@@ -264,6 +292,29 @@ class _BlockFormulas:
             f"pool{k}.capex_usd": self._na.when(f"{year_ref}={bought}", f"-{q('capex_usd')}"),
             f"pool{k}.depreciation_usd": self._depreciation(year_ref, bought, horizon, life, resid, q("capex_usd")),
             f"pool{k}.residual_value_usd": self._na.when(f"{year_ref}={horizon}", f"{q('capex_usd')}*{value}"),
+            **self._debt_cells(k, year_ref, horizon, here),
+        }
+
+    def _debt_cells(self, k: int, year_ref: str, horizon: str, here) -> dict[str, str]:
+        """One tranche's loan in the year (docs/model.md, "Financing"): debt_fraction x capex borrowed when
+        paid, a level annuity over debt_years at debt_rate from the next year, the balance still owed
+        repaid at the horizon; B(j) = ((1 + i)^m - (1 + i)^j) / ((1 + i)^m - 1) of the loan after j payments."""
+        p = self.plans
+        loan = f"{p('debt_fraction')}*{self.results(f'pool{k}.capex_usd')}"
+        rate, bought = p("debt_rate"), self.results(f"pool{k}.purchase_year")
+        term = f"IF(ISBLANK({p('debt_years')}),{horizon},{p('debt_years')})"
+        paid = f"({year_ref}-{bought})"
+        owed = lambda j: (f"IF({rate}=0,1-MIN({j},{term})/{term},"  # noqa: E731
+                          f"((1+{rate})^{term}-(1+{rate})^MIN({j},{term}))/((1+{rate})^{term}-1))")
+        payment = f"IF({rate}=0,1/{term},{rate}/(1-(1+{rate})^-{term}))"
+        paying = f"AND({paid}>=1,{paid}<={term},{year_ref}<={horizon})"
+        interest = here(f"pool{k}.interest_usd")
+        scheduled = f"IF({paying},{loan}*{payment}-{interest},0)"
+        balloon = f"IF(AND({year_ref}={horizon},{paid}>=1),{loan}*{owed(paid)},0)"
+        return {
+            f"pool{k}.interest_usd": self._na.when(paying, f"{rate}*{loan}*{owed(f'{paid}-1')}"),
+            f"pool{k}.principal_usd": self._na(f"{scheduled}+{balloon}"),
+            f"pool{k}.debt_service_usd": self._na(f"{interest}+{scheduled}"),
         }
 
     def _depreciation(self, year_ref, bought, horizon, life, resid, capex) -> str:
@@ -307,7 +358,31 @@ class _BlockFormulas:
                        f"{self._first_number()},{NA}),{NA})"),
             "payback_months": self._na(f'IF({complete},IF(INDEX({cumulative},1,COLUMNS({cumulative}))<0,"{NEVER}",'
                                   f'IF(MIN({cumulative})>=0,0,MONTHS_PER_YEAR*MAX({crossing}))),{NA})'),
+            **self._equity_cells(),
         }
+
+    def _equity_cells(self) -> dict[str, str]:
+        """Equity NPV at the equity discount rate (the plan's discounting), equity IRR (IRR() tried from the
+        engine's value, the project IRR and IRR_GUESS_LOW, where the equity flows change sign; the project
+        IRR itself without debt, as the flows are the same), min DSCR over the years with debt service."""
+        p = self.plans
+        flows, later = self.rng("equity_cash_flow_usd"), self.rng("equity_cash_flow_usd", 1)
+        complete = none_na(flows)
+        first = f"{self.layout.year_col(0)}{self.row('equity_cash_flow_usd')}"
+        rate = f"IF(ISBLANK({p('equity_discount_rate')}),{p('discount_rate')},{p('equity_discount_rate')})"
+        cells = {"equity_npv_usd": self._na(f'IF({complete},{first}+NPV({rate},{later})'
+                                            f'*IF({p("discounting")}="mid_year",(1+{rate})^HALF_YEAR,1),{NA})')}
+        for key, guess in zip(EQUITY_IRR_ATTEMPTS, EQUITY_IRR_GUESSES):
+            start = guess if guess.isupper() else self._c(guess)
+            cells[key] = f'=IFERROR(IRR({flows},{start}),"")'
+        chain = NA
+        for key in reversed(EQUITY_IRR_ATTEMPTS):
+            chain = f"IF(ISNUMBER({self._c(key)}),{self._c(key)},{chain})"
+        cells["equity_irr"] = (f'=IF({p("debt_fraction")}=0,{self._c("irr")},IF({complete},'
+                               f'IF(AND(MAX({flows})>0,MIN({flows})<0),{chain},{NA}),{NA}))')
+        dscr = self.rng("dscr")
+        cells["min_dscr"] = f'=IF(COUNT({dscr})>0,MIN({dscr}),{NA})'
+        return cells
 
     def _c(self, key: str) -> str:
         return f"{self.layout.year_col(0)}{self.row(key)}"

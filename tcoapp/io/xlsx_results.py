@@ -199,10 +199,15 @@ FORMULA_SECTIONS: tuple[tuple[str, tuple[tuple[str, Formula], ...]], ...] = (
                    f'IF({x.r("capex_usd")}>0,(SUM({x.cf_range("cash_flow_usd", 1)})-SUM({x.cf_range("capex_usd", 1)}))'
                    f'/{x.r("capex_usd")}-1,{NA}),{NA})'),
     )),
+    ("Financing (formulas; docs/model.md \"Financing\")", (
+        ("equity_npv_usd", lambda x: x.cf("equity_npv_usd")),
+        ("equity_irr", lambda x: x.cf("equity_irr")),
+        ("min_dscr", lambda x: x.cf("min_dscr")),
+    )),
 )
 
 # Results rows that are plain references to a formula elsewhere (no n/a guard: they hold its value)
-PASS_THROUGH = {"npv_usd", "irr", "payback_months", "staff_usd_per_year"}
+PASS_THROUGH = {"npv_usd", "irr", "payback_months", "staff_usd_per_year", "equity_npv_usd", "equity_irr", "min_dscr"}
 ENGINE_TITLE = "Engine outputs (values computed by the tcoapp engine, not formulas: change inputs in the app)"
 
 

@@ -49,7 +49,8 @@ def reference(plan, pools):
     for t in range(n + 1):
         if t == 0:
             cap = sum(x["capex"] for x in tranches if x["purchase_year"] == 0)
-            rows.append(dict(cash=-cap, tax=0.0, dep=0.0, revenue=0.0, opex=0.0, tokens=0.0, in_tokens=0.0, capex=cap))
+            rows.append(dict(cash=-cap, tax=0.0, dep=0.0, revenue=0.0, opex=0.0, tokens=0.0, in_tokens=0.0, capex=cap,
+                             taxable=0.0))
             continue
         u = plan["first_year_utilization"] + (plan["utilization"] - plan["first_year_utilization"]) * min(1, (t - 1) / plan["ramp_years"])
         price_idx = (1 + plan["price_change_per_year"]) ** (t - 1)
@@ -90,7 +91,7 @@ def reference(plan, pools):
                 age = n - x["purchase_year"]
                 cash += x["capex"] * (1 - (1 - R) * min(1, age / n))
         rows.append(dict(cash=cash, tax=tax, dep=dep, revenue=revenue, opex=opex, tokens=tokens, in_tokens=in_tokens,
-                         capex=capex_paid))
+                         capex=capex_paid, taxable=taxable))
     flows = [row["cash"] for row in rows]
     mid_year = plan.get("discounting", 0) == 1  # mid-year: years 1..n at t - 0.5
     when = lambda t: t - 0.5 if mid_year and t >= 1 else t  # noqa: E731
@@ -115,7 +116,60 @@ def reference(plan, pools):
     cost = ((pv_capex - residual_pv) + pv("opex")) / pv("tokens") * 1e6
     share = sum(x["device_count"] * x["prefill_share"] for x in tranches) / sum(x["device_count"] for x in tranches)
     cost_in = share * ((pv_capex - residual_pv) + pv("opex")) / pv("in_tokens") * 1e6
-    return dict(rows=rows, npv=npv, irr=(lo + hi) / 2, payback=payback, roi=roi, cost=cost, cost_in=cost_in)
+    out = dict(rows=rows, npv=npv, irr=(lo + hi) / 2, payback=payback, roi=roi, cost=cost, cost_in=cost_in)
+    out.update(financed(plan, tranches, rows, when))
+    return out
+
+
+def financed(plan, tranches, rows, when):
+    """docs/model.md "Financing" in plain arithmetic: each tranche borrows debt_fraction of its capex when
+    paid, repays a level annuity (a loop over its balance), the rest at the horizon; interest is deducted
+    for the equity holder's tax (same loss rule); equity flows, their NPV and IRR, and the worst DSCR."""
+    n, f, i = plan["years"], plan.get("debt_fraction", 0.0), plan.get("debt_rate", 0.0)
+    m = plan.get("debt_years") or n
+    interest, principal, scheduled, drawn = ([0.0] * (n + 1) for _ in range(4))
+    for x in tranches:
+        debt, y = f * x["capex"], x["purchase_year"]
+        drawn[y] += debt
+        payment = debt / m if i == 0 else debt * i / (1 - (1 + i) ** -m)
+        balance = debt
+        for t in range(y + 1, n + 1):
+            if t - y <= m:
+                owed = i * balance
+                interest[t] += owed
+                principal[t] += payment - owed
+                scheduled[t] += payment - owed
+                balance -= payment - owed
+            if t == n:
+                principal[t] += max(balance, 0.0) if t - y < m else 0.0
+    loss, equity, cover = 0.0, [], []
+    for t, row in enumerate(rows):
+        if t == 0:
+            tax = 0.0
+        else:
+            taxable = row["taxable"] - interest[t]
+            if plan.get("tax_losses", 0) == 1:
+                tax = plan["tax_rate"] * taxable
+            else:
+                tax = plan["tax_rate"] * max(0.0, taxable - loss)
+                loss = max(0.0, loss - taxable)
+            service = interest[t] + scheduled[t]
+            if service > 0:
+                cover.append((row["revenue"] - row["opex"] - tax) / service)
+        equity.append(row["cash"] + row["tax"] - tax + drawn[t] - interest[t] - principal[t])
+    rate = plan.get("equity_discount_rate") or plan["discount_rate"]
+    npv = sum(e / (1 + rate) ** when(t) for t, e in enumerate(equity))
+    g = lambda x: sum(e / (1 + x) ** t for t, e in enumerate(equity))  # noqa: E731
+    # the smallest rate >= 0 where g changes sign (a balloon repayment can make the flows change sign
+    # twice; the cumulative flow changes once, so that positive rate is the one IRR), else below 0
+    grid = [k / 1000 for k in range(0, 50001)] + [-k / 1000 for k in range(1, 991)]
+    lo = next(x for x, x2 in zip(grid, grid[1:]) if g(x) * g(x2) <= 0 and (x >= 0) == (x2 >= 0))
+    hi = next(x2 for x, x2 in zip(grid, grid[1:]) if x == lo)
+    lo, hi = min(lo, hi), max(lo, hi)
+    for _ in range(300):
+        middle = (lo + hi) / 2
+        lo, hi = (lo, middle) if g(lo) * g(middle) <= 0 else (middle, hi)
+    return dict(equity=equity, equity_npv=npv, equity_irr=(lo + hi) / 2, min_dscr=min(cover) if cover else None)
 
 
 # IRS Publication 946, Appendix A, Table A-1: MACRS GDS, half-year convention, percent of basis by year
@@ -175,6 +229,34 @@ def test_every_year_matches_the_reference(name):
     assert out.roi == pytest.approx(ref["roi"], rel=1e-9)
     assert out.cost_per_million_output_tokens_usd == pytest.approx(ref["cost"], rel=1e-9)
     assert out.cost_per_million_input_tokens_usd == pytest.approx(ref["cost_in"], rel=1e-9)
+
+
+FINANCING = {  # docs/model.md "Financing"
+    "debt over the horizon": dict(debt_fraction=0.6, debt_rate=0.07),
+    "a shorter loan": dict(debt_fraction=0.5, debt_rate=0.06, debt_years=3),
+    "a loan past the horizon (balloon)": dict(debt_fraction=0.7, debt_rate=0.08, debt_years=8,
+                                             equity_discount_rate=0.15),
+    "interest-free, losses as a credit": dict(debt_fraction=0.4, debt_rate=0.0, tax_losses=1, discounting=1),
+}
+
+
+@pytest.mark.parametrize("name", FINANCING)
+def test_financing_matches_the_reference(name):
+    plan = dict(PLAN, **FINANCING[name])
+    ref, out = reference(plan, POOLS), engine(plan)
+    for t, want in enumerate(ref["equity"]):
+        assert out.years.equity_cash_flow_usd[t] == pytest.approx(want, rel=1e-9, abs=1e-6), t
+    assert out.equity_npv_usd == pytest.approx(ref["equity_npv"], rel=1e-9)
+    assert out.equity_irr == pytest.approx(ref["equity_irr"], rel=1e-8)
+    assert out.min_dscr == pytest.approx(ref["min_dscr"], rel=1e-9)
+    unlevered = engine(dict(PLAN, **{k: v for k, v in FINANCING[name].items() if not k.startswith(("debt", "equity"))}))
+    assert np.array_equal(out.cash_flows_usd, unlevered.cash_flows_usd) and out.npv_usd == unlevered.npv_usd
+
+
+def test_without_debt_the_equity_figures_are_the_project_figures_exactly():
+    out = engine()
+    assert np.array_equal(out.years.equity_cash_flow_usd, out.cash_flows_usd)
+    assert out.equity_npv_usd == out.npv_usd and out.equity_irr == out.irr and np.isnan(out.min_dscr)
 
 
 def _single(**keys):

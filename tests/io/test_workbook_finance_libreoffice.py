@@ -62,7 +62,24 @@ def convention_cases():
     return default_scenario().with_plans(plans)
 
 
-CASES = {"finance_edge_cases": finance_cases, "finance_conventions": convention_cases}
+def financing_cases():
+    """Debt on plans with tax, a later tranche, a ramp (losses first) and the conventions."""
+    base = default_scenario().plans[2].with_(min_tokens_per_s_per_user=None, batch=64, sizing_mode="devices",
+                                             device_count=64, tax_rate=0.21, first_year_utilization=0.2,
+                                             ramp_years=1, years=5, residual_value_fraction=0.1)
+    plans = []
+    for name, keys in (("debt over the horizon", dict(debt_fraction=0.6, debt_rate=0.07)),
+                       ("a shorter loan", dict(debt_fraction=0.5, debt_rate=0.06, debt_years=3)),
+                       ("a loan past the horizon", dict(debt_fraction=0.7, debt_rate=0.08, debt_years=8,
+                                                        equity_discount_rate=0.15)),
+                       ("interest-free, mid-year, credit", dict(debt_fraction=0.4, debt_rate=0.0, discounting="mid_year",
+                                                                tax_losses="credit", depreciation_method="macrs_5"))):
+        plan = base.with_(name=name, **keys)
+        plans.append(plan.with_(pools=(_pool(plan, "first", 64), _pool(plan, "second", 32, purchase_year=2))))
+    return default_scenario().with_plans(plans)
+
+
+CASES = {"finance_edge_cases": finance_cases, "finance_conventions": convention_cases, "financing": financing_cases}
 
 
 @pytest.fixture(scope="module")
@@ -92,6 +109,13 @@ def test_the_conventions_move_what_they_should(recalculated):
     assert min(credit.tax_usd) < 0  # a loss year: a negative tax (a credit)
     macrs = by_name["MACRS 7 past the horizon"].finance.years
     assert macrs.disposal_gain_usd[5] < 0  # 8 years of MACRS 7 over 5: the rest is deducted at the sale
+
+
+def test_the_financing_cases_have_debt(recalculated):
+    _, results, _ = recalculated["financing"]
+    for r in results:
+        assert r.metrics["min_dscr"] > 0 and r.metrics["equity_npv_usd"] != r.metrics["npv_usd"]
+        assert max(r.finance.years.interest_usd) > 0 or r.name.startswith("interest-free")
 
 
 def test_the_edge_cases_are_what_they_say(recalculated):

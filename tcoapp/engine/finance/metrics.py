@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import cashflow, costs, depreciation, packing, recovery, timeline
+from . import cashflow, costs, depreciation, financing, packing, recovery, timeline
 from .quantities import (
     COST_COMPONENTS, OPEX_PARTS, POOL_QUANTITIES, FinanceResult, PoolFinance, YearRows, as_inputs,
 )
@@ -135,6 +135,7 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
     rows["tax_usd"] = np.where(in_horizon > 0, tax, 0.0)
     rows["cash_flow_usd"] = (rows["revenue_usd"] - rows["opex_usd"] - rows["tax_usd"] - rows["capex_usd"]
                              + rows["residual_value_usd"])
+    rows.update(_financing(a, rows, pool_capex, bought, t, n, years, in_horizon))
     rows["cumulative_cash_flow_usd"] = np.cumsum(rows["cash_flow_usd"], axis=-1)
     rows["discount_factor"] = (1.0 / (1.0 + np.asarray(a.discount_rate, float)[..., None])
                                ** cashflow.discount_years(t.shape[-1], a.discounting) * np.ones_like(u_t))
@@ -144,6 +145,29 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
                 pool_residual_value_usd=np.where(t == n[..., None, :], value, 0.0) * np.ones_like(out_tok),
                 **{f"pool_{k}_usd": np.where(serves, v, 0.0) for k, v in parts.items()})
     return rows
+
+
+def _financing(a, rows, pool_capex, bought, t, n, years, in_horizon) -> dict[str, np.ndarray]:
+    """The debt rows and the equity flows (financing.py); with debt_fraction = 0 the equity flows are the
+    project's flows exactly."""
+    L2 = lambda v: np.asarray(v, float)[..., None, None]  # noqa: E731  plan [...] -> [..., 1, 1]
+    term = np.where(np.isnan(np.asarray(a.debt_years, float)), years, np.asarray(a.debt_years, float))
+    drawn, interest, principal, scheduled = financing.debt_by_year(
+        pool_capex, bought, t, n[..., None, :], L2(a.debt_fraction), L2(a.debt_rate), L2(term))
+    out = {"debt_drawn_usd": np.sum(drawn, axis=-2), "interest_usd": np.sum(interest, axis=-2),
+           "principal_usd": np.sum(principal, axis=-2)}
+    out["debt_service_usd"] = out["interest_usd"] + np.sum(scheduled, axis=-2)
+    out.update(pool_interest_usd=interest, pool_principal_usd=principal, pool_debt_service_usd=interest + scheduled)
+    taxable = np.where(in_horizon > 0, rows["taxable_income_usd"] - out["interest_usd"], 0.0)
+    tax, out["levered_loss_carried_usd"] = timeline.tax_by_year(taxable, a.tax_rate, a.tax_losses)
+    out["levered_taxable_income_usd"] = taxable
+    out["levered_tax_usd"] = np.where(in_horizon > 0, tax, 0.0)
+    out["equity_cash_flow_usd"] = (rows["cash_flow_usd"] + (rows["tax_usd"] - out["levered_tax_usd"])
+                                   + out["debt_drawn_usd"] - out["interest_usd"] - out["principal_usd"])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out["dscr"] = np.where(out["debt_service_usd"] > 0, (rows["revenue_usd"] - rows["opex_usd"] - out["levered_tax_usd"])
+                               / out["debt_service_usd"], np.nan)
+    return out
 
 
 def _depreciation_and_disposal(a, capex, bought, t, n, years, resid, life):
@@ -224,6 +248,15 @@ def _costs_and_returns(a, o, rows, with_irr: bool) -> dict[str, np.ndarray]:
         payback_months=cashflow.payback_months(flows),
         roi=np.where(o["capex_usd"] > 0, roi, np.nan),
         irr=cashflow.irr(flows) if with_irr else np.full(np.shape(o["capex_usd"]), np.nan),
+    )
+    equity = rows["equity_cash_flow_usd"]
+    own_rate = np.asarray(a.equity_discount_rate, float)
+    equity_rate = np.where(np.isnan(own_rate), np.asarray(a.discount_rate, float), own_rate)
+    result.update(
+        equity_npv_usd=cashflow.npv_usd(equity_rate, equity, a.discounting),
+        equity_irr=cashflow.irr(equity) if with_irr else np.full(np.shape(o["capex_usd"]), np.nan),
+        min_dscr=financing.min_dscr(rows["revenue_usd"] - rows["opex_usd"] - rows["levered_tax_usd"],
+                                    rows["debt_service_usd"]),
     )
     return result
 

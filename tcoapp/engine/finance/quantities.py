@@ -69,13 +69,18 @@ FINANCE_INPUTS: tuple[Quantity, ...] = (
     _q("depreciation_method", "code", "plan", "0 straight_line, 1 half_year, 2 macrs_5, 3 macrs_7 (depreciation.py)."),
     _q("discounting", "code", "plan", "0 end_of_year, 1 mid_year (flows of years 1..N discounted at t - 0.5)."),
     _q("tax_losses", "code", "plan", "0 carry_forward, 1 credit (a loss is a negative tax in its year)."),
+    _q("debt_fraction", "fraction", "plan", "Share of each tranche's capex borrowed when it is paid."),
+    _q("debt_rate", "fraction/yr", "plan", "Interest rate of the debt."),
+    _q("debt_years", "years", "plan", "Term of the level-annuity debt (NaN: `years`)."),
+    _q("equity_discount_rate", "fraction/yr", "plan", "Discount rate of the equity flows (NaN: `discount_rate`)."),
 )
 # per-plan inputs a caller may leave out (a one-pool plan of section 6): their "no change" values
 OPTIONAL_INPUTS = {"owned": 1.0, "rent_usd_per_device_hour": 0.0, "purchase_year": 0.0, "prefill_share": float("nan"),
                    "price_change_per_year": 0.0, "electricity_price_change_per_year": 0.0, "cost_change_per_year": 0.0,
                    "first_year_utilization": float("nan"), "ramp_years": 0.0, "tax_rate": 0.0,
                    "depreciation_years": float("nan"), "depreciation_method": 0.0,
-                   "discounting": 0.0, "tax_losses": 0.0}
+                   "discounting": 0.0, "tax_losses": 0.0, "debt_fraction": 0.0, "debt_rate": 0.0,
+                   "debt_years": float("nan"), "equity_discount_rate": float("nan")}
 
 COST_COMPONENTS = ("capex", "energy", "colocation", "maintenance", "software", "rent", "staff")
 OPEX_PARTS = ("energy", "colocation", "maintenance", "software", "rent", "staff")
@@ -123,6 +128,9 @@ PLAN_QUANTITIES: tuple[Quantity, ...] = tuple(_q(k, u, "plan", h) for k, u, h in
     _q("irr", "fraction/yr", "plan", "Rate at which NPV = 0; n/a where none exists."),
     _q("payback_months", "months", "plan", "The earliest time after which the cumulative cash flow stays >= 0 up to the horizon; 0 where it is never below 0; never where it is below 0 at the horizon."),
     _q("roi", "fraction", "plan", "Sum of the flows of years 1..n (later tranches' capex added back) / capex - 1."),
+    _q("equity_npv_usd", "USD", "plan", "The equity flows (after debt drawn, interest, principal and the interest's tax saving) discounted at the equity discount rate."),
+    _q("equity_irr", "fraction/yr", "plan", "Rate at which the equity NPV = 0; n/a where none exists."),
+    _q("min_dscr", "ratio", "plan", "Worst year's (revenue - opex - tax with interest deducted) / (interest + scheduled principal); n/a without debt."),
     _q("prefill_share_of_device_time", "fraction", "plan", "sum over pools of devices x prefill share / devices: the share of cost allocated to input tokens."),
     _q("cost_per_million_input_tokens_usd", "USD/Mtok", "plan", "Levelized cost allocated to input tokens by the prefill share of device time, over the input tokens."),
 )
@@ -152,6 +160,15 @@ YEAR_QUANTITIES: tuple[Quantity, ...] = (
     _q("tax_usd", "USD", "plan", "tax_rate x taxable income after losses carried forward (>= 0); tax_losses = credit: tax_rate x taxable income (a loss: a negative tax)."),
     _q("cash_flow_usd", "USD", "plan", "Revenue - opex - tax - capex paid (+ residual values in the last year)."),
     _q("cumulative_cash_flow_usd", "USD", "plan", "Sum of the cash flows up to the year."),
+    _q("debt_drawn_usd", "USD", "plan", "Debt borrowed in the year: debt_fraction x the capex of the tranches paid then."),
+    _q("interest_usd", "USD", "plan", "Interest paid in the year: debt_rate x the balance owed at its start."),
+    _q("principal_usd", "USD", "plan", "Principal repaid in the year (level annuity; at the horizon also the balance still owed)."),
+    _q("debt_service_usd", "USD", "plan", "Interest + scheduled principal (the horizon's balloon repayment excluded)."),
+    _q("levered_taxable_income_usd", "USD", "plan", "Taxable income less interest (the equity holder's)."),
+    _q("levered_loss_carried_usd", "USD", "plan", "Tax losses of the levered taxable income carried into the next year."),
+    _q("levered_tax_usd", "USD", "plan", "Tax with interest deducted from taxable income (same loss rule)."),
+    _q("dscr", "ratio", "plan", "(revenue - opex - levered tax) / debt service in the years with debt service."),
+    _q("equity_cash_flow_usd", "USD", "plan", "Cash flow + (tax - levered tax) + debt drawn - interest - principal."),
     _q("discount_factor", "ratio", "plan", "1 / (1 + discount_rate)^t (discounting = mid_year: t - 0.5 for t >= 1)."),
 )
 YEAR_QUANTITY_BY_KEY = {q.key: q for q in YEAR_QUANTITIES}
@@ -183,7 +200,8 @@ FinanceInputs = _array_record(
     "fields are arrays of the leading (variant) shape. Build with `finance_inputs` or `single_pool_inputs`.")
 PoolFinance = _array_record("PoolFinance", POOL_QUANTITIES, "Per-pool finance quantities (last axis: pools).")
 POOL_YEAR_KEYS = ("active", "output_tokens", "revenue_usd", "energy_usd", "colocation_usd", "maintenance_usd",
-                  "software_usd", "rent_usd", "capex_usd", "depreciation_usd", "residual_value_usd")
+                  "software_usd", "rent_usd", "capex_usd", "depreciation_usd", "residual_value_usd",
+                  "interest_usd", "principal_usd", "debt_service_usd")
 YearRows = _array_record("YearRows", YEAR_QUANTITIES, "Per-year rows of a plan (trailing axis: year 0..max years); "
                          "pool_* fields per pool (axis -2) and year.",
                          extra=tuple((f"pool_{k}", Any) for k in POOL_YEAR_KEYS))
