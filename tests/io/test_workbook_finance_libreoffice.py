@@ -2,9 +2,15 @@
 "Finance conventions"): LibreOffice Calc recalculates the exported CashFlow and Results formulas and
 must reproduce the engine to 1e-9 relative, plan by plan, year by year (workbook_recalc.compare).
 One soffice launch for the whole file."""
+import math
+
+import openpyxl
 import pytest
 
 from tcoapp.engine.compute import compute_scenario
+from tcoapp.engine.finance.bridge import cost_bridge
+from tcoapp.io import sheets as S
+from tcoapp.io.xlsx_bridge import bridge_rows
 from tcoapp.engine.records import make_pool
 from tcoapp.io.default_scenario import default_scenario
 from tcoapp.io.workbook_write import write_scenario
@@ -92,6 +98,15 @@ def recalculated(tmp_path_factory):
         path = folder / f"{name}.xlsx"
         write_scenario(scenario, path, results)
         cases[name] = (scenario, results, path)
+    # the default scenario with the Bridge's plans typed in as an analyst would: plan 3 -> plan 2
+    scenario = default_scenario()
+    results = compute_scenario(scenario)
+    path = folder / "bridge_typed.xlsx"
+    write_scenario(scenario, path, results)
+    wb = openpyxl.load_workbook(path)
+    wb[S.BRIDGE]["C3"].value, wb[S.BRIDGE]["C4"].value = scenario.plans[2].name, scenario.plans[1].name
+    wb.save(path)
+    cases["bridge_typed"] = (scenario, results, path)
     outputs = recalc([path for _, _, path in cases.values()], folder / "recalculated")
     return {name: (s, r, out) for (name, (s, r, _)), out in zip(cases.items(), outputs)}
 
@@ -125,3 +140,19 @@ def test_the_edge_cases_are_what_they_say(recalculated):
     assert by_name["rented, earns"]["payback_months"] == 0.0
     assert by_name["bought in year 1, loses money"]["payback_months"] != by_name["bought in year 1, loses money"]["payback_months"]
     assert by_name["a later tranche dips"]["payback_months"] > 24
+
+
+@pytest.mark.parametrize("name, a, b", [("financing", 0, 1), ("finance_conventions", 0, 1), ("bridge_typed", 2, 1)])
+def test_the_bridge_sheet_is_the_engines_bridge(recalculated, name, a, b):
+    scenario, results, path = recalculated[name]
+    ws = openpyxl.load_workbook(path, data_only=True)[S.BRIDGE]
+    want = cost_bridge(results[a].name, results[a].finance, results[b].name, results[b].finance)
+    rows = bridge_rows()
+    assert (ws["C3"].value, ws["C4"].value) == (want["a"], want["b"])
+    scale = abs(want["a_usd_per_million"]) + abs(want["b_usd_per_million"])
+    for part in want["parts"]:
+        row = rows[part["part"]]
+        for col, key in (("C", "a"), ("D", "b"), ("E", "difference")):
+            assert math.isclose(ws[f"{col}{row}"].value, part[key], rel_tol=1e-9, abs_tol=1e-12 * scale), (part, col)
+    assert math.isclose(ws[f"E{rows['total']}"].value, want["difference_usd_per_million"], rel_tol=1e-9)
+    assert abs(ws[f"E{rows['check']}"].value) <= 1e-12 * scale
