@@ -21,6 +21,7 @@ SEARCH_OBJECTIVES = ("cost_per_million_output_tokens_usd", "tokens_per_s_per_dev
 DEPRECIATION_METHODS = ("straight_line", "half_year", "macrs_5", "macrs_7")  # codes 0..3 in the finance layer
 DISCOUNTING = ("end_of_year", "mid_year")
 TAX_LOSSES = ("carry_forward", "credit")
+REVENUE_MODES = ("tokens", "device_hours")
 
 
 @dataclass(frozen=True)
@@ -174,6 +175,10 @@ FINANCE_FIELDS: tuple[Field, ...] = (
     _f("residual_value_fraction", "float", "fraction", 0.0, 0, 1, "finance", "Residual value", "Resale value at the end of `years` as a fraction of capex."),
     _f("price_usd_per_million_output_tokens", "float", "USD/Mtok", 0.60, 0, 1e6, "revenue", "Output price", "Price charged per million output tokens. Default: gpt-oss-120b at Groq/Together ($0.60)."),
     _f("price_usd_per_million_input_tokens", "float", "USD/Mtok", 0.15, 0, 1e6, "revenue", "Input price", "Price charged per million input tokens. Default: gpt-oss-120b at Groq/Together ($0.15)."),
+    _f("revenue_mode", "choice", "", "tokens", None, None, "revenue", "Revenue mode", "tokens: revenue is the tokens made at the token prices; device_hours: the devices are sold by the hour, the way GPU clouds sell: reserved_fraction of every device-hour of the year at reserved_price_usd_per_device_hour, the rest at price_usd_per_device_hour for the hours it is used (utilization). Every price follows price_change_per_year.", choices=REVENUE_MODES),
+    _f("price_usd_per_device_hour", "float", "USD/device/h", 0.0, 0, 1e6, "revenue", "On-demand price", "revenue_mode = device_hours: price of a device-hour sold on demand (paid for the hours used)."),
+    _f("reserved_price_usd_per_device_hour", "float", "USD/device/h", 0.0, 0, 1e6, "revenue", "Reserved price", "revenue_mode = device_hours: price of a reserved device-hour (paid for every hour of the year)."),
+    _f("reserved_fraction", "float", "fraction", 0.0, 0, 1, "revenue", "Reserved share", "revenue_mode = device_hours: share of the devices sold as reserved capacity (0..1); the rest is sold on demand."),
 )
 
 YEARS_FIELDS: tuple[Field, ...] = (

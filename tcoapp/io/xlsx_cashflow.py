@@ -273,10 +273,11 @@ class _BlockFormulas:
             f"pool{k}.active": self._na(f"IF(AND({year_ref}>{bought},{year_ref}<={horizon}),1,0)"),
             f"pool{k}.output_tokens": gated(f"{q('tokens_per_s_per_device')}*{q('device_count')}*{util}*SECONDS_PER_YEAR"
                                           f"*{active}"),
-            f"pool{k}.revenue_usd": gated(f"{out}*({q('price_usd_per_million_output_tokens')}*{here('price_index')})"
+            f"pool{k}.revenue_usd": gated(f'IF({p("revenue_mode")}="device_hours",{self._hours(k, util, here)},'
+                                        f"{out}*({q('price_usd_per_million_output_tokens')}*{here('price_index')})"
                                         f"/TOKENS_PER_MILLION+{out}*{p('input_tokens')}/{p('output_tokens')}"
                                         f"*({p('price_usd_per_million_input_tokens')}*{here('price_index')})"
-                                        f"/TOKENS_PER_MILLION"),
+                                        f"/TOKENS_PER_MILLION)"),
             f"pool{k}.energy_usd": gated(f"{q('owned')}*(({q('device_count')}*({util}*{q('power_w')}+(1-{util})"
                                        f"*{q('idle_w')})+{q('servers')}*{q('server_overhead_w')})/W_PER_KW)*{p('pue')}"
                                        f"*HOURS_PER_YEAR*{p('electricity_usd_per_kwh')}*{here('electricity_index')}"
@@ -295,6 +296,15 @@ class _BlockFormulas:
             **self._debt_cells(k, year_ref, horizon, here),
         }
 
+    def _hours(self, k: int, util: str, here) -> str:
+        """revenue_mode = device_hours: devices x HOURS_PER_YEAR x (reserved share x reserved price + the rest x
+        utilization x on-demand price) x the price index (docs/model.md, "Revenue as device hours")."""
+        p = self.plans
+        share = p("reserved_fraction")
+        return (f"{self.results(f'pool{k}.device_count')}*HOURS_PER_YEAR*({share}*{p('reserved_price_usd_per_device_hour')}"
+                f"+(1-{share})*{util}*{p('price_usd_per_device_hour')})*{here('price_index')}"
+                f"*{here(f'pool{k}.active')}")
+
     def _debt_cells(self, k: int, year_ref: str, horizon: str, here) -> dict[str, str]:
         """One tranche's loan in the year (docs/model.md, "Financing"): debt_fraction x capex borrowed when
         paid, a level annuity over debt_years at debt_rate from the next year, the balance still owed
@@ -310,11 +320,13 @@ class _BlockFormulas:
         paying = f"AND({paid}>=1,{paid}<={term},{year_ref}<={horizon})"
         interest = here(f"pool{k}.interest_usd")
         scheduled = f"IF({paying},{loan}*{payment}-{interest},0)"
-        balloon = f"IF(AND({year_ref}={horizon},{paid}>=1),{loan}*{owed(paid)},0)"
+        at_sale = f"AND({year_ref}={horizon},{paid}>=1)"
+        balloon = f"IF({at_sale},{loan}*{owed(paid)},0)"
+        # only the years with a payment or the sale read the loan (a tranche that cannot be racked has none)
         return {
             f"pool{k}.interest_usd": self._na.when(paying, f"{rate}*{loan}*{owed(f'{paid}-1')}"),
-            f"pool{k}.principal_usd": self._na(f"{scheduled}+{balloon}"),
-            f"pool{k}.debt_service_usd": self._na(f"{interest}+{scheduled}"),
+            f"pool{k}.principal_usd": self._na.when(f"OR({paying},{at_sale})", f"{scheduled}+{balloon}"),
+            f"pool{k}.debt_service_usd": self._na.when(paying, f"{interest}+{loan}*{payment}-{interest}"),
         }
 
     def _depreciation(self, year_ref, bought, horizon, life, resid, capex) -> str:

@@ -96,9 +96,13 @@ POOL_FORMULAS: tuple[tuple[str, PoolFormula], ...] = (
     ("output_tokens_per_year", lambda q: f'{q.r("tokens_per_s_per_device")}*{q.r("device_count")}*{q.p("utilization")}'
                                          f'*SECONDS_PER_YEAR'),
     ("input_tokens_per_year", lambda q: f'{q.r("output_tokens_per_year")}*{q.p("input_tokens")}/{q.p("output_tokens")}'),
-    ("revenue_usd_per_year", lambda q: f'({q.r("output_tokens_per_year")}*{q.r("price_usd_per_million_output_tokens")}'
+    ("revenue_usd_per_year", lambda q: f'IF({q.p("revenue_mode")}="device_hours",{q.r("device_count")}*HOURS_PER_YEAR'
+                                       f'*({q.p("reserved_fraction")}*{q.p("reserved_price_usd_per_device_hour")}'
+                                       f'+(1-{q.p("reserved_fraction")})*{q.p("utilization")}'
+                                       f'*{q.p("price_usd_per_device_hour")}),'
+                                       f'({q.r("output_tokens_per_year")}*{q.r("price_usd_per_million_output_tokens")}'
                                        f'+{q.r("input_tokens_per_year")}*{q.p("price_usd_per_million_input_tokens")})'
-                                       f'/TOKENS_PER_MILLION'),
+                                       f'/TOKENS_PER_MILLION)'),
 )
 SUMMED_KEYS = ("device_count", "servers", "racks", "hardware_capex_usd", "capex_usd", "it_avg_kw", "it_provisioned_kw")
 # plan rows levelized from the CashFlow year rows: key -> (CashFlow row, sign)

@@ -79,7 +79,10 @@ def financing_cases():
                        ("a loan past the horizon", dict(debt_fraction=0.7, debt_rate=0.08, debt_years=8,
                                                         equity_discount_rate=0.15)),
                        ("interest-free, mid-year, credit", dict(debt_fraction=0.4, debt_rate=0.0, discounting="mid_year",
-                                                                tax_losses="credit", depreciation_method="macrs_5"))):
+                                                                tax_losses="credit", depreciation_method="macrs_5")),
+                       ("device hours, financed", dict(debt_fraction=0.5, debt_rate=0.07, revenue_mode="device_hours",
+                                                       reserved_fraction=0.6, reserved_price_usd_per_device_hour=6.0,
+                                                       price_usd_per_device_hour=7.0))):
         plan = base.with_(name=name, **keys)
         plans.append(plan.with_(pools=(_pool(plan, "first", 64), _pool(plan, "second", 32, purchase_year=2))))
     return default_scenario().with_plans(plans)

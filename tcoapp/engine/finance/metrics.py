@@ -68,9 +68,19 @@ def _pool_quantities(a, p) -> dict[str, np.ndarray]:
         "software_usd_per_year": costs.software_usd_per_year(count, p["software_usd_per_device_year"]),
         "rent_usd_per_year": (1.0 - owned) * costs.rent_usd_per_year(count, a.rent_usd_per_device_hour),
         "output_tokens_per_year": out_tok, "input_tokens_per_year": in_tok,
-        "revenue_usd_per_year": (out_tok * a.price_usd_per_million_output_tokens / 1e6
-                                 + in_tok * p["price_usd_per_million_input_tokens"] / 1e6),
+        "revenue_usd_per_year": np.where(
+            np.asarray(a.revenue_mode, float)[..., None] == 1, device_hour_revenue(a, count, p["utilization"], 1.0),
+            out_tok * a.price_usd_per_million_output_tokens / 1e6 + in_tok * p["price_usd_per_million_input_tokens"] / 1e6),
     }
+
+
+def device_hour_revenue(a, count, utilization, price_index, expand=lambda v: np.asarray(v, float)[..., None]):
+    """revenue_mode = device_hours: devices x 8760 h x (reserved share x reserved price + (1 - reserved share)
+    x utilization x on-demand price) x the price index (docs/model.md, "Revenue as device hours")."""
+    reserved = expand(a.reserved_fraction)
+    hourly = (reserved * expand(a.reserved_price_usd_per_device_hour)
+              + (1.0 - reserved) * utilization * expand(a.price_usd_per_device_hour))
+    return count * costs.HOURS_PER_YEAR * hourly * price_index
 
 
 def _plan_totals(a, pool) -> dict[str, np.ndarray]:
@@ -100,8 +110,10 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
     serves = active > 0
     out_tok = np.where(serves, costs.output_tokens_per_year(P1(a.tokens_per_s_per_device), count, up) * active, 0.0)
     in_tok = costs.input_tokens_per_year(out_tok, L2(a.input_tokens), L2(a.output_tokens))
-    revenue = np.where(serves, out_tok * (P1(a.price_usd_per_million_output_tokens) * pp) / 1e6
-                       + in_tok * (L2(a.price_usd_per_million_input_tokens) * pp) / 1e6, 0.0)
+    token_revenue = (out_tok * (P1(a.price_usd_per_million_output_tokens) * pp) / 1e6
+                     + in_tok * (L2(a.price_usd_per_million_input_tokens) * pp) / 1e6)
+    hour_revenue = device_hour_revenue(a, count, up, pp, expand=L2)
+    revenue = np.where(serves, np.where(L2(a.revenue_mode) == 1, hour_revenue, token_revenue), 0.0)
     avg_kw = costs.it_avg_kw(count, costs.device_avg_w(up, P1(a.power_w), P1(a.idle_w)), P1(pool["servers"]),
                              P1(a.server_overhead_w))
     parts = {

@@ -73,6 +73,10 @@ FINANCE_INPUTS: tuple[Quantity, ...] = (
     _q("debt_rate", "fraction/yr", "plan", "Interest rate of the debt."),
     _q("debt_years", "years", "plan", "Term of the level-annuity debt (NaN: `years`)."),
     _q("equity_discount_rate", "fraction/yr", "plan", "Discount rate of the equity flows (NaN: `discount_rate`)."),
+    _q("revenue_mode", "code", "plan", "0 tokens, 1 device_hours (devices sold by the hour)."),
+    _q("price_usd_per_device_hour", "USD/device/h", "plan", "On-demand price of a device-hour (hours used)."),
+    _q("reserved_price_usd_per_device_hour", "USD/device/h", "plan", "Reserved price of a device-hour (every hour)."),
+    _q("reserved_fraction", "fraction", "plan", "Share of the devices sold as reserved capacity."),
 )
 # per-plan inputs a caller may leave out (a one-pool plan of section 6): their "no change" values
 OPTIONAL_INPUTS = {"owned": 1.0, "rent_usd_per_device_hour": 0.0, "purchase_year": 0.0, "prefill_share": float("nan"),
@@ -80,7 +84,8 @@ OPTIONAL_INPUTS = {"owned": 1.0, "rent_usd_per_device_hour": 0.0, "purchase_year
                    "first_year_utilization": float("nan"), "ramp_years": 0.0, "tax_rate": 0.0,
                    "depreciation_years": float("nan"), "depreciation_method": 0.0,
                    "discounting": 0.0, "tax_losses": 0.0, "debt_fraction": 0.0, "debt_rate": 0.0,
-                   "debt_years": float("nan"), "equity_discount_rate": float("nan")}
+                   "debt_years": float("nan"), "equity_discount_rate": float("nan"), "revenue_mode": 0.0,
+                   "price_usd_per_device_hour": 0.0, "reserved_price_usd_per_device_hour": 0.0, "reserved_fraction": 0.0}
 
 COST_COMPONENTS = ("capex", "energy", "colocation", "maintenance", "software", "rent", "staff")
 OPEX_PARTS = ("energy", "colocation", "maintenance", "software", "rent", "staff")
