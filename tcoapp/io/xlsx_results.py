@@ -80,7 +80,10 @@ POOL_FORMULAS: tuple[tuple[str, PoolFormula], ...] = (
                                      f'+{q.r("servers")}*{q.r("server_price_usd")})'),
     # a pool that cannot be racked or holds no device does not exist: no capex, so the plan has no cost or return
     ("capex_usd", lambda q: f'IF(AND(ISNUMBER({q.r("racks")}),{q.r("device_count")}>=1),'
-                            f'{q.r("hardware_capex_usd")}*(1+{q.p("other_capex_fraction")}),{NA})'),
+                            f'{q.r("hardware_capex_usd")}*(1+{q.p("other_capex_fraction")})'
+                            f'+{q.r("owned")}*({q.r("device_count")}*({q.p("network_usd_per_device")}'
+                            f'+{q.p("storage_usd_per_device")})+{q.r("servers")}*{q.p("installation_usd_per_server")}),'
+                            f'{NA})'),
     ("device_avg_w", lambda q: f'{q.p("utilization")}*{q.r("power_w")}+(1-{q.p("utilization")})*{q.r("idle_w")}'),
     ("it_avg_kw", lambda q: f'({q.r("device_count")}*{q.r("device_avg_w")}+{q.r("servers")}*{q.r("server_overhead_w")})'
                             f'/W_PER_KW'),
@@ -410,7 +413,9 @@ class PoolRefs:
             core = (f'ROUNDDOWN({self.p("facility_power_kw")}*W_PER_KW/({self.r("server_nameplate_w")}'
                     f'*{self.p("pue")})+SIZING_EPSILON,0)*{dps}')
         elif mode == "capex_budget":  # a rented pool has no capex to size by
-            per_server = f'({dps}*{self.r("price_usd")}+{self.r("server_price_usd")})*(1+{self.p("other_capex_fraction")})'
+            per_server = (f'({dps}*{self.r("price_usd")}+{self.r("server_price_usd")})*(1+{self.p("other_capex_fraction")})'
+                          f'+{dps}*({self.p("network_usd_per_device")}+{self.p("storage_usd_per_device")})'
+                          f'+{self.p("installation_usd_per_server")}')
             core = (f'IF({self.r("owned")}=0,{NA},'
                     f'ROUNDDOWN({self.p("capex_budget_usd")}/({per_server})+SIZING_EPSILON,0)*{dps})')
         elif mode == "demand":  # no tokens per device-day: no fleet meets any demand

@@ -135,3 +135,32 @@ def test_a_shorter_life_recaptures_a_later_tranches_depreciation_at_the_sale():
     capex = float(out.pools.capex_usd[1])
     # tranche 2, age 3 at the horizon: fully depreciated (book 0), worth capex x (1 - 3/5) then
     assert out.years.disposal_gain_usd[5] == pytest.approx(capex * (1 - 3 / 5), rel=1e-12)
+
+
+def test_itemized_capex_by_hand():
+    """capex = hardware x (1 + other) + devices x (network + storage) + servers x installation, bought pools only."""
+    keys = dict(network_usd_per_device=2500.0, storage_usd_per_device=800.0, installation_usd_per_server=6000.0)
+    bought, rented = dict(POOL, device_count=20), dict(POOL, device_count=8, owned=0, rent_usd_per_device_hour=2.0)
+    out = engine([bought, rented], **keys)
+    servers = math.ceil(20 / 8)
+    hardware = 20 * 30000 + servers * 70000
+    assert out.pools.capex_usd[0] == pytest.approx(hardware * 1.1 + 20 * 3300 + servers * 6000, rel=1e-15)
+    assert out.pools.capex_usd[1] == 0  # a rented pool has no capex, itemized or not
+    assert out.pools.maintenance_usd_per_year[0] == engine([bought, rented]).pools.maintenance_usd_per_year[0]
+
+
+def test_a_capex_budget_sizes_with_the_itemized_capex():
+    from tcoapp.engine.compute import compute_plan
+    from tcoapp.io.default_scenario import default_scenario
+
+    scenario = default_scenario()
+    plan = scenario.plans[2].with_(sizing_mode="capex_budget", capex_budget_usd=20e6, network_usd_per_device=4000.0,
+                                   storage_usd_per_device=1000.0, installation_usd_per_server=15000.0)
+    plain = compute_plan(scenario, plan.with_(network_usd_per_device=0.0, storage_usd_per_device=0.0,
+                                              installation_usd_per_server=0.0))
+    result = compute_plan(scenario, plan)
+    capex = result.metrics["capex_usd"]
+    assert capex <= 20e6 and result.metrics["device_count"] < plain.metrics["device_count"]
+    device = scenario.device(plan.device)
+    one_more = capex + device.devices_per_server * (device.price_usd * 1.15 + 5000.0) + device.server_price_usd * 1.15 + 15000.0
+    assert one_more > 20e6  # the largest whole number of servers that fits

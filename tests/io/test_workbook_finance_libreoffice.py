@@ -47,6 +47,11 @@ def finance_cases():
     add("life past the horizon", tax_rate=0.21, depreciation_years=6, residual_value_fraction=0.1)
     add("life shorter, later tranche", tax_rate=0.25, depreciation_years=2, years=5,
         pools=[lambda p: _pool(p, "first", 32), lambda p: _pool(p, "second", 32, purchase_year=2)])
+    itemized = dict(network_usd_per_device=4000.0, storage_usd_per_device=1000.0, installation_usd_per_server=15000.0)
+    add("itemized capex, budget-sized", sizing_mode="capex_budget", capex_budget_usd=20e6, **itemized)
+    add("itemized capex, bought and rented", **itemized,
+        pools=[lambda p: _pool(p, "bought", 40), lambda p: _pool(p, "rented", 16, ownership="rent",
+                                                                 rent_usd_per_device_hour=3.0)])
     return default_scenario().with_plans(plans)
 
 

@@ -17,6 +17,7 @@ from .quantities import (
     COST_COMPONENTS, OPEX_PARTS, POOL_QUANTITIES, FinanceResult, PoolFinance, YearRows, as_inputs,
 )
 
+ITEMIZED = ("network_usd_per_device", "storage_usd_per_device", "installation_usd_per_server")
 SUMMED = ("device_count", "servers", "racks", "hardware_capex_usd", "capex_usd", "it_avg_kw", "it_provisioned_kw")
 
 
@@ -60,7 +61,8 @@ def _pool_quantities(a, p) -> dict[str, np.ndarray]:
         "racks": racks, "hardware_capex_usd": hardware,
         # a pool that cannot be racked (servers_per_rack = 0) or holds no device is infeasible: no capex,
         # hence the plan has no cost per token, NPV, IRR, payback or ROI (NaN, shown as n/a / "never")
-        "capex_usd": np.where(buildable, costs.capex_usd(hardware, p["other_capex_fraction"]), np.nan),
+        "capex_usd": np.where(buildable, costs.capex_usd(hardware, p["other_capex_fraction"]) + owned * costs.itemized_capex_usd(
+            count, servers, *(np.asarray(a[k], float)[..., None] for k in ITEMIZED)), np.nan),
         "device_avg_w": avg_w, "it_avg_kw": avg_kw, "it_provisioned_kw": prov_kw,
         "energy_usd_per_year": owned * costs.energy_usd_per_year(avg_kw, p["pue"], p["electricity_usd_per_kwh"]),
         "colocation_usd_per_year": owned * costs.colocation_usd_per_year(prov_kw, p["colocation_usd_per_kw_month"]),

@@ -46,6 +46,9 @@ FINANCE_INPUTS: tuple[Quantity, ...] = (
     _q("prefill_share", "fraction", "pool", "Share of the pool's device time spent prefilling (NaN: unknown); allocates cost to input tokens."),
     # per plan
     _q("other_capex_fraction", "fraction", "plan", "Networking, storage and installation as a fraction of hardware capex."),
+    _q("network_usd_per_device", "USD/device", "plan", "Itemized network capex per device (bought pools)."),
+    _q("storage_usd_per_device", "USD/device", "plan", "Itemized storage capex per device (bought pools)."),
+    _q("installation_usd_per_server", "USD/server", "plan", "Itemized installation capex per server (bought pools)."),
     _q("pue", "ratio", "plan", "Facility power / IT power."),
     _q("electricity_usd_per_kwh", "USD/kWh", "plan", "Electricity price."),
     _q("colocation_usd_per_kw_month", "USD/kW/month", "plan", "Colocation rent per provisioned IT kW per month."),
@@ -85,7 +88,8 @@ OPTIONAL_INPUTS = {"owned": 1.0, "rent_usd_per_device_hour": 0.0, "purchase_year
                    "depreciation_years": float("nan"), "depreciation_method": 0.0,
                    "discounting": 0.0, "tax_losses": 0.0, "debt_fraction": 0.0, "debt_rate": 0.0,
                    "debt_years": float("nan"), "equity_discount_rate": float("nan"), "revenue_mode": 0.0,
-                   "price_usd_per_device_hour": 0.0, "reserved_price_usd_per_device_hour": 0.0, "reserved_fraction": 0.0}
+                   "price_usd_per_device_hour": 0.0, "reserved_price_usd_per_device_hour": 0.0, "reserved_fraction": 0.0,
+                   "network_usd_per_device": 0.0, "storage_usd_per_device": 0.0, "installation_usd_per_server": 0.0}
 
 COST_COMPONENTS = ("capex", "energy", "colocation", "maintenance", "software", "rent", "staff")
 OPEX_PARTS = ("energy", "colocation", "maintenance", "software", "rent", "staff")
@@ -95,7 +99,7 @@ _POOL_AND_PLAN = (
     ("servers", "servers", "ceil(device_count / devices_per_server) (plan: summed over pools)."),
     ("racks", "racks", "ceil(servers / servers_per_rack), the pool's own racks (plan: summed; pools never share a rack)."),
     ("hardware_capex_usd", "USD", "Bought pools: device_count x price_usd + servers x server_price_usd."),
-    ("capex_usd", "USD", "hardware capex x (1 + other capex fraction); n/a where a pool cannot be racked."),
+    ("capex_usd", "USD", "hardware capex x (1 + other capex fraction) + devices x (network + storage per device) + servers x installation per server (bought pools); n/a where a pool cannot be racked."),
     ("it_avg_kw", "kW", "Devices at utilization-weighted power plus server overhead."),
     ("it_provisioned_kw", "kW", "Servers at nameplate power."),
     ("energy_usd_per_year", "USD/yr", "it_avg_kw x PUE x 8760 h x electricity price (bought pools)."),
