@@ -22,6 +22,7 @@ DEPRECIATION_METHODS = ("straight_line", "half_year", "macrs_5", "macrs_7")  # c
 DISCOUNTING = ("end_of_year", "mid_year")
 TAX_LOSSES = ("carry_forward", "credit")
 REVENUE_MODES = ("tokens", "device_hours")
+RESALE_CURVES = ("linear", "declining_balance")
 
 
 @dataclass(frozen=True)
@@ -176,6 +177,8 @@ FINANCE_FIELDS: tuple[Field, ...] = (
     _f("years", "int", "years", 4, 1, 50, "finance", "Years", "Economic life and cash-flow horizon. 4: SemiAnalysis TCO model's economic useful life."),
     _f("discount_rate", "float", "fraction/yr", 0.10, 0, 1, "finance", "Discount rate", "Cost of capital for NPV and capital recovery (assumption 10%)."),
     _f("residual_value_fraction", "float", "fraction", 0.0, 0, 1, "finance", "Residual value", "Resale value at the end of `years` as a fraction of capex."),
+    _f("resale_curve", "choice", "", "linear", None, None, "finance", "Resale curve", "How a tranche's resale value falls with its age a (years since purchase): linear: capex x (1 - (1 - residual_value_fraction) x min(1, a / years)); declining_balance: capex x (1 - resale_decline_per_year)^a (residual_value_fraction then sets only the depreciation basis).", choices=RESALE_CURVES),
+    _f("resale_decline_per_year", "float", "fraction/yr", 0.0, 0, 1, "finance", "Resale decline", "resale_curve = declining_balance: the share of its value a tranche loses every year."),
     _f("price_usd_per_million_output_tokens", "float", "USD/Mtok", 0.60, 0, 1e6, "revenue", "Output price", "Price charged per million output tokens. Default: gpt-oss-120b at Groq/Together ($0.60)."),
     _f("price_usd_per_million_input_tokens", "float", "USD/Mtok", 0.15, 0, 1e6, "revenue", "Input price", "Price charged per million input tokens. Default: gpt-oss-120b at Groq/Together ($0.15)."),
     _f("revenue_mode", "choice", "", "tokens", None, None, "revenue", "Revenue mode", "tokens: revenue is the tokens made at the token prices; device_hours: the devices are sold by the hour, the way GPU clouds sell: reserved_fraction of every device-hour of the year at reserved_price_usd_per_device_hour, the rest at price_usd_per_device_hour for the hours it is used (utilization). Every price follows price_change_per_year.", choices=REVENUE_MODES),

@@ -266,7 +266,8 @@ class _BlockFormulas:
         life = f"IF(ISBLANK({p('depreciation_years')}),{horizon},{p('depreciation_years')})"
         resid = p("residual_value_fraction")
         age = f"({horizon}-{bought})"
-        value = f"IF({age}>={horizon},{resid},1-(1-{resid})*MIN(1,{age}/{horizon}))"
+        value = (f'IF({p("resale_curve")}="declining_balance",(1-{p("resale_decline_per_year")})^{age},'
+                 f"IF({age}>={horizon},{resid},1-(1-{resid})*MIN(1,{age}/{horizon})))")
         out = own("output_tokens")
         gated = lambda core: self._na.when(f"{active}=1", core)  # noqa: E731  (a pool that does not serve costs nothing)
         return {

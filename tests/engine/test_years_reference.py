@@ -83,7 +83,7 @@ def reference(plan, pools):
         taxable = revenue - opex - dep
         if t == n:  # the horizon sale is a disposal: value less book value (capex - depreciation taken) is taxed
             for x in tranches:
-                value = x["capex"] * (1 - (1 - R) * min(1, (n - x["purchase_year"]) / n))
+                value = resale(plan, x, n)
                 taxable += value - (x["capex"] - x.get("taken", 0.0))
         if plan.get("tax_losses", 0) == 1:  # credit: a loss lowers the owner's other tax in its year
             tax = plan["tax_rate"] * taxable
@@ -93,8 +93,7 @@ def reference(plan, pools):
         cash = revenue - opex - tax - capex_paid
         if t == n:
             for x in tranches:
-                age = n - x["purchase_year"]
-                cash += x["capex"] * (1 - (1 - R) * min(1, age / n))
+                cash += resale(plan, x, n)
         rows.append(dict(cash=cash, tax=tax, dep=dep, revenue=revenue, opex=opex, tokens=tokens, in_tokens=in_tokens,
                          capex=capex_paid, taxable=taxable))
     flows = [row["cash"] for row in rows]
@@ -116,7 +115,7 @@ def reference(plan, pools):
     total_capex = sum(x["capex"] for x in tranches)
     roi = (sum(flows[1:]) + sum(row["capex"] for row in rows[1:])) / total_capex - 1
     pv = lambda key: sum(row[key] / (1 + r) ** when(t) for t, row in enumerate(rows) if t >= 1)  # noqa: E731
-    residual_pv = sum(x["capex"] * (1 - (1 - R) * min(1, (n - x["purchase_year"]) / n)) for x in tranches) / (1 + r) ** when(n)
+    residual_pv = sum(resale(plan, x, n) for x in tranches) / (1 + r) ** when(n)
     pv_capex = sum(x["capex"] / (1 + r) ** when(x["purchase_year"]) for x in tranches)
     cost = ((pv_capex - residual_pv) + pv("opex")) / pv("tokens") * 1e6
     share = sum(x["device_count"] * x["prefill_share"] for x in tranches) / sum(x["device_count"] for x in tranches)
@@ -177,6 +176,14 @@ def financed(plan, tranches, rows, when):
     return dict(equity=equity, equity_npv=npv, equity_irr=(lo + hi) / 2, min_dscr=min(cover) if cover else None)
 
 
+def resale(plan, x, n):
+    """A tranche's value at the horizon: linear to the residual over `years`, or declining balance."""
+    age = n - x["purchase_year"]
+    if plan.get("resale_curve", 0) == 1:
+        return x["capex"] * (1 - plan["resale_decline_per_year"]) ** age
+    return x["capex"] * (1 - (1 - plan["residual_value_fraction"]) * min(1, age / n))
+
+
 # IRS Publication 946, Appendix A, Table A-1: MACRS GDS, half-year convention, percent of basis by year
 MACRS = {2: [20.00, 32.00, 19.20, 11.52, 11.52, 5.76], 3: [14.29, 24.49, 17.49, 12.49, 8.93, 8.92, 8.93, 4.46]}
 
@@ -208,6 +215,7 @@ CONVENTIONS = {  # docs/model.md "Finance conventions", each alone and together 
     "life past the horizon": dict(depreciation_years=7),
     "losses as a credit": dict(tax_losses=1),
     "all together": dict(discounting=1, depreciation_method=2, tax_losses=1),
+    "declining-balance resale": dict(resale_curve=1, resale_decline_per_year=0.35),
     # docs/model.md "Revenue as device hours": H100-class prices of the field (reserved $1.85, on demand $2.10)
     "device-hour revenue": dict(revenue_mode=1, reserved_fraction=0.6, reserved_price_usd_per_device_hour=1.85,
                                 price_usd_per_device_hour=2.10),

@@ -67,6 +67,7 @@ def convention_cases():
                        ("MACRS 5", dict(depreciation_method="macrs_5")),
                        ("MACRS 7 past the horizon", dict(depreciation_method="macrs_7")),
                        ("losses as a credit", dict(tax_losses="credit")),
+                       ("declining-balance resale", dict(resale_curve="declining_balance", resale_decline_per_year=0.35)),
                        ("all together", dict(discounting="mid_year", depreciation_method="macrs_5", tax_losses="credit"))):
         plan = base.with_(name=name, **keys)
         plans.append(plan.with_(pools=(_pool(plan, "first", 64), _pool(plan, "second", 32, purchase_year=2))))

@@ -133,7 +133,8 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
     capex = P1(pool["capex_usd"])
     pool_capex = np.where(t == bought, capex, 0.0)
     resid = np.asarray(a.residual_value_fraction, float)
-    value = capex * timeline.tranche_value_fraction(n[..., None, :] - bought, L2(years), L2(resid))
+    value = capex * timeline.resale_fraction(n[..., None, :] - bought, L2(years), L2(resid), L2(a.resale_curve),
+                                             L2(a.resale_decline_per_year))
     life = np.where(np.isnan(np.asarray(a.depreciation_years, float)), years, np.asarray(a.depreciation_years, float))
     depreciation, gain = _depreciation_and_disposal(a, capex, bought, t, n, years, resid, life)
     rows.update(
@@ -198,7 +199,7 @@ def _depreciation_and_disposal(a, capex, bought, t, n, years, resid, life):
     by_year = np.where(L2(method) == 0, straight, scheduled)
     L1 = lambda v: np.asarray(v, float)[..., None]  # noqa: E731  plan [...] -> [..., 1] (the pool axis)
     age = n - bought[..., 0]
-    value = timeline.tranche_value_fraction(age, L1(years), L1(resid))
+    value = timeline.resale_fraction(age, L1(years), L1(resid), L1(a.resale_curve), L1(a.resale_decline_per_year))
     book_straight = timeline.tranche_value_fraction(age, L1(life), L1(resid))
     book_scheduled = 1.0 - L1(depreciation.basis_fraction(method, resid)) * depreciation.taken_fraction(
         L1(method), L1(life), age)

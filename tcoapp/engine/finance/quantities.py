@@ -59,6 +59,8 @@ FINANCE_INPUTS: tuple[Quantity, ...] = (
     _q("years", "years", "plan", "Economic life and cash-flow horizon."),
     _q("discount_rate", "fraction/yr", "plan", "Cost of capital."),
     _q("residual_value_fraction", "fraction", "plan", "Resale value at the horizon as a fraction of capex."),
+    _q("resale_curve", "code", "plan", "0 linear, 1 declining_balance (value x (1 - resale_decline_per_year)^age)."),
+    _q("resale_decline_per_year", "fraction/yr", "plan", "Declining-balance resale: the share of value lost every year."),
     _q("price_usd_per_million_input_tokens", "USD/Mtok", "plan", "Price per million input tokens."),
     _q("input_tokens", "tokens", "plan", "Prompt length per request."),
     _q("output_tokens", "tokens", "plan", "Generated tokens per request."),
@@ -89,7 +91,8 @@ OPTIONAL_INPUTS = {"owned": 1.0, "rent_usd_per_device_hour": 0.0, "purchase_year
                    "discounting": 0.0, "tax_losses": 0.0, "debt_fraction": 0.0, "debt_rate": 0.0,
                    "debt_years": float("nan"), "equity_discount_rate": float("nan"), "revenue_mode": 0.0,
                    "price_usd_per_device_hour": 0.0, "reserved_price_usd_per_device_hour": 0.0, "reserved_fraction": 0.0,
-                   "network_usd_per_device": 0.0, "storage_usd_per_device": 0.0, "installation_usd_per_server": 0.0}
+                   "network_usd_per_device": 0.0, "storage_usd_per_device": 0.0, "installation_usd_per_server": 0.0,
+                   "resale_curve": 0.0, "resale_decline_per_year": 0.0}
 
 COST_COMPONENTS = ("capex", "energy", "colocation", "maintenance", "software", "rent", "staff")
 OPEX_PARTS = ("energy", "colocation", "maintenance", "software", "rent", "staff")
