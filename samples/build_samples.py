@@ -216,6 +216,29 @@ def years_and_tranches() -> Scenario:
     return _scenario(plans)
 
 
+# --- 9. a GPU cloud: device-hours sold reserved and on demand, financed with debt -------------------
+
+H100_HOURS = {  # REFERENCES C.3 (market quotes, dated): H100 SXM on demand $1.49-2.10, Lambda reserved $1.85
+    "revenue_mode": "device_hours", "price_usd_per_device_hour": 2.10, "reserved_price_usd_per_device_hour": 1.85}
+
+
+def gpu_cloud_financed() -> Scenario:
+    cloud = {"device": "H100-SXM", "model": "Llama-3.3-70B", "input_tokens": 1024, "output_tokens": 1024,
+             "weight_precision": "fp8", "kv_precision": "fp8", "tensor_parallel": 2, "batch": 64,
+             "sizing_mode": "devices", "device_count": 64, "years": 4, **H100_HOURS}
+    reserved = {"reserved_fraction": 0.6}  # ASSUMPTION: 60% of the fleet under reserved contracts
+    debt = {"debt_fraction": 0.6, "debt_rate": 0.08, "debt_years": 4,  # ASSUMPTION: lender's terms, no cited source
+            "equity_discount_rate": 0.15}                              # ASSUMPTION: equity's required return
+    taxed = {"tax_rate": 0.21, "depreciation_method": "macrs_5"}   # 26 U.S.C. 11(b); IRS Pub. 946 Table A-1
+    plans = [
+        ("64 H100, on demand", cloud),
+        ("64 H100, 60% reserved", {**cloud, **reserved}),
+        ("... financed 60% at 8%", {**cloud, **reserved, **debt}),
+        ("... + 21% tax, MACRS 5-year", {**cloud, **reserved, **debt, **taxed}),
+    ]
+    return _scenario(plans)
+
+
 # --- 8. uncertainty: Monte Carlo over prices, utilization, hardware costs and the model's error ----
 
 def _u(plan, key, distribution, source, **params):
@@ -407,6 +430,26 @@ SAMPLES: tuple[Sample, ...] = (
          "Finance inputs not on the Uncertainty sheet are the field-table defaults (4 years, 10% discount rate, "
          "15% other capex: ASSUMPTIONS); colocation, maintenance, software and staff are not entered (0)."),
         uncertainty_llama70b),
+    Sample(
+        "gpu_cloud_financed.xlsx", "A GPU cloud: device-hours sold reserved and on demand, financed with debt",
+        "Do today's H100 rental prices pay for a 64-GPU H100 cloud, how much does selling 60% as reserved capacity "
+        "change, and what does the equity holder earn when 60% of the capex is borrowed?",
+        ("64 H100 SXM (8 servers) bought at the start, 4-year horizon (SemiAnalysis 4-year economic useful life, "
+         "REFERENCES C.5), revenue_mode = device_hours: every device-hour is for sale.",
+         "On-demand price $2.10 per GPU-hour (top of the $1.49-2.10 H100 SXM on-demand range, aiapiplaybook.com "
+         "2026-01-15) paid for the hours used (utilization 70%, the field-table ASSUMPTION); reserved price "
+         "$1.85 per GPU-hour (Lambda reserved H100, techplained Apr 2026), paid for every hour (REFERENCES C.3). "
+         "Share reserved: 60% (ASSUMPTION).",
+         "Debt: 60% of capex at 8% a year, repaid as a level annuity over 4 years (ASSUMPTION: no lender's terms "
+         "in the references; enter yours); equity discount rate 15% (ASSUMPTION). NPV and IRR stay the project's "
+         "(unlevered); equity NPV, equity IRR and min DSCR show the financing.",
+         "Last plan: income tax 21% (US federal corporate rate, 26 U.S.C. 11(b)), MACRS 5-year depreciation "
+         "(IRS Publication 946, Table A-1, half-year convention; computers are 5-year property), interest "
+         "deductible; the horizon sale is a disposal (the undepreciated basis is deducted).",
+         "Throughput (for the cost per token) is generated for Llama-3.3-70B FP8 TP2 at batch 64; electricity "
+         "8.95 c/kWh (EIA 2023 Virginia commercial, REFERENCES C.1), PUE 1.3 (REFERENCES C.2), other capex 15% "
+         "and discount rate 10% (ASSUMPTIONS); colocation, maintenance, software and staff are not entered (0)."),
+        gpu_cloud_financed),
 )
 
 

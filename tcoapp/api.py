@@ -145,7 +145,7 @@ def _plans_frame(results) -> pd.DataFrame:
 
 YEAR_UNITS = {"year": "years", "utilization": "fraction", "price_usd_per_million_output_tokens": "USD/Mtok",
               "output_tokens": "tokens", "revenue_usd": "USD", "opex_usd": "USD", "capex_usd": "USD",
-              "residual_value_usd": "USD", "depreciation_usd": "USD", "taxable_income_usd": "USD", "tax_usd": "USD",
+              "residual_value_usd": "USD", "depreciation_usd": "USD", "disposal_gain_usd": "USD", "taxable_income_usd": "USD", "tax_usd": "USD",
               "cash_flow_usd": "USD", "cumulative_cash_flow_usd": "USD"}
 POOL_UNITS = {"device_count": "devices", "servers": "servers", "servers_per_rack": "servers", "racks": "racks",
               "capex_usd": "USD", "it_avg_kw": "kW", "it_provisioned_kw": "kW", "requests_per_s": "requests/s",

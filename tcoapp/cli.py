@@ -43,6 +43,11 @@ def _compute_parser() -> argparse.ArgumentParser:
     parser.add_argument("--out", metavar="RESULT.xlsx",
                         help="write the full scenario workbook with live formulas (with Uncertainty rows, also the "
                              "MonteCarlo sheets of 2,000 draws, seed 0; see tcoapp simulate --out)")
+    parser.add_argument("--bridge", metavar="A,B",
+                        help="split plan B's cost per million output tokens minus plan A's into parts that add up "
+                             "exactly (capex per token, energy, colocation, maintenance, software, staff, rent, "
+                             "other); A and B are plan names or numbers (1 = the first plan); with --json: a "
+                             '"bridge" object')
     return parser
 
 
@@ -91,15 +96,64 @@ def _compute(args) -> int:
     from .io.load import load_scenario
 
     scenario = load_scenario(args.file)
+    pair = _bridge_pair(args.bridge, [p.name for p in scenario.plans]) if args.bridge else None
     results = compute_scenario(scenario)
     if args.out:
         from .io.workbook_write import write_scenario
         write_scenario(scenario, args.out, results)
+    bridge = _bridge(results, pair) if pair else None
     if args.json:
-        print(json.dumps({"plans": [r.as_json() for r in results]}, indent=2, allow_nan=False))
-    elif not args.out:
-        print(_table(results))
+        out = {"plans": [r.as_json() for r in results]}
+        if pair:
+            out["bridge"] = bridge
+        print(json.dumps(out, indent=2, allow_nan=False))
+    elif not args.out or pair:
+        print(_table(results) if not args.out else "")
+        if pair:
+            print(_bridge_text(bridge, pair))
     return 0
+
+
+def _bridge_pair(text: str, names: list[str]) -> tuple[int, int]:
+    """Plan indices of "A,B": names (which may hold commas: the split that names two plans) or numbers."""
+    from .engine.errors import Problem, ValidationError
+
+    pieces = text.split(",")
+    found = []
+    for cut in range(1, len(pieces)):
+        ia, ib = (_plan_index(",".join(part).strip(), names) for part in (pieces[:cut], pieces[cut:]))
+        if ia is not None and ib is not None:
+            found.append((ia, ib))
+    if len(set(found)) != 1:
+        why = "names no two plans" if not found else "can be read as more than one pair of plans"
+        raise ValidationError([Problem("--bridge", "bridge", f"= {text!r} {why}: give A,B as two plan names or "
+                                                             f"numbers 1..{len(names)} (plans: {', '.join(names)})")])
+    return found[0]
+
+
+def _plan_index(text: str, names: list[str]) -> int | None:
+    if text in names:
+        return names.index(text)
+    return int(text) - 1 if text.isdigit() and 1 <= int(text) <= len(names) else None
+
+
+def _bridge(results, pair):
+    from .engine.finance.bridge import cost_bridge
+
+    a, b = (results[i] for i in pair)
+    if a.finance is None or b.finance is None:
+        return None
+    return cost_bridge(a.name, a.finance, b.name, b.finance)
+
+
+def _bridge_text(bridge, pair) -> str:
+    if bridge is None:
+        return "bridge: n/a (a plan has no cost per million output tokens)"
+    lines = [f"cost per million output tokens, {bridge['a']} -> {bridge['b']} (USD/Mtok)",
+             f"  {bridge['a']}: {bridge['a_usd_per_million']:.6g}"]
+    lines += [f"  {p['part']:<12} {p['difference']:+.6g}" for p in bridge["parts"]]
+    lines.append(f"  {bridge['b']}: {bridge['b_usd_per_million']:.6g}")
+    return "\n".join(lines)
 
 
 def _table(results) -> str:

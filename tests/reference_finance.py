@@ -46,3 +46,20 @@ def case(price, dps, sprice, tdp, idle, sover, n, cap_kw, spr_max, other, pue, e
         energy_usd_per_year=energy, opex_usd_per_year=opex, output_tokens_per_year=out_tok, capex_usd_per_year=capyr,
         cost_per_million_output_tokens_usd=cpm_out, cost_per_million_total_tokens_usd=cpm_tot, revenue_usd_per_year=rev,
         revenue_usd_per_rack_per_year=rev/racks, npv_usd=npv, irr=irr, payback_months=pay, roi=roi)
+
+
+def payback_months(flows):
+    """docs/model.md "Finance": the earliest time after which the cumulative flow stays >= 0 up to the
+    horizon, linear within the year, x 12; 0 where it is never below 0; None where it is below 0 at the
+    horizon. A plain walk over the years, apart from the engine."""
+    cumulative, total = [], 0.0
+    for flow in flows:
+        total += flow
+        cumulative.append(total)
+    if cumulative[-1] < 0:
+        return None
+    below = [t for t, c in enumerate(cumulative) if c < 0]
+    if not below:
+        return 0.0
+    t = below[-1]
+    return 12 * (t + (-cumulative[t]) / (cumulative[t + 1] - cumulative[t]))

@@ -172,3 +172,19 @@ def test_uncertainty_sample_simulates_with_a_source_for_every_range():
     h200, gb200 = plans["H200 FP8 TP2"], plans["GB200 NVL72 NVFP4"]
     assert h200["npv_usd"]["p10"] < h200["npv_usd"]["p90"]
     assert 0 < h200["prob_npv_positive"] < 1 and gb200["prob_npv_positive"] > h200["prob_npv_positive"]
+
+
+def test_gpu_cloud_financed_device_hours_and_debt():
+    """Device-hour revenue at the cited H100 prices, reserved capacity, then debt and tax (docs/model.md,
+    "Revenue as device hours", "Financing")."""
+    plans = compute("gpu_cloud_financed.xlsx")
+    demand, reserved, financed, taxed = (plans[n] for n in (
+        "64 H100, on demand", "64 H100, 60% reserved", "... financed 60% at 8%", "... + 21% tax, MACRS 5-year"))
+    hours = 64 * 8760
+    assert demand["revenue_usd_per_year"] == pytest.approx(hours * 0.7 * 2.10, rel=1e-12)
+    assert reserved["revenue_usd_per_year"] == pytest.approx(hours * (0.6 * 1.85 + 0.4 * 0.7 * 2.10), rel=1e-12)
+    assert reserved["npv_usd"] > demand["npv_usd"]  # reserved hours are paid whether used or not
+    assert financed["npv_usd"] == reserved["npv_usd"] and financed["irr"] == reserved["irr"]  # project figures
+    assert financed["equity_irr"] > financed["irr"] and financed["min_dscr"] > 1
+    assert reserved["min_dscr"] is None and reserved["equity_npv_usd"] == reserved["npv_usd"]
+    assert taxed["npv_usd"] < financed["npv_usd"]

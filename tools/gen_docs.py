@@ -141,7 +141,9 @@ def _results_section() -> list[str]:
              "pool (`pool1.servers`, `pool2.racks`, ...): the pool's device economics, tokens/s per device "
              "and power at its operating point and sized device count (engine values), references to the "
              "Plans and Pools inputs it copies, and formulas packing, pricing and powering the pool on its "
-             "own (empty where a plan has fewer pools). `CashFlow` has one block per plan with years as columns. These sheets are "
+             "own (empty where a plan has fewer pools). `CashFlow` has one block per plan with years as columns. `Bridge` "
+             "splits the cost per million output tokens of two plans (named in C3 and C4) into parts that add up "
+             "(docs/model.md, \"Cost bridge\"). These sheets are "
              "recomputed on import, never read. The metric keys (also the keys of `tcoapp compute --json`, "
              "where a value that does not exist is `null`):", "",
              "| metric key | unit | label |", "|---|---|---|"]

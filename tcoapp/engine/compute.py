@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from .finance import cashflow, sizing
+from .finance.costs import server_capex_usd
 from .finance.metrics import finance_metrics
 from .finance.quantities import DEVICE_ECONOMICS_KEYS, FinanceInputs, FinanceResult, finance_inputs
 from .fleet import FleetPoint, PoolCapacity, fleet_point, pool_capacities
@@ -31,7 +32,8 @@ PERFORMANCE_KEYS = ("batch", "tokens_per_s_per_device", "tokens_per_s_per_user",
 FINANCE_KEYS = tuple(key for key in METRIC_KEYS if key not in PERFORMANCE_KEYS)  # from the finance layer
 YEAR_JSON = (("output_tokens", "output_tokens"), ("revenue_usd", "revenue_usd"), ("opex_usd", "opex_usd"),
              ("capex_usd", "capex_usd"), ("residual_value_usd", "residual_value_usd"),
-             ("depreciation_usd", "depreciation_usd"), ("taxable_income_usd", "taxable_income_usd"),
+             ("depreciation_usd", "depreciation_usd"), ("disposal_gain_usd", "disposal_gain_usd"),
+             ("taxable_income_usd", "taxable_income_usd"),
              ("tax_usd", "tax_usd"), ("cash_flow_usd", "cash_flow_usd"),
              ("cumulative_cash_flow_usd", "cumulative_cash_flow_usd"))
 POOL_JSON_KEYS = ("device_count", "servers", "servers_per_rack", "racks", "capex_usd", "it_avg_kw", "it_provisioned_kw")
@@ -144,7 +146,9 @@ def sized_counts(plan: Plan, caps: tuple[PoolCapacity, ...], econ: dict[str, np.
         servers = sizing.pool_servers_within(plan.facility_power_kw, weights, dps, cost)
     elif mode == "capex_budget":
         owned = np.array([1.0 if p.owned else 0.0 for p in pools])
-        cost = owned * (dps * econ["price_usd"] + econ["server_price_usd"]) * (1.0 + plan.other_capex_fraction)
+        cost = owned * server_capex_usd(dps, econ["price_usd"], econ["server_price_usd"], plan.other_capex_fraction,
+                                        plan.network_usd_per_device, plan.storage_usd_per_device,
+                                        plan.installation_usd_per_server)
         servers = sizing.pool_servers_within(plan.capex_budget_usd, weights, dps, cost)
     else:
         shares = weights / np.sum(weights)

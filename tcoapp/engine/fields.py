@@ -18,6 +18,11 @@ POOL_ROLES = ("serve", "prefill", "decode")
 OWNERSHIPS = ("buy", "rent")
 SEARCH_MODES = ("off", "auto")
 SEARCH_OBJECTIVES = ("cost_per_million_output_tokens_usd", "tokens_per_s_per_device")
+DEPRECIATION_METHODS = ("straight_line", "half_year", "macrs_5", "macrs_7")  # codes 0..3 in the finance layer
+DISCOUNTING = ("end_of_year", "mid_year")
+TAX_LOSSES = ("carry_forward", "credit")
+REVENUE_MODES = ("tokens", "device_hours")
+RESALE_CURVES = ("linear", "declining_balance")
 
 
 @dataclass(frozen=True)
@@ -160,6 +165,9 @@ FINANCE_FIELDS: tuple[Field, ...] = (
     _f("rack_power_cap_kw", "float", "kW", 40.0, 0, 10000, "facility", "Rack power cap", "Power a rack may draw at nameplate. Assumption 40 kW (air-cooled high-density); rack-scale NVL72 systems need >= ~120 kW (liquid-cooled).", min_exclusive=True),
     _f("servers_per_rack_max", "int", "servers", 4, 1, 1000, "facility", "Max servers per rack", "Space limit on servers in one rack (4 x 8-GPU 8-10U servers in a 42U rack; 1 for NVL72)."),
     _f("other_capex_fraction", "float", "fraction", 0.15, 0, 10, "capex", "Other capex", "Networking, storage and installation as a fraction of hardware capex (assumption 15%)."),
+    _f("network_usd_per_device", "float", "USD/device", 0.0, 0, BIG, "capex", "Network capex per device", "Itemized capex beside other_capex_fraction: network (NICs, switches, optics, cables) per device of a bought pool (0: in the fraction). Lower other_capex_fraction when you itemize."),
+    _f("storage_usd_per_device", "float", "USD/device", 0.0, 0, BIG, "capex", "Storage capex per device", "Itemized capex: storage per device of a bought pool (0: in the fraction)."),
+    _f("installation_usd_per_server", "float", "USD/server", 0.0, 0, BIG, "capex", "Installation per server", "Itemized capex: installation, racking and commissioning per server of a bought pool (0: in the fraction)."),
     _f("pue", "float", "ratio", 1.3, 1, 5, "opex", "PUE", "Facility power / IT power. 1.3: new large facilities per the Uptime Institute 2024 survey (industry average 1.56)."),
     _f("electricity_usd_per_kwh", "float", "USD/kWh", 0.0895, 0, 10, "opex", "Electricity price", "Default: EIA 2023 average commercial price in Virginia, 8.95 c/kWh."),
     _f("colocation_usd_per_kw_month", "float", "USD/kW/month", 0.0, 0, 100000, "opex", "Colocation", "Colocation rent per provisioned IT kW per month (0: owned facility, building cost not modeled).", zero_text="not entered"),
@@ -170,8 +178,14 @@ FINANCE_FIELDS: tuple[Field, ...] = (
     _f("years", "int", "years", 4, 1, 50, "finance", "Years", "Economic life and cash-flow horizon. 4: SemiAnalysis TCO model's economic useful life."),
     _f("discount_rate", "float", "fraction/yr", 0.10, 0, 1, "finance", "Discount rate", "Cost of capital for NPV and capital recovery (assumption 10%)."),
     _f("residual_value_fraction", "float", "fraction", 0.0, 0, 1, "finance", "Residual value", "Resale value at the end of `years` as a fraction of capex."),
+    _f("resale_curve", "choice", "", "linear", None, None, "finance", "Resale curve", "How a tranche's resale value falls with its age a (years since purchase): linear: capex x (1 - (1 - residual_value_fraction) x min(1, a / years)); declining_balance: capex x (1 - resale_decline_per_year)^a (residual_value_fraction then sets only the depreciation basis).", choices=RESALE_CURVES),
+    _f("resale_decline_per_year", "float", "fraction/yr", 0.0, 0, 1, "finance", "Resale decline", "resale_curve = declining_balance: the share of its value a tranche loses every year."),
     _f("price_usd_per_million_output_tokens", "float", "USD/Mtok", 0.60, 0, 1e6, "revenue", "Output price", "Price charged per million output tokens. Default: gpt-oss-120b at Groq/Together ($0.60)."),
     _f("price_usd_per_million_input_tokens", "float", "USD/Mtok", 0.15, 0, 1e6, "revenue", "Input price", "Price charged per million input tokens. Default: gpt-oss-120b at Groq/Together ($0.15)."),
+    _f("revenue_mode", "choice", "", "tokens", None, None, "revenue", "Revenue mode", "tokens: revenue is the tokens made at the token prices; device_hours: the devices are sold by the hour, the way GPU clouds sell: reserved_fraction of every device-hour of the year at reserved_price_usd_per_device_hour, the rest at price_usd_per_device_hour for the hours it is used (utilization). Every price follows price_change_per_year.", choices=REVENUE_MODES),
+    _f("price_usd_per_device_hour", "float", "USD/device/h", 0.0, 0, 1e6, "revenue", "On-demand price", "revenue_mode = device_hours: price of a device-hour sold on demand (paid for the hours used)."),
+    _f("reserved_price_usd_per_device_hour", "float", "USD/device/h", 0.0, 0, 1e6, "revenue", "Reserved price", "revenue_mode = device_hours: price of a reserved device-hour (paid for every hour of the year)."),
+    _f("reserved_fraction", "float", "fraction", 0.0, 0, 1, "revenue", "Reserved share", "revenue_mode = device_hours: share of the devices sold as reserved capacity (0..1); the rest is sold on demand."),
 )
 
 YEARS_FIELDS: tuple[Field, ...] = (
@@ -182,6 +196,16 @@ YEARS_FIELDS: tuple[Field, ...] = (
     _f("ramp_years", "float", "years", 0.0, 0, 50, "years", "Ramp", "Years over which utilization climbs from the first-year value to `utilization`: year t runs at first + (utilization - first) x min(1, (t - 1) / ramp_years); 0: no ramp."),
     _f("tax_rate", "float", "fraction", 0.0, 0, 1, "years", "Tax rate", "Income tax on taxable income (revenue - opex - depreciation, losses carried forward). Default 0 (pre-tax cash flows)."),
     _f("depreciation_years", "int", "years", None, 1, 50, "years", "Depreciation life", "Straight-line depreciation of each tranche's capex x (1 - residual value) from the year after purchase (empty: `years`)."),
+    _f("depreciation_method", "choice", "", "straight_line", None, None, "years", "Depreciation method", "straight_line: capex x (1 - residual) in equal parts over depreciation_years; half_year: the same with half a year's part in the first year and the other half after the last; macrs_5 / macrs_7: the IRS MACRS GDS half-year percentages of the whole capex (IRS Publication 946, Table A-1; computers are 5-year property), depreciation_years not used. At the horizon the sale's gain over book value is taxed, a loss deducted.", choices=DEPRECIATION_METHODS),
+    _f("discounting", "choice", "", "end_of_year", None, None, "years", "Discounting", "end_of_year: the flow of year t is discounted by (1 + r)^t; mid_year: the flows of years 1..N by (1 + r)^(t - 0.5) (revenue and costs arrive through the year), year 0 undiscounted. NPV, the levelized cost per token and the capital recovery factor follow it; IRR stays the year-end IRR.", choices=DISCOUNTING),
+    _f("tax_losses", "choice", "", "carry_forward", None, None, "years", "Tax losses", "carry_forward: a year's tax loss offsets later taxable income; credit: it reduces the owner's other taxable income in that year (a negative tax: a saving of tax_rate x the loss).", choices=TAX_LOSSES),
+)
+
+FINANCING_FIELDS: tuple[Field, ...] = (
+    _f("debt_fraction", "float", "fraction", 0.0, 0, 1, "financing", "Debt share", "Share of each tranche's capex borrowed when it is paid (0: no debt). NPV and IRR stay project (unlevered) figures; equity NPV, equity IRR and min DSCR show the financing."),
+    _f("debt_rate", "float", "fraction/yr", 0.0, 0, 1, "financing", "Debt rate", "Interest rate of the debt; interest is deductible from taxable income."),
+    _f("debt_years", "int", "years", None, 1, 50, "financing", "Debt term", "Years of the level-annuity repayment, from the year after the tranche is paid (empty: `years`); a balance still owed at the horizon is repaid then."),
+    _f("equity_discount_rate", "float", "fraction/yr", None, 0, 1, "financing", "Equity discount rate", "Discount rate of the equity NPV (empty: `discount_rate`)."),
 )
 
 SEARCH_FIELDS: tuple[Field, ...] = (
@@ -194,7 +218,7 @@ SEARCH_FIELDS: tuple[Field, ...] = (
 WORKLOAD_AND_SERVING = WORKLOAD_FIELDS + SERVING_FIELDS
 PLAN_FIELDS: tuple[Field, ...] = (
     SELECTION_FIELDS + WORKLOAD_FIELDS + SERVING_FIELDS + TARGET_FIELDS + SEARCH_FIELDS + SIZING_FIELDS + FINANCE_FIELDS
-    + YEARS_FIELDS
+    + YEARS_FIELDS + FINANCING_FIELDS
 )
 
 CURVE_POINT_FIELDS: tuple[Field, ...] = (

@@ -80,15 +80,10 @@ def _pair_capacities(scenario, plan, pools) -> dict[int, PoolCapacity]:
                                                 scenario.factors_for(device.name)))
     for j in decode:
         device = scenario.device(pools[j].device)
-        # TTFT seen by a request decoded here: the slowest prefill pool's isolated prefill + its KV transfer
-        lead_s, links = 0.0, []
-        for i, (pre_device, cap) in pre_caps.items():
-            link_gb_s, kind = kv_link_gb_s(pre_device, device)
-            links.append((link_gb_s, kind))
-            lead_s = max(lead_s, cap.ttft_part_s + kv_transfer_s(cap.kv_bytes, cap.replica_devices, link_gb_s))
-        out[j] = _searched_decode(scenario, plan, pools[j], device, lead_s, min(links))
+        receive = min((kv_link_gb_s(pre_device, device)[1:] for pre_device, _ in pre_caps.values()))
+        out[j] = _searched_decode(scenario, plan, pools[j], device, pre_caps, receive)
     for i, (device, cap) in pre_caps.items():
-        link_gb_s, kind = min(kv_link_gb_s(device, scenario.device(pools[j].device)) for j in decode)
+        link_gb_s, _, kind = min(kv_link_gb_s(device, scenario.device(pools[j].device)) for j in decode)
         point = OperatingPoint(1.0, 0.0, NAN, cap.ttft_part_s, NAN, NAN, "generated:prefill",
                                warnings=cap.problems, prefill_share=1.0)
         if cap.problems:
@@ -97,22 +92,35 @@ def _pair_capacities(scenario, plan, pools) -> dict[int, PoolCapacity]:
     return out
 
 
-def _searched_decode(scenario, plan, pool, device, lead_s, link) -> PoolCapacity:
+def _lead_s(pre_caps, pool, device) -> float:
+    """TTFT before the first decode step of a request decoded by `pool`: the slowest prefill pool's
+    isolated prefill + its KV transfer, kv_bytes / (min(n_p x link_p, n_d x link_d) x 1e9)."""
+    n_d = pool.serving.tensor_parallel * pool.serving.expert_parallel
+    lead_s = 0.0
+    for pre_device, cap in pre_caps.values():
+        send, receive, _ = kv_link_gb_s(pre_device, device)
+        lead_s = max(lead_s, cap.ttft_part_s + kv_transfer_s(cap.kv_bytes, 1, min(cap.replica_devices * send,
+                                                                                  n_d * receive)))
+    return lead_s
+
+
+def _searched_decode(scenario, plan, pool, device, pre_caps, link) -> PoolCapacity:
     """The decode pool's capacity at its typed configuration, or (serving_search = auto) at the best
     configuration of its space, each evaluated exactly at full load."""
     if plan.serving_search != "auto":
-        return _decode_capacity(scenario, plan, pool, device, lead_s, link)
+        return _decode_capacity(scenario, plan, pool, device, _lead_s(pre_caps, pool, device), link)
     factors = scenario.factors_for(device.name)
 
     def evaluate(candidate):
-        cap = _decode_capacity(scenario, plan, candidate, device, lead_s, link)
+        cap = _decode_capacity(scenario, plan, candidate, device, _lead_s(pre_caps, candidate, device), link)
         if not _usable(cap):
             return None
         power = float(busy_power_w(device, cap.busy, factors))
         return cap.requests_per_s_per_device * plan.output_tokens, power, cap.point.batch
 
     chosen, outcome = search_by_evaluation(scenario, plan, pool, evaluate)
-    return replace(_decode_capacity(scenario, plan, chosen, device, lead_s, link), search=outcome)
+    return replace(_decode_capacity(scenario, plan, chosen, device, _lead_s(pre_caps, chosen, device), link),
+                   search=outcome)
 
 
 def _decode_capacity(scenario, plan, pool, device, lead_s, link) -> PoolCapacity:

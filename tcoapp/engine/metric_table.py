@@ -47,8 +47,11 @@ METRICS: tuple[Metric, ...] = (
     _m("revenue_usd_per_rack_per_year", "Revenue per rack per year", "USD/rack/yr", "high", "Revenue per year / racks."),
     _m("npv_usd", "NPV", "USD", "high", "Cash flows discounted at the discount rate (year 0 undiscounted)."),
     _m("irr", "IRR", "fraction/yr", "high", "Rate at which NPV = 0; empty where none exists."),
-    _m("payback_months", "Payback", "months", "low", "When cumulative cash flow first reaches 0; 'never' within the horizon."),
+    _m("payback_months", "Payback", "months", "low", "The earliest time after which the cumulative cash flow stays >= 0 up to the horizon (a later dip below 0 moves it); 0 where it is never below 0; 'never' where it is below 0 at the horizon."),
     _m("roi", "ROI", "fraction", "high", "Sum of the flows of years 1..n (later tranches' capex added back) / capex - 1."),
+    _m("equity_npv_usd", "Equity NPV", "USD", "high", "The equity holder's flows (capex less debt drawn, operations, interest and principal, tax with interest deducted) discounted at equity_discount_rate; = NPV without debt."),
+    _m("equity_irr", "Equity IRR", "fraction/yr", "high", "Rate at which the equity NPV = 0; empty where none exists; = IRR without debt."),
+    _m("min_dscr", "Min DSCR", "ratio", "high", "Debt service coverage, worst year: (revenue - opex - tax) / (interest + scheduled principal); empty without debt."),
 )
 
 METRIC_BY_KEY = {m.key: m for m in METRICS}

@@ -16,6 +16,7 @@ import numpy as np
 
 from .finance.metrics import finance_metrics
 from .finance.quantities import DEVICE_ECONOMICS_KEYS, PLAN_INPUT_KEYS, finance_inputs
+from .fields import PLAN_FIELD_BY_NAME
 from .pools import ResolvedPool
 from .records import Device, Plan
 
@@ -23,7 +24,11 @@ COST = "cost_per_million_output_tokens_usd"
 
 
 def plan_finance_inputs(plan: Plan) -> dict[str, float]:
-    value = lambda key: getattr(plan, key)  # noqa: E731
+    """The plan's finance keys as numbers: a choice key as the index of its value in the field's choices."""
+    def value(key):
+        v = getattr(plan, key)
+        field = PLAN_FIELD_BY_NAME[key]
+        return float(field.choices.index(v)) if field.type == "choice" else v
     return {key: float("nan") if value(key) is None else float(value(key)) for key in PLAN_INPUT_KEYS}
 
 

@@ -43,6 +43,7 @@ class MainWindow(QMainWindow):
         self._performance_tab = LazyTab(self._make_performance)
         self._economics_tab = LazyTab(self._make_economics)
         self._uncertainty_tab = LazyTab(self._make_uncertainty)
+        self._bridge_tab = LazyTab(self._make_bridge)
         self.catalog = CatalogView(document)
         self.editor = PlanEditor(document)
         self.decision = DecisionView(document)
@@ -51,6 +52,7 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.compare, "Compare plans")
         self.tabs.addTab(self._performance_tab, "Performance")
         self.tabs.addTab(self._economics_tab, "Economics")
+        self.tabs.addTab(self._bridge_tab, "Bridge")
         self.tabs.addTab(self.catalog, "Catalog")
         self.tabs.addTab(self._uncertainty_tab, "Uncertainty")
         self.problems = ProblemBar()
@@ -101,6 +103,10 @@ class MainWindow(QMainWindow):
         view = EconomicsView(self.document)
         view.message.connect(self.show_view_message)
         return view
+
+    def _make_bridge(self):
+        from .bridge_view import BridgeView
+        return BridgeView(self.document)
 
     def _make_uncertainty(self):
         from .montecarlo_view import MonteCarloView

@@ -23,6 +23,7 @@ from .atomic import atomic_write
 from .xlsx_about import append_about_notes, write_about
 from .xlsx_bulk import PendingRows, splice_rows
 from .xlsx_cached import all_cached_values, cached_transforms, cashflow_values
+from .xlsx_bridge import write_bridge
 from .xlsx_cashflow import write_cashflow
 from .xlsx_raw_cells import RawCells
 from .xlsx_charts import add_charts
@@ -39,7 +40,7 @@ from .xlsx_styles import CellKindError, exact_floats
 from .uncertainty_book import write_uncertainty
 from .xlsx_monte_carlo_book import add_monte_carlo
 
-SHEET_ORDER = (S.SUMMARY, S.PLANS, S.POOLS, S.RESULTS, S.CASH_FLOW, S.CHECKS, S.DEVICES, S.MODELS, S.CURVES, S.PRICE_TIERS,
+SHEET_ORDER = (S.SUMMARY, S.PLANS, S.POOLS, S.RESULTS, S.CASH_FLOW, S.BRIDGE, S.CHECKS, S.DEVICES, S.MODELS, S.CURVES, S.PRICE_TIERS,
                S.CALIBRATION, S.UNCERTAINTY, S.CONSTANTS, S.ABOUT)
 
 
@@ -129,8 +130,10 @@ def build_workbook(scenario: Scenario, results: tuple[PlanResult, ...], written:
                               InputRows(device_rows, model_rows, points))
         write_results(sheets[S.RESULTS], scenario, results, layout, checks)
         cash_flow = write_cashflow(sheets[S.CASH_FLOW], scenario, layout, [r.metrics["irr"] for r in results],
-                                   cashflow_values(scenario, results, layout))
+                                   cashflow_values(scenario, results, layout),
+                                   equity_irr_by_plan=[r.metrics["equity_irr"] for r in results])
         add_charts(sheets[S.CASH_FLOW], sheets[S.RESULTS], scenario, layout)
+        write_bridge(sheets[S.BRIDGE], scenario, layout)
         write_calibration(sheets[S.CALIBRATION], scenario)
         write_uncertainty(sheets[S.UNCERTAINTY], scenario)
         write_constants(sheets[S.CONSTANTS], workbook, layout.max_years)

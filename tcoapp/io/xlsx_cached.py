@@ -23,9 +23,11 @@ NA = "n/a"
 CF_NEGATIVE = {"opex_usd", "capex_usd"}
 CF_PLAN = ("price_index", "electricity_index", "cost_index", "utilization", "output_tokens", "input_tokens",
            "revenue_usd", "energy_usd", "colocation_usd", "maintenance_usd", "software_usd", "rent_usd", "staff_usd",
-           "opex_usd", "capex_usd", "residual_value_usd", "depreciation_usd", "taxable_income_usd", "loss_carried_usd",
-           "tax_usd", "cash_flow_usd", "cumulative_cash_flow_usd", "discount_factor")
-CARRIED = ("cumulative_cash_flow_usd", "loss_carried_usd")  # past a plan's horizon these stay at their last value
+           "opex_usd", "capex_usd", "residual_value_usd", "depreciation_usd", "disposal_gain_usd", "taxable_income_usd", "loss_carried_usd",
+           "tax_usd", "cash_flow_usd", "cumulative_cash_flow_usd", "discount_factor", "debt_drawn_usd", "interest_usd",
+           "principal_usd", "debt_service_usd", "levered_taxable_income_usd", "levered_loss_carried_usd", "levered_tax_usd",
+           "equity_cash_flow_usd")
+CARRIED = ("cumulative_cash_flow_usd", "loss_carried_usd", "levered_loss_carried_usd")  # past a plan's horizon these stay at their last value
 
 
 def _cell_value(value):
@@ -92,7 +94,7 @@ def cashflow_values(scenario: Scenario, results: tuple[PlanResult, ...], layout:
                 if value is not None:
                     out[f"{get_column_letter(S.FIRST_PLAN_COLUMN + year)}{row}"] = _cell_value(value)
         first = get_column_letter(S.FIRST_PLAN_COLUMN)
-        for key in ("npv_usd", "irr", "payback_months"):
+        for key in ("npv_usd", "irr", "payback_months", "equity_npv_usd", "equity_irr", "min_dscr"):
             value = result.metrics[key]
             out[f"{first}{layout.cf_row(index, key)}"] = (float(value) if np.isfinite(value)
                                                          else missing_text(key, result.metrics))
@@ -105,8 +107,9 @@ def _padded(values: np.ndarray, width: int, key: str, plan) -> np.ndarray:
     out[:n] = values[:n]
     if key in CARRIED and n < width:
         out[n:] = values[n - 1]
-    if key == "discount_factor":
-        out = 1.0 / (1.0 + plan.discount_rate) ** np.arange(width)
+    if key == "discount_factor":  # every column, past the horizon too (mid-year: t - 0.5 from year 1)
+        t = np.arange(width, dtype=float)
+        out = 1.0 / (1.0 + plan.discount_rate) ** np.where((plan.discounting == "mid_year") & (t >= 1), t - 0.5, t)
     return -out if key in CF_NEGATIVE else out
 
 

@@ -6,8 +6,9 @@ revenue, each opex line, its capex in the year it is paid, its depreciation and 
 horizon; then the plan's sums, depreciation, taxable income, the loss carried forward, tax, the cash
 flow, the cumulative flow and the discount factor. Columns past a plan's horizon hold 0.
 NPV = CF0 + NPV(r, CF1:CFn) (Excel's NPV() discounts its first value, so year 0 stays outside);
-IRR = IRR(CF0:CFn); payback = the first time the cumulative flow reaches 0, linear within the
-year, in months ("never" if it does not within the horizon).
+IRR = IRR(CF0:CFn); payback = the earliest time after which the cumulative flow stays >= 0 up to the
+horizon (the last crossing from below 0), linear within the year, in months; 0 where it is never below 0;
+"never" where it is below 0 at the horizon.
 """
 from __future__ import annotations
 
@@ -15,11 +16,15 @@ import math
 
 from openpyxl.utils import get_column_letter
 
+from ..engine.finance.depreciation import MACRS_5_PERCENT, MACRS_7_PERCENT
 from ..engine.finance.quantities import YEAR_QUANTITY_BY_KEY
 from ..engine.scenario import Scenario
 from . import sheets as S
 from .xlsx_checks import banner
-from .xlsx_layout import CF_BANNER_ROW, CF_YEAR_ROW, IRR_ATTEMPTS, IRR_GUESSES, Layout, base_key, cf_keys
+from .xlsx_layout import (
+    CF_BANNER_ROW, CF_YEAR_ROW, EQUITY_IRR_ATTEMPTS, EQUITY_IRR_GUESSES, IRR_ATTEMPTS, IRR_GUESSES, Layout, base_key,
+    cf_keys,
+)
 from .xlsx_na import NA, NaGuard, none_na
 from .xlsx_raw_cells import RawCells
 from .xlsx_styles import (
@@ -35,20 +40,34 @@ CF_UNITS = {
     "irr_guess_first_year": "fraction", "irr_guess_last_year": "fraction", "irr": "fraction", "payback_months": "months",
     "discount_factor": "ratio", "flow_last_sign": "sign", "flow_sign_change": "flag", "cumulative_last_sign": "sign",
     "cumulative_sign_change": "flag", "irr_floor": "fraction", **{key: "fraction" for key in IRR_ATTEMPTS},
+    "dscr": "ratio", "min_dscr": "ratio", "equity_npv_usd": "USD", "equity_irr": "fraction",
+    "equity_irr_guess_engine": "fraction", **{key: "fraction" for key in EQUITY_IRR_ATTEMPTS},
 }
 CF_HELP = {
     "active": "1 in the years the pool serves (after its purchase year, up to the horizon), else 0.",
     "opex_usd": "-(energy + colocation + maintenance + software + rent + staff): opex as a cash outflow.",
     "capex_usd": "-capex of the tranches paid in the year.",
-    "tax_usd": "tax_rate x max(0, taxable income - loss carried from the year before).",
     "loss_carried_usd": "max(0, loss carried from the year before - taxable income).",
-    "taxable_income_usd": "Revenue - opex - depreciation (the residual sale is not taxed).",
-    "payback_year_fraction": "Helper: the year (with fraction) where the cumulative flow crosses 0.",
+    "taxable_income_usd": "Revenue - opex - depreciation + the horizon sale's gain over book value (a loss deducted).",
+    "disposal_gain_usd": "At the horizon: the tranches' values less their book values (capex - depreciation taken) = "
+                         "residual value + capex (outflows) + depreciation, summed over the years.",
+    "equity_npv_usd": "= equity CF0 + NPV(equity discount rate, equity CF1:CFn) (x (1 + r)^0.5 mid-year).",
+    "equity_irr_guess_engine": "Helper, a starting point for the equity IRR(): the engine's equity IRR when written.",
+    **{key: f"Helper: IRR() of the equity flows from the starting point {guess}."
+       for key, guess in zip(EQUITY_IRR_ATTEMPTS, EQUITY_IRR_GUESSES)},
+    "equity_irr": "IRR of the equity flows where they change sign (the project IRR without debt); n/a otherwise.",
+    "min_dscr": "The smallest DSCR over the years with debt service; n/a without debt.",
+    "dscr": "(revenue - opex - levered tax) / debt service, in the years with debt service.",
+    "debt_drawn_usd": "debt_fraction x the capex of the tranches paid in the year (an inflow to equity).",
+    "payback_year_fraction": "Helper: the year (with fraction) where the cumulative flow crosses 0 from below.",
     "flow_last_sign": "Helper: the sign of the last non-zero cash flow up to the year.",
     "flow_sign_change": "Helper: 1 where the cash flow changes sign (IRR is unique where it changes sign once).",
     "cumulative_last_sign": "Helper: the sign of the last non-zero cumulative cash flow up to the year.",
     "cumulative_sign_change": "Helper: 1 where the cumulative cash flow changes sign (once: one positive IRR).",
-    "npv_usd": "= CF0 + NPV(discount_rate, CF1:CFn): year t discounted by (1 + r)^t.",
+    "npv_usd": "= CF0 + NPV(discount_rate, CF1:CFn): year t discounted by (1 + r)^t (discounting = mid_year: "
+               "x (1 + r)^0.5, year t by (1 + r)^(t - 0.5)).",
+    "tax_usd": "tax_rate x max(0, taxable income - loss carried from the year before); tax_losses = credit: "
+               "tax_rate x taxable income (negative in a loss year).",
     "irr_guess_engine": "Helper, a starting point for IRR(): the engine's IRR (a value) when the file was written.",
     "irr_guess_flows": "Helper, a starting point for IRR(): (sum of inflows / sum of outflows)^(1/years) - 1.",
     "irr_guess_first_year": "Helper, a starting point for IRR(): CF1 / -CF0 - 1 (good for high rates).",
@@ -61,9 +80,11 @@ CF_HELP = {
            "where the cumulative flow changes sign once (the one positive rate); tried from each starting point in "
            "turn (the engine's, the three live ones above, IRR_GUESS_LOW, IRR_GUESS_LOWEST) until one converges: "
            "Excel's IRR() is a Newton iteration that can fail from a poor start. n/a where no unique rate exists.",
-    "payback_months": "First time the cumulative cash flow reaches 0, linear within the year, x 12; never if not within years.",
+    "payback_months": "The earliest time after which the cumulative cash flow stays >= 0 up to the horizon (the last "
+                      "crossing from below 0), linear within the year, x 12; 0 where it is never below 0; never where "
+                      "it is below 0 at the horizon.",
 }
-SUMMARY_ROWS = ("npv_usd", "irr_guess_engine", "irr_guess_flows", "irr_guess_first_year", "irr_guess_last_year", "irr",
+SUMMARY_ROWS = ("equity_npv_usd", "equity_irr_guess_engine", *EQUITY_IRR_ATTEMPTS, "equity_irr", "min_dscr", "npv_usd", "irr_guess_engine", "irr_guess_flows", "irr_guess_first_year", "irr_guess_last_year", "irr",
                 "payback_months")
 POOL_SUMMED = ("output_tokens", "revenue_usd", "energy_usd", "colocation_usd", "maintenance_usd", "software_usd",
                "rent_usd", "capex_usd", "depreciation_usd", "residual_value_usd")
@@ -84,7 +105,7 @@ def cf_help(key: str) -> str | None:
     return ("This pool's part: " if base != key else "") + quantity.help
 
 
-def write_cashflow(ws, scenario: Scenario, layout: Layout, irr_by_plan=(), cached=None) -> RawCells:
+def write_cashflow(ws, scenario: Scenario, layout: Layout, irr_by_plan=(), cached=None, equity_irr_by_plan=()) -> RawCells:
     """irr_by_plan: the engine's IRR per plan (NaN where none), used only as IRR's starting point; cached: the
     engine's value of each formula cell by coordinate (xlsx_cached.cashflow_values).
 
@@ -100,15 +121,16 @@ def write_cashflow(ws, scenario: Scenario, layout: Layout, irr_by_plan=(), cache
         cell.number_format = '"year "0'
     banner(ws, CF_BANNER_ROW, last_col)
     irrs = list(irr_by_plan) + [None] * (len(scenario.plans) - len(irr_by_plan))
+    equity = list(equity_irr_by_plan) + [None] * (len(scenario.plans) - len(equity_irr_by_plan))
     for index, plan in enumerate(scenario.plans):
-        _block(ws, layout, index, plan.name, last_col, irrs[index], raw, cached or {})
+        _block(ws, layout, index, plan.name, last_col, (irrs[index], equity[index]), raw, cached or {})
     ws.freeze_panes = "C2"
     label = label_width(with_unit(cashflow_label(key), cf_unit(key)) for key in cf_keys(layout.max_pools))
     widths(ws, {1: 30, 2: label, **{S.FIRST_PLAN_COLUMN + y: 21 for y in range(layout.max_years + 1)}})
     return raw
 
 
-def _block(ws, layout: Layout, index: int, name: str, last_col: int, irr: float | None, raw: RawCells,
+def _block(ws, layout: Layout, index: int, name: str, last_col: int, irrs: tuple, raw: RawCells,
            cached: dict) -> None:
     title_row = layout.cf_block_row(index)
     section(ws, title_row, "", last_col)
@@ -130,9 +152,9 @@ def _block(ws, layout: Layout, index: int, name: str, last_col: int, irr: float 
         row = layout.cf_row(index, key)
         raw.formula(row, S.FIRST_PLAN_COLUMN, text, raw.style_id(book, "formula", cf_unit(key)),
                     cached.get(f"{get_column_letter(S.FIRST_PLAN_COLUMN)}{row}"))
-    if irr is not None and math.isfinite(irr):
-        raw.number(layout.cf_row(index, "irr_guess_engine"), S.FIRST_PLAN_COLUMN, irr,
-                   raw.style_id(book, "engine", "fraction"))
+    for key, irr in zip(("irr_guess_engine", "equity_irr_guess_engine"), irrs):  # the engine's, as IRR() starts
+        if irr is not None and math.isfinite(irr):
+            raw.number(layout.cf_row(index, key), S.FIRST_PLAN_COLUMN, irr, raw.style_id(book, "engine", "fraction"))
 
 
 class _BlockFormulas:
@@ -183,14 +205,29 @@ class _BlockFormulas:
         cells["staff_usd"] = self._na.when(serving, f"{p('staff_usd_per_year')}*{here('cost_index')}")
         cells["opex_usd"] = self._na("-(" + "+".join(here(f"{part}_usd") for part in (
             "energy", "colocation", "maintenance", "software", "rent", "staff")) + ")")
+        capex_all, taken = self.rng("capex_usd"), self.rng("depreciation_usd")
+        cells["disposal_gain_usd"] = self._na.when(
+            f"{year_ref}={horizon}", f"IF(AND({none_na(capex_all)},{none_na(taken)}),"
+                                     f"{here('residual_value_usd')}+SUM({capex_all})+SUM({taken}),{NA})")
         cells["taxable_income_usd"] = self._na.when(serving, f"{here('revenue_usd')}+{here('opex_usd')}"
-                                                              f"-{here('depreciation_usd')}")
+                                                              f"-{here('depreciation_usd')}+{here('disposal_gain_usd')}")
         cells["cash_flow_usd"] = self._na(f"{here('revenue_usd')}+{here('opex_usd')}-{here('tax_usd')}+{here('capex_usd')}"
                                           f"+{here('residual_value_usd')}")
-        cells["discount_factor"] = self._na(f"1/(1+{p('discount_rate')})^{year_ref}")
+        mid = f'AND({p("discounting")}="mid_year",{year_ref}>=1)'
+        cells["discount_factor"] = self._na(f"1/(1+{p('discount_rate')})^({year_ref}-IF({mid},HALF_YEAR,0))")
+        for key in ("interest_usd", "principal_usd", "debt_service_usd"):
+            cells[key] = self._na("+".join(here(f"pool{k}.{key}") for k in range(1, self.pools + 1)))
+        cells["debt_drawn_usd"] = self._na(f"-{p('debt_fraction')}*{here('capex_usd')}")
+        cells["levered_taxable_income_usd"] = self._na.when(serving, f"{here('taxable_income_usd')}-{here('interest_usd')}")
+        cells["equity_cash_flow_usd"] = self._na(f"{here('cash_flow_usd')}+{here('tax_usd')}-{here('levered_tax_usd')}"
+                                                 f"+{here('debt_drawn_usd')}-{here('interest_usd')}-{here('principal_usd')}")
+        cells["dscr"] = self._na(f'IF({here("debt_service_usd")}>0,({here("revenue_usd")}+{here("opex_usd")}'
+                                 f'-{here("levered_tax_usd")})/{here("debt_service_usd")},"")')
         if year == 0:
             cells["loss_carried_usd"] = "=0"
             cells["tax_usd"] = "=0"
+            cells["levered_loss_carried_usd"] = "=0"
+            cells["levered_tax_usd"] = "=0"
             cells["cumulative_cash_flow_usd"] = self._na(here("cash_flow_usd"))
             for flow in ("flow", "cumulative"):
                 source = here("cash_flow_usd" if flow == "flow" else "cumulative_cash_flow_usd")
@@ -204,8 +241,14 @@ class _BlockFormulas:
             cells[f"{flow}_last_sign"] = self._na(f"IF({source}<>0,SIGN({source}),{last})")
             cells[f"{flow}_sign_change"] = self._na(f"IF(AND({source}<>0,{last}<>0,SIGN({source})<>{last}),1,0)")
         before_loss = f"{prev}{self.row('loss_carried_usd')}"
-        cells["tax_usd"] = self._na.when(serving, f"{p('tax_rate')}*MAX(0,{here('taxable_income_usd')}-{before_loss})")
-        cells["loss_carried_usd"] = self._na(f"MAX(0,{before_loss}-{here('taxable_income_usd')})")
+        credit = f'{p("tax_losses")}="credit"'
+        cells["tax_usd"] = self._na.when(serving, f"IF({credit},{p('tax_rate')}*{here('taxable_income_usd')},"
+                                                  f"{p('tax_rate')}*MAX(0,{here('taxable_income_usd')}-{before_loss}))")
+        cells["loss_carried_usd"] = self._na(f"IF({credit},0,MAX(0,{before_loss}-{here('taxable_income_usd')}))")
+        levered, before_levered = here("levered_taxable_income_usd"), f"{prev}{self.row('levered_loss_carried_usd')}"
+        cells["levered_tax_usd"] = self._na.when(serving, f"IF({credit},{p('tax_rate')}*{levered},"
+                                                          f"{p('tax_rate')}*MAX(0,{levered}-{before_levered}))")
+        cells["levered_loss_carried_usd"] = self._na(f"IF({credit},0,MAX(0,{before_levered}-{levered}))")
         before = f"{prev}{self.row('cumulative_cash_flow_usd')}"
         after = here("cumulative_cash_flow_usd")
         cells["cumulative_cash_flow_usd"] = self._na(f"{before}+{here('cash_flow_usd')}")
@@ -223,17 +266,19 @@ class _BlockFormulas:
         life = f"IF(ISBLANK({p('depreciation_years')}),{horizon},{p('depreciation_years')})"
         resid = p("residual_value_fraction")
         age = f"({horizon}-{bought})"
-        value = f"IF({age}>={horizon},{resid},1-(1-{resid})*MIN(1,{age}/{horizon}))"
+        value = (f'IF({p("resale_curve")}="declining_balance",(1-{p("resale_decline_per_year")})^{age},'
+                 f"IF({age}>={horizon},{resid},1-(1-{resid})*MIN(1,{age}/{horizon})))")
         out = own("output_tokens")
         gated = lambda core: self._na.when(f"{active}=1", core)  # noqa: E731  (a pool that does not serve costs nothing)
         return {
             f"pool{k}.active": self._na(f"IF(AND({year_ref}>{bought},{year_ref}<={horizon}),1,0)"),
             f"pool{k}.output_tokens": gated(f"{q('tokens_per_s_per_device')}*{q('device_count')}*{util}*SECONDS_PER_YEAR"
                                           f"*{active}"),
-            f"pool{k}.revenue_usd": gated(f"{out}*({q('price_usd_per_million_output_tokens')}*{here('price_index')})"
+            f"pool{k}.revenue_usd": gated(f'IF({p("revenue_mode")}="device_hours",{self._hours(k, util, here)},'
+                                        f"{out}*({q('price_usd_per_million_output_tokens')}*{here('price_index')})"
                                         f"/TOKENS_PER_MILLION+{out}*{p('input_tokens')}/{p('output_tokens')}"
                                         f"*({p('price_usd_per_million_input_tokens')}*{here('price_index')})"
-                                        f"/TOKENS_PER_MILLION"),
+                                        f"/TOKENS_PER_MILLION)"),
             f"pool{k}.energy_usd": gated(f"{q('owned')}*(({q('device_count')}*({util}*{q('power_w')}+(1-{util})"
                                        f"*{q('idle_w')})+{q('servers')}*{q('server_overhead_w')})/W_PER_KW)*{p('pue')}"
                                        f"*HOURS_PER_YEAR*{p('electricity_usd_per_kwh')}*{here('electricity_index')}"
@@ -247,22 +292,73 @@ class _BlockFormulas:
             f"pool{k}.rent_usd": gated(f"(1-{q('owned')})*{q('device_count')}*{q('rent_usd_per_device_hour')}"
                                      f"*HOURS_PER_YEAR*{here('cost_index')}*{active}"),
             f"pool{k}.capex_usd": self._na.when(f"{year_ref}={bought}", f"-{q('capex_usd')}"),
-            f"pool{k}.depreciation_usd": self._na.when(f"AND({year_ref}>{bought},{year_ref}<={bought}+{life},"
-                                                  f"{year_ref}<={horizon})", f"{q('capex_usd')}*(1-{resid})/{life}"),
+            f"pool{k}.depreciation_usd": self._depreciation(year_ref, bought, horizon, life, resid, q("capex_usd")),
             f"pool{k}.residual_value_usd": self._na.when(f"{year_ref}={horizon}", f"{q('capex_usd')}*{value}"),
+            **self._debt_cells(k, year_ref, horizon, here),
         }
+
+    def _hours(self, k: int, util: str, here) -> str:
+        """revenue_mode = device_hours: devices x HOURS_PER_YEAR x (reserved share x reserved price + the rest x
+        utilization x on-demand price) x the price index (docs/model.md, "Revenue as device hours")."""
+        p = self.plans
+        share = p("reserved_fraction")
+        return (f"{self.results(f'pool{k}.device_count')}*HOURS_PER_YEAR*({share}*{p('reserved_price_usd_per_device_hour')}"
+                f"+(1-{share})*{util}*{p('price_usd_per_device_hour')})*{here('price_index')}"
+                f"*{here(f'pool{k}.active')}")
+
+    def _debt_cells(self, k: int, year_ref: str, horizon: str, here) -> dict[str, str]:
+        """One tranche's loan in the year (docs/model.md, "Financing"): debt_fraction x capex borrowed when
+        paid, a level annuity over debt_years at debt_rate from the next year, the balance still owed
+        repaid at the horizon; B(j) = ((1 + i)^m - (1 + i)^j) / ((1 + i)^m - 1) of the loan after j payments."""
+        p = self.plans
+        loan = f"{p('debt_fraction')}*{self.results(f'pool{k}.capex_usd')}"
+        rate, bought = p("debt_rate"), self.results(f"pool{k}.purchase_year")
+        term = f"IF(ISBLANK({p('debt_years')}),{horizon},{p('debt_years')})"
+        paid = f"({year_ref}-{bought})"
+        owed = lambda j: (f"IF({rate}=0,1-MIN({j},{term})/{term},"  # noqa: E731
+                          f"((1+{rate})^{term}-(1+{rate})^MIN({j},{term}))/((1+{rate})^{term}-1))")
+        payment = f"IF({rate}=0,1/{term},{rate}/(1-(1+{rate})^-{term}))"
+        paying = f"AND({paid}>=1,{paid}<={term},{year_ref}<={horizon})"
+        interest = here(f"pool{k}.interest_usd")
+        scheduled = f"IF({paying},{loan}*{payment}-{interest},0)"
+        at_sale = f"AND({year_ref}={horizon},{paid}>=1)"
+        balloon = f"IF({at_sale},{loan}*{owed(paid)},0)"
+        # only the years with a payment or the sale read the loan (a tranche that cannot be racked has none)
+        return {
+            f"pool{k}.interest_usd": self._na.when(paying, f"{rate}*{loan}*{owed(f'{paid}-1')}"),
+            f"pool{k}.principal_usd": self._na.when(f"OR({paying},{at_sale})", f"{scheduled}+{balloon}"),
+            f"pool{k}.debt_service_usd": self._na.when(paying, f"{interest}+{loan}*{payment}-{interest}"),
+        }
+
+    def _depreciation(self, year_ref, bought, horizon, life, resid, capex) -> str:
+        """A tranche's depreciation in the year (docs/model.md, "Finance conventions"): straight line as
+        before; half_year and MACRS by the tranche's age, the MACRS percentages of IRS Publication 946,
+        Table A-1 (half-year convention), are the Constants sheet's MACRS_5_1.. and MACRS_7_1.., picked by CHOOSE()."""
+        method = self.plans("depreciation_method")
+        straight = self._na.expr(f"{capex}*(1-{resid})/{life}")
+        age = f"({year_ref}-{bought})"
+        half = f"IF({age}=1,HALF_YEAR/{life},IF({age}<={life},1/{life},IF({age}={life}+1,HALF_YEAR/{life},0)))"
+        tables = [f'IF({method}="macrs_{life_years}",IF({age}<=COUNT({names}),CHOOSE({age},{names}),0),'
+                  for life_years, pct in ((5, MACRS_5_PERCENT), (7, MACRS_7_PERCENT))
+                  for names in [",".join(f"MACRS_{life_years}_{k}" for k in range(1, len(pct) + 1))]]
+        rate = f'IF({method}="half_year",{half},' + "".join(tables) + "0)))"
+        scheduled = self._na.expr(f'{capex}*IF(OR({method}="macrs_5",{method}="macrs_7"),1,1-{resid})*{rate}')
+        return (f'=IF({method}="straight_line",IF(AND({year_ref}>{bought},{year_ref}<={bought}+{life},'
+                f'{year_ref}<={horizon}),{straight},0),IF(AND({year_ref}>{bought},{year_ref}<={horizon}),{scheduled},0))')
 
     def summary_cells(self) -> dict[str, str]:
         flows, later = self.rng("cash_flow_usd"), self.rng("cash_flow_usd", 1)
         complete = none_na(flows)
         first = f"{self.layout.year_col(0)}{self.row('cash_flow_usd')}"
-        cum0 = f"{self.layout.year_col(0)}{self.row('cumulative_cash_flow_usd')}"
+        cumulative = self.rng("cumulative_cash_flow_usd")
         crossing = self.rng("payback_year_fraction", 1)
         sign_change = f"AND(MAX({flows})>0,MIN({flows})<0)"
         year1 = f"{self.layout.year_col(1)}{self.row('cash_flow_usd')}"
         horizon = self.plans("years")
         return {
-            "npv_usd": self._na(f"IF({complete},{first}+NPV({self.plans('discount_rate')},{later}),{NA})"),
+            "npv_usd": self._na(f"IF({complete},{first}+NPV({self.plans('discount_rate')},{later})"
+                                f'*IF({self.plans("discounting")}="mid_year",(1+{self.plans("discount_rate")})^HALF_YEAR,1),'
+                                f"{NA})"),
             "irr_guess_flows": f'=IF(AND({complete},SUMIF({flows},">0")>0,SUMIF({flows},"<0")<0),'
                                f'(SUMIF({flows},">0")/-SUMIF({flows},"<0"))^(1/{self.plans("years")})-1,"")',
             "irr_guess_first_year": f'=IF(AND({complete},ISNUMBER({first})),IF({first}<0,{year1}/-{first}-1,""),"")',
@@ -273,9 +369,33 @@ class _BlockFormulas:
             **self._irr_attempts(flows),
             "irr": self._na(f"IF({complete},IF(AND({sign_change},ISNUMBER({self._c('irr_floor')})),"
                        f"{self._first_number()},{NA}),{NA})"),
-            "payback_months": self._na(f'IF({complete},IF({cum0}>=0,0,IF(COUNT({crossing})=0,"{NEVER}",'
-                                  f'MONTHS_PER_YEAR*MIN({crossing}))),{NA})'),
+            "payback_months": self._na(f'IF({complete},IF(INDEX({cumulative},1,COLUMNS({cumulative}))<0,"{NEVER}",'
+                                  f'IF(MIN({cumulative})>=0,0,MONTHS_PER_YEAR*MAX({crossing}))),{NA})'),
+            **self._equity_cells(),
         }
+
+    def _equity_cells(self) -> dict[str, str]:
+        """Equity NPV at the equity discount rate (the plan's discounting), equity IRR (IRR() tried from the
+        engine's value, the project IRR and IRR_GUESS_LOW, where the equity flows change sign; the project
+        IRR itself without debt, as the flows are the same), min DSCR over the years with debt service."""
+        p = self.plans
+        flows, later = self.rng("equity_cash_flow_usd"), self.rng("equity_cash_flow_usd", 1)
+        complete = none_na(flows)
+        first = f"{self.layout.year_col(0)}{self.row('equity_cash_flow_usd')}"
+        rate = f"IF(ISBLANK({p('equity_discount_rate')}),{p('discount_rate')},{p('equity_discount_rate')})"
+        cells = {"equity_npv_usd": self._na(f'IF({complete},{first}+NPV({rate},{later})'
+                                            f'*IF({p("discounting")}="mid_year",(1+{rate})^HALF_YEAR,1),{NA})')}
+        for key, guess in zip(EQUITY_IRR_ATTEMPTS, EQUITY_IRR_GUESSES):
+            start = guess if guess.isupper() else self._c(guess)
+            cells[key] = f'=IFERROR(IRR({flows},{start}),"")'
+        chain = NA
+        for key in reversed(EQUITY_IRR_ATTEMPTS):
+            chain = f"IF(ISNUMBER({self._c(key)}),{self._c(key)},{chain})"
+        cells["equity_irr"] = (f'=IF({p("debt_fraction")}=0,{self._c("irr")},IF({complete},'
+                               f'IF(AND(MAX({flows})>0,MIN({flows})<0),{chain},{NA}),{NA}))')
+        dscr = self.rng("dscr")
+        cells["min_dscr"] = f'=IF(COUNT({dscr})>0,MIN({dscr}),{NA})'
+        return cells
 
     def _c(self, key: str) -> str:
         return f"{self.layout.year_col(0)}{self.row(key)}"

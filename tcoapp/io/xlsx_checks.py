@@ -34,7 +34,9 @@ BOLD = Font(bold=True)
 # Plans keys the engine reads (their effect is not a spreadsheet formula)
 ENGINE_PLAN_KEYS = tuple(f.name for f in PLAN_FIELDS if f.group in ("selection", "workload", "serving", "target")
                          and f.name != "price_tiers") + ("sizing_mode",)
-SIZING_INPUT = {"facility_power": ("facility_power_kw", "pue"), "capex_budget": ("capex_budget_usd", "other_capex_fraction"),
+SIZING_INPUT = {"facility_power": ("facility_power_kw", "pue"), "capex_budget": ("capex_budget_usd", "other_capex_fraction",
+                                                                   "network_usd_per_device", "storage_usd_per_device",
+                                                                   "installation_usd_per_server"),
                 "demand": ("demand_tokens_per_day", "utilization")}
 ENGINE_POOL_KEYS = ("role", "device", "curve") + POOL_SERVING_KEYS
 PERF_DEVICE_FIELDS = ("memory_gb", "mem_bw_gb_s", "peak_tflops_bf16", "peak_tflops_fp8", "peak_tflops_fp4", "tdp_w",

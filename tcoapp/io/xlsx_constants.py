@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from openpyxl.workbook.defined_name import DefinedName
 
+from ..engine.finance.depreciation import MACRS_5_PERCENT, MACRS_7_PERCENT
+
 from .xlsx_styles import header, key_cell, put, unit_cell, widths, wrap
 
 # name, unit, value (a number or a formula over other constants), description
@@ -19,6 +21,11 @@ CONSTANTS = (
     ("SIZING_EPSILON", "servers", 1e-9, "Rounding guard of the sizing formulas (the engine's): a fleet that fits "
                                         "exactly is not rounded one server down."),
     ("SECONDS_PER_DAY", "s/day", 86400, "Seconds in a day (demand sizing)."),
+    ("HALF_YEAR", "years", 0.5, "Half a year: the half-year depreciation convention and mid-year discounting."),
+) + tuple(  # IRS Publication 946, Appendix A, Table A-1 (GDS, 200% declining balance, half-year convention)
+    (f"MACRS_{life}_{year}", "fraction", pct / 100, f"MACRS {life}-year property, year {year}: {pct:.2f}% of the "
+     "basis (IRS Publication 946, Table A-1, half-year convention).")
+    for life, table in ((5, MACRS_5_PERCENT), (7, MACRS_7_PERCENT)) for year, pct in enumerate(table, start=1)
 )
 
 

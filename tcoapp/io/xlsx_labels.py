@@ -39,7 +39,8 @@ CASHFLOW_LABELS = {
     "energy_usd": "Energy", "colocation_usd": "Colocation", "maintenance_usd": "Maintenance",
     "software_usd": "Software", "rent_usd": "Rent", "staff_usd": "Staff", "opex_usd": "Opex (outflow)",
     "capex_usd": "Capex (outflow)", "residual_value_usd": "Residual value at the horizon",
-    "depreciation_usd": "Depreciation", "taxable_income_usd": "Taxable income",
+    "depreciation_usd": "Depreciation", "disposal_gain_usd": "Gain on the horizon sale (over book value)",
+    "taxable_income_usd": "Taxable income",
     "loss_carried_usd": "Loss carried forward", "tax_usd": "Tax", "cash_flow_usd": "Cash flow",
     "cumulative_cash_flow_usd": "Cumulative cash flow", "discount_factor": "Discount factor",
     "payback_year_fraction": "Helper: payback crossing (year)", "flow_last_sign": "Helper: last sign of the flow",
@@ -49,6 +50,13 @@ CASHFLOW_LABELS = {
     "irr_guess_first_year": "Helper: IRR start from year 1", "irr_guess_last_year": "Helper: IRR start from the last year",
     "irr_floor": "Helper: lowest unique IRR", "irr": "IRR", "payback_months": "Payback",
     "active": "Serving this year",
+    "debt_drawn_usd": "Debt drawn", "interest_usd": "Interest", "principal_usd": "Principal repaid",
+    "debt_service_usd": "Debt service (interest + scheduled principal)",
+    "levered_taxable_income_usd": "Taxable income after interest", "levered_loss_carried_usd": "Loss carried (after interest)",
+    "levered_tax_usd": "Tax after interest", "equity_cash_flow_usd": "Equity cash flow", "dscr": "DSCR",
+    "equity_npv_usd": "Equity NPV", "equity_irr_guess_engine": "Helper: equity IRR start, the engine's",
+    **{f"equity_irr_attempt_{i}": f"Helper: equity IRR() from start {i}" for i in range(1, 4)},
+    "equity_irr": "Equity IRR", "min_dscr": "Min DSCR",
     **{key: f"Helper: IRR() from start {i}" for i, key in enumerate(IRR_ATTEMPTS, start=1)},
 }
 assert len(IRR_ATTEMPTS) == len(IRR_GUESSES)

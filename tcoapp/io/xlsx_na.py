@@ -17,7 +17,7 @@ import re
 from typing import Callable
 
 from . import sheets as S
-from .xlsx_layout import IRR_ATTEMPTS, base_key
+from .xlsx_layout import EQUITY_IRR_ATTEMPTS, IRR_ATTEMPTS, base_key
 from .xlsx_styles import NOT_AVAILABLE
 
 NA = f'"{NOT_AVAILABLE}"'
@@ -33,8 +33,8 @@ RESULTS_NEVER_NA = frozenset({
 CASHFLOW_NEVER_NA = frozenset({
     "price_index", "electricity_index", "cost_index", "utilization", "discount_factor", "active",
     "payback_year_fraction", "irr_guess_engine", "irr_guess_flows", "irr_guess_first_year", "irr_guess_last_year",
-    "irr_floor",
-}) | frozenset(IRR_ATTEMPTS)
+    "irr_floor", "equity_irr_guess_engine", "dscr",
+}) | frozenset(IRR_ATTEMPTS) | frozenset(EQUITY_IRR_ATTEMPTS)
 
 _STRING = re.compile(r'"[^"]*"')
 # a single-cell reference, optionally sheet-qualified; not one end of a range, not part of a name or a call

@@ -80,7 +80,10 @@ POOL_FORMULAS: tuple[tuple[str, PoolFormula], ...] = (
                                      f'+{q.r("servers")}*{q.r("server_price_usd")})'),
     # a pool that cannot be racked or holds no device does not exist: no capex, so the plan has no cost or return
     ("capex_usd", lambda q: f'IF(AND(ISNUMBER({q.r("racks")}),{q.r("device_count")}>=1),'
-                            f'{q.r("hardware_capex_usd")}*(1+{q.p("other_capex_fraction")}),{NA})'),
+                            f'{q.r("hardware_capex_usd")}*(1+{q.p("other_capex_fraction")})'
+                            f'+{q.r("owned")}*({q.r("device_count")}*({q.p("network_usd_per_device")}'
+                            f'+{q.p("storage_usd_per_device")})+{q.r("servers")}*{q.p("installation_usd_per_server")}),'
+                            f'{NA})'),
     ("device_avg_w", lambda q: f'{q.p("utilization")}*{q.r("power_w")}+(1-{q.p("utilization")})*{q.r("idle_w")}'),
     ("it_avg_kw", lambda q: f'({q.r("device_count")}*{q.r("device_avg_w")}+{q.r("servers")}*{q.r("server_overhead_w")})'
                             f'/W_PER_KW'),
@@ -96,9 +99,13 @@ POOL_FORMULAS: tuple[tuple[str, PoolFormula], ...] = (
     ("output_tokens_per_year", lambda q: f'{q.r("tokens_per_s_per_device")}*{q.r("device_count")}*{q.p("utilization")}'
                                          f'*SECONDS_PER_YEAR'),
     ("input_tokens_per_year", lambda q: f'{q.r("output_tokens_per_year")}*{q.p("input_tokens")}/{q.p("output_tokens")}'),
-    ("revenue_usd_per_year", lambda q: f'({q.r("output_tokens_per_year")}*{q.r("price_usd_per_million_output_tokens")}'
+    ("revenue_usd_per_year", lambda q: f'IF({q.p("revenue_mode")}="device_hours",{q.r("device_count")}*HOURS_PER_YEAR'
+                                       f'*({q.p("reserved_fraction")}*{q.p("reserved_price_usd_per_device_hour")}'
+                                       f'+(1-{q.p("reserved_fraction")})*{q.p("utilization")}'
+                                       f'*{q.p("price_usd_per_device_hour")}),'
+                                       f'({q.r("output_tokens_per_year")}*{q.r("price_usd_per_million_output_tokens")}'
                                        f'+{q.r("input_tokens_per_year")}*{q.p("price_usd_per_million_input_tokens")})'
-                                       f'/TOKENS_PER_MILLION'),
+                                       f'/TOKENS_PER_MILLION)'),
 )
 SUMMED_KEYS = ("device_count", "servers", "racks", "hardware_capex_usd", "capex_usd", "it_avg_kw", "it_provisioned_kw")
 # plan rows levelized from the CashFlow year rows: key -> (CashFlow row, sign)
@@ -158,9 +165,11 @@ FORMULA_SECTIONS: tuple[tuple[str, tuple[tuple[str, Formula], ...]], ...] = (
         ("tokens_per_joule", lambda x: f'IF({x.r("power_w")}>0,{x.r("tokens_per_s_per_device")}/{x.r("power_w")},{NA})'),
     )),
     ("Levelized over the years (formulas over CashFlow: present value x capital recovery factor)", (
-        ("capital_recovery_factor",
-         lambda x: f'IF({x.p("discount_rate")}=0,1/{x.p("years")},'
-                   f'{x.p("discount_rate")}/(1-(1+{x.p("discount_rate")})^-{x.p("years")}))'),
+        ("capital_recovery_factor",  # mid-year discounting: 1 / the discount factors of years 1..n summed
+         lambda x: f'IF({x.p("discounting")}="mid_year",1/SUMPRODUCT(--({x.cf_year_range(1)}<={x.p("years")}),'
+                   f'{x.cf_range("discount_factor", 1)}),'
+                   f'IF({x.p("discount_rate")}=0,1/{x.p("years")},'
+                   f'{x.p("discount_rate")}/(1-(1+{x.p("discount_rate")})^-{x.p("years")})))'),
         ("capex_usd_per_year",
          lambda x: f'IF(AND({none_na(x.cf_range("capex_usd"))},{none_na(x.cf_range("residual_value_usd"))}),'
                    f'(SUMPRODUCT(-{x.cf_range("capex_usd")},{x.cf_range("discount_factor")})'
@@ -197,10 +206,15 @@ FORMULA_SECTIONS: tuple[tuple[str, tuple[tuple[str, Formula], ...]], ...] = (
                    f'IF({x.r("capex_usd")}>0,(SUM({x.cf_range("cash_flow_usd", 1)})-SUM({x.cf_range("capex_usd", 1)}))'
                    f'/{x.r("capex_usd")}-1,{NA}),{NA})'),
     )),
+    ("Financing (formulas; docs/model.md \"Financing\")", (
+        ("equity_npv_usd", lambda x: x.cf("equity_npv_usd")),
+        ("equity_irr", lambda x: x.cf("equity_irr")),
+        ("min_dscr", lambda x: x.cf("min_dscr")),
+    )),
 )
 
 # Results rows that are plain references to a formula elsewhere (no n/a guard: they hold its value)
-PASS_THROUGH = {"npv_usd", "irr", "payback_months", "staff_usd_per_year"}
+PASS_THROUGH = {"npv_usd", "irr", "payback_months", "staff_usd_per_year", "equity_npv_usd", "equity_irr", "min_dscr"}
 ENGINE_TITLE = "Engine outputs (values computed by the tcoapp engine, not formulas: change inputs in the app)"
 
 
@@ -399,7 +413,9 @@ class PoolRefs:
             core = (f'ROUNDDOWN({self.p("facility_power_kw")}*W_PER_KW/({self.r("server_nameplate_w")}'
                     f'*{self.p("pue")})+SIZING_EPSILON,0)*{dps}')
         elif mode == "capex_budget":  # a rented pool has no capex to size by
-            per_server = f'({dps}*{self.r("price_usd")}+{self.r("server_price_usd")})*(1+{self.p("other_capex_fraction")})'
+            per_server = (f'({dps}*{self.r("price_usd")}+{self.r("server_price_usd")})*(1+{self.p("other_capex_fraction")})'
+                          f'+{dps}*({self.p("network_usd_per_device")}+{self.p("storage_usd_per_device")})'
+                          f'+{self.p("installation_usd_per_server")}')
             core = (f'IF({self.r("owned")}=0,{NA},'
                     f'ROUNDDOWN({self.p("capex_budget_usd")}/({per_server})+SIZING_EPSILON,0)*{dps})')
         elif mode == "demand":  # no tokens per device-day: no fleet meets any demand

@@ -98,14 +98,15 @@ def _reference_irr(row):
 
 
 def _reference_payback(flows):
+    """The earliest time after which the cumulative flow stays >= 0 (docs/model.md, "Finance")."""
     c = np.cumsum(flows)
-    if c[0] >= 0:
-        return 0.0
-    reached = np.nonzero(c[1:] >= 0)[0]
-    if reached.size == 0:
+    if not np.all(np.isfinite(c)) or c[-1] < 0:
         return np.nan
-    t = int(reached[0]) + 1
-    return 12.0 * ((t - 1) + (-c[t - 1]) / (c[t] - c[t - 1]))
+    below = np.nonzero(c < 0)[0]
+    if below.size == 0:
+        return 0.0
+    k = int(below[-1])
+    return 12.0 * (k + (-c[k]) / (c[k + 1] - c[k]))
 
 
 def test_vectorized_irr_and_payback_equal_the_row_by_row_definitions():

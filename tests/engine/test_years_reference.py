@@ -1,6 +1,6 @@
 """Years: an independent year-by-year reference (plain Python, not the engine) for a plan with a
 price decline, cost and electricity growth, a ramp, tax with a loss carried forward and a second
-tranche; properties (NPV falls as prices fall faster; with every new key at its default the
+tranche (its horizon sale a disposal: the gain over book value taxed); properties (NPV falls as prices fall faster; with every new key at its default the
 numbers are section 3's exactly)."""
 from __future__ import annotations
 
@@ -49,7 +49,8 @@ def reference(plan, pools):
     for t in range(n + 1):
         if t == 0:
             cap = sum(x["capex"] for x in tranches if x["purchase_year"] == 0)
-            rows.append(dict(cash=-cap, tax=0.0, dep=0.0, revenue=0.0, opex=0.0, tokens=0.0, in_tokens=0.0, capex=cap))
+            rows.append(dict(cash=-cap, tax=0.0, dep=0.0, revenue=0.0, opex=0.0, tokens=0.0, in_tokens=0.0, capex=cap,
+                             taxable=0.0))
             continue
         u = plan["first_year_utilization"] + (plan["utilization"] - plan["first_year_utilization"]) * min(1, (t - 1) / plan["ramp_years"])
         price_idx = (1 + plan["price_change_per_year"]) ** (t - 1)
@@ -64,55 +65,167 @@ def reference(plan, pools):
             inp = out * plan["input_tokens"] / plan["output_tokens"]
             tokens += out
             in_tokens += inp
-            revenue += out * x["price_usd_per_million_output_tokens"] * price_idx / 1e6 \
-                + inp * plan["price_usd_per_million_input_tokens"] * price_idx / 1e6
+            if plan.get("revenue_mode", 0) == 1:  # device-hours: reserved all year, the rest when used
+                share = plan["reserved_fraction"]
+                revenue += x["device_count"] * 8760 * price_idx * (share * plan["reserved_price_usd_per_device_hour"]
+                                                                   + (1 - share) * u * plan["price_usd_per_device_hour"])
+            else:
+                revenue += out * x["price_usd_per_million_output_tokens"] * price_idx / 1e6 \
+                    + inp * plan["price_usd_per_million_input_tokens"] * price_idx / 1e6
             avg_kw = (x["device_count"] * (u * x["power_w"] + (1 - u) * x["idle_w"]) + x["servers"] * x["server_overhead_w"]) / 1000
             opex += avg_kw * plan["pue"] * 8760 * elec
             opex += (x["prov_kw"] * plan["colocation_usd_per_kw_month"] * 12 + plan["maintenance_fraction_per_year"] * x["hw"]
                      + plan["software_usd_per_device_year"] * x["device_count"]) * cost_idx
-            if t <= x["purchase_year"] + D:
-                dep += x["capex"] * (1 - R) / D
+            part = depreciation_part(plan.get("depreciation_method", 0), x["capex"], R, D, t - x["purchase_year"])
+            dep += part
+            x["taken"] = x.get("taken", 0.0) + part
         opex += plan["staff_usd_per_year"] * cost_idx
         taxable = revenue - opex - dep
-        tax = plan["tax_rate"] * max(0.0, taxable - loss)
-        loss = max(0.0, loss - taxable)
+        if t == n:  # the horizon sale is a disposal: value less book value (capex - depreciation taken) is taxed
+            for x in tranches:
+                value = resale(plan, x, n)
+                taxable += value - (x["capex"] - x.get("taken", 0.0))
+        if plan.get("tax_losses", 0) == 1:  # credit: a loss lowers the owner's other tax in its year
+            tax = plan["tax_rate"] * taxable
+        else:
+            tax = plan["tax_rate"] * max(0.0, taxable - loss)
+            loss = max(0.0, loss - taxable)
         cash = revenue - opex - tax - capex_paid
         if t == n:
             for x in tranches:
-                age = n - x["purchase_year"]
-                cash += x["capex"] * (1 - (1 - R) * min(1, age / n))
+                cash += resale(plan, x, n)
         rows.append(dict(cash=cash, tax=tax, dep=dep, revenue=revenue, opex=opex, tokens=tokens, in_tokens=in_tokens,
-                         capex=capex_paid))
+                         capex=capex_paid, taxable=taxable))
     flows = [row["cash"] for row in rows]
-    npv = sum(f / (1 + r) ** t for t, f in enumerate(flows))
+    mid_year = plan.get("discounting", 0) == 1  # mid-year: years 1..n at t - 0.5
+    when = lambda t: t - 0.5 if mid_year and t >= 1 else t  # noqa: E731
+    npv = sum(f / (1 + r) ** when(t) for t, f in enumerate(flows))
     lo, hi = -0.99, 10.0
     f = lambda rate: sum(fl / (1 + rate) ** t for t, fl in enumerate(flows))  # noqa: E731
     for _ in range(200):
         mid = (lo + hi) / 2
         lo, hi = (lo, mid) if f(lo) * f(mid) <= 0 else (mid, hi)
-    cumulative, payback = 0.0, None
+    cumulative, payback = 0.0, 0.0  # the last crossing from below 0, if the horizon's flow is >= 0
     for t, fl in enumerate(flows):
         before, cumulative = cumulative, cumulative + fl
-        if t > 0 and cumulative >= 0 and payback is None:
+        if t > 0 and cumulative >= 0 > before:
             payback = 12 * ((t - 1) + (-before) / (cumulative - before))
+        elif cumulative < 0:
+            payback = None
     total_capex = sum(x["capex"] for x in tranches)
     roi = (sum(flows[1:]) + sum(row["capex"] for row in rows[1:])) / total_capex - 1
-    crf = r / (1 - (1 + r) ** -n)
-    pv = lambda key: sum(row[key] / (1 + r) ** t for t, row in enumerate(rows) if t >= 1)  # noqa: E731
-    residual_pv = sum(x["capex"] * (1 - (1 - R) * min(1, (n - x["purchase_year"]) / n)) for x in tranches) / (1 + r) ** n
-    pv_capex = sum(x["capex"] / (1 + r) ** x["purchase_year"] for x in tranches)
+    pv = lambda key: sum(row[key] / (1 + r) ** when(t) for t, row in enumerate(rows) if t >= 1)  # noqa: E731
+    residual_pv = sum(resale(plan, x, n) for x in tranches) / (1 + r) ** when(n)
+    pv_capex = sum(x["capex"] / (1 + r) ** when(x["purchase_year"]) for x in tranches)
     cost = ((pv_capex - residual_pv) + pv("opex")) / pv("tokens") * 1e6
     share = sum(x["device_count"] * x["prefill_share"] for x in tranches) / sum(x["device_count"] for x in tranches)
     cost_in = share * ((pv_capex - residual_pv) + pv("opex")) / pv("in_tokens") * 1e6
-    return dict(rows=rows, npv=npv, irr=(lo + hi) / 2, payback=payback, roi=roi, cost=cost, cost_in=cost_in)
+    out = dict(rows=rows, npv=npv, irr=(lo + hi) / 2, payback=payback, roi=roi, cost=cost, cost_in=cost_in)
+    out.update(financed(plan, tranches, rows, when))
+    return out
+
+
+def financed(plan, tranches, rows, when):
+    """docs/model.md "Financing" in plain arithmetic: each tranche borrows debt_fraction of its capex when
+    paid, repays a level annuity (a loop over its balance), the rest at the horizon; interest is deducted
+    for the equity holder's tax (same loss rule); equity flows, their NPV and IRR, and the worst DSCR."""
+    n, f, i = plan["years"], plan.get("debt_fraction", 0.0), plan.get("debt_rate", 0.0)
+    m = plan.get("debt_years") or n
+    interest, principal, scheduled, drawn = ([0.0] * (n + 1) for _ in range(4))
+    for x in tranches:
+        debt, y = f * x["capex"], x["purchase_year"]
+        drawn[y] += debt
+        payment = debt / m if i == 0 else debt * i / (1 - (1 + i) ** -m)
+        balance = debt
+        for t in range(y + 1, n + 1):
+            if t - y <= m:
+                owed = i * balance
+                interest[t] += owed
+                principal[t] += payment - owed
+                scheduled[t] += payment - owed
+                balance -= payment - owed
+            if t == n:
+                principal[t] += max(balance, 0.0) if t - y < m else 0.0
+    loss, equity, cover = 0.0, [], []
+    for t, row in enumerate(rows):
+        if t == 0:
+            tax = 0.0
+        else:
+            taxable = row["taxable"] - interest[t]
+            if plan.get("tax_losses", 0) == 1:
+                tax = plan["tax_rate"] * taxable
+            else:
+                tax = plan["tax_rate"] * max(0.0, taxable - loss)
+                loss = max(0.0, loss - taxable)
+            service = interest[t] + scheduled[t]
+            if service > 0:
+                cover.append((row["revenue"] - row["opex"] - tax) / service)
+        equity.append(row["cash"] + row["tax"] - tax + drawn[t] - interest[t] - principal[t])
+    rate = plan.get("equity_discount_rate") or plan["discount_rate"]
+    npv = sum(e / (1 + rate) ** when(t) for t, e in enumerate(equity))
+    g = lambda x: sum(e / (1 + x) ** t for t, e in enumerate(equity))  # noqa: E731
+    # the smallest rate >= 0 where g changes sign (a balloon repayment can make the flows change sign
+    # twice; the cumulative flow changes once, so that positive rate is the one IRR), else below 0
+    grid = [k / 1000 for k in range(0, 50001)] + [-k / 1000 for k in range(1, 991)]
+    lo = next(x for x, x2 in zip(grid, grid[1:]) if g(x) * g(x2) <= 0 and (x >= 0) == (x2 >= 0))
+    hi = next(x2 for x, x2 in zip(grid, grid[1:]) if x == lo)
+    lo, hi = min(lo, hi), max(lo, hi)
+    for _ in range(300):
+        middle = (lo + hi) / 2
+        lo, hi = (lo, middle) if g(lo) * g(middle) <= 0 else (middle, hi)
+    return dict(equity=equity, equity_npv=npv, equity_irr=(lo + hi) / 2, min_dscr=min(cover) if cover else None)
+
+
+def resale(plan, x, n):
+    """A tranche's value at the horizon: linear to the residual over `years`, or declining balance."""
+    age = n - x["purchase_year"]
+    if plan.get("resale_curve", 0) == 1:
+        return x["capex"] * (1 - plan["resale_decline_per_year"]) ** age
+    return x["capex"] * (1 - (1 - plan["residual_value_fraction"]) * min(1, age / n))
+
+
+# IRS Publication 946, Appendix A, Table A-1: MACRS GDS, half-year convention, percent of basis by year
+MACRS = {2: [20.00, 32.00, 19.20, 11.52, 11.52, 5.76], 3: [14.29, 24.49, 17.49, 12.49, 8.93, 8.92, 8.93, 4.46]}
+
+
+def depreciation_part(method, capex, R, D, age):
+    """A tranche's depreciation at `age` (years since purchase): 0 straight line and 1 half-year of capex x
+    (1 - residual) over D years; 2 / 3 MACRS 5 / 7 of the whole capex."""
+    if age < 1:
+        return 0.0
+    if method == 0:
+        return capex * (1 - R) / D if age <= D else 0.0
+    if method == 1:
+        share = 0.5 if age in (1, D + 1) else (1.0 if age <= D else 0.0)
+        return capex * (1 - R) * share / D
+    table = MACRS[method]
+    return capex * table[age - 1] / 100 if age <= len(table) else 0.0
 
 
 def engine(plan=PLAN, pools=POOLS):
     return finance_metrics(finance_inputs({k: [p[k] for p in pools] for k in pools[0]}, plan))
 
 
-def test_every_year_matches_the_reference():
-    ref, out = reference(PLAN, POOLS), engine()
+CONVENTIONS = {  # docs/model.md "Finance conventions", each alone and together (codes: the choices' order)
+    "defaults": {},
+    "mid-year discounting": dict(discounting=1),
+    "half-year depreciation": dict(depreciation_method=1),
+    "MACRS 5": dict(depreciation_method=2),
+    "MACRS 7 (past the horizon)": dict(depreciation_method=3),
+    "life past the horizon": dict(depreciation_years=7),
+    "losses as a credit": dict(tax_losses=1),
+    "all together": dict(discounting=1, depreciation_method=2, tax_losses=1),
+    "declining-balance resale": dict(resale_curve=1, resale_decline_per_year=0.35),
+    # docs/model.md "Revenue as device hours": H100-class prices of the field (reserved $1.85, on demand $2.10)
+    "device-hour revenue": dict(revenue_mode=1, reserved_fraction=0.6, reserved_price_usd_per_device_hour=1.85,
+                                price_usd_per_device_hour=2.10),
+}
+
+
+@pytest.mark.parametrize("name", CONVENTIONS)
+def test_every_year_matches_the_reference(name):
+    plan = dict(PLAN, **CONVENTIONS[name])
+    ref, out = reference(plan, POOLS), engine(plan)
     rows = out.years
     for t, row in enumerate(ref["rows"]):
         assert rows.cash_flow_usd[t] == pytest.approx(row["cash"], rel=1e-9, abs=1e-6), t
@@ -121,14 +234,51 @@ def test_every_year_matches_the_reference():
         assert rows.revenue_usd[t] == pytest.approx(row["revenue"], rel=1e-9, abs=1e-6), t
         assert rows.opex_usd[t] == pytest.approx(row["opex"], rel=1e-9, abs=1e-6), t
         assert rows.capex_usd[t] == pytest.approx(row["capex"], rel=1e-9, abs=1e-6), t
-    assert any(r["tax"] == 0 for r in ref["rows"][1:]) and any(r["tax"] > 0 for r in ref["rows"][1:])  # a loss carried
-    assert rows.loss_carried_usd[1] > 0
+    if plan.get("tax_losses", 0) == 0 and plan.get("revenue_mode", 0) == 0:
+        assert any(r["tax"] == 0 for r in ref["rows"][1:]) and any(r["tax"] > 0 for r in ref["rows"][1:])  # a loss carried
+        assert rows.loss_carried_usd[1] > 0
+    elif plan.get("tax_losses", 0) == 1:
+        assert any(r["tax"] < 0 for r in ref["rows"][1:]) and np.all(rows.loss_carried_usd == 0)  # a credit
     assert out.npv_usd == pytest.approx(ref["npv"], rel=1e-9)
-    assert out.irr == pytest.approx(ref["irr"], rel=1e-9)
-    assert out.payback_months == pytest.approx(ref["payback"], rel=1e-9)
+    if cashflow.irr_is_ambiguous([r["cash"] for r in ref["rows"]]):  # several rates make NPV = 0: none is given
+        assert np.isnan(out.irr)
+    else:
+        assert out.irr == pytest.approx(ref["irr"], rel=1e-9)
+    if ref["payback"] is None:  # "never"
+        assert np.isnan(out.payback_months)
+    else:
+        assert out.payback_months == pytest.approx(ref["payback"], rel=1e-9)
     assert out.roi == pytest.approx(ref["roi"], rel=1e-9)
     assert out.cost_per_million_output_tokens_usd == pytest.approx(ref["cost"], rel=1e-9)
     assert out.cost_per_million_input_tokens_usd == pytest.approx(ref["cost_in"], rel=1e-9)
+
+
+FINANCING = {  # docs/model.md "Financing"
+    "debt over the horizon": dict(debt_fraction=0.6, debt_rate=0.07),
+    "a shorter loan": dict(debt_fraction=0.5, debt_rate=0.06, debt_years=3),
+    "a loan past the horizon (balloon)": dict(debt_fraction=0.7, debt_rate=0.08, debt_years=8,
+                                             equity_discount_rate=0.15),
+    "interest-free, losses as a credit": dict(debt_fraction=0.4, debt_rate=0.0, tax_losses=1, discounting=1),
+}
+
+
+@pytest.mark.parametrize("name", FINANCING)
+def test_financing_matches_the_reference(name):
+    plan = dict(PLAN, **FINANCING[name])
+    ref, out = reference(plan, POOLS), engine(plan)
+    for t, want in enumerate(ref["equity"]):
+        assert out.years.equity_cash_flow_usd[t] == pytest.approx(want, rel=1e-9, abs=1e-6), t
+    assert out.equity_npv_usd == pytest.approx(ref["equity_npv"], rel=1e-9)
+    assert out.equity_irr == pytest.approx(ref["equity_irr"], rel=1e-8)
+    assert out.min_dscr == pytest.approx(ref["min_dscr"], rel=1e-9)
+    unlevered = engine(dict(PLAN, **{k: v for k, v in FINANCING[name].items() if not k.startswith(("debt", "equity"))}))
+    assert np.array_equal(out.cash_flows_usd, unlevered.cash_flows_usd) and out.npv_usd == unlevered.npv_usd
+
+
+def test_without_debt_the_equity_figures_are_the_project_figures_exactly():
+    out = engine()
+    assert np.array_equal(out.years.equity_cash_flow_usd, out.cash_flows_usd)
+    assert out.equity_npv_usd == out.npv_usd and out.equity_irr == out.irr and np.isnan(out.min_dscr)
 
 
 def _single(**keys):

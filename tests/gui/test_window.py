@@ -23,7 +23,7 @@ def test_launch_shows_default_scenario(window):
     assert window.compare.model.columnCount() == len(window.document.scenario.plans) >= 2
     assert "Untitled" in window.windowTitle()
     assert [window.tabs.tabText(i) for i in range(window.tabs.count())] == [
-        "Decision", "Compare plans", "Performance", "Economics", "Catalog", "Uncertainty"]
+        "Decision", "Compare plans", "Performance", "Economics", "Bridge", "Catalog", "Uncertainty"]
 
 
 def feasible_plan(doc) -> int:

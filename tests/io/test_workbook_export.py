@@ -150,9 +150,10 @@ def test_cashflow_blocks_npv_irr_payback_and_charts(exported):
     scenario, _, wb = exported
     ws = wb[S.CASH_FLOW]
     formulas = [f for sheet, _, f in _formulas(wb) if sheet == S.CASH_FLOW]
-    assert sum("+NPV(" in f for f in formulas) == len(scenario.plans)
-    assert sum("IRR(" in f for f in formulas) == 6 * len(scenario.plans)  # one IRR() per starting point (helper cells)
-    assert sum("MONTHS_PER_YEAR*MIN(" in f for f in formulas) == len(scenario.plans)
+    assert sum("+NPV(" in f for f in formulas) == 2 * len(scenario.plans)  # the project's and the equity's
+    # one IRR() per starting point (helper cells): 6 for the project, 3 for the equity flows
+    assert sum("IRR(" in f for f in formulas) == 9 * len(scenario.plans)
+    assert sum("MONTHS_PER_YEAR*MAX(" in f for f in formulas) == len(scenario.plans)  # the last crossing
     assert ws.freeze_panes == "C2"
     kinds = sorted(type(chart).__name__ for chart in ws._charts)
     assert kinds == ["BarChart", "LineChart"]

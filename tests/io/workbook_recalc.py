@@ -97,8 +97,10 @@ def expected_results(result, plan, max_pools: int = 1) -> dict[str, float]:
 CF_NEGATIVE = {"opex_usd", "capex_usd"}  # outflows, written as negative numbers
 CF_FROM_ENGINE = ("price_index", "electricity_index", "cost_index", "utilization", "output_tokens", "input_tokens",
                   "revenue_usd", "energy_usd", "colocation_usd", "maintenance_usd", "software_usd", "rent_usd",
-                  "staff_usd", "opex_usd", "capex_usd", "residual_value_usd", "depreciation_usd", "taxable_income_usd",
-                  "loss_carried_usd", "tax_usd", "cash_flow_usd", "cumulative_cash_flow_usd", "discount_factor")
+                  "staff_usd", "opex_usd", "capex_usd", "residual_value_usd", "depreciation_usd", "disposal_gain_usd", "taxable_income_usd",
+                  "loss_carried_usd", "tax_usd", "cash_flow_usd", "cumulative_cash_flow_usd", "discount_factor",
+                  "debt_drawn_usd", "interest_usd", "principal_usd", "debt_service_usd", "levered_taxable_income_usd",
+                  "levered_loss_carried_usd", "levered_tax_usd", "equity_cash_flow_usd")
 
 
 def expected_cashflow(result, plan, max_years: int) -> dict[str, list]:
@@ -109,10 +111,11 @@ def expected_cashflow(result, plan, max_years: int) -> dict[str, list]:
         values = np.zeros(max_years + 1)
         row = np.asarray(years[key], float)
         values[: row.shape[-1]] = row
-        if key in ("cumulative_cash_flow_usd", "loss_carried_usd"):  # past the horizon: carried unchanged
+        if key in ("cumulative_cash_flow_usd", "loss_carried_usd", "levered_loss_carried_usd"):  # past the horizon: carried unchanged
             values[row.shape[-1]:] = row[-1]
-        if key == "discount_factor":
-            values = 1.0 / (1.0 + plan.discount_rate) ** np.arange(max_years + 1)
+        if key == "discount_factor":  # every column of the sheet, past the horizon too; mid-year: t - 0.5
+            t = np.arange(max_years + 1, dtype=float)
+            values = 1.0 / (1.0 + plan.discount_rate) ** np.where((plan.discounting == "mid_year") & (t >= 1), t - 0.5, t)
         want[key] = list(-values if key in CF_NEGATIVE else values)
     for k in range(len(result.pools)):
         values = np.zeros(max_years + 1)
@@ -155,9 +158,9 @@ def compare(path, scenario, results, max_years: int | None = None) -> list[str]:
                     ok = _close(got, want, scale if abs(want) > 1e3 or key.endswith("_usd") else 0.0)
                 if not ok:
                     bad.append(f"{path.name} CashFlow {key} plan {index} year {year}: workbook {got!r} engine {want!r}")
-        for key in ("npv_usd", "irr", "payback_months"):
+        for key in ("npv_usd", "irr", "payback_months", "equity_npv_usd", "equity_irr", "min_dscr"):
             got = cash.cell(layout.cf_row(index, key), S.FIRST_PLAN_COLUMN).value
-            if not _close(got, result.metrics[key], scale if key == "npv_usd" else 0.0, key):
+            if not _close(got, result.metrics[key], scale if key.endswith("npv_usd") else 0.0, key):
                 bad.append(f"{path.name} CashFlow {key} plan {index}: workbook {got!r} engine {result.metrics[key]!r}")
         text = res.cell(layout.result_rows["costs_not_entered"], col).value
         missing = not_entered(plan)

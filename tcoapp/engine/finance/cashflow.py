@@ -22,10 +22,17 @@ def cash_flows(capex_usd, net_usd_per_year, residual_value_fraction, years):
     return flows
 
 
-def npv_usd(rate, flows):
-    """sum_t flows[t] / (1 + rate)^t  [USD]."""
+def discount_years(flows_shape_last: int, discounting=0.0):
+    """The time each year's flow is discounted over: t (end_of_year, code 0); t - 0.5 for t >= 1 (mid_year, 1)."""
+    t = np.arange(flows_shape_last, dtype=float)
+    mid = np.asarray(discounting, float)[..., None] == 1
+    return np.where(mid & (t >= 1), t - 0.5, t)
+
+
+def npv_usd(rate, flows, discounting=0.0):
+    """sum_t flows[t] / (1 + rate)^t  [USD] (mid_year: t - 0.5 for t >= 1)."""
     flows = np.asarray(flows, float)
-    t = np.arange(flows.shape[-1])
+    t = discount_years(flows.shape[-1], discounting)
     return np.sum(flows / (1.0 + np.asarray(rate, float)[..., None]) ** t, axis=-1)
 
 
@@ -146,17 +153,23 @@ def _smallest_positive(roots: np.ndarray) -> np.ndarray:
 
 
 def payback_months(flows):
-    """First time the cumulative flow reaches 0, linear within the year, in months; NaN = never.
-    Vectorized over rows (the year of crossing is the first non-negative cumulative flow)."""
+    """The earliest time after which the cumulative flow stays >= 0 up to the horizon, linear within the
+    year of the last crossing, in months (docs/model.md, "Finance"): 0 where the cumulative flow is never
+    below 0; NaN ("never") where it is below 0 at the horizon (or a flow is unknown). A later tranche that
+    pushes the cumulative flow below 0 again moves payback past that dip. Years past a row's horizon hold
+    0, so the last column is the horizon's cumulative flow. Vectorized over rows."""
     cumulative = np.cumsum(np.asarray(flows, float), axis=-1)
-    later = cumulative[..., 1:] >= 0
-    t = np.argmax(later, axis=-1) + 1
-    before = np.take_along_axis(cumulative, (t - 1)[..., None], axis=-1)[..., 0]
-    after = np.take_along_axis(cumulative, np.minimum(t, cumulative.shape[-1] - 1)[..., None], axis=-1)[..., 0]
+    below = cumulative < 0
+    count = cumulative.shape[-1]
+    last_below = count - 1 - np.argmax(below[..., ::-1], axis=-1)  # the last year with a negative cumulative flow
+    k = np.minimum(last_below, count - 2) if count > 1 else last_below
+    before = np.take_along_axis(cumulative, k[..., None], axis=-1)[..., 0]
+    after = np.take_along_axis(cumulative, np.minimum(k + 1, count - 1)[..., None], axis=-1)[..., 0]
     with np.errstate(divide="ignore", invalid="ignore"):
-        crossing = 12.0 * ((t - 1) + (-before) / (after - before))
-    never = np.where(np.any(later, axis=-1), crossing, np.nan)
-    return np.where(cumulative[..., 0] >= 0, 0.0, never)
+        crossing = 12.0 * (k + (-before) / (after - before))
+    paid = np.where(np.any(below, axis=-1), crossing, 0.0)
+    known = np.all(np.isfinite(cumulative), axis=-1)
+    return np.where(known & (cumulative[..., -1] >= 0), paid, np.nan)
 
 
 def roi(flows, capex_usd):

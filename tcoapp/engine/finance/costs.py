@@ -17,6 +17,21 @@ def capex_usd(hardware_capex, other_capex_fraction):
     return hardware_capex * (1.0 + np.asarray(other_capex_fraction, float))
 
 
+def itemized_capex_usd(device_count, servers, network_usd_per_device, storage_usd_per_device,
+                       installation_usd_per_server):
+    """devices x (network + storage per device) + servers x installation per server  [USD] (bought pools)."""
+    return (np.asarray(device_count, float) * (np.asarray(network_usd_per_device, float) + storage_usd_per_device)
+            + np.asarray(servers, float) * installation_usd_per_server)
+
+
+def server_capex_usd(devices_per_server, price_usd, server_price_usd, other_capex_fraction, network_usd_per_device=0.0,
+                     storage_usd_per_device=0.0, installation_usd_per_server=0.0):
+    """Capex of one whole server of a bought pool [USD] (budget sizing): its hardware x (1 + other) + itemized."""
+    dps = np.asarray(devices_per_server, float)
+    return ((dps * price_usd + server_price_usd) * (1.0 + np.asarray(other_capex_fraction, float))
+            + itemized_capex_usd(dps, 1.0, network_usd_per_device, storage_usd_per_device, installation_usd_per_server))
+
+
 def device_avg_w(utilization, power_w, idle_w):
     """Average device power over the year: utilization * power_w(B) + (1 - utilization) * idle_w  [W]."""
     return utilization * np.asarray(power_w, float) + (1.0 - np.asarray(utilization, float)) * idle_w

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import cashflow, costs, packing, recovery, timeline
+from . import cashflow, costs, depreciation, financing, packing, recovery, timeline
 from .quantities import (
     COST_COMPONENTS, OPEX_PARTS, POOL_QUANTITIES, FinanceResult, PoolFinance, YearRows, as_inputs,
 )
 
+ITEMIZED = ("network_usd_per_device", "storage_usd_per_device", "installation_usd_per_server")
 SUMMED = ("device_count", "servers", "racks", "hardware_capex_usd", "capex_usd", "it_avg_kw", "it_provisioned_kw")
 
 
@@ -60,7 +61,8 @@ def _pool_quantities(a, p) -> dict[str, np.ndarray]:
         "racks": racks, "hardware_capex_usd": hardware,
         # a pool that cannot be racked (servers_per_rack = 0) or holds no device is infeasible: no capex,
         # hence the plan has no cost per token, NPV, IRR, payback or ROI (NaN, shown as n/a / "never")
-        "capex_usd": np.where(buildable, costs.capex_usd(hardware, p["other_capex_fraction"]), np.nan),
+        "capex_usd": np.where(buildable, costs.capex_usd(hardware, p["other_capex_fraction"]) + owned * costs.itemized_capex_usd(
+            count, servers, *(np.asarray(a[k], float)[..., None] for k in ITEMIZED)), np.nan),
         "device_avg_w": avg_w, "it_avg_kw": avg_kw, "it_provisioned_kw": prov_kw,
         "energy_usd_per_year": owned * costs.energy_usd_per_year(avg_kw, p["pue"], p["electricity_usd_per_kwh"]),
         "colocation_usd_per_year": owned * costs.colocation_usd_per_year(prov_kw, p["colocation_usd_per_kw_month"]),
@@ -68,9 +70,19 @@ def _pool_quantities(a, p) -> dict[str, np.ndarray]:
         "software_usd_per_year": costs.software_usd_per_year(count, p["software_usd_per_device_year"]),
         "rent_usd_per_year": (1.0 - owned) * costs.rent_usd_per_year(count, a.rent_usd_per_device_hour),
         "output_tokens_per_year": out_tok, "input_tokens_per_year": in_tok,
-        "revenue_usd_per_year": (out_tok * a.price_usd_per_million_output_tokens / 1e6
-                                 + in_tok * p["price_usd_per_million_input_tokens"] / 1e6),
+        "revenue_usd_per_year": np.where(
+            np.asarray(a.revenue_mode, float)[..., None] == 1, device_hour_revenue(a, count, p["utilization"], 1.0),
+            out_tok * a.price_usd_per_million_output_tokens / 1e6 + in_tok * p["price_usd_per_million_input_tokens"] / 1e6),
     }
+
+
+def device_hour_revenue(a, count, utilization, price_index, expand=lambda v: np.asarray(v, float)[..., None]):
+    """revenue_mode = device_hours: devices x 8760 h x (reserved share x reserved price + (1 - reserved share)
+    x utilization x on-demand price) x the price index (docs/model.md, "Revenue as device hours")."""
+    reserved = expand(a.reserved_fraction)
+    hourly = (reserved * expand(a.reserved_price_usd_per_device_hour)
+              + (1.0 - reserved) * utilization * expand(a.price_usd_per_device_hour))
+    return count * costs.HOURS_PER_YEAR * hourly * price_index
 
 
 def _plan_totals(a, pool) -> dict[str, np.ndarray]:
@@ -100,8 +112,10 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
     serves = active > 0
     out_tok = np.where(serves, costs.output_tokens_per_year(P1(a.tokens_per_s_per_device), count, up) * active, 0.0)
     in_tok = costs.input_tokens_per_year(out_tok, L2(a.input_tokens), L2(a.output_tokens))
-    revenue = np.where(serves, out_tok * (P1(a.price_usd_per_million_output_tokens) * pp) / 1e6
-                       + in_tok * (L2(a.price_usd_per_million_input_tokens) * pp) / 1e6, 0.0)
+    token_revenue = (out_tok * (P1(a.price_usd_per_million_output_tokens) * pp) / 1e6
+                     + in_tok * (L2(a.price_usd_per_million_input_tokens) * pp) / 1e6)
+    hour_revenue = device_hour_revenue(a, count, up, pp, expand=L2)
+    revenue = np.where(serves, np.where(L2(a.revenue_mode) == 1, hour_revenue, token_revenue), 0.0)
     avg_kw = costs.it_avg_kw(count, costs.device_avg_w(up, P1(a.power_w), P1(a.idle_w)), P1(pool["servers"]),
                              P1(a.server_overhead_w))
     parts = {
@@ -119,29 +133,89 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
     capex = P1(pool["capex_usd"])
     pool_capex = np.where(t == bought, capex, 0.0)
     resid = np.asarray(a.residual_value_fraction, float)
-    value = capex * timeline.tranche_value_fraction(n[..., None, :] - bought, L2(years), L2(resid))
+    value = capex * timeline.resale_fraction(n[..., None, :] - bought, L2(years), L2(resid), L2(a.resale_curve),
+                                             L2(a.resale_decline_per_year))
     life = np.where(np.isnan(np.asarray(a.depreciation_years, float)), years, np.asarray(a.depreciation_years, float))
-    depreciating = (t > bought) & (t <= bought + L2(life)) & (t <= n[..., None, :])
-    depreciation = np.where(depreciating, capex * (1.0 - L2(resid)) / L2(life), 0.0)
+    depreciation, gain = _depreciation_and_disposal(a, capex, bought, t, n, years, resid, life)
     rows.update(
         price_index=p_t, electricity_index=e_t, cost_index=c_t, utilization=u_t,
         output_tokens=np.sum(out_tok, axis=-2), input_tokens=np.sum(in_tok, axis=-2), revenue_usd=np.sum(revenue, axis=-2),
         capex_usd=np.sum(pool_capex, axis=-2),
         residual_value_usd=np.where(t == n, np.sum(value, axis=-2), 0.0),
-        depreciation_usd=np.sum(depreciation, axis=-2))
-    rows["taxable_income_usd"] = np.where(in_horizon > 0, rows["revenue_usd"] - rows["opex_usd"] - rows["depreciation_usd"], 0.0)
-    tax, rows["loss_carried_usd"] = timeline.tax_by_year(rows["taxable_income_usd"], a.tax_rate)
+        depreciation_usd=np.sum(depreciation, axis=-2),
+        disposal_gain_usd=np.where(t == n, np.sum(gain, axis=-1)[..., None], 0.0))
+    rows["taxable_income_usd"] = np.where(in_horizon > 0, rows["revenue_usd"] - rows["opex_usd"] - rows["depreciation_usd"]
+                                          + rows["disposal_gain_usd"], 0.0)
+    tax, rows["loss_carried_usd"] = timeline.tax_by_year(rows["taxable_income_usd"], a.tax_rate, a.tax_losses)
     rows["tax_usd"] = np.where(in_horizon > 0, tax, 0.0)
     rows["cash_flow_usd"] = (rows["revenue_usd"] - rows["opex_usd"] - rows["tax_usd"] - rows["capex_usd"]
                              + rows["residual_value_usd"])
+    rows.update(_financing(a, rows, pool_capex, bought, t, n, years, in_horizon))
     rows["cumulative_cash_flow_usd"] = np.cumsum(rows["cash_flow_usd"], axis=-1)
-    rows["discount_factor"] = 1.0 / (1.0 + np.asarray(a.discount_rate, float)[..., None]) ** t * np.ones_like(u_t)
+    rows["discount_factor"] = (1.0 / (1.0 + np.asarray(a.discount_rate, float)[..., None])
+                               ** cashflow.discount_years(t.shape[-1], a.discounting) * np.ones_like(u_t))
     rows["pool_capex_usd"] = pool_capex
     rows.update(pool_active=active * np.ones_like(out_tok), pool_output_tokens=out_tok, pool_revenue_usd=revenue,
                 pool_depreciation_usd=depreciation,
                 pool_residual_value_usd=np.where(t == n[..., None, :], value, 0.0) * np.ones_like(out_tok),
                 **{f"pool_{k}_usd": np.where(serves, v, 0.0) for k, v in parts.items()})
     return rows
+
+
+def _financing(a, rows, pool_capex, bought, t, n, years, in_horizon) -> dict[str, np.ndarray]:
+    """The debt rows and the equity flows (financing.py); with debt_fraction = 0 the equity flows are the
+    project's flows exactly."""
+    L2 = lambda v: np.asarray(v, float)[..., None, None]  # noqa: E731  plan [...] -> [..., 1, 1]
+    term = np.where(np.isnan(np.asarray(a.debt_years, float)), years, np.asarray(a.debt_years, float))
+    drawn, interest, principal, scheduled = financing.debt_by_year(
+        pool_capex, bought, t, n[..., None, :], L2(a.debt_fraction), L2(a.debt_rate), L2(term))
+    out = {"debt_drawn_usd": np.sum(drawn, axis=-2), "interest_usd": np.sum(interest, axis=-2),
+           "principal_usd": np.sum(principal, axis=-2)}
+    out["debt_service_usd"] = out["interest_usd"] + np.sum(scheduled, axis=-2)
+    out.update(pool_interest_usd=interest, pool_principal_usd=principal, pool_debt_service_usd=interest + scheduled)
+    taxable = np.where(in_horizon > 0, rows["taxable_income_usd"] - out["interest_usd"], 0.0)
+    tax, out["levered_loss_carried_usd"] = timeline.tax_by_year(taxable, a.tax_rate, a.tax_losses)
+    out["levered_taxable_income_usd"] = taxable
+    out["levered_tax_usd"] = np.where(in_horizon > 0, tax, 0.0)
+    out["equity_cash_flow_usd"] = (rows["cash_flow_usd"] + (rows["tax_usd"] - out["levered_tax_usd"])
+                                   + out["debt_drawn_usd"] - out["interest_usd"] - out["principal_usd"])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out["dscr"] = np.where(out["debt_service_usd"] > 0, (rows["revenue_usd"] - rows["opex_usd"] - out["levered_tax_usd"])
+                               / out["debt_service_usd"], np.nan)
+    return out
+
+
+def _depreciation_and_disposal(a, capex, bought, t, n, years, resid, life):
+    """Per pool and year, the depreciation (depreciation.py); per pool, the horizon sale's taxable gain:
+    the tranche's value at the horizon less its book value then (capex - the depreciation taken), negative
+    where the basis is not yet depreciated (a deductible loss). With depreciation_years = years (straight
+    line) the two are the same operation on the same numbers, so the gain is exactly 0."""
+    L2 = lambda v: np.asarray(v, float)[..., None, None]  # noqa: E731  plan [...] -> [..., 1, 1]
+    method = np.asarray(a.depreciation_method, float)
+    serving = (t > bought) & (t <= n[..., None, :])
+    straight = np.where(serving & (t <= bought + L2(life)), capex * (1.0 - L2(resid)) / L2(life), 0.0)
+    basis = capex * L2(depreciation.basis_fraction(method, resid))
+    scheduled = np.where(serving, basis * depreciation.rate_by_age(L2(method), L2(life), t - bought), 0.0)
+    by_year = np.where(L2(method) == 0, straight, scheduled)
+    L1 = lambda v: np.asarray(v, float)[..., None]  # noqa: E731  plan [...] -> [..., 1] (the pool axis)
+    age = n - bought[..., 0]
+    value = timeline.resale_fraction(age, L1(years), L1(resid), L1(a.resale_curve), L1(a.resale_decline_per_year))
+    book_straight = timeline.tranche_value_fraction(age, L1(life), L1(resid))
+    book_scheduled = 1.0 - L1(depreciation.basis_fraction(method, resid)) * depreciation.taken_fraction(
+        L1(method), L1(life), age)
+    book = np.where(L1(method) == 0, book_straight, book_scheduled)
+    return by_year, capex[..., 0] * (value - book)
+
+
+def _recovery_factor(a, rows):
+    """The capital recovery factor r / (1 - (1 + r)^-n); with mid-year discounting 1 / (the sum of the
+    discount factors of years 1..n): the constant yearly amount with the same present value either way."""
+    end_of_year = recovery.crf(a.discount_rate, a.years)
+    t = np.arange(rows["discount_factor"].shape[-1])
+    in_horizon = (t >= 1) & (t <= np.asarray(a.years, float)[..., None])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mid_year = 1.0 / np.sum(np.where(in_horizon, rows["discount_factor"], 0.0), axis=-1)
+    return np.where(np.asarray(a.discounting, float) == 1, mid_year, end_of_year)
 
 
 def _levelized(flat, rows, key, crf):
@@ -154,7 +228,7 @@ def _levelized(flat, rows, key, crf):
 
 def _costs_and_returns(a, o, rows, with_irr: bool) -> dict[str, np.ndarray]:
     flat = timeline.is_flat(a)
-    crf = recovery.crf(a.discount_rate, a.years)
+    crf = _recovery_factor(a, rows)
     lev = {key: _levelized(flat, rows, key, crf) for key in
            ("output_tokens", "input_tokens", "revenue_usd", "opex_usd") + tuple(f"{p}_usd" for p in OPEX_PARTS)}
     pv_capex = np.sum(rows["capex_usd"] * rows["discount_factor"], axis=-1)
@@ -185,10 +259,19 @@ def _costs_and_returns(a, o, rows, with_irr: bool) -> dict[str, np.ndarray]:
         roi = (np.sum(flows[..., 1:], axis=-1) + later_capex) / o["capex_usd"] - 1.0
     result.update(
         net_usd_per_year=revenue - lev["opex_usd"], cash_flows_usd=flows,
-        npv_usd=cashflow.npv_usd(a.discount_rate, flows),
+        npv_usd=cashflow.npv_usd(a.discount_rate, flows, a.discounting),
         payback_months=cashflow.payback_months(flows),
         roi=np.where(o["capex_usd"] > 0, roi, np.nan),
         irr=cashflow.irr(flows) if with_irr else np.full(np.shape(o["capex_usd"]), np.nan),
+    )
+    equity = rows["equity_cash_flow_usd"]
+    own_rate = np.asarray(a.equity_discount_rate, float)
+    equity_rate = np.where(np.isnan(own_rate), np.asarray(a.discount_rate, float), own_rate)
+    result.update(
+        equity_npv_usd=cashflow.npv_usd(equity_rate, equity, a.discounting),
+        equity_irr=cashflow.irr(equity) if with_irr else np.full(np.shape(o["capex_usd"]), np.nan),
+        min_dscr=financing.min_dscr(rows["revenue_usd"] - rows["opex_usd"] - rows["levered_tax_usd"],
+                                    rows["debt_service_usd"]),
     )
     return result
 

@@ -46,6 +46,9 @@ FINANCE_INPUTS: tuple[Quantity, ...] = (
     _q("prefill_share", "fraction", "pool", "Share of the pool's device time spent prefilling (NaN: unknown); allocates cost to input tokens."),
     # per plan
     _q("other_capex_fraction", "fraction", "plan", "Networking, storage and installation as a fraction of hardware capex."),
+    _q("network_usd_per_device", "USD/device", "plan", "Itemized network capex per device (bought pools)."),
+    _q("storage_usd_per_device", "USD/device", "plan", "Itemized storage capex per device (bought pools)."),
+    _q("installation_usd_per_server", "USD/server", "plan", "Itemized installation capex per server (bought pools)."),
     _q("pue", "ratio", "plan", "Facility power / IT power."),
     _q("electricity_usd_per_kwh", "USD/kWh", "plan", "Electricity price."),
     _q("colocation_usd_per_kw_month", "USD/kW/month", "plan", "Colocation rent per provisioned IT kW per month."),
@@ -56,6 +59,8 @@ FINANCE_INPUTS: tuple[Quantity, ...] = (
     _q("years", "years", "plan", "Economic life and cash-flow horizon."),
     _q("discount_rate", "fraction/yr", "plan", "Cost of capital."),
     _q("residual_value_fraction", "fraction", "plan", "Resale value at the horizon as a fraction of capex."),
+    _q("resale_curve", "code", "plan", "0 linear, 1 declining_balance (value x (1 - resale_decline_per_year)^age)."),
+    _q("resale_decline_per_year", "fraction/yr", "plan", "Declining-balance resale: the share of value lost every year."),
     _q("price_usd_per_million_input_tokens", "USD/Mtok", "plan", "Price per million input tokens."),
     _q("input_tokens", "tokens", "plan", "Prompt length per request."),
     _q("output_tokens", "tokens", "plan", "Generated tokens per request."),
@@ -66,12 +71,28 @@ FINANCE_INPUTS: tuple[Quantity, ...] = (
     _q("ramp_years", "years", "plan", "Years of the utilization ramp (0: none)."),
     _q("tax_rate", "fraction", "plan", "Income tax rate."),
     _q("depreciation_years", "years", "plan", "Straight-line depreciation life (NaN: `years`)."),
+    _q("depreciation_method", "code", "plan", "0 straight_line, 1 half_year, 2 macrs_5, 3 macrs_7 (depreciation.py)."),
+    _q("discounting", "code", "plan", "0 end_of_year, 1 mid_year (flows of years 1..N discounted at t - 0.5)."),
+    _q("tax_losses", "code", "plan", "0 carry_forward, 1 credit (a loss is a negative tax in its year)."),
+    _q("debt_fraction", "fraction", "plan", "Share of each tranche's capex borrowed when it is paid."),
+    _q("debt_rate", "fraction/yr", "plan", "Interest rate of the debt."),
+    _q("debt_years", "years", "plan", "Term of the level-annuity debt (NaN: `years`)."),
+    _q("equity_discount_rate", "fraction/yr", "plan", "Discount rate of the equity flows (NaN: `discount_rate`)."),
+    _q("revenue_mode", "code", "plan", "0 tokens, 1 device_hours (devices sold by the hour)."),
+    _q("price_usd_per_device_hour", "USD/device/h", "plan", "On-demand price of a device-hour (hours used)."),
+    _q("reserved_price_usd_per_device_hour", "USD/device/h", "plan", "Reserved price of a device-hour (every hour)."),
+    _q("reserved_fraction", "fraction", "plan", "Share of the devices sold as reserved capacity."),
 )
 # per-plan inputs a caller may leave out (a one-pool plan of section 6): their "no change" values
 OPTIONAL_INPUTS = {"owned": 1.0, "rent_usd_per_device_hour": 0.0, "purchase_year": 0.0, "prefill_share": float("nan"),
                    "price_change_per_year": 0.0, "electricity_price_change_per_year": 0.0, "cost_change_per_year": 0.0,
                    "first_year_utilization": float("nan"), "ramp_years": 0.0, "tax_rate": 0.0,
-                   "depreciation_years": float("nan")}
+                   "depreciation_years": float("nan"), "depreciation_method": 0.0,
+                   "discounting": 0.0, "tax_losses": 0.0, "debt_fraction": 0.0, "debt_rate": 0.0,
+                   "debt_years": float("nan"), "equity_discount_rate": float("nan"), "revenue_mode": 0.0,
+                   "price_usd_per_device_hour": 0.0, "reserved_price_usd_per_device_hour": 0.0, "reserved_fraction": 0.0,
+                   "network_usd_per_device": 0.0, "storage_usd_per_device": 0.0, "installation_usd_per_server": 0.0,
+                   "resale_curve": 0.0, "resale_decline_per_year": 0.0}
 
 COST_COMPONENTS = ("capex", "energy", "colocation", "maintenance", "software", "rent", "staff")
 OPEX_PARTS = ("energy", "colocation", "maintenance", "software", "rent", "staff")
@@ -81,7 +102,7 @@ _POOL_AND_PLAN = (
     ("servers", "servers", "ceil(device_count / devices_per_server) (plan: summed over pools)."),
     ("racks", "racks", "ceil(servers / servers_per_rack), the pool's own racks (plan: summed; pools never share a rack)."),
     ("hardware_capex_usd", "USD", "Bought pools: device_count x price_usd + servers x server_price_usd."),
-    ("capex_usd", "USD", "hardware capex x (1 + other capex fraction); n/a where a pool cannot be racked."),
+    ("capex_usd", "USD", "hardware capex x (1 + other capex fraction) + devices x (network + storage per device) + servers x installation per server (bought pools); n/a where a pool cannot be racked."),
     ("it_avg_kw", "kW", "Devices at utilization-weighted power plus server overhead."),
     ("it_provisioned_kw", "kW", "Servers at nameplate power."),
     ("energy_usd_per_year", "USD/yr", "it_avg_kw x PUE x 8760 h x electricity price (bought pools)."),
@@ -117,8 +138,11 @@ PLAN_QUANTITIES: tuple[Quantity, ...] = tuple(_q(k, u, "plan", h) for k, u, h in
     _q("cash_flows_usd", "USD", "plan", "Year-end flows, year 0 first (trailing year axis)."),
     _q("npv_usd", "USD", "plan", "Cash flows discounted at the discount rate (year 0 undiscounted)."),
     _q("irr", "fraction/yr", "plan", "Rate at which NPV = 0; n/a where none exists."),
-    _q("payback_months", "months", "plan", "When cumulative cash flow first reaches 0; never within the horizon."),
+    _q("payback_months", "months", "plan", "The earliest time after which the cumulative cash flow stays >= 0 up to the horizon; 0 where it is never below 0; never where it is below 0 at the horizon."),
     _q("roi", "fraction", "plan", "Sum of the flows of years 1..n (later tranches' capex added back) / capex - 1."),
+    _q("equity_npv_usd", "USD", "plan", "The equity flows (after debt drawn, interest, principal and the interest's tax saving) discounted at the equity discount rate."),
+    _q("equity_irr", "fraction/yr", "plan", "Rate at which the equity NPV = 0; n/a where none exists."),
+    _q("min_dscr", "ratio", "plan", "Worst year's (revenue - opex - tax with interest deducted) / (interest + scheduled principal); n/a without debt."),
     _q("prefill_share_of_device_time", "fraction", "plan", "sum over pools of devices x prefill share / devices: the share of cost allocated to input tokens."),
     _q("cost_per_million_input_tokens_usd", "USD/Mtok", "plan", "Levelized cost allocated to input tokens by the prefill share of device time, over the input tokens."),
 )
@@ -141,13 +165,23 @@ YEAR_QUANTITIES: tuple[Quantity, ...] = (
     _q("opex_usd", "USD", "plan", "Energy + colocation + maintenance + software + rent + staff."),
     _q("capex_usd", "USD", "plan", "Capex of the tranches paid in the year."),
     _q("residual_value_usd", "USD", "plan", "At the horizon: every tranche's value then."),
-    _q("depreciation_usd", "USD", "plan", "Straight-line depreciation of the tranches."),
-    _q("taxable_income_usd", "USD", "plan", "Revenue - opex - depreciation."),
+    _q("depreciation_usd", "USD", "plan", "Depreciation of the tranches (depreciation_method)."),
+    _q("disposal_gain_usd", "USD", "plan", "At the horizon: the tranches' values less their book values (capex - depreciation taken); taxable, a loss deductible."),
+    _q("taxable_income_usd", "USD", "plan", "Revenue - opex - depreciation (+ the disposal gain in the last year)."),
     _q("loss_carried_usd", "USD", "plan", "Tax losses carried into the next year."),
-    _q("tax_usd", "USD", "plan", "tax_rate x taxable income after losses carried forward (>= 0)."),
+    _q("tax_usd", "USD", "plan", "tax_rate x taxable income after losses carried forward (>= 0); tax_losses = credit: tax_rate x taxable income (a loss: a negative tax)."),
     _q("cash_flow_usd", "USD", "plan", "Revenue - opex - tax - capex paid (+ residual values in the last year)."),
     _q("cumulative_cash_flow_usd", "USD", "plan", "Sum of the cash flows up to the year."),
-    _q("discount_factor", "ratio", "plan", "1 / (1 + discount_rate)^t."),
+    _q("debt_drawn_usd", "USD", "plan", "Debt borrowed in the year: debt_fraction x the capex of the tranches paid then."),
+    _q("interest_usd", "USD", "plan", "Interest paid in the year: debt_rate x the balance owed at its start."),
+    _q("principal_usd", "USD", "plan", "Principal repaid in the year (level annuity; at the horizon also the balance still owed)."),
+    _q("debt_service_usd", "USD", "plan", "Interest + scheduled principal (the horizon's balloon repayment excluded)."),
+    _q("levered_taxable_income_usd", "USD", "plan", "Taxable income less interest (the equity holder's)."),
+    _q("levered_loss_carried_usd", "USD", "plan", "Tax losses of the levered taxable income carried into the next year."),
+    _q("levered_tax_usd", "USD", "plan", "Tax with interest deducted from taxable income (same loss rule)."),
+    _q("dscr", "ratio", "plan", "(revenue - opex - levered tax) / debt service in the years with debt service."),
+    _q("equity_cash_flow_usd", "USD", "plan", "Cash flow + (tax - levered tax) + debt drawn - interest - principal."),
+    _q("discount_factor", "ratio", "plan", "1 / (1 + discount_rate)^t (discounting = mid_year: t - 0.5 for t >= 1)."),
 )
 YEAR_QUANTITY_BY_KEY = {q.key: q for q in YEAR_QUANTITIES}
 
@@ -178,7 +212,8 @@ FinanceInputs = _array_record(
     "fields are arrays of the leading (variant) shape. Build with `finance_inputs` or `single_pool_inputs`.")
 PoolFinance = _array_record("PoolFinance", POOL_QUANTITIES, "Per-pool finance quantities (last axis: pools).")
 POOL_YEAR_KEYS = ("active", "output_tokens", "revenue_usd", "energy_usd", "colocation_usd", "maintenance_usd",
-                  "software_usd", "rent_usd", "capex_usd", "depreciation_usd", "residual_value_usd")
+                  "software_usd", "rent_usd", "capex_usd", "depreciation_usd", "residual_value_usd",
+                  "interest_usd", "principal_usd", "debt_service_usd")
 YearRows = _array_record("YearRows", YEAR_QUANTITIES, "Per-year rows of a plan (trailing axis: year 0..max years); "
                          "pool_* fields per pool (axis -2) and year.",
                          extra=tuple((f"pool_{k}", Any) for k in POOL_YEAR_KEYS))

@@ -51,16 +51,26 @@ def tranche_value_fraction(age, years, residual_value_fraction):
     return np.where(age >= years, resid, 1.0 - (1.0 - resid) * np.minimum(1.0, age / years))
 
 
-def tax_by_year(taxable, tax_rate):
-    """(tax, loss carried) per year with losses carried forward; a loop over years, vectorized over rows."""
+def resale_fraction(age, years, residual_value_fraction, resale_curve=0.0, resale_decline_per_year=0.0):
+    """A tranche's resale value at `age` as a fraction of its capex: linear (code 0, tranche_value_fraction) or
+    declining balance (code 1): (1 - resale_decline_per_year)^age."""
+    linear = tranche_value_fraction(age, years, residual_value_fraction)
+    declining = (1.0 - np.asarray(resale_decline_per_year, float)) ** np.asarray(age, float)
+    return np.where(np.asarray(resale_curve, float) == 1, declining, linear)
+
+
+def tax_by_year(taxable, tax_rate, tax_losses=0.0):
+    """(tax, loss carried) per year with losses carried forward; a loop over years, vectorized over rows.
+    tax_losses = 1 (credit): tax = tax_rate x taxable income, negative in a loss year, nothing carried."""
     taxable = np.asarray(taxable, float)
     tax, carried = np.zeros_like(taxable), np.zeros_like(taxable)
     loss = np.zeros(taxable.shape[:-1])
     rate = np.asarray(tax_rate, float)
+    credit = np.asarray(tax_losses, float) == 1
     for t in range(1, taxable.shape[-1]):
         income = taxable[..., t]
-        tax[..., t] = rate * np.maximum(0.0, income - loss)
-        loss = np.maximum(0.0, loss - income)
+        tax[..., t] = np.where(credit, rate * income, rate * np.maximum(0.0, income - loss))
+        loss = np.where(credit, 0.0, np.maximum(0.0, loss - income))
         carried[..., t] = loss
     return tax, carried
 
@@ -69,6 +79,7 @@ def is_flat(a) -> np.ndarray:
     """True where nothing changes by year: section 3's repeated year (leading variant shape)."""
     first = np.asarray(a.first_year_utilization, float)
     no_ramp = (np.asarray(a.ramp_years, float) == 0) | np.isnan(first) | (first == np.asarray(a.utilization, float))
-    return ((np.asarray(a.price_change_per_year, float) == 0) & (np.asarray(a.electricity_price_change_per_year, float) == 0)
+    return ((np.asarray(a.price_change_per_year, float) == 0) & (np.asarray(a.discounting, float) == 0)
+            & (np.asarray(a.resale_curve, float) == 0) & (np.asarray(a.electricity_price_change_per_year, float) == 0)
             & (np.asarray(a.cost_change_per_year, float) == 0) & no_ramp
             & np.all(np.asarray(a.purchase_year, float) == 0, axis=-1))

@@ -9,8 +9,10 @@ KV cache of one request: kv_bytes = kv_values(input_tokens) x bytes(kv_precision
 moved over the scale-out network (`scale_out_gb_s` per device, unidirectional), or over the scale-up
 fabric (`interconnect_gb_s`) when both pools are the same device whose scale-up domain spans at
 least two servers (a prefill and a decode server then sit in one domain):
-    t_kv = kv_bytes / (n_p x link_gb_s x 1e9)      (the replica's devices send their shards in parallel)
+    t_kv = kv_bytes / (min(n_p x link_p, n_d x link_d) x 1e9)   (the prefill replica's n_p devices send
+        their shards in parallel, the decode replica's n_d devices receive them: the slower side limits)
     link cap = min(sum_p N_p x link_p, sum_d N_d x link_d) x 1e9 / kv_bytes       requests/s
+    (link_p, link_d: each side's own device's scale_out_gb_s, or interconnect_gb_s over the scale-up fabric)
 TTFT = isolated prefill + t_kv + one decode step. The plan's request rate is the smallest of the
 prefill capacity sum_p N_p r_p, the decode capacity sum_d N_d r_d and the link cap; the pool (or the
 link) that sets it is reported, the others wait. Each pool's busy fraction is the rate over its
@@ -71,12 +73,14 @@ def decode_curve(device: Device, model: ModelSpec, serving: ServingConfig, workl
                        tuple(config_problems(device, model, serving)))
 
 
-def kv_link_gb_s(prefill: Device, decode: Device) -> tuple[float, str]:
-    """(per-device link bandwidth carrying the KV cache, which fabric)."""
+def kv_link_gb_s(prefill: Device, decode: Device) -> tuple[float, float, str]:
+    """(per-device bandwidth the prefill side sends the KV cache at, the decode side receives it at, which
+    fabric). Over the scale-out network each side uses its own network card (`scale_out_gb_s` of its own
+    device): the link is limited by the slower of sender and receiver, each with its own device count."""
     if prefill.name == decode.name and prefill.scale_up_domain >= 2 * prefill.devices_per_server \
             and prefill.interconnect_gb_s > 0:
-        return float(prefill.interconnect_gb_s), "scale-up"
-    return float(min(prefill.scale_out_gb_s, decode.scale_out_gb_s)), "scale-out"
+        return float(prefill.interconnect_gb_s), float(decode.interconnect_gb_s), "scale-up"
+    return float(prefill.scale_out_gb_s), float(decode.scale_out_gb_s), "scale-out"
 
 
 def kv_transfer_s(kv_bytes: float, replica_devices: int, link_gb_s: float) -> float:

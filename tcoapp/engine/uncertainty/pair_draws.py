@@ -31,11 +31,13 @@ class PairDraws:
 
 
 def _link(case_pre: ServeCase, case_dec: ServeCase):
-    """pool_pair.kv_link_gb_s with per-draw bandwidths (the fabric is the base devices' choice)."""
+    """pool_pair.kv_link_gb_s with per-draw bandwidths (the fabric is the base devices' choice): (the
+    prefill side's own per-device rate, the decode side's own)."""
     pre, dec = case_pre.base_device, case_dec.base_device
     if pre.name == dec.name and pre.scale_up_domain >= 2 * pre.devices_per_server and pre.interconnect_gb_s > 0:
-        return np.asarray(case_pre.device.interconnect_gb_s, float)
-    return np.minimum(np.asarray(case_pre.device.scale_out_gb_s, float), np.asarray(case_dec.device.scale_out_gb_s, float))
+        return (np.asarray(case_pre.device.interconnect_gb_s, float),
+                np.asarray(case_dec.device.interconnect_gb_s, float))
+    return np.asarray(case_pre.device.scale_out_gb_s, float), np.asarray(case_dec.device.scale_out_gb_s, float)
 
 
 def _power(case: ServeCase, busy):
@@ -87,9 +89,10 @@ def pair_draws(cases: dict, roles: dict, counts, draws: int) -> PairDraws:
     d = {}
     for j in dec:
         lead = np.zeros(draws)
+        n_d = cases[j].serving.tensor_parallel * cases[j].serving.expert_parallel
         for i in pre:
-            link = _link(cases[i], cases[j])
-            lead = np.maximum(lead, p[i][1] + p[i][2] / (p[i][3] * link * 1e9))
+            send, receive = _link(cases[i], cases[j])
+            lead = np.maximum(lead, p[i][1] + p[i][2] / (np.minimum(p[i][3] * send, n_d * receive) * 1e9))
         d[j] = _decode(cases[j], lead, draws)
         ok &= d[j][3]
     for i in pre:
@@ -97,8 +100,8 @@ def pair_draws(cases: dict, roles: dict, counts, draws: int) -> PairDraws:
     pre_cap = sum(p[i][0] * counts[i] for i in pre)
     dec_cap = sum(d[j][0] * counts[j] for j in dec)
     kv_bytes = max(p[i][2] for i in pre)
-    egress = sum(counts[i] * np.min([_link(cases[i], cases[j]) for j in dec], axis=0) for i in pre) * 1e9
-    ingress = sum(counts[j] * np.min([_link(cases[i], cases[j]) for i in pre], axis=0) for j in dec) * 1e9
+    egress = sum(counts[i] * np.min([_link(cases[i], cases[j])[0] for j in dec], axis=0) for i in pre) * 1e9
+    ingress = sum(counts[j] * np.min([_link(cases[i], cases[j])[1] for i in pre], axis=0) for j in dec) * 1e9
     link_cap = np.minimum(egress, ingress) / kv_bytes if kv_bytes > 0 else np.inf
     with np.errstate(divide="ignore", invalid="ignore"):
         rate = np.minimum(np.minimum(pre_cap, dec_cap), link_cap)

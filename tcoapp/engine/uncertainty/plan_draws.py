@@ -21,7 +21,7 @@ from typing import Mapping
 
 import numpy as np
 
-from ..finance.metrics import finance_metrics
+from ..finance.metrics import ITEMIZED, finance_metrics
 from ..finance.quantities import FinanceInputs
 from . import keys as K
 from .inputs import UncertainInput, field_name, target_field
@@ -251,7 +251,8 @@ def _sizing(plan, pools, drawn, batch, moved: bool, notes, pair, draws) -> bool:
                                    batch["tdp_w"], batch["server_overhead_w"], weights)
     else:
         servers = budget_servers(plan_value(plan, drawn, "capex_budget_usd"), batch["other_capex_fraction"][:, None],
-                                 dps, batch["price_usd"], batch["server_price_usd"], batch["owned"], weights)
+                                 dps, batch["price_usd"], batch["server_price_usd"], batch["owned"], weights,
+                                 tuple(np.asarray(batch[k], float)[:, None] for k in ITEMIZED))
     batch["device_count"] = servers * dps
     return True
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..finance import sizing
+from ..finance.costs import server_capex_usd
 
 TOLERANCE = 1e-9
 
@@ -47,9 +48,12 @@ def facility_servers(facility_power_kw, pue, devices_per_server, tdp_w, server_o
     return servers_within(facility_power_kw, cost_kw, devices_per_server[0], weights)
 
 
-def budget_servers(capex_budget_usd, other_capex_fraction, devices_per_server, price_usd, server_price_usd, owned, weights):
-    """Servers per pool whose capex (bought pools) fits the budget (arrays (draws, pools))."""
-    cost = owned * (devices_per_server * np.asarray(price_usd, float) + server_price_usd) * (1.0 + np.asarray(other_capex_fraction, float))
+def budget_servers(capex_budget_usd, other_capex_fraction, devices_per_server, price_usd, server_price_usd, owned, weights,
+                   itemized=(0.0, 0.0, 0.0)):
+    """Servers per pool whose capex (bought pools) fits the budget (arrays (draws, pools)); `itemized`: network
+    and storage per device, installation per server."""
+    cost = owned * server_capex_usd(devices_per_server, np.asarray(price_usd, float), server_price_usd,
+                                    other_capex_fraction, *itemized)
     return servers_within(capex_budget_usd, cost, devices_per_server[0], weights)
 
 

@@ -1,0 +1,98 @@
+"""The Bridge tab: why plan B's cost per million output tokens differs from plan A's, as a waterfall
+(docs/model.md, "Cost bridge"). The numbers are the engine's (`engine.finance.bridge.cost_bridge`, the
+same as `tcoapp compute --bridge A,B` and the workbook's Bridge sheet): a bar at A's cost, one floating
+step per part (green lowers the cost, red raises it), a bar at B's cost."""
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from ..engine.finance.bridge import cost_bridge
+from .document import Document
+from .plotting import brush, category_ticks, make_plot, pen, pg
+
+LOWER, HIGHER, TOTAL, NONE = "#2ca02c", "#d62728", "#4c72b0", "#9a9a9a"
+PART_TEXT = {"capex": "capex per token", "other": "other"}
+
+
+def waterfall(bridge) -> tuple[list[str], list[float], list[float], list[str]]:
+    """(names, bottoms, heights, colours) of the bars: A's total, each step from the running total, B's total."""
+    names, bottoms, heights, colors = [bridge["a"]], [0.0], [bridge["a_usd_per_million"]], [TOTAL]
+    level = bridge["a_usd_per_million"]
+    for part in bridge["parts"]:
+        step = part["difference"]
+        names.append(PART_TEXT.get(part["part"], part["part"]))
+        bottoms.append(min(level, level + step))
+        heights.append(abs(step))
+        colors.append(LOWER if step < 0 else HIGHER if step > 0 else NONE)
+        level += step
+    names.append(bridge["b"])
+    bottoms.append(0.0)
+    heights.append(bridge["b_usd_per_million"])
+    colors.append(TOTAL)
+    return names, bottoms, heights, colors
+
+
+class BridgeView(QWidget):
+    message = Signal(str)
+
+    def __init__(self, document: Document, parent=None):
+        super().__init__(parent)
+        self.document = document
+        self.plan_a, self.plan_b = QComboBox(), QComboBox()
+        pick = QHBoxLayout()
+        for text, combo in (("From plan A", self.plan_a), ("to plan B", self.plan_b)):
+            pick.addWidget(QLabel(text))
+            pick.addWidget(combo, 1)
+        self.plot = make_plot("Plan A to plan B", "", "USD per million output tokens")
+        self.bars = pg.BarGraphItem(x=[], height=[], width=0.6, y0=[])
+        self.plot.addItem(self.bars)
+        self.summary = QLabel()
+        self.summary.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.addLayout(pick)
+        layout.addWidget(self.plot, 1)
+        layout.addWidget(self.summary)
+        self.plan_a.currentIndexChanged.connect(self.refresh)
+        self.plan_b.currentIndexChanged.connect(self.refresh)
+        document.scenario_changed.connect(self._plans_changed)
+        self._plans_changed()
+
+    def _plans_changed(self) -> None:
+        names = [p.name for p in self.document.scenario.plans]
+        for combo, default in ((self.plan_a, 0), (self.plan_b, 1)):
+            keep = combo.currentText()
+            combo.blockSignals(True)
+            combo.clear()
+            combo.addItems(names)
+            combo.setCurrentIndex(names.index(keep) if keep in names else min(default, len(names) - 1))
+            combo.blockSignals(False)
+        self.refresh()
+
+    def bridge(self):
+        results = self.document.results
+        a, b = self.plan_a.currentIndex(), self.plan_b.currentIndex()
+        if not (0 <= a < len(results) and 0 <= b < len(results)):
+            return None
+        ra, rb = results[a], results[b]
+        if ra.finance is None or rb.finance is None:
+            return None
+        return cost_bridge(ra.name, ra.finance, rb.name, rb.finance)
+
+    def refresh(self) -> None:
+        bridge = self.bridge()
+        if bridge is None:
+            self.bars.setOpts(x=[], height=[], y0=[], brushes=[])
+            self.summary.setText("n/a: a plan has no cost per million output tokens (see its notes)")
+            return
+        names, bottoms, heights, colors = waterfall(bridge)
+        self.bars.setOpts(x=list(range(len(names))), height=heights, y0=bottoms, width=0.6,
+                          brushes=[brush(c) for c in colors], pens=[pen(c, 1.0) for c in colors])
+        category_ticks(self.plot.getPlotItem().getAxis("bottom"), names)
+        self.plot.getPlotItem().enableAutoRange()
+        steps = "; ".join(f"{PART_TEXT.get(p['part'], p['part'])} {p['difference']:+.4g}" for p in bridge["parts"]
+                          if p["difference"] != 0)
+        self.summary.setText(f"{bridge['a']}: ${bridge['a_usd_per_million']:.4g} -> {bridge['b']}: "
+                             f"${bridge['b_usd_per_million']:.4g} per million output tokens "
+                             f"({bridge['difference_usd_per_million']:+.4g}); steps: {steps or 'none'}. "
+                             "Green lowers the cost, red raises it; the steps add up to the difference.")
