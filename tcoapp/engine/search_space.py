@@ -5,7 +5,12 @@ Per pool of a plan with `serving_search = auto`:
   devices), and L itself (a 72-GPU NVL72 domain tries 72); pairs with TP x EP <= L. A dense model
   keeps EP = 1.
 - attention_dp: off and on for an MoE model; off for a dense one.
-- weight and KV precisions: every pair of `search_precisions` (empty: the plan's own pair).
+- weight and KV precisions: every pair of `search_precisions` (empty: the plan's own pair) that the
+  device runs (`performance/precision.supported_weight_precisions` / `supported_kv_precisions`:
+  NVFP4 only on FP4 math that runs it, NVIDIA Blackwell; MXFP4 on AMD CDNA4 and as weight-only on
+  Hopper and CDNA3; no FP4 KV cache without FP4 math). A listed precision the device does not run is
+  dropped (`SearchSpace.dropped_precisions`); where nothing listed is left, the device's own best:
+  fp8 where it has FP8 math, else bf16.
 - speculative draft tokens 0..`search_max_draft_tokens` at the plan's acceptance.
 - the batch: every batch up to the memory limit when the plan has an interactivity target (the
   largest meeting it is taken, as for a typed configuration); the plan's batch otherwise (served
@@ -16,6 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .performance.precision import supported_kv_precisions, supported_weight_precisions
 from .records import Device, ModelSpec, Plan, search_precision_list
 
 
@@ -27,6 +33,7 @@ class SearchSpace:
     weight_precisions: tuple[str, ...]
     kv_precisions: tuple[str, ...]
     spec_decode_draft_tokens: tuple[int, ...]
+    dropped_precisions: tuple[str, ...] = ()   # e.g. "nvfp4 weights": listed (or the plan's own), not run here
 
     @property
     def size(self) -> int:
@@ -60,11 +67,22 @@ def search_space(plan: Plan, device: Device, model: ModelSpec, pool_devices: flo
     sizes = parallel_sizes(replica_limit(device, pool_devices or 0))
     moe = model.n_experts > 0
     listed = search_precision_list(plan.search_precisions)
+    weights, w_dropped = device_precisions(listed or (weight_precision,), supported_weight_precisions(device))
+    kvs, kv_dropped = device_precisions(listed or (kv_precision,), supported_kv_precisions(device))
     return SearchSpace(
         tensor_parallel=sizes,
         expert_parallel=tuple(s for s in sizes if s <= model.n_experts) if moe else (1,),
         attention_dp=(False, True) if moe else (False,),
-        weight_precisions=listed or (weight_precision,),
-        kv_precisions=listed or (kv_precision,),
+        weight_precisions=weights,
+        kv_precisions=kvs,
         spec_decode_draft_tokens=tuple(range(int(plan.search_max_draft_tokens) + 1)),
+        dropped_precisions=tuple(f"{p} weights" for p in w_dropped) + tuple(f"{p} KV" for p in kv_dropped),
     )
+
+
+def device_precisions(wanted: tuple[str, ...], supported: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(the wanted precisions the device runs, the ones it does not); where none is left, the
+    device's own best (fp8 where it runs it, else bf16)."""
+    kept = tuple(p for p in wanted if p in supported)
+    dropped = tuple(p for p in wanted if p not in supported)
+    return kept or (("fp8",) if "fp8" in supported else ("bf16",)), dropped

@@ -48,6 +48,7 @@ class SearchOutcome:
     configurations: int         # configurations swept (batch not counted)
     points: int                 # (configuration, batch) points the sweep evaluated
     refined: int                # configurations re-evaluated exactly
+    not_run: tuple[str, ...] = ()   # precisions asked for that the device does not run (left out)
 
     def text(self) -> str:
         s = self.serving
@@ -57,8 +58,9 @@ class SearchOutcome:
         if s.spec_decode_draft_tokens:
             parts.append(f"{s.spec_decode_draft_tokens} draft tokens")
         unit = "USD/Mtok" if self.objective.endswith("_usd") else "tokens/s per device"
+        left_out = f"; left out, the device does not run them: {', '.join(self.not_run)}" if self.not_run else ""
         return (f"{', '.join(parts)}, batch {s.batch:g}: best {self.objective} ({self.objective_value:.4g} {unit}) "
-                f"of {self.configurations} configurations x batch ({self.points:,} points)")
+                f"of {self.configurations} configurations x batch ({self.points:,} points){left_out}")
 
 
 def pool_search_space(scenario: Scenario, plan: Plan, pool: ResolvedPool) -> SearchSpace:
@@ -91,7 +93,7 @@ def search_serve_pool(scenario: Scenario, plan: Plan, pool: ResolvedPool) -> tup
     if best is None:
         return pool, None
     outcome = SearchOutcome(best[1], plan.search_objective, objective_value(plan, best[0]), len(scores),
-                            result.size, len(candidates))
+                            result.size, len(candidates), space.dropped_precisions)
     return replace(pool, serving=best[1]), outcome
 
 
@@ -188,5 +190,5 @@ def search_by_evaluation(scenario: Scenario, plan: Plan, pool: ResolvedPool,
     if best is None:
         return pool, None
     outcome = SearchOutcome(best[1], plan.search_objective, objective_value(plan, best[0]), len(configs),
-                            len(configs) * _batch_count(plan, pool), len(configs))
+                            len(configs) * _batch_count(plan, pool), len(configs), space.dropped_precisions)
     return replace(pool, serving=best[1]), outcome
