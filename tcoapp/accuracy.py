@@ -234,6 +234,17 @@ def row_stack(row: dict, device) -> str:
     return "other"
 
 
+STACK_FACTOR = {"SGLang": "stack_step_sglang", "vLLM": "stack_step_vllm"}
+
+
+def stack_scale(factors: EfficiencyFactors, stack: str) -> float:
+    """The decode-step multiplier of a row's stack: SGLang and vLLM rows on NVIDIA take their stack
+    factor (TensorRT-LLM is the reference, 1; the ROCm factor applies inside the kernel to every AMD
+    device)."""
+    name = STACK_FACTOR.get(stack)
+    return 1.0 if name is None else float(getattr(factors, name))
+
+
 def _number(text) -> float | None:
     try:
         v = float(str(text).strip())
@@ -276,7 +287,8 @@ def row_parallelism(row: dict, count: int, device, is_moe: bool) -> dict:
     limit = min(count, device.scale_up_domain)
     sizes = tuple(n for n in (1, 2, 4, 8, 16, 32, 64, 72) if n <= limit)
     if is_moe:
-        return {"tensor_parallel": sizes, "expert_parallel": sizes, "attention_dp": (False, True)}
+        wide = tuple(n for n in (2, 4) for n in (n * device.scale_up_domain,) if n <= count) if count > limit else ()
+        return {"tensor_parallel": sizes, "expert_parallel": sizes + wide, "attention_dp": (False, True)}
     return {"tensor_parallel": sizes, "expert_parallel": (1,), "attention_dp": (False,)}
 
 
@@ -303,20 +315,25 @@ def model_row(row: dict, device, model, factors: EfficiencyFactors = DEFAULT_FAC
     per_user = _number(row.get("tokens_per_s_per_user"))
     batches = np.array([float(batch)]) if batch else BATCHES
     result = sweep(device, model, workload, batches=batches, **row_parallelism(row, count, device, model.n_experts > 0),
-                   weight_precisions=(row_precision(row, device, model.name),), factors=factors)
+                   weight_precisions=(row_precision(row, device, model.name),), factors=factors,
+                   stack_scale=stack_scale(factors, row_stack(row, device)))
     if batch or per_user is None or row_scenario(row) == "offline":
         i = result.best_throughput_index()
         if i is None:
             return None
     else:
         ok = result.feasible & (result.tokens_per_s_per_user >= per_user)
+        ttft_limit = _number(row.get("ttft_limit_s"))
+        if ttft_limit:  # the row's TTFT limit (MLPerf: p99) bounds the mean TTFT, admission wait included
+            ok &= np.isfinite(result.ttft_s) & (result.ttft_s <= ttft_limit)
         if not ok.any():
             i = result.best_throughput_index()
             if i is None:
                 return None
             return 0.0, result.config(i), float(result.tokens_per_s_per_user[i])
         i = int(np.argmax(np.where(ok, result.tokens_per_s_per_device, -np.inf)))
-    return float(result.tokens_per_s_per_device[i]), result.config(i), float(result.tokens_per_s_per_user[i])
+    return (float(result.tokens_per_s_per_device[i]), dict(result.config(i), batch_measured=bool(batch)),
+            float(result.tokens_per_s_per_user[i]))
 
 
 def run(path=DEFAULT_CSV, catalog=None, factors: EfficiencyFactors = DEFAULT_FACTORS, lines=None) -> Accuracy:
@@ -366,6 +383,48 @@ def _one(row, catalog, factors):
             _number(row.get("tokens_per_s_per_user")), predicted_user)
 
 
+def interval_cells(results, quantiles=None) -> tuple[dict, dict]:
+    """(per-device, per-user) quantile tables of measured / predicted for prediction intervals
+    (engine/performance/prediction_interval.py): {regime or "*": (rows, low, high)}, low / high the
+    BAND_QUANTILES of the ratio (per user: rows measured at a stated concurrency only). A row whose
+    target no configuration reaches (predicted 0) counts as e^3 times the model."""
+    from .engine.performance.prediction_interval import BAND_QUANTILES
+    q = [100.0 * x for x in (quantiles or BAND_QUANTILES)]
+    ratio = lambda r: r.measured / r.predicted if r.predicted > 0 else float(np.exp(3.0))  # noqa: E731
+    device, user = {}, {}
+    for regime in ("offline", "server", "interactive", "*"):
+        sel = [ratio(r) for r in results if regime in ("*", r.scenario)]
+        if sel:
+            lo, hi = np.percentile(sel, q)
+            device[regime] = (len(sel), float(lo), float(hi))
+        sel = [r.measured_per_user / r.predicted_per_user for r in results
+               if r.config.get("batch_measured") and regime in ("*", r.scenario) and r.measured_per_user
+               and r.predicted_per_user]
+        if sel:
+            lo, hi = np.percentile(sel, q)
+            user[regime] = (len(sel), float(lo), float(hi))
+    return device, user
+
+
+def interval_coverage(results, quantiles=None) -> dict[str, dict[str, float]]:
+    """Calibration of the intervals without using a row to build its own band: the held-out source
+    groups are split in two halves (by CRC-32 order), each half's rows are tested against the band
+    the other half builds (with the engine's fall-back); per regime the share inside, and n."""
+    from .engine.performance.prediction_interval import band_cell
+    held = [r for r in results if r.split == "held-out"]
+    groups = sorted({r.source_group for r in held}, key=lambda g: (zlib.crc32(g.encode()), g))
+    half = {g: i % 2 for i, g in enumerate(groups)}
+    inside: dict[str, list[bool]] = {}
+    for side in (0, 1):
+        table, _ = interval_cells([r for r in held if half[r.source_group] != side], quantiles)
+        for r in (r for r in held if half[r.source_group] == side):
+            _, (_, lo, hi) = band_cell(table, r.scenario)
+            ratio = r.measured / r.predicted if r.predicted > 0 else float("inf")
+            for key in (r.scenario, "overall"):
+                inside.setdefault(key, []).append(bool(lo <= ratio <= hi))
+    return {k: {"n": len(v), "inside_share": float(np.mean(v))} for k, v in inside.items()}
+
+
 def load_catalog_for_accuracy():
     """The shipped catalog (tcoapp.io.catalog), or the repository's CSVs when not installed."""
     try:
@@ -412,6 +471,10 @@ def format_report(acc: Accuracy, rows: bool = False, by: str = "family") -> str:
         if sub:
             table(f"{regime} by kind:", sub)
     table("held-out sources only, by regime:", acc.summary("scenario", where=lambda r: r.split == "held-out"))
+    coverage = interval_coverage(acc.results)
+    if coverage:
+        lines.append("80 % prediction band, calibration on held-out sources (band from the other half of them): "
+                     + "; ".join(f"{k} {c['inside_share']:.0%} of {c['n']}" for k, c in coverage.items()))
     unreached = sum(1 for r in acc.results if r.predicted == 0.0)
     lines.append(f"modelled {len(acc.results)} rows ({unreached} whose measured tokens/s per user no modelled "
                  f"configuration reaches: predicted 0, -100 %), skipped {len(acc.skipped)}:")

@@ -4,6 +4,9 @@ Per pool of a plan with `serving_search = auto`:
 - tensor_parallel and expert_parallel: powers of two up to L = min(scale_up_domain, the pool's
   devices), and L itself (a 72-GPU NVL72 domain tries 72); pairs with TP x EP <= L. A dense model
   keeps EP = 1.
+- expert parallelism beyond the scale-up domain D (MoE only): EP = 2D and 4D where the pool has the
+  devices (SCALE_OUT_DOMAINS), tensor parallelism within one domain; its all-to-all crosses the
+  scale-out network (the catalog's scale_out_gb_s and the scale_out_latency_s factor).
 - attention_dp: off and on for an MoE model; off for a dense one.
 - weight and KV precisions: every pair of `search_precisions` (empty: the plan's own pair) that the
   device runs (`performance/precision.supported_weight_precisions` / `supported_kv_precisions`:
@@ -34,6 +37,13 @@ class SearchSpace:
     kv_precisions: tuple[str, ...]
     spec_decode_draft_tokens: tuple[int, ...]
     dropped_precisions: tuple[str, ...] = ()   # e.g. "nvfp4 weights": listed (or the plan's own), not run here
+    max_devices: int = 0                       # largest replica (TP x EP) the pool can form; 0: no cap
+
+    def fits(self, tensor_parallel, expert_parallel):
+        """True (broadcast) where a TP x EP replica fits in the pool (`max_devices`)."""
+        import numpy as np
+        n = np.asarray(tensor_parallel) * np.asarray(expert_parallel)
+        return n <= self.max_devices if self.max_devices else np.ones_like(n, bool)
 
     @property
     def size(self) -> int:
@@ -61,6 +71,21 @@ def replica_limit(device: Device, pool_devices: float) -> int:
     return max(1, limit)
 
 
+SCALE_OUT_DOMAINS = 4  # expert parallelism may span up to 4 scale-up domains (2-4 nodes, as wide-EP deployments run)
+
+
+def scale_out_sizes(device: Device, model: ModelSpec, pool_devices: float | None) -> tuple[int, ...]:
+    """Expert-parallel widths beyond one scale-up domain D: 2D, 4D (up to SCALE_OUT_DOMAINS x D, the
+    pool's devices and the model's experts); none for a dense model or without a scale-out network."""
+    domain = max(int(device.scale_up_domain), 1)
+    if model.n_experts == 0 or device.interconnect_gb_s <= 0 or device.scale_out_gb_s <= 0:
+        return ()
+    cap = min(SCALE_OUT_DOMAINS * domain, model.n_experts)
+    if pool_devices and pool_devices >= 1:
+        cap = min(cap, int(pool_devices))
+    return tuple(domain * m for m in (2, 4) if domain * m <= cap)
+
+
 def search_space(plan: Plan, device: Device, model: ModelSpec, pool_devices: float | None,
                  weight_precision: str, kv_precision: str) -> SearchSpace:
     """The pool's search space (see module docstring); `pool_devices` None: only the domain limits."""
@@ -71,12 +96,14 @@ def search_space(plan: Plan, device: Device, model: ModelSpec, pool_devices: flo
     kvs, kv_dropped = device_precisions(listed or (kv_precision,), supported_kv_precisions(device))
     return SearchSpace(
         tensor_parallel=sizes,
-        expert_parallel=tuple(s for s in sizes if s <= model.n_experts) if moe else (1,),
+        expert_parallel=(tuple(s for s in sizes if s <= model.n_experts) + scale_out_sizes(device, model, pool_devices)
+                         if moe else (1,)),
         attention_dp=(False, True) if moe else (False,),
         weight_precisions=weights,
         kv_precisions=kvs,
         spec_decode_draft_tokens=tuple(range(int(plan.search_max_draft_tokens) + 1)),
         dropped_precisions=tuple(f"{p} weights" for p in w_dropped) + tuple(f"{p} KV" for p in kv_dropped),
+        max_devices=max((max(sizes),) + scale_out_sizes(device, model, pool_devices)),
     )
 
 

@@ -75,7 +75,7 @@ def search_serve_pool(scenario: Scenario, plan: Plan, pool: ResolvedPool) -> tup
     space = pool_search_space(scenario, plan, pool)
     result = _sweep(scenario, plan, pool, space)
     n_b = _batch_count(plan, pool)
-    picks = _picks(plan, result, n_b)
+    picks = _picks(plan, result, n_b, space)
     device = scenario.device(pool.device)
     tps = np.where(picks >= 0, result.tokens_per_s_per_device[np.maximum(picks, 0)], np.nan)
     power = np.where(picks >= 0, result.power_w[np.maximum(picks, 0)], np.nan)
@@ -118,9 +118,12 @@ def _sweep(scenario, plan, pool, space: SearchSpace) -> SweepResult:
                  factors=scenario.factors_for(pool.device))
 
 
-def _picks(plan: Plan, result: SweepResult, n_b: int) -> np.ndarray:
-    """Per configuration, the flat index of the largest feasible batch meeting the targets (-1: none)."""
+def _picks(plan: Plan, result: SweepResult, n_b: int, space: SearchSpace | None = None) -> np.ndarray:
+    """Per configuration, the flat index of the largest feasible batch meeting the targets (-1: none);
+    a replica larger than the pool (`space.max_devices`) is not feasible."""
     ok = result.feasible.copy()
+    if space is not None:
+        ok &= space.fits(result.tensor_parallel, result.expert_parallel)
     if plan.min_tokens_per_s_per_user is not None:
         ok &= result.tokens_per_s_per_user >= plan.min_tokens_per_s_per_user
     if plan.max_ttft_s is not None:
@@ -162,12 +165,13 @@ def _in_space(serving: ServingConfig, space: SearchSpace) -> bool:
 
 
 def space_configs(space: SearchSpace, typed: ServingConfig) -> list[ServingConfig]:
-    """Every configuration of the space, the typed batch and acceptance kept."""
+    """Every configuration of the space that fits in the pool, the typed batch and acceptance kept."""
     return [replace(typed, tensor_parallel=tp, expert_parallel=ep, attention_dp=adp, weight_precision=wp,
                     kv_precision=kv, spec_decode_draft_tokens=k)
             for tp, ep, adp, wp, kv, k in itertools.product(space.tensor_parallel, space.expert_parallel,
                                                            space.attention_dp, space.weight_precisions,
-                                                           space.kv_precisions, space.spec_decode_draft_tokens)]
+                                                           space.kv_precisions, space.spec_decode_draft_tokens)
+            if space.fits(tp, ep)]
 
 
 def search_by_evaluation(scenario: Scenario, plan: Plan, pool: ResolvedPool,
