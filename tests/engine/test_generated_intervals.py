@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from tcoapp import accuracy
@@ -83,3 +84,11 @@ def test_the_band_is_calibrated_on_sources_that_did_not_build_it():
 def test_the_accuracy_command_reports_the_calibration():
     out = subprocess.run([sys.executable, "-m", "tcoapp.accuracy"], capture_output=True, text=True, check=True).stdout
     assert "80 % prediction band, calibration on held-out sources" in out
+
+
+def test_dent_share_counts_frontier_points_off_the_log_log_hull():
+    from tcoapp.engine.performance.frontier import dent_share
+    x = np.array([1.0, 2.0, 4.0, 8.0])
+    assert dent_share(x, 100.0 / x) == 0.0                        # a straight line in log-log: no dent
+    assert dent_share(x, np.array([100.0, 20.0, 18.0, 1.0])) == pytest.approx(0.25)  # 20 sits under the hull
+    assert dent_share(x[:2], x[:2]) is None

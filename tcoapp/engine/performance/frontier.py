@@ -84,6 +84,27 @@ def pareto_mask(x, y, valid=None) -> np.ndarray:
     return mask
 
 
+def dent_share(x, y) -> float | None:
+    """Share of the Pareto points of (x, y) (both maximized, both > 0) that lie off the upper convex
+    hull of the front in log-log space: a dent is a frontier point that a mix of its neighbours'
+    configurations would beat, where one configuration's curve hands over to another's. None with
+    fewer than 3 frontier points. (How jagged a frontier is: docs/model.md, "The efficient frontier".)"""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    ok = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0)
+    idx = np.nonzero(pareto_mask(x, y, ok))[0]
+    if idx.size < 3:
+        return None
+    order = idx[np.argsort(x[idx], kind="stable")]
+    lx, ly = np.log(x[order]), np.log(y[order])
+    hull: list[int] = []
+    for i in range(lx.size):  # monotone chain, upper hull
+        while len(hull) >= 2 and ((lx[hull[-1]] - lx[hull[-2]]) * (ly[i] - ly[hull[-2]])
+                                  - (ly[hull[-1]] - ly[hull[-2]]) * (lx[i] - lx[hull[-2]])) > 1e-12:
+            hull.pop()
+        hull.append(i)
+    return 1.0 - len(hull) / lx.size
+
+
 def _combos(tensor_parallel, expert_parallel, attention_dp, weight_precisions, kv_precisions, drafts):
     for tp, ep, adp, wp, k in itertools.product(tensor_parallel, expert_parallel, attention_dp,
                                                  weight_precisions, drafts):
