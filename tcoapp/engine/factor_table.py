@@ -35,6 +35,7 @@ _SPEC = {
     "stack_step_rocm": ("ratio", 0.0, 100.0, True, "ROCm stack step scale", "Multiplier of the decode step time on AMD devices (ROCm stacks) relative to TensorRT-LLM."),
     "stack_step_sglang": ("ratio", 0.0, 100.0, True, "SGLang stack step scale", "Multiplier of the decode step time under SGLang on NVIDIA relative to TensorRT-LLM (measurements; plans on NVIDIA are computed as TensorRT-LLM)."),
     "stack_step_vllm": ("ratio", 0.0, 100.0, True, "vLLM stack step scale", "Multiplier of the decode step time under vLLM on NVIDIA relative to TensorRT-LLM (measurements; plans on NVIDIA are computed as TensorRT-LLM)."),
+    "model_error": ("ratio", 0.05, 20.0, False, "Model error (speed multiplier)", "Generated curves run this many times as fast as the model says (1: as fitted). For Monte Carlo: draw it from the plan's prediction interval, e.g. triangular 0.67 / 1 / 1.5 at interactive targets."),
     "scale_out_latency_s": ("s", 0.0, 0.1, False, "Scale-out latency", "Latency of one collective step over the scale-out network (expert parallelism across scale-up domains)."),
 }
 

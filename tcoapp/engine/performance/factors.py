@@ -76,6 +76,11 @@ class EfficiencyFactors:
     stack_step_rocm: float = 1.478
     stack_step_sglang: float = 1.0
     stack_step_vllm: float = 1.052
+    # 1.0: the model's own error as a speed multiplier of the generated curve (decode steps and
+    # prefills run model_error times as fast; 1 = the model as fitted). Meant for Monte Carlo
+    # (`factor.model_error` on the Uncertainty sheet), drawn from the plan's prediction interval
+    # (docs/model.md, "How sure it is"); leave it at 1 for deterministic numbers
+    model_error: float = 1.0
     # 5 us: latency of one collective step over the scale-out network (RDMA over InfiniBand /
     # RoCE, 2-5 us per hop; paid where expert parallelism spans several scale-up domains)
     scale_out_latency_s: float = 5e-6

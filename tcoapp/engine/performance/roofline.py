@@ -290,16 +290,18 @@ def evaluate(device, arch: Architecture, batch, tensor_parallel, expert_parallel
                   + scheduler_overhead_s(batch, factors.sched_overhead_s))
     step_s = ((core_s(mem_s, comp_s, factors.mem_compute_overlap_loss) + comm_s + overhead_s)
               * step_cost_multiplier(draft_tokens, factors.spec_draft_cost_fraction)
-              * stack_step_scale(device, factors) * stack_scale)
+              * stack_step_scale(device, factors) * stack_scale) / factors.model_error
     per_step = tokens_per_step(draft_tokens, acceptance)
     pf_busy, pf_alone = prefill(device, arch, devices, expert_parallel, attention_dp, weight_bytes, peak,
                                 attention_peak, input_tokens, hit_rate, factors, **mixed)
+    pf_busy, pf_alone = pf_busy / factors.model_error, pf_alone / factors.model_error  # the model's own error
     decode_total = output_tokens / per_step * step_s
     cycle_s = decode_total + batch * pf_busy
     per_user = output_tokens / cycle_s
     per_device = batch * per_user / devices
     share = batch * pf_busy / cycle_s
-    decode_busy = np.minimum(1.0, (comp_s + factors.power_mem_activity * mem_s) / np.maximum(step_s, 1e-30))
+    decode_busy = np.minimum(1.0, (comp_s + factors.power_mem_activity * mem_s) / factors.model_error
+                             / np.maximum(step_s, 1e-30))
     u = share + (1.0 - share) * decode_busy
     power = device.idle_w + (device.tdp_w - device.idle_w) * u ** factors.power_gamma
     b_max = max_batch_by_memory(arch, capacity_gb(device), factors.usable_memory_fraction, devices, attention_dp,
