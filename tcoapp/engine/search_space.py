@@ -18,14 +18,16 @@ Per pool of a plan with `serving_search = auto`:
 - the batch: every batch up to the memory limit when the plan has an interactivity target (the
   largest meeting it is taken, as for a typed configuration); the plan's batch otherwise (served
   at the memory limit with the rest queued where it does not fit, as typed).
-Configurations the device cannot run stay in the space as infeasible points.
+Only (TP, EP) pairs the pool and the device can form are swept (`SearchSpace.pairs`); a
+configuration whose weights do not fit stays in the sweep as an infeasible point.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .performance.generated import config_problems
 from .performance.precision import supported_kv_precisions, supported_weight_precisions
-from .records import Device, ModelSpec, Plan, search_precision_list
+from .records import Device, ModelSpec, Plan, ServingConfig, search_precision_list
 
 
 @dataclass(frozen=True)
@@ -38,6 +40,12 @@ class SearchSpace:
     spec_decode_draft_tokens: tuple[int, ...]
     dropped_precisions: tuple[str, ...] = ()   # e.g. "nvfp4 weights": listed (or the plan's own), not run here
     max_devices: int = 0                       # largest replica (TP x EP) the pool can form; 0: no cap
+    parallel_pairs: tuple[tuple[int, int], ...] = ()   # the (TP, EP) pairs swept; empty: every pair of the axes
+
+    @property
+    def pairs(self) -> tuple[tuple[int, int], ...]:
+        """The (TP, EP) pairs of the space: those that fit the pool and the device, or every pair."""
+        return self.parallel_pairs or tuple((tp, ep) for tp in self.tensor_parallel for ep in self.expert_parallel)
 
     def fits(self, tensor_parallel, expert_parallel):
         """True (broadcast) where a TP x EP replica fits in the pool (`max_devices`)."""
@@ -47,10 +55,9 @@ class SearchSpace:
 
     @property
     def size(self) -> int:
-        """Configurations (without the batch) the space holds, impossible TP x EP pairs included."""
-        n = 1
-        for axis in (self.tensor_parallel, self.expert_parallel, self.attention_dp, self.weight_precisions,
-                     self.kv_precisions, self.spec_decode_draft_tokens):
+        """Configurations (without the batch) the space holds: its (TP, EP) pairs x the other axes."""
+        n = len(self.pairs)
+        for axis in (self.attention_dp, self.weight_precisions, self.kv_precisions, self.spec_decode_draft_tokens):
             n *= len(axis)
         return n
 
@@ -92,18 +99,24 @@ def search_space(plan: Plan, device: Device, model: ModelSpec, pool_devices: flo
     sizes = parallel_sizes(replica_limit(device, pool_devices or 0))
     moe = model.n_experts > 0
     listed = search_precision_list(plan.search_precisions)
+    ep_sizes = (tuple(s for s in sizes if s <= model.n_experts) + scale_out_sizes(device, model, pool_devices)
+                if moe else (1,))
+    cap = max((max(sizes),) + scale_out_sizes(device, model, pool_devices))
+    pairs = tuple((tp, ep) for tp in sizes for ep in ep_sizes
+                  if tp * ep <= cap and not config_problems(device, model, ServingConfig(tensor_parallel=tp,
+                                                                                          expert_parallel=ep)))
     weights, w_dropped = device_precisions(listed or (weight_precision,), supported_weight_precisions(device))
     kvs, kv_dropped = device_precisions(listed or (kv_precision,), supported_kv_precisions(device))
     return SearchSpace(
         tensor_parallel=sizes,
-        expert_parallel=(tuple(s for s in sizes if s <= model.n_experts) + scale_out_sizes(device, model, pool_devices)
-                         if moe else (1,)),
+        expert_parallel=ep_sizes,
         attention_dp=(False, True) if moe else (False,),
         weight_precisions=weights,
         kv_precisions=kvs,
         spec_decode_draft_tokens=tuple(range(int(plan.search_max_draft_tokens) + 1)),
         dropped_precisions=tuple(f"{p} weights" for p in w_dropped) + tuple(f"{p} KV" for p in kv_dropped),
-        max_devices=max((max(sizes),) + scale_out_sizes(device, model, pool_devices)),
+        max_devices=cap,
+        parallel_pairs=pairs or ((1, 1),),
     )
 
 

@@ -113,7 +113,7 @@ def _sweep(scenario, plan, pool, space: SearchSpace) -> SweepResult:
                  expert_parallel=space.expert_parallel, attention_dp=space.attention_dp,
                  weight_precisions=space.weight_precisions, kv_precisions=space.kv_precisions,
                  spec_decode_draft_tokens=space.spec_decode_draft_tokens,
-                 spec_decode_acceptance=pool.serving.spec_decode_acceptance,
+                 spec_decode_acceptance=pool.serving.spec_decode_acceptance, parallel_pairs=space.pairs,
                  attention_weight_precision=pool.serving.attention_weight_precision,
                  factors=scenario.factors_for(pool.device))
 
@@ -158,7 +158,7 @@ def _config(result: SweepResult, flat_index: int, typed: ServingConfig, batch_se
 
 
 def _in_space(serving: ServingConfig, space: SearchSpace) -> bool:
-    return (serving.tensor_parallel in space.tensor_parallel and serving.expert_parallel in space.expert_parallel
+    return ((serving.tensor_parallel, serving.expert_parallel) in space.pairs
             and bool(serving.attention_dp) in space.attention_dp and serving.weight_precision in space.weight_precisions
             and serving.kv_precision in space.kv_precisions
             and serving.spec_decode_draft_tokens in space.spec_decode_draft_tokens)
@@ -168,9 +168,8 @@ def space_configs(space: SearchSpace, typed: ServingConfig) -> list[ServingConfi
     """Every configuration of the space that fits in the pool, the typed batch and acceptance kept."""
     return [replace(typed, tensor_parallel=tp, expert_parallel=ep, attention_dp=adp, weight_precision=wp,
                     kv_precision=kv, spec_decode_draft_tokens=k)
-            for tp, ep, adp, wp, kv, k in itertools.product(space.tensor_parallel, space.expert_parallel,
-                                                           space.attention_dp, space.weight_precisions,
-                                                           space.kv_precisions, space.spec_decode_draft_tokens)
+            for (tp, ep), adp, wp, kv, k in itertools.product(space.pairs, space.attention_dp, space.weight_precisions,
+                                                             space.kv_precisions, space.spec_decode_draft_tokens)
             if space.fits(tp, ep)]
 
 

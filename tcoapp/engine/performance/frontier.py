@@ -105,9 +105,9 @@ def dent_share(x, y) -> float | None:
     return 1.0 - len(hull) / lx.size
 
 
-def _combos(tensor_parallel, expert_parallel, attention_dp, weight_precisions, kv_precisions, drafts):
-    for tp, ep, adp, wp, k in itertools.product(tensor_parallel, expert_parallel, attention_dp,
-                                                 weight_precisions, drafts):
+def _combos(tensor_parallel, expert_parallel, attention_dp, weight_precisions, kv_precisions, drafts, pairs=None):
+    pairs = pairs if pairs is not None else tuple(itertools.product(tensor_parallel, expert_parallel))
+    for (tp, ep), adp, wp, k in itertools.product(pairs, attention_dp, weight_precisions, drafts):
         kvs = kv_precisions if kv_precisions is not None else ("bf16" if wp == "bf16" else "fp8",)
         for kv in kvs:
             yield int(tp), int(ep), bool(adp), str(wp), str(kv), int(k)
@@ -116,7 +116,7 @@ def _combos(tensor_parallel, expert_parallel, attention_dp, weight_precisions, k
 def sweep(device, model, workload, *, batches, tensor_parallel=(1, 2, 4, 8), expert_parallel=(1,),
           attention_dp=(False,), weight_precisions=("fp8",), kv_precisions=None, spec_decode_draft_tokens=(0,),
           spec_decode_acceptance=0.7, attention_weight_precision: str = "", factors: EfficiencyFactors = DEFAULT_FACTORS,
-          stack_scale: float = 1.0, progress: Callable[[float], None] | None = None,
+          stack_scale: float = 1.0, parallel_pairs=None, progress: Callable[[float], None] | None = None,
           should_cancel: Callable[[], bool] | None = None) -> SweepResult:
     """Evaluate the grid batches x configurations; keep every point and the Pareto frontier.
 
@@ -126,10 +126,11 @@ def sweep(device, model, workload, *, batches, tensor_parallel=(1, 2, 4, 8), exp
     points. Per point the physics is `roofline.evaluate` (docs/model.md section 1).
     `attention_weight_precision` (a mixed MoE checkpoint's non-expert weights) applies to every point.
     `stack_scale` multiplies every decode step (a measurement's serving stack; plans use 1).
+    `parallel_pairs` ((TP, EP), ...) replaces the cross product of the two axes (the search's pairs).
     """
     b = np.asarray(batches, float).ravel()
     combos = list(_combos(tensor_parallel, expert_parallel, attention_dp, weight_precisions, kv_precisions,
-                          spec_decode_draft_tokens))
+                          spec_decode_draft_tokens, parallel_pairs))
     arch = architecture(model)
     possible = np.array([not config_problems(device, model, ServingConfig(tensor_parallel=c[0], expert_parallel=c[1],
                                                                           attention_weight_precision=attention_weight_precision))
