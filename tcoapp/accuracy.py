@@ -38,9 +38,11 @@ How a row is modelled (the same rules for every row, never per-row tuning):
   benchmark datasets' means (estimates, see MLPERF_INPUT_TOKENS).
 - Operating point: a row with a concurrency (`batch_or_concurrency`, an InferenceX sweep) is run at
   that batch; a Server / Interactive row without one but with its measured tokens/s per user is run
-  at the largest feasible batch reaching that rate (the throughput-maximizing configuration meeting
-  it, as a plan with `min_tokens_per_s_per_user` is); where no configuration reaches it the
-  prediction is 0 (-100 %), counted, never dropped. Offline rows at the throughput-maximizing batch.
+  at the largest feasible batch reaching that rate with a mean TTFT within the row's TTFT limit (the
+  throughput-maximizing configuration meeting them, as a plan with `min_tokens_per_s_per_user` and
+  `max_ttft_s` is); an MLPerf Server / Interactive row that states no per-user rate takes it from its
+  benchmark's TPOT limit (MLPERF_LATENCY_LIMITS); where no configuration reaches it the prediction
+  is 0 (-100 %), counted, never dropped. Offline rows at the throughput-maximizing batch.
 """
 from __future__ import annotations
 
@@ -72,6 +74,19 @@ DEFAULT_CSV = ROOT / "tests" / "data" / "measurements_public.csv"
 # gpt-oss-120b's MLPerf input mean is unknown here: those rows are skipped, not guessed.
 MLPERF_INPUT_TOKENS = {"Llama-2-70B": 300, "Llama-3.1-405B": 9400, "DeepSeek-R1": 800}
 INTERACTIVE_MIN_TOKENS_PER_S_PER_USER = 25.0
+# MLPerf Server / Interactive latency limits (p99 TTFT s, p99 TPOT s) per benchmark, read in the result
+# files' "Test Parameters" (docs: REFERENCES.md B.1; v6.0 summaries in tests/data). A Server or
+# Interactive row that states no tokens/s per user is run at a mean TPOT of MEAN_TPOT_OVER_P99_LIMIT x
+# its TPOT limit: 0.745, the median of measured mean TPOT / p99 limit over the 170 MLPerf v6.0
+# Server and Interactive rows of tests/data (one global ratio, 0.65-0.90 by benchmark), and a mean
+# TTFT within the TTFT limit.
+MLPERF_LATENCY_LIMITS = {
+    ("Llama-2-70B", "server"): (2.0, 0.2), ("Llama-2-70B", "interactive"): (0.45, 0.04),
+    ("Llama-3.1-405B", "server"): (6.0, 0.175), ("Llama-3.1-405B", "interactive"): (4.5, 0.08),
+    ("DeepSeek-R1", "server"): (2.0, 0.08), ("DeepSeek-R1", "interactive"): (1.5, 0.015),
+    ("gpt-oss-120b", "server"): (3.0, 0.08), ("gpt-oss-120b", "interactive"): (2.0, 0.015),
+}
+MEAN_TPOT_OVER_P99_LIMIT = 0.745
 HOLD_OUT_EVERY = 3   # every third source group (by CRC-32 order) is held out of the factor fit
 
 DEVICE_PATTERNS = (  # (regex on the row's device text, catalog device); first match wins
@@ -304,6 +319,18 @@ def row_workload(row: dict, model_name: str) -> Workload | None:
     return Workload(input_tokens=int(round(inp)), output_tokens=int(round(out)))
 
 
+def row_latency_targets(row: dict, model_name: str) -> tuple[float | None, float | None]:
+    """(tokens/s per user to reach, TTFT limit s) of a row: as stated, else for an MLPerf Server or
+    Interactive row from its benchmark's limits (MLPERF_LATENCY_LIMITS, MEAN_TPOT_OVER_P99_LIMIT)."""
+    per_user, ttft_limit = _number(row.get("tokens_per_s_per_user")), _number(row.get("ttft_limit_s"))
+    limits = MLPERF_LATENCY_LIMITS.get((model_name, row_scenario(row))) if "mlperf" in row.get("scenario", "").lower() else None
+    if limits is not None:
+        tpot_limit = _number(row.get("tpot_limit_s")) or limits[1]
+        per_user = per_user or 1.0 / (MEAN_TPOT_OVER_P99_LIMIT * tpot_limit)
+        ttft_limit = ttft_limit or limits[0]
+    return per_user, ttft_limit
+
+
 def model_row(row: dict, device, model, factors: EfficiencyFactors = DEFAULT_FACTORS):
     """(predicted tokens/s per device, its config, predicted tokens/s per user) at the row's
     operating point (module docstring), or None where the row cannot be modelled."""
@@ -312,7 +339,7 @@ def model_row(row: dict, device, model, factors: EfficiencyFactors = DEFAULT_FAC
         return None
     count = int(float(row.get("count") or 1))
     batch = _number(row.get("batch_or_concurrency"))
-    per_user = _number(row.get("tokens_per_s_per_user"))
+    per_user, ttft_limit = row_latency_targets(row, model.name)
     batches = np.array([float(batch)]) if batch else BATCHES
     result = sweep(device, model, workload, batches=batches, **row_parallelism(row, count, device, model.n_experts > 0),
                    weight_precisions=(row_precision(row, device, model.name),), factors=factors,
@@ -323,7 +350,6 @@ def model_row(row: dict, device, model, factors: EfficiencyFactors = DEFAULT_FAC
             return None
     else:
         ok = result.feasible & (result.tokens_per_s_per_user >= per_user)
-        ttft_limit = _number(row.get("ttft_limit_s"))
         if ttft_limit:  # the row's TTFT limit (MLPerf: p99) bounds the mean TTFT, admission wait included
             ok &= np.isfinite(result.ttft_s) & (result.ttft_s <= ttft_limit)
         if not ok.any():

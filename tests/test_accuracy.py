@@ -108,3 +108,22 @@ def test_the_split_keeps_every_source_page_on_one_side(result):
     assert [r["split"] for r in recomputed] == [r["split"] for r in rows]
     assert {r.split for r in result.results} == {"fit", "held-out"}
     assert {r.kind for r in result.results} == {"dense", "MoE"}
+
+
+def test_an_mlperf_server_row_without_its_per_user_rate_takes_the_benchmarks_limits():
+    row = {"scenario": "MLPerf Server", "tokens_per_s_per_user": "", "ttft_limit_s": "", "tpot_limit_s": ""}
+    per_user, ttft = accuracy.row_latency_targets(row, "Llama-2-70B")
+    assert per_user == pytest.approx(1 / (accuracy.MEAN_TPOT_OVER_P99_LIMIT * 0.2)) and ttft == 2.0
+    stated = dict(row, tokens_per_s_per_user="9.5", ttft_limit_s="1.5")
+    assert accuracy.row_latency_targets(stated, "Llama-2-70B") == (9.5, 1.5)
+    assert accuracy.row_latency_targets({"scenario": "MLPerf Offline"}, "Llama-2-70B") == (None, None)
+    cat = accuracy.load_catalog_for_accuracy()
+    full = {"model": "Llama-2-70B-Chat", "device": "NVIDIA H200", "count": "8", "precision": "FP8", "output_len": "290",
+            "tokens_per_s_per_gpu": "3000", **row}
+    h200, llama = cat.devices["H200-SXM"], cat.models["Llama-2-70B"]
+    served = accuracy.model_row(full, h200, llama)
+    interactive = accuracy.model_row(dict(full, scenario="MLPerf Interactive"), h200, llama)
+    offline = accuracy.model_row(dict(full, scenario="MLPerf Offline"), h200, llama)
+    assert served[2] >= per_user * (1 - 1e-9) and 0 < served[0] <= offline[0]
+    assert interactive[2] >= 1 / (accuracy.MEAN_TPOT_OVER_P99_LIMIT * 0.04) * (1 - 1e-9)
+    assert 0 < interactive[0] < served[0]  # the 40 ms TPOT limit costs throughput
