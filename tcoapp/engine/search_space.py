@@ -25,6 +25,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from .performance.generated import config_problems
 from .performance.precision import supported_kv_precisions, supported_weight_precisions
 from .records import Device, ModelSpec, Plan, ServingConfig, search_precision_list
@@ -49,7 +51,6 @@ class SearchSpace:
 
     def fits(self, tensor_parallel, expert_parallel):
         """True (broadcast) where a TP x EP replica fits in the pool (`max_devices`)."""
-        import numpy as np
         n = np.asarray(tensor_parallel) * np.asarray(expert_parallel)
         return n <= self.max_devices if self.max_devices else np.ones_like(n, bool)
 

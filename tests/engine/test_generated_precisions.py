@@ -82,3 +82,18 @@ def test_bad_fp4_format_cells_are_refused_with_the_allowed_values():
         _device(fp4_formats="nvfp4")
     with pytest.raises(ValidationError, match="fp4_weight_only_formats.*mxfp4 and/or nvfp4"):
         _device(fp4_weight_only_formats="int4")
+
+
+@pytest.mark.parametrize("devices, wide", [(8, ()), (16, (16,)), (32, (16, 32)), (64, (16, 32))])
+def test_the_search_spans_scale_up_domains_only_with_expert_parallelism_and_the_pool_devices(devices, wide):
+    p = make_plan("p", {"device": "H200-SXM", "model": "DeepSeek-R1", "serving_search": "auto", "device_count": devices,
+                        "min_tokens_per_s_per_user": 20.0, "input_tokens": 1000, "output_tokens": 500})
+    scenario = check_scenario(Scenario((p,), catalog_devices=CATALOG.devices, catalog_models=CATALOG.models))
+    space = pool_search_space(scenario, p, resolve_pools(p)[0])
+    assert tuple(ep for ep in space.expert_parallel if ep > 8) == wide        # 2 and 4 domains at most
+    assert max(space.tensor_parallel) == 8                                    # TP stays in one domain
+    assert all(tp * ep <= min(devices, 32) for tp, ep in space.pairs)
+    dense = make_plan("d", {"device": "H200-SXM", "model": "Llama-3.3-70B", "serving_search": "auto",
+                            "device_count": devices, "batch": 64})
+    scenario = check_scenario(Scenario((dense,), catalog_devices=CATALOG.devices, catalog_models=CATALOG.models))
+    assert pool_search_space(scenario, dense, resolve_pools(dense)[0]).expert_parallel == (1,)
