@@ -1,13 +1,16 @@
 """Refit the shipped FIT efficiency factors once, globally, on the fit part of the public accuracy set.
 
-    python tools/refit_factors.py [CSV]
+    python tools/refit_factors.py [CSV]              # fit, print the factors and the errors
+    python tools/refit_factors.py --intervals [CSV]  # print the prediction-interval table of the shipped factors
 
 One least-squares fit for every device, model and vendor stack together (never per row): the
 residual of a row is log(predicted / measured) tokens/s per device, modelled exactly as
 `python -m tcoapp.accuracy` models it (tcoapp/accuracy.py), with a soft-L1 loss (scale 0.1) so a
 few rows the model cannot describe do not pull the factors. Rows of the held-out part (see
 `accuracy.row_split`) are never seen. The physical factors (eta_mem, eta_comm, step and layer
-overheads, comm latency, memory and power factors) stay at their rule-of-thumb defaults.
+overheads, comm latency and per-peer overhead, scale-out latency, memory and power factors) stay at
+their rule-of-thumb defaults. The serving-stack factors (ROCm, SGLang, vLLM relative to
+TensorRT-LLM) are fitted here too, each on all fit rows of its stack, never per row.
 Prints the fitted factors (to copy into tcoapp/engine/performance/factors.py with the date of the
 fit) and the fit / held-out errors before and after.
 """
@@ -26,8 +29,10 @@ from tcoapp.engine.performance.calibration import BOUNDS  # noqa: E402
 from tcoapp.engine.performance.factors import DEFAULT_FACTORS  # noqa: E402
 
 FIT = ("eta_kv", "eta_compute", "eta_prefill", "seq_overhead_s", "fp4_math_efficiency", "moe_compute_efficiency",
-       "moe_gemm_half_tokens", "mem_compute_overlap_loss")
+       "moe_gemm_half_tokens", "mem_compute_overlap_loss", "expert_load_skew", "sched_overhead_s",
+       "stack_step_rocm", "stack_step_sglang", "stack_step_vllm")
 MISSING_RESIDUAL = 1.0  # a fit row that becomes infeasible counts as a factor-e error
+FLOOR_RATIO = float(np.exp(-3.0))  # a row whose target no configuration reaches (predicted 0) counts as e^-3
 
 
 def _factors(x):
@@ -35,17 +40,46 @@ def _factors(x):
 
 
 def _residuals(path, catalog, lines, x) -> np.ndarray:
-    found = {r.line: np.log(r.predicted / r.measured) for r in accuracy.run(path, catalog, _factors(x)).results}
+    acc = accuracy.run(path, catalog, _factors(x), lines=set(lines))
+    found = {r.line: np.log(max(r.predicted / r.measured, FLOOR_RATIO)) for r in acc.results}
     return np.array([found.get(line, MISSING_RESIDUAL) for line in lines])
 
 
 def _report(name, acc) -> None:
     for split, s in acc.summary("split").items():
-        print(f"  {name:6s} {split:9s} n={s['n']:3d} median {s['median_ape_pct']:5.1f} %  p90 {s['p90_ape_pct']:6.1f} %")
+        print(f"  {name:6s} {split:9s} n={s['n']:3d} median {s['median_ape_pct']:5.1f} %  p90 {s['p90_ape_pct']:6.1f} %  "
+              f"signed {s['median_signed_pct']:+5.1f} %")
+    for regime, s in acc.summary("scenario", where=lambda r: r.split == "held-out").items():
+        print(f"  {name:6s} held-out {regime:11s} n={s['n']:3d} median {s['median_ape_pct']:5.1f} %  "
+              f"p90 {s['p90_ape_pct']:6.1f} %  signed {s['median_signed_pct']:+5.1f} %")
+
+
+def intervals(path) -> int:
+    """Print RESIDUAL_QUANTILES / PER_USER_QUANTILES (held-out rows, shipped factors) for
+    tcoapp/engine/performance/prediction_interval.py, and their calibration."""
+    acc = accuracy.run(path)
+    held = [r for r in acc.results if r.split == "held-out"]
+    device, user = accuracy.interval_cells(held)
+    print("RESIDUAL_QUANTILES: dict[str, tuple[int, float, float]] = {")
+    for key, (n, lo, hi) in device.items():
+        print(f"    {key!r}: ({n}, {lo:.3f}, {hi:.3f}),")
+    print("}")
+    print("PER_USER_QUANTILES: dict[str, tuple[int, float, float]] = {")
+    for key, (n, lo, hi) in user.items():
+        print(f"    {key!r}: ({n}, {lo:.3f}, {hi:.3f}),")
+    print("}")
+    narrow = accuracy.interval_coverage(acc.results, (0.1, 0.9))["overall"]
+    print(f"# a 10th-90th band would hold {narrow['inside_share']:.0%} of {narrow['n']} (too narrow across sources)")
+    for regime, c in accuracy.interval_coverage(acc.results).items():
+        print(f"# calibration {regime}: {c['inside_share']:.0%} of {c['n']} held-out rows inside the 80 % band "
+              "built from the other half of the held-out sources")
+    return 0
 
 
 def main(argv=None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    if args and args[0] == "--intervals":
+        return intervals(args[1] if len(args) > 1 else accuracy.DEFAULT_CSV)
     path = args[0] if args else accuracy.DEFAULT_CSV
     catalog = accuracy.load_catalog_for_accuracy()
     before = accuracy.run(path, catalog)

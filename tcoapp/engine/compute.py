@@ -20,6 +20,7 @@ from .fleet import FleetPoint, PoolCapacity, fleet_point, pool_capacities
 from .serving_search import SearchOutcome
 from .metric_table import METRICS
 from .performance.curve import OperatingPoint
+from .performance.prediction_interval import prediction_interval
 from .pools import POOL_SERVING_KEYS, ResolvedPool, resolve_pools
 from .fields import PLAN_FIELDS
 from .records import Plan
@@ -51,6 +52,8 @@ class PlanResult:
     warnings: tuple[str, ...] = field(default=())
     serving_search: str = "off"
     searches: tuple[SearchOutcome | None, ...] = ()   # per pool: what serving_search = auto chose
+    prediction_interval: dict | None = None           # 80 % band of a generated plan point (None: measured)
+    pool_intervals: tuple[dict | None, ...] = ()      # per pool, the same
 
     def metric_or_none(self, key: str) -> float | None:
         value = self.metrics[key]
@@ -70,6 +73,7 @@ class PlanResult:
                 row[key] = _finite(getattr(point, key)) if point is not None else None
             row["serving"] = {k: getattr(pool.serving, k) for k in POOL_SERVING_KEYS}
             row["serving"]["searched"] = self.pool_search(i) is not None
+            row["prediction_interval"] = self.pool_intervals[i] if i < len(self.pool_intervals) else None
             rows.append(row)
         return rows
 
@@ -115,6 +119,7 @@ class PlanResult:
         data["extrapolated"] = self.point.extrapolated
         data["queued"] = self.point.queued
         data["limited_by"] = (self.fleet.limited_by or None) if self.fleet else None
+        data["prediction_interval"] = self.prediction_interval
         data["pools"] = self.pool_rows()
         data["serving"] = self.serving_json()
         data["years"] = self.year_rows()
@@ -227,9 +232,23 @@ def compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
                    tokens_per_s_per_user=point.tokens_per_s_per_user, ttft_s=point.ttft_s,
                    power_w=point.power_w, tokens_per_joule=point.tokens_per_joule,
                    max_batch_by_memory=point.max_batch_by_memory)
+    plan_interval, pool_intervals = prediction_intervals(scenario, plan, pools, fleet)
     return PlanResult(plan.name, point, {k: metrics[k] for k in METRIC_KEYS}, out, inputs, pools, fleet,
                       tuple(dict.fromkeys(warnings)), serving_search=plan.serving_search,
-                      searches=tuple(c.search for c in caps))
+                      searches=tuple(c.search for c in caps), prediction_interval=plan_interval,
+                      pool_intervals=pool_intervals)
+
+
+def prediction_intervals(scenario: Scenario, plan: Plan, pools, fleet) -> tuple[dict | None, tuple[dict | None, ...]]:
+    """(the plan's, each pool's) 80 % prediction interval (performance/prediction_interval.py): a
+    pool on a generated curve gets one; the plan gets one when every pool that serves users does."""
+    kind = "MoE" if scenario.model(plan.model).n_experts > 0 else "dense"
+    vendors = [scenario.device(p.device).vendor for p in pools]
+    per_pool = tuple(prediction_interval(pt, kind, v) for pt, v in zip(fleet.pool_points, vendors))
+    users = [i for i, p in enumerate(pools) if p.role in ("serve", "decode")]
+    if not users or any(per_pool[i] is None for i in users):
+        return None, per_pool
+    return prediction_interval(fleet.point, kind, vendors[users[0]], generated=True), per_pool
 
 
 def search_notes(plan: Plan, caps: tuple[PoolCapacity, ...]) -> list[str]:

@@ -82,6 +82,8 @@ DEVICE_FIELDS: tuple[Field, ...] = (
     _f("peak_tflops_bf16", "float", "TFLOPS", None, 0, 1e6, "device", "Peak BF16", "Dense BF16 tensor TFLOPS (the math every precision falls back to).", required=True, min_exclusive=True),
     _f("peak_tflops_fp8", "float", "TFLOPS", 0.0, 0, 1e6, "device", "Peak FP8", "Dense FP8 tensor TFLOPS (0 where unsupported: BF16 math is used)."),
     _f("peak_tflops_fp4", "float", "TFLOPS", 0.0, 0, 1e6, "device", "Peak FP4", "Dense FP4 tensor TFLOPS (0 where unsupported: weights are dequantized to the next precision)."),
+    _f("fp4_formats", "str", "", "", None, None, "device", "FP4 math formats", "4-bit formats the device's FP4 math runs natively, separated by ';' (nvfp4, mxfp4): NVIDIA Blackwell both, AMD CDNA4 mxfp4. Empty: every FP4 format where peak_tflops_fp4 > 0, none otherwise. The serving search tries an FP4 weight or KV precision only where it is listed here (or, for weights, in fp4_weight_only_formats)."),
+    _f("fp4_weight_only_formats", "str", "", "", None, None, "device", "FP4 weight-only formats", "4-bit weight formats the serving stacks run on this device without FP4 math, dequantized in the GEMM (W4A16), separated by ';': mxfp4 on Hopper (TensorRT-LLM runs gpt-oss there as BF16 activations x MXFP4 weights). Never a KV-cache format. Empty: none."),
     _f("tdp_w", "float", "W", None, 0, 1e6, "device", "TDP", "Board power at full load, per accelerator.", required=True, min_exclusive=True),
     _f("idle_w", "float", "W", 0.0, 0, 1e6, "device", "Idle power", "Power when idle, per accelerator."),
     _f("price_usd", "float", "USD", None, 0, BIG, "device", "Price", "Price of one accelerator.", required=True),

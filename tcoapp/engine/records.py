@@ -120,6 +120,16 @@ def _device_checks(v, where, problems) -> None:
                                 "bandwidth, a number > 0 (GB/s)"))
     if v["idle_w"] > v["tdp_w"]:
         problems.append(Problem(where("idle_w"), "idle_w", f"= {v['idle_w']:g}: must be at most tdp_w ({v['tdp_w']:g})"))
+    for key in ("fp4_formats", "fp4_weight_only_formats"):
+        listed = search_precision_list(v[key] or "")
+        unknown = [p for p in listed if p not in ("mxfp4", "nvfp4")]
+        if unknown:
+            problems.append(Problem(where(key), key, f"= {v[key]!r}: {', '.join(unknown)} is not a 4-bit format; list "
+                                    "mxfp4 and/or nvfp4 separated by ';', or leave it empty"))
+    if search_precision_list(v["fp4_formats"] or "") and v["peak_tflops_fp4"] <= 0:
+        problems.append(Problem(where("fp4_formats"), "fp4_formats",
+                                f"= {v['fp4_formats']!r}: FP4 math formats need peak_tflops_fp4 > 0 (it is "
+                                f"{v['peak_tflops_fp4']:g}); empty the cell or enter the FP4 peak"))
 
 
 def _model_checks(v, where, problems) -> None:

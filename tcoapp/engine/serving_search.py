@@ -48,6 +48,7 @@ class SearchOutcome:
     configurations: int         # configurations swept (batch not counted)
     points: int                 # (configuration, batch) points the sweep evaluated
     refined: int                # configurations re-evaluated exactly
+    not_run: tuple[str, ...] = ()   # precisions asked for that the device does not run (left out)
 
     def text(self) -> str:
         s = self.serving
@@ -57,8 +58,9 @@ class SearchOutcome:
         if s.spec_decode_draft_tokens:
             parts.append(f"{s.spec_decode_draft_tokens} draft tokens")
         unit = "USD/Mtok" if self.objective.endswith("_usd") else "tokens/s per device"
+        left_out = f"; left out, the device does not run them: {', '.join(self.not_run)}" if self.not_run else ""
         return (f"{', '.join(parts)}, batch {s.batch:g}: best {self.objective} ({self.objective_value:.4g} {unit}) "
-                f"of {self.configurations} configurations x batch ({self.points:,} points)")
+                f"of {self.configurations} configurations x batch ({self.points:,} points){left_out}")
 
 
 def pool_search_space(scenario: Scenario, plan: Plan, pool: ResolvedPool) -> SearchSpace:
@@ -73,7 +75,7 @@ def search_serve_pool(scenario: Scenario, plan: Plan, pool: ResolvedPool) -> tup
     space = pool_search_space(scenario, plan, pool)
     result = _sweep(scenario, plan, pool, space)
     n_b = _batch_count(plan, pool)
-    picks = _picks(plan, result, n_b)
+    picks = _picks(plan, result, n_b, space)
     device = scenario.device(pool.device)
     tps = np.where(picks >= 0, result.tokens_per_s_per_device[np.maximum(picks, 0)], np.nan)
     power = np.where(picks >= 0, result.power_w[np.maximum(picks, 0)], np.nan)
@@ -91,7 +93,7 @@ def search_serve_pool(scenario: Scenario, plan: Plan, pool: ResolvedPool) -> tup
     if best is None:
         return pool, None
     outcome = SearchOutcome(best[1], plan.search_objective, objective_value(plan, best[0]), len(scores),
-                            result.size, len(candidates))
+                            result.size, len(candidates), space.dropped_precisions)
     return replace(pool, serving=best[1]), outcome
 
 
@@ -111,14 +113,17 @@ def _sweep(scenario, plan, pool, space: SearchSpace) -> SweepResult:
                  expert_parallel=space.expert_parallel, attention_dp=space.attention_dp,
                  weight_precisions=space.weight_precisions, kv_precisions=space.kv_precisions,
                  spec_decode_draft_tokens=space.spec_decode_draft_tokens,
-                 spec_decode_acceptance=pool.serving.spec_decode_acceptance,
+                 spec_decode_acceptance=pool.serving.spec_decode_acceptance, parallel_pairs=space.pairs,
                  attention_weight_precision=pool.serving.attention_weight_precision,
                  factors=scenario.factors_for(pool.device))
 
 
-def _picks(plan: Plan, result: SweepResult, n_b: int) -> np.ndarray:
-    """Per configuration, the flat index of the largest feasible batch meeting the targets (-1: none)."""
+def _picks(plan: Plan, result: SweepResult, n_b: int, space: SearchSpace | None = None) -> np.ndarray:
+    """Per configuration, the flat index of the largest feasible batch meeting the targets (-1: none);
+    a replica larger than the pool (`space.max_devices`) is not feasible."""
     ok = result.feasible.copy()
+    if space is not None:
+        ok &= space.fits(result.tensor_parallel, result.expert_parallel)
     if plan.min_tokens_per_s_per_user is not None:
         ok &= result.tokens_per_s_per_user >= plan.min_tokens_per_s_per_user
     if plan.max_ttft_s is not None:
@@ -153,19 +158,19 @@ def _config(result: SweepResult, flat_index: int, typed: ServingConfig, batch_se
 
 
 def _in_space(serving: ServingConfig, space: SearchSpace) -> bool:
-    return (serving.tensor_parallel in space.tensor_parallel and serving.expert_parallel in space.expert_parallel
+    return ((serving.tensor_parallel, serving.expert_parallel) in space.pairs
             and bool(serving.attention_dp) in space.attention_dp and serving.weight_precision in space.weight_precisions
             and serving.kv_precision in space.kv_precisions
             and serving.spec_decode_draft_tokens in space.spec_decode_draft_tokens)
 
 
 def space_configs(space: SearchSpace, typed: ServingConfig) -> list[ServingConfig]:
-    """Every configuration of the space, the typed batch and acceptance kept."""
+    """Every configuration of the space that fits in the pool, the typed batch and acceptance kept."""
     return [replace(typed, tensor_parallel=tp, expert_parallel=ep, attention_dp=adp, weight_precision=wp,
                     kv_precision=kv, spec_decode_draft_tokens=k)
-            for tp, ep, adp, wp, kv, k in itertools.product(space.tensor_parallel, space.expert_parallel,
-                                                           space.attention_dp, space.weight_precisions,
-                                                           space.kv_precisions, space.spec_decode_draft_tokens)]
+            for (tp, ep), adp, wp, kv, k in itertools.product(space.pairs, space.attention_dp, space.weight_precisions,
+                                                             space.kv_precisions, space.spec_decode_draft_tokens)
+            if space.fits(tp, ep)]
 
 
 def search_by_evaluation(scenario: Scenario, plan: Plan, pool: ResolvedPool,
@@ -188,5 +193,5 @@ def search_by_evaluation(scenario: Scenario, plan: Plan, pool: ResolvedPool,
     if best is None:
         return pool, None
     outcome = SearchOutcome(best[1], plan.search_objective, objective_value(plan, best[0]), len(configs),
-                            len(configs) * _batch_count(plan, pool), len(configs))
+                            len(configs) * _batch_count(plan, pool), len(configs), space.dropped_precisions)
     return replace(pool, serving=best[1]), outcome

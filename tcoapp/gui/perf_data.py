@@ -74,6 +74,21 @@ def _decode_values(scenario, plan, batch) -> dict[str, np.ndarray]:
             "tokens_per_joule": np.where(bad, np.nan, per_device / power)}
 
 
+def _values(scenario, plan, batch, decode: bool) -> tuple[dict[str, np.ndarray], float]:
+    """The drawn values on `batch` and the largest batch that fits in memory (NaN: not known)."""
+    if decode:
+        device, factors = scenario.device(plan.device), scenario.factors_for(plan.device)
+        b_max = decode_curve(device, scenario.model(plan.model), plan.serving, plan.workload, batch[:1],
+                             factors).max_batch_by_memory
+        return _decode_values(scenario, plan, batch), float(b_max)
+    curve, _ = plan_curve(scenario, plan, batch)
+    bad = ~np.asarray(curve.feasible, bool) if not plan.curve else np.zeros(batch.shape, bool)
+    return ({"tokens_per_s_per_device": np.where(bad, np.nan, curve.tokens_per_s_per_device),
+             "tokens_per_s_per_user": np.where(bad, np.nan, curve.tokens_per_s_per_user),
+             "tokens_per_joule": np.where(bad, np.nan, curve.tokens_per_joule)},
+            float(getattr(curve, "max_batch_by_memory", np.nan)))
+
+
 def curve_for(scenario, plan) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """(batch, {tokens_per_s_per_device, tokens_per_s_per_user, tokens_per_joule}); infeasible = NaN.
     A fleet plan's curve is its shown pool's (`shown_plan`); a decode pool's is decode only."""
@@ -89,14 +104,10 @@ def curve_for(scenario, plan) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         return hit[3]
     batch = _grid(scenario, plan)
     try:
-        if decode:
-            values = _decode_values(scenario, plan, batch)
-        else:
-            curve, _ = plan_curve(scenario, plan, batch)
-            bad = ~np.asarray(curve.feasible, bool) if not plan.curve else np.zeros(batch.shape, bool)
-            values = {"tokens_per_s_per_device": np.where(bad, np.nan, curve.tokens_per_s_per_device),
-                      "tokens_per_s_per_user": np.where(bad, np.nan, curve.tokens_per_s_per_user),
-                      "tokens_per_joule": np.where(bad, np.nan, curve.tokens_per_joule)}
+        values, b_max = _values(scenario, plan, batch, decode)
+        if not plan.curve and np.isfinite(b_max) and batch[0] < b_max < batch[-1] and b_max not in batch:
+            batch = np.union1d(batch, [np.floor(b_max)])  # the curve ends at the memory limit, not before it
+            values, _ = _values(scenario, plan, batch, decode)
     except Exception:  # noqa: BLE001 - the plan's notes carry the engine's message; draw nothing
         nan = np.full(batch.shape, np.nan)
         values = {"tokens_per_s_per_device": nan, "tokens_per_s_per_user": nan, "tokens_per_joule": nan}

@@ -246,6 +246,7 @@ def result_rows(max_pools: int = 1) -> dict[str, int]:
             row += 1
     rows["warnings"] = row + 1
     rows["serving"] = row + 2
+    rows["prediction_interval"] = row + 3
     return rows
 
 
@@ -473,17 +474,43 @@ def _warnings_row(ws, results, layout: Layout, last_col: int) -> None:
             set_text(cell, "\n".join(result.warnings))
             wrap(cell)
     _serving_row(ws, results, layout)
+    _interval_row(ws, results, layout)
+
+
+def _interval_row(ws, results, layout: Layout) -> None:
+    """The 80 % prediction interval of a generated plan point (docs/model.md, "How sure it is");
+    empty on a measured curve."""
+    _text_row(ws, results, layout, "prediction_interval",
+              "80 % prediction interval of tokens/s per device and per user on a generated curve, from the model's "
+              "held-out residuals in the plan's regime (docs/model.md). Empty: a measured curve.", interval_text)
+
+
+def interval_text(result) -> str:
+    """The Results text of a plan's prediction interval ("" without one)."""
+    band = getattr(result, "prediction_interval", None)
+    if not band:
+        return ""
+    device, user = band["tokens_per_s_per_device"], band["tokens_per_s_per_user"]
+    text = f"{band['level'] * 100:.0f} %: {device[0]:,.0f}-{device[1]:,.0f} tokens/s per device"
+    text += f"; {user[0]:,.1f}-{user[1]:,.1f} tokens/s per user" if user else ""
+    return f"{text} ({band['basis']})"
 
 
 def _serving_row(ws, results, layout: Layout) -> None:
     """The configuration the serving search chose (DESIGN section 13); empty where search is off."""
-    row = layout.result_rows["serving"]
-    key_cell(ws, row, "serving", "serving_search = auto: the configuration the search chose per pool (TP, EP, "
-                                 "attention-DP, precisions, draft tokens, batch) and its objective. Empty: the plan "
-                                 "runs the configuration typed on Plans.")
-    label_cell(ws, row, 2, result_label("serving"))
+    _text_row(ws, results, layout, "serving",
+              "serving_search = auto: the configuration the search chose per pool (TP, EP, attention-DP, precisions, "
+              "draft tokens, batch) and its objective. Empty: the plan runs the configuration typed on Plans.",
+              lambda result: result.serving_text())
+
+
+def _text_row(ws, results, layout: Layout, key: str, help_text: str, text_of) -> None:
+    """An engine text row of the Results sheet: key, label and, per plan, `text_of(result)` (empty: none)."""
+    row = layout.result_rows[key]
+    key_cell(ws, row, key, help_text)
+    label_cell(ws, row, 2, result_label(key))
     for index, result in enumerate(results):
-        text = result.serving_text()
+        text = text_of(result)
         if text:
             cell = ws.cell(row=row, column=S.FIRST_PLAN_COLUMN + index)
             set_text(cell, text)

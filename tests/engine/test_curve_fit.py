@@ -18,6 +18,9 @@ from tcoapp.io.curve_files import read_curve_file
 CATALOG = load_catalog()
 DEVICES, MODELS = CATALOG.devices, CATALOG.models
 TRUE = DEFAULT_FACTORS.with_(eta_mem=0.7, eta_kv=0.42, eta_compute=0.35)
+# the same memory-side truth with the default eta_compute: what a fit that holds eta_compute (not
+# identifiable on this memory-bound curve from the defaults) can recover exactly
+TRUE_MEMORY = DEFAULT_FACTORS.with_(eta_mem=0.7, eta_kv=0.42)
 CONFIG = (("input_tokens", "1000"), ("output_tokens", "1000"), ("tensor_parallel", "2"), ("weight_precision", "fp8"))
 REAL = Path(__file__).resolve().parent.parent / "data" / "curves" / "aiconfigurator_llama70b_fp8_h200_agg_pareto.csv"
 
@@ -32,7 +35,10 @@ def synthetic_curve(factors=TRUE, batches=(1, 4, 16, 64, 128, 256, 512), config=
 
 
 def test_recovers_the_factors_that_made_the_curve_within_2_percent():
-    fit = fit_curve(synthetic_curve(), DEVICES, MODELS, fit=("eta_mem", "eta_kv", "eta_compute"))
+    # identifiability is judged at the starting factors: from the issue-21 defaults (eta_compute 0.67)
+    # this memory-bound curve cannot tell eta_compute from eta_kv, so the fit starts nearer the truth
+    start = DEFAULT_FACTORS.with_(eta_compute=0.49)
+    fit = fit_curve(synthetic_curve(), DEVICES, MODELS, start, fit=("eta_mem", "eta_kv", "eta_compute"))
     for name in ("eta_mem", "eta_kv", "eta_compute"):
         assert getattr(fit.result.factors, name) == pytest.approx(getattr(TRUE, name), rel=0.02)
     assert fit.result.initial_median_abs_pct_error > 5 and fit.result.median_abs_pct_error < 0.1
@@ -40,7 +46,7 @@ def test_recovers_the_factors_that_made_the_curve_within_2_percent():
 
 
 def test_default_candidates_hold_what_the_points_cannot_tell_apart():
-    fit = fit_curve(synthetic_curve(), DEVICES, MODELS)
+    fit = fit_curve(synthetic_curve(TRUE_MEMORY), DEVICES, MODELS)
     assert fit.result.fitted[:2] == ("eta_mem", "eta_kv") and fit.held
     assert set(fit.result.fitted) | set(fit.held) == {"eta_mem", "eta_kv", "eta_prefill", "eta_compute",
                                                        "step_overhead_s", "seq_overhead_s"}
@@ -75,7 +81,7 @@ def test_refusals_say_why():
         "moe_compute_efficiency cannot be identified")  # a dense model: no point depends on it
     assert "the two cannot be told apart" in refusal(small, fit=("eta_mem", "step_overhead_s"))
     assert "cannot fit bogus" in refusal(small, fit=("bogus",))
-    no_workload = synthetic_curve(config=(("tensor_parallel", "2"),))
+    no_workload = synthetic_curve(TRUE_MEMORY, config=(("tensor_parallel", "2"),))
     assert "no input_tokens / output_tokens" in refusal(no_workload)
     assert fit_curve(no_workload, DEVICES, MODELS, workload=Workload(input_tokens=1000, output_tokens=1000)
                      ).result.median_abs_pct_error < 1  # a plan's workload stands in

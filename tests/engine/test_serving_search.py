@@ -136,7 +136,10 @@ def test_each_serve_pool_is_searched_within_its_own_devices():
     chosen = result.as_json()["serving"]["pools"]
     assert set(chosen) == {"a", "b"}
     for pool in result.pools:
-        assert pool.serving.tensor_parallel * pool.serving.expert_parallel <= 8
+        n = pool.serving.tensor_parallel * pool.serving.expert_parallel
+        assert n <= pool.device_count and pool.serving.tensor_parallel <= 8
+        if n > 8:  # beyond one scale-up domain only expert parallelism spans (over the scale-out network)
+            assert pool.device == "H200-SXM" and pool.serving.expert_parallel > 1 and n % 8 == 0
 
 
 def test_a_small_pool_limits_the_replica():

@@ -64,7 +64,7 @@ def test_finance_rows_are_live_formulas_and_engine_rows_are_values(exported):
     engine = {k for k, _ in ENGINE_ROWS}
     pool_sources = dict(POOL_VALUE_ROWS)
     for key, row in rows.items():
-        if key in ("warnings", "serving"):  # engine text rows
+        if key in ("warnings", "serving", "prediction_interval"):  # engine text rows
             continue
         base = key.split(".", 1)[1] if key.startswith("pool1.") else None
         for index, plan in enumerate(scenario.plans):
@@ -285,6 +285,20 @@ def test_the_results_sheet_names_what_the_serving_search_chose(tmp_path):
     assert ws.cell(row, S.FIRST_PLAN_COLUMN).value == compute_scenario(scenario)[0].serving_text()
     assert ws.cell(row, S.FIRST_PLAN_COLUMN).value.startswith("TP")
     assert ws.cell(row, S.FIRST_PLAN_COLUMN + 1).value is None
+
+
+def test_the_results_sheet_gives_the_prediction_interval_of_a_generated_plan(tmp_path):
+    catalog = load_catalog()
+    plans = (make_plan("generated", {"device": "B200", "model": "Llama-3.3-70B", "batch": 64}),)
+    scenario = check_scenario(Scenario(plans, catalog_devices=catalog.devices, catalog_models=catalog.models))
+    path = tmp_path / "s.xlsx"
+    write_scenario(scenario, path)
+    ws = openpyxl.load_workbook(path)[S.RESULTS]
+    row = result_rows(1)["prediction_interval"]
+    band = compute_scenario(scenario)[0].prediction_interval
+    assert ws.cell(row, 1).value == "prediction_interval"
+    text = ws.cell(row, S.FIRST_PLAN_COLUMN).value
+    assert text.startswith("80 %: ") and f"{band['tokens_per_s_per_device'][0]:,.0f}" in text and "held-out" in text
 
 
 def test_results_and_cashflow_have_a_readable_label_beside_every_key(exported):

@@ -80,7 +80,7 @@ def expected_results(result, plan, max_pools: int = 1) -> dict[str, float]:
     for key, _ in ENGINE_ROWS:
         want[key] = result.metrics[key]
     for key in result_rows(max_pools):
-        if key in want or key in ("warnings", "serving", "costs_not_entered", "plan_check"):
+        if key in want or key in ("warnings", "serving", "prediction_interval", "costs_not_entered", "plan_check"):
             continue
         if key.startswith("pool"):
             k, base = int(key[4:key.index(".")]), key.split(".", 1)[1]

@@ -84,9 +84,30 @@ def pareto_mask(x, y, valid=None) -> np.ndarray:
     return mask
 
 
-def _combos(tensor_parallel, expert_parallel, attention_dp, weight_precisions, kv_precisions, drafts):
-    for tp, ep, adp, wp, k in itertools.product(tensor_parallel, expert_parallel, attention_dp,
-                                                 weight_precisions, drafts):
+def dent_share(x, y) -> float | None:
+    """Share of the Pareto points of (x, y) (both maximized, both > 0) that lie off the upper convex
+    hull of the front in log-log space: a dent is a frontier point that a mix of its neighbours'
+    configurations would beat, where one configuration's curve hands over to another's. None with
+    fewer than 3 frontier points. (How jagged a frontier is: docs/model.md, "The efficient frontier".)"""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    ok = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0)
+    idx = np.nonzero(pareto_mask(x, y, ok))[0]
+    if idx.size < 3:
+        return None
+    order = idx[np.argsort(x[idx], kind="stable")]
+    lx, ly = np.log(x[order]), np.log(y[order])
+    hull: list[int] = []
+    for i in range(lx.size):  # monotone chain, upper hull
+        while len(hull) >= 2 and ((lx[hull[-1]] - lx[hull[-2]]) * (ly[i] - ly[hull[-2]])
+                                  - (ly[hull[-1]] - ly[hull[-2]]) * (lx[i] - lx[hull[-2]])) > 1e-12:
+            hull.pop()
+        hull.append(i)
+    return 1.0 - len(hull) / lx.size
+
+
+def _combos(tensor_parallel, expert_parallel, attention_dp, weight_precisions, kv_precisions, drafts, pairs=None):
+    pairs = pairs if pairs is not None else tuple(itertools.product(tensor_parallel, expert_parallel))
+    for (tp, ep), adp, wp, k in itertools.product(pairs, attention_dp, weight_precisions, drafts):
         kvs = kv_precisions if kv_precisions is not None else ("bf16" if wp == "bf16" else "fp8",)
         for kv in kvs:
             yield int(tp), int(ep), bool(adp), str(wp), str(kv), int(k)
@@ -95,7 +116,7 @@ def _combos(tensor_parallel, expert_parallel, attention_dp, weight_precisions, k
 def sweep(device, model, workload, *, batches, tensor_parallel=(1, 2, 4, 8), expert_parallel=(1,),
           attention_dp=(False,), weight_precisions=("fp8",), kv_precisions=None, spec_decode_draft_tokens=(0,),
           spec_decode_acceptance=0.7, attention_weight_precision: str = "", factors: EfficiencyFactors = DEFAULT_FACTORS,
-          progress: Callable[[float], None] | None = None,
+          stack_scale: float = 1.0, parallel_pairs=None, progress: Callable[[float], None] | None = None,
           should_cancel: Callable[[], bool] | None = None) -> SweepResult:
     """Evaluate the grid batches x configurations; keep every point and the Pareto frontier.
 
@@ -104,10 +125,12 @@ def sweep(device, model, workload, *, batches, tensor_parallel=(1, 2, 4, 8), exp
     scale-up domain, EP on a dense model, weights that do not fit) stay in the cloud as infeasible
     points. Per point the physics is `roofline.evaluate` (docs/model.md section 1).
     `attention_weight_precision` (a mixed MoE checkpoint's non-expert weights) applies to every point.
+    `stack_scale` multiplies every decode step (a measurement's serving stack; plans use 1).
+    `parallel_pairs` ((TP, EP), ...) replaces the cross product of the two axes (the search's pairs).
     """
     b = np.asarray(batches, float).ravel()
     combos = list(_combos(tensor_parallel, expert_parallel, attention_dp, weight_precisions, kv_precisions,
-                          spec_decode_draft_tokens))
+                          spec_decode_draft_tokens, parallel_pairs))
     arch = architecture(model)
     possible = np.array([not config_problems(device, model, ServingConfig(tensor_parallel=c[0], expert_parallel=c[1],
                                                                           attention_weight_precision=attention_weight_precision))
@@ -120,7 +143,7 @@ def sweep(device, model, workload, *, batches, tensor_parallel=(1, 2, 4, 8), exp
             raise Cancelled("sweep cancelled")
         stop = min(start + chunk, len(combos))
         _evaluate_chunk(device, arch, workload, b, cols, start, stop, spec_decode_acceptance, factors, out,
-                        shared_weight_args(device, attention_weight_precision, factors))
+                        dict(shared_weight_args(device, attention_weight_precision, factors), stack_scale=stack_scale))
         if progress is not None:
             progress(stop / len(combos))
     rep = lambda a: np.repeat(a, b.size)  # noqa: E731

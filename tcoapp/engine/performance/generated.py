@@ -20,9 +20,10 @@ def config_problems(device: Device, model: ModelSpec, serving: ServingConfig) ->
     """Why a parallel configuration is impossible on this device and model (empty: possible)."""
     problems = []
     n = serving.tensor_parallel * serving.expert_parallel
-    if n > device.scale_up_domain:
+    if n > device.scale_up_domain and not spans_scale_out(device, model, serving):
         problems.append(f"tensor_parallel x expert_parallel = {n} exceeds {device.name}'s scale_up_domain "
-                        f"({device.scale_up_domain})")
+                        f"({device.scale_up_domain}); only expert parallelism of an MoE model may span several "
+                        f"domains (whole domains, tensor_parallel within one, over scale_out_gb_s > 0)")
     if n > 1 and device.interconnect_gb_s <= 0:
         problems.append(f"{device.name} has no scale-up fabric (interconnect_gb_s = 0): a replica must be 1 device")
     if serving.expert_parallel > 1 and model.n_experts == 0:
@@ -33,6 +34,17 @@ def config_problems(device: Device, model: ModelSpec, serving: ServingConfig) ->
         problems.append(f"attention_weight_precision = {serving.attention_weight_precision} is for MoE models (experts "
                         f"at weight_precision, the rest at this); {model.name} is dense: leave it empty")
     return problems
+
+
+def spans_scale_out(device: Device, model: ModelSpec, serving: ServingConfig) -> bool:
+    """True where a replica of tensor_parallel x expert_parallel devices beyond the scale-up domain is
+    possible: an MoE model's expert parallelism over whole domains (a multiple of scale_up_domain
+    devices), tensor parallelism within one domain, and a scale-out network (scale_out_gb_s > 0).
+    Its all-to-all then crosses the scale-out network (roofline.alltoall_with_scale_out_s)."""
+    n = serving.tensor_parallel * serving.expert_parallel
+    domain = max(int(device.scale_up_domain), 1)
+    return (model.n_experts > 0 and serving.expert_parallel > 1 and serving.tensor_parallel <= domain
+            and n % domain == 0 and float(device.scale_out_gb_s) > 0 and device.interconnect_gb_s > 0)
 
 
 def run_roofline(device: Device, model: ModelSpec, serving: ServingConfig, workload: Workload, batch,

@@ -57,7 +57,7 @@ def prefill_capacity(device: Device, model: ModelSpec, serving: ServingConfig, w
     n = serving.tensor_parallel * serving.expert_parallel
     kv_bytes = float(architecture(model).kv_values(workload.input_tokens)) * bytes_per_value(serving.kv_precision)
     busy_s = float(np.ravel(pre.prefill_s)[0])
-    alone_s = float(np.ravel(pre.ttft_s - pre.step_s)[0])
+    alone_s = float(np.ravel(pre.ttft_s - pre.step_s - pre.queue_s)[0])
     return PrefillCapacity(1.0 / (busy_s * n), alone_s, kv_bytes, n, tuple(config_problems(device, model, serving)))
 
 

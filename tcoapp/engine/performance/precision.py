@@ -8,7 +8,8 @@ Bytes per value, scale overhead included:
 - nvfp4 (NVIDIA): 4-bit E2M1 values + one FP8 E4M3 scale per block of 16
   -> (16 x 4 + 8) / 16 / 8 = 0.5625 B (the per-tensor FP32 scale is negligible).
 
-Math: FP4 formats run on FP4 tensor cores only where `peak_tflops_fp4 > 0`; elsewhere the weights
+Math: an FP4 format runs on FP4 tensor cores only where `peak_tflops_fp4 > 0` and the device's
+`fp4_formats` lists it (empty: every FP4 format); elsewhere the weights
 are dequantized in the GEMM and the math runs at BF16 with BF16 activations (W4A16): that is how
 the serving stacks run 4-bit checkpoints on parts without FP4 math (TensorRT-LLM's gpt-oss MoE
 backend matrix: H200 = BF16 activations x MXFP4 weights, Triton kernels; Blackwell = MXFP8 x MXFP4,
@@ -16,6 +17,12 @@ https://nvidia.github.io/TensorRT-LLM/1.2.0rc2.post2/deployment-guide/deployment
 The dequantization's cost is that slower math; the conversion work inside the kernel is not
 modelled on its own. FP8 without FP8 math likewise runs at BF16. Storage (and so memory traffic and
 capacity) keeps the stored format.
+
+What the serving search may try on a device (`supported_weight_precisions`, `supported_kv_precisions`):
+bf16; fp8 where the device has FP8 math; an FP4 format as weights where its math runs it natively
+(NVIDIA Blackwell: nvfp4 and mxfp4; AMD CDNA4: mxfp4) or where the device lists it as weight-only
+(`fp4_weight_only_formats`: mxfp4 on Hopper, dequantized W4A16); an FP4 KV cache only where the FP4
+math runs that format (no FP4 KV cache on a part without FP4 math).
 """
 from __future__ import annotations
 
@@ -37,11 +44,36 @@ def bytes_per_value(precision: str) -> float:
         raise ValueError(f"unknown precision {precision!r}: one of {', '.join(BYTES_PER_VALUE)}") from None
 
 
+def _formats(text) -> tuple[str, ...]:
+    return tuple(p.strip().lower() for p in str(text or "").split(";") if p.strip())
+
+
+def native_fp4_formats(device) -> tuple[str, ...]:
+    """The FP4 formats `device`'s math runs natively: its `fp4_formats` (empty: every FP4 format)
+    where peak_tflops_fp4 > 0; none without FP4 math."""
+    if not device.peak_tflops_fp4 > 0:
+        return ()
+    listed = _formats(getattr(device, "fp4_formats", ""))
+    return tuple(f for f in FP4_FORMATS if f in listed) if listed else FP4_FORMATS
+
+
+def supported_weight_precisions(device) -> tuple[str, ...]:
+    """Weight precisions the serving stacks run on `device` (see module docstring)."""
+    weight_only = _formats(getattr(device, "fp4_weight_only_formats", ""))
+    fp4 = tuple(f for f in FP4_FORMATS if f in native_fp4_formats(device) or f in weight_only)
+    return ("bf16",) + (("fp8",) if device.peak_tflops_fp8 > 0 else ()) + fp4
+
+
+def supported_kv_precisions(device) -> tuple[str, ...]:
+    """KV-cache precisions `device` runs: bf16, fp8 with FP8 math, an FP4 format only with its FP4 math."""
+    return ("bf16",) + (("fp8",) if device.peak_tflops_fp8 > 0 else ()) + native_fp4_formats(device)
+
+
 def math_precision(device, precision: str) -> str:
     """The precision the matrix math runs at on `device`: "fp4", "fp8" or "bf16"."""
     bytes_per_value(precision)
     if precision in FP4_FORMATS:
-        return "fp4" if device.peak_tflops_fp4 > 0 else "bf16"  # W4A16 where there is no FP4 math
+        return "fp4" if precision in native_fp4_formats(device) else "bf16"  # W4A16 without that FP4 math
     if precision == "fp8" and device.peak_tflops_fp8 > 0:
         return "fp8"
     return "bf16"

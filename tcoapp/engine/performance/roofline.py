@@ -28,9 +28,12 @@ A replica spans N = TP x EP devices and serves B concurrent sequences. Per devic
                    (imperfect overlap: the smaller time is hidden only in part)
     t_seq        = B / (N if attention-DP else 1) x seq_overhead_s   (per device: under attention-DP
                    each device schedules and samples only its own sequences)
-    t_step       = (t_core + t_comm + step_overhead_s + layers x layer_overhead_s + t_seq)
+    t_step       = (t_core + t_comm + step_overhead_s + layers x layer_overhead_s + t_seq + t_sched)
                    (the device's own step / layer overheads where its catalog row states them)
-                   x (1 + k x draft_cost)
+                   x (1 + k x draft_cost) x stack    (stack: stack_step_rocm on AMD, else 1)
+    issue-21 terms: expert load imbalance (balls-into-bins) on routed GEMMs and all-to-all bytes,
+    attention-DP imbalance ceil(B / N) / (B / N) on KV reads and attention, per-peer all-to-all
+    messages, scale-out beyond the domain, t_sched = B x sched_overhead_s (see the functions below)
 
 Prefill of one request (n = input x (1 - prefix_cache_hit_rate) new tokens):
     t_prefill = (n x linear_flops / peak + pair_flops x n x input x (1 + hit) / 2 / attention_peak)
@@ -44,7 +47,9 @@ so one cycle of a replica lasts (output / tokens_per_step) x t_step + B x t_pref
 
     tokens_per_s_per_user   = output / cycle_s
     tokens_per_s_per_device = B x output / cycle_s / N
-    ttft_s                  = max(t_prefill, weight read) + t_step (one isolated prefill, then the first step)
+    ttft_s                  = W + max(t_prefill, weight read) + t_step (the wait for admission under Poisson
+                              arrivals, M/D/1: W = rho t_prefill / (2 (1 - rho)), rho = prefill share;
+                              then one isolated prefill and the first step)
     power_w                 = idle_w + (tdp_w - idle_w) x u^gamma, u the busy fraction (compute time
                               + power_mem_activity x memory time, over wall time; prefill counts as busy)
 """
@@ -80,6 +85,7 @@ class RooflineArrays:
     prefill_share: np.ndarray      # fraction of replica time spent prefilling
     tokens_per_step: np.ndarray    # per sequence, speculative decoding included
     utilization: np.ndarray        # busy fraction u of the power model
+    queue_s: np.ndarray = 0.0      # mean admission wait under Poisson arrivals (M/D/1), part of ttft_s
 
 
 def _link(device, factors) -> float:
@@ -104,11 +110,47 @@ def decode_step(device, arch: Architecture, batch, devices, expert_parallel, att
                  + moe_permute_bytes(arch, tokens, devices) * tier_seconds_per_byte(device, 0.0)) / factors.eta_mem
                 + kv_read * tier_seconds_per_byte(device, kv_fast) / factors.eta_kv)
     attended = arch.kv_values(context_tokens) / arch.kv_values_per_token  # context, sliding windows capped
-    flop_s = tokens * (_linear_flop_s(arch, peak, factors, tokens, shared_peak)
-                       + arch.decode_attention_flops_per_context_token * attended / attention_peak)
+    adp = attention_dp_imbalance(batch, devices, attention_dp)
+    kv_extra = kv_read * (adp - 1.0) * tier_seconds_per_byte(device, kv_fast) / factors.eta_kv
+    memory_s = memory_s + kv_extra
+    experts = expert_load_imbalance(arch, tokens, expert_parallel, factors.expert_load_skew)
+    flop_s = tokens * (_linear_flop_s(arch, peak, factors, tokens, shared_peak, experts)
+                       + arch.decode_attention_flops_per_context_token * attended / attention_peak * adp)
     compute_s = flop_s / (devices * factors.eta_compute)
-    comm_s = _comm_s(device, arch, tokens, devices, expert_parallel, attention_dp, factors)
+    comm_s = _comm_s(device, arch, tokens, devices, expert_parallel, attention_dp, factors, experts)
     return memory_s, compute_s, comm_s
+
+
+def max_over_mean_load(balls, bins):
+    """Expected max over mean load of `balls` thrown uniformly into `bins` (balls-into-bins): the
+    Gaussian approximation of the multinomial maximum 1 + sqrt(2 ln(bins) / m), m = balls / bins the
+    mean load; with fewer balls than bins the busiest bin still holds one ball (ratio >= 1 / m);
+    at most `bins` (all balls in one bin); 1 for one bin."""
+    bins = np.asarray(bins, float)
+    mean = np.maximum(np.asarray(balls, float) / np.maximum(bins, 1.0), 1e-12)
+    ratio = np.maximum(1.0 + np.sqrt(2.0 * np.log(np.maximum(bins, 1.0)) / mean), 1.0 / mean)
+    return np.where(bins > 1, np.minimum(ratio, np.maximum(bins, 1.0)), 1.0)
+
+
+def expert_load_imbalance(arch: Architecture, tokens, expert_parallel, skew):
+    """Busiest / mean routed tokens per expert-parallel device in a step of `tokens` tokens: the
+    balls-into-bins expectation for tokens x k routed copies over EP devices, plus the routing skew
+    (`expert_load_skew`) where EP > 1; 1 for a dense model or EP = 1 (every device holds a shard of
+    every expert)."""
+    ep = np.asarray(expert_parallel, float)
+    if not arch.is_moe:
+        return np.ones_like(np.asarray(tokens, float) * ep)
+    balls = np.asarray(tokens, float) * arch.experts_per_token
+    return np.where(ep > 1, max_over_mean_load(balls, ep) + skew, 1.0)
+
+
+def attention_dp_imbalance(batch, devices, attention_dp):
+    """Busiest / mean sequences per attention-DP rank: the scheduler spreads B sequences over N ranks
+    as evenly as whole sequences allow, ceil(B / N) / (B / N) (N / B where B < N: idle ranks);
+    1 without attention-DP."""
+    b = np.maximum(np.asarray(batch, float), 1e-12)
+    n = np.asarray(devices, float)
+    return np.where(np.asarray(attention_dp, bool) & (n > 1), np.ceil(b / n - 1e-9) / (b / n), 1.0)
 
 
 # Tokens of one batched prefill step per device (assumption: TensorRT-LLM's default max_num_tokens,
@@ -140,9 +182,23 @@ def core_s(memory_s, compute_s, overlap_loss):
 
 
 def sequence_overhead_s(batch, devices, attention_dp, seq_overhead_s):
-    """Per-sequence step overhead of the busiest device: B / (N under attention-DP, else 1) x seq_overhead_s."""
-    per_device = np.asarray(batch, float) / np.where(attention_dp, np.asarray(devices, float), 1.0)
+    """Per-sequence step overhead of the busiest device: its sequences x seq_overhead_s, B without
+    attention-DP, ceil(B / N) under it (each rank samples its own, the busiest waits longest)."""
+    b = np.asarray(batch, float)
+    per_device = np.where(attention_dp, np.ceil(b / np.asarray(devices, float) - 1e-9), b)
     return per_device * seq_overhead_s
+
+
+def scheduler_overhead_s(batch, sched_overhead_s):
+    """Per-sequence work of the whole replica that attention-DP does not divide: B x sched_overhead_s."""
+    return np.asarray(batch, float) * sched_overhead_s
+
+
+def stack_step_scale(device, factors):
+    """The serving stack's multiplier of the decode step time: `stack_step_rocm` on AMD devices
+    (ROCm stacks), 1 elsewhere (TensorRT-LLM, the reference). Measurements of SGLang / vLLM on
+    NVIDIA pass their own `stack_scale` to `evaluate` (tcoapp/accuracy.py)."""
+    return np.asarray(factors.stack_step_rocm, float) if getattr(device, "vendor", "") == "AMD" else 1.0
 
 
 def grouped_gemm_efficiency(arch: Architecture, tokens, factors):
@@ -158,26 +214,42 @@ def grouped_gemm_efficiency(arch: Architecture, tokens, factors):
     return factors.moe_compute_efficiency * m / (m + factors.moe_gemm_half_tokens)
 
 
-def _linear_flop_s(arch: Architecture, peak, factors, tokens, shared_peak=None):
+def _linear_flop_s(arch: Architecture, peak, factors, tokens, shared_peak=None, expert_imbalance=1.0):
     """Seconds x peak-efficiency of one token's weight GEMMs: 2 FLOP per active parameter, the
     non-expert ones at `shared_peak` (None: `peak`), routed experts at `peak` derated by their
-    grouped-GEMM efficiency at `tokens` tokens per step."""
+    grouped-GEMM efficiency at `tokens` tokens per step and stretched by the busiest device's
+    `expert_imbalance` (the step waits for it)."""
     routed = arch.experts_per_token * arch.expert_params
     shared_peak = peak if shared_peak is None else shared_peak
     return 2.0 * ((arch.active_params - routed) / shared_peak
-                  + routed / grouped_gemm_efficiency(arch, tokens, factors) / peak)
+                  + routed * expert_imbalance / grouped_gemm_efficiency(arch, tokens, factors) / peak)
 
 
-def _comm_s(device, arch, tokens, devices, expert_parallel, attention_dp, factors):
+def _comm_s(device, arch, tokens, devices, expert_parallel, attention_dp, factors, expert_imbalance=1.0):
     link, lat = _link(device, factors), factors.comm_latency_s
     message = tokens * arch.hidden_size * ACTIVATION_BYTES
     tp = np.where(attention_dp, 0.0, 2.0 * arch.n_layers * allreduce_s(message, devices, link, lat))
     if not arch.is_moe:
         return tp + 0.0 * message
     uses_a2a = (np.asarray(expert_parallel) > 1) | np.asarray(attention_dp, bool)
-    sent = message / devices * arch.experts_per_token
-    a2a = 2.0 * arch.n_layers * alltoall_s(sent, devices, link, lat)
+    sent = message / devices * arch.experts_per_token * expert_imbalance
+    a2a = 2.0 * arch.n_layers * alltoall_with_scale_out_s(device, sent, devices, factors)
     return tp + np.where(uses_a2a & (devices > 1), a2a, 0.0)
+
+
+def alltoall_with_scale_out_s(device, sent_bytes, devices, factors):
+    """One all-to-all (dispatch or combine) per device: within one scale-up domain D, the share
+    (n - 1) / n of the bytes at the scale-up link plus `comm_latency_s`; beyond it (n > D, expert
+    parallelism across domains) the share (n - D) / n leaves the domain over the scale-out link
+    (`scale_out_gb_s` x eta_comm) with `scale_out_latency_s`; plus `a2a_peer_overhead_s` for each
+    of the n - 1 peer messages."""
+    n = np.asarray(devices, float)
+    domain = float(max(int(device.scale_up_domain), 1))
+    inside = np.minimum(n, domain)
+    up = (inside - 1.0) / n * sent_bytes / _link(device, factors) + factors.comm_latency_s
+    out_link = np.maximum(np.asarray(device.scale_out_gb_s, float), 1e-9) * 1e9 * factors.eta_comm
+    out = np.where(n > domain, (n - domain) / n * sent_bytes / out_link + factors.scale_out_latency_s, 0.0)
+    return np.where(n > 1, np.maximum(up, out) + (n - 1.0) * factors.a2a_peer_overhead_s, 0.0)
 
 
 def prefill(device, arch: Architecture, devices, expert_parallel, attention_dp, weight_bytes, peak,
@@ -200,7 +272,7 @@ def prefill(device, arch: Architecture, devices, expert_parallel, attention_dp, 
 
 def evaluate(device, arch: Architecture, batch, tensor_parallel, expert_parallel, attention_dp,
              weight_bytes, kv_bytes, peak, attention_peak, draft_tokens, acceptance, input_tokens, output_tokens,
-             hit_rate, factors, shared_weight_bytes=None, shared_peak=None) -> RooflineArrays:
+             hit_rate, factors, shared_weight_bytes=None, shared_peak=None, stack_scale=1.0) -> RooflineArrays:
     """The generated curve for broadcast configuration arrays (see module docstring). A mixed
     checkpoint stores and multiplies its non-expert weights at `shared_weight_bytes` / `shared_peak`
     (None: as the experts)."""
@@ -214,21 +286,36 @@ def evaluate(device, arch: Architecture, batch, tensor_parallel, expert_parallel
                                         **mixed)
     overhead_s = (device_overhead(device, "step_overhead_s", factors)
                   + arch.n_layers * device_overhead(device, "layer_overhead_s", factors)
-                  + sequence_overhead_s(batch, devices, attention_dp, factors.seq_overhead_s))
-    step_s = (core_s(mem_s, comp_s, factors.mem_compute_overlap_loss) + comm_s + overhead_s) * step_cost_multiplier(
-        draft_tokens, factors.spec_draft_cost_fraction)
+                  + sequence_overhead_s(batch, devices, attention_dp, factors.seq_overhead_s)
+                  + scheduler_overhead_s(batch, factors.sched_overhead_s))
+    step_s = ((core_s(mem_s, comp_s, factors.mem_compute_overlap_loss) + comm_s + overhead_s)
+              * step_cost_multiplier(draft_tokens, factors.spec_draft_cost_fraction)
+              * stack_step_scale(device, factors) * stack_scale) / factors.model_error
     per_step = tokens_per_step(draft_tokens, acceptance)
     pf_busy, pf_alone = prefill(device, arch, devices, expert_parallel, attention_dp, weight_bytes, peak,
                                 attention_peak, input_tokens, hit_rate, factors, **mixed)
+    pf_busy, pf_alone = pf_busy / factors.model_error, pf_alone / factors.model_error  # the model's own error
     decode_total = output_tokens / per_step * step_s
     cycle_s = decode_total + batch * pf_busy
     per_user = output_tokens / cycle_s
     per_device = batch * per_user / devices
     share = batch * pf_busy / cycle_s
-    decode_busy = np.minimum(1.0, (comp_s + factors.power_mem_activity * mem_s) / np.maximum(step_s, 1e-30))
+    decode_busy = np.minimum(1.0, (comp_s + factors.power_mem_activity * mem_s) / factors.model_error
+                             / np.maximum(step_s, 1e-30))
     u = share + (1.0 - share) * decode_busy
     power = device.idle_w + (device.tdp_w - device.idle_w) * u ** factors.power_gamma
     b_max = max_batch_by_memory(arch, capacity_gb(device), factors.usable_memory_fraction, devices, attention_dp,
                                 weight_bytes, kv_bytes, input_tokens + output_tokens, shared_weight_bytes)
-    return RooflineArrays(per_device, per_user, pf_alone + step_s, power, b_max, step_s, mem_s, comp_s, comm_s,
-                          pf_busy, share, per_step + 0.0 * batch, u)
+    queue_s = admission_wait_s(share, pf_busy)
+    return RooflineArrays(per_device, per_user, pf_alone + step_s + queue_s, power, b_max, step_s, mem_s, comp_s,
+                          comm_s, pf_busy, share, per_step + 0.0 * batch, u, queue_s)
+
+
+def admission_wait_s(prefill_share, prefill_s):
+    """Mean wait of an arriving request before its prefill starts (server load): the replica prefills
+    one request at a time for `prefill_s` and spends `prefill_share` of its time doing so, so with
+    Poisson arrivals its prefill work is an M/D/1 queue of utilization rho = prefill_share:
+    W = rho x prefill_s / (2 (1 - rho)) (Pollaczek-Khinchine with deterministic service); infinite
+    at rho >= 1. TTFT = W + the isolated prefill + the first step."""
+    rho = np.asarray(prefill_share, float)
+    return np.where(rho < 1.0, rho * np.asarray(prefill_s, float) / (2.0 * np.maximum(1.0 - rho, 1e-12)), np.inf)

@@ -51,7 +51,7 @@ def _prefill(case: ServeCase, draws: int):
     kv_bytes = float(architecture(case.model).kv_values(case.workload.input_tokens)) * bytes_per_value(case.serving.kv_precision)
     rate = 1.0 / (np.asarray(r.prefill_s, float) * n)
     ok = np.isfinite(rate) & (rate > 0) & np.isfinite(r.ttft_s) & (not config_problems(case.base_device, case.model, case.serving))
-    return rate, np.asarray(r.ttft_s - r.step_s, float), kv_bytes, n, ok
+    return rate, np.asarray(r.ttft_s - r.step_s - r.queue_s, float), kv_bytes, n, ok
 
 
 def _decode(case: ServeCase, lead_s, draws: int):

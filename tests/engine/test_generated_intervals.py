@@ -1,0 +1,119 @@
+"""Prediction intervals (docs/model.md, "How sure it is"): an 80 % band per plan and pool on a
+generated curve, from held-out residual quantiles of the point's regime; null on a measured curve;
+calibrated against held-out published measurements."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from tcoapp import accuracy
+from tcoapp.engine.compute import compute_plan
+from tcoapp.engine.performance import prediction_interval as pi
+from tcoapp.engine.performance.measured import make_measured_curve
+from tcoapp.engine.records import make_plan
+from tcoapp.engine.scenario import Scenario, check_scenario
+from tcoapp.io.catalog import load_catalog
+
+CATALOG = load_catalog()
+
+
+def _scenario(*plans, curves=None):
+    return check_scenario(Scenario(tuple(plans), curves=curves or {}, catalog_devices=CATALOG.devices,
+                                   catalog_models=CATALOG.models))
+
+
+@pytest.mark.parametrize("keys, regime", [
+    ({"device": "H200-SXM", "model": "Llama-3.3-70B", "batch": 4}, "interactive"),
+    ({"device": "MI355X", "model": "DeepSeek-R1", "batch": 100000, "tensor_parallel": 8}, "offline"),
+    ({"device": "B200", "model": "DeepSeek-R1", "tensor_parallel": 8, "min_tokens_per_s_per_user": 20.0,
+      "max_ttft_s": 30}, "server"),
+])
+def test_a_generated_plan_and_its_pool_carry_an_80_percent_band_of_their_regime(keys, regime):
+    p = make_plan("p", {"input_tokens": 1000, "output_tokens": 500, **keys})
+    result = compute_plan(_scenario(p), p)
+    band = result.prediction_interval
+    assert band is not None and band["level"] == 0.8
+    point = result.point
+    assert pi.point_regime(point.tokens_per_s_per_user, point.batch, point.max_batch_by_memory) == regime
+    assert regime in band["basis"] and "held-out" in band["basis"]
+    key, (n, lo, hi) = pi.band_cell(pi.RESIDUAL_QUANTILES, regime)
+    assert key == regime and n >= pi.MIN_ROWS and 0 < lo < 1 < hi
+    assert band["tokens_per_s_per_device"] == pytest.approx([point.tokens_per_s_per_device * lo,
+                                                             point.tokens_per_s_per_device * hi])
+    low, high = band["tokens_per_s_per_user"]
+    assert 0 < low < high
+    data = result.as_json()
+    assert data["prediction_interval"] == band
+    assert data["pools"][0]["prediction_interval"]["tokens_per_s_per_device"] == pytest.approx(
+        band["tokens_per_s_per_device"])
+    json.dumps(data)
+
+
+def test_a_measured_curve_has_no_band():
+    curve = make_measured_curve("c", "H100-SXM", "Llama-3.1-8B", [1, 8, 64], [100, 700, 3000], [100, 87.5, 46.9],
+                                [300, 400, 600], [0.05, 0.06, 0.1])
+    p = make_plan("P", {"device": "H100-SXM", "model": "Llama-3.1-8B", "curve": "c", "batch": 8})
+    result = compute_plan(_scenario(p, curves={"c": curve}), p)
+    assert result.prediction_interval is None
+    assert result.as_json()["pools"][0]["prediction_interval"] is None
+
+
+def test_the_shipped_table_is_the_held_out_quantiles_of_the_shipped_factors():
+    acc = accuracy.run()
+    device, user = accuracy.interval_cells([r for r in acc.results if r.split == "held-out"])
+    assert set(device) == set(pi.RESIDUAL_QUANTILES) and set(user) == set(pi.PER_USER_QUANTILES)
+    for table, shipped in ((device, pi.RESIDUAL_QUANTILES), (user, pi.PER_USER_QUANTILES)):
+        for key, (n, lo, hi) in shipped.items():
+            assert table[key][0] == n
+            assert table[key][1:] == pytest.approx((lo, hi), abs=2e-3)
+
+
+def test_the_band_is_calibrated_on_sources_that_did_not_build_it():
+    """About 80 % of held-out measurements fall inside a band built from the other held-out sources."""
+    coverage = accuracy.interval_coverage(accuracy.run().results)
+    assert coverage["overall"]["n"] >= 150
+    assert 0.72 <= coverage["overall"]["inside_share"] <= 0.88
+    for regime in ("offline", "server", "interactive"):
+        assert 0.65 <= coverage[regime]["inside_share"] <= 0.95, (regime, coverage[regime])
+
+
+def test_the_accuracy_command_reports_the_calibration():
+    out = subprocess.run([sys.executable, "-m", "tcoapp.accuracy"], capture_output=True, text=True, check=True).stdout
+    assert "80 % prediction band, calibration on held-out sources" in out
+
+
+def test_dent_share_counts_frontier_points_off_the_log_log_hull():
+    from tcoapp.engine.performance.frontier import dent_share
+    x = np.array([1.0, 2.0, 4.0, 8.0])
+    assert dent_share(x, 100.0 / x) == 0.0                        # a straight line in log-log: no dent
+    assert dent_share(x, np.array([100.0, 20.0, 18.0, 1.0])) == pytest.approx(0.25)  # 20 sits under the hull
+    assert dent_share(x[:2], x[:2]) is None
+
+
+def test_factor_model_error_carries_the_model_error_into_monte_carlo():
+    from tests.engine.montecarlo_cases import fixed_batch_plan, row, scenario_with
+    from tcoapp.engine.uncertainty.simulate import simulate
+    from tcoapp.engine.uncertainty.statistics import summary
+
+    plan = fixed_batch_plan()
+    base = compute_plan(scenario_with(plans=(plan,)), plan)
+    from dataclasses import replace
+    s0 = scenario_with(plans=(plan,))
+    faster = compute_plan(replace(s0, factors=s0.factors.with_(model_error=1.5)), plan)
+    # a 1.5x faster model: 1.5x the tokens/s per device and per user at the same batch
+    assert faster.metrics["tokens_per_s_per_device"] == pytest.approx(1.5 * base.metrics["tokens_per_s_per_device"])
+    assert faster.metrics["tokens_per_s_per_user"] == pytest.approx(1.5 * base.metrics["tokens_per_s_per_user"])
+    _, (_, lo, hi) = pi.band_cell(pi.RESIDUAL_QUANTILES, "server")
+    s = scenario_with(row("*", "factor.model_error", "uniform", low=lo, high=hi), plans=(plan,))
+    cost = summary(simulate(s, 2000, seed=5).plans[0].metric("cost_per_million_output_tokens_usd"),
+                   "cost_per_million_output_tokens_usd")
+    # same batch, same power: the cost per token is the deterministic one over the drawn speed
+    point = base.metrics["cost_per_million_output_tokens_usd"]
+    assert faster.metrics["cost_per_million_output_tokens_usd"] == pytest.approx(point / 1.5)
+    assert faster.metrics["power_w"] == pytest.approx(base.metrics["power_w"])
+    assert cost["p95"] == pytest.approx(point / (lo + 0.05 * (hi - lo)), rel=0.03)
+    assert cost["p5"] == pytest.approx(point / (lo + 0.95 * (hi - lo)), rel=0.03)

@@ -1,0 +1,189 @@
+"""Build the regime-covering rows of the public accuracy set from fetched public files.
+
+    python tools/build_measurements.py --mlperf-v6 MIRROR_GIT_DIR --inferencex MIRROR_GIT_DIR [--out CSV]
+
+Reads (with `git show`, no work tree needed) and appends to tests/data/measurements_public.csv:
+
+1. MLPerf Inference v6.0 **Server and Interactive** results of the LLM benchmarks (llama2-70b,
+   llama3.1-405b, deepseek-r1, gpt-oss-120b): every VALID `performance/run_1/mlperf_log_summary.txt`
+   (compliance TEST0x runs excluded) with its system JSON (accelerator, count, framework). Per row:
+   output tokens/s of the system, samples/s, mean time per output token (-> tokens/s per user =
+   1e9 / mean TPOT ns, DERIVED), mean first-token latency, the TTFT / TPOT limits and the target QPS.
+   MLPerf v4.1, v5.0 and v5.1 Server and Interactive results are held back to validate the model and
+   are never read (the script refuses any other round).
+2. InferenceX per-concurrency sweeps (SemiAnalysis, Apache-2.0, attribution required): the
+   production-API snapshot in `packages/app/cypress/fixtures/api/benchmarks*.json` of an
+   InferenceX-app checkout. Aggregated (not disaggregated), single-node, no speculative decoding
+   rows; per configuration (hardware, framework, precision, ISL, OSL, TP, EP, attention-DP,
+   concurrency) the latest date. Output tokens/s per GPU as published (`output_tput_per_gpu`) or
+   DERIVED = tput_per_gpu x OSL / (ISL + OSL); tokens/s per user = 1 / mean TPOT (DERIVED).
+
+Every row keeps its source (repository, path, commit; for InferenceX also the GitHub Actions run).
+The existing rows are kept as they are; `source_group` and `split` are (re)computed for every row by
+`tcoapp.accuracy.source_group` / `split_for_groups` (whole sources are held out, never random rows).
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import pathlib
+import re
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from tcoapp.accuracy import DEFAULT_CSV, assign_splits  # noqa: E402
+
+COLUMNS = ("model,device,count,precision,framework,scenario,batch_or_concurrency,input_len,output_len,"
+           "tokens_per_s_total,tokens_per_s_per_user,source,tokens_per_s_per_gpu,metric,measured_power_w,date,"
+           "notes,ttft_s,ttft_limit_s,tpot_limit_s,stack,source_group,split").split(",")
+MLPERF_MODELS = {"llama2-70b-99": "Llama-2-70B-Chat (MLPerf llama2-70b-99)",
+                 "llama2-70b-99.9": "Llama-2-70B-Chat (MLPerf llama2-70b-99.9)",
+                 "llama3.1-405b": "Llama-3.1-405B-Instruct (MLPerf llama3.1-405b)",
+                 "deepseek-r1": "DeepSeek-R1 (MLPerf)", "gpt-oss-120b": "gpt-oss-120b (MLPerf)"}
+MLPERF_V6 = "https://github.com/mlcommons/inference_results_v6.0 (read via mirror github.com/gbeezybez/inference_results_v6.0)"
+IX_REPO = "github.com/vngcloud/InferenceX-app (fork of SemiAnalysisAI/InferenceX-app)"
+IX_HARDWARE = {"b200": "NVIDIA B200", "b300": "NVIDIA B300", "h100": "NVIDIA H100", "h200": "NVIDIA H200",
+               "gb200": "NVIDIA GB200", "gb300": "NVIDIA GB300", "mi300x": "AMD MI300X", "mi325x": "AMD MI325X",
+               "mi355x": "AMD MI355X"}
+IX_MODELS = {"dsr1": "DeepSeek-R1-0528", "gptoss": "gpt-oss-120b", "llama70b": "Llama-3.3-70B-Instruct"}
+
+
+def git(repo: pathlib.Path, *args: str) -> str:
+    return subprocess.run(["git", "--git-dir", str(repo), *args], check=True, capture_output=True, text=True).stdout
+
+
+def _value(text: str, label: str) -> float | None:
+    m = re.search(re.escape(label) + r"\s*:\s*([0-9.]+)", text)
+    return float(m.group(1)) if m else None
+
+
+def mlperf_rows(repo: pathlib.Path) -> list[dict]:
+    commit = git(repo, "rev-parse", "HEAD").strip()
+    paths = [p for p in git(repo, "ls-tree", "-r", "--name-only", "HEAD").splitlines()
+             if re.search(r"/results/[^/]+/[^/]+/(Server|Interactive)/performance/run_1/mlperf_log_summary\.txt$", p)]
+    rows = []
+    for path in paths:
+        division, submitter, _, system, bench, scenario = path.split("/")[:6]
+        if bench not in MLPERF_MODELS:
+            continue
+        text = git(repo, "show", f"HEAD:{path}")
+        if "Result is : VALID" not in text:
+            continue
+        try:
+            sysj = json.loads(git(repo, "show", f"HEAD:{division}/{submitter}/systems/{system}.json"))
+        except (subprocess.CalledProcessError, json.JSONDecodeError):
+            continue
+        tokens, samples = _value(text, "Completed tokens per second"), _value(text, "Completed samples per second")
+        tpot_ns, ttft_ns = _value(text, "Mean Time per Output Token (ns)"), _value(text, "Mean First Token latency (ns)")
+        if not tokens or not samples or not tpot_ns:
+            continue
+        name = str(sysj.get("accelerator_model_name", ""))
+        m = re.search(r"\(x(\d+)\)", name)
+        count = int(m.group(1)) if m else int(sysj.get("accelerators_per_node", 0) or 0) * int(sysj.get("number_of_nodes", 1) or 1)
+        if count <= 0:
+            continue
+        rows.append({
+            "model": MLPERF_MODELS[bench], "device": name, "count": count, "precision": "not stated in summary",
+            "framework": sysj.get("framework", ""), "scenario": f"MLPerf {scenario}", "batch_or_concurrency": "",
+            "input_len": "", "output_len": f"{tokens / samples:.1f}", "tokens_per_s_total": f"{tokens:.1f}",
+            "tokens_per_s_per_user": f"{1e9 / tpot_ns:.2f}",
+            "source": f"{MLPERF_V6}/blob/{commit}/{path}", "tokens_per_s_per_gpu": f"{tokens / count:.1f}",
+            "metric": "output tokens/s (whole system)", "measured_power_w": "", "date": "2026 (v6.0 publication)",
+            "notes": (f"MLPerf Inference v6.0 {division} division; submitter {submitter}; system {system} "
+                      f"({sysj.get('system_name', '')}); output_len = mean output tokens/sample DERIVED as tokens/s / "
+                      f"samples/s; tokens_per_s_per_user DERIVED = 1e9 / mean time per output token (ns); "
+                      f"target_qps {_value(text, 'target_qps')}; tokens_per_s_per_gpu DERIVED = total/count"),
+            "ttft_s": f"{ttft_ns / 1e9:.4f}" if ttft_ns else "",
+            "ttft_limit_s": f"{(_value(text, 'ttft_latency (ns)') or 0) / 1e9:g}",
+            "tpot_limit_s": f"{(_value(text, 'tpot_latency (ns)') or 0) / 1e9:g}",
+        })
+    return rows
+
+
+def inferencex_rows(repo: pathlib.Path) -> list[dict]:
+    commit = git(repo, "rev-parse", "HEAD").strip()
+    latest: dict[tuple, tuple[str, dict]] = {}
+    for name in ("benchmarks.json", "benchmarks-history.json"):
+        path = f"packages/app/cypress/fixtures/api/{name}"
+        for r in json.loads(git(repo, "show", f"HEAD:{path}")):
+            if r.get("disagg") or r.get("is_multinode") or r.get("spec_method") not in ("none", None):
+                continue
+            if r["hardware"] not in IX_HARDWARE or r["model"] not in IX_MODELS:
+                continue
+            key = (r["hardware"], r["framework"], r["model"], r["precision"], r["isl"], r["osl"], r["decode_tp"],
+                   r["decode_ep"], bool(r["decode_dp_attention"]), r["conc"])
+            if key not in latest or r["date"] > latest[key][1]["date"]:
+                latest[key] = (path, r)
+    rows = []
+    for key, (path, r) in sorted(latest.items(), key=lambda kv: tuple(map(str, kv[0]))):
+        met = r["metrics"]
+        tpot = met.get("mean_tpot") or met.get("median_tpot")
+        if not tpot or not met.get("tput_per_gpu"):
+            continue
+        isl, osl, tp, ep, dpa = r["isl"], r["osl"], int(r["decode_tp"]), int(r["decode_ep"]), bool(r["decode_dp_attention"])
+        out = met.get("output_tput_per_gpu")
+        derived = out is None
+        out = out if out is not None else met["tput_per_gpu"] * osl / (isl + osl)
+        par = f"DEP{tp}" if dpa else (f"EP{tp}" if ep > 1 else f"TP{tp}")
+        ttft = met.get("mean_ttft") or met.get("median_ttft")
+        rows.append({
+            "model": IX_MODELS[r["model"]], "device": IX_HARDWARE[r["hardware"]], "count": int(r.get("num_decode_gpu") or tp),
+            "precision": r["precision"].upper() + (" (MXFP4)" if r["precision"] == "fp4" and r["hardware"].startswith("mi") else
+                                                   " (NVFP4)" if r["precision"] == "fp4" else ""),
+            "framework": r["framework"], "scenario": "InferenceX concurrency sweep (closed loop)",
+            "batch_or_concurrency": r["conc"], "input_len": isl, "output_len": osl,
+            "tokens_per_s_total": "", "tokens_per_s_per_user": f"{1.0 / tpot:.2f}",
+            "source": f"{IX_REPO} {path} @{commit}; run {r.get('run_url', '')}",
+            "tokens_per_s_per_gpu": f"{out:.1f}", "metric": "output tokens/s per GPU", "measured_power_w": "",
+            "date": r["date"],
+            "notes": (f"InferenceX production-API snapshot (Apache-2.0, SemiAnalysis); parallelism {par} "
+                      f"(InferenceX decode tp {tp} ep {ep} dp_attention {dpa}); image {r.get('image') or 'not stated'}; "
+                      f"tokens_per_s_per_user DERIVED = 1 / mean TPOT"
+                      + ("; output tokens/s per GPU DERIVED = tput_per_gpu x OSL / (ISL + OSL)" if derived else "")),
+            "ttft_s": f"{ttft:.4f}" if ttft else "", "ttft_limit_s": "", "tpot_limit_s": "",
+        })
+    return rows
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mlperf-v6", type=pathlib.Path, help="git dir of an inference_results_v6.0 mirror")
+    parser.add_argument("--inferencex", type=pathlib.Path, help="git dir of an InferenceX-app checkout")
+    parser.add_argument("--out", type=pathlib.Path, default=DEFAULT_CSV)
+    args = parser.parse_args(argv)
+    with open(DEFAULT_CSV, newline="", encoding="utf-8") as f:
+        rows = [r for r in csv.DictReader(f) if not _generated(r)]
+    if args.mlperf_v6:
+        rows += mlperf_rows(args.mlperf_v6)
+    if args.inferencex:
+        rows += inferencex_rows(args.inferencex)
+    for r in rows:
+        if re.search(r"inference_results_v(4\.1|5\.0|5\.1)", r["source"]) and row_is_server_or_interactive(r):
+            raise SystemExit(f"refused: a held-back MLPerf v4.1-v5.1 Server/Interactive row ({r['source']})")
+    assign_splits(rows)
+    with open(args.out, "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=COLUMNS, extrasaction="ignore", lineterminator="\n")
+        w.writeheader()
+        w.writerows(rows)
+    print(f"wrote {len(rows)} rows to {args.out}")
+    return 0
+
+
+def row_is_server_or_interactive(row: dict) -> bool:
+    text = row.get("scenario", "").lower()
+    return "server" in text or "interactive" in text
+
+
+def _generated(row: dict) -> bool:
+    """Rows this script writes (rebuilt on every run): MLPerf v6.0 Server/Interactive and InferenceX."""
+    return (("inference_results_v6.0" in row.get("source", "") and row_is_server_or_interactive(row))
+            or row.get("source", "").startswith(IX_REPO))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
