@@ -88,15 +88,30 @@ class PlanResult:
                  for i, pool in enumerate(self.pools) if (s := self.pool_search(i)) is not None]
         return "; ".join(lines)
 
+    def output_price_usd_per_million(self) -> float:
+        """The output price charged [USD per million output tokens]: the pools' prices weighted by the
+        output tokens each pool delivers. A prefill pool sells no output tokens, so its price (0) does
+        not dilute a prefill/decode plan's; without a token rate, the selling pools' device-weighted
+        mean. NaN without finance inputs."""
+        if self.inputs is None:
+            return float("nan")
+        prices = np.asarray(self.inputs.price_usd_per_million_output_tokens, float).reshape(-1)
+        counts = np.asarray(self.inputs.device_count, float).reshape(-1) * np.ones_like(prices)
+        tokens = np.asarray(self.inputs.tokens_per_s_per_device, float).reshape(-1) * np.ones_like(prices)
+        sells = np.array([p.role != "prefill" for p in self.pools] or [True] * prices.size)[:prices.size]
+        for weights in (np.where(sells, np.nan_to_num(tokens * counts), 0.0), np.where(sells, counts, 0.0),
+                        sells.astype(float)):
+            if np.sum(weights) > 0:
+                return float(np.sum(prices * weights) / np.sum(weights))
+        return float(prices[0]) if prices.size else float("nan")
+
     def year_rows(self) -> list[dict[str, Any]]:
         """One dict per year 0..years: the timeline of docs/model.md ("Years")."""
         if self.finance is None or self.inputs is None:
             return []
         y = self.finance.years
         horizon = int(np.asarray(self.inputs.years, float))
-        prices = np.asarray(self.inputs.price_usd_per_million_output_tokens, float)
-        counts = np.asarray(self.inputs.device_count, float)
-        base_price = float(np.sum(prices * counts) / np.sum(counts)) if np.sum(counts) > 0 else float(prices[0])
+        base_price = self.output_price_usd_per_million()
         rows = []
         for t in range(horizon + 1):
             row = {"year": t, "utilization": _finite(y.utilization[..., t]),

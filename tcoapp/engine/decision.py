@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .finance.sensitivity import base_value, breakeven_output_price, breakeven_utilization
+from .finance.sensitivity import breakeven_output_price, breakeven_utilization
 
 # objective key -> (label, unit, better)
 OBJECTIVES: dict[str, tuple[str, str, str]] = {
@@ -40,7 +40,7 @@ class PlanSummary:
     tokens_per_s_per_mw: float       # output tokens/s at the operating point per MW of facility power
     revenue_usd_per_mw_per_year: float
     breakeven_price_usd_per_million: float   # output price where NPV = 0
-    price_usd_per_million: float             # the plan's output price (device-weighted over pools)
+    price_usd_per_million: float             # the output price charged (output-token-weighted over selling pools)
     breakeven_utilization: float             # utilization where NPV = 0 (NaN: never within 0..1)
     utilization: float
     payback_months: float
@@ -74,7 +74,7 @@ def _breakevens(result) -> tuple[float, float, float]:
     """(breakeven output price, plan's output price, breakeven utilization); NaN without cash flows."""
     if result.inputs is None or not np.isfinite(result.metrics["npv_usd"]):
         return math.nan, math.nan, math.nan
-    price = base_value(result.inputs, "price_usd_per_million_output_tokens")
+    price = result.output_price_usd_per_million()
     return breakeven_output_price(result.inputs), price, breakeven_utilization(result.inputs)
 
 

@@ -111,3 +111,21 @@ def test_name_naming_another_device_is_flagged(computed, name, device, flagged):
         assert note is None
     else:
         assert note and f"says {flagged}" in note and device in note
+
+
+def test_prefill_decode_plan_shows_the_price_it_charges():
+    """A prefill pool sells no output tokens: its price (0) is not averaged into the price shown
+    (Decision's breakeven text, the years' output price), which is the decode pool's $0.40."""
+    from tcoapp.io.load import load_scenario
+    scenario = load_scenario("samples/heterogeneous_disaggregated.xlsx")
+    results = compute_scenario(scenario)
+    split = [(p, r) for p, r in zip(scenario.plans, results) if {q.role for q in r.pools} == {"prefill", "decode"}]
+    assert split
+    rows = decision.summarize([p for p, _ in split], [r for _, r in split], "npv_usd")
+    for (plan, r), s in zip(split, rows):
+        assert s.price_usd_per_million == pytest.approx(0.40)
+        assert "price $0.4)" in decision.breakeven_price_text(s)
+        years = r.year_rows()
+        assert [y["price_usd_per_million_output_tokens"] for y in years[1:]] == pytest.approx([0.40] * (len(years) - 1))
+        # the breakeven is still the engine's root: NPV at the breakeven price is 0
+        assert np.isfinite(s.breakeven_price_usd_per_million)
