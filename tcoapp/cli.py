@@ -93,24 +93,6 @@ def _compute(args) -> int:
     if args.json:
         print(json.dumps({"plans": [r.as_json() for r in results]}, indent=2, allow_nan=False))
     elif not args.out:
-        print(_table(results))
+        from .cli_text import compute_text
+        print(compute_text(scenario.plans, results))
     return 0
-
-
-def _table(results) -> str:
-    from .engine.compute import METRIC_KEYS
-    from .engine.metric_table import missing_text
-
-    names = [r.name for r in results]
-    width = max(12, *(len(n) for n in names))
-    lines = ["metric".ljust(36) + "".join(n.rjust(width + 2) for n in names)]
-    for key in METRIC_KEYS:
-        cells = []
-        for r in results:
-            value = r.metric_or_none(key)
-            cells.append(missing_text(key, r.metrics) if value is None else f"{value:,.4g}")
-        lines.append(key.ljust(36) + "".join(c.rjust(width + 2) for c in cells))
-    for r in results:
-        for w in r.warnings:
-            lines.append(f"note [{r.name}]: {w}")
-    return "\n".join(lines)

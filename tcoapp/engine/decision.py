@@ -191,8 +191,9 @@ def limits(plan, result) -> list[str]:
     return out
 
 
-def reason(plan, result) -> str:
-    """Which target, which configuration, what limits it; why a plan has no value."""
+def reason(plan, result, with_notes: bool = True) -> str:
+    """Which target, which configuration, what limits it; why a plan has no value. `with_notes` adds
+    the engine's first two other notes (left out where the notes are listed anyway)."""
     m = result.metrics
     if not np.isfinite(m["tokens_per_s_per_device"]) or not np.isfinite(m["cost_per_million_output_tokens_usd"]):
         why = [w for w in result.warnings if not w.startswith(_ROUTINE[0])]
@@ -206,7 +207,7 @@ def reason(plan, result) -> str:
     if found:
         sentence += "; " + "; ".join(found)
     extra = [w for w in result.warnings if not any(t in w for t in _ROUTINE) and "batch" not in w.split(":")[0]]
-    if extra:
+    if extra and with_notes:
         sentence += ". Note: " + "; ".join(extra[:2])
     return sentence + "."
 
@@ -270,3 +271,28 @@ def pareto_upper(x, y) -> tuple[np.ndarray, np.ndarray]:
     previous = np.concatenate([[-np.inf], np.maximum.accumulate(ys)[:-1]])
     keep = order[ys > previous][::-1]
     return x[keep], y[keep]
+
+
+def workload_of(plan) -> tuple[str, int, int]:
+    """What a plan's tokens are: (model, input tokens, output tokens). Plans rank like with like only
+    when this is the same: a token of an 8B model is not a token of a 671B one."""
+    return plan.model, int(plan.input_tokens), int(plan.output_tokens)
+
+
+def workload_text(workload: tuple[str, int, int]) -> str:
+    model, tokens_in, tokens_out = workload
+    return f"{model} {tokens_in:,} in / {tokens_out:,} out"
+
+
+def comparability_note(plans) -> str | None:
+    """None when every plan serves the same model and workload; otherwise one plain sentence saying
+    that the ranking compares different work, and which plans serve what."""
+    groups: dict[tuple[str, int, int], list[str]] = {}
+    for plan in plans:
+        groups.setdefault(workload_of(plan), []).append(plan.name)
+    if len(groups) <= 1:
+        return None
+    parts = [f"{workload_text(w)} ({len(names)} plan{'s' if len(names) > 1 else ''}: {', '.join(names)})"
+             for w, names in groups.items()]
+    return ("Not like with like: these plans serve different models or workloads, so the ranking compares "
+            "different work (" + "; ".join(parts) + ")")
