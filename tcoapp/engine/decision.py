@@ -46,6 +46,7 @@ class PlanSummary:
     payback_months: float
     reason: str                      # which target, which configuration, what limits it
     notes: tuple[str, ...]           # implausible sizes, a name that names another device
+    workload: tuple[str, int, int] = ("", 0, 0)   # (model, input tokens, output tokens): what a token is
 
     @property
     def exists(self) -> bool:
@@ -92,7 +93,8 @@ def summarize(plans, results, objective: str, device_names=()) -> list[PlanSumma
         be_price, price, be_util = _breakevens(r)
         notes = tuple(size_warnings(r, mw)) + tuple(filter(None, [name_mismatch(plan, device_names)]))
         out.append(PlanSummary(i, plan.name, value, mw, _per_mw(tokens_s, mw), revenue_mw, be_price, price, be_util,
-                               float(plan.utilization), float(m["payback_months"]), reason(plan, r), notes))
+                               float(plan.utilization), float(m["payback_months"]), reason(plan, r), notes,
+                               workload_of(plan)))
     return out
 
 
@@ -137,7 +139,12 @@ def ratios_text(s: PlanSummary, ref: PlanSummary, results) -> str:
         else:
             parts.append(f"payback {mine}{' months' if np.isfinite(s.payback_months) else ''} vs {theirs}"
                          f"{' months' if np.isfinite(ref.payback_months) else ''}")
-    return ", ".join(parts) if parts else f"no comparison: {s.name} or {ref.name} has no operating point"
+    if not parts:
+        return f"no comparison: {s.name} or {ref.name} has no operating point"
+    if s.workload != ref.workload:
+        return (f"different work ({workload_text(s.workload)} vs {workload_text(ref.workload)}): "
+                + ", ".join(parts))
+    return ", ".join(parts)
 
 
 def _config_text(serving: dict) -> str:

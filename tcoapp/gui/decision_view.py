@@ -11,7 +11,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QSplitter, QTextBrowser, QVBoxLayout, QWidget
 
-from ..engine.decision import OBJECTIVES
+from ..engine.decision import OBJECTIVES, comparability_note
 from .decision_model import DecisionModel, objective_text, ranking_html
 from .document import Document
 from .when_shown import WhenShown
@@ -122,6 +122,13 @@ class DecisionView(QWidget):
         self.ranking.verticalScrollBar().setValue(scroll)
 
     def headline_text(self) -> str:
+        text = self._headline()
+        note = comparability_note(self._doc.scenario.plans)
+        if note:
+            text += f"<div style='color:#8a4b00'>&#9888; {_html(note)}.</div>"
+        return text
+
+    def _headline(self) -> str:
         rows, objective = self.model.rows, self.model.objective
         if not rows or not rows[0].exists:
             return f"No plan has a value for {_in_sentence(OBJECTIVES[objective][0])}: see the reasons below."

@@ -129,3 +129,18 @@ def test_prefill_decode_plan_shows_the_price_it_charges():
         assert [y["price_usd_per_million_output_tokens"] for y in years[1:]] == pytest.approx([0.40] * (len(years) - 1))
         # the breakeven is still the engine's root: NPV at the breakeven price is 0
         assert np.isfinite(s.breakeven_price_usd_per_million)
+
+
+def test_ranking_says_plainly_when_plans_serve_different_work(computed):
+    import dataclasses
+    scenario, results = computed
+    assert decision.comparability_note(scenario.plans) is None          # the default: one model, one workload
+    plans = list(scenario.plans)
+    plans[1] = dataclasses.replace(plans[1], model="Llama-3.1-8B")
+    plans[2] = dataclasses.replace(plans[2], output_tokens=256)
+    note = decision.comparability_note(plans)
+    assert note.startswith("Not like with like") and "Llama-3.1-8B 1,024 in / 1,024 out" in note
+    assert "1,024 in / 256 out" in note and plans[2].name in note
+    rows = decision.summarize(plans, results, "npv_usd")
+    assert decision.ratios_text(rows[1], rows[0], results).startswith("different work (Llama-3.1-8B")
+    assert not decision.ratios_text(rows[3], rows[0], results).startswith("different work")

@@ -167,3 +167,12 @@ def test_a_sweep_that_fails_in_the_signature_chart_says_why_under_it(window, qtb
     monkeypatch.undo()                                      # the sweep works again: the next refresh says nothing
     chart.refresh()
     assert not problem.isVisible() and problem.text() == ""
+
+
+def test_headline_says_when_plans_serve_different_models(window):
+    view, doc = window.decision, window.document
+    assert "Not like with like" not in view.headline.text()
+    doc.set_plan_value(1, "model", "Llama-3.1-8B")
+    assert "Not like with like" in view.headline.text() and "Llama-3.1-8B" in view.headline.text()
+    doc.undo_stack.undo()
+    assert "Not like with like" not in view.headline.text()
