@@ -15,6 +15,7 @@ import numpy as np
 from .finance import cashflow, sizing
 from .finance.metrics import finance_metrics
 from .finance.quantities import DEVICE_ECONOMICS_KEYS, FinanceInputs, FinanceResult, finance_inputs
+from .frontier_share import Frontier, frontier_for, low_share_note, share_of
 from .fleet import FleetPoint, PoolCapacity, fleet_point, pool_capacities
 from .serving_search import SearchOutcome
 from .metric_table import METRICS
@@ -49,6 +50,8 @@ class PlanResult:
     warnings: tuple[str, ...] = field(default=())
     serving_search: str = "off"
     searches: tuple[SearchOutcome | None, ...] = ()   # per pool: what serving_search = auto chose
+    frontier: Frontier | None = None        # the best its device reaches at the target (frontier_share.py)
+    frontier_share: float = float("nan")    # tokens/s per device over the frontier's; NaN: no frontier
 
     def metric_or_none(self, key: str) -> float | None:
         value = self.metrics[key]
@@ -130,6 +133,7 @@ class PlanResult:
         data["limited_by"] = (self.fleet.limited_by or None) if self.fleet else None
         data["pools"] = self.pool_rows()
         data["serving"] = self.serving_json()
+        data["frontier_share"] = _finite(self.frontier_share)
         data["years"] = self.year_rows()
         data["warnings"] = list(self.warnings)
         return data
@@ -211,6 +215,9 @@ def compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
     point = fleet.point
     warnings = list(point.warnings) + list(fleet.warnings) + list(curve_device_notes(scenario, plan, pools))
     warnings += search_notes(plan, caps)
+    frontier = frontier_for(scenario, plan, pools, point.tokens_per_s_per_user) if point.exists else None
+    share = share_of(point.tokens_per_s_per_device, frontier)
+    warnings += [n for n in [low_share_note(pools[0].device, share, frontier)] if n]
     warnings += _sizing_notes(plan, pools, counts, econ)
     prices = []
     for pool, pool_point in zip(pools, fleet.pool_points):
@@ -239,7 +246,7 @@ def compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
                    max_batch_by_memory=point.max_batch_by_memory)
     return PlanResult(plan.name, point, {k: metrics[k] for k in METRIC_KEYS}, out, inputs, pools, fleet,
                       tuple(dict.fromkeys(warnings)), serving_search=plan.serving_search,
-                      searches=tuple(c.search for c in caps))
+                      searches=tuple(c.search for c in caps), frontier=frontier, frontier_share=share)
 
 
 def search_notes(plan: Plan, caps: tuple[PoolCapacity, ...]) -> list[str]:
