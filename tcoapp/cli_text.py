@@ -17,7 +17,7 @@ WIDTH = 100
 RANK_BY = "cost_per_million_output_tokens_usd"
 GROUPS = (
     ("Operating point", ("batch", "tokens_per_s_per_device", "tokens_per_s_per_user", "ttft_s", "power_w",
-                         "tokens_per_joule", "max_batch_by_memory", "frontier_share")),
+                         "tokens_per_joule", "max_batch_by_memory")),
     ("Fleet", ("device_count", "servers", "racks", "servers_per_rack", "it_avg_kw", "it_provisioned_kw")),
     ("Costs", ("capex_usd", "capex_usd_per_year", "opex_usd_per_year", "energy_usd_per_year",
                "output_tokens_per_year", "cost_per_million_output_tokens_usd", "cost_per_million_total_tokens_usd",
@@ -72,6 +72,8 @@ def plan_lines(plan, result) -> list[str]:
             label = METRIC_BY_KEY[key].label
             value = metric_value(key, result.metric_or_none(key), result.metrics)
             lines.append(_cut(f"  {label:<{LABEL_WIDTH}}{value}", WIDTH))
+        if heading == "Operating point":
+            lines += _frontier_lines(result)
     pools = result.pool_rows()
     if len(pools) > 1:
         lines.append("Pools")
@@ -86,6 +88,18 @@ def plan_lines(plan, result) -> list[str]:
         for w in result.warnings:
             lines += _wrap(w, "    ", "  - ")
     return lines
+
+
+def _frontier_lines(result) -> list[str]:
+    """frontier_share: the plan's tokens/s per device over the best its device reaches at the target."""
+    label = f"  {'Share of its frontier':<{LABEL_WIDTH}}"
+    if result.frontier is None or result.frontier_share != result.frontier_share:
+        why = ("a fleet of several pools" if len(result.pools) > 1 else
+               "a measured curve" if result.pools and result.pools[0].curve else "no configuration meets the target")
+        return [label + f"n/a ({why})"]
+    text = (f"{percent(result.frontier_share)} of {result.frontier.tokens_per_s_per_device:,.0f} tokens/s "
+            f"({result.frontier.text})")
+    return _wrap(text, " " * len(label), label)
 
 
 def compute_text(plans, results) -> str:

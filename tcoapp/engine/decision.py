@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .finance.sensitivity import breakeven_output_price, breakeven_utilization
+from .frontier_share import LOW_SHARE
 
 # objective key -> (label, unit, better)
 OBJECTIVES: dict[str, tuple[str, str, str]] = {
@@ -47,6 +48,14 @@ class PlanSummary:
     reason: str                      # which target, which configuration, what limits it
     notes: tuple[str, ...]           # implausible sizes, a name that names another device
     workload: tuple[str, int, int] = ("", 0, 0)   # (model, input tokens, output tokens): what a token is
+    frontier_share: float = math.nan     # tokens/s per device over the best its device reaches at the target
+    frontier_tokens_per_s_per_device: float = math.nan
+    frontier_config: str = ""            # the configuration that reaches the frontier
+    device: str = ""
+
+    @property
+    def far_below_frontier(self) -> bool:
+        return bool(np.isfinite(self.frontier_share) and self.frontier_share < LOW_SHARE)
 
     @property
     def exists(self) -> bool:
@@ -94,7 +103,9 @@ def summarize(plans, results, objective: str, device_names=()) -> list[PlanSumma
         notes = tuple(size_warnings(r, mw)) + tuple(filter(None, [name_mismatch(plan, device_names)]))
         out.append(PlanSummary(i, plan.name, value, mw, _per_mw(tokens_s, mw), revenue_mw, be_price, price, be_util,
                                float(plan.utilization), float(m["payback_months"]), reason(plan, r), notes,
-                               workload_of(plan)))
+                               workload_of(plan), float(r.frontier_share),
+                               r.frontier.tokens_per_s_per_device if r.frontier else math.nan,
+                               r.frontier.text if r.frontier else "", r.pools[0].device if r.pools else plan.device))
     return out
 
 
@@ -217,6 +228,28 @@ def reason(plan, result, with_notes: bool = True) -> str:
     if extra and with_notes:
         sentence += ". Note: " + "; ".join(extra[:2])
     return sentence + "."
+
+
+def frontier_text(s: PlanSummary) -> str:
+    """'12 % of its frontier: 1,862 tokens/s per device H100-SXM reaches at this target with TP2, ...';
+    'no frontier' where none exists (several pools, a measured curve, no operating point)."""
+    if not np.isfinite(s.frontier_share):
+        return "no frontier (a fleet of several pools, a measured curve or no operating point)"
+    return (f"{s.frontier_share:.0%} of its frontier: {s.frontier_tokens_per_s_per_device:,.0f} tokens/s per device "
+            f"{s.device} reaches at this target ({s.frontier_config})")
+
+
+def frontier_headline(summaries) -> str | None:
+    """One sentence when plans run far below their frontier (the ranking then measures hand-typed
+    configurations, not the devices at their best); None otherwise."""
+    low = [s for s in summaries if s.far_below_frontier]
+    if not low:
+        return None
+    parts = ", ".join(f"{s.name} at {s.frontier_share:.0%}" for s in low)
+    verb = "runs" if len(low) == 1 else "run"
+    return (f"{parts} {verb} far below {'its' if len(low) == 1 else 'their'} frontier (under {LOW_SHARE:.0%} of the "
+            "tokens/s per device the device reaches at the target): the ranking compares configurations as typed, "
+            "not the devices at their best")
 
 
 def breakeven_price_text(s: PlanSummary) -> str:

@@ -22,6 +22,7 @@ from ..engine.normalize import LABELS as NORMALIZATION_LABELS, NORMALIZATIONS, n
 from ..engine.performance.curve import missing_point
 from ..engine.performance.measured import make_measured_curve
 from ..engine.records import Plan, make_device, make_model, make_plan
+from ..engine.search_defaults import widest_search
 from ..engine.serving_freeze import frozen_plan
 from ..engine.scenario import Scenario, reference_problems
 from ..engine.uncertainty.plan_rows import rows_copied, rows_renamed, rows_without
@@ -194,6 +195,20 @@ class Document(QObject):
         if new_plan != plan:
             self.push(self._scenario.replace_plan(index, new_plan), f"Freeze the searched configuration of {plan.name!r}")
 
+    def search_widest(self, indices) -> None:
+        """Make plans `indices` search the widest serving space their devices run (serving_search =
+        auto, engine/search_defaults.py), in one undoable step."""
+        plans, names = list(self._scenario.plans), []
+        for i in indices:
+            plan = plans[i]
+            searched = plan.with_(**widest_search(plan_values(plan)))
+            if searched != plan:
+                plans[i] = searched
+                names.append(plan.name)
+        if names:
+            self.push(self._scenario.with_plans(plans),
+                      f"Search {', '.join(repr(n) for n in names)} at {'its' if len(names) == 1 else 'their'} best")
+
     def add_plan(self, source_index: int | None = None) -> None:
         plans = list(self._scenario.plans)
         if source_index is None:
@@ -209,6 +224,8 @@ class Document(QObject):
             plan = make_plan(name, {"device": device, "model": model})
         else:
             plan = replace(template, name=name, pools=tuple(p.with_(plan=name) for p in template.pools))
+        if source_index is None:   # a new plan searches the widest space (a duplicate stays a copy)
+            plan = plan.with_(**widest_search(plan_values(plan)))
         plans.append(plan)
         new = self._scenario.with_plans(plans)
         if source_index is not None:
