@@ -30,6 +30,7 @@ RESULT_LABELS = {
     "price_usd_per_million_output_tokens": "Output price (or its tier)",
     "warnings": "Notes from the engine",
     "serving": "Configuration chosen by the search",
+    "frontier_share": "Share of its frontier (tokens/s per device)",
     **{f"cost_per_million_output_tokens_{part}_usd": f"Cost per million output tokens: {part}" for part in COST_COMPONENTS},
 }
 CASHFLOW_LABELS = {

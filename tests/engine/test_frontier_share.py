@@ -49,3 +49,21 @@ def test_no_frontier_for_a_fleet_of_pools():
             assert r.frontier is None and math.isnan(r.frontier_share) and r.as_json()["frontier_share"] is None
         else:
             assert r.as_json()["frontier_share"] is not None
+
+
+def test_results_sheet_has_a_frontier_share_row(tmp_path):
+    import dataclasses
+
+    import openpyxl
+
+    from tcoapp.io.workbook_write import write_scenario
+    scenario = default_scenario()
+    plans = list(scenario.plans)
+    plans[0] = plans[0].with_(serving_search="off")
+    scenario = dataclasses.replace(scenario, plans=tuple(plans))
+    results = compute_scenario(scenario)
+    write_scenario(scenario, tmp_path / "book.xlsx", results)
+    ws = openpyxl.load_workbook(tmp_path / "book.xlsx")["Results"]
+    row = next(r for r in ws.iter_rows(values_only=True) if r[0] == "frontier_share")
+    assert row[2] == pytest.approx(results[0].frontier_share) and row[2] < LOW_SHARE
+    assert row[3] == pytest.approx(results[1].frontier_share)
