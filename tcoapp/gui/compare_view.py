@@ -18,7 +18,7 @@ from .labels import format_number
 NORMALIZATION_CHOICES = tuple((mode, LABELS[mode], spec[1] if spec else None) for mode, spec in NORMALIZATIONS.items())
 
 
-MIN_COLUMN, MAX_COLUMN = 110, 180   # plan column widths: fit the window when the plans allow it
+MIN_COLUMN, MAX_COLUMN = 96, 420   # plan column widths: share the window (a wide window, wide columns)
 
 
 class CompareView(QWidget):
@@ -52,7 +52,7 @@ class CompareView(QWidget):
         self.rename_button = QPushButton("Rename…")
         self.add_button.clicked.connect(lambda: document.add_plan())
         self.duplicate_button.clicked.connect(lambda: document.add_plan(document.current_index))
-        self.delete_button.clicked.connect(lambda: document.delete_plan(document.current_index))
+        self.delete_button.clicked.connect(self._delete)
         self.rename_button.clicked.connect(lambda: self.rename_plan(document.current_index))
 
         self.normalization = QComboBox()
@@ -102,7 +102,9 @@ class CompareView(QWidget):
         self.target_unit.setText(PLAN_FIELD_BY_NAME[key].unit if key else "")
         if not self.target.hasFocus():
             self.target.setText(format_number(value) if value is not None else "")
-        self.delete_button.setEnabled(len(self._doc.scenario.plans) > 1)
+        last = len(self._doc.scenario.plans) <= 1
+        self.delete_button.setEnabled(not last)
+        self.delete_button.setToolTip(self._doc.LAST_PLAN if last else "Delete the current plan (undoable)")
         self.fit_columns()
 
     def _normalize(self, *_):
@@ -135,6 +137,9 @@ class CompareView(QWidget):
 
     def show_error(self, text: str | None) -> None:
         self.error.show_error(text)
+
+    def _delete(self) -> None:
+        self.show_error(self._doc.delete_plan(self._doc.current_index))
 
     def fit_columns(self) -> None:
         """Plan columns as wide as the window allows (MIN..MAX), so the default plans fit."""

@@ -27,6 +27,7 @@ from ..engine.serving_freeze import frozen_plan
 from ..engine.scenario import Scenario, reference_problems
 from ..engine.uncertainty.plan_rows import rows_copied, rows_renamed, rows_without
 from ..io.file_stamp import file_stamp
+from .labels import parse_input
 from .plan_colors import carried_slots, first_slots, slot_colors
 
 SIZING_KEYS = ("sizing_mode", "device_count", "facility_power_kw", "capex_budget_usd", "demand_tokens_per_day")
@@ -159,6 +160,8 @@ class Document(QObject):
         """Change inputs of plan `index`; returns an error message (nothing changed) or None."""
         plan = self._scenario.plans[index]
         values = plan_values(plan)
+        changes = {k: parse_input(PLAN_FIELD_BY_NAME[k], v) if k in PLAN_FIELD_BY_NAME else v
+                   for k, v in changes.items()}   # '70%' for a fraction, a choice's label
         values.update(changes)
         try:
             new_plan = make_plan(plan.name, values).with_(pools=plan.pools)
@@ -233,15 +236,20 @@ class Document(QObject):
         self.push(new, f"Add plan {name!r}" if source_index is None else f"Duplicate plan {template.name!r}")
         self.set_current_index(len(plans) - 1)
 
-    def delete_plan(self, index: int) -> None:
+    LAST_PLAN = ("A scenario keeps at least one plan: this is the last one, so it is not deleted. Add another "
+                 "plan first (Edit > Add plan), or change this one.")
+
+    def delete_plan(self, index: int) -> str | None:
+        """Delete plan `index` (undoable); the last plan is kept, and the message says why."""
         plans = list(self._scenario.plans)
         if len(plans) <= 1:
-            return
+            return self.LAST_PLAN
         removed = plans.pop(index)
         new = self._scenario.with_plans(plans)
         self.push(replace(new, uncertainty=rows_without(new.uncertainty, removed.name)), f"Delete plan {removed.name!r}")
         self.set_current_index(min(index, len(plans) - 1))
         self.current_changed.emit(self.current_index)
+        return None
 
     def rename_plan(self, index: int, name: str) -> str | None:
         name = name.strip()

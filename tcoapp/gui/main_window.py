@@ -157,7 +157,7 @@ class MainWindow(QMainWindow):
         edit_menu.addSeparator()
         self._action(edit_menu, "Add plan", lambda: self.document.add_plan())
         self._action(edit_menu, "Duplicate plan", lambda: self.document.add_plan(self.document.current_index))
-        self._action(edit_menu, "Delete plan", lambda: self.document.delete_plan(self.document.current_index))
+        self._action(edit_menu, "Delete plan", self.delete_current_plan)
         help_menu = self.menuBar().addMenu("&Help")
         self._action(help_menu, "&About tcoapp", self._about)
 
@@ -200,6 +200,12 @@ class MainWindow(QMainWindow):
         """Every error report of the window and its background tasks: inline, above the views; one
         with a `kind` goes away when that kind of action next succeeds (problem_bar.py)."""
         self.problems.show_problem(text, title, kind)
+
+    def delete_current_plan(self) -> None:
+        """Edit > Delete plan; the last plan is kept and the problem bar says why."""
+        why = self.document.delete_plan(self.document.current_index)
+        if why:
+            self.show_view_message(why)
 
     def show_view_message(self, text: str) -> None:
         """What a view could not do ("no frontier for this plan"): it goes at the next change."""
