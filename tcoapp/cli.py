@@ -24,6 +24,7 @@ def _main_parser() -> argparse.ArgumentParser:
                "  curves FILE.csv [--json] [--into BOOK.xlsx]        read measured curves (InferenceX, aiconfigurator)\n"
                "  calibrate BOOK.xlsx --curve NAME [--write]         fit the generated model to a measured curve\n"
                "  simulate [FILE.xlsx] [--draws N] [--seed S] [--json] [--out RESULT.xlsx]   Monte Carlo\n"
+               "  report [FILE.xlsx] --out REPORT.pdf                the decision report (PDF)\n"
                "Run 'tcoapp COMMAND --help' for its options.",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("file", nargs="?", help="scenario workbook (.xlsx) to open in the desktop app")
@@ -55,6 +56,9 @@ def main(argv=None) -> int:
         if argv and argv[0] == "simulate":
             from .cli_simulate import run_simulate, simulate_parser
             return run_simulate(simulate_parser().parse_args(argv[1:]))
+        if argv and argv[0] == "report":
+            from .cli_report import report_parser, run_report
+            return run_report(report_parser().parse_args(argv[1:]))
         if argv and argv[0] == "calibrate":
             from .cli_calibrate import calibrate_parser, run_calibrate
             return run_calibrate(calibrate_parser().parse_args(argv[1:]))

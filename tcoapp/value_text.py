@@ -6,6 +6,28 @@ import math
 
 from .engine.metric_table import METRIC_BY_KEY, missing_text
 
+CHOICE_LABELS: dict[str, str] = {   # a choice's key -> the words a person reads (the workbook keeps the key)
+    "bf16": "BF16", "fp8": "FP8", "mxfp4": "MXFP4", "nvfp4": "NVFP4",
+    "devices": "Devices (count entered)", "facility_power": "Facility power (kW)",
+    "capex_budget": "Capex budget (USD)", "demand": "Token demand (tokens/day)",
+    "serve": "Serve", "prefill": "Prefill", "decode": "Decode",
+    "buy": "Buy", "rent": "Rent",
+    "off": "Off: as typed", "auto": "Auto: search the best configuration",
+    "cost_per_million_output_tokens_usd": "Lowest cost per million output tokens",
+    "tokens_per_s_per_device": "Most tokens/s per device",
+}
+
+
+def choice_label(value) -> str:
+    return CHOICE_LABELS.get(str(value), str(value))
+
+
+def plain(value: float, digits: int = 4) -> str:
+    """A number without trailing zeros: 50 / 0.0895 / 1,000,000."""
+    text = significant(value, digits)
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
 _COUNTS = {"sequences", "devices", "servers", "racks"}
 _UNIT_WORDS = {"tokens/s": "tokens/s", "s": "s", "W": "W", "tokens/J": "tokens/J", "kW": "kW",
                "tokens/yr": "tokens/yr", "months": "months"}

@@ -71,20 +71,7 @@ def format_metric(key: str, value, metrics=None) -> str:
     return format_number(value, metric_unit(key))
 
 
-CHOICE_LABELS: dict[str, str] = {   # a choice's key -> the words a person reads (the workbook keeps the key)
-    "bf16": "BF16", "fp8": "FP8", "mxfp4": "MXFP4", "nvfp4": "NVFP4",
-    "devices": "Devices (count entered)", "facility_power": "Facility power (kW)",
-    "capex_budget": "Capex budget (USD)", "demand": "Token demand (tokens/day)",
-    "serve": "Serve", "prefill": "Prefill", "decode": "Decode",
-    "buy": "Buy", "rent": "Rent",
-    "off": "Off: as typed", "auto": "Auto: search the best configuration",
-    "cost_per_million_output_tokens_usd": "Lowest cost per million output tokens",
-    "tokens_per_s_per_device": "Most tokens/s per device",
-}
-
-
-def choice_label(value) -> str:
-    return CHOICE_LABELS.get(str(value), str(value))
+from ..value_text import CHOICE_LABELS, choice_label  # noqa: E402 - the words a person reads
 
 
 def parse_input(field: Field, raw):
