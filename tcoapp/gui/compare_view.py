@@ -1,7 +1,7 @@
 """Plans side by side: the compare table, plan actions and the normalization switch."""
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QInputDialog, QLabel, QLineEdit, QPushButton,
     QTableView, QVBoxLayout, QWidget,
@@ -42,6 +42,7 @@ class CompareView(QWidget):
         self.table.horizontalHeader().setDefaultSectionSize(160)
         self.table.horizontalHeader().setDefaultAlignment(Qt.AlignCenter | Qt.TextWordWrap)
         self.table.horizontalHeader().sectionDoubleClicked.connect(self.rename_plan)
+        self.table.viewport().installEventFilter(self)
         self.table.selectionModel().currentChanged.connect(lambda cur, _: self._select(cur.column()))
         self.table.setEditTriggers(QAbstractItemView.DoubleClicked | QAbstractItemView.EditKeyPressed
                                    | QAbstractItemView.AnyKeyPressed)
@@ -161,3 +162,10 @@ class CompareView(QWidget):
     def resizeEvent(self, event):
         super().resizeEvent(event)
         self.fit_columns()
+
+    def eventFilter(self, watched, event):
+        """The table's viewport changed size (the window, the metric labels' column, a scroll bar): the
+        plan columns share the new width."""
+        if watched is self.table.viewport() and event.type() == QEvent.Resize:
+            self.fit_columns()
+        return super().eventFilter(watched, event)
