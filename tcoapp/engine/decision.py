@@ -247,9 +247,9 @@ def frontier_headline(summaries) -> str | None:
         return None
     parts = ", ".join(f"{s.name} at {s.frontier_share:.0%}" for s in low)
     verb = "runs" if len(low) == 1 else "run"
-    return (f"{parts} {verb} far below {'its' if len(low) == 1 else 'their'} frontier (under {LOW_SHARE:.0%} of the "
-            "tokens/s per device the device reaches at the target): the ranking compares configurations as typed, "
-            "not the devices at their best")
+    its = "its" if len(low) == 1 else "their"
+    return (f"{parts} {verb} far below {its} frontier (under {LOW_SHARE:.0%} of what the device reaches at the "
+            f"target): ranked as typed, not at {its} best")
 
 
 def breakeven_price_text(s: PlanSummary) -> str:
