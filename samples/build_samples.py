@@ -23,6 +23,7 @@ if __package__ in (None, ""):  # run as a script from a checkout
 
 from tcoapp.engine.records import make_device, make_plan, make_pool  # noqa: E402
 from tcoapp.engine.scenario import PriceTiers, Scenario, check_scenario  # noqa: E402
+from tcoapp.engine.search_defaults import widest_search  # noqa: E402
 from tcoapp.io.catalog import load_catalog  # noqa: E402
 
 SAMPLES_DIR = Path(__file__).resolve().parent
@@ -35,6 +36,12 @@ class Sample:
     question: str
     notes: tuple[str, ...]
     build: Callable[[], Scenario]
+
+
+def searched(raw: dict) -> dict:
+    """The plan searching the widest serving space its device runs (what new plans do): its typed
+    configuration is where the search starts and what Freeze replaces."""
+    return {**raw, **widest_search(raw)}
 
 
 def _scenario(plans, devices=(), price_tiers=()) -> Scenario:
@@ -97,11 +104,10 @@ SPEED_TARGETS = (20, 36, 167)  # tok/s/user: below the first paid-speed tier (AS
 
 
 def hopper_to_blackwell() -> Scenario:
-    site = {**R1_WORKLOAD, "sizing_mode": "facility_power", "facility_power_kw": 1000, "price_tiers": R1_TIERS.name,
-            "serving_search": "auto"}  # each device at its best TP/EP/attention-DP and batch for the target
-    plans = [
-        (f"{label} >= {target} tok/s/user", {**site, **config, "min_tokens_per_s_per_user": target})
-        for label, config in (("H200 FP8", H200_R1), ("B200 NVFP4", B200_R1), ("GB200 NVL72 NVFP4", GB200_R1))
+    site = {**R1_WORKLOAD, "sizing_mode": "facility_power", "facility_power_kw": 1000, "price_tiers": R1_TIERS.name}
+    plans = [  # each device at its best configuration and batch for the target
+        (f"{label} >= {target} tok/s/user", searched({**site, **config, "min_tokens_per_s_per_user": target}))
+        for label, config in (("H200", H200_R1), ("B200", B200_R1), ("GB200 NVL72", GB200_R1))
         for target in SPEED_TARGETS
     ]
     return _scenario(plans, price_tiers=(R1_TIERS,))
@@ -130,16 +136,17 @@ def heterogeneous() -> Scenario:
               "price_usd_per_million_output_tokens": 0.40, "price_usd_per_million_input_tokens": 0.40}
     h100, b200 = {"device": "H100-SXM", "tensor_parallel": 8}, {"device": "B200", "tensor_parallel": 4}
     corsair = {"device": "Corsair-SRAM", "tensor_parallel": 8}
+    common = searched(common)   # every plan, and every decode pool, at its best at the target
     plans = [
-        ("All-H100 TP8 aggregated", {**common, **h100}),
-        ("All-B200 TP4 aggregated", {**common, **b200}),
-        ("All-H100 TP8 disaggregated 1:3", {**common, **h100, "prefill_devices": 1, "decode_devices": 3}),
-        ("All-Corsair-SRAM TP8 aggregated", {**common, **corsair}),
-        ("H100 prefill + Corsair-SRAM decode 1:3 TP8", {
+        ("All-H100 aggregated", {**common, **h100}),
+        ("All-B200 aggregated", {**common, **b200}),
+        ("All-H100 disaggregated 1:3", {**common, **h100, "prefill_devices": 1, "decode_devices": 3}),
+        ("All-Corsair-SRAM aggregated", {**common, **corsair}),
+        ("H100 TP8 prefill + Corsair-SRAM decode 1:3", {
             **common, **h100, "pools": (
                 {"pool": "prefill", "role": "prefill", "device": "H100-SXM", "device_count": 1},
                 {"pool": "decode", "role": "decode", "device": "Corsair-SRAM", "device_count": 3})}),
-        ("H100 TP4 prefill + Corsair-SRAM TP8 decode 1:4", {
+        ("H100 TP4 prefill + Corsair-SRAM decode 1:4", {
             **common, **h100, "pools": (
                 {"pool": "prefill", "role": "prefill", "device": "H100-SXM", "device_count": 1, "tensor_parallel": 4},
                 {"pool": "decode", "role": "decode", "device": "Corsair-SRAM", "device_count": 4})}),
@@ -167,6 +174,7 @@ def frontier_optimizations() -> Scenario:
                                                 "prefix_cache_hit_rate": 0.5}),  # ASSUMPTION: 50% hits
         ("B200 NVFP4 + all three", {**base, "weight_precision": "nvfp4", **spec, "prefill_devices": 1,
                                     "decode_devices": 5, "prefix_cache_hit_rate": 0.5}),
+        ("B200 searched (the engine's best at the target)", searched({**base, "spec_decode_acceptance": 0.7})),
     ]
     return _scenario(plans)
 
@@ -180,11 +188,13 @@ def moe_rack_scale() -> Scenario:
               "sizing_mode": "facility_power", "facility_power_kw": 1000,
               # DeepSeek official: $2.19 out / $0.55 in (cache miss) per M (REFERENCES C.4)
               "price_usd_per_million_output_tokens": 2.19, "price_usd_per_million_input_tokens": 0.55}
+    common = searched(common)
     plans = [
-        ("8x H200 FP8 EP8 server", {**common, **H200_R1}),
-        ("8x B200 NVFP4 EP8 server", {**common, **B200_R1}),
-        ("GB200 NVL72 NVFP4 EP8 replicas", {**common, **GB200_R1}),
-        ("GB200 NVL72 NVFP4 EP72 one replica", {**common, **GB200_R1, "expert_parallel": 72}),
+        ("8x H200 server", {**common, **H200_R1}),
+        ("8x B200 server", {**common, **B200_R1}),
+        ("GB200 NVL72 rack", {**common, **GB200_R1}),
+        # typed, search off: what EP8 replicas give up against the one EP72 replica the search picks
+        ("GB200 NVL72 EP8 replicas as typed (search off)", {**common, **GB200_R1, "serving_search": "off"}),
         # a fleet of two pools, each racked on its own: liquid-cooled NVL72 racks next to air-cooled B200 racks
         ("GB200 NVL72 prefill + B200 decode 1:5 (pools)", {**common, **B200_R1, "pools": (
             {"pool": "prefill", "role": "prefill", "device": "GB200-NVL72", "device_count": 1, **NVL72_RACK},
@@ -200,6 +210,7 @@ def years_and_tranches() -> Scenario:
              "weight_precision": "fp8", "kv_precision": "fp8", "tensor_parallel": 2,
              "min_tokens_per_s_per_user": 50,  # the default scenario's interactivity target
              "sizing_mode": "devices", "device_count": 64, "years": 5, **LLAMA70_PRICE}
+    fleet = searched(fleet)
     falling = {"price_change_per_year": -0.3}  # ASSUMPTION: token prices of a given model fall 30% a year
     tranche = {"pools": (
         {"pool": "H200 (year 0)", "device": "H200-SXM", "device_count": 64},
@@ -246,18 +257,18 @@ def _u(plan, key, distribution, source, **params):
     return UncertainInput(plan, key, distribution, source=source, **params)
 
 
-UNCERTAIN_PLANS = (("H200 FP8 TP2", "H200-SXM", {"weight_precision": "fp8", "tensor_parallel": 2}),
-                   ("B200 NVFP4 TP1", "B200", {"weight_precision": "nvfp4", "tensor_parallel": 1}),
-                   ("GB200 NVL72 NVFP4", "GB200-NVL72", {"weight_precision": "nvfp4", "tensor_parallel": 1,
+UNCERTAIN_PLANS = (("H200", "H200-SXM", {"weight_precision": "fp8", "tensor_parallel": 2}),
+                   ("B200", "B200", {"weight_precision": "nvfp4", "tensor_parallel": 1}),
+                   ("GB200 NVL72", "GB200-NVL72", {"weight_precision": "nvfp4", "tensor_parallel": 1,
                                                          "rack_power_cap_kw": 132, "servers_per_rack_max": 1}),
-                   ("MI355X FP8 TP1", "MI355X", {"weight_precision": "fp8", "tensor_parallel": 1}))
+                   ("MI355X", "MI355X", {"weight_precision": "fp8", "tensor_parallel": 1}))
 STREET = "REFERENCES A (aiinframap mid-2026: H100/H200/B200 ~$30k/$35k/$40k, explicitly +/-20-40%): triangular 0.8x-1.4x of the catalog price"
 UNCERTAIN_DEVICE_PRICES = (
-    ("H200 FP8 TP2", 28_000.0, 35_000.0, 49_000.0, STREET),
-    ("B200 NVFP4 TP1", 32_000.0, 40_000.0, 56_000.0, STREET),
-    ("GB200 NVL72 NVFP4", 27_778.0, 33_333.0, 43_056.0,
+    ("H200", 28_000.0, 35_000.0, 49_000.0, STREET),
+    ("B200", 32_000.0, 40_000.0, 56_000.0, STREET),
+    ("GB200 NVL72", 27_778.0, 33_333.0, 43_056.0,
      "REFERENCES A: GB200 NVL72 rack $2-3M (kshirol), ~$3M (xatakaon), $3.1M (fetchlogic): per GPU $2M/72 to $3.1M/72, mode $2.4M/72"),
-    ("MI355X FP8 TP1", 16_000.0, 20_000.0, 28_000.0, "ASSUMPTION: the same 0.8x-1.4x street-price range as the NVIDIA parts (no AMD price source)"),
+    ("MI355X", 16_000.0, 20_000.0, 28_000.0, "ASSUMPTION: the same 0.8x-1.4x street-price range as the NVIDIA parts (no AMD price source)"),
 )
 
 
@@ -266,7 +277,7 @@ def uncertainty_llama70b() -> Scenario:
     common = {"model": "Llama-3.3-70B", "input_tokens": 1024, "output_tokens": 1024, "kv_precision": "fp8",
               "min_tokens_per_s_per_user": 50, "sizing_mode": "facility_power", "facility_power_kw": 1000,
               **LLAMA70_PRICE}
-    scenario = _scenario([(name, {**common, "device": device, **own}) for name, device, own in UNCERTAIN_PLANS])
+    scenario = _scenario([(name, searched({**common, "device": device, **own})) for name, device, own in UNCERTAIN_PLANS])
     rows = [
         _u("*", "price_usd_per_million_output_tokens", "uniform",
            "REFERENCES C.4: Llama-3.x-70B at DeepInfra $0.40 / $0.40 and Together AI $0.88 / $0.88 per M: the two quotes as the ends",
@@ -306,7 +317,13 @@ SAMPLES: tuple[Sample, ...] = (
          "commercial), 4 years (SemiAnalysis economic life), 10% discount rate, 70% utilization and 15% other "
          "capex (ASSUMPTIONS).",
          "Read: cost_per_million_output_tokens_usd falls with batch while tokens_per_s_per_user falls; the "
-         "largest batch is capped by max_batch_by_memory (KV cache)."),
+         "largest batch is capped by max_batch_by_memory (KV cache).",
+         "Serving search is off here on purpose: the question is what the batch does to one typed configuration "
+         "(FP8, TP2, no speculative decoding). Each plan's frontier_share says how far it is from the best H200 "
+         "reaches at the same tokens/s per user (a few percent at batch 1, most of it at batch 256) and its notes "
+         "warn below 80%. With serving_search = auto on every plan (the Decision tab's 'Search ... at its best') "
+         "the trade-off keeps its shape, cheaper tokens and slower users as the batch grows, at lower cost per "
+         "token (speculative decoding and TP1 are then chosen)."),
         batch_tradeoff),
     Sample(
         "hopper_to_blackwell_power_limited.xlsx", "Hopper to Blackwell in a power-limited site",
@@ -317,10 +334,15 @@ SAMPLES: tuple[Sample, ...] = (
          "Each device runs at three interactivity targets: >= 20 tokens/s per user (ASSUMPTION: a slow, "
          "batch-priced tier), >= 36 (the Crusoe/OpenRouter tier) and >= 167 (the Nebius Fast tier). A device "
          "that cannot reach a target reports no operating point and no revenue for that plan: part of the answer.",
-         "serving_search = auto on every plan: each device runs the TP / EP / attention-DP configuration and batch "
-         "that is cheapest per million output tokens at its target (in its own precision: FP8 on H200, NVFP4 on "
-         "Blackwell), so the comparison is not decided by hand-picked configurations. The chosen configuration is "
-         "the Results sheet's `serving` row; set serving_search = off to compare the typed ones.",
+         "serving_search = auto over the widest space on every plan: each device runs the TP / EP / attention-DP "
+         "configuration, precisions it supports (search_precisions lists them all; the search keeps those the "
+         "device runs), speculative draft tokens (0-3 at acceptance 0.7, ASSUMPTION) and batch that is cheapest "
+         "per million output tokens at its target, so the comparison is not decided by hand-picked "
+         "configurations. The chosen configuration is the Results sheet's `serving` row; set serving_search = "
+         "off to compare the typed ones (FP8 on H200, NVFP4 on Blackwell, EP8 with attention-DP).",
+         "With the search over draft tokens and FP4 formats the fastest tier changes: Blackwell now reaches "
+         ">= 167 tok/s/user at a profit (GB200 NVL72 with one EP72 replica and draft tokens), while H200 there "
+         "still runs TP8 at a batch of one or two and never pays back.",
          "Price tiers (PriceTiers sheet) by tokens/s per user, REFERENCES C.4: $2.19 per M output from 0 "
          "(DeepSeek official price; its speed is not stated: ASSUMPTION that it is the slow tier), $5.40 from "
          "36 tok/s/user (Crusoe FP8 via OpenRouter) and $6.00 from 167 tok/s/user (Nebius AI Studio Fast FP4), "
@@ -344,11 +366,19 @@ SAMPLES: tuple[Sample, ...] = (
         "At an interactive target, does a pool of small-batch-efficient accelerators (d-Matrix Corsair) for "
         "decode behind a GPU prefill pool beat an all-GPU plan on cost per token?",
         ("Llama-3.1-8B, 1,024 in / 256 out, >= 300 tokens/s per user (ASSUMPTION: an agent/voice-class "
-         "interactive target, where GPUs need small batches; at >= 200 the all-B200 plan at TP1 is cheapest, "
-         "try it), every plan sized to 250 kW facility power.",
-         "Plans: all-H100 (TP8) and all-B200 (TP4) aggregated, all-H100 disaggregated 1:3, all-Corsair "
-         "aggregated, and H100 prefill + Corsair decode 1:3 (ASSUMPTION ratio; the plan's notes say if a pool "
-         "starves and what the balanced ratio is). Both pools use the plan's TP8 replicas.",
+         "interactive target, where GPUs need small batches), every plan sized to 250 kW facility power.",
+         "Plans: all-H100 and all-B200 aggregated, all-H100 disaggregated 1:3, all-Corsair aggregated, and "
+         "H100 prefill + Corsair decode 1:3 (TP8 prefill) and 1:4 (TP4 prefill) (ASSUMPTION ratios; the plan's "
+         "notes say if a pool starves and what the balanced ratio is).",
+         "Every plan searches the widest space (serving_search = auto): each serve and decode pool runs its "
+         "device's cheapest configuration at the target; a prefill pool runs its typed TP8 or TP4 (the search "
+         "does not size prefill replicas).",
+         "The answer, told honestly: no. With every plan at its best the all-B200 plan is the cheapest per "
+         "token by several times (TP1, FP4, speculative decoding at a batch that still meets 300 tok/s/user); "
+         "earlier versions of this sample compared hand-typed GPU configurations (B200 at TP4, about 4% of its "
+         "frontier) and ranked the Corsair pipeline first. The pipeline still beats all-H100 disaggregated, and "
+         "the 1:4 pipeline with TP4 prefill beats the 1:3 one; set serving_search = off on every plan to see the "
+         "typed comparison.",
          "Corsair-SRAM (Devices sheet) overrides the catalog Corsair row to model the 2 GB on-card SRAM at "
          "150 TB/s (vendor claims, REFERENCES A): with TP8 the 8 GB of FP8 weights spread over 8 cards' 16 GB "
          "SRAM. Price $15k per card, 600 W and the server figures are the catalog's PLACEHOLDER estimates: "
@@ -372,6 +402,11 @@ SAMPLES: tuple[Sample, ...] = (
          "Plans: FP8 weights (baseline); MXFP4 and NVFP4 weights; NVFP4 + speculative decoding (k = 3 draft "
          "tokens, acceptance 0.7: ASSUMPTION); NVFP4 + prefill/decode disaggregation 1:5 (ASSUMPTION ratio, near the balanced share the plan's notes report); "
          "NVFP4 + 50% prefix-cache hits (ASSUMPTION); and all three together: gains compound.",
+         "These plans are typed on purpose (serving_search off): each shows one optimization by hand, and its "
+         "frontier_share says how much of the device's best at the target it reaches. The last plan searches "
+         "the widest space (precisions, TP, draft tokens 0-3 at acceptance 0.7, batch): the engine's best single "
+         "configuration, cheaper than every hand-typed combination (prefix caching is a property of the "
+         "traffic, not of the configuration, so it is not searched).",
          "Throughput is generated by the roofline engine (estimate); compare with REFERENCES B.2: TRT-LLM "
          "B200 Llama-3.3-70B FP4 TP1 6,920 output tok/s per GPU at max throughput (1k/1k).",
          "Price: $0.88 per M in and out (Together AI Llama-3.3-70B, REFERENCES C.4)."),
@@ -384,8 +419,10 @@ SAMPLES: tuple[Sample, ...] = (
          "REFERENCES B.2), every plan sized to 1 MW facility power.",
          "Interactivity target: MLPerf Inference DeepSeek-R1 Server constraints, TTFT <= 2 s and TPOT <= 80 ms "
          "(= 12.5 tokens/s per user) (REFERENCES B.1).",
-         "Expert parallel: EP8 with attention data-parallel on every system; the last plan spreads one replica "
-         "over the whole 72-GPU NVLink domain (EP72), which only the rack-scale system can do.",
+         "Every plan searches the widest space (serving_search = auto: TP, EP, attention-DP, precisions, draft "
+         "tokens 0-3, batch) starting from EP8 with attention data-parallel. On GB200 NVL72 the search spreads "
+         "one replica over the whole 72-GPU NVLink domain (EP72), which only the rack-scale system can do; the "
+         "plan 'GB200 NVL72 EP8 replicas as typed (search off)' keeps EP8 to show what that is worth.",
          "Price: DeepSeek official $2.19 out / $0.55 in per M (REFERENCES C.4).",
          "Compare with REFERENCES B.2 TRT-LLM max throughput per GPU, DeepSeek-R1-0528 1024/8192: B200 3,862, "
          "GB200 4,379 (FP4), H200 1,218 (FP8). GB200 rack: 132 kW cap, one per rack (REFERENCES A, EST).",
@@ -397,12 +434,17 @@ SAMPLES: tuple[Sample, ...] = (
         "years_price_decline.xlsx", "The years: falling token prices, a second tranche, a ramp and tax",
         "If token prices fall 30% a year, does a 64-GPU H200 fleet still pay back, and does adding a B200 tranche "
         "in year 2 help or hurt NPV and payback?",
-        ("Llama-3.3-70B, 1,024 in / 1,024 out, >= 50 tokens/s per user, 5-year horizon; 64 H200 (FP8, TP2) "
-         "bought at the start.",
+        ("Llama-3.3-70B, 1,024 in / 1,024 out, >= 50 tokens/s per user, 5-year horizon; 64 H200 bought at the "
+         "start, every pool at its best configuration at the target (serving_search = auto over the widest "
+         "space, starting from FP8, TP2).",
+         "With the search on, the H200 fleet pays back within its first year, at year 1's price and before the "
+         "tranche is bought, so neither falling prices nor the second tranche move payback any more: falling "
+         "prices cut NPV, the tranche lowers the cost per token and raises NPV. (With the "
+         "typed FP8 TP2 configuration, serving_search = off, payback came later and the tranche delayed it.)",
          "Token price $0.88 per M in and out in year 1 (Together AI Llama-3.3-70B, REFERENCES C.4). Falling plans: "
          "-30% a year (ASSUMPTION: a given model's price falls by tens of percent a year; for scale, DeepInfra "
          "sold Llama-3.1-70B at $0.40, REFERENCES C.4).",
-         "Second tranche: 64 B200 (NVFP4, TP1) paid in year 2, serving years 3-5, worth capex x (1 - 3/5) at the "
+         "Second tranche: 64 B200 (searched from NVFP4, TP1) paid in year 2, serving years 3-5, worth capex x (1 - 3/5) at the "
          "horizon (straight-line to zero residual over the 5-year life). B200 price and server price are "
          "the catalog's estimates (docs/catalog.md).",
          "Last plan: utilization 35% in year 1, 70% from year 2 (ASSUMPTION: a new cluster fills up in a year); "
@@ -419,9 +461,9 @@ SAMPLES: tuple[Sample, ...] = (
         "utilization, electricity, PUE, hardware prices and the performance model's error all uncertain: "
         "what are P10/P50/P90 of each plan's NPV, how likely is each to pay back, and how likely does one "
         "beat another?",
-        ("Plans: H200 FP8 TP2, B200 NVFP4, GB200 NVL72 NVFP4 and MI355X FP8, each sized to 1 MW of facility "
-         "power (iso-power), Llama-3.3-70B 1,024 in / 1,024 out at >= 50 tokens/s per user (the built-in "
-         "default scenario's setting).",
+        ("Plans: H200, B200, GB200 NVL72 and MI355X, each sized to 1 MW of facility power (iso-power), "
+         "Llama-3.3-70B 1,024 in / 1,024 out at >= 50 tokens/s per user, each at its best configuration "
+         "(serving_search = auto over the widest space): the built-in default scenario's setting.",
          "The Uncertainty sheet gives every range with its source (REFERENCES A, C.1, C.2, C.4) or marks it "
          "ASSUMPTION; the output and input token prices share the group 'token price' (they move together); "
          "every other input is drawn independently, with the same draws for every plan (common random numbers).",

@@ -26,6 +26,7 @@ def _main_parser() -> argparse.ArgumentParser:
                "  curves FILE.csv [--json] [--into BOOK.xlsx]        read measured curves (InferenceX, aiconfigurator)\n"
                "  calibrate BOOK.xlsx --curve NAME [--write]         fit the generated model to a measured curve\n"
                "  simulate [FILE.xlsx] [--draws N] [--seed S] [--json] [--out RESULT.xlsx]   Monte Carlo\n"
+               "  report [FILE.xlsx] --out REPORT.pdf                the decision report (PDF)\n"
                "Run 'tcoapp COMMAND --help' for its options.",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("file", nargs="?", help="scenario workbook (.xlsx) to open in the desktop app")
@@ -62,6 +63,9 @@ def main(argv=None) -> int:
         if argv and argv[0] == "simulate":
             from .cli_simulate import run_simulate, simulate_parser
             return run_simulate(simulate_parser().parse_args(argv[1:]))
+        if argv and argv[0] == "report":
+            from .cli_report import report_parser, run_report
+            return run_report(report_parser().parse_args(argv[1:]))
         if argv and argv[0] == "calibrate":
             from .cli_calibrate import calibrate_parser, run_calibrate
             return run_calibrate(calibrate_parser().parse_args(argv[1:]))
@@ -108,7 +112,9 @@ def _compute(args) -> int:
             out["bridge"] = bridge
         print(json.dumps(out, indent=2, allow_nan=False))
     elif not args.out or pair:
-        print(_table(results) if not args.out else "")
+        if not args.out:
+            from .cli_text import compute_text
+            print(compute_text(scenario.plans, results))
         if pair:
             print(_bridge_text(bridge, pair))
     return 0
@@ -155,21 +161,3 @@ def _bridge_text(bridge, pair) -> str:
     lines.append(f"  {bridge['b']}: {bridge['b_usd_per_million']:.6g}")
     return "\n".join(lines)
 
-
-def _table(results) -> str:
-    from .engine.compute import METRIC_KEYS
-    from .engine.metric_table import missing_text
-
-    names = [r.name for r in results]
-    width = max(12, *(len(n) for n in names))
-    lines = ["metric".ljust(36) + "".join(n.rjust(width + 2) for n in names)]
-    for key in METRIC_KEYS:
-        cells = []
-        for r in results:
-            value = r.metric_or_none(key)
-            cells.append(missing_text(key, r.metrics) if value is None else f"{value:,.4g}")
-        lines.append(key.ljust(36) + "".join(c.rjust(width + 2) for c in cells))
-    for r in results:
-        for w in r.warnings:
-            lines.append(f"note [{r.name}]: {w}")
-    return "\n".join(lines)

@@ -16,6 +16,7 @@ from .finance import cashflow, sizing
 from .finance.costs import server_capex_usd
 from .finance.metrics import finance_metrics
 from .finance.quantities import DEVICE_ECONOMICS_KEYS, FinanceInputs, FinanceResult, finance_inputs
+from .frontier_share import Frontier, frontier_for, low_share_note, share_of
 from .fleet import FleetPoint, PoolCapacity, fleet_point, pool_capacities
 from .serving_search import SearchOutcome
 from .metric_table import METRICS
@@ -54,6 +55,8 @@ class PlanResult:
     searches: tuple[SearchOutcome | None, ...] = ()   # per pool: what serving_search = auto chose
     prediction_interval: dict | None = None           # 80 % band of a generated plan point (None: measured)
     pool_intervals: tuple[dict | None, ...] = ()      # per pool, the same
+    frontier: Frontier | None = None        # the best its device reaches at the target (frontier_share.py)
+    frontier_share: float = float("nan")    # tokens/s per device over the frontier's; NaN: no frontier
 
     def metric_or_none(self, key: str) -> float | None:
         value = self.metrics[key]
@@ -94,15 +97,30 @@ class PlanResult:
                  for i, pool in enumerate(self.pools) if (s := self.pool_search(i)) is not None]
         return "; ".join(lines)
 
+    def output_price_usd_per_million(self) -> float:
+        """The output price charged [USD per million output tokens]: the pools' prices weighted by the
+        output tokens each pool delivers. A prefill pool sells no output tokens, so its price (0) does
+        not dilute a prefill/decode plan's; without a token rate, the selling pools' device-weighted
+        mean. NaN without finance inputs."""
+        if self.inputs is None:
+            return float("nan")
+        prices = np.asarray(self.inputs.price_usd_per_million_output_tokens, float).reshape(-1)
+        counts = np.asarray(self.inputs.device_count, float).reshape(-1) * np.ones_like(prices)
+        tokens = np.asarray(self.inputs.tokens_per_s_per_device, float).reshape(-1) * np.ones_like(prices)
+        sells = np.array([p.role != "prefill" for p in self.pools] or [True] * prices.size)[:prices.size]
+        for weights in (np.where(sells, np.nan_to_num(tokens * counts), 0.0), np.where(sells, counts, 0.0),
+                        sells.astype(float)):
+            if np.sum(weights) > 0:
+                return float(np.sum(prices * weights) / np.sum(weights))
+        return float(prices[0]) if prices.size else float("nan")
+
     def year_rows(self) -> list[dict[str, Any]]:
         """One dict per year 0..years: the timeline of docs/model.md ("Years")."""
         if self.finance is None or self.inputs is None:
             return []
         y = self.finance.years
         horizon = int(np.asarray(self.inputs.years, float))
-        prices = np.asarray(self.inputs.price_usd_per_million_output_tokens, float)
-        counts = np.asarray(self.inputs.device_count, float)
-        base_price = float(np.sum(prices * counts) / np.sum(counts)) if np.sum(counts) > 0 else float(prices[0])
+        base_price = self.output_price_usd_per_million()
         rows = []
         for t in range(horizon + 1):
             row = {"year": t, "utilization": _finite(y.utilization[..., t]),
@@ -122,6 +140,7 @@ class PlanResult:
         data["prediction_interval"] = self.prediction_interval
         data["pools"] = self.pool_rows()
         data["serving"] = self.serving_json()
+        data["frontier_share"] = _finite(self.frontier_share)
         data["years"] = self.year_rows()
         data["warnings"] = list(self.warnings)
         return data
@@ -206,6 +225,9 @@ def compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
     point = fleet.point
     warnings = list(point.warnings) + list(fleet.warnings) + list(curve_device_notes(scenario, plan, pools))
     warnings += search_notes(plan, caps)
+    frontier = frontier_for(scenario, plan, pools, point.tokens_per_s_per_user) if point.exists else None
+    share = share_of(point.tokens_per_s_per_device, frontier)
+    warnings += [n for n in [low_share_note(pools[0].device, share, frontier)] if n]
     warnings += _sizing_notes(plan, pools, counts, econ)
     prices = []
     for pool, pool_point in zip(pools, fleet.pool_points):
@@ -236,7 +258,7 @@ def compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
     return PlanResult(plan.name, point, {k: metrics[k] for k in METRIC_KEYS}, out, inputs, pools, fleet,
                       tuple(dict.fromkeys(warnings)), serving_search=plan.serving_search,
                       searches=tuple(c.search for c in caps), prediction_interval=plan_interval,
-                      pool_intervals=pool_intervals)
+                      pool_intervals=pool_intervals, frontier=frontier, frontier_share=share)
 
 
 def prediction_intervals(scenario: Scenario, plan: Plan, pools, fleet) -> tuple[dict | None, tuple[dict | None, ...]]:

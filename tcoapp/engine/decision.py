@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .finance.sensitivity import base_value, breakeven_output_price, breakeven_utilization
+from .finance.sensitivity import breakeven_output_price, breakeven_utilization
+from .frontier_share import LOW_SHARE
 
 # objective key -> (label, unit, better)
 OBJECTIVES: dict[str, tuple[str, str, str]] = {
@@ -40,12 +41,21 @@ class PlanSummary:
     tokens_per_s_per_mw: float       # output tokens/s at the operating point per MW of facility power
     revenue_usd_per_mw_per_year: float
     breakeven_price_usd_per_million: float   # output price where NPV = 0
-    price_usd_per_million: float             # the plan's output price (device-weighted over pools)
+    price_usd_per_million: float             # the output price charged (output-token-weighted over selling pools)
     breakeven_utilization: float             # utilization where NPV = 0 (NaN: never within 0..1)
     utilization: float
     payback_months: float
     reason: str                      # which target, which configuration, what limits it
     notes: tuple[str, ...]           # implausible sizes, a name that names another device
+    workload: tuple[str, int, int] = ("", 0, 0)   # (model, input tokens, output tokens): what a token is
+    frontier_share: float = math.nan     # tokens/s per device over the best its device reaches at the target
+    frontier_tokens_per_s_per_device: float = math.nan
+    frontier_config: str = ""            # the configuration that reaches the frontier
+    device: str = ""
+
+    @property
+    def far_below_frontier(self) -> bool:
+        return bool(np.isfinite(self.frontier_share) and self.frontier_share < LOW_SHARE)
 
     @property
     def exists(self) -> bool:
@@ -74,7 +84,7 @@ def _breakevens(result) -> tuple[float, float, float]:
     """(breakeven output price, plan's output price, breakeven utilization); NaN without cash flows."""
     if result.inputs is None or not np.isfinite(result.metrics["npv_usd"]):
         return math.nan, math.nan, math.nan
-    price = base_value(result.inputs, "price_usd_per_million_output_tokens")
+    price = result.output_price_usd_per_million()
     return breakeven_output_price(result.inputs), price, breakeven_utilization(result.inputs)
 
 
@@ -92,7 +102,10 @@ def summarize(plans, results, objective: str, device_names=()) -> list[PlanSumma
         be_price, price, be_util = _breakevens(r)
         notes = tuple(size_warnings(r, mw)) + tuple(filter(None, [name_mismatch(plan, device_names)]))
         out.append(PlanSummary(i, plan.name, value, mw, _per_mw(tokens_s, mw), revenue_mw, be_price, price, be_util,
-                               float(plan.utilization), float(m["payback_months"]), reason(plan, r), notes))
+                               float(plan.utilization), float(m["payback_months"]), reason(plan, r), notes,
+                               workload_of(plan), float(r.frontier_share),
+                               r.frontier.tokens_per_s_per_device if r.frontier else math.nan,
+                               r.frontier.text if r.frontier else "", r.pools[0].device if r.pools else plan.device))
     return out
 
 
@@ -137,7 +150,12 @@ def ratios_text(s: PlanSummary, ref: PlanSummary, results) -> str:
         else:
             parts.append(f"payback {mine}{' months' if np.isfinite(s.payback_months) else ''} vs {theirs}"
                          f"{' months' if np.isfinite(ref.payback_months) else ''}")
-    return ", ".join(parts) if parts else f"no comparison: {s.name} or {ref.name} has no operating point"
+    if not parts:
+        return f"no comparison: {s.name} or {ref.name} has no operating point"
+    if s.workload != ref.workload:
+        return (f"different work ({workload_text(s.workload)} vs {workload_text(ref.workload)}): "
+                + ", ".join(parts))
+    return ", ".join(parts)
 
 
 def _config_text(serving: dict) -> str:
@@ -191,8 +209,9 @@ def limits(plan, result) -> list[str]:
     return out
 
 
-def reason(plan, result) -> str:
-    """Which target, which configuration, what limits it; why a plan has no value."""
+def reason(plan, result, with_notes: bool = True) -> str:
+    """Which target, which configuration, what limits it; why a plan has no value. `with_notes` adds
+    the engine's first two other notes (left out where the notes are listed anyway)."""
     m = result.metrics
     if not np.isfinite(m["tokens_per_s_per_device"]) or not np.isfinite(m["cost_per_million_output_tokens_usd"]):
         why = [w for w in result.warnings if not w.startswith(_ROUTINE[0])]
@@ -206,9 +225,31 @@ def reason(plan, result) -> str:
     if found:
         sentence += "; " + "; ".join(found)
     extra = [w for w in result.warnings if not any(t in w for t in _ROUTINE) and "batch" not in w.split(":")[0]]
-    if extra:
+    if extra and with_notes:
         sentence += ". Note: " + "; ".join(extra[:2])
     return sentence + "."
+
+
+def frontier_text(s: PlanSummary) -> str:
+    """'12 % of its frontier: 1,862 tokens/s per device H100-SXM reaches at this target with TP2, ...';
+    'no frontier' where none exists (several pools, a measured curve, no operating point)."""
+    if not np.isfinite(s.frontier_share):
+        return "no frontier (a fleet of several pools, a measured curve or no operating point)"
+    return (f"{s.frontier_share:.0%} of its frontier: {s.frontier_tokens_per_s_per_device:,.0f} tokens/s per device "
+            f"{s.device} reaches at this target ({s.frontier_config})")
+
+
+def frontier_headline(summaries) -> str | None:
+    """One sentence when plans run far below their frontier (the ranking then measures hand-typed
+    configurations, not the devices at their best); None otherwise."""
+    low = [s for s in summaries if s.far_below_frontier]
+    if not low:
+        return None
+    parts = ", ".join(f"{s.name} at {s.frontier_share:.0%}" for s in low)
+    verb = "runs" if len(low) == 1 else "run"
+    its = "its" if len(low) == 1 else "their"
+    return (f"{parts} {verb} far below {its} frontier (under {LOW_SHARE:.0%} of what the device reaches at the "
+            f"target): ranked as typed, not at {its} best")
 
 
 def breakeven_price_text(s: PlanSummary) -> str:
@@ -270,3 +311,28 @@ def pareto_upper(x, y) -> tuple[np.ndarray, np.ndarray]:
     previous = np.concatenate([[-np.inf], np.maximum.accumulate(ys)[:-1]])
     keep = order[ys > previous][::-1]
     return x[keep], y[keep]
+
+
+def workload_of(plan) -> tuple[str, int, int]:
+    """What a plan's tokens are: (model, input tokens, output tokens). Plans rank like with like only
+    when this is the same: a token of an 8B model is not a token of a 671B one."""
+    return plan.model, int(plan.input_tokens), int(plan.output_tokens)
+
+
+def workload_text(workload: tuple[str, int, int]) -> str:
+    model, tokens_in, tokens_out = workload
+    return f"{model} {tokens_in:,} in / {tokens_out:,} out"
+
+
+def comparability_note(plans) -> str | None:
+    """None when every plan serves the same model and workload; otherwise one plain sentence saying
+    that the ranking compares different work, and which plans serve what."""
+    groups: dict[tuple[str, int, int], list[str]] = {}
+    for plan in plans:
+        groups.setdefault(workload_of(plan), []).append(plan.name)
+    if len(groups) <= 1:
+        return None
+    parts = [f"{workload_text(w)} ({len(names)} plan{'s' if len(names) > 1 else ''}: {', '.join(names)})"
+             for w, names in groups.items()]
+    return ("Not like with like: these plans serve different models or workloads, so the ranking compares "
+            "different work (" + "; ".join(parts) + ")")

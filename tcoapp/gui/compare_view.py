@@ -1,7 +1,7 @@
 """Plans side by side: the compare table, plan actions and the normalization switch."""
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QInputDialog, QLabel, QLineEdit, QPushButton,
     QTableView, QVBoxLayout, QWidget,
@@ -18,7 +18,7 @@ from .labels import format_number
 NORMALIZATION_CHOICES = tuple((mode, LABELS[mode], spec[1] if spec else None) for mode, spec in NORMALIZATIONS.items())
 
 
-MIN_COLUMN, MAX_COLUMN = 110, 180   # plan column widths: fit the window when the plans allow it
+MIN_COLUMN, MAX_COLUMN = 96, 420   # plan column widths: share the window (a wide window, wide columns)
 
 
 class CompareView(QWidget):
@@ -42,6 +42,7 @@ class CompareView(QWidget):
         self.table.horizontalHeader().setDefaultSectionSize(160)
         self.table.horizontalHeader().setDefaultAlignment(Qt.AlignCenter | Qt.TextWordWrap)
         self.table.horizontalHeader().sectionDoubleClicked.connect(self.rename_plan)
+        self.table.viewport().installEventFilter(self)
         self.table.selectionModel().currentChanged.connect(lambda cur, _: self._select(cur.column()))
         self.table.setEditTriggers(QAbstractItemView.DoubleClicked | QAbstractItemView.EditKeyPressed
                                    | QAbstractItemView.AnyKeyPressed)
@@ -52,7 +53,7 @@ class CompareView(QWidget):
         self.rename_button = QPushButton("Rename…")
         self.add_button.clicked.connect(lambda: document.add_plan())
         self.duplicate_button.clicked.connect(lambda: document.add_plan(document.current_index))
-        self.delete_button.clicked.connect(lambda: document.delete_plan(document.current_index))
+        self.delete_button.clicked.connect(self._delete)
         self.rename_button.clicked.connect(lambda: self.rename_plan(document.current_index))
 
         self.normalization = QComboBox()
@@ -102,7 +103,9 @@ class CompareView(QWidget):
         self.target_unit.setText(PLAN_FIELD_BY_NAME[key].unit if key else "")
         if not self.target.hasFocus():
             self.target.setText(format_number(value) if value is not None else "")
-        self.delete_button.setEnabled(len(self._doc.scenario.plans) > 1)
+        last = len(self._doc.scenario.plans) <= 1
+        self.delete_button.setEnabled(not last)
+        self.delete_button.setToolTip(self._doc.LAST_PLAN if last else "Delete the current plan (undoable)")
         self.fit_columns()
 
     def _normalize(self, *_):
@@ -136,6 +139,9 @@ class CompareView(QWidget):
     def show_error(self, text: str | None) -> None:
         self.error.show_error(text)
 
+    def _delete(self) -> None:
+        self.show_error(self._doc.delete_plan(self._doc.current_index))
+
     def fit_columns(self) -> None:
         """Plan columns as wide as the window allows (MIN..MAX), so the default plans fit."""
         n = self.model.columnCount()
@@ -156,3 +162,10 @@ class CompareView(QWidget):
     def resizeEvent(self, event):
         super().resizeEvent(event)
         self.fit_columns()
+
+    def eventFilter(self, watched, event):
+        """The table's viewport changed size (the window, the metric labels' column, a scroll bar): the
+        plan columns share the new width."""
+        if watched is self.table.viewport() and event.type() == QEvent.Resize:
+            self.fit_columns()
+        return super().eventFilter(watched, event)

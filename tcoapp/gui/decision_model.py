@@ -12,7 +12,8 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 from PySide6.QtGui import QColor
 
 from ..engine.decision import (
-    OBJECTIVES, PlanSummary, breakeven_price_text, breakeven_utilization_text, ranked, ratios_text, summarize,
+    OBJECTIVES, PlanSummary, breakeven_price_text, breakeven_utilization_text, frontier_text, ranked, ratios_text,
+    summarize,
 )
 from .document import Document
 from .labels import format_number
@@ -131,6 +132,13 @@ def ranking_html(model: DecisionModel) -> str:
         rank = model.text(row, "rank")
         color = model.plan_colors[s.index]
         notes = "".join(f"<div style='color:#8a4b00'>&#9888; {_esc(n)}.</div>" for n in s.notes)
+        frontier = _esc(frontier_text(s))
+        if s.far_below_frontier:
+            frontier = (f"<div style='color:#8a4b00'>&#9888; Far below its frontier: {frontier}. "
+                        f"<a href='search:{s.index}'>Search this plan at its best</a> (serving search over every "
+                        "precision and draft tokens its device runs; Ctrl+Z undoes it)</div>")
+        else:
+            frontier = f"<div style='color:#555'>Frontier: {frontier}.</div>"
         blocks.append(
             f"<tr><td valign='top' style='font-size:14pt; color:#555'>{rank}</td><td>"
             f"<a href='plan:{s.index}' style='text-decoration:none; color:{color}'>"
@@ -139,5 +147,5 @@ def ranking_html(model: DecisionModel) -> str:
             f"<div>Against the reference: {_esc(model.text(row, 'ratios'))}.</div>"
             f"<div>Breaks even at: output price {_esc(model.text(row, 'breakeven_price'))}; "
             f"utilization {_esc(model.text(row, 'breakeven_utilization'))}.</div>"
-            f"<div style='color:#333'>Why: {_esc(s.reason)}</div>{notes}</td></tr>")
+            f"<div style='color:#333'>Why: {_esc(s.reason)}</div>{frontier}{notes}</td></tr>")
     return "<table cellspacing='0' cellpadding='4' width='100%'>" + "".join(blocks) + "</table>"

@@ -9,9 +9,11 @@ operating points and targets. Redrawn only while visible.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QSplitter, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QComboBox, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QSplitter, QTextBrowser, QVBoxLayout, QWidget,
+)
 
-from ..engine.decision import OBJECTIVES
+from ..engine.decision import OBJECTIVES, comparability_note, frontier_headline
 from .decision_model import DecisionModel, objective_text, ranking_html
 from .document import Document
 from .when_shown import WhenShown
@@ -38,6 +40,12 @@ class DecisionView(QWidget):
         self.headline.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
         self.headline.setStyleSheet("QLabel { font-size: 12pt; padding: 4px; background: #eef5ff; "
                                     "border: 1px solid #bcd4f6; }")
+        self.search_button = QPushButton()
+        self.search_button.setObjectName("decision_search_far_below")
+        self.search_button.setToolTip("Set serving_search = auto over every precision and draft tokens the device runs "
+                                      "on each plan far below its frontier, in one undoable step")
+        self.search_button.clicked.connect(self._search_far_below)
+        self.search_button.hide()
         self.ranking = QTextBrowser()
         self.ranking.setObjectName("decision_ranking")
         self.ranking.setOpenLinks(False)
@@ -62,6 +70,7 @@ class DecisionView(QWidget):
         layout = QVBoxLayout(self)
         layout.addLayout(bar)
         layout.addWidget(self.headline)
+        layout.addWidget(self.search_button, 0, Qt.AlignLeft)
         layout.addWidget(split, 1)
         document.scenario_changed.connect(self.when_shown.changed)
         self.refresh()
@@ -98,6 +107,15 @@ class DecisionView(QWidget):
         text = url.toString()
         if text.startswith("plan:"):
             self._doc.set_current_index(int(text[5:]))
+        elif text.startswith("search:"):
+            self._doc.search_widest([int(text[7:])])
+
+    def far_below(self) -> list[int]:
+        """Plans (scenario indices) far below their frontier."""
+        return [s.index for s in self.model.summaries if s.far_below_frontier]
+
+    def _search_far_below(self) -> None:
+        self._doc.search_widest(self.far_below())
 
     def refresh(self) -> None:
         self.when_shown.stale = False
@@ -117,11 +135,24 @@ class DecisionView(QWidget):
 
     def _after_model(self) -> None:
         self.headline.setText(self.headline_text())
+        low = self.far_below()
+        self.search_button.setVisible(bool(low))
+        if low:
+            names = self._doc.scenario.plans
+            self.search_button.setText(f"Search {names[low[0]].name!r} at its best" if len(low) == 1 else
+                                       f"Search the {len(low)} plans far below their frontier at their best")
         scroll = self.ranking.verticalScrollBar().value()
         self.ranking.setHtml(ranking_html(self.model))
         self.ranking.verticalScrollBar().setValue(scroll)
 
     def headline_text(self) -> str:
+        text = self._headline()
+        for note in (comparability_note(self._doc.scenario.plans), frontier_headline(self.model.summaries)):
+            if note:
+                text += f"<div style='color:#8a4b00'>&#9888; {_html(note)}.</div>"
+        return text
+
+    def _headline(self) -> str:
         rows, objective = self.model.rows, self.model.objective
         if not rows or not rows[0].exists:
             return f"No plan has a value for {_in_sentence(OBJECTIVES[objective][0])}: see the reasons below."

@@ -22,10 +22,12 @@ from ..engine.normalize import LABELS as NORMALIZATION_LABELS, NORMALIZATIONS, n
 from ..engine.performance.curve import missing_point
 from ..engine.performance.measured import make_measured_curve
 from ..engine.records import Plan, make_device, make_model, make_plan
+from ..engine.search_defaults import widest_search
 from ..engine.serving_freeze import frozen_plan
 from ..engine.scenario import Scenario, reference_problems
 from ..engine.uncertainty.plan_rows import rows_copied, rows_renamed, rows_without
 from ..io.file_stamp import file_stamp
+from .labels import parse_input
 from .plan_colors import carried_slots, first_slots, slot_colors
 
 SIZING_KEYS = ("sizing_mode", "device_count", "facility_power_kw", "capex_budget_usd", "demand_tokens_per_day")
@@ -163,6 +165,8 @@ class Document(QObject):
         """Change inputs of plan `index`; returns an error message (nothing changed) or None."""
         plan = self._scenario.plans[index]
         values = plan_values(plan)
+        changes = {k: parse_input(PLAN_FIELD_BY_NAME[k], v) if k in PLAN_FIELD_BY_NAME else v
+                   for k, v in changes.items()}   # '70%' for a fraction, a choice's label
         values.update(changes)
         try:
             new_plan = make_plan(plan.name, values).with_(pools=plan.pools)
@@ -204,6 +208,20 @@ class Document(QObject):
         if new_plan != plan:
             self.push(self._scenario.replace_plan(index, new_plan), f"Freeze the searched configuration of {plan.name!r}")
 
+    def search_widest(self, indices) -> None:
+        """Make plans `indices` search the widest serving space their devices run (serving_search =
+        auto, engine/search_defaults.py), in one undoable step."""
+        plans, names = list(self._scenario.plans), []
+        for i in indices:
+            plan = plans[i]
+            searched = plan.with_(**widest_search(plan_values(plan)))
+            if searched != plan:
+                plans[i] = searched
+                names.append(plan.name)
+        if names:
+            self.push(self._scenario.with_plans(plans),
+                      f"Search {', '.join(repr(n) for n in names)} at {'its' if len(names) == 1 else 'their'} best")
+
     def add_plan(self, source_index: int | None = None) -> None:
         plans = list(self._scenario.plans)
         if source_index is None:
@@ -219,6 +237,8 @@ class Document(QObject):
             plan = make_plan(name, {"device": device, "model": model})
         else:
             plan = replace(template, name=name, pools=tuple(p.with_(plan=name) for p in template.pools))
+        if source_index is None:   # a new plan searches the widest space (a duplicate stays a copy)
+            plan = plan.with_(**widest_search(plan_values(plan)))
         plans.append(plan)
         new = self._scenario.with_plans(plans)
         if source_index is not None:
@@ -226,15 +246,20 @@ class Document(QObject):
         self.push(new, f"Add plan {name!r}" if source_index is None else f"Duplicate plan {template.name!r}")
         self.set_current_index(len(plans) - 1)
 
-    def delete_plan(self, index: int) -> None:
+    LAST_PLAN = ("A scenario keeps at least one plan: this is the last one, so it is not deleted. Add another "
+                 "plan first (Edit > Add plan), or change this one.")
+
+    def delete_plan(self, index: int) -> str | None:
+        """Delete plan `index` (undoable); the last plan is kept, and the message says why."""
         plans = list(self._scenario.plans)
         if len(plans) <= 1:
-            return
+            return self.LAST_PLAN
         removed = plans.pop(index)
         new = self._scenario.with_plans(plans)
         self.push(replace(new, uncertainty=rows_without(new.uncertainty, removed.name)), f"Delete plan {removed.name!r}")
         self.set_current_index(min(index, len(plans) - 1))
         self.current_changed.emit(self.current_index)
+        return None
 
     def rename_plan(self, index: int, name: str) -> str | None:
         name = name.strip()

@@ -71,13 +71,38 @@ def format_metric(key: str, value, metrics=None) -> str:
     return format_number(value, metric_unit(key))
 
 
+from ..value_text import CHOICE_LABELS, choice_label  # noqa: E402 - the words a person reads
+
+
+def parse_input(field: Field, raw):
+    """What a person typed, as the engine reads it: a choice's label (or its key, any case) -> its key,
+    '70%' -> 0.7 for a fraction; anything else unchanged (the engine validates it)."""
+    if not isinstance(raw, str):
+        return raw
+    text = raw.strip()
+    if field.type == "choice":
+        for key in field.choices:
+            if text.lower() in (key.lower(), CHOICE_LABELS.get(key, key).lower()):
+                return key
+        return raw
+    if field.unit == "fraction" and text.endswith("%"):
+        try:
+            return float(text[:-1].replace(",", "").strip()) / 100.0
+        except ValueError:
+            return raw
+    return raw
+
+
 def format_field(field: Field, value) -> str:
-    """Text of an input value as the editor and the compare table show it (fractions as entered: 0..1)."""
+    """Text of an input value as the editor and the compare table show it (fractions as entered: 0..1;
+    a choice by its label)."""
     if value is None:
         return ""
     if field.type == "bool":
         return "yes" if value else "no"
-    if field.type in ("str", "choice"):
+    if field.type == "choice":
+        return choice_label(value)
+    if field.type == "str":
         return str(value)
     number = float(value)
     if abs(number) >= 10_000 and number.is_integer():

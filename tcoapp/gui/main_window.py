@@ -151,6 +151,9 @@ class MainWindow(QMainWindow):
         self._action(file_menu, "&Generate curve with aiconfigurator…", self.aiconfigurator_dialog, None,
                      "Run NVIDIA aiconfigurator (optional package) for a model on an NVIDIA system")
         self._action(file_menu, "&Export chart…", self.export_chart_dialog, None, "Save a chart as PNG or SVG")
+        self._action(file_menu, "Export &report (PDF)…", self.export_report_dialog, None,
+                     "The decision report: ranked plans with reasons, charts, breakevens, assumptions, sources, "
+                     "Monte Carlo summary (the same as tcoapp report FILE --out REPORT.pdf)")
         file_menu.addSeparator()
         self._action(file_menu, "&Quit", self.close, QKeySequence.Quit)
         edit_menu = self.menuBar().addMenu("&Edit")
@@ -163,7 +166,7 @@ class MainWindow(QMainWindow):
         edit_menu.addSeparator()
         self._action(edit_menu, "Add plan", lambda: self.document.add_plan())
         self._action(edit_menu, "Duplicate plan", lambda: self.document.add_plan(self.document.current_index))
-        self._action(edit_menu, "Delete plan", lambda: self.document.delete_plan(self.document.current_index))
+        self._action(edit_menu, "Delete plan", self.delete_current_plan)
         help_menu = self.menuBar().addMenu("&Help")
         self._action(help_menu, "&About tcoapp", self._about)
 
@@ -208,6 +211,12 @@ class MainWindow(QMainWindow):
         """Every error report of the window and its background tasks: inline, above the views; one
         with a `kind` goes away when that kind of action next succeeds (problem_bar.py)."""
         self.problems.show_problem(text, title, kind)
+
+    def delete_current_plan(self) -> None:
+        """Edit > Delete plan; the last plan is kept and the problem bar says why."""
+        why = self.document.delete_plan(self.document.current_index)
+        if why:
+            self.show_view_message(why)
 
     def show_view_message(self, text: str) -> None:
         """What a view could not do ("no frontier for this plan"): it goes at the next change."""
@@ -417,6 +426,33 @@ class MainWindow(QMainWindow):
             return False
         self.problems.resolve("export")
         self.statusBar().showMessage(f"Exported {name} to {path}", 5000)
+        return True
+
+    def export_report_dialog(self):
+        base = os.path.splitext(os.path.basename(self.document.path or "default_scenario"))[0]
+        path, _ = QFileDialog.getSaveFileName(self, "Export report", os.path.join(
+            self.settings.last_directory(), f"{base}_report.pdf"), "PDF (*.pdf)")
+        if path:
+            self.export_report(path if path.lower().endswith(".pdf") else path + ".pdf")
+
+    def export_report(self, path: str) -> bool:
+        """Write the decision report (report_pdf.py); the Uncertainty tab's simulation when it has one."""
+        from .report_pdf import simulation_for_report, write_report_pdf
+        doc = self.document
+        try:
+            sim = None
+            if self._uncertainty_tab.built and self.uncertainty.simulation is not None:
+                from ..engine.uncertainty.report import simulation_json
+                sim = simulation_json(self.uncertainty.simulation)
+            elif doc.scenario.uncertainty:
+                sim = simulation_for_report(doc.scenario, doc.results)
+            title = os.path.basename(doc.path) if doc.path else "built-in default scenario"
+            write_report_pdf(doc.scenario, doc.results, path, title, sim)
+        except Exception as exc:  # noqa: BLE001 - a failed export is reported, never a traceback
+            self.show_problem(f"The report could not be written to {path}: {exc}", "Export failed", kind="export")
+            return False
+        self.problems.resolve("export")
+        self.statusBar().showMessage(f"Exported the report to {path}", 5000)
         return True
 
     # --- drag and drop, close ----------------------------------------------------------------

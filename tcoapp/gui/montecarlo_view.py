@@ -25,6 +25,25 @@ NO_ROWS = ("This scenario has no uncertain inputs: every plan is its determinist
            "(or on the workbook's Uncertainty sheet): plan or *, key, distribution and its parameters, source.")
 
 
+def pairwise_html(sim) -> str:
+    """P(A beats B): for every pair of plans, the share of the same draws where the row plan's NPV is higher
+    than the column plan's (simulate's pairwise results)."""
+    from ..engine.uncertainty.report import simulation_json
+    pairs = {(d["a"], d["b"]): d["prob_a_higher_npv"] for d in simulation_json(sim)["pairwise"]}
+    names = [p.name for p in sim.plans]
+    if len(names) < 2:
+        return ""
+    head = "".join(f"<th>{escape(n)}</th>" for n in names)
+    rows = []
+    for a in names:
+        cells = "".join("<td align='center'>–</td>" if a == b else f"<td align='center'>{pairs[(a, b)]:.0%}</td>"
+                        for b in names)
+        rows.append(f"<tr><th align='left'>{escape(a)}</th>{cells}</tr>")
+    return ("<b>P(row beats column)</b>: the share of draws in which the row plan's NPV is higher than the column "
+            "plan's (the same draws for every plan)<table cellspacing='0' cellpadding='3' border='1' "
+            f"style='border-collapse:collapse'><tr><th></th>{head}</tr>{''.join(rows)}</table>")
+
+
 class MonteCarloView(QWidget):
     message = Signal(str)
 
@@ -52,6 +71,17 @@ class MonteCarloView(QWidget):
             controls.addWidget(widget)
         controls.addStretch(1)
         self.charts_view = MonteCarloCharts()
+        self.empty_note = QLabel()      # in place of the charts until there is a simulation to draw
+        self.empty_note.setObjectName("uncertainty_empty")
+        self.empty_note.setWordWrap(True)
+        self.empty_note.setAlignment(Qt.AlignCenter)
+        self.empty_note.setStyleSheet("QLabel { font-size: 12pt; color: #444; padding: 24px; }")
+        self.empty_note.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Expanding)
+        self.pairwise = QLabel()        # P(A beats B) for every pair of plans
+        self.pairwise.setObjectName("uncertainty_pairwise")
+        self.pairwise.setTextFormat(Qt.RichText)
+        self.pairwise.setWordWrap(True)
+        self.pairwise.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
         self.legend = legend_label()
         self.rows = UncertaintyTable(document)
         self.rows.setMaximumHeight(190)
@@ -59,7 +89,9 @@ class MonteCarloView(QWidget):
         layout = QVBoxLayout(self)
         layout.addLayout(controls)
         layout.addWidget(self.status)
+        layout.addWidget(self.pairwise)
         layout.addWidget(self.charts_view, 1)
+        layout.addWidget(self.empty_note, 1)
         layout.addWidget(self.legend)
         layout.addWidget(self.rows)
         document.scenario_changed.connect(self._scenario_changed)
@@ -93,6 +125,8 @@ class MonteCarloView(QWidget):
         self.charts_view.show_simulation(sim, self._current_in(sim), self.colors)
         self._show_legend(sim)
         self.status.setText(self._summary_text(sim))
+        self.pairwise.setText(pairwise_html(sim))
+        self._show_empty_state()
 
     def _plan_colors(self, sim) -> list[str]:
         """Each simulated plan's current colour, by name; GONE_COLOR for a plan no longer in the scenario."""
@@ -128,7 +162,30 @@ class MonteCarloView(QWidget):
         notes = sorted({n for p in sim.plans for n in p.notes})
         return " &nbsp; ".join(parts) + ("<br>Notes: " + escape("; ".join(notes)) if notes else "")
 
+    def _show_empty_state(self) -> None:
+        """No simulation yet: a sentence in place of the charts (no empty axes), saying why and what to do."""
+        empty = self.simulation is None
+        self.charts_view.setVisible(not empty)
+        self.legend.setVisible(not empty)
+        self.pairwise.setVisible(not empty)
+        self.empty_note.setVisible(empty)
+        if not empty:
+            return
+        if not self._doc.scenario.uncertainty:
+            self.empty_note.setText(
+                "No uncertain inputs yet, so there is nothing to simulate: every number in this scenario is a "
+                "single value.\n\nAdd an uncertain input in the table below (Add uncertain input: a range around the "
+                "current plan's utilization, output price or electricity price) or on the workbook's Uncertainty "
+                "sheet, then press Run simulation. The NPV distributions, the cash-flow fan, the probability of "
+                "payback, which input drives NPV most and the probability that one plan beats another appear here.")
+        else:
+            self.empty_note.setText(
+                f"{len(self._doc.scenario.uncertainty)} uncertain input(s) below. Press Run simulation to draw them: "
+                "the NPV distributions, the cash-flow fan, the probability of payback, which input drives NPV most "
+                "and the probability that one plan beats another appear here.")
+
     def _scenario_changed(self) -> None:
+        self._show_empty_state()
         rows = self._doc.scenario.uncertainty
         if not rows:
             self.status.setText(NO_ROWS)

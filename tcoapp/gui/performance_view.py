@@ -355,7 +355,8 @@ class PerformanceView(QWidget):
         changes = {k: c[k] for k in ("batch", "tensor_parallel", "expert_parallel", "attention_dp",
                                      "weight_precision", "kv_precision", "spec_decode_draft_tokens")}
         changes["batch"] = int(round(changes["batch"]))
-        changes.update(min_tokens_per_s_per_user=None, max_ttft_s=None, curve="")
+        changes.update(min_tokens_per_s_per_user=None, max_ttft_s=None, curve="",
+                       serving_search="off")   # the point clicked is the configuration: no search replaces it
         plan = self._doc.current_plan()
         error = self._doc.set_plan_values(self._doc.current_index, changes,
                                           f"Operating point of {plan.name!r} from the frontier")

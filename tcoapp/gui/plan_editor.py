@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (
 from ..engine.decision import name_mismatch, size_warnings
 from ..engine.fields import PLAN_FIELDS, Field
 from .document import Document
-from .labels import format_field
+from .labels import choice_label, format_field
 from .pools_editor import PoolsEditor
 
 GROUP_TITLES = {
@@ -69,8 +69,9 @@ class FieldEditor(QWidget):
             w.toggled.connect(lambda on: self._commit(f.name, on))
         elif f.type == "choice":
             w = QComboBox()
-            w.addItems(list(f.choices))
-            w.activated.connect(lambda _: self._commit(f.name, w.currentText()))
+            for key in f.choices:           # its label shown, its key kept
+                w.addItem(choice_label(key), key)
+            w.activated.connect(lambda _: self._commit(f.name, w.currentData()))
         elif f.name in NAME_LISTS:
             w = QComboBox()
             w.setEditable(False)
@@ -130,8 +131,9 @@ class FieldEditor(QWidget):
                 i = w.count() - 1
             w.setCurrentIndex(i)
         elif isinstance(w, QComboBox):
-            if w.currentText() != str(value):
-                w.setCurrentText(str(value))
+            i = w.findData(value)
+            if i >= 0 and i != w.currentIndex():
+                w.setCurrentIndex(i)
         elif not self.error.isVisible():
             text = format_field(self.field, value if used is None else used)
             if w.text() != text or w.isModified():

@@ -15,6 +15,7 @@ from ..engine.pools import pool_problems, resolve_pools
 from ..engine.records import Plan, Pool, make_pool
 from ..engine.scenario import reference_problems
 from .document import Document
+from .labels import parse_input
 
 POOL_FIELD_BY_NAME = by_name(POOL_FIELDS)
 
@@ -52,15 +53,33 @@ def set_pool_value(doc: Document, index: int, pool_index: int, key: str, raw: An
     plan = doc.scenario.plans[index]
     pools = list(explicit_pools(plan))
     values = pools[pool_index].as_dict()
-    values[key] = raw
+    values[key] = parse_input(POOL_FIELD_BY_NAME[key], raw) if key in POOL_FIELD_BY_NAME else raw
+    values.update(_ownership_follows(key, values))
     try:
         pools[pool_index] = make_pool(values)
     except ValidationError as exc:
-        return "; ".join(f"{p.field} {p.message}".strip() for p in exc.problems)
+        text = "; ".join(f"{p.field} {p.message}".strip() for p in exc.problems)
+        if key == "ownership" and values[key] == "rent":
+            text += " (type the rent per device-hour in the Rent column: that rents the pool in one step)"
+        return text
     if tuple(pools) == plan.pools:
         return None
     label = POOL_FIELD_BY_NAME[key].label if key in POOL_FIELD_BY_NAME else key
     return _apply(doc, index, pools, f"Set {label} of pool {values['pool']!r} of {plan.name!r}")
+
+
+def _ownership_follows(key: str, values: dict) -> dict:
+    """Renting is one edit: typing a rent > 0 on a bought pool rents it; setting a rented pool to buy
+    clears its rent (the engine refuses a bought pool with a rent and a rented one without)."""
+    if key == "rent_usd_per_device_hour":
+        try:
+            if float(str(values[key]).replace(",", "")) > 0:
+                return {"ownership": "rent"}
+        except (TypeError, ValueError):
+            return {}
+    if key == "ownership" and values[key] == "buy":
+        return {"rent_usd_per_device_hour": 0.0}
+    return {}
 
 
 def add_pool(doc: Document, index: int) -> str | None:
@@ -97,3 +116,69 @@ def add_deployment_plans(document, curves) -> list[str]:
             continue
         document.push(document.scenario.with_plans(document.scenario.plans + (plan,)), f"Add plan {plan.name!r}")
     return problems
+
+
+SPLIT_RATIO = (1, 3)   # prefill : decode devices of a new split (the plan's notes give the balanced ratio)
+
+
+def can_split(plan: Plan) -> bool:
+    """A plan with a serve pool (and no prefill/decode pair yet) can be split into a prefill/decode pair."""
+    roles = [p.role for p in resolve_pools(plan)]
+    return "serve" in roles and "prefill" not in roles
+
+
+def can_merge(plan: Plan) -> bool:
+    roles = [p.role for p in resolve_pools(plan)]
+    return "prefill" in roles and "decode" in roles
+
+
+def split_plan(doc: Document, index: int) -> str | None:
+    """Make the plan's serve pool a prefill pool and a decode pool of the same device, in one undoable step
+    (a plan without Pools rows: its prefill_devices:decode_devices ratio 1:3; with rows: the first serve row
+    becomes two rows sharing its devices 1:3)."""
+    plan = doc.scenario.plans[index]
+    if not can_split(plan):
+        return f"{plan.name!r} has no serve pool to split (it already has a prefill/decode pair)"
+    pre, dec = SPLIT_RATIO
+    text = f"Split {plan.name!r} into prefill + decode ({pre}:{dec})"
+    if not plan.pools:
+        return doc.set_plan_values(index, {"prefill_devices": pre, "decode_devices": dec}, text)
+    pools = list(plan.pools)
+    i = next(k for k, p in enumerate(pools) if p.role == "serve")
+    serve = pools[i]
+    count = float(serve.device_count)
+    first = max(1.0, round(count * pre / (pre + dec))) if count >= 2 else float(pre)
+    second = count - first if count >= 2 else float(dec)
+    names = {p.pool for p in pools}
+    pools[i:i + 1] = [serve.with_(pool=_free(names, f"{serve.pool} prefill"), role="prefill", device_count=first),
+                      serve.with_(pool=_free(names, f"{serve.pool} decode"), role="decode", device_count=second)]
+    return _apply(doc, index, pools, text)
+
+
+def merge_plan(doc: Document, index: int) -> str | None:
+    """Turn the plan's prefill/decode pair back into one serve pool (of the decode pool's device, with
+    the pair's devices), in one undoable step."""
+    plan = doc.scenario.plans[index]
+    if not can_merge(plan):
+        return f"{plan.name!r} has no prefill/decode pair to merge"
+    text = f"Merge the prefill and decode pools of {plan.name!r} into one serve pool"
+    if not plan.pools:
+        device = plan.decode_device or plan.device
+        return doc.set_plan_values(index, {"prefill_devices": 0, "decode_devices": 0, "prefill_device": "",
+                                           "decode_device": "", "device": device}, text)
+    pools = list(plan.pools)
+    pair = [k for k, p in enumerate(pools) if p.role in ("prefill", "decode")]
+    decode = next(pools[k] for k in pair if pools[k].role == "decode")
+    total = sum(float(pools[k].device_count) for k in pair)
+    merged = decode.with_(pool=decode.pool, role="serve", device_count=total)
+    pools = [p for k, p in enumerate(pools) if k not in pair[1:]]
+    pools[pair[0]] = merged
+    return _apply(doc, index, pools, text)
+
+
+def _free(names: set, base: str) -> str:
+    name, n = base, 2
+    while name in names:
+        name, n = f"{base} {n}", n + 1
+    names.add(name)
+    return name

@@ -4,23 +4,28 @@ shown in grey italics. Every edit goes through `pool_edits` (validated, undoable
 is shown beside the table and the scenario is left unchanged."""
 from __future__ import annotations
 
+import textwrap
+
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
-    QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout,
-    QWidget,
+    QAbstractItemView, QDialog, QHBoxLayout, QHeaderView, QLabel, QPushButton, QTableWidget, QTableWidgetItem,
+    QVBoxLayout, QWidget,
 )
 
 from ..engine.fields import POOL_FIELDS
 from .document import Document
 from .labels import format_field
-from .pool_edits import add_pool, explicit_pools, remove_pool, set_pool_value
+from .pool_edits import (
+    add_pool, can_merge, can_split, explicit_pools, merge_plan, remove_pool, set_pool_value, split_plan,
+)
 
 EDIT_KEYS = ("pool", "role", "device", "device_count", "tensor_parallel", "expert_parallel", "attention_dp",
              "weight_precision", "kv_precision", "batch", "spec_decode_draft_tokens", "curve",
-             "rack_power_cap_kw", "servers_per_rack_max", "ownership", "rent_usd_per_device_hour")
+             "rack_power_cap_kw", "servers_per_rack_max", "ownership", "rent_usd_per_device_hour", "purchase_year")
 FIELDS = {f.name: f for f in POOL_FIELDS}
 INHERITED = QBrush(QColor("#888"))
+HEADER_WRAP = 10   # characters per header line
 USED_BRUSH = QBrush(QColor("#eeeeee"))
 # read-only columns: what the engine used, next to the input it replaces (sizing, a target's batch)
 USED = {"device_count": ("Devices used\n[devices]", "device_count"), "batch": ("Batch used\n[sequences]", "batch")}
@@ -28,7 +33,7 @@ COLUMNS = tuple(c for key in EDIT_KEYS for c in ((key,) + ((f"used:{key}",) if k
 
 
 class PoolsEditor(QWidget):
-    def __init__(self, document: Document, parent=None):
+    def __init__(self, document: Document, parent=None, wide: bool = False):
         super().__init__(parent)
         self._doc = document
         self.table = QTableWidget(0, len(COLUMNS))
@@ -43,12 +48,25 @@ class PoolsEditor(QWidget):
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
         self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
         self.table.setMinimumHeight(110)
+        self.table.setTabKeyNavigation(False)   # Tab leaves the table (arrow keys move between cells)
         self.table.itemChanged.connect(self._on_item_changed)
         self.add_button = QPushButton("Add pool")
         self.add_button.setToolTip("Add a pool (a copy of the last one): a fleet of several device types")
         self.add_button.clicked.connect(self._add)
         self.remove_button = QPushButton("Remove pool")
         self.remove_button.clicked.connect(self._remove)
+        self.split_button = QPushButton("Split into prefill + decode")
+        self.split_button.setToolTip("Make the serve pool a prefill pool and a decode pool of the same device (1:3 "
+                                     "devices; the plan's notes give the balanced ratio), in one undoable step")
+        self.split_button.clicked.connect(lambda: self._show(split_plan(self._doc, self._doc.current_index)))
+        self.merge_button = QPushButton("Merge into one pool")
+        self.merge_button.setToolTip("Turn the prefill/decode pair back into one serve pool, in one undoable step")
+        self.merge_button.clicked.connect(lambda: self._show(merge_plan(self._doc, self._doc.current_index)))
+        self.wide_button = QPushButton("Wide editor…")
+        self.wide_button.setToolTip("Edit the pools in a window wide enough to show every column")
+        self.wide_button.clicked.connect(self.open_wide)
+        self.wide_button.setVisible(not wide)
+        self._dialog = None
         self.error = QLabel()
         self.error.setStyleSheet("color: #c62828;")
         self.error.setWordWrap(True)
@@ -59,12 +77,18 @@ class PoolsEditor(QWidget):
         buttons = QHBoxLayout()
         buttons.addWidget(self.add_button)
         buttons.addWidget(self.remove_button)
+        buttons.addWidget(self.wide_button)
         buttons.addStretch(1)
+        fleet = QHBoxLayout()
+        fleet.addWidget(self.split_button)
+        fleet.addWidget(self.merge_button)
+        fleet.addStretch(1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.hint)
         layout.addWidget(self.table)
         layout.addLayout(buttons)
+        layout.addLayout(fleet)
         layout.addWidget(self.error)
         self._shown = None
         self._cells: dict[tuple[int, int], tuple] = {}   # (row, column) -> the cell shown
@@ -75,6 +99,8 @@ class PoolsEditor(QWidget):
         if plan is None:
             return
         pools = explicit_pools(plan)
+        self.split_button.setEnabled(can_split(plan))
+        self.merge_button.setEnabled(can_merge(plan))
         self.hint.setText("Pools rows of this plan (empty cells: the plan's value)." if plan.pools else
                           "No Pools rows: the plan is the pool(s) below, derived from its own keys. "
                           "Edit a cell or add a pool to make them rows of their own.")
@@ -95,6 +121,14 @@ class PoolsEditor(QWidget):
                     self.table.setItem(row, col, _item(cell))
         self.table.blockSignals(False)
         self.remove_button.setEnabled(bool(plan.pools))
+
+    def open_wide(self) -> "PoolsDialog":
+        """The same pools in a window of their own, wide enough for every column (non-modal)."""
+        if self._dialog is None:
+            self._dialog = PoolsDialog(self._doc, self.window())
+        self._dialog.show()
+        self._dialog.raise_()
+        return self._dialog
 
     def _on_item_changed(self, item: QTableWidgetItem) -> None:
         key = COLUMNS[item.column()]
@@ -161,7 +195,27 @@ def _item(cell: tuple) -> QTableWidgetItem:
 
 
 def _header(key: str) -> str:
+    """A column's label wrapped over short lines (the columns stay narrow), its unit below."""
     if key.startswith("used:"):
-        return USED[key[5:]][0]
+        label, unit = USED[key[5:]][0].split("\n")
+        return "\n".join(textwrap.wrap(label, HEADER_WRAP) + [unit])
     f = FIELDS[key]
-    return f"{f.label}\n[{f.unit}]" if f.unit else f.label
+    lines = textwrap.wrap(f.label, HEADER_WRAP)
+    return "\n".join(lines + ([f"[{f.unit}]"] if f.unit else []))
+
+
+class PoolsDialog(QDialog):
+    """The current plan's pools editor in a wide window (every column visible), following the document."""
+
+    def __init__(self, document: Document, parent=None):
+        super().__init__(parent)
+        self.setWindowTitle("Pools of the current plan")
+        self.editor = PoolsEditor(document, self, wide=True)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.editor)
+        document.scenario_changed.connect(self.editor.refresh)
+        document.current_changed.connect(lambda _i: self.editor.refresh())
+        header = self.editor.table.horizontalHeader()
+        width = sum(header.sectionSize(i) for i in range(header.count())) + 60
+        screen = parent.screen().availableGeometry().width() if parent is not None and parent.screen() else 1600
+        self.resize(min(max(width, 900), int(screen * 0.95)), 380)

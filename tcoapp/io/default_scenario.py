@@ -1,8 +1,11 @@
 """The built-in default scenario: Hopper, Blackwell and AMD plans serving Llama-3.3-70B at the same
-facility power (1 MW) and the same interactivity target, so they compare iso-power."""
+facility power (1 MW) and the same interactivity target, so they compare iso-power. Every plan
+searches the widest serving space its device runs (serving_search = auto, engine/search_defaults.py),
+so the plans are compared at their best; the typed configuration is where Freeze starts from."""
 from __future__ import annotations
 
 from ..engine.records import make_plan
+from ..engine.search_defaults import widest_search
 from ..engine.scenario import Scenario, check_scenario
 from .catalog import load_catalog
 
@@ -19,16 +22,16 @@ COMMON = {
 }
 
 PLANS = (
-    ("H100 FP8 TP2", {"device": "H100-SXM", "weight_precision": "fp8", "kv_precision": "fp8", "tensor_parallel": 2}),
-    ("H200 FP8 TP2", {"device": "H200-SXM", "weight_precision": "fp8", "kv_precision": "fp8", "tensor_parallel": 2}),
-    ("B200 NVFP4 TP1", {"device": "B200", "weight_precision": "nvfp4", "kv_precision": "fp8", "tensor_parallel": 1}),
-    ("GB200 NVL72 NVFP4", {"device": "GB200-NVL72", "weight_precision": "nvfp4", "kv_precision": "fp8",
+    ("H100", {"device": "H100-SXM", "weight_precision": "fp8", "kv_precision": "fp8", "tensor_parallel": 2}),
+    ("H200", {"device": "H200-SXM", "weight_precision": "fp8", "kv_precision": "fp8", "tensor_parallel": 2}),
+    ("B200", {"device": "B200", "weight_precision": "nvfp4", "kv_precision": "fp8", "tensor_parallel": 1}),
+    ("GB200 NVL72", {"device": "GB200-NVL72", "weight_precision": "nvfp4", "kv_precision": "fp8",
                            "tensor_parallel": 1, "rack_power_cap_kw": 132, "servers_per_rack_max": 1}),
-    ("MI355X FP8 TP1", {"device": "MI355X", "weight_precision": "fp8", "kv_precision": "fp8", "tensor_parallel": 1}),
+    ("MI355X", {"device": "MI355X", "weight_precision": "fp8", "kv_precision": "fp8", "tensor_parallel": 1}),
 )
 
 
 def default_scenario() -> Scenario:
     catalog = load_catalog()
-    plans = tuple(make_plan(name, {**COMMON, **own}) for name, own in PLANS)
+    plans = tuple(make_plan(name, {**COMMON, **own, **widest_search({**COMMON, **own})}) for name, own in PLANS)
     return check_scenario(Scenario(plans, catalog_devices=catalog.devices, catalog_models=catalog.models))

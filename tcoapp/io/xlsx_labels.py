@@ -31,6 +31,7 @@ RESULT_LABELS = {
     "warnings": "Notes from the engine",
     "serving": "Configuration chosen by the search",
     "prediction_interval": "Prediction interval (80 %)",
+    "frontier_share": "Share of its frontier (tokens/s per device)",
     **{f"cost_per_million_output_tokens_{part}_usd": f"Cost per million output tokens: {part}" for part in COST_COMPONENTS},
 }
 CASHFLOW_LABELS = {

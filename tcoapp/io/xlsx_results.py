@@ -247,6 +247,7 @@ def result_rows(max_pools: int = 1) -> dict[str, int]:
     rows["warnings"] = row + 1
     rows["serving"] = row + 2
     rows["prediction_interval"] = row + 3
+    rows["frontier_share"] = row + 4
     return rows
 
 
@@ -515,3 +516,15 @@ def _text_row(ws, results, layout: Layout, key: str, help_text: str, text_of) ->
             cell = ws.cell(row=row, column=S.FIRST_PLAN_COLUMN + index)
             set_text(cell, text)
             wrap(cell)
+    _frontier_row(ws, results, layout)
+
+
+def _frontier_row(ws, results, layout: Layout) -> None:
+    """frontier_share (docs/model.md, "Serving search"): an engine value; n/a where no frontier exists."""
+    row = layout.result_rows["frontier_share"]
+    key_cell(ws, row, "frontier_share", "The plan's tokens/s per device at its target over the best its device "
+                                        "reaches there in the widest serving search (n/a: several pools, a measured "
+                                        "curve or no operating point). Below 0.8 the notes name the frontier.")
+    label_cell(ws, row, 2, result_label("frontier_share"), "fraction")
+    for index, result in enumerate(results):
+        put(ws, row, S.FIRST_PLAN_COLUMN + index, result.frontier_share, "engine", "fraction")

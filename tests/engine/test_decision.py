@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from tcoapp.engine import decision
-from tcoapp.engine.compute import compute_scenario
+from tcoapp.engine.compute import compute_plan, compute_scenario
 from tcoapp.engine.finance.sensitivity import breakeven_output_price
 from tcoapp.io.default_scenario import default_scenario
 
@@ -83,8 +83,10 @@ def test_reason_of_a_plan_without_operating_point(computed):
 
 
 def test_breakevens_are_the_engine_roots(computed):
-    scenario, results = computed
-    s = decision.summarize(scenario.plans, results, "npv_usd")[0]
+    scenario, _ = computed
+    typed = scenario.plans[0].with_(serving_search="off")    # H100 FP8 TP2 as typed: it does not pay back
+    results = [compute_plan(scenario, typed)]
+    s = decision.summarize([typed], results, "npv_usd")[0]
     assert s.breakeven_price_usd_per_million == pytest.approx(breakeven_output_price(results[0].inputs))
     assert decision.breakeven_price_text(s).startswith(f"${s.breakeven_price_usd_per_million:.3g}")
     assert math.isnan(s.breakeven_utilization) and decision.breakeven_utilization_text(s).startswith("never")
@@ -112,3 +114,36 @@ def test_name_naming_another_device_is_flagged(computed, name, device, flagged):
         assert note is None
     else:
         assert note and f"says {flagged}" in note and device in note
+
+
+def test_prefill_decode_plan_shows_the_price_it_charges():
+    """A prefill pool sells no output tokens: its price (0) is not averaged into the price shown
+    (Decision's breakeven text, the years' output price), which is the decode pool's $0.40."""
+    from tcoapp.io.load import load_scenario
+    scenario = load_scenario("samples/heterogeneous_disaggregated.xlsx")
+    results = compute_scenario(scenario)
+    split = [(p, r) for p, r in zip(scenario.plans, results) if {q.role for q in r.pools} == {"prefill", "decode"}]
+    assert split
+    rows = decision.summarize([p for p, _ in split], [r for _, r in split], "npv_usd")
+    for (plan, r), s in zip(split, rows):
+        assert s.price_usd_per_million == pytest.approx(0.40)
+        assert "price $0.4)" in decision.breakeven_price_text(s)
+        years = r.year_rows()
+        assert [y["price_usd_per_million_output_tokens"] for y in years[1:]] == pytest.approx([0.40] * (len(years) - 1))
+        # the breakeven is still the engine's root: NPV at the breakeven price is 0
+        assert np.isfinite(s.breakeven_price_usd_per_million)
+
+
+def test_ranking_says_plainly_when_plans_serve_different_work(computed):
+    import dataclasses
+    scenario, results = computed
+    assert decision.comparability_note(scenario.plans) is None          # the default: one model, one workload
+    plans = list(scenario.plans)
+    plans[1] = dataclasses.replace(plans[1], model="Llama-3.1-8B")
+    plans[2] = dataclasses.replace(plans[2], output_tokens=256)
+    note = decision.comparability_note(plans)
+    assert note.startswith("Not like with like") and "Llama-3.1-8B 1,024 in / 1,024 out" in note
+    assert "1,024 in / 256 out" in note and plans[2].name in note
+    rows = decision.summarize(plans, results, "npv_usd")
+    assert decision.ratios_text(rows[1], rows[0], results).startswith("different work (Llama-3.1-8B")
+    assert not decision.ratios_text(rows[3], rows[0], results).startswith("different work")

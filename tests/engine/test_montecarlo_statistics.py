@@ -40,7 +40,7 @@ def test_affine_npv_in_a_uniform_price_has_exact_percentiles_and_probability():
 
 
 def test_a_plan_without_uncertain_inputs_is_its_deterministic_value():
-    s = scenario_with(row("H100 FP8 TP2", "utilization", "triangular", low=0.5, mode=0.7, high=0.9))
+    s = scenario_with(row("H100", "utilization", "triangular", low=0.5, mode=0.7, high=0.9))
     sim = simulate(s, 500, seed=1)
     data = simulation_json(sim)
     for plan, entry in zip(s.plans[1:], data["plans"][1:]):

@@ -168,3 +168,46 @@ def test_a_sweep_that_fails_in_the_signature_chart_says_why_under_it(window, qtb
     monkeypatch.undo()                                      # the sweep works again: the next refresh says nothing
     chart.refresh()
     assert not problem.isVisible() and problem.text() == ""
+
+
+def test_headline_says_when_plans_serve_different_models(window):
+    view, doc = window.decision, window.document
+    assert "Not like with like" not in view.headline.text()
+    doc.set_plan_value(1, "model", "Llama-3.1-8B")
+    assert "Not like with like" in view.headline.text() and "Llama-3.1-8B" in view.headline.text()
+    doc.undo_stack.undo()
+    assert "Not like with like" not in view.headline.text()
+
+
+def test_plan_far_below_its_frontier_is_said_and_searched_in_one_step(window):
+    view, doc = window.decision, window.document
+    assert not view.search_button.isVisible() and "far below" not in view.headline.text()
+    doc.set_plan_value(0, "serving_search", "off")              # H100 as typed: TP2 FP8, no draft tokens
+    name = doc.scenario.plans[0].name
+    assert f"{name} at " in view.headline.text() and "far below its frontier" in view.headline.text()
+    assert view.search_button.isVisible() and name in view.search_button.text()
+    assert "Far below its frontier" in view.ranking.toPlainText()
+    assert "Search this plan at its best" in view.ranking.toHtml()
+    steps = doc.undo_stack.count()
+    view.search_button.click()
+    assert doc.undo_stack.count() == steps + 1
+    assert doc.scenario.plans[0].serving_search == "auto" and doc.results[0].frontier_share >= 0.9
+    assert not view.search_button.isVisible()
+    doc.undo_stack.undo()
+    assert doc.scenario.plans[0].serving_search == "off" and view.search_button.isVisible()
+
+
+def test_the_ranking_link_searches_one_plan(window):
+    from PySide6.QtCore import QUrl
+    view, doc = window.decision, window.document
+    doc.set_plan_value(1, "serving_search", "off")
+    view.ranking.anchorClicked.emit(QUrl("search:1"))
+    assert doc.scenario.plans[1].serving_search == "auto"
+    assert doc.undo_stack.undoText().startswith("Search ")
+
+
+def test_a_new_plan_searches_the_widest_space(window):
+    doc = window.document
+    doc.add_plan()
+    plan = doc.scenario.plans[-1]
+    assert plan.serving_search == "auto" and "nvfp4" in plan.search_precisions and plan.search_max_draft_tokens == 3

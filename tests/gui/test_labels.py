@@ -29,7 +29,8 @@ def test_fractions_money_and_big_numbers():
 
 @pytest.mark.parametrize("field", [f for f in PLAN_FIELDS if f.default is not None], ids=lambda f: f.name)
 def test_input_text_round_trips_through_the_engine(field):
-    value, error = coerce(field, format_field(field, field.default))
+    from tcoapp.gui.labels import parse_input    # what the app does with typed text before the engine reads it
+    value, error = coerce(field, parse_input(field, format_field(field, field.default)))
     assert error is None and value == field.default
 
 
@@ -39,3 +40,15 @@ def test_payback_reads_never_only_for_a_plan_with_cash_flows():
     assert format_metric("payback_months", float("nan"), {"npv_usd": -5.0}) == "never"
     assert format_metric("payback_months", float("nan"), {"npv_usd": float("nan")}) == "n/a"
     assert format_metric("irr", float("nan"), {"npv_usd": -5.0}) == "n/a"
+
+
+def test_choice_labels_and_percent_are_read_back():
+    from tcoapp.engine.fields import PLAN_FIELD_BY_NAME as F
+    from tcoapp.gui.labels import parse_input
+    assert format_field(F["sizing_mode"], "facility_power") == "Facility power (kW)"
+    assert parse_input(F["sizing_mode"], "Facility power (kW)") == "facility_power"
+    assert parse_input(F["weight_precision"], "NVFP4") == "nvfp4" and parse_input(F["weight_precision"], "fp8") == "fp8"
+    assert parse_input(F["utilization"], "70%") == pytest.approx(0.7)
+    assert parse_input(F["utilization"], "70 %") == pytest.approx(0.7)
+    assert parse_input(F["utilization"], "abc%") == "abc%"           # left for the engine to refuse, named
+    assert parse_input(F["batch"], "70%") == "70%"                   # a percent only where the unit is a fraction

@@ -89,7 +89,7 @@ def test_without_rows_the_tab_says_so(window):
 def test_plan_edits_carry_their_uncertainty_rows(qtbot):
     from tcoapp.gui.document import Document
 
-    rows = ROWS + (UncertainInput("H100 FP8 TP2", "device.price_usd", "uniform", 20000.0, high=30000.0),)
+    rows = ROWS + (UncertainInput("H100", "device.price_usd", "uniform", 20000.0, high=30000.0),)
     doc = Document(replace(default_scenario(), uncertainty=rows))
     assert doc.rename_plan(0, "H100 renamed") is None
     assert doc.scenario.uncertainty[-1].plan == "H100 renamed"
@@ -192,3 +192,30 @@ def test_a_device_edit_that_breaks_a_star_device_row_is_refused(open_window):
     assert message and "the plans run different devices" in message
     assert window.document.scenario.plans[1].device == plan.device
     window.runner.wait(20000)
+
+
+def test_pairwise_probabilities_are_shown_for_every_pair(uncertain_window, qtbot):
+    from tcoapp.engine.uncertainty.report import simulation_json
+    window = uncertain_window
+    window.tabs.setCurrentIndex(window.tabs.indexOf(window._uncertainty_tab))
+    view = _run(window, qtbot)
+    assert view.pairwise.isVisible() and not view.empty_note.isVisible() and view.charts_view.isVisible()
+    text = view.pairwise.text()
+    assert "P(row beats column)" in text
+    pairs = simulation_json(view.simulation)["pairwise"]
+    n = len(view.simulation.plans)
+    assert len(pairs) == n * (n - 1)
+    for pair in pairs:
+        assert f">{pair['prob_a_higher_npv']:.0%}<" in text
+    from PySide6.QtGui import QTextDocument
+    doc = QTextDocument()
+    doc.setHtml(text)
+    assert all(p.name in doc.toPlainText() for p in view.simulation.plans)
+
+
+def test_empty_state_explains_itself_without_axes(window):
+    window.tabs.setCurrentIndex(window.tabs.indexOf(window._uncertainty_tab))
+    view = window.uncertainty
+    assert view.simulation is None
+    assert view.empty_note.isVisible() and not view.charts_view.isVisible() and not view.pairwise.isVisible()
+    assert "No uncertain inputs yet" in view.empty_note.text() and "Add uncertain input" in view.empty_note.text()

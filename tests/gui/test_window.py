@@ -75,7 +75,8 @@ def test_invalid_value_is_shown_not_applied(window):
 def test_choice_and_device_editors(window):
     editors = window.editor.editors
     box = editors["weight_precision"].widget
-    box.setCurrentText("bf16")
+    box.setCurrentIndex(box.findData("bf16"))        # shown as "BF16", kept as the key
+    assert box.currentText() == "BF16"
     box.activated.emit(box.currentIndex())
     assert window.document.scenario.plans[0].weight_precision == "bf16"
     devices = editors["device"].widget
@@ -225,10 +226,11 @@ def test_serving_search_shows_its_choice_and_freezes_in_one_click(window, qtbot)
     doc = window.document
     i = feasible_plan(doc)
     doc.set_current_index(i)
+    doc.set_plan_value(i, "serving_search", "off")   # the default scenario searches: start from the typed plan
     assert not window.editor.freeze.isVisibleTo(window.editor)
     combo = window.editor.editors["serving_search"].widget
     with qtbot.waitSignal(doc.scenario_changed, timeout=5000):
-        combo.setCurrentText("auto")
+        combo.setCurrentIndex(combo.findData("auto"))
         combo.activated.emit(combo.currentIndex())
     assert doc.scenario.plans[i].serving_search == "auto"
     assert "serving search chose" in window.editor.notes.text()

@@ -89,6 +89,8 @@ def expected_results(result, plan, max_pools: int = 1) -> dict[str, float]:
             continue
         if key in result.metrics:
             want[key] = result.metrics[key]
+        elif key == "frontier_share":       # an engine value (n/a where no frontier exists)
+            want[key] = result.frontier_share
         else:
             want[key] = float(np.asarray(result.finance[key], float))
     return want

@@ -1,0 +1,26 @@
+"""The widest serving search (docs/model.md, "Serving search"): what new plans and the built-in
+default scenario start with, what `frontier_share` measures a plan against, and what the Decision
+view's "Search this plan" button sets.
+
+Every precision is listed: the search itself tries only those the device runs (docs/model.md), so
+the widest list is the device's own space. Speculative decoding is tried up to 3 draft tokens (the
+frontier lines of the Performance and Decision charts sweep 0 and 3) where the plan has a draft
+acceptance rate above 0.
+"""
+from __future__ import annotations
+
+from .fields import PLAN_FIELD_BY_NAME, PRECISIONS
+
+WIDEST_PRECISIONS = ";".join(PRECISIONS)
+WIDEST_DRAFT_TOKENS = 3
+
+
+def widest_search(plan_values) -> dict:
+    """The plan keys that make a plan search the widest space (a mapping of the plan's values in,
+    the changes out): serving_search = auto, every precision, draft tokens up to 3 where the plan has
+    an acceptance rate (kept at the plan's own maximum where that is larger)."""
+    value = lambda key: plan_values.get(key, PLAN_FIELD_BY_NAME[key].default)  # noqa: E731 - a key not given: its default
+    acceptance = float(value("spec_decode_acceptance") or 0.0)
+    own = int(value("search_max_draft_tokens") or 0)
+    drafts = max(own, WIDEST_DRAFT_TOKENS) if acceptance > 0 else own
+    return {"serving_search": "auto", "search_precisions": WIDEST_PRECISIONS, "search_max_draft_tokens": drafts}

@@ -1,0 +1,141 @@
+"""The decision report as a PDF (File > Export report, `tcoapp report FILE --out report.pdf`): the
+HTML of `report_html` laid out by a QTextDocument, with its two charts drawn by QPainter, printed by
+QPdfWriter (A4). The write is atomic: a temporary file next to the target, then a rename.
+
+Needs a QGuiApplication (the CLI makes an offscreen one).
+"""
+from __future__ import annotations
+
+import math
+import os
+
+import numpy as np
+from PySide6.QtCore import QMarginsF, QPointF, QRectF, Qt, QUrl
+from PySide6.QtGui import (
+    QColor, QFont, QImage, QPageLayout, QPageSize, QPainter, QPdfWriter, QPen, QTextDocument,
+)
+
+from ..report_html import CHARTS, report_html
+from ..value_text import usd
+from .colors import PLAN_COLORS
+
+CHART_W, CHART_H = 1280, 560
+DEFAULT_DRAWS, DEFAULT_SEED = 2000, 0
+
+
+def _color(i: int) -> QColor:
+    return QColor(PLAN_COLORS[i % len(PLAN_COLORS)])
+
+
+def _frame(painter: QPainter, title: str) -> QRectF:
+    painter.fillRect(0, 0, CHART_W, CHART_H, QColor("white"))
+    painter.setPen(QColor("#222"))
+    font = QFont()
+    font.setPixelSize(22)
+    painter.setFont(font)
+    painter.drawText(QRectF(0, 6, CHART_W, 32), Qt.AlignCenter, title)
+    font.setPixelSize(16)
+    painter.setFont(font)
+    return QRectF(250, 50, CHART_W - 290, CHART_H - 110)
+
+
+def cost_chart(names, costs) -> QImage:
+    """Horizontal bars: cost per million output tokens per plan ('n/a' where none)."""
+    image = QImage(CHART_W, CHART_H, QImage.Format_RGB32)
+    painter = QPainter(image)
+    area = _frame(painter, "Cost per million output tokens [USD/Mtok]")
+    finite = [c for c in costs if c is not None and math.isfinite(c)]
+    top = max(finite) if finite else 1.0
+    step = area.height() / max(1, len(names))
+    for i, (name, cost) in enumerate(zip(names, costs)):
+        y = area.top() + i * step
+        painter.setPen(QColor("#222"))
+        painter.drawText(QRectF(0, y, area.left() - 10, step), Qt.AlignRight | Qt.AlignVCenter, name[:30])
+        if cost is None or not math.isfinite(cost):
+            painter.drawText(QRectF(area.left() + 6, y, 400, step), Qt.AlignVCenter, "n/a")
+            continue
+        width = area.width() * 0.85 * cost / top
+        painter.fillRect(QRectF(area.left(), y + step * 0.15, width, step * 0.7), _color(i))
+        painter.drawText(QRectF(area.left() + width + 6, y, 200, step), Qt.AlignVCenter, usd(cost, cents=True))
+    painter.end()
+    return image
+
+
+def cashflow_chart(names, series) -> QImage:
+    """One line per plan: cumulative cash flow [USD] by year (years 0..n)."""
+    image = QImage(CHART_W, CHART_H, QImage.Format_RGB32)
+    painter = QPainter(image)
+    painter.setRenderHint(QPainter.Antialiasing)
+    area = _frame(painter, "Cumulative cash flow [USD] by year")
+    area = QRectF(area.left() - 100, area.top(), area.width() - 60, area.height())
+    values = [v for s in series for v in s if v is not None and math.isfinite(v)]
+    low, high = (min(values + [0.0]), max(values + [0.0])) if values else (-1.0, 1.0)
+    high = high if high > low else low + 1.0
+    years = max((len(s) for s in series), default=1) - 1
+    x = lambda t: area.left() + area.width() * t / max(1, years)  # noqa: E731
+    y = lambda v: area.bottom() - area.height() * (v - low) / (high - low)  # noqa: E731
+    painter.setPen(QPen(QColor("#888"), 1, Qt.DashLine))
+    painter.drawLine(QPointF(area.left(), y(0.0)), QPointF(area.right(), y(0.0)))
+    painter.setPen(QColor("#222"))
+    for t in range(years + 1):
+        painter.drawText(QRectF(x(t) - 30, area.bottom() + 4, 60, 24), Qt.AlignCenter, str(t))
+    for v in (low, 0.0, high):
+        painter.drawText(QRectF(0, y(v) - 12, area.left() - 8, 24), Qt.AlignRight | Qt.AlignVCenter, usd(v))
+    for i, s in enumerate(series):
+        painter.setPen(QPen(_color(i), 3))
+        points = [QPointF(x(t), y(v)) for t, v in enumerate(s) if v is not None and math.isfinite(v)]
+        for a, b in zip(points, points[1:]):
+            painter.drawLine(a, b)
+    for i, name in enumerate(names):   # the legend, right of the plot
+        painter.fillRect(QRectF(area.right() + 16, area.top() + i * 26 + 6, 14, 14), _color(i))
+        painter.setPen(QColor("#222"))
+        painter.drawText(QRectF(area.right() + 36, area.top() + i * 26, 140, 26), Qt.AlignVCenter, name[:18])
+    painter.end()
+    return image
+
+
+def simulation_for_report(scenario, results, draws: int = DEFAULT_DRAWS, seed: int = DEFAULT_SEED) -> dict | None:
+    """The Monte Carlo summary the report shows: None without Uncertainty rows."""
+    if not scenario.uncertainty:
+        return None
+    from ..engine.uncertainty.report import simulation_json
+    from ..engine.uncertainty.simulate import simulate
+    return simulation_json(simulate(scenario, draws, seed, results=results))
+
+
+def report_document(scenario, results, title: str, simulation: dict | None = None) -> QTextDocument:
+    """The report laid out (its text: `toPlainText()`), charts added as image resources."""
+    doc = QTextDocument()
+    names = [p.name for p in scenario.plans]
+    costs = [r.metric_or_none("cost_per_million_output_tokens_usd") for r in results]
+    series = [[row["cumulative_cash_flow_usd"] for row in r.year_rows()] for r in results]
+    images = {"cost_chart": cost_chart(names, costs), "cashflow_chart": cashflow_chart(names, series)}
+    for name, _ in CHARTS:
+        doc.addResource(QTextDocument.ImageResource, QUrl(name), images[name])
+    doc.setDefaultStyleSheet("body { font-family: sans-serif; font-size: 9pt; } h1 { font-size: 16pt; } "
+                             "h2 { font-size: 12pt; margin-top: 12px; } th { background: #eef5ff; }")
+    doc.setHtml(report_html(scenario, results, title, simulation))
+    return doc
+
+
+def write_report_pdf(scenario, results, path: str, title: str, simulation: dict | None = None) -> None:
+    """Lay out and print the report to `path` (A4 portrait), atomically."""
+    doc = report_document(scenario, results, title, simulation)
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        from ..engine.errors import TcoError
+        raise TcoError(f"report: folder {directory!r} does not exist")
+    tmp = os.path.join(directory, f".{os.path.basename(path)}.tmp")
+    writer = QPdfWriter(tmp)
+    writer.setPageLayout(QPageLayout(QPageSize(QPageSize.A4), QPageLayout.Portrait, QMarginsF(15, 15, 15, 15),
+                                     QPageLayout.Millimeter))
+    writer.setResolution(150)
+    writer.setTitle(f"tcoapp decision report: {title}")
+    writer.setCreator("tcoapp")
+    doc.setPageSize(writer.pageLayout().paintRectPixels(writer.resolution()).size().toSizeF())
+    doc.print_(writer)
+    del writer   # flushes the file
+    os.replace(tmp, path)
+
+
+__all__ = ["report_document", "simulation_for_report", "write_report_pdf", "np"]

@@ -1,0 +1,67 @@
+"""The decision report: File > Export report and `tcoapp report FILE --out report.pdf` write the
+same PDF: ranked plans with reasons, charts, breakevens, assumptions including costs not entered,
+sources, and the Monte Carlo summary when the scenario has uncertain inputs."""
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _pdf_text(path) -> str:
+    """The PDF's text (poppler's pdftotext, listed in the README's test command)."""
+    if shutil.which("pdftotext") is None:
+        pytest.fail("pdftotext (poppler-utils) is needed to read the report back: apt-get install poppler-utils")
+    return subprocess.run(["pdftotext", str(path), "-"], capture_output=True, text=True, check=True).stdout
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_report_document_holds_every_part(window):
+    from tcoapp.gui.report_pdf import report_document
+    doc = window.document
+    text = _flat(report_document(doc.scenario, doc.results, "test").toPlainText())
+    for part in ("Decision report: test", "Ranked plans", "Why each plan stands", "Breaks even at output price",
+                 "Charts", "Assumptions", "Costs not entered", "colocation, maintenance, software, staff", "Sources"):
+        assert part in text, part
+    for plan in doc.scenario.plans:
+        assert plan.name in text
+    best = min(doc.results, key=lambda r: r.metrics["cost_per_million_output_tokens_usd"])
+    assert f"Best: {best.name}" in text
+    assert "SemiAnalysis" in text                       # a device source
+    assert "Uncertainty (Monte Carlo)" not in text      # none without uncertain inputs
+
+
+def test_file_export_report_writes_the_pdf(window, tmp_path):
+    path = tmp_path / "report.pdf"
+    assert window.export_report(str(path))
+    text = _flat(_pdf_text(path))
+    assert "Decision report" in text and "Ranked plans" in text and "Assumptions" in text
+    assert all(p.name in text for p in window.document.scenario.plans)
+    assert not list(tmp_path.glob(".*.tmp"))           # written atomically
+
+
+def test_cli_report_with_monte_carlo_summary(tmp_path):
+    out = tmp_path / "r.pdf"
+    sample = ROOT / "samples" / "uncertainty_llama70b.xlsx"
+    done = subprocess.run([sys.executable, "-m", "tcoapp", "report", str(sample), "--out", str(out)],
+                          capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    text = _flat(_pdf_text(out))
+    assert "Uncertainty (Monte Carlo)" in text and "2,000 draws, seed 0" in text and "P(NPV > 0)" in text
+    assert "P(row beats column)" in text and "Uncertain" in text
+    assert "Decision report: uncertainty_llama70b.xlsx" in text
+
+
+def test_cli_report_bad_input(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "tcoapp", "report", "--out", str(tmp_path / "r.txt")],
+                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.returncode == 2 and "error: --out" in done.stderr and "Traceback" not in done.stderr
+    done = subprocess.run([sys.executable, "-m", "tcoapp", "report", "--out", str(tmp_path / "no" / "r.pdf")],
+                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.returncode == 2 and "does not exist" in done.stderr
