@@ -26,7 +26,7 @@ from .xlsx_cached import all_cached_values, cached_transforms, cashflow_values
 from .xlsx_cashflow import write_cashflow
 from .xlsx_raw_cells import RawCells
 from .xlsx_charts import add_charts
-from .xlsx_checks import InputRows, write_checks
+from .xlsx_checks import InputRows, add_output_checks, write_checks
 from .xlsx_summary import add_summary_charts, write_summary
 from .xlsx_usability import add_dropdowns, add_named_ranges, print_setup, write_lists
 from .xlsx_constants import write_constants
@@ -138,6 +138,7 @@ def build_workbook(scenario: Scenario, results: tuple[PlanResult, ...], written:
         add_dropdowns(sheets[S.PLANS], sheets[S.POOLS], plan_rows, len(scenario.plans), len(pool_rows), ranges)
         add_named_ranges(workbook, plan_rows, len(scenario.plans))
         write_summary(sheets[S.SUMMARY], scenario, layout)
+        add_output_checks(checks, scenario, layout, sheets[S.RESULTS], sheets[S.SUMMARY], sheets[S.CASH_FLOW], cash_flow)
         add_summary_charts(sheets[S.SUMMARY], sheets[S.CASH_FLOW], sheets[S.RESULTS], scenario, layout)
         last = S.FIRST_PLAN_COLUMN + len(scenario.plans) - 1
         print_setup(sheets[S.RESULTS], last)

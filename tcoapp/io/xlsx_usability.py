@@ -12,6 +12,7 @@ from . import sheets as S
 
 LIST_SOURCES = {"device": S.DEVICES, "prefill_device": S.DEVICES, "decode_device": S.DEVICES, "model": S.MODELS,
                 "curve": S.CURVES, "price_tiers": S.PRICE_TIERS}
+LAST_ROW = 1_048_576
 LISTS_COLUMN = 8  # Constants sheet column where the unique name lists start (one column per list)
 
 
@@ -53,7 +54,7 @@ def add_dropdowns(plans_ws, pools_ws, plan_rows: dict[str, int], n_plans: int, n
                 continue
             plans_ws.add_data_validation(dv)
             dv.add(f"{first}{row}:{last}{row}")
-    if n_pools:
+    if pools_ws is not None:  # to the sheet's last row: a pool row added below the exported ones has them too
         for col, field in enumerate(POOL_FIELDS, start=1):
             if field.name == "device":
                 dv = _validation(ranges[S.DEVICES], field.help)
@@ -63,7 +64,7 @@ def add_dropdowns(plans_ws, pools_ws, plan_rows: dict[str, int], n_plans: int, n
                 continue
             pools_ws.add_data_validation(dv)
             letter = get_column_letter(col)
-            dv.add(f"{letter}{S.FIRST_ENTRY_ROW}:{letter}{S.FIRST_ENTRY_ROW + n_pools - 1}")
+            dv.add(f"{letter}{S.FIRST_ENTRY_ROW}:{letter}{LAST_ROW}")
 
 
 def add_named_ranges(workbook, plan_rows: dict[str, int], n_plans: int) -> None:
