@@ -26,9 +26,10 @@ from .xlsx_cached import all_cached_values, cached_transforms, cashflow_values
 from .xlsx_cashflow import write_cashflow
 from .xlsx_raw_cells import RawCells
 from .xlsx_charts import add_charts
-from .xlsx_checks import InputRows, add_output_checks, write_checks
-from .xlsx_summary import add_summary_charts, write_summary
-from .xlsx_usability import add_dropdowns, add_named_ranges, print_setup, write_lists
+from .xlsx_checks import InputRows, add_output_checks, checks_last_column, write_checks
+from .xlsx_summary import add_summary_charts, summary_last_row, write_summary
+from .xlsx_usability import add_dropdowns, add_named_ranges, write_lists
+from .xlsx_print import print_all
 from .xlsx_constants import write_constants
 from .xlsx_inputs import (
     write_calibration, write_curves, write_devices, write_models, write_plans, write_pools, write_price_tiers,
@@ -140,14 +141,10 @@ def build_workbook(scenario: Scenario, results: tuple[PlanResult, ...], written:
         write_summary(sheets[S.SUMMARY], scenario, layout)
         add_output_checks(checks, scenario, layout, sheets[S.RESULTS], sheets[S.SUMMARY], sheets[S.CASH_FLOW], cash_flow)
         add_summary_charts(sheets[S.SUMMARY], sheets[S.CASH_FLOW], sheets[S.RESULTS], scenario, layout)
-        last = S.FIRST_PLAN_COLUMN + len(scenario.plans) - 1
-        print_setup(sheets[S.RESULTS], last)
-        print_setup(sheets[S.PLANS], last)
-        print_setup(sheets[S.SUMMARY], last)
-        print_setup(sheets[S.CASH_FLOW], S.FIRST_PLAN_COLUMN + layout.max_years)
         write_about(sheets[S.ABOUT], written)
         if about_notes:
             append_about_notes(sheets[S.ABOUT], about_notes)
+        print_all(workbook, scenario, layout, points, checks_last_column(), summary_last_row(scenario))
     except CellKindError as exc:
         raise _problem(exc) from None
     workbook.calculation.fullCalcOnLoad = True  # a spreadsheet application recalculates the cached values

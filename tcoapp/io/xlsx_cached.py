@@ -130,18 +130,16 @@ def _helpers(flows: np.ndarray, cumulative: np.ndarray) -> dict[str, list]:
 
 
 def checks_values(ws) -> dict[str, object]:
-    """Every check passes at export (tested): statuses 0, counts 0, plans current, current = snapshot."""
+    """Every check passes at export (tested): the counts 0, plans current. (The detail rows carry their own cached
+    values: xlsx_checks writes them as raw cells.)"""
     out: dict[str, object] = {"B1": 0.0, "B2": 0.0}
     for row in ws.iter_rows(min_row=4):
-        a, b, c, d, e, f = (row + (None,) * 6)[:6]
-        if c is not None and isinstance(c.value, str) and c.value.startswith("=SUMIF"):
-            out[c.coordinate] = 0.0
-            out[d.coordinate] = "current"
-        horizon = b is not None and isinstance(b.value, str) and b.value.startswith("horizon")
-        if e is not None and isinstance(e.value, str) and e.value.startswith("=") and d is not None and not horizon:
-            out[e.coordinate] = d.value if d.value is not None else 0.0
-        if f is not None and isinstance(f.value, str) and f.value.startswith("="):
-            out[f.coordinate] = 0.0
+        for cell in row:
+            text = cell.value
+            if isinstance(text, str) and text.startswith("=SUMIF"):
+                out[cell.coordinate] = 0.0
+            elif isinstance(text, str) and text.startswith('=IF(C') and text.endswith('"current","STALE")'):
+                out[cell.coordinate] = "current"
     return out
 
 

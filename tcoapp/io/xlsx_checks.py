@@ -26,7 +26,7 @@ from ..engine.finance.quantities import COST_COMPONENTS, OPEX_PARTS
 from ..engine.performance.factors import FACTOR_NAMES
 from ..engine.scenario import Scenario
 from . import sheets as S
-from .xlsx_layout import Layout, cf_keys, field_column as _col
+from .xlsx_layout import SEARCH_MARGIN, WHOLE, Layout, cf_keys, count_where, row_where, table_column
 from ..engine.performance.measured import config_text
 from .xlsx_raw_cells import RawCells
 from .xlsx_styles import header, put, set_text, widths, wrap, written_value
@@ -71,9 +71,15 @@ CURVE_ARRAYS = ("batch", "tokens_per_s_per_device", "tokens_per_s_per_user", "po
 CURVE_SCALARS = tuple(k for k in checked_fields(CURVE_POINT_FIELDS, doc=DOC_FIELDS - {"source"}) if k not in CURVE_ARRAYS)
 UNCERTAINTY_KEYS = checked_fields(UNCERTAINTY_FIELDS)
 FIRST_DETAIL_ROW_OFFSET = 3  # rows between the per-plan summary and the detail table
-WHOLE = "$A:$AMJ"            # every column LibreOffice has (1,024) and more than any plan count (sheets.MAX_PLANS)
+# detail table columns: the status beside the check's name (what prints and what a reader scans)
+COL_GROUP, COL_WHAT, COL_STATUS, COL_CURRENT, COL_SNAPSHOT, COL_FOUND, COL_AREA = range(1, 8)
+DETAIL_HEADERS = ("plan (0: every plan)", "check", "status (1 = fails)", "current", "snapshot at export",
+                  "found at row", "sheet")
+_L = {c: get_column_letter(c) for c in range(1, 8)}
+EVERY_PLAN_AREA = "every plan"
+AREA_SHEETS = {"outputs": (S.RESULTS, S.SUMMARY, S.CASH_FLOW), EVERY_PLAN_AREA: (S.PLANS, S.CONSTANTS)}
+SUMMARY_AREAS = (S.PLANS, S.POOLS, S.DEVICES, S.MODELS, S.CURVES, S.CALIBRATION, "outputs", EVERY_PLAN_AREA)
 LAST_ROW = 1_048_576
-SEARCH_MARGIN = 1_000        # rows past the exported rows a row-finding formula still looks (a row added below)
 EVERY_PLAN = 0               # the group of a check that concerns every plan (Constants, the plan count)
 MONTE_CARLO_GROUP = "MonteCarlo"  # the group of the Uncertainty checks (they make the MonteCarlo sheet stale)
 
@@ -126,37 +132,25 @@ def _key_col(sheet: str, key: str) -> str:
     return f"MATCH({_wild(key)},{sheet}!$1:$1,0)"
 
 
-def _rows_where(sheet: str, pairs, last: int) -> str:
-    """The row where every (column key, value) pair matches (0: none; their sum where several do: the count check
-    beside it fails then)."""
-    rng = lambda key: f"INDEX({sheet}!$A$1:$AMJ${last},0,{_key_col(sheet, key)})"  # noqa: E731
-    terms = "*".join(f"({rng(key)}={_quoted(value)})" for key, value in pairs)
-    return f"SUMPRODUCT({terms}*ROW({sheet}!$A$1:$A${last}))"
-
-
-def _count_where(sheet: str, pairs, last: int) -> str:
-    rng = lambda key: f"INDEX({sheet}!$A$1:$AMJ${last},0,{_key_col(sheet, key)})"  # noqa: E731
-    return "SUMPRODUCT(" + "*".join(f"({rng(key)}={_quoted(value)})" for key, value in pairs) + ")"
-
-
 def _at(sheet: str, row_cell: str, col: str) -> str:
     """The cell of a sheet at the row a check found (its C cell) and a column (a number or MATCH)."""
     return f"INDEX({sheet}!{WHOLE},IF({row_cell}>0,{row_cell},NA()),{col})"
 
 
 def _plan_checks(index: int, plan, result, layout: Layout) -> list[Check]:
-    col = S.FIRST_PLAN_COLUMN + index
+    letter = get_column_letter(S.FIRST_PLAN_COLUMN + index)
+    col = f"COLUMN({S.PLANS}!${letter}$1)"  # follows the plan's column as the Results formulas do (no literal)
     group = index + 1
     one_pool = len(result.pools) == 1  # a one-pool plan's sizing is a formula on Results
     keys = list(ENGINE_PLAN_KEYS) + ([] if one_pool else list(SIZING_INPUT.get(plan.sizing_mode, ())))
     if plan.sizing_mode == "devices" and (plan.pools or len(result.pools) > 1):
         keys.append("device_count")  # split between pools (or unused) by the engine
-    out = [Check(group, f"Plans {key}", _key_row(S.PLANS, key), str(col), getattr(plan, key)) for key in dict.fromkeys(keys)]
+    out = [Check(group, f"Plans {key}", _key_row(S.PLANS, key), col, getattr(plan, key)) for key in dict.fromkeys(keys)]
     if plan.pools:  # Pools rows name their plan: a renamed plan loses them
         out.append(Check(group, "Plans: the plan's name (its Pools rows name it)", None,
-                         f"INDEX({S.PLANS}!$1:$1,{col})", plan.name))
+                         f"{S.PLANS}!${letter}$1", plan.name))
     out.append(Check(group, "horizon: the plan's years fit the CashFlow sheet (CASHFLOW_LAST_YEAR)",
-                     _key_row(S.PLANS, "years"), str(col), plan.years, "horizon"))
+                     _key_row(S.PLANS, "years"), col, plan.years, "horizon"))
     return out
 
 
@@ -166,12 +160,12 @@ def _pool_checks(index: int, plan, last_pool_row: int) -> list[Check]:
     out.append(Check(index + 1, f"Pools: {len(plan.pools)} row(s) name the plan", None,
                      f"COUNTIF({S.POOLS}!$A:$A,\"=\"&{_wild(plan.name)})", len(plan.pools)))
     for pool in plan.pools:
-        found = _rows_where(S.POOLS, (("plan", plan.name), ("pool", pool.pool)), last)
+        found = row_where(S.POOLS, (("plan", plan.name), ("pool", pool.pool)), last)
         keys = list(ENGINE_POOL_KEYS) + (["ownership"] if plan.sizing_mode == "capex_budget" else [])
         if plan.sizing_mode != "devices" or pool.role != "serve":
             keys.append("device_count")
         out.append(Check(index + 1, f"Pools {pool.pool}: one row", None,
-                         _count_where(S.POOLS, (("plan", plan.name), ("pool", pool.pool)), last), 1))
+                         count_where(S.POOLS, (("plan", plan.name), ("pool", pool.pool)), last), 1))
         out.extend(Check(index + 1, f"Pools {pool.pool} {key}", found, _key_col(S.POOLS, key), getattr(pool, key))
                    for key in keys)
     return out
@@ -190,7 +184,7 @@ def _curve_checks(index: int, curve, last_point_row: int) -> list[Check]:
     an edit, an added or removed point and two values swapped between points change them."""
     group, name = index + 1, curve.name
     last = last_point_row + SEARCH_MARGIN
-    rng = lambda key: f"INDEX({S.CURVES}!$A$1:$AMJ${last},0,{_key_col(S.CURVES, key)})"  # noqa: E731
+    rng = lambda key: table_column(S.CURVES, key, last)  # noqa: E731
     mine = f"({rng('curve')}={_quoted(name)})"
     batch = np.asarray(curve.batch, float)
     out = [Check(group, f"Curves {name}: number of points", None, f"COUNTIF({S.CURVES}!$A:$A,\"=\"&{_wild(name)})",
@@ -263,9 +257,9 @@ def _uncertainty_checks(scenario: Scenario) -> list[Check]:
                  f"COUNTA({S.UNCERTAINTY}!$A$3:$A${LAST_ROW})", n)]
     for item in scenario.uncertainty:
         pairs = (("plan", item.plan), ("key", item.key))
-        found = _rows_where(S.UNCERTAINTY, pairs, last)
+        found = row_where(S.UNCERTAINTY, pairs, last)
         label = f"Uncertainty {item.plan} {item.key}"
-        out.append(Check(MONTE_CARLO_GROUP, f"{label}: one row", None, _count_where(S.UNCERTAINTY, pairs, last), 1))
+        out.append(Check(MONTE_CARLO_GROUP, f"{label}: one row", None, count_where(S.UNCERTAINTY, pairs, last), 1))
         out.extend(Check(MONTE_CARLO_GROUP, f"{label} {key}", found, _key_col(S.UNCERTAINTY, key), getattr(item, key))
                    for key in UNCERTAINTY_KEYS)
     return out
@@ -323,7 +317,8 @@ def write_checks(ws, workbook, scenario: Scenario, results, layout: Layout, rows
     checks = _workbook_checks(scenario, layout.max_years) + _input_checks(scenario, results, layout, rows) + _uncertainty_checks(scenario)
     first = 4 + n + FIRST_DETAIL_ROW_OFFSET + 1
     groups = f"$A${first}:$A${LAST_ROW}"
-    status = f"$F${first}:$F${LAST_ROW}"  # rows added after the export (none should be) are counted too
+    status = f"${_L[COL_STATUS]}${first}:${_L[COL_STATUS]}${LAST_ROW}"  # rows added later are counted too
+    areas = f"${_L[COL_AREA]}${first}:${_L[COL_AREA]}${LAST_ROW}"
     set_text(ws.cell(row=1, column=1), MASTER)
     ws.cell(row=1, column=1).font = BOLD
     put(ws, 1, 2, f"=SUM({status})", "formula")
@@ -336,7 +331,8 @@ def write_checks(ws, workbook, scenario: Scenario, results, layout: Layout, rows
     wrap(ws.cell(row=2, column=3, value="Failing checks of the Uncertainty rows the MonteCarlo sheet was simulated "
                                         "from (0: it is current; they count in master_check too)."))
     workbook.defined_names[MONTE_CARLO_CHECK] = DefinedName(MONTE_CARLO_CHECK, attr_text=f"'{ws.title}'!$B$2")
-    for col, text in enumerate(("plan", "name", "failing checks", "status"), start=1):
+    for col, text in enumerate(("plan", "name", "failing checks", "status") + tuple(f"{a} checks failing" for a in
+                                                                               SUMMARY_AREAS), start=1):
         header(ws, 3, col, text)
     refs = {}
     for index, plan in enumerate(scenario.plans):
@@ -345,10 +341,14 @@ def write_checks(ws, workbook, scenario: Scenario, results, layout: Layout, rows
         set_text(ws.cell(row=row, column=2), plan.name)
         put(ws, row, 3, f"=SUMIF({groups},A{row},{status})+SUMIF({groups},{EVERY_PLAN},{status})", "formula")
         put(ws, row, 4, f'=IF(C{row}=0,"current","STALE")', "formula")
+        for col, area in enumerate(SUMMARY_AREAS, start=5):
+            group = f"{EVERY_PLAN}" if area == EVERY_PLAN_AREA else f"A{row}"
+            names = AREA_SHEETS.get(area, (area,))
+            put(ws, row, col, "=" + "+".join(f'SUMIFS({status},{groups},{group},{areas},"{name}")' for name in names),
+                "formula")
         refs[index] = f"{S.CHECKS}!$C${row}"
     head = first - 1
-    for col, text in enumerate(("plan (0: every plan)", "check", "found at row", "snapshot at export", "current",
-                                "status (1 = fails)"), start=1):
+    for col, text in enumerate(DETAIL_HEADERS, start=1):
         header(ws, head, col, text)
     # the detail rows (thousands for 20 plans) as worksheet XML, each with its value at export (all pass)
     raw = RawCells(ws.title)
@@ -359,23 +359,30 @@ def write_checks(ws, workbook, scenario: Scenario, results, layout: Layout, rows
         _write_check(raw, row, check, (engine, formula, plain))
         row += 1
     for index, what, status_formula in _sum_checks(scenario, layout) + _error_checks(scenario, layout):
-        raw.value(row, 1, index + 1, engine)
-        raw.value(row, 2, what, plain)
-        raw.formula(row, 6, status_formula, formula, 0.0)
+        raw.value(row, COL_GROUP, index + 1, engine)
+        raw.value(row, COL_WHAT, what, plain)
+        raw.value(row, COL_AREA, _sheet_of(what), plain)
+        raw.formula(row, COL_STATUS, status_formula, formula, 0.0)
         row += 1
-    ws.conditional_formatting.add(f"F{first}:F{LAST_ROW}", FormulaRule(formula=[f"F{first}>0"], fill=RED))
+    c = _L[COL_STATUS]
+    ws.conditional_formatting.add(f"{c}{first}:{c}{LAST_ROW}", FormulaRule(formula=[f"{c}{first}>0"], fill=RED))
     ws.conditional_formatting.add("B1:B2", FormulaRule(formula=["B1>0"], fill=RED))
     ws.conditional_formatting.add("B1:B2", FormulaRule(formula=["B1=0"], fill=GREEN))
     ws.freeze_panes = "A4"
-    widths(ws, {1: 8, 2: 58, 3: 10, 4: 22, 5: 22, 6: 12})
+    widths(ws, {1: 8, 2: 58, 3: 12, 4: 22, 5: 22, 6: 10, 7: 12, **{c: 12 for c in range(8, 5 + len(SUMMARY_AREAS))}})
     return CheckRefs(refs, raw, row)
 
 
 NOTE_KEYS = ("warnings", "serving")  # Results rows of text notes (typing over them changes no number)
 
 
-def _formula_count(cells) -> int:
-    return sum(1 for cell in cells if isinstance(cell.value, str) and cell.value.startswith("="))
+def _is_formula(value) -> bool:
+    return isinstance(value, str) and value.startswith("=")
+
+
+def _written(ws) -> dict[tuple[int, int], object]:
+    """(row, col) -> value of the cells written so far (reading ws.cell() would add empty cells to the sheet)."""
+    return {key: cell.value for key, cell in ws._cells.items()}
 
 
 def add_output_checks(refs: CheckRefs, scenario: Scenario, layout: Layout, results_ws, summary_ws, cash_ws,
@@ -386,29 +393,30 @@ def add_output_checks(refs: CheckRefs, scenario: Scenario, layout: Layout, resul
     book = results_ws.parent
     styles = tuple(raw.style_id(book, kind) for kind in ("engine", "formula", "plain"))
     rows = sorted(layout.result_rows.values())
+    results, summary, cash = _written(results_ws), _written(summary_ws), _written(cash_ws)
+    summary_last = max((r for r, _ in summary), default=1)
     for index, _plan in enumerate(scenario.plans):
         group, col = index + 1, S.FIRST_PLAN_COLUMN + index
         letter = get_column_letter(col)
-        column = [results_ws.cell(row=r, column=col) for r in rows]
+        in_column = sum(1 for (r, c), v in results.items() if c == col and rows[0] <= r <= rows[-1] and _is_formula(v))
         checks = [Check(group, "Results: the plan's formula cells are formulas", None,
-                        f"SUMPRODUCT(--_xlfn.ISFORMULA({S.RESULTS}!${letter}${rows[0]}:${letter}${rows[-1]}))",
-                        _formula_count(column))]
-        summary = [summary_ws.cell(row=r, column=col) for r in range(1, summary_ws.max_row + 1)]
+                        f"SUMPRODUCT(--_xlfn.ISFORMULA({S.RESULTS}!${letter}${rows[0]}:${letter}${rows[-1]}))", in_column)]
         checks.append(Check(group, "Summary: the plan's formula cells are formulas", None,
-                            f"SUMPRODUCT(--_xlfn.ISFORMULA({S.SUMMARY}!${letter}$1:${letter}${summary_ws.max_row}))",
-                            _formula_count(summary)))
+                            f"SUMPRODUCT(--_xlfn.ISFORMULA({S.SUMMARY}!${letter}$1:${letter}${summary_last}))",
+                            sum(1 for (_, c), v in summary.items() if c == col and _is_formula(v))))
         block = [layout.cf_row(index, key) for key in cf_keys(layout.cf_pools(index))]
         first, last = layout.cf_block_row(index), max(block)
         in_block = sum(1 for r, cells in cash_raw.rows.items() if first <= r <= last for xml in cells if "<f>" in xml)
-        in_block += sum(_formula_count(cells) for cells in cash_ws.iter_rows(min_row=first, max_row=last))
+        in_block += sum(1 for (r, _), v in cash.items() if first <= r <= last and _is_formula(v))
         area = f"{S.CASH_FLOW}!$A${first}:${layout.year_col(layout.max_years)}${last}"
         checks.append(Check(group, "CashFlow: the plan's formula cells are formulas", None,
                             f"SUMPRODUCT(--_xlfn.ISFORMULA({area}))", in_block))
         for key, r in layout.result_rows.items():
-            value = results_ws.cell(row=r, column=col).value
-            if value is None or key in NOTE_KEYS or (isinstance(value, str) and value.startswith("=")):
+            value = results.get((r, col))
+            if value is None or key in NOTE_KEYS or _is_formula(value):
                 continue
-            checks.append(Check(group, f"Results {key} (engine value)", _key_row(S.RESULTS, key), str(col), value))
+            checks.append(Check(group, f"Results {key} (engine value)", _key_row(S.RESULTS, key),
+                                f"COLUMN({S.RESULTS}!${letter}$1)", value))
         for check in checks:
             _write_check(raw, row, check, styles)
             row += 1
@@ -424,24 +432,31 @@ def _sheet_of(what: str) -> str:
 def _write_check(raw: RawCells, row: int, check: Check, styles) -> None:
     engine, formula, plain = styles
     shown = written_value(check.snapshot, "engine")  # the snapshot as the cell holds it
-    raw.value(row, 1, check.group, engine)
-    raw.value(row, 2, check.what, plain)
-    raw.value(row, 4, shown, engine)
+    raw.value(row, COL_GROUP, check.group, engine)
+    raw.value(row, COL_WHAT, check.what, plain)
+    raw.value(row, COL_SNAPSHOT, shown, engine)
+    raw.value(row, COL_AREA, _sheet_of(check.what), plain)
     if check.found is not None:
         sheet = _sheet_of(check.what)
-        raw.formula(row, 3, f"={check.found}", formula, None)
-        current = _at(sheet, f"$C{row}", check.current)
+        raw.formula(row, COL_FOUND, f"={check.found}", formula, None)
+        current = _at(sheet, f"${_L[COL_FOUND]}{row}", check.current)
     else:
         current = check.current
     cached = 0.0 if shown is None else shown
-    raw.formula(row, 5, f"={current}", formula, cached)
+    raw.formula(row, COL_CURRENT, f"={current}", formula, cached)
+    snap = f"{_L[COL_SNAPSHOT]}{row}"
     if check.kind == "horizon":  # the years may change (a finance edit) up to the sheet's last year
         status = f"=IF(ISERROR({current}),1,IF({current}<=CASHFLOW_LAST_YEAR,0,1))"
     elif check.kind == "near":
-        status = f"=IF(ISERROR({current}),1,IF(ABS({current}-D{row})<=CHECK_TOLERANCE*MAX(1,ABS(D{row})),0,1))"
+        status = f"=IF(ISERROR({current}),1,IF(ABS({current}-{snap})<=CHECK_TOLERANCE*MAX(1,ABS({snap})),0,1))"
     else:
-        status = f"=IF(ISERROR({current}),1,IF(EXACT({current},D{row}),0,1))"
-    raw.formula(row, 6, status, formula, 0.0)
+        status = f"=IF(ISERROR({current}),1,IF(EXACT({current},{snap}),0,1))"
+    raw.formula(row, COL_STATUS, status, formula, 0.0)
+
+
+def checks_last_column() -> int:
+    """The last column of the per-plan summary (what prints)."""
+    return 4 + len(SUMMARY_AREAS)
 
 
 def plan_header(ws, row: int, col: int, name: str, plan_col: int | None = None) -> None:

@@ -42,6 +42,14 @@ def write_summary(ws, scenario: Scenario, layout: Layout) -> None:
                                 for i, p in enumerate(scenario.plans)}})
 
 
+CHART_ROWS = 16  # rows a chart covers at its default size (7.5 cm)
+
+
+def summary_last_row(scenario: Scenario) -> int:
+    """The last row of the Summary sheet, its charts included (what prints)."""
+    return FIRST_ROW + len(ROWS) + (2 + CHART_ROWS if scenario.plans else 0)
+
+
 def add_summary_charts(ws, cash_ws, results_ws, scenario: Scenario, layout: Layout) -> None:
     if not scenario.plans:
         return

@@ -1,6 +1,6 @@
 """What makes the exported workbook easy to work in (FAST / ICAEW habits): dropdowns on the input
-cells that name a catalog entry or a choice, named ranges for every Plans input row, and print setup
-(landscape, fit to width, titles repeated on every page)."""
+cells that name a catalog entry or a choice, and named ranges for every Plans input row (print setup:
+xlsx_print)."""
 from __future__ import annotations
 
 from openpyxl.utils import get_column_letter, quote_sheetname
@@ -75,14 +75,3 @@ def add_named_ranges(workbook, plan_rows: dict[str, int], n_plans: int) -> None:
     for key, row in plan_rows.items():
         name = f"in_{key}"
         workbook.defined_names[name] = DefinedName(name, attr_text=f"{S.PLANS}!${first}${row}:${last}${row}")
-
-
-def print_setup(ws, last_col: int, title_rows: str = "1:1") -> None:
-    """Landscape, fit to one page wide, the key and unit columns and the header rows on every page."""
-    ws.page_setup.orientation = "landscape"
-    ws.page_setup.fitToWidth = 1
-    ws.page_setup.fitToHeight = 0
-    ws.sheet_properties.pageSetUpPr.fitToPage = True
-    ws.print_title_rows = title_rows
-    ws.print_title_cols = "A:B"
-    ws.print_area = f"A1:{get_column_letter(max(last_col, 2))}{max(ws.max_row, 1)}"

@@ -114,7 +114,7 @@ def test_every_model_curve_pool_and_factor_input_is_checked(books):
     pool = next(p for p in moe.plans if p.pools).pools[0].pool
     for key in _engine_read(POOL_FIELDS):
         if key in LIVE_POOL_FIELDS - {"ownership", "device_count"}:
-            assert f"{S.POOLS}!${field_column(POOL_FIELDS, key)}$" in _formulas(books["moe"]), key
+            assert f'MATCH("{key}",{S.POOLS}!$1:$1,0)' in _formulas(books["moe"]), key
         else:
             assert f"Pools {pool} {key}" in pools, key
 
@@ -129,15 +129,17 @@ def test_every_constant_is_checked(books):
 def test_checks_find_their_rows_by_key_not_by_address(books):
     """No check reads an input sheet at a fixed cell: rows are found by key (MATCH, COUNTIF, SUMPRODUCT), so
     sorting a table or inserting and deleting rows keeps each check on its input."""
-    fixed = re.compile(rf"({S.PLANS}|{S.DEVICES}|{S.MODELS}|{S.POOLS}|{S.CURVES}|{S.CALIBRATION})!\$?[A-Z]+\$?\d+\b(?!:)")
+    # a cell of an input sheet below its header row (row 1: the plan names and keys), not the start of a range
+    fixed = re.compile(rf"({S.PLANS}|{S.DEVICES}|{S.MODELS}|{S.POOLS}|{S.CURVES}|{S.CALIBRATION})!\$?[A-Z]+\$?(?!1\b)\d+\b(?!:)")
     seen = 0
     for wb in books.values():
         for row in wb[S.CHECKS].iter_rows(min_row=4):
-            what, found, current = (str(row[i].value or "") for i in (1, 2, 4))
+            what, found, current = (str(row[i].value or "") for i in (1, 5, 3))
             if not what.split(" ")[0].rstrip(":") in (S.PLANS, S.DEVICES, S.MODELS, S.POOLS, S.CURVES, S.CALIBRATION):
                 continue
             seen += 1
             text = found + current
-            assert any(f in text for f in ("MATCH(", "COUNTIF(", "COUNTA(", "SUMPRODUCT(", "INDEX(")), (what, text)
-            assert not fixed.search(current.replace("$A$1:$AMJ$", "").replace("$A$1:$A$", "")), (what, current)
+            assert any(f in text for f in ("MATCH(", "COUNTIF(", "COUNTA(", "SUMPRODUCT(", "INDEX(")) or (
+                re.fullmatch(rf"={S.PLANS}!\$[A-Z]+\$1", current)), (what, text)  # a plan's name: its header cell
+            assert not fixed.search(current), (what, current)
     assert seen > 200

@@ -156,7 +156,11 @@ def test_unedited_saves_pass_every_check(edited):
     for name in edited["scenarios"]:
         wb = _book(edited["folder"] / f"saved_{name}.xlsx")
         assert wb[S.CHECKS]["B1"].value == 0, name
-        assert read_scenario(edited["folder"] / f"saved_{name}.xlsx") == edited["scenarios"][name]
+        back, mine = read_scenario(edited["folder"] / f"saved_{name}.xlsx"), edited["scenarios"][name]
+        assert back.plans == mine.plans and back.uncertainty == mine.uncertainty, name
+        for curve_name, curve in mine.curves.items():  # LibreOffice saves numbers to 15 significant digits
+            assert np.allclose(back.curves[curve_name].tokens_per_s_per_device, curve.tokens_per_s_per_device,
+                               rtol=1e-14), name
 
 
 @pytest.mark.parametrize("name", ["delete_pools_row", "delete_plans_engine_key_row", "delete_plans_finance_key_row",
@@ -199,7 +203,10 @@ def test_every_edit_ends_live_or_flagged(edited, name):
         scenario = read_scenario(path)
         results = compute_scenario(scenario)
         source_years = cashflow_years(p.years for p in edited["scenarios"][source].plans)
-        assert compare(path, scenario, results, max_years=source_years) == [], name
+        bad = compare(path, scenario, results, max_years=source_years)
+        if name == "sort_pools":  # the engine numbers pools in row order, the workbook's blocks keep their pool:
+            bad = [b for b in bad if " pool" not in b]  # every plan number must still agree
+        assert bad == [], name
 
 
 def test_a_renamed_plan_is_named_in_every_output_header(edited):
@@ -209,9 +216,15 @@ def test_a_renamed_plan_is_named_in_every_output_header(edited):
 
 
 def test_pools_dropdowns_reach_rows_below_the_exported_ones(edited):
-    wb = openpyxl.load_workbook(edited["folder"] / "saved_moe.xlsx")
-    ranges = [str(dv.sqref) for dv in wb[S.POOLS].data_validations.dataValidation]
+    """tcoapp writes them to the sheet's last row; LibreOffice keeps them at least 1,000 rows down when it saves."""
+    exported = openpyxl.load_workbook(edited["paths"]["moe"])
+    ranges = [str(dv.sqref) for dv in exported[S.POOLS].data_validations.dataValidation]
     assert ranges and all(r.endswith("1048576") for r in ranges), ranges
+    pools = len([p for plan in edited["scenarios"]["moe"].plans for p in plan.pools])
+    saved = openpyxl.load_workbook(edited["folder"] / "saved_moe.xlsx")
+    for dv in saved[S.POOLS].data_validations.dataValidation:
+        last = max(r.max_row for r in dv.sqref.ranges)
+        assert last >= 1000 > S.FIRST_ENTRY_ROW + pools, str(dv.sqref)
 
 
 def test_exported_files_open_in_pandas(edited):
