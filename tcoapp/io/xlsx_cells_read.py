@@ -121,45 +121,92 @@ def _workbook_part(archive: zipfile.ZipFile) -> str:
     return "xl/workbook.xml"
 
 
-def _shared_strings(archive: zipfile.ZipFile, part: str | None, limit: int) -> list[str]:
-    """The shared string table (the text of each <si>, phonetic runs left out, as openpyxl reads it)."""
-    if part is None or part not in archive.namelist():
-        return []
-    with archive.open(part) as source:
-        count = 0
-        tail = b""
-        while chunk := source.read(1 << 22):
-            window = tail + chunk
-            count += window.count(b"<si>") + window.count(b"<si ") - tail.count(b"<si>") - tail.count(b"<si ")
-            tail = chunk[-3:]
-            if count > limit:
-                raise TooManyStrings(count, limit)
+class _Shared(int):
+    """A cell's index into the shared string table, until the strings the sheets use are read."""
+
+
+def _count_strings(data: bytes, limit: int) -> int:
+    count = data.count(b"<si>") + data.count(b"<si ") + data.count(b"<si/>") + data.count(b":si>") + data.count(b":si ")
+    if count > limit:
+        raise TooManyStrings(count, limit)
+    return count
+
+
+def _shared_strings(archive: zipfile.ZipFile, part: str | None, needed: set[int]) -> dict[int, str]:
+    """The text of each needed <si> of the shared string table (phonetic runs left out, as openpyxl reads it).
+
+    Only the strings the chosen sheets use are parsed: the table is scanned for where each <si> starts (a
+    byte search), and the needed ones are parsed with the table's own start tag around them (its namespace
+    declarations). A table with comments or CDATA, where a byte search could be fooled, is parsed whole."""
+    if part is None or part not in archive.namelist() or not needed:
+        return {}
+    data = archive.read(part)  # its size is bounded by io.safety (sheets.MAX_MEMBER_BYTES); its count by read_cells
+    if b"<!--" in data or b"<![CDATA[" in data or b":si" in data:
+        return _parse_strings(data, None)
+    head_start = data.find(b"<sst")
+    head_end = data.find(b">", head_start) + 1
+    if head_start < 0 or data[head_end - 2:head_end] == b"/>":
+        return {}
+    wrapper, closing = data[head_start:head_end], b"</sst>"
+    wanted = sorted(needed)
+    fragments: dict[int, bytes] = {}
+    pos, index, last = head_end, -1, wanted[-1]
+    i = 0
+    while index < last:  # up to the last needed string; the rest of the table is never looked at
+        pos = data.find(b"<si", pos)
+        if pos < 0:
+            break
+        if data[pos + 3:pos + 4] not in (b">", b" ", b"/", b"\t", b"\n", b"\r"):
+            pos += 3
+            continue
+        index += 1
+        if index == wanted[i]:
+            close = data.find(b">", pos)  # the end of the <si> start tag: <si/> is empty
+            stop = close + 1 if data[close - 1:close] == b"/" else data.find(b"</si>", close) + 5
+            fragments[index] = data[pos:stop]
+            i += 1
+        pos += 3
+    if not fragments:
+        return {}
+    return _parse_strings(wrapper + b"".join(fragments.values()) + closing, list(fragments))
+
+
+def _parse_strings(data: bytes, indices: list[int] | None) -> dict[int, str]:
     strings: list[str] = []
     text: list[str] = []
-    depth = {"phonetic": 0, "in_t": False}
+    state = {"phonetic": 0, "in_t": False}
 
     def si(_attrs):
         text.clear()
 
     def t(_attrs):
-        depth["in_t"] = depth["phonetic"] == 0
+        state["in_t"] = state["phonetic"] == 0
 
     def t_end():
-        depth["in_t"] = False
+        state["in_t"] = False
 
     def rph(_attrs):
-        depth["phonetic"] += 1
+        state["phonetic"] += 1
 
     def rph_end():
-        depth["phonetic"] -= 1
+        state["phonetic"] -= 1
 
     def si_end():
         strings.append("".join(text).replace("x005F_", ""))
 
     parser = _parser({"si": si, "t": t, "rPh": rph}, {"si": si_end, "t": t_end, "rPh": rph_end})
-    parser.CharacterDataHandler = lambda data: text.append(data) if depth["in_t"] else None
-    _parse(archive, part, parser)
-    return strings
+    parser.CharacterDataHandler = lambda chunk: text.append(chunk) if state["in_t"] else None
+    parser.Parse(data, True)
+    return dict(zip(indices if indices is not None else range(len(strings)), strings))
+
+
+def _resolve_strings(cells: SheetCells, strings: dict[int, str]) -> None:
+    for row in cells.values.values():
+        for col, value in row.items():
+            if type(value) is _Shared:
+                if value not in strings:
+                    raise ValueError(f"{cells.name}: a cell names shared string {int(value)}, which the file does not have")
+                row[col] = strings[value]
 
 
 def _date_styles(archive: zipfile.ZipFile, part: str | None) -> tuple[set[int], set[int]]:
@@ -216,9 +263,8 @@ def _split_ref(ref: str) -> tuple[int, int]:
 class _SheetReader:
     """The expat handlers of one worksheet part."""
 
-    def __init__(self, cells: SheetCells, strings: list[str], dates: set[int], durations: set[int], epoch,
-                 budget: list[int]):
-        self.cells, self.strings, self.dates, self.durations, self.epoch = cells, strings, dates, durations, epoch
+    def __init__(self, cells: SheetCells, dates: set[int], durations: set[int], epoch, budget: list[int]):
+        self.cells, self.dates, self.durations, self.epoch = cells, dates, durations, epoch
         self.budget = budget
         self.row = 0
         self.col = 0
@@ -335,7 +381,7 @@ class _SheetReader:
                     return "#VALUE!"
             return number
         if kind == "s":
-            return self.strings[int(value)]
+            return _Shared(int(value))
         if kind == "b":
             return bool(int(value))
         if kind == "d":
@@ -387,17 +433,24 @@ def read_cells(path, wanted, max_cells: int, max_strings: int) -> tuple[dict[str
                   if name in wanted and names[name] == "worksheet"]
         if not chosen:
             return names, {}
-        strings = _shared_strings(archive, by_type.get("sharedStrings"), max_strings)
+        strings_part = by_type.get("sharedStrings")
+        if strings_part in archive.namelist():  # refused before anything is parsed
+            with archive.open(strings_part) as source:
+                _count_strings(source.read(), max_strings)
         dates, durations = _date_styles(archive, by_type.get("styles"))
         budget = [max_cells]
         out: dict[str, SheetCells] = {}
         for name, part in chosen:
             cells = SheetCells(name)
-            reader = _SheetReader(cells, strings, dates, durations, epoch, budget)
+            reader = _SheetReader(cells, dates, durations, epoch, budget)
             try:
                 _parse(archive, part, reader.parser())
             except TooManyCells:
                 raise TooManyCells(name, max_cells) from None
             reader.finish()
             out[name] = cells
+        needed = {v for cells in out.values() for row in cells.values.values() for v in row.values() if type(v) is _Shared}
+        strings = _shared_strings(archive, strings_part, needed)
+        for cells in out.values():
+            _resolve_strings(cells, strings)
         return names, out
