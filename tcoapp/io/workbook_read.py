@@ -68,6 +68,13 @@ class _Sheet:
             return raw
         return None
 
+    def has_formulas(self) -> bool:
+        return bool(self._formulas)
+
+    def row_values(self, row: int) -> dict[int, Any]:
+        """col -> value of the non-empty cells of `row`."""
+        return self._values.get(row, {})
+
     def rows_from(self, first: int):
         """The rows from `first` on that hold a value or a formula, in order."""
         return (r for r in self.row_numbers if r >= first)
@@ -353,8 +360,13 @@ def _table_rows(sheet: _Sheet, fields, problems: list[Problem]):
             keys[key] = col
     _units_row_problems(sheet, keys, problems)
     _unkeyed_values(sheet, set(keys.values()) | set(sheet.row_columns(1)), problems)
+    plain = not sheet.has_formulas()
     for row in sheet.rows_from(S.FIRST_ENTRY_ROW):
-        values = {k: _cell_value(sheet, row, c, problems, k) for k, c in keys.items()}
+        if plain:  # no formula to check: the cached values are the values (most sheets, a big Curves sheet)
+            cells = sheet.row_values(row)
+            values = {k: cells.get(c) for k, c in keys.items()}
+        else:
+            values = {k: _cell_value(sheet, row, c, problems, k) for k, c in keys.items()}
         if all(is_blank(v) for v in values.values()):
             continue
         where = lambda key, r=row: sheet.where(r, keys[key]) if key in keys else f"{sheet.name}!row {r} (no column {key!r})"  # noqa: E731

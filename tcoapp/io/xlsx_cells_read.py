@@ -27,6 +27,7 @@ STRICT_MAIN = "http://purl.oclc.org/ooxml/spreadsheetml/main"
 REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 STRICT_REL = "http://purl.oclc.org/ooxml/officeDocument/relationships"
 PACKAGE_REL = "http://schemas.openxmlformats.org/package/2006/relationships"
+NAMESPACES = (MAIN, STRICT_MAIN, PACKAGE_REL, "")  # the element namespaces read (no namespace: a bare name)
 
 
 class RefusedXml(ValueError):
@@ -67,13 +68,18 @@ def _parser(tags: dict[str, Callable], end_tags: dict[str, Callable], text: list
     parser.EntityDeclHandler = refuse
     parser.ExternalEntityRefHandler = refuse
 
+    # handlers by the full (namespace-qualified) name: a dict look-up per element, nothing else
+    starts = {f"{ns}}}{local}" if ns else local: h for local, h in tags.items() for ns in NAMESPACES}
+    ends = {f"{ns}}}{local}" if ns else local: h for local, h in end_tags.items() for ns in NAMESPACES}
+    starts_get, ends_get = starts.get, ends.get
+
     def start(name, attrs):
-        handler = tags.get(name.rpartition("}")[2])
+        handler = starts_get(name)
         if handler is not None:
             handler(attrs)
 
     def end(name):
-        handler = end_tags.get(name.rpartition("}")[2])
+        handler = ends_get(name)
         if handler is not None:
             handler()
 
@@ -247,17 +253,14 @@ _COLUMNS: dict[str, int] = {}
 
 def _split_ref(ref: str) -> tuple[int, int]:
     """'AB12' -> (12, 28)."""
-    i = 0
-    while i < len(ref) and ref[i].isalpha():
-        i += 1
-    letters = ref[:i]
+    letters = ref.rstrip("0123456789")
     col = _COLUMNS.get(letters)
     if col is None:
         col = 0
         for ch in letters.upper():
             col = col * 26 + ord(ch) - 64
         _COLUMNS[letters] = col
-    return int(ref[i:]), col
+    return int(ref[len(letters):]), col
 
 
 class _SheetReader:
@@ -281,9 +284,38 @@ class _SheetReader:
         self.dependents: dict[tuple[int, int], str] = {}
 
     def parser(self):
-        parser = _parser({"row": self.row_start, "c": self.c_start, "v": self.text_start, "f": self.f_start,
-                          "is": self.is_start, "t": self.t_start, "rPh": self.rph_start},
-                         {"c": self.c_end, "v": self.v_end, "f": self.f_end, "t": self.t_end, "rPh": self.rph_end})
+        """The parser, its start and end handlers one call per element: the cell and value elements (nearly all
+        of a sheet) are handled inline, the rest by the methods below."""
+        parser = _parser({}, {})
+        starts = {"row": self.row_start, "c": self.c_start, "v": self.text_start, "f": self.f_start,
+                  "is": self.is_start, "t": self.t_start, "rPh": self.rph_start}
+        ends = {"c": self.c_end, "v": self.v_end, "f": self.f_end, "t": self.t_end, "rPh": self.rph_end}
+        local = {f"{ns}}}{name}" if ns else name: name for name in {*starts, *ends} for ns in NAMESPACES}
+        local_get, text = local.get, self.text
+        c_start, c_end = self.c_start, self.c_end
+
+        def start(name, attrs):
+            tag = local_get(name)
+            if tag == "c":
+                c_start(attrs)
+            elif tag == "v":
+                text.clear()
+                self.in_text = True
+            elif tag is not None:
+                starts[tag](attrs)
+
+        def end(name):
+            tag = local_get(name)
+            if tag == "v":
+                self.value = "".join(text)
+                self.in_text = False
+            elif tag == "c":
+                c_end()
+            elif tag in ends:
+                ends[tag]()
+
+        parser.StartElementHandler = start
+        parser.EndElementHandler = end
         parser.CharacterDataHandler = self.chars
         return parser
 
@@ -296,14 +328,17 @@ class _SheetReader:
         self.row = int(r) if r else self.row + 1
         self.col = 0
 
-    def c_start(self, attrs):
-        ref = attrs.get("r")
+    def c_start(self, attrs, _columns=_COLUMNS):
+        get = attrs.get
+        ref = get("r")
         if ref:
-            self.row, self.col = _split_ref(ref)
+            letters = ref.rstrip("0123456789")
+            col = _columns.get(letters)
+            self.row, self.col = int(ref[len(letters):]), col if col is not None else _split_ref(ref)[1]
         else:
             self.col += 1
-        self.kind = attrs.get("t", "n")
-        s = attrs.get("s")
+        self.kind = get("t", "n")
+        s = get("s")
         self.style = int(s) if s else 0
         self.value = self.formula = self.shared = self.inline = None
 
