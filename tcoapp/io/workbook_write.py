@@ -65,7 +65,7 @@ def write_scenario(scenario: Scenario, path, results: tuple[PlanResult, ...] | N
     pending += add_monte_carlo(workbook, scenario, results, simulation)
     data = io.BytesIO()
     with exact_floats():
-        workbook.save(data)
+        _save_uncompressed(workbook, data)
     try:
         transforms = cached_transforms(all_cached_values(workbook, scenario, results, layout))
         for raw in raws:  # the formula cells first, then the other cached values
@@ -75,6 +75,18 @@ def write_scenario(scenario: Scenario, path, results: tuple[PlanResult, ...] | N
     except CellKindError as exc:
         raise _problem(exc) from None
     atomic_write(path, lambda handle: handle.write(content))
+
+
+def _save_uncompressed(workbook, target) -> None:
+    """openpyxl's save (openpyxl.writer.excel.save_workbook) into a stored zip: splice_rows rewrites every part and
+    compresses it then, so it is compressed once, not twice."""
+    import zipfile
+
+    from openpyxl.writer.excel import ExcelWriter
+
+    archive = zipfile.ZipFile(target, "w", zipfile.ZIP_STORED, allowZip64=True)
+    workbook.properties.modified = datetime.datetime.now(tz=datetime.timezone.utc).replace(tzinfo=None)
+    ExcelWriter(workbook, archive).save()
 
 
 def usable_results(scenario: Scenario, results=None) -> tuple[PlanResult, ...]:
