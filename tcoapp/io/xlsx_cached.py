@@ -188,7 +188,8 @@ def all_cached_values(workbook, scenario: Scenario, results, layout: Layout) -> 
     res = results_values(scenario, results, layout)
     return {
         S.RESULTS: {**res, **banner_values(workbook[S.RESULTS], BANNER_ROW), **_headers(scenario)},
-        S.CASH_FLOW: banner_values(workbook[S.CASH_FLOW], CF_BANNER_ROW),  # its formula cells carry theirs (xlsx_raw_cells)
+        S.CASH_FLOW: {**banner_values(workbook[S.CASH_FLOW], CF_BANNER_ROW),
+                      **{f"A{layout.cf_block_row(i)}": plan.name for i, plan in enumerate(scenario.plans)}},  # its formula cells carry theirs (xlsx_raw_cells)
         S.CHECKS: checks_values(workbook[S.CHECKS]),
         S.SUMMARY: {**summary_values(workbook[S.SUMMARY], res), **banner_values(workbook[S.SUMMARY], 2),
                     **_headers(scenario)},

@@ -1,11 +1,17 @@
-"""The Checks sheet and the workbook-level name `master_check` (docs/workbook_format.md, "Checks").
+"""The Checks sheet and the workbook-level names `master_check` and `montecarlo_check` (docs/workbook_format.md,
+"Checks").
 
 A workbook is trusted only while it says it is current. Every input the engine computed from and the
-spreadsheet cannot follow (the device, model, curve, workload, serving configuration, targets,
-pools, the catalog rows and calibration factors it read) is snapshotted here at export and compared
-with its cell by a formula; the horizon must fit the CashFlow sheet; cost components must add up to
-their totals. `master_check` = the number of failing checks (0: all pass); Results and CashFlow show
-it in their top row, and every plan has its own status row on Results.
+spreadsheet cannot follow is snapshotted here at export and compared with its cell by a formula. Which inputs
+is derived from the field table (engine/fields.py) by exclusion: every field but documentation, the identity a
+row is found by and the inputs the workbook's own formulas follow (LIVE_*), so a new engine input is checked
+without being listed. Checks find their cell by key, never by address (the Plans row by its key, a table row by
+its name or its plan and pool, the column by its key in row 1), so sorting, moving sheets and inserting or
+deleting rows keep them on their input, and every status turns an error into a failure: `master_check` = the
+number of failing checks, always a count (0: all pass). Output integrity (formula cells still formulas, engine
+values unchanged), the constants, the plan count, the horizon and the sums of cost components are checked too.
+Results, Summary and CashFlow show master_check in their top row, every plan has its own status row on Results,
+and the MonteCarlo sheet shows montecarlo_check (its Uncertainty rows).
 """
 from __future__ import annotations
 

@@ -213,6 +213,7 @@ def test_a_renamed_plan_is_named_in_every_output_header(edited):
     wb = _book(edited["folder"] / "edit_rename_plan.xlsx")
     assert wb[S.RESULTS]["C1"].value == "H100 renamed"
     assert wb[S.SUMMARY]["C1"].value == "H100 renamed"
+    assert wb[S.CASH_FLOW]["A3"].value == "H100 renamed"  # the first plan's block title
 
 
 def test_pools_dropdowns_reach_rows_below_the_exported_ones(edited):
