@@ -193,6 +193,8 @@ def test_every_edit_ends_live_or_flagged(edited, name):
         assert master > 0, name
         assert str(plan_check).startswith("STALE") or str(plan_check).startswith("#"), (name, plan_check)
         assert wb[S.CHECKS].cell(4 + plan, 4).value == "STALE", name
+        summary = [c.value for c in wb[S.CHECKS][4 + plan]]
+        assert sum(summary[4:12]) == summary[2], (name, summary)  # the failures by sheet add up to the plan's
         assert banner.startswith("STOP"), (name, banner)
     elif expected == "monte_carlo":
         assert master > 0 and wb[S.CHECKS]["B2"].value > 0, name
