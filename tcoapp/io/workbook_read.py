@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 from typing import Any
 
-import openpyxl
 from openpyxl.utils import get_column_letter
 
 from ..engine.calibration_scope import QUALITY_ROWS, parse_scope
@@ -33,112 +32,126 @@ from .migrate import migrate_sheets, schema_version
 from .parse_diagnosis import explain
 from .safety import check_archive, check_defused, fail, zip_mimetype
 from .uncertainty_book import read_uncertainty
+from .xlsx_cells_read import RefusedXml, TooManyCells, TooManyStrings, read_cells
 
 
 class _Sheet:
-    """Cell values of one sheet (cached values), with formulas lacking a cached value flagged."""
+    """Cell values of one sheet (cached values), with formulas lacking a cached value flagged.
 
-    def __init__(self, name: str, values: list[tuple], formulas: list[tuple]):
+    Sparse: only cells holding a value or a formula are stored, so empty padding (LibreOffice's
+    row 1048576 after a row deletion, Excel's formatted empty cells) costs nothing."""
+
+    def __init__(self, name: str, values: dict[int, dict[int, Any]], formulas: dict[tuple[int, int], str]):
         self.name = name
-        self.values = values
-        self.formulas = formulas
+        self._values = values
+        self._formulas = formulas
+        self._index()
+
+    def _index(self) -> None:
+        values, formulas = self._values, self._formulas
+        rows = {r for r, row in values.items() if row} | {r for r, _ in formulas}
+        self.row_numbers = sorted(rows)  # rows holding a value or a formula, in order
+        self.n_rows = self.row_numbers[-1] if rows else 0
+        self.n_cols = max([max(row) for row in values.values() if row] + [c for _, c in formulas], default=0)
+        columns: dict[int, set[int]] = {r: set(row) for r, row in values.items() if row}
+        for r, c in formulas:
+            columns.setdefault(r, set()).add(c)
+        self._columns = {r: sorted(cols) for r, cols in columns.items()}
 
     def cell(self, row: int, col: int) -> Any:
-        """1-based row/col; None beyond the data."""
-        try:
-            return self.values[row - 1][col - 1]
-        except IndexError:
-            return None
+        """1-based row/col; None where the cell is empty."""
+        values = self._values.get(row)
+        return None if values is None else values.get(col)
 
     def uncached_formula(self, row: int, col: int) -> str | None:
-        try:
-            raw = self.formulas[row - 1][col - 1]
-        except IndexError:
-            return None
-        if isinstance(raw, str) and raw.startswith("=") and self.cell(row, col) is None:
+        raw = self._formulas.get((row, col))
+        if raw is not None and self.cell(row, col) is None:
             return raw
         return None
 
+    def has_formulas(self) -> bool:
+        return bool(self._formulas)
+
+    def row_values(self, row: int) -> dict[int, Any]:
+        """col -> value of the non-empty cells of `row`."""
+        return self._values.get(row, {})
+
+    def rows_from(self, first: int):
+        """The rows from `first` on that hold a value or a formula, in order."""
+        return (r for r in self.row_numbers if r >= first)
+
+    def row_columns(self, row: int) -> list[int]:
+        """The columns of `row` holding a value or a formula, in order."""
+        return self._columns.get(row, [])
+
     def cells(self):
         """(where, value) of every non-empty cell."""
-        for r, values in enumerate(self.values, start=1):
-            for c, value in enumerate(values, start=1):
-                if value is not None:
-                    yield self.where(r, c), value
+        for r in self.row_numbers:
+            for c, value in self._values[r].items():
+                yield self.where(r, c), value
 
     def where(self, row: int, col: int) -> str:
         return f"{self.name}!{get_column_letter(col)}{row}"
 
     @property
-    def n_rows(self) -> int:
-        return len(self.values)
+    def values(self) -> list[tuple]:
+        """Dense rows (for small sheets such as About: the migration steps read them)."""
+        return [tuple(self.cell(r, c) for c in range(1, self.n_cols + 1)) for r in range(1, self.n_rows + 1)]
+
+    @values.setter
+    def values(self, rows: list[tuple]) -> None:
+        """A migration step rewriting the sheet (dense rows, as `values` gives them)."""
+        self._values = {r: {c: v for c, v in enumerate(row, start=1) if v is not None}
+                        for r, row in enumerate(rows, start=1)}
+        self._index()
 
     @property
-    def n_cols(self) -> int:
-        return max((len(r) for r in self.values), default=0)
+    def formulas(self) -> list[tuple]:
+        """Dense rows of what each cell holds: its formula ("=..."), else its value (openpyxl's formula view)."""
+        return [tuple(self._formulas.get((r, c), self.cell(r, c)) for c in range(1, self.n_cols + 1))
+                for r in range(1, self.n_rows + 1)]
+
+    @formulas.setter
+    def formulas(self, rows: list[tuple]) -> None:
+        self._formulas = {(r, c): v for r, row in enumerate(rows, start=1) for c, v in enumerate(row, start=1)
+                          if isinstance(v, str) and v.startswith("=")}
+        self._index()
+
+
+WANTED_SHEETS = frozenset(S.INPUT_SHEETS) | {S.ABOUT}
 
 
 def _load_sheets(path) -> dict[str, _Sheet | None]:
-    """The input sheets and About, read with their cached values and their formulas.
+    """The input sheets and About, read with their cached values and their formulas in one pass.
 
     Output sheets (Results, CashFlow, Constants) and unknown sheets are listed (value None) but not
-    parsed. Reading is bounded: a sheet's declared dimension is ignored (a forged A1:XFD1048576
-    would pad every row) and at most MAX_CELLS cells are read.
+    parsed. Reading is bounded by what the sheets hold: at most MAX_CELLS cells holding a value or a
+    formula over the input sheets, at most MAX_SHARED_STRINGS shared strings; empty rows and cells
+    (however far they reach) are skipped, and a sheet's declared dimension is never trusted.
     """
     check_archive(path)
     check_defused()
-    cached = raw = None
     try:
-        cached = openpyxl.load_workbook(path, read_only=True, data_only=True)
-        budget = [S.MAX_CELLS]
-        wanted = set(S.INPUT_SHEETS) | {S.ABOUT}
-        sheets: dict[str, _Sheet | None] = {}
-        for name in cached.sheetnames:
-            if name not in wanted:
-                sheets[name] = None
-                continue
-            values = _bounded_rows(path, cached[name], budget)
-            formulas = []
-            if _has_formulas(cached[name]):  # parse the formulas only where there are some
-                raw = raw or openpyxl.load_workbook(path, read_only=True, data_only=False)
-                formulas = _bounded_rows(path, raw[name], budget)
-            sheets[name] = _Sheet(name, values, formulas)
-        return sheets
+        names, cells = read_cells(path, WANTED_SHEETS, S.MAX_CELLS, S.MAX_SHARED_STRINGS)
     except ValidationError:
         raise
-    except Exception as exc:  # openpyxl raises many types for malformed parts
+    except TooManyCells as exc:
+        raise fail(path, f"refused: sheet {exc.sheet!r} is too large (over {exc.limit:,} cells holding a value in the "
+                         "input sheets)") from None
+    except TooManyStrings as exc:
+        raise fail(path, f"refused: the shared string table holds {exc.count:,}+ strings, over the "
+                         f"{exc.limit:,} limit") from None
+    except RefusedXml:
+        raise fail(path, "refused: the workbook's XML declares entities or a DTD, as an XML bomb (billion laughs) "
+                         "does") from None
+    except Exception as exc:  # zipfile, expat and value errors for malformed parts
         raise fail(path, explain(path) or _parse_error(exc)) from None
-    finally:
-        for workbook in (cached, raw):
-            if workbook is not None:
-                workbook.close()
-
-
-def _has_formulas(worksheet) -> bool:
-    """Whether the sheet's XML holds any <f> element: only then is the formula pass needed (it doubles
-    the parse time of a big Curves sheet). A false positive only costs time."""
-    tail = b""
-    with worksheet._get_source() as source:
-        while chunk := source.read(1 << 20):
-            window = tail + chunk
-            if b"<f>" in window or b"<f " in window or b"<f/>" in window:
-                return True
-            tail = chunk[-3:]
-    return False
-
-
-def _bounded_rows(path, worksheet, budget: list[int]) -> list[tuple]:
-    worksheet.reset_dimensions()
-    rows = []
-    for row in worksheet.iter_rows(values_only=True):
-        budget[0] -= len(row) + 1
-        if budget[0] < 0:
-            raise fail(path, f"refused: sheet {worksheet.title!r} is too large (over {S.MAX_CELLS:,} cells in the "
-                             "input sheets)")
-        rows.append(tuple(row))
-    while rows and not any(v is not None for v in rows[-1]):
-        rows.pop()
-    return rows
+    charts = [name for name, kind in names.items() if kind == "chartsheet"]
+    if charts:
+        raise fail(path, f"sheet {charts[0]!r} is a chart sheet: a scenario workbook holds only worksheets (delete the "
+                         "chart sheet, or move its chart onto a worksheet)")
+    return {name: (_Sheet(name, cells[name].values, cells[name].formulas) if name in cells else None)
+            for name in names}
 
 
 def _parse_error(exc: BaseException) -> str:
@@ -210,9 +223,9 @@ def _entry_names(sheets) -> frozenset[str]:
         sheet = sheets.get(sheet_name)
         if sheet is None:
             continue
-        col = next((c for c in range(1, sheet.n_cols + 1) if str(sheet.cell(1, c) or "").strip() == key), None)
+        col = next((c for c in sheet.row_columns(1) if str(sheet.cell(1, c) or "").strip() == key), None)
         if col is not None:
-            names.update(str(sheet.cell(r, col)).strip() for r in range(S.FIRST_ENTRY_ROW, sheet.n_rows + 1)
+            names.update(str(sheet.cell(r, col)).strip() for r in sheet.rows_from(S.FIRST_ENTRY_ROW)
                          if not is_blank(sheet.cell(r, col)))
     return frozenset(names)
 
@@ -241,7 +254,7 @@ def _cell_value(sheet: _Sheet, row: int, col: int, problems: list[Problem], key:
 def _keys_in_column_a(sheet: _Sheet, problems: list[Problem]):
     """(row, key) of each key in column A from row 2, blanks skipped; a repeated key is a problem."""
     seen: dict[str, int] = {}
-    for row in range(2, sheet.n_rows + 1):
+    for row in sheet.rows_from(2):
         key = sheet.cell(row, 1)
         if is_blank(key):
             continue
@@ -257,7 +270,10 @@ def _read_plans(sheet: _Sheet, problems: list[Problem]):
     """Plans: A = key, B = unit, C.. = one plan per column."""
     if str(sheet.cell(1, 1) or "").strip().lower() != "key":
         problems.append(Problem(sheet.where(1, 1), "", "must be 'key' (Plans layout: key, unit, then one plan per column)"))
-    columns = [c for c in range(S.FIRST_PLAN_COLUMN, sheet.n_cols + 1) if not is_blank(sheet.cell(1, c))]
+    columns = [c for c in sheet.row_columns(1) if c >= S.FIRST_PLAN_COLUMN and not is_blank(sheet.cell(1, c))]
+    if len(columns) > S.MAX_PLANS:
+        raise ValidationError([Problem(sheet.where(1, columns[S.MAX_PLANS]), "", f"refused: {len(columns):,} plans; a "
+                                       f"workbook holds at most {S.MAX_PLANS:,} plans (Plans columns)")])
     if not columns:
         problems.append(Problem(sheet.where(1, S.FIRST_PLAN_COLUMN), "", "no plan: put plan names in row 1 from column C"))
     _orphan_plan_values(sheet, columns, problems)
@@ -288,14 +304,15 @@ def _read_plans(sheet: _Sheet, problems: list[Problem]):
 def _orphan_plan_values(sheet: _Sheet, columns: list[int], problems: list[Problem]) -> None:
     """Values under an empty plan-name cell would be silently ignored: report the first of each column."""
     named = set(columns)
-    for col in range(S.FIRST_PLAN_COLUMN, sheet.n_cols + 1):
-        if col in named:
-            continue
-        for row in range(2, sheet.n_rows + 1):
-            if not is_blank(sheet.cell(row, col)) or sheet.uncached_formula(row, col):
-                problems.append(Problem(sheet.where(row, col), "", f"holds a value but {sheet.where(1, col)} has no plan "
-                                                                   "name: name the plan in row 1 or clear the column"))
-                break
+    first_row: dict[int, int] = {}
+    for row in sheet.rows_from(2):
+        for col in sheet.row_columns(row):
+            if col >= S.FIRST_PLAN_COLUMN and col not in named and col not in first_row and (
+                    not is_blank(sheet.cell(row, col)) or sheet.uncached_formula(row, col)):
+                first_row[col] = row
+    for col, row in sorted(first_row.items()):
+        problems.append(Problem(sheet.where(row, col), "", f"holds a value but {sheet.where(1, col)} has no plan "
+                                                           "name: name the plan in row 1 or clear the column"))
 
 
 def _units_row_problems(sheet: _Sheet, keys: dict[str, int], problems: list[Problem]) -> None:
@@ -307,13 +324,24 @@ def _units_row_problems(sheet: _Sheet, keys: dict[str, int], problems: list[Prob
                                                               f"entries start at row {S.FIRST_ENTRY_ROW}"))
 
 
+def _unkeyed_values(sheet: _Sheet, keyed: set[int], problems: list[Problem]) -> None:
+    """A value in a column with no key in row 1 would be silently ignored: report the first of each column."""
+    reported: set[int] = set()
+    for row in sheet.rows_from(2):
+        for col in sheet.row_columns(row):
+            if col not in keyed and col not in reported and not is_blank(sheet.cell(row, col)):
+                reported.add(col)
+                problems.append(Problem(sheet.where(row, col), "", f"holds a value but {sheet.where(1, col)} has no key: "
+                                                                   "put the column's key in row 1 or clear the column"))
+
+
 def _table_rows(sheet: _Sheet, fields, problems: list[Problem]):
     """(row number, {key: value}, locator) for each entry row of a table sheet. A column whose key is
     not one of `fields` is a problem at its header cell, even on a sheet with no entries (the table
     of another sheet under this sheet's name)."""
     known = {f.name for f in fields}
     keys = {}
-    for col in range(1, sheet.n_cols + 1):
+    for col in sheet.row_columns(1):
         key = sheet.cell(1, col)
         if is_blank(key):
             continue
@@ -326,8 +354,14 @@ def _table_rows(sheet: _Sheet, fields, problems: list[Problem]):
         else:
             keys[key] = col
     _units_row_problems(sheet, keys, problems)
-    for row in range(S.FIRST_ENTRY_ROW, sheet.n_rows + 1):
-        values = {k: _cell_value(sheet, row, c, problems, k) for k, c in keys.items()}
+    _unkeyed_values(sheet, set(keys.values()) | set(sheet.row_columns(1)), problems)
+    plain = not sheet.has_formulas()
+    for row in sheet.rows_from(S.FIRST_ENTRY_ROW):
+        if plain:  # no formula to check: the cached values are the values (most sheets, a big Curves sheet)
+            cells = sheet.row_values(row)
+            values = {k: cells.get(c) for k, c in keys.items()}
+        else:
+            values = {k: _cell_value(sheet, row, c, problems, k) for k, c in keys.items()}
         if all(is_blank(v) for v in values.values()):
             continue
         where = lambda key, r=row: sheet.where(r, keys[key]) if key in keys else f"{sheet.name}!row {r} (no column {key!r})"  # noqa: E731
@@ -428,7 +462,7 @@ def _read_factors(sheet: _Sheet | None, problems: list[Problem], device_names=()
     if sheet is None:
         return DEFAULT_FACTORS, {}, {}
     columns = {3: None}
-    for col in range(4, sheet.n_cols + 1):
+    for col in (c for c in sheet.row_columns(1) if c >= 4):
         name = sheet.cell(1, col)
         if is_blank(name):
             continue

@@ -27,9 +27,10 @@ from .xlsx_bridge import write_bridge
 from .xlsx_cashflow import write_cashflow
 from .xlsx_raw_cells import RawCells
 from .xlsx_charts import add_charts
-from .xlsx_checks import InputRows, write_checks
-from .xlsx_summary import add_summary_charts, write_summary
-from .xlsx_usability import add_dropdowns, add_named_ranges, print_setup, write_lists
+from .xlsx_checks import InputRows, add_output_checks, checks_last_column, write_checks
+from .xlsx_summary import add_summary_charts, summary_last_row, write_summary
+from .xlsx_usability import add_dropdowns, add_named_ranges, write_lists
+from .xlsx_print import print_all
 from .xlsx_constants import write_constants
 from .xlsx_inputs import (
     write_calibration, write_curves, write_devices, write_models, write_plans, write_pools, write_price_tiers,
@@ -65,7 +66,7 @@ def write_scenario(scenario: Scenario, path, results: tuple[PlanResult, ...] | N
     pending += add_monte_carlo(workbook, scenario, results, simulation)
     data = io.BytesIO()
     with exact_floats():
-        workbook.save(data)
+        _save_uncompressed(workbook, data)
     try:
         transforms = cached_transforms(all_cached_values(workbook, scenario, results, layout))
         for raw in raws:  # the formula cells first, then the other cached values
@@ -75,6 +76,18 @@ def write_scenario(scenario: Scenario, path, results: tuple[PlanResult, ...] | N
     except CellKindError as exc:
         raise _problem(exc) from None
     atomic_write(path, lambda handle: handle.write(content))
+
+
+def _save_uncompressed(workbook, target) -> None:
+    """openpyxl's save (openpyxl.writer.excel.save_workbook) into a stored zip: splice_rows rewrites every part and
+    compresses it then, so it is compressed once, not twice."""
+    import zipfile
+
+    from openpyxl.writer.excel import ExcelWriter
+
+    archive = zipfile.ZipFile(target, "w", zipfile.ZIP_STORED, allowZip64=True)
+    workbook.properties.modified = datetime.datetime.now(tz=datetime.timezone.utc).replace(tzinfo=None)
+    ExcelWriter(workbook, archive).save()
 
 
 def usable_results(scenario: Scenario, results=None) -> tuple[PlanResult, ...]:
@@ -141,15 +154,12 @@ def build_workbook(scenario: Scenario, results: tuple[PlanResult, ...], written:
         add_dropdowns(sheets[S.PLANS], sheets[S.POOLS], plan_rows, len(scenario.plans), len(pool_rows), ranges)
         add_named_ranges(workbook, plan_rows, len(scenario.plans))
         write_summary(sheets[S.SUMMARY], scenario, layout)
+        add_output_checks(checks, scenario, layout, sheets[S.RESULTS], sheets[S.SUMMARY], sheets[S.CASH_FLOW], cash_flow)
         add_summary_charts(sheets[S.SUMMARY], sheets[S.CASH_FLOW], sheets[S.RESULTS], scenario, layout)
-        last = S.FIRST_PLAN_COLUMN + len(scenario.plans) - 1
-        print_setup(sheets[S.RESULTS], last)
-        print_setup(sheets[S.PLANS], last)
-        print_setup(sheets[S.SUMMARY], last)
-        print_setup(sheets[S.CASH_FLOW], S.FIRST_PLAN_COLUMN + layout.max_years)
         write_about(sheets[S.ABOUT], written)
         if about_notes:
             append_about_notes(sheets[S.ABOUT], about_notes)
+        print_all(workbook, scenario, layout, points, checks_last_column(), summary_last_row(scenario))
     except CellKindError as exc:
         raise _problem(exc) from None
     workbook.calculation.fullCalcOnLoad = True  # a spreadsheet application recalculates the cached values

@@ -43,8 +43,6 @@ def splice_rows(workbook, data: bytes, pending: list[PendingRows], transforms=No
         edits.setdefault(workbook[p.title].path.lstrip("/"), []).append(lambda xml, p=p: _splice(xml, p, strings))
     for title, transform in (transforms or {}).items():
         edits.setdefault(workbook[title].path.lstrip("/"), []).append(transform)
-    if not edits:
-        return data
     out = io.BytesIO()
     with zipfile.ZipFile(io.BytesIO(data)) as zin, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED, compresslevel=6) as zout:
         bodies = {}
@@ -62,12 +60,14 @@ def splice_rows(workbook, data: bytes, pending: list[PendingRows], transforms=No
             bodies[CONTENT_TYPES] = bodies[CONTENT_TYPES].replace(b"</Types>", SHARED_TYPE + b"</Types>", 1)
             bodies[WORKBOOK_RELS] = bodies[WORKBOOK_RELS].replace(b"</Relationships>", SHARED_REL + b"</Relationships>", 1)
             bodies[SHARED_STRINGS] = _shared_strings_xml(strings)
-        for item in zin.infolist():
-            zout.writestr(item, bodies.pop(item.filename))
+        for item in zin.infolist():  # `data` may be stored uncompressed (write_scenario): compressed here, once
+            zout.writestr(item, bodies.pop(item.filename), compress_type=zipfile.ZIP_DEFLATED, compresslevel=LEVEL)
         for name, body in bodies.items():
-            zout.writestr(name, body)
+            zout.writestr(name, body, compress_type=zipfile.ZIP_DEFLATED, compresslevel=LEVEL)
     return out.getvalue()
 
+
+LEVEL = 6  # zlib's default
 
 CONTENT_TYPES, WORKBOOK_RELS, SHARED_STRINGS = "[Content_Types].xml", "xl/_rels/workbook.xml.rels", "xl/sharedStrings.xml"
 SHARED_TYPE = (b'<Override PartName="/xl/sharedStrings.xml" '

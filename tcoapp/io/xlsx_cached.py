@@ -17,6 +17,7 @@ from ..engine.metric_table import missing_text
 from ..engine.scenario import Scenario
 from . import sheets as S
 from .xlsx_layout import CF_BANNER_ROW, CF_POOL_ROWS, Layout
+from .xlsx_montecarlo import STATUS_CURRENT
 from .xlsx_results import BANNER_ROW, not_entered_text
 
 NA = "n/a"
@@ -132,19 +133,22 @@ def _helpers(flows: np.ndarray, cumulative: np.ndarray) -> dict[str, list]:
 
 
 def checks_values(ws) -> dict[str, object]:
-    """Every check passes at export (tested): statuses 0, counts 0, plans current, current = snapshot."""
-    out: dict[str, object] = {"B1": 0.0}
+    """Every check passes at export (tested): the counts 0, plans current. (The detail rows carry their own cached
+    values: xlsx_checks writes them as raw cells.)"""
+    out: dict[str, object] = {"B1": 0.0, "B2": 0.0}
     for row in ws.iter_rows(min_row=4):
-        a, b, c, d, e, f = (row + (None,) * 6)[:6]
-        if c is not None and isinstance(c.value, str) and c.value.startswith("=SUMIF"):
-            out[c.coordinate] = 0.0
-            out[d.coordinate] = "current"
-        horizon = b is not None and isinstance(b.value, str) and b.value.startswith("horizon")
-        if e is not None and isinstance(e.value, str) and e.value.startswith("=") and d is not None and not horizon:
-            out[e.coordinate] = d.value if d.value is not None else 0.0
-        if f is not None and isinstance(f.value, str) and f.value.startswith("="):
-            out[f.coordinate] = 0.0
+        for cell in row:
+            text = cell.value
+            if isinstance(text, str) and text.startswith("=SUMIF"):
+                out[cell.coordinate] = 0.0
+            elif isinstance(text, str) and text.startswith('=IF(C') and text.endswith('"current","STALE")'):
+                out[cell.coordinate] = "current"
     return out
+
+
+def _headers(scenario: Scenario) -> dict[str, object]:
+    """The plan-name headers of Results and Summary (formulas reading Plans row 1)."""
+    return {f"{get_column_letter(S.FIRST_PLAN_COLUMN + i)}1": plan.name for i, plan in enumerate(scenario.plans)}
 
 
 def banner_values(ws, row: int) -> dict[str, object]:
@@ -186,9 +190,13 @@ def cached_transforms(values_by_sheet: dict[str, dict[str, object]]) -> dict:
 def all_cached_values(workbook, scenario: Scenario, results, layout: Layout) -> dict[str, dict[str, object]]:
     res = results_values(scenario, results, layout)
     return {
-        S.RESULTS: {**res, **banner_values(workbook[S.RESULTS], BANNER_ROW)},
-        S.CASH_FLOW: banner_values(workbook[S.CASH_FLOW], CF_BANNER_ROW),  # its formula cells carry theirs (xlsx_raw_cells)
+        S.RESULTS: {**res, **banner_values(workbook[S.RESULTS], BANNER_ROW), **_headers(scenario)},
+        S.CASH_FLOW: {**banner_values(workbook[S.CASH_FLOW], CF_BANNER_ROW),
+                      **{f"A{layout.cf_block_row(i)}": plan.name for i, plan in enumerate(scenario.plans)}},  # its formula cells carry theirs (xlsx_raw_cells)
         S.CHECKS: checks_values(workbook[S.CHECKS]),
-        S.SUMMARY: {**summary_values(workbook[S.SUMMARY], res), **banner_values(workbook[S.SUMMARY], 2)},
+        S.SUMMARY: {**summary_values(workbook[S.SUMMARY], res), **banner_values(workbook[S.SUMMARY], 2),
+                    **_headers(scenario)},
+        **({S.MONTE_CARLO: {"B2": 0.0, "C2": STATUS_CURRENT}} if S.MONTE_CARLO in workbook.sheetnames
+           and workbook[S.MONTE_CARLO]["B2"].value == "=montecarlo_check" else {}),
         S.CONSTANTS: {"C4": 31536000.0} if workbook[S.CONSTANTS]["A4"].value == "SECONDS_PER_YEAR" else {},
     }

@@ -135,6 +135,7 @@ def _block(ws, layout: Layout, index: int, name: str, last_col: int, irrs: tuple
     title_row = layout.cf_block_row(index)
     section(ws, title_row, "", last_col)
     set_text(ws.cell(row=title_row, column=1), name)
+    ws.cell(row=title_row, column=1).value = f"={S.PLANS}!{layout.plan_col(index)}$1"  # a renamed plan is named here too
     pools = layout.pool_counts[index] if layout.pool_counts else 1
     for key in cf_keys(pools):
         row = layout.cf_row(index, key)

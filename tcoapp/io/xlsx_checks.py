@@ -1,11 +1,17 @@
-"""The Checks sheet and the workbook-level name `master_check` (docs/workbook_format.md, "Checks").
+"""The Checks sheet and the workbook-level names `master_check` and `montecarlo_check` (docs/workbook_format.md,
+"Checks").
 
 A workbook is trusted only while it says it is current. Every input the engine computed from and the
-spreadsheet cannot follow (the device, model, curve, workload, serving configuration, targets,
-pools, the catalog rows and calibration factors it read) is snapshotted here at export and compared
-with its cell by a formula; the horizon must fit the CashFlow sheet; cost components must add up to
-their totals. `master_check` = the number of failing checks (0: all pass); Results and CashFlow show
-it in their top row, and every plan has its own status row on Results.
+spreadsheet cannot follow is snapshotted here at export and compared with its cell by a formula. Which inputs
+is derived from the field table (engine/fields.py) by exclusion: every field but documentation, the identity a
+row is found by and the inputs the workbook's own formulas follow (LIVE_*), so a new engine input is checked
+without being listed. Checks find their cell by key, never by address (the Plans row by its key, a table row by
+its name or its plan and pool, the column by its key in row 1), so sorting, moving sheets and inserting or
+deleting rows keep them on their input, and every status turns an error into a failure: `master_check` = the
+number of failing checks, always a count (0: all pass). Output integrity (formula cells still formulas, engine
+values unchanged), the constants, the plan count, the horizon and the sums of cost components are checked too.
+Results, Summary and CashFlow show master_check in their top row, every plan has its own status row on Results,
+and the MonteCarlo sheet shows montecarlo_check (its Uncertainty rows).
 """
 from __future__ import annotations
 
@@ -16,35 +22,74 @@ from openpyxl.styles import Font, PatternFill
 from openpyxl.utils import get_column_letter
 from openpyxl.workbook.defined_name import DefinedName
 
-from ..engine.fields import CURVE_POINT_FIELDS, DEVICE_FIELDS, MODEL_FIELDS, PLAN_FIELDS, POOL_FIELDS
+import numpy as np
+
+from ..engine.fields import (
+    CURVE_POINT_FIELDS, DEVICE_FIELDS, FINANCE_FIELDS, MODEL_FIELDS, PLAN_FIELDS, POOL_FIELDS, YEARS_FIELDS,
+)
+from ..engine.uncertainty.fields import UNCERTAINTY_FIELDS
 from ..engine.finance.quantities import COST_COMPONENTS, OPEX_PARTS
 from ..engine.performance.factors import FACTOR_NAMES
-from ..engine.pools import POOL_SERVING_KEYS
 from ..engine.scenario import Scenario
 from . import sheets as S
-from .xlsx_layout import Layout, cf_keys, field_column as _col
+from .xlsx_layout import SEARCH_MARGIN, WHOLE, Layout, cf_keys, count_where, row_where, table_column
+from ..engine.performance.measured import config_text
 from .xlsx_raw_cells import RawCells
 from .xlsx_styles import header, put, set_text, widths, wrap, written_value
 
 MASTER = "master_check"
+MONTE_CARLO_CHECK = "montecarlo_check"
 RED = PatternFill("solid", start_color="FFC7CE", end_color="FFC7CE")
 GREEN = PatternFill("solid", start_color="C6EFCE", end_color="C6EFCE")
 BOLD = Font(bold=True)
 
-# Plans keys the engine reads (their effect is not a spreadsheet formula)
-ENGINE_PLAN_KEYS = tuple(f.name for f in PLAN_FIELDS if f.group in ("selection", "workload", "serving", "target")
-                         and f.name != "price_tiers") + ("sizing_mode",)
+# Which fields of the field table (engine/fields.py) the Checks compare. The rule is by exclusion, so a field
+# added to a table is checked unless it is named here: documentation text, the identity a row is found by, or
+# an input the workbook's own formulas follow (live: an edit of it is recomputed by the spreadsheet).
+DOC_FIELDS = frozenset({"vendor", "estimated_fields", "notes", "source"})  # (a curve's source the engine reads)
+LIVE_PLAN_KEYS = frozenset(f.name for f in FINANCE_FIELDS + YEARS_FIELDS) | {"price_tiers"} | {
+    key for keys in (("facility_power_kw", "pue"), ("capex_budget_usd", "other_capex_fraction"),
+                     ("demand_tokens_per_day", "utilization")) for key in keys} | {"device_count"}
 SIZING_INPUT = {"facility_power": ("facility_power_kw", "pue"), "capex_budget": ("capex_budget_usd", "other_capex_fraction",
                                                                    "network_usd_per_device", "storage_usd_per_device",
                                                                    "installation_usd_per_server"),
                 "demand": ("demand_tokens_per_day", "utilization")}
-ENGINE_POOL_KEYS = ("role", "device", "curve") + POOL_SERVING_KEYS
-PERF_DEVICE_FIELDS = ("memory_gb", "mem_bw_gb_s", "peak_tflops_bf16", "peak_tflops_fp8", "peak_tflops_fp4", "tdp_w",
-                      "idle_w", "scale_up_domain", "interconnect_gb_s", "scale_out_gb_s")
-ECON_DEVICE_FIELDS = ("price_usd", "devices_per_server", "server_price_usd", "server_overhead_w")
-MODEL_KEYS = tuple(f.name for f in MODEL_FIELDS if f.type in ("int", "float"))
-CURVE_SUMS = ("batch", "tokens_per_s_per_device", "tokens_per_s_per_user", "power_w", "ttft_s")
+LIVE_DEVICE_FIELDS = frozenset({"price_usd", "devices_per_server", "server_price_usd", "server_overhead_w"})
+LIVE_POOL_FIELDS = frozenset({"rack_power_cap_kw", "servers_per_rack_max", "purchase_year", "rent_usd_per_device_hour",
+                              "ownership", "device_count"})
+IDENTITY = frozenset({"name", "plan", "pool", "curve", "key"})
+
+
+def engine_plan_keys() -> tuple[str, ...]:
+    """Plans keys every plan's checks compare (the engine reads them; no workbook formula follows them)."""
+    return tuple(f.name for f in PLAN_FIELDS if f.name not in LIVE_PLAN_KEYS | DOC_FIELDS)
+
+
+def checked_fields(fields, live=frozenset(), doc=DOC_FIELDS) -> tuple[str, ...]:
+    """The fields of a table the Checks compare: every one but documentation, identity and live fields."""
+    return tuple(f.name for f in fields if f.name not in live | doc | IDENTITY)
+
+
+ENGINE_PLAN_KEYS = engine_plan_keys()
+ENGINE_POOL_KEYS = checked_fields(POOL_FIELDS, LIVE_POOL_FIELDS)
+PERF_DEVICE_FIELDS = checked_fields(DEVICE_FIELDS, LIVE_DEVICE_FIELDS)
+ECON_DEVICE_FIELDS = tuple(f.name for f in DEVICE_FIELDS if f.name in LIVE_DEVICE_FIELDS)
+MODEL_KEYS = checked_fields(MODEL_FIELDS)
+CURVE_ARRAYS = ("batch", "tokens_per_s_per_device", "tokens_per_s_per_user", "power_w", "ttft_s")
+CURVE_SCALARS = tuple(k for k in checked_fields(CURVE_POINT_FIELDS, doc=DOC_FIELDS - {"source"}) if k not in CURVE_ARRAYS)
+UNCERTAINTY_KEYS = checked_fields(UNCERTAINTY_FIELDS)
 FIRST_DETAIL_ROW_OFFSET = 3  # rows between the per-plan summary and the detail table
+# detail table columns: the status beside the check's name (what prints and what a reader scans)
+COL_GROUP, COL_WHAT, COL_STATUS, COL_CURRENT, COL_SNAPSHOT, COL_FOUND, COL_AREA = range(1, 8)
+DETAIL_HEADERS = ("plan (0: every plan)", "check", "status (1 = fails)", "current", "snapshot at export",
+                  "found at row", "sheet")
+_L = {c: get_column_letter(c) for c in range(1, 8)}
+EVERY_PLAN_AREA = "every plan"
+AREA_SHEETS = {"outputs": (S.RESULTS, S.SUMMARY, S.CASH_FLOW), EVERY_PLAN_AREA: (S.PLANS, S.CONSTANTS)}
+SUMMARY_AREAS = (S.PLANS, S.POOLS, S.DEVICES, S.MODELS, S.CURVES, S.CALIBRATION, "outputs", EVERY_PLAN_AREA)
+LAST_ROW = 1_048_576
+EVERY_PLAN = 0               # the group of a check that concerns every plan (Constants, the plan count)
+MONTE_CARLO_GROUP = "MonteCarlo"  # the group of the Uncertainty checks (they make the MonteCarlo sheet stale)
 
 
 @dataclass(frozen=True)
@@ -57,66 +102,188 @@ class InputRows:
 
 
 @dataclass(frozen=True)
+class Check:
+    """One row of the Checks sheet: group (plan index + 1, EVERY_PLAN or MONTE_CARLO_GROUP), what it compares,
+    the formula finding the row it reads (or None), the formula of its current value, the snapshot at export,
+    and how they compare ("exact"; "near": within CHECK_TOLERANCE; "horizon": the current years fit CashFlow)."""
+
+    group: object
+    what: str
+    found: str | None
+    current: str
+    snapshot: object
+    kind: str = "exact"
+
+
+@dataclass
 class CheckRefs:
     plan_status: dict[int, str]  # plan index -> the cell holding its failing-check count
     detail: RawCells             # the check rows, to put into the saved sheet (xlsx_raw_cells)
-
-
-def _snapshot_rows(scenario: Scenario, results, layout: Layout, rows: InputRows):
-    """(plan index, what, cell reference, snapshot value, kind) per compared cell."""
-    out = []
-    for index, (plan, result) in enumerate(zip(scenario.plans, results)):
-        col = layout.plan_col(index)
-        one_pool = len(result.pools) == 1  # a one-pool plan's sizing is a formula on Results
-        keys = list(ENGINE_PLAN_KEYS) + ([] if one_pool else list(SIZING_INPUT.get(plan.sizing_mode, ())))
-        if plan.sizing_mode == "devices" and (plan.pools or len(result.pools) > 1):
-            keys.append("device_count")  # split between pools (or unused) by the engine
-        for key in dict.fromkeys(keys):
-            out.append((index, f"Plans {key}", f"{S.PLANS}!${col}${layout.plan_rows[key]}", getattr(plan, key), "exact"))
-        for k, pool in enumerate(plan.pools):
-            row = layout.pool_rows[(plan.name, pool.pool)]
-            pool_keys = list(ENGINE_POOL_KEYS) + (["ownership"] if plan.sizing_mode == "capex_budget" else [])
-            if plan.sizing_mode != "devices" or pool.role != "serve":
-                pool_keys.append("device_count")
-            for key in pool_keys:
-                out.append((index, f"Pools {pool.pool} {key}", f"{S.POOLS}!${_col(POOL_FIELDS, key)}${row}",
-                            getattr(pool, key), "exact"))
-        device_keys = PERF_DEVICE_FIELDS + (ECON_DEVICE_FIELDS if plan.sizing_mode != "devices" and not one_pool else ())
-        for name in dict.fromkeys(p.device for p in result.pools):
-            if name not in rows.devices:
-                continue
-            device = scenario.device(name)
-            for key in device_keys:
-                out.append((index, f"Devices {name} {key}", f"{S.DEVICES}!${_col(DEVICE_FIELDS, key)}${rows.devices[name]}",
-                            getattr(device, key), "exact"))
-        if plan.model in rows.models:
-            model = scenario.model(plan.model)
-            for key in MODEL_KEYS:
-                out.append((index, f"Models {plan.model} {key}",
-                            f"{S.MODELS}!${_col(MODEL_FIELDS, key)}${rows.models[plan.model]}", getattr(model, key), "exact"))
-        for name in dict.fromkeys(p.curve for p in result.pools if p.curve):
-            curve = scenario.curves.get(name)
-            if curve is None:
-                continue
-            last = S.FIRST_ENTRY_ROW + rows.curve_points - 1
-            names = f"{S.CURVES}!$A${S.FIRST_ENTRY_ROW}:$A${last}"
-            for key in CURVE_SUMS:
-                column = _col(CURVE_POINT_FIELDS, key)
-                total = float(sum(v for v in getattr(curve, key) if v == v))
-                # SUMPRODUCT of an exact match, not SUMIF: a name is not read as a criterion ("=...", "*")
-                formula = (f'SUMPRODUCT(({names}={_quoted(name)})*{S.CURVES}!${column}${S.FIRST_ENTRY_ROW}'
-                           f':${column}${last})')
-                out.append((index, f"Curves {name} sum of {key}", formula, total, "sum"))
-        factor_sets = [scenario.factors] + list(scenario.device_factors.values())
-        for c, factors in enumerate(factor_sets, start=3):
-            for r, name in enumerate(FACTOR_NAMES, start=2):
-                out.append((index, f"Calibration {name}", f"{S.CALIBRATION}!${get_column_letter(c)}${r}",
-                            getattr(factors, name), "exact"))
-    return out
+    next_row: int = 0            # the next free detail row (output integrity rows are added after Results)
 
 
 def _quoted(text: str) -> str:
     return '"' + text.replace('"', '""') + '"'
+
+
+def _wild(text: str) -> str:
+    """`text` as a MATCH / COUNTIF pattern that matches only itself (wildcards ~ * ? escaped)."""
+    return _quoted(text.replace("~", "~~").replace("*", "~*").replace("?", "~?"))
+
+
+def _key_row(sheet: str, key: str, column: str = "A") -> str:
+    """The row of `key` in a sheet's key column, by value (survives sorting, inserted and deleted rows)."""
+    return f"MATCH({_wild(key)},{sheet}!${column}:${column},0)"
+
+
+def _key_col(sheet: str, key: str) -> str:
+    return f"MATCH({_wild(key)},{sheet}!$1:$1,0)"
+
+
+def _at(sheet: str, row_cell: str, col: str) -> str:
+    """The cell of a sheet at the row a check found (its C cell) and a column (a number or MATCH)."""
+    return f"INDEX({sheet}!{WHOLE},IF({row_cell}>0,{row_cell},NA()),{col})"
+
+
+def _plan_checks(index: int, plan, result, layout: Layout) -> list[Check]:
+    letter = get_column_letter(S.FIRST_PLAN_COLUMN + index)
+    col = f"COLUMN({S.PLANS}!${letter}$1)"  # follows the plan's column as the Results formulas do (no literal)
+    group = index + 1
+    one_pool = len(result.pools) == 1  # a one-pool plan's sizing is a formula on Results
+    keys = list(ENGINE_PLAN_KEYS) + ([] if one_pool else list(SIZING_INPUT.get(plan.sizing_mode, ())))
+    if plan.sizing_mode == "devices" and (plan.pools or len(result.pools) > 1):
+        keys.append("device_count")  # split between pools (or unused) by the engine
+    out = [Check(group, f"Plans {key}", _key_row(S.PLANS, key), col, getattr(plan, key)) for key in dict.fromkeys(keys)]
+    if plan.pools:  # Pools rows name their plan: a renamed plan loses them
+        out.append(Check(group, "Plans: the plan's name (its Pools rows name it)", None,
+                         f"{S.PLANS}!${letter}$1", plan.name))
+    out.append(Check(group, "horizon: the plan's years fit the CashFlow sheet (CASHFLOW_LAST_YEAR)",
+                     _key_row(S.PLANS, "years"), col, plan.years, "horizon"))
+    return out
+
+
+def _pool_checks(index: int, plan, last_pool_row: int) -> list[Check]:
+    out = []
+    last = last_pool_row + SEARCH_MARGIN
+    out.append(Check(index + 1, f"Pools: {len(plan.pools)} row(s) name the plan", None,
+                     f"COUNTIF({S.POOLS}!$A:$A,\"=\"&{_wild(plan.name)})", len(plan.pools)))
+    for pool in plan.pools:
+        found = row_where(S.POOLS, (("plan", plan.name), ("pool", pool.pool)), last)
+        keys = list(ENGINE_POOL_KEYS) + (["ownership"] if plan.sizing_mode == "capex_budget" else [])
+        if plan.sizing_mode != "devices" or pool.role != "serve":
+            keys.append("device_count")
+        out.append(Check(index + 1, f"Pools {pool.pool}: one row", None,
+                         count_where(S.POOLS, (("plan", plan.name), ("pool", pool.pool)), last), 1))
+        out.extend(Check(index + 1, f"Pools {pool.pool} {key}", found, _key_col(S.POOLS, key), getattr(pool, key))
+                   for key in keys)
+    return out
+
+
+def _entry_checks(index: int, sheet: str, name: str, entry, keys) -> list[Check]:
+    group = index + 1
+    out = [Check(group, f"{sheet} {name}: one row", None, f"COUNTIF({sheet}!$A:$A,\"=\"&{_wild(name)})", 1)]
+    found = _key_row(sheet, name)
+    out.extend(Check(group, f"{sheet} {name} {key}", found, _key_col(sheet, key), getattr(entry, key)) for key in keys)
+    return out
+
+
+def _curve_checks(index: int, curve, last_point_row: int) -> list[Check]:
+    """The curve's point count, sum of each column and sum of batch x each column: sorting the sheet keeps them,
+    an edit, an added or removed point and two values swapped between points change them."""
+    group, name = index + 1, curve.name
+    last = last_point_row + SEARCH_MARGIN
+    rng = lambda key: table_column(S.CURVES, key, last)  # noqa: E731
+    mine = f"({rng('curve')}={_quoted(name)})"
+    batch = np.asarray(curve.batch, float)
+    out = [Check(group, f"Curves {name}: number of points", None, f"COUNTIF({S.CURVES}!$A:$A,\"=\"&{_wild(name)})",
+                 int(batch.size))]
+    for key in CURVE_ARRAYS:
+        values = np.nan_to_num(np.asarray(getattr(curve, key), float))
+        out.append(Check(group, f"Curves {name} sum of {key}", None, f"SUMPRODUCT({mine}*{rng(key)})",
+                         float(values.sum()), "near"))
+        out.append(Check(group, f"Curves {name} sum of batch x {key}", None,
+                         f"SUMPRODUCT({mine}*{rng('batch')}*{rng(key)})", float((batch * values).sum()), "near"))
+    found = _key_row(S.CURVES, name)
+    for key in CURVE_SCALARS:
+        value = getattr(curve, key)
+        if key == "config":
+            value = config_text(value)
+        out.append(Check(group, f"Curves {name} {key} (first point)", found, _key_col(S.CURVES, key), value))
+    return out
+
+
+def _factor_checks(index: int, scenario: Scenario) -> list[Check]:
+    out = []
+    sets = [("value", scenario.factors)] + list(scenario.device_factors.items())
+    for column, factors in sets:
+        for name in FACTOR_NAMES:
+            label = "" if column == "value" else f" ({column})"
+            out.append(Check(index + 1, f"Calibration {name}{label}", _key_row(S.CALIBRATION, name),
+                             _key_col(S.CALIBRATION, column), getattr(factors, name)))
+    return out
+
+
+def _input_checks(scenario: Scenario, results, layout: Layout, rows: InputRows) -> list[Check]:
+    out = []
+    last_pool_row = max(layout.pool_rows.values(), default=S.FIRST_ENTRY_ROW)
+    last_point_row = S.FIRST_ENTRY_ROW + rows.curve_points - 1
+    for index, (plan, result) in enumerate(zip(scenario.plans, results)):
+        out.extend(_plan_checks(index, plan, result, layout))
+        if plan.pools:
+            out.extend(_pool_checks(index, plan, last_pool_row))
+        one_pool = len(result.pools) == 1
+        device_keys = PERF_DEVICE_FIELDS + (ECON_DEVICE_FIELDS if plan.sizing_mode != "devices" and not one_pool else ())
+        for name in dict.fromkeys(p.device for p in result.pools):
+            if name in rows.devices:
+                out.extend(_entry_checks(index, S.DEVICES, name, scenario.device(name), device_keys))
+        if plan.model in rows.models:
+            out.extend(_entry_checks(index, S.MODELS, plan.model, scenario.model(plan.model), MODEL_KEYS))
+        for name in dict.fromkeys(p.curve for p in result.pools if p.curve):
+            if name in scenario.curves:
+                out.extend(_curve_checks(index, scenario.curves[name], last_point_row))
+        out.extend(_factor_checks(index, scenario))
+    return out
+
+
+def _workbook_checks(scenario: Scenario, max_years: int) -> list[Check]:
+    """Checks of every plan at once: the plan count, the engine's constants."""
+    n = len(scenario.plans)
+    out = [Check(EVERY_PLAN, f"Plans: {n} plan(s) in row 1 (a plan added or removed is computed only by tcoapp)", None,
+                 f"COUNTA({S.PLANS}!$C$1:$AMJ$1)", n)]
+    for name, value in {**constant_values(), "CASHFLOW_LAST_YEAR": max_years}.items():
+        out.append(Check(EVERY_PLAN, f"Constants {name} (the engine's constant)", None, name, value))
+    return out
+
+
+def _uncertainty_checks(scenario: Scenario) -> list[Check]:
+    """The Uncertainty rows the MonteCarlo sheet was simulated from (found by plan and key)."""
+    if not scenario.uncertainty:
+        return []
+    n = len(scenario.uncertainty)
+    last = S.FIRST_ENTRY_ROW + n - 1 + SEARCH_MARGIN
+    out = [Check(MONTE_CARLO_GROUP, f"Uncertainty: {n} row(s)", None,
+                 f"COUNTA({S.UNCERTAINTY}!$A$3:$A${LAST_ROW})", n)]
+    for item in scenario.uncertainty:
+        pairs = (("plan", item.plan), ("key", item.key))
+        found = row_where(S.UNCERTAINTY, pairs, last)
+        label = f"Uncertainty {item.plan} {item.key}"
+        out.append(Check(MONTE_CARLO_GROUP, f"{label}: one row", None, count_where(S.UNCERTAINTY, pairs, last), 1))
+        out.extend(Check(MONTE_CARLO_GROUP, f"{label} {key}", found, _key_col(S.UNCERTAINTY, key), getattr(item, key))
+                   for key in UNCERTAINTY_KEYS)
+    return out
+
+
+def constant_values() -> dict[str, float]:
+    """The value of each named constant of the Constants sheet, as the engine uses it."""
+    from .xlsx_constants import CONSTANTS
+
+    values: dict[str, float] = {}
+    for name, _unit, value, _text in CONSTANTS:
+        if isinstance(value, str):  # a formula over other constants: A*B
+            left, right = value[1:].split("*")
+            value = values[left] * values[right]
+        values[name] = value
+    return values
 
 
 def _sum_checks(scenario: Scenario, layout: Layout):
@@ -155,11 +322,11 @@ def _error_checks(scenario: Scenario, layout: Layout):
 
 def write_checks(ws, workbook, scenario: Scenario, results, layout: Layout, rows: InputRows) -> CheckRefs:
     n = len(scenario.plans)
-    snapshots = _snapshot_rows(scenario, results, layout, rows)
-    sums = _sum_checks(scenario, layout) + _error_checks(scenario, layout)
+    checks = _workbook_checks(scenario, layout.max_years) + _input_checks(scenario, results, layout, rows) + _uncertainty_checks(scenario)
     first = 4 + n + FIRST_DETAIL_ROW_OFFSET + 1
-    last = first + len(snapshots) + len(sums)  # + the horizon check
-    status = f"$F${first}:$F${last}"
+    groups = f"$A${first}:$A${LAST_ROW}"
+    status = f"${_L[COL_STATUS]}${first}:${_L[COL_STATUS]}${LAST_ROW}"  # rows added later are counted too
+    areas = f"${_L[COL_AREA]}${first}:${_L[COL_AREA]}${LAST_ROW}"
     set_text(ws.cell(row=1, column=1), MASTER)
     ws.cell(row=1, column=1).font = BOLD
     put(ws, 1, 2, f"=SUM({status})", "formula")
@@ -167,52 +334,143 @@ def write_checks(ws, workbook, scenario: Scenario, results, layout: Layout, rows
     wrap(ws.cell(row=1, column=3, value="Failing checks (0: the workbook is current). A plan whose engine inputs "
                                         "changed since export must be recomputed in tcoapp (open the file and save)."))
     workbook.defined_names[MASTER] = DefinedName(MASTER, attr_text=f"'{ws.title}'!$B$1")
-    for col, text in enumerate(("plan", "name", "failing checks", "status"), start=1):
+    set_text(ws.cell(row=2, column=1), MONTE_CARLO_CHECK)
+    put(ws, 2, 2, f'=SUMIF({groups},"{MONTE_CARLO_GROUP}",{status})', "formula")
+    wrap(ws.cell(row=2, column=3, value="Failing checks of the Uncertainty rows the MonteCarlo sheet was simulated "
+                                        "from (0: it is current; they count in master_check too)."))
+    workbook.defined_names[MONTE_CARLO_CHECK] = DefinedName(MONTE_CARLO_CHECK, attr_text=f"'{ws.title}'!$B$2")
+    for col, text in enumerate(("plan", "name", "failing checks", "status") + tuple(f"{a} checks failing" for a in
+                                                                               SUMMARY_AREAS), start=1):
         header(ws, 3, col, text)
     refs = {}
     for index, plan in enumerate(scenario.plans):
         row = 4 + index
         put(ws, row, 1, index + 1, "engine")
         set_text(ws.cell(row=row, column=2), plan.name)
-        put(ws, row, 3, f"=SUMIF($A${first}:$A${last},A{row},{status})", "formula")
+        put(ws, row, 3, f"=SUMIF({groups},A{row},{status})+SUMIF({groups},{EVERY_PLAN},{status})", "formula")
         put(ws, row, 4, f'=IF(C{row}=0,"current","STALE")', "formula")
+        for col, area in enumerate(SUMMARY_AREAS, start=5):
+            group = f"{EVERY_PLAN}" if area == EVERY_PLAN_AREA else f"A{row}"
+            names = AREA_SHEETS.get(area, (area,))
+            put(ws, row, col, "=" + "+".join(f'SUMIFS({status},{groups},{group},{areas},"{name}")' for name in names),
+                "formula")
         refs[index] = f"{S.CHECKS}!$C${row}"
     head = first - 1
-    for col, text in enumerate(("plan", "check", "cell", "snapshot at export", "current", "status (1 = fails)"), start=1):
+    for col, text in enumerate(DETAIL_HEADERS, start=1):
         header(ws, head, col, text)
     # the detail rows (thousands for 20 plans) as worksheet XML, each with its value at export (all pass)
     raw = RawCells(ws.title)
     book = ws.parent
     engine, formula, plain = (raw.style_id(book, kind) for kind in ("engine", "formula", "plain"))
     row = first
-    for index, what, ref, value, kind in snapshots:
-        shown = written_value(value, "engine")  # the snapshot as the cell holds it
-        raw.value(row, 1, index + 1, engine)
-        raw.value(row, 2, what, plain)
-        raw.value(row, 3, ref if kind == "exact" else "(sum)", plain)
-        raw.value(row, 4, shown, engine)
-        raw.formula(row, 5, f"={ref}", formula, 0.0 if shown is None else shown)
-        status = (f"=IF(EXACT({ref},D{row}),0,1)" if kind == "exact"
-                  else f"=IF(ABS({ref}-D{row})<=CHECK_TOLERANCE*MAX(1,ABS(D{row})),0,1)")
-        raw.formula(row, 6, status, formula, 0.0)
+    for check in checks:
+        _write_check(raw, row, check, (engine, formula, plain))
         row += 1
-    for index, what, status in sums:
-        raw.value(row, 1, index + 1, engine)
-        raw.value(row, 2, what, plain)
-        raw.formula(row, 6, status, formula, 0.0)
+    for index, what, status_formula in _sum_checks(scenario, layout) + _error_checks(scenario, layout):
+        raw.value(row, COL_GROUP, index + 1, engine)
+        raw.value(row, COL_WHAT, what, plain)
+        raw.value(row, COL_AREA, _sheet_of(what), plain)
+        raw.formula(row, COL_STATUS, status_formula, formula, 0.0)
         row += 1
-    years = f"{S.PLANS}!${layout.plan_col(0)}${layout.plan_rows['years']}:${layout.plan_col(max(n - 1, 0))}${layout.plan_rows['years']}"
-    raw.value(row, 1, 0, engine)
-    raw.value(row, 2, "horizon: every plan's years fit the CashFlow sheet", plain)
-    raw.value(row, 4, layout.max_years, engine)
-    raw.formula(row, 5, f"=MAX({years})", formula, float(max(p.years for p in scenario.plans)) if n else 0.0)
-    raw.formula(row, 6, f"=IF(MAX({years})<=CASHFLOW_LAST_YEAR,0,1)", formula, 0.0)
-    ws.conditional_formatting.add(f"F{first}:F{last}", FormulaRule(formula=[f"F{first}>0"], fill=RED))
-    ws.conditional_formatting.add("B1", FormulaRule(formula=["B1>0"], fill=RED))
-    ws.conditional_formatting.add("B1", FormulaRule(formula=["B1=0"], fill=GREEN))
+    c = _L[COL_STATUS]
+    ws.conditional_formatting.add(f"{c}{first}:{c}{LAST_ROW}", FormulaRule(formula=[f"{c}{first}>0"], fill=RED))
+    ws.conditional_formatting.add("B1:B2", FormulaRule(formula=["B1>0"], fill=RED))
+    ws.conditional_formatting.add("B1:B2", FormulaRule(formula=["B1=0"], fill=GREEN))
     ws.freeze_panes = "A4"
-    widths(ws, {1: 8, 2: 46, 3: 34, 4: 22, 5: 22, 6: 16})
-    return CheckRefs(refs, raw)
+    widths(ws, {1: 8, 2: 58, 3: 12, 4: 22, 5: 22, 6: 10, 7: 12, **{c: 12 for c in range(8, 5 + len(SUMMARY_AREAS))}})
+    return CheckRefs(refs, raw, row)
+
+
+NOTE_KEYS = ("warnings", "serving")  # Results rows of text notes (typing over them changes no number)
+
+
+def _is_formula(value) -> bool:
+    return isinstance(value, str) and value.startswith("=")
+
+
+def _written(ws) -> dict[tuple[int, int], object]:
+    """(row, col) -> value of the cells written so far (reading ws.cell() would add empty cells to the sheet)."""
+    return {key: cell.value for key, cell in ws._cells.items()}
+
+
+def add_output_checks(refs: CheckRefs, scenario: Scenario, layout: Layout, results_ws, summary_ws, cash_ws,
+                      cash_raw: RawCells) -> None:
+    """Output integrity: a number typed over a formula of Results, Summary or CashFlow changes the plan's count of
+    formula cells (ISFORMULA), a value typed over an engine value of Results differs from its snapshot."""
+    raw, row = refs.detail, refs.next_row
+    book = results_ws.parent
+    styles = tuple(raw.style_id(book, kind) for kind in ("engine", "formula", "plain"))
+    rows = sorted(layout.result_rows.values())
+    results, summary, cash = _written(results_ws), _written(summary_ws), _written(cash_ws)
+    summary_last = max((r for r, _ in summary), default=1)
+    for index, _plan in enumerate(scenario.plans):
+        group, col = index + 1, S.FIRST_PLAN_COLUMN + index
+        letter = get_column_letter(col)
+        in_column = sum(1 for (r, c), v in results.items() if c == col and rows[0] <= r <= rows[-1] and _is_formula(v))
+        checks = [Check(group, "Results: the plan's formula cells are formulas", None,
+                        f"SUMPRODUCT(--_xlfn.ISFORMULA({S.RESULTS}!${letter}${rows[0]}:${letter}${rows[-1]}))", in_column)]
+        checks.append(Check(group, "Summary: the plan's formula cells are formulas", None,
+                            f"SUMPRODUCT(--_xlfn.ISFORMULA({S.SUMMARY}!${letter}$1:${letter}${summary_last}))",
+                            sum(1 for (_, c), v in summary.items() if c == col and _is_formula(v))))
+        block = [layout.cf_row(index, key) for key in cf_keys(layout.cf_pools(index))]
+        first, last = layout.cf_block_row(index), max(block)
+        in_block = sum(1 for r, cells in cash_raw.rows.items() if first <= r <= last for xml in cells if "<f>" in xml)
+        in_block += sum(1 for (r, _), v in cash.items() if first <= r <= last and _is_formula(v))
+        area = f"{S.CASH_FLOW}!$A${first}:${layout.year_col(layout.max_years)}${last}"
+        checks.append(Check(group, "CashFlow: the plan's formula cells are formulas", None,
+                            f"SUMPRODUCT(--_xlfn.ISFORMULA({area}))", in_block))
+        for key, r in layout.result_rows.items():
+            value = results.get((r, col))
+            if value is None or key in NOTE_KEYS or _is_formula(value):
+                continue
+            checks.append(Check(group, f"Results {key} (engine value)", _key_row(S.RESULTS, key),
+                                f"COLUMN({S.RESULTS}!${letter}$1)", value))
+        for check in checks:
+            _write_check(raw, row, check, styles)
+            row += 1
+    refs.next_row = row
+
+
+def _sheet_of(what: str) -> str:
+    """The sheet a check reads: the first word of its description ("horizon" reads Plans)."""
+    word = what.split(" ", 1)[0].rstrip(":")
+    return S.PLANS if word == "horizon" else word
+
+
+def _write_check(raw: RawCells, row: int, check: Check, styles) -> None:
+    engine, formula, plain = styles
+    shown = written_value(check.snapshot, "engine")  # the snapshot as the cell holds it
+    raw.value(row, COL_GROUP, check.group, engine)
+    raw.value(row, COL_WHAT, check.what, plain)
+    raw.value(row, COL_SNAPSHOT, shown, engine)
+    raw.value(row, COL_AREA, _sheet_of(check.what), plain)
+    if check.found is not None:
+        sheet = _sheet_of(check.what)
+        raw.formula(row, COL_FOUND, f"={check.found}", formula, None)
+        current = _at(sheet, f"${_L[COL_FOUND]}{row}", check.current)
+    else:
+        current = check.current
+    cached = 0.0 if shown is None else shown
+    raw.formula(row, COL_CURRENT, f"={current}", formula, cached)
+    snap = f"{_L[COL_SNAPSHOT]}{row}"
+    if check.kind == "horizon":  # the years may change (a finance edit) up to the sheet's last year
+        status = f"=IF(ISERROR({current}),1,IF({current}<=CASHFLOW_LAST_YEAR,0,1))"
+    elif check.kind == "near":
+        status = f"=IF(ISERROR({current}),1,IF(ABS({current}-{snap})<=CHECK_TOLERANCE*MAX(1,ABS({snap})),0,1))"
+    else:
+        status = f"=IF(ISERROR({current}),1,IF(EXACT({current},{snap}),0,1))"
+    raw.formula(row, COL_STATUS, status, formula, 0.0)
+
+
+def checks_last_column() -> int:
+    """The last column of the per-plan summary (what prints)."""
+    return 4 + len(SUMMARY_AREAS)
+
+
+def plan_header(ws, row: int, col: int, name: str, plan_col: int | None = None) -> None:
+    """A plan's name over its output column: a formula reading its Plans header, so a renamed plan's outputs say so."""
+    header(ws, row, col, name)
+    ws.cell(row=row, column=col).value = f"={S.PLANS}!{get_column_letter(plan_col or col)}$1"
 
 
 def banner(ws, row: int, last_col: int) -> None:

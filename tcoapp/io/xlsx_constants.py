@@ -1,4 +1,7 @@
-"""The Constants sheet: every fixed number the formulas use, as a named cell (no literal in a formula)."""
+"""The Constants sheet: every fixed number the formulas use, as a named cell (no literal in a formula).
+
+They are the engine's constants, not inputs: the Checks sheet compares each with its value at export, so an edit
+makes master_check > 0 (every plan STALE) instead of silently moving numbers the engine would not move."""
 from __future__ import annotations
 
 from openpyxl.workbook.defined_name import DefinedName
@@ -39,10 +42,8 @@ def write_constants(ws, workbook, cashflow_last_year: int) -> None:
     for row, (name, unit, value, text) in enumerate(CONSTANTS + layout, start=2):
         key_cell(ws, row, name)
         unit_cell(ws, row, 2, unit)
-        if isinstance(value, str):
-            put(ws, row, 3, value, "formula")
-        else:
-            put(ws, row, 3, value, "input")
+        # the engine's own numbers, not inputs: styled as engine values, and an edit fails a check (xlsx_checks)
+        put(ws, row, 3, value, "formula" if isinstance(value, str) else "engine")
         ws.cell(row=row, column=3).number_format = ("0.00E+00" if name in ("CHECK_TOLERANCE", "SIZING_EPSILON") else
                                                     "0.00%" if unit.startswith("fraction") else "#,##0")
         wrap(ws.cell(row=row, column=4, value=text))

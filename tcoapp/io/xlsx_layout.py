@@ -41,6 +41,36 @@ CF_FIRST_BLOCK_ROW = 3
 MIN_CASHFLOW_YEARS = 10  # the CashFlow sheet covers at least this many years, so `years` can be raised in the file
 
 
+WHOLE = "$A:$AMJ"            # every column LibreOffice has (1,024) and more than any plan count (sheets.MAX_PLANS)
+SEARCH_MARGIN = 1_000        # rows past the exported rows a row-finding formula still looks (a row added below)
+
+
+def quoted(text: str) -> str:
+    return '"' + text.replace('"', '""') + '"'
+
+
+def key_col(sheet: str, key: str) -> str:
+    """The column of `key` in a table sheet's row 1, by value (survives moved and inserted columns)."""
+    return f"MATCH({quoted(key)},{sheet}!$1:$1,0)"
+
+
+def table_column(sheet: str, key: str, last: int) -> str:
+    """The entry cells (row 3 to `last`) of a table sheet's column `key`, as one column for SUMPRODUCT."""
+    return f"INDEX({sheet}!$A${S.FIRST_ENTRY_ROW}:$AMJ${last},0,{key_col(sheet, key)})"
+
+
+def count_where(sheet: str, pairs, last: int) -> str:
+    """How many entry rows hold every (column key, value) pair (exact text, no wildcards)."""
+    return "SUMPRODUCT(" + "*".join(f"({table_column(sheet, key, last)}={quoted(value)})" for key, value in pairs) + ")"
+
+
+def row_where(sheet: str, pairs, last: int) -> str:
+    """The row holding every (column key, value) pair; 0 where none does (with several, their sum: the count check
+    of the Checks sheet fails then)."""
+    terms = "*".join(f"({table_column(sheet, key, last)}={quoted(value)})" for key, value in pairs)
+    return f"SUMPRODUCT({terms}*ROW({sheet}!$A${S.FIRST_ENTRY_ROW}:$A${last}))"
+
+
 def base_key(key: str) -> str:
     """ "pool2.capex_usd" -> "capex_usd"; plan keys unchanged."""
     return key.split(".", 1)[1] if key.startswith("pool") and "." in key else key
@@ -80,10 +110,13 @@ class Layout:
     def max_pools(self) -> int:
         return max(max(self.pool_counts, default=1), 1)
 
-    @staticmethod
-    def pools_cell(row: int, key: str) -> str:
-        """An input cell of the Pools sheet."""
-        return f"{S.POOLS}!${field_column(POOL_FIELDS, key)}${row}"
+    def pools_cell(self, row: int, key: str) -> str:
+        """An input cell of the Pools sheet: the row naming this (plan, pool), found by value (sorting the Pools
+        table keeps it), the column by its key; #N/A where no row names the pool."""
+        plan, pool = next(names for names, r in self.pool_rows.items() if r == row)
+        last = max(self.pool_rows.values()) + SEARCH_MARGIN
+        found = row_where(S.POOLS, (("plan", plan), ("pool", pool)), last)
+        return f"INDEX({S.POOLS}!{WHOLE},IF({found}>0,{found},NA()),{key_col(S.POOLS, key)})"
 
     @staticmethod
     def plan_col(index: int) -> str:

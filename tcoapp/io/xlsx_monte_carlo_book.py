@@ -5,6 +5,7 @@ from ..engine.errors import TcoError
 from ..engine.uncertainty.simulate import simulate
 from . import sheets as S
 from .xlsx_montecarlo import write_draws, write_monte_carlo
+from .xlsx_print import print_monte_carlo
 from .xlsx_styles import section, set_text
 
 EXPORT_DRAWS = 2_000  # draws of an export that is not given a simulation (`tcoapp simulate --out` gives its own)
@@ -23,7 +24,10 @@ def add_monte_carlo(workbook, scenario, results, simulation=None) -> list:
         section(summary, 1, "Monte Carlo: not simulated", 6)
         for row, line in enumerate(str(exc).splitlines(), start=3):
             set_text(summary.cell(row=row, column=1), line)
+        print_monte_carlo(summary, None, 6, 0)
         return []
     draws = workbook.create_sheet(S.MONTE_CARLO_DRAWS, at + 1)
     write_monte_carlo(summary, sim, scenario)
-    return [p for p in (write_draws(draws, sim),) if p is not None and p.rows]
+    pending = write_draws(draws, sim)
+    print_monte_carlo(summary, draws, summary.max_column, draws.max_column)
+    return [p for p in (pending,) if p is not None and p.rows]

@@ -31,6 +31,7 @@ def write_monte_carlo(ws, sim, scenario) -> None:
     last = 3 + len(STATS)
     section(ws, 1, f"Monte Carlo: {sim.draws:,} draws, seed {sim.seed} (engine values; recomputed on export, "
                    "never read back)", last)
+    monte_carlo_status(ws, 2, last)
     row = _summary(ws, 3, sim)
     row = _pairwise(ws, row + 1, sim)
     row = _inputs(ws, row + 1, sim, scenario)
@@ -38,6 +39,24 @@ def write_monte_carlo(ws, sim, scenario) -> None:
     write_npv_histogram(ws, row + 1, sim, f"{get_column_letter(len(INPUT_COLUMNS) + 6)}3")
     ws.freeze_panes = "A2"
     widths(ws, {1: 28, 2: 38, 3: 14, **{c: 14 for c in range(4, 4 + max(len(STATS), len(INPUT_COLUMNS) + 3))}})
+
+
+STATUS_CURRENT = "current: simulated from the Uncertainty rows shown"
+
+
+def monte_carlo_status(ws, row: int, last_col: int) -> None:
+    """Whether the Uncertainty rows are still those simulated (the Checks sheet's montecarlo_check)."""
+    from openpyxl.formatting.rule import FormulaRule
+
+    from .xlsx_checks import GREEN, MONTE_CARLO_CHECK, RED
+
+    set_text(ws.cell(row=row, column=1), MONTE_CARLO_CHECK)
+    put(ws, row, 2, f"={MONTE_CARLO_CHECK}", "formula")
+    put(ws, row, 3, f'=IF({MONTE_CARLO_CHECK}=0,"{STATUS_CURRENT}","STALE: the Uncertainty sheet changed since this '
+                    f'simulation: run tcoapp simulate on the file (see the Checks sheet)")', "formula")
+    area = f"A{row}:{get_column_letter(max(last_col, 3))}{row}"
+    ws.conditional_formatting.add(area, FormulaRule(formula=[f"{MONTE_CARLO_CHECK}>0"], fill=RED))
+    ws.conditional_formatting.add(area, FormulaRule(formula=[f"{MONTE_CARLO_CHECK}=0"], fill=GREEN))
 
 
 def _summary(ws, row: int, sim) -> int:

@@ -26,7 +26,7 @@ from . import sheets as S
 from openpyxl.formatting.rule import FormulaRule
 from openpyxl.utils import get_column_letter
 
-from .xlsx_checks import RED, banner
+from .xlsx_checks import RED, banner, plan_header
 from .xlsx_layout import Layout, PlanRefs, base_key, field_column
 from .xlsx_na import NA, NaGuard, none_na
 from .xlsx_labels import result_label
@@ -284,7 +284,7 @@ def write_results(ws, scenario: Scenario, results: tuple[PlanResult, ...], layou
     header(ws, 1, 1, "key", "Metric key (docs/workbook_format.md). Outputs: recomputed on import, never read.")
     header(ws, 1, 2, LABEL_HEADER)
     for index, plan in enumerate(scenario.plans):
-        header(ws, 1, S.FIRST_PLAN_COLUMN + index, plan.name)
+        plan_header(ws, 1, S.FIRST_PLAN_COLUMN + index, plan.name)
     banner(ws, BANNER_ROW, max(last_col, 3))
     if checks is not None:
         _check_row(ws, checks, n, last_col)

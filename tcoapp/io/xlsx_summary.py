@@ -8,7 +8,7 @@ from ..engine.metric_table import METRIC_BY_KEY
 from ..engine.scenario import Scenario
 from . import sheets as S
 from .xlsx_charts import cost_chart, cumulative_chart
-from .xlsx_checks import banner
+from .xlsx_checks import banner, plan_header
 from .xlsx_layout import Layout
 from .xlsx_results import result_unit
 from .xlsx_styles import header, put, section, set_text, unit_cell, widths
@@ -25,7 +25,7 @@ def write_summary(ws, scenario: Scenario, layout: Layout) -> None:
     header(ws, 1, 1, "Summary", "The comparison on one page; every number is a reference to the Results sheet.")
     header(ws, 1, 2, "unit")
     for index, plan in enumerate(scenario.plans):
-        header(ws, 1, S.FIRST_PLAN_COLUMN + index, plan.name)
+        plan_header(ws, 1, S.FIRST_PLAN_COLUMN + index, plan.name)
     banner(ws, 2, max(last_col, 3))
     section(ws, FIRST_ROW - 1, "Key metrics (see Results for every number and its formula)", max(last_col, 2))
     for offset, key in enumerate(ROWS):
@@ -40,6 +40,14 @@ def write_summary(ws, scenario: Scenario, layout: Layout) -> None:
     ws.freeze_panes = "C2"
     widths(ws, {1: 34, 2: 12, **{S.FIRST_PLAN_COLUMN + i: max(20, min(40, len(p.name) + 4))
                                 for i, p in enumerate(scenario.plans)}})
+
+
+CHART_ROWS = 16  # rows a chart covers at its default size (7.5 cm)
+
+
+def summary_last_row(scenario: Scenario) -> int:
+    """The last row of the Summary sheet, its charts included (what prints)."""
+    return FIRST_ROW + len(ROWS) + (2 + CHART_ROWS if scenario.plans else 0)
 
 
 def add_summary_charts(ws, cash_ws, results_ws, scenario: Scenario, layout: Layout) -> None:

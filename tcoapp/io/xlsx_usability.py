@@ -1,6 +1,6 @@
 """What makes the exported workbook easy to work in (FAST / ICAEW habits): dropdowns on the input
-cells that name a catalog entry or a choice, named ranges for every Plans input row, and print setup
-(landscape, fit to width, titles repeated on every page)."""
+cells that name a catalog entry or a choice, and named ranges for every Plans input row (print setup:
+xlsx_print)."""
 from __future__ import annotations
 
 from openpyxl.utils import get_column_letter, quote_sheetname
@@ -12,6 +12,7 @@ from . import sheets as S
 
 LIST_SOURCES = {"device": S.DEVICES, "prefill_device": S.DEVICES, "decode_device": S.DEVICES, "model": S.MODELS,
                 "curve": S.CURVES, "price_tiers": S.PRICE_TIERS}
+LAST_ROW = 1_048_576
 LISTS_COLUMN = 8  # Constants sheet column where the unique name lists start (one column per list)
 
 
@@ -53,7 +54,7 @@ def add_dropdowns(plans_ws, pools_ws, plan_rows: dict[str, int], n_plans: int, n
                 continue
             plans_ws.add_data_validation(dv)
             dv.add(f"{first}{row}:{last}{row}")
-    if n_pools:
+    if pools_ws is not None:  # to the sheet's last row: a pool row added below the exported ones has them too
         for col, field in enumerate(POOL_FIELDS, start=1):
             if field.name == "device":
                 dv = _validation(ranges[S.DEVICES], field.help)
@@ -63,7 +64,7 @@ def add_dropdowns(plans_ws, pools_ws, plan_rows: dict[str, int], n_plans: int, n
                 continue
             pools_ws.add_data_validation(dv)
             letter = get_column_letter(col)
-            dv.add(f"{letter}{S.FIRST_ENTRY_ROW}:{letter}{S.FIRST_ENTRY_ROW + n_pools - 1}")
+            dv.add(f"{letter}{S.FIRST_ENTRY_ROW}:{letter}{LAST_ROW}")
 
 
 def add_named_ranges(workbook, plan_rows: dict[str, int], n_plans: int) -> None:
@@ -74,14 +75,3 @@ def add_named_ranges(workbook, plan_rows: dict[str, int], n_plans: int) -> None:
     for key, row in plan_rows.items():
         name = f"in_{key}"
         workbook.defined_names[name] = DefinedName(name, attr_text=f"{S.PLANS}!${first}${row}:${last}${row}")
-
-
-def print_setup(ws, last_col: int, title_rows: str = "1:1") -> None:
-    """Landscape, fit to one page wide, the key and unit columns and the header rows on every page."""
-    ws.page_setup.orientation = "landscape"
-    ws.page_setup.fitToWidth = 1
-    ws.page_setup.fitToHeight = 0
-    ws.sheet_properties.pageSetUpPr.fitToPage = True
-    ws.print_title_rows = title_rows
-    ws.print_title_cols = "A:B"
-    ws.print_area = f"A1:{get_column_letter(max(last_col, 2))}{max(ws.max_row, 1)}"

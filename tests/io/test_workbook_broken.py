@@ -113,6 +113,6 @@ def test_a_failing_diagnosis_leaves_the_readers_own_message(tmp_path, monkeypatc
     def broken(_archive):
         raise RuntimeError("diagnosis bug")
     monkeypatch.setattr(diagnosis, "_sheet_parts", broken)
-    case = next(c for c in CASES if c.name == "empty_chartsheet")
+    case = next(c for c in CASES if c.name == "control_character_in_xml")
     with pytest.raises(ValidationError, match="cannot read the workbook"):
-        read_scenario(case.build(tmp_path / "chart.xlsx"))
+        read_scenario(case.build(tmp_path / "control.xlsx"))

@@ -171,7 +171,7 @@ def test_workbook_helpers_dropdowns_names_print_and_summary(tmp_path):
     assert any(str(device_row) in ref and "Constants" in formula for ref, formula in ranges.items())
     assert any(str(ROWS["weight_precision"]) in ref and "nvfp4" in formula for ref, formula in ranges.items())
     results = wb[S.RESULTS]
-    assert results.page_setup.orientation == "landscape" and results.print_title_cols == "$A:$B"
+    assert results.page_setup.orientation == "landscape" and results.print_title_cols == "$B:$B"
 
 
 def _shown(value, fmt: str) -> str:
@@ -237,7 +237,7 @@ def test_a_formula_error_stays_visible_and_fails_a_check(recalculated, name):
     cost = wb[S.RESULTS].cell(rows["cost_per_million_output_tokens_usd"], 3 + plan).value
     assert isinstance(cost, str) and cost.startswith("#"), (name, cost)  # an error, not "n/a" or a number
     assert wb[S.RESULTS].cell(rows["plan_check"], 3 + plan).value.startswith("STALE")
-    failing = [ws_row[1].value for ws_row in wb[S.CHECKS].iter_rows(min_row=4) if ws_row[5].value == 1]
+    failing = [ws_row[1].value for ws_row in wb[S.CHECKS].iter_rows(min_row=4) if ws_row[2].value == 1]
     assert any("no formula error" in str(what) for what in failing), failing
 
 

@@ -1,0 +1,127 @@
+"""Edit workbooks inside LibreOffice Calc (headless, through UNO), as an analyst does: type a value
+or a formula, insert or delete rows, sort a table, move a sheet, copy a column; then recalculate
+everything and save as .xlsx (what File > Save does with "Keep current format").
+
+Run by the system Python that ships with LibreOffice's UNO bridge (python3 with
+/usr/lib/libreoffice/program on its path), never imported by tcoapp:
+
+    python3 lo_edit.py JOBS.json
+
+JOBS.json: [{"src": in.xlsx, "dst": out.xlsx, "ops": [[op, args...], ...]}, ...] with ops
+    ["set", sheet, "B7", value]          a number or text ("=..." is a formula)
+    ["delete_rows", sheet, row, count]   1-based row
+    ["insert_rows", sheet, row, count]
+    ["delete_columns", sheet, col, count]  1-based column
+    ["copy_column", sheet, from_col, to_col]   whole column, values and formulas (1-based)
+    ["sort", sheet, "A3:Z40", key_col, ascending]  key_col 0-based within the range
+    ["move_sheet", sheet, position]      0-based position
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.append("/usr/lib/libreoffice/program")
+import uno  # noqa: E402
+from com.sun.star.beans import PropertyValue  # noqa: E402
+from com.sun.star.table import CellRangeAddress, CellAddress  # noqa: E402
+
+
+def _prop(name, value):
+    p = PropertyValue()
+    p.Name, p.Value = name, value
+    return p
+
+
+def _connect(pipe):
+    local = uno.getComponentContext()
+    resolver = local.ServiceManager.createInstanceWithContext("com.sun.star.bridge.UnoUrlResolver", local)
+    for _ in range(120):
+        try:
+            ctx = resolver.resolve(f"uno:pipe,name={pipe};urp;StarOffice.ComponentContext")
+            return ctx.ServiceManager.createInstanceWithContext("com.sun.star.frame.Desktop", ctx)
+        except Exception:  # noqa: BLE001 - not up yet
+            time.sleep(0.5)
+    raise RuntimeError("LibreOffice did not start")
+
+
+def _apply(doc, op):
+    kind, sheet_name, *args = op
+    sheets = doc.getSheets()
+    sheet = sheets.getByName(sheet_name)
+    index = [sheets.getByIndex(i).getName() for i in range(sheets.getCount())].index(sheet_name)
+    if kind == "set":
+        cell = sheet.getCellRangeByName(args[0])
+        value = args[1]
+        if isinstance(value, str) and value.startswith("="):
+            cell.setFormula(value)
+        elif isinstance(value, str):
+            cell.setString(value)
+        else:
+            cell.setValue(value)
+    elif kind == "delete_rows":
+        sheet.getRows().removeByIndex(args[0] - 1, args[1])
+    elif kind == "insert_rows":
+        sheet.getRows().insertByIndex(args[0] - 1, args[1])
+    elif kind == "delete_columns":
+        sheet.getColumns().removeByIndex(args[0] - 1, args[1])
+    elif kind == "copy_column":
+        source = CellRangeAddress()
+        source.Sheet, source.StartColumn, source.EndColumn = index, args[0] - 1, args[0] - 1
+        source.StartRow, source.EndRow = 0, 1048575
+        target = CellAddress()
+        target.Sheet, target.Column, target.Row = index, args[1] - 1, 0
+        sheet.copyRange(target, source)
+    elif kind == "sort":
+        rng = sheet.getCellRangeByName(args[0])
+        field = uno.createUnoStruct("com.sun.star.table.TableSortField")
+        field.Field, field.IsAscending = args[1], bool(args[2])
+        desc = rng.createSortDescriptor()
+        for p in desc:
+            if p.Name == "SortFields":
+                p.Value = uno.Any("[]com.sun.star.table.TableSortField", (field,))
+            elif p.Name == "ContainsHeader":
+                p.Value = False
+        rng.sort(desc)
+    elif kind == "move_sheet":
+        sheets.moveByName(sheet_name, args[0])
+    else:
+        raise ValueError(f"unknown op {kind}")
+
+
+def run(jobs, profile):
+    pipe = f"tcoapp_lo_{os.getpid()}"
+    office = subprocess.Popen(["soffice", f"-env:UserInstallation=file://{profile}", "--headless", "--norestore",
+                               "--invisible", f"--accept=pipe,name={pipe};urp;"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        desktop = _connect(pipe)
+        for job in jobs:
+            url = uno.systemPathToFileUrl(os.path.abspath(job["src"]))
+            doc = desktop.loadComponentFromURL(url, "_blank", 0, (_prop("Hidden", True),))
+            doc.calculateAll()
+            for op in job["ops"]:
+                _apply(doc, op)
+            doc.calculateAll()
+            out = uno.systemPathToFileUrl(os.path.abspath(job["dst"]))
+            doc.storeToURL(out, (_prop("FilterName", "Calc MS Excel 2007 XML"),))
+            doc.close(True)
+        try:
+            desktop.terminate()
+        except Exception:  # noqa: BLE001 - the bridge drops as it quits
+            pass
+        office.wait(timeout=60)
+    finally:
+        if office.poll() is None:
+            office.kill()
+
+
+if __name__ == "__main__":
+    with open(sys.argv[1]) as handle:
+        jobs = json.load(handle)
+    with tempfile.TemporaryDirectory() as profile:
+        run(jobs, profile)
