@@ -193,7 +193,7 @@ def moe_rack_scale() -> Scenario:
         ("8x H200 server", {**common, **H200_R1}),
         ("8x B200 server", {**common, **B200_R1}),
         ("GB200 NVL72 rack", {**common, **GB200_R1}),
-        # typed, search off: what EP8 replicas give up against the one EP72 replica the search picks
+        # typed, search off: what EP8 replicas give up against the configuration the search picks
         ("GB200 NVL72 EP8 replicas as typed (search off)", {**common, **GB200_R1, "serving_search": "off"}),
         # a fleet of two pools, each racked on its own: liquid-cooled NVL72 racks next to air-cooled B200 racks
         ("GB200 NVL72 prefill + B200 decode 1:5 (pools)", {**common, **B200_R1, "pools": (
@@ -341,7 +341,8 @@ SAMPLES: tuple[Sample, ...] = (
          "configurations. The chosen configuration is the Results sheet's `serving` row; set serving_search = "
          "off to compare the typed ones (FP8 on H200, NVFP4 on Blackwell, EP8 with attention-DP).",
          "With the search over draft tokens and FP4 formats the fastest tier changes: Blackwell now reaches "
-         ">= 167 tok/s/user at a profit (GB200 NVL72 with one EP72 replica and draft tokens), while H200 there "
+         ">= 167 tok/s/user at a profit (GB200 NVL72 with a TP16 replica inside its NVLink domain and draft "
+         "tokens), while H200 there "
          "still runs TP8 at a batch of one or two and never pays back.",
          "Price tiers (PriceTiers sheet) by tokens/s per user, REFERENCES C.4: $2.19 per M output from 0 "
          "(DeepSeek official price; its speed is not stated: ASSUMPTION that it is the slow tier), $5.40 from "
@@ -420,9 +421,11 @@ SAMPLES: tuple[Sample, ...] = (
          "Interactivity target: MLPerf Inference DeepSeek-R1 Server constraints, TTFT <= 2 s and TPOT <= 80 ms "
          "(= 12.5 tokens/s per user) (REFERENCES B.1).",
          "Every plan searches the widest space (serving_search = auto: TP, EP, attention-DP, precisions, draft "
-         "tokens 0-3, batch) starting from EP8 with attention data-parallel. On GB200 NVL72 the search spreads "
-         "one replica over the whole 72-GPU NVLink domain (EP72), which only the rack-scale system can do; the "
-         "plan 'GB200 NVL72 EP8 replicas as typed (search off)' keeps EP8 to show what that is worth.",
+         "tokens 0-3, batch) starting from EP8 with attention data-parallel. With expert load imbalance and the "
+         "all-to-all cost in the model (docs/model.md, section 1), spreading one replica over the whole "
+         "72-GPU NVLink domain (EP72) no longer pays: the search picks TP8 with attention-DP on every device, "
+         "the NVL72 rack included, and what still sets the rack apart is its power and rack density. The plan "
+         "'GB200 NVL72 EP8 replicas as typed (search off)' keeps EP8 to show what the search gains.",
          "Price: DeepSeek official $2.19 out / $0.55 in per M (REFERENCES C.4).",
          "Compare with REFERENCES B.2 TRT-LLM max throughput per GPU, DeepSeek-R1-0528 1024/8192: B200 3,862, "
          "GB200 4,379 (FP4), H200 1,218 (FP8). GB200 rack: 132 kW cap, one per rack (REFERENCES A, EST).",

@@ -56,8 +56,8 @@ def load_scenario(path=None) -> Scenario:
     >>> import tcoapp
     >>> scenario = tcoapp.load_scenario()
     >>> [plan.name for plan in scenario.plans][:2]
-    ['H100 FP8 TP2', 'H200 FP8 TP2']
-    >>> scenario.plan("H200 FP8 TP2").device
+    ['H100', 'H200']
+    >>> scenario.plan("H200").device
     'H200-SXM'
     """
     from .io.load import load_scenario as load
@@ -119,7 +119,7 @@ def compute(scenario: Scenario | str | None = None) -> Computed:
     >>> import tcoapp
     >>> result = tcoapp.compute()                       # the built-in default scenario
     >>> list(result.plans.index)
-    ['H100 FP8 TP2', 'H200 FP8 TP2', 'B200 NVFP4 TP1', 'GB200 NVL72 NVFP4', 'MI355X FP8 TP1']
+    ['H100', 'H200', 'B200', 'GB200 NVL72', 'MI355X']
     >>> result.plans.attrs["units"]["cost_per_million_output_tokens_usd"]
     'USD/Mtok'
     >>> str(result.plans["npv_usd"].dtype), str(result.years["year"].dtype)

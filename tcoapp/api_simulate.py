@@ -80,8 +80,8 @@ def simulate(scenario: Scenario | str | None = None, draws: int = DEFAULT_DRAWS,
 
     >>> import tcoapp
     >>> sim = tcoapp.simulate(None, draws=20, seed=0)
-    >>> npv = sim.summary.loc[("H200 FP8 TP2", "npv_usd")]
-    >>> bool(npv["p5"] == npv["p95"] == tcoapp.compute().plans.loc["H200 FP8 TP2", "npv_usd"])
+    >>> npv = sim.summary.loc[("H200", "npv_usd")]
+    >>> bool(npv["p5"] == npv["p95"] == tcoapp.compute().plans.loc["H200", "npv_usd"])
     True
     >>> list(sim.summary.columns)
     ['mean', 'p5', 'p10', 'p50', 'p90', 'p95', 'share_defined']

@@ -32,7 +32,7 @@ from .migrate import migrate_sheets, schema_version
 from .parse_diagnosis import explain
 from .safety import check_archive, check_defused, fail, zip_mimetype
 from .uncertainty_book import read_uncertainty
-from .xlsx_cells_read import RefusedXml, TooManyCells, TooManyStrings, read_cells
+from .xlsx_cells_read import BadCellReference, RefusedXml, TooManyCells, TooManyStrings, read_cells
 
 
 class _Sheet:
@@ -86,8 +86,8 @@ class _Sheet:
 
     def cells(self):
         """(where, value) of every non-empty cell."""
-        for r in self.row_numbers:
-            for c, value in self._values[r].items():
+        for r in self.row_numbers:   # a row may hold only formulas without a cached value
+            for c, value in self._values.get(r, {}).items():
                 yield self.where(r, c), value
 
     def where(self, row: int, col: int) -> str:
@@ -141,6 +141,8 @@ def _load_sheets(path) -> dict[str, _Sheet | None]:
     except TooManyStrings as exc:
         raise fail(path, f"refused: the shared string table holds {exc.count:,}+ strings, over the "
                          f"{exc.limit:,} limit") from None
+    except BadCellReference as exc:
+        raise fail(path, f"damaged workbook: {exc} (re-save it from Excel or LibreOffice)") from None
     except RefusedXml:
         raise fail(path, "refused: the workbook's XML declares entities or a DTD, as an XML bomb (billion laughs) "
                          "does") from None

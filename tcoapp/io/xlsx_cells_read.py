@@ -40,6 +40,18 @@ class TooManyCells(ValueError):
         self.sheet, self.limit = sheet, limit
 
 
+class BadCellReference(ValueError):
+    """A cell's reference lies outside any sheet (columns A..XFD, rows 1..1048576) or is not a reference."""
+
+    def __init__(self, sheet: str, ref: str):
+        super().__init__(f"sheet {sheet!r} holds a cell at {ref[:20]!r}, outside any sheet (columns A..XFD, rows "
+                         "1..1,048,576)")
+        self.sheet, self.ref = sheet, ref
+
+
+MAX_ROW, MAX_COLUMN = 1_048_576, 16_384  # the size of an Excel / LibreOffice sheet
+
+
 class TooManyStrings(ValueError):
     def __init__(self, count: int, limit: int):
         super().__init__(count)
@@ -334,7 +346,13 @@ class _SheetReader:
         if ref:
             letters = ref.rstrip("0123456789")
             col = _columns.get(letters)
-            self.row, self.col = int(ref[len(letters):]), col if col is not None else _split_ref(ref)[1]
+            if col is None:
+                if not (letters.isascii() and letters.isalpha() and len(ref) > len(letters)):
+                    raise BadCellReference(self.cells.name, ref)
+                col = _split_ref(ref)[1]
+            self.row, self.col = int(ref[len(letters):]), col
+            if not (1 <= self.row <= MAX_ROW and col <= MAX_COLUMN):
+                raise BadCellReference(self.cells.name, ref)
         else:
             self.col += 1
         self.kind = get("t", "n")

@@ -55,6 +55,7 @@ def print_all(workbook, scenario, layout, curve_points: int, checks_last_col: in
     setup(sheet(S.RESULTS), last_plan, sheet(S.RESULTS).max_row, "1:2", "B:B", first_col="B")
     setup(sheet(S.CASH_FLOW), S.FIRST_PLAN_COLUMN + layout.max_years, sheet(S.CASH_FLOW).max_row, "1:2", "B:B",
           first_col="B")
+    setup(sheet(S.BRIDGE), sheet(S.BRIDGE).max_column, sheet(S.BRIDGE).max_row, "1:1", "A:B", landscape=False)
     setup(sheet(S.CHECKS), checks_last_col, 3 + n, "1:3", "A:B")
     setup(sheet(S.DEVICES), len(DEVICE_FIELDS), sheet(S.DEVICES).max_row, "1:2", "A:A")
     setup(sheet(S.MODELS), len(MODEL_FIELDS), sheet(S.MODELS).max_row, "1:2", "A:A")

@@ -46,7 +46,7 @@ def test_per_device_non_decreasing_and_per_user_non_increasing_up_to_the_memory_
     # under attention-DP the busiest rank holds ceil(B / N) sequences, so one sequence beyond a multiple
     # of N lengthens the step for all: tokens/s per device may dent there (discrete-configuration
     # jaggedness, issue 21); across whole multiples of N it never falls
-    adp = c["adp"] and model.n_experts > 0 and n > 1
+    adp = c["adp"] and n > 1   # dense models run attention-DP too when it is typed
     batches = n * np.unique(np.round(np.geomspace(1, 65536 / n, 40))) if adp else BATCHES
     curve = _curve(c, batches)
     upto = curve.batch <= max(curve.max_batch_by_memory, 1)

@@ -38,7 +38,7 @@ SEED = int(os.environ["TCOAPP_FUZZ_SEED"])   # set by tests/conftest.py when not
 MUTANTS = int(os.environ.get("TCOAPP_FUZZ_MUTANTS", "300"))
 LONG_MUTANTS = int(os.environ.get("TCOAPP_FUZZ_LONG_MUTANTS", "3000"))
 SIMULATE_DRAWS = "200"
-SIGNED = {"npv_usd", "irr", "roi"}   # every other metric, where it exists, is >= 0
+SIGNED = {"npv_usd", "irr", "roi", "equity_npv_usd", "equity_irr", "min_dscr"}   # every other metric, where it exists, is >= 0
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGALRM"), reason="the hang guard needs SIGALRM (POSIX)")
 

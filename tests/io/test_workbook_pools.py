@@ -69,7 +69,7 @@ def test_a_schema_1_workbook_opens_unchanged(tmp_path):
     path = tmp_path / "v1.xlsx"
     wb.save(path)
     scenario = read_scenario(path)
-    hetero = scenario.plan("All-H100 TP8 disaggregated 1:3")
+    hetero = scenario.plan("All-H100 disaggregated 1:3")
     results = {r.name: r for r in compute_scenario(scenario)}
     assert [p.role for p in results[hetero.name].pools] == ["prefill", "decode"]
 

@@ -154,3 +154,30 @@ def test_more_plans_than_the_limit_are_refused_in_one_line(tmp_path):
         read_scenario(path)
     assert time.perf_counter() - start < 5
     assert "at most 1,000 plans" in str(info.value) and len(info.value.problems) == 1
+
+
+@pytest.mark.parametrize("ref", ["ZZZZ99999999", "XFE1", "A0", "A1048577", "1A"])
+def test_a_cell_outside_any_sheet_is_refused_in_one_line(tmp_path, ref):
+    """A damaged cell reference (the fuzzer's ZZZZ99999999 reached openpyxl's column letters: internal error)."""
+    src = tmp_path / "good.xlsx"
+    write_scenario(default_scenario(), src)
+    wb = openpyxl.load_workbook(src, read_only=True)
+    member = f"xl/worksheets/sheet{wb.sheetnames.index(S.PLANS) + 1}.xml"  # openpyxl numbers parts in sheet order
+    bad = _patched(src, tmp_path / "bad.xlsx", member,
+                   lambda data: re.sub(rb'<c r="[A-Z]+[0-9]+"', b'<c r="%s"' % ref.encode(), data, count=1))
+    with pytest.raises(ValidationError) as error:
+        read_scenario(bad)
+    assert "outside any sheet (columns A..XFD, rows 1..1,048,576)" in str(error.value) and ref in str(error.value)
+
+
+def test_a_row_holding_only_uncached_formulas_is_read(tmp_path):
+    """A formula with no saved value alone in its row is named at its cell (it was a KeyError: internal error)."""
+    path = tmp_path / "good.xlsx"
+    write_scenario(default_scenario(), path)
+    wb = openpyxl.load_workbook(path)
+    row = wb[S.DEVICES].max_row + 2
+    wb[S.DEVICES].cell(row, 2).value = "=A1"
+    wb.save(tmp_path / "formula.xlsx")
+    with pytest.raises(ValidationError) as error:
+        read_scenario(tmp_path / "formula.xlsx")
+    assert f"Devices!B{row} vendor: holds the formula =A1 with no saved value" in str(error.value)

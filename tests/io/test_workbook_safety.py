@@ -3,6 +3,7 @@ import errno
 import os
 
 import openpyxl
+import openpyxl.writer.excel
 import pytest
 
 from tcoapp.engine.errors import TcoError, ValidationError
@@ -87,6 +88,7 @@ def test_exception_while_building_never_touches_the_file(tmp_path, scenarios, mo
         raise RuntimeError("crash inside openpyxl")
 
     monkeypatch.setattr(openpyxl.Workbook, "save", boom)
+    monkeypatch.setattr(openpyxl.writer.excel.ExcelWriter, "save", boom)  # the writer's own save path
     with pytest.raises(RuntimeError):
         write_scenario(scenarios[1], path)
     assert path.read_bytes() == before
