@@ -384,13 +384,19 @@ def write_checks(ws, workbook, scenario: Scenario, results, layout: Layout, rows
 NOTE_KEYS = ("warnings", "serving")  # Results rows of text notes (typing over them changes no number)
 
 
+class _Text(str):
+    """A text cell whose text starts with "=" (a name such as '=1+1' written by set_text): not a formula."""
+
+
 def _is_formula(value) -> bool:
-    return isinstance(value, str) and value.startswith("=")
+    return isinstance(value, str) and not isinstance(value, _Text) and value.startswith("=")
 
 
 def _written(ws) -> dict[tuple[int, int], object]:
-    """(row, col) -> value of the cells written so far (reading ws.cell() would add empty cells to the sheet)."""
-    return {key: cell.value for key, cell in ws._cells.items()}
+    """(row, col) -> value of the cells written so far (reading ws.cell() would add empty cells to the sheet);
+    a text cell that merely starts with "=" is marked _Text, so it is not counted as a formula."""
+    return {key: (_Text(cell.value) if cell.data_type == "s" and isinstance(cell.value, str) else cell.value)
+            for key, cell in ws._cells.items()}
 
 
 def add_output_checks(refs: CheckRefs, scenario: Scenario, layout: Layout, results_ws, summary_ws, cash_ws,

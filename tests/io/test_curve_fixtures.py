@@ -8,6 +8,7 @@ import math
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tcoapp.io.curve_files import read_curve_file
@@ -178,3 +179,28 @@ def test_inferencex_current_headers(path):
         assert c["decode.devices"] == c["Num Decode Chips"] and c["prefill.devices"] == c["Num Prefill Chips"]
         assert c["decode.attention_dp"] == c["DP Attention"] and "tensor_parallel" not in c  # TP is the decode pool's
         assert c["weight_precision"] == "fp8" and c["decode.device"] == c["prefill.device"] == "GB300-NVL72"
+
+
+def test_a_row_whose_pool_rate_is_empty_is_left_out_of_that_pool_curve_and_said(tmp_path):
+    """A disaggregated row cut short after its (p)seq/s/worker cell (as a hand edit leaves it) gave the decode
+    pool curve a point of null throughput with exit 0; the point is left out of that pool's curve, with a
+    warning naming the row, and the deployment's own point is kept."""
+    lines = (DATA / "aiconfigurator_llama70b_fp8_h200_disagg_pareto.csv").read_text().splitlines()
+    header = lines[0].split(",")
+    cells = lines[4].split(",")   # file row 5: a point of a deployment of 13 points
+    cells[header.index("(d)seq/s/worker")] = ""
+    path = tmp_path / "cut.csv"
+    path.write_text("\n".join([*lines[:4], ",".join(cells), *lines[5:]]) + "\n")
+    before = read_curve_file(DATA / "aiconfigurator_llama70b_fp8_h200_disagg_pareto.csv")
+    after = read_curve_file(path)
+    def key(name):  # curve names start with the file's name
+        return name.split(" ", 1)[1]
+
+    count = {key(c.name): len(c.batch) for c in before.curves}
+    for curve in after.curves:
+        assert np.all(np.isfinite(curve.batch)) and np.all(np.isfinite(curve.tokens_per_s_per_device))
+    changed = [c for c in after.curves if len(c.batch) != count[key(c.name)]]
+    assert [c.name.endswith(" decode pool") for c in changed] == [True]
+    assert len(changed[0].batch) == count[key(changed[0].name)] - 1
+    assert any("row 5:" in w and "left out of the decode pool curve" in w for w in after.warnings), after.warnings
+    assert {key(c.name) for c in after.curves} == set(count)

@@ -36,7 +36,7 @@ from .fuzz.mutations import Mutator
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SEED = int(os.environ["TCOAPP_FUZZ_SEED"])   # set by tests/conftest.py when not given
 MUTANTS = int(os.environ.get("TCOAPP_FUZZ_MUTANTS", "300"))
-LONG_MUTANTS = int(os.environ.get("TCOAPP_FUZZ_LONG_MUTANTS", "1500"))
+LONG_MUTANTS = int(os.environ.get("TCOAPP_FUZZ_LONG_MUTANTS", "1000"))
 SIMULATE_DRAWS = "200"
 SIGNED = {"npv_usd", "irr", "roi", "equity_npv_usd", "equity_irr", "min_dscr"}   # every other metric, where it exists, is >= 0
 

@@ -124,7 +124,8 @@ def _edits(paths):
                                   ["set", S.POOLS, f"C{pools.max_row + 1}", "serve"],
                                   ["set", S.POOLS, f"D{pools.max_row + 1}", "B200"],
                                   ["set", S.POOLS, f"E{pools.max_row + 1}", 8]], "flagged", MOE_POOL_PLAN),
-        "plans_search": ("default", [["set", S.PLANS, f"C{ROWS['serving_search']}", "auto"]], "flagged", 0),
+        # the default plans search (serving_search = auto): turning it off is the engine-input edit
+        "plans_search": ("default", [["set", S.PLANS, f"C{ROWS['serving_search']}", "off"]], "flagged", 0),
     }
 
 

@@ -29,8 +29,9 @@ def _pool(plan, name, count, **keys):
 
 
 def finance_cases():
-    """Plans on the default scenario's B200 plan at a fixed batch, one per edge case or convention."""
-    base = default_scenario().plans[2].with_(min_tokens_per_s_per_user=None, batch=64, sizing_mode="devices",
+    """Plans on the default scenario's B200 plan, typed (search off: the cases are priced for its typed
+    configuration) at a fixed batch, one per edge case or convention."""
+    base = default_scenario().plans[2].with_(serving_search="off", min_tokens_per_s_per_user=None, batch=64, sizing_mode="devices",
                                              device_count=64)
     plans = []
 
@@ -57,7 +58,7 @@ def finance_cases():
 
 def convention_cases():
     """Each finance convention on a plan with tax, a ramp and a later tranche (losses in the first years)."""
-    base = default_scenario().plans[2].with_(min_tokens_per_s_per_user=None, batch=64, sizing_mode="devices",
+    base = default_scenario().plans[2].with_(serving_search="off", min_tokens_per_s_per_user=None, batch=64, sizing_mode="devices",
                                              device_count=64, tax_rate=0.21, first_year_utilization=0.05,
                                              ramp_years=2, years=5, residual_value_fraction=0.1,
                                              price_change_per_year=-0.2)
@@ -76,7 +77,7 @@ def convention_cases():
 
 def financing_cases():
     """Debt on plans with tax, a later tranche, a ramp (losses first) and the conventions."""
-    base = default_scenario().plans[2].with_(min_tokens_per_s_per_user=None, batch=64, sizing_mode="devices",
+    base = default_scenario().plans[2].with_(serving_search="off", min_tokens_per_s_per_user=None, batch=64, sizing_mode="devices",
                                              device_count=64, tax_rate=0.21, first_year_utilization=0.2,
                                              ramp_years=1, years=5, residual_value_fraction=0.1)
     plans = []

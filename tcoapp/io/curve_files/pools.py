@@ -74,7 +74,16 @@ def pool_curves(spec: Format, table: Table, deployment: MeasuredCurve, rows: lis
             output_tokens = float(config["output_tokens"])
         except (KeyError, ValueError):
             continue
-        usable = [r for r in rows if f"{side}.seq_per_s_per_worker" in r.extra and f"{side}.batch" in r.extra]
+        keys = (f"{side}.seq_per_s_per_worker", f"{side}.batch")
+        present = [r for r in rows if all(k in r.extra for k in keys)]
+        usable = [r for r in present if all(r.extra[k] > 0 for k in keys)]   # False for NaN (an empty cell)
+        if present and len(usable) < len(present):
+            left = ", ".join(table.where(r.row) for r in present if r not in usable)
+            warnings.append(f"{left}: {mark}seq/s/worker or {mark}bs empty or 0: left out of the {side} pool curve of "
+                            f"{deployment.name!r} (the deployment's own point is kept)"
+                            + ("; no point is left: no such pool curve" if not usable else ""))
+            if not usable:
+                continue
         if not usable or workers < 1 or devices < 1:
             warnings.append(f"{table.name}: no {mark}seq/s/worker or {mark}bs column: no {side} pool curve for "
                             f"{deployment.name!r}")
