@@ -225,7 +225,8 @@ def compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
     point = fleet.point
     warnings = list(point.warnings) + list(fleet.warnings) + list(curve_device_notes(scenario, plan, pools))
     warnings += search_notes(plan, caps)
-    frontier = frontier_for(scenario, plan, pools, point.tokens_per_s_per_user) if point.exists else None
+    swept = caps[0].search.sweep if caps and caps[0].search is not None else None  # shared with the frontier
+    frontier = frontier_for(scenario, plan, pools, point.tokens_per_s_per_user, swept) if point.exists else None
     share = share_of(point.tokens_per_s_per_device, frontier)
     warnings += [n for n in [low_share_note(pools[0].device, share, frontier)] if n]
     warnings += _sizing_notes(plan, pools, counts, econ)

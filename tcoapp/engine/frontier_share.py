@@ -21,7 +21,7 @@ import numpy as np
 from .pools import ResolvedPool
 from .scenario import Scenario
 from .search_defaults import widest_search
-from .serving_search import search_serve_pool
+from .serving_search import EvaluatedSweep, search_serve_pool
 
 LOW_SHARE = 0.8
 _CACHE: dict = {}
@@ -34,8 +34,11 @@ class Frontier:
     text: str                           # the configuration that reaches it
 
 
-def frontier_for(scenario: Scenario, plan, pools: tuple[ResolvedPool, ...], per_user: float) -> Frontier | None:
-    """The frontier of a one-pool generated plan at its target (see module docstring)."""
+def frontier_for(scenario: Scenario, plan, pools: tuple[ResolvedPool, ...], per_user: float,
+                 swept: EvaluatedSweep | None = None) -> Frontier | None:
+    """The frontier of a one-pool generated plan at its target (see module docstring). `swept`: the
+    plan's own search sweep, reused where the frontier's search sweeps the same points (a plan that
+    searches the widest space with an interactivity target)."""
     if len(pools) != 1 or pools[0].role != "serve" or pools[0].curve:
         return None
     pool = pools[0]
@@ -55,7 +58,7 @@ def frontier_for(scenario: Scenario, plan, pools: tuple[ResolvedPool, ...], per_
               "search_max_draft_tokens": plan.search_max_draft_tokens}
     probe = plan.with_(**widest_search(values), search_objective="tokens_per_s_per_device",
                        min_tokens_per_s_per_user=target)
-    _, outcome = search_serve_pool(scenario, probe, pool)
+    _, outcome = search_serve_pool(scenario, probe, pool, swept)
     found = None
     if outcome is not None and np.isfinite(outcome.objective_value) and outcome.objective_value > 0:
         found = Frontier(float(outcome.objective_value), outcome.text().split(": best")[0])

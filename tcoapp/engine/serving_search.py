@@ -19,7 +19,7 @@ space (each vectorized over the batch) and keeps the best by the same objective,
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 import itertools
 from typing import Callable
 
@@ -49,6 +49,7 @@ class SearchOutcome:
     points: int                 # (configuration, batch) points the sweep evaluated
     refined: int                # configurations re-evaluated exactly
     not_run: tuple[str, ...] = ()   # precisions asked for that the device does not run (left out)
+    sweep: EvaluatedSweep | None = field(default=None, repr=False, compare=False)  # what was swept
 
     def text(self) -> str:
         s = self.serving
@@ -69,32 +70,55 @@ def pool_search_space(scenario: Scenario, plan: Plan, pool: ResolvedPool) -> Sea
     return search_space(plan, device, model, count, pool.serving.weight_precision, pool.serving.kv_precision)
 
 
-def search_serve_pool(scenario: Scenario, plan: Plan, pool: ResolvedPool) -> tuple[ResolvedPool, SearchOutcome | None]:
+@dataclass(frozen=True)
+class EvaluatedSweep:
+    """A search's sweep and what decided it (device, model, workload, batches, space, acceptance,
+    mixed precision, factors): another search of the same pool over the same inputs (the plan's
+    frontier, `frontier_share.py`) reuses it instead of sweeping again."""
+
+    key: tuple
+    result: SweepResult
+
+
+def search_serve_pool(scenario: Scenario, plan: Plan, pool: ResolvedPool,
+                      swept: EvaluatedSweep | None = None) -> tuple[ResolvedPool, SearchOutcome | None]:
     """(the pool with the chosen serving configuration, the outcome); the pool unchanged and None
-    where no configuration of the space has an operating point."""
+    where no configuration of the space has an operating point. `swept`: a sweep already evaluated
+    (another search's `SearchOutcome.sweep`), used where it was made from the same inputs."""
     space = pool_search_space(scenario, plan, pool)
-    result = _sweep(scenario, plan, pool, space)
+    key = _sweep_key(scenario, plan, pool, space)
+    result = swept.result if swept is not None and swept.key == key else _sweep(scenario, plan, pool, space)
     n_b = _batch_count(plan, pool)
     picks = _picks(plan, result, n_b, space)
     device = scenario.device(pool.device)
     tps = np.where(picks >= 0, result.tokens_per_s_per_device[np.maximum(picks, 0)], np.nan)
     power = np.where(picks >= 0, result.power_w[np.maximum(picks, 0)], np.nan)
     scores = objective_score(plan, pool, device, tps, power)
-    best: tuple[float, ServingConfig, OperatingPoint] | None = None
     candidates = _shortlist(scores, result, picks, pool.serving, space, plan.has_target)
-    for serving in candidates:
-        point, _ = operating_point(scenario, pool_plan(plan, replace(pool, serving=serving)))
-        if not point.exists:
-            continue
-        score = float(objective_score(plan, pool, device, point.tokens_per_s_per_device, point.power_w)[0])
-        if np.isfinite(score) and (best is None or score > best[0]):
-            batch = int(round(point.batch)) if plan.has_target else serving.batch
-            best = (score, replace(serving, batch=batch), point)
+    best = _best_exact(scenario, plan, pool, device, candidates)
     if best is None:
         return pool, None
     outcome = SearchOutcome(best[1], plan.search_objective, objective_value(plan, best[0]), len(scores),
-                            result.size, len(candidates), space.dropped_precisions)
+                            result.size, len(candidates), space.dropped_precisions, EvaluatedSweep(key, result))
     return replace(pool, serving=best[1]), outcome
+
+
+def _best_exact(scenario, plan, pool, device, candidates) -> tuple[float, ServingConfig] | None:
+    """(score, configuration) of the best candidate re-evaluated through the plan's own
+    operating-point path (the first of equals); the candidates' objectives scored in one call."""
+    points = [(serving, operating_point(scenario, pool_plan(plan, replace(pool, serving=serving)))[0])
+              for serving in candidates]
+    points = [(serving, point) for serving, point in points if point.exists]
+    if not points:
+        return None
+    scores = objective_score(plan, pool, device, np.array([float(p.tokens_per_s_per_device) for _, p in points]),
+                             np.array([float(p.power_w) for _, p in points]))
+    best = None
+    for (serving, point), score in zip(points, scores):
+        if np.isfinite(score) and (best is None or score > best[0]):
+            batch = int(round(point.batch)) if plan.has_target else serving.batch
+            best = (float(score), replace(serving, batch=batch))
+    return best
 
 
 def _batch_count(plan: Plan, pool: ResolvedPool) -> int:
@@ -104,7 +128,17 @@ def _batch_count(plan: Plan, pool: ResolvedPool) -> int:
 def _batches(plan: Plan, pool: ResolvedPool) -> np.ndarray:
     """With a target: every batch up to the largest searched. Without: up to the plan's batch (a
     configuration where it does not fit serves at its memory limit and queues the rest, as typed)."""
-    return search_batches(MAX_SEARCH_BATCH if plan.has_target else float(pool.serving.batch))
+    return search_batches(_batch_upper(plan, pool))
+
+
+def _batch_upper(plan: Plan, pool: ResolvedPool) -> float:
+    return MAX_SEARCH_BATCH if plan.has_target else float(pool.serving.batch)
+
+
+def _sweep_key(scenario, plan, pool, space: SearchSpace) -> tuple:
+    """Everything `_sweep` depends on (two searches with equal keys sweep the same points)."""
+    return (scenario.device(pool.device), scenario.model(plan.model), plan.workload, _batch_upper(plan, pool), space, pool.serving.spec_decode_acceptance,
+            pool.serving.attention_weight_precision, scenario.factors_for(pool.device))
 
 
 def _sweep(scenario, plan, pool, space: SearchSpace) -> SweepResult:

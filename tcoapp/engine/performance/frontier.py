@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Callable
 
 import numpy as np
@@ -44,7 +45,12 @@ class SweepResult:
     power_w: np.ndarray
     max_batch_by_memory: np.ndarray
     feasible: np.ndarray
-    pareto_mask: np.ndarray
+
+    @cached_property
+    def pareto_mask(self) -> np.ndarray:
+        """The Pareto set of (tokens_per_s_per_user, tokens_per_s_per_device) among feasible points
+        (computed when first asked for: the serving search does not need it)."""
+        return pareto_mask(self.tokens_per_s_per_user, self.tokens_per_s_per_device, self.feasible)
 
     @property
     def pareto_indices(self) -> np.ndarray:
@@ -149,8 +155,7 @@ def sweep(device, model, workload, *, batches, tensor_parallel=(1, 2, 4, 8), exp
     rep = lambda a: np.repeat(a, b.size)  # noqa: E731
     feasible = rep(possible) & (np.tile(b, len(combos)) <= out["m"]) & (out["m"] >= 1)
     return SweepResult(np.tile(b, len(combos)), *(rep(cols[c]) for c in CONFIG_COLUMNS), float(spec_decode_acceptance),
-                       out["u"], out["d"], out["t"], out["p"], out["m"], feasible,
-                       pareto_mask(out["u"], out["d"], feasible))
+                       out["u"], out["d"], out["t"], out["p"], out["m"], feasible)
 
 
 def _evaluate_chunk(device, arch, workload, b, cols, start, stop, acceptance, factors, out, mixed):
