@@ -15,21 +15,22 @@ and ``help(tcoapp.compute)`` show them.
 >>> [name for name in ("compute", "load_scenario", "read_curves", "simulate") if name in dir(tcoapp)]
 ['compute', 'load_scenario', 'read_curves', 'simulate']
 """
-__version__ = "0.1.0"
-SCHEMA_VERSION = 2
 
 _API = ("load_scenario", "compute", "read_curves", "Computed")
 _SIMULATE_API = ("simulate", "Simulated")
-__all__ = ["__version__", *_API, *_SIMULATE_API]
+__all__ = ["__version__", "SCHEMA_VERSION", *_API, *_SIMULATE_API]
 
 
 def __getattr__(name):
+    if name in ("__version__", "SCHEMA_VERSION"):  # the release and the workbook schema (tcoapp.io.versions)
+        from .io import versions
+        return versions.APP_VERSION if name == "__version__" else versions.SCHEMA_VERSION
     if name in _SIMULATE_API:
-        from . import api_simulate
-        return getattr(api_simulate, name)
+        from .api import simulate
+        return getattr(simulate, name)
     if name in _API:
-        from . import api
-        return getattr(api, name)
+        from .api import scenario
+        return getattr(scenario, name)
     raise AttributeError(f"module 'tcoapp' has no attribute {name!r}")
 
 

@@ -1,4 +1,4 @@
-"""The notebook API's examples run as written (doctest): tcoapp, tcoapp.api, tcoapp.api_simulate."""
+"""The notebook API's examples run as written (doctest): tcoapp, tcoapp.api.scenario, tcoapp.api.simulate."""
 from __future__ import annotations
 
 import doctest
@@ -7,7 +7,7 @@ import importlib
 import pytest
 
 
-@pytest.mark.parametrize("module", ["tcoapp", "tcoapp.api", "tcoapp.api_simulate"])
+@pytest.mark.parametrize("module", ["tcoapp", "tcoapp.api.scenario", "tcoapp.api.simulate"])
 def test_examples_run(module):
     result = doctest.testmod(importlib.import_module(module), optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
@@ -15,7 +15,7 @@ def test_examples_run(module):
 
 def test_dir_shows_the_api_and_every_public_function_documents_parameters_and_returns():
     import tcoapp
-    from tcoapp import api, api_simulate
+    from tcoapp.api import scenario as api, simulate as api_simulate
     assert {"compute", "load_scenario", "read_curves", "simulate", "Computed", "Simulated"} <= set(dir(tcoapp))
     assert set(tcoapp.__all__) >= {"compute", "load_scenario", "read_curves", "simulate"}
     for function in (api.load_scenario, api.compute, api.read_curves, api_simulate.simulate):

@@ -3,6 +3,7 @@ the generated (roofline) curve (docs/model.md, "Efficiency factors"). The Calibr
 GUI and the docs read it; `performance/factors.py` holds the defaults and their reasons."""
 from __future__ import annotations
 
+from .errors import shown
 from .fields import Field, by_name
 from .performance.factors import DEFAULT_FACTORS, FACTOR_NAMES
 
@@ -46,3 +47,17 @@ FACTOR_FIELDS: tuple[Field, ...] = tuple(
     for unit, low, high, exclusive, label, help_ in (_SPEC[name],)
 )
 FACTOR_FIELD_BY_NAME = by_name(FACTOR_FIELDS)
+
+
+def factor_problem(name: str, value) -> str | None:
+    """None if `value` is allowed for factor `name`, else the message with the allowed range."""
+    if name not in FACTOR_FIELD_BY_NAME:
+        return f"unknown factor (allowed: {', '.join(FACTOR_NAMES)})"
+    field = FACTOR_FIELD_BY_NAME[name]
+    low, high, exclusive = field.min, field.max, field.min_exclusive
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value == value
+    ok = ok and (value > low if exclusive else value >= low) and value <= high
+    if ok:
+        return None
+    bound = f"> {low:g}" if exclusive else f">= {low:g}"
+    return f"= {shown(value)}: must be a number {bound} and <= {high:g}"

@@ -8,7 +8,7 @@ import platform
 
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTabWidget, QTextBrowser, QVBoxLayout
 
-from .. import __version__
+from ..io.versions import APP_VERSION
 
 PACKAGES = ("tcoapp", "PySide6-Essentials", "pyqtgraph", "numpy", "scipy", "pandas", "numpy-financial",
             "openpyxl", "defusedxml")
@@ -35,7 +35,7 @@ def _esc(text: str) -> str:
 def about_html() -> str:
     rows = "".join(f"<tr><td>{_esc(n)}</td><td>{_esc(v)}</td><td>{_esc(lic)}</td></tr>"
                    for n in PACKAGES for v, lic in (package_license(n),))
-    return (f"<h2>tcoapp {__version__}</h2><p>TCO and ROI of AI inference hardware: cost per million tokens, "
+    return (f"<h2>tcoapp {APP_VERSION}</h2><p>TCO and ROI of AI inference hardware: cost per million tokens, "
             f"revenue per rack under a power cap, payback, NPV and IRR of hardware purchase plans.</p>"
             f"<p>Python {platform.python_version()} on {_esc(platform.system())}. The same engine runs headless: "
             f"<code>tcoapp compute FILE.xlsx --json</code>.</p>"

@@ -7,7 +7,7 @@ from __future__ import annotations
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QPlainTextEdit, QVBoxLayout
 
-from ..calibration_report import fit_json, fit_text
+from ..engine.performance.calibration_report import fit_json, fit_text
 
 
 def fit_job(scenario, curve_name: str):

@@ -71,7 +71,7 @@ def format_metric(key: str, value, metrics=None) -> str:
     return format_number(value, metric_unit(key))
 
 
-from ..value_text import CHOICE_LABELS, choice_label  # noqa: E402 - the words a person reads
+from ..present.values import CHOICE_LABELS, choice_label  # noqa: E402 - the words a person reads
 
 
 def parse_input(field: Field, raw):

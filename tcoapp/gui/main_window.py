@@ -388,7 +388,7 @@ class MainWindow(QMainWindow):
         if self.confirm_calibration(fit, start, check, scope) and check.ok:
             import json
 
-            from ..cli_calibrate import quality
+            from ..cli.calibrate import quality
             text = lambda results: {r.name: json.dumps(r.as_json(), sort_keys=True, default=str) for r in results}  # noqa: E731
             before = text(self.document.results)
             self.document.set_device_factors(scope, fit.result.factors, quality(fit, check))

@@ -15,8 +15,8 @@ from PySide6.QtGui import (
     QColor, QFont, QImage, QPageLayout, QPageSize, QPainter, QPdfWriter, QPen, QTextDocument,
 )
 
-from ..report_html import CHARTS, report_html
-from ..value_text import usd
+from ..present.report_html import CHARTS, report_html
+from ..present.values import usd
 from .colors import PLAN_COLORS
 
 CHART_W, CHART_H = 1280, 560

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-from .. import SCHEMA_VERSION
+from .versions import SCHEMA_VERSION
 from ..engine.errors import Problem, ValidationError, shown
 from . import sheets as S
 
@@ -32,7 +32,7 @@ def _schema_1_to_2(sheets: Sheets) -> Sheets:
 
 
 # version -> function upgrading a workbook of that version to version + 1; register a step here when
-# bumping tcoapp.SCHEMA_VERSION (and test it with a workbook of the old layout).
+# bumping versions.SCHEMA_VERSION (and test it with a workbook of the old layout).
 MIGRATIONS: dict[int, Callable[[Sheets], Sheets]] = {1: _schema_1_to_2}
 OLDEST_READABLE = 1
 

@@ -18,7 +18,8 @@ from ..engine.fields import (
     CURVE_POINT_FIELDS, DEVICE_FIELDS, MODEL_FIELDS, PLAN_FIELD_BY_NAME, POOL_FIELDS, PRICE_TIER_FIELDS,
 )
 from ..engine.uncertainty.fields import UNCERTAINTY_FIELDS
-from ..engine.performance.factors import DEFAULT_FACTORS, FACTOR_NAMES, factor_problem
+from ..engine.factor_table import factor_problem
+from ..engine.performance.factors import DEFAULT_FACTORS, FACTOR_NAMES
 from ..engine.pools import pool_problems
 from ..engine.records import make_device, make_model, make_plan, make_pool
 from ..engine.scenario import PriceTiers, Scenario, reference_problems

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import datetime
 
-from .. import SCHEMA_VERSION, __version__
+from .versions import APP_VERSION, SCHEMA_VERSION
 from . import sheets as S
 from .xlsx_styles import (
     ENGINE_FILL, ENGINE_FONT, FORMULA_FONT, INPUT_FILL, INPUT_FONT, NEVER, NOT_AVAILABLE, header, key_cell,
@@ -27,7 +27,7 @@ def write_about(ws, written: datetime.datetime | None = None) -> None:
     header(ws, 1, 2, "value")
     rows = (
         (S.ABOUT_APP_KEY, "tcoapp"),
-        (S.ABOUT_VERSION_KEY, __version__),
+        (S.ABOUT_VERSION_KEY, APP_VERSION),
         (S.ABOUT_SCHEMA_KEY, SCHEMA_VERSION),
         (S.ABOUT_WRITTEN_KEY, written.strftime("%Y-%m-%d %H:%M:%S UTC")),
     )

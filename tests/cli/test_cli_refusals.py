@@ -11,7 +11,7 @@ from pathlib import Path
 
 import openpyxl
 
-from tcoapp.cli_simulate import progress_printer
+from tcoapp.cli.simulate import progress_printer
 from tcoapp.engine.uncertainty.inputs import UncertainInput
 from tcoapp.io.default_scenario import default_scenario
 from tcoapp.io.workbook_write import write_scenario

@@ -44,7 +44,7 @@ def test_compute_text_values_match_the_json():
 
 
 def test_value_text_formats():
-    from tcoapp.value_text import metric_value, significant
+    from tcoapp.present.values import metric_value, significant
     assert metric_value("capex_usd", 26737500.0) == "$26,737,500"
     assert metric_value("npv_usd", -11624158.4) == "-$11,624,158"
     assert metric_value("irr", 0.5449) == "54.5 % per year"
@@ -57,7 +57,7 @@ def test_value_text_formats():
 
 def test_compute_text_says_when_the_ranking_is_not_like_with_like():
     import dataclasses
-    from tcoapp.cli_text import compute_text
+    from tcoapp.cli.text import compute_text
     from tcoapp.engine.compute import compute_scenario
     from tcoapp.io.default_scenario import default_scenario
     scenario = default_scenario()

@@ -7,7 +7,8 @@ import pytest
 from tcoapp.engine.compute import compute_plan
 from tcoapp.engine.errors import ValidationError
 from tcoapp.engine.factor_table import FACTOR_FIELD_BY_NAME
-from tcoapp.engine.performance.factors import DEFAULT_FACTORS, FACTOR_NAMES, factor_problem
+from tcoapp.engine.factor_table import factor_problem
+from tcoapp.engine.performance.factors import DEFAULT_FACTORS, FACTOR_NAMES
 from tcoapp.engine.performance.measured import make_measured_curve
 from tcoapp.engine.records import make_device, make_model, make_plan
 from tcoapp.engine.scenario import PriceTiers, Scenario

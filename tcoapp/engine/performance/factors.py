@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
 
-from ..errors import shown
 
 
 @dataclass(frozen=True)
@@ -94,17 +93,3 @@ class EfficiencyFactors:
 
 DEFAULT_FACTORS = EfficiencyFactors()
 FACTOR_NAMES = tuple(f.name for f in fields(EfficiencyFactors))
-
-def factor_problem(name: str, value) -> str | None:
-    """None if `value` is allowed for factor `name`, else the message with the allowed range."""
-    from ..factor_table import FACTOR_FIELD_BY_NAME  # the table imports this module's defaults
-    if name not in FACTOR_FIELD_BY_NAME:
-        return f"unknown factor (allowed: {', '.join(FACTOR_NAMES)})"
-    field = FACTOR_FIELD_BY_NAME[name]
-    low, high, exclusive = field.min, field.max, field.min_exclusive
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value == value
-    ok = ok and (value > low if exclusive else value >= low) and value <= high
-    if ok:
-        return None
-    bound = f"> {low:g}" if exclusive else f">= {low:g}"
-    return f"= {shown(value)}: must be a number {bound} and <= {high:g}"

@@ -11,7 +11,7 @@ def _finite(value) -> float | None:
 def fit_json(fit, before, written: bool, check=None, scope: str = "", changed=()) -> dict:
     """The fit as JSON (null where a value does not exist): factors before/after, errors at every point,
     the held-out check (`check`: fit_check.FitCheck) and what a write did (`scope`, `changed` plans)."""
-    from .engine.performance.fit_check import RULE, bound_text
+    from .fit_check import RULE, bound_text
     r = fit.result
     s, w = fit.serving, fit.workload
     return {

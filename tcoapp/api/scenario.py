@@ -21,10 +21,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .engine.compute import METRIC_KEYS, PlanResult, compute_scenario
-from .engine.metric_table import METRICS
-from .engine.performance.measured import config_text
-from .engine.scenario import Scenario
+from ..engine.compute import METRIC_KEYS, PlanResult, compute_scenario
+from ..engine.metric_table import METRICS
+from ..engine.performance.measured import config_text
+from ..engine.scenario import Scenario
 
 __all__ = ["load_scenario", "compute", "read_curves", "Computed", "POINT_UNITS", "YEAR_UNITS", "POOL_UNITS"]
 
@@ -60,7 +60,7 @@ def load_scenario(path=None) -> Scenario:
     >>> scenario.plan("H200").device
     'H200-SXM'
     """
-    from .io.load import load_scenario as load
+    from ..io.load import load_scenario as load
     return load(None if path is None else str(path))
 
 
@@ -221,7 +221,7 @@ def read_curves(path, fmt: str = "auto") -> pd.DataFrame:
     >>> curves.attrs["warnings"]
     ["sweep.csv: 'ttft_s' is empty in 1 of 2 row(s) (row 3): TTFT is unknown at those points"]
     """
-    from .io.curve_files import read_curve_file
+    from ..io.curve_files import read_curve_file
 
     result = read_curve_file(path, fmt)
     rows = []

@@ -11,11 +11,11 @@ from __future__ import annotations
 import datetime
 from html import escape
 
-from . import __version__
-from .engine import decision
-from .engine.compute import not_entered
-from .engine.fields import PLAN_FIELD_BY_NAME
-from .value_text import choice_label, metric_value, percent, plain, usd
+from ..io.versions import APP_VERSION
+from ..engine import decision
+from ..engine.compute import not_entered
+from ..engine.fields import PLAN_FIELD_BY_NAME
+from .values import choice_label, metric_value, percent, plain, usd
 
 RANK_BY = "cost_per_million_output_tokens_usd"
 CHARTS = (("cost_chart", "Cost per million output tokens at the target, per plan"),
@@ -52,7 +52,7 @@ def report_html(scenario, results, title: str, simulation_json: dict | None = No
     summaries = decision.summarize(plans, results, RANK_BY, scenario.all_device_names())
     order = decision.ranked(summaries, RANK_BY)
     parts = [f"<h1>Decision report: {_e(title)}</h1>",
-             f"<p>tcoapp {__version__}, {datetime.date.today().isoformat()}. Plans ranked by cost per million output "
+             f"<p>tcoapp {APP_VERSION}, {datetime.date.today().isoformat()}. Plans ranked by cost per million output "
              "tokens at their interactivity target (lowest first). Every number is computed by the tcoapp engine "
              "from the scenario's inputs; estimates are marked in the sources.</p>"]
     parts += _headline(plans, order, summaries)

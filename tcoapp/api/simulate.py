@@ -15,12 +15,12 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from .engine.compute import compute_scenario
-from .engine.metric_table import METRIC_BY_KEY
-from .engine.scenario import Scenario
-from .engine.uncertainty.plan_draws import SIMULATED_METRICS
-from .engine.uncertainty.report import SUMMARY_METRICS, simulation_json
-from .engine.uncertainty.simulate import DEFAULT_DRAWS, DEFAULT_SEED, Simulation, simulate as engine_simulate
+from ..engine.compute import compute_scenario
+from ..engine.metric_table import METRIC_BY_KEY
+from ..engine.scenario import Scenario
+from ..engine.uncertainty.plan_draws import SIMULATED_METRICS
+from ..engine.uncertainty.report import SUMMARY_METRICS, simulation_json
+from ..engine.uncertainty.simulate import DEFAULT_DRAWS, DEFAULT_SEED, Simulation, simulate as engine_simulate
 
 
 __all__ = ["simulate", "Simulated"]
@@ -87,7 +87,7 @@ def simulate(scenario: Scenario | str | None = None, draws: int = DEFAULT_DRAWS,
     ['mean', 'p5', 'p10', 'p50', 'p90', 'p95', 'share_defined']
     """
     if not isinstance(scenario, Scenario):
-        from .api import load_scenario
+        from .scenario import load_scenario
         scenario = load_scenario(scenario)
     sim = engine_simulate(scenario, draws, seed, results=compute_scenario(scenario))
     data = simulation_json(sim)

@@ -25,8 +25,8 @@ def curves_parser() -> argparse.ArgumentParser:
 
 
 def run_curves(args) -> int:
-    from .io.curve_files import read_curve_file
-    from .io.curve_files.to_json import curve_file_json
+    from ..io.curve_files import read_curve_file
+    from ..io.curve_files.to_json import curve_file_json
 
     devices = models = vendors = None
     if args.into:
@@ -34,7 +34,7 @@ def run_curves(args) -> int:
     result = read_curve_file(args.file, args.format, devices, models, vendors)
     notes = ()
     if args.into:
-        from .io.curve_files.into_book import add_curves_to_workbook
+        from ..io.curve_files.into_book import add_curves_to_workbook
         notes = add_curves_to_workbook(result.curves, args.into, args.replace)
     if args.json:
         print(json.dumps(curve_file_json(result), indent=2, allow_nan=False))
@@ -51,7 +51,7 @@ def _book_names(book):
     """Device and model names of the target workbook (its own entries and the catalog)."""
     import os
 
-    from .io.load import load_scenario
+    from ..io.load import load_scenario
     scenario = load_scenario(book if os.path.exists(book) else None)
     vendors = {name: scenario.device(name).vendor for name in scenario.all_device_names()}
     return scenario.all_device_names(), scenario.all_model_names(), vendors

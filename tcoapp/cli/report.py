@@ -19,9 +19,9 @@ def report_parser() -> argparse.ArgumentParser:
 
 
 def run_report(args) -> int:
-    from .engine.compute import compute_scenario
-    from .engine.errors import TcoError
-    from .io.load import load_scenario
+    from ..engine.compute import compute_scenario
+    from ..engine.errors import TcoError
+    from ..io.load import load_scenario
 
     if not args.out.lower().endswith(".pdf"):
         raise TcoError(f"--out {args.out!r}: the report is a PDF; name it REPORT.pdf")
@@ -30,7 +30,7 @@ def run_report(args) -> int:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")   # no window: a headless run prints the PDF
     from PySide6.QtGui import QGuiApplication
     app = QGuiApplication.instance() or QGuiApplication(sys.argv[:1])
-    from .gui.report_pdf import simulation_for_report, write_report_pdf
+    from ..gui.report_pdf import simulation_for_report, write_report_pdf
     title = os.path.basename(args.file) if args.file else "built-in default scenario"
     write_report_pdf(scenario, results, args.out, title, simulation_for_report(scenario, results))
     del app

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import textwrap
 
-from .engine import decision
-from .engine.compute import METRIC_KEYS
-from .engine.metric_table import METRIC_BY_KEY
-from .value_text import metric_value, percent, usd
+from ..engine import decision
+from ..engine.compute import METRIC_KEYS
+from ..engine.metric_table import METRIC_BY_KEY
+from ..present.values import metric_value, percent, usd
 
 WIDTH = 100
 RANK_BY = "cost_per_million_output_tokens_usd"

@@ -31,11 +31,11 @@ def calibrate_parser() -> argparse.ArgumentParser:
 
 
 def run_calibrate(args) -> int:
-    from .engine.calibration_scope import curve_scope, factors_in_scope
-    from .engine.errors import Problem, ValidationError
-    from .engine.performance.curve_fit import fit_curve
-    from .engine.performance.fit_check import check_fit
-    from .io.load import load_scenario
+    from ..engine.calibration_scope import curve_scope, factors_in_scope
+    from ..engine.errors import Problem, ValidationError
+    from ..engine.performance.curve_fit import fit_curve
+    from ..engine.performance.fit_check import check_fit
+    from ..io.load import load_scenario
 
     scenario = load_scenario(args.book)
     if args.curve not in scenario.curves:
@@ -53,14 +53,14 @@ def run_calibrate(args) -> int:
     check = check_fit(result, curve, devices, models, before)
     written, changed, unscoped = False, [], []
     if args.write and check.ok:
-        from .io.calibration_book import changed_plans, with_scope_factors
-        from .io.workbook_write import write_scenario
+        from ..io.calibration_book import changed_plans, with_scope_factors
+        from ..io.workbook_write import write_scenario
         updated = with_scope_factors(scenario, scope.key, result.result.factors, quality(result, check))
         changed = changed_plans(scenario, updated)
         unscoped = _plans_without_stack(scenario, scope)
         write_scenario(updated, args.book)
         written = True
-    from .calibration_report import fit_json, fit_text
+    from ..engine.performance.calibration_report import fit_json, fit_text
     data = fit_json(result, before, written=written, check=check, scope=scope.key, changed=changed)
     print(json.dumps(data, indent=2, allow_nan=False) if args.json else fit_text(data, args.book))
     if args.write and not check.ok:
@@ -91,7 +91,7 @@ def quality(result, check) -> dict:
 
 def _plans_without_stack(scenario, scope) -> list[str]:
     """Plans on the scope's device and model class that name no serving stack, when the scope names one."""
-    from .engine.calibration_scope import model_class
+    from ..engine.calibration_scope import model_class
     if not scope.serving_stack:
         return []
     out = []

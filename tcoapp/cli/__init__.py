@@ -11,7 +11,7 @@ import json
 import os
 import sys
 
-from . import __version__
+from ..io.versions import APP_VERSION
 
 EXIT_INPUT = 2
 EXIT_INTERNAL = 3
@@ -30,7 +30,7 @@ def _main_parser() -> argparse.ArgumentParser:
                "Run 'tcoapp COMMAND --help' for its options.",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("file", nargs="?", help="scenario workbook (.xlsx) to open in the desktop app")
-    parser.add_argument("--version", action="version", version=f"tcoapp {__version__}")
+    parser.add_argument("--version", action="version", version=f"tcoapp {APP_VERSION}")
     return parser
 
 
@@ -58,19 +58,19 @@ def main(argv=None) -> int:
         if argv and argv[0] == "compute":
             return _compute(_compute_parser().parse_args(argv[1:]))
         if argv and argv[0] == "curves":
-            from .cli_curves import curves_parser, run_curves
+            from .curves import curves_parser, run_curves
             return run_curves(curves_parser().parse_args(argv[1:]))
         if argv and argv[0] == "simulate":
-            from .cli_simulate import run_simulate, simulate_parser
+            from .simulate import run_simulate, simulate_parser
             return run_simulate(simulate_parser().parse_args(argv[1:]))
         if argv and argv[0] == "report":
-            from .cli_report import report_parser, run_report
+            from .report import report_parser, run_report
             return run_report(report_parser().parse_args(argv[1:]))
         if argv and argv[0] == "calibrate":
-            from .cli_calibrate import calibrate_parser, run_calibrate
+            from .calibrate import calibrate_parser, run_calibrate
             return run_calibrate(calibrate_parser().parse_args(argv[1:]))
         args = _main_parser().parse_args(argv)
-        from .gui.app import run_app
+        from ..gui.app import run_app
         return run_app(args.file)
     except BrokenPipeError:  # output piped into `head` and the like: not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -83,7 +83,7 @@ def main(argv=None) -> int:
 
 
 def _report(exc: Exception) -> int:
-    from .engine.errors import TcoError, shorten
+    from ..engine.errors import TcoError, shorten
 
     if isinstance(exc, TcoError):
         for line in str(exc).splitlines():   # never a 32,767-character value echoed in full
@@ -96,14 +96,14 @@ def _report(exc: Exception) -> int:
 
 
 def _compute(args) -> int:
-    from .engine.compute import compute_scenario
-    from .io.load import load_scenario
+    from ..engine.compute import compute_scenario
+    from ..io.load import load_scenario
 
     scenario = load_scenario(args.file)
     pair = _bridge_pair(args.bridge, [p.name for p in scenario.plans]) if args.bridge else None
     results = compute_scenario(scenario)
     if args.out:
-        from .io.workbook_write import write_scenario
+        from ..io.workbook_write import write_scenario
         write_scenario(scenario, args.out, results)
     bridge = _bridge(results, pair) if pair else None
     if args.json:
@@ -113,7 +113,7 @@ def _compute(args) -> int:
         print(json.dumps(out, indent=2, allow_nan=False))
     elif not args.out or pair:
         if not args.out:
-            from .cli_text import compute_text
+            from .text import compute_text
             print(compute_text(scenario.plans, results))
         if pair:
             print(_bridge_text(bridge, pair))
@@ -122,7 +122,7 @@ def _compute(args) -> int:
 
 def _bridge_pair(text: str, names: list[str]) -> tuple[int, int]:
     """Plan indices of "A,B": names (which may hold commas: the split that names two plans) or numbers."""
-    from .engine.errors import Problem, ValidationError
+    from ..engine.errors import Problem, ValidationError
 
     pieces = text.split(",")
     found = []
@@ -144,7 +144,7 @@ def _plan_index(text: str, names: list[str]) -> int | None:
 
 
 def _bridge(results, pair):
-    from .engine.finance.bridge import cost_bridge
+    from ..engine.finance.bridge import cost_bridge
 
     a, b = (results[i] for i in pair)
     if a.finance is None or b.finance is None:

@@ -7,7 +7,7 @@ import json
 import sys
 import time
 
-from .engine.uncertainty.simulate import DEFAULT_DRAWS, DEFAULT_SEED
+from ..engine.uncertainty.simulate import DEFAULT_DRAWS, DEFAULT_SEED
 
 
 def simulate_parser() -> argparse.ArgumentParser:
@@ -27,16 +27,16 @@ def simulate_parser() -> argparse.ArgumentParser:
 
 
 def run_simulate(args) -> int:
-    from .engine.compute import compute_scenario
-    from .engine.uncertainty.report import SUMMARY_METRICS, simulation_json
-    from .engine.uncertainty.simulate import simulate
-    from .io.load import load_scenario
+    from ..engine.compute import compute_scenario
+    from ..engine.uncertainty.report import SUMMARY_METRICS, simulation_json
+    from ..engine.uncertainty.simulate import simulate
+    from ..io.load import load_scenario
 
     scenario = load_scenario(args.file)
     results = compute_scenario(scenario)
     sim = simulate(scenario, args.draws, args.seed, results=results, progress=progress_printer(args.draws))
     if args.out:
-        from .io.workbook_write import write_scenario
+        from ..io.workbook_write import write_scenario
         write_scenario(scenario, args.out, results, simulation=sim)
     data = simulation_json(sim)
     if args.json:
