@@ -1,19 +1,21 @@
-"""The accuracy command on the public measurements (tests/data copy of ../shared/reference)."""
+"""The accuracy of the generated model on the public measurements (tests/data copy of ../shared/reference):
+the row rules (engine/performance/measurement_rows.py), the computation (engine/performance/accuracy.py)
+and the CSV (io/measurements.py); the command is tested in tests/cli/test_cli_accuracy.py."""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
-from tcoapp import accuracy
+from tcoapp.engine.performance import accuracy, measurement_rows
+from tcoapp.io.catalog import load_catalog
+from tcoapp.io.measurements import DEFAULT_CSV, accuracy_of_file
 
 
 @pytest.fixture(scope="module")
 def result():
-    return accuracy.run(accuracy.DEFAULT_CSV)
+    return accuracy_of_file()
 
 
 def test_models_most_rows_and_says_why_it_skips_the_rest(result):
@@ -43,22 +45,18 @@ def test_predictions_are_positive_and_errors_are_what_they_say(result):
 
 
 def test_row_rules():
-    assert accuracy.map_device("NVIDIA GB200 (NVL72)") == "GB200-NVL72"
-    assert accuracy.map_device("NVIDIA H200-NVL-141GB") is None
-    assert accuracy.map_device("AMD Instinct MI300X 192GB HBM3 (x8) and AMD Instinct MI325X") is None
-    assert accuracy.map_model("Llama-2-70B-Chat (MLPerf llama2-70b-99)") == "Llama-2-70B"
+    assert measurement_rows.map_device("NVIDIA GB200 (NVL72)") == "GB200-NVL72"
+    assert measurement_rows.map_device("NVIDIA H200-NVL-141GB") is None
+    assert measurement_rows.map_device("AMD Instinct MI300X 192GB HBM3 (x8) and AMD Instinct MI325X") is None
+    assert measurement_rows.map_model("Llama-2-70B-Chat (MLPerf llama2-70b-99)") == "Llama-2-70B"
     row = {"notes": "parallelism DEP4; uniform synthetic ISL/OSL"}
-    axes = accuracy.row_parallelism(row, 4, None, True)
+    axes = measurement_rows.row_parallelism(row, 4, None, True)
     assert axes == {"tensor_parallel": (1,), "expert_parallel": (4,), "attention_dp": (True,)}
-    cat = accuracy.load_catalog_for_accuracy()
-    assert accuracy.row_precision({"precision": "not stated in summary"}, cat.devices["B200"]) == "nvfp4"
-    assert accuracy.row_precision({"precision": "not stated in summary"}, cat.devices["H100-SXM"]) == "fp8"
-    assert accuracy.row_precision({"precision": "FP8 (as labelled)"}, cat.devices["H100-SXM"], "gpt-oss-120b") == "mxfp4"
+    cat = load_catalog()
+    assert measurement_rows.row_precision({"precision": "not stated in summary"}, cat.devices["B200"]) == "nvfp4"
+    assert measurement_rows.row_precision({"precision": "not stated in summary"}, cat.devices["H100-SXM"]) == "fp8"
+    assert measurement_rows.row_precision({"precision": "FP8 (as labelled)"}, cat.devices["H100-SXM"], "gpt-oss-120b") == "mxfp4"
 
-
-def test_command_prints_the_table():
-    out = subprocess.run([sys.executable, "-m", "tcoapp.accuracy"], capture_output=True, text=True, check=True).stdout
-    assert "median APE %" in out and "overall" in out and "skipped" in out
 
 
 def test_offline_goals_with_the_shipped_factors(result):
@@ -88,7 +86,7 @@ def test_every_regime_class_and_vendor_is_covered_on_both_sides_of_the_split(res
 
 def test_no_held_back_mlperf_server_or_interactive_row_is_in_the_data():
     import csv
-    with open(accuracy.DEFAULT_CSV, newline="", encoding="utf-8") as handle:
+    with open(DEFAULT_CSV, newline="", encoding="utf-8") as handle:
         for row in csv.DictReader(handle):
             if re.search(r"inference_results_v(4\.1|5\.0|5\.1)", row["source"]):
                 assert "offline" in row["scenario"].lower(), row["source"]
@@ -96,15 +94,15 @@ def test_no_held_back_mlperf_server_or_interactive_row_is_in_the_data():
 
 def test_the_split_keeps_every_source_page_on_one_side(result):
     import csv
-    with open(accuracy.DEFAULT_CSV, newline="", encoding="utf-8") as handle:
+    with open(DEFAULT_CSV, newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     sides: dict[str, set] = {}
     for row in rows:
-        sides.setdefault(row["source"], set()).add(accuracy.row_split(row))
-        sides.setdefault(row["source_group"], set()).add(accuracy.row_split(row))
-        assert row["source_group"] == accuracy.source_group(row)
+        sides.setdefault(row["source"], set()).add(measurement_rows.row_split(row))
+        sides.setdefault(row["source_group"], set()).add(measurement_rows.row_split(row))
+        assert row["source_group"] == measurement_rows.source_group(row)
     assert all(len(s) == 1 for s in sides.values())
-    recomputed = accuracy.assign_splits([dict(r, split="") for r in rows])
+    recomputed = measurement_rows.assign_splits([dict(r, split="") for r in rows])
     assert [r["split"] for r in recomputed] == [r["split"] for r in rows]
     assert {r.split for r in result.results} == {"fit", "held-out"}
     assert {r.kind for r in result.results} == {"dense", "MoE"}
@@ -112,12 +110,12 @@ def test_the_split_keeps_every_source_page_on_one_side(result):
 
 def test_an_mlperf_server_row_without_its_per_user_rate_takes_the_benchmarks_limits():
     row = {"scenario": "MLPerf Server", "tokens_per_s_per_user": "", "ttft_limit_s": "", "tpot_limit_s": ""}
-    per_user, ttft = accuracy.row_latency_targets(row, "Llama-2-70B")
-    assert per_user == pytest.approx(1 / (accuracy.MEAN_TPOT_OVER_P99_LIMIT * 0.2)) and ttft == 2.0
+    per_user, ttft = measurement_rows.row_latency_targets(row, "Llama-2-70B")
+    assert per_user == pytest.approx(1 / (measurement_rows.MEAN_TPOT_OVER_P99_LIMIT * 0.2)) and ttft == 2.0
     stated = dict(row, tokens_per_s_per_user="9.5", ttft_limit_s="1.5")
-    assert accuracy.row_latency_targets(stated, "Llama-2-70B") == (9.5, 1.5)
-    assert accuracy.row_latency_targets({"scenario": "MLPerf Offline"}, "Llama-2-70B") == (None, None)
-    cat = accuracy.load_catalog_for_accuracy()
+    assert measurement_rows.row_latency_targets(stated, "Llama-2-70B") == (9.5, 1.5)
+    assert measurement_rows.row_latency_targets({"scenario": "MLPerf Offline"}, "Llama-2-70B") == (None, None)
+    cat = load_catalog()
     full = {"model": "Llama-2-70B-Chat", "device": "NVIDIA H200", "count": "8", "precision": "FP8", "output_len": "290",
             "tokens_per_s_per_gpu": "3000", **row}
     h200, llama = cat.devices["H200-SXM"], cat.models["Llama-2-70B"]
@@ -125,5 +123,5 @@ def test_an_mlperf_server_row_without_its_per_user_rate_takes_the_benchmarks_lim
     interactive = accuracy.model_row(dict(full, scenario="MLPerf Interactive"), h200, llama)
     offline = accuracy.model_row(dict(full, scenario="MLPerf Offline"), h200, llama)
     assert served[2] >= per_user * (1 - 1e-9) and 0 < served[0] <= offline[0]
-    assert interactive[2] >= 1 / (accuracy.MEAN_TPOT_OVER_P99_LIMIT * 0.04) * (1 - 1e-9)
+    assert interactive[2] >= 1 / (measurement_rows.MEAN_TPOT_OVER_P99_LIMIT * 0.04) * (1 - 1e-9)
     assert 0 < interactive[0] < served[0]  # the 40 ms TPOT limit costs throughput

@@ -45,7 +45,7 @@ def test_the_package_root_holds_only_its_face():
     """The root is what a user imports (`tcoapp.compute`, `python -m tcoapp`); the command line,
     the notebook API, the engine, files, the GUI and the text for people each live in a package."""
     root = ROOT / "tcoapp"
-    assert sorted(p.name for p in root.glob("*.py")) == ["__init__.py", "__main__.py", "accuracy.py"]  # accuracy.py: moving (issue 27)
+    assert sorted(p.name for p in root.glob("*.py")) == ["__init__.py", "__main__.py"]
     assert {p.name for p in root.iterdir() if p.is_dir() and (p / "__init__.py").exists()} == {
         "api", "cli", "engine", "gui", "io", "present"}
 

@@ -20,7 +20,7 @@ Reads (with `git show`, no work tree needed) and appends to tests/data/measureme
 
 Every row keeps its source (repository, path, commit; for InferenceX also the GitHub Actions run).
 The existing rows are kept as they are; `source_group` and `split` are (re)computed for every row by
-`tcoapp.accuracy.source_group` / `split_for_groups` (whole sources are held out, never random rows).
+`tcoapp.engine.performance.measurement_rows.source_group` / `assign_splits` (whole sources are held out, never random rows).
 """
 from __future__ import annotations
 
@@ -36,7 +36,8 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tcoapp.accuracy import DEFAULT_CSV, assign_splits  # noqa: E402
+from tcoapp.engine.performance.measurement_rows import assign_splits  # noqa: E402
+from tcoapp.io.measurements import DEFAULT_CSV  # noqa: E402
 
 COLUMNS = ("model,device,count,precision,framework,scenario,batch_or_concurrency,input_len,output_len,"
            "tokens_per_s_total,tokens_per_s_per_user,source,tokens_per_s_per_gpu,metric,measured_power_w,date,"

@@ -5,9 +5,9 @@
 
 One least-squares fit for every device, model and vendor stack together (never per row): the
 residual of a row is log(predicted / measured) tokens/s per device, modelled exactly as
-`python -m tcoapp.accuracy` models it (tcoapp/accuracy.py), with a soft-L1 loss (scale 0.1) so a
+`tcoapp accuracy` models it (tcoapp/engine/performance/accuracy.py), with a soft-L1 loss (scale 0.1) so a
 few rows the model cannot describe do not pull the factors. Rows of the held-out part (see
-`accuracy.row_split`) are never seen. The physical factors (eta_mem, eta_comm, step and layer
+`measurement_rows.row_split`) are never seen. The physical factors (eta_mem, eta_comm, step and layer
 overheads, comm latency and per-peer overhead, scale-out latency, memory and power factors) stay at
 their rule-of-thumb defaults. The serving-stack factors (ROCm, SGLang, vLLM relative to
 TensorRT-LLM) are fitted here too, each on all fit rows of its stack, never per row.
@@ -24,7 +24,9 @@ from scipy.optimize import least_squares
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
-from tcoapp import accuracy  # noqa: E402
+from tcoapp.engine.performance import accuracy  # noqa: E402
+from tcoapp.io.catalog import load_catalog  # noqa: E402
+from tcoapp.io.measurements import DEFAULT_CSV, read_measurements  # noqa: E402
 from tcoapp.engine.performance.calibration import BOUNDS  # noqa: E402
 from tcoapp.engine.performance.factors import DEFAULT_FACTORS  # noqa: E402
 
@@ -39,8 +41,8 @@ def _factors(x):
     return DEFAULT_FACTORS.with_(**{name: float(v) for name, v in zip(FIT, np.exp(x))})
 
 
-def _residuals(path, catalog, lines, x) -> np.ndarray:
-    acc = accuracy.run(path, catalog, _factors(x), lines=set(lines))
+def _residuals(rows, catalog, lines, x) -> np.ndarray:
+    acc = accuracy.run(rows, catalog, _factors(x), lines=set(lines))
     found = {r.line: np.log(max(r.predicted / r.measured, FLOOR_RATIO)) for r in acc.results}
     return np.array([found.get(line, MISSING_RESIDUAL) for line in lines])
 
@@ -57,7 +59,7 @@ def _report(name, acc) -> None:
 def intervals(path) -> int:
     """Print RESIDUAL_QUANTILES / PER_USER_QUANTILES (held-out rows, shipped factors) for
     tcoapp/engine/performance/prediction_interval.py, and their calibration."""
-    acc = accuracy.run(path)
+    acc = accuracy.run(read_measurements(path), load_catalog())
     held = [r for r in acc.results if r.split == "held-out"]
     device, user = accuracy.interval_cells(held)
     print("RESIDUAL_QUANTILES: dict[str, tuple[int, float, float]] = {")
@@ -79,22 +81,22 @@ def intervals(path) -> int:
 def main(argv=None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if args and args[0] == "--intervals":
-        return intervals(args[1] if len(args) > 1 else accuracy.DEFAULT_CSV)
-    path = args[0] if args else accuracy.DEFAULT_CSV
-    catalog = accuracy.load_catalog_for_accuracy()
-    before = accuracy.run(path, catalog)
+        return intervals(args[1] if len(args) > 1 else DEFAULT_CSV)
+    rows = read_measurements(args[0] if args else DEFAULT_CSV)
+    catalog = load_catalog()
+    before = accuracy.run(rows, catalog)
     lines = [r.line for r in before.results if r.split == "fit"]
     lo = np.log([BOUNDS[n][0] for n in FIT])
     hi = np.log([BOUNDS[n][1] for n in FIT])
     x0 = np.clip(np.log([max(getattr(DEFAULT_FACTORS, n), 1e-12) for n in FIT]), lo + 1e-6, hi - 1e-6)
-    sol = least_squares(lambda x: _residuals(path, catalog, lines, x), x0, bounds=(lo, hi), loss="soft_l1",
+    sol = least_squares(lambda x: _residuals(rows, catalog, lines, x), x0, bounds=(lo, hi), loss="soft_l1",
                         f_scale=0.1, diff_step=1e-2, max_nfev=40)
     fitted = _factors(sol.x)
     print(f"fit on {len(lines)} rows ({sol.message}, {sol.nfev} evaluations):")
     for name in FIT:
         print(f"  {name} = {getattr(fitted, name):.4g}   (was {getattr(DEFAULT_FACTORS, name):.4g})")
     _report("before", before)
-    _report("after", accuracy.run(path, catalog, fitted))
+    _report("after", accuracy.run(rows, catalog, fitted))
     return 0
 
 

@@ -27,6 +27,7 @@ def _main_parser() -> argparse.ArgumentParser:
                "  calibrate BOOK.xlsx --curve NAME [--write]         fit the generated model to a measured curve\n"
                "  simulate [FILE.xlsx] [--draws N] [--seed S] [--json] [--out RESULT.xlsx]   Monte Carlo\n"
                "  report [FILE.xlsx] --out REPORT.pdf                the decision report (PDF)\n"
+               "  accuracy [CSV] [--rows] [--by GROUPING]            the model's error on published measurements\n"
                "Run 'tcoapp COMMAND --help' for its options.",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("file", nargs="?", help="scenario workbook (.xlsx) to open in the desktop app")
@@ -66,6 +67,9 @@ def main(argv=None) -> int:
         if argv and argv[0] == "report":
             from .report import report_parser, run_report
             return run_report(report_parser().parse_args(argv[1:]))
+        if argv and argv[0] == "accuracy":
+            from .accuracy import accuracy_parser, run_accuracy
+            return run_accuracy(accuracy_parser().parse_args(argv[1:]))
         if argv and argv[0] == "calibrate":
             from .calibrate import calibrate_parser, run_calibrate
             return run_calibrate(calibrate_parser().parse_args(argv[1:]))

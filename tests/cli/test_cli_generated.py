@@ -18,7 +18,7 @@ CASES = [
     ("Lab-H200", "H200-SXM", "fp8", 2, 2587.0),
     ("Lab-B200", "B200", "nvfp4", 1, 6920.0),
 ]
-TOLERANCE = 0.35  # the engine's accuracy on these rows is reported by `python -m tcoapp.accuracy`
+TOLERANCE = 0.35  # the engine's accuracy on these rows is reported by `tcoapp accuracy`
 
 
 def _table(ws, fields, entries):

@@ -4,19 +4,18 @@ calibrated against held-out published measurements."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
-from tcoapp import accuracy
+from tcoapp.engine.performance import accuracy
 from tcoapp.engine.compute import compute_plan
 from tcoapp.engine.performance import prediction_interval as pi
 from tcoapp.engine.performance.measured import make_measured_curve
 from tcoapp.engine.records import make_plan
 from tcoapp.engine.scenario import Scenario, check_scenario
 from tcoapp.io.catalog import load_catalog
+from tcoapp.io.measurements import accuracy_of_file
 
 CATALOG = load_catalog()
 
@@ -63,7 +62,7 @@ def test_a_measured_curve_has_no_band():
 
 
 def test_the_shipped_table_is_the_held_out_quantiles_of_the_shipped_factors():
-    acc = accuracy.run()
+    acc = accuracy_of_file()
     device, user = accuracy.interval_cells([r for r in acc.results if r.split == "held-out"])
     assert set(device) == set(pi.RESIDUAL_QUANTILES) and set(user) == set(pi.PER_USER_QUANTILES)
     for table, shipped in ((device, pi.RESIDUAL_QUANTILES), (user, pi.PER_USER_QUANTILES)):
@@ -74,16 +73,12 @@ def test_the_shipped_table_is_the_held_out_quantiles_of_the_shipped_factors():
 
 def test_the_band_is_calibrated_on_sources_that_did_not_build_it():
     """About 80 % of held-out measurements fall inside a band built from the other held-out sources."""
-    coverage = accuracy.interval_coverage(accuracy.run().results)
+    coverage = accuracy.interval_coverage(accuracy_of_file().results)
     assert coverage["overall"]["n"] >= 150
     assert 0.72 <= coverage["overall"]["inside_share"] <= 0.88
     for regime in ("offline", "server", "interactive"):
         assert 0.65 <= coverage[regime]["inside_share"] <= 0.95, (regime, coverage[regime])
 
-
-def test_the_accuracy_command_reports_the_calibration():
-    out = subprocess.run([sys.executable, "-m", "tcoapp.accuracy"], capture_output=True, text=True, check=True).stdout
-    assert "80 % prediction band, calibration on held-out sources" in out
 
 
 def test_dent_share_counts_frontier_points_off_the_log_log_hull():

@@ -3,7 +3,7 @@
 These are the only tunable numbers of the physics model. Defaults are set once for all devices
 and models (never per measurement row): the physical ones from engineering rules of thumb, the
 thirteen marked FIT by one global least-squares fit (`tools/refit_factors.py`: log-space soft-L1, the
-model exactly as `python -m tcoapp.accuracy` runs it) to the *fit* part of the public measurements
+model exactly as `tcoapp accuracy` runs it) to the *fit* part of the public measurements
 in tests/data/measurements_public.csv (247 modelled rows: MLPerf Inference v4.1-v6.0 Offline, MLPerf
 v6.0 Server and Interactive, InferenceX concurrency sweeps and the TensorRT-LLM per-GPU table; the
 241 modelled rows of the *held-out* part, whole source groups, are never seen by the fit), with the

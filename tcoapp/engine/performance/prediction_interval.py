@@ -2,7 +2,7 @@
 
 An 80 % interval per plan and pool on a generated curve (None on a measured one), calibrated on
 published measurements the factor fit never saw: the BAND_QUANTILES (5th and 95th) percentiles of
-measured / predicted over the *held-out* rows of `python -m tcoapp.accuracy` in the point's regime
+measured / predicted over the *held-out* rows of `tcoapp accuracy` in the point's regime
 (offline / server / interactive). Why these quantiles and this cell: the error varies more between
 sources (submitters, serving stacks, dates) than within one, so a band built from some sources must
 be wider than their own 10th-90th percentiles to hold 80 % of another source's measurements. Built

@@ -197,7 +197,7 @@ def scheduler_overhead_s(batch, sched_overhead_s):
 def stack_step_scale(device, factors):
     """The serving stack's multiplier of the decode step time: `stack_step_rocm` on AMD devices
     (ROCm stacks), 1 elsewhere (TensorRT-LLM, the reference). Measurements of SGLang / vLLM on
-    NVIDIA pass their own `stack_scale` to `evaluate` (tcoapp/accuracy.py)."""
+    NVIDIA pass their own `stack_scale` to `evaluate` (tcoapp/engine/performance/accuracy.py)."""
     return np.asarray(factors.stack_step_rocm, float) if getattr(device, "vendor", "") == "AMD" else 1.0
 
 

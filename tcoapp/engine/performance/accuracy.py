@@ -1,0 +1,205 @@
+"""Accuracy of the generated curves against published measurements (docs/model.md, "How sure it is").
+
+Runs the roofline kernel (`frontier.sweep`) with a set of efficiency factors (default: the shipped
+ones) on every measurement row that names a catalog device and model (`measurement_rows.py` reads
+a row as a configuration and an operating point), skips and counts the rest, and summarizes the
+absolute and signed percent error of output tokens/s per device: median and 90th percentile,
+overall and by regime (offline / server / interactive), dense/MoE, vendor, expert-parallel width,
+serving stack and fit/held-out split. `interval_cells` / `interval_coverage` build and check the
+prediction intervals (`prediction_interval.py`) from the held-out residuals.
+
+Pure computation: the rows come in as (CSV line, dict) pairs (`tcoapp.io.measurements` reads the
+file), the catalog as an object with `.devices` and `.models`. `tcoapp accuracy` prints the tables.
+"""
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+
+import numpy as np
+
+from .factors import DEFAULT_FACTORS, EfficiencyFactors
+from .frontier import sweep
+from .measurement_rows import (
+    FAMILY, assign_splits, map_device, map_model, positive_number, row_latency_targets, row_parallelism, row_precision, row_scenario,
+    row_split, row_stack, row_workload, source_group, stack_scale,
+)
+from .prediction_interval import BAND_QUANTILES, band_cell
+
+BATCHES = np.unique(np.round(np.geomspace(1, 32768, 160)))
+GROUPINGS = ("family", "device", "model", "kind", "scenario", "vendor", "ep", "stack", "split")
+
+
+@dataclass(frozen=True)
+class RowResult:
+    line: int
+    device: str
+    model: str
+    family: str
+    measured: float
+    predicted: float
+    config: dict
+    kind: str = "dense"         # "dense" or "MoE"
+    scenario: str = "offline"   # regime: "offline", "server" or "interactive"
+    split: str = "fit"          # "fit" or "held-out"
+    vendor: str = ""
+    stack: str = ""             # serving stack: TensorRT-LLM, vLLM, SGLang, ROCm, other
+    source_group: str = ""
+    measured_per_user: float | None = None    # tokens/s per user, where the row states it
+    predicted_per_user: float | None = None
+
+    @property
+    def ep(self) -> str:
+        """Expert-parallel width of the modelled configuration: "EP1", "EP2-8" or "EP>8"."""
+        n = int(self.config.get("expert_parallel", 1) or 1)
+        return "EP1" if n <= 1 else "EP2-8" if n <= 8 else "EP>8"
+
+    @property
+    def signed_pct_error(self) -> float:
+        return (self.predicted / self.measured - 1.0) * 100.0
+
+    @property
+    def abs_pct_error(self) -> float:
+        return abs(self.signed_pct_error)
+
+
+@dataclass(frozen=True)
+class Accuracy:
+    results: tuple[RowResult, ...]
+    skipped: tuple[tuple[int, str], ...]   # (line, reason)
+
+    def errors(self, family: str | None = None) -> np.ndarray:
+        return np.array([r.abs_pct_error for r in self.results if family in (None, r.family)])
+
+    def summary(self, by: str = "family", where=None) -> dict[str, dict[str, float]]:
+        """{group: {n, median_ape_pct, p90_ape_pct, median_signed_pct}} per device family (or `by=`
+        one of GROUPINGS) and "overall"; `where(result) -> bool` keeps a subset."""
+        rows = [r for r in self.results if where is None or where(r)]
+        groups = sorted({getattr(r, by) for r in rows}) + ["overall"]
+        out = {}
+        for g in groups:
+            sel = [r for r in rows if g == "overall" or getattr(r, by) == g]
+            if not sel:
+                continue
+            e = np.array([r.abs_pct_error for r in sel])
+            signed = np.array([r.signed_pct_error for r in sel])
+            out[g] = {"n": int(e.size), "median_ape_pct": float(np.median(e)), "p90_ape_pct": float(np.percentile(e, 90)),
+                      "median_signed_pct": float(np.median(signed))}
+        return out
+
+
+def model_row(row: dict, device, model, factors: EfficiencyFactors = DEFAULT_FACTORS):
+    """(predicted tokens/s per device, its config, predicted tokens/s per user) at the row's
+    operating point (module docstring), or None where the row cannot be modelled."""
+    workload = row_workload(row, model.name)
+    if workload is None:
+        return None
+    count = int(float(row.get("count") or 1))
+    batch = positive_number(row.get("batch_or_concurrency"))
+    per_user, ttft_limit = row_latency_targets(row, model.name)
+    batches = np.array([float(batch)]) if batch else BATCHES
+    result = sweep(device, model, workload, batches=batches, **row_parallelism(row, count, device, model.n_experts > 0),
+                   weight_precisions=(row_precision(row, device, model.name),), factors=factors,
+                   stack_scale=stack_scale(factors, row_stack(row, device)))
+    if batch or per_user is None or row_scenario(row) == "offline":
+        i = result.best_throughput_index()
+        if i is None:
+            return None
+    else:
+        ok = result.feasible & (result.tokens_per_s_per_user >= per_user)
+        if ttft_limit:  # the row's TTFT limit (MLPerf: p99) bounds the mean TTFT, admission wait included
+            ok &= np.isfinite(result.ttft_s) & (result.ttft_s <= ttft_limit)
+        if not ok.any():
+            i = result.best_throughput_index()
+            if i is None:
+                return None
+            return 0.0, result.config(i), float(result.tokens_per_s_per_user[i])
+        i = int(np.argmax(np.where(ok, result.tokens_per_s_per_device, -np.inf)))
+    return (float(result.tokens_per_s_per_device[i]), dict(result.config(i), batch_measured=bool(batch)),
+            float(result.tokens_per_s_per_user[i]))
+
+
+
+def run(rows, catalog, factors: EfficiencyFactors = DEFAULT_FACTORS, lines=None) -> Accuracy:
+    """Model every row of `rows` ((CSV line, dict) pairs) that can be modelled (only `lines`, CSV line
+    numbers, where given); skip (and say why) the rest. Rows without a `split` are split first
+    (`assign_splits`, on copies)."""
+    rows = list(rows)
+    if rows and not all(r.get("split") for _, r in rows):
+        split = assign_splits([dict(r) for _, r in rows])
+        rows = [(line, r) for (line, _), r in zip(rows, split)]
+    results, skipped = [], []
+    for line, row in rows:
+        if lines is not None and line not in lines:
+            continue
+        outcome = _one(row, catalog, factors)
+        if isinstance(outcome, str):
+            skipped.append((line, outcome))
+        else:
+            results.append(RowResult(line, *outcome))
+    return Accuracy(tuple(results), tuple(skipped))
+
+
+def _one(row, catalog, factors):
+    dev_name, model_name = map_device(row.get("device", "")), map_model(row.get("model", ""))
+    if dev_name is None or dev_name not in catalog.devices:
+        return f"device not in the catalog {row.get('device')!r}"
+    if model_name is None or model_name not in catalog.models:
+        return f"model not in the catalog {row.get('model')!r}"
+    try:
+        measured = float(row["tokens_per_s_per_gpu"])
+    except (KeyError, ValueError):
+        return "no tokens_per_s_per_gpu"
+    device, model = catalog.devices[dev_name], catalog.models[model_name]
+    modelled = model_row(row, device, model, factors)
+    if modelled is None:
+        return "input length not stated and the benchmark's mean unknown, or no feasible configuration"
+    predicted, config, predicted_user = modelled
+    return (dev_name, model_name, FAMILY.get(dev_name, device.vendor), measured, predicted, config,
+            "MoE" if model.n_experts > 0 else "dense", row_scenario(row), row_split(row), device.vendor,
+            row_stack(row, device), row.get("source_group") or source_group(row),
+            positive_number(row.get("tokens_per_s_per_user")), predicted_user)
+
+
+def interval_cells(results, quantiles=None) -> tuple[dict, dict]:
+    """(per-device, per-user) quantile tables of measured / predicted for prediction intervals
+    (engine/performance/prediction_interval.py): {regime or "*": (rows, low, high)}, low / high the
+    BAND_QUANTILES of the ratio (per user: rows measured at a stated concurrency only). A row whose
+    target no configuration reaches (predicted 0) counts as e^3 times the model."""
+    q = [100.0 * x for x in (quantiles or BAND_QUANTILES)]
+    ratio = lambda r: r.measured / r.predicted if r.predicted > 0 else float(np.exp(3.0))  # noqa: E731
+    device, user = {}, {}
+    for regime in ("offline", "server", "interactive", "*"):
+        sel = [ratio(r) for r in results if regime in ("*", r.scenario)]
+        if sel:
+            lo, hi = np.percentile(sel, q)
+            device[regime] = (len(sel), float(lo), float(hi))
+        sel = [r.measured_per_user / r.predicted_per_user for r in results
+               if r.config.get("batch_measured") and regime in ("*", r.scenario) and r.measured_per_user
+               and r.predicted_per_user]
+        if sel:
+            lo, hi = np.percentile(sel, q)
+            user[regime] = (len(sel), float(lo), float(hi))
+    return device, user
+
+
+def interval_coverage(results, quantiles=None) -> dict[str, dict[str, float]]:
+    """Calibration of the intervals without using a row to build its own band: the held-out source
+    groups are split in two halves (by CRC-32 order), each half's rows are tested against the band
+    the other half builds (with the engine's fall-back); per regime the share inside, and n (empty
+    where no half can build a band)."""
+    held = [r for r in results if r.split == "held-out"]
+    groups = sorted({r.source_group for r in held}, key=lambda g: (zlib.crc32(g.encode()), g))
+    half = {g: i % 2 for i, g in enumerate(groups)}
+    inside: dict[str, list[bool]] = {}
+    for side in (0, 1):
+        table, _ = interval_cells([r for r in held if half[r.source_group] != side], quantiles)
+        if "*" not in table:  # the other half holds no row (a set of one or two held-out sources): no band
+            continue
+        for r in (r for r in held if half[r.source_group] == side):
+            _, (_, lo, hi) = band_cell(table, r.scenario)
+            ratio = r.measured / r.predicted if r.predicted > 0 else float("inf")
+            for key in (r.scenario, "overall"):
+                inside.setdefault(key, []).append(bool(lo <= ratio <= hi))
+    return {k: {"n": len(v), "inside_share": float(np.mean(v))} for k, v in inside.items()}
+

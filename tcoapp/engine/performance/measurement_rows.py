@@ -1,0 +1,255 @@
+"""How a published measurement row is read as an engine configuration (docs/model.md, "How sure it
+is"): which catalog device and model it names, its regime, serving stack, precision,
+parallelism, lengths and latency targets, and which side of the fit / held-out split it is on.
+Pure: rows are dicts of the measurements CSV (tcoapp/io/measurements.py reads it).
+
+Regime: MLPerf Offline and max-throughput rows are *offline*; MLPerf Server rows *server*; MLPerf
+Interactive rows *interactive*; a concurrency-sweep row is *interactive* where its measured
+tokens/s per user is at least INTERACTIVE_MIN_TOKENS_PER_S_PER_USER (25: the MLPerf Interactive
+TPOT limits are 15-40 ms), else *server*.
+
+Split: whole sources are held out, never random rows. A row's `source_group` is its publication:
+"MLPerf <round> <submitter>", "InferenceX <hardware> <framework>" (every run and date of one
+hardware and serving stack), else the source URL (the TensorRT-LLM table is one page); groups that
+share a source (an InferenceX workflow run that benchmarked two GPUs) are joined. The groups
+are ordered by the CRC-32 of their name and every third (ranks 0, 3, 6, ...) is *held out*; the
+rest is the *fit* part
+(`assign_splits`; the CSV's `split` column records it, and a CSV without one is split by the same
+rule). `tools/refit_factors.py` fits the shipped FIT factors on the fit part only.
+
+How a row is modelled (the same rules for every row, never per-row tuning):
+- Offline / max-throughput rows have no batch: the model is run at the throughput-maximizing
+  feasible batch (batch up to max_batch_by_memory), as an offline benchmark does.
+- Parallelism: when stated ("TP2", "DEP4" = attention-DP + expert parallel 4), used as stated;
+  otherwise the throughput-maximizing TP/EP/attention-DP configuration that fits in the row's
+  device count and the scale-up domain (submitters tune for it).
+- Precision: as stated ("FP4 (NVFP4)", "FP8"). Where it is not stated (MLPerf summaries) or only
+  "as labelled": a model published in a 4-bit checkpoint keeps it (gpt-oss: MXFP4, dequantized
+  where the device has no FP4 math), else the lowest precision the device computes natively
+  (NVIDIA FP4 -> nvfp4, AMD FP4 -> mxfp4, else fp8). KV cache fp8.
+- Lengths: as stated; MLPerf rows state the mean output tokens only, so input lengths are the
+  benchmark datasets' means (estimates, see MLPERF_INPUT_TOKENS).
+- Operating point: a row with a concurrency (`batch_or_concurrency`, an InferenceX sweep) is run at
+  that batch; a Server / Interactive row without one but with its measured tokens/s per user is run
+  at the largest feasible batch reaching that rate with a mean TTFT within the row's TTFT limit (the
+  throughput-maximizing configuration meeting them, as a plan with `min_tokens_per_s_per_user` and
+  `max_ttft_s` is); an MLPerf Server / Interactive row that states no per-user rate takes it from its
+  benchmark's TPOT limit (MLPERF_LATENCY_LIMITS); where no configuration reaches it the prediction
+  is 0 (-100 %), counted, never dropped. Offline rows at the throughput-maximizing batch.
+"""
+from __future__ import annotations
+
+import re
+import zlib
+
+from .factors import EfficiencyFactors
+from .precision import native_fp4_formats
+from ..records import Workload
+
+# Mean input tokens per sample of the MLPerf Inference datasets, which the result files do not state
+# (output means are in each row). All ESTIMATES, benchmark-level (the same for every row):
+# - Llama-2-70B (OpenOrca, inputs < 1024 tokens): 300. Not read in a source; bounded by physics: at
+#   ~4,300 output tokens/s per H200 (FP8, ~290 output tokens) a mean input above ~650 tokens would
+#   need more than the FP8 peak, so the dataset mean must be short.
+# - Llama-3.1-405B: 9,400 (MLCommons' description of the long-context mix, as recalled).
+# - DeepSeek-R1: 800 (MLCommons' description of the reasoning mix, as recalled).
+# gpt-oss-120b's MLPerf input mean is unknown here: those rows are skipped, not guessed.
+MLPERF_INPUT_TOKENS = {"Llama-2-70B": 300, "Llama-3.1-405B": 9400, "DeepSeek-R1": 800}
+INTERACTIVE_MIN_TOKENS_PER_S_PER_USER = 25.0
+# MLPerf Server / Interactive latency limits (p99 TTFT s, p99 TPOT s) per benchmark, read in the result
+# files' "Test Parameters" (docs: REFERENCES.md B.1; v6.0 summaries in tests/data). A Server or
+# Interactive row that states no tokens/s per user is run at a mean TPOT of MEAN_TPOT_OVER_P99_LIMIT x
+# its TPOT limit: 0.745, the median of measured mean TPOT / p99 limit over the 170 MLPerf v6.0
+# Server and Interactive rows of tests/data (one global ratio, 0.65-0.90 by benchmark), and a mean
+# TTFT within the TTFT limit.
+MLPERF_LATENCY_LIMITS = {
+    ("Llama-2-70B", "server"): (2.0, 0.2), ("Llama-2-70B", "interactive"): (0.45, 0.04),
+    ("Llama-3.1-405B", "server"): (6.0, 0.175), ("Llama-3.1-405B", "interactive"): (4.5, 0.08),
+    ("DeepSeek-R1", "server"): (2.0, 0.08), ("DeepSeek-R1", "interactive"): (1.5, 0.015),
+    ("gpt-oss-120b", "server"): (3.0, 0.08), ("gpt-oss-120b", "interactive"): (2.0, 0.015),
+}
+MEAN_TPOT_OVER_P99_LIMIT = 0.745
+HOLD_OUT_EVERY = 3   # every third source group (by CRC-32 order) is held out of the factor fit
+
+DEVICE_PATTERNS = (  # (regex on the row's device text, catalog device); first match wins
+    (r"GB300", "GB300-NVL72"), (r"GB200", "GB200-NVL72"), (r"B300", "B300"), (r"B200", "B200"),
+    (r"H200[- ]NVL", None), (r"H200", "H200-SXM"), (r"H100", "H100-SXM"),
+    (r"MI355X", "MI355X"), (r"MI325X", "MI325X"), (r"MI300X", "MI300X"),
+)
+MODEL_PREFIXES = ("Llama-2-70B", "Llama-3.1-405B", "Llama-3.3-70B", "DeepSeek-R1", "gpt-oss-120b")
+FAMILY = {"H100-SXM": "NVIDIA Hopper", "H200-SXM": "NVIDIA Hopper", "B200": "NVIDIA Blackwell",
+          "B300": "NVIDIA Blackwell", "GB200-NVL72": "NVIDIA Blackwell", "GB300-NVL72": "NVIDIA Blackwell",
+          "MI300X": "AMD CDNA3", "MI325X": "AMD CDNA3", "MI355X": "AMD CDNA4"}
+# Weight format of the published checkpoint, where it is 4-bit (model card: gpt-oss MoE weights MXFP4).
+CHECKPOINT_PRECISION = {"gpt-oss-120b": "mxfp4"}
+
+
+def map_device(text: str) -> str | None:
+    """Catalog device for a measurement's device text; None for unknown or mixed systems."""
+    if "," in text or " and " in text or "Power Cap" in text:
+        return None
+    for pattern, name in DEVICE_PATTERNS:
+        if re.search(pattern, text):
+            return name
+    return None
+
+
+def source_group(row: dict) -> str:
+    """The publication a row belongs to (held out as a whole; see the module docstring)."""
+    source = row.get("source", "")
+    m = re.search(r"inference_results_(v[\d.]+).*?/(?:closed|open)/([^/]+)/", source)
+    if m:
+        return f"MLPerf {m.group(1)} {m.group(2)}"
+    if "InferenceX" in source:
+        return f"InferenceX {row.get('device', '').strip()} {row.get('framework', '').strip()}"
+    return source
+
+
+def assign_splits(rows: list[dict]) -> list[dict]:
+    """Set each row's `source_group` and `split` (in place). Groups that share a source (an
+    InferenceX workflow run that benchmarked two GPUs) are joined into one; the joined groups,
+    named by their first member and ordered by CRC-32, have every HOLD_OUT_EVERY-th held out."""
+    parent: dict[str, str] = {}
+
+    def root(g: str) -> str:
+        while parent.setdefault(g, g) != g:
+            g = parent[g]
+        return g
+
+    by_source: dict[str, str] = {}
+    for r in rows:
+        g = source_group(r)
+        root(g)
+        for part in _source_parts(r.get("source", "")):
+            if part in by_source:
+                a, b = sorted((root(g), root(by_source[part])))
+                parent[b] = a
+            else:
+                by_source[part] = g
+    joined = sorted({root(g) for g in parent}, key=lambda g: (zlib.crc32(g.encode()), g))
+    held = set(joined[::HOLD_OUT_EVERY])
+    for r in rows:
+        r["source_group"] = source_group(r)
+        r["split"] = "held-out" if root(r["source_group"]) in held else "fit"
+    return rows
+
+
+def _source_parts(source: str) -> list[str]:
+    """The sources a row's `source` text names: the whole text, and each workflow run it cites."""
+    return [source] + re.findall(r"actions/runs/\d+", source)
+
+
+def row_split(row: dict) -> str:
+    """The row's `split` column ("fit" / "held-out"); see `assign_splits` for a CSV without one."""
+    return row.get("split") or "fit"
+
+
+def row_scenario(row: dict) -> str:
+    """offline, server or interactive (the regime; see the module docstring)."""
+    text = row.get("scenario", "").lower()
+    if "interactive" in text:
+        return "interactive"
+    if "server" in text:
+        return "server"
+    if "concurrency" in text or positive_number(row.get("batch_or_concurrency")):
+        per_user = positive_number(row.get("tokens_per_s_per_user"))
+        return "interactive" if per_user and per_user >= INTERACTIVE_MIN_TOKENS_PER_S_PER_USER else "server"
+    return "offline"
+
+
+def row_stack(row: dict, device) -> str:
+    """Serving stack: ROCm on AMD devices; else TensorRT-LLM, SGLang or vLLM from the framework text."""
+    if getattr(device, "vendor", "") == "AMD":
+        return "ROCm"
+    text = row.get("framework", "").lower()
+    if "sglang" in text:
+        return "SGLang"
+    if "vllm" in text or "llm-d" in text:
+        return "vLLM"
+    if "tensorrt" in text or "trt" in text:
+        return "TensorRT-LLM"
+    return "other"
+
+
+STACK_FACTOR = {"SGLang": "stack_step_sglang", "vLLM": "stack_step_vllm"}
+
+
+def stack_scale(factors: EfficiencyFactors, stack: str) -> float:
+    """The decode-step multiplier of a row's stack: SGLang and vLLM rows on NVIDIA take their stack
+    factor (TensorRT-LLM is the reference, 1; the ROCm factor applies inside the kernel to every AMD
+    device)."""
+    name = STACK_FACTOR.get(stack)
+    return 1.0 if name is None else float(getattr(factors, name))
+
+
+def positive_number(text) -> float | None:
+    """The number a CSV cell holds where it is > 0, else None (empty, text, 0 or negative)."""
+    try:
+        v = float(str(text).strip())
+    except (TypeError, ValueError):
+        return None
+    return v if v > 0 else None
+
+
+def map_model(text: str) -> str | None:
+    return next((m for m in MODEL_PREFIXES if text.startswith(m)), None)
+
+
+def row_precision(row: dict, device, model_name: str = "") -> str:
+    text = row.get("precision", "").upper()
+    if "AS LABELLED" in text or "NOT STATED" in text or not text:
+        text = ""
+    if not text and model_name in CHECKPOINT_PRECISION:
+        return CHECKPOINT_PRECISION[model_name]
+    if "FP4" in text:
+        return "mxfp4" if "MX" in text else "nvfp4"
+    if "FP8" in text:
+        return "fp8"
+    if "BF16" in text or "FP16" in text:
+        return "bf16"
+    native = native_fp4_formats(device)
+    if native:
+        preferred = "nvfp4" if device.vendor == "NVIDIA" else "mxfp4"
+        return preferred if preferred in native else native[0]
+    return "fp8"
+
+
+def row_parallelism(row: dict, count: int, device, is_moe: bool) -> dict:
+    """Sweep axes for the row: the stated parallelism, or every option that fits the row."""
+    m = re.search(r"parallelism (DEP|TP|EP)(\d+)", row.get("notes", ""))
+    if m:
+        kind, n = m.group(1), int(m.group(2))
+        if kind == "TP" or not is_moe:
+            return {"tensor_parallel": (n,), "expert_parallel": (1,), "attention_dp": (kind == "DEP",) if is_moe else (False,)}
+        return {"tensor_parallel": (1,), "expert_parallel": (n,), "attention_dp": (kind == "DEP",)}
+    limit = min(count, device.scale_up_domain)
+    sizes = tuple(n for n in (1, 2, 4, 8, 16, 32, 64, 72) if n <= limit)
+    if is_moe:
+        wide = tuple(n for n in (2, 4) for n in (n * device.scale_up_domain,) if n <= count) if count > limit else ()
+        return {"tensor_parallel": sizes, "expert_parallel": sizes + wide, "attention_dp": (False, True)}
+    return {"tensor_parallel": sizes, "expert_parallel": (1,), "attention_dp": (False,)}
+
+
+def row_workload(row: dict, model_name: str) -> Workload | None:
+    try:
+        out = float(row["output_len"])
+    except (KeyError, ValueError):
+        return None
+    text = row.get("input_len", "").strip()
+    inp = float(text) if text else MLPERF_INPUT_TOKENS.get(model_name)
+    if inp is None:
+        return None
+    return Workload(input_tokens=int(round(inp)), output_tokens=int(round(out)))
+
+
+def row_latency_targets(row: dict, model_name: str) -> tuple[float | None, float | None]:
+    """(tokens/s per user to reach, TTFT limit s) of a row: as stated, else for an MLPerf Server or
+    Interactive row from its benchmark's limits (MLPERF_LATENCY_LIMITS, MEAN_TPOT_OVER_P99_LIMIT)."""
+    per_user, ttft_limit = positive_number(row.get("tokens_per_s_per_user")), positive_number(row.get("ttft_limit_s"))
+    limits = MLPERF_LATENCY_LIMITS.get((model_name, row_scenario(row))) if "mlperf" in row.get("scenario", "").lower() else None
+    if limits is not None:
+        tpot_limit = positive_number(row.get("tpot_limit_s")) or limits[1]
+        per_user = per_user or 1.0 / (MEAN_TPOT_OVER_P99_LIMIT * tpot_limit)
+        ttft_limit = ttft_limit or limits[0]
+    return per_user, ttft_limit
+
