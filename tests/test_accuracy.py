@@ -125,3 +125,19 @@ def test_an_mlperf_server_row_without_its_per_user_rate_takes_the_benchmarks_lim
     assert served[2] >= per_user * (1 - 1e-9) and 0 < served[0] <= offline[0]
     assert interactive[2] >= 1 / (measurement_rows.MEAN_TPOT_OVER_P99_LIMIT * 0.04) * (1 - 1e-9)
     assert 0 < interactive[0] < served[0]  # the 40 ms TPOT limit costs throughput
+
+
+def test_the_refit_holds_a_stack_factor_that_no_fit_row_identifies(result):
+    """tools/refit_factors.py fits a stack's step factor only where a fit row runs that stack (no
+    residual depends on it otherwise: a solver could move it anywhere)."""
+    import pathlib
+    import sys
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tools"))
+    import refit_factors
+    fit_rows = [r for r in result.results if r.split == "fit"]
+    names, held = refit_factors.identified(refit_factors.FIT, fit_rows)
+    assert "SGLang" not in {r.stack for r in fit_rows}
+    assert set(held) == {"stack_step_sglang"} and "stack_step_sglang" not in names
+    assert {"stack_step_rocm", "stack_step_vllm", "eta_compute"} <= set(names)
+    names, held = refit_factors.identified(refit_factors.FIT, result.results)  # every row: SGLang is there
+    assert held == {} and names == refit_factors.FIT

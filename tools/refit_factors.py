@@ -10,7 +10,8 @@ few rows the model cannot describe do not pull the factors. Rows of the held-out
 `measurement_rows.row_split`) are never seen. The physical factors (eta_mem, eta_comm, step and layer
 overheads, comm latency and per-peer overhead, scale-out latency, memory and power factors) stay at
 their rule-of-thumb defaults. The serving-stack factors (ROCm, SGLang, vLLM relative to
-TensorRT-LLM) are fitted here too, each on all fit rows of its stack, never per row.
+TensorRT-LLM) are fitted here too, each on all fit rows of its stack, never per row; a stack with
+no fit row (SGLang on NVIDIA: its InferenceX sources are all held out) keeps its default, said.
 Prints the fitted factors (to copy into tcoapp/engine/performance/factors.py with the date of the
 fit) and the fit / held-out errors before and after.
 """
@@ -29,20 +30,33 @@ from tcoapp.io.catalog import load_catalog  # noqa: E402
 from tcoapp.io.measurements import DEFAULT_CSV, read_measurements  # noqa: E402
 from tcoapp.engine.performance.calibration import BOUNDS  # noqa: E402
 from tcoapp.engine.performance.factors import DEFAULT_FACTORS  # noqa: E402
+from tcoapp.engine.performance.measurement_rows import STACK_FACTOR  # noqa: E402
 
 FIT = ("eta_kv", "eta_compute", "eta_prefill", "seq_overhead_s", "fp4_math_efficiency", "moe_compute_efficiency",
        "moe_gemm_half_tokens", "mem_compute_overlap_loss", "expert_load_skew", "sched_overhead_s",
        "stack_step_rocm", "stack_step_sglang", "stack_step_vllm")
+STACK_FACTORS = dict(STACK_FACTOR, ROCm="stack_step_rocm")  # stack -> its step factor (ROCm: every AMD row)
 MISSING_RESIDUAL = 1.0  # a fit row that becomes infeasible counts as a factor-e error
 FLOOR_RATIO = float(np.exp(-3.0))  # a row whose target no configuration reaches (predicted 0) counts as e^-3
 
 
-def _factors(x):
-    return DEFAULT_FACTORS.with_(**{name: float(v) for name, v in zip(FIT, np.exp(x))})
+def _factors(x, names=FIT):
+    return DEFAULT_FACTORS.with_(**{name: float(v) for name, v in zip(names, np.exp(x))})
 
 
-def _residuals(rows, catalog, lines, x) -> np.ndarray:
-    acc = accuracy.run(rows, catalog, _factors(x), lines=set(lines))
+def identified(names, fit_results) -> tuple[tuple[str, ...], dict[str, str]]:
+    """(the factors the fit rows can identify, {held factor: why}): a stack's step factor is fitted
+    only where some fit row runs that stack. With none, no residual depends on it, so the solver
+    could move it anywhere without changing the fit (a refit moved stack_step_sglang from 1 to 9.8
+    that way); it is held at its default instead."""
+    stacks = {r.stack for r in fit_results}
+    held = {factor: f"no fit row runs {stack} (its sources are all held out)"
+            for stack, factor in STACK_FACTORS.items() if factor in names and stack not in stacks}
+    return tuple(n for n in names if n not in held), held
+
+
+def _residuals(rows, catalog, lines, x, names=FIT) -> np.ndarray:
+    acc = accuracy.run(rows, catalog, _factors(x, names), lines=set(lines))
     found = {r.line: np.log(max(r.predicted / r.measured, FLOOR_RATIO)) for r in acc.results}
     return np.array([found.get(line, MISSING_RESIDUAL) for line in lines])
 
@@ -86,14 +100,17 @@ def main(argv=None) -> int:
     catalog = load_catalog()
     before = accuracy.run(rows, catalog)
     lines = [r.line for r in before.results if r.split == "fit"]
-    lo = np.log([BOUNDS[n][0] for n in FIT])
-    hi = np.log([BOUNDS[n][1] for n in FIT])
-    x0 = np.clip(np.log([max(getattr(DEFAULT_FACTORS, n), 1e-12) for n in FIT]), lo + 1e-6, hi - 1e-6)
-    sol = least_squares(lambda x: _residuals(rows, catalog, lines, x), x0, bounds=(lo, hi), loss="soft_l1",
+    names, held = identified(FIT, [r for r in before.results if r.split == "fit"])
+    for name, why in held.items():
+        print(f"  {name} held at {getattr(DEFAULT_FACTORS, name):.4g}: not identified, {why}")
+    lo = np.log([BOUNDS[n][0] for n in names])
+    hi = np.log([BOUNDS[n][1] for n in names])
+    x0 = np.clip(np.log([max(getattr(DEFAULT_FACTORS, n), 1e-12) for n in names]), lo + 1e-6, hi - 1e-6)
+    sol = least_squares(lambda x: _residuals(rows, catalog, lines, x, names), x0, bounds=(lo, hi), loss="soft_l1",
                         f_scale=0.1, diff_step=1e-2, max_nfev=40)
-    fitted = _factors(sol.x)
+    fitted = _factors(sol.x, names)
     print(f"fit on {len(lines)} rows ({sol.message}, {sol.nfev} evaluations):")
-    for name in FIT:
+    for name in names:
         print(f"  {name} = {getattr(fitted, name):.4g}   (was {getattr(DEFAULT_FACTORS, name):.4g})")
     _report("before", before)
     _report("after", accuracy.run(rows, catalog, fitted))
