@@ -2,6 +2,7 @@
 largest batch meeting an interactivity target (docs/model.md section 1)."""
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -40,7 +41,12 @@ def share_at(share, index: int) -> float:
 
 def search_batches(upper: float) -> np.ndarray:
     """Every integer batch up to 64, then a log grid up to `upper` (inclusive)."""
-    upper = max(1.0, min(float(upper), MAX_SEARCH_BATCH))
+    return _search_batches(max(1.0, min(float(upper), MAX_SEARCH_BATCH))).copy()
+
+
+@functools.lru_cache(maxsize=256)
+def _search_batches(upper: float) -> np.ndarray:
+    """`search_batches` of a clamped `upper` (kept: a search asks for the same grids again and again)."""
     small = np.arange(1, min(64, math.floor(upper)) + 1, dtype=float)
     large = np.unique(np.floor(np.geomspace(64, upper, TARGET_GRID_POINTS))) if upper > 64 else np.empty(0)
     return np.unique(np.concatenate([small, large, [math.floor(upper)]]))

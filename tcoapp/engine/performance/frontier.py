@@ -143,7 +143,7 @@ def sweep(device, model, workload, *, batches, tensor_parallel=(1, 2, 4, 8), exp
                          for c in combos], bool)
     cols = {name: np.array([c[i] for c in combos]) for i, name in enumerate(CONFIG_COLUMNS)}
     out = {k: np.empty(len(combos) * b.size) for k in ("u", "d", "t", "p", "m")}
-    chunk = max(1, int(np.ceil(len(combos) / 20)))
+    chunk = _chunk_size(len(combos), b.size, progress is not None or should_cancel is not None)
     for start in range(0, len(combos), chunk):
         if should_cancel is not None and should_cancel():
             raise Cancelled("sweep cancelled")
@@ -156,6 +156,19 @@ def sweep(device, model, workload, *, batches, tensor_parallel=(1, 2, 4, 8), exp
     feasible = rep(possible) & (np.tile(b, len(combos)) <= out["m"]) & (out["m"] >= 1)
     return SweepResult(np.tile(b, len(combos)), *(rep(cols[c]) for c in CONFIG_COLUMNS), float(spec_decode_acceptance),
                        out["u"], out["d"], out["t"], out["p"], out["m"], feasible)
+
+
+PROGRESS_STEPS = 20          # chunks of a sweep that reports progress or may be cancelled (a GUI worker)
+POINTS_PER_CHUNK = 250_000   # (configuration, batch) points per kernel call otherwise (~2 MB per array)
+
+
+def _chunk_size(configurations: int, batches: int, reports: bool) -> int:
+    """Configurations per kernel call: PROGRESS_STEPS steps where a caller follows the sweep, else
+    as many as POINTS_PER_CHUNK points allow (fewer calls: the per-call overhead dominates small
+    sweeps). Every point's value is the same at any chunking (the kernel is elementwise per point)."""
+    if reports:
+        return max(1, int(np.ceil(configurations / PROGRESS_STEPS)))
+    return max(1, min(configurations, POINTS_PER_CHUNK // max(batches, 1)))
 
 
 def _evaluate_chunk(device, arch, workload, b, cols, start, stop, acceptance, factors, out, mixed):

@@ -225,28 +225,33 @@ def _linear_flop_s(arch: Architecture, peak, factors, tokens, shared_peak=None, 
                   + routed * expert_imbalance / grouped_gemm_efficiency(arch, tokens, factors) / peak)
 
 
-def _comm_s(device, arch, tokens, devices, expert_parallel, attention_dp, factors, expert_imbalance=1.0):
-    link, lat = _link(device, factors), factors.comm_latency_s
+def _comm_s(device, arch, tokens, devices, expert_parallel, attention_dp, factors, expert_imbalance=1.0,
+            latency_s=None):
+    """TP all-reduces and MoE all-to-alls of one step per device (s); `latency_s` replaces the
+    factors' comm_latency_s (a batched prefill shares it, `prefill`)."""
+    link = _link(device, factors)
+    lat = factors.comm_latency_s if latency_s is None else latency_s
     message = tokens * arch.hidden_size * ACTIVATION_BYTES
     tp = np.where(attention_dp, 0.0, 2.0 * arch.n_layers * allreduce_s(message, devices, link, lat))
     if not arch.is_moe:
         return tp + 0.0 * message
     uses_a2a = (np.asarray(expert_parallel) > 1) | np.asarray(attention_dp, bool)
     sent = message / devices * arch.experts_per_token * expert_imbalance
-    a2a = 2.0 * arch.n_layers * alltoall_with_scale_out_s(device, sent, devices, factors)
+    a2a = 2.0 * arch.n_layers * alltoall_with_scale_out_s(device, sent, devices, factors, lat)
     return tp + np.where(uses_a2a & (devices > 1), a2a, 0.0)
 
 
-def alltoall_with_scale_out_s(device, sent_bytes, devices, factors):
+def alltoall_with_scale_out_s(device, sent_bytes, devices, factors, latency_s=None):
     """One all-to-all (dispatch or combine) per device: within one scale-up domain D, the share
     (n - 1) / n of the bytes at the scale-up link plus `comm_latency_s`; beyond it (n > D, expert
     parallelism across domains) the share (n - D) / n leaves the domain over the scale-out link
     (`scale_out_gb_s` x eta_comm) with `scale_out_latency_s`; plus `a2a_peer_overhead_s` for each
-    of the n - 1 peer messages."""
+    of the n - 1 peer messages. `latency_s` replaces comm_latency_s where given."""
     n = np.asarray(devices, float)
     domain = float(max(int(device.scale_up_domain), 1))
     inside = np.minimum(n, domain)
-    up = (inside - 1.0) / n * sent_bytes / _link(device, factors) + factors.comm_latency_s
+    lat = factors.comm_latency_s if latency_s is None else latency_s
+    up = (inside - 1.0) / n * sent_bytes / _link(device, factors) + lat
     out_link = np.maximum(np.asarray(device.scale_out_gb_s, float), 1e-9) * 1e9 * factors.eta_comm
     out = np.where(n > domain, (n - domain) / n * sent_bytes / out_link + factors.scale_out_latency_s, 0.0)
     return np.where(n > 1, np.maximum(up, out) + (n - 1.0) * factors.a2a_peer_overhead_s, 0.0)
@@ -262,8 +267,8 @@ def prefill(device, arch: Architecture, devices, expert_parallel, attention_dp, 
     new = np.asarray(new, float)
     comm_s = _comm_s(device, arch, new, devices, expert_parallel, attention_dp, factors)
     chunk_share = np.minimum(1.0, new / (PREFILL_CHUNK_TOKENS * np.where(attention_dp, devices, 1.0)))
-    batched = factors.with_(comm_latency_s=factors.comm_latency_s * chunk_share)
-    busy_s = compute_s + _comm_s(device, arch, new, devices, expert_parallel, attention_dp, batched)
+    busy_s = compute_s + _comm_s(device, arch, new, devices, expert_parallel, attention_dp, factors,
+                                 latency_s=factors.comm_latency_s * chunk_share)
     stored = weight_bytes_per_device(arch, devices, attention_dp, weight_bytes, shared_weight_bytes)
     w_fast, _ = fast_tier_shares(device, stored, 0.0, factors.usable_memory_fraction)
     read_s = stored * tier_seconds_per_byte(device, w_fast) / factors.eta_mem
