@@ -3,7 +3,8 @@ search done by hand: every configuration of each plan's space typed and computed
 
 The 8 plans: DeepSeek-R1 and Llama-3.3-70B on H200, B200, GB200 NVL72 and MI355X at >= 36 tokens/s
 per user, searching fp8 and nvfp4 (weights x KV) and 0..2 draft tokens: 8 to 288 configurations
-x every batch per plan. Value: seconds for the 8 plans' `compute_plan` (best of 3). Baseline: the
+x every batch per plan. Value: seconds for the 8 plans' `compute_plan` (best of 3; `cpu_s`: the
+process's CPU seconds of the best run, which a machine shared with other jobs inflates less). Baseline: the
 same spaces enumerated configuration by configuration through the ordinary operating-point path
 (what a user comparing typed configurations would compute), in the same run.
 """
@@ -53,19 +54,20 @@ def _by_hand(scenario: Scenario) -> int:
 
 def serving_search_s(keys: dict = SEARCH) -> dict:
     scenario = _scenario(keys)
-    best = float("inf")
+    best = best_cpu = float("inf")
     for _ in range(3):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         for plan in scenario.plans:
             compute_plan(scenario, plan)
         best = min(best, time.perf_counter() - start)
+        best_cpu = min(best_cpu, time.process_time() - start_cpu)
     start = time.perf_counter()
     configurations = _by_hand(scenario)
     by_hand = time.perf_counter() - start
     return {"value": round(best, 4), "unit": "s", "baseline": round(by_hand, 4),
             "baseline_name": f"the same {configurations} configurations typed and computed one by one "
                              f"({by_hand / best:.1f}x slower)",
-            "target": 0.5}
+            "target": 0.5, "cpu_s": round(best_cpu, 4)}
 
 
 def serving_search_widest_s() -> dict:

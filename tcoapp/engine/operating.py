@@ -64,8 +64,8 @@ def _point_for_target(scenario, plan):
         lo, hi = scenario.curves[plan.curve].batch_range
         grid = np.unique(np.concatenate([np.geomspace(lo, hi, TARGET_GRID_POINTS), [lo, hi]]))
     else:
-        probe, _ = plan_curve(scenario, plan, np.array([1.0]))
-        limit = probe.max_batch_by_memory if np.isfinite(probe.max_batch_by_memory) else MAX_SEARCH_BATCH
+        probe = _memory_limit(scenario, plan)
+        limit = probe if np.isfinite(probe) else MAX_SEARCH_BATCH
         grid = search_batches(max(limit, 1.0))
     curve, share = plan_curve(scenario, plan, grid)
     index = largest_batch_meeting(curve, plan.min_tokens_per_s_per_user, plan.max_ttft_s)
@@ -75,6 +75,16 @@ def _point_for_target(scenario, plan):
             reason += f" ({_reason(curve)})"
         return missing_point(curve.source, reason, curve.max_batch_by_memory), share_at(share, 0)
     return point_at(curve, index, (f"batch {curve.batch[index]:g} chosen for {_target_text(plan)}",)), share_at(share, index)
+
+
+def _memory_limit(scenario: Scenario, plan: Plan) -> float:
+    """max_batch_by_memory of the plan's generated curve (no batch enters it): read directly for one
+    generated pool, from the curve at batch 1 for a prefill/decode pair."""
+    if plan.is_disaggregated:
+        return plan_curve(scenario, plan, np.array([1.0]))[0].max_batch_by_memory
+    from .performance.generated import memory_limit
+    return memory_limit(scenario.device(plan.device), scenario.model(plan.model), plan.serving, plan.workload,
+                        scenario.factors_for(plan.device))
 
 
 def _target_text(plan: Plan) -> str:

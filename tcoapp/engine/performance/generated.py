@@ -11,7 +11,7 @@ import numpy as np
 from ..records import Device, ModelSpec, ServingConfig, Workload
 from .curve import CurveArrays, OperatingPoint, missing_point
 from .factors import DEFAULT_FACTORS, EfficiencyFactors
-from .memory import architecture
+from .memory import architecture, capacity_gb, max_batch_by_memory
 from .precision import attention_peak_flops, bytes_per_value, peak_flops, precision_note
 from .roofline import RooflineArrays, evaluate
 
@@ -67,6 +67,18 @@ def shared_weight_args(device: Device, attention_weight_precision: str, factors:
         return {}
     return {"shared_weight_bytes": bytes_per_value(attention_weight_precision),
             "shared_peak": peak_flops(device, attention_weight_precision, factors.fp4_math_efficiency)}
+
+
+def memory_limit(device: Device, model: ModelSpec, serving: ServingConfig, workload: Workload,
+                 factors: EfficiencyFactors = DEFAULT_FACTORS) -> float:
+    """The generated curve's max_batch_by_memory (sequences per replica), which no batch enters:
+    the same call `roofline.evaluate` makes, without the rest of the kernel."""
+    shared = shared_weight_args(device, serving.attention_weight_precision, factors).get("shared_weight_bytes")
+    devices = np.asarray(serving.tensor_parallel, float) * np.asarray(serving.expert_parallel, float)
+    return float(max_batch_by_memory(
+        architecture(model), capacity_gb(device), factors.usable_memory_fraction, devices,
+        np.asarray(bool(serving.attention_dp), bool), bytes_per_value(serving.weight_precision),
+        bytes_per_value(serving.kv_precision), float(workload.input_tokens) + float(workload.output_tokens), shared))
 
 
 def generate_curve(device: Device, model: ModelSpec, serving: ServingConfig, workload: Workload,
