@@ -137,8 +137,8 @@ def _batch_upper(plan: Plan, pool: ResolvedPool) -> float:
 
 def _sweep_key(scenario, plan, pool, space: SearchSpace) -> tuple:
     """Everything `_sweep` depends on (two searches with equal keys sweep the same points)."""
-    return (scenario.device(pool.device), scenario.model(plan.model), plan.workload, _batch_upper(plan, pool), space, pool.serving.spec_decode_acceptance,
-            pool.serving.attention_weight_precision, scenario.factors_for(pool.device))
+    return (scenario.device(pool.device), scenario.model(plan.model), plan.workload, _batch_upper(plan, pool), space,
+            pool.serving.spec_decode_acceptance, pool.serving.attention_weight_precision, scenario.factors_for(pool.device))
 
 
 def _sweep(scenario, plan, pool, space: SearchSpace) -> SweepResult:

@@ -21,8 +21,8 @@ import numpy as np
 from .factors import DEFAULT_FACTORS, EfficiencyFactors
 from .frontier import sweep
 from .measurement_rows import (
-    FAMILY, assign_splits, map_device, map_model, positive_number, row_latency_targets, row_parallelism, row_precision, row_scenario,
-    row_split, row_stack, row_workload, source_group, stack_scale,
+    FAMILY, assign_splits, map_device, map_model, positive_number, row_latency_targets, row_parallelism, row_precision,
+    row_scenario, row_split, row_stack, row_workload, source_group, stack_scale,
 )
 from .prediction_interval import BAND_QUANTILES, band_cell
 

@@ -159,7 +159,7 @@ def sweep(device, model, workload, *, batches, tensor_parallel=(1, 2, 4, 8), exp
 
 
 PROGRESS_STEPS = 20          # chunks of a sweep that reports progress or may be cancelled (a GUI worker)
-POINTS_PER_CHUNK = 250_000   # (configuration, batch) points per kernel call otherwise (~2 MB per array)
+POINTS_PER_CHUNK = 16_384    # (configuration, batch) points per kernel call otherwise: ~128 kB per temporary, in cache
 
 
 def _chunk_size(configurations: int, batches: int, reports: bool) -> int:
