@@ -456,7 +456,7 @@ def load_catalog_for_accuracy():
     try:
         from .io.catalog import load_catalog
         return load_catalog()
-    except Exception:  # noqa: BLE001 - fall back to the repository copy of the same files
+    except (ImportError, OSError):  # not installed: fall back to the repository copy of the same files
         return _repo_catalog()
 
 

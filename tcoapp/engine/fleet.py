@@ -21,7 +21,7 @@ from .performance.curve import OperatingPoint, missing_point
 from .performance.pool_pair import (
     busy_power_w, decode_curve, kv_link_gb_s, kv_transfer_s, prefill_capacity,
 )
-from .pools import ResolvedPool, pool_plan
+from .pools import ResolvedPool
 from .records import Device, Plan
 from .scenario import Scenario
 from .serving_search import SearchOutcome, search_by_evaluation, search_serve_pool
@@ -52,6 +52,7 @@ class FleetPoint:
 
 
 def pool_capacities(scenario: Scenario, plan: Plan, pools: tuple[ResolvedPool, ...]) -> tuple[PoolCapacity, ...]:
+    """What one device of each pool does before the fleet's rate is known (stage 1, module docstring)."""
     serve = {i: _serve_capacity(scenario, plan, p) for i, p in enumerate(pools) if p.role == "serve"}
     pair = _pair_capacities(scenario, plan, pools)
     return tuple(serve.get(i) or pair[i] for i in range(len(pools)))
@@ -61,7 +62,7 @@ def _serve_capacity(scenario, plan, pool) -> PoolCapacity:
     outcome = None
     if plan.serving_search == "auto" and not pool.curve:
         pool, outcome = search_serve_pool(scenario, plan, pool)
-    point, _ = operating_point(scenario, pool_plan(plan, pool))
+    point, _ = operating_point(scenario, plan, pool)
     rate = point.tokens_per_s_per_device / plan.output_tokens if point.exists else NAN
     return PoolCapacity(pool, scenario.device(pool.device), point, rate, search=outcome)
 

@@ -28,7 +28,7 @@ import numpy as np
 from .operating import MAX_SEARCH_BATCH, operating_point, search_batches
 from .performance.curve import OperatingPoint
 from .performance.frontier import CONFIG_COLUMNS, SweepResult, sweep
-from .pools import ResolvedPool, pool_plan
+from .pools import ResolvedPool
 from .records import Plan, ServingConfig
 from .scenario import Scenario
 from .search_objective import objective_score, objective_value
@@ -51,6 +51,7 @@ class SearchOutcome:
     not_run: tuple[str, ...] = ()   # precisions asked for that the device does not run (left out)
 
     def text(self) -> str:
+        """What the search chose, in words (configuration, batch, objective value in its unit)."""
         s = self.serving
         parts = [f"TP{s.tensor_parallel}"] + ([f"EP{s.expert_parallel}"] if s.expert_parallel > 1 else [])
         parts += ["attention-DP"] if s.attention_dp else []
@@ -64,6 +65,7 @@ class SearchOutcome:
 
 
 def pool_search_space(scenario: Scenario, plan: Plan, pool: ResolvedPool) -> SearchSpace:
+    """The serving configurations the search tries for the pool (its device, the plan's model)."""
     device, model = scenario.device(pool.device), scenario.model(plan.model)
     count = pool.device_count if plan.sizing_mode == "devices" else None
     return search_space(plan, device, model, count, pool.serving.weight_precision, pool.serving.kv_precision)
@@ -83,7 +85,7 @@ def search_serve_pool(scenario: Scenario, plan: Plan, pool: ResolvedPool) -> tup
     best: tuple[float, ServingConfig, OperatingPoint] | None = None
     candidates = _shortlist(scores, result, picks, pool.serving, space, plan.has_target)
     for serving in candidates:
-        point, _ = operating_point(scenario, pool_plan(plan, replace(pool, serving=serving)))
+        point, _ = operating_point(scenario, plan, replace(pool, serving=serving))
         if not point.exists:
             continue
         score = float(objective_score(plan, pool, device, point.tokens_per_s_per_device, point.power_w)[0])

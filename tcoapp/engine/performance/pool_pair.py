@@ -53,6 +53,8 @@ class DecodeCurve:
 
 def prefill_capacity(device: Device, model: ModelSpec, serving: ServingConfig, workload: Workload,
                      factors: EfficiencyFactors) -> PrefillCapacity:
+    """A prefill pool's capacity per device: requests/s, the isolated TTFT part [s] and the KV
+    cache of one request [bytes] (formulas in the module docstring)."""
     pre = run_roofline(device, model, serving, workload, 1.0, factors)
     n = serving.tensor_parallel * serving.expert_parallel
     kv_bytes = float(architecture(model).kv_values(workload.input_tokens)) * bytes_per_value(serving.kv_precision)
@@ -63,6 +65,8 @@ def prefill_capacity(device: Device, model: ModelSpec, serving: ServingConfig, w
 
 def decode_curve(device: Device, model: ModelSpec, serving: ServingConfig, workload: Workload, batch,
                  factors: EfficiencyFactors) -> DecodeCurve:
+    """A decode pool's curve at `batch` [sequences]: per-user tokens/s, step time [s], requests/s per
+    device and busy fraction (module docstring)."""
     b = np.atleast_1d(np.asarray(batch, float))
     dec = run_roofline(device, model, serving, workload, b, factors)
     n = serving.tensor_parallel * serving.expert_parallel

@@ -53,6 +53,7 @@ class ServeCase:
 
     @property
     def has_target(self) -> bool:
+        """Whether the pool runs at an interactivity target (else at its fixed batch)."""
         return self.min_tokens_per_s_per_user is not None or self.max_ttft_s is not None
 
 
