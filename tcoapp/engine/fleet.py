@@ -19,7 +19,7 @@ import numpy as np
 from .operating import operating_point, search_batches
 from .performance.curve import OperatingPoint, missing_point
 from .performance.pool_pair import (
-    busy_power_w, decode_curve, kv_link_gb_s, kv_transfer_s, prefill_capacity,
+    busy_power_w, decode_curve, kv_link_gb_s, kv_transfer_s, pair_rate, prefill_capacity,
 )
 from .pools import ResolvedPool
 from .records import Device, Plan
@@ -190,13 +190,10 @@ def _pair(plan, caps, counts, points, rates, factors_for) -> tuple[str, list[str
     dec = [i for i, c in enumerate(caps) if c.pool.role == "decode"]
     if not pre:
         return "", []
-    pre_cap = sum(caps[i].requests_per_s_per_device * counts[i] for i in pre)
-    dec_cap = sum(caps[j].requests_per_s_per_device * counts[j] for j in dec)
     kv_bytes = max(caps[i].kv_bytes for i in pre)
-    egress = sum(counts[i] * caps[i].link_gb_s for i in pre) * 1e9
-    ingress = sum(counts[j] * caps[j].link_gb_s for j in dec) * 1e9
-    link_cap = min(egress, ingress) / kv_bytes if kv_bytes > 0 else np.inf
-    rate = min(pre_cap, dec_cap, link_cap)
+    rate, pre_cap, dec_cap, link_cap = pair_rate(
+        [(caps[i].requests_per_s_per_device, counts[i], caps[i].link_gb_s) for i in pre],
+        [(caps[j].requests_per_s_per_device, counts[j], caps[j].link_gb_s) for j in dec], kv_bytes)
     limits = {"prefill": pre_cap, "decode": dec_cap, "kv_transfer": link_cap}
     limited_by = min(limits, key=limits.get)
     for i in pre:

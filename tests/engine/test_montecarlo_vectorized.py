@@ -26,10 +26,12 @@ def _variants():
         b200.with_(min_tokens_per_s_per_user=5.0),                     # large batch on the log grid
         h200.with_(min_tokens_per_s_per_user=None, max_ttft_s=0.5),    # TTFT target
         h100.with_(spec_decode_draft_tokens=3, spec_decode_acceptance=0.6),
+        b200.with_(model="DeepSeek-R1", weight_precision="nvfp4", attention_weight_precision="fp8",  # mixed checkpoint
+                   tensor_parallel=1, expert_parallel=8, attention_dp=True, serving_search="off"),
     ]
 
 
-@pytest.mark.parametrize("index", range(10))
+@pytest.mark.parametrize("index", range(11))
 def test_operating_point_over_draws_equals_the_deterministic_one(index):
     s, plans = _variants()
     plan = plans[index]

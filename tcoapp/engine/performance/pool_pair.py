@@ -118,6 +118,19 @@ def kv_transfer_s(kv_bytes: float, replica_devices: int, link_gb_s: float) -> fl
     return kv_bytes / (replica_devices * link_gb_s * 1e9) if link_gb_s > 0 else float("inf")
 
 
+def pair_rate(prefill, decode, kv_bytes: float):
+    """(the plan's request rate, prefill capacity, decode capacity, KV link cap) [requests/s] of a
+    prefill/decode fleet: `prefill` and `decode` list each pool's (requests/s per device, devices,
+    per-device link [GB/s]); rate = min(sum_p N_p r_p, sum_d N_d r_d, min(sum_p N_p link_p,
+    sum_d N_d link_d) x 1e9 / kv_bytes). Numbers, or arrays over a draw axis (Monte Carlo)."""
+    pre_cap = sum(r * n for r, n, _ in prefill)
+    dec_cap = sum(r * n for r, n, _ in decode)
+    egress = sum(n * link for _, n, link in prefill) * 1e9
+    ingress = sum(n * link for _, n, link in decode) * 1e9
+    link_cap = np.minimum(egress, ingress) / kv_bytes if kv_bytes > 0 else np.inf
+    return np.minimum(np.minimum(pre_cap, dec_cap), link_cap), pre_cap, dec_cap, link_cap
+
+
 def busy_power_w(device: Device, busy, factors: EfficiencyFactors):
     """idle + (tdp - idle) x busy^gamma, busy in 0..1."""
     return device.idle_w + (device.tdp_w - device.idle_w) * np.clip(busy, 0.0, 1.0) ** factors.power_gamma

@@ -16,7 +16,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..performance.generated import config_problems
-from ..performance.pool_pair import KV_FABRIC_FIELD, busy_power_w, decode_terms, kv_bytes_per_request, kv_fabric
+from ..performance.pool_pair import (
+    KV_FABRIC_FIELD, busy_power_w, decode_terms, kv_bytes_per_request, kv_fabric, pair_rate,
+)
 from .serve_draws import ServeCase, largest_grid_batch, run
 
 
@@ -90,14 +92,11 @@ def pair_draws(cases: dict, roles: dict, counts, draws: int) -> PairDraws:
         ok &= d[j][3]
     for i in pre:
         ok &= p[i][4]
-    pre_cap = sum(p[i][0] * counts[i] for i in pre)
-    dec_cap = sum(d[j][0] * counts[j] for j in dec)
     kv_bytes = max(p[i][2] for i in pre)
-    egress = sum(counts[i] * np.min([_link(cases[i], cases[j])[0] for j in dec], axis=0) for i in pre) * 1e9
-    ingress = sum(counts[j] * np.min([_link(cases[i], cases[j])[1] for i in pre], axis=0) for j in dec) * 1e9
-    link_cap = np.minimum(egress, ingress) / kv_bytes if kv_bytes > 0 else np.inf
     with np.errstate(divide="ignore", invalid="ignore"):
-        rate = np.minimum(np.minimum(pre_cap, dec_cap), link_cap)
+        rate, pre_cap, dec_cap, _ = pair_rate(
+            [(p[i][0], counts[i], np.min([_link(cases[i], cases[j])[0] for j in dec], axis=0)) for i in pre],
+            [(d[j][0], counts[j], np.min([_link(cases[i], cases[j])[1] for i in pre], axis=0)) for j in dec], kv_bytes)
         tokens, power, per_user = {}, {}, {}
         for i in pre:
             tokens[i] = np.where(ok, 0.0, np.nan)
