@@ -63,10 +63,3 @@ def raise_if(problems: list[Problem]) -> None:
 
 class Cancelled(TcoError):
     """A long computation (a frontier sweep) was cancelled by its `should_cancel` callable."""
-
-
-# What an engine call on a checked scenario can raise about the inputs it was given: the project's own
-# errors, a name the scenario does not hold (KeyError), and numpy/scipy refusing a value (ValueError,
-# ArithmeticError). A caller that must carry on past one plan (a save, a view) catches these, and only
-# these: any other exception is a bug in the code and reaches the command line's last line of defence.
-ENGINE_ERRORS: tuple[type[Exception], ...] = (TcoError, KeyError, ValueError, ArithmeticError)
