@@ -15,7 +15,7 @@ import time
 
 from tcoapp.engine.compute import compute_plan
 from tcoapp.engine.operating import operating_point
-from tcoapp.engine.pools import POOL_SERVING_KEYS, pool_plan, resolve_pools
+from tcoapp.engine.pools import POOL_SERVING_KEYS, resolve_pools
 from tcoapp.engine.records import make_plan
 from tcoapp.engine.scenario import Scenario, check_scenario
 from tcoapp.engine.serving_search import pool_search_space, space_configs
@@ -47,7 +47,7 @@ def _by_hand(scenario: Scenario) -> int:
         space = pool_search_space(scenario, plan, pool)
         for serving in space_configs(space, pool.serving):
             typed = plan.with_(serving_search="off", **{k: getattr(serving, k) for k in POOL_SERVING_KEYS})
-            operating_point(scenario, pool_plan(typed, resolve_pools(typed)[0]))
+            operating_point(scenario, typed, resolve_pools(typed)[0])
             n += 1
     return n
 

@@ -50,11 +50,13 @@ class CalibrationScope:
         return SEPARATOR.join((self.device, self.model_class or ANY, self.serving_stack or ANY))
 
     def matches(self, device: str, klass: str, stack: str) -> bool:
+        """Whether a plan on `device` with model class `klass` and serving stack `stack` falls in this scope."""
         return (self.device == device and self.model_class in ("", klass)
                 and self.serving_stack in ("", stack_name(stack)))
 
     @property
     def specificity(self) -> int:
+        """How narrow the scope is (model class counts 2, serving stack 1): the narrowest matching scope wins."""
         return 2 * bool(self.model_class) + bool(self.serving_stack)
 
 
@@ -83,6 +85,7 @@ def parse_scope(text: str) -> tuple[CalibrationScope | None, str]:
 
 
 def scope_of_key(key: str) -> CalibrationScope:
+    """The scope a Calibration sheet column header names (`DEVICE` or `DEVICE | MODEL_CLASS | STACK`)."""
     scope, _ = parse_scope(key)
     return scope or CalibrationScope(key)
 

@@ -13,7 +13,6 @@ from typing import Any
 import numpy as np
 
 from .finance import cashflow, sizing
-from .finance.costs import server_capex_usd
 from .finance.metrics import finance_metrics
 from .finance.quantities import DEVICE_ECONOMICS_KEYS, FinanceInputs, FinanceResult, finance_inputs
 from .frontier_share import Frontier, frontier_for, low_share_note, share_of
@@ -22,7 +21,7 @@ from .serving_search import SearchOutcome
 from .metric_table import METRICS
 from .performance.curve import OperatingPoint
 from .performance.prediction_interval import prediction_interval
-from .pools import POOL_SERVING_KEYS, ResolvedPool, resolve_pools
+from .pools import POOL_SERVING_KEYS, ResolvedPool, resolve_pools, sells_output
 from .fields import PLAN_FIELDS
 from .records import Plan
 from .scenario import Scenario
@@ -59,6 +58,7 @@ class PlanResult:
     frontier_share: float = float("nan")    # tokens/s per device over the frontier's; NaN: no frontier
 
     def metric_or_none(self, key: str) -> float | None:
+        """The metric `key` in its unit (METRIC_KEYS, docs/model.md "Metric keys"); None where it does not exist."""
         value = self.metrics[key]
         return None if value is None or not np.isfinite(value) else float(value)
 
@@ -81,6 +81,7 @@ class PlanResult:
         return rows
 
     def pool_search(self, i: int) -> SearchOutcome | None:
+        """What serving_search = auto chose for pool `i` (None: not searched)."""
         return self.searches[i] if i < len(self.searches) else None
 
     def serving_json(self) -> dict[str, Any]:
@@ -107,7 +108,7 @@ class PlanResult:
         prices = np.asarray(self.inputs.price_usd_per_million_output_tokens, float).reshape(-1)
         counts = np.asarray(self.inputs.device_count, float).reshape(-1) * np.ones_like(prices)
         tokens = np.asarray(self.inputs.tokens_per_s_per_device, float).reshape(-1) * np.ones_like(prices)
-        sells = np.array([p.role != "prefill" for p in self.pools] or [True] * prices.size)[:prices.size]
+        sells = np.array([sells_output(p) for p in self.pools] or [True] * prices.size)[:prices.size]
         for weights in (np.where(sells, np.nan_to_num(tokens * counts), 0.0), np.where(sells, counts, 0.0),
                         sells.astype(float)):
             if np.sum(weights) > 0:
@@ -131,6 +132,8 @@ class PlanResult:
         return rows
 
     def as_json(self) -> dict[str, Any]:
+        """The plan's result as `tcoapp compute --json` writes it: metrics (None: does not exist), operating point
+        flags, pools, serving search, years and warnings, every number in the unit its key names."""
         data: dict[str, Any] = {"name": self.name}
         data.update({key: self.metric_or_none(key) for key in METRIC_KEYS})
         data["curve_source"] = self.point.source
@@ -158,31 +161,22 @@ def pool_economics(scenario: Scenario, pools: tuple[ResolvedPool, ...]) -> dict[
 
 
 def sized_counts(plan: Plan, caps: tuple[PoolCapacity, ...], econ: dict[str, np.ndarray], factors_for) -> np.ndarray:
-    """Devices per pool from the plan's sizing mode, in whole servers of every pool."""
+    """Devices per pool from the plan's sizing mode, in whole servers of every pool (`finance/sizing.py`,
+    the rule Monte Carlo runs over its draws: here the one-draw case). NaN where the mode's input does
+    not bound the fleet."""
     pools = [c.pool for c in caps]
     weights = np.array([p.device_count for p in pools], float)
-    dps = econ["devices_per_server"]
     mode = plan.sizing_mode
     if mode == "devices":
         return weights
-    if mode == "facility_power":
-        cost = (dps * econ["tdp_w"] + econ["server_overhead_w"]) * plan.pue / 1000.0
-        servers = sizing.pool_servers_within(plan.facility_power_kw, weights, dps, cost)
-    elif mode == "capex_budget":
-        owned = np.array([1.0 if p.owned else 0.0 for p in pools])
-        cost = owned * server_capex_usd(dps, econ["price_usd"], econ["server_price_usd"], plan.other_capex_fraction,
-                                        plan.network_usd_per_device, plan.storage_usd_per_device,
-                                        plan.installation_usd_per_server)
-        servers = sizing.pool_servers_within(plan.capex_budget_usd, weights, dps, cost)
-    else:
+    one_draw = {k: np.asarray(v, float)[None, ...] for k, v in
+                dict(plan_finance_inputs(plan), **econ, owned=[1.0 if p.owned else 0.0 for p in pools]).items()}
+    fleet_rate = None
+    if mode == "demand":
         shares = weights / np.sum(weights)
-        per_device = fleet_point(plan, caps, shares, factors_for).point.tokens_per_s_per_device
-        per_device_day = per_device * plan.utilization * sizing.SECONDS_PER_DAY
-        total = plan.demand_tokens_per_day / per_device_day if per_device_day > 0 else float("nan")
-        servers = sizing.pool_servers_for_devices(total, weights, dps) if np.isfinite(total) else None
-    if servers is None:
-        return np.full(len(pools), np.nan)
-    return servers * dps
+        fleet_rate = np.array([fleet_point(plan, caps, shares, factors_for).point.tokens_per_s_per_device])
+    limit = getattr(plan, sizing.SIZING_INPUT[mode])
+    return sizing.pool_servers(mode, limit, one_draw, weights, fleet_rate)[0] * econ["devices_per_server"]
 
 
 def output_price(scenario: Scenario, plan: Plan, point: OperatingPoint) -> tuple[float, tuple[str, ...]]:
@@ -194,8 +188,8 @@ def output_price(scenario: Scenario, plan: Plan, point: OperatingPoint) -> tuple
     if not np.isfinite(point.tokens_per_s_per_user):
         return float("nan"), ()
     price = tiers.price_at(point.tokens_per_s_per_user)
-    if not np.isfinite(price):
-        return 0.0, (f"{point.tokens_per_s_per_user:.3g} tokens/s per user is below every tier of price table "
+    if tiers.below_slowest(point.tokens_per_s_per_user):
+        return price, (f"{point.tokens_per_s_per_user:.3g} tokens/s per user is below every tier of price table "
                      f"{tiers.name!r} (slowest from {min(tiers.min_tokens_per_s_per_user):g}): no output revenue",)
     return price, ()
 
@@ -215,6 +209,9 @@ def curve_device_notes(scenario: Scenario, plan: Plan, pools: tuple[ResolvedPool
 
 
 def compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
+    """One plan's result: its pools' operating points (tokens/s, W), the sizing to whole servers
+    (devices), the output price (USD per million output tokens) and the finance (USD, per year), with
+    the notes that explain it (see module docstring)."""
     scenario = scenario.for_plan(plan)  # the calibration scoped to the plan's device, model class and stack
     pools = resolve_pools(plan)
     caps = pool_capacities(scenario, plan, pools)
@@ -232,7 +229,7 @@ def compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
     warnings += _sizing_notes(plan, pools, counts, econ)
     prices = []
     for pool, pool_point in zip(pools, fleet.pool_points):
-        price, notes = (0.0, ()) if pool.role == "prefill" else output_price(scenario, plan, pool_point)
+        price, notes = output_price(scenario, plan, pool_point) if sells_output(pool) else (0.0, ())
         prices.append(price)
         warnings += notes  # repeated notes are dropped once, below
     pool_inputs = dict(econ, device_count=counts, rack_power_cap_kw=[p.rack_power_cap_kw for p in pools],
@@ -296,6 +293,7 @@ def not_entered(plan: Plan) -> list[str]:
 
 
 def not_entered_notes(plan: Plan) -> list[str]:
+    """The note listing cost inputs left at 0 ("not entered"), or none."""
     missing = not_entered(plan)
     if not missing:
         return []
@@ -325,4 +323,5 @@ def _rack_notes(pools, out: FinanceResult) -> list[str]:
 
 
 def compute_scenario(scenario: Scenario) -> tuple[PlanResult, ...]:
+    """Every plan's result, in the scenario's plan order (`compute_plan`)."""
     return tuple(compute_plan(scenario, plan) for plan in scenario.plans)

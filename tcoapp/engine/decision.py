@@ -55,14 +55,17 @@ class PlanSummary:
 
     @property
     def far_below_frontier(self) -> bool:
+        """Whether the plan reaches less than LOW_SHARE of its device's frontier throughput."""
         return bool(np.isfinite(self.frontier_share) and self.frontier_share < LOW_SHARE)
 
     @property
     def exists(self) -> bool:
+        """Whether the plan's ranked value is a number (it has an operating point and finance)."""
         return bool(np.isfinite(self.value))
 
 
 def facility_mw(result) -> float:
+    """The plan's facility power [MW]: provisioned IT kW x PUE / 1000; NaN without finance inputs."""
     if result.inputs is None:
         return math.nan
     pue = float(np.asarray(result.inputs.pue, float))
@@ -178,6 +181,7 @@ def _pool_text(row: dict, several: bool) -> str:
 
 
 def target_text(plan) -> str:
+    """The plan's interactivity target in words (tokens/s per user, TTFT in s); empty without one."""
     parts = []
     if plan.min_tokens_per_s_per_user is not None:
         parts.append(f">= {plan.min_tokens_per_s_per_user:g} tokens/s per user")
@@ -264,6 +268,7 @@ def breakeven_price_text(s: PlanSummary) -> str:
 
 
 def breakeven_utilization_text(s: PlanSummary) -> str:
+    """The utilization (fraction of the year) at which NPV = 0, as text beside the plan's own."""
     if not np.isfinite(s.breakeven_price_usd_per_million):
         return "n/a: no cash flows"
     if not np.isfinite(s.breakeven_utilization):
@@ -320,6 +325,7 @@ def workload_of(plan) -> tuple[str, int, int]:
 
 
 def workload_text(workload: tuple[str, int, int]) -> str:
+    """A workload (model, input tokens, output tokens per request) in words."""
     model, tokens_in, tokens_out = workload
     return f"{model} {tokens_in:,} in / {tokens_out:,} out"
 

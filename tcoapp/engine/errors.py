@@ -56,6 +56,7 @@ class ValidationError(TcoError):
 
 
 def raise_if(problems: list[Problem]) -> None:
+    """Raise ValidationError with every problem, if there is any."""
     if problems:
         raise ValidationError(problems)
 

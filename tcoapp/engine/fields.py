@@ -277,6 +277,7 @@ FIELD_TABLES = {
 
 
 def by_name(fields: tuple[Field, ...]) -> dict[str, Field]:
+    """The fields keyed by their name."""
     return {f.name: f for f in fields}
 
 

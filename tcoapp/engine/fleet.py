@@ -19,9 +19,9 @@ import numpy as np
 from .operating import operating_point, search_batches
 from .performance.curve import OperatingPoint, missing_point
 from .performance.pool_pair import (
-    busy_power_w, decode_curve, kv_link_gb_s, kv_transfer_s, prefill_capacity,
+    busy_power_w, decode_curve, kv_link_gb_s, kv_transfer_s, pair_rate, prefill_capacity,
 )
-from .pools import ResolvedPool, pool_plan
+from .pools import ResolvedPool
 from .records import Device, Plan
 from .scenario import Scenario
 from .serving_search import SearchOutcome, search_by_evaluation, search_serve_pool
@@ -52,6 +52,7 @@ class FleetPoint:
 
 
 def pool_capacities(scenario: Scenario, plan: Plan, pools: tuple[ResolvedPool, ...]) -> tuple[PoolCapacity, ...]:
+    """What one device of each pool does before the fleet's rate is known (stage 1, module docstring)."""
     serve = {i: _serve_capacity(scenario, plan, p) for i, p in enumerate(pools) if p.role == "serve"}
     pair = _pair_capacities(scenario, plan, pools)
     return tuple(serve.get(i) or pair[i] for i in range(len(pools)))
@@ -61,7 +62,7 @@ def _serve_capacity(scenario, plan, pool) -> PoolCapacity:
     outcome = None
     if plan.serving_search == "auto" and not pool.curve:
         pool, outcome = search_serve_pool(scenario, plan, pool)
-    point, _ = operating_point(scenario, pool_plan(plan, pool))
+    point, _ = operating_point(scenario, plan, pool)
     rate = point.tokens_per_s_per_device / plan.output_tokens if point.exists else NAN
     return PoolCapacity(pool, scenario.device(pool.device), point, rate, search=outcome)
 
@@ -189,13 +190,10 @@ def _pair(plan, caps, counts, points, rates, factors_for) -> tuple[str, list[str
     dec = [i for i, c in enumerate(caps) if c.pool.role == "decode"]
     if not pre:
         return "", []
-    pre_cap = sum(caps[i].requests_per_s_per_device * counts[i] for i in pre)
-    dec_cap = sum(caps[j].requests_per_s_per_device * counts[j] for j in dec)
     kv_bytes = max(caps[i].kv_bytes for i in pre)
-    egress = sum(counts[i] * caps[i].link_gb_s for i in pre) * 1e9
-    ingress = sum(counts[j] * caps[j].link_gb_s for j in dec) * 1e9
-    link_cap = min(egress, ingress) / kv_bytes if kv_bytes > 0 else np.inf
-    rate = min(pre_cap, dec_cap, link_cap)
+    rate, pre_cap, dec_cap, link_cap = pair_rate(
+        [(caps[i].requests_per_s_per_device, counts[i], caps[i].link_gb_s) for i in pre],
+        [(caps[j].requests_per_s_per_device, counts[j], caps[j].link_gb_s) for j in dec], kv_bytes)
     limits = {"prefill": pre_cap, "decode": dec_cap, "kv_transfer": link_cap}
     limited_by = min(limits, key=limits.get)
     for i in pre:

@@ -1,5 +1,7 @@
-"""The operating point of a plan: from a measured curve or the generated one, at a batch or at the
-largest batch meeting an interactivity target (docs/model.md section 1)."""
+"""The operating point of a pool: from a measured curve or the generated one, at a batch or at the
+largest batch meeting the plan's interactivity target (docs/model.md section 1). The pool
+(`pools.ResolvedPool`) gives the device, curve and serving configuration; the plan the model,
+workload and target."""
 from __future__ import annotations
 
 import functools
@@ -9,6 +11,7 @@ import numpy as np
 
 from .performance.curve import CurveArrays, OperatingPoint, largest_batch_meeting, missing_point, point_at
 from .performance.measured import evaluate_measured
+from .pools import ResolvedPool, serve_pool
 from .records import Plan
 from .scenario import Scenario
 
@@ -16,22 +19,26 @@ TARGET_GRID_POINTS = 512
 MAX_SEARCH_BATCH = 65536
 
 
-def plan_curve(scenario: Scenario, plan: Plan, batch) -> tuple[CurveArrays, float | np.ndarray]:
-    """The plan's efficiency curve at `batch`, and the share of its devices that prefill (0 if not
-    disaggregated; one per batch where the pools are sized per batch)."""
-    device = scenario.device(plan.device)
-    if plan.curve:
-        curve = scenario.curves[plan.curve]
-        return evaluate_measured(curve, batch, plan.tensor_parallel * plan.expert_parallel, device.idle_w, device.tdp_w), 0.0
-    model = scenario.model(plan.model)
-    if plan.is_disaggregated:
+def plan_curve(scenario: Scenario, plan: Plan, batch, pool: ResolvedPool | None = None) -> tuple[CurveArrays, float | np.ndarray]:
+    """The efficiency curve of `pool` (its device, measured curve and serving configuration; the plan
+    gives the model and workload) at `batch` [sequences], and the share of its devices that prefill
+    (0 for a pool; one per batch for a prefill/decode plan drawn as a whole, `pool` None). Without
+    `pool`: the plan as one pool of its own keys."""
+    if pool is None and plan.is_disaggregated and not plan.curve:
         from .performance.disaggregation import generate_disaggregated
         result = generate_disaggregated(
             scenario.device(plan.prefill_device or plan.device), scenario.device(plan.decode_device or plan.device),
-            model, plan.serving, plan.workload, batch, scenario.factors_for(plan.device))
+            scenario.model(plan.model), plan.serving, plan.workload, batch, scenario.factors_for(plan.device))
         return result.curve, result.prefill_share
+    pool = pool or serve_pool(plan)
+    device = scenario.device(pool.device)
+    if pool.curve:
+        curve = scenario.curves[pool.curve]
+        devices = pool.serving.tensor_parallel * pool.serving.expert_parallel
+        return evaluate_measured(curve, batch, devices, device.idle_w, device.tdp_w), 0.0
     from .performance.generated import generate_curve
-    return generate_curve(device, model, plan.serving, plan.workload, batch, scenario.factors_for(plan.device)), 0.0
+    return generate_curve(device, scenario.model(plan.model), pool.serving, plan.workload, batch,
+                          scenario.factors_for(pool.device)), 0.0
 
 
 def share_at(share, index: int) -> float:
@@ -52,22 +59,25 @@ def _search_batches(upper: float) -> np.ndarray:
     return np.unique(np.concatenate([small, large, [math.floor(upper)]]))
 
 
-def operating_point(scenario: Scenario, plan: Plan) -> tuple[OperatingPoint, float]:
-    """(operating point, prefill share of devices)."""
+def operating_point(scenario: Scenario, plan: Plan, pool: ResolvedPool | None = None) -> tuple[OperatingPoint, float]:
+    """(operating point, prefill share of devices) of `pool` under the plan's workload and target: at
+    its serving batch, or at the largest batch meeting the plan's interactivity target. Without `pool`:
+    the plan as one pool of its own keys (a prefill/decode plan as a whole)."""
     if plan.has_target:
-        return _point_for_target(scenario, plan)
-    return _point_at_batch(scenario, plan, float(plan.batch))
+        return _point_for_target(scenario, plan, pool)
+    return _point_at_batch(scenario, plan, pool, float(pool.serving.batch if pool else plan.batch))
 
 
-def _point_for_target(scenario, plan):
-    if plan.curve:
-        lo, hi = scenario.curves[plan.curve].batch_range
+def _point_for_target(scenario, plan, pool):
+    curve_name = pool.curve if pool else plan.curve
+    if curve_name:
+        lo, hi = scenario.curves[curve_name].batch_range
         grid = np.unique(np.concatenate([np.geomspace(lo, hi, TARGET_GRID_POINTS), [lo, hi]]))
     else:
-        probe = _memory_limit(scenario, plan)
+        probe = _memory_limit(scenario, plan, pool)
         limit = probe if np.isfinite(probe) else MAX_SEARCH_BATCH
         grid = search_batches(max(limit, 1.0))
-    curve, share = plan_curve(scenario, plan, grid)
+    curve, share = plan_curve(scenario, plan, grid, pool)
     index = largest_batch_meeting(curve, plan.min_tokens_per_s_per_user, plan.max_ttft_s)
     if index is None:
         reason = _target_text(plan) + " is not met at any feasible batch"
@@ -77,14 +87,16 @@ def _point_for_target(scenario, plan):
     return point_at(curve, index, (f"batch {curve.batch[index]:g} chosen for {_target_text(plan)}",)), share_at(share, index)
 
 
-def _memory_limit(scenario: Scenario, plan: Plan) -> float:
-    """max_batch_by_memory of the plan's generated curve (no batch enters it): read directly for one
-    generated pool, from the curve at batch 1 for a prefill/decode pair."""
-    if plan.is_disaggregated:
+def _memory_limit(scenario: Scenario, plan: Plan, pool: ResolvedPool | None) -> float:
+    """max_batch_by_memory [sequences] of the pool's generated curve (no batch enters it): read
+    directly for one generated pool, from the curve at batch 1 for a prefill/decode plan drawn as a
+    whole (`pool` None)."""
+    if pool is None and plan.is_disaggregated:
         return plan_curve(scenario, plan, np.array([1.0]))[0].max_batch_by_memory
+    pool = pool or serve_pool(plan)
     from .performance.generated import memory_limit
-    return memory_limit(scenario.device(plan.device), scenario.model(plan.model), plan.serving, plan.workload,
-                        scenario.factors_for(plan.device))
+    return memory_limit(scenario.device(pool.device), scenario.model(plan.model), pool.serving, plan.workload,
+                        scenario.factors_for(pool.device))
 
 
 def _target_text(plan: Plan) -> str:
@@ -96,19 +108,20 @@ def _target_text(plan: Plan) -> str:
     return "the target " + " and ".join(parts)
 
 
-def _point_at_batch(scenario, plan, batch: float):
-    curve, share = plan_curve(scenario, plan, np.array([batch]))
+def _point_at_batch(scenario, plan, pool, batch: float):
+    curve, share = plan_curve(scenario, plan, np.array([batch]), pool)
+    curve_name = pool.curve if pool else plan.curve
     share = share_at(share, 0)
     limit = curve.max_batch_by_memory
-    if plan.curve:
+    if curve_name:
         notes = () if curve.feasible[0] else (
-            f"batch {batch:g} is outside the measured range {_range(scenario.curves[plan.curve])} "
-            f"of curve {plan.curve!r}: extrapolated",)
+            f"batch {batch:g} is outside the measured range {_range(scenario.curves[curve_name])} "
+            f"of curve {curve_name!r}: extrapolated",)
         return point_at(curve, 0, notes), share
     if curve.feasible[0]:
         return point_at(curve, 0), share
     if np.isfinite(limit) and 1 <= limit < batch:
-        queued = _queued_point(scenario, plan, batch, math.floor(limit))
+        queued = _queued_point(scenario, plan, pool, batch, math.floor(limit))
         if queued is not None:
             return queued, share
     return missing_point(curve.source, f"infeasible: {_reason(curve)}", limit), share
@@ -123,14 +136,14 @@ def _range(curve) -> str:
     return f"{lo:g}..{hi:g}"
 
 
-def _queued_point(scenario, plan, batch: float, limit: int) -> OperatingPoint | None:
+def _queued_point(scenario, plan, pool, batch: float, limit: int) -> OperatingPoint | None:
     """Served at the memory limit, the rest queued: throughput saturates and TTFT grows.
     None where even the limit is infeasible (an impossible configuration, not a memory limit).
 
     Queued requests wait for running ones to finish: extra wait = queued / completion rate,
     completion rate = limit x tokens/s per user / output_tokens (requests/s of one replica).
     """
-    curve, _ = plan_curve(scenario, plan, np.array([float(limit)]))
+    curve, _ = plan_curve(scenario, plan, np.array([float(limit)]), pool)
     if not curve.feasible[0]:
         return None
     base = point_at(curve, 0)

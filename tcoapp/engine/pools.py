@@ -3,9 +3,11 @@
 A plan with rows on the Pools sheet has those pools. A plan without pool rows is one `serve` pool
 of its `device`; a plan with prefill_devices:decode_devices (and `prefill_device` / `decode_device`)
 is a prefill pool and a decode pool whose device counts split the plan's device_count in that ratio.
-`resolve_pools` fills every empty per-pool key with the plan's value, so later stages see complete
-pools; `pool_plan` gives the plan as one pool sees it (its device, curve and serving configuration),
-which is how a serve pool reuses the single-device operating point unchanged.
+`resolve_pools` fills every empty per-pool key with the plan's value (`plan_reaches`), so later stages
+see complete pools: a `ResolvedPool` is what the engine computes from (its device, count or sizing
+weight, serving configuration, curve, role, rack keys, ownership, rent and purchase year); the
+operating point, the fleet physics and the finance read it directly, with the plan giving only what
+is plan-wide (model, workload, target, finance).
 """
 from __future__ import annotations
 
@@ -13,14 +15,19 @@ from dataclasses import dataclass
 
 from .errors import Problem
 from .fields import SERVING_FIELDS
-from .records import Plan, Pool, ServingConfig
+from .records import Plan, ServingConfig
 
 POOL_SERVING_KEYS = tuple(f.name for f in SERVING_FIELDS if f.name not in ("prefill_devices", "decode_devices"))
 
 
 @dataclass(frozen=True)
 class ResolvedPool:
-    """A pool with every key set. `share` is its device_count read as a weight (sizing modes)."""
+    """A pool of a plan with every key set: `device` (a device name) and `device_count` [devices]
+    (under a sizing mode other than `devices`, the pool's weight in the fleet's ratio), `role`
+    (serve, prefill or decode), `serving` (its configuration), `curve` (a measured curve's name, or
+    "" for the generated model), `rack_power_cap_kw` [kW], `servers_per_rack_max` [servers], `owned`
+    (bought, else rented at `rent_usd_per_device_hour` [USD per device-hour]), `purchase_year` (the
+    year the tranche is paid; it serves from the next)."""
 
     name: str
     role: str
@@ -39,10 +46,26 @@ class ResolvedPool:
 def resolve_pools(plan: Plan) -> tuple[ResolvedPool, ...]:
     """The plan's pools, every empty key filled from the plan (see module docstring)."""
     if plan.pools:
-        return tuple(_resolve(plan, pool) for pool in plan.pools)
+        return tuple(_resolve(plan, i) for i in range(len(plan.pools)))
     if plan.is_disaggregated and not plan.curve:
         return _derived_pair(plan)
-    return (_pool(plan, "serve", "serve", plan.device, float(plan.device_count)),)
+    return (serve_pool(plan),)
+
+
+def serve_pool(plan: Plan) -> ResolvedPool:
+    """The plan as one `serve` pool of its own keys (device, curve, serving, rack keys)."""
+    return _pool(plan, "serve", "serve", plan.device, float(plan.device_count))
+
+
+def plan_reaches(plan: Plan, index: int, key: str) -> bool:
+    """True where pool `index` takes the plan's value of `key` (no Pools rows, or its row leaves the
+    key empty); False where the pool's own row sets it."""
+    return not plan.pools or getattr(plan.pools[index], key, None) is None
+
+
+def sells_output(pool: ResolvedPool) -> bool:
+    """Whether the pool's tokens sell as output (a prefill pool hands its requests on: no output price)."""
+    return pool.role != "prefill"
 
 
 def _pool(plan: Plan, name: str, role: str, device: str, count: float) -> ResolvedPool:
@@ -67,8 +90,9 @@ def _derived_pair(plan: Plan) -> tuple[ResolvedPool, ...]:
             _pool(plan, "decode", "decode", plan.decode_device or plan.device, dec))
 
 
-def _resolve(plan: Plan, pool: Pool) -> ResolvedPool:
-    value = lambda key: getattr(plan, key) if getattr(pool, key) is None else getattr(pool, key)  # noqa: E731
+def _resolve(plan: Plan, index: int) -> ResolvedPool:
+    pool = plan.pools[index]
+    value = lambda key: getattr(plan, key) if plan_reaches(plan, index, key) else getattr(pool, key)  # noqa: E731
     serving = ServingConfig(**{k: value(k) for k in POOL_SERVING_KEYS}, prefill_devices=0, decode_devices=0)
     return ResolvedPool(pool.pool, pool.role, pool.device, float(pool.device_count), serving, value("curve") or "",
                         float(value("rack_power_cap_kw")), int(value("servers_per_rack_max")),
@@ -76,7 +100,8 @@ def _resolve(plan: Plan, pool: Pool) -> ResolvedPool:
 
 
 def pool_plan(plan: Plan, pool: ResolvedPool) -> Plan:
-    """The plan as one pool sees it: its device, curve, serving configuration and rack keys."""
+    """The plan as one pool sees it: its device, curve, serving configuration and rack keys. The engine
+    does not use it (it reads pools directly); the GUI's curve drawing does (tcoapp/gui/perf_data.py)."""
     return plan.with_(device=pool.device, curve=pool.curve, prefill_device="", decode_device="",
                       rack_power_cap_kw=pool.rack_power_cap_kw, servers_per_rack_max=pool.servers_per_rack_max,
                       pools=(), **{k: getattr(pool.serving, k) for k in POOL_SERVING_KEYS},

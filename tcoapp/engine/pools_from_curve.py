@@ -12,6 +12,7 @@ POOL_CONFIG_KEYS = ("tensor_parallel", "expert_parallel", "attention_dp", "weigh
 
 
 def is_disaggregated(curve) -> bool:
+    """Whether a measured curve records a prefill/decode deployment (its config names both device counts)."""
     config = dict(curve.config)
     return config.get("disaggregated") == "true" and "prefill_devices" in config and "decode_devices" in config
 

@@ -82,19 +82,23 @@ def _field_locator(prefix: str) -> Locator:
 
 
 def make_device(raw: Mapping[str, Any], where: Locator | None = None, problems=None) -> Device:
+    """A validated Device from a row of raw values (every problem located by `where`)."""
     return _make(Device, DEVICE_FIELDS, raw, where, problems, _device_checks)
 
 
 def make_model(raw: Mapping[str, Any], where: Locator | None = None, problems=None) -> ModelSpec:
+    """A validated ModelSpec from a row of raw values (every problem located by `where`)."""
     return _make(ModelSpec, MODEL_FIELDS, raw, where, problems, _model_checks)
 
 
 def make_plan(name: str, raw: Mapping[str, Any], where: Locator | None = None, problems=None) -> Plan:
+    """A validated Plan named `name` from its raw values (every problem located by `where`)."""
     values_cls = lambda **v: Plan(name=name, **v)  # noqa: E731
     return _make(values_cls, PLAN_FIELDS, raw, where or _field_locator(f"Plan {name!r}"), problems, _plan_checks)
 
 
 def make_pool(raw: Mapping[str, Any], where: Locator | None = None, problems=None) -> Pool:
+    """A validated Pool (a Pools sheet row) from raw values (every problem located by `where`)."""
     return _make(Pool, POOL_FIELDS, raw, where, problems, _pool_checks)
 
 

@@ -26,13 +26,25 @@ class PriceTiers:
     price_usd_per_million_output_tokens: tuple[float, ...]
     source: str = ""
 
-    def price_at(self, tokens_per_s_per_user: float) -> float:
-        """Price of the fastest tier the interactivity reaches; NaN below the slowest tier."""
+    def prices_at(self, tokens_per_s_per_user) -> np.ndarray:
+        """Output price [USD per million output tokens] at each interactivity [tokens/s per user] (any
+        shape; a leading draw axis in Monte Carlo): the fastest tier reached; 0 below the slowest tier
+        (no output revenue); NaN where the interactivity is not a finite number."""
         thresholds = np.asarray(self.min_tokens_per_s_per_user, float)
         prices = np.asarray(self.price_usd_per_million_output_tokens, float)
         order = np.argsort(thresholds)
-        reached = np.nonzero(thresholds[order] <= tokens_per_s_per_user)[0]
-        return float(prices[order][reached[-1]]) if reached.size else float("nan")
+        per_user = np.asarray(tokens_per_s_per_user, float)
+        index = np.searchsorted(thresholds[order], per_user, side="right") - 1
+        price = np.where(index >= 0, prices[order][np.maximum(index, 0)], 0.0)
+        return np.where(np.isfinite(per_user), price, np.nan)
+
+    def price_at(self, tokens_per_s_per_user: float) -> float:
+        """`prices_at` of one interactivity [tokens/s per user], as a number [USD per million output tokens]."""
+        return float(self.prices_at(tokens_per_s_per_user))
+
+    def below_slowest(self, tokens_per_s_per_user: float) -> bool:
+        """True where the interactivity [tokens/s per user] reaches no tier (the plan sells no output)."""
+        return bool(tokens_per_s_per_user < min(self.min_tokens_per_s_per_user))
 
 
 @dataclass(frozen=True)
@@ -55,9 +67,11 @@ class Scenario:
     catalog_models: Mapping[str, ModelSpec] = field(default_factory=dict, compare=False, repr=False)
 
     def device(self, name: str) -> Device:
+        """The device of that name: the scenario's own, else the catalog's (KeyError if neither)."""
         return self.devices.get(name) or self.catalog_devices[name]
 
     def model(self, name: str) -> ModelSpec:
+        """The model of that name: the scenario's own, else the catalog's (KeyError if neither)."""
         return self.models.get(name) or self.catalog_models[name]
 
     def factors_for(self, device_name: str) -> EfficiencyFactors:
@@ -75,21 +89,26 @@ class Scenario:
         return next((plan.workload for plan in self.plans if plan.curve == curve_name), None)
 
     def all_device_names(self) -> list[str]:
+        """Every device name the plans may use (catalog first, then the scenario's own)."""
         return list(dict.fromkeys([*self.catalog_devices, *self.devices]))
 
     def all_model_names(self) -> list[str]:
+        """Every model name the plans may use (catalog first, then the scenario's own)."""
         return list(dict.fromkeys([*self.catalog_models, *self.models]))
 
     def plan(self, name: str) -> Plan:
+        """The plan of that name (KeyError if none)."""
         for plan in self.plans:
             if plan.name == name:
                 return plan
         raise KeyError(name)
 
     def with_plans(self, plans) -> "Scenario":
+        """A copy with these plans."""
         return replace(self, plans=tuple(plans))
 
     def replace_plan(self, index: int, plan: Plan) -> "Scenario":
+        """A copy with the plan at `index` replaced."""
         plans = list(self.plans)
         plans[index] = plan
         return replace(self, plans=tuple(plans))
@@ -99,6 +118,7 @@ PlanLocator = Callable[[int, str], str]
 
 
 def default_plan_locator(scenario: Scenario) -> PlanLocator:
+    """Locates a plan's problem as `Plan 'NAME'` (no workbook cell known)."""
     return lambda index, key: f"Plan {scenario.plans[index].name!r}"
 
 
@@ -106,6 +126,7 @@ PoolLocator = Callable[[int, int, str], str]
 
 
 def default_pool_locator(scenario: Scenario) -> PoolLocator:
+    """Locates a pool's problem as `Plan 'NAME' pool 'POOL'` (no workbook cell known)."""
     return lambda index, pool_index, key: (f"Plan {scenario.plans[index].name!r} pool "
                                            f"{scenario.plans[index].pools[pool_index].pool!r}")
 
@@ -165,6 +186,7 @@ def _known(names) -> str:
 
 
 def check_scenario(scenario: Scenario, where: PlanLocator | None = None) -> Scenario:
+    """The scenario, if its pools and references are valid; else ValidationError with every problem."""
     from .pools import pool_problems
     problems = []
     for index, plan in enumerate(scenario.plans):

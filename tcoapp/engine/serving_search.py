@@ -28,7 +28,7 @@ import numpy as np
 from .operating import MAX_SEARCH_BATCH, operating_point, search_batches
 from .performance.curve import OperatingPoint
 from .performance.frontier import CONFIG_COLUMNS, SweepResult, sweep
-from .pools import ResolvedPool, pool_plan
+from .pools import ResolvedPool
 from .records import Plan, ServingConfig
 from .scenario import Scenario
 from .search_objective import objective_score, objective_value
@@ -52,6 +52,7 @@ class SearchOutcome:
     sweep: EvaluatedSweep | None = field(default=None, repr=False, compare=False)  # what was swept
 
     def text(self) -> str:
+        """What the search chose, in words (configuration, batch, objective value in its unit)."""
         s = self.serving
         parts = [f"TP{s.tensor_parallel}"] + ([f"EP{s.expert_parallel}"] if s.expert_parallel > 1 else [])
         parts += ["attention-DP"] if s.attention_dp else []
@@ -65,6 +66,7 @@ class SearchOutcome:
 
 
 def pool_search_space(scenario: Scenario, plan: Plan, pool: ResolvedPool) -> SearchSpace:
+    """The serving configurations the search tries for the pool (its device, the plan's model)."""
     device, model = scenario.device(pool.device), scenario.model(plan.model)
     count = pool.device_count if plan.sizing_mode == "devices" else None
     return search_space(plan, device, model, count, pool.serving.weight_precision, pool.serving.kv_precision)
@@ -106,7 +108,7 @@ def search_serve_pool(scenario: Scenario, plan: Plan, pool: ResolvedPool,
 def _best_exact(scenario, plan, pool, device, candidates) -> tuple[float, ServingConfig] | None:
     """(score, configuration) of the best candidate re-evaluated through the plan's own
     operating-point path (the first of equals); the candidates' objectives scored in one call."""
-    points = [(serving, operating_point(scenario, pool_plan(plan, replace(pool, serving=serving)))[0])
+    points = [(serving, operating_point(scenario, plan, replace(pool, serving=serving))[0])
               for serving in candidates]
     points = [(serving, point) for serving, point in points if point.exists]
     if not points:

@@ -18,6 +18,7 @@ _FALSE = {"false", "no", "0", "off"}
 
 
 def is_blank(value: Any) -> bool:
+    """Whether a cell value is empty (None or only spaces)."""
     return value is None or (isinstance(value, str) and value.strip() == "")
 
 

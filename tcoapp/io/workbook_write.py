@@ -103,7 +103,8 @@ def usable_results(scenario: Scenario, results=None) -> tuple[PlanResult, ...]:
         if result is None or result.inputs is None:
             try:
                 result = compute_plan(scenario, plan)
-            except Exception as exc:  # noqa: BLE001 - recorded in the workbook, the inputs still saved
+            except Exception as exc:  # noqa: BLE001 - recorded in the workbook, the inputs still saved: a save
+                # must not lose the user's inputs even to an engine bug (tests/io/test_workbook_export.py)
                 result = _not_computed(plan, exc)
         usable.append(result)
     return tuple(usable)

@@ -73,7 +73,7 @@ def test_price_tiers_follow_interactivity():
     slow = scenario(price_tiers="t", batch=256)    # 19.5 tok/s/user -> 0.2 $/M
     assert compute_plan(fast, fast.plans[0]).inputs.price_usd_per_million_output_tokens[0] == 1.5
     assert compute_plan(slow, slow.plans[0]).inputs.price_usd_per_million_output_tokens[0] == 0.2
-    assert PriceTiers("t", (10.0,), (1.0,)).price_at(5.0) != PriceTiers("t", (10.0,), (1.0,)).price_at(5.0)  # NaN
+    assert PriceTiers("t", (10.0,), (1.0,)).price_at(5.0) == 0.0  # below the slowest tier: no output revenue
 
 
 def test_generated_plan_past_memory_is_queued():
@@ -89,13 +89,18 @@ def test_generated_plan_past_memory_is_queued():
 
 
 def test_sizing_modes_buy_whole_servers():
-    n = sizing.devices_for_facility_power(1000.0, 1.25, 8, 700.0, 4600.0)  # 10.2 kW x 1.25 per server
-    assert n == 78 * 8
-    n = sizing.devices_for_budget(1e6, 0.15, 8, 30000.0, 70000.0)  # 356,500 per server
-    assert n == 2 * 8
-    n = sizing.devices_for_demand(1e9, 1000.0, 0.5, 8)  # 43,200,000 tokens/day per device -> 23.1 devices
-    assert n == 24
-    assert np.isnan(sizing.devices_for_demand(1e9, 0.0, 0.5, 8))
+    one = lambda **kw: {k: np.array([v]) if k in ("pue", "other_capex_fraction", "utilization", *sizing.ITEMIZED)  # noqa: E731
+                        else np.array([[v]]) for k, v in kw.items()}
+    n = sizing.pool_servers("facility_power", 1000.0, one(pue=1.25, devices_per_server=8, tdp_w=700.0,
+                                                            server_overhead_w=4600.0), [1.0]) * 8  # 10.2 kW x 1.25 per server
+    assert n[0, 0] == 78 * 8
+    budget = one(other_capex_fraction=0.15, devices_per_server=8, price_usd=30000.0, server_price_usd=70000.0, owned=1.0,
+                 network_usd_per_device=0.0, storage_usd_per_device=0.0, installation_usd_per_server=0.0)
+    assert sizing.pool_servers("capex_budget", 1e6, budget, [1.0])[0, 0] * 8 == 2 * 8  # 356,500 per server
+    demand = one(utilization=0.5, devices_per_server=8)
+    n = sizing.pool_servers("demand", 1e9, demand, [1.0], np.array([1000.0])) * 8  # 43,200,000 tokens/day per device
+    assert n[0, 0] == 24                                                          # -> 23.1 devices
+    assert np.isnan(sizing.pool_servers("demand", 1e9, demand, [1.0], np.array([0.0]))[0, 0])
 
 
 def test_iso_power_plans_draw_the_same_facility_power():

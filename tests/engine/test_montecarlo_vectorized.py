@@ -8,10 +8,8 @@ import pytest
 
 from tcoapp.engine.compute import compute_plan
 from tcoapp.engine.finance import cashflow, sizing
-from tcoapp.engine.uncertainty.plan_draws import tier_prices
 from tcoapp.engine.uncertainty.serve_draws import ServeCase, serve_draws
 from tcoapp.engine.uncertainty.simulate import simulate
-from tcoapp.engine.uncertainty.sizing_draws import servers_within
 from tcoapp.io.default_scenario import default_scenario
 
 from tcoapp.engine.uncertainty.statistics import rank_correlations
@@ -28,10 +26,12 @@ def _variants():
         b200.with_(min_tokens_per_s_per_user=5.0),                     # large batch on the log grid
         h200.with_(min_tokens_per_s_per_user=None, max_ttft_s=0.5),    # TTFT target
         h100.with_(spec_decode_draft_tokens=3, spec_decode_acceptance=0.6),
+        b200.with_(model="DeepSeek-R1", weight_precision="nvfp4", attention_weight_precision="fp8",  # mixed checkpoint
+                   tensor_parallel=1, expert_parallel=8, attention_dp=True, serving_search="off"),
     ]
 
 
-@pytest.mark.parametrize("index", range(10))
+@pytest.mark.parametrize("index", range(11))
 def test_operating_point_over_draws_equals_the_deterministic_one(index):
     s, plans = _variants()
     plan = plans[index]
@@ -68,12 +68,13 @@ def test_operating_point_draws_follow_the_deterministic_engine_at_other_values()
 
 
 @pytest.mark.parametrize("pools", [1, 2, 3])
-def test_sizing_over_draws_equals_pool_servers_within(pools):
+def test_sizing_over_draws_equals_one_draw_at_a_time(pools):
+    """The deterministic compute sizes one draw; Monte Carlo all at once, padded and masked: the same counts."""
     rng = np.random.default_rng(pools)
     limit, cost = rng.uniform(100, 1e6, 1000), rng.uniform(1, 5000, (1000, pools))
     dps, weights = rng.choice([1, 4, 8, 72], pools).astype(float), rng.uniform(0.5, 3, pools)
-    expected = [sizing.pool_servers_within(a, weights, dps, c) for a, c in zip(limit, cost)]
-    assert np.array_equal(servers_within(limit, cost, dps, weights), expected)
+    expected = [sizing.servers_within(a, c[None, :], dps, weights)[0] for a, c in zip(limit, cost)]
+    assert np.array_equal(sizing.servers_within(limit, cost, dps, weights), expected)
 
 
 def test_simulated_facility_sizing_at_the_plan_values_is_the_deterministic_count():
@@ -82,6 +83,18 @@ def test_simulated_facility_sizing_at_the_plan_values_is_the_deterministic_count
     for plan, p in zip(s.plans, sim.plans):
         assert np.all(p.metric("device_count") == compute_plan(s, plan).metrics["device_count"]), plan.name
 
+
+def test_drawn_itemized_capex_resizes_a_budget_plan_as_the_deterministic_sizing_does():
+    """Budget sizing reads the itemized capex (finance/sizing.py SIZING_READS): a drawn network cost
+    re-sizes each draw to the count the deterministic compute gives at that cost."""
+    base = default_scenario()
+    plan = base.plans[0].with_(sizing_mode="capex_budget", capex_budget_usd=5e6, name="budget")
+    s = scenario_with(row("budget", "network_usd_per_device", "uniform", low=0.0, high=40000.0), plans=[plan])
+    sim = simulate(s, 6, seed=0)
+    counts, costs = sim.plans[0].metric("device_count"), sim.plans[0].inputs[0].values
+    expected = [compute_plan(s, plan.with_(network_usd_per_device=float(c))).metrics["device_count"] for c in costs]
+    assert np.array_equal(counts, expected)
+    assert len(set(expected)) > 1  # the cost moved the count: without re-sizing every draw would keep one
 
 def _reference_irr(row):
     """The IRR row by row, as defined before vectorizing: numpy-financial where the flows change sign
@@ -132,12 +145,14 @@ def test_vectorized_irr_and_payback_equal_the_row_by_row_definitions():
 
 
 def test_tier_prices_per_draw_equal_price_at():
+    """One tier rule: `prices_at` over draws, `price_at` its one-draw case (0 below the slowest tier)."""
     from tcoapp.engine.scenario import PriceTiers
     tiers = PriceTiers("t", (50.0, 10.0, 100.0), (1.0, 0.5, 2.0))
     per_user = np.array([5.0, 10.0, 49.9, 50.0, 150.0, np.nan])
     expected = [0.0, 0.5, 0.5, 1.0, 2.0, np.nan]
-    assert np.array_equal(tier_prices(tiers, per_user), expected, equal_nan=True)
-    assert [tiers.price_at(u) for u in per_user[1:5]] == expected[1:5]
+    assert np.array_equal(tiers.prices_at(per_user), expected, equal_nan=True)
+    assert [tiers.price_at(u) for u in per_user[:5]] == expected[:5]
+    assert [tiers.below_slowest(u) for u in per_user[:2]] == [True, False]
 
 
 def test_grid_floor_is_the_largest_search_batch_below():

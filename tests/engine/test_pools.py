@@ -12,7 +12,7 @@ from tcoapp.engine.compute import compute_plan
 from tcoapp.engine.errors import ValidationError
 from tcoapp.engine.finance.metrics import finance_metrics
 from tcoapp.engine.finance.quantities import finance_inputs
-from tcoapp.engine.finance.sizing import pool_servers_within
+from tcoapp.engine.finance.sizing import servers_within
 from tcoapp.engine.records import make_plan, make_pool
 from tcoapp.engine.scenario import Scenario, check_scenario
 from tcoapp.io.catalog import load_catalog
@@ -112,7 +112,7 @@ def test_serve_pools_of_two_devices_by_hand():
        st.lists(st.floats(1, 200), min_size=3, max_size=3))
 def test_pool_sizing_never_exceeds_its_input(limit, weights, dps, cost):
     n = len(weights)
-    servers = pool_servers_within(limit, weights, dps[:n], cost[:n])
+    servers = servers_within(limit, [cost[:n]], dps[:n], weights)[0]
     assert servers @ np.array(cost[:n]) <= limit * (1 + 1e-9)
     # one more step of the scale would not fit
     if n == 1:

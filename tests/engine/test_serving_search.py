@@ -12,7 +12,7 @@ from hypothesis import given, settings, strategies as st
 from tcoapp.engine.compute import compute_plan
 from tcoapp.engine.errors import ValidationError
 from tcoapp.engine.operating import operating_point
-from tcoapp.engine.pools import POOL_SERVING_KEYS, pool_plan, resolve_pools
+from tcoapp.engine.pools import POOL_SERVING_KEYS, resolve_pools
 from tcoapp.engine.records import make_plan, make_pool
 from tcoapp.engine.scenario import Scenario, check_scenario
 from tcoapp.engine.search_objective import objective_score
@@ -45,7 +45,7 @@ def best_typed_score(scenario, p) -> float:
     best = -math.inf
     for serving in space_configs(space, pool.serving):
         typed = p.with_(serving_search="off", **{k: getattr(serving, k) for k in POOL_SERVING_KEYS})
-        point, _ = operating_point(scenario, pool_plan(typed, resolve_pools(typed)[0]))
+        point, _ = operating_point(scenario, typed, resolve_pools(typed)[0])
         if point.exists:
             best = max(best, float(objective_score(p, pool, device, point.tokens_per_s_per_device, point.power_w)[0]))
     return best
@@ -69,7 +69,7 @@ def test_the_search_is_never_worse_than_the_best_typed_configuration(keys):
     assert outcome is not None
     best = best_typed_score(scenario, p)
     device = scenario.device(pool.device)
-    point, _ = operating_point(scenario, pool_plan(p, pool))
+    point, _ = operating_point(scenario, p, pool)
     found = float(objective_score(p, pool, device, point.tokens_per_s_per_device, point.power_w)[0])
     assert found >= best - 1e-9 * abs(best)
     assert outcome.configurations == pool_search_space(scenario, p, resolve_pools(p)[0]).size
@@ -262,7 +262,7 @@ def test_seeded_fuzz_the_search_is_never_worse_than_any_typed_configuration(devi
     if outcome is None:
         assert best == -math.inf  # nothing in the space has an operating point
         return
-    point, _ = operating_point(scenario, pool_plan(p, pool))
+    point, _ = operating_point(scenario, p, pool)
     found = float(objective_score(p, pool, scenario.device(pool.device), point.tokens_per_s_per_device,
                                   point.power_w)[0])
     assert found >= best - 1e-9 * abs(best)

@@ -16,6 +16,7 @@ TOTAL = "cost_per_million_output_tokens_usd"
 
 
 def part_key(part: str) -> str:
+    """The metric key of one cost part's cost per million output tokens (USD per million)."""
     return f"cost_per_million_output_tokens_{part}_usd"
 
 

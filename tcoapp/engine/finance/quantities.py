@@ -244,4 +244,5 @@ def single_pool_inputs(x: Mapping[str, Any]) -> FinanceInputs:
 
 
 def as_inputs(x) -> FinanceInputs:
+    """`x` as FinanceInputs (a mapping of one pool's inputs becomes a one-pool record)."""
     return x if isinstance(x, FinanceInputs) else single_pool_inputs(x)

@@ -40,6 +40,7 @@ class Swing:
 
     @property
     def span(self) -> float:
+        """The metric's swing between the input's low and high value (the metric's unit)."""
         return abs(self.metric_high - self.metric_low)
 
 

@@ -1,73 +1,106 @@
-"""Sizing modes: derive the device count (whole servers) so plans compare iso-power, iso-budget
-or iso-demand (docs/model.md section 3). Vectorized; 0 devices means the input buys not one server.
+"""Sizing modes: derive each pool's device count (whole servers) so plans compare iso-power,
+iso-budget or iso-demand (docs/model.md section 3, "Fleet plans").
+
+One implementation for the deterministic compute and Monte Carlo: every array has a leading draw
+axis (length 1 for the deterministic run), pool quantities a trailing pool axis, and numpy
+broadcasting does the rest. `pool_servers` is the rule; `SIZING_READS` says which finance inputs it
+reads under each mode (Monte Carlo re-sizes a draw only when one of them moved).
 """
 from __future__ import annotations
 
+from typing import Mapping
+
 import numpy as np
 
+from .costs import server_capex_usd
+from .metrics import ITEMIZED
+
 SECONDS_PER_DAY = 86400.0
-
-
-def devices_for_facility_power(facility_power_kw, pue, devices_per_server, tdp_w, server_overhead_w):
-    """Whole servers whose nameplate IT power x PUE fits the facility power, in devices."""
-    nameplate_w = np.asarray(devices_per_server, float) * tdp_w + server_overhead_w
-    servers = np.floor(np.asarray(facility_power_kw, float) * 1000.0 / (nameplate_w * pue) + 1e-9)
-    return servers * devices_per_server
-
-
-def devices_for_budget(capex_budget_usd, other_capex_fraction, devices_per_server, price_usd, server_price_usd):
-    """Whole servers whose capex (hardware x (1 + other)) fits the budget, in devices."""
-    server_capex = (np.asarray(devices_per_server, float) * price_usd + server_price_usd) * (1.0 + np.asarray(other_capex_fraction, float))
-    servers = np.floor(np.asarray(capex_budget_usd, float) / server_capex + 1e-9)
-    return servers * devices_per_server
-
-
-def devices_for_demand(demand_tokens_per_day, tokens_per_s_per_device, utilization, devices_per_server):
-    """Whole servers that serve the daily output-token demand at the operating point, in devices.
-
-    Capacity per device = tokens_per_s_per_device x utilization x 86400 tokens/day.
-    """
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        per_device_day = np.asarray(tokens_per_s_per_device, float) * utilization * SECONDS_PER_DAY
-        devices = np.asarray(demand_tokens_per_day, float) / per_device_day
-        servers = np.ceil(devices / devices_per_server - 1e-9)
-    return np.where(per_device_day > 0, servers * devices_per_server, np.nan)
-
-
+TOLERANCE = 1e-9           # whole-server rounding slack (a float just below a whole number is that number)
 MAX_SCALE_CANDIDATES = 1_000_000
 
+# each sizing mode's own input (a plan key)
+SIZING_INPUT = {"facility_power": "facility_power_kw", "capex_budget": "capex_budget_usd",
+                "demand": "demand_tokens_per_day"}
+# what `pool_servers` reads under each mode besides the pools' weights: the mode's input and finance
+# inputs (device fields by their finance-input name); demand also reads the fleet's throughput
+SIZING_READS = {
+    "facility_power": frozenset({"facility_power_kw", "pue", "devices_per_server", "tdp_w", "server_overhead_w"}),
+    "capex_budget": frozenset({"capex_budget_usd", "other_capex_fraction", *ITEMIZED, "devices_per_server",
+                               "price_usd", "server_price_usd", "owned"}),
+    "demand": frozenset({"demand_tokens_per_day", "utilization", "devices_per_server"}),
+}
 
-def pool_servers_within(limit, weights, devices_per_server, cost_per_server):
-    """Whole servers per pool whose summed cost fits `limit`, the pools' device ratio kept as close as
-    whole servers allow (the largest fleet of the form servers_i = floor(s x w_i / dps_i), s a scale).
+
+def pool_servers(mode: str, limit, inputs: Mapping[str, np.ndarray], weights,
+                 fleet_tokens_per_s_per_device=None) -> np.ndarray:
+    """Whole servers per pool under sizing mode `mode`, per draw: shape (draws, pools).
+
+    limit: the mode's input (`SIZING_INPUT`: kW of facility power, USD of capex budget, output
+    tokens per day of demand), shape (draws,) or scalar. inputs: finance inputs with a leading draw
+    axis: pool keys (draws, pools) (devices_per_server, tdp_w [W], server_overhead_w [W], price_usd,
+    server_price_usd [USD], owned [0/1]), plan keys (draws,) (pue, other_capex_fraction, the itemized
+    capex, utilization [fraction]). weights: the pools' device_count read as a ratio (pools,).
+    fleet_tokens_per_s_per_device (demand only, (draws,)): the fleet's output tokens/s per device
+    with its pools in that ratio. NaN where the limit does not bound the fleet.
+    """
+    dps = np.asarray(inputs["devices_per_server"], float)
+    column = lambda key: np.asarray(inputs[key], float).reshape(-1, 1)  # noqa: E731 - a plan key per draw
+    if mode == "facility_power":
+        cost_kw = (dps * np.asarray(inputs["tdp_w"], float) + inputs["server_overhead_w"]) * column("pue") / 1000.0
+        return servers_within(limit, cost_kw, dps[0], weights)
+    if mode == "capex_budget":
+        cost = inputs["owned"] * server_capex_usd(dps, np.asarray(inputs["price_usd"], float), inputs["server_price_usd"],
+                                                  column("other_capex_fraction"), *(column(k) for k in ITEMIZED))
+        return servers_within(limit, cost, dps[0], weights)
+    if mode == "demand":
+        return demand_servers(limit, fleet_tokens_per_s_per_device, inputs["utilization"], weights, dps)
+    raise ValueError(f"sizing mode {mode!r} derives no device count")
+
+
+def servers_within(limit, cost_per_server, devices_per_server, weights=None) -> np.ndarray:
+    """Whole servers per pool (last axis) whose summed cost fits `limit`, the pools' device ratio kept as
+    close as whole servers allow, per draw (the largest fleet of the form servers_i = floor(s x w_i / dps_i),
+    s a scale). limit (draws,) in the cost's unit; cost_per_server (draws, pools); devices_per_server and
+    weights (pools,).
 
     cost(s) = sum_i cost_per_server_i x floor(s x w_i / dps_i) rises in steps; the largest scale whose
     cost fits is at a step, and every step lies in [limit / rate, (limit + sum_i c_i) / rate] with
     rate = sum_i w_i c_i / dps_i (cost(s) is within sum_i c_i below s x rate). One pool: floor(limit / c).
-    None where no pool costs anything (the limit does not bound the fleet).
+    Each draw's candidate scales are padded to the longest draw's and masked. NaN where no pool costs
+    anything (the limit does not bound the fleet).
     """
-    w = np.asarray(weights, float) / np.sum(weights)
-    dps, c = np.asarray(devices_per_server, float), np.asarray(cost_per_server, float)
-    rate = float(np.sum(w * c / dps))
-    if not rate > 0:
-        return None
-    lo, hi = float(limit) / rate, (float(limit) + float(np.sum(c))) / rate
-    candidates = [np.array([lo])]
+    c = np.atleast_2d(np.asarray(cost_per_server, float))
+    limit = np.asarray(limit, float).reshape(-1, 1) * np.ones((c.shape[0], 1))
+    dps = np.asarray(devices_per_server, float).reshape(-1)[-c.shape[1]:] * np.ones(c.shape[1])
+    w = np.ones(c.shape[1]) if weights is None else np.asarray(weights, float)
+    w = w / np.sum(w)
+    rate = np.sum(w * c / dps, axis=-1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lo, hi = limit / rate, (limit + np.sum(c, axis=-1, keepdims=True)) / rate
+    scales, valid = [lo], [np.isfinite(lo)]
     for wi, di in zip(w, dps):
         if wi <= 0:
             continue
         first, last = np.ceil(lo * wi / di), np.floor(hi * wi / di)
-        count = min(max(last - first + 1, 0), MAX_SCALE_CANDIDATES)
-        candidates.append((first + np.arange(count)) * di / wi)
-    scales = np.concatenate(candidates)
-    servers = np.floor(scales[:, None] * w / dps + 1e-9)
-    fits = servers @ c <= float(limit) * (1 + 1e-9)
-    best = scales[fits].max() if fits.any() else 0.0
-    return np.floor(best * w / dps + 1e-9)
+        count = np.clip(np.nan_to_num(last - first + 1, nan=0.0), 0, MAX_SCALE_CANDIDATES)
+        k = np.arange(int(count.max()) if count.size else 0, dtype=float)
+        scales.append(np.nan_to_num(first + k) * di / wi)
+        valid.append(k < count)
+    scales, valid = np.concatenate(scales, axis=-1), np.concatenate(valid, axis=-1)
+    servers = np.floor(scales[..., None] * w / dps + TOLERANCE)
+    fits = valid & (np.einsum("dkp,dp->dk", servers, c) <= limit * (1 + TOLERANCE))
+    best = np.max(np.where(fits, scales, 0.0), axis=-1, keepdims=True)
+    return np.where(rate > 0, np.floor(best * w / dps + TOLERANCE), np.nan)
 
 
-def pool_servers_for_devices(total_devices, weights, devices_per_server):
-    """Whole servers per pool holding at least `total_devices` x w_i devices each (demand sizing)."""
+def demand_servers(demand_tokens_per_day, fleet_tokens_per_s_per_device, utilization, weights, devices_per_server):
+    """Servers per pool (last axis) serving the daily output-token demand, per draw: total devices =
+    demand / (the fleet's tokens/s per device x utilization x 86400 s/day), each pool
+    ceil(total x share / dps - 1e-9). NaN where the fleet serves nothing."""
     w = np.asarray(weights, float) / np.sum(weights)
-    with np.errstate(invalid="ignore", over="ignore"):
-        return np.ceil(float(total_devices) * w / np.asarray(devices_per_server, float) - 1e-9)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        per_device_day = np.asarray(fleet_tokens_per_s_per_device, float) * np.asarray(utilization, float) * SECONDS_PER_DAY
+        total = np.asarray(demand_tokens_per_day, float) / per_device_day
+        servers = np.ceil(total[..., None] * w / np.asarray(devices_per_server, float) - TOLERANCE)
+    return np.where(((per_device_day > 0) & np.isfinite(total))[..., None], servers, np.nan)

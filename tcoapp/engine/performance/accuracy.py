@@ -56,10 +56,12 @@ class RowResult:
 
     @property
     def signed_pct_error(self) -> float:
+        """Predicted over measured tokens/s per device, minus 1, in percent (+: the model over-predicts)."""
         return (self.predicted / self.measured - 1.0) * 100.0
 
     @property
     def abs_pct_error(self) -> float:
+        """The absolute percent error of tokens/s per device [%]."""
         return abs(self.signed_pct_error)
 
 
@@ -69,6 +71,7 @@ class Accuracy:
     skipped: tuple[tuple[int, str], ...]   # (line, reason)
 
     def errors(self, family: str | None = None) -> np.ndarray:
+        """Absolute percent errors [%] of every modelled row (of one device family when given)."""
         return np.array([r.abs_pct_error for r in self.results if family in (None, r.family)])
 
     def summary(self, by: str = "family", where=None) -> dict[str, dict[str, float]]:

@@ -59,14 +59,17 @@ class CalibrationResult:
 
     @property
     def rmse_pct(self) -> float:
+        """Root-mean-square relative error of the fit [%]."""
         return float(np.sqrt(np.mean(self.residuals ** 2)) * 100.0)
 
     @property
     def median_abs_pct_error(self) -> float:
+        """Median absolute relative error after the fit [%]."""
         return float(np.median(np.abs(self.residuals)) * 100.0)
 
     @property
     def initial_median_abs_pct_error(self) -> float:
+        """Median absolute relative error before the fit (initial factors) [%]."""
         return float(np.median(np.abs(self.initial_residuals)) * 100.0)
 
 

@@ -52,14 +52,17 @@ class OperatingPoint:
 
     @property
     def tokens_per_joule(self) -> float:
+        """Output tokens per joule: tokens/s per device / W per device (NaN without power)."""
         return self.tokens_per_s_per_device / self.power_w if self.power_w > 0 else float("nan")
 
     @property
     def exists(self) -> bool:
+        """Whether the point serves tokens (tokens/s per device finite and > 0)."""
         return bool(np.isfinite(self.tokens_per_s_per_device) and self.tokens_per_s_per_device > 0)
 
 
 def missing_point(source: str, reason: str, max_batch_by_memory: float = float("nan")) -> OperatingPoint:
+    """An operating point that does not exist (NaN numbers), with the reason as its warning."""
     nan = float("nan")
     return OperatingPoint(nan, nan, nan, nan, nan, max_batch_by_memory, source, warnings=(reason,))
 
@@ -79,6 +82,7 @@ def largest_batch_meeting(curve: CurveArrays, min_tokens_per_s_per_user=None, ma
 
 
 def point_at(curve: CurveArrays, index: int, warnings: tuple[str, ...] = ()) -> OperatingPoint:
+    """The curve's operating point at its `index`-th batch (tokens/s, s, W as the curve's)."""
     return OperatingPoint(
         batch=float(curve.batch[index]),
         tokens_per_s_per_device=float(curve.tokens_per_s_per_device[index]),

@@ -63,10 +63,12 @@ class CurveFit:
 
     @property
     def predicted_before(self) -> np.ndarray:
+        """The model's prediction before the fit, in the measured quantity's unit."""
         return self.measured * (1.0 + self.result.initial_residuals)
 
     @property
     def predicted_after(self) -> np.ndarray:
+        """The model's prediction after the fit, in the measured quantity's unit."""
         return self.measured * (1.0 + self.result.residuals)
 
     @property

@@ -85,9 +85,11 @@ class EfficiencyFactors:
     scale_out_latency_s: float = 5e-6
 
     def as_dict(self) -> dict[str, float]:
+        """Every factor by name (fractions or exponents, as the factor table says)."""
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
     def with_(self, **changes) -> "EfficiencyFactors":
+        """A copy with some factors changed."""
         return replace(self, **changes)
 
 

@@ -37,14 +37,17 @@ class FitCheck:
 
     @property
     def ok(self) -> bool:
+        """Whether the fit passed every check (no reason to refuse it)."""
         return not self.reasons
 
     @property
     def median_abs_pct_error(self) -> float:
+        """Median absolute error on the held-out points [%] (NaN: none held out)."""
         return float(np.median(np.abs(self.heldout_pct_errors))) if self.heldout_pct_errors else float("nan")
 
     @property
     def max_abs_pct_error(self) -> float:
+        """Largest absolute error on the held-out points [%] (NaN: none held out)."""
         return float(np.max(np.abs(self.heldout_pct_errors))) if self.heldout_pct_errors else float("nan")
 
 

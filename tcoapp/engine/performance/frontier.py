@@ -60,6 +60,7 @@ class SweepResult:
 
     @property
     def size(self) -> int:
+        """The number of (configuration, batch) points swept."""
         return int(self.batch.size)
 
     def best_throughput_index(self) -> int | None:

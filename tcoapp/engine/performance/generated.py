@@ -48,25 +48,36 @@ def spans_scale_out(device: Device, model: ModelSpec, serving: ServingConfig) ->
 
 
 def run_roofline(device: Device, model: ModelSpec, serving: ServingConfig, workload: Workload, batch,
-                 factors: EfficiencyFactors = DEFAULT_FACTORS) -> RooflineArrays:
-    """All roofline quantities (step times, prefill share, utilization...) of one configuration."""
+                 factors: EfficiencyFactors = DEFAULT_FACTORS, chooser: Device | None = None) -> RooflineArrays:
+    """All roofline quantities (step times [s], prefill share, utilization...) of one configuration at
+    `batch` [sequences per replica].
+
+    One implementation for the deterministic compute and Monte Carlo: device fields, factors,
+    `serving.spec_decode_acceptance` and `workload.prefix_cache_hit_rate` may hold arrays over a draw
+    axis (broadcast with the batch). `chooser`: the device that picks the math precision (default
+    `device`; Monte Carlo passes the catalog device while `device` holds the drawn values)."""
+    chooser = device if chooser is None else chooser
+    hit_rate = workload.prefix_cache_hit_rate
     return evaluate(
         device, architecture(model), np.atleast_1d(np.asarray(batch, float)), serving.tensor_parallel,
         serving.expert_parallel, bool(serving.attention_dp), bytes_per_value(serving.weight_precision),
-        bytes_per_value(serving.kv_precision), peak_flops(device, serving.weight_precision, factors.fp4_math_efficiency),
-        attention_peak_flops(device, serving.kv_precision),
+        bytes_per_value(serving.kv_precision),
+        peak_flops(chooser, serving.weight_precision, factors.fp4_math_efficiency, device),
+        attention_peak_flops(chooser, serving.kv_precision, device),
         serving.spec_decode_draft_tokens, serving.spec_decode_acceptance, float(workload.input_tokens),
-        float(workload.output_tokens), float(workload.prefix_cache_hit_rate), factors,
-        **shared_weight_args(device, serving.attention_weight_precision, factors))
+        float(workload.output_tokens), float(hit_rate) if np.ndim(hit_rate) == 0 else np.asarray(hit_rate, float),
+        factors, **shared_weight_args(chooser, serving.attention_weight_precision, factors, device))
 
 
-def shared_weight_args(device: Device, attention_weight_precision: str, factors: EfficiencyFactors) -> dict:
+def shared_weight_args(device: Device, attention_weight_precision: str, factors: EfficiencyFactors,
+                       values: Device | None = None) -> dict:
     """Keyword arguments of `roofline.evaluate` for a mixed checkpoint: the non-expert weights' bytes
-    per value and math peak (empty precision: none, the experts' precision applies)."""
+    per value and math peak [FLOP/s] (empty precision: none, the experts' precision applies); `values`
+    as in `precision.peak_flops`."""
     if not attention_weight_precision:
         return {}
     return {"shared_weight_bytes": bytes_per_value(attention_weight_precision),
-            "shared_peak": peak_flops(device, attention_weight_precision, factors.fp4_math_efficiency)}
+            "shared_peak": peak_flops(device, attention_weight_precision, factors.fp4_math_efficiency, values)}
 
 
 def memory_limit(device: Device, model: ModelSpec, serving: ServingConfig, workload: Workload,

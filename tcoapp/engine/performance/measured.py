@@ -47,10 +47,12 @@ class MeasuredCurve:
 
     @property
     def config_dict(self) -> dict[str, str]:
+        """The curve's recorded configuration (key -> text)."""
         return dict(self.config)
 
     @property
     def batch_range(self) -> tuple[float, float]:
+        """(smallest, largest) measured batch [sequences]."""
         return float(self.batch[0]), float(self.batch[-1])
 
 

@@ -192,10 +192,13 @@ def positive_number(text) -> float | None:
 
 
 def map_model(text: str) -> str | None:
+    """The catalog model a measurement's model name starts with, or None."""
     return next((m for m in MODEL_PREFIXES if text.startswith(m)), None)
 
 
 def row_precision(row: dict, device, model_name: str = "") -> str:
+    """The weight precision a row ran: as stated, else the checkpoint's, else the device's lowest
+    native precision (FP4 where it computes FP4, else fp8)."""
     text = row.get("precision", "").upper()
     if "AS LABELLED" in text or "NOT STATED" in text or not text:
         text = ""
@@ -231,6 +234,7 @@ def row_parallelism(row: dict, count: int, device, is_moe: bool) -> dict:
 
 
 def row_workload(row: dict, model_name: str) -> Workload | None:
+    """The row's input and output lengths [tokens] (MLPerf rows: the dataset's mean input), or None."""
     try:
         out = float(row["output_len"])
     except (KeyError, ValueError):

@@ -51,6 +51,7 @@ class Architecture:
 
     @property
     def is_moe(self) -> bool:
+        """Whether the model routes each token to some of its experts (MoE)."""
         return self.n_experts > self.experts_per_token > 0
 
     @property

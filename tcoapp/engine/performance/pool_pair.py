@@ -53,9 +53,11 @@ class DecodeCurve:
 
 def prefill_capacity(device: Device, model: ModelSpec, serving: ServingConfig, workload: Workload,
                      factors: EfficiencyFactors) -> PrefillCapacity:
+    """A prefill pool's capacity per device: requests/s, the isolated TTFT part [s] and the KV
+    cache of one request [bytes] (formulas in the module docstring)."""
     pre = run_roofline(device, model, serving, workload, 1.0, factors)
     n = serving.tensor_parallel * serving.expert_parallel
-    kv_bytes = float(architecture(model).kv_values(workload.input_tokens)) * bytes_per_value(serving.kv_precision)
+    kv_bytes = kv_bytes_per_request(model, serving, workload)
     busy_s = float(np.ravel(pre.prefill_s)[0])
     alone_s = float(np.ravel(pre.ttft_s - pre.step_s - pre.queue_s)[0])
     return PrefillCapacity(1.0 / (busy_s * n), alone_s, kv_bytes, n, tuple(config_problems(device, model, serving)))
@@ -63,29 +65,70 @@ def prefill_capacity(device: Device, model: ModelSpec, serving: ServingConfig, w
 
 def decode_curve(device: Device, model: ModelSpec, serving: ServingConfig, workload: Workload, batch,
                  factors: EfficiencyFactors) -> DecodeCurve:
+    """A decode pool's curve at `batch` [sequences]: per-user tokens/s, step time [s], requests/s per
+    device and busy fraction (module docstring)."""
     b = np.atleast_1d(np.asarray(batch, float))
     dec = run_roofline(device, model, serving, workload, b, factors)
+    per_user, requests, busy = decode_terms(dec, b, serving, workload, factors)
+    return DecodeCurve(b, per_user * np.ones_like(b), requests, dec.step_s * np.ones_like(b),
+                       busy * np.ones_like(b), float(dec.max_batch_by_memory),
+                       tuple(config_problems(device, model, serving)))
+
+
+def decode_terms(dec, batch, serving: ServingConfig, workload: Workload, factors: EfficiencyFactors):
+    """(tokens/s per user, requests/s per device, busy fraction of a step) of a decode replica from its
+    roofline result `dec` at `batch` [sequences]: per user = tokens_per_step / t_step, requests per device
+    = B x per user / output_tokens / n_d, busy = min(1, (t_compute + power_mem_activity x t_memory) / t_step).
+    Any shape (a batch grid, or a draw axis in Monte Carlo)."""
     n = serving.tensor_parallel * serving.expert_parallel
     per_user = dec.tokens_per_step / dec.step_s
     busy = np.minimum(1.0, (dec.compute_s + factors.power_mem_activity * dec.memory_s) / dec.step_s)
-    return DecodeCurve(b, per_user * np.ones_like(b), b * per_user / workload.output_tokens / n, dec.step_s * np.ones_like(b),
-                       busy * np.ones_like(b), float(dec.max_batch_by_memory),
-                       tuple(config_problems(device, model, serving)))
+    return per_user, batch * per_user / workload.output_tokens / n, busy
+
+
+def kv_bytes_per_request(model: ModelSpec, serving: ServingConfig, workload: Workload) -> float:
+    """The KV cache one request carries from prefill to decode [bytes]: kv_values(input_tokens) x bytes
+    per value of the prefill pool's kv_precision."""
+    return float(architecture(model).kv_values(workload.input_tokens)) * bytes_per_value(serving.kv_precision)
+
+
+def kv_fabric(prefill: Device, decode: Device) -> str:
+    """Which fabric carries the KV cache: "scale-up" when both pools are the same device whose scale-up
+    domain spans at least two servers (and has a bandwidth), else "scale-out"."""
+    if prefill.name == decode.name and prefill.scale_up_domain >= 2 * prefill.devices_per_server \
+            and prefill.interconnect_gb_s > 0:
+        return "scale-up"
+    return "scale-out"
+
+
+KV_FABRIC_FIELD = {"scale-up": "interconnect_gb_s", "scale-out": "scale_out_gb_s"}  # the device field per fabric
 
 
 def kv_link_gb_s(prefill: Device, decode: Device) -> tuple[float, float, str]:
     """(per-device bandwidth the prefill side sends the KV cache at, the decode side receives it at, which
     fabric). Over the scale-out network each side uses its own network card (`scale_out_gb_s` of its own
     device): the link is limited by the slower of sender and receiver, each with its own device count."""
-    if prefill.name == decode.name and prefill.scale_up_domain >= 2 * prefill.devices_per_server \
-            and prefill.interconnect_gb_s > 0:
-        return float(prefill.interconnect_gb_s), float(decode.interconnect_gb_s), "scale-up"
-    return float(prefill.scale_out_gb_s), float(decode.scale_out_gb_s), "scale-out"
+    fabric = kv_fabric(prefill, decode)
+    field = KV_FABRIC_FIELD[fabric]
+    return float(getattr(prefill, field)), float(getattr(decode, field)), fabric
 
 
 def kv_transfer_s(kv_bytes: float, replica_devices: int, link_gb_s: float) -> float:
     """t_kv = kv_bytes / (replica devices x link x 1e9); inf where there is no link."""
     return kv_bytes / (replica_devices * link_gb_s * 1e9) if link_gb_s > 0 else float("inf")
+
+
+def pair_rate(prefill, decode, kv_bytes: float):
+    """(the plan's request rate, prefill capacity, decode capacity, KV link cap) [requests/s] of a
+    prefill/decode fleet: `prefill` and `decode` list each pool's (requests/s per device, devices,
+    per-device link [GB/s]); rate = min(sum_p N_p r_p, sum_d N_d r_d, min(sum_p N_p link_p,
+    sum_d N_d link_d) x 1e9 / kv_bytes). Numbers, or arrays over a draw axis (Monte Carlo)."""
+    pre_cap = sum(r * n for r, n, _ in prefill)
+    dec_cap = sum(r * n for r, n, _ in decode)
+    egress = sum(n * link for _, n, link in prefill) * 1e9
+    ingress = sum(n * link for _, n, link in decode) * 1e9
+    link_cap = np.minimum(egress, ingress) / kv_bytes if kv_bytes > 0 else np.inf
+    return np.minimum(np.minimum(pre_cap, dec_cap), link_cap), pre_cap, dec_cap, link_cap
 
 
 def busy_power_w(device: Device, busy, factors: EfficiencyFactors):

@@ -26,6 +26,8 @@ math runs that format (no FP4 KV cache on a part without FP4 math).
 """
 from __future__ import annotations
 
+import numpy as np
+
 BYTES_PER_VALUE: dict[str, float] = {
     "bf16": 2.0,
     "fp8": 1.0,
@@ -79,21 +81,25 @@ def math_precision(device, precision: str) -> str:
     return "bf16"
 
 
-def peak_flops(device, precision: str, fp4_math_efficiency: float = 1.0) -> float:
+def peak_flops(device, precision: str, fp4_math_efficiency=1.0, values=None):
     """Dense peak of the math precision used for `precision` weights on `device` (FLOP/s).
 
     FP4 math is derated by `fp4_math_efficiency` (EfficiencyFactors): the achieved FP4/FP8 speedup
     falls short of the peak ratio, as quantization, scales and non-GEMM work do not speed up.
+    `values`: the device whose peak TFLOPS are read (default `device`, which picks the math precision);
+    Monte Carlo passes one holding arrays over draws, and gets an array.
     """
     math = math_precision(device, precision)
-    tflops = {"fp4": device.peak_tflops_fp4, "fp8": device.peak_tflops_fp8, "bf16": device.peak_tflops_bf16}[math]
-    return float(tflops) * 1e12 * (fp4_math_efficiency if math == "fp4" else 1.0)
+    values = device if values is None else values
+    tflops = {"fp4": values.peak_tflops_fp4, "fp8": values.peak_tflops_fp8, "bf16": values.peak_tflops_bf16}[math]
+    peak = np.asarray(tflops, float) * 1e12 * (fp4_math_efficiency if math == "fp4" else 1.0)
+    return float(peak) if peak.ndim == 0 else peak
 
 
-def attention_peak_flops(device, kv_precision: str) -> float:
+def attention_peak_flops(device, kv_precision: str, values=None):
     """Peak of the attention math (FLOP/s): at the KV cache's precision, FP8 at the lowest (FP4 KV
-    caches are dequantized to FP8 for the math)."""
-    return peak_flops(device, "bf16" if kv_precision == "bf16" else "fp8")
+    caches are dequantized to FP8 for the math). `values` as in `peak_flops`."""
+    return peak_flops(device, "bf16" if kv_precision == "bf16" else "fp8", 1.0, values)
 
 
 def precision_note(device, precision: str) -> str | None:

@@ -53,4 +53,5 @@ def support(distribution: str, p: Mapping[str, Any]) -> tuple[float, float]:
 
 
 def mean(distribution: str, p: Mapping[str, Any]) -> float:
+    """The distribution's mean, in the key's unit."""
     return float(frozen(distribution, p).mean())

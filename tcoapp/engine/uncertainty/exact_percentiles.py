@@ -66,6 +66,7 @@ class Interval:
     histogram: np.ndarray | None = None
 
     def add(self, keys: np.ndarray) -> None:
+        """Count the keys below the interval and keep (or histogram) those inside it."""
         lo, hi = np.uint64(self.low), np.uint64(self.high)
         self.below += int(np.count_nonzero(keys < lo))
         inside = keys[(keys >= lo) & (keys <= hi)]
@@ -122,6 +123,7 @@ class ExactPercentiles:
         self.intervals = [Interval(lo, hi) for lo, hi in brackets(sample, self.percentiles)]
 
     def add(self, values: np.ndarray) -> None:
+        """One chunk of values into the histogram and the percentile intervals."""
         keys = sort_keys(values)
         self.count += int(keys.size)
         self.histogram += np.bincount((keys >> np.uint64(KEY_BITS - BIN_BITS)).astype(np.int64),
@@ -130,6 +132,7 @@ class ExactPercentiles:
             interval.add(keys)
 
     def needed(self) -> list[int]:
+        """The ranks whose values the percentiles interpolate between."""
         return sorted({r for lo, hi, _ in ranks(self.count, self.percentiles) for r in (lo, hi)}) if self.count else []
 
     def found(self) -> dict[int, float]:

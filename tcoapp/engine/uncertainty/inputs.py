@@ -45,12 +45,15 @@ class UncertainInput:
 
     @property
     def applies_to_all(self) -> bool:
+        """Whether the row applies to every plan (`*`)."""
         return self.plan == ALL_PLANS
 
     def where(self, column: str) -> str:
+        """The workbook cell of `column` (or the row named in words)."""
         return self.cells.get(column, f"Uncertainty {self.plan!r} {self.key!r}")
 
     def as_row(self) -> dict[str, Any]:
+        """The row as the Uncertainty sheet holds it (column -> value, in the key's unit)."""
         return {f.name: getattr(self, f.name) for f in UNCERTAINTY_FIELDS}
 
 

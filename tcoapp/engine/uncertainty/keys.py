@@ -2,24 +2,21 @@
 the plan or of its pools, the sizing of the device count, or the operating point."""
 from __future__ import annotations
 
-from ..finance.quantities import PLAN_INPUT_KEYS
+from ..finance import sizing
+from ..finance.quantities import DEVICE_ECONOMICS_KEYS, PLAN_INPUT_KEYS
 
 # Plan keys
 PLAN_FINANCE = frozenset(PLAN_INPUT_KEYS)                       # plan-scope finance inputs
 POOL_FINANCE = frozenset({"price_usd_per_million_output_tokens", "rack_power_cap_kw"})  # per pool
 PERFORMANCE = frozenset({"prefix_cache_hit_rate", "spec_decode_acceptance", "min_tokens_per_s_per_user", "max_ttft_s"})
-SIZING_INPUT = {"facility_power": "facility_power_kw", "capex_budget": "capex_budget_usd",
-                "demand": "demand_tokens_per_day"}
+SIZING_INPUT = sizing.SIZING_INPUT                             # each sizing mode's own input
 # device fields
-DEVICE_FINANCE = frozenset({"price_usd", "server_price_usd", "tdp_w", "idle_w", "server_overhead_w"})
+DEVICE_FINANCE = frozenset(DEVICE_ECONOMICS_KEYS) - {"devices_per_server"}  # a whole number: never uncertain
 DEVICE_POWER = frozenset({"tdp_w", "idle_w"})                  # also the generated power model
-# what a sizing mode reads besides its own input (keys as on the Uncertainty sheet)
-SIZING_READS = {
-    "facility_power": frozenset({"facility_power_kw", "pue", "device.tdp_w", "device.server_overhead_w"}),
-    "capex_budget": frozenset({"capex_budget_usd", "other_capex_fraction", "device.price_usd",
-                               "device.server_price_usd"}),
-    "demand": frozenset({"demand_tokens_per_day", "utilization"}),
-}
+# what a sizing mode reads (keys as on the Uncertainty sheet): `finance/sizing.py`'s own list, device
+# fields as `device.FIELD`
+SIZING_READS = {mode: frozenset(f"device.{k}" if k in DEVICE_ECONOMICS_KEYS else k for k in reads)
+                for mode, reads in sizing.SIZING_READS.items()}
 
 
 def moves_operating_point(key: str) -> bool:

@@ -16,8 +16,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..performance.generated import config_problems
-from ..performance.memory import architecture
-from ..performance.precision import bytes_per_value
+from ..performance.pool_pair import (
+    KV_FABRIC_FIELD, busy_power_w, decode_terms, kv_bytes_per_request, kv_fabric, pair_rate,
+)
 from .serve_draws import ServeCase, largest_grid_batch, run
 
 
@@ -32,23 +33,19 @@ class PairDraws:
 
 def _link(case_pre: ServeCase, case_dec: ServeCase):
     """pool_pair.kv_link_gb_s with per-draw bandwidths (the fabric is the base devices' choice): (the
-    prefill side's own per-device rate, the decode side's own)."""
-    pre, dec = case_pre.base_device, case_dec.base_device
-    if pre.name == dec.name and pre.scale_up_domain >= 2 * pre.devices_per_server and pre.interconnect_gb_s > 0:
-        return (np.asarray(case_pre.device.interconnect_gb_s, float),
-                np.asarray(case_dec.device.interconnect_gb_s, float))
-    return np.asarray(case_pre.device.scale_out_gb_s, float), np.asarray(case_dec.device.scale_out_gb_s, float)
+    prefill side's own per-device rate [GB/s], the decode side's own)."""
+    field = KV_FABRIC_FIELD[kv_fabric(case_pre.base_device, case_dec.base_device)]
+    return np.asarray(getattr(case_pre.device, field), float), np.asarray(getattr(case_dec.device, field), float)
 
 
 def _power(case: ServeCase, busy):
-    d, f = case.device, case.factors
-    return d.idle_w + (d.tdp_w - d.idle_w) * np.clip(busy, 0.0, 1.0) ** f.power_gamma
+    return busy_power_w(case.device, busy, case.factors)
 
 
 def _prefill(case: ServeCase, draws: int):
     r = run(case, np.ones(draws))
     n = case.serving.tensor_parallel * case.serving.expert_parallel
-    kv_bytes = float(architecture(case.model).kv_values(case.workload.input_tokens)) * bytes_per_value(case.serving.kv_precision)
+    kv_bytes = kv_bytes_per_request(case.model, case.serving, case.workload)
     rate = 1.0 / (np.asarray(r.prefill_s, float) * n)
     ok = np.isfinite(rate) & (rate > 0) & np.isfinite(r.ttft_s) & (not config_problems(case.base_device, case.model, case.serving))
     return rate, np.asarray(r.ttft_s - r.step_s - r.queue_s, float), kv_bytes, n, ok
@@ -56,7 +53,6 @@ def _prefill(case: ServeCase, draws: int):
 
 def _decode(case: ServeCase, lead_s, draws: int):
     """(requests/s per device, per-user rate, step busy fraction, exists) of a decode pool per draw."""
-    n = case.serving.tensor_parallel * case.serving.expert_parallel
     b_max = np.asarray(run(case, np.ones(draws)).max_batch_by_memory, float) * np.ones(draws)
     possible = (not config_problems(case.base_device, case.model, case.serving)) & (b_max >= 1)
     if case.has_target:
@@ -64,7 +60,7 @@ def _decode(case: ServeCase, lead_s, draws: int):
             r = run(case, batch)
             ok = np.ones(np.shape(batch), bool)
             if case.min_tokens_per_s_per_user is not None:
-                ok &= r.tokens_per_step / r.step_s >= case.min_tokens_per_s_per_user
+                ok &= decode_terms(r, batch, case.serving, case.workload, case.factors)[0] >= case.min_tokens_per_s_per_user
             if case.max_ttft_s is not None:
                 ok &= lead_s + r.step_s <= case.max_ttft_s
             return ok
@@ -72,10 +68,9 @@ def _decode(case: ServeCase, lead_s, draws: int):
     else:
         batch = np.where(float(case.serving.batch) <= b_max, float(case.serving.batch), np.nan)
     exists = possible & np.isfinite(batch)
-    r = run(case, np.where(exists, batch, 1.0))
-    per_user = r.tokens_per_step / r.step_s
-    busy = np.minimum(1.0, (r.compute_s + case.factors.power_mem_activity * r.memory_s) / r.step_s)
-    rate = np.where(exists, batch * per_user / case.workload.output_tokens / n, np.nan)
+    b = np.where(exists, batch, 1.0)
+    per_user, requests, busy = decode_terms(run(case, b), b, case.serving, case.workload, case.factors)
+    rate = np.where(exists, requests, np.nan)
     return rate, per_user, busy, exists & np.isfinite(rate) & (rate > 0)
 
 
@@ -97,14 +92,11 @@ def pair_draws(cases: dict, roles: dict, counts, draws: int) -> PairDraws:
         ok &= d[j][3]
     for i in pre:
         ok &= p[i][4]
-    pre_cap = sum(p[i][0] * counts[i] for i in pre)
-    dec_cap = sum(d[j][0] * counts[j] for j in dec)
     kv_bytes = max(p[i][2] for i in pre)
-    egress = sum(counts[i] * np.min([_link(cases[i], cases[j])[0] for j in dec], axis=0) for i in pre) * 1e9
-    ingress = sum(counts[j] * np.min([_link(cases[i], cases[j])[1] for i in pre], axis=0) for j in dec) * 1e9
-    link_cap = np.minimum(egress, ingress) / kv_bytes if kv_bytes > 0 else np.inf
     with np.errstate(divide="ignore", invalid="ignore"):
-        rate = np.minimum(np.minimum(pre_cap, dec_cap), link_cap)
+        rate, pre_cap, dec_cap, _ = pair_rate(
+            [(p[i][0], counts[i], np.min([_link(cases[i], cases[j])[0] for j in dec], axis=0)) for i in pre],
+            [(d[j][0], counts[j], np.min([_link(cases[i], cases[j])[1] for i in pre], axis=0)) for j in dec], kv_bytes)
         tokens, power, per_user = {}, {}, {}
         for i in pre:
             tokens[i] = np.where(ok, 0.0, np.nan)

@@ -8,7 +8,7 @@ and sized device count) every finance input gets a leading draw axis. Then, in o
    serving and workload keys, interactivity targets) re-run the roofline over the draw axis for each
    generated `serve` pool (`serve_draws.py`); a price-tier table then prices each draw's interactivity;
 3. sizing keys (and a moved operating point under demand sizing) re-size the device count per draw
-   (`sizing_draws.py`);
+   (`finance/sizing.py`, the rule the deterministic compute runs as its one-draw case);
 4. a prefill/decode pair is re-run as a whole (`pair_draws.py`) at each draw's device counts, since
    its request rate depends on them;
 5. `finance_metrics` runs once over all draws (cash flows, NPV, IRR, payback, years).
@@ -21,14 +21,15 @@ from typing import Mapping
 
 import numpy as np
 
-from ..finance.metrics import ITEMIZED, finance_metrics
+from ..finance import sizing
+from ..finance.metrics import finance_metrics
 from ..finance.quantities import FinanceInputs
+from ..pools import plan_reaches, sells_output
 from . import keys as K
 from .inputs import UncertainInput, field_name, target_field
 from .sampling import values as draw_values
 from .pair_draws import pair_draws
 from .serve_draws import ServeCase, serve_draws
-from .sizing_draws import budget_servers, demand_servers, facility_servers
 
 SIMULATED_METRICS = ("npv_usd", "irr", "payback_months", "cost_per_million_output_tokens_usd",
                      "revenue_usd_per_rack_per_year", "roi", "capex_usd", "opex_usd_per_year",
@@ -53,6 +54,7 @@ class PlanDraws:
     notes: tuple[str, ...] = field(default=())
 
     def metric(self, key: str) -> np.ndarray:
+        """One SIMULATED_METRICS metric per draw, in its unit (NaN: does not exist in that draw)."""
         return self.metrics[key]
 
     def head(self, n: int) -> "PlanDraws":
@@ -119,11 +121,6 @@ def _fixed(base, inputs, deterministic, draws) -> PlanDraws:
     return PlanDraws(base.name, metrics, cumulative, inputs, deterministic)
 
 
-def _overridden(plan, i: int, key: str) -> bool:
-    """True where pool i's own Pools row sets `key` (the plan's value does not reach it)."""
-    return bool(plan.pools) and getattr(plan.pools[i], key, None) is not None
-
-
 def _finance_keys(plan, pools, drawn, batch, notes) -> None:
     for key, v in drawn.items():
         kind, _ = target_field(key)
@@ -135,11 +132,11 @@ def _finance_keys(plan, pools, drawn, batch, notes) -> None:
                 notes.append(f"{key} is not used: the plan's output price follows price tiers {plan.price_tiers!r}")
                 continue
             for i, pool in enumerate(pools):
-                if pool.role != "prefill":
+                if sells_output(pool):
                     batch[key][:, i] = v
         elif kind == "plan" and key == "rack_power_cap_kw":
             for i in range(len(pools)):
-                if not _overridden(plan, i, key):
+                if plan_reaches(plan, i, key):
                     batch[key][:, i] = v
         elif kind == "device":
             on_device = [i for i, pool in enumerate(pools) if pool.device == plan.device]
@@ -198,7 +195,7 @@ def _set_point(scenario, plan, batch, i, tokens, power, per_user) -> None:
     batch["tokens_per_s_per_device"][:, i] = tokens
     batch["power_w"][:, i] = power
     if plan.price_tiers and per_user is not None:
-        batch["price_usd_per_million_output_tokens"][:, i] = tier_prices(scenario.price_tiers[plan.price_tiers], per_user)
+        batch["price_usd_per_million_output_tokens"][:, i] = scenario.price_tiers[plan.price_tiers].prices_at(per_user)
 
 
 def _serve_case(scenario, plan, i, pool, perf) -> ServeCase:
@@ -207,23 +204,12 @@ def _serve_case(scenario, plan, i, pool, perf) -> ServeCase:
     device = base_device.with_(**device_changes) if pool.device == plan.device else base_device
     factors = scenario.factors_for(pool.device)
     factors = factors.with_(**{field_name(k): v for k, v in perf.items() if k.startswith("factor.")})
-    value = lambda key, default: (perf[key] if key in perf and not _overridden(plan, i, key) else default)  # noqa: E731
+    value = lambda key, default: (perf[key] if key in perf and plan_reaches(plan, i, key) else default)  # noqa: E731
     return ServeCase(base_device, device, scenario.model(plan.model), pool.serving, plan.workload, factors,
                      value("spec_decode_acceptance", pool.serving.spec_decode_acceptance),
                      value("prefix_cache_hit_rate", plan.prefix_cache_hit_rate),
                      value("min_tokens_per_s_per_user", plan.min_tokens_per_s_per_user),
                      value("max_ttft_s", plan.max_ttft_s))
-
-
-def tier_prices(tiers, tokens_per_s_per_user) -> np.ndarray:
-    """`PriceTiers.price_at` per draw: the fastest tier reached, 0 below the slowest, NaN for NaN."""
-    thresholds = np.asarray(tiers.min_tokens_per_s_per_user, float)
-    prices = np.asarray(tiers.price_usd_per_million_output_tokens, float)
-    order = np.argsort(thresholds)
-    per_user = np.asarray(tokens_per_s_per_user, float)
-    index = np.searchsorted(thresholds[order], per_user, side="right") - 1
-    price = np.where(index >= 0, prices[order][np.maximum(index, 0)], 0.0)
-    return np.where(np.isfinite(per_user), price, np.nan)
 
 
 def _sizing(plan, pools, drawn, batch, moved: bool, notes, pair, draws) -> bool:
@@ -234,26 +220,19 @@ def _sizing(plan, pools, drawn, batch, moved: bool, notes, pair, draws) -> bool:
             notes.append(f"{key} is not used: the plan's sizing_mode is {mode}")
     if mode == "devices" or not (K.SIZING_READS[mode] & drawn.keys() or (mode == "demand" and moved)):
         return False
-    dps = batch["devices_per_server"]
     weights = [p.device_count for p in pools]
+    fleet_rate = None
     if mode == "demand":
+        shares = np.asarray(weights, float) / np.sum(weights)
         tokens = batch["tokens_per_s_per_device"]
         if pair:  # the pair's throughput per device at the pools' shares, as the deterministic sizing takes it
-            shares = np.asarray(weights, float) / np.sum(weights)
             at_shares = pair_draws(pair, {i: pools[i].role for i in pair}, {i: shares[i] for i in pair}, draws)
             tokens = tokens.copy()
             for i in pair:
                 tokens[:, i] = at_shares.tokens_per_s_per_device[i]
-        servers = demand_servers(plan_value(plan, drawn, "demand_tokens_per_day"), tokens, batch["utilization"],
-                                 weights, dps)
-    elif mode == "facility_power":
-        servers = facility_servers(plan_value(plan, drawn, "facility_power_kw"), batch["pue"][:, None], dps,
-                                   batch["tdp_w"], batch["server_overhead_w"], weights)
-    else:
-        servers = budget_servers(plan_value(plan, drawn, "capex_budget_usd"), batch["other_capex_fraction"][:, None],
-                                 dps, batch["price_usd"], batch["server_price_usd"], batch["owned"], weights,
-                                 tuple(np.asarray(batch[k], float)[:, None] for k in ITEMIZED))
-    batch["device_count"] = servers * dps
+        fleet_rate = np.sum(np.asarray(tokens, float) * shares, axis=-1)
+    servers = sizing.pool_servers(mode, plan_value(plan, drawn, sizing.SIZING_INPUT[mode]), batch, weights, fleet_rate)
+    batch["device_count"] = servers * batch["devices_per_server"]
     return True
 
 

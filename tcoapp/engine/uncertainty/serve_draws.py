@@ -17,10 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..operating import MAX_SEARCH_BATCH, TARGET_GRID_POINTS
-from ..performance.generated import config_problems
-from ..performance.memory import architecture
-from ..performance.precision import bytes_per_value, math_precision
-from ..performance.roofline import evaluate
+from ..performance.generated import config_problems, run_roofline
 
 SMALL_BATCHES = 64  # search_batches: every whole batch up to 64, then a log grid
 
@@ -53,25 +50,16 @@ class ServeCase:
 
     @property
     def has_target(self) -> bool:
+        """Whether the pool runs at an interactivity target (else at its fixed batch)."""
         return self.min_tokens_per_s_per_user is not None or self.max_ttft_s is not None
 
 
-def _peak(case: ServeCase, precision: str, fp4_efficiency):
-    math = math_precision(case.base_device, precision)
-    tflops = np.asarray(getattr(case.device, f"peak_tflops_{math}"), float)
-    return tflops * 1e12 * (fp4_efficiency if math == "fp4" else 1.0)
-
-
 def run(case: ServeCase, batch):
-    """The roofline kernel at `batch` (shape (draws,) or broadcastable) for the case's draws."""
-    s, f = case.serving, case.factors
-    return evaluate(
-        case.device, architecture(case.model), batch, s.tensor_parallel, s.expert_parallel, bool(s.attention_dp),
-        bytes_per_value(s.weight_precision), bytes_per_value(s.kv_precision),
-        _peak(case, s.weight_precision, f.fp4_math_efficiency),
-        _peak(case, "bf16" if s.kv_precision == "bf16" else "fp8", 1.0),
-        s.spec_decode_draft_tokens, case.acceptance, float(case.workload.input_tokens),
-        float(case.workload.output_tokens), case.hit_rate, f)
+    """The roofline kernel at `batch` (shape (draws,) or broadcastable) for the case's draws: the
+    deterministic `run_roofline` with the drawn device, factors, acceptance and hit rate."""
+    serving = case.serving.with_(spec_decode_acceptance=case.acceptance)
+    workload = case.workload.with_(prefix_cache_hit_rate=case.hit_rate)
+    return run_roofline(case.device, case.model, serving, workload, batch, case.factors, chooser=case.base_device)
 
 
 def serve_draws(case: ServeCase, draws: int) -> ServeDraws:

@@ -52,6 +52,7 @@ class Simulation:
         return min(self.draws, KEEP_DRAWS)
 
     def plan(self, name: str) -> PlanDraws:
+        """The simulated draws of the plan of that name."""
         return next(p for p in self.plans if p.name == name)
 
     def _index(self, name: str) -> int:

@@ -29,6 +29,7 @@ class MetricStream:
         return np.where(np.isnan(x), np.inf, x) if self.key in NEVER_LATE else x[np.isfinite(x)]
 
     def add(self, values: np.ndarray) -> None:
+        """One chunk of draws (the metric's unit; NaN: not defined) into the counts and percentiles."""
         x = np.asarray(values, float)
         defined = np.isfinite(x)
         self.draws += x.size
@@ -51,6 +52,7 @@ class MetricStream:
                 interval.add(keys)
 
     def finish_refinement(self) -> bool:
+        """After a further pass: True when every percentile was found."""
         found, self.targets = refine_step(self.targets)
         self.found.update(found)
         return not self.targets
@@ -65,4 +67,5 @@ class MetricStream:
         return out
 
     def prob_positive(self) -> float:
+        """Share of the draws with a value > 0 (a missing value is not > 0)."""
         return self.positive / self.draws if self.draws else 0.0
