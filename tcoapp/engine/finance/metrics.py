@@ -149,6 +149,8 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
         capex_usd=np.sum(pool_capex, axis=-2),
         residual_value_usd=np.where(t == n, np.sum(value, axis=-2), 0.0),
         replacement_capex_usd=replaced, replacement_depreciation_usd=replaced_dep,
+        depreciation_rate_by_age=np.where(t <= n, timeline.depreciation_rate_by_age(  # the schedule by age, to the horizon
+            np.asarray(a.depreciation_method, float)[..., None], life[..., None], resid[..., None], t), 0.0),
         depreciation_usd=np.sum(depreciation, axis=-2) + replaced_dep,
         # the replacements are not valued at the horizon: their book value then (bought less depreciated) is a loss
         disposal_gain_usd=np.where(t == n, (np.sum(gain, axis=-1) - (np.sum(replaced, axis=-1)

@@ -168,6 +168,7 @@ YEAR_QUANTITIES: tuple[Quantity, ...] = (
     _q("opex_usd", "USD", "plan", "Energy + colocation + maintenance + software + rent + staff."),
     _q("capex_usd", "USD", "plan", "Capex of the tranches paid in the year."),
     _q("replacement_capex_usd", "USD", "plan", "Failed devices replaced in the year: annual_failure_rate x the bought pools' serving devices x price_usd."),
+    _q("depreciation_rate_by_age", "fraction", "plan", "Share of a tranche's capex deducted in the year it reaches this age (the column's year): the schedule the replacements follow."),
     _q("replacement_depreciation_usd", "USD", "plan", "Depreciation of the replacements bought in earlier years (the tranches' schedule by their age); in depreciation_usd."),
     _q("residual_value_usd", "USD", "plan", "At the horizon: every tranche's value then."),
     _q("depreciation_usd", "USD", "plan", "Depreciation of the tranches and of the replacements (depreciation_method)."),

@@ -62,18 +62,22 @@ def tranche_ramp_factor(ramp_months, serving_year):
     return np.where(months > 0, ramped, 1.0)
 
 
+def depreciation_rate_by_age(method, life, residual_value_fraction, age):
+    """The share of a tranche's capex deducted in the year it reaches `age` (years since purchase): straight
+    line (1 - residual) / D at ages 1..D; else depreciation.py's basis x rate by age. Inputs broadcast."""
+    method, life, resid, age = (np.asarray(v, float) for v in (method, life, residual_value_fraction, age))
+    straight = np.where((age >= 1) & (age <= life), (1.0 - resid) / life, 0.0)
+    scheduled = depreciation.basis_fraction(method, resid) * depreciation.rate_by_age(method, life, age)
+    return np.where(method == 0, straight, scheduled)
+
+
 def replacement_depreciation(replacement_usd, method, life, residual_value_fraction, in_horizon):
-    """Depreciation in year t of the replacement devices bought in the years s < t: sum_s R_s x the
-    tranche schedule at age t - s (straight line: (1 - residual) / D at ages 1..D; else depreciation.py's
-    basis x rate by age); 0 past the horizon. replacement_usd [..., T]; plan keys of the leading shape."""
+    """Depreciation in year t of the replacement devices bought in the years s < t: sum_s R_s x
+    depreciation_rate_by_age(t - s); 0 past the horizon. replacement_usd [..., T]; plan keys of the
+    leading shape."""
     t = np.arange(np.shape(replacement_usd)[-1], dtype=float)
-    age = t[None, :] - t[:, None]  # [s, t]
     L2 = lambda v: np.asarray(v, float)[..., None, None]  # noqa: E731  plan [...] -> [..., 1, 1]
-    method = np.asarray(method, float)
-    straight = np.where((age >= 1) & (age <= L2(life)), (1.0 - L2(residual_value_fraction)) / L2(life), 0.0)
-    scheduled = L2(depreciation.basis_fraction(method, residual_value_fraction)) * depreciation.rate_by_age(
-        L2(method), L2(life), age)
-    rate = np.where(L2(method) == 0, straight, scheduled)
+    rate = depreciation_rate_by_age(L2(method), L2(life), L2(residual_value_fraction), t[None, :] - t[:, None])
     by_year = np.einsum("...s,...st->...t", np.asarray(replacement_usd, float), rate)
     return np.where(in_horizon > 0, by_year, 0.0)
 
