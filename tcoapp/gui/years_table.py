@@ -1,6 +1,6 @@
 """The current plan's years as a table (years as columns): utilization, output price, tokens,
-revenue, opex, capex by year (tranches), depreciation, tax, cash flow and cumulative cash flow, and for
-a financed plan its debt (interest, principal, debt service, DSCR, the equity cash flow), from the
+revenue, opex, capex by year (tranches), depreciation, tax, cash flow and cumulative cash flow, the
+replacements of failed devices where there are any, and for a financed plan its debt (interest, principal, debt service, DSCR, the equity cash flow), from the
 engine's per-year rows (PlanResult.year_rows)."""
 from __future__ import annotations
 
@@ -28,6 +28,8 @@ ROWS = (
     ("cash_flow_usd", "Cash flow", "USD"),
     ("cumulative_cash_flow_usd", "Cumulative cash flow", "USD"),
 )
+# shown only for a plan replacing failed devices (annual_failure_rate > 0)
+REPLACEMENT_ROWS = (("replacement_capex_usd", "Replacements (failed devices)", "USD"),)
 # shown only for a plan with debt (debt_fraction > 0)
 DEBT_ROWS = (
     ("debt_drawn_usd", "Debt drawn", "USD"),
@@ -71,7 +73,7 @@ class YearsModel(QStandardItemModel):
         super().__init__(len(ROWS), 0, parent)
         self._doc = document
         self._years: list[dict] = []
-        self.rows = ROWS        # ROWS, and DEBT_ROWS after them for a financed plan
+        self.rows = ROWS        # ROWS, then REPLACEMENT_ROWS and DEBT_ROWS where the plan has them
         self._cells: list[list[tuple]] = [[] for _ in ROWS]   # (text, value, negative) shown
         self._shown = None      # the PlanResult shown: an edit of another plan leaves the table alone
         self.grown: list[int] = []
@@ -97,8 +99,9 @@ class YearsModel(QStandardItemModel):
             return
         years = result.year_rows() if result is not None else []
         self.reshaped = [y.get("year") for y in years] != [y.get("year") for y in self._years]
-        financed = any((y.get("debt_service_usd") or 0) > 0 for y in years)
-        rows = ROWS + DEBT_ROWS if financed else ROWS
+        shown = lambda key: any((y.get(key) or 0) > 0 for y in years)  # noqa: E731
+        rows = (ROWS + (REPLACEMENT_ROWS if shown("replacement_capex_usd") else ())
+                + (DEBT_ROWS if shown("debt_service_usd") else ()))
         if rows != self.rows:
             self.rows, self.reshaped = rows, True
             self._set_headers()

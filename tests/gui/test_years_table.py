@@ -53,3 +53,7 @@ def test_a_financed_plan_shows_its_debt_rows_with_the_engines_figures(window, qt
     assert model.data(model.index(row["Debt drawn [USD]"], 0), Qt.UserRole) == years[0]["debt_drawn_usd"] > 0
     doc.set_plan_value(plan, "debt_fraction", 0.0)
     assert model.rowCount() == plain and "Interest [USD]" not in labels()
+    doc.set_plan_value(plan, "annual_failure_rate", 0.05)
+    assert labels()[plain:] == ["Replacements (failed devices) [USD]"]
+    years = doc.results[plan].year_rows()
+    assert model.data(model.index(plain, 2), Qt.UserRole) == years[2]["replacement_capex_usd"] > 0
