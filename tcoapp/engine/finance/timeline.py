@@ -74,12 +74,16 @@ def depreciation_rate_by_age(method, life, residual_value_fraction, age):
 def replacement_depreciation(replacement_usd, method, life, residual_value_fraction, in_horizon):
     """Depreciation in year t of the replacement devices bought in the years s < t: sum_s R_s x
     depreciation_rate_by_age(t - s); 0 past the horizon. replacement_usd [..., T]; plan keys of the
-    leading shape."""
-    t = np.arange(np.shape(replacement_usd)[-1], dtype=float)
-    L2 = lambda v: np.asarray(v, float)[..., None, None]  # noqa: E731  plan [...] -> [..., 1, 1]
-    rate = depreciation_rate_by_age(L2(method), L2(life), L2(residual_value_fraction), t[None, :] - t[:, None])
-    by_year = np.einsum("...s,...st->...t", np.asarray(replacement_usd, float), rate)
-    return np.where(in_horizon > 0, by_year, 0.0)
+    leading shape. A loop over ages (memory of one row per variant, not a years x years matrix)."""
+    bought = np.asarray(replacement_usd, float)
+    years = bought.shape[-1]
+    keys = [np.asarray(v, float) for v in (method, life, residual_value_fraction)]
+    out = np.zeros(np.broadcast_shapes(bought.shape, *(np.shape(k) + (years,) for k in keys)))
+    if np.any(bought != 0):
+        for age in range(1, years):
+            rate = depreciation_rate_by_age(*keys, float(age))[..., None]
+            out[..., age:] += bought[..., :years - age] * rate
+    return np.where(in_horizon > 0, out, 0.0)
 
 
 def tranche_value_fraction(age, years, residual_value_fraction):
