@@ -208,3 +208,9 @@ def test_gpu_cloud_financed_device_hours_and_debt():
     assert financed["equity_irr"] > financed["irr"] and financed["min_dscr"] > 1
     assert reserved["min_dscr"] is None and reserved["equity_npv_usd"] == reserved["npv_usd"]
     assert taxed["npv_usd"] < financed["npv_usd"]
+    aging = plans["... + 9%/yr GPU failures, 6-month ramp"]  # docs/model.md "Device failures", "Tranche ramp"
+    replaced = [y["replacement_capex_usd"] for y in aging["years"]]
+    assert replaced[0] == 0 and all(r == pytest.approx(0.09 * 64 * 30000, rel=1e-12) for r in replaced[1:])
+    assert aging["npv_usd"] < taxed["npv_usd"] and aging["min_dscr"] < taxed["min_dscr"]
+    assert aging["years"][1]["revenue_usd"] < taxed["years"][1]["revenue_usd"]  # the first year ramps
+    assert aging["years"][2]["revenue_usd"] == pytest.approx(taxed["years"][2]["revenue_usd"], rel=1e-12)

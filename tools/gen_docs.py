@@ -141,7 +141,12 @@ def _results_section() -> list[str]:
              "pool (`pool1.servers`, `pool2.racks`, ...): the pool's device economics, tokens/s per device "
              "and power at its operating point and sized device count (engine values), references to the "
              "Plans and Pools inputs it copies, and formulas packing, pricing and powering the pool on its "
-             "own (empty where a plan has fewer pools). `CashFlow` has one block per plan with years as columns. `Bridge` "
+             "own (empty where a plan has fewer pools). `CashFlow` has one block per plan with years as columns: "
+             "per pool whether it serves, its utilization (after its tranche ramp), tokens, revenue, each cost, capex, "
+             "the replacements of failed devices, depreciation, its value at the horizon and its loan; per plan the "
+             "sums, the replacements' depreciation (by the depreciation rate by age), tax, the cash flows, NPV, IRR, "
+             "payback and the equity figures (docs/model.md, \"Years\", \"Device failures\", \"Tranche ramp\", "
+             "\"Financing\"). `Bridge` "
              "splits the cost per million output tokens of two plans (named in C3 and C4) into parts that add up "
              "(docs/model.md, \"Cost bridge\"). These sheets are "
              "recomputed on import, never read. The metric keys (also the keys of `tcoapp compute --json`, "
@@ -253,7 +258,8 @@ def _uncertainty_section() -> list[str]:
 def _monte_carlo_section() -> list[str]:
     return ["## MonteCarlo, MonteCarloDraws (outputs)", "",
             "Written when the scenario has Uncertainty rows (`tcoapp compute --out` with 2,000 draws, seed 0; "
-            "`tcoapp simulate --draws N --seed S --out` with its own run). `MonteCarlo`: per plan and metric the "
+            "`tcoapp simulate --draws N --seed S --out` with its own run). `MonteCarlo`: per plan and metric (NPV, IRR, payback, cost per "
+            "million output tokens, revenue per rack, ROI, equity NPV, equity IRR, min DSCR) the "
             "mean, P5, P10, P50, P90, P95 and the share of draws where it exists (payback \"never\" ranks "
             "infinitely late; a percentile on it reads never), P(NPV > 0), P(A's NPV > B's) for every pair, the "
             "uncertain inputs with their sampled mean, P5 and P95, each input's rank correlation with NPV and the NPV histogram (a table and its chart). "

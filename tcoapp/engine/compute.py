@@ -32,11 +32,14 @@ PERFORMANCE_KEYS = ("batch", "tokens_per_s_per_device", "tokens_per_s_per_user",
                     "tokens_per_joule", "max_batch_by_memory")  # from the operating point
 FINANCE_KEYS = tuple(key for key in METRIC_KEYS if key not in PERFORMANCE_KEYS)  # from the finance layer
 YEAR_JSON = (("output_tokens", "output_tokens"), ("revenue_usd", "revenue_usd"), ("opex_usd", "opex_usd"),
-             ("capex_usd", "capex_usd"), ("residual_value_usd", "residual_value_usd"),
+             ("capex_usd", "capex_usd"), ("replacement_capex_usd", "replacement_capex_usd"),
+             ("residual_value_usd", "residual_value_usd"),
              ("depreciation_usd", "depreciation_usd"), ("disposal_gain_usd", "disposal_gain_usd"),
              ("taxable_income_usd", "taxable_income_usd"),
              ("tax_usd", "tax_usd"), ("cash_flow_usd", "cash_flow_usd"),
-             ("cumulative_cash_flow_usd", "cumulative_cash_flow_usd"))
+             ("cumulative_cash_flow_usd", "cumulative_cash_flow_usd"),
+             ("debt_drawn_usd", "debt_drawn_usd"), ("interest_usd", "interest_usd"), ("principal_usd", "principal_usd"),
+             ("debt_service_usd", "debt_service_usd"), ("dscr", "dscr"), ("equity_cash_flow_usd", "equity_cash_flow_usd"))
 POOL_JSON_KEYS = ("device_count", "servers", "servers_per_rack", "racks", "capex_usd", "it_avg_kw", "it_provisioned_kw")
 
 

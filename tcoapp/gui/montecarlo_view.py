@@ -44,6 +44,16 @@ def pairwise_html(sim) -> str:
             f"style='border-collapse:collapse'><tr><th></th>{head}</tr>{''.join(rows)}</table>")
 
 
+def _equity_text(equity: dict, dscr: dict) -> str:
+    """A financed plan's risk (its draws have a DSCR): equity NPV P10-P90 and the P10 of min DSCR; '' without debt."""
+    if not dscr.get("share_defined"):
+        return ""
+    band = ("n/a" if equity["p10"] is None or equity["p90"] is None
+            else f"{money_text(equity['p10'])} to {money_text(equity['p90'])}")
+    worst = "n/a" if dscr["p10"] is None else f"{dscr['p10']:.2f}"
+    return f", equity NPV P10-P90 {band}, min DSCR P10 {worst}"
+
+
 class MonteCarloView(QWidget):
     message = Signal(str)
 
@@ -158,7 +168,8 @@ class MonteCarloView(QWidget):
             s = sim.summary(p.name, "npv_usd")
             band = "n/a" if s["p10"] is None or s["p90"] is None else f"{money_text(s['p10'])} to {money_text(s['p90'])}"
             parts.append(f"<b>{escape(p.name)}</b>: P(NPV &gt; 0) {sim.prob_positive(p.name):.0%}, "
-                         f"NPV P10-P90 {band}")
+                         f"NPV P10-P90 {band}" + _equity_text(sim.summary(p.name, "equity_npv_usd"),
+                                                              sim.summary(p.name, "min_dscr")))
         notes = sorted({n for p in sim.plans for n in p.notes})
         return " &nbsp; ".join(parts) + ("<br>Notes: " + escape("; ".join(notes)) if notes else "")
 

@@ -1,6 +1,7 @@
 """The current plan's years as a table (years as columns): utilization, output price, tokens,
-revenue, opex, capex by year (tranches), depreciation, tax, cash flow and cumulative cash flow,
-from the engine's per-year rows (PlanResult.year_rows)."""
+revenue, opex, capex by year (tranches), depreciation, tax, cash flow and cumulative cash flow, the
+replacements of failed devices where there are any, and for a financed plan its debt (interest, principal, debt service, DSCR, the equity cash flow), from the
+engine's per-year rows (PlanResult.year_rows)."""
 from __future__ import annotations
 
 import math
@@ -27,6 +28,17 @@ ROWS = (
     ("cash_flow_usd", "Cash flow", "USD"),
     ("cumulative_cash_flow_usd", "Cumulative cash flow", "USD"),
 )
+# shown only for a plan replacing failed devices (annual_failure_rate > 0)
+REPLACEMENT_ROWS = (("replacement_capex_usd", "Replacements (failed devices)", "USD"),)
+# shown only for a plan with debt (debt_fraction > 0)
+DEBT_ROWS = (
+    ("debt_drawn_usd", "Debt drawn", "USD"),
+    ("interest_usd", "Interest", "USD"),
+    ("principal_usd", "Principal repaid", "USD"),
+    ("debt_service_usd", "Debt service", "USD"),
+    ("dscr", "DSCR", "ratio"),
+    ("equity_cash_flow_usd", "Equity cash flow", "USD"),
+)
 NEGATIVE = QBrush(QColor("#c62828"))
 RIGHT = Qt.AlignRight | Qt.AlignVCenter
 
@@ -38,6 +50,8 @@ def _text(value, unit: str) -> str:
         return f"{value:.0%}"
     if unit == "USD/Mtok":
         return f"${value:,.3f}"
+    if unit == "ratio":
+        return f"{value:.2f}x"
     if unit == "USD":
         return f"-${-value:,.0f}" if value < 0 else f"${value:,.0f}"
     return f"{value:,.4g}" if abs(value) < 1e4 else f"{value:.3e}"
@@ -59,18 +73,23 @@ class YearsModel(QStandardItemModel):
         super().__init__(len(ROWS), 0, parent)
         self._doc = document
         self._years: list[dict] = []
+        self.rows = ROWS        # ROWS, then REPLACEMENT_ROWS and DEBT_ROWS where the plan has them
         self._cells: list[list[tuple]] = [[] for _ in ROWS]   # (text, value, negative) shown
         self._shown = None      # the PlanResult shown: an edit of another plan leaves the table alone
         self.grown: list[int] = []
         self.reshaped = False
-        for row, (key, label, unit) in enumerate(ROWS):
+        self._set_headers()
+        document.scenario_changed.connect(self.reload)
+        document.current_changed.connect(self.reload)
+        self.reload()
+
+    def _set_headers(self) -> None:
+        self.setRowCount(len(self.rows))
+        for row, (key, label, unit) in enumerate(self.rows):
             header = QStandardItem(f"{label} [{unit}]")
             quantity = YEAR_QUANTITY_BY_KEY.get(key)
             header.setToolTip(quantity.help if quantity else "The plan's output price in the year (price x price index).")
             self.setVerticalHeaderItem(row, header)
-        document.scenario_changed.connect(self.reload)
-        document.current_changed.connect(self.reload)
-        self.reload()
 
     def reload(self, *_):
         results = self._doc.results
@@ -80,11 +99,17 @@ class YearsModel(QStandardItemModel):
             return
         years = result.year_rows() if result is not None else []
         self.reshaped = [y.get("year") for y in years] != [y.get("year") for y in self._years]
+        shown = lambda key: any((y.get(key) or 0) > 0 for y in years)  # noqa: E731
+        rows = (ROWS + (REPLACEMENT_ROWS if shown("replacement_capex_usd") else ())
+                + (DEBT_ROWS if shown("debt_service_usd") else ()))
+        if rows != self.rows:
+            self.rows, self.reshaped = rows, True
+            self._set_headers()
         self._shown, self._years = result, years
         if self.reshaped:
             self.setColumnCount(len(years))
             self.setHorizontalHeaderLabels([f"year {y['year']}" for y in years])
-        cells = [[self._cell(row, col) for col in range(len(years))] for row in range(len(ROWS))]
+        cells = [[self._cell(row, col) for col in range(len(years))] for row in range(len(self.rows))]
         changed = False
         self.blockSignals(True)   # one dataChanged for the table, not three per cell (each made the view measure it)
         for row, line in enumerate(cells):
@@ -104,7 +129,7 @@ class YearsModel(QStandardItemModel):
                 changed = True
         self.blockSignals(False)
         if changed:
-            self.dataChanged.emit(self.index(0, 0), self.index(len(ROWS) - 1, len(years) - 1))
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self.rows) - 1, len(years) - 1))
         before, self._cells = _widest(self._cells), cells
         after = _widest(cells)
         # columns whose longest text grew (the view widens them; values that only change keep their width)
@@ -113,7 +138,7 @@ class YearsModel(QStandardItemModel):
 
     def _cell(self, row: int, col: int) -> tuple:
         """(text, raw value, negative) of one cell."""
-        key, _, unit = ROWS[row]
+        key, _, unit = self.rows[row]
         value = self._years[col].get(key)
         text = "" if value is None and col == 0 else _text(value, unit)
         return text, value, isinstance(value, float) and value < 0

@@ -21,10 +21,11 @@ from .xlsx_montecarlo import STATUS_CURRENT
 from .xlsx_results import BANNER_ROW, not_entered_text
 
 NA = "n/a"
-CF_NEGATIVE = {"opex_usd", "capex_usd"}
+CF_NEGATIVE = {"opex_usd", "capex_usd", "replacement_capex_usd"}
 CF_PLAN = ("price_index", "electricity_index", "cost_index", "utilization", "output_tokens", "input_tokens",
            "revenue_usd", "energy_usd", "colocation_usd", "maintenance_usd", "software_usd", "rent_usd", "staff_usd",
-           "opex_usd", "capex_usd", "residual_value_usd", "depreciation_usd", "disposal_gain_usd", "taxable_income_usd", "loss_carried_usd",
+           "opex_usd", "capex_usd", "replacement_capex_usd", "residual_value_usd", "depreciation_rate_by_age",
+           "replacement_depreciation_usd", "depreciation_usd", "disposal_gain_usd", "taxable_income_usd", "loss_carried_usd",
            "tax_usd", "cash_flow_usd", "cumulative_cash_flow_usd", "discount_factor", "debt_drawn_usd", "interest_usd",
            "principal_usd", "debt_service_usd", "levered_taxable_income_usd", "levered_loss_carried_usd", "levered_tax_usd",
            "equity_cash_flow_usd")

@@ -206,14 +206,21 @@ class _BlockFormulas:
         cells["staff_usd"] = self._na.when(serving, f"{p('staff_usd_per_year')}*{here('cost_index')}")
         cells["opex_usd"] = self._na("-(" + "+".join(here(f"{part}_usd") for part in (
             "energy", "colocation", "maintenance", "software", "rent", "staff")) + ")")
+        cells["replacement_capex_usd"] = self._na("+".join(here(f"pool{k}.replacement_capex_usd")
+                                                          for k in range(1, self.pools + 1)))
+        cells["depreciation_rate_by_age"] = self._rate_by_age(year_ref)
+        cells["replacement_depreciation_usd"] = self._replacement_depreciation(year, serving)
+        cells["depreciation_usd"] = self._na("+".join(here(f"pool{k}.depreciation_usd") for k in range(1, self.pools + 1))
+                                             + f"+{here('replacement_depreciation_usd')}")
         capex_all, taken = self.rng("capex_usd"), self.rng("depreciation_usd")
-        cells["disposal_gain_usd"] = self._na.when(
-            f"{year_ref}={horizon}", f"IF(AND({none_na(capex_all)},{none_na(taken)}),"
-                                     f"{here('residual_value_usd')}+SUM({capex_all})+SUM({taken}),{NA})")
+        replaced = self.rng("replacement_capex_usd")
+        cells["disposal_gain_usd"] = self._na.when(  # the replacements are not valued: their book value is a loss
+            f"{year_ref}={horizon}", f"IF(AND({none_na(capex_all)},{none_na(replaced)},{none_na(taken)}),"
+                                     f"{here('residual_value_usd')}+SUM({capex_all})+SUM({replaced})+SUM({taken}),{NA})")
         cells["taxable_income_usd"] = self._na.when(serving, f"{here('revenue_usd')}+{here('opex_usd')}"
                                                               f"-{here('depreciation_usd')}+{here('disposal_gain_usd')}")
         cells["cash_flow_usd"] = self._na(f"{here('revenue_usd')}+{here('opex_usd')}-{here('tax_usd')}+{here('capex_usd')}"
-                                          f"+{here('residual_value_usd')}")
+                                          f"+{here('replacement_capex_usd')}+{here('residual_value_usd')}")
         mid = f'AND({p("discounting")}="mid_year",{year_ref}>=1)'
         cells["discount_factor"] = self._na(f"1/(1+{p('discount_rate')})^({year_ref}-IF({mid},HALF_YEAR,0))")
         for key in ("interest_usd", "principal_usd", "debt_service_usd"):
@@ -223,7 +230,7 @@ class _BlockFormulas:
         cells["equity_cash_flow_usd"] = self._na(f"{here('cash_flow_usd')}+{here('tax_usd')}-{here('levered_tax_usd')}"
                                                  f"+{here('debt_drawn_usd')}-{here('interest_usd')}-{here('principal_usd')}")
         cells["dscr"] = self._na(f'IF({here("debt_service_usd")}>0,({here("revenue_usd")}+{here("opex_usd")}'
-                                 f'-{here("levered_tax_usd")})/{here("debt_service_usd")},"")')
+                                 f'+{here("replacement_capex_usd")}-{here("levered_tax_usd")})/{here("debt_service_usd")},"")')
         if year == 0:
             cells["loss_carried_usd"] = "=0"
             cells["tax_usd"] = "=0"
@@ -263,7 +270,7 @@ class _BlockFormulas:
         p = self.plans
         own = lambda key: here(f"pool{k}.{key}")  # noqa: E731
         active, bought = own("active"), q("purchase_year")
-        util = here("utilization")
+        util = own("utilization")
         life = f"IF(ISBLANK({p('depreciation_years')}),{horizon},{p('depreciation_years')})"
         resid = p("residual_value_fraction")
         age = f"({horizon}-{bought})"
@@ -273,6 +280,7 @@ class _BlockFormulas:
         gated = lambda core: self._na.when(f"{active}=1", core)  # noqa: E731  (a pool that does not serve costs nothing)
         return {
             f"pool{k}.active": self._na(f"IF(AND({year_ref}>{bought},{year_ref}<={horizon}),1,0)"),
+            f"pool{k}.utilization": self._na.when(f"{active}=1", f"{here('utilization')}*{self._ramp(year_ref, bought)}"),
             f"pool{k}.output_tokens": gated(f"{q('tokens_per_s_per_device')}*{q('device_count')}*{util}*SECONDS_PER_YEAR"
                                           f"*{active}"),
             f"pool{k}.revenue_usd": gated(f'IF({p("revenue_mode")}="device_hours",{self._hours(k, util, here)},'
@@ -293,10 +301,48 @@ class _BlockFormulas:
             f"pool{k}.rent_usd": gated(f"(1-{q('owned')})*{q('device_count')}*{q('rent_usd_per_device_hour')}"
                                      f"*HOURS_PER_YEAR*{here('cost_index')}*{active}"),
             f"pool{k}.capex_usd": self._na.when(f"{year_ref}={bought}", f"-{q('capex_usd')}"),
+            f"pool{k}.replacement_capex_usd": gated(f"-{p('annual_failure_rate')}*{q('owned')}*{q('device_count')}"
+                                                  f"*{q('price_usd')}"),
             f"pool{k}.depreciation_usd": self._depreciation(year_ref, bought, horizon, life, resid, q("capex_usd")),
             f"pool{k}.residual_value_usd": self._na.when(f"{year_ref}={horizon}", f"{q('capex_usd')}*{value}"),
             **self._debt_cells(k, year_ref, horizon, here),
         }
+
+    def _ramp(self, year_ref: str, bought: str) -> str:
+        """The tranche's ramp factor in the year (docs/model.md, "Tranche ramp"): its load min(1, m / R) over
+        its months of service m in [a, b] = [12 (k - 1), 12 k] averaged, ((c^2 - a^2) / (2 R) + b - c) / 12 with
+        c = MIN(MAX(R, a), b), written RAMP_MEAN x (c - a) x (c + a) / R; 1 where R = 0."""
+        months = self.plans("tranche_ramp_months")
+        a = f"MONTHS_PER_YEAR*({year_ref}-{bought}-1)"
+        b = f"MONTHS_PER_YEAR*({year_ref}-{bought})"
+        c = f"MIN(MAX({months},{a}),{b})"
+        return f"IF({months}=0,1,(RAMP_MEAN*({c}-{a})*({c}+{a})/{months}+{b}-{c})/MONTHS_PER_YEAR)"
+
+    def _rate_by_age(self, age: str) -> str:
+        """The share of a tranche's capex deducted at `age` (the schedule replacements follow; 0 past the
+        horizon): straight line (1 - residual) / life at ages 1..life, the half-year and MACRS schedules as
+        `_depreciation`."""
+        p = self.plans
+        method, resid = p("depreciation_method"), p("residual_value_fraction")
+        life = f"IF(ISBLANK({p('depreciation_years')}),{p('years')},{p('depreciation_years')})"
+        return (f'=IF(OR({age}<1,{age}>{p("years")}),0,IF({method}="straight_line",IF({age}<={life},(1-{resid})/{life},0),'
+                f'IF(OR({method}="macrs_5",{method}="macrs_7"),1,1-{resid})*{self._schedule(method, life, age)}))')
+
+    def _schedule(self, method: str, life: str, age: str) -> str:
+        """The half-year or MACRS fraction of the basis at `age` >= 1 (0 for straight line)."""
+        half = f"IF({age}=1,HALF_YEAR/{life},IF({age}<={life},1/{life},IF({age}={life}+1,HALF_YEAR/{life},0)))"
+        tables = [f'IF({method}="macrs_{life_years}",IF({age}<=COUNT({names}),CHOOSE({age},{names}),0),'
+                  for life_years, pct in ((5, MACRS_5_PERCENT), (7, MACRS_7_PERCENT))
+                  for names in [",".join(f"MACRS_{life_years}_{k}" for k in range(1, len(pct) + 1))]]
+        return f'IF({method}="half_year",{half},' + "".join(tables) + "0)))"
+
+    def _replacement_depreciation(self, year: int, serving: str) -> str:
+        """sum over the years s before this one of the replacements bought in s x the rate at age (year - s)."""
+        if year == 0:
+            return "=0"
+        repl, rate = self.row("replacement_capex_usd"), self.row("depreciation_rate_by_age")
+        terms = "+".join(f"{self.layout.year_col(s)}{repl}*{self.layout.year_col(year - s)}{rate}" for s in range(year))
+        return self._na.when(serving, f"-({terms})")
 
     def _hours(self, k: int, util: str, here) -> str:
         """revenue_mode = device_hours: devices x HOURS_PER_YEAR x (reserved share x reserved price + the rest x
@@ -338,11 +384,7 @@ class _BlockFormulas:
         method = self.plans("depreciation_method")
         straight = self._na.expr(f"{capex}*(1-{resid})/{life}")
         age = f"({year_ref}-{bought})"
-        half = f"IF({age}=1,HALF_YEAR/{life},IF({age}<={life},1/{life},IF({age}={life}+1,HALF_YEAR/{life},0)))"
-        tables = [f'IF({method}="macrs_{life_years}",IF({age}<=COUNT({names}),CHOOSE({age},{names}),0),'
-                  for life_years, pct in ((5, MACRS_5_PERCENT), (7, MACRS_7_PERCENT))
-                  for names in [",".join(f"MACRS_{life_years}_{k}" for k in range(1, len(pct) + 1))]]
-        rate = f'IF({method}="half_year",{half},' + "".join(tables) + "0)))"
+        rate = self._schedule(method, life, age)
         scheduled = self._na.expr(f'{capex}*IF(OR({method}="macrs_5",{method}="macrs_7"),1,1-{resid})*{rate}')
         return (f'=IF({method}="straight_line",IF(AND({year_ref}>{bought},{year_ref}<={bought}+{life},'
                 f'{year_ref}<={horizon}),{straight},0),IF(AND({year_ref}>{bought},{year_ref}<={horizon}),{scheduled},0))')

@@ -25,6 +25,8 @@ CONSTANTS = (
                                         "exactly is not rounded one server down."),
     ("SECONDS_PER_DAY", "s/day", 86400, "Seconds in a day (demand sizing)."),
     ("HALF_YEAR", "years", 0.5, "Half a year: the half-year depreciation convention and mid-year discounting."),
+    ("RAMP_MEAN", "fraction", 0.5, "The mean share of a linear ramp from 0 to 1 (the tranche ramp's average load: "
+                                   "(c^2 - a^2) / (2 R) = RAMP_MEAN x (c - a) x (c + a) / R)."),
 ) + tuple(  # IRS Publication 946, Appendix A, Table A-1 (GDS, 200% declining balance, half-year convention)
     (f"MACRS_{life}_{year}", "fraction", pct / 100, f"MACRS {life}-year property, year {year}: {pct:.2f}% of the "
      "basis (IRS Publication 946, Table A-1, half-year convention).")

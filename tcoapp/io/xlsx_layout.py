@@ -26,14 +26,16 @@ FINANCING_ROWS = ("debt_drawn_usd", "interest_usd", "principal_usd", "debt_servi
 # summary cells (column C), then one group of rows per pool ("pool1.output_tokens", ...)
 CF_ROWS = ("price_index", "electricity_index", "cost_index", "utilization", "output_tokens", "input_tokens",
            "revenue_usd", "energy_usd", "colocation_usd", "maintenance_usd", "software_usd", "rent_usd", "staff_usd",
-           "opex_usd", "capex_usd", "residual_value_usd", "depreciation_usd", "disposal_gain_usd", "taxable_income_usd",
+           "opex_usd", "capex_usd", "replacement_capex_usd", "residual_value_usd", "depreciation_rate_by_age",
+           "replacement_depreciation_usd", "depreciation_usd", "disposal_gain_usd", "taxable_income_usd",
            "loss_carried_usd", "tax_usd", "cash_flow_usd", "cumulative_cash_flow_usd", "discount_factor", "payback_year_fraction",
            "flow_last_sign", "flow_sign_change", "cumulative_last_sign", "cumulative_sign_change",
            "npv_usd", "irr_guess_engine", "irr_guess_flows", "irr_guess_first_year", "irr_guess_last_year",
            "irr_floor", *IRR_ATTEMPTS, "irr", "payback_months",
            *FINANCING_ROWS)
-CF_POOL_ROWS = ("active", "output_tokens", "revenue_usd", "energy_usd", "colocation_usd", "maintenance_usd",
-                "software_usd", "rent_usd", "capex_usd", "depreciation_usd", "residual_value_usd",
+CF_POOL_ROWS = ("active", "utilization", "output_tokens", "revenue_usd", "energy_usd", "colocation_usd",
+                "maintenance_usd", "software_usd", "rent_usd", "capex_usd", "replacement_capex_usd", "depreciation_usd",
+                "residual_value_usd",
                 "interest_usd", "principal_usd", "debt_service_usd")
 CF_YEAR_ROW = 1
 CF_BANNER_ROW = 2        # the master check, above every block

@@ -33,7 +33,7 @@ RESULTS_NEVER_NA = frozenset({
 CASHFLOW_NEVER_NA = frozenset({
     "price_index", "electricity_index", "cost_index", "utilization", "discount_factor", "active",
     "payback_year_fraction", "irr_guess_engine", "irr_guess_flows", "irr_guess_first_year", "irr_guess_last_year",
-    "irr_floor", "equity_irr_guess_engine", "dscr",
+    "irr_floor", "equity_irr_guess_engine", "dscr", "depreciation_rate_by_age",
 }) | frozenset(IRR_ATTEMPTS) | frozenset(EQUITY_IRR_ATTEMPTS)
 
 _STRING = re.compile(r'"[^"]*"')

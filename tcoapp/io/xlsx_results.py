@@ -171,8 +171,10 @@ FORMULA_SECTIONS: tuple[tuple[str, tuple[tuple[str, Formula], ...]], ...] = (
                    f'IF({x.p("discount_rate")}=0,1/{x.p("years")},'
                    f'{x.p("discount_rate")}/(1-(1+{x.p("discount_rate")})^-{x.p("years")})))'),
         ("capex_usd_per_year",
-         lambda x: f'IF(AND({none_na(x.cf_range("capex_usd"))},{none_na(x.cf_range("residual_value_usd"))}),'
+         lambda x: f'IF(AND({none_na(x.cf_range("capex_usd"))},{none_na(x.cf_range("replacement_capex_usd"))},'
+                   f'{none_na(x.cf_range("residual_value_usd"))}),'
                    f'(SUMPRODUCT(-{x.cf_range("capex_usd")},{x.cf_range("discount_factor")})'
+                   f'+SUMPRODUCT(-{x.cf_range("replacement_capex_usd")},{x.cf_range("discount_factor")})'
                    f'-SUMPRODUCT({x.cf_range("residual_value_usd")},{x.cf_range("discount_factor")}))'
                    f'*{x.r("capital_recovery_factor")},{NA})'),
     ) + tuple((key, _levelized(row, sign)) for key, (row, sign) in LEVELIZED.items()) + (

@@ -89,3 +89,29 @@ def test_default_scenario_without_uncertainty_gives_its_deterministic_values():
             assert s["npv_usd"]["p10"] is None and s["npv_usd"]["p90"] is None
             continue
         assert s["npv_usd"]["p10"] == s["npv_usd"]["p90"] == pytest.approx(c["npv_usd"], rel=1e-12)
+
+
+def test_a_financed_plan_shows_its_equity_risk(tmp_path):
+    """Equity NPV, equity IRR and min DSCR are summarized over the draws like NPV: defined in every draw of
+    the financed plan (its median DSCR near the deterministic one), min DSCR n/a on a plan without debt."""
+    import shutil
+    from pathlib import Path
+    path = tmp_path / "financed.xlsx"
+    shutil.copy(Path(__file__).resolve().parents[2] / "samples" / "gpu_cloud_financed.xlsx", path)
+    wb = openpyxl.load_workbook(path)
+    ws = wb["Uncertainty"]
+    ws.cell(3, 1, "*"), ws.cell(3, 2, "utilization"), ws.cell(3, 3, "uniform"), ws.cell(3, 4, 0.5), ws.cell(3, 6, 0.9)
+    wb.save(path)
+    sim = json.loads(run_cli("simulate", str(path), "--draws", "400", "--json").stdout)
+    compute = {p["name"]: p for p in json.loads(run_cli("compute", str(path), "--json").stdout)["plans"]}
+    financed = [p for p in sim["plans"] if compute[p["name"]]["min_dscr"] is not None]
+    unlevered = [p for p in sim["plans"] if compute[p["name"]]["min_dscr"] is None]
+    assert financed and unlevered
+    for plan in financed:
+        for key in ("equity_npv_usd", "equity_irr", "min_dscr"):
+            assert set(plan[key]) == STATS and plan[key]["share_defined"] > 0.9, key
+        assert plan["min_dscr"]["p5"] < compute[plan["name"]]["min_dscr"] < plan["min_dscr"]["p95"]
+        assert plan["equity_npv_usd"]["p5"] < plan["equity_npv_usd"]["p95"]
+    for plan in unlevered:
+        assert plan["min_dscr"]["share_defined"] == 0 and plan["min_dscr"]["mean"] is None
+        assert plan["equity_npv_usd"]["p50"] == pytest.approx(plan["npv_usd"]["p50"], rel=1e-9)

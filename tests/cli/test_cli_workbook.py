@@ -70,6 +70,10 @@ BAD_CASES = {
     "unknown_key": (dict(plan_rows=PLAN_ROWS + [("gpu_colour", "", "green", "blue")]), ["Plans!A24 gpu_colour: unknown key"]),
     "missing_sheet": (dict(drop_sheet="Curves"), ["Plans!C4 curve", "'xpu-tiny'", "no measured curve"]),
     "missing_plans": (dict(drop_sheet="Plans", extra_sheet="Notes"), ["sheet 'Plans' is missing", "unknown sheet"]),
+    "failure_rate_1.5": (dict(plan_rows=PLAN_ROWS + [("annual_failure_rate", "", 1.5, 0.02)]),
+                         ["Plans!C24 annual_failure_rate = 1.5: must be a number between 0 and 1"]),
+    "negative_tranche_ramp": (dict(plan_rows=PLAN_ROWS + [("tranche_ramp_months", "", 6, -2)]),
+                              ["Plans!D24 tranche_ramp_months = -2: must be a number between 0 and 600"]),
 }
 
 

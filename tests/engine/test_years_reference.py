@@ -46,21 +46,26 @@ def reference(plan, pools):
                              prov_kw=servers * nameplate / 1000))
     rows = []
     loss = 0.0
+    replacements = []  # (year bought, amount, depreciation taken): each a small tranche of its own
+    afr = plan.get("annual_failure_rate", 0.0)
     for t in range(n + 1):
         if t == 0:
             cap = sum(x["capex"] for x in tranches if x["purchase_year"] == 0)
             rows.append(dict(cash=-cap, tax=0.0, dep=0.0, revenue=0.0, opex=0.0, tokens=0.0, in_tokens=0.0, capex=cap,
-                             taxable=0.0))
+                             taxable=0.0, replaced=0.0))
             continue
-        u = plan["first_year_utilization"] + (plan["utilization"] - plan["first_year_utilization"]) * min(1, (t - 1) / plan["ramp_years"])
+        u_year = plan["first_year_utilization"] + (plan["utilization"] - plan["first_year_utilization"]) * min(1, (t - 1) / plan["ramp_years"])
         price_idx = (1 + plan["price_change_per_year"]) ** (t - 1)
         elec = plan["electricity_usd_per_kwh"] * (1 + plan["electricity_price_change_per_year"]) ** (t - 1)
         cost_idx = (1 + plan["cost_change_per_year"]) ** (t - 1)
         revenue = opex = dep = tokens = in_tokens = 0.0
         capex_paid = sum(x["capex"] for x in tranches if x["purchase_year"] == t)
+        replaced = 0.0
         for x in tranches:
             if t <= x["purchase_year"]:
                 continue
+            replaced += afr * x["device_count"] * x["price_usd"] * x["owned"]
+            u = u_year * ramp_share(plan.get("tranche_ramp_months", 0.0), t - x["purchase_year"])
             out = x["tokens_per_s_per_device"] * x["device_count"] * u * SPY
             inp = out * plan["input_tokens"] / plan["output_tokens"]
             tokens += out
@@ -79,23 +84,30 @@ def reference(plan, pools):
             part = depreciation_part(plan.get("depreciation_method", 0), x["capex"], R, D, t - x["purchase_year"])
             dep += part
             x["taken"] = x.get("taken", 0.0) + part
+        for bought in replacements:  # the devices replaced in earlier years depreciate like a tranche
+            part = depreciation_part(plan.get("depreciation_method", 0), bought["amount"], R, D, t - bought["year"])
+            dep += part
+            bought["taken"] += part
+        replacements.append(dict(year=t, amount=replaced, taken=0.0))
         opex += plan["staff_usd_per_year"] * cost_idx
         taxable = revenue - opex - dep
         if t == n:  # the horizon sale is a disposal: value less book value (capex - depreciation taken) is taxed
             for x in tranches:
                 value = resale(plan, x, n)
                 taxable += value - (x["capex"] - x.get("taken", 0.0))
+            for bought in replacements:  # not valued: the book value left is a loss
+                taxable -= bought["amount"] - bought["taken"]
         if plan.get("tax_losses", 0) == 1:  # credit: a loss lowers the owner's other tax in its year
             tax = plan["tax_rate"] * taxable
         else:
             tax = plan["tax_rate"] * max(0.0, taxable - loss)
             loss = max(0.0, loss - taxable)
-        cash = revenue - opex - tax - capex_paid
+        cash = revenue - opex - tax - capex_paid - replaced
         if t == n:
             for x in tranches:
                 cash += resale(plan, x, n)
         rows.append(dict(cash=cash, tax=tax, dep=dep, revenue=revenue, opex=opex, tokens=tokens, in_tokens=in_tokens,
-                         capex=capex_paid, taxable=taxable))
+                         capex=capex_paid, taxable=taxable, replaced=replaced))
     flows = [row["cash"] for row in rows]
     mid_year = plan.get("discounting", 0) == 1  # mid-year: years 1..n at t - 0.5
     when = lambda t: t - 0.5 if mid_year and t >= 1 else t  # noqa: E731
@@ -116,7 +128,7 @@ def reference(plan, pools):
     roi = (sum(flows[1:]) + sum(row["capex"] for row in rows[1:])) / total_capex - 1
     pv = lambda key: sum(row[key] / (1 + r) ** when(t) for t, row in enumerate(rows) if t >= 1)  # noqa: E731
     residual_pv = sum(resale(plan, x, n) for x in tranches) / (1 + r) ** when(n)
-    pv_capex = sum(x["capex"] / (1 + r) ** when(x["purchase_year"]) for x in tranches)
+    pv_capex = sum(x["capex"] / (1 + r) ** when(x["purchase_year"]) for x in tranches) + pv("replaced")
     cost = ((pv_capex - residual_pv) + pv("opex")) / pv("tokens") * 1e6
     share = sum(x["device_count"] * x["prefill_share"] for x in tranches) / sum(x["device_count"] for x in tranches)
     cost_in = share * ((pv_capex - residual_pv) + pv("opex")) / pv("in_tokens") * 1e6
@@ -158,8 +170,8 @@ def financed(plan, tranches, rows, when):
                 tax = plan["tax_rate"] * max(0.0, taxable - loss)
                 loss = max(0.0, loss - taxable)
             service = interest[t] + scheduled[t]
-            if service > 0:
-                cover.append((row["revenue"] - row["opex"] - tax) / service)
+            if service > 0:  # replacements are paid from operations before debt service
+                cover.append((row["revenue"] - row["opex"] - row["replaced"] - tax) / service)
         equity.append(row["cash"] + row["tax"] - tax + drawn[t] - interest[t] - principal[t])
     rate = plan.get("equity_discount_rate") or plan["discount_rate"]
     npv = sum(e / (1 + rate) ** when(t) for t, e in enumerate(equity))
@@ -167,13 +179,26 @@ def financed(plan, tranches, rows, when):
     # the smallest rate >= 0 where g changes sign (a balloon repayment can make the flows change sign
     # twice; the cumulative flow changes once, so that positive rate is the one IRR), else below 0
     grid = [k / 1000 for k in range(0, 50001)] + [-k / 1000 for k in range(1, 991)]
-    lo = next(x for x, x2 in zip(grid, grid[1:]) if g(x) * g(x2) <= 0 and (x >= 0) == (x2 >= 0))
+    lo = next((x for x, x2 in zip(grid, grid[1:]) if g(x) * g(x2) <= 0 and (x >= 0) == (x2 >= 0)), None)
+    if lo is None:  # no rate makes the equity NPV 0 (a plan that loses money at every rate)
+        return dict(equity=equity, equity_npv=npv, equity_irr=None, min_dscr=min(cover) if cover else None)
     hi = next(x2 for x, x2 in zip(grid, grid[1:]) if x == lo)
     lo, hi = min(lo, hi), max(lo, hi)
     for _ in range(300):
         middle = (lo + hi) / 2
         lo, hi = (lo, middle) if g(lo) * g(middle) <= 0 else (middle, hi)
     return dict(equity=equity, equity_npv=npv, equity_irr=(lo + hi) / 2, min_dscr=min(cover) if cover else None)
+
+
+def ramp_share(months, k):
+    """docs/model.md "Tranche ramp": the average, over the k-th year of a tranche's service (months a..b),
+    of its load min(1, m / months), by cases."""
+    a, b = 12 * (k - 1), 12 * k
+    if months == 0 or a >= months:
+        return 1.0
+    if b <= months:
+        return (a + b) / 2 / months  # the mean of m / months over [a, b]
+    return ((months * months - a * a) / (2 * months) + (b - months)) / 12
 
 
 def resale(plan, x, n):
@@ -219,6 +244,17 @@ CONVENTIONS = {  # docs/model.md "Finance conventions", each alone and together 
     # docs/model.md "Revenue as device hours": H100-class prices of the field (reserved $1.85, on demand $2.10)
     "device-hour revenue": dict(revenue_mode=1, reserved_fraction=0.6, reserved_price_usd_per_device_hour=1.85,
                                 price_usd_per_device_hour=2.10),
+    # docs/model.md "Device failures": about 9 %/yr, Meta's Llama 3 H100 GPU and HBM3 interruptions (an upper bound)
+    "device failures": dict(annual_failure_rate=0.09),
+    "device failures, MACRS, credit": dict(annual_failure_rate=0.05, depreciation_method=2, tax_losses=1),
+    "device failures, MACRS 7 (past the horizon)": dict(annual_failure_rate=0.05, depreciation_method=3),
+    "device failures, half-year, life past the horizon": dict(annual_failure_rate=0.05, depreciation_method=1,
+                                                              depreciation_years=7, tax_losses=1),
+    "tranche ramp of 9 months": dict(tranche_ramp_months=9),
+    "tranche ramp of 30 months, device hours": dict(tranche_ramp_months=30, revenue_mode=1, reserved_fraction=0.3,
+                                                    reserved_price_usd_per_device_hour=1.85, price_usd_per_device_hour=2.10),
+    "ramp and failures, mid-year, credit": dict(tranche_ramp_months=6, annual_failure_rate=0.09, discounting=1,
+                                                tax_losses=1),
 }
 
 
@@ -234,6 +270,7 @@ def test_every_year_matches_the_reference(name):
         assert rows.revenue_usd[t] == pytest.approx(row["revenue"], rel=1e-9, abs=1e-6), t
         assert rows.opex_usd[t] == pytest.approx(row["opex"], rel=1e-9, abs=1e-6), t
         assert rows.capex_usd[t] == pytest.approx(row["capex"], rel=1e-9, abs=1e-6), t
+        assert rows.replacement_capex_usd[t] == pytest.approx(row["replaced"], rel=1e-9, abs=1e-6), t
     if plan.get("tax_losses", 0) == 0 and plan.get("revenue_mode", 0) == 0:
         assert any(r["tax"] == 0 for r in ref["rows"][1:]) and any(r["tax"] > 0 for r in ref["rows"][1:])  # a loss carried
         assert rows.loss_carried_usd[1] > 0
@@ -259,6 +296,8 @@ FINANCING = {  # docs/model.md "Financing"
     "a loan past the horizon (balloon)": dict(debt_fraction=0.7, debt_rate=0.08, debt_years=8,
                                              equity_discount_rate=0.15),
     "interest-free, losses as a credit": dict(debt_fraction=0.4, debt_rate=0.0, tax_losses=1, discounting=1),
+    "debt with device failures and a ramp": dict(debt_fraction=0.6, debt_rate=0.07, annual_failure_rate=0.09,
+                                                 tranche_ramp_months=12),
 }
 
 
@@ -317,3 +356,27 @@ def test_a_later_tranche_is_paid_in_its_year_and_serves_after():
     ramp_free = engine(dict(PLAN, first_year_utilization=float("nan"), price_change_per_year=0.0))
     tokens = ramp_free.years.output_tokens
     assert tokens[3] > tokens[2] == tokens[1]  # the second tranche serves from year 3
+
+
+@pytest.mark.parametrize("months", [0.0, 5.0, 12.0, 17.5, 36.0, 60.0])
+def test_a_tranche_ramp_loses_half_its_months_of_full_load(months):
+    """A linear ramp from 0 over R months serves R / 2 months less than full load (R within the horizon):
+    the years' ramp factors of each tranche add up to (its months of service - R / 2) / 12."""
+    plan = dict(PLAN, tranche_ramp_months=months, first_year_utilization=float("nan"), ramp_years=0.0)
+    share = engine(plan).years.pool_utilization / plan["utilization"]
+    for pool, row in zip(POOLS, share):
+        served = 12 * (plan["years"] - pool["purchase_year"])
+        assert np.sum(row) * 12 == pytest.approx(served - min(months, served) / 2 if months <= served else
+                                                 served * served / (2 * months), rel=1e-12)
+        assert np.all(np.diff(row[pool["purchase_year"] + 1:]) >= 0) and np.all(row <= 1)
+
+
+def test_replacements_are_capex_depreciated_and_the_rest_written_off_at_the_horizon():
+    """Over the horizon every dollar of replacement is deducted once: the depreciation of the replacements
+    plus the book value written off at the horizon (in the disposal gain) equals what they cost."""
+    base, failing = engine(dict(PLAN, tax_rate=0.0)), engine(dict(PLAN, tax_rate=0.0, annual_failure_rate=0.09))
+    bought = np.sum(failing.years.replacement_capex_usd)
+    assert bought == pytest.approx(0.09 * (64 * 30000 * 5 + 32 * 40000 * 3), rel=1e-12)
+    written_off = base.years.disposal_gain_usd[-1] - failing.years.disposal_gain_usd[-1]
+    assert np.sum(failing.years.replacement_depreciation_usd) + written_off == pytest.approx(bought, rel=1e-12)
+    assert failing.npv_usd < base.npv_usd and np.array_equal(failing.years.revenue_usd, base.years.revenue_usd)

@@ -28,3 +28,32 @@ def test_an_edit_updates_the_years_in_place_and_widens_a_column_whose_value_grew
     needed = max(view.fontMetrics().horizontalAdvance(t) for t in texts if t)
     assert max(map(len, texts)) > max(map(len, before)), (before, texts)
     assert view.columnWidth(column) > width and view.columnWidth(column) >= needed
+
+
+def test_a_financed_plan_shows_its_debt_rows_with_the_engines_figures(window, qtbot):
+    doc = window.document
+    window.tabs.setCurrentIndex(window.tabs.indexOf(window._economics_tab))
+    model = window.economics.years.model()
+    plan = doc.current_index
+    plain = model.rowCount()
+    labels = lambda: [model.headerData(r, Qt.Vertical, Qt.DisplayRole) for r in range(model.rowCount())]  # noqa: E731
+    assert "Interest [USD]" not in labels()
+    doc.set_plan_value(plan, "debt_rate", 0.08)
+    doc.set_plan_value(plan, "debt_fraction", 0.6)
+    shown = labels()
+    assert model.rowCount() == plain + 6
+    assert shown[plain:] == ["Debt drawn [USD]", "Interest [USD]", "Principal repaid [USD]", "Debt service [USD]",
+                             "DSCR [ratio]", "Equity cash flow [USD]"]
+    years = doc.results[plan].year_rows()
+    row = {label: r for r, label in enumerate(shown)}
+    assert years[1]["interest_usd"] > 0 and years[1]["dscr"] is not None
+    assert model.data(model.index(row["Interest [USD]"], 1), Qt.UserRole) == years[1]["interest_usd"]
+    assert model.data(model.index(row["Debt service [USD]"], 1), Qt.UserRole) == years[1]["debt_service_usd"]
+    assert model.data(model.index(row["DSCR [ratio]"], 1), Qt.DisplayRole) == f"{years[1]['dscr']:.2f}x"
+    assert model.data(model.index(row["Debt drawn [USD]"], 0), Qt.UserRole) == years[0]["debt_drawn_usd"] > 0
+    doc.set_plan_value(plan, "debt_fraction", 0.0)
+    assert model.rowCount() == plain and "Interest [USD]" not in labels()
+    doc.set_plan_value(plan, "annual_failure_rate", 0.05)
+    assert labels()[plain:] == ["Replacements (failed devices) [USD]"]
+    years = doc.results[plan].year_rows()
+    assert model.data(model.index(plain, 2), Qt.UserRole) == years[2]["replacement_capex_usd"] > 0

@@ -95,7 +95,33 @@ def financing_cases():
     return default_scenario().with_plans(plans)
 
 
-CASES = {"finance_edge_cases": finance_cases, "finance_conventions": convention_cases, "financing": financing_cases}
+def failure_and_ramp_cases():
+    """Device failures (replacements, their depreciation and write-off) and the tranche ramp, with tax, a later
+    tranche, each depreciation method and debt (docs/model.md, "Device failures" and "Tranche ramp")."""
+    base = default_scenario().plans[2].with_(serving_search="off", min_tokens_per_s_per_user=None, batch=64, sizing_mode="devices",
+                                             device_count=64, tax_rate=0.21, years=5, residual_value_fraction=0.1)
+    plans = []
+    for name, keys in (("failures", dict(annual_failure_rate=0.09)),
+                       ("failures, half-year, life past the horizon", dict(annual_failure_rate=0.05, depreciation_years=7,
+                                                                          depreciation_method="half_year")),
+                       ("failures, MACRS 5, credit", dict(annual_failure_rate=0.09, depreciation_method="macrs_5",
+                                                          tax_losses="credit")),
+                       ("failures, MACRS 7", dict(annual_failure_rate=0.09, depreciation_method="macrs_7")),
+                       ("ramp of 9 months", dict(tranche_ramp_months=9)),
+                       ("ramp of 30 months, device hours", dict(tranche_ramp_months=30, revenue_mode="device_hours",
+                                                                reserved_fraction=0.3, reserved_price_usd_per_device_hour=6.0,
+                                                                price_usd_per_device_hour=7.0)),
+                       ("ramp and failures, financed, mid-year", dict(tranche_ramp_months=12, annual_failure_rate=0.09,
+                                                                      debt_fraction=0.6, debt_rate=0.07,
+                                                                      discounting="mid_year"))):
+        plan = base.with_(name=name, **keys)
+        plans.append(plan.with_(pools=(_pool(plan, "first", 64), _pool(plan, "second", 32, purchase_year=2),
+                                       _pool(plan, "rented", 8, ownership="rent", rent_usd_per_device_hour=3.0))))
+    return default_scenario().with_plans(plans)
+
+
+CASES = {"finance_edge_cases": finance_cases, "finance_conventions": convention_cases, "financing": financing_cases,
+         "failures_and_ramp": failure_and_ramp_cases}
 
 
 @pytest.fixture(scope="module")
@@ -141,6 +167,17 @@ def test_the_financing_cases_have_debt(recalculated):
     for r in results:
         assert r.metrics["min_dscr"] > 0 and r.metrics["equity_npv_usd"] != r.metrics["npv_usd"]
         assert max(r.finance.years.interest_usd) > 0 or r.name.startswith("interest-free")
+
+
+def test_the_failure_and_ramp_cases_replace_and_ramp(recalculated):
+    _, results, _ = recalculated["failures_and_ramp"]
+    by_name = {r.name: r.finance.years for r in results}
+    failing = by_name["failures"]
+    assert failing.replacement_capex_usd[1] > 0 and failing.replacement_depreciation_usd[2] > 0
+    assert failing.pool_replacement_capex_usd[2][1] == 0  # a rented pool's failures are the lessor's
+    ramp = by_name["ramp of 9 months"]
+    assert ramp.pool_utilization[0][1] < ramp.utilization[1] and ramp.pool_utilization[0][2] == ramp.utilization[2]
+    assert ramp.pool_utilization[1][3] < ramp.utilization[3]  # the later tranche ramps in its own first year
 
 
 def test_the_edge_cases_are_what_they_say(recalculated):

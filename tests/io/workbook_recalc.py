@@ -96,10 +96,12 @@ def expected_results(result, plan, max_pools: int = 1) -> dict[str, float]:
     return want
 
 
-CF_NEGATIVE = {"opex_usd", "capex_usd"}  # outflows, written as negative numbers
+CF_NEGATIVE = {"opex_usd", "capex_usd", "replacement_capex_usd"}  # outflows, written as negative numbers
 CF_FROM_ENGINE = ("price_index", "electricity_index", "cost_index", "utilization", "output_tokens", "input_tokens",
                   "revenue_usd", "energy_usd", "colocation_usd", "maintenance_usd", "software_usd", "rent_usd",
-                  "staff_usd", "opex_usd", "capex_usd", "residual_value_usd", "depreciation_usd", "disposal_gain_usd", "taxable_income_usd",
+                  "staff_usd", "opex_usd", "capex_usd", "replacement_capex_usd", "residual_value_usd",
+                  "depreciation_rate_by_age", "replacement_depreciation_usd", "depreciation_usd", "disposal_gain_usd",
+                  "taxable_income_usd",
                   "loss_carried_usd", "tax_usd", "cash_flow_usd", "cumulative_cash_flow_usd", "discount_factor",
                   "debt_drawn_usd", "interest_usd", "principal_usd", "debt_service_usd", "levered_taxable_income_usd",
                   "levered_loss_carried_usd", "levered_tax_usd", "equity_cash_flow_usd")
@@ -124,6 +126,11 @@ def expected_cashflow(result, plan, max_years: int) -> dict[str, list]:
         row = np.asarray(years.pool_capex_usd, float)[k]
         values[: row.shape[-1]] = row
         want[f"pool{k + 1}.capex_usd"] = list(-values)
+        for key, sign in (("utilization", 1.0), ("replacement_capex_usd", -1.0)):  # the ramp and the replacements
+            values = np.zeros(max_years + 1)
+            row = np.asarray(years[f"pool_{key}"], float)[k]
+            values[: row.shape[-1]] = row
+            want[f"pool{k + 1}.{key}"] = list(sign * values)
     return want
 
 

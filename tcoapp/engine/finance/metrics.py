@@ -110,13 +110,15 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
     active = ((t > bought) & (t <= n[..., None, :])).astype(float)
     count, owned = P1(pool["device_count"]), P1(a.owned)
     serves = active > 0
-    out_tok = np.where(serves, costs.output_tokens_per_year(P1(a.tokens_per_s_per_device), count, up) * active, 0.0)
+    # each tranche at the plan's utilization of the year x its own ramp from its first serving year (1: none)
+    pool_u = np.where(serves, up * timeline.tranche_ramp_factor(L2(a.tranche_ramp_months), t - bought), 0.0)
+    out_tok = np.where(serves, costs.output_tokens_per_year(P1(a.tokens_per_s_per_device), count, pool_u) * active, 0.0)
     in_tok = costs.input_tokens_per_year(out_tok, L2(a.input_tokens), L2(a.output_tokens))
     token_revenue = (out_tok * (P1(a.price_usd_per_million_output_tokens) * pp) / 1e6
                      + in_tok * (L2(a.price_usd_per_million_input_tokens) * pp) / 1e6)
-    hour_revenue = device_hour_revenue(a, count, up, pp, expand=L2)
+    hour_revenue = device_hour_revenue(a, count, pool_u, pp, expand=L2)
     revenue = np.where(serves, np.where(L2(a.revenue_mode) == 1, hour_revenue, token_revenue), 0.0)
-    avg_kw = costs.it_avg_kw(count, costs.device_avg_w(up, P1(a.power_w), P1(a.idle_w)), P1(pool["servers"]),
+    avg_kw = costs.it_avg_kw(count, costs.device_avg_w(pool_u, P1(a.power_w), P1(a.idle_w)), P1(pool["servers"]),
                              P1(a.server_overhead_w))
     parts = {
         "energy": owned * costs.energy_usd_per_year(avg_kw, L2(a.pue), L2(a.electricity_usd_per_kwh)) * ep * active,
@@ -137,25 +139,36 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
                                              L2(a.resale_decline_per_year))
     life = np.where(np.isnan(np.asarray(a.depreciation_years, float)), years, np.asarray(a.depreciation_years, float))
     depreciation, gain = _depreciation_and_disposal(a, capex, bought, t, n, years, resid, life)
+    # failed devices replaced in every year a bought pool serves, at its device price (docs/model.md, "Device failures")
+    replacement = np.where(serves, L2(a.annual_failure_rate) * owned * count * P1(a.price_usd), 0.0)
+    replaced = np.sum(replacement, axis=-2)
+    replaced_dep = timeline.replacement_depreciation(replaced, a.depreciation_method, life, resid, in_horizon)
     rows.update(
         price_index=p_t, electricity_index=e_t, cost_index=c_t, utilization=u_t,
         output_tokens=np.sum(out_tok, axis=-2), input_tokens=np.sum(in_tok, axis=-2), revenue_usd=np.sum(revenue, axis=-2),
         capex_usd=np.sum(pool_capex, axis=-2),
         residual_value_usd=np.where(t == n, np.sum(value, axis=-2), 0.0),
-        depreciation_usd=np.sum(depreciation, axis=-2),
-        disposal_gain_usd=np.where(t == n, np.sum(gain, axis=-1)[..., None], 0.0))
+        replacement_capex_usd=replaced, replacement_depreciation_usd=replaced_dep,
+        depreciation_rate_by_age=np.where(t <= n, timeline.depreciation_rate_by_age(  # the schedule by age, to the horizon
+            np.asarray(a.depreciation_method, float)[..., None], life[..., None], resid[..., None], t), 0.0),
+        depreciation_usd=np.sum(depreciation, axis=-2) + replaced_dep,
+        # the replacements are not valued at the horizon: their book value then (bought less depreciated) is a loss
+        disposal_gain_usd=np.where(t == n, (np.sum(gain, axis=-1) - (np.sum(replaced, axis=-1)
+                                                                     - np.sum(replaced_dep, axis=-1)))[..., None], 0.0))
     rows["taxable_income_usd"] = np.where(in_horizon > 0, rows["revenue_usd"] - rows["opex_usd"] - rows["depreciation_usd"]
                                           + rows["disposal_gain_usd"], 0.0)
     tax, rows["loss_carried_usd"] = timeline.tax_by_year(rows["taxable_income_usd"], a.tax_rate, a.tax_losses)
     rows["tax_usd"] = np.where(in_horizon > 0, tax, 0.0)
     rows["cash_flow_usd"] = (rows["revenue_usd"] - rows["opex_usd"] - rows["tax_usd"] - rows["capex_usd"]
-                             + rows["residual_value_usd"])
+                             - rows["replacement_capex_usd"] + rows["residual_value_usd"])
     rows.update(_financing(a, rows, pool_capex, bought, t, n, years, in_horizon))
     rows["cumulative_cash_flow_usd"] = np.cumsum(rows["cash_flow_usd"], axis=-1)
     rows["discount_factor"] = (1.0 / (1.0 + np.asarray(a.discount_rate, float)[..., None])
                                ** cashflow.discount_years(t.shape[-1], a.discounting) * np.ones_like(u_t))
     rows["pool_capex_usd"] = pool_capex
-    rows.update(pool_active=active * np.ones_like(out_tok), pool_output_tokens=out_tok, pool_revenue_usd=revenue,
+    rows.update(pool_active=active * np.ones_like(out_tok), pool_utilization=pool_u * np.ones_like(out_tok),
+                pool_replacement_capex_usd=replacement * np.ones_like(out_tok),
+                pool_output_tokens=out_tok, pool_revenue_usd=revenue,
                 pool_depreciation_usd=depreciation,
                 pool_residual_value_usd=np.where(t == n[..., None, :], value, 0.0) * np.ones_like(out_tok),
                 **{f"pool_{k}_usd": np.where(serves, v, 0.0) for k, v in parts.items()})
@@ -180,9 +193,15 @@ def _financing(a, rows, pool_capex, bought, t, n, years, in_horizon) -> dict[str
     out["equity_cash_flow_usd"] = (rows["cash_flow_usd"] + (rows["tax_usd"] - out["levered_tax_usd"])
                                    + out["debt_drawn_usd"] - out["interest_usd"] - out["principal_usd"])
     with np.errstate(divide="ignore", invalid="ignore"):
-        out["dscr"] = np.where(out["debt_service_usd"] > 0, (rows["revenue_usd"] - rows["opex_usd"] - out["levered_tax_usd"])
+        out["dscr"] = np.where(out["debt_service_usd"] > 0, (_available(rows) - out["levered_tax_usd"])
                                / out["debt_service_usd"], np.nan)
     return out
+
+
+def _available(rows):
+    """Cash from operations before tax and debt service: revenue - opex - the replacements of failed devices
+    (capex that keeps the fleet serving, paid from operations, not borrowed)."""
+    return rows["revenue_usd"] - rows["opex_usd"] - rows["replacement_capex_usd"]
 
 
 def _depreciation_and_disposal(a, capex, bought, t, n, years, resid, life):
@@ -231,7 +250,7 @@ def _costs_and_returns(a, o, rows, with_irr: bool) -> dict[str, np.ndarray]:
     crf = _recovery_factor(a, rows)
     lev = {key: _levelized(flat, rows, key, crf) for key in
            ("output_tokens", "input_tokens", "revenue_usd", "opex_usd") + tuple(f"{p}_usd" for p in OPEX_PARTS)}
-    pv_capex = np.sum(rows["capex_usd"] * rows["discount_factor"], axis=-1)
+    pv_capex = np.sum((rows["capex_usd"] + rows["replacement_capex_usd"]) * rows["discount_factor"], axis=-1)
     pv_resid = np.sum(rows["residual_value_usd"] * rows["discount_factor"], axis=-1)
     capex_year = np.where(flat, recovery.capex_usd_per_year(o["capex_usd"], a.residual_value_fraction, a.discount_rate,
                                                             a.years), (pv_capex - pv_resid) * crf)
@@ -270,8 +289,7 @@ def _costs_and_returns(a, o, rows, with_irr: bool) -> dict[str, np.ndarray]:
     result.update(
         equity_npv_usd=cashflow.npv_usd(equity_rate, equity, a.discounting),
         equity_irr=cashflow.irr(equity) if with_irr else np.full(np.shape(o["capex_usd"]), np.nan),
-        min_dscr=financing.min_dscr(rows["revenue_usd"] - rows["opex_usd"] - rows["levered_tax_usd"],
-                                    rows["debt_service_usd"]),
+        min_dscr=financing.min_dscr(_available(rows) - rows["levered_tax_usd"], rows["debt_service_usd"]),
     )
     return result
 

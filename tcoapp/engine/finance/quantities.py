@@ -69,6 +69,8 @@ FINANCE_INPUTS: tuple[Quantity, ...] = (
     _q("cost_change_per_year", "fraction/yr", "plan", "Change per year of colocation, maintenance, software, staff and rent."),
     _q("first_year_utilization", "fraction", "plan", "Utilization in year 1 of a ramp (NaN: `utilization`)."),
     _q("ramp_years", "years", "plan", "Years of the utilization ramp (0: none)."),
+    _q("tranche_ramp_months", "months", "plan", "Months over which each tranche's load climbs from 0 to full from its first serving year (0: none)."),
+    _q("annual_failure_rate", "fraction/yr", "plan", "Share of a bought pool's devices failing every year, replaced at price_usd (0: none)."),
     _q("tax_rate", "fraction", "plan", "Income tax rate."),
     _q("depreciation_years", "years", "plan", "Straight-line depreciation life (NaN: `years`)."),
     _q("depreciation_method", "code", "plan", "0 straight_line, 1 half_year, 2 macrs_5, 3 macrs_7 (depreciation.py)."),
@@ -92,7 +94,8 @@ OPTIONAL_INPUTS = {"owned": 1.0, "rent_usd_per_device_hour": 0.0, "purchase_year
                    "debt_years": float("nan"), "equity_discount_rate": float("nan"), "revenue_mode": 0.0,
                    "price_usd_per_device_hour": 0.0, "reserved_price_usd_per_device_hour": 0.0, "reserved_fraction": 0.0,
                    "network_usd_per_device": 0.0, "storage_usd_per_device": 0.0, "installation_usd_per_server": 0.0,
-                   "resale_curve": 0.0, "resale_decline_per_year": 0.0}
+                   "resale_curve": 0.0, "resale_decline_per_year": 0.0, "tranche_ramp_months": 0.0,
+                   "annual_failure_rate": 0.0}
 
 COST_COMPONENTS = ("capex", "energy", "colocation", "maintenance", "software", "rent", "staff")
 OPEX_PARTS = ("energy", "colocation", "maintenance", "software", "rent", "staff")
@@ -152,7 +155,7 @@ YEAR_QUANTITIES: tuple[Quantity, ...] = (
     _q("price_index", "ratio", "plan", "(1 + price_change_per_year)^(t-1): every token price in year t, relative to year 1."),
     _q("electricity_index", "ratio", "plan", "(1 + electricity_price_change_per_year)^(t-1)."),
     _q("cost_index", "ratio", "plan", "(1 + cost_change_per_year)^(t-1): colocation, maintenance, software, staff, rent."),
-    _q("utilization", "fraction", "plan", "first + (utilization - first) x min(1, (t - 1) / ramp_years)."),
+    _q("utilization", "fraction", "plan", "first + (utilization - first) x min(1, (t - 1) / ramp_years); each tranche serves at this x its ramp factor (tranche_ramp_months)."),
     _q("output_tokens", "tokens", "plan", "Output tokens made in the year by the pools serving then."),
     _q("input_tokens", "tokens", "plan", "Input tokens of those requests."),
     _q("revenue_usd", "USD", "plan", "Output and input tokens at the year's prices."),
@@ -164,13 +167,16 @@ YEAR_QUANTITIES: tuple[Quantity, ...] = (
     _q("staff_usd", "USD", "plan", "Staff cost of the year."),
     _q("opex_usd", "USD", "plan", "Energy + colocation + maintenance + software + rent + staff."),
     _q("capex_usd", "USD", "plan", "Capex of the tranches paid in the year."),
+    _q("replacement_capex_usd", "USD", "plan", "Failed devices replaced in the year: annual_failure_rate x the bought pools' serving devices x price_usd."),
+    _q("depreciation_rate_by_age", "fraction", "plan", "Share of a tranche's capex deducted in the year it reaches this age (the column's year): the schedule the replacements follow."),
+    _q("replacement_depreciation_usd", "USD", "plan", "Depreciation of the replacements bought in earlier years (the tranches' schedule by their age); in depreciation_usd."),
     _q("residual_value_usd", "USD", "plan", "At the horizon: every tranche's value then."),
-    _q("depreciation_usd", "USD", "plan", "Depreciation of the tranches (depreciation_method)."),
-    _q("disposal_gain_usd", "USD", "plan", "At the horizon: the tranches' values less their book values (capex - depreciation taken); taxable, a loss deductible."),
+    _q("depreciation_usd", "USD", "plan", "Depreciation of the tranches and of the replacements (depreciation_method)."),
+    _q("disposal_gain_usd", "USD", "plan", "At the horizon: the tranches' values less their book values (capex and replacements - depreciation taken); taxable, a loss deductible."),
     _q("taxable_income_usd", "USD", "plan", "Revenue - opex - depreciation (+ the disposal gain in the last year)."),
     _q("loss_carried_usd", "USD", "plan", "Tax losses carried into the next year."),
     _q("tax_usd", "USD", "plan", "tax_rate x taxable income after losses carried forward (>= 0); tax_losses = credit: tax_rate x taxable income (a loss: a negative tax)."),
-    _q("cash_flow_usd", "USD", "plan", "Revenue - opex - tax - capex paid (+ residual values in the last year)."),
+    _q("cash_flow_usd", "USD", "plan", "Revenue - opex - tax - capex paid - replacements (+ residual values in the last year)."),
     _q("cumulative_cash_flow_usd", "USD", "plan", "Sum of the cash flows up to the year."),
     _q("debt_drawn_usd", "USD", "plan", "Debt borrowed in the year: debt_fraction x the capex of the tranches paid then."),
     _q("interest_usd", "USD", "plan", "Interest paid in the year: debt_rate x the balance owed at its start."),
@@ -179,7 +185,7 @@ YEAR_QUANTITIES: tuple[Quantity, ...] = (
     _q("levered_taxable_income_usd", "USD", "plan", "Taxable income less interest (the equity holder's)."),
     _q("levered_loss_carried_usd", "USD", "plan", "Tax losses of the levered taxable income carried into the next year."),
     _q("levered_tax_usd", "USD", "plan", "Tax with interest deducted from taxable income (same loss rule)."),
-    _q("dscr", "ratio", "plan", "(revenue - opex - levered tax) / debt service in the years with debt service."),
+    _q("dscr", "ratio", "plan", "(revenue - opex - levered tax - replacements) / debt service in the years with debt service."),
     _q("equity_cash_flow_usd", "USD", "plan", "Cash flow + (tax - levered tax) + debt drawn - interest - principal."),
     _q("discount_factor", "ratio", "plan", "1 / (1 + discount_rate)^t (discounting = mid_year: t - 0.5 for t >= 1)."),
 )
@@ -211,9 +217,9 @@ FinanceInputs = _array_record(
     "Inputs of `finance_metrics`: pool-scope fields are arrays whose last axis is the pool axis; plan-scope "
     "fields are arrays of the leading (variant) shape. Build with `finance_inputs` or `single_pool_inputs`.")
 PoolFinance = _array_record("PoolFinance", POOL_QUANTITIES, "Per-pool finance quantities (last axis: pools).")
-POOL_YEAR_KEYS = ("active", "output_tokens", "revenue_usd", "energy_usd", "colocation_usd", "maintenance_usd",
-                  "software_usd", "rent_usd", "capex_usd", "depreciation_usd", "residual_value_usd",
-                  "interest_usd", "principal_usd", "debt_service_usd")
+POOL_YEAR_KEYS = ("active", "utilization", "output_tokens", "revenue_usd", "energy_usd", "colocation_usd", "maintenance_usd",
+                  "software_usd", "rent_usd", "capex_usd", "replacement_capex_usd", "depreciation_usd",
+                  "residual_value_usd", "interest_usd", "principal_usd", "debt_service_usd")
 YearRows = _array_record("YearRows", YEAR_QUANTITIES, "Per-year rows of a plan (trailing axis: year 0..max years); "
                          "pool_* fields per pool (axis -2) and year.",
                          extra=tuple((f"pool_{k}", Any) for k in POOL_YEAR_KEYS))

@@ -9,6 +9,9 @@ t = 0..max years). Year t >= 1 of a plan with horizon n (years past n are 0):
     cost index         c_t = (1 + cost_change_per_year)^(t-1)       colocation, maintenance, software, staff, rent
     utilization        u_t = first + (utilization - first) x min(1, (t-1) / ramp_years)   (ramp 0: utilization)
     a pool bought in year y (its tranche) is paid at t = y and serves in years y+1..n
+    its utilization    u_t x f(t - y), f the tranche's ramp over its first tranche_ramp_months (1 without)
+    replacements       annual_failure_rate x devices x price_usd in each year it serves (bought pools),
+                       depreciated like a tranche bought that year; not valued at the horizon
     its value at the horizon (age a = n - y): capex x (1 - (1 - residual) x min(1, a / years))
     depreciation       capex x (1 - residual) / D in years y+1..y+D (D = depreciation_years or years)
     taxable income     revenue - opex - depreciation; losses carry forward:
@@ -23,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import costs
+from . import costs, depreciation
 
 SECONDS_PER_YEAR = costs.SECONDS_PER_YEAR
 
@@ -43,6 +46,44 @@ def utilization_by_year(utilization, first_year_utilization, ramp_years, t):
         progress = np.minimum(1.0, np.maximum(t - 1, 0) / ramp)
     ramped = np.where((ramp > 0) & (first != u), first + (u - first) * progress, u)
     return np.where(t >= 1, ramped * np.ones_like(t, dtype=float), 0.0)
+
+
+def tranche_ramp_factor(ramp_months, serving_year):
+    """The share of its full load a tranche serves in its `serving_year`-th year of service (1 = the first),
+    its load climbing linearly from 0 to full over its first `ramp_months` months: the year's average of
+    min(1, m / R) over its months m in [a, b] = [12 (k - 1), 12 k], which is
+    ((c^2 - a^2) / (2 R) + b - c) / 12 with c = min(max(R, a), b); exactly 1 where R = 0 (no ramp)."""
+    months = np.asarray(ramp_months, float)
+    k = np.asarray(serving_year, float)
+    a, b = 12.0 * (k - 1.0), 12.0 * k
+    c = np.minimum(np.maximum(months, a), b)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ramped = ((c * c - a * a) / (2.0 * months) + b - c) / 12.0
+    return np.where(months > 0, ramped, 1.0)
+
+
+def depreciation_rate_by_age(method, life, residual_value_fraction, age):
+    """The share of a tranche's capex deducted in the year it reaches `age` (years since purchase): straight
+    line (1 - residual) / D at ages 1..D; else depreciation.py's basis x rate by age. Inputs broadcast."""
+    method, life, resid, age = (np.asarray(v, float) for v in (method, life, residual_value_fraction, age))
+    straight = np.where((age >= 1) & (age <= life), (1.0 - resid) / life, 0.0)
+    scheduled = depreciation.basis_fraction(method, resid) * depreciation.rate_by_age(method, life, age)
+    return np.where(method == 0, straight, scheduled)
+
+
+def replacement_depreciation(replacement_usd, method, life, residual_value_fraction, in_horizon):
+    """Depreciation in year t of the replacement devices bought in the years s < t: sum_s R_s x
+    depreciation_rate_by_age(t - s); 0 past the horizon. replacement_usd [..., T]; plan keys of the
+    leading shape. A loop over ages (memory of one row per variant, not a years x years matrix)."""
+    bought = np.asarray(replacement_usd, float)
+    years = bought.shape[-1]
+    keys = [np.asarray(v, float) for v in (method, life, residual_value_fraction)]
+    out = np.zeros(np.broadcast_shapes(bought.shape, *(np.shape(k) + (years,) for k in keys)))
+    if np.any(bought != 0):
+        for age in range(1, years):
+            rate = depreciation_rate_by_age(*keys, float(age))[..., None]
+            out[..., age:] += bought[..., :years - age] * rate
+    return np.where(in_horizon > 0, out, 0.0)
 
 
 def tranche_value_fraction(age, years, residual_value_fraction):
@@ -82,4 +123,5 @@ def is_flat(a) -> np.ndarray:
     return ((np.asarray(a.price_change_per_year, float) == 0) & (np.asarray(a.discounting, float) == 0)
             & (np.asarray(a.resale_curve, float) == 0) & (np.asarray(a.electricity_price_change_per_year, float) == 0)
             & (np.asarray(a.cost_change_per_year, float) == 0) & no_ramp
+            & (np.asarray(a.tranche_ramp_months, float) == 0) & (np.asarray(a.annual_failure_rate, float) == 0)
             & np.all(np.asarray(a.purchase_year, float) == 0, axis=-1))

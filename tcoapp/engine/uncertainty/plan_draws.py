@@ -33,7 +33,7 @@ from .serve_draws import ServeCase, serve_draws
 
 SIMULATED_METRICS = ("npv_usd", "irr", "payback_months", "cost_per_million_output_tokens_usd",
                      "revenue_usd_per_rack_per_year", "roi", "capex_usd", "opex_usd_per_year",
-                     "revenue_usd_per_year", "device_count")
+                     "revenue_usd_per_year", "device_count", "equity_npv_usd", "equity_irr", "min_dscr")
 
 
 @dataclass(frozen=True)
