@@ -194,6 +194,10 @@ class MainWindow(QMainWindow):
         self.setWindowModified(self.document.is_dirty)
 
     def _status(self):
+        if self.document.computing:
+            self.statusBar().showMessage(f"Computing {len(self.document.scenario.plans)} plans (each runs its "
+                                         "serving search)…")
+            return
         notes = sum(len(r.warnings) for r in self.document.results)
         self.statusBar().showMessage(f"{len(self.document.scenario.plans)} plans computed; {notes} engine note(s) "
                                      f"(see the Notes row and cell tooltips)")

@@ -90,9 +90,9 @@ def test_hidden_decision_view_redraws_when_shown(window, qtbot):
     window.tabs.setCurrentIndex(window.tabs.indexOf(window.compare))
     doc = window.document
     doc.set_plan_value(0, "min_tokens_per_s_per_user", 20)
-    assert window.decision.when_shown.stale
+    assert window.decision.redraw.stale
     window.tabs.setCurrentIndex(window.tabs.indexOf(window.decision))
-    qtbot.waitUntil(lambda: not window.decision.when_shown.stale)
+    qtbot.waitUntil(lambda: not window.decision.redraw.stale)
     values = {round(t.value(), 6) for t in window.decision.chart.targets.items if t.isVisible()}
     assert len(values) == 2
 
