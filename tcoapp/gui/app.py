@@ -84,8 +84,8 @@ def run_app(path: str | None = None, argv: list[str] | None = None) -> int:
     window = create_window(path, compute=False)
     smoke = os.environ.get("TCOAPP_SMOKE_EXIT_MS")
     window.show()
-    from .first_compute import compute_off_thread
-    computing = compute_off_thread(window.document) if window.document.computing else None
+    window.compute_later()
+    computing = window.first_compute
     if smoke is not None:
         quit_later = lambda: QTimer.singleShot(int(smoke), _quit_without_questions(window, app))  # noqa: E731
 

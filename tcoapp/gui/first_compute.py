@@ -8,6 +8,7 @@ or an open started meanwhile does not cancel it.
 """
 from __future__ import annotations
 
+from ..engine.errors import Cancelled
 from .document import Document, safe_compute
 from .worker import TaskRunner
 
@@ -21,6 +22,8 @@ def compute_off_thread(document: Document) -> TaskRunner:
     def job(progress, should_cancel):
         results = []
         for i, plan in enumerate(scenario.plans):
+            if should_cancel():   # the window is closing
+                raise Cancelled("the first computation of the plans was cancelled")
             results.append(safe_compute(scenario, plan))
             progress((i + 1) / max(len(scenario.plans), 1))
         return tuple(results)
