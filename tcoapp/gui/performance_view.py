@@ -42,6 +42,15 @@ def legend_html(names: list[str], colors) -> str:
     return " ".join(legend_entry(c, n) for c, n in zip(colors, names))
 
 
+def _note(text: str) -> QLabel:
+    """A grey wrapping line under the charts (never widens the window)."""
+    label = QLabel(text)
+    label.setStyleSheet("color: #444;")
+    label.setWordWrap(True)
+    label.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+    return label
+
+
 def paint_marker(item, color: str) -> None:
     item.setSymbolBrush(color)
 
@@ -62,14 +71,40 @@ class PerformanceView(QWidget):
         self._sweep_key = None
         self.front_title = ""
         self.log_y: dict[str, bool] = {}     # metric -> its batch chart has a log y axis
+        self._build_batch_charts()
+        self._build_frontier()
+        self.legend = legend_label()
+        self.info = _note(HOVER_HINT)
+        self.band_note = _note("")
+        self.sweep_button = QPushButton("Sweep frontier")
+        self.sweep_button.setToolTip("Sweep batch x tensor/expert parallel x precision x speculative decoding "
+                                     "for the current plan's device and model (runs in the background)")
+        self.sweep_button.clicked.connect(self.run_sweep)
+        top = QHBoxLayout()
+        top.addWidget(self.legend, 1)
+        top.addWidget(self.sweep_button)
+        grid = QGridLayout()
+        for k, widget in enumerate((self.p_device, self.p_user, self.p_joule, self.p_front)):
+            grid.addWidget(widget, k // 2, k % 2)
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addLayout(grid, 1)
+        layout.addWidget(self.info)
+        layout.addWidget(self.band_note)
+        self._auto = QTimer(self, singleShot=True, interval=300)
+        self._auto.timeout.connect(self._auto_sweep)
+        self.redraw = Redraw(self, document.scenario_changed, document.current_changed)
+        self._declare_parts()
+        self.refresh()
+
+    def _build_batch_charts(self) -> None:
+        """Tokens/s per device, per user and tokens per joule against batch: a line and a marker per plan."""
         self.p_device = make_plot("Throughput per device", "Batch [sequences]",
                                   label_with_unit("tokens_per_s_per_device"), log_x=True)
         self.p_user = make_plot("Interactivity", "Batch [sequences]", label_with_unit("tokens_per_s_per_user"),
                                 log_x=True)
         self.p_joule = make_plot("Energy efficiency", "Batch [sequences]", label_with_unit("tokens_per_joule"),
                                  log_x=True)
-        self.p_front = make_plot("Frontier", label_with_unit("tokens_per_s_per_user"),
-                                 label_with_unit("tokens_per_s_per_device"))
         self._line_pools = []
         for widget in (self.p_device, self.p_user, self.p_joule):
             item = widget.getPlotItem()
@@ -77,6 +112,12 @@ class PerformanceView(QWidget):
             marks = ItemPool(item, lambda i: pg.PlotDataItem(pen=None, symbol="o", symbolSize=11, symbolPen="k"),
                              paint_marker)
             self._line_pools.append((lines, marks))
+        self.user_targets = TargetLines(self.p_user.getPlotItem(), vertical=False)
+
+    def _build_frontier(self) -> None:
+        """The frontier chart: the swept cloud, its Pareto line, the plans' stars, targets and interval bars."""
+        self.p_front = make_plot("Frontier", label_with_unit("tokens_per_s_per_user"),
+                                 label_with_unit("tokens_per_s_per_device"))
         front = self.p_front.getPlotItem()
         self.cloud = pg.ScatterPlotItem(size=5, pen=None, brush=pg.mkBrush(120, 120, 120, 90), hoverable=True,
                                         hoverBrush=pg.mkBrush("#ff9800"), hoverSize=9, tip=self._tip)
@@ -89,42 +130,9 @@ class PerformanceView(QWidget):
         self.pareto.sigPointsClicked.connect(self._clicked)   # the frontier's markers sit on top of the cloud
         self.points.sigClicked.connect(self._plan_clicked)
         self.cloud.sigHovered.connect(self._hovered)
-        self.user_targets = TargetLines(self.p_user.getPlotItem(), vertical=False)
         self.front_targets = TargetLines(front, vertical=True)
         self.front_axes = LogAxes(front.getAxis("bottom"), front.getAxis("left"))   # log where values span >10x
         self.bands = PredictionBands(front)
-
-        self.legend = legend_label()
-        self.info = QLabel(HOVER_HINT)
-        self.info.setStyleSheet("color: #444;")
-        self.info.setWordWrap(True)
-        self.info.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
-        self.band_note = QLabel()
-        self.band_note.setStyleSheet("color: #444;")
-        self.band_note.setWordWrap(True)
-        self.band_note.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
-        self.sweep_button = QPushButton("Sweep frontier")
-        self.sweep_button.setToolTip("Sweep batch x tensor/expert parallel x precision x speculative decoding "
-                                     "for the current plan's device and model (runs in the background)")
-        self.sweep_button.clicked.connect(self.run_sweep)
-        top = QHBoxLayout()
-        top.addWidget(self.legend, 1)
-        top.addWidget(self.sweep_button)
-        grid = QGridLayout()
-        grid.addWidget(self.p_device, 0, 0)
-        grid.addWidget(self.p_user, 0, 1)
-        grid.addWidget(self.p_joule, 1, 0)
-        grid.addWidget(self.p_front, 1, 1)
-        layout = QVBoxLayout(self)
-        layout.addLayout(top)
-        layout.addLayout(grid, 1)
-        layout.addWidget(self.info)
-        layout.addWidget(self.band_note)
-        self._auto = QTimer(self, singleShot=True, interval=300)
-        self._auto.timeout.connect(self._auto_sweep)
-        self.redraw = Redraw(self, document.scenario_changed, document.current_changed)
-        self._declare_parts()
-        self.refresh()
 
     def charts(self) -> dict[str, pg.PlotItem]:
         return {"Throughput per device vs batch": self.p_device.getPlotItem(),
