@@ -21,15 +21,16 @@ ROUNDING = 1e-9   # a step below this share of the costs is the sum's rounding, 
 
 def signed_usd(value: float) -> str:
     """'-$0.0072', '+$0.0103' (never 1e-17: see ROUNDING)."""
-    return f"{'-' if value < 0 else '+'}${abs(value):.2g}"
+    return f"{'-' if value < 0 else '+'}${abs(value):.3g}"
 
 
 def waterfall(bridge) -> tuple[list[str], list[float], list[float], list[str]]:
     """(names, bottoms, heights, colours) of the bars: A's total, each step from the running total, B's total."""
     names, bottoms, heights, colors = [bridge["a"]], [0.0], [bridge["a_usd_per_million"]], [TOTAL]
     level = bridge["a_usd_per_million"]
+    scale = max(abs(bridge["a_usd_per_million"]), abs(bridge["b_usd_per_million"]), 1e-12)
     for part in bridge["parts"]:
-        step = part["difference"]
+        step = part["difference"] if abs(part["difference"]) > ROUNDING * scale else 0.0
         names.append(PART_TEXT.get(part["part"], part["part"]))
         bottoms.append(min(level, level + step))
         heights.append(abs(step))
