@@ -52,6 +52,7 @@ class UndoShortcuts(QObject):
         super().__init__(window)
         self._window, self._stack = window, undo_stack
         self._watched: QWidget | None = None
+        self._following = True
         QApplication.instance().focusChanged.connect(self._focus_changed)
         self._focus_changed(None, QApplication.focusWidget())
 
@@ -94,5 +95,8 @@ class UndoShortcuts(QObject):
         return False
 
     def detach(self) -> None:
-        QApplication.instance().focusChanged.disconnect(self._focus_changed)
+        """The window closes: stop following the focus (once; a second close does nothing)."""
+        if self._following:
+            self._following = False
+            QApplication.instance().focusChanged.disconnect(self._focus_changed)
         self._unwatch()
