@@ -6,6 +6,7 @@ Benchmarks report; they never fail on a slow machine.
 
     python benchmarks/run.py               # all
     python benchmarks/run.py --only NAME   # one
+    python benchmarks/run.py --group gui   # those of one module (bench_gui.py), in one process
 """
 from __future__ import annotations
 
@@ -20,9 +21,9 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
 
-def discover() -> dict:
+def discover(group: str | None = None) -> dict:
     found = {}
-    for path in sorted(HERE.glob("bench_*.py")):
+    for path in sorted(HERE.glob(f"bench_{group}.py" if group else "bench_*.py")):
         module = importlib.import_module(path.stem)
         found.update(module.BENCHMARKS)
     return found
@@ -31,8 +32,12 @@ def discover() -> dict:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", help="run one benchmark by name")
+    parser.add_argument("--group", help="run the benchmarks of benchmarks/bench_GROUP.py only")
     args = parser.parse_args(argv)
-    benchmarks = discover()
+    benchmarks = discover(args.group)
+    if not benchmarks:
+        print(f"no benchmarks in group {args.group!r}", file=sys.stderr)
+        return 2
     if args.only and args.only not in benchmarks:
         print(f"unknown benchmark {args.only!r}; known: {', '.join(sorted(benchmarks))}", file=sys.stderr)
         return 2

@@ -48,13 +48,13 @@ def save(window, path: str) -> None:
     picture.quantize(256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE).save(path, optimize=True)
 
 
-TABS = ("decision", "compare", "performance", "economics", "catalog")
+TABS = ("decision", "compare", "performance", "economics", "bridge", "catalog")
 
 
 def tab_widget(window, name: str):
     """The window's tab `name` (by its widget, not its position)."""
     return {"decision": window.decision, "compare": window.compare, "performance": window._performance_tab,
-            "economics": window._economics_tab, "catalog": window.catalog,
+            "economics": window._economics_tab, "bridge": window._bridge_tab, "catalog": window.catalog,
             "uncertainty": window._uncertainty_tab}[name]
 SIZES = ((1600, 1000, ""), (1300, 800, "_1300x800"))
 

@@ -125,14 +125,19 @@ def _ratio(a: float, b: float) -> str | None:
     return f"{r:.2g}x" if r < 10 else f"{r:,.0f}x"
 
 
+def months_text(number: str) -> str:
+    """'1 month', '14 months': a count of months as written (`number` as shown, '1' is singular)."""
+    return f"{number} month" if number in ("1", "1.0", "1.00") else f"{number} months"
+
+
 def _months(value: float, has_flows: bool) -> str:
     if np.isfinite(value):
-        return f"{value:.0f}"
+        return months_text(f"{value:.0f}")
     return "never" if has_flows else "n/a"
 
 
 def ratios_text(s: PlanSummary, ref: PlanSummary, results) -> str:
-    """'4.2x tokens per MW, 3.1x revenue per rack, payback 14 vs 31 months' against `ref`."""
+    """'4.2x tokens per MW, 3.1x revenue per rack, payback 14 months vs 1 month' against `ref`."""
     if s.index == ref.index:
         return "reference plan"
     m, mr = results[s.index].metrics, results[ref.index].metrics
@@ -148,11 +153,7 @@ def ratios_text(s: PlanSummary, ref: PlanSummary, results) -> str:
     mine = _months(s.payback_months, np.isfinite(m["npv_usd"]))
     theirs = _months(ref.payback_months, np.isfinite(mr["npv_usd"]))
     if not (mine == theirs == "n/a"):
-        if np.isfinite(s.payback_months) and np.isfinite(ref.payback_months):
-            parts.append(f"payback {mine} vs {theirs} months")
-        else:
-            parts.append(f"payback {mine}{' months' if np.isfinite(s.payback_months) else ''} vs {theirs}"
-                         f"{' months' if np.isfinite(ref.payback_months) else ''}")
+        parts.append(f"payback {mine} vs {theirs}")
     if not parts:
         return f"no comparison: {s.name} or {ref.name} has no operating point"
     if s.workload != ref.workload:

@@ -2,7 +2,9 @@
 
 TCOAPP_SMOKE_EXIT_MS=N makes the app quit by itself N ms after the main window is shown (start-up
 smoke test and benchmark); it then prints "TCOAPP_SHOWN <seconds since the process started>" to
-stdout when the window is first shown.
+stdout when the window is first shown. With TCOAPP_SMOKE_RESULTS=1 as well it waits instead for the
+plans' results (computed off the GUI thread after the window shows, gui/first_compute.py) to be in
+the views, prints "TCOAPP_RESULTS <seconds since the process started>", then quits N ms later.
 """
 from __future__ import annotations
 
@@ -79,13 +81,26 @@ def run_app(path: str | None = None, argv: list[str] | None = None) -> int:
     app = QApplication.instance() or QApplication(argv if argv is not None else sys.argv[:1])
     app.setOrganizationName("tcoapp")
     app.setApplicationName("tcoapp")
-    window = create_window(path)
+    window = create_window(path, compute=False)
     smoke = os.environ.get("TCOAPP_SMOKE_EXIT_MS")
     window.show()
+    window.compute_later()
+    computing = window.first_compute
     if smoke is not None:
+        quit_later = lambda: QTimer.singleShot(int(smoke), _quit_without_questions(window, app))  # noqa: E731
+
+        def results_in():
+            print(f"TCOAPP_RESULTS {_process_age_s():.3f}", flush=True)
+            quit_later()
+
         def shown():
             print(f"TCOAPP_SHOWN {_process_age_s():.3f}", flush=True)
-            QTimer.singleShot(int(smoke), _quit_without_questions(window, app))
+            if not os.environ.get("TCOAPP_SMOKE_RESULTS"):
+                quit_later()
+            elif computing is None:
+                results_in()
+            else:
+                computing.finished.connect(results_in)
         QTimer.singleShot(0, shown)
     else:
         QTimer.singleShot(0, lambda: offer_recovery(window, QMessageBox))
@@ -110,10 +125,10 @@ def _quit_without_questions(window, app):
     return quit_now
 
 
-def create_window(path: str | None = None):
+def create_window(path: str | None = None, compute: bool = True):
     """The main window on `path` (or the default scenario); a file that cannot be opened is
     reported and the default scenario is shown instead; a file open in another tcoapp is shown as
-    an unsaved copy."""
+    an unsaved copy. `compute` False: the plans are left to compute (first_compute.py)."""
     from ..engine.errors import TcoError
     from ..io.default_scenario import default_scenario
     from .document import Document
@@ -128,7 +143,7 @@ def create_window(path: str | None = None):
             scenario = read_workbook(path)
         except TcoError as exc:
             problem = f"Cannot open {os.path.basename(path)}:\n{exc}"
-    window = MainWindow(Document(scenario or default_scenario(), None))
+    window = MainWindow(Document(scenario or default_scenario(), None, compute=compute))
     if scenario is not None:
         take_path(window, path, scenario, deferred=True)
         window.settings.add_recent(path)

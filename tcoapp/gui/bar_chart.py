@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtGui import QFont
 
+from .redraw import Signatures
 from .plotting import GRID_ALPHA, LABEL_STYLE, NumberAxis, cache_axes, category_ticks, pg, set_title, to_axis, wants_log
 
 LABEL_COLOR = "#222"
@@ -39,8 +40,7 @@ class HBarChart:
         self.log = False
         self.totals = np.empty(0)
         self.texts: list[str] = []
-        self._names: list[str] | None = None
-        self._x_range: tuple | None = None
+        self.signatures = Signatures()   # what the labels, ticks and range were last drawn from (gui/redraw.py)
         font = QFont()
         font.setPointSize(9)
         self._font = font
@@ -82,8 +82,7 @@ class HBarChart:
             bar.setOpts(**opts)
             left = left + v
         self._draw_labels(names, totals, missing, reasons, floor)
-        if names != self._names:        # new ticks repaint the axis: only when the plans change
-            self._names = list(names)
+        if self.signatures.changed("names", list(names)):   # new ticks repaint the axis: only when the plans change
             category_ticks(self.item.getAxis("left"), names)
             self.item.setYRange(-0.6, max(n - 0.4, 0.6), padding=0)
             self.item.getViewBox().invertY(True)
@@ -106,8 +105,7 @@ class HBarChart:
                 text = self.value_text(float(totals[i]))
                 x = float(to_axis([totals[i]], self.log)[0]) if totals[i] > 0 else floor
             shown = (text, missing[i], x, i)
-            if getattr(label, "_shown", None) != shown:   # a new text lays the label out again: only on change
-                label._shown = shown
+            if self.signatures.changed(("label", i), shown):   # a new text lays the label out again: only on change
                 label.setColor(MISSING_COLOR if missing[i] else LABEL_COLOR)
                 label.setText(text)
                 label.setPos(x, i)
@@ -127,8 +125,7 @@ class HBarChart:
         else:
             low = min(0.0, float(finite.min()) if finite.size else 0.0)
             wanted = (low, nice_ceiling(max(top * 1.3, 1e-6)))
-        if wanted != self._x_range:
-            self._x_range = wanted
+        if self.signatures.changed("x_range", wanted):
             self.item.setXRange(*wanted, padding=0)
 
 

@@ -9,18 +9,28 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidg
 
 from ..engine.finance.bridge import cost_bridge
 from .document import Document
-from .plotting import brush, category_ticks, make_plot, pen, pg
+from .redraw import Redraw
+from .plotting import NumberAxis, brush, category_ticks, make_plot, pen, pg
 
 LOWER, HIGHER, TOTAL, NONE = "#2ca02c", "#d62728", "#4c72b0", "#9a9a9a"
 PART_TEXT = {"capex": "capex per token", "other": "other"}
+
+
+ROUNDING = 1e-9   # a step below this share of the costs is the sum's rounding, not a difference
+
+
+def signed_usd(value: float) -> str:
+    """'-$0.0072', '+$0.0103' (never 1e-17: see ROUNDING)."""
+    return f"{'-' if value < 0 else '+'}${abs(value):.3g}"
 
 
 def waterfall(bridge) -> tuple[list[str], list[float], list[float], list[str]]:
     """(names, bottoms, heights, colours) of the bars: A's total, each step from the running total, B's total."""
     names, bottoms, heights, colors = [bridge["a"]], [0.0], [bridge["a_usd_per_million"]], [TOTAL]
     level = bridge["a_usd_per_million"]
+    scale = max(abs(bridge["a_usd_per_million"]), abs(bridge["b_usd_per_million"]), 1e-12)
     for part in bridge["parts"]:
-        step = part["difference"]
+        step = part["difference"] if abs(part["difference"]) > ROUNDING * scale else 0.0
         names.append(PART_TEXT.get(part["part"], part["part"]))
         bottoms.append(min(level, level + step))
         heights.append(abs(step))
@@ -44,7 +54,7 @@ class BridgeView(QWidget):
         for text, combo in (("From plan A", self.plan_a), ("to plan B", self.plan_b)):
             pick.addWidget(QLabel(text))
             pick.addWidget(combo, 1)
-        self.plot = make_plot("Plan A to plan B", "", "USD per million output tokens")
+        self.plot = make_plot("Plan A to plan B", "", "USD per million output tokens", y_axis=NumberAxis("left", money=True))
         self.bars = pg.BarGraphItem(x=[], height=[], width=0.6, y0=[])
         self.plot.addItem(self.bars)
         self.summary = QLabel()
@@ -53,33 +63,39 @@ class BridgeView(QWidget):
         layout.addLayout(pick)
         layout.addWidget(self.plot, 1)
         layout.addWidget(self.summary)
-        self.plan_a.currentIndexChanged.connect(self.refresh)
-        self.plan_b.currentIndexChanged.connect(self.refresh)
-        document.scenario_changed.connect(self._plans_changed)
-        self._plans_changed()
+        self.redraw = Redraw(self, document.scenario_changed, self.plan_a.currentIndexChanged,
+                             self.plan_b.currentIndexChanged)
+        self.redraw.part("choices", lambda: (tuple(p.name for p in document.scenario.plans),), self._fill_choices)
+        self.redraw.part("bridge", lambda: self._chosen(), self._draw_bridge)
+        self.refresh()
 
-    def _plans_changed(self) -> None:
-        names = [p.name for p in self.document.scenario.plans]
+    def _fill_choices(self, names) -> None:
+        """Plans A and B: the same plans by name as before, where they still exist."""
         for combo, default in ((self.plan_a, 0), (self.plan_b, 1)):
             keep = combo.currentText()
             combo.blockSignals(True)
             combo.clear()
-            combo.addItems(names)
+            combo.addItems(list(names))
             combo.setCurrentIndex(names.index(keep) if keep in names else min(default, len(names) - 1))
             combo.blockSignals(False)
-        self.refresh()
 
-    def bridge(self):
+    def _chosen(self) -> tuple:
+        """(plan A's result, plan B's result); None for one that is not chosen."""
         results = self.document.results
         a, b = self.plan_a.currentIndex(), self.plan_b.currentIndex()
-        if not (0 <= a < len(results) and 0 <= b < len(results)):
-            return None
-        ra, rb = results[a], results[b]
-        if ra.finance is None or rb.finance is None:
+        return tuple(results[i] if 0 <= i < len(results) else None for i in (a, b))
+
+    def bridge(self):
+        ra, rb = self._chosen()
+        if ra is None or rb is None or ra.finance is None or rb.finance is None:
             return None
         return cost_bridge(ra.name, ra.finance, rb.name, rb.finance)
 
-    def refresh(self) -> None:
+    def refresh(self) -> list[str]:
+        """Redraw the parts whose inputs changed; the names of those drawn."""
+        return self.redraw.update()
+
+    def _draw_bridge(self, _a, _b) -> None:
         bridge = self.bridge()
         if bridge is None:
             self.bars.setOpts(x=[], height=[], y0=[], brushes=[])
@@ -90,9 +106,10 @@ class BridgeView(QWidget):
                           brushes=[brush(c) for c in colors], pens=[pen(c, 1.0) for c in colors])
         category_ticks(self.plot.getPlotItem().getAxis("bottom"), names)
         self.plot.getPlotItem().enableAutoRange()
-        steps = "; ".join(f"{PART_TEXT.get(p['part'], p['part'])} {p['difference']:+.4g}" for p in bridge["parts"]
-                          if p["difference"] != 0)
+        scale = max(abs(bridge["a_usd_per_million"]), abs(bridge["b_usd_per_million"]), 1e-12)
+        steps = "; ".join(f"{PART_TEXT.get(p['part'], p['part'])} {signed_usd(p['difference'])}"
+                          for p in bridge["parts"] if abs(p["difference"]) > ROUNDING * scale)
         self.summary.setText(f"{bridge['a']}: ${bridge['a_usd_per_million']:.4g} -> {bridge['b']}: "
                              f"${bridge['b_usd_per_million']:.4g} per million output tokens "
-                             f"({bridge['difference_usd_per_million']:+.4g}); steps: {steps or 'none'}. "
+                             f"({signed_usd(bridge['difference_usd_per_million'])}); steps: {steps or 'none'}. "
                              "Green lowers the cost, red raises it; the steps add up to the difference.")

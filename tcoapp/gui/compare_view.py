@@ -18,6 +18,7 @@ from .labels import format_number
 NORMALIZATION_CHOICES = tuple((mode, LABELS[mode], spec[1] if spec else None) for mode, spec in NORMALIZATIONS.items())
 
 
+SWATCH_ROOM = 24   # px of a plan header the colour swatch and its gap take
 MIN_COLUMN, MAX_COLUMN = 96, 420   # plan column widths: share the window (a wide window, wide columns)
 
 
@@ -154,10 +155,16 @@ class CompareView(QWidget):
             header.setDefaultSectionSize(width)
             for i in range(n):
                 header.resizeSection(i, width)
-        wrap = max(8, (width - 12) // max(1, header.fontMetrics().averageCharWidth()))
+        # the room beside the colour swatch: a name wider than it breaks at our line breaks, which the
+        # header's height then holds (a break Qt makes itself would be cut off)
+        wrap = max(8, (width - 12 - SWATCH_ROOM) // max(1, header.fontMetrics().averageCharWidth()))
         if wrap != self.model.header_wrap:      # explicit line breaks: the header grows to hold them
             self.model.header_wrap = wrap
             self.model.headerDataChanged.emit(Qt.Horizontal, 0, n - 1)
+        lines = max(str(self.model.headerData(i, Qt.Horizontal) or "").count("\n") + 1 for i in range(n))
+        height = lines * header.fontMetrics().lineSpacing() + 10   # (Qt keeps the height of the first texts)
+        if header.minimumHeight() != height:
+            header.setMinimumHeight(height)
 
     def resizeEvent(self, event):
         super().resizeEvent(event)

@@ -124,8 +124,25 @@ def _esc(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
+def summary_html(model: DecisionModel) -> str:
+    """Every plan on one line, best first (the ranking at a glance, above the reasons): rank, name,
+    value, breakeven output price and utilization."""
+    head = "".join(f"<th align='left'>{_esc(t)}</th>" for t in (
+        "#", "Plan", OBJECTIVES[model.objective][0], "Breakeven output price", "Breakeven utilization"))
+    rows = []
+    for row, s in enumerate(model.rows):
+        color = model.plan_colors[s.index]
+        rows.append(f"<tr><td>{model.text(row, 'rank')}</td><td><a href='plan:{s.index}' style='text-decoration:none; "
+                    f"color:{color}'>&#9632; <b>{_esc(s.name)}</b></a></td><td><b>{_esc(model.text(row, 'value'))}</b>"
+                    f"</td><td>{_esc(model.text(row, 'breakeven_price'))}</td>"
+                    f"<td>{_esc(model.text(row, 'breakeven_utilization'))}</td></tr>")
+    return (f"<table cellspacing='0' cellpadding='2' style='margin-bottom:6px'><tr>{head}</tr>{''.join(rows)}</table>"
+            "<div style='color:#555'>Each plan in full, best first:</div>")
+
+
 def ranking_html(model: DecisionModel) -> str:
-    """One block per plan, best first: rank, name (in its colour), value, ratios, breakevens, why."""
+    """The summary lines, then one block per plan, best first: rank, name (in its colour), value,
+    ratios, breakevens, why."""
     objective = OBJECTIVES[model.objective][0]
     blocks = []
     for row, s in enumerate(model.rows):
@@ -148,4 +165,4 @@ def ranking_html(model: DecisionModel) -> str:
             f"<div>Breaks even at: output price {_esc(model.text(row, 'breakeven_price'))}; "
             f"utilization {_esc(model.text(row, 'breakeven_utilization'))}.</div>"
             f"<div style='color:#333'>Why: {_esc(s.reason)}</div>{frontier}{notes}</td></tr>")
-    return "<table cellspacing='0' cellpadding='4' width='100%'>" + "".join(blocks) + "</table>"
+    return summary_html(model) + "<table cellspacing='0' cellpadding='4' width='100%'>" + "".join(blocks) + "</table>"

@@ -16,14 +16,13 @@ from PySide6.QtWidgets import (
 from ..engine.decision import OBJECTIVES, comparability_note, frontier_headline
 from .decision_model import DecisionModel, objective_text, ranking_html
 from .document import Document
-from .when_shown import WhenShown
+from .redraw import Redraw
 
 
 class DecisionView(QWidget):
     def __init__(self, document: Document, parent=None):
         super().__init__(parent)
         self._doc = document
-        self.when_shown = WhenShown(self)
         self.model = DecisionModel(document, self)
         self.objective = QComboBox()
         for key, (label, _, _) in OBJECTIVES.items():
@@ -72,12 +71,12 @@ class DecisionView(QWidget):
         layout.addWidget(self.headline)
         layout.addWidget(self.search_button, 0, Qt.AlignLeft)
         layout.addWidget(split, 1)
-        document.scenario_changed.connect(self.when_shown.changed)
+        self.redraw = Redraw(self, document.scenario_changed)
+        self.redraw.part("ranking", lambda: (document.scenario.plans, document.results), self._draw_ranking)
         self.refresh()
 
     def showEvent(self, event):
         super().showEvent(event)
-        self.when_shown.shown()
         if self._chart is None:   # two turns of the event loop: the window is on screen first
             QTimer.singleShot(0, lambda: QTimer.singleShot(0, lambda: self.chart))
 
@@ -117,9 +116,12 @@ class DecisionView(QWidget):
     def _search_far_below(self) -> None:
         self._doc.search_widest(self.far_below())
 
-    def refresh(self) -> None:
-        self.when_shown.stale = False
-        names = [p.name for p in self._doc.scenario.plans]
+    def refresh(self) -> list[str]:
+        """Redraw the parts whose inputs changed (the signature chart has its own)."""
+        return self.redraw.update()
+
+    def _draw_ranking(self, plans, _results) -> None:
+        names = [p.name for p in plans]
         ref_name = self.reference.currentText()
         self.reference.blockSignals(True)
         self.reference.clear()
@@ -130,8 +132,6 @@ class DecisionView(QWidget):
         self.model.reference = self.reference.currentIndex()
         self.model.refresh()
         self._after_model()
-        if self._chart is not None:
-            self._chart.refresh()
 
     def _after_model(self) -> None:
         self.headline.setText(self.headline_text())
@@ -154,6 +154,8 @@ class DecisionView(QWidget):
 
     def _headline(self) -> str:
         rows, objective = self.model.rows, self.model.objective
+        if self._doc.computing:
+            return "Computing the plans (each runs its serving search)…"
         if not rows or not rows[0].exists:
             return f"No plan has a value for {_in_sentence(OBJECTIVES[objective][0])}: see the reasons below."
         best = rows[0]

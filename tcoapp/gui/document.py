@@ -62,7 +62,9 @@ class Document(QObject):
     path_changed = Signal(str)
     dirty_changed = Signal(bool)
 
-    def __init__(self, scenario: Scenario, path: str | None = None, parent=None):
+    def __init__(self, scenario: Scenario, path: str | None = None, parent=None, compute: bool = True):
+        """`compute` False: the plans are not computed here; every result reads "computing" until
+        `computed()` brings them (first_compute.py computes them off the GUI thread)."""
         super().__init__(parent)
         self.undo_stack = QUndoStack(self)
         self.undo_stack.cleanChanged.connect(self._on_clean_changed)
@@ -70,7 +72,8 @@ class Document(QObject):
         self._cache_context: tuple = ()
         self._scenario = scenario
         self._slots = first_slots(len(scenario.plans))
-        self._results = self._compute(scenario)
+        self.computing = not compute
+        self._results = self._compute(scenario) if compute else tuple(_computing_result(p) for p in scenario.plans)
         self._path = path
         self.copy_of: str | None = None   # the file this unsaved document is a copy of (open in another tcoapp)
         self._disk_stamp = file_stamp(path) if path else None
@@ -133,7 +136,10 @@ class Document(QObject):
         self.undo_stack.clear()
         self._entered_sizing = {}
         self._current = 0
-        self._apply(scenario, first_slots(len(scenario.plans)))
+        if self.computing and scenario is self._scenario:   # its results are being computed (first_compute.py)
+            self.scenario_changed.emit()
+        else:
+            self._apply(scenario, first_slots(len(scenario.plans)))
         self.set_path(path)
         self.undo_stack.setClean()
         self.current_changed.emit(0)
@@ -382,17 +388,35 @@ class Document(QObject):
         return None
 
     # --- recomputation -------------------------------------------------------------------------
+    def computed(self, scenario: Scenario, results: tuple[PlanResult, ...]) -> bool:
+        """The results of `scenario` computed elsewhere (off the GUI thread); False (and nothing
+        changes) when the document moved on since (an edit computed its own)."""
+        if not self.computing or scenario is not self._scenario or len(results) != len(scenario.plans):
+            return False
+        self.computing = False
+        self._cache_context = self._context(scenario)
+        self._cache = dict(zip(scenario.plans, results))
+        self._results = tuple(results)
+        self.scenario_changed.emit()
+        return True
+
     def _apply(self, scenario: Scenario, slots: tuple[int, ...]) -> None:
         self._scenario, self._slots = scenario, slots
+        self.computing = False
         self._results = self._compute(scenario)
         if self._current >= len(scenario.plans):
             self._current = max(0, len(scenario.plans) - 1)
             self.current_changed.emit(self._current)
         self.scenario_changed.emit()
 
+    @staticmethod
+    def _context(scenario: Scenario) -> tuple:
+        """What every plan's result depends on besides the plan (a change drops the cache)."""
+        return (scenario.devices, scenario.models, scenario.curves, scenario.price_tiers, scenario.factors,
+                scenario.device_factors, scenario.catalog_devices, scenario.catalog_models)
+
     def _compute(self, scenario: Scenario) -> tuple[PlanResult, ...]:
-        context = (scenario.devices, scenario.models, scenario.curves, scenario.price_tiers, scenario.factors,
-                   scenario.device_factors, scenario.catalog_devices, scenario.catalog_models)
+        context = self._context(scenario)
         if len(context) != len(self._cache_context) or any(a is not b for a, b in zip(context, self._cache_context)):
             self._cache = {}
             self._cache_context = context
@@ -400,7 +424,7 @@ class Document(QObject):
         for plan in scenario.plans:
             result = self._cache.get(plan)
             if result is None:
-                result = _safe_compute(scenario, plan)
+                result = safe_compute(scenario, plan)
                 self._cache[plan] = result
             results.append(result)
         if len(self._cache) > 4 * len(scenario.plans) + 16:
@@ -409,12 +433,22 @@ class Document(QObject):
         return tuple(results)
 
 
-def _safe_compute(scenario: Scenario, plan: Plan) -> PlanResult:
+def safe_compute(scenario: Scenario, plan: Plan) -> PlanResult:
     """The engine's result, or an empty result carrying the engine's message (never a traceback)."""
     try:
         return compute_plan(scenario, plan)
-    except Exception as exc:  # noqa: BLE001 - an engine failure on one plan must not take the app down
-        message = str(exc) if isinstance(exc, TcoError) else \
-            f"the engine could not compute this plan ({type(exc).__name__}: {exc})"
-        nan = float("nan")
-        return PlanResult(plan.name, missing_point("error", message), {k: nan for k in METRIC_KEYS}, {}, (message,))
+    except TcoError as exc:   # the engine's own refusal of this plan: the others still compute
+        return _empty_result(plan, "error", str(exc))
+
+
+COMPUTING = "computing…"
+
+
+def _computing_result(plan: Plan) -> PlanResult:
+    """The result a plan shows until its computation (off the GUI thread) arrives."""
+    return _empty_result(plan, "computing", COMPUTING)
+
+
+def _empty_result(plan: Plan, source: str, message: str) -> PlanResult:
+    nan = float("nan")
+    return PlanResult(plan.name, missing_point(source, message), {k: nan for k in METRIC_KEYS}, warnings=(message,))

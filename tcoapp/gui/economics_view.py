@@ -10,12 +10,16 @@ from PySide6.QtWidgets import (
     QComboBox, QGridLayout, QHBoxLayout, QLabel, QSizePolicy, QSplitter, QVBoxLayout, QWidget,
 )
 
+from ..engine.decision import months_text
+from ..engine.errors import TcoError
 from ..engine.fields import DEVICE_FIELDS, PLAN_FIELD_BY_NAME, by_name
+from ..engine.finance.sensitivity import tornado
 from .document import Document
 from .years_table import years_view
 from .labels import format_metric, format_metric_with_unit, label_with_unit, metric_label, metric_unit
 from .live_text import LiveText
-from .performance_view import legend_html, legend_label, set_text_if_changed
+from .performance_view import legend_html, legend_label
+from .redraw import Redraw
 from .bar_chart import HBarChart, nice_ceiling, paired_bar_plots
 from .plotting import (
     COMPONENT_COLORS, ItemPool, MoneyAxis, NumberAxis, brush, category_ticks, legend_entry, make_plot, money_text, pen,
@@ -101,14 +105,6 @@ def sticky_span(shown: tuple[float, float] | None, lo: float, hi: float, fill: f
     return float(np.floor(lo / step) * step), float(np.ceil(hi / step) * step)
 
 
-def set_scatter_if_changed(scatter, xs, ys, brushes, data) -> None:
-    """setData only when the points differ from those shown (rebuilding a scatter costs a redraw)."""
-    key = (list(xs), list(ys), [b.color().name() for b in brushes], list(data))
-    if getattr(scatter, "_shown_key", None) != key:
-        scatter._shown_key = key
-        scatter.setData(xs, ys, brush=brushes, data=data)
-
-
 def paint_cash_line(line, color: str) -> None:
     line.setPen(pen(color))
 
@@ -119,18 +115,38 @@ class EconomicsView(QWidget):
     def __init__(self, document: Document, parent=None):
         super().__init__(parent)
         self._doc = document
-        self._tornado_state = None
         self._tornado_span: tuple[float, float] | None = None
+        self.legend = legend_label()
+        charts = QWidget()
+        grid = QGridLayout(charts)
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.addWidget(self._build_cash(), 0, 0)
+        grid.addWidget(self._build_tornado(), 0, 1)
+        grid.addWidget(self._build_bars(), 1, 0, 1, 2)
+        for k in (0, 1):
+            grid.setRowStretch(k, 1)
+            grid.setColumnStretch(k, 1)
+        self.years = years_view(document)
+        self.years.setMinimumHeight(90)
+        split = QSplitter(Qt.Vertical)
+        split.addWidget(charts)
+        split.addWidget(self.years)
+        split.setStretchFactor(0, 4)
+        split.setStretchFactor(1, 1)
+        split.setSizes([4000, 1000])
+        split.setChildrenCollapsible(False)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.legend)
+        layout.addWidget(split, 1)
+        self.redraw = Redraw(self, document.scenario_changed, document.current_changed, self.metric_box.activated,
+                             self.fraction_box.activated)
+        self._declare_parts()
+        self.refresh()
+
+    def _build_cash(self) -> QWidget:
+        """The cumulative cash flow chart: a line per plan, its years as points, payback and tranche markers."""
         self.p_cash = make_plot("Cumulative cash flow", "Year", "Cumulative [USD]", y_axis=MoneyAxis("left"))
-        self.cost_axis = NumberAxis("bottom", money=True)
-        self.rack_axis = NumberAxis("bottom", money=True)
-        self.bars, self.p_cost, self.p_rack = paired_bar_plots(
-            ("Cost per million output tokens", "USD per million output tokens", self.cost_axis),
-            ("Revenue per rack per year", "USD per rack per year", self.rack_axis))
-        self.tornado_axis = NumberAxis("bottom")
-        self.p_tornado = make_plot("Sensitivity", "", "", x_axis=self.tornado_axis, y_axis=pg.AxisItem("left"),
-                                   grid="x")
-        self.p_tornado.getPlotItem().getAxis("left").enableAutoSIPrefix(False)
+        self.p_cash.getPlotItem().setTitle(None)
         cash = self.p_cash.getPlotItem()
         cash.addLine(y=0, pen=pen("#555", 1, Qt.DashLine))
         self.cash_lines = ItemPool(cash, lambda i: pg.PlotDataItem(), paint_cash_line)
@@ -139,12 +155,22 @@ class EconomicsView(QWidget):
         self.cash_points.setZValue(1)
         cash.addItem(self.cash_points)
         self.payback = pg.ScatterPlotItem(size=13, pen=pg.mkPen("k", width=1.5), tip=self._payback_tip, hoverable=True)
-        cash.addItem(self.payback)
         self.tranches = pg.ScatterPlotItem(size=14, symbol="t1", pen=pg.mkPen("k", width=1), tip=self._tranche_tip,
                                            hoverable=True)
-        cash.addItem(self.tranches)
         for marker in (self.payback, self.tranches):
+            cash.addItem(marker)
             marker.setZValue(2)   # above the lines' year points
+        self.cash_note = QLabel("Circles: payback; triangles: later tranches.")
+        self.cash_note.setStyleSheet("color: #444;")
+        return _chart_box(self.p_cash, [_title("Cumulative cash flow")], [self.cash_note])
+
+    def _build_bars(self) -> QWidget:
+        """Cost per million output tokens by component and revenue per rack, side by side."""
+        self.cost_axis = NumberAxis("bottom", money=True)
+        self.rack_axis = NumberAxis("bottom", money=True)
+        self.bars, self.p_cost, self.p_rack = paired_bar_plots(
+            ("Cost per million output tokens", "USD per million output tokens", self.cost_axis),
+            ("Revenue per rack per year", "USD per rack per year", self.rack_axis))
         self.cost_chart = HBarChart(self.p_cost, self.cost_axis, {c: COMPONENT_COLORS[c] for c in COMPONENTS},
                                     lambda v: f"${v:.3g}")
         self.cost_bars = self.cost_chart.bars
@@ -155,15 +181,22 @@ class EconomicsView(QWidget):
         self.cost_legend.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
         self.rack_chart = HBarChart(self.p_rack, self.rack_axis, {"revenue": "#4e79a7"}, money_text)
         self.rack_bars = self.rack_chart.bars["revenue"]
-        self.cash_note = QLabel("Circles: payback; triangles: later tranches.")
-        self.cash_note.setStyleSheet("color: #444;")
+        return _chart_box(self.bars, [self.cost_legend])
+
+    def _build_tornado(self) -> QWidget:
+        """The tornado of the chosen metric for the current plan, with its metric and swing boxes."""
+        self.tornado_axis = NumberAxis("bottom")
+        self.p_tornado = make_plot("Sensitivity", "", "", x_axis=self.tornado_axis, y_axis=pg.AxisItem("left"),
+                                   grid="x")
         torn = self.p_tornado.getPlotItem()
+        torn.setTitle(None)
+        torn.getAxis("left").enableAutoSIPrefix(False)
+        torn.getAxis("bottom").showLabel(False)   # the metric box above names it
         self.tornado_low = pg.BarGraphItem(x0=[], y=[], width=[], height=0.6, brush="#e15759")
         self.tornado_high = pg.BarGraphItem(x0=[], y=[], width=[], height=0.6, brush="#4e79a7")
         torn.addItem(self.tornado_low)
         torn.addItem(self.tornado_high)
         self.tornado_base = torn.addLine(x=0, pen=pen("#222", 1.5))
-
         self.metric_box = QComboBox()
         for key in TORNADO_METRICS:
             self.metric_box.addItem(label_with_unit(key), key)
@@ -171,68 +204,43 @@ class EconomicsView(QWidget):
         for f in FRACTIONS:
             self.fraction_box.addItem(f"± {f:.0%}", f)
         self.fraction_box.setCurrentIndex(1)
-        self.metric_box.activated.connect(self.refresh_tornado)
-        self.fraction_box.activated.connect(self.refresh_tornado)
-        self.legend = legend_label()
         self.tornado_value = LiveText("#222")
         self.tornado_note = QLabel()
         self.tornado_note.setTextFormat(Qt.RichText)
         self.tornado_note.setWordWrap(True)
         self.tornado_note.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
         self.tornado_note.setStyleSheet("color: #444;")
-        tornado_bar = QHBoxLayout()
-        tornado_bar.addWidget(_title("Sensitivity of"))
-        tornado_bar.addWidget(self.metric_box, 1)
-        tornado_bar.addWidget(QLabel("swing:"))
-        tornado_bar.addWidget(self.fraction_box)
-        for plot in (self.p_cash, self.p_tornado):
-            plot.getPlotItem().setTitle(None)
-        grid = QGridLayout()
-        grid.addWidget(_chart_box(self.p_cash, [_title("Cumulative cash flow")], [self.cash_note]), 0, 0)
-        grid.addWidget(_chart_box(self.p_tornado, [tornado_bar], [self.tornado_value, self.tornado_note]), 0, 1)
-        grid.addWidget(_chart_box(self.bars, [self.cost_legend]), 1, 0, 1, 2)
-        grid.setRowStretch(0, 1)
-        grid.setRowStretch(1, 1)
-        grid.setColumnStretch(0, 1)
-        grid.setColumnStretch(1, 1)
-        self.p_tornado.getPlotItem().getAxis("bottom").showLabel(False)   # the metric box above names it
-        charts = QWidget()
-        charts.setLayout(grid)
-        grid.setContentsMargins(0, 0, 0, 0)
-        self.years = years_view(document)
-        split = QSplitter(Qt.Vertical)
-        split.addWidget(charts)
-        split.addWidget(self.years)
-        split.setStretchFactor(0, 4)
-        split.setStretchFactor(1, 1)
-        split.setSizes([4000, 1000])
-        split.setChildrenCollapsible(False)
-        self.years.setMinimumHeight(90)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.legend)
-        layout.addWidget(split, 1)
-        document.scenario_changed.connect(self.refresh)
-        document.current_changed.connect(self.refresh_tornado)
-        self.refresh()
+        bar = QHBoxLayout()
+        bar.addWidget(_title("Sensitivity of"))
+        bar.addWidget(self.metric_box, 1)
+        bar.addWidget(QLabel("swing:"))
+        bar.addWidget(self.fraction_box)
+        return _chart_box(self.p_tornado, [bar], [self.tornado_value, self.tornado_note])
+
+    def _declare_parts(self) -> None:
+        doc, parts = self._doc, self.redraw
+        parts.part("legend", lambda: (tuple(r.name for r in doc.results), doc.plan_colors),
+                   lambda names, colors: self.legend.setText(legend_html(list(names), colors)))
+        parts.part("cash", lambda: (doc.results, doc.plan_colors), self._draw_cash)
+        parts.part("costs", lambda: (doc.results,), self._draw_costs)
+        parts.part("rack", lambda: (doc.results, doc.plan_colors), self._draw_rack)
+        parts.part("tornado", self._tornado_inputs, self._draw_tornado)
 
     def charts(self) -> dict[str, pg.PlotItem]:
         return {"Cumulative cash flow": self.p_cash.getPlotItem(), "Cost per million tokens": self.p_cost,
                 "Revenue per rack": self.p_rack, "Sensitivity (tornado)": self.p_tornado.getPlotItem()}
 
-    def refresh(self, *_):
-        results, colors = self._doc.results, self._doc.plan_colors
-        names = [r.name for r in results]
-        set_text_if_changed(self.legend, legend_html(names, colors))
-        self._draw_cash(results, colors)
-        self._draw_costs(results, names)
-        self._draw_rack(results, names, colors)
-        self.refresh_tornado()
+    def refresh(self, *_) -> list[str]:
+        """Redraw the parts whose inputs changed (all of them the first time); the names of those drawn."""
+        return self.redraw.update()
+
+    refresh_tornado = refresh   # the tornado is one of the parts
 
     def _draw_cash(self, results, colors):
         px, py, brushes, data = [], [], [], []
         yx, yy, ybrushes = [], [], []
         for i, (line, r) in enumerate(zip(self.cash_lines.ensure(len(results), colors), results)):
-            if self.cash_lines.changed(i, (r,)):
+            if self.redraw.changed(("cash_line", i), r):
                 cumulative = np.cumsum(np.asarray(r.finance.cash_flows_usd if r.finance is not None else [], float))
                 if not np.isfinite(cumulative).any():
                     cumulative = np.empty(0)
@@ -249,8 +257,8 @@ class EconomicsView(QWidget):
                 py.append(0.0)
                 brushes.append(brush(colors[i]))
                 data.append(i)
-        set_scatter_if_changed(self.cash_points, yx, yy, ybrushes, [None] * len(yx))
-        set_scatter_if_changed(self.payback, px, py, brushes, data)
+        self._set_points(self.cash_points, yx, yy, ybrushes, [None] * len(yx))
+        self._set_points(self.payback, px, py, brushes, data)
         self._draw_tranches(results, colors)
 
     def _draw_tranches(self, results, colors):
@@ -266,7 +274,12 @@ class EconomicsView(QWidget):
                 ty.append(float(cumulative[year]))
                 brushes.append(brush(colors[i]))
                 data.append((i, int(year), float(capex[year])))
-        set_scatter_if_changed(self.tranches, tx, ty, brushes, data)
+        self._set_points(self.tranches, tx, ty, brushes, data)
+
+    def _set_points(self, scatter, xs, ys, brushes, data) -> None:
+        """setData only when the points differ from those shown (rebuilding a scatter costs a redraw)."""
+        if self.redraw.changed(("points", id(scatter)), (xs, ys, brushes, data)):
+            scatter.setData(xs, ys, brush=brushes, data=data)
 
     def _tranche_tip(self, x, y, data):
         if data is None or data[0] >= len(self._doc.results):
@@ -275,14 +288,16 @@ class EconomicsView(QWidget):
 
     def _payback_tip(self, x, y, data):
         r = self._doc.results[int(data)] if data is not None and int(data) < len(self._doc.results) else None
-        return f"{r.name}: payback after {format_metric('payback_months', r.metrics['payback_months'], r.metrics)} months" if r else ""
+        return f"{r.name}: payback after {months_text(format_metric('payback_months', r.metrics['payback_months']))}" if r else ""
 
-    def _draw_costs(self, results, names):
+    def _draw_costs(self, results):
+        names = [r.name for r in results]
         parts = [cost_components(r.finance) for r in results]
         values = {c: np.array([p[c] for p in parts], float) for c in COMPONENTS}
         self.cost_chart.set_data(names, values, [missing_reason(r) for r in results])
 
-    def _draw_rack(self, results, names, colors):
+    def _draw_rack(self, results, colors):
+        names = [r.name for r in results]
         values = np.array([r.metrics["revenue_usd_per_rack_per_year"] for r in results], float)
         self.rack_chart.set_data(names, {"revenue": values}, [missing_reason(r) for r in results],
                                  brushes={"revenue": [brush(c) for c in colors]})
@@ -293,32 +308,20 @@ class EconomicsView(QWidget):
         item.setYRange(-0.6, max(len(names) - 0.4, 0.6), padding=0)
         item.getViewBox().invertY(True)
 
-    def refresh_tornado(self, *_):
-        metric = self.metric_box.currentData()
-        fraction = self.fraction_box.currentData()
-        plan = self._doc.current_plan()
-        if plan is None:
+    def _tornado_inputs(self) -> tuple:
+        """(the current plan's result, the metric, the swing, the plan's name); no result: (None, ...)."""
+        plan, doc = self._doc.current_plan(), self._doc
+        result = doc.results[doc.current_index] if plan is not None and doc.current_index < len(doc.results) else None
+        return result, self.metric_box.currentData(), self.fraction_box.currentData(), plan.name if plan else ""
+
+    def _draw_tornado(self, result, metric, fraction, plan_name) -> None:
+        if result is None:
             return
-        result = self._doc.results[self._doc.current_index]
-        state = (result, metric, fraction, plan.name)
-        old = self._tornado_state
-        if old is not None and old[0] is result and old[1:] == state[1:]:
-            return
-        self._tornado_state = state
         swings, note = self._swings(result, metric, fraction)
-        item = self.p_tornado.getPlotItem()
         swings = swings[:10]
-        n = len(swings)
         base = float(result.metrics.get(metric, np.nan))
-        lows = np.array([s.metric_low for s in swings], float)
-        highs = np.array([s.metric_high for s in swings], float)
-        y = np.arange(n, dtype=float)
         b = base if np.isfinite(base) else 0.0
-        self.tornado_low.setOpts(x0=np.full(n, b), y=y, width=np.nan_to_num(lows - b), height=0.6)
-        self.tornado_high.setOpts(x0=np.full(n, b), y=y, width=np.nan_to_num(highs - b), height=0.6)
-        self.tornado_base.setValue(b)
-        labels = [input_label(s.input) for s in swings]
-        self._category_axis(self.p_tornado, labels)
+        lows, highs = self._draw_tornado_bars(swings, b)
         money = metric_unit(metric).startswith("USD") and "Mtok" not in metric_unit(metric)
         if self.tornado_axis.money != money:   # the tick texts change format: render the axis again
             self.tornado_axis.money = money
@@ -326,28 +329,38 @@ class EconomicsView(QWidget):
             self.tornado_axis.update()
         value = money_text(base) if money else format_metric_with_unit(metric, base)
         # the value changes with every edit: a LiveText (a new label text would re-lay out the tab)
-        self.tornado_value.setText("" if note else f"{plan.name}: {metric_label(metric)} = {value.strip()}")
-        set_text_if_changed(self.tornado_note, note or (
-            f"Each bar moves one input by ± {fraction:.0%} with the others "
-            f"held: <span style='color:#e15759'>&#9632;</span> input lower, "
-            f"<span style='color:#4e79a7'>&#9632;</span> input higher."))
+        self.tornado_value.setText("" if note else f"{plan_name}: {metric_label(metric)} = {value.strip()}")
+        note = note or (f"Each bar moves one input by ± {fraction:.0%} with the others "
+                        f"held: <span style='color:#e15759'>&#9632;</span> input lower, "
+                        f"<span style='color:#4e79a7'>&#9632;</span> input higher.")
+        if self.redraw.changed("tornado_note", note):
+            self.tornado_note.setText(note)
         finite = np.concatenate([lows[np.isfinite(lows)], highs[np.isfinite(highs)], [b]])
         lo, hi = float(finite.min()), float(finite.max())
         pad = (hi - lo) * 0.08 or abs(b) * 0.1 or 1.0
-        span = sticky_span(self._tornado_span, lo - pad, hi + pad)
+        span = sticky_span(self._tornado_span, lo - pad, hi + pad)   # the axis stays while it holds the bars
         if span != self._tornado_span:
             self._tornado_span = span
-            item.setXRange(*span, padding=0)
+            self.p_tornado.getPlotItem().setXRange(*span, padding=0)
+
+    def _draw_tornado_bars(self, swings, b: float):
+        """The bars from the base value `b` to each input's low and high; (lows, highs)."""
+        n = len(swings)
+        lows = np.array([s.metric_low for s in swings], float)
+        highs = np.array([s.metric_high for s in swings], float)
+        y = np.arange(n, dtype=float)
+        self.tornado_low.setOpts(x0=np.full(n, b), y=y, width=np.nan_to_num(lows - b), height=0.6)
+        self.tornado_high.setOpts(x0=np.full(n, b), y=y, width=np.nan_to_num(highs - b), height=0.6)
+        self.tornado_base.setValue(b)
+        labels = [input_label(s.input) for s in swings]
+        self._category_axis(self.p_tornado, labels)
+        return lows, highs
 
     def _swings(self, result, metric, fraction):
-        try:
-            from ..engine.finance.sensitivity import tornado
-        except ImportError:
-            return [], "Sensitivity is not available in this build."
         inputs = result.inputs
         if inputs is None or not np.isfinite(result.metrics.get("tokens_per_s_per_device", np.nan)):
             return [], f"{result.name}: no operating point, so no sensitivity ({'; '.join(result.warnings)})"
         try:
             return tornado(inputs, metric, fraction), ""
-        except Exception as exc:  # shown inline, never a traceback
+        except TcoError as exc:  # shown inline, never a traceback
             return [], f"Sensitivity failed: {exc}"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 
+from ..engine.decision import months_text
 from ..engine.fields import PLAN_FIELD_BY_NAME, Field
 from ..engine.metric_table import METRICS as METRIC_TABLE, missing_text
 
@@ -120,4 +121,6 @@ def format_metric_with_unit(key: str, value, metrics=None) -> str:
     unit = display_unit(key)
     if unit.startswith("%"):
         return text + unit[1:]
+    if unit == "months":
+        return months_text(text)
     return f"{text} {unit}".strip()

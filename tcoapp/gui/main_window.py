@@ -38,6 +38,7 @@ class MainWindow(QMainWindow):
         document.scenario_changed.connect(self._edit_moves_on)
         self.settings = AppSettings()
         self.runner = TaskRunner(self)
+        self.first_compute: TaskRunner | None = None   # the plans computed after the window shows (compute_later)
         self.autosave = Autosave(document, parent=self)
         self.compare = CompareView(document)
         self._performance_tab = LazyTab(self._make_performance)
@@ -90,6 +91,14 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(self.settings.geometry())
         if self.settings.window_state() is not None:
             self.restoreState(self.settings.window_state())
+
+    def compute_later(self) -> None:
+        """Compute a document made with compute=False off the GUI thread (first_compute.py); the
+        status bar says so meanwhile."""
+        if self.document.computing and self.first_compute is None:
+            from .first_compute import compute_off_thread
+            self.first_compute = compute_off_thread(self.document)
+            self.first_compute.finished.connect(self._status)
 
     # --- chart views, built on first use --------------------------------------------------------
     def _make_performance(self):
@@ -194,6 +203,10 @@ class MainWindow(QMainWindow):
         self.setWindowModified(self.document.is_dirty)
 
     def _status(self):
+        if self.document.computing:
+            self.statusBar().showMessage(f"Computing {len(self.document.scenario.plans)} plans (each runs its "
+                                         "serving search)…")
+            return
         notes = sum(len(r.warnings) for r in self.document.results)
         self.statusBar().showMessage(f"{len(self.document.scenario.plans)} plans computed; {notes} engine note(s) "
                                      f"(see the Notes row and cell tooltips)")
@@ -484,8 +497,10 @@ class MainWindow(QMainWindow):
             return
         if self._performance_tab.built:
             self.performance.stop()
-        self.runner.cancel()
-        self.runner.wait(3000)
+        for runner in (self.runner, self.first_compute):
+            if runner is not None:
+                runner.cancel()
+                runner.wait(10000)
         self.shortcuts.detach()
         self.settings.save_window(self.saveGeometry(), self.saveState())
         self.autosave.stop()

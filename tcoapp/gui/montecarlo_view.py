@@ -18,6 +18,7 @@ from .document import Document
 from .montecarlo_charts import MonteCarloCharts
 from .performance_view import legend_html, legend_label
 from .plotting import money_text
+from .redraw import Redraw
 from .uncertainty_table import UncertaintyTable
 
 GONE_COLOR = "#d4d4d4"   # not in the plan palette (colors.PLAN_COLORS)
@@ -105,7 +106,9 @@ class MonteCarloView(QWidget):
         layout.addWidget(self.legend)
         layout.addWidget(self.rows)
         document.scenario_changed.connect(self._scenario_changed)
-        document.current_changed.connect(self._current_changed)
+        self.redraw = Redraw(self, document.scenario_changed, document.current_changed)
+        self.redraw.part("colors", lambda: (self.simulation, self._plan_colors(self.simulation)), self._recolor)
+        self.redraw.part("tornado", lambda: (self.simulation, self._current_in(self.simulation)), self._draw_tornado)
         runner.cancelled.connect(self._cancelled)
         runner.failed.connect(self._failed)
         self._scenario_changed()
@@ -131,20 +134,20 @@ class MonteCarloView(QWidget):
     def show_simulation(self, sim) -> None:
         self._running = False
         self.simulation = sim
-        self.colors = self._plan_colors(sim)
-        self.charts_view.show_simulation(sim, self._current_in(sim), self.colors)
-        self._show_legend(sim)
+        self.redraw.update()   # its charts in the plans' colours, the current plan's tornado
         self.status.setText(self._summary_text(sim))
         self.pairwise.setText(pairwise_html(sim))
         self._show_empty_state()
 
-    def _plan_colors(self, sim) -> list[str]:
+    def _plan_colors(self, sim) -> tuple[str, ...]:
         """Each simulated plan's current colour, by name; GONE_COLOR for a plan no longer in the scenario."""
-        return [self._doc.color_of(p.name, GONE_COLOR) for p in sim.plans]
+        return tuple(self._doc.color_of(p.name, GONE_COLOR) for p in sim.plans) if sim is not None else ()
 
     def _current_in(self, sim) -> int:
         """The current plan's place in `sim` (found by name: plans may have moved since), or -1."""
         plan = self._doc.current_plan()
+        if sim is None:
+            return -1
         names = [p.name for p in sim.plans]
         return names.index(plan.name) if plan is not None and plan.name in names else -1
 
@@ -153,13 +156,16 @@ class MonteCarloView(QWidget):
                  for p, c in zip(sim.plans, self.colors)]
         self.legend.setText(legend_html(names, self.colors))
 
-    def _recolor(self) -> None:
-        """After plans were added, deleted or renamed: the old simulation in the current colours."""
-        colors = self._plan_colors(self.simulation)
-        if colors != self.colors:
-            self.colors = colors
-            self.charts_view.show_simulation(self.simulation, self._current_in(self.simulation), colors)
-            self._show_legend(self.simulation)
+    def _recolor(self, sim, colors) -> None:
+        """The simulation in the plans' current colours (after plans were added, deleted or renamed too)."""
+        self.colors = list(colors)
+        if sim is not None:
+            self.charts_view.show_simulation(sim, self._current_in(sim), self.colors)
+            self._show_legend(sim)
+
+    def _draw_tornado(self, sim, current: int) -> None:
+        if sim is not None:
+            self.charts_view.show_tornado(sim.plans[current] if current >= 0 else None)
 
     def _summary_text(self, sim) -> str:
         charts = f" (charts: the first {sim.kept:,})" if sim.kept < sim.draws else ""
@@ -202,13 +208,6 @@ class MonteCarloView(QWidget):
             self.status.setText(NO_ROWS)
         elif self.simulation is not None:
             self.status.setText("The scenario changed: run the simulation again to update the charts.")
-        if self.simulation is not None:
-            self._recolor()
-
-    def _current_changed(self, _index: int) -> None:
-        if self.simulation is not None:
-            i = self._current_in(self.simulation)
-            self.charts_view.show_tornado(self.simulation.plans[i] if i >= 0 else None)
 
     def _cancelled(self) -> None:
         if self._running:

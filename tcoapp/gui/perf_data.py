@@ -6,6 +6,7 @@ from functools import partial
 
 import numpy as np
 
+from ..engine.errors import TcoError
 from ..engine.fields import SELECTION_FIELDS, SERVING_FIELDS, WORKLOAD_FIELDS
 from ..engine.operating import plan_curve
 from ..engine.performance.pool_pair import busy_power_w, decode_curve
@@ -108,7 +109,7 @@ def curve_for(scenario, plan) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         if not plan.curve and np.isfinite(b_max) and batch[0] < b_max < batch[-1] and b_max not in batch:
             batch = np.union1d(batch, [np.floor(b_max)])  # the curve ends at the memory limit, not before it
             values, _ = _values(scenario, plan, batch, decode)
-    except Exception:  # noqa: BLE001 - the plan's notes carry the engine's message; draw nothing
+    except TcoError:   # the engine's refusal: the plan's notes carry its message; draw nothing
         nan = np.full(batch.shape, np.nan)
         values = {"tokens_per_s_per_device": nan, "tokens_per_s_per_user": nan, "tokens_per_joule": nan}
     if len(_cache) > 256:

@@ -18,10 +18,12 @@ from .perf_data import curve_for, has_frontier, shown_point, sweep_for_plan, swe
 from .bar_chart import nice_ceiling
 from .log_axes import LogAxes
 from .plotting import ItemPool, brush, legend_entry, make_plot, pen, pg, set_title, wants_log
+from .prediction_band import PredictionBands, band_note
+from .redraw import Redraw
 from .target_lines import TargetLines, targets_of
-from .when_shown import WhenShown
 from .worker import TaskRunner
 
+BATCH_KEYS = ("tokens_per_s_per_device", "tokens_per_s_per_user", "tokens_per_joule")
 CONFIG_TEXT = {"tensor_parallel": "TP", "expert_parallel": "EP", "attention_dp": "attention DP",
                "weight_precision": "weights", "kv_precision": "KV", "spec_decode_draft_tokens": "draft tokens"}
 
@@ -35,14 +37,18 @@ def legend_label() -> QLabel:
     return label
 
 
-def set_text_if_changed(label: QLabel, text: str) -> None:
-    if label.text() != text:
-        label.setText(text)
-
-
 def legend_html(names: list[str], colors) -> str:
     """The plan colour legend (each plan in its own colour): it wraps between plans, never inside a name."""
     return " ".join(legend_entry(c, n) for c, n in zip(colors, names))
+
+
+def _note(text: str) -> QLabel:
+    """A grey wrapping line under the charts (never widens the window)."""
+    label = QLabel(text)
+    label.setStyleSheet("color: #444;")
+    label.setWordWrap(True)
+    label.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+    return label
 
 
 def paint_marker(item, color: str) -> None:
@@ -63,19 +69,42 @@ class PerformanceView(QWidget):
         self._doc, self._runner = document, runner
         self.sweep = None
         self._sweep_key = None
-        self._shown_points: tuple = ()
-        self._emphasized: tuple = ()
-        self._front_title = ""
-        self._front_range = None
+        self.front_title = ""
         self.log_y: dict[str, bool] = {}     # metric -> its batch chart has a log y axis
+        self._build_batch_charts()
+        self._build_frontier()
+        self.legend = legend_label()
+        self.info = _note(HOVER_HINT)
+        self.band_note = _note("")
+        self.sweep_button = QPushButton("Sweep frontier")
+        self.sweep_button.setToolTip("Sweep batch x tensor/expert parallel x precision x speculative decoding "
+                                     "for the current plan's device and model (runs in the background)")
+        self.sweep_button.clicked.connect(self.run_sweep)
+        top = QHBoxLayout()
+        top.addWidget(self.legend, 1)
+        top.addWidget(self.sweep_button)
+        grid = QGridLayout()
+        for k, widget in enumerate((self.p_device, self.p_user, self.p_joule, self.p_front)):
+            grid.addWidget(widget, k // 2, k % 2)
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addLayout(grid, 1)
+        layout.addWidget(self.info)
+        layout.addWidget(self.band_note)
+        self._auto = QTimer(self, singleShot=True, interval=300)
+        self._auto.timeout.connect(self._auto_sweep)
+        self.redraw = Redraw(self, document.scenario_changed, document.current_changed)
+        self._declare_parts()
+        self.refresh()
+
+    def _build_batch_charts(self) -> None:
+        """Tokens/s per device, per user and tokens per joule against batch: a line and a marker per plan."""
         self.p_device = make_plot("Throughput per device", "Batch [sequences]",
                                   label_with_unit("tokens_per_s_per_device"), log_x=True)
         self.p_user = make_plot("Interactivity", "Batch [sequences]", label_with_unit("tokens_per_s_per_user"),
                                 log_x=True)
         self.p_joule = make_plot("Energy efficiency", "Batch [sequences]", label_with_unit("tokens_per_joule"),
                                  log_x=True)
-        self.p_front = make_plot("Frontier", label_with_unit("tokens_per_s_per_user"),
-                                 label_with_unit("tokens_per_s_per_device"))
         self._line_pools = []
         for widget in (self.p_device, self.p_user, self.p_joule):
             item = widget.getPlotItem()
@@ -83,6 +112,12 @@ class PerformanceView(QWidget):
             marks = ItemPool(item, lambda i: pg.PlotDataItem(pen=None, symbol="o", symbolSize=11, symbolPen="k"),
                              paint_marker)
             self._line_pools.append((lines, marks))
+        self.user_targets = TargetLines(self.p_user.getPlotItem(), vertical=False)
+
+    def _build_frontier(self) -> None:
+        """The frontier chart: the swept cloud, its Pareto line, the plans' stars, targets and interval bars."""
+        self.p_front = make_plot("Frontier", label_with_unit("tokens_per_s_per_user"),
+                                 label_with_unit("tokens_per_s_per_device"))
         front = self.p_front.getPlotItem()
         self.cloud = pg.ScatterPlotItem(size=5, pen=None, brush=pg.mkBrush(120, 120, 120, 90), hoverable=True,
                                         hoverBrush=pg.mkBrush("#ff9800"), hoverSize=9, tip=self._tip)
@@ -95,38 +130,9 @@ class PerformanceView(QWidget):
         self.pareto.sigPointsClicked.connect(self._clicked)   # the frontier's markers sit on top of the cloud
         self.points.sigClicked.connect(self._plan_clicked)
         self.cloud.sigHovered.connect(self._hovered)
-        self.user_targets = TargetLines(self.p_user.getPlotItem(), vertical=False)
         self.front_targets = TargetLines(front, vertical=True)
         self.front_axes = LogAxes(front.getAxis("bottom"), front.getAxis("left"))   # log where values span >10x
-        self._drawn_sweep = None
-
-        self.legend = legend_label()
-        self.info = QLabel(HOVER_HINT)
-        self.info.setStyleSheet("color: #444;")
-        self.info.setWordWrap(True)
-        self.info.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
-        self.sweep_button = QPushButton("Sweep frontier")
-        self.sweep_button.setToolTip("Sweep batch x tensor/expert parallel x precision x speculative decoding "
-                                     "for the current plan's device and model (runs in the background)")
-        self.sweep_button.clicked.connect(self.run_sweep)
-        top = QHBoxLayout()
-        top.addWidget(self.legend, 1)
-        top.addWidget(self.sweep_button)
-        grid = QGridLayout()
-        grid.addWidget(self.p_device, 0, 0)
-        grid.addWidget(self.p_user, 0, 1)
-        grid.addWidget(self.p_joule, 1, 0)
-        grid.addWidget(self.p_front, 1, 1)
-        layout = QVBoxLayout(self)
-        layout.addLayout(top)
-        layout.addLayout(grid, 1)
-        layout.addWidget(self.info)
-        self._auto = QTimer(self, singleShot=True, interval=300)
-        self._auto.timeout.connect(self._auto_sweep)
-        self.when_shown = WhenShown(self)
-        document.scenario_changed.connect(self.when_shown.changed)
-        document.current_changed.connect(self.when_shown.changed)
-        self.refresh()
+        self.bands = PredictionBands(front)
 
     def charts(self) -> dict[str, pg.PlotItem]:
         return {"Throughput per device vs batch": self.p_device.getPlotItem(),
@@ -134,46 +140,69 @@ class PerformanceView(QWidget):
                 "Tokens per joule vs batch": self.p_joule.getPlotItem(),
                 "Frontier": self.p_front.getPlotItem()}
 
-    # --- drawing -----------------------------------------------------------------------------
-    def refresh(self, *_):
-        self.when_shown.stale = False
+    # --- drawing (parts of one Redraw: each draws only when what it is drawn from changed) --------
+    def _declare_parts(self) -> None:
+        doc, parts = self._doc, self.redraw
+        parts.part("legend", lambda: (tuple(p.name for p in doc.scenario.plans), doc.plan_colors), self._draw_legend)
+        parts.part("batch", self._batch_inputs, self._draw_batch)
+        parts.part("emphasis", lambda: (doc.current_index, len(doc.scenario.plans), doc.plan_colors),
+                   self._emphasize_current)
+        parts.part("frontier", lambda: (doc.scenario.plans, doc.results, doc.current_index, self.sweep,
+                                        doc.plan_colors, self.log_y.get("tokens_per_s_per_user", False)),
+                   self._draw_frontier)
+
+    def refresh(self, *_) -> list[str]:
+        """Redraw the parts whose inputs changed (all of them the first time); the names of those drawn."""
+        return self.redraw.update()
+
+    def _draw_legend(self, names, colors) -> None:
+        self.legend.setText(legend_html(list(names), colors))
+
+    def _batch_inputs(self) -> tuple:
+        """Each plan's curve (a searched plan's: the configuration the serving search chose, so its
+        marker sits on it) and marker, the plans' targets and colours."""
         scenario, results = self._doc.scenario, self._doc.results
-        n = len(scenario.plans)
-        colors = self._doc.plan_colors
-        set_text_if_changed(self.legend, legend_html([p.name for p in scenario.plans], colors))
-        # a searched plan draws the curve of the configuration the serving search chose (its star sits on it)
-        curves = [curve_for(scenario, frozen_plan(plan, results[i].searches) if i < len(results) else plan)
-                  for i, plan in enumerate(scenario.plans)]
-        keys = ("tokens_per_s_per_device", "tokens_per_s_per_user", "tokens_per_joule")
-        points = [shown_point(plan, results[i]) for i, plan in enumerate(scenario.plans[:len(results)])]
-        for widget, (lines, marks), key in zip((self.p_device, self.p_user, self.p_joule), self._line_pools, keys):
+        shown = scenario.plans[:len(results)]
+        curves = tuple(curve_for(scenario, frozen_plan(plan, results[i].searches)) for i, plan in enumerate(shown))
+        points = tuple(tuple(shown_point(plan, results[i])[k] for k in ("batch",) + BATCH_KEYS)
+                       for i, plan in enumerate(shown))
+        return curves, points, tuple(targets_of(scenario.plans)), self._doc.plan_colors
+
+    def _draw_batch(self, curves, points, targets, colors) -> None:
+        """The three batch charts: a line per plan (redrawn where its curve changed) and its marker."""
+        n = len(curves)
+        for k, (widget, (lines, marks), key) in enumerate(zip((self.p_device, self.p_user, self.p_joule),
+                                                             self._line_pools, BATCH_KEYS)):
             log = wants_log(np.concatenate([c[1][key] for c in curves])) if curves else False
-            if self.log_y.get(key) != log:     # values spanning more than 10x: a log axis
+            if self.redraw.changed(("log_y", key), log):     # values spanning more than 10x: a log axis
                 self.log_y[key] = log
                 widget.getPlotItem().setLogMode(x=True, y=log)
             for i, (line, mark) in enumerate(zip(lines.ensure(n), marks.ensure(n, colors))):
                 batch, values = curves[i][0], curves[i][1][key]
-                if lines.changed(i, (batch, values)):
+                if self.redraw.changed(("line", key, i), (batch, values)):
                     line.setData(batch, values)
-                x, y = points[i]["batch"], points[i][key]
+                x, y = points[i][0], points[i][1 + k]
                 ok = bool(np.isfinite(x) and np.isfinite(y))
-                if marks.changed(i, (x, y) if ok else ("none",)):
+                if self.redraw.changed(("mark", key, i), (x, y)):
                     mark.setData([x] if ok else [], [y] if ok else [])
-        self._emphasize_current(n, colors)
+        user_log = self.log_y.get("tokens_per_s_per_user", False)
+        self.user_targets.update(list(targets), lambda v: float(np.log10(v)) if user_log else v)
+
+    def _draw_frontier(self, plans, results, current_index, sweep, colors, _user_log) -> None:
+        """The frontier chart of the current plan's device and model, aggregated serving: plans with
+        Pools rows (pools of their own devices and roles) are not points of it, nor is it theirs."""
+        n = len(results)
+        current = plans[current_index] if 0 <= current_index < len(plans) else None
         xs = [r.metrics["tokens_per_s_per_user"] for r in results]
         ys = [r.metrics["tokens_per_s_per_device"] for r in results]
-        current = self._doc.current_plan()
-        # the frontier is of the current plan's device and model, aggregated serving: plans with Pools
-        # rows (pools of their own devices and roles) are not points of it, nor is it theirs
         same = [current is not None and has_frontier(current) and has_frontier(p)
-                and (p.device, p.model) == (current.device, current.model) for p in scenario.plans]
+                and (p.device, p.model) == (current.device, current.model) for p in plans[:n]]
         ok = [i for i in range(n) if same[i] and np.isfinite(xs[i]) and np.isfinite(ys[i])]
-        user_log = self.log_y.get("tokens_per_s_per_user", False)
-        self.user_targets.update(targets_of(scenario.plans), lambda v: float(np.log10(v)) if user_log else v)
-        px, py = [xs[i] for i in ok], [ys[i] for i in ok]
-        front_targets = targets_of(scenario.plans, only={i for i in range(n) if same[i]})
         self._check_sweep(current)
-        self._draw_front(ok, px, py, colors, front_targets)
+        front_targets = targets_of(plans, only={i for i in range(n) if same[i]})
+        self._draw_front(ok, [xs[i] for i in ok], [ys[i] for i in ok], colors, front_targets)
+        self.bands.update([(i, results[i], xs[i], ys[i]) for i in ok], colors, self.front_axes.x, self.front_axes.y)
+        self.band_note.setText(band_note([results[i] for i in ok]) if ok else "")
 
     def _check_sweep(self, plan) -> None:
         """Title the frontier after the current plan's device and model; drop a sweep of another one."""
@@ -181,15 +210,15 @@ class PerformanceView(QWidget):
             return
         title = (f"Frontier: {plan.device} / {plan.model}" if has_frontier(plan) else
                  "Frontier: n/a (a plan with Pools rows)")
-        if title != self._front_title:
-            self._front_title = title
+        self.front_title = title
+        if self.redraw.changed("title", title):
             set_title(self.p_front.getPlotItem(), title)
         self.sweep_button.setEnabled(has_frontier(plan))
         if not has_frontier(plan):    # (see POOLS_FRONTIER): drop a sweep of the plan-level device
             self._auto.stop()
             if self.sweep is not None:
                 self._clear_sweep()
-            set_text_if_changed(self.info, POOLS_FRONTIER)
+            self.info.setText(POOLS_FRONTIER)
             return
         if self.info.text() == POOLS_FRONTIER:
             self.info.setText(HOVER_HINT)
@@ -208,12 +237,10 @@ class PerformanceView(QWidget):
             sweep_x, sweep_y = self.sweep.tokens_per_s_per_user[feasible], self.sweep.tokens_per_s_per_device[feasible]
         axes = self.front_axes
         axes.choose(np.concatenate([sweep_x, px, [t for t, _ in targets]]), np.concatenate([sweep_y, py]))
-        if self.sweep is not None and self._drawn_sweep != (id(self.sweep), axes.log):
-            self._drawn_sweep = (id(self.sweep), axes.log)
+        if self.sweep is not None and self.redraw.changed("sweep", (self.sweep, axes.log)):
             self._draw_sweep()
         points = (tuple(zip(ok, px, py, colors)), axes.log)
-        if points != self._shown_points:
-            self._shown_points = points
+        if self.redraw.changed("stars", points):
             self.points.setData(axes.x(px), axes.y(py), data=list(ok), brush=[brush(colors[i]) for i in ok])
         self.front_targets.update(targets, lambda v: float(axes.x([v])[0]))
         if self.sweep is None:
@@ -230,11 +257,11 @@ class PerformanceView(QWidget):
     def _clear_sweep(self):
         self.sweep = None
         self._sweep_key = None
-        self._drawn_sweep = None
+        self.redraw.signatures.forget("sweep")
         self.cloud.setData([], [])
         self.pareto.setData([], [])
         self.p_front.getPlotItem().enableAutoRange()
-        self._front_range = None
+        self.redraw.signatures.forget("front_range")
 
     def _fit_front(self, xs, ys) -> None:
         """Before a sweep: a range from zero that holds the plans' points and the targets (a lone
@@ -244,13 +271,11 @@ class PerformanceView(QWidget):
         xs = list(xs) + self.front_targets.shown
         x = axes.log_span(axes.x(xs)) if axes.log[0] else (0, nice_ceiling(max(xs + [1.0]) * 1.3))
         y = axes.log_span(axes.y(ys)) if axes.log[1] else (0, nice_ceiling(max(list(ys) + [1.0]) * 1.3))
-        if (x, y) != self._front_range:
-            self._front_range = (x, y)
+        if self.redraw.changed("front_range", (x, y)):
             self.p_front.getPlotItem().setRange(xRange=x, yRange=y, padding=0)
 
     def showEvent(self, event):
         super().showEvent(event)
-        self.when_shown.shown()
         plan = self._doc.current_plan()
         if plan is not None and sweep_key(plan) != self._sweep_key:
             self._auto.start()    # _auto_sweep skips a plan without a frontier
@@ -283,7 +308,7 @@ class PerformanceView(QWidget):
     def show_sweep(self, result, key=None):
         self.sweep, self._sweep_key = result, key
         self.p_front.getPlotItem().enableAutoRange()
-        self._front_range = None
+        self.redraw.signatures.forget("front_range")
         self.refresh()           # redraws the frontier chart on the axes the sweep's values want
         if self.sweep is not result:   # the current plan changed while it ran: the refresh dropped it
             return
@@ -326,12 +351,8 @@ class PerformanceView(QWidget):
             "Use this point?", QMessageBox.Yes | QMessageBox.No, QMessageBox.No)
         return answer == QMessageBox.Yes
 
-    def _emphasize_current(self, n: int, colors) -> None:
+    def _emphasize_current(self, current: int, n: int, colors) -> None:
         """Each plan's curves in its colour, the current plan's drawn thicker, so the frontier's plan stands out."""
-        current = self._doc.current_index
-        if (current, n, colors) == self._emphasized:
-            return
-        self._emphasized = (current, n, colors)
         for lines, _ in self._line_pools:
             for i, line in enumerate(lines.items[:n]):
                 line.setPen(pen(colors[i], 3.5 if i == current else 1.8))

@@ -14,6 +14,7 @@ from ..engine.fields import PLAN_FIELDS, Field
 from .document import Document
 from .labels import choice_label, format_field
 from .pools_editor import PoolsEditor
+from .redraw import Redraw
 
 GROUP_TITLES = {
     "selection": "Hardware and model", "workload": "Workload", "serving": "Serving configuration",
@@ -167,7 +168,6 @@ class PlanEditor(QWidget):
                                "(same numbers, no search; undoable)")
         self.freeze.clicked.connect(lambda: document.freeze_serving(document.current_index))
         self.editors: dict[str, FieldEditor] = {}
-        self._shown: tuple | None = None
         body = QWidget()
         body_layout = QVBoxLayout(body)
         pools_box = QGroupBox("Pools (fleet)")
@@ -205,8 +205,11 @@ class PlanEditor(QWidget):
         layout.addWidget(self.freeze)
         layout.addWidget(scroll, 1)
         self.setMinimumWidth(360)
-        document.scenario_changed.connect(self.refresh)
         document.current_changed.connect(self._on_current)
+        self.redraw = Redraw(self, document.scenario_changed)
+        self.redraw.part("plan_box", lambda: (tuple(p.name for p in document.scenario.plans), document.current_index),
+                         self._draw_plan_box)
+        self.redraw.part("plan", self._plan_inputs, self._draw_plan)
         self.refresh()
 
     def _on_current(self, _index: int) -> None:
@@ -226,33 +229,42 @@ class PlanEditor(QWidget):
             self.refresh()
         return error
 
-    def refresh(self) -> None:
-        scenario = self._doc.scenario
-        index = self._doc.current_index
-        names = tuple(p.name for p in scenario.plans)
-        shown = (index, scenario.plans[index] if index < len(names) else None,
-                 self._doc.results[index] if index < len(self._doc.results) else None,
-                 scenario.devices, scenario.models, scenario.curves, scenario.price_tiers)
-        if self._shown is not None and names == self._shown[0] and all(a is b for a, b in zip(shown, self._shown[1])) \
-                and not any(e.error.isVisible() for e in self.editors.values()):
-            return      # nothing the editor shows changed (an edit of another plan)
-        self._shown = (names, shown)
+    def refresh(self) -> list[str]:
+        """Redraw the parts whose inputs changed (an edit of another plan redraws nothing here)."""
+        return self.redraw.update()
+
+    def _draw_plan_box(self, names, index) -> None:
         self.plan_box.blockSignals(True)
         if [self.plan_box.itemText(i) for i in range(self.plan_box.count())] != list(names):
             self.plan_box.clear()   # refilled only when the names change (a refill re-lays out the editor)
             self.plan_box.addItems(list(names))
-        self.plan_box.setCurrentIndex(self._doc.current_index)
+        self.plan_box.setCurrentIndex(index)
         self.plan_box.blockSignals(False)
-        plan = self._doc.current_plan()
-        if plan is None:
+
+    def _plan_inputs(self) -> tuple:
+        """What the fields show: the current plan, its result and the names it can choose from; a
+        field showing an error is redrawn whatever changed (so the error goes)."""
+        scenario, index = self._doc.scenario, self._doc.current_index
+        errors = object() if any(e.error.isVisible() for e in self.editors.values()) else None
+        return (scenario.plans[index] if index < len(scenario.plans) else None,
+                self._doc.results[index] if index < len(self._doc.results) else None,
+                scenario.devices, scenario.models, scenario.curves, scenario.price_tiers, errors)
+
+    def _draw_plan(self, plan, result, *_lists) -> None:
+        if plan is None or result is None:
             return
-        result = self._doc.results[self._doc.current_index]
+        scenario = self._doc.scenario
         flags = size_warnings(result) + [n for n in [name_mismatch(plan, scenario.all_device_names())] if n]
         text = "\n".join([f"⚠ {w}" for w in flags] + [f"• {w}" for w in result.warnings])
         if self.notes.text() != text:   # a new text re-lays out the editor
             self.notes.setText(text)
         self.notes.setVisible(bool(flags or result.warnings))
         self.freeze.setVisible(any(s is not None for s in result.searches))
+        self._draw_fields(plan, result, scenario)
+        self.pools.refresh()
+
+    def _draw_fields(self, plan, result, scenario) -> None:
+        """Every field's value, choices, tooltip and whether it is used (greyed when the engine ignores it)."""
         lists = {"devices": scenario.all_device_names(), "models": scenario.all_model_names(),
                  "curves": list(scenario.curves), "price_tiers": list(scenario.price_tiers)}
         used = engine_used(plan, result)
@@ -271,7 +283,6 @@ class PlanEditor(QWidget):
             editor = self.editors[name]
             editor.widget.setEnabled(name not in greyed)
             editor.widget.setToolTip(editor.tip + (f"\n{used[name][1]}" if name in used else ""))
-        self.pools.refresh()
 
 
 def engine_used(plan, result) -> dict[str, tuple[float, str]]:

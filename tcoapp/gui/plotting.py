@@ -159,14 +159,13 @@ class ItemPool:
 
     def __init__(self, plot: pg.PlotItem, factory, paint=None):
         self._plot, self._factory, self._paint = plot, factory, paint
-        self.items, self._keys, self._colors = [], [], []
+        self.items, self._colors = [], []
 
     def ensure(self, n: int, colors=()) -> list:
         while len(self.items) < n:
             item = self._factory(len(self.items))
             self._plot.addItem(item)
             self.items.append(item)
-            self._keys.append(None)
             self._colors.append(None)
         for i, item in enumerate(self.items):
             if item.isVisible() != (i < n):
@@ -177,14 +176,3 @@ class ItemPool:
                     self._colors[i] = color
                     self._paint(self.items[i], color)
         return self.items[:n]
-
-    def changed(self, i: int, key: tuple) -> bool:
-        """True (and remember `key`) unless item i already shows data built from the very same
-        objects (compared by identity, or equality for plain numbers and strings)."""
-        old = self._keys[i]
-        same = old is not None and len(old) == len(key) and all(
-            a is b or (isinstance(a, (int, float, str)) and a == b) for a, b in zip(old, key))
-        if same:
-            return False
-        self._keys[i] = key
-        return True

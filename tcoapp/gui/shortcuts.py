@@ -1,13 +1,16 @@
 """Undo and redo of the document from anywhere: Ctrl+Z, Ctrl+Shift+Z and Ctrl+Y.
 
 A line edit claims Ctrl+Z for its own (empty, since the editor sets its text) undo history, so the
-Edit menu's shortcut never fires while a field has focus. This application event filter takes those
-keys from any widget of the window: a plan-editor field with typed but uncommitted text commits it
-first (so Ctrl+Z right after typing undoes that edit, and redo brings it back), then the document's
-undo stack moves.
+Edit menu's shortcut never fires while a field has focus. This event filter takes those keys from
+any widget of the window: a plan-editor field with typed but uncommitted text commits it first (so
+Ctrl+Z right after typing undoes that edit, and redo brings it back), then the document's undo
+stack moves. It watches the focus widget only (key events go to it first) and follows the focus:
+a filter on the whole application would run Python for every event of every widget (each paint,
+each layout), which is most of what showing the window and redrawing a chart cost.
 """
 from __future__ import annotations
 
+import shiboken6
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QApplication, QDialog, QWidget
@@ -43,12 +46,26 @@ def pending_commit(widget: QWidget | None):
 
 
 class UndoShortcuts(QObject):
-    """Installed on the application; acts for key events inside `window` only."""
+    """Installed on the focus widget while it is inside `window`; acts for its key events."""
 
     def __init__(self, window, undo_stack):
         super().__init__(window)
         self._window, self._stack = window, undo_stack
-        QApplication.instance().installEventFilter(self)
+        self._watched: QWidget | None = None
+        self._following = True
+        QApplication.instance().focusChanged.connect(self._focus_changed)
+        self._focus_changed(None, QApplication.focusWidget())
+
+    def _focus_changed(self, _old, new) -> None:
+        self._unwatch()
+        if new is not None and self._inside(new):
+            self._watched = new
+            new.installEventFilter(self)
+
+    def _unwatch(self) -> None:
+        if self._watched is not None and shiboken6.isValid(self._watched):
+            self._watched.removeEventFilter(self)
+        self._watched = None
 
     def eventFilter(self, obj, event) -> bool:
         kind = event.type()
@@ -78,4 +95,8 @@ class UndoShortcuts(QObject):
         return False
 
     def detach(self) -> None:
-        QApplication.instance().removeEventFilter(self)
+        """The window closes: stop following the focus (once; a second close does nothing)."""
+        if self._following:
+            self._following = False
+            QApplication.instance().focusChanged.disconnect(self._focus_changed)
+        self._unwatch()

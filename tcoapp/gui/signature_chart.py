@@ -12,9 +12,11 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidg
 
 from .inline_error import InlineError
 from .labels import label_with_unit
-from .performance_view import legend_label, set_text_if_changed
+from .performance_view import legend_label
 from .log_axes import LogAxes
 from .plotting import ItemPool, NumberAxis, brush, legend_entry, make_plot, pen, pg
+from .prediction_band import PredictionBands, band_note
+from .redraw import Redraw
 from .signature_data import frontiers, plan_points
 
 MODES = {"per_mw": "Tokens/s per MW [tokens/s/MW]",
@@ -35,7 +37,7 @@ class SignatureChart(QWidget):
         self.mode.addItem("per MW of facility power", "per_mw")
         self.mode.addItem("per device", "per_device")
         self.mode.setToolTip("Facility power = servers at nameplate x PUE: what a power-limited site must hold")
-        self.mode.activated.connect(lambda _: self.refresh())
+
         self.x_axis, self.y_axis = NumberAxis("bottom"), NumberAxis("left")
         self.plot = make_plot("Throughput against interactivity", label_with_unit("tokens_per_s_per_user"),
                               MODES["per_mw"], x_axis=self.x_axis, y_axis=self.y_axis, grid="both")
@@ -49,6 +51,7 @@ class SignatureChart(QWidget):
                                          tip=self._tip)
         self.points.setZValue(20)
         item.addItem(self.points)
+        self.bands = PredictionBands(item)
         self.legend = legend_label()
         self.note = QLabel()
         self.note.setWordWrap(True)
@@ -68,16 +71,22 @@ class SignatureChart(QWidget):
         self.shown_frontiers = []
         self.shown_points = []
         self.axes = LogAxes(self.x_axis, self.y_axis)
+        self.redraw = Redraw(self, document.scenario_changed, self.mode.activated)
+        self.redraw.part("chart", lambda: (document.scenario, document.results, document.plan_colors,
+                                           self.mode.currentData()), self._draw)
 
     @property
     def log(self) -> tuple[bool, bool]:
         return self.axes.log
 
-    def refresh(self) -> None:
-        scenario, results, colors = self._doc.scenario, self._doc.results, self._doc.plan_colors
+    def refresh(self) -> list[str]:
+        """Redraw if the document or the mode changed since the chart was drawn."""
+        return self.redraw.update()
+
+    def _draw(self, scenario, results, colors, mode) -> None:
         fronts = frontiers(scenario, results)
         points = plan_points(scenario, results)
-        per_mw = self.mode.currentData() == "per_mw"
+        per_mw = mode == "per_mw"
         ykey = "tokens_per_s_per_mw" if per_mw else "tokens_per_s_per_device"
         xs = np.concatenate([f.tokens_per_s_per_user for f in fronts] + [[p.tokens_per_s_per_user for p in points]])
         ys = np.concatenate([getattr(f, ykey) for f in fronts] + [[getattr(p, ykey) for p in points]])
@@ -97,15 +106,24 @@ class SignatureChart(QWidget):
                                          **{"font-size": "10pt"})
         self._fit_range(lx(xs), ly(ys), lx(wanted) if wanted else np.empty(0))
         self.shown_frontiers, self.shown_points = fronts, ok
+        self.bands.update([(p.index, results[p.index], p.tokens_per_s_per_user, getattr(p, ykey)) for p in ok],
+                          colors, lx, ly)
+        self._draw_texts(fronts, points, ok, results)
+
+    def _draw_texts(self, fronts, points, ok, results) -> None:
+        colors = self._doc.plan_colors
         entries = [legend_entry(colors[p.index], p.name, "&#9733;") for p in points]
         entries += [legend_entry(frontier_color(f, colors), f"{f.label} frontier", "&#9473;") for f in fronts]
-        set_text_if_changed(self.legend, " ".join(entries))
+        if self.redraw.changed("legend", entries):
+            self.legend.setText(" ".join(entries))
         missing = [p.name for p in points if p not in ok]
         text = ("Lines: the best configuration of each device at every interactivity (swept batch x parallelism x "
                 "precision x speculative decoding, and the plans' own curves and points). Stars: the plans. Dashed: targets.")
         if missing:
             text += " Not drawn (no operating point): " + ", ".join(missing) + "."
-        set_text_if_changed(self.note, text)
+        text += " " + band_note([results[p.index] for p in ok])
+        if self.redraw.changed("note", text):
+            self.note.setText(text)
         problems = [f"{f.label}: the configurations could not be swept ({f.problem}); its line shows only its plans' "
                     "own curves and points." for f in fronts if f.problem]
         if "\n".join(problems) != self.problem.text():

@@ -57,9 +57,8 @@ def _swept(scenario, plan):
     if not isinstance(job, str):
         try:
             result = job(progress=lambda _f: None, should_cancel=lambda: False)
-        except Exception as exc:  # noqa: BLE001 - the plans' curves still draw; the chart says why
-            text = str(exc) if isinstance(exc, TcoError) else f"{type(exc).__name__}: {exc}"
-            return np.empty(0), np.empty(0), text  # not cached: the next refresh tries again
+        except TcoError as exc:   # the engine's refusal: the plans' curves still draw; the chart says why
+            return np.empty(0), np.empty(0), str(exc)  # not cached: the next refresh tries again
         ok = np.asarray(result.feasible, bool)
         value = (np.asarray(result.tokens_per_s_per_user, float)[ok], np.asarray(result.tokens_per_s_per_device, float)[ok],
                  "" if ok.any() else "no configuration of the sweep is feasible")

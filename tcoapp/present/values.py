@@ -71,4 +71,6 @@ def metric_value(key: str, value: float | None, metrics=None) -> str:
     if unit == "tokens/yr":
         return f"{value:,.0f} tokens/yr"
     number = f"{value:,.0f}" if abs(value) >= 100 else significant(value)
+    if unit == "months" and number in ("1", "1.00"):
+        return f"{number} month"
     return f"{number} {_UNIT_WORDS.get(unit, unit)}".rstrip()

@@ -7,6 +7,7 @@ import pytest
 
 from tcoapp.engine import decision
 from tcoapp.engine.compute import compute_plan, compute_scenario
+from tcoapp.engine.decision import months_text
 from tcoapp.engine.finance.sensitivity import breakeven_output_price
 from tcoapp.io.default_scenario import default_scenario
 
@@ -60,7 +61,7 @@ def test_ratios_text_states_ratios_and_paybacks(computed):
     text = decision.ratios_text(other, ref, results)
     ratio = other.tokens_per_s_per_mw / ref.tokens_per_s_per_mw
     assert f"{ratio:.2g}x tokens per MW" in text
-    assert f"payback {other.payback_months:.0f} vs {ref.payback_months:.0f} months" in text
+    assert f"payback {months_text(f'{other.payback_months:.0f}')} vs {months_text(f'{ref.payback_months:.0f}')}" in text
     assert decision.ratios_text(ref, ref, results) == "reference plan"
 
 

@@ -90,9 +90,9 @@ def test_hidden_decision_view_redraws_when_shown(window, qtbot):
     window.tabs.setCurrentIndex(window.tabs.indexOf(window.compare))
     doc = window.document
     doc.set_plan_value(0, "min_tokens_per_s_per_user", 20)
-    assert window.decision.when_shown.stale
+    assert window.decision.redraw.stale
     window.tabs.setCurrentIndex(window.tabs.indexOf(window.decision))
-    qtbot.waitUntil(lambda: not window.decision.when_shown.stale)
+    qtbot.waitUntil(lambda: not window.decision.redraw.stale)
     values = {round(t.value(), 6) for t in window.decision.chart.targets.items if t.isVisible()}
     assert len(values) == 2
 
@@ -152,8 +152,10 @@ def test_a_sweep_that_fails_in_the_signature_chart_says_why_under_it(window, qtb
     import tcoapp.engine.performance.frontier as frontier
     import tcoapp.gui.signature_data as signature_data
 
-    def broken_sweep(*args, **kw):
-        raise RuntimeError("sweep table exhausted")
+    from tcoapp.engine.errors import TcoError
+
+    def broken_sweep(*args, **kw):   # the engine refuses (its own error type; a bug elsewhere is not hidden)
+        raise TcoError("sweep table exhausted")
     monkeypatch.setattr(frontier, "sweep", broken_sweep)
     monkeypatch.setattr(signature_data, "_sweeps", {})     # nothing cached from earlier tests
     window.tabs.setCurrentIndex(window.tabs.indexOf(window.decision))
@@ -163,10 +165,10 @@ def test_a_sweep_that_fails_in_the_signature_chart_says_why_under_it(window, qtb
     problem = chart.problem
     assert problem.isVisible()
     for device in devices:
-        assert f"{device}: the configurations could not be swept (RuntimeError: sweep table exhausted)" in problem.text()
+        assert f"{device}: the configurations could not be swept (sweep table exhausted)" in problem.text()
     assert problem.geometry().top() >= chart.plot.geometry().bottom()    # under the chart, not over it
-    monkeypatch.undo()                                      # the sweep works again: the next refresh says nothing
-    chart.refresh()
+    monkeypatch.undo()                                      # the sweep works again: the next edit says nothing
+    assert window.document.set_plan_value(0, "utilization", 0.61) is None
     assert not problem.isVisible() and problem.text() == ""
 
 

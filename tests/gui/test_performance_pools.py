@@ -69,7 +69,7 @@ def test_a_plan_with_pools_rows_has_no_frontier_and_says_why(open_window):
     window.tabs.setCurrentIndex(window.tabs.indexOf(window._performance_tab))
     pools_plan = next(i for i, p in enumerate(doc.scenario.plans) if p.pools)
     doc.set_current_index(pools_plan)
-    assert "n/a" in view._front_title and view.sweep is None
+    assert "n/a" in view.front_title and view.sweep is None
     assert "Pools rows" in view.info.text()
     assert not view.sweep_button.isEnabled()
     view.run_sweep()                                   # refused inline, no sweep started
@@ -77,7 +77,7 @@ def test_a_plan_with_pools_rows_has_no_frontier_and_says_why(open_window):
     assert "Pools rows" in window.problems.text()
     assert len(view.points.data) == 0                  # no plan's star on a frontier that is not drawn
     doc.set_current_index(0)
-    assert "n/a" not in view._front_title and "Hover" in view.info.text() and view.sweep_button.isEnabled()
+    assert "n/a" not in view.front_title and "Hover" in view.info.text() and view.sweep_button.isEnabled()
 
 
 def test_no_sweep_starts_or_lands_for_a_plan_with_pools_rows(open_window, qtbot):

@@ -15,6 +15,7 @@ def sample_window(open_window):
 
 
 def test_costs_spanning_more_than_10x_get_a_log_axis_and_labels(sample_window):
+    sample_window.tabs.setCurrentIndex(sample_window.tabs.indexOf(sample_window._economics_tab))   # a hidden tab is not drawn
     econ = sample_window.economics
     costs = np.array([r.metrics["cost_per_million_output_tokens_usd"] for r in sample_window.document.results])
     finite = costs[np.isfinite(costs)]
@@ -35,6 +36,7 @@ def test_costs_spanning_more_than_10x_get_a_log_axis_and_labels(sample_window):
 
 
 def test_narrow_span_stays_linear(window):
+    window.tabs.setCurrentIndex(window.tabs.indexOf(window._economics_tab))   # a hidden tab is not drawn
     econ = window.economics
     doc = window.document
     for i in range(len(doc.scenario.plans)):
@@ -46,6 +48,7 @@ def test_narrow_span_stays_linear(window):
 
 
 def test_legends_sit_outside_the_plots_and_never_break_a_name(sample_window):
+    sample_window.tabs.setCurrentIndex(sample_window.tabs.indexOf(sample_window._economics_tab))   # a hidden tab is not drawn
     econ = sample_window.economics
     assert econ.cost_legend.parent() is not None and "capex" in econ.cost_legend.text()
     assert econ.p_cost.legend is None
@@ -55,6 +58,7 @@ def test_legends_sit_outside_the_plots_and_never_break_a_name(sample_window):
 
 
 def test_titles_are_outside_the_plots(sample_window):
+    sample_window.tabs.setCurrentIndex(sample_window.tabs.indexOf(sample_window._economics_tab))   # a hidden tab is not drawn
     econ = sample_window.economics
     for plot in (econ.p_cash, econ.p_tornado):
         assert not plot.getPlotItem().titleLabel.isVisible()

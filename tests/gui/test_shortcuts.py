@@ -122,12 +122,15 @@ def test_implausible_size_warned_in_the_editor(window):
 
 
 def test_ctrl_z_works_in_the_floating_editor_but_not_in_a_dialog(window, qtbot):
-    from PySide6.QtWidgets import QDockWidget, QInputDialog, QLineEdit
+    from PySide6.QtWidgets import QApplication, QDockWidget, QInputDialog, QLineEdit
     doc = window.document
     dock = window.findChild(QDockWidget, "plan_editor_dock")
     dock.setFloating(True)
+    dock.activateWindow()   # the user clicks into the floating editor: its window is the active one
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is dock)
     widget = field(window, "utilization")
     type_into(qtbot, widget, "0.45")
+    assert QApplication.focusWidget() is widget
     qtbot.keyClick(widget, Qt.Key_Return)
     qtbot.keyClick(widget, Qt.Key_Z, Qt.ControlModifier)
     assert doc.scenario.plans[0].utilization == 0.7

@@ -15,6 +15,10 @@ def cell(window, key, col):
 
 
 def cash_curve(window, i):
+    """Plan i's cash-flow line as the Economics tab draws it (a hidden tab is drawn when shown)."""
+    current = window.tabs.currentIndex()
+    window.tabs.setCurrentIndex(window.tabs.indexOf(window._economics_tab))
+    window.tabs.setCurrentIndex(current)
     return np.array(window.economics.cash_lines.items[i].yData, float)
 
 
@@ -86,6 +90,7 @@ def test_choice_and_device_editors(window):
 
 
 def test_add_duplicate_rename_delete_plan(window, monkeypatch):
+    window.tabs.setCurrentIndex(window.tabs.indexOf(window._economics_tab))   # a hidden tab is not drawn
     doc = window.document
     n = len(doc.scenario.plans)
     window.compare.add_button.click()
@@ -247,6 +252,7 @@ def test_serving_search_shows_its_choice_and_freezes_in_one_click(window, qtbot)
 
 
 def test_the_frontier_view_draws_the_searched_configuration_and_names_it(window, qtbot):
+    window.tabs.setCurrentIndex(window.tabs.indexOf(window._performance_tab))   # a hidden tab is not drawn
     doc = window.document
     i = feasible_plan(doc)
     doc.set_current_index(i)

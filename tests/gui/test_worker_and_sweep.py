@@ -53,6 +53,7 @@ def test_runner_error_is_a_message(qtbot):
 
 
 def test_sweep_runs_then_click_sets_operating_point(window, qtbot, dialogs):
+    window.tabs.setCurrentIndex(window.tabs.indexOf(window._performance_tab))   # a hidden tab is not drawn
     pytest.importorskip("tcoapp.engine.performance.frontier")
     from PySide6.QtWidgets import QMessageBox
     dialogs.answer = QMessageBox.Yes
@@ -75,6 +76,7 @@ def test_sweep_runs_then_click_sets_operating_point(window, qtbot, dialogs):
 
 
 def test_sweep_cancel_from_progress_panel(window, qtbot, monkeypatch):
+    window.tabs.setCurrentIndex(window.tabs.indexOf(window._performance_tab))   # a hidden tab is not drawn
     pytest.importorskip("tcoapp.engine.performance.frontier")
     import tcoapp.gui.perf_data as perf_data
 
@@ -96,6 +98,7 @@ def test_sweep_cancel_from_progress_panel(window, qtbot, monkeypatch):
 
 
 def test_frontier_hover_text_and_plan_star_click(window, qtbot):
+    window.tabs.setCurrentIndex(window.tabs.indexOf(window._performance_tab))   # a hidden tab is not drawn
     pytest.importorskip("tcoapp.engine.performance.frontier")
     view = window.performance
     with qtbot.waitSignal(window.runner.succeeded, timeout=60000):
@@ -111,6 +114,7 @@ def test_frontier_hover_text_and_plan_star_click(window, qtbot):
 
 
 def test_choosing_a_frontier_point_asks_before_replacing_the_target(window, qtbot, dialogs):
+    window.tabs.setCurrentIndex(window.tabs.indexOf(window._performance_tab))   # a hidden tab is not drawn
     pytest.importorskip("tcoapp.engine.performance.frontier")
     from PySide6.QtWidgets import QMessageBox
     dialogs.answer = QMessageBox.No
@@ -146,6 +150,7 @@ def test_targets_drawn_on_interactivity_and_frontier_charts(window):
 
 
 def test_frontier_axis_before_a_sweep_has_distinct_ticks(window):
+    window.tabs.setCurrentIndex(window.tabs.indexOf(window._performance_tab))   # a hidden tab is not drawn
     view = window.performance
     view._clear_sweep()
     view.refresh()
@@ -156,6 +161,7 @@ def test_frontier_axis_before_a_sweep_has_distinct_ticks(window):
 
 
 def test_clicking_a_frontier_marker_sets_the_operating_point(window, qtbot, dialogs):
+    window.tabs.setCurrentIndex(window.tabs.indexOf(window._performance_tab))   # a hidden tab is not drawn
     pytest.importorskip("tcoapp.engine.performance.frontier")
     from PySide6.QtWidgets import QMessageBox
     dialogs.answer = QMessageBox.Yes
@@ -168,6 +174,7 @@ def test_clicking_a_frontier_marker_sets_the_operating_point(window, qtbot, dial
 
 
 def test_batch_charts_turn_log_where_values_span_a_decade(window):
+    window.tabs.setCurrentIndex(window.tabs.indexOf(window._performance_tab))   # a hidden tab is not drawn
     view = window.performance
     doc = window.document
     for key, widget in (("tokens_per_s_per_device", view.p_device), ("tokens_per_joule", view.p_joule),

@@ -1,0 +1,33 @@
+"""The first computation of a document's plans, off the GUI thread, so the window shows before the
+engine has computed (every default plan runs the serving search: most of what start-up would cost).
+
+Until the results arrive every view reads "computing…" for every plan (the document's `computing`
+flag, the status bar and the Decision headline say so); an edit before then computes on the spot as
+always, and the late results are dropped (`Document.computed`). Uses its own `TaskRunner`, so a sweep
+or an open started meanwhile does not cancel it.
+"""
+from __future__ import annotations
+
+from ..engine.errors import Cancelled
+from .document import Document, safe_compute
+from .worker import TaskRunner
+
+
+def compute_off_thread(document: Document) -> TaskRunner:
+    """Start computing `document`'s plans in a worker thread; the runner (its `finished` signal is
+    emitted once the results are in the document, or were dropped)."""
+    scenario = document.scenario
+    runner = TaskRunner(document)
+
+    def job(progress, should_cancel):
+        results = []
+        for i, plan in enumerate(scenario.plans):
+            if should_cancel():   # the window is closing
+                raise Cancelled("the first computation of the plans was cancelled")
+            results.append(safe_compute(scenario, plan))
+            progress((i + 1) / max(len(scenario.plans), 1))
+        return tuple(results)
+
+    runner.start("Computing the plans…", job, on_success=lambda results: document.computed(scenario, results),
+                 kind="compute")
+    return runner
