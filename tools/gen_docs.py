@@ -19,7 +19,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from tcoapp.engine.compute import METRIC_KEYS  # noqa: E402
-from tcoapp.engine.fields import (  # noqa: E402
+from tcoapp.engine.quantities.inputs import (  # noqa: E402
     CURVE_POINT_FIELDS, DEVICE_FIELDS, MODEL_FIELDS, PLAN_FIELDS, POOL_FIELDS, PRICE_TIER_FIELDS, Field,
 )
 from tcoapp.engine.performance.factors import DEFAULT_FACTORS, FACTOR_NAMES  # noqa: E402
@@ -93,7 +93,7 @@ def _table_section(title: str, intro: str, fields: tuple[Field, ...]) -> list[st
 
 
 def _calibration_section() -> list[str]:
-    from tcoapp.engine.factor_table import FACTOR_FIELD_BY_NAME
+    from tcoapp.engine.quantities.factors import FACTOR_FIELD_BY_NAME
 
     lines = ["## Calibration", "",
              "Rows of `key | unit | value` (from row 2): the efficiency factors of the generated "
@@ -225,7 +225,7 @@ def _where_it_enters(key: str) -> str:
 
 
 def _uncertainty_section() -> list[str]:
-    from tcoapp.engine.factor_table import FACTOR_FIELDS
+    from tcoapp.engine.quantities.factors import FACTOR_FIELDS
     from tcoapp.engine.uncertainty.fields import UNCERTAINTY_FIELDS
 
     lines = _table_section(

@@ -13,7 +13,7 @@ import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
 
-from ..engine.fields import CURVE_POINT_FIELDS, DEVICE_FIELDS, MODEL_FIELDS, Field
+from ..engine.quantities.inputs import CURVE_POINT_FIELDS, DEVICE_FIELDS, MODEL_FIELDS, Field
 from ..engine.performance.measured import config_text
 from .document import Document
 from ..engine.validate import coerce

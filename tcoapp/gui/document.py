@@ -15,9 +15,10 @@ import numpy as np
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
-from ..engine.compute import METRIC_KEYS, PlanResult, compute_plan
+from ..engine.compute import PlanResult, compute_plan
+from ..engine.quantities.metrics import Metrics
 from ..engine.errors import TcoError, ValidationError
-from ..engine.fields import PLAN_FIELD_BY_NAME
+from ..engine.quantities.inputs import PLAN_FIELD_BY_NAME
 from ..engine.normalize import LABELS as NORMALIZATION_LABELS, NORMALIZATIONS, normalize as engine_normalize
 from ..engine.performance.curve import missing_point
 from ..engine.performance.measured import make_measured_curve
@@ -416,5 +417,4 @@ def _safe_compute(scenario: Scenario, plan: Plan) -> PlanResult:
     except Exception as exc:  # noqa: BLE001 - an engine failure on one plan must not take the app down
         message = str(exc) if isinstance(exc, TcoError) else \
             f"the engine could not compute this plan ({type(exc).__name__}: {exc})"
-        nan = float("nan")
-        return PlanResult(plan.name, missing_point("error", message), {k: nan for k in METRIC_KEYS}, {}, (message,))
+        return PlanResult(plan.name, missing_point("error", message), Metrics.nan(), {}, (message,))

@@ -10,7 +10,9 @@ from PySide6.QtWidgets import (
     QComboBox, QGridLayout, QHBoxLayout, QLabel, QSizePolicy, QSplitter, QVBoxLayout, QWidget,
 )
 
-from ..engine.fields import DEVICE_FIELDS, PLAN_FIELD_BY_NAME, by_name
+from ..engine.quantities.finance import BAR_SEGMENTS, OTHER_PARTS
+from ..engine.quantities.metrics import TORNADO_METRICS
+from ..engine.quantities.inputs import DEVICE_FIELDS, PLAN_FIELD_BY_NAME, by_name
 from .document import Document
 from .years_table import years_view
 from .labels import format_metric, format_metric_with_unit, label_with_unit, metric_label, metric_unit
@@ -23,12 +25,9 @@ from .plotting import (
 )
 
 DEVICE_FIELD_BY_NAME = by_name(DEVICE_FIELDS)
-COMPONENTS = ("capex", "energy", "colocation", "maintenance", "other")
-OTHER_PARTS = ("software", "rent", "staff")
-TORNADO_METRICS = ("npv_usd", "cost_per_million_output_tokens_usd", "payback_months", "irr", "roi",
-                   "revenue_usd_per_rack_per_year")
+COMPONENTS = BAR_SEGMENTS  # the cost bar: capex, each opex part's segment (quantity table)
 FRACTIONS = (0.1, 0.2, 0.3, 0.5)
-COMPONENT_TEXT = {"other": "other (software, rent, staff)"}
+COMPONENT_TEXT = {"other": f"other ({', '.join(OTHER_PARTS)})"}
 
 
 SHORT_REASONS = (("not met at any", "target not met"), ("cannot be racked", "server above the rack power cap"),
@@ -243,7 +242,7 @@ class EconomicsView(QWidget):
                 yx.extend(x[finite].tolist())
                 yy.extend(y[finite].tolist())
                 ybrushes.extend([brush(colors[i])] * int(finite.sum()))
-            months = r.metrics["payback_months"]
+            months = r.metrics.payback_months
             if np.isfinite(months):
                 px.append(months / 12.0)
                 py.append(0.0)
@@ -275,7 +274,7 @@ class EconomicsView(QWidget):
 
     def _payback_tip(self, x, y, data):
         r = self._doc.results[int(data)] if data is not None and int(data) < len(self._doc.results) else None
-        return f"{r.name}: payback after {format_metric('payback_months', r.metrics['payback_months'], r.metrics)} months" if r else ""
+        return f"{r.name}: payback after {format_metric('payback_months', r.metrics.payback_months, r.metrics)} months" if r else ""
 
     def _draw_costs(self, results, names):
         parts = [cost_components(r.finance) for r in results]
@@ -283,7 +282,7 @@ class EconomicsView(QWidget):
         self.cost_chart.set_data(names, values, [missing_reason(r) for r in results])
 
     def _draw_rack(self, results, names, colors):
-        values = np.array([r.metrics["revenue_usd_per_rack_per_year"] for r in results], float)
+        values = np.array([r.metrics.revenue_usd_per_rack_per_year for r in results], float)
         self.rack_chart.set_data(names, {"revenue": values}, [missing_reason(r) for r in results],
                                  brushes={"revenue": [brush(c) for c in colors]})
 
@@ -309,7 +308,7 @@ class EconomicsView(QWidget):
         item = self.p_tornado.getPlotItem()
         swings = swings[:10]
         n = len(swings)
-        base = float(result.metrics.get(metric, np.nan))
+        base = float(getattr(result.metrics, metric))
         lows = np.array([s.metric_low for s in swings], float)
         highs = np.array([s.metric_high for s in swings], float)
         y = np.arange(n, dtype=float)
@@ -345,7 +344,7 @@ class EconomicsView(QWidget):
         except ImportError:
             return [], "Sensitivity is not available in this build."
         inputs = result.inputs
-        if inputs is None or not np.isfinite(result.metrics.get("tokens_per_s_per_device", np.nan)):
+        if inputs is None or not np.isfinite(result.metrics.tokens_per_s_per_device):
             return [], f"{result.name}: no operating point, so no sensitivity ({'; '.join(result.warnings)})"
         try:
             return tornado(inputs, metric, fraction), ""

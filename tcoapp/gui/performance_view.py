@@ -160,8 +160,8 @@ class PerformanceView(QWidget):
                 if marks.changed(i, (x, y) if ok else ("none",)):
                     mark.setData([x] if ok else [], [y] if ok else [])
         self._emphasize_current(n, colors)
-        xs = [r.metrics["tokens_per_s_per_user"] for r in results]
-        ys = [r.metrics["tokens_per_s_per_device"] for r in results]
+        xs = [r.metrics.tokens_per_s_per_user for r in results]
+        ys = [r.metrics.tokens_per_s_per_device for r in results]
         current = self._doc.current_plan()
         # the frontier is of the current plan's device and model, aggregated serving: plans with Pools
         # rows (pools of their own devices and roles) are not points of it, nor is it theirs
@@ -309,8 +309,8 @@ class PerformanceView(QWidget):
         if plan is None:
             return ""
         m = self._doc.results[int(data)].metrics   # x and y are axis coordinates (log10 on a log axis)
-        text = (f"{plan.name}\n{m['tokens_per_s_per_device']:,.0f} tokens/s per device at "
-                f"{m['tokens_per_s_per_user']:.3g} tokens/s per user")
+        text = (f"{plan.name}\n{m.tokens_per_s_per_device:,.0f} tokens/s per device at "
+                f"{m.tokens_per_s_per_user:.3g} tokens/s per user")
         searched = self._doc.results[int(data)].serving_text()
         return text + (f"\nserving search chose {searched}" if searched else "")
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from ..engine.fields import PRICE_TIER_FIELDS, by_name
-from ..engine.factor_table import FACTOR_FIELD_BY_NAME
-from ..engine.factor_table import factor_problem
+from ..engine.quantities.inputs import PRICE_TIER_FIELDS, by_name
+from ..engine.quantities.factors import FACTOR_FIELD_BY_NAME
+from ..engine.quantities.factors import factor_problem
 from ..engine.scenario import PriceTiers
 from ..engine.validate import coerce
 from .document import Document

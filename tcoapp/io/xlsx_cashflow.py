@@ -17,7 +17,7 @@ import math
 from openpyxl.utils import get_column_letter
 
 from ..engine.finance.depreciation import MACRS_5_PERCENT, MACRS_7_PERCENT
-from ..engine.finance.quantities import YEAR_QUANTITY_BY_KEY
+from ..engine.quantities.finance import OPEX_PARTS, POOL_YEAR_KEYS, YEAR_QUANTITY_BY_KEY
 from ..engine.scenario import Scenario
 from . import sheets as S
 from .xlsx_checks import banner
@@ -86,8 +86,8 @@ CF_HELP = {
 }
 SUMMARY_ROWS = ("equity_npv_usd", "equity_irr_guess_engine", *EQUITY_IRR_ATTEMPTS, "equity_irr", "min_dscr", "npv_usd", "irr_guess_engine", "irr_guess_flows", "irr_guess_first_year", "irr_guess_last_year", "irr",
                 "payback_months")
-POOL_SUMMED = ("output_tokens", "revenue_usd", "energy_usd", "colocation_usd", "maintenance_usd", "software_usd",
-               "rent_usd", "capex_usd", "depreciation_usd", "residual_value_usd")
+FINANCING_POOL_ROWS = tuple(k for k in POOL_YEAR_KEYS[1:] if YEAR_QUANTITY_BY_KEY[k].cashflow == "financing")
+POOL_SUMMED = tuple(k for k in POOL_YEAR_KEYS if k not in ("active",) + FINANCING_POOL_ROWS)  # plan row = the pools' sum
 
 
 def cf_unit(key: str) -> str:
@@ -204,8 +204,7 @@ class _BlockFormulas:
             cells[key] = self._na("+".join(here(f"pool{k}.{key}") for k in range(1, self.pools + 1)))
         cells["input_tokens"] = self._na(f"{here('output_tokens')}*{p('input_tokens')}/{p('output_tokens')}")
         cells["staff_usd"] = self._na.when(serving, f"{p('staff_usd_per_year')}*{here('cost_index')}")
-        cells["opex_usd"] = self._na("-(" + "+".join(here(f"{part}_usd") for part in (
-            "energy", "colocation", "maintenance", "software", "rent", "staff")) + ")")
+        cells["opex_usd"] = self._na("-(" + "+".join(here(f"{part}_usd") for part in OPEX_PARTS) + ")")
         capex_all, taken = self.rng("capex_usd"), self.rng("depreciation_usd")
         cells["disposal_gain_usd"] = self._na.when(
             f"{year_ref}={horizon}", f"IF(AND({none_na(capex_all)},{none_na(taken)}),"
@@ -216,7 +215,7 @@ class _BlockFormulas:
                                           f"+{here('residual_value_usd')}")
         mid = f'AND({p("discounting")}="mid_year",{year_ref}>=1)'
         cells["discount_factor"] = self._na(f"1/(1+{p('discount_rate')})^({year_ref}-IF({mid},HALF_YEAR,0))")
-        for key in ("interest_usd", "principal_usd", "debt_service_usd"):
+        for key in FINANCING_POOL_ROWS:
             cells[key] = self._na("+".join(here(f"pool{k}.{key}") for k in range(1, self.pools + 1)))
         cells["debt_drawn_usd"] = self._na(f"-{p('debt_fraction')}*{here('capex_usd')}")
         cells["levered_taxable_income_usd"] = self._na.when(serving, f"{here('taxable_income_usd')}-{here('interest_usd')}")

@@ -24,11 +24,11 @@ from openpyxl.workbook.defined_name import DefinedName
 
 import numpy as np
 
-from ..engine.fields import (
+from ..engine.quantities.inputs import (
     CURVE_POINT_FIELDS, DEVICE_FIELDS, FINANCE_FIELDS, MODEL_FIELDS, PLAN_FIELDS, POOL_FIELDS, YEARS_FIELDS,
 )
 from ..engine.uncertainty.fields import UNCERTAINTY_FIELDS
-from ..engine.finance.quantities import COST_COMPONENTS, OPEX_PARTS
+from ..engine.quantities.finance import COST_COMPONENTS, OPEX_PARTS
 from ..engine.performance.factors import FACTOR_NAMES
 from ..engine.scenario import Scenario
 from . import sheets as S

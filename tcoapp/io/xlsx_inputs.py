@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 
 from ..engine.calibration_scope import QUALITY_ROWS
-from ..engine.factor_table import FACTOR_FIELD_BY_NAME
-from ..engine.fields import (
+from ..engine.quantities.factors import FACTOR_FIELD_BY_NAME
+from ..engine.quantities.inputs import (
     CURVE_POINT_FIELDS, DEVICE_FIELDS, MODEL_FIELDS, PLAN_FIELDS, POOL_FIELDS, PRICE_TIER_FIELDS, Field,
 )
 from ..engine.performance.factors import FACTOR_NAMES

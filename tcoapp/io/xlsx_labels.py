@@ -5,9 +5,9 @@ the finance intermediates and the CashFlow lines, which have no field, are named
 """
 from __future__ import annotations
 
-from ..engine.fields import DEVICE_FIELDS, PLAN_FIELDS, POOL_FIELDS
-from ..engine.finance.quantities import COST_COMPONENTS
-from ..engine.metric_table import METRIC_BY_KEY
+from ..engine.quantities.inputs import DEVICE_FIELDS, PLAN_FIELDS, POOL_FIELDS
+from ..engine.quantities.finance import COST_COMPONENTS
+from ..engine.quantities.metrics import METRIC_BY_KEY
 from .xlsx_layout import IRR_ATTEMPTS, IRR_GUESSES, base_key
 
 RESULT_LABELS = {

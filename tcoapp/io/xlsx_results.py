@@ -16,11 +16,11 @@ from typing import Callable
 import numpy as np
 
 from ..engine.compute import PlanResult, not_entered
-from ..engine.fields import DEVICE_FIELDS, PLAN_FIELDS, PRICE_TIER_FIELDS
-from ..engine.finance.quantities import (
+from ..engine.quantities.inputs import DEVICE_FIELDS, PLAN_FIELDS, PRICE_TIER_FIELDS
+from ..engine.quantities.finance import (
     COST_COMPONENTS, INPUT_BY_KEY, OPEX_PARTS, POOL_QUANTITY_BY_KEY, QUANTITY_BY_KEY,
 )
-from ..engine.metric_table import METRIC_BY_KEY
+from ..engine.quantities.metrics import CASHFLOW_METRICS, METRIC_BY_KEY
 from ..engine.scenario import Scenario
 from . import sheets as S
 from openpyxl.formatting.rule import FormulaRule
@@ -214,7 +214,7 @@ FORMULA_SECTIONS: tuple[tuple[str, tuple[tuple[str, Formula], ...]], ...] = (
 )
 
 # Results rows that are plain references to a formula elsewhere (no n/a guard: they hold its value)
-PASS_THROUGH = {"npv_usd", "irr", "payback_months", "staff_usd_per_year", "equity_npv_usd", "equity_irr", "min_dscr"}
+PASS_THROUGH = frozenset(CASHFLOW_METRICS) | {"staff_usd_per_year"}
 ENGINE_TITLE = "Engine outputs (values computed by the tcoapp engine, not formulas: change inputs in the app)"
 
 
@@ -326,7 +326,7 @@ def _engine_block(ws, results, layout: Layout, last_col: int) -> None:
         unit = result_unit(key)
         label_cell(ws, row, 2, result_label(key), unit)
         for index, result in enumerate(results):
-            put(ws, row, S.FIRST_PLAN_COLUMN + index, float(result.metrics[key]), "engine", unit)
+            put(ws, row, S.FIRST_PLAN_COLUMN + index, float(getattr(result.metrics, key)), "engine", unit)
 
 
 def _pool_block(ws, scenario, results, layout: Layout, k: int, last_col: int) -> None:

@@ -4,7 +4,7 @@ import dataclasses
 import pytest
 
 from tcoapp.engine.errors import ValidationError
-from tcoapp.engine.fields import FIELD_TABLES, PLAN_FIELDS, Field
+from tcoapp.engine.quantities.inputs import FIELD_TABLES, PLAN_FIELDS, Field
 from tcoapp.engine.records import Plan, make_device, make_model, make_plan
 from tcoapp.engine.validate import coerce
 
@@ -78,7 +78,7 @@ def test_cross_field_checks():
 
 def test_metric_table_covers_every_metric_key_once():
     from tcoapp.engine.compute import METRIC_KEYS
-    from tcoapp.engine.metric_table import METRICS
+    from tcoapp.engine.quantities.metrics import METRICS
 
     # the metric keys of the contract, plus cost per million input tokens (the years issue) and the
     # financing figures (docs/model.md "Financing")

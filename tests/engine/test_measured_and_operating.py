@@ -63,7 +63,7 @@ def test_ttft_target_and_unreachable_target():
     assert point.ttft_s <= 0.1 and point.batch == pytest.approx(64, rel=0.02)
     s = scenario(min_tokens_per_s_per_user=500)
     result = compute_plan(s, s.plans[0])
-    assert math.isnan(result.metrics["tokens_per_s_per_device"])
+    assert math.isnan(result.metrics.tokens_per_s_per_device)
     assert result.as_json()["payback_months"] is None
     assert any("not met at any feasible batch" in w for w in result.warnings)
 

@@ -16,7 +16,7 @@ DRAWS = 40_000
 
 
 def _npv_at(scenario, plan, price):
-    return compute_plan(scenario, plan.with_(**{PRICE: price})).metrics["npv_usd"]
+    return compute_plan(scenario, plan.with_(**{PRICE: price})).metrics.npv_usd
 
 
 def test_affine_npv_in_a_uniform_price_has_exact_percentiles_and_probability():

@@ -4,7 +4,7 @@ import math
 import pytest
 
 from tcoapp.engine.compute import METRIC_KEYS
-from tcoapp.engine.fields import PLAN_FIELDS
+from tcoapp.engine.quantities.inputs import PLAN_FIELDS
 from tcoapp.engine.validate import coerce
 from tcoapp.gui.labels import METRICS, format_field, format_metric, format_metric_with_unit, label_with_unit
 
@@ -43,7 +43,7 @@ def test_payback_reads_never_only_for_a_plan_with_cash_flows():
 
 
 def test_choice_labels_and_percent_are_read_back():
-    from tcoapp.engine.fields import PLAN_FIELD_BY_NAME as F
+    from tcoapp.engine.quantities.inputs import PLAN_FIELD_BY_NAME as F
     from tcoapp.gui.labels import parse_input
     assert format_field(F["sizing_mode"], "facility_power") == "Facility power (kW)"
     assert parse_input(F["sizing_mode"], "Facility power (kW)") == "facility_power"

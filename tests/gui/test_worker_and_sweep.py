@@ -69,7 +69,7 @@ def test_sweep_runs_then_click_sets_operating_point(window, qtbot, dialogs):
     assert plan.batch == int(round(view.sweep.batch[i])) and plan.min_tokens_per_s_per_user is None
     assert plan.tensor_parallel == int(view.sweep.tensor_parallel[i]) and plan.serving_search == "off"
     result = window.document.results[window.document.current_index]
-    assert np.isclose(result.metrics["tokens_per_s_per_device"], view.sweep.tokens_per_s_per_device[i], rtol=0.05)
+    assert np.isclose(result.metrics.tokens_per_s_per_device, view.sweep.tokens_per_s_per_device[i], rtol=0.05)
     window.document.undo_stack.undo()
     assert window.document.current_plan().min_tokens_per_s_per_user is not None
 

@@ -139,7 +139,7 @@ def test_the_conventions_move_what_they_should(recalculated):
 def test_the_financing_cases_have_debt(recalculated):
     _, results, _ = recalculated["financing"]
     for r in results:
-        assert r.metrics["min_dscr"] > 0 and r.metrics["equity_npv_usd"] != r.metrics["npv_usd"]
+        assert r.metrics.min_dscr > 0 and r.metrics.equity_npv_usd != r.metrics.npv_usd
         assert max(r.finance.years.interest_usd) > 0 or r.name.startswith("interest-free")
 
 

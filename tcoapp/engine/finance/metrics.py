@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import cashflow, costs, depreciation, financing, packing, recovery, timeline
-from .quantities import (
+from ..quantities.finance import (
     COST_COMPONENTS, OPEX_PARTS, POOL_QUANTITIES, FinanceResult, PoolFinance, YearRows, as_inputs,
 )
 

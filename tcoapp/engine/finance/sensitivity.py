@@ -13,9 +13,9 @@ from typing import Sequence
 
 import numpy as np
 
-from ..fields import PLAN_FIELD_BY_NAME
+from ..quantities.inputs import PLAN_FIELD_BY_NAME
 from .metrics import finance_metrics
-from .quantities import FinanceInputs, as_inputs
+from ..quantities.finance import FinanceInputs, as_inputs
 
 SWING_KEYS = (
     "tokens_per_s_per_device", "price_usd_per_million_output_tokens", "price_usd_per_million_input_tokens",

@@ -6,7 +6,7 @@ the key's own unit), an optional group (rows of one group share one quantile per
 """
 from __future__ import annotations
 
-from ..fields import Field, by_name
+from ..quantities.inputs import Field, by_name
 
 DISTRIBUTIONS = ("uniform", "triangular", "pert", "normal", "lognormal")
 # which parameters each distribution takes (every other parameter cell must be empty)

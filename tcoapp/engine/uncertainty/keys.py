@@ -2,7 +2,7 @@
 the plan or of its pools, the sizing of the device count, or the operating point."""
 from __future__ import annotations
 
-from ..finance.quantities import PLAN_INPUT_KEYS
+from ..quantities.finance import PLAN_INPUT_KEYS
 
 # Plan keys
 PLAN_FINANCE = frozenset(PLAN_INPUT_KEYS)                       # plan-scope finance inputs

@@ -9,8 +9,7 @@ Each field: name, type, unit, default, min, max, group, label, help (+ choices f
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from .row import Field, _f, by_name  # noqa: F401  (Field and by_name are read through this module too)
 
 PRECISIONS = ("bf16", "fp8", "mxfp4", "nvfp4")
 SIZING_MODES = ("devices", "facility_power", "capex_budget", "demand")
@@ -23,49 +22,6 @@ DISCOUNTING = ("end_of_year", "mid_year")
 TAX_LOSSES = ("carry_forward", "credit")
 REVENUE_MODES = ("tokens", "device_hours")
 RESALE_CURVES = ("linear", "declining_balance")
-
-
-@dataclass(frozen=True)
-class Field:
-    name: str
-    type: str  # "float" | "int" | "str" | "bool" | "choice"
-    unit: str
-    default: Any
-    min: float | None
-    max: float | None
-    group: str
-    label: str
-    help: str
-    choices: tuple[str, ...] = ()
-    required: bool = False
-    min_exclusive: bool = False
-    zero_text: str = ""  # how a 0 reads where 0 means "not entered" (a cost left out), not "free"
-
-    def range_text(self) -> str:
-        """Human text of the allowed values, used in every error message."""
-        if self.type == "choice":
-            return "one of " + ", ".join(self.choices)
-        if self.type == "bool":
-            return "TRUE or FALSE"
-        if self.type == "str":
-            return "text"
-        kind = "a whole number" if self.type == "int" else "a number"
-        low = None
-        if self.min is not None:
-            low = f"{'>' if self.min_exclusive else '>='} {_fmt(self.min)}"
-        high = None if self.max is None else f"<= {_fmt(self.max)}"
-        if self.min is not None and self.max is not None and not self.min_exclusive:
-            return f"{kind} between {_fmt(self.min)} and {_fmt(self.max)}"
-        bounds = " and ".join(b for b in (low, high) if b)
-        return f"{kind} {bounds}" if bounds else kind
-
-
-def _fmt(x: float) -> str:
-    return f"{int(x):,}" if float(x).is_integer() and abs(x) >= 1000 else f"{x:g}"
-
-
-def _f(name, type_, unit, default, lo, hi, group, label, help_, **kw) -> Field:
-    return Field(name, type_, unit, default, lo, hi, group, label, help_, **kw)
 
 
 BIG = 1e15
@@ -274,10 +230,6 @@ FIELD_TABLES = {
     "price_tier": PRICE_TIER_FIELDS,
     "pool": POOL_FIELDS,
 }
-
-
-def by_name(fields: tuple[Field, ...]) -> dict[str, Field]:
-    return {f.name: f for f in fields}
 
 
 PLAN_FIELD_BY_NAME = by_name(PLAN_FIELDS)

@@ -8,22 +8,17 @@ live in one place; the workbook writers keep only `key -> formula` and read unit
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, fields as dc_fields, make_dataclass, replace
+from dataclasses import fields as dc_fields, make_dataclass, replace
 from typing import Any, Mapping
 
 import numpy as np
 
-
-@dataclass(frozen=True)
-class Quantity:
-    key: str
-    unit: str
-    scope: str  # "pool" or "plan"
-    help: str
+from .metrics import METRIC_BY_KEY
+from .row import Quantity, ranked
 
 
-def _q(key, unit, scope, help_) -> Quantity:
-    return Quantity(key, unit, scope, help_)
+def _q(key, unit, scope, help_, **flows) -> Quantity:
+    return Quantity(key, unit, scope, help_, **flows)
 
 
 FINANCE_INPUTS: tuple[Quantity, ...] = (
@@ -94,8 +89,72 @@ OPTIONAL_INPUTS = {"owned": 1.0, "rent_usd_per_device_hour": 0.0, "purchase_year
                    "network_usd_per_device": 0.0, "storage_usd_per_device": 0.0, "installation_usd_per_server": 0.0,
                    "resale_curve": 0.0, "resale_decline_per_year": 0.0}
 
-COST_COMPONENTS = ("capex", "energy", "colocation", "maintenance", "software", "rent", "staff")
-OPEX_PARTS = ("energy", "colocation", "maintenance", "software", "rent", "staff")
+
+# per-year rows (plan scope, trailing axis = year 0..max years)
+Y = dict(cashflow="years")
+F = dict(cashflow="financing")
+YEAR_QUANTITIES: tuple[Quantity, ...] = (
+    _q("price_index", "ratio", "plan", "(1 + price_change_per_year)^(t-1): every token price in year t, relative to year 1.", **Y),
+    _q("electricity_index", "ratio", "plan", "(1 + electricity_price_change_per_year)^(t-1).", **Y),
+    _q("cost_index", "ratio", "plan", "(1 + cost_change_per_year)^(t-1): colocation, maintenance, software, staff, rent.", **Y),
+    _q("utilization", "fraction", "plan", "first + (utilization - first) x min(1, (t - 1) / ramp_years).", **Y),
+    _q("output_tokens", "tokens", "plan", "Output tokens made in the year by the pools serving then.", **Y, pool_year=1, json=True),
+    _q("input_tokens", "tokens", "plan", "Input tokens of those requests.", **Y),
+    _q("revenue_usd", "USD", "plan", "Output and input tokens at the year's prices.", **Y, pool_year=2, json=True),
+    _q("energy_usd", "USD", "plan", "Energy of the bought pools serving in the year.", **Y, opex_part="energy", bar="energy", bridge=1, pool_year=3),
+    _q("colocation_usd", "USD", "plan", "Colocation of the bought pools serving in the year.", **Y, opex_part="colocation", bar="colocation", bridge=2, pool_year=4),
+    _q("maintenance_usd", "USD", "plan", "Maintenance of the pools serving in the year.", **Y, opex_part="maintenance", bar="maintenance", bridge=3, pool_year=5),
+    _q("software_usd", "USD", "plan", "Software of the pools serving in the year.", **Y, opex_part="software", bar="other", bridge=4, pool_year=6),
+    _q("rent_usd", "USD", "plan", "Rent of the rented pools serving in the year.", **Y, opex_part="rent", bar="other", bridge=6, pool_year=7),
+    _q("staff_usd", "USD", "plan", "Staff cost of the year.", **Y, opex_part="staff", bar="other", bridge=5),
+    _q("opex_usd", "USD", "plan", "Energy + colocation + maintenance + software + rent + staff.", **Y, json=True),
+    _q("capex_usd", "USD", "plan", "Capex of the tranches paid in the year.", **Y, pool_year=8, json=True),
+    _q("residual_value_usd", "USD", "plan", "At the horizon: every tranche's value then.", **Y, pool_year=10, json=True),
+    _q("depreciation_usd", "USD", "plan", "Depreciation of the tranches (depreciation_method).", **Y, pool_year=9, json=True),
+    _q("disposal_gain_usd", "USD", "plan", "At the horizon: the tranches' values less their book values (capex - depreciation taken); taxable, a loss deductible.", **Y, json=True),
+    _q("taxable_income_usd", "USD", "plan", "Revenue - opex - depreciation (+ the disposal gain in the last year).", **Y, json=True),
+    _q("loss_carried_usd", "USD", "plan", "Tax losses carried into the next year.", **Y, carried=True),
+    _q("tax_usd", "USD", "plan", "tax_rate x taxable income after losses carried forward (>= 0); tax_losses = credit: tax_rate x taxable income (a loss: a negative tax).", **Y, json=True),
+    _q("cash_flow_usd", "USD", "plan", "Revenue - opex - tax - capex paid (+ residual values in the last year).", **Y, json=True),
+    _q("cumulative_cash_flow_usd", "USD", "plan", "Sum of the cash flows up to the year.", **Y, carried=True, json=True),
+    _q("discount_factor", "ratio", "plan", "1 / (1 + discount_rate)^t (discounting = mid_year: t - 0.5 for t >= 1).", **Y),
+    _q("debt_drawn_usd", "USD", "plan", "Debt borrowed in the year: debt_fraction x the capex of the tranches paid then.", **F),
+    _q("interest_usd", "USD", "plan", "Interest paid in the year: debt_rate x the balance owed at its start.", **F, pool_year=11),
+    _q("principal_usd", "USD", "plan", "Principal repaid in the year (level annuity; at the horizon also the balance still owed).", **F, pool_year=12),
+    _q("debt_service_usd", "USD", "plan", "Interest + scheduled principal (the horizon's balloon repayment excluded).", **F, pool_year=13),
+    _q("levered_taxable_income_usd", "USD", "plan", "Taxable income less interest (the equity holder's).", **F),
+    _q("levered_loss_carried_usd", "USD", "plan", "Tax losses of the levered taxable income carried into the next year.", **F, carried=True),
+    _q("levered_tax_usd", "USD", "plan", "Tax with interest deducted from taxable income (same loss rule).", **F),
+    _q("equity_cash_flow_usd", "USD", "plan", "Cash flow + (tax - levered tax) + debt drawn - interest - principal.", **F),
+    _q("dscr", "ratio", "plan", "(revenue - opex - levered tax) / debt service in the years with debt service.", **F, cached=False),
+)
+YEAR_QUANTITY_BY_KEY = {q.key: q for q in YEAR_QUANTITIES}
+
+# views of the year rows' flow columns (every list of year keys another module needs)
+OPEX_PARTS = tuple(q.opex_part for q in YEAR_QUANTITIES if q.opex_part)   # the opex sum, in table order
+COST_COMPONENTS = ("capex",) + OPEX_PARTS                                   # cost per token's parts
+BAR_SEGMENTS = ("capex",) + tuple(dict.fromkeys(q.bar for q in YEAR_QUANTITIES if q.opex_part))  # the cost bar
+OTHER_PARTS = tuple(q.opex_part for q in YEAR_QUANTITIES if q.bar == "other")  # drawn as one "other" segment
+BRIDGE_PARTS = ("capex",) + tuple(q.opex_part for q in sorted(
+    (q for q in YEAR_QUANTITIES if q.opex_part), key=lambda q: q.bridge)) + ("other",)
+POOL_YEAR_KEYS = ("active",) + ranked(YEAR_QUANTITIES, "pool_year")  # per pool and year
+CASHFLOW_YEAR_ROWS = tuple(q.key for q in YEAR_QUANTITIES if q.cashflow == "years")
+CASHFLOW_FINANCING_ROWS = tuple(q.key for q in YEAR_QUANTITIES if q.cashflow == "financing")
+CACHED_YEAR_ROWS = tuple(q.key for q in YEAR_QUANTITIES if q.cashflow and q.cached)
+CARRIED_YEAR_ROWS = tuple(q.key for q in YEAR_QUANTITIES if q.carried)  # past the horizon: the last value
+YEAR_JSON_KEYS = tuple(q.key for q in YEAR_QUANTITIES if q.json)       # `compute --json` "years" rows
+
+def _metric_q(key) -> Quantity:
+    """The plan quantity of result metric `key`: its unit and help are the metric table's."""
+    metric = METRIC_BY_KEY[key]
+    return _q(key, metric.unit, "plan", metric.help)
+
+
+def _plan_q(key, unit, help_) -> Quantity:
+    """A plan quantity; one that is also a result metric is declared once, in the metric table."""
+    metric = METRIC_BY_KEY.get(key)
+    return _q(key, unit, "plan", help_) if metric is None else _metric_q(key)
+
 
 _POOL_AND_PLAN = (
     ("device_count", "devices", "Accelerators (plan: summed over pools)."),
@@ -121,69 +180,32 @@ POOL_QUANTITIES: tuple[Quantity, ...] = tuple(_q(k, u, "pool", h) for k, u, h in
     _q("device_avg_w", "W", "pool", "utilization x power_w + (1 - utilization) x idle_w."),
 )
 
-PLAN_QUANTITIES: tuple[Quantity, ...] = tuple(_q(k, u, "plan", h) for k, u, h in _POOL_AND_PLAN) + (
-    _q("servers_per_rack", "servers", "plan", "The pools' servers per rack where they all agree; n/a where pools differ (see each pool)."),
+PLAN_QUANTITIES: tuple[Quantity, ...] = tuple(_plan_q(k, u, h) for k, u, h in _POOL_AND_PLAN) + (
+    _metric_q("servers_per_rack"),
     _q("staff_usd_per_year", "USD/yr", "plan", "Operations staff cost per year."),
-    _q("opex_usd_per_year", "USD/yr", "plan", "Energy + colocation + maintenance + software + rent + staff."),
+    _metric_q("opex_usd_per_year"),
     _q("capital_recovery_factor", "1/yr", "plan", "r / (1 - (1 + r)^-years); 1 / years at r = 0."),
-    _q("capex_usd_per_year", "USD/yr", "plan", "(capex - discounted residual) x capital recovery factor."),
-    _q("cost_per_million_output_tokens_usd", "USD/Mtok", "plan", "(capex per year + opex per year) / output tokens x 1e6."),
-    _q("cost_per_million_total_tokens_usd", "USD/Mtok", "plan", "The same cost over output + input tokens."),
+    _metric_q("capex_usd_per_year"),
+    _metric_q("cost_per_million_output_tokens_usd"),
+    _metric_q("cost_per_million_total_tokens_usd"),
 ) + tuple(
     _q(f"cost_per_million_output_tokens_{part}_usd", "USD/Mtok", "plan",
        f"The {part} part of the cost per million output tokens.") for part in COST_COMPONENTS
 ) + (
-    _q("revenue_usd_per_rack_per_year", "USD/rack/yr", "plan", "Revenue per year / racks of all pools."),
+    _metric_q("revenue_usd_per_rack_per_year"),
     _q("net_usd_per_year", "USD/yr", "plan", "Revenue - opex per year."),
     _q("cash_flows_usd", "USD", "plan", "Year-end flows, year 0 first (trailing year axis)."),
-    _q("npv_usd", "USD", "plan", "Cash flows discounted at the discount rate (year 0 undiscounted)."),
-    _q("irr", "fraction/yr", "plan", "Rate at which NPV = 0; n/a where none exists."),
-    _q("payback_months", "months", "plan", "The earliest time after which the cumulative cash flow stays >= 0 up to the horizon; 0 where it is never below 0; never where it is below 0 at the horizon."),
-    _q("roi", "fraction", "plan", "Sum of the flows of years 1..n (later tranches' capex added back) / capex - 1."),
-    _q("equity_npv_usd", "USD", "plan", "The equity flows (after debt drawn, interest, principal and the interest's tax saving) discounted at the equity discount rate."),
-    _q("equity_irr", "fraction/yr", "plan", "Rate at which the equity NPV = 0; n/a where none exists."),
-    _q("min_dscr", "ratio", "plan", "Worst year's (revenue - opex - tax with interest deducted) / (interest + scheduled principal); n/a without debt."),
+    _metric_q("npv_usd"),
+    _metric_q("irr"),
+    _metric_q("payback_months"),
+    _metric_q("roi"),
+    _metric_q("equity_npv_usd"),
+    _metric_q("equity_irr"),
+    _metric_q("min_dscr"),
     _q("prefill_share_of_device_time", "fraction", "plan", "sum over pools of devices x prefill share / devices: the share of cost allocated to input tokens."),
-    _q("cost_per_million_input_tokens_usd", "USD/Mtok", "plan", "Levelized cost allocated to input tokens by the prefill share of device time, over the input tokens."),
+    _metric_q("cost_per_million_input_tokens_usd"),
 )
 
-# per-year rows (plan scope, trailing axis = year 0..max years)
-YEAR_QUANTITIES: tuple[Quantity, ...] = (
-    _q("price_index", "ratio", "plan", "(1 + price_change_per_year)^(t-1): every token price in year t, relative to year 1."),
-    _q("electricity_index", "ratio", "plan", "(1 + electricity_price_change_per_year)^(t-1)."),
-    _q("cost_index", "ratio", "plan", "(1 + cost_change_per_year)^(t-1): colocation, maintenance, software, staff, rent."),
-    _q("utilization", "fraction", "plan", "first + (utilization - first) x min(1, (t - 1) / ramp_years)."),
-    _q("output_tokens", "tokens", "plan", "Output tokens made in the year by the pools serving then."),
-    _q("input_tokens", "tokens", "plan", "Input tokens of those requests."),
-    _q("revenue_usd", "USD", "plan", "Output and input tokens at the year's prices."),
-    _q("energy_usd", "USD", "plan", "Energy of the bought pools serving in the year."),
-    _q("colocation_usd", "USD", "plan", "Colocation of the bought pools serving in the year."),
-    _q("maintenance_usd", "USD", "plan", "Maintenance of the pools serving in the year."),
-    _q("software_usd", "USD", "plan", "Software of the pools serving in the year."),
-    _q("rent_usd", "USD", "plan", "Rent of the rented pools serving in the year."),
-    _q("staff_usd", "USD", "plan", "Staff cost of the year."),
-    _q("opex_usd", "USD", "plan", "Energy + colocation + maintenance + software + rent + staff."),
-    _q("capex_usd", "USD", "plan", "Capex of the tranches paid in the year."),
-    _q("residual_value_usd", "USD", "plan", "At the horizon: every tranche's value then."),
-    _q("depreciation_usd", "USD", "plan", "Depreciation of the tranches (depreciation_method)."),
-    _q("disposal_gain_usd", "USD", "plan", "At the horizon: the tranches' values less their book values (capex - depreciation taken); taxable, a loss deductible."),
-    _q("taxable_income_usd", "USD", "plan", "Revenue - opex - depreciation (+ the disposal gain in the last year)."),
-    _q("loss_carried_usd", "USD", "plan", "Tax losses carried into the next year."),
-    _q("tax_usd", "USD", "plan", "tax_rate x taxable income after losses carried forward (>= 0); tax_losses = credit: tax_rate x taxable income (a loss: a negative tax)."),
-    _q("cash_flow_usd", "USD", "plan", "Revenue - opex - tax - capex paid (+ residual values in the last year)."),
-    _q("cumulative_cash_flow_usd", "USD", "plan", "Sum of the cash flows up to the year."),
-    _q("debt_drawn_usd", "USD", "plan", "Debt borrowed in the year: debt_fraction x the capex of the tranches paid then."),
-    _q("interest_usd", "USD", "plan", "Interest paid in the year: debt_rate x the balance owed at its start."),
-    _q("principal_usd", "USD", "plan", "Principal repaid in the year (level annuity; at the horizon also the balance still owed)."),
-    _q("debt_service_usd", "USD", "plan", "Interest + scheduled principal (the horizon's balloon repayment excluded)."),
-    _q("levered_taxable_income_usd", "USD", "plan", "Taxable income less interest (the equity holder's)."),
-    _q("levered_loss_carried_usd", "USD", "plan", "Tax losses of the levered taxable income carried into the next year."),
-    _q("levered_tax_usd", "USD", "plan", "Tax with interest deducted from taxable income (same loss rule)."),
-    _q("dscr", "ratio", "plan", "(revenue - opex - levered tax) / debt service in the years with debt service."),
-    _q("equity_cash_flow_usd", "USD", "plan", "Cash flow + (tax - levered tax) + debt drawn - interest - principal."),
-    _q("discount_factor", "ratio", "plan", "1 / (1 + discount_rate)^t (discounting = mid_year: t - 0.5 for t >= 1)."),
-)
-YEAR_QUANTITY_BY_KEY = {q.key: q for q in YEAR_QUANTITIES}
 
 INPUT_BY_KEY = {q.key: q for q in FINANCE_INPUTS}
 POOL_INPUT_KEYS = tuple(q.key for q in FINANCE_INPUTS if q.scope == "pool")
@@ -211,9 +233,6 @@ FinanceInputs = _array_record(
     "Inputs of `finance_metrics`: pool-scope fields are arrays whose last axis is the pool axis; plan-scope "
     "fields are arrays of the leading (variant) shape. Build with `finance_inputs` or `single_pool_inputs`.")
 PoolFinance = _array_record("PoolFinance", POOL_QUANTITIES, "Per-pool finance quantities (last axis: pools).")
-POOL_YEAR_KEYS = ("active", "output_tokens", "revenue_usd", "energy_usd", "colocation_usd", "maintenance_usd",
-                  "software_usd", "rent_usd", "capex_usd", "depreciation_usd", "residual_value_usd",
-                  "interest_usd", "principal_usd", "debt_service_usd")
 YearRows = _array_record("YearRows", YEAR_QUANTITIES, "Per-year rows of a plan (trailing axis: year 0..max years); "
                          "pool_* fields per pool (axis -2) and year.",
                          extra=tuple((f"pool_{k}", Any) for k in POOL_YEAR_KEYS))

@@ -1,0 +1,13 @@
+"""The quantity table: every key of tcoapp, one row each (docs/model.md, "Metric keys").
+
+- `row.py`: the row types (an input `Field`, a finance `Quantity`, a result `Metric`);
+- `inputs.py`: the inputs (plan, pool, device, model, curve, price-tier fields);
+- `finance.py`: the finance layer's per-pool, per-plan and per-year quantities and its typed records;
+- `metrics.py`: the result metrics and the typed `Metrics` record generated from them;
+- `factors.py`: the efficiency factors of the generated curve;
+- `views.py`: every list of keys another module needs, derived from the rows' flow columns
+  (opex part, CashFlow row, JSON, Checks, sizing, Monte Carlo summary...);
+- `table.py`: all rows as one table (the key-list test checks the code against it).
+
+Importing this package imports nothing else: read the module you need.
+"""
