@@ -15,11 +15,11 @@ import numpy as np
 from .finance import cashflow, sizing
 from .finance.costs import server_capex_usd
 from .finance.metrics import finance_metrics
-from .quantities.finance import DEVICE_ECONOMICS_KEYS, YEAR_JSON_KEYS, FinanceInputs, FinanceResult, finance_inputs
+from .quantities.finance import DEVICE_ECONOMICS_KEYS, POOL_JSON_KEYS, YEAR_JSON_KEYS, FinanceInputs, FinanceResult, finance_inputs
 from .frontier_share import Frontier, frontier_for, low_share_note, share_of
 from .fleet import FleetPoint, PoolCapacity, fleet_point, pool_capacities
 from .serving_search import SearchOutcome
-from .quantities.metrics import FINANCE_METRICS, METRIC_KEYS, POINT_METRICS, Metrics, metric_values  # noqa: F401 (METRIC_KEYS: read here by callers)
+from .quantities.metrics import FINANCE_METRICS, METRIC_KEYS, POINT_METRICS, POOL_POINT_METRICS, Metrics, metric_values  # noqa: F401 (METRIC_KEYS: read here by callers)
 from .performance.curve import OperatingPoint
 from .performance.prediction_interval import prediction_interval
 from .pools import POOL_SERVING_KEYS, ResolvedPool, resolve_pools
@@ -28,7 +28,6 @@ from .records import Plan
 from .scenario import Scenario
 from .search_objective import plan_finance_inputs
 
-POOL_JSON_KEYS = ("device_count", "servers", "servers_per_rack", "racks", "capex_usd", "it_avg_kw", "it_provisioned_kw")
 
 
 @dataclass(frozen=True)
@@ -62,7 +61,7 @@ class PlanResult:
             for key in POOL_JSON_KEYS:
                 row[key] = _finite(self.finance.pools[key][..., i]) if self.finance is not None else None
             row["requests_per_s"] = _finite(self.fleet.requests_per_s[i]) if self.fleet else None
-            for key in ("batch", "tokens_per_s_per_device", "tokens_per_s_per_user", "ttft_s", "power_w"):
+            for key in POOL_POINT_METRICS:
                 row[key] = _finite(getattr(point, key)) if point is not None else None
             row["serving"] = {k: getattr(pool.serving, k) for k in POOL_SERVING_KEYS}
             row["serving"]["searched"] = self.pool_search(i) is not None

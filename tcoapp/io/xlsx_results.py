@@ -18,7 +18,7 @@ import numpy as np
 from ..engine.compute import PlanResult, not_entered
 from ..engine.quantities.inputs import DEVICE_FIELDS, PLAN_FIELDS, PRICE_TIER_FIELDS
 from ..engine.quantities.finance import (
-    COST_COMPONENTS, INPUT_BY_KEY, OPEX_PARTS, POOL_QUANTITY_BY_KEY, QUANTITY_BY_KEY,
+    COST_COMPONENTS, DEVICE_ECONOMICS_KEYS, INPUT_BY_KEY, SUMMED_KEYS, OPEX_PARTS, POOL_QUANTITY_BY_KEY, QUANTITY_BY_KEY,
 )
 from ..engine.quantities.metrics import CASHFLOW_METRICS, METRIC_BY_KEY
 from ..engine.scenario import Scenario
@@ -107,7 +107,6 @@ POOL_FORMULAS: tuple[tuple[str, PoolFormula], ...] = (
                                        f'+{q.r("input_tokens_per_year")}*{q.p("price_usd_per_million_input_tokens")})'
                                        f'/TOKENS_PER_MILLION)'),
 )
-SUMMED_KEYS = ("device_count", "servers", "racks", "hardware_capex_usd", "capex_usd", "it_avg_kw", "it_provisioned_kw")
 # plan rows levelized from the CashFlow year rows: key -> (CashFlow row, sign)
 LEVELIZED = {"output_tokens_per_year": ("output_tokens", ""), "input_tokens_per_year": ("input_tokens", ""),
              "revenue_usd_per_year": ("revenue_usd", ""), "opex_usd_per_year": ("opex_usd", "-"),
@@ -437,7 +436,7 @@ class PoolRefs:
             return f"={self.p('device_count')}" if len(self.result.pools) == 1 else None
         if key == "device_count":
             return self.sized_count()
-        if key in ("price_usd", "devices_per_server", "server_price_usd", "tdp_w", "idle_w", "server_overhead_w"):
+        if key in DEVICE_ECONOMICS_KEYS:
             return self.device_lookup(key)
         if key == "owned":
             return f'=IF({self.layout.pools_cell(pool_row, "ownership")}="rent",0,1)' if explicit is not None else None

@@ -13,12 +13,13 @@ from __future__ import annotations
 import numpy as np
 
 from . import cashflow, costs, depreciation, financing, packing, recovery, timeline
+from ..quantities.inputs import FINANCE_FIELDS
 from ..quantities.finance import (
-    COST_COMPONENTS, OPEX_PARTS, POOL_QUANTITIES, FinanceResult, PoolFinance, YearRows, as_inputs,
+    COST_COMPONENTS, LEVELIZED_YEAR_ROWS, OPEX_PARTS, POOL_QUANTITIES, SUMMED_KEYS, FinanceResult, PoolFinance, YearRows, as_inputs,
 )
 
-ITEMIZED = ("network_usd_per_device", "storage_usd_per_device", "installation_usd_per_server")
-SUMMED = ("device_count", "servers", "racks", "hardware_capex_usd", "capex_usd", "it_avg_kw", "it_provisioned_kw")
+ITEMIZED = tuple(f.name for f in FINANCE_FIELDS if f.group == "capex" and f.name != "other_capex_fraction")  # per device / server
+SUMMED = SUMMED_KEYS
 
 
 def finance_metrics(x, with_irr: bool = True) -> FinanceResult:
@@ -229,8 +230,7 @@ def _levelized(flat, rows, key, crf):
 def _costs_and_returns(a, o, rows, with_irr: bool) -> dict[str, np.ndarray]:
     flat = timeline.is_flat(a)
     crf = _recovery_factor(a, rows)
-    lev = {key: _levelized(flat, rows, key, crf) for key in
-           ("output_tokens", "input_tokens", "revenue_usd", "opex_usd") + tuple(f"{p}_usd" for p in OPEX_PARTS)}
+    lev = {key: _levelized(flat, rows, key, crf) for key in LEVELIZED_YEAR_ROWS}
     pv_capex = np.sum(rows["capex_usd"] * rows["discount_factor"], axis=-1)
     pv_resid = np.sum(rows["residual_value_usd"] * rows["discount_factor"], axis=-1)
     capex_year = np.where(flat, recovery.capex_usd_per_year(o["capex_usd"], a.residual_value_fraction, a.discount_rate,

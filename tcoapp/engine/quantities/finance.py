@@ -14,6 +14,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from .metrics import METRIC_BY_KEY
+from .inputs import DEVICE_ECONOMICS_KEYS  # noqa: F401 (the per-pool device inputs)
 from .row import Quantity, ranked
 
 
@@ -23,40 +24,40 @@ def _q(key, unit, scope, help_, **flows) -> Quantity:
 
 FINANCE_INPUTS: tuple[Quantity, ...] = (
     # per pool: the device's economics, the pool's count, rack keys, operating point and price
-    _q("price_usd", "USD", "pool", "Price of one accelerator of the pool's device."),
+    _q("price_usd", "USD", "pool", "Price of one accelerator of the pool's device.", swing=5),
     _q("devices_per_server", "devices", "pool", "Accelerators in one server of the pool's device."),
-    _q("server_price_usd", "USD", "pool", "Server price without its accelerators."),
+    _q("server_price_usd", "USD", "pool", "Server price without its accelerators.", swing=6),
     _q("tdp_w", "W", "pool", "Accelerator board power at full load."),
     _q("idle_w", "W", "pool", "Accelerator power when idle."),
     _q("server_overhead_w", "W", "pool", "Server nameplate power minus its accelerators' TDP."),
     _q("device_count", "devices", "pool", "Accelerators in the pool after sizing."),
     _q("rack_power_cap_kw", "kW", "pool", "Power a rack of the pool may draw at nameplate."),
     _q("servers_per_rack_max", "servers", "pool", "Space limit on the pool's servers in one rack."),
-    _q("tokens_per_s_per_device", "tokens/s", "pool", "Output tokens/s per device of the pool at the operating point (0 for a prefill pool)."),
-    _q("power_w", "W", "pool", "Power per device of the pool while serving at the operating point."),
-    _q("price_usd_per_million_output_tokens", "USD/Mtok", "pool", "Output price the pool's tokens sell at (the plan's, or its price tier)."),
+    _q("tokens_per_s_per_device", "tokens/s", "pool", "Output tokens/s per device of the pool at the operating point (0 for a prefill pool).", swing=1),
+    _q("power_w", "W", "pool", "Power per device of the pool while serving at the operating point.", swing=7),
+    _q("price_usd_per_million_output_tokens", "USD/Mtok", "pool", "Output price the pool's tokens sell at (the plan's, or its price tier).", swing=2),
     _q("owned", "flag", "pool", "1: the pool is bought (capex, energy, facility, maintenance); 0: rented."),
     _q("rent_usd_per_device_hour", "USD/device/h", "pool", "Reserved rent of a rented pool per device-hour."),
     _q("purchase_year", "year", "pool", "Year the pool (a tranche) is paid; it serves from the next year."),
     _q("prefill_share", "fraction", "pool", "Share of the pool's device time spent prefilling (NaN: unknown); allocates cost to input tokens."),
     # per plan
-    _q("other_capex_fraction", "fraction", "plan", "Networking, storage and installation as a fraction of hardware capex."),
+    _q("other_capex_fraction", "fraction", "plan", "Networking, storage and installation as a fraction of hardware capex.", swing=14),
     _q("network_usd_per_device", "USD/device", "plan", "Itemized network capex per device (bought pools)."),
     _q("storage_usd_per_device", "USD/device", "plan", "Itemized storage capex per device (bought pools)."),
     _q("installation_usd_per_server", "USD/server", "plan", "Itemized installation capex per server (bought pools)."),
-    _q("pue", "ratio", "plan", "Facility power / IT power."),
-    _q("electricity_usd_per_kwh", "USD/kWh", "plan", "Electricity price."),
-    _q("colocation_usd_per_kw_month", "USD/kW/month", "plan", "Colocation rent per provisioned IT kW per month."),
-    _q("maintenance_fraction_per_year", "fraction/yr", "plan", "Support and repairs per year as a fraction of hardware capex."),
-    _q("software_usd_per_device_year", "USD/device/yr", "plan", "Software licences per device per year."),
-    _q("staff_usd_per_year", "USD/yr", "plan", "Operations staff cost per year."),
-    _q("utilization", "fraction", "plan", "Share of the year the fleet serves at the operating point."),
+    _q("pue", "ratio", "plan", "Facility power / IT power.", swing=9),
+    _q("electricity_usd_per_kwh", "USD/kWh", "plan", "Electricity price.", swing=8),
+    _q("colocation_usd_per_kw_month", "USD/kW/month", "plan", "Colocation rent per provisioned IT kW per month.", swing=10),
+    _q("maintenance_fraction_per_year", "fraction/yr", "plan", "Support and repairs per year as a fraction of hardware capex.", swing=11),
+    _q("software_usd_per_device_year", "USD/device/yr", "plan", "Software licences per device per year.", swing=12),
+    _q("staff_usd_per_year", "USD/yr", "plan", "Operations staff cost per year.", swing=13),
+    _q("utilization", "fraction", "plan", "Share of the year the fleet serves at the operating point.", swing=4),
     _q("years", "years", "plan", "Economic life and cash-flow horizon."),
-    _q("discount_rate", "fraction/yr", "plan", "Cost of capital."),
-    _q("residual_value_fraction", "fraction", "plan", "Resale value at the horizon as a fraction of capex."),
+    _q("discount_rate", "fraction/yr", "plan", "Cost of capital.", swing=15),
+    _q("residual_value_fraction", "fraction", "plan", "Resale value at the horizon as a fraction of capex.", swing=16),
     _q("resale_curve", "code", "plan", "0 linear, 1 declining_balance (value x (1 - resale_decline_per_year)^age)."),
     _q("resale_decline_per_year", "fraction/yr", "plan", "Declining-balance resale: the share of value lost every year."),
-    _q("price_usd_per_million_input_tokens", "USD/Mtok", "plan", "Price per million input tokens."),
+    _q("price_usd_per_million_input_tokens", "USD/Mtok", "plan", "Price per million input tokens.", swing=3),
     _q("input_tokens", "tokens", "plan", "Prompt length per request."),
     _q("output_tokens", "tokens", "plan", "Generated tokens per request."),
     _q("price_change_per_year", "fraction/yr", "plan", "Change of every token price per year."),
@@ -98,16 +99,16 @@ YEAR_QUANTITIES: tuple[Quantity, ...] = (
     _q("electricity_index", "ratio", "plan", "(1 + electricity_price_change_per_year)^(t-1).", **Y),
     _q("cost_index", "ratio", "plan", "(1 + cost_change_per_year)^(t-1): colocation, maintenance, software, staff, rent.", **Y),
     _q("utilization", "fraction", "plan", "first + (utilization - first) x min(1, (t - 1) / ramp_years).", **Y),
-    _q("output_tokens", "tokens", "plan", "Output tokens made in the year by the pools serving then.", **Y, pool_year=1, json=True),
-    _q("input_tokens", "tokens", "plan", "Input tokens of those requests.", **Y),
-    _q("revenue_usd", "USD", "plan", "Output and input tokens at the year's prices.", **Y, pool_year=2, json=True),
-    _q("energy_usd", "USD", "plan", "Energy of the bought pools serving in the year.", **Y, opex_part="energy", bar="energy", bridge=1, pool_year=3),
-    _q("colocation_usd", "USD", "plan", "Colocation of the bought pools serving in the year.", **Y, opex_part="colocation", bar="colocation", bridge=2, pool_year=4),
-    _q("maintenance_usd", "USD", "plan", "Maintenance of the pools serving in the year.", **Y, opex_part="maintenance", bar="maintenance", bridge=3, pool_year=5),
-    _q("software_usd", "USD", "plan", "Software of the pools serving in the year.", **Y, opex_part="software", bar="other", bridge=4, pool_year=6),
-    _q("rent_usd", "USD", "plan", "Rent of the rented pools serving in the year.", **Y, opex_part="rent", bar="other", bridge=6, pool_year=7),
-    _q("staff_usd", "USD", "plan", "Staff cost of the year.", **Y, opex_part="staff", bar="other", bridge=5),
-    _q("opex_usd", "USD", "plan", "Energy + colocation + maintenance + software + rent + staff.", **Y, json=True),
+    _q("output_tokens", "tokens", "plan", "Output tokens made in the year by the pools serving then.", **Y, pool_year=1, json=True, levelized=True),
+    _q("input_tokens", "tokens", "plan", "Input tokens of those requests.", **Y, levelized=True),
+    _q("revenue_usd", "USD", "plan", "Output and input tokens at the year's prices.", **Y, pool_year=2, json=True, levelized=True),
+    _q("energy_usd", "USD", "plan", "Energy of the bought pools serving in the year.", **Y, opex_part="energy", bar="energy", bridge=1, pool_year=3, levelized=True),
+    _q("colocation_usd", "USD", "plan", "Colocation of the bought pools serving in the year.", **Y, opex_part="colocation", bar="colocation", bridge=2, pool_year=4, levelized=True),
+    _q("maintenance_usd", "USD", "plan", "Maintenance of the pools serving in the year.", **Y, opex_part="maintenance", bar="maintenance", bridge=3, pool_year=5, levelized=True),
+    _q("software_usd", "USD", "plan", "Software of the pools serving in the year.", **Y, opex_part="software", bar="other", bridge=4, pool_year=6, levelized=True),
+    _q("rent_usd", "USD", "plan", "Rent of the rented pools serving in the year.", **Y, opex_part="rent", bar="other", bridge=6, pool_year=7, levelized=True),
+    _q("staff_usd", "USD", "plan", "Staff cost of the year.", **Y, opex_part="staff", bar="other", bridge=5, levelized=True),
+    _q("opex_usd", "USD", "plan", "Energy + colocation + maintenance + software + rent + staff.", **Y, json=True, levelized=True),
     _q("capex_usd", "USD", "plan", "Capex of the tranches paid in the year.", **Y, pool_year=8, json=True),
     _q("residual_value_usd", "USD", "plan", "At the horizon: every tranche's value then.", **Y, pool_year=10, json=True),
     _q("depreciation_usd", "USD", "plan", "Depreciation of the tranches (depreciation_method).", **Y, pool_year=9, json=True),
@@ -142,6 +143,7 @@ CASHFLOW_YEAR_ROWS = tuple(q.key for q in YEAR_QUANTITIES if q.cashflow == "year
 CASHFLOW_FINANCING_ROWS = tuple(q.key for q in YEAR_QUANTITIES if q.cashflow == "financing")
 CACHED_YEAR_ROWS = tuple(q.key for q in YEAR_QUANTITIES if q.cashflow and q.cached)
 CARRIED_YEAR_ROWS = tuple(q.key for q in YEAR_QUANTITIES if q.carried)  # past the horizon: the last value
+LEVELIZED_YEAR_ROWS = tuple(q.key for q in YEAR_QUANTITIES if q.levelized)  # a plan's "per year" value
 YEAR_JSON_KEYS = tuple(q.key for q in YEAR_QUANTITIES if q.json)       # `compute --json` "years" rows
 
 def _metric_q(key) -> Quantity:
@@ -157,30 +159,31 @@ def _plan_q(key, unit, help_) -> Quantity:
 
 
 _POOL_AND_PLAN = (
-    ("device_count", "devices", "Accelerators (plan: summed over pools)."),
-    ("servers", "servers", "ceil(device_count / devices_per_server) (plan: summed over pools)."),
-    ("racks", "racks", "ceil(servers / servers_per_rack), the pool's own racks (plan: summed; pools never share a rack)."),
-    ("hardware_capex_usd", "USD", "Bought pools: device_count x price_usd + servers x server_price_usd."),
-    ("capex_usd", "USD", "hardware capex x (1 + other capex fraction) + devices x (network + storage per device) + servers x installation per server (bought pools); n/a where a pool cannot be racked."),
-    ("it_avg_kw", "kW", "Devices at utilization-weighted power plus server overhead."),
-    ("it_provisioned_kw", "kW", "Servers at nameplate power."),
-    ("energy_usd_per_year", "USD/yr", "it_avg_kw x PUE x 8760 h x electricity price (bought pools)."),
-    ("colocation_usd_per_year", "USD/yr", "it_provisioned_kw x colocation x 12 (bought pools)."),
-    ("maintenance_usd_per_year", "USD/yr", "maintenance fraction x hardware capex."),
-    ("software_usd_per_year", "USD/yr", "software per device-year x device_count."),
-    ("rent_usd_per_year", "USD/yr", "Rented pools: device_count x rent per device-hour x 8760."),
-    ("output_tokens_per_year", "tokens/yr", "tokens/s per device x devices x utilization x seconds per year."),
-    ("input_tokens_per_year", "tokens/yr", "output tokens per year x input_tokens / output_tokens."),
-    ("revenue_usd_per_year", "USD/yr", "Output and input tokens at their prices."),
+    ("device_count", "devices", "Accelerators (plan: summed over pools).", dict(summed=True, pool_json=1)),
+    ("servers", "servers", "ceil(device_count / devices_per_server) (plan: summed over pools).", dict(summed=True, pool_json=2)),
+    ("racks", "racks", "ceil(servers / servers_per_rack), the pool's own racks (plan: summed; pools never share a rack).", dict(summed=True, pool_json=4)),
+    ("hardware_capex_usd", "USD", "Bought pools: device_count x price_usd + servers x server_price_usd.", dict(summed=True)),
+    ("capex_usd", "USD", "hardware capex x (1 + other capex fraction) + devices x (network + storage per device) + servers x installation per server (bought pools); n/a where a pool cannot be racked.", dict(summed=True, pool_json=5)),
+    ("it_avg_kw", "kW", "Devices at utilization-weighted power plus server overhead.", dict(summed=True, pool_json=6)),
+    ("it_provisioned_kw", "kW", "Servers at nameplate power.", dict(summed=True, pool_json=7)),
+    ("energy_usd_per_year", "USD/yr", "it_avg_kw x PUE x 8760 h x electricity price (bought pools).", {}),
+    ("colocation_usd_per_year", "USD/yr", "it_provisioned_kw x colocation x 12 (bought pools).", {}),
+    ("maintenance_usd_per_year", "USD/yr", "maintenance fraction x hardware capex.", {}),
+    ("software_usd_per_year", "USD/yr", "software per device-year x device_count.", {}),
+    ("rent_usd_per_year", "USD/yr", "Rented pools: device_count x rent per device-hour x 8760.", {}),
+    ("output_tokens_per_year", "tokens/yr", "tokens/s per device x devices x utilization x seconds per year.", {}),
+    ("input_tokens_per_year", "tokens/yr", "output tokens per year x input_tokens / output_tokens.", {}),
+    ("revenue_usd_per_year", "USD/yr", "Output and input tokens at their prices.", {}),
 )
 
-POOL_QUANTITIES: tuple[Quantity, ...] = tuple(_q(k, u, "pool", h) for k, u, h in _POOL_AND_PLAN) + (
+POOL_QUANTITIES: tuple[Quantity, ...] = tuple(_q(k, u, "pool", h, **f) for k, u, h, f in _POOL_AND_PLAN) + (
     _q("server_nameplate_w", "W", "pool", "devices_per_server x tdp_w + server_overhead_w."),
-    _q("servers_per_rack", "servers", "pool", "min(servers_per_rack_max, floor(rack cap / server nameplate)); 0: a server exceeds the cap."),
+    _q("servers_per_rack", "servers", "pool", "min(servers_per_rack_max, floor(rack cap / server nameplate)); 0: a server exceeds the cap.",
+       pool_json=3),
     _q("device_avg_w", "W", "pool", "utilization x power_w + (1 - utilization) x idle_w."),
 )
 
-PLAN_QUANTITIES: tuple[Quantity, ...] = tuple(_plan_q(k, u, h) for k, u, h in _POOL_AND_PLAN) + (
+PLAN_QUANTITIES: tuple[Quantity, ...] = tuple(_plan_q(k, u, h) for k, u, h, _ in _POOL_AND_PLAN) + (
     _metric_q("servers_per_rack"),
     _q("staff_usd_per_year", "USD/yr", "plan", "Operations staff cost per year."),
     _metric_q("opex_usd_per_year"),
@@ -208,9 +211,11 @@ PLAN_QUANTITIES: tuple[Quantity, ...] = tuple(_plan_q(k, u, h) for k, u, h in _P
 
 
 INPUT_BY_KEY = {q.key: q for q in FINANCE_INPUTS}
+SWING_KEYS = ranked(FINANCE_INPUTS, "swing")  # the tornado swings these inputs
 POOL_INPUT_KEYS = tuple(q.key for q in FINANCE_INPUTS if q.scope == "pool")
 PLAN_INPUT_KEYS = tuple(q.key for q in FINANCE_INPUTS if q.scope == "plan")
-DEVICE_ECONOMICS_KEYS = ("price_usd", "devices_per_server", "server_price_usd", "tdp_w", "idle_w", "server_overhead_w")
+SUMMED_KEYS = tuple(q.key for q in POOL_QUANTITIES if q.summed)     # a plan's value: its pools' sum
+POOL_JSON_KEYS = ranked(POOL_QUANTITIES, "pool_json")                # `compute --json` pool rows
 QUANTITY_BY_KEY = {q.key: q for q in POOL_QUANTITIES + PLAN_QUANTITIES if q.scope == "plan"}
 POOL_QUANTITY_BY_KEY = {q.key: q for q in POOL_QUANTITIES}
 

@@ -18,15 +18,15 @@ def _m(key, label, unit, better, help_, **flows) -> Metric:
 
 METRICS: tuple[Metric, ...] = (
     _m("batch", "Batch (operating point)", "sequences", "", "Concurrent sequences per replica at the operating point.",
-       source="point", text_group="Operating point"),
+       source="point", pool_point=True, text_group="Operating point"),
     _m("tokens_per_s_per_device", "Tokens/s per device", "tokens/s", "high", "Output tokens/s per device at the operating point.",
-       source="point", text_group="Operating point"),
+       source="point", pool_point=True, text_group="Operating point"),
     _m("tokens_per_s_per_user", "Tokens/s per user", "tokens/s", "high", "Output tokens/s each sequence sees (interactivity).",
-       source="point", text_group="Operating point"),
+       source="point", pool_point=True, text_group="Operating point"),
     _m("ttft_s", "Time to first token", "s", "low", "Time from a request's arrival to its first output token.",
-       source="point", text_group="Operating point"),
+       source="point", pool_point=True, text_group="Operating point"),
     _m("power_w", "Power per device", "W", "", "Device power while serving at the operating point.",
-       source="point", text_group="Operating point"),
+       source="point", pool_point=True, text_group="Operating point"),
     _m("tokens_per_joule", "Tokens per joule", "tokens/J", "high", "tokens/s per device / power_w (= tokens/s/W).",
        source="point", text_group="Operating point"),
     _m("max_batch_by_memory", "Max batch by memory", "sequences", "", "Largest batch whose weights and KV cache fit in memory.",
@@ -82,6 +82,7 @@ METRICS: tuple[Metric, ...] = (
 METRIC_BY_KEY = {m.key: m for m in METRICS}
 METRIC_KEYS = tuple(m.key for m in METRICS)  # docs/model.md "Metric keys", in the table's order
 POINT_METRICS = tuple(m.key for m in METRICS if m.source == "point")     # from the operating point
+POOL_POINT_METRICS = tuple(m.key for m in METRICS if m.pool_point)       # each pool's own point (JSON pool rows)
 FINANCE_METRICS = tuple(m.key for m in METRICS if m.source == "finance")  # from the finance layer
 SIMULATED_METRICS = ranked(METRICS, "simulated")   # kept for every Monte Carlo draw
 SUMMARY_METRICS = ranked(METRICS, "summary")       # summarized over every draw of a run

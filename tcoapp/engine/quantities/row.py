@@ -21,6 +21,11 @@ class Field:
     required: bool = False
     min_exclusive: bool = False
     zero_text: str = ""  # how a 0 reads where 0 means "not entered" (a cost left out), not "free"
+    # where the key flows
+    economics: int = 0   # a device field the finance layer reads per pool: its position (DEVICE_ECONOMICS_KEYS)
+    checks: str = ""     # "": the workbook Checks snapshot it; "doc": documentation; "identity": the name a row
+                         # is found by; "live": the workbook's own formulas follow it (an edit is recomputed)
+    sizing: tuple[str, ...] = ()  # the sizing modes that read it (facility_power, capex_budget, demand)
 
     def range_text(self) -> str:
         """Human text of the allowed values, used in every error message."""
@@ -68,7 +73,11 @@ class Quantity:
     cached: bool = True      # a CashFlow row whose engine value is cached in the file (False: left to the formula)
     pool_year: int = 0       # a year row also kept per pool: its position among the pool rows (YearRows.pool_*, CashFlow)
     carried: bool = False    # past a plan's horizon the CashFlow row keeps its last value (a running total)
+    levelized: bool = False  # a year row whose levelized value is a plan's "per year" quantity
     json: bool = False       # a year row written per year by `tcoapp compute --json`
+    swing: int = 0           # an input the tornado swings: its position
+    summed: bool = False     # a pool quantity whose plan value is the pools' sum
+    pool_json: int = 0       # position among a pool's `compute --json` economics
 
 
 @dataclass(frozen=True)
@@ -81,6 +90,7 @@ class Metric:
     better: str  # "high", "low" or "" (no preferred direction)
     help: str
     source: str = "finance"  # "point": read from the operating point; "finance": from the finance layer
+    pool_point: bool = False  # also reported per pool (each pool's operating point, JSON pool rows)
     text_group: str = ""     # the block of the text report it is printed in
     simulated: int = 0       # position among the metrics every Monte Carlo draw keeps
     summary: int = 0         # position among the metrics a Monte Carlo run summarizes (percentiles)
