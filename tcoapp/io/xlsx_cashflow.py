@@ -17,6 +17,7 @@ import math
 from openpyxl.utils import get_column_letter
 
 from ..engine.finance.depreciation import MACRS_5_PERCENT, MACRS_7_PERCENT
+from ..engine.finance.metrics import HELD_CAPEX_PARTS
 from ..engine.quantities.finance import OPEX_PARTS, POOL_YEAR_KEYS, YEAR_QUANTITY_BY_KEY
 from ..engine.scenario import Scenario
 from . import sheets as S
@@ -45,7 +46,7 @@ CF_UNITS = {
 }
 CF_HELP = {
     "active": "1 in the years the pool serves (after its purchase year, up to the horizon), else 0.",
-    "opex_usd": "-(energy + colocation + maintenance + software + rent + staff): opex as a cash outflow.",
+    "opex_usd": "-(" + " + ".join(part.replace("_", " ") for part in OPEX_PARTS) + "): opex as a cash outflow.",
     "capex_usd": "-capex of the tranches paid in the year.",
     "loss_carried_usd": "max(0, loss carried from the year before - taxable income).",
     "taxable_income_usd": "Revenue - opex - depreciation + the horizon sale's gain over book value (a loss deducted).",
@@ -291,6 +292,8 @@ class _BlockFormulas:
                                          f"*{active}"),
             f"pool{k}.rent_usd": gated(f"(1-{q('owned')})*{q('device_count')}*{q('rent_usd_per_device_hour')}"
                                      f"*HOURS_PER_YEAR*{here('cost_index')}*{active}"),
+            **{f"pool{k}.{part}_usd": gated(f"IF({p(f'{part}_fraction_per_year')}>0,{q('owned')}*{q('capex_usd')}"
+                                            f"*{p(f'{part}_fraction_per_year')}*{active},0)") for part in HELD_CAPEX_PARTS},
             f"pool{k}.capex_usd": self._na.when(f"{year_ref}={bought}", f"-{q('capex_usd')}"),
             f"pool{k}.depreciation_usd": self._depreciation(year_ref, bought, horizon, life, resid, q("capex_usd")),
             f"pool{k}.residual_value_usd": self._na.when(f"{year_ref}={horizon}", f"{q('capex_usd')}*{value}"),

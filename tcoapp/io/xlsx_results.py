@@ -20,6 +20,7 @@ from ..engine.quantities.inputs import DEVICE_FIELDS, PLAN_FIELDS, PRICE_TIER_FI
 from ..engine.quantities.finance import (
     COST_COMPONENTS, DEVICE_ECONOMICS_KEYS, INPUT_BY_KEY, SUMMED_KEYS, OPEX_PARTS, POOL_QUANTITY_BY_KEY, QUANTITY_BY_KEY,
 )
+from ..engine.finance.metrics import HELD_CAPEX_PARTS
 from ..engine.quantities.metrics import CASHFLOW_METRICS, METRIC_BY_KEY
 from ..engine.scenario import Scenario
 from . import sheets as S
@@ -93,6 +94,9 @@ POOL_FORMULAS: tuple[tuple[str, PoolFormula], ...] = (
     ("colocation_usd_per_year", lambda q: f'{q.r("owned")}*{q.r("it_provisioned_kw")}*{q.p("colocation_usd_per_kw_month")}'
                                           f'*MONTHS_PER_YEAR'),
     ("maintenance_usd_per_year", lambda q: f'{q.r("hardware_capex_usd")}*{q.p("maintenance_fraction_per_year")}'),
+    *((f"{part}_usd_per_year", lambda q, part=part: f'IF({q.p(f"{part}_fraction_per_year")}>0,{q.r("owned")}'
+                                                   f'*{q.r("capex_usd")}*{q.p(f"{part}_fraction_per_year")},0)')
+      for part in HELD_CAPEX_PARTS),
     ("software_usd_per_year", lambda q: f'{q.r("device_count")}*{q.p("software_usd_per_device_year")}'),
     ("rent_usd_per_year", lambda q: f'(1-{q.r("owned")})*{q.r("device_count")}*{q.r("rent_usd_per_device_hour")}'
                                     f'*HOURS_PER_YEAR'),

@@ -53,6 +53,10 @@ def finance_cases():
     add("itemized capex, bought and rented", **itemized,
         pools=[lambda p: _pool(p, "bought", 40), lambda p: _pool(p, "rented", 16, ownership="rent",
                                                                  rent_usd_per_device_hour=3.0)])
+    add("insured and taxed property, a later tranche and a rented pool", years=5, insurance_fraction_per_year=0.008,
+        property_tax_fraction_per_year=0.012, cost_change_per_year=0.03,
+        pools=[lambda p: _pool(p, "first", 32), lambda p: _pool(p, "second", 32, purchase_year=2),
+               lambda p: _pool(p, "rented", 16, ownership="rent", rent_usd_per_device_hour=3.0)])
     return default_scenario().with_plans(plans)
 
 

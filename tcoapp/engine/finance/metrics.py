@@ -20,6 +20,7 @@ from ..quantities.finance import (
 
 ITEMIZED = tuple(f.name for f in FINANCE_FIELDS if f.group == "capex" and f.name != "other_capex_fraction")  # per device / server
 SUMMED = SUMMED_KEYS
+HELD_CAPEX_PARTS = ("insurance", "property_tax")  # opex parts that are a fraction of the capex held (costs.py)
 
 
 def finance_metrics(x, with_irr: bool = True) -> FinanceResult:
@@ -32,6 +33,7 @@ def finance_metrics(x, with_irr: bool = True) -> FinanceResult:
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):  # NaN in, NaN out: by design
         plan = {k: np.asarray(a[k], float)[..., None] for k in ("other_capex_fraction", "pue", "electricity_usd_per_kwh",
                                                               "colocation_usd_per_kw_month", "maintenance_fraction_per_year",
+                                                              "insurance_fraction_per_year", "property_tax_fraction_per_year",
                                                               "software_usd_per_device_year", "utilization",
                                                               "price_usd_per_million_input_tokens", "input_tokens",
                                                               "output_tokens")}
@@ -57,7 +59,7 @@ def _pool_quantities(a, p) -> dict[str, np.ndarray]:
     prov_kw = costs.it_provisioned_kw(servers, nameplate)
     out_tok = costs.output_tokens_per_year(a.tokens_per_s_per_device, count, p["utilization"])
     in_tok = costs.input_tokens_per_year(out_tok, p["input_tokens"], p["output_tokens"])
-    return {
+    out = {
         "device_count": count, "servers": servers, "server_nameplate_w": nameplate, "servers_per_rack": per_rack,
         "racks": racks, "hardware_capex_usd": hardware,
         # a pool that cannot be racked (servers_per_rack = 0) or holds no device is infeasible: no capex,
@@ -75,6 +77,9 @@ def _pool_quantities(a, p) -> dict[str, np.ndarray]:
             np.asarray(a.revenue_mode, float)[..., None] == 1, device_hour_revenue(a, count, p["utilization"], 1.0),
             out_tok * a.price_usd_per_million_output_tokens / 1e6 + in_tok * p["price_usd_per_million_input_tokens"] / 1e6),
     }
+    for part in HELD_CAPEX_PARTS:
+        out[f"{part}_usd_per_year"] = costs.held_capex_cost_usd(owned * out["capex_usd"], p[f"{part}_fraction_per_year"])
+    return out
 
 
 def device_hour_revenue(a, count, utilization, price_index, expand=lambda v: np.asarray(v, float)[..., None]):
@@ -127,6 +132,8 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
                                                       L2(a.maintenance_fraction_per_year)) * cp * active,
         "software": costs.software_usd_per_year(count, L2(a.software_usd_per_device_year)) * cp * active,
         "rent": (1.0 - owned) * costs.rent_usd_per_year(count, P1(a.rent_usd_per_device_hour)) * cp * active,
+        **{part: costs.held_capex_cost_usd(owned * P1(pool["capex_usd"]), L2(a[f"{part}_fraction_per_year"])) * active
+           for part in HELD_CAPEX_PARTS},
     }
     rows = {f"{k}_usd": np.sum(np.where(serves, v, 0.0), axis=-2) for k, v in parts.items()}
     rows["staff_usd"] = np.asarray(a.staff_usd_per_year, float)[..., None] * c_t * in_horizon

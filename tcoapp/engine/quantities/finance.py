@@ -49,6 +49,8 @@ FINANCE_INPUTS: tuple[Quantity, ...] = (
     _q("electricity_usd_per_kwh", "USD/kWh", "plan", "Electricity price.", swing=8),
     _q("colocation_usd_per_kw_month", "USD/kW/month", "plan", "Colocation rent per provisioned IT kW per month.", swing=10),
     _q("maintenance_fraction_per_year", "fraction/yr", "plan", "Support and repairs per year as a fraction of hardware capex.", swing=11),
+    _q("insurance_fraction_per_year", "fraction/yr", "plan", "Insurance per year as a fraction of the capex still held."),
+    _q("property_tax_fraction_per_year", "fraction/yr", "plan", "Property tax per year as a fraction of the capex still held."),
     _q("software_usd_per_device_year", "USD/device/yr", "plan", "Software licences per device per year.", swing=12),
     _q("staff_usd_per_year", "USD/yr", "plan", "Operations staff cost per year.", swing=13),
     _q("utilization", "fraction", "plan", "Share of the year the fleet serves at the operating point.", swing=4),
@@ -88,7 +90,8 @@ OPTIONAL_INPUTS = {"owned": 1.0, "rent_usd_per_device_hour": 0.0, "purchase_year
                    "debt_years": float("nan"), "equity_discount_rate": float("nan"), "revenue_mode": 0.0,
                    "price_usd_per_device_hour": 0.0, "reserved_price_usd_per_device_hour": 0.0, "reserved_fraction": 0.0,
                    "network_usd_per_device": 0.0, "storage_usd_per_device": 0.0, "installation_usd_per_server": 0.0,
-                   "resale_curve": 0.0, "resale_decline_per_year": 0.0}
+                   "resale_curve": 0.0, "resale_decline_per_year": 0.0,
+                   "insurance_fraction_per_year": 0.0, "property_tax_fraction_per_year": 0.0}
 
 
 # per-year rows (plan scope, trailing axis = year 0..max years)
@@ -108,6 +111,8 @@ YEAR_QUANTITIES: tuple[Quantity, ...] = (
     _q("software_usd", "USD", "plan", "Software of the pools serving in the year.", **Y, opex_part="software", bar="other", bridge=4, pool_year=6, levelized=True),
     _q("rent_usd", "USD", "plan", "Rent of the rented pools serving in the year.", **Y, opex_part="rent", bar="other", bridge=6, pool_year=7, levelized=True),
     _q("staff_usd", "USD", "plan", "Staff cost of the year.", **Y, opex_part="staff", bar="other", bridge=5, levelized=True),
+    _q("insurance_usd", "USD", "plan", "Insurance of the bought pools serving in the year: insurance_fraction_per_year x their capex.", **Y, label="Insurance", opex_part="insurance", bar="other", bridge=7, pool_year=14, levelized=True),
+    _q("property_tax_usd", "USD", "plan", "Property tax of the bought pools serving in the year: property_tax_fraction_per_year x their capex.", **Y, label="Property tax", opex_part="property_tax", bar="other", bridge=8, pool_year=15, levelized=True),
     _q("opex_usd", "USD", "plan", "Energy + colocation + maintenance + software + rent + staff.", **Y, json=True, levelized=True),
     _q("capex_usd", "USD", "plan", "Capex of the tranches paid in the year.", **Y, pool_year=8, json=True),
     _q("residual_value_usd", "USD", "plan", "At the horizon: every tranche's value then.", **Y, pool_year=10, json=True),
@@ -169,6 +174,8 @@ _POOL_AND_PLAN = (
     ("energy_usd_per_year", "USD/yr", "it_avg_kw x PUE x 8760 h x electricity price (bought pools).", {}),
     ("colocation_usd_per_year", "USD/yr", "it_provisioned_kw x colocation x 12 (bought pools).", {}),
     ("maintenance_usd_per_year", "USD/yr", "maintenance fraction x hardware capex.", {}),
+    ("insurance_usd_per_year", "USD/yr", "insurance fraction x capex (bought pools).", {}),
+    ("property_tax_usd_per_year", "USD/yr", "property tax fraction x capex (bought pools).", {}),
     ("software_usd_per_year", "USD/yr", "software per device-year x device_count.", {}),
     ("rent_usd_per_year", "USD/yr", "Rented pools: device_count x rent per device-hour x 8760.", {}),
     ("output_tokens_per_year", "tokens/yr", "tokens/s per device x devices x utilization x seconds per year.", {}),

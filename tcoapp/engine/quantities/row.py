@@ -66,6 +66,7 @@ class Quantity:
     unit: str
     scope: str  # "pool" or "plan" (a year row: plan scope, trailing year axis)
     help: str
+    label: str = ""          # the readable name beside the key on the output sheets and in the app ("": the sheets' own)
     opex_part: str = ""      # a year row that is one part of opex: the part's name (cost per token, bridge)
     bar: str = ""            # the cost bar's segment the part is drawn in ("other": summed into one segment)
     bridge: int = 0          # position of the part in the cost bridge (0: capex first)
