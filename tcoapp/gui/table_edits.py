@@ -1,7 +1,7 @@
 """Undoable edits of the workbook-only tables through the document: price-tier tables (the
 PriceTiers sheet) and efficiency factors (the Calibration sheet: the scenario's factors and one
 column per calibrated device). Values are validated by the field tables (`PRICE_TIER_FIELDS`,
-`factor_table`); each function returns an error message (nothing changed) or None."""
+`quantities/factors.py`); each function returns an error message (nothing changed) or None."""
 from __future__ import annotations
 
 from dataclasses import replace

@@ -3,7 +3,7 @@
 
 A workbook is trusted only while it says it is current. Every input the engine computed from and the
 spreadsheet cannot follow is snapshotted here at export and compared with its cell by a formula. Which inputs
-is derived from the field table (engine/fields.py) by exclusion: every field but documentation, the identity a
+is derived from the field table (engine/quantities/inputs.py) by exclusion: every field but documentation, the identity a
 row is found by and the inputs the workbook's own formulas follow (LIVE_*), so a new engine input is checked
 without being listed. Checks find their cell by key, never by address (the Plans row by its key, a table row by
 its name or its plan and pool, the column by its key in row 1), so sorting, moving sheets and inserting or
@@ -44,7 +44,7 @@ RED = PatternFill("solid", start_color="FFC7CE", end_color="FFC7CE")
 GREEN = PatternFill("solid", start_color="C6EFCE", end_color="C6EFCE")
 BOLD = Font(bold=True)
 
-# Which fields of the field table (engine/fields.py) the Checks compare. The rule is by exclusion, so a field
+# Which fields of the field table (engine/quantities/inputs.py) the Checks compare. The rule is by exclusion, so a field
 # added to a table is checked unless it is named here: documentation text, the identity a row is found by, or
 # an input the workbook's own formulas follow (live: an edit of it is recomputed by the spreadsheet).
 def _marked(tables, mark: str) -> frozenset[str]:

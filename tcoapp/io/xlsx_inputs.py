@@ -2,7 +2,7 @@
 
 Their layout is the one `workbook_read.read_scenario` reads (docs/workbook_format.md), so an exported
 workbook imports back to the identical scenario. Every label, unit and help text comes from the
-field table (engine/fields.py).
+field table (engine/quantities/inputs.py).
 """
 from __future__ import annotations
 

@@ -196,6 +196,9 @@ FORMULA_SECTIONS: tuple[tuple[str, tuple[tuple[str, Formula], ...]], ...] = (
          lambda x: f'IF({x.r("input_tokens_per_year")}>0,{x.r("prefill_share_of_device_time")}*'
                    f'({x.r("capex_usd_per_year")}+{x.r("opex_usd_per_year")})'
                    f'/{x.r("input_tokens_per_year")}*TOKENS_PER_MILLION,{NA})'),
+        ("cost_per_device_hour_usd",
+         lambda x: f'IF({x.r("device_count")}>0,({x.r("capex_usd_per_year")}+{x.r("opex_usd_per_year")})'
+                   f'/({x.r("device_count")}*HOURS_PER_YEAR),{NA})'),
     ) + _components()),
     ("Revenue and returns (formulas)", (
         ("revenue_usd_per_rack_per_year",

@@ -1,4 +1,4 @@
-"""The Checks sheet covers every input the engine reads, derived from the field table (engine/fields.py):
+"""The Checks sheet covers every input the engine reads, derived from the field table (engine/quantities/inputs.py):
 each field of the Plans, Pools, Devices, Models and Curves tables is either compared by a Checks row, or
 documentation (notes, sources), or followed live by the workbook's own formulas, which is proven here by
 finding the formulas that read it. A field added to a table is therefore checked unless someone makes it

@@ -65,6 +65,13 @@ def held_capex_cost_usd(capex_held, fraction_per_year):
         return np.where(fraction > 0, np.asarray(capex_held, float) * fraction, 0.0)
 
 
+def per_device_hour(usd_per_year, device_count):
+    """USD/yr over device_count x 8760 h [USD/device/h]; NaN without a device."""
+    count = np.asarray(device_count, float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(count > 0, np.asarray(usd_per_year, float) / (count * HOURS_PER_YEAR), np.nan)
+
+
 def maintenance_usd_per_year(hardware_capex, maintenance_fraction_per_year):
     """maintenance_fraction_per_year * hardware_capex  [USD/yr]."""
     return hardware_capex * np.asarray(maintenance_fraction_per_year, float)

@@ -255,6 +255,7 @@ def _costs_and_returns(a, o, rows, with_irr: bool) -> dict[str, np.ndarray]:
         "cost_per_million_total_tokens_usd": costs.per_million(annual, out_tok + in_tok),
         "prefill_share_of_device_time": _input_share(a),
         "cost_per_million_input_tokens_usd": costs.per_million(_input_share(a) * annual, in_tok),
+        "cost_per_device_hour_usd": costs.per_device_hour(annual, o["device_count"]),
         "revenue_usd_per_rack_per_year": np.where(o["racks"] > 0, revenue / o["racks"], np.nan),
     })
     for part in COST_COMPONENTS:

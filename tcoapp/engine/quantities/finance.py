@@ -13,7 +13,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from .metrics import METRIC_BY_KEY
+from .metrics import METRIC_BY_KEY, METRICS
 from .inputs import DEVICE_ECONOMICS_KEYS  # noqa: F401 (the per-pool device inputs)
 from .row import Quantity, ranked
 
@@ -190,7 +190,7 @@ POOL_QUANTITIES: tuple[Quantity, ...] = tuple(_q(k, u, "pool", h, **f) for k, u,
     _q("device_avg_w", "W", "pool", "utilization x power_w + (1 - utilization) x idle_w."),
 )
 
-PLAN_QUANTITIES: tuple[Quantity, ...] = tuple(_plan_q(k, u, h) for k, u, h, _ in _POOL_AND_PLAN) + (
+_PLAN_ROWS: tuple[Quantity, ...] = tuple(_plan_q(k, u, h) for k, u, h, _ in _POOL_AND_PLAN) + (
     _metric_q("servers_per_rack"),
     _q("staff_usd_per_year", "USD/yr", "plan", "Operations staff cost per year."),
     _metric_q("opex_usd_per_year"),
@@ -215,6 +215,9 @@ PLAN_QUANTITIES: tuple[Quantity, ...] = tuple(_plan_q(k, u, h) for k, u, h, _ in
     _q("prefill_share_of_device_time", "fraction", "plan", "sum over pools of devices x prefill share / devices: the share of cost allocated to input tokens."),
     _metric_q("cost_per_million_input_tokens_usd"),
 )
+# every finance metric is a plan quantity: one not listed above is declared by its metric row alone
+PLAN_QUANTITIES: tuple[Quantity, ...] = _PLAN_ROWS + tuple(
+    _metric_q(m.key) for m in METRICS if m.source == "finance" and m.key not in {q.key for q in _PLAN_ROWS})
 
 
 INPUT_BY_KEY = {q.key: q for q in FINANCE_INPUTS}

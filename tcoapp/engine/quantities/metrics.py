@@ -59,6 +59,8 @@ METRICS: tuple[Metric, ...] = (
        text_group="Costs"),
     _m("cost_per_million_input_tokens_usd", "Cost per million input tokens", "USD/Mtok", "low", "The cost share of prefill (the prefill share of device time) over the input tokens; n/a for measured curves, whose prefill share is unknown.",
        text_group="Costs"),
+    _m("cost_per_device_hour_usd", "Cost per device-hour", "USD/device/h", "low", "(capex per year + opex per year) / (devices x 8,760 h): what an hour of one device of the fleet costs, levelized over the years; compare it with a GPU cloud's price per device-hour.",
+       text_group="Costs"),
     _m("revenue_usd_per_year", "Revenue per year", "USD/yr", "high", "Output and input tokens at their prices; levelized over the years.",
        text_group="Returns", simulated=9),
     _m("revenue_usd_per_rack_per_year", "Revenue per rack per year", "USD/rack/yr", "high", "Revenue per year / racks.",
