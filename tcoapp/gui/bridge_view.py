@@ -2,6 +2,7 @@
 (docs/model.md, "Cost bridge"). The numbers are the engine's (`engine.finance.bridge.cost_bridge`, the
 same as `tcoapp compute --bridge A,B` and the workbook's Bridge sheet): a bar at A's cost, one floating
 step per part (green lowers the cost, red raises it), a bar at B's cost."""
+from ..engine.quantities.finance import YEAR_QUANTITIES
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
@@ -12,7 +13,8 @@ from .document import Document
 from .plotting import brush, category_ticks, make_plot, pen, pg
 
 LOWER, HIGHER, TOTAL, NONE = "#2ca02c", "#d62728", "#4c72b0", "#9a9a9a"
-PART_TEXT = {"capex": "capex per token", "other": "other"}
+PART_TEXT = {"capex": "capex per token", "other": "other",
+             **{q.opex_part: q.label.lower() for q in YEAR_QUANTITIES if q.opex_part and q.label}}
 
 
 def waterfall(bridge) -> tuple[list[str], list[float], list[float], list[str]]:

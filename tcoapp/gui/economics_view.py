@@ -27,7 +27,7 @@ from .plotting import (
 DEVICE_FIELD_BY_NAME = by_name(DEVICE_FIELDS)
 COMPONENTS = BAR_SEGMENTS  # the cost bar: capex, each opex part's segment (quantity table)
 FRACTIONS = (0.1, 0.2, 0.3, 0.5)
-COMPONENT_TEXT = {"other": f"other ({', '.join(OTHER_PARTS)})"}
+COMPONENT_TEXT = {"other": f"other ({', '.join(p.replace('_', ' ') for p in OTHER_PARTS)})"}
 
 
 SHORT_REASONS = (("not met at any", "target not met"), ("cannot be racked", "server above the rack power cap"),
