@@ -2,13 +2,13 @@
 (docs/model.md, "Cost bridge"). The numbers are the engine's (`engine.finance.bridge.cost_bridge`, the
 same as `tcoapp compute --bridge A,B` and the workbook's Bridge sheet): a bar at A's cost, one floating
 step per part (green lowers the cost, red raises it), a bar at B's cost."""
-from ..engine.quantities.finance import YEAR_QUANTITIES
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from ..engine.finance.bridge import cost_bridge
+from ..engine.quantities.finance import YEAR_QUANTITIES
 from .document import Document
 from .plotting import brush, category_ticks, make_plot, pen, pg
 
