@@ -106,9 +106,9 @@ def test_iso_power_plans_draw_the_same_facility_power():
     s = Scenario(tuple(plans), catalog_devices=catalog.devices, catalog_models=catalog.models)
     for plan in plans:
         m = compute_plan(s, plan).metrics
-        assert m["it_provisioned_kw"] * 1.2 <= 2000 + 1e-9
-        server_kw = m["it_provisioned_kw"] / m["servers"]
-        assert m["it_provisioned_kw"] * 1.2 > 2000 - server_kw * 1.2
+        assert m.it_provisioned_kw * 1.2 <= 2000 + 1e-9
+        server_kw = m.it_provisioned_kw / m.servers
+        assert m.it_provisioned_kw * 1.2 > 2000 - server_kw * 1.2
 
 
 def test_a_measured_value_of_zero_is_refused_not_extrapolated_below_zero():
