@@ -5,9 +5,10 @@
 - `finance.py`: the finance layer's per-pool, per-plan and per-year quantities and its typed records;
 - `metrics.py`: the result metrics and the typed `Metrics` record generated from them;
 - `factors.py`: the efficiency factors of the generated curve;
-- `views.py`: every list of keys another module needs, derived from the rows' flow columns
-  (opex part, CashFlow row, JSON, Checks, sizing, Monte Carlo summary...);
 - `table.py`: all rows as one table (the key-list test checks the code against it).
 
+Every list of keys another module needs is a view of the rows' flow columns, defined beside its
+table (opex parts, cost-bar segments, bridge parts, CashFlow rows, cached rows, JSON keys, Checks
+marks, sizing reads, tornado swings, Monte Carlo lists); tests/test_key_lists.py forbids retyping one.
 Importing this package imports nothing else: read the module you need.
 """
