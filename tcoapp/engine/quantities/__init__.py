@@ -1,4 +1,4 @@
-"""The quantity table: every key of tcoapp, one row each (docs/model.md, "Metric keys").
+"""The quantity table: every key of tcoapp, one row each (docs/workbook_format.md, "Results").
 
 - `row.py`: the row types (an input `Field`, a finance `Quantity`, a result `Metric`);
 - `inputs.py`: the inputs (plan, pool, device, model, curve, price-tier fields);

@@ -82,7 +82,7 @@ METRICS: tuple[Metric, ...] = (
 )
 
 METRIC_BY_KEY = {m.key: m for m in METRICS}
-METRIC_KEYS = tuple(m.key for m in METRICS)  # docs/model.md "Metric keys", in the table's order
+METRIC_KEYS = tuple(m.key for m in METRICS)  # docs/workbook_format.md "Results", in the table's order
 POINT_METRICS = tuple(m.key for m in METRICS if m.source == "point")     # from the operating point
 POOL_POINT_METRICS = tuple(m.key for m in METRICS if m.pool_point)       # each pool's own point (JSON pool rows)
 FINANCE_METRICS = tuple(m.key for m in METRICS if m.source == "finance")  # from the finance layer

@@ -1,5 +1,5 @@
 """The row type of the quantity table: one key, its unit, default, allowed range, label, help and
-where it flows (docs/model.md, "Metric keys"; docs/workbook_format.md)."""
+where it flows (docs/workbook_format.md, "Results"; docs/workbook_format.md)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
