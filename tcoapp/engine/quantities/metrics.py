@@ -110,7 +110,7 @@ Metrics = make_dataclass(
     frozen=True,
     namespace={"__module__": __name__, "nan": classmethod(_metrics_nan), "with_": _metrics_with},
 )
-Metrics.__doc__ = ("Every result metric of a plan (docs/model.md, \"Metric keys\"): one float per row of METRICS, "
+Metrics.__doc__ = ("Every result metric of a plan (docs/workbook_format.md, \"Results\"): one float per row of METRICS, "
                    "in its unit (field metadata); NaN where the metric does not exist.")
 
 
