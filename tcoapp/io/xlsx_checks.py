@@ -60,12 +60,13 @@ LIVE_DEVICE_FIELDS = _marked((DEVICE_FIELDS,), "live")
 LIVE_POOL_FIELDS = _marked((POOL_FIELDS,), "live")
 IDENTITY = _marked(_TABLES, "identity")
 
-def reads_device_economics(plan, one_pool: bool) -> bool:
+def reads_device_economics(plan, result) -> bool:
     """The engine reads the device's live economics (price, server price and power, devices per server)
     where no workbook formula follows them: sizing several pools, and the serving search's cost per
-    token, which picks the configuration."""
-    searched = plan.serving_search == "auto" and plan.search_objective == "cost_per_million_output_tokens_usd"
-    return (plan.sizing_mode != "devices" and not one_pool) or searched
+    token, which picks the configuration of a searched pool."""
+    searched = plan.search_objective == "cost_per_million_output_tokens_usd" and any(
+        s is not None for s in result.searches)
+    return (plan.sizing_mode != "devices" and len(result.pools) != 1) or searched
 
 
 def engine_plan_keys() -> tuple[str, ...]:
@@ -238,8 +239,7 @@ def _input_checks(scenario: Scenario, results, layout: Layout, rows: InputRows) 
         out.extend(_plan_checks(index, plan, result, layout))
         if plan.pools:
             out.extend(_pool_checks(index, plan, last_pool_row))
-        one_pool = len(result.pools) == 1
-        device_keys = PERF_DEVICE_FIELDS + (ECON_DEVICE_FIELDS if reads_device_economics(plan, one_pool) else ())
+        device_keys = PERF_DEVICE_FIELDS + (ECON_DEVICE_FIELDS if reads_device_economics(plan, result) else ())
         for name in dict.fromkeys(p.device for p in result.pools):
             if name in rows.devices:
                 out.extend(_entry_checks(index, S.DEVICES, name, scenario.device(name), device_keys))

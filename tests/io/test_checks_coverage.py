@@ -100,6 +100,18 @@ def test_every_device_field_the_engine_reads_is_checked_or_live(books):
         assert f"Devices {device} {key}" in checks
 
 
+def test_a_searched_plans_device_economics_are_checked(books):
+    """The serving search picks the configuration cheapest per token from the device's price, server price,
+    server power and devices per server: no formula follows that choice, so the Checks snapshot them."""
+    scenario = _scenarios()["devices"]
+    result = compute_scenario(scenario)[0]
+    assert any(s is not None for s in result.searches)
+    device = scenario.plans[0].device
+    for key in LIVE_DEVICE_FIELDS:
+        assert f"Devices {device} {key}" in _checks(books["devices"]), key
+        assert f"Devices {device} {key}" not in _checks(books["curve"]), key  # a measured curve: not searched
+
+
 def test_every_model_curve_pool_and_factor_input_is_checked(books):
     checks = _checks(books["curve"])
     model = default_scenario().plans[0].model
