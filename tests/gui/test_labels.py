@@ -35,11 +35,13 @@ def test_input_text_round_trips_through_the_engine(field):
 
 
 def test_payback_reads_never_only_for_a_plan_with_cash_flows():
+    from tcoapp.engine.quantities.metrics import Metrics
     from tcoapp.gui.labels import format_metric
 
-    assert format_metric("payback_months", float("nan"), {"npv_usd": -5.0}) == "never"
-    assert format_metric("payback_months", float("nan"), {"npv_usd": float("nan")}) == "n/a"
-    assert format_metric("irr", float("nan"), {"npv_usd": -5.0}) == "n/a"
+    losing = Metrics.nan().with_(npv_usd=-5.0)
+    assert format_metric("payback_months", float("nan"), losing) == "never"
+    assert format_metric("payback_months", float("nan"), Metrics.nan()) == "n/a"
+    assert format_metric("irr", float("nan"), losing) == "n/a"
 
 
 def test_choice_labels_and_percent_are_read_back():
