@@ -63,3 +63,23 @@ def payback_months(flows):
         return 0.0
     t = below[-1]
     return 12 * (t + (-cumulative[t]) / (cumulative[t + 1] - cumulative[t]))
+
+
+def held_capex_cost_by_year(tranches, years, fraction):
+    """docs/model.md "Insurance and property tax": year t (1..years) pays `fraction` x the capex of every
+    bought tranche held that year (paid in an earlier year: purchase_year < t); year 0 pays nothing; a
+    rented tranche holds no capex. tranches: (capex_usd, purchase_year, owned) each. A loop per year."""
+    out = [0.0]
+    for t in range(1, years + 1):
+        held = 0.0
+        for capex, bought, owned in tranches:
+            if owned and bought < t:
+                held += capex
+        out.append(fraction * held)
+    return out
+
+
+def tranche_capex(price, dps, sprice, n, other, network=0.0, storage=0.0, installation=0.0):
+    """One bought tranche's capex: devices and whole servers, the overhead fraction and the itemized lines."""
+    servers = math.ceil(n / dps)
+    return (n * price + servers * sprice) * (1 + other) + n * (network + storage) + servers * installation

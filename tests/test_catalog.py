@@ -1,6 +1,6 @@
 """The shipped catalog: every row sourced, estimates named, rack-scale systems unambiguous."""
 import pytest
-from tcoapp.engine.fields import DEVICE_FIELDS, MODEL_FIELDS
+from tcoapp.engine.quantities.inputs import DEVICE_FIELDS, MODEL_FIELDS
 from tcoapp.io.catalog import load_catalog
 
 REQUIRED_DEVICES = {"H100-SXM", "H200-SXM", "B200", "B300", "GB200-NVL72", "GB300-NVL72", "MI300X", "MI325X",

@@ -13,7 +13,7 @@ sys.path.insert(0, str(ROOT))
 from tools import gen_docs  # noqa: E402
 
 from tcoapp.engine.compute import METRIC_KEYS  # noqa: E402
-from tcoapp.engine.fields import FIELD_TABLES  # noqa: E402
+from tcoapp.engine.quantities.inputs import FIELD_TABLES  # noqa: E402
 
 
 @pytest.mark.parametrize("filename", sorted(gen_docs.OUTPUTS))

@@ -1,6 +1,6 @@
 """Generate the reference docs from their single sources:
 
-- docs/workbook_format.md from the field table (tcoapp/engine/fields.py), the efficiency factors,
+- docs/workbook_format.md from the field table (tcoapp/engine/quantities/inputs.py), the efficiency factors,
   the workbook layout constants and the metric keys;
 - docs/catalog.md from resources/catalog/*.csv (each row's source, estimated_fields and notes).
 
@@ -19,7 +19,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from tcoapp.engine.compute import METRIC_KEYS  # noqa: E402
-from tcoapp.engine.fields import (  # noqa: E402
+from tcoapp.engine.quantities.inputs import (  # noqa: E402
     CURVE_POINT_FIELDS, DEVICE_FIELDS, MODEL_FIELDS, PLAN_FIELDS, POOL_FIELDS, PRICE_TIER_FIELDS, Field,
 )
 from tcoapp.engine.performance.factors import DEFAULT_FACTORS, FACTOR_NAMES  # noqa: E402
@@ -93,7 +93,7 @@ def _table_section(title: str, intro: str, fields: tuple[Field, ...]) -> list[st
 
 
 def _calibration_section() -> list[str]:
-    from tcoapp.engine.factor_table import FACTOR_FIELD_BY_NAME
+    from tcoapp.engine.quantities.factors import FACTOR_FIELD_BY_NAME
 
     lines = ["## Calibration", "",
              "Rows of `key | unit | value` (from row 2): the efficiency factors of the generated "
@@ -163,13 +163,13 @@ def _checks_section() -> list[str]:
         "## Checks, Summary and what stays live", "",
         "A workbook is trusted only while it says it is current. The `Checks` sheet snapshots, at export, every "
         "input the engine computed from and a spreadsheet cannot follow, and compares each with its cell by a "
-        "formula. Which inputs: every field of the field table (tcoapp/engine/fields.py) of Plans, Pools, Devices, "
+        "formula. Which inputs: every field of the field table (tcoapp/engine/quantities/inputs.py) of Plans, Pools, Devices, "
         "Models and Curves except documentation (vendor, notes, sources, estimated fields), the name a row is found "
         "by, and the inputs the workbook's own formulas follow (the live list below), so a new engine input is "
         "checked without anyone listing it; every Calibration factor; every named constant of `Constants` (the "
         "engine's own numbers: an edit fails a check, it does not silently move numbers the engine would not "
         "move); the number of plans on Plans (a plan added by copying a column is computed only by tcoapp); and, "
-        "for a plan of several pools sized by facility power, budget or demand, the sizing inputs and device prices. "
+        "for a plan of several pools sized by facility power, budget or demand, the sizing inputs and device prices; for a plan whose serving search picks the configuration cheapest per token, the device's price, server price, server overhead power and devices per server (the search reads them; no formula follows its choice). "
         "Checks find their input by key, not by address: the Plans row by its key in column A, a Devices, Models "
         "or Curves row by its name, a Pools or Uncertainty row by its plan and pool (or key), the column by its key "
         "in row 1 (MATCH, COUNTIF, SUMPRODUCT), so sorting a table, moving a sheet and inserting or deleting other "
@@ -230,7 +230,7 @@ def _where_it_enters(key: str) -> str:
 
 
 def _uncertainty_section() -> list[str]:
-    from tcoapp.engine.factor_table import FACTOR_FIELDS
+    from tcoapp.engine.quantities.factors import FACTOR_FIELDS
     from tcoapp.engine.uncertainty.fields import UNCERTAINTY_FIELDS
 
     lines = _table_section(
@@ -269,7 +269,7 @@ def _monte_carlo_section() -> list[str]:
 
 
 def workbook_format_md() -> str:
-    lines = ["# Scenario workbook format", "", GENERATED.format(what="the field table (tcoapp/engine/fields.py)"), "",
+    lines = ["# Scenario workbook format", "", GENERATED.format(what="the field table (tcoapp/engine/quantities/inputs.py)"), "",
              "A scenario is one .xlsx workbook. Input sheets: "
              + ", ".join(f"`{name}`" for name in S.INPUT_SHEETS)
              + "; output sheets: " + ", ".join(f"`{name}`" for name in S.OUTPUT_SHEETS)

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ..engine.compute import METRIC_KEYS, PlanResult, compute_scenario
-from ..engine.metric_table import METRICS
+from ..engine.quantities.metrics import METRICS
 from ..engine.performance.measured import config_text
 from ..engine.scenario import Scenario
 
@@ -134,7 +134,7 @@ def compute(scenario: Scenario | str | None = None) -> Computed:
 def _plans_frame(results) -> pd.DataFrame:
     rows = []
     for r in results:
-        row = {key: r.metrics[key] for key in METRIC_KEYS}
+        row = {key: getattr(r.metrics, key) for key in METRIC_KEYS}
         row.update(curve_source=r.point.source, limited_by=(r.fleet.limited_by or None) if r.fleet else None,
                    warnings="; ".join(r.warnings))
         rows.append(row)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from ..engine.compute import compute_scenario
-from ..engine.metric_table import METRIC_BY_KEY
+from ..engine.quantities.metrics import METRIC_BY_KEY
 from ..engine.scenario import Scenario
 from ..engine.uncertainty.plan_draws import SIMULATED_METRICS
 from ..engine.uncertainty.report import SUMMARY_METRICS, simulation_json

@@ -10,20 +10,12 @@ import textwrap
 
 from ..engine import decision
 from ..engine.compute import METRIC_KEYS
-from ..engine.metric_table import METRIC_BY_KEY
+from ..engine.quantities.metrics import METRIC_BY_KEY, TEXT_GROUPS
 from ..present.values import metric_value, percent, usd
 
 WIDTH = 100
 RANK_BY = "cost_per_million_output_tokens_usd"
-GROUPS = (
-    ("Operating point", ("batch", "tokens_per_s_per_device", "tokens_per_s_per_user", "ttft_s", "power_w",
-                         "tokens_per_joule", "max_batch_by_memory")),
-    ("Fleet", ("device_count", "servers", "racks", "servers_per_rack", "it_avg_kw", "it_provisioned_kw")),
-    ("Costs", ("capex_usd", "capex_usd_per_year", "opex_usd_per_year", "energy_usd_per_year",
-               "output_tokens_per_year", "cost_per_million_output_tokens_usd", "cost_per_million_total_tokens_usd",
-               "cost_per_million_input_tokens_usd")),
-    ("Returns", ("revenue_usd_per_year", "revenue_usd_per_rack_per_year", "npv_usd", "irr", "payback_months", "roi")),
-)
+GROUPS = TEXT_GROUPS  # the metric table's text_group column
 LABEL_WIDTH = 36
 
 

@@ -14,40 +14,26 @@ import numpy as np
 
 from .finance import cashflow, sizing
 from .finance.metrics import finance_metrics
-from .finance.quantities import DEVICE_ECONOMICS_KEYS, FinanceInputs, FinanceResult, finance_inputs
+from .quantities.finance import DEVICE_ECONOMICS_KEYS, POOL_JSON_KEYS, YEAR_JSON_KEYS, FinanceInputs, FinanceResult, finance_inputs
 from .frontier_share import Frontier, frontier_for, low_share_note, share_of
 from .fleet import FleetPoint, PoolCapacity, fleet_point, pool_capacities
 from .serving_search import SearchOutcome
-from .metric_table import METRICS
+from .quantities.metrics import FINANCE_METRICS, METRIC_KEYS, POINT_METRICS, POOL_POINT_METRICS, Metrics, metric_values  # noqa: F401 (METRIC_KEYS: read here by callers)
 from .performance.curve import OperatingPoint
 from .performance.prediction_interval import prediction_interval
 from .pools import POOL_SERVING_KEYS, ResolvedPool, resolve_pools, sells_output
-from .fields import PLAN_FIELDS
+from .quantities.inputs import PLAN_FIELDS
 from .records import Plan
 from .scenario import Scenario
 from .search_objective import plan_finance_inputs
 
-METRIC_KEYS = tuple(metric.key for metric in METRICS)  # docs/model.md "Metric keys", in the metric table's order
-PERFORMANCE_KEYS = ("batch", "tokens_per_s_per_device", "tokens_per_s_per_user", "ttft_s", "power_w",
-                    "tokens_per_joule", "max_batch_by_memory")  # from the operating point
-FINANCE_KEYS = tuple(key for key in METRIC_KEYS if key not in PERFORMANCE_KEYS)  # from the finance layer
-YEAR_JSON = (("output_tokens", "output_tokens"), ("revenue_usd", "revenue_usd"), ("opex_usd", "opex_usd"),
-             ("capex_usd", "capex_usd"), ("replacement_capex_usd", "replacement_capex_usd"),
-             ("residual_value_usd", "residual_value_usd"),
-             ("depreciation_usd", "depreciation_usd"), ("disposal_gain_usd", "disposal_gain_usd"),
-             ("taxable_income_usd", "taxable_income_usd"),
-             ("tax_usd", "tax_usd"), ("cash_flow_usd", "cash_flow_usd"),
-             ("cumulative_cash_flow_usd", "cumulative_cash_flow_usd"),
-             ("debt_drawn_usd", "debt_drawn_usd"), ("interest_usd", "interest_usd"), ("principal_usd", "principal_usd"),
-             ("debt_service_usd", "debt_service_usd"), ("dscr", "dscr"), ("equity_cash_flow_usd", "equity_cash_flow_usd"))
-POOL_JSON_KEYS = ("device_count", "servers", "servers_per_rack", "racks", "capex_usd", "it_avg_kw", "it_provisioned_kw")
 
 
 @dataclass(frozen=True)
 class PlanResult:
     name: str
     point: OperatingPoint
-    metrics: dict[str, float]               # METRIC_KEYS; NaN = does not exist
+    metrics: Metrics                        # every metric of the metric table; NaN = does not exist
     finance: FinanceResult | None = None    # every finance quantity, per plan and (in .pools) per pool
     inputs: FinanceInputs | None = None     # what the finance layer computed from
     pools: tuple[ResolvedPool, ...] = ()
@@ -62,7 +48,7 @@ class PlanResult:
 
     def metric_or_none(self, key: str) -> float | None:
         """The metric `key` in its unit (METRIC_KEYS, docs/model.md "Metric keys"); None where it does not exist."""
-        value = self.metrics[key]
+        value = getattr(self.metrics, key)
         return None if value is None or not np.isfinite(value) else float(value)
 
     def pool_rows(self) -> list[dict[str, Any]]:
@@ -75,7 +61,7 @@ class PlanResult:
             for key in POOL_JSON_KEYS:
                 row[key] = _finite(self.finance.pools[key][..., i]) if self.finance is not None else None
             row["requests_per_s"] = _finite(self.fleet.requests_per_s[i]) if self.fleet else None
-            for key in ("batch", "tokens_per_s_per_device", "tokens_per_s_per_user", "ttft_s", "power_w"):
+            for key in POOL_POINT_METRICS:
                 row[key] = _finite(getattr(point, key)) if point is not None else None
             row["serving"] = {k: getattr(pool.serving, k) for k in POOL_SERVING_KEYS}
             row["serving"]["searched"] = self.pool_search(i) is not None
@@ -129,8 +115,8 @@ class PlanResult:
         for t in range(horizon + 1):
             row = {"year": t, "utilization": _finite(y.utilization[..., t]),
                    "price_usd_per_million_output_tokens": _finite(base_price * y.price_index[..., t]) if t else None}
-            for key, source in YEAR_JSON:
-                row[key] = _finite(y[source][..., t])
+            for key in YEAR_JSON_KEYS:
+                row[key] = _finite(y[key][..., t])
             rows.append(row)
         return rows
 
@@ -138,7 +124,7 @@ class PlanResult:
         """The plan's result as `tcoapp compute --json` writes it: metrics (None: does not exist), operating point
         flags, pools, serving search, years and warnings, every number in the unit its key names."""
         data: dict[str, Any] = {"name": self.name}
-        data.update({key: self.metric_or_none(key) for key in METRIC_KEYS})
+        data.update({key: _finite(value) for key, value in metric_values(self.metrics)})
         data["curve_source"] = self.point.source
         data["extrapolated"] = self.point.extrapolated
         data["queued"] = self.point.queued
@@ -250,13 +236,10 @@ def compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
     if cashflow.irr_is_ambiguous(out.cash_flows_usd):
         warnings.append("IRR not given: the cash flows change sign more than once and so does the cumulative flow, "
                         "so several rates make NPV = 0 (compare NPV instead)")
-    metrics = {key: float(out[key]) for key in FINANCE_KEYS}
-    metrics.update(batch=point.batch, tokens_per_s_per_device=point.tokens_per_s_per_device,
-                   tokens_per_s_per_user=point.tokens_per_s_per_user, ttft_s=point.ttft_s,
-                   power_w=point.power_w, tokens_per_joule=point.tokens_per_joule,
-                   max_batch_by_memory=point.max_batch_by_memory)
+    metrics = Metrics(**{key: float(out[key]) for key in FINANCE_METRICS},
+                      **{key: float(getattr(point, key)) for key in POINT_METRICS})
     plan_interval, pool_intervals = prediction_intervals(scenario, plan, pools, fleet)
-    return PlanResult(plan.name, point, {k: metrics[k] for k in METRIC_KEYS}, out, inputs, pools, fleet,
+    return PlanResult(plan.name, point, metrics, out, inputs, pools, fleet,
                       tuple(dict.fromkeys(warnings)), serving_search=plan.serving_search,
                       searches=tuple(c.search for c in caps), prediction_interval=plan_interval,
                       pool_intervals=pool_intervals, frontier=frontier, frontier_share=share)

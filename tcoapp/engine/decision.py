@@ -69,7 +69,7 @@ def facility_mw(result) -> float:
     if result.inputs is None:
         return math.nan
     pue = float(np.asarray(result.inputs.pue, float))
-    kw = float(result.metrics["it_provisioned_kw"])
+    kw = float(result.metrics.it_provisioned_kw)
     return kw * pue / 1000.0 if kw > 0 else math.nan
 
 
@@ -85,7 +85,7 @@ def _per_mw(value: float, mw: float) -> float:
 
 def _breakevens(result) -> tuple[float, float, float]:
     """(breakeven output price, plan's output price, breakeven utilization); NaN without cash flows."""
-    if result.inputs is None or not np.isfinite(result.metrics["npv_usd"]):
+    if result.inputs is None or not np.isfinite(result.metrics.npv_usd):
         return math.nan, math.nan, math.nan
     price = result.output_price_usd_per_million()
     return breakeven_output_price(result.inputs), price, breakeven_utilization(result.inputs)
@@ -99,13 +99,13 @@ def summarize(plans, results, objective: str, device_names=()) -> list[PlanSumma
     for i, (plan, r) in enumerate(zip(plans, results)):
         mw = facility_mw(r)
         m = r.metrics
-        tokens_s = m["tokens_per_s_per_device"] * m["device_count"]
-        revenue_mw = _per_mw(m["revenue_usd_per_year"], mw)
-        value = revenue_mw if objective == "revenue_usd_per_mw_per_year" else float(m[objective])
+        tokens_s = m.tokens_per_s_per_device * m.device_count
+        revenue_mw = _per_mw(m.revenue_usd_per_year, mw)
+        value = revenue_mw if objective == "revenue_usd_per_mw_per_year" else float(getattr(m, objective))
         be_price, price, be_util = _breakevens(r)
         notes = tuple(size_warnings(r, mw)) + tuple(filter(None, [name_mismatch(plan, device_names)]))
         out.append(PlanSummary(i, plan.name, value, mw, _per_mw(tokens_s, mw), revenue_mw, be_price, price, be_util,
-                               float(plan.utilization), float(m["payback_months"]), reason(plan, r), notes,
+                               float(plan.utilization), float(m.payback_months), reason(plan, r), notes,
                                workload_of(plan), float(r.frontier_share),
                                r.frontier.tokens_per_s_per_device if r.frontier else math.nan,
                                r.frontier.text if r.frontier else "", r.pools[0].device if r.pools else plan.device))
@@ -143,15 +143,15 @@ def ratios_text(s: PlanSummary, ref: PlanSummary, results) -> str:
     m, mr = results[s.index].metrics, results[ref.index].metrics
     parts = []
     for a, b, what in ((s.tokens_per_s_per_mw, ref.tokens_per_s_per_mw, "tokens per MW"),
-                       (m["revenue_usd_per_rack_per_year"], mr["revenue_usd_per_rack_per_year"], "revenue per rack")):
+                       (m.revenue_usd_per_rack_per_year, mr.revenue_usd_per_rack_per_year, "revenue per rack")):
         ratio = _ratio(a, b)
         if ratio:
             parts.append(f"{ratio} {what}")
-    cost, ref_cost = m["cost_per_million_output_tokens_usd"], mr["cost_per_million_output_tokens_usd"]
+    cost, ref_cost = m.cost_per_million_output_tokens_usd, mr.cost_per_million_output_tokens_usd
     if np.isfinite(cost) and np.isfinite(ref_cost):
         parts.append(f"${cost:.3g} vs ${ref_cost:.3g} per Mtok")
-    mine = _months(s.payback_months, np.isfinite(m["npv_usd"]))
-    theirs = _months(ref.payback_months, np.isfinite(mr["npv_usd"]))
+    mine = _months(s.payback_months, np.isfinite(m.npv_usd))
+    theirs = _months(ref.payback_months, np.isfinite(mr.npv_usd))
     if not (mine == theirs == "n/a"):
         parts.append(f"payback {mine} vs {theirs}")
     if not parts:
@@ -197,7 +197,7 @@ def limits(plan, result) -> list[str]:
     m, point = result.metrics, result.point
     if result.fleet is not None and result.fleet.limited_by:
         out.append(f"its rate is set by {_LIMITS.get(result.fleet.limited_by, result.fleet.limited_by)}")
-    batch, cap = m["batch"], m["max_batch_by_memory"]
+    batch, cap = m.batch, m.max_batch_by_memory
     if point.queued or (np.isfinite(batch) and np.isfinite(cap) and batch >= cap):
         out.append(f"memory caps the batch at {cap:g}")
     elif plan.has_target and np.isfinite(batch):
@@ -218,12 +218,12 @@ def reason(plan, result, with_notes: bool = True) -> str:
     """Which target, which configuration, what limits it; why a plan has no value. `with_notes` adds
     the engine's first two other notes (left out where the notes are listed anyway)."""
     m = result.metrics
-    if not np.isfinite(m["tokens_per_s_per_device"]) or not np.isfinite(m["cost_per_million_output_tokens_usd"]):
+    if not np.isfinite(m.tokens_per_s_per_device) or not np.isfinite(m.cost_per_million_output_tokens_usd):
         why = [w for w in result.warnings if not w.startswith(_ROUTINE[0])]
         return "No operating point: " + ("; ".join(why) if why else "the engine found none")
     rows = result.pool_rows()
-    head = (f"meets {target_text(plan)} ({m['tokens_per_s_per_user']:.3g} reached)" if plan.has_target
-            else f"batch {m['batch']:g} as entered ({m['tokens_per_s_per_user']:.3g} tokens/s per user)")
+    head = (f"meets {target_text(plan)} ({m.tokens_per_s_per_user:.3g} reached)" if plan.has_target
+            else f"batch {m.batch:g} as entered ({m.tokens_per_s_per_user:.3g} tokens/s per user)")
     config = "; ".join(_pool_text(r, len(rows) > 1) for r in rows)
     sentence = f"{head[0].upper()}{head[1:]}; {config}"
     found = limits(plan, result)
@@ -281,7 +281,7 @@ def size_warnings(result, mw: float | None = None) -> list[str]:
     """Sizes no real deployment has: over a million devices, over 1 GW of facility power."""
     mw = facility_mw(result) if mw is None else mw
     out = []
-    devices = result.metrics["device_count"]
+    devices = result.metrics.device_count
     if np.isfinite(devices) and devices > MANY_DEVICES:
         out.append(f"{devices:,.0f} devices: more than any deployment holds (over {MANY_DEVICES:,.0f}); check the sizing")
     if np.isfinite(mw) and mw * 1000 > LARGE_FACILITY_KW:

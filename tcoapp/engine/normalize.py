@@ -26,11 +26,11 @@ def reference_value(scenario: Scenario, mode: str, reference_index: int = 0) -> 
     plan = scenario.plans[reference_index]
     m = compute_plan(scenario, plan).metrics
     if mode == "iso_power":
-        return m["it_provisioned_kw"] * plan.pue
+        return m.it_provisioned_kw * plan.pue
     if mode == "iso_budget":
-        return m["capex_usd"]
+        return m.capex_usd
     if mode == "iso_demand":
-        return m["output_tokens_per_year"] / DAYS_PER_YEAR
+        return m.output_tokens_per_year / DAYS_PER_YEAR
     raise ValueError(f"normalization {mode!r}: must be one of {', '.join(NORMALIZATIONS)}")
 
 

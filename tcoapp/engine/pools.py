@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .errors import Problem
-from .fields import SERVING_FIELDS
-from .records import Plan, ServingConfig
+from .quantities.inputs import SERVING_FIELDS
+from .records import Plan, Pool, ServingConfig
 
 POOL_SERVING_KEYS = tuple(f.name for f in SERVING_FIELDS if f.name not in ("prefill_devices", "decode_devices"))
 

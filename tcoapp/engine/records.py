@@ -9,7 +9,7 @@ from dataclasses import make_dataclass, field as dc_field, fields as dc_fields, 
 from typing import Any, Mapping
 
 from .errors import Problem, ValidationError
-from .fields import (
+from .quantities.inputs import (
     DEVICE_FIELDS, MODEL_FIELDS, PLAN_FIELDS, POOL_FIELDS, PRECISIONS, SERVING_FIELDS, WORKLOAD_FIELDS, Field,
 )
 from .validate import Locator, coerce_record

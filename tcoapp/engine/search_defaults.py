@@ -9,7 +9,7 @@ acceptance rate above 0.
 """
 from __future__ import annotations
 
-from .fields import PLAN_FIELD_BY_NAME, PRECISIONS
+from .quantities.inputs import PLAN_FIELD_BY_NAME, PRECISIONS
 
 WIDEST_PRECISIONS = ";".join(PRECISIONS)
 WIDEST_DRAFT_TOKENS = 3

@@ -15,8 +15,8 @@ from __future__ import annotations
 import numpy as np
 
 from .finance.metrics import finance_metrics
-from .finance.quantities import DEVICE_ECONOMICS_KEYS, PLAN_INPUT_KEYS, finance_inputs
-from .fields import PLAN_FIELD_BY_NAME
+from .quantities.finance import DEVICE_ECONOMICS_KEYS, PLAN_INPUT_KEYS, finance_inputs
+from .quantities.inputs import PLAN_FIELD_BY_NAME
 from .pools import ResolvedPool
 from .records import Device, Plan
 

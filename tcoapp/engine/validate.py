@@ -9,7 +9,7 @@ import math
 from typing import Any, Callable, Mapping
 
 from .errors import Problem, shown
-from .fields import Field
+from .quantities.inputs import Field
 
 Locator = Callable[[str], str]
 

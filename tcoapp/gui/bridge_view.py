@@ -8,12 +8,14 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from ..engine.finance.bridge import cost_bridge
+from ..engine.quantities.finance import YEAR_QUANTITIES
 from .document import Document
 from .redraw import Redraw
 from .plotting import NumberAxis, brush, category_ticks, make_plot, pen, pg
 
 LOWER, HIGHER, TOTAL, NONE = "#2ca02c", "#d62728", "#4c72b0", "#9a9a9a"
-PART_TEXT = {"capex": "capex per token", "other": "other"}
+PART_TEXT = {"capex": "capex per token", "other": "other",
+             **{q.opex_part: q.label.lower() for q in YEAR_QUANTITIES if q.opex_part and q.label}}
 
 
 ROUNDING = 1e-9   # a step below this share of the costs is the sum's rounding, not a difference

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import (
     QComboBox, QHBoxLayout, QLabel, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
 )
 
-from ..engine.factor_table import FACTOR_FIELDS
+from ..engine.quantities.factors import FACTOR_FIELDS
 from ..engine.performance.factors import DEFAULT_FACTORS
 from .document import Document
 from .inline_error import InlineError

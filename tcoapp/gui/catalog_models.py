@@ -13,14 +13,14 @@ import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
 
-from ..engine.fields import CURVE_POINT_FIELDS, DEVICE_FIELDS, MODEL_FIELDS, Field
+from ..engine.quantities.inputs import CURVE_ARRAYS, CURVE_POINT_FIELDS, DEVICE_FIELDS, MODEL_FIELDS, Field
 from ..engine.performance.measured import config_text
 from .document import Document
 from ..engine.validate import coerce
 from .labels import format_field
 
 OVERRIDE_BRUSH = QBrush(QColor(227, 242, 253))
-POINT_COLUMNS = ("batch", "tokens_per_s_per_device", "tokens_per_s_per_user", "power_w", "ttft_s")
+POINT_COLUMNS = CURVE_ARRAYS
 
 
 def header_text(field: Field) -> str:

@@ -15,8 +15,8 @@ from PySide6.QtGui import QBrush, QColor, QFont, QPixmap
 
 from ..engine.compute import METRIC_KEYS
 from ..engine.decision import name_mismatch
-from ..engine.fields import PLAN_FIELDS
-from ..engine.metric_table import METRIC_BY_KEY
+from ..engine.quantities.inputs import PLAN_FIELDS
+from ..engine.quantities.metrics import METRIC_BY_KEY
 from .document import Document
 from .labels import better, format_field, format_metric, format_metric_with_unit, label_with_unit, metric_label
 
@@ -151,7 +151,7 @@ class CompareModel(QAbstractTableModel):
 
     def _metric_data(self, key, col, role):
         metrics = self._doc.results[col].metrics
-        value = metrics[key]
+        value = getattr(metrics, key)
         if role == Qt.DisplayRole:
             return format_metric(key, value, metrics)
         if role == Qt.UserRole:
@@ -226,7 +226,7 @@ class CompareModel(QAbstractTableModel):
             direction = better(key)
             if not direction or len(results) < 2:
                 continue
-            values = [r.metrics[key] for r in results]
+            values = [getattr(r.metrics, key) for r in results]
             finite = [v for v in values if v is not None and math.isfinite(v)]
             if not finite:
                 continue

@@ -7,7 +7,7 @@ from PySide6.QtWidgets import (
     QTableView, QVBoxLayout, QWidget,
 )
 
-from ..engine.fields import PLAN_FIELD_BY_NAME
+from ..engine.quantities.inputs import PLAN_FIELD_BY_NAME
 from ..engine.normalize import LABELS, NORMALIZATIONS
 from .compare_model import CompareModel
 from .document import Document

@@ -15,9 +15,10 @@ import numpy as np
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
-from ..engine.compute import METRIC_KEYS, PlanResult, compute_plan
+from ..engine.compute import PlanResult, compute_plan
+from ..engine.quantities.metrics import Metrics
 from ..engine.errors import TcoError, ValidationError
-from ..engine.fields import PLAN_FIELD_BY_NAME
+from ..engine.quantities.inputs import CURVE_ARRAYS, PLAN_FIELD_BY_NAME, SIZING_KEYS
 from ..engine.normalize import LABELS as NORMALIZATION_LABELS, NORMALIZATIONS, normalize as engine_normalize
 from ..engine.performance.curve import missing_point
 from ..engine.performance.measured import make_measured_curve
@@ -30,7 +31,6 @@ from ..io.file_stamp import file_stamp
 from .labels import parse_input
 from .plan_colors import carried_slots, first_slots, slot_colors
 
-SIZING_KEYS = ("sizing_mode", "device_count", "facility_power_kw", "capex_budget_usd", "demand_tokens_per_day")
 
 
 class ScenarioEdit(QUndoCommand):
@@ -313,8 +313,7 @@ class Document(QObject):
     def set_curve_point(self, name: str, i: int, key: str, value) -> str | None:
         """Change one measured number of point i of curve `name` (None/NaN: not measured)."""
         curve = self._scenario.curves[name]
-        columns = {k: np.array(getattr(curve, k), float) for k in
-                   ("batch", "tokens_per_s_per_device", "tokens_per_s_per_user", "power_w", "ttft_s")}
+        columns = {k: np.array(getattr(curve, k), float) for k in CURVE_ARRAYS}
         columns[key][i] = np.nan if value is None else float(value)
         if not np.isfinite(columns["batch"][i]) or not np.isfinite(columns["tokens_per_s_per_device"][i]):
             return f"{key}: a measured point needs a batch and tokens/s per device"
@@ -450,5 +449,4 @@ def _computing_result(plan: Plan) -> PlanResult:
 
 
 def _empty_result(plan: Plan, source: str, message: str) -> PlanResult:
-    nan = float("nan")
-    return PlanResult(plan.name, missing_point(source, message), {k: nan for k in METRIC_KEYS}, warnings=(message,))
+    return PlanResult(plan.name, missing_point(source, message), Metrics.nan(), warnings=(message,))

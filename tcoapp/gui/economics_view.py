@@ -12,8 +12,10 @@ from PySide6.QtWidgets import (
 
 from ..engine.decision import months_text
 from ..engine.errors import TcoError
-from ..engine.fields import DEVICE_FIELDS, PLAN_FIELD_BY_NAME, by_name
 from ..engine.finance.sensitivity import tornado
+from ..engine.quantities.finance import BAR_SEGMENTS, OTHER_PARTS
+from ..engine.quantities.metrics import TORNADO_METRICS
+from ..engine.quantities.inputs import DEVICE_FIELDS, PLAN_FIELD_BY_NAME, by_name
 from .document import Document
 from .years_table import years_view
 from .labels import format_metric, format_metric_with_unit, label_with_unit, metric_label, metric_unit
@@ -27,12 +29,9 @@ from .plotting import (
 )
 
 DEVICE_FIELD_BY_NAME = by_name(DEVICE_FIELDS)
-COMPONENTS = ("capex", "energy", "colocation", "maintenance", "other")
-OTHER_PARTS = ("software", "rent", "staff")
-TORNADO_METRICS = ("npv_usd", "cost_per_million_output_tokens_usd", "payback_months", "irr", "roi",
-                   "revenue_usd_per_rack_per_year")
+COMPONENTS = BAR_SEGMENTS  # the cost bar: capex, each opex part's segment (quantity table)
 FRACTIONS = (0.1, 0.2, 0.3, 0.5)
-COMPONENT_TEXT = {"other": "other (software, rent, staff)"}
+COMPONENT_TEXT = {"other": f"other ({', '.join(p.replace('_', ' ') for p in OTHER_PARTS)})"}
 
 
 SHORT_REASONS = (("not met at any", "target not met"), ("cannot be racked", "server above the rack power cap"),
@@ -251,7 +250,7 @@ class EconomicsView(QWidget):
                 yx.extend(x[finite].tolist())
                 yy.extend(y[finite].tolist())
                 ybrushes.extend([brush(colors[i])] * int(finite.sum()))
-            months = r.metrics["payback_months"]
+            months = r.metrics.payback_months
             if np.isfinite(months):
                 px.append(months / 12.0)
                 py.append(0.0)
@@ -288,7 +287,11 @@ class EconomicsView(QWidget):
 
     def _payback_tip(self, x, y, data):
         r = self._doc.results[int(data)] if data is not None and int(data) < len(self._doc.results) else None
-        return f"{r.name}: payback after {months_text(format_metric('payback_months', r.metrics['payback_months']))}" if r else ""
+        if r is None:
+            return ""
+        months = r.metrics.payback_months
+        text = format_metric("payback_months", months, r.metrics)
+        return f"{r.name}: payback " + (f"after {months_text(text)}" if np.isfinite(months) else text)
 
     def _draw_costs(self, results):
         names = [r.name for r in results]
@@ -298,7 +301,7 @@ class EconomicsView(QWidget):
 
     def _draw_rack(self, results, colors):
         names = [r.name for r in results]
-        values = np.array([r.metrics["revenue_usd_per_rack_per_year"] for r in results], float)
+        values = np.array([r.metrics.revenue_usd_per_rack_per_year for r in results], float)
         self.rack_chart.set_data(names, {"revenue": values}, [missing_reason(r) for r in results],
                                  brushes={"revenue": [brush(c) for c in colors]})
 
@@ -319,7 +322,7 @@ class EconomicsView(QWidget):
             return
         swings, note = self._swings(result, metric, fraction)
         swings = swings[:10]
-        base = float(result.metrics.get(metric, np.nan))
+        base = float(getattr(result.metrics, metric, np.nan))
         b = base if np.isfinite(base) else 0.0
         lows, highs = self._draw_tornado_bars(swings, b)
         money = metric_unit(metric).startswith("USD") and "Mtok" not in metric_unit(metric)
@@ -358,7 +361,7 @@ class EconomicsView(QWidget):
 
     def _swings(self, result, metric, fraction):
         inputs = result.inputs
-        if inputs is None or not np.isfinite(result.metrics.get("tokens_per_s_per_device", np.nan)):
+        if inputs is None or not np.isfinite(result.metrics.tokens_per_s_per_device):
             return [], f"{result.name}: no operating point, so no sensitivity ({'; '.join(result.warnings)})"
         try:
             return tornado(inputs, metric, fraction), ""

@@ -8,8 +8,8 @@ from __future__ import annotations
 import math
 
 from ..engine.decision import months_text
-from ..engine.fields import PLAN_FIELD_BY_NAME, Field
-from ..engine.metric_table import METRICS as METRIC_TABLE, missing_text
+from ..engine.quantities.inputs import PLAN_FIELD_BY_NAME, Field
+from ..engine.quantities.metrics import METRICS as METRIC_TABLE, missing_text
 
 # metric key -> (label, unit, better): better is "high", "low" or "" (no preferred direction)
 METRICS: dict[str, tuple[str, str, str]] = {m.key: (m.label, m.unit, m.better) for m in METRIC_TABLE}

@@ -7,7 +7,7 @@ from functools import partial
 import numpy as np
 
 from ..engine.errors import TcoError
-from ..engine.fields import SELECTION_FIELDS, SERVING_FIELDS, WORKLOAD_FIELDS
+from ..engine.quantities.inputs import SELECTION_FIELDS, SERVING_FIELDS, WORKLOAD_FIELDS
 from ..engine.operating import plan_curve
 from ..engine.performance.pool_pair import busy_power_w, decode_curve
 from ..engine.pools import pool_plan, resolve_pools
@@ -53,7 +53,7 @@ def shown_point(plan, result) -> dict[str, float]:
     m = result.metrics
     keys = ("batch", "tokens_per_s_per_device", "tokens_per_s_per_user", "tokens_per_joule")
     if i is None:
-        return {k: float(m[k]) for k in keys}
+        return {k: float(getattr(m, k)) for k in keys}
     rows = result.pool_rows()
     row = rows[i] if i < len(rows) else {}
     value = lambda k: float(row[k]) if row.get(k) is not None else float("nan")  # noqa: E731

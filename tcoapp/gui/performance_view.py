@@ -193,8 +193,8 @@ class PerformanceView(QWidget):
         Pools rows (pools of their own devices and roles) are not points of it, nor is it theirs."""
         n = len(results)
         current = plans[current_index] if 0 <= current_index < len(plans) else None
-        xs = [r.metrics["tokens_per_s_per_user"] for r in results]
-        ys = [r.metrics["tokens_per_s_per_device"] for r in results]
+        xs = [r.metrics.tokens_per_s_per_user for r in results]
+        ys = [r.metrics.tokens_per_s_per_device for r in results]
         same = [current is not None and has_frontier(current) and has_frontier(p)
                 and (p.device, p.model) == (current.device, current.model) for p in plans[:n]]
         ok = [i for i in range(n) if same[i] and np.isfinite(xs[i]) and np.isfinite(ys[i])]
@@ -334,8 +334,8 @@ class PerformanceView(QWidget):
         if plan is None:
             return ""
         m = self._doc.results[int(data)].metrics   # x and y are axis coordinates (log10 on a log axis)
-        text = (f"{plan.name}\n{m['tokens_per_s_per_device']:,.0f} tokens/s per device at "
-                f"{m['tokens_per_s_per_user']:.3g} tokens/s per user")
+        text = (f"{plan.name}\n{m.tokens_per_s_per_device:,.0f} tokens/s per device at "
+                f"{m.tokens_per_s_per_user:.3g} tokens/s per user")
         searched = self._doc.results[int(data)].serving_text()
         return text + (f"\nserving search chose {searched}" if searched else "")
 

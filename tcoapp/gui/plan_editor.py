@@ -10,7 +10,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..engine.decision import name_mismatch, size_warnings
-from ..engine.fields import PLAN_FIELDS, Field
+from ..engine.quantities.inputs import PLAN_FIELDS, Field
 from .document import Document
 from .labels import choice_label, format_field
 from .pools_editor import PoolsEditor
@@ -289,12 +289,12 @@ def engine_used(plan, result) -> dict[str, tuple[float, str]]:
     """Greyed inputs the engine replaced: key -> (the value it used, why), shown instead of the input."""
     out = {}
     m = result.metrics
-    if plan.has_target and m["batch"] == m["batch"]:
-        out["batch"] = (m["batch"], f"Greyed: the engine chose batch {m['batch']:g} for the target "
+    if plan.has_target and m.batch == m.batch:
+        out["batch"] = (m.batch, f"Greyed: the engine chose batch {m.batch:g} for the target "
                                     f"(the {plan.batch} entered is kept in the workbook).")
-    if (plan.sizing_mode != "devices" or plan.pools) and m["device_count"] == m["device_count"]:
+    if (plan.sizing_mode != "devices" or plan.pools) and m.device_count == m.device_count:
         why = "the pools' devices" if plan.pools and plan.sizing_mode == "devices" else f"sizing by {plan.sizing_mode}"
-        out["device_count"] = (m["device_count"], f"Greyed: {m['device_count']:,.0f} devices from {why} "
+        out["device_count"] = (m.device_count, f"Greyed: {m.device_count:,.0f} devices from {why} "
                                                   f"(the {plan.device_count:,.0f} entered is kept in the workbook).")
     if plan.pools:
         devices = " + ".join(dict.fromkeys(p.device for p in plan.pools))

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..engine.errors import ValidationError
-from ..engine.fields import POOL_FIELDS, by_name
+from ..engine.quantities.inputs import POOL_FIELDS, by_name
 from ..engine.pools import pool_problems, resolve_pools
 from ..engine.records import Plan, Pool, make_pool
 from ..engine.scenario import reference_problems

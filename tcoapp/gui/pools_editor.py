@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout, QWidget,
 )
 
-from ..engine.fields import POOL_FIELDS
+from ..engine.quantities.inputs import POOL_FIELDS
 from .document import Document
 from .labels import format_field
 from .pool_edits import (

@@ -33,7 +33,7 @@ def band_of(result, x: float, y: float) -> tuple[float, float, float, float] | N
     if not interval or not (math.isfinite(x) and math.isfinite(y)):
         return None
     m = result.metrics
-    device, user = m["tokens_per_s_per_device"], m["tokens_per_s_per_user"]
+    device, user = m.tokens_per_s_per_device, m.tokens_per_s_per_user
     dev = interval.get("tokens_per_s_per_device")
     if not dev or not (math.isfinite(device) and device > 0):
         return None

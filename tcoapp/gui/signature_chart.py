@@ -148,5 +148,5 @@ class SignatureChart(QWidget):
         i = int(data)
         m = self._doc.results[i].metrics
         per_mw = next((p.tokens_per_s_per_mw for p in self.shown_points if p.index == i), np.nan)
-        return (f"{self._doc.scenario.plans[i].name}\n{m['tokens_per_s_per_user']:.3g} tokens/s per user, "
-                f"{m['tokens_per_s_per_device']:,.0f} tokens/s per device, {per_mw:,.0f} tokens/s per MW")
+        return (f"{self._doc.scenario.plans[i].name}\n{m.tokens_per_s_per_user:.3g} tokens/s per user, "
+                f"{m.tokens_per_s_per_device:,.0f} tokens/s per device, {per_mw:,.0f} tokens/s per MW")

@@ -87,8 +87,8 @@ def frontiers(scenario, results=()) -> list[Frontier]:
             ys.append(values["tokens_per_s_per_device"])
             if i < len(results) and len(results[i].pools) == 1:
                 m = results[i].metrics
-                xs.append(np.array([m["tokens_per_s_per_user"]]))
-                ys.append(np.array([m["tokens_per_s_per_device"]]))
+                xs.append(np.array([m.tokens_per_s_per_user]))
+                ys.append(np.array([m.tokens_per_s_per_device]))
         x, y = pareto_upper(np.concatenate(xs), np.concatenate(ys))
         try:
             watts = facility_w_per_device(scenario.device(device_name), plan.pue)
@@ -104,7 +104,7 @@ def plan_points(scenario, results) -> list[PlanPoint]:
     for i, (plan, r) in enumerate(zip(scenario.plans, results)):
         m = r.metrics
         mw = facility_mw(r)
-        per_mw = m["tokens_per_s_per_device"] * m["device_count"] / mw if np.isfinite(mw) and mw > 0 else np.nan
-        out.append(PlanPoint(i, plan.name, float(m["tokens_per_s_per_user"]), float(m["tokens_per_s_per_device"]),
+        per_mw = m.tokens_per_s_per_device * m.device_count / mw if np.isfinite(mw) and mw > 0 else np.nan
+        out.append(PlanPoint(i, plan.name, float(m.tokens_per_s_per_user), float(m.tokens_per_s_per_device),
                              float(per_mw), plan.min_tokens_per_s_per_user))
     return out

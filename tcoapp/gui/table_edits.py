@@ -1,15 +1,15 @@
 """Undoable edits of the workbook-only tables through the document: price-tier tables (the
 PriceTiers sheet) and efficiency factors (the Calibration sheet: the scenario's factors and one
 column per calibrated device). Values are validated by the field tables (`PRICE_TIER_FIELDS`,
-`factor_table`); each function returns an error message (nothing changed) or None."""
+`quantities/factors.py`); each function returns an error message (nothing changed) or None."""
 from __future__ import annotations
 
 from dataclasses import replace
 from typing import Any
 
-from ..engine.fields import PRICE_TIER_FIELDS, by_name
-from ..engine.factor_table import FACTOR_FIELD_BY_NAME
-from ..engine.factor_table import factor_problem
+from ..engine.quantities.inputs import PRICE_TIER_FIELDS, by_name
+from ..engine.quantities.factors import FACTOR_FIELD_BY_NAME
+from ..engine.quantities.factors import factor_problem
 from ..engine.scenario import PriceTiers
 from ..engine.validate import coerce
 from .document import Document

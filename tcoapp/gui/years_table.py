@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QHeaderView, QTableView
 
-from ..engine.finance.quantities import YEAR_QUANTITY_BY_KEY
+from ..engine.quantities.finance import YEAR_QUANTITY_BY_KEY
 from .document import Document
 
 # row key in PlanResult.year_rows(), label, unit

@@ -14,11 +14,11 @@ from openpyxl.utils import get_column_letter
 
 from ..engine.calibration_scope import QUALITY_ROWS, parse_scope
 from ..engine.errors import Problem, ValidationError, shown
-from ..engine.fields import (
+from ..engine.quantities.inputs import (
     CURVE_POINT_FIELDS, DEVICE_FIELDS, MODEL_FIELDS, PLAN_FIELD_BY_NAME, POOL_FIELDS, PRICE_TIER_FIELDS,
 )
 from ..engine.uncertainty.fields import UNCERTAINTY_FIELDS
-from ..engine.factor_table import factor_problem
+from ..engine.quantities.factors import factor_problem
 from ..engine.performance.factors import DEFAULT_FACTORS, FACTOR_NAMES
 from ..engine.pools import pool_problems
 from ..engine.records import make_device, make_model, make_plan, make_pool

@@ -14,7 +14,8 @@ from typing import Sequence
 
 import openpyxl
 
-from ..engine.compute import METRIC_KEYS, PlanResult, compute_plan
+from ..engine.compute import PlanResult, compute_plan
+from ..engine.quantities.metrics import Metrics
 from ..engine.performance.curve import missing_point
 from ..engine.errors import Problem, ValidationError
 from ..engine.scenario import Scenario
@@ -112,8 +113,7 @@ def usable_results(scenario: Scenario, results=None) -> tuple[PlanResult, ...]:
 
 def _not_computed(plan, exc: Exception) -> PlanResult:
     reason = f"not computed: {exc}" if str(exc) else f"not computed: {type(exc).__name__}"
-    nan = float("nan")
-    return PlanResult(plan.name, missing_point("none", reason), {key: nan for key in METRIC_KEYS}, warnings=(reason,))
+    return PlanResult(plan.name, missing_point("none", reason), Metrics.nan(), warnings=(reason,))
 
 
 def _problem(exc: CellKindError) -> ValidationError:
@@ -143,9 +143,9 @@ def build_workbook(scenario: Scenario, results: tuple[PlanResult, ...], written:
         checks = write_checks(sheets[S.CHECKS], workbook, scenario, results, layout,
                               InputRows(device_rows, model_rows, points))
         write_results(sheets[S.RESULTS], scenario, results, layout, checks)
-        cash_flow = write_cashflow(sheets[S.CASH_FLOW], scenario, layout, [r.metrics["irr"] for r in results],
+        cash_flow = write_cashflow(sheets[S.CASH_FLOW], scenario, layout, [r.metrics.irr for r in results],
                                    cashflow_values(scenario, results, layout),
-                                   equity_irr_by_plan=[r.metrics["equity_irr"] for r in results])
+                                   equity_irr_by_plan=[r.metrics.equity_irr for r in results])
         add_charts(sheets[S.CASH_FLOW], sheets[S.RESULTS], scenario, layout)
         write_bridge(sheets[S.BRIDGE], scenario, layout)
         write_calibration(sheets[S.CALIBRATION], scenario)

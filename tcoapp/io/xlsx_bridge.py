@@ -12,6 +12,7 @@ from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.datavalidation import DataValidation
 
 from ..engine.finance.bridge import BRIDGE_PARTS, TOTAL, part_key
+from ..engine.quantities.finance import YEAR_QUANTITIES
 from ..engine.scenario import Scenario
 from . import sheets as S
 from .xlsx_layout import Layout
@@ -24,7 +25,8 @@ FIRST_PART_ROW = 7
 A, B, STEP = "C", "D", "E"
 LABELS = {"capex": "Capex per token (capital recovery)", "energy": "Energy", "colocation": "Colocation",
           "maintenance": "Maintenance", "software": "Software", "staff": "Staff", "rent": "Rent",
-          "other": "Other (the total less the parts above)"}
+          "other": "Other (the total less the parts above)",
+          **{q.opex_part: q.label for q in YEAR_QUANTITIES if q.opex_part and q.label}}
 
 
 def bridge_rows() -> dict[str, int]:

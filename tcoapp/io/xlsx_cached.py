@@ -13,7 +13,8 @@ import numpy as np
 from openpyxl.utils import get_column_letter
 
 from ..engine.compute import PlanResult
-from ..engine.metric_table import missing_text
+from ..engine.quantities.finance import CACHED_YEAR_ROWS, CARRIED_YEAR_ROWS
+from ..engine.quantities.metrics import CASHFLOW_METRICS, METRIC_BY_KEY, missing_text
 from ..engine.scenario import Scenario
 from . import sheets as S
 from .xlsx_layout import CF_BANNER_ROW, CF_POOL_ROWS, Layout
@@ -22,15 +23,8 @@ from .xlsx_results import BANNER_ROW, not_entered_text
 
 NA = "n/a"
 CF_NEGATIVE = {"opex_usd", "capex_usd", "replacement_capex_usd"}
-CF_PLAN = ("price_index", "electricity_index", "cost_index", "utilization", "output_tokens", "input_tokens",
-           "revenue_usd", "energy_usd", "colocation_usd", "maintenance_usd", "software_usd", "rent_usd", "staff_usd",
-           "opex_usd", "capex_usd", "replacement_capex_usd", "residual_value_usd", "depreciation_rate_by_age",
-           "replacement_depreciation_usd", "depreciation_usd", "disposal_gain_usd", "taxable_income_usd", "loss_carried_usd",
-           "tax_usd", "cash_flow_usd", "cumulative_cash_flow_usd", "discount_factor", "debt_drawn_usd", "interest_usd",
-           "principal_usd", "debt_service_usd", "levered_taxable_income_usd", "levered_loss_carried_usd", "levered_tax_usd",
-           "equity_cash_flow_usd")
-CARRIED = ("cumulative_cash_flow_usd", "loss_carried_usd", "levered_loss_carried_usd")  # past a plan's horizon these stay at their last value
-
+CF_PLAN = CACHED_YEAR_ROWS
+CARRIED = CARRIED_YEAR_ROWS  # past a plan's horizon these stay at their last value
 
 def _cell_value(value):
     if value is None:
@@ -69,8 +63,8 @@ def _result_value(plan, result: PlanResult, key: str):
             return _cell_value(result.fleet.pool_points[k - 1].tokens_per_s_per_user)
         source = result.finance.pools if base in result.finance.pools else result.inputs
         return _cell_value(np.asarray(source[base], float)[..., k - 1])
-    if key in result.metrics:
-        value = result.metrics[key]
+    if key in METRIC_BY_KEY:
+        value = getattr(result.metrics, key)
         return missing_text(key, result.metrics) if not np.isfinite(value) else float(value)
     if key in result.finance:
         return _cell_value(np.asarray(result.finance[key], float))
@@ -96,8 +90,8 @@ def cashflow_values(scenario: Scenario, results: tuple[PlanResult, ...], layout:
                 if value is not None:
                     out[f"{get_column_letter(S.FIRST_PLAN_COLUMN + year)}{row}"] = _cell_value(value)
         first = get_column_letter(S.FIRST_PLAN_COLUMN)
-        for key in ("npv_usd", "irr", "payback_months", "equity_npv_usd", "equity_irr", "min_dscr"):
-            value = result.metrics[key]
+        for key in CASHFLOW_METRICS:
+            value = getattr(result.metrics, key)
             out[f"{first}{layout.cf_row(index, key)}"] = (float(value) if np.isfinite(value)
                                                          else missing_text(key, result.metrics))
     return out

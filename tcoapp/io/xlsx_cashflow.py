@@ -17,7 +17,8 @@ import math
 from openpyxl.utils import get_column_letter
 
 from ..engine.finance.depreciation import MACRS_5_PERCENT, MACRS_7_PERCENT
-from ..engine.finance.quantities import YEAR_QUANTITY_BY_KEY
+from ..engine.finance.metrics import HELD_CAPEX_PARTS
+from ..engine.quantities.finance import OPEX_PARTS, POOL_YEAR_KEYS, YEAR_QUANTITY_BY_KEY
 from ..engine.scenario import Scenario
 from . import sheets as S
 from .xlsx_checks import banner
@@ -45,7 +46,7 @@ CF_UNITS = {
 }
 CF_HELP = {
     "active": "1 in the years the pool serves (after its purchase year, up to the horizon), else 0.",
-    "opex_usd": "-(energy + colocation + maintenance + software + rent + staff): opex as a cash outflow.",
+    "opex_usd": "-(" + " + ".join(part.replace("_", " ") for part in OPEX_PARTS) + "): opex as a cash outflow.",
     "capex_usd": "-capex of the tranches paid in the year.",
     "loss_carried_usd": "max(0, loss carried from the year before - taxable income).",
     "taxable_income_usd": "Revenue - opex - depreciation + the horizon sale's gain over book value (a loss deducted).",
@@ -86,8 +87,8 @@ CF_HELP = {
 }
 SUMMARY_ROWS = ("equity_npv_usd", "equity_irr_guess_engine", *EQUITY_IRR_ATTEMPTS, "equity_irr", "min_dscr", "npv_usd", "irr_guess_engine", "irr_guess_flows", "irr_guess_first_year", "irr_guess_last_year", "irr",
                 "payback_months")
-POOL_SUMMED = ("output_tokens", "revenue_usd", "energy_usd", "colocation_usd", "maintenance_usd", "software_usd",
-               "rent_usd", "capex_usd", "depreciation_usd", "residual_value_usd")
+FINANCING_POOL_ROWS = tuple(k for k in POOL_YEAR_KEYS[1:] if YEAR_QUANTITY_BY_KEY[k].cashflow == "financing")
+POOL_SUMMED = tuple(k for k in POOL_YEAR_KEYS if k not in ("active", "utilization") + FINANCING_POOL_ROWS)  # plan row = the pools' sum (a plan's utilization is its own row)
 
 
 def cf_unit(key: str) -> str:
@@ -204,8 +205,7 @@ class _BlockFormulas:
             cells[key] = self._na("+".join(here(f"pool{k}.{key}") for k in range(1, self.pools + 1)))
         cells["input_tokens"] = self._na(f"{here('output_tokens')}*{p('input_tokens')}/{p('output_tokens')}")
         cells["staff_usd"] = self._na.when(serving, f"{p('staff_usd_per_year')}*{here('cost_index')}")
-        cells["opex_usd"] = self._na("-(" + "+".join(here(f"{part}_usd") for part in (
-            "energy", "colocation", "maintenance", "software", "rent", "staff")) + ")")
+        cells["opex_usd"] = self._na("-(" + "+".join(here(f"{part}_usd") for part in OPEX_PARTS) + ")")
         cells["replacement_capex_usd"] = self._na("+".join(here(f"pool{k}.replacement_capex_usd")
                                                           for k in range(1, self.pools + 1)))
         cells["depreciation_rate_by_age"] = self._rate_by_age(year_ref)
@@ -223,7 +223,7 @@ class _BlockFormulas:
                                           f"+{here('replacement_capex_usd')}+{here('residual_value_usd')}")
         mid = f'AND({p("discounting")}="mid_year",{year_ref}>=1)'
         cells["discount_factor"] = self._na(f"1/(1+{p('discount_rate')})^({year_ref}-IF({mid},HALF_YEAR,0))")
-        for key in ("interest_usd", "principal_usd", "debt_service_usd"):
+        for key in FINANCING_POOL_ROWS:
             cells[key] = self._na("+".join(here(f"pool{k}.{key}") for k in range(1, self.pools + 1)))
         cells["debt_drawn_usd"] = self._na(f"-{p('debt_fraction')}*{here('capex_usd')}")
         cells["levered_taxable_income_usd"] = self._na.when(serving, f"{here('taxable_income_usd')}-{here('interest_usd')}")
@@ -300,6 +300,8 @@ class _BlockFormulas:
                                          f"*{active}"),
             f"pool{k}.rent_usd": gated(f"(1-{q('owned')})*{q('device_count')}*{q('rent_usd_per_device_hour')}"
                                      f"*HOURS_PER_YEAR*{here('cost_index')}*{active}"),
+            **{f"pool{k}.{part}_usd": gated(f"IF({p(f'{part}_fraction_per_year')}>0,{q('owned')}*{q('capex_usd')}"
+                                            f"*{p(f'{part}_fraction_per_year')}*{active},0)") for part in HELD_CAPEX_PARTS},
             f"pool{k}.capex_usd": self._na.when(f"{year_ref}={bought}", f"-{q('capex_usd')}"),
             f"pool{k}.replacement_capex_usd": gated(f"-{p('annual_failure_rate')}*{q('owned')}*{q('device_count')}"
                                                   f"*{q('price_usd')}"),

@@ -3,7 +3,7 @@
 
 A workbook is trusted only while it says it is current. Every input the engine computed from and the
 spreadsheet cannot follow is snapshotted here at export and compared with its cell by a formula. Which inputs
-is derived from the field table (engine/fields.py) by exclusion: every field but documentation, the identity a
+is derived from the field table (engine/quantities/inputs.py) by exclusion: every field but documentation, the identity a
 row is found by and the inputs the workbook's own formulas follow (LIVE_*), so a new engine input is checked
 without being listed. Checks find their cell by key, never by address (the Plans row by its key, a table row by
 its name or its plan and pool, the column by its key in row 1), so sorting, moving sheets and inserting or
@@ -24,11 +24,12 @@ from openpyxl.workbook.defined_name import DefinedName
 
 import numpy as np
 
-from ..engine.fields import (
+from ..engine.quantities.inputs import (
+    CURVE_ARRAYS, SIZING_INPUTS,
     CURVE_POINT_FIELDS, DEVICE_FIELDS, FINANCE_FIELDS, MODEL_FIELDS, PLAN_FIELDS, POOL_FIELDS, YEARS_FIELDS,
 )
 from ..engine.uncertainty.fields import UNCERTAINTY_FIELDS
-from ..engine.finance.quantities import COST_COMPONENTS, OPEX_PARTS
+from ..engine.quantities.finance import COST_COMPONENTS, OPEX_PARTS
 from ..engine.performance.factors import FACTOR_NAMES
 from ..engine.scenario import Scenario
 from . import sheets as S
@@ -43,21 +44,29 @@ RED = PatternFill("solid", start_color="FFC7CE", end_color="FFC7CE")
 GREEN = PatternFill("solid", start_color="C6EFCE", end_color="C6EFCE")
 BOLD = Font(bold=True)
 
-# Which fields of the field table (engine/fields.py) the Checks compare. The rule is by exclusion, so a field
+# Which fields of the field table (engine/quantities/inputs.py) the Checks compare. The rule is by exclusion, so a field
 # added to a table is checked unless it is named here: documentation text, the identity a row is found by, or
 # an input the workbook's own formulas follow (live: an edit of it is recomputed by the spreadsheet).
-DOC_FIELDS = frozenset({"vendor", "estimated_fields", "notes", "source"})  # (a curve's source the engine reads)
+def _marked(tables, mark: str) -> frozenset[str]:
+    return frozenset(f.name for fields in tables for f in fields if f.checks == mark)
+
+
+_TABLES = (DEVICE_FIELDS, MODEL_FIELDS, CURVE_POINT_FIELDS, POOL_FIELDS, UNCERTAINTY_FIELDS)
+DOC_FIELDS = _marked(_TABLES, "doc") | {"source"}  # (a curve's source the engine reads: checked there)
+SIZING_INPUT = SIZING_INPUTS
 LIVE_PLAN_KEYS = frozenset(f.name for f in FINANCE_FIELDS + YEARS_FIELDS) | {"price_tiers"} | {
-    key for keys in (("facility_power_kw", "pue"), ("capex_budget_usd", "other_capex_fraction"),
-                     ("demand_tokens_per_day", "utilization")) for key in keys} | {"device_count"}
-SIZING_INPUT = {"facility_power": ("facility_power_kw", "pue"), "capex_budget": ("capex_budget_usd", "other_capex_fraction",
-                                                                   "network_usd_per_device", "storage_usd_per_device",
-                                                                   "installation_usd_per_server"),
-                "demand": ("demand_tokens_per_day", "utilization")}
-LIVE_DEVICE_FIELDS = frozenset({"price_usd", "devices_per_server", "server_price_usd", "server_overhead_w"})
-LIVE_POOL_FIELDS = frozenset({"rack_power_cap_kw", "servers_per_rack_max", "purchase_year", "rent_usd_per_device_hour",
-                              "ownership", "device_count"})
-IDENTITY = frozenset({"name", "plan", "pool", "curve", "key"})
+    key for keys in SIZING_INPUTS.values() for key in keys} | {"device_count"}
+LIVE_DEVICE_FIELDS = _marked((DEVICE_FIELDS,), "live")
+LIVE_POOL_FIELDS = _marked((POOL_FIELDS,), "live")
+IDENTITY = _marked(_TABLES, "identity")
+
+def reads_device_economics(plan, result) -> bool:
+    """The engine reads the device's live economics (price, server price and power, devices per server)
+    where no workbook formula follows them: sizing several pools, and the serving search's cost per
+    token, which picks the configuration of a searched pool."""
+    searched = plan.search_objective == "cost_per_million_output_tokens_usd" and any(
+        s is not None for s in result.searches)
+    return (plan.sizing_mode != "devices" and len(result.pools) != 1) or searched
 
 
 def engine_plan_keys() -> tuple[str, ...]:
@@ -75,7 +84,6 @@ ENGINE_POOL_KEYS = checked_fields(POOL_FIELDS, LIVE_POOL_FIELDS)
 PERF_DEVICE_FIELDS = checked_fields(DEVICE_FIELDS, LIVE_DEVICE_FIELDS)
 ECON_DEVICE_FIELDS = tuple(f.name for f in DEVICE_FIELDS if f.name in LIVE_DEVICE_FIELDS)
 MODEL_KEYS = checked_fields(MODEL_FIELDS)
-CURVE_ARRAYS = ("batch", "tokens_per_s_per_device", "tokens_per_s_per_user", "power_w", "ttft_s")
 CURVE_SCALARS = tuple(k for k in checked_fields(CURVE_POINT_FIELDS, doc=DOC_FIELDS - {"source"}) if k not in CURVE_ARRAYS)
 UNCERTAINTY_KEYS = checked_fields(UNCERTAINTY_FIELDS)
 FIRST_DETAIL_ROW_OFFSET = 3  # rows between the per-plan summary and the detail table
@@ -231,8 +239,7 @@ def _input_checks(scenario: Scenario, results, layout: Layout, rows: InputRows) 
         out.extend(_plan_checks(index, plan, result, layout))
         if plan.pools:
             out.extend(_pool_checks(index, plan, last_pool_row))
-        one_pool = len(result.pools) == 1
-        device_keys = PERF_DEVICE_FIELDS + (ECON_DEVICE_FIELDS if plan.sizing_mode != "devices" and not one_pool else ())
+        device_keys = PERF_DEVICE_FIELDS + (ECON_DEVICE_FIELDS if reads_device_economics(plan, result) else ())
         for name in dict.fromkeys(p.device for p in result.pools):
             if name in rows.devices:
                 out.extend(_entry_checks(index, S.DEVICES, name, scenario.device(name), device_keys))

@@ -2,15 +2,15 @@
 
 Their layout is the one `workbook_read.read_scenario` reads (docs/workbook_format.md), so an exported
 workbook imports back to the identical scenario. Every label, unit and help text comes from the
-field table (engine/fields.py).
+field table (engine/quantities/inputs.py).
 """
 from __future__ import annotations
 
 import math
 
 from ..engine.calibration_scope import QUALITY_ROWS
-from ..engine.factor_table import FACTOR_FIELD_BY_NAME
-from ..engine.fields import (
+from ..engine.quantities.factors import FACTOR_FIELD_BY_NAME
+from ..engine.quantities.inputs import (
     CURVE_POINT_FIELDS, DEVICE_FIELDS, MODEL_FIELDS, PLAN_FIELDS, POOL_FIELDS, PRICE_TIER_FIELDS, Field,
 )
 from ..engine.performance.factors import FACTOR_NAMES

@@ -5,9 +5,9 @@ the finance intermediates and the CashFlow lines, which have no field, are named
 """
 from __future__ import annotations
 
-from ..engine.fields import DEVICE_FIELDS, PLAN_FIELDS, POOL_FIELDS
-from ..engine.finance.quantities import COST_COMPONENTS
-from ..engine.metric_table import METRIC_BY_KEY
+from ..engine.quantities.inputs import DEVICE_FIELDS, PLAN_FIELDS, POOL_FIELDS
+from ..engine.quantities.finance import COST_COMPONENTS, YEAR_QUANTITIES
+from ..engine.quantities.metrics import METRIC_BY_KEY
 from .xlsx_layout import IRR_ATTEMPTS, IRR_GUESSES, base_key
 
 RESULT_LABELS = {
@@ -33,6 +33,7 @@ RESULT_LABELS = {
     "prediction_interval": "Prediction interval (80 %)",
     "frontier_share": "Share of its frontier (tokens/s per device)",
     **{f"cost_per_million_output_tokens_{part}_usd": f"Cost per million output tokens: {part}" for part in COST_COMPONENTS},
+    **{f"{q.key}_per_year": f"{q.label} per year" for q in YEAR_QUANTITIES if q.label},
 }
 CASHFLOW_LABELS = {
     "price_index": "Token price index", "electricity_index": "Electricity price index",
@@ -60,6 +61,7 @@ CASHFLOW_LABELS = {
     **{f"equity_irr_attempt_{i}": f"Helper: equity IRR() from start {i}" for i in range(1, 4)},
     "equity_irr": "Equity IRR", "min_dscr": "Min DSCR",
     **{key: f"Helper: IRR() from start {i}" for i, key in enumerate(IRR_ATTEMPTS, start=1)},
+    **{q.key: q.label for q in YEAR_QUANTITIES if q.label},
 }
 assert len(IRR_ATTEMPTS) == len(IRR_GUESSES)
 _FIELD_LABELS = {f.name: f.label for fields in (DEVICE_FIELDS, POOL_FIELDS, PLAN_FIELDS) for f in fields}

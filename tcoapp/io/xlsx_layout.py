@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 
 from openpyxl.utils import get_column_letter
 
-from ..engine.fields import POOL_FIELDS
+from ..engine.quantities.finance import CASHFLOW_FINANCING_ROWS, CASHFLOW_YEAR_ROWS, POOL_YEAR_KEYS
+from ..engine.quantities.inputs import POOL_FIELDS
 from . import sheets as S
 
 IRR_GUESSES = ("irr_guess_engine", "irr_guess_flows", "irr_guess_first_year", "irr_guess_last_year", "IRR_GUESS_LOW",
@@ -19,24 +20,16 @@ IRR_ATTEMPTS = tuple(f"irr_attempt_{i}" for i in range(1, len(IRR_GUESSES) + 1))
 EQUITY_IRR_GUESSES = ("equity_irr_guess_engine", "irr", "IRR_GUESS_LOW")  # the equity IRR()'s starting points
 EQUITY_IRR_ATTEMPTS = tuple(f"equity_irr_attempt_{i}" for i in range(1, len(EQUITY_IRR_GUESSES) + 1))
 # financing (docs/model.md "Financing"): the debt's year rows, the equity flows and their summary cells
-FINANCING_ROWS = ("debt_drawn_usd", "interest_usd", "principal_usd", "debt_service_usd", "levered_taxable_income_usd",
-                  "levered_loss_carried_usd", "levered_tax_usd", "equity_cash_flow_usd", "dscr", "equity_npv_usd",
+FINANCING_ROWS = (*CASHFLOW_FINANCING_ROWS, "equity_npv_usd",
                   "equity_irr_guess_engine", *EQUITY_IRR_ATTEMPTS, "equity_irr", "min_dscr")
 # CashFlow block rows, relative to the block's first row (its title row): the plan's year rows, its
 # summary cells (column C), then one group of rows per pool ("pool1.output_tokens", ...)
-CF_ROWS = ("price_index", "electricity_index", "cost_index", "utilization", "output_tokens", "input_tokens",
-           "revenue_usd", "energy_usd", "colocation_usd", "maintenance_usd", "software_usd", "rent_usd", "staff_usd",
-           "opex_usd", "capex_usd", "replacement_capex_usd", "residual_value_usd", "depreciation_rate_by_age",
-           "replacement_depreciation_usd", "depreciation_usd", "disposal_gain_usd", "taxable_income_usd",
-           "loss_carried_usd", "tax_usd", "cash_flow_usd", "cumulative_cash_flow_usd", "discount_factor", "payback_year_fraction",
+CF_ROWS = (*CASHFLOW_YEAR_ROWS, "payback_year_fraction",
            "flow_last_sign", "flow_sign_change", "cumulative_last_sign", "cumulative_sign_change",
            "npv_usd", "irr_guess_engine", "irr_guess_flows", "irr_guess_first_year", "irr_guess_last_year",
            "irr_floor", *IRR_ATTEMPTS, "irr", "payback_months",
            *FINANCING_ROWS)
-CF_POOL_ROWS = ("active", "utilization", "output_tokens", "revenue_usd", "energy_usd", "colocation_usd",
-                "maintenance_usd", "software_usd", "rent_usd", "capex_usd", "replacement_capex_usd", "depreciation_usd",
-                "residual_value_usd",
-                "interest_usd", "principal_usd", "debt_service_usd")
+CF_POOL_ROWS = POOL_YEAR_KEYS
 CF_YEAR_ROW = 1
 CF_BANNER_ROW = 2        # the master check, above every block
 CF_FIRST_BLOCK_ROW = 3

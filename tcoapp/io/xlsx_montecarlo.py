@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from openpyxl.utils import get_column_letter
 
-from ..engine.metric_table import METRIC_BY_KEY
+from ..engine.quantities.metrics import DRAW_METRICS, METRIC_BY_KEY
 from ..engine.uncertainty.fields import UNCERTAINTY_FIELDS
 from ..engine.uncertainty.inputs import target_field
 from ..engine.uncertainty.report import SUMMARY_METRICS
@@ -21,7 +21,6 @@ from .xlsx_bulk import PendingRows
 from .xlsx_montecarlo_chart import write_npv_histogram
 from .xlsx_styles import header, put, section, set_text, unit_cell, widths
 
-DRAW_METRICS = ("npv_usd", "irr", "payback_months", "cost_per_million_output_tokens_usd", "revenue_usd_per_rack_per_year")
 STATS = ("mean",) + tuple(f"p{p}" for p in PERCENTILES) + ("share_defined",)
 INPUT_COLUMNS = tuple(f.name for f in UNCERTAINTY_FIELDS)
 

@@ -16,11 +16,12 @@ from typing import Callable
 import numpy as np
 
 from ..engine.compute import PlanResult, not_entered
-from ..engine.fields import DEVICE_FIELDS, PLAN_FIELDS, PRICE_TIER_FIELDS
-from ..engine.finance.quantities import (
-    COST_COMPONENTS, INPUT_BY_KEY, OPEX_PARTS, POOL_QUANTITY_BY_KEY, QUANTITY_BY_KEY,
+from ..engine.quantities.inputs import DEVICE_FIELDS, PLAN_FIELDS, PRICE_TIER_FIELDS
+from ..engine.quantities.finance import (
+    COST_COMPONENTS, DEVICE_ECONOMICS_KEYS, INPUT_BY_KEY, SUMMED_KEYS, OPEX_PARTS, POOL_QUANTITY_BY_KEY, QUANTITY_BY_KEY,
 )
-from ..engine.metric_table import METRIC_BY_KEY
+from ..engine.finance.metrics import HELD_CAPEX_PARTS
+from ..engine.quantities.metrics import CASHFLOW_METRICS, METRIC_BY_KEY
 from ..engine.scenario import Scenario
 from . import sheets as S
 from openpyxl.formatting.rule import FormulaRule
@@ -93,6 +94,9 @@ POOL_FORMULAS: tuple[tuple[str, PoolFormula], ...] = (
     ("colocation_usd_per_year", lambda q: f'{q.r("owned")}*{q.r("it_provisioned_kw")}*{q.p("colocation_usd_per_kw_month")}'
                                           f'*MONTHS_PER_YEAR'),
     ("maintenance_usd_per_year", lambda q: f'{q.r("hardware_capex_usd")}*{q.p("maintenance_fraction_per_year")}'),
+    *((f"{part}_usd_per_year", lambda q, part=part: f'IF({q.p(f"{part}_fraction_per_year")}>0,{q.r("owned")}'
+                                                   f'*{q.r("capex_usd")}*{q.p(f"{part}_fraction_per_year")},0)')
+      for part in HELD_CAPEX_PARTS),
     ("software_usd_per_year", lambda q: f'{q.r("device_count")}*{q.p("software_usd_per_device_year")}'),
     ("rent_usd_per_year", lambda q: f'(1-{q.r("owned")})*{q.r("device_count")}*{q.r("rent_usd_per_device_hour")}'
                                     f'*HOURS_PER_YEAR'),
@@ -107,7 +111,6 @@ POOL_FORMULAS: tuple[tuple[str, PoolFormula], ...] = (
                                        f'+{q.r("input_tokens_per_year")}*{q.p("price_usd_per_million_input_tokens")})'
                                        f'/TOKENS_PER_MILLION)'),
 )
-SUMMED_KEYS = ("device_count", "servers", "racks", "hardware_capex_usd", "capex_usd", "it_avg_kw", "it_provisioned_kw")
 # plan rows levelized from the CashFlow year rows: key -> (CashFlow row, sign)
 LEVELIZED = {"output_tokens_per_year": ("output_tokens", ""), "input_tokens_per_year": ("input_tokens", ""),
              "revenue_usd_per_year": ("revenue_usd", ""), "opex_usd_per_year": ("opex_usd", "-"),
@@ -195,6 +198,9 @@ FORMULA_SECTIONS: tuple[tuple[str, tuple[tuple[str, Formula], ...]], ...] = (
          lambda x: f'IF({x.r("input_tokens_per_year")}>0,{x.r("prefill_share_of_device_time")}*'
                    f'({x.r("capex_usd_per_year")}+{x.r("opex_usd_per_year")})'
                    f'/{x.r("input_tokens_per_year")}*TOKENS_PER_MILLION,{NA})'),
+        ("cost_per_device_hour_usd",
+         lambda x: f'IF({x.r("device_count")}>0,({x.r("capex_usd_per_year")}+{x.r("opex_usd_per_year")})'
+                   f'/({x.r("device_count")}*HOURS_PER_YEAR),{NA})'),
     ) + _components()),
     ("Revenue and returns (formulas)", (
         ("revenue_usd_per_rack_per_year",
@@ -216,7 +222,7 @@ FORMULA_SECTIONS: tuple[tuple[str, tuple[tuple[str, Formula], ...]], ...] = (
 )
 
 # Results rows that are plain references to a formula elsewhere (no n/a guard: they hold its value)
-PASS_THROUGH = {"npv_usd", "irr", "payback_months", "staff_usd_per_year", "equity_npv_usd", "equity_irr", "min_dscr"}
+PASS_THROUGH = frozenset(CASHFLOW_METRICS) | {"staff_usd_per_year"}
 ENGINE_TITLE = "Engine outputs (values computed by the tcoapp engine, not formulas: change inputs in the app)"
 
 
@@ -328,7 +334,7 @@ def _engine_block(ws, results, layout: Layout, last_col: int) -> None:
         unit = result_unit(key)
         label_cell(ws, row, 2, result_label(key), unit)
         for index, result in enumerate(results):
-            put(ws, row, S.FIRST_PLAN_COLUMN + index, float(result.metrics[key]), "engine", unit)
+            put(ws, row, S.FIRST_PLAN_COLUMN + index, float(getattr(result.metrics, key)), "engine", unit)
 
 
 def _pool_block(ws, scenario, results, layout: Layout, k: int, last_col: int) -> None:
@@ -439,7 +445,7 @@ class PoolRefs:
             return f"={self.p('device_count')}" if len(self.result.pools) == 1 else None
         if key == "device_count":
             return self.sized_count()
-        if key in ("price_usd", "devices_per_server", "server_price_usd", "tdp_w", "idle_w", "server_overhead_w"):
+        if key in DEVICE_ECONOMICS_KEYS:
             return self.device_lookup(key)
         if key == "owned":
             return f'=IF({self.layout.pools_cell(pool_row, "ownership")}="rent",0,1)' if explicit is not None else None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from openpyxl.utils import get_column_letter
 
-from ..engine.metric_table import METRIC_BY_KEY
+from ..engine.quantities.metrics import METRIC_BY_KEY
 from ..engine.scenario import Scenario
 from . import sheets as S
 from .xlsx_charts import cost_chart, cumulative_chart

@@ -7,7 +7,7 @@ from openpyxl.utils import get_column_letter, quote_sheetname
 from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.worksheet.datavalidation import DataValidation
 
-from ..engine.fields import PLAN_FIELD_BY_NAME, POOL_FIELDS
+from ..engine.quantities.inputs import PLAN_FIELD_BY_NAME, POOL_FIELDS
 from . import sheets as S
 
 LIST_SOURCES = {"device": S.DEVICES, "prefill_device": S.DEVICES, "decode_device": S.DEVICES, "model": S.MODELS,

@@ -14,7 +14,7 @@ from html import escape
 from ..io.versions import APP_VERSION
 from ..engine import decision
 from ..engine.compute import not_entered
-from ..engine.fields import PLAN_FIELD_BY_NAME
+from ..engine.quantities.inputs import PLAN_FIELD_BY_NAME
 from .values import choice_label, metric_value, percent, plain, usd
 
 RANK_BY = "cost_per_million_output_tokens_usd"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from ..engine.metric_table import METRIC_BY_KEY, missing_text
+from ..engine.quantities.metrics import METRIC_BY_KEY, missing_text
 
 CHOICE_LABELS: dict[str, str] = {   # a choice's key -> the words a person reads (the workbook keeps the key)
     "bf16": "BF16", "fp8": "FP8", "mxfp4": "MXFP4", "nvfp4": "NVFP4",

@@ -9,7 +9,7 @@ import sys
 
 import openpyxl
 
-from tcoapp.engine.fields import DEVICE_FIELDS, MODEL_FIELDS
+from tcoapp.engine.quantities.inputs import DEVICE_FIELDS, MODEL_FIELDS
 from tcoapp.io.catalog import load_catalog
 
 # (own device name, catalog device, precision, TP, published output tokens/s per GPU)

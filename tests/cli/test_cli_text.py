@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from tcoapp.engine.quantities.metrics import Metrics
+
 SAMPLES = sorted(str(p) for p in (Path(__file__).resolve().parents[2] / "samples").glob("*.xlsx"))
 
 
@@ -50,8 +52,8 @@ def test_value_text_formats():
     assert metric_value("irr", 0.5449) == "54.5 % per year"
     assert metric_value("roi", 10.93) == "1,093 %"
     assert metric_value("cost_per_million_output_tokens_usd", 0.15561) == "$0.156 per Mtok"
-    assert metric_value("payback_months", None, {"npv_usd": -1.0}) == "never"
-    assert metric_value("payback_months", None, {"npv_usd": None}) == "n/a"
+    assert metric_value("payback_months", None, Metrics.nan().with_(npv_usd=-1.0)) == "never"
+    assert metric_value("payback_months", None, Metrics.nan()) == "n/a"
     assert significant(0.000012345) == "0.0000123" and significant(123456.0) == "123,456"
 
 

@@ -25,7 +25,7 @@ def b200(name, model, stack=""):
 
 
 def tokens(scenario) -> dict[str, float]:
-    return {r.name: r.metrics["tokens_per_s_per_device"] for r in compute_scenario(scenario)}
+    return {r.name: r.metrics.tokens_per_s_per_device for r in compute_scenario(scenario)}
 
 
 def test_a_moe_fit_on_b200_does_not_move_dense_plans_on_b200():

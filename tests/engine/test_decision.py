@@ -46,12 +46,12 @@ def test_per_mw_figures_follow_facility_power(computed):
     scenario, results = computed
     rows = decision.summarize(scenario.plans, results, "revenue_usd_per_mw_per_year")
     for plan, r, s in zip(scenario.plans, results, rows):
-        mw = r.metrics["it_provisioned_kw"] * plan.pue / 1000
+        mw = r.metrics.it_provisioned_kw * plan.pue / 1000
         assert s.facility_mw == pytest.approx(mw)
         # nan_ok: a plan without an operating point (its target not met) has neither figure
-        assert s.value == pytest.approx(r.metrics["revenue_usd_per_year"] / mw, nan_ok=True)
+        assert s.value == pytest.approx(r.metrics.revenue_usd_per_year / mw, nan_ok=True)
         assert s.tokens_per_s_per_mw == pytest.approx(
-            r.metrics["tokens_per_s_per_device"] * r.metrics["device_count"] / mw, nan_ok=True)
+            r.metrics.tokens_per_s_per_device * r.metrics.device_count / mw, nan_ok=True)
 
 
 def test_ratios_text_states_ratios_and_paybacks(computed):
@@ -70,7 +70,7 @@ def test_reason_names_target_configuration_and_limit(computed):
     plan, result = scenario.plans[0], results[0]
     text = decision.reason(plan, result)
     assert ">= 50 tokens/s per user" in text
-    assert f"batch {result.metrics['batch']:g}" in text and "TP2" in text and "FP8 weights" in text
+    assert f"batch {result.metrics.batch:g}" in text and "TP2" in text and "FP8 weights" in text
     assert "the target caps the batch" in text
 
 

@@ -4,7 +4,7 @@ import dataclasses
 import pytest
 
 from tcoapp.engine.errors import ValidationError
-from tcoapp.engine.fields import FIELD_TABLES, PLAN_FIELDS, Field
+from tcoapp.engine.quantities.inputs import FIELD_TABLES, PLAN_FIELDS, Field
 from tcoapp.engine.records import Plan, make_device, make_model, make_plan
 from tcoapp.engine.validate import coerce
 
@@ -78,17 +78,46 @@ def test_cross_field_checks():
 
 def test_metric_table_covers_every_metric_key_once():
     from tcoapp.engine.compute import METRIC_KEYS
-    from tcoapp.engine.metric_table import METRICS
+    from tcoapp.engine.quantities.metrics import METRICS
 
     # the metric keys of the contract, plus cost per million input tokens (the years issue) and the
-    # financing figures (docs/model.md "Financing")
+    # financing figures (docs/model.md "Financing") and the cost per device-hour (docs/model.md section 3)
     contract = (
         "batch tokens_per_s_per_device tokens_per_s_per_user ttft_s power_w tokens_per_joule max_batch_by_memory "
         "device_count servers racks servers_per_rack it_avg_kw it_provisioned_kw capex_usd capex_usd_per_year "
         "opex_usd_per_year energy_usd_per_year output_tokens_per_year cost_per_million_output_tokens_usd "
-        "cost_per_million_total_tokens_usd cost_per_million_input_tokens_usd revenue_usd_per_year "
+        "cost_per_million_total_tokens_usd cost_per_million_input_tokens_usd cost_per_device_hour_usd revenue_usd_per_year "
         "revenue_usd_per_rack_per_year npv_usd irr payback_months roi equity_npv_usd equity_irr min_dscr").split()
     assert list(METRIC_KEYS) == contract
     assert [m.key for m in METRICS] == contract
     for m in METRICS:
         assert m.label and m.unit and m.help and m.better in ("high", "low", "")
+
+
+def test_metrics_record_is_generated_from_the_metric_table_and_typed():
+    """One row per metric makes one float field (unit and label in its metadata); the record is not a
+    mapping: readers use attributes or the table-driven `metric_values`."""
+    import dataclasses
+
+    from tcoapp.engine.quantities.metrics import METRICS, Metrics, metric_values
+
+    fields = dataclasses.fields(Metrics)
+    assert [f.name for f in fields] == [m.key for m in METRICS]
+    assert all(f.type is float for f in fields)
+    assert all(f.metadata["unit"] == m.unit and f.metadata["label"] == m.label for f, m in zip(fields, METRICS))
+    record = Metrics.nan().with_(npv_usd=1.5)
+    assert record.npv_usd == 1.5 and metric_values(record)[0][0] == METRICS[0].key
+    assert not hasattr(record, "__getitem__") and not hasattr(record, "get")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        record.npv_usd = 2.0
+
+
+def test_a_plan_metric_is_declared_once():
+    """A plan quantity that is also a metric takes the metric row's unit and help (one declaration)."""
+    from tcoapp.engine.quantities.finance import QUANTITY_BY_KEY
+    from tcoapp.engine.quantities.metrics import METRICS
+
+    for m in METRICS:
+        if m.key in QUANTITY_BY_KEY:
+            assert (QUANTITY_BY_KEY[m.key].unit, QUANTITY_BY_KEY[m.key].help) == (m.unit, m.help), m.key
+    assert all(m.key in QUANTITY_BY_KEY for m in METRICS if m.source == "finance")

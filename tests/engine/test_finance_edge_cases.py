@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 
 from tcoapp.engine.finance import cashflow
 from tcoapp.engine.finance.metrics import finance_metrics
-from tcoapp.engine.finance.quantities import finance_inputs
+from tcoapp.engine.quantities.finance import finance_inputs
 
 from .. import reference_finance as ref
 
@@ -159,8 +159,8 @@ def test_a_capex_budget_sizes_with_the_itemized_capex():
     plain = compute_plan(scenario, plan.with_(network_usd_per_device=0.0, storage_usd_per_device=0.0,
                                               installation_usd_per_server=0.0))
     result = compute_plan(scenario, plan)
-    capex = result.metrics["capex_usd"]
-    assert capex <= 20e6 and result.metrics["device_count"] < plain.metrics["device_count"]
+    capex = result.metrics.capex_usd
+    assert capex <= 20e6 and result.metrics.device_count < plain.metrics.device_count
     device = scenario.device(plan.device)
     one_more = capex + device.devices_per_server * (device.price_usd * 1.15 + 5000.0) + device.server_price_usd * 1.15 + 15000.0
     assert one_more > 20e6  # the largest whole number of servers that fits

@@ -33,10 +33,10 @@ def test_a_hand_typed_plan_far_below_its_frontier_is_warned():
     typed = scenario.plans[0].with_(serving_search="off")          # H100 FP8 TP2 batch at the target
     searched = compute_plan(scenario, scenario.plans[0])
     r = compute_plan(scenario, typed)
-    assert r.frontier_share == pytest.approx(r.metrics["tokens_per_s_per_device"] / r.frontier.tokens_per_s_per_device)
+    assert r.frontier_share == pytest.approx(r.metrics.tokens_per_s_per_device / r.frontier.tokens_per_s_per_device)
     assert r.frontier_share < LOW_SHARE
     # the frontier is at least as fast as the cheapest searched configuration, at the same target
-    assert r.frontier.tokens_per_s_per_device >= searched.metrics["tokens_per_s_per_device"] * (1 - 1e-9)
+    assert r.frontier.tokens_per_s_per_device >= searched.metrics.tokens_per_s_per_device * (1 - 1e-9)
     note = next(w for w in r.warnings if w.startswith("far below its frontier"))
     assert f"{r.frontier_share:.0%}" in note and "H100-SXM" in note and "serving_search = auto" in note
     assert f"{r.frontier.tokens_per_s_per_device:,.0f} tokens/s per device" in note

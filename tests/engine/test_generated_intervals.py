@@ -100,15 +100,15 @@ def test_factor_model_error_carries_the_model_error_into_monte_carlo():
     s0 = scenario_with(plans=(plan,))
     faster = compute_plan(replace(s0, factors=s0.factors.with_(model_error=1.5)), plan)
     # a 1.5x faster model: 1.5x the tokens/s per device and per user at the same batch
-    assert faster.metrics["tokens_per_s_per_device"] == pytest.approx(1.5 * base.metrics["tokens_per_s_per_device"])
-    assert faster.metrics["tokens_per_s_per_user"] == pytest.approx(1.5 * base.metrics["tokens_per_s_per_user"])
+    assert faster.metrics.tokens_per_s_per_device == pytest.approx(1.5 * base.metrics.tokens_per_s_per_device)
+    assert faster.metrics.tokens_per_s_per_user == pytest.approx(1.5 * base.metrics.tokens_per_s_per_user)
     _, (_, lo, hi) = pi.band_cell(pi.RESIDUAL_QUANTILES, "server")
     s = scenario_with(row("*", "factor.model_error", "uniform", low=lo, high=hi), plans=(plan,))
     cost = summary(simulate(s, 2000, seed=5).plans[0].metric("cost_per_million_output_tokens_usd"),
                    "cost_per_million_output_tokens_usd")
     # same batch, same power: the cost per token is the deterministic one over the drawn speed
-    point = base.metrics["cost_per_million_output_tokens_usd"]
-    assert faster.metrics["cost_per_million_output_tokens_usd"] == pytest.approx(point / 1.5)
-    assert faster.metrics["power_w"] == pytest.approx(base.metrics["power_w"])
+    point = base.metrics.cost_per_million_output_tokens_usd
+    assert faster.metrics.cost_per_million_output_tokens_usd == pytest.approx(point / 1.5)
+    assert faster.metrics.power_w == pytest.approx(base.metrics.power_w)
     assert cost["p95"] == pytest.approx(point / (lo + 0.05 * (hi - lo)), rel=0.03)
     assert cost["p5"] == pytest.approx(point / (lo + 0.95 * (hi - lo)), rel=0.03)

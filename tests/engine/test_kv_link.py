@@ -55,7 +55,7 @@ def test_one_requests_transfer_is_limited_by_the_slower_replica():
     wide = _compute(_plan(8, 64, pre_tp=1, dec_tp=8, pre_device="H100-slow-net"))
     t_fast, t_slow = kv_bytes(plan) / 0.05e9, kv_bytes(plan) / 0.01e9
     # the same prefill and decode steps; only the transfer differs (0.01 vs 0.05 GB/s sender)
-    assert wide.metrics["ttft_s"] - one.metrics["ttft_s"] == pytest.approx(t_slow - t_fast, rel=1e-6)
+    assert wide.metrics.ttft_s - one.metrics.ttft_s == pytest.approx(t_slow - t_fast, rel=1e-6)
     # decode TP1 at 0.01 GB/s receives slower than the TP1 prefill sends: the receiver limits
     narrow = _compute(_plan(8, 64, pre_tp=1, dec_tp=1))
-    assert narrow.metrics["ttft_s"] > t_slow
+    assert narrow.metrics.ttft_s > t_slow

@@ -63,7 +63,7 @@ def test_ttft_target_and_unreachable_target():
     assert point.ttft_s <= 0.1 and point.batch == pytest.approx(64, rel=0.02)
     s = scenario(min_tokens_per_s_per_user=500)
     result = compute_plan(s, s.plans[0])
-    assert math.isnan(result.metrics["tokens_per_s_per_device"])
+    assert math.isnan(result.metrics.tokens_per_s_per_device)
     assert result.as_json()["payback_months"] is None
     assert any("not met at any feasible batch" in w for w in result.warnings)
 
@@ -111,9 +111,9 @@ def test_iso_power_plans_draw_the_same_facility_power():
     s = Scenario(tuple(plans), catalog_devices=catalog.devices, catalog_models=catalog.models)
     for plan in plans:
         m = compute_plan(s, plan).metrics
-        assert m["it_provisioned_kw"] * 1.2 <= 2000 + 1e-9
-        server_kw = m["it_provisioned_kw"] / m["servers"]
-        assert m["it_provisioned_kw"] * 1.2 > 2000 - server_kw * 1.2
+        assert m.it_provisioned_kw * 1.2 <= 2000 + 1e-9
+        server_kw = m.it_provisioned_kw / m.servers
+        assert m.it_provisioned_kw * 1.2 > 2000 - server_kw * 1.2
 
 
 def test_a_measured_value_of_zero_is_refused_not_extrapolated_below_zero():

@@ -16,7 +16,7 @@ DRAWS = 40_000
 
 
 def _npv_at(scenario, plan, price):
-    return compute_plan(scenario, plan.with_(**{PRICE: price})).metrics["npv_usd"]
+    return compute_plan(scenario, plan.with_(**{PRICE: price})).metrics.npv_usd
 
 
 def test_affine_npv_in_a_uniform_price_has_exact_percentiles_and_probability():
@@ -46,8 +46,8 @@ def test_a_plan_without_uncertain_inputs_is_its_deterministic_value():
     for plan, entry in zip(s.plans[1:], data["plans"][1:]):
         expected = compute_plan(s, plan).metrics
         for key in SUMMARY_METRICS:
-            if np.isfinite(expected[key]):
-                assert entry[key]["p10"] == entry[key]["p90"] == pytest.approx(expected[key], rel=1e-12), key
+            if np.isfinite(getattr(expected, key)):
+                assert entry[key]["p10"] == entry[key]["p90"] == pytest.approx(getattr(expected, key), rel=1e-12), key
     assert data["plans"][0]["npv_usd"]["p10"] < data["plans"][0]["npv_usd"]["p90"]
 
 

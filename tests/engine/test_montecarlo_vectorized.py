@@ -81,7 +81,7 @@ def test_simulated_facility_sizing_at_the_plan_values_is_the_deterministic_count
     s = scenario_with(row("*", "pue", "uniform", low=1.3, high=1.3 + 1e-12))
     sim = simulate(s, 3, seed=0)
     for plan, p in zip(s.plans, sim.plans):
-        assert np.all(p.metric("device_count") == compute_plan(s, plan).metrics["device_count"]), plan.name
+        assert np.all(p.metric("device_count") == compute_plan(s, plan).metrics.device_count), plan.name
 
 
 def test_drawn_itemized_capex_resizes_a_budget_plan_as_the_deterministic_sizing_does():
@@ -228,8 +228,8 @@ def test_sized_prefill_decode_plans_over_draws_equal_the_deterministic_plan(mode
     for plan, p in zip(s.plans, sim.plans):
         result = compute_plan(s, plan)
         pairs += any(pool.role != "serve" for pool in result.pools)
-        assert np.all(p.metric("device_count") == result.metrics["device_count"]), plan.name
-        assert np.allclose(p.metric("npv_usd"), result.metrics["npv_usd"], rtol=1e-9), plan.name
+        assert np.all(p.metric("device_count") == result.metrics.device_count), plan.name
+        assert np.allclose(p.metric("npv_usd"), result.metrics.npv_usd, rtol=1e-9), plan.name
         assert not p.notes
     assert pairs >= 2
 

@@ -25,23 +25,23 @@ def test_iso_budget_keeps_reference_and_fits_others():
     s = scenario()
     base = compute_scenario(s)
     results = compute_scenario(normalize(s, "iso_budget"))
-    assert results[0].metrics["device_count"] == base[0].metrics["device_count"]
-    budget = base[0].metrics["capex_usd"]
+    assert results[0].metrics.device_count == base[0].metrics.device_count
+    budget = base[0].metrics.capex_usd
     for r in results:
-        assert r.metrics["capex_usd"] <= budget * (1 + 1e-12)
+        assert r.metrics.capex_usd <= budget * (1 + 1e-12)
 
 
 def test_iso_power_and_iso_demand():
     s = scenario()
     base = compute_scenario(s)
     power = compute_scenario(normalize(s, "iso_power"))
-    assert power[0].metrics["device_count"] == 64
+    assert power[0].metrics.device_count == 64
     for r, plan in zip(power, s.plans):
-        assert r.metrics["it_provisioned_kw"] * plan.pue <= base[0].metrics["it_provisioned_kw"] * plan.pue + 1e-9
+        assert r.metrics.it_provisioned_kw * plan.pue <= base[0].metrics.it_provisioned_kw * plan.pue + 1e-9
     demand = compute_scenario(normalize(s, "iso_demand"))
-    assert demand[0].metrics["device_count"] == 64
+    assert demand[0].metrics.device_count == 64
     for r in demand:
-        assert r.metrics["output_tokens_per_year"] >= base[0].metrics["output_tokens_per_year"] * (1 - 1e-12)
+        assert r.metrics.output_tokens_per_year >= base[0].metrics.output_tokens_per_year * (1 - 1e-12)
 
 
 def test_unknown_mode_is_an_error():

@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 from tcoapp.engine.compute import compute_plan
 from tcoapp.engine.errors import ValidationError
 from tcoapp.engine.finance.metrics import finance_metrics
-from tcoapp.engine.finance.quantities import finance_inputs
+from tcoapp.engine.quantities.finance import finance_inputs
 from tcoapp.engine.finance.sizing import servers_within
 from tcoapp.engine.records import make_plan, make_pool
 from tcoapp.engine.scenario import Scenario, check_scenario
@@ -97,12 +97,12 @@ def test_serve_pools_of_two_devices_by_hand():
     per_rack_b = min(4, math.floor(60000 / (b200.devices_per_server * b200.tdp_w + b200.server_overhead_w)))
     assert rows[1]["servers_per_rack"] == per_rack_b
     assert rows[0]["servers_per_rack"] == min(4, math.floor(40000 / (8 * h100.tdp_w + h100.server_overhead_w)))
-    assert result.metrics["racks"] == rows[0]["racks"] + rows[1]["racks"]
-    assert result.metrics["capex_usd"] == pytest.approx(1.15 * (20 * h100.price_usd + 3 * h100.server_price_usd
+    assert result.metrics.racks == rows[0]["racks"] + rows[1]["racks"]
+    assert result.metrics.capex_usd == pytest.approx(1.15 * (20 * h100.price_usd + 3 * h100.server_price_usd
                                                                 + 12 * b200.price_usd + 2 * b200.server_price_usd))
     # each pool serves at its own operating point; the plan's throughput is their sum
     tokens = sum(r["tokens_per_s_per_device"] * r["device_count"] for r in rows)
-    assert result.metrics["tokens_per_s_per_device"] == pytest.approx(tokens / 32, rel=1e-12)
+    assert result.metrics.tokens_per_s_per_device == pytest.approx(tokens / 32, rel=1e-12)
     assert rows[0]["tokens_per_s_per_device"] != rows[1]["tokens_per_s_per_device"]
 
 
@@ -125,7 +125,7 @@ def test_facility_sizing_of_two_pools_keeps_the_ratio_and_the_power():
                  sizing_mode="facility_power", facility_power_kw=500, min_tokens_per_s_per_user=50)
     result = compute_plan(scenario_with(plan), plan)
     rows = result.pool_rows()
-    assert result.metrics["it_provisioned_kw"] * 1.3 <= 500 + 1e-9
+    assert result.metrics.it_provisioned_kw * 1.3 <= 500 + 1e-9
     assert all(r["servers"] >= 1 and r["device_count"] % 8 == 0 for r in rows)
     assert rows[1]["device_count"] / rows[0]["device_count"] == pytest.approx(3, rel=0.15)
 
@@ -153,7 +153,7 @@ def test_kv_transfer_adds_to_ttft_and_caps_the_rate():
     kv_bytes = 2 * model.n_layers * model.n_kv_heads * model.head_dim * 1 * plan.input_tokens  # fp8 KV
     assert result.fleet.limited_by == "kv_transfer"
     assert result.fleet.requests_per_s[1] == pytest.approx(8 * 0.01e9 / kv_bytes, rel=1e-9)
-    assert result.metrics["ttft_s"] > kv_bytes / (1 * 0.01e9)  # TP1 prefill replica: one link carries it
+    assert result.metrics.ttft_s > kv_bytes / (1 * 0.01e9)  # TP1 prefill replica: one link carries it
 
 
 def test_derived_pair_from_prefill_and_decode_devices():
@@ -162,7 +162,7 @@ def test_derived_pair_from_prefill_and_decode_devices():
     result = compute_plan(scenario_with(plan), plan)
     p, d = result.pool_rows()
     assert (p["device"], p["device_count"], d["device"], d["device_count"]) == ("H100-SXM", 8, "B200", 24)
-    assert result.metrics["servers"] == 1 + math.ceil(24 / load_catalog().devices["B200"].devices_per_server)
+    assert result.metrics.servers == 1 + math.ceil(24 / load_catalog().devices["B200"].devices_per_server)
 
 
 def test_one_pool_plan_equals_the_single_device_operating_point():
@@ -170,8 +170,8 @@ def test_one_pool_plan_equals_the_single_device_operating_point():
     result = compute_plan(scenario_with(plan), plan)
     assert len(result.pools) == 1 and result.pools[0].role == "serve"
     (row,) = result.pool_rows()
-    assert row["tokens_per_s_per_device"] == result.metrics["tokens_per_s_per_device"]
-    assert row["capex_usd"] == result.metrics["capex_usd"]
+    assert row["tokens_per_s_per_device"] == result.metrics.tokens_per_s_per_device
+    assert row["capex_usd"] == result.metrics.capex_usd
 
 
 @pytest.mark.parametrize("pools, message", [

@@ -6,8 +6,8 @@ import pytest
 
 from tcoapp.engine.compute import compute_plan
 from tcoapp.engine.errors import ValidationError
-from tcoapp.engine.factor_table import FACTOR_FIELD_BY_NAME
-from tcoapp.engine.factor_table import factor_problem
+from tcoapp.engine.quantities.factors import FACTOR_FIELD_BY_NAME
+from tcoapp.engine.quantities.factors import factor_problem
 from tcoapp.engine.performance.factors import DEFAULT_FACTORS, FACTOR_NAMES
 from tcoapp.engine.performance.measured import make_measured_curve
 from tcoapp.engine.records import make_device, make_model, make_plan
@@ -68,7 +68,7 @@ def test_below_every_price_tier_sells_no_output_but_still_has_returns():
     s = scenario(plan, price_tiers={"t": PriceTiers("t", (5000.0,), (9.0,))})
     result = compute_plan(s, plan)
     assert result.inputs.price_usd_per_million_output_tokens[0] == 0.0
-    assert result.metrics["npv_usd"] < 0 and not math.isnan(result.metrics["npv_usd"])
+    assert result.metrics.npv_usd < 0 and not math.isnan(result.metrics.npv_usd)
     assert any("no output revenue" in w for w in result.warnings)
 
 

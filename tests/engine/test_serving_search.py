@@ -81,8 +81,8 @@ def test_the_search_beats_a_poor_typed_configuration_and_meets_the_target():
     searched = typed.with_(serving_search="auto")
     scenario = scenario_with(typed)
     before, after = compute_plan(scenario, typed), compute_plan(scenario, searched)
-    assert after.metrics["cost_per_million_output_tokens_usd"] < before.metrics["cost_per_million_output_tokens_usd"]
-    assert after.metrics["tokens_per_s_per_user"] >= 36.0
+    assert after.metrics.cost_per_million_output_tokens_usd < before.metrics.cost_per_million_output_tokens_usd
+    assert after.metrics.tokens_per_s_per_user >= 36.0
 
 
 def test_freezing_the_chosen_configuration_gives_the_same_numbers():
@@ -95,7 +95,7 @@ def test_freezing_the_chosen_configuration_gives_the_same_numbers():
         "spec_decode_draft_tokens")})
     again = compute_plan(scenario, frozen)
     for key in ("tokens_per_s_per_device", "tokens_per_s_per_user", "cost_per_million_output_tokens_usd", "npv_usd"):
-        assert again.metrics[key] == pytest.approx(searched.metrics[key], rel=1e-12)
+        assert getattr(again.metrics, key) == pytest.approx(getattr(searched.metrics, key), rel=1e-12)
 
 
 def test_search_off_is_the_typed_configuration():
@@ -123,8 +123,8 @@ def test_the_throughput_objective_gets_at_least_the_throughput_of_the_cost_objec
     cost = plan(min_tokens_per_s_per_user=36.0, search_precisions="fp8;nvfp4", device="B200")
     tps = cost.with_(search_objective="tokens_per_s_per_device")
     scenario = scenario_with(cost)
-    assert compute_plan(scenario, tps).metrics["tokens_per_s_per_device"] >= \
-        compute_plan(scenario, cost).metrics["tokens_per_s_per_device"] - 1e-9
+    assert compute_plan(scenario, tps).metrics.tokens_per_s_per_device >= \
+        compute_plan(scenario, cost).metrics.tokens_per_s_per_device - 1e-9
 
 
 def test_each_serve_pool_is_searched_within_its_own_devices():
@@ -185,7 +185,7 @@ def test_frozen_plan_computes_to_the_same_numbers_without_searching():
         again = compute_plan(scenario, frozen)
         assert again.as_json()["serving"]["pools"] == {}
         for key in ("tokens_per_s_per_device", "cost_per_million_output_tokens_usd", "npv_usd"):
-            assert again.metrics[key] == pytest.approx(searched.metrics[key], rel=1e-12)
+            assert getattr(again.metrics, key) == pytest.approx(getattr(searched.metrics, key), rel=1e-12)
     assert frozen_plan(single.with_(serving_search="off"), (None,)) == single.with_(serving_search="off")
 
 
@@ -206,7 +206,7 @@ def test_a_decode_pool_is_searched_and_never_worse_than_any_typed_configuration(
     scenario = scenario_with(p)
     result = compute_plan(scenario, p)
     assert set(result.as_json()["serving"]["pools"]) == {"dec"}
-    assert result.metrics["tokens_per_s_per_user"] >= 40.0
+    assert result.metrics.tokens_per_s_per_user >= 40.0
     found, dec = decode_score(scenario, p, resolve_pools(p))
     assert dec.search is not None and dec.pool.serving == result.pools[1].serving
     space = pool_search_space(scenario, p, resolve_pools(p)[1])
@@ -235,7 +235,7 @@ def test_freezing_a_derived_prefill_decode_pair_keeps_the_prefill_pool_as_typed(
     assert prefill.tensor_parallel is None  # the plan's TP8, as before
     again = compute_plan(scenario, frozen)
     for key in ("tokens_per_s_per_device", "cost_per_million_output_tokens_usd", "npv_usd"):
-        assert again.metrics[key] == pytest.approx(searched.metrics[key], rel=1e-12)
+        assert getattr(again.metrics, key) == pytest.approx(getattr(searched.metrics, key), rel=1e-12)
 
 
 def test_speculative_decoding_is_chosen_where_it_pays_at_high_interactivity():
@@ -244,8 +244,8 @@ def test_speculative_decoding_is_chosen_where_it_pays_at_high_interactivity():
     without = compute_plan(scenario, fast)
     with_drafts = compute_plan(scenario, fast.with_(search_max_draft_tokens=3))
     assert with_drafts.pools[0].serving.spec_decode_draft_tokens > 0
-    assert with_drafts.metrics["tokens_per_s_per_device"] > without.metrics["tokens_per_s_per_device"]
-    assert with_drafts.metrics["tokens_per_s_per_user"] >= 150.0
+    assert with_drafts.metrics.tokens_per_s_per_device > without.metrics.tokens_per_s_per_device
+    assert with_drafts.metrics.tokens_per_s_per_user >= 150.0
 
 
 @settings(max_examples=8, deadline=None)

@@ -12,7 +12,7 @@ from hypothesis import given, settings, strategies as st
 
 from tcoapp.engine.finance import cashflow, recovery
 from tcoapp.engine.finance.metrics import finance_metrics
-from tcoapp.engine.finance.quantities import finance_inputs
+from tcoapp.engine.quantities.finance import finance_inputs
 
 SPY = 8760 * 3600
 PLAN = dict(other_capex_fraction=0.1, pue=1.25, electricity_usd_per_kwh=0.08, colocation_usd_per_kw_month=120.0,

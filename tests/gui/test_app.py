@@ -117,7 +117,7 @@ def test_import_curve_in_worker_then_use_it(window, qtbot, tmp_path, monkeypatch
     assert combo.findData("my-h100") >= 0
     error = doc.set_plan_values(0, {"curve": "my-h100", "min_tokens_per_s_per_user": None, "batch": 32})
     assert error is None
-    assert doc.results[0].metrics["tokens_per_s_per_device"] == pytest.approx(900)
+    assert doc.results[0].metrics.tokens_per_s_per_device == pytest.approx(900)
     doc.undo_stack.undo()
     doc.undo_stack.undo()   # the import is one step
     assert "my-h100" not in doc.scenario.curves
@@ -202,7 +202,7 @@ def test_fit_the_generated_model_to_an_imported_curve_and_use_it(window, qtbot, 
     monkeypatch.setattr(window, "confirm_calibration", confirm)
     h200 = next(i for i, p in enumerate(window.document.scenario.plans) if p.device == "H200-SXM")
     window.document.set_plan_values(h200, {"serving_stack": "trtllm"})
-    before = window.document.results[h200].metrics["tokens_per_s_per_device"]
+    before = window.document.results[h200].metrics.tokens_per_s_per_device
     with qtbot.waitSignal(window.runner.succeeded, timeout=20000):
         window.fit_curve(name)
     report, enabled, label = shown[0]
@@ -211,7 +211,7 @@ def test_fit_the_generated_model_to_an_imported_curve_and_use_it(window, qtbot, 
     scope = "H200-SXM | dense | trtllm"
     assert scope in window.document.scenario.device_factors
     assert window.document.scenario.calibration_quality[scope]["heldout_points"] == 7
-    assert window.document.results[h200].metrics["tokens_per_s_per_device"] != before
+    assert window.document.results[h200].metrics.tokens_per_s_per_device != before
     plan = window.document.scenario.plans[h200].name
     assert window.statusBar().currentMessage().endswith(f"stored for {scope}: changes {plan!r}")
     window.document.undo_stack.undo()

@@ -9,7 +9,7 @@ from tcoapp.engine.decision import OBJECTIVES
 def test_decision_is_the_first_tab_and_names_the_cheapest_plan(window):
     assert window.tabs.widget(0) is window.decision
     doc = window.document
-    costs = [r.metrics["cost_per_million_output_tokens_usd"] for r in doc.results]
+    costs = [r.metrics.cost_per_million_output_tokens_usd for r in doc.results]
     best = doc.scenario.plans[int(np.nanargmin(costs))].name
     assert window.decision.model.rows[0].name == best
     assert best in window.decision.headline.text()
@@ -76,7 +76,7 @@ def test_per_device_mode_draws_per_device_values(window):
     r = window.document.results[0]
     ys = np.array(chart.points.data["y"], float)
     got = 10 ** ys[0] if chart.log[1] else ys[0]
-    assert got == pytest.approx(r.metrics["tokens_per_s_per_device"])
+    assert got == pytest.approx(r.metrics.tokens_per_s_per_device)
     assert "per device" in chart.plot.getPlotItem().getAxis("left").labelText.lower()
 
 
@@ -131,9 +131,9 @@ def test_no_one_pool_plan_lies_above_its_device_frontier(qtbot, sample):
     for front in frontiers(doc.scenario, doc.results):
         for i in front.plans:
             r = doc.results[i]
-            if len(r.pools) != 1 or not np.isfinite(r.metrics["tokens_per_s_per_device"]):
+            if len(r.pools) != 1 or not np.isfinite(r.metrics.tokens_per_s_per_device):
                 continue
-            x, y = r.metrics["tokens_per_s_per_user"], r.metrics["tokens_per_s_per_device"]
+            x, y = r.metrics.tokens_per_s_per_user, r.metrics.tokens_per_s_per_device
             dominated = (front.tokens_per_s_per_user >= x * (1 - 1e-9)) & (front.tokens_per_s_per_device >= y * (1 - 1e-9))
             assert dominated.any(), (front.label, doc.scenario.plans[i].name)
     win.document.undo_stack.setClean()

@@ -22,7 +22,7 @@ def test_split_a_plan_into_prefill_decode_and_back_one_step_each(window):
     pools.split_button.click()
     assert doc.undo_stack.count() == steps + 1
     result = doc.results[0]
-    assert [p.role for p in result.pools] == ["prefill", "decode"] and result.metrics["npv_usd"] == result.metrics["npv_usd"]
+    assert [p.role for p in result.pools] == ["prefill", "decode"] and result.metrics.npv_usd == result.metrics.npv_usd
     assert pools.merge_button.isEnabled() and not pools.split_button.isEnabled()
     pools.merge_button.click()
     assert doc.undo_stack.count() == steps + 2 and [p.role for p in doc.results[0].pools] == ["serve"]

@@ -24,11 +24,11 @@ def test_a_sweep_spanning_decades_puts_the_frontier_on_log_axes_and_back_to_line
     assert np.allclose(10 ** x, user) and np.allclose(10 ** y, device)
     star_x, _ = view.points.getData()
     plan = window.document.results[window.document.current_index].metrics
-    assert 10 ** star_x[0] == pytest.approx(plan["tokens_per_s_per_user"])
+    assert 10 ** star_x[0] == pytest.approx(plan.tokens_per_s_per_user)
     target = next(t for t in view.front_targets.pool.items if t.isVisible())
     assert target.value() == pytest.approx(np.log10(50.0))
     assert "tokens/s per device at" in view._plan_tip(star_x[0], 0, view.points.data["data"][0])
     view._clear_sweep()
     view.refresh()
     assert not front.getAxis("bottom").logMode and not front.getAxis("left").logMode
-    assert view.points.getData()[0][0] == pytest.approx(plan["tokens_per_s_per_user"])
+    assert view.points.getData()[0][0] == pytest.approx(plan.tokens_per_s_per_user)

@@ -4,7 +4,7 @@ import math
 import pytest
 
 from tcoapp.engine.compute import METRIC_KEYS
-from tcoapp.engine.fields import PLAN_FIELDS
+from tcoapp.engine.quantities.inputs import PLAN_FIELDS
 from tcoapp.engine.validate import coerce
 from tcoapp.gui.labels import METRICS, format_field, format_metric, format_metric_with_unit, label_with_unit
 
@@ -35,15 +35,17 @@ def test_input_text_round_trips_through_the_engine(field):
 
 
 def test_payback_reads_never_only_for_a_plan_with_cash_flows():
+    from tcoapp.engine.quantities.metrics import Metrics
     from tcoapp.gui.labels import format_metric
 
-    assert format_metric("payback_months", float("nan"), {"npv_usd": -5.0}) == "never"
-    assert format_metric("payback_months", float("nan"), {"npv_usd": float("nan")}) == "n/a"
-    assert format_metric("irr", float("nan"), {"npv_usd": -5.0}) == "n/a"
+    losing = Metrics.nan().with_(npv_usd=-5.0)
+    assert format_metric("payback_months", float("nan"), losing) == "never"
+    assert format_metric("payback_months", float("nan"), Metrics.nan()) == "n/a"
+    assert format_metric("irr", float("nan"), losing) == "n/a"
 
 
 def test_choice_labels_and_percent_are_read_back():
-    from tcoapp.engine.fields import PLAN_FIELD_BY_NAME as F
+    from tcoapp.engine.quantities.inputs import PLAN_FIELD_BY_NAME as F
     from tcoapp.gui.labels import parse_input
     assert format_field(F["sizing_mode"], "facility_power") == "Facility power (kW)"
     assert parse_input(F["sizing_mode"], "Facility power (kW)") == "facility_power"

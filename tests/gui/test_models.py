@@ -21,7 +21,7 @@ def test_compare_model_marks_best_and_formats_units(document):
     model = CompareModel(document)
     row = model.row_of("cost_per_million_output_tokens_usd")
     assert "USD/Mtok" in model.headerData(row, Qt.Vertical)
-    costs = [r.metrics["cost_per_million_output_tokens_usd"] for r in document.results]
+    costs = [r.metrics.cost_per_million_output_tokens_usd for r in document.results]
     best = int(np.nanargmin(costs))
     assert model.is_best("cost_per_million_output_tokens_usd", best)
     assert model.data(model.index(row, best), Qt.BackgroundRole) is not None

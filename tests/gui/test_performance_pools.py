@@ -60,7 +60,7 @@ def test_a_plan_without_pools_rows_keeps_its_own_point():
     plan = scenario.plans[0]
     result = compute_plan(scenario, plan)
     point = shown_point(plan, result)
-    assert point == {k: float(result.metrics[k]) for k in ("batch",) + KEYS}
+    assert point == {k: float(getattr(result.metrics, k)) for k in ("batch",) + KEYS}
 
 
 def test_a_plan_with_pools_rows_has_no_frontier_and_says_why(open_window):

@@ -24,7 +24,7 @@ def test_add_edit_and_undo_pools(window):
     assert plan.pools[1].device == "B200" and plan.pools[1].rack_power_cap_kw == 60
     result = doc.results[doc.current_index]
     assert [r["device"] for r in result.pool_rows()] == [plan.device, "B200"]
-    assert result.metrics["racks"] == sum(r["racks"] for r in result.pool_rows())
+    assert result.metrics.racks == sum(r["racks"] for r in result.pool_rows())
     # the compare table has a row per pool
     model = window.compare.model
     text = model.data(model.index(model.row_of("1"), doc.current_index))
@@ -56,12 +56,12 @@ def test_a_derived_pair_becomes_two_rows_and_keeps_its_meaning(window):
     doc, pools = window.document, window.editor.pools
     doc.set_plan_values(doc.current_index, {"sizing_mode": "devices", "device_count": 32, "prefill_devices": 1,
                                             "decode_devices": 3})
-    before = doc.results[doc.current_index].metrics["tokens_per_s_per_device"]
+    before = doc.results[doc.current_index].metrics.tokens_per_s_per_device
     assert pools.table.rowCount() == 2
     pools.table.item(0, _col("pool")).setText("prefill pool")
     plan = doc.current_plan()
     assert [p.role for p in plan.pools] == ["prefill", "decode"] and plan.prefill_devices == 0
-    assert doc.results[doc.current_index].metrics["tokens_per_s_per_device"] == before
+    assert doc.results[doc.current_index].metrics.tokens_per_s_per_device == before
 
 
 def test_a_disaggregated_deployment_becomes_a_two_pool_plan(window):
@@ -94,9 +94,9 @@ def test_pools_table_shows_the_devices_and_batch_the_engine_used(window):
     result = window.document.results[0]
     used = editor.table.item(0, COLUMNS.index("used:device_count"))
     share = editor.table.item(0, COLUMNS.index("device_count"))
-    assert used.text() == f"{result.metrics['device_count']:,.0f}" and share.text() == "8"
+    assert used.text() == f"{result.metrics.device_count:,.0f}" and share.text() == "8"
     assert not used.flags() & Qt.ItemIsEditable
-    assert editor.table.item(0, COLUMNS.index("used:batch")).text() == f"{result.metrics['batch']:g}"
+    assert editor.table.item(0, COLUMNS.index("used:batch")).text() == f"{result.metrics.batch:g}"
     assert "share" in share.toolTip()
 
 

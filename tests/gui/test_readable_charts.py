@@ -17,7 +17,7 @@ def sample_window(open_window):
 def test_costs_spanning_more_than_10x_get_a_log_axis_and_labels(sample_window):
     sample_window.tabs.setCurrentIndex(sample_window.tabs.indexOf(sample_window._economics_tab))   # a hidden tab is not drawn
     econ = sample_window.economics
-    costs = np.array([r.metrics["cost_per_million_output_tokens_usd"] for r in sample_window.document.results])
+    costs = np.array([r.metrics.cost_per_million_output_tokens_usd for r in sample_window.document.results])
     finite = costs[np.isfinite(costs)]
     assert finite.max() > 10 * finite.min()                     # $0.20 .. $41 in this sample
     chart = econ.cost_chart
@@ -43,7 +43,7 @@ def test_narrow_span_stays_linear(window):
         doc.set_plan_values(i, {"device": "B200", "weight_precision": "nvfp4", "tensor_parallel": 1})
     assert not econ.cost_chart.log and not econ.cost_axis.logMode
     widths = sum(bar.opts["width"] for bar in econ.cost_chart.bars.values())
-    costs = [r.metrics["cost_per_million_output_tokens_usd"] for r in doc.results]
+    costs = [r.metrics.cost_per_million_output_tokens_usd for r in doc.results]
     assert np.allclose(widths, costs)
 
 

@@ -31,7 +31,7 @@ def test_report_document_holds_every_part(window):
         assert part in text, part
     for plan in doc.scenario.plans:
         assert plan.name in text
-    best = min(doc.results, key=lambda r: r.metrics["cost_per_million_output_tokens_usd"])
+    best = min(doc.results, key=lambda r: r.metrics.cost_per_million_output_tokens_usd)
     assert f"Best: {best.name}" in text
     assert "SemiAnalysis" in text                       # a device source
     assert "Uncertainty (Monte Carlo)" not in text      # none without uncertain inputs

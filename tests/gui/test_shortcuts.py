@@ -4,7 +4,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
 
-from tcoapp.engine.fields import PLAN_FIELDS
+from tcoapp.engine.quantities.inputs import PLAN_FIELDS
 
 
 def field(window, key):
@@ -93,7 +93,7 @@ def test_greyed_fields_show_the_value_the_engine_used(window, key):
     plan, result = doc.scenario.plans[0], doc.results[0]
     widget = field(window, key)
     assert not widget.isEnabled()
-    used = result.metrics[key]
+    used = getattr(result.metrics, key)
     assert getattr(plan, key) != used               # 64 entered, 10 used; 8 entered, 600 sized
     assert widget.text().replace(",", "") == f"{used:g}"
     assert "Greyed:" in widget.toolTip() and "kept in the workbook" in widget.toolTip()

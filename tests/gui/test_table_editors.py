@@ -3,7 +3,7 @@ import os
 
 import pytest
 
-from tcoapp.engine.factor_table import FACTOR_FIELDS
+from tcoapp.engine.quantities.factors import FACTOR_FIELDS
 from tcoapp.engine.performance.factors import DEFAULT_FACTORS
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -21,11 +21,11 @@ def test_editing_a_tier_price_recomputes_revenue_and_undoes(sample_window):
     name = editor.current()
     assert name in doc.scenario.price_tiers and editor.table.rowCount() == 3
     i = next(k for k, p in enumerate(doc.scenario.plans) if p.price_tiers == name)
-    before = doc.results[i].metrics["revenue_usd_per_year"]
+    before = doc.results[i].metrics.revenue_usd_per_year
     editor.table.item(0, 1).setText("4.38")            # the slow tier's price, doubled
     assert doc.scenario.price_tiers[name].price_usd_per_million_output_tokens[0] == 4.38
     assert "price table" in doc.undo_stack.undoText() and "Output price" in doc.undo_stack.undoText()
-    assert doc.results[i].metrics["revenue_usd_per_year"] != before
+    assert doc.results[i].metrics.revenue_usd_per_year != before
     doc.undo_stack.undo()
     assert doc.scenario.price_tiers[name].price_usd_per_million_output_tokens[0] == 2.19
     assert editor.table.item(0, 1).text() == "2.19"
@@ -73,10 +73,10 @@ def test_factor_for_every_plan_changes_throughput_and_undoes(window):
     doc = window.document
     editor = window.catalog.calibration
     row = [f.name for f in FACTOR_FIELDS].index("eta_mem")
-    before = doc.results[0].metrics["tokens_per_s_per_device"]
+    before = doc.results[0].metrics.tokens_per_s_per_device
     editor.table.item(row, 0).setText("0.9")
     assert doc.scenario.factors.eta_mem == 0.9
-    assert doc.results[0].metrics["tokens_per_s_per_device"] > before
+    assert doc.results[0].metrics.tokens_per_s_per_device > before
     assert editor.table.item(row, 0).font().bold()
     assert doc.undo_stack.undoText() == "Set Weight-read bandwidth efficiency to 0.9 for every plan"
     doc.undo_stack.undo()
@@ -91,11 +91,11 @@ def test_device_column_calibrates_only_that_device(window):
     editor._add_device()
     col = editor.devices.index(device)
     row = [f.name for f in FACTOR_FIELDS].index("eta_compute")
-    other = doc.results[1].metrics["tokens_per_s_per_device"]
+    other = doc.results[1].metrics.tokens_per_s_per_device
     editor.table.item(row, col).setText("0.3")
     assert doc.scenario.device_factors[device].eta_compute == 0.3
     assert doc.scenario.factors.eta_compute == DEFAULT_FACTORS.eta_compute
-    assert doc.results[1].metrics["tokens_per_s_per_device"] == other
+    assert doc.results[1].metrics.tokens_per_s_per_device == other
     editor.table.item(row, col).setText("2")
     assert "Decode compute efficiency" in editor.error.text() and doc.scenario.device_factors[device].eta_compute == 0.3
     editor.table.setCurrentCell(0, col)

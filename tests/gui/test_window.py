@@ -33,7 +33,7 @@ def test_launch_shows_default_scenario(window):
 def feasible_plan(doc) -> int:
     """Index of a plan with an operating point (the engine's default scenario may have infeasible ones)."""
     for i, r in enumerate(doc.results):
-        if np.isfinite(r.metrics["cost_per_million_output_tokens_usd"]):
+        if np.isfinite(r.metrics.cost_per_million_output_tokens_usd):
             return i
     pytest.skip("no plan of the default scenario has an operating point")
 
@@ -122,7 +122,7 @@ def test_normalization_switch(window):
     assert {p.sizing_mode for p in doc.scenario.plans} == {"capex_budget"}
     budget = doc.scenario.plans[0].capex_budget_usd
     for result in doc.results:
-        assert result.metrics["capex_usd"] <= budget * 1.0000001
+        assert result.metrics.capex_usd <= budget * 1.0000001
     assert doc.normalization()[0] == "iso_budget"
     window.compare.target.setText("5000000")
     window.compare.target.editingFinished.emit()
@@ -240,12 +240,12 @@ def test_serving_search_shows_its_choice_and_freezes_in_one_click(window, qtbot)
     assert doc.scenario.plans[i].serving_search == "auto"
     assert "serving search chose" in window.editor.notes.text()
     assert window.editor.freeze.isVisibleTo(window.editor)
-    searched = doc.results[i].metrics["cost_per_million_output_tokens_usd"]
+    searched = doc.results[i].metrics.cost_per_million_output_tokens_usd
     chosen = doc.results[i].pools[0].serving
     window.editor.freeze.click()
     plan = doc.scenario.plans[i]
     assert plan.serving_search == "off" and plan.tensor_parallel == chosen.tensor_parallel
-    assert doc.results[i].metrics["cost_per_million_output_tokens_usd"] == pytest.approx(searched, rel=1e-12)
+    assert doc.results[i].metrics.cost_per_million_output_tokens_usd == pytest.approx(searched, rel=1e-12)
     assert not window.editor.freeze.isVisibleTo(window.editor)
     doc.undo_stack.undo()
     assert doc.scenario.plans[i].serving_search == "auto"
@@ -260,7 +260,7 @@ def test_the_frontier_view_draws_the_searched_configuration_and_names_it(window,
         doc.set_plan_values(i, {"serving_search": "auto", "search_precisions": "fp8;nvfp4"})
     view = window.performance
     result = doc.results[i]
-    text = view._plan_tip(result.metrics["tokens_per_s_per_user"], result.metrics["tokens_per_s_per_device"], i)
+    text = view._plan_tip(result.metrics.tokens_per_s_per_user, result.metrics.tokens_per_s_per_device, i)
     assert "serving search chose " + result.serving_text() in text
 
 

@@ -70,7 +70,7 @@ def test_sweep_runs_then_click_sets_operating_point(window, qtbot, dialogs):
     assert plan.batch == int(round(view.sweep.batch[i])) and plan.min_tokens_per_s_per_user is None
     assert plan.tensor_parallel == int(view.sweep.tensor_parallel[i]) and plan.serving_search == "off"
     result = window.document.results[window.document.current_index]
-    assert np.isclose(result.metrics["tokens_per_s_per_device"], view.sweep.tokens_per_s_per_device[i], rtol=0.05)
+    assert np.isclose(result.metrics.tokens_per_s_per_device, view.sweep.tokens_per_s_per_device[i], rtol=0.05)
     window.document.undo_stack.undo()
     assert window.document.current_plan().min_tokens_per_s_per_user is not None
 
@@ -156,8 +156,8 @@ def test_frontier_axis_before_a_sweep_has_distinct_ticks(window):
     view.refresh()
     (x0, x1), (y0, y1) = view.p_front.getPlotItem().viewRange()
     point = window.document.results[0].metrics
-    assert x0 == 0 and x1 >= point["tokens_per_s_per_user"] * 1.3
-    assert y0 == 0 and y1 >= point["tokens_per_s_per_device"] * 1.3
+    assert x0 == 0 and x1 >= point.tokens_per_s_per_user * 1.3
+    assert y0 == 0 and y1 >= point.tokens_per_s_per_device * 1.3
 
 
 def test_clicking_a_frontier_marker_sets_the_operating_point(window, qtbot, dialogs):

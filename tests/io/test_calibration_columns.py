@@ -22,7 +22,7 @@ def test_device_factors_round_trip_and_apply_to_that_device_only(tmp_path):
     assert back == scenario and back.factors_for("H200-SXM") == fast and back.factors_for("B200") == base.factors
     old, new = compute_scenario(base), compute_scenario(back)
     for plan, a, b in zip(base.plans, old, new):
-        x, y = a.metrics["tokens_per_s_per_device"], b.metrics["tokens_per_s_per_device"]
+        x, y = a.metrics.tokens_per_s_per_device, b.metrics.tokens_per_s_per_device
         same = x == y or (x != x and y != y)  # NaN on both sides: the plan has no point either way
         assert same == (plan.device != "H200-SXM"), plan.name
 

@@ -1,4 +1,4 @@
-"""The Checks sheet covers every input the engine reads, derived from the field table (engine/fields.py):
+"""The Checks sheet covers every input the engine reads, derived from the field table (engine/quantities/inputs.py):
 each field of the Plans, Pools, Devices, Models and Curves tables is either compared by a Checks row, or
 documentation (notes, sources), or followed live by the workbook's own formulas, which is proven here by
 finding the formulas that read it. A field added to a table is therefore checked unless someone makes it
@@ -13,7 +13,7 @@ import openpyxl
 import pytest
 
 from tcoapp.engine.compute import compute_scenario
-from tcoapp.engine.fields import CURVE_POINT_FIELDS, DEVICE_FIELDS, MODEL_FIELDS, PLAN_FIELDS, POOL_FIELDS
+from tcoapp.engine.quantities.inputs import CURVE_POINT_FIELDS, DEVICE_FIELDS, MODEL_FIELDS, PLAN_FIELDS, POOL_FIELDS
 from tcoapp.engine.performance.factors import FACTOR_NAMES
 from tcoapp.engine.performance.measured import make_measured_curve
 from tcoapp.io import sheets as S
@@ -98,6 +98,18 @@ def test_every_device_field_the_engine_reads_is_checked_or_live(books):
             assert f"Devices {device} {key}" in checks, key
     for key in ("fast_memory_gb", "fast_mem_bw_gb_s", "step_overhead_s", "layer_overhead_s"):  # the issue's four
         assert f"Devices {device} {key}" in checks
+
+
+def test_a_searched_plans_device_economics_are_checked(books):
+    """The serving search picks the configuration cheapest per token from the device's price, server price,
+    server power and devices per server: no formula follows that choice, so the Checks snapshot them."""
+    scenario = _scenarios()["devices"]
+    result = compute_scenario(scenario)[0]
+    assert any(s is not None for s in result.searches)
+    device = scenario.plans[0].device
+    for key in LIVE_DEVICE_FIELDS:
+        assert f"Devices {device} {key}" in _checks(books["devices"]), key
+        assert f"Devices {device} {key}" not in _checks(books["curve"]), key  # a measured curve: not searched
 
 
 def test_every_model_curve_pool_and_factor_input_is_checked(books):

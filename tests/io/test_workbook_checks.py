@@ -10,7 +10,7 @@ import openpyxl
 import pytest
 
 from tcoapp.engine.compute import compute_scenario
-from tcoapp.engine.fields import DEVICE_FIELDS, MODEL_FIELDS, POOL_FIELDS
+from tcoapp.engine.quantities.inputs import DEVICE_FIELDS, MODEL_FIELDS, POOL_FIELDS
 from tcoapp.io import sheets as S
 from tcoapp.io.default_scenario import default_scenario
 from tcoapp.io.workbook_read import read_scenario

@@ -20,7 +20,7 @@ import pytest
 
 from tcoapp.engine.compute import compute_scenario
 from tcoapp.engine.errors import ValidationError
-from tcoapp.engine.fields import DEVICE_FIELDS
+from tcoapp.engine.quantities.inputs import DEVICE_FIELDS
 from tcoapp.io import sheets as S
 from tcoapp.io.default_scenario import default_scenario
 from tcoapp.io.workbook_read import read_scenario
@@ -77,7 +77,7 @@ def _edits(paths):
     dev = default[S.DEVICES]
     h100 = _row(dev, "H100-SXM")
     results_npv = _row(default[S.RESULTS], "npv_usd")
-    from tcoapp.engine.metric_table import METRIC_BY_KEY
+    from tcoapp.engine.quantities.metrics import METRIC_BY_KEY
     summary_npv = _row(default[S.SUMMARY], METRIC_BY_KEY["npv_usd"].label)
     cws = curve[S.CURVES]
     tokens = _col(cws, "tokens_per_s_per_device")

@@ -7,8 +7,8 @@ import pytest
 
 from tcoapp import SCHEMA_VERSION, __version__
 from tcoapp.engine.compute import METRIC_KEYS, compute_scenario
-from tcoapp.engine.fields import PLAN_FIELDS
-from tcoapp.engine.finance.quantities import COST_COMPONENTS
+from tcoapp.engine.quantities.inputs import PLAN_FIELDS
+from tcoapp.engine.quantities.finance import COST_COMPONENTS
 from tcoapp.io import sheets as S
 from tcoapp.engine.records import make_plan
 from tcoapp.engine.scenario import Scenario, check_scenario
@@ -84,7 +84,7 @@ def test_finance_rows_are_live_formulas_and_engine_rows_are_values(exported):
 
 def test_every_finance_quantity_has_its_results_formula():
     """The writer keeps key -> formula; every plan and pool quantity of the engine's table has one."""
-    from tcoapp.engine.finance.quantities import PLAN_QUANTITIES, POOL_QUANTITIES
+    from tcoapp.engine.quantities.finance import PLAN_QUANTITIES, POOL_QUANTITIES
     from tcoapp.io.xlsx_results import FORMULA_SECTIONS, POOL_FORMULAS
 
     plan_formulas = {key for _, entries in FORMULA_SECTIONS for key, _ in entries}
@@ -222,7 +222,7 @@ def test_cli_compute_out_writes_the_workbook(tmp_path):
 
 def test_every_calibration_factor_has_a_unit_and_help():
     """The Calibration sheet (and the generated docs) describe every efficiency factor of the engine."""
-    from tcoapp.engine.factor_table import FACTOR_FIELD_BY_NAME
+    from tcoapp.engine.quantities.factors import FACTOR_FIELD_BY_NAME
     from tcoapp.engine.performance.factors import FACTOR_NAMES
 
     assert set(FACTOR_FIELD_BY_NAME) == set(FACTOR_NAMES)
@@ -263,7 +263,7 @@ def test_a_plan_the_engine_cannot_compute_still_saves(tmp_path, monkeypatch):
 
 
 def test_every_cashflow_row_has_a_unit_and_help():
-    from tcoapp.engine.finance.quantities import YEAR_QUANTITY_BY_KEY
+    from tcoapp.engine.quantities.finance import YEAR_QUANTITY_BY_KEY
     from tcoapp.io.xlsx_cashflow import CF_UNITS, cf_help, cf_unit
     from tcoapp.io.xlsx_layout import CF_POOL_ROWS, CF_ROWS
 

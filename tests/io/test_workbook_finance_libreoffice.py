@@ -53,6 +53,10 @@ def finance_cases():
     add("itemized capex, bought and rented", **itemized,
         pools=[lambda p: _pool(p, "bought", 40), lambda p: _pool(p, "rented", 16, ownership="rent",
                                                                  rent_usd_per_device_hour=3.0)])
+    add("insured and taxed property, a later tranche and a rented pool", years=5, insurance_fraction_per_year=0.008,
+        property_tax_fraction_per_year=0.012, cost_change_per_year=0.03,
+        pools=[lambda p: _pool(p, "first", 32), lambda p: _pool(p, "second", 32, purchase_year=2),
+               lambda p: _pool(p, "rented", 16, ownership="rent", rent_usd_per_device_hour=3.0)])
     return default_scenario().with_plans(plans)
 
 
@@ -165,7 +169,7 @@ def test_the_conventions_move_what_they_should(recalculated):
 def test_the_financing_cases_have_debt(recalculated):
     _, results, _ = recalculated["financing"]
     for r in results:
-        assert r.metrics["min_dscr"] > 0 and r.metrics["equity_npv_usd"] != r.metrics["npv_usd"]
+        assert r.metrics.min_dscr > 0 and r.metrics.equity_npv_usd != r.metrics.npv_usd
         assert max(r.finance.years.interest_usd) > 0 or r.name.startswith("interest-free")
 
 
@@ -183,10 +187,10 @@ def test_the_failure_and_ramp_cases_replace_and_ramp(recalculated):
 def test_the_edge_cases_are_what_they_say(recalculated):
     scenario, results, _ = recalculated["finance_edge_cases"]
     by_name = {r.name: r.metrics for r in results}
-    assert by_name["rented, loses money"]["payback_months"] != by_name["rented, loses money"]["payback_months"]  # never
-    assert by_name["rented, earns"]["payback_months"] == 0.0
-    assert by_name["bought in year 1, loses money"]["payback_months"] != by_name["bought in year 1, loses money"]["payback_months"]
-    assert by_name["a later tranche dips"]["payback_months"] > 24
+    assert by_name["rented, loses money"].payback_months != by_name["rented, loses money"].payback_months  # never
+    assert by_name["rented, earns"].payback_months == 0.0
+    assert by_name["bought in year 1, loses money"].payback_months != by_name["bought in year 1, loses money"].payback_months
+    assert by_name["a later tranche dips"].payback_months > 24
 
 
 @pytest.mark.parametrize("name, a, b", [("financing", 0, 1), ("finance_conventions", 0, 1), ("bridge_typed", 2, 1)])

@@ -116,8 +116,8 @@ def test_edited_inputs_move_the_results(recalculated):
     for name in edited:
         _, original, _ = recalculated[name.removeprefix("edited_")]
         _, changed, _ = recalculated[name]
-        assert any(a.metrics["opex_usd_per_year"] != b.metrics["opex_usd_per_year"] for a, b in zip(original, changed))
-        assert any(a.metrics["npv_usd"] != b.metrics["npv_usd"] for a, b in zip(original, changed))
+        assert any(a.metrics.opex_usd_per_year != b.metrics.opex_usd_per_year for a, b in zip(original, changed))
+        assert any(a.metrics.npv_usd != b.metrics.npv_usd for a, b in zip(original, changed))
         assert any(np.any(b.finance.years.tax_usd > 0) for b in changed)
 
 
@@ -157,7 +157,7 @@ def test_default_scenario_payback_and_npv_present(recalculated):
     ws = wb[S.RESULTS]
     keys = [ws.cell(r, 1).value for r in range(1, ws.max_row + 1)]
     npv = ws.cell(keys.index("npv_usd") + 1, 3).value
-    assert npv == pytest.approx(results[0].metrics["npv_usd"], rel=1e-9) or npv == "n/a"
+    assert npv == pytest.approx(results[0].metrics.npv_usd, rel=1e-9) or npv == "n/a"
 
 
 def test_fresh_exports_pass_every_check_and_hold_no_error(recalculated):

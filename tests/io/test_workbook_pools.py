@@ -88,4 +88,4 @@ def test_libreoffice_recalculates_the_pool_blocks(tmp_path):
     col = 3 + len(scenario.plans) - 1
     fleet = results[-1]
     assert ws.cell(keys["pool2.racks"], col).value == fleet.pool_rows()[1]["racks"]
-    assert ws.cell(keys["racks"], col).value == fleet.metrics["racks"]
+    assert ws.cell(keys["racks"], col).value == fleet.metrics.racks

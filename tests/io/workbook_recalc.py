@@ -16,6 +16,7 @@ import numpy as np
 import openpyxl
 
 from tcoapp.engine.compute import not_entered
+from tcoapp.engine.quantities.metrics import METRIC_BY_KEY
 from tcoapp.io import sheets as S
 from tcoapp.io.xlsx_inputs import plan_rows
 from tcoapp.io.xlsx_layout import Layout, cashflow_years
@@ -78,7 +79,7 @@ def expected_results(result, plan, max_pools: int = 1) -> dict[str, float]:
     """Every numeric Results key of one plan, from the engine (text rows and absent pools left out)."""
     want = {}
     for key, _ in ENGINE_ROWS:
-        want[key] = result.metrics[key]
+        want[key] = getattr(result.metrics, key)
     for key in result_rows(max_pools):
         if key in want or key in ("warnings", "serving", "prediction_interval", "costs_not_entered", "plan_check"):
             continue
@@ -87,8 +88,8 @@ def expected_results(result, plan, max_pools: int = 1) -> dict[str, float]:
             if k <= len(result.pools) and base not in ("pool", "role", "device"):
                 want[key] = _pool_value(result, k, base)
             continue
-        if key in result.metrics:
-            want[key] = result.metrics[key]
+        if key in METRIC_BY_KEY:
+            want[key] = getattr(result.metrics, key)
         elif key == "frontier_share":       # an engine value (n/a where no frontier exists)
             want[key] = result.frontier_share
         else:
@@ -169,14 +170,14 @@ def compare(path, scenario, results, max_years: int | None = None) -> list[str]:
                     bad.append(f"{path.name} CashFlow {key} plan {index} year {year}: workbook {got!r} engine {want!r}")
         for key in ("npv_usd", "irr", "payback_months", "equity_npv_usd", "equity_irr", "min_dscr"):
             got = cash.cell(layout.cf_row(index, key), S.FIRST_PLAN_COLUMN).value
-            if not _close(got, result.metrics[key], scale if key.endswith("npv_usd") else 0.0, key):
-                bad.append(f"{path.name} CashFlow {key} plan {index}: workbook {got!r} engine {result.metrics[key]!r}")
+            if not _close(got, getattr(result.metrics, key), scale if key.endswith("npv_usd") else 0.0, key):
+                bad.append(f"{path.name} CashFlow {key} plan {index}: workbook {got!r} engine {getattr(result.metrics, key)!r}")
         text = res.cell(layout.result_rows["costs_not_entered"], col).value
         missing = not_entered(plan)
         if text != ("none" if not missing else "not entered (0): " + "".join(f"{m}; " for m in missing)):
             bad.append(f"{path.name} costs_not_entered plan {index}: {text!r}, engine {missing}")
         flows_exist = bool(np.all(np.isfinite(d["cash_flows_usd"])))
         payback = res.cell(layout.result_rows["payback_months"], col).value
-        if math.isnan(result.metrics["payback_months"]) and payback != ("never" if flows_exist else "n/a"):
+        if math.isnan(result.metrics.payback_months) and payback != ("never" if flows_exist else "n/a"):
             bad.append(f"{path.name} payback plan {index}: {payback!r}, want {'never' if flows_exist else 'n/a'}")
     return bad

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import random
 
-from tcoapp.engine.fields import PRECISIONS, SIZING_MODES
-from tcoapp.engine.factor_table import FACTOR_FIELD_BY_NAME
+from tcoapp.engine.quantities.inputs import PRECISIONS, SIZING_MODES
+from tcoapp.engine.quantities.factors import FACTOR_FIELD_BY_NAME
 from tcoapp.engine.performance.factors import DEFAULT_FACTORS, FACTOR_NAMES
 from tcoapp.engine.performance.measured import make_measured_curve
 from tcoapp.engine.records import make_device, make_model, make_plan

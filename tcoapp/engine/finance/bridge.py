@@ -11,7 +11,8 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping
 
-BRIDGE_PARTS = ("capex", "energy", "colocation", "maintenance", "software", "staff", "rent", "other")
+from ..quantities.finance import BRIDGE_PARTS
+
 TOTAL = "cost_per_million_output_tokens_usd"
 
 

@@ -57,6 +57,21 @@ def colocation_usd_per_year(provisioned_kw, colocation_usd_per_kw_month):
     return provisioned_kw * np.asarray(colocation_usd_per_kw_month, float) * 12.0
 
 
+def held_capex_cost_usd(capex_held, fraction_per_year):
+    """fraction_per_year x the capex of the bought tranches held  [USD/yr] (insurance, property tax).
+    A fraction of 0 costs exactly 0, also where the capex does not exist (a pool that cannot be racked)."""
+    fraction = np.asarray(fraction_per_year, float)
+    with np.errstate(invalid="ignore"):
+        return np.where(fraction > 0, np.asarray(capex_held, float) * fraction, 0.0)
+
+
+def per_device_hour(usd_per_year, device_count):
+    """USD/yr over device_count x 8760 h [USD/device/h]; NaN without a device."""
+    count = np.asarray(device_count, float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(count > 0, np.asarray(usd_per_year, float) / (count * HOURS_PER_YEAR), np.nan)
+
+
 def maintenance_usd_per_year(hardware_capex, maintenance_fraction_per_year):
     """maintenance_fraction_per_year * hardware_capex  [USD/yr]."""
     return hardware_capex * np.asarray(maintenance_fraction_per_year, float)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..fields import DEPRECIATION_METHODS  # noqa: F401  (the codes are the indices of these names)
+from ..quantities.inputs import DEPRECIATION_METHODS  # noqa: F401  (the codes are the indices of these names)
 
 # IRS Publication 946, Table A-1, half-year convention, GDS 200% declining balance (percent of basis by year)
 MACRS_5_PERCENT = (20.00, 32.00, 19.20, 11.52, 11.52, 5.76)

@@ -13,12 +13,14 @@ from __future__ import annotations
 import numpy as np
 
 from . import cashflow, costs, depreciation, financing, packing, recovery, timeline
-from .quantities import (
-    COST_COMPONENTS, OPEX_PARTS, POOL_QUANTITIES, FinanceResult, PoolFinance, YearRows, as_inputs,
+from ..quantities.inputs import FINANCE_FIELDS
+from ..quantities.finance import (
+    COST_COMPONENTS, LEVELIZED_YEAR_ROWS, OPEX_PARTS, POOL_QUANTITIES, SUMMED_KEYS, FinanceResult, PoolFinance, YearRows, as_inputs,
 )
 
-ITEMIZED = ("network_usd_per_device", "storage_usd_per_device", "installation_usd_per_server")
-SUMMED = ("device_count", "servers", "racks", "hardware_capex_usd", "capex_usd", "it_avg_kw", "it_provisioned_kw")
+ITEMIZED = tuple(f.name for f in FINANCE_FIELDS if f.group == "capex" and f.name != "other_capex_fraction")  # per device / server
+SUMMED = SUMMED_KEYS
+HELD_CAPEX_PARTS = ("insurance", "property_tax")  # opex parts that are a fraction of the capex held (costs.py)
 
 
 def finance_metrics(x, with_irr: bool = True) -> FinanceResult:
@@ -31,6 +33,7 @@ def finance_metrics(x, with_irr: bool = True) -> FinanceResult:
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):  # NaN in, NaN out: by design
         plan = {k: np.asarray(a[k], float)[..., None] for k in ("other_capex_fraction", "pue", "electricity_usd_per_kwh",
                                                               "colocation_usd_per_kw_month", "maintenance_fraction_per_year",
+                                                              "insurance_fraction_per_year", "property_tax_fraction_per_year",
                                                               "software_usd_per_device_year", "utilization",
                                                               "price_usd_per_million_input_tokens", "input_tokens",
                                                               "output_tokens")}
@@ -56,7 +59,7 @@ def _pool_quantities(a, p) -> dict[str, np.ndarray]:
     prov_kw = costs.it_provisioned_kw(servers, nameplate)
     out_tok = costs.output_tokens_per_year(a.tokens_per_s_per_device, count, p["utilization"])
     in_tok = costs.input_tokens_per_year(out_tok, p["input_tokens"], p["output_tokens"])
-    return {
+    out = {
         "device_count": count, "servers": servers, "server_nameplate_w": nameplate, "servers_per_rack": per_rack,
         "racks": racks, "hardware_capex_usd": hardware,
         # a pool that cannot be racked (servers_per_rack = 0) or holds no device is infeasible: no capex,
@@ -74,6 +77,9 @@ def _pool_quantities(a, p) -> dict[str, np.ndarray]:
             np.asarray(a.revenue_mode, float)[..., None] == 1, device_hour_revenue(a, count, p["utilization"], 1.0),
             out_tok * a.price_usd_per_million_output_tokens / 1e6 + in_tok * p["price_usd_per_million_input_tokens"] / 1e6),
     }
+    for part in HELD_CAPEX_PARTS:
+        out[f"{part}_usd_per_year"] = costs.held_capex_cost_usd(owned * out["capex_usd"], p[f"{part}_fraction_per_year"])
+    return out
 
 
 def device_hour_revenue(a, count, utilization, price_index, expand=lambda v: np.asarray(v, float)[..., None]):
@@ -128,6 +134,8 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
                                                       L2(a.maintenance_fraction_per_year)) * cp * active,
         "software": costs.software_usd_per_year(count, L2(a.software_usd_per_device_year)) * cp * active,
         "rent": (1.0 - owned) * costs.rent_usd_per_year(count, P1(a.rent_usd_per_device_hour)) * cp * active,
+        **{part: costs.held_capex_cost_usd(owned * P1(pool["capex_usd"]), L2(a[f"{part}_fraction_per_year"])) * active
+           for part in HELD_CAPEX_PARTS},
     }
     rows = {f"{k}_usd": np.sum(np.where(serves, v, 0.0), axis=-2) for k, v in parts.items()}
     rows["staff_usd"] = np.asarray(a.staff_usd_per_year, float)[..., None] * c_t * in_horizon
@@ -248,8 +256,7 @@ def _levelized(flat, rows, key, crf):
 def _costs_and_returns(a, o, rows, with_irr: bool) -> dict[str, np.ndarray]:
     flat = timeline.is_flat(a)
     crf = _recovery_factor(a, rows)
-    lev = {key: _levelized(flat, rows, key, crf) for key in
-           ("output_tokens", "input_tokens", "revenue_usd", "opex_usd") + tuple(f"{p}_usd" for p in OPEX_PARTS)}
+    lev = {key: _levelized(flat, rows, key, crf) for key in LEVELIZED_YEAR_ROWS}
     pv_capex = np.sum((rows["capex_usd"] + rows["replacement_capex_usd"]) * rows["discount_factor"], axis=-1)
     pv_resid = np.sum(rows["residual_value_usd"] * rows["discount_factor"], axis=-1)
     capex_year = np.where(flat, recovery.capex_usd_per_year(o["capex_usd"], a.residual_value_fraction, a.discount_rate,
@@ -267,6 +274,7 @@ def _costs_and_returns(a, o, rows, with_irr: bool) -> dict[str, np.ndarray]:
         "cost_per_million_total_tokens_usd": costs.per_million(annual, out_tok + in_tok),
         "prefill_share_of_device_time": _input_share(a),
         "cost_per_million_input_tokens_usd": costs.per_million(_input_share(a) * annual, in_tok),
+        "cost_per_device_hour_usd": costs.per_device_hour(annual, o["device_count"]),
         "revenue_usd_per_rack_per_year": np.where(o["racks"] > 0, revenue / o["racks"], np.nan),
     })
     for part in COST_COMPONENTS:

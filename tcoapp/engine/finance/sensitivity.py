@@ -13,17 +13,11 @@ from typing import Sequence
 
 import numpy as np
 
-from ..fields import PLAN_FIELD_BY_NAME
+from ..quantities.inputs import PLAN_FIELD_BY_NAME
 from .metrics import finance_metrics
-from .quantities import FinanceInputs, as_inputs
+from ..quantities.finance import SWING_KEYS, FinanceInputs, as_inputs
 
-SWING_KEYS = (
-    "tokens_per_s_per_device", "price_usd_per_million_output_tokens", "price_usd_per_million_input_tokens",
-    "utilization", "price_usd", "server_price_usd", "power_w", "electricity_usd_per_kwh", "pue",
-    "colocation_usd_per_kw_month", "maintenance_fraction_per_year", "software_usd_per_device_year",
-    "staff_usd_per_year", "other_capex_fraction", "discount_rate", "residual_value_fraction",
-)
-_UNBOUNDED_ABOVE = {"tokens_per_s_per_device", "power_w", "price_usd", "server_price_usd"}
+
 
 
 @dataclass(frozen=True)
@@ -46,7 +40,7 @@ class Swing:
 
 def _bounds(key: str) -> tuple[float, float]:
     field = PLAN_FIELD_BY_NAME.get(key)
-    if field is None or key in _UNBOUNDED_ABOVE:
+    if field is None:  # a device or operating-point quantity: no upper bound
         return 0.0, np.inf
     return (field.min or 0.0), (field.max if field.max is not None else np.inf)
 

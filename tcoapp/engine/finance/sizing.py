@@ -12,6 +12,7 @@ from typing import Mapping
 
 import numpy as np
 
+from ..quantities.inputs import DEVICE_FIELDS, PLAN_FIELDS, SIZING_INPUTS
 from .costs import server_capex_usd
 from .metrics import ITEMIZED
 
@@ -19,17 +20,13 @@ SECONDS_PER_DAY = 86400.0
 TOLERANCE = 1e-9           # whole-server rounding slack (a float just below a whole number is that number)
 MAX_SCALE_CANDIDATES = 1_000_000
 
-# each sizing mode's own input (a plan key)
-SIZING_INPUT = {"facility_power": "facility_power_kw", "capex_budget": "capex_budget_usd",
-                "demand": "demand_tokens_per_day"}
-# what `pool_servers` reads under each mode besides the pools' weights: the mode's input and finance
-# inputs (device fields by their finance-input name); demand also reads the fleet's throughput
-SIZING_READS = {
-    "facility_power": frozenset({"facility_power_kw", "pue", "devices_per_server", "tdp_w", "server_overhead_w"}),
-    "capex_budget": frozenset({"capex_budget_usd", "other_capex_fraction", *ITEMIZED, "devices_per_server",
-                               "price_usd", "server_price_usd", "owned"}),
-    "demand": frozenset({"demand_tokens_per_day", "utilization", "devices_per_server"}),
-}
+# each sizing mode's own input (a plan key): the first plan field the quantity table marks as read by it
+SIZING_INPUT = {mode: keys[0] for mode, keys in SIZING_INPUTS.items()}
+# what `pool_servers` reads under each mode besides the pools' weights: the plan and device fields whose
+# `sizing` column names the mode (device fields by their finance-input name), and a budget also reads
+# whether a pool is bought (`owned`); demand also reads the fleet's throughput
+SIZING_READS = {mode: frozenset(f.name for f in PLAN_FIELDS + DEVICE_FIELDS if mode in f.sizing)
+                | ({"owned"} if mode == "capex_budget" else set()) for mode in SIZING_INPUTS}
 
 
 def pool_servers(mode: str, limit, inputs: Mapping[str, np.ndarray], weights,

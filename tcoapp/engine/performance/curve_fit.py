@@ -28,7 +28,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from ..errors import TcoError
-from ..fields import PRECISIONS
+from ..quantities.inputs import PRECISIONS
 from ..records import ServingConfig, Workload
 from .calibration import BOUNDS, CalibrationResult, calibrate, points_from_curve, residuals
 from .factors import DEFAULT_FACTORS, EfficiencyFactors

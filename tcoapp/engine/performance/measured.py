@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..quantities.inputs import CURVE_ARRAYS
 from .curve import CurveArrays
 
 
@@ -39,7 +40,7 @@ class MeasuredCurve:
         if not isinstance(other, MeasuredCurve):
             return NotImplemented
         scalars = ("name", "device", "model", "precision", "tensor_parallel", "source", "point_sources", "config")
-        arrays = ("batch", "tokens_per_s_per_device", "tokens_per_s_per_user", "power_w", "ttft_s")
+        arrays = CURVE_ARRAYS
         return all(getattr(self, s) == getattr(other, s) for s in scalars) and all(
             np.array_equal(getattr(self, a), getattr(other, a), equal_nan=True) for a in arrays)
 

@@ -6,7 +6,7 @@ the key's own unit), an optional group (rows of one group share one quantile per
 """
 from __future__ import annotations
 
-from ..fields import Field, by_name
+from ..quantities.inputs import Field, by_name
 
 DISTRIBUTIONS = ("uniform", "triangular", "pert", "normal", "lognormal")
 # which parameters each distribution takes (every other parameter cell must be empty)
@@ -26,10 +26,10 @@ def _f(name, type_, unit, label, help_, **kw) -> Field:
 
 
 UNCERTAINTY_FIELDS: tuple[Field, ...] = (
-    _f("plan", "str", "", "Plan", "A plan name (a column header of the Plans sheet), or `*` for every plan.", required=True),
+    _f("plan", "str", "", "Plan", "A plan name (a column header of the Plans sheet), or `*` for every plan.", required=True, checks="identity"),
     _f("key", "str", "", "Key", "The uncertain input: a Plan key (`utilization`), `device.FIELD` for the plan's device "
        "(`device.price_usd`) or `factor.NAME` for an efficiency factor (`factor.eta_mem`). Only number keys that "
-       "take fractional values can be uncertain (not whole-number keys such as `years` or `batch`).", required=True),
+       "take fractional values can be uncertain (not whole-number keys such as `years` or `batch`).", required=True, checks="identity"),
     _f("distribution", "choice", "", "Distribution", "uniform (low, high), triangular and pert (low, mode, high), "
        "normal (mean, sd), lognormal (mean and sd of the value itself, not of its logarithm).",
        required=True, choices=DISTRIBUTIONS),

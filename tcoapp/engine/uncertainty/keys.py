@@ -3,7 +3,7 @@ the plan or of its pools, the sizing of the device count, or the operating point
 from __future__ import annotations
 
 from ..finance import sizing
-from ..finance.quantities import DEVICE_ECONOMICS_KEYS, PLAN_INPUT_KEYS
+from ..quantities.finance import DEVICE_ECONOMICS_KEYS, PLAN_INPUT_KEYS
 
 # Plan keys
 PLAN_FINANCE = frozenset(PLAN_INPUT_KEYS)                       # plan-scope finance inputs

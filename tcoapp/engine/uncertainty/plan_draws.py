@@ -23,18 +23,14 @@ import numpy as np
 
 from ..finance import sizing
 from ..finance.metrics import finance_metrics
-from ..finance.quantities import FinanceInputs
+from ..quantities.finance import FinanceInputs
+from ..quantities.metrics import SIMULATED_METRICS
 from ..pools import plan_reaches, sells_output
 from . import keys as K
 from .inputs import UncertainInput, field_name, target_field
 from .sampling import values as draw_values
 from .pair_draws import pair_draws
 from .serve_draws import ServeCase, serve_draws
-
-SIMULATED_METRICS = ("npv_usd", "irr", "payback_months", "cost_per_million_output_tokens_usd",
-                     "revenue_usd_per_rack_per_year", "roi", "capex_usd", "opex_usd_per_year",
-                     "revenue_usd_per_year", "device_count", "equity_npv_usd", "equity_irr", "min_dscr")
-
 
 @dataclass(frozen=True)
 class InputDraws:
@@ -92,7 +88,7 @@ def simulate_plan(scenario, plan, base, rows: list[UncertainInput], quantiles, d
         if id(row) not in row_values:
             row_values[id(row)] = draw_values(row, quantiles)
     inputs = tuple(InputDraws(row, row_values[id(row)]) for row in rows)
-    deterministic = {k: base.metrics.get(k, float("nan")) for k in SIMULATED_METRICS}
+    deterministic = {k: getattr(base.metrics, k) for k in SIMULATED_METRICS}
     if base.inputs is None or not inputs:
         return _fixed(base, inputs, deterministic, draws)
     drawn = {d.row.key: d.values for d in inputs}

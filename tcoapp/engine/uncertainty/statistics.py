@@ -12,10 +12,9 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
+from ..quantities.metrics import SUMMARY_METRICS  # noqa: F401 (summarized over every draw of a run)
+
 PERCENTILES = (5, 10, 50, 90, 95)
-SUMMARY_METRICS = ("npv_usd", "irr", "payback_months", "cost_per_million_output_tokens_usd",
-                   "revenue_usd_per_rack_per_year", "roi",
-                   "equity_npv_usd", "equity_irr", "min_dscr")   # summarized over every draw of a run
 NEVER_LATE = frozenset({"payback_months"})
 
 

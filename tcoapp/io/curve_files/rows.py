@@ -10,12 +10,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...engine.quantities.inputs import CURVE_ARRAYS
+
 from ...engine.errors import Problem
 from .formats import Format
 from .table import Table
 from .units import SCALE_TO_S, tpot_unit, ttft_plausibility
 
-POINT_FIELDS = ("batch", "tokens_per_s_per_device", "tokens_per_s_per_user", "ttft_s", "power_w")
+POINT_FIELDS = CURVE_ARRAYS  # a measured point's values (the curve-point table)
 _READ_AS_POINT = {"batch", "tokens_per_s_per_device", "tokens_per_s_per_user", "tpot", "ttft", "power_w"}
 
 

@@ -15,7 +15,7 @@ import zipfile
 from dataclasses import dataclass
 from typing import Callable
 
-from tcoapp.engine.fields import PLAN_FIELDS, POOL_FIELDS
+from tcoapp.engine.quantities.inputs import PLAN_FIELDS, POOL_FIELDS
 from tcoapp.io.xlsx_inputs import plan_rows
 
 CELL = re.compile(rb'<c r="([A-Z]{1,3})([0-9]+)"[^>]*?(?:/>|>.*?</c>)', re.S)

@@ -3,9 +3,9 @@ the generated (roofline) curve (docs/model.md, "Efficiency factors"). The Calibr
 GUI and the docs read it; `performance/factors.py` holds the defaults and their reasons."""
 from __future__ import annotations
 
-from .errors import shown
-from .fields import Field, by_name
-from .performance.factors import DEFAULT_FACTORS, FACTOR_NAMES
+from ..errors import shown
+from .row import Field, by_name
+from ..performance.factors import DEFAULT_FACTORS, FACTOR_NAMES
 
 # An efficiency is a share of peak: below 1% no serving system runs (and a denormal such as 5e-324,
 # "> 0" as it is, once made every metric of every plan vanish), so efficiencies start at 0.01.

@@ -9,8 +9,7 @@ Each field: name, type, unit, default, min, max, group, label, help (+ choices f
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from .row import Field, _f, by_name  # noqa: F401  (Field and by_name are read through this module too)
 
 PRECISIONS = ("bf16", "fp8", "mxfp4", "nvfp4")
 SIZING_MODES = ("devices", "facility_power", "capex_budget", "demand")
@@ -25,54 +24,11 @@ REVENUE_MODES = ("tokens", "device_hours")
 RESALE_CURVES = ("linear", "declining_balance")
 
 
-@dataclass(frozen=True)
-class Field:
-    name: str
-    type: str  # "float" | "int" | "str" | "bool" | "choice"
-    unit: str
-    default: Any
-    min: float | None
-    max: float | None
-    group: str
-    label: str
-    help: str
-    choices: tuple[str, ...] = ()
-    required: bool = False
-    min_exclusive: bool = False
-    zero_text: str = ""  # how a 0 reads where 0 means "not entered" (a cost left out), not "free"
-
-    def range_text(self) -> str:
-        """Human text of the allowed values, used in every error message."""
-        if self.type == "choice":
-            return "one of " + ", ".join(self.choices)
-        if self.type == "bool":
-            return "TRUE or FALSE"
-        if self.type == "str":
-            return "text"
-        kind = "a whole number" if self.type == "int" else "a number"
-        low = None
-        if self.min is not None:
-            low = f"{'>' if self.min_exclusive else '>='} {_fmt(self.min)}"
-        high = None if self.max is None else f"<= {_fmt(self.max)}"
-        if self.min is not None and self.max is not None and not self.min_exclusive:
-            return f"{kind} between {_fmt(self.min)} and {_fmt(self.max)}"
-        bounds = " and ".join(b for b in (low, high) if b)
-        return f"{kind} {bounds}" if bounds else kind
-
-
-def _fmt(x: float) -> str:
-    return f"{int(x):,}" if float(x).is_integer() and abs(x) >= 1000 else f"{x:g}"
-
-
-def _f(name, type_, unit, default, lo, hi, group, label, help_, **kw) -> Field:
-    return Field(name, type_, unit, default, lo, hi, group, label, help_, **kw)
-
-
 BIG = 1e15
 
 DEVICE_FIELDS: tuple[Field, ...] = (
-    _f("name", "str", "", None, None, None, "device", "Name", "Catalog name of the accelerator.", required=True),
-    _f("vendor", "str", "", "", None, None, "device", "Vendor", "Manufacturer."),
+    _f("name", "str", "", None, None, None, "device", "Name", "Catalog name of the accelerator.", required=True, checks="identity"),
+    _f("vendor", "str", "", "", None, None, "device", "Vendor", "Manufacturer.", checks="doc"),
     _f("memory_gb", "float", "GB", None, 0, 1e6, "device", "Memory", "Accelerator memory (1e9 bytes).", required=True, min_exclusive=True),
     _f("mem_bw_gb_s", "float", "GB/s", None, 0, 1e8, "device", "Memory bandwidth", "Peak memory bandwidth (1e9 bytes/s).", required=True, min_exclusive=True),
     _f("fast_memory_gb", "float", "GB", 0.0, 0, 1e6, "device", "Fast memory tier", "On-chip memory (SRAM) per device beside memory_gb, read at fast_mem_bw_gb_s (0: one tier). Weights fill it first, then the KV cache; the rest sits in memory_gb at mem_bw_gb_s."),
@@ -84,22 +40,22 @@ DEVICE_FIELDS: tuple[Field, ...] = (
     _f("peak_tflops_fp4", "float", "TFLOPS", 0.0, 0, 1e6, "device", "Peak FP4", "Dense FP4 tensor TFLOPS (0 where unsupported: weights are dequantized to the next precision)."),
     _f("fp4_formats", "str", "", "", None, None, "device", "FP4 math formats", "4-bit formats the device's FP4 math runs natively, separated by ';' (nvfp4, mxfp4): NVIDIA Blackwell both, AMD CDNA4 mxfp4. Empty: every FP4 format where peak_tflops_fp4 > 0, none otherwise. The serving search tries an FP4 weight or KV precision only where it is listed here (or, for weights, in fp4_weight_only_formats)."),
     _f("fp4_weight_only_formats", "str", "", "", None, None, "device", "FP4 weight-only formats", "4-bit weight formats the serving stacks run on this device without FP4 math, dequantized in the GEMM (W4A16), separated by ';': mxfp4 on Hopper (TensorRT-LLM runs gpt-oss there as BF16 activations x MXFP4 weights). Never a KV-cache format. Empty: none."),
-    _f("tdp_w", "float", "W", None, 0, 1e6, "device", "TDP", "Board power at full load, per accelerator.", required=True, min_exclusive=True),
-    _f("idle_w", "float", "W", 0.0, 0, 1e6, "device", "Idle power", "Power when idle, per accelerator."),
-    _f("price_usd", "float", "USD", None, 0, BIG, "device", "Price", "Price of one accelerator.", required=True),
-    _f("devices_per_server", "int", "devices", 8, 1, 4096, "device", "Devices per server", "Accelerators in one server (for a rack-scale system: in the whole indivisible rack)."),
-    _f("server_price_usd", "float", "USD", 0.0, 0, BIG, "device", "Server price (w/o accelerators)", "Chassis, CPUs, memory, NICs, switches of one server, without its accelerators."),
-    _f("server_overhead_w", "float", "W", 0.0, 0, 1e7, "device", "Server overhead power", "Server nameplate power minus its accelerators' TDP (CPUs, NICs, fans, switches)."),
+    _f("tdp_w", "float", "W", None, 0, 1e6, "device", "TDP", "Board power at full load, per accelerator.", required=True, min_exclusive=True, economics=4, sizing=("facility_power",)),
+    _f("idle_w", "float", "W", 0.0, 0, 1e6, "device", "Idle power", "Power when idle, per accelerator.", economics=5),
+    _f("price_usd", "float", "USD", None, 0, BIG, "device", "Price", "Price of one accelerator.", required=True, economics=1, checks="live", sizing=("capex_budget",)),
+    _f("devices_per_server", "int", "devices", 8, 1, 4096, "device", "Devices per server", "Accelerators in one server (for a rack-scale system: in the whole indivisible rack).", economics=2, checks="live", sizing=("facility_power", "capex_budget", "demand")),
+    _f("server_price_usd", "float", "USD", 0.0, 0, BIG, "device", "Server price (w/o accelerators)", "Chassis, CPUs, memory, NICs, switches of one server, without its accelerators.", economics=3, checks="live", sizing=("capex_budget",)),
+    _f("server_overhead_w", "float", "W", 0.0, 0, 1e7, "device", "Server overhead power", "Server nameplate power minus its accelerators' TDP (CPUs, NICs, fans, switches).", economics=6, checks="live", sizing=("facility_power",)),
     _f("scale_up_domain", "int", "devices", 8, 1, 100000, "device", "Scale-up domain", "Devices in one NVLink / Infinity Fabric domain: the largest tensor/expert parallel group."),
     _f("interconnect_gb_s", "float", "GB/s", 0.0, 0, 1e8, "device", "Scale-up bandwidth", "Scale-up bandwidth per device, unidirectional (0: no scale-up fabric)."),
     _f("scale_out_gb_s", "float", "GB/s", 50.0, 0, 1e8, "device", "Scale-out bandwidth", "Scale-out (InfiniBand / Ethernet) bandwidth per device, unidirectional: carries the KV cache from a prefill pool to a decode pool. Default 50 GB/s = one 400 Gb/s NIC per accelerator (NVIDIA DGX H100/B200: 8 ConnectX-7 400 Gb/s compute ports for 8 GPUs)."),
-    _f("estimated_fields", "str", "", "", None, None, "device", "Estimated fields", "Semicolon-separated fields whose values are estimates, not read in a primary source."),
-    _f("source", "str", "", "", None, None, "device", "Source", "Where the numbers come from."),
-    _f("notes", "str", "", "", None, None, "device", "Notes", "What a planner must know about this entry."),
+    _f("estimated_fields", "str", "", "", None, None, "device", "Estimated fields", "Semicolon-separated fields whose values are estimates, not read in a primary source.", checks="doc"),
+    _f("source", "str", "", "", None, None, "device", "Source", "Where the numbers come from.", checks="doc"),
+    _f("notes", "str", "", "", None, None, "device", "Notes", "What a planner must know about this entry.", checks="doc"),
 )
 
 MODEL_FIELDS: tuple[Field, ...] = (
-    _f("name", "str", "", None, None, None, "model", "Name", "Catalog name of the model.", required=True),
+    _f("name", "str", "", None, None, None, "model", "Name", "Catalog name of the model.", required=True, checks="identity"),
     _f("total_params_b", "float", "B params", None, 0, 1e5, "model", "Total parameters", "All parameters, billions.", required=True, min_exclusive=True),
     _f("active_params_b", "float", "B params", None, 0, 1e5, "model", "Active parameters", "Parameters used per token (MoE: shared + routed experts per token), billions.", required=True, min_exclusive=True),
     _f("n_layers", "int", "layers", None, 1, 10000, "model", "Layers", "Transformer layers.", required=True),
@@ -115,9 +71,9 @@ MODEL_FIELDS: tuple[Field, ...] = (
     _f("sliding_window_tokens", "int", "tokens", 0, 0, 1e9, "model", "Sliding window", "Window of the sliding-window layers (0: none)."),
     _f("vocab_size", "int", "tokens", 0, 0, 1e8, "model", "Vocabulary", "Vocabulary size (0: unknown)."),
     _f("max_context_tokens", "int", "tokens", 0, 0, 1e9, "model", "Max context", "Longest supported context (0: unknown)."),
-    _f("estimated_fields", "str", "", "", None, None, "model", "Estimated fields", "Semicolon-separated fields whose values are estimates."),
-    _f("source", "str", "", "", None, None, "model", "Source", "Published configuration the numbers come from."),
-    _f("notes", "str", "", "", None, None, "model", "Notes", "What a planner must know about this entry."),
+    _f("estimated_fields", "str", "", "", None, None, "model", "Estimated fields", "Semicolon-separated fields whose values are estimates.", checks="doc"),
+    _f("source", "str", "", "", None, None, "model", "Source", "Published configuration the numbers come from.", checks="doc"),
+    _f("notes", "str", "", "", None, None, "model", "Notes", "What a planner must know about this entry.", checks="doc"),
 )
 
 WORKLOAD_FIELDS: tuple[Field, ...] = (
@@ -158,26 +114,28 @@ TARGET_FIELDS: tuple[Field, ...] = (
 SIZING_FIELDS: tuple[Field, ...] = (
     _f("sizing_mode", "choice", "", "devices", None, None, "sizing", "Sizing mode", "How the device count is set: given (devices), or derived from facility power, capex budget or token demand.", choices=SIZING_MODES),
     _f("device_count", "int", "devices", 8, 1, 1e8, "sizing", "Device count", "Accelerators bought (sizing_mode = devices)."),
-    _f("facility_power_kw", "float", "kW", 1000.0, 0, 1e8, "sizing", "Facility power", "Facility power available, incl. PUE (sizing_mode = facility_power): nameplate IT power x PUE must fit.", min_exclusive=True),
-    _f("capex_budget_usd", "float", "USD", 10_000_000.0, 0, BIG, "sizing", "Capex budget", "Capital budget (sizing_mode = capex_budget).", min_exclusive=True),
-    _f("demand_tokens_per_day", "float", "tokens/day", 1e10, 0, BIG, "sizing", "Demand", "Output tokens per day to serve (sizing_mode = demand).", min_exclusive=True),
+    _f("facility_power_kw", "float", "kW", 1000.0, 0, 1e8, "sizing", "Facility power", "Facility power available, incl. PUE (sizing_mode = facility_power): nameplate IT power x PUE must fit.", min_exclusive=True, sizing=("facility_power",)),
+    _f("capex_budget_usd", "float", "USD", 10_000_000.0, 0, BIG, "sizing", "Capex budget", "Capital budget (sizing_mode = capex_budget).", min_exclusive=True, sizing=("capex_budget",)),
+    _f("demand_tokens_per_day", "float", "tokens/day", 1e10, 0, BIG, "sizing", "Demand", "Output tokens per day to serve (sizing_mode = demand).", min_exclusive=True, sizing=("demand",)),
 )
 
 FINANCE_FIELDS: tuple[Field, ...] = (
     _f("rack_power_cap_kw", "float", "kW", 40.0, 0, 10000, "facility", "Rack power cap", "Power a rack may draw at nameplate. Assumption 40 kW (air-cooled high-density); rack-scale NVL72 systems need >= ~120 kW (liquid-cooled).", min_exclusive=True),
     _f("servers_per_rack_max", "int", "servers", 4, 1, 1000, "facility", "Max servers per rack", "Space limit on servers in one rack (4 x 8-GPU 8-10U servers in a 42U rack; 1 for NVL72)."),
-    _f("other_capex_fraction", "float", "fraction", 0.15, 0, 10, "capex", "Other capex", "Networking, storage and installation as a fraction of hardware capex (assumption 15%)."),
-    _f("network_usd_per_device", "float", "USD/device", 0.0, 0, BIG, "capex", "Network capex per device", "Itemized capex beside other_capex_fraction: network (NICs, switches, optics, cables) per device of a bought pool (0: in the fraction). Lower other_capex_fraction when you itemize."),
-    _f("storage_usd_per_device", "float", "USD/device", 0.0, 0, BIG, "capex", "Storage capex per device", "Itemized capex: storage per device of a bought pool (0: in the fraction)."),
-    _f("installation_usd_per_server", "float", "USD/server", 0.0, 0, BIG, "capex", "Installation per server", "Itemized capex: installation, racking and commissioning per server of a bought pool (0: in the fraction)."),
-    _f("pue", "float", "ratio", 1.3, 1, 5, "opex", "PUE", "Facility power / IT power. 1.3: new large facilities per the Uptime Institute 2024 survey (industry average 1.56)."),
+    _f("other_capex_fraction", "float", "fraction", 0.15, 0, 10, "capex", "Other capex", "Networking, storage and installation as a fraction of hardware capex (assumption 15%).", sizing=("capex_budget",)),
+    _f("network_usd_per_device", "float", "USD/device", 0.0, 0, BIG, "capex", "Network capex per device", "Itemized capex beside other_capex_fraction: network (NICs, switches, optics, cables) per device of a bought pool (0: in the fraction). Lower other_capex_fraction when you itemize.", sizing=("capex_budget",)),
+    _f("storage_usd_per_device", "float", "USD/device", 0.0, 0, BIG, "capex", "Storage capex per device", "Itemized capex: storage per device of a bought pool (0: in the fraction).", sizing=("capex_budget",)),
+    _f("installation_usd_per_server", "float", "USD/server", 0.0, 0, BIG, "capex", "Installation per server", "Itemized capex: installation, racking and commissioning per server of a bought pool (0: in the fraction).", sizing=("capex_budget",)),
+    _f("pue", "float", "ratio", 1.3, 1, 5, "opex", "PUE", "Facility power / IT power. 1.3: new large facilities per the Uptime Institute 2024 survey (industry average 1.56).", sizing=("facility_power",)),
     _f("electricity_usd_per_kwh", "float", "USD/kWh", 0.0895, 0, 10, "opex", "Electricity price", "Default: EIA 2023 average commercial price in Virginia, 8.95 c/kWh."),
     _f("colocation_usd_per_kw_month", "float", "USD/kW/month", 0.0, 0, 100000, "opex", "Colocation", "Colocation rent per provisioned IT kW per month (0: owned facility, building cost not modeled).", zero_text="not entered"),
     _f("maintenance_fraction_per_year", "float", "fraction/yr", 0.0, 0, 1, "opex", "Maintenance", "Support and repairs per year as a fraction of hardware capex (0 unless you have a quote).", zero_text="not entered"),
     _f("annual_failure_rate", "float", "fraction/yr", 0.0, 0, 1, "opex", "Device failure rate", "Share of a bought pool's devices that fail every year and are replaced at the device's price_usd (only the accelerator; the server, network and storage stay): capex in each year the pool serves, depreciated like a tranche bought that year, not valued at the horizon (its remaining book value a deductible loss there); capacity is unchanged (a failed device is swapped for a spare at once). Meta's Llama 3 run saw GPU and HBM3 interruptions at about 9% of H100s a year (The Llama 3 Herd of Models, arXiv:2407.21783, 2024: 148 + 72 in 54 days on 16,384 GPUs), an upper bound on replacements. Default 0."),
+    _f("insurance_fraction_per_year", "float", "fraction/yr", 0.0, 0, 1, "opex", "Insurance", "Insurance premium per year as a fraction of the capex still held: every bought tranche's capex, from the year after it is paid to the horizon (not indexed by cost_change_per_year: the premium follows the insured value). 0: none (self-insured, or in another line)."),
+    _f("property_tax_fraction_per_year", "float", "fraction/yr", 0.0, 0, 1, "opex", "Property tax", "Tax on business personal property per year as a fraction of the capex still held, like insurance (a flat fraction of the capex, not of the depreciated value). 0: none (no such tax where the fleet sits)."),
     _f("software_usd_per_device_year", "float", "USD/device/yr", 0.0, 0, 1e9, "opex", "Software", "Software licences per device per year (0 unless you have a quote).", zero_text="not entered"),
     _f("staff_usd_per_year", "float", "USD/yr", 0.0, 0, BIG, "opex", "Staff", "Operations staff cost per year for this plan.", zero_text="not entered"),
-    _f("utilization", "float", "fraction", 0.7, 0, 1, "operations", "Utilization", "Share of the year the fleet serves at the operating point (0..1); the rest it idles. Assumption 70%."),
+    _f("utilization", "float", "fraction", 0.7, 0, 1, "operations", "Utilization", "Share of the year the fleet serves at the operating point (0..1); the rest it idles. Assumption 70%.", sizing=("demand",)),
     _f("years", "int", "years", 4, 1, 50, "finance", "Years", "Economic life and cash-flow horizon. 4: SemiAnalysis TCO model's economic useful life."),
     _f("discount_rate", "float", "fraction/yr", 0.10, 0, 1, "finance", "Discount rate", "Cost of capital for NPV and capital recovery (assumption 10%)."),
     _f("residual_value_fraction", "float", "fraction", 0.0, 0, 1, "finance", "Residual value", "Resale value at the end of `years` as a fraction of capex."),
@@ -226,7 +184,7 @@ PLAN_FIELDS: tuple[Field, ...] = (
 )
 
 CURVE_POINT_FIELDS: tuple[Field, ...] = (
-    _f("curve", "str", "", None, None, None, "curve", "Curve", "Name of the measured curve this point belongs to.", required=True),
+    _f("curve", "str", "", None, None, None, "curve", "Curve", "Name of the measured curve this point belongs to.", required=True, checks="identity"),
     _f("device", "str", "", "", None, None, "curve", "Device", "Device the curve was measured on."),
     _f("model", "str", "", "", None, None, "curve", "Model", "Model the curve was measured with."),
     _f("batch", "float", "sequences", None, 0, 1e7, "curve", "Batch", "Batch size or concurrency of the point.", required=True, min_exclusive=True),
@@ -241,10 +199,10 @@ CURVE_POINT_FIELDS: tuple[Field, ...] = (
 )
 
 PRICE_TIER_FIELDS: tuple[Field, ...] = (
-    _f("price_tiers", "str", "", None, None, None, "price_tiers", "Tier table", "Name of the tier table.", required=True),
+    _f("price_tiers", "str", "", None, None, None, "price_tiers", "Tier table", "Name of the tier table.", required=True, checks="identity"),
     _f("min_tokens_per_s_per_user", "float", "tokens/s", None, 0, 1e7, "price_tiers", "From tokens/s per user", "The tier applies from this interactivity upward.", required=True),
     _f("price_usd_per_million_output_tokens", "float", "USD/Mtok", None, 0, 1e6, "price_tiers", "Output price", "Price per million output tokens in this tier.", required=True),
-    _f("source", "str", "", "", None, None, "price_tiers", "Source", "Where the tier prices come from."),
+    _f("source", "str", "", "", None, None, "price_tiers", "Source", "Where the tier prices come from.", checks="doc"),
 )
 
 _POOL_SERVING = tuple(
@@ -254,18 +212,18 @@ _POOL_SERVING = tuple(
 )
 
 POOL_FIELDS: tuple[Field, ...] = (
-    _f("plan", "str", "", None, None, None, "pool", "Plan", "Name of the plan (a column header of the Plans sheet) this pool belongs to.", required=True),
-    _f("pool", "str", "", None, None, None, "pool", "Pool", "Name of the pool, unique within its plan.", required=True),
+    _f("plan", "str", "", None, None, None, "pool", "Plan", "Name of the plan (a column header of the Plans sheet) this pool belongs to.", required=True, checks="identity"),
+    _f("pool", "str", "", None, None, None, "pool", "Pool", "Name of the pool, unique within its plan.", required=True, checks="identity"),
     _f("role", "choice", "", "serve", None, None, "pool", "Role", "serve: the pool serves whole requests; prefill / decode: a disaggregated pair (a plan with a prefill pool needs a decode pool).", choices=POOL_ROLES),
     _f("device", "str", "", None, None, None, "pool", "Device", "Accelerator of the pool: a name in the catalog or the Devices sheet.", required=True),
-    _f("device_count", "float", "devices", None, 0, 1e8, "pool", "Devices", "Accelerators in the pool (sizing_mode = devices); under another sizing mode, the pool's share of the plan's devices (any positive numbers: 1 and 3 split 25/75).", required=True, min_exclusive=True),
+    _f("device_count", "float", "devices", None, 0, 1e8, "pool", "Devices", "Accelerators in the pool (sizing_mode = devices); under another sizing mode, the pool's share of the plan's devices (any positive numbers: 1 and 3 split 25/75).", required=True, min_exclusive=True, checks="live"),
 ) + _POOL_SERVING + (
     _f("curve", "str", "", None, None, None, "pool", "Measured curve", "Measured curve of this pool (empty: the plan's `curve`)."),
-    _f("rack_power_cap_kw", "float", "kW", None, 0, 10000, "pool", "Rack power cap", "Power a rack of this pool may draw at nameplate (empty: the plan's). Pools never share a rack.", min_exclusive=True),
-    _f("servers_per_rack_max", "int", "servers", None, 1, 1000, "pool", "Max servers per rack", "Space limit on this pool's servers in one rack (empty: the plan's)."),
-    _f("purchase_year", "int", "year", 0, 0, 49, "pool", "Purchase year", "Year the pool (a tranche) is paid (0 = at the start); it serves from the next year to the plan's horizon and is worth capex x (1 - (1 - residual) x age / years) at the horizon. Must be before the plan's `years`."),
-    _f("ownership", "choice", "", "buy", None, None, "pool", "Ownership", "buy: capex, residual and operating costs; rent: no capex, reserved rent in opex (energy, facility and maintenance included in the rent).", choices=OWNERSHIPS),
-    _f("rent_usd_per_device_hour", "float", "USD/device/h", 0.0, 0, 1e6, "pool", "Rent", "Reserved rent per device-hour of a rented pool (paid for every hour of the year)."),
+    _f("rack_power_cap_kw", "float", "kW", None, 0, 10000, "pool", "Rack power cap", "Power a rack of this pool may draw at nameplate (empty: the plan's). Pools never share a rack.", min_exclusive=True, checks="live"),
+    _f("servers_per_rack_max", "int", "servers", None, 1, 1000, "pool", "Max servers per rack", "Space limit on this pool's servers in one rack (empty: the plan's).", checks="live"),
+    _f("purchase_year", "int", "year", 0, 0, 49, "pool", "Purchase year", "Year the pool (a tranche) is paid (0 = at the start); it serves from the next year to the plan's horizon and is worth capex x (1 - (1 - residual) x age / years) at the horizon. Must be before the plan's `years`.", checks="live"),
+    _f("ownership", "choice", "", "buy", None, None, "pool", "Ownership", "buy: capex, residual and operating costs; rent: no capex, reserved rent in opex (energy, facility and maintenance included in the rent).", choices=OWNERSHIPS, checks="live"),
+    _f("rent_usd_per_device_hour", "float", "USD/device/h", 0.0, 0, 1e6, "pool", "Rent", "Reserved rent per device-hour of a rented pool (paid for every hour of the year).", checks="live"),
 )
 
 FIELD_TABLES = {
@@ -278,9 +236,10 @@ FIELD_TABLES = {
 }
 
 
-def by_name(fields: tuple[Field, ...]) -> dict[str, Field]:
-    """The fields keyed by their name."""
-    return {f.name: f for f in fields}
-
-
 PLAN_FIELD_BY_NAME = by_name(PLAN_FIELDS)
+
+# views of the flow columns
+CURVE_ARRAYS = tuple(f.name for f in CURVE_POINT_FIELDS if f.type == "float")  # a curve point's measured values
+DEVICE_ECONOMICS_KEYS = tuple(f.name for f in sorted((f for f in DEVICE_FIELDS if f.economics), key=lambda f: f.economics))
+SIZING_INPUTS = {mode: tuple(f.name for f in PLAN_FIELDS if mode in f.sizing) for mode in SIZING_MODES[1:]}
+SIZING_KEYS = tuple(f.name for f in SIZING_FIELDS)  # the sizing group: its mode and each mode's input

@@ -1,0 +1,287 @@
+"""The finance side's one table: every input and intermediate of the finance layer, with its unit,
+its scope and its help (docs/model.md, "Finance layer" and "Fleet plans").
+
+Scope "pool" quantities are per pool (the last array axis is the pool axis); scope "plan" quantities
+are per plan (the pools summed, or plan-wide inputs). The typed records `FinanceInputs`,
+`PoolFinance` and `FinanceResult` are generated from these tables, so a key, its unit and its help
+live in one place; the workbook writers keep only `key -> formula` and read units and help here.
+"""
+from __future__ import annotations
+
+from dataclasses import fields as dc_fields, make_dataclass, replace
+from typing import Any, Mapping
+
+import numpy as np
+
+from .metrics import METRIC_BY_KEY, METRICS
+from .inputs import DEVICE_ECONOMICS_KEYS  # noqa: F401 (the per-pool device inputs)
+from .row import Quantity, ranked
+
+
+def _q(key, unit, scope, help_, **flows) -> Quantity:
+    return Quantity(key, unit, scope, help_, **flows)
+
+
+FINANCE_INPUTS: tuple[Quantity, ...] = (
+    # per pool: the device's economics, the pool's count, rack keys, operating point and price
+    _q("price_usd", "USD", "pool", "Price of one accelerator of the pool's device.", swing=5),
+    _q("devices_per_server", "devices", "pool", "Accelerators in one server of the pool's device."),
+    _q("server_price_usd", "USD", "pool", "Server price without its accelerators.", swing=6),
+    _q("tdp_w", "W", "pool", "Accelerator board power at full load."),
+    _q("idle_w", "W", "pool", "Accelerator power when idle."),
+    _q("server_overhead_w", "W", "pool", "Server nameplate power minus its accelerators' TDP."),
+    _q("device_count", "devices", "pool", "Accelerators in the pool after sizing."),
+    _q("rack_power_cap_kw", "kW", "pool", "Power a rack of the pool may draw at nameplate."),
+    _q("servers_per_rack_max", "servers", "pool", "Space limit on the pool's servers in one rack."),
+    _q("tokens_per_s_per_device", "tokens/s", "pool", "Output tokens/s per device of the pool at the operating point (0 for a prefill pool).", swing=1),
+    _q("power_w", "W", "pool", "Power per device of the pool while serving at the operating point.", swing=7),
+    _q("price_usd_per_million_output_tokens", "USD/Mtok", "pool", "Output price the pool's tokens sell at (the plan's, or its price tier).", swing=2),
+    _q("owned", "flag", "pool", "1: the pool is bought (capex, energy, facility, maintenance); 0: rented."),
+    _q("rent_usd_per_device_hour", "USD/device/h", "pool", "Reserved rent of a rented pool per device-hour."),
+    _q("purchase_year", "year", "pool", "Year the pool (a tranche) is paid; it serves from the next year."),
+    _q("prefill_share", "fraction", "pool", "Share of the pool's device time spent prefilling (NaN: unknown); allocates cost to input tokens."),
+    # per plan
+    _q("other_capex_fraction", "fraction", "plan", "Networking, storage and installation as a fraction of hardware capex.", swing=14),
+    _q("network_usd_per_device", "USD/device", "plan", "Itemized network capex per device (bought pools)."),
+    _q("storage_usd_per_device", "USD/device", "plan", "Itemized storage capex per device (bought pools)."),
+    _q("installation_usd_per_server", "USD/server", "plan", "Itemized installation capex per server (bought pools)."),
+    _q("pue", "ratio", "plan", "Facility power / IT power.", swing=9),
+    _q("electricity_usd_per_kwh", "USD/kWh", "plan", "Electricity price.", swing=8),
+    _q("colocation_usd_per_kw_month", "USD/kW/month", "plan", "Colocation rent per provisioned IT kW per month.", swing=10),
+    _q("maintenance_fraction_per_year", "fraction/yr", "plan", "Support and repairs per year as a fraction of hardware capex.", swing=11),
+    _q("insurance_fraction_per_year", "fraction/yr", "plan", "Insurance per year as a fraction of the capex still held."),
+    _q("property_tax_fraction_per_year", "fraction/yr", "plan", "Property tax per year as a fraction of the capex still held."),
+    _q("software_usd_per_device_year", "USD/device/yr", "plan", "Software licences per device per year.", swing=12),
+    _q("staff_usd_per_year", "USD/yr", "plan", "Operations staff cost per year.", swing=13),
+    _q("utilization", "fraction", "plan", "Share of the year the fleet serves at the operating point.", swing=4),
+    _q("years", "years", "plan", "Economic life and cash-flow horizon."),
+    _q("discount_rate", "fraction/yr", "plan", "Cost of capital.", swing=15),
+    _q("residual_value_fraction", "fraction", "plan", "Resale value at the horizon as a fraction of capex.", swing=16),
+    _q("resale_curve", "code", "plan", "0 linear, 1 declining_balance (value x (1 - resale_decline_per_year)^age)."),
+    _q("resale_decline_per_year", "fraction/yr", "plan", "Declining-balance resale: the share of value lost every year."),
+    _q("price_usd_per_million_input_tokens", "USD/Mtok", "plan", "Price per million input tokens.", swing=3),
+    _q("input_tokens", "tokens", "plan", "Prompt length per request."),
+    _q("output_tokens", "tokens", "plan", "Generated tokens per request."),
+    _q("price_change_per_year", "fraction/yr", "plan", "Change of every token price per year."),
+    _q("electricity_price_change_per_year", "fraction/yr", "plan", "Change of the electricity price per year."),
+    _q("cost_change_per_year", "fraction/yr", "plan", "Change per year of colocation, maintenance, software, staff and rent."),
+    _q("first_year_utilization", "fraction", "plan", "Utilization in year 1 of a ramp (NaN: `utilization`)."),
+    _q("ramp_years", "years", "plan", "Years of the utilization ramp (0: none)."),
+    _q("tranche_ramp_months", "months", "plan", "Months over which each tranche's load climbs from 0 to full from its first serving year (0: none)."),
+    _q("annual_failure_rate", "fraction/yr", "plan", "Share of a bought pool's devices failing every year, replaced at price_usd (0: none)."),
+    _q("tax_rate", "fraction", "plan", "Income tax rate."),
+    _q("depreciation_years", "years", "plan", "Straight-line depreciation life (NaN: `years`)."),
+    _q("depreciation_method", "code", "plan", "0 straight_line, 1 half_year, 2 macrs_5, 3 macrs_7 (depreciation.py)."),
+    _q("discounting", "code", "plan", "0 end_of_year, 1 mid_year (flows of years 1..N discounted at t - 0.5)."),
+    _q("tax_losses", "code", "plan", "0 carry_forward, 1 credit (a loss is a negative tax in its year)."),
+    _q("debt_fraction", "fraction", "plan", "Share of each tranche's capex borrowed when it is paid."),
+    _q("debt_rate", "fraction/yr", "plan", "Interest rate of the debt."),
+    _q("debt_years", "years", "plan", "Term of the level-annuity debt (NaN: `years`)."),
+    _q("equity_discount_rate", "fraction/yr", "plan", "Discount rate of the equity flows (NaN: `discount_rate`)."),
+    _q("revenue_mode", "code", "plan", "0 tokens, 1 device_hours (devices sold by the hour)."),
+    _q("price_usd_per_device_hour", "USD/device/h", "plan", "On-demand price of a device-hour (hours used)."),
+    _q("reserved_price_usd_per_device_hour", "USD/device/h", "plan", "Reserved price of a device-hour (every hour)."),
+    _q("reserved_fraction", "fraction", "plan", "Share of the devices sold as reserved capacity."),
+)
+# per-plan inputs a caller may leave out (a one-pool plan of section 6): their "no change" values
+OPTIONAL_INPUTS = {"owned": 1.0, "rent_usd_per_device_hour": 0.0, "purchase_year": 0.0, "prefill_share": float("nan"),
+                   "price_change_per_year": 0.0, "electricity_price_change_per_year": 0.0, "cost_change_per_year": 0.0,
+                   "first_year_utilization": float("nan"), "ramp_years": 0.0, "tax_rate": 0.0,
+                   "depreciation_years": float("nan"), "depreciation_method": 0.0,
+                   "discounting": 0.0, "tax_losses": 0.0, "debt_fraction": 0.0, "debt_rate": 0.0,
+                   "debt_years": float("nan"), "equity_discount_rate": float("nan"), "revenue_mode": 0.0,
+                   "price_usd_per_device_hour": 0.0, "reserved_price_usd_per_device_hour": 0.0, "reserved_fraction": 0.0,
+                   "network_usd_per_device": 0.0, "storage_usd_per_device": 0.0, "installation_usd_per_server": 0.0,
+                   "resale_curve": 0.0, "resale_decline_per_year": 0.0, "tranche_ramp_months": 0.0,
+                   "annual_failure_rate": 0.0, "insurance_fraction_per_year": 0.0, "property_tax_fraction_per_year": 0.0}
+
+
+# per-year rows (plan scope, trailing axis = year 0..max years)
+Y = dict(cashflow="years")
+F = dict(cashflow="financing")
+YEAR_QUANTITIES: tuple[Quantity, ...] = (
+    _q("price_index", "ratio", "plan", "(1 + price_change_per_year)^(t-1): every token price in year t, relative to year 1.", **Y),
+    _q("electricity_index", "ratio", "plan", "(1 + electricity_price_change_per_year)^(t-1).", **Y),
+    _q("cost_index", "ratio", "plan", "(1 + cost_change_per_year)^(t-1): colocation, maintenance, software, staff, rent.", **Y),
+    _q("utilization", "fraction", "plan", "first + (utilization - first) x min(1, (t - 1) / ramp_years); each tranche serves at this x its ramp factor (tranche_ramp_months).", **Y, pool_year=1),
+    _q("output_tokens", "tokens", "plan", "Output tokens made in the year by the pools serving then.", **Y, pool_year=2, json=True, levelized=True),
+    _q("input_tokens", "tokens", "plan", "Input tokens of those requests.", **Y, levelized=True),
+    _q("revenue_usd", "USD", "plan", "Output and input tokens at the year's prices.", **Y, pool_year=3, json=True, levelized=True),
+    _q("energy_usd", "USD", "plan", "Energy of the bought pools serving in the year.", **Y, opex_part="energy", bar="energy", bridge=1, pool_year=4, levelized=True),
+    _q("colocation_usd", "USD", "plan", "Colocation of the bought pools serving in the year.", **Y, opex_part="colocation", bar="colocation", bridge=2, pool_year=5, levelized=True),
+    _q("maintenance_usd", "USD", "plan", "Maintenance of the pools serving in the year.", **Y, opex_part="maintenance", bar="maintenance", bridge=3, pool_year=6, levelized=True),
+    _q("software_usd", "USD", "plan", "Software of the pools serving in the year.", **Y, opex_part="software", bar="other", bridge=4, pool_year=7, levelized=True),
+    _q("rent_usd", "USD", "plan", "Rent of the rented pools serving in the year.", **Y, opex_part="rent", bar="other", bridge=6, pool_year=8, levelized=True),
+    _q("staff_usd", "USD", "plan", "Staff cost of the year.", **Y, opex_part="staff", bar="other", bridge=5, levelized=True),
+    _q("insurance_usd", "USD", "plan", "Insurance of the bought pools serving in the year: insurance_fraction_per_year x their capex.", **Y, label="Insurance", opex_part="insurance", bar="other", bridge=7, pool_year=16, levelized=True),
+    _q("property_tax_usd", "USD", "plan", "Property tax of the bought pools serving in the year: property_tax_fraction_per_year x their capex.", **Y, label="Property tax", opex_part="property_tax", bar="other", bridge=8, pool_year=17, levelized=True),
+    _q("opex_usd", "USD", "plan", "Energy + colocation + maintenance + software + rent + staff.", **Y, json=True, levelized=True),
+    _q("capex_usd", "USD", "plan", "Capex of the tranches paid in the year.", **Y, pool_year=9, json=True),
+    _q("replacement_capex_usd", "USD", "plan", "Failed devices replaced in the year: annual_failure_rate x the bought pools' serving devices x price_usd.", **Y, pool_year=10, json=True),
+    _q("residual_value_usd", "USD", "plan", "At the horizon: every tranche's value then.", **Y, pool_year=12, json=True),
+    _q("depreciation_rate_by_age", "fraction", "plan", "Share of a tranche's capex deducted in the year it reaches this age (the column's year): the schedule the replacements follow.", **Y),
+    _q("replacement_depreciation_usd", "USD", "plan", "Depreciation of the replacements bought in earlier years (the tranches' schedule by their age); in depreciation_usd.", **Y),
+    _q("depreciation_usd", "USD", "plan", "Depreciation of the tranches and of the replacements (depreciation_method).", **Y, pool_year=11, json=True),
+    _q("disposal_gain_usd", "USD", "plan", "At the horizon: the tranches' values less their book values (capex and replacements - depreciation taken); taxable, a loss deductible.", **Y, json=True),
+    _q("taxable_income_usd", "USD", "plan", "Revenue - opex - depreciation (+ the disposal gain in the last year).", **Y, json=True),
+    _q("loss_carried_usd", "USD", "plan", "Tax losses carried into the next year.", **Y, carried=True),
+    _q("tax_usd", "USD", "plan", "tax_rate x taxable income after losses carried forward (>= 0); tax_losses = credit: tax_rate x taxable income (a loss: a negative tax).", **Y, json=True),
+    _q("cash_flow_usd", "USD", "plan", "Revenue - opex - tax - capex paid - replacements (+ residual values in the last year).", **Y, json=True),
+    _q("cumulative_cash_flow_usd", "USD", "plan", "Sum of the cash flows up to the year.", **Y, carried=True, json=True),
+    _q("discount_factor", "ratio", "plan", "1 / (1 + discount_rate)^t (discounting = mid_year: t - 0.5 for t >= 1).", **Y),
+    _q("debt_drawn_usd", "USD", "plan", "Debt borrowed in the year: debt_fraction x the capex of the tranches paid then.", **F, json=True),
+    _q("interest_usd", "USD", "plan", "Interest paid in the year: debt_rate x the balance owed at its start.", **F, pool_year=13, json=True),
+    _q("principal_usd", "USD", "plan", "Principal repaid in the year (level annuity; at the horizon also the balance still owed).", **F, pool_year=14, json=True),
+    _q("debt_service_usd", "USD", "plan", "Interest + scheduled principal (the horizon's balloon repayment excluded).", **F, pool_year=15, json=True),
+    _q("levered_taxable_income_usd", "USD", "plan", "Taxable income less interest (the equity holder's).", **F),
+    _q("levered_loss_carried_usd", "USD", "plan", "Tax losses of the levered taxable income carried into the next year.", **F, carried=True),
+    _q("levered_tax_usd", "USD", "plan", "Tax with interest deducted from taxable income (same loss rule).", **F),
+    _q("equity_cash_flow_usd", "USD", "plan", "Cash flow + (tax - levered tax) + debt drawn - interest - principal.", **F, json=True),
+    _q("dscr", "ratio", "plan", "(revenue - opex - levered tax - replacements) / debt service in the years with debt service.", **F, cached=False, json=True),
+)
+YEAR_QUANTITY_BY_KEY = {q.key: q for q in YEAR_QUANTITIES}
+
+# views of the year rows' flow columns (every list of year keys another module needs)
+OPEX_PARTS = tuple(q.opex_part for q in YEAR_QUANTITIES if q.opex_part)   # the opex sum, in table order
+COST_COMPONENTS = ("capex",) + OPEX_PARTS                                   # cost per token's parts
+BAR_SEGMENTS = ("capex",) + tuple(dict.fromkeys(q.bar for q in YEAR_QUANTITIES if q.opex_part))  # the cost bar
+OTHER_PARTS = tuple(q.opex_part for q in YEAR_QUANTITIES if q.bar == "other")  # drawn as one "other" segment
+BRIDGE_PARTS = ("capex",) + tuple(q.opex_part for q in sorted(
+    (q for q in YEAR_QUANTITIES if q.opex_part), key=lambda q: q.bridge)) + ("other",)
+POOL_YEAR_KEYS = ("active",) + ranked(YEAR_QUANTITIES, "pool_year")  # per pool and year
+CASHFLOW_YEAR_ROWS = tuple(q.key for q in YEAR_QUANTITIES if q.cashflow == "years")
+CASHFLOW_FINANCING_ROWS = tuple(q.key for q in YEAR_QUANTITIES if q.cashflow == "financing")
+CACHED_YEAR_ROWS = tuple(q.key for q in YEAR_QUANTITIES if q.cashflow and q.cached)
+CARRIED_YEAR_ROWS = tuple(q.key for q in YEAR_QUANTITIES if q.carried)  # past the horizon: the last value
+LEVELIZED_YEAR_ROWS = tuple(q.key for q in YEAR_QUANTITIES if q.levelized)  # a plan's "per year" value
+YEAR_JSON_KEYS = tuple(q.key for q in YEAR_QUANTITIES if q.json)       # `compute --json` "years" rows
+
+def _metric_q(key) -> Quantity:
+    """The plan quantity of result metric `key`: its unit and help are the metric table's."""
+    metric = METRIC_BY_KEY[key]
+    return _q(key, metric.unit, "plan", metric.help)
+
+
+def _plan_q(key, unit, help_) -> Quantity:
+    """A plan quantity; one that is also a result metric is declared once, in the metric table."""
+    metric = METRIC_BY_KEY.get(key)
+    return _q(key, unit, "plan", help_) if metric is None else _metric_q(key)
+
+
+_POOL_AND_PLAN = (
+    ("device_count", "devices", "Accelerators (plan: summed over pools).", dict(summed=True, pool_json=1)),
+    ("servers", "servers", "ceil(device_count / devices_per_server) (plan: summed over pools).", dict(summed=True, pool_json=2)),
+    ("racks", "racks", "ceil(servers / servers_per_rack), the pool's own racks (plan: summed; pools never share a rack).", dict(summed=True, pool_json=4)),
+    ("hardware_capex_usd", "USD", "Bought pools: device_count x price_usd + servers x server_price_usd.", dict(summed=True)),
+    ("capex_usd", "USD", "hardware capex x (1 + other capex fraction) + devices x (network + storage per device) + servers x installation per server (bought pools); n/a where a pool cannot be racked.", dict(summed=True, pool_json=5)),
+    ("it_avg_kw", "kW", "Devices at utilization-weighted power plus server overhead.", dict(summed=True, pool_json=6)),
+    ("it_provisioned_kw", "kW", "Servers at nameplate power.", dict(summed=True, pool_json=7)),
+    ("energy_usd_per_year", "USD/yr", "it_avg_kw x PUE x 8760 h x electricity price (bought pools).", {}),
+    ("colocation_usd_per_year", "USD/yr", "it_provisioned_kw x colocation x 12 (bought pools).", {}),
+    ("maintenance_usd_per_year", "USD/yr", "maintenance fraction x hardware capex.", {}),
+    ("insurance_usd_per_year", "USD/yr", "insurance fraction x capex (bought pools).", {}),
+    ("property_tax_usd_per_year", "USD/yr", "property tax fraction x capex (bought pools).", {}),
+    ("software_usd_per_year", "USD/yr", "software per device-year x device_count.", {}),
+    ("rent_usd_per_year", "USD/yr", "Rented pools: device_count x rent per device-hour x 8760.", {}),
+    ("output_tokens_per_year", "tokens/yr", "tokens/s per device x devices x utilization x seconds per year.", {}),
+    ("input_tokens_per_year", "tokens/yr", "output tokens per year x input_tokens / output_tokens.", {}),
+    ("revenue_usd_per_year", "USD/yr", "Output and input tokens at their prices.", {}),
+)
+
+POOL_QUANTITIES: tuple[Quantity, ...] = tuple(_q(k, u, "pool", h, **f) for k, u, h, f in _POOL_AND_PLAN) + (
+    _q("server_nameplate_w", "W", "pool", "devices_per_server x tdp_w + server_overhead_w."),
+    _q("servers_per_rack", "servers", "pool", "min(servers_per_rack_max, floor(rack cap / server nameplate)); 0: a server exceeds the cap.",
+       pool_json=3),
+    _q("device_avg_w", "W", "pool", "utilization x power_w + (1 - utilization) x idle_w."),
+)
+
+_PLAN_ROWS: tuple[Quantity, ...] = tuple(_plan_q(k, u, h) for k, u, h, _ in _POOL_AND_PLAN) + (
+    _metric_q("servers_per_rack"),
+    _q("staff_usd_per_year", "USD/yr", "plan", "Operations staff cost per year."),
+    _metric_q("opex_usd_per_year"),
+    _q("capital_recovery_factor", "1/yr", "plan", "r / (1 - (1 + r)^-years); 1 / years at r = 0."),
+    _metric_q("capex_usd_per_year"),
+    _metric_q("cost_per_million_output_tokens_usd"),
+    _metric_q("cost_per_million_total_tokens_usd"),
+) + tuple(
+    _q(f"cost_per_million_output_tokens_{part}_usd", "USD/Mtok", "plan",
+       f"The {part} part of the cost per million output tokens.") for part in COST_COMPONENTS
+) + (
+    _metric_q("revenue_usd_per_rack_per_year"),
+    _q("net_usd_per_year", "USD/yr", "plan", "Revenue - opex per year."),
+    _q("cash_flows_usd", "USD", "plan", "Year-end flows, year 0 first (trailing year axis)."),
+    _metric_q("npv_usd"),
+    _metric_q("irr"),
+    _metric_q("payback_months"),
+    _metric_q("roi"),
+    _metric_q("equity_npv_usd"),
+    _metric_q("equity_irr"),
+    _metric_q("min_dscr"),
+    _q("prefill_share_of_device_time", "fraction", "plan", "sum over pools of devices x prefill share / devices: the share of cost allocated to input tokens."),
+    _metric_q("cost_per_million_input_tokens_usd"),
+)
+# every finance metric is a plan quantity: one not listed above is declared by its metric row alone
+PLAN_QUANTITIES: tuple[Quantity, ...] = _PLAN_ROWS + tuple(
+    _metric_q(m.key) for m in METRICS if m.source == "finance" and m.key not in {q.key for q in _PLAN_ROWS})
+
+
+INPUT_BY_KEY = {q.key: q for q in FINANCE_INPUTS}
+SWING_KEYS = ranked(FINANCE_INPUTS, "swing")  # the tornado swings these inputs
+POOL_INPUT_KEYS = tuple(q.key for q in FINANCE_INPUTS if q.scope == "pool")
+PLAN_INPUT_KEYS = tuple(q.key for q in FINANCE_INPUTS if q.scope == "plan")
+SUMMED_KEYS = tuple(q.key for q in POOL_QUANTITIES if q.summed)     # a plan's value: its pools' sum
+POOL_JSON_KEYS = ranked(POOL_QUANTITIES, "pool_json")                # `compute --json` pool rows
+QUANTITY_BY_KEY = {q.key: q for q in POOL_QUANTITIES + PLAN_QUANTITIES if q.scope == "plan"}
+POOL_QUANTITY_BY_KEY = {q.key: q for q in POOL_QUANTITIES}
+
+
+def _array_record(name: str, table: tuple[Quantity, ...], doc: str, extra=()):
+    spec = [(q.key, Any) for q in table] + list(extra)
+    cls = make_dataclass(name, spec, frozen=True, namespace={
+        "__getitem__": lambda self, key: getattr(self, key),
+        "__contains__": lambda self, key: key in self.__dataclass_fields__,
+        "keys": lambda self: tuple(f.name for f in dc_fields(self)),
+        "with_": lambda self, **changes: replace(self, **changes),
+        "__module__": __name__,
+    })
+    cls.__doc__ = doc
+    return cls
+
+
+FinanceInputs = _array_record(
+    "FinanceInputs", FINANCE_INPUTS,
+    "Inputs of `finance_metrics`: pool-scope fields are arrays whose last axis is the pool axis; plan-scope "
+    "fields are arrays of the leading (variant) shape. Build with `finance_inputs` or `single_pool_inputs`.")
+PoolFinance = _array_record("PoolFinance", POOL_QUANTITIES, "Per-pool finance quantities (last axis: pools).")
+YearRows = _array_record("YearRows", YEAR_QUANTITIES, "Per-year rows of a plan (trailing axis: year 0..max years); "
+                         "pool_* fields per pool (axis -2) and year.",
+                         extra=tuple((f"pool_{k}", Any) for k in POOL_YEAR_KEYS))
+FinanceResult = _array_record("FinanceResult", PLAN_QUANTITIES, "Per-plan finance quantities.",
+                              extra=(("pools", Any), ("years", Any)))
+
+
+def finance_inputs(pool: Mapping[str, Any], plan: Mapping[str, Any]) -> FinanceInputs:
+    """Typed inputs from per-pool arrays (last axis = pools) and per-plan values; keys of OPTIONAL_INPUTS
+    left out take their "no change" value."""
+    missing = [k for k in POOL_INPUT_KEYS if k not in pool and k not in OPTIONAL_INPUTS] + [
+        k for k in PLAN_INPUT_KEYS if k not in plan and k not in OPTIONAL_INPUTS]
+    if missing:
+        raise KeyError(f"finance inputs missing: {', '.join(missing)}")
+    shape = np.shape(np.asarray(pool["device_count"], float))
+    values = {k: np.asarray(pool[k], float) if k in pool else np.full(shape, OPTIONAL_INPUTS[k])
+              for k in POOL_INPUT_KEYS}
+    values.update({k: np.asarray(plan.get(k, OPTIONAL_INPUTS.get(k)), float) for k in PLAN_INPUT_KEYS})
+    return FinanceInputs(**values)
+
+
+def single_pool_inputs(x: Mapping[str, Any]) -> FinanceInputs:
+    """Inputs of a one-pool plan from one flat mapping (scalars or arrays over variants); a pool axis of
+    length 1 is added to the pool-scope keys. `owned` defaults to 1 and rent to 0 (a bought pool)."""
+    x = {**OPTIONAL_INPUTS, **x}
+    pool = {k: np.asarray(x[k], float)[..., None] for k in POOL_INPUT_KEYS if k in x}
+    return finance_inputs(pool, x)
+
+
+def as_inputs(x) -> FinanceInputs:
+    """`x` as FinanceInputs (a mapping of one pool's inputs becomes a one-pool record)."""
+    return x if isinstance(x, FinanceInputs) else single_pool_inputs(x)

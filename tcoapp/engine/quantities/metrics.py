@@ -1,0 +1,129 @@
+"""The one table of every output metric (docs/workbook_format.md): label, unit, which way is better, help,
+and the lists the metric is in (text report block, Monte Carlo, tornado, CashFlow).
+
+The CLI, the Results sheet and the GUI take their labels and units from here, as inputs take
+theirs from `inputs.py`. The typed record `Metrics` (one float field per row, unit and label in the
+field's metadata) is generated from the table, so a new metric is one row.
+"""
+from __future__ import annotations
+
+from dataclasses import field, fields, make_dataclass, replace
+
+from .row import Metric, ranked
+
+
+def _m(key, label, unit, better, help_, **flows) -> Metric:
+    return Metric(key, label, unit, better, help_, **flows)
+
+
+METRICS: tuple[Metric, ...] = (
+    _m("batch", "Batch (operating point)", "sequences", "", "Concurrent sequences per replica at the operating point.",
+       source="point", pool_point=True, text_group="Operating point"),
+    _m("tokens_per_s_per_device", "Tokens/s per device", "tokens/s", "high", "Output tokens/s per device at the operating point.",
+       source="point", pool_point=True, text_group="Operating point"),
+    _m("tokens_per_s_per_user", "Tokens/s per user", "tokens/s", "high", "Output tokens/s each sequence sees (interactivity).",
+       source="point", pool_point=True, text_group="Operating point"),
+    _m("ttft_s", "Time to first token", "s", "low", "Time from a request's arrival to its first output token.",
+       source="point", pool_point=True, text_group="Operating point"),
+    _m("power_w", "Power per device", "W", "", "Device power while serving at the operating point.",
+       source="point", pool_point=True, text_group="Operating point"),
+    _m("tokens_per_joule", "Tokens per joule", "tokens/J", "high", "tokens/s per device / power_w (= tokens/s/W).",
+       source="point", text_group="Operating point"),
+    _m("max_batch_by_memory", "Max batch by memory", "sequences", "", "Largest batch whose weights and KV cache fit in memory.",
+       source="point", text_group="Operating point"),
+    _m("device_count", "Devices", "devices", "", "Accelerators bought (after sizing).",
+       text_group="Fleet", simulated=10),
+    _m("servers", "Servers", "servers", "", "ceil(device_count / devices_per_server).",
+       text_group="Fleet"),
+    _m("racks", "Racks", "racks", "low", "ceil(servers / servers_per_rack); empty where a server exceeds the rack power cap.",
+       text_group="Fleet"),
+    _m("servers_per_rack", "Servers per rack", "servers", "", "min(servers_per_rack_max, floor(rack cap / server nameplate)).",
+       text_group="Fleet"),
+    _m("it_avg_kw", "Average IT power", "kW", "", "Devices at utilization-weighted power plus server overhead.",
+       text_group="Fleet"),
+    _m("it_provisioned_kw", "Provisioned IT power", "kW", "", "Servers at nameplate power.",
+       text_group="Fleet"),
+    _m("capex_usd", "Capex", "USD", "", "Hardware x (1 + other capex fraction).",
+       text_group="Costs", simulated=7),
+    _m("capex_usd_per_year", "Capex per year (capital recovery)", "USD/yr", "", "(capex - discounted residual) x capital recovery factor.",
+       text_group="Costs"),
+    _m("opex_usd_per_year", "Opex per year", "USD/yr", "", "Energy + colocation + maintenance + software + rent + staff; levelized over the years (the year's opex when nothing changes by year).",
+       text_group="Costs", simulated=8),
+    _m("energy_usd_per_year", "Energy per year", "USD/yr", "", "it_avg_kw x PUE x 8760 h x electricity price; levelized over the years.",
+       text_group="Costs"),
+    _m("output_tokens_per_year", "Output tokens per year", "tokens/yr", "high", "tokens/s per device x devices x utilization x seconds per year; levelized over the years.",
+       text_group="Costs"),
+    _m("cost_per_million_output_tokens_usd", "Cost per million output tokens", "USD/Mtok", "low", "Levelized: present value of capex less residual plus opex, over the present value of output tokens, x 1e6 (= (capex per year + opex per year) / output tokens when nothing changes by year).",
+       text_group="Costs", simulated=4, summary=4, draws_sheet=4, tornado=2),
+    _m("cost_per_million_total_tokens_usd", "Cost per million total tokens", "USD/Mtok", "low", "The same cost over output + input tokens.",
+       text_group="Costs"),
+    _m("cost_per_million_input_tokens_usd", "Cost per million input tokens", "USD/Mtok", "low", "The cost share of prefill (the prefill share of device time) over the input tokens; n/a for measured curves, whose prefill share is unknown.",
+       text_group="Costs"),
+    _m("cost_per_device_hour_usd", "Cost per device-hour", "USD/device/h", "low", "(capex per year + opex per year) / (devices x 8,760 h): what an hour of one device of the fleet costs, levelized over the years; compare it with a GPU cloud's price per device-hour.",
+       text_group="Costs"),
+    _m("revenue_usd_per_year", "Revenue per year", "USD/yr", "high", "Output and input tokens at their prices; levelized over the years.",
+       text_group="Returns", simulated=9),
+    _m("revenue_usd_per_rack_per_year", "Revenue per rack per year", "USD/rack/yr", "high", "Revenue per year / racks.",
+       text_group="Returns", simulated=5, summary=5, draws_sheet=5, tornado=6),
+    _m("npv_usd", "NPV", "USD", "high", "Cash flows discounted at the discount rate (year 0 undiscounted).",
+       text_group="Returns", simulated=1, summary=1, draws_sheet=1, tornado=1, cashflow_cell=1),
+    _m("irr", "IRR", "fraction/yr", "high", "Rate at which NPV = 0; empty where none exists.",
+       text_group="Returns", simulated=2, summary=2, draws_sheet=2, tornado=4, cashflow_cell=2),
+    _m("payback_months", "Payback", "months", "low", "The earliest time after which the cumulative cash flow stays >= 0 up to the horizon (a later dip below 0 moves it); 0 where it is never below 0; 'never' where it is below 0 at the horizon.",
+       text_group="Returns", simulated=3, summary=3, draws_sheet=3, tornado=3, cashflow_cell=3),
+    _m("roi", "ROI", "fraction", "high", "Sum of the flows of years 1..n (later tranches' capex added back) / capex - 1.",
+       text_group="Returns", simulated=6, summary=6, tornado=5),
+    _m("equity_npv_usd", "Equity NPV", "USD", "high", "The equity holder's flows (capex less debt drawn, operations, interest and principal, tax with interest deducted) discounted at equity_discount_rate; = NPV without debt.",
+       simulated=11, summary=7, cashflow_cell=4),
+    _m("equity_irr", "Equity IRR", "fraction/yr", "high", "Rate at which the equity NPV = 0; empty where none exists; = IRR without debt.",
+       simulated=12, summary=8, cashflow_cell=5),
+    _m("min_dscr", "Min DSCR", "ratio", "high", "Debt service coverage, worst year: (revenue - opex - tax) / (interest + scheduled principal); empty without debt.",
+       simulated=13, summary=9, cashflow_cell=6),
+)
+
+METRIC_BY_KEY = {m.key: m for m in METRICS}
+METRIC_KEYS = tuple(m.key for m in METRICS)  # docs/workbook_format.md "Results", in the table's order
+POINT_METRICS = tuple(m.key for m in METRICS if m.source == "point")     # from the operating point
+POOL_POINT_METRICS = tuple(m.key for m in METRICS if m.pool_point)       # each pool's own point (JSON pool rows)
+FINANCE_METRICS = tuple(m.key for m in METRICS if m.source == "finance")  # from the finance layer
+SIMULATED_METRICS = ranked(METRICS, "simulated")   # kept for every Monte Carlo draw
+SUMMARY_METRICS = ranked(METRICS, "summary")       # summarized over every draw of a run
+DRAW_METRICS = ranked(METRICS, "draws_sheet")      # the MonteCarlo sheet's draw columns
+TORNADO_METRICS = ranked(METRICS, "tornado")       # the GUI tornado's metrics
+CASHFLOW_METRICS = ranked(METRICS, "cashflow_cell")  # computed on the CashFlow sheet
+TEXT_GROUPS = tuple((g, tuple(m.key for m in METRICS if m.text_group == g))
+                    for g in dict.fromkeys(m.text_group for m in METRICS if m.text_group))
+
+
+def _metrics_nan(cls):
+    """A record where no metric exists (NaN everywhere)."""
+    return cls(**{key: float("nan") for key in METRIC_KEYS})
+
+
+def _metrics_with(self, **changes):
+    return replace(self, **changes)
+
+
+Metrics = make_dataclass(
+    "Metrics",
+    [(m.key, float, field(metadata={"unit": m.unit, "label": m.label, "better": m.better})) for m in METRICS],
+    frozen=True,
+    namespace={"__module__": __name__, "nan": classmethod(_metrics_nan), "with_": _metrics_with},
+)
+Metrics.__doc__ = ("Every result metric of a plan (docs/workbook_format.md, \"Results\"): one float per row of METRICS, "
+                   "in its unit (field metadata); NaN where the metric does not exist.")
+
+
+def metric_values(metrics) -> tuple[tuple[str, float], ...]:
+    """(key, value) of every metric, in the table's order (a table-driven loop over a `Metrics`)."""
+    return tuple((f.name, getattr(metrics, f.name)) for f in fields(metrics))
+
+
+def missing_text(key: str, metrics=None) -> str:
+    """How a metric that does not exist reads: payback is "never" when the plan has cash flows that
+    never turn positive, "n/a" when the plan has no cash flows at all (no operating point, no capex)."""
+    if key != "payback_months":
+        return "n/a"
+    npv = None if metrics is None else metrics.npv_usd
+    has_flows = metrics is None or (npv is not None and npv == npv and abs(npv) != float("inf"))
+    return "never" if has_flows else "n/a"

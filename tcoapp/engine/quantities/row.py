@@ -1,0 +1,105 @@
+"""The row type of the quantity table: one key, its unit, default, allowed range, label, help and
+where it flows (docs/workbook_format.md, "Results"; docs/workbook_format.md)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    type: str  # "float" | "int" | "str" | "bool" | "choice"
+    unit: str
+    default: Any
+    min: float | None
+    max: float | None
+    group: str
+    label: str
+    help: str
+    choices: tuple[str, ...] = ()
+    required: bool = False
+    min_exclusive: bool = False
+    zero_text: str = ""  # how a 0 reads where 0 means "not entered" (a cost left out), not "free"
+    # where the key flows
+    economics: int = 0   # a device field the finance layer reads per pool: its position (DEVICE_ECONOMICS_KEYS)
+    checks: str = ""     # "": the workbook Checks snapshot it; "doc": documentation; "identity": the name a row
+                         # is found by; "live": the workbook's own formulas follow it (an edit is recomputed)
+    sizing: tuple[str, ...] = ()  # the sizing modes that read it (facility_power, capex_budget, demand)
+
+    def range_text(self) -> str:
+        """Human text of the allowed values, used in every error message."""
+        if self.type == "choice":
+            return "one of " + ", ".join(self.choices)
+        if self.type == "bool":
+            return "TRUE or FALSE"
+        if self.type == "str":
+            return "text"
+        kind = "a whole number" if self.type == "int" else "a number"
+        low = None
+        if self.min is not None:
+            low = f"{'>' if self.min_exclusive else '>='} {_fmt(self.min)}"
+        high = None if self.max is None else f"<= {_fmt(self.max)}"
+        if self.min is not None and self.max is not None and not self.min_exclusive:
+            return f"{kind} between {_fmt(self.min)} and {_fmt(self.max)}"
+        bounds = " and ".join(b for b in (low, high) if b)
+        return f"{kind} {bounds}" if bounds else kind
+
+
+def _fmt(x: float) -> str:
+    return f"{int(x):,}" if float(x).is_integer() and abs(x) >= 1000 else f"{x:g}"
+
+
+def _f(name, type_, unit, default, lo, hi, group, label, help_, **kw) -> Field:
+    return Field(name, type_, unit, default, lo, hi, group, label, help_, **kw)
+
+
+def by_name(fields: tuple[Field, ...]) -> dict[str, Field]:
+    return {f.name: f for f in fields}
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A finance quantity (finance.py): an input of the finance layer or what it computes, per pool,
+    per plan or per year, with the columns saying where it flows."""
+    key: str
+    unit: str
+    scope: str  # "pool" or "plan" (a year row: plan scope, trailing year axis)
+    help: str
+    label: str = ""          # the readable name beside the key on the output sheets and in the app ("": the sheets' own)
+    opex_part: str = ""      # a year row that is one part of opex: the part's name (cost per token, bridge)
+    bar: str = ""            # the cost bar's segment the part is drawn in ("other": summed into one segment)
+    bridge: int = 0          # position of the part in the cost bridge (0: capex first)
+    cashflow: str = ""       # a year row: the CashFlow block part it is a row of ("years"; "financing": after the IRR rows)
+    cached: bool = True      # a CashFlow row whose engine value is cached in the file (False: left to the formula)
+    pool_year: int = 0       # a year row also kept per pool: its position among the pool rows (YearRows.pool_*, CashFlow)
+    carried: bool = False    # past a plan's horizon the CashFlow row keeps its last value (a running total)
+    levelized: bool = False  # a year row whose levelized value is a plan's "per year" quantity
+    json: bool = False       # a year row written per year by `tcoapp compute --json`
+    swing: int = 0           # an input the tornado swings: its position
+    summed: bool = False     # a pool quantity whose plan value is the pools' sum
+    pool_json: int = 0       # position among a pool's `compute --json` economics
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A result metric (metrics.py): one field of the typed `Metrics` record, a JSON key of every plan,
+    a Results row; the columns say which other lists it is in (0: not in it, else its position)."""
+    key: str
+    label: str
+    unit: str
+    better: str  # "high", "low" or "" (no preferred direction)
+    help: str
+    source: str = "finance"  # "point": read from the operating point; "finance": from the finance layer
+    pool_point: bool = False  # also reported per pool (each pool's operating point, JSON pool rows)
+    text_group: str = ""     # the block of the text report it is printed in
+    simulated: int = 0       # position among the metrics every Monte Carlo draw keeps
+    summary: int = 0         # position among the metrics a Monte Carlo run summarizes (percentiles)
+    draws_sheet: int = 0     # position among the MonteCarlo sheet's draw columns
+    tornado: int = 0         # position among the GUI tornado's metrics (a swing of each input)
+    cashflow_cell: int = 0   # position among the metrics computed on the CashFlow sheet (engine value cached)
+
+
+def ranked(rows, column: str) -> tuple[str, ...]:
+    """The keys of the rows whose `column` is a position (> 0), in that order."""
+    return tuple(r.key for r in sorted((r for r in rows if getattr(r, column)), key=lambda r: getattr(r, column)))

@@ -1,0 +1,86 @@
+"""No module types a list of quantity-table keys by hand (issue 27): every list of keys another module
+needs is a view of the table's flow columns (tcoapp/engine/quantities/). A literal tuple, list or set of
+three or more strings that are all keys of the table, outside the table's package, fails here unless it
+is in ALLOWED below with the reason it is not a view."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from tcoapp.engine.quantities.table import ALL_KEYS, scopes_of
+
+ROOT = Path(__file__).resolve().parents[1] / "tcoapp"
+TABLE_PACKAGE = ROOT / "engine" / "quantities"
+MIN_KEYS = 3
+
+# (file, first key of the literal): why it is not derived from the table
+ALLOWED = {
+    # the serving configuration's fields (a ServingConfig subset): owned by the serving search / pools
+    # code the `chain` and `search` branches rework
+    ("engine/performance/frontier.py", "tensor_parallel"): "the frontier's configuration columns",
+    ("engine/serving_freeze.py", "tensor_parallel"): "the searched configuration frozen into a pool",
+    ("engine/pools_from_curve.py", "tensor_parallel"): "the configuration a measured curve states",
+    ("gui/performance_view.py", "batch"): "the sweep table's configuration columns",
+    ("engine/performance/curve_fit.py", "weight_precision"): "the precisions a curve fit must share",
+    # efficiency-factor subsets a fit varies (a choice of the fitting method, not a property of a key)
+    ("engine/performance/calibration.py", "eta_mem"): "the factors a one-point calibration fits",
+    ("engine/performance/curve_fit.py", "eta_mem"): "the factors a curve fit varies",
+    # the Monte Carlo key routing, rewritten by the `chain` branch (uncertainty/plan_draws.py)
+    ("engine/uncertainty/keys.py", "prefix_cache_hit_rate"): "plan keys that move a generated operating point",
+    ("engine/uncertainty/keys.py", "price_usd"): "device keys the finance draws carry per pool",
+    # the finance layer's broadcast of plan inputs onto the pool axis (an implementation detail of one function)
+    ("engine/finance/metrics.py", "other_capex_fraction"): "plan inputs broadcast onto the pool axis",
+    # chart axes and column orders of one view
+    ("gui/perf_data.py", "batch"): "the performance chart's axis choices",
+    ("gui/performance_view.py", "tokens_per_s_per_device"): "the axes drawn on a log scale",
+    ("gui/plan_editor.py", "device"): "the plan fields that name a device (a catalog drop-down)",
+    ("gui/pools_editor.py", "pool"): "the Pools editor's column order",
+    ("gui/catalog_view.py", "source"): "catalog columns shown wide (free text)",
+    ("io/curves_table.py", "device"): "the Curves sheet's per-curve columns, in sheet order",
+    ("io/xlsx_inputs.py", "source"): "free-text columns written wide",
+    ("io/xlsx_inputs.py", "name"): "text columns a spreadsheet must not read as numbers",
+    ("io/xlsx_cached.py", "pool"): "a pool's identity cells (text, no cached number)",
+    ("present/report_html.py", "device"): "the inputs the HTML report prints, in its order",
+}
+
+
+def _literals(path: Path):
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)) and len(node.elts) >= MIN_KEYS:
+            values = [e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+            if len(values) == len(node.elts) and all(v in ALL_KEYS for v in values):
+                yield node.lineno, values
+
+
+def _stray():
+    found = {}
+    for path in sorted(ROOT.rglob("*.py")):
+        if TABLE_PACKAGE in path.parents:
+            continue
+        for line, values in _literals(path):
+            found.setdefault((path.relative_to(ROOT).as_posix(), values[0]), []).append((line, values))
+    return found
+
+
+def test_no_hand_typed_key_list_outside_the_table():
+    stray = {where: hits for where, hits in _stray().items() if where not in ALLOWED}
+    assert not stray, "key lists typed by hand (derive them from tcoapp/engine/quantities/): " + "; ".join(
+        f"{file}:{line} {values}" for (file, _), hits in stray.items() for line, values in hits)
+
+
+def test_every_allowed_list_still_exists():
+    """An allow-list entry whose literal is gone is removed, so the list only shrinks."""
+    assert not set(ALLOWED) - set(_stray())
+
+
+def test_the_scan_sees_a_stray_list(tmp_path):
+    """The scan is not vacuous: a hand-typed opex list is found."""
+    module = tmp_path / "m.py"
+    module.write_text('PARTS = ("energy_usd", "colocation_usd", "maintenance_usd")\nOK = ("a", "b", "c")\n')
+    assert [values for _, values in _literals(module)] == [["energy_usd", "colocation_usd", "maintenance_usd"]]
+
+
+def test_every_key_has_a_scope():
+    assert all(scopes_of(key) for key in ("capex_usd", "insurance_usd", "eta_mem", "npv_usd", "price_usd")
+               if key in ALL_KEYS)
+    assert set(scopes_of("capex_usd")) >= {"pool", "plan", "year", "metric"}
