@@ -92,7 +92,7 @@ def test_drawn_itemized_capex_resizes_a_budget_plan_as_the_deterministic_sizing_
     s = scenario_with(row("budget", "network_usd_per_device", "uniform", low=0.0, high=40000.0), plans=[plan])
     sim = simulate(s, 6, seed=0)
     counts, costs = sim.plans[0].metric("device_count"), sim.plans[0].inputs[0].values
-    expected = [compute_plan(s, plan.with_(network_usd_per_device=float(c))).metrics["device_count"] for c in costs]
+    expected = [compute_plan(s, plan.with_(network_usd_per_device=float(c))).metrics.device_count for c in costs]
     assert np.array_equal(counts, expected)
     assert len(set(expected)) > 1  # the cost moved the count: without re-sizing every draw would keep one
 

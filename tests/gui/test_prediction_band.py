@@ -39,7 +39,7 @@ def test_a_generated_plan_has_its_interval_drawn_on_the_frontier_chart(window):
     low_x, high_x, low_y, high_y = _bar_bounds(bar, view.front_axes.log)
     assert (low_y, high_y) == pytest.approx(tuple(interval["tokens_per_s_per_device"]), rel=1e-9)
     assert (low_x, high_x) == pytest.approx(tuple(interval["tokens_per_s_per_user"]), rel=1e-9)
-    assert low_y < result.metrics["tokens_per_s_per_device"] < high_y
+    assert low_y < result.metrics.tokens_per_s_per_device < high_y
     assert BAND_TEXT in view.band_note.text()
 
 
