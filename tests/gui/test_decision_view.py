@@ -156,18 +156,21 @@ def test_a_sweep_that_fails_in_the_signature_chart_says_why_under_it(window, qtb
 
     def broken_sweep(*args, **kw):   # the engine refuses (its own error type; a bug elsewhere is not hidden)
         raise TcoError("sweep table exhausted")
-    monkeypatch.setattr(frontier, "sweep", broken_sweep)
-    monkeypatch.setattr(signature_data, "_sweeps", {})     # nothing cached from earlier tests
-    window.tabs.setCurrentIndex(window.tabs.indexOf(window.decision))
-    chart = window.decision.chart
-    chart.refresh()
-    devices = {f.label for f in chart.shown_frontiers}
-    problem = chart.problem
-    assert problem.isVisible()
-    for device in devices:
-        assert f"{device}: the configurations could not be swept (sweep table exhausted)" in problem.text()
-    assert problem.geometry().top() >= chart.plot.geometry().bottom()    # under the chart, not over it
-    monkeypatch.undo()                                      # the sweep works again: the next edit says nothing
+    # only this test's patches are undone below: monkeypatch.undo() would also undo the autouse dialog
+    # and settings patches, and the window's close would then wait on a real "Unsaved changes" question
+    with monkeypatch.context() as broken:
+        broken.setattr(frontier, "sweep", broken_sweep)
+        broken.setattr(signature_data, "_sweeps", {})     # nothing cached from earlier tests
+        window.tabs.setCurrentIndex(window.tabs.indexOf(window.decision))
+        chart = window.decision.chart
+        chart.refresh()
+        devices = {f.label for f in chart.shown_frontiers}
+        problem = chart.problem
+        assert problem.isVisible()
+        for device in devices:
+            assert f"{device}: the configurations could not be swept (sweep table exhausted)" in problem.text()
+        assert problem.geometry().top() >= chart.plot.geometry().bottom()    # under the chart, not over it
+    # the sweep works again: the next edit says nothing
     assert window.document.set_plan_value(0, "utilization", 0.61) is None
     assert not problem.isVisible() and problem.text() == ""
 

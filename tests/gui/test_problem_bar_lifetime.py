@@ -36,14 +36,14 @@ def test_the_next_successful_sweep_clears_a_failed_sweep(window, qtbot, monkeypa
 
     def broken_sweep(*args, **kw):
         raise RuntimeError("sweep table exhausted")
-    monkeypatch.setattr(frontier, "sweep", broken_sweep)
-    window.tabs.setCurrentIndex(window.tabs.indexOf(window._performance_tab))
-    view = window.performance
-    window.runner.cancel()
-    with qtbot.waitSignal(window.runner.failed, timeout=10000):
-        qtbot.mouseClick(view.sweep_button, Qt.LeftButton)
-    assert "sweep table exhausted" in window.problems.text()
-    monkeypatch.undo()
+    with monkeypatch.context() as broken:   # undoes only this patch, not the autouse dialog and settings ones
+        broken.setattr(frontier, "sweep", broken_sweep)
+        window.tabs.setCurrentIndex(window.tabs.indexOf(window._performance_tab))
+        view = window.performance
+        window.runner.cancel()
+        with qtbot.waitSignal(window.runner.failed, timeout=10000):
+            qtbot.mouseClick(view.sweep_button, Qt.LeftButton)
+        assert "sweep table exhausted" in window.problems.text()
     with qtbot.waitSignal(window.runner.succeeded, timeout=20000):
         qtbot.mouseClick(view.sweep_button, Qt.LeftButton)
     assert not window.problems.isVisible()
