@@ -7,6 +7,7 @@ line "tcoapp: interrupted".
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import sys
@@ -53,26 +54,23 @@ def _compute_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# the commands of their own module, loaded only when run: tcoapp/cli/<name>.py defines `<name>_parser()`
+# and `run_<name>(args)`
+SUBCOMMANDS = ("curves", "simulate", "report", "accuracy", "calibrate")
+
+
+def _run_subcommand(name: str, argv: list[str]) -> int:
+    module = importlib.import_module(f".{name}", __name__)
+    return getattr(module, f"run_{name}")(getattr(module, f"{name}_parser")().parse_args(argv))
+
+
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         if argv and argv[0] == "compute":
             return _compute(_compute_parser().parse_args(argv[1:]))
-        if argv and argv[0] == "curves":
-            from .curves import curves_parser, run_curves
-            return run_curves(curves_parser().parse_args(argv[1:]))
-        if argv and argv[0] == "simulate":
-            from .simulate import run_simulate, simulate_parser
-            return run_simulate(simulate_parser().parse_args(argv[1:]))
-        if argv and argv[0] == "report":
-            from .report import report_parser, run_report
-            return run_report(report_parser().parse_args(argv[1:]))
-        if argv and argv[0] == "accuracy":
-            from .accuracy import accuracy_parser, run_accuracy
-            return run_accuracy(accuracy_parser().parse_args(argv[1:]))
-        if argv and argv[0] == "calibrate":
-            from .calibrate import calibrate_parser, run_calibrate
-            return run_calibrate(calibrate_parser().parse_args(argv[1:]))
+        if argv and argv[0] in SUBCOMMANDS:
+            return _run_subcommand(argv[0], argv[1:])
         args = _main_parser().parse_args(argv)
         from ..gui.app import run_app
         return run_app(args.file)

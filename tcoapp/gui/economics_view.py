@@ -10,7 +10,6 @@ from PySide6.QtWidgets import (
     QComboBox, QGridLayout, QHBoxLayout, QLabel, QSizePolicy, QSplitter, QVBoxLayout, QWidget,
 )
 
-from ..engine.decision import months_text
 from ..engine.errors import TcoError
 from ..engine.finance.sensitivity import tornado
 from ..engine.quantities.finance import BAR_SEGMENTS, OTHER_PARTS
@@ -290,8 +289,8 @@ class EconomicsView(QWidget):
         if r is None:
             return ""
         months = r.metrics.payback_months
-        text = format_metric("payback_months", months, r.metrics)
-        return f"{r.name}: payback " + (f"after {months_text(text)}" if np.isfinite(months) else text)
+        shown = format_metric_with_unit("payback_months", months, r.metrics)   # '7 months', '1 month', 'never'
+        return f"{r.name}: payback {'after ' if np.isfinite(months) else ''}{shown}"
 
     def _draw_costs(self, results):
         names = [r.name for r in results]
