@@ -82,9 +82,10 @@ class CompareModel(QAbstractTableModel):
 
     def headerData(self, section, orientation, role=Qt.DisplayRole):
         if orientation == Qt.Horizontal:
-            if section >= self._n_plans:
+            plans = self._doc.scenario.plans
+            if section >= min(self._n_plans, len(plans)):   # (a view may ask between a plan's removal and the reset)
                 return None
-            plan = self._doc.scenario.plans[section]
+            plan = plans[section]
             mismatch = self._mismatch(section, plan)
             if role == Qt.DisplayRole:
                 text = textwrap.fill(plan.name, self.header_wrap, break_long_words=False) or plan.name
@@ -131,7 +132,7 @@ class CompareModel(QAbstractTableModel):
 
     # --- data --------------------------------------------------------------------------------
     def data(self, index, role=Qt.DisplayRole):
-        if not index.isValid() or index.column() >= self._n_plans:
+        if not index.isValid() or index.column() >= min(self._n_plans, len(self._doc.scenario.plans)):
             return None
         kind, key = self._rows[index.row()]
         col = index.column()

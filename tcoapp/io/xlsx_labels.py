@@ -32,7 +32,7 @@ RESULT_LABELS = {
     "serving": "Configuration chosen by the search",
     "prediction_interval": "Prediction interval (80 %)",
     "frontier_share": "Share of its frontier (tokens/s per device)",
-    **{f"cost_per_million_output_tokens_{part}_usd": f"Cost per million output tokens: {part}" for part in COST_COMPONENTS},
+    **{f"cost_per_million_output_tokens_{part}_usd": f"Cost per million output tokens: {part.replace('_', ' ')}" for part in COST_COMPONENTS},
     **{f"{q.key}_per_year": f"{q.label} per year" for q in YEAR_QUANTITIES if q.label},
 }
 CASHFLOW_LABELS = {

@@ -1,6 +1,6 @@
 """Checks: master_check is 0 on every exported workbook after LibreOffice recalculates it; an analyst
 edit of an input only the engine can follow (batch, device, precision, target, workload, a Devices,
-Models, Pools, Curves or Calibration cell) makes it > 0 and marks that plan STALE on Results; a
+Models, Pools, Curves or Calibration cell, a device price a cost-objective serving search picked by) makes it > 0 and marks that plan STALE on Results; a
 finance edit keeps it 0; a horizon longer than the CashFlow sheet fails the horizon check."""
 from __future__ import annotations
 
@@ -60,8 +60,12 @@ EDITS = {
     "finance_facility_power": ("default", _plans("facility_power_kw", 500), None),  # one-pool sizing is a formula
     "finance_pue": ("default", _plans("pue", 1.5), None),
     "finance_years": ("default", _plans("years", 7), None),
-    "finance_device_price": ("default", _cell(S.DEVICES, 3, _col(DEVICE_FIELDS, "price_usd"), 41000), None),
-    "finance_server_price": ("default", _cell(S.DEVICES, 4, _col(DEVICE_FIELDS, "server_price_usd"), 99000), None),
+    # a price is live where the configuration is typed; a cost-objective search picks its configuration by
+    # the price, so there the edit is one only the engine can follow
+    "finance_device_price": ("typed", _cell(S.DEVICES, 3, _col(DEVICE_FIELDS, "price_usd"), 41000), None),
+    "finance_server_price": ("typed", _cell(S.DEVICES, 4, _col(DEVICE_FIELDS, "server_price_usd"), 99000), None),
+    "searched_device_price": ("default", _cell(S.DEVICES, 3, _col(DEVICE_FIELDS, "price_usd"), 41000), 0),
+    "searched_server_price": ("default", _cell(S.DEVICES, 4, _col(DEVICE_FIELDS, "server_price_usd"), 99000), 1),
     "finance_tier_price": ("hopper", _cell(S.PRICE_TIERS, 4, 3, 7.5), None),
     "finance_budget": ("budget", _plans("capex_budget_usd", 7_000_000), None),
     "finance_demand": ("demand", _plans("demand_tokens_per_day", 3e10), None),
@@ -81,6 +85,7 @@ def recalculated(tmp_path_factory):
     base = default_scenario()
     sources = {"default": base, "moe_rack_scale": read_scenario(SAMPLES / "moe_rack_scale.xlsx"),
                "hopper": read_scenario(SAMPLES / "hopper_to_blackwell_power_limited.xlsx"),
+               "typed": base.with_plans([p.with_(serving_search="off") for p in base.plans]),
                "budget": base.with_plans([p.with_(sizing_mode="capex_budget", capex_budget_usd=5e6) for p in base.plans]),
                "demand": base.with_plans([p.with_(sizing_mode="demand", demand_tokens_per_day=1e10) for p in base.plans])}
     paths = {}

@@ -55,6 +55,7 @@ def _f(name, type_, unit, default, lo, hi, group, label, help_, **kw) -> Field:
 
 
 def by_name(fields: tuple[Field, ...]) -> dict[str, Field]:
+    """The fields keyed by their name."""
     return {f.name: f for f in fields}
 
 

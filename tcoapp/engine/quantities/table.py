@@ -24,6 +24,7 @@ SCOPED_ROWS: tuple[tuple[str, tuple], ...] = (
 
 
 def row_key(row) -> str:
+    """The key a table row is known by: a quantity's key, or a field's name."""
     return getattr(row, "key", None) or row.name
 
 

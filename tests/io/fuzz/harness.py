@@ -4,11 +4,33 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import signal
 
 from tcoapp.cli import main
 
 HANG_S = 30
+MEMORY_HEADROOM_BYTES = 4 << 30   # a mutant may take this much more address space than the process holds
+
+
+@contextlib.contextmanager
+def bounded_memory():
+    """A mutant that would take more memory than MEMORY_HEADROOM_BYTES gets a MemoryError (an outcome the
+    verdict names) instead of the kernel killing the test process with no word on which mutant it was."""
+    try:
+        import resource
+        with open("/proc/self/statm") as f:
+            held = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (ImportError, OSError, ValueError):
+        yield
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    limit = held + MEMORY_HEADROOM_BYTES
+    resource.setrlimit(resource.RLIMIT_AS, (limit if hard == resource.RLIM_INFINITY else min(limit, hard), hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
 
 
 class Hang(Exception):
@@ -24,7 +46,7 @@ def run_cli(args):
     previous = signal.signal(signal.SIGALRM, alarm)
     signal.alarm(HANG_S)
     try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        with bounded_memory(), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             status = main(args)
     except Hang:
         status = "hang"
