@@ -148,8 +148,8 @@ def create_window(path: str | None = None, compute: bool = True):
         take_path(window, path, scenario, deferred=True)
         window.settings.add_recent(path)
     if problem:
-        from PySide6.QtCore import QTimer
-        QTimer.singleShot(0, lambda: window.show_problem(problem, "Open failed"))
+        from .soon import call_soon
+        call_soon(window, lambda: window.show_problem(problem, "Open failed"))
     return window
 
 

@@ -8,7 +8,7 @@ operating points and targets. Redrawn only while visible.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QSplitter, QTextBrowser, QVBoxLayout, QWidget,
 )
@@ -17,6 +17,7 @@ from ..engine.decision import OBJECTIVES, comparability_note, frontier_headline
 from .decision_model import DecisionModel, objective_text, ranking_html
 from .document import Document
 from .redraw import Redraw
+from .soon import call_soon
 
 
 class DecisionView(QWidget):
@@ -77,15 +78,16 @@ class DecisionView(QWidget):
 
     def showEvent(self, event):
         super().showEvent(event)
-        if self._chart is None:   # two turns of the event loop: the window is on screen first
-            QTimer.singleShot(0, lambda: QTimer.singleShot(0, lambda: self.chart))
+        if self._chart is None:   # two turns of the event loop: the window is on screen first (the view
+            # deleted meanwhile builds nothing: a chart built then would keep the document alive)
+            call_soon(self, lambda: call_soon(self, lambda: self.chart))
 
     @property
     def chart(self):
         """The signature chart, built on first use."""
         if self._chart is None:
             from .signature_chart import SignatureChart
-            self._chart = SignatureChart(self._doc)
+            self._chart = SignatureChart(self._doc, self)
             self._split.replaceWidget(1, self._chart)
             self._chart_slot.deleteLater()
             height = self._split.height()

@@ -11,10 +11,10 @@ from __future__ import annotations
 import datetime
 import os
 
-from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QMessageBox
 
 from . import autosave
+from .soon import call_soon
 
 
 def _held_text(name: str, pid: int) -> str:
@@ -25,7 +25,7 @@ def _held_text(name: str, pid: int) -> str:
 def take_path(window, path: str, scenario, deferred: bool = False) -> None:
     """Show `scenario`, read from `path`: as that file, or as an unsaved copy when another tcoapp
     has the file open. With `deferred`, messages wait for the event loop (start-up)."""
-    later = (lambda f: QTimer.singleShot(0, f)) if deferred else (lambda f: f())
+    later = (lambda f: call_soon(window, f)) if deferred else (lambda f: f())
     holder = window.autosave.held_elsewhere(path)
     name = os.path.basename(path)
     if holder is None:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import os
 
-from PySide6.QtCore import QEvent, Qt, QTimer
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QApplication, QDockWidget, QFileDialog, QInputDialog, QMainWindow, QMessageBox, QTabWidget, QVBoxLayout, QWidget,
@@ -23,6 +23,7 @@ from .pool_edits import add_deployment_plans
 from .problem_bar import ProblemBar
 from .settings import AppSettings
 from .shortcuts import UndoShortcuts
+from .soon import call_soon
 from .worker import ProgressPanel, TaskRunner
 
 WORKBOOK_FILTER = "Scenario workbooks (*.xlsx)"
@@ -34,6 +35,10 @@ class MainWindow(QMainWindow):
     def __init__(self, document: Document, parent=None):
         super().__init__(parent)
         self.document = document
+        if document.parent() is None:
+            # the window owns its document: deleted with it, the document drops its signal connections,
+            # whose lambdas hold the views (a cycle through Qt that Python's collector cannot see)
+            document.setParent(self)
         # first of the window's slots on every change, so before any view can raise a problem of its own
         document.scenario_changed.connect(self._edit_moves_on)
         self.settings = AppSettings()
@@ -479,17 +484,17 @@ class MainWindow(QMainWindow):
             path = url.toLocalFile()
             if path.lower().endswith(".xlsx"):
                 event.acceptProposedAction()
-                QTimer.singleShot(0, lambda p=path: self.open_in_background(p))
+                call_soon(self, lambda p=path: self.open_in_background(p))
                 return
             if path.lower().endswith(".csv"):
                 event.acceptProposedAction()
-                QTimer.singleShot(0, lambda p=path: self.import_curve(p))
+                call_soon(self, lambda p=path: self.import_curve(p))
                 return
 
     def changeEvent(self, event):
         super().changeEvent(event)
         if event.type() == QEvent.ActivationChange and self.isActiveWindow() and not self._opening:
-            QTimer.singleShot(0, lambda: check_disk(self))
+            call_soon(self, lambda: check_disk(self))
 
     def closeEvent(self, event):
         if not self.maybe_save():

@@ -99,6 +99,7 @@ class Redraw(QObject):
         self.signatures.forget(("part", name))
 
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt's name)
-        if watched is self._view and event.type() == QEvent.Show and self.stale:
+        # (getattr: Qt may still send the view's last events while the Python side is torn down)
+        if watched is getattr(self, "_view", None) and event.type() == QEvent.Show and self.stale:
             self.update()
         return False
