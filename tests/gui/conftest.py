@@ -79,6 +79,19 @@ def open_window(qtbot):
         win.document.undo_stack.setClean()
         win.close()   # stops pending sweeps, cancels and waits for the worker
         win.runner.wait(10000)
+    _delete_now(opened)
+
+
+def _delete_now(objects) -> None:
+    """Delete the closed windows (and the documents they own) now, not at some later turn of the event
+    loop: a suite of hundreds of windows otherwise holds every one's results."""
+    from PySide6.QtCore import QCoreApplication, QEvent
+    from shiboken6 import isValid
+
+    for obj in objects:
+        if isValid(obj):
+            obj.deleteLater()
+    QCoreApplication.sendPostedEvents(None, QEvent.DeferredDelete)
 
 
 @pytest.fixture
@@ -91,4 +104,6 @@ def document(qtbot):
     from tcoapp.gui.document import Document
     from tcoapp.io.default_scenario import default_scenario
 
-    return Document(default_scenario())
+    doc = Document(default_scenario())
+    yield doc
+    _delete_now([doc])   # (its signals' lambdas hold the test's views: a cycle through Qt)
