@@ -189,7 +189,9 @@ def _checks_section() -> list[str]:
         "`current` or `STALE`. A stale plan must be recomputed in tcoapp (open the file, save it). Plan names over "
         "the output columns are formulas reading Plans row 1, so a renamed plan is named everywhere.", "",
         "Everything else is live: every finance input on Plans and Pools; device and server prices, devices per "
-        "server, TDP, idle power and server overhead (looked up on Devices by the pool's device); the tier price "
+        "server, TDP, idle power and server overhead (looked up on Devices by the pool's device; where a cost-objective "
+        "serving search picked the configuration, as in the default plans, a price edit is checked instead, above: set "
+        "`serving_search` to `off` to price a typed configuration live); the tier price "
         "(looked up on PriceTiers at the pool's tokens/s per user); the sizing of a one-pool plan under "
         "`facility_power`, `capex_budget` and `demand`; the years keys. Formula cells carry the engine's values as "
         "cached values, so tools that do not calculate (pandas, previewers) see the numbers; a spreadsheet "

@@ -7,7 +7,7 @@ powered on its own before the plan sums them (`finance/metrics.py`).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -241,8 +241,14 @@ def compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
     plan_interval, pool_intervals = prediction_intervals(scenario, plan, pools, fleet)
     return PlanResult(plan.name, point, metrics, out, inputs, pools, fleet,
                       tuple(dict.fromkeys(warnings)), serving_search=plan.serving_search,
-                      searches=tuple(c.search for c in caps), prediction_interval=plan_interval,
+                      searches=tuple(_without_sweep(c.search) for c in caps), prediction_interval=plan_interval,
                       pool_intervals=pool_intervals, frontier=frontier, frontier_share=share)
+
+
+def _without_sweep(outcome: SearchOutcome | None) -> SearchOutcome | None:
+    """The search's outcome without its sweep (every point it evaluated: 100-300 MB for the widest
+    space), once the frontier has reused it: a result keeps what was chosen, not how."""
+    return outcome if outcome is None or outcome.sweep is None else replace(outcome, sweep=None)
 
 
 def prediction_intervals(scenario: Scenario, plan: Plan, pools, fleet) -> tuple[dict | None, tuple[dict | None, ...]]:

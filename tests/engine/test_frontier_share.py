@@ -26,6 +26,8 @@ def test_default_scenario_plans_search_and_sit_on_their_frontier():
         assert r.frontier is not None and 0.9 <= r.frontier_share <= 1.0 + 1e-9, plan.name
         assert not any(w.startswith("far below its frontier") for w in r.warnings)
         assert r.as_json()["frontier_share"] == pytest.approx(r.frontier_share)
+        # the result keeps what the search chose, not every point it swept (100-300 MB each)
+        assert r.searches and all(s is not None and s.sweep is None for s in r.searches), plan.name
 
 
 def test_a_hand_typed_plan_far_below_its_frontier_is_warned():

@@ -88,7 +88,7 @@ def test_catalog_duplicate_only_on_the_devices_and_models_tables(window):
     assert catalog.duplicate_button.isEnabled() and not catalog.fit_curve_button.isEnabled()
 
 
-def test_curve_points_are_editable_and_curves_deletable(qtmodeltester, window):
+def test_curve_points_are_editable_and_curves_deletable(window, qtmodeltester):  # (the tester lets go first)
     from dataclasses import replace
 
     doc = window.document
