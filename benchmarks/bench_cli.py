@@ -34,8 +34,9 @@ def compute_cli_s() -> dict:
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WIDE_SAMPLE = os.path.join(ROOT, "samples", "hopper_to_blackwell_power_limited.xlsx")
 _PEAK = ("import resource, sys; from tcoapp.cli import main; import contextlib, io\n"
-         "with contextlib.redirect_stdout(io.StringIO()): main(sys.argv[1:])\n"
-         "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)")
+         "with contextlib.redirect_stdout(io.StringIO()): status = main(sys.argv[1:])\n"
+         "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)\n"
+         "sys.exit(status)")
 
 
 def _peak_mb(args) -> float:

@@ -300,8 +300,10 @@ class _BlockFormulas:
                                          f"*{active}"),
             f"pool{k}.rent_usd": gated(f"(1-{q('owned')})*{q('device_count')}*{q('rent_usd_per_device_hour')}"
                                      f"*HOURS_PER_YEAR*{here('cost_index')}*{active}"),
-            **{f"pool{k}.{part}_usd": gated(f"IF({p(f'{part}_fraction_per_year')}>0,{q('owned')}*{q('capex_usd')}"
-                                            f"*{p(f'{part}_fraction_per_year')}*{active},0)") for part in HELD_CAPEX_PARTS},
+            # (the fraction decides first: 0 where it is 0, even where the capex does not exist, as the engine)
+            **{f"pool{k}.{part}_usd": self._na.when(f"AND({active}=1,{p(f'{part}_fraction_per_year')}>0)",
+                                                    f"{q('owned')}*{q('capex_usd')}*{p(f'{part}_fraction_per_year')}"
+                                                    f"*{active}") for part in HELD_CAPEX_PARTS},
             f"pool{k}.capex_usd": self._na.when(f"{year_ref}={bought}", f"-{q('capex_usd')}"),
             f"pool{k}.replacement_capex_usd": gated(f"-{p('annual_failure_rate')}*{q('owned')}*{q('device_count')}"
                                                   f"*{q('price_usd')}"),

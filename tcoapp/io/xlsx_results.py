@@ -94,8 +94,10 @@ POOL_FORMULAS: tuple[tuple[str, PoolFormula], ...] = (
     ("colocation_usd_per_year", lambda q: f'{q.r("owned")}*{q.r("it_provisioned_kw")}*{q.p("colocation_usd_per_kw_month")}'
                                           f'*MONTHS_PER_YEAR'),
     ("maintenance_usd_per_year", lambda q: f'{q.r("hardware_capex_usd")}*{q.p("maintenance_fraction_per_year")}'),
-    *((f"{part}_usd_per_year", lambda q, part=part: f'IF({q.p(f"{part}_fraction_per_year")}>0,{q.r("owned")}'
-                                                   f'*{q.r("capex_usd")}*{q.p(f"{part}_fraction_per_year")},0)')
+    # a fraction of the capex held, 0 where the fraction is 0 even where the capex does not exist (as the engine)
+    *((f"{part}_usd_per_year", lambda q, part=part: q.when(f'{q.p(f"{part}_fraction_per_year")}>0',
+                                                          f'{q.r("owned")}*{q.r("capex_usd")}'
+                                                          f'*{q.p(f"{part}_fraction_per_year")}'))
       for part in HELD_CAPEX_PARTS),
     ("software_usd_per_year", lambda q: f'{q.r("device_count")}*{q.p("software_usd_per_device_year")}'),
     ("rent_usd_per_year", lambda q: f'(1-{q.r("owned")})*{q.r("device_count")}*{q.r("rent_usd_per_device_hour")}'
@@ -363,7 +365,9 @@ def _pool_block(ws, scenario, results, layout: Layout, k: int, last_col: int) ->
                 put(ws, row, col, refs.engine_value(key), "engine", unit)
         guard = NaGuard(S.RESULTS, layout.row_key)
         for key, formula in POOL_FORMULAS:
-            put(ws, layout.result_rows[pool_key(k, key)], col, guard(formula(refs)), "formula", result_unit(key))
+            text = formula(refs)   # a core to guard, or a formula already guarded (PoolRefs.when)
+            put(ws, layout.result_rows[pool_key(k, key)], col, text if text.startswith("=") else guard(text),
+                "formula", result_unit(key))
 
 
 class PoolRefs:
@@ -379,6 +383,10 @@ class PoolRefs:
 
     def p(self, key: str) -> str:
         return self.plan_refs.p(key)
+
+    def when(self, condition: str, core: str) -> str:
+        """The formula IF(condition, core or n/a, 0): `condition` (over inputs, never n/a) decides first."""
+        return NaGuard(S.RESULTS, self.layout.row_key).when(condition, core)
 
     def text(self, key: str) -> str:
         return {"pool": self.pool.name, "role": self.pool.role, "device": self.pool.device}[key]

@@ -25,11 +25,12 @@ def bounded_memory():
         yield
         return
     soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    limit = held + MEMORY_HEADROOM_BYTES
-    resource.setrlimit(resource.RLIMIT_AS, (limit if hard == resource.RLIM_INFINITY else min(limit, hard), hard))
+    limit = min(v for v in (held + MEMORY_HEADROOM_BYTES, soft, hard) if v != resource.RLIM_INFINITY)  # never looser
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
     try:
         yield
     finally:
+        signal.alarm(0)   # (a hang alarm must not interrupt the restore below)
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
 
 
