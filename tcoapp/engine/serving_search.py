@@ -216,18 +216,21 @@ def search_by_evaluation(scenario: Scenario, plan: Plan, pool: ResolvedPool,
     per device W, batch) of the pool at full load, or None where it has no operating point."""
     space = pool_search_space(scenario, plan, pool)
     device = scenario.device(pool.device)
-    best = None
     configs = space_configs(space, pool.serving)
-    for serving in configs:
-        found = evaluate(replace(pool, serving=serving))
-        if found is None:
-            continue
-        score = float(objective_score(plan, pool, device, found[0], found[1])[0])
-        if np.isfinite(score) and (best is None or score > best[0]):
-            batch = int(round(found[2])) if plan.has_target else serving.batch
-            best = (score, replace(serving, batch=batch))
-    if best is None:
+    found = [(serving, point) for serving in configs
+             if (point := evaluate(replace(pool, serving=serving))) is not None]
+    if not found:
         return pool, None
-    outcome = SearchOutcome(best[1], plan.search_objective, objective_value(plan, best[0]), len(configs),
+    # every configuration's objective in one call (it reads only the point's tokens/s and power, and
+    # the pool's count, racking and ownership, which the configurations share)
+    scores = objective_score(plan, pool, device, np.array([p[0] for _, p in found], float),
+                             np.array([p[1] for _, p in found], float))
+    finite = np.isfinite(scores)
+    if not finite.any():
+        return pool, None
+    i = int(np.argmax(np.where(finite, scores, -np.inf)))   # the first of equals, as the configurations are listed
+    serving, point = found[i]
+    chosen = replace(serving, batch=int(round(point[2])) if plan.has_target else serving.batch)
+    outcome = SearchOutcome(chosen, plan.search_objective, objective_value(plan, float(scores[i])), len(configs),
                             len(configs) * _batch_count(plan, pool), len(configs), space.dropped_precisions)
-    return replace(pool, serving=best[1]), outcome
+    return replace(pool, serving=chosen), outcome
