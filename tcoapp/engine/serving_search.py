@@ -27,7 +27,7 @@ import numpy as np
 
 from .operating import MAX_SEARCH_BATCH, operating_point, search_batches
 from .performance.curve import OperatingPoint
-from .performance.frontier import CONFIG_COLUMNS, SweepResult, sweep
+from .performance.frontier import SweepResult, sweep
 from .pools import ResolvedPool
 from .records import Plan, ServingConfig
 from .scenario import Scenario
@@ -159,7 +159,8 @@ def _picks(plan: Plan, result: SweepResult, n_b: int, space: SearchSpace | None 
     a replica larger than the pool (`space.max_devices`) is not feasible."""
     ok = result.feasible.copy()
     if space is not None:
-        ok &= space.fits(result.tensor_parallel, result.expert_parallel)
+        ok &= result.per_point(space.fits(result.configurations["tensor_parallel"],
+                                          result.configurations["expert_parallel"]))
     if plan.min_tokens_per_s_per_user is not None:
         ok &= result.tokens_per_s_per_user >= plan.min_tokens_per_s_per_user
     if plan.max_ttft_s is not None:
@@ -188,8 +189,9 @@ def _shortlist(scores, result: SweepResult, picks, typed: ServingConfig, space: 
 
 def _config(result: SweepResult, flat_index: int, typed: ServingConfig, batch_searched: bool) -> ServingConfig:
     """Point `flat_index`'s configuration; its batch where the batch is searched, else the typed one."""
-    values = {c: getattr(result, c)[flat_index].item() for c in CONFIG_COLUMNS}
-    batch = int(round(float(result.batch[flat_index]))) if batch_searched else typed.batch
+    values = result.config(flat_index)
+    swept_batch = values.pop("batch")
+    batch = int(round(float(swept_batch))) if batch_searched else typed.batch
     return replace(typed, batch=batch, **values)
 
 

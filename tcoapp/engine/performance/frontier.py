@@ -27,17 +27,26 @@ CONFIG_COLUMNS = ("tensor_parallel", "expert_parallel", "attention_dp", "weight_
                   "spec_decode_draft_tokens")
 
 
+def _per_point(name: str) -> cached_property:
+    """A configuration column per point (configuration-major, every batch of a configuration in a row),
+    built when first read: the search reads a point's configuration through `config`, not these."""
+    def column(self) -> np.ndarray:
+        return np.repeat(self.configurations[name], self.batches_per_configuration)
+    column.__name__ = name
+    column.__doc__ = f"`{name}` of every point (per point; see `configurations` for one per configuration)."
+    return cached_property(column)
+
+
 @dataclass(frozen=True)
 class SweepResult:
-    """Every swept point as equal-length arrays (units in the names) plus the Pareto set."""
+    """Every swept point as equal-length arrays (units in the names) plus the Pareto set. The
+    configuration columns (CONFIG_COLUMNS) are kept once per configuration (`configurations`), each
+    configuration's points being `batches_per_configuration` consecutive points; per point they are
+    properties built on first read (a sweep of the widest space has millions of points)."""
 
     batch: np.ndarray
-    tensor_parallel: np.ndarray
-    expert_parallel: np.ndarray
-    attention_dp: np.ndarray
-    weight_precision: np.ndarray
-    kv_precision: np.ndarray
-    spec_decode_draft_tokens: np.ndarray
+    configurations: dict            # CONFIG_COLUMNS -> one value per configuration
+    batches_per_configuration: int
     spec_decode_acceptance: float
     tokens_per_s_per_user: np.ndarray
     tokens_per_s_per_device: np.ndarray
@@ -45,6 +54,21 @@ class SweepResult:
     power_w: np.ndarray
     max_batch_by_memory: np.ndarray
     feasible: np.ndarray
+
+    tensor_parallel = _per_point("tensor_parallel")
+    expert_parallel = _per_point("expert_parallel")
+    attention_dp = _per_point("attention_dp")
+    weight_precision = _per_point("weight_precision")
+    kv_precision = _per_point("kv_precision")
+    spec_decode_draft_tokens = _per_point("spec_decode_draft_tokens")
+
+    def configuration_of(self, i) -> np.ndarray | int:
+        """The configuration index of point(s) i."""
+        return np.asarray(i) // self.batches_per_configuration if np.ndim(i) else int(i) // self.batches_per_configuration
+
+    def per_point(self, per_configuration) -> np.ndarray:
+        """A value per configuration (e.g. computed from `configurations`) spread to every point."""
+        return np.repeat(np.asarray(per_configuration), self.batches_per_configuration)
 
     @cached_property
     def pareto_mask(self) -> np.ndarray:
@@ -70,8 +94,9 @@ class SweepResult:
         return int(np.argmax(np.where(self.feasible, self.tokens_per_s_per_device, -np.inf)))
 
     def config(self, i: int) -> dict:
-        """The configuration columns of point i as plain Python values."""
-        return {c: getattr(self, c)[i].item() for c in ("batch",) + CONFIG_COLUMNS}
+        """The configuration columns of point i (and its batch) as plain Python values."""
+        j = self.configuration_of(i)
+        return {"batch": self.batch[i].item(), **{c: self.configurations[c][j].item() for c in CONFIG_COLUMNS}}
 
 
 def pareto_mask(x, y, valid=None) -> np.ndarray:
@@ -155,8 +180,8 @@ def sweep(device, model, workload, *, batches, tensor_parallel=(1, 2, 4, 8), exp
             progress(stop / len(combos))
     rep = lambda a: np.repeat(a, b.size)  # noqa: E731
     feasible = rep(possible) & (np.tile(b, len(combos)) <= out["m"]) & (out["m"] >= 1)
-    return SweepResult(np.tile(b, len(combos)), *(rep(cols[c]) for c in CONFIG_COLUMNS), float(spec_decode_acceptance),
-                       out["u"], out["d"], out["t"], out["p"], out["m"], feasible)
+    return SweepResult(np.tile(b, len(combos)), {c: cols[c] for c in CONFIG_COLUMNS}, int(b.size),
+                       float(spec_decode_acceptance), out["u"], out["d"], out["t"], out["p"], out["m"], feasible)
 
 
 PROGRESS_STEPS = 20          # chunks of a sweep that reports progress or may be cancelled (a GUI worker)
