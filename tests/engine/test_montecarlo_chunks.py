@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from tcoapp.engine.errors import Cancelled
+from tcoapp.engine.quantities.metrics import SIMULATED_METRICS
 from tcoapp.engine.uncertainty import exact_percentiles, simulate as simulate_module
 from tcoapp.engine.uncertainty.exact_percentiles import ExactPercentiles, key_values, refine_step, sort_keys
 from tcoapp.engine.uncertainty.report import simulation_json
@@ -23,7 +24,7 @@ def scenario():
 
 
 def _arrays(sim):
-    return [{k: v.copy() for k, v in p.metrics.items()} | {"cumulative": p.cumulative_cash_flow_usd.copy()}
+    return [{k: p.metric(k).copy() for k in SIMULATED_METRICS} | {"cumulative": p.cumulative_cash_flow_usd.copy()}
             for p in sim.plans]
 
 

@@ -9,9 +9,10 @@ drive the sweep; cancelling raises `tcoapp.engine.errors.Cancelled`.
 from __future__ import annotations
 
 import itertools
+from types import MappingProxyType
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Callable
+from typing import Callable, Mapping
 
 import numpy as np
 
@@ -45,7 +46,7 @@ class SweepResult:
     properties built on first read (a sweep of the widest space has millions of points)."""
 
     batch: np.ndarray
-    configurations: dict            # CONFIG_COLUMNS -> one value per configuration
+    configurations: Mapping[str, np.ndarray]   # CONFIG_COLUMNS -> one value per configuration (read-only)
     batches_per_configuration: int
     spec_decode_acceptance: float
     tokens_per_s_per_user: np.ndarray
@@ -180,7 +181,7 @@ def sweep(device, model, workload, *, batches, tensor_parallel=(1, 2, 4, 8), exp
             progress(stop / len(combos))
     rep = lambda a: np.repeat(a, b.size)  # noqa: E731
     feasible = rep(possible) & (np.tile(b, len(combos)) <= out["m"]) & (out["m"] >= 1)
-    return SweepResult(np.tile(b, len(combos)), {c: cols[c] for c in CONFIG_COLUMNS}, int(b.size),
+    return SweepResult(np.tile(b, len(combos)), MappingProxyType({c: cols[c] for c in CONFIG_COLUMNS}), int(b.size),
                        float(spec_decode_acceptance), out["u"], out["d"], out["t"], out["p"], out["m"], feasible)
 
 

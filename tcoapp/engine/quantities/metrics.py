@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import field, fields, make_dataclass, replace
 
+import numpy as np
+
 from .row import Metric, ranked
 
 
@@ -112,6 +114,27 @@ Metrics = make_dataclass(
 )
 Metrics.__doc__ = ("Every result metric of a plan (docs/workbook_format.md, \"Results\"): one float per row of METRICS, "
                    "in its unit (field metadata); NaN where the metric does not exist.")
+
+
+def _draws_map(self, fn):
+    """The record with `fn(array)` in place of each metric's array (a slice, a copy...)."""
+    return type(self)(**{f.name: fn(getattr(self, f.name)) for f in fields(self)})
+
+
+def _draws_joined(cls, parts):
+    """Records of consecutive draws as one (the draws in order)."""
+    return cls(**{f.name: np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(cls)})
+
+
+DrawMetrics = make_dataclass(
+    "DrawMetrics",
+    [(key, np.ndarray, field(metadata={"unit": METRIC_BY_KEY[key].unit, "label": METRIC_BY_KEY[key].label}))
+     for key in SIMULATED_METRICS],
+    frozen=True, eq=False,   # (arrays: compared by identity, as a dict of them could not be)
+    namespace={"__module__": __name__, "map": _draws_map, "joined": classmethod(_draws_joined)},
+)
+DrawMetrics.__doc__ = ("A plan's simulated metrics (SIMULATED_METRICS): one array of shape (draws,) per metric, in its "
+                       "unit (field metadata); NaN where the metric does not exist in a draw.")
 
 
 def metric_values(metrics) -> tuple[tuple[str, float], ...]:

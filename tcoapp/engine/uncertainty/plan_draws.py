@@ -24,7 +24,7 @@ import numpy as np
 from ..finance import sizing
 from ..finance.metrics import finance_metrics
 from ..quantities.finance import FinanceInputs
-from ..quantities.metrics import SIMULATED_METRICS
+from ..quantities.metrics import SIMULATED_METRICS, DrawMetrics
 from ..pools import plan_reaches, sells_output
 from . import keys as K
 from .inputs import UncertainInput, field_name, target_field
@@ -43,7 +43,7 @@ class PlanDraws:
     """A plan's simulated metrics: arrays of shape (draws,) (NaN: the metric does not exist in that draw)."""
 
     name: str
-    metrics: Mapping[str, np.ndarray]          # SIMULATED_METRICS
+    metrics: DrawMetrics                       # SIMULATED_METRICS, an array per metric
     cumulative_cash_flow_usd: np.ndarray       # (draws, years + 1), year 0 first
     inputs: tuple[InputDraws, ...]
     deterministic: Mapping[str, float]         # the plan's compute result
@@ -51,7 +51,7 @@ class PlanDraws:
 
     def metric(self, key: str) -> np.ndarray:
         """One SIMULATED_METRICS metric per draw, in its unit (NaN: does not exist in that draw)."""
-        return self.metrics[key]
+        return getattr(self.metrics, key)
 
     def head(self, n: int) -> "PlanDraws":
         """The first n draws."""
@@ -62,7 +62,7 @@ class PlanDraws:
         return self._part(slice(n, None))
 
     def _part(self, part: slice) -> "PlanDraws":
-        return PlanDraws(self.name, {k: v[part] for k, v in self.metrics.items()}, self.cumulative_cash_flow_usd[part],
+        return PlanDraws(self.name, self.metrics.map(lambda v: v[part]), self.cumulative_cash_flow_usd[part],
                          tuple(InputDraws(d.row, d.values[part]) for d in self.inputs), self.deterministic, self.notes)
 
 
@@ -71,7 +71,7 @@ def joined(parts: list[PlanDraws]) -> PlanDraws:
     first = parts[0]
     if len(parts) == 1:
         return first
-    metrics = {k: np.concatenate([p.metrics[k] for p in parts]) for k in first.metrics}
+    metrics = DrawMetrics.joined([p.metrics for p in parts])
     cumulative = np.concatenate([p.cumulative_cash_flow_usd for p in parts])
     inputs = tuple(InputDraws(d.row, np.concatenate([p.inputs[i].values for p in parts])) for i, d in enumerate(first.inputs))
     notes = tuple(dict.fromkeys(n for p in parts for n in p.notes))
@@ -104,14 +104,14 @@ def simulate_plan(scenario, plan, base, rows: list[UncertainInput], quantiles, d
         _pair_points(scenario, plan, base, pair, {i: batch["device_count"][:, i] for i in pair}, batch, draws)
     out = finance_metrics(FinanceInputs(**batch))
     ones = np.ones(draws)
-    metrics = {k: np.asarray(out[k], float) * ones for k in SIMULATED_METRICS}
+    metrics = DrawMetrics(**{k: np.asarray(out[k], float) * ones for k in SIMULATED_METRICS})
     cumulative = np.asarray(out.years.cumulative_cash_flow_usd, float)[:, :int(plan.years) + 1]
     return PlanDraws(plan.name, metrics, cumulative, inputs, deterministic, tuple(dict.fromkeys(notes)))
 
 
 def _fixed(base, inputs, deterministic, draws) -> PlanDraws:
     """No uncertain input (or no finance result): every draw is the deterministic plan."""
-    metrics = {k: np.full(draws, v if v is not None else np.nan, float) for k, v in deterministic.items()}
+    metrics = DrawMetrics(**{k: np.full(draws, v if v is not None else np.nan, float) for k, v in deterministic.items()})
     flows = ([r["cumulative_cash_flow_usd"] for r in base.year_rows()] if base.inputs is not None else [])
     cumulative = np.repeat(np.array([np.nan if v is None else v for v in flows], float)[None, :], draws, axis=0)
     return PlanDraws(base.name, metrics, cumulative, inputs, deterministic)
