@@ -17,14 +17,13 @@ What cannot move is said in the plan's notes: a measured curve's points.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping
 
 import numpy as np
 
 from ..finance import sizing
 from ..finance.metrics import finance_metrics
 from ..quantities.finance import FinanceInputs
-from ..quantities.metrics import SIMULATED_METRICS, DrawMetrics
+from ..quantities.metrics import SIMULATED_METRICS, DrawMetrics, Metrics
 from ..pools import plan_reaches, sells_output
 from . import keys as K
 from .inputs import UncertainInput, field_name, target_field
@@ -46,7 +45,7 @@ class PlanDraws:
     metrics: DrawMetrics                       # SIMULATED_METRICS, an array per metric
     cumulative_cash_flow_usd: np.ndarray       # (draws, years + 1), year 0 first
     inputs: tuple[InputDraws, ...]
-    deterministic: Mapping[str, float]         # the plan's compute result
+    deterministic: Metrics                     # the plan's compute result
     notes: tuple[str, ...] = field(default=())
 
     def metric(self, key: str) -> np.ndarray:
@@ -88,7 +87,7 @@ def simulate_plan(scenario, plan, base, rows: list[UncertainInput], quantiles, d
         if id(row) not in row_values:
             row_values[id(row)] = draw_values(row, quantiles)
     inputs = tuple(InputDraws(row, row_values[id(row)]) for row in rows)
-    deterministic = {k: getattr(base.metrics, k) for k in SIMULATED_METRICS}
+    deterministic = base.metrics
     if base.inputs is None or not inputs:
         return _fixed(base, inputs, deterministic, draws)
     drawn = {d.row.key: d.values for d in inputs}
@@ -111,7 +110,7 @@ def simulate_plan(scenario, plan, base, rows: list[UncertainInput], quantiles, d
 
 def _fixed(base, inputs, deterministic, draws) -> PlanDraws:
     """No uncertain input (or no finance result): every draw is the deterministic plan."""
-    metrics = DrawMetrics(**{k: np.full(draws, v if v is not None else np.nan, float) for k, v in deterministic.items()})
+    metrics = DrawMetrics(**{k: np.full(draws, getattr(deterministic, k), float) for k in SIMULATED_METRICS})
     flows = ([r["cumulative_cash_flow_usd"] for r in base.year_rows()] if base.inputs is not None else [])
     cumulative = np.repeat(np.array([np.nan if v is None else v for v in flows], float)[None, :], draws, axis=0)
     return PlanDraws(base.name, metrics, cumulative, inputs, deterministic)
