@@ -20,7 +20,7 @@ from ..engine.quantities.inputs import DEVICE_FIELDS, PLAN_FIELDS, PRICE_TIER_FI
 from ..engine.quantities.finance import (
     COST_COMPONENTS, DEVICE_ECONOMICS_KEYS, INPUT_BY_KEY, SUMMED_KEYS, OPEX_PARTS, POOL_QUANTITY_BY_KEY, QUANTITY_BY_KEY,
 )
-from ..engine.finance.metrics import HELD_CAPEX_PARTS
+from ..engine.quantities.finance import HELD_CAPEX_PARTS
 from ..engine.quantities.metrics import CASHFLOW_METRICS, METRIC_BY_KEY
 from ..engine.scenario import Scenario
 from . import sheets as S

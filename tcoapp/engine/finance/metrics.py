@@ -15,12 +15,12 @@ import numpy as np
 from . import cashflow, costs, depreciation, financing, packing, recovery, timeline
 from ..quantities.inputs import FINANCE_FIELDS
 from ..quantities.finance import (
-    COST_COMPONENTS, LEVELIZED_YEAR_ROWS, OPEX_PARTS, POOL_QUANTITIES, SUMMED_KEYS, FinanceResult, PoolFinance, YearRows, as_inputs,
+    COST_COMPONENTS, HELD_CAPEX_PARTS, LEVELIZED_YEAR_ROWS, OPEX_PARTS, POOL_QUANTITIES, SUMMED_KEYS, FinanceResult, PoolFinance,
+    YearRows, as_inputs,
 )
 
 ITEMIZED = tuple(f.name for f in FINANCE_FIELDS if f.group == "capex" and f.name != "other_capex_fraction")  # per device / server
 SUMMED = SUMMED_KEYS
-HELD_CAPEX_PARTS = ("insurance", "property_tax")  # opex parts that are a fraction of the capex held (costs.py)
 
 
 def finance_metrics(x, with_irr: bool = True) -> FinanceResult:

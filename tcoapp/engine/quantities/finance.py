@@ -113,8 +113,8 @@ YEAR_QUANTITIES: tuple[Quantity, ...] = (
     _q("software_usd", "USD", "plan", "Software of the pools serving in the year.", **Y, opex_part="software", bar="other", bridge=4, pool_year=7, levelized=True),
     _q("rent_usd", "USD", "plan", "Rent of the rented pools serving in the year.", **Y, opex_part="rent", bar="other", bridge=6, pool_year=8, levelized=True),
     _q("staff_usd", "USD", "plan", "Staff cost of the year.", **Y, opex_part="staff", bar="other", bridge=5, levelized=True),
-    _q("insurance_usd", "USD", "plan", "Insurance of the bought pools serving in the year: insurance_fraction_per_year x their capex.", **Y, label="Insurance", opex_part="insurance", bar="other", bridge=7, pool_year=16, levelized=True),
-    _q("property_tax_usd", "USD", "plan", "Property tax of the bought pools serving in the year: property_tax_fraction_per_year x their capex.", **Y, label="Property tax", opex_part="property_tax", bar="other", bridge=8, pool_year=17, levelized=True),
+    _q("insurance_usd", "USD", "plan", "Insurance of the bought pools serving in the year: insurance_fraction_per_year x their capex.", **Y, label="Insurance", opex_part="insurance", held_capex=True, bar="other", bridge=7, pool_year=16, levelized=True),
+    _q("property_tax_usd", "USD", "plan", "Property tax of the bought pools serving in the year: property_tax_fraction_per_year x their capex.", **Y, label="Property tax", opex_part="property_tax", held_capex=True, bar="other", bridge=8, pool_year=17, levelized=True),
     _q("opex_usd", "USD", "plan", "Energy + colocation + maintenance + software + rent + staff.", **Y, json=True, levelized=True),
     _q("capex_usd", "USD", "plan", "Capex of the tranches paid in the year.", **Y, pool_year=9, json=True),
     _q("replacement_capex_usd", "USD", "plan", "Failed devices replaced in the year: annual_failure_rate x the bought pools' serving devices x price_usd.", **Y, pool_year=10, json=True),
@@ -144,6 +144,7 @@ YEAR_QUANTITY_BY_KEY = {q.key: q for q in YEAR_QUANTITIES}
 # views of the year rows' flow columns (every list of year keys another module needs)
 OPEX_PARTS = tuple(q.opex_part for q in YEAR_QUANTITIES if q.opex_part)   # the opex sum, in table order
 COST_COMPONENTS = ("capex",) + OPEX_PARTS                                   # cost per token's parts
+HELD_CAPEX_PARTS = tuple(q.opex_part for q in YEAR_QUANTITIES if q.held_capex)  # each a fraction of the capex held
 BAR_SEGMENTS = ("capex",) + tuple(dict.fromkeys(q.bar for q in YEAR_QUANTITIES if q.opex_part))  # the cost bar
 OTHER_PARTS = tuple(q.opex_part for q in YEAR_QUANTITIES if q.bar == "other")  # drawn as one "other" segment
 BRIDGE_PARTS = ("capex",) + tuple(q.opex_part for q in sorted(

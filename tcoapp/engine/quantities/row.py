@@ -69,6 +69,7 @@ class Quantity:
     help: str
     label: str = ""          # the readable name beside the key on the output sheets and in the app ("": the sheets' own)
     opex_part: str = ""      # a year row that is one part of opex: the part's name (cost per token, bridge)
+    held_capex: bool = False  # an opex part that is the plan's `<part>_fraction_per_year` x the capex still held
     bar: str = ""            # the cost bar's segment the part is drawn in ("other": summed into one segment)
     bridge: int = 0          # position of the part in the cost bridge (0: capex first)
     cashflow: str = ""       # a year row: the CashFlow block part it is a row of ("years"; "financing": after the IRR rows)
