@@ -71,6 +71,11 @@ class CompareModel(QAbstractTableModel):
     def columnCount(self, parent=QModelIndex()) -> int:
         return 0 if parent.isValid() else self._n_plans
 
+    def _shown_plans(self) -> int:
+        """The plan columns that exist both in the model and in the document (a view may ask between a
+        plan's removal and the model's reset)."""
+        return min(self._n_plans, len(self._doc.scenario.plans))
+
     def row_key(self, row: int) -> tuple[str, str]:
         return self._rows[row]
 
@@ -82,10 +87,9 @@ class CompareModel(QAbstractTableModel):
 
     def headerData(self, section, orientation, role=Qt.DisplayRole):
         if orientation == Qt.Horizontal:
-            plans = self._doc.scenario.plans
-            if section >= min(self._n_plans, len(plans)):   # (a view may ask between a plan's removal and the reset)
+            if section >= self._shown_plans():
                 return None
-            plan = plans[section]
+            plan = self._doc.scenario.plans[section]
             mismatch = self._mismatch(section, plan)
             if role == Qt.DisplayRole:
                 text = textwrap.fill(plan.name, self.header_wrap, break_long_words=False) or plan.name
@@ -132,7 +136,7 @@ class CompareModel(QAbstractTableModel):
 
     # --- data --------------------------------------------------------------------------------
     def data(self, index, role=Qt.DisplayRole):
-        if not index.isValid() or index.column() >= min(self._n_plans, len(self._doc.scenario.plans)):
+        if not index.isValid() or index.column() >= self._shown_plans():
             return None
         kind, key = self._rows[index.row()]
         col = index.column()

@@ -17,8 +17,7 @@ import math
 from openpyxl.utils import get_column_letter
 
 from ..engine.finance.depreciation import MACRS_5_PERCENT, MACRS_7_PERCENT
-from ..engine.quantities.finance import HELD_CAPEX_PARTS
-from ..engine.quantities.finance import OPEX_PARTS, POOL_YEAR_KEYS, YEAR_QUANTITY_BY_KEY
+from ..engine.quantities.finance import HELD_CAPEX_PARTS, OPEX_PARTS, POOL_YEAR_KEYS, YEAR_QUANTITY_BY_KEY
 from ..engine.scenario import Scenario
 from . import sheets as S
 from .xlsx_checks import banner

@@ -18,9 +18,9 @@ import numpy as np
 from ..engine.compute import PlanResult, not_entered
 from ..engine.quantities.inputs import DEVICE_FIELDS, PLAN_FIELDS, PRICE_TIER_FIELDS
 from ..engine.quantities.finance import (
-    COST_COMPONENTS, DEVICE_ECONOMICS_KEYS, INPUT_BY_KEY, SUMMED_KEYS, OPEX_PARTS, POOL_QUANTITY_BY_KEY, QUANTITY_BY_KEY,
+    COST_COMPONENTS, DEVICE_ECONOMICS_KEYS, HELD_CAPEX_PARTS, INPUT_BY_KEY, SUMMED_KEYS, OPEX_PARTS, POOL_QUANTITY_BY_KEY,
+    QUANTITY_BY_KEY,
 )
-from ..engine.quantities.finance import HELD_CAPEX_PARTS
 from ..engine.quantities.metrics import CASHFLOW_METRICS, METRIC_BY_KEY
 from ..engine.scenario import Scenario
 from . import sheets as S
@@ -363,10 +363,9 @@ def _pool_block(ws, scenario, results, layout: Layout, k: int, last_col: int) ->
                 put(ws, row, col, live, "formula", unit)
             else:
                 put(ws, row, col, refs.engine_value(key), "engine", unit)
-        guard = NaGuard(S.RESULTS, layout.row_key)
         for key, formula in POOL_FORMULAS:
             text = formula(refs)   # a core to guard, or a formula already guarded (PoolRefs.when)
-            put(ws, layout.result_rows[pool_key(k, key)], col, text if text.startswith("=") else guard(text),
+            put(ws, layout.result_rows[pool_key(k, key)], col, text if text.startswith("=") else refs.guard(text),
                 "formula", result_unit(key))
 
 
@@ -377,6 +376,7 @@ class PoolRefs:
         self.layout, self.index, self.k, self.plan, self.result = layout, index, k, plan, result
         self.pool = result.pools[k - 1]
         self.plan_refs = PlanRefs(layout, index)
+        self.guard = NaGuard(S.RESULTS, layout.row_key)   # a formula core -> the formula, n/a where an operand is
 
     def r(self, key: str) -> str:
         return self.plan_refs.r(pool_key(self.k, key))
@@ -386,7 +386,7 @@ class PoolRefs:
 
     def when(self, condition: str, core: str) -> str:
         """The formula IF(condition, core or n/a, 0): `condition` (over inputs, never n/a) decides first."""
-        return NaGuard(S.RESULTS, self.layout.row_key).when(condition, core)
+        return self.guard.when(condition, core)
 
     def text(self, key: str) -> str:
         return {"pool": self.pool.name, "role": self.pool.role, "device": self.pool.device}[key]

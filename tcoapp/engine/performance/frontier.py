@@ -9,9 +9,9 @@ drive the sweep; cancelling raises `tcoapp.engine.errors.Cancelled`.
 from __future__ import annotations
 
 import itertools
-from types import MappingProxyType
 from dataclasses import dataclass
 from functools import cached_property
+from types import MappingProxyType
 from typing import Callable, Mapping
 
 import numpy as np
@@ -63,10 +63,6 @@ class SweepResult:
     kv_precision = _per_point("kv_precision")
     spec_decode_draft_tokens = _per_point("spec_decode_draft_tokens")
 
-    def configuration_of(self, i) -> np.ndarray | int:
-        """The configuration index of point(s) i."""
-        return np.asarray(i) // self.batches_per_configuration if np.ndim(i) else int(i) // self.batches_per_configuration
-
     def per_point(self, per_configuration) -> np.ndarray:
         """A value per configuration (e.g. computed from `configurations`) spread to every point."""
         return np.repeat(np.asarray(per_configuration), self.batches_per_configuration)
@@ -96,7 +92,7 @@ class SweepResult:
 
     def config(self, i: int) -> dict:
         """The configuration columns of point i (and its batch) as plain Python values."""
-        j = self.configuration_of(i)
+        j = int(i) // self.batches_per_configuration
         return {"batch": self.batch[i].item(), **{c: self.configurations[c][j].item() for c in CONFIG_COLUMNS}}
 
 
@@ -179,9 +175,9 @@ def sweep(device, model, workload, *, batches, tensor_parallel=(1, 2, 4, 8), exp
                         dict(shared_weight_args(device, attention_weight_precision, factors), stack_scale=stack_scale))
         if progress is not None:
             progress(stop / len(combos))
-    rep = lambda a: np.repeat(a, b.size)  # noqa: E731
-    feasible = rep(possible) & (np.tile(b, len(combos)) <= out["m"]) & (out["m"] >= 1)
-    return SweepResult(np.tile(b, len(combos)), MappingProxyType({c: cols[c] for c in CONFIG_COLUMNS}), int(b.size),
+    batch = np.tile(b, len(combos))
+    feasible = np.repeat(possible, b.size) & (batch <= out["m"]) & (out["m"] >= 1)
+    return SweepResult(batch, MappingProxyType({c: cols[c] for c in CONFIG_COLUMNS}), int(b.size),
                        float(spec_decode_acceptance), out["u"], out["d"], out["t"], out["p"], out["m"], feasible)
 
 
