@@ -15,12 +15,13 @@ import numpy as np
 from . import cashflow, costs, depreciation, financing, packing, recovery, timeline
 from ..quantities.inputs import FINANCE_FIELDS
 from ..quantities.finance import (
-    COST_COMPONENTS, HELD_CAPEX_PARTS, LEVELIZED_YEAR_ROWS, OPEX_PARTS, POOL_QUANTITIES, SUMMED_KEYS, FinanceResult, PoolFinance,
+    COST_COMPONENTS, FINANCE_INPUTS, HELD_CAPEX_PARTS, LEVELIZED_YEAR_ROWS, OPEX_PARTS, POOL_QUANTITIES, SUMMED_KEYS, FinanceResult, PoolFinance,
     YearRows, as_inputs,
 )
 
 ITEMIZED = tuple(f.name for f in FINANCE_FIELDS if f.group == "capex" and f.name != "other_capex_fraction")  # per device / server
 SUMMED = SUMMED_KEYS
+PLAN_INPUT_KEYS = tuple(q.key for q in FINANCE_INPUTS if q.scope == "plan")   # the plan-wide inputs
 
 
 def finance_metrics(x, with_irr: bool = True) -> FinanceResult:
@@ -31,12 +32,7 @@ def finance_metrics(x, with_irr: bool = True) -> FinanceResult:
     """
     a = as_inputs(x)
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):  # NaN in, NaN out: by design
-        plan = {k: np.asarray(a[k], float)[..., None] for k in ("other_capex_fraction", "pue", "electricity_usd_per_kwh",
-                                                              "colocation_usd_per_kw_month", "maintenance_fraction_per_year",
-                                                              "insurance_fraction_per_year", "property_tax_fraction_per_year",
-                                                              "software_usd_per_device_year", "utilization",
-                                                              "price_usd_per_million_input_tokens", "input_tokens",
-                                                              "output_tokens")}
+        plan = {k: np.asarray(a[k], float)[..., None] for k in PLAN_INPUT_KEYS}   # broadcast over the pool axis
         pool = _pool_quantities(a, plan)
         out = _plan_totals(a, pool)
         rows = _years(a, pool, out)
