@@ -3,9 +3,10 @@
 gui_startup_s: `python -m tcoapp` (the default scenario) from process start to the main window shown
 and taking events (the app prints its process age when TCOAPP_SMOKE_EXIT_MS is set), median of 3
 runs; baseline: a bare PySide6 QMainWindow shown the same way. The window shows every tab's frame,
-the plan editor and the Compare table; the plans' results are computed off the GUI thread after
-the window shows (gui/first_compute.py), so at this moment every view reads "computing…". That
-computation is measured by the next figure, not hidden:
+the plan editor and the Decision tab; the other tabs build their views the first time they are
+shown (gui/lazy_tab.py). The plans' results are computed off the GUI thread from the first turn of
+the event loop (gui/first_compute.py; the engine's compute modules load there), so at this moment
+every view reads "computing…". That computation is measured by the next figure, not hidden:
 gui_first_results_s: the same start until the computed results of every plan are in the document
 and the visible tab has drawn them (TCOAPP_SMOKE_RESULTS=1); same baseline.
 Both run with the bytecode cache (the environment may set PYTHONDONTWRITEBYTECODE; the runs use a

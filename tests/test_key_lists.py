@@ -29,7 +29,6 @@ ALLOWED = {
     # the Monte Carlo key routing, rewritten by the `chain` branch (uncertainty/plan_draws.py)
     ("engine/uncertainty/keys.py", "prefix_cache_hit_rate"): "plan keys that move a generated operating point",
     # the finance layer's broadcast of plan inputs onto the pool axis (an implementation detail of one function)
-    ("engine/finance/metrics.py", "other_capex_fraction"): "plan inputs broadcast onto the pool axis",
     # chart axes and column orders of one view
     ("gui/perf_data.py", "batch"): "the performance chart's axis choices",
     ("gui/performance_view.py", "tokens_per_s_per_device"): "the axes drawn on a log scale",

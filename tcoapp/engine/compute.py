@@ -7,140 +7,26 @@ powered on its own before the plan sums them (`finance/metrics.py`).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import replace
 
 import numpy as np
 
 from .finance import cashflow, sizing
 from .finance.metrics import finance_metrics
-from .quantities.finance import DEVICE_ECONOMICS_KEYS, POOL_JSON_KEYS, YEAR_JSON_KEYS, FinanceInputs, FinanceResult, finance_inputs
-from .frontier_share import Frontier, frontier_for, low_share_note, share_of
-from .fleet import FleetPoint, PoolCapacity, fleet_point, pool_capacities
+from .quantities.finance import DEVICE_ECONOMICS_KEYS, FinanceResult, finance_inputs
+from .frontier_share import frontier_for, low_share_note, share_of
+from .fleet import PoolCapacity, fleet_point, pool_capacities
 from .serving_search import SearchOutcome
-from .quantities.metrics import FINANCE_METRICS, METRIC_KEYS, POINT_METRICS, POOL_POINT_METRICS, Metrics, metric_values  # noqa: F401 (METRIC_KEYS: read here by callers)
+from .quantities.metrics import FINANCE_METRICS, METRIC_KEYS, POINT_METRICS, Metrics  # noqa: F401 (METRIC_KEYS: read here by callers)
 from .performance.curve import OperatingPoint
 from .performance.prediction_interval import prediction_interval
-from .pools import POOL_SERVING_KEYS, ResolvedPool, resolve_pools, sells_output
+from .pools import ResolvedPool, resolve_pools, sells_output
 from .quantities.inputs import PLAN_FIELDS
+from .plan_result import PlanResult
 from .records import Plan
 from .scenario import Scenario
 from .search_objective import plan_finance_inputs
 
-
-
-@dataclass(frozen=True)
-class PlanResult:
-    name: str
-    point: OperatingPoint
-    metrics: Metrics                        # every metric of the metric table; NaN = does not exist
-    finance: FinanceResult | None = None    # every finance quantity, per plan and (in .pools) per pool
-    inputs: FinanceInputs | None = None     # what the finance layer computed from
-    pools: tuple[ResolvedPool, ...] = ()
-    fleet: FleetPoint | None = None
-    warnings: tuple[str, ...] = field(default=())
-    serving_search: str = "off"
-    searches: tuple[SearchOutcome | None, ...] = ()   # per pool: what serving_search = auto chose
-    prediction_interval: dict | None = None           # 80 % band of a generated plan point (None: measured)
-    pool_intervals: tuple[dict | None, ...] = ()      # per pool, the same
-    frontier: Frontier | None = None        # the best its device reaches at the target (frontier_share.py)
-    frontier_share: float = float("nan")    # tokens/s per device over the frontier's; NaN: no frontier
-
-    def metric_or_none(self, key: str) -> float | None:
-        """The metric `key` in its unit (METRIC_KEYS, docs/model.md "Metric keys"); None where it does not exist."""
-        value = getattr(self.metrics, key)
-        return None if value is None or not np.isfinite(value) else float(value)
-
-    def pool_rows(self) -> list[dict[str, Any]]:
-        """One dict per pool: its identity, serving configuration, operating point and economics."""
-        rows = []
-        for i, pool in enumerate(self.pools):
-            point = self.fleet.pool_points[i] if self.fleet else None
-            row: dict[str, Any] = {"pool": pool.name, "role": pool.role, "device": pool.device,
-                                   "ownership": "buy" if pool.owned else "rent"}
-            for key in POOL_JSON_KEYS:
-                row[key] = _finite(self.finance.pools[key][..., i]) if self.finance is not None else None
-            row["requests_per_s"] = _finite(self.fleet.requests_per_s[i]) if self.fleet else None
-            for key in POOL_POINT_METRICS:
-                row[key] = _finite(getattr(point, key)) if point is not None else None
-            row["serving"] = {k: getattr(pool.serving, k) for k in POOL_SERVING_KEYS}
-            row["serving"]["searched"] = self.pool_search(i) is not None
-            row["prediction_interval"] = self.pool_intervals[i] if i < len(self.pool_intervals) else None
-            rows.append(row)
-        return rows
-
-    def pool_search(self, i: int) -> SearchOutcome | None:
-        """What serving_search = auto chose for pool `i` (None: not searched)."""
-        return self.searches[i] if i < len(self.searches) else None
-
-    def serving_json(self) -> dict[str, Any]:
-        """The plan's serving search: its mode and, per searched pool, what was chosen (DESIGN section 13)."""
-        chosen = {pool.name: dict({k: getattr(s.serving, k) for k in POOL_SERVING_KEYS}, objective=s.objective,
-                                  objective_value=_finite(s.objective_value), configurations=s.configurations,
-                                  points=s.points)
-                  for i, pool in enumerate(self.pools) if (s := self.pool_search(i)) is not None}
-        return {"serving_search": self.serving_search, "pools": chosen}
-
-    def serving_text(self) -> str:
-        """One line per searched pool (Results sheet, GUI); empty when nothing was searched."""
-        lines = [(f"{pool.name}: " if len(self.pools) > 1 else "") + s.text()
-                 for i, pool in enumerate(self.pools) if (s := self.pool_search(i)) is not None]
-        return "; ".join(lines)
-
-    def output_price_usd_per_million(self) -> float:
-        """The output price charged [USD per million output tokens]: the pools' prices weighted by the
-        output tokens each pool delivers. A prefill pool sells no output tokens, so its price (0) does
-        not dilute a prefill/decode plan's; without a token rate, the selling pools' device-weighted
-        mean. NaN without finance inputs."""
-        if self.inputs is None:
-            return float("nan")
-        prices = np.asarray(self.inputs.price_usd_per_million_output_tokens, float).reshape(-1)
-        counts = np.asarray(self.inputs.device_count, float).reshape(-1) * np.ones_like(prices)
-        tokens = np.asarray(self.inputs.tokens_per_s_per_device, float).reshape(-1) * np.ones_like(prices)
-        sells = np.array([sells_output(p) for p in self.pools] or [True] * prices.size)[:prices.size]
-        for weights in (np.where(sells, np.nan_to_num(tokens * counts), 0.0), np.where(sells, counts, 0.0),
-                        sells.astype(float)):
-            if np.sum(weights) > 0:
-                return float(np.sum(prices * weights) / np.sum(weights))
-        return float(prices[0]) if prices.size else float("nan")
-
-    def year_rows(self) -> list[dict[str, Any]]:
-        """One dict per year 0..years: the timeline of docs/model.md ("Years")."""
-        if self.finance is None or self.inputs is None:
-            return []
-        y = self.finance.years
-        horizon = int(np.asarray(self.inputs.years, float))
-        base_price = self.output_price_usd_per_million()
-        rows = []
-        for t in range(horizon + 1):
-            row = {"year": t, "utilization": _finite(y.utilization[..., t]),
-                   "price_usd_per_million_output_tokens": _finite(base_price * y.price_index[..., t]) if t else None}
-            for key in YEAR_JSON_KEYS:
-                row[key] = _finite(y[key][..., t])
-            rows.append(row)
-        return rows
-
-    def as_json(self) -> dict[str, Any]:
-        """The plan's result as `tcoapp compute --json` writes it: metrics (None: does not exist), operating point
-        flags, pools, serving search, years and warnings, every number in the unit its key names."""
-        data: dict[str, Any] = {"name": self.name}
-        data.update({key: _finite(value) for key, value in metric_values(self.metrics)})
-        data["curve_source"] = self.point.source
-        data["extrapolated"] = self.point.extrapolated
-        data["queued"] = self.point.queued
-        data["limited_by"] = (self.fleet.limited_by or None) if self.fleet else None
-        data["prediction_interval"] = self.prediction_interval
-        data["pools"] = self.pool_rows()
-        data["serving"] = self.serving_json()
-        data["frontier_share"] = _finite(self.frontier_share)
-        data["years"] = self.year_rows()
-        data["warnings"] = list(self.warnings)
-        return data
-
-
-def _finite(value) -> float | None:
-    value = float(np.asarray(value, float))
-    return value if np.isfinite(value) else None
 
 
 def pool_economics(scenario: Scenario, pools: tuple[ResolvedPool, ...]) -> dict[str, np.ndarray]:

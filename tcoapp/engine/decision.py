@@ -13,8 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .finance.sensitivity import breakeven_output_price, breakeven_utilization
-from .frontier_share import LOW_SHARE
+from .search_defaults import LOW_SHARE
 
 # objective key -> (label, unit, better)
 OBJECTIVES: dict[str, tuple[str, str, str]] = {
@@ -87,6 +86,7 @@ def _breakevens(result) -> tuple[float, float, float]:
     """(breakeven output price, plan's output price, breakeven utilization); NaN without cash flows."""
     if result.inputs is None or not np.isfinite(result.metrics.npv_usd):
         return math.nan, math.nan, math.nan
+    from .finance.sensitivity import breakeven_output_price, breakeven_utilization  # with computed results only
     price = result.output_price_usd_per_million()
     return breakeven_output_price(result.inputs), price, breakeven_utilization(result.inputs)
 

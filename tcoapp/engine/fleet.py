@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .operating import operating_point, search_batches
-from .performance.curve import OperatingPoint, missing_point
+from .performance.curve import OperatingPoint, meets_target, missing_point
 from .performance.pool_pair import (
     busy_power_w, decode_curve, kv_link_gb_s, kv_transfer_s, pair_rate, prefill_capacity,
 )
@@ -135,11 +135,8 @@ def _decode_capacity(scenario, plan, pool, device, lead_s, link) -> PoolCapacity
     if plan.has_target:
         curve = decode_curve(device, model, pool.serving, workload, search_batches(b_max), factors)
         ttft = lead_s + curve.step_s
-        ok = curve.batch <= b_max
-        if plan.min_tokens_per_s_per_user is not None:
-            ok &= curve.tokens_per_s_per_user >= plan.min_tokens_per_s_per_user
-        if plan.max_ttft_s is not None:
-            ok &= ttft <= plan.max_ttft_s
+        ok = (curve.batch <= b_max) & meets_target(curve.tokens_per_s_per_user, ttft, plan.min_tokens_per_s_per_user,
+                                                   plan.max_ttft_s)
         if not ok.any():
             return PoolCapacity(pool, device, missing_point(source, "the target is not met at any feasible batch of "
                                                                    f"the decode pool {pool.name!r}", b_max), NAN,

@@ -20,10 +20,9 @@ import numpy as np
 
 from .pools import ResolvedPool
 from .scenario import Scenario
-from .search_defaults import widest_search
+from .search_defaults import LOW_SHARE, widest_search
 from .serving_search import EvaluatedSweep, search_serve_pool
 
-LOW_SHARE = 0.8
 _CACHE: dict = {}
 _CACHE_LIMIT = 512
 

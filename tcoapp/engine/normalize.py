@@ -6,11 +6,10 @@ provisioned IT kW x PUE; capex; output tokens per day), so the reference plan ke
 """
 from __future__ import annotations
 
-from .compute import compute_plan
 from .finance.costs import HOURS_PER_YEAR
+from .scenario import Scenario
 
 DAYS_PER_YEAR = HOURS_PER_YEAR / 24.0
-from .scenario import Scenario
 
 NORMALIZATIONS = {
     "as_entered": None,
@@ -23,6 +22,7 @@ LABELS = {"as_entered": "As entered", "iso_power": "Iso-power", "iso_budget": "I
 
 def reference_value(scenario: Scenario, mode: str, reference_index: int = 0) -> float:
     """The reference plan's facility power [kW], capex [USD] or output demand [tokens/day], as entered."""
+    from .compute import compute_plan   # the modes above are read by views built before anything computes
     plan = scenario.plans[reference_index]
     m = compute_plan(scenario, plan).metrics
     if mode == "iso_power":

@@ -9,11 +9,13 @@ interactivity target (with a target the engine picks the batch again, the same o
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from .pools import resolve_pools
 from .records import Plan, Pool, make_pool
-from .serving_search import SearchOutcome
+
+if TYPE_CHECKING:
+    from .serving_search import SearchOutcome
 
 FROZEN_KEYS = ("tensor_parallel", "expert_parallel", "attention_dp", "weight_precision", "kv_precision",
                "spec_decode_draft_tokens")

@@ -26,7 +26,7 @@ from typing import Callable
 import numpy as np
 
 from .operating import MAX_SEARCH_BATCH, operating_point, search_batches
-from .performance.curve import OperatingPoint
+from .performance.curve import meets_target
 from .performance.frontier import SweepResult, sweep
 from .pools import ResolvedPool
 from .records import Plan, ServingConfig
@@ -161,10 +161,8 @@ def _picks(plan: Plan, result: SweepResult, n_b: int, space: SearchSpace | None 
     if space is not None:
         ok &= result.per_point(space.fits(result.configurations["tensor_parallel"],
                                           result.configurations["expert_parallel"]))
-    if plan.min_tokens_per_s_per_user is not None:
-        ok &= result.tokens_per_s_per_user >= plan.min_tokens_per_s_per_user
-    if plan.max_ttft_s is not None:
-        ok &= np.isfinite(result.ttft_s) & (result.ttft_s <= plan.max_ttft_s)
+    if plan.has_target:
+        ok &= meets_target(result.tokens_per_s_per_user, result.ttft_s, plan.min_tokens_per_s_per_user, plan.max_ttft_s)
     ok = ok.reshape(-1, n_b)
     last = n_b - 1 - np.argmax(ok[:, ::-1], axis=1)
     flat = np.arange(ok.shape[0]) * n_b + last

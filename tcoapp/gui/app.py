@@ -84,8 +84,7 @@ def run_app(path: str | None = None, argv: list[str] | None = None) -> int:
     window = create_window(path, compute=False)
     smoke = os.environ.get("TCOAPP_SMOKE_EXIT_MS")
     window.show()
-    window.compute_later()
-    computing = window.first_compute
+    computing = window.compute_later()
     if smoke is not None:
         quit_later = lambda: QTimer.singleShot(int(smoke), _quit_without_questions(window, app))  # noqa: E731
 

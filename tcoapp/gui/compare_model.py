@@ -13,10 +13,9 @@ import textwrap
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QPixmap
 
-from ..engine.compute import METRIC_KEYS
 from ..engine.decision import name_mismatch
 from ..engine.quantities.inputs import PLAN_FIELDS
-from ..engine.quantities.metrics import METRIC_BY_KEY
+from ..engine.quantities.metrics import METRIC_BY_KEY, METRIC_KEYS
 from .document import Document
 from .labels import better, format_field, format_metric, format_metric_with_unit, label_with_unit, metric_label
 

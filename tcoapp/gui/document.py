@@ -15,7 +15,7 @@ import numpy as np
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
-from ..engine.compute import PlanResult, compute_plan
+from ..engine.plan_result import PlanResult
 from ..engine.quantities.metrics import Metrics
 from ..engine.errors import TcoError, ValidationError
 from ..engine.quantities.inputs import CURVE_ARRAYS, PLAN_FIELD_BY_NAME, SIZING_KEYS
@@ -434,6 +434,7 @@ class Document(QObject):
 
 def safe_compute(scenario: Scenario, plan: Plan) -> PlanResult:
     """The engine's result, or an empty result carrying the engine's message (never a traceback)."""
+    from ..engine.compute import compute_plan   # loaded with the first computation, after the window shows
     try:
         return compute_plan(scenario, plan)
     except TcoError as exc:   # the engine's own refusal of this plan: the others still compute

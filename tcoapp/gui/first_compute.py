@@ -4,18 +4,22 @@ engine has computed (every default plan runs the serving search: most of what st
 Until the results arrive every view reads "computing…" for every plan (the document's `computing`
 flag, the status bar and the Decision headline say so); an edit before then computes on the spot as
 always, and the late results are dropped (`Document.computed`). Uses its own `TaskRunner`, so a sweep
-or an open started meanwhile does not cancel it.
+or an open started meanwhile does not cancel it. The worker starts at the next turn of the event
+loop, once the window's show has been processed: the engine's compute modules load in the worker
+(the window is built and drawn without them), and a thread started earlier would hold the
+interpreter while the window draws for the first time.
 """
 from __future__ import annotations
 
 from ..engine.errors import Cancelled
 from .document import Document, safe_compute
+from .soon import call_soon
 from .worker import TaskRunner
 
 
 def compute_off_thread(document: Document) -> TaskRunner:
-    """Start computing `document`'s plans in a worker thread; the runner (its `finished` signal is
-    emitted once the results are in the document, or were dropped)."""
+    """Compute `document`'s plans in a worker thread started at the next turn of the event loop; the
+    runner (its `finished` signal is emitted once the results are in the document, or were dropped)."""
     scenario = document.scenario
     runner = TaskRunner(document)
 
@@ -28,6 +32,6 @@ def compute_off_thread(document: Document) -> TaskRunner:
             progress((i + 1) / max(len(scenario.plans), 1))
         return tuple(results)
 
-    runner.start("Computing the plans…", job, on_success=lambda results: document.computed(scenario, results),
-                 kind="compute")
+    call_soon(runner, lambda: runner.start("Computing the plans…", job, kind="compute",
+                                           on_success=lambda results: document.computed(scenario, results)))
     return runner

@@ -1,5 +1,5 @@
 """A tab page that builds its view the first time it is shown (or asked for), so start-up only
-pays for the visible tab: the chart views and pyqtgraph are loaded when first needed."""
+pays for the visible tab: the other views, their modules and pyqtgraph are loaded when first needed."""
 from __future__ import annotations
 
 from typing import Callable
@@ -24,6 +24,7 @@ class LazyTab(QWidget):
             self._view = self._factory()
             self._layout.addWidget(self._view)
             self._view.show()   # built while the tab is hidden it would stay hidden when the tab is shown
+            self._layout.activate()   # the tab's size now, not at the next event: what the view measures first
         return self._view
 
     def showEvent(self, event):

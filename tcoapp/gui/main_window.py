@@ -11,8 +11,6 @@ from PySide6.QtWidgets import (
 
 from ..engine.errors import TcoError
 from .autosave import Autosave
-from .catalog_view import CatalogView
-from .compare_view import CompareView
 from .decision_view import DecisionView
 from .document import Document
 from .document_files import check_disk, may_save_to, take_path
@@ -45,21 +43,21 @@ class MainWindow(QMainWindow):
         self.runner = TaskRunner(self)
         self.first_compute: TaskRunner | None = None   # the plans computed after the window shows (compute_later)
         self.autosave = Autosave(document, parent=self)
-        self.compare = CompareView(document)
+        self._compare_tab = LazyTab(self._make_compare)
         self._performance_tab = LazyTab(self._make_performance)
         self._economics_tab = LazyTab(self._make_economics)
         self._uncertainty_tab = LazyTab(self._make_uncertainty)
         self._bridge_tab = LazyTab(self._make_bridge)
-        self.catalog = CatalogView(document)
+        self._catalog_tab = LazyTab(self._make_catalog)
         self.editor = PlanEditor(document)
         self.decision = DecisionView(document)
         self.tabs = QTabWidget()
         self.tabs.addTab(self.decision, "Decision")
-        self.tabs.addTab(self.compare, "Compare plans")
+        self.tabs.addTab(self._compare_tab, "Compare plans")
         self.tabs.addTab(self._performance_tab, "Performance")
         self.tabs.addTab(self._economics_tab, "Economics")
         self.tabs.addTab(self._bridge_tab, "Bridge")
-        self.tabs.addTab(self.catalog, "Catalog")
+        self.tabs.addTab(self._catalog_tab, "Catalog")
         self.tabs.addTab(self._uncertainty_tab, "Uncertainty")
         self.problems = ProblemBar()
         central = QWidget()
@@ -76,9 +74,6 @@ class MainWindow(QMainWindow):
         self.addDockWidget(Qt.LeftDockWidgetArea, dock)
         self.progress = ProgressPanel(self.runner)
         self.statusBar().addPermanentWidget(self.progress)
-        for view in (self.compare, self.catalog):
-            view.message.connect(self.show_view_message)
-        self.catalog.fit_requested.connect(self.fit_curve)
         self._opening = None
         self.runner.failed.connect(self._task_failed)
         self.runner.finished.connect(self._task_finished)
@@ -97,19 +92,34 @@ class MainWindow(QMainWindow):
         if self.settings.window_state() is not None:
             self.restoreState(self.settings.window_state())
 
-    def compute_later(self) -> None:
-        """Compute a document made with compute=False off the GUI thread (first_compute.py); the
-        status bar says so meanwhile."""
+    def compute_later(self):
+        """Compute a document made with compute=False off the GUI thread, from the next turn of the
+        event loop (first_compute.py); the status bar says so meanwhile. The runner, or None where
+        nothing is left to compute."""
         if self.document.computing and self.first_compute is None:
             from .first_compute import compute_off_thread
             self.first_compute = compute_off_thread(self.document)
             self.first_compute.finished.connect(self._status)
+        return self.first_compute
 
-    # --- chart views, built on first use --------------------------------------------------------
+    # --- the tab views but Decision, built the first time they are shown -----------------------
     def _make_performance(self):
         from .performance_view import PerformanceView
         view = PerformanceView(self.document, self.runner)
         view.message.connect(self.show_view_message)
+        return view
+
+    def _make_compare(self):
+        from .compare_view import CompareView
+        view = CompareView(self.document)
+        view.message.connect(self.show_view_message)
+        return view
+
+    def _make_catalog(self):
+        from .catalog_view import CatalogView
+        view = CatalogView(self.document)
+        view.message.connect(self.show_view_message)
+        view.fit_requested.connect(self.fit_curve)
         return view
 
     def _make_economics(self):
@@ -131,6 +141,14 @@ class MainWindow(QMainWindow):
     @property
     def uncertainty(self):
         return self._uncertainty_tab.view()
+
+    @property
+    def compare(self):
+        return self._compare_tab.view()
+
+    @property
+    def catalog(self):
+        return self._catalog_tab.view()
 
     @property
     def performance(self):

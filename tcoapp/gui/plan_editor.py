@@ -4,6 +4,7 @@ message beside it and the scenario is left unchanged."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (
     QCheckBox, QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QScrollArea, QVBoxLayout,
     QWidget,
@@ -30,6 +31,13 @@ POOL_DEVICE_KEYS = ("device", "prefill_device", "decode_device")   # set per poo
 SELECTION_LAST = [f.name for f in PLAN_FIELDS if f.group == "selection"][-1]
 USED_ITEM = "\x00used"   # the data of a greyed name list's item showing what the engine used
 ERROR_STYLE = "QLineEdit { border: 2px solid #c62828; background: #ffebee; }"
+ERROR_COLOR, UNIT_COLOR = "#c62828", "#555555"
+
+
+def _text_palette(label: QLabel, color: str) -> QPalette:
+    palette = label.palette()
+    palette.setColor(QPalette.WindowText, QColor(color))
+    return palette
 
 
 class FieldEditor(QWidget):
@@ -39,10 +47,7 @@ class FieldEditor(QWidget):
         super().__init__(parent)
         self.field = field
         self._commit = commit
-        self.error = QLabel()
-        self.error.setStyleSheet("color: #c62828;")
-        self.error.setWordWrap(True)
-        self.error.hide()
+        self._error: QLabel | None = None   # made when a first error is shown (most fields never show one)
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
         self._value = None
@@ -55,13 +60,27 @@ class FieldEditor(QWidget):
         if field.unit:
             unit = QLabel(field.unit)
             unit.setMinimumWidth(70)
-            unit.setStyleSheet("color: #555;")
+            unit.setPalette(_text_palette(unit, UNIT_COLOR))
             row.addWidget(unit)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(1)
-        layout.addLayout(row)
-        layout.addWidget(self.error)
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
+        self._layout.setSpacing(1)
+        self._layout.addLayout(row)
+
+    @property
+    def error(self) -> QLabel:
+        """The inline error line under the field (hidden while there is no error)."""
+        if self._error is None:
+            self._error = QLabel()
+            self._error.setPalette(_text_palette(self._error, ERROR_COLOR))  # a palette: one style sheet per label
+            self._error.setWordWrap(True)                                     # would cost more than the editor
+            self._error.hide()
+            self._layout.addWidget(self._error)
+        return self._error
+
+    @property
+    def has_error(self) -> bool:
+        return self._error is not None and not self._error.isHidden()
 
     def _make_widget(self):
         f = self.field
@@ -135,7 +154,7 @@ class FieldEditor(QWidget):
             i = w.findData(value)
             if i >= 0 and i != w.currentIndex():
                 w.setCurrentIndex(i)
-        elif not self.error.isVisible():
+        elif not self.has_error:
             text = format_field(self.field, value if used is None else used)
             if w.text() != text or w.isModified():
                 w.setText(text)
@@ -148,8 +167,8 @@ class FieldEditor(QWidget):
             self.error.show()
             if isinstance(self.widget, QLineEdit):
                 self.widget.setStyleSheet(ERROR_STYLE)
-        else:
-            self.error.hide()
+        elif self._error is not None:
+            self._error.hide()
             self.widget.setStyleSheet("")
 
 
@@ -245,7 +264,7 @@ class PlanEditor(QWidget):
         """What the fields show: the current plan, its result and the names it can choose from; a
         field showing an error is redrawn whatever changed (so the error goes)."""
         scenario, index = self._doc.scenario, self._doc.current_index
-        errors = object() if any(e.error.isVisible() for e in self.editors.values()) else None
+        errors = object() if any(e.has_error for e in self.editors.values()) else None
         return (scenario.plans[index] if index < len(scenario.plans) else None,
                 self._doc.results[index] if index < len(self._doc.results) else None,
                 scenario.devices, scenario.models, scenario.curves, scenario.price_tiers, errors)

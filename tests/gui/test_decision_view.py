@@ -87,7 +87,7 @@ def test_clicking_a_plan_in_the_ranking_selects_it(window):
 
 
 def test_hidden_decision_view_redraws_when_shown(window, qtbot):
-    window.tabs.setCurrentIndex(window.tabs.indexOf(window.compare))
+    window.tabs.setCurrentIndex(window.tabs.indexOf(window._compare_tab))
     doc = window.document
     doc.set_plan_value(0, "min_tokens_per_s_per_user", 20)
     assert window.decision.redraw.stale

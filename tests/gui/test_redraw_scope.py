@@ -122,9 +122,10 @@ def test_edits_do_not_render_the_scatter_symbols_again(window):
 
 
 def test_catalog_columns_are_sized_when_the_tab_is_first_shown(window):
+    assert not window._catalog_tab.built              # start-up does not build the catalog, let alone measure it
     catalog = window.catalog
-    assert not catalog._fitted                       # start-up does not measure the catalog's cells
-    window.tabs.setCurrentIndex(window.tabs.indexOf(catalog))
+    assert not catalog._fitted                       # built while hidden: its cells are not measured yet
+    window.tabs.setCurrentIndex(window.tabs.indexOf(window._catalog_tab))
     assert catalog._fitted
     model, header = catalog.devices_model, catalog.devices_table.horizontalHeader()
     source = next(c for c in range(model.columnCount()) if model.field_name(c) == "source")

@@ -72,7 +72,7 @@ def test_ctrl_z_from_the_compare_table_and_the_decision_tab(window, qtbot):
     window.decision.ranking.setFocus()
     qtbot.keyClick(window.decision.ranking, Qt.Key_Z, Qt.ControlModifier)
     assert doc.scenario.plans[0].utilization == 0.7
-    window.tabs.setCurrentIndex(window.tabs.indexOf(window.compare))
+    window.tabs.setCurrentIndex(window.tabs.indexOf(window._compare_tab))
     window.compare.table.setFocus()
     qtbot.keyClick(window.compare.table, Qt.Key_Z, Qt.ControlModifier | Qt.ShiftModifier)
     assert doc.scenario.plans[0].utilization == 0.5

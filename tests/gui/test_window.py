@@ -277,7 +277,7 @@ def test_table_errors_are_inline_not_popups(window, dialogs):
 
 def test_default_plans_fit_the_default_window(window):
     window.resize(1500, 940)
-    window.tabs.setCurrentWidget(window.compare)
+    window.tabs.setCurrentWidget(window._compare_tab)
     table = window.compare.table
     window.compare.fit_columns()
     n = window.compare.model.columnCount()

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .curve import meets_target
 from .factors import DEFAULT_FACTORS, EfficiencyFactors
 from .frontier import sweep
 from .measurement_rows import (
@@ -109,9 +110,8 @@ def model_row(row: dict, device, model, factors: EfficiencyFactors = DEFAULT_FAC
         if i is None:
             return None
     else:
-        ok = result.feasible & (result.tokens_per_s_per_user >= per_user)
-        if ttft_limit:  # the row's TTFT limit (MLPerf: p99) bounds the mean TTFT, admission wait included
-            ok &= np.isfinite(result.ttft_s) & (result.ttft_s <= ttft_limit)
+        # the row's TTFT limit (MLPerf: p99) bounds the mean TTFT, admission wait included
+        ok = result.feasible & meets_target(result.tokens_per_s_per_user, result.ttft_s, per_user, ttft_limit or None)
         if not ok.any():
             i = result.best_throughput_index()
             if i is None:

@@ -67,14 +67,24 @@ def missing_point(source: str, reason: str, max_batch_by_memory: float = float("
     return OperatingPoint(nan, nan, nan, nan, nan, max_batch_by_memory, source, warnings=(reason,))
 
 
+def meets_target(tokens_per_s_per_user, ttft_s, min_tokens_per_s_per_user=None, max_ttft_s=None) -> np.ndarray:
+    """Where the interactivity targets hold, elementwise: tokens/s per user >= the minimum and a finite
+    TTFT [s] <= the maximum (a target None holds everywhere). The one definition every batch search
+    reads: an operating point, the serving search's sweep, a decode pool, a Monte Carlo draw and an
+    accuracy row."""
+    ok = np.asarray(True)
+    if min_tokens_per_s_per_user is not None:
+        ok = ok & (np.asarray(tokens_per_s_per_user, float) >= min_tokens_per_s_per_user)
+    if max_ttft_s is not None:
+        ttft = np.asarray(ttft_s, float)
+        ok = ok & np.isfinite(ttft) & (ttft <= max_ttft_s)
+    return ok
+
+
 def largest_batch_meeting(curve: CurveArrays, min_tokens_per_s_per_user=None, max_ttft_s=None) -> int | None:
     """Index of the largest feasible batch meeting both interactivity targets, or None."""
-    ok = np.asarray(curve.feasible, bool).copy()
-    if min_tokens_per_s_per_user is not None:
-        ok &= curve.tokens_per_s_per_user >= min_tokens_per_s_per_user
-    if max_ttft_s is not None:
-        ttft = curve.ttft_s
-        ok &= np.isfinite(ttft) & (ttft <= max_ttft_s)
+    ok = np.asarray(curve.feasible, bool) & meets_target(curve.tokens_per_s_per_user, curve.ttft_s,
+                                                          min_tokens_per_s_per_user, max_ttft_s)
     if not ok.any():
         return None
     candidates = np.nonzero(ok)[0]

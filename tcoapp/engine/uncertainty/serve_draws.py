@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..operating import MAX_SEARCH_BATCH, TARGET_GRID_POINTS
+from ..performance.curve import meets_target
 from ..performance.generated import config_problems, run_roofline
 
 SMALL_BATCHES = 64  # search_batches: every whole batch up to 64, then a log grid
@@ -81,12 +82,8 @@ def serve_draws(case: ServeCase, draws: int) -> ServeDraws:
 
 def _meets(case: ServeCase, batch) -> np.ndarray:
     r = run(case, batch)
-    ok = np.ones(np.shape(batch), bool)
-    if case.min_tokens_per_s_per_user is not None:
-        ok &= r.tokens_per_s_per_user >= case.min_tokens_per_s_per_user
-    if case.max_ttft_s is not None:
-        ok &= np.isfinite(r.ttft_s) & (r.ttft_s <= case.max_ttft_s)
-    return ok
+    return np.ones(np.shape(batch), bool) & meets_target(r.tokens_per_s_per_user, r.ttft_s,
+                                                         case.min_tokens_per_s_per_user, case.max_ttft_s)
 
 
 def largest_grid_batch(meets, b_max, possible) -> np.ndarray:
