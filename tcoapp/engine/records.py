@@ -17,11 +17,14 @@ from .validate import Locator, coerce_record
 _PY_TYPES = {"float": float, "int": int, "str": str, "bool": bool, "choice": str}
 
 
-def _record_class(name: str, fields: tuple[Field, ...], extra: tuple = (), namespace=None, tail: tuple = ()):
+def _record_class(name: str, fields: tuple[Field, ...], doc: str, extra: tuple = (), namespace=None, tail: tuple = ()):
+    """A frozen record of the fields (and `extra` before, `tail` after them). `doc` is given: without it
+    the dataclass would render the record's whole signature (up to 100 fields) as its docstring, which
+    costs more than the rest of the class."""
     spec = list(extra) + [
         (f.name, _PY_TYPES[f.type] | None, dc_field(default=f.default)) for f in fields
     ] + list(tail)
-    return make_dataclass(name, spec, frozen=True, namespace=namespace or {})
+    return make_dataclass(name, spec, frozen=True, namespace=dict(namespace or {}, __doc__=doc))
 
 
 def _as_dict(self) -> dict[str, Any]:
@@ -34,10 +37,14 @@ def _with(self, **changes):
 
 _NS = {"as_dict": _as_dict, "with_": _with}
 
-Device = _record_class("Device", DEVICE_FIELDS, namespace=dict(_NS, __module__=__name__))
-ModelSpec = _record_class("ModelSpec", MODEL_FIELDS, namespace=dict(_NS, __module__=__name__))
-Workload = _record_class("Workload", WORKLOAD_FIELDS, namespace=dict(_NS, __module__=__name__))
-ServingConfig = _record_class("ServingConfig", SERVING_FIELDS, namespace=dict(_NS, __module__=__name__))
+Device = _record_class("Device", DEVICE_FIELDS, "An accelerator of the catalog (a Devices sheet row).",
+                       namespace=dict(_NS, __module__=__name__))
+ModelSpec = _record_class("ModelSpec", MODEL_FIELDS, "A model's architecture (a Models sheet row).",
+                          namespace=dict(_NS, __module__=__name__))
+Workload = _record_class("Workload", WORKLOAD_FIELDS, "A plan's requests: prompt and output lengths, prefix reuse.",
+                         namespace=dict(_NS, __module__=__name__))
+ServingConfig = _record_class("ServingConfig", SERVING_FIELDS, "How a pool serves: batch, parallelism, precisions, "
+                              "speculative decoding.", namespace=dict(_NS, __module__=__name__))
 
 
 def _plan_workload(self) -> Workload:
@@ -56,14 +63,16 @@ def _plan_has_target(self) -> bool:
     return self.min_tokens_per_s_per_user is not None or self.max_ttft_s is not None
 
 
-Pool = _record_class("Pool", POOL_FIELDS, namespace=dict(_NS, __module__=__name__))
-Pool.__doc__ = ("One pool of a plan (docs/model.md, \"Fleet plans\"): a device type with its count, role, serving overrides "
-                "(None = the plan's value), rack keys and ownership. Built from a Pools sheet row.")
+Pool = _record_class("Pool", POOL_FIELDS, "One pool of a plan (docs/model.md, \"Fleet plans\"): a device type with its "
+                     "count, role, serving overrides (None = the plan's value), rack keys and ownership. Built from "
+                     "a Pools sheet row.", namespace=dict(_NS, __module__=__name__))
 
 
 Plan = _record_class(
     "Plan",
     PLAN_FIELDS,
+    "One plan of a scenario (a Plans sheet column): device, model, workload, serving, sizing and finance "
+    "inputs, and its pools (none: one serve pool of the plan's own keys).",
     extra=(("name", str),),
     tail=(("pools", tuple, dc_field(default=())),),
     namespace=dict(

@@ -15,13 +15,12 @@ import numpy as np
 from . import cashflow, costs, depreciation, financing, packing, recovery, timeline
 from ..quantities.inputs import FINANCE_FIELDS
 from ..quantities.finance import (
-    COST_COMPONENTS, FINANCE_INPUTS, HELD_CAPEX_PARTS, LEVELIZED_YEAR_ROWS, OPEX_PARTS, POOL_QUANTITIES, SUMMED_KEYS, FinanceResult, PoolFinance,
-    YearRows, as_inputs,
+    COST_COMPONENTS, HELD_CAPEX_PARTS, LEVELIZED_YEAR_ROWS, OPEX_PARTS, PLAN_INPUT_KEYS, POOL_QUANTITIES, SUMMED_KEYS, FinanceResult,
+    PoolFinance, YearRows, as_inputs,
 )
 
 ITEMIZED = tuple(f.name for f in FINANCE_FIELDS if f.group == "capex" and f.name != "other_capex_fraction")  # per device / server
 SUMMED = SUMMED_KEYS
-PLAN_INPUT_KEYS = tuple(q.key for q in FINANCE_INPUTS if q.scope == "plan")   # the plan-wide inputs
 
 
 def finance_metrics(x, with_irr: bool = True) -> FinanceResult:

@@ -244,8 +244,8 @@ def _array_record(name: str, table: tuple[Quantity, ...], doc: str, extra=()):
         "keys": lambda self: tuple(f.name for f in dc_fields(self)),
         "with_": lambda self, **changes: replace(self, **changes),
         "__module__": __name__,
+        "__doc__": doc,   # given, so that the dataclass does not render its 100-field signature as one
     })
-    cls.__doc__ = doc
     return cls
 
 

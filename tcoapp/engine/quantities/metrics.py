@@ -110,10 +110,10 @@ Metrics = make_dataclass(
     "Metrics",
     [(m.key, float, field(metadata={"unit": m.unit, "label": m.label, "better": m.better})) for m in METRICS],
     frozen=True,
-    namespace={"__module__": __name__, "nan": classmethod(_metrics_nan), "with_": _metrics_with},
+    namespace={"__module__": __name__, "nan": classmethod(_metrics_nan), "with_": _metrics_with,
+               "__doc__": "Every result metric of a plan (docs/workbook_format.md, \"Results\"): one float per row of "
+                          "METRICS, in its unit (field metadata); NaN where the metric does not exist."},
 )
-Metrics.__doc__ = ("Every result metric of a plan (docs/workbook_format.md, \"Results\"): one float per row of METRICS, "
-                   "in its unit (field metadata); NaN where the metric does not exist.")
 
 
 def _draws_map(self, fn):
@@ -131,10 +131,10 @@ DrawMetrics = make_dataclass(
     [(key, np.ndarray, field(metadata={"unit": METRIC_BY_KEY[key].unit, "label": METRIC_BY_KEY[key].label}))
      for key in SIMULATED_METRICS],
     frozen=True, eq=False,   # (arrays: compared by identity, as a dict of them could not be)
-    namespace={"__module__": __name__, "map": _draws_map, "joined": classmethod(_draws_joined)},
+    namespace={"__module__": __name__, "map": _draws_map, "joined": classmethod(_draws_joined),
+               "__doc__": "A plan's simulated metrics (SIMULATED_METRICS): one array of shape (draws,) per metric, in "
+                          "its unit (field metadata); NaN where the metric does not exist in a draw."},
 )
-DrawMetrics.__doc__ = ("A plan's simulated metrics (SIMULATED_METRICS): one array of shape (draws,) per metric, in its "
-                       "unit (field metadata); NaN where the metric does not exist in a draw.")
 
 
 def metric_values(metrics) -> tuple[tuple[str, float], ...]:
