@@ -82,4 +82,4 @@ def test_the_scan_sees_a_stray_list(tmp_path):
 def test_every_key_has_a_scope():
     assert all(scopes_of(key) for key in ("capex_usd", "insurance_usd", "eta_mem", "npv_usd", "price_usd")
                if key in ALL_KEYS)
-    assert set(scopes_of("capex_usd")) >= {"pool", "plan", "year", "metric"}
+    assert set(scopes_of("capex_usd")) >= {"pool quantity", "plan quantity", "year", "metric"}

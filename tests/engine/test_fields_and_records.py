@@ -55,7 +55,8 @@ def test_every_problem_reported_at_once_with_range():
 
 
 def test_no_silent_clamping_of_exclusive_bounds():
-    f = Field("x", "float", "kW", 1.0, 0, 10, "g", "X", "help", min_exclusive=True)
+    f = Field(key="x", type="float", unit="kW", default=1.0, min=0, max=10, group="g", label="X", help="help",
+              min_exclusive=True)
     assert coerce(f, 0)[1] == "= 0: must be a number > 0 and <= 10"
     assert coerce(f, 1e-9) == (1e-9, None)
 

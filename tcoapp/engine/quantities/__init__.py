@@ -1,11 +1,13 @@
-"""The quantity table: every key of tcoapp, one row each (docs/workbook_format.md, "Results").
+"""The quantity table: every key of tcoapp, one row per scope it is in (docs/workbook_format.md, "Results").
 
-- `row.py`: the row types (an input `Field`, a finance `Quantity`, a result `Metric`);
+- `row.py`: the one row type `Row` (key, scope, unit, label, help) and its kinds, each adding only its
+  own columns (an input `Field`, a finance `Quantity`, a result `Metric`);
 - `inputs.py`: the inputs (plan, pool, device, model, curve, price-tier fields);
 - `finance.py`: the finance layer's per-pool, per-plan and per-year quantities and its typed records;
 - `metrics.py`: the result metrics and the typed `Metrics` record generated from them;
 - `factors.py`: the efficiency factors of the generated curve;
-- `table.py`: all rows as one table (the key-list test checks the code against it).
+- `table.py`: all rows as one table, `ROWS`, with its scopes and its columns (the key-list test checks
+  the code against it).
 
 Every list of keys another module needs is a view of the rows' flow columns, defined beside its
 table (opex parts, cost-bar segments, bridge parts, CashFlow rows, cached rows, JSON keys, Checks

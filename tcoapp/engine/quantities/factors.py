@@ -4,7 +4,7 @@ GUI and the docs read it; `performance/factors.py` holds the defaults and their 
 from __future__ import annotations
 
 from ..errors import shown
-from .row import Field, by_name
+from .row import Field, by_name, scoped
 from ..performance.factors import DEFAULT_FACTORS, FACTOR_NAMES
 
 # An efficiency is a share of peak: below 1% no serving system runs (and a denormal such as 5e-324,
@@ -40,12 +40,12 @@ _SPEC = {
     "scale_out_latency_s": ("s", 0.0, 0.1, False, "Scale-out latency", "Latency of one collective step over the scale-out network (expert parallelism across scale-up domains)."),
 }
 
-FACTOR_FIELDS: tuple[Field, ...] = tuple(
-    Field(name, "float", unit, getattr(DEFAULT_FACTORS, name), low, high, "factor", label, help_,
-          min_exclusive=exclusive)
+FACTOR_FIELDS: tuple[Field, ...] = scoped("factor", tuple(
+    Field(key=name, type="float", unit=unit, default=getattr(DEFAULT_FACTORS, name), min=low, max=high,
+          group="factor", label=label, help=help_, min_exclusive=exclusive)
     for name in FACTOR_NAMES
     for unit, low, high, exclusive, label, help_ in (_SPEC[name],)
-)
+))
 FACTOR_FIELD_BY_NAME = by_name(FACTOR_FIELDS)
 
 

@@ -1,7 +1,8 @@
-"""The finance side's one table: every input and intermediate of the finance layer, with its unit,
-its scope and its help (docs/model.md, "Finance layer" and "Fleet plans").
+"""The finance side's tables: every input and intermediate of the finance layer, with its unit,
+its array axis and its help (docs/model.md, "Finance layer" and "Fleet plans"). Their rows are the
+quantity table's scopes "finance input", "pool quantity", "plan quantity" and "year".
 
-Scope "pool" quantities are per pool (the last array axis is the pool axis); scope "plan" quantities
+Axis "pool" quantities are per pool (the last array axis is the pool axis); axis "plan" quantities
 are per plan (the pools summed, or plan-wide inputs). The typed records `FinanceInputs`,
 `PoolFinance` and `FinanceResult` are generated from these tables, so a key, its unit and its help
 live in one place; the workbook writers keep only `key -> formula` and read units and help here.
@@ -15,14 +16,14 @@ import numpy as np
 
 from .metrics import METRIC_BY_KEY, METRICS
 from .inputs import DEVICE_ECONOMICS_KEYS  # noqa: F401 (the per-pool device inputs)
-from .row import Quantity, ranked
+from .row import Quantity, ranked, scoped
 
 
-def _q(key, unit, scope, help_, **flows) -> Quantity:
-    return Quantity(key, unit, scope, help_, **flows)
+def _q(key, unit, axis, help_, **flows) -> Quantity:
+    return Quantity(key=key, unit=unit, axis=axis, help=help_, **flows)
 
 
-FINANCE_INPUTS: tuple[Quantity, ...] = (
+FINANCE_INPUTS: tuple[Quantity, ...] = scoped("finance input", (
     # per pool: the device's economics, the pool's count, rack keys, operating point and price
     _q("price_usd", "USD", "pool", "Price of one accelerator of the pool's device.", swing=5),
     _q("devices_per_server", "devices", "pool", "Accelerators in one server of the pool's device."),
@@ -82,8 +83,8 @@ FINANCE_INPUTS: tuple[Quantity, ...] = (
     _q("price_usd_per_device_hour", "USD/device/h", "plan", "On-demand price of a device-hour (hours used)."),
     _q("reserved_price_usd_per_device_hour", "USD/device/h", "plan", "Reserved price of a device-hour (every hour)."),
     _q("reserved_fraction", "fraction", "plan", "Share of the devices sold as reserved capacity."),
-)
-# per-plan inputs a caller may leave out (a one-pool plan of section 6): their "no change" values
+))
+# per-plan inputs a caller may leave out (a one-pool plan): their "no change" values
 OPTIONAL_INPUTS = {"owned": 1.0, "rent_usd_per_device_hour": 0.0, "purchase_year": 0.0, "prefill_share": float("nan"),
                    "price_change_per_year": 0.0, "electricity_price_change_per_year": 0.0, "cost_change_per_year": 0.0,
                    "first_year_utilization": float("nan"), "ramp_years": 0.0, "tax_rate": 0.0,
@@ -96,10 +97,10 @@ OPTIONAL_INPUTS = {"owned": 1.0, "rent_usd_per_device_hour": 0.0, "purchase_year
                    "annual_failure_rate": 0.0, "insurance_fraction_per_year": 0.0, "property_tax_fraction_per_year": 0.0}
 
 
-# per-year rows (plan scope, trailing axis = year 0..max years)
+# per-year rows (plan axis, trailing axis = year 0..max years)
 Y = dict(cashflow="years")
 F = dict(cashflow="financing")
-YEAR_QUANTITIES: tuple[Quantity, ...] = (
+YEAR_QUANTITIES: tuple[Quantity, ...] = scoped("year", (
     _q("price_index", "ratio", "plan", "(1 + price_change_per_year)^(t-1): every token price in year t, relative to year 1.", **Y),
     _q("electricity_index", "ratio", "plan", "(1 + electricity_price_change_per_year)^(t-1).", **Y),
     _q("cost_index", "ratio", "plan", "(1 + cost_change_per_year)^(t-1): colocation, maintenance, software, staff, rent.", **Y),
@@ -138,7 +139,7 @@ YEAR_QUANTITIES: tuple[Quantity, ...] = (
     _q("levered_tax_usd", "USD", "plan", "Tax with interest deducted from taxable income (same loss rule).", **F),
     _q("equity_cash_flow_usd", "USD", "plan", "Cash flow + (tax - levered tax) + debt drawn - interest - principal.", **F, json=True),
     _q("dscr", "ratio", "plan", "(revenue - opex - levered tax - replacements) / debt service in the years with debt service.", **F, cached=False, json=True),
-)
+))
 YEAR_QUANTITY_BY_KEY = {q.key: q for q in YEAR_QUANTITIES}
 
 # views of the year rows' flow columns (every list of year keys another module needs)
@@ -189,12 +190,13 @@ _POOL_AND_PLAN = (
     ("revenue_usd_per_year", "USD/yr", "Output and input tokens at their prices.", {}),
 )
 
-POOL_QUANTITIES: tuple[Quantity, ...] = tuple(_q(k, u, "pool", h, **f) for k, u, h, f in _POOL_AND_PLAN) + (
+POOL_QUANTITIES: tuple[Quantity, ...] = scoped("pool quantity", tuple(
+    _q(k, u, "pool", h, **f) for k, u, h, f in _POOL_AND_PLAN) + (
     _q("server_nameplate_w", "W", "pool", "devices_per_server x tdp_w + server_overhead_w."),
     _q("servers_per_rack", "servers", "pool", "min(servers_per_rack_max, floor(rack cap / server nameplate)); 0: a server exceeds the cap.",
        pool_json=3),
     _q("device_avg_w", "W", "pool", "utilization x power_w + (1 - utilization) x idle_w."),
-)
+))
 
 _PLAN_ROWS: tuple[Quantity, ...] = tuple(_plan_q(k, u, h) for k, u, h, _ in _POOL_AND_PLAN) + (
     _metric_q("servers_per_rack"),
@@ -222,17 +224,17 @@ _PLAN_ROWS: tuple[Quantity, ...] = tuple(_plan_q(k, u, h) for k, u, h, _ in _POO
     _metric_q("cost_per_million_input_tokens_usd"),
 )
 # every finance metric is a plan quantity: one not listed above is declared by its metric row alone
-PLAN_QUANTITIES: tuple[Quantity, ...] = _PLAN_ROWS + tuple(
-    _metric_q(m.key) for m in METRICS if m.source == "finance" and m.key not in {q.key for q in _PLAN_ROWS})
+PLAN_QUANTITIES: tuple[Quantity, ...] = scoped("plan quantity", _PLAN_ROWS + tuple(
+    _metric_q(m.key) for m in METRICS if m.source == "finance" and m.key not in {q.key for q in _PLAN_ROWS}))
 
 
 INPUT_BY_KEY = {q.key: q for q in FINANCE_INPUTS}
 SWING_KEYS = ranked(FINANCE_INPUTS, "swing")  # the tornado swings these inputs
-POOL_INPUT_KEYS = tuple(q.key for q in FINANCE_INPUTS if q.scope == "pool")
-PLAN_INPUT_KEYS = tuple(q.key for q in FINANCE_INPUTS if q.scope == "plan")
+POOL_INPUT_KEYS = tuple(q.key for q in FINANCE_INPUTS if q.axis == "pool")
+PLAN_INPUT_KEYS = tuple(q.key for q in FINANCE_INPUTS if q.axis == "plan")
 SUMMED_KEYS = tuple(q.key for q in POOL_QUANTITIES if q.summed)     # a plan's value: its pools' sum
 POOL_JSON_KEYS = ranked(POOL_QUANTITIES, "pool_json")                # `compute --json` pool rows
-QUANTITY_BY_KEY = {q.key: q for q in POOL_QUANTITIES + PLAN_QUANTITIES if q.scope == "plan"}
+QUANTITY_BY_KEY = {q.key: q for q in POOL_QUANTITIES + PLAN_QUANTITIES if q.axis == "plan"}
 POOL_QUANTITY_BY_KEY = {q.key: q for q in POOL_QUANTITIES}
 
 
@@ -251,7 +253,7 @@ def _array_record(name: str, table: tuple[Quantity, ...], doc: str, extra=()):
 
 FinanceInputs = _array_record(
     "FinanceInputs", FINANCE_INPUTS,
-    "Inputs of `finance_metrics`: pool-scope fields are arrays whose last axis is the pool axis; plan-scope "
+    "Inputs of `finance_metrics`: pool-axis fields are arrays whose last axis is the pool axis; plan-axis "
     "fields are arrays of the leading (variant) shape. Build with `finance_inputs` or `single_pool_inputs`.")
 PoolFinance = _array_record("PoolFinance", POOL_QUANTITIES, "Per-pool finance quantities (last axis: pools).")
 YearRows = _array_record("YearRows", YEAR_QUANTITIES, "Per-year rows of a plan (trailing axis: year 0..max years); "
@@ -277,7 +279,7 @@ def finance_inputs(pool: Mapping[str, Any], plan: Mapping[str, Any]) -> FinanceI
 
 def single_pool_inputs(x: Mapping[str, Any]) -> FinanceInputs:
     """Inputs of a one-pool plan from one flat mapping (scalars or arrays over variants); a pool axis of
-    length 1 is added to the pool-scope keys. `owned` defaults to 1 and rent to 0 (a bought pool)."""
+    length 1 is added to the pool-axis keys. `owned` defaults to 1 and rent to 0 (a bought pool)."""
     x = {**OPTIONAL_INPUTS, **x}
     pool = {k: np.asarray(x[k], float)[..., None] for k in POOL_INPUT_KEYS if k in x}
     return finance_inputs(pool, x)

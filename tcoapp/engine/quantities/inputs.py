@@ -3,13 +3,14 @@
 Validation, the GUI plan editor, the workbook's units column and the docs glossary all read this
 table; nothing else retypes a label, a unit, a default or a range.
 
-Each field: name, type, unit, default, min, max, group, label, help (+ choices for enums).
+Each field: its key (`name` reads it too), type, unit, default, min, max, group, label, help (+ choices
+for enums); its scope is the table it is a row of (FIELD_TABLES), set where that table is defined.
 `min`/`max` are inclusive bounds unless `min_exclusive` is set. `default=None` with
 `required=False` means "not set" (an optional key such as an interactivity target).
 """
 from __future__ import annotations
 
-from .row import Field, _f, by_name  # noqa: F401  (Field and by_name are read through this module too)
+from .row import Field, _f, by_name, scoped  # noqa: F401  (Field and by_name are read through this module too)
 
 PRECISIONS = ("bf16", "fp8", "mxfp4", "nvfp4")
 SIZING_MODES = ("devices", "facility_power", "capex_budget", "demand")
@@ -26,7 +27,7 @@ RESALE_CURVES = ("linear", "declining_balance")
 
 BIG = 1e15
 
-DEVICE_FIELDS: tuple[Field, ...] = (
+DEVICE_FIELDS: tuple[Field, ...] = scoped("device", (
     _f("name", "str", "", None, None, None, "device", "Name", "Catalog name of the accelerator.", required=True, checks="identity"),
     _f("vendor", "str", "", "", None, None, "device", "Vendor", "Manufacturer.", checks="doc"),
     _f("memory_gb", "float", "GB", None, 0, 1e6, "device", "Memory", "Accelerator memory (1e9 bytes).", required=True, min_exclusive=True),
@@ -52,9 +53,9 @@ DEVICE_FIELDS: tuple[Field, ...] = (
     _f("estimated_fields", "str", "", "", None, None, "device", "Estimated fields", "Semicolon-separated fields whose values are estimates, not read in a primary source.", checks="doc"),
     _f("source", "str", "", "", None, None, "device", "Source", "Where the numbers come from.", checks="doc"),
     _f("notes", "str", "", "", None, None, "device", "Notes", "What a planner must know about this entry.", checks="doc"),
-)
+))
 
-MODEL_FIELDS: tuple[Field, ...] = (
+MODEL_FIELDS: tuple[Field, ...] = scoped("model", (
     _f("name", "str", "", None, None, None, "model", "Name", "Catalog name of the model.", required=True, checks="identity"),
     _f("total_params_b", "float", "B params", None, 0, 1e5, "model", "Total parameters", "All parameters, billions.", required=True, min_exclusive=True),
     _f("active_params_b", "float", "B params", None, 0, 1e5, "model", "Active parameters", "Parameters used per token (MoE: shared + routed experts per token), billions.", required=True, min_exclusive=True),
@@ -74,15 +75,15 @@ MODEL_FIELDS: tuple[Field, ...] = (
     _f("estimated_fields", "str", "", "", None, None, "model", "Estimated fields", "Semicolon-separated fields whose values are estimates.", checks="doc"),
     _f("source", "str", "", "", None, None, "model", "Source", "Published configuration the numbers come from.", checks="doc"),
     _f("notes", "str", "", "", None, None, "model", "Notes", "What a planner must know about this entry.", checks="doc"),
-)
+))
 
-WORKLOAD_FIELDS: tuple[Field, ...] = (
+WORKLOAD_FIELDS: tuple[Field, ...] = scoped("plan", (
     _f("input_tokens", "int", "tokens", 1024, 1, 1e7, "workload", "Input tokens", "Prompt length per request."),
     _f("output_tokens", "int", "tokens", 1024, 1, 1e7, "workload", "Output tokens", "Generated tokens per request."),
     _f("prefix_cache_hit_rate", "float", "fraction", 0.0, 0, 1, "workload", "Prefix-cache hit rate", "Share of input tokens whose KV cache is reused (0..1): cuts prefill work and TTFT."),
-)
+))
 
-SERVING_FIELDS: tuple[Field, ...] = (
+SERVING_FIELDS: tuple[Field, ...] = scoped("plan", (
     _f("batch", "int", "sequences", 64, 1, 1e6, "serving", "Batch", "Concurrent sequences per replica (ignored when an interactivity target is set)."),
     _f("tensor_parallel", "int", "devices", 1, 1, 4096, "serving", "Tensor parallel", "Devices one replica's layers are split across (TP)."),
     _f("expert_parallel", "int", "devices", 1, 1, 4096, "serving", "Expert parallel", "Devices the experts are spread across (EP); a replica spans TP x EP devices."),
@@ -94,9 +95,9 @@ SERVING_FIELDS: tuple[Field, ...] = (
     _f("spec_decode_acceptance", "float", "fraction", 0.7, 0, 1, "serving", "Draft acceptance", "Speculative decoding: per-token acceptance rate alpha (0..1)."),
     _f("prefill_devices", "int", "devices", 0, 0, 1e6, "serving", "Prefill devices (ratio)", "Disaggregation: devices in the prefill pool per pool unit (0 = no disaggregation)."),
     _f("decode_devices", "int", "devices", 0, 0, 1e6, "serving", "Decode devices (ratio)", "Disaggregation: devices in the decode pool per pool unit (0 = no disaggregation)."),
-)
+))
 
-SELECTION_FIELDS: tuple[Field, ...] = (
+SELECTION_FIELDS: tuple[Field, ...] = scoped("plan", (
     _f("device", "str", "", None, None, None, "selection", "Device", "Accelerator: a name in the catalog or the Devices sheet.", required=True),
     _f("model", "str", "", None, None, None, "selection", "Model", "Model: a name in the catalog or the Models sheet.", required=True),
     _f("curve", "str", "", "", None, None, "selection", "Measured curve", "Name of a measured curve in the Curves sheet (empty: the generated curve)."),
@@ -104,22 +105,22 @@ SELECTION_FIELDS: tuple[Field, ...] = (
     _f("decode_device", "str", "", "", None, None, "selection", "Decode device", "Disaggregation: device of the decode pool (empty: `device`)."),
     _f("price_tiers", "str", "", "", None, None, "selection", "Price tiers", "Name of a price-tier table in the PriceTiers sheet: the output price then follows tokens/s per user."),
     _f("serving_stack", "str", "", "", None, None, "selection", "Serving stack", "Inference server the plan runs (trtllm, vllm, sglang, ...; empty: not stated): picks factors calibrated for that stack on the Calibration sheet."),
-)
+))
 
-TARGET_FIELDS: tuple[Field, ...] = (
+TARGET_FIELDS: tuple[Field, ...] = scoped("plan", (
     _f("min_tokens_per_s_per_user", "float", "tokens/s", None, 0, 1e7, "target", "Min tokens/s per user", "Interactivity target: the largest batch whose tokens/s per user is at least this (empty: use `batch`).", min_exclusive=True),
     _f("max_ttft_s", "float", "s", None, 0, 1e5, "target", "Max time to first token", "Interactivity target: the largest batch whose TTFT is at most this (empty: no TTFT target).", min_exclusive=True),
-)
+))
 
-SIZING_FIELDS: tuple[Field, ...] = (
+SIZING_FIELDS: tuple[Field, ...] = scoped("plan", (
     _f("sizing_mode", "choice", "", "devices", None, None, "sizing", "Sizing mode", "How the device count is set: given (devices), or derived from facility power, capex budget or token demand.", choices=SIZING_MODES),
     _f("device_count", "int", "devices", 8, 1, 1e8, "sizing", "Device count", "Accelerators bought (sizing_mode = devices)."),
     _f("facility_power_kw", "float", "kW", 1000.0, 0, 1e8, "sizing", "Facility power", "Facility power available, incl. PUE (sizing_mode = facility_power): nameplate IT power x PUE must fit.", min_exclusive=True, sizing=("facility_power",)),
     _f("capex_budget_usd", "float", "USD", 10_000_000.0, 0, BIG, "sizing", "Capex budget", "Capital budget (sizing_mode = capex_budget).", min_exclusive=True, sizing=("capex_budget",)),
     _f("demand_tokens_per_day", "float", "tokens/day", 1e10, 0, BIG, "sizing", "Demand", "Output tokens per day to serve (sizing_mode = demand).", min_exclusive=True, sizing=("demand",)),
-)
+))
 
-FINANCE_FIELDS: tuple[Field, ...] = (
+FINANCE_FIELDS: tuple[Field, ...] = scoped("plan", (
     _f("rack_power_cap_kw", "float", "kW", 40.0, 0, 10000, "facility", "Rack power cap", "Power a rack may draw at nameplate. Assumption 40 kW (air-cooled high-density); rack-scale NVL72 systems need >= ~120 kW (liquid-cooled).", min_exclusive=True),
     _f("servers_per_rack_max", "int", "servers", 4, 1, 1000, "facility", "Max servers per rack", "Space limit on servers in one rack (4 x 8-GPU 8-10U servers in a 42U rack; 1 for NVL72)."),
     _f("other_capex_fraction", "float", "fraction", 0.15, 0, 10, "capex", "Other capex", "Networking, storage and installation as a fraction of hardware capex (assumption 15%).", sizing=("capex_budget",)),
@@ -147,9 +148,9 @@ FINANCE_FIELDS: tuple[Field, ...] = (
     _f("price_usd_per_device_hour", "float", "USD/device/h", 0.0, 0, 1e6, "revenue", "On-demand price", "revenue_mode = device_hours: price of a device-hour sold on demand (paid for the hours used)."),
     _f("reserved_price_usd_per_device_hour", "float", "USD/device/h", 0.0, 0, 1e6, "revenue", "Reserved price", "revenue_mode = device_hours: price of a reserved device-hour (paid for every hour of the year)."),
     _f("reserved_fraction", "float", "fraction", 0.0, 0, 1, "revenue", "Reserved share", "revenue_mode = device_hours: share of the devices sold as reserved capacity (0..1); the rest is sold on demand."),
-)
+))
 
-YEARS_FIELDS: tuple[Field, ...] = (
+YEARS_FIELDS: tuple[Field, ...] = scoped("plan", (
     _f("price_change_per_year", "float", "fraction/yr", 0.0, -1, 10, "years", "Token price change", "Change of every token price (output, input, each price tier) per year: year t pays price x (1 + change)^(t-1). Token prices for a given model fall fast in this market: enter -0.3 for 30% a year. Default 0 (flat)."),
     _f("electricity_price_change_per_year", "float", "fraction/yr", 0.0, -1, 10, "years", "Electricity price change", "Change of the electricity price per year (year t: price x (1 + change)^(t-1)). Default 0."),
     _f("cost_change_per_year", "float", "fraction/yr", 0.0, -1, 10, "years", "Cost change", "Change per year of colocation, maintenance, software, staff and rent (year t: cost x (1 + change)^(t-1)). Default 0."),
@@ -161,21 +162,21 @@ YEARS_FIELDS: tuple[Field, ...] = (
     _f("depreciation_method", "choice", "", "straight_line", None, None, "years", "Depreciation method", "straight_line: capex x (1 - residual) in equal parts over depreciation_years; half_year: the same with half a year's part in the first year and the other half after the last; macrs_5 / macrs_7: the IRS MACRS GDS half-year percentages of the whole capex (IRS Publication 946, Table A-1; computers are 5-year property), depreciation_years not used. At the horizon the sale's gain over book value is taxed, a loss deducted.", choices=DEPRECIATION_METHODS),
     _f("discounting", "choice", "", "end_of_year", None, None, "years", "Discounting", "end_of_year: the flow of year t is discounted by (1 + r)^t; mid_year: the flows of years 1..N by (1 + r)^(t - 0.5) (revenue and costs arrive through the year), year 0 undiscounted. NPV, the levelized cost per token and the capital recovery factor follow it; IRR stays the year-end IRR.", choices=DISCOUNTING),
     _f("tax_losses", "choice", "", "carry_forward", None, None, "years", "Tax losses", "carry_forward: a year's tax loss offsets later taxable income; credit: it reduces the owner's other taxable income in that year (a negative tax: a saving of tax_rate x the loss).", choices=TAX_LOSSES),
-)
+))
 
-FINANCING_FIELDS: tuple[Field, ...] = (
+FINANCING_FIELDS: tuple[Field, ...] = scoped("plan", (
     _f("debt_fraction", "float", "fraction", 0.0, 0, 1, "financing", "Debt share", "Share of each tranche's capex borrowed when it is paid (0: no debt). NPV and IRR stay project (unlevered) figures; equity NPV, equity IRR and min DSCR show the financing."),
     _f("debt_rate", "float", "fraction/yr", 0.0, 0, 1, "financing", "Debt rate", "Interest rate of the debt; interest is deductible from taxable income."),
     _f("debt_years", "int", "years", None, 1, 50, "financing", "Debt term", "Years of the level-annuity repayment, from the year after the tranche is paid (empty: `years`); a balance still owed at the horizon is repaid then."),
     _f("equity_discount_rate", "float", "fraction/yr", None, 0, 1, "financing", "Equity discount rate", "Discount rate of the equity NPV (empty: `discount_rate`)."),
-)
+))
 
-SEARCH_FIELDS: tuple[Field, ...] = (
+SEARCH_FIELDS: tuple[Field, ...] = scoped("plan", (
     _f("serving_search", "choice", "", "off", None, None, "search", "Serving search", "off: every pool runs the serving configuration you typed. auto: the engine sweeps, per serve pool (and decode pool), TP and EP over powers of two within the scale-up domain and the pool's devices, attention-DP on and off (MoE models), the precisions of `search_precisions`, draft tokens 0..`search_max_draft_tokens` and the batch, and keeps the configuration that meets the interactivity targets and is best for `search_objective` (without a target the plan's batch is kept). The chosen configuration is reported.", choices=SEARCH_MODES),
     _f("search_precisions", "str", "", "", None, None, "search", "Search precisions", "Serving search: weight and KV-cache precisions to try, separated by ';' (e.g. fp8;nvfp4); each weight precision is crossed with each KV precision. Empty: the plan's own weight_precision and kv_precision."),
     _f("search_max_draft_tokens", "int", "tokens", 0, 0, 8, "search", "Search draft tokens", "Serving search: speculative draft tokens tried, 0..this value, at the plan's spec_decode_acceptance (0: no speculative decoding)."),
     _f("search_objective", "choice", "", "cost_per_million_output_tokens_usd", None, None, "search", "Search objective", "Serving search: what the chosen configuration is best at: cost_per_million_output_tokens_usd (lowest, the pool's own cost at its operating point; default) or tokens_per_s_per_device (highest).", choices=SEARCH_OBJECTIVES),
-)
+))
 
 WORKLOAD_AND_SERVING = WORKLOAD_FIELDS + SERVING_FIELDS
 PLAN_FIELDS: tuple[Field, ...] = (
@@ -183,7 +184,7 @@ PLAN_FIELDS: tuple[Field, ...] = (
     + YEARS_FIELDS + FINANCING_FIELDS
 )
 
-CURVE_POINT_FIELDS: tuple[Field, ...] = (
+CURVE_POINT_FIELDS: tuple[Field, ...] = scoped("curve_point", (
     _f("curve", "str", "", None, None, None, "curve", "Curve", "Name of the measured curve this point belongs to.", required=True, checks="identity"),
     _f("device", "str", "", "", None, None, "curve", "Device", "Device the curve was measured on."),
     _f("model", "str", "", "", None, None, "curve", "Model", "Model the curve was measured with."),
@@ -196,22 +197,22 @@ CURVE_POINT_FIELDS: tuple[Field, ...] = (
     _f("tensor_parallel", "int", "devices", None, 1, 4096, "curve", "Tensor parallel", "TP of the measurement."),
     _f("source", "str", "", "", None, None, "curve", "Source", "Where the points come from."),
     _f("config", "str", "", "", None, None, "curve", "Configuration", "The configuration the points were measured in, as key=value pairs separated by ';' (tensor_parallel=4; input_tokens=4000; ...): written by curve import, one value per curve."),
-)
+))
 
-PRICE_TIER_FIELDS: tuple[Field, ...] = (
+PRICE_TIER_FIELDS: tuple[Field, ...] = scoped("price_tier", (
     _f("price_tiers", "str", "", None, None, None, "price_tiers", "Tier table", "Name of the tier table.", required=True, checks="identity"),
     _f("min_tokens_per_s_per_user", "float", "tokens/s", None, 0, 1e7, "price_tiers", "From tokens/s per user", "The tier applies from this interactivity upward.", required=True),
     _f("price_usd_per_million_output_tokens", "float", "USD/Mtok", None, 0, 1e6, "price_tiers", "Output price", "Price per million output tokens in this tier.", required=True),
     _f("source", "str", "", "", None, None, "price_tiers", "Source", "Where the tier prices come from.", checks="doc"),
-)
+))
 
 _POOL_SERVING = tuple(
-    Field(f.name, f.type, f.unit, None, f.min, f.max, "pool serving", f.label,
-          f.help + " Empty: the plan's value.", f.choices, False, f.min_exclusive)
+    Field(key=f.key, type=f.type, unit=f.unit, default=None, min=f.min, max=f.max, group="pool serving", label=f.label,
+          help=f.help + " Empty: the plan's value.", choices=f.choices, required=False, min_exclusive=f.min_exclusive)
     for f in SERVING_FIELDS if f.name not in ("prefill_devices", "decode_devices")
 )
 
-POOL_FIELDS: tuple[Field, ...] = (
+POOL_FIELDS: tuple[Field, ...] = scoped("pool", (
     _f("plan", "str", "", None, None, None, "pool", "Plan", "Name of the plan (a column header of the Plans sheet) this pool belongs to.", required=True, checks="identity"),
     _f("pool", "str", "", None, None, None, "pool", "Pool", "Name of the pool, unique within its plan.", required=True, checks="identity"),
     _f("role", "choice", "", "serve", None, None, "pool", "Role", "serve: the pool serves whole requests; prefill / decode: a disaggregated pair (a plan with a prefill pool needs a decode pool).", choices=POOL_ROLES),
@@ -224,7 +225,7 @@ POOL_FIELDS: tuple[Field, ...] = (
     _f("purchase_year", "int", "year", 0, 0, 49, "pool", "Purchase year", "Year the pool (a tranche) is paid (0 = at the start); it serves from the next year to the plan's horizon and is worth capex x (1 - (1 - residual) x age / years) at the horizon. Must be before the plan's `years`.", checks="live"),
     _f("ownership", "choice", "", "buy", None, None, "pool", "Ownership", "buy: capex, residual and operating costs; rent: no capex, reserved rent in opex (energy, facility and maintenance included in the rent).", choices=OWNERSHIPS, checks="live"),
     _f("rent_usd_per_device_hour", "float", "USD/device/h", 0.0, 0, 1e6, "pool", "Rent", "Reserved rent per device-hour of a rented pool (paid for every hour of the year).", checks="live"),
-)
+))
 
 FIELD_TABLES = {
     "device": DEVICE_FIELDS,

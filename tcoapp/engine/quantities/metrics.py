@@ -11,14 +11,14 @@ from dataclasses import field, fields, make_dataclass, replace
 
 import numpy as np
 
-from .row import Metric, ranked
+from .row import Metric, ranked, scoped
 
 
 def _m(key, label, unit, better, help_, **flows) -> Metric:
-    return Metric(key, label, unit, better, help_, **flows)
+    return Metric(key=key, label=label, unit=unit, better=better, help=help_, **flows)
 
 
-METRICS: tuple[Metric, ...] = (
+METRICS: tuple[Metric, ...] = scoped("metric", (
     _m("batch", "Batch (operating point)", "sequences", "", "Concurrent sequences per replica at the operating point.",
        source="point", pool_point=True, text_group="Operating point"),
     _m("tokens_per_s_per_device", "Tokens/s per device", "tokens/s", "high", "Output tokens/s per device at the operating point.",
@@ -81,7 +81,7 @@ METRICS: tuple[Metric, ...] = (
        simulated=12, summary=8, cashflow_cell=5),
     _m("min_dscr", "Min DSCR", "ratio", "high", "Debt service coverage, worst year: (revenue - opex - tax) / (interest + scheduled principal); empty without debt.",
        simulated=13, summary=9, cashflow_cell=6),
-)
+))
 
 METRIC_BY_KEY = {m.key: m for m in METRICS}
 METRIC_KEYS = tuple(m.key for m in METRICS)  # docs/workbook_format.md "Results", in the table's order

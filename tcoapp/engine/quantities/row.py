@@ -1,22 +1,48 @@
-"""The row type of the quantity table: one key, its unit, default, allowed range, label, help and
-where it flows (docs/workbook_format.md, "Results"; docs/workbook_format.md)."""
+"""The one row type of the quantity table: every row is a `Row`, with the same base columns (key,
+scope, unit, label, help). A row kind adds only its own columns: an input `Field`
+its type, default, allowed range and group; a finance `Quantity` its array axis and the lists it
+flows into; a result `Metric` its preferred direction and the lists it is in. A row's scope is the
+table it is a row of (an input of a plan, pool, device...; a finance input, a pool or plan quantity,
+a year row, a metric, a factor): `scoped` sets it where that table is defined (docs/workbook_format.md,
+"Results")."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, fields as dc_fields, replace
+from typing import Any, TypeVar
 
 
-@dataclass(frozen=True)
-class Field:
-    name: str
-    type: str  # "float" | "int" | "str" | "bool" | "choice"
+@dataclass(frozen=True, kw_only=True)
+class Row:
+    """The columns every row of the quantity table has."""
+    key: str
+    scope: str = ""  # the table the row is a row of (table.py, SCOPES); set by `scoped`
     unit: str
+    label: str = ""  # the readable name beside the key ("": a finance quantity the sheets name themselves)
+    help: str
+
+
+R = TypeVar("R", bound=Row)
+
+
+def scoped(scope: str, rows: tuple[R, ...]) -> tuple[R, ...]:
+    """`rows` as rows of the table `scope` (a row already in another table is an error)."""
+    wrong = [r.key for r in rows if r.scope not in ("", scope)]
+    if wrong:
+        raise ValueError(f"rows of another table than {scope!r}: {', '.join(wrong)}")
+    return tuple(r if r.scope == scope else replace(r, scope=scope) for r in rows)
+
+
+BASE_COLUMNS: tuple[str, ...] = tuple(f.name for f in dc_fields(Row))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Field(Row):
+    """An input (inputs.py, factors.py): a key of a workbook sheet, validated against its type and range."""
+    type: str  # "float" | "int" | "str" | "bool" | "choice"
     default: Any
     min: float | None
     max: float | None
     group: str
-    label: str
-    help: str
     choices: tuple[str, ...] = ()
     required: bool = False
     min_exclusive: bool = False
@@ -26,6 +52,11 @@ class Field:
     checks: str = ""     # "": the workbook Checks snapshot it; "doc": documentation; "identity": the name a row
                          # is found by; "live": the workbook's own formulas follow it (an edit is recomputed)
     sizing: tuple[str, ...] = ()  # the sizing modes that read it (facility_power, capex_budget, demand)
+
+    @property
+    def name(self) -> str:
+        """The field's key (the name its sheet and its record know it by)."""
+        return self.key
 
     def range_text(self) -> str:
         """Human text of the allowed values, used in every error message."""
@@ -51,7 +82,8 @@ def _fmt(x: float) -> str:
 
 
 def _f(name, type_, unit, default, lo, hi, group, label, help_, **kw) -> Field:
-    return Field(name, type_, unit, default, lo, hi, group, label, help_, **kw)
+    return Field(key=name, type=type_, unit=unit, default=default, min=lo, max=hi, group=group, label=label,
+                 help=help_, **kw)
 
 
 def by_name(fields: tuple[Field, ...]) -> dict[str, Field]:
@@ -59,15 +91,11 @@ def by_name(fields: tuple[Field, ...]) -> dict[str, Field]:
     return {f.name: f for f in fields}
 
 
-@dataclass(frozen=True)
-class Quantity:
+@dataclass(frozen=True, kw_only=True)
+class Quantity(Row):
     """A finance quantity (finance.py): an input of the finance layer or what it computes, per pool,
     per plan or per year, with the columns saying where it flows."""
-    key: str
-    unit: str
-    scope: str  # "pool" or "plan" (a year row: plan scope, trailing year axis)
-    help: str
-    label: str = ""          # the readable name beside the key on the output sheets and in the app ("": the sheets' own)
+    axis: str  # "pool": the last array axis is the pool axis; "plan": per plan (a year row: trailing year axis)
     opex_part: str = ""      # a year row that is one part of opex: the part's name (cost per token, bridge)
     held_capex: bool = False  # an opex part that is the plan's `<part>_fraction_per_year` x the capex still held
     bar: str = ""            # the cost bar's segment the part is drawn in ("other": summed into one segment)
@@ -83,15 +111,11 @@ class Quantity:
     pool_json: int = 0       # position among a pool's `compute --json` economics
 
 
-@dataclass(frozen=True)
-class Metric:
+@dataclass(frozen=True, kw_only=True)
+class Metric(Row):
     """A result metric (metrics.py): one field of the typed `Metrics` record, a JSON key of every plan,
     a Results row; the columns say which other lists it is in (0: not in it, else its position)."""
-    key: str
-    label: str
-    unit: str
     better: str  # "high", "low" or "" (no preferred direction)
-    help: str
     source: str = "finance"  # "point": read from the operating point; "finance": from the finance layer
     pool_point: bool = False  # also reported per pool (each pool's operating point, JSON pool rows)
     text_group: str = ""     # the block of the text report it is printed in
@@ -100,6 +124,9 @@ class Metric:
     draws_sheet: int = 0     # position among the MonteCarlo sheet's draw columns
     tornado: int = 0         # position among the GUI tornado's metrics (a swing of each input)
     cashflow_cell: int = 0   # position among the metrics computed on the CashFlow sheet (engine value cached)
+
+
+ROW_KINDS: tuple[type[Row], ...] = (Field, Quantity, Metric)
 
 
 def ranked(rows, column: str) -> tuple[str, ...]:

@@ -22,7 +22,8 @@ KEY_UNIT = "key's unit"
 
 
 def _f(name, type_, unit, label, help_, **kw) -> Field:
-    return Field(name, type_, unit, kw.pop("default", None), None, None, "uncertainty", label, help_, **kw)
+    return Field(key=name, type=type_, unit=unit, default=kw.pop("default", None), min=None, max=None,
+                 group="uncertainty", label=label, help=help_, **kw)
 
 
 UNCERTAINTY_FIELDS: tuple[Field, ...] = (
