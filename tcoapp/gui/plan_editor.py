@@ -40,11 +40,12 @@ def _text_palette(label: QLabel, color: str) -> QPalette:
     return palette
 
 
-class FieldEditor(QWidget):
-    """One input: the widget for the field's type, its unit, and an inline error line."""
+class FieldEditor:
+    """One input: the widget for the field's type, its unit, and an inline error line, laid out in
+    `layout` (a form row's field; no widget of its own: 74 container widgets cost more than the
+    editors they hold)."""
 
-    def __init__(self, field: Field, commit, parent=None):
-        super().__init__(parent)
+    def __init__(self, field: Field, commit):
         self.field = field
         self._commit = commit
         self._error: QLabel | None = None   # made when a first error is shown (most fields never show one)
@@ -56,16 +57,17 @@ class FieldEditor(QWidget):
         self.widget.setAccessibleName(field.label)
         self.tip = f"{field.label} ({field.name}): {field.help}\nAllowed: {field.range_text()}."
         self.widget.setToolTip(self.tip)
+        self.widget.commit_pending = self.commit_pending   # what Ctrl+Z asks the focused input (shortcuts.py)
         row.addWidget(self.widget, 1)
         if field.unit:
             unit = QLabel(field.unit)
             unit.setMinimumWidth(70)
             unit.setPalette(_text_palette(unit, UNIT_COLOR))
             row.addWidget(unit)
-        self._layout = QVBoxLayout(self)
-        self._layout.setContentsMargins(0, 0, 0, 0)
-        self._layout.setSpacing(1)
-        self._layout.addLayout(row)
+        self.layout = QVBoxLayout()
+        self.layout.setContentsMargins(0, 0, 0, 0)
+        self.layout.setSpacing(1)
+        self.layout.addLayout(row)
 
     @property
     def error(self) -> QLabel:
@@ -75,7 +77,7 @@ class FieldEditor(QWidget):
             self._error.setPalette(_text_palette(self._error, ERROR_COLOR))  # a palette: one style sheet per label
             self._error.setWordWrap(True)                                     # would cost more than the editor
             self._error.hide()
-            self._layout.addWidget(self._error)
+            self.layout.addWidget(self._error)
         return self._error
 
     @property
@@ -205,7 +207,7 @@ class PlanEditor(QWidget):
             editor = FieldEditor(field, self._commit)
             label = QLabel(field.label)
             label.setToolTip(field.help)
-            groups[field.group].addRow(label, editor)
+            groups[field.group].addRow(label, editor.layout)
             self.editors[field.name] = editor
             if field.group == "selection" and field.name == SELECTION_LAST:
                 body_layout.addWidget(pools_box)
