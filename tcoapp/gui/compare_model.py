@@ -70,6 +70,10 @@ class CompareModel(QAbstractTableModel):
     def columnCount(self, parent=QModelIndex()) -> int:
         return 0 if parent.isValid() else self._n_plans
 
+    def plan_names(self) -> list[str]:
+        """The names of the plan columns shown, in column order."""
+        return [p.name for p in self._doc.scenario.plans[:self._shown_plans()]]
+
     def _shown_plans(self) -> int:
         """The plan columns that exist both in the model and in the document (a view may ask between a
         plan's removal and the model's reset)."""

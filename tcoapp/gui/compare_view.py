@@ -1,6 +1,8 @@
 """Plans side by side: the compare table, plan actions and the normalization switch."""
 from __future__ import annotations
 
+import textwrap
+
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QInputDialog, QLabel, QLineEdit, QPushButton,
@@ -157,7 +159,7 @@ class CompareView(QWidget):
                 header.resizeSection(i, width)
         # the room beside the colour swatch: a name wider than it breaks at our line breaks, which the
         # header's height then holds (a break Qt makes itself would be cut off)
-        wrap = max(8, (width - 12 - SWATCH_ROOM) // max(1, header.fontMetrics().averageCharWidth()))
+        wrap = _header_wrap(self.model, header.fontMetrics(), width - 12 - SWATCH_ROOM)
         if wrap != self.model.header_wrap:      # explicit line breaks: the header grows to hold them
             self.model.header_wrap = wrap
             self.model.headerDataChanged.emit(Qt.Horizontal, 0, n - 1)
@@ -176,3 +178,14 @@ class CompareView(QWidget):
         if watched is self.table.viewport() and event.type() == QEvent.Resize:
             self.fit_columns()
         return super().eventFilter(watched, event)
+
+
+def _header_wrap(model, metrics, room_px: int) -> int:
+    """Characters per header line such that every plan's name, broken at that width, fits `room_px`
+    (measured, not estimated from an average character: capitals and digits are wider)."""
+    names = model.plan_names()
+    wrap = max(8, room_px // max(1, metrics.averageCharWidth()))
+    while wrap > 8 and any(metrics.horizontalAdvance(line) > room_px
+                           for name in names for line in textwrap.wrap(name, wrap, break_long_words=False)):
+        wrap -= 1
+    return wrap

@@ -225,7 +225,9 @@ class PlanEditor(QWidget):
         layout.addWidget(self.notes)
         layout.addWidget(self.freeze)
         layout.addWidget(scroll, 1)
-        self.setMinimumWidth(360)
+        # wide enough for the fields with their units (the form scrolls only vertically)
+        frame = 2 * scroll.frameWidth() + scroll.verticalScrollBar().sizeHint().width()
+        self.setMinimumWidth(max(360, body.minimumSizeHint().width() + frame + 8))
         document.current_changed.connect(self._on_current)
         self.redraw = Redraw(self, document.scenario_changed)
         self.redraw.part("plan_box", lambda: (tuple(p.name for p in document.scenario.plans), document.current_index),

@@ -285,6 +285,22 @@ def test_default_plans_fit_the_default_window(window):
     assert used <= table.viewport().width()
 
 
+def test_plan_names_break_where_the_header_holds_them(window):
+    """A name is broken at a width its header holds, measured (not by an average character: the
+    capitals and digits of "GB200 NVL72" are wider), so no line is cut."""
+    from tcoapp.gui.compare_view import SWATCH_ROOM
+    assert window.document.rename_plan(1, "MMMM MMMM MMMM") is None   # wide letters: twice the average
+    window.resize(1300, 800)
+    window.tabs.setCurrentWidget(window._compare_tab)
+    compare = window.compare
+    compare.fit_columns()
+    header = compare.table.horizontalHeader()
+    lines = [(i, line) for i in range(compare.model.columnCount())
+             for line in str(compare.model.headerData(i, Qt.Horizontal)).split("\n")]
+    for i, line in lines:
+        assert header.fontMetrics().horizontalAdvance(line) <= header.sectionSize(i) - 12 - SWATCH_ROOM, line
+
+
 def test_about_dialog_has_version_licences_and_catalog_sources(window, monkeypatch):
     from tcoapp import __version__
     from tcoapp.gui import about_dialog
