@@ -1,7 +1,7 @@
 """Desktop app benchmarks (docs/architecture: benchmarks print beside a baseline of the same run).
 
 gui_startup_s: `python -m tcoapp` (the default scenario) from process start to the main window shown
-and taking events (the app prints its process age when TCOAPP_SMOKE_EXIT_MS is set), median of 3
+and taking events (the app prints its process age when TCOAPP_SMOKE_EXIT_MS is set), median of 5
 runs; baseline: a bare PySide6 QMainWindow shown the same way. The window shows every tab's frame,
 the plan editor and the Decision tab; the other tabs build their views the first time they are
 shown (gui/lazy_tab.py). The plans' results are computed off the GUI thread from the first turn of
@@ -29,7 +29,7 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-RUNS = 3
+RUNS = 5
 EDITS = 60
 
 _FLOOR = r"""
