@@ -1,4 +1,4 @@
-"""serving_search_s: compute 8 plans with `serving_search = auto` (DESIGN section 13), vs the same
+"""serving_search_s: compute 8 plans with `serving_search = auto` (docs/model.md, "Serving search"), vs the same
 search done by hand: every configuration of each plan's space typed and computed one by one.
 
 The 8 plans: DeepSeek-R1 and Llama-3.3-70B on H200, B200, GB200 NVL72 and MI355X at >= 36 tokens/s

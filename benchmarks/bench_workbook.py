@@ -1,4 +1,4 @@
-"""Workbook export and import speed (DESIGN section 10): 20 plans, 5,000 measured curve points.
+"""Workbook export and import speed (README.md, "Benchmarks"): 20 plans, 5,000 measured curve points.
 
 workbook_write_s: write_scenario with the results already computed (the export itself); baseline:
 openpyxl saving the same workbook (every cell of the exported file, loaded beforehand), i.e. what the

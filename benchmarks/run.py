@@ -1,4 +1,4 @@
-"""Run every benchmark and print one JSON object per line (DESIGN section 10).
+"""Run every benchmark and print one JSON object per line (README.md, "Benchmarks").
 
 Each `benchmarks/bench_*.py` module defines `BENCHMARKS`: a dict of name -> callable returning
 {"value": number, "unit": str, "baseline": number | None, "baseline_name": str, "target": number}.

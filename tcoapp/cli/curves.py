@@ -1,4 +1,4 @@
-"""`tcoapp curves FILE [--json] [--into BOOK.xlsx]` (DESIGN section 15): read a measured-curve
+"""`tcoapp curves FILE [--json] [--into BOOK.xlsx]` (docs/curves.md): read a measured-curve
 file from InferenceX, aiconfigurator or a plain CSV, show or store what it holds."""
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """`tcoapp simulate [FILE] --draws N --seed S [--json] [--out RESULT.xlsx]`: Monte Carlo over the
-workbook's Uncertainty sheet (docs/model.md, "Uncertainty"; DESIGN section 14)."""
+workbook's Uncertainty sheet (docs/model.md, "Uncertainty: Monte Carlo")."""
 from __future__ import annotations
 
 import argparse

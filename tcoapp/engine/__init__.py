@@ -1,6 +1,6 @@
 """The engine: pure computation (numpy; no Qt, no file I/O). Its few entry points, loaded lazily:
 
-- `compute_scenario(scenario)` -> one `PlanResult` per plan (DESIGN sections 5-7)
+- `compute_scenario(scenario)` -> one `PlanResult` per plan (docs/model.md)
 - `Scenario`, `EfficiencyFactors`, `DEFAULT_FACTORS`
 - `generate_curve(device, model, serving, workload, batch, factors)`: the roofline curve
 - `make_measured_curve(...)`, `evaluate_measured(curve, batch, ...)`: measured curves

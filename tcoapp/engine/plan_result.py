@@ -68,7 +68,7 @@ class PlanResult:
         return self.searches[i] if i < len(self.searches) else None
 
     def serving_json(self) -> dict[str, Any]:
-        """The plan's serving search: its mode and, per searched pool, what was chosen (DESIGN section 13)."""
+        """The plan's serving search: its mode and, per searched pool, what was chosen (docs/model.md, "Serving search")."""
         chosen = {pool.name: dict({k: getattr(s.serving, k) for k in POOL_SERVING_KEYS}, objective=s.objective,
                                   objective_value=_finite(s.objective_value), configurations=s.configurations,
                                   points=s.points)

@@ -1,4 +1,4 @@
-"""Freeze what a serving search chose (DESIGN section 13): the same plan with `serving_search = off`
+"""Freeze what a serving search chose (docs/model.md, "Serving search"): the same plan with `serving_search = off`
 and the chosen configuration typed in, so it computes to the same numbers without searching.
 
 A plan without Pools rows (one serve pool) gets the chosen keys on its Plans column; a plan with

@@ -1,5 +1,5 @@
 """Serving search: the best configuration of a pool at the plan's target (docs/model.md, "Serving
-search"; DESIGN section 13).
+search").
 
 For a `serve` pool of a plan with `serving_search = auto`:
 1. sweep the pool's search space (`search_space.py`) x the batch in one vectorized frontier sweep

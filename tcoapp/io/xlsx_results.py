@@ -514,7 +514,7 @@ def interval_text(result) -> str:
 
 
 def _serving_row(ws, results, layout: Layout) -> None:
-    """The configuration the serving search chose (DESIGN section 13); empty where search is off."""
+    """The configuration the serving search chose (docs/model.md, "Serving search"); empty where search is off."""
     _text_row(ws, results, layout, "serving",
               "serving_search = auto: the configuration the search chose per pool (TP, EP, attention-DP, precisions, "
               "draft tokens, batch) and its objective. Empty: the plan runs the configuration typed on Plans.",

@@ -1,4 +1,4 @@
-"""`tcoapp simulate` through the real CLI (subprocess): the JSON of DESIGN section 14, seeds, the
+"""`tcoapp simulate` through the real CLI (subprocess): the JSON of docs/model.md, "Uncertainty: Monte Carlo", seeds, the
 workbook's MonteCarlo sheets, bad input."""
 import json
 

@@ -1,4 +1,4 @@
-"""Serving search (DESIGN section 13): never worse than the best configuration a user could type in
+"""Serving search (docs/model.md, "Serving search"): never worse than the best configuration a user could type in
 the same space, reported, frozen to the same numbers, and refused with a clear error on bad input."""
 from __future__ import annotations
 

@@ -15,8 +15,8 @@ import numpy as np
 from . import cashflow, costs, depreciation, financing, packing, recovery, timeline
 from ..quantities.inputs import FINANCE_FIELDS
 from ..quantities.finance import (
-    COST_COMPONENTS, HELD_CAPEX_PARTS, LEVELIZED_YEAR_ROWS, OPEX_PARTS, PLAN_INPUT_KEYS, POOL_QUANTITIES, SUMMED_KEYS, FinanceResult,
-    PoolFinance, YearRows, as_inputs,
+    COST_COMPONENTS, HELD_CAPEX_PARTS, LEVELIZED_YEAR_ROWS, OPEX_PARTS, PLAN_INPUT_KEYS, POOL_QUANTITIES, SUMMED_KEYS,
+    FinanceResult, PoolFinance, YearRows, as_inputs,
 )
 
 ITEMIZED = tuple(f.name for f in FINANCE_FIELDS if f.group == "capex" and f.name != "other_capex_fraction")  # per device / server
@@ -41,7 +41,7 @@ def finance_metrics(x, with_irr: bool = True) -> FinanceResult:
 
 
 def _pool_quantities(a, p) -> dict[str, np.ndarray]:
-    """Section 6 applied to each pool alone (arrays with the pool axis last)."""
+    """The finance layer (docs/model.md, section 3) applied to each pool alone (arrays with the pool axis last)."""
     count, owned = a.device_count * np.ones_like(a.price_usd), a.owned
     servers = packing.servers_needed(count, a.devices_per_server)
     nameplate = packing.server_nameplate_w(a.devices_per_server, a.tdp_w, a.server_overhead_w)

@@ -1,4 +1,4 @@
-"""The simulation as `tcoapp simulate --json` prints it (DESIGN section 14)."""
+"""The simulation as `tcoapp simulate --json` prints it (docs/model.md, "Uncertainty: Monte Carlo")."""
 from __future__ import annotations
 
 from typing import Any

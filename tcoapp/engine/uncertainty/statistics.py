@@ -1,4 +1,4 @@
-"""Summaries of simulated metrics (DESIGN section 14): mean and percentiles with "never" handled,
+"""Summaries of simulated metrics (docs/model.md, "Uncertainty: Monte Carlo"): mean and percentiles with "never" handled,
 probabilities, rank correlations, the payback curve and the cash-flow fan. Vectorized over draws.
 
 A draw where a metric does not exist (NaN) is missing: `share_defined` < 1 and the mean is over the
