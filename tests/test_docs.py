@@ -47,3 +47,15 @@ def test_user_docs_link_files_that_exist():
             if target.startswith("screenshots/"):
                 continue  # taken by the GUI's screenshot run; the guide says which views have one
             assert (path.parent / target).resolve().exists(), f"{doc} links {target}"
+
+
+def test_the_repository_cites_its_own_docs_not_the_design_contract():
+    """The repository stands alone: its files cite docs/, README.md and their sections, never the
+    numbered sections of the design contract it was built from (a reader of the repository has no
+    copy of it)."""
+    pattern = re.compile(r"DESIGN\s+sections?\s+\d")
+    offenders = [str(path.relative_to(ROOT)) for folder in ("tcoapp", "tests", "benchmarks", "tools", "docs", "samples")
+                 for path in (ROOT / folder).rglob("*") if path.suffix in {".py", ".md", ".txt", ".toml"}
+                 and pattern.search(path.read_text(encoding="utf-8", errors="replace"))]
+    offenders += [name for name in ("README.md", "pyproject.toml") if pattern.search((ROOT / name).read_text())]
+    assert not offenders, offenders
