@@ -18,10 +18,10 @@ from .plotting import ItemPool, NumberAxis, brush, legend_entry, make_plot, pen,
 from .prediction_band import PredictionBands, band_note
 from .redraw import Redraw
 from .signature_data import frontiers, plan_points
+from .target_lines import LOW_LABEL, TARGET_COLOR
 
 MODES = {"per_mw": "Tokens/s per MW [tokens/s/MW]",
          "per_device": label_with_unit("tokens_per_s_per_device")}
-TARGET_COLOR = "#c62828"
 
 
 def frontier_color(frontier, colors) -> str:
@@ -44,9 +44,9 @@ class SignatureChart(QWidget):
         self.plot.setMinimumSize(320, 160)
         item = self.plot.getPlotItem()
         self.lines = ItemPool(item, lambda i: pg.PlotDataItem(pen=pen("#222", 2.5)))
-        self.targets = ItemPool(item, lambda i: pg.InfiniteLine(angle=90, pen=pen(TARGET_COLOR, 1.5, Qt.DashLine),
-                                                                label="", labelOpts={"position": 0.95,
-                                                                                     "color": TARGET_COLOR}))
+        self.targets = ItemPool(item, lambda i: pg.InfiniteLine(
+            angle=90, pen=pen(TARGET_COLOR, 1.5, Qt.DashLine), label="",
+            labelOpts={"position": LOW_LABEL, "anchors": [(0, 1), (0, 1)], "color": TARGET_COLOR}))
         self.points = pg.ScatterPlotItem(size=16, symbol="star", pen=pg.mkPen("k", width=1.2), hoverable=True,
                                          tip=self._tip)
         self.points.setZValue(20)
