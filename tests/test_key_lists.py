@@ -28,7 +28,6 @@ ALLOWED = {
     ("engine/performance/curve_fit.py", "eta_mem"): "the factors a curve fit varies",
     # the Monte Carlo key routing, rewritten by the `chain` branch (uncertainty/plan_draws.py)
     ("engine/uncertainty/keys.py", "prefix_cache_hit_rate"): "plan keys that move a generated operating point",
-    # the finance layer's broadcast of plan inputs onto the pool axis (an implementation detail of one function)
     # chart axes and column orders of one view
     ("gui/perf_data.py", "batch"): "the performance chart's axis choices",
     ("gui/performance_view.py", "tokens_per_s_per_device"): "the axes drawn on a log scale",

@@ -7,7 +7,7 @@
 - `calibrate(points, devices, models, ...)`, `fit_curve(curve, devices, models, ...)`: calibration
 """
 _EXPORTS = {
-    "compute_scenario": ".compute", "PlanResult": ".compute", "Scenario": ".scenario",
+    "compute_scenario": ".compute", "PlanResult": ".plan_result", "Scenario": ".scenario",
     "EfficiencyFactors": ".performance.factors", "DEFAULT_FACTORS": ".performance.factors",
     "generate_curve": ".performance.generated", "make_measured_curve": ".performance.measured",
     "evaluate_measured": ".performance.measured", "calibrate": ".performance.calibration",

@@ -71,8 +71,10 @@ class CompareModel(QAbstractTableModel):
         return 0 if parent.isValid() else self._n_plans
 
     def plan_names(self) -> list[str]:
-        """The names of the plan columns shown, in column order."""
-        return [p.name for p in self._doc.scenario.plans[:self._shown_plans()]]
+        """The names of the plan columns shown, in column order, as their headers print them (the
+        warning sign of a name that does not match the plan's device or model included)."""
+        plans = self._doc.scenario.plans[:self._shown_plans()]
+        return [("\u26a0 " if self._mismatch(i, p) else "") + p.name for i, p in enumerate(plans)]
 
     def _shown_plans(self) -> int:
         """The plan columns that exist both in the model and in the document (a view may ask between a

@@ -182,10 +182,15 @@ class CompareView(QWidget):
 
 def _header_wrap(model, metrics, room_px: int) -> int:
     """Characters per header line such that every plan's name, broken at that width, fits `room_px`
-    (measured, not estimated from an average character: capitals and digits are wider)."""
+    (measured, not estimated from an average character: capitals and digits are wider). A single word
+    wider than the room cannot fit at any width: it does not make the other names break sooner."""
     names = model.plan_names()
     wrap = max(8, room_px // max(1, metrics.averageCharWidth()))
-    while wrap > 8 and any(metrics.horizontalAdvance(line) > room_px
-                           for name in names for line in textwrap.wrap(name, wrap, break_long_words=False)):
+
+    def too_wide(line: str) -> bool:
+        return " " in line.strip() and metrics.horizontalAdvance(line) > room_px
+
+    while wrap > 8 and any(too_wide(line) for name in names
+                           for line in textwrap.wrap(name, wrap, break_long_words=False)):
         wrap -= 1
     return wrap

@@ -17,11 +17,24 @@ from .soon import call_soon
 from .worker import TaskRunner
 
 
+class FirstCompute(TaskRunner):
+    """The runner of the first computation: a `cancel` before its deferred start (the window closed
+    in the same turn as it opened) drops that start too."""
+
+    def __init__(self, document: Document):
+        super().__init__(document)
+        self.dropped = False
+
+    def cancel(self) -> None:
+        self.dropped = True
+        super().cancel()
+
+
 def compute_off_thread(document: Document) -> TaskRunner:
     """Compute `document`'s plans in a worker thread started at the next turn of the event loop; the
     runner (its `finished` signal is emitted once the results are in the document, or were dropped)."""
     scenario = document.scenario
-    runner = TaskRunner(document)
+    runner = FirstCompute(document)
 
     def job(progress, should_cancel):
         results = []
@@ -32,6 +45,12 @@ def compute_off_thread(document: Document) -> TaskRunner:
             progress((i + 1) / max(len(scenario.plans), 1))
         return tuple(results)
 
-    call_soon(runner, lambda: runner.start("Computing the plans…", job, kind="compute",
-                                           on_success=lambda results: document.computed(scenario, results)))
+    def start() -> None:
+        if runner.dropped or not document.computing or document.scenario is not scenario:
+            runner.finished.emit()   # closed, or an edit computed the plans meanwhile: nothing left to do
+            return
+        runner.start("Computing the plans…", job, kind="compute",
+                     on_success=lambda results: document.computed(scenario, results))
+
+    call_soon(runner, start)
     return runner

@@ -225,15 +225,16 @@ class PlanEditor(QWidget):
         layout.addWidget(self.notes)
         layout.addWidget(self.freeze)
         layout.addWidget(scroll, 1)
-        # wide enough for the fields with their units (the form scrolls only vertically)
-        frame = 2 * scroll.frameWidth() + scroll.verticalScrollBar().sizeHint().width()
-        self.setMinimumWidth(max(360, body.minimumSizeHint().width() + frame + 8))
         document.current_changed.connect(self._on_current)
         self.redraw = Redraw(self, document.scenario_changed)
         self.redraw.part("plan_box", lambda: (tuple(p.name for p in document.scenario.plans), document.current_index),
                          self._draw_plan_box)
         self.redraw.part("plan", self._plan_inputs, self._draw_plan)
         self.refresh()
+        # wide enough for the fields with their units (the form scrolls only vertically), measured once
+        # the name lists are filled (a list's width is fixed at its first measure)
+        frame = 2 * scroll.frameWidth() + scroll.verticalScrollBar().sizeHint().width()
+        self.setMinimumWidth(max(360, body.minimumSizeHint().width() + frame + 8))
 
     def _on_current(self, _index: int) -> None:
         for editor in self.editors.values():

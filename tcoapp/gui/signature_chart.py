@@ -7,7 +7,6 @@ plans' own curves and points)."""
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from .inline_error import InlineError
@@ -18,7 +17,7 @@ from .plotting import ItemPool, NumberAxis, brush, legend_entry, make_plot, pen,
 from .prediction_band import PredictionBands, band_note
 from .redraw import Redraw
 from .signature_data import frontiers, plan_points
-from .target_lines import LOW_LABEL, TARGET_COLOR
+from .target_lines import TargetLines
 
 MODES = {"per_mw": "Tokens/s per MW [tokens/s/MW]",
          "per_device": label_with_unit("tokens_per_s_per_device")}
@@ -44,9 +43,7 @@ class SignatureChart(QWidget):
         self.plot.setMinimumSize(320, 160)
         item = self.plot.getPlotItem()
         self.lines = ItemPool(item, lambda i: pg.PlotDataItem(pen=pen("#222", 2.5)))
-        self.targets = ItemPool(item, lambda i: pg.InfiniteLine(
-            angle=90, pen=pen(TARGET_COLOR, 1.5, Qt.DashLine), label="",
-            labelOpts={"position": LOW_LABEL, "anchors": [(0, 1), (0, 1)], "color": TARGET_COLOR}))
+        self.targets = TargetLines(item, vertical=True)   # labels staggered, kept inside the chart
         self.points = pg.ScatterPlotItem(size=16, symbol="star", pen=pg.mkPen("k", width=1.2), hoverable=True,
                                          tip=self._tip)
         self.points.setZValue(20)
@@ -99,9 +96,8 @@ class SignatureChart(QWidget):
         self.points.setData(lx([p.tokens_per_s_per_user for p in ok]), ly([getattr(p, ykey) for p in ok]),
                             data=[p.index for p in ok], brush=[brush(colors[p.index]) for p in ok])
         wanted = sorted({p.target for p in points if p.target is not None})
-        for line, target in zip(self.targets.ensure(len(wanted)), wanted):
-            line.setValue(float(lx([target])[0]))
-            line.label.setFormat(f"target ≥ {target:g}")
+        self.targets.update([(t, [scenario.plans[p.index].name for p in points if p.target == t]) for t in wanted],
+                            to_axis=lambda v: float(lx([v])[0]))
         self.plot.getPlotItem().setLabel("left", MODES["per_mw" if per_mw else "per_device"], color="#222",
                                          **{"font-size": "10pt"})
         self._fit_range(lx(xs), ly(ys), lx(wanted) if wanted else np.empty(0))

@@ -36,6 +36,11 @@ class TargetLines:
         if vertical:
             self._view.sigXRangeChanged.connect(self._anchor_labels)
 
+    @property
+    def items(self) -> list:
+        """The lines made so far (the ones beyond the targets shown are hidden)."""
+        return self.pool.items
+
     def update(self, targets: list[tuple[float, list[str]]], to_axis=lambda v: v) -> None:
         for i, (line, (value, names)) in enumerate(zip(self.pool.ensure(len(targets)), targets)):
             line.setValue(to_axis(value))

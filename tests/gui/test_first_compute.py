@@ -34,3 +34,26 @@ def test_an_edit_while_computing_wins_over_the_late_results(qtbot):
     with qtbot.waitSignal(runner.finished, timeout=120000):
         pass
     assert doc.results is mine and doc.scenario.plans[0].utilization == 0.5
+
+
+def test_the_worker_starts_at_the_next_turn_and_not_at_all_once_cancelled(qtbot):
+    doc = Document(default_scenario(), compute=False)
+    runner = compute_off_thread(doc)
+    started = []
+    runner.started.connect(started.append)
+    assert not runner.running                     # the window shows first; the worker starts at the next turn
+    runner.cancel()                               # the window closed in the same turn as it opened
+    with qtbot.waitSignal(runner.finished, timeout=5000):
+        pass
+    assert started == [] and not runner.running and doc.computing   # nothing started for a closed window
+
+
+def test_an_edit_before_the_start_leaves_nothing_to_compute(qtbot):
+    doc = Document(default_scenario(), compute=False)
+    runner = compute_off_thread(doc)
+    started = []
+    runner.started.connect(started.append)
+    assert doc.set_plan_value(0, "utilization", 0.5) is None   # computes on the spot
+    with qtbot.waitSignal(runner.finished, timeout=5000):
+        pass
+    assert started == [] and not runner.running and not doc.computing
