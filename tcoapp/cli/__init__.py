@@ -64,8 +64,18 @@ def _run_subcommand(name: str, argv: list[str]) -> int:
     return getattr(module, f"run_{name}")(getattr(module, f"{name}_parser")().parse_args(argv))
 
 
+def _one_blas_thread() -> None:
+    """One OpenBLAS thread unless the user chose otherwise. numpy's OpenBLAS starts a thread per core
+    when numpy loads (35-60 ms of start-up here); tcoapp's arrays are elementwise and its matrices
+    (IRR companions, curve-fit columns) far below the size OpenBLAS would split across threads, so one
+    thread gives the same numbers without that cost."""
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if "numpy" not in sys.modules:   # (read only when numpy loads: too late once it has)
+        _one_blas_thread()
     try:
         if argv and argv[0] == "compute":
             return _compute(_compute_parser().parse_args(argv[1:]))
