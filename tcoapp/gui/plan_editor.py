@@ -3,7 +3,7 @@ suffix, the allowed range in the tooltip; a rejected value stays visible in red 
 message beside it and the scenario is left unchanged."""
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QCoreApplication, QEvent, Qt
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (
     QCheckBox, QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QScrollArea, QVBoxLayout,
@@ -16,6 +16,7 @@ from .document import Document
 from .labels import choice_label, format_field
 from .pools_editor import PoolsEditor
 from .redraw import Redraw
+from .soon import call_soon
 
 GROUP_TITLES = {
     "selection": "Hardware and model", "workload": "Workload", "serving": "Serving configuration",
@@ -32,6 +33,9 @@ SELECTION_LAST = [f.name for f in PLAN_FIELDS if f.group == "selection"][-1]
 USED_ITEM = "\x00used"   # the data of a greyed name list's item showing what the engine used
 ERROR_STYLE = "QLineEdit { border: 2px solid #c62828; background: #ffebee; }"
 ERROR_COLOR, UNIT_COLOR = "#c62828", "#555555"
+UNIT_MIN_PX = 70          # a unit label's minimum width
+GROUP_MARGINS_PX = 32     # a group box's frame, margins and the form's spacing around a row
+BODY_MARGINS_PX = 18      # the editor body's margins around its group boxes
 
 
 def _text_palette(label: QLabel, color: str) -> QPalette:
@@ -61,7 +65,7 @@ class FieldEditor:
         row.addWidget(self.widget, 1)
         if field.unit:
             unit = QLabel(field.unit)
-            unit.setMinimumWidth(70)
+            unit.setMinimumWidth(UNIT_MIN_PX)
             unit.setPalette(_text_palette(unit, UNIT_COLOR))
             row.addWidget(unit)
         self.layout = QVBoxLayout()
@@ -188,30 +192,21 @@ class PlanEditor(QWidget):
         self.freeze.setToolTip("Type the configuration the serving search chose into the plan and turn the search off "
                                "(same numbers, no search; undoable)")
         self.freeze.clicked.connect(lambda: document.freeze_serving(document.current_index))
-        self.editors: dict[str, FieldEditor] = {}
-        body = QWidget()
-        body_layout = QVBoxLayout(body)
+        self._editors: dict[str, FieldEditor] = {}
+        self._body = body = QWidget()
+        self._body_layout = body_layout = QVBoxLayout(body)
+        self._groups: dict[str, QFormLayout] = {}
+        self._stretched = False
         pools_box = QGroupBox("Pools (fleet)")
         pools_layout = QVBoxLayout(pools_box)
         self.pools = PoolsEditor(document)
         pools_layout.addWidget(self.pools)
-        groups: dict[str, QFormLayout] = {}
-        for field in PLAN_FIELDS:
-            if field.group not in groups:
-                box = QGroupBox(GROUP_TITLES.get(field.group, field.group.title()))
-                form = QFormLayout(box)
-                form.setFieldGrowthPolicy(QFormLayout.AllNonFixedFieldsGrow)
-                form.setLabelAlignment(Qt.AlignRight | Qt.AlignVCenter)
-                groups[field.group] = form
-                body_layout.addWidget(box)
-            editor = FieldEditor(field, self._commit)
-            label = QLabel(field.label)
-            label.setToolTip(field.help)
-            groups[field.group].addRow(label, editor.layout)
-            self.editors[field.name] = editor
-            if field.group == "selection" and field.name == SELECTION_LAST:
-                body_layout.addWidget(pools_box)
+        self._rest = [f for f in PLAN_FIELDS if f.group != "selection"]   # below the editor's first screen
+        self._add_fields([f for f in PLAN_FIELDS if f.group == "selection"])
+        body_layout.addWidget(pools_box)
         body_layout.addStretch(1)
+        self._stretched = True
+        body.installEventFilter(self)   # the rest of the fields: once the first screen has painted
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setWidget(body)
@@ -231,13 +226,91 @@ class PlanEditor(QWidget):
                          self._draw_plan_box)
         self.redraw.part("plan", self._plan_inputs, self._draw_plan)
         self.refresh()
-        # wide enough for the fields with their units (the form scrolls only vertically), measured once
-        # the name lists are filled (a list's width is fixed at its first measure)
+        self._fit_width()   # measured once the name lists are filled (a list's width is fixed at its first measure)
+
+    def _add_fields(self, fields) -> None:
+        """Form rows for `fields`, in group boxes placed before the closing stretch."""
+        boxes = []
+        for field in fields:
+            if field.group not in self._groups:
+                box = QGroupBox(GROUP_TITLES.get(field.group, field.group.title()))
+                form = QFormLayout(box)
+                form.setFieldGrowthPolicy(QFormLayout.AllNonFixedFieldsGrow)
+                form.setLabelAlignment(Qt.AlignRight | Qt.AlignVCenter)
+                self._groups[field.group] = form
+                self._body_layout.insertWidget(self._body_layout.count() - (1 if self._stretched else 0), box)
+                boxes.append(box)
+            editor = FieldEditor(field, self._commit)
+            label = QLabel(field.label)
+            label.setToolTip(field.help)
+            self._groups[field.group].addRow(label, editor.layout)
+            self._editors[field.name] = editor
+        for box in boxes:
+            box.show()   # with its rows: made after the editor was shown, they would stay hidden
+
+    def _build_rest(self) -> None:
+        """The fields below the editor's first screen: built once that screen has painted (the window
+        shows sooner), or at once where something asks for them first."""
+        if not self._rest:
+            return
+        rest, self._rest = self._rest, []
+        self._add_fields(rest)
+        self.refresh()
+        self._fit_width()
+        # laid out now, not at a later turn of the event loop (the first computation's worker may hold
+        # the interpreter for a while: the editor would show its groups squeezed into one screen)
+        QCoreApplication.sendPostedEvents(None, QEvent.LayoutRequest)
+
+    def _fit_width(self) -> None:
+        """As wide as the fields with their units (the form scrolls only vertically): measured on the
+        fields built, estimated for those still to be built, so the editor does not widen after its
+        first screen has shown."""
+        scroll = self._body.parentWidget().parentWidget()
         frame = 2 * scroll.frameWidth() + scroll.verticalScrollBar().sizeHint().width()
-        self.setMinimumWidth(max(360, body.minimumSizeHint().width() + frame + 8))
+        body = max(self._body.minimumSizeHint().width(), self._rest_width() + BODY_MARGINS_PX)
+        width = max(360, body + frame + 8)
+        if width > self.minimumWidth():
+            self.setMinimumWidth(width)
+
+    def _rest_width(self) -> int:
+        """The widest group box the fields still to be built will make: its widest label, plus its
+        widest input with its unit, plus the box's margins (measured with this editor's font)."""
+        if not self._rest:
+            return 0
+        metrics = self.fontMetrics()
+        probe = QComboBox()
+        probe.addItem("x")
+        combo_frame = probe.sizeHint().width() - metrics.horizontalAdvance("x")
+        line = QLineEdit().minimumSizeHint().width()
+        check = QCheckBox().sizeHint().width()
+
+        def input_px(f: Field) -> int:
+            if f.type == "choice":
+                return combo_frame + max(metrics.horizontalAdvance(choice_label(k)) for k in f.choices)
+            return check if f.type == "bool" else line
+
+        groups: dict[str, list[Field]] = {}
+        for f in self._rest:
+            groups.setdefault(f.group, []).append(f)
+        return max(max(metrics.horizontalAdvance(f.label) for f in fields)
+                   + max(input_px(f) + (max(UNIT_MIN_PX, metrics.horizontalAdvance(f.unit)) if f.unit else 0)
+                         for f in fields) + GROUP_MARGINS_PX
+                   for fields in groups.values())
+
+    def eventFilter(self, watched, event) -> bool:
+        if watched is self._body and event.type() == QEvent.Paint and self._rest:
+            self._body.removeEventFilter(self)
+            call_soon(self, self._build_rest)
+        return super().eventFilter(watched, event)
+
+    @property
+    def editors(self) -> dict[str, FieldEditor]:
+        """Every field's editor by key (the fields below the first screen are built if they are not yet)."""
+        self._build_rest()
+        return self._editors
 
     def _on_current(self, _index: int) -> None:
-        for editor in self.editors.values():
+        for editor in self._editors.values():
             editor.show_error(None)
         self.refresh()
 
@@ -245,10 +318,10 @@ class PlanEditor(QWidget):
         plan = self._doc.current_plan()
         if plan is None:
             return None
-        field = self.editors[key].field
+        field = self._editors[key].field
         text = f"Set {field.label} of {plan.name!r} to {raw}"
         error = self._doc.set_plan_values(self._doc.current_index, {key: raw}, text)
-        self.editors[key].show_error(error)
+        self._editors[key].show_error(error)
         if error is None:
             self.refresh()
         return error
@@ -269,10 +342,10 @@ class PlanEditor(QWidget):
         """What the fields show: the current plan, its result and the names it can choose from; a
         field showing an error is redrawn whatever changed (so the error goes)."""
         scenario, index = self._doc.scenario, self._doc.current_index
-        errors = object() if any(e.has_error for e in self.editors.values()) else None
+        errors = object() if any(e.has_error for e in self._editors.values()) else None
         return (scenario.plans[index] if index < len(scenario.plans) else None,
                 self._doc.results[index] if index < len(self._doc.results) else None,
-                scenario.devices, scenario.models, scenario.curves, scenario.price_tiers, errors)
+                scenario.devices, scenario.models, scenario.curves, scenario.price_tiers, errors, len(self._editors))
 
     def _draw_plan(self, plan, result, *_lists) -> None:
         if plan is None or result is None:
@@ -292,7 +365,7 @@ class PlanEditor(QWidget):
         lists = {"devices": scenario.all_device_names(), "models": scenario.all_model_names(),
                  "curves": list(scenario.curves), "price_tiers": list(scenario.price_tiers)}
         used = engine_used(plan, result)
-        for name, editor in self.editors.items():
+        for name, editor in self._editors.items():
             if name in NAME_LISTS:
                 editor.set_names(lists[NAME_LISTS[name]])
             editor.set_value(getattr(plan, name), used.get(name, (None,))[0])
@@ -303,8 +376,8 @@ class PlanEditor(QWidget):
             greyed.add("batch")
         if plan.pools:   # each Pools row names its device and role: the plan's own are not used
             greyed.update(POOL_DEVICE_KEYS)
-        for name in set(SIZING_INPUT.values()) | {"batch"} | set(POOL_DEVICE_KEYS):
-            editor = self.editors[name]
+        for name in (set(SIZING_INPUT.values()) | {"batch"} | set(POOL_DEVICE_KEYS)) & set(self._editors):
+            editor = self._editors[name]
             editor.widget.setEnabled(name not in greyed)
             editor.widget.setToolTip(editor.tip + (f"\n{used[name][1]}" if name in used else ""))
 

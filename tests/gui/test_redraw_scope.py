@@ -130,3 +130,18 @@ def test_catalog_columns_are_sized_when_the_tab_is_first_shown(window):
     model, header = catalog.devices_model, catalog.devices_table.horizontalHeader()
     source = next(c for c in range(model.columnCount()) if model.field_name(c) == "source")
     assert header.visualIndex(source) == 1 and catalog.devices_table.columnWidth(source) == 300
+
+
+def test_the_plan_editor_builds_its_first_screen_then_the_rest_once_painted(qtbot):
+    from tcoapp.gui.app import create_window
+    win = create_window(None, compute=False)
+    qtbot.addWidget(win)
+    editor = win.editor
+    assert "device" in editor._editors and "utilization" not in editor._editors   # start-up: the first screen
+    width = editor.minimumWidth()
+    win.show()
+    qtbot.waitUntil(lambda: not editor._rest, timeout=5000)                        # the rest, once painted
+    assert editor._editors["utilization"].widget.isVisible()
+    assert editor.minimumWidth() == width      # its width was estimated up front: the editor does not widen
+    win.document.undo_stack.setClean()
+    win.close()

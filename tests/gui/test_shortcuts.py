@@ -8,8 +8,9 @@ from tcoapp.engine.quantities.inputs import PLAN_FIELDS
 
 
 def field(window, key):
+    editor = window.editor.editors[key]     # (the fields below the first screen are built on demand)
     widget = window.editor.findChild(QWidget, key)
-    assert widget is window.editor.editors[key].widget
+    assert widget is editor.widget
     return widget
 
 
