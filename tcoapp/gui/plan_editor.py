@@ -29,7 +29,6 @@ SIZING_INPUT = {"devices": "device_count", "facility_power": "facility_power_kw"
 NAME_LISTS = {"device": "devices", "prefill_device": "devices", "decode_device": "devices", "model": "models",
               "curve": "curves", "price_tiers": "price_tiers"}
 POOL_DEVICE_KEYS = ("device", "prefill_device", "decode_device")   # set per pool by a plan's Pools rows
-SELECTION_LAST = [f.name for f in PLAN_FIELDS if f.group == "selection"][-1]
 USED_ITEM = "\x00used"   # the data of a greyed name list's item showing what the engine used
 ERROR_STYLE = "QLineEdit { border: 2px solid #c62828; background: #ffebee; }"
 ERROR_COLOR, UNIT_COLOR = "#c62828", "#555555"
@@ -196,16 +195,14 @@ class PlanEditor(QWidget):
         self._body = body = QWidget()
         self._body_layout = body_layout = QVBoxLayout(body)
         self._groups: dict[str, QFormLayout] = {}
-        self._stretched = False
+        body_layout.addStretch(1)   # closes the column: group boxes are inserted before it
         pools_box = QGroupBox("Pools (fleet)")
         pools_layout = QVBoxLayout(pools_box)
         self.pools = PoolsEditor(document)
         pools_layout.addWidget(self.pools)
         self._rest = [f for f in PLAN_FIELDS if f.group != "selection"]   # below the editor's first screen
         self._add_fields([f for f in PLAN_FIELDS if f.group == "selection"])
-        body_layout.addWidget(pools_box)
-        body_layout.addStretch(1)
-        self._stretched = True
+        body_layout.insertWidget(body_layout.count() - 1, pools_box)
         body.installEventFilter(self)   # the rest of the fields: once the first screen has painted
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
@@ -238,7 +235,7 @@ class PlanEditor(QWidget):
                 form.setFieldGrowthPolicy(QFormLayout.AllNonFixedFieldsGrow)
                 form.setLabelAlignment(Qt.AlignRight | Qt.AlignVCenter)
                 self._groups[field.group] = form
-                self._body_layout.insertWidget(self._body_layout.count() - (1 if self._stretched else 0), box)
+                self._body_layout.insertWidget(self._body_layout.count() - 1, box)
                 boxes.append(box)
             editor = FieldEditor(field, self._commit)
             label = QLabel(field.label)
