@@ -9,6 +9,7 @@ import math
 from typing import Any, Callable, Mapping
 
 from .errors import Problem, shown
+from .number_text import read_typed
 from .quantities.inputs import Field
 
 Locator = Callable[[str], str]
@@ -58,9 +59,10 @@ def _coerce_number(field: Field, value: Any) -> tuple[Any, str | None]:
     if isinstance(value, bool):
         return None, f"= {shown(value)}: must be {field.range_text()}"
     if isinstance(value, str):
-        try:
-            number = float(value.strip().replace(",", ""))
-        except ValueError:
+        number, error = read_typed(value, fraction=field.unit == "fraction")
+        if error:
+            return None, f"{error}; must be {field.range_text()}"
+        if number is None:
             return None, f"= {shown(value)} is not a number: must be {field.range_text()}"
     else:
         try:

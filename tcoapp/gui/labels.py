@@ -73,6 +73,9 @@ def format_metric(key: str, value, metrics=None) -> str:
 
 
 from ..present.values import CHOICE_LABELS, choice_label  # noqa: E402 - the words a person reads
+from ..engine.number_text import POINT, Convention  # noqa: E402
+
+ENGLISH = Convention(POINT, "the app's own display")
 
 
 def parse_input(field: Field, raw):
@@ -86,11 +89,11 @@ def parse_input(field: Field, raw):
             if text.lower() in (key.lower(), CHOICE_LABELS.get(key, key).lower()):
                 return key
         return raw
-    if field.unit == "fraction" and text.endswith("%"):
-        try:
-            return float(text[:-1].replace(",", "").strip()) / 100.0
-        except ValueError:
-            return raw
+    if field.type in ("int", "float"):
+        # the app shows numbers US-style (26,737,500): what it shows reads back as that, not as a guess
+        number = ENGLISH.read(text[:-1] if field.unit == "fraction" and text.endswith("%") else text)
+        if number is not None:
+            return number / 100.0 if text.endswith("%") else number
     return raw
 
 

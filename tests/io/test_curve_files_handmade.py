@@ -162,9 +162,11 @@ def test_semicolon_and_tab_separated_files(tmp_path):
 
 def test_decimal_commas_in_semicolon_files_and_us_dates(tmp_path):
     text = ("Hardware;TP;Concurrency;Output Throughput/GPU;Median TTFT (s)\n"
-            "b200;8;4;310,5;0,21\nb200;8;16;1.020,25;0.3\n")
+            "b200;8;4;310,5;0,21\nb200;8;16;1.020,25;0,3\n")
     (curve,) = read_curve_file(write(tmp_path, "eu.csv", text)).curves
     assert curve.tokens_per_s_per_device.tolist() == [310.5, 1020.25] and curve.ttft_s.tolist() == [0.21, 0.3]
+    with pytest.raises(ValidationError, match=r"^eu.csv: numbers are written two ways: row 3 Median TTFT \(s\) = '0.3' "):
+        read_curve_file(write(tmp_path, "eu.csv", text.replace("0,3", "0.3")))  # one convention per file
     rerun = IX_MS.replace("2025-10-01", "9/30/2025") + "dsr1,b200,sglang,fp8,1024,1024,8,1,False,False,16,900,80.0,12.5,290,10/2/2025\n"
     tp8 = next(c for c in read_curve_file(write(tmp_path, "us.csv", rerun)).curves if c.config_dict["EP"] == "1")
     assert tp8.tokens_per_s_per_device[1] == 900  # 10/2/2025 is after 9/30/2025 (as dates, not as text)

@@ -63,16 +63,16 @@ def config_problems(spec: Format, table: Table) -> list[Problem]:
             text = cells[i].strip() if i < len(cells) else ""
             if not text:
                 continue
-            error = boolean_problem(text) if key in BOOLEAN_KEYS else _count_problem(text, table.decimal_comma)
+            error = boolean_problem(text) if key in BOOLEAN_KEYS else _count_problem(text)
             if error:
                 problems.append(Problem(table.where(row), table.headers[i], error))
     return problems
 
 
-def _count_problem(text: str, decimal_comma: bool) -> str | None:
-    plain = text.replace(",", ".") if decimal_comma else text
+def _count_problem(text: str) -> str | None:
+    """The problem of a count cell's text, already in plain form (numbers.localized), as rows.py reads it."""
     try:
-        value = float(plain)
+        value = float(text)
     except ValueError:
         return f"= {text!r}: not a number (a whole number >= 0)"
     if value != value or value in (float("inf"), float("-inf")) or value < 0 or not value.is_integer():

@@ -15,10 +15,11 @@ from dataclasses import dataclass, field
 from ...engine.errors import Problem, ValidationError
 from ...engine.performance.measured import MeasuredCurve, make_measured_curve, parse_config_text
 from .config import META, names_for
-from .checks import config_problems, header_problems
+from .checks import COUNT_KEYS, config_problems, header_problems
 from .duplicates import resolve_duplicates
 from .formats import FORMAT_NAMES, Format, detect_format, named_format
 from .naming import curve_names
+from .numbers import localized
 from .pools import pool_curves
 from .rows import POINT_FIELDS, Row, read_rows
 from .table import Table, header_key, read_table
@@ -52,6 +53,7 @@ def read_curve_file(path, fmt: str = "auto", devices=None, models=None, vendors=
     problems: list[Problem] = header_problems(spec, table)
     if problems:
         raise ValidationError(problems)
+    table = localized(spec, table, COUNT_KEYS)   # one number convention per file; cells as plain text
     problems += config_problems(spec, table)
     rows, warnings = read_rows(spec, table, problems)
     if not problems and not rows:

@@ -44,10 +44,10 @@ def locate(spec: Format, table: Table, problems: list[Problem]) -> dict[str, tup
     return where
 
 
-def _number(text: str, allow_zero: bool, decimal_comma: bool = False) -> tuple[float | None, str | None]:
-    """A cell as a number: "1,234.5" (thousands) in a comma-separated file; "1.234,5" or "0,42"
-    (decimal comma) in a semicolon-separated one, as spreadsheets in those locales write them."""
-    plain = text.replace(".", "").replace(",", ".") if decimal_comma and "," in text else text.replace(",", "")
+def _number(text: str, allow_zero: bool) -> tuple[float | None, str | None]:
+    """A cell as a number; its text is in plain form already (numbers.localized: "1.234,5" in a German
+    save, "1,234.5" in a US one and "1 234,5" in a French one are "1234.5" by now)."""
+    plain = text
     try:
         value = float(plain)
     except ValueError:
@@ -71,7 +71,7 @@ def raw_numbers(spec: Format, table: Table, where, problems: list[Problem]) -> l
                     ok = False
                 values[field] = float("nan")
                 continue
-            value, error = _number(text, column.allow_zero, table.decimal_comma)
+            value, error = _number(text, column.allow_zero)
             if error:
                 problems.append(Problem(table.where(row), table.headers[i], error))
                 ok = False

@@ -1,0 +1,71 @@
+"""The numbers of a curve file in the file's own convention (tcoapp/engine/number_text.py).
+
+The convention (decimal point or comma, thousands grouping) is decided once per file from the
+columns the format reads as numbers; every such cell is then rewritten as plain text (`4.000` in a
+German save -> `4000`), so the count check, the point parser and the configuration (ISL, OSL, TP,
+workers) all read one text. A file holding both conventions, or a number its convention cannot
+read (`12,34,567`), is refused in one line naming the convention and the fix.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+from ...engine.errors import Problem, ValidationError
+from ...engine.number_text import COMMA, POINT, Convention, MixedConventions, detect, looks_numeric, plain_text
+from .formats import Format
+from .table import Table
+
+# configuration / knob columns that hold numbers (the others hold names and labels)
+_NUMBER_KEYS = frozenset(("prefix", "ctxtokens"))
+
+
+def number_columns(spec: Format, table: Table, count_keys: frozenset[str]) -> list[int]:
+    """Indices of the columns the format reads as numbers (points, pool rates, counts)."""
+    index = table.index()
+    out = {hit[0] for column in spec.columns.values() if (hit := column.find(index)) is not None}
+    out |= {index[k] for k in (*spec.config, *spec.knobs) if k in index and (k in count_keys or k in _NUMBER_KEYS)}
+    return sorted(out)
+
+
+def _cells(table: Table, columns: list[int]):
+    for row, cells in table.rows:
+        for i in columns:
+            if i < len(cells) and looks_numeric(cells[i]):
+                yield row, i, cells[i]
+
+
+def convention(spec: Format, table: Table, count_keys: frozenset[str]) -> tuple[Convention, list[int]]:
+    """The file's number convention (raises ValidationError with one line when it holds two)."""
+    columns = number_columns(spec, table, count_keys)
+    default = (COMMA, "its ';' between cells (no number that reads only one way)") if table.decimal_comma else (POINT, "")
+    try:
+        found = detect(((f"row {row} {table.headers[i]}", text) for row, i, text in _cells(table, columns)), *default)
+    except MixedConventions as exc:
+        raise ValidationError([Problem(table.name, "", exc.line())]) from None
+    return found, columns
+
+
+def localized(spec: Format, table: Table, count_keys: frozenset[str]) -> Table:
+    """`table` with every number cell of the format's number columns as plain text ('1234.5'); a cell its
+    convention cannot read is refused (one line: the first such cell and how many there are)."""
+    found, columns = convention(spec, table, count_keys)
+    bad: list[tuple[int, int, str]] = []
+    rows, changed = [], False
+    for row, cells in table.rows:
+        cells = list(cells)
+        for i in columns:
+            if i < len(cells) and looks_numeric(cells[i]):
+                plain = plain_text(cells[i], found.decimal)
+                if plain is None:
+                    bad.append((row, i, cells[i].strip()))
+                elif plain != cells[i]:
+                    cells[i], changed = plain, True
+        rows.append((row, tuple(cells)))
+    if bad:
+        row, i, text = bad[0]
+        more = f" (and {len(bad) - 1} more cell(s) like it)" if len(bad) > 1 else ""
+        raise ValidationError([Problem(table.where(row), table.headers[i], found.refusal(text) + more)])
+    notes = table.notes
+    if found.decimal == COMMA or changed and found.because:
+        notes = (*notes, f"{table.name}: {found.stated()}")
+    return dataclasses.replace(table, rows=tuple(rows), decimal_comma=False, notes=notes)

@@ -1,0 +1,124 @@
+"""Curve files re-saved by spreadsheets in every locale's number format (German `4.000` and
+`8.192,000000`, US `"8,192.00"`, French grouping with a no-break space or U+202F, Swiss `4'000`)
+read exactly as the original, or are refused in one line naming the file's convention and the fix.
+Typed workbook text is read by the same reader."""
+from __future__ import annotations
+
+import csv
+import io
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tcoapp.engine.errors import ValidationError
+from tcoapp.engine.number_text import read_typed
+from tcoapp.engine.quantities.inputs import PLAN_FIELD_BY_NAME
+from tcoapp.engine.validate import coerce
+from tcoapp.io.curve_files import read_curve_file
+
+ROOT = Path(__file__).resolve().parents[2]
+FILES = sorted({p.name: p for p in [*(ROOT / "tests" / "data" / "curves").glob("*.csv"),
+                                    *(ROOT.parent.parent / "shared" / "fixtures" / "curves").glob("*.csv")]}.values())
+NUMBER = re.compile(r"^(-?)(\d+)(?:\.(\d+))?$")
+# locale: (cell separator, decimal, grouping)
+LOCALES = {"german": (";", ",", "."), "french_nbsp": (";", ",", "\u00a0"), "french_u202f": (";", ",", "\u202f"),
+           "swiss": (";", ".", "'"), "us_grouped": (",", ".", ","), "german_tab": ("\t", ",", ".")}
+
+
+def group(digits: str, sep: str) -> str:
+    head = len(digits) % 3 or 3
+    return sep.join([digits[:head]] + [digits[i:i + 3] for i in range(head, len(digits), 3)])
+
+
+def resave(path: Path, delimiter: str, decimal: str, grouping: str) -> str:
+    """The file as a spreadsheet in that locale saves it with thousands grouping on (digits kept)."""
+    out = io.StringIO()
+    writer = csv.writer(out, delimiter=delimiter, lineterminator="\r\n")
+    for cells in csv.reader(path.read_text(encoding="utf-8").splitlines()):
+        row = []
+        for cell in cells:
+            m = NUMBER.match(cell)
+            row.append(m.group(1) + group(m.group(2), grouping) + (decimal + m.group(3) if m.group(3) else "")
+                       if m else cell)
+        writer.writerow(row)
+    return out.getvalue()
+
+
+def content(result):
+    return [(c.name, c.config, c.batch.tolist(), c.tokens_per_s_per_device.tolist(),
+             np.nan_to_num(c.tokens_per_s_per_user, nan=-1).tolist(), np.nan_to_num(c.ttft_s, nan=-1).tolist(),
+             np.nan_to_num(c.power_w, nan=-1).tolist()) for c in result.curves]
+
+
+@pytest.mark.parametrize("locale", sorted(LOCALES))
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+def test_a_locale_resave_of_every_real_curve_file_reads_exactly_as_the_original(tmp_path, path, locale):
+    text = resave(path, *LOCALES[locale])
+    if locale == "german":
+        assert ";4.000;1.000;" in text or "8.192" in text or "200.000" in text   # grouped workloads really there
+    target = tmp_path / path.name
+    target.write_text(text, encoding="utf-8")
+    assert content(read_curve_file(target)) == content(read_curve_file(path))
+
+
+def test_a_german_save_reads_isl_4000_not_4(tmp_path):
+    src = ROOT / "tests" / "data" / "curves" / "aiconfigurator_llama70b_fp8_h200_agg_pareto.csv"
+    target = tmp_path / src.name
+    target.write_text(resave(src, ";", ",", "."), encoding="utf-8")
+    result = read_curve_file(target)
+    assert {c.config_dict["input_tokens"] for c in result.curves} == {"4000"}
+    assert {c.config_dict["output_tokens"] for c in result.curves} == {"1000"}
+    assert any("numbers read with a decimal comma" in w for w in result.warnings)
+
+
+def test_an_integer_only_german_file_is_read_by_its_separator_not_per_cell(tmp_path):
+    path = tmp_path / "plain.csv"
+    path.write_text("curve;device;model;batch;tokens_per_s_per_device\nc;H200;m;1;4.000\nc;H200;m;2;8.192\n",
+                    encoding="utf-8")
+    curve = read_curve_file(path).curves[0]
+    assert curve.tokens_per_s_per_device.tolist() == [4000.0, 8192.0]
+
+
+def test_two_conventions_in_one_file_are_refused_in_one_line(tmp_path):
+    path = tmp_path / "mixed.csv"
+    path.write_text('batch,tokens_per_s_per_device,ttft_s\n1,"4,5",0.25\n2,"1.234,5",0.5\n', encoding="utf-8")
+    with pytest.raises(ValidationError) as err:
+        read_curve_file(path)
+    lines = [str(p) for p in err.value.problems]
+    assert len(lines) == 1 and "written two ways" in lines[0] and "decimal point" in lines[0]
+    assert "Use system separators" in lines[0] and "Error" not in lines[0]
+
+
+def test_a_number_its_convention_cannot_read_is_refused_in_one_line(tmp_path):
+    path = tmp_path / "indian.csv"
+    rows = "".join(f'{b},"12,34,{b:03d}",0.25\n' for b in range(1, 60))
+    path.write_text("batch,tokens_per_s_per_device,ttft_s\n" + rows, encoding="utf-8")
+    with pytest.raises(ValidationError) as err:
+        read_curve_file(path)
+    assert [str(p) for p in err.value.problems] == [
+        "indian.csv:row 2 tokens_per_s_per_device = '12,34,001' is not a number written with this file's decimal point "
+        "(1,234.5 or 1'234.5: US, UK, Swiss spreadsheets) (see row 2 ttft_s = '0.25'): save it again with one number "
+        "format (Excel: File > Options > Advanced > 'Use system separators'), or as 'CSV UTF-8 (comma delimited)' "
+        "from an English-locale spreadsheet (and 58 more cell(s) like it)"]
+
+
+@pytest.mark.parametrize("text, fraction, value", [("8%", True, 0.08), ("1,200,000", False, 1200000.0),
+                                                   ("1.200.000,5", False, 1200000.5), ("1\u202f200\u202f000,5", False,
+                                                                                        1200000.5),
+                                                   ("1'200'000.5", False, 1200000.5), ("0,42", False, 0.42)])
+def test_typed_workbook_text_reads_every_locale_alike(text, fraction, value):
+    assert read_typed(text, fraction) == (value, None)
+    field = PLAN_FIELD_BY_NAME["utilization"] if fraction else _big_field()
+    assert coerce(field, text) == (value, None)    # what a workbook cell typed as text gives
+
+
+def _big_field():
+    return next(f for f in PLAN_FIELD_BY_NAME.values() if f.type == "float" and (f.max or 0) >= 1e7 and (f.min or 0) <= 0)
+
+
+@pytest.mark.parametrize("text", ["4.000", "1,200"])
+def test_typed_text_that_reads_two_ways_is_refused_with_both_readings(text):
+    value, error = coerce(_big_field(), text)
+    assert value is None and "with a decimal point and as" in error and "must be" in error
