@@ -14,6 +14,7 @@ from ..engine.errors import TcoError
 from ..engine.performance.accuracy import Accuracy, run
 from ..engine.performance.factors import DEFAULT_FACTORS, EfficiencyFactors
 from ..engine.performance.measurement_rows import assign_splits
+from .measurement_numbers import checked_rows
 
 DEFAULT_CSV = pathlib.Path(__file__).resolve().parents[2] / "tests" / "data" / "measurements_public.csv"
 
@@ -22,9 +23,12 @@ def read_measurements(path=DEFAULT_CSV) -> list[tuple[int, dict]]:
     """(CSV line, row) of a measurements CSV, with `source_group` and `split` (computed where absent)."""
     try:
         with open(path, newline="", encoding="utf-8") as handle:
-            rows = list(csv.DictReader(handle))
+            reader = csv.DictReader(handle)
+            rows = list(reader)
+            header = reader.fieldnames
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         raise TcoError(f"measurements CSV {str(path)!r}: cannot be read ({exc})") from None
+    rows = checked_rows(str(path), header, rows)   # one line for a damaged cell; numbers as plain text
     if rows and not all(r.get("split") for r in rows):
         assign_splits(rows)
     return list(enumerate(rows, start=2))
