@@ -1,7 +1,13 @@
-"""Export one chart to PNG or SVG with pyqtgraph.exporters (by the file's extension)."""
+"""Export one chart to PNG or SVG with pyqtgraph.exporters (by the file's extension), drawn into a
+private temporary folder and then saved through the atomic save (io/atomic.py): a full disk or a
+read-only folder keeps the old file."""
 from __future__ import annotations
 
 import os
+import pathlib
+import tempfile
+
+from ..io.atomic import atomic_write
 
 from .plotting import pg  # pyqtgraph configured after PySide6
 import pyqtgraph.exporters as exporters
@@ -12,6 +18,23 @@ PNG_WIDTH = 1600
 def export_plot(plot_item, path: str) -> str | None:
     """Write the chart; returns an error message or None."""
     ext = os.path.splitext(path)[1].lower()
+    if ext not in (".svg", ".png"):
+        return f"{os.path.basename(path)}: choose a .png or .svg file name"
+    with tempfile.TemporaryDirectory(prefix="tcoapp-chart-") as folder:
+        drawn = os.path.join(folder, "chart" + ext)
+        error = _draw(plot_item, drawn, ext)
+        if error:
+            return error.replace(drawn, path)
+        data = pathlib.Path(drawn).read_bytes()
+    try:
+        atomic_write(path, lambda handle: handle.write(data))
+    except Exception as exc:  # noqa: BLE001 - shown to the user, never a traceback
+        return str(exc)
+    return None
+
+
+def _draw(plot_item, path: str, ext: str) -> str | None:
+    """Draw the chart into `path` (a private temporary file); an error message or None."""
     hidden = _hide_empty_items(plot_item) if ext == ".svg" else []
     try:
         if ext == ".svg":
@@ -23,8 +46,6 @@ def export_plot(plot_item, path: str) -> str | None:
             exporter = exporters.ImageExporter(plot_item)
             exporter.parameters()["width"] = PNG_WIDTH
             exporter.export(path)
-        else:
-            return f"{os.path.basename(path)}: choose a .png or .svg file name"
     except Exception as exc:  # shown to the user, never a traceback
         return f"Cannot export to {path}: {exc}"
     finally:

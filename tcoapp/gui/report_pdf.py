@@ -7,7 +7,6 @@ Needs a QGuiApplication (the CLI makes an offscreen one).
 from __future__ import annotations
 
 import math
-import os
 
 import numpy as np
 from PySide6.QtCore import QMarginsF, QPointF, QRectF, Qt, QUrl
@@ -119,14 +118,20 @@ def report_document(scenario, results, title: str, simulation: dict | None = Non
 
 
 def write_report_pdf(scenario, results, path: str, title: str, simulation: dict | None = None) -> None:
-    """Lay out and print the report to `path` (A4 portrait), atomically."""
-    doc = report_document(scenario, results, title, simulation)
-    directory = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(directory):
-        from ..engine.errors import TcoError
-        raise TcoError(f"report: folder {directory!r} does not exist")
-    tmp = os.path.join(directory, f".{os.path.basename(path)}.tmp")
-    writer = QPdfWriter(tmp)
+    """Lay out and print the report to `path` (A4 portrait): rendered in memory, then saved through the
+    atomic save (io/atomic.py), so a full disk or a read-only folder keeps the old file (SaveError)."""
+    from ..io.atomic import atomic_write
+    data = _pdf_bytes(report_document(scenario, results, title, simulation), title)
+    atomic_write(path, lambda handle: handle.write(data))
+
+
+def _pdf_bytes(doc, title: str) -> bytes:
+    """The document printed to PDF in memory."""
+    from PySide6.QtCore import QBuffer, QByteArray, QIODevice
+    array = QByteArray()
+    buffer = QBuffer(array)
+    buffer.open(QIODevice.WriteOnly)
+    writer = QPdfWriter(buffer)
     writer.setPageLayout(QPageLayout(QPageSize(QPageSize.A4), QPageLayout.Portrait, QMarginsF(15, 15, 15, 15),
                                      QPageLayout.Millimeter))
     writer.setResolution(150)
@@ -134,8 +139,9 @@ def write_report_pdf(scenario, results, path: str, title: str, simulation: dict 
     writer.setCreator("tcoapp")
     doc.setPageSize(writer.pageLayout().paintRectPixels(writer.resolution()).size().toSizeF())
     doc.print_(writer)
-    del writer   # flushes the file
-    os.replace(tmp, path)
+    del writer   # flushes the PDF into the buffer
+    buffer.close()
+    return bytes(array.data())
 
 
 __all__ = ["report_document", "simulation_for_report", "write_report_pdf", "np"]
