@@ -15,6 +15,7 @@ from ...engine.quantities.inputs import CURVE_ARRAYS
 from ...engine.errors import Problem
 from .formats import Format
 from .table import Table
+from .unit_headers import POWER_SCALE, UNIT_FIELDS, label as unit_label, stated_unit, unit_column
 from .units import SCALE_TO_S, tpot_unit, ttft_plausibility
 
 POINT_FIELDS = CURVE_ARRAYS  # a measured point's values (the curve-point table)
@@ -36,6 +37,14 @@ def locate(spec: Format, table: Table, problems: list[Problem]) -> dict[str, tup
     where = {}
     for field, column in spec.columns.items():
         hit = column.find(index)
+        if hit is not None and field in UNIT_FIELDS:
+            unit = stated_unit(field, table.headers[hit[0]], hit[1], table, problems)
+            hit = None if unit is None else (hit[0], unit)
+            if hit is None:
+                continue
+        elif hit is None and field in UNIT_FIELDS:
+            found = unit_column(field, table, problems)
+            hit = None if found is None else (found[0], unit_label(field, found[1]))
         if hit is not None:
             where[field] = hit
         elif column.required:
@@ -110,7 +119,7 @@ def normalize(spec: Format, table: Table, where, raw) -> tuple[list[dict], list[
     per_user = np.where(derived, 1.0 / np.where(derived, tpot, 1.0), per_user)
     if derived.any() and "tokens_per_s_per_user" in where:
         warnings.append(f"{table.name}: {int(derived.sum())} row(s) without interactivity: tokens/s per user = 1 / TPOT")
-    power = _column(raw, "power_w")
+    power = _column(raw, "power_w") * POWER_SCALE[where.get("power_w", (0, ""))[1]]
     zero = power == 0
     if zero.any():
         i = where["power_w"][0]

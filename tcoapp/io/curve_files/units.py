@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-SCALE_TO_S = {"s": 1.0, "ms": 1e-3}
+SCALE_TO_S = {"s": 1.0, "ms": 1e-3, "us": 1e-6}
 
 
 def _median(values) -> float:
