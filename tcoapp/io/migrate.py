@@ -40,7 +40,9 @@ OLDEST_READABLE = 1
 def schema_version(about) -> tuple[int, str]:
     """(the workbook's schema version, the cell that says so); the current version if About does not say."""
     if about is not None:
-        for row in range(1, len(about.values) + 1):
+        # the rows holding something (a value in About!XFD1048576 must not make a dense 1e6 x 16e3 grid)
+        rows = about.rows_from(1) if hasattr(about, "rows_from") else range(1, len(about.values) + 1)
+        for row in rows:
             key = about.cell(row, 1)
             if isinstance(key, str) and key.strip() == S.ABOUT_SCHEMA_KEY:
                 return _version_value(about, row), about.where(row, 2)

@@ -94,9 +94,20 @@ class _Sheet:
     def where(self, row: int, col: int) -> str:
         return f"{self.name}!{get_column_letter(col)}{row}"
 
+    def _dense_area(self) -> None:
+        """Refuse a dense view of a sheet whose cells reach far past any table (a value in XFD1048576):
+        its rows x columns, not its content, would set the time and memory."""
+        if self.n_rows * self.n_cols > DENSE_CELLS:
+            row = self.row_numbers[-1]
+            col = max(self.row_columns(row), default=self.n_cols)
+            raise ValidationError([Problem(self.where(row, col), "", (
+                f"a value far outside the sheet's table (it spans {self.n_rows:,} rows x {self.n_cols:,} columns; "
+                f"at most {DENSE_CELLS:,} cells are read): clear the cell"))])
+
     @property
     def values(self) -> list[tuple]:
         """Dense rows (for small sheets such as About: the migration steps read them)."""
+        self._dense_area()
         return [tuple(self.cell(r, c) for c in range(1, self.n_cols + 1)) for r in range(1, self.n_rows + 1)]
 
     @values.setter
@@ -109,6 +120,7 @@ class _Sheet:
     @property
     def formulas(self) -> list[tuple]:
         """Dense rows of what each cell holds: its formula ("=..."), else its value (openpyxl's formula view)."""
+        self._dense_area()
         return [tuple(self._formulas.get((r, c), self.cell(r, c)) for c in range(1, self.n_cols + 1))
                 for r in range(1, self.n_rows + 1)]
 
@@ -120,6 +132,7 @@ class _Sheet:
 
 
 WANTED_SHEETS = frozenset(S.INPUT_SHEETS) | {S.ABOUT}
+DENSE_CELLS = 2_000_000   # a dense view (migrations) of at most this many cells
 
 
 def _load_sheets(path) -> dict[str, _Sheet | None]:

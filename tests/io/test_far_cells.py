@@ -1,0 +1,63 @@
+"""One value in a far cell (XFD1048576) of any sheet: reading stays bounded by what the sheets hold.
+`compute` answers (a result or a one-line refusal) within 2 s and 500 MB, whatever sheet it is on."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+from tcoapp.engine.errors import TcoError
+from tcoapp.io.load import load_scenario
+
+from .far_cells import sheet_parts, with_far_cell
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = ROOT / "samples" / "batch_tradeoff.xlsx"
+LIMIT_S, LIMIT_MB = 2.0, 500
+
+CHILD = """
+import json, resource, sys, time
+resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))   # a regression fails here, not on the machine
+start = time.perf_counter()
+from tcoapp.cli import main
+import contextlib, io
+with contextlib.redirect_stdout(io.StringIO()):
+    code = main(["compute", sys.argv[1]])
+print(json.dumps({"code": code, "s": time.perf_counter() - start,
+                  "mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def test_a_far_cell_on_about_leaves_compute_within_2_s_and_500_mb(tmp_path):
+    far = with_far_cell(SAMPLE, tmp_path / "far.xlsx", "About")
+    base = subprocess.run([sys.executable, "-c", CHILD, str(SAMPLE)], capture_output=True, text=True, timeout=120)
+    done = subprocess.run([sys.executable, "-c", CHILD, str(far)], capture_output=True, text=True, timeout=120)
+    figures, plain = json.loads(done.stdout.splitlines()[-1]), json.loads(base.stdout.splitlines()[-1])
+    print(f"far cell on About: {figures['s']:.2f} s, {figures['mb']:.0f} MB peak RSS (no far cell: "
+          f"{plain['s']:.2f} s, {plain['mb']:.0f} MB)")
+    assert figures["code"] == 0 and done.stderr == "", done.stderr
+    assert figures["s"] < max(LIMIT_S, 2 * plain["s"]) and figures["mb"] < LIMIT_MB
+
+
+@pytest.mark.parametrize("sheet", [s for s in sheet_parts(SAMPLE)])
+def test_a_far_cell_on_any_sheet_is_read_in_bounded_time_and_memory(tmp_path, sheet):
+    far = with_far_cell(SAMPLE, tmp_path / "far.xlsx", sheet)
+    tracemalloc.start()
+    start = time.perf_counter()
+    try:
+        load_scenario(str(far))
+        said = None
+    except TcoError as exc:
+        said = str(exc)
+    seconds = time.perf_counter() - start
+    peak_mb = tracemalloc.get_traced_memory()[1] / 1e6
+    tracemalloc.stop()
+    assert seconds < LIMIT_S and peak_mb < LIMIT_MB, (seconds, peak_mb)
+    if said is not None:   # refused: one cell named, no exception class
+        assert "XFD1048576" in said and "Error" not in said, said
