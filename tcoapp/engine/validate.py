@@ -62,6 +62,8 @@ def _coerce_number(field: Field, value: Any) -> tuple[Any, str | None]:
         number, error = read_typed(value, fraction=field.unit == "fraction")
         if error:
             return None, f"{error}; must be {field.range_text()}"
+        if number is None and _non_finite_word(value):
+            return None, f"= {shown(value)} is not a finite number: must be {field.range_text()}"
         if number is None:
             return None, f"= {shown(value)} is not a number: must be {field.range_text()}"
     else:
@@ -80,6 +82,14 @@ def _coerce_number(field: Field, value: Any) -> tuple[Any, str | None]:
     if not _in_range(field, number):
         return None, f"= {_show(value)}: must be {field.range_text()}"
     return number, None
+
+
+def _non_finite_word(text: str) -> bool:
+    """`inf`, `-Infinity`, `nan`: words Python reads as numbers that are not finite."""
+    try:
+        return not math.isfinite(float(text))
+    except ValueError:
+        return False
 
 
 def _show(value: Any) -> str:
