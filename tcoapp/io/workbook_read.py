@@ -33,7 +33,7 @@ from .migrate import migrate_sheets, schema_version
 from .parse_diagnosis import explain
 from .safety import check_archive, check_defused, fail, zip_mimetype
 from .uncertainty_book import read_uncertainty
-from .xlsx_cells_read import BadCellReference, RefusedXml, TooManyCells, TooManyStrings, read_cells
+from .xlsx_cells_read import BadCellReference, BadCellValue, RefusedXml, TooManyCells, TooManyStrings, read_cells
 
 
 class _Sheet:
@@ -155,7 +155,7 @@ def _load_sheets(path) -> dict[str, _Sheet | None]:
     except TooManyStrings as exc:
         raise fail(path, f"refused: the shared string table holds {exc.count:,}+ strings, over the "
                          f"{exc.limit:,} limit") from None
-    except BadCellReference as exc:
+    except (BadCellReference, BadCellValue) as exc:
         raise fail(path, f"damaged workbook: {exc} (re-save it from Excel or LibreOffice)") from None
     except RefusedXml:
         raise fail(path, "refused: the workbook's XML declares entities or a DTD, as an XML bomb (billion laughs) "
@@ -178,8 +178,8 @@ def _parse_error(exc: BaseException) -> str:
             return (f"refused: the workbook's XML declares entities or a DTD ({type(cause).__name__}), "
                     "as an XML bomb (billion laughs) does")
         cause = cause.__cause__ or cause.__context__
-    first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-    return f"cannot read the workbook: {type(exc).__name__}: {first_line}"
+    first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else "its parts are damaged"
+    return f"cannot read the workbook: {first_line} (re-save it from Excel or LibreOffice)"
 
 
 def _refuse_opendocument(path) -> None:

@@ -49,6 +49,14 @@ class BadCellReference(ValueError):
         self.sheet, self.ref = sheet, ref
 
 
+class BadCellValue(ValueError):
+    """A cell's stored value is not of its stored type (`<c t="n"><v>abc</v>`: a damaged or hand-edited file)."""
+
+    def __init__(self, sheet: str, ref: str, raw: str, kind: str):
+        what = {"n": "a number", "b": "a boolean (0 or 1)", "s": "a shared-string index", "d": "an ISO date"}.get(kind, kind)
+        super().__init__(f"{sheet}!{ref} stores {raw[:40]!r} where the file says {what} is stored")
+
+
 MAX_ROW, MAX_COLUMN = 1_048_576, 16_384  # the size of an Excel / LibreOffice sheet
 
 
@@ -357,7 +365,7 @@ class _SheetReader:
             self.col += 1
         self.kind = get("t", "n")
         s = get("s")
-        self.style = int(s) if s else 0
+        self.style = int(s) if s and s.isdigit() else 0
         self.value = self.formula = self.shared = self.inline = None
 
     def text_start(self, _attrs):
@@ -398,7 +406,12 @@ class _SheetReader:
         self.phonetic -= 1
 
     def c_end(self):
-        value = self._value()
+        try:
+            value = self._value()
+        except (ValueError, OverflowError, TypeError):
+            from openpyxl.utils import get_column_letter
+            raise BadCellValue(self.cells.name, f"{get_column_letter(max(self.col, 1))}{self.row}", str(self.value),
+                               self.kind) from None
         formula = self.formula
         if formula is not None or self.shared is not None:
             key = (self.row, self.col)

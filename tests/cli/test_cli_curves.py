@@ -35,7 +35,7 @@ def test_curves_text_summary_and_bad_file_errors(tmp_path):
     done = run_cli("curves", str(bad), "--json")
     assert done.returncode == 2 and done.stdout == "" and "Traceback" not in done.stderr
     assert done.stderr.splitlines() == ["error: bad.csv:row 2 Concurrency = 'four': not a number",
-                                        "error: bad.csv:row 3 Output Throughput/GPU = -1: must be a number > 0"]
+                                        "error: bad.csv:row 3 Output Throughput/GPU = -1: must be a number > 0 and at most 1e9"]
 
 
 def test_curves_into_a_workbook_then_compute_on_one(tmp_path):

@@ -136,7 +136,7 @@ FINANCE_FIELDS: tuple[Field, ...] = scoped("plan", (
     _f("property_tax_fraction_per_year", "float", "fraction/yr", 0.0, 0, 1, "opex", "Property tax", "Tax on business personal property per year as a fraction of the capex still held, like insurance (a flat fraction of the capex, not of the depreciated value). 0: none (no such tax where the fleet sits)."),
     _f("software_usd_per_device_year", "float", "USD/device/yr", 0.0, 0, 1e9, "opex", "Software", "Software licences per device per year (0 unless you have a quote).", zero_text="not entered"),
     _f("staff_usd_per_year", "float", "USD/yr", 0.0, 0, BIG, "opex", "Staff", "Operations staff cost per year for this plan.", zero_text="not entered"),
-    _f("utilization", "float", "fraction", 0.7, 0, 1, "operations", "Utilization", "Share of the year the fleet serves at the operating point (0..1); the rest it idles. Assumption 70%.", sizing=("demand",)),
+    _f("utilization", "float", "fraction", 0.7, 0.001, 1, "operations", "Utilization", "Share of the year the fleet serves at the operating point (0.001..1: below 0.1 % the cost per token is the idle fleet's, 1000x and more); the rest it idles. Assumption 70%.", sizing=("demand",)),
     _f("years", "int", "years", 4, 1, 50, "finance", "Years", "Economic life and cash-flow horizon. 4: SemiAnalysis TCO model's economic useful life."),
     _f("discount_rate", "float", "fraction/yr", 0.10, 0, 1, "finance", "Discount rate", "Cost of capital for NPV and capital recovery (assumption 10%)."),
     _f("residual_value_fraction", "float", "fraction", 0.0, 0, 1, "finance", "Residual value", "Resale value at the end of `years` as a fraction of capex."),

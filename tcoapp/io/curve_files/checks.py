@@ -21,6 +21,11 @@ COUNT_KEYS = frozenset(("isl", "osl", "tp", "pp", "dp", "ep", "moetp", "moeep", 
                         "numprefillchips", "numprefillgpus", "numdecodechips", "numdecodegpus", "physicalchips",
                         "tensorparallel", *(f"{side}{k}" for side in "pde" for k in _POOL_COUNTS)))
 BOOLEAN_KEYS = frozenset(("disaggregated", "dpattention", "ismultinode"))
+# the largest count a file may state: no deployment has more GPUs, workers or parallel ranks, and no
+# request more tokens (a 1e30 decode workers would size fleets past any float's meaning)
+MAX_COUNT = 1_000_000
+MAX_TOKENS = 100_000_000
+_TOKEN_KEYS = frozenset(("isl", "osl"))
 
 
 def _read_keys(spec: Format, table: Table) -> set[str]:
@@ -63,13 +68,14 @@ def config_problems(spec: Format, table: Table) -> list[Problem]:
             text = cells[i].strip() if i < len(cells) else ""
             if not text:
                 continue
-            error = boolean_problem(text) if key in BOOLEAN_KEYS else _count_problem(text)
+            largest = MAX_TOKENS if key in _TOKEN_KEYS else MAX_COUNT
+            error = boolean_problem(text) if key in BOOLEAN_KEYS else _count_problem(text, largest)
             if error:
                 problems.append(Problem(table.where(row), table.headers[i], error))
     return problems
 
 
-def _count_problem(text: str) -> str | None:
+def _count_problem(text: str, largest: int) -> str | None:
     """The problem of a count cell's text, already in plain form (numbers.localized), as rows.py reads it."""
     try:
         value = float(text)
@@ -77,4 +83,6 @@ def _count_problem(text: str) -> str | None:
         return f"= {text!r}: not a number (a whole number >= 0)"
     if value != value or value in (float("inf"), float("-inf")) or value < 0 or not value.is_integer():
         return f"= {text}: must be a whole number >= 0"
+    if value > largest:
+        return f"= {text}: must be a whole number from 0 to {largest:,}"
     return None

@@ -53,6 +53,9 @@ def locate(spec: Format, table: Table, problems: list[Problem]) -> dict[str, tup
     return where
 
 
+MAX_POINT_VALUE = 1e9   # no measured rate, batch, latency (in ms) or power reaches it; past it a cell is a slip
+
+
 def _number(text: str, allow_zero: bool) -> tuple[float | None, str | None]:
     """A cell as a number; its text is in plain form already (numbers.localized: "1.234,5" in a German
     save, "1,234.5" in a US one and "1 234,5" in a French one are "1234.5" by now)."""
@@ -61,8 +64,8 @@ def _number(text: str, allow_zero: bool) -> tuple[float | None, str | None]:
         value = float(plain)
     except ValueError:
         return None, f"= {text!r}: not a number"
-    if not math.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
-        return None, f"= {text}: must be a number {'>= 0' if allow_zero else '> 0'}"
+    if not math.isfinite(value) or value < 0 or (value == 0 and not allow_zero) or value > MAX_POINT_VALUE:
+        return None, f"= {text}: must be a number {'>= 0' if allow_zero else '> 0'} and at most 1e9"
     return value, None
 
 

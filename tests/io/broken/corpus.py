@@ -262,7 +262,7 @@ CASES = (
     Case("integer_of_400_digits", _patch_cell(b'<c r="C6" t="n"><v>16</v>', b'<c r="C6" t="n"><v>' + b"9" * 400 + b"</v>"),
          ("Plans!C6 device_count = 9999", "(400 digits)", "between 1 and 100,000,000")),
     Case("long_text_in_number_cell", lambda p: hand_made(p, plans_rows(utilization="x" * 32_767)),
-         ("Plans!C7 utilization = 'xxxx", "(32,767 characters) is not a number", "between 0 and 1")),
+         ("Plans!C7 utilization = 'xxxx", "(32,767 characters) is not a number", "between 0.001 and 1")),
     Case("ttft_of_zero", lambda p: hand_made(p, curves=[r + [0.0] for r in CURVE_ROWS],
                                              mutate=_set("Curves", "H1", "ttft_s")),
          ("Curves!H3 ttft_s = 0", "must be a number > 0")),
