@@ -72,7 +72,14 @@ Plan = _record_class(
     "Plan",
     PLAN_FIELDS,
     "One plan of a scenario (a Plans sheet column): device, model, workload, serving, sizing and finance "
-    "inputs, and its pools (none: one serve pool of the plan's own keys).",
+    "inputs, and its pools (none: one serve pool of the plan's own keys).\n\n"
+    "Every field is a Plans key (docs/workbook_format.md lists each with its unit, default and allowed range); "
+    "units are in the names (`capex_usd`, `power_w`, `ttft_s`) and fractions are 0..1. Frozen: change a plan "
+    "of a scenario with `Scenario.with_plan`, which validates the change as a workbook is validated.\n\n"
+    "Attributes\n----------\nname : str\n    The plan's name (its Plans column header).\n"
+    "pools : tuple of Pool\n    The plan's pools (Pools sheet rows); empty: one pool of the plan's own keys.\n\n"
+    "Examples\n--------\n>>> import tcoapp\n>>> plan = tcoapp.load_scenario().plan(\"H200\")\n"
+    ">>> plan.device, plan.utilization\n('H200-SXM', 0.7)\n",
     extra=(("name", str),),
     tail=(("pools", tuple, dc_field(default=())),),
     namespace=dict(

@@ -49,6 +49,38 @@ class PriceTiers:
 
 @dataclass(frozen=True)
 class Scenario:
+    """A scenario: its plans and the devices, models, measured curves, price tiers and efficiency
+    factors they name (a workbook's sheets; docs/workbook_format.md). Frozen: change it with
+    `with_plan`, which validates every change as reading a workbook does.
+
+    Attributes
+    ----------
+    plans : tuple of Plan
+        One plan per Plans column (device, model, workload, serving, sizing, finance inputs; units in
+        the keys: `capex_usd`, `power_w`, fractions 0..1).
+    devices, models : mapping of str to Device / ModelSpec
+        The scenario's own entries (added to or overriding the shipped catalog by name).
+    curves : mapping of str to MeasuredCurve
+        Measured throughput curves (batch [sequences], tokens/s per device, tokens/s per user,
+        TTFT [s], power [W]).
+    price_tiers : mapping of str to PriceTiers
+        Output price [USD per million output tokens] by interactivity [tokens/s per user].
+    factors : EfficiencyFactors
+        The performance model's efficiency factors (dimensionless), and `device_factors` the
+        calibrated sets per scope.
+
+    Examples
+    --------
+    >>> import tcoapp
+    >>> scenario = tcoapp.load_scenario()
+    >>> scenario.with_plan("H200", utilization=0.5).plan("H200").utilization
+    0.5
+    >>> scenario.with_plan("H200", utilization=1.7)
+    Traceback (most recent call last):
+    ...
+    tcoapp.engine.errors.ValidationError: Plan 'H200' utilization = 1.7: must be a number between 0.001 and 1
+    """
+
     plans: tuple[Plan, ...]
     devices: Mapping[str, Device] = field(default_factory=dict)
     models: Mapping[str, ModelSpec] = field(default_factory=dict)
@@ -106,6 +138,48 @@ class Scenario:
     def with_plans(self, plans) -> "Scenario":
         """A copy with these plans."""
         return replace(self, plans=tuple(plans))
+
+    def with_plan(self, name: str, **changes) -> "Scenario":
+        """A copy with plan `name`'s inputs changed, validated exactly as reading a workbook validates a
+        Plans column (the same messages, each naming the plan instead of a cell).
+
+        Parameters
+        ----------
+        name : str
+            The plan to change (KeyError if the scenario has none of that name).
+        **changes
+            Plan keys and their new values, in the keys' units (`utilization=0.5`: a fraction 0..1;
+            `price_usd_per_million_output_tokens=2.0`: USD per million output tokens). Text is read as
+            a workbook cell's text is (`"50%"`, `"1,200,000"`); None gives the key's default.
+
+        Returns
+        -------
+        Scenario
+            The scenario with the changed plan (its pools kept); this one is unchanged.
+
+        Raises
+        ------
+        tcoapp.engine.errors.ValidationError
+            Every problem at once: an unknown key, a value outside its allowed range (named with the
+            range), a device, model or curve the scenario does not have.
+
+        Examples
+        --------
+        >>> import tcoapp
+        >>> scenario = tcoapp.load_scenario()
+        >>> scenario.with_plan("H100", utilization="50%", years=4).plan("H100").years
+        4
+        """
+        from .quantities.inputs import PLAN_FIELDS
+        from .records import make_plan
+
+        index = next((i for i, plan in enumerate(self.plans) if plan.name == name), None)
+        if index is None:
+            raise KeyError(name)
+        old = self.plans[index]
+        raw = {f.name: getattr(old, f.name) for f in PLAN_FIELDS} | changes
+        plan = make_plan(name, raw)   # raises ValidationError, as a workbook's Plans column would
+        return check_scenario(self.replace_plan(index, replace(plan, pools=old.pools)))
 
     def replace_plan(self, index: int, plan: Plan) -> "Scenario":
         """A copy with the plan at `index` replaced."""
