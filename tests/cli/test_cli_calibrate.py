@@ -106,13 +106,14 @@ def test_a_poor_fit_is_not_written_and_exits_4(tmp_path):
 
 def test_too_few_points_to_check_are_not_written(book):
     name = "aiconfigurator_llama70b_fp8_h200_agg_pareto parallel=tp1pp1dp1etp1ep1"
-    del name  # a 1-point curve is refused outright (below); a 3-point one cannot be checked:
+    del name  # a 1-point curve is refused outright (below); a 2-point one cannot be checked (a 3-point one
+    # fits one factor to its 1st and 3rd points and is checked on its 2nd):
     scenario = read_scenario(book)
     from tcoapp.engine.performance.curve_fit import fit_curve
     from tcoapp.engine.performance.fit_check import check_fit
     from tcoapp.engine.performance.measured import make_measured_curve
     full = scenario.curves[TP4]
-    three = make_measured_curve("three", full.device, full.model, full.batch[:3], full.tokens_per_s_per_device[:3],
+    three = make_measured_curve("three", full.device, full.model, full.batch[:2], full.tokens_per_s_per_device[:2],
                                 config=full.config)
     devices = {n: scenario.device(n) for n in scenario.all_device_names()}
     models = {n: scenario.model(n) for n in scenario.all_model_names()}

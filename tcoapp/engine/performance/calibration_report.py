@@ -32,7 +32,7 @@ def fit_json(fit, before, written: bool, check=None, scope: str = "", changed=()
         "converged": r.success, "written": written, "scope": scope or fit.device,
         "at_bounds_text": [bound_text(n, getattr(r.factors, n)) for n in fit.at_bounds],
         "heldout": None if check is None else {
-            "rule": RULE, "ok": check.ok, "reasons": list(check.reasons),
+            "rule": RULE, "ok": check.ok, "reasons": list(check.reasons), "notes": list(check.notes),
             "median_abs_pct_error": _finite(check.median_abs_pct_error),
             "max_abs_pct_error": _finite(check.max_abs_pct_error),
             "points": [{"batch": b, "pct_error": e} for b, e in zip(check.heldout_batches, check.heldout_pct_errors)]},
@@ -73,6 +73,7 @@ def fit_text(data: dict, book: str) -> str:
                          f"{held['max_abs_pct_error']:.1f} %")
         lines.append("fit passes the rule: " + held["rule"] if held["ok"] else
                      "fit fails the rule (" + held["rule"] + "): " + "; ".join(held["reasons"]))
+        lines += [f"note: {n}" for n in held.get("notes", [])]
     scope = data.get("scope") or data["device"]
     if data["written"]:
         lines.append(f"written to {book}'s Calibration sheet (column {scope!r}): plans on {data['device']} in that "

@@ -35,6 +35,11 @@ from .factors import DEFAULT_FACTORS, EfficiencyFactors
 from .measured import MeasuredCurve
 
 DEFAULT_CANDIDATES = ("eta_mem", "eta_kv", "eta_prefill", "eta_compute", "step_overhead_s", "seq_overhead_s")
+# A mixture-of-experts curve is scoped to the MoE factors first: its step time is set by the experts' GEMMs
+# (their efficiency, the load skew between experts, the all-to-all) that the dense factors cannot stand in
+# for (fitted alone they all end on their bounds); the points then identify what they can of the rest.
+MOE_CANDIDATES = ("moe_compute_efficiency", "expert_load_skew", "a2a_peer_overhead_s", "eta_mem", "eta_kv",
+                  "step_overhead_s", "eta_prefill", "seq_overhead_s")
 MIN_SENSITIVITY = 1e-3
 MIN_INDEPENDENCE = 0.05
 LOG_STEP = np.log(1.05)
@@ -149,8 +154,17 @@ def _independence(columns: np.ndarray) -> float:
     return float(np.linalg.svd(scaled, compute_uv=False)[-1])
 
 
-def identifiable(points, devices, models, factors, candidates: Sequence[str]) -> tuple[list[str], dict[str, str]]:
-    """The candidates the points can identify (in order, greedily), and why each other one cannot."""
+def checkable_factors(n_points: int) -> int:
+    """How many factors a curve of n points can fit and still be checked on held-out points: the check
+    refits them to every other point (ceil(n / 2) points), which needs one point more than factors."""
+    return max(1, (n_points + 1) // 2 - 1)
+
+
+def identifiable(points, devices, models, factors, candidates: Sequence[str],
+                 limit: int | None = None) -> tuple[list[str], dict[str, str]]:
+    """The candidates the points can identify (in order, greedily; at most `limit`), and why each other
+    one cannot."""
+    limit = len(points) - 1 if limit is None else limit
     s = sensitivities(points, devices, models, factors, candidates)
     kept: list[int] = []
     held: dict[str, str] = {}
@@ -158,8 +172,9 @@ def identifiable(points, devices, models, factors, candidates: Sequence[str]) ->
         if np.max(np.abs(s[:, j])) < MIN_SENSITIVITY:
             held[name] = "no point depends on it (a 10 % change moves no prediction by 0.01 %)"
             continue
-        if len(kept) + 1 >= len(points):
-            held[name] = f"too few points: {len(points)} point(s) identify at most {len(points) - 1} factor(s)"
+        if len(kept) >= limit:
+            held[name] = (f"too few points: {len(points)} point(s) identify at most {limit} factor(s) that can be "
+                          "checked on held-out points")
             continue
         if kept and _independence(s[:, kept + [j]]) < MIN_INDEPENDENCE:
             cosines = [abs(np.dot(s[:, j], s[:, k])) / (np.linalg.norm(s[:, j]) * np.linalg.norm(s[:, k])) for k in kept]
@@ -184,9 +199,11 @@ def _bound_side(name: str, value: float) -> str:
 
 def _free_twins_of_bound_factors(points, devices, models, factors, result, chosen, held):
     """A fitted factor that ends on its physical bound cannot move further; a held factor with the
-    same effect (its twin) then can, and is fitted with it (said in `held`'s place by the caller)."""
+    same effect (its twin) then can, and is fitted with it (said in `held`'s place by the caller), as
+    long as the fit can still be checked on held-out points."""
     bound = [n for n in chosen if _on_bound(result.factors, n)]
     twins = [n for n, why in held.items() if any(why.endswith(f"that of {b}: the two cannot be told apart") for b in bound)]
+    twins = twins[:max(0, checkable_factors(len(points)) - len(chosen))]
     if not twins:
         return result, chosen, held, ()
     widened = list(chosen) + twins
@@ -212,14 +229,16 @@ def fit_curve(curve: MeasuredCurve, devices: Mapping, models: Mapping, factors: 
     unknown = [n for n in (fit or ()) if n not in BOUNDS]
     if unknown:
         raise CalibrationRefused([f"cannot fit {', '.join(unknown)}: fittable factors are {', '.join(BOUNDS)}"])
-    candidates = tuple(fit) if fit else DEFAULT_CANDIDATES
+    moe = bool(getattr(models.get(curve.model), "n_experts", 0))
+    candidates = tuple(fit) if fit else MOE_CANDIDATES if moe else DEFAULT_CANDIDATES
     if len(points) < 2:
         raise CalibrationRefused([f"curve {curve.name!r} has {len(points)} point(s): a fit needs at least 2 (one more "
                                   "than the factors fitted)"])
     if fit and len(points) < len(fit) + 1:
         raise CalibrationRefused([f"curve {curve.name!r} has {len(points)} point(s): fitting {len(fit)} factor(s) "
                                   f"needs at least {len(fit) + 1}"])
-    chosen, held = identifiable(points, devices, models, factors, candidates)
+    chosen, held = identifiable(points, devices, models, factors, candidates,
+                                None if fit else checkable_factors(len(points)))
     if fit and held:
         raise CalibrationRefused([f"{name} cannot be identified from curve {curve.name!r}: {why}" for name, why in held.items()])
     if not chosen:
