@@ -38,6 +38,7 @@ SEED = int(os.environ["TCOAPP_FUZZ_SEED"])   # set by tests/conftest.py when not
 MUTANTS = int(os.environ.get("TCOAPP_FUZZ_MUTANTS", "300"))
 LONG_MUTANTS = int(os.environ.get("TCOAPP_FUZZ_LONG_MUTANTS", "1000"))
 SIMULATE_DRAWS = "200"
+FAR_CELL_S = 2.0 * float(os.environ.get("TCOAPP_FUZZ_TIME_SCALE", "1"))   # compute answers a far cell within 2 s
 SIGNED = {"npv_usd", "irr", "roi", "equity_npv_usd", "equity_irr", "min_dscr"}   # every other metric, where it exists, is >= 0
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGALRM"), reason="the hang guard needs SIGALRM (POSIX)")
@@ -93,17 +94,36 @@ def test_long_fuzz_run(bases, tmp_path):
     fuzz(bases, tmp_path, SEED + 1, LONG_MUTANTS)
 
 
+def _far_cell_time(bases, label: str, took: float, base_times: dict, tmp_path) -> str | None:
+    """A far cell may cost at most FAR_CELL_S over the workbook's own compute time (moe_rack_scale
+    computes for seconds whatever its cells)."""
+    if label not in base_times:
+        path = tmp_path / f"base_{label}"
+        path.write_bytes(bases[label])
+        began = time.perf_counter()
+        run_cli(["compute", str(path), "--json"])
+        base_times[label] = time.perf_counter() - began
+    if took > base_times[label] + FAR_CELL_S:
+        return (f"a far cell took {took:.1f} s, the workbook without it {base_times[label]:.1f} s (at most "
+                f"{FAR_CELL_S:g} s more: reading is bounded by what the sheets hold)")
+    return None
+
+
 def fuzz(bases, tmp_path, seed: int, count: int) -> None:
     start = time.perf_counter()
     failures, outcomes, families = [], collections.Counter(), collections.Counter()
-    kept = []
+    kept, base_times = [], {}
     for i, mutant in enumerate(Mutator(seed).mutants(bases, count)):
         path = tmp_path / f"m{i}.xlsx"
         path.write_bytes(mutant.data)
         families[mutant.family] += 1
+        began = time.perf_counter()
         status, out, err = run_cli(["compute", str(path), "--json"])
+        took = time.perf_counter() - began
         outcomes[status] += 1
         problem = verdict(status, out, err)
+        if problem is None and mutant.family == "far_cell":
+            problem = _far_cell_time(bases, mutant.description.split(":")[0], took, base_times, tmp_path)
         if problem is None and status == 0 and outcomes[0] % 10 == 1:
             problem = _round_trip(path, tmp_path / f"m{i}.out.xlsx")
         if problem is None and status == 0 and "Uncertainty" in mutant.description:

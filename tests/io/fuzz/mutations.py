@@ -132,6 +132,30 @@ class Mutator:
         return f"{name}!{ref.decode()} {what}", pack(members)
 
     # --- families -------------------------------------------------------------------------------
+    def m_far_cell(self, members, _):
+        """A value in a far cell (XFD1048576, a far row or column) of ANY sheet, About and the output
+        sheets included: reading stays bounded by what the sheets hold (time and memory)."""
+        sheets = {n: p for n, p in sheet_members(members).items() if p in members}
+        if not sheets:
+            return None
+        name = self.rng.choice(sorted(sheets))
+        part = sheets[name]
+        row = self.rng.choice([1_048_576, self.rng.randrange(100_000, 1_048_577)])
+        col = self.rng.choice([16_384, self.rng.randrange(1_000, 16_385), 1])
+        letters = ""
+        n = col
+        while n:
+            n, r = divmod(n - 1, 26)
+            letters = chr(65 + r) + letters
+        ref = f"{letters}{row}".encode()
+        kind, value = self.rng.choice([("n", "1"), ("s", "far"), ("f", "1+1"), ("b", "1")])
+        data = members[part].replace(b"<sheetData/>", b"<sheetData></sheetData>")
+        last = [int(m) for m in re.findall(rb'<row [^>]*?r="(\d+)"', data)]
+        if last and max(last) >= row:
+            return None
+        members[part] = data.replace(b"</sheetData>", b'<row r="%d">' % row + cell_xml(ref, kind, value) + b"</row></sheetData>", 1)
+        return f"{name}!{ref.decode()} = {kind} {value!r} (far cell)", pack(members)
+
     def m_type_swap(self, members, _):
         kind = self.rng.choice("nsbf")
         value = {"n": self.rng.choice(["1", "0.5", "8", "100000"]), "s": self.rng.choice(TEXTS[:12]),
