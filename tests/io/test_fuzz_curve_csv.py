@@ -3,8 +3,11 @@
 points, or exit 2 with only `error: ` lines; never exit 3, a traceback or a hang.
 
 Mutations: a cell garbled (text, 0, negative, inf, nan, 1e400, a huge number), the header line
-repeated or a header renamed, a column dropped or added, a row repeated, cut short or dropped, blank
-lines, a byte-order mark, CRLF line ends, bytes that are not UTF-8, the file truncated.
+repeated or a header renamed, a latency or power header given a unit (`ttft (ms)`, `ttft_us`,
+`power (kW)`, `ttft (min)`), a column dropped or added, a row repeated, cut short or dropped, blank
+lines, the whole file re-saved in a locale's number format (German, French, Swiss, US-grouped), a
+byte-order mark, CRLF line ends, bytes that are not UTF-8, the file truncated. Locale re-saves of
+unmutated files must read exactly as the originals (TCOAPP_CURVE_FUZZ_LOCALE, default 24 a run).
 
 The seed is the run's (tests/conftest.py: TCOAPP_FUZZ_SEED, printed); TCOAPP_CURVE_FUZZ_MUTANTS
 mutants in the fast suite (default 500, about 10 s), TCOAPP_CURVE_FUZZ_LONG_MUTANTS (default 5,000,
@@ -20,13 +23,19 @@ from pathlib import Path
 
 import pytest
 
+from tcoapp.io.curve_files import read_curve_file
+
 from .fuzz.harness import refusal_problem, run_cli
+from .locale_resave import LOCALES, resave
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "curves"
 FILES = sorted(DATA.glob("*.csv"))
 SEED = int(os.environ["TCOAPP_FUZZ_SEED"])
 MUTANTS = int(os.environ.get("TCOAPP_CURVE_FUZZ_MUTANTS", "500"))
 LONG_MUTANTS = int(os.environ.get("TCOAPP_CURVE_FUZZ_LONG_MUTANTS", "5000"))
+LOCALE_RESAVES = int(os.environ.get("TCOAPP_CURVE_FUZZ_LOCALE", "24"))
+UNIT_HEADERS = ("ttft (ms)", "ttft_ms", "TTFT [us]", "ttft (s)", "ttft (min)", "ttft", "power (kW)", "power_kw",
+                "Power [W]", "power (mW)", "tpot (ms)", "tpot_s", "Median TTFT (us)", "Median TPOT (ms)")
 GARBAGE = ("", "abc", "-1", "0", "nan", "inf", "-inf", "1e400", "9" * 400, "1,000", '"', "#x", "0.0", "true",
            "  7 ", "\u00e9", "1e-320", "x" * 5000, "=1+1")
 
@@ -83,13 +92,26 @@ def _rows(rng, lines):
     return f"row {i + 1} {action}"
 
 
-MUTATIONS = (_garble, _header, _column, _rows)
+def _unit_header(rng, lines):
+    cells = lines[0].split(",")
+    latency = [j for j, c in enumerate(cells) if any(w in c.lower() for w in ("ttft", "tpot", "power"))]
+    j = rng.choice(latency) if latency else rng.randrange(len(cells))
+    cells[j] = rng.choice(UNIT_HEADERS)
+    lines[0] = ",".join(cells)
+    return f"header {j + 1} -> {cells[j]!r}"
+
+
+MUTATIONS = (_garble, _header, _column, _rows, _unit_header)
 
 
 def mutant(rng) -> tuple[str, str, bytes]:
     path = rng.choice(FILES)
     lines = path.read_text(encoding="utf-8").splitlines()
     done = [rng.choice(MUTATIONS)(rng, lines) for _ in range(rng.randint(1, 3))]
+    if rng.random() < 0.2:   # re-saved in a locale's number format after the other mutations
+        locale = rng.choice(sorted(LOCALES))
+        lines = resave(None, *LOCALES[locale], text="\n".join(lines)).splitlines()
+        done.append(f"re-saved {locale}")
     data = ("\r\n" if rng.random() < 0.1 else "\n").join(lines).encode("utf-8") + b"\n"
     wrap = rng.random()
     if wrap < 0.05:
@@ -147,6 +169,42 @@ def fuzz(tmp_path, seed: int, count: int) -> None:
 
 def test_mutated_curve_files_are_read_or_refused_cleanly(tmp_path):
     fuzz(tmp_path, SEED, MUTANTS)
+
+
+def _content(result):
+    return [(c.name, c.config, c.batch.tolist(), c.tokens_per_s_per_device.tolist(),
+             [x if x == x else None for x in c.tokens_per_s_per_user.tolist()],
+             [x if x == x else None for x in c.ttft_s.tolist()]) for c in result.curves]
+
+
+def test_locale_resaves_read_exactly_as_the_original(tmp_path):
+    """A random real file re-saved in a random locale (and row subset): read exactly as the original
+    rows are, or refused in one line."""
+    rng = random.Random(SEED + 2)
+    failures = []
+    for i in range(LOCALE_RESAVES):
+        path, locale = rng.choice(FILES), rng.choice(sorted(LOCALES))
+        lines = path.read_text(encoding="utf-8").splitlines()
+        body = [ln for ln in lines if not ln.startswith("#")]
+        keep = [body[0]] + sorted(rng.sample(body[1:], rng.randint(1, len(body) - 1)), key=body.index)
+        (tmp_path / f"o{i}").mkdir()
+        (tmp_path / f"r{i}").mkdir()
+        original, resaved = tmp_path / f"o{i}" / path.name, tmp_path / f"r{i}" / path.name   # names: one file name
+        original.write_text("\n".join(keep), encoding="utf-8")
+        resaved.write_text(resave(None, *LOCALES[locale], text="\n".join(keep)), encoding="utf-8")
+        try:
+            expected = _content(read_curve_file(original))
+        except Exception:  # noqa: BLE001 - a row subset the reader refuses as it is: nothing to compare
+            continue
+        try:
+            if _content(read_curve_file(resaved)) != expected:
+                failures.append(f"{path.name} in {locale}: read differently from the original")
+        except Exception as exc:  # noqa: BLE001 - a refusal must be one line naming the convention
+            lines_said = str(exc).splitlines()
+            if len(lines_said) != 1 or "decimal" not in lines_said[0]:
+                failures.append(f"{path.name} in {locale}: refused in {len(lines_said)} line(s): {lines_said[:2]}")
+    print(f"\nlocale fuzz seed {SEED + 2}: {LOCALE_RESAVES} re-saves")
+    assert not failures, f"locale fuzz seed {SEED + 2} (replay: TCOAPP_FUZZ_SEED={SEED}):\n" + "\n".join(failures)
 
 
 @pytest.mark.slow

@@ -4,9 +4,6 @@ read exactly as the original, or are refused in one line naming the file's conve
 Typed workbook text is read by the same reader."""
 from __future__ import annotations
 
-import csv
-import io
-import re
 from pathlib import Path
 
 import numpy as np
@@ -18,34 +15,11 @@ from tcoapp.engine.quantities.inputs import PLAN_FIELD_BY_NAME
 from tcoapp.engine.validate import coerce
 from tcoapp.io.curve_files import read_curve_file
 
+from .locale_resave import LOCALES, resave
+
 ROOT = Path(__file__).resolve().parents[2]
 FILES = sorted({p.name: p for p in [*(ROOT / "tests" / "data" / "curves").glob("*.csv"),
                                     *(ROOT.parent.parent / "shared" / "fixtures" / "curves").glob("*.csv")]}.values())
-NUMBER = re.compile(r"^(-?)(\d+)(?:\.(\d+))?$")
-# locale: (cell separator, decimal, grouping)
-LOCALES = {"german": (";", ",", "."), "french_nbsp": (";", ",", "\u00a0"), "french_u202f": (";", ",", "\u202f"),
-           "swiss": (";", ".", "'"), "us_grouped": (",", ".", ","), "german_tab": ("\t", ",", ".")}
-
-
-def group(digits: str, sep: str) -> str:
-    head = len(digits) % 3 or 3
-    return sep.join([digits[:head]] + [digits[i:i + 3] for i in range(head, len(digits), 3)])
-
-
-def resave(path: Path, delimiter: str, decimal: str, grouping: str) -> str:
-    """The file as a spreadsheet in that locale saves it with thousands grouping on (digits kept)."""
-    out = io.StringIO()
-    writer = csv.writer(out, delimiter=delimiter, lineterminator="\r\n")
-    for cells in csv.reader(path.read_text(encoding="utf-8").splitlines()):
-        row = []
-        for cell in cells:
-            m = NUMBER.match(cell)
-            row.append(m.group(1) + group(m.group(2), grouping) + (decimal + m.group(3) if m.group(3) else "")
-                       if m else cell)
-        writer.writerow(row)
-    return out.getvalue()
-
-
 def content(result):
     return [(c.name, c.config, c.batch.tolist(), c.tokens_per_s_per_device.tolist(),
              np.nan_to_num(c.tokens_per_s_per_user, nan=-1).tolist(), np.nan_to_num(c.ttft_s, nan=-1).tolist(),
