@@ -17,6 +17,7 @@ NUMBER_COLUMNS = ("count", "batch_or_concurrency", "input_len", "output_len", "t
                   "tokens_per_s_per_user", "tokens_per_s_per_gpu", "measured_power_w", "ttft_s", "ttft_limit_s",
                   "tpot_limit_s")
 _ALLOWED = "a finite number >= 0, or empty where not stated"
+_POSITIVE = frozenset(("input_len", "output_len"))   # a length of 0 tokens is no request
 # a column that may say in words what it is (`max (uncapped; ...)`: a run without a concurrency cap)
 WORDS_ALLOWED = frozenset(("batch_or_concurrency",))
 
@@ -46,6 +47,10 @@ def checked_rows(name: str, header: list[str] | None, rows: list[dict]) -> list[
         more = f" (and {len(bad) - 1} more cell(s))" if len(bad) > 1 else ""
         raise TcoError(f"measurements CSV {name!r}: row {line} {column} = {text!r}: "
                        f"{_problem(text, column, convention.decimal)}{more}")
+    for line, row in enumerate(rows, start=2):
+        for column in columns:
+            if not row[column].strip():
+                row[column] = ""          # a cell of spaces is an empty one
     for line, column, text in cells:
         if looks_numeric(text):
             rows[line - 2][column] = plain_text(text, convention.decimal)
@@ -61,6 +66,10 @@ def _problem(text: str, column: str, decimal: str) -> str | None:
     value = float(plain)
     if not math.isfinite(value) or value < 0:
         return f"must be {_ALLOWED}"
+    if column == "count" and (value < 1 or not value.is_integer()):
+        return "must be a whole number of devices >= 1, or empty (1)"
+    if column in _POSITIVE and value == 0:
+        return "must be a number of tokens > 0, or empty where not stated"
     return None
 
 
