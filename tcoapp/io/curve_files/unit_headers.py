@@ -49,14 +49,19 @@ def unit_column(field: str, table: Table, problems: list[Problem]) -> tuple[int,
                                         "states no unit: name it with its unit (ttft_s, ttft (ms), ...)"))
                 return None
             return i, 1.0     # `power`: the project's unit (W)
-        scale = units.get(unit.strip().lower())
-        if scale is None:
-            problems.append(Problem(table.where(table.header_row), header,
-                                    f"unit {unit!r} is not one of {', '.join(_shown_units(units))}: rename the "
-                                    "header with one of them (the values are converted)"))
-            return None
-        return i, scale
+        scale = _scale(units, unit, header, table, problems)
+        return None if scale is None else (i, scale)
     return None
+
+
+def _scale(units: dict, unit: str, header: str, table: Table, problems: list[Problem]) -> float | None:
+    """The scale of `unit` to the project's unit; None (a problem naming the header) if not one of `units`."""
+    scale = units.get(unit.strip().lower())
+    if scale is None:
+        problems.append(Problem(table.where(table.header_row), header,
+                                f"unit {unit!r} is not one of {', '.join(_shown_units(units))}: rename the header "
+                                "with one of them (the values are converted)"))
+    return scale
 
 
 LABELS = {1.0: "s", 1e-3: "ms", 1e-6: "us"}, {1.0: "W", 1e3: "kW"}
@@ -71,13 +76,8 @@ def stated_unit(field: str, header: str, spelled: str, table: Table, problems: l
     _, unit = split_unit(header)
     if unit is None:
         return spelled
-    scale = units.get(unit.strip().lower())
-    if scale is None:
-        problems.append(Problem(table.where(table.header_row), header,
-                                f"unit {unit!r} is not one of {', '.join(_shown_units(units))}: rename the header "
-                                "with one of them (the values are converted)"))
-        return None
-    return label(field, scale)
+    scale = _scale(units, unit, header, table, problems)
+    return None if scale is None else label(field, scale)
 
 
 def label(field: str, scale: float) -> str:
