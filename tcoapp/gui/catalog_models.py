@@ -17,7 +17,7 @@ from ..engine.quantities.inputs import CURVE_ARRAYS, CURVE_POINT_FIELDS, DEVICE_
 from ..engine.performance.measured import config_text
 from .document import Document
 from ..engine.validate import coerce
-from .labels import format_field
+from .labels import format_field, parse_input
 
 OVERRIDE_BRUSH = QBrush(QColor(227, 242, 253))
 POINT_COLUMNS = CURVE_ARRAYS
@@ -194,7 +194,7 @@ class CurvePointsModel(QAbstractTableModel):
         field = self._fields[index.column()]
         if field.name not in POINT_COLUMNS:
             return False
-        typed, error = coerce(field, value)
+        typed, error = coerce(field, parse_input(field, value))   # the app's own (US) number format
         if error:
             self.edit_failed.emit(f"{field.name} {error}")
             return False

@@ -13,6 +13,7 @@ from ..engine.quantities.factors import factor_problem
 from ..engine.scenario import PriceTiers
 from ..engine.validate import coerce
 from .document import Document
+from .labels import parse_input
 
 TIER_FIELD = by_name(PRICE_TIER_FIELDS)
 TIER_KEYS = ("min_tokens_per_s_per_user", "price_usd_per_million_output_tokens")
@@ -35,7 +36,7 @@ def set_tier_value(doc: Document, name: str, row: int, key: str, raw: Any) -> st
     """Set the threshold or the price of tier `row` of table `name` (tiers stay sorted by threshold)."""
     table = doc.scenario.price_tiers[name]
     field = TIER_FIELD[key]
-    value, error = coerce(field, raw)
+    value, error = coerce(field, parse_input(field, raw))   # the app's own (US) number format
     if error:
         return f"{field.label} {error}"
     rows = _rows(table)
@@ -104,7 +105,7 @@ def set_factor(doc: Document, device: str | None, key: str, raw: Any) -> str | N
     """Set efficiency factor `key` for every plan (`device` None) or for plans on `device` (its
     calibration column; a device without one starts from the scenario's factors)."""
     field = FACTOR_FIELD_BY_NAME[key]
-    value, error = coerce(field, raw)
+    value, error = coerce(field, parse_input(field, raw))   # the app's own (US) number format
     problem = error or factor_problem(key, value)
     if problem:
         return f"{field.label} {problem}"

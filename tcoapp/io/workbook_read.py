@@ -155,7 +155,9 @@ def _load_sheets(path) -> dict[str, _Sheet | None]:
     except TooManyStrings as exc:
         raise fail(path, f"refused: the shared string table holds {exc.count:,}+ strings, over the "
                          f"{exc.limit:,} limit") from None
-    except (BadCellReference, BadCellValue) as exc:
+    except BadCellValue as exc:   # the diagnosis names the cell and what is stored there, as the user sees it
+        raise fail(path, explain(path) or f"damaged workbook: {exc} (re-save it from Excel or LibreOffice)") from None
+    except BadCellReference as exc:
         raise fail(path, f"damaged workbook: {exc} (re-save it from Excel or LibreOffice)") from None
     except RefusedXml:
         raise fail(path, "refused: the workbook's XML declares entities or a DTD, as an XML bomb (billion laughs) "

@@ -65,7 +65,7 @@ def _set(rows, key, big, small=None):
 
 BAD_CASES = {
     "text_in_number": (dict(plan_rows=_set(PLAN_ROWS, "pue", "high")), ["Plans!C12 pue", "not a number", "between 1 and 5"]),
-    "utilization_1.4": (dict(plan_rows=_set(PLAN_ROWS, "utilization", 1.4)), ["Plans!C18 utilization = 1.4", "between 0 and 1"]),
+    "utilization_1.4": (dict(plan_rows=_set(PLAN_ROWS, "utilization", 1.4)), ["Plans!C18 utilization = 1.4", "between 0.001 and 1"]),
     "dangling_device": (dict(plan_rows=_set(PLAN_ROWS, "device", "XPU-9")), ["Plans!C2 device", "'XPU-9'", "no device of that name"]),
     "unknown_key": (dict(plan_rows=PLAN_ROWS + [("gpu_colour", "", "green", "blue")]), ["Plans!A24 gpu_colour: unknown key"]),
     "missing_sheet": (dict(drop_sheet="Curves"), ["Plans!C4 curve", "'xpu-tiny'", "no measured curve"]),

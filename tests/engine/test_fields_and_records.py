@@ -6,6 +6,7 @@ import pytest
 from tcoapp.engine.errors import ValidationError
 from tcoapp.engine.quantities.inputs import FIELD_TABLES, PLAN_FIELDS, Field
 from tcoapp.engine.records import Plan, make_device, make_model, make_plan
+from tcoapp.engine.quantities.inputs import PLAN_FIELD_BY_NAME
 from tcoapp.engine.validate import coerce
 
 
@@ -25,8 +26,10 @@ def test_every_field_is_documented_with_unit_default_range_group_label_help():
 
 def test_fractions_are_zero_to_one():
     for f in PLAN_FIELDS:
-        if f.unit == "fraction" and f.name != "other_capex_fraction":
+        if f.unit == "fraction" and f.name not in ("other_capex_fraction", "utilization"):
             assert (f.min, f.max) == (0, 1), f.name
+    # utilization divides the year's cost: below 0.1 % the cost per token is absurd (1e-300 gave 1.2e299 USD)
+    assert (PLAN_FIELD_BY_NAME["utilization"].min, PLAN_FIELD_BY_NAME["utilization"].max) == (0.001, 1)
 
 
 def test_plan_defaults_come_from_the_table():
@@ -45,7 +48,7 @@ def test_every_problem_reported_at_once_with_range():
                         "batch": "lots", "pue": float("nan"), "colour": "red"})
     text = str(info.value)
     assert "model: is required" in text
-    assert "utilization = 1.4: must be a number between 0 and 1" in text
+    assert "utilization = 1.4: must be a number between 0.001 and 1" in text
     assert "years = 2.5: must be a whole number between 1 and 50" in text
     assert "weight_precision = 'int3': must be one of bf16, fp8, mxfp4, nvfp4" in text
     assert "batch = 'lots' is not a number" in text

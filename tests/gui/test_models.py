@@ -34,7 +34,7 @@ def test_compare_model_edit_is_validated(document):
     failures = []
     model.edit_failed.connect(failures.append)
     assert not model.setData(model.index(row, 0), "1.4")
-    assert failures and "between 0 and 1" in failures[0]
+    assert failures and "between 0.001 and 1" in failures[0]
     assert document.scenario.plans[0].utilization == 0.7
     assert model.setData(model.index(row, 0), "0.5")
     assert document.scenario.plans[0].utilization == 0.5

@@ -66,7 +66,7 @@ def test_invalid_value_is_shown_not_applied(window):
     field.widget.setText("1.4")
     field.widget.editingFinished.emit()
     assert window.document.scenario.plans[0].utilization == 0.7
-    assert field.error.isVisibleTo(window.editor) and "between 0 and 1" in field.error.text()
+    assert field.error.isVisibleTo(window.editor) and "between 0.001 and 1" in field.error.text()
     field.widget.setText("abc")
     field.widget.editingFinished.emit()
     assert "not a number" in field.error.text()
@@ -269,7 +269,7 @@ def test_table_errors_are_inline_not_popups(window, dialogs):
     model = window.compare.model
     index = model.index(model.row_of("utilization"), 0)
     assert not model.setData(index, "1.4", _Qt.EditRole)
-    assert window.compare.error.isVisibleTo(window.compare) and "between 0 and 1" in window.compare.error.text()
+    assert window.compare.error.isVisibleTo(window.compare) and "between 0.001 and 1" in window.compare.error.text()
     assert dialogs.messages == []
     assert model.setData(index, "0.6", _Qt.EditRole)
     assert not window.compare.error.isVisibleTo(window.compare)

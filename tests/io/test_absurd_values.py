@@ -54,6 +54,12 @@ def test_a_point_value_past_any_measurement_is_refused(tmp_path):
         "p.csv:row 2 tokens_per_s_per_device = 1e30: must be a number > 0 and at most 1e9"]
 
 
+def test_a_damaged_part_is_refused_without_an_exception_class(tmp_path):
+    from tcoapp.io.workbook_read import _parse_error
+    line = _parse_error(ValueError("invalid literal for int() with base 10: 'x'"))
+    assert "ValueError" not in line and line.startswith("cannot read the workbook: ") and "re-save it" in line
+
+
 def test_a_cell_storing_text_as_a_number_is_named_without_an_exception_class(tmp_path, capsys):
     source = hand_made(tmp_path / "ok.xlsx", plans_rows())
     part = sheet_parts(source)["Plans"]
@@ -69,4 +75,4 @@ def test_a_cell_storing_text_as_a_number_is_named_without_an_exception_class(tmp
             out.writestr(info, data)
     assert main(["compute", str(target)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "Plans!C7 stores 'abc'" in err[0] and "Error" not in err[0], err
+    assert len(err) == 1 and "Plans!C7" in err[0] and "'abc'" in err[0] and "Error" not in err[0], err
