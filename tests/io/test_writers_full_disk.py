@@ -14,8 +14,6 @@ import pytest
 
 from tcoapp.io import atomic
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SAMPLE = os.path.join(ROOT, "samples", "default_scenario.xlsx")
 
 FAULTS = {
     "full disk": "def fault(*a): raise OSError(errno.ENOSPC, 'No space left on device')\na.os.fsync = fault",
