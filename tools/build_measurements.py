@@ -110,7 +110,8 @@ def mlperf_rows(repo: pathlib.Path) -> list[dict]:
     return rows
 
 
-def inferencex_rows(repo: pathlib.Path) -> list[dict]:
+def inferencex_rows(repo: pathlib.Path, all_dates: bool = False) -> list[dict]:
+    """One row per configuration at its latest date (every date it was run at with `all_dates`)."""
     commit = git(repo, "rev-parse", "HEAD").strip()
     latest: dict[tuple, tuple[str, dict]] = {}
     for name in ("benchmarks.json", "benchmarks-history.json"):
@@ -121,7 +122,7 @@ def inferencex_rows(repo: pathlib.Path) -> list[dict]:
             if r["hardware"] not in IX_HARDWARE or r["model"] not in IX_MODELS:
                 continue
             key = (r["hardware"], r["framework"], r["model"], r["precision"], r["isl"], r["osl"], r["decode_tp"],
-                   r["decode_ep"], bool(r["decode_dp_attention"]), r["conc"])
+                   r["decode_ep"], bool(r["decode_dp_attention"]), r["conc"]) + ((r["date"],) if all_dates else ())
             if key not in latest or r["date"] > latest[key][1]["date"]:
                 latest[key] = (path, r)
     rows = []
@@ -159,6 +160,9 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mlperf-v6", type=pathlib.Path, help="git dir of an inference_results_v6.0 mirror")
     parser.add_argument("--inferencex", type=pathlib.Path, help="git dir of an InferenceX-app checkout")
+    parser.add_argument("--inferencex-all-dates", action="store_true",
+                        help="every date a configuration was run at, not only its latest (software maturity data; "
+                             "the rows of one framework snapshot stay one source family)")
     parser.add_argument("--out", type=pathlib.Path, default=DEFAULT_CSV)
     args = parser.parse_args(argv)
     with open(DEFAULT_CSV, newline="", encoding="utf-8") as f:
@@ -166,7 +170,7 @@ def main(argv=None) -> int:
     if args.mlperf_v6:
         rows += mlperf_rows(args.mlperf_v6)
     if args.inferencex:
-        rows += inferencex_rows(args.inferencex)
+        rows += inferencex_rows(args.inferencex, args.inferencex_all_dates)
     for r in rows:
         if re.search(r"inference_results_v(4\.1|5\.0|5\.1)", r["source"]) and row_is_server_or_interactive(r):
             raise SystemExit(f"refused: a held-back MLPerf v4.1-v5.1 Server/Interactive row ({r['source']})")
@@ -189,7 +193,7 @@ def row_is_server_or_interactive(row: dict) -> bool:
 def input_len_basis(row: dict) -> str:
     """"stated", or where the row states no input length, the estimate the accuracy uses (the benchmark
     dataset's mean, tcoapp.engine.performance.measurement_rows.MLPERF_INPUT_TOKENS), or "unknown"."""
-    if (row.get("input_len") or "").strip():
+    if str(row.get("input_len") or "").strip():
         return "stated"
     tokens = MLPERF_INPUT_TOKENS.get(map_model(row.get("model") or "") or "")
     return f"ESTIMATE {tokens}: the benchmark dataset's mean input (docs/model.md)" if tokens else "unknown"

@@ -5,6 +5,11 @@ from .test_cli_workbook import run_cli
 
 
 def test_accuracy_prints_the_leave_one_family_out_table_by_regime_class_and_vendor():
+    from tcoapp.io.catalog import load_catalog
+    from tcoapp.io.cross_validated import stored_cross_validation
+    from tcoapp.io.measurements import read_measurements
+    assert stored_cross_validation(read_measurements(), load_catalog()) is not None, (
+        "resources/measurements/cross_validated.csv is stale: run python tools/refit_factors.py --intervals")
     done = run_cli("accuracy")
     assert done.returncode == 0, done.stderr
     out = done.stdout.splitlines()
@@ -18,6 +23,22 @@ def test_accuracy_prints_the_leave_one_family_out_table_by_regime_class_and_vend
     assert any(line.startswith("modelled ") and "source families" in line for line in out)
     assert out[-1].startswith("stored leave-one-family-out predictions (current") and "took" in out[-1]
     assert not any(line.startswith("line ") for line in out)
+
+
+def test_accuracy_recomputes_leave_one_family_out_on_a_given_file(tmp_path):
+    from tcoapp.io.measurements import DEFAULT_CSV
+    lines = DEFAULT_CSV.read_text(encoding="utf-8").splitlines()
+    small = [lines[0]] + [x for x in lines[1:] if "inference_results_v4.1" in x or "inference_results_v5.0" in x]
+    csv = tmp_path / "m.csv"
+    csv.write_text("\n".join(small) + "\n", encoding="utf-8")
+    done = run_cli("accuracy", str(csv), "--rows")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout.splitlines()
+    rows = [line for line in out if line.startswith("line ")]
+    assert len(rows) == 10 and all(line.endswith("]") and "[MLPerf v" in line for line in rows)
+    assert any(line.startswith("LEAVE-ONE-FAMILY-OUT") for line in out)
+    assert "offline dense all" in done.stdout and "of 4 source families" in done.stdout
+    assert out[-1].startswith("recomputed; took")
 
 
 def test_accuracy_rows_of_a_small_csv_in_sample(tmp_path):
