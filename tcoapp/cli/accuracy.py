@@ -82,7 +82,10 @@ def _cross_validated(rows, catalog, args):
 
 
 def _lofo(rows, catalog, args):
+    import sys
+
     from ..engine.performance.cross_validation import leave_one_family_out
+    print("computing the leave-one-family-out refits (a minute or more)...", file=sys.stderr, flush=True)
     if args.jobs <= 1:
         return leave_one_family_out(rows, catalog, exact=args.exact)
     from concurrent.futures import ProcessPoolExecutor
