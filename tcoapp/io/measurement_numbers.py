@@ -1,9 +1,9 @@
 """The number cells of a measurements CSV (docs/model.md, "How sure it is"), read once, in the
 file's convention (tcoapp/engine/number_text.py), before any row is modelled.
 
-A damaged file is refused in one line naming the row and the column: a row with fewer or more cells
-than the header (a copy that ends mid-line), a number column holding text, `inf`, `nan` or a
-negative value; an empty file or one with only a header says so. The cells come back as plain text
+A damaged cell (a number column holding text, `inf`, `nan` or a negative value) marks its row
+`invalid` with the line and the column: `tcoapp accuracy` skips the row with that reason. A file that
+mixes conventions is refused in one line. The cells come back as plain text
 (`1.234,5` in a German save -> `1234.5`) so every later `float()` reads what the file meant.
 """
 from __future__ import annotations
@@ -22,39 +22,28 @@ _POSITIVE = frozenset(("input_len", "output_len"))   # a length of 0 tokens is n
 WORDS_ALLOWED = frozenset(("batch_or_concurrency",))
 
 
-def checked_rows(name: str, header: list[str] | None, rows: list[dict]) -> list[dict]:
-    """`rows` (csv.DictReader dicts; row k is the file's line k + 2) with their number cells as plain
-    text; raises TcoError (one line) on the first damaged cell."""
-    if not header:
-        raise TcoError(f"measurements CSV {name!r}: the file is empty (a header row and one measurement per row "
-                       "are needed)")
-    if not rows:
-        raise TcoError(f"measurements CSV {name!r}: no measurement rows under the header")
-    for line, row in enumerate(rows, start=2):
-        if None in row or any(v is None for v in row.values()):
-            cells = len(header) + len(row.get(None, [])) - sum(v is None for v in row.values())
-            raise TcoError(f"measurements CSV {name!r}: row {line} has {cells} cells, the header {len(header)} "
-                           "(a copy that ends mid-line, or a stray comma): repair or delete the row")
+def convert_numbers(name: str, header: list[str], rows: list[tuple[int, dict]]) -> None:
+    """Read the number cells of `rows` ((CSV line, csv.DictReader dict) pairs) in the file's convention,
+    in place: each becomes plain text (`1.234,5` in a German save -> `1234.5`). A damaged cell marks
+    its row `invalid` with the line, the column and the allowed values (the row is skipped with that
+    reason); a file that mixes conventions raises TcoError (one line)."""
+    usable = [(line, row) for line, row in rows if not row.get("invalid")]
     columns = [c for c in NUMBER_COLUMNS if c in header]
-    cells = [(line, c, row[c].strip()) for line, row in enumerate(rows, start=2) for c in columns if row[c].strip()]
+    cells = [(line, row, c, row[c].strip()) for line, row in usable for c in columns if (row[c] or "").strip()]
     try:
-        convention = detect((f"row {line} {c}", text) for line, c, text in cells)
+        convention = detect((f"line {line} {c}", text) for line, _, c, text in cells if looks_numeric(text))
     except MixedConventions as exc:
         raise TcoError(f"measurements CSV {name!r}: {exc.line()}") from None
-    bad = [(line, c, text) for line, c, text in cells if _problem(text, c, convention.decimal)]
-    if bad:
-        line, column, text = bad[0]
-        more = f" (and {len(bad) - 1} more cell(s))" if len(bad) > 1 else ""
-        raise TcoError(f"measurements CSV {name!r}: row {line} {column} = {text!r}: "
-                       f"{_problem(text, column, convention.decimal)}{more}")
-    for line, row in enumerate(rows, start=2):
+    for _, row in usable:
         for column in columns:
-            if not row[column].strip():
+            if not (row[column] or "").strip():
                 row[column] = ""          # a cell of spaces is an empty one
-    for line, column, text in cells:
-        if looks_numeric(text):
-            rows[line - 2][column] = plain_text(text, convention.decimal)
-    return rows
+    for line, row, column, text in cells:
+        problem = _problem(text, column, convention.decimal)
+        if problem and not row.get("invalid"):
+            row["invalid"] = f"line {line}: column {column!r}: {text!r} is {problem}"
+        elif not problem and looks_numeric(text):
+            row[column] = plain_text(text, convention.decimal)
 
 
 def _problem(text: str, column: str, decimal: str) -> str | None:
@@ -65,11 +54,11 @@ def _problem(text: str, column: str, decimal: str) -> str | None:
         return f"not a number ({_ALLOWED})"
     value = float(plain)
     if not math.isfinite(value) or value < 0:
-        return f"must be {_ALLOWED}"
+        return f"out of range (must be {_ALLOWED})"
     if column == "count" and (value < 1 or not value.is_integer()):
-        return "must be a whole number of devices >= 1, or empty (1)"
+        return "not a whole number of devices >= 1 (or empty: 1)"
     if column in _POSITIVE and value == 0:
-        return "must be a number of tokens > 0, or empty where not stated"
+        return "not a number of tokens > 0 (or empty where not stated)"
     return None
 
 
