@@ -275,7 +275,14 @@ def workbook_format_md() -> str:
              "A scenario is one .xlsx workbook. Input sheets: "
              + ", ".join(f"`{name}`" for name in S.INPUT_SHEETS)
              + "; output sheets: " + ", ".join(f"`{name}`" for name in S.OUTPUT_SHEETS)
-             + ". Any other sheet is an error. Only `Plans` is required. Fractions are 0..1 (shown as %), "
+             + ". Only `Plans` is required. Any other sheet is yours (a sheet of your own, a backup copy such "
+             "as `Plans (2)`, a renamed `Summary`), and so is a Plans row whose column A is empty or not a key "
+             "(a helper row; a snake_case word or a near-miss of a key is still named as an unknown key): read "
+             "past with a note naming them and written back as they were on the next save (values, formulas, "
+             "also into the app's sheets, comments, number formats and cell styles, column widths, merged "
+             "cells; a helper row keeps its row unless an app row needs it, then it moves below the app's rows; "
+             "the app's own sheets are rewritten in their standard layout, so a formula of yours reads the "
+             "same key's cell only while the app's layout is unchanged). Fractions are 0..1 (shown as %), "
              "money is USD, cash flows are year-end. Every problem in an input cell is reported at once, "
              "naming the sheet and cell (`Plans!C18 utilization = 1.4: must be a number between 0 and 1`), "
              "on every sheet in one run.", "",

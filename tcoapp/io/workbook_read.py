@@ -7,6 +7,7 @@ Results and CashFlow are outputs: they are ignored and recomputed, never trusted
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 from typing import Any
 
@@ -29,6 +30,7 @@ from . import sheets as S
 from .catalog import load_catalog
 from .cell_limits import long_text_problems
 from .curves_table import curves_from_rows
+from .kept_work import find_kept, is_own_row
 from .migrate import migrate_sheets, schema_version
 from .parse_diagnosis import explain
 from .safety import check_archive, check_defused, fail, zip_mimetype
@@ -184,9 +186,6 @@ def read_scenario(path) -> Scenario:
     sheets = _load_sheets(path)
     problems: list[Problem] = []
     base = os.path.basename(str(path))
-    for name in sheets:
-        if name not in S.KNOWN_SHEETS:
-            problems.append(Problem(f"{base} sheet {name!r}", "", f"unknown sheet (allowed: {', '.join(S.KNOWN_SHEETS)})"))
     if S.PLANS not in sheets:
         problems.append(Problem(base, "", f"the required sheet {S.PLANS!r} is missing"))
         raise ValidationError(problems)
@@ -200,7 +199,7 @@ def read_scenario(path) -> Scenario:
     curves = _read_curves(sheets.get(S.CURVES), problems)
     tiers = _read_price_tiers(sheets.get(S.PRICE_TIERS), problems)
     factors, device_factors, quality = _read_factors(sheets.get(S.CALIBRATION), problems, {*catalog.devices, *devices})
-    plans, plan_where = _read_plans(sheets[S.PLANS], problems)
+    plans, plan_where, own_rows = _read_plans(sheets[S.PLANS], problems)
     plans, pool_where = _attach_pools(plans, sheets.get(S.POOLS), problems, _plan_names(sheets[S.PLANS]))
     uncertainty = read_uncertainty(sheets.get(S.UNCERTAINTY),
                                    lambda sheet, problems: _table_rows(sheet, UNCERTAINTY_FIELDS, problems), problems)
@@ -213,7 +212,7 @@ def read_scenario(path) -> Scenario:
         problems.extend(uncertainty_problems(scenario))
     if problems:
         raise ValidationError(problems)
-    return scenario
+    return dataclasses.replace(scenario, kept=find_kept(path, sheets, own_rows))
 
 
 _NAME_COLUMNS = {S.DEVICES: "name", S.MODELS: "name", S.CURVES: "curve", S.PRICE_TIERS: "price_tiers"}
@@ -279,13 +278,18 @@ def _read_plans(sheet: _Sheet, problems: list[Problem]):
                                        f"workbook holds at most {S.MAX_PLANS:,} plans (Plans columns)")])
     if not columns:
         problems.append(Problem(sheet.where(1, S.FIRST_PLAN_COLUMN), "", "no plan: put plan names in row 1 from column C"))
-    _orphan_plan_values(sheet, columns, problems)
     key_rows: dict[str, int] = {}
+    own_rows = [row for row in sheet.rows_from(2) if is_blank(sheet.cell(row, 1))]
     for row, key in _keys_in_column_a(sheet, problems):
-        if key not in PLAN_FIELD_BY_NAME:
-            problems.append(Problem(sheet.where(row, 1), key, "unknown key (the Plans keys are listed in the workbook format reference)"))
-            continue
-        key_rows[key] = row
+        if key in PLAN_FIELD_BY_NAME:
+            key_rows[key] = row
+        elif is_own_row(key, PLAN_FIELD_BY_NAME):
+            own_rows.append(row)
+        else:
+            problems.append(Problem(sheet.where(row, 1), key, "unknown key (the Plans keys are listed in the workbook "
+                                                              "format reference; a row of your own needs a label that "
+                                                              "is not a key)"))
+    _orphan_plan_values(sheet, columns, problems, set(own_rows))
     plans, names_seen = [], {}
     cell_of: dict[tuple[int, str], str] = {}
     for index, col in enumerate(columns):
@@ -301,14 +305,17 @@ def _read_plans(sheet: _Sheet, problems: list[Problem]):
         if plan is not None:
             plans.append(plan)
     plan_where = lambda index, key: cell_of.get((index, key), f"{sheet.name} plan {index + 1}")  # noqa: E731
-    return plans, plan_where
+    return plans, plan_where, tuple(sorted(own_rows))
 
 
-def _orphan_plan_values(sheet: _Sheet, columns: list[int], problems: list[Problem]) -> None:
-    """Values under an empty plan-name cell would be silently ignored: report the first of each column."""
+def _orphan_plan_values(sheet: _Sheet, columns: list[int], problems: list[Problem], own_rows=frozenset()) -> None:
+    """Values under an empty plan-name cell would be silently ignored: report the first of each column (the
+    analyst's own rows are theirs: kept, not read)."""
     named = set(columns)
     first_row: dict[int, int] = {}
     for row in sheet.rows_from(2):
+        if row in own_rows:
+            continue
         for col in sheet.row_columns(row):
             if col >= S.FIRST_PLAN_COLUMN and col not in named and col not in first_row and (
                     not is_blank(sheet.cell(row, col)) or sheet.uncached_formula(row, col)):

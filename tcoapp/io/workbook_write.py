@@ -32,6 +32,7 @@ from .xlsx_checks import InputRows, add_output_checks, checks_last_column, write
 from .xlsx_summary import add_summary_charts, summary_last_row, write_summary
 from .xlsx_usability import add_dropdowns, add_named_ranges, write_lists
 from .xlsx_print import print_all
+from .kept_work import write_kept
 from .xlsx_constants import write_constants
 from .xlsx_inputs import (
     write_calibration, write_curves, write_devices, write_models, write_plans, write_pools, write_price_tiers,
@@ -161,6 +162,7 @@ def build_workbook(scenario: Scenario, results: tuple[PlanResult, ...], written:
         if about_notes:
             append_about_notes(sheets[S.ABOUT], about_notes)
         print_all(workbook, scenario, layout, points, checks_last_column(), summary_last_row(scenario))
+        write_kept(workbook, getattr(scenario, "kept", None))
     except CellKindError as exc:
         raise _problem(exc) from None
     workbook.calculation.fullCalcOnLoad = True  # a spreadsheet application recalculates the cached values
