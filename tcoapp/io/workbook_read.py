@@ -334,15 +334,33 @@ def _units_row_problems(sheet: _Sheet, keys: dict[str, int], problems: list[Prob
                                                               f"entries start at row {S.FIRST_ENTRY_ROW}"))
 
 
-def _unkeyed_values(sheet: _Sheet, keyed: set[int], problems: list[Problem]) -> None:
-    """A value in a column with no key in row 1 would be silently ignored: report the first of each column."""
-    reported: set[int] = set()
+def _unkeyed_values(sheet: _Sheet, keyed: set[int], problems: list[Problem], known=frozenset()) -> None:
+    """A value in a column with no key in row 1 would be silently ignored: report the first of each column; several
+    such columns (a table moved off A1) are one line, naming where its keys are now."""
+    first: dict[int, int] = {}
     for row in sheet.rows_from(2):
         for col in sheet.row_columns(row):
-            if col not in keyed and col not in reported and not is_blank(sheet.cell(row, col)):
-                reported.add(col)
-                problems.append(Problem(sheet.where(row, col), "", f"holds a value but {sheet.where(1, col)} has no key: "
-                                                                   "put the column's key in row 1 or clear the column"))
+            if col not in keyed and col not in first and not is_blank(sheet.cell(row, col)):
+                first[col] = row
+    if len(first) > 1:
+        col, row = min(first.items(), key=lambda item: (item[1], item[0]))
+        keys_at = _keys_row(sheet, known)
+        moved = f"; its keys are now in row {keys_at}" if keys_at else ""
+        problems.append(Problem(sheet.where(row, col), "", f"holds a value, as do {len(first) - 1} more column(s) with no "
+                                f"key in row 1: the {sheet.name} table starts at A1 (keys in row 1, units in row 2, "
+                                f"entries from row {S.FIRST_ENTRY_ROW}){moved}: move it back"))
+        return
+    for col, row in first.items():
+        problems.append(Problem(sheet.where(row, col), "", f"holds a value but {sheet.where(1, col)} has no key: "
+                                                           "put the column's key in row 1 or clear the column"))
+
+
+def _keys_row(sheet: _Sheet, known) -> int | None:
+    """The row below row 1 holding two or more of the table's keys (a moved table's header), if any."""
+    for row in sheet.rows_from(2):
+        if sum(1 for v in sheet.row_values(row).values() if isinstance(v, str) and v.strip() in known) >= 2:
+            return row
+    return None
 
 
 def _table_rows(sheet: _Sheet, fields, problems: list[Problem]):
@@ -364,7 +382,7 @@ def _table_rows(sheet: _Sheet, fields, problems: list[Problem]):
         else:
             keys[key] = col
     _units_row_problems(sheet, keys, problems)
-    _unkeyed_values(sheet, set(keys.values()) | set(sheet.row_columns(1)), problems)
+    _unkeyed_values(sheet, set(keys.values()) | set(sheet.row_columns(1)), problems, known)
     plain = not sheet.has_formulas()
     for row in sheet.rows_from(S.FIRST_ENTRY_ROW):
         if plain:  # no formula to check: the cached values are the values (most sheets, a big Curves sheet)
@@ -405,6 +423,7 @@ def _attach_pools(plans: list, sheet: _Sheet | None, problems: list[Problem], na
     if sheet is None:
         return plans, lambda plan_index, pool_index, key: f"{S.POOLS} plan {plan_index + 1} pool {pool_index + 1}"
     by_plan: dict[str, list] = {}
+    unknown: dict[str, list] = {}
     names = [p.name for p in plans]
     for row, values, where in _table_rows(sheet, POOL_FIELDS, problems):
         pool = make_pool(values, where, problems)
@@ -414,11 +433,16 @@ def _attach_pools(plans: list, sheet: _Sheet | None, problems: list[Problem], na
         if plan_name in named and plan_name not in names:
             continue
         if plan_name not in names:
-            problems.append(Problem(where("plan"), "plan", f"= {plan_name!r}: no plan of that name on {S.PLANS}"
-                                                           f" (plans: {', '.join(names) or 'none'})"))
+            unknown.setdefault(plan_name, []).append((row, where))
             continue
         where_of[(plan_name, len(by_plan.get(plan_name, [])))] = where
         by_plan.setdefault(plan_name, []).append(pool)
+    for plan_name, rows in unknown.items():  # one line per name: a plan renamed or deleted on Plans only
+        listed = ", ".join(str(r) for r, _ in rows)
+        problems.append(Problem(rows[0][1]("plan"), "plan", f"= {plan_name!r} (row{'s' if len(rows) > 1 else ''} {listed}): "
+                                f"no plan of that name on {S.PLANS} (plans: {', '.join(names) or 'none'}); a plan "
+                                "renamed on Plans is renamed in its Pools rows too, a deleted plan's Pools rows are "
+                                "deleted with it"))
     out = []
     for plan in plans:
         pools = tuple(by_plan.get(plan.name, ()))

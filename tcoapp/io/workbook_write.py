@@ -139,7 +139,8 @@ def build_workbook(scenario: Scenario, results: tuple[PlanResult, ...], written:
         tier_rows = write_price_tiers(sheets[S.PRICE_TIERS], scenario)
         counts = tuple(len(r.pools) for r in results)
         layout = Layout(plan_rows, result_rows(max(max(counts, default=1), 1)),
-                        cashflow_years(p.years for p in scenario.plans), counts, pool_rows, device_rows, tier_rows)
+                        cashflow_years(p.years for p in scenario.plans), counts, pool_rows, device_rows, tier_rows,
+                        tuple(p.name for p in scenario.plans))
         points = sum(c.batch.size for c in scenario.curves.values())
         checks = write_checks(sheets[S.CHECKS], workbook, scenario, results, layout,
                               InputRows(device_rows, model_rows, points))

@@ -8,7 +8,7 @@ from ..engine.quantities.metrics import METRIC_BY_KEY
 from ..engine.scenario import Scenario
 from . import sheets as S
 from .xlsx_charts import cost_chart, cumulative_chart
-from .xlsx_checks import banner, plan_header
+from .xlsx_checks import banner, plan_header, plan_status
 from .xlsx_layout import Layout
 from .xlsx_results import result_unit
 from .xlsx_styles import header, put, section, set_text, unit_cell, widths
@@ -36,7 +36,8 @@ def write_summary(ws, scenario: Scenario, layout: Layout) -> None:
         unit_cell(ws, row, 2, unit)
         for index in range(n):
             col = layout.plan_col(index)
-            put(ws, row, S.FIRST_PLAN_COLUMN + index, f"={S.RESULTS}!{col}{layout.result_rows[key]}", "formula", unit)
+            formula = plan_status(index) if key == "plan_check" else f"={S.RESULTS}!{col}{layout.result_rows[key]}"
+            put(ws, row, S.FIRST_PLAN_COLUMN + index, formula, "formula", unit)
     ws.freeze_panes = "C2"
     widths(ws, {1: 34, 2: 12, **{S.FIRST_PLAN_COLUMN + i: max(20, min(40, len(p.name) + 4))
                                 for i, p in enumerate(scenario.plans)}})
