@@ -32,6 +32,7 @@ from .xlsx_layout import Layout, PlanRefs, base_key, field_column
 from .xlsx_na import NA, NaGuard, none_na
 from .xlsx_labels import result_label
 from .xlsx_styles import (
+    PLAN_WIDTH_MAX,
     LABEL_HEADER, header, key_cell, label_cell, label_width, put, section, set_text, widths, with_unit, wrap,
 )
 
@@ -308,7 +309,7 @@ def write_results(ws, scenario: Scenario, results: tuple[PlanResult, ...], layou
     _warnings_row(ws, results, layout, last_col)
     ws.freeze_panes = "C2"
     label = label_width(with_unit(result_label(key), result_unit(key)) for key in layout.result_rows)
-    widths(ws, {1: 46, 2: label, **{S.FIRST_PLAN_COLUMN + i: max(MIN_VALUE_WIDTH, min(40, len(p.name) + 4))
+    widths(ws, {1: 46, 2: label, **{S.FIRST_PLAN_COLUMN + i: max(MIN_VALUE_WIDTH, min(PLAN_WIDTH_MAX, len(p.name) + 4))
                                 for i, p in enumerate(scenario.plans)}})
 
 
