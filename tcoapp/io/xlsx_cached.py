@@ -136,10 +136,10 @@ def checks_values(ws) -> dict[str, object]:
             text = cell.value
             if isinstance(text, str) and text.startswith("=SUMIF"):
                 out[cell.coordinate] = 0.0
+            elif isinstance(text, str) and text.startswith("=IF(ISERROR(") and text.endswith(",1,0)"):   # not deleted
+                out[cell.coordinate] = 0.0
             elif isinstance(text, str) and text.endswith('"current","STALE"))'):
                 out[cell.coordinate] = "current"
-            elif isinstance(text, str) and text.startswith('=IF(ISERROR(') and cell.column == 2:   # the plan's name
-                out[cell.coordinate] = ws.parent[S.PLANS].cell(1, S.FIRST_PLAN_COLUMN + cell.row - 4).value
     return out
 
 

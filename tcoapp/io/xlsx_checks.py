@@ -93,11 +93,13 @@ FIRST_DETAIL_ROW_OFFSET = 3  # rows between the per-plan summary and the detail 
 COL_GROUP, COL_WHAT, COL_STATUS, COL_CURRENT, COL_SNAPSHOT, COL_FOUND, COL_AREA = range(1, 8)
 DETAIL_HEADERS = ("plan (0: every plan)", "check", "status (1 = fails)", "current", "snapshot at export",
                   "found at row", "sheet")
-_L = {c: get_column_letter(c) for c in range(1, 8)}
+_L = {c: get_column_letter(c) for c in range(1, 16)}
 EVERY_PLAN_AREA = "every plan"
 AREA_SHEETS = {"outputs": (S.RESULTS, S.SUMMARY, S.CASH_FLOW), EVERY_PLAN_AREA: (S.PLANS, S.CONSTANTS, S.SUMMARY)}
 STATUS_ROWS = ((S.SUMMARY, 2), (S.RESULTS, 2), (S.CASH_FLOW, 2))   # the banner rows (master_check, its text)
 SUMMARY_AREAS = (S.PLANS, S.POOLS, S.DEVICES, S.MODELS, S.CURVES, S.CALIBRATION, "outputs", EVERY_PLAN_AREA)
+GONE_COL = 5 + len(SUMMARY_AREAS)   # the per-plan summary's helper: 1 where the plan's Plans column is deleted
+GONE_HEADER = "deleted from Plans (1)"
 LAST_ROW = 1_048_576
 EVERY_PLAN = 0               # the group of a check that concerns every plan (Constants, the plan count)
 MONTE_CARLO_GROUP = "MonteCarlo"  # the group of the Uncertainty checks (they make the MonteCarlo sheet stale)
@@ -164,7 +166,8 @@ def _plan_checks(index: int, plan, result, layout: Layout) -> list[Check]:
     keys = list(ENGINE_PLAN_KEYS) + ([] if one_pool else list(SIZING_INPUT.get(plan.sizing_mode, ())))
     if plan.sizing_mode == "devices" and (plan.pools or len(result.pools) > 1):
         keys.append("device_count")  # split between pools (or unused) by the engine
-    out = [Check(group, f"Plans: plan {plan.name!r} is on the sheet (deleted: its other checks are off; open and "
+    named = plan.name if len(plan.name) <= 200 else plan.name[:200] + "…"
+    out = [Check(group, f"Plans: plan {named!r} is on the sheet (deleted: its other checks are off; open and "
                         "save the file in tcoapp to drop it everywhere)", None, f"ISREF({plan_name_cell(index)})", True,
                  "deleted")]
     out += [Check(group, f"Plans {key}", _key_row(S.PLANS, key), col, getattr(plan, key)) for key in dict.fromkeys(keys)]
@@ -264,7 +267,7 @@ def _workbook_checks(scenario: Scenario, max_years: int) -> list[Check]:
     n = len(scenario.plans)
     out = [Check(EVERY_PLAN, f"Plans: {n} plan(s) in row 1, a deleted one counted (a plan added is computed only by "
                              "tcoapp)", None,
-                 f'COUNTA({S.PLANS}!$C$1:$AMJ$1)+COUNTIF({S.CHECKS}!$B$4:$B${3 + n},"{DELETED}*")', n)]
+                 f'COUNTA({S.PLANS}!$C$1:$AMJ$1)+SUM({S.CHECKS}!${_L[GONE_COL]}$4:${_L[GONE_COL]}${3 + n})', n)]
     frozen = "+".join(f"SUMPRODUCT(--_xlfn.ISFORMULA({sheet}!$B${row}:$C${row}))" for sheet, row in STATUS_ROWS)
     out.append(Check(EVERY_PLAN, "Summary: the master_check rows of " + ", ".join(s for s, _ in STATUS_ROWS)
                      + " are formulas (not pasted over as values)", None, frozen, 2 * len(STATUS_ROWS)))
@@ -358,25 +361,24 @@ def write_checks(ws, workbook, scenario: Scenario, results, layout: Layout, rows
                                         "from (0: it is current; they count in master_check too)."))
     workbook.defined_names[MONTE_CARLO_CHECK] = DefinedName(MONTE_CARLO_CHECK, attr_text=f"'{ws.title}'!$B$2")
     for col, text in enumerate(("plan", "name", "failing checks", "status") + tuple(f"{a} checks failing" for a in
-                                                                               SUMMARY_AREAS), start=1):
+                                                                               SUMMARY_AREAS) + (GONE_HEADER,), start=1):
         header(ws, 3, col, text)
     refs = {}
     for index, plan in enumerate(scenario.plans):
         row = 4 + index
         put(ws, row, 1, index + 1, "engine")
-        gone = f"ISERROR({plan_name_cell(index)})"
-        put(ws, row, 2, f'=IF({gone},"{DELETED}"&{_quoted(plan.name)},{plan_name_cell(index)})', "formula")
+        set_text(ws.cell(row=row, column=2), plan.name)
         put(ws, row, 3, f"=SUMIF({groups},A{row},{status})+SUMIF({groups},{EVERY_PLAN},{status})", "formula")
-        put(ws, row, 4, f'=IF({gone},"deleted",IF(C{row}=0,"current","STALE"))', "formula")
+        put(ws, row, GONE_COL, f"=IF(ISERROR({plan_name_cell(index)}),1,0)", "formula")   # (outside the print area)
+        put(ws, row, 4, f'=IF({_L[GONE_COL]}{row}=1,"{DELETED}",IF(C{row}=0,"current","STALE"))', "formula")
         for col, area in enumerate(SUMMARY_AREAS, start=5):
             group = f"{EVERY_PLAN}" if area == EVERY_PLAN_AREA else f"A{row}"
             names = AREA_SHEETS.get(area, (area,))
             put(ws, row, col, "=" + "+".join(f'SUMIFS({status},{groups},{group},{areas},"{name}")' for name in names),
                 "formula")
         refs[index] = f"{S.CHECKS}!$C${row}"   # (plan_status reads the same cell)
-    head = first - 1
     for col, text in enumerate(DETAIL_HEADERS, start=1):
-        header(ws, head, col, text)
+        header(ws, first - 1, col, text)
     # the detail rows (thousands for 20 plans) as worksheet XML, each with its value at export (all pass)
     raw = RawCells(ws.title)
     book = ws.parent
@@ -490,7 +492,7 @@ def _write_check(raw: RawCells, row: int, check: Check, styles) -> None:
     raw.formula(row, COL_STATUS, unless_deleted(check.group, status), formula, 0.0)
 
 
-DELETED = "deleted: "   # a deleted plan's name on the Checks summary
+DELETED = "deleted"   # a deleted plan's status on the Checks summary
 
 
 def unless_deleted(group, status: str) -> str:

@@ -191,7 +191,7 @@ def test_a_deleted_plan_is_one_check_and_the_app_reads_the_others(worked, name, 
     book = _edited(worked, name)
     assert book[S.CHECKS]["B1"].value == 1   # one line, not a cascade over every plan
     summary = _summary(book, len(moe.plans))
-    assert summary[gone] == (f"deleted: {moe.plans[gone].name}", 1, "deleted"), summary
+    assert summary[gone] == (moe.plans[gone].name, 1, "deleted"), summary   # the plan named in one line
     assert all(status == "current" for i, (_, _, status) in enumerate(summary) if i != gone), summary
     failing = [r[1].value for r in book[S.CHECKS].iter_rows(min_row=4 + len(moe.plans) + 4, max_col=3)
                if r[2].value == 1]
