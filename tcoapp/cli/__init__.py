@@ -112,6 +112,8 @@ def _compute(args) -> int:
     from ..io.load import load_scenario
 
     scenario = load_scenario(args.file)
+    for note in getattr(getattr(scenario, "kept", None), "notes", ()):
+        print(f"note: {note}", file=sys.stderr)
     pair = _bridge_pair(args.bridge, [p.name for p in scenario.plans]) if args.bridge else None
     results = compute_scenario(scenario)
     if args.out:

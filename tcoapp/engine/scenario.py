@@ -97,6 +97,8 @@ class Scenario:
     uncertainty: tuple = ()
     catalog_devices: Mapping[str, Device] = field(default_factory=dict, compare=False, repr=False)
     catalog_models: Mapping[str, ModelSpec] = field(default_factory=dict, compare=False, repr=False)
+    # The analyst's own sheets and Plans rows of the workbook read (io/kept_work.py), written back on save
+    kept: object = field(default=None, compare=False, repr=False)
 
     def device(self, name: str) -> Device:
         """The device of that name: the scenario's own, else the catalog's (KeyError if neither)."""

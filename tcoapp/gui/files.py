@@ -28,6 +28,12 @@ def read_workbook(path: str):
                           f"({type(exc).__name__}: {exc})") from exc
 
 
+def workbook_notes(scenario) -> tuple[str, ...]:
+    """What the opened workbook holds that the app keeps as is but does not read (the analyst's own sheets, rows)."""
+    kept = getattr(scenario, "kept", None)
+    return tuple(getattr(kept, "notes", ()))
+
+
 def write_workbook(scenario, path: str, results=None) -> None:
     try:
         from ..io.workbook_write import write_scenario

@@ -14,7 +14,7 @@ from .autosave import Autosave
 from .decision_view import DecisionView
 from .document import Document
 from .document_files import check_disk, may_save_to, take_path
-from .files import import_curve_job, read_workbook, write_workbook
+from .files import import_curve_job, read_workbook, workbook_notes, write_workbook
 from .lazy_tab import LazyTab
 from .plan_editor import PlanEditor
 from .pool_edits import add_deployment_plans
@@ -325,6 +325,9 @@ class MainWindow(QMainWindow):
         take_path(self, path, scenario)
         self.settings.add_recent(path)
         self.settings.set_last_directory(path)
+        notes = workbook_notes(scenario)
+        if notes:
+            self.statusBar().showMessage("Kept as is on save, not read: " + "; ".join(notes), 20000)
 
     def _open_failed(self, path: str, message: str) -> None:
         self.show_problem(f"Cannot open {os.path.basename(path)}:\n{message}", "Open failed", kind="open")

@@ -7,6 +7,7 @@ Results and CashFlow are outputs: they are ignored and recomputed, never trusted
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 from typing import Any
 
@@ -29,6 +30,7 @@ from . import sheets as S
 from .catalog import load_catalog
 from .cell_limits import long_text_problems
 from .curves_table import curves_from_rows
+from .kept_work import find_kept, is_own_row
 from .migrate import migrate_sheets, schema_version
 from .parse_diagnosis import explain
 from .safety import check_archive, check_defused, fail, zip_mimetype
@@ -199,9 +201,6 @@ def read_scenario(path) -> Scenario:
     sheets = _load_sheets(path)
     problems: list[Problem] = []
     base = os.path.basename(str(path))
-    for name in sheets:
-        if name not in S.KNOWN_SHEETS:
-            problems.append(Problem(f"{base} sheet {name!r}", "", f"unknown sheet (allowed: {', '.join(S.KNOWN_SHEETS)})"))
     if S.PLANS not in sheets:
         problems.append(Problem(base, "", f"the required sheet {S.PLANS!r} is missing"))
         raise ValidationError(problems)
@@ -215,7 +214,7 @@ def read_scenario(path) -> Scenario:
     curves = _read_curves(sheets.get(S.CURVES), problems)
     tiers = _read_price_tiers(sheets.get(S.PRICE_TIERS), problems)
     factors, device_factors, quality = _read_factors(sheets.get(S.CALIBRATION), problems, {*catalog.devices, *devices})
-    plans, plan_where = _read_plans(sheets[S.PLANS], problems)
+    plans, plan_where, own_rows = _read_plans(sheets[S.PLANS], problems)
     plans, pool_where = _attach_pools(plans, sheets.get(S.POOLS), problems, _plan_names(sheets[S.PLANS]))
     uncertainty = read_uncertainty(sheets.get(S.UNCERTAINTY),
                                    lambda sheet, problems: _table_rows(sheet, UNCERTAINTY_FIELDS, problems), problems)
@@ -228,7 +227,7 @@ def read_scenario(path) -> Scenario:
         problems.extend(uncertainty_problems(scenario))
     if problems:
         raise ValidationError(problems)
-    return scenario
+    return dataclasses.replace(scenario, kept=find_kept(path, sheets, own_rows))
 
 
 _NAME_COLUMNS = {S.DEVICES: "name", S.MODELS: "name", S.CURVES: "curve", S.PRICE_TIERS: "price_tiers"}
@@ -294,13 +293,18 @@ def _read_plans(sheet: _Sheet, problems: list[Problem]):
                                        f"workbook holds at most {S.MAX_PLANS:,} plans (Plans columns)")])
     if not columns:
         problems.append(Problem(sheet.where(1, S.FIRST_PLAN_COLUMN), "", "no plan: put plan names in row 1 from column C"))
-    _orphan_plan_values(sheet, columns, problems)
     key_rows: dict[str, int] = {}
+    own_rows = [row for row in sheet.rows_from(2) if is_blank(sheet.cell(row, 1))]
     for row, key in _keys_in_column_a(sheet, problems):
-        if key not in PLAN_FIELD_BY_NAME:
-            problems.append(Problem(sheet.where(row, 1), key, "unknown key (the Plans keys are listed in the workbook format reference)"))
-            continue
-        key_rows[key] = row
+        if key in PLAN_FIELD_BY_NAME:
+            key_rows[key] = row
+        elif is_own_row(key, PLAN_FIELD_BY_NAME):
+            own_rows.append(row)
+        else:
+            problems.append(Problem(sheet.where(row, 1), key, "unknown key (the Plans keys are listed in the workbook "
+                                                              "format reference; a row of your own needs a label that "
+                                                              "is not a key)"))
+    _orphan_plan_values(sheet, columns, problems, set(own_rows))
     plans, names_seen = [], {}
     cell_of: dict[tuple[int, str], str] = {}
     for index, col in enumerate(columns):
@@ -316,14 +320,17 @@ def _read_plans(sheet: _Sheet, problems: list[Problem]):
         if plan is not None:
             plans.append(plan)
     plan_where = lambda index, key: cell_of.get((index, key), f"{sheet.name} plan {index + 1}")  # noqa: E731
-    return plans, plan_where
+    return plans, plan_where, tuple(sorted(own_rows))
 
 
-def _orphan_plan_values(sheet: _Sheet, columns: list[int], problems: list[Problem]) -> None:
-    """Values under an empty plan-name cell would be silently ignored: report the first of each column."""
+def _orphan_plan_values(sheet: _Sheet, columns: list[int], problems: list[Problem], own_rows=frozenset()) -> None:
+    """Values under an empty plan-name cell would be silently ignored: report the first of each column (the
+    analyst's own rows are theirs: kept, not read)."""
     named = set(columns)
     first_row: dict[int, int] = {}
     for row in sheet.rows_from(2):
+        if row in own_rows:
+            continue
         for col in sheet.row_columns(row):
             if col >= S.FIRST_PLAN_COLUMN and col not in named and col not in first_row and (
                     not is_blank(sheet.cell(row, col)) or sheet.uncached_formula(row, col)):
@@ -342,15 +349,33 @@ def _units_row_problems(sheet: _Sheet, keys: dict[str, int], problems: list[Prob
                                                               f"entries start at row {S.FIRST_ENTRY_ROW}"))
 
 
-def _unkeyed_values(sheet: _Sheet, keyed: set[int], problems: list[Problem]) -> None:
-    """A value in a column with no key in row 1 would be silently ignored: report the first of each column."""
-    reported: set[int] = set()
+def _unkeyed_values(sheet: _Sheet, keyed: set[int], problems: list[Problem], known=frozenset()) -> None:
+    """A value in a column with no key in row 1 would be silently ignored: report the first of each column; several
+    such columns (a table moved off A1) are one line, naming where its keys are now."""
+    first: dict[int, int] = {}
     for row in sheet.rows_from(2):
         for col in sheet.row_columns(row):
-            if col not in keyed and col not in reported and not is_blank(sheet.cell(row, col)):
-                reported.add(col)
-                problems.append(Problem(sheet.where(row, col), "", f"holds a value but {sheet.where(1, col)} has no key: "
-                                                                   "put the column's key in row 1 or clear the column"))
+            if col not in keyed and col not in first and not is_blank(sheet.cell(row, col)):
+                first[col] = row
+    if len(first) > 1:
+        col, row = min(first.items(), key=lambda item: (item[1], item[0]))
+        keys_at = _keys_row(sheet, known)
+        moved = f"; its keys are now in row {keys_at}" if keys_at else ""
+        problems.append(Problem(sheet.where(row, col), "", f"holds a value, as do {len(first) - 1} more column(s) with no "
+                                f"key in row 1: the {sheet.name} table starts at A1 (keys in row 1, units in row 2, "
+                                f"entries from row {S.FIRST_ENTRY_ROW}){moved}: move it back"))
+        return
+    for col, row in first.items():
+        problems.append(Problem(sheet.where(row, col), "", f"holds a value but {sheet.where(1, col)} has no key: "
+                                                           "put the column's key in row 1 or clear the column"))
+
+
+def _keys_row(sheet: _Sheet, known) -> int | None:
+    """The row below row 1 holding two or more of the table's keys (a moved table's header), if any."""
+    for row in sheet.rows_from(2):
+        if sum(1 for v in sheet.row_values(row).values() if isinstance(v, str) and v.strip() in known) >= 2:
+            return row
+    return None
 
 
 def _table_rows(sheet: _Sheet, fields, problems: list[Problem]):
@@ -372,7 +397,7 @@ def _table_rows(sheet: _Sheet, fields, problems: list[Problem]):
         else:
             keys[key] = col
     _units_row_problems(sheet, keys, problems)
-    _unkeyed_values(sheet, set(keys.values()) | set(sheet.row_columns(1)), problems)
+    _unkeyed_values(sheet, set(keys.values()) | set(sheet.row_columns(1)), problems, known)
     plain = not sheet.has_formulas()
     for row in sheet.rows_from(S.FIRST_ENTRY_ROW):
         if plain:  # no formula to check: the cached values are the values (most sheets, a big Curves sheet)
@@ -413,6 +438,7 @@ def _attach_pools(plans: list, sheet: _Sheet | None, problems: list[Problem], na
     if sheet is None:
         return plans, lambda plan_index, pool_index, key: f"{S.POOLS} plan {plan_index + 1} pool {pool_index + 1}"
     by_plan: dict[str, list] = {}
+    unknown: dict[str, list] = {}
     names = [p.name for p in plans]
     for row, values, where in _table_rows(sheet, POOL_FIELDS, problems):
         pool = make_pool(values, where, problems)
@@ -422,11 +448,16 @@ def _attach_pools(plans: list, sheet: _Sheet | None, problems: list[Problem], na
         if plan_name in named and plan_name not in names:
             continue
         if plan_name not in names:
-            problems.append(Problem(where("plan"), "plan", f"= {plan_name!r}: no plan of that name on {S.PLANS}"
-                                                           f" (plans: {', '.join(names) or 'none'})"))
+            unknown.setdefault(plan_name, []).append((row, where))
             continue
         where_of[(plan_name, len(by_plan.get(plan_name, [])))] = where
         by_plan.setdefault(plan_name, []).append(pool)
+    for plan_name, rows in unknown.items():  # one line per name: a plan renamed or deleted on Plans only
+        listed = ", ".join(str(r) for r, _ in rows)
+        problems.append(Problem(rows[0][1]("plan"), "plan", f"= {plan_name!r} (row{'s' if len(rows) > 1 else ''} {listed}): "
+                                f"no plan of that name on {S.PLANS} (plans: {', '.join(names) or 'none'}); a plan "
+                                "renamed on Plans is renamed in its Pools rows too, a deleted plan's Pools rows are "
+                                "deleted with it"))
     out = []
     for plan in plans:
         pools = tuple(by_plan.get(plan.name, ()))

@@ -32,6 +32,7 @@ from .xlsx_checks import InputRows, add_output_checks, checks_last_column, write
 from .xlsx_summary import add_summary_charts, summary_last_row, write_summary
 from .xlsx_usability import add_dropdowns, add_named_ranges, write_lists
 from .xlsx_print import print_all
+from .kept_work import write_kept
 from .xlsx_constants import write_constants
 from .xlsx_inputs import (
     write_calibration, write_curves, write_devices, write_models, write_plans, write_pools, write_price_tiers,
@@ -138,7 +139,8 @@ def build_workbook(scenario: Scenario, results: tuple[PlanResult, ...], written:
         tier_rows = write_price_tiers(sheets[S.PRICE_TIERS], scenario)
         counts = tuple(len(r.pools) for r in results)
         layout = Layout(plan_rows, result_rows(max(max(counts, default=1), 1)),
-                        cashflow_years(p.years for p in scenario.plans), counts, pool_rows, device_rows, tier_rows)
+                        cashflow_years(p.years for p in scenario.plans), counts, pool_rows, device_rows, tier_rows,
+                        tuple(p.name for p in scenario.plans))
         points = sum(c.batch.size for c in scenario.curves.values())
         checks = write_checks(sheets[S.CHECKS], workbook, scenario, results, layout,
                               InputRows(device_rows, model_rows, points))
@@ -161,6 +163,7 @@ def build_workbook(scenario: Scenario, results: tuple[PlanResult, ...], written:
         if about_notes:
             append_about_notes(sheets[S.ABOUT], about_notes)
         print_all(workbook, scenario, layout, points, checks_last_column(), summary_last_row(scenario))
+        write_kept(workbook, getattr(scenario, "kept", None))
     except CellKindError as exc:
         raise _problem(exc) from None
     workbook.calculation.fullCalcOnLoad = True  # a spreadsheet application recalculates the cached values

@@ -67,7 +67,7 @@ def splice_rows(workbook, data: bytes, pending: list[PendingRows], transforms=No
     return out.getvalue()
 
 
-LEVEL = 6  # zlib's default
+LEVEL = 1  # zlib's fastest: a save 0.15 s faster on the 20-plan benchmark, the file ~20 % larger than at level 6
 
 CONTENT_TYPES, WORKBOOK_RELS, SHARED_STRINGS = "[Content_Types].xml", "xl/_rels/workbook.xml.rels", "xl/sharedStrings.xml"
 SHARED_TYPE = (b'<Override PartName="/xl/sharedStrings.xml" '

@@ -136,7 +136,9 @@ def checks_values(ws) -> dict[str, object]:
             text = cell.value
             if isinstance(text, str) and text.startswith("=SUMIF"):
                 out[cell.coordinate] = 0.0
-            elif isinstance(text, str) and text.startswith('=IF(C') and text.endswith('"current","STALE")'):
+            elif isinstance(text, str) and text.startswith("=IF(ISERROR(") and text.endswith(",1,0)"):   # not deleted
+                out[cell.coordinate] = 0.0
+            elif isinstance(text, str) and text.endswith('"current","STALE"))'):
                 out[cell.coordinate] = "current"
     return out
 
@@ -159,6 +161,8 @@ def summary_values(ws, results_values_by_cell: dict[str, object]) -> dict[str, o
                 ref = text.split("!", 1)[1]
                 if ref in results_values_by_cell:
                     out[cell.coordinate] = results_values_by_cell[ref]
+            elif isinstance(text, str) and text.startswith(f"=IF({S.CHECKS}!"):   # a plan's status: all pass at export
+                out[cell.coordinate] = "current"
     return out
 
 

@@ -17,8 +17,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from openpyxl.formatting.rule import FormulaRule
-from openpyxl.styles import Font, PatternFill
+from openpyxl.formatting.rule import FormulaRule, Rule
+from openpyxl.styles.differential import DifferentialStyle
+from openpyxl.styles.numbers import NumberFormat
+from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils import get_column_letter
 from openpyxl.workbook.defined_name import DefinedName
 
@@ -33,7 +35,7 @@ from ..engine.quantities.finance import COST_COMPONENTS, OPEX_PARTS
 from ..engine.performance.factors import FACTOR_NAMES
 from ..engine.scenario import Scenario
 from . import sheets as S
-from .xlsx_layout import SEARCH_MARGIN, WHOLE, Layout, cf_keys, count_where, row_where, table_column
+from .xlsx_layout import SEARCH_MARGIN, WHOLE, Layout, cf_keys, count_where, plan_name_cell, row_where, table_column
 from ..engine.performance.measured import config_text
 from .xlsx_raw_cells import RawCells
 from .xlsx_styles import header, put, set_text, widths, wrap, written_value
@@ -91,10 +93,13 @@ FIRST_DETAIL_ROW_OFFSET = 3  # rows between the per-plan summary and the detail 
 COL_GROUP, COL_WHAT, COL_STATUS, COL_CURRENT, COL_SNAPSHOT, COL_FOUND, COL_AREA = range(1, 8)
 DETAIL_HEADERS = ("plan (0: every plan)", "check", "status (1 = fails)", "current", "snapshot at export",
                   "found at row", "sheet")
-_L = {c: get_column_letter(c) for c in range(1, 8)}
+_L = {c: get_column_letter(c) for c in range(1, 16)}
 EVERY_PLAN_AREA = "every plan"
-AREA_SHEETS = {"outputs": (S.RESULTS, S.SUMMARY, S.CASH_FLOW), EVERY_PLAN_AREA: (S.PLANS, S.CONSTANTS)}
+AREA_SHEETS = {"outputs": (S.RESULTS, S.SUMMARY, S.CASH_FLOW), EVERY_PLAN_AREA: (S.PLANS, S.CONSTANTS, S.SUMMARY)}
+STATUS_ROWS = ((S.SUMMARY, 2), (S.RESULTS, 2), (S.CASH_FLOW, 2))   # the banner rows (master_check, its text)
 SUMMARY_AREAS = (S.PLANS, S.POOLS, S.DEVICES, S.MODELS, S.CURVES, S.CALIBRATION, "outputs", EVERY_PLAN_AREA)
+GONE_COL = 5 + len(SUMMARY_AREAS)   # the per-plan summary's helper: 1 where the plan's Plans column is deleted
+GONE_HEADER = "deleted from Plans (1)"
 LAST_ROW = 1_048_576
 EVERY_PLAN = 0               # the group of a check that concerns every plan (Constants, the plan count)
 MONTE_CARLO_GROUP = "MonteCarlo"  # the group of the Uncertainty checks (they make the MonteCarlo sheet stale)
@@ -161,27 +166,32 @@ def _plan_checks(index: int, plan, result, layout: Layout) -> list[Check]:
     keys = list(ENGINE_PLAN_KEYS) + ([] if one_pool else list(SIZING_INPUT.get(plan.sizing_mode, ())))
     if plan.sizing_mode == "devices" and (plan.pools or len(result.pools) > 1):
         keys.append("device_count")  # split between pools (or unused) by the engine
-    out = [Check(group, f"Plans {key}", _key_row(S.PLANS, key), col, getattr(plan, key)) for key in dict.fromkeys(keys)]
-    if plan.pools:  # Pools rows name their plan: a renamed plan loses them
-        out.append(Check(group, "Plans: the plan's name (its Pools rows name it)", None,
-                         f"{S.PLANS}!${letter}$1", plan.name))
+    named = plan.name if len(plan.name) <= 200 else plan.name[:200] + "…"
+    out = [Check(group, f"Plans: plan {named!r} is on the sheet (deleted: its other checks are off; open and "
+                        "save the file in tcoapp to drop it everywhere)", None, f"ISREF({plan_name_cell(index)})", True,
+                 "deleted")]
+    out += [Check(group, f"Plans {key}", _key_row(S.PLANS, key), col, getattr(plan, key)) for key in dict.fromkeys(keys)]
     out.append(Check(group, "horizon: the plan's years fit the CashFlow sheet (CASHFLOW_LAST_YEAR)",
                      _key_row(S.PLANS, "years"), col, plan.years, "horizon"))
     return out
 
 
 def _pool_checks(index: int, plan, last_pool_row: int) -> list[Check]:
+    """The plan's Pools rows, found by the plan's live name (its Plans header): a plan renamed on Plans and in its
+    Pools rows keeps them; renamed on Plans only, the first check names it."""
     out = []
     last = last_pool_row + SEARCH_MARGIN
-    out.append(Check(index + 1, f"Pools: {len(plan.pools)} row(s) name the plan", None,
-                     f"COUNTIF({S.POOLS}!$A:$A,\"=\"&{_wild(plan.name)})", len(plan.pools)))
+    name = plan_name_cell(index)
+    out.append(Check(index + 1, f"Pools: {len(plan.pools)} row(s) name the plan as Plans row 1 does (a plan renamed "
+                                "on Plans is renamed in its Pools rows too)", None,
+                     count_where(S.POOLS, (("plan", name),), last), len(plan.pools)))
     for pool in plan.pools:
-        found = row_where(S.POOLS, (("plan", plan.name), ("pool", pool.pool)), last)
+        found = row_where(S.POOLS, (("plan", name), ("pool", pool.pool)), last)
         keys = list(ENGINE_POOL_KEYS) + (["ownership"] if plan.sizing_mode == "capex_budget" else [])
         if plan.sizing_mode != "devices" or pool.role != "serve":
             keys.append("device_count")
         out.append(Check(index + 1, f"Pools {pool.pool}: one row", None,
-                         count_where(S.POOLS, (("plan", plan.name), ("pool", pool.pool)), last), 1))
+                         count_where(S.POOLS, (("plan", name), ("pool", pool.pool)), last), 1))
         out.extend(Check(index + 1, f"Pools {pool.pool} {key}", found, _key_col(S.POOLS, key), getattr(pool, key))
                    for key in keys)
     return out
@@ -255,8 +265,12 @@ def _input_checks(scenario: Scenario, results, layout: Layout, rows: InputRows) 
 def _workbook_checks(scenario: Scenario, max_years: int) -> list[Check]:
     """Checks of every plan at once: the plan count, the engine's constants."""
     n = len(scenario.plans)
-    out = [Check(EVERY_PLAN, f"Plans: {n} plan(s) in row 1 (a plan added or removed is computed only by tcoapp)", None,
-                 f"COUNTA({S.PLANS}!$C$1:$AMJ$1)", n)]
+    out = [Check(EVERY_PLAN, f"Plans: {n} plan(s) in row 1, a deleted one counted (a plan added is computed only by "
+                             "tcoapp)", None,
+                 f'COUNTA({S.PLANS}!$C$1:$AMJ$1)+SUM({S.CHECKS}!${_L[GONE_COL]}$4:${_L[GONE_COL]}${3 + n})', n)]
+    frozen = "+".join(f"SUMPRODUCT(--_xlfn.ISFORMULA({sheet}!$B${row}:$C${row}))" for sheet, row in STATUS_ROWS)
+    out.append(Check(EVERY_PLAN, "Summary: the master_check rows of " + ", ".join(s for s, _ in STATUS_ROWS)
+                     + " are formulas (not pasted over as values)", None, frozen, 2 * len(STATUS_ROWS)))
     for name, value in {**constant_values(), "CASHFLOW_LAST_YEAR": max_years}.items():
         out.append(Check(EVERY_PLAN, f"Constants {name} (the engine's constant)", None, name, value))
     return out
@@ -347,7 +361,7 @@ def write_checks(ws, workbook, scenario: Scenario, results, layout: Layout, rows
                                         "from (0: it is current; they count in master_check too)."))
     workbook.defined_names[MONTE_CARLO_CHECK] = DefinedName(MONTE_CARLO_CHECK, attr_text=f"'{ws.title}'!$B$2")
     for col, text in enumerate(("plan", "name", "failing checks", "status") + tuple(f"{a} checks failing" for a in
-                                                                               SUMMARY_AREAS), start=1):
+                                                                               SUMMARY_AREAS) + (GONE_HEADER,), start=1):
         header(ws, 3, col, text)
     refs = {}
     for index, plan in enumerate(scenario.plans):
@@ -355,16 +369,16 @@ def write_checks(ws, workbook, scenario: Scenario, results, layout: Layout, rows
         put(ws, row, 1, index + 1, "engine")
         set_text(ws.cell(row=row, column=2), plan.name)
         put(ws, row, 3, f"=SUMIF({groups},A{row},{status})+SUMIF({groups},{EVERY_PLAN},{status})", "formula")
-        put(ws, row, 4, f'=IF(C{row}=0,"current","STALE")', "formula")
+        put(ws, row, GONE_COL, f"=IF(ISERROR({plan_name_cell(index)}),1,0)", "formula")   # (outside the print area)
+        put(ws, row, 4, f'=IF({_L[GONE_COL]}{row}=1,"{DELETED}",IF(C{row}=0,"current","STALE"))', "formula")
         for col, area in enumerate(SUMMARY_AREAS, start=5):
             group = f"{EVERY_PLAN}" if area == EVERY_PLAN_AREA else f"A{row}"
             names = AREA_SHEETS.get(area, (area,))
             put(ws, row, col, "=" + "+".join(f'SUMIFS({status},{groups},{group},{areas},"{name}")' for name in names),
                 "formula")
-        refs[index] = f"{S.CHECKS}!$C${row}"
-    head = first - 1
+        refs[index] = f"{S.CHECKS}!$C${row}"   # (plan_status reads the same cell)
     for col, text in enumerate(DETAIL_HEADERS, start=1):
-        header(ws, head, col, text)
+        header(ws, first - 1, col, text)
     # the detail rows (thousands for 20 plans) as worksheet XML, each with its value at export (all pass)
     raw = RawCells(ws.title)
     book = ws.parent
@@ -377,7 +391,7 @@ def write_checks(ws, workbook, scenario: Scenario, results, layout: Layout, rows
         raw.value(row, COL_GROUP, index + 1, engine)
         raw.value(row, COL_WHAT, what, plain)
         raw.value(row, COL_AREA, _sheet_of(what), plain)
-        raw.formula(row, COL_STATUS, status_formula, formula, 0.0)
+        raw.formula(row, COL_STATUS, unless_deleted(index + 1, status_formula), formula, 0.0)
         row += 1
     c = _L[COL_STATUS]
     ws.conditional_formatting.add(f"{c}{first}:{c}{LAST_ROW}", FormulaRule(formula=[f"{c}{first}>0"], fill=RED))
@@ -466,13 +480,35 @@ def _write_check(raw: RawCells, row: int, check: Check, styles) -> None:
     cached = 0.0 if shown is None else shown
     raw.formula(row, COL_CURRENT, f"={current}", formula, cached)
     snap = f"{_L[COL_SNAPSHOT]}{row}"
+    if check.kind == "deleted":  # the one check of a deleted plan that counts
+        raw.formula(row, COL_STATUS, f"=IF({current},0,1)", formula, 0.0)
+        return
     if check.kind == "horizon":  # the years may change (a finance edit) up to the sheet's last year
         status = f"=IF(ISERROR({current}),1,IF({current}<=CASHFLOW_LAST_YEAR,0,1))"
     elif check.kind == "near":
         status = f"=IF(ISERROR({current}),1,IF(ABS({current}-{snap})<=CHECK_TOLERANCE*MAX(1,ABS({snap})),0,1))"
     else:
         status = f"=IF(ISERROR({current}),1,IF(EXACT({current},{snap}),0,1))"
-    raw.formula(row, COL_STATUS, status, formula, 0.0)
+    raw.formula(row, COL_STATUS, unless_deleted(check.group, status), formula, 0.0)
+
+
+DELETED = "deleted"   # a deleted plan's status on the Checks summary
+
+
+def unless_deleted(group, status: str) -> str:
+    """A plan's check `status` (a formula), off (0) once the plan's column is deleted from Plans: its one "deleted"
+    check counts instead of every check reading the #REF! its deletion left."""
+    if not isinstance(group, int) or isinstance(group, bool) or group < 1:
+        return status
+    return f"=IF(ISERROR({plan_name_cell(group - 1)}),0,{status[1:]})"
+
+
+def plan_status(index: int) -> str:
+    """A plan's status formula, reading its failing-check count on the Checks summary directly (Results and Summary
+    alike: a paste of values over one sheet cannot freeze the other's)."""
+    ref = f"{S.CHECKS}!$C${4 + index}"
+    return (f'=IF({ref}=0,"current","STALE: "&{ref}&" check(s) fail (an engine input changed, or a formula '
+            f'error): see the Checks sheet")')
 
 
 def checks_last_column() -> int:
@@ -484,6 +520,7 @@ def plan_header(ws, row: int, col: int, name: str, plan_col: int | None = None) 
     """A plan's name over its output column: a formula reading its Plans header, so a renamed plan's outputs say so."""
     header(ws, row, col, name)
     ws.cell(row=row, column=col).value = f"={S.PLANS}!{get_column_letter(plan_col or col)}$1"
+    ws.cell(row=row, column=col).alignment = Alignment(wrap_text=True, vertical="top")   # a long name wraps
 
 
 def banner(ws, row: int, last_col: int) -> None:
@@ -497,5 +534,25 @@ def banner(ws, row: int, last_col: int) -> None:
     if last_col > 3:
         ws.merge_cells(start_row=row, start_column=3, end_row=row, end_column=last_col)
     area = f"A{row}:{get_column_letter(max(last_col, 3))}{row}"
+    # first: a cell's first true rule is the one LibreOffice applies
+    frozen_status(ws, f"B{row}", f"AND({MASTER}>0,$B${row}<>{MASTER})", "STOP")
+    frozen_status(ws, f"C{row}", f'AND({MASTER}>0,LEFT($C${row},4)<>"STOP")', STOP_SHOWN)
+    frozen_status(ws, f"C{row}", f'AND({MASTER}=0,LEFT($C${row},4)="STOP")', PASS_SHOWN)
     ws.conditional_formatting.add(area, FormulaRule(formula=[f"{MASTER}>0"], fill=RED))
     ws.conditional_formatting.add(area, FormulaRule(formula=[f"{MASTER}=0"], fill=GREEN))
+
+
+STOP_SHOWN = "STOP: checks fail, see the Checks sheet (this row was pasted as values)"
+PASS_SHOWN = "All checks pass (this row was pasted as values)"
+_FROZEN_FORMATS: dict[str, int] = {}
+
+
+def frozen_status(ws, area: str, condition: str, shown: str) -> None:
+    """A status cell pasted over as values still shows the workbook's state: a conditional format (which a paste of
+    values keeps) whose number format shows `shown` whatever the cell holds, while `condition` (a formula over the
+    live master_check or the plan's failing checks) says the frozen value is wrong."""
+    text = '"' + shown.replace('"', "'") + '"'
+    code = ";".join([text] * 4)
+    number = NumberFormat(numFmtId=_FROZEN_FORMATS.setdefault(code, 300 + len(_FROZEN_FORMATS)), formatCode=code)
+    style = DifferentialStyle(numFmt=number, fill=RED if shown != PASS_SHOWN else GREEN, font=Font(bold=True))
+    ws.conditional_formatting.add(area, Rule(type="expression", formula=[condition], dxf=style, stopIfTrue=True))

@@ -18,7 +18,9 @@ from ..engine.performance.measured import config_text
 from ..engine.scenario import Scenario
 from . import sheets as S
 from .xlsx_bulk import PendingRows
-from .xlsx_styles import LABEL_HEADER, header, key_cell, label_cell, label_width, put, unit_cell, widths, with_unit
+from .xlsx_styles import (
+    LABEL_HEADER, PLAN_WIDTH_MAX, header, key_cell, label_cell, label_width, put, unit_cell, widths, with_unit, wrap,
+)
 
 def field_comment(field: Field) -> str:
     default = "none" if field.default is None else ("empty" if field.default == "" else f"{field.default}")
@@ -37,6 +39,7 @@ def write_plans(ws, scenario: Scenario) -> dict[str, int]:
     header(ws, 1, 2, LABEL_HEADER, "What the key is, and its unit (not read: the key and the values are).")
     for index, plan in enumerate(scenario.plans):
         header(ws, 1, S.FIRST_PLAN_COLUMN + index, plan.name)
+        wrap(ws.cell(row=1, column=S.FIRST_PLAN_COLUMN + index))   # a long name wraps (PLAN_WIDTH_MAX)
     for field in PLAN_FIELDS:
         row = rows[field.name]
         key_cell(ws, row, field.name, field_comment(field))
@@ -48,7 +51,7 @@ def write_plans(ws, scenario: Scenario) -> dict[str, int]:
                 cell.number_format = f'{base};-{base};"0 ({field.zero_text})"'
     ws.freeze_panes = "C2"
     label = label_width(with_unit(f.label, f.unit) for f in PLAN_FIELDS)
-    widths(ws, {1: 34, 2: label, **{S.FIRST_PLAN_COLUMN + i: max(16, min(40, len(p.name) + 4))
+    widths(ws, {1: 34, 2: label, **{S.FIRST_PLAN_COLUMN + i: max(16, min(PLAN_WIDTH_MAX, len(p.name) + 4))
                                    for i, p in enumerate(scenario.plans)}})
     return rows
 

@@ -44,6 +44,20 @@ def quoted(text: str) -> str:
     return '"' + text.replace('"', '""') + '"'
 
 
+class Live(str):
+    """A value a row-finding formula compares with that is itself a formula (a plan's name as its Plans header
+    cell: a plan renamed on Plans, and in its Pools rows, keeps its rows), not a text to quote."""
+
+
+def _operand(value: str) -> str:
+    return str(value) if isinstance(value, Live) else quoted(value)
+
+
+def plan_name_cell(index: int) -> Live:
+    """The plan's name, live: its Plans header cell (a deleted plan's reads #REF!)."""
+    return Live(f"{S.PLANS}!${get_column_letter(S.FIRST_PLAN_COLUMN + index)}$1")
+
+
 def key_col(sheet: str, key: str) -> str:
     """The column of `key` in a table sheet's row 1, by value (survives moved and inserted columns)."""
     return f"MATCH({quoted(key)},{sheet}!$1:$1,0)"
@@ -56,13 +70,13 @@ def table_column(sheet: str, key: str, last: int) -> str:
 
 def count_where(sheet: str, pairs, last: int) -> str:
     """How many entry rows hold every (column key, value) pair (exact text, no wildcards)."""
-    return "SUMPRODUCT(" + "*".join(f"({table_column(sheet, key, last)}={quoted(value)})" for key, value in pairs) + ")"
+    return "SUMPRODUCT(" + "*".join(f"({table_column(sheet, key, last)}={_operand(value)})" for key, value in pairs) + ")"
 
 
 def row_where(sheet: str, pairs, last: int) -> str:
     """The row holding every (column key, value) pair; 0 where none does (with several, their sum: the count check
     of the Checks sheet fails then)."""
-    terms = "*".join(f"({table_column(sheet, key, last)}={quoted(value)})" for key, value in pairs)
+    terms = "*".join(f"({table_column(sheet, key, last)}={_operand(value)})" for key, value in pairs)
     return f"SUMPRODUCT({terms}*ROW({sheet}!$A${S.FIRST_ENTRY_ROW}:$A${last}))"
 
 
@@ -100,6 +114,7 @@ class Layout:
     pool_rows: dict[tuple[str, str], int] = field(default_factory=dict)  # Pools sheet row of (plan, pool)
     device_rows: dict[str, int] = field(default_factory=dict)            # Devices sheet row of each device
     tier_rows: int = 0                                                   # rows of the PriceTiers sheet
+    plan_names: tuple[str, ...] = ()                                     # the plans, in column order
 
     @property
     def max_pools(self) -> int:
@@ -107,10 +122,12 @@ class Layout:
 
     def pools_cell(self, row: int, key: str) -> str:
         """An input cell of the Pools sheet: the row naming this (plan, pool), found by value (sorting the Pools
-        table keeps it), the column by its key; #N/A where no row names the pool."""
+        table keeps it; the plan by its live name: renamed on Plans and Pools, it keeps its rows), the column by
+        its key; #N/A where no row names the pool."""
         plan, pool = next(names for names, r in self.pool_rows.items() if r == row)
         last = max(self.pool_rows.values()) + SEARCH_MARGIN
-        found = row_where(S.POOLS, (("plan", plan), ("pool", pool)), last)
+        name = plan_name_cell(self.plan_names.index(plan)) if plan in self.plan_names else plan
+        found = row_where(S.POOLS, (("plan", name), ("pool", pool)), last)
         return f"INDEX({S.POOLS}!{WHOLE},IF({found}>0,{found},NA()),{key_col(S.POOLS, key)})"
 
     @staticmethod

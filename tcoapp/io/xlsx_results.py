@@ -27,11 +27,12 @@ from . import sheets as S
 from openpyxl.formatting.rule import FormulaRule
 from openpyxl.utils import get_column_letter
 
-from .xlsx_checks import RED, banner, plan_header
+from .xlsx_checks import RED, banner, frozen_status, plan_header, plan_status
 from .xlsx_layout import Layout, PlanRefs, base_key, field_column
 from .xlsx_na import NA, NaGuard, none_na
 from .xlsx_labels import result_label
 from .xlsx_styles import (
+    PLAN_WIDTH_MAX,
     LABEL_HEADER, header, key_cell, label_cell, label_width, put, section, set_text, widths, with_unit, wrap,
 )
 
@@ -308,7 +309,7 @@ def write_results(ws, scenario: Scenario, results: tuple[PlanResult, ...], layou
     _warnings_row(ws, results, layout, last_col)
     ws.freeze_panes = "C2"
     label = label_width(with_unit(result_label(key), result_unit(key)) for key in layout.result_rows)
-    widths(ws, {1: 46, 2: label, **{S.FIRST_PLAN_COLUMN + i: max(MIN_VALUE_WIDTH, min(40, len(p.name) + 4))
+    widths(ws, {1: 46, 2: label, **{S.FIRST_PLAN_COLUMN + i: max(MIN_VALUE_WIDTH, min(PLAN_WIDTH_MAX, len(p.name) + 4))
                                 for i, p in enumerate(scenario.plans)}})
 
 
@@ -319,11 +320,11 @@ def _check_row(ws, checks, n: int, last_col: int) -> None:
                                           "an engine input of this plan changed since export (see the Checks sheet)")
     label_cell(ws, CHECK_ROW, 2, result_label("plan_check"))
     for index in range(n):
-        ref = checks.plan_status[index]
-        put(ws, CHECK_ROW, S.FIRST_PLAN_COLUMN + index,
-            f'=IF({ref}=0,"current","STALE: "&{ref}&" check(s) fail (an engine input changed, or a formula '
-            f'error): see the Checks sheet")', "formula")
+        put(ws, CHECK_ROW, S.FIRST_PLAN_COLUMN + index, plan_status(index), "formula")
     area = f"{get_column_letter(S.FIRST_PLAN_COLUMN)}{CHECK_ROW}:{get_column_letter(max(last_col, 3))}{CHECK_ROW}"
+    for index in range(n):   # pasted over as values, the status still shows the plan's live state (rule first)
+        cell, ref = f"{get_column_letter(S.FIRST_PLAN_COLUMN + index)}{CHECK_ROW}", checks.plan_status[index]
+        frozen_status(ws, cell, f'AND({ref}>0,LEFT({cell},5)<>"STALE")', "STALE: see the Checks sheet (pasted as values)")
     ws.conditional_formatting.add(area, FormulaRule(formula=[f'LEFT({get_column_letter(S.FIRST_PLAN_COLUMN)}{CHECK_ROW},5)="STALE"'],
                                                     fill=RED))
 

@@ -212,6 +212,9 @@ def key_cell(ws, row: int, key: str, comment: str | None = None):
     return cell
 
 
+PLAN_WIDTH_MAX = 22   # a plan's column: a longer name wraps in its header (five plan columns a printed page)
+
+
 def widths(ws, widths_by_col: dict[int, float]) -> None:
     for col, width in widths_by_col.items():
         ws.column_dimensions[get_column_letter(col)].width = width

@@ -2,16 +2,16 @@
 labels, all references to Results, so they move with it) and the two charts."""
 from __future__ import annotations
 
-from openpyxl.utils import get_column_letter
+from openpyxl.worksheet.pagebreak import Break
 
 from ..engine.quantities.metrics import METRIC_BY_KEY
 from ..engine.scenario import Scenario
 from . import sheets as S
 from .xlsx_charts import cost_chart, cumulative_chart
-from .xlsx_checks import banner, plan_header
+from .xlsx_checks import banner, plan_header, plan_status
 from .xlsx_layout import Layout
 from .xlsx_results import result_unit
-from .xlsx_styles import header, put, section, set_text, unit_cell, widths
+from .xlsx_styles import PLAN_WIDTH_MAX, header, put, section, set_text, unit_cell, widths
 
 ROWS = ("plan_check", "device_count", "racks", "it_provisioned_kw", "tokens_per_s_per_user", "capex_usd",
         "cost_per_million_output_tokens_usd", "cost_per_million_input_tokens_usd", "revenue_usd_per_year",
@@ -36,9 +36,10 @@ def write_summary(ws, scenario: Scenario, layout: Layout) -> None:
         unit_cell(ws, row, 2, unit)
         for index in range(n):
             col = layout.plan_col(index)
-            put(ws, row, S.FIRST_PLAN_COLUMN + index, f"={S.RESULTS}!{col}{layout.result_rows[key]}", "formula", unit)
+            formula = plan_status(index) if key == "plan_check" else f"={S.RESULTS}!{col}{layout.result_rows[key]}"
+            put(ws, row, S.FIRST_PLAN_COLUMN + index, formula, "formula", unit)
     ws.freeze_panes = "C2"
-    widths(ws, {1: 34, 2: 12, **{S.FIRST_PLAN_COLUMN + i: max(20, min(40, len(p.name) + 4))
+    widths(ws, {1: 34, 2: 12, **{S.FIRST_PLAN_COLUMN + i: max(20, min(PLAN_WIDTH_MAX, len(p.name) + 4))
                                 for i, p in enumerate(scenario.plans)}})
 
 
@@ -47,12 +48,17 @@ CHART_ROWS = 16  # rows a chart covers at its default size (7.5 cm)
 
 def summary_last_row(scenario: Scenario) -> int:
     """The last row of the Summary sheet, its charts included (what prints)."""
-    return FIRST_ROW + len(ROWS) + (2 + CHART_ROWS if scenario.plans else 0)
+    return FIRST_ROW + len(ROWS) + (2 + 2 * CHART_ROWS + CHART_GAP if scenario.plans else 0)
+
+
+CHART_GAP = 2   # rows between the two charts (a page break before the second: a chart prints whole)
 
 
 def add_summary_charts(ws, cash_ws, results_ws, scenario: Scenario, layout: Layout) -> None:
     if not scenario.plans:
         return
     anchor = FIRST_ROW + len(ROWS) + 2
+    second = anchor + CHART_ROWS + CHART_GAP
     ws.add_chart(cumulative_chart(cash_ws, scenario, layout), f"A{anchor}")
-    ws.add_chart(cost_chart(results_ws, scenario, layout), f"{get_column_letter(S.FIRST_PLAN_COLUMN + 3)}{anchor}")
+    ws.add_chart(cost_chart(results_ws, scenario, layout), f"A{second}")   # below the first: each on the first
+    ws.row_breaks.append(Break(id=second - 1))                            # page across, whole

@@ -15,6 +15,10 @@ JOBS.json: [{"src": in.xlsx, "dst": out.xlsx, "ops": [[op, args...], ...]}, ...]
     ["copy_column", sheet, from_col, to_col]   whole column, values and formulas (1-based)
     ["sort", sheet, "A3:Z40", key_col, ascending]  key_col 0-based within the range
     ["move_sheet", sheet, position]      0-based position
+    ["insert_sheet", name, position], ["copy_sheet", sheet, new name, position], ["rename_sheet", sheet, new name],
+    ["annotate", sheet, "B7", text], ["number_format", sheet, "B7", "0.00"], ["paste_values", sheet, "A1:Z9"],
+    ["move_range", sheet, "A1:Z9", "C5"]
+and optional "after": [["shown", sheet, "C1"], ...] writes the text each cell shows (after recalculation) to DST.shown.json
 """
 from __future__ import annotations
 
@@ -49,9 +53,15 @@ def _connect(pipe):
     raise RuntimeError("LibreOffice did not start")
 
 
+_SHOWN: dict = {}
+
+
 def _apply(doc, op):
     kind, sheet_name, *args = op
     sheets = doc.getSheets()
+    if kind == "insert_sheet":   # ["insert_sheet", new name, position]
+        sheets.insertNewByName(sheet_name, args[0])
+        return
     sheet = sheets.getByName(sheet_name)
     index = [sheets.getByIndex(i).getName() for i in range(sheets.getCount())].index(sheet_name)
     if kind == "set":
@@ -89,6 +99,27 @@ def _apply(doc, op):
         rng.sort(desc)
     elif kind == "move_sheet":
         sheets.moveByName(sheet_name, args[0])
+    elif kind == "copy_sheet":     # ["copy_sheet", sheet, copy's name, position]
+        sheets.copyByName(sheet_name, args[0], args[1])
+    elif kind == "rename_sheet":   # ["rename_sheet", sheet, new name]
+        sheet.setName(args[0])
+    elif kind == "annotate":       # ["annotate", sheet, "B7", text]: a comment
+        address = sheet.getCellRangeByName(args[0]).getCellAddress()
+        sheet.getAnnotations().insertNew(address, args[1])
+    elif kind == "number_format":  # ["number_format", sheet, "B7", "0.00%"]
+        cell = sheet.getCellRangeByName(args[0])
+        formats = doc.getNumberFormats()
+        locale = uno.createUnoStruct("com.sun.star.lang.Locale")
+        key = formats.queryKey(args[1], locale, False)
+        cell.NumberFormat = key if key != -1 else formats.addNew(args[1], locale)
+    elif kind == "paste_values":   # ["paste_values", sheet, "A1:Z99"]: copy, paste special values only
+        rng = sheet.getCellRangeByName(args[0])
+        rng.setDataArray(rng.getDataArray())
+    elif kind == "shown":          # ["shown", sheet, "C1"]: the text the cell shows, into DST.shown.json
+        _SHOWN[f"{sheet_name}!{args[0]}"] = sheet.getCellRangeByName(args[0]).getString()
+    elif kind == "move_range":     # ["move_range", sheet, "A1:Z9", "C5"]: cut and paste (references follow)
+        target = sheet.getCellRangeByName(args[1]).getCellAddress()
+        sheet.moveRange(target, sheet.getCellRangeByName(args[0]).getRangeAddress())
     else:
         raise ValueError(f"unknown op {kind}")
 
@@ -107,6 +138,12 @@ def run(jobs, profile):
             for op in job["ops"]:
                 _apply(doc, op)
             doc.calculateAll()
+            _SHOWN.clear()
+            for op in job.get("after", []):   # "shown" ops: read once everything is recalculated
+                _apply(doc, op)
+            if _SHOWN:
+                with open(job["dst"] + ".shown.json", "w") as handle:
+                    json.dump(_SHOWN, handle)
             out = uno.systemPathToFileUrl(os.path.abspath(job["dst"]))
             doc.storeToURL(out, (_prop("FilterName", "Calc MS Excel 2007 XML"),))
             doc.close(True)

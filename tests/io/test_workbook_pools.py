@@ -49,7 +49,7 @@ def test_every_bad_pool_row_is_named_by_sheet_and_cell(tmp_path):
     with pytest.raises(ValidationError) as error:
         read_scenario(path)
     text = str(error.value)
-    assert f"Pools!{plan}3 plan = 'No such plan': no plan of that name" in text
+    assert f"Pools!{plan}3 plan = 'No such plan' (row 3): no plan of that name" in text
     assert f"Pools!{role}5 role = 'router': must be one of serve, prefill, decode" in text
     assert f"Pools!{count}6 device_count = -4" in text
     with pytest.raises(ValidationError) as error:

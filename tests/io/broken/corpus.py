@@ -236,7 +236,6 @@ CASES = (
          ("Devices!H3", "price_usd")),
     Case("nan_text", lambda p: hand_made(p, plans_rows(utilization="nan")), ("Plans!C7", "not a finite number")),
     Case("inf_text", lambda p: hand_made(p, plans_rows(device_count="inf")), ("Plans!C6", "device_count")),
-    Case("unknown_sheet", lambda p: hand_made(p, extra="Scratch"), ("sheet 'Scratch'", "unknown sheet")),
     Case("unknown_key", lambda p: hand_made(p, plans_rows(gpu_count=8)), ("Plans!A9", "gpu_count", "unknown key")),
     Case("unknown_device_column", lambda p: hand_made(p, mutate=_set("Devices", "M1", "colour")),
          ("Devices", "colour", "unknown key")),

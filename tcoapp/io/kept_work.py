@@ -1,0 +1,166 @@
+"""The analyst's own work in a scenario workbook: kept, never refused (docs/workbook_format.md, "Your own sheets").
+
+A sheet whose name is not one of the app's (a sheet of your own, a backup copy "Plans (2)", a renamed
+Summary) and a row of Plans whose column A is not a Plans key (a helper row) are read past with a note
+naming them, and written back on the next save as they were: values, formulas (into the app's sheets
+too), comments, number formats, fonts, fills, borders, column widths, row heights, merged cells.
+
+`find_kept(path, sheet_names, plans_rows)` records them at read; `write_kept(workbook, kept)` copies them
+into the workbook being written, from the file as it was read (held in memory: the next save may
+overwrite that very file).
+"""
+from __future__ import annotations
+
+import difflib
+import io
+import re
+import posixpath
+import zipfile
+from copy import copy
+from dataclasses import dataclass
+
+from . import sheets as S
+from .xlsx_cells_read import _parse, _parser, _relationships, _workbook_part, _attr
+
+
+@dataclass(frozen=True)
+class KeptWork:
+    source: bytes                          # the workbook file as read
+    sheets: tuple[tuple[str, int], ...]    # (name, position in the workbook) of each analyst sheet
+    plans_rows: tuple[int, ...]            # Plans rows that are the analyst's (1-based)
+    notes: tuple[str, ...]                 # one line per kept thing, for the user
+
+
+def kept_notes(scenario) -> tuple[str, ...]:
+    """The notes of what a read workbook holds that the app keeps but does not read."""
+    kept = getattr(scenario, "kept", None)
+    return kept.notes if kept is not None else ()
+
+
+def find_kept(path, sheet_names, plans_rows: tuple[int, ...] = ()) -> KeptWork | None:
+    """The analyst's sheets (names not the app's, in workbook order) and Plans rows of the file at `path`."""
+    names = list(sheet_names)
+    own = tuple((name, index) for index, name in enumerate(names) if name not in S.KNOWN_SHEETS)
+    if not own and not plans_rows:
+        return None
+    notes = []
+    if own:
+        listed = ", ".join(repr(name) for name, _ in own)
+        notes.append(f"sheet{'s' if len(own) > 1 else ''} {listed}: not the app's, kept as is on save (not read)")
+    if plans_rows:
+        rows = ", ".join(str(r) for r in plans_rows)
+        notes.append(f"{S.PLANS} row{'s' if len(plans_rows) > 1 else ''} {rows}: no Plans key in column A, "
+                     "kept as is on save (not read)")
+    with open(path, "rb") as handle:
+        source = handle.read()
+    return KeptWork(source, own, tuple(plans_rows), tuple(notes))
+
+
+def write_kept(workbook, kept: KeptWork | None) -> None:
+    """Copy the kept sheets and Plans rows from the workbook as read into `workbook` (being written)."""
+    if kept is None:
+        return
+    wanted = {name for name, _ in kept.sheets} | ({S.PLANS} if kept.plans_rows else set())
+    source = _open_only(kept.source, wanted)
+    for name, position in kept.sheets:
+        if name in workbook.sheetnames or name not in source.sheetnames:
+            continue
+        target = workbook.create_sheet(name, index=min(position, len(workbook.worksheets)))
+        _copy_sheet(source[name], target)
+    if kept.plans_rows and S.PLANS in source.sheetnames:
+        _copy_rows(source[S.PLANS], workbook[S.PLANS], kept.plans_rows)
+
+
+def _open_only(data: bytes, wanted: set[str]):
+    """openpyxl's workbook of `data` with every sheet outside `wanted` emptied first (loading the app's big sheets
+    would cost seconds)."""
+    import openpyxl
+
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        parts = _sheet_parts(archive)
+        empty = {part for name, part in parts.items() if name not in wanted}
+        rels = {posixpath.join(posixpath.dirname(p), "_rels", posixpath.basename(p) + ".rels") for p in empty}
+        out = io.BytesIO()
+        with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as trimmed:
+            for item in archive.infolist():
+                if item.filename in rels:
+                    continue
+                body = _EMPTY_SHEET if item.filename in empty else archive.read(item.filename)
+                trimmed.writestr(item.filename, body)
+    return openpyxl.load_workbook(io.BytesIO(out.getvalue()), rich_text=True)
+
+
+_EMPTY_SHEET = (b'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+                b'<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData/></worksheet>')
+
+
+def _sheet_parts(archive: zipfile.ZipFile) -> dict[str, str]:
+    """Sheet name -> its part in the archive."""
+    book = _workbook_part(archive)
+    rels = _relationships(archive, book)
+    found: list[tuple[str, str]] = []
+    _parse(archive, book, _parser({"sheet": lambda a: found.append((a.get("name", ""), _attr(a, "id") or ""))}, {}))
+    return {name: rels.get(rid, ("", ""))[0] for name, rid in found}
+
+
+def _copy_cell(cell, target) -> None:
+    target.value = cell.value
+    if cell.has_style:
+        target.font, target.fill, target.border = copy(cell.font), copy(cell.fill), copy(cell.border)
+        target.alignment, target.protection = copy(cell.alignment), copy(cell.protection)
+        target.number_format = cell.number_format
+    if cell.comment is not None:
+        target.comment = copy(cell.comment)
+    if cell.hyperlink is not None:
+        target.hyperlink = copy(cell.hyperlink)
+
+
+def _copy_sheet(source, target) -> None:
+    for row in source.iter_rows():
+        for cell in row:
+            if cell.value is not None or cell.has_style or cell.comment is not None:
+                _copy_cell(cell, target.cell(cell.row, cell.column))
+    for key, dim in source.column_dimensions.items():
+        target.column_dimensions[key].width = dim.width
+        target.column_dimensions[key].hidden = dim.hidden
+    for key, dim in source.row_dimensions.items():
+        target.row_dimensions[key].height = dim.height
+        target.row_dimensions[key].hidden = dim.hidden
+    for merged in source.merged_cells.ranges:
+        target.merge_cells(str(merged))
+    for validation in source.data_validations.dataValidation:
+        target.add_data_validation(copy(validation))
+    for cf_range in source.conditional_formatting:
+        for rule in cf_range.rules:
+            target.conditional_formatting.add(str(cf_range.sqref), copy(rule))
+    target.freeze_panes = source.freeze_panes
+    target.sheet_state = source.sheet_state
+    target.sheet_properties.tabColor = copy(source.sheet_properties.tabColor)
+
+
+def _copy_rows(source, target, rows: tuple[int, ...]) -> None:
+    """The analyst's Plans rows into the written Plans: at their own row when the app left it empty, else below
+    the app's last row (in their order)."""
+    used = {cell.row for row in target.iter_rows() for cell in row if cell.value is not None}
+    next_free = max(used, default=0) + 1
+    for row in rows:
+        at = row
+        if row in used:
+            at, next_free = next_free, next_free + 1
+        for cell in source[row]:
+            if cell.value is not None or cell.has_style or cell.comment is not None:
+                _copy_cell(cell, target.cell(at, cell.column))
+        height = source.row_dimensions[row].height
+        if height is not None:
+            target.row_dimensions[at].height = height
+        used.add(at)
+
+
+def is_own_row(key: str, known) -> bool:
+    """A Plans row whose column A is not a key is the analyst's, unless it reads as a key (snake_case, or close to a
+    key: then the reader names it as an unknown key, as before: a typo must not silently drop an input)."""
+    text = key.strip()
+    return not _KEY_SHAPE.match(text) and not difflib.get_close_matches(text.lower(), list(known), n=1, cutoff=0.8)
+
+
+_KEY_SHAPE = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)+$")

@@ -1,0 +1,56 @@
+"""The analyst's own sheets and Plans rows are read past with a note and written back on save (io/kept_work.py;
+the LibreOffice edits: tests/io/test_workbook_analyst_work.py). A row that reads as a mistyped key is still named."""
+from __future__ import annotations
+
+import openpyxl
+import pytest
+
+from tcoapp.engine.errors import ValidationError
+from tcoapp.engine.quantities.inputs import PLAN_FIELD_BY_NAME
+from tcoapp.io.kept_work import is_own_row, kept_notes
+from tcoapp.io.workbook_read import read_scenario
+from tcoapp.io.workbook_write import write_scenario
+
+from .broken.corpus import hand_made
+
+
+def _own(wb):
+    scratch = wb.create_sheet("Scratch", 0)
+    scratch["A1"] = "my numbers"
+    scratch["B1"] = "=Plans!C2"
+    scratch["B1"].number_format = "0.0%"
+    plans = wb["Plans"]
+    plans.cell(plans.max_row + 2, 2, "helper")
+    plans.cell(plans.max_row, 3, "=C7*2")
+    plans.cell(plans.max_row, 1, "My helper")
+
+
+def test_own_sheet_and_helper_row_are_read_past_with_a_note_and_written_back(tmp_path):
+    path = hand_made(tmp_path / "own.xlsx", mutate=_own)
+    scenario = read_scenario(path)
+    notes = kept_notes(scenario)
+    assert len(notes) == 2 and "'Scratch'" in notes[0] and notes[1].startswith("Plans row"), notes
+    write_scenario(scenario, tmp_path / "saved.xlsx")
+    book = openpyxl.load_workbook(tmp_path / "saved.xlsx")
+    assert book.sheetnames[0] == "Scratch"
+    assert book["Scratch"]["B1"].value == "=Plans!C2" and book["Scratch"]["B1"].number_format == "0.0%"
+    helper = next(r[0].row for r in book["Plans"].iter_rows(max_col=1) if r[0].value == "My helper")
+    assert book["Plans"].cell(helper, 3).value == "=C7*2"
+    again = read_scenario(tmp_path / "saved.xlsx")
+    assert again.plans == scenario.plans and kept_notes(again)[0] == notes[0]   # the row moved below the app's rows
+    assert kept_notes(again)[1] == f"Plans row {helper}: no Plans key in column A, kept as is on save (not read)"
+
+
+def test_an_unknown_sheet_no_longer_refuses_the_file(tmp_path):
+    scenario = read_scenario(hand_made(tmp_path / "extra.xlsx", extra="Scratch"))
+    assert "'Scratch'" in kept_notes(scenario)[0]
+
+
+@pytest.mark.parametrize("key", ["gpu_count", "utilisation", "batchh", "device_colour"])
+def test_a_row_that_reads_as_a_key_is_still_an_unknown_key(tmp_path, key):
+    assert not is_own_row(key, PLAN_FIELD_BY_NAME)
+
+    def typo(wb):
+        wb["Plans"].append([key, "", 8])
+    with pytest.raises(ValidationError, match=f"{key}.*unknown key"):
+        read_scenario(hand_made(tmp_path / "typo.xlsx", mutate=typo))
