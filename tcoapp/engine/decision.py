@@ -19,6 +19,7 @@ from .search_defaults import LOW_SHARE
 OBJECTIVES: dict[str, tuple[str, str, str]] = {
     "cost_per_million_output_tokens_usd": ("Cost per million output tokens (at the target)", "USD/Mtok", "low"),
     "npv_usd": ("NPV", "USD", "high"),
+    "equity_npv_usd": ("Equity NPV", "USD", "high"),
     "revenue_usd_per_rack_per_year": ("Revenue per rack per year", "USD/rack/yr", "high"),
     "revenue_usd_per_mw_per_year": ("Revenue per MW of facility power per year", "USD/MW/yr", "high"),
 }
@@ -51,6 +52,11 @@ class PlanSummary:
     frontier_tokens_per_s_per_device: float = math.nan
     frontier_config: str = ""            # the configuration that reaches the frontier
     device: str = ""
+    fleet: str = ""                      # what the plan runs: 'H100-SXM' or 'H100-SXM prefill 64 + B200 decode 192'
+    sells_hours: bool = False            # revenue_mode = device_hours
+    breakeven_hour_price_usd: float = math.nan   # device-hour price where NPV = 0 (sells_hours)
+    hour_price_usd: float = math.nan             # the price charged of that kind
+    hour_price_kind: str = ""                    # "on-demand" or "reserved"
 
     @property
     def far_below_frontier(self) -> bool:
@@ -91,6 +97,33 @@ def _breakevens(result) -> tuple[float, float, float]:
     return breakeven_output_price(result.inputs), price, breakeven_utilization(result.inputs)
 
 
+def _hour_breakeven(plan, result) -> tuple[float, float, str]:
+    """revenue_mode = device_hours: (breakeven device-hour price, the price charged, 'on-demand' or
+    'reserved'); NaN elsewhere."""
+    if plan.revenue_mode != "device_hours" or result.inputs is None or not np.isfinite(result.metrics.npv_usd):
+        return math.nan, math.nan, ""
+    from .finance.sensitivity import breakeven_device_hour_price  # with computed results only
+    price, key = breakeven_device_hour_price(result.inputs)
+    return price, float(getattr(plan, key)), "on-demand" if key == "price_usd_per_device_hour" else "reserved"
+
+
+def fleet_text(plan, result) -> str:
+    """What a plan runs: its device ('H100-SXM'), or its pools as a fleet ('H100-SXM prefill 64 +
+    B200 decode 192'; a pool bought later says its year)."""
+    pools = result.pools if result is not None and result.pools else ()
+    if len(pools) <= 1:
+        return pools[0].device if pools else plan.device
+    rows = result.pool_rows()
+    parts = []
+    for pool, row in zip(pools, rows):
+        count = row.get("device_count")
+        role = "" if pool.role == "serve" else f" {pool.role}"
+        number = f" {count:,.0f}" if count is not None else ""
+        later = f" (year {pool.purchase_year + 1})" if pool.purchase_year else ""
+        parts.append(f"{pool.device}{role}{number}{later}")
+    return " + ".join(parts)
+
+
 def summarize(plans, results, objective: str, device_names=()) -> list[PlanSummary]:
     """One summary per plan, in plan order."""
     if objective not in OBJECTIVES:
@@ -104,11 +137,13 @@ def summarize(plans, results, objective: str, device_names=()) -> list[PlanSumma
         value = revenue_mw if objective == "revenue_usd_per_mw_per_year" else float(getattr(m, objective))
         be_price, price, be_util = _breakevens(r)
         notes = tuple(size_warnings(r, mw)) + tuple(filter(None, [name_mismatch(plan, device_names)]))
+        hour_be, hour_price, hour_kind = _hour_breakeven(plan, r)
         out.append(PlanSummary(i, plan.name, value, mw, _per_mw(tokens_s, mw), revenue_mw, be_price, price, be_util,
                                float(plan.utilization), float(m.payback_months), reason(plan, r), notes,
                                workload_of(plan), float(r.frontier_share),
                                r.frontier.tokens_per_s_per_device if r.frontier else math.nan,
-                               r.frontier.text if r.frontier else "", r.pools[0].device if r.pools else plan.device))
+                               r.frontier.text if r.frontier else "", r.pools[0].device if r.pools else plan.device,
+                               fleet_text(plan, r), plan.revenue_mode == "device_hours", hour_be, hour_price, hour_kind))
     return out
 
 
@@ -258,19 +293,27 @@ def frontier_headline(summaries) -> str | None:
 
 
 def breakeven_price_text(s: PlanSummary) -> str:
-    """The breakeven output price: '$0.31 per Mtok (price $0.88)'; 'any (...)' where the root is
-    negative (input-token revenue alone pays)."""
+    """The breakeven price of what the plan sells: '$0.31 per Mtok (price $0.88)'; 'any (...)' where
+    the root is negative (input-token revenue alone pays); for device-hours '$1.42 per device-hour
+    on demand (price $2.10)'."""
+    from ..present.numbers import money
+    if s.sells_hours:
+        be, price = s.breakeven_hour_price_usd, s.hour_price_usd
+        if not np.isfinite(be):
+            return "never: no device-hour price pays" if np.isfinite(s.value) else "n/a: no cash flows"
+        return f"{money(be)} per device-hour {s.hour_price_kind} (price {money(price)})"
     be, price = s.breakeven_price_usd_per_million, s.price_usd_per_million
     if not np.isfinite(be):
         return "n/a: no cash flows"
     if be <= 0:
-        return f"any (input tokens alone pay; price ${price:.3g})"
-    return f"${be:.3g} per Mtok (price ${price:.3g})"
+        return f"any (input tokens alone pay; price {money(price)})"
+    return f"{money(be)} per Mtok (price {money(price)})"
 
 
 def breakeven_utilization_text(s: PlanSummary) -> str:
     """The utilization (fraction of the year) at which NPV = 0, as text beside the plan's own."""
-    if not np.isfinite(s.breakeven_price_usd_per_million):
+    has_flows = np.isfinite(s.hour_price_usd) if s.sells_hours else np.isfinite(s.breakeven_price_usd_per_million)
+    if not has_flows:
         return "n/a: no cash flows"
     if not np.isfinite(s.breakeven_utilization):
         return f"never: not even at 100 % (plan {s.utilization:.0%})"

@@ -63,10 +63,10 @@ def test_compute_text_says_when_the_ranking_is_not_like_with_like():
     from tcoapp.engine.compute import compute_scenario
     from tcoapp.io.default_scenario import default_scenario
     scenario = default_scenario()
-    assert "Not like with like" not in compute_text(scenario.plans, compute_scenario(scenario))
+    assert "Not like with like" not in compute_text(scenario, compute_scenario(scenario))
     plans = list(scenario.plans)
     plans[0] = dataclasses.replace(plans[0], model="Llama-3.1-8B")
     scenario = dataclasses.replace(scenario, plans=tuple(plans))
-    text = compute_text(scenario.plans, compute_scenario(scenario))
+    text = compute_text(scenario, compute_scenario(scenario))
     assert "Not like with like" in text.split("\n #")[0] and "Llama-3.1-8B 1,024 in / 1,024 out" in text
     assert max(len(line) for line in text.splitlines()) <= 100
