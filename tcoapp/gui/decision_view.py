@@ -14,7 +14,8 @@ from PySide6.QtWidgets import (
 )
 
 from ..engine.decision import OBJECTIVES, comparability_note, frontier_headline
-from .decision_model import DecisionModel, objective_text, ranking_html
+from ..present.decision_text import reason
+from .decision_model import DecisionModel, ranking_html
 from .document import Document
 from .redraw import Redraw
 from .soon import call_soon
@@ -100,6 +101,14 @@ class DecisionView(QWidget):
         self.model.set_objective(self.objective.currentData())
         self._after_model()
 
+    def _show_objective(self) -> None:
+        """Rank by shows the objective the ranking uses (the plans' default until one is picked)."""
+        i = self.objective.findData(self.model.objective)
+        if i >= 0 and i != self.objective.currentIndex():
+            self.objective.blockSignals(True)
+            self.objective.setCurrentIndex(i)
+            self.objective.blockSignals(False)
+
     def _reference_chosen(self, i: int) -> None:
         self.model.set_reference(i)
         self._after_model()
@@ -136,6 +145,7 @@ class DecisionView(QWidget):
         self._after_model()
 
     def _after_model(self) -> None:
+        self._show_objective()
         self.headline.setText(self.headline_text())
         low = self.far_below()
         self.search_button.setVisible(bool(low))
@@ -155,25 +165,21 @@ class DecisionView(QWidget):
         return text
 
     def _headline(self) -> str:
-        rows, objective = self.model.rows, self.model.objective
-        if self._doc.computing:
+        """The decision in words (present/decision_text.py: the same words as the command line and the
+        report), then the best plan against the reference where the reference is another plan."""
+        rows, objective, d = self.model.rows, self.model.objective, self.model.decision
+        if self._doc.computing or d is None:
             return "Computing the plans (each runs its serving search)…"
-        if not rows or not rows[0].exists:
-            return f"No plan has a value for {_in_sentence(OBJECTIVES[objective][0])}: see the reasons below."
-        best = rows[0]
+        text = _html(reason(d))
+        if d.first is not None:
+            text = text.replace(_html(d.first.name), f"<b>{_html(d.first.name)}</b>", 1)
+        if d.too_close:
+            text = f"<span style='color:#8a4b00'>&#9888;</span> {text}"
         ref = self.model.summaries[self.model.reference]
-        head = (f"<b>{_html(best.name)}</b> is best by {_in_sentence(OBJECTIVES[objective][0])}: "
-                f"<b>{objective_text(objective, best.value)}</b>")
-        if best.index == ref.index:
-            runner = next((r for r in rows[1:] if r.exists), None)
-            tail = (f"; next: {_html(runner.name)} at {objective_text(objective, runner.value)}." if runner else ".")
-            return head + tail
-        return head + f" — against {_html(ref.name)}: {_html(self.model.text(0, 'ratios'))}."
+        if rows and rows[0].exists and rows[0].index != ref.index:
+            text += f"<div>Against {_html(ref.name)}: {_html(self.model.text(0, 'ratios'))}.</div>"
+        return text
 
-
-def _in_sentence(label: str) -> str:
-    """'Revenue per MW ...' -> 'revenue per MW ...'; an acronym ('NPV') stays as it is."""
-    return label if label[:2].isupper() else label[0].lower() + label[1:]
 
 
 def _html(text: str) -> str:

@@ -50,7 +50,7 @@ def reason(d: Decision) -> str:
         return f"{head}, ahead of {versus}; {sure}."
     what = (" What would separate them: " + "; ".join(_driver_text(n) for n in d.separators) + "."
             if d.separators else " Nothing drawn separates them: they differ only where the model is the same.")
-    return (f"Too close to call between {first.name} and {second.name} ({first.name} "
+    return (f"Too close to call by {label} between {first.name} and {second.name} ({first.name} "
             f"{objective_value(d.objective, first.value)}, {versus}): {first.name} is {sure}, below "
             f"{percent(CONFIDENT, 2)}.{what}")
 

@@ -33,7 +33,7 @@ def test_reference_plan_and_ratio_words(window):
     view.reference.setCurrentIndex(1)
     view.reference.activated.emit(1)
     name = window.document.scenario.plans[1].name
-    assert f"against {name}" in view.headline.text()
+    assert f"Against {name}" in view.headline.text()
     row = next(i for i, r in enumerate(view.model.rows) if r.index == 1)
     assert view.model.text(row, "ratios") == "reference plan"
     other = next(i for i, r in enumerate(view.model.rows) if r.index != 1 and r.exists)
@@ -141,8 +141,8 @@ def test_no_one_pool_plan_lies_above_its_device_frontier(qtbot, sample):
 
 def test_headline_keeps_acronyms(window):
     view = window.decision
-    for objective, words in (("revenue_usd_per_mw_per_year", "best by revenue per MW of facility power"),
-                             ("npv_usd", "best by NPV")):
+    for objective, words in (("revenue_usd_per_mw_per_year", "by revenue per MW of facility power"),
+                             ("npv_usd", "by NPV")):
         view.objective.setCurrentIndex(view.objective.findData(objective))
         view.objective.activated.emit(view.objective.currentIndex())
         assert words in view.headline.text()
