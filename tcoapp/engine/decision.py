@@ -60,8 +60,9 @@ class PlanSummary:
 
     @property
     def far_below_frontier(self) -> bool:
-        """Whether the plan reaches less than LOW_SHARE of its device's frontier throughput."""
-        return bool(np.isfinite(self.frontier_share) and self.frontier_share < LOW_SHARE)
+        """Whether the plan reaches less than LOW_SHARE of its device's frontier throughput (a plan that
+        sells device-hours earns the same at any throughput: never)."""
+        return bool(np.isfinite(self.frontier_share) and self.frontier_share < LOW_SHARE and not self.sells_hours)
 
     @property
     def exists(self) -> bool:

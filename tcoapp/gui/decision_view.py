@@ -43,7 +43,7 @@ class DecisionView(QWidget):
                                     "border: 1px solid #bcd4f6; }")
         self.search_button = QPushButton()
         self.search_button.setObjectName("decision_search_far_below")
-        self.search_button.setToolTip("Set serving_search = auto over every precision and draft tokens the device runs "
+        self.search_button.setToolTip("Set Serving search to Auto over every precision and draft tokens the device runs "
                                       "on each plan far below its frontier, in one undoable step")
         self.search_button.clicked.connect(self._search_far_below)
         self.search_button.hide()

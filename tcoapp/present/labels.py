@@ -9,7 +9,7 @@ from ..engine.uncertainty.inputs import target_field
 
 def input_label(key: str) -> str:
     """An Uncertainty key's label: the field's, with 'device' or 'factor' where that helps."""
-    found = target_field(key)
+    found = target_field(key) or target_field(f"device.{key}")
     if found is None:
         return METRIC_BY_KEY[key].label if key in METRIC_BY_KEY else key.replace("_", " ")
     kind, field = found

@@ -23,6 +23,7 @@ def choice_label(value) -> str:
     return CHOICE_LABELS.get(str(value), str(value))
 
 
+_PER = {"yr": "year", "h": "hour"}
 _COUNTS = {"sequences", "devices", "servers", "racks"}
 _UNIT_WORDS = {"tokens/s": "tokens/s", "s": "s", "W": "W", "tokens/J": "tokens/J", "kW": "kW",
                "tokens/yr": "tokens/yr", "months": "months"}
@@ -49,9 +50,11 @@ def metric_value(key: str, value: float | None, metrics=None) -> str:
         return f"{money(value)} per Mtok"
     if unit.startswith("USD"):
         rest = unit[3:].lstrip("/")
-        return usd(value) + (f" per {rest.replace('/', ' per ').replace('yr', 'year')}" if rest else "")
+        return usd(value) + (" per " + " per ".join(_PER.get(w, w) for w in rest.split("/")) if rest else "")
     if unit.startswith("fraction"):
         return percent(value) + (" per year" if unit.endswith("/yr") else "")
+    if unit == "ratio":
+        return f"{significant(value)}x"
     if unit in _COUNTS:
         return (f"{value:,.0f}" if float(value).is_integer() else significant(value)) + f" {unit}"
     if unit == "tokens/yr":
