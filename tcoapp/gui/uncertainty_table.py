@@ -10,6 +10,7 @@ from ..engine.errors import Problem
 from ..engine.uncertainty.fields import UNCERTAINTY_FIELDS
 from ..engine.uncertainty.inputs import make_uncertain_input
 from .document import Document
+from ..present.numbers import plain
 
 NAMES = tuple(f.name for f in UNCERTAINTY_FIELDS)
 # a new row: the first key the current plan has no row for, triangular around the plan's value
@@ -20,7 +21,7 @@ TEMPLATE_KEYS = (("utilization", 0.7, 1.15), ("price_usd_per_million_output_toke
 def _text(value) -> str:
     if value is None:
         return ""
-    return f"{value:g}" if isinstance(value, float) else str(value)
+    return plain(value, 6) if isinstance(value, float) else str(value)
 
 
 def _row_of(*widgets) -> QHBoxLayout:
