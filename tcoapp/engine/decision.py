@@ -57,12 +57,27 @@ class PlanSummary:
     breakeven_hour_price_usd: float = math.nan   # device-hour price where NPV = 0 (sells_hours)
     hour_price_usd: float = math.nan             # the price charged of that kind
     hour_price_kind: str = ""                    # "on-demand" or "reserved"
+    searched: bool = False               # serving_search = auto: the plan is already at its searched best
+    fixed_batch: float = math.nan        # the batch as entered where the plan has no target (the search keeps it)
+    config_name: str = ""                # a name describing the configuration it now runs ('H200-SXM FP8 TP2 batch 167')
 
     @property
     def far_below_frontier(self) -> bool:
         """Whether the plan reaches less than LOW_SHARE of its device's frontier throughput (a plan that
         sells device-hours earns the same at any throughput: never)."""
         return bool(np.isfinite(self.frontier_share) and self.frontier_share < LOW_SHARE and not self.sells_hours)
+
+    @property
+    def can_search(self) -> bool:
+        """Far below its frontier and not searched yet: the search button can still raise it."""
+        return self.far_below_frontier and not self.searched
+
+    def why_below(self) -> str:
+        """Why a searched plan stays below its frontier, in words."""
+        if np.isfinite(self.fixed_batch):
+            return (f"its batch is fixed at {self.fixed_batch:g} as entered (no interactivity target), and the "
+                    f"frontier runs at {self.frontier_config}: set a target or a larger batch")
+        return f"the search keeps the plan's own fixed keys; the frontier runs at {self.frontier_config}"
 
     @property
     def exists(self) -> bool:
@@ -144,7 +159,9 @@ def summarize(plans, results, objective: str, device_names=()) -> list[PlanSumma
                                workload_of(plan), float(r.frontier_share),
                                r.frontier.tokens_per_s_per_device if r.frontier else math.nan,
                                r.frontier.text if r.frontier else "", r.pools[0].device if r.pools else plan.device,
-                               fleet_text(plan, r), plan.revenue_mode == "device_hours", hour_be, hour_price, hour_kind))
+                               fleet_text(plan, r), plan.revenue_mode == "device_hours", hour_be, hour_price, hour_kind,
+                               plan.serving_search == "auto", math.nan if plan.has_target else float(plan.batch),
+                               config_name(r)))
     return out
 
 
@@ -281,16 +298,43 @@ def frontier_text(s: PlanSummary) -> str:
 
 
 def frontier_headline(summaries) -> str | None:
-    """One sentence when plans run far below their frontier (the ranking then measures hand-typed
-    configurations, not the devices at their best); None otherwise."""
+    """One sentence when plans run far below their frontier: those not searched yet are ranked as
+    typed, not at their best; those searched say why the search cannot bring them there. None
+    otherwise."""
     low = [s for s in summaries if s.far_below_frontier]
     if not low:
         return None
-    parts = ", ".join(f"{s.name} at {s.frontier_share:.0%}" for s in low)
-    verb = "runs" if len(low) == 1 else "run"
-    its = "its" if len(low) == 1 else "their"
-    return (f"{parts} {verb} far below {its} frontier (under {LOW_SHARE:.0%} of what the device reaches at the "
-            f"target): ranked as typed, not at {its} best")
+    typed = [s for s in low if not s.searched]
+    searched = [s for s in low if s.searched]
+    parts = []
+    if typed:
+        names = ", ".join(f"{s.name} at {s.frontier_share:.0%}" for s in typed)
+        verb, its = ("runs", "its") if len(typed) == 1 else ("run", "their")
+        parts.append(f"{names} {verb} far below {its} frontier (under {LOW_SHARE:.0%} of what the device reaches at "
+                     f"the target): ranked as typed, not at {its} best")
+    for s in searched:
+        parts.append(f"{s.name} is searched and still at {s.frontier_share:.0%} of its frontier: {s.why_below()}")
+    return "; ".join(parts)
+
+
+_CONFIG_WORDS = re.compile(r"\b(TP\d+|EP\d+|batch \d+|BF16|FP8|FP4|NVFP4|MXFP4|k=\d+)\b", re.IGNORECASE)
+
+
+def names_config(name: str) -> bool:
+    """Whether a plan's name describes a serving configuration ('H200 FP8 TP2 batch 64')."""
+    return bool(_CONFIG_WORDS.search(name))
+
+
+def config_name(result) -> str:
+    """A name for what a one-pool plan now runs: 'H200-SXM FP8 TP2 batch 167' (empty for a fleet or
+    without an operating point)."""
+    rows = result.pool_rows() if result.pools else []
+    if len(rows) != 1 or not np.isfinite(result.metrics.batch):
+        return ""
+    serving = rows[0]["serving"]
+    ep = f" EP{serving['expert_parallel']}" if serving.get("expert_parallel", 1) > 1 else ""
+    return (f"{rows[0]['device']} {serving['weight_precision'].upper()} TP{serving['tensor_parallel']}{ep} "
+            f"batch {result.metrics.batch:g}")
 
 
 def breakeven_price_text(s: PlanSummary) -> str:

@@ -154,10 +154,12 @@ def ranking_html(model: DecisionModel) -> str:
         color = model.plan_colors[s.index]
         notes = "".join(f"<div style='color:#8a4b00'>&#9888; {_esc(n)}.</div>" for n in s.notes)
         frontier = _esc(frontier_text(s))
-        if s.far_below_frontier:
+        if s.can_search:
             frontier = (f"<div style='color:#8a4b00'>&#9888; Far below its frontier: {frontier}. "
                         f"<a href='search:{s.index}'>Search this plan at its best</a> (serving search over every "
                         "precision and draft tokens its device runs; Ctrl+Z undoes it)</div>")
+        elif s.far_below_frontier:
+            frontier = f"<div style='color:#8a4b00'>&#9888; Searched, still below its frontier: {_esc(s.why_below())}.</div>"
         else:
             frontier = f"<div style='color:#555'>Frontier: {frontier}.</div>"
         blocks.append(

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (
     QComboBox, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QSplitter, QTextBrowser, QVBoxLayout, QWidget,
 )
 
-from ..engine.decision import OBJECTIVES, comparability_note, frontier_headline
+from ..engine.decision import OBJECTIVES, comparability_note, frontier_headline, names_config
 from ..present.decision_text import reason
 from .decision_model import DecisionModel, ranking_html
 from .document import Document
@@ -39,6 +39,8 @@ class DecisionView(QWidget):
         self.headline.setWordWrap(True)
         self.headline.setTextFormat(Qt.RichText)
         self.headline.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+        self.headline.setOpenExternalLinks(False)
+        self.headline.linkActivated.connect(self._rename_clicked)
         self.headline.setStyleSheet("QLabel { font-size: 12pt; padding: 4px; background: #eef5ff; "
                                     "border: 1px solid #bcd4f6; }")
         self.search_button = QPushButton()
@@ -121,8 +123,24 @@ class DecisionView(QWidget):
             self._doc.search_widest([int(text[7:])])
 
     def far_below(self) -> list[int]:
-        """Plans (scenario indices) far below their frontier."""
-        return [s.index for s in self.model.summaries if s.far_below_frontier]
+        """Plans (scenario indices) far below their frontier that a search can still raise (not searched yet)."""
+        return [s.index for s in self.model.summaries if s.can_search]
+
+    def renames(self) -> list[tuple[int, str]]:
+        """(plan index, suggested name) of searched plans whose names describe a configuration they no
+        longer run ('H200 FP8 TP2 batch 1' now searched to batch 4)."""
+        out = []
+        for s in self.model.summaries:
+            if s.searched and s.config_name and names_config(s.name) and s.config_name != s.name:
+                out.append((s.index, s.config_name))
+        return out
+
+    def _rename_clicked(self, link: str) -> None:
+        if link.startswith("rename:"):
+            index = int(link[len("rename:"):])
+            suggested = dict(self.renames()).get(index)
+            if suggested:
+                self._doc.rename_plan(index, self._doc.unique_name(suggested))
 
     def _search_far_below(self) -> None:
         self._doc.search_widest(self.far_below())
@@ -162,6 +180,12 @@ class DecisionView(QWidget):
         for note in (comparability_note(self._doc.scenario.plans), frontier_headline(self.model.summaries)):
             if note:
                 text += f"<div style='color:#8a4b00'>&#9888; {_html(note)}.</div>"
+        offers = self.renames()
+        if offers:
+            names = self._doc.scenario.plans
+            links = ", ".join(f"<a href='rename:{i}'>{_html(names[i].name)} &rarr; {_html(new)}</a>" for i, new in offers)
+            text += (f"<div>These names describe a configuration the search changed; rename (Ctrl+Z undoes it): "
+                     f"{links}</div>")
         return text
 
     def _headline(self) -> str:
