@@ -23,7 +23,7 @@ def _main_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tcoapp",
         description="TCO and ROI of AI inference hardware. Without a command, opens the desktop app.",
-        epilog="Commands:\n  compute [FILE.xlsx] [--json] [--out RESULT.xlsx]   compute a scenario headless\n"
+        epilog="Commands:\n  compute [FILE.xlsx] [--json] [--rank-by KEY] [--out RESULT.xlsx]   compute a scenario\n"
                "  curves FILE.csv [--json] [--into BOOK.xlsx]        read measured curves (InferenceX, aiconfigurator)\n"
                "  calibrate BOOK.xlsx --curve NAME [--write]         fit the generated model to a measured curve\n"
                "  simulate [FILE.xlsx] [--draws N] [--seed S] [--json] [--out RESULT.xlsx]   Monte Carlo\n"
@@ -42,7 +42,8 @@ def _compute_parser() -> argparse.ArgumentParser:
         description="Compute every plan of a scenario workbook (no FILE: the built-in default scenario).")
     parser.add_argument("file", nargs="?", help="scenario workbook (.xlsx)")
     parser.add_argument("--json", action="store_true",
-                        help='print {"plans": [{"name": ..., <metric keys>...}]} (null where a value does not exist)')
+                        help='print {"plans": [{"name": ..., <metric keys>...}], "decision": {"objective", "ranked", '
+                             '"p_first_beats_second", "too_close", "reason"}} (null where a value does not exist)')
     parser.add_argument("--out", metavar="RESULT.xlsx",
                         help="write the full scenario workbook with live formulas (with Uncertainty rows, also the "
                              "MonteCarlo sheets of 2,000 draws, seed 0; see tcoapp simulate --out)")
