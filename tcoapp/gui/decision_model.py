@@ -137,7 +137,8 @@ def summary_html(model: DecisionModel) -> str:
     for row, s in enumerate(model.rows):
         color = model.plan_colors[s.index]
         rows.append(f"<tr><td>{model.text(row, 'rank')}</td><td><a href='plan:{s.index}' style='text-decoration:none; "
-                    f"color:{color}'>&#9632; <b>{_esc(s.name)}</b></a></td><td><b>{_esc(model.text(row, 'value'))}</b>"
+                    f"color:{color}'>&#9632; <b>{_esc(s.name)}</b></a>{_fleet(s)}</td>"
+                    f"<td><b>{_esc(model.text(row, 'value'))}</b>"
                     f"</td><td>{_esc(model.text(row, 'breakeven_price'))}</td>"
                     f"<td>{_esc(model.text(row, 'breakeven_utilization'))}</td></tr>")
     return (f"<table cellspacing='0' cellpadding='2' style='margin-bottom:6px'><tr>{head}</tr>{''.join(rows)}</table>"
@@ -166,7 +167,7 @@ def ranking_html(model: DecisionModel) -> str:
             f"<tr><td valign='top' style='font-size:14pt; color:#555'>{rank}</td><td>"
             f"<a href='plan:{s.index}' style='text-decoration:none; color:{color}'>"
             f"<span style='font-size:13pt'>&#9632;</span> <b>{_esc(s.name)}</b></a>"
-            + (f" <span style='color:#555'>({_esc(s.fleet)})</span>" if s.fleet and s.fleet != s.device else "") +
+            + _fleet(s) +
             f" &nbsp; {_esc(objective)}: <b>{_esc(model.text(row, 'value'))}</b>"
             f"<div>Against the reference: {_esc(model.text(row, 'ratios'))}.</div>"
             f"<div>Breaks even at: {'device-hour' if s.sells_hours else 'output'} price "
@@ -174,3 +175,8 @@ def ranking_html(model: DecisionModel) -> str:
             f"utilization {_esc(model.text(row, 'breakeven_utilization'))}.</div>"
             f"<div style='color:#333'>Why: {_esc(s.reason)}</div>{frontier}{notes}</td></tr>")
     return summary_html(model) + "<table cellspacing='0' cellpadding='4' width='100%'>" + "".join(blocks) + "</table>"
+
+
+def _fleet(s: PlanSummary) -> str:
+    """' (H100-SXM prefill 48 + Corsair-SRAM decode 160)' for a fleet plan; empty for one device."""
+    return f" <span style='color:#555'>({_esc(s.fleet)})</span>" if s.fleet and s.fleet != s.device else ""
