@@ -33,6 +33,7 @@ class Decision:
     separators: tuple[str, ...] = ()        # drawn quantities that most move which of the two wins
     draws: int = DRAWS
     with_inputs: bool = False               # the Uncertainty sheet's inputs were drawn (else the model's error only)
+    drawn_moves: bool = True                # the draws move either plan's objective (else p is 0 or 1 by construction)
 
     @property
     def first(self):
@@ -75,4 +76,6 @@ def decide(scenario, results, objective: str | None = None, draws: int = DRAWS, 
     a, b = drawn.values[order[0].index], drawn.values[order[1].index]
     p = share_better(a, b, better)
     separators = tuple(separating(drawn.drivers, a, b)) if p < CONFIDENT else ()
-    return Decision(objective, names, p, p < CONFIDENT, tuple(order), separators, draws, bool(scenario.uncertainty))
+    moves = any(np.ptp(v[np.isfinite(v)]) > 0 for v in (a, b) if np.isfinite(v).any())
+    return Decision(objective, names, p, p < CONFIDENT, tuple(order), separators, draws, bool(scenario.uncertainty),
+                    bool(moves))

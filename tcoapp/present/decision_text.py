@@ -46,6 +46,9 @@ def reason(d: Decision) -> str:
     versus = f"{second.name} {objective_value(d.objective, second.value)}{gap}"
     drawn = "the model's error and the Uncertainty sheet's inputs" if d.with_inputs else "the model's error"
     sure = f"first in {percent(d.p_first_beats_second, 2)} of {d.draws:,} paired draws of {drawn}"
+    if not d.drawn_moves:
+        sure += (f" (nothing drawn moves {label}: add rows to the Uncertainty sheet for the inputs that are "
+                 "uncertain)")
     if not d.too_close:
         return f"{head}, ahead of {versus}; {sure}."
     what = (" What would separate them: " + "; ".join(_driver_text(n) for n in d.separators) + "."
