@@ -6,6 +6,8 @@ over the document's results.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 from PySide6.QtGui import QColor
 
@@ -13,9 +15,10 @@ from ..engine.decision import (
     OBJECTIVES, PlanSummary, breakeven_price_text, breakeven_utilization_text, frontier_text, ranked, ratios_text,
     summarize,
 )
-from ..engine.decision_choice import Decision, decide
-from ..present.decision_text import objective_value
 from .document import Document
+
+if TYPE_CHECKING:
+    from ..engine.decision_choice import Decision
 
 COLUMNS = ("rank", "plan", "value", "ratios", "breakeven_price", "breakeven_utilization", "reason")
 HEADERS = {"rank": "#", "plan": "Plan", "value": "", "ratios": "Against the reference",
@@ -24,6 +27,7 @@ HEADERS = {"rank": "#", "plan": "Plan", "value": "", "ratios": "Against the refe
 
 
 def objective_text(objective: str, value: float) -> str:
+    from ..present.decision_text import objective_value   # with computed results (not at start-up)
     return objective_value(objective, value)
 
 
@@ -60,7 +64,11 @@ class DecisionModel(QAbstractTableModel):
     def refresh(self) -> None:
         doc = self._doc
         self.beginResetModel()
-        self.decision = None if doc.computing else decide(doc.scenario, doc.results, self.chosen)
+        if doc.computing:
+            self.decision = None
+        else:
+            from ..engine.decision_choice import decide   # the draws' modules, once there are results
+            self.decision = decide(doc.scenario, doc.results, self.chosen)
         if self.decision is None:
             names = doc.scenario.all_device_names()
             self.summaries = summarize(doc.scenario.plans, doc.results, self.objective, names)

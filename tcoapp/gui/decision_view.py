@@ -14,7 +14,6 @@ from PySide6.QtWidgets import (
 )
 
 from ..engine.decision import OBJECTIVES, comparability_note, frontier_headline, names_config
-from ..present.decision_text import reason
 from .decision_model import DecisionModel, ranking_html
 from .document import Document
 from .redraw import Redraw
@@ -194,6 +193,7 @@ class DecisionView(QWidget):
         rows, objective, d = self.model.rows, self.model.objective, self.model.decision
         if self._doc.computing or d is None:
             return "Computing the plans (each runs its serving search)…"
+        from ..present.decision_text import reason   # with computed results (not at start-up)
         text = _html(reason(d))
         if d.first is not None:
             text = text.replace(_html(d.first.name), f"<b>{_html(d.first.name)}</b>", 1)

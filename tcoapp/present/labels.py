@@ -4,11 +4,11 @@ device.price_usd, 'Output price' for price_usd_per_million_output_tokens."""
 from __future__ import annotations
 
 from ..engine.quantities.metrics import METRIC_BY_KEY
-from ..engine.uncertainty.inputs import target_field
 
 
 def input_label(key: str) -> str:
     """An Uncertainty key's label: the field's, with 'device' or 'factor' where that helps."""
+    from ..engine.uncertainty.inputs import target_field   # (the field tables of devices and factors: on first use)
     found = target_field(key) or target_field(f"device.{key}")
     if found is None:
         return METRIC_BY_KEY[key].label if key in METRIC_BY_KEY else key.replace("_", " ")
