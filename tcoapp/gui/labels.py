@@ -82,7 +82,7 @@ def parse_input(field: Field, raw):
     text = raw.strip()
     if field.type == "choice":
         for key in field.choices:
-            if text.lower() in (key.lower(), CHOICE_LABELS.get(key, key).lower()):
+            if text.lower() in (key.lower(), choice_label(key).lower()):
                 return key
         return raw
     if field.unit == "fraction" and text.endswith("%"):

@@ -20,7 +20,11 @@ CHOICE_LABELS: dict[str, str] = {   # a choice's key -> the words a person reads
 
 
 def choice_label(value) -> str:
-    return CHOICE_LABELS.get(str(value), str(value))
+    """A choice as read: its label, else its key in words ('straight_line' -> 'Straight line')."""
+    text = str(value)
+    if text in CHOICE_LABELS:
+        return CHOICE_LABELS[text]
+    return text[:1].upper() + text[1:].replace("_", " ") if "_" in text else text
 
 
 _PER = {"yr": "year", "h": "hour"}
