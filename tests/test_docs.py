@@ -59,3 +59,17 @@ def test_the_repository_cites_its_own_docs_not_the_design_contract():
                  and pattern.search(path.read_text(encoding="utf-8", errors="replace"))]
     offenders += [name for name in ("README.md", "pyproject.toml") if pattern.search((ROOT / name).read_text())]
     assert not offenders, offenders
+
+
+def test_readme_and_user_guide_blocks_are_generated_from_the_code():
+    """The samples' count and list and the example headline come from the code (tools/doc_blocks.py):
+    the committed README and user guide equal what tools/gen_docs.py makes of them."""
+    from tools import doc_blocks
+    from samples.build_samples import SAMPLES
+    for path in doc_blocks.FILES:
+        text = path.read_text(encoding="utf-8")
+        assert doc_blocks.rewrite(text) == text, f"{path.name} is stale: run python tools/gen_docs.py"
+        assert "<!-- gen:samples-table -->" in text
+    guide = (ROOT / "docs" / "user_guide.md").read_text(encoding="utf-8")
+    assert "<!-- gen:example-headline -->" in guide and len(SAMPLES) == 8
+    assert all(f"`{s.filename}`" in guide for s in SAMPLES)

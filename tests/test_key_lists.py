@@ -39,7 +39,9 @@ ALLOWED = {
     ("io/xlsx_inputs.py", "source"): "free-text columns written wide",
     ("io/xlsx_inputs.py", "name"): "text columns a spreadsheet must not read as numbers",
     ("io/xlsx_cached.py", "pool"): "a pool's identity cells (text, no cached number)",
-    ("present/report_html.py", "device"): "the inputs the HTML report prints, in its order",
+    ("present/report_html.py", "model"): "the inputs the HTML report prints, in its order",
+    ("cli/text.py", "npv_usd"): "the ranking's columns beside the objective, in print order",
+    ("cli/text.py", "equity_npv_usd"): "the ranking's columns beside NPV as objective, in print order",
 }
 
 

@@ -4,8 +4,11 @@
   the workbook layout constants and the metric keys;
 - docs/catalog.md from resources/catalog/*.csv (each row's source, estimated_fields and notes).
 
-    python tools/gen_docs.py          # rewrite both files
-    python tools/gen_docs.py --check  # exit 1 if either is out of date (tests/test_docs.py does this)
+- the generated blocks of README.md and docs/user_guide.md (tools/doc_blocks.py): the samples'
+  count and list, the example Decision headline.
+
+    python tools/gen_docs.py          # rewrite them
+    python tools/gen_docs.py --check  # exit 1 if any is out of date (tests/test_docs.py does this)
 """
 from __future__ import annotations
 
@@ -392,12 +395,21 @@ def main(argv=None) -> int:
         path, text = DOCS / filename, make()
         if args.check:
             if not path.exists() or path.read_text(encoding="utf-8") != text:
-                stale.append(filename)
+                stale.append(f"docs/{filename}")
         else:
             path.write_text(text, encoding="utf-8")
             print(path)
+    from tools import doc_blocks
+    for path in doc_blocks.FILES:
+        text = path.read_text(encoding="utf-8")
+        fresh = doc_blocks.rewrite(text)
+        if args.check and fresh != text:
+            stale.append(str(path.relative_to(ROOT)))
+        elif not args.check and fresh != text:
+            path.write_text(fresh, encoding="utf-8")
+            print(path)
     for filename in stale:
-        print(f"docs/{filename} is out of date: run python tools/gen_docs.py", file=sys.stderr)
+        print(f"{filename} is out of date: run python tools/gen_docs.py", file=sys.stderr)
     return 1 if stale else 0
 
 

@@ -23,7 +23,7 @@ def _main_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tcoapp",
         description="TCO and ROI of AI inference hardware. Without a command, opens the desktop app.",
-        epilog="Commands:\n  compute [FILE.xlsx] [--json] [--out RESULT.xlsx]   compute a scenario headless\n"
+        epilog="Commands:\n  compute [FILE.xlsx] [--json] [--rank-by KEY] [--out RESULT.xlsx]   compute a scenario\n"
                "  curves FILE.csv [--json] [--into BOOK.xlsx]        read measured curves (InferenceX, aiconfigurator)\n"
                "  calibrate BOOK.xlsx --curve NAME [--write]         fit the generated model to a measured curve\n"
                "  simulate [FILE.xlsx] [--draws N] [--seed S] [--json] [--out RESULT.xlsx]   Monte Carlo\n"
@@ -42,10 +42,16 @@ def _compute_parser() -> argparse.ArgumentParser:
         description="Compute every plan of a scenario workbook (no FILE: the built-in default scenario).")
     parser.add_argument("file", nargs="?", help="scenario workbook (.xlsx)")
     parser.add_argument("--json", action="store_true",
-                        help='print {"plans": [{"name": ..., <metric keys>...}]} (null where a value does not exist)')
+                        help='print {"plans": [{"name": ..., <metric keys>...}], "decision": {"objective", "ranked", '
+                             '"p_first_beats_second", "too_close", "reason"}} (null where a value does not exist)')
     parser.add_argument("--out", metavar="RESULT.xlsx",
                         help="write the full scenario workbook with live formulas (with Uncertainty rows, also the "
                              "MonteCarlo sheets of 2,000 draws, seed 0; see tcoapp simulate --out)")
+    parser.add_argument("--rank-by", metavar="KEY", dest="rank_by",
+                        help="the decision's objective (default: cost per million output tokens where every plan "
+                             "sells tokens, NPV where any sells device-hours, equity NPV where any of them borrows): "
+                             "cost_per_million_output_tokens_usd, npv_usd, equity_npv_usd, "
+                             "revenue_usd_per_rack_per_year or revenue_usd_per_mw_per_year")
     parser.add_argument("--bridge", metavar="A,B",
                         help="split plan B's cost per million output tokens minus plan A's into parts that add up "
                              "exactly (capex per token, energy, colocation, maintenance, software, staff, rent, "
@@ -111,6 +117,7 @@ def _compute(args) -> int:
     from ..engine.compute import compute_scenario
     from ..io.load import load_scenario
 
+    rank_by = _rank_by(args.rank_by)
     scenario = load_scenario(args.file)
     for note in getattr(getattr(scenario, "kept", None), "notes", ()):
         print(f"note: {note}", file=sys.stderr)
@@ -121,17 +128,30 @@ def _compute(args) -> int:
         write_scenario(scenario, args.out, results)
     bridge = _bridge(results, pair) if pair else None
     if args.json:
-        out = {"plans": [r.as_json() for r in results]}
+        from ..engine.decision_choice import decide
+        from ..present.decision_text import decision_json
+        from ..present.numbers import json_rounded
+        out = {"plans": [r.as_json() for r in results], "decision": decision_json(decide(scenario, results, rank_by))}
         if pair:
             out["bridge"] = bridge
-        print(json.dumps(out, indent=2, allow_nan=False))
+        print(json.dumps(json_rounded(out), indent=2, allow_nan=False))
     elif not args.out or pair:
         if not args.out:
             from .text import compute_text
-            print(compute_text(scenario.plans, results))
+            print(compute_text(scenario, results, rank_by))
         if pair:
             print(_bridge_text(bridge, pair))
     return 0
+
+
+def _rank_by(key: str | None) -> str | None:
+    """--rank-by KEY: one of the decision's objectives (None: the default for the plans)."""
+    from ..engine.decision import OBJECTIVES
+    from ..engine.errors import Problem, ValidationError
+
+    if key is None or key in OBJECTIVES:
+        return key
+    raise ValidationError([Problem("--rank-by", "rank_by", f"= {key!r}: must be one of {', '.join(OBJECTIVES)}")])
 
 
 def _bridge_pair(text: str, names: list[str]) -> tuple[int, int]:

@@ -15,6 +15,8 @@ def report_parser() -> argparse.ArgumentParser:
                     "(2,000 draws, seed 0). No FILE: the built-in default scenario.")
     parser.add_argument("file", nargs="?", help="scenario workbook (.xlsx)")
     parser.add_argument("--out", metavar="REPORT.pdf", required=True, help="the PDF to write (atomic)")
+    parser.add_argument("--rank-by", metavar="KEY", dest="rank_by",
+                        help="the decision's objective, as tcoapp compute --rank-by (default: from the plans' revenue model)")
     return parser
 
 
@@ -25,6 +27,8 @@ def run_report(args) -> int:
 
     if not args.out.lower().endswith(".pdf"):
         raise TcoError(f"--out {args.out!r}: the report is a PDF; name it REPORT.pdf")
+    from . import _rank_by
+    rank_by = _rank_by(args.rank_by)
     scenario = load_scenario(args.file)
     results = compute_scenario(scenario)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")   # no window: a headless run prints the PDF
@@ -32,7 +36,7 @@ def run_report(args) -> int:
     app = QGuiApplication.instance() or QGuiApplication(sys.argv[:1])
     from ..gui.report_pdf import simulation_for_report, write_report_pdf
     title = os.path.basename(args.file) if args.file else "built-in default scenario"
-    write_report_pdf(scenario, results, args.out, title, simulation_for_report(scenario, results))
+    write_report_pdf(scenario, results, args.out, title, simulation_for_report(scenario, results), rank_by)
     del app
     print(f"wrote {args.out}")
     return 0

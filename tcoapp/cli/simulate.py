@@ -6,8 +6,12 @@ import argparse
 import json
 import sys
 import time
+import textwrap
 
+from ..engine.quantities.metrics import METRIC_BY_KEY
 from ..engine.uncertainty.simulate import DEFAULT_DRAWS, DEFAULT_SEED
+from ..present.numbers import json_rounded, percent
+from ..present.values import metric_value
 
 
 def simulate_parser() -> argparse.ArgumentParser:
@@ -40,7 +44,7 @@ def run_simulate(args) -> int:
         write_scenario(scenario, args.out, results, simulation=sim)
     data = simulation_json(sim)
     if args.json:
-        print(json.dumps(data, indent=2, allow_nan=False))
+        print(json.dumps(json_rounded(data), indent=2, allow_nan=False))
     elif not args.out:
         print(_table(data, SUMMARY_METRICS))
     return 0
@@ -67,19 +71,22 @@ def progress_printer(draws: int, stream=None, every_s: float = PROGRESS_EVERY_S,
 def _table(data, metrics) -> str:
     lines = [f"{data['draws']:,} draws, seed {data['seed']}"]
     for plan in data["plans"]:
-        lines.append(f"{plan['name']}: P(NPV > 0) = {plan['prob_npv_positive']:.1%}"
+        lines.append(f"{plan['name']}: P(NPV > 0) = {percent(plan['prob_npv_positive'])}"
                      + ("" if plan["uncertain_inputs"] else " (no uncertain input)"))
         for key in metrics:
             s = plan[key]
             cells = "  ".join(f"{name} {_num(s[name], key)}" for name in ("p10", "p50", "p90"))
-            lines.append(f"  {key:38s} {cells}  defined {s['share_defined']:.0%}")
-        lines += [f"  note: {n}" for n in plan["notes"]]
+            defined = "" if s["share_defined"] == 1 else f"  defined in {percent(s['share_defined'])} of draws"
+            line = f"  {METRIC_BY_KEY[key].label:32s} {cells}{defined}"
+            lines += textwrap.wrap(line, 100, subsequent_indent=" " * 35) or [line]
+        for n in plan["notes"]:
+            lines += textwrap.wrap(f"note: {n}", 100, initial_indent="  ", subsequent_indent="    ")
     for pair in data["pairwise"]:
-        lines.append(f"P(NPV {pair['a']} > NPV {pair['b']}) = {pair['prob_a_higher_npv']:.1%}")
+        lines += textwrap.wrap(f"P(NPV {pair['a']} > NPV {pair['b']}) = {percent(pair['prob_a_higher_npv'])}", 100)
     return "\n".join(lines)
 
 
 def _num(value, key: str) -> str:
     if value is None:
         return "never" if key == "payback_months" else "n/a"
-    return f"{value:,.4g}"
+    return metric_value(key, value).replace(" per year", "/yr")

@@ -9,12 +9,15 @@ from __future__ import annotations
 import textwrap
 
 from ..engine import decision
+from ..engine.decision import OBJECTIVES
+from ..engine.decision_choice import decide
+from ..present.decision_text import objective_label, objective_value, reason
+from ..present.labels import in_sentence
 from ..engine.compute import METRIC_KEYS
 from ..engine.quantities.metrics import METRIC_BY_KEY, TEXT_GROUPS
 from ..present.values import metric_value, percent, usd
 
 WIDTH = 100
-RANK_BY = "cost_per_million_output_tokens_usd"
 GROUPS = TEXT_GROUPS  # the metric table's text_group column
 LABEL_WIDTH = 36
 
@@ -28,25 +31,48 @@ def _cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[:width - 1] + "…"
 
 
-def ranking_lines(plans, results) -> list[str]:
-    summaries = decision.summarize(plans, results, RANK_BY)
-    order = decision.ranked(summaries, RANK_BY)
-    lines = ["Plans ranked by cost per million output tokens at the target (lowest first)"]
-    note = decision.comparability_note(plans)
+_SHORT = {"cost_per_million_output_tokens_usd": "cost/Mtok", "npv_usd": "NPV", "equity_npv_usd": "equity NPV",
+          "revenue_usd_per_rack_per_year": "rev/rack/yr", "revenue_usd_per_mw_per_year": "rev/MW/yr"}
+
+
+def _columns(objective: str) -> tuple[str, ...]:
+    """The ranking's number columns: the objective first, then what a buyer also reads."""
+    others = ("npv_usd", "irr", "payback_months") if objective != "npv_usd" else ("equity_npv_usd", "irr",
+                                                                                   "payback_months")
+    return (objective,) + tuple(k for k in others if k != objective)
+
+
+def _cell(result, key: str) -> str:
+    m = result.metrics
+    if key in _SHORT and key not in METRIC_BY_KEY:   # revenue per MW: the decision's own quantity
+        return "n/a"
+    text = metric_value(key, result.metric_or_none(key), m)
+    for long, short in ((" per Mtok", ""), (" per year", ""), (" months", " mo"), (" per rack", "")):
+        text = text.replace(long, short)
+    return text
+
+
+def ranking_lines(scenario, results, objective: str | None = None) -> list[str]:
+    """The decision (engine/decision_choice.py in words), then every plan ranked by its objective."""
+    d = decide(scenario, results, objective)
+    lines = _wrap("Decision: " + reason(d), "  ", "")
+    lines.append(f"Plans ranked by {in_sentence(objective_label(d.objective))} "
+                 f"({'lowest' if OBJECTIVES[d.objective][2] == 'low' else 'highest'} first)")
+    note = decision.comparability_note(scenario.plans)
     if note:
         lines += _wrap(note + ".", "  ")
     lines.append("")
-    head = f"{'#':>2}  {'plan':<46} {'cost/Mtok':>11} {'NPV':>16} {'IRR':>9} {'payback':>10}"
+    keys = _columns(d.objective)
+    heads = [_SHORT.get(k, METRIC_BY_KEY[k].label if k in METRIC_BY_KEY else k) for k in keys]
+    head = f"{'#':>2}  {'plan':<42}" + "".join(f" {h:>12}" for h in heads)
     lines += [head, "-" * len(head)]
-    for rank, s in enumerate(order, 1):
-        m = results[s.index].metrics
-        cost = metric_value(RANK_BY, results[s.index].metric_or_none(RANK_BY)).replace(" per Mtok", "")
-        npv = metric_value("npv_usd", results[s.index].metric_or_none("npv_usd"), m)
-        irr = metric_value("irr", results[s.index].metric_or_none("irr"), m).replace(" per year", "")
-        payback = metric_value("payback_months", results[s.index].metric_or_none("payback_months"), m)
-        payback = payback.replace(" months", " mo")
-        lines.append(f"{rank if s.exists else '-':>2}  {_cut(s.name, 46):<46} {cost:>11} {npv:>16} {irr:>9} "
-                     f"{payback:>10}")
+    for rank, s in enumerate(d.summaries, 1):
+        r = results[s.index]
+        cells = [objective_value(d.objective, s.value).replace(" per Mtok", "").replace(" per MW per year", "")
+                 .replace(" per rack per year", "")] + [_cell(r, k) for k in keys[1:]]
+        lines.append(f"{rank if s.exists else '-':>2}  {_cut(s.name, 42):<42}" + "".join(f" {c:>12}" for c in cells))
+        if s.fleet and s.fleet != s.device:
+            lines.append(_cut(f"    {s.fleet}", WIDTH))
     return lines
 
 
@@ -94,10 +120,11 @@ def _frontier_lines(result) -> list[str]:
     return _wrap(text, " " * len(label), label)
 
 
-def compute_text(plans, results) -> str:
-    """The whole text of `tcoapp compute FILE`: ranking, then one block per plan, no line over 100."""
-    lines = ranking_lines(plans, results)
-    for plan, result in zip(plans, results):
+def compute_text(scenario, results, objective: str | None = None) -> str:
+    """The whole text of `tcoapp compute FILE`: the decision and the ranking, then one block per plan,
+    no line over 100."""
+    lines = ranking_lines(scenario, results, objective)
+    for plan, result in zip(scenario.plans, results):
         lines += [""] + plan_lines(plan, result)
     return "\n".join(lines)
 

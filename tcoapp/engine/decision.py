@@ -19,6 +19,7 @@ from .search_defaults import LOW_SHARE
 OBJECTIVES: dict[str, tuple[str, str, str]] = {
     "cost_per_million_output_tokens_usd": ("Cost per million output tokens (at the target)", "USD/Mtok", "low"),
     "npv_usd": ("NPV", "USD", "high"),
+    "equity_npv_usd": ("Equity NPV", "USD", "high"),
     "revenue_usd_per_rack_per_year": ("Revenue per rack per year", "USD/rack/yr", "high"),
     "revenue_usd_per_mw_per_year": ("Revenue per MW of facility power per year", "USD/MW/yr", "high"),
 }
@@ -51,11 +52,32 @@ class PlanSummary:
     frontier_tokens_per_s_per_device: float = math.nan
     frontier_config: str = ""            # the configuration that reaches the frontier
     device: str = ""
+    fleet: str = ""                      # what the plan runs: 'H100-SXM' or 'H100-SXM prefill 64 + B200 decode 192'
+    sells_hours: bool = False            # revenue_mode = device_hours
+    breakeven_hour_price_usd: float = math.nan   # device-hour price where NPV = 0 (sells_hours)
+    hour_price_usd: float = math.nan             # the price charged of that kind
+    hour_price_kind: str = ""                    # "on-demand" or "reserved"
+    searched: bool = False               # serving_search = auto: the plan is already at its searched best
+    fixed_batch: float = math.nan        # the batch as entered where the plan has no target (the search keeps it)
+    config_name: str = ""                # a name describing the configuration it now runs ('H200-SXM FP8 TP2 batch 167')
 
     @property
     def far_below_frontier(self) -> bool:
-        """Whether the plan reaches less than LOW_SHARE of its device's frontier throughput."""
-        return bool(np.isfinite(self.frontier_share) and self.frontier_share < LOW_SHARE)
+        """Whether the plan reaches less than LOW_SHARE of its device's frontier throughput (a plan that
+        sells device-hours earns the same at any throughput: never)."""
+        return bool(np.isfinite(self.frontier_share) and self.frontier_share < LOW_SHARE and not self.sells_hours)
+
+    @property
+    def can_search(self) -> bool:
+        """Far below its frontier and not searched yet: the search button can still raise it."""
+        return self.far_below_frontier and not self.searched
+
+    def why_below(self) -> str:
+        """Why a searched plan stays below its frontier, in words."""
+        if np.isfinite(self.fixed_batch):
+            return (f"its batch is fixed at {self.fixed_batch:g} as entered (no interactivity target), and the "
+                    f"frontier runs at {self.frontier_config}: set a target or a larger batch")
+        return f"the search keeps the plan's own fixed keys; the frontier runs at {self.frontier_config}"
 
     @property
     def exists(self) -> bool:
@@ -91,6 +113,33 @@ def _breakevens(result) -> tuple[float, float, float]:
     return breakeven_output_price(result.inputs), price, breakeven_utilization(result.inputs)
 
 
+def _hour_breakeven(plan, result) -> tuple[float, float, str]:
+    """revenue_mode = device_hours: (breakeven device-hour price, the price charged, 'on-demand' or
+    'reserved'); NaN elsewhere."""
+    if plan.revenue_mode != "device_hours" or result.inputs is None or not np.isfinite(result.metrics.npv_usd):
+        return math.nan, math.nan, ""
+    from .finance.sensitivity import breakeven_device_hour_price  # with computed results only
+    price, key = breakeven_device_hour_price(result.inputs)
+    return price, float(getattr(plan, key)), "on-demand" if key == "price_usd_per_device_hour" else "reserved"
+
+
+def fleet_text(plan, result) -> str:
+    """What a plan runs: its device ('H100-SXM'), or its pools as a fleet ('H100-SXM prefill 64 +
+    B200 decode 192'; a pool bought later says its year)."""
+    pools = result.pools if result is not None and result.pools else ()
+    if len(pools) <= 1:
+        return pools[0].device if pools else plan.device
+    rows = result.pool_rows()
+    parts = []
+    for pool, row in zip(pools, rows):
+        count = row.get("device_count")
+        role = "" if pool.role == "serve" else f" {pool.role}"
+        number = f" {count:,.0f}" if count is not None else ""
+        later = f" (year {pool.purchase_year + 1})" if pool.purchase_year else ""
+        parts.append(f"{pool.device}{role}{number}{later}")
+    return " + ".join(parts)
+
+
 def summarize(plans, results, objective: str, device_names=()) -> list[PlanSummary]:
     """One summary per plan, in plan order."""
     if objective not in OBJECTIVES:
@@ -104,11 +153,15 @@ def summarize(plans, results, objective: str, device_names=()) -> list[PlanSumma
         value = revenue_mw if objective == "revenue_usd_per_mw_per_year" else float(getattr(m, objective))
         be_price, price, be_util = _breakevens(r)
         notes = tuple(size_warnings(r, mw)) + tuple(filter(None, [name_mismatch(plan, device_names)]))
+        hour_be, hour_price, hour_kind = _hour_breakeven(plan, r)
         out.append(PlanSummary(i, plan.name, value, mw, _per_mw(tokens_s, mw), revenue_mw, be_price, price, be_util,
                                float(plan.utilization), float(m.payback_months), reason(plan, r), notes,
                                workload_of(plan), float(r.frontier_share),
                                r.frontier.tokens_per_s_per_device if r.frontier else math.nan,
-                               r.frontier.text if r.frontier else "", r.pools[0].device if r.pools else plan.device))
+                               r.frontier.text if r.frontier else "", r.pools[0].device if r.pools else plan.device,
+                               fleet_text(plan, r), plan.revenue_mode == "device_hours", hour_be, hour_price, hour_kind,
+                               plan.serving_search == "auto", math.nan if plan.has_target else float(plan.batch),
+                               config_name(r)))
     return out
 
 
@@ -245,32 +298,67 @@ def frontier_text(s: PlanSummary) -> str:
 
 
 def frontier_headline(summaries) -> str | None:
-    """One sentence when plans run far below their frontier (the ranking then measures hand-typed
-    configurations, not the devices at their best); None otherwise."""
+    """One sentence when plans run far below their frontier: those not searched yet are ranked as
+    typed, not at their best; those searched say why the search cannot bring them there. None
+    otherwise."""
     low = [s for s in summaries if s.far_below_frontier]
     if not low:
         return None
-    parts = ", ".join(f"{s.name} at {s.frontier_share:.0%}" for s in low)
-    verb = "runs" if len(low) == 1 else "run"
-    its = "its" if len(low) == 1 else "their"
-    return (f"{parts} {verb} far below {its} frontier (under {LOW_SHARE:.0%} of what the device reaches at the "
-            f"target): ranked as typed, not at {its} best")
+    typed = [s for s in low if not s.searched]
+    searched = [s for s in low if s.searched]
+    parts = []
+    if typed:
+        names = ", ".join(f"{s.name} at {s.frontier_share:.0%}" for s in typed)
+        verb, its = ("runs", "its") if len(typed) == 1 else ("run", "their")
+        parts.append(f"{names} {verb} far below {its} frontier (under {LOW_SHARE:.0%} of what the device reaches at "
+                     f"the target): ranked as typed, not at {its} best")
+    for s in searched:
+        parts.append(f"{s.name} is searched and still at {s.frontier_share:.0%} of its frontier: {s.why_below()}")
+    return "; ".join(parts)
+
+
+_CONFIG_WORDS = re.compile(r"\b(TP\d+|EP\d+|batch \d+|BF16|FP8|FP4|NVFP4|MXFP4|k=\d+)\b", re.IGNORECASE)
+
+
+def names_config(name: str) -> bool:
+    """Whether a plan's name describes a serving configuration ('H200 FP8 TP2 batch 64')."""
+    return bool(_CONFIG_WORDS.search(name))
+
+
+def config_name(result) -> str:
+    """A name for what a one-pool plan now runs: 'H200-SXM FP8 TP2 batch 167' (empty for a fleet or
+    without an operating point)."""
+    rows = result.pool_rows() if result.pools else []
+    if len(rows) != 1 or not np.isfinite(result.metrics.batch):
+        return ""
+    serving = rows[0]["serving"]
+    ep = f" EP{serving['expert_parallel']}" if serving.get("expert_parallel", 1) > 1 else ""
+    return (f"{rows[0]['device']} {serving['weight_precision'].upper()} TP{serving['tensor_parallel']}{ep} "
+            f"batch {result.metrics.batch:g}")
 
 
 def breakeven_price_text(s: PlanSummary) -> str:
-    """The breakeven output price: '$0.31 per Mtok (price $0.88)'; 'any (...)' where the root is
-    negative (input-token revenue alone pays)."""
+    """The breakeven price of what the plan sells: '$0.31 per Mtok (price $0.88)'; 'any (...)' where
+    the root is negative (input-token revenue alone pays); for device-hours '$1.42 per device-hour
+    on demand (price $2.10)'."""
+    from ..present.numbers import money
+    if s.sells_hours:
+        be, price = s.breakeven_hour_price_usd, s.hour_price_usd
+        if not np.isfinite(be):
+            return "never: no device-hour price pays" if np.isfinite(s.value) else "n/a: no cash flows"
+        return f"{money(be)} per device-hour {s.hour_price_kind} (price {money(price)})"
     be, price = s.breakeven_price_usd_per_million, s.price_usd_per_million
     if not np.isfinite(be):
         return "n/a: no cash flows"
     if be <= 0:
-        return f"any (input tokens alone pay; price ${price:.3g})"
-    return f"${be:.3g} per Mtok (price ${price:.3g})"
+        return f"any (input tokens alone pay; price {money(price)})"
+    return f"{money(be)} per Mtok (price {money(price)})"
 
 
 def breakeven_utilization_text(s: PlanSummary) -> str:
     """The utilization (fraction of the year) at which NPV = 0, as text beside the plan's own."""
-    if not np.isfinite(s.breakeven_price_usd_per_million):
+    has_flows = np.isfinite(s.hour_price_usd) if s.sells_hours else np.isfinite(s.breakeven_price_usd_per_million)
+    if not has_flows:
         return "n/a: no cash flows"
     if not np.isfinite(s.breakeven_utilization):
         return f"never: not even at 100 % (plan {s.utilization:.0%})"

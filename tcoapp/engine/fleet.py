@@ -21,6 +21,8 @@ from .performance.curve import OperatingPoint, meets_target, missing_point
 from .performance.pool_pair import (
     busy_power_w, decode_curve, kv_link_gb_s, kv_transfer_s, pair_rate, prefill_capacity,
 )
+from ..present.numbers import number
+from .pool_routing import route_by_year
 from .pools import ResolvedPool
 from .records import Device, Plan
 from .scenario import Scenario
@@ -198,17 +200,22 @@ def _pair(plan, caps, counts, points, rates, factors_for) -> tuple[str, list[str
         rates[i] = rate * c.requests_per_s_per_device * counts[i] / pre_cap if pre_cap > 0 else 0.0
         busy = rate / pre_cap if pre_cap > 0 else 0.0
         points[i] = replace(c.point, power_w=float(busy_power_w(c.device, busy, factors_for(c.device.name))))
-    for j in dec:
+    served, routing_notes = route_by_year(
+        [(caps[i].requests_per_s_per_device, counts[i], caps[i].link_gb_s) for i in pre],
+        [(caps[j].requests_per_s_per_device, counts[j], caps[j].link_gb_s) for j in dec], kv_bytes,
+        [caps[i].pool.purchase_year for i in pre], [caps[j].pool.purchase_year for j in dec])
+    for k, j in enumerate(dec):
         c = caps[j]
-        share = c.requests_per_s_per_device * counts[j] / dec_cap if dec_cap > 0 else 0.0
-        rates[j] = rate * share
-        used = rate / dec_cap if dec_cap > 0 else 0.0
+        rates[j] = float(served[k])
+        capacity = c.requests_per_s_per_device * counts[j]
+        used = rates[j] / capacity if capacity > 0 else 0.0
         per_device = rates[j] * plan.output_tokens / counts[j] if counts[j] > 0 else 0.0
         points[j] = replace(c.point, tokens_per_s_per_device=float(per_device),
                             power_w=float(busy_power_w(c.device, c.busy * used, factors_for(c.device.name))))
-    notes = [f"prefill/decode: {rate:.4g} requests/s, limited by {_limit_text(limited_by)}; prefill capacity "
-             f"{pre_cap:.4g}, decode capacity {dec_cap:.4g}, KV link ({caps[pre[0]].link}) {link_cap:.4g} requests/s "
-             f"({kv_bytes / 1e6:.3g} MB of KV cache per request)"]
+    notes = [f"prefill/decode: {number(rate, 4)} requests/s, limited by {_limit_text(limited_by)}; prefill capacity "
+             f"{number(pre_cap, 4)}, decode capacity {number(dec_cap, 4)}, KV link ({caps[pre[0]].link}) "
+             f"{number(link_cap, 4)} requests/s ({number(kv_bytes / 1e6)} MB of KV cache per request)"]
+    notes += routing_notes
     waiting = [name for name, cap in (("prefill", pre_cap), ("decode", dec_cap)) if name != limited_by and cap > rate * (1 + 1e-9)]
     for name in waiting:
         notes.append(f"the {name} pool waits: it runs at {rate / limits[name]:.0%} of its capacity")

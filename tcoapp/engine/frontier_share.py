@@ -79,4 +79,4 @@ def low_share_note(device: str, share: float, frontier: Frontier | None) -> str 
     if frontier is None or not np.isfinite(share) or share >= LOW_SHARE:
         return None
     return (f"far below its frontier: {share:.0%} of the {frontier.tokens_per_s_per_device:,.0f} tokens/s per "
-            f"device {device} reaches at this target ({frontier.text}); set serving_search = auto to search it")
+            f"device {device} reaches at this target ({frontier.text}); set Serving search to Auto to search it")

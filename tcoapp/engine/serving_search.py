@@ -59,10 +59,17 @@ class SearchOutcome:
         parts += [f"{s.weight_precision} weights", f"{s.kv_precision} KV"]
         if s.spec_decode_draft_tokens:
             parts.append(f"{s.spec_decode_draft_tokens} draft tokens")
-        unit = "USD/Mtok" if self.objective.endswith("_usd") else "tokens/s per device"
+        from ..present.numbers import money, number
+        from .quantities.metrics import METRIC_BY_KEY
+        label = METRIC_BY_KEY[self.objective].label.lower() if self.objective in METRIC_BY_KEY else self.objective
+        value = (f"{money(self.objective_value)} per Mtok" if self.objective.endswith("_usd")
+                 else f"{number(self.objective_value, 4)} tokens/s per device")
         left_out = f"; left out, the device does not run them: {', '.join(self.not_run)}" if self.not_run else ""
-        return (f"{', '.join(parts)}, batch {s.batch:g}: best {self.objective} ({self.objective_value:.4g} {unit}) "
-                f"of {self.configurations} configurations x batch ({self.points:,} points){left_out}")
+        return (f"{', '.join(parts)}, batch {s.batch:g}: lowest {label} ({value}) "
+                f"of {self.configurations:,} configurations x batch ({self.points:,} points){left_out}"
+                if self.objective.endswith("_usd") else
+                f"{', '.join(parts)}, batch {s.batch:g}: most {label} ({value}) "
+                f"of {self.configurations:,} configurations x batch ({self.points:,} points){left_out}")
 
 
 def pool_search_space(scenario: Scenario, plan: Plan, pool: ResolvedPool) -> SearchSpace:

@@ -13,7 +13,8 @@ import textwrap
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QPixmap
 
-from ..engine.decision import name_mismatch
+from ..engine.decision import fleet_text, name_mismatch
+from ..present.numbers import number
 from ..engine.quantities.inputs import PLAN_FIELDS
 from ..engine.quantities.metrics import METRIC_BY_KEY, METRIC_KEYS
 from .document import Document
@@ -191,7 +192,7 @@ class CompareModel(QAbstractTableModel):
         if role == Qt.ToolTipRole:
             capex = "n/a" if row["capex_usd"] is None else f"${row['capex_usd']:,.0f}"
             power = "n/a" if row["it_provisioned_kw"] is None else f"{row['it_provisioned_kw']:,.1f} kW"
-            rate = "n/a" if row["requests_per_s"] is None else f"{row['requests_per_s']:,.4g} requests/s"
+            rate = "n/a" if row["requests_per_s"] is None else f"{number(row['requests_per_s'], 4)} requests/s"
             serving = ", ".join(f"{k} {v}" for k, v in row["serving"].items())
             return (f"pool {row['pool']!r} ({row['ownership']}): capex {capex}, provisioned IT {power}, "
                     f"{_count(row['servers_per_rack'])} servers per rack, {rate}\n{serving}")
@@ -204,6 +205,8 @@ class CompareModel(QAbstractTableModel):
         value = getattr(self._doc.scenario.plans[col], key)
         if role == Qt.DisplayRole and field.zero_text and value == 0:
             return f"0 ({field.zero_text})"
+        if role == Qt.DisplayRole and key == "device" and len(self._doc.results[col].pools) > 1:
+            return fleet_text(self._doc.scenario.plans[col], self._doc.results[col])   # a fleet, not its first device
         if role in (Qt.DisplayRole, Qt.EditRole):
             return format_field(field, value)
         if role == Qt.UserRole:

@@ -6,7 +6,7 @@ over the document's results.
 """
 from __future__ import annotations
 
-import math
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 from PySide6.QtGui import QColor
@@ -16,31 +16,27 @@ from ..engine.decision import (
     summarize,
 )
 from .document import Document
-from .labels import format_number
-from .colors import money_text
+
+if TYPE_CHECKING:
+    from ..engine.decision_choice import Decision
 
 COLUMNS = ("rank", "plan", "value", "ratios", "breakeven_price", "breakeven_utilization", "reason")
 HEADERS = {"rank": "#", "plan": "Plan", "value": "", "ratios": "Against the reference",
-           "breakeven_price": "Breaks even at output price", "breakeven_utilization": "Breaks even at utilization",
+           "breakeven_price": "Breaks even at price", "breakeven_utilization": "Breaks even at utilization",
            "reason": "Why"}
 
 
 def objective_text(objective: str, value: float) -> str:
-    unit = OBJECTIVES[objective][1]
-    if not math.isfinite(value):
-        return "n/a"
-    if unit == "USD/Mtok":
-        return f"${value:.3g} per Mtok"
-    if unit.startswith("USD"):
-        return money_text(value) + unit[3:].replace("/", " per ").replace("yr", "year")
-    return format_number(value, unit)
+    from ..present.decision_text import objective_value   # with computed results (not at start-up)
+    return objective_value(objective, value)
 
 
 class DecisionModel(QAbstractTableModel):
     def __init__(self, document: Document, parent=None):
         super().__init__(parent)
         self._doc = document
-        self.objective = "cost_per_million_output_tokens_usd"
+        self.chosen: str | None = None    # the objective the user picked in Rank by (None: the plans' default)
+        self.decision: Decision | None = None
         self.reference = 0          # index of the reference plan in the scenario
         self.rows: list[PlanSummary] = []
         self.summaries: list[PlanSummary] = []
@@ -50,8 +46,15 @@ class DecisionModel(QAbstractTableModel):
     def plan_colors(self) -> tuple[str, ...]:
         return self._doc.plan_colors
 
-    def set_objective(self, objective: str) -> None:
-        self.objective = objective
+    @property
+    def objective(self) -> str:
+        """The objective ranked by: the user's choice, else the one the plans' revenue model calls for."""
+        if self.decision is not None:
+            return self.decision.objective
+        return self.chosen or "cost_per_million_output_tokens_usd"
+
+    def set_objective(self, objective: str | None) -> None:
+        self.chosen = objective
         self.refresh()
 
     def set_reference(self, index: int) -> None:
@@ -61,10 +64,19 @@ class DecisionModel(QAbstractTableModel):
     def refresh(self) -> None:
         doc = self._doc
         self.beginResetModel()
-        names = doc.scenario.all_device_names()
-        self.summaries = summarize(doc.scenario.plans, doc.results, self.objective, names)
+        if doc.computing:
+            self.decision = None
+        else:
+            from ..engine.decision_choice import decide   # the draws' modules, once there are results
+            self.decision = decide(doc.scenario, doc.results, self.chosen)
+        if self.decision is None:
+            names = doc.scenario.all_device_names()
+            self.summaries = summarize(doc.scenario.plans, doc.results, self.objective, names)
+            self.rows = ranked(self.summaries, self.objective)
+        else:
+            self.rows = list(self.decision.summaries)
+            self.summaries = sorted(self.rows, key=lambda s: s.index)
         self.reference = min(max(self.reference, 0), len(self.summaries) - 1)
-        self.rows = ranked(self.summaries, self.objective)
         ref = self.summaries[self.reference] if self.summaries else None
         self._ratios = [ratios_text(s, ref, doc.results) for s in self.rows] if ref else []
         self.endResetModel()
@@ -89,7 +101,7 @@ class DecisionModel(QAbstractTableModel):
         if key == "rank":
             return str(row + 1) if s.exists else "–"
         if key == "plan":
-            return s.name
+            return s.name if not s.fleet or s.fleet == s.device else f"{s.name} ({s.fleet})"
         if key == "value":
             return objective_text(self.objective, s.value)
         if key == "ratios":
@@ -128,12 +140,13 @@ def summary_html(model: DecisionModel) -> str:
     """Every plan on one line, best first (the ranking at a glance, above the reasons): rank, name,
     value, breakeven output price and utilization."""
     head = "".join(f"<th align='left'>{_esc(t)}</th>" for t in (
-        "#", "Plan", OBJECTIVES[model.objective][0], "Breakeven output price", "Breakeven utilization"))
+        "#", "Plan", OBJECTIVES[model.objective][0], "Breakeven price", "Breakeven utilization"))
     rows = []
     for row, s in enumerate(model.rows):
         color = model.plan_colors[s.index]
         rows.append(f"<tr><td>{model.text(row, 'rank')}</td><td><a href='plan:{s.index}' style='text-decoration:none; "
-                    f"color:{color}'>&#9632; <b>{_esc(s.name)}</b></a></td><td><b>{_esc(model.text(row, 'value'))}</b>"
+                    f"color:{color}'>&#9632; <b>{_esc(s.name)}</b></a>{_fleet(s)}</td>"
+                    f"<td><b>{_esc(model.text(row, 'value'))}</b>"
                     f"</td><td>{_esc(model.text(row, 'breakeven_price'))}</td>"
                     f"<td>{_esc(model.text(row, 'breakeven_utilization'))}</td></tr>")
     return (f"<table cellspacing='0' cellpadding='2' style='margin-bottom:6px'><tr>{head}</tr>{''.join(rows)}</table>"
@@ -150,19 +163,28 @@ def ranking_html(model: DecisionModel) -> str:
         color = model.plan_colors[s.index]
         notes = "".join(f"<div style='color:#8a4b00'>&#9888; {_esc(n)}.</div>" for n in s.notes)
         frontier = _esc(frontier_text(s))
-        if s.far_below_frontier:
+        if s.can_search:
             frontier = (f"<div style='color:#8a4b00'>&#9888; Far below its frontier: {frontier}. "
                         f"<a href='search:{s.index}'>Search this plan at its best</a> (serving search over every "
                         "precision and draft tokens its device runs; Ctrl+Z undoes it)</div>")
+        elif s.far_below_frontier:
+            frontier = f"<div style='color:#8a4b00'>&#9888; Searched, still below its frontier: {_esc(s.why_below())}.</div>"
         else:
             frontier = f"<div style='color:#555'>Frontier: {frontier}.</div>"
         blocks.append(
             f"<tr><td valign='top' style='font-size:14pt; color:#555'>{rank}</td><td>"
             f"<a href='plan:{s.index}' style='text-decoration:none; color:{color}'>"
             f"<span style='font-size:13pt'>&#9632;</span> <b>{_esc(s.name)}</b></a>"
+            + _fleet(s) +
             f" &nbsp; {_esc(objective)}: <b>{_esc(model.text(row, 'value'))}</b>"
             f"<div>Against the reference: {_esc(model.text(row, 'ratios'))}.</div>"
-            f"<div>Breaks even at: output price {_esc(model.text(row, 'breakeven_price'))}; "
+            f"<div>Breaks even at: {'device-hour' if s.sells_hours else 'output'} price "
+            f"{_esc(model.text(row, 'breakeven_price'))}; "
             f"utilization {_esc(model.text(row, 'breakeven_utilization'))}.</div>"
             f"<div style='color:#333'>Why: {_esc(s.reason)}</div>{frontier}{notes}</td></tr>")
     return summary_html(model) + "<table cellspacing='0' cellpadding='4' width='100%'>" + "".join(blocks) + "</table>"
+
+
+def _fleet(s: PlanSummary) -> str:
+    """' (H100-SXM prefill 48 + Corsair-SRAM decode 160)' for a fleet plan; empty for one device."""
+    return f" <span style='color:#555'>({_esc(s.fleet)})</span>" if s.fleet and s.fleet != s.device else ""

@@ -13,8 +13,8 @@ from PySide6.QtWidgets import (
     QComboBox, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QSplitter, QTextBrowser, QVBoxLayout, QWidget,
 )
 
-from ..engine.decision import OBJECTIVES, comparability_note, frontier_headline
-from .decision_model import DecisionModel, objective_text, ranking_html
+from ..engine.decision import OBJECTIVES, comparability_note, frontier_headline, names_config
+from .decision_model import DecisionModel, ranking_html
 from .document import Document
 from .redraw import Redraw
 from .soon import call_soon
@@ -38,11 +38,13 @@ class DecisionView(QWidget):
         self.headline.setWordWrap(True)
         self.headline.setTextFormat(Qt.RichText)
         self.headline.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+        self.headline.setOpenExternalLinks(False)
+        self.headline.linkActivated.connect(self._rename_clicked)
         self.headline.setStyleSheet("QLabel { font-size: 12pt; padding: 4px; background: #eef5ff; "
                                     "border: 1px solid #bcd4f6; }")
         self.search_button = QPushButton()
         self.search_button.setObjectName("decision_search_far_below")
-        self.search_button.setToolTip("Set serving_search = auto over every precision and draft tokens the device runs "
+        self.search_button.setToolTip("Set Serving search to Auto over every precision and draft tokens the device runs "
                                       "on each plan far below its frontier, in one undoable step")
         self.search_button.clicked.connect(self._search_far_below)
         self.search_button.hide()
@@ -100,6 +102,14 @@ class DecisionView(QWidget):
         self.model.set_objective(self.objective.currentData())
         self._after_model()
 
+    def _show_objective(self) -> None:
+        """Rank by shows the objective the ranking uses (the plans' default until one is picked)."""
+        i = self.objective.findData(self.model.objective)
+        if i >= 0 and i != self.objective.currentIndex():
+            self.objective.blockSignals(True)
+            self.objective.setCurrentIndex(i)
+            self.objective.blockSignals(False)
+
     def _reference_chosen(self, i: int) -> None:
         self.model.set_reference(i)
         self._after_model()
@@ -112,8 +122,24 @@ class DecisionView(QWidget):
             self._doc.search_widest([int(text[7:])])
 
     def far_below(self) -> list[int]:
-        """Plans (scenario indices) far below their frontier."""
-        return [s.index for s in self.model.summaries if s.far_below_frontier]
+        """Plans (scenario indices) far below their frontier that a search can still raise (not searched yet)."""
+        return [s.index for s in self.model.summaries if s.can_search]
+
+    def renames(self) -> list[tuple[int, str]]:
+        """(plan index, suggested name) of searched plans whose names describe a configuration they no
+        longer run ('H200 FP8 TP2 batch 1' now searched to batch 4)."""
+        out = []
+        for s in self.model.summaries:
+            if s.searched and s.config_name and names_config(s.name) and s.config_name != s.name:
+                out.append((s.index, s.config_name))
+        return out
+
+    def _rename_clicked(self, link: str) -> None:
+        if link.startswith("rename:"):
+            index = int(link[len("rename:"):])
+            suggested = dict(self.renames()).get(index)
+            if suggested:
+                self._doc.rename_plan(index, self._doc.unique_name(suggested))
 
     def _search_far_below(self) -> None:
         self._doc.search_widest(self.far_below())
@@ -136,6 +162,7 @@ class DecisionView(QWidget):
         self._after_model()
 
     def _after_model(self) -> None:
+        self._show_objective()
         self.headline.setText(self.headline_text())
         low = self.far_below()
         self.search_button.setVisible(bool(low))
@@ -152,28 +179,31 @@ class DecisionView(QWidget):
         for note in (comparability_note(self._doc.scenario.plans), frontier_headline(self.model.summaries)):
             if note:
                 text += f"<div style='color:#8a4b00'>&#9888; {_html(note)}.</div>"
+        offers = self.renames()
+        if offers:
+            names = self._doc.scenario.plans
+            links = ", ".join(f"<a href='rename:{i}'>{_html(names[i].name)} &rarr; {_html(new)}</a>" for i, new in offers)
+            text += (f"<div>These names describe a configuration the search changed; rename (Ctrl+Z undoes it): "
+                     f"{links}</div>")
         return text
 
     def _headline(self) -> str:
-        rows, objective = self.model.rows, self.model.objective
-        if self._doc.computing:
+        """The decision in words (present/decision_text.py: the same words as the command line and the
+        report), then the best plan against the reference where the reference is another plan."""
+        rows, objective, d = self.model.rows, self.model.objective, self.model.decision
+        if self._doc.computing or d is None:
             return "Computing the plans (each runs its serving search)…"
-        if not rows or not rows[0].exists:
-            return f"No plan has a value for {_in_sentence(OBJECTIVES[objective][0])}: see the reasons below."
-        best = rows[0]
+        from ..present.decision_text import reason   # with computed results (not at start-up)
+        text = _html(reason(d))
+        if d.first is not None:
+            text = text.replace(_html(d.first.name), f"<b>{_html(d.first.name)}</b>", 1)
+        if d.too_close:
+            text = f"<span style='color:#8a4b00'>&#9888;</span> {text}"
         ref = self.model.summaries[self.model.reference]
-        head = (f"<b>{_html(best.name)}</b> is best by {_in_sentence(OBJECTIVES[objective][0])}: "
-                f"<b>{objective_text(objective, best.value)}</b>")
-        if best.index == ref.index:
-            runner = next((r for r in rows[1:] if r.exists), None)
-            tail = (f"; next: {_html(runner.name)} at {objective_text(objective, runner.value)}." if runner else ".")
-            return head + tail
-        return head + f" — against {_html(ref.name)}: {_html(self.model.text(0, 'ratios'))}."
+        if rows and rows[0].exists and rows[0].index != ref.index:
+            text += f"<div>Against {_html(ref.name)}: {_html(self.model.text(0, 'ratios'))}.</div>"
+        return text
 
-
-def _in_sentence(label: str) -> str:
-    """'Revenue per MW ...' -> 'revenue per MW ...'; an acronym ('NPV') stays as it is."""
-    return label if label[:2].isupper() else label[0].lower() + label[1:]
 
 
 def _html(text: str) -> str:

@@ -22,6 +22,7 @@ from .live_text import LiveText
 from .performance_view import legend_html, legend_label
 from .redraw import Redraw
 from .bar_chart import HBarChart, nice_ceiling, paired_bar_plots
+from ..present.numbers import money
 from .plotting import (
     COMPONENT_COLORS, ItemPool, MoneyAxis, NumberAxis, brush, category_ticks, legend_entry, make_plot, money_text, pen,
     pg,
@@ -170,7 +171,7 @@ class EconomicsView(QWidget):
             ("Cost per million output tokens", "USD per million output tokens", self.cost_axis),
             ("Revenue per rack per year", "USD per rack per year", self.rack_axis))
         self.cost_chart = HBarChart(self.p_cost, self.cost_axis, {c: COMPONENT_COLORS[c] for c in COMPONENTS},
-                                    lambda v: f"${v:.3g}")
+                                    lambda v: money(v))
         self.cost_bars = self.cost_chart.bars
         self.cost_legend = QLabel("Cost components: " + " ".join(
             legend_entry(COMPONENT_COLORS[c], COMPONENT_TEXT.get(c, c)) for c in COMPONENTS))

@@ -10,6 +10,7 @@ import math
 from ..engine.decision import months_text
 from ..engine.quantities.inputs import PLAN_FIELD_BY_NAME, Field
 from ..engine.quantities.metrics import METRICS as METRIC_TABLE, missing_text
+from ..present.numbers import count, money, percent, plain
 
 # metric key -> (label, unit, better): better is "high", "low" or "" (no preferred direction)
 METRICS: dict[str, tuple[str, str, str]] = {m.key: (m.label, m.unit, m.better) for m in METRIC_TABLE}
@@ -48,21 +49,19 @@ def better(key: str) -> str:
 
 
 def format_number(value: float, unit: str = "") -> str:
-    """Compact, unit-aware text of a number: fractions as %, money with thousands separators."""
+    """Compact, unit-aware text of a number (present/numbers.py, the one formatter): fractions as %,
+    money with its precision (the unit is in the label), counts with separators or an SI suffix
+    ('27.3 T'), never scientific notation."""
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return "n/a"
     value = float(value)
     if unit.startswith("fraction"):
-        return f"{value * 100:.3g} %" if abs(value) < 10 else f"{value * 100:,.0f} %"
-    if unit.startswith("USD") and "Mtok" not in unit and abs(value) >= 100:
-        return f"{value:,.0f}"
-    if abs(value) >= 1e10:
-        return f"{value:.4g}".replace("e+", "e")
+        return percent(value)
+    if unit.startswith("USD"):
+        return money(value).replace("$", "")
     if abs(value) >= 1000:
-        return f"{value:,.0f}"
-    if value == int(value):
-        return f"{int(value)}"
-    return f"{value:.4g}"
+        return count(value)
+    return plain(value, 4)
 
 
 def format_metric(key: str, value, metrics=None) -> str:
@@ -86,7 +85,7 @@ def parse_input(field: Field, raw):
     text = raw.strip()
     if field.type == "choice":
         for key in field.choices:
-            if text.lower() in (key.lower(), CHOICE_LABELS.get(key, key).lower()):
+            if text.lower() in (key.lower(), choice_label(key).lower()):
                 return key
         return raw
     if field.type in ("int", "float"):

@@ -475,7 +475,7 @@ class MainWindow(QMainWindow):
             self.export_report(path if path.lower().endswith(".pdf") else path + ".pdf")
 
     def export_report(self, path: str) -> bool:
-        """Write the decision report (report_pdf.py); the Uncertainty tab's simulation when it has one."""
+        """Write the decision report (report_pdf.py), ranked as the Decision tab ranks; the Uncertainty tab's simulation when it has one."""
         from .report_pdf import simulation_for_report, write_report_pdf
         doc = self.document
         try:
@@ -486,7 +486,7 @@ class MainWindow(QMainWindow):
             elif doc.scenario.uncertainty:
                 sim = simulation_for_report(doc.scenario, doc.results)
             title = os.path.basename(doc.path) if doc.path else "built-in default scenario"
-            write_report_pdf(doc.scenario, doc.results, path, title, sim)
+            write_report_pdf(doc.scenario, doc.results, path, title, sim, self.decision.model.chosen)
         except Exception as exc:  # noqa: BLE001 - a failed export is reported, never a traceback
             self.show_problem(f"The report could not be written to {path}: {exc}", "Export failed", kind="export")
             return False

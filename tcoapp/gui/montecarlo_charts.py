@@ -10,21 +10,17 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QGridLayout, QWidget
 
 from ..engine.uncertainty.statistics import fan, histograms, payback_probability, rank_correlations
-from .economics_view import input_label
 from .plotting import ItemPool, MoneyAxis, NumberAxis, category_ticks, make_plot, pen, pg, set_title
+from ..present.labels import input_label as present_input_label
 
 BINS = 40
 FAN = (10, 50, 90)
 
 
 def uncertain_input_label(key: str) -> str:
-    """The tornado's name for an Uncertainty row key: 'device.price_usd' -> 'Device price',
-    'factor.eta_mem' -> 'Calibration factor eta_mem', a plan key -> its field label."""
-    if key.startswith("device."):
-        return input_label(key[len("device."):])
-    if key.startswith("factor."):
-        return f"Calibration factor {key[len('factor.'):]}"
-    return input_label(key)
+    """The tornado's name for an Uncertainty row key, from the field tables (present/labels.py):
+    'device.price_usd' -> 'device price', 'factor.eta_mem' -> 'Weight-read bandwidth efficiency'."""
+    return present_input_label(key)
 
 
 def _translucent(color: str, alpha: int) -> QColor:

@@ -14,8 +14,10 @@ from PySide6.QtGui import (
     QColor, QFont, QImage, QPageLayout, QPageSize, QPainter, QPdfWriter, QPen, QTextDocument,
 )
 
+from ..engine.decision_choice import decide
+from ..present.decision_text import objective_label
+from ..present.numbers import money, money_short
 from ..present.report_html import CHARTS, report_html
-from ..present.values import usd
 from .colors import PLAN_COLORS
 
 CHART_W, CHART_H = 1280, 560
@@ -30,43 +32,53 @@ def _frame(painter: QPainter, title: str) -> QRectF:
     painter.fillRect(0, 0, CHART_W, CHART_H, QColor("white"))
     painter.setPen(QColor("#222"))
     font = QFont()
-    font.setPixelSize(22)
+    font.setPixelSize(30)
     painter.setFont(font)
-    painter.drawText(QRectF(0, 6, CHART_W, 32), Qt.AlignCenter, title)
-    font.setPixelSize(16)
+    painter.drawText(QRectF(0, 6, CHART_W, 40), Qt.AlignCenter, title)
+    font.setPixelSize(24)
     painter.setFont(font)
-    return QRectF(250, 50, CHART_W - 290, CHART_H - 110)
+    return QRectF(330, 60, CHART_W - 370, CHART_H - 130)
 
 
-def cost_chart(names, costs) -> QImage:
-    """Horizontal bars: cost per million output tokens per plan ('n/a' where none)."""
+def objective_chart(names, values, title: str, fmt, slots=None) -> QImage:
+    """Horizontal bars, best first: the ranking's objective per plan ('n/a' where none); the value
+    axis labelled with the objective and its unit, ticks formatted as money."""
     image = QImage(CHART_W, CHART_H, QImage.Format_RGB32)
     painter = QPainter(image)
-    area = _frame(painter, "Cost per million output tokens [USD/Mtok]")
-    finite = [c for c in costs if c is not None and math.isfinite(c)]
-    top = max(finite) if finite else 1.0
+    area = _frame(painter, title)
+    area = QRectF(area.left(), area.top(), area.width() - 120, area.height() - 20)
+    finite = [v for v in values if v is not None and math.isfinite(v)]
+    low, high = min(finite + [0.0]), max(finite + [0.0])
+    high = high if high > low else low + 1.0
+    x = lambda v: area.left() + area.width() * (v - low) / (high - low)  # noqa: E731
     step = area.height() / max(1, len(names))
-    for i, (name, cost) in enumerate(zip(names, costs)):
+    painter.setPen(QPen(QColor("#888"), 1))
+    painter.drawLine(QPointF(x(0.0), area.top()), QPointF(x(0.0), area.bottom()))
+    painter.drawLine(QPointF(area.left(), area.bottom()), QPointF(area.right(), area.bottom()))
+    painter.setPen(QColor("#222"))
+    for v in np.linspace(low, high, 5):
+        painter.drawText(QRectF(x(v) - 90, area.bottom() + 4, 180, 30), Qt.AlignCenter, fmt(float(v)))
+    for i, (name, value) in enumerate(zip(names, values)):
         y = area.top() + i * step
         painter.setPen(QColor("#222"))
-        painter.drawText(QRectF(0, y, area.left() - 10, step), Qt.AlignRight | Qt.AlignVCenter, name[:30])
-        if cost is None or not math.isfinite(cost):
-            painter.drawText(QRectF(area.left() + 6, y, 400, step), Qt.AlignVCenter, "n/a")
+        painter.drawText(QRectF(0, y, area.left() - 10, step), Qt.AlignRight | Qt.AlignVCenter, name[:21])
+        if value is None or not math.isfinite(value):
+            painter.drawText(QRectF(x(0.0) + 6, y, 400, step), Qt.AlignVCenter, "n/a")
             continue
-        width = area.width() * 0.85 * cost / top
-        painter.fillRect(QRectF(area.left(), y + step * 0.15, width, step * 0.7), _color(i))
-        painter.drawText(QRectF(area.left() + width + 6, y, 200, step), Qt.AlignVCenter, usd(cost, cents=True))
+        left, right = sorted((x(0.0), x(value)))
+        painter.fillRect(QRectF(left, y + step * 0.15, right - left, step * 0.7), _color(slots[i] if slots else i))
+        painter.drawText(QRectF(right + 6, y, 220, step), Qt.AlignVCenter, fmt(value))
     painter.end()
     return image
 
 
 def cashflow_chart(names, series) -> QImage:
-    """One line per plan: cumulative cash flow [USD] by year (years 0..n)."""
+    """One line per plan: cumulative cash flow [USD] by year (years 0..n), axes labelled."""
     image = QImage(CHART_W, CHART_H, QImage.Format_RGB32)
     painter = QPainter(image)
     painter.setRenderHint(QPainter.Antialiasing)
-    area = _frame(painter, "Cumulative cash flow [USD] by year")
-    area = QRectF(area.left() - 100, area.top(), area.width() - 60, area.height())
+    area = _frame(painter, "Cumulative cash flow (USD) by year")
+    area = QRectF(area.left() - 170, area.top(), area.width() - 170, area.height() - 30)
     values = [v for s in series for v in s if v is not None and math.isfinite(v)]
     low, high = (min(values + [0.0]), max(values + [0.0])) if values else (-1.0, 1.0)
     high = high if high > low else low + 1.0
@@ -77,18 +89,20 @@ def cashflow_chart(names, series) -> QImage:
     painter.drawLine(QPointF(area.left(), y(0.0)), QPointF(area.right(), y(0.0)))
     painter.setPen(QColor("#222"))
     for t in range(years + 1):
-        painter.drawText(QRectF(x(t) - 30, area.bottom() + 4, 60, 24), Qt.AlignCenter, str(t))
-    for v in (low, 0.0, high):
-        painter.drawText(QRectF(0, y(v) - 12, area.left() - 8, 24), Qt.AlignRight | Qt.AlignVCenter, usd(v))
+        painter.drawText(QRectF(x(t) - 30, area.bottom() + 4, 60, 30), Qt.AlignCenter, str(t))
+    painter.drawText(QRectF(area.left(), area.bottom() + 32, area.width(), 30), Qt.AlignCenter, "Year")
+    for v in np.linspace(low, high, 5):
+        painter.drawText(QRectF(0, y(v) - 15, area.left() - 8, 30), Qt.AlignRight | Qt.AlignVCenter,
+                         money_short(float(v)))
     for i, s in enumerate(series):
         painter.setPen(QPen(_color(i), 3))
         points = [QPointF(x(t), y(v)) for t, v in enumerate(s) if v is not None and math.isfinite(v)]
         for a, b in zip(points, points[1:]):
             painter.drawLine(a, b)
     for i, name in enumerate(names):   # the legend, right of the plot
-        painter.fillRect(QRectF(area.right() + 16, area.top() + i * 26 + 6, 14, 14), _color(i))
+        painter.fillRect(QRectF(area.right() + 16, area.top() + i * 32 + 8, 16, 16), _color(i))
         painter.setPen(QColor("#222"))
-        painter.drawText(QRectF(area.right() + 36, area.top() + i * 26, 140, 26), Qt.AlignVCenter, name[:18])
+        painter.drawText(QRectF(area.right() + 38, area.top() + i * 32, 300, 32), Qt.AlignVCenter, name[:22])
     painter.end()
     return image
 
@@ -102,26 +116,35 @@ def simulation_for_report(scenario, results, draws: int = DEFAULT_DRAWS, seed: i
     return simulation_json(simulate(scenario, draws, seed, results=results))
 
 
-def report_document(scenario, results, title: str, simulation: dict | None = None) -> QTextDocument:
+def report_document(scenario, results, title: str, simulation: dict | None = None,
+                    objective: str | None = None) -> QTextDocument:
     """The report laid out (its text: `toPlainText()`), charts added as image resources."""
     doc = QTextDocument()
+    decided = decide(scenario, results, objective)
+    order = decided.summaries
+    label = objective_label(decided.objective)
+    unit = "USD per Mtok" if decided.objective.startswith("cost_per_million") else "USD"
+    fmt = (lambda v: money(v)) if unit != "USD" else money_short
     names = [p.name for p in scenario.plans]
-    costs = [r.metric_or_none("cost_per_million_output_tokens_usd") for r in results]
     series = [[row["cumulative_cash_flow_usd"] for row in r.year_rows()] for r in results]
-    images = {"cost_chart": cost_chart(names, costs), "cashflow_chart": cashflow_chart(names, series)}
+    images = {"objective_chart": objective_chart([s.name for s in order], [s.value for s in order],
+                                                 f"{label} ({unit}), best first", fmt, [s.index for s in order]),
+              "cashflow_chart": cashflow_chart(names, series)}
     for name, _ in CHARTS:
         doc.addResource(QTextDocument.ImageResource, QUrl(name), images[name])
     doc.setDefaultStyleSheet("body { font-family: sans-serif; font-size: 9pt; } h1 { font-size: 16pt; } "
                              "h2 { font-size: 12pt; margin-top: 12px; } th { background: #eef5ff; }")
-    doc.setHtml(report_html(scenario, results, title, simulation))
+    doc.setHtml(report_html(scenario, results, title, simulation, decided=decided))
     return doc
 
 
-def write_report_pdf(scenario, results, path: str, title: str, simulation: dict | None = None) -> None:
-    """Lay out and print the report to `path` (A4 portrait): rendered in memory, then saved through the
-    atomic save (io/atomic.py), so a full disk or a read-only folder keeps the old file (SaveError)."""
+def write_report_pdf(scenario, results, path: str, title: str, simulation: dict | None = None,
+                     objective: str | None = None) -> None:
+    """Lay out and print the report to `path` (A4 portrait), ranked by `objective` (None: the plans'
+    default, as `tcoapp compute`): rendered in memory, then saved through the atomic save
+    (io/atomic.py), so a full disk or a read-only folder keeps the old file (SaveError)."""
     from ..io.atomic import atomic_write
-    data = _pdf_bytes(report_document(scenario, results, title, simulation), title)
+    data = _pdf_bytes(report_document(scenario, results, title, simulation, objective), title)
     atomic_write(path, lambda handle: handle.write(data))
 
 

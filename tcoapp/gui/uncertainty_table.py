@@ -3,15 +3,21 @@ row, remove one; every change is validated by the engine (one message naming the
 and undoable. Columns and their help come from the field table."""
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
 from ..engine.errors import Problem
 from ..engine.uncertainty.fields import UNCERTAINTY_FIELDS
-from ..engine.uncertainty.inputs import make_uncertain_input
+from ..engine.quantities.factors import FACTOR_FIELD_BY_NAME
+from ..engine.quantities.inputs import PLAN_FIELD_BY_NAME
+from ..engine.uncertainty.inputs import DEVICE_FIELD_BY_NAME, make_uncertain_input
 from .document import Document
+from ..present.labels import input_label
+from ..present.numbers import plain
 
 NAMES = tuple(f.name for f in UNCERTAINTY_FIELDS)
+_KEYS = tuple(sorted({f"device.{k}" for k in DEVICE_FIELD_BY_NAME} | {f"factor.{k}" for k in FACTOR_FIELD_BY_NAME}
+                     | set(PLAN_FIELD_BY_NAME)))   # what a typed label may name
 # a new row: the first key the current plan has no row for, triangular around the plan's value
 TEMPLATE_KEYS = (("utilization", 0.7, 1.15), ("price_usd_per_million_output_tokens", 0.7, 1.3),
                  ("electricity_usd_per_kwh", 0.8, 1.3), ("price_usd_per_million_input_tokens", 0.7, 1.3))
@@ -20,7 +26,21 @@ TEMPLATE_KEYS = (("utilization", 0.7, 1.15), ("price_usd_per_million_output_toke
 def _text(value) -> str:
     if value is None:
         return ""
-    return f"{value:g}" if isinstance(value, float) else str(value)
+    return plain(value, 6) if isinstance(value, float) else str(value)
+
+
+def _typed(item, name: str) -> str:
+    """A cell's value as the engine reads it: the key column shows a label (the field table's) and
+    keeps its key; a label typed there is read as its key."""
+    if item is None:
+        return ""
+    text = item.text()
+    if name != "key":
+        return text
+    key = item.data(Qt.UserRole) or ""
+    if text == input_label(key):
+        return key
+    return next((k for k in _KEYS if input_label(k).lower() == text.strip().lower()), text)
 
 
 def _row_of(*widgets) -> QHBoxLayout:
@@ -67,8 +87,10 @@ class UncertaintyTable(QWidget):
         self.table.setRowCount(len(rows))
         for r, row in enumerate(rows):
             for c, name in enumerate(NAMES):
-                item = QTableWidgetItem(_text(getattr(row, name)))
-                item.setToolTip(item.text())  # long sources read in full
+                value = getattr(row, name)
+                item = QTableWidgetItem(input_label(value) if name == "key" else _text(value))
+                item.setData(Qt.UserRole, _text(value))
+                item.setToolTip(f"{item.text()} ({value})" if name == "key" else item.text())  # sources in full
                 self.table.setItem(r, c, item)
         self._filling = False
         self.remove_button.setEnabled(bool(rows))
@@ -77,7 +99,7 @@ class UncertaintyTable(QWidget):
         if self._filling:
             return
         r = item.row()
-        raw = {name: self.table.item(r, c).text() if self.table.item(r, c) else "" for c, name in enumerate(NAMES)}
+        raw = {name: _typed(self.table.item(r, c), name) for c, name in enumerate(NAMES)}
         problems: list[Problem] = []
         row = make_uncertain_input(raw, lambda key: f"Uncertainty row {r + 1}", problems)
         error = "\n".join(str(p) for p in problems) if problems else None

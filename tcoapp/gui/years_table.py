@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QHeaderView, QTableView
 
 from ..engine.quantities.finance import YEAR_QUANTITY_BY_KEY
 from .document import Document
+from ..present.numbers import count, money, percent, plain
 
 # row key in PlanResult.year_rows(), label, unit
 ROWS = (
@@ -47,14 +48,12 @@ def _text(value, unit: str) -> str:
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return "n/a"
     if unit == "%":
-        return f"{value:.0%}"
-    if unit == "USD/Mtok":
-        return f"${value:,.3f}"
+        return percent(value, 2)
+    if unit == "USD/Mtok" or unit == "USD":
+        return money(value)
     if unit == "ratio":
         return f"{value:.2f}x"
-    if unit == "USD":
-        return f"-${-value:,.0f}" if value < 0 else f"${value:,.0f}"
-    return f"{value:,.4g}" if abs(value) < 1e4 else f"{value:.3e}"
+    return count(value) if abs(value) >= 1000 else plain(value, 4)
 
 
 def _widest(cells: list[list[tuple]]) -> list[int]:

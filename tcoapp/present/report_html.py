@@ -14,16 +14,29 @@ from html import escape
 from ..io.versions import APP_VERSION
 from ..engine import decision
 from ..engine.compute import not_entered
-from ..engine.quantities.inputs import PLAN_FIELD_BY_NAME
+from ..engine.decision_choice import decide
+from ..engine.finance.sensitivity import tornado
+from ..engine.quantities.inputs import PLAN_FIELD_BY_NAME, PLAN_FIELDS
+from ..engine.quantities.metrics import METRIC_BY_KEY, TORNADO_METRICS
+from ..engine.uncertainty.inputs import DEVICE_FIELD_BY_NAME
+from .decision_text import objective_label, objective_value, reason
+from .labels import in_sentence, input_label
+from .numbers import money
 from .values import choice_label, metric_value, percent, plain, usd
 
-RANK_BY = "cost_per_million_output_tokens_usd"
-CHARTS = (("cost_chart", "Cost per million output tokens at the target, per plan"),
+CHARTS = (("objective_chart", "The ranking's objective, per plan"),
           ("cashflow_chart", "Cumulative cash flow by year, per plan"))
-ASSUMPTION_KEYS = ("device", "model", "input_tokens", "output_tokens", "min_tokens_per_s_per_user", "max_ttft_s",
+ASSUMPTION_KEYS = ("model", "input_tokens", "output_tokens", "min_tokens_per_s_per_user", "max_ttft_s",
                    "serving_search", "sizing_mode", "utilization", "years", "discount_rate", "pue",
                    "electricity_usd_per_kwh", "price_usd_per_million_output_tokens", "price_usd_per_million_input_tokens",
                    "price_tiers", "price_change_per_year", "other_capex_fraction", "residual_value_fraction", "tax_rate")
+_REVENUE = [f for f in PLAN_FIELDS if f.group == "revenue" and f.type != "choice"]
+TOKEN_PRICE_KEYS = frozenset(f.name for f in _REVENUE if "token" in f.name) | {"price_tiers"}   # tokens mode only
+HOUR_KEYS = tuple(f.name for f in _REVENUE if "token" not in f.name)                           # device-hours mode
+DEBT_KEYS = tuple(f.name for f in PLAN_FIELDS if f.group == "financing")                        # the debt's terms
+RISK_DRIVERS = 3
+# the financing table's figures: the metrics of the debt (their table rows say "equity" or "DSCR"), then NPV
+FINANCING_METRICS = tuple(k for k in METRIC_BY_KEY if k.startswith("equity_") or "dscr" in k) + ("npv_usd",)
 
 
 def _e(text) -> str:
@@ -37,6 +50,9 @@ def _input_text(plan, key: str) -> str:
         return "not set"
     if field.unit.startswith("fraction"):
         return percent(float(value)) + (" per year" if field.unit.endswith("/yr") else "")
+    if field.unit.startswith("USD"):
+        rest = field.unit[3:].lstrip("/").replace("/", " per ").replace("h", "hour") if field.unit != "USD" else ""
+        return money(float(value)) + (f" per {rest}" if rest else "")
     if field.type in ("int", "float"):
         unit = f" {field.unit}" if field.unit and field.unit != "ratio" else ""
         return f"{plain(float(value))}{unit}"
@@ -45,22 +61,25 @@ def _input_text(plan, key: str) -> str:
     return str(value)
 
 
-def report_html(scenario, results, title: str, simulation_json: dict | None = None) -> str:
+def report_html(scenario, results, title: str, simulation_json: dict | None = None,
+                objective: str | None = None, decided=None) -> str:
     """The whole report; `simulation_json` is `engine.uncertainty.report.simulation_json` of a run (or
-    None). Images are referenced by the names in CHARTS."""
+    None); `decided`: the decision where already made (else made here, by `objective` or the plans'
+    default). Images are referenced by the names in CHARTS."""
     plans = scenario.plans
-    summaries = decision.summarize(plans, results, RANK_BY, scenario.all_device_names())
-    order = decision.ranked(summaries, RANK_BY)
+    d = decided if decided is not None else decide(scenario, results, objective)
     parts = [f"<h1>Decision report: {_e(title)}</h1>",
-             f"<p>tcoapp {APP_VERSION}, {datetime.date.today().isoformat()}. Plans ranked by cost per million output "
-             "tokens at their interactivity target (lowest first). Every number is computed by the tcoapp engine "
-             "from the scenario's inputs; estimates are marked in the sources.</p>"]
-    parts += _headline(plans, order, summaries)
-    parts += _ranking(order, results)
-    parts += _reasons(order)
+             f"<p style='color:#555'>tcoapp {APP_VERSION}, {datetime.date.today().isoformat()}. Every number is "
+             "computed by the tcoapp engine from the scenario's inputs; estimates are marked in the sources.</p>"]
+    parts += _summary(scenario, results, d)
+    parts += _ranking(d, results)
+    parts += _financing(plans, results)
+    parts += _device_hours(plans)
+    parts += _risks(scenario, results, d)
     parts.append("<h2>Charts</h2>")
     for name, caption in CHARTS:
-        parts.append(f"<p><b>{_e(caption)}</b><br><img src='{name}' width='640'></p>")
+        parts.append(f"<p><img src='{name}' width='640'></p>")
+    parts += _reasons(d.summaries)
     parts += _assumptions(plans)
     if simulation_json is not None:
         parts += _monte_carlo(simulation_json)
@@ -68,43 +87,131 @@ def report_html(scenario, results, title: str, simulation_json: dict | None = No
     return "<html><body>" + "\n".join(parts) + "</body></html>"
 
 
-def _headline(plans, order, summaries) -> list[str]:
-    out = []
-    best = order[0] if order and order[0].exists else None
-    if best is not None:
-        out.append(f"<p><b>Best: {_e(best.name)}</b>, {_e(metric_value(RANK_BY, best.value))}.</p>")
-    else:
-        out.append("<p><b>No plan has a cost per million output tokens</b>: see the reasons below.</p>")
-    for note in (decision.comparability_note(plans), decision.frontier_headline(summaries)):
+def _summary(scenario, results, d) -> list[str]:
+    """The first page's box: the decision, how sure, what the plans sell and how they are financed."""
+    plans = scenario.plans
+    hours = sum(p.revenue_mode == "device_hours" for p in plans)
+    debt = [p.name for p in plans if float(p.debt_fraction) > 0]
+    sells = ("device-hours (GPU-cloud revenue)" if hours == len(plans) else
+             f"tokens ({len(plans) - hours} plans) and device-hours ({hours})" if hours else "tokens")
+    sure = ("no second plan to compare" if d.p_first_beats_second is None else
+            f"P(first beats second) = {percent(d.p_first_beats_second, 2)} over {d.draws:,} paired draws"
+            + (" — too close to call" if d.too_close else ""))
+    lines = [f"<b>Decision.</b> {_e(reason(d))}",
+             f"<b>Ranked by</b> {_e(in_sentence(objective_label(d.objective)))}, because the plans sell {_e(sells)}"
+             + (f" and {len(debt)} of them borrow" if debt else "") + f". <b>Confidence:</b> {_e(sure)}."]
+    for note in (decision.comparability_note(plans), decision.frontier_headline(d.summaries)):
         if note:
-            out.append(f"<p><b>Caution:</b> {_e(note)}.</p>")
-    return out
+            lines.append(f"<b>Caution:</b> {_e(note)}.")
+    return ["<table width='100%' cellpadding='6' style='background:#eef5ff; border:1px solid #bcd4f6'><tr><td>"
+            + "<br>".join(lines) + "</td></tr></table>"]
 
 
-def _ranking(order, results) -> list[str]:
-    head = ("<tr><th>#</th><th>Plan</th><th>Cost per Mtok</th><th>NPV</th><th>IRR</th><th>Payback</th>"
-            "<th>Breaks even at output price</th><th>Breaks even at utilization</th><th>Share of frontier</th></tr>")
+def _ranking_columns(d, results) -> tuple[str, ...]:
+    financed = any(float(r.inputs.debt_fraction) > 0 for r in results if r.inputs is not None)
+    keys = [d.objective, "npv_usd", "irr", "payback_months"]
+    if financed:
+        keys[1:1] = ["equity_npv_usd", "equity_irr"]
+    if d.objective != "cost_per_million_output_tokens_usd":
+        keys.append("cost_per_device_hour_usd" if any(s.sells_hours for s in d.summaries)
+                    else "cost_per_million_output_tokens_usd")
+    return tuple(dict.fromkeys(k for k in keys if k in METRIC_BY_KEY or k == d.objective))
+
+
+def _ranking(d, results) -> list[str]:
+    keys = _ranking_columns(d, results)
+    head = ("<tr><th>#</th><th>Plan</th>" + "".join(f"<th>{_e(_label(k))}</th>" for k in keys)
+            + "<th>Breaks even at price</th><th>Breaks even at utilization</th></tr>")
     rows = []
-    for rank, s in enumerate(order, 1):
+    for rank, s in enumerate(d.summaries, 1):
         r = results[s.index]
-        m = r.metrics
-        cells = [str(rank) if s.exists else "–", _e(s.name),
-                 _e(metric_value(RANK_BY, r.metric_or_none(RANK_BY))),
-                 _e(metric_value("npv_usd", r.metric_or_none("npv_usd"), m)),
-                 _e(metric_value("irr", r.metric_or_none("irr"), m).replace(" per year", "")),
-                 _e(metric_value("payback_months", r.metric_or_none("payback_months"), m)),
-                 _e(decision.breakeven_price_text(s)), _e(decision.breakeven_utilization_text(s)),
-                 "n/a" if s.frontier_share != s.frontier_share else _e(percent(s.frontier_share))]
+        name = _e(s.name) + (f"<br><small>{_e(s.fleet)}</small>" if s.fleet and s.fleet != s.device else "")
+        cells = [str(rank) if s.exists else "–", name]
+        cells += [_e(objective_value(d.objective, s.value)) if k == d.objective else
+                  _e(metric_value(k, r.metric_or_none(k), r.metrics).replace(" per year", "")) for k in keys]
+        cells += [_e(decision.breakeven_price_text(s)), _e(decision.breakeven_utilization_text(s))]
         rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
-    return ["<h2>Ranked plans</h2>",
+    return [f"<h2>Ranking by {_e(in_sentence(objective_label(d.objective)))}</h2>",
             "<table border='1' cellspacing='0' cellpadding='3'>" + head + "".join(rows) + "</table>"]
 
 
-def _reasons(order) -> list[str]:
+def _label(key: str) -> str:
+    return METRIC_BY_KEY[key].label if key in METRIC_BY_KEY else objective_label(key)
+
+
+def _financing(plans, results) -> list[str]:
+    """Equity NPV and IRR, min DSCR and the debt's terms of every plan that borrows."""
+    rows = []
+    for plan, r in zip(plans, results):
+        if float(plan.debt_fraction) <= 0:
+            continue
+        m = r.metrics
+        terms = ", ".join(f"{PLAN_FIELD_BY_NAME[k].label.lower()} {_input_text(plan, k)}" for k in DEBT_KEYS)
+        figures = [metric_value(k, r.metric_or_none(k), m).replace(" per year", "") for k in FINANCING_METRICS]
+        rows.append("<tr>" + "".join(f"<td>{_e(c)}</td>" for c in [plan.name, terms, *figures]) + "</tr>")
+    if not rows:
+        return []
+    head = "".join(f"<th>{_e(h)}</th>" for h in ["Plan", "Debt terms"] + [_label(k) for k in FINANCING_METRICS])
+    return ["<h2>Financing</h2>",
+            "<p>Equity NPV and IRR are the equity holder's flows after interest and principal, discounted at the "
+            "equity discount rate; min DSCR is the worst year's (revenue - opex - tax) over debt service. Project "
+            "NPV and IRR stay unlevered.</p>",
+            "<table border='1' cellspacing='0' cellpadding='3'><tr>" + head + "</tr>" + "".join(rows) + "</table>"]
+
+
+def _device_hours(plans) -> list[str]:
+    """The device-hour prices of plans that sell device-hours."""
+    sold = [p for p in plans if p.revenue_mode == "device_hours"]
+    if not sold:
+        return []
+    keys = HOUR_KEYS + ("utilization",)
+    head = "<tr><th>Plan</th>" + "".join(f"<th>{_e(PLAN_FIELD_BY_NAME[k].label)}</th>" for k in keys) + "</tr>"
+    rows = "".join("<tr><td>" + _e(p.name) + "</td>" + "".join(f"<td>{_e(_input_text(p, k))}</td>" for k in keys)
+                   + "</tr>" for p in sold)
+    return ["<h2>Device-hour prices</h2>",
+            "<p>These plans sell devices by the hour: the reserved share at the reserved price for every hour, the "
+            "rest on demand for the hours used (utilization).</p>",
+            "<table border='1' cellspacing='0' cellpadding='3'>" + head + rows + "</table>"]
+
+
+def _risks(scenario, results, d) -> list[str]:
+    """What could change the decision: the largest drivers of the leading plans, the model's interval,
+    costs left at 0, plans below their frontier."""
+    items = []
+    metric = d.objective if d.objective in TORNADO_METRICS or d.objective.startswith("equity_") else "npv_usd"
+    for s in [x for x in d.summaries[:2] if x.exists]:
+        r = results[s.index]
+        swings = [w for w in tornado(r.inputs, metric)[:RISK_DRIVERS] if w.span > 0] if r.inputs is not None else []
+        if swings:
+            words = "; ".join(f"{in_sentence(input_label(w.input))} ±20 % moves it "
+                              f"{objective_value(metric, w.metric_low)} to {objective_value(metric, w.metric_high)}"
+                              for w in swings)
+            items.append(f"<b>{_e(s.name)}</b>, {_e(in_sentence(objective_label(metric)))}: {_e(words)}.")
+        band = r.prediction_interval
+        if band:
+            low, high = band["tokens_per_s_per_device"]
+            point = r.metrics.tokens_per_s_per_device
+            items.append(f"<b>{_e(s.name)}</b>: the model's {percent(band['level'], 2)} interval of tokens/s per "
+                         f"device is {_e(percent(low / point - 1, 2))} / +{_e(percent(high / point - 1, 2))} "
+                         "of its point (published measurements it never saw; docs/model.md, \"How sure it is\").")
+    missing = {p.name: not_entered(p) for p in scenario.plans}
+    if any(missing.values()):
+        items.append("Costs left at 0 (not entered: left out, so costs are understated): " + _e("; ".join(
+            f"{name}: {', '.join(m)}" for name, m in missing.items() if m)) + ".")
+    low = [s for s in d.summaries if s.far_below_frontier]
+    if low:
+        items.append("Below their frontier (ranked as typed, not at their best): " + _e(", ".join(
+            f"{s.name} at {percent(s.frontier_share, 2)}" for s in low)) + ".")
+    if not items:
+        return []
+    return ["<h2>Risks</h2><ul>" + "".join(f"<li>{i}</li>" for i in items) + "</ul>"]
+
+
+def _reasons(summaries) -> list[str]:
     out = ["<h2>Why each plan stands where it does</h2>"]
-    for s in order:
+    for s in summaries:
         notes = "".join(f"<br>&#9888; {_e(n)}." for n in s.notes)
-        frontier = ("" if s.frontier_share != s.frontier_share else
+        frontier = ("" if s.frontier_share != s.frontier_share or "frontier" in s.reason else
                     f"<br>Frontier: {_e(decision.frontier_text(s))}.")
         out.append(f"<p><b>{_e(s.name)}</b>: {_e(s.reason)}{frontier}{notes}</p>")
     return out
@@ -112,8 +219,11 @@ def _reasons(order) -> list[str]:
 
 def _assumptions(plans) -> list[str]:
     head = "<tr><th>Input</th>" + "".join(f"<th>{_e(p.name)}</th>" for p in plans) + "</tr>"
-    rows = []
+    rows = [f"<tr><td>Devices</td>" + "".join(f"<td>{_e(_devices(p))}</td>" for p in plans) + "</tr>"]
+    tokens = any(p.revenue_mode != "device_hours" for p in plans)
     for key in ASSUMPTION_KEYS:
+        if key in TOKEN_PRICE_KEYS and not tokens:
+            continue          # token prices this revenue mode does not use
         label = PLAN_FIELD_BY_NAME[key].label
         rows.append(f"<tr><td>{_e(label)}</td>" + "".join(f"<td>{_e(_input_text(p, key))}</td>" for p in plans)
                     + "</tr>")
@@ -123,6 +233,12 @@ def _assumptions(plans) -> list[str]:
             "<p>The inputs each plan is computed from. A cost left at 0 is <b>not entered</b>: it is left out, so "
             "the plan's costs are understated by it until a quote is entered.</p>",
             "<table border='1' cellspacing='0' cellpadding='3'>" + head + "".join(rows) + "</table>"]
+
+
+def _devices(plan) -> str:
+    if not plan.pools:
+        return plan.device
+    return " + ".join(f"{q.device} {q.role}" if q.role != "serve" else q.device for q in plan.pools)
 
 
 def _monte_carlo(sim: dict) -> list[str]:
@@ -147,6 +263,13 @@ def _monte_carlo(sim: dict) -> list[str]:
             "<table border='1' cellspacing='0' cellpadding='3'>" + beats + "</table>"]
 
 
+def _device_label(key: str) -> str:
+    """A device field's label ('TDP' for tdp_w); the catalog's notes column as 'notes'."""
+    key = key.strip()
+    found = DEVICE_FIELD_BY_NAME.get(key)
+    return in_sentence(found.label) if found is not None else key.replace("hw_", "hardware ").replace("_", " ")
+
+
 def _sources(scenario, plans) -> list[str]:
     out = ["<h2>Sources</h2><ul>"]
     devices = dict.fromkeys(d for p in plans for d in [p.device] + [q.device for q in p.pools] if d)
@@ -155,7 +278,8 @@ def _sources(scenario, plans) -> list[str]:
             d = scenario.device(name)
         except KeyError:
             continue
-        est = f" Estimated: {d.estimated_fields.replace(';', ', ')}." if getattr(d, "estimated_fields", "") else ""
+        est = (f" Estimated: {', '.join(_device_label(k) for k in d.estimated_fields.split(';') if k.strip())}."
+               if getattr(d, "estimated_fields", "") else "")
         out.append(f"<li><b>Device {_e(name)}</b>: {_e(d.source or 'no source given')}.{_e(est)}</li>")
     for name in dict.fromkeys(p.model for p in plans):
         try:
@@ -168,6 +292,7 @@ def _sources(scenario, plans) -> list[str]:
         if tiers is not None:
             out.append(f"<li><b>Price tiers {_e(name)}</b>: {_e(tiers.source or 'no source given')}.</li>")
     for row in getattr(scenario, "uncertainty", ()):
-        out.append(f"<li><b>Uncertain {_e(row.key)}</b> ({_e(row.plan)}): {_e(row.source or 'ASSUMPTION')}.</li>")
+        out.append(f"<li><b>Uncertain {_e(in_sentence(input_label(row.key)))}</b> ({_e(row.plan)}): "
+                   f"{_e(row.source or 'ASSUMPTION')}.</li>")
     out.append("</ul><p>The catalog's sources and estimates: docs/catalog.md; the equations: docs/model.md.</p>")
     return out

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from ..engine.quantities.metrics import METRIC_BY_KEY, missing_text
+from .numbers import count, money, number, percent, plain  # noqa: F401 (plain, percent: the callers' names)
 
 CHOICE_LABELS: dict[str, str] = {   # a choice's key -> the words a person reads (the workbook keeps the key)
     "bf16": "BF16", "fp8": "FP8", "mxfp4": "MXFP4", "nvfp4": "NVFP4",
@@ -19,15 +20,14 @@ CHOICE_LABELS: dict[str, str] = {   # a choice's key -> the words a person reads
 
 
 def choice_label(value) -> str:
-    return CHOICE_LABELS.get(str(value), str(value))
+    """A choice as read: its label, else its key in words ('straight_line' -> 'Straight line')."""
+    text = str(value)
+    if text in CHOICE_LABELS:
+        return CHOICE_LABELS[text]
+    return text[:1].upper() + text[1:].replace("_", " ") if "_" in text else text
 
 
-def plain(value: float, digits: int = 4) -> str:
-    """A number without trailing zeros: 50 / 0.0895 / 1,000,000."""
-    text = significant(value, digits)
-    return text.rstrip("0").rstrip(".") if "." in text else text
-
-
+_PER = {"yr": "year", "h": "hour"}
 _COUNTS = {"sequences", "devices", "servers", "racks"}
 _UNIT_WORDS = {"tokens/s": "tokens/s", "s": "s", "W": "W", "tokens/J": "tokens/J", "kW": "kW",
                "tokens/yr": "tokens/yr", "months": "months"}
@@ -35,23 +35,14 @@ _UNIT_WORDS = {"tokens/s": "tokens/s", "s": "s", "W": "W", "tokens/J": "tokens/J
 
 def significant(value: float, digits: int = 3) -> str:
     """`value` to `digits` significant digits in fixed notation with thousands separators
-    (1,234 / 12.3 / 0.0123), never 1.23e+04."""
-    if value == 0 or not math.isfinite(value):
-        return f"{value:g}"
-    decimals = max(0, digits - 1 - int(math.floor(math.log10(abs(value)))))
-    return f"{value:,.{min(decimals, 9)}f}"
+    (1,234 / 12.3 / 0.0123), never 1.23e+04 (numbers.number)."""
+    return number(value, digits)
 
 
 def usd(value: float, cents: bool = False) -> str:
-    """'$26,740,000', '-$11,620,000'; with `cents` small prices keep 3 significant digits ('$0.156')."""
-    sign = "-" if value < 0 else ""
-    body = significant(abs(value)) if cents and abs(value) < 1000 else f"{abs(value):,.0f}"
-    return f"{sign}${body}"
-
-
-def percent(fraction: float) -> str:
-    """0.5449 -> '54.5 %'; 2.97 -> '297 %'."""
-    return f"{significant(fraction * 100.0)} %"
+    """Money with its precision (numbers.money): '$26,740,000', '-$11,620,000', '$1.71', '$0.40',
+    '$0.156'. `cents` is kept for callers; every amount keeps its cents below $1,000."""
+    return money(value)
 
 
 def metric_value(key: str, value: float | None, metrics=None) -> str:
@@ -60,17 +51,19 @@ def metric_value(key: str, value: float | None, metrics=None) -> str:
         return missing_text(key, metrics)
     unit = METRIC_BY_KEY[key].unit if key in METRIC_BY_KEY else ""
     if unit == "USD/Mtok":
-        return f"{usd(value, cents=True)} per Mtok"
+        return f"{money(value)} per Mtok"
     if unit.startswith("USD"):
         rest = unit[3:].lstrip("/")
-        return usd(value) + (f" per {rest.replace('/', ' per ').replace('yr', 'year')}" if rest else "")
+        return usd(value) + (" per " + " per ".join(_PER.get(w, w) for w in rest.split("/")) if rest else "")
     if unit.startswith("fraction"):
         return percent(value) + (" per year" if unit.endswith("/yr") else "")
+    if unit == "ratio":
+        return f"{significant(value)}x"
     if unit in _COUNTS:
         return (f"{value:,.0f}" if float(value).is_integer() else significant(value)) + f" {unit}"
     if unit == "tokens/yr":
-        return f"{value:,.0f} tokens/yr"
-    number = f"{value:,.0f}" if abs(value) >= 100 else significant(value)
-    if unit == "months" and number in ("1", "1.00"):
-        return f"{number} month"
-    return f"{number} {_UNIT_WORDS.get(unit, unit)}".rstrip()
+        return count(value, "tokens/yr")
+    text = count(value) if abs(value) >= 100 else significant(value)
+    if unit == "months" and text in ("1", "1.00"):
+        return f"{text} month"
+    return f"{text} {_UNIT_WORDS.get(unit, unit)}".rstrip()

@@ -63,10 +63,29 @@ def test_compute_text_says_when_the_ranking_is_not_like_with_like():
     from tcoapp.engine.compute import compute_scenario
     from tcoapp.io.default_scenario import default_scenario
     scenario = default_scenario()
-    assert "Not like with like" not in compute_text(scenario.plans, compute_scenario(scenario))
+    assert "Not like with like" not in compute_text(scenario, compute_scenario(scenario))
     plans = list(scenario.plans)
     plans[0] = dataclasses.replace(plans[0], model="Llama-3.1-8B")
     scenario = dataclasses.replace(scenario, plans=tuple(plans))
-    text = compute_text(scenario.plans, compute_scenario(scenario))
+    text = compute_text(scenario, compute_scenario(scenario))
     assert "Not like with like" in text.split("\n #")[0] and "Llama-3.1-8B 1,024 in / 1,024 out" in text
     assert max(len(line) for line in text.splitlines()) <= 100
+
+
+_SAMPLE_PATHS = [None] + sorted(str(p) for p in (Path(__file__).resolve().parents[2] / "samples").glob("*.xlsx"))
+
+
+@pytest.mark.parametrize("path", _SAMPLE_PATHS, ids=lambda p: "default" if p is None else Path(p).stem)
+def test_compute_text_has_no_raw_key_and_no_scientific_notation(path):
+    """Every sample's text: labels, not keys; numbers in fixed notation; no line over 100 columns."""
+    import re
+    from tcoapp.cli.text import compute_text
+    from tcoapp.engine.compute import compute_scenario
+    from tcoapp.io.default_scenario import default_scenario
+    from tcoapp.io.load import load_scenario
+    scenario = default_scenario() if path is None else load_scenario(path)
+    text = compute_text(scenario, compute_scenario(scenario))
+    assert not re.search(r"\b[a-z]+_[a-z_]+\b", text), re.search(r".{30}\b[a-z]+_[a-z_]+\b.{30}", text)
+    assert not re.search(r"\d\.?\d*e[+-]?\d", text)
+    assert all(len(line) <= 100 for line in text.splitlines())
+    assert text.startswith("Decision: ")

@@ -41,9 +41,9 @@ def test_hand_made_workbook_computes_to_design_numbers(tmp_path):
                 assert plan[key] == pytest.approx(value, rel=1e-9), (plan["name"], key)
         batch = PLAN_ROWS[3][2 + column]
         tps, tpu, power = {b: (t, u, p) for b, t, u, p in CURVE_POINTS}[batch]
-        assert plan["tokens_per_s_per_device"] == pytest.approx(tps, rel=1e-12)
-        assert plan["tokens_per_s_per_user"] == pytest.approx(tpu, rel=1e-12)
-        assert plan["tokens_per_joule"] == pytest.approx(tps / power, rel=1e-12)
+        assert plan["tokens_per_s_per_device"] == pytest.approx(tps, rel=1e-11)
+        assert plan["tokens_per_s_per_user"] == pytest.approx(tpu, rel=1e-11)
+        assert plan["tokens_per_joule"] == pytest.approx(tps / power, rel=1e-11)
 
 
 def test_never_payback_is_null_in_json(tmp_path):

@@ -128,7 +128,7 @@ def test_prefill_decode_plan_shows_the_price_it_charges():
     rows = decision.summarize([p for p, _ in split], [r for _, r in split], "npv_usd")
     for (plan, r), s in zip(split, rows):
         assert s.price_usd_per_million == pytest.approx(0.40)
-        assert "price $0.4)" in decision.breakeven_price_text(s)
+        assert "price $0.40)" in decision.breakeven_price_text(s)
         years = r.year_rows()
         assert [y["price_usd_per_million_output_tokens"] for y in years[1:]] == pytest.approx([0.40] * (len(years) - 1))
         # the breakeven is still the engine's root: NPV at the breakeven price is 0

@@ -199,3 +199,37 @@ def test_bad_pool_fields_are_refused(raw, message):
     with pytest.raises(ValidationError) as error:
         make_pool({"plan": "x", "pool": "a", "device": "H100-SXM", "device_count": 8, **raw})
     assert message in str(error.value)
+
+
+def _tranche_plan(second_year: int, prefill_count: int = 64):
+    return fleet([{"pool": "p", "role": "prefill", "device": "H100-SXM", "device_count": prefill_count},
+                  {"pool": "d1", "role": "decode", "device": "B200", "device_count": 192},
+                  {"pool": "d2", "role": "decode", "device": "B200", "device_count": 192,
+                   "purchase_year": second_year}], years=4, min_tokens_per_s_per_user=50)
+
+
+def test_a_pool_not_bought_yet_takes_no_traffic_and_an_idle_tranche_adds_no_output():
+    """H100 prefill + B200 decode + a second B200 decode pool bought in year 2 (the issue's case):
+    each year's output is the rate of the pools that exist then, never the all-pools rate split
+    over pools that do not exist yet."""
+    small = _tranche_plan(2, prefill_count=16)          # prefill-limited even with one decode pool
+    result = compute_plan(scenario_with(small), small)
+    tokens = [r["output_tokens"] for r in result.year_rows()][1:]
+    assert result.fleet.limited_by == "prefill"
+    assert tokens[0] == pytest.approx(tokens[3], rel=1e-12)   # the tranche is idle: no year changes
+    d1, d2 = result.pool_rows()[1:]
+    assert d2["tokens_per_s_per_device"] == 0 and d1["tokens_per_s_per_device"] > 0
+    # and against the same plan without the idle tranche: the same output every year
+    alone = fleet([{"pool": "p", "role": "prefill", "device": "H100-SXM", "device_count": 16},
+                   {"pool": "d1", "role": "decode", "device": "B200", "device_count": 192}],
+                  years=4, min_tokens_per_s_per_user=50)
+    single = [r["output_tokens"] for r in compute_plan(scenario_with(alone), alone).year_rows()][1:]
+    assert tokens == pytest.approx(single, rel=1e-12)
+
+
+def test_a_later_tranche_carries_only_the_rate_it_adds():
+    late, early = _tranche_plan(2), _tranche_plan(0)
+    tokens = [r["output_tokens"] for r in compute_plan(scenario_with(late), late).year_rows()][1:]
+    full = [r["output_tokens"] for r in compute_plan(scenario_with(early), early).year_rows()][1:]
+    assert tokens[2] == pytest.approx(full[2], rel=1e-12) and tokens[3] == pytest.approx(full[3], rel=1e-12)
+    assert full[0] / 2 < tokens[0] <= full[0] and tokens[0] == tokens[1]   # one decode pool: its own cap

@@ -33,7 +33,7 @@ def test_reference_plan_and_ratio_words(window):
     view.reference.setCurrentIndex(1)
     view.reference.activated.emit(1)
     name = window.document.scenario.plans[1].name
-    assert f"against {name}" in view.headline.text()
+    assert f"Against {name}" in view.headline.text()
     row = next(i for i, r in enumerate(view.model.rows) if r.index == 1)
     assert view.model.text(row, "ratios") == "reference plan"
     other = next(i for i, r in enumerate(view.model.rows) if r.index != 1 and r.exists)
@@ -141,8 +141,8 @@ def test_no_one_pool_plan_lies_above_its_device_frontier(qtbot, sample):
 
 def test_headline_keeps_acronyms(window):
     view = window.decision
-    for objective, words in (("revenue_usd_per_mw_per_year", "best by revenue per MW of facility power"),
-                             ("npv_usd", "best by NPV")):
+    for objective, words in (("revenue_usd_per_mw_per_year", "by revenue per MW of facility power"),
+                             ("npv_usd", "by NPV")):
         view.objective.setCurrentIndex(view.objective.findData(objective))
         view.objective.activated.emit(view.objective.currentIndex())
         assert words in view.headline.text()
@@ -216,3 +216,29 @@ def test_a_new_plan_searches_the_widest_space(window):
     doc.add_plan()
     plan = doc.scenario.plans[-1]
     assert plan.serving_search == "auto" and "nvfp4" in plan.search_precisions and plan.search_max_draft_tokens == 3
+
+
+def test_search_on_batch_tradeoff_says_per_plan_why_and_offers_renames(open_window):
+    """The issue's case: after the click every named plan is searched; those still below their
+    frontier say why (a batch fixed as entered); the headline no longer says 'ranked as typed'; a
+    second click changes nothing; names that describe a configuration are offered for renaming."""
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[2]
+    window = open_window(str(root / "samples" / "batch_tradeoff.xlsx"))
+    view, doc = window.decision, window.document
+    named = view.far_below()
+    assert named and view.search_button.isVisible()
+    view.search_button.click()
+    assert all(doc.scenario.plans[i].serving_search == "auto" for i in named)
+    text = view.headline.text()
+    assert "ranked as typed" not in text and not view.search_button.isVisible()
+    below = [s for s in view.model.summaries if s.far_below_frontier]
+    assert below and all(f"{s.name} is searched and still at" in text and "fixed at" in text for s in below)
+    steps = doc.undo_stack.count()
+    view._search_far_below()                      # a second click: nothing left to search
+    assert doc.undo_stack.count() == steps and view.headline.text() == text
+    offers = view.renames()
+    assert offers and "rename" in text
+    index, suggested = offers[0]
+    view._rename_clicked(f"rename:{index}")
+    assert doc.scenario.plans[index].name == suggested

@@ -24,7 +24,7 @@ def test_missing_values_are_words_not_numbers():
 def test_fractions_money_and_big_numbers():
     assert format_metric_with_unit("irr", 0.353) == "35.3 %/yr"
     assert format_metric("capex_usd", 26737500.0) == "26,737,500"
-    assert format_metric("cost_per_million_output_tokens_usd", 0.1128) == "0.1128"
+    assert format_metric("cost_per_million_output_tokens_usd", 0.1128) == "0.113"   # money to 3 significant digits below $1
 
 
 @pytest.mark.parametrize("field", [f for f in PLAN_FIELDS if f.default is not None], ids=lambda f: f.name)

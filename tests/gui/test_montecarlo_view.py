@@ -56,7 +56,7 @@ def test_simulation_fills_every_chart(uncertain_window, qtbot):
     assert bars["width"][-1] == pytest.approx(next(iter(expected.values())))  # the strongest input on top
     from tcoapp.gui.economics_view import input_label
     ticks = [text for _, text in view.charts_view.p_tornado.getPlotItem().getAxis("left")._tickLevels[0]]
-    assert input_label("utilization") in ticks and "Calibration factor eta_mem" in ticks   # readable, not keys
+    assert input_label("utilization") in ticks and "Weight-read bandwidth efficiency" in ticks   # readable, not keys
     assert "utilization" not in ticks and "factor.eta_mem" not in ticks
     assert "P(NPV &gt; 0)" in view.status.text()
     window.document.set_current_index(3)

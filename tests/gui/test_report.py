@@ -26,13 +26,13 @@ def test_report_document_holds_every_part(window):
     from tcoapp.gui.report_pdf import report_document
     doc = window.document
     text = _flat(report_document(doc.scenario, doc.results, "test").toPlainText())
-    for part in ("Decision report: test", "Ranked plans", "Why each plan stands", "Breaks even at output price",
+    for part in ("Decision report: test", "Ranking by", "Why each plan stands", "Breaks even at price", "Risks",
                  "Charts", "Assumptions", "Costs not entered", "colocation, maintenance, software, staff", "Sources"):
         assert part in text, part
     for plan in doc.scenario.plans:
         assert plan.name in text
     best = min(doc.results, key=lambda r: r.metrics.cost_per_million_output_tokens_usd)
-    assert f"Best: {best.name}" in text
+    assert f"Decision. Too close to call by cost per million output tokens (at the target) between {best.name}" in text
     assert "SemiAnalysis" in text                       # a device source
     assert "Uncertainty (Monte Carlo)" not in text      # none without uncertain inputs
 
@@ -41,7 +41,7 @@ def test_file_export_report_writes_the_pdf(window, tmp_path):
     path = tmp_path / "report.pdf"
     assert window.export_report(str(path))
     text = _flat(_pdf_text(path))
-    assert "Decision report" in text and "Ranked plans" in text and "Assumptions" in text
+    assert "Decision report" in text and "Ranking by" in text and "Assumptions" in text
     assert all(p.name in text for p in window.document.scenario.plans)
     assert not list(tmp_path.glob(".*.tmp"))           # written atomically
 
@@ -65,3 +65,31 @@ def test_cli_report_bad_input(tmp_path):
     done = subprocess.run([sys.executable, "-m", "tcoapp", "report", "--out", str(tmp_path / "no" / "r.pdf")],
                           capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert done.returncode == 2 and "does not exist" in done.stderr
+
+
+def _report_text(tmp_path, sample: str) -> tuple[str, int]:
+    out = tmp_path / f"{sample}.pdf"
+    done = subprocess.run([sys.executable, "-m", "tcoapp", "report", str(ROOT / "samples" / f"{sample}.xlsx"),
+                           "--out", str(out)], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    info = subprocess.run(["pdfinfo", str(out)], capture_output=True, text=True, check=True).stdout
+    pages = int(next(line.split()[-1] for line in info.splitlines() if line.startswith("Pages:")))
+    return _pdf_text(out), pages
+
+
+def test_the_financed_gpu_cloud_report_shows_its_financing_and_device_hour_prices(tmp_path):
+    text, _ = _report_text(tmp_path, "gpu_cloud_financed")
+    flat = _flat(text)
+    for part in ("Ranking by equity NPV", "Financing", "Equity IRR", "Min DSCR", "debt rate 8 %", "Device-hour prices",
+                 "Reserved share", "per device-hour on", "Risks"):
+        assert part in flat, part
+    assert "Output price" not in flat and "no cash flows" not in flat   # token prices this mode does not use
+
+
+def test_nine_plans_fit_in_six_pages_without_keys_or_scientific_notation(tmp_path):
+    import re
+    text, pages = _report_text(tmp_path, "hopper_to_blackwell_power_limited")
+    assert pages <= 6
+    body = text.split("Sources")[0].split("\n", 1)[1]   # the catalog's quoted sources and the title (a file name) aside
+    assert not re.search(r"\b[a-z]+_[a-z_]+\b", body), re.search(r"\b[a-z]+_[a-z_]+\b", body)
+    assert not re.search(r"\d\.?\d*e[+-]\d", body)

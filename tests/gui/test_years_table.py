@@ -14,7 +14,7 @@ def test_an_edit_updates_the_years_in_place_and_widens_a_column_whose_value_grew
     plan = doc.current_index
     doc.set_plan_value(plan, "utilization", 0.55)
     assert resets == [] and changes == [1]     # the changed cells, in place, in one signal
-    assert model.data(model.index(0, 1), Qt.DisplayRole) == "55%"
+    assert model.data(model.index(0, 1), Qt.DisplayRole) == "55 %"
     n = len(changes)
     doc.set_plan_value(1 - plan, "utilization", 0.56)   # another plan: the table is left alone
     assert len(changes) == n

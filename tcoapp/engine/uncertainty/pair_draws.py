@@ -19,6 +19,7 @@ from ..performance.generated import config_problems
 from ..performance.pool_pair import (
     KV_FABRIC_FIELD, busy_power_w, decode_terms, kv_bytes_per_request, kv_fabric, pair_rate,
 )
+from ..pool_routing import route_by_year
 from .serve_draws import ServeCase, largest_grid_batch, run
 
 
@@ -74,9 +75,10 @@ def _decode(case: ServeCase, lead_s, draws: int):
     return rate, per_user, busy, exists & np.isfinite(rate) & (rate > 0)
 
 
-def pair_draws(cases: dict, roles: dict, counts, draws: int) -> PairDraws:
+def pair_draws(cases: dict, roles: dict, counts, draws: int, years: dict | None = None) -> PairDraws:
     """The pair's pools per draw; `cases` and `roles` by pool index, `counts[i]` pool i's device count
-    (a number, or one per draw where sizing moved it)."""
+    (a number, or one per draw where sizing moved it), `years[i]` its purchase year (0 when absent):
+    decode pools are routed by capacity and purchase year (`pool_routing.py`)."""
     pre = [i for i in cases if roles[i] == "prefill"]
     dec = [j for j in cases if roles[j] == "decode"]
     p = {i: _prefill(cases[i], draws) for i in pre}
@@ -101,11 +103,16 @@ def pair_draws(cases: dict, roles: dict, counts, draws: int) -> PairDraws:
         for i in pre:
             tokens[i] = np.where(ok, 0.0, np.nan)
             power[i] = np.where(ok, _power(cases[i], np.where(pre_cap > 0, rate / pre_cap, 0.0)), np.nan)
-        for j in dec:
-            share = np.where(dec_cap > 0, d[j][0] * counts[j] / dec_cap, 0.0)
-            used = np.where(dec_cap > 0, rate / dec_cap, 0.0)
+        years = years or {}
+        served, _ = route_by_year(
+            [(p[i][0], counts[i], np.min([_link(cases[i], cases[j])[0] for j in dec], axis=0)) for i in pre],
+            [(d[j][0], counts[j], np.min([_link(cases[i], cases[j])[1] for i in pre], axis=0)) for j in dec], kv_bytes,
+            [years.get(i, 0) for i in pre], [years.get(j, 0) for j in dec])
+        for k, j in enumerate(dec):
+            capacity = d[j][0] * counts[j]
+            used = np.where(capacity > 0, served[k] / np.where(capacity > 0, capacity, 1.0), 0.0)
             count = np.asarray(counts[j], float)
-            per_device = np.where(count > 0, rate * share * cases[j].workload.output_tokens / count, 0.0)
+            per_device = np.where(count > 0, served[k] * cases[j].workload.output_tokens / count, 0.0)
             tokens[j] = np.where(ok, per_device, np.nan)
             power[j] = np.where(ok, _power(cases[j], d[j][2] * used), np.nan)
             per_user[j] = np.where(ok, d[j][1], np.nan)

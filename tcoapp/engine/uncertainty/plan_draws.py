@@ -180,7 +180,8 @@ def _pair_cases(scenario, plan, base, perf) -> dict:
 
 
 def _pair_points(scenario, plan, base, pair, counts, batch, draws) -> None:
-    d = pair_draws(pair, {i: base.pools[i].role for i in pair}, counts, draws)
+    d = pair_draws(pair, {i: base.pools[i].role for i in pair}, counts, draws,
+                   {i: base.pools[i].purchase_year for i in pair})
     for i in pair:
         _set_point(scenario, plan, batch, i, d.tokens_per_s_per_device[i], d.power_w[i], d.tokens_per_s_per_user.get(i))
 
@@ -221,7 +222,8 @@ def _sizing(plan, pools, drawn, batch, moved: bool, notes, pair, draws) -> bool:
         shares = np.asarray(weights, float) / np.sum(weights)
         tokens = batch["tokens_per_s_per_device"]
         if pair:  # the pair's throughput per device at the pools' shares, as the deterministic sizing takes it
-            at_shares = pair_draws(pair, {i: pools[i].role for i in pair}, {i: shares[i] for i in pair}, draws)
+            at_shares = pair_draws(pair, {i: pools[i].role for i in pair}, {i: shares[i] for i in pair}, draws,
+                                  {i: pools[i].purchase_year for i in pair})
             tokens = tokens.copy()
             for i in pair:
                 tokens[:, i] = at_shares.tokens_per_s_per_device[i]

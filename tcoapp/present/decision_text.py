@@ -1,0 +1,72 @@
+"""The decision in words (engine/decision_choice.py): its objective's label, each plan's value, the
+reason and the `decision` block of `tcoapp compute --json`. The command line, the desktop app and
+the report all read these, so they say the same thing."""
+from __future__ import annotations
+
+import math
+
+from ..engine.decision import OBJECTIVES
+from ..engine.decision_choice import CONFIDENT, Decision
+from .labels import in_sentence, input_label
+from .numbers import money, number, percent
+
+def objective_label(objective: str) -> str:
+    return OBJECTIVES[objective][0]
+
+
+def objective_value(objective: str, value: float) -> str:
+    """The objective's value as read: '$0.0622 per Mtok', '-$26,000', '$1,234,567 per MW per year'."""
+    if value is None or not math.isfinite(value):
+        return "n/a"
+    unit = OBJECTIVES[objective][1]
+    if unit == "USD/Mtok":
+        return f"{money(value)} per Mtok"
+    if unit.startswith("USD"):
+        rest = unit[3:].lstrip("/")
+        return money(value) + (" per " + rest.replace("/", " per ").replace("yr", "year") if rest else "")
+    return f"{number(value)} {unit}"
+
+
+def _driver_text(name: str) -> str:
+    if name.startswith("model error: "):
+        return f"a measurement of {name[len('model error: '):]} throughput at this target (the model's error)"
+    return f"a firmer {in_sentence(input_label(name))} (the Uncertainty sheet)"
+
+
+def reason(d: Decision) -> str:
+    """One paragraph: who is first and by how much, how sure, and when too close what would separate."""
+    first, second = d.first, d.second
+    label = in_sentence(objective_label(d.objective))
+    if first is None:
+        return f"No plan has a value for {label}: see each plan's reason."
+    head = f"{first.name} is first by {label}: {objective_value(d.objective, first.value)}"
+    if second is None or d.p_first_beats_second is None:
+        return head + " (no other plan has a value to compare)."
+    gap = _gap(d.objective, first.value, second.value)
+    versus = f"{second.name} {objective_value(d.objective, second.value)}{gap}"
+    drawn = "the model's error and the Uncertainty sheet's inputs" if d.with_inputs else "the model's error"
+    sure = f"first in {percent(d.p_first_beats_second, 2)} of {d.draws:,} paired draws of {drawn}"
+    if not d.drawn_moves:
+        sure += (f" (nothing drawn moves {label}: add rows to the Uncertainty sheet for the inputs that are "
+                 "uncertain)")
+    if not d.too_close:
+        return f"{head}, ahead of {versus}; {sure}."
+    what = (" What would separate them: " + "; ".join(_driver_text(n) for n in d.separators) + "."
+            if d.separators else " Nothing drawn separates them: they differ only where the model is the same.")
+    return (f"Too close to call by {label} between {first.name} and {second.name} ({first.name} "
+            f"{objective_value(d.objective, first.value)}, {versus}): {first.name} is {sure}, below "
+            f"{percent(CONFIDENT, 2)}.{what}")
+
+
+def _gap(objective: str, a: float, b: float) -> str:
+    if OBJECTIVES[objective][1] == "USD/Mtok" and b > 0:
+        return f", {percent(abs(b - a) / b, 2)} apart"
+    return f", {money(abs(a - b))} apart"
+
+
+def decision_json(d: Decision) -> dict:
+    """The `decision` block of `tcoapp compute --json`."""
+    p = d.p_first_beats_second
+    return {"objective": d.objective, "ranked": list(d.ranked),
+            "p_first_beats_second": None if p is None else round(p, 4), "too_close": d.too_close,
+            "reason": reason(d)}

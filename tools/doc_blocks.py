@@ -1,0 +1,68 @@
+"""The parts of README.md and docs/user_guide.md that would drift if typed by hand, generated from the
+code (tools/gen_docs.py writes and checks them): the number of samples and their list, from
+samples/build_samples.py, and the example Decision headline, from the built-in default scenario.
+
+A block sits between `<!-- gen:NAME -->` and `<!-- /gen:NAME -->`; only its inside is rewritten.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
+
+
+def _samples():
+    from samples.build_samples import SAMPLES
+    return SAMPLES
+
+
+def count_word(n: int, capital: bool = False) -> str:
+    word = WORDS[n] if n < len(WORDS) else f"{n:,}"
+    return word[0].upper() + word[1:] if capital else word
+
+
+def samples_table() -> str:
+    rows = "\n".join(f"| `{s.filename}` | {s.title}: {s.question} |" for s in _samples())
+    return f"| file | question |\n|---|---|\n{rows}"
+
+
+def samples_count() -> str:
+    return f"{count_word(len(_samples()), capital=True)} workbooks"
+
+
+def example_headline() -> str:
+    """The default scenario's decision as the Decision tab and `tcoapp compute` print it, and the
+    first plan against the last (the ratios a reference plan gives)."""
+    from tcoapp.engine import decision
+    from tcoapp.engine.compute import compute_scenario
+    from tcoapp.engine.decision_choice import decide
+    from tcoapp.io.default_scenario import default_scenario
+    from tcoapp.present.decision_text import reason
+
+    scenario = default_scenario()
+    results = compute_scenario(scenario)
+    d = decide(scenario, results)
+    first, last = d.summaries[0], d.summaries[-1]
+    ratios = decision.ratios_text(first, last, results)
+    return f"> {reason(d)}\n>\n> Against {last.name}: {ratios}."
+
+
+def samples_count_in_sentence() -> str:
+    return f"{count_word(len(_samples()))} workbooks"
+
+
+BLOCKS = {"samples-count": samples_count, "samples-count-in-sentence": samples_count_in_sentence, "samples-table": samples_table, "example-headline": example_headline}
+FILES = (ROOT / "README.md", ROOT / "docs" / "user_guide.md")
+
+
+def rewrite(text: str) -> str:
+    """`text` with every generated block's inside made anew."""
+    for name, make in BLOCKS.items():
+        pattern = re.compile(rf"(<!-- gen:{name} -->)(.*?)(<!-- /gen:{name} -->)", re.S)
+        if pattern.search(text):
+            inside = make()
+            inline = "\n" not in inside
+            text = pattern.sub(lambda m: m.group(1) + (inside if inline else f"\n{inside}\n") + m.group(3), text)
+    return text
