@@ -12,6 +12,7 @@ from .errors import Problem, ValidationError
 from .quantities.inputs import (
     DEVICE_FIELDS, MODEL_FIELDS, PLAN_FIELDS, POOL_FIELDS, PRECISIONS, SERVING_FIELDS, WORKLOAD_FIELDS, Field,
 )
+from .performance.software_maturity import date_problem
 from .validate import Locator, coerce_record
 
 _PY_TYPES = {"float": float, "int": int, "str": str, "bool": bool, "choice": str}
@@ -194,6 +195,9 @@ def _precision_check(v, where, problems) -> None:
 
 def _plan_checks(v, where, problems) -> None:
     _precision_check(v, where, problems)
+    date_error = date_problem(v.get("software_date", ""))
+    if date_error:
+        problems.append(Problem(where("software_date"), "software_date", date_error))
     unknown = [p for p in search_precision_list(v["search_precisions"]) if p not in PRECISIONS]
     if unknown:
         problems.append(Problem(where("search_precisions"), "search_precisions",

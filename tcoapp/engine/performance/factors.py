@@ -66,8 +66,9 @@ class EfficiencyFactors:
     # 1 us: per peer message of an all-to-all (dispatch or combine): each device posts EP - 1 messages
     # (DeepEP / NCCL all-to-all: a few us per peer beyond the one collective latency)
     a2a_peer_overhead_s: float = 1e-6
-    # FIT 5.2 us: per sequence of the whole replica per decode step, serial work that attention-DP does not
-    # divide (the scheduler, request routing and the synchronisation of the DP ranks)
+    # FIT 5.2 us: per sequence per decode step of scheduling and request routing, run by each
+    # attention-DP rank for its own sequences (the busiest rank's ceil(B / N)); the whole batch
+    # without attention-DP (one scheduler per replica)
     sched_overhead_s: float = 5.21e-6
     # FIT: per-stack multiplier of the decode step time relative to TensorRT-LLM (1): the ROCm stacks
     # (vLLM / SGLang / ATOM on AMD, every AMD device) 1.48, vLLM on NVIDIA 1.05 (measurements only);
@@ -83,6 +84,11 @@ class EfficiencyFactors:
     # 5 us: latency of one collective step over the scale-out network (RDMA over InfiniBand /
     # RoCE, 2-5 us per hop; paid where expert parallelism spans several scale-up domains)
     scale_out_latency_s: float = 5e-6
+    # FIT: log-throughput gained per year by the serving software of a model class before the shipped
+    # factors' date (software_maturity.FACTORS_DATE): speed = exp(-rate x years earlier). MoE from
+    # the same devices and benchmarks measured at several dates; dense 0 (no effect in the data)
+    software_maturity_moe_per_year: float = 0.5
+    software_maturity_dense_per_year: float = 0.0
 
     def as_dict(self) -> dict[str, float]:
         """Every factor by name (fractions or exponents, as the factor table says)."""

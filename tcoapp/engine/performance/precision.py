@@ -81,6 +81,12 @@ def math_precision(device, precision: str) -> str:
     return "bf16"
 
 
+def is_weight_only(device, precision: str) -> bool:
+    """Whether `precision` weights are 4-bit values dequantized in the GEMM on `device` (W4A16): an
+    FP4 format the device's FP4 math does not run."""
+    return precision in FP4_FORMATS and math_precision(device, precision) != "fp4"
+
+
 def peak_flops(device, precision: str, fp4_math_efficiency=1.0, values=None):
     """Dense peak of the math precision used for `precision` weights on `device` (FLOP/s).
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from .row import Field, _f, by_name, scoped  # noqa: F401  (Field and by_name are read through this module too)
 
 PRECISIONS = ("bf16", "fp8", "mxfp4", "nvfp4")
+LATENCY_PERCENTILES = ("mean", "p90", "p99")  # engine/performance/latency_tail.py reads the same three
 SIZING_MODES = ("devices", "facility_power", "capex_budget", "demand")
 POOL_ROLES = ("serve", "prefill", "decode")
 OWNERSHIPS = ("buy", "rent")
@@ -81,6 +82,8 @@ WORKLOAD_FIELDS: tuple[Field, ...] = scoped("plan", (
     _f("input_tokens", "int", "tokens", 1024, 1, 1e7, "workload", "Input tokens", "Prompt length per request."),
     _f("output_tokens", "int", "tokens", 1024, 1, 1e7, "workload", "Output tokens", "Generated tokens per request."),
     _f("prefix_cache_hit_rate", "float", "fraction", 0.0, 0, 1, "workload", "Prefix-cache hit rate", "Share of input tokens whose KV cache is reused (0..1): cuts prefill work and TTFT."),
+    _f("latency_percentile", "choice", "", "mean", None, None, "target", "Latency percentile", "The statistic min_tokens_per_s_per_user and max_ttft_s bound: mean, p90 or p99 over requests (MLPerf Server and Interactive limits are p99). A percentile counts the decode steps that carry other requests' prefill chunks and the tail of the admission wait, so it allows a smaller batch than the mean.", choices=LATENCY_PERCENTILES),
+    _f("software_date", "str", "", "", None, None, "workload", "Software date", "Month of the serving software, YYYY-MM (empty: the date of the shipped factors). MoE serving was measurably slower on older software (the maturity curve of docs/model.md); dense models show no effect."),
 ))
 
 SERVING_FIELDS: tuple[Field, ...] = scoped("plan", (
