@@ -32,9 +32,15 @@ from tcoapp.engine.performance.calibration import BOUNDS  # noqa: E402
 from tcoapp.engine.performance.factors import DEFAULT_FACTORS  # noqa: E402
 from tcoapp.engine.performance.measurement_rows import STACK_FACTOR  # noqa: E402
 
+# sched_overhead_s is held: per attention-DP rank (docs/model.md) it has the same regressor as
+# seq_overhead_s (ceil(B / N) under attention-DP, B without), so only their sum is identified.
 FIT = ("eta_kv", "eta_compute", "eta_prefill", "seq_overhead_s", "fp4_math_efficiency", "moe_compute_efficiency",
-       "moe_gemm_half_tokens", "mem_compute_overlap_loss", "expert_load_skew", "sched_overhead_s",
-       "stack_step_rocm", "stack_step_sglang", "stack_step_vllm")
+       "moe_gemm_half_tokens", "mem_compute_overlap_loss", "expert_load_skew",
+       "stack_step_rocm", "stack_step_sglang", "stack_step_vllm",
+       "w4a16_gemm_efficiency", "software_maturity_moe_per_year", "software_maturity_dense_per_year")
+# log-space bounds of the factors calibration.BOUNDS does not hold (a maturity rate of 1e-4 per year is none)
+EXTRA_BOUNDS = {"software_maturity_moe_per_year": (1e-4, 3.0), "software_maturity_dense_per_year": (1e-4, 3.0),
+                "w4a16_gemm_efficiency": (0.05, 1.0)}
 STACK_FACTORS = dict(STACK_FACTOR, ROCm="stack_step_rocm")  # stack -> its step factor (ROCm: every AMD row)
 MISSING_RESIDUAL = 1.0  # a fit row that becomes infeasible counts as a factor-e error
 FLOOR_RATIO = float(np.exp(-3.0))  # a row whose target no configuration reaches (predicted 0) counts as e^-3
@@ -103,8 +109,9 @@ def main(argv=None) -> int:
     names, held = identified(FIT, [r for r in before.results if r.split == "fit"])
     for name, why in held.items():
         print(f"  {name} held at {getattr(DEFAULT_FACTORS, name):.4g}: not identified, {why}")
-    lo = np.log([BOUNDS[n][0] for n in names])
-    hi = np.log([BOUNDS[n][1] for n in names])
+    bounds = {**BOUNDS, **EXTRA_BOUNDS}
+    lo = np.log([bounds[n][0] for n in names])
+    hi = np.log([bounds[n][1] for n in names])
     x0 = np.clip(np.log([max(getattr(DEFAULT_FACTORS, n), 1e-12) for n in names]), lo + 1e-6, hi - 1e-6)
     sol = least_squares(lambda x: _residuals(rows, catalog, lines, x, names), x0, bounds=(lo, hi), loss="soft_l1",
                         f_scale=0.1, diff_step=1e-2, max_nfev=40)

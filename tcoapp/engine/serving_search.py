@@ -48,7 +48,7 @@ class SearchOutcome:
     configurations: int         # configurations swept (batch not counted)
     points: int                 # (configuration, batch) points the sweep evaluated
     refined: int                # configurations re-evaluated exactly
-    not_run: tuple[str, ...] = ()   # precisions asked for that the device does not run (left out)
+    not_run: tuple[str, ...] = ()   # precisions / draft tokens asked for that no serving stack runs here (left out)
     sweep: EvaluatedSweep | None = field(default=None, repr=False, compare=False)  # what was swept
 
     def text(self) -> str:
@@ -60,7 +60,7 @@ class SearchOutcome:
         if s.spec_decode_draft_tokens:
             parts.append(f"{s.spec_decode_draft_tokens} draft tokens")
         unit = "USD/Mtok" if self.objective.endswith("_usd") else "tokens/s per device"
-        left_out = f"; left out, the device does not run them: {', '.join(self.not_run)}" if self.not_run else ""
+        left_out = f"; left out, not run by a serving stack here: {', '.join(self.not_run)}" if self.not_run else ""
         return (f"{', '.join(parts)}, batch {s.batch:g}: best {self.objective} ({self.objective_value:.4g} {unit}) "
                 f"of {self.configurations} configurations x batch ({self.points:,} points){left_out}")
 

@@ -84,6 +84,9 @@ class EfficiencyFactors:
     # 5 us: latency of one collective step over the scale-out network (RDMA over InfiniBand /
     # RoCE, 2-5 us per hop; paid where expert parallelism spans several scale-up domains)
     scale_out_latency_s: float = 5e-6
+    # FIT: achieved / FP8-style efficiency of a weight-only 4-bit grouped GEMM (W4A16: MXFP4 experts on
+    # Hopper, CDNA3), whose 16-row tiles dequantize the weights in the main loop on the general cores
+    w4a16_gemm_efficiency: float = 0.6
     # FIT: log-throughput gained per year by the serving software of a model class before the shipped
     # factors' date (software_maturity.FACTORS_DATE): speed = exp(-rate x years earlier). MoE from
     # the same devices and benchmarks measured at several dates; dense 0 (no effect in the data)

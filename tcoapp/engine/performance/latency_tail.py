@@ -1,19 +1,25 @@
-"""The statistic an interactivity target bounds: the mean, or the 90th / 99th percentile over requests
-(plan key `latency_percentile`; docs/model.md, "Latency percentiles").
+"""The statistic an interactivity target bounds: the mean, or the 90th / 99th percentile of the time
+per output token and of the TTFT (plan key `latency_percentile`; docs/model.md, "Latency percentiles").
 
-Per-request time per output token. With continuous batching and chunked prefill, every decode step
-that carries a prefill chunk of a newly admitted request is longer than the others, and every
-sequence in the batch waits for it. While one request decodes its `output` tokens (one cycle of the
-replica), the replica admits on average B new requests (B = the batch: B complete per cycle), so it
-spends `B x t_prefill` prefilling. Arrivals are Poisson (as in an MLPerf Server run), so the number
-of prefills a request sits through is Poisson(B); its p-quantile is taken by the normal
-approximation `B + z_p sqrt(B)`:
+Time per output token. With continuous batching and chunked prefill, the prefill of newly admitted
+requests rides on decode steps, and every sequence of the batch waits for the step that carries it.
+Per cycle (one request's `output` tokens: output / tokens_per_step steps) B requests arrive, so
+r = B x tokens_per_step / output arrive per step (Poisson: an MLPerf Server run, a production
+front end). The scheduler spreads each arrival's prefill over the steps until the next one is due
+(a window of max(1, 1 / r) steps) and puts at most a chunk of C = PREFILL_CHUNK_TOKENS tokens per
+scheduler (per attention-DP rank) on one step. The arrivals of one window are Poisson(max(r, 1)),
+so the p-quantile of the prefill riding on one step is
 
-    time per output token at p = (output / tokens_per_step x t_step + (B + z_p sqrt(B)) x t_prefill) / output
+    k_p = the p-quantile of Poisson(max(r, 1))    (0 where e^-max(r,1) >= p; else the Cornish-Fisher
+          ceil(m + z_p sqrt(m) + (z_p^2 - 1) / 6 - 1/2), m = max(r, 1), at least 1)
+    requests_p = min(k_p x min(r, 1), C x ranks / n)     (n the new tokens of one prompt)
+    TPOT_p = (t_step + requests_p x t_prefill) / tokens_per_step
 
-(z_p = 0 for the mean, which is the engine's cycle). The tail binds where prefill takes a large share
-of the replica (long prompts, short outputs) at small batch (sqrt(B) / B is largest there); at large
-batch the relative spread of Poisson(B) vanishes and the percentile approaches the mean.
+against the mean (output / tokens_per_step x t_step + B x t_prefill) / output = (t_step + r x
+t_prefill) / tokens_per_step. The p99 carries about 4x the mean prefill per step where arrivals are
+rarer than steps (k_99 of Poisson(1) is 4), more where they are frequent; so a percentile target binds
+where prefill is a large share of a step (long prompts, short outputs, a tight TPOT) and allows a
+smaller batch than the mean; where prefill is a small share the percentile is close to the mean.
 
 TTFT at p: the M/D/1 admission wait's tail is close to exponential beyond its mean,
 P(W > t) ~ rho exp(-t rho / W_mean), so its p-quantile is `W_mean / rho x ln(rho / (1 - p))` where
@@ -38,12 +44,35 @@ def quantile(latency_percentile: str) -> float | None:
                          f"{', '.join(LATENCY_PERCENTILES)}") from None
 
 
-def prefills_sat_through(batch, latency_percentile: str = "mean"):
-    """Prefills of newly admitted requests one request sits through while it decodes, at the
-    percentile: B for the mean, B + z_p sqrt(B) (Poisson(B), normal approximation) at p90 / p99."""
-    b = np.asarray(batch, float)
+def arrivals_quantile(mean_arrivals, latency_percentile: str):
+    """p-quantile of a Poisson count of mean `mean_arrivals` (broadcast): 0 where e^-mean >= p, else
+    the Cornish-Fisher approximation ceil(mean + z sqrt(mean) + (z^2 - 1) / 6 - 1/2), at least 1."""
+    lam = np.maximum(np.asarray(mean_arrivals, float), 0.0)
     q = quantile(latency_percentile)
-    return b if q is None else b + _NORMAL_Z[q] * np.sqrt(b)
+    if q is None:
+        return lam
+    z = _NORMAL_Z[q]
+    k = np.maximum(1.0, np.ceil(lam + z * np.sqrt(lam) + (z * z - 1.0) / 6.0 - 0.5))
+    return np.where(np.exp(-lam) >= q, 0.0, k)
+
+
+def seconds_per_token(step_s, tokens_per_step, prefill_s, batch, new_tokens, output_tokens, ranks,
+                      chunk_tokens, latency_percentile: str = "mean"):
+    """Time per output token (s) at the percentile (module docstring): the cycle's mean, or the
+    p-quantile of the gaps between tokens, a step carrying the prefill chunk of the p-quantile of the
+    requests arriving over one inter-arrival window (at most `chunk_tokens` per scheduler)."""
+    b = np.asarray(batch, float)
+    per_step = np.asarray(tokens_per_step, float)
+    steps = np.asarray(output_tokens, float) / per_step
+    q = quantile(latency_percentile)
+    if q is None:
+        return (steps * step_s + b * prefill_s) / output_tokens
+    rate = b / steps                                    # requests arriving per step
+    window = np.maximum(rate, 1.0)                      # arrivals in one window of max(1, 1 / rate) steps
+    requests = arrivals_quantile(window, latency_percentile) * np.minimum(rate, 1.0)
+    new = np.maximum(np.asarray(new_tokens, float), 1e-9)
+    requests = np.minimum(requests, chunk_tokens * np.asarray(ranks, float) / new)
+    return (step_s + requests * prefill_s) / per_step
 
 
 def wait_quantile_s(mean_wait_s, prefill_share, latency_percentile: str = "mean"):

@@ -21,8 +21,9 @@ capacity) keeps the stored format.
 What the serving search may try on a device (`supported_weight_precisions`, `supported_kv_precisions`):
 bf16; fp8 where the device has FP8 math; an FP4 format as weights where its math runs it natively
 (NVIDIA Blackwell: nvfp4 and mxfp4; AMD CDNA4: mxfp4) or where the device lists it as weight-only
-(`fp4_weight_only_formats`: mxfp4 on Hopper, dequantized W4A16); an FP4 KV cache only where the FP4
-math runs that format (no FP4 KV cache on a part without FP4 math).
+(`fp4_weight_only_formats`: mxfp4 on Hopper, dequantized W4A16); an FP4 KV cache only where a named
+serving stack supports it on the device (`fp4_kv_formats`, sourced in the catalog: NVFP4 on Blackwell
+in TensorRT-LLM) and the FP4 math runs that format.
 """
 from __future__ import annotations
 
@@ -67,8 +68,12 @@ def supported_weight_precisions(device) -> tuple[str, ...]:
 
 
 def supported_kv_precisions(device) -> tuple[str, ...]:
-    """KV-cache precisions `device` runs: bf16, fp8 with FP8 math, an FP4 format only with its FP4 math."""
-    return ("bf16",) + (("fp8",) if device.peak_tflops_fp8 > 0 else ()) + native_fp4_formats(device)
+    """KV-cache precisions a serving stack runs on `device`: bf16, fp8 with FP8 math, an FP4 format
+    only where the device lists it in `fp4_kv_formats` (a named stack supports it there) and its FP4
+    math runs it."""
+    listed = _formats(getattr(device, "fp4_kv_formats", ""))
+    fp4 = tuple(f for f in native_fp4_formats(device) if f in listed)
+    return ("bf16",) + (("fp8",) if device.peak_tflops_fp8 > 0 else ()) + fp4
 
 
 def math_precision(device, precision: str) -> str:

@@ -64,7 +64,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .comm import allreduce_s, alltoall_s
-from .latency_tail import prefills_sat_through, wait_quantile_s
+from .latency_tail import seconds_per_token, wait_quantile_s
 from .memory import (
     Architecture, capacity_gb, experts_touched, fast_tier_shares, kv_split, max_batch_by_memory, tier_seconds_per_byte,
     weight_bytes_per_device,
@@ -217,23 +217,29 @@ def stack_step_scale(device, factors):
 W4A16_TILE_ROWS = 16.0
 
 
-def grouped_gemm_efficiency(arch: Architecture, tokens, factors, weight_only=False):
+def grouped_gemm_efficiency(arch: Architecture, tokens, factors, weight_only=False, prefill=False):
     """Achieved / dense efficiency of the routed-expert (grouped) GEMMs when `tokens` tokens are
     routed in one step: moe_compute_efficiency x m / (m + h), m = tokens x k / E_touched(tokens) the
     tokens each touched expert multiplies (small GEMMs of tens of rows waste their tensor-core tiles;
     a wide-EP replica gives every expert more tokens); h = moe_gemm_half_tokens, or W4A16_TILE_ROWS
-    where `weight_only` (4-bit weights dequantized in a kernel built for small batches)."""
+    where `weight_only` (4-bit weights dequantized in a kernel built for small batches), whose
+    efficiency is further x w4a16_gemm_efficiency (the dequantization in the main loop, on the
+    general-purpose cores, for every tile of rows). A prefill chunk's grouped GEMMs (hundreds of tokens
+    per expert, large tiles) run without moe_compute_efficiency, the decode-step routing and gather
+    overheads it stands for: their efficiency is eta_prefill x m / (m + h)."""
     if not arch.is_moe:
         return np.ones_like(np.asarray(tokens, float))
     tokens = np.asarray(tokens, float)
     touched = np.maximum(experts_touched(arch.n_experts, arch.experts_per_token, tokens), 1e-30)
     m = tokens * arch.experts_per_token / touched
     half = np.where(weight_only, W4A16_TILE_ROWS, factors.moe_gemm_half_tokens)
-    return factors.moe_compute_efficiency * m / (m + half)
+    dequant = np.where(weight_only, factors.w4a16_gemm_efficiency, 1.0)
+    moe = 1.0 if prefill else factors.moe_compute_efficiency
+    return moe * dequant * m / (m + half)
 
 
 def _linear_flop_s(arch: Architecture, peak, factors, tokens, shared_peak=None, expert_imbalance=1.0,
-                   weight_only=False):
+                   weight_only=False, prefill=False):
     """Seconds x peak-efficiency of one token's weight GEMMs: 2 FLOP per active parameter, the
     non-expert ones at `shared_peak` (None: `peak`), routed experts at `peak` derated by their
     grouped-GEMM efficiency at `tokens` tokens per step and stretched by the busiest device's
@@ -241,39 +247,41 @@ def _linear_flop_s(arch: Architecture, peak, factors, tokens, shared_peak=None, 
     routed = arch.experts_per_token * arch.expert_params
     shared_peak = peak if shared_peak is None else shared_peak
     return 2.0 * ((arch.active_params - routed) / shared_peak
-                  + routed * expert_imbalance / grouped_gemm_efficiency(arch, tokens, factors, weight_only) / peak)
+                  + routed * expert_imbalance / grouped_gemm_efficiency(arch, tokens, factors, weight_only, prefill) / peak)
 
 
 def _comm_s(device, arch, tokens, devices, expert_parallel, attention_dp, factors, expert_imbalance=1.0,
-            latency_s=None):
-    """TP all-reduces and MoE all-to-alls of one step per device (s); `latency_s` replaces the
-    factors' comm_latency_s (a batched prefill shares it, `prefill`)."""
+            fixed_share=1.0):
+    """TP all-reduces and MoE all-to-alls of one step per device (s); `fixed_share` of each
+    collective's fixed costs (latencies, per-peer messages) is counted (a batched prefill shares them
+    among the requests of a chunk, `prefill`)."""
     link = _link(device, factors)
-    lat = factors.comm_latency_s if latency_s is None else latency_s
+    lat = factors.comm_latency_s * fixed_share
     message = tokens * arch.hidden_size * ACTIVATION_BYTES
     tp = np.where(attention_dp, 0.0, 2.0 * arch.n_layers * allreduce_s(message, devices, link, lat))
     if not arch.is_moe:
         return tp + 0.0 * message
     uses_a2a = (np.asarray(expert_parallel) > 1) | np.asarray(attention_dp, bool)
     sent = message / devices * arch.experts_per_token * expert_imbalance
-    a2a = 2.0 * arch.n_layers * alltoall_with_scale_out_s(device, sent, devices, factors, lat)
+    a2a = 2.0 * arch.n_layers * alltoall_with_scale_out_s(device, sent, devices, factors, fixed_share)
     return tp + np.where(uses_a2a & (devices > 1), a2a, 0.0)
 
 
-def alltoall_with_scale_out_s(device, sent_bytes, devices, factors, latency_s=None):
+def alltoall_with_scale_out_s(device, sent_bytes, devices, factors, fixed_share=1.0):
     """One all-to-all (dispatch or combine) per device: within one scale-up domain D, the share
     (n - 1) / n of the bytes at the scale-up link plus `comm_latency_s`; beyond it (n > D, expert
     parallelism across domains) the share (n - D) / n leaves the domain over the scale-out link
     (`scale_out_gb_s` x eta_comm) with `scale_out_latency_s`; plus `a2a_peer_overhead_s` for each
-    of the n - 1 peer messages. `latency_s` replaces comm_latency_s where given."""
+    of the n - 1 peer messages. `fixed_share` of the latencies and messages is counted (a batched
+    prefill's chunk shares them)."""
     n = np.asarray(devices, float)
     domain = float(max(int(device.scale_up_domain), 1))
     inside = np.minimum(n, domain)
-    lat = factors.comm_latency_s if latency_s is None else latency_s
+    lat = factors.comm_latency_s * fixed_share
     up = (inside - 1.0) / n * sent_bytes / _link(device, factors) + lat
     out_link = np.maximum(np.asarray(device.scale_out_gb_s, float), 1e-9) * 1e9 * factors.eta_comm
-    out = np.where(n > domain, (n - domain) / n * sent_bytes / out_link + factors.scale_out_latency_s, 0.0)
-    return np.where(n > 1, np.maximum(up, out) + (n - 1.0) * factors.a2a_peer_overhead_s, 0.0)
+    out = np.where(n > domain, (n - domain) / n * sent_bytes / out_link + factors.scale_out_latency_s * fixed_share, 0.0)
+    return np.where(n > 1, np.maximum(up, out) + (n - 1.0) * factors.a2a_peer_overhead_s * fixed_share, 0.0)
 
 
 def prefill(device, arch: Architecture, devices, expert_parallel, attention_dp, weight_bytes, peak,
@@ -282,14 +290,15 @@ def prefill(device, arch: Architecture, devices, expert_parallel, attention_dp, 
     """(time of one request's prefill in a busy replica, its isolated TTFT part), both s."""
     new = input_tokens * (1.0 - hit_rate)
     pairs = arch.prefill_pairs(new, input_tokens * (1.0 + hit_rate) / 2.0)   # sliding windows capped
-    flop_s = (new * _linear_flop_s(arch, peak, factors, PREFILL_CHUNK_TOKENS, shared_peak, weight_only=weight_only)
+    flop_s = (new * _linear_flop_s(arch, peak, factors, PREFILL_CHUNK_TOKENS, shared_peak, weight_only=weight_only,
+                                 prefill=True)
               + arch.prefill_attention_flops_per_token_pair * pairs / attention_peak)
     compute_s = flop_s / (devices * factors.eta_prefill)
     new = np.asarray(new, float)
     comm_s = _comm_s(device, arch, new, devices, expert_parallel, attention_dp, factors)
     chunk_share = np.minimum(1.0, new / (PREFILL_CHUNK_TOKENS * np.where(attention_dp, devices, 1.0)))
     busy_s = compute_s + _comm_s(device, arch, new, devices, expert_parallel, attention_dp, factors,
-                                 latency_s=factors.comm_latency_s * chunk_share)
+                                 fixed_share=chunk_share)
     stored = weight_bytes_per_device(arch, devices, attention_dp, weight_bytes, shared_weight_bytes)
     w_fast, _ = fast_tier_shares(device, stored, 0.0, factors.usable_memory_fraction)
     read_s = stored * tier_seconds_per_byte(device, w_fast) / factors.eta_mem
@@ -327,7 +336,8 @@ def evaluate(device, arch: Architecture, batch, tensor_parallel, expert_parallel
     pf_busy, pf_alone = pf_busy / speed, pf_alone / speed
     decode_total = output_tokens / per_step * step_s
     cycle_s = decode_total + batch * pf_busy
-    per_user = output_tokens / (decode_total + prefills_sat_through(batch, latency_percentile) * pf_busy)
+    per_user = 1.0 / seconds_per_token(step_s, per_step, pf_busy, batch, input_tokens * (1.0 - hit_rate), output_tokens,
+                                       np.where(attention_dp, devices, 1.0), PREFILL_CHUNK_TOKENS, latency_percentile)
     per_device = batch * output_tokens / cycle_s / devices
     share = batch * pf_busy / cycle_s
     decode_busy = np.minimum(1.0, (comp_s + factors.power_mem_activity * mem_s) / speed

@@ -38,6 +38,7 @@ _SPEC = {
     "stack_step_vllm": ("ratio", 0.0, 100.0, True, "vLLM stack step scale", "Multiplier of the decode step time under vLLM on NVIDIA relative to TensorRT-LLM (measurements; plans on NVIDIA are computed as TensorRT-LLM)."),
     "model_error": ("ratio", 0.05, 20.0, False, "Model error (speed multiplier)", "Generated curves run this many times as fast as the model says (1: as fitted). For Monte Carlo: draw it from the plan's prediction interval, e.g. triangular 0.67 / 1 / 1.5 at interactive targets."),
     "scale_out_latency_s": ("s", 0.0, 0.1, False, "Scale-out latency", "Latency of one collective step over the scale-out network (expert parallelism across scale-up domains)."),
+    "w4a16_gemm_efficiency": ("fraction", MIN_EFFICIENCY, 1.0, False, "W4A16 grouped-GEMM efficiency", "Efficiency of routed-expert GEMMs with 4-bit weights dequantized in the kernel (MXFP4 on Hopper / CDNA3) relative to the FP8-style grouped GEMM at the same tokens per expert (its tiles are 16 rows)."),
     "software_maturity_moe_per_year": ("1/yr", 0.0, 5.0, False, "MoE software maturity", "Log-throughput an MoE model's serving software gains per year before the shipped factors' date: at a plan's software_date the speed is exp(-this x years earlier)."),
     "software_maturity_dense_per_year": ("1/yr", 0.0, 5.0, False, "Dense software maturity", "As the MoE rate, for dense models (0: the measurements show no effect)."),
 }
