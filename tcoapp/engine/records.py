@@ -134,7 +134,7 @@ def _device_checks(v, where, problems) -> None:
                                 "bandwidth, a number > 0 (GB/s)"))
     if v["idle_w"] > v["tdp_w"]:
         problems.append(Problem(where("idle_w"), "idle_w", f"= {v['idle_w']:g}: must be at most tdp_w ({v['tdp_w']:g})"))
-    for key in ("fp4_formats", "fp4_weight_only_formats", "fp4_kv_formats"):
+    for key in (f.name for f in DEVICE_FIELDS if f.name.startswith("fp4_")):  # lists of 4-bit formats
         listed = search_precision_list(v[key] or "")
         unknown = [p for p in listed if p not in ("mxfp4", "nvfp4")]
         if unknown:

@@ -91,7 +91,9 @@ def test_overlap_loss_costs_most_where_memory_and_compute_times_are_equal():
 def test_mxfp4_on_hopper_is_dequantized_to_bf16_math():
     assert math_precision(H200, "mxfp4") == "bf16"
     assert peak_flops(H200, "mxfp4") == H200.peak_tflops_bf16 * 1e12
-    assert math_precision(DEVICES["B200"], "mxfp4") == "fp4"
+    assert math_precision(DEVICES["B200"], "mxfp4") == "fp8"     # W4A8 on Blackwell (issue 32)
+    assert math_precision(DEVICES["B200"], "nvfp4") == "fp4"
+    assert math_precision(DEVICES["MI355X"], "mxfp4") == "fp4"
     mx = run_roofline(H200, GPT_OSS, ServingConfig(weight_precision="mxfp4"), CHAT, 2048.0)
     fp8 = run_roofline(H200, GPT_OSS, ServingConfig(weight_precision="fp8"), CHAT, 2048.0)
     assert float(mx.compute_s[0]) > float(fp8.compute_s[0])  # W4A16 math is slower than FP8 math

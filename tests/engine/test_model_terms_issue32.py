@@ -149,6 +149,19 @@ def test_a_long_prompt_prefill_of_an_moe_model_runs_its_expert_gemms_near_dense_
     assert prefill == pytest.approx(decode / DEFAULT_FACTORS.moe_compute_efficiency)
 
 
+# --- FP4 per format on Blackwell --------------------------------------------------------------------
+
+def test_mxfp4_weights_on_blackwell_run_at_the_fp8_rate_and_nvfp4_at_the_fp4_rate():
+    from tcoapp.engine.performance.precision import peak_flops
+    assert peak_flops(B200, "mxfp4") == B200.peak_tflops_fp8 * 1e12
+    assert peak_flops(B200, "nvfp4", 1.0) == B200.peak_tflops_fp4 * 1e12
+    assert not is_weight_only(B200, "mxfp4")                       # W4A8: no W4A16 narrow tiles
+    mx = run_roofline(B200, LLAMA70, ServingConfig(weight_precision="mxfp4"), CHAT, 512.0)
+    nv = run_roofline(B200, LLAMA70, ServingConfig(weight_precision="nvfp4"), CHAT, 512.0)
+    assert float(mx.compute_s[0]) > float(nv.compute_s[0])
+    assert peak_flops(B200.with_(fp4_w4a8_formats=""), "mxfp4", 1.0) == B200.peak_tflops_fp4 * 1e12
+
+
 # --- sliding-window attention and long prompts ---------------------------------------------------------
 
 def test_sliding_window_layers_attend_to_their_window_in_prefill():
