@@ -135,9 +135,9 @@ def test_mxfp4_experts_on_hopper_run_in_narrow_tiles_and_are_no_longer_compute_b
     arch = architecture(GPT_OSS)
     narrow = grouped_gemm_efficiency(arch, 8.0, DEFAULT_FACTORS, weight_only=True)
     padded = grouped_gemm_efficiency(arch, 8.0, DEFAULT_FACTORS, weight_only=False)
-    assert narrow / DEFAULT_FACTORS.w4a16_gemm_efficiency > 2.0 * padded    # 16-row tiles, not the padding
+    assert narrow / DEFAULT_FACTORS.w4a16_gemm_efficiency > 4.0 * padded    # one 16-row tile, not the padding
     r = run_roofline(H200, GPT_OSS, ServingConfig(tensor_parallel=1, weight_precision="mxfp4"), CHAT, 8.0)
-    assert float(r.compute_s[0]) < 3.0 * float(r.memory_s[0])      # issue 32: it was 40 ms compute vs 7 ms memory
+    assert float(r.compute_s[0]) < 1.5 * float(r.memory_s[0])      # issue 32: it was 40 ms compute vs 7 ms memory
 
 
 def test_a_long_prompt_prefill_of_an_moe_model_runs_its_expert_gemms_near_dense_efficiency():

@@ -221,10 +221,11 @@ def grouped_gemm_efficiency(arch: Architecture, tokens, factors, weight_only=Fal
     """Achieved / dense efficiency of the routed-expert (grouped) GEMMs when `tokens` tokens are
     routed in one step: moe_compute_efficiency x m / (m + h), m = tokens x k / E_touched(tokens) the
     tokens each touched expert multiplies (small GEMMs of tens of rows waste their tensor-core tiles;
-    a wide-EP replica gives every expert more tokens); h = moe_gemm_half_tokens, or W4A16_TILE_ROWS
-    where `weight_only` (4-bit weights dequantized in a kernel built for small batches), whose
-    efficiency is further x w4a16_gemm_efficiency (the dequantization in the main loop, on the
-    general-purpose cores, for every tile of rows). A prefill chunk's grouped GEMMs (hundreds of tokens
+    a wide-EP replica gives every expert more tokens); h = moe_gemm_half_tokens, or, where
+    `weight_only` (4-bit weights dequantized in a kernel built for small batches), the waste of a
+    16-row tile paid once, not per routing overhead: time per touched expert ~ (m /
+    moe_compute_efficiency + W4A16_TILE_ROWS) / w4a16_gemm_efficiency (the dequantization in the main
+    loop, on the general-purpose cores), i.e. h = W4A16_TILE_ROWS x moe_compute_efficiency. A prefill chunk's grouped GEMMs (hundreds of tokens
     per expert, large tiles) run without moe_compute_efficiency, the decode-step routing and gather
     overheads it stands for: their efficiency is eta_prefill x m / (m + h)."""
     if not arch.is_moe:
@@ -232,9 +233,11 @@ def grouped_gemm_efficiency(arch: Architecture, tokens, factors, weight_only=Fal
     tokens = np.asarray(tokens, float)
     touched = np.maximum(experts_touched(arch.n_experts, arch.experts_per_token, tokens), 1e-30)
     m = tokens * arch.experts_per_token / touched
-    half = np.where(weight_only, W4A16_TILE_ROWS, factors.moe_gemm_half_tokens)
-    dequant = np.where(weight_only, factors.w4a16_gemm_efficiency, 1.0)
     moe = 1.0 if prefill else factors.moe_compute_efficiency
+    # W4A16: the routing overheads (moe) scale with the real tokens, the 16-row tile's waste does not:
+    # time per expert ~ (m / moe + W4A16_TILE_ROWS) / dequant, i.e. half = W4A16_TILE_ROWS x moe
+    half = np.where(weight_only, W4A16_TILE_ROWS * moe, factors.moe_gemm_half_tokens)
+    dequant = np.where(weight_only, factors.w4a16_gemm_efficiency, 1.0)
     return moe * dequant * m / (m + half)
 
 
