@@ -26,6 +26,7 @@ ALLOWED = {
     # efficiency-factor subsets a fit varies (a choice of the fitting method, not a property of a key)
     ("engine/performance/calibration.py", "eta_mem"): "the factors a one-point calibration fits",
     ("engine/performance/curve_fit.py", "eta_mem"): "the factors a curve fit varies",
+    ("engine/performance/factor_fit.py", "eta_kv"): "the factors the global fit of the shipped set varies",
     # the Monte Carlo key routing, rewritten by the `chain` branch (uncertainty/plan_draws.py)
     ("engine/uncertainty/keys.py", "prefix_cache_hit_rate"): "plan keys that move a generated operating point",
     # chart axes and column orders of one view

@@ -2,7 +2,9 @@
 
     python tools/build_measurements.py --mlperf-v6 MIRROR_GIT_DIR --inferencex MIRROR_GIT_DIR [--out CSV]
 
-Reads (with `git show`, no work tree needed) and appends to tests/data/measurements_public.csv:
+Reads (with `git show`, no work tree needed) and appends to the shipped measurements file
+(resources/measurements/measurements_public.csv; without a source option the existing rows are
+only re-annotated):
 
 1. MLPerf Inference v6.0 **Server and Interactive** results of the LLM benchmarks (llama2-70b,
    llama3.1-405b, deepseek-r1, gpt-oss-120b): every VALID `performance/run_1/mlperf_log_summary.txt`
@@ -19,8 +21,10 @@ Reads (with `git show`, no work tree needed) and appends to tests/data/measureme
    DERIVED = tput_per_gpu x OSL / (ISL + OSL); tokens/s per user = 1 / mean TPOT (DERIVED).
 
 Every row keeps its source (repository, path, commit; for InferenceX also the GitHub Actions run).
-The existing rows are kept as they are; `source_group` and `split` are (re)computed for every row by
-`tcoapp.engine.performance.measurement_rows.source_group` / `assign_splits` (whole sources are held out, never random rows).
+The existing rows are kept as they are; `source_group` and `source_family` (the unit of independent
+evidence that leave-one-family-out validation holds out whole) are (re)computed for every row by
+`tcoapp.engine.performance.measurement_rows.assign_families`, and `input_len_basis` says whether a
+row states its input length or takes the benchmark dataset's mean (an ESTIMATE).
 """
 from __future__ import annotations
 
@@ -36,12 +40,12 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tcoapp.engine.performance.measurement_rows import assign_splits  # noqa: E402
+from tcoapp.engine.performance.measurement_rows import MLPERF_INPUT_TOKENS, assign_families, map_model  # noqa: E402
 from tcoapp.io.measurements import DEFAULT_CSV  # noqa: E402
 
 COLUMNS = ("model,device,count,precision,framework,scenario,batch_or_concurrency,input_len,output_len,"
            "tokens_per_s_total,tokens_per_s_per_user,source,tokens_per_s_per_gpu,metric,measured_power_w,date,"
-           "notes,ttft_s,ttft_limit_s,tpot_limit_s,stack,source_group,split").split(",")
+           "notes,ttft_s,ttft_limit_s,tpot_limit_s,stack,source_group,source_family,input_len_basis").split(",")
 MLPERF_MODELS = {"llama2-70b-99": "Llama-2-70B-Chat (MLPerf llama2-70b-99)",
                  "llama2-70b-99.9": "Llama-2-70B-Chat (MLPerf llama2-70b-99.9)",
                  "llama3.1-405b": "Llama-3.1-405B-Instruct (MLPerf llama3.1-405b)",
@@ -106,7 +110,8 @@ def mlperf_rows(repo: pathlib.Path) -> list[dict]:
     return rows
 
 
-def inferencex_rows(repo: pathlib.Path) -> list[dict]:
+def inferencex_rows(repo: pathlib.Path, all_dates: bool = False) -> list[dict]:
+    """One row per configuration at its latest date (every date it was run at with `all_dates`)."""
     commit = git(repo, "rev-parse", "HEAD").strip()
     latest: dict[tuple, tuple[str, dict]] = {}
     for name in ("benchmarks.json", "benchmarks-history.json"):
@@ -117,7 +122,7 @@ def inferencex_rows(repo: pathlib.Path) -> list[dict]:
             if r["hardware"] not in IX_HARDWARE or r["model"] not in IX_MODELS:
                 continue
             key = (r["hardware"], r["framework"], r["model"], r["precision"], r["isl"], r["osl"], r["decode_tp"],
-                   r["decode_ep"], bool(r["decode_dp_attention"]), r["conc"])
+                   r["decode_ep"], bool(r["decode_dp_attention"]), r["conc"]) + ((r["date"],) if all_dates else ())
             if key not in latest or r["date"] > latest[key][1]["date"]:
                 latest[key] = (path, r)
     rows = []
@@ -155,18 +160,23 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mlperf-v6", type=pathlib.Path, help="git dir of an inference_results_v6.0 mirror")
     parser.add_argument("--inferencex", type=pathlib.Path, help="git dir of an InferenceX-app checkout")
+    parser.add_argument("--inferencex-all-dates", action="store_true",
+                        help="every date a configuration was run at, not only its latest (software maturity data; "
+                             "the rows of one framework snapshot stay one source family)")
     parser.add_argument("--out", type=pathlib.Path, default=DEFAULT_CSV)
     args = parser.parse_args(argv)
     with open(DEFAULT_CSV, newline="", encoding="utf-8") as f:
-        rows = [r for r in csv.DictReader(f) if not _generated(r)]
+        rows = [r for r in csv.DictReader(f) if not _generated(r, bool(args.mlperf_v6), bool(args.inferencex))]
     if args.mlperf_v6:
         rows += mlperf_rows(args.mlperf_v6)
     if args.inferencex:
-        rows += inferencex_rows(args.inferencex)
+        rows += inferencex_rows(args.inferencex, args.inferencex_all_dates)
     for r in rows:
         if re.search(r"inference_results_v(4\.1|5\.0|5\.1)", r["source"]) and row_is_server_or_interactive(r):
             raise SystemExit(f"refused: a held-back MLPerf v4.1-v5.1 Server/Interactive row ({r['source']})")
-    assign_splits(rows)
+    assign_families(rows)
+    for r in rows:
+        r["input_len_basis"] = input_len_basis(r)
     with open(args.out, "w", newline="", encoding="utf-8") as f:
         w = csv.DictWriter(f, fieldnames=COLUMNS, extrasaction="ignore", lineterminator="\n")
         w.writeheader()
@@ -180,10 +190,19 @@ def row_is_server_or_interactive(row: dict) -> bool:
     return "server" in text or "interactive" in text
 
 
-def _generated(row: dict) -> bool:
-    """Rows this script writes (rebuilt on every run): MLPerf v6.0 Server/Interactive and InferenceX."""
-    return (("inference_results_v6.0" in row.get("source", "") and row_is_server_or_interactive(row))
-            or row.get("source", "").startswith(IX_REPO))
+def input_len_basis(row: dict) -> str:
+    """"stated", or where the row states no input length, the estimate the accuracy uses (the benchmark
+    dataset's mean, tcoapp.engine.performance.measurement_rows.MLPERF_INPUT_TOKENS), or "unknown"."""
+    if str(row.get("input_len") or "").strip():
+        return "stated"
+    tokens = MLPERF_INPUT_TOKENS.get(map_model(row.get("model") or "") or "")
+    return f"ESTIMATE {tokens}: the benchmark dataset's mean input (docs/model.md)" if tokens else "unknown"
+
+
+def _generated(row: dict, mlperf: bool = True, inferencex: bool = True) -> bool:
+    """Rows this script rebuilds from the sources given: MLPerf v6.0 Server/Interactive and InferenceX."""
+    return ((mlperf and "inference_results_v6.0" in row.get("source", "") and row_is_server_or_interactive(row))
+            or (inferencex and row.get("source", "").startswith(IX_REPO)))
 
 
 if __name__ == "__main__":

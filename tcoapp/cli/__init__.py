@@ -28,7 +28,7 @@ def _main_parser() -> argparse.ArgumentParser:
                "  calibrate BOOK.xlsx --curve NAME [--write]         fit the generated model to a measured curve\n"
                "  simulate [FILE.xlsx] [--draws N] [--seed S] [--json] [--out RESULT.xlsx]   Monte Carlo\n"
                "  report [FILE.xlsx] --out REPORT.pdf                the decision report (PDF)\n"
-               "  accuracy [CSV] [--rows] [--by GROUPING]            the model's error on published measurements\n"
+               "  accuracy [CSV] [--rows] [--in-sample] [--jobs N]    the model's unseen error on published measurements\n"
                "Run 'tcoapp COMMAND --help' for its options.",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("file", nargs="?", help="scenario workbook (.xlsx) to open in the desktop app")

@@ -1,15 +1,23 @@
-"""`tcoapp accuracy [CSV] [--rows] [--by GROUPING]` (docs/model.md, "How sure it is"): the accuracy
-of the generated model on the public measurements, median and 90th-percentile absolute percent
-error and median signed error of output tokens/s per device, overall and by regime, class, vendor,
-expert-parallel width, serving stack and fit/held-out split, and the calibration of the prediction
-intervals (the computation: tcoapp/engine/performance/accuracy.py; the rows: tcoapp/io/measurements.py).
+"""`tcoapp accuracy [CSV] [--rows] [--in-sample] [--by GROUPING] [--cv] [--exact] [--jobs N]` (docs/model.md,
+"How sure it is"): the accuracy of the generated model on the public measurements, leave-one-family-
+out: each source family's rows predicted by the FIT factors refitted without that family (the
+"unseen" figures; tcoapp/engine/performance/cross_validation.py). Median and 90th-percentile absolute
+percent error and median signed error of output tokens/s per device by regime x class x vendor, the
+calibration of the 80 % prediction band per cell, the rows modelled and skipped (each reason
+counted) and the time it took. `--in-sample` prints the errors of the shipped factors instead
+(fitted on these very rows: not unseen).
 """
 from __future__ import annotations
 
 import argparse
+import time
 
-from ..engine.performance.accuracy import Accuracy, interval_coverage
+from ..engine.performance.accuracy import Accuracy
 from ..engine.performance.measurement_rows import MLPERF_INPUT_TOKENS
+
+REGIMES = ("offline", "server", "interactive")
+CLASSES = ("dense", "MoE")
+HEADER = f"{'group':32s} {'n':>4s} {'median APE %':>13s} {'p90 APE %':>10s} {'median signed %':>16s}"
 
 
 def accuracy_parser() -> argparse.ArgumentParser:
@@ -17,53 +25,120 @@ def accuracy_parser() -> argparse.ArgumentParser:
     from ..io.measurements import DEFAULT_CSV
     parser = argparse.ArgumentParser(
         prog="tcoapp accuracy",
-        description="Accuracy of the generated model on published measurements (default: the repository's "
-                    "tests/data/measurements_public.csv), with the shipped efficiency factors.")
+        description="Accuracy of the generated model on published measurements (default: the shipped "
+                    "measurements_public.csv), leave-one-family-out: each source family predicted by the "
+                    "efficiency factors refitted without it.")
     parser.add_argument("csv", nargs="?", default=str(DEFAULT_CSV), help="measurements CSV")
     parser.add_argument("--rows", action="store_true", help="print every modelled row")
-    parser.add_argument("--by", choices=GROUPINGS, default="family", help="first grouping of the tables")
+    parser.add_argument("--in-sample", action="store_true",
+                        help="the shipped factors' errors (fitted on these rows, not unseen) instead of leave-one-family-out")
+    parser.add_argument("--by", choices=GROUPINGS, default=None, help="also print a table by this grouping")
+    parser.add_argument("--cv", action="store_true",
+                        help="recompute the leave-one-family-out predictions (default: the stored ones while current)")
+    parser.add_argument("--exact", action="store_true",
+                        help="refit each family with finite differences at every step (slower)")
+    parser.add_argument("--jobs", type=int, default=1, help="processes for the refits (default 1)")
     return parser
 
 
 def run_accuracy(args) -> int:
-    from ..io.measurements import accuracy_of_file
-    print(format_report(accuracy_of_file(args.csv), rows=args.rows, by=args.by))
+    from ..io.catalog import load_catalog
+    from ..io.measurements import read_measurements
+    start = time.perf_counter()
+    rows, catalog = read_measurements(args.csv), load_catalog()
+    coverage, note = None, ""
+    if args.in_sample:
+        from ..engine.performance.accuracy import run
+        acc, title = run(rows, catalog), "IN-SAMPLE (shipped factors, fitted on these rows; not unseen)"
+    else:
+        from ..engine.performance.interval_cells import coverage as band_coverage
+        acc, note = _cross_validated(rows, catalog, args)
+        title = "LEAVE-ONE-FAMILY-OUT (unseen: each family predicted by factors refitted without it)"
+        coverage = band_coverage(acc.results)
+    print(format_report(acc, title, rows=args.rows, by=args.by, coverage=coverage))
+    print(f"{note}took {time.perf_counter() - start:.1f} s")
     return 0
 
 
-def format_report(acc: Accuracy, rows: bool = False, by: str = "family") -> str:
+def _cross_validated(rows, catalog, args):
+    """(the cross-validated accuracy, a note on where it came from): the stored predictions of the
+    shipped file while current, else recomputed."""
+    import pathlib
+
+    from ..io.cross_validated import stored_cross_validation
+    from ..io.measurements import DEFAULT_CSV
+    shipped = pathlib.Path(args.csv).resolve() == DEFAULT_CSV.resolve()
+    if shipped and not (args.cv or args.exact):
+        acc = stored_cross_validation(rows, catalog)
+        if acc is not None:
+            return acc, "stored leave-one-family-out predictions (current for this model; --cv recomputes them); "
+    acc = _lofo(rows, catalog, args).accuracy
+    if shipped and not (args.cv or args.exact):
+        return acc, ("the stored predictions are out of date (the model, factors or measurements changed): recomputed; "
+                     "`python tools/refit_factors.py --intervals` stores them; ")
+    return acc, "recomputed; "
+
+
+def _lofo(rows, catalog, args):
+    from ..engine.performance.cross_validation import leave_one_family_out
+    if args.jobs <= 1:
+        return leave_one_family_out(rows, catalog, exact=args.exact)
+    from concurrent.futures import ProcessPoolExecutor
+    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+        return leave_one_family_out(rows, catalog, exact=args.exact, map_fn=pool.map)
+
+
+def _stat_line(group: str, s: dict) -> str:
+    return (f"{group:32s} {s['n']:4d} {s['median_ape_pct']:13.1f} {s['p90_ape_pct']:10.1f} "
+            f"{s['median_signed_pct']:+16.1f}")
+
+
+def lofo_table(acc: Accuracy) -> list[str]:
+    """Regime x class x vendor (each with its subtotal), by regime, by class, by vendor and overall."""
+    lines = [HEADER]
+    for regime in REGIMES:
+        for kind in CLASSES:
+            cell = acc.summary("vendor", where=lambda r, g=regime, k=kind: r.scenario == g and r.kind == k)
+            for vendor, s in cell.items():
+                lines.append(_stat_line(f"{regime} {kind} {'all' if vendor == 'overall' else vendor}", s))
+    for by in ("scenario", "kind", "vendor"):
+        lines.extend(_stat_line(f"{g}", s) for g, s in acc.summary(by).items() if g != "overall")
+    lines.append(_stat_line("overall", acc.summary("scenario")["overall"]))
+    return lines
+
+
+def format_report(acc: Accuracy, title: str = "", rows: bool = False, by: str | None = None, coverage=None) -> str:
     """The tables the command prints (every modelled row first with `rows`)."""
-    lines = []
-    if rows:
-        for r in acc.results:
-            c = r.config
-            lines.append(f"line {r.line:4d} {r.device:12s} {r.model:15s} {r.scenario:11s} measured {r.measured:9.1f} "
-                         f"predicted {r.predicted:9.1f} ({r.predicted / r.measured - 1:+.0%}) "
-                         f"B={c['batch']:.0f} TP{c['tensor_parallel']} EP{c['expert_parallel']}"
-                         f"{' ADP' if c['attention_dp'] else ''} {c['weight_precision']} {r.split}")
-    header = f"{'group':28s} {'n':>4s} {'median APE %':>13s} {'p90 APE %':>10s} {'median signed %':>16s}"
-
-    def table(title, acc_summary):
-        lines.append(title)
-        lines.append(header)
-        for group, s in acc_summary.items():
-            lines.append(f"{group:28s} {s['n']:4d} {s['median_ape_pct']:13.1f} {s['p90_ape_pct']:10.1f} "
-                         f"{s['median_signed_pct']:+16.1f}")
-
-    for grouping in dict.fromkeys((by, "scenario", "kind", "vendor", "ep", "stack", "split")):
-        table(f"by {grouping}:", {g: s for g, s in acc.summary(grouping).items() if g != "overall" or grouping == by})
-    for regime in ("offline", "server", "interactive"):
-        sub = acc.summary("kind", where=lambda r, regime=regime: r.scenario == regime)
-        if sub:
-            table(f"{regime} by kind:", sub)
-    table("held-out sources only, by regime:", acc.summary("scenario", where=lambda r: r.split == "held-out"))
-    coverage = interval_coverage(acc.results)
+    lines = [_row_line(r) for r in acc.results] if rows else []
+    if not acc.results:
+        lines.append("no row could be modelled")
+    else:
+        lines.append(f"{title}, by regime x class x vendor:")
+        lines.extend(lofo_table(acc))
+        if by:
+            lines.append(f"by {by}:")
+            lines.append(HEADER)
+            lines.extend(_stat_line(str(g), s) for g, s in acc.summary(by).items())
     if coverage:
-        lines.append("80 % prediction band, calibration on held-out sources (band from the other half of them): "
-                     + "; ".join(f"{k} {c['inside_share']:.0%} of {c['n']}" for k, c in coverage.items()))
+        lines.append("80 % prediction band, share inside (each family against the band built without it): "
+                     + "; ".join(f"{k} {c['inside_share']:.0%} of {c['n']}" for k, c in sorted(coverage.items())))
+    lines.extend(_counts(acc))
+    return "\n".join(lines)
+
+
+def _row_line(r) -> str:
+    c = r.config
+    return (f"line {r.line:4d} {r.device:12s} {r.model:15s} {r.scenario:11s} measured {r.measured:9.1f} "
+            f"predicted {r.predicted:9.1f} ({r.predicted / r.measured - 1:+.0%}) "
+            f"B={c['batch']:.0f} TP{c['tensor_parallel']} EP{c['expert_parallel']}"
+            f"{' ADP' if c['attention_dp'] else ''} {c['weight_precision']} [{r.source_family}]")
+
+
+def _counts(acc: Accuracy) -> list[str]:
     unreached = sum(1 for r in acc.results if r.predicted == 0.0)
-    lines.append(f"modelled {len(acc.results)} rows ({unreached} whose measured tokens/s per user no modelled "
-                 f"configuration reaches: predicted 0, -100 %), skipped {len(acc.skipped)}:")
+    families = len({r.source_family for r in acc.results})
+    lines = [f"modelled {len(acc.results)} rows of {families} source families ({unreached} whose measured tokens/s "
+             f"per user no modelled configuration reaches: predicted 0, -100 %), skipped {len(acc.skipped)}:"]
     reasons: dict[str, int] = {}
     for _, reason in acc.skipped:
         key = reason.split(" '")[0] if reason.startswith(("device", "model")) else reason
@@ -72,4 +147,4 @@ def format_report(acc: Accuracy, rows: bool = False, by: str = "family") -> str:
     estimates = ", ".join(f"{model} {tokens:,}" for model, tokens in MLPERF_INPUT_TOKENS.items())
     lines.append(f"MLPerf rows state no input length: ESTIMATED mean input tokens used ({estimates}); "
                  "MLPerf Offline rows run at the throughput-maximizing feasible batch.")
-    return "\n".join(lines)
+    return lines

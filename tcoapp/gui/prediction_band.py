@@ -1,6 +1,6 @@
 """The 80 % prediction interval of each plan's operating point, drawn as error bars through the
 point (docs/model.md, "How sure it is"): tokens/s per user across, the chart's throughput up. The
-engine gives `prediction_interval` per plan on a generated curve, from held-out published
+engine gives `prediction_interval` per plan on a generated curve, from leave-one-family-out published
 measurements (engine/performance/prediction_interval.py); a plan on a measured curve has none, and
 nothing is drawn for it."""
 from __future__ import annotations
@@ -13,7 +13,7 @@ import numpy as np
 from .plotting import pg
 
 
-BAND_TEXT = "80 % prediction interval from held-out measurements"
+BAND_TEXT = "80 % prediction interval from measurements of source families held out of the fit"
 BAND_ALPHA = 150   # of 255: the star and the lines under the bars stay readable
 
 

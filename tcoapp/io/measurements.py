@@ -1,39 +1,89 @@
 """The public measurements CSV of the accuracy set (docs/model.md, "How sure it is"): read its rows
-and run the accuracy of the generated model on them (`engine/performance/accuracy.py`).
+and run the accuracy of the generated model on them (`engine/performance/accuracy.py`) and its
+leave-one-family-out validation (`engine/performance/cross_validation.py`).
 
-The repository's copy is tests/data/measurements_public.csv (`DEFAULT_CSV`, built by
-tools/build_measurements.py; every row keeps its source). A CSV without a `split` column is split
-by the same rule (`measurement_rows.assign_splits`).
+The shipped copy is package data, resources/measurements/measurements_public.csv (`DEFAULT_CSV`,
+built by tools/build_measurements.py; every row keeps its source and its `source_family`). A CSV
+without a `source_family` column gets it by the same rule (`measurement_rows.assign_families`).
+
+A row that cannot be read (a short line, text, inf or nan in a number column) is not dropped
+silently: it keeps its line with an `invalid` reason naming the column, and the accuracy skips it
+with that reason.
 """
 from __future__ import annotations
 
 import csv
+import importlib.resources
+import math
 import pathlib
 
 from ..engine.errors import TcoError
 from ..engine.performance.accuracy import Accuracy, run
 from ..engine.performance.factors import DEFAULT_FACTORS, EfficiencyFactors
-from ..engine.performance.measurement_rows import assign_splits
+from ..engine.performance.measurement_rows import assign_families
 
-DEFAULT_CSV = pathlib.Path(__file__).resolve().parents[2] / "tests" / "data" / "measurements_public.csv"
+DEFAULT_CSV = pathlib.Path(str(importlib.resources.files("tcoapp.resources") / "measurements" / "measurements_public.csv"))
+NUMBER_COLUMNS = ("count", "batch_or_concurrency", "input_len", "output_len", "tokens_per_s_total",
+                  "tokens_per_s_per_user", "tokens_per_s_per_gpu", "measured_power_w", "ttft_s", "ttft_limit_s",
+                  "tpot_limit_s")
+REQUIRED_COLUMNS = ("model", "device", "tokens_per_s_per_gpu")
+# words a number column may hold instead of a number: "max ..." = no concurrency cap (a max-throughput run)
+NUMBER_WORDS = {"batch_or_concurrency": ("max",)}
 
 
 def read_measurements(path=DEFAULT_CSV) -> list[tuple[int, dict]]:
-    """(CSV line, row) of a measurements CSV, with `source_group` and `split` (computed where absent)."""
+    """(CSV line, row) of a measurements CSV, with `source_group` and `source_family` (computed
+    where absent) and, on a row that cannot be read, `invalid` (the reason)."""
     try:
-        with open(path, newline="", encoding="utf-8") as handle:
-            rows = list(csv.DictReader(handle))
+        with open(path, newline="", encoding="utf-8-sig") as handle:
+            reader = csv.DictReader(handle, restkey="_extra")
+            rows = []
+            for row in reader:
+                rows.append((reader.line_num, row))
+            header = reader.fieldnames or []
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         raise TcoError(f"measurements CSV {str(path)!r}: cannot be read ({exc})") from None
-    if rows and not all(r.get("split") for r in rows):
-        assign_splits(rows)
-    return list(enumerate(rows, start=2))
+    missing = [c for c in REQUIRED_COLUMNS if c not in header]
+    if not header or not rows:
+        raise TcoError(f"measurements CSV {str(path)!r}: no measurement rows (a header line with "
+                       f"{', '.join(REQUIRED_COLUMNS)} and one row per measurement expected)")
+    if missing:
+        raise TcoError(f"measurements CSV {str(path)!r}: no column {', '.join(missing)} in the header line")
+    for line, row in rows:
+        reason = row_problem(row, header)
+        if reason:
+            row["invalid"] = f"line {line}: {reason}"
+    if not all(r.get("source_family") for _, r in rows):
+        assign_families([r for _, r in rows])
+    return rows
+
+
+def row_problem(row: dict, header) -> str | None:
+    """Why a read row cannot be used (a short or long line, a number column holding text, inf or nan), or None."""
+    if any(row.get(c) is None for c in header):
+        return f"short line: {sum(row.get(c) is not None for c in header)} of {len(header)} columns"
+    if row.get("_extra"):
+        return f"long line: {len(header) + len(row['_extra'])} columns, the header has {len(header)}"
+    for column in NUMBER_COLUMNS:
+        text = (row.get(column) or "").strip()
+        if not text or text.lower().startswith(NUMBER_WORDS.get(column, ("\0",))):
+            continue
+        try:
+            value = float(text)
+        except ValueError:
+            return f"column {column!r}: {text!r} is not a number"
+        if not math.isfinite(value):
+            return f"column {column!r}: {text!r} is not a finite number"
+        if value < 0:
+            return f"column {column!r}: {text!r} is negative"
+    return None
 
 
 def accuracy_of_file(path=DEFAULT_CSV, catalog=None, factors: EfficiencyFactors = DEFAULT_FACTORS,
                      lines=None) -> Accuracy:
     """The accuracy of the generated model on the rows of `path` (only `lines`, CSV line numbers,
-    where given), with the shipped catalog unless `catalog` is given."""
+    where given), with the shipped catalog unless `catalog` is given (in-sample: the shipped factors
+    were fitted on these rows; `cross_validation.leave_one_family_out` gives the unseen figures)."""
     if catalog is None:
         from .catalog import load_catalog
         catalog = load_catalog()

@@ -499,7 +499,7 @@ def _interval_row(ws, results, layout: Layout) -> None:
     empty on a measured curve."""
     _text_row(ws, results, layout, "prediction_interval",
               "80 % prediction interval of tokens/s per device and per user on a generated curve, from the model's "
-              "held-out residuals in the plan's regime (docs/model.md). Empty: a measured curve.", interval_text)
+              "leave-one-family-out residuals of the plan's regime and class (docs/model.md). Empty: a measured curve.", interval_text)
 
 
 def interval_text(result) -> str:

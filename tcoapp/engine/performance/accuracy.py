@@ -5,15 +5,14 @@ ones) on every measurement row that names a catalog device and model (`measureme
 a row as a configuration and an operating point), skips and counts the rest, and summarizes the
 absolute and signed percent error of output tokens/s per device: median and 90th percentile,
 overall and by regime (offline / server / interactive), dense/MoE, vendor, expert-parallel width,
-serving stack and fit/held-out split. `interval_cells` / `interval_coverage` build and check the
-prediction intervals (`prediction_interval.py`) from the held-out residuals.
+serving stack and source family. Leave-one-family-out validation (`cross_validation.py`) runs it
+with factors refitted without each row's family: the "unseen" figures.
 
 Pure computation: the rows come in as (CSV line, dict) pairs (`tcoapp.io.measurements` reads the
 file), the catalog as an object with `.devices` and `.models`. `tcoapp accuracy` prints the tables.
 """
 from __future__ import annotations
 
-import zlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,14 +21,14 @@ from .curve import meets_target
 from .factors import DEFAULT_FACTORS, EfficiencyFactors
 from .frontier import sweep
 from .measurement_rows import (
-    FAMILY, MLPERF_LATENCY_LIMITS, assign_splits, map_device, map_model, positive_number, row_latency_targets, row_parallelism, row_precision,
-    row_scenario, row_split, row_stack, row_workload, source_group, stack_scale,
+    FAMILY, MLPERF_LATENCY_LIMITS, assign_families, input_estimated, map_device, map_model, positive_number,
+    row_latency_targets, row_parallelism, row_precision, row_scenario, row_stack, row_workload, source_family,
+    source_group, stack_scale,
 )
-from .prediction_interval import BAND_QUANTILES, band_cell
 from .software_maturity import month_text
 
 BATCHES = np.unique(np.round(np.geomspace(1, 32768, 160)))
-GROUPINGS = ("family", "device", "model", "kind", "scenario", "vendor", "ep", "stack", "split")
+GROUPINGS = ("family", "device", "model", "kind", "scenario", "vendor", "ep", "stack", "source_family")
 
 
 @dataclass(frozen=True)
@@ -43,10 +42,11 @@ class RowResult:
     config: dict
     kind: str = "dense"         # "dense" or "MoE"
     scenario: str = "offline"   # regime: "offline", "server" or "interactive"
-    split: str = "fit"          # "fit" or "held-out"
     vendor: str = ""
     stack: str = ""             # serving stack: TensorRT-LLM, vLLM, SGLang, ROCm, other
     source_group: str = ""
+    source_family: str = ""     # the unit of independent evidence (measurement_rows.source_family)
+    input_estimated: bool = False  # the input length is the benchmark dataset's mean (an estimate)
     measured_per_user: float | None = None    # tokens/s per user, where the row states it
     predicted_per_user: float | None = None
 
@@ -99,7 +99,7 @@ def model_row(row: dict, device, model, factors: EfficiencyFactors = DEFAULT_FAC
     workload = row_workload(row, model.name)
     if workload is None:
         return None
-    count = int(float(row.get("count") or 1))
+    count = max(1, int(positive_number(row.get("count")) or 1))
     batch = positive_number(row.get("batch_or_concurrency"))
     per_user, ttft_limit = row_latency_targets(row, model.name)
     workload, per_user, ttft_limit = _at_row_percentile(row, model.name, workload, per_user, ttft_limit)
@@ -139,12 +139,12 @@ def _at_row_percentile(row, model_name, workload, per_user, ttft_limit):
 
 def run(rows, catalog, factors: EfficiencyFactors = DEFAULT_FACTORS, lines=None) -> Accuracy:
     """Model every row of `rows` ((CSV line, dict) pairs) that can be modelled (only `lines`, CSV line
-    numbers, where given); skip (and say why) the rest. Rows without a `split` are split first
-    (`assign_splits`, on copies)."""
+    numbers, where given); skip (and say why) the rest. Rows without a `source_family` get one first
+    (`assign_families`, on copies)."""
     rows = list(rows)
-    if rows and not all(r.get("split") for _, r in rows):
-        split = assign_splits([dict(r) for _, r in rows])
-        rows = [(line, r) for (line, _), r in zip(rows, split)]
+    if rows and not all(r.get("source_family") for _, r in rows):
+        named = assign_families([dict(r) for _, r in rows])
+        rows = [(line, r) for (line, _), r in zip(rows, named)]
     results, skipped = [], []
     for line, row in rows:
         if lines is not None and line not in lines:
@@ -158,65 +158,25 @@ def run(rows, catalog, factors: EfficiencyFactors = DEFAULT_FACTORS, lines=None)
 
 
 def _one(row, catalog, factors):
-    dev_name, model_name = map_device(row.get("device", "")), map_model(row.get("model", ""))
+    if row.get("invalid"):
+        return str(row["invalid"])
+    dev_name, model_name = map_device(row.get("device") or ""), map_model(row.get("model") or "")
     if dev_name is None or dev_name not in catalog.devices:
         return f"device not in the catalog {row.get('device')!r}"
     if model_name is None or model_name not in catalog.models:
         return f"model not in the catalog {row.get('model')!r}"
-    try:
-        measured = float(row["tokens_per_s_per_gpu"])
-    except (KeyError, ValueError):
-        return "no tokens_per_s_per_gpu"
+    measured = positive_number(row.get("tokens_per_s_per_gpu"))
+    if measured is None:
+        return "no tokens_per_s_per_gpu (a positive number)"
     device, model = catalog.devices[dev_name], catalog.models[model_name]
+    if row_workload(row, model.name) is None:
+        return "no output length, or no input length and no benchmark dataset mean for it"
     modelled = model_row(row, device, model, factors)
     if modelled is None:
-        return "input length not stated and the benchmark's mean unknown, or no feasible configuration"
+        return "no modelled configuration of the row's devices is feasible at the stated batch (memory or parallelism limits)"
     predicted, config, predicted_user = modelled
     return (dev_name, model_name, FAMILY.get(dev_name, device.vendor), measured, predicted, config,
-            "MoE" if model.n_experts > 0 else "dense", row_scenario(row), row_split(row), device.vendor,
+            "MoE" if model.n_experts > 0 else "dense", row_scenario(row), device.vendor,
             row_stack(row, device), row.get("source_group") or source_group(row),
+            row.get("source_family") or source_family(row), input_estimated(row),
             positive_number(row.get("tokens_per_s_per_user")), predicted_user)
-
-
-def interval_cells(results, quantiles=None) -> tuple[dict, dict]:
-    """(per-device, per-user) quantile tables of measured / predicted for prediction intervals
-    (engine/performance/prediction_interval.py): {regime or "*": (rows, low, high)}, low / high the
-    BAND_QUANTILES of the ratio (per user: rows measured at a stated concurrency only). A row whose
-    target no configuration reaches (predicted 0) counts as e^3 times the model."""
-    q = [100.0 * x for x in (quantiles or BAND_QUANTILES)]
-    ratio = lambda r: r.measured / r.predicted if r.predicted > 0 else float(np.exp(3.0))  # noqa: E731
-    device, user = {}, {}
-    for regime in ("offline", "server", "interactive", "*"):
-        sel = [ratio(r) for r in results if regime in ("*", r.scenario)]
-        if sel:
-            lo, hi = np.percentile(sel, q)
-            device[regime] = (len(sel), float(lo), float(hi))
-        sel = [r.measured_per_user / r.predicted_per_user for r in results
-               if r.config.get("batch_measured") and regime in ("*", r.scenario) and r.measured_per_user
-               and r.predicted_per_user]
-        if sel:
-            lo, hi = np.percentile(sel, q)
-            user[regime] = (len(sel), float(lo), float(hi))
-    return device, user
-
-
-def interval_coverage(results, quantiles=None) -> dict[str, dict[str, float]]:
-    """Calibration of the intervals without using a row to build its own band: the held-out source
-    groups are split in two halves (by CRC-32 order), each half's rows are tested against the band
-    the other half builds (with the engine's fall-back); per regime the share inside, and n (empty
-    where no half can build a band)."""
-    held = [r for r in results if r.split == "held-out"]
-    groups = sorted({r.source_group for r in held}, key=lambda g: (zlib.crc32(g.encode()), g))
-    half = {g: i % 2 for i, g in enumerate(groups)}
-    inside: dict[str, list[bool]] = {}
-    for side in (0, 1):
-        table, _ = interval_cells([r for r in held if half[r.source_group] != side], quantiles)
-        if "*" not in table:  # the other half holds no row (a set of one or two held-out sources): no band
-            continue
-        for r in (r for r in held if half[r.source_group] == side):
-            _, (_, lo, hi) = band_cell(table, r.scenario)
-            ratio = r.measured / r.predicted if r.predicted > 0 else float("inf")
-            for key in (r.scenario, "overall"):
-                inside.setdefault(key, []).append(bool(lo <= ratio <= hi))
-    return {k: {"n": len(v), "inside_share": float(np.mean(v))} for k, v in inside.items()}
-

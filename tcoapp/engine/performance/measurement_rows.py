@@ -1,6 +1,6 @@
 """How a published measurement row is read as an engine configuration (docs/model.md, "How sure it
 is"): which catalog device and model it names, its regime, serving stack, precision,
-parallelism, lengths and latency targets, and which side of the fit / held-out split it is on.
+parallelism, lengths and latency targets, and which source family it belongs to.
 Pure: rows are dicts of the measurements CSV (tcoapp/io/measurements.py reads it).
 
 Regime: MLPerf Offline and max-throughput rows are *offline*; MLPerf Server rows *server*; MLPerf
@@ -8,14 +8,16 @@ Interactive rows *interactive*; a concurrency-sweep row is *interactive* where i
 tokens/s per user is at least INTERACTIVE_MIN_TOKENS_PER_S_PER_USER (25: the MLPerf Interactive
 TPOT limits are 15-40 ms), else *server*.
 
-Split: whole sources are held out, never random rows. A row's `source_group` is its publication:
-"MLPerf <round> <submitter>", "InferenceX <hardware> <framework>" (every run and date of one
-hardware and serving stack), else the source URL (the TensorRT-LLM table is one page); groups that
-share a source (an InferenceX workflow run that benchmarked two GPUs) are joined. The groups
-are ordered by the CRC-32 of their name and every third (ranks 0, 3, 6, ...) is *held out*; the
-rest is the *fit* part
-(`assign_splits`; the CSV's `split` column records it, and a CSV without one is split by the same
-rule). `tools/refit_factors.py` fits the shipped FIT factors on the fit part only.
+Family: the unit of independent evidence (`source_family`), which leave-one-family-out validation
+(`cross_validation.py`) holds out whole. MLPerf: one round's submissions on one chip vendor's
+devices ("MLPerf v6.0 NVIDIA": an OEM's or cloud's resubmission of NVIDIA's stack is NVIDIA's
+family; partner software on those chips is joined in, never split out); InferenceX: one serving
+framework at one snapshot of the results ("InferenceX sglang @<commit>", every GPU); any other
+source (a docs table, a blog post, a benchmark repository): its page. Families that share a
+source (an InferenceX workflow run that benchmarked two frameworks) are joined (`assign_families`;
+the CSV's `source_family` column records it, and a CSV without one gets it by the same rule).
+`source_group` (the publication: MLPerf round and submitter, InferenceX hardware and framework, or
+the page) is the finer, informational grouping.
 
 How a row is modelled (the same rules for every row, never per-row tuning):
 - Offline / max-throughput rows have no batch: the model is run at the throughput-maximizing
@@ -28,7 +30,7 @@ How a row is modelled (the same rules for every row, never per-row tuning):
   where the device has no FP4 math), else the lowest precision the device computes natively
   (NVIDIA FP4 -> nvfp4, AMD FP4 -> mxfp4, else fp8). KV cache fp8.
 - Lengths: as stated; MLPerf rows state the mean output tokens only, so input lengths are the
-  benchmark datasets' means (estimates, see MLPERF_INPUT_TOKENS).
+  benchmark datasets' means (estimates, see MLPERF_INPUT_TOKENS; `input_estimated`).
 - Operating point: a row with a concurrency (`batch_or_concurrency`, an InferenceX sweep) is run at
   that batch; a Server / Interactive row without one but with its measured tokens/s per user is run
   at the largest feasible batch reaching that rate with a mean TTFT within the row's TTFT limit (the
@@ -39,22 +41,28 @@ How a row is modelled (the same rules for every row, never per-row tuning):
 """
 from __future__ import annotations
 
+import math
 import re
-import zlib
 
 from .factors import EfficiencyFactors
 from .precision import native_fp4_formats
 from ..records import Workload
 
 # Mean input tokens per sample of the MLPerf Inference datasets, which the result files do not state
-# (output means are in each row). All ESTIMATES, benchmark-level (the same for every row):
-# - Llama-2-70B (OpenOrca, inputs < 1024 tokens): 300. Not read in a source; bounded by physics: at
-#   ~4,300 output tokens/s per H200 (FP8, ~290 output tokens) a mean input above ~650 tokens would
-#   need more than the FP8 peak, so the dataset mean must be short.
-# - Llama-3.1-405B: 9,400 (MLCommons' description of the long-context mix, as recalled).
-# - DeepSeek-R1: 800 (MLCommons' description of the reasoning mix, as recalled).
-# gpt-oss-120b's MLPerf input mean is unknown here: those rows are skipped, not guessed.
-MLPERF_INPUT_TOKENS = {"Llama-2-70B": 300, "Llama-3.1-405B": 9400, "DeepSeek-R1": 800}
+# (output means are in each row). All ESTIMATES, benchmark-level (the same for every row; the CSV's
+# `input_len_basis` column marks the rows that take them):
+# - Llama-2-70B (OpenOrca, inputs < 1024 tokens: the reference README's --seqlen_limit=1024): 300. Not
+#   read in a source; bounded by physics: at ~4,300 output tokens/s per H200 (FP8, ~290 output tokens)
+#   a mean input above ~650 tokens would need more than the FP8 peak, so the dataset mean must be short.
+# - Llama-3.1-405B: 9,400 (MLCommons' description of the long-context mix, as recalled; inputs up to
+#   20,000 tokens: NVIDIA v6.0 documentation/bandwidth_requirement.md).
+# - DeepSeek-R1: 800 (MLCommons' description of the reasoning mix, as recalled; inputs up to 3,136
+#   tokens: the reference implementation's MAX_ISL, language/deepseek-r1/utils/backend_registry.py).
+# - gpt-oss-120b: 4,000. The performance set is a synthetic PubMed summarization set of 6,396 samples
+#   with inputs up to 15,330 tokens (NVIDIA's v6.0 code README, closed/NVIDIA/code/gpt-oss-120b/
+#   tensorrt/README.md of mlcommons/inference_results_v6.0); its mean is not published. A PubMed
+#   article averages ~3,000 words (Cohan et al. 2018, the PubMed summarization set), ~4,000 tokens.
+MLPERF_INPUT_TOKENS = {"Llama-2-70B": 300, "Llama-3.1-405B": 9400, "DeepSeek-R1": 800, "gpt-oss-120b": 4000}
 INTERACTIVE_MIN_TOKENS_PER_S_PER_USER = 25.0
 # MLPerf Server / Interactive latency limits (p99 TTFT s, p99 TPOT s) per benchmark, read in the result
 # files' "Test Parameters" (docs: REFERENCES.md B.1; v6.0 summaries in tests/data). A Server or
@@ -69,8 +77,8 @@ MLPERF_LATENCY_LIMITS = {
     ("gpt-oss-120b", "server"): (3.0, 0.08), ("gpt-oss-120b", "interactive"): (2.0, 0.015),
 }
 MEAN_TPOT_OVER_P99_LIMIT = 0.745
-HOLD_OUT_EVERY = 3   # every third source group (by CRC-32 order) is held out of the factor fit
-
+CHIP_VENDORS = ((r"Intel|Gaudi|Arc Pro", "Intel"), (r"AMD|Instinct|\bMI\d{3}", "AMD"), (r"TPU|Google|Trillium", "Google"),
+                (r"NVIDIA|\b(?:[AHBL]\d{2,3}S?|GB[23]00|RTX)\b", "NVIDIA"))  # (regex on the device text, vendor): first match wins
 DEVICE_PATTERNS = (  # (regex on the row's device text, catalog device); first match wins
     (r"GB300", "GB300-NVL72"), (r"GB200", "GB200-NVL72"), (r"B300", "B300"), (r"B200", "B200"),
     (r"H200[- ]NVL", None), (r"H200", "H200-SXM"), (r"H100", "H100-SXM"),
@@ -96,41 +104,59 @@ def map_device(text: str) -> str | None:
 
 def source_group(row: dict) -> str:
     """The publication a row belongs to (held out as a whole; see the module docstring)."""
-    source = row.get("source", "")
+    source = (row.get("source") or "")
     m = re.search(r"inference_results_(v[\d.]+).*?/(?:closed|open)/([^/]+)/", source)
     if m:
         return f"MLPerf {m.group(1)} {m.group(2)}"
     if "InferenceX" in source:
-        return f"InferenceX {row.get('device', '').strip()} {row.get('framework', '').strip()}"
+        return f"InferenceX {(row.get('device') or '').strip()} {(row.get('framework') or '').strip()}"
     return source
 
 
-def assign_splits(rows: list[dict]) -> list[dict]:
-    """Set each row's `source_group` and `split` (in place). Groups that share a source (an
-    InferenceX workflow run that benchmarked two GPUs) are joined into one; the joined groups,
-    named by their first member and ordered by CRC-32, have every HOLD_OUT_EVERY-th held out."""
+def chip_vendor(device_text: str) -> str:
+    """The vendor of the chips a row's device text names (NVIDIA, AMD, Intel, Google), else "other"."""
+    for pattern, vendor in CHIP_VENDORS:
+        if re.search(pattern, device_text, re.IGNORECASE):
+            return vendor
+    return "other"
+
+
+def source_family(row: dict) -> str:
+    """The row's family by the rule alone (module docstring), before families sharing a source are joined."""
+    source = (row.get("source") or "")
+    m = re.search(r"inference_results_(v[\d.]+)", source)
+    if m:
+        return f"MLPerf {m.group(1)} {chip_vendor((row.get('device') or ''))}"
+    if "InferenceX" in source:
+        snapshot = re.search(r"@([0-9a-f]{7,40})", source)
+        return f"InferenceX {(row.get('framework') or '').strip()} @{snapshot.group(1)[:7] if snapshot else 'undated'}"
+    return re.sub(r"\s*\(rendered: [^)]*\)", "", source).strip() or "unsourced"
+
+
+def assign_families(rows: list[dict]) -> list[dict]:
+    """Set each row's `source_group` and `source_family` (in place). Families that share a source
+    (the whole `source` text, or a workflow run it cites) are joined into one, named by the first
+    (alphabetically) of their members."""
     parent: dict[str, str] = {}
 
-    def root(g: str) -> str:
-        while parent.setdefault(g, g) != g:
-            g = parent[g]
-        return g
+    def root(f: str) -> str:
+        while parent.setdefault(f, f) != f:
+            f = parent[f]
+        return f
 
     by_source: dict[str, str] = {}
     for r in rows:
-        g = source_group(r)
-        root(g)
-        for part in _source_parts(r.get("source", "")):
-            if part in by_source:
-                a, b = sorted((root(g), root(by_source[part])))
+        f = source_family(r)
+        root(f)
+        for part in _source_parts((r.get("source") or "")):
+            if part in by_source and root(by_source[part]) != root(f):
+                a, b = sorted((root(f), root(by_source[part])))
                 parent[b] = a
             else:
-                by_source[part] = g
-    joined = sorted({root(g) for g in parent}, key=lambda g: (zlib.crc32(g.encode()), g))
-    held = set(joined[::HOLD_OUT_EVERY])
+                by_source.setdefault(part, f)
     for r in rows:
         r["source_group"] = source_group(r)
-        r["split"] = "held-out" if root(r["source_group"]) in held else "fit"
+        r["source_family"] = root(source_family(r))
     return rows
 
 
@@ -139,14 +165,9 @@ def _source_parts(source: str) -> list[str]:
     return [source] + re.findall(r"actions/runs/\d+", source)
 
 
-def row_split(row: dict) -> str:
-    """The row's `split` column ("fit" / "held-out"); see `assign_splits` for a CSV without one."""
-    return row.get("split") or "fit"
-
-
 def row_scenario(row: dict) -> str:
     """offline, server or interactive (the regime; see the module docstring)."""
-    text = row.get("scenario", "").lower()
+    text = (row.get("scenario") or "").lower()
     if "interactive" in text:
         return "interactive"
     if "server" in text:
@@ -161,7 +182,7 @@ def row_stack(row: dict, device) -> str:
     """Serving stack: ROCm on AMD devices; else TensorRT-LLM, SGLang or vLLM from the framework text."""
     if getattr(device, "vendor", "") == "AMD":
         return "ROCm"
-    text = row.get("framework", "").lower()
+    text = (row.get("framework") or "").lower()
     if "sglang" in text:
         return "SGLang"
     if "vllm" in text or "llm-d" in text:
@@ -183,12 +204,12 @@ def stack_scale(factors: EfficiencyFactors, stack: str) -> float:
 
 
 def positive_number(text) -> float | None:
-    """The number a CSV cell holds where it is > 0, else None (empty, text, 0 or negative)."""
+    """The number a CSV cell holds where it is finite and > 0, else None (empty, text, inf, nan, 0 or negative)."""
     try:
         v = float(str(text).strip())
     except (TypeError, ValueError):
         return None
-    return v if v > 0 else None
+    return v if math.isfinite(v) and v > 0 else None
 
 
 def map_model(text: str) -> str | None:
@@ -199,7 +220,7 @@ def map_model(text: str) -> str | None:
 def row_precision(row: dict, device, model_name: str = "") -> str:
     """The weight precision a row ran: as stated, else the checkpoint's, else the device's lowest
     native precision (FP4 where it computes FP4, else fp8)."""
-    text = row.get("precision", "").upper()
+    text = (row.get("precision") or "").upper()
     if "AS LABELLED" in text or "NOT STATED" in text or not text:
         text = ""
     if not text and model_name in CHECKPOINT_PRECISION:
@@ -219,7 +240,7 @@ def row_precision(row: dict, device, model_name: str = "") -> str:
 
 def row_parallelism(row: dict, count: int, device, is_moe: bool) -> dict:
     """Sweep axes for the row: the stated parallelism, or every option that fits the row."""
-    m = re.search(r"parallelism (DEP|TP|EP)(\d+)", row.get("notes", ""))
+    m = re.search(r"parallelism (DEP|TP|EP)(\d+)", (row.get("notes") or ""))
     if m:
         kind, n = m.group(1), int(m.group(2))
         if kind == "TP" or not is_moe:
@@ -235,22 +256,26 @@ def row_parallelism(row: dict, count: int, device, is_moe: bool) -> dict:
 
 def row_workload(row: dict, model_name: str) -> Workload | None:
     """The row's input and output lengths [tokens] (MLPerf rows: the dataset's mean input), or None."""
-    try:
-        out = float(row["output_len"])
-    except (KeyError, ValueError):
+    out = positive_number(row.get("output_len"))
+    if out is None:
         return None
-    text = row.get("input_len", "").strip()
-    inp = float(text) if text else MLPERF_INPUT_TOKENS.get(model_name)
+    text = (row.get("input_len") or "").strip()
+    inp = positive_number(text) if text else MLPERF_INPUT_TOKENS.get(model_name)
     if inp is None:
         return None
     return Workload(input_tokens=int(round(inp)), output_tokens=int(round(out)))
+
+
+def input_estimated(row: dict) -> bool:
+    """True where the row states no input length (the benchmark dataset's mean is used: an estimate)."""
+    return not (row.get("input_len") or "").strip()
 
 
 def row_latency_targets(row: dict, model_name: str) -> tuple[float | None, float | None]:
     """(tokens/s per user to reach, TTFT limit s) of a row: as stated, else for an MLPerf Server or
     Interactive row from its benchmark's limits (MLPERF_LATENCY_LIMITS, MEAN_TPOT_OVER_P99_LIMIT)."""
     per_user, ttft_limit = positive_number(row.get("tokens_per_s_per_user")), positive_number(row.get("ttft_limit_s"))
-    limits = MLPERF_LATENCY_LIMITS.get((model_name, row_scenario(row))) if "mlperf" in row.get("scenario", "").lower() else None
+    limits = MLPERF_LATENCY_LIMITS.get((model_name, row_scenario(row))) if "mlperf" in (row.get("scenario") or "").lower() else None
     if limits is not None:
         tpot_limit = positive_number(row.get("tpot_limit_s")) or limits[1]
         per_user = per_user or 1.0 / (MEAN_TPOT_OVER_P99_LIMIT * tpot_limit)

@@ -1,17 +1,15 @@
 """Prediction intervals of a generated curve's operating point (docs/model.md, "How sure it is").
 
-An 80 % interval per plan and pool on a generated curve (None on a measured one), calibrated on
-published measurements the factor fit never saw: the BAND_QUANTILES (5th and 95th) percentiles of
-measured / predicted over the *held-out* rows of `tcoapp accuracy` in the point's regime
-(offline / server / interactive). Why these quantiles and this cell: the error varies more between
-sources (submitters, serving stacks, dates) than within one, so a band built from some sources must
-be wider than their own 10th-90th percentiles to hold 80 % of another source's measurements. Built
-from half of the held-out sources and tested on the other half, the 10th-90th band of the regime
-held 68 % (of finer (regime, class, vendor) cells 61 %) and the 5th-95th band of the regime 79 %
-(offline 82 %, server 80 %, interactive 78 %): the shipped band is the latter (tools/refit_factors.py --intervals prints the table and that calibration). Class (dense /
-MoE) and vendor stay in the `basis` text; their own cells are too small to be calibrated.
-Tokens/s per user has its own quantiles, from rows measured at a stated concurrency (InferenceX
-sweeps: the predicted per-user rate at that batch vs the measured 1 / TPOT).
+An 80 % interval per plan and pool on a generated curve (None on a measured one), from the
+cross-validated residuals of `tcoapp accuracy`: each published measurement predicted by factors
+refitted without its source family (leave-one-family-out), measured / predicted tokens/s per
+device. The table has a cell per regime x class ("interactive/MoE") with at least MIN_ROWS rows,
+per regime and overall ("*"); a point takes its regime x class cell, else its regime's, else the
+overall one, never narrower than the smaller cells it stands for (`band_for`). Each cell's band
+spans the BAND_QUANTILES of the ratios weighted per row and weighted per family, so the spread
+between families counts (engine/performance/interval_cells.py builds the table and checks its
+calibration: each family's rows against the band built without that family). Tokens/s per user
+has its own table, from rows measured at a stated concurrency.
 
 The regime of an operating point: *interactive* at >= 25 tokens/s per user (as the accuracy set
 classes its rows), else *offline* where the batch is at least 90 % of the memory limit (a
@@ -23,23 +21,33 @@ import math
 
 INTERACTIVE_MIN_TOKENS_PER_S_PER_USER = 25.0
 OFFLINE_BATCH_SHARE = 0.9
-MIN_ROWS = 8
+MIN_ROWS = 20
 LEVEL = 0.8
-BAND_QUANTILES = (0.05, 0.95)
+BAND_QUANTILES = (0.1, 0.9)
 
-# regime ("*": every regime) -> (held-out rows, low, high quantile of measured / predicted tokens/s
-# per device). Written by tools/refit_factors.py --intervals (factors of 2026-12-01, issue 21).
+# cell -> (rows, low, high of measured / predicted tokens/s per device): leave-one-family-out residuals
+# of the shipped factors. Written by tools/refit_factors.py --intervals (issue 32). Calibration, each
+# family against the band built without it: 77 % of 536 rows overall, MoE 82 %, interactive 83 %,
+# offline 83 %, server 55 % (docs/model.md, "How sure it is").
 RESIDUAL_QUANTILES: dict[str, tuple[int, float, float]] = {
-    "offline": (55, 0.634, 1.156),
-    "server": (35, 0.694, 1.231),
-    "interactive": (151, 0.670, 1.499),
-    "*": (241, 0.662, 1.432),
+    'offline/dense': (123, 0.771, 1.307),
+    'offline/MoE': (86, 0.622, 1.282),
+    'server/dense': (45, 0.672, 1.331),
+    'server/MoE': (61, 0.731, 1.461),
+    'interactive/dense': (28, 0.662, 1.550),
+    'interactive/MoE': (193, 0.604, 4.155),
+    'offline': (209, 0.743, 1.299),
+    'server': (106, 0.728, 1.329),
+    'interactive': (221, 0.610, 1.549),
+    '*': (536, 0.684, 1.322),
 }
-# regime -> (rows, low, high quantile of measured / predicted tokens/s per user)
+# cell -> (rows, low, high of measured / predicted tokens/s per user), rows measured at a stated concurrency
 PER_USER_QUANTILES: dict[str, tuple[int, float, float]] = {
-    "server": (11, 0.554, 1.382),
-    "interactive": (139, 0.706, 1.537),
-    "*": (150, 0.703, 1.532),
+    'server/MoE': (21, 0.715, 1.180),
+    'interactive/MoE': (186, 0.637, 1.344),
+    'server': (21, 0.715, 1.180),
+    'interactive': (186, 0.637, 1.344),
+    '*': (207, 0.639, 1.319),
 }
 
 
@@ -52,10 +60,20 @@ def point_regime(tokens_per_s_per_user: float, batch: float, max_batch_by_memory
     return "server"
 
 
-def band_cell(table: dict, regime: str) -> tuple[str, tuple[int, float, float]]:
-    """(key, (rows, low, high)) of `regime` where it holds MIN_ROWS rows, else of every regime ("*")."""
-    found = table.get(regime)
-    return (regime, found) if found is not None and found[0] >= MIN_ROWS else ("*", table["*"])
+def band_for(table: dict, regime: str, kind: str) -> tuple[str, tuple[int, float, float]]:
+    """(cell, (rows, low, high)) for a point of `regime` and class `kind`: the first of regime x
+    class, regime, "*" holding MIN_ROWS rows, widened to hold the band of each smaller cell passed
+    over (a pooled band is never narrower than the cell it stands for)."""
+    low, high = float("inf"), 0.0
+    for key in (f"{regime}/{kind}", regime, "*"):
+        found = table.get(key)
+        if found is None:
+            continue
+        n, lo, hi = found
+        low, high = min(low, lo), max(high, hi)
+        if n >= MIN_ROWS or key == "*":
+            return key, (n, low, high)
+    raise KeyError("the interval table has no overall cell")
 
 
 def prediction_interval(point, kind: str, vendor: str, generated: bool | None = None) -> dict | None:
@@ -66,15 +84,22 @@ def prediction_interval(point, kind: str, vendor: str, generated: bool | None = 
     if point is None or not generated or not point.exists:
         return None
     regime = point_regime(point.tokens_per_s_per_user, point.batch, point.max_batch_by_memory)
-    key, (n, lo, hi) = band_cell(RESIDUAL_QUANTILES, regime)
-    ukey, (un, ulo, uhi) = band_cell(PER_USER_QUANTILES, regime)
+    key, (n, lo, hi) = band_for(RESIDUAL_QUANTILES, regime, kind)
+    ukey, (un, ulo, uhi) = band_for(PER_USER_QUANTILES, regime, kind)
     per_user = point.tokens_per_s_per_user
     user = [per_user * ulo, per_user * uhi] if math.isfinite(per_user) else None
-    where = "all regimes" if key == "*" else f"{key} regime"
-    uwhere = "all regimes" if ukey == "*" else f"{ukey} regime"
-    basis = (f"{regime} point ({kind}, {vendor}): the 5th-95th percentiles of {n} held-out published measurements "
-             f"({where}; sources the factor fit never saw) lay between {lo:.2f}x and {hi:.2f}x the model's tokens/s "
-             f"per device, a band that held about 80 % of measurements from other sources; per user {ulo:.2f}x-{uhi:.2f}x "
-             f"({un} rows measured at a stated concurrency, {uwhere})")
+    basis = (f"{regime} point ({kind}, {vendor}): cell {_cell_name(key)}, n={n}: leave-one-family-out residuals (each "
+             f"source family held-out of the factor fit, then predicted) lay between {lo:.2f}x and {hi:.2f}x the "
+             f"model's tokens/s per device ({_percentiles()}, per row and per family); per user {ulo:.2f}x-{uhi:.2f}x "
+             f"(cell {_cell_name(ukey)}, n={un}, rows measured at a stated concurrency)")
     return {"level": LEVEL, "tokens_per_s_per_device": [point.tokens_per_s_per_device * lo, point.tokens_per_s_per_device * hi],
             "tokens_per_s_per_user": user, "basis": basis}
+
+
+def _cell_name(key: str) -> str:
+    return "all regimes" if key == "*" else key
+
+
+def _percentiles() -> str:
+    low, high = (round(100 * q) for q in BAND_QUANTILES)
+    return f"{low}th-{high}th percentiles"

@@ -1,0 +1,129 @@
+"""One global least-squares fit of the FIT efficiency factors to measurement rows (docs/model.md,
+"How sure it is"). `tools/refit_factors.py` fits the shipped factors with it on every row;
+leave-one-family-out validation (`cross_validation.py`) refits them without each source family.
+
+The residual of a row is log(predicted / measured) tokens/s per device, the row modelled exactly as
+`tcoapp accuracy` models it (`accuracy.run`), with a soft-L1 loss (scale LOSS_SCALE) so a few rows
+the model cannot describe do not pull the factors. One fit for every device, model and vendor stack
+together, never per row. The physical factors (eta_mem, eta_comm, step and layer overheads, comm
+latency and per-peer overhead, scale-out latency, memory and power factors) stay at their
+rule-of-thumb defaults. A serving stack's step factor is fitted only where some fitted row runs
+that stack (`identified`); without one it is held at NEUTRAL (1: the stack as fast as
+TensorRT-LLM), never at a value fitted on rows the fit must not see.
+
+Pure computation: rows come in as (CSV line, dict) pairs, the catalog as an object with `.devices`
+and `.models`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import accuracy
+from .calibration import BOUNDS
+from .factors import DEFAULT_FACTORS, EfficiencyFactors
+from .measurement_rows import STACK_FACTOR
+
+# sched_overhead_s is held (i32p, issue 32): per attention-DP rank (docs/model.md) it has the same
+# regressor as seq_overhead_s (ceil(B / N) under attention-DP, B without), so only their sum is identified.
+FIT = ("eta_kv", "eta_compute", "eta_prefill", "seq_overhead_s", "fp4_math_efficiency", "moe_compute_efficiency",
+       "moe_gemm_half_tokens", "mem_compute_overlap_loss", "expert_load_skew",
+       "stack_step_rocm", "stack_step_sglang", "stack_step_vllm",
+       "w4a16_gemm_efficiency", "software_maturity_moe_per_year")
+# software_maturity_dense_per_year is held at 0: fitted, it lands at 0.0001-0.026 per year (the data
+# shows no effect for dense models), so none is applied (docs/model.md, "Software date").
+# log-space bounds of the FIT factors calibration.BOUNDS does not hold (a maturity rate of 1e-4 per year is none)
+FIT_BOUNDS = {**BOUNDS, "software_maturity_moe_per_year": (1e-4, 3.0), "w4a16_gemm_efficiency": (0.05, 1.0)}
+STACK_FACTORS = dict(STACK_FACTOR, ROCm="stack_step_rocm")  # stack -> its step factor (ROCm: every AMD row)
+NEUTRAL = {factor: 1.0 for factor in STACK_FACTORS.values()}  # a stack factor no fitted row identifies
+MISSING_RESIDUAL = 1.0  # a fitted row that becomes infeasible counts as a factor-e error
+FLOOR_RATIO = float(np.exp(-3.0))  # a row whose target no configuration reaches (predicted 0) counts as e^-3
+LOSS_SCALE = 0.1
+DIFF_STEP = 1e-2  # forward-difference step of the Jacobian in log(factor)
+
+
+@dataclass(frozen=True)
+class FactorFit:
+    factors: EfficiencyFactors
+    names: tuple[str, ...]       # the factors fitted
+    held: dict[str, str]         # factor -> why it was not fitted
+    rows: int                    # rows fitted
+    evaluations: int
+    message: str
+
+
+def identified(names, results) -> tuple[tuple[str, ...], dict[str, str]]:
+    """(the factors the rows of `results` can identify, {held factor: why}): a stack's step factor is
+    fitted only where some row runs that stack. With none, no residual depends on it, so the solver
+    could move it anywhere without changing the fit (a refit once moved stack_step_sglang from 1 to
+    9.8 that way)."""
+    stacks = {r.stack for r in results}
+    held = {factor: f"no fitted row runs {stack}"
+            for stack, factor in STACK_FACTORS.items() if factor in names and stack not in stacks}
+    return tuple(n for n in names if n not in held), held
+
+
+def factors_at(x, names, base: EfficiencyFactors = DEFAULT_FACTORS) -> EfficiencyFactors:
+    """`base` with the factors `names` set to exp(x)."""
+    return base.with_(**{name: float(v) for name, v in zip(names, np.exp(np.asarray(x, dtype=float)))})
+
+
+def log_residuals(rows, catalog, factors: EfficiencyFactors, lines) -> np.ndarray:
+    """log(predicted / measured) of each row of `lines` (in that order), floored at FLOOR_RATIO;
+    MISSING_RESIDUAL where the row cannot be modelled with `factors`."""
+    acc = accuracy.run(rows, catalog, factors, lines=set(lines))
+    found = {r.line: np.log(max(r.predicted / r.measured, FLOOR_RATIO)) for r in acc.results}
+    return np.array([found.get(line, MISSING_RESIDUAL) for line in lines])
+
+
+def jacobian(rows, catalog, factors: EfficiencyFactors, lines, names=FIT, base=None) -> np.ndarray:
+    """d log-residual / d log(factor) of each row of `lines` (forward differences, DIFF_STEP), one
+    column per name; `base` the residuals at `factors` where already known."""
+    r0 = log_residuals(rows, catalog, factors, lines) if base is None else base
+    x0 = np.log([getattr(factors, n) for n in names])
+    columns = []
+    for i, name in enumerate(names):
+        moved = factors_at(x0[i:i + 1] + DIFF_STEP, (name,), factors)
+        columns.append((log_residuals(rows, catalog, moved, lines) - r0) / DIFF_STEP)
+    return np.column_stack(columns) if columns else np.zeros((len(lines), 0))
+
+
+def fit_factors(rows, catalog, lines, start: EfficiencyFactors = DEFAULT_FACTORS, names=FIT, max_nfev: int = 40,
+                fixed_jacobian=None, start_results=None) -> FactorFit:
+    """The FIT factors fitted on the rows of `lines` (CSV lines), from `start` (module docstring).
+
+    scipy's trust-region least squares, `max_nfev` evaluations of the model. Its Jacobian: forward
+    differences at every step (len(names) model runs each), or `fixed_jacobian` ({line: d residual /
+    d log(factor) over `names`}, measured once at `start`), reused at every step (a chord method:
+    one model run per step; a step is still accepted only where the model's own residuals fall).
+    `start_results`, the rows' results at `start` where known, save the first run."""
+    lines = list(lines)
+    if start_results is None:
+        start_results = accuracy.run(rows, catalog, start, lines=set(lines)).results
+    fitted_names, held = identified(names, start_results)
+    start = start.with_(**{n: NEUTRAL.get(n, getattr(start, n)) for n in held})
+    lo = np.log([FIT_BOUNDS[n][0] for n in fitted_names])
+    hi = np.log([FIT_BOUNDS[n][1] for n in fitted_names])
+    x0 = np.clip(np.log([max(getattr(start, n), 1e-12) for n in fitted_names]), lo + 1e-6, hi - 1e-6)
+    if not lines or not fitted_names:
+        return FactorFit(start, fitted_names, held, len(lines), 0, "nothing to fit")
+
+    def residuals(x):
+        return log_residuals(rows, catalog, factors_at(x, fitted_names, start), lines)
+
+    from scipy.optimize import least_squares  # lazy: keeps scipy out of the command's start-up
+    jac = "2-point"
+    if fixed_jacobian is not None:
+        matrix = np.array([fixed_jacobian[line] for line in lines])[:, [names.index(n) for n in fitted_names]]
+        found = {r.line: np.log(max(r.predicted / r.measured, FLOOR_RATIO)) for r in start_results}
+        known = (x0.copy(), np.array([found.get(line, MISSING_RESIDUAL) for line in lines]))
+        plain = residuals
+
+        def residuals(x):  # noqa: F811 (the start's residuals are known: no model run)
+            return known[1] if np.array_equal(x, known[0]) else plain(x)
+
+        jac = lambda x: matrix  # noqa: E731
+    sol = least_squares(residuals, x0, jac=jac, bounds=(lo, hi), loss="soft_l1", f_scale=LOSS_SCALE,
+                        diff_step=DIFF_STEP, max_nfev=max_nfev)
+    return FactorFit(factors_at(sol.x, fitted_names, start), fitted_names, held, len(lines), int(sol.nfev), sol.message)

@@ -1,0 +1,95 @@
+"""The prediction-interval tables (`prediction_interval.RESIDUAL_QUANTILES` / `PER_USER_QUANTILES`)
+built from cross-validated residuals, and their calibration (docs/model.md, "How sure it is").
+
+Input: leave-one-family-out results (`cross_validation.leave_one_family_out`): each row predicted by
+factors that never saw its family. The ratio of a row is measured / predicted tokens/s per device
+(a row whose target no configuration reaches, predicted 0, counts as e^3 times the model); per user
+the measured / predicted tokens/s per user of rows measured at a stated concurrency.
+
+A cell is a regime x class ("interactive/MoE"), a regime ("interactive") or every row ("*"). Its
+band is the BAND_QUANTILES of the ratios, computed twice, once with each row weighing the same and
+once with each source family weighing the same (a family's rows share 1): the band spans both, so
+the spread between families counts as much as the spread within the large ones. `band_for` uses a
+regime x class cell where it holds MIN_ROWS rows, else the regime's, else every row's, widened
+where needed to hold the bands of the smaller cells it stands for (never narrower than them).
+
+Calibration (`coverage`) is nested: each family's rows are tested against the band built without
+that family (its residuals are already out-of-family); the share inside per cell, regime, class
+and overall.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .prediction_interval import BAND_QUANTILES, MIN_ROWS, band_for
+
+UNREACHED_RATIO = float(np.exp(3.0))
+REGIMES = ("offline", "server", "interactive")
+CLASSES = ("dense", "MoE")
+
+
+def weighted_quantiles(values, weights, quantiles) -> np.ndarray:
+    """Quantiles of `values` with `weights` (midpoint rule on the cumulative weight; equal weights
+    give numpy's 'hazen' percentiles)."""
+    order = np.argsort(values)
+    v, w = np.asarray(values, float)[order], np.asarray(weights, float)[order]
+    cum = (np.cumsum(w) - 0.5 * w) / w.sum()
+    return np.interp(quantiles, cum, v)
+
+
+def band(ratios, families, quantiles=BAND_QUANTILES) -> tuple[float, float]:
+    """(low, high): the span of the row-weighted and the family-weighted quantiles of `ratios`."""
+    ratios = np.asarray(ratios, float)
+    names, index, counts = np.unique(np.asarray(families, dtype=object).astype(str), return_inverse=True,
+                                     return_counts=True)
+    per_row = weighted_quantiles(ratios, np.ones_like(ratios), quantiles)
+    per_family = weighted_quantiles(ratios, 1.0 / counts[index], quantiles)
+    return float(min(per_row[0], per_family[0])), float(max(per_row[1], per_family[1]))
+
+
+def _device_ratio(r) -> float | None:
+    return r.measured / r.predicted if r.predicted > 0 else UNREACHED_RATIO
+
+
+def _user_ratio(r) -> float | None:
+    if r.config.get("batch_measured") and r.measured_per_user and r.predicted_per_user:
+        return r.measured_per_user / r.predicted_per_user
+    return None
+
+
+def cell_keys(r) -> tuple[str, str, str]:
+    """The cells a result belongs to: regime x class, regime, every row."""
+    return f"{r.scenario}/{r.kind}", r.scenario, "*"
+
+
+def build_cells(results, quantiles=BAND_QUANTILES, per_user: bool = False) -> dict[str, tuple[int, float, float]]:
+    """{cell: (rows, low, high)} of measured / predicted (tokens/s per device, or per user)."""
+    ratio = _user_ratio if per_user else _device_ratio
+    found: dict[str, tuple[list, list]] = {}
+    for r in results:
+        x = ratio(r)
+        if x is None:
+            continue
+        for key in cell_keys(r):
+            values, families = found.setdefault(key, ([], []))
+            values.append(x)
+            families.append(r.source_family)
+    order = [f"{g}/{c}" for g in REGIMES for c in CLASSES] + list(REGIMES) + ["*"]
+    return {key: (len(found[key][0]), *band(*found[key], quantiles)) for key in order if key in found}
+
+
+def coverage(results, quantiles=BAND_QUANTILES) -> dict[str, dict[str, float]]:
+    """{cell, regime, class or "overall": {n, inside_share}}: each family's rows against the band
+    built from the other families' cross-validated residuals (module docstring)."""
+    inside: dict[str, list[bool]] = {}
+    for family in sorted({r.source_family for r in results}):
+        others = [r for r in results if r.source_family != family]
+        table = build_cells(others, quantiles)
+        if "*" not in table or table["*"][0] < MIN_ROWS:
+            continue
+        for r in (r for r in results if r.source_family == family):
+            _, (_, lo, hi) = band_for(table, r.scenario, r.kind)
+            ok = bool(lo <= _device_ratio(r) <= hi)
+            for key in (f"{r.scenario}/{r.kind}", r.scenario, r.kind, "overall"):
+                inside.setdefault(key, []).append(ok)
+    return {k: {"n": len(v), "inside_share": float(np.mean(v))} for k, v in inside.items()}
