@@ -30,24 +30,24 @@ BAND_QUANTILES = (0.1, 0.9)
 # family against the band built without it: 77 % of 536 rows overall, MoE 82 %, interactive 83 %,
 # offline 83 %, server 55 % (docs/model.md, "How sure it is").
 RESIDUAL_QUANTILES: dict[str, tuple[int, float, float]] = {
-    'offline/dense': (123, 0.771, 1.307),
-    'offline/MoE': (86, 0.622, 1.282),
-    'server/dense': (45, 0.672, 1.331),
-    'server/MoE': (61, 0.731, 1.461),
-    'interactive/dense': (28, 0.662, 1.550),
-    'interactive/MoE': (193, 0.604, 4.155),
-    'offline': (209, 0.743, 1.299),
-    'server': (106, 0.728, 1.329),
-    'interactive': (221, 0.610, 1.549),
-    '*': (536, 0.684, 1.322),
+    'offline/dense': (123, 0.742, 1.273),
+    'offline/MoE': (86, 0.701, 1.181),
+    'server/dense': (45, 0.808, 1.361),
+    'server/MoE': (61, 0.729, 1.260),
+    'interactive/dense': (28, 0.812, 1.831),
+    'interactive/MoE': (193, 0.550, 2.142),
+    'offline': (209, 0.731, 1.214),
+    'server': (106, 0.743, 1.345),
+    'interactive': (221, 0.740, 1.829),
+    '*': (536, 0.734, 1.471),
 }
 # cell -> (rows, low, high of measured / predicted tokens/s per user), rows measured at a stated concurrency
 PER_USER_QUANTILES: dict[str, tuple[int, float, float]] = {
-    'server/MoE': (21, 0.715, 1.180),
-    'interactive/MoE': (186, 0.637, 1.344),
-    'server': (21, 0.715, 1.180),
-    'interactive': (186, 0.637, 1.344),
-    '*': (207, 0.639, 1.319),
+    'server/MoE': (21, 0.832, 1.520),
+    'interactive/MoE': (186, 0.780, 1.622),
+    'server': (21, 0.832, 1.520),
+    'interactive': (186, 0.780, 1.622),
+    '*': (207, 0.781, 1.621),
 }
 
 
