@@ -55,7 +55,9 @@ def run_accuracy(args) -> int:
         acc, note = _cross_validated(rows, catalog, args)
         title = "LEAVE-ONE-FAMILY-OUT (unseen: each family predicted by factors refitted without it)"
         coverage = band_coverage(acc.results)
-    print(format_report(acc, title, rows=args.rows, by=args.by, coverage=coverage))
+    from ..engine.performance.device_ratios import ratio_summary
+    ratios = ratio_summary(acc.results, dict(rows))
+    print(format_report(acc, title, rows=args.rows, by=args.by, coverage=coverage, ratios=ratios))
     print(f"{note}took {time.perf_counter() - start:.1f} s")
     return 0
 
@@ -80,7 +82,10 @@ def _cross_validated(rows, catalog, args):
 
 
 def _lofo(rows, catalog, args):
+    import sys
+
     from ..engine.performance.cross_validation import leave_one_family_out
+    print("computing the leave-one-family-out refits (a minute or more)...", file=sys.stderr, flush=True)
     if args.jobs <= 1:
         return leave_one_family_out(rows, catalog, exact=args.exact)
     from concurrent.futures import ProcessPoolExecutor
@@ -107,7 +112,8 @@ def lofo_table(acc: Accuracy) -> list[str]:
     return lines
 
 
-def format_report(acc: Accuracy, title: str = "", rows: bool = False, by: str | None = None, coverage=None) -> str:
+def format_report(acc: Accuracy, title: str = "", rows: bool = False, by: str | None = None, coverage=None,
+                  ratios=None) -> str:
     """The tables the command prints (every modelled row first with `rows`)."""
     lines = [_row_line(r) for r in acc.results] if rows else []
     if not acc.results:
@@ -119,6 +125,9 @@ def format_report(acc: Accuracy, title: str = "", rows: bool = False, by: str | 
             lines.append(f"by {by}:")
             lines.append(HEADER)
             lines.extend(_stat_line(str(g), s) for g, s in acc.summary(by).items())
+    if ratios:
+        lines.append(f"device-vs-device ratio (two devices on the same work): median |error| {ratios['median_abs_pct']:.1f} %, "
+                     f"p90 {ratios['p90_abs_pct']:.1f} % ({ratios['n']} pairs)")
     if coverage:
         lines.append("80 % prediction band, share inside (each family against the band built without it): "
                      + "; ".join(f"{k} {c['inside_share']:.0%} of {c['n']}" for k, c in sorted(coverage.items())))

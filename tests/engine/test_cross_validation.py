@@ -74,3 +74,13 @@ def test_cells_and_nested_coverage():
     # the outlier family is tested against the band the other families build: all outside
     assert coverage["overall"]["n"] == 65
     assert coverage["overall"]["inside_share"] == pytest.approx(60 / 65)
+
+
+def test_device_ratio_error_pairs_devices_on_the_same_work():
+    from tcoapp.engine.performance.device_ratios import ratio_errors
+    row = {"model": "M", "scenario": "MLPerf Offline", "input_len": "", "batch_or_concurrency": "", "precision": ""}
+    results = [SimpleNamespace(line=1, device="A", measured=100.0, predicted=110.0, source_family="MLPerf v6.0 NVIDIA"),
+               SimpleNamespace(line=2, device="B", measured=50.0, predicted=50.0, source_family="MLPerf v6.0 AMD"),
+               SimpleNamespace(line=3, device="B", measured=50.0, predicted=50.0, source_family="MLPerf v5.1 AMD")]
+    rows = {1: row, 2: row, 3: row}
+    assert ratio_errors(results, rows) == pytest.approx([0.1])   # v5.1 is another round: no pair
