@@ -9,7 +9,7 @@ import pytest
 from tcoapp.engine.errors import ValidationError
 from tcoapp.engine.performance.factors import DEFAULT_FACTORS
 from tcoapp.engine.performance.generated import run_roofline
-from tcoapp.engine.performance.latency_tail import arrivals_quantile, seconds_per_token, wait_quantile_s
+from tcoapp.engine.performance.latency_tail import prefills_sat_through, seconds_per_token, wait_quantile_s
 from tcoapp.engine.performance.memory import architecture
 from tcoapp.engine.performance.precision import is_weight_only, supported_kv_precisions
 from tcoapp.engine.performance.roofline import grouped_gemm_efficiency, scheduler_overhead_s
@@ -55,22 +55,22 @@ def test_wide_ep_under_attention_dp_is_no_longer_capped_near_4000_tokens_per_gpu
 
 # --- latency percentile -------------------------------------------------------------------------------
 
-def test_poisson_quantile_of_arrivals_by_hand():
-    assert arrivals_quantile(1.0, "p99") == 4.0          # Poisson(1): P(<= 3) = 0.981, P(<= 4) = 0.996
-    assert arrivals_quantile(0.005, "p99") == 0.0        # e^-0.005 = 0.995 >= 0.99
-    assert arrivals_quantile(1.0, "p90") == 2.0          # P(<= 1) = 0.736, P(<= 2) = 0.920
-    assert arrivals_quantile(3.0, "mean") == 3.0
+def test_a_request_sits_through_a_poisson_count_of_prefills():
+    assert prefills_sat_through(100.0, "mean") == 100.0
+    assert prefills_sat_through(100.0, "p99") == pytest.approx(100 + 2.3263478740408408 * 10)
+    assert prefills_sat_through(100.0, "p90") == pytest.approx(100 + 1.2815515655446004 * 10)
 
 
-def test_the_p99_time_per_token_carries_a_prefill_chunk_and_the_mean_its_average():
-    # 100 sequences, 1,000 output tokens: 0.1 arrivals per step; a step 20 ms, a prefill 50 ms
-    mean = seconds_per_token(0.02, 1.0, 0.05, 100.0, 1000.0, 1000.0, 1.0, 8192.0, "mean")
-    p99 = seconds_per_token(0.02, 1.0, 0.05, 100.0, 1000.0, 1000.0, 1.0, 8192.0, "p99")
+def test_the_p99_time_per_token_by_hand_and_the_mean_is_the_cycle():
+    # 100 sequences, 1,000 output tokens, a step 20 ms, a prefill 50 ms
+    mean = seconds_per_token(0.02, 1.0, 0.05, 100.0, 1000.0, "mean")
+    p99 = seconds_per_token(0.02, 1.0, 0.05, 100.0, 1000.0, "p99")
     assert mean == pytest.approx((1000 * 0.02 + 100 * 0.05) / 1000)
-    assert p99 == pytest.approx(0.02 + 4 * 0.1 * 0.05)            # k_99 of Poisson(1) x the rate 0.1
-    # a chunk caps what one step carries (one scheduler, 500 tokens: half a 1,000-token prompt)
-    capped = seconds_per_token(0.02, 1.0, 0.05, 5000.0, 1000.0, 1000.0, 1.0, 500.0, "p99")
-    assert capped == pytest.approx(0.02 + 0.5 * 0.05)
+    assert p99 == pytest.approx((1000 * 0.02 + (100 + 2.3263478740408408 * 10) * 0.05) / 1000)
+    # the tail matters relatively more at small batch: sqrt(B) / B
+    small = seconds_per_token(0.02, 1.0, 0.05, 4.0, 1000.0, "p99") / seconds_per_token(0.02, 1.0, 0.05, 4.0, 1000.0)
+    large = seconds_per_token(0.02, 1.0, 0.05, 400.0, 1000.0, "p99") / seconds_per_token(0.02, 1.0, 0.05, 400.0, 1000.0)
+    assert small > 1.0 and large > 1.0
 
 
 def test_a_percentile_target_allows_a_batch_no_larger_than_the_mean():

@@ -339,8 +339,7 @@ def evaluate(device, arch: Architecture, batch, tensor_parallel, expert_parallel
     pf_busy, pf_alone = pf_busy / speed, pf_alone / speed
     decode_total = output_tokens / per_step * step_s
     cycle_s = decode_total + batch * pf_busy
-    per_user = 1.0 / seconds_per_token(step_s, per_step, pf_busy, batch, input_tokens * (1.0 - hit_rate), output_tokens,
-                                       np.where(attention_dp, devices, 1.0), PREFILL_CHUNK_TOKENS, latency_percentile)
+    per_user = 1.0 / seconds_per_token(step_s, per_step, pf_busy, batch, output_tokens, latency_percentile)
     per_device = batch * output_tokens / cycle_s / devices
     share = batch * pf_busy / cycle_s
     decode_busy = np.minimum(1.0, (comp_s + factors.power_mem_activity * mem_s) / speed
