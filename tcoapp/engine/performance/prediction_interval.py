@@ -30,24 +30,24 @@ BAND_QUANTILES = (0.1, 0.9)
 # family against the band built without it: 77 % of 536 rows overall, MoE 82 %, interactive 83 %,
 # offline 83 %, server 55 % (docs/model.md, "How sure it is").
 RESIDUAL_QUANTILES: dict[str, tuple[int, float, float]] = {
-    'offline/dense': (123, 0.742, 1.273),
-    'offline/MoE': (86, 0.701, 1.181),
-    'server/dense': (45, 0.808, 1.361),
-    'server/MoE': (61, 0.729, 1.260),
-    'interactive/dense': (28, 0.812, 1.831),
-    'interactive/MoE': (193, 0.550, 2.142),
-    'offline': (209, 0.731, 1.214),
-    'server': (106, 0.743, 1.345),
-    'interactive': (221, 0.740, 1.829),
-    '*': (536, 0.734, 1.471),
+    'offline/dense': (123, 0.764, 1.278),
+    'offline/MoE': (86, 0.722, 1.200),
+    'server/dense': (45, 0.641, 1.266),
+    'server/MoE': (61, 0.692, 1.252),
+    'interactive/dense': (28, 0.629, 1.353),
+    'interactive/MoE': (193, 0.501, 1.849),
+    'offline': (209, 0.741, 1.263),
+    'server': (106, 0.684, 1.265),
+    'interactive': (221, 0.671, 1.379),
+    '*': (536, 0.713, 1.316),
 }
 # cell -> (rows, low, high of measured / predicted tokens/s per user), rows measured at a stated concurrency
 PER_USER_QUANTILES: dict[str, tuple[int, float, float]] = {
-    'server/MoE': (21, 0.832, 1.520),
-    'interactive/MoE': (186, 0.780, 1.622),
-    'server': (21, 0.832, 1.520),
-    'interactive': (186, 0.780, 1.622),
-    '*': (207, 0.781, 1.621),
+    'server/MoE': (21, 0.762, 1.345),
+    'interactive/MoE': (186, 0.731, 1.572),
+    'server': (21, 0.762, 1.345),
+    'interactive': (186, 0.731, 1.572),
+    '*': (207, 0.731, 1.492),
 }
 
 
