@@ -30,24 +30,24 @@ BAND_QUANTILES = (0.1, 0.9)
 # family against the band built without it: 77 % of 536 rows overall, MoE 82 %, interactive 83 %,
 # offline 83 %, server 55 % (docs/model.md, "How sure it is").
 RESIDUAL_QUANTILES: dict[str, tuple[int, float, float]] = {
-    'offline/dense': (123, 0.764, 1.278),
-    'offline/MoE': (86, 0.722, 1.200),
-    'server/dense': (45, 0.641, 1.266),
-    'server/MoE': (61, 0.692, 1.252),
-    'interactive/dense': (28, 0.629, 1.353),
-    'interactive/MoE': (193, 0.501, 1.849),
-    'offline': (209, 0.741, 1.263),
-    'server': (106, 0.684, 1.265),
-    'interactive': (221, 0.671, 1.379),
-    '*': (536, 0.713, 1.316),
+    'offline/dense': (123, 0.754, 1.304),
+    'offline/MoE': (86, 0.748, 1.204),
+    'server/dense': (45, 0.648, 1.262),
+    'server/MoE': (61, 0.710, 1.313),
+    'interactive/dense': (28, 0.634, 1.353),
+    'interactive/MoE': (193, 0.510, 1.946),
+    'offline': (209, 0.730, 1.276),
+    'server': (106, 0.691, 1.330),
+    'interactive': (221, 0.679, 1.404),
+    '*': (536, 0.726, 1.323),
 }
 # cell -> (rows, low, high of measured / predicted tokens/s per user), rows measured at a stated concurrency
 PER_USER_QUANTILES: dict[str, tuple[int, float, float]] = {
-    'server/MoE': (21, 0.762, 1.345),
-    'interactive/MoE': (186, 0.731, 1.572),
-    'server': (21, 0.762, 1.345),
-    'interactive': (186, 0.731, 1.572),
-    '*': (207, 0.731, 1.492),
+    'server/MoE': (21, 0.768, 1.464),
+    'interactive/MoE': (186, 0.747, 1.571),
+    'server': (21, 0.768, 1.464),
+    'interactive': (186, 0.747, 1.571),
+    '*': (207, 0.747, 1.509),
 }
 
 
