@@ -30,24 +30,24 @@ BAND_QUANTILES = (0.1, 0.9)
 # family against the band built without it: 77 % of 536 rows overall, MoE 82 %, interactive 83 %,
 # offline 83 %, server 55 % (docs/model.md, "How sure it is").
 RESIDUAL_QUANTILES: dict[str, tuple[int, float, float]] = {
-    'offline/dense': (123, 0.754, 1.304),
-    'offline/MoE': (86, 0.748, 1.204),
-    'server/dense': (45, 0.648, 1.262),
-    'server/MoE': (61, 0.710, 1.313),
-    'interactive/dense': (28, 0.634, 1.353),
-    'interactive/MoE': (193, 0.510, 1.946),
-    'offline': (209, 0.730, 1.276),
-    'server': (106, 0.691, 1.330),
-    'interactive': (221, 0.679, 1.404),
-    '*': (536, 0.726, 1.323),
+    'offline/dense': (123, 0.761, 1.289),
+    'offline/MoE': (86, 0.713, 1.201),
+    'server/dense': (45, 0.642, 1.281),
+    'server/MoE': (61, 0.693, 1.265),
+    'interactive/dense': (28, 0.630, 1.397),
+    'interactive/MoE': (193, 0.498, 1.872),
+    'offline': (209, 0.743, 1.262),
+    'server': (106, 0.685, 1.274),
+    'interactive': (221, 0.669, 1.419),
+    '*': (536, 0.710, 1.309),
 }
 # cell -> (rows, low, high of measured / predicted tokens/s per user), rows measured at a stated concurrency
 PER_USER_QUANTILES: dict[str, tuple[int, float, float]] = {
-    'server/MoE': (21, 0.768, 1.464),
-    'interactive/MoE': (186, 0.747, 1.571),
-    'server': (21, 0.768, 1.464),
-    'interactive': (186, 0.747, 1.571),
-    '*': (207, 0.747, 1.509),
+    'server/MoE': (21, 0.762, 1.316),
+    'interactive/MoE': (186, 0.725, 1.521),
+    'server': (21, 0.762, 1.316),
+    'interactive': (186, 0.725, 1.521),
+    '*': (207, 0.726, 1.473),
 }
 
 
