@@ -145,8 +145,9 @@ def test_an_mlperf_server_row_without_its_per_user_rate_takes_the_benchmarks_lim
     served = accuracy.model_row(full, h200, llama)
     interactive = accuracy.model_row(dict(full, scenario="MLPerf Interactive"), h200, llama)
     offline = accuracy.model_row(dict(full, scenario="MLPerf Offline"), h200, llama)
-    assert served[2] >= per_user * (1 - 1e-9) and 0 < served[0] <= offline[0]
-    assert interactive[2] >= 1 / (measurement_rows.MEAN_TPOT_OVER_P99_LIMIT * 0.04) * (1 - 1e-9)
+    # modelled at p99 at the benchmark's p99 limits (issue 32): the p99 rate meets 1 / the TPOT limit
+    assert served[2] >= 1 / 0.2 * (1 - 1e-9) and 0 < served[0] <= offline[0]
+    assert interactive[2] >= 1 / 0.04 * (1 - 1e-9)
     assert 0 < interactive[0] < served[0]  # the 40 ms TPOT limit costs throughput
 
 

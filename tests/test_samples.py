@@ -71,9 +71,11 @@ def test_hopper_to_blackwell_same_power_revenue_and_tiers():
     # the serving search finds each device's best configuration: Hopper reaches the fastest tier only with
     # TP8 at a batch of one or two, a fraction of Blackwell's tokens there, and never pays back
     h200_fast, gb200_top = plans["H200 >= 167 tok/s/user"], plans["GB200 NVL72 >= 167 tok/s/user"]
-    assert h200_fast["serving"]["pools"]["serve"]["tensor_parallel"] == 8 and h200_fast["batch"] <= 2
+    # the fastest target forces a small batch (<= 8: the W4A16 narrow tiles of issue 32 let H200 reach it at 6)
+    assert h200_fast["serving"]["pools"]["serve"]["tensor_parallel"] == 8 and h200_fast["batch"] <= 8
     assert h200_fast["tokens_per_s_per_device"] < 0.5 * gb200_top["tokens_per_s_per_device"]
-    assert h200_fast["payback_months"] is None and gb200_top["payback_months"] is not None
+    assert gb200_top["payback_months"] is not None and (            # issue 32: H200 now pays back, later
+        h200_fast["payback_months"] is None or h200_fast["payback_months"] > gb200_top["payback_months"])
     assert h200_slow["payback_months"] is not None
     assert all(p["serving"]["serving_search"] == "auto" for p in plans.values())
     assert all(p["frontier_share"] >= 0.9 for p in plans.values() if p["frontier_share"] is not None)
@@ -121,8 +123,11 @@ def test_frontier_optimizations_push_throughput_out():
         assert plan["tokens_per_s_per_user"] >= 50 - 1e-6
     best = plans["B200 searched (the engine's best at the target)"]
     assert best["frontier_share"] >= 0.9
+    # cheaper than every typed plan of the same workload (the prefix-cache plans serve cheaper requests;
+    # the search tries only what a named stack runs, issue 32: no MXFP4 KV cache)
     assert best["cost_per_million_output_tokens_usd"] < min(
-        p["cost_per_million_output_tokens_usd"] for n, p in plans.items() if n != best["name"])
+        p["cost_per_million_output_tokens_usd"] for n, p in plans.items()
+        if n != best["name"] and "prefix-cache" not in n and "all three" not in n)
     assert base["frontier_share"] < 0.8 and any(w.startswith("far below its frontier") for w in base["warnings"])
 
 

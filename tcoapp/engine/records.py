@@ -12,6 +12,7 @@ from .errors import Problem, ValidationError
 from .quantities.inputs import (
     DEVICE_FIELDS, MODEL_FIELDS, PLAN_FIELDS, POOL_FIELDS, PRECISIONS, SERVING_FIELDS, WORKLOAD_FIELDS, Field,
 )
+from .performance.software_maturity import date_problem
 from .validate import Locator, coerce_record
 
 _PY_TYPES = {"float": float, "int": int, "str": str, "bool": bool, "choice": str}
@@ -140,7 +141,7 @@ def _device_checks(v, where, problems) -> None:
                                 "bandwidth, a number > 0 (GB/s)"))
     if v["idle_w"] > v["tdp_w"]:
         problems.append(Problem(where("idle_w"), "idle_w", f"= {v['idle_w']:g}: must be at most tdp_w ({v['tdp_w']:g})"))
-    for key in ("fp4_formats", "fp4_weight_only_formats"):
+    for key in (f.name for f in DEVICE_FIELDS if f.name.startswith("fp4_")):  # lists of 4-bit formats
         listed = search_precision_list(v[key] or "")
         unknown = [p for p in listed if p not in ("mxfp4", "nvfp4")]
         if unknown:
@@ -201,6 +202,9 @@ def _precision_check(v, where, problems) -> None:
 
 def _plan_checks(v, where, problems) -> None:
     _precision_check(v, where, problems)
+    date_error = date_problem(v.get("software_date", ""))
+    if date_error:
+        problems.append(Problem(where("software_date"), "software_date", date_error))
     unknown = [p for p in search_precision_list(v["search_precisions"]) if p not in PRECISIONS]
     if unknown:
         problems.append(Problem(where("search_precisions"), "search_precisions",

@@ -13,8 +13,11 @@ Per pool of a plan with `serving_search = auto`:
   NVFP4 only on FP4 math that runs it, NVIDIA Blackwell; MXFP4 on AMD CDNA4 and as weight-only on
   Hopper and CDNA3; no FP4 KV cache without FP4 math). A listed precision the device does not run is
   dropped (`SearchSpace.dropped_precisions`); where nothing listed is left, the device's own best:
-  fp8 where it has FP8 math, else bf16.
-- speculative draft tokens 0..`search_max_draft_tokens` at the plan's acceptance.
+  fp8 where it has FP8 math, else bf16. An FP4 KV cache only where a named stack supports it on the
+  device (the catalog's `fp4_kv_formats`).
+- speculative draft tokens 0..`search_max_draft_tokens` at the plan's acceptance, only for a model
+  with a published draft model or MTP head (the catalog's `spec_decode_draft`), else 0 (said in
+  `dropped_precisions`).
 - the batch: every batch up to the memory limit when the plan has an interactivity target (the
   largest meeting it is taken, as for a typed configuration); the plan's batch otherwise (served
   at the memory limit with the rest queued where it does not fit, as typed).
@@ -40,7 +43,8 @@ class SearchSpace:
     weight_precisions: tuple[str, ...]
     kv_precisions: tuple[str, ...]
     spec_decode_draft_tokens: tuple[int, ...]
-    dropped_precisions: tuple[str, ...] = ()   # e.g. "nvfp4 weights": listed (or the plan's own), not run here
+    dropped_precisions: tuple[str, ...] = ()   # e.g. "nvfp4 weights": listed (or the plan's own), not run here;
+                                               # "speculative decoding (...)" where the model has no draft
     max_devices: int = 0                       # largest replica (TP x EP) the pool can form; 0: no cap
     parallel_pairs: tuple[tuple[int, int], ...] = ()   # the (TP, EP) pairs swept; empty: every pair of the axes
 
@@ -114,11 +118,25 @@ def search_space(plan: Plan, device: Device, model: ModelSpec, pool_devices: flo
         attention_dp=(False, True) if moe else (False,),
         weight_precisions=weights,
         kv_precisions=kvs,
-        spec_decode_draft_tokens=tuple(range(int(plan.search_max_draft_tokens) + 1)),
-        dropped_precisions=tuple(f"{p} weights" for p in w_dropped) + tuple(f"{p} KV" for p in kv_dropped),
+        spec_decode_draft_tokens=draft_tokens(plan, model),
+        dropped_precisions=(tuple(f"{p} weights" for p in w_dropped) + tuple(f"{p} KV" for p in kv_dropped)
+                            + _draft_dropped(plan, model)),
         max_devices=cap,
         parallel_pairs=pairs or ((1, 1),),
     )
+
+
+def draft_tokens(plan: Plan, model: ModelSpec) -> tuple[int, ...]:
+    """Draft tokens the search tries: 0..search_max_draft_tokens for a model with a published draft
+    model or MTP head (`spec_decode_draft`), else 0 only."""
+    most = int(plan.search_max_draft_tokens) if getattr(model, "spec_decode_draft", "") else 0
+    return tuple(range(most + 1))
+
+
+def _draft_dropped(plan: Plan, model: ModelSpec) -> tuple[str, ...]:
+    if int(plan.search_max_draft_tokens) > 0 and not getattr(model, "spec_decode_draft", ""):
+        return (f"speculative decoding ({model.name} has no published draft model or MTP head)",)
+    return ()
 
 
 def device_precisions(wanted: tuple[str, ...], supported: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:

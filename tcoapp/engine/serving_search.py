@@ -48,7 +48,7 @@ class SearchOutcome:
     configurations: int         # configurations swept (batch not counted)
     points: int                 # (configuration, batch) points the sweep evaluated
     refined: int                # configurations re-evaluated exactly
-    not_run: tuple[str, ...] = ()   # precisions asked for that the device does not run (left out)
+    not_run: tuple[str, ...] = ()   # precisions / draft tokens asked for that no serving stack runs here (left out)
     sweep: EvaluatedSweep | None = field(default=None, repr=False, compare=False)  # what was swept
 
     def text(self) -> str:
@@ -64,7 +64,7 @@ class SearchOutcome:
         label = METRIC_BY_KEY[self.objective].label.lower() if self.objective in METRIC_BY_KEY else self.objective
         value = (f"{money(self.objective_value)} per Mtok" if self.objective.endswith("_usd")
                  else f"{number(self.objective_value, 4)} tokens/s per device")
-        left_out = f"; left out, the device does not run them: {', '.join(self.not_run)}" if self.not_run else ""
+        left_out = f"; left out, not run by a serving stack here: {', '.join(self.not_run)}" if self.not_run else ""
         return (f"{', '.join(parts)}, batch {s.batch:g}: lowest {label} ({value}) "
                 f"of {self.configurations:,} configurations x batch ({self.points:,} points){left_out}"
                 if self.objective.endswith("_usd") else

@@ -119,8 +119,7 @@ def curve_for(scenario, plan) -> tuple[np.ndarray, dict[str, np.ndarray]]:
 
 
 def sweep_key(plan) -> tuple:
-    return (plan.device, plan.model, plan.input_tokens, plan.output_tokens, plan.prefix_cache_hit_rate,
-            plan.spec_decode_acceptance)
+    return (plan.device, plan.model, plan.workload, plan.spec_decode_acceptance)
 
 
 def sweep_options(device, model) -> dict:

@@ -21,9 +21,11 @@ from .curve import meets_target
 from .factors import DEFAULT_FACTORS, EfficiencyFactors
 from .frontier import sweep
 from .measurement_rows import (
-    FAMILY, assign_families, input_estimated, map_device, map_model, positive_number, row_latency_targets,
-    row_parallelism, row_precision, row_scenario, row_stack, row_workload, source_family, source_group, stack_scale,
+    FAMILY, MLPERF_LATENCY_LIMITS, assign_families, input_estimated, map_device, map_model, positive_number,
+    row_latency_targets, row_parallelism, row_precision, row_scenario, row_stack, row_workload, source_family,
+    source_group, stack_scale,
 )
+from .software_maturity import month_text
 
 BATCHES = np.unique(np.round(np.geomspace(1, 32768, 160)))
 GROUPINGS = ("family", "device", "model", "kind", "scenario", "vendor", "ep", "stack", "source_family")
@@ -100,6 +102,7 @@ def model_row(row: dict, device, model, factors: EfficiencyFactors = DEFAULT_FAC
     count = max(1, int(positive_number(row.get("count")) or 1))
     batch = positive_number(row.get("batch_or_concurrency"))
     per_user, ttft_limit = row_latency_targets(row, model.name)
+    workload, per_user, ttft_limit = _at_row_percentile(row, model.name, workload, per_user, ttft_limit)
     batches = np.array([float(batch)]) if batch else BATCHES
     result = sweep(device, model, workload, batches=batches, **row_parallelism(row, count, device, model.n_experts > 0),
                    weight_precisions=(row_precision(row, device, model.name),), factors=factors,
@@ -120,6 +123,18 @@ def model_row(row: dict, device, model, factors: EfficiencyFactors = DEFAULT_FAC
     return (float(result.tokens_per_s_per_device[i]), dict(result.config(i), batch_measured=bool(batch)),
             float(result.tokens_per_s_per_user[i]))
 
+
+def _at_row_percentile(row, model_name, workload, per_user, ttft_limit):
+    """The row's software date on its workload, and its latency statistic: an MLPerf Server or
+    Interactive row is run at its p99 limits (TPOT and TTFT, both 99th percentiles) with
+    latency_percentile = p99; every other row at the mean of what it states."""
+    workload = workload.with_(software_date=month_text(row.get("date", "")))
+    limits = MLPERF_LATENCY_LIMITS.get((model_name, row_scenario(row)))
+    if limits is None or "mlperf" not in row.get("scenario", "").lower():
+        return workload, per_user, ttft_limit
+    tpot_limit = positive_number(row.get("tpot_limit_s")) or limits[1]
+    ttft = positive_number(row.get("ttft_limit_s")) or limits[0]
+    return workload.with_(latency_percentile="p99"), 1.0 / tpot_limit, ttft
 
 
 def run(rows, catalog, factors: EfficiencyFactors = DEFAULT_FACTORS, lines=None) -> Accuracy:

@@ -25,9 +25,16 @@ from .calibration import BOUNDS
 from .factors import DEFAULT_FACTORS, EfficiencyFactors
 from .measurement_rows import STACK_FACTOR
 
+# sched_overhead_s is held (i32p, issue 32): per attention-DP rank (docs/model.md) it has the same
+# regressor as seq_overhead_s (ceil(B / N) under attention-DP, B without), so only their sum is identified.
 FIT = ("eta_kv", "eta_compute", "eta_prefill", "seq_overhead_s", "fp4_math_efficiency", "moe_compute_efficiency",
-       "moe_gemm_half_tokens", "mem_compute_overlap_loss", "expert_load_skew", "sched_overhead_s",
-       "stack_step_rocm", "stack_step_sglang", "stack_step_vllm")
+       "moe_gemm_half_tokens", "mem_compute_overlap_loss", "expert_load_skew",
+       "stack_step_rocm", "stack_step_sglang", "stack_step_vllm",
+       "w4a16_gemm_efficiency", "software_maturity_moe_per_year")
+# software_maturity_dense_per_year is held at 0: fitted, it lands at 0.0001-0.026 per year (the data
+# shows no effect for dense models), so none is applied (docs/model.md, "Software date").
+# log-space bounds of the FIT factors calibration.BOUNDS does not hold (a maturity rate of 1e-4 per year is none)
+FIT_BOUNDS = {**BOUNDS, "software_maturity_moe_per_year": (1e-4, 3.0), "w4a16_gemm_efficiency": (0.05, 1.0)}
 STACK_FACTORS = dict(STACK_FACTOR, ROCm="stack_step_rocm")  # stack -> its step factor (ROCm: every AMD row)
 NEUTRAL = {factor: 1.0 for factor in STACK_FACTORS.values()}  # a stack factor no fitted row identifies
 MISSING_RESIDUAL = 1.0  # a fitted row that becomes infeasible counts as a factor-e error
@@ -96,8 +103,8 @@ def fit_factors(rows, catalog, lines, start: EfficiencyFactors = DEFAULT_FACTORS
         start_results = accuracy.run(rows, catalog, start, lines=set(lines)).results
     fitted_names, held = identified(names, start_results)
     start = start.with_(**{n: NEUTRAL.get(n, getattr(start, n)) for n in held})
-    lo = np.log([BOUNDS[n][0] for n in fitted_names])
-    hi = np.log([BOUNDS[n][1] for n in fitted_names])
+    lo = np.log([FIT_BOUNDS[n][0] for n in fitted_names])
+    hi = np.log([FIT_BOUNDS[n][1] for n in fitted_names])
     x0 = np.clip(np.log([max(getattr(start, n), 1e-12) for n in fitted_names]), lo + 1e-6, hi - 1e-6)
     if not lines or not fitted_names:
         return FactorFit(start, fitted_names, held, len(lines), 0, "nothing to fit")

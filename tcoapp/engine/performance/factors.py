@@ -2,13 +2,17 @@
 
 These are the only tunable numbers of the physics model. Defaults are set once for all devices
 and models (never per measurement row): the physical ones from engineering rules of thumb, the
-thirteen marked FIT by one global least-squares fit (`tools/refit_factors.py`: log-space soft-L1, the
-model exactly as `tcoapp accuracy` runs it) to the *fit* part of the public measurements
-in tests/data/measurements_public.csv (247 modelled rows: MLPerf Inference v4.1-v6.0 Offline, MLPerf
-v6.0 Server and Interactive, InferenceX concurrency sweeps and the TensorRT-LLM per-GPU table; the
-241 modelled rows of the *held-out* part, whole source groups, are never seen by the fit), with the
-physical ones held (step_overhead_s 1 ms, layer_overhead_s 30 us, eta_mem 0.8, comm_latency_s 10 us,
-a2a_peer_overhead_s 1 us, scale_out_latency_s 5 us). Refit 2026-12-01 (issue 21). Users calibrate
+factors marked FIT by one global least-squares fit (`tools/refit_factors.py`,
+`factor_fit.py`: log-space soft-L1, the model exactly as `tcoapp accuracy` runs it) to every
+modelled row of the public measurements (536 rows: MLPerf Inference v4.1-v6.0 Offline, MLPerf v6.0
+Server and Interactive at their p99 limits, InferenceX concurrency sweeps and the TensorRT-LLM
+per-GPU table, every row at its software date); their unseen error is the leave-one-family-out
+figure `tcoapp accuracy` prints. The physical ones are held (step_overhead_s 1 ms, layer_overhead_s
+30 us, eta_mem 0.8, comm_latency_s 10 us, a2a_peer_overhead_s 1 us, scale_out_latency_s 5 us,
+sched_overhead_s 5.2 us: per attention-DP rank it has the regressor of seq_overhead_s). Refit
+2026-12-04 (issue 32); of two global fits on all rows (one with each form of the latency tail,
+docs/model.md "Latency percentiles") the one with the better leave-one-family-out score ships:
+unseen median 15.5 % / p90 39.5 % against 16.4 % / 41.7 %. Users calibrate
 their own set to their measurements; the fitted set is part of the scenario (saved in the workbook).
 """
 from __future__ import annotations
@@ -21,12 +25,12 @@ from dataclasses import dataclass, fields, replace
 class EfficiencyFactors:
     # 0.8: achieved / peak HBM bandwidth streaming weights in decode (GEMV-like reads reach ~80%)
     eta_mem: float = 0.8
-    # FIT 0.50: achieved / peak HBM bandwidth of KV-cache reads in attention (paged, scattered)
-    eta_kv: float = 0.503
-    # FIT 0.67: achieved / peak tensor FLOPS of decode GEMMs and attention
-    eta_compute: float = 0.670
+    # FIT 0.49: achieved / peak HBM bandwidth of KV-cache reads in attention (paged, scattered)
+    eta_kv: float = 0.487
+    # FIT 0.68: achieved / peak tensor FLOPS of decode GEMMs and attention
+    eta_compute: float = 0.677
     # FIT 0.60: achieved / peak tensor FLOPS in prefill
-    eta_prefill: float = 0.603
+    eta_prefill: float = 0.596
     # 0.7: achieved / peak scale-up bandwidth of NCCL-style collectives (rule of thumb)
     eta_comm: float = 0.7
     # 1 ms: fixed per decode step (scheduler, kernel launches / CUDA-graph replay)
@@ -34,20 +38,20 @@ class EfficiencyFactors:
     # 30 us: per layer per decode step, latency no roofline term sees (~10 kernels per layer at ~3 us
     # launch/tail each with CUDA graphs); sets the small-batch floor of time per output token
     layer_overhead_s: float = 3e-5
-    # FIT 4.4 us: per sequence per decode step, work the roofline does not see (sampling, scheduler
+    # FIT 10 us: per sequence per decode step, work the roofline does not see (sampling, scheduler
     # bookkeeping, attention and MoE-routing kernel inefficiency at large batch); saturates throughput
-    seq_overhead_s: float = 4.36e-6
-    # FIT 0.27: achieved FLOPS of routed-expert (grouped) GEMMs relative to dense GEMMs, at many
+    seq_overhead_s: float = 1.00e-5
+    # FIT 0.15: achieved FLOPS of routed-expert (grouped) GEMMs relative to dense GEMMs, at many
     # tokens per expert (routing, gathers and ragged tiles that neither bytes nor FLOPs count)
-    moe_compute_efficiency: float = 0.267
-    # FIT 81 tokens: tokens per expert per step at which routed (grouped) GEMMs reach half of
+    moe_compute_efficiency: float = 0.154
+    # FIT 21 tokens: tokens per expert per step at which routed (grouped) GEMMs reach half of
     # moe_compute_efficiency (tensor-core tiles are 64-128 rows; tens of tokens per expert waste them)
-    moe_gemm_half_tokens: float = 80.6
-    # FIT 0.21: share of the smaller of memory and compute time NOT hidden under the larger one
+    moe_gemm_half_tokens: float = 20.6
+    # FIT 0.29: share of the smaller of memory and compute time NOT hidden under the larger one
     # (t_core = max + loss x min; 0 = perfect overlap)
-    mem_compute_overlap_loss: float = 0.205
-    # FIT 0.86: achieved FP4 speedup over FP8 / the peak ratio (scales and non-GEMM work do not speed up)
-    fp4_math_efficiency: float = 0.864
+    mem_compute_overlap_loss: float = 0.286
+    # FIT 0.87: achieved FP4 speedup over FP8 / the peak ratio (scales and non-GEMM work do not speed up)
+    fp4_math_efficiency: float = 0.868
     # 10 us: latency of one collective (all-reduce / all-to-all) over NVLink-class fabrics (one-shot
     # custom all-reduce ~5-10 us on 8 GPUs; NCCL ring 2-3x more)
     comm_latency_s: float = 1e-5
@@ -59,22 +63,23 @@ class EfficiencyFactors:
     power_mem_activity: float = 0.6
     # 0.05: cost of one draft token as a fraction of a target step (a ~1-5% size draft model / MTP head)
     spec_draft_cost_fraction: float = 0.05
-    # FIT 0.027: routing skew of expert popularity: the busiest expert-parallel device's share of routed
+    # FIT 0.002: routing skew of expert popularity: the busiest expert-parallel device's share of routed
     # tokens exceeds the balls-into-bins expectation by this fraction (real routers are not uniform;
     # DeepSeek ships an expert-placement balancer, EPLB, for it)
-    expert_load_skew: float = 0.0273
+    expert_load_skew: float = 0.00226
     # 1 us: per peer message of an all-to-all (dispatch or combine): each device posts EP - 1 messages
     # (DeepEP / NCCL all-to-all: a few us per peer beyond the one collective latency)
     a2a_peer_overhead_s: float = 1e-6
-    # FIT 5.2 us: per sequence of the whole replica per decode step, serial work that attention-DP does not
-    # divide (the scheduler, request routing and the synchronisation of the DP ranks)
+    # 5.2 us (held; fitted in issue 21): per sequence per decode step of scheduling and request
+    # routing, run by each attention-DP rank for its own sequences (the busiest rank's ceil(B / N)); the whole batch
+    # without attention-DP (one scheduler per replica)
     sched_overhead_s: float = 5.21e-6
     # FIT: per-stack multiplier of the decode step time relative to TensorRT-LLM (1): the ROCm stacks
-    # (vLLM / SGLang / ATOM on AMD, every AMD device) 1.48, vLLM on NVIDIA 1.05 (measurements only);
-    # SGLang on NVIDIA 1.0 is NOT identified: no fit row has it (its InferenceX sources are held out)
-    stack_step_rocm: float = 1.478
-    stack_step_sglang: float = 1.0
-    stack_step_vllm: float = 1.052
+    # (vLLM / SGLang / ATOM on AMD, every AMD device) 1.36, vLLM on NVIDIA 0.97, SGLang on NVIDIA
+    # 0.96 (measurements only)
+    stack_step_rocm: float = 1.356
+    stack_step_sglang: float = 0.956
+    stack_step_vllm: float = 0.970
     # 1.0: the model's own error as a speed multiplier of the generated curve (decode steps and
     # prefills run model_error times as fast; 1 = the model as fitted). Meant for Monte Carlo
     # (`factor.model_error` on the Uncertainty sheet), drawn from the plan's prediction interval
@@ -83,6 +88,15 @@ class EfficiencyFactors:
     # 5 us: latency of one collective step over the scale-out network (RDMA over InfiniBand /
     # RoCE, 2-5 us per hop; paid where expert parallelism spans several scale-up domains)
     scale_out_latency_s: float = 5e-6
+    # FIT 0.48: achieved / FP8-style efficiency of a weight-only 4-bit grouped GEMM (W4A16: MXFP4 experts on
+    # Hopper, CDNA3), whose 16-row tiles dequantize the weights in the main loop on the general cores
+    w4a16_gemm_efficiency: float = 0.479
+    # FIT: log-throughput gained per year by the serving software of a model class before the shipped
+    # factors' date (software_maturity.FACTORS_DATE): speed = exp(-rate x years earlier). MoE 0.64
+    # from the same devices and benchmarks measured at several dates; dense 0: its fit lands at
+    # 0.0001-0.026 per year across refits (under 5 % over two years), no effect, so none is applied
+    software_maturity_moe_per_year: float = 0.637
+    software_maturity_dense_per_year: float = 0.0
 
     def as_dict(self) -> dict[str, float]:
         """Every factor by name (fractions or exponents, as the factor table says)."""

@@ -21,8 +21,9 @@ from ..records import ServingConfig
 from .factors import DEFAULT_FACTORS, EfficiencyFactors
 from .generated import config_problems, shared_weight_args
 from .memory import architecture
-from .precision import attention_peak_flops, bytes_per_value, peak_flops
+from .precision import attention_peak_flops, bytes_per_value, is_weight_only, peak_flops
 from .roofline import evaluate
+from .software_maturity import software_speed
 
 CONFIG_COLUMNS = ("tensor_parallel", "expert_parallel", "attention_dp", "weight_precision", "kv_precision",
                   "spec_decode_draft_tokens")
@@ -204,7 +205,9 @@ def _evaluate_chunk(device, arch, workload, b, cols, start, stop, acceptance, fa
     r = evaluate(device, arch, b[None, :], col("tensor_parallel"), col("expert_parallel"), col("attention_dp"),
                  w_bytes, kv_bytes, peak, attn_peak, col("spec_decode_draft_tokens"), acceptance,
                  float(workload.input_tokens), float(workload.output_tokens), float(workload.prefix_cache_hit_rate),
-                 factors, **mixed)
+                 factors, **mixed, weight_only=np.array([is_weight_only(device, p) for p in cols["weight_precision"][sl]])[:, None],
+                 latency_percentile=getattr(workload, "latency_percentile", "mean") or "mean",
+                 software_speed=software_speed(getattr(workload, "software_date", ""), arch.is_moe, factors))
     flat = slice(start * b.size, stop * b.size)
     shape = (stop - start, b.size)
     for key, arr in (("u", r.tokens_per_s_per_user), ("d", r.tokens_per_s_per_device), ("t", r.ttft_s),

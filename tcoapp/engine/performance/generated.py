@@ -12,8 +12,9 @@ from ..records import Device, ModelSpec, ServingConfig, Workload
 from .curve import CurveArrays, OperatingPoint, missing_point
 from .factors import DEFAULT_FACTORS, EfficiencyFactors
 from .memory import architecture, capacity_gb, max_batch_by_memory
-from .precision import attention_peak_flops, bytes_per_value, peak_flops, precision_note
+from .precision import attention_peak_flops, bytes_per_value, is_weight_only, peak_flops, precision_note
 from .roofline import RooflineArrays, evaluate
+from .software_maturity import date_note, software_speed
 
 
 def config_problems(device: Device, model: ModelSpec, serving: ServingConfig) -> list[str]:
@@ -66,7 +67,17 @@ def run_roofline(device: Device, model: ModelSpec, serving: ServingConfig, workl
         attention_peak_flops(chooser, serving.kv_precision, device),
         serving.spec_decode_draft_tokens, serving.spec_decode_acceptance, float(workload.input_tokens),
         float(workload.output_tokens), float(hit_rate) if np.ndim(hit_rate) == 0 else np.asarray(hit_rate, float),
-        factors, **shared_weight_args(chooser, serving.attention_weight_precision, factors, device))
+        factors, **shared_weight_args(chooser, serving.attention_weight_precision, factors, device),
+        **workload_args(chooser, model, serving.weight_precision, workload, factors))
+
+
+def workload_args(device: Device, model: ModelSpec, weight_precision: str, workload: Workload,
+                  factors: EfficiencyFactors) -> dict:
+    """Keyword arguments of `roofline.evaluate` the plan's workload and precision set: weight-only
+    4-bit weights (W4A16), the latency percentile of the targets and the software date's speed."""
+    return {"weight_only": is_weight_only(device, weight_precision),
+            "latency_percentile": getattr(workload, "latency_percentile", "mean") or "mean",
+            "software_speed": software_speed(getattr(workload, "software_date", ""), model.n_experts > 0, factors)}
 
 
 def shared_weight_args(device: Device, attention_weight_precision: str, factors: EfficiencyFactors,
@@ -105,7 +116,8 @@ def generate_curve(device: Device, model: ModelSpec, serving: ServingConfig, wor
         raise ValueError("batch must be a positive number or a 1-D array of positive numbers (sequences per replica)")
     r = run_roofline(device, model, serving, workload, b, factors)
     b_max = float(r.max_batch_by_memory)
-    notes = _notes(device, model, serving, b, b_max)
+    notes = _notes(device, model, serving, b, b_max) + ([date_note(workload.software_date)]
+                                                        if date_note(getattr(workload, "software_date", "")) else [])
     possible = not config_problems(device, model, serving) and b_max >= 1
     feasible = (b <= b_max) & possible
     return CurveArrays(b, r.tokens_per_s_per_device, r.tokens_per_s_per_user, r.ttft_s, r.power_w,

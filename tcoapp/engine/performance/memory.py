@@ -11,7 +11,8 @@ KV cache per token: GQA/MHA `2 x n_layers x n_kv_heads x head_dim` values; MLA
 Sliding-window layers (gpt-oss: 18 of 36 layers keep 128 tokens) cache at most the window:
     kv_values(context) = kv_full_per_token x context + kv_window_per_token x min(context, window)
 They are read from the model's optional `sliding_window_layers` / `sliding_window_tokens`
-attributes (absent: every layer attends to the full context).
+attributes (absent: every layer attends to the full context). In prefill the same layers attend to
+at most the window: pairs = new x (full layers x context + window layers x min(context, window)) / layers.
 """
 from __future__ import annotations
 
@@ -48,6 +49,17 @@ class Architecture:
         per_layer = self.kv_values_per_token / self.n_layers
         full = per_layer * (self.n_layers - self.sliding_window_layers)
         return full * context + per_layer * self.sliding_window_layers * np.minimum(context, self.sliding_window_tokens)
+
+    def prefill_pairs(self, new_tokens, mean_context_tokens):
+        """(query, key) pairs of a prefill of `new_tokens` whose queries see `mean_context_tokens` keys on
+        average, averaged over the layers: a sliding-window layer sees at most its window,
+        new x (full layers x context + window layers x min(context, window)) / layers."""
+        pairs = np.asarray(new_tokens, float) * np.asarray(mean_context_tokens, float)
+        if self.sliding_window_layers <= 0 or self.sliding_window_tokens <= 0:
+            return pairs
+        window = np.asarray(new_tokens, float) * np.minimum(mean_context_tokens, float(self.sliding_window_tokens))
+        full = self.n_layers - self.sliding_window_layers
+        return (full * pairs + self.sliding_window_layers * window) / self.n_layers
 
     @property
     def is_moe(self) -> bool:

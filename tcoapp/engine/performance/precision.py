@@ -9,7 +9,10 @@ Bytes per value, scale overhead included:
   -> (16 x 4 + 8) / 16 / 8 = 0.5625 B (the per-tensor FP32 scale is negligible).
 
 Math: an FP4 format runs on FP4 tensor cores only where `peak_tflops_fp4 > 0` and the device's
-`fp4_formats` lists it (empty: every FP4 format); elsewhere the weights
+`fp4_formats` lists it (empty: every FP4 format), at the FP8 peak where the device lists it in
+`fp4_w4a8_formats` (the stacks pair those weights with 8-bit activations: MXFP4 on Blackwell runs as
+MXFP8 x MXFP4 in TensorRT-LLM; the tensor cores' mixed FP8 x FP4 rate is the FP8 one; NVFP4 runs FP4
+x FP4 at the FP4 peak); elsewhere the weights
 are dequantized in the GEMM and the math runs at BF16 with BF16 activations (W4A16): that is how
 the serving stacks run 4-bit checkpoints on parts without FP4 math (TensorRT-LLM's gpt-oss MoE
 backend matrix: H200 = BF16 activations x MXFP4 weights, Triton kernels; Blackwell = MXFP8 x MXFP4,
@@ -21,8 +24,9 @@ capacity) keeps the stored format.
 What the serving search may try on a device (`supported_weight_precisions`, `supported_kv_precisions`):
 bf16; fp8 where the device has FP8 math; an FP4 format as weights where its math runs it natively
 (NVIDIA Blackwell: nvfp4 and mxfp4; AMD CDNA4: mxfp4) or where the device lists it as weight-only
-(`fp4_weight_only_formats`: mxfp4 on Hopper, dequantized W4A16); an FP4 KV cache only where the FP4
-math runs that format (no FP4 KV cache on a part without FP4 math).
+(`fp4_weight_only_formats`: mxfp4 on Hopper, dequantized W4A16); an FP4 KV cache only where a named
+serving stack supports it on the device (`fp4_kv_formats`, sourced in the catalog: NVFP4 on Blackwell
+in TensorRT-LLM) and the FP4 math runs that format.
 """
 from __future__ import annotations
 
@@ -67,18 +71,30 @@ def supported_weight_precisions(device) -> tuple[str, ...]:
 
 
 def supported_kv_precisions(device) -> tuple[str, ...]:
-    """KV-cache precisions `device` runs: bf16, fp8 with FP8 math, an FP4 format only with its FP4 math."""
-    return ("bf16",) + (("fp8",) if device.peak_tflops_fp8 > 0 else ()) + native_fp4_formats(device)
+    """KV-cache precisions a serving stack runs on `device`: bf16, fp8 with FP8 math, an FP4 format
+    only where the device lists it in `fp4_kv_formats` (a named stack supports it there) and its FP4
+    math runs it."""
+    listed = _formats(getattr(device, "fp4_kv_formats", ""))
+    fp4 = tuple(f for f in native_fp4_formats(device) if f in listed)
+    return ("bf16",) + (("fp8",) if device.peak_tflops_fp8 > 0 else ()) + fp4
 
 
 def math_precision(device, precision: str) -> str:
     """The precision the matrix math runs at on `device`: "fp4", "fp8" or "bf16"."""
     bytes_per_value(precision)
     if precision in FP4_FORMATS:
+        if precision in _formats(getattr(device, "fp4_w4a8_formats", "")) and device.peak_tflops_fp8 > 0:
+            return "fp8"  # W4A8: the stacks pair these weights with 8-bit activations (MXFP8 x MXFP4)
         return "fp4" if precision in native_fp4_formats(device) else "bf16"  # W4A16 without that FP4 math
     if precision == "fp8" and device.peak_tflops_fp8 > 0:
         return "fp8"
     return "bf16"
+
+
+def is_weight_only(device, precision: str) -> bool:
+    """Whether `precision` weights are 4-bit values dequantized in the GEMM on `device` (W4A16): an
+    FP4 format the device's math does not run (neither FP4 x FP4 nor with 8-bit activations)."""
+    return precision in FP4_FORMATS and math_precision(device, precision) == "bf16"
 
 
 def peak_flops(device, precision: str, fp4_math_efficiency=1.0, values=None):

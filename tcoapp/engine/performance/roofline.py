@@ -33,7 +33,11 @@ A replica spans N = TP x EP devices and serves B concurrent sequences. Per devic
                    x (1 + k x draft_cost) x stack    (stack: stack_step_rocm on AMD, else 1)
     issue-21 terms: expert load imbalance (balls-into-bins) on routed GEMMs and all-to-all bytes,
     attention-DP imbalance ceil(B / N) / (B / N) on KV reads and attention, per-peer all-to-all
-    messages, scale-out beyond the domain, t_sched = B x sched_overhead_s (see the functions below)
+    messages, scale-out beyond the domain, t_sched = sched_overhead_s x the sequences of one scheduler
+    (ceil(B / N) per attention-DP rank, each rank runs its own; B without attention-DP)
+    issue-32 terms: the latency percentile of the per-user rate and TTFT (latency_tail.py), the
+    software date (software_maturity.py: step and prefill times / speed), weight-only 4-bit routed
+    GEMMs in narrow tiles (W4A16_TILE_ROWS), sliding-window layers in prefill attention
 
 Prefill of one request (n = input x (1 - prefix_cache_hit_rate) new tokens):
     t_prefill = (n x linear_flops / peak + pair_flops x n x input x (1 + hit) / 2 / attention_peak)
@@ -60,6 +64,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .comm import allreduce_s, alltoall_s
+from .latency_tail import seconds_per_token, wait_quantile_s
 from .memory import (
     Architecture, capacity_gb, experts_touched, fast_tier_shares, kv_split, max_batch_by_memory, tier_seconds_per_byte,
     weight_bytes_per_device,
@@ -94,7 +99,7 @@ def _link(device, factors) -> float:
 
 def decode_step(device, arch: Architecture, batch, devices, expert_parallel, attention_dp, weight_bytes,
                 kv_bytes, peak, attention_peak, draft_tokens, context_tokens, factors, shared_weight_bytes=None,
-                shared_peak=None):
+                shared_peak=None, weight_only=False):
     """Memory, compute and communication time of one decode step per device (s), broadcast. The
     non-expert weights are read at `shared_weight_bytes` and multiply at `shared_peak` (None: as
     the experts, `weight_bytes` and `peak`)."""
@@ -114,7 +119,7 @@ def decode_step(device, arch: Architecture, batch, devices, expert_parallel, att
     kv_extra = kv_read * (adp - 1.0) * tier_seconds_per_byte(device, kv_fast) / factors.eta_kv
     memory_s = memory_s + kv_extra
     experts = expert_load_imbalance(arch, tokens, expert_parallel, factors.expert_load_skew)
-    flop_s = tokens * (_linear_flop_s(arch, peak, factors, tokens, shared_peak, experts)
+    flop_s = tokens * (_linear_flop_s(arch, peak, factors, tokens, shared_peak, experts, weight_only)
                        + arch.decode_attention_flops_per_context_token * attended / attention_peak * adp)
     compute_s = flop_s / (devices * factors.eta_compute)
     comm_s = _comm_s(device, arch, tokens, devices, expert_parallel, attention_dp, factors, experts)
@@ -189,9 +194,13 @@ def sequence_overhead_s(batch, devices, attention_dp, seq_overhead_s):
     return per_device * seq_overhead_s
 
 
-def scheduler_overhead_s(batch, sched_overhead_s):
-    """Per-sequence work of the whole replica that attention-DP does not divide: B x sched_overhead_s."""
-    return np.asarray(batch, float) * sched_overhead_s
+def scheduler_overhead_s(batch, devices, attention_dp, sched_overhead_s):
+    """Scheduling and request-routing work of one step (s): each attention-DP rank runs its own
+    scheduler for its own sequences, so the step waits for the busiest rank's ceil(B / N) x
+    sched_overhead_s; without attention-DP the replica's one scheduler handles all B sequences."""
+    b = np.asarray(batch, float)
+    per_rank = np.where(attention_dp, np.ceil(b / np.asarray(devices, float) - 1e-9), b)
+    return per_rank * sched_overhead_s
 
 
 def stack_step_scale(device, factors):
@@ -201,20 +210,39 @@ def stack_step_scale(device, factors):
     return np.asarray(factors.stack_step_rocm, float) if getattr(device, "vendor", "") == "AMD" else 1.0
 
 
-def grouped_gemm_efficiency(arch: Architecture, tokens, factors):
+# Token rows of the tile of a weight-only 4-bit grouped GEMM (W4A16, the weights dequantized in the
+# kernel): mixed-input kernels built for decode keep the token dimension in 16-row tiles (Marlin's
+# 16 x 64 tiles, IST-DASLab/marlin README; vLLM's fused MoE Marlin kernel; TensorRT-LLM's Triton MoE on
+# H200), where FP8 / FP4 grouped GEMMs pad it to moe_gemm_half_tokens.
+W4A16_TILE_ROWS = 16.0
+
+
+def grouped_gemm_efficiency(arch: Architecture, tokens, factors, weight_only=False, prefill=False):
     """Achieved / dense efficiency of the routed-expert (grouped) GEMMs when `tokens` tokens are
-    routed in one step: moe_compute_efficiency x m / (m + moe_gemm_half_tokens), m = tokens x k /
-    E_touched(tokens) the tokens each touched expert multiplies (small GEMMs of tens of rows waste
-    their tensor-core tiles; a wide-EP replica gives every expert more tokens)."""
+    routed in one step: moe_compute_efficiency x m / (m + h), m = tokens x k / E_touched(tokens) the
+    tokens each touched expert multiplies (small GEMMs of tens of rows waste their tensor-core tiles;
+    a wide-EP replica gives every expert more tokens); h = moe_gemm_half_tokens, or, where
+    `weight_only` (4-bit weights dequantized in a kernel built for small batches), the waste of a
+    16-row tile paid once, not per routing overhead: time per touched expert ~ (m /
+    moe_compute_efficiency + W4A16_TILE_ROWS) / w4a16_gemm_efficiency (the dequantization in the main
+    loop, on the general-purpose cores), i.e. h = W4A16_TILE_ROWS x moe_compute_efficiency. A prefill chunk's grouped GEMMs (hundreds of tokens
+    per expert, large tiles) run without moe_compute_efficiency, the decode-step routing and gather
+    overheads it stands for: their efficiency is eta_prefill x m / (m + h)."""
     if not arch.is_moe:
         return np.ones_like(np.asarray(tokens, float))
     tokens = np.asarray(tokens, float)
     touched = np.maximum(experts_touched(arch.n_experts, arch.experts_per_token, tokens), 1e-30)
     m = tokens * arch.experts_per_token / touched
-    return factors.moe_compute_efficiency * m / (m + factors.moe_gemm_half_tokens)
+    moe = 1.0 if prefill else factors.moe_compute_efficiency
+    # W4A16: the routing overheads (moe) scale with the real tokens, the 16-row tile's waste does not:
+    # time per expert ~ (m / moe + W4A16_TILE_ROWS) / dequant, i.e. half = W4A16_TILE_ROWS x moe
+    half = np.where(weight_only, W4A16_TILE_ROWS * moe, factors.moe_gemm_half_tokens)
+    dequant = np.where(weight_only, factors.w4a16_gemm_efficiency, 1.0)
+    return moe * dequant * m / (m + half)
 
 
-def _linear_flop_s(arch: Architecture, peak, factors, tokens, shared_peak=None, expert_imbalance=1.0):
+def _linear_flop_s(arch: Architecture, peak, factors, tokens, shared_peak=None, expert_imbalance=1.0,
+                   weight_only=False, prefill=False):
     """Seconds x peak-efficiency of one token's weight GEMMs: 2 FLOP per active parameter, the
     non-expert ones at `shared_peak` (None: `peak`), routed experts at `peak` derated by their
     grouped-GEMM efficiency at `tokens` tokens per step and stretched by the busiest device's
@@ -222,53 +250,58 @@ def _linear_flop_s(arch: Architecture, peak, factors, tokens, shared_peak=None, 
     routed = arch.experts_per_token * arch.expert_params
     shared_peak = peak if shared_peak is None else shared_peak
     return 2.0 * ((arch.active_params - routed) / shared_peak
-                  + routed * expert_imbalance / grouped_gemm_efficiency(arch, tokens, factors) / peak)
+                  + routed * expert_imbalance / grouped_gemm_efficiency(arch, tokens, factors, weight_only, prefill) / peak)
 
 
 def _comm_s(device, arch, tokens, devices, expert_parallel, attention_dp, factors, expert_imbalance=1.0,
-            latency_s=None):
-    """TP all-reduces and MoE all-to-alls of one step per device (s); `latency_s` replaces the
-    factors' comm_latency_s (a batched prefill shares it, `prefill`)."""
+            fixed_share=1.0):
+    """TP all-reduces and MoE all-to-alls of one step per device (s); `fixed_share` of each
+    collective's fixed costs (latencies, per-peer messages) is counted (a batched prefill shares them
+    among the requests of a chunk, `prefill`)."""
     link = _link(device, factors)
-    lat = factors.comm_latency_s if latency_s is None else latency_s
+    lat = factors.comm_latency_s * fixed_share
     message = tokens * arch.hidden_size * ACTIVATION_BYTES
     tp = np.where(attention_dp, 0.0, 2.0 * arch.n_layers * allreduce_s(message, devices, link, lat))
     if not arch.is_moe:
         return tp + 0.0 * message
     uses_a2a = (np.asarray(expert_parallel) > 1) | np.asarray(attention_dp, bool)
     sent = message / devices * arch.experts_per_token * expert_imbalance
-    a2a = 2.0 * arch.n_layers * alltoall_with_scale_out_s(device, sent, devices, factors, lat)
+    a2a = 2.0 * arch.n_layers * alltoall_with_scale_out_s(device, sent, devices, factors, fixed_share)
     return tp + np.where(uses_a2a & (devices > 1), a2a, 0.0)
 
 
-def alltoall_with_scale_out_s(device, sent_bytes, devices, factors, latency_s=None):
+def alltoall_with_scale_out_s(device, sent_bytes, devices, factors, fixed_share=1.0):
     """One all-to-all (dispatch or combine) per device: within one scale-up domain D, the share
     (n - 1) / n of the bytes at the scale-up link plus `comm_latency_s`; beyond it (n > D, expert
     parallelism across domains) the share (n - D) / n leaves the domain over the scale-out link
     (`scale_out_gb_s` x eta_comm) with `scale_out_latency_s`; plus `a2a_peer_overhead_s` for each
-    of the n - 1 peer messages. `latency_s` replaces comm_latency_s where given."""
+    of the n - 1 peer messages. `fixed_share` of the latencies and messages is counted (a batched
+    prefill's chunk shares them)."""
     n = np.asarray(devices, float)
     domain = float(max(int(device.scale_up_domain), 1))
     inside = np.minimum(n, domain)
-    lat = factors.comm_latency_s if latency_s is None else latency_s
+    lat = factors.comm_latency_s * fixed_share
     up = (inside - 1.0) / n * sent_bytes / _link(device, factors) + lat
     out_link = np.maximum(np.asarray(device.scale_out_gb_s, float), 1e-9) * 1e9 * factors.eta_comm
-    out = np.where(n > domain, (n - domain) / n * sent_bytes / out_link + factors.scale_out_latency_s, 0.0)
-    return np.where(n > 1, np.maximum(up, out) + (n - 1.0) * factors.a2a_peer_overhead_s, 0.0)
+    out = np.where(n > domain, (n - domain) / n * sent_bytes / out_link + factors.scale_out_latency_s * fixed_share, 0.0)
+    return np.where(n > 1, np.maximum(up, out) + (n - 1.0) * factors.a2a_peer_overhead_s * fixed_share, 0.0)
 
 
 def prefill(device, arch: Architecture, devices, expert_parallel, attention_dp, weight_bytes, peak,
-            attention_peak, input_tokens, hit_rate, factors, shared_weight_bytes=None, shared_peak=None):
+            attention_peak, input_tokens, hit_rate, factors, shared_weight_bytes=None, shared_peak=None,
+            weight_only=False):
     """(time of one request's prefill in a busy replica, its isolated TTFT part), both s."""
     new = input_tokens * (1.0 - hit_rate)
-    pairs = new * input_tokens * (1.0 + hit_rate) / 2.0
-    flop_s = new * _linear_flop_s(arch, peak, factors, PREFILL_CHUNK_TOKENS, shared_peak) + arch.prefill_attention_flops_per_token_pair * pairs / attention_peak
+    pairs = arch.prefill_pairs(new, input_tokens * (1.0 + hit_rate) / 2.0)   # sliding windows capped
+    flop_s = (new * _linear_flop_s(arch, peak, factors, PREFILL_CHUNK_TOKENS, shared_peak, weight_only=weight_only,
+                                 prefill=True)
+              + arch.prefill_attention_flops_per_token_pair * pairs / attention_peak)
     compute_s = flop_s / (devices * factors.eta_prefill)
     new = np.asarray(new, float)
     comm_s = _comm_s(device, arch, new, devices, expert_parallel, attention_dp, factors)
     chunk_share = np.minimum(1.0, new / (PREFILL_CHUNK_TOKENS * np.where(attention_dp, devices, 1.0)))
     busy_s = compute_s + _comm_s(device, arch, new, devices, expert_parallel, attention_dp, factors,
-                                 latency_s=factors.comm_latency_s * chunk_share)
+                                 fixed_share=chunk_share)
     stored = weight_bytes_per_device(arch, devices, attention_dp, weight_bytes, shared_weight_bytes)
     w_fast, _ = fast_tier_shares(device, stored, 0.0, factors.usable_memory_fraction)
     read_s = stored * tier_seconds_per_byte(device, w_fast) / factors.eta_mem
@@ -277,11 +310,14 @@ def prefill(device, arch: Architecture, devices, expert_parallel, attention_dp, 
 
 def evaluate(device, arch: Architecture, batch, tensor_parallel, expert_parallel, attention_dp,
              weight_bytes, kv_bytes, peak, attention_peak, draft_tokens, acceptance, input_tokens, output_tokens,
-             hit_rate, factors, shared_weight_bytes=None, shared_peak=None, stack_scale=1.0) -> RooflineArrays:
+             hit_rate, factors, shared_weight_bytes=None, shared_peak=None, stack_scale=1.0, weight_only=False,
+             latency_percentile: str = "mean", software_speed=1.0) -> RooflineArrays:
     """The generated curve for broadcast configuration arrays (see module docstring). A mixed
     checkpoint stores and multiplies its non-expert weights at `shared_weight_bytes` / `shared_peak`
-    (None: as the experts)."""
-    mixed = {"shared_weight_bytes": shared_weight_bytes, "shared_peak": shared_peak}
+    (None: as the experts). `weight_only`: 4-bit weights dequantized in the GEMM (W4A16). The
+    per-user rate and TTFT are at `latency_percentile` (latency_tail.py; tokens/s per device is
+    always the mean); `software_speed` (software_maturity.py) divides every step and prefill time."""
+    mixed = {"shared_weight_bytes": shared_weight_bytes, "shared_peak": shared_peak, "weight_only": weight_only}
     batch = np.asarray(batch, float)
     devices = np.asarray(tensor_parallel, float) * np.asarray(expert_parallel, float)
     attention_dp = np.asarray(attention_dp, bool)
@@ -292,26 +328,27 @@ def evaluate(device, arch: Architecture, batch, tensor_parallel, expert_parallel
     overhead_s = (device_overhead(device, "step_overhead_s", factors)
                   + arch.n_layers * device_overhead(device, "layer_overhead_s", factors)
                   + sequence_overhead_s(batch, devices, attention_dp, factors.seq_overhead_s)
-                  + scheduler_overhead_s(batch, factors.sched_overhead_s))
+                  + scheduler_overhead_s(batch, devices, attention_dp, factors.sched_overhead_s))
     step_s = ((core_s(mem_s, comp_s, factors.mem_compute_overlap_loss) + comm_s + overhead_s)
               * step_cost_multiplier(draft_tokens, factors.spec_draft_cost_fraction)
-              * stack_step_scale(device, factors) * stack_scale) / factors.model_error
+              * stack_step_scale(device, factors) * stack_scale) / (factors.model_error * software_speed)
     per_step = tokens_per_step(draft_tokens, acceptance)
     pf_busy, pf_alone = prefill(device, arch, devices, expert_parallel, attention_dp, weight_bytes, peak,
                                 attention_peak, input_tokens, hit_rate, factors, **mixed)
-    pf_busy, pf_alone = pf_busy / factors.model_error, pf_alone / factors.model_error  # the model's own error
+    speed = factors.model_error * software_speed  # the model's own error, the software's date
+    pf_busy, pf_alone = pf_busy / speed, pf_alone / speed
     decode_total = output_tokens / per_step * step_s
     cycle_s = decode_total + batch * pf_busy
-    per_user = output_tokens / cycle_s
-    per_device = batch * per_user / devices
+    per_user = 1.0 / seconds_per_token(step_s, per_step, pf_busy, batch, output_tokens, latency_percentile)
+    per_device = batch * output_tokens / cycle_s / devices
     share = batch * pf_busy / cycle_s
-    decode_busy = np.minimum(1.0, (comp_s + factors.power_mem_activity * mem_s) / factors.model_error
+    decode_busy = np.minimum(1.0, (comp_s + factors.power_mem_activity * mem_s) / speed
                              / np.maximum(step_s, 1e-30))
     u = share + (1.0 - share) * decode_busy
     power = device.idle_w + (device.tdp_w - device.idle_w) * u ** factors.power_gamma
     b_max = max_batch_by_memory(arch, capacity_gb(device), factors.usable_memory_fraction, devices, attention_dp,
                                 weight_bytes, kv_bytes, input_tokens + output_tokens, shared_weight_bytes)
-    queue_s = admission_wait_s(share, pf_busy)
+    queue_s = wait_quantile_s(admission_wait_s(share, pf_busy), share, latency_percentile)
     return RooflineArrays(per_device, per_user, pf_alone + step_s + queue_s, power, b_max, step_s, mem_s, comp_s,
                           comm_s, pf_busy, share, per_step + 0.0 * batch, u, queue_s)
 

@@ -32,12 +32,15 @@ _SPEC = {
     "spec_draft_cost_fraction": ("fraction", 0.0, 1.0, False, "Draft token cost", "Cost of one draft token, as a fraction of a target step."),
     "expert_load_skew": ("fraction", 0.0, 5.0, False, "Expert load skew", "Share by which the busiest expert-parallel device's routed tokens exceed the balls-into-bins expectation (non-uniform routing)."),
     "a2a_peer_overhead_s": ("s", 0.0, 0.01, False, "All-to-all per-peer overhead", "Time per peer message of an all-to-all dispatch or combine (EP - 1 messages per device)."),
-    "sched_overhead_s": ("s", 0.0, 0.01, False, "Scheduler overhead per sequence", "Time per sequence of the whole replica per decode step that attention-DP does not divide (scheduler, routing, rank sync)."),
+    "sched_overhead_s": ("s", 0.0, 0.01, False, "Scheduler overhead per sequence", "Time per sequence per decode step of scheduling and request routing: each attention-DP rank runs its own for its sequences; without attention-DP the replica's one scheduler handles the whole batch."),
     "stack_step_rocm": ("ratio", 0.0, 100.0, True, "ROCm stack step scale", "Multiplier of the decode step time on AMD devices (ROCm stacks) relative to TensorRT-LLM."),
     "stack_step_sglang": ("ratio", 0.0, 100.0, True, "SGLang stack step scale", "Multiplier of the decode step time under SGLang on NVIDIA relative to TensorRT-LLM (measurements; plans on NVIDIA are computed as TensorRT-LLM)."),
     "stack_step_vllm": ("ratio", 0.0, 100.0, True, "vLLM stack step scale", "Multiplier of the decode step time under vLLM on NVIDIA relative to TensorRT-LLM (measurements; plans on NVIDIA are computed as TensorRT-LLM)."),
     "model_error": ("ratio", 0.05, 20.0, False, "Model error (speed multiplier)", "Generated curves run this many times as fast as the model says (1: as fitted). For Monte Carlo: draw it from the plan's prediction interval, e.g. triangular 0.67 / 1 / 1.5 at interactive targets."),
     "scale_out_latency_s": ("s", 0.0, 0.1, False, "Scale-out latency", "Latency of one collective step over the scale-out network (expert parallelism across scale-up domains)."),
+    "w4a16_gemm_efficiency": ("fraction", MIN_EFFICIENCY, 1.0, False, "W4A16 grouped-GEMM efficiency", "Efficiency of routed-expert GEMMs with 4-bit weights dequantized in the kernel (MXFP4 on Hopper / CDNA3) relative to the FP8-style grouped GEMM at the same tokens per expert (its tiles are 16 rows)."),
+    "software_maturity_moe_per_year": ("1/yr", 0.0, 5.0, False, "MoE software maturity", "Log-throughput an MoE model's serving software gains per year before the shipped factors' date: at a plan's software_date the speed is exp(-this x years earlier)."),
+    "software_maturity_dense_per_year": ("1/yr", 0.0, 5.0, False, "Dense software maturity", "As the MoE rate, for dense models (0: the measurements show no effect)."),
 }
 
 FACTOR_FIELDS: tuple[Field, ...] = scoped("factor", tuple(

@@ -13,6 +13,7 @@ from __future__ import annotations
 from .row import Field, _f, by_name, scoped  # noqa: F401  (Field and by_name are read through this module too)
 
 PRECISIONS = ("bf16", "fp8", "mxfp4", "nvfp4")
+LATENCY_PERCENTILES = ("mean", "p90", "p99")  # engine/performance/latency_tail.py reads the same three
 SIZING_MODES = ("devices", "facility_power", "capex_budget", "demand")
 POOL_ROLES = ("serve", "prefill", "decode")
 OWNERSHIPS = ("buy", "rent")
@@ -41,6 +42,8 @@ DEVICE_FIELDS: tuple[Field, ...] = scoped("device", (
     _f("peak_tflops_fp4", "float", "TFLOPS", 0.0, 0, 1e6, "device", "Peak FP4", "Dense FP4 tensor TFLOPS (0 where unsupported: weights are dequantized to the next precision)."),
     _f("fp4_formats", "str", "", "", None, None, "device", "FP4 math formats", "4-bit formats the device's FP4 math runs natively, separated by ';' (nvfp4, mxfp4): NVIDIA Blackwell both, AMD CDNA4 mxfp4. Empty: every FP4 format where peak_tflops_fp4 > 0, none otherwise. The serving search tries an FP4 weight or KV precision only where it is listed here (or, for weights, in fp4_weight_only_formats)."),
     _f("fp4_weight_only_formats", "str", "", "", None, None, "device", "FP4 weight-only formats", "4-bit weight formats the serving stacks run on this device without FP4 math, dequantized in the GEMM (W4A16), separated by ';': mxfp4 on Hopper (TensorRT-LLM runs gpt-oss there as BF16 activations x MXFP4 weights). Never a KV-cache format. Empty: none."),
+    _f("fp4_w4a8_formats", "str", "", "", None, None, "device", "FP4 formats with 8-bit activations", "4-bit weight formats the serving stacks run on this device with 8-bit activations, so their math runs at the FP8 peak, not the FP4 one, separated by ';': mxfp4 on NVIDIA Blackwell (TensorRT-LLM runs gpt-oss there as MXFP8 activations x MXFP4 weights). Empty: every FP4 math format runs at the FP4 peak."),
+    _f("fp4_kv_formats", "str", "", "", None, None, "device", "FP4 KV-cache formats", "4-bit KV-cache formats a named serving stack runs on this device, separated by ';' (its source in the catalog notes): nvfp4 on NVIDIA Blackwell (TensorRT-LLM's NVFP4 KV cache). The serving search tries an FP4 KV cache only where it is listed here and the FP4 math runs it. Empty: none (a configuration typed by hand is computed as typed)."),
     _f("tdp_w", "float", "W", None, 0, 1e6, "device", "TDP", "Board power at full load, per accelerator.", required=True, min_exclusive=True, economics=4, sizing=("facility_power",)),
     _f("idle_w", "float", "W", 0.0, 0, 1e6, "device", "Idle power", "Power when idle, per accelerator.", economics=5),
     _f("price_usd", "float", "USD", None, 0, BIG, "device", "Price", "Price of one accelerator.", required=True, economics=1, checks="live", sizing=("capex_budget",)),
@@ -70,6 +73,7 @@ MODEL_FIELDS: tuple[Field, ...] = scoped("model", (
     _f("experts_per_token", "int", "experts", 0, 0, 100000, "model", "Experts per token", "Routed experts each token uses (0: dense)."),
     _f("sliding_window_layers", "int", "layers", 0, 0, 10000, "model", "Sliding-window layers", "Layers whose attention only sees the last `sliding_window_tokens` tokens (their KV cache stops growing there); 0: none."),
     _f("sliding_window_tokens", "int", "tokens", 0, 0, 1e9, "model", "Sliding window", "Window of the sliding-window layers (0: none)."),
+    _f("spec_decode_draft", "str", "", "", None, None, "model", "Published draft / MTP head", "The published draft model or multi-token-prediction head speculative decoding runs with for this model (with its source). Empty: none published, so the serving search keeps draft tokens at 0 (a configuration typed by hand is computed as typed)."),
     _f("vocab_size", "int", "tokens", 0, 0, 1e8, "model", "Vocabulary", "Vocabulary size (0: unknown)."),
     _f("max_context_tokens", "int", "tokens", 0, 0, 1e9, "model", "Max context", "Longest supported context (0: unknown)."),
     _f("estimated_fields", "str", "", "", None, None, "model", "Estimated fields", "Semicolon-separated fields whose values are estimates.", checks="doc"),
@@ -81,6 +85,8 @@ WORKLOAD_FIELDS: tuple[Field, ...] = scoped("plan", (
     _f("input_tokens", "int", "tokens", 1024, 1, 1e7, "workload", "Input tokens", "Prompt length per request."),
     _f("output_tokens", "int", "tokens", 1024, 1, 1e7, "workload", "Output tokens", "Generated tokens per request."),
     _f("prefix_cache_hit_rate", "float", "fraction", 0.0, 0, 1, "workload", "Prefix-cache hit rate", "Share of input tokens whose KV cache is reused (0..1): cuts prefill work and TTFT."),
+    _f("latency_percentile", "choice", "", "mean", None, None, "target", "Latency percentile", "The statistic min_tokens_per_s_per_user and max_ttft_s bound: mean, p90 or p99 over requests (MLPerf Server and Interactive limits are p99). A percentile counts the decode steps that carry other requests' prefill chunks and the tail of the admission wait, so it allows a smaller batch than the mean.", choices=LATENCY_PERCENTILES),
+    _f("software_date", "str", "", "", None, None, "workload", "Software date", "Month of the serving software, YYYY-MM (empty: the date of the shipped factors). MoE serving was measurably slower on older software (the maturity curve of docs/model.md); dense models show no effect."),
 ))
 
 SERVING_FIELDS: tuple[Field, ...] = scoped("plan", (
