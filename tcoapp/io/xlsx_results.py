@@ -18,8 +18,8 @@ import numpy as np
 from ..engine.compute import PlanResult, not_entered
 from ..engine.quantities.inputs import DEVICE_FIELDS, PLAN_FIELDS, PRICE_TIER_FIELDS
 from ..engine.quantities.finance import (
-    COST_COMPONENTS, DEVICE_ECONOMICS_KEYS, HELD_CAPEX_PARTS, INPUT_BY_KEY, SUMMED_KEYS, OPEX_PARTS, POOL_QUANTITY_BY_KEY,
-    QUANTITY_BY_KEY,
+    COMPONENT_KEYS, DEVICE_ECONOMICS_KEYS, HELD_CAPEX_RATES, INPUT_BY_KEY, SUMMED_KEYS, OPEX_PARTS, PART_ANNUAL_KEYS,
+    PART_YEAR_KEYS, POOL_QUANTITY_BY_KEY, QUANTITY_BY_KEY,
 )
 from ..engine.quantities.metrics import CASHFLOW_METRICS, METRIC_BY_KEY
 from ..engine.scenario import Scenario
@@ -95,10 +95,9 @@ POOL_FORMULAS: tuple[tuple[str, PoolFormula], ...] = (
                                           f'*MONTHS_PER_YEAR'),
     ("maintenance_usd_per_year", lambda q: f'{q.r("hardware_capex_usd")}*{q.p("maintenance_fraction_per_year")}'),
     # a fraction of the capex held, 0 where the fraction is 0 even where the capex does not exist (as the engine)
-    *((f"{part}_usd_per_year", lambda q, part=part: q.when(f'{q.p(f"{part}_fraction_per_year")}>0',
-                                                          f'{q.r("owned")}*{q.r("capex_usd")}'
-                                                          f'*{q.p(f"{part}_fraction_per_year")}'))
-      for part in HELD_CAPEX_PARTS),
+    *((PART_ANNUAL_KEYS[part], lambda q, rate=rate: q.when(f'{q.p(rate)}>0',
+                                                          f'{q.r("owned")}*{q.r("capex_usd")}*{q.p(rate)}'))
+      for part, rate in HELD_CAPEX_RATES.items()),
     ("software_usd_per_year", lambda q: f'{q.r("device_count")}*{q.p("software_usd_per_device_year")}'),
     ("rent_usd_per_year", lambda q: f'(1-{q.r("owned")})*{q.r("device_count")}*{q.r("rent_usd_per_device_hour")}'
                                     f'*HOURS_PER_YEAR'),
@@ -116,7 +115,7 @@ POOL_FORMULAS: tuple[tuple[str, PoolFormula], ...] = (
 # plan rows levelized from the CashFlow year rows: key -> (CashFlow row, sign)
 LEVELIZED = {"output_tokens_per_year": ("output_tokens", ""), "input_tokens_per_year": ("input_tokens", ""),
              "revenue_usd_per_year": ("revenue_usd", ""), "opex_usd_per_year": ("opex_usd", "-"),
-             **{f"{part}_usd_per_year": (f"{part}_usd", "") for part in OPEX_PARTS}}
+             **{PART_ANNUAL_KEYS[part]: (PART_YEAR_KEYS[part], "") for part in OPEX_PARTS}}
 
 
 def pool_key(k: int, key: str) -> str:
@@ -126,9 +125,9 @@ def pool_key(k: int, key: str) -> str:
 
 def _components() -> tuple:
     rows = []
-    for part in COST_COMPONENTS:
-        annual = "capex_usd_per_year" if part == "capex" else f"{part}_usd_per_year"
-        rows.append((f"cost_per_million_output_tokens_{part}_usd",
+    for part, key in COMPONENT_KEYS.items():
+        annual = "capex_usd_per_year" if part == "capex" else PART_ANNUAL_KEYS[part]
+        rows.append((key,
                      lambda x, a=annual: f'IF({x.r("output_tokens_per_year")}>0,'
                                          f'{x.r(a)}/{x.r("output_tokens_per_year")}*TOKENS_PER_MILLION,{NA})'))
     return tuple(rows)
