@@ -19,7 +19,7 @@ from ..engine.compute import PlanResult, not_entered
 from ..engine.quantities.inputs import DEVICE_FIELDS, PLAN_FIELDS, PRICE_TIER_FIELDS
 from ..engine.quantities.finance import (
     COMPONENT_KEYS, DEVICE_ECONOMICS_KEYS, HELD_CAPEX_RATES, INPUT_BY_KEY, SUMMED_KEYS, OPEX_PARTS, PART_ANNUAL_KEYS,
-    PART_YEAR_KEYS, POOL_QUANTITY_BY_KEY, QUANTITY_BY_KEY,
+    PART_YEAR_KEYS, PLAN_EXPRESSIONS, POOL_QUANTITY_BY_KEY, QUANTITY_BY_KEY,
 )
 from ..engine.quantities.metrics import CASHFLOW_METRICS, METRIC_BY_KEY
 from ..engine.scenario import Scenario
@@ -123,14 +123,12 @@ def pool_key(k: int, key: str) -> str:
     return f"pool{k}.{key}"
 
 
-def _components() -> tuple:
-    rows = []
-    for part, key in COMPONENT_KEYS.items():
-        annual = "capex_usd_per_year" if part == "capex" else PART_ANNUAL_KEYS[part]
-        rows.append((key,
-                     lambda x, a=annual: f'IF({x.r("output_tokens_per_year")}>0,'
-                                         f'{x.r(a)}/{x.r("output_tokens_per_year")}*TOKENS_PER_MILLION,{NA})'))
-    return tuple(rows)
+EXPRESSIONS = dict(PLAN_EXPRESSIONS)
+
+
+def _expression(key: str) -> tuple[str, Formula]:
+    """The Results row of a plan quantity written as an expression: its formula compiled from the table."""
+    return key, lambda x: EXPRESSIONS[key].excel(x.r, NA)
 
 
 def _levelized(row: str, sign: str) -> Formula:
@@ -187,26 +185,12 @@ FORMULA_SECTIONS: tuple[tuple[str, tuple[tuple[str, Formula], ...]], ...] = (
          lambda x: f'IF({x.r("device_count")}>0,({x.pool_products("device_count", "prefill_share")})'
                    f'/{x.r("device_count")},{NA})' if x.pools("device_count") else NA),
     )),
-    ("Cost per million tokens (formulas)", (
-        ("cost_per_million_output_tokens_usd",
-         lambda x: f'IF({x.r("output_tokens_per_year")}>0,({x.r("capex_usd_per_year")}+{x.r("opex_usd_per_year")})'
-                   f'/{x.r("output_tokens_per_year")}*TOKENS_PER_MILLION,{NA})'),
-        ("cost_per_million_total_tokens_usd",
-         lambda x: f'IF({x.r("output_tokens_per_year")}+{x.r("input_tokens_per_year")}>0,'
-                   f'({x.r("capex_usd_per_year")}+{x.r("opex_usd_per_year")})'
-                   f'/({x.r("output_tokens_per_year")}+{x.r("input_tokens_per_year")})*TOKENS_PER_MILLION,{NA})'),
-        ("cost_per_million_input_tokens_usd",
-         lambda x: f'IF({x.r("input_tokens_per_year")}>0,{x.r("prefill_share_of_device_time")}*'
-                   f'({x.r("capex_usd_per_year")}+{x.r("opex_usd_per_year")})'
-                   f'/{x.r("input_tokens_per_year")}*TOKENS_PER_MILLION,{NA})'),
-        ("cost_per_device_hour_usd",
-         lambda x: f'IF({x.r("device_count")}>0,({x.r("capex_usd_per_year")}+{x.r("opex_usd_per_year")})'
-                   f'/({x.r("device_count")}*HOURS_PER_YEAR),{NA})'),
-    ) + _components()),
+    ("Cost per million tokens (formulas)", tuple(_expression(key) for key in (
+        "cost_per_million_output_tokens_usd", "cost_per_million_total_tokens_usd", "cost_per_million_input_tokens_usd",
+        "cost_per_device_hour_usd", *COMPONENT_KEYS.values()))),
     ("Revenue and returns (formulas)", (
-        ("revenue_usd_per_rack_per_year",
-         lambda x: f'IF({x.r("racks")}>0,{x.r("revenue_usd_per_year")}/{x.r("racks")},{NA})'),
-        ("net_usd_per_year", lambda x: f'{x.r("revenue_usd_per_year")}-{x.r("opex_usd_per_year")}'),
+        _expression("revenue_usd_per_rack_per_year"),
+        _expression("net_usd_per_year"),
         ("npv_usd", lambda x: x.cf("npv_usd")),
         ("irr", lambda x: x.cf("irr")),
         ("payback_months", lambda x: x.cf("payback_months")),
@@ -221,6 +205,10 @@ FORMULA_SECTIONS: tuple[tuple[str, tuple[tuple[str, Formula], ...]], ...] = (
         ("min_dscr", lambda x: x.cf("min_dscr")),
     )),
 )
+# a plan quantity with an expression that no section above places: its own section, at the end
+_PLACED = {key for _, entries in FORMULA_SECTIONS for key, _ in entries}
+FORMULA_SECTIONS += tuple(("More metrics (formulas from their expressions)", entries) for entries in [tuple(
+    _expression(key) for key in EXPRESSIONS if key not in _PLACED)] if entries)
 
 # Results rows that are plain references to a formula elsewhere (no n/a guard: they hold its value)
 PASS_THROUGH = frozenset(CASHFLOW_METRICS) | {"staff_usd_per_year"}

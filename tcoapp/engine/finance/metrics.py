@@ -15,7 +15,7 @@ import numpy as np
 from . import cashflow, costs, depreciation, financing, packing, recovery, timeline
 from ..quantities.inputs import FINANCE_FIELDS
 from ..quantities.finance import (
-    COMPONENT_KEYS, HELD_CAPEX_RATES, LEVELIZED_YEAR_ROWS, OPEX_PARTS, PART_ANNUAL_KEYS, PART_YEAR_KEYS, PLAN_INPUT_KEYS,
+    HELD_CAPEX_RATES, LEVELIZED_YEAR_ROWS, OPEX_PARTS, PART_ANNUAL_KEYS, PART_YEAR_KEYS, PLAN_EXPRESSIONS, PLAN_INPUT_KEYS,
     POOL_QUANTITIES, SUMMED_KEYS, FinanceResult, PoolFinance, YearRows, as_inputs,
 )
 
@@ -257,30 +257,22 @@ def _costs_and_returns(a, o, rows, with_irr: bool) -> dict[str, np.ndarray]:
     capex_year = np.where(flat, recovery.capex_usd_per_year(o["capex_usd"], a.residual_value_fraction, a.discount_rate,
                                                             a.years), (pv_capex - pv_resid) * crf)
     out_tok, in_tok = lev["output_tokens"], lev["input_tokens"]
-    annual = capex_year + lev["opex_usd"]
     revenue = lev["revenue_usd"]
     result = {PART_ANNUAL_KEYS[part]: lev[PART_YEAR_KEYS[part]] for part in OPEX_PARTS}
     result.update({
         "output_tokens_per_year": out_tok, "input_tokens_per_year": in_tok, "revenue_usd_per_year": revenue,
         "opex_usd_per_year": lev["opex_usd"],
-        "capital_recovery_factor": crf * np.ones_like(annual),
+        "capital_recovery_factor": crf * np.ones_like(capex_year + lev["opex_usd"]),
         "capex_usd_per_year": capex_year,
-        "cost_per_million_output_tokens_usd": costs.per_million(annual, out_tok),
-        "cost_per_million_total_tokens_usd": costs.per_million(annual, out_tok + in_tok),
         "prefill_share_of_device_time": _input_share(a),
-        "cost_per_million_input_tokens_usd": costs.per_million(_input_share(a) * annual, in_tok),
-        "cost_per_device_hour_usd": costs.per_device_hour(annual, o["device_count"]),
-        "revenue_usd_per_rack_per_year": np.where(o["racks"] > 0, revenue / o["racks"], np.nan),
     })
-    for part, key in COMPONENT_KEYS.items():
-        annual_part = capex_year if part == "capex" else lev[PART_YEAR_KEYS[part]]
-        result[key] = costs.per_million(annual_part, out_tok)
+    _evaluate(PLAN_EXPRESSIONS, {**o, **result}, result)
     flows = rows["cash_flow_usd"]
     later_capex = np.sum(rows["capex_usd"][..., 1:], axis=-1)
     with np.errstate(divide="ignore", invalid="ignore"):
         roi = (np.sum(flows[..., 1:], axis=-1) + later_capex) / o["capex_usd"] - 1.0
     result.update(
-        net_usd_per_year=revenue - lev["opex_usd"], cash_flows_usd=flows,
+        cash_flows_usd=flows,
         npv_usd=cashflow.npv_usd(a.discount_rate, flows, a.discounting),
         payback_months=cashflow.payback_months(flows),
         roi=np.where(o["capex_usd"] > 0, roi, np.nan),
@@ -295,6 +287,12 @@ def _costs_and_returns(a, o, rows, with_irr: bool) -> dict[str, np.ndarray]:
         min_dscr=financing.min_dscr(_available(rows) - rows["levered_tax_usd"], rows["debt_service_usd"]),
     )
     return result
+
+
+def _evaluate(expressions, env: dict, out: dict) -> None:
+    """Each (key, expression) in order over `env` (the rows computed so far), into `out` and `env`."""
+    for key, expr in expressions:
+        out[key] = env[key] = expr.numpy(env.__getitem__)
 
 
 def _input_share(a) -> np.ndarray:

@@ -14,6 +14,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from .expr import K, per_million
 from .metrics import METRIC_BY_KEY, METRICS
 from .inputs import DEVICE_ECONOMICS_KEYS  # noqa: F401 (the per-pool device inputs)
 from .inputs import DEVICE_FIELDS, PLAN_FIELD_BY_NAME, POOL_FIELDS
@@ -22,75 +23,6 @@ from .row import Field, Quantity, by_name, ranked, scoped
 
 def _q(key, unit, axis, help_, **flows) -> Quantity:
     return Quantity(key=key, unit=unit, axis=axis, help=help_, **flows)
-
-
-def _code_help(field: Field) -> str:
-    return f"{field.label} as a code: " + ", ".join(f"{i} {c}" for i, c in enumerate(field.choices)) + "."
-
-
-def _field_value(field: Field) -> float:
-    """A field's default as the finance layer reads it (a choice: its index; not set: NaN)."""
-    if field.type == "choice":
-        return float(field.choices.index(field.default))
-    return float("nan") if field.default is None else float(field.default)
-
-
-def _input(key, axis="plan", field_table=PLAN_FIELD_BY_NAME, optional=False, **flows) -> Quantity:
-    """A finance input that is an input field: the row names the field; its unit and help are the field's
-    (a choice: its codes), its "no change" value (`optional`: a caller may leave it out) the field's default."""
-    field = field_table[key]
-    unit, help_ = ("code", _code_help(field)) if field.type == "choice" else (field.unit, field.help)
-    return Quantity(key=key, unit=unit, axis=axis, help=help_, field=key,
-                    default=_field_value(field) if optional else None, **flows)
-
-
-_DEVICE = by_name(DEVICE_FIELDS)
-_POOL = by_name(POOL_FIELDS)
-FINANCE_INPUTS: tuple[Quantity, ...] = scoped("finance input", (
-    # per pool: the device's economics, the pool's count, rack keys, operating point and price
-    _input("price_usd", "pool", _DEVICE, swing=5),
-    _input("devices_per_server", "pool", _DEVICE),
-    _input("server_price_usd", "pool", _DEVICE, swing=6),
-    _input("tdp_w", "pool", _DEVICE),
-    _input("idle_w", "pool", _DEVICE),
-    _input("server_overhead_w", "pool", _DEVICE),
-    _q("device_count", "devices", "pool", "Accelerators in the pool after sizing."),
-    _input("rack_power_cap_kw", "pool", _POOL),
-    _input("servers_per_rack_max", "pool", _POOL),
-    _q("tokens_per_s_per_device", "tokens/s", "pool", "Output tokens/s per device of the pool at the operating point (0 for a prefill pool).", swing=1),
-    _q("power_w", "W", "pool", "Power per device of the pool while serving at the operating point.", swing=7),
-    _q("price_usd_per_million_output_tokens", "USD/Mtok", "pool", "Output price the pool's tokens sell at (the plan's, or its price tier).", swing=2),
-    _q("owned", "flag", "pool", "1: the pool is bought (capex, energy, facility, maintenance); 0: rented.", default=1.0),
-    _input("rent_usd_per_device_hour", "pool", _POOL, optional=True),
-    _input("purchase_year", "pool", _POOL, optional=True),
-    _q("prefill_share", "fraction", "pool", "Share of the pool's device time spent prefilling (NaN: unknown); allocates cost to input tokens.", default=float("nan")),
-    # per plan: the plan's input fields
-    _input("other_capex_fraction", swing=14),
-    *(_input(k, optional=True) for k in ("network_usd_per_device", "storage_usd_per_device", "installation_usd_per_server")),
-    _input("pue", swing=9),
-    _input("electricity_usd_per_kwh", swing=8),
-    _input("colocation_usd_per_kw_month", swing=10),
-    _input("maintenance_fraction_per_year", swing=11),
-    *(_input(k, optional=True) for k in ("insurance_fraction_per_year", "property_tax_fraction_per_year")),
-    _input("software_usd_per_device_year", swing=12),
-    _input("staff_usd_per_year", swing=13),
-    _input("utilization", swing=4),
-    _input("years"),
-    _input("discount_rate", swing=15),
-    _input("residual_value_fraction", swing=16),
-    *(_input(k, optional=True) for k in ("resale_curve", "resale_decline_per_year")),
-    _input("price_usd_per_million_input_tokens", swing=3),
-    _input("input_tokens"),
-    _input("output_tokens"),
-    *(_input(k, optional=True) for k in (
-        "price_change_per_year", "electricity_price_change_per_year", "cost_change_per_year", "first_year_utilization",
-        "ramp_years", "tranche_ramp_months", "annual_failure_rate", "tax_rate", "depreciation_years",
-        "depreciation_method", "discounting", "tax_losses", "debt_fraction", "debt_rate", "debt_years",
-        "equity_discount_rate", "revenue_mode", "price_usd_per_device_hour", "reserved_price_usd_per_device_hour",
-        "reserved_fraction")),
-))
-# the inputs a caller may leave out (a one-pool plan): their "no change" values, from the rows
-OPTIONAL_INPUTS = {q.key: q.default for q in FINANCE_INPUTS if q.default is not None}
 
 
 # per-year rows (plan axis, trailing axis = year 0..max years)
@@ -146,6 +78,76 @@ YEAR_QUANTITIES: tuple[Quantity, ...] = scoped("year", (
 ))
 YEAR_QUANTITY_BY_KEY = {q.key: q for q in YEAR_QUANTITIES}
 
+
+def _code_help(field: Field) -> str:
+    return f"{field.label} as a code: " + ", ".join(f"{i} {c}" for i, c in enumerate(field.choices)) + "."
+
+
+def _field_value(field: Field) -> float:
+    """A field's default as the finance layer reads it (a choice: its index; not set: NaN)."""
+    if field.type == "choice":
+        return float(field.choices.index(field.default))
+    return float("nan") if field.default is None else float(field.default)
+
+
+def _input(key, axis="plan", field_table=PLAN_FIELD_BY_NAME, optional=False, **flows) -> Quantity:
+    """A finance input that is an input field: the row names the field; its unit and help are the field's
+    (a choice: its codes), its "no change" value (`optional`: a caller may leave it out) the field's default."""
+    field = field_table[key]
+    unit, help_ = ("code", _code_help(field)) if field.type == "choice" else (field.unit, field.help)
+    return Quantity(key=key, unit=unit, axis=axis, help=help_, field=key,
+                    default=_field_value(field) if optional else None, **flows)
+
+
+_DEVICE = by_name(DEVICE_FIELDS)
+_POOL = by_name(POOL_FIELDS)
+FINANCE_INPUTS: tuple[Quantity, ...] = scoped("finance input", (
+    # per pool: the device's economics, the pool's count, rack keys, operating point and price
+    _input("price_usd", "pool", _DEVICE, swing=5),
+    _input("devices_per_server", "pool", _DEVICE),
+    _input("server_price_usd", "pool", _DEVICE, swing=6),
+    _input("tdp_w", "pool", _DEVICE),
+    _input("idle_w", "pool", _DEVICE),
+    _input("server_overhead_w", "pool", _DEVICE),
+    _q("device_count", "devices", "pool", "Accelerators in the pool after sizing."),
+    _input("rack_power_cap_kw", "pool", _POOL),
+    _input("servers_per_rack_max", "pool", _POOL),
+    _q("tokens_per_s_per_device", "tokens/s", "pool", "Output tokens/s per device of the pool at the operating point (0 for a prefill pool).", swing=1),
+    _q("power_w", "W", "pool", "Power per device of the pool while serving at the operating point.", swing=7),
+    _q("price_usd_per_million_output_tokens", "USD/Mtok", "pool", "Output price the pool's tokens sell at (the plan's, or its price tier).", swing=2),
+    _q("owned", "flag", "pool", "1: the pool is bought (capex, energy, facility, maintenance); 0: rented.", default=1.0),
+    _input("rent_usd_per_device_hour", "pool", _POOL, optional=True),
+    _input("purchase_year", "pool", _POOL, optional=True),
+    _q("prefill_share", "fraction", "pool", "Share of the pool's device time spent prefilling (NaN: unknown); allocates cost to input tokens.", default=float("nan")),
+    # per plan: the plan's input fields
+    _input("other_capex_fraction", swing=14),
+    *(_input(k, optional=True) for k in ("network_usd_per_device", "storage_usd_per_device", "installation_usd_per_server")),
+    _input("pue", swing=9),
+    _input("electricity_usd_per_kwh", swing=8),
+    _input("colocation_usd_per_kw_month", swing=10),
+    _input("maintenance_fraction_per_year", swing=11),
+    *(_input(q.rate_input, optional=True) for q in YEAR_QUANTITIES if q.rate_input),  # each held-capex opex line's rate
+    _input("software_usd_per_device_year", swing=12),
+    _input("staff_usd_per_year", swing=13),
+    _input("utilization", swing=4),
+    _input("years"),
+    _input("discount_rate", swing=15),
+    _input("residual_value_fraction", swing=16),
+    *(_input(k, optional=True) for k in ("resale_curve", "resale_decline_per_year")),
+    _input("price_usd_per_million_input_tokens", swing=3),
+    _input("input_tokens"),
+    _input("output_tokens"),
+    *(_input(k, optional=True) for k in (
+        "price_change_per_year", "electricity_price_change_per_year", "cost_change_per_year", "first_year_utilization",
+        "ramp_years", "tranche_ramp_months", "annual_failure_rate", "tax_rate", "depreciation_years",
+        "depreciation_method", "discounting", "tax_losses", "debt_fraction", "debt_rate", "debt_years",
+        "equity_discount_rate", "revenue_mode", "price_usd_per_device_hour", "reserved_price_usd_per_device_hour",
+        "reserved_fraction")),
+))
+# the inputs a caller may leave out (a one-pool plan): their "no change" values, from the rows
+OPTIONAL_INPUTS = {q.key: q.default for q in FINANCE_INPUTS if q.default is not None}
+
+
 # views of the year rows' flow columns (every list of year keys another module needs)
 OPEX_PARTS = tuple(q.opex_part for q in YEAR_QUANTITIES if q.opex_part)   # the opex sum, in table order
 COST_COMPONENTS = ("capex",) + OPEX_PARTS                                   # cost per token's parts
@@ -169,7 +171,7 @@ YEAR_JSON_KEYS = tuple(q.key for q in YEAR_QUANTITIES if q.json)       # `comput
 def _metric_q(key) -> Quantity:
     """The plan quantity of result metric `key`: its unit and help are the metric table's."""
     metric = METRIC_BY_KEY[key]
-    return _q(key, metric.unit, "plan", metric.help)
+    return _q(key, metric.unit, "plan", metric.help, expr=metric.expr)
 
 
 def _plan_q(key, unit, help_) -> Quantity:
@@ -214,11 +216,13 @@ _PLAN_ROWS: tuple[Quantity, ...] = tuple(_plan_q(k, u, h) for k, u, h, _ in _POO
     _metric_q("cost_per_million_output_tokens_usd"),
     _metric_q("cost_per_million_total_tokens_usd"),
 ) + tuple(
-    _q(key, "USD/Mtok", "plan", f"The {part} part of the cost per million output tokens.")
+    _q(key, "USD/Mtok", "plan", f"The {part} part of the cost per million output tokens.",
+       expr=per_million(K("capex_usd_per_year" if part == "capex" else PART_ANNUAL_KEYS[part]), K("output_tokens_per_year")))
     for part, key in COMPONENT_KEYS.items()
 ) + (
     _metric_q("revenue_usd_per_rack_per_year"),
-    _q("net_usd_per_year", "USD/yr", "plan", "Revenue - opex per year."),
+    _q("net_usd_per_year", "USD/yr", "plan", "Revenue - opex per year.",
+       expr=K("revenue_usd_per_year") - K("opex_usd_per_year")),
     _q("cash_flows_usd", "USD", "plan", "Year-end flows, year 0 first (trailing year axis)."),
     _metric_q("npv_usd"),
     _metric_q("irr"),
@@ -234,6 +238,8 @@ _PLAN_ROWS: tuple[Quantity, ...] = tuple(_plan_q(k, u, h) for k, u, h, _ in _POO
 PLAN_QUANTITIES: tuple[Quantity, ...] = scoped("plan quantity", _PLAN_ROWS + tuple(
     _metric_q(m.key) for m in METRICS if m.source == "finance" and m.key not in {q.key for q in _PLAN_ROWS}))
 
+# the plan quantities computed by their expression, in table order (an expression reads rows computed before it)
+PLAN_EXPRESSIONS: tuple[tuple[str, object], ...] = tuple((q.key, q.expr) for q in PLAN_QUANTITIES if q.expr is not None)
 
 INPUT_BY_KEY = {q.key: q for q in FINANCE_INPUTS}
 SWING_KEYS = ranked(FINANCE_INPUTS, "swing")  # the tornado swings these inputs

@@ -11,7 +11,10 @@ from dataclasses import field, fields, make_dataclass, replace
 
 import numpy as np
 
+from .expr import C, K, per_million, when_positive
 from .row import Metric, ranked, scoped
+
+ANNUAL = K("capex_usd_per_year") + K("opex_usd_per_year")  # the levelized cost per year
 
 
 def _m(key, label, unit, better, help_, **flows) -> Metric:
@@ -56,17 +59,19 @@ METRICS: tuple[Metric, ...] = scoped("metric", (
     _m("output_tokens_per_year", "Output tokens per year", "tokens/yr", "high", "tokens/s per device x devices x utilization x seconds per year; levelized over the years.",
        text_group="Costs"),
     _m("cost_per_million_output_tokens_usd", "Cost per million output tokens", "USD/Mtok", "low", "Levelized: present value of capex less residual plus opex, over the present value of output tokens, x 1e6 (= (capex per year + opex per year) / output tokens when nothing changes by year).",
-       text_group="Costs", simulated=4, summary=4, draws_sheet=4, tornado=2),
+       text_group="Costs", simulated=4, summary=4, draws_sheet=4, tornado=2,
+       expr=per_million(ANNUAL, K("output_tokens_per_year"))),
     _m("cost_per_million_total_tokens_usd", "Cost per million total tokens", "USD/Mtok", "low", "The same cost over output + input tokens.",
-       text_group="Costs"),
+       text_group="Costs", expr=per_million(ANNUAL, K("output_tokens_per_year") + K("input_tokens_per_year"))),
     _m("cost_per_million_input_tokens_usd", "Cost per million input tokens", "USD/Mtok", "low", "The cost share of prefill (the prefill share of device time) over the input tokens; n/a for measured curves, whose prefill share is unknown.",
-       text_group="Costs"),
+       text_group="Costs", expr=per_million(K("prefill_share_of_device_time") * ANNUAL, K("input_tokens_per_year"))),
     _m("cost_per_device_hour_usd", "Cost per device-hour", "USD/device/h", "low", "(capex per year + opex per year) / (devices x 8,760 h): what an hour of one device of the fleet costs, levelized over the years; compare it with a GPU cloud's price per device-hour.",
-       text_group="Costs"),
+       text_group="Costs", expr=when_positive(K("device_count"), ANNUAL / (K("device_count") * C("HOURS_PER_YEAR")))),
     _m("revenue_usd_per_year", "Revenue per year", "USD/yr", "high", "Output and input tokens at their prices; levelized over the years.",
        text_group="Returns", simulated=9),
     _m("revenue_usd_per_rack_per_year", "Revenue per rack per year", "USD/rack/yr", "high", "Revenue per year / racks.",
-       text_group="Returns", simulated=5, summary=5, draws_sheet=5, tornado=6),
+       text_group="Returns", simulated=5, summary=5, draws_sheet=5, tornado=6,
+       expr=when_positive(K("racks"), K("revenue_usd_per_year") / K("racks"))),
     _m("npv_usd", "NPV", "USD", "high", "Cash flows discounted at the discount rate (year 0 undiscounted).",
        text_group="Returns", simulated=1, summary=1, draws_sheet=1, tornado=1, cashflow_cell=1),
     _m("irr", "IRR", "fraction/yr", "high", "Rate at which NPV = 0; empty where none exists.",

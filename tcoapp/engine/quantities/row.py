@@ -111,6 +111,7 @@ class Quantity(Row):
     swing: int = 0           # an input the tornado swings: its position
     summed: bool = False     # a pool quantity whose plan value is the pools' sum
     pool_json: int = 0       # position among a pool's `compute --json` economics
+    expr: Any = None         # a plan quantity's equation (expr.py): the engine's numpy and the Results formula
 
     @property
     def annual_key(self) -> str:
@@ -131,6 +132,7 @@ class Metric(Row):
     draws_sheet: int = 0     # position among the MonteCarlo sheet's draw columns
     tornado: int = 0         # position among the GUI tornado's metrics (a swing of each input)
     cashflow_cell: int = 0   # position among the metrics computed on the CashFlow sheet (engine value cached)
+    expr: Any = None         # its equation (expr.py): the engine's numpy and the Results formula, written once
 
 
 ROW_KINDS: tuple[type[Row], ...] = (Field, Quantity, Metric)
