@@ -21,7 +21,7 @@ from ..engine.quantities.finance import (
     COMPONENT_KEYS, DEVICE_ECONOMICS_KEYS, HELD_CAPEX_RATES, INPUT_BY_KEY, SUMMED_KEYS, OPEX_PARTS, PART_ANNUAL_KEYS,
     PART_YEAR_KEYS, PLAN_EXPRESSIONS, POOL_QUANTITY_BY_KEY, QUANTITY_BY_KEY,
 )
-from ..engine.quantities.metrics import CASHFLOW_METRICS, METRIC_BY_KEY
+from ..engine.quantities.metrics import CASHFLOW_METRICS, METRIC_BY_KEY, METRICS
 from ..engine.scenario import Scenario
 from . import sheets as S
 from openpyxl.formatting.rule import FormulaRule
@@ -186,8 +186,7 @@ FORMULA_SECTIONS: tuple[tuple[str, tuple[tuple[str, Formula], ...]], ...] = (
                    f'/{x.r("device_count")},{NA})' if x.pools("device_count") else NA),
     )),
     ("Cost per million tokens (formulas)", tuple(_expression(key) for key in (
-        "cost_per_million_output_tokens_usd", "cost_per_million_total_tokens_usd", "cost_per_million_input_tokens_usd",
-        "cost_per_device_hour_usd", *COMPONENT_KEYS.values()))),
+        *(m.key for m in METRICS if m.text_group == "Costs" and m.expr is not None), *COMPONENT_KEYS.values()))),
     ("Revenue and returns (formulas)", (
         _expression("revenue_usd_per_rack_per_year"),
         _expression("net_usd_per_year"),

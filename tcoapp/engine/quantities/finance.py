@@ -16,7 +16,7 @@ import numpy as np
 
 from .expr import K, per_million
 from .metrics import METRIC_BY_KEY, METRICS
-from .inputs import DEVICE_ECONOMICS_KEYS  # noqa: F401 (the per-pool device inputs)
+from .inputs import DEVICE_ECONOMICS_KEYS  # the per-pool device inputs (read through this module too)
 from .inputs import DEVICE_FIELDS, PLAN_FIELD_BY_NAME, POOL_FIELDS
 from .row import Field, Quantity, by_name, ranked, scoped
 
@@ -244,6 +244,8 @@ PLAN_EXPRESSIONS: tuple[tuple[str, object], ...] = tuple((q.key, q.expr) for q i
 INPUT_BY_KEY = {q.key: q for q in FINANCE_INPUTS}
 SWING_KEYS = ranked(FINANCE_INPUTS, "swing")  # the tornado swings these inputs
 POOL_INPUT_KEYS = tuple(q.key for q in FINANCE_INPUTS if q.axis == "pool")
+# the pool-axis inputs that are a field of the pool itself (its rack limits, rent, purchase year): not its device's
+POOL_FIELD_INPUTS = tuple(q.key for q in FINANCE_INPUTS if q.axis == "pool" and q.field and q.key not in DEVICE_ECONOMICS_KEYS)
 PLAN_INPUT_KEYS = tuple(q.key for q in FINANCE_INPUTS if q.axis == "plan")
 SUMMED_KEYS = tuple(q.key for q in POOL_QUANTITIES if q.summed)     # a plan's value: its pools' sum
 POOL_JSON_KEYS = ranked(POOL_QUANTITIES, "pool_json")                # `compute --json` pool rows

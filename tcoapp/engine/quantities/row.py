@@ -133,6 +133,9 @@ class Metric(Row):
     tornado: int = 0         # position among the GUI tornado's metrics (a swing of each input)
     cashflow_cell: int = 0   # position among the metrics computed on the CashFlow sheet (engine value cached)
     expr: Any = None         # its equation (expr.py): the engine's numpy and the Results formula, written once
+    summary_sheet: int = 0   # position among the workbook Summary sheet's key metrics
+    objective: int = 0       # position among the Decision view's objectives (the plans ranked by it)
+    objective_label: str = ""  # how the Decision view names it ("": its label)
 
 
 ROW_KINDS: tuple[type[Row], ...] = (Field, Quantity, Metric)
