@@ -31,6 +31,7 @@ def calibrate_parser() -> argparse.ArgumentParser:
 
 
 def run_calibrate(args) -> int:
+    from ..engine.calibration_quality import fit_quality
     from ..engine.calibration_scope import curve_scope, factors_in_scope
     from ..engine.errors import Problem, ValidationError
     from ..engine.performance.curve_fit import fit_curve
@@ -55,7 +56,7 @@ def run_calibrate(args) -> int:
     if args.write and check.ok:
         from ..io.calibration_book import changed_plans, with_scope_factors
         from ..io.workbook_write import write_scenario
-        updated = with_scope_factors(scenario, scope.key, result.result.factors, quality(result, check))
+        updated = with_scope_factors(scenario, scope.key, result.result.factors, fit_quality(result, check))
         changed = changed_plans(scenario, updated)
         unscoped = _plans_without_stack(scenario, scope)
         write_scenario(updated, args.book)
@@ -78,15 +79,6 @@ def run_calibrate(args) -> int:
                   f"they do not use these factors (set serving_stack = {scope.serving_stack} on the Plans sheet "
                   "to use them)", file=sys.stderr)
     return 0
-
-
-def quality(result, check) -> dict:
-    """The fit_* rows of the Calibration sheet (engine/calibration_scope.py QUALITY_ROWS)."""
-    return {"fit_curve": result.curve, "fit_points": int(result.batch.size),
-            "fit_median_abs_pct_error": round(result.result.median_abs_pct_error, 3),
-            "heldout_points": len(check.heldout_pct_errors),
-            "heldout_median_abs_pct_error": round(check.median_abs_pct_error, 3),
-            "heldout_max_abs_pct_error": round(check.max_abs_pct_error, 3)}
 
 
 def _plans_without_stack(scenario, scope) -> list[str]:

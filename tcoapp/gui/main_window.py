@@ -424,10 +424,10 @@ class MainWindow(QMainWindow):
         if self.confirm_calibration(fit, start, check, scope) and check.ok:
             import json
 
-            from ..cli.calibrate import quality
+            from ..engine.calibration_quality import fit_quality
             text = lambda results: {r.name: json.dumps(r.as_json(), sort_keys=True, default=str) for r in results}  # noqa: E731
             before = text(self.document.results)
-            self.document.set_device_factors(scope, fit.result.factors, quality(fit, check))
+            self.document.set_device_factors(scope, fit.result.factors, fit_quality(fit, check))
             changed = [name for name, value in text(self.document.results).items() if before.get(name) != value]
             said = ("changes " + ", ".join(repr(n) for n in changed)) if changed else (
                 "changes no plan (a plan uses it when its device, model class and serving_stack match)")
