@@ -68,17 +68,22 @@ def run_calibrate(args) -> int:
         for reason in check.reasons:
             print(f"error: not written: {reason}", file=sys.stderr)
         return EXIT_NOT_WRITTEN
-    if written and scope.key in scenario.device_factors:
+    if written:
+        _written_notes(scenario, scope, changed, unscoped)
+    return 0
+
+
+def _written_notes(scenario, scope, changed: list[str], unscoped: list[str]) -> None:
+    """What a written calibration replaced and changed, on stderr."""
+    if scope.key in scenario.device_factors:
         old = scenario.calibration_quality.get(scope.key, {}).get("fit_curve")
         print(f"note: replaced the factors of {scope.key!r}" + (f" fitted to {old!r}" if old else ""), file=sys.stderr)
-    if written:
-        print(f"warning: the write changes the numbers of {len(changed)} plan(s)"
-              + (": " + ", ".join(repr(n) for n in changed) if changed else ""), file=sys.stderr)
-        if unscoped:
-            print(f"note: plan(s) {', '.join(repr(n) for n in unscoped)} on {scope.device} name no serving stack: "
-                  f"they do not use these factors (set serving_stack = {scope.serving_stack} on the Plans sheet "
-                  "to use them)", file=sys.stderr)
-    return 0
+    print(f"warning: the write changes the numbers of {len(changed)} plan(s)"
+          + (": " + ", ".join(repr(n) for n in changed) if changed else ""), file=sys.stderr)
+    if unscoped:
+        print(f"note: plan(s) {', '.join(repr(n) for n in unscoped)} on {scope.device} name no serving stack: "
+              f"they do not use these factors (set serving_stack = {scope.serving_stack} on the Plans sheet "
+              "to use them)", file=sys.stderr)
 
 
 def _plans_without_stack(scenario, scope) -> list[str]:

@@ -52,13 +52,11 @@ class MainWindow(QMainWindow):
         self.editor = PlanEditor(document)
         self.decision = DecisionView(document)
         self.tabs = QTabWidget()
-        self.tabs.addTab(self.decision, "Decision")
-        self.tabs.addTab(self._compare_tab, "Compare plans")
-        self.tabs.addTab(self._performance_tab, "Performance")
-        self.tabs.addTab(self._economics_tab, "Economics")
-        self.tabs.addTab(self._bridge_tab, "Bridge")
-        self.tabs.addTab(self._catalog_tab, "Catalog")
-        self.tabs.addTab(self._uncertainty_tab, "Uncertainty")
+        for tab, title in ((self.decision, "Decision"), (self._compare_tab, "Compare plans"),
+                           (self._performance_tab, "Performance"), (self._economics_tab, "Economics"),
+                           (self._bridge_tab, "Bridge"), (self._catalog_tab, "Catalog"),
+                           (self._uncertainty_tab, "Uncertainty")):
+            self.tabs.addTab(tab, title)
         self.problems = ProblemBar()
         central = QWidget()
         column = QVBoxLayout(central)

@@ -230,6 +230,11 @@ class _BlockFormulas:
                                                  f"+{here('debt_drawn_usd')}-{here('interest_usd')}-{here('principal_usd')}")
         cells["dscr"] = self._na(f'IF({here("debt_service_usd")}>0,({here("revenue_usd")}+{here("opex_usd")}'
                                  f'+{here("replacement_capex_usd")}-{here("levered_tax_usd")})/{here("debt_service_usd")},"")')
+        return self._running_cells(cells, year, here, serving)
+
+    def _running_cells(self, cells: dict[str, str], year: int, here, serving: str) -> dict[str, str]:
+        """The rows that carry from the year before (tax losses, cumulative flow, sign changes, payback), into cells."""
+        p = self.plans
         if year == 0:
             cells["loss_carried_usd"] = "=0"
             cells["tax_usd"] = "=0"
