@@ -14,7 +14,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from .expr import K, per_million
+from .expr import C, K, per_million
 from .metrics import METRIC_BY_KEY, METRICS
 from .inputs import DEVICE_ECONOMICS_KEYS  # the per-pool device inputs (read through this module too)
 from .inputs import DEVICE_FIELDS, PLAN_FIELD_BY_NAME, POOL_FIELDS
@@ -186,16 +186,26 @@ _POOL_AND_PLAN = (
     ("racks", "racks", "ceil(servers / servers_per_rack), the pool's own racks (plan: summed; pools never share a rack).", dict(summed=True, pool_json=4)),
     ("hardware_capex_usd", "USD", "Bought pools: device_count x price_usd + servers x server_price_usd.", dict(summed=True)),
     ("capex_usd", "USD", "hardware capex x (1 + other capex fraction) + devices x (network + storage per device) + servers x installation per server (bought pools); n/a where a pool cannot be racked.", dict(summed=True, pool_json=5)),
-    ("it_avg_kw", "kW", "Devices at utilization-weighted power plus server overhead.", dict(summed=True, pool_json=6)),
-    ("it_provisioned_kw", "kW", "Servers at nameplate power.", dict(summed=True, pool_json=7)),
-    ("energy_usd_per_year", "USD/yr", "it_avg_kw x PUE x 8760 h x electricity price (bought pools).", {}),
-    ("colocation_usd_per_year", "USD/yr", "it_provisioned_kw x colocation x 12 (bought pools).", {}),
-    ("maintenance_usd_per_year", "USD/yr", "maintenance fraction x hardware capex.", {}),
+    ("it_avg_kw", "kW", "Devices at utilization-weighted power plus server overhead.", dict(
+        summed=True, pool_json=6, expr=(K("device_count") * K("device_avg_w") + K("servers") * K("server_overhead_w"))
+        / C("W_PER_KW"))),
+    ("it_provisioned_kw", "kW", "Servers at nameplate power.", dict(
+        summed=True, pool_json=7, expr=K("servers") * K("server_nameplate_w") / C("W_PER_KW"))),
+    ("energy_usd_per_year", "USD/yr", "it_avg_kw x PUE x 8760 h x electricity price (bought pools).", dict(
+        expr=K("owned") * (K("it_avg_kw") * K("pue") * C("HOURS_PER_YEAR") * K("electricity_usd_per_kwh")))),
+    ("colocation_usd_per_year", "USD/yr", "it_provisioned_kw x colocation x 12 (bought pools).", dict(
+        expr=K("owned") * (K("it_provisioned_kw") * K("colocation_usd_per_kw_month") * C("MONTHS_PER_YEAR")))),
+    ("maintenance_usd_per_year", "USD/yr", "maintenance fraction x hardware capex.", dict(
+        expr=K("hardware_capex_usd") * K("maintenance_fraction_per_year"))),
     *((q.annual_key, "USD/yr", f"{q.rate_input} x capex (bought pools).", {}) for q in YEAR_QUANTITIES if q.rate_input),
-    ("software_usd_per_year", "USD/yr", "software per device-year x device_count.", {}),
-    ("rent_usd_per_year", "USD/yr", "Rented pools: device_count x rent per device-hour x 8760.", {}),
-    ("output_tokens_per_year", "tokens/yr", "tokens/s per device x devices x utilization x seconds per year.", {}),
-    ("input_tokens_per_year", "tokens/yr", "output tokens per year x input_tokens / output_tokens.", {}),
+    ("software_usd_per_year", "USD/yr", "software per device-year x device_count.", dict(
+        expr=K("device_count") * K("software_usd_per_device_year"))),
+    ("rent_usd_per_year", "USD/yr", "Rented pools: device_count x rent per device-hour x 8760.", dict(
+        expr=(1 - K("owned")) * (K("device_count") * K("rent_usd_per_device_hour") * C("HOURS_PER_YEAR")))),
+    ("output_tokens_per_year", "tokens/yr", "tokens/s per device x devices x utilization x seconds per year.", dict(
+        expr=K("tokens_per_s_per_device") * K("device_count") * K("utilization") * C("SECONDS_PER_YEAR"))),
+    ("input_tokens_per_year", "tokens/yr", "output tokens per year x input_tokens / output_tokens.", dict(
+        expr=K("output_tokens_per_year") * K("input_tokens") / K("output_tokens"))),
     ("revenue_usd_per_year", "USD/yr", "Output and input tokens at their prices.", {}),
 )
 
@@ -204,8 +214,11 @@ POOL_QUANTITIES: tuple[Quantity, ...] = scoped("pool quantity", tuple(
     _q("server_nameplate_w", "W", "pool", "devices_per_server x tdp_w + server_overhead_w."),
     _q("servers_per_rack", "servers", "pool", "min(servers_per_rack_max, floor(rack cap / server nameplate)); 0: a server exceeds the cap.",
        pool_json=3),
-    _q("device_avg_w", "W", "pool", "utilization x power_w + (1 - utilization) x idle_w."),
+    _q("device_avg_w", "W", "pool", "utilization x power_w + (1 - utilization) x idle_w.",
+       expr=K("utilization") * K("power_w") + (1 - K("utilization")) * K("idle_w")),
 ))
+# the pool quantities computed by their expression (over the pool's inputs and rows and the plan's inputs)
+POOL_EXPRESSIONS: tuple[tuple[str, object], ...] = tuple((q.key, q.expr) for q in POOL_QUANTITIES if q.expr is not None)
 
 _PLAN_ROWS: tuple[Quantity, ...] = tuple(_plan_q(k, u, h) for k, u, h, _ in _POOL_AND_PLAN) + (
     _metric_q("servers_per_rack"),
