@@ -33,6 +33,7 @@ def _held(key, rate_input, **flows) -> Quantity:
     """An opex line that is a fraction per year (the input field `rate_input`, a finance input) of the capex
     of the bought pools serving in the year: the field's row and this row are all it takes."""
     label = PLAN_FIELD_BY_NAME[rate_input].label
+    flows = {"bar": "other", **flows}   # drawn in the cost bar's "other" segment unless it says otherwise
     return _q(key, "USD", "plan", f"{label} of the bought pools serving in the year: {rate_input} x their capex.",
               **Y, label=label, rate_input=rate_input, levelized=True, **flows)
 F = dict(cashflow="financing")
@@ -50,8 +51,8 @@ YEAR_QUANTITIES: tuple[Quantity, ...] = scoped("year", (
     _q("software_usd", "USD", "plan", "Software of the pools serving in the year.", **Y, opex_part="software", bar="other", bridge=4, pool_year=7, levelized=True),
     _q("rent_usd", "USD", "plan", "Rent of the rented pools serving in the year.", **Y, opex_part="rent", bar="other", bridge=6, pool_year=8, levelized=True),
     _q("staff_usd", "USD", "plan", "Staff cost of the year.", **Y, opex_part="staff", bar="other", bridge=5, levelized=True),
-    _held("insurance_usd", "insurance_fraction_per_year", opex_part="insurance", bar="other", bridge=7, pool_year=16),
-    _held("property_tax_usd", "property_tax_fraction_per_year", opex_part="property_tax", bar="other", bridge=8, pool_year=17),
+    _held("insurance_usd", "insurance_fraction_per_year", opex_part="insurance", bridge=7, pool_year=16),
+    _held("property_tax_usd", "property_tax_fraction_per_year", opex_part="property_tax", bridge=8, pool_year=17),
     _q("opex_usd", "USD", "plan", "Energy + colocation + maintenance + software + rent + staff.", **Y, json=True, levelized=True),
     _q("capex_usd", "USD", "plan", "Capex of the tranches paid in the year.", **Y, pool_year=9, json=True),
     _q("replacement_capex_usd", "USD", "plan", "Failed devices replaced in the year: annual_failure_rate x the bought pools' serving devices x price_usd.", **Y, pool_year=10, json=True),
@@ -158,9 +159,12 @@ PART_ANNUAL_KEYS = {q.opex_part: q.annual_key for q in YEAR_QUANTITIES if q.opex
 COMPONENT_KEYS = {part: f"cost_per_million_output_tokens_{part}_usd" for part in COST_COMPONENTS}  # cost per token's parts
 BAR_SEGMENTS = ("capex",) + tuple(dict.fromkeys(q.bar for q in YEAR_QUANTITIES if q.opex_part))  # the cost bar
 OTHER_PARTS = tuple(q.opex_part for q in YEAR_QUANTITIES if q.bar == "other")  # drawn as one "other" segment
+# (a part without a bridge position comes after the positioned ones, in table order; likewise a held-capex line
+# without a pool_year position among the per-pool rows: a new line needs no position)
 BRIDGE_PARTS = ("capex",) + tuple(q.opex_part for q in sorted(
-    (q for q in YEAR_QUANTITIES if q.opex_part), key=lambda q: q.bridge)) + ("other",)
-POOL_YEAR_KEYS = ("active",) + ranked(YEAR_QUANTITIES, "pool_year")  # per pool and year
+    (q for q in YEAR_QUANTITIES if q.opex_part), key=lambda q: (q.bridge == 0, q.bridge))) + ("other",)
+POOL_YEAR_KEYS = ("active",) + ranked(YEAR_QUANTITIES, "pool_year") + tuple(
+    q.key for q in YEAR_QUANTITIES if q.rate_input and not q.pool_year)  # per pool and year
 CASHFLOW_YEAR_ROWS = tuple(q.key for q in YEAR_QUANTITIES if q.cashflow == "years")
 CASHFLOW_FINANCING_ROWS = tuple(q.key for q in YEAR_QUANTITIES if q.cashflow == "financing")
 CACHED_YEAR_ROWS = tuple(q.key for q in YEAR_QUANTITIES if q.cashflow and q.cached)
