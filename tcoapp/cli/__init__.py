@@ -130,7 +130,7 @@ def _compute(args) -> int:
     if args.json:
         from ..engine.decision_choice import decide
         from ..present.decision_text import decision_json
-        from ..present.numbers import json_rounded
+        from ..engine.number_format import json_rounded
         out = {"plans": [r.as_json() for r in results], "decision": decision_json(decide(scenario, results, rank_by))}
         if pair:
             out["bridge"] = bridge

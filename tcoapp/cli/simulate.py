@@ -10,7 +10,7 @@ import textwrap
 
 from ..engine.quantities.metrics import METRIC_BY_KEY
 from ..engine.uncertainty.simulate import DEFAULT_DRAWS, DEFAULT_SEED
-from ..present.numbers import json_rounded, percent
+from ..engine.number_format import json_rounded, percent
 from ..present.values import metric_value
 
 

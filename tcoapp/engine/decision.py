@@ -15,14 +15,7 @@ import numpy as np
 
 from .search_defaults import LOW_SHARE
 
-# objective key -> (label, unit, better)
-OBJECTIVES: dict[str, tuple[str, str, str]] = {
-    "cost_per_million_output_tokens_usd": ("Cost per million output tokens (at the target)", "USD/Mtok", "low"),
-    "npv_usd": ("NPV", "USD", "high"),
-    "equity_npv_usd": ("Equity NPV", "USD", "high"),
-    "revenue_usd_per_rack_per_year": ("Revenue per rack per year", "USD/rack/yr", "high"),
-    "revenue_usd_per_mw_per_year": ("Revenue per MW of facility power per year", "USD/MW/yr", "high"),
-}
+from .quantities.metrics import OBJECTIVES  # noqa: F401  objective key -> (label, unit, better): the table's objective column
 MANY_DEVICES = 1e6          # more accelerators than any single deployment holds today
 LARGE_FACILITY_KW = 1e6     # 1 GW of facility power
 _LIMITS = {"prefill": "the prefill pool (decode waits for it)", "decode": "the decode pool (prefill waits for it)",
@@ -341,7 +334,7 @@ def breakeven_price_text(s: PlanSummary) -> str:
     """The breakeven price of what the plan sells: '$0.31 per Mtok (price $0.88)'; 'any (...)' where
     the root is negative (input-token revenue alone pays); for device-hours '$1.42 per device-hour
     on demand (price $2.10)'."""
-    from ..present.numbers import money
+    from .number_format import money
     if s.sells_hours:
         be, price = s.breakeven_hour_price_usd, s.hour_price_usd
         if not np.isfinite(be):

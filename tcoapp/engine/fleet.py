@@ -21,7 +21,7 @@ from .performance.curve import OperatingPoint, meets_target, missing_point
 from .performance.pool_pair import (
     busy_power_w, decode_curve, kv_link_gb_s, kv_transfer_s, pair_rate, prefill_capacity,
 )
-from ..present.numbers import number
+from .number_format import number
 from .pool_routing import route_by_year
 from .pools import ResolvedPool
 from .records import Device, Plan

@@ -59,7 +59,7 @@ class SearchOutcome:
         parts += [f"{s.weight_precision} weights", f"{s.kv_precision} KV"]
         if s.spec_decode_draft_tokens:
             parts.append(f"{s.spec_decode_draft_tokens} draft tokens")
-        from ..present.numbers import money, number
+        from .number_format import money, number
         from .quantities.metrics import METRIC_BY_KEY
         label = METRIC_BY_KEY[self.objective].label.lower() if self.objective in METRIC_BY_KEY else self.objective
         value = (f"{money(self.objective_value)} per Mtok" if self.objective.endswith("_usd")

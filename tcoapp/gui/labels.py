@@ -10,7 +10,7 @@ import math
 from ..engine.decision import months_text
 from ..engine.quantities.inputs import PLAN_FIELD_BY_NAME, Field
 from ..engine.quantities.metrics import METRICS as METRIC_TABLE, missing_text
-from ..present.numbers import count, money, percent, plain
+from ..engine.number_format import count, money, percent, plain
 
 # metric key -> (label, unit, better): better is "high", "low" or "" (no preferred direction)
 METRICS: dict[str, tuple[str, str, str]] = {m.key: (m.label, m.unit, m.better) for m in METRIC_TABLE}

@@ -16,7 +16,7 @@ from PySide6.QtGui import (
 
 from ..engine.decision_choice import decide
 from ..present.decision_text import objective_label
-from ..present.numbers import money, money_short
+from ..engine.number_format import money, money_short
 from ..present.report_html import CHARTS, report_html
 from .colors import PLAN_COLORS
 

@@ -13,7 +13,7 @@ from ..engine.quantities.inputs import PLAN_FIELD_BY_NAME
 from ..engine.uncertainty.inputs import DEVICE_FIELD_BY_NAME, make_uncertain_input
 from .document import Document
 from ..present.labels import input_label
-from ..present.numbers import plain
+from ..engine.number_format import plain
 
 NAMES = tuple(f.name for f in UNCERTAINTY_FIELDS)
 _KEYS = tuple(sorted({f"device.{k}" for k in DEVICE_FIELD_BY_NAME} | {f"factor.{k}" for k in FACTOR_FIELD_BY_NAME}

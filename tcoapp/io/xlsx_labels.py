@@ -6,7 +6,7 @@ the finance intermediates and the CashFlow lines, which have no field, are named
 from __future__ import annotations
 
 from ..engine.quantities.inputs import DEVICE_FIELDS, PLAN_FIELDS, POOL_FIELDS
-from ..engine.quantities.finance import COST_COMPONENTS, YEAR_QUANTITIES
+from ..engine.quantities.finance import COMPONENT_KEYS, YEAR_QUANTITIES
 from ..engine.quantities.metrics import METRIC_BY_KEY
 from .xlsx_layout import IRR_ATTEMPTS, IRR_GUESSES, base_key
 
@@ -32,8 +32,8 @@ RESULT_LABELS = {
     "serving": "Configuration chosen by the search",
     "prediction_interval": "Prediction interval (80 %)",
     "frontier_share": "Share of its frontier (tokens/s per device)",
-    **{f"cost_per_million_output_tokens_{part}_usd": f"Cost per million output tokens: {part.replace('_', ' ')}" for part in COST_COMPONENTS},
-    **{f"{q.key}_per_year": f"{q.label} per year" for q in YEAR_QUANTITIES if q.label},
+    **{key: f"Cost per million output tokens: {part.replace('_', ' ')}" for part, key in COMPONENT_KEYS.items()},
+    **{q.annual_key: f"{q.label} per year" for q in YEAR_QUANTITIES if q.label},
 }
 CASHFLOW_LABELS = {
     "price_index": "Token price index", "electricity_index": "Electricity price index",

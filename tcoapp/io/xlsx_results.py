@@ -18,10 +18,10 @@ import numpy as np
 from ..engine.compute import PlanResult, not_entered
 from ..engine.quantities.inputs import DEVICE_FIELDS, PLAN_FIELDS, PRICE_TIER_FIELDS
 from ..engine.quantities.finance import (
-    COST_COMPONENTS, DEVICE_ECONOMICS_KEYS, HELD_CAPEX_PARTS, INPUT_BY_KEY, SUMMED_KEYS, OPEX_PARTS, POOL_QUANTITY_BY_KEY,
-    QUANTITY_BY_KEY,
+    COMPONENT_KEYS, DEVICE_ECONOMICS_KEYS, HELD_CAPEX_RATES, INPUT_BY_KEY, SUMMED_KEYS, OPEX_PARTS, PART_ANNUAL_KEYS,
+    PART_YEAR_KEYS, PLAN_EXPRESSIONS, POOL_EXPRESSIONS, POOL_QUANTITY_BY_KEY, QUANTITY_BY_KEY,
 )
-from ..engine.quantities.metrics import CASHFLOW_METRICS, METRIC_BY_KEY
+from ..engine.quantities.metrics import CASHFLOW_METRICS, METRIC_BY_KEY, METRICS
 from ..engine.scenario import Scenario
 from . import sheets as S
 from openpyxl.formatting.rule import FormulaRule
@@ -72,6 +72,15 @@ POOL_TEXT_HELP = {"pool": "Pool name (Pools sheet; a plan without pool rows is o
                   "role": "serve, prefill or decode.", "device": "The pool's accelerator."}
 
 PoolFormula = Callable[["PoolRefs"], str]
+POOL_EXPRESSION_BY_KEY = dict(POOL_EXPRESSIONS)
+
+
+def _pool_expression(key: str) -> tuple[str, PoolFormula]:
+    """A pool row written as an expression in the quantity table: its formula compiled from it (a key is the
+    pool's row where the pool block has one, else the plan's input on Plans)."""
+    return key, lambda q: POOL_EXPRESSION_BY_KEY[key].excel(q.ref, NA)
+
+
 POOL_FORMULAS: tuple[tuple[str, PoolFormula], ...] = (
     ("servers", lambda q: f'ROUNDUP({q.r("device_count")}/{q.r("devices_per_server")},0)'),
     ("server_nameplate_w", lambda q: f'{q.r("devices_per_server")}*{q.r("tdp_w")}+{q.r("server_overhead_w")}'),
@@ -86,26 +95,20 @@ POOL_FORMULAS: tuple[tuple[str, PoolFormula], ...] = (
                             f'+{q.r("owned")}*({q.r("device_count")}*({q.p("network_usd_per_device")}'
                             f'+{q.p("storage_usd_per_device")})+{q.r("servers")}*{q.p("installation_usd_per_server")}),'
                             f'{NA})'),
-    ("device_avg_w", lambda q: f'{q.p("utilization")}*{q.r("power_w")}+(1-{q.p("utilization")})*{q.r("idle_w")}'),
-    ("it_avg_kw", lambda q: f'({q.r("device_count")}*{q.r("device_avg_w")}+{q.r("servers")}*{q.r("server_overhead_w")})'
-                            f'/W_PER_KW'),
-    ("it_provisioned_kw", lambda q: f'{q.r("servers")}*{q.r("server_nameplate_w")}/W_PER_KW'),
-    ("energy_usd_per_year", lambda q: f'{q.r("owned")}*{q.r("it_avg_kw")}*{q.p("pue")}*HOURS_PER_YEAR'
-                                      f'*{q.p("electricity_usd_per_kwh")}'),
-    ("colocation_usd_per_year", lambda q: f'{q.r("owned")}*{q.r("it_provisioned_kw")}*{q.p("colocation_usd_per_kw_month")}'
-                                          f'*MONTHS_PER_YEAR'),
-    ("maintenance_usd_per_year", lambda q: f'{q.r("hardware_capex_usd")}*{q.p("maintenance_fraction_per_year")}'),
+    _pool_expression("device_avg_w"),
+    _pool_expression("it_avg_kw"),
+    _pool_expression("it_provisioned_kw"),
+    _pool_expression("energy_usd_per_year"),
+    _pool_expression("colocation_usd_per_year"),
+    _pool_expression("maintenance_usd_per_year"),
     # a fraction of the capex held, 0 where the fraction is 0 even where the capex does not exist (as the engine)
-    *((f"{part}_usd_per_year", lambda q, part=part: q.when(f'{q.p(f"{part}_fraction_per_year")}>0',
-                                                          f'{q.r("owned")}*{q.r("capex_usd")}'
-                                                          f'*{q.p(f"{part}_fraction_per_year")}'))
-      for part in HELD_CAPEX_PARTS),
-    ("software_usd_per_year", lambda q: f'{q.r("device_count")}*{q.p("software_usd_per_device_year")}'),
-    ("rent_usd_per_year", lambda q: f'(1-{q.r("owned")})*{q.r("device_count")}*{q.r("rent_usd_per_device_hour")}'
-                                    f'*HOURS_PER_YEAR'),
-    ("output_tokens_per_year", lambda q: f'{q.r("tokens_per_s_per_device")}*{q.r("device_count")}*{q.p("utilization")}'
-                                         f'*SECONDS_PER_YEAR'),
-    ("input_tokens_per_year", lambda q: f'{q.r("output_tokens_per_year")}*{q.p("input_tokens")}/{q.p("output_tokens")}'),
+    *((PART_ANNUAL_KEYS[part], lambda q, rate=rate: q.when(f'{q.p(rate)}>0',
+                                                          f'{q.r("owned")}*{q.r("capex_usd")}*{q.p(rate)}'))
+      for part, rate in HELD_CAPEX_RATES.items()),
+    _pool_expression("software_usd_per_year"),
+    _pool_expression("rent_usd_per_year"),
+    _pool_expression("output_tokens_per_year"),
+    _pool_expression("input_tokens_per_year"),
     ("revenue_usd_per_year", lambda q: f'IF({q.p("revenue_mode")}="device_hours",{q.r("device_count")}*HOURS_PER_YEAR'
                                        f'*({q.p("reserved_fraction")}*{q.p("reserved_price_usd_per_device_hour")}'
                                        f'+(1-{q.p("reserved_fraction")})*{q.p("utilization")}'
@@ -114,10 +117,11 @@ POOL_FORMULAS: tuple[tuple[str, PoolFormula], ...] = (
                                        f'+{q.r("input_tokens_per_year")}*{q.p("price_usd_per_million_input_tokens")})'
                                        f'/TOKENS_PER_MILLION)'),
 )
+POOL_ROW_KEYS = frozenset(key for key, _ in POOL_VALUE_ROWS + POOL_FORMULAS)  # the rows of a pool block
 # plan rows levelized from the CashFlow year rows: key -> (CashFlow row, sign)
 LEVELIZED = {"output_tokens_per_year": ("output_tokens", ""), "input_tokens_per_year": ("input_tokens", ""),
              "revenue_usd_per_year": ("revenue_usd", ""), "opex_usd_per_year": ("opex_usd", "-"),
-             **{f"{part}_usd_per_year": (f"{part}_usd", "") for part in OPEX_PARTS}}
+             **{PART_ANNUAL_KEYS[part]: (PART_YEAR_KEYS[part], "") for part in OPEX_PARTS}}
 
 
 def pool_key(k: int, key: str) -> str:
@@ -125,14 +129,12 @@ def pool_key(k: int, key: str) -> str:
     return f"pool{k}.{key}"
 
 
-def _components() -> tuple:
-    rows = []
-    for part in COST_COMPONENTS:
-        annual = "capex_usd_per_year" if part == "capex" else f"{part}_usd_per_year"
-        rows.append((f"cost_per_million_output_tokens_{part}_usd",
-                     lambda x, a=annual: f'IF({x.r("output_tokens_per_year")}>0,'
-                                         f'{x.r(a)}/{x.r("output_tokens_per_year")}*TOKENS_PER_MILLION,{NA})'))
-    return tuple(rows)
+EXPRESSIONS = dict(PLAN_EXPRESSIONS)
+
+
+def _expression(key: str) -> tuple[str, Formula]:
+    """The Results row of a plan quantity written as an expression: its formula compiled from the table."""
+    return key, lambda x: EXPRESSIONS[key].excel(x.r, NA)
 
 
 def _levelized(row: str, sign: str) -> Formula:
@@ -189,26 +191,11 @@ FORMULA_SECTIONS: tuple[tuple[str, tuple[tuple[str, Formula], ...]], ...] = (
          lambda x: f'IF({x.r("device_count")}>0,({x.pool_products("device_count", "prefill_share")})'
                    f'/{x.r("device_count")},{NA})' if x.pools("device_count") else NA),
     )),
-    ("Cost per million tokens (formulas)", (
-        ("cost_per_million_output_tokens_usd",
-         lambda x: f'IF({x.r("output_tokens_per_year")}>0,({x.r("capex_usd_per_year")}+{x.r("opex_usd_per_year")})'
-                   f'/{x.r("output_tokens_per_year")}*TOKENS_PER_MILLION,{NA})'),
-        ("cost_per_million_total_tokens_usd",
-         lambda x: f'IF({x.r("output_tokens_per_year")}+{x.r("input_tokens_per_year")}>0,'
-                   f'({x.r("capex_usd_per_year")}+{x.r("opex_usd_per_year")})'
-                   f'/({x.r("output_tokens_per_year")}+{x.r("input_tokens_per_year")})*TOKENS_PER_MILLION,{NA})'),
-        ("cost_per_million_input_tokens_usd",
-         lambda x: f'IF({x.r("input_tokens_per_year")}>0,{x.r("prefill_share_of_device_time")}*'
-                   f'({x.r("capex_usd_per_year")}+{x.r("opex_usd_per_year")})'
-                   f'/{x.r("input_tokens_per_year")}*TOKENS_PER_MILLION,{NA})'),
-        ("cost_per_device_hour_usd",
-         lambda x: f'IF({x.r("device_count")}>0,({x.r("capex_usd_per_year")}+{x.r("opex_usd_per_year")})'
-                   f'/({x.r("device_count")}*HOURS_PER_YEAR),{NA})'),
-    ) + _components()),
+    ("Cost per million tokens (formulas)", tuple(_expression(key) for key in (
+        *(m.key for m in METRICS if m.text_group == "Costs" and m.expr is not None), *COMPONENT_KEYS.values()))),
     ("Revenue and returns (formulas)", (
-        ("revenue_usd_per_rack_per_year",
-         lambda x: f'IF({x.r("racks")}>0,{x.r("revenue_usd_per_year")}/{x.r("racks")},{NA})'),
-        ("net_usd_per_year", lambda x: f'{x.r("revenue_usd_per_year")}-{x.r("opex_usd_per_year")}'),
+        _expression("revenue_usd_per_rack_per_year"),
+        _expression("net_usd_per_year"),
         ("npv_usd", lambda x: x.cf("npv_usd")),
         ("irr", lambda x: x.cf("irr")),
         ("payback_months", lambda x: x.cf("payback_months")),
@@ -223,6 +210,10 @@ FORMULA_SECTIONS: tuple[tuple[str, tuple[tuple[str, Formula], ...]], ...] = (
         ("min_dscr", lambda x: x.cf("min_dscr")),
     )),
 )
+# a plan quantity with an expression that no section above places: its own section, at the end
+_PLACED = {key for _, entries in FORMULA_SECTIONS for key, _ in entries}
+FORMULA_SECTIONS += tuple(("More metrics (formulas from their expressions)", entries) for entries in [tuple(
+    _expression(key) for key in EXPRESSIONS if key not in _PLACED)] if entries)
 
 # Results rows that are plain references to a formula elsewhere (no n/a guard: they hold its value)
 PASS_THROUGH = frozenset(CASHFLOW_METRICS) | {"staff_usd_per_year"}
@@ -384,6 +375,10 @@ class PoolRefs:
 
     def p(self, key: str) -> str:
         return self.plan_refs.p(key)
+
+    def ref(self, key: str) -> str:
+        """A key of an expression: the pool's row where the pool block has one, else the plan's input."""
+        return self.r(key) if key in POOL_ROW_KEYS else self.p(key)
 
     def when(self, condition: str, core: str) -> str:
         """The formula IF(condition, core or n/a, 0): `condition` (over inputs, never n/a) decides first."""

@@ -8,7 +8,7 @@ import math
 from ..engine.decision import OBJECTIVES
 from ..engine.decision_choice import CONFIDENT, Decision
 from .labels import in_sentence, input_label
-from .numbers import money, number, percent
+from ..engine.number_format import money, number, percent
 
 def objective_label(objective: str) -> str:
     return OBJECTIVES[objective][0]

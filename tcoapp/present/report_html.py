@@ -21,7 +21,7 @@ from ..engine.quantities.metrics import METRIC_BY_KEY, TORNADO_METRICS
 from ..engine.uncertainty.inputs import DEVICE_FIELD_BY_NAME
 from .decision_text import objective_label, objective_value, reason
 from .labels import in_sentence, input_label
-from .numbers import money
+from ..engine.number_format import money
 from .values import choice_label, metric_value, percent, plain, usd
 
 CHARTS = (("objective_chart", "The ranking's objective, per plan"),

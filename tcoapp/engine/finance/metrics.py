@@ -10,13 +10,15 @@ and sizing call it with arrays of variants.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from . import cashflow, costs, depreciation, financing, packing, recovery, timeline
 from ..quantities.inputs import FINANCE_FIELDS
 from ..quantities.finance import (
-    COST_COMPONENTS, HELD_CAPEX_PARTS, LEVELIZED_YEAR_ROWS, OPEX_PARTS, PLAN_INPUT_KEYS, POOL_QUANTITIES, SUMMED_KEYS,
-    FinanceResult, PoolFinance, YearRows, as_inputs,
+    HELD_CAPEX_RATES, LEVELIZED_YEAR_ROWS, OPEX_PARTS, PART_ANNUAL_KEYS, PART_YEAR_KEYS, PLAN_EXPRESSIONS, PLAN_INPUT_KEYS,
+    POOL_EXPRESSIONS, POOL_INPUT_KEYS, POOL_QUANTITIES, SUMMED_KEYS, FinanceResult, PoolFinance, YearRows, as_inputs,
 )
 
 ITEMIZED = tuple(f.name for f in FINANCE_FIELDS if f.group == "capex" and f.name != "other_capex_fraction")  # per device / server
@@ -49,11 +51,6 @@ def _pool_quantities(a, p) -> dict[str, np.ndarray]:
     racks = packing.racks_needed(servers, per_rack)
     hardware = owned * costs.hardware_capex_usd(count, a.price_usd, servers, a.server_price_usd)
     buildable = np.isfinite(racks) & (count >= 1)
-    avg_w = costs.device_avg_w(p["utilization"], a.power_w, a.idle_w)
-    avg_kw = costs.it_avg_kw(count, avg_w, servers, a.server_overhead_w)
-    prov_kw = costs.it_provisioned_kw(servers, nameplate)
-    out_tok = costs.output_tokens_per_year(a.tokens_per_s_per_device, count, p["utilization"])
-    in_tok = costs.input_tokens_per_year(out_tok, p["input_tokens"], p["output_tokens"])
     out = {
         "device_count": count, "servers": servers, "server_nameplate_w": nameplate, "servers_per_rack": per_rack,
         "racks": racks, "hardware_capex_usd": hardware,
@@ -61,19 +58,16 @@ def _pool_quantities(a, p) -> dict[str, np.ndarray]:
         # hence the plan has no cost per token, NPV, IRR, payback or ROI (NaN, shown as n/a / "never")
         "capex_usd": np.where(buildable, costs.capex_usd(hardware, p["other_capex_fraction"]) + owned * costs.itemized_capex_usd(
             count, servers, *(np.asarray(a[k], float)[..., None] for k in ITEMIZED)), np.nan),
-        "device_avg_w": avg_w, "it_avg_kw": avg_kw, "it_provisioned_kw": prov_kw,
-        "energy_usd_per_year": owned * costs.energy_usd_per_year(avg_kw, p["pue"], p["electricity_usd_per_kwh"]),
-        "colocation_usd_per_year": owned * costs.colocation_usd_per_year(prov_kw, p["colocation_usd_per_kw_month"]),
-        "maintenance_usd_per_year": costs.maintenance_usd_per_year(hardware, p["maintenance_fraction_per_year"]),
-        "software_usd_per_year": costs.software_usd_per_year(count, p["software_usd_per_device_year"]),
-        "rent_usd_per_year": (1.0 - owned) * costs.rent_usd_per_year(count, a.rent_usd_per_device_hour),
-        "output_tokens_per_year": out_tok, "input_tokens_per_year": in_tok,
-        "revenue_usd_per_year": np.where(
-            np.asarray(a.revenue_mode, float)[..., None] == 1, device_hour_revenue(a, count, p["utilization"], 1.0),
-            out_tok * a.price_usd_per_million_output_tokens / 1e6 + in_tok * p["price_usd_per_million_input_tokens"] / 1e6),
     }
-    for part in HELD_CAPEX_PARTS:
-        out[f"{part}_usd_per_year"] = costs.held_capex_cost_usd(owned * out["capex_usd"], p[f"{part}_fraction_per_year"])
+    # the rows written as expressions (power, opex lines, tokens), over the pool's inputs and rows and the plan's inputs
+    env = {**{k: getattr(a, k) for k in POOL_INPUT_KEYS}, **p, **out}
+    _evaluate(_in_order(POOL_EXPRESSIONS, frozenset(env)), env, out)
+    out_tok, in_tok = out["output_tokens_per_year"], out["input_tokens_per_year"]
+    out["revenue_usd_per_year"] = np.where(
+        np.asarray(a.revenue_mode, float)[..., None] == 1, device_hour_revenue(a, count, p["utilization"], 1.0),
+        out_tok * a.price_usd_per_million_output_tokens / 1e6 + in_tok * p["price_usd_per_million_input_tokens"] / 1e6)
+    for part, rate in HELD_CAPEX_RATES.items():
+        out[PART_ANNUAL_KEYS[part]] = costs.held_capex_cost_usd(owned * out["capex_usd"], p[rate])
     return out
 
 
@@ -109,32 +103,17 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
     up, pp, ep, cp = (x[..., None, :] for x in (u_t, p_t, e_t, c_t))
     bought = P1(a.purchase_year)
     active = ((t > bought) & (t <= n[..., None, :])).astype(float)
-    count, owned = P1(pool["device_count"]), P1(a.owned)
+    count = P1(pool["device_count"])
     serves = active > 0
     # each tranche at the plan's utilization of the year x its own ramp from its first serving year (1: none)
     pool_u = np.where(serves, up * timeline.tranche_ramp_factor(L2(a.tranche_ramp_months), t - bought), 0.0)
     out_tok = np.where(serves, costs.output_tokens_per_year(P1(a.tokens_per_s_per_device), count, pool_u) * active, 0.0)
     in_tok = costs.input_tokens_per_year(out_tok, L2(a.input_tokens), L2(a.output_tokens))
-    token_revenue = (out_tok * (P1(a.price_usd_per_million_output_tokens) * pp) / 1e6
-                     + in_tok * (L2(a.price_usd_per_million_input_tokens) * pp) / 1e6)
-    hour_revenue = device_hour_revenue(a, count, pool_u, pp, expand=L2)
-    revenue = np.where(serves, np.where(L2(a.revenue_mode) == 1, hour_revenue, token_revenue), 0.0)
-    avg_kw = costs.it_avg_kw(count, costs.device_avg_w(pool_u, P1(a.power_w), P1(a.idle_w)), P1(pool["servers"]),
-                             P1(a.server_overhead_w))
-    parts = {
-        "energy": owned * costs.energy_usd_per_year(avg_kw, L2(a.pue), L2(a.electricity_usd_per_kwh)) * ep * active,
-        "colocation": owned * costs.colocation_usd_per_year(P1(pool["it_provisioned_kw"]),
-                                                            L2(a.colocation_usd_per_kw_month)) * cp * active,
-        "maintenance": costs.maintenance_usd_per_year(P1(pool["hardware_capex_usd"]),
-                                                      L2(a.maintenance_fraction_per_year)) * cp * active,
-        "software": costs.software_usd_per_year(count, L2(a.software_usd_per_device_year)) * cp * active,
-        "rent": (1.0 - owned) * costs.rent_usd_per_year(count, P1(a.rent_usd_per_device_hour)) * cp * active,
-        **{part: costs.held_capex_cost_usd(owned * P1(pool["capex_usd"]), L2(a[f"{part}_fraction_per_year"])) * active
-           for part in HELD_CAPEX_PARTS},
-    }
-    rows = {f"{k}_usd": np.sum(np.where(serves, v, 0.0), axis=-2) for k, v in parts.items()}
+    revenue = _pool_revenue(a, count, out_tok, in_tok, pool_u, pp, serves)
+    parts = _opex_parts(a, pool, pool_u, ep, cp, active)
+    rows = {PART_YEAR_KEYS[k]: np.sum(np.where(serves, v, 0.0), axis=-2) for k, v in parts.items()}
     rows["staff_usd"] = np.asarray(a.staff_usd_per_year, float)[..., None] * c_t * in_horizon
-    rows["opex_usd"] = sum(rows[f"{part}_usd"] for part in OPEX_PARTS)
+    rows["opex_usd"] = sum(rows[PART_YEAR_KEYS[part]] for part in OPEX_PARTS)
     capex = P1(pool["capex_usd"])
     pool_capex = np.where(t == bought, capex, 0.0)
     resid = np.asarray(a.residual_value_fraction, float)
@@ -142,10 +121,7 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
                                              L2(a.resale_decline_per_year))
     life = np.where(np.isnan(np.asarray(a.depreciation_years, float)), years, np.asarray(a.depreciation_years, float))
     depreciation, gain = _depreciation_and_disposal(a, capex, bought, t, n, years, resid, life)
-    # failed devices replaced in every year a bought pool serves, at its device price (docs/model.md, "Device failures")
-    replacement = np.where(serves, L2(a.annual_failure_rate) * owned * count * P1(a.price_usd), 0.0)
-    replaced = np.sum(replacement, axis=-2)
-    replaced_dep = timeline.replacement_depreciation(replaced, a.depreciation_method, life, resid, in_horizon)
+    replacement, replaced, replaced_dep = _replacements(a, serves, count, life, resid, in_horizon)
     rows.update(
         price_index=p_t, electricity_index=e_t, cost_index=c_t, utilization=u_t,
         output_tokens=np.sum(out_tok, axis=-2), input_tokens=np.sum(in_tok, axis=-2), revenue_usd=np.sum(revenue, axis=-2),
@@ -158,24 +134,66 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
         # the replacements are not valued at the horizon: their book value then (bought less depreciated) is a loss
         disposal_gain_usd=np.where(t == n, (np.sum(gain, axis=-1) - (np.sum(replaced, axis=-1)
                                                                      - np.sum(replaced_dep, axis=-1)))[..., None], 0.0))
+    _tax_and_cash_flow(a, rows, in_horizon)
+    rows.update(_financing(a, rows, pool_capex, bought, t, n, years, in_horizon))
+    rows["cumulative_cash_flow_usd"] = np.cumsum(rows["cash_flow_usd"], axis=-1)
+    rows["discount_factor"] = (1.0 / (1.0 + np.asarray(a.discount_rate, float)[..., None])
+                               ** cashflow.discount_years(t.shape[-1], a.discounting) * np.ones_like(u_t))
+    ones = np.ones_like(out_tok)
+    rows.update(pool_capex_usd=pool_capex, pool_active=active * ones, pool_utilization=pool_u * ones, pool_replacement_capex_usd=replacement * ones,
+                pool_output_tokens=out_tok, pool_revenue_usd=revenue, pool_depreciation_usd=depreciation,
+                pool_residual_value_usd=np.where(t == n[..., None, :], value, 0.0) * ones,
+                **{f"pool_{PART_YEAR_KEYS[k]}": np.where(serves, v, 0.0) for k, v in parts.items()})
+    return rows
+
+
+def _pool_revenue(a, count, out_tok, in_tok, pool_u, pp, serves) -> np.ndarray:
+    """Each pool's revenue by year: its tokens at the year's prices, or its device-hours (revenue_mode)."""
+    P1 = lambda v: np.asarray(v, float)[..., None]  # noqa: E731  pool [..., P] -> [..., P, 1]
+    L2 = lambda v: np.asarray(v, float)[..., None, None]  # noqa: E731  plan [...] -> [..., 1, 1]
+    token_revenue = (out_tok * (P1(a.price_usd_per_million_output_tokens) * pp) / 1e6
+                     + in_tok * (L2(a.price_usd_per_million_input_tokens) * pp) / 1e6)
+    hour_revenue = device_hour_revenue(a, count, pool_u, pp, expand=L2)
+    return np.where(serves, np.where(L2(a.revenue_mode) == 1, hour_revenue, token_revenue), 0.0)
+
+
+def _replacements(a, serves, count, life, resid, in_horizon):
+    """Failed devices replaced in every year a bought pool serves, at its device price (docs/model.md, "Device
+    failures"): (per pool and year, per year, their depreciation per year)."""
+    replacement = np.where(serves, np.asarray(a.annual_failure_rate, float)[..., None, None]
+                           * np.asarray(a.owned, float)[..., None] * count * np.asarray(a.price_usd, float)[..., None], 0.0)
+    replaced = np.sum(replacement, axis=-2)
+    return replacement, replaced, timeline.replacement_depreciation(replaced, a.depreciation_method, life, resid, in_horizon)
+
+
+def _tax_and_cash_flow(a, rows, in_horizon) -> None:
+    """The taxable income, the losses carried, the tax and the cash flow of every year, into `rows`."""
     rows["taxable_income_usd"] = np.where(in_horizon > 0, rows["revenue_usd"] - rows["opex_usd"] - rows["depreciation_usd"]
                                           + rows["disposal_gain_usd"], 0.0)
     tax, rows["loss_carried_usd"] = timeline.tax_by_year(rows["taxable_income_usd"], a.tax_rate, a.tax_losses)
     rows["tax_usd"] = np.where(in_horizon > 0, tax, 0.0)
     rows["cash_flow_usd"] = (rows["revenue_usd"] - rows["opex_usd"] - rows["tax_usd"] - rows["capex_usd"]
                              - rows["replacement_capex_usd"] + rows["residual_value_usd"])
-    rows.update(_financing(a, rows, pool_capex, bought, t, n, years, in_horizon))
-    rows["cumulative_cash_flow_usd"] = np.cumsum(rows["cash_flow_usd"], axis=-1)
-    rows["discount_factor"] = (1.0 / (1.0 + np.asarray(a.discount_rate, float)[..., None])
-                               ** cashflow.discount_years(t.shape[-1], a.discounting) * np.ones_like(u_t))
-    rows["pool_capex_usd"] = pool_capex
-    rows.update(pool_active=active * np.ones_like(out_tok), pool_utilization=pool_u * np.ones_like(out_tok),
-                pool_replacement_capex_usd=replacement * np.ones_like(out_tok),
-                pool_output_tokens=out_tok, pool_revenue_usd=revenue,
-                pool_depreciation_usd=depreciation,
-                pool_residual_value_usd=np.where(t == n[..., None, :], value, 0.0) * np.ones_like(out_tok),
-                **{f"pool_{k}_usd": np.where(serves, v, 0.0) for k, v in parts.items()})
-    return rows
+
+
+def _opex_parts(a, pool, pool_u, ep, cp, active) -> dict[str, np.ndarray]:
+    """Each opex part per pool and year (pools on axis -2) but staff (a plan's own cost): OPEX_PARTS' rules."""
+    P1 = lambda v: np.asarray(v, float)[..., None]  # noqa: E731  pool [..., P] -> [..., P, 1]
+    L2 = lambda v: np.asarray(v, float)[..., None, None]  # noqa: E731  plan [...] -> [..., 1, 1]
+    count, owned = P1(pool["device_count"]), P1(a.owned)
+    avg_kw = costs.it_avg_kw(count, costs.device_avg_w(pool_u, P1(a.power_w), P1(a.idle_w)), P1(pool["servers"]),
+                             P1(a.server_overhead_w))
+    return {
+        "energy": owned * costs.energy_usd_per_year(avg_kw, L2(a.pue), L2(a.electricity_usd_per_kwh)) * ep * active,
+        "colocation": owned * costs.colocation_usd_per_year(P1(pool["it_provisioned_kw"]),
+                                                            L2(a.colocation_usd_per_kw_month)) * cp * active,
+        "maintenance": costs.maintenance_usd_per_year(P1(pool["hardware_capex_usd"]),
+                                                      L2(a.maintenance_fraction_per_year)) * cp * active,
+        "software": costs.software_usd_per_year(count, L2(a.software_usd_per_device_year)) * cp * active,
+        "rent": (1.0 - owned) * costs.rent_usd_per_year(count, P1(a.rent_usd_per_device_hour)) * cp * active,
+        **{part: costs.held_capex_cost_usd(owned * P1(pool["capex_usd"]), L2(getattr(a, rate))) * active
+           for part, rate in HELD_CAPEX_RATES.items()},
+    }
 
 
 def _financing(a, rows, pool_capex, bought, t, n, years, in_horizon) -> dict[str, np.ndarray]:
@@ -257,30 +275,22 @@ def _costs_and_returns(a, o, rows, with_irr: bool) -> dict[str, np.ndarray]:
     capex_year = np.where(flat, recovery.capex_usd_per_year(o["capex_usd"], a.residual_value_fraction, a.discount_rate,
                                                             a.years), (pv_capex - pv_resid) * crf)
     out_tok, in_tok = lev["output_tokens"], lev["input_tokens"]
-    annual = capex_year + lev["opex_usd"]
     revenue = lev["revenue_usd"]
-    result = {f"{part}_usd_per_year": lev[f"{part}_usd"] for part in OPEX_PARTS}
+    result = {PART_ANNUAL_KEYS[part]: lev[PART_YEAR_KEYS[part]] for part in OPEX_PARTS}
     result.update({
         "output_tokens_per_year": out_tok, "input_tokens_per_year": in_tok, "revenue_usd_per_year": revenue,
         "opex_usd_per_year": lev["opex_usd"],
-        "capital_recovery_factor": crf * np.ones_like(annual),
+        "capital_recovery_factor": crf * np.ones_like(capex_year + lev["opex_usd"]),
         "capex_usd_per_year": capex_year,
-        "cost_per_million_output_tokens_usd": costs.per_million(annual, out_tok),
-        "cost_per_million_total_tokens_usd": costs.per_million(annual, out_tok + in_tok),
         "prefill_share_of_device_time": _input_share(a),
-        "cost_per_million_input_tokens_usd": costs.per_million(_input_share(a) * annual, in_tok),
-        "cost_per_device_hour_usd": costs.per_device_hour(annual, o["device_count"]),
-        "revenue_usd_per_rack_per_year": np.where(o["racks"] > 0, revenue / o["racks"], np.nan),
     })
-    for part in COST_COMPONENTS:
-        annual_part = capex_year if part == "capex" else lev[f"{part}_usd"]
-        result[f"cost_per_million_output_tokens_{part}_usd"] = costs.per_million(annual_part, out_tok)
+    _evaluate(PLAN_EXPRESSIONS, {**o, **result}, result)
     flows = rows["cash_flow_usd"]
     later_capex = np.sum(rows["capex_usd"][..., 1:], axis=-1)
     with np.errstate(divide="ignore", invalid="ignore"):
         roi = (np.sum(flows[..., 1:], axis=-1) + later_capex) / o["capex_usd"] - 1.0
     result.update(
-        net_usd_per_year=revenue - lev["opex_usd"], cash_flows_usd=flows,
+        cash_flows_usd=flows,
         npv_usd=cashflow.npv_usd(a.discount_rate, flows, a.discounting),
         payback_months=cashflow.payback_months(flows),
         roi=np.where(o["capex_usd"] > 0, roi, np.nan),
@@ -295,6 +305,26 @@ def _costs_and_returns(a, o, rows, with_irr: bool) -> dict[str, np.ndarray]:
         min_dscr=financing.min_dscr(_available(rows) - rows["levered_tax_usd"], rows["debt_service_usd"]),
     )
     return result
+
+
+def _evaluate(expressions, env: dict, out: dict) -> None:
+    """Each (key, expression) in order over `env` (the rows computed so far), into `out` and `env`."""
+    for key, expr in expressions:
+        out[key] = env[key] = expr.numpy(env.__getitem__)
+
+
+@functools.lru_cache(maxsize=8)
+def _in_order(expressions, known: frozenset) -> tuple:
+    """The (key, expression) pairs ordered so that each reads only keys in `known` or computed before it."""
+    done, ordered, rest = set(known), [], list(expressions)
+    while rest:
+        ready = [(k, e) for k, e in rest if all(x in done for x in e.keys())]
+        if not ready:
+            raise KeyError(f"expressions read keys nothing computes: {[k for k, _ in rest]}")
+        ordered += ready
+        done |= {k for k, _ in ready}
+        rest = [pair for pair in rest if pair not in ready]
+    return tuple(ordered)
 
 
 def _input_share(a) -> np.ndarray:

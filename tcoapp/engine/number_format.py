@@ -1,6 +1,7 @@
 """The one number formatter of every surface (command line, desktop app, report): money with its
 precision, counts with SI suffixes or thousands separators, never scientific notation; and JSON
-numbers rounded to what is meaningful. Pure Python (no engine, no Qt), so every layer may use it.
+numbers rounded to what is meaningful. Pure Python (no Qt, no I/O), in the engine so every layer may use it
+(the engine's own notes too).
 
 - money: '$1.71', '$0.40', '$0.0622', '$26,737,500', '-$431,000'
 - count: '12,345', '27.3 T' (M, G, T, P above a million)
