@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .search_defaults import LOW_SHARE
+from .throughput_reason import throughput_sentence
 
 # objective key -> (label, unit, better)
 OBJECTIVES: dict[str, tuple[str, str, str]] = {
@@ -232,7 +233,7 @@ def reason(plan, result, with_notes: bool = True) -> str:
     extra = [w for w in result.warnings if not any(t in w for t in _ROUTINE) and "batch" not in w.split(":")[0]]
     if extra and with_notes:
         sentence += ". Note: " + "; ".join(extra[:2])
-    return sentence + "."
+    return sentence + "." + throughput_sentence(plan, result)
 
 
 def frontier_text(s: PlanSummary) -> str:

@@ -104,7 +104,7 @@ CF_FROM_ENGINE = ("price_index", "electricity_index", "cost_index", "utilization
                   "depreciation_rate_by_age", "replacement_depreciation_usd", "depreciation_usd", "disposal_gain_usd",
                   "taxable_income_usd",
                   "loss_carried_usd", "tax_usd", "cash_flow_usd", "cumulative_cash_flow_usd", "discount_factor",
-                  "debt_drawn_usd", "interest_usd", "principal_usd", "debt_service_usd", "levered_taxable_income_usd",
+                  "debt_drawn_usd", "interest_usd", "principal_usd", "balloon_usd", "debt_service_usd", "levered_taxable_income_usd",
                   "levered_loss_carried_usd", "levered_tax_usd", "equity_cash_flow_usd")
 
 

@@ -47,7 +47,8 @@ def _pool_quantities(a, p) -> dict[str, np.ndarray]:
     nameplate = packing.server_nameplate_w(a.devices_per_server, a.tdp_w, a.server_overhead_w)
     per_rack = packing.servers_per_rack(a.rack_power_cap_kw, nameplate, a.servers_per_rack_max)
     racks = packing.racks_needed(servers, per_rack)
-    hardware = owned * costs.hardware_capex_usd(count, a.price_usd, servers, a.server_price_usd)
+    bought = hardware_price_index(p["hardware_price_change_per_year"], a.purchase_year)  # the price in its year
+    hardware = owned * costs.hardware_capex_usd(count, a.price_usd, servers, a.server_price_usd) * bought
     buildable = np.isfinite(racks) & (count >= 1)
     avg_w = costs.device_avg_w(p["utilization"], a.power_w, a.idle_w)
     avg_kw = costs.it_avg_kw(count, avg_w, servers, a.server_overhead_w)
@@ -60,7 +61,7 @@ def _pool_quantities(a, p) -> dict[str, np.ndarray]:
         # a pool that cannot be racked (servers_per_rack = 0) or holds no device is infeasible: no capex,
         # hence the plan has no cost per token, NPV, IRR, payback or ROI (NaN, shown as n/a / "never")
         "capex_usd": np.where(buildable, costs.capex_usd(hardware, p["other_capex_fraction"]) + owned * costs.itemized_capex_usd(
-            count, servers, *(np.asarray(a[k], float)[..., None] for k in ITEMIZED)), np.nan),
+            count, servers, *(np.asarray(a[k], float)[..., None] for k in ITEMIZED)) * bought, np.nan),
         "device_avg_w": avg_w, "it_avg_kw": avg_kw, "it_provisioned_kw": prov_kw,
         "energy_usd_per_year": owned * costs.energy_usd_per_year(avg_kw, p["pue"], p["electricity_usd_per_kwh"]),
         "colocation_usd_per_year": owned * costs.colocation_usd_per_year(prov_kw, p["colocation_usd_per_kw_month"]),
@@ -75,6 +76,11 @@ def _pool_quantities(a, p) -> dict[str, np.ndarray]:
     for part in HELD_CAPEX_PARTS:
         out[f"{part}_usd_per_year"] = costs.held_capex_cost_usd(owned * out["capex_usd"], p[f"{part}_fraction_per_year"])
     return out
+
+
+def hardware_price_index(change, year):
+    """(1 + hardware_price_change_per_year)^year: the price of capex paid in `year`, relative to today's."""
+    return (1.0 + np.asarray(change, float)) ** np.asarray(year, float)
 
 
 def device_hour_revenue(a, count, utilization, price_index, expand=lambda v: np.asarray(v, float)[..., None]):
@@ -114,6 +120,8 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
     # each tranche at the plan's utilization of the year x its own ramp from its first serving year (1: none)
     pool_u = np.where(serves, up * timeline.tranche_ramp_factor(L2(a.tranche_ramp_months), t - bought), 0.0)
     out_tok = np.where(serves, costs.output_tokens_per_year(P1(a.tokens_per_s_per_device), count, pool_u) * active, 0.0)
+    h_t = timeline.throughput_index(a.throughput_change_per_year, a.demand_tokens_per_year, np.sum(out_tok, axis=-2), t)
+    out_tok = np.where(serves, out_tok * h_t[..., None, :], 0.0)  # software that gets faster (docs/model.md)
     in_tok = costs.input_tokens_per_year(out_tok, L2(a.input_tokens), L2(a.output_tokens))
     token_revenue = (out_tok * (P1(a.price_usd_per_million_output_tokens) * pp) / 1e6
                      + in_tok * (L2(a.price_usd_per_million_input_tokens) * pp) / 1e6)
@@ -143,24 +151,34 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
     life = np.where(np.isnan(np.asarray(a.depreciation_years, float)), years, np.asarray(a.depreciation_years, float))
     depreciation, gain = _depreciation_and_disposal(a, capex, bought, t, n, years, resid, life)
     # failed devices replaced in every year a bought pool serves, at its device price (docs/model.md, "Device failures")
-    replacement = np.where(serves, L2(a.annual_failure_rate) * owned * count * P1(a.price_usd), 0.0)
+    hp_t = hardware_price_index(np.asarray(a.hardware_price_change_per_year, float)[..., None], t)
+    replacement = np.where(serves, L2(a.annual_failure_rate) * owned * count * P1(a.price_usd) * hp_t[..., None, :], 0.0)
     replaced = np.sum(replacement, axis=-2)
     replaced_dep = timeline.replacement_depreciation(replaced, a.depreciation_method, life, resid, in_horizon)
+    # each replacement is worth at the horizon what a tranche bought in its year is (its age then: n - t)
+    replaced_fraction = np.where(in_horizon > 0, timeline.resale_fraction(
+        n - t, years[..., None], resid[..., None], np.asarray(a.resale_curve, float)[..., None],
+        np.asarray(a.resale_decline_per_year, float)[..., None]), 0.0)
+    replaced_value = np.sum(replaced * replaced_fraction, axis=-1)
     rows.update(
-        price_index=p_t, electricity_index=e_t, cost_index=c_t, utilization=u_t,
+        price_index=p_t, electricity_index=e_t, cost_index=c_t, utilization=u_t, throughput_index=h_t,
+        hardware_price_index=hp_t * np.ones_like(u_t), replacement_value_fraction=replaced_fraction,
+        replacement_residual_value_usd=np.where(t == n, replaced_value[..., None], 0.0),
         output_tokens=np.sum(out_tok, axis=-2), input_tokens=np.sum(in_tok, axis=-2), revenue_usd=np.sum(revenue, axis=-2),
         capex_usd=np.sum(pool_capex, axis=-2),
-        residual_value_usd=np.where(t == n, np.sum(value, axis=-2), 0.0),
+        residual_value_usd=np.where(t == n, np.sum(value, axis=-2) + replaced_value[..., None], 0.0),
         replacement_capex_usd=replaced, replacement_depreciation_usd=replaced_dep,
         depreciation_rate_by_age=np.where(t <= n, timeline.depreciation_rate_by_age(  # the schedule by age, to the horizon
             np.asarray(a.depreciation_method, float)[..., None], life[..., None], resid[..., None], t), 0.0),
         depreciation_usd=np.sum(depreciation, axis=-2) + replaced_dep,
-        # the replacements are not valued at the horizon: their book value then (bought less depreciated) is a loss
+        # the replacements' values at the horizon less their book values then (bought less depreciated)
         disposal_gain_usd=np.where(t == n, (np.sum(gain, axis=-1) - (np.sum(replaced, axis=-1)
-                                                                     - np.sum(replaced_dep, axis=-1)))[..., None], 0.0))
+                                                                     - np.sum(replaced_dep, axis=-1))
+                                            + replaced_value)[..., None], 0.0))
     rows["taxable_income_usd"] = np.where(in_horizon > 0, rows["revenue_usd"] - rows["opex_usd"] - rows["depreciation_usd"]
                                           + rows["disposal_gain_usd"], 0.0)
-    tax, rows["loss_carried_usd"] = timeline.tax_by_year(rows["taxable_income_usd"], a.tax_rate, a.tax_losses)
+    tax, rows["loss_carried_usd"] = timeline.tax_by_year(rows["taxable_income_usd"], a.tax_rate, a.tax_losses,
+                                                         a.tax_loss_limit)
     rows["tax_usd"] = np.where(in_horizon > 0, tax, 0.0)
     rows["cash_flow_usd"] = (rows["revenue_usd"] - rows["opex_usd"] - rows["tax_usd"] - rows["capex_usd"]
                              - rows["replacement_capex_usd"] + rows["residual_value_usd"])
@@ -183,21 +201,23 @@ def _financing(a, rows, pool_capex, bought, t, n, years, in_horizon) -> dict[str
     project's flows exactly."""
     L2 = lambda v: np.asarray(v, float)[..., None, None]  # noqa: E731  plan [...] -> [..., 1, 1]
     term = np.where(np.isnan(np.asarray(a.debt_years, float)), years, np.asarray(a.debt_years, float))
-    drawn, interest, principal, scheduled = financing.debt_by_year(
+    drawn, interest, scheduled, balloon = financing.debt_by_year(
         pool_capex, bought, t, n[..., None, :], L2(a.debt_fraction), L2(a.debt_rate), L2(term))
+    principal = scheduled + balloon
     out = {"debt_drawn_usd": np.sum(drawn, axis=-2), "interest_usd": np.sum(interest, axis=-2),
-           "principal_usd": np.sum(principal, axis=-2)}
-    out["debt_service_usd"] = out["interest_usd"] + np.sum(scheduled, axis=-2)
-    out.update(pool_interest_usd=interest, pool_principal_usd=principal, pool_debt_service_usd=interest + scheduled)
+           "principal_usd": np.sum(principal, axis=-2), "balloon_usd": np.sum(balloon, axis=-2)}
+    out["debt_service_usd"] = out["interest_usd"] + out["principal_usd"]
+    out.update(pool_interest_usd=interest, pool_principal_usd=principal, pool_debt_service_usd=interest + principal,
+               pool_balloon_usd=balloon)
     taxable = np.where(in_horizon > 0, rows["taxable_income_usd"] - out["interest_usd"], 0.0)
-    tax, out["levered_loss_carried_usd"] = timeline.tax_by_year(taxable, a.tax_rate, a.tax_losses)
+    tax, out["levered_loss_carried_usd"] = timeline.tax_by_year(taxable, a.tax_rate, a.tax_losses, a.tax_loss_limit)
     out["levered_taxable_income_usd"] = taxable
     out["levered_tax_usd"] = np.where(in_horizon > 0, tax, 0.0)
     out["equity_cash_flow_usd"] = (rows["cash_flow_usd"] + (rows["tax_usd"] - out["levered_tax_usd"])
                                    + out["debt_drawn_usd"] - out["interest_usd"] - out["principal_usd"])
+    service = out["interest_usd"] + np.sum(scheduled, axis=-2)  # paid from operations (the balloon from the sale)
     with np.errstate(divide="ignore", invalid="ignore"):
-        out["dscr"] = np.where(out["debt_service_usd"] > 0, (_available(rows) - out["levered_tax_usd"])
-                               / out["debt_service_usd"], np.nan)
+        out["dscr"] = np.where(service > 0, (_available(rows) - out["levered_tax_usd"]) / service, np.nan)
     return out
 
 
@@ -292,7 +312,8 @@ def _costs_and_returns(a, o, rows, with_irr: bool) -> dict[str, np.ndarray]:
     result.update(
         equity_npv_usd=cashflow.npv_usd(equity_rate, equity, a.discounting),
         equity_irr=cashflow.irr(equity) if with_irr else np.full(np.shape(o["capex_usd"]), np.nan),
-        min_dscr=financing.min_dscr(_available(rows) - rows["levered_tax_usd"], rows["debt_service_usd"]),
+        min_dscr=financing.min_dscr(rows["dscr"]),
+        wacc=financing.wacc(a.debt_fraction, equity_rate, a.debt_rate, a.tax_rate),
     )
     return result
 

@@ -81,6 +81,7 @@ METRICS: tuple[Metric, ...] = scoped("metric", (
        simulated=12, summary=8, cashflow_cell=5),
     _m("min_dscr", "Min DSCR", "ratio", "high", "Debt service coverage, worst year: (revenue - opex - tax) / (interest + scheduled principal); empty without debt.",
        simulated=13, summary=9, cashflow_cell=6),
+    _m("wacc", "WACC", "fraction/yr", "", "Weighted average cost of capital where the plan has debt: (1 - debt_fraction) x equity_discount_rate + debt_fraction x debt_rate x (1 - tax_rate) (nominal, as every rate); empty without debt."),
 ))
 
 METRIC_BY_KEY = {m.key: m for m in METRICS}
