@@ -22,14 +22,17 @@ import numpy as np
 import pandas as pd
 
 from ..engine.compute import METRIC_KEYS, PlanResult, compute_scenario
-from ..engine.quantities.metrics import METRICS
+from ..engine.quantities.finance import (
+    INPUT_BY_KEY, POOL_JSON_KEYS, POOL_QUANTITY_BY_KEY, YEAR_JSON_KEYS, YEAR_QUANTITY_BY_KEY,
+)
+from ..engine.quantities.metrics import METRIC_BY_KEY, METRICS, POOL_POINT_METRICS
 from ..engine.performance.measured import config_text
 from ..engine.scenario import Scenario
 
 __all__ = ["load_scenario", "compute", "read_curves", "Computed", "POINT_UNITS", "YEAR_UNITS", "POOL_UNITS"]
 
-POINT_UNITS = {"batch": "sequences", "tokens_per_s_per_device": "tokens/s", "tokens_per_s_per_user": "tokens/s",
-               "ttft_s": "s", "power_w": "W"}
+# every column's unit, from the quantity table (the rows each column is)
+POINT_UNITS = {k: METRIC_BY_KEY[k].unit for k in POOL_POINT_METRICS}
 
 
 def load_scenario(path=None) -> Scenario:
@@ -143,14 +146,10 @@ def _plans_frame(results) -> pd.DataFrame:
     return frame
 
 
-YEAR_UNITS = {"year": "years", "utilization": "fraction", "price_usd_per_million_output_tokens": "USD/Mtok",
-              "output_tokens": "tokens", "revenue_usd": "USD", "opex_usd": "USD", "capex_usd": "USD",
-              "residual_value_usd": "USD", "depreciation_usd": "USD", "disposal_gain_usd": "USD", "taxable_income_usd": "USD", "tax_usd": "USD",
-              "cash_flow_usd": "USD", "cumulative_cash_flow_usd": "USD"}
-POOL_UNITS = {"device_count": "devices", "servers": "servers", "servers_per_rack": "servers", "racks": "racks",
-              "capex_usd": "USD", "it_avg_kw": "kW", "it_provisioned_kw": "kW", "requests_per_s": "requests/s",
-              "batch": "sequences", "tokens_per_s_per_device": "tokens/s", "tokens_per_s_per_user": "tokens/s",
-              "ttft_s": "s", "power_w": "W"}
+YEAR_UNITS = {"year": "years", "utilization": YEAR_QUANTITY_BY_KEY["utilization"].unit,
+              "price_usd_per_million_output_tokens": INPUT_BY_KEY["price_usd_per_million_output_tokens"].unit,
+              **{k: YEAR_QUANTITY_BY_KEY[k].unit for k in YEAR_JSON_KEYS}}
+POOL_UNITS = {**{k: POOL_QUANTITY_BY_KEY[k].unit for k in POOL_JSON_KEYS}, "requests_per_s": "requests/s", **POINT_UNITS}
 
 
 def _years_frame(results) -> pd.DataFrame:

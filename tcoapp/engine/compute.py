@@ -20,6 +20,7 @@ from .serving_search import SearchOutcome
 from .quantities.metrics import FINANCE_METRICS, METRIC_KEYS, POINT_METRICS, Metrics  # noqa: F401 (METRIC_KEYS: read here by callers)
 from .performance.curve import OperatingPoint
 from .performance.prediction_interval import prediction_interval
+from .pool_inputs import pool_finance_inputs
 from .pools import ResolvedPool, resolve_pools, sells_output
 from .quantities.inputs import PLAN_FIELDS
 from .plan_result import PlanResult
@@ -107,14 +108,10 @@ def compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
         price, notes = output_price(scenario, plan, pool_point) if sells_output(pool) else (0.0, ())
         prices.append(price)
         warnings += notes  # repeated notes are dropped once, below
-    pool_inputs = dict(econ, device_count=counts, rack_power_cap_kw=[p.rack_power_cap_kw for p in pools],
-                       servers_per_rack_max=[p.servers_per_rack_max for p in pools],
-                       tokens_per_s_per_device=[p.tokens_per_s_per_device for p in fleet.pool_points],
-                       power_w=[p.power_w for p in fleet.pool_points],
-                       price_usd_per_million_output_tokens=prices, owned=[1.0 if p.owned else 0.0 for p in pools],
-                       rent_usd_per_device_hour=[p.rent_usd_per_device_hour for p in pools],
-                       purchase_year=[p.purchase_year for p in pools],
-                       prefill_share=[p.prefill_share for p in fleet.pool_points])
+    pts = fleet.pool_points
+    pool_inputs = pool_finance_inputs(pools, [scenario.device(p.device) for p in pools], counts,
+                                      [p.tokens_per_s_per_device for p in pts], [p.power_w for p in pts], prices,
+                                      prefill_share=[p.prefill_share for p in pts])
     inputs = finance_inputs(pool_inputs, plan_finance_inputs(plan))
     out = finance_metrics(inputs)
     warnings += _rack_notes(pools, out)

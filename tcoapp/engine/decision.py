@@ -16,13 +16,7 @@ import numpy as np
 from .search_defaults import LOW_SHARE
 from .throughput_reason import throughput_sentence
 
-# objective key -> (label, unit, better)
-OBJECTIVES: dict[str, tuple[str, str, str]] = {
-    "cost_per_million_output_tokens_usd": ("Cost per million output tokens (at the target)", "USD/Mtok", "low"),
-    "npv_usd": ("NPV", "USD", "high"),
-    "revenue_usd_per_rack_per_year": ("Revenue per rack per year", "USD/rack/yr", "high"),
-    "revenue_usd_per_mw_per_year": ("Revenue per MW of facility power per year", "USD/MW/yr", "high"),
-}
+from .quantities.metrics import OBJECTIVES  # noqa: F401  objective key -> (label, unit, better): the table's objective column
 MANY_DEVICES = 1e6          # more accelerators than any single deployment holds today
 LARGE_FACILITY_KW = 1e6     # 1 GW of facility power
 _LIMITS = {"prefill": "the prefill pool (decode waits for it)", "decode": "the decode pool (prefill waits for it)",

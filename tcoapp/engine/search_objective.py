@@ -14,15 +14,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from .finance.costs import SECONDS_PER_YEAR
 from .finance.metrics import finance_metrics
-from .quantities.finance import DEVICE_ECONOMICS_KEYS, PLAN_INPUT_KEYS, finance_inputs
+from .quantities.constants import CONSTANT_VALUES
+from .pool_inputs import pool_finance_inputs
+from .quantities.finance import PLAN_INPUT_KEYS, finance_inputs
 from .quantities.inputs import PLAN_FIELD_BY_NAME
 from .pools import ResolvedPool
 from .records import Device, Plan
 
 COST = "cost_per_million_output_tokens_usd"
-DAYS_PER_YEAR = SECONDS_PER_YEAR / 86400.0
+DAYS_PER_YEAR = CONSTANT_VALUES["SECONDS_PER_YEAR"] / CONSTANT_VALUES["SECONDS_PER_DAY"]
 
 
 def plan_finance_inputs(plan: Plan) -> dict[str, float]:
@@ -42,14 +43,9 @@ def pool_cost_per_million_output_tokens_usd(plan: Plan, pool: ResolvedPool, devi
     tps = np.atleast_1d(np.asarray(tokens_per_s_per_device, float))
     power = np.broadcast_to(np.asarray(power_w, float), tps.shape)
     count = pool.device_count if plan.sizing_mode == "devices" else float(device.devices_per_server)
-    ones = np.ones(tps.shape + (1,))
-    pool_inputs = {k: ones * float(getattr(device, k)) for k in DEVICE_ECONOMICS_KEYS}
-    pool_inputs.update(device_count=ones * count, rack_power_cap_kw=ones * pool.rack_power_cap_kw,
-                       servers_per_rack_max=ones * pool.servers_per_rack_max,
-                       tokens_per_s_per_device=tps[..., None], power_w=power[..., None],
-                       price_usd_per_million_output_tokens=ones * plan.price_usd_per_million_output_tokens,
-                       owned=ones * (1.0 if pool.owned else 0.0), rent_usd_per_device_hour=ones * pool.rent_usd_per_device_hour,
-                       purchase_year=ones * 0.0)
+    pool_inputs = pool_finance_inputs((pool,), (device,), [count], tps[..., None], power[..., None],
+                                      [plan.price_usd_per_million_output_tokens], ones=np.ones(tps.shape + (1,)),
+                                      whole_plan=True)
     plan_inputs = {k: np.full(tps.shape, v) for k, v in plan_finance_inputs(plan).items()}
     return np.asarray(finance_metrics(finance_inputs(pool_inputs, plan_inputs), with_irr=False)[COST], float)
 

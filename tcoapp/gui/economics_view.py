@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (
 
 from ..engine.errors import TcoError
 from ..engine.finance.sensitivity import tornado
-from ..engine.quantities.finance import BAR_SEGMENTS, OTHER_PARTS
+from ..engine.quantities.finance import BAR_SEGMENTS, COMPONENT_KEYS, OTHER_PARTS
 from ..engine.quantities.metrics import TORNADO_METRICS
 from ..engine.quantities.inputs import DEVICE_FIELDS, PLAN_FIELD_BY_NAME, by_name
 from .document import Document
@@ -69,7 +69,7 @@ def _chart_box(plot, above=(), below=()) -> QWidget:
 
 def cost_components(finance) -> dict[str, float]:
     """USD per million output tokens by component (the engine's split; other = software + rent + staff)."""
-    get = lambda part: float(finance[f"cost_per_million_output_tokens_{part}_usd"]) if finance is not None else np.nan  # noqa: E731
+    get = lambda part: float(finance[COMPONENT_KEYS[part]]) if finance is not None else np.nan  # noqa: E731
     parts = {c: get(c) for c in COMPONENTS[:-1]}
     parts["other"] = sum(get(p) for p in OTHER_PARTS)
     return parts

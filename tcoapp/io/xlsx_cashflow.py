@@ -17,7 +17,7 @@ import math
 from openpyxl.utils import get_column_letter
 
 from ..engine.finance.depreciation import MACRS_5_PERCENT, MACRS_7_PERCENT
-from ..engine.quantities.finance import HELD_CAPEX_PARTS, OPEX_PARTS, POOL_YEAR_KEYS, YEAR_QUANTITY_BY_KEY
+from ..engine.quantities.finance import HELD_CAPEX_RATES, OPEX_PARTS, PART_YEAR_KEYS, POOL_YEAR_KEYS, YEAR_QUANTITY_BY_KEY
 from ..engine.scenario import Scenario
 from . import sheets as S
 from .xlsx_checks import banner
@@ -213,7 +213,7 @@ class _BlockFormulas:
                                                + f"+{here('replacement_residual_value_usd')}")
         cells["input_tokens"] = self._na(f"{here('output_tokens')}*{p('input_tokens')}/{p('output_tokens')}")
         cells["staff_usd"] = self._na.when(serving, f"{p('staff_usd_per_year')}*{here('cost_index')}")
-        cells["opex_usd"] = self._na("-(" + "+".join(here(f"{part}_usd") for part in OPEX_PARTS) + ")")
+        cells["opex_usd"] = self._na("-(" + "+".join(here(PART_YEAR_KEYS[part]) for part in OPEX_PARTS) + ")")
         cells["replacement_capex_usd"] = self._na("+".join(here(f"pool{k}.replacement_capex_usd")
                                                           for k in range(1, self.pools + 1)))
         cells["depreciation_rate_by_age"] = self._rate_by_age(year_ref)
@@ -308,9 +308,9 @@ class _BlockFormulas:
             f"pool{k}.rent_usd": gated(f"(1-{q('owned')})*{q('device_count')}*{q('rent_usd_per_device_hour')}"
                                      f"*HOURS_PER_YEAR*{here('cost_index')}*{active}"),
             # (the fraction decides first: 0 where it is 0, even where the capex does not exist, as the engine)
-            **{f"pool{k}.{part}_usd": self._na.when(f"AND({active}=1,{p(f'{part}_fraction_per_year')}>0)",
-                                                    f"{q('owned')}*{q('capex_usd')}*{p(f'{part}_fraction_per_year')}"
-                                                    f"*{active}") for part in HELD_CAPEX_PARTS},
+            **{f"pool{k}.{PART_YEAR_KEYS[part]}": self._na.when(f"AND({active}=1,{p(rate)}>0)",
+                                                                f"{q('owned')}*{q('capex_usd')}*{p(rate)}*{active}")
+               for part, rate in HELD_CAPEX_RATES.items()},
             f"pool{k}.capex_usd": self._na.when(f"{year_ref}={bought}", f"-{q('capex_usd')}"),
             f"pool{k}.replacement_capex_usd": gated(f"-{p('annual_failure_rate')}*{q('owned')}*{q('device_count')}"
                                                   f"*{q('price_usd')}*{here('hardware_price_index')}"),

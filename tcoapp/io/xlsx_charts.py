@@ -4,7 +4,7 @@ from __future__ import annotations
 from openpyxl.chart import BarChart, LineChart, Reference, Series
 from openpyxl.utils import get_column_letter
 
-from ..engine.finance.metrics import COST_COMPONENTS
+from ..engine.quantities.finance import COMPONENT_KEYS
 from ..engine.scenario import Scenario
 from . import sheets as S
 from .xlsx_layout import CF_YEAR_ROW, Layout
@@ -43,8 +43,8 @@ def cost_chart(ws, scenario: Scenario, layout: Layout) -> BarChart:
     chart.y_axis.title = "USD per million output tokens"
     chart.y_axis.number_format = '"$"#,##0.00'
     first, last = S.FIRST_PLAN_COLUMN, S.FIRST_PLAN_COLUMN + len(scenario.plans) - 1
-    for part in COST_COMPONENTS:
-        row = layout.result_rows[f"cost_per_million_output_tokens_{part}_usd"]
+    for part, key in COMPONENT_KEYS.items():
+        row = layout.result_rows[key]
         values = Reference(ws, min_col=first, max_col=last, min_row=row, max_row=row)
         chart.series.append(Series(values, title=part))
     chart.set_categories(Reference(ws, min_col=first, max_col=last, min_row=1, max_row=1))

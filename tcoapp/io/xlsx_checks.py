@@ -30,7 +30,7 @@ from ..engine.quantities.inputs import (
     SERVING_FIELDS, TARGET_FIELDS, WORKLOAD_FIELDS,
 )
 from ..engine.uncertainty.fields import UNCERTAINTY_FIELDS
-from ..engine.quantities.finance import COST_COMPONENTS, INPUT_BY_KEY as FINANCE_INPUT_KEYS, OPEX_PARTS
+from ..engine.quantities.finance import COMPONENT_KEYS, INPUT_BY_KEY as FINANCE_INPUT_KEYS, PART_ANNUAL_KEYS
 from ..engine.performance.factors import FACTOR_NAMES
 from ..engine.scenario import Scenario
 from . import sheets as S
@@ -306,8 +306,8 @@ def _sum_checks(scenario: Scenario, layout: Layout):
     for index, _ in enumerate(scenario.plans):
         col = layout.plan_col(index)
         r = lambda key: f"{S.RESULTS}!${col}${layout.result_rows[key]}"  # noqa: E731
-        parts = {"cost_per_million_output_tokens_usd": [r(f"cost_per_million_output_tokens_{p}_usd") for p in COST_COMPONENTS],
-                 "opex_usd_per_year": [r(f"{p}_usd_per_year") for p in OPEX_PARTS],
+        parts = {"cost_per_million_output_tokens_usd": [r(k) for k in COMPONENT_KEYS.values()],
+                 "opex_usd_per_year": [r(k) for k in PART_ANNUAL_KEYS.values()],
                  "capex_usd": [r(f"pool{k}.capex_usd") for k in range(1, layout.cf_pools(index) + 1)]}
         for total, cells in parts.items():
             listed = ",".join(cells)

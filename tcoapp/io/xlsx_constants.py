@@ -7,27 +7,14 @@ from __future__ import annotations
 from openpyxl.workbook.defined_name import DefinedName
 
 from ..engine.finance.depreciation import MACRS_5_PERCENT, MACRS_7_PERCENT
+from ..engine.quantities.constants import CONSTANTS as ENGINE_CONSTANTS, constant_formula
 
 from .xlsx_styles import header, key_cell, put, unit_cell, widths, wrap
 
-# name, unit, value (a number or a formula over other constants), description
-CONSTANTS = (
-    ("HOURS_PER_YEAR", "h/yr", 8760, "Hours in a (365-day) year."),
-    ("SECONDS_PER_HOUR", "s/h", 3600, "Seconds in an hour."),
-    ("SECONDS_PER_YEAR", "s/yr", "=HOURS_PER_YEAR*SECONDS_PER_HOUR", "Seconds in a (365-day) year."),
-    ("MONTHS_PER_YEAR", "months/yr", 12, "Months in a year (colocation rent, payback in months)."),
-    ("W_PER_KW", "W/kW", 1000, "Watts in a kilowatt."),
-    ("TOKENS_PER_MILLION", "tokens/Mtok", 1000000, "Tokens in a million tokens (prices and costs per Mtok)."),
-    ("IRR_GUESS_LOW", "fraction/yr", -0.9, "A last starting point for IRR() when the flows lose most of the capital."),
-    ("IRR_GUESS_LOWEST", "fraction/yr", -0.99, "The very last starting point for IRR() (near-total loss)."),
-    ("CHECK_TOLERANCE", "fraction", 1e-9, "Relative difference a check tolerates (floating-point rounding)."),
-    ("SIZING_EPSILON", "servers", 1e-9, "Rounding guard of the sizing formulas (the engine's): a fleet that fits "
-                                        "exactly is not rounded one server down."),
-    ("SECONDS_PER_DAY", "s/day", 86400, "Seconds in a day (demand sizing)."),
-    ("HALF_YEAR", "years", 0.5, "Half a year: the half-year depreciation convention and mid-year discounting."),
-    ("RAMP_MEAN", "fraction", 0.5, "The mean share of a linear ramp from 0 to 1 (the tranche ramp's average load: "
-                                   "(c^2 - a^2) / (2 R) = RAMP_MEAN x (c - a) x (c + a) / R)."),
-) + tuple(  # IRS Publication 946, Appendix A, Table A-1 (GDS, 200% declining balance, half-year convention)
+# name, unit, value (a number or a formula over other constants), description: the engine's constants
+# (engine/quantities/constants.py), then the MACRS tables
+CONSTANTS = tuple((name, unit, constant_formula(value), text) for name, unit, value, text in ENGINE_CONSTANTS) + tuple(
+    # IRS Publication 946, Appendix A, Table A-1 (GDS, 200% declining balance, half-year convention)
     (f"MACRS_{life}_{year}", "fraction", pct / 100, f"MACRS {life}-year property, year {year}: {pct:.2f}% of the "
      "basis (IRS Publication 946, Table A-1, half-year convention).")
     for life, table in ((5, MACRS_5_PERCENT), (7, MACRS_7_PERCENT)) for year, pct in enumerate(table, start=1)

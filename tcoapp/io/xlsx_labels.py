@@ -6,7 +6,7 @@ the finance intermediates and the CashFlow lines, which have no field, are named
 from __future__ import annotations
 
 from ..engine.quantities.inputs import DEVICE_FIELDS, PLAN_FIELDS, POOL_FIELDS
-from ..engine.quantities.finance import COST_COMPONENTS, YEAR_QUANTITIES
+from ..engine.quantities.finance import COMPONENT_KEYS, YEAR_QUANTITIES
 from ..engine.quantities.metrics import METRIC_BY_KEY
 from .xlsx_layout import IRR_ATTEMPTS, IRR_GUESSES, base_key
 
@@ -32,8 +32,8 @@ RESULT_LABELS = {
     "serving": "Configuration chosen by the search",
     "prediction_interval": "Prediction interval (80 %)",
     "frontier_share": "Share of its frontier (tokens/s per device)",
-    **{f"cost_per_million_output_tokens_{part}_usd": f"Cost per million output tokens: {part.replace('_', ' ')}" for part in COST_COMPONENTS},
-    **{f"{q.key}_per_year": f"{q.label} per year" for q in YEAR_QUANTITIES if q.label},
+    **{key: f"Cost per million output tokens: {part.replace('_', ' ')}" for part, key in COMPONENT_KEYS.items()},
+    **{q.annual_key: f"{q.label} per year" for q in YEAR_QUANTITIES if q.label},
 }
 CASHFLOW_LABELS = {
     "price_index": "Token price index", "electricity_index": "Electricity price index",
@@ -54,7 +54,13 @@ CASHFLOW_LABELS = {
     "irr_floor": "Helper: lowest unique IRR", "irr": "IRR", "payback_months": "Payback",
     "active": "Serving this year",
     "debt_drawn_usd": "Debt drawn", "interest_usd": "Interest", "principal_usd": "Principal repaid",
-    "debt_service_usd": "Debt service (interest + scheduled principal)",
+    "debt_service_usd": "Debt service (interest + principal, the balloon included)",
+    "replacement_capex_usd": "Replacements of failed devices (outflow)",
+    "depreciation_rate_by_age": "Depreciation rate at this age (the replacements' schedule)",
+    "replacement_depreciation_usd": "Depreciation of the replacements",
+    "throughput_index": "Throughput index (software speed)", "hardware_price_index": "Hardware price index",
+    "replacement_value_fraction": "Value at the horizon of this year's replacements (fraction of price)",
+    "replacement_residual_value_usd": "Replacements' value at the horizon",
     "levered_taxable_income_usd": "Taxable income after interest", "levered_loss_carried_usd": "Loss carried (after interest)",
     "levered_tax_usd": "Tax after interest", "equity_cash_flow_usd": "Equity cash flow", "dscr": "DSCR",
     "equity_npv_usd": "Equity NPV", "equity_irr_guess_engine": "Helper: equity IRR start, the engine's",

@@ -18,10 +18,10 @@ import numpy as np
 from ..engine.compute import PlanResult, not_entered
 from ..engine.quantities.inputs import DEVICE_FIELDS, PLAN_FIELDS, PRICE_TIER_FIELDS
 from ..engine.quantities.finance import (
-    COST_COMPONENTS, DEVICE_ECONOMICS_KEYS, HELD_CAPEX_PARTS, INPUT_BY_KEY, SUMMED_KEYS, OPEX_PARTS, POOL_QUANTITY_BY_KEY,
-    QUANTITY_BY_KEY,
+    COMPONENT_KEYS, DEVICE_ECONOMICS_KEYS, HELD_CAPEX_RATES, INPUT_BY_KEY, SUMMED_KEYS, OPEX_PARTS, PART_ANNUAL_KEYS,
+    PART_YEAR_KEYS, PLAN_EXPRESSIONS, POOL_QUANTITY_BY_KEY, QUANTITY_BY_KEY,
 )
-from ..engine.quantities.metrics import CASHFLOW_METRICS, METRIC_BY_KEY
+from ..engine.quantities.metrics import CASHFLOW_METRICS, METRIC_BY_KEY, METRICS
 from ..engine.scenario import Scenario
 from . import sheets as S
 from openpyxl.formatting.rule import FormulaRule
@@ -102,10 +102,9 @@ POOL_FORMULAS: tuple[tuple[str, PoolFormula], ...] = (
                                           f'*MONTHS_PER_YEAR'),
     ("maintenance_usd_per_year", lambda q: f'{q.r("hardware_capex_usd")}*{q.p("maintenance_fraction_per_year")}'),
     # a fraction of the capex held, 0 where the fraction is 0 even where the capex does not exist (as the engine)
-    *((f"{part}_usd_per_year", lambda q, part=part: q.when(f'{q.p(f"{part}_fraction_per_year")}>0',
-                                                          f'{q.r("owned")}*{q.r("capex_usd")}'
-                                                          f'*{q.p(f"{part}_fraction_per_year")}'))
-      for part in HELD_CAPEX_PARTS),
+    *((PART_ANNUAL_KEYS[part], lambda q, rate=rate: q.when(f'{q.p(rate)}>0',
+                                                          f'{q.r("owned")}*{q.r("capex_usd")}*{q.p(rate)}'))
+      for part, rate in HELD_CAPEX_RATES.items()),
     ("software_usd_per_year", lambda q: f'{q.r("device_count")}*{q.p("software_usd_per_device_year")}'),
     ("rent_usd_per_year", lambda q: f'(1-{q.r("owned")})*{q.r("device_count")}*{q.r("rent_usd_per_device_hour")}'
                                     f'*HOURS_PER_YEAR'),
@@ -123,7 +122,7 @@ POOL_FORMULAS: tuple[tuple[str, PoolFormula], ...] = (
 # plan rows levelized from the CashFlow year rows: key -> (CashFlow row, sign)
 LEVELIZED = {"output_tokens_per_year": ("output_tokens", ""), "input_tokens_per_year": ("input_tokens", ""),
              "revenue_usd_per_year": ("revenue_usd", ""), "opex_usd_per_year": ("opex_usd", "-"),
-             **{f"{part}_usd_per_year": (f"{part}_usd", "") for part in OPEX_PARTS}}
+             **{PART_ANNUAL_KEYS[part]: (PART_YEAR_KEYS[part], "") for part in OPEX_PARTS}}
 
 
 def pool_key(k: int, key: str) -> str:
@@ -131,14 +130,12 @@ def pool_key(k: int, key: str) -> str:
     return f"pool{k}.{key}"
 
 
-def _components() -> tuple:
-    rows = []
-    for part in COST_COMPONENTS:
-        annual = "capex_usd_per_year" if part == "capex" else f"{part}_usd_per_year"
-        rows.append((f"cost_per_million_output_tokens_{part}_usd",
-                     lambda x, a=annual: f'IF({x.r("output_tokens_per_year")}>0,'
-                                         f'{x.r(a)}/{x.r("output_tokens_per_year")}*TOKENS_PER_MILLION,{NA})'))
-    return tuple(rows)
+EXPRESSIONS = dict(PLAN_EXPRESSIONS)
+
+
+def _expression(key: str) -> tuple[str, Formula]:
+    """The Results row of a plan quantity written as an expression: its formula compiled from the table."""
+    return key, lambda x: EXPRESSIONS[key].excel(x.r, NA)
 
 
 def _levelized(row: str, sign: str) -> Formula:
@@ -195,26 +192,11 @@ FORMULA_SECTIONS: tuple[tuple[str, tuple[tuple[str, Formula], ...]], ...] = (
          lambda x: f'IF({x.r("device_count")}>0,({x.pool_products("device_count", "prefill_share")})'
                    f'/{x.r("device_count")},{NA})' if x.pools("device_count") else NA),
     )),
-    ("Cost per million tokens (formulas)", (
-        ("cost_per_million_output_tokens_usd",
-         lambda x: f'IF({x.r("output_tokens_per_year")}>0,({x.r("capex_usd_per_year")}+{x.r("opex_usd_per_year")})'
-                   f'/{x.r("output_tokens_per_year")}*TOKENS_PER_MILLION,{NA})'),
-        ("cost_per_million_total_tokens_usd",
-         lambda x: f'IF({x.r("output_tokens_per_year")}+{x.r("input_tokens_per_year")}>0,'
-                   f'({x.r("capex_usd_per_year")}+{x.r("opex_usd_per_year")})'
-                   f'/({x.r("output_tokens_per_year")}+{x.r("input_tokens_per_year")})*TOKENS_PER_MILLION,{NA})'),
-        ("cost_per_million_input_tokens_usd",
-         lambda x: f'IF({x.r("input_tokens_per_year")}>0,{x.r("prefill_share_of_device_time")}*'
-                   f'({x.r("capex_usd_per_year")}+{x.r("opex_usd_per_year")})'
-                   f'/{x.r("input_tokens_per_year")}*TOKENS_PER_MILLION,{NA})'),
-        ("cost_per_device_hour_usd",
-         lambda x: f'IF({x.r("device_count")}>0,({x.r("capex_usd_per_year")}+{x.r("opex_usd_per_year")})'
-                   f'/({x.r("device_count")}*HOURS_PER_YEAR),{NA})'),
-    ) + _components()),
+    ("Cost per million tokens (formulas)", tuple(_expression(key) for key in (
+        *(m.key for m in METRICS if m.text_group == "Costs" and m.expr is not None), *COMPONENT_KEYS.values()))),
     ("Revenue and returns (formulas)", (
-        ("revenue_usd_per_rack_per_year",
-         lambda x: f'IF({x.r("racks")}>0,{x.r("revenue_usd_per_year")}/{x.r("racks")},{NA})'),
-        ("net_usd_per_year", lambda x: f'{x.r("revenue_usd_per_year")}-{x.r("opex_usd_per_year")}'),
+        _expression("revenue_usd_per_rack_per_year"),
+        _expression("net_usd_per_year"),
         ("npv_usd", lambda x: x.cf("npv_usd")),
         ("irr", lambda x: x.cf("irr")),
         ("payback_months", lambda x: x.cf("payback_months")),
@@ -232,6 +214,10 @@ FORMULA_SECTIONS: tuple[tuple[str, tuple[tuple[str, Formula], ...]], ...] = (
                            f'*(1-{x.p("tax_rate")}),{NA})'),
     )),
 )
+# a plan quantity with an expression that no section above places: its own section, at the end
+_PLACED = {key for _, entries in FORMULA_SECTIONS for key, _ in entries}
+FORMULA_SECTIONS += tuple(("More metrics (formulas from their expressions)", entries) for entries in [tuple(
+    _expression(key) for key in EXPRESSIONS if key not in _PLACED)] if entries)
 
 # Results rows that are plain references to a formula elsewhere (no n/a guard: they hold its value)
 PASS_THROUGH = frozenset(CASHFLOW_METRICS) | {"staff_usd_per_year"}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from openpyxl.utils import get_column_letter
 
-from ..engine.quantities.metrics import METRIC_BY_KEY
+from ..engine.quantities.metrics import METRIC_BY_KEY, SUMMARY_SHEET_METRICS
 from ..engine.scenario import Scenario
 from . import sheets as S
 from .xlsx_charts import cost_chart, cumulative_chart
@@ -13,9 +13,7 @@ from .xlsx_layout import Layout
 from .xlsx_results import result_unit
 from .xlsx_styles import header, put, section, set_text, unit_cell, widths
 
-ROWS = ("plan_check", "device_count", "racks", "it_provisioned_kw", "tokens_per_s_per_user", "capex_usd",
-        "cost_per_million_output_tokens_usd", "cost_per_million_input_tokens_usd", "revenue_usd_per_year",
-        "revenue_usd_per_rack_per_year", "npv_usd", "irr", "payback_months", "roi")
+ROWS = ("plan_check", *SUMMARY_SHEET_METRICS)  # the plan's status, then the metric table's summary_sheet column
 FIRST_ROW = 5
 
 

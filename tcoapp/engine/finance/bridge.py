@@ -11,14 +11,14 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping
 
-from ..quantities.finance import BRIDGE_PARTS
+from ..quantities.finance import BRIDGE_PARTS, COMPONENT_KEYS
 
 TOTAL = "cost_per_million_output_tokens_usd"
 
 
 def part_key(part: str) -> str:
     """The metric key of one cost part's cost per million output tokens (USD per million)."""
-    return f"cost_per_million_output_tokens_{part}_usd"
+    return COMPONENT_KEYS[part]
 
 
 def cost_bridge(name_a: str, a: Mapping[str, Any], name_b: str, b: Mapping[str, Any]) -> dict[str, Any]:

@@ -3,8 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-HOURS_PER_YEAR = 8760.0
-SECONDS_PER_YEAR = HOURS_PER_YEAR * 3600.0
+from ..quantities.constants import HOURS_PER_YEAR, SECONDS_PER_YEAR  # noqa: F401 (read through this module too)
 
 
 def hardware_capex_usd(device_count, price_usd, servers, server_price_usd):

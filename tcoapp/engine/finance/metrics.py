@@ -15,8 +15,8 @@ import numpy as np
 from . import cashflow, costs, depreciation, financing, packing, recovery, timeline
 from ..quantities.inputs import FINANCE_FIELDS
 from ..quantities.finance import (
-    COST_COMPONENTS, HELD_CAPEX_PARTS, LEVELIZED_YEAR_ROWS, OPEX_PARTS, PLAN_INPUT_KEYS, POOL_QUANTITIES, SUMMED_KEYS,
-    FinanceResult, PoolFinance, YearRows, as_inputs,
+    HELD_CAPEX_RATES, LEVELIZED_YEAR_ROWS, OPEX_PARTS, PART_ANNUAL_KEYS, PART_YEAR_KEYS, PLAN_EXPRESSIONS, PLAN_INPUT_KEYS,
+    POOL_QUANTITIES, SUMMED_KEYS, FinanceResult, PoolFinance, YearRows, as_inputs,
 )
 
 ITEMIZED = tuple(f.name for f in FINANCE_FIELDS if f.group == "capex" and f.name != "other_capex_fraction")  # per device / server
@@ -73,8 +73,8 @@ def _pool_quantities(a, p) -> dict[str, np.ndarray]:
             np.asarray(a.revenue_mode, float)[..., None] == 1, device_hour_revenue(a, count, p["utilization"], 1.0),
             out_tok * a.price_usd_per_million_output_tokens / 1e6 + in_tok * p["price_usd_per_million_input_tokens"] / 1e6),
     }
-    for part in HELD_CAPEX_PARTS:
-        out[f"{part}_usd_per_year"] = costs.held_capex_cost_usd(owned * out["capex_usd"], p[f"{part}_fraction_per_year"])
+    for part, rate in HELD_CAPEX_RATES.items():
+        out[PART_ANNUAL_KEYS[part]] = costs.held_capex_cost_usd(owned * out["capex_usd"], p[rate])
     return out
 
 
@@ -137,12 +137,12 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
                                                       L2(a.maintenance_fraction_per_year)) * cp * active,
         "software": costs.software_usd_per_year(count, L2(a.software_usd_per_device_year)) * cp * active,
         "rent": (1.0 - owned) * costs.rent_usd_per_year(count, P1(a.rent_usd_per_device_hour)) * cp * active,
-        **{part: costs.held_capex_cost_usd(owned * P1(pool["capex_usd"]), L2(a[f"{part}_fraction_per_year"])) * active
-           for part in HELD_CAPEX_PARTS},
+        **{part: costs.held_capex_cost_usd(owned * P1(pool["capex_usd"]), L2(getattr(a, rate))) * active
+           for part, rate in HELD_CAPEX_RATES.items()},
     }
-    rows = {f"{k}_usd": np.sum(np.where(serves, v, 0.0), axis=-2) for k, v in parts.items()}
+    rows = {PART_YEAR_KEYS[k]: np.sum(np.where(serves, v, 0.0), axis=-2) for k, v in parts.items()}
     rows["staff_usd"] = np.asarray(a.staff_usd_per_year, float)[..., None] * c_t * in_horizon
-    rows["opex_usd"] = sum(rows[f"{part}_usd"] for part in OPEX_PARTS)
+    rows["opex_usd"] = sum(rows[PART_YEAR_KEYS[part]] for part in OPEX_PARTS)
     capex = P1(pool["capex_usd"])
     pool_capex = np.where(t == bought, capex, 0.0)
     resid = np.asarray(a.residual_value_fraction, float)
@@ -192,7 +192,7 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
                 pool_output_tokens=out_tok, pool_revenue_usd=revenue,
                 pool_depreciation_usd=depreciation,
                 pool_residual_value_usd=np.where(t == n[..., None, :], value, 0.0) * np.ones_like(out_tok),
-                **{f"pool_{k}_usd": np.where(serves, v, 0.0) for k, v in parts.items()})
+                **{f"pool_{PART_YEAR_KEYS[k]}": np.where(serves, v, 0.0) for k, v in parts.items()})
     return rows
 
 
@@ -277,30 +277,22 @@ def _costs_and_returns(a, o, rows, with_irr: bool) -> dict[str, np.ndarray]:
     capex_year = np.where(flat, recovery.capex_usd_per_year(o["capex_usd"], a.residual_value_fraction, a.discount_rate,
                                                             a.years), (pv_capex - pv_resid) * crf)
     out_tok, in_tok = lev["output_tokens"], lev["input_tokens"]
-    annual = capex_year + lev["opex_usd"]
     revenue = lev["revenue_usd"]
-    result = {f"{part}_usd_per_year": lev[f"{part}_usd"] for part in OPEX_PARTS}
+    result = {PART_ANNUAL_KEYS[part]: lev[PART_YEAR_KEYS[part]] for part in OPEX_PARTS}
     result.update({
         "output_tokens_per_year": out_tok, "input_tokens_per_year": in_tok, "revenue_usd_per_year": revenue,
         "opex_usd_per_year": lev["opex_usd"],
-        "capital_recovery_factor": crf * np.ones_like(annual),
+        "capital_recovery_factor": crf * np.ones_like(capex_year + lev["opex_usd"]),
         "capex_usd_per_year": capex_year,
-        "cost_per_million_output_tokens_usd": costs.per_million(annual, out_tok),
-        "cost_per_million_total_tokens_usd": costs.per_million(annual, out_tok + in_tok),
         "prefill_share_of_device_time": _input_share(a),
-        "cost_per_million_input_tokens_usd": costs.per_million(_input_share(a) * annual, in_tok),
-        "cost_per_device_hour_usd": costs.per_device_hour(annual, o["device_count"]),
-        "revenue_usd_per_rack_per_year": np.where(o["racks"] > 0, revenue / o["racks"], np.nan),
     })
-    for part in COST_COMPONENTS:
-        annual_part = capex_year if part == "capex" else lev[f"{part}_usd"]
-        result[f"cost_per_million_output_tokens_{part}_usd"] = costs.per_million(annual_part, out_tok)
+    _evaluate(PLAN_EXPRESSIONS, {**o, **result}, result)
     flows = rows["cash_flow_usd"]
     later_capex = np.sum(rows["capex_usd"][..., 1:], axis=-1)
     with np.errstate(divide="ignore", invalid="ignore"):
         roi = (np.sum(flows[..., 1:], axis=-1) + later_capex) / o["capex_usd"] - 1.0
     result.update(
-        net_usd_per_year=revenue - lev["opex_usd"], cash_flows_usd=flows,
+        cash_flows_usd=flows,
         npv_usd=cashflow.npv_usd(a.discount_rate, flows, a.discounting),
         payback_months=cashflow.payback_months(flows),
         roi=np.where(o["capex_usd"] > 0, roi, np.nan),
@@ -316,6 +308,12 @@ def _costs_and_returns(a, o, rows, with_irr: bool) -> dict[str, np.ndarray]:
         wacc=financing.wacc(a.debt_fraction, equity_rate, a.debt_rate, a.tax_rate),
     )
     return result
+
+
+def _evaluate(expressions, env: dict, out: dict) -> None:
+    """Each (key, expression) in order over `env` (the rows computed so far), into `out` and `env`."""
+    for key, expr in expressions:
+        out[key] = env[key] = expr.numpy(env.__getitem__)
 
 
 def _input_share(a) -> np.ndarray:

@@ -9,102 +9,32 @@ live in one place; the workbook writers keep only `key -> formula` and read unit
 """
 from __future__ import annotations
 
-from dataclasses import fields as dc_fields, make_dataclass, replace
+from dataclasses import field as dc_field, fields as dc_fields, make_dataclass, replace
 from typing import Any, Mapping
 
 import numpy as np
 
+from .expr import K, per_million
 from .metrics import METRIC_BY_KEY, METRICS
-from .inputs import DEVICE_ECONOMICS_KEYS  # noqa: F401 (the per-pool device inputs)
-from .row import Quantity, ranked, scoped
+from .inputs import DEVICE_ECONOMICS_KEYS  # the per-pool device inputs (read through this module too)
+from .inputs import DEVICE_FIELDS, PLAN_FIELD_BY_NAME, POOL_FIELDS
+from .row import Field, Quantity, by_name, ranked, scoped
 
 
 def _q(key, unit, axis, help_, **flows) -> Quantity:
     return Quantity(key=key, unit=unit, axis=axis, help=help_, **flows)
 
 
-FINANCE_INPUTS: tuple[Quantity, ...] = scoped("finance input", (
-    # per pool: the device's economics, the pool's count, rack keys, operating point and price
-    _q("price_usd", "USD", "pool", "Price of one accelerator of the pool's device.", swing=5),
-    _q("devices_per_server", "devices", "pool", "Accelerators in one server of the pool's device."),
-    _q("server_price_usd", "USD", "pool", "Server price without its accelerators.", swing=6),
-    _q("tdp_w", "W", "pool", "Accelerator board power at full load."),
-    _q("idle_w", "W", "pool", "Accelerator power when idle."),
-    _q("server_overhead_w", "W", "pool", "Server nameplate power minus its accelerators' TDP."),
-    _q("device_count", "devices", "pool", "Accelerators in the pool after sizing."),
-    _q("rack_power_cap_kw", "kW", "pool", "Power a rack of the pool may draw at nameplate."),
-    _q("servers_per_rack_max", "servers", "pool", "Space limit on the pool's servers in one rack."),
-    _q("tokens_per_s_per_device", "tokens/s", "pool", "Output tokens/s per device of the pool at the operating point (0 for a prefill pool).", swing=1),
-    _q("power_w", "W", "pool", "Power per device of the pool while serving at the operating point.", swing=7),
-    _q("price_usd_per_million_output_tokens", "USD/Mtok", "pool", "Output price the pool's tokens sell at (the plan's, or its price tier).", swing=2),
-    _q("owned", "flag", "pool", "1: the pool is bought (capex, energy, facility, maintenance); 0: rented."),
-    _q("rent_usd_per_device_hour", "USD/device/h", "pool", "Reserved rent of a rented pool per device-hour."),
-    _q("purchase_year", "year", "pool", "Year the pool (a tranche) is paid; it serves from the next year."),
-    _q("prefill_share", "fraction", "pool", "Share of the pool's device time spent prefilling (NaN: unknown); allocates cost to input tokens."),
-    # per plan
-    _q("other_capex_fraction", "fraction", "plan", "Networking, storage and installation as a fraction of hardware capex.", swing=14),
-    _q("network_usd_per_device", "USD/device", "plan", "Itemized network capex per device (bought pools)."),
-    _q("storage_usd_per_device", "USD/device", "plan", "Itemized storage capex per device (bought pools)."),
-    _q("installation_usd_per_server", "USD/server", "plan", "Itemized installation capex per server (bought pools)."),
-    _q("pue", "ratio", "plan", "Facility power / IT power.", swing=9),
-    _q("electricity_usd_per_kwh", "USD/kWh", "plan", "Electricity price.", swing=8),
-    _q("colocation_usd_per_kw_month", "USD/kW/month", "plan", "Colocation rent per provisioned IT kW per month.", swing=10),
-    _q("maintenance_fraction_per_year", "fraction/yr", "plan", "Support and repairs per year as a fraction of hardware capex.", swing=11),
-    _q("insurance_fraction_per_year", "fraction/yr", "plan", "Insurance per year as a fraction of the capex still held."),
-    _q("property_tax_fraction_per_year", "fraction/yr", "plan", "Property tax per year as a fraction of the capex still held."),
-    _q("software_usd_per_device_year", "USD/device/yr", "plan", "Software licences per device per year.", swing=12),
-    _q("staff_usd_per_year", "USD/yr", "plan", "Operations staff cost per year.", swing=13),
-    _q("utilization", "fraction", "plan", "Share of the year the fleet serves at the operating point.", swing=4),
-    _q("years", "years", "plan", "Economic life and cash-flow horizon."),
-    _q("discount_rate", "fraction/yr", "plan", "Cost of capital.", swing=15),
-    _q("residual_value_fraction", "fraction", "plan", "Resale value at the horizon as a fraction of capex.", swing=16),
-    _q("resale_curve", "code", "plan", "0 linear, 1 declining_balance (value x (1 - resale_decline_per_year)^age)."),
-    _q("resale_decline_per_year", "fraction/yr", "plan", "Declining-balance resale: the share of value lost every year."),
-    _q("price_usd_per_million_input_tokens", "USD/Mtok", "plan", "Price per million input tokens.", swing=3),
-    _q("input_tokens", "tokens", "plan", "Prompt length per request."),
-    _q("output_tokens", "tokens", "plan", "Generated tokens per request."),
-    _q("price_change_per_year", "fraction/yr", "plan", "Change of every token price per year."),
-    _q("electricity_price_change_per_year", "fraction/yr", "plan", "Change of the electricity price per year."),
-    _q("cost_change_per_year", "fraction/yr", "plan", "Change per year of colocation, maintenance, software, staff and rent."),
-    _q("first_year_utilization", "fraction", "plan", "Utilization in year 1 of a ramp (NaN: `utilization`)."),
-    _q("ramp_years", "years", "plan", "Years of the utilization ramp (0: none)."),
-    _q("tranche_ramp_months", "months", "plan", "Months over which each tranche's load climbs from 0 to full from its first serving year (0: none)."),
-    _q("hardware_price_change_per_year", "fraction/yr", "plan", "Change of the price of everything bought per year: capex paid in year k x (1 + change)^k."),
-    _q("throughput_change_per_year", "fraction/yr", "plan", "Change of every pool's output tokens per year (software): year t x (1 + change)^(t-1)."),
-    _q("demand_tokens_per_year", "tokens/yr", "plan", "A demand-sized plan's demand (demand_tokens_per_day x 365; NaN: not sized by demand): the output tokens throughput_change_per_year may not exceed."),
-    _q("tax_loss_limit", "fraction", "plan", "Share of a year's taxable income that carried losses may offset."),
-    _q("annual_failure_rate", "fraction/yr", "plan", "Share of a bought pool's devices failing every year, replaced at price_usd (0: none)."),
-    _q("tax_rate", "fraction", "plan", "Income tax rate."),
-    _q("depreciation_years", "years", "plan", "Straight-line depreciation life (NaN: `years`)."),
-    _q("depreciation_method", "code", "plan", "0 straight_line, 1 half_year, 2 macrs_5, 3 macrs_7 (depreciation.py)."),
-    _q("discounting", "code", "plan", "0 end_of_year, 1 mid_year (flows of years 1..N discounted at t - 0.5)."),
-    _q("tax_losses", "code", "plan", "0 carry_forward, 1 credit (a loss is a negative tax in its year)."),
-    _q("debt_fraction", "fraction", "plan", "Share of each tranche's capex borrowed when it is paid."),
-    _q("debt_rate", "fraction/yr", "plan", "Interest rate of the debt."),
-    _q("debt_years", "years", "plan", "Term of the level-annuity debt (NaN: `years`)."),
-    _q("equity_discount_rate", "fraction/yr", "plan", "Discount rate of the equity flows (NaN: `discount_rate`)."),
-    _q("revenue_mode", "code", "plan", "0 tokens, 1 device_hours (devices sold by the hour)."),
-    _q("price_usd_per_device_hour", "USD/device/h", "plan", "On-demand price of a device-hour (hours used)."),
-    _q("reserved_price_usd_per_device_hour", "USD/device/h", "plan", "Reserved price of a device-hour (every hour)."),
-    _q("reserved_fraction", "fraction", "plan", "Share of the devices sold as reserved capacity."),
-))
-# per-plan inputs a caller may leave out (a one-pool plan): their "no change" values
-OPTIONAL_INPUTS = {"owned": 1.0, "rent_usd_per_device_hour": 0.0, "purchase_year": 0.0, "prefill_share": float("nan"),
-                   "price_change_per_year": 0.0, "electricity_price_change_per_year": 0.0, "cost_change_per_year": 0.0,
-                   "first_year_utilization": float("nan"), "ramp_years": 0.0, "tax_rate": 0.0,
-                   "depreciation_years": float("nan"), "depreciation_method": 0.0,
-                   "discounting": 0.0, "tax_losses": 0.0, "debt_fraction": 0.0, "debt_rate": 0.0,
-                   "debt_years": float("nan"), "equity_discount_rate": float("nan"), "revenue_mode": 0.0,
-                   "price_usd_per_device_hour": 0.0, "reserved_price_usd_per_device_hour": 0.0, "reserved_fraction": 0.0,
-                   "network_usd_per_device": 0.0, "storage_usd_per_device": 0.0, "installation_usd_per_server": 0.0,
-                   "resale_curve": 0.0, "resale_decline_per_year": 0.0, "tranche_ramp_months": 0.0,
-                   "annual_failure_rate": 0.0, "insurance_fraction_per_year": 0.0, "property_tax_fraction_per_year": 0.0,
-                   "hardware_price_change_per_year": 0.0, "throughput_change_per_year": 0.0,
-                   "demand_tokens_per_year": float("nan"), "tax_loss_limit": 1.0}
-
-
 # per-year rows (plan axis, trailing axis = year 0..max years)
 Y = dict(cashflow="years")
+
+
+def _held(key, rate_input, **flows) -> Quantity:
+    """An opex line that is a fraction per year (the input field `rate_input`, a finance input) of the capex
+    of the bought pools serving in the year: the field's row and this row are all it takes."""
+    label = PLAN_FIELD_BY_NAME[rate_input].label
+    return _q(key, "USD", "plan", f"{label} of the bought pools serving in the year: {rate_input} x their capex.",
+              **Y, label=label, rate_input=rate_input, levelized=True, **flows)
 F = dict(cashflow="financing")
 YEAR_QUANTITIES: tuple[Quantity, ...] = scoped("year", (
     _q("price_index", "ratio", "plan", "(1 + price_change_per_year)^(t-1): every token price in year t, relative to year 1.", **Y),
@@ -122,8 +52,8 @@ YEAR_QUANTITIES: tuple[Quantity, ...] = scoped("year", (
     _q("software_usd", "USD", "plan", "Software of the pools serving in the year.", **Y, opex_part="software", bar="other", bridge=4, pool_year=7, levelized=True),
     _q("rent_usd", "USD", "plan", "Rent of the rented pools serving in the year.", **Y, opex_part="rent", bar="other", bridge=6, pool_year=8, levelized=True),
     _q("staff_usd", "USD", "plan", "Staff cost of the year.", **Y, opex_part="staff", bar="other", bridge=5, levelized=True),
-    _q("insurance_usd", "USD", "plan", "Insurance of the bought pools serving in the year: insurance_fraction_per_year x their capex.", **Y, label="Insurance", opex_part="insurance", held_capex=True, bar="other", bridge=7, pool_year=16, levelized=True),
-    _q("property_tax_usd", "USD", "plan", "Property tax of the bought pools serving in the year: property_tax_fraction_per_year x their capex.", **Y, label="Property tax", opex_part="property_tax", held_capex=True, bar="other", bridge=8, pool_year=17, levelized=True),
+    _held("insurance_usd", "insurance_fraction_per_year", opex_part="insurance", bar="other", bridge=7, pool_year=16),
+    _held("property_tax_usd", "property_tax_fraction_per_year", opex_part="property_tax", bar="other", bridge=8, pool_year=17),
     _q("opex_usd", "USD", "plan", "Energy + colocation + maintenance + software + rent + staff.", **Y, json=True, levelized=True),
     _q("capex_usd", "USD", "plan", "Capex of the tranches paid in the year.", **Y, pool_year=9, json=True),
     _q("replacement_capex_usd", "USD", "plan", "Failed devices replaced in the year: annual_failure_rate x the bought pools' serving devices x price_usd x the hardware price index.", **Y, pool_year=10, json=True),
@@ -153,10 +83,88 @@ YEAR_QUANTITIES: tuple[Quantity, ...] = scoped("year", (
 ))
 YEAR_QUANTITY_BY_KEY = {q.key: q for q in YEAR_QUANTITIES}
 
+
+def _code_help(field: Field) -> str:
+    return f"{field.label} as a code: " + ", ".join(f"{i} {c}" for i, c in enumerate(field.choices)) + "."
+
+
+def _field_value(field: Field) -> float:
+    """A field's default as the finance layer reads it (a choice: its index; not set: NaN)."""
+    if field.type == "choice":
+        return float(field.choices.index(field.default))
+    return float("nan") if field.default is None else float(field.default)
+
+
+def _input(key, axis="plan", field_table=PLAN_FIELD_BY_NAME, optional=False, **flows) -> Quantity:
+    """A finance input that is an input field: the row names the field; its unit and help are the field's
+    (a choice: its codes), its "no change" value (`optional`: a caller may leave it out) the field's default."""
+    field = field_table[key]
+    unit, help_ = ("code", _code_help(field)) if field.type == "choice" else (field.unit, field.help)
+    return Quantity(key=key, unit=unit, axis=axis, help=help_, field=key,
+                    default=_field_value(field) if optional else None, **flows)
+
+
+_DEVICE = by_name(DEVICE_FIELDS)
+_POOL = by_name(POOL_FIELDS)
+FINANCE_INPUTS: tuple[Quantity, ...] = scoped("finance input", (
+    # per pool: the device's economics, the pool's count, rack keys, operating point and price
+    _input("price_usd", "pool", _DEVICE, swing=5),
+    _input("devices_per_server", "pool", _DEVICE),
+    _input("server_price_usd", "pool", _DEVICE, swing=6),
+    _input("tdp_w", "pool", _DEVICE),
+    _input("idle_w", "pool", _DEVICE),
+    _input("server_overhead_w", "pool", _DEVICE),
+    _q("device_count", "devices", "pool", "Accelerators in the pool after sizing."),
+    _input("rack_power_cap_kw", "pool", _POOL),
+    _input("servers_per_rack_max", "pool", _POOL),
+    _q("tokens_per_s_per_device", "tokens/s", "pool", "Output tokens/s per device of the pool at the operating point (0 for a prefill pool).", swing=1),
+    _q("power_w", "W", "pool", "Power per device of the pool while serving at the operating point.", swing=7),
+    _q("price_usd_per_million_output_tokens", "USD/Mtok", "pool", "Output price the pool's tokens sell at (the plan's, or its price tier).", swing=2),
+    _q("owned", "flag", "pool", "1: the pool is bought (capex, energy, facility, maintenance); 0: rented.", default=1.0),
+    _input("rent_usd_per_device_hour", "pool", _POOL, optional=True),
+    _input("purchase_year", "pool", _POOL, optional=True),
+    _q("prefill_share", "fraction", "pool", "Share of the pool's device time spent prefilling (NaN: unknown); allocates cost to input tokens.", default=float("nan")),
+    # per plan: the plan's input fields
+    _input("other_capex_fraction", swing=14),
+    *(_input(k, optional=True) for k in ("network_usd_per_device", "storage_usd_per_device", "installation_usd_per_server")),
+    _input("pue", swing=9),
+    _input("electricity_usd_per_kwh", swing=8),
+    _input("colocation_usd_per_kw_month", swing=10),
+    _input("maintenance_fraction_per_year", swing=11),
+    *(_input(q.rate_input, optional=True) for q in YEAR_QUANTITIES if q.rate_input),  # each held-capex opex line's rate
+    _input("software_usd_per_device_year", swing=12),
+    _input("staff_usd_per_year", swing=13),
+    _input("utilization", swing=4),
+    _input("years"),
+    _input("discount_rate", swing=15),
+    _input("residual_value_fraction", swing=16),
+    *(_input(k, optional=True) for k in ("resale_curve", "resale_decline_per_year")),
+    _input("price_usd_per_million_input_tokens", swing=3),
+    _input("input_tokens"),
+    _input("output_tokens"),
+    *(_input(k, optional=True) for k in (
+        "price_change_per_year", "electricity_price_change_per_year", "cost_change_per_year", "first_year_utilization",
+        "ramp_years", "tranche_ramp_months", "annual_failure_rate", "tax_rate", "depreciation_years",
+        "depreciation_method", "discounting", "tax_losses", "debt_fraction", "debt_rate", "debt_years",
+        "equity_discount_rate", "revenue_mode", "price_usd_per_device_hour", "reserved_price_usd_per_device_hour",
+        "reserved_fraction")),
+    # finance over time (docs/model.md, "Finance over time")
+    *(_input(k, optional=True) for k in ("hardware_price_change_per_year", "throughput_change_per_year", "tax_loss_limit")),
+    _q("demand_tokens_per_year", "tokens/yr", "plan", "A demand-sized plan's demand (demand_tokens_per_day x 365; NaN: "
+       "not sized by demand): the output tokens throughput_change_per_year may not exceed.", default=float("nan")),
+))
+# the inputs a caller may leave out (a one-pool plan): their "no change" values, from the rows
+OPTIONAL_INPUTS = {q.key: q.default for q in FINANCE_INPUTS if q.default is not None}
+
+
 # views of the year rows' flow columns (every list of year keys another module needs)
 OPEX_PARTS = tuple(q.opex_part for q in YEAR_QUANTITIES if q.opex_part)   # the opex sum, in table order
 COST_COMPONENTS = ("capex",) + OPEX_PARTS                                   # cost per token's parts
-HELD_CAPEX_PARTS = tuple(q.opex_part for q in YEAR_QUANTITIES if q.held_capex)  # each a fraction of the capex held
+HELD_CAPEX_RATES = {q.opex_part: q.rate_input for q in YEAR_QUANTITIES if q.rate_input}  # part -> its fraction of the capex held
+HELD_CAPEX_PARTS = tuple(HELD_CAPEX_RATES)
+PART_YEAR_KEYS = {q.opex_part: q.key for q in YEAR_QUANTITIES if q.opex_part}          # part -> its year row
+PART_ANNUAL_KEYS = {q.opex_part: q.annual_key for q in YEAR_QUANTITIES if q.opex_part}  # part -> its plan quantity per year
+COMPONENT_KEYS = {part: f"cost_per_million_output_tokens_{part}_usd" for part in COST_COMPONENTS}  # cost per token's parts
 BAR_SEGMENTS = ("capex",) + tuple(dict.fromkeys(q.bar for q in YEAR_QUANTITIES if q.opex_part))  # the cost bar
 OTHER_PARTS = tuple(q.opex_part for q in YEAR_QUANTITIES if q.bar == "other")  # drawn as one "other" segment
 BRIDGE_PARTS = ("capex",) + tuple(q.opex_part for q in sorted(
@@ -172,7 +180,7 @@ YEAR_JSON_KEYS = tuple(q.key for q in YEAR_QUANTITIES if q.json)       # `comput
 def _metric_q(key) -> Quantity:
     """The plan quantity of result metric `key`: its unit and help are the metric table's."""
     metric = METRIC_BY_KEY[key]
-    return _q(key, metric.unit, "plan", metric.help)
+    return _q(key, metric.unit, "plan", metric.help, expr=metric.expr)
 
 
 def _plan_q(key, unit, help_) -> Quantity:
@@ -192,8 +200,7 @@ _POOL_AND_PLAN = (
     ("energy_usd_per_year", "USD/yr", "it_avg_kw x PUE x 8760 h x electricity price (bought pools).", {}),
     ("colocation_usd_per_year", "USD/yr", "it_provisioned_kw x colocation x 12 (bought pools).", {}),
     ("maintenance_usd_per_year", "USD/yr", "maintenance fraction x hardware capex.", {}),
-    ("insurance_usd_per_year", "USD/yr", "insurance fraction x capex (bought pools).", {}),
-    ("property_tax_usd_per_year", "USD/yr", "property tax fraction x capex (bought pools).", {}),
+    *((q.annual_key, "USD/yr", f"{q.rate_input} x capex (bought pools).", {}) for q in YEAR_QUANTITIES if q.rate_input),
     ("software_usd_per_year", "USD/yr", "software per device-year x device_count.", {}),
     ("rent_usd_per_year", "USD/yr", "Rented pools: device_count x rent per device-hour x 8760.", {}),
     ("output_tokens_per_year", "tokens/yr", "tokens/s per device x devices x utilization x seconds per year.", {}),
@@ -218,11 +225,13 @@ _PLAN_ROWS: tuple[Quantity, ...] = tuple(_plan_q(k, u, h) for k, u, h, _ in _POO
     _metric_q("cost_per_million_output_tokens_usd"),
     _metric_q("cost_per_million_total_tokens_usd"),
 ) + tuple(
-    _q(f"cost_per_million_output_tokens_{part}_usd", "USD/Mtok", "plan",
-       f"The {part} part of the cost per million output tokens.") for part in COST_COMPONENTS
+    _q(key, "USD/Mtok", "plan", f"The {part} part of the cost per million output tokens.",
+       expr=per_million(K("capex_usd_per_year" if part == "capex" else PART_ANNUAL_KEYS[part]), K("output_tokens_per_year")))
+    for part, key in COMPONENT_KEYS.items()
 ) + (
     _metric_q("revenue_usd_per_rack_per_year"),
-    _q("net_usd_per_year", "USD/yr", "plan", "Revenue - opex per year."),
+    _q("net_usd_per_year", "USD/yr", "plan", "Revenue - opex per year.",
+       expr=K("revenue_usd_per_year") - K("opex_usd_per_year")),
     _q("cash_flows_usd", "USD", "plan", "Year-end flows, year 0 first (trailing year axis)."),
     _metric_q("npv_usd"),
     _metric_q("irr"),
@@ -238,10 +247,14 @@ _PLAN_ROWS: tuple[Quantity, ...] = tuple(_plan_q(k, u, h) for k, u, h, _ in _POO
 PLAN_QUANTITIES: tuple[Quantity, ...] = scoped("plan quantity", _PLAN_ROWS + tuple(
     _metric_q(m.key) for m in METRICS if m.source == "finance" and m.key not in {q.key for q in _PLAN_ROWS}))
 
+# the plan quantities computed by their expression, in table order (an expression reads rows computed before it)
+PLAN_EXPRESSIONS: tuple[tuple[str, object], ...] = tuple((q.key, q.expr) for q in PLAN_QUANTITIES if q.expr is not None)
 
 INPUT_BY_KEY = {q.key: q for q in FINANCE_INPUTS}
 SWING_KEYS = ranked(FINANCE_INPUTS, "swing")  # the tornado swings these inputs
 POOL_INPUT_KEYS = tuple(q.key for q in FINANCE_INPUTS if q.axis == "pool")
+# the pool-axis inputs that are a field of the pool itself (its rack limits, rent, purchase year): not its device's
+POOL_FIELD_INPUTS = tuple(q.key for q in FINANCE_INPUTS if q.axis == "pool" and q.field and q.key not in DEVICE_ECONOMICS_KEYS)
 PLAN_INPUT_KEYS = tuple(q.key for q in FINANCE_INPUTS if q.axis == "plan")
 SUMMED_KEYS = tuple(q.key for q in POOL_QUANTITIES if q.summed)     # a plan's value: its pools' sum
 POOL_JSON_KEYS = ranked(POOL_QUANTITIES, "pool_json")                # `compute --json` pool rows
@@ -249,8 +262,15 @@ QUANTITY_BY_KEY = {q.key: q for q in POOL_QUANTITIES + PLAN_QUANTITIES if q.axis
 POOL_QUANTITY_BY_KEY = {q.key: q for q in POOL_QUANTITIES}
 
 
+def _array_field(q: Quantity):
+    """A record field of row `q`: a numpy array, with the row's unit, axis and help in its metadata."""
+    return (q.key, np.ndarray, dc_field(metadata={"unit": q.unit, "axis": q.axis, "help": q.help}))
+
+
 def _array_record(name: str, table: tuple[Quantity, ...], doc: str, extra=()):
-    spec = [(q.key, Any) for q in table] + list(extra)
+    """A frozen record generated from `table` (one typed array field per row, as `Metrics` is from its table);
+    `record[key]` reads a field by a key another table row names (a table-driven loop)."""
+    spec = [_array_field(q) for q in table] + list(extra)
     cls = make_dataclass(name, spec, frozen=True, namespace={
         "__getitem__": lambda self, key: getattr(self, key),
         "__contains__": lambda self, key: key in self.__dataclass_fields__,
@@ -266,12 +286,15 @@ FinanceInputs = _array_record(
     "FinanceInputs", FINANCE_INPUTS,
     "Inputs of `finance_metrics`: pool-axis fields are arrays whose last axis is the pool axis; plan-axis "
     "fields are arrays of the leading (variant) shape. Build with `finance_inputs` or `single_pool_inputs`.")
+# the per-pool year rows (YearRows.pool_*): each the year row of its key, per pool
+POOL_YEAR_ROWS = {"active": _q("pool_active", "flag", "pool", "1 in the years the pool serves (after its purchase year, to the horizon).")} | {
+    k: replace(YEAR_QUANTITY_BY_KEY[k], key=f"pool_{k}", axis="pool") for k in POOL_YEAR_KEYS[1:]}
 PoolFinance = _array_record("PoolFinance", POOL_QUANTITIES, "Per-pool finance quantities (last axis: pools).")
 YearRows = _array_record("YearRows", YEAR_QUANTITIES, "Per-year rows of a plan (trailing axis: year 0..max years); "
                          "pool_* fields per pool (axis -2) and year.",
-                         extra=tuple((f"pool_{k}", Any) for k in POOL_YEAR_KEYS))
+                         extra=tuple(_array_field(POOL_YEAR_ROWS[k]) for k in POOL_YEAR_KEYS))
 FinanceResult = _array_record("FinanceResult", PLAN_QUANTITIES, "Per-plan finance quantities.",
-                              extra=(("pools", Any), ("years", Any)))
+                              extra=(("pools", PoolFinance), ("years", YearRows)))
 
 
 def finance_inputs(pool: Mapping[str, Any], plan: Mapping[str, Any]) -> FinanceInputs:

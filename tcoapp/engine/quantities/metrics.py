@@ -11,7 +11,10 @@ from dataclasses import field, fields, make_dataclass, replace
 
 import numpy as np
 
+from .expr import C, K, per_million, when_positive
 from .row import Metric, ranked, scoped
+
+ANNUAL = K("capex_usd_per_year") + K("opex_usd_per_year")  # the levelized cost per year
 
 
 def _m(key, label, unit, better, help_, **flows) -> Metric:
@@ -24,7 +27,7 @@ METRICS: tuple[Metric, ...] = scoped("metric", (
     _m("tokens_per_s_per_device", "Tokens/s per device", "tokens/s", "high", "Output tokens/s per device at the operating point.",
        source="point", pool_point=True, text_group="Operating point"),
     _m("tokens_per_s_per_user", "Tokens/s per user", "tokens/s", "high", "Output tokens/s each sequence sees (interactivity).",
-       source="point", pool_point=True, text_group="Operating point"),
+       source="point", pool_point=True, summary_sheet=4, text_group="Operating point"),
     _m("ttft_s", "Time to first token", "s", "low", "Time from a request's arrival to its first output token.",
        source="point", pool_point=True, text_group="Operating point"),
     _m("power_w", "Power per device", "W", "", "Device power while serving at the operating point.",
@@ -34,19 +37,19 @@ METRICS: tuple[Metric, ...] = scoped("metric", (
     _m("max_batch_by_memory", "Max batch by memory", "sequences", "", "Largest batch whose weights and KV cache fit in memory.",
        source="point", text_group="Operating point"),
     _m("device_count", "Devices", "devices", "", "Accelerators bought (after sizing).",
-       text_group="Fleet", simulated=10),
+       summary_sheet=1, text_group="Fleet", simulated=10),
     _m("servers", "Servers", "servers", "", "ceil(device_count / devices_per_server).",
        text_group="Fleet"),
     _m("racks", "Racks", "racks", "low", "ceil(servers / servers_per_rack); empty where a server exceeds the rack power cap.",
-       text_group="Fleet"),
+       summary_sheet=2, text_group="Fleet"),
     _m("servers_per_rack", "Servers per rack", "servers", "", "min(servers_per_rack_max, floor(rack cap / server nameplate)).",
        text_group="Fleet"),
     _m("it_avg_kw", "Average IT power", "kW", "", "Devices at utilization-weighted power plus server overhead.",
        text_group="Fleet"),
     _m("it_provisioned_kw", "Provisioned IT power", "kW", "", "Servers at nameplate power.",
-       text_group="Fleet"),
+       summary_sheet=3, text_group="Fleet"),
     _m("capex_usd", "Capex", "USD", "", "Hardware x (1 + other capex fraction).",
-       text_group="Costs", simulated=7),
+       summary_sheet=5, text_group="Costs", simulated=7),
     _m("capex_usd_per_year", "Capex per year (capital recovery)", "USD/yr", "", "(capex - discounted residual) x capital recovery factor.",
        text_group="Costs"),
     _m("opex_usd_per_year", "Opex per year", "USD/yr", "", "Energy + colocation + maintenance + software + rent + staff; levelized over the years (the year's opex when nothing changes by year).",
@@ -56,25 +59,28 @@ METRICS: tuple[Metric, ...] = scoped("metric", (
     _m("output_tokens_per_year", "Output tokens per year", "tokens/yr", "high", "tokens/s per device x devices x utilization x seconds per year; levelized over the years.",
        text_group="Costs"),
     _m("cost_per_million_output_tokens_usd", "Cost per million output tokens", "USD/Mtok", "low", "Levelized: present value of capex less residual plus opex, over the present value of output tokens, x 1e6 (= (capex per year + opex per year) / output tokens when nothing changes by year).",
-       text_group="Costs", simulated=4, summary=4, draws_sheet=4, tornado=2),
+       summary_sheet=6, text_group="Costs", simulated=4, summary=4, draws_sheet=4, tornado=2,
+       objective=1, objective_label="Cost per million output tokens (at the target)",
+       expr=per_million(ANNUAL, K("output_tokens_per_year"))),
     _m("cost_per_million_total_tokens_usd", "Cost per million total tokens", "USD/Mtok", "low", "The same cost over output + input tokens.",
-       text_group="Costs"),
+       text_group="Costs", expr=per_million(ANNUAL, K("output_tokens_per_year") + K("input_tokens_per_year"))),
     _m("cost_per_million_input_tokens_usd", "Cost per million input tokens", "USD/Mtok", "low", "The cost share of prefill (the prefill share of device time) over the input tokens; n/a for measured curves, whose prefill share is unknown.",
-       text_group="Costs"),
+       summary_sheet=7, text_group="Costs", expr=per_million(K("prefill_share_of_device_time") * ANNUAL, K("input_tokens_per_year"))),
     _m("cost_per_device_hour_usd", "Cost per device-hour", "USD/device/h", "low", "(capex per year + opex per year) / (devices x 8,760 h): what an hour of one device of the fleet costs, levelized over the years; compare it with a GPU cloud's price per device-hour.",
-       text_group="Costs"),
+       text_group="Costs", expr=when_positive(K("device_count"), ANNUAL / (K("device_count") * C("HOURS_PER_YEAR")))),
     _m("revenue_usd_per_year", "Revenue per year", "USD/yr", "high", "Output and input tokens at their prices; levelized over the years.",
-       text_group="Returns", simulated=9),
+       summary_sheet=8, text_group="Returns", simulated=9),
     _m("revenue_usd_per_rack_per_year", "Revenue per rack per year", "USD/rack/yr", "high", "Revenue per year / racks.",
-       text_group="Returns", simulated=5, summary=5, draws_sheet=5, tornado=6),
+       summary_sheet=9, text_group="Returns", simulated=5, summary=5, draws_sheet=5, tornado=6, objective=3,
+       expr=when_positive(K("racks"), K("revenue_usd_per_year") / K("racks"))),
     _m("npv_usd", "NPV", "USD", "high", "Cash flows discounted at the discount rate (year 0 undiscounted).",
-       text_group="Returns", simulated=1, summary=1, draws_sheet=1, tornado=1, cashflow_cell=1),
+       summary_sheet=10, text_group="Returns", simulated=1, summary=1, draws_sheet=1, tornado=1, cashflow_cell=1, objective=2),
     _m("irr", "IRR", "fraction/yr", "high", "Rate at which NPV = 0; empty where none exists.",
-       text_group="Returns", simulated=2, summary=2, draws_sheet=2, tornado=4, cashflow_cell=2),
+       summary_sheet=11, text_group="Returns", simulated=2, summary=2, draws_sheet=2, tornado=4, cashflow_cell=2),
     _m("payback_months", "Payback", "months", "low", "The earliest time after which the cumulative cash flow stays >= 0 up to the horizon (a later dip below 0 moves it); 0 where it is never below 0; 'never' where it is below 0 at the horizon.",
-       text_group="Returns", simulated=3, summary=3, draws_sheet=3, tornado=3, cashflow_cell=3),
+       summary_sheet=12, text_group="Returns", simulated=3, summary=3, draws_sheet=3, tornado=3, cashflow_cell=3),
     _m("roi", "ROI", "fraction", "high", "Sum of the flows of years 1..n (later tranches' capex added back) / capex - 1.",
-       text_group="Returns", simulated=6, summary=6, tornado=5),
+       summary_sheet=13, text_group="Returns", simulated=6, summary=6, tornado=5),
     _m("equity_npv_usd", "Equity NPV", "USD", "high", "The equity holder's flows (capex less debt drawn, operations, interest and principal, tax with interest deducted) discounted at equity_discount_rate; = NPV without debt.",
        simulated=11, summary=7, cashflow_cell=4),
     _m("equity_irr", "Equity IRR", "fraction/yr", "high", "Rate at which the equity NPV = 0; empty where none exists; = IRR without debt.",
@@ -93,7 +99,17 @@ SIMULATED_METRICS = ranked(METRICS, "simulated")   # kept for every Monte Carlo 
 SUMMARY_METRICS = ranked(METRICS, "summary")       # summarized over every draw of a run
 DRAW_METRICS = ranked(METRICS, "draws_sheet")      # the MonteCarlo sheet's draw columns
 TORNADO_METRICS = ranked(METRICS, "tornado")       # the GUI tornado's metrics
-CASHFLOW_METRICS = ranked(METRICS, "cashflow_cell")  # computed on the CashFlow sheet
+CASHFLOW_METRICS = ranked(METRICS, "cashflow_cell")
+SUMMARY_SHEET_METRICS = ranked(METRICS, "summary_sheet")  # the Summary sheet's key metrics  # computed on the CashFlow sheet
+# the Decision view's own measures: ranked like metrics, computed from a plan's result (engine/decision.py)
+DECISION_ROWS: tuple[Metric, ...] = scoped("decision", (
+    _m("revenue_usd_per_mw_per_year", "Revenue per MW of facility power per year", "USD/MW/yr", "high",
+       "Revenue per year / facility power (provisioned IT power x PUE, in MW).", source="decision", objective=4),
+))
+# objective key -> (label, unit, better): the rows of the objective column, in its order
+OBJECTIVES: dict[str, tuple[str, str, str]] = {
+    m.key: (m.objective_label or m.label, m.unit, m.better)
+    for m in sorted((m for m in METRICS + DECISION_ROWS if m.objective), key=lambda m: m.objective)}
 TEXT_GROUPS = tuple((g, tuple(m.key for m in METRICS if m.text_group == g))
                     for g in dict.fromkeys(m.text_group for m in METRICS if m.text_group))
 

@@ -96,8 +96,10 @@ class Quantity(Row):
     """A finance quantity (finance.py): an input of the finance layer or what it computes, per pool,
     per plan or per year, with the columns saying where it flows."""
     axis: str  # "pool": the last array axis is the pool axis; "plan": per plan (a year row: trailing year axis)
+    field: str = ""          # a finance input that is an input field: the field's key (its unit, help and default are the field's)
+    default: float | None = None  # a finance input a caller may leave out: its "no change" value (None: required)
     opex_part: str = ""      # a year row that is one part of opex: the part's name (cost per token, bridge)
-    held_capex: bool = False  # an opex part that is the plan's `<part>_fraction_per_year` x the capex still held
+    rate_input: str = ""     # an opex part that is this finance input (a fraction per year) x the capex still held
     bar: str = ""            # the cost bar's segment the part is drawn in ("other": summed into one segment)
     bridge: int = 0          # position of the part in the cost bridge (0: capex first)
     cashflow: str = ""       # a year row: the CashFlow block part it is a row of ("years"; "financing": after the IRR rows)
@@ -109,6 +111,12 @@ class Quantity(Row):
     swing: int = 0           # an input the tornado swings: its position
     summed: bool = False     # a pool quantity whose plan value is the pools' sum
     pool_json: int = 0       # position among a pool's `compute --json` economics
+    expr: Any = None         # a plan quantity's equation (expr.py): the engine's numpy and the Results formula
+
+    @property
+    def annual_key(self) -> str:
+        """A year row's plan (and pool) quantity per year: its levelized value (the one place this name is made)."""
+        return f"{self.key}_per_year"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -124,6 +132,10 @@ class Metric(Row):
     draws_sheet: int = 0     # position among the MonteCarlo sheet's draw columns
     tornado: int = 0         # position among the GUI tornado's metrics (a swing of each input)
     cashflow_cell: int = 0   # position among the metrics computed on the CashFlow sheet (engine value cached)
+    expr: Any = None         # its equation (expr.py): the engine's numpy and the Results formula, written once
+    summary_sheet: int = 0   # position among the workbook Summary sheet's key metrics
+    objective: int = 0       # position among the Decision view's objectives (the plans ranked by it)
+    objective_label: str = ""  # how the Decision view names it ("": its label)
 
 
 ROW_KINDS: tuple[type[Row], ...] = (Field, Quantity, Metric)

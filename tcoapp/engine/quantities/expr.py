@@ -1,0 +1,173 @@
+"""A quantity's equation written once (docs/workbook_format.md, "Results"): a small expression over the
+table's keys and the named constants, compiled both to the numpy computation of the engine and to the
+live Excel formula of the Results sheet.
+
+    cost = when_positive(K("output_tokens_per_year"),
+                         (K("capex_usd_per_year") + K("opex_usd_per_year")) / K("output_tokens_per_year")
+                         * C("TOKENS_PER_MILLION"))
+
+- `K(key)`: a row of the table (the engine's value of that key; in the workbook the cell of its row);
+- `C(name)`: a named constant (constants.py; the workbook's Constants sheet names the same cell);
+- `+ - * /` and unary minus, `minimum`/`maximum` (MIN/MAX), `when_positive(test, value)`: the value where
+  test > 0, else "does not exist" (NaN; the workbook's n/a).
+
+`.numpy(value)` evaluates the tree with numpy, operation for operation in the order written, so an
+expression gives the same floating-point numbers as the same equation typed as numpy code;
+`.excel(ref, na)` writes the formula text with the fewest parentheses that keep that order.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from .constants import CONSTANT_VALUES
+
+Value = Callable[[str], np.ndarray]
+Ref = Callable[[str], str]
+
+_PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2}
+_NUMPY = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.true_divide}
+
+
+class Expr:
+    """An expression node; Python's operators build the tree."""
+
+    precedence = 9  # an atom: never parenthesized
+
+    def __add__(self, other): return Bin("+", self, _wrap(other))
+    def __radd__(self, other): return Bin("+", _wrap(other), self)
+    def __sub__(self, other): return Bin("-", self, _wrap(other))
+    def __rsub__(self, other): return Bin("-", _wrap(other), self)
+    def __mul__(self, other): return Bin("*", self, _wrap(other))
+    def __rmul__(self, other): return Bin("*", _wrap(other), self)
+    def __truediv__(self, other): return Bin("/", self, _wrap(other))
+    def __rtruediv__(self, other): return Bin("/", _wrap(other), self)
+    def __neg__(self): return Neg(self)
+
+    def numpy(self, value: Value) -> np.ndarray:
+        raise NotImplementedError
+
+    def excel(self, ref: Ref, na: str) -> str:
+        raise NotImplementedError
+
+    def keys(self) -> tuple[str, ...]:
+        """The table keys the expression reads, in the order written (each once)."""
+        return ()
+
+
+def _wrap(x) -> Expr:
+    return x if isinstance(x, Expr) else Num(float(x))
+
+
+@dataclass(frozen=True, eq=False)
+class K(Expr):
+    """The value of a table key."""
+    key: str
+
+    def numpy(self, value): return np.asarray(value(self.key), float)
+    def excel(self, ref, na): return ref(self.key)
+    def keys(self): return (self.key,)
+
+
+@dataclass(frozen=True, eq=False)
+class C(Expr):
+    """A named constant (constants.py): its value in numpy, its name in the workbook."""
+    name: str
+
+    def __post_init__(self):
+        if self.name not in CONSTANT_VALUES:
+            raise KeyError(f"unknown constant {self.name!r}")
+
+    def numpy(self, value): return CONSTANT_VALUES[self.name]
+    def excel(self, ref, na): return self.name
+
+
+@dataclass(frozen=True, eq=False)
+class Num(Expr):
+    """A plain number (0, 1: a number with a name belongs in constants.py)."""
+    value: float
+
+    def numpy(self, value): return self.value
+    def excel(self, ref, na): return f"{self.value:g}"
+
+
+@dataclass(frozen=True, eq=False)
+class Neg(Expr):
+    arg: Expr
+    precedence = 3
+
+    def numpy(self, value): return -self.arg.numpy(value)
+    def excel(self, ref, na): return "-" + _operand(self.arg, ref, na, self.precedence, False, "-")
+    def keys(self): return self.arg.keys()
+
+
+@dataclass(frozen=True, eq=False)
+class Bin(Expr):
+    op: str
+    left: Expr
+    right: Expr
+
+    @property
+    def precedence(self):
+        return _PRECEDENCE[self.op]
+
+    def numpy(self, value): return _NUMPY[self.op](self.left.numpy(value), self.right.numpy(value))
+
+    def excel(self, ref, na):
+        return (_operand(self.left, ref, na, self.precedence, False, self.op) + self.op
+                + _operand(self.right, ref, na, self.precedence, True, self.op))
+
+    def keys(self): return tuple(dict.fromkeys(self.left.keys() + self.right.keys()))
+
+
+def _operand(child: Expr, ref, na, parent: int, right: bool, op: str) -> str:
+    text = child.excel(ref, na)
+    tight = child.precedence < parent or (right and child.precedence == parent and op in "-/")
+    return f"({text})" if tight else text
+
+
+@dataclass(frozen=True, eq=False)
+class Call(Expr):
+    """MIN / MAX of its arguments (numpy: minimum / maximum, NaN propagating as the workbook's n/a)."""
+    name: str
+    args: tuple[Expr, ...]
+
+    def numpy(self, value):
+        fn = np.minimum if self.name == "MIN" else np.maximum
+        out = self.args[0].numpy(value)
+        for arg in self.args[1:]:
+            out = fn(out, arg.numpy(value))
+        return out
+
+    def excel(self, ref, na): return f"{self.name}(" + ",".join(a.excel(ref, na) for a in self.args) + ")"
+    def keys(self): return tuple(dict.fromkeys(k for a in self.args for k in a.keys()))
+
+
+@dataclass(frozen=True, eq=False)
+class WhenPositive(Expr):
+    """`value` where `test` > 0; else it does not exist (NaN; the workbook: n/a)."""
+    test: Expr
+    value: Expr
+
+    def numpy(self, value): return np.where(self.test.numpy(value) > 0, self.value.numpy(value), np.nan)
+    def excel(self, ref, na): return f"IF({self.test.excel(ref, na)}>0,{self.value.excel(ref, na)},{na})"
+    def keys(self): return tuple(dict.fromkeys(self.test.keys() + self.value.keys()))
+
+
+def minimum(*args) -> Expr:
+    return Call("MIN", tuple(_wrap(a) for a in args))
+
+
+def maximum(*args) -> Expr:
+    return Call("MAX", tuple(_wrap(a) for a in args))
+
+
+def when_positive(test, value) -> Expr:
+    return WhenPositive(_wrap(test), _wrap(value))
+
+
+def per_million(usd, tokens) -> Expr:
+    """USD per million tokens; does not exist where no tokens are made (costs.per_million's equation)."""
+    return when_positive(tokens, usd / tokens * C("TOKENS_PER_MILLION"))
