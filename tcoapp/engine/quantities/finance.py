@@ -144,12 +144,16 @@ FINANCE_INPUTS: tuple[Quantity, ...] = scoped("finance input", (
     _input("output_tokens"),
     *(_input(k, optional=True) for k in (
         "price_change_per_year", "electricity_price_change_per_year", "cost_change_per_year", "first_year_utilization",
-        "ramp_years", "tranche_ramp_months", "annual_failure_rate", "tax_rate", "depreciation_years",
-        "depreciation_method", "discounting", "tax_losses", "debt_fraction", "debt_rate", "debt_years",
-        "equity_discount_rate", "revenue_mode", "price_usd_per_device_hour", "reserved_price_usd_per_device_hour",
-        "reserved_fraction")),
+        "ramp_years", "tranche_ramp_months", "depreciation_years", "depreciation_method", "discounting", "tax_losses",
+        "debt_years", "revenue_mode")),
+    # the tornado also swings the device-hour prices, tax and financing and the finance-over-time keys (where set)
+    *(_input(k, optional=True, swing=i) for i, k in enumerate((
+        "price_usd_per_device_hour", "reserved_price_usd_per_device_hour", "reserved_fraction", "tax_rate",
+        "debt_fraction", "debt_rate", "equity_discount_rate", "annual_failure_rate"), start=17)),
     # finance over time (docs/model.md, "Finance over time")
-    *(_input(k, optional=True) for k in ("hardware_price_change_per_year", "throughput_change_per_year", "tax_loss_limit")),
+    *(_input(k, optional=True, swing=i) for i, k in enumerate(
+        ("hardware_price_change_per_year", "throughput_change_per_year"), start=25)),
+    _input("tax_loss_limit", optional=True),
     _q("demand_tokens_per_year", "tokens/yr", "plan", "A demand-sized plan's demand (demand_tokens_per_day x 365; NaN: "
        "not sized by demand): the output tokens throughput_change_per_year may not exceed.", default=float("nan")),
 ))
