@@ -1,4 +1,5 @@
 """Architecture boundaries: the engine is pure computation, io never touches Qt (import-linter)."""
+import ast
 import pathlib
 import re
 import subprocess
@@ -11,7 +12,44 @@ def test_import_linter_contracts_hold():
     done = subprocess.run([sys.executable, "-c", "from importlinter.cli import lint_imports_command; lint_imports_command()"],
                           cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "Contracts: 2 kept, 0 broken" in done.stdout
+    assert "Contracts: 5 kept, 0 broken" in done.stdout
+
+
+def test_the_contracts_forbid_every_upward_import():
+    """Layers, lowest first: engine < io < present < the front ends (gui, cli, api); a front end never
+    imports another (the gui reads the calibration quality rule from the engine, not from the cli)."""
+    import tomllib
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    forbidden = {}
+    for c in contracts:
+        for source in c.get("source_modules", ()):
+            forbidden.setdefault(source, set()).update(c.get("forbidden_modules", ()))
+    layers = ["tcoapp.engine", "tcoapp.io", "tcoapp.present"]
+    for i, layer in enumerate(layers):
+        assert {*layers[i + 1:], "tcoapp.gui", "tcoapp.cli", "tcoapp.api"} <= forbidden[layer], layer
+    assert "tcoapp.cli" in forbidden["tcoapp.gui"] and "tcoapp.cli" in forbidden["tcoapp.api"]
+    assert any(c["type"] == "independence" and set(c["modules"]) == {"tcoapp.gui", "tcoapp.api"} for c in contracts)
+
+
+def test_no_import_error_guard_around_the_projects_own_modules():
+    """An own module that fails to import is a bug to see, not a feature to hide: no `except ImportError`
+    around an import of tcoapp's own modules, no importorskip of one in the tests."""
+    offenders = []
+    for path in [*(ROOT / "tcoapp").rglob("*.py"), *(ROOT / "tests").rglob("*.py")]:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Try) and any(_catches_import_error(h) for h in node.handlers):
+                own = [n for n in node.body if isinstance(n, ast.ImportFrom) and (n.level > 0 or (n.module or "").startswith("tcoapp"))]
+                offenders += [f"{path.relative_to(ROOT)}:{n.lineno}" for n in own]
+            if (isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "importorskip" and node.args
+                    and isinstance(node.args[0], ast.Constant) and str(node.args[0].value).startswith("tcoapp")):
+                offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert offenders == []
+
+
+def _catches_import_error(handler) -> bool:
+    names = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return any(getattr(n, "id", "") in ("ImportError", "ModuleNotFoundError") for n in names)
 
 
 def test_engine_imports_without_qt_and_io():

@@ -155,7 +155,18 @@ def _results_section() -> list[str]:
     for key in METRIC_KEYS:
         label, unit = meta[key]
         lines.append(f"| `{key}` | {unit or '-'} | {label} |")
-    return lines + ["", *_checks_section()]
+    return lines + ["", *_equations_section(), *_checks_section()]
+
+
+def _equations_section() -> list[str]:
+    """The plan quantities whose equation is written once in the table (engine/quantities/expr.py)."""
+    from tcoapp.engine.quantities.finance import PLAN_EXPRESSIONS
+    lines = ["Equations written once: each of these rows is an expression in the quantity table "
+             "(tcoapp/engine/quantities/expr.py) that is both the engine's computation and its `Results` formula "
+             "(a key stands for its `Results` cell, an upper-case name for a named cell of `Constants`, n/a for a "
+             "value that does not exist); the other `Results` formulas are written by hand, listed in that module.", ""]
+    lines += [f"- `{key}` = `{expr.excel(lambda k: k, 'n/a')}`" for key, expr in PLAN_EXPRESSIONS]
+    return lines + [""]
 
 
 def _checks_section() -> list[str]:

@@ -31,6 +31,7 @@ def calibrate_parser() -> argparse.ArgumentParser:
 
 
 def run_calibrate(args) -> int:
+    from ..engine.calibration_quality import fit_quality
     from ..engine.calibration_scope import curve_scope, factors_in_scope
     from ..engine.errors import Problem, ValidationError
     from ..engine.performance.curve_fit import fit_curve
@@ -55,7 +56,7 @@ def run_calibrate(args) -> int:
     if args.write and check.ok:
         from ..io.calibration_book import changed_plans, with_scope_factors
         from ..io.workbook_write import write_scenario
-        updated = with_scope_factors(scenario, scope.key, result.result.factors, quality(result, check))
+        updated = with_scope_factors(scenario, scope.key, result.result.factors, fit_quality(result, check))
         changed = changed_plans(scenario, updated)
         unscoped = _plans_without_stack(scenario, scope)
         write_scenario(updated, args.book)
@@ -67,26 +68,22 @@ def run_calibrate(args) -> int:
         for reason in check.reasons:
             print(f"error: not written: {reason}", file=sys.stderr)
         return EXIT_NOT_WRITTEN
-    if written and scope.key in scenario.device_factors:
-        old = scenario.calibration_quality.get(scope.key, {}).get("fit_curve")
-        print(f"note: replaced the factors of {scope.key!r}" + (f" fitted to {old!r}" if old else ""), file=sys.stderr)
     if written:
-        print(f"warning: the write changes the numbers of {len(changed)} plan(s)"
-              + (": " + ", ".join(repr(n) for n in changed) if changed else ""), file=sys.stderr)
-        if unscoped:
-            print(f"note: plan(s) {', '.join(repr(n) for n in unscoped)} on {scope.device} name no serving stack: "
-                  f"they do not use these factors (set serving_stack = {scope.serving_stack} on the Plans sheet "
-                  "to use them)", file=sys.stderr)
+        _written_notes(scenario, scope, changed, unscoped)
     return 0
 
 
-def quality(result, check) -> dict:
-    """The fit_* rows of the Calibration sheet (engine/calibration_scope.py QUALITY_ROWS)."""
-    return {"fit_curve": result.curve, "fit_points": int(result.batch.size),
-            "fit_median_abs_pct_error": round(result.result.median_abs_pct_error, 3),
-            "heldout_points": len(check.heldout_pct_errors),
-            "heldout_median_abs_pct_error": round(check.median_abs_pct_error, 3),
-            "heldout_max_abs_pct_error": round(check.max_abs_pct_error, 3)}
+def _written_notes(scenario, scope, changed: list[str], unscoped: list[str]) -> None:
+    """What a written calibration replaced and changed, on stderr."""
+    if scope.key in scenario.device_factors:
+        old = scenario.calibration_quality.get(scope.key, {}).get("fit_curve")
+        print(f"note: replaced the factors of {scope.key!r}" + (f" fitted to {old!r}" if old else ""), file=sys.stderr)
+    print(f"warning: the write changes the numbers of {len(changed)} plan(s)"
+          + (": " + ", ".join(repr(n) for n in changed) if changed else ""), file=sys.stderr)
+    if unscoped:
+        print(f"note: plan(s) {', '.join(repr(n) for n in unscoped)} on {scope.device} name no serving stack: "
+              f"they do not use these factors (set serving_stack = {scope.serving_stack} on the Plans sheet "
+              "to use them)", file=sys.stderr)
 
 
 def _plans_without_stack(scenario, scope) -> list[str]:

@@ -92,18 +92,7 @@ class CompareModel(QAbstractTableModel):
 
     def headerData(self, section, orientation, role=Qt.DisplayRole):
         if orientation == Qt.Horizontal:
-            if section >= self._shown_plans():
-                return None
-            plan = self._doc.scenario.plans[section]
-            mismatch = self._mismatch(section, plan)
-            if role == Qt.DisplayRole:
-                text = textwrap.fill(plan.name, self.header_wrap, break_long_words=False) or plan.name
-                return f"\u26a0 {text}" if mismatch else text
-            if role == Qt.DecorationRole:   # the plan's chart colour, so the table names the charts' colours
-                return swatch(self._doc.plan_colors[section])
-            if role == Qt.ToolTipRole:
-                return f"{plan.name}: {plan.device} / {plan.model}" + (f"\n\u26a0 {mismatch}" if mismatch else "")
-            return None
+            return self._plan_header(section, role)
         if section >= len(self._rows):
             return None
         kind, key = self._rows[section]
@@ -129,6 +118,21 @@ class CompareModel(QAbstractTableModel):
             font = QFont()
             font.setBold(True)
             return font
+        return None
+
+    def _plan_header(self, section, role):
+        """A plan's column header: its name (a warning sign where it mismatches), colour swatch and tooltip."""
+        if section >= self._shown_plans():
+            return None
+        plan = self._doc.scenario.plans[section]
+        mismatch = self._mismatch(section, plan)
+        if role == Qt.DisplayRole:
+            text = textwrap.fill(plan.name, self.header_wrap, break_long_words=False) or plan.name
+            return f"\u26a0 {text}" if mismatch else text
+        if role == Qt.DecorationRole:   # the plan's chart colour, so the table names the charts' colours
+            return swatch(self._doc.plan_colors[section])
+        if role == Qt.ToolTipRole:
+            return f"{plan.name}: {plan.device} / {plan.model}" + (f"\n\u26a0 {mismatch}" if mismatch else "")
         return None
 
     def flags(self, index):

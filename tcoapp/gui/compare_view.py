@@ -35,20 +35,7 @@ class CompareView(QWidget):
         self._doc = document
         self.model = CompareModel(document, self)
         self.model.edit_failed.connect(self.show_error)
-        self.table = QTableView(self)
-        self.table.setModel(self.model)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectItems)
-        self.table.setAlternatingRowColors(False)
-        self.table.verticalHeader().setSectionResizeMode(QHeaderView.Fixed)
-        self.table.verticalHeader().setDefaultSectionSize(22)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.Interactive)
-        self.table.horizontalHeader().setDefaultSectionSize(160)
-        self.table.horizontalHeader().setDefaultAlignment(Qt.AlignCenter | Qt.TextWordWrap)
-        self.table.horizontalHeader().sectionDoubleClicked.connect(self.rename_plan)
-        self.table.viewport().installEventFilter(self)
-        self.table.selectionModel().currentChanged.connect(lambda cur, _: self._select(cur.column()))
-        self.table.setEditTriggers(QAbstractItemView.DoubleClicked | QAbstractItemView.EditKeyPressed
-                                   | QAbstractItemView.AnyKeyPressed)
+        self.table = self._make_table()
 
         self.add_button = QPushButton("Add plan")
         self.duplicate_button = QPushButton("Duplicate")
@@ -92,6 +79,24 @@ class CompareView(QWidget):
         document.scenario_changed.connect(self._sync)
         document.current_changed.connect(self._sync)
         self._sync()
+
+    def _make_table(self) -> QTableView:
+        """The plans-by-rows table: a header double-click renames a plan, a click selects it."""
+        table = QTableView(self)
+        table.setModel(self.model)
+        table.setSelectionBehavior(QAbstractItemView.SelectItems)
+        table.setAlternatingRowColors(False)
+        table.verticalHeader().setSectionResizeMode(QHeaderView.Fixed)
+        table.verticalHeader().setDefaultSectionSize(22)
+        table.horizontalHeader().setSectionResizeMode(QHeaderView.Interactive)
+        table.horizontalHeader().setDefaultSectionSize(160)
+        table.horizontalHeader().setDefaultAlignment(Qt.AlignCenter | Qt.TextWordWrap)
+        table.horizontalHeader().sectionDoubleClicked.connect(self.rename_plan)
+        table.viewport().installEventFilter(self)
+        table.selectionModel().currentChanged.connect(lambda cur, _: self._select(cur.column()))
+        table.setEditTriggers(QAbstractItemView.DoubleClicked | QAbstractItemView.EditKeyPressed
+                              | QAbstractItemView.AnyKeyPressed)
+        return table
 
     def _select(self, column: int) -> None:
         if column >= 0:

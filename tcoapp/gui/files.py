@@ -29,10 +29,7 @@ def read_workbook(path: str):
 
 
 def write_workbook(scenario, path: str, results=None) -> None:
-    try:
-        from ..io.workbook_write import write_scenario
-    except ImportError as exc:
-        raise FileProblem(f"Saving workbooks is not available in this build ({exc}).") from exc
+    from ..io.workbook_write import write_scenario
     if results is not None and any(r.inputs is None for r in results):
         results = None   # a plan the engine could not compute: let the writer report it
     try:

@@ -52,13 +52,11 @@ class MainWindow(QMainWindow):
         self.editor = PlanEditor(document)
         self.decision = DecisionView(document)
         self.tabs = QTabWidget()
-        self.tabs.addTab(self.decision, "Decision")
-        self.tabs.addTab(self._compare_tab, "Compare plans")
-        self.tabs.addTab(self._performance_tab, "Performance")
-        self.tabs.addTab(self._economics_tab, "Economics")
-        self.tabs.addTab(self._bridge_tab, "Bridge")
-        self.tabs.addTab(self._catalog_tab, "Catalog")
-        self.tabs.addTab(self._uncertainty_tab, "Uncertainty")
+        for tab, title in ((self.decision, "Decision"), (self._compare_tab, "Compare plans"),
+                           (self._performance_tab, "Performance"), (self._economics_tab, "Economics"),
+                           (self._bridge_tab, "Bridge"), (self._catalog_tab, "Catalog"),
+                           (self._uncertainty_tab, "Uncertainty")):
+            self.tabs.addTab(tab, title)
         self.problems = ProblemBar()
         central = QWidget()
         column = QVBoxLayout(central)
@@ -424,10 +422,10 @@ class MainWindow(QMainWindow):
         if self.confirm_calibration(fit, start, check, scope) and check.ok:
             import json
 
-            from ..cli.calibrate import quality
+            from ..engine.calibration_quality import fit_quality
             text = lambda results: {r.name: json.dumps(r.as_json(), sort_keys=True, default=str) for r in results}  # noqa: E731
             before = text(self.document.results)
-            self.document.set_device_factors(scope, fit.result.factors, quality(fit, check))
+            self.document.set_device_factors(scope, fit.result.factors, fit_quality(fit, check))
             changed = [name for name, value in text(self.document.results).items() if before.get(name) != value]
             said = ("changes " + ", ".join(repr(n) for n in changed)) if changed else (
                 "changes no plan (a plan uses it when its device, model class and serving_stack match)")

@@ -140,10 +140,7 @@ def sweep_options(device, model) -> dict:
 
 def sweep_for_plan(scenario, plan, batches=SWEEP_BATCHES):
     """A job `f(progress=, should_cancel=) -> SweepResult` for the worker, or an error message."""
-    try:
-        from ..engine.performance.frontier import sweep
-    except ImportError as exc:
-        return f"The frontier sweep is not available in this build ({exc})."
+    from ..engine.performance.frontier import sweep
     scenario = scenario.for_plan(plan)
     try:
         device, model = scenario.device(plan.device), scenario.model(plan.model)

@@ -36,19 +36,7 @@ class PoolsEditor(QWidget):
     def __init__(self, document: Document, parent=None, wide: bool = False):
         super().__init__(parent)
         self._doc = document
-        self.table = QTableWidget(0, len(COLUMNS))
-        self.table.setHorizontalHeaderLabels([_header(k) for k in COLUMNS])
-        for col, key in enumerate(COLUMNS):
-            if key.startswith("used:"):
-                tip = "What the engine used (sizing derives the devices; a target chooses the batch)"
-            else:
-                f = FIELDS[key]
-                tip = f"{f.label} ({f.name}): {f.help}\nAllowed: {f.range_text()}."
-            self.table.horizontalHeaderItem(col).setToolTip(tip)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
-        self.table.setMinimumHeight(110)
-        self.table.setTabKeyNavigation(False)   # Tab leaves the table (arrow keys move between cells)
+        self.table = _pools_table()
         self.table.itemChanged.connect(self._on_item_changed)
         self.add_button = QPushButton("Add pool")
         self.add_button.setToolTip("Add a pool (a copy of the last one): a fleet of several device types")
@@ -202,6 +190,24 @@ def _header(key: str) -> str:
     f = FIELDS[key]
     lines = textwrap.wrap(f.label, HEADER_WRAP)
     return "\n".join(lines + ([f"[{f.unit}]"] if f.unit else []))
+
+
+def _pools_table() -> QTableWidget:
+    """The pools table: one column per COLUMNS key, each header's tooltip its field's help and range."""
+    table = QTableWidget(0, len(COLUMNS))
+    table.setHorizontalHeaderLabels([_header(k) for k in COLUMNS])
+    for col, key in enumerate(COLUMNS):
+        if key.startswith("used:"):
+            tip = "What the engine used (sizing derives the devices; a target chooses the batch)"
+        else:
+            f = FIELDS[key]
+            tip = f"{f.label} ({f.name}): {f.help}\nAllowed: {f.range_text()}."
+        table.horizontalHeaderItem(col).setToolTip(tip)
+    table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+    table.setSelectionBehavior(QAbstractItemView.SelectRows)
+    table.setMinimumHeight(110)
+    table.setTabKeyNavigation(False)   # Tab leaves the table (arrow keys move between cells)
+    return table
 
 
 class PoolsDialog(QDialog):

@@ -89,12 +89,7 @@ class SignatureChart(QWidget):
         ys = np.concatenate([getattr(f, ykey) for f in fronts] + [[getattr(p, ykey) for p in points]])
         self.axes.choose(xs, ys)
         lx, ly = self.axes.x, self.axes.y
-        for line, f in zip(self.lines.ensure(len(fronts)), fronts):
-            line.setData(lx(f.tokens_per_s_per_user), ly(getattr(f, ykey)), connect="finite")
-            line.setPen(pen(frontier_color(f, colors), 2.5))
-        ok = [p for p in points if np.isfinite(p.tokens_per_s_per_user) and np.isfinite(getattr(p, ykey))]
-        self.points.setData(lx([p.tokens_per_s_per_user for p in ok]), ly([getattr(p, ykey) for p in ok]),
-                            data=[p.index for p in ok], brush=[brush(colors[p.index]) for p in ok])
+        ok = self._draw_lines_and_stars(fronts, points, ykey, colors)
         wanted = sorted({p.target for p in points if p.target is not None})
         self.targets.update([(t, [scenario.plans[p.index].name for p in points if p.target == t]) for t in wanted],
                             to_axis=lambda v: float(lx([v])[0]))
@@ -105,6 +100,17 @@ class SignatureChart(QWidget):
         self.bands.update([(p.index, results[p.index], p.tokens_per_s_per_user, getattr(p, ykey)) for p in ok],
                           colors, lx, ly)
         self._draw_texts(fronts, points, ok, results)
+
+    def _draw_lines_and_stars(self, fronts, points, ykey: str, colors) -> list:
+        """Each frontier's line and each plan's star (on the chosen axes); the plans drawn (a finite point)."""
+        lx, ly = self.axes.x, self.axes.y
+        for line, f in zip(self.lines.ensure(len(fronts)), fronts):
+            line.setData(lx(f.tokens_per_s_per_user), ly(getattr(f, ykey)), connect="finite")
+            line.setPen(pen(frontier_color(f, colors), 2.5))
+        ok = [p for p in points if np.isfinite(p.tokens_per_s_per_user) and np.isfinite(getattr(p, ykey))]
+        self.points.setData(lx([p.tokens_per_s_per_user for p in ok]), ly([getattr(p, ykey) for p in ok]),
+                            data=[p.index for p in ok], brush=[brush(colors[p.index]) for p in ok])
+        return ok
 
     def _draw_texts(self, fronts, points, ok, results) -> None:
         colors = self._doc.plan_colors

@@ -105,11 +105,7 @@ class YearsModel(QStandardItemModel):
             return
         years = result.year_rows() if result is not None else []
         self.reshaped = [y.get("year") for y in years] != [y.get("year") for y in self._years]
-        shown = lambda key: any((y.get(key) or 0) > 0 for y in years)  # noqa: E731
-        moved = lambda key: any(y.get(key) not in (None, 0.0, 1.0) for y in years)  # noqa: E731
-        rows = (ROWS + tuple(row for row in INDEX_ROWS if moved(row[0]))
-                + (REPLACEMENT_ROWS if shown("replacement_capex_usd") else ())
-                + (DEBT_ROWS if shown("debt_service_usd") else ()))
+        rows = _rows_shown(years)
         if rows != self.rows:
             self.rows, self.reshaped = rows, True
             self._set_headers()
@@ -118,8 +114,20 @@ class YearsModel(QStandardItemModel):
             self.setColumnCount(len(years))
             self.setHorizontalHeaderLabels([f"year {y['year']}" for y in years])
         cells = [[self._cell(row, col) for col in range(len(years))] for row in range(len(self.rows))]
-        changed = False
         self.blockSignals(True)   # one dataChanged for the table, not three per cell (each made the view measure it)
+        changed = self._fill(cells)
+        self.blockSignals(False)
+        if changed:
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self.rows) - 1, len(years) - 1))
+        before, self._cells = _widest(self._cells), cells
+        after = _widest(cells)
+        # columns whose longest text grew (the view widens them; values that only change keep their width)
+        self.grown = [c for c, n in enumerate(after) if not self.reshaped and c < len(before) and n > before[c]]
+        self.reloaded.emit()
+
+    def _fill(self, cells) -> bool:
+        """Set every cell that changed (every cell after a reshape); whether any did."""
+        changed = False
         for row, line in enumerate(cells):
             for col, cell in enumerate(line):
                 if not self.reshaped and cell == self._cells[row][col]:
@@ -135,14 +143,7 @@ class YearsModel(QStandardItemModel):
                 item.setData(NEGATIVE if negative else None, Qt.ForegroundRole)   # None: the palette's colour
                 item.setText(text)
                 changed = True
-        self.blockSignals(False)
-        if changed:
-            self.dataChanged.emit(self.index(0, 0), self.index(len(self.rows) - 1, len(years) - 1))
-        before, self._cells = _widest(self._cells), cells
-        after = _widest(cells)
-        # columns whose longest text grew (the view widens them; values that only change keep their width)
-        self.grown = [c for c, n in enumerate(after) if not self.reshaped and c < len(before) and n > before[c]]
-        self.reloaded.emit()
+        return changed
 
     def _cell(self, row: int, col: int) -> tuple:
         """(text, raw value, negative) of one cell."""
@@ -150,6 +151,16 @@ class YearsModel(QStandardItemModel):
         value = self._years[col].get(key)
         text = "" if value is None and col == 0 else _text(value, unit)
         return text, value, isinstance(value, float) and value < 0
+
+
+def _rows_shown(years) -> tuple:
+    """The table's rows: the throughput and hardware price indices only where they move, the replacement and debt
+    rows only where a year has replacements or debt service."""
+    shown = lambda key: any((y.get(key) or 0) > 0 for y in years)  # noqa: E731
+    moved = lambda key: any(y.get(key) not in (None, 0.0, 1.0) for y in years)  # noqa: E731
+    return (ROWS + tuple(row for row in INDEX_ROWS if moved(row[0]))
+            + (REPLACEMENT_ROWS if shown("replacement_capex_usd") else ())
+            + (DEBT_ROWS if shown("debt_service_usd") else ()))
 
 
 def years_view(document: Document) -> QTableView:

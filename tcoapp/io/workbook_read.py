@@ -464,6 +464,24 @@ def _read_factors(sheet: _Sheet | None, problems: list[Problem], device_names=()
     the fit_* rows saying what each was fitted on and how well. Returns (factors, by scope, quality)."""
     if sheet is None:
         return DEFAULT_FACTORS, {}, {}
+    columns = _scope_columns(sheet, problems, device_names)
+    changes: dict = {col: {} for col in columns}
+    quality: dict = {name: {} for name in columns.values() if name is not None}
+    for row, key in _keys_in_column_a(sheet, problems):
+        if key in QUALITY_ROWS:
+            _read_quality_row(sheet, row, key, columns, quality, problems)
+        elif key not in FACTOR_NAMES:
+            problems.append(Problem(sheet.where(row, 1), key, f"unknown key (allowed: {', '.join(FACTOR_NAMES)}, "
+                                                              f"{', '.join(QUALITY_ROWS)})"))
+        else:
+            _read_factor_row(sheet, row, key, changes, problems)
+    factors = DEFAULT_FACTORS.with_(**changes[3])
+    return (factors, {name: factors.with_(**changes[col]) for col, name in columns.items() if name is not None},
+            {name: q for name, q in quality.items() if q})
+
+
+def _scope_columns(sheet: _Sheet, problems: list[Problem], device_names) -> dict:
+    """{column: calibration scope key} of the Calibration sheet's value column (3: None) and its scope columns."""
     columns = {3: None}
     for col in (c for c in sheet.row_columns(1) if c >= 4):
         name = sheet.cell(1, col)
@@ -472,42 +490,37 @@ def _read_factors(sheet: _Sheet | None, problems: list[Problem], device_names=()
         scope, why = parse_scope(str(name).strip())
         if scope is None:
             problems.append(Problem(sheet.where(1, col), "", f"= {str(name).strip()!r}: {why}"))
-            continue
-        if scope.device not in device_names:
+        elif scope.device not in device_names:
             problems.append(Problem(sheet.where(1, col), "", f"= {str(name).strip()!r}: no device of that name (a "
                                                              "Calibration column after 'value' names a device)"))
-            continue
-        if scope.key in columns.values():
+        elif scope.key in columns.values():
             problems.append(Problem(sheet.where(1, col), "", f"= {scope.key!r}: a second column for this scope"))
+        else:
+            columns[col] = scope.key
+    return columns
+
+
+def _read_quality_row(sheet: _Sheet, row: int, key: str, columns: dict, quality: dict, problems: list[Problem]) -> None:
+    """A fit_* row: each scope column's value (text, or a number >= 0) into quality[scope][key]."""
+    kind = QUALITY_ROWS[key][1]
+    for col, name in columns.items():
+        value = sheet.cell(row, col)
+        if name is None or is_blank(value):
             continue
-        columns[col] = scope.key
-    changes: dict = {col: {} for col in columns}
-    quality: dict = {name: {} for name in columns.values() if name is not None}
-    for row, key in _keys_in_column_a(sheet, problems):
-        if key in QUALITY_ROWS:
-            kind = QUALITY_ROWS[key][1]
-            for col, name in columns.items():
-                value = sheet.cell(row, col)
-                if name is None or is_blank(value):
-                    continue
-                if kind != "str" and (isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0):
-                    problems.append(Problem(sheet.where(row, col), key, f"= {shown(value)}: must be a number >= 0"))
-                    continue
-                quality[name][key] = str(value) if kind == "str" else int(value) if kind == "int" else float(value)
+        if kind != "str" and (isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0):
+            problems.append(Problem(sheet.where(row, col), key, f"= {shown(value)}: must be a number >= 0"))
             continue
-        if key not in FACTOR_NAMES:
-            problems.append(Problem(sheet.where(row, 1), key, f"unknown key (allowed: {', '.join(FACTOR_NAMES)}, "
-                                                              f"{', '.join(QUALITY_ROWS)})"))
+        quality[name][key] = str(value) if kind == "str" else int(value) if kind == "int" else float(value)
+
+
+def _read_factor_row(sheet: _Sheet, row: int, key: str, changes: dict, problems: list[Problem]) -> None:
+    """A factor row: the value column's and each scope column's value (blank: the value column's) into changes."""
+    for col in changes:
+        value = _cell_value(sheet, row, col, problems, key)
+        if col != 3 and is_blank(value):
             continue
-        for col in columns:
-            value = _cell_value(sheet, row, col, problems, key)
-            if col != 3 and is_blank(value):
-                continue
-            error = factor_problem(key, value)
-            if error:
-                problems.append(Problem(sheet.where(row, col), key, error))
-                continue
-            changes[col][key] = float(value)
-    factors = DEFAULT_FACTORS.with_(**changes[3])
-    return (factors, {name: factors.with_(**changes[col]) for col, name in columns.items() if name is not None},
-            {name: q for name, q in quality.items() if q})
+        error = factor_problem(key, value)
+        if error:
+            problems.append(Problem(sheet.where(row, col), key, error))
+            continue
+        changes[col][key] = float(value)

@@ -36,14 +36,8 @@ def bridge_rows() -> dict[str, int]:
     return rows
 
 
-def write_bridge(ws, scenario: Scenario, layout: Layout) -> None:
-    n = max(len(scenario.plans), 1)
-    last = get_column_letter(S.FIRST_PLAN_COLUMN + n - 1)
-    names = f"{S.PLANS}!$C$1:${last}$1"
-    header(ws, 1, 1, "key", "Cost bridge between two plans (docs/model.md, \"Cost bridge\"): type two plan names.")
-    header(ws, 1, 2, LABEL_HEADER)
-    for col, text in ((3, "Plan A"), (4, "Plan B"), (5, "B - A")):
-        header(ws, 1, col, text)
+def _plan_pickers(ws, scenario: Scenario, names: str) -> None:
+    """The two plan-name cells (a drop-down of the Plans header) and their column helpers (MATCH)."""
     plans = [p.name for p in scenario.plans] or [""]
     picks = {"plan_a": plans[0], "plan_b": plans[1] if len(plans) > 1 else plans[0]}
     choose = DataValidation(type="list", formula1=names, allow_blank=False)
@@ -57,6 +51,17 @@ def write_bridge(ws, scenario: Scenario, layout: Layout) -> None:
     label_cell(ws, COLUMN_ROW, 2, "Helper: plan column")
     for col, row in ((A, PLAN_ROWS["plan_a"]), (B, PLAN_ROWS["plan_b"])):
         put(ws, COLUMN_ROW, 3 if col == A else 4, f"=MATCH($C${row},{names},0)", "formula")
+
+
+def write_bridge(ws, scenario: Scenario, layout: Layout) -> None:
+    n = max(len(scenario.plans), 1)
+    last = get_column_letter(S.FIRST_PLAN_COLUMN + n - 1)
+    names = f"{S.PLANS}!$C$1:${last}$1"
+    header(ws, 1, 1, "key", "Cost bridge between two plans (docs/model.md, \"Cost bridge\"): type two plan names.")
+    header(ws, 1, 2, LABEL_HEADER)
+    for col, text in ((3, "Plan A"), (4, "Plan B"), (5, "B - A")):
+        header(ws, 1, col, text)
+    _plan_pickers(ws, scenario, names)
     section(ws, FIRST_PART_ROW - 1, "Cost per million output tokens (USD/Mtok): plan A, plan B and the step from A to B",
             5)
     rows = bridge_rows()

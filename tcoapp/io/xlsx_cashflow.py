@@ -206,11 +206,7 @@ class _BlockFormulas:
             cells.update(self._pool_cells(k, year_ref, here, horizon))
         for key in POOL_SUMMED:
             cells[key] = self._na("+".join(here(f"pool{k}.{key}") for k in range(1, self.pools + 1)))
-        cells["replacement_residual_value_usd"] = self._na.when(
-            f"{year_ref}={horizon}", f"-SUMPRODUCT({self.rng('replacement_capex_usd')},"
-                                     f"{self.rng('replacement_value_fraction')})")
-        cells["residual_value_usd"] = self._na("+".join(here(f"pool{k}.residual_value_usd") for k in range(1, self.pools + 1))
-                                               + f"+{here('replacement_residual_value_usd')}")
+        cells.update(self._residual_cells(year_ref, horizon, here))
         cells["input_tokens"] = self._na(f"{here('output_tokens')}*{p('input_tokens')}/{p('output_tokens')}")
         cells["staff_usd"] = self._na.when(serving, f"{p('staff_usd_per_year')}*{here('cost_index')}")
         cells["opex_usd"] = self._na("-(" + "+".join(here(PART_YEAR_KEYS[part]) for part in OPEX_PARTS) + ")")
@@ -222,7 +218,7 @@ class _BlockFormulas:
                                              + f"+{here('replacement_depreciation_usd')}")
         capex_all, taken = self.rng("capex_usd"), self.rng("depreciation_usd")
         replaced = self.rng("replacement_capex_usd")
-        cells["disposal_gain_usd"] = self._na.when(  # the replacements are not valued: their book value is a loss
+        cells["disposal_gain_usd"] = self._na.when(  # the tranches' and replacements' values less their book values
             f"{year_ref}={horizon}", f"IF(AND({none_na(capex_all)},{none_na(replaced)},{none_na(taken)}),"
                                      f"{here('residual_value_usd')}+SUM({capex_all})+SUM({replaced})+SUM({taken}),{NA})")
         cells["taxable_income_usd"] = self._na.when(serving, f"{here('revenue_usd')}+{here('opex_usd')}"
@@ -240,6 +236,11 @@ class _BlockFormulas:
         service = f'({here("debt_service_usd")}-{here("balloon_usd")})'  # from operations (the balloon: from the sale)
         cells["dscr"] = self._na(f'IF({service}>0,({here("revenue_usd")}+{here("opex_usd")}'
                                  f'+{here("replacement_capex_usd")}-{here("levered_tax_usd")})/{service},"")')
+        return self._running_cells(cells, year, here, serving)
+
+    def _running_cells(self, cells: dict[str, str], year: int, here, serving: str) -> dict[str, str]:
+        """The rows that carry from the year before (tax losses, cumulative flow, sign changes, payback), into cells."""
+        p = self.plans
         if year == 0:
             cells["loss_carried_usd"] = "=0"
             cells["tax_usd"] = "=0"
@@ -335,6 +336,17 @@ class _BlockFormulas:
                                          f"MIN({index},MAX(1,{demand}/({base}))),{index})"),
             "hardware_price_index": self._na(f"(1+{p('hardware_price_change_per_year')})^{year_ref}"),
             "replacement_value_fraction": self._na.when(serving, self._value_fraction(f"({horizon}-{year_ref})", horizon)),
+        }
+
+    def _residual_cells(self, year_ref: str, horizon: str, here) -> dict[str, str]:
+        """At the horizon: the replacements' value (each bought in its year, valued like a tranche of that year)
+        and the plan's residual value, the tranches' and the replacements'."""
+        pools = "+".join(here(f"pool{k}.residual_value_usd") for k in range(1, self.pools + 1))
+        return {
+            "replacement_residual_value_usd": self._na.when(
+                f"{year_ref}={horizon}", f"-SUMPRODUCT({self.rng('replacement_capex_usd')},"
+                                         f"{self.rng('replacement_value_fraction')})"),
+            "residual_value_usd": self._na(f"{pools}+{here('replacement_residual_value_usd')}"),
         }
 
     def _value_fraction(self, age: str, horizon: str) -> str:

@@ -432,23 +432,35 @@ def add_output_checks(refs: CheckRefs, scenario: Scenario, layout: Layout, resul
         checks.append(Check(group, "Summary: the plan's formula cells are formulas", None,
                             f"SUMPRODUCT(--_xlfn.ISFORMULA({S.SUMMARY}!${letter}$1:${letter}${summary_last}))",
                             sum(1 for (_, c), v in summary.items() if c == col and _is_formula(v))))
-        block = [layout.cf_row(index, key) for key in cf_keys(layout.cf_pools(index))]
-        first, last = layout.cf_block_row(index), max(block)
-        in_block = sum(1 for r, cells in cash_raw.rows.items() if first <= r <= last for xml in cells if "<f>" in xml)
-        in_block += sum(1 for (r, _), v in cash.items() if first <= r <= last and _is_formula(v))
-        area = f"{S.CASH_FLOW}!$A${first}:${layout.year_col(layout.max_years)}${last}"
-        checks.append(Check(group, "CashFlow: the plan's formula cells are formulas", None,
-                            f"SUMPRODUCT(--_xlfn.ISFORMULA({area}))", in_block))
-        for key, r in layout.result_rows.items():
-            value = results.get((r, col))
-            if value is None or key in NOTE_KEYS or _is_formula(value):
-                continue
-            checks.append(Check(group, f"Results {key} (engine value)", _key_row(S.RESULTS, key),
-                                f"COLUMN({S.RESULTS}!${letter}$1)", value))
+        checks.append(_cashflow_formula_check(layout, index, cash_raw, cash))
+        checks += _engine_value_checks(layout, group, col, results)
         for check in checks:
             _write_check(raw, row, check, styles)
             row += 1
     refs.next_row = row
+
+
+def _cashflow_formula_check(layout: Layout, index: int, cash_raw: RawCells, cash: dict) -> Check:
+    """The count of formula cells in plan `index`'s CashFlow block (raw XML formulas and openpyxl ones)."""
+    block = [layout.cf_row(index, key) for key in cf_keys(layout.cf_pools(index))]
+    first, last = layout.cf_block_row(index), max(block)
+    in_block = sum(1 for r, cells in cash_raw.rows.items() if first <= r <= last for xml in cells if "<f>" in xml)
+    in_block += sum(1 for (r, _), v in cash.items() if first <= r <= last and _is_formula(v))
+    area = f"{S.CASH_FLOW}!$A${first}:${layout.year_col(layout.max_years)}${last}"
+    return Check(index + 1, "CashFlow: the plan's formula cells are formulas", None,
+                 f"SUMPRODUCT(--_xlfn.ISFORMULA({area}))", in_block)
+
+
+def _engine_value_checks(layout: Layout, group: int, col: int, results: dict) -> list[Check]:
+    """Each engine value of the plan's Results column against its snapshot (a value typed over it differs)."""
+    letter, checks = get_column_letter(col), []
+    for key, r in layout.result_rows.items():
+        value = results.get((r, col))
+        if value is None or key in NOTE_KEYS or _is_formula(value):
+            continue
+        checks.append(Check(group, f"Results {key} (engine value)", _key_row(S.RESULTS, key),
+                            f"COLUMN({S.RESULTS}!${letter}$1)", value))
+    return checks
 
 
 def _sheet_of(what: str) -> str:

@@ -5,7 +5,6 @@ import pytest
 
 
 def test_a_sweep_spanning_decades_puts_the_frontier_on_log_axes_and_back_to_linear_without_it(window, qtbot):
-    pytest.importorskip("tcoapp.engine.performance.frontier")
     window.tabs.setCurrentIndex(window.tabs.indexOf(window._performance_tab))   # a hidden tab is not drawn
     view = window.performance
     front = view.p_front.getPlotItem()

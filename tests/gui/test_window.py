@@ -140,7 +140,6 @@ def test_open_workbook_and_save_reopen(window, tmp_path):
     assert "hand.xlsx" in window.windowTitle()
     assert window.settings.recent_files()[0] == os.path.abspath(path)
     assert window.catalog.curves_model.rowCount() == 4
-    pytest.importorskip("tcoapp.io.workbook_write")
     doc.set_plan_value(0, "utilization", 0.5)
     out = str(tmp_path / "saved.xlsx")
     assert window.save_to(out)

@@ -54,7 +54,6 @@ def test_runner_error_is_a_message(qtbot):
 
 def test_sweep_runs_then_click_sets_operating_point(window, qtbot, dialogs):
     window.tabs.setCurrentIndex(window.tabs.indexOf(window._performance_tab))   # a hidden tab is not drawn
-    pytest.importorskip("tcoapp.engine.performance.frontier")
     from PySide6.QtWidgets import QMessageBox
     dialogs.answer = QMessageBox.Yes
     view = window.performance
@@ -77,7 +76,6 @@ def test_sweep_runs_then_click_sets_operating_point(window, qtbot, dialogs):
 
 def test_sweep_cancel_from_progress_panel(window, qtbot, monkeypatch):
     window.tabs.setCurrentIndex(window.tabs.indexOf(window._performance_tab))   # a hidden tab is not drawn
-    pytest.importorskip("tcoapp.engine.performance.frontier")
     import tcoapp.gui.perf_data as perf_data
 
     monkeypatch.setattr(perf_data, "SWEEP_BATCHES", np.arange(1, 4097, dtype=float))
@@ -99,7 +97,6 @@ def test_sweep_cancel_from_progress_panel(window, qtbot, monkeypatch):
 
 def test_frontier_hover_text_and_plan_star_click(window, qtbot):
     window.tabs.setCurrentIndex(window.tabs.indexOf(window._performance_tab))   # a hidden tab is not drawn
-    pytest.importorskip("tcoapp.engine.performance.frontier")
     view = window.performance
     with qtbot.waitSignal(window.runner.succeeded, timeout=60000):
         view.run_sweep()
@@ -115,7 +112,6 @@ def test_frontier_hover_text_and_plan_star_click(window, qtbot):
 
 def test_choosing_a_frontier_point_asks_before_replacing_the_target(window, qtbot, dialogs):
     window.tabs.setCurrentIndex(window.tabs.indexOf(window._performance_tab))   # a hidden tab is not drawn
-    pytest.importorskip("tcoapp.engine.performance.frontier")
     from PySide6.QtWidgets import QMessageBox
     dialogs.answer = QMessageBox.No
     view = window.performance
@@ -162,7 +158,6 @@ def test_frontier_axis_before_a_sweep_has_distinct_ticks(window):
 
 def test_clicking_a_frontier_marker_sets_the_operating_point(window, qtbot, dialogs):
     window.tabs.setCurrentIndex(window.tabs.indexOf(window._performance_tab))   # a hidden tab is not drawn
-    pytest.importorskip("tcoapp.engine.performance.frontier")
     from PySide6.QtWidgets import QMessageBox
     dialogs.answer = QMessageBox.Yes
     view = window.performance

@@ -115,31 +115,14 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
     up, pp, ep, cp = (x[..., None, :] for x in (u_t, p_t, e_t, c_t))
     bought = P1(a.purchase_year)
     active = ((t > bought) & (t <= n[..., None, :])).astype(float)
-    count, owned = P1(pool["device_count"]), P1(a.owned)
+    count = P1(pool["device_count"])
     serves = active > 0
     # each tranche at the plan's utilization of the year x its own ramp from its first serving year (1: none)
     pool_u = np.where(serves, up * timeline.tranche_ramp_factor(L2(a.tranche_ramp_months), t - bought), 0.0)
-    out_tok = np.where(serves, costs.output_tokens_per_year(P1(a.tokens_per_s_per_device), count, pool_u) * active, 0.0)
-    h_t = timeline.throughput_index(a.throughput_change_per_year, a.demand_tokens_per_year, np.sum(out_tok, axis=-2), t)
-    out_tok = np.where(serves, out_tok * h_t[..., None, :], 0.0)  # software that gets faster (docs/model.md)
+    out_tok, h_t = _output_tokens(a, count, pool_u, active, serves, t)
     in_tok = costs.input_tokens_per_year(out_tok, L2(a.input_tokens), L2(a.output_tokens))
-    token_revenue = (out_tok * (P1(a.price_usd_per_million_output_tokens) * pp) / 1e6
-                     + in_tok * (L2(a.price_usd_per_million_input_tokens) * pp) / 1e6)
-    hour_revenue = device_hour_revenue(a, count, pool_u, pp, expand=L2)
-    revenue = np.where(serves, np.where(L2(a.revenue_mode) == 1, hour_revenue, token_revenue), 0.0)
-    avg_kw = costs.it_avg_kw(count, costs.device_avg_w(pool_u, P1(a.power_w), P1(a.idle_w)), P1(pool["servers"]),
-                             P1(a.server_overhead_w))
-    parts = {
-        "energy": owned * costs.energy_usd_per_year(avg_kw, L2(a.pue), L2(a.electricity_usd_per_kwh)) * ep * active,
-        "colocation": owned * costs.colocation_usd_per_year(P1(pool["it_provisioned_kw"]),
-                                                            L2(a.colocation_usd_per_kw_month)) * cp * active,
-        "maintenance": costs.maintenance_usd_per_year(P1(pool["hardware_capex_usd"]),
-                                                      L2(a.maintenance_fraction_per_year)) * cp * active,
-        "software": costs.software_usd_per_year(count, L2(a.software_usd_per_device_year)) * cp * active,
-        "rent": (1.0 - owned) * costs.rent_usd_per_year(count, P1(a.rent_usd_per_device_hour)) * cp * active,
-        **{part: costs.held_capex_cost_usd(owned * P1(pool["capex_usd"]), L2(getattr(a, rate))) * active
-           for part, rate in HELD_CAPEX_RATES.items()},
-    }
+    revenue = _pool_revenue(a, count, out_tok, in_tok, pool_u, pp, serves)
+    parts = _opex_parts(a, pool, pool_u, ep, cp, active)
     rows = {PART_YEAR_KEYS[k]: np.sum(np.where(serves, v, 0.0), axis=-2) for k, v in parts.items()}
     rows["staff_usd"] = np.asarray(a.staff_usd_per_year, float)[..., None] * c_t * in_horizon
     rows["opex_usd"] = sum(rows[PART_YEAR_KEYS[part]] for part in OPEX_PARTS)
@@ -150,24 +133,15 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
                                              L2(a.resale_decline_per_year))
     life = np.where(np.isnan(np.asarray(a.depreciation_years, float)), years, np.asarray(a.depreciation_years, float))
     depreciation, gain = _depreciation_and_disposal(a, capex, bought, t, n, years, resid, life)
-    # failed devices replaced in every year a bought pool serves, at its device price (docs/model.md, "Device failures")
-    hp_t = hardware_price_index(np.asarray(a.hardware_price_change_per_year, float)[..., None], t)
-    replacement = np.where(serves, L2(a.annual_failure_rate) * owned * count * P1(a.price_usd) * hp_t[..., None, :], 0.0)
-    replaced = np.sum(replacement, axis=-2)
-    replaced_dep = timeline.replacement_depreciation(replaced, a.depreciation_method, life, resid, in_horizon)
-    # each replacement is worth at the horizon what a tranche bought in its year is (its age then: n - t)
-    replaced_fraction = np.where(in_horizon > 0, timeline.resale_fraction(
-        n - t, years[..., None], resid[..., None], np.asarray(a.resale_curve, float)[..., None],
-        np.asarray(a.resale_decline_per_year, float)[..., None]), 0.0)
-    replaced_value = np.sum(replaced * replaced_fraction, axis=-1)
+    replacement, repl = _replacements(a, serves, count, life, resid, in_horizon, t, n)
+    replaced, replaced_dep = repl["replacement_capex_usd"], repl["replacement_depreciation_usd"]
+    replaced_value = np.sum(repl["replacement_residual_value_usd"], axis=-1)  # the value at the horizon
+    rows.update(repl)
     rows.update(
         price_index=p_t, electricity_index=e_t, cost_index=c_t, utilization=u_t, throughput_index=h_t,
-        hardware_price_index=hp_t * np.ones_like(u_t), replacement_value_fraction=replaced_fraction,
-        replacement_residual_value_usd=np.where(t == n, replaced_value[..., None], 0.0),
         output_tokens=np.sum(out_tok, axis=-2), input_tokens=np.sum(in_tok, axis=-2), revenue_usd=np.sum(revenue, axis=-2),
         capex_usd=np.sum(pool_capex, axis=-2),
         residual_value_usd=np.where(t == n, np.sum(value, axis=-2) + replaced_value[..., None], 0.0),
-        replacement_capex_usd=replaced, replacement_depreciation_usd=replaced_dep,
         depreciation_rate_by_age=np.where(t <= n, timeline.depreciation_rate_by_age(  # the schedule by age, to the horizon
             np.asarray(a.depreciation_method, float)[..., None], life[..., None], resid[..., None], t), 0.0),
         depreciation_usd=np.sum(depreciation, axis=-2) + replaced_dep,
@@ -175,6 +149,60 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
         disposal_gain_usd=np.where(t == n, (np.sum(gain, axis=-1) - (np.sum(replaced, axis=-1)
                                                                      - np.sum(replaced_dep, axis=-1))
                                             + replaced_value)[..., None], 0.0))
+    _tax_and_cash_flow(a, rows, in_horizon)
+    rows.update(_financing(a, rows, pool_capex, bought, t, n, years, in_horizon))
+    rows["cumulative_cash_flow_usd"] = np.cumsum(rows["cash_flow_usd"], axis=-1)
+    rows["discount_factor"] = (1.0 / (1.0 + np.asarray(a.discount_rate, float)[..., None])
+                               ** cashflow.discount_years(t.shape[-1], a.discounting) * np.ones_like(u_t))
+    ones = np.ones_like(out_tok)
+    rows.update(pool_capex_usd=pool_capex, pool_active=active * ones, pool_utilization=pool_u * ones, pool_replacement_capex_usd=replacement * ones,
+                pool_output_tokens=out_tok, pool_revenue_usd=revenue, pool_depreciation_usd=depreciation,
+                pool_residual_value_usd=np.where(t == n[..., None, :], value, 0.0) * ones,
+                **{f"pool_{PART_YEAR_KEYS[k]}": np.where(serves, v, 0.0) for k, v in parts.items()})
+    return rows
+
+
+def _output_tokens(a, count, pool_u, active, serves, t):
+    """Each pool's output tokens by year at its utilization, x the throughput index (software that gets faster,
+    docs/model.md "Finance over time"; a demand-sized plan's capped at its demand): (tokens, the index)."""
+    tps = np.asarray(a.tokens_per_s_per_device, float)[..., None]
+    at_year_1_speed = np.where(serves, costs.output_tokens_per_year(tps, count, pool_u) * active, 0.0)
+    index = timeline.throughput_index(a.throughput_change_per_year, a.demand_tokens_per_year,
+                                      np.sum(at_year_1_speed, axis=-2), t)
+    return np.where(serves, at_year_1_speed * index[..., None, :], 0.0), index
+
+
+def _pool_revenue(a, count, out_tok, in_tok, pool_u, pp, serves) -> np.ndarray:
+    """Each pool's revenue by year: its tokens at the year's prices, or its device-hours (revenue_mode)."""
+    P1 = lambda v: np.asarray(v, float)[..., None]  # noqa: E731  pool [..., P] -> [..., P, 1]
+    L2 = lambda v: np.asarray(v, float)[..., None, None]  # noqa: E731  plan [...] -> [..., 1, 1]
+    token_revenue = (out_tok * (P1(a.price_usd_per_million_output_tokens) * pp) / 1e6
+                     + in_tok * (L2(a.price_usd_per_million_input_tokens) * pp) / 1e6)
+    hour_revenue = device_hour_revenue(a, count, pool_u, pp, expand=L2)
+    return np.where(serves, np.where(L2(a.revenue_mode) == 1, hour_revenue, token_revenue), 0.0)
+
+
+def _replacements(a, serves, count, life, resid, in_horizon, t, n):
+    """Failed devices replaced in every year a bought pool serves, at its device price x the hardware price index
+    of the year (docs/model.md, "Device failures" and "Finance over time"), each valued at the horizon like a
+    tranche bought in its year (its age then: n - t): (per pool and year, the plan's year rows)."""
+    L1 = lambda v: np.asarray(v, float)[..., None]  # noqa: E731  plan [...] -> [..., 1] (the year axis)
+    price_index = hardware_price_index(L1(a.hardware_price_change_per_year), t)
+    replacement = np.where(serves, L1(a.annual_failure_rate)[..., None] * L1(a.owned) * count * L1(a.price_usd)
+                           * price_index[..., None, :], 0.0)
+    replaced = np.sum(replacement, axis=-2)
+    fraction = np.where(in_horizon > 0, timeline.resale_fraction(n - t, L1(a.years), L1(resid), L1(a.resale_curve),
+                                                                 L1(a.resale_decline_per_year)), 0.0)
+    value = np.sum(replaced * fraction, axis=-1)
+    return replacement, {
+        "hardware_price_index": price_index, "replacement_capex_usd": replaced,
+        "replacement_depreciation_usd": timeline.replacement_depreciation(replaced, a.depreciation_method, life, resid,
+                                                                          in_horizon),
+        "replacement_value_fraction": fraction, "replacement_residual_value_usd": np.where(t == n, value[..., None], 0.0)}
+
+
+def _tax_and_cash_flow(a, rows, in_horizon) -> None:
+    """The taxable income, the losses carried, the tax and the cash flow of every year, into `rows`."""
     rows["taxable_income_usd"] = np.where(in_horizon > 0, rows["revenue_usd"] - rows["opex_usd"] - rows["depreciation_usd"]
                                           + rows["disposal_gain_usd"], 0.0)
     tax, rows["loss_carried_usd"] = timeline.tax_by_year(rows["taxable_income_usd"], a.tax_rate, a.tax_losses,
@@ -182,18 +210,26 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
     rows["tax_usd"] = np.where(in_horizon > 0, tax, 0.0)
     rows["cash_flow_usd"] = (rows["revenue_usd"] - rows["opex_usd"] - rows["tax_usd"] - rows["capex_usd"]
                              - rows["replacement_capex_usd"] + rows["residual_value_usd"])
-    rows.update(_financing(a, rows, pool_capex, bought, t, n, years, in_horizon))
-    rows["cumulative_cash_flow_usd"] = np.cumsum(rows["cash_flow_usd"], axis=-1)
-    rows["discount_factor"] = (1.0 / (1.0 + np.asarray(a.discount_rate, float)[..., None])
-                               ** cashflow.discount_years(t.shape[-1], a.discounting) * np.ones_like(u_t))
-    rows["pool_capex_usd"] = pool_capex
-    rows.update(pool_active=active * np.ones_like(out_tok), pool_utilization=pool_u * np.ones_like(out_tok),
-                pool_replacement_capex_usd=replacement * np.ones_like(out_tok),
-                pool_output_tokens=out_tok, pool_revenue_usd=revenue,
-                pool_depreciation_usd=depreciation,
-                pool_residual_value_usd=np.where(t == n[..., None, :], value, 0.0) * np.ones_like(out_tok),
-                **{f"pool_{PART_YEAR_KEYS[k]}": np.where(serves, v, 0.0) for k, v in parts.items()})
-    return rows
+
+
+def _opex_parts(a, pool, pool_u, ep, cp, active) -> dict[str, np.ndarray]:
+    """Each opex part per pool and year (pools on axis -2) but staff (a plan's own cost): OPEX_PARTS' rules."""
+    P1 = lambda v: np.asarray(v, float)[..., None]  # noqa: E731  pool [..., P] -> [..., P, 1]
+    L2 = lambda v: np.asarray(v, float)[..., None, None]  # noqa: E731  plan [...] -> [..., 1, 1]
+    count, owned = P1(pool["device_count"]), P1(a.owned)
+    avg_kw = costs.it_avg_kw(count, costs.device_avg_w(pool_u, P1(a.power_w), P1(a.idle_w)), P1(pool["servers"]),
+                             P1(a.server_overhead_w))
+    return {
+        "energy": owned * costs.energy_usd_per_year(avg_kw, L2(a.pue), L2(a.electricity_usd_per_kwh)) * ep * active,
+        "colocation": owned * costs.colocation_usd_per_year(P1(pool["it_provisioned_kw"]),
+                                                            L2(a.colocation_usd_per_kw_month)) * cp * active,
+        "maintenance": costs.maintenance_usd_per_year(P1(pool["hardware_capex_usd"]),
+                                                      L2(a.maintenance_fraction_per_year)) * cp * active,
+        "software": costs.software_usd_per_year(count, L2(a.software_usd_per_device_year)) * cp * active,
+        "rent": (1.0 - owned) * costs.rent_usd_per_year(count, P1(a.rent_usd_per_device_hour)) * cp * active,
+        **{part: costs.held_capex_cost_usd(owned * P1(pool["capex_usd"]), L2(getattr(a, rate))) * active
+           for part, rate in HELD_CAPEX_RATES.items()},
+    }
 
 
 def _financing(a, rows, pool_capex, bought, t, n, years, in_horizon) -> dict[str, np.ndarray]:

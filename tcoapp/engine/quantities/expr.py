@@ -14,6 +14,28 @@ live Excel formula of the Results sheet.
 `.numpy(value)` evaluates the tree with numpy, operation for operation in the order written, so an
 expression gives the same floating-point numbers as the same equation typed as numpy code;
 `.excel(ref, na)` writes the formula text with the fewest parentheses that keep that order.
+
+Written as expressions (finance.PLAN_EXPRESSIONS; docs/workbook_format.md lists each): the cost per
+million output, total and input tokens, the cost per device-hour, each cost component per million output
+tokens, the revenue per rack per year and the net per year. A new plan quantity or metric whose equation
+is over other rows of a plan is one table row with `expr=`: the engine computes it, the Results sheet
+gets its formula, the JSON, Checks, docs and GUI follow the row.
+
+Formulas still written by hand (io/xlsx_results.py, io/xlsx_cashflow.py), and why:
+- sums and choices over a plan's pools (the plan totals, `servers_per_rack` when every pool agrees,
+  `prefill_share_of_device_time`): the number of pools varies per plan, an expression has no pool axis;
+- the levelized rows (`capital_recovery_factor`, `capex_usd_per_year`, opex, tokens and revenue per year)
+  and `roi`: SUMPRODUCTs over the CashFlow sheet's year ranges (an expression has no year axis);
+- `npv_usd`, `irr`, `payback_months`, `equity_npv_usd`, `equity_irr`, `min_dscr`: CashFlow cells (NPV over
+  the years, IRR a root search from several starting points, payback the last crossing of zero);
+- every CashFlow year row (indices, ramps, tax with losses carried, debt annuities, MACRS depreciation: a
+  table lookup by age);
+- the per-pool rows (`pool1.servers` ... `pool1.revenue_usd_per_year`): the engine computes them with the
+  pool axis in packing.py and costs.py; they are next in line for expressions (a key would resolve to the
+  pool's row or the plan's input);
+- lookups and searches: a pool's device economics (INDEX/MATCH on Devices), its price tier (SUMPRODUCT
+  over PriceTiers), the sized device count (sizing rounding), `costs_not_entered` (text);
+- `tokens_per_joule` (the operating point's metric, computed by the performance model).
 """
 from __future__ import annotations
 

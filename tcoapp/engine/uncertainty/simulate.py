@@ -96,24 +96,51 @@ def simulate(scenario, draws: int = DEFAULT_DRAWS, seed: int = DEFAULT_SEED,
     if problems:
         raise ValidationError(problems)
     run = _Run(scenario, draws, seed, results, progress, should_cancel)
+    plans, streams, higher = _first_pass(run, draws)
+    if streams is None:
+        return _from_arrays(draws, seed, plans)
+    _refine(run, streams)
+    names = [p.name for p in plans]
+    return Simulation(draws, seed, plans,
+                      tuple({k: s.summary() for k, s in plan.items()} for plan in streams),
+                      tuple(plan["npv_usd"].prob_positive() for plan in streams),
+                      {(names[a], names[b]): count / draws for (a, b), count in higher.items()})
+
+
+def _first_pass(run, draws: int):
+    """(the kept draws per plan, the metric streams, the pairwise counts) after one pass over every chunk;
+    the streams None where every draw is kept (the summaries are then over the arrays)."""
     kept = min(draws, KEEP_DRAWS)
-    parts: list[list[PlanDraws]] = [[] for _ in scenario.plans]
+    parts: list[list[PlanDraws]] = [[] for _ in run.scenario.plans]
     streams: list[dict[str, MetricStream]] | None = None
     higher: dict[tuple[int, int], int] = {}
+    plans = None
     for start, chunk in run.chunks():
         rest = chunk
         if start < kept:
-            for i, p in enumerate(chunk):
-                parts[i].append(p.head(kept - start))
-            rest = [p.tail(kept - start) for p in chunk] if start + run.size(start) > kept else []
-            if start + run.size(start) >= kept:
-                plans = tuple(joined(ps) for ps in parts)
+            rest, whole = _keep(parts, chunk, start, kept, run.size(start))
+            if whole is not None:
+                plans = whole
                 if draws <= KEEP_DRAWS:
-                    return _from_arrays(draws, seed, plans)
+                    return plans, None, higher
                 streams = [{k: MetricStream(k, p.metric(k)) for k in SUMMARY_METRICS} for p in plans]
                 _feed(streams, higher, plans)
         if rest:
             _feed(streams, higher, rest)
+    return plans, streams, higher
+
+
+def _keep(parts, chunk, start: int, kept: int, size: int):
+    """The chunk's draws before `kept` appended to `parts`; (the draws after it, the kept draws joined once
+    the chunk reaches `kept`, else None)."""
+    for i, p in enumerate(chunk):
+        parts[i].append(p.head(kept - start))
+    rest = [p.tail(kept - start) for p in chunk] if start + size > kept else []
+    return rest, (tuple(joined(ps) for ps in parts) if start + size >= kept else None)
+
+
+def _refine(run, streams) -> None:
+    """Further passes over the same draws until every stream's percentiles are exact."""
     finished = [s.finish_pass() for plan in streams for s in plan.values()]
     while not all(finished):
         for _, chunk in run.chunks(again=True):
@@ -121,11 +148,6 @@ def simulate(scenario, draws: int = DEFAULT_DRAWS, seed: int = DEFAULT_SEED,
                 for key, s in plan_streams.items():
                     s.refine(p.metric(key))
         finished = [s.finish_refinement() for plan in streams for s in plan.values()]
-    names = [p.name for p in plans]
-    return Simulation(draws, seed, plans,
-                      tuple({k: s.summary() for k, s in plan.items()} for plan in streams),
-                      tuple(plan["npv_usd"].prob_positive() for plan in streams),
-                      {(names[a], names[b]): count / draws for (a, b), count in higher.items()})
 
 
 def _from_arrays(draws: int, seed: int, plans: tuple[PlanDraws, ...]) -> Simulation:

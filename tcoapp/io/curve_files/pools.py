@@ -66,40 +66,55 @@ def _rate_note(table: Table, deployment: MeasuredCurve, rows: list[Row]) -> str 
 def pool_curves(spec: Format, table: Table, deployment: MeasuredCurve, rows: list[Row],
                 warnings: list[str], problems) -> list[MeasuredCurve]:
     """The deployment's prefill and decode pool curves (none where the file lacks the pool rates)."""
-    config = deployment.config_dict
-    out = []
-    for side, mark in SIDES:
-        try:
-            workers, devices = int(config[f"{side}.workers"]), int(config[f"{side}.devices"])
-            output_tokens = float(config["output_tokens"])
-        except (KeyError, ValueError):
-            continue
-        keys = (f"{side}.seq_per_s_per_worker", f"{side}.batch")
-        present = [r for r in rows if all(k in r.extra for k in keys)]
-        usable = [r for r in present if all(r.extra[k] > 0 for k in keys)]   # False for NaN (an empty cell)
-        if present and len(usable) < len(present):
-            left = ", ".join(table.where(r.row) for r in present if r not in usable)
-            warnings.append(f"{left}: {mark}seq/s/worker or {mark}bs empty or 0: left out of the {side} pool curve of "
-                            f"{deployment.name!r} (the deployment's own point is kept)"
-                            + ("; no point is left: no such pool curve" if not usable else ""))
-            if not usable:
-                continue
-        if not usable or workers < 1 or devices < 1:
-            warnings.append(f"{table.name}: no {mark}seq/s/worker or {mark}bs column: no {side} pool curve for "
-                            f"{deployment.name!r}")
-            continue
-        name = f"{deployment.name} {side} pool"
-        pool_rows = [Row(r.row, _pool_point(r, side, output_tokens, devices / workers), r.config, r.knobs) for r in usable]
-        kept = sorted(resolve_duplicates(spec, table, name, pool_rows, warnings, problems), key=lambda r: r.point["batch"])
-        columns = {f: [r.point[f] for r in kept] for f in POINT_FIELDS}
-        pool = dict(_pool_config(config, side, deployment.name))
-        out.append(make_measured_curve(
-            name, pool.get("device", deployment.device), deployment.model, columns["batch"],
-            columns["tokens_per_s_per_device"], columns["tokens_per_s_per_user"], columns["power_w"], columns["ttft_s"],
-            precision=pool.get(f"{mark}gemm", deployment.precision), tensor_parallel=devices // workers,  # per worker
-            source=f"{deployment.source}, {side} pool", point_sources=tuple(table.where(r.row) for r in kept),
-            config=_pool_config(config, side, deployment.name)))
+    out = [c for side, mark in SIDES
+           if (c := _side_curve(spec, table, deployment, rows, warnings, problems, side, mark)) is not None]
     note = _rate_note(table, deployment, rows) if len(out) == 2 else None
     if note:
         warnings.append(note)
     return out
+
+
+def _usable_rows(table: Table, deployment: MeasuredCurve, rows: list[Row], warnings: list[str], side: str,
+                 mark: str) -> list[Row] | None:
+    """The rows with the side's rates (seq/s per worker and batch > 0); None where rows have the columns but
+    none is usable (a warning names the rows left out)."""
+    keys = (f"{side}.seq_per_s_per_worker", f"{side}.batch")
+    present = [r for r in rows if all(k in r.extra for k in keys)]
+    usable = [r for r in present if all(r.extra[k] > 0 for k in keys)]   # False for NaN (an empty cell)
+    if present and len(usable) < len(present):
+        left = ", ".join(table.where(r.row) for r in present if r not in usable)
+        warnings.append(f"{left}: {mark}seq/s/worker or {mark}bs empty or 0: left out of the {side} pool curve of "
+                        f"{deployment.name!r} (the deployment's own point is kept)"
+                        + ("; no point is left: no such pool curve" if not usable else ""))
+        if not usable:
+            return None
+    return usable
+
+
+def _side_curve(spec: Format, table: Table, deployment: MeasuredCurve, rows: list[Row], warnings: list[str], problems,
+                side: str, mark: str) -> MeasuredCurve | None:
+    """The deployment's `side` (prefill / decode) pool curve; None (with a warning where rows lack its rates)."""
+    config = deployment.config_dict
+    try:
+        workers, devices = int(config[f"{side}.workers"]), int(config[f"{side}.devices"])
+        output_tokens = float(config["output_tokens"])
+    except (KeyError, ValueError):
+        return None
+    usable = _usable_rows(table, deployment, rows, warnings, side, mark)
+    if usable is None:
+        return None
+    if not usable or workers < 1 or devices < 1:
+        warnings.append(f"{table.name}: no {mark}seq/s/worker or {mark}bs column: no {side} pool curve for "
+                        f"{deployment.name!r}")
+        return None
+    name = f"{deployment.name} {side} pool"
+    pool_rows = [Row(r.row, _pool_point(r, side, output_tokens, devices / workers), r.config, r.knobs) for r in usable]
+    kept = sorted(resolve_duplicates(spec, table, name, pool_rows, warnings, problems), key=lambda r: r.point["batch"])
+    columns = {f: [r.point[f] for r in kept] for f in POINT_FIELDS}
+    pool = dict(_pool_config(config, side, deployment.name))
+    return make_measured_curve(
+        name, pool.get("device", deployment.device), deployment.model, columns["batch"],
+        columns["tokens_per_s_per_device"], columns["tokens_per_s_per_user"], columns["power_w"], columns["ttft_s"],
+        precision=pool.get(f"{mark}gemm", deployment.precision), tensor_parallel=devices // workers,  # per worker
+        source=f"{deployment.source}, {side} pool", point_sources=tuple(table.where(r.row) for r in kept),
+        config=_pool_config(config, side, deployment.name))
