@@ -207,6 +207,10 @@ class _BlockFormulas:
         for key in POOL_SUMMED:
             cells[key] = self._na("+".join(here(f"pool{k}.{key}") for k in range(1, self.pools + 1)))
         cells.update(self._residual_cells(year_ref, horizon, here))
+        contracted = p("colocation_contracted_kw")  # a contract on a power of its own bills the plan (years 1..n)
+        cells["colocation_usd"] = self._na("+".join(here(f"pool{k}.colocation_usd") for k in range(1, self.pools + 1))
+                                           + f"+IF(AND({serving},NOT(ISBLANK({contracted}))),{contracted}"
+                                             f"*{p('colocation_usd_per_kw_month')}*MONTHS_PER_YEAR*{here('cost_index')},0)")
         cells["input_tokens"] = self._na(f"{here('output_tokens')}*{p('input_tokens')}/{p('output_tokens')}")
         cells["staff_usd"] = self._na.when(serving, f"{p('staff_usd_per_year')}*{here('cost_index')}")
         cells["opex_usd"] = self._na("-(" + "+".join(here(PART_YEAR_KEYS[part]) for part in OPEX_PARTS) + ")")
@@ -300,8 +304,9 @@ class _BlockFormulas:
                                        f"*{q('idle_w')})+{q('servers')}*{q('server_overhead_w')})/W_PER_KW)*{p('pue')}"
                                        f"*HOURS_PER_YEAR*{p('electricity_usd_per_kwh')}*{here('electricity_index')}"
                                        f"*{active}"),
-            f"pool{k}.colocation_usd": gated(f"{q('owned')}*{q('it_provisioned_kw')}*{p('colocation_usd_per_kw_month')}"
-                                           f"*MONTHS_PER_YEAR*{here('cost_index')}*{active}"),
+            f"pool{k}.colocation_usd": gated(f"IF(ISBLANK({p('colocation_contracted_kw')}),{q('owned')}"
+                                           f"*{q('it_provisioned_kw')}*{p('colocation_usd_per_kw_month')}"
+                                           f"*MONTHS_PER_YEAR*{here('cost_index')}*{active},0)"),
             f"pool{k}.maintenance_usd": gated(f"{q('hardware_capex_usd')}*{p('maintenance_fraction_per_year')}"
                                             f"*{here('cost_index')}*{active}"),
             f"pool{k}.software_usd": gated(f"{q('device_count')}*{p('software_usd_per_device_year')}*{here('cost_index')}"
@@ -310,7 +315,7 @@ class _BlockFormulas:
                                      f"*HOURS_PER_YEAR*{here('cost_index')}*{active}"),
             # (the fraction decides first: 0 where it is 0, even where the capex does not exist, as the engine)
             **{f"pool{k}.{PART_YEAR_KEYS[part]}": self._na.when(f"AND({active}=1,{p(rate)}>0)",
-                                                                f"{q('owned')}*{q('capex_usd')}*{p(rate)}*{active}")
+                                                                f"{q('owned')}*{self._held(k, here)}*{p(rate)}*{active}")
                for part, rate in HELD_CAPEX_RATES.items()},
             f"pool{k}.capex_usd": self._na.when(f"{year_ref}={bought}", f"-{q('capex_usd')}"),
             f"pool{k}.replacement_capex_usd": gated(f"-{p('annual_failure_rate')}*{q('owned')}*{q('device_count')}"
@@ -319,6 +324,13 @@ class _BlockFormulas:
             f"pool{k}.residual_value_usd": self._na.when(f"{year_ref}={horizon}", f"{q('capex_usd')}*{value}"),
             **self._debt_cells(k, year_ref, horizon, here),
         }
+
+    def _held(self, k: int, here) -> str:
+        """What insurance and property tax are charged on (held_capex_basis): the tranche's capex, or its book
+        value at the start of the year (capex less the depreciation of the years before this one)."""
+        capex, row = self.results(f"pool{k}.capex_usd"), self.row(f"pool{k}.depreciation_usd")
+        taken = f"SUM(${self.layout.year_col(0)}{row}:{here(f'pool{k}.depreciation_usd')})-{here(f'pool{k}.depreciation_usd')}"
+        return f'IF({self.plans("held_capex_basis")}="book_value",{capex}-({taken}),{capex})'
 
     def _over_time_cells(self, year_ref: str, serving: str, horizon: str, here) -> dict[str, str]:
         """The year's throughput index (docs/model.md, "Finance over time"): (1 + throughput_change_per_year)^(t-1),

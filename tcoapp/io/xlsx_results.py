@@ -98,8 +98,9 @@ POOL_FORMULAS: tuple[tuple[str, PoolFormula], ...] = (
     ("it_provisioned_kw", lambda q: f'{q.r("servers")}*{q.r("server_nameplate_w")}/W_PER_KW'),
     ("energy_usd_per_year", lambda q: f'{q.r("owned")}*{q.r("it_avg_kw")}*{q.p("pue")}*HOURS_PER_YEAR'
                                       f'*{q.p("electricity_usd_per_kwh")}'),
-    ("colocation_usd_per_year", lambda q: f'{q.r("owned")}*{q.r("it_provisioned_kw")}*{q.p("colocation_usd_per_kw_month")}'
-                                          f'*MONTHS_PER_YEAR'),
+    ("colocation_usd_per_year", lambda q: f'IF(ISBLANK({q.p("colocation_contracted_kw")}),{q.r("owned")}'
+                                          f'*{q.r("it_provisioned_kw")}*{q.p("colocation_usd_per_kw_month")}'
+                                          f'*MONTHS_PER_YEAR,0)'),
     ("maintenance_usd_per_year", lambda q: f'{q.r("hardware_capex_usd")}*{q.p("maintenance_fraction_per_year")}'),
     # a fraction of the capex held, 0 where the fraction is 0 even where the capex does not exist (as the engine)
     *((PART_ANNUAL_KEYS[part], lambda q, rate=rate: q.when(f'{q.p(rate)}>0',

@@ -131,3 +131,27 @@ def test_the_decisions_reason_says_what_faster_software_does():
     assert "Software 30%/yr faster (throughput_change_per_year): year 4 serves 2.20x year 1's output tokens." in text
     flat = _plan(pools=((64, 0),), years=4)
     assert "throughput_change_per_year" not in reason(flat, _result(flat))
+
+
+def test_insurance_and_property_tax_on_book_value():
+    keys = dict(pools=((64, 0), (32, 2)), years=5, insurance_fraction_per_year=0.01, property_tax_fraction_per_year=0.02,
+                residual_value_fraction=0.1)
+    capex_basis, book_basis = (_result(_plan(held_capex_basis=basis, **keys)) for basis in ("capex", "book_value"))
+    depreciation = np.asarray(book_basis.finance.years.pool_depreciation_usd, float)
+    capex = np.asarray(book_basis.finance.pools.capex_usd, float)
+    book = capex[:, None] - (np.cumsum(depreciation, axis=-1) - depreciation)    # at the start of each year
+    active = np.asarray(book_basis.finance.years.pool_active, float)
+    np.testing.assert_allclose(_years(book_basis, "insurance_usd"), np.sum(0.01 * book * active, axis=0), rtol=1e-12)
+    np.testing.assert_allclose(_years(book_basis, "property_tax_usd"), np.sum(0.02 * book * active, axis=0), rtol=1e-12)
+    assert _years(book_basis, "insurance_usd")[1] == _years(capex_basis, "insurance_usd")[1]   # nothing taken yet
+    assert _years(book_basis, "insurance_usd")[5] < _years(capex_basis, "insurance_usd")[5]
+
+
+def test_colocation_on_contracted_kw():
+    keys = dict(pools=((64, 0), (32, 2)), years=5, colocation_usd_per_kw_month=150.0, cost_change_per_year=0.03)
+    nameplate, contracted = (_result(_plan(colocation_contracted_kw=kw, **keys)) for kw in (None, 250.0))
+    index = 1.03 ** np.arange(0, 5)
+    np.testing.assert_allclose(_years(contracted, "colocation_usd")[1:], 250.0 * 150.0 * 12 * index, rtol=1e-12)
+    assert np.all(np.asarray(contracted.finance.years.pool_colocation_usd, float) == 0)
+    assert _years(nameplate, "colocation_usd")[1] > 0 and _years(nameplate, "colocation_usd")[3] > \
+        _years(nameplate, "colocation_usd")[2] * 1.03 * (1 - 1e-12)   # the year-2 tranche's nameplate joins in year 3

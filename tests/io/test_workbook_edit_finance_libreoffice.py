@@ -26,7 +26,8 @@ pytestmark = [
 # (field, value typed in the workbook): the financing fields, then the finance-over-time fields
 FINANCING_EDITS = {"debt_fraction": 0.55, "debt_rate": 0.09, "debt_years": 3, "equity_discount_rate": 0.18}
 OVER_TIME_EDITS = {"hardware_price_change_per_year": -0.15, "throughput_change_per_year": 0.25, "tax_loss_limit": 0.8,
-                   "annual_failure_rate": 0.05}
+                   "annual_failure_rate": 0.05, "held_capex_basis": "book_value", "insurance_fraction_per_year": 0.01,
+                   "colocation_contracted_kw": 200.0, "colocation_usd_per_kw_month": 150.0}
 
 
 def _plan(name, pools=((64, 0), (32, 2)), **keys):
@@ -56,6 +57,11 @@ def over_time():
               throughput_change_per_year=0.3, years=5),
         _plan("loss limit 80%", tax_loss_limit=0.8, price_usd_per_million_output_tokens=1.5, **taxed),
         _plan("balloon", debt_fraction=0.6, debt_rate=0.08, debt_years=8, **taxed),
+        _plan("insurance and property tax on book value, MACRS", held_capex_basis="book_value",
+              insurance_fraction_per_year=0.01, property_tax_fraction_per_year=0.015, depreciation_method="macrs_5",
+              **taxed),
+        _plan("colocation on contracted kW", colocation_contracted_kw=180.0, colocation_usd_per_kw_month=160.0,
+              cost_change_per_year=0.03, **taxed),
     ])
 
 

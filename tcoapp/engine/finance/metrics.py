@@ -64,7 +64,9 @@ def _pool_quantities(a, p) -> dict[str, np.ndarray]:
             count, servers, *(np.asarray(a[k], float)[..., None] for k in ITEMIZED)) * bought, np.nan),
         "device_avg_w": avg_w, "it_avg_kw": avg_kw, "it_provisioned_kw": prov_kw,
         "energy_usd_per_year": owned * costs.energy_usd_per_year(avg_kw, p["pue"], p["electricity_usd_per_kwh"]),
-        "colocation_usd_per_year": owned * costs.colocation_usd_per_year(prov_kw, p["colocation_usd_per_kw_month"]),
+        # a contract on a power of its own (colocation_contracted_kw) bills the plan, not each pool's nameplate
+        "colocation_usd_per_year": np.where(np.isnan(p["colocation_contracted_kw"]), owned * costs.colocation_usd_per_year(
+            prov_kw, p["colocation_usd_per_kw_month"]), 0.0),
         "maintenance_usd_per_year": costs.maintenance_usd_per_year(hardware, p["maintenance_fraction_per_year"]),
         "software_usd_per_year": costs.software_usd_per_year(count, p["software_usd_per_device_year"]),
         "rent_usd_per_year": (1.0 - owned) * costs.rent_usd_per_year(count, a.rent_usd_per_device_hour),
@@ -122,17 +124,17 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
     out_tok, h_t = _output_tokens(a, count, pool_u, active, serves, t)
     in_tok = costs.input_tokens_per_year(out_tok, L2(a.input_tokens), L2(a.output_tokens))
     revenue = _pool_revenue(a, count, out_tok, in_tok, pool_u, pp, serves)
-    parts = _opex_parts(a, pool, pool_u, ep, cp, active)
-    rows = {PART_YEAR_KEYS[k]: np.sum(np.where(serves, v, 0.0), axis=-2) for k, v in parts.items()}
-    rows["staff_usd"] = np.asarray(a.staff_usd_per_year, float)[..., None] * c_t * in_horizon
-    rows["opex_usd"] = sum(rows[PART_YEAR_KEYS[part]] for part in OPEX_PARTS)
     capex = P1(pool["capex_usd"])
-    pool_capex = np.where(t == bought, capex, 0.0)
     resid = np.asarray(a.residual_value_fraction, float)
-    value = capex * timeline.resale_fraction(n[..., None, :] - bought, L2(years), L2(resid), L2(a.resale_curve),
-                                             L2(a.resale_decline_per_year))
     life = np.where(np.isnan(np.asarray(a.depreciation_years, float)), years, np.asarray(a.depreciation_years, float))
     depreciation, gain = _depreciation_and_disposal(a, capex, bought, t, n, years, resid, life)
+    parts = _opex_parts(a, pool, pool_u, ep, cp, active, capex - (np.cumsum(depreciation, axis=-1) - depreciation))
+    rows = {PART_YEAR_KEYS[k]: np.sum(np.where(serves, v, 0.0), axis=-2) for k, v in parts.items()}
+    _plan_costs(a, rows, c_t, in_horizon)
+    rows["opex_usd"] = sum(rows[PART_YEAR_KEYS[part]] for part in OPEX_PARTS)
+    pool_capex = np.where(t == bought, capex, 0.0)
+    value = capex * timeline.resale_fraction(n[..., None, :] - bought, L2(years), L2(resid), L2(a.resale_curve),
+                                             L2(a.resale_decline_per_year))
     replacement, repl = _replacements(a, serves, count, life, resid, in_horizon, t, n)
     replaced, replaced_dep = repl["replacement_capex_usd"], repl["replacement_depreciation_usd"]
     replaced_value = np.sum(repl["replacement_residual_value_usd"], axis=-1)  # the value at the horizon
@@ -212,8 +214,19 @@ def _tax_and_cash_flow(a, rows, in_horizon) -> None:
                              - rows["replacement_capex_usd"] + rows["residual_value_usd"])
 
 
-def _opex_parts(a, pool, pool_u, ep, cp, active) -> dict[str, np.ndarray]:
-    """Each opex part per pool and year (pools on axis -2) but staff (a plan's own cost): OPEX_PARTS' rules."""
+def _plan_costs(a, rows, c_t, in_horizon) -> None:
+    """The plan's own costs by year, into `rows`: staff, and colocation_contracted_kw x colocation_usd_per_kw_month
+    x 12 x the cost index in years 1..n, a contract that bills a power of its own (nothing where it is empty: each
+    bought pool's nameplate is billed, _opex_parts)."""
+    rows["staff_usd"] = np.asarray(a.staff_usd_per_year, float)[..., None] * c_t * in_horizon
+    contracted = np.asarray(a.colocation_contracted_kw, float)[..., None]
+    billed = costs.colocation_usd_per_year(contracted, np.asarray(a.colocation_usd_per_kw_month, float)[..., None])
+    rows["colocation_usd"] = rows["colocation_usd"] + np.where(np.isnan(contracted), 0.0, billed * c_t * in_horizon)
+
+
+def _opex_parts(a, pool, pool_u, ep, cp, active, book) -> dict[str, np.ndarray]:
+    """Each opex part per pool and year (pools on axis -2) but staff (a plan's own cost): OPEX_PARTS' rules.
+    `book`: each tranche's book value at the start of the year (held_capex_basis = book_value)."""
     P1 = lambda v: np.asarray(v, float)[..., None]  # noqa: E731  pool [..., P] -> [..., P, 1]
     L2 = lambda v: np.asarray(v, float)[..., None, None]  # noqa: E731  plan [...] -> [..., 1, 1]
     count, owned = P1(pool["device_count"]), P1(a.owned)
@@ -221,14 +234,14 @@ def _opex_parts(a, pool, pool_u, ep, cp, active) -> dict[str, np.ndarray]:
                              P1(a.server_overhead_w))
     return {
         "energy": owned * costs.energy_usd_per_year(avg_kw, L2(a.pue), L2(a.electricity_usd_per_kwh)) * ep * active,
-        "colocation": owned * costs.colocation_usd_per_year(P1(pool["it_provisioned_kw"]),
-                                                            L2(a.colocation_usd_per_kw_month)) * cp * active,
+        "colocation": np.where(np.isnan(L2(a.colocation_contracted_kw)), owned * costs.colocation_usd_per_year(
+            P1(pool["it_provisioned_kw"]), L2(a.colocation_usd_per_kw_month)) * cp * active, 0.0),
         "maintenance": costs.maintenance_usd_per_year(P1(pool["hardware_capex_usd"]),
                                                       L2(a.maintenance_fraction_per_year)) * cp * active,
         "software": costs.software_usd_per_year(count, L2(a.software_usd_per_device_year)) * cp * active,
         "rent": (1.0 - owned) * costs.rent_usd_per_year(count, P1(a.rent_usd_per_device_hour)) * cp * active,
-        **{part: costs.held_capex_cost_usd(owned * P1(pool["capex_usd"]), L2(getattr(a, rate))) * active
-           for part, rate in HELD_CAPEX_RATES.items()},
+        **{part: costs.held_capex_cost_usd(owned * np.where(L2(a.held_capex_basis) == 1, book, P1(pool["capex_usd"])),
+                                           L2(getattr(a, rate))) * active for part, rate in HELD_CAPEX_RATES.items()},
     }
 
 

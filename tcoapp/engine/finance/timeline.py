@@ -140,5 +140,5 @@ def is_flat(a) -> np.ndarray:
             & (np.asarray(a.resale_curve, float) == 0) & (np.asarray(a.electricity_price_change_per_year, float) == 0)
             & (np.asarray(a.cost_change_per_year, float) == 0) & no_ramp
             & (np.asarray(a.tranche_ramp_months, float) == 0) & (np.asarray(a.annual_failure_rate, float) == 0)
-            & (np.asarray(a.throughput_change_per_year, float) == 0)
+            & (np.asarray(a.throughput_change_per_year, float) == 0) & (np.asarray(a.held_capex_basis, float) == 0)
             & np.all(np.asarray(a.purchase_year, float) == 0, axis=-1))

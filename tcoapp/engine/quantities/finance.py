@@ -154,6 +154,7 @@ FINANCE_INPUTS: tuple[Quantity, ...] = scoped("finance input", (
     *(_input(k, optional=True, swing=i) for i, k in enumerate(
         ("hardware_price_change_per_year", "throughput_change_per_year"), start=25)),
     _input("tax_loss_limit", optional=True),
+    *(_input(k, optional=True) for k in ("held_capex_basis", "colocation_contracted_kw")),
     _q("demand_tokens_per_year", "tokens/yr", "plan", "A demand-sized plan's demand (demand_tokens_per_day x 365; NaN: "
        "not sized by demand): the output tokens throughput_change_per_year may not exceed.", default=float("nan")),
 ))

@@ -23,6 +23,7 @@ DISCOUNTING = ("end_of_year", "mid_year")
 TAX_LOSSES = ("carry_forward", "credit")
 REVENUE_MODES = ("tokens", "device_hours")
 RESALE_CURVES = ("linear", "declining_balance")
+HELD_CAPEX_BASES = ("capex", "book_value")  # what insurance and property tax are charged on (codes 0, 1)
 
 
 BIG = 1e15
@@ -134,6 +135,8 @@ FINANCE_FIELDS: tuple[Field, ...] = scoped("plan", (
     _f("annual_failure_rate", "float", "fraction/yr", 0.0, 0, 1, "opex", "Device failure rate", "Share of a bought pool's devices that fail every year and are replaced at the device's price_usd (only the accelerator; the server, network and storage stay): capex in each year the pool serves, depreciated like a tranche bought that year, not valued at the horizon (its remaining book value a deductible loss there); capacity is unchanged (a failed device is swapped for a spare at once). Meta's Llama 3 run saw GPU and HBM3 interruptions at about 9% of H100s a year (The Llama 3 Herd of Models, arXiv:2407.21783, 2024: 148 + 72 in 54 days on 16,384 GPUs), an upper bound on replacements. Default 0."),
     _f("insurance_fraction_per_year", "float", "fraction/yr", 0.0, 0, 1, "opex", "Insurance", "Insurance premium per year as a fraction of the capex still held: every bought tranche's capex, from the year after it is paid to the horizon (not indexed by cost_change_per_year: the premium follows the insured value). 0: none (self-insured, or in another line)."),
     _f("property_tax_fraction_per_year", "float", "fraction/yr", 0.0, 0, 1, "opex", "Property tax", "Tax on business personal property per year as a fraction of the capex still held, like insurance (a flat fraction of the capex, not of the depreciated value). 0: none (no such tax where the fleet sits)."),
+    _f("held_capex_basis", "choice", "", "capex", None, None, "opex", "Insurance and property tax basis", "What insurance_fraction_per_year and property_tax_fraction_per_year are charged on: capex: each bought tranche's capex, every year it is held (default); book_value: its book value at the start of the year (capex less the depreciation taken in earlier years, depreciation_method), as many insurers and assessors do.", choices=HELD_CAPEX_BASES),
+    _f("colocation_contracted_kw", "float", "kW", None, 0, 1e7, "opex", "Colocation contracted power", "The power the colocation contract bills, in kW, every year 1..years (x colocation_usd_per_kw_month x 12 x the cost index), in place of the bought servers' nameplate power (empty: nameplate, the default). Colocation contracts bill the power reserved, which is often not the servers' nameplate."),
     _f("software_usd_per_device_year", "float", "USD/device/yr", 0.0, 0, 1e9, "opex", "Software", "Software licences per device per year (0 unless you have a quote).", zero_text="not entered"),
     _f("staff_usd_per_year", "float", "USD/yr", 0.0, 0, BIG, "opex", "Staff", "Operations staff cost per year for this plan.", zero_text="not entered"),
     _f("utilization", "float", "fraction", 0.7, 0, 1, "operations", "Utilization", "Share of the year the fleet serves at the operating point (0..1); the rest it idles. Assumption 70%.", sizing=("demand",)),
