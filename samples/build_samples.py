@@ -498,7 +498,7 @@ SAMPLES: tuple[Sample, ...] = (
          "(IRS Publication 946, Table A-1, half-year convention; computers are 5-year property), interest "
          "deductible; the horizon sale is a disposal (the undepreciated basis is deducted).",
          "Last plan, the same with hardware that ages: 9% of the GPUs fail each year and are replaced at the device "
-         "price (capex in the year, MACRS-depreciated; capacity unchanged): Meta saw 148 faulty-GPU and 72 HBM3 "
+         "price (capex in the year, MACRS-depreciated, sold with the fleet at the horizon like a tranche of their year; capacity unchanged): Meta saw 148 faulty-GPU and 72 HBM3 "
          "interruptions in 54 days on 16,384 H100s (The Llama 3 Herd of Models, arXiv:2407.21783, 2024, Table 5), "
          "about 9% of GPUs a year, an upper bound on replacements (not every interruption replaces a GPU); and "
          "the fleet ramps from no load to full over its first 6 months (ASSUMPTION: installation, burn-in and "
