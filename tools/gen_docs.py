@@ -160,12 +160,14 @@ def _results_section() -> list[str]:
 
 def _equations_section() -> list[str]:
     """The plan quantities whose equation is written once in the table (engine/quantities/expr.py)."""
-    from tcoapp.engine.quantities.finance import PLAN_EXPRESSIONS
+    from tcoapp.engine.quantities.finance import PLAN_EXPRESSIONS, POOL_EXPRESSIONS
     lines = ["Equations written once: each of these rows is an expression in the quantity table "
              "(tcoapp/engine/quantities/expr.py) that is both the engine's computation and its `Results` formula "
              "(a key stands for its `Results` cell, an upper-case name for a named cell of `Constants`, n/a for a "
              "value that does not exist); the other `Results` formulas are written by hand, listed in that module.", ""]
     lines += [f"- `{key}` = `{expr.excel(lambda k: k, 'n/a')}`" for key, expr in PLAN_EXPRESSIONS]
+    lines += ["", "Per pool (`pool1.it_avg_kw`, ...; a key is the pool's row, or the plan's input on Plans):", ""]
+    lines += [f"- `{key}` = `{expr.excel(lambda k: k, 'n/a')}`" for key, expr in POOL_EXPRESSIONS]
     return lines + [""]
 
 

@@ -19,7 +19,7 @@ from ..engine.compute import PlanResult, not_entered
 from ..engine.quantities.inputs import DEVICE_FIELDS, PLAN_FIELDS, PRICE_TIER_FIELDS
 from ..engine.quantities.finance import (
     COMPONENT_KEYS, DEVICE_ECONOMICS_KEYS, HELD_CAPEX_RATES, INPUT_BY_KEY, SUMMED_KEYS, OPEX_PARTS, PART_ANNUAL_KEYS,
-    PART_YEAR_KEYS, PLAN_EXPRESSIONS, POOL_QUANTITY_BY_KEY, QUANTITY_BY_KEY,
+    PART_YEAR_KEYS, PLAN_EXPRESSIONS, POOL_EXPRESSIONS, POOL_QUANTITY_BY_KEY, QUANTITY_BY_KEY,
 )
 from ..engine.quantities.metrics import CASHFLOW_METRICS, METRIC_BY_KEY, METRICS
 from ..engine.scenario import Scenario
@@ -77,6 +77,16 @@ def _bought(q) -> str:
     """The price index of the pool's purchase year: (1 + hardware_price_change_per_year)^purchase_year."""
     return f'(1+{q.p("hardware_price_change_per_year")})^{q.r("purchase_year")}'
 
+
+POOL_EXPRESSION_BY_KEY = dict(POOL_EXPRESSIONS)
+
+
+def _pool_expression(key: str) -> tuple[str, PoolFormula]:
+    """A pool row written as an expression in the quantity table: its formula compiled from it (a key is the
+    pool's row where the pool block has one, else the plan's input on Plans)."""
+    return key, lambda q: POOL_EXPRESSION_BY_KEY[key].excel(q.ref, NA)
+
+
 POOL_FORMULAS: tuple[tuple[str, PoolFormula], ...] = (
     ("servers", lambda q: f'ROUNDUP({q.r("device_count")}/{q.r("devices_per_server")},0)'),
     ("server_nameplate_w", lambda q: f'{q.r("devices_per_server")}*{q.r("tdp_w")}+{q.r("server_overhead_w")}'),
@@ -92,26 +102,20 @@ POOL_FORMULAS: tuple[tuple[str, PoolFormula], ...] = (
                             f'+{q.r("owned")}*({q.r("device_count")}*({q.p("network_usd_per_device")}'
                             f'+{q.p("storage_usd_per_device")})+{q.r("servers")}*{q.p("installation_usd_per_server")})'
                             f'*{_bought(q)},{NA})'),
-    ("device_avg_w", lambda q: f'{q.p("utilization")}*{q.r("power_w")}+(1-{q.p("utilization")})*{q.r("idle_w")}'),
-    ("it_avg_kw", lambda q: f'({q.r("device_count")}*{q.r("device_avg_w")}+{q.r("servers")}*{q.r("server_overhead_w")})'
-                            f'/W_PER_KW'),
-    ("it_provisioned_kw", lambda q: f'{q.r("servers")}*{q.r("server_nameplate_w")}/W_PER_KW'),
-    ("energy_usd_per_year", lambda q: f'{q.r("owned")}*{q.r("it_avg_kw")}*{q.p("pue")}*HOURS_PER_YEAR'
-                                      f'*{q.p("electricity_usd_per_kwh")}'),
-    ("colocation_usd_per_year", lambda q: f'IF(ISBLANK({q.p("colocation_contracted_kw")}),{q.r("owned")}'
-                                          f'*{q.r("it_provisioned_kw")}*{q.p("colocation_usd_per_kw_month")}'
-                                          f'*MONTHS_PER_YEAR,0)'),
-    ("maintenance_usd_per_year", lambda q: f'{q.r("hardware_capex_usd")}*{q.p("maintenance_fraction_per_year")}'),
+    _pool_expression("device_avg_w"),
+    _pool_expression("it_avg_kw"),
+    _pool_expression("it_provisioned_kw"),
+    _pool_expression("energy_usd_per_year"),
+    _pool_expression("colocation_usd_per_year"),
+    _pool_expression("maintenance_usd_per_year"),
     # a fraction of the capex held, 0 where the fraction is 0 even where the capex does not exist (as the engine)
     *((PART_ANNUAL_KEYS[part], lambda q, rate=rate: q.when(f'{q.p(rate)}>0',
                                                           f'{q.r("owned")}*{q.r("capex_usd")}*{q.p(rate)}'))
       for part, rate in HELD_CAPEX_RATES.items()),
-    ("software_usd_per_year", lambda q: f'{q.r("device_count")}*{q.p("software_usd_per_device_year")}'),
-    ("rent_usd_per_year", lambda q: f'(1-{q.r("owned")})*{q.r("device_count")}*{q.r("rent_usd_per_device_hour")}'
-                                    f'*HOURS_PER_YEAR'),
-    ("output_tokens_per_year", lambda q: f'{q.r("tokens_per_s_per_device")}*{q.r("device_count")}*{q.p("utilization")}'
-                                         f'*SECONDS_PER_YEAR'),
-    ("input_tokens_per_year", lambda q: f'{q.r("output_tokens_per_year")}*{q.p("input_tokens")}/{q.p("output_tokens")}'),
+    _pool_expression("software_usd_per_year"),
+    _pool_expression("rent_usd_per_year"),
+    _pool_expression("output_tokens_per_year"),
+    _pool_expression("input_tokens_per_year"),
     ("revenue_usd_per_year", lambda q: f'IF({q.p("revenue_mode")}="device_hours",{q.r("device_count")}*HOURS_PER_YEAR'
                                        f'*({q.p("reserved_fraction")}*{q.p("reserved_price_usd_per_device_hour")}'
                                        f'+(1-{q.p("reserved_fraction")})*{q.p("utilization")}'
@@ -120,6 +124,7 @@ POOL_FORMULAS: tuple[tuple[str, PoolFormula], ...] = (
                                        f'+{q.r("input_tokens_per_year")}*{q.p("price_usd_per_million_input_tokens")})'
                                        f'/TOKENS_PER_MILLION)'),
 )
+POOL_ROW_KEYS = frozenset(key for key, _ in POOL_VALUE_ROWS + POOL_FORMULAS)  # the rows of a pool block
 # plan rows levelized from the CashFlow year rows: key -> (CashFlow row, sign)
 LEVELIZED = {"output_tokens_per_year": ("output_tokens", ""), "input_tokens_per_year": ("input_tokens", ""),
              "revenue_usd_per_year": ("revenue_usd", ""), "opex_usd_per_year": ("opex_usd", "-"),
@@ -380,6 +385,10 @@ class PoolRefs:
 
     def p(self, key: str) -> str:
         return self.plan_refs.p(key)
+
+    def ref(self, key: str) -> str:
+        """A key of an expression: the pool's row where the pool block has one, else the plan's input."""
+        return self.r(key) if key in POOL_ROW_KEYS else self.p(key)
 
     def when(self, condition: str, core: str) -> str:
         """The formula IF(condition, core or n/a, 0): `condition` (over inputs, never n/a) decides first."""

@@ -10,13 +10,15 @@ and sizing call it with arrays of variants.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from . import cashflow, costs, depreciation, financing, packing, recovery, timeline
 from ..quantities.inputs import FINANCE_FIELDS
 from ..quantities.finance import (
     HELD_CAPEX_RATES, LEVELIZED_YEAR_ROWS, OPEX_PARTS, PART_ANNUAL_KEYS, PART_YEAR_KEYS, PLAN_EXPRESSIONS, PLAN_INPUT_KEYS,
-    POOL_QUANTITIES, SUMMED_KEYS, FinanceResult, PoolFinance, YearRows, as_inputs,
+    POOL_EXPRESSIONS, POOL_INPUT_KEYS, POOL_QUANTITIES, SUMMED_KEYS, FinanceResult, PoolFinance, YearRows, as_inputs,
 )
 
 ITEMIZED = tuple(f.name for f in FINANCE_FIELDS if f.group == "capex" and f.name != "other_capex_fraction")  # per device / server
@@ -50,11 +52,6 @@ def _pool_quantities(a, p) -> dict[str, np.ndarray]:
     bought = hardware_price_index(p["hardware_price_change_per_year"], a.purchase_year)  # the price in its year
     hardware = owned * costs.hardware_capex_usd(count, a.price_usd, servers, a.server_price_usd) * bought
     buildable = np.isfinite(racks) & (count >= 1)
-    avg_w = costs.device_avg_w(p["utilization"], a.power_w, a.idle_w)
-    avg_kw = costs.it_avg_kw(count, avg_w, servers, a.server_overhead_w)
-    prov_kw = costs.it_provisioned_kw(servers, nameplate)
-    out_tok = costs.output_tokens_per_year(a.tokens_per_s_per_device, count, p["utilization"])
-    in_tok = costs.input_tokens_per_year(out_tok, p["input_tokens"], p["output_tokens"])
     out = {
         "device_count": count, "servers": servers, "server_nameplate_w": nameplate, "servers_per_rack": per_rack,
         "racks": racks, "hardware_capex_usd": hardware,
@@ -62,19 +59,14 @@ def _pool_quantities(a, p) -> dict[str, np.ndarray]:
         # hence the plan has no cost per token, NPV, IRR, payback or ROI (NaN, shown as n/a / "never")
         "capex_usd": np.where(buildable, costs.capex_usd(hardware, p["other_capex_fraction"]) + owned * costs.itemized_capex_usd(
             count, servers, *(np.asarray(a[k], float)[..., None] for k in ITEMIZED)) * bought, np.nan),
-        "device_avg_w": avg_w, "it_avg_kw": avg_kw, "it_provisioned_kw": prov_kw,
-        "energy_usd_per_year": owned * costs.energy_usd_per_year(avg_kw, p["pue"], p["electricity_usd_per_kwh"]),
-        # a contract on a power of its own (colocation_contracted_kw) bills the plan, not each pool's nameplate
-        "colocation_usd_per_year": np.where(np.isnan(p["colocation_contracted_kw"]), owned * costs.colocation_usd_per_year(
-            prov_kw, p["colocation_usd_per_kw_month"]), 0.0),
-        "maintenance_usd_per_year": costs.maintenance_usd_per_year(hardware, p["maintenance_fraction_per_year"]),
-        "software_usd_per_year": costs.software_usd_per_year(count, p["software_usd_per_device_year"]),
-        "rent_usd_per_year": (1.0 - owned) * costs.rent_usd_per_year(count, a.rent_usd_per_device_hour),
-        "output_tokens_per_year": out_tok, "input_tokens_per_year": in_tok,
-        "revenue_usd_per_year": np.where(
-            np.asarray(a.revenue_mode, float)[..., None] == 1, device_hour_revenue(a, count, p["utilization"], 1.0),
-            out_tok * a.price_usd_per_million_output_tokens / 1e6 + in_tok * p["price_usd_per_million_input_tokens"] / 1e6),
     }
+    # the rows written as expressions (power, opex lines, tokens), over the pool's inputs and rows and the plan's inputs
+    env = {**{k: getattr(a, k) for k in POOL_INPUT_KEYS}, **p, **out}
+    _evaluate(_in_order(POOL_EXPRESSIONS, frozenset(env)), env, out)
+    out_tok, in_tok = out["output_tokens_per_year"], out["input_tokens_per_year"]
+    out["revenue_usd_per_year"] = np.where(
+        np.asarray(a.revenue_mode, float)[..., None] == 1, device_hour_revenue(a, count, p["utilization"], 1.0),
+        out_tok * a.price_usd_per_million_output_tokens / 1e6 + in_tok * p["price_usd_per_million_input_tokens"] / 1e6)
     for part, rate in HELD_CAPEX_RATES.items():
         out[PART_ANNUAL_KEYS[part]] = costs.held_capex_cost_usd(owned * out["capex_usd"], p[rate])
     return out
@@ -363,6 +355,20 @@ def _evaluate(expressions, env: dict, out: dict) -> None:
     """Each (key, expression) in order over `env` (the rows computed so far), into `out` and `env`."""
     for key, expr in expressions:
         out[key] = env[key] = expr.numpy(env.__getitem__)
+
+
+@functools.lru_cache(maxsize=8)
+def _in_order(expressions, known: frozenset) -> tuple:
+    """The (key, expression) pairs ordered so that each reads only keys in `known` or computed before it."""
+    done, ordered, rest = set(known), [], list(expressions)
+    while rest:
+        ready = [(k, e) for k, e in rest if all(x in done for x in e.keys())]
+        if not ready:
+            raise KeyError(f"expressions read keys nothing computes: {[k for k, _ in rest]}")
+        ordered += ready
+        done |= {k for k, _ in ready}
+        rest = [pair for pair in rest if pair not in ready]
+    return tuple(ordered)
 
 
 def _input_share(a) -> np.ndarray:

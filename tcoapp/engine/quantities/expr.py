@@ -15,9 +15,11 @@ live Excel formula of the Results sheet.
 expression gives the same floating-point numbers as the same equation typed as numpy code;
 `.excel(ref, na)` writes the formula text with the fewest parentheses that keep that order.
 
-Written as expressions (finance.PLAN_EXPRESSIONS; docs/workbook_format.md lists each): the cost per
-million output, total and input tokens, the cost per device-hour, each cost component per million output
-tokens, the revenue per rack per year and the net per year. A new plan quantity or metric whose equation
+Written as expressions (finance.PLAN_EXPRESSIONS and POOL_EXPRESSIONS; docs/workbook_format.md lists
+each): the cost per million output, total and input tokens, the cost per device-hour, each cost component
+per million output tokens, the revenue per rack per year and the net per year; per pool, the average
+device power, average and provisioned IT power, energy, colocation, maintenance, software and rent per
+year and the output and input tokens per year. A new plan quantity or metric whose equation
 is over other rows of a plan is one table row with `expr=`: the engine computes it, the Results sheet
 gets its formula, the JSON, Checks, docs and GUI follow the row.
 
@@ -30,9 +32,9 @@ Formulas still written by hand (io/xlsx_results.py, io/xlsx_cashflow.py), and wh
   the years, IRR a root search from several starting points, payback the last crossing of zero);
 - every CashFlow year row (indices, ramps, tax with losses carried, debt annuities, MACRS depreciation: a
   table lookup by age);
-- the per-pool rows (`pool1.servers` ... `pool1.revenue_usd_per_year`): the engine computes them with the
-  pool axis in packing.py and costs.py; they are next in line for expressions (a key would resolve to the
-  pool's row or the plan's input);
+- the pool's packing and capex (`servers`, `server_nameplate_w`, `servers_per_rack`, `racks`, hardware
+  capex, capex, the held-capex lines) and its revenue: rounding to whole servers and racks, the infeasible
+  pool's n/a, the revenue mode's choice (an expression has no ROUNDUP, ISNUMBER or text test yet);
 - lookups and searches: a pool's device economics (INDEX/MATCH on Devices), its price tier (SUMPRODUCT
   over PriceTiers), the sized device count (sizing rounding), `costs_not_entered` (text);
 - `tokens_per_joule` (the operating point's metric, computed by the performance model).
@@ -145,8 +147,10 @@ class Bin(Expr):
 
 
 def _operand(child: Expr, ref, na, parent: int, right: bool, op: str) -> str:
+    """A child's text, parenthesized where the formula would otherwise group it differently from the tree (a
+    right operand of the same precedence too: floating-point a * (b * c) is not (a * b) * c)."""
     text = child.excel(ref, na)
-    tight = child.precedence < parent or (right and child.precedence == parent and op in "-/")
+    tight = child.precedence < parent or (right and child.precedence == parent)
     return f"({text})" if tight else text
 
 

@@ -14,7 +14,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from .expr import K, per_million
+from .expr import C, K, per_million
 from .metrics import METRIC_BY_KEY, METRICS
 from .inputs import DEVICE_ECONOMICS_KEYS  # the per-pool device inputs (read through this module too)
 from .inputs import DEVICE_FIELDS, PLAN_FIELD_BY_NAME, POOL_FIELDS
@@ -33,6 +33,7 @@ def _held(key, rate_input, **flows) -> Quantity:
     """An opex line that is a fraction per year (the input field `rate_input`, a finance input) of the capex
     of the bought pools serving in the year: the field's row and this row are all it takes."""
     label = PLAN_FIELD_BY_NAME[rate_input].label
+    flows = {"bar": "other", **flows}   # drawn in the cost bar's "other" segment unless it says otherwise
     return _q(key, "USD", "plan", f"{label} of the bought pools serving in the year: {rate_input} x their capex.",
               **Y, label=label, rate_input=rate_input, levelized=True, **flows)
 F = dict(cashflow="financing")
@@ -52,8 +53,8 @@ YEAR_QUANTITIES: tuple[Quantity, ...] = scoped("year", (
     _q("software_usd", "USD", "plan", "Software of the pools serving in the year.", **Y, opex_part="software", bar="other", bridge=4, pool_year=7, levelized=True),
     _q("rent_usd", "USD", "plan", "Rent of the rented pools serving in the year.", **Y, opex_part="rent", bar="other", bridge=6, pool_year=8, levelized=True),
     _q("staff_usd", "USD", "plan", "Staff cost of the year.", **Y, opex_part="staff", bar="other", bridge=5, levelized=True),
-    _held("insurance_usd", "insurance_fraction_per_year", opex_part="insurance", bar="other", bridge=7, pool_year=16),
-    _held("property_tax_usd", "property_tax_fraction_per_year", opex_part="property_tax", bar="other", bridge=8, pool_year=17),
+    _held("insurance_usd", "insurance_fraction_per_year", opex_part="insurance", bridge=7, pool_year=16),
+    _held("property_tax_usd", "property_tax_fraction_per_year", opex_part="property_tax", bridge=8, pool_year=17),
     _q("opex_usd", "USD", "plan", "Energy + colocation + maintenance + software + rent + staff.", **Y, json=True, levelized=True),
     _q("capex_usd", "USD", "plan", "Capex of the tranches paid in the year.", **Y, pool_year=9, json=True),
     _q("replacement_capex_usd", "USD", "plan", "Failed devices replaced in the year: annual_failure_rate x the bought pools' serving devices x price_usd x the hardware price index.", **Y, pool_year=10, json=True),
@@ -172,9 +173,12 @@ PART_ANNUAL_KEYS = {q.opex_part: q.annual_key for q in YEAR_QUANTITIES if q.opex
 COMPONENT_KEYS = {part: f"cost_per_million_output_tokens_{part}_usd" for part in COST_COMPONENTS}  # cost per token's parts
 BAR_SEGMENTS = ("capex",) + tuple(dict.fromkeys(q.bar for q in YEAR_QUANTITIES if q.opex_part))  # the cost bar
 OTHER_PARTS = tuple(q.opex_part for q in YEAR_QUANTITIES if q.bar == "other")  # drawn as one "other" segment
+# (a part without a bridge position comes after the positioned ones, in table order; likewise a held-capex line
+# without a pool_year position among the per-pool rows: a new line needs no position)
 BRIDGE_PARTS = ("capex",) + tuple(q.opex_part for q in sorted(
-    (q for q in YEAR_QUANTITIES if q.opex_part), key=lambda q: q.bridge)) + ("other",)
-POOL_YEAR_KEYS = ("active",) + ranked(YEAR_QUANTITIES, "pool_year")  # per pool and year
+    (q for q in YEAR_QUANTITIES if q.opex_part), key=lambda q: (q.bridge == 0, q.bridge))) + ("other",)
+POOL_YEAR_KEYS = ("active",) + ranked(YEAR_QUANTITIES, "pool_year") + tuple(
+    q.key for q in YEAR_QUANTITIES if q.rate_input and not q.pool_year)  # per pool and year
 CASHFLOW_YEAR_ROWS = tuple(q.key for q in YEAR_QUANTITIES if q.cashflow == "years")
 CASHFLOW_FINANCING_ROWS = tuple(q.key for q in YEAR_QUANTITIES if q.cashflow == "financing")
 CACHED_YEAR_ROWS = tuple(q.key for q in YEAR_QUANTITIES if q.cashflow and q.cached)
@@ -200,16 +204,26 @@ _POOL_AND_PLAN = (
     ("racks", "racks", "ceil(servers / servers_per_rack), the pool's own racks (plan: summed; pools never share a rack).", dict(summed=True, pool_json=4)),
     ("hardware_capex_usd", "USD", "Bought pools: device_count x price_usd + servers x server_price_usd.", dict(summed=True)),
     ("capex_usd", "USD", "hardware capex x (1 + other capex fraction) + devices x (network + storage per device) + servers x installation per server (bought pools); n/a where a pool cannot be racked.", dict(summed=True, pool_json=5)),
-    ("it_avg_kw", "kW", "Devices at utilization-weighted power plus server overhead.", dict(summed=True, pool_json=6)),
-    ("it_provisioned_kw", "kW", "Servers at nameplate power.", dict(summed=True, pool_json=7)),
-    ("energy_usd_per_year", "USD/yr", "it_avg_kw x PUE x 8760 h x electricity price (bought pools).", {}),
-    ("colocation_usd_per_year", "USD/yr", "it_provisioned_kw x colocation x 12 (bought pools).", {}),
-    ("maintenance_usd_per_year", "USD/yr", "maintenance fraction x hardware capex.", {}),
+    ("it_avg_kw", "kW", "Devices at utilization-weighted power plus server overhead.", dict(
+        summed=True, pool_json=6, expr=(K("device_count") * K("device_avg_w") + K("servers") * K("server_overhead_w"))
+        / C("W_PER_KW"))),
+    ("it_provisioned_kw", "kW", "Servers at nameplate power.", dict(
+        summed=True, pool_json=7, expr=K("servers") * K("server_nameplate_w") / C("W_PER_KW"))),
+    ("energy_usd_per_year", "USD/yr", "it_avg_kw x PUE x 8760 h x electricity price (bought pools).", dict(
+        expr=K("owned") * (K("it_avg_kw") * K("pue") * C("HOURS_PER_YEAR") * K("electricity_usd_per_kwh")))),
+    ("colocation_usd_per_year", "USD/yr", "it_provisioned_kw x colocation x 12 (bought pools).", dict(
+        expr=K("owned") * (K("it_provisioned_kw") * K("colocation_usd_per_kw_month") * C("MONTHS_PER_YEAR")))),
+    ("maintenance_usd_per_year", "USD/yr", "maintenance fraction x hardware capex.", dict(
+        expr=K("hardware_capex_usd") * K("maintenance_fraction_per_year"))),
     *((q.annual_key, "USD/yr", f"{q.rate_input} x capex (bought pools).", {}) for q in YEAR_QUANTITIES if q.rate_input),
-    ("software_usd_per_year", "USD/yr", "software per device-year x device_count.", {}),
-    ("rent_usd_per_year", "USD/yr", "Rented pools: device_count x rent per device-hour x 8760.", {}),
-    ("output_tokens_per_year", "tokens/yr", "tokens/s per device x devices x utilization x seconds per year.", {}),
-    ("input_tokens_per_year", "tokens/yr", "output tokens per year x input_tokens / output_tokens.", {}),
+    ("software_usd_per_year", "USD/yr", "software per device-year x device_count.", dict(
+        expr=K("device_count") * K("software_usd_per_device_year"))),
+    ("rent_usd_per_year", "USD/yr", "Rented pools: device_count x rent per device-hour x 8760.", dict(
+        expr=(1 - K("owned")) * (K("device_count") * K("rent_usd_per_device_hour") * C("HOURS_PER_YEAR")))),
+    ("output_tokens_per_year", "tokens/yr", "tokens/s per device x devices x utilization x seconds per year.", dict(
+        expr=K("tokens_per_s_per_device") * K("device_count") * K("utilization") * C("SECONDS_PER_YEAR"))),
+    ("input_tokens_per_year", "tokens/yr", "output tokens per year x input_tokens / output_tokens.", dict(
+        expr=K("output_tokens_per_year") * K("input_tokens") / K("output_tokens"))),
     ("revenue_usd_per_year", "USD/yr", "Output and input tokens at their prices.", {}),
 )
 
@@ -218,8 +232,11 @@ POOL_QUANTITIES: tuple[Quantity, ...] = scoped("pool quantity", tuple(
     _q("server_nameplate_w", "W", "pool", "devices_per_server x tdp_w + server_overhead_w."),
     _q("servers_per_rack", "servers", "pool", "min(servers_per_rack_max, floor(rack cap / server nameplate)); 0: a server exceeds the cap.",
        pool_json=3),
-    _q("device_avg_w", "W", "pool", "utilization x power_w + (1 - utilization) x idle_w."),
+    _q("device_avg_w", "W", "pool", "utilization x power_w + (1 - utilization) x idle_w.",
+       expr=K("utilization") * K("power_w") + (1 - K("utilization")) * K("idle_w")),
 ))
+# the pool quantities computed by their expression (over the pool's inputs and rows and the plan's inputs)
+POOL_EXPRESSIONS: tuple[tuple[str, object], ...] = tuple((q.key, q.expr) for q in POOL_QUANTITIES if q.expr is not None)
 
 _PLAN_ROWS: tuple[Quantity, ...] = tuple(_plan_q(k, u, h) for k, u, h, _ in _POOL_AND_PLAN) + (
     _metric_q("servers_per_rack"),
