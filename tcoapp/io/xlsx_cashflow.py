@@ -346,7 +346,8 @@ class _BlockFormulas:
         return {
             "throughput_index": self._na(f'IF(AND({serving},{p("sizing_mode")}="demand",({base})>0),'
                                          f"MIN({index},MAX(1,{demand}/({base}))),{index})"),
-            "hardware_price_index": self._na(f"(1+{p('hardware_price_change_per_year')})^{year_ref}"),
+            "hardware_price_index": self._na(f"IF({year_ref}<={horizon},(1+{p('hardware_price_change_per_year')})"
+                                             f"^{year_ref},0)"),
             "replacement_value_fraction": self._na.when(serving, self._value_fraction(f"({horizon}-{year_ref})", horizon)),
         }
 

@@ -113,7 +113,7 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
     serves = active > 0
     # each tranche at the plan's utilization of the year x its own ramp from its first serving year (1: none)
     pool_u = np.where(serves, up * timeline.tranche_ramp_factor(L2(a.tranche_ramp_months), t - bought), 0.0)
-    out_tok, h_t = _output_tokens(a, count, pool_u, active, serves, t)
+    out_tok, h_t = _output_tokens(a, count, pool_u, active, serves, t, in_horizon)
     in_tok = costs.input_tokens_per_year(out_tok, L2(a.input_tokens), L2(a.output_tokens))
     revenue = _pool_revenue(a, count, out_tok, in_tok, pool_u, pp, serves)
     capex = P1(pool["capex_usd"])
@@ -156,14 +156,15 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
     return rows
 
 
-def _output_tokens(a, count, pool_u, active, serves, t):
+def _output_tokens(a, count, pool_u, active, serves, t, in_horizon):
     """Each pool's output tokens by year at its utilization, x the throughput index (software that gets faster,
-    docs/model.md "Finance over time"; a demand-sized plan's capped at its demand): (tokens, the index)."""
+    docs/model.md "Finance over time"; a demand-sized plan's capped at its demand; 0 past the horizon): (tokens,
+    the index)."""
     tps = np.asarray(a.tokens_per_s_per_device, float)[..., None]
     at_year_1_speed = np.where(serves, costs.output_tokens_per_year(tps, count, pool_u) * active, 0.0)
     index = timeline.throughput_index(a.throughput_change_per_year, a.demand_tokens_per_year,
                                       np.sum(at_year_1_speed, axis=-2), t)
-    return np.where(serves, at_year_1_speed * index[..., None, :], 0.0), index
+    return np.where(serves, at_year_1_speed * index[..., None, :], 0.0), np.where(in_horizon > 0, index, 0.0)
 
 
 def _pool_revenue(a, count, out_tok, in_tok, pool_u, pp, serves) -> np.ndarray:
@@ -189,7 +190,7 @@ def _replacements(a, serves, count, life, resid, in_horizon, t, n):
                                                                  L1(a.resale_decline_per_year)), 0.0)
     value = np.sum(replaced * fraction, axis=-1)
     return replacement, {
-        "hardware_price_index": price_index, "replacement_capex_usd": replaced,
+        "hardware_price_index": np.where(t <= n, price_index, 0.0), "replacement_capex_usd": replaced,
         "replacement_depreciation_usd": timeline.replacement_depreciation(replaced, a.depreciation_method, life, resid,
                                                                           in_horizon),
         "replacement_value_fraction": fraction, "replacement_residual_value_usd": np.where(t == n, value[..., None], 0.0)}
