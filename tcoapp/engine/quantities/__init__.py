@@ -6,6 +6,8 @@
 - `finance.py`: the finance layer's per-pool, per-plan and per-year quantities and its typed records;
 - `metrics.py`: the result metrics and the typed `Metrics` record generated from them;
 - `factors.py`: the efficiency factors of the generated curve;
+- `expr.py`: a row's equation written once (numpy for the engine, the Results formula for the workbook);
+- `constants.py`: the named constants those equations and the workbook's Constants sheet use;
 - `table.py`: all rows as one table, `ROWS`, with its scopes and its columns (the key-list test checks
   the code against it).
 
