@@ -344,8 +344,10 @@ class _BlockFormulas:
                         for k in range(1, self.pools + 1))
         demand = f"{p('demand_tokens_per_day')}*SECONDS_PER_YEAR/SECONDS_PER_DAY"
         return {
-            "throughput_index": self._na(f'IF(AND({serving},{p("sizing_mode")}="demand",({base})>0),'
-                                         f"MIN({index},MAX(1,{demand}/({base}))),{index})"),
+            # only a demand-sized plan reads its pools' tokens (n/a where they are): the others' index is (1 + g)^(t-1)
+            "throughput_index": f'=IF({serving},IF({p("sizing_mode")}="demand",'
+                                + self._na.expr(f"IF(({base})>0,MIN({index},MAX(1,{demand}/({base}))),{index})")
+                                + f",{index}),0)",
             "hardware_price_index": self._na(f"IF({year_ref}<={horizon},(1+{p('hardware_price_change_per_year')})"
                                              f"^{year_ref},0)"),
             "replacement_value_fraction": self._na.when(serving, self._value_fraction(f"({horizon}-{year_ref})", horizon)),
