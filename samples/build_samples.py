@@ -7,6 +7,8 @@ ASSUMPTION. The notes also go to samples/README.md, so the workbook and its sour
 
     python samples/build_samples.py            # rewrite every samples/*.xlsx and samples/README.md
     python samples/build_samples.py --out DIR  # write them somewhere else
+    python samples/build_samples.py --check    # rebuild into a temporary folder and list what differs from
+                                               # samples/ (cell values and formulas, not zip bytes); exit 1 if any
 """
 from __future__ import annotations
 
@@ -496,7 +498,7 @@ SAMPLES: tuple[Sample, ...] = (
          "(IRS Publication 946, Table A-1, half-year convention; computers are 5-year property), interest "
          "deductible; the horizon sale is a disposal (the undepreciated basis is deducted).",
          "Last plan, the same with hardware that ages: 9% of the GPUs fail each year and are replaced at the device "
-         "price (capex in the year, MACRS-depreciated; capacity unchanged): Meta saw 148 faulty-GPU and 72 HBM3 "
+         "price (capex in the year, MACRS-depreciated, sold with the fleet at the horizon like a tranche of their year; capacity unchanged): Meta saw 148 faulty-GPU and 72 HBM3 "
          "interruptions in 54 days on 16,384 H100s (The Llama 3 Herd of Models, arXiv:2407.21783, 2024, Table 5), "
          "about 9% of GPUs a year, an upper bound on replacements (not every interruption replaces a GPU); and "
          "the fleet ramps from no load to full over its first 6 months (ASSUMPTION: installation, burn-in and "
@@ -528,7 +530,14 @@ def readme_text() -> str:
              "by hand. Open one in the desktop app (`tcoapp samples/FILE.xlsx`), in Excel or LibreOffice, or "
              "compute it headless (`tcoapp compute samples/FILE.xlsx --json`). Section letters (A, B.2, C.4...) "
              "refer to the project's reference data (devices, public measurements, finance); every catalog "
-             "number's source is in docs/catalog.md.", ""]
+             "number's source is in docs/catalog.md.", "",
+             "## Regenerating", "",
+             "After a change to the engine, the workbook writer or the definitions, rebuild every sample and this "
+             "README with one command, `python samples/build_samples.py`, and commit the result. "
+             "`python samples/build_samples.py --check` rebuilds them in a temporary folder and lists the cells "
+             "(formula or value, and each formula's cached engine value) that differ from the shipped files; "
+             "tests/test_samples_current.py runs that check (one sample in the fast suite, all of them in the slow "
+             "one).", ""]
     for sample in SAMPLES:
         lines += [f"## {sample.filename}: {sample.title}", "", f"**Question.** {sample.question}", ""]
         lines += [f"- {note}" for note in sample.notes]
@@ -549,11 +558,63 @@ def build_all(out_dir: Path, only: tuple[str, ...] = ()) -> list[Path]:
     return paths
 
 
+def _cells(path: Path) -> dict[tuple[str, str], object]:
+    """(sheet, cell) -> what the cell holds: its formula text or its value, and the value cached beside a
+    formula (the engine's number a reader sees before recalculating)."""
+    import openpyxl
+
+    out: dict[tuple[str, str], object] = {}
+    for data_only in (False, True):
+        book = openpyxl.load_workbook(path, data_only=data_only)
+        for ws in book.worksheets:
+            for row in ws.iter_rows():
+                for cell in row:
+                    if cell.value is not None:
+                        out[(ws.title + (" (cached)" if data_only else ""), cell.coordinate)] = cell.value
+    return out
+
+
+def differences(built: Path, shipped: Path, limit: int = 20) -> list[str]:
+    """What differs between a freshly built sample and the shipped one: sheets, cells (formula or value, and the
+    cached value of each formula); at most `limit` lines."""
+    if not shipped.exists():
+        return [f"{shipped.name}: missing"]
+    new, old = _cells(built), _cells(shipped)
+    out = []
+    for key in sorted(set(new) | set(old)):
+        if new.get(key) != old.get(key):
+            out.append(f"{shipped.name} {key[0]}!{key[1]}: shipped {old.get(key)!r}, built {new.get(key)!r}")
+            if len(out) >= limit:
+                break
+    return out
+
+
+def check(only: tuple[str, ...] = (), shipped_dir: Path = SAMPLES_DIR, limit: int = 20) -> list[str]:
+    """Rebuild the samples (`only`: those files) in a temporary folder and list what differs from `shipped_dir`
+    (at most `limit` lines per sample)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        out = []
+        for path in build_all(Path(folder), only):
+            out.extend(differences(path, shipped_dir / path.name, limit))
+        if not only and (Path(folder) / "README.md").read_text(encoding="utf-8") != (
+                shipped_dir / "README.md").read_text(encoding="utf-8"):
+            out.append("README.md differs")
+        return out
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=SAMPLES_DIR, help="output directory (default: samples/)")
+    parser.add_argument("--check", action="store_true",
+                        help="rebuild into a temporary folder and list what differs from samples/ (exit 1 if any)")
     parser.add_argument("only", nargs="*", help="sample file names to build (default: all)")
     args = parser.parse_args(argv)
+    if args.check:
+        stale = check(tuple(args.only))
+        print("\n".join(stale) if stale else "samples are current")
+        return 1 if stale else 0
     for path in build_all(args.out, tuple(args.only)):
         print(path)
     return 0

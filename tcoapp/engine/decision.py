@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .search_defaults import LOW_SHARE
+from .throughput_reason import throughput_sentence
 
 from .quantities.metrics import OBJECTIVES  # noqa: F401  objective key -> (label, unit, better): the table's objective column
 MANY_DEVICES = 1e6          # more accelerators than any single deployment holds today
@@ -278,7 +279,7 @@ def reason(plan, result, with_notes: bool = True) -> str:
     extra = [w for w in result.warnings if not any(t in w for t in _ROUTINE) and "batch" not in w.split(":")[0]]
     if extra and with_notes:
         sentence += ". Note: " + "; ".join(extra[:2])
-    return sentence + "."
+    return sentence + "." + throughput_sentence(plan, result)
 
 
 def frontier_text(s: PlanSummary) -> str:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from .finance.metrics import finance_metrics
+from .quantities.constants import CONSTANT_VALUES
 from .pool_inputs import pool_finance_inputs
 from .quantities.finance import PLAN_INPUT_KEYS, finance_inputs
 from .quantities.inputs import PLAN_FIELD_BY_NAME
@@ -22,11 +23,14 @@ from .pools import ResolvedPool
 from .records import Device, Plan
 
 COST = "cost_per_million_output_tokens_usd"
+DAYS_PER_YEAR = CONSTANT_VALUES["SECONDS_PER_YEAR"] / CONSTANT_VALUES["SECONDS_PER_DAY"]
 
 
 def plan_finance_inputs(plan: Plan) -> dict[str, float]:
     """The plan's finance keys as numbers: a choice key as the index of its value in the field's choices."""
     def value(key):
+        if key == "demand_tokens_per_year":  # the cap on a demand-sized plan's output tokens (none otherwise)
+            return plan.demand_tokens_per_day * DAYS_PER_YEAR if plan.sizing_mode == "demand" else None
         v = getattr(plan, key)
         field = PLAN_FIELD_BY_NAME[key]
         return float(field.choices.index(v)) if field.type == "choice" else v

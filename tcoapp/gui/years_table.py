@@ -1,6 +1,8 @@
 """The current plan's years as a table (years as columns): utilization, output price, tokens,
 revenue, opex, capex by year (tranches), depreciation, tax, cash flow and cumulative cash flow, the
-replacements of failed devices where there are any, and for a financed plan its debt (interest, principal, debt service, DSCR, the equity cash flow), from the
+replacements of failed devices and their value at the horizon where there are any, the throughput and hardware price
+indices where they move, and for a financed plan its debt (interest, principal, the horizon's balloon, debt service,
+DSCR, the equity cash flow), from the
 engine's per-year rows (PlanResult.year_rows)."""
 from __future__ import annotations
 
@@ -30,12 +32,16 @@ ROWS = (
     ("cumulative_cash_flow_usd", "Cumulative cash flow", "USD"),
 )
 # shown only for a plan replacing failed devices (annual_failure_rate > 0)
-REPLACEMENT_ROWS = (("replacement_capex_usd", "Replacements (failed devices)", "USD"),)
+REPLACEMENT_ROWS = (("replacement_capex_usd", "Replacements (failed devices)", "USD"),
+                    ("replacement_residual_value_usd", "Replacements' value at the horizon", "USD"))
+# shown only where the key is set: software speed and hardware price by year (docs/model.md, "Finance over time")
+INDEX_ROWS = (("throughput_index", "Throughput index", "ratio"), ("hardware_price_index", "Hardware price index", "ratio"))
 # shown only for a plan with debt (debt_fraction > 0)
 DEBT_ROWS = (
     ("debt_drawn_usd", "Debt drawn", "USD"),
     ("interest_usd", "Interest", "USD"),
     ("principal_usd", "Principal repaid", "USD"),
+    ("balloon_usd", "of which balloon (at the horizon)", "USD"),
     ("debt_service_usd", "Debt service", "USD"),
     ("dscr", "DSCR", "ratio"),
     ("equity_cash_flow_usd", "Equity cash flow", "USD"),
@@ -147,9 +153,12 @@ class YearsModel(QStandardItemModel):
 
 
 def _rows_shown(years) -> tuple:
-    """The table's rows: the replacement and debt rows only where a year has replacements or debt service."""
+    """The table's rows: the throughput and hardware price indices only where they move, the replacement and debt
+    rows only where a year has replacements or debt service."""
     shown = lambda key: any((y.get(key) or 0) > 0 for y in years)  # noqa: E731
-    return (ROWS + (REPLACEMENT_ROWS if shown("replacement_capex_usd") else ())
+    moved = lambda key: any(y.get(key) not in (None, 0.0, 1.0) for y in years)  # noqa: E731
+    return (ROWS + tuple(row for row in INDEX_ROWS if moved(row[0]))
+            + (REPLACEMENT_ROWS if shown("replacement_capex_usd") else ())
             + (DEBT_ROWS if shown("debt_service_usd") else ()))
 
 

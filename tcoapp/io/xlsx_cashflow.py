@@ -47,7 +47,8 @@ CF_HELP = {
     "active": "1 in the years the pool serves (after its purchase year, up to the horizon), else 0.",
     "opex_usd": "-(" + " + ".join(part.replace("_", " ") for part in OPEX_PARTS) + "): opex as a cash outflow.",
     "capex_usd": "-capex of the tranches paid in the year.",
-    "loss_carried_usd": "max(0, loss carried from the year before - taxable income).",
+    "loss_carried_usd": "The loss carried from the year before, less what it offset (at most tax_loss_limit x the "
+                        "taxable income), plus the year's loss.",
     "taxable_income_usd": "Revenue - opex - depreciation + the horizon sale's gain over book value (a loss deducted).",
     "disposal_gain_usd": "At the horizon: the tranches' values less their book values (capex - depreciation taken) = "
                          "residual value + capex (outflows) + depreciation, summed over the years.",
@@ -57,7 +58,8 @@ CF_HELP = {
        for key, guess in zip(EQUITY_IRR_ATTEMPTS, EQUITY_IRR_GUESSES)},
     "equity_irr": "IRR of the equity flows where they change sign (the project IRR without debt); n/a otherwise.",
     "min_dscr": "The smallest DSCR over the years with debt service; n/a without debt.",
-    "dscr": "(revenue - opex - levered tax) / debt service, in the years with debt service.",
+    "dscr": "(revenue - opex - replacements - levered tax) / (debt service - balloon), in the years with scheduled "
+            "debt service (the balloon is repaid from the sale).",
     "debt_drawn_usd": "debt_fraction x the capex of the tranches paid in the year (an inflow to equity).",
     "payback_year_fraction": "Helper: the year (with fraction) where the cumulative flow crosses 0 from below.",
     "flow_last_sign": "Helper: the sign of the last non-zero cash flow up to the year.",
@@ -66,7 +68,8 @@ CF_HELP = {
     "cumulative_sign_change": "Helper: 1 where the cumulative cash flow changes sign (once: one positive IRR).",
     "npv_usd": "= CF0 + NPV(discount_rate, CF1:CFn): year t discounted by (1 + r)^t (discounting = mid_year: "
                "x (1 + r)^0.5, year t by (1 + r)^(t - 0.5)).",
-    "tax_usd": "tax_rate x max(0, taxable income - loss carried from the year before); tax_losses = credit: "
+    "tax_usd": "tax_rate x max(0, taxable income - MIN(loss carried from the year before, tax_loss_limit x taxable "
+               "income)); tax_losses = credit: "
                "tax_rate x taxable income (negative in a loss year).",
     "irr_guess_engine": "Helper, a starting point for IRR(): the engine's IRR (a value) when the file was written.",
     "irr_guess_flows": "Helper, a starting point for IRR(): (sum of inflows / sum of outflows)^(1/years) - 1.",
@@ -198,10 +201,16 @@ class _BlockFormulas:
             "utilization": self._na(f"IF({serving},IF(OR({ramp}=0,ISBLANK({first})),{util},"
                                     f"{first}+({util}-{first})*MIN(1,({year_ref}-1)/{ramp})),0)"),
         }
+        cells.update(self._over_time_cells(year_ref, serving, horizon, here))
         for k in range(1, self.pools + 1):
             cells.update(self._pool_cells(k, year_ref, here, horizon))
         for key in POOL_SUMMED:
             cells[key] = self._na("+".join(here(f"pool{k}.{key}") for k in range(1, self.pools + 1)))
+        cells.update(self._residual_cells(year_ref, horizon, here))
+        contracted = p("colocation_contracted_kw")  # a contract on a power of its own bills the plan (years 1..n)
+        cells["colocation_usd"] = self._na("+".join(here(f"pool{k}.colocation_usd") for k in range(1, self.pools + 1))
+                                           + f"+IF(AND({serving},NOT(ISBLANK({contracted}))),{contracted}"
+                                             f"*{p('colocation_usd_per_kw_month')}*MONTHS_PER_YEAR*{here('cost_index')},0)")
         cells["input_tokens"] = self._na(f"{here('output_tokens')}*{p('input_tokens')}/{p('output_tokens')}")
         cells["staff_usd"] = self._na.when(serving, f"{p('staff_usd_per_year')}*{here('cost_index')}")
         cells["opex_usd"] = self._na("-(" + "+".join(here(PART_YEAR_KEYS[part]) for part in OPEX_PARTS) + ")")
@@ -213,7 +222,7 @@ class _BlockFormulas:
                                              + f"+{here('replacement_depreciation_usd')}")
         capex_all, taken = self.rng("capex_usd"), self.rng("depreciation_usd")
         replaced = self.rng("replacement_capex_usd")
-        cells["disposal_gain_usd"] = self._na.when(  # the replacements are not valued: their book value is a loss
+        cells["disposal_gain_usd"] = self._na.when(  # the tranches' and replacements' values less their book values
             f"{year_ref}={horizon}", f"IF(AND({none_na(capex_all)},{none_na(replaced)},{none_na(taken)}),"
                                      f"{here('residual_value_usd')}+SUM({capex_all})+SUM({replaced})+SUM({taken}),{NA})")
         cells["taxable_income_usd"] = self._na.when(serving, f"{here('revenue_usd')}+{here('opex_usd')}"
@@ -228,8 +237,9 @@ class _BlockFormulas:
         cells["levered_taxable_income_usd"] = self._na.when(serving, f"{here('taxable_income_usd')}-{here('interest_usd')}")
         cells["equity_cash_flow_usd"] = self._na(f"{here('cash_flow_usd')}+{here('tax_usd')}-{here('levered_tax_usd')}"
                                                  f"+{here('debt_drawn_usd')}-{here('interest_usd')}-{here('principal_usd')}")
-        cells["dscr"] = self._na(f'IF({here("debt_service_usd")}>0,({here("revenue_usd")}+{here("opex_usd")}'
-                                 f'+{here("replacement_capex_usd")}-{here("levered_tax_usd")})/{here("debt_service_usd")},"")')
+        service = f'({here("debt_service_usd")}-{here("balloon_usd")})'  # from operations (the balloon: from the sale)
+        cells["dscr"] = self._na(f'IF({service}>0,({here("revenue_usd")}+{here("opex_usd")}'
+                                 f'+{here("replacement_capex_usd")}-{here("levered_tax_usd")})/{service},"")')
         return self._running_cells(cells, year, here, serving)
 
     def _running_cells(self, cells: dict[str, str], year: int, here, serving: str) -> dict[str, str]:
@@ -254,13 +264,13 @@ class _BlockFormulas:
             cells[f"{flow}_sign_change"] = self._na(f"IF(AND({source}<>0,{last}<>0,SIGN({source})<>{last}),1,0)")
         before_loss = f"{prev}{self.row('loss_carried_usd')}"
         credit = f'{p("tax_losses")}="credit"'
-        cells["tax_usd"] = self._na.when(serving, f"IF({credit},{p('tax_rate')}*{here('taxable_income_usd')},"
-                                                  f"{p('tax_rate')}*MAX(0,{here('taxable_income_usd')}-{before_loss}))")
-        cells["loss_carried_usd"] = self._na(f"IF({credit},0,MAX(0,{before_loss}-{here('taxable_income_usd')}))")
         levered, before_levered = here("levered_taxable_income_usd"), f"{prev}{self.row('levered_loss_carried_usd')}"
-        cells["levered_tax_usd"] = self._na.when(serving, f"IF({credit},{p('tax_rate')}*{levered},"
-                                                          f"{p('tax_rate')}*MAX(0,{levered}-{before_levered}))")
-        cells["levered_loss_carried_usd"] = self._na(f"IF({credit},0,MAX(0,{before_levered}-{levered}))")
+        for prefix, income, loss in (("", here("taxable_income_usd"), before_loss), ("levered_", levered, before_levered)):
+            # the losses carried offset at most tax_loss_limit x the year's income
+            offset = f"MIN({loss},{p('tax_loss_limit')}*MAX(0,{income}))"
+            cells[f"{prefix}tax_usd"] = self._na.when(serving, f"IF({credit},{p('tax_rate')}*{income},"
+                                                               f"{p('tax_rate')}*MAX(0,{income}-{offset}))")
+            cells[f"{prefix}loss_carried_usd"] = self._na(f"IF({credit},0,IF({income}>0,{loss}-{offset},{loss}-{income}))")
         before = f"{prev}{self.row('cumulative_cash_flow_usd')}"
         after = here("cumulative_cash_flow_usd")
         cells["cumulative_cash_flow_usd"] = self._na(f"{before}+{here('cash_flow_usd')}")
@@ -277,16 +287,14 @@ class _BlockFormulas:
         util = own("utilization")
         life = f"IF(ISBLANK({p('depreciation_years')}),{horizon},{p('depreciation_years')})"
         resid = p("residual_value_fraction")
-        age = f"({horizon}-{bought})"
-        value = (f'IF({p("resale_curve")}="declining_balance",(1-{p("resale_decline_per_year")})^{age},'
-                 f"IF({age}>={horizon},{resid},1-(1-{resid})*MIN(1,{age}/{horizon})))")
+        value = self._value_fraction(f"({horizon}-{bought})", horizon)
         out = own("output_tokens")
         gated = lambda core: self._na.when(f"{active}=1", core)  # noqa: E731  (a pool that does not serve costs nothing)
         return {
             f"pool{k}.active": self._na(f"IF(AND({year_ref}>{bought},{year_ref}<={horizon}),1,0)"),
             f"pool{k}.utilization": self._na.when(f"{active}=1", f"{here('utilization')}*{self._ramp(year_ref, bought)}"),
             f"pool{k}.output_tokens": gated(f"{q('tokens_per_s_per_device')}*{q('device_count')}*{util}*SECONDS_PER_YEAR"
-                                          f"*{active}"),
+                                          f"*{active}*{here('throughput_index')}"),
             f"pool{k}.revenue_usd": gated(f'IF({p("revenue_mode")}="device_hours",{self._hours(k, util, here)},'
                                         f"{out}*({q('price_usd_per_million_output_tokens')}*{here('price_index')})"
                                         f"/TOKENS_PER_MILLION+{out}*{p('input_tokens')}/{p('output_tokens')}"
@@ -296,8 +304,9 @@ class _BlockFormulas:
                                        f"*{q('idle_w')})+{q('servers')}*{q('server_overhead_w')})/W_PER_KW)*{p('pue')}"
                                        f"*HOURS_PER_YEAR*{p('electricity_usd_per_kwh')}*{here('electricity_index')}"
                                        f"*{active}"),
-            f"pool{k}.colocation_usd": gated(f"{q('owned')}*{q('it_provisioned_kw')}*{p('colocation_usd_per_kw_month')}"
-                                           f"*MONTHS_PER_YEAR*{here('cost_index')}*{active}"),
+            f"pool{k}.colocation_usd": gated(f"IF(ISBLANK({p('colocation_contracted_kw')}),{q('owned')}"
+                                           f"*{q('it_provisioned_kw')}*{p('colocation_usd_per_kw_month')}"
+                                           f"*MONTHS_PER_YEAR*{here('cost_index')}*{active},0)"),
             f"pool{k}.maintenance_usd": gated(f"{q('hardware_capex_usd')}*{p('maintenance_fraction_per_year')}"
                                             f"*{here('cost_index')}*{active}"),
             f"pool{k}.software_usd": gated(f"{q('device_count')}*{p('software_usd_per_device_year')}*{here('cost_index')}"
@@ -306,15 +315,61 @@ class _BlockFormulas:
                                      f"*HOURS_PER_YEAR*{here('cost_index')}*{active}"),
             # (the fraction decides first: 0 where it is 0, even where the capex does not exist, as the engine)
             **{f"pool{k}.{PART_YEAR_KEYS[part]}": self._na.when(f"AND({active}=1,{p(rate)}>0)",
-                                                                f"{q('owned')}*{q('capex_usd')}*{p(rate)}*{active}")
+                                                                f"{q('owned')}*{self._held(k, here)}*{p(rate)}*{active}")
                for part, rate in HELD_CAPEX_RATES.items()},
             f"pool{k}.capex_usd": self._na.when(f"{year_ref}={bought}", f"-{q('capex_usd')}"),
             f"pool{k}.replacement_capex_usd": gated(f"-{p('annual_failure_rate')}*{q('owned')}*{q('device_count')}"
-                                                  f"*{q('price_usd')}"),
+                                                  f"*{q('price_usd')}*{here('hardware_price_index')}"),
             f"pool{k}.depreciation_usd": self._depreciation(year_ref, bought, horizon, life, resid, q("capex_usd")),
             f"pool{k}.residual_value_usd": self._na.when(f"{year_ref}={horizon}", f"{q('capex_usd')}*{value}"),
             **self._debt_cells(k, year_ref, horizon, here),
         }
+
+    def _held(self, k: int, here) -> str:
+        """What insurance and property tax are charged on (held_capex_basis): the tranche's capex, or its book
+        value at the start of the year (capex less the depreciation of the years before this one)."""
+        capex, row = self.results(f"pool{k}.capex_usd"), self.row(f"pool{k}.depreciation_usd")
+        taken = f"SUM(${self.layout.year_col(0)}{row}:{here(f'pool{k}.depreciation_usd')})-{here(f'pool{k}.depreciation_usd')}"
+        return f'IF({self.plans("held_capex_basis")}="book_value",{capex}-({taken}),{capex})'
+
+    def _over_time_cells(self, year_ref: str, serving: str, horizon: str, here) -> dict[str, str]:
+        """The year's throughput index (docs/model.md, "Finance over time"): (1 + throughput_change_per_year)^(t-1),
+        a demand-sized plan's at most its demand over its output tokens at year-1 speed (never below 1); the price
+        index of capex paid in the year, (1 + hardware_price_change_per_year)^t; and the value at the horizon of a
+        replacement bought in the year, as a fraction of its price."""
+        p = self.plans
+        index = f"IF({serving},(1+{p('throughput_change_per_year')})^({year_ref}-1),0)"
+        base = "+".join(f"{self.results(f'pool{k}.tokens_per_s_per_device')}*{self.results(f'pool{k}.device_count')}"
+                        f"*{here(f'pool{k}.utilization')}*SECONDS_PER_YEAR*{here(f'pool{k}.active')}"
+                        for k in range(1, self.pools + 1))
+        demand = f"{p('demand_tokens_per_day')}*SECONDS_PER_YEAR/SECONDS_PER_DAY"
+        return {
+            # only a demand-sized plan reads its pools' tokens (n/a where they are): the others' index is (1 + g)^(t-1)
+            "throughput_index": f'=IF({serving},IF({p("sizing_mode")}="demand",'
+                                + self._na.expr(f"IF(({base})>0,MIN({index},MAX(1,{demand}/({base}))),{index})")
+                                + f",{index}),0)",
+            "hardware_price_index": self._na(f"IF({year_ref}<={horizon},(1+{p('hardware_price_change_per_year')})"
+                                             f"^{year_ref},0)"),
+            "replacement_value_fraction": self._na.when(serving, self._value_fraction(f"({horizon}-{year_ref})", horizon)),
+        }
+
+    def _residual_cells(self, year_ref: str, horizon: str, here) -> dict[str, str]:
+        """At the horizon: the replacements' value (each bought in its year, valued like a tranche of that year)
+        and the plan's residual value, the tranches' and the replacements'."""
+        pools = "+".join(here(f"pool{k}.residual_value_usd") for k in range(1, self.pools + 1))
+        return {
+            "replacement_residual_value_usd": self._na.when(
+                f"{year_ref}={horizon}", f"-SUMPRODUCT({self.rng('replacement_capex_usd')},"
+                                         f"{self.rng('replacement_value_fraction')})"),
+            "residual_value_usd": self._na(f"{pools}+{here('replacement_residual_value_usd')}"),
+        }
+
+    def _value_fraction(self, age: str, horizon: str) -> str:
+        """A tranche's resale value at `age` as a fraction of its capex (docs/model.md, "Years")."""
+        p = self.plans
+        resid = p("residual_value_fraction")
+        return (f'IF({p("resale_curve")}="declining_balance",(1-{p("resale_decline_per_year")})^{age},'
+                f"IF({age}>={horizon},{resid},1-(1-{resid})*MIN(1,{age}/{horizon})))")
 
     def _ramp(self, year_ref: str, bought: str) -> str:
         """The tranche's ramp factor in the year (docs/model.md, "Tranche ramp"): its load min(1, m / R) over
@@ -377,12 +432,14 @@ class _BlockFormulas:
         interest = here(f"pool{k}.interest_usd")
         scheduled = f"IF({paying},{loan}*{payment}-{interest},0)"
         at_sale = f"AND({year_ref}={horizon},{paid}>=1)"
-        balloon = f"IF({at_sale},{loan}*{owed(paid)},0)"
         # only the years with a payment or the sale read the loan (a tranche that cannot be racked has none)
         return {
             f"pool{k}.interest_usd": self._na.when(paying, f"{rate}*{loan}*{owed(f'{paid}-1')}"),
-            f"pool{k}.principal_usd": self._na.when(f"OR({paying},{at_sale})", f"{scheduled}+{balloon}"),
-            f"pool{k}.debt_service_usd": self._na.when(paying, f"{interest}+{loan}*{payment}-{interest}"),
+            f"pool{k}.balloon_usd": self._na.when(at_sale, f"{loan}*{owed(paid)}"),
+            f"pool{k}.principal_usd": self._na.when(f"OR({paying},{at_sale})",
+                                                    f"{scheduled}+{here(f'pool{k}.balloon_usd')}"),
+            f"pool{k}.debt_service_usd": self._na.when(f"OR({paying},{at_sale})",
+                                                       f"{interest}+{here(f'pool{k}.principal_usd')}"),
         }
 
     def _depreciation(self, year_ref, bought, horizon, life, resid, capex) -> str:

@@ -28,10 +28,11 @@ import numpy as np
 
 from ..engine.quantities.inputs import (
     CURVE_ARRAYS, SIZING_INPUTS,
-    CURVE_POINT_FIELDS, DEVICE_FIELDS, FINANCE_FIELDS, MODEL_FIELDS, PLAN_FIELDS, POOL_FIELDS, YEARS_FIELDS,
+    CURVE_POINT_FIELDS, DEVICE_FIELDS, MODEL_FIELDS, PLAN_FIELDS, POOL_FIELDS, SEARCH_FIELDS, SELECTION_FIELDS,
+    SERVING_FIELDS, TARGET_FIELDS, WORKLOAD_FIELDS,
 )
 from ..engine.uncertainty.fields import UNCERTAINTY_FIELDS
-from ..engine.quantities.finance import COMPONENT_KEYS, PART_ANNUAL_KEYS
+from ..engine.quantities.finance import COMPONENT_KEYS, INPUT_BY_KEY as FINANCE_INPUT_KEYS, PART_ANNUAL_KEYS
 from ..engine.performance.factors import FACTOR_NAMES
 from ..engine.scenario import Scenario
 from . import sheets as S
@@ -56,7 +57,13 @@ def _marked(tables, mark: str) -> frozenset[str]:
 _TABLES = (DEVICE_FIELDS, MODEL_FIELDS, CURVE_POINT_FIELDS, POOL_FIELDS, UNCERTAINTY_FIELDS)
 DOC_FIELDS = _marked(_TABLES, "doc") | {"source"}  # (a curve's source the engine reads: checked there)
 SIZING_INPUT = SIZING_INPUTS
-LIVE_PLAN_KEYS = frozenset(f.name for f in FINANCE_FIELDS + YEARS_FIELDS) | {"price_tiers"} | {
+# live plan keys: every plan field the finance layer reads (a finance input of the quantity table; the CashFlow and
+# Results formulas are the finance layer, operand for operand) unless the operating point reads it too (the
+# request's shape), the price-tier table's name and the sizing inputs (a one-pool plan is sized by a formula)
+OPERATING_POINT_KEYS = frozenset(f.name for f in SELECTION_FIELDS + WORKLOAD_FIELDS + SERVING_FIELDS + TARGET_FIELDS
+                                 + SEARCH_FIELDS)
+LIVE_PLAN_KEYS = frozenset(f.name for f in PLAN_FIELDS if f.name in FINANCE_INPUT_KEYS
+                           and f.name not in OPERATING_POINT_KEYS) | {"price_tiers"} | {
     key for keys in SIZING_INPUTS.values() for key in keys} | {"device_count"}
 LIVE_DEVICE_FIELDS = _marked((DEVICE_FIELDS,), "live")
 LIVE_POOL_FIELDS = _marked((POOL_FIELDS,), "live")

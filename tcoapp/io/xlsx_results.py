@@ -72,6 +72,13 @@ POOL_TEXT_HELP = {"pool": "Pool name (Pools sheet; a plan without pool rows is o
                   "role": "serve, prefill or decode.", "device": "The pool's accelerator."}
 
 PoolFormula = Callable[["PoolRefs"], str]
+
+
+def _bought(q) -> str:
+    """The price index of the pool's purchase year: (1 + hardware_price_change_per_year)^purchase_year."""
+    return f'(1+{q.p("hardware_price_change_per_year")})^{q.r("purchase_year")}'
+
+
 POOL_EXPRESSION_BY_KEY = dict(POOL_EXPRESSIONS)
 
 
@@ -87,14 +94,15 @@ POOL_FORMULAS: tuple[tuple[str, PoolFormula], ...] = (
     ("servers_per_rack", lambda q: f'MIN({q.r("servers_per_rack_max")},'
                                    f'ROUNDDOWN({q.r("rack_power_cap_kw")}*W_PER_KW/{q.r("server_nameplate_w")},0))'),
     ("racks", lambda q: f'IF({q.r("servers_per_rack")}>0,ROUNDUP({q.r("servers")}/{q.r("servers_per_rack")},0),{NA})'),
+    # every capex item at the price of its year: x (1 + hardware_price_change_per_year)^purchase_year
     ("hardware_capex_usd", lambda q: f'{q.r("owned")}*({q.r("device_count")}*{q.r("price_usd")}'
-                                     f'+{q.r("servers")}*{q.r("server_price_usd")})'),
+                                     f'+{q.r("servers")}*{q.r("server_price_usd")})*{_bought(q)}'),
     # a pool that cannot be racked or holds no device does not exist: no capex, so the plan has no cost or return
     ("capex_usd", lambda q: f'IF(AND(ISNUMBER({q.r("racks")}),{q.r("device_count")}>=1),'
                             f'{q.r("hardware_capex_usd")}*(1+{q.p("other_capex_fraction")})'
                             f'+{q.r("owned")}*({q.r("device_count")}*({q.p("network_usd_per_device")}'
-                            f'+{q.p("storage_usd_per_device")})+{q.r("servers")}*{q.p("installation_usd_per_server")}),'
-                            f'{NA})'),
+                            f'+{q.p("storage_usd_per_device")})+{q.r("servers")}*{q.p("installation_usd_per_server")})'
+                            f'*{_bought(q)},{NA})'),
     _pool_expression("device_avg_w"),
     _pool_expression("it_avg_kw"),
     _pool_expression("it_provisioned_kw"),
@@ -208,6 +216,9 @@ FORMULA_SECTIONS: tuple[tuple[str, tuple[tuple[str, Formula], ...]], ...] = (
         ("equity_npv_usd", lambda x: x.cf("equity_npv_usd")),
         ("equity_irr", lambda x: x.cf("equity_irr")),
         ("min_dscr", lambda x: x.cf("min_dscr")),
+        ("wacc", lambda x: f'IF({x.p("debt_fraction")}>0,(1-{x.p("debt_fraction")})*IF(ISBLANK({x.p("equity_discount_rate")}),'
+                           f'{x.p("discount_rate")},{x.p("equity_discount_rate")})+{x.p("debt_fraction")}*{x.p("debt_rate")}'
+                           f'*(1-{x.p("tax_rate")}),{NA})'),
     )),
 )
 # a plan quantity with an expression that no section above places: its own section, at the end

@@ -40,7 +40,8 @@ def reference(plan, pools):
     tranches = []
     for p in pools:
         servers = math.ceil(p["device_count"] / p["devices_per_server"])
-        hw = p["device_count"] * p["price_usd"] + servers * p["server_price_usd"]
+        # every capex item at its year's price (docs/model.md, "Finance over time")
+        hw = (p["device_count"] * p["price_usd"] + servers * p["server_price_usd"]) * hw_index(plan, p["purchase_year"])
         nameplate = p["devices_per_server"] * p["tdp_w"] + p["server_overhead_w"]
         tranches.append(dict(p, servers=servers, hw=hw, capex=hw * (1 + plan["other_capex_fraction"]),
                              prov_kw=servers * nameplate / 1000))
@@ -64,9 +65,9 @@ def reference(plan, pools):
         for x in tranches:
             if t <= x["purchase_year"]:
                 continue
-            replaced += afr * x["device_count"] * x["price_usd"] * x["owned"]
+            replaced += afr * x["device_count"] * x["price_usd"] * x["owned"] * hw_index(plan, t)
             u = u_year * ramp_share(plan.get("tranche_ramp_months", 0.0), t - x["purchase_year"])
-            out = x["tokens_per_s_per_device"] * x["device_count"] * u * SPY
+            out = x["tokens_per_s_per_device"] * x["device_count"] * u * SPY * (1 + plan.get("throughput_change_per_year", 0.0)) ** (t - 1)
             inp = out * plan["input_tokens"] / plan["output_tokens"]
             tokens += out
             in_tokens += inp
@@ -95,17 +96,14 @@ def reference(plan, pools):
             for x in tranches:
                 value = resale(plan, x, n)
                 taxable += value - (x["capex"] - x.get("taken", 0.0))
-            for bought in replacements:  # not valued: the book value left is a loss
-                taxable -= bought["amount"] - bought["taken"]
-        if plan.get("tax_losses", 0) == 1:  # credit: a loss lowers the owner's other tax in its year
-            tax = plan["tax_rate"] * taxable
-        else:
-            tax = plan["tax_rate"] * max(0.0, taxable - loss)
-            loss = max(0.0, loss - taxable)
+            for bought in replacements:  # valued like a tranche bought in its year
+                taxable += replaced_value(plan, bought, n) - (bought["amount"] - bought["taken"])
+        tax, loss = taxed(plan, taxable, loss)
         cash = revenue - opex - tax - capex_paid - replaced
         if t == n:
             for x in tranches:
                 cash += resale(plan, x, n)
+            cash += sum(replaced_value(plan, bought, n) for bought in replacements)
         rows.append(dict(cash=cash, tax=tax, dep=dep, revenue=revenue, opex=opex, tokens=tokens, in_tokens=in_tokens,
                          capex=capex_paid, taxable=taxable, replaced=replaced))
     flows = [row["cash"] for row in rows]
@@ -127,7 +125,8 @@ def reference(plan, pools):
     total_capex = sum(x["capex"] for x in tranches)
     roi = (sum(flows[1:]) + sum(row["capex"] for row in rows[1:])) / total_capex - 1
     pv = lambda key: sum(row[key] / (1 + r) ** when(t) for t, row in enumerate(rows) if t >= 1)  # noqa: E731
-    residual_pv = sum(resale(plan, x, n) for x in tranches) / (1 + r) ** when(n)
+    residual_pv = (sum(resale(plan, x, n) for x in tranches)
+                   + sum(replaced_value(plan, b, n) for b in replacements)) / (1 + r) ** when(n)
     pv_capex = sum(x["capex"] / (1 + r) ** when(x["purchase_year"]) for x in tranches) + pv("replaced")
     cost = ((pv_capex - residual_pv) + pv("opex")) / pv("tokens") * 1e6
     share = sum(x["device_count"] * x["prefill_share"] for x in tranches) / sum(x["device_count"] for x in tranches)
@@ -163,12 +162,7 @@ def financed(plan, tranches, rows, when):
         if t == 0:
             tax = 0.0
         else:
-            taxable = row["taxable"] - interest[t]
-            if plan.get("tax_losses", 0) == 1:
-                tax = plan["tax_rate"] * taxable
-            else:
-                tax = plan["tax_rate"] * max(0.0, taxable - loss)
-                loss = max(0.0, loss - taxable)
+            tax, loss = taxed(plan, row["taxable"] - interest[t], loss)
             service = interest[t] + scheduled[t]
             if service > 0:  # replacements are paid from operations before debt service
                 cover.append((row["revenue"] - row["opex"] - row["replaced"] - tax) / service)
@@ -199,6 +193,25 @@ def ramp_share(months, k):
     if b <= months:
         return (a + b) / 2 / months  # the mean of m / months over [a, b]
     return ((months * months - a * a) / (2 * months) + (b - months)) / 12
+
+
+def hw_index(plan, year):
+    """The price of capex paid in `year` relative to today's: (1 + hardware_price_change_per_year)^year."""
+    return (1 + plan.get("hardware_price_change_per_year", 0.0)) ** year
+
+
+def replaced_value(plan, bought, n):
+    """The value at the horizon of the devices replaced in one year: a tranche of that year and price."""
+    return resale(plan, dict(capex=bought["amount"], purchase_year=bought["year"]), n)
+
+
+def taxed(plan, taxable, loss):
+    """(tax, loss carried on): a credit lowers the owner's other tax; carried forward, the loss offsets at most
+    tax_loss_limit of a year's taxable income."""
+    if plan.get("tax_losses", 0) == 1:
+        return plan["tax_rate"] * taxable, 0.0
+    offset = min(loss, plan.get("tax_loss_limit", 1.0) * max(taxable, 0.0))
+    return plan["tax_rate"] * max(0.0, taxable - offset), loss - offset + max(0.0, -taxable)
 
 
 def resale(plan, x, n):
@@ -255,6 +268,13 @@ CONVENTIONS = {  # docs/model.md "Finance conventions", each alone and together 
                                                     reserved_price_usd_per_device_hour=1.85, price_usd_per_device_hour=2.10),
     "ramp and failures, mid-year, credit": dict(tranche_ramp_months=6, annual_failure_rate=0.09, discounting=1,
                                                 tax_losses=1),
+    # docs/model.md "Finance over time"
+    "hardware 20% cheaper a year, failures": dict(hardware_price_change_per_year=-0.2, annual_failure_rate=0.09),
+    "failures, declining-balance resale": dict(annual_failure_rate=0.09, resale_curve=1, resale_decline_per_year=0.35),
+    "software 30% faster a year": dict(throughput_change_per_year=0.3),
+    "losses offset 80% of income": dict(tax_loss_limit=0.8),
+    "all over time, MACRS": dict(hardware_price_change_per_year=-0.15, throughput_change_per_year=0.25,
+                                 tax_loss_limit=0.8, annual_failure_rate=0.05, depreciation_method=2),
 }
 
 
@@ -298,6 +318,8 @@ FINANCING = {  # docs/model.md "Financing"
     "interest-free, losses as a credit": dict(debt_fraction=0.4, debt_rate=0.0, tax_losses=1, discounting=1),
     "debt with device failures and a ramp": dict(debt_fraction=0.6, debt_rate=0.07, annual_failure_rate=0.09,
                                                  tranche_ramp_months=12),
+    "a balloon, losses offset 80%, cheaper hardware": dict(debt_fraction=0.7, debt_rate=0.08, debt_years=8,
+                                                           tax_loss_limit=0.8, hardware_price_change_per_year=-0.2),
 }
 
 
@@ -371,12 +393,15 @@ def test_a_tranche_ramp_loses_half_its_months_of_full_load(months):
         assert np.all(np.diff(row[pool["purchase_year"] + 1:]) >= 0) and np.all(row <= 1)
 
 
-def test_replacements_are_capex_depreciated_and_the_rest_written_off_at_the_horizon():
+def test_replacements_are_capex_depreciated_and_their_book_value_sold_at_the_horizon():
     """Over the horizon every dollar of replacement is deducted once: the depreciation of the replacements
-    plus the book value written off at the horizon (in the disposal gain) equals what they cost."""
+    plus their book value at the horizon (their value then less the gain on them, in the disposal gain)
+    equals what they cost."""
     base, failing = engine(dict(PLAN, tax_rate=0.0)), engine(dict(PLAN, tax_rate=0.0, annual_failure_rate=0.09))
     bought = np.sum(failing.years.replacement_capex_usd)
     assert bought == pytest.approx(0.09 * (64 * 30000 * 5 + 32 * 40000 * 3), rel=1e-12)
-    written_off = base.years.disposal_gain_usd[-1] - failing.years.disposal_gain_usd[-1]
-    assert np.sum(failing.years.replacement_depreciation_usd) + written_off == pytest.approx(bought, rel=1e-12)
+    value = failing.years.replacement_residual_value_usd[-1]
+    assert value > 0 and failing.years.residual_value_usd[-1] == pytest.approx(base.years.residual_value_usd[-1] + value)
+    book = value - (failing.years.disposal_gain_usd[-1] - base.years.disposal_gain_usd[-1])
+    assert np.sum(failing.years.replacement_depreciation_usd) + book == pytest.approx(bought, rel=1e-12)
     assert failing.npv_usd < base.npv_usd and np.array_equal(failing.years.revenue_usd, base.years.revenue_usd)

@@ -98,13 +98,13 @@ def expected_results(result, plan, max_pools: int = 1) -> dict[str, float]:
 
 
 CF_NEGATIVE = {"opex_usd", "capex_usd", "replacement_capex_usd"}  # outflows, written as negative numbers
-CF_FROM_ENGINE = ("price_index", "electricity_index", "cost_index", "utilization", "output_tokens", "input_tokens",
+CF_FROM_ENGINE = ("price_index", "electricity_index", "cost_index", "throughput_index", "hardware_price_index", "utilization", "output_tokens", "input_tokens",
                   "revenue_usd", "energy_usd", "colocation_usd", "maintenance_usd", "software_usd", "rent_usd",
-                  "staff_usd", "opex_usd", "capex_usd", "replacement_capex_usd", "residual_value_usd",
+                  "staff_usd", "opex_usd", "capex_usd", "replacement_capex_usd", "replacement_value_fraction", "replacement_residual_value_usd", "residual_value_usd",
                   "depreciation_rate_by_age", "replacement_depreciation_usd", "depreciation_usd", "disposal_gain_usd",
                   "taxable_income_usd",
                   "loss_carried_usd", "tax_usd", "cash_flow_usd", "cumulative_cash_flow_usd", "discount_factor",
-                  "debt_drawn_usd", "interest_usd", "principal_usd", "debt_service_usd", "levered_taxable_income_usd",
+                  "debt_drawn_usd", "interest_usd", "principal_usd", "balloon_usd", "debt_service_usd", "levered_taxable_income_usd",
                   "levered_loss_carried_usd", "levered_tax_usd", "equity_cash_flow_usd")
 
 

@@ -9,9 +9,9 @@ A loan still running at the horizon is repaid then (its balance, from the sale).
 deductible: the equity side's taxable income is the project's less interest (same loss rule). The
 project (unlevered) flows, NPV and IRR do not change; the equity flows are
     equity_t = project_t + (project tax_t - levered tax_t) + drawn_t - interest_t - principal_t
-and min DSCR = the smallest, over the years with scheduled debt service, of (revenue - opex - levered
-tax) / (interest + scheduled principal) (the horizon's balloon repayment is paid from the sale, not
-from operations). Vectorized: pools on axis -2, years on the last axis.
+debt service = interest + principal every year, the horizon's balloon included; min DSCR = the
+smallest, over the years with scheduled debt service, of (revenue - opex - levered tax) / (debt
+service - balloon) (the balloon is paid from the sale, not from operations). Vectorized: pools on axis -2, years on the last axis.
 """
 from __future__ import annotations
 
@@ -38,8 +38,8 @@ def payment_fraction(rate, m):
 
 
 def debt_by_year(pool_capex, bought, t, n, debt_fraction, debt_rate, debt_years):
-    """(drawn, interest, principal, scheduled principal) per pool and year: pool arrays [..., P, T];
-    `bought` [..., P, 1]; plan keys as [..., 1, 1]; n [..., 1, 1]. principal includes the balloon at n."""
+    """(drawn, interest, scheduled principal, balloon) per pool and year: pool arrays [..., P, T]; `bought`
+    [..., P, 1]; plan keys as [..., 1, 1]; n [..., 1, 1]. The balloon: the balance still owed at n."""
     borrowed = pool_capex * debt_fraction  # in the purchase year only (pool_capex is 0 elsewhere)
     loan = np.sum(borrowed, axis=-1, keepdims=True)
     j = t - bought  # payments made by the end of year t
@@ -49,12 +49,17 @@ def debt_by_year(pool_capex, bought, t, n, debt_fraction, debt_rate, debt_years)
     interest = np.where(paying, debt_rate * before, 0.0)
     scheduled = np.where(paying, loan * payment_fraction(debt_rate, debt_years) - debt_rate * before, 0.0)
     balloon = np.where((t == n) & (j >= 1), after, 0.0)
-    return borrowed, interest, scheduled + balloon, scheduled
+    return borrowed, interest, scheduled, balloon
 
 
-def min_dscr(available, service):
-    """The smallest available / service over the years with service > 0; NaN where there is none."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(service > 0, available / service, np.inf)
-    worst = np.min(ratio, axis=-1)
+def min_dscr(dscr):
+    """The smallest DSCR over the years that have one (NaN elsewhere); NaN where there is none."""
+    worst = np.min(np.where(np.isnan(dscr), np.inf, dscr), axis=-1)
     return np.where(np.isfinite(worst), worst, np.nan)
+
+
+def wacc(debt_fraction, equity_rate, debt_rate, tax_rate):
+    """(1 - d) x equity rate + d x debt rate x (1 - tax rate) where the plan borrows (d > 0); NaN without debt."""
+    d = np.asarray(debt_fraction, float)
+    value = (1.0 - d) * np.asarray(equity_rate, float) + d * np.asarray(debt_rate, float) * (1.0 - np.asarray(tax_rate, float))
+    return np.where(d > 0, value, np.nan)

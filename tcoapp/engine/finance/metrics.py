@@ -49,7 +49,8 @@ def _pool_quantities(a, p) -> dict[str, np.ndarray]:
     nameplate = packing.server_nameplate_w(a.devices_per_server, a.tdp_w, a.server_overhead_w)
     per_rack = packing.servers_per_rack(a.rack_power_cap_kw, nameplate, a.servers_per_rack_max)
     racks = packing.racks_needed(servers, per_rack)
-    hardware = owned * costs.hardware_capex_usd(count, a.price_usd, servers, a.server_price_usd)
+    bought = hardware_price_index(p["hardware_price_change_per_year"], a.purchase_year)  # the price in its year
+    hardware = owned * costs.hardware_capex_usd(count, a.price_usd, servers, a.server_price_usd) * bought
     buildable = np.isfinite(racks) & (count >= 1)
     out = {
         "device_count": count, "servers": servers, "server_nameplate_w": nameplate, "servers_per_rack": per_rack,
@@ -57,7 +58,7 @@ def _pool_quantities(a, p) -> dict[str, np.ndarray]:
         # a pool that cannot be racked (servers_per_rack = 0) or holds no device is infeasible: no capex,
         # hence the plan has no cost per token, NPV, IRR, payback or ROI (NaN, shown as n/a / "never")
         "capex_usd": np.where(buildable, costs.capex_usd(hardware, p["other_capex_fraction"]) + owned * costs.itemized_capex_usd(
-            count, servers, *(np.asarray(a[k], float)[..., None] for k in ITEMIZED)), np.nan),
+            count, servers, *(np.asarray(a[k], float)[..., None] for k in ITEMIZED)) * bought, np.nan),
     }
     # the rows written as expressions (power, opex lines, tokens), over the pool's inputs and rows and the plan's inputs
     env = {**{k: getattr(a, k) for k in POOL_INPUT_KEYS}, **p, **out}
@@ -69,6 +70,11 @@ def _pool_quantities(a, p) -> dict[str, np.ndarray]:
     for part, rate in HELD_CAPEX_RATES.items():
         out[PART_ANNUAL_KEYS[part]] = costs.held_capex_cost_usd(owned * out["capex_usd"], p[rate])
     return out
+
+
+def hardware_price_index(change, year):
+    """(1 + hardware_price_change_per_year)^year: the price of capex paid in `year`, relative to today's."""
+    return (1.0 + np.asarray(change, float)) ** np.asarray(year, float)
 
 
 def device_hour_revenue(a, count, utilization, price_index, expand=lambda v: np.asarray(v, float)[..., None]):
@@ -107,33 +113,36 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
     serves = active > 0
     # each tranche at the plan's utilization of the year x its own ramp from its first serving year (1: none)
     pool_u = np.where(serves, up * timeline.tranche_ramp_factor(L2(a.tranche_ramp_months), t - bought), 0.0)
-    out_tok = np.where(serves, costs.output_tokens_per_year(P1(a.tokens_per_s_per_device), count, pool_u) * active, 0.0)
+    out_tok, h_t = _output_tokens(a, count, pool_u, active, serves, t, in_horizon)
     in_tok = costs.input_tokens_per_year(out_tok, L2(a.input_tokens), L2(a.output_tokens))
     revenue = _pool_revenue(a, count, out_tok, in_tok, pool_u, pp, serves)
-    parts = _opex_parts(a, pool, pool_u, ep, cp, active)
-    rows = {PART_YEAR_KEYS[k]: np.sum(np.where(serves, v, 0.0), axis=-2) for k, v in parts.items()}
-    rows["staff_usd"] = np.asarray(a.staff_usd_per_year, float)[..., None] * c_t * in_horizon
-    rows["opex_usd"] = sum(rows[PART_YEAR_KEYS[part]] for part in OPEX_PARTS)
     capex = P1(pool["capex_usd"])
-    pool_capex = np.where(t == bought, capex, 0.0)
     resid = np.asarray(a.residual_value_fraction, float)
-    value = capex * timeline.resale_fraction(n[..., None, :] - bought, L2(years), L2(resid), L2(a.resale_curve),
-                                             L2(a.resale_decline_per_year))
     life = np.where(np.isnan(np.asarray(a.depreciation_years, float)), years, np.asarray(a.depreciation_years, float))
     depreciation, gain = _depreciation_and_disposal(a, capex, bought, t, n, years, resid, life)
-    replacement, replaced, replaced_dep = _replacements(a, serves, count, life, resid, in_horizon)
+    parts = _opex_parts(a, pool, pool_u, ep, cp, active, capex - (np.cumsum(depreciation, axis=-1) - depreciation))
+    rows = {PART_YEAR_KEYS[k]: np.sum(np.where(serves, v, 0.0), axis=-2) for k, v in parts.items()}
+    _plan_costs(a, rows, c_t, in_horizon)
+    rows["opex_usd"] = sum(rows[PART_YEAR_KEYS[part]] for part in OPEX_PARTS)
+    pool_capex = np.where(t == bought, capex, 0.0)
+    value = capex * timeline.resale_fraction(n[..., None, :] - bought, L2(years), L2(resid), L2(a.resale_curve),
+                                             L2(a.resale_decline_per_year))
+    replacement, repl = _replacements(a, serves, count, life, resid, in_horizon, t, n)
+    replaced, replaced_dep = repl["replacement_capex_usd"], repl["replacement_depreciation_usd"]
+    replaced_value = np.sum(repl["replacement_residual_value_usd"], axis=-1)  # the value at the horizon
+    rows.update(repl)
     rows.update(
-        price_index=p_t, electricity_index=e_t, cost_index=c_t, utilization=u_t,
+        price_index=p_t, electricity_index=e_t, cost_index=c_t, utilization=u_t, throughput_index=h_t,
         output_tokens=np.sum(out_tok, axis=-2), input_tokens=np.sum(in_tok, axis=-2), revenue_usd=np.sum(revenue, axis=-2),
         capex_usd=np.sum(pool_capex, axis=-2),
-        residual_value_usd=np.where(t == n, np.sum(value, axis=-2), 0.0),
-        replacement_capex_usd=replaced, replacement_depreciation_usd=replaced_dep,
+        residual_value_usd=np.where(t == n, np.sum(value, axis=-2) + replaced_value[..., None], 0.0),
         depreciation_rate_by_age=np.where(t <= n, timeline.depreciation_rate_by_age(  # the schedule by age, to the horizon
             np.asarray(a.depreciation_method, float)[..., None], life[..., None], resid[..., None], t), 0.0),
         depreciation_usd=np.sum(depreciation, axis=-2) + replaced_dep,
-        # the replacements are not valued at the horizon: their book value then (bought less depreciated) is a loss
+        # the replacements' values at the horizon less their book values then (bought less depreciated)
         disposal_gain_usd=np.where(t == n, (np.sum(gain, axis=-1) - (np.sum(replaced, axis=-1)
-                                                                     - np.sum(replaced_dep, axis=-1)))[..., None], 0.0))
+                                                                     - np.sum(replaced_dep, axis=-1))
+                                            + replaced_value)[..., None], 0.0))
     _tax_and_cash_flow(a, rows, in_horizon)
     rows.update(_financing(a, rows, pool_capex, bought, t, n, years, in_horizon))
     rows["cumulative_cash_flow_usd"] = np.cumsum(rows["cash_flow_usd"], axis=-1)
@@ -147,6 +156,17 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
     return rows
 
 
+def _output_tokens(a, count, pool_u, active, serves, t, in_horizon):
+    """Each pool's output tokens by year at its utilization, x the throughput index (software that gets faster,
+    docs/model.md "Finance over time"; a demand-sized plan's capped at its demand; 0 past the horizon): (tokens,
+    the index)."""
+    tps = np.asarray(a.tokens_per_s_per_device, float)[..., None]
+    at_year_1_speed = np.where(serves, costs.output_tokens_per_year(tps, count, pool_u) * active, 0.0)
+    index = timeline.throughput_index(a.throughput_change_per_year, a.demand_tokens_per_year,
+                                      np.sum(at_year_1_speed, axis=-2), t)
+    return np.where(serves, at_year_1_speed * index[..., None, :], 0.0), np.where(in_horizon > 0, index, 0.0)
+
+
 def _pool_revenue(a, count, out_tok, in_tok, pool_u, pp, serves) -> np.ndarray:
     """Each pool's revenue by year: its tokens at the year's prices, or its device-hours (revenue_mode)."""
     P1 = lambda v: np.asarray(v, float)[..., None]  # noqa: E731  pool [..., P] -> [..., P, 1]
@@ -157,27 +177,49 @@ def _pool_revenue(a, count, out_tok, in_tok, pool_u, pp, serves) -> np.ndarray:
     return np.where(serves, np.where(L2(a.revenue_mode) == 1, hour_revenue, token_revenue), 0.0)
 
 
-def _replacements(a, serves, count, life, resid, in_horizon):
-    """Failed devices replaced in every year a bought pool serves, at its device price (docs/model.md, "Device
-    failures"): (per pool and year, per year, their depreciation per year)."""
-    replacement = np.where(serves, np.asarray(a.annual_failure_rate, float)[..., None, None]
-                           * np.asarray(a.owned, float)[..., None] * count * np.asarray(a.price_usd, float)[..., None], 0.0)
+def _replacements(a, serves, count, life, resid, in_horizon, t, n):
+    """Failed devices replaced in every year a bought pool serves, at its device price x the hardware price index
+    of the year (docs/model.md, "Device failures" and "Finance over time"), each valued at the horizon like a
+    tranche bought in its year (its age then: n - t): (per pool and year, the plan's year rows)."""
+    L1 = lambda v: np.asarray(v, float)[..., None]  # noqa: E731  plan [...] -> [..., 1] (the year axis)
+    price_index = hardware_price_index(L1(a.hardware_price_change_per_year), t)
+    replacement = np.where(serves, L1(a.annual_failure_rate)[..., None] * L1(a.owned) * count * L1(a.price_usd)
+                           * price_index[..., None, :], 0.0)
     replaced = np.sum(replacement, axis=-2)
-    return replacement, replaced, timeline.replacement_depreciation(replaced, a.depreciation_method, life, resid, in_horizon)
+    fraction = np.where(in_horizon > 0, timeline.resale_fraction(n - t, L1(a.years), L1(resid), L1(a.resale_curve),
+                                                                 L1(a.resale_decline_per_year)), 0.0)
+    value = np.sum(replaced * fraction, axis=-1)
+    return replacement, {
+        "hardware_price_index": np.where(t <= n, price_index, 0.0), "replacement_capex_usd": replaced,
+        "replacement_depreciation_usd": timeline.replacement_depreciation(replaced, a.depreciation_method, life, resid,
+                                                                          in_horizon),
+        "replacement_value_fraction": fraction, "replacement_residual_value_usd": np.where(t == n, value[..., None], 0.0)}
 
 
 def _tax_and_cash_flow(a, rows, in_horizon) -> None:
     """The taxable income, the losses carried, the tax and the cash flow of every year, into `rows`."""
     rows["taxable_income_usd"] = np.where(in_horizon > 0, rows["revenue_usd"] - rows["opex_usd"] - rows["depreciation_usd"]
                                           + rows["disposal_gain_usd"], 0.0)
-    tax, rows["loss_carried_usd"] = timeline.tax_by_year(rows["taxable_income_usd"], a.tax_rate, a.tax_losses)
+    tax, rows["loss_carried_usd"] = timeline.tax_by_year(rows["taxable_income_usd"], a.tax_rate, a.tax_losses,
+                                                         a.tax_loss_limit)
     rows["tax_usd"] = np.where(in_horizon > 0, tax, 0.0)
     rows["cash_flow_usd"] = (rows["revenue_usd"] - rows["opex_usd"] - rows["tax_usd"] - rows["capex_usd"]
                              - rows["replacement_capex_usd"] + rows["residual_value_usd"])
 
 
-def _opex_parts(a, pool, pool_u, ep, cp, active) -> dict[str, np.ndarray]:
-    """Each opex part per pool and year (pools on axis -2) but staff (a plan's own cost): OPEX_PARTS' rules."""
+def _plan_costs(a, rows, c_t, in_horizon) -> None:
+    """The plan's own costs by year, into `rows`: staff, and colocation_contracted_kw x colocation_usd_per_kw_month
+    x 12 x the cost index in years 1..n, a contract that bills a power of its own (nothing where it is empty: each
+    bought pool's nameplate is billed, _opex_parts)."""
+    rows["staff_usd"] = np.asarray(a.staff_usd_per_year, float)[..., None] * c_t * in_horizon
+    contracted = np.asarray(a.colocation_contracted_kw, float)[..., None]
+    billed = costs.colocation_usd_per_year(contracted, np.asarray(a.colocation_usd_per_kw_month, float)[..., None])
+    rows["colocation_usd"] = rows["colocation_usd"] + np.where(np.isnan(contracted), 0.0, billed * c_t * in_horizon)
+
+
+def _opex_parts(a, pool, pool_u, ep, cp, active, book) -> dict[str, np.ndarray]:
+    """Each opex part per pool and year (pools on axis -2) but staff (a plan's own cost): OPEX_PARTS' rules.
+    `book`: each tranche's book value at the start of the year (held_capex_basis = book_value)."""
     P1 = lambda v: np.asarray(v, float)[..., None]  # noqa: E731  pool [..., P] -> [..., P, 1]
     L2 = lambda v: np.asarray(v, float)[..., None, None]  # noqa: E731  plan [...] -> [..., 1, 1]
     count, owned = P1(pool["device_count"]), P1(a.owned)
@@ -185,14 +227,14 @@ def _opex_parts(a, pool, pool_u, ep, cp, active) -> dict[str, np.ndarray]:
                              P1(a.server_overhead_w))
     return {
         "energy": owned * costs.energy_usd_per_year(avg_kw, L2(a.pue), L2(a.electricity_usd_per_kwh)) * ep * active,
-        "colocation": owned * costs.colocation_usd_per_year(P1(pool["it_provisioned_kw"]),
-                                                            L2(a.colocation_usd_per_kw_month)) * cp * active,
+        "colocation": np.where(np.isnan(L2(a.colocation_contracted_kw)), owned * costs.colocation_usd_per_year(
+            P1(pool["it_provisioned_kw"]), L2(a.colocation_usd_per_kw_month)) * cp * active, 0.0),
         "maintenance": costs.maintenance_usd_per_year(P1(pool["hardware_capex_usd"]),
                                                       L2(a.maintenance_fraction_per_year)) * cp * active,
         "software": costs.software_usd_per_year(count, L2(a.software_usd_per_device_year)) * cp * active,
         "rent": (1.0 - owned) * costs.rent_usd_per_year(count, P1(a.rent_usd_per_device_hour)) * cp * active,
-        **{part: costs.held_capex_cost_usd(owned * P1(pool["capex_usd"]), L2(getattr(a, rate))) * active
-           for part, rate in HELD_CAPEX_RATES.items()},
+        **{part: costs.held_capex_cost_usd(owned * np.where(L2(a.held_capex_basis) == 1, book, P1(pool["capex_usd"])),
+                                           L2(getattr(a, rate))) * active for part, rate in HELD_CAPEX_RATES.items()},
     }
 
 
@@ -201,21 +243,23 @@ def _financing(a, rows, pool_capex, bought, t, n, years, in_horizon) -> dict[str
     project's flows exactly."""
     L2 = lambda v: np.asarray(v, float)[..., None, None]  # noqa: E731  plan [...] -> [..., 1, 1]
     term = np.where(np.isnan(np.asarray(a.debt_years, float)), years, np.asarray(a.debt_years, float))
-    drawn, interest, principal, scheduled = financing.debt_by_year(
+    drawn, interest, scheduled, balloon = financing.debt_by_year(
         pool_capex, bought, t, n[..., None, :], L2(a.debt_fraction), L2(a.debt_rate), L2(term))
+    principal = scheduled + balloon
     out = {"debt_drawn_usd": np.sum(drawn, axis=-2), "interest_usd": np.sum(interest, axis=-2),
-           "principal_usd": np.sum(principal, axis=-2)}
-    out["debt_service_usd"] = out["interest_usd"] + np.sum(scheduled, axis=-2)
-    out.update(pool_interest_usd=interest, pool_principal_usd=principal, pool_debt_service_usd=interest + scheduled)
+           "principal_usd": np.sum(principal, axis=-2), "balloon_usd": np.sum(balloon, axis=-2)}
+    out["debt_service_usd"] = out["interest_usd"] + out["principal_usd"]
+    out.update(pool_interest_usd=interest, pool_principal_usd=principal, pool_debt_service_usd=interest + principal,
+               pool_balloon_usd=balloon)
     taxable = np.where(in_horizon > 0, rows["taxable_income_usd"] - out["interest_usd"], 0.0)
-    tax, out["levered_loss_carried_usd"] = timeline.tax_by_year(taxable, a.tax_rate, a.tax_losses)
+    tax, out["levered_loss_carried_usd"] = timeline.tax_by_year(taxable, a.tax_rate, a.tax_losses, a.tax_loss_limit)
     out["levered_taxable_income_usd"] = taxable
     out["levered_tax_usd"] = np.where(in_horizon > 0, tax, 0.0)
     out["equity_cash_flow_usd"] = (rows["cash_flow_usd"] + (rows["tax_usd"] - out["levered_tax_usd"])
                                    + out["debt_drawn_usd"] - out["interest_usd"] - out["principal_usd"])
+    service = out["interest_usd"] + np.sum(scheduled, axis=-2)  # paid from operations (the balloon from the sale)
     with np.errstate(divide="ignore", invalid="ignore"):
-        out["dscr"] = np.where(out["debt_service_usd"] > 0, (_available(rows) - out["levered_tax_usd"])
-                               / out["debt_service_usd"], np.nan)
+        out["dscr"] = np.where(service > 0, (_available(rows) - out["levered_tax_usd"]) / service, np.nan)
     return out
 
 
@@ -302,7 +346,8 @@ def _costs_and_returns(a, o, rows, with_irr: bool) -> dict[str, np.ndarray]:
     result.update(
         equity_npv_usd=cashflow.npv_usd(equity_rate, equity, a.discounting),
         equity_irr=cashflow.irr(equity) if with_irr else np.full(np.shape(o["capex_usd"]), np.nan),
-        min_dscr=financing.min_dscr(_available(rows) - rows["levered_tax_usd"], rows["debt_service_usd"]),
+        min_dscr=financing.min_dscr(rows["dscr"]),
+        wacc=financing.wacc(a.debt_fraction, equity_rate, a.debt_rate, a.tax_rate),
     )
     return result
 

@@ -17,7 +17,8 @@ from ..quantities.inputs import PLAN_FIELD_BY_NAME
 from .metrics import finance_metrics
 from ..quantities.finance import SWING_KEYS, FinanceInputs, as_inputs
 
-
+IRR_METRICS = ("irr", "equity_irr")  # the metrics finance_metrics computes only when asked (a root per row)
+ROOT_STEPS = 60                      # regula falsi (Illinois) steps of a breakeven where NPV bends (tax)
 
 
 @dataclass(frozen=True)
@@ -70,54 +71,136 @@ def tornado(inputs, metric: str = "npv_usd", fraction: float = 0.2,
     if not 0 < fraction < 1:
         raise ValueError(f"fraction = {fraction}: must be between 0 and 1 (exclusive)")
     inputs = as_inputs(inputs)
-    keys = [k for k in keys if np.any(np.asarray(inputs[k], float) != 0.0)]
+    # an input left empty (NaN: equity_discount_rate = discount_rate) or 0 has no +/- fraction of itself
+    keys = [k for k in keys if np.all(np.isfinite(np.asarray(inputs[k], float)))
+            and np.any(np.asarray(inputs[k], float) != 0.0)]
     n = len(keys)
     batch = _variants(inputs, 2 * n)
     lows, highs, limited, bases = [], [], [], []
     for i, key in enumerate(keys):
         base = np.asarray(inputs[key], float)
         lo_bound, hi_bound = _bounds(key)
-        low, high = base * (1 - fraction), base * (1 + fraction)
+        # the input lower and higher (a negative input, a price decline, is lower at (1 + fraction) x itself)
+        low = np.minimum(base * (1 - fraction), base * (1 + fraction))
+        high = np.maximum(base * (1 - fraction), base * (1 + fraction))
         batch[key][i] = np.maximum(low, lo_bound)
         batch[key][n + i] = np.minimum(high, hi_bound)
         limited.append(bool(np.any(low < lo_bound) or np.any(high > hi_bound)))
         bases.append(base_value(inputs, key))
         lows.append(_weighted(inputs, batch[key][i]))
         highs.append(_weighted(inputs, batch[key][n + i]))
-    values = (np.asarray(finance_metrics(FinanceInputs(**batch), with_irr=(metric == "irr"))[metric], float)
+    values = (np.asarray(finance_metrics(FinanceInputs(**batch), with_irr=metric in IRR_METRICS)[metric], float)
               if n else np.empty(0))
     swings = [Swing(k, bases[i], lows[i], highs[i], float(values[i]), float(values[n + i]), limited[i])
               for i, k in enumerate(keys)]
     return sorted(swings, key=lambda s: -np.nan_to_num(s.span, nan=-1.0))
 
 
-def _affine_root(inputs, key: str, a: float = 0.0, b: float = 1.0) -> float:
-    """Root of npv(key) where npv is affine in `key` (exact: two evaluations); a per-pool key is set in
-    every pool."""
+def _npv(inputs, key: str, values, tied: tuple[tuple[str, float], ...] = ()) -> np.ndarray:
+    """NPV with `key` set to each of `values` (a per-pool key in every pool), and each `tied` key to its ratio x
+    the value, in one vectorized call."""
+    batch = _variants(inputs, len(values))
+    for name, ratio in ((key, 1.0),) + tuple(tied):
+        shape = batch[name].shape
+        batch[name] = ratio * np.asarray(values, float).reshape((len(values),) + (1,) * (len(shape) - 1)) * np.ones(shape)
+    return np.asarray(finance_metrics(FinanceInputs(**batch), with_irr=False)["npv_usd"], float)
+
+
+def _root(inputs, key: str, a: float = 0.0, b: float = 1.0, upward: bool = False, tied=()) -> float:
+    """The value of `key` where NPV = 0 (NaN where there is none). NPV is affine in the key where nothing bends it
+    (the root from two evaluations is exact then); income tax with losses carried forward (max(0, ...)) makes
+    it piecewise linear, so the affine guess is checked and, where it misses, refined by regula falsi
+    (Illinois) between values of opposite sign: from [a, b], widened upward (`upward`) until NPV changes sign.
+    `tied`: (key, ratio) pairs moved with it."""
     inputs = as_inputs(inputs)
-    batch = _variants(inputs, 2)
-    shape = batch[key].shape
-    batch[key] = np.array([a, b]).reshape((2,) + (1,) * (len(shape) - 1)) * np.ones(shape)
-    npv = np.asarray(finance_metrics(FinanceInputs(**batch), with_irr=False)["npv_usd"], float)
-    slope = (npv[1] - npv[0]) / (b - a)
+    npv = lambda x: float(_npv(inputs, key, (x,), tied)[0])  # noqa: E731
+    fa, fb = npv(a), npv(b)
+    if not (np.isfinite(fa) and np.isfinite(fb)) or fa == fb:
+        return float("nan")
+    guess = a - fa * (b - a) / (fb - fa)
+    if not np.isfinite(guess):
+        return float("nan")
+    f_guess = npv(guess)
+    if abs(f_guess) <= 1e-7 * max(abs(fa), abs(fb), 1.0):
+        return float(guess)
+    if upward:
+        while fa * fb > 0 and b < 1e12:
+            a, fa, b = b, fb, b * 4.0
+            fb = npv(b)
+    if fa * fb > 0:
+        return float("nan")
+    return _regula_falsi(npv, a, fa, b, fb)
+
+
+def _regula_falsi(npv, a: float, fa: float, b: float, fb: float) -> float:
+    """The Illinois variant of regula falsi between a and b where NPV changes sign: exact on each linear piece."""
+    side = 0
+    x = a
+    for _ in range(ROOT_STEPS):
+        x = b - fb * (b - a) / (fb - fa)
+        fx = npv(x)
+        if fx == 0 or abs(b - a) <= 1e-12 * max(abs(a), abs(b), 1e-12):
+            return x
+        if fx * fb > 0:
+            b, fb = x, fx
+            if side == -1:
+                fa /= 2.0
+            side = -1
+        else:
+            a, fa = x, fx
+            if side == 1:
+                fb /= 2.0
+            side = 1
+    return x
+
+
+def _affine_root(inputs, key: str, a: float = 0.0, b: float = 1.0) -> float:
+    """The affine extrapolation through NPV at a and b (where NPV is affine in `key`, its root)."""
+    fa, fb = _npv(as_inputs(inputs), key, (a, b))
+    slope = (fb - fa) / (b - a)
     if not np.isfinite(slope) or slope == 0:
         return float("nan")
-    return float(a - npv[0] / slope)
+    return float(a - fa / slope)
 
 
 def breakeven_output_price(inputs) -> float:
-    """Output price [USD per million output tokens] at which NPV = 0, input price held.
+    """Output price [USD per million output tokens] at which NPV = 0, input price held; NaN where the output
+    price does not move NPV (revenue_mode = device_hours: see breakeven_device_hour_price).
 
-    NPV is affine in the output price, so the root is exact. A negative value means input-token
-    revenue alone already pays for the plan.
+    NPV rises with the output price. Where it is below 0 at a price of 0 the root is found (exactly where NPV is
+    affine; with income tax, on its linear pieces); where it is already >= 0 at 0, the affine extrapolation
+    below 0 is returned: a negative value means input-token revenue alone already pays for the plan.
     """
-    return _affine_root(inputs, "price_usd_per_million_output_tokens")
+    inputs = as_inputs(inputs)
+    key = "price_usd_per_million_output_tokens"
+    at_zero = float(_npv(inputs, key, (0.0,))[0])
+    if np.isfinite(at_zero) and at_zero >= 0:
+        return _affine_root(inputs, key)
+    return _root(inputs, key, upward=True)
+
+
+def breakeven_device_hour_price(inputs) -> float:
+    """revenue_mode = device_hours: the on-demand price per device-hour at which NPV = 0, the reserved price
+    moved in the same proportion (both scaled by one factor; the reserved share held); NaN for a plan that sells
+    tokens or where no price pays."""
+    inputs = as_inputs(inputs)
+    if not np.all(np.asarray(inputs.revenue_mode, float) == 1):
+        return float("nan")
+    on_demand = float(np.asarray(inputs.price_usd_per_device_hour, float))
+    reserved = float(np.asarray(inputs.reserved_price_usd_per_device_hour, float))
+    if on_demand <= 0 and reserved <= 0:
+        return float("nan")
+    if on_demand <= 0:  # only reserved capacity is sold: its price
+        return _root(inputs, "reserved_price_usd_per_device_hour", upward=True)
+    return _root(inputs, "price_usd_per_device_hour", upward=True,
+                 tied=(("reserved_price_usd_per_device_hour", reserved / on_demand),))
 
 
 def breakeven_utilization(inputs) -> float:
     """Utilization (0..1) at which NPV = 0; NaN ("never") when even full utilization does not pay
-    or the plan pays at zero utilization. NPV is affine in utilization (tokens and energy both are)."""
-    root = _affine_root(inputs, "utilization")
+    or the plan pays at zero utilization. NPV is affine in utilization where nothing bends it (tokens and energy
+    both are); with income tax it is piecewise linear and the root is found on its pieces."""
+    root = _root(inputs, "utilization")
     return root if 0.0 <= root <= 1.0 else float("nan")
 
 

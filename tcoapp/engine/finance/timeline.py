@@ -100,20 +100,36 @@ def resale_fraction(age, years, residual_value_fraction, resale_curve=0.0, resal
     return np.where(np.asarray(resale_curve, float) == 1, declining, linear)
 
 
-def tax_by_year(taxable, tax_rate, tax_losses=0.0):
+def tax_by_year(taxable, tax_rate, tax_losses=0.0, tax_loss_limit=1.0):
     """(tax, loss carried) per year with losses carried forward; a loop over years, vectorized over rows.
+    The losses carried may offset at most tax_loss_limit x a year's taxable income (US federal: 0.8):
+    offset = min(loss, limit x max(0, income)), tax = tax_rate x max(0, income - offset).
     tax_losses = 1 (credit): tax = tax_rate x taxable income, negative in a loss year, nothing carried."""
     taxable = np.asarray(taxable, float)
     tax, carried = np.zeros_like(taxable), np.zeros_like(taxable)
     loss = np.zeros(taxable.shape[:-1])
     rate = np.asarray(tax_rate, float)
+    limit = np.asarray(tax_loss_limit, float)
     credit = np.asarray(tax_losses, float) == 1
     for t in range(1, taxable.shape[-1]):
         income = taxable[..., t]
-        tax[..., t] = np.where(credit, rate * income, rate * np.maximum(0.0, income - loss))
-        loss = np.where(credit, 0.0, np.maximum(0.0, loss - income))
+        offset = np.minimum(loss, limit * np.maximum(income, 0.0))
+        tax[..., t] = np.where(credit, rate * income, rate * np.maximum(0.0, income - offset))
+        loss = np.where(credit, 0.0, np.where(income > 0, loss - offset, loss - income))
         carried[..., t] = loss
     return tax, carried
+
+
+def throughput_index(change, demand_tokens_per_year, output_tokens, t):
+    """(1 + throughput_change_per_year)^(t-1) for t >= 1 (0 at t = 0): the software's speed in year t relative
+    to year 1; where a demand is given (a demand-sized plan), at most demand / the year's output tokens at
+    year-1 speed, never below 1 (the fleet serves its demand, no more). Plan keys of the leading shape;
+    output_tokens [..., T]."""
+    index = index_by_year(change, t)
+    demand = np.asarray(demand_tokens_per_year, float)[..., None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        capped = np.minimum(index, np.maximum(1.0, demand / output_tokens))
+    return np.where(np.isnan(demand) | (t < 1), index, capped)
 
 
 def is_flat(a) -> np.ndarray:
@@ -124,4 +140,5 @@ def is_flat(a) -> np.ndarray:
             & (np.asarray(a.resale_curve, float) == 0) & (np.asarray(a.electricity_price_change_per_year, float) == 0)
             & (np.asarray(a.cost_change_per_year, float) == 0) & no_ramp
             & (np.asarray(a.tranche_ramp_months, float) == 0) & (np.asarray(a.annual_failure_rate, float) == 0)
+            & (np.asarray(a.throughput_change_per_year, float) == 0) & (np.asarray(a.held_capex_basis, float) == 0)
             & np.all(np.asarray(a.purchase_year, float) == 0, axis=-1))

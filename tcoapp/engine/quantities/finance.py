@@ -41,6 +41,8 @@ YEAR_QUANTITIES: tuple[Quantity, ...] = scoped("year", (
     _q("price_index", "ratio", "plan", "(1 + price_change_per_year)^(t-1): every token price in year t, relative to year 1.", **Y),
     _q("electricity_index", "ratio", "plan", "(1 + electricity_price_change_per_year)^(t-1).", **Y),
     _q("cost_index", "ratio", "plan", "(1 + cost_change_per_year)^(t-1): colocation, maintenance, software, staff, rent.", **Y),
+    _q("throughput_index", "ratio", "plan", "(1 + throughput_change_per_year)^(t-1), a demand-sized plan's capped so that its output tokens stay within its demand (never below 1): every pool's output tokens in year t x this.", **Y, json=True),
+    _q("hardware_price_index", "ratio", "plan", "(1 + hardware_price_change_per_year)^t: the price of capex paid in year t, relative to today's.", **Y, json=True),
     _q("utilization", "fraction", "plan", "first + (utilization - first) x min(1, (t - 1) / ramp_years); each tranche serves at this x its ramp factor (tranche_ramp_months).", **Y, pool_year=1),
     _q("output_tokens", "tokens", "plan", "Output tokens made in the year by the pools serving then.", **Y, pool_year=2, json=True, levelized=True),
     _q("input_tokens", "tokens", "plan", "Input tokens of those requests.", **Y, levelized=True),
@@ -55,27 +57,30 @@ YEAR_QUANTITIES: tuple[Quantity, ...] = scoped("year", (
     _held("property_tax_usd", "property_tax_fraction_per_year", opex_part="property_tax", bridge=8, pool_year=17),
     _q("opex_usd", "USD", "plan", "Energy + colocation + maintenance + software + rent + staff.", **Y, json=True, levelized=True),
     _q("capex_usd", "USD", "plan", "Capex of the tranches paid in the year.", **Y, pool_year=9, json=True),
-    _q("replacement_capex_usd", "USD", "plan", "Failed devices replaced in the year: annual_failure_rate x the bought pools' serving devices x price_usd.", **Y, pool_year=10, json=True),
-    _q("residual_value_usd", "USD", "plan", "At the horizon: every tranche's value then.", **Y, pool_year=12, json=True),
+    _q("replacement_capex_usd", "USD", "plan", "Failed devices replaced in the year: annual_failure_rate x the bought pools' serving devices x price_usd x the hardware price index.", **Y, pool_year=10, json=True),
+    _q("replacement_value_fraction", "fraction", "plan", "The value at the horizon of a replacement bought in the year, as a fraction of its price (the tranches' resale curve at its age then).", **Y),
+    _q("replacement_residual_value_usd", "USD", "plan", "At the horizon: the replacements' value then (each valued like a tranche bought in its year); in residual_value_usd.", **Y, json=True),
+    _q("residual_value_usd", "USD", "plan", "At the horizon: every tranche's value then, and the replacements'.", **Y, pool_year=12, json=True),
     _q("depreciation_rate_by_age", "fraction", "plan", "Share of a tranche's capex deducted in the year it reaches this age (the column's year): the schedule the replacements follow.", **Y),
     _q("replacement_depreciation_usd", "USD", "plan", "Depreciation of the replacements bought in earlier years (the tranches' schedule by their age); in depreciation_usd.", **Y),
     _q("depreciation_usd", "USD", "plan", "Depreciation of the tranches and of the replacements (depreciation_method).", **Y, pool_year=11, json=True),
-    _q("disposal_gain_usd", "USD", "plan", "At the horizon: the tranches' values less their book values (capex and replacements - depreciation taken); taxable, a loss deductible.", **Y, json=True),
+    _q("disposal_gain_usd", "USD", "plan", "At the horizon: the tranches' and replacements' values less their book values (capex and replacements - depreciation taken); taxable, a loss deductible.", **Y, json=True),
     _q("taxable_income_usd", "USD", "plan", "Revenue - opex - depreciation (+ the disposal gain in the last year).", **Y, json=True),
     _q("loss_carried_usd", "USD", "plan", "Tax losses carried into the next year.", **Y, carried=True),
-    _q("tax_usd", "USD", "plan", "tax_rate x taxable income after losses carried forward (>= 0); tax_losses = credit: tax_rate x taxable income (a loss: a negative tax).", **Y, json=True),
+    _q("tax_usd", "USD", "plan", "tax_rate x (taxable income - the losses carried forward it may offset: at most tax_loss_limit x the income) (>= 0); tax_losses = credit: tax_rate x taxable income (a loss: a negative tax).", **Y, json=True),
     _q("cash_flow_usd", "USD", "plan", "Revenue - opex - tax - capex paid - replacements (+ residual values in the last year).", **Y, json=True),
     _q("cumulative_cash_flow_usd", "USD", "plan", "Sum of the cash flows up to the year.", **Y, carried=True, json=True),
     _q("discount_factor", "ratio", "plan", "1 / (1 + discount_rate)^t (discounting = mid_year: t - 0.5 for t >= 1).", **Y),
     _q("debt_drawn_usd", "USD", "plan", "Debt borrowed in the year: debt_fraction x the capex of the tranches paid then.", **F, json=True),
     _q("interest_usd", "USD", "plan", "Interest paid in the year: debt_rate x the balance owed at its start.", **F, pool_year=13, json=True),
-    _q("principal_usd", "USD", "plan", "Principal repaid in the year (level annuity; at the horizon also the balance still owed).", **F, pool_year=14, json=True),
-    _q("debt_service_usd", "USD", "plan", "Interest + scheduled principal (the horizon's balloon repayment excluded).", **F, pool_year=15, json=True),
+    _q("principal_usd", "USD", "plan", "Principal repaid in the year (level annuity; at the horizon also the balance still owed, balloon_usd).", **F, pool_year=14, json=True),
+    _q("balloon_usd", "USD", "plan", "At the horizon: the balance still owed, repaid from the sale (part of principal_usd).", **F, label="Balloon repayment", pool_year=18, json=True),
+    _q("debt_service_usd", "USD", "plan", "Interest + principal, the horizon's balloon repayment included.", **F, pool_year=15, json=True),
     _q("levered_taxable_income_usd", "USD", "plan", "Taxable income less interest (the equity holder's).", **F),
     _q("levered_loss_carried_usd", "USD", "plan", "Tax losses of the levered taxable income carried into the next year.", **F, carried=True),
     _q("levered_tax_usd", "USD", "plan", "Tax with interest deducted from taxable income (same loss rule).", **F),
     _q("equity_cash_flow_usd", "USD", "plan", "Cash flow + (tax - levered tax) + debt drawn - interest - principal.", **F, json=True),
-    _q("dscr", "ratio", "plan", "(revenue - opex - levered tax - replacements) / debt service in the years with debt service.", **F, cached=False, json=True),
+    _q("dscr", "ratio", "plan", "(revenue - opex - levered tax - replacements) / (debt service - balloon) in the years with scheduled debt service (the balloon is paid from the sale, not from operations).", **F, cached=False, json=True),
 ))
 YEAR_QUANTITY_BY_KEY = {q.key: q for q in YEAR_QUANTITIES}
 
@@ -140,10 +145,19 @@ FINANCE_INPUTS: tuple[Quantity, ...] = scoped("finance input", (
     _input("output_tokens"),
     *(_input(k, optional=True) for k in (
         "price_change_per_year", "electricity_price_change_per_year", "cost_change_per_year", "first_year_utilization",
-        "ramp_years", "tranche_ramp_months", "annual_failure_rate", "tax_rate", "depreciation_years",
-        "depreciation_method", "discounting", "tax_losses", "debt_fraction", "debt_rate", "debt_years",
-        "equity_discount_rate", "revenue_mode", "price_usd_per_device_hour", "reserved_price_usd_per_device_hour",
-        "reserved_fraction")),
+        "ramp_years", "tranche_ramp_months", "depreciation_years", "depreciation_method", "discounting", "tax_losses",
+        "debt_years", "revenue_mode")),
+    # the tornado also swings the device-hour prices, tax and financing and the finance-over-time keys (where set)
+    *(_input(k, optional=True, swing=i) for i, k in enumerate((
+        "price_usd_per_device_hour", "reserved_price_usd_per_device_hour", "reserved_fraction", "tax_rate",
+        "debt_fraction", "debt_rate", "equity_discount_rate", "annual_failure_rate"), start=17)),
+    # finance over time (docs/model.md, "Finance over time")
+    *(_input(k, optional=True, swing=i) for i, k in enumerate(
+        ("hardware_price_change_per_year", "throughput_change_per_year"), start=25)),
+    _input("tax_loss_limit", optional=True),
+    *(_input(k, optional=True) for k in ("held_capex_basis", "colocation_contracted_kw")),
+    _q("demand_tokens_per_year", "tokens/yr", "plan", "A demand-sized plan's demand (demand_tokens_per_day x 365; NaN: "
+       "not sized by demand): the output tokens throughput_change_per_year may not exceed.", default=float("nan")),
 ))
 # the inputs a caller may leave out (a one-pool plan): their "no change" values, from the rows
 OPTIONAL_INPUTS = {q.key: q.default for q in FINANCE_INPUTS if q.default is not None}

@@ -82,11 +82,12 @@ METRICS: tuple[Metric, ...] = scoped("metric", (
     _m("roi", "ROI", "fraction", "high", "Sum of the flows of years 1..n (later tranches' capex added back) / capex - 1.",
        summary_sheet=13, text_group="Returns", simulated=6, summary=6, tornado=5),
     _m("equity_npv_usd", "Equity NPV", "USD", "high", "The equity holder's flows (capex less debt drawn, operations, interest and principal, tax with interest deducted) discounted at equity_discount_rate; = NPV without debt.",
-       simulated=11, summary=7, cashflow_cell=4, objective=3),
+       simulated=11, summary=7, cashflow_cell=4, tornado=7, objective=3),
     _m("equity_irr", "Equity IRR", "fraction/yr", "high", "Rate at which the equity NPV = 0; empty where none exists; = IRR without debt.",
        simulated=12, summary=8, cashflow_cell=5),
     _m("min_dscr", "Min DSCR", "ratio", "high", "Debt service coverage, worst year: (revenue - opex - tax) / (interest + scheduled principal); empty without debt.",
-       simulated=13, summary=9, cashflow_cell=6),
+       simulated=13, summary=9, cashflow_cell=6, tornado=8),
+    _m("wacc", "WACC", "fraction/yr", "", "Weighted average cost of capital where the plan has debt: (1 - debt_fraction) x equity_discount_rate + debt_fraction x debt_rate x (1 - tax_rate) (nominal, as every rate); empty without debt."),
 ))
 
 METRIC_BY_KEY = {m.key: m for m in METRICS}

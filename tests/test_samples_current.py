@@ -1,0 +1,34 @@
+"""The shipped samples are current (samples/README.md, "Regenerating"): rebuilt from samples/build_samples.py in a
+temporary folder, every cell (formula or value, and each formula's cached engine value) equals the shipped
+workbook's, and the README is the one the definitions write. Regenerate with `python samples/build_samples.py`."""
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from samples import build_samples  # noqa: E402
+
+
+def test_one_sample_is_current():
+    assert build_samples.check(("years_price_decline.xlsx",)) == []
+
+
+@pytest.mark.slow
+def test_every_sample_and_the_readme_are_current():
+    assert build_samples.check() == []
+
+
+def test_a_stale_sample_is_found(tmp_path):
+    """The check sees an edited cell (a test that cannot fail would prove nothing)."""
+    import openpyxl
+    import shutil
+
+    name = "years_price_decline.xlsx"
+    shutil.copy(ROOT / "samples" / name, tmp_path / name)
+    book = openpyxl.load_workbook(tmp_path / name)
+    book["Plans"]["C2"].value = "edited"
+    book.save(tmp_path / name)
+    found = build_samples.check((name,), shipped_dir=tmp_path, limit=10**9)
+    assert any("Plans!C2" in line for line in found)
