@@ -37,10 +37,12 @@ class Decision:
 
     @property
     def first(self):
+        """The first plan's summary of the draws, or None where it has no value on the objective."""
         return self.summaries[0] if self.summaries and self.summaries[0].exists else None
 
     @property
     def second(self):
+        """The second plan's summary of the draws, or None where it has no value on the objective."""
         return self.summaries[1] if len(self.summaries) > 1 and self.summaries[1].exists else None
 
 

@@ -96,10 +96,12 @@ class Convention:
 
     @property
     def name(self) -> str:
+        """The convention in words, with examples of the countries' spreadsheets that write it."""
         return ("decimal comma (1.234,5 or 1 234,5: German, French, ... spreadsheets)" if self.decimal == COMMA
                 else "decimal point (1,234.5 or 1'234.5: US, UK, Swiss spreadsheets)")
 
     def stated(self) -> str:
+        """The sentence a warning states the file's convention with (and what showed it)."""
         return f"numbers read with a {self.name}" + (f", as {self.because} shows" if self.because else "")
 
     def read(self, text: str) -> float | None:
@@ -121,6 +123,7 @@ class MixedConventions(ValueError):
         self.point, self.comma = point, comma
 
     def line(self) -> str:
+        """The one refusal line: a cell of each convention and the fix."""
         return (f"numbers are written two ways: {self.point[0]} = {self.point[1]!r} has a decimal point, "
                 f"{self.comma[0]} = {self.comma[1]!r} a decimal comma; {FIX}")
 

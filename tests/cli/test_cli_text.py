@@ -40,7 +40,7 @@ def test_compute_text_values_match_the_json():
     block = text.split(f"== {plan['name']} ")[1].split("\n== ")[0]
     assert f"${plan['capex_usd']:,.0f}" in block                      # thousands separators, whole dollars
     irr = re.search(r"IRR\s+(-?[\d.,]+) %", block)
-    assert irr and float(irr.group(1).replace(",", "")) == pytest.approx(plan["irr"] * 100, rel=2e-3)
+    assert irr and float(irr.group(1).replace(",", "")) == pytest.approx(plan["irr"] * 100, rel=5e-3)   # printed to 3 significant digits
     devices = re.search(r"Devices\s+([\d,]+) devices", block)
     assert devices and int(devices.group(1).replace(",", "")) == plan["device_count"]
 

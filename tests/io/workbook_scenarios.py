@@ -84,7 +84,7 @@ def random_plan(rnd, name, device, model, curve, tiers, ttft_known: bool):
         "electricity_usd_per_kwh": _float(rnd, 0, 0.4), "colocation_usd_per_kw_month": rnd.choice([0.0, _float(rnd, 0, 300)]),
         "maintenance_fraction_per_year": rnd.choice([0.0, _float(rnd, 0, 0.1)]),
         "software_usd_per_device_year": rnd.choice([0.0, _float(rnd, 0, 5000)]),
-        "staff_usd_per_year": rnd.choice([0.0, _float(rnd, 0, 1e6)]), "utilization": rnd.choice([0.0, 1.0, _float(rnd, 0, 1)]),
+        "staff_usd_per_year": rnd.choice([0.0, _float(rnd, 0, 1e6)]), "utilization": rnd.choice([0.001, 1.0, _float(rnd, 0.001, 1)]),
         "years": rnd.randint(1, 10), "discount_rate": rnd.choice([0.0, _float(rnd, 0, 0.3)]),
         "residual_value_fraction": rnd.choice([0.0, _float(rnd, 0, 0.5)]),
         "price_usd_per_million_output_tokens": rnd.choice([0.0, _float(rnd, 0, 20)]),

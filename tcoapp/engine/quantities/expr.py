@@ -71,9 +71,11 @@ class Expr:
     def __neg__(self): return Neg(self)
 
     def numpy(self, value: Value) -> np.ndarray:
+        """The expression's value per element, in the unit of its row; `value(key)` gives a key's array."""
         raise NotImplementedError
 
     def excel(self, ref: Ref, na: str) -> str:
+        """The live Excel formula text (no '='); `ref(key)` gives a key's cell and `na` the n/a text."""
         raise NotImplementedError
 
     def keys(self) -> tuple[str, ...]:
@@ -135,6 +137,7 @@ class Bin(Expr):
 
     @property
     def precedence(self):
+        """How tightly the operator binds (higher binds tighter), as Excel and Python group it."""
         return _PRECEDENCE[self.op]
 
     def numpy(self, value): return _NUMPY[self.op](self.left.numpy(value), self.right.numpy(value))
@@ -183,14 +186,17 @@ class WhenPositive(Expr):
 
 
 def minimum(*args) -> Expr:
+    """The smallest of the arguments (Excel MIN)."""
     return Call("MIN", tuple(_wrap(a) for a in args))
 
 
 def maximum(*args) -> Expr:
+    """The largest of the arguments (Excel MAX)."""
     return Call("MAX", tuple(_wrap(a) for a in args))
 
 
 def when_positive(test, value) -> Expr:
+    """`value` where `test` > 0, else it does not exist (NaN in numpy, n/a in the workbook)."""
     return WhenPositive(_wrap(test), _wrap(value))
 
 
