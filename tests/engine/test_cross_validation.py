@@ -62,18 +62,30 @@ def test_the_band_counts_the_spread_between_families():
     lo, hi = interval_cells.band(ratios, families, (0.1, 0.9))
     row_lo, row_hi = np.percentile(ratios, [10, 90])
     assert lo <= row_lo and hi > row_hi + 0.5
-    assert interval_cells.band([1.0, 2.0, 3.0], ["a", "a", "a"], (0.0, 1.0)) == (1.0, 3.0)
+    assert interval_cells.band([1.0, 2.0, 3.0], ["a", "a", "a"], (0.0, 1.0)) == pytest.approx((1.0, 3.0))
+
+
+def test_the_band_is_a_family_offset_times_the_scatter_within_families():
+    # two families erring in opposite directions, each scattering +-10 % about its own median
+    ratios, families = [0.45, 0.5, 0.55, 1.8, 2.0, 2.2], ["a"] * 3 + ["b"] * 3
+    assert interval_cells.band(ratios, families, (0.0, 1.0)) == pytest.approx((0.45, 2.2))
+    # a large family's many rows weigh as one offset: a lone far family still reaches the band's edge
+    lo, hi = interval_cells.band([1.0] * 99 + [2.0], ["big"] * 99 + ["far"], (0.1, 0.9))
+    assert lo == pytest.approx(1.0) and hi == pytest.approx(2.0)
 
 
 def test_cells_and_nested_coverage():
     results = [_result(1.0 + 0.01 * (i % 7), f"f{i % 5}") for i in range(60)]
-    results += [_result(5.0, "outlier") for _ in range(5)]
+    results += [_result(5.0, "outlier", scenario="server") for _ in range(5)]
     cells = interval_cells.build_cells(results)
-    assert cells["interactive/MoE"][0] == cells["interactive"][0] == cells["*"][0] == 65
+    assert cells["interactive/MoE"][0] == cells["interactive"][0] == 60 and cells["*"][0] == 65
+    assert "server/MoE" in cells and cells["server/MoE"][0] == 5
     coverage = interval_cells.coverage(results)
-    # the outlier family is tested against the band the other families build: all outside
     assert coverage["overall"]["n"] == 65
-    assert coverage["overall"]["inside_share"] == pytest.approx(60 / 65)
+    # five families alike: each one's rows sit inside the others' 80 % band about 80 % of the time
+    assert 0.7 <= coverage["interactive"]["inside_share"] <= 0.9
+    # the outlier family is tested against the band the other families build: all outside
+    assert coverage["server"] == {"n": 5, "inside_share": 0.0}
 
 
 def test_device_ratio_error_pairs_devices_on_the_same_work():

@@ -7,11 +7,16 @@ factors that never saw its family. The ratio of a row is measured / predicted to
 the measured / predicted tokens/s per user of rows measured at a stated concurrency.
 
 A cell is a regime x class ("interactive/MoE"), a regime ("interactive") or every row ("*"). Its
-band is the BAND_QUANTILES of the ratios, computed twice, once with each row weighing the same and
-once with each source family weighing the same (a family's rows share 1): the band spans both, so
-the spread between families counts as much as the spread within the large ones. `band_for` uses a
-regime x class cell where it holds MIN_ROWS rows, else the regime's, else every row's, widened
-where needed to hold the bands of the smaller cells it stands for (never narrower than them).
+band is the BAND_QUANTILES of the ratio a family not yet seen would show, as two parts: the family's
+offset (each family's median log ratio; each family weighs the same, however many rows it has) and
+the scatter of a row about its family's offset (each row weighs the same): the quantiles of every
+offset combined with every scatter. So the spread between families counts fully (two families that
+err in opposite directions widen the band) while a family's few rows do not stand for as much
+scatter as another family's many. (Chosen by the nested calibration below over every cell, against the span of
+the row-weighted and the family-weighted quantiles and against mixtures of the two weightings;
+docs/model.md, "How sure it is".) `band_for` uses a regime x class cell where it holds MIN_ROWS
+rows, else the regime's, else every row's, widened where needed to hold the bands of the smaller
+cells it stands for (never narrower than them).
 
 Calibration (`coverage`) is nested: each family's rows are tested against the band built without
 that family (its residuals are already out-of-family); the share inside per cell, regime, class
@@ -38,13 +43,15 @@ def weighted_quantiles(values, weights, quantiles) -> np.ndarray:
 
 
 def band(ratios, families, quantiles=BAND_QUANTILES) -> tuple[float, float]:
-    """(low, high): the span of the row-weighted and the family-weighted quantiles of `ratios`."""
-    ratios = np.asarray(ratios, float)
-    names, index, counts = np.unique(np.asarray(families, dtype=object).astype(str), return_inverse=True,
-                                     return_counts=True)
-    per_row = weighted_quantiles(ratios, np.ones_like(ratios), quantiles)
-    per_family = weighted_quantiles(ratios, 1.0 / counts[index], quantiles)
-    return float(min(per_row[0], per_family[0])), float(max(per_row[1], per_family[1]))
+    """(low, high): the `quantiles` of the ratio a family not yet seen would show (module docstring):
+    every family's offset (its median log ratio, each family weighing the same) combined with every
+    row's scatter about its own family's offset (each row weighing the same)."""
+    log_ratio = np.log(np.asarray(ratios, float))
+    _, index = np.unique(np.asarray(families, dtype=object).astype(str), return_inverse=True)
+    offsets = np.array([np.median(log_ratio[index == i]) for i in range(index.max() + 1)])
+    draws = (offsets[:, None] + (log_ratio - offsets[index])[None, :]).ravel()
+    low, high = np.exp(weighted_quantiles(draws, np.ones_like(draws), quantiles))
+    return float(low), float(high)
 
 
 def _device_ratio(r) -> float | None:

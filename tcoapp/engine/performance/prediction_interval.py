@@ -6,8 +6,9 @@ refitted without its source family (leave-one-family-out), measured / predicted 
 device. The table has a cell per regime x class ("interactive/MoE") with at least MIN_ROWS rows,
 per regime and overall ("*"); a point takes its regime x class cell, else its regime's, else the
 overall one, never narrower than the smaller cells it stands for (`band_for`). Each cell's band
-spans the BAND_QUANTILES of the ratios weighted per row and weighted per family, so the spread
-between families counts (engine/performance/interval_cells.py builds the table and checks its
+is the BAND_QUANTILES of a family's offset (its median ratio, each family weighing the same) times
+the scatter of rows about their family's offset, so the spread between families counts
+(engine/performance/interval_cells.py builds the table and checks its
 calibration: each family's rows against the band built without that family). Tokens/s per user
 has its own table, from rows measured at a stated concurrency.
 
@@ -27,27 +28,27 @@ BAND_QUANTILES = (0.1, 0.9)
 
 # cell -> (rows, low, high of measured / predicted tokens/s per device): leave-one-family-out residuals
 # of the shipped factors. Written by tools/refit_factors.py --intervals (issue 32). Calibration, each
-# family against the band built without it: 77 % of 536 rows overall, MoE 82 %, interactive 83 %,
-# offline 83 %, server 55 % (docs/model.md, "How sure it is").
+# family against the band built without it: 78 % of 536 rows overall, MoE 84 %, interactive 81 %,
+# offline 83 %, server 62 % (docs/model.md, "How sure it is").
 RESIDUAL_QUANTILES: dict[str, tuple[int, float, float]] = {
-    'offline/dense': (123, 0.761, 1.289),
-    'offline/MoE': (86, 0.713, 1.201),
-    'server/dense': (45, 0.642, 1.281),
-    'server/MoE': (61, 0.693, 1.265),
-    'interactive/dense': (28, 0.630, 1.397),
-    'interactive/MoE': (193, 0.498, 1.872),
-    'offline': (209, 0.743, 1.262),
-    'server': (106, 0.685, 1.274),
-    'interactive': (221, 0.669, 1.419),
-    '*': (536, 0.710, 1.309),
+    'offline/dense': (123, 0.748, 1.269),
+    'offline/MoE': (86, 0.739, 1.247),
+    'server/dense': (45, 0.647, 1.282),
+    'server/MoE': (61, 0.731, 1.271),
+    'interactive/dense': (28, 0.677, 1.583),
+    'interactive/MoE': (193, 0.683, 1.392),
+    'offline': (209, 0.732, 1.243),
+    'server': (106, 0.700, 1.330),
+    'interactive': (221, 0.643, 1.571),
+    '*': (536, 0.687, 1.326),
 }
 # cell -> (rows, low, high of measured / predicted tokens/s per user), rows measured at a stated concurrency
 PER_USER_QUANTILES: dict[str, tuple[int, float, float]] = {
-    'server/MoE': (21, 0.762, 1.316),
-    'interactive/MoE': (186, 0.725, 1.521),
-    'server': (21, 0.762, 1.316),
-    'interactive': (186, 0.725, 1.521),
-    '*': (207, 0.726, 1.473),
+    'server/MoE': (21, 0.791, 1.337),
+    'interactive/MoE': (186, 0.752, 1.442),
+    'server': (21, 0.791, 1.337),
+    'interactive': (186, 0.752, 1.442),
+    '*': (207, 0.753, 1.441),
 }
 
 
@@ -90,7 +91,8 @@ def prediction_interval(point, kind: str, vendor: str, generated: bool | None = 
     user = [per_user * ulo, per_user * uhi] if math.isfinite(per_user) else None
     basis = (f"{regime} point ({kind}, {vendor}): cell {_cell_name(key)}, n={n}: leave-one-family-out residuals (each "
              f"source family held-out of the factor fit, then predicted) lay between {lo:.2f}x and {hi:.2f}x the "
-             f"model's tokens/s per device ({_percentiles()}, per row and per family); per user {ulo:.2f}x-{uhi:.2f}x "
+             f"model's tokens/s per device ({_percentiles()} of a family's offset times the scatter within "
+             f"families); per user {ulo:.2f}x-{uhi:.2f}x "
              f"(cell {_cell_name(ukey)}, n={un}, rows measured at a stated concurrency)")
     return {"level": LEVEL, "tokens_per_s_per_device": [point.tokens_per_s_per_device * lo, point.tokens_per_s_per_device * hi],
             "tokens_per_s_per_user": user, "basis": basis}
