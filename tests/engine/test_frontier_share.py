@@ -40,7 +40,7 @@ def test_a_hand_typed_plan_far_below_its_frontier_is_warned():
     # the frontier is at least as fast as the cheapest searched configuration, at the same target
     assert r.frontier.tokens_per_s_per_device >= searched.metrics.tokens_per_s_per_device * (1 - 1e-9)
     note = next(w for w in r.warnings if w.startswith("far below its frontier"))
-    assert f"{r.frontier_share:.0%}" in note and "H100-SXM" in note and "serving_search = auto" in note
+    assert f"{r.frontier_share:.0%}" in note and "H100-SXM" in note and "Serving search to Auto" in note
     assert f"{r.frontier.tokens_per_s_per_device:,.0f} tokens/s per device" in note
 
 
