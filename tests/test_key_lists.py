@@ -26,6 +26,9 @@ ALLOWED = {
     # efficiency-factor subsets a fit varies (a choice of the fitting method, not a property of a key)
     ("engine/performance/calibration.py", "eta_mem"): "the factors a one-point calibration fits",
     ("engine/performance/curve_fit.py", "eta_mem"): "the factors a curve fit varies",
+    ("engine/performance/curve_fit.py", "moe_compute_efficiency"): "the factors a MoE curve's fit varies, MoE ones first",
+    ("io/cross_validated.py", "line"): "the stored cross-validated predictions' CSV columns (a file format)",
+    ("present/report_html.py", "npv_usd"): "the report's ranking columns beside the objective, in print order",
     ("engine/performance/factor_fit.py", "eta_kv"): "the factors the global fit of the shipped set varies",
     # the Monte Carlo key routing, rewritten by the `chain` branch (uncertainty/plan_draws.py)
     ("engine/uncertainty/keys.py", "prefix_cache_hit_rate"): "plan keys that move a generated operating point",
@@ -42,7 +45,6 @@ ALLOWED = {
     ("present/report_html.py", "model"): "the inputs the HTML report prints, in its order",
     ("cli/text.py", "npv_usd"): "the ranking's columns beside the objective, in print order",
     ("cli/text.py", "equity_npv_usd"): "the ranking's columns beside NPV as objective, in print order",
-    ("present/report_html.py", "device"): "the inputs the HTML report prints, in its order",
     # lists that hold keys among other names (found since a list need not hold keys only)
     ("api/scenario.py", "curve"): "the curve DataFrame's identity and configuration columns, in frame order",
     ("engine/performance/accuracy.py", "family"): "the accuracy report's grouping choices (row attributes)",

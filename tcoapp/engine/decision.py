@@ -109,11 +109,13 @@ def _breakevens(result) -> tuple[float, float, float]:
 
 def _hour_breakeven(plan, result) -> tuple[float, float, str]:
     """revenue_mode = device_hours: (breakeven device-hour price, the price charged, 'on-demand' or
-    'reserved'); NaN elsewhere."""
+    'reserved': the on-demand price where devices are sold on demand, the reserved price moved in
+    proportion; else the reserved price); NaN elsewhere."""
     if plan.revenue_mode != "device_hours" or result.inputs is None or not np.isfinite(result.metrics.npv_usd):
         return math.nan, math.nan, ""
     from .finance.sensitivity import breakeven_device_hour_price  # with computed results only
-    price, key = breakeven_device_hour_price(result.inputs)
+    price = breakeven_device_hour_price(result.inputs)
+    key = "price_usd_per_device_hour" if (plan.price_usd_per_device_hour or 0) > 0 else "reserved_price_usd_per_device_hour"
     return price, float(getattr(plan, key)), "on-demand" if key == "price_usd_per_device_hour" else "reserved"
 
 

@@ -38,12 +38,18 @@ def convert_numbers(name: str, header: list[str], rows: list[tuple[int, dict]]) 
         for column in columns:
             if not (row[column] or "").strip():
                 row[column] = ""          # a cell of spaces is an empty one
+    _read_cells(cells, convention.decimal)
+
+
+def _read_cells(cells, decimal: str) -> None:
+    """Each (line, row, column, text) cell as plain text in place, or its row marked `invalid` (the first
+    damaged cell of a row names it)."""
     for line, row, column, text in cells:
-        problem = _problem(text, column, convention.decimal)
+        problem = _problem(text, column, decimal)
         if problem and not row.get("invalid"):
             row["invalid"] = f"line {line}: column {column!r}: {text!r} is {problem}"
         elif not problem and looks_numeric(text):
-            row[column] = plain_text(text, convention.decimal)
+            row[column] = plain_text(text, decimal)
 
 
 def _problem(text: str, column: str, decimal: str) -> str | None:

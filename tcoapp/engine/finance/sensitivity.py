@@ -202,12 +202,3 @@ def breakeven_utilization(inputs) -> float:
     both are); with income tax it is piecewise linear and the root is found on its pieces."""
     root = _root(inputs, "utilization")
     return root if 0.0 <= root <= 1.0 else float("nan")
-
-
-def breakeven_device_hour_price(inputs) -> tuple[float, str]:
-    """revenue_mode = device_hours: (the device-hour price at which NPV = 0, its key): the on-demand
-    price where some devices are sold on demand, else the reserved price (NPV is affine in each)."""
-    inputs = as_inputs(inputs)
-    reserved = float(np.asarray(inputs["reserved_fraction"], float))
-    key = "price_usd_per_device_hour" if reserved < 1.0 else "reserved_price_usd_per_device_hour"
-    return _affine_root(inputs, key, 0.0, 10.0), key
