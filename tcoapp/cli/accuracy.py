@@ -10,6 +10,7 @@ counted) and the time it took. `--in-sample` prints the errors of the shipped fa
 from __future__ import annotations
 
 import argparse
+import textwrap
 import time
 
 from ..engine.performance.accuracy import Accuracy
@@ -49,11 +50,11 @@ def run_accuracy(args) -> int:
     coverage, note = None, ""
     if args.in_sample:
         from ..engine.performance.accuracy import run
-        acc, title = run(rows, catalog), "IN-SAMPLE (shipped factors, fitted on these rows; not unseen)"
+        acc, title = run(rows, catalog), "IN-SAMPLE by regime x class x vendor (shipped factors, fitted on these rows; not unseen)"
     else:
         from ..engine.performance.interval_cells import coverage as band_coverage
         acc, note = _cross_validated(rows, catalog, args)
-        title = "LEAVE-ONE-FAMILY-OUT (unseen: each family predicted by factors refitted without it)"
+        title = "LEAVE-ONE-FAMILY-OUT by regime x class x vendor (unseen: factors fitted without the family)"
         coverage = band_coverage(acc.results)
     from ..engine.performance.device_ratios import ratio_summary
     ratios = ratio_summary(acc.results, dict(rows))
@@ -119,7 +120,7 @@ def format_report(acc: Accuracy, title: str = "", rows: bool = False, by: str | 
     if not acc.results:
         lines.append("no row could be modelled")
     else:
-        lines.append(f"{title}, by regime x class x vendor:")
+        lines.append(f"{title}:")
         lines.extend(lofo_table(acc))
         if by:
             lines.append(f"by {by}:")
@@ -129,10 +130,17 @@ def format_report(acc: Accuracy, title: str = "", rows: bool = False, by: str | 
         lines.append(f"device-vs-device ratio (two devices on the same work): median |error| {ratios['median_abs_pct']:.1f} %, "
                      f"p90 {ratios['p90_abs_pct']:.1f} % ({ratios['n']} pairs)")
     if coverage:
-        lines.append("80 % prediction band, share inside (each family against the band built without it): "
-                     + "; ".join(f"{k} {c['inside_share']:.0%} of {c['n']}" for k, c in sorted(coverage.items())))
+        lines.append("80 % prediction band, share inside (each family against the band built without it):")
+        lines.extend(f"  {k:28s} {c['inside_share']:4.0%} of {c['n']}" for k, c in sorted(coverage.items()))
     lines.extend(_counts(acc))
-    return "\n".join(lines)
+    rows_listed = len(acc.results) if rows else 0
+    return "\n".join(lines[:rows_listed] + [_wrapped(line) for line in lines[rows_listed:]])
+
+
+def _wrapped(line: str) -> str:
+    """A line of at most 100 columns (continued, indented, on the next lines); a table row is never longer."""
+    return textwrap.fill(line, width=100, subsequent_indent="    ", break_long_words=False,
+                         break_on_hyphens=False) if len(line) > 100 else line
 
 
 def _row_line(r) -> str:

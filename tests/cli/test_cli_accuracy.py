@@ -13,13 +13,15 @@ def test_accuracy_prints_the_leave_one_family_out_table_by_regime_class_and_vend
     done = run_cli("accuracy")
     assert done.returncode == 0, done.stderr
     out = done.stdout.splitlines()
-    assert out[0].startswith("LEAVE-ONE-FAMILY-OUT (unseen") and "median APE %" in out[1]
+    assert out[0].startswith("LEAVE-ONE-FAMILY-OUT by regime x class x vendor (unseen") and "median APE %" in out[1]
     groups = [line[:32].strip() for line in out[2:]]
     for regime in ("offline", "server", "interactive"):
         for kind in ("dense", "MoE"):
             assert f"{regime} {kind} all" in groups and f"{regime} {kind} NVIDIA" in groups
     assert {"offline", "server", "interactive", "dense", "MoE", "NVIDIA", "AMD", "overall"} <= set(groups)
-    assert any(line.startswith("80 % prediction band, share inside") and "interactive/MoE" in line for line in out)
+    assert any(line.startswith("80 % prediction band, share inside") for line in out)
+    assert any(line.strip().startswith("interactive/MoE") and "% of" in line for line in out)
+    assert max(len(line) for line in out) <= 100
     assert any(line.startswith("modelled ") and "source families" in line for line in out)
     assert out[-1].startswith("stored leave-one-family-out predictions (current") and "took" in out[-1]
     assert not any(line.startswith("line ") for line in out)
