@@ -185,14 +185,16 @@ def _usable(cap: PoolCapacity) -> bool:
 
 
 def _pair(plan, caps, counts, points, rates, factors_for) -> tuple[str, list[str]]:
+    """A prefill/decode pair's request rate: the rate and operating point of each pool set in `rates` and
+    `points` in place; (what limits the rate, the notes that say so)."""
     pre = [i for i, c in enumerate(caps) if c.pool.role == "prefill"]
     dec = [i for i, c in enumerate(caps) if c.pool.role == "decode"]
     if not pre:
         return "", []
     kv_bytes = max(caps[i].kv_bytes for i in pre)
-    rate, pre_cap, dec_cap, link_cap = pair_rate(
-        [(caps[i].requests_per_s_per_device, counts[i], caps[i].link_gb_s) for i in pre],
-        [(caps[j].requests_per_s_per_device, counts[j], caps[j].link_gb_s) for j in dec], kv_bytes)
+    prefill_side = [(caps[i].requests_per_s_per_device, counts[i], caps[i].link_gb_s) for i in pre]
+    decode_side = [(caps[j].requests_per_s_per_device, counts[j], caps[j].link_gb_s) for j in dec]
+    rate, pre_cap, dec_cap, link_cap = pair_rate(prefill_side, decode_side, kv_bytes)
     limits = {"prefill": pre_cap, "decode": dec_cap, "kv_transfer": link_cap}
     limited_by = min(limits, key=limits.get)
     for i in pre:
@@ -200,26 +202,34 @@ def _pair(plan, caps, counts, points, rates, factors_for) -> tuple[str, list[str
         rates[i] = rate * c.requests_per_s_per_device * counts[i] / pre_cap if pre_cap > 0 else 0.0
         busy = rate / pre_cap if pre_cap > 0 else 0.0
         points[i] = replace(c.point, power_w=float(busy_power_w(c.device, busy, factors_for(c.device.name))))
-    served, routing_notes = route_by_year(
-        [(caps[i].requests_per_s_per_device, counts[i], caps[i].link_gb_s) for i in pre],
-        [(caps[j].requests_per_s_per_device, counts[j], caps[j].link_gb_s) for j in dec], kv_bytes,
-        [caps[i].pool.purchase_year for i in pre], [caps[j].pool.purchase_year for j in dec])
+    served, routing_notes = route_by_year(prefill_side, decode_side, kv_bytes,
+                                          [caps[i].pool.purchase_year for i in pre],
+                                          [caps[j].pool.purchase_year for j in dec])
     for k, j in enumerate(dec):
-        c = caps[j]
         rates[j] = float(served[k])
-        capacity = c.requests_per_s_per_device * counts[j]
-        used = rates[j] / capacity if capacity > 0 else 0.0
-        per_device = rates[j] * plan.output_tokens / counts[j] if counts[j] > 0 else 0.0
-        points[j] = replace(c.point, tokens_per_s_per_device=float(per_device),
-                            power_w=float(busy_power_w(c.device, c.busy * used, factors_for(c.device.name))))
+        points[j] = _decode_point(plan, caps[j], counts[j], rates[j], factors_for)
     notes = [f"prefill/decode: {number(rate, 4)} requests/s, limited by {_limit_text(limited_by)}; prefill capacity "
              f"{number(pre_cap, 4)}, decode capacity {number(dec_cap, 4)}, KV link ({caps[pre[0]].link}) "
              f"{number(link_cap, 4)} requests/s ({number(kv_bytes / 1e6)} MB of KV cache per request)"]
     notes += routing_notes
-    waiting = [name for name, cap in (("prefill", pre_cap), ("decode", dec_cap)) if name != limited_by and cap > rate * (1 + 1e-9)]
-    for name in waiting:
-        notes.append(f"the {name} pool waits: it runs at {rate / limits[name]:.0%} of its capacity")
+    notes += _waiting_notes(limits, limited_by, rate)
     return limited_by, notes
+
+
+def _decode_point(plan, cap: PoolCapacity, count, rate: float, factors_for) -> OperatingPoint:
+    """A decode pool's operating point serving `rate` requests/s: its tokens/s per device and its power at
+    the share of its capacity that rate uses."""
+    capacity = cap.requests_per_s_per_device * count
+    used = rate / capacity if capacity > 0 else 0.0
+    per_device = rate * plan.output_tokens / count if count > 0 else 0.0
+    return replace(cap.point, tokens_per_s_per_device=float(per_device),
+                   power_w=float(busy_power_w(cap.device, cap.busy * used, factors_for(cap.device.name))))
+
+
+def _waiting_notes(limits: dict, limited_by: str, rate: float) -> list[str]:
+    """A note for each pool (prefill, decode) with capacity to spare: the share of it the pair uses."""
+    return [f"the {name} pool waits: it runs at {rate / limits[name]:.0%} of its capacity"
+            for name in ("prefill", "decode") if name != limited_by and limits[name] > rate * (1 + 1e-9)]
 
 
 def _limit_text(kind: str) -> str:

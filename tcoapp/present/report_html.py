@@ -180,20 +180,7 @@ def _risks(scenario, results, d) -> list[str]:
     items = []
     metric = d.objective if d.objective in TORNADO_METRICS or d.objective.startswith("equity_") else "npv_usd"
     for s in [x for x in d.summaries[:2] if x.exists]:
-        r = results[s.index]
-        swings = [w for w in tornado(r.inputs, metric)[:RISK_DRIVERS] if w.span > 0] if r.inputs is not None else []
-        if swings:
-            words = "; ".join(f"{in_sentence(input_label(w.input))} ±20 % moves it "
-                              f"{objective_value(metric, w.metric_low)} to {objective_value(metric, w.metric_high)}"
-                              for w in swings)
-            items.append(f"<b>{_e(s.name)}</b>, {_e(in_sentence(objective_label(metric)))}: {_e(words)}.")
-        band = r.prediction_interval
-        if band:
-            low, high = band["tokens_per_s_per_device"]
-            point = r.metrics.tokens_per_s_per_device
-            items.append(f"<b>{_e(s.name)}</b>: the model's {percent(band['level'], 2)} interval of tokens/s per "
-                         f"device is {_e(percent(low / point - 1, 2))} / +{_e(percent(high / point - 1, 2))} "
-                         "of its point (published measurements it never saw; docs/model.md, \"How sure it is\").")
+        items += _plan_risks(s, results[s.index], metric)
     missing = {p.name: not_entered(p) for p in scenario.plans}
     if any(missing.values()):
         items.append("Costs left at 0 (not entered: left out, so costs are understated): " + _e("; ".join(
@@ -205,6 +192,25 @@ def _risks(scenario, results, d) -> list[str]:
     if not items:
         return []
     return ["<h2>Risks</h2><ul>" + "".join(f"<li>{i}</li>" for i in items) + "</ul>"]
+
+
+def _plan_risks(s, r, metric: str) -> list[str]:
+    """A leading plan's risks: its largest +-20 % drivers of `metric`, and its model interval."""
+    items = []
+    swings = [w for w in tornado(r.inputs, metric)[:RISK_DRIVERS] if w.span > 0] if r.inputs is not None else []
+    if swings:
+        words = "; ".join(f"{in_sentence(input_label(w.input))} ±20 % moves it "
+                          f"{objective_value(metric, w.metric_low)} to {objective_value(metric, w.metric_high)}"
+                          for w in swings)
+        items.append(f"<b>{_e(s.name)}</b>, {_e(in_sentence(objective_label(metric)))}: {_e(words)}.")
+    band = r.prediction_interval
+    if band:
+        low, high = band["tokens_per_s_per_device"]
+        point = r.metrics.tokens_per_s_per_device
+        items.append(f"<b>{_e(s.name)}</b>: the model's {percent(band['level'], 2)} interval of tokens/s per "
+                     f"device is {_e(percent(low / point - 1, 2))} / +{_e(percent(high / point - 1, 2))} "
+                     "of its point (published measurements it never saw; docs/model.md, \"How sure it is\").")
+    return items
 
 
 def _reasons(summaries) -> list[str]:
@@ -271,16 +277,8 @@ def _device_label(key: str) -> str:
 
 
 def _sources(scenario, plans) -> list[str]:
-    out = ["<h2>Sources</h2><ul>"]
-    devices = dict.fromkeys(d for p in plans for d in [p.device] + [q.device for q in p.pools] if d)
-    for name in devices:
-        try:
-            d = scenario.device(name)
-        except KeyError:
-            continue
-        est = (f" Estimated: {', '.join(_device_label(k) for k in d.estimated_fields.split(';') if k.strip())}."
-               if getattr(d, "estimated_fields", "") else "")
-        out.append(f"<li><b>Device {_e(name)}</b>: {_e(d.source or 'no source given')}.{_e(est)}</li>")
+    """The sources of the devices, models, price tiers and uncertain inputs the plans use."""
+    out = ["<h2>Sources</h2><ul>"] + _device_sources(scenario, plans)
     for name in dict.fromkeys(p.model for p in plans):
         try:
             m = scenario.model(name)
@@ -295,4 +293,19 @@ def _sources(scenario, plans) -> list[str]:
         out.append(f"<li><b>Uncertain {_e(in_sentence(input_label(row.key)))}</b> ({_e(row.plan)}): "
                    f"{_e(row.source or 'ASSUMPTION')}.</li>")
     out.append("</ul><p>The catalog's sources and estimates: docs/catalog.md; the equations: docs/model.md.</p>")
+    return out
+
+
+def _device_sources(scenario, plans) -> list[str]:
+    """A list item per device the plans (and their pools) use: its source and its estimated fields."""
+    out = []
+    devices = dict.fromkeys(d for p in plans for d in [p.device] + [q.device for q in p.pools] if d)
+    for name in devices:
+        try:
+            d = scenario.device(name)
+        except KeyError:
+            continue
+        est = (f" Estimated: {', '.join(_device_label(k) for k in d.estimated_fields.split(';') if k.strip())}."
+               if getattr(d, "estimated_fields", "") else "")
+        out.append(f"<li><b>Device {_e(name)}</b>: {_e(d.source or 'no source given')}.{_e(est)}</li>")
     return out

@@ -82,6 +82,28 @@ def pair_draws(cases: dict, roles: dict, counts, draws: int, years: dict | None 
     pre = [i for i in cases if roles[i] == "prefill"]
     dec = [j for j in cases if roles[j] == "decode"]
     p = {i: _prefill(cases[i], draws) for i in pre}
+    d, ok = _decode_pools(cases, p, pre, dec, draws)
+    for i in pre:
+        ok &= p[i][4]
+    kv_bytes = max(p[i][2] for i in pre)
+    years = years or {}
+    with np.errstate(divide="ignore", invalid="ignore"):
+        prefill_side, decode_side = _sides(cases, p, d, counts, pre, dec)
+        rate, pre_cap, _, _ = pair_rate(prefill_side, decode_side, kv_bytes)
+        tokens, power, per_user = {}, {}, {}
+        for i in pre:
+            tokens[i] = np.where(ok, 0.0, np.nan)
+            power[i] = np.where(ok, _power(cases[i], np.where(pre_cap > 0, rate / pre_cap, 0.0)), np.nan)
+        served, _ = route_by_year(prefill_side, decode_side, kv_bytes,
+                                  [years.get(i, 0) for i in pre], [years.get(j, 0) for j in dec])
+        for k, j in enumerate(dec):
+            tokens[j], power[j], per_user[j] = _decode_outputs(cases[j], d[j], counts[j], served[k], ok)
+    return PairDraws(tokens, power, per_user)
+
+
+def _decode_pools(cases: dict, p: dict, pre: list, dec: list, draws: int) -> tuple[dict, np.ndarray]:
+    """Each decode pool's draws (after the slowest prefill and KV transfer that feed it) and where every
+    one of them has a point."""
     ok = np.ones(draws, bool)
     d = {}
     for j in dec:
@@ -92,28 +114,23 @@ def pair_draws(cases: dict, roles: dict, counts, draws: int, years: dict | None 
             lead = np.maximum(lead, p[i][1] + p[i][2] / (np.minimum(p[i][3] * send, n_d * receive) * 1e9))
         d[j] = _decode(cases[j], lead, draws)
         ok &= d[j][3]
-    for i in pre:
-        ok &= p[i][4]
-    kv_bytes = max(p[i][2] for i in pre)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        rate, pre_cap, dec_cap, _ = pair_rate(
-            [(p[i][0], counts[i], np.min([_link(cases[i], cases[j])[0] for j in dec], axis=0)) for i in pre],
-            [(d[j][0], counts[j], np.min([_link(cases[i], cases[j])[1] for i in pre], axis=0)) for j in dec], kv_bytes)
-        tokens, power, per_user = {}, {}, {}
-        for i in pre:
-            tokens[i] = np.where(ok, 0.0, np.nan)
-            power[i] = np.where(ok, _power(cases[i], np.where(pre_cap > 0, rate / pre_cap, 0.0)), np.nan)
-        years = years or {}
-        served, _ = route_by_year(
-            [(p[i][0], counts[i], np.min([_link(cases[i], cases[j])[0] for j in dec], axis=0)) for i in pre],
-            [(d[j][0], counts[j], np.min([_link(cases[i], cases[j])[1] for i in pre], axis=0)) for j in dec], kv_bytes,
-            [years.get(i, 0) for i in pre], [years.get(j, 0) for j in dec])
-        for k, j in enumerate(dec):
-            capacity = d[j][0] * counts[j]
-            used = np.where(capacity > 0, served[k] / np.where(capacity > 0, capacity, 1.0), 0.0)
-            count = np.asarray(counts[j], float)
-            per_device = np.where(count > 0, served[k] * cases[j].workload.output_tokens / count, 0.0)
-            tokens[j] = np.where(ok, per_device, np.nan)
-            power[j] = np.where(ok, _power(cases[j], d[j][2] * used), np.nan)
-            per_user[j] = np.where(ok, d[j][1], np.nan)
-    return PairDraws(tokens, power, per_user)
+    return d, ok
+
+
+def _sides(cases: dict, p: dict, d: dict, counts, pre: list, dec: list) -> tuple[list, list]:
+    """(requests/s per device, devices, link GB/s) of each prefill pool and each decode pool, as
+    pair_rate and route_by_year take them (a pool's link: its slowest to any pool on the other side)."""
+    prefill_side = [(p[i][0], counts[i], np.min([_link(cases[i], cases[j])[0] for j in dec], axis=0)) for i in pre]
+    decode_side = [(d[j][0], counts[j], np.min([_link(cases[i], cases[j])[1] for i in pre], axis=0)) for j in dec]
+    return prefill_side, decode_side
+
+
+def _decode_outputs(case, drawn, count, served, ok) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(tokens/s per device, power per device, tokens/s per user) of a decode pool serving `served` requests/s."""
+    rate, per_user, busy = drawn[0], drawn[1], drawn[2]
+    capacity = rate * count
+    used = np.where(capacity > 0, served / np.where(capacity > 0, capacity, 1.0), 0.0)
+    n = np.asarray(count, float)
+    per_device = np.where(n > 0, served * case.workload.output_tokens / n, 0.0)
+    return (np.where(ok, per_device, np.nan), np.where(ok, _power(case, busy * used), np.nan),
+            np.where(ok, per_user, np.nan))
