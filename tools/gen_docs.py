@@ -216,7 +216,7 @@ def _checks_section() -> list[str]:
         "Plans row has a named range `in_<key>` (the Pools dropdowns reach the sheet's last row, for pools added "
         "below). Printing, as a report: the paper follows your locale (A4, or Letter in the US and Canada: "
         "LC_ALL, else LC_PAPER, else LANG, else the system locale); every sheet is fitted to the pages across its "
-        "columns take at 75 % (8 pt type or larger; a 9-plan workbook prints on under 40 pages), portrait where "
+        "columns take at 73 % (8 pt type or larger; a 9-plan workbook prints on under 40 pages), portrait where "
         "it fits, with the key or label columns and the header rows repeated on every page (Results and CashFlow "
         "print from their label column B); CashFlow prints one plan block a page, the years of the longest "
         "horizon, its IRR and payback helper rows (and a one-pool plan's pool rows, the plan's own again) "
