@@ -13,6 +13,9 @@ import os
 from typing import Sequence
 
 import openpyxl
+from openpyxl.drawing.spreadsheet_drawing import SpreadsheetDrawing
+from openpyxl.worksheet._writer import WorksheetWriter
+from openpyxl.writer.excel import ExcelWriter
 
 from ..engine.compute import PlanResult, compute_plan
 from ..engine.quantities.metrics import Metrics
@@ -85,11 +88,24 @@ def _save_uncompressed(workbook, target) -> None:
     compresses it then, so it is compressed once, not twice."""
     import zipfile
 
-    from openpyxl.writer.excel import ExcelWriter
-
     archive = zipfile.ZipFile(target, "w", zipfile.ZIP_STORED, allowZip64=True)
     workbook.properties.modified = datetime.datetime.now(tz=datetime.timezone.utc).replace(tzinfo=None)
-    ExcelWriter(workbook, archive).save()
+    _InMemoryWriter(workbook, archive).save()
+
+
+class _InMemoryWriter(ExcelWriter):
+    """openpyxl's ExcelWriter with each worksheet's XML written into memory: openpyxl writes it to a temporary
+    file, reads it back and deletes it (~1/8 of the save on the 20-plan benchmark); the parts are the same bytes."""
+
+    def write_worksheet(self, ws):  # ExcelWriter.write_worksheet (openpyxl 3.1), not write-only, no temporary file
+        ws._drawing = SpreadsheetDrawing()
+        ws._drawing.charts = ws._charts
+        ws._drawing.images = ws._images
+        writer = WorksheetWriter(ws, out=io.BytesIO())
+        writer.write()
+        ws._rels = writer._rels
+        self._archive.writestr(ws.path[1:], writer.read())
+        self.manifest.append(ws)
 
 
 def usable_results(scenario: Scenario, results=None) -> tuple[PlanResult, ...]:

@@ -105,6 +105,15 @@ def cf_block_height(pools: int) -> int:
     return 1 + len(CF_ROWS) + pools * len(CF_POOL_ROWS) + 1
 
 
+@functools.lru_cache(maxsize=None)
+def _cf_offset(key: str) -> int:
+    """A CashFlow key's row below its block's title row."""
+    if key.startswith("pool") and "." in key:
+        k, base = int(key[4:key.index(".")]), key.split(".", 1)[1]
+        return 1 + len(CF_ROWS) + (k - 1) * len(CF_POOL_ROWS) + CF_POOL_ROWS.index(base)
+    return 1 + CF_ROWS.index(key)
+
+
 @dataclass(frozen=True)
 class Layout:
     plan_rows: dict[str, int]       # Plans sheet row of each plan key
@@ -150,7 +159,7 @@ class Layout:
         return rows
 
     def cf_block_row(self, index: int) -> int:
-        if index < len(self._block_rows):
+        if index < len(self._block_rows):  # (a list, not recomputed: cf_row is called for each of ~70,000 cells)
             return self._block_rows[index]
         return CF_FIRST_BLOCK_ROW + sum(cf_block_height(self.cf_pools(i)) for i in range(index))
 
@@ -168,11 +177,7 @@ class Layout:
         return self._row_keys.get(sheet, {}).get(row)
 
     def cf_row(self, index: int, key: str) -> int:
-        if key.startswith("pool") and "." in key:
-            k, base = int(key[4:key.index(".")]), key.split(".", 1)[1]
-            return (self.cf_block_row(index) + 1 + len(CF_ROWS) + (k - 1) * len(CF_POOL_ROWS)
-                    + CF_POOL_ROWS.index(base))
-        return self.cf_block_row(index) + 1 + CF_ROWS.index(key)
+        return self.cf_block_row(index) + _cf_offset(key)
 
     def cf_range(self, index: int, key: str, first_year: int = 0, sheet: str | None = None) -> str:
         row = self.cf_row(index, key)

@@ -38,7 +38,7 @@ CASHFLOW_NEVER_NA = frozenset({
 
 _STRING = re.compile(r'"[^"]*"')
 # a single-cell reference, optionally sheet-qualified; not one end of a range, not part of a name or a call
-_REF = re.compile(r"((?<![\w.:$!])(?:([A-Za-z_][\w]*)!)?\$?([A-Z]{1,3})\$?(\d+)(?![\w(:!]))")
+_REF = re.compile(r"(?<![\w.:$!])((?:([A-Za-z_][\w]*)!)?\$?[A-Z]{1,3}\$?(\d+))(?![\w(:!])")
 
 
 class NaGuard:
@@ -48,17 +48,21 @@ class NaGuard:
         """sheet: the sheet the formulas live on; row_key(sheet, row): the key of that row (None: not a
         keyed row, e.g. the year header)."""
         self.sheet, self.row_key = sheet, row_key
+        self._maybe: dict[str, bool] = {}  # by reference text: a CashFlow block's formulas read the same cells often
 
     def operands(self, core: str) -> list[str]:
         """The cells `core` reads that may hold n/a, in order, each once."""
+        maybe = self._maybe
         found = {}
-        for text, sheet, _, row in _REF.findall(_STRING.sub('""', core) if '"' in core else core):
-            if text in found:
-                continue
-            sheet = sheet or self.sheet
-            key = self.row_key(sheet, int(row))
-            found[text] = key is not None and _may_be_na(sheet, key)
-        return [text for text, maybe in found.items() if maybe]
+        for text, sheet, row in _REF.findall(_STRING.sub('""', core) if '"' in core else core):
+            may = maybe.get(text)
+            if may is None:
+                sheet = sheet or self.sheet
+                key = self.row_key(sheet, int(row))
+                may = maybe[text] = key is not None and _may_be_na(sheet, key)
+            if may:
+                found[text] = True
+        return list(found)
 
     def expr(self, core: str) -> str:
         """core, or n/a where an operand is (an expression, to nest)."""
