@@ -25,7 +25,7 @@ from .xlsx_layout import (
     CF_BANNER_ROW, CF_YEAR_ROW, EQUITY_IRR_ATTEMPTS, EQUITY_IRR_GUESSES, IRR_ATTEMPTS, IRR_GUESSES, Layout, base_key,
     cf_keys,
 )
-from .xlsx_na import NA, NaGuard, none_na
+from .xlsx_na import NA, THIS_YEAR, YEAR_BEFORE, NaGuard, none_na
 from .xlsx_raw_cells import RawCells
 from .xlsx_styles import (
     HEADER_FILL, HEADER_FONT, NEVER, TOTAL_BORDER, header, key_cell, section, set_text,
@@ -146,12 +146,17 @@ def _block(ws, layout: Layout, index: int, name: str, last_col: int, irrs: tuple
         label_cell(ws, row, 2, cashflow_label(key), cf_unit(key))
     cells = _BlockFormulas(layout, index, pools)
     book = ws.parent
+    rows, styles = {}, {}  # by key, found once for the block's ~70 rows x 11+ years
+    template = cells.year_template()
     for year in range(layout.max_years + 1):
         col = S.FIRST_PLAN_COLUMN + year
-        for key, text in cells.year_cells(year).items():
-            row = layout.cf_row(index, key)
-            style = raw.style_id(book, "formula", cf_unit(key), TOTAL_BORDER if key == "cash_flow_usd" else None)
-            raw.formula(row, col, text, style, cached.get(f"{get_column_letter(col)}{row}"))
+        letter = get_column_letter(col)
+        for key, text in (cells.year_cells(year) if year < 2 else cells.from_template(template, year)).items():
+            if key not in rows:
+                rows[key] = layout.cf_row(index, key)
+                styles[key] = raw.style_id(book, "formula", cf_unit(key), TOTAL_BORDER if key == "cash_flow_usd" else None)
+            row = rows[key]
+            raw.formula(row, col, text, styles[key], cached.get(f"{letter}{row}"))
     for key, text in cells.summary_cells().items():
         row = layout.cf_row(index, key)
         raw.formula(row, S.FIRST_PLAN_COLUMN, text, raw.style_id(book, "formula", cf_unit(key)),
@@ -185,13 +190,33 @@ class _BlockFormulas:
     def rng(self, key: str, first_year: int = 0) -> str:
         return self.layout.cf_range(self.index, key, first_year)
 
-    def year_cells(self, year: int) -> dict[str, str]:
-        col = self.layout.year_col(year)
+    def year_template(self) -> dict[str, str]:
+        """The formulas of every year from 2 on, their column and the column before as placeholders: those years'
+        formulas differ only there (the replacement depreciation, a sum over the years before, aside), so the block
+        guards its formulas against n/a once, not once a year (the export's costliest step)."""
+        return self.year_cells(2, THIS_YEAR, YEAR_BEFORE)
+
+    def from_template(self, template: dict[str, str], year: int) -> dict[str, str]:
+        """year_cells(year) for a year >= 2, from year_template()."""
+        col, prev = self.layout.year_col(year), self.layout.year_col(year - 1)
+        cells = {key: text.replace(THIS_YEAR, col).replace(YEAR_BEFORE, prev) for key, text in template.items()}
+        cells["replacement_depreciation_usd"] = self._replacement_depreciation(year, self._serving(col))
+        return cells
+
+    def _serving(self, col: str) -> str:
+        year_ref = f"{col}${CF_YEAR_ROW}"
+        return f"AND({year_ref}>=1,{year_ref}<={self.plans('years')})"
+
+    def year_cells(self, year: int, col: str = "", prev: str = "") -> dict[str, str]:
+        """The formulas of the year's column; col, prev: the letters of its column and the column before (default:
+        theirs; year_template's placeholders)."""
+        col = col or self.layout.year_col(year)
+        prev = prev or (self.layout.year_col(year - 1) if year else "")
         here = lambda key: f"{col}{self.row(key)}"  # noqa: E731
         year_ref = f"{col}${CF_YEAR_ROW}"
         p = self.plans
         horizon = p("years")
-        serving = f"AND({year_ref}>=1,{year_ref}<={horizon})"
+        serving = self._serving(col)
         index = lambda change: self._na(f"IF({serving},(1+{p(change)})^({year_ref}-1),0)")  # noqa: E731
         first, ramp, util = p("first_year_utilization"), p("ramp_years"), p("utilization")
         cells = {
@@ -240,9 +265,9 @@ class _BlockFormulas:
         service = f'({here("debt_service_usd")}-{here("balloon_usd")})'  # from operations (the balloon: from the sale)
         cells["dscr"] = self._na(f'IF({service}>0,({here("revenue_usd")}+{here("opex_usd")}'
                                  f'+{here("replacement_capex_usd")}-{here("levered_tax_usd")})/{service},"")')
-        return self._running_cells(cells, year, here, serving)
+        return self._running_cells(cells, year, here, serving, prev)
 
-    def _running_cells(self, cells: dict[str, str], year: int, here, serving: str) -> dict[str, str]:
+    def _running_cells(self, cells: dict[str, str], year: int, here, serving: str, prev: str) -> dict[str, str]:
         """The rows that carry from the year before (tax losses, cumulative flow, sign changes, payback), into cells."""
         p = self.plans
         if year == 0:
@@ -256,7 +281,6 @@ class _BlockFormulas:
                 cells[f"{flow}_last_sign"] = self._na(f"SIGN({source})")
                 cells[f"{flow}_sign_change"] = "=0"
             return cells
-        prev = self.layout.year_col(year - 1)
         for flow in ("flow", "cumulative"):
             source = here("cash_flow_usd" if flow == "flow" else "cumulative_cash_flow_usd")
             last = f"{prev}{self.row(f'{flow}_last_sign')}"

@@ -36,9 +36,10 @@ CASHFLOW_NEVER_NA = frozenset({
     "irr_floor", "equity_irr_guess_engine", "dscr", "depreciation_rate_by_age",
 }) | frozenset(IRR_ATTEMPTS) | frozenset(EQUITY_IRR_ATTEMPTS)
 
+THIS_YEAR, YEAR_BEFORE = "\x00", "\x01"  # placeholder column letters of a CashFlow year template (read as columns)
 _STRING = re.compile(r'"[^"]*"')
 # a single-cell reference, optionally sheet-qualified; not one end of a range, not part of a name or a call
-_REF = re.compile(r"(?<![\w.:$!])((?:([A-Za-z_][\w]*)!)?\$?[A-Z]{1,3}\$?(\d+))(?![\w(:!])")
+_REF = re.compile(r"(?<![\w.:$!])((?:([A-Za-z_][\w]*)!)?\$?(?:[A-Z]{1,3}|[\x00\x01])\$?(\d+))(?![\w(:!])")
 
 
 class NaGuard:

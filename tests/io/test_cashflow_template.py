@@ -1,0 +1,27 @@
+"""The CashFlow year template (xlsx_cashflow._BlockFormulas.year_template): every year from 2 on, filled from the
+block's template, is the formula written for that year on its own, character for character."""
+import dataclasses
+
+import pytest
+
+from tcoapp.io.workbook_read import read_scenario
+from tcoapp.io.workbook_write import build_workbook, usable_results
+from tcoapp.io.xlsx_cashflow import _BlockFormulas
+from tcoapp.io.xlsx_na import THIS_YEAR, YEAR_BEFORE
+
+
+@pytest.mark.parametrize("sample", ["heterogeneous_disaggregated", "gpu_cloud_financed"])
+def test_each_year_from_the_template_is_the_years_own_formula(sample):
+    scenario = read_scenario(f"samples/{sample}.xlsx")
+    plans = list(scenario.plans)
+    plans[0] = dataclasses.replace(plans[0], years=40)  # columns past Z (two letters), and the first plan's block
+    scenario = dataclasses.replace(scenario, plans=tuple(plans))
+    _, _, layout, _ = build_workbook(scenario, usable_results(scenario))
+    assert layout.max_years == 40
+    for index in range(len(scenario.plans)):
+        cells = _BlockFormulas(layout, index, layout.cf_pools(index))
+        template = cells.year_template()
+        assert all(THIS_YEAR not in text and YEAR_BEFORE not in text
+                   for year in (0, 1) for text in cells.year_cells(year).values())
+        for year in range(2, layout.max_years + 1):
+            assert cells.from_template(template, year) == cells.year_cells(year), (index, year)
