@@ -117,10 +117,10 @@ def _row_xml(row: int, values: list, columns: list[tuple[str, str]], title: str,
     """One row; texts go to the shared-string table (a curve's name, device and model repeat on each of its
     rows: a reader parses an index, not the text, each time)."""
     cells = []
+    append, finite = cells.append, math.isfinite
     for (letter, style), value in zip(columns, values):
-        ref = f'r="{letter}{row}"{style}'
-        if isinstance(value, float) and math.isfinite(value):
-            cells.append(f'<c {ref} t="n"><v>{value!r}</v></c>')
+        if isinstance(value, float) and finite(value):
+            append(f'<c r="{letter}{row}"{style} t="n"><v>{value!r}</v></c>')
         elif isinstance(value, str) and value:
             index = strings.get(value)
             if index is None:
@@ -128,9 +128,9 @@ def _row_xml(row: int, values: list, columns: list[tuple[str, str]], title: str,
                 if problem:
                     raise CellKindError(f"{title}!{letter}{row}: {problem}")
                 index = strings[value] = len(strings)
-            cells.append(f'<c {ref} t="s"><v>{index}</v></c>')
+            append(f'<c r="{letter}{row}"{style} t="s"><v>{index}</v></c>')
         else:
-            cells.append(cell_xml(ref, value, title, f"{letter}{row}"))
+            append(cell_xml(f'r="{letter}{row}"{style}', value, title, f"{letter}{row}"))
     return f'<row r="{row}">{"".join(cells)}</row>'
 
 

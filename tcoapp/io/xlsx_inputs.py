@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ..engine.calibration_scope import QUALITY_ROWS
 from ..engine.quantities.factors import FACTOR_FIELD_BY_NAME
 from ..engine.quantities.inputs import (
@@ -134,16 +136,13 @@ def write_models(ws, scenario: Scenario) -> dict[str, int]:
 def curve_records(scenario: Scenario):
     """One dict per measured point, in CURVE_POINT_FIELDS keys (long format)."""
     for curve in scenario.curves.values():
-        for i in range(len(curve.batch)):
-            yield {
-                "curve": curve.name, "device": curve.device, "model": curve.model,
-                "batch": float(curve.batch[i]),
-                "tokens_per_s_per_device": float(curve.tokens_per_s_per_device[i]),
-                "tokens_per_s_per_user": float(curve.tokens_per_s_per_user[i]),
-                "power_w": float(curve.power_w[i]), "ttft_s": float(curve.ttft_s[i]),
-                "precision": curve.precision, "tensor_parallel": curve.tensor_parallel, "source": curve.source,
-                "config": config_text(curve.config),
-            }
+        fixed = {"curve": curve.name, "device": curve.device, "model": curve.model, "precision": curve.precision,
+                 "tensor_parallel": curve.tensor_parallel, "source": curve.source, "config": config_text(curve.config)}
+        columns = [np.asarray(values, float).tolist() for values in (  # Python floats, not one numpy scalar a cell
+            curve.batch, curve.tokens_per_s_per_device, curve.tokens_per_s_per_user, curve.power_w, curve.ttft_s)]
+        for batch, per_device, per_user, power_w, ttft_s in zip(*columns):
+            yield {**fixed, "batch": batch, "tokens_per_s_per_device": per_device, "tokens_per_s_per_user": per_user,
+                   "power_w": power_w, "ttft_s": ttft_s}
 
 
 def write_curves(ws, scenario: Scenario) -> PendingRows | None:
