@@ -33,7 +33,7 @@ from .xlsx_na import NA, NaGuard, none_na
 from .xlsx_labels import result_label
 from .xlsx_styles import (
     PLAN_WIDTH_MAX,
-    LABEL_HEADER, header, key_cell, label_cell, label_width, put, section, set_text, widths, with_unit, wrap,
+    LABEL_HEADER, header, key_cell, label_cell, label_width, put, section, set_text, widths, with_unit, wrap, wrap_longer,
 )
 
 Formula = Callable[[PlanRefs], str]
@@ -238,6 +238,7 @@ def pool_title(k: int) -> str:
 
 BANNER_ROW = 2  # the master check
 MIN_VALUE_WIDTH = 22  # wide enough for "-$12,345,678,901" and "33,324,730,362,620" at default fonts (no ###)
+LABEL_WIDTH = 40      # the label column: with five plan columns a landscape page at 8 pt (a longer label wraps)
 CHECK_ROW = 4   # each plan's own status (row 3: its section title)
 
 
@@ -310,9 +311,10 @@ def write_results(ws, scenario: Scenario, results: tuple[PlanResult, ...], layou
         _pool_block(ws, scenario, results, layout, k, last_col)
     _warnings_row(ws, results, layout, last_col)
     ws.freeze_panes = "C2"
-    label = label_width(with_unit(result_label(key), result_unit(key)) for key in layout.result_rows)
+    label = min(LABEL_WIDTH, label_width(with_unit(result_label(key), result_unit(key)) for key in layout.result_rows))
     widths(ws, {1: 46, 2: label, **{S.FIRST_PLAN_COLUMN + i: max(MIN_VALUE_WIDTH, min(PLAN_WIDTH_MAX, len(p.name) + 4))
                                 for i, p in enumerate(scenario.plans)}})
+    wrap_longer(ws, 2, label)
 
 
 def _check_row(ws, checks, n: int, last_col: int) -> None:

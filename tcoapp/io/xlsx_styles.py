@@ -224,6 +224,20 @@ def wrap(cell) -> None:
     cell.alignment = Alignment(wrap_text=True, vertical="top")
 
 
+def wrap_longer(ws, col: int, width: float) -> None:
+    """Wrap the texts of a column longer than its width, their rows as tall as their lines (a spreadsheet application
+    does not grow a row for a wrapped text on opening the file); the last line, with the unit, beside the row's values."""
+    for (cell,) in ws.iter_rows(min_col=col, max_col=col):
+        lines = math.ceil(len(cell.value) / (width * CHARS_PER_WIDTH)) if isinstance(cell.value, str) else 1
+        if lines > 1 and not cell.value.startswith("="):
+            cell.alignment = Alignment(wrap_text=True)
+            ws.row_dimensions[cell.row].height = ROW_PT * lines
+
+
+ROW_PT = 15             # a row of the 11 pt body font
+CHARS_PER_WIDTH = 1.15  # characters of text (letters and spaces) in a width unit (one digit)
+
+
 def _exact_string(value):
     """Floats with every digit (repr: the shortest text that reads back to the same double).
 
