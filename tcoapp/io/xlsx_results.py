@@ -33,7 +33,8 @@ from .xlsx_na import NA, NaGuard, none_na
 from .xlsx_labels import result_label
 from .xlsx_styles import (
     PLAN_WIDTH_MAX,
-    LABEL_HEADER, header, key_cell, label_cell, label_width, put, section, set_text, widths, with_unit, wrap, wrap_longer,
+    LABEL_HEADER, header, key_cell, label_cell, label_width, put, section, set_text, widths, with_unit, wrap,
+    wrap_longer,
 )
 
 Formula = Callable[[PlanRefs], str]

@@ -225,8 +225,9 @@ def wrap(cell) -> None:
 
 
 def wrap_longer(ws, col: int, width: float) -> None:
-    """Wrap the texts of a column longer than its width, their rows as tall as their lines (a spreadsheet application
-    does not grow a row for a wrapped text on opening the file); the last line, with the unit, beside the row's values."""
+    """Wrap the texts of a column longer than its width, their rows as tall as their lines (a spreadsheet
+    application does not grow a row for a wrapped text on opening the file); the last line, with the unit, beside
+    the row's values."""
     for (cell,) in ws.iter_rows(min_col=col, max_col=col):
         lines = math.ceil(len(cell.value) / (width * CHARS_PER_WIDTH)) if isinstance(cell.value, str) else 1
         if lines > 1 and not cell.value.startswith("="):
