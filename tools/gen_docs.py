@@ -222,7 +222,7 @@ def _checks_section() -> list[str]:
         "the years of the longest horizon, its IRR and payback helper rows (and a one-pool plan's pool rows, the "
         "plan's own again) grouped and collapsed (+ in the margin shows them); an empty table prints nothing; a "
         "Devices or Models table of up to 5 entries (too wide for a page at 8 pt however few its rows) prints on its "
-        "side on the `Specs` sheet, a field a row and an entry a column, each table on one page (every cell a "
+        "side on the `PrintedTables` sheet, a field a row and an entry a column, each table on one page (every cell a "
         "formula reading the table's; a source or note over 8 lines cut there, whole on its sheet; an entry added "
         "later is named in a line), and its own sheet prints nothing; the Summary charts "
         "print whole, each on its own page; Checks prints its per-plan summary (status beside the plan's name, "

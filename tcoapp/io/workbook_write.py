@@ -35,7 +35,7 @@ from .xlsx_checks import InputRows, add_output_checks, checks_last_column, write
 from .xlsx_summary import add_summary_charts, summary_last_row, write_summary
 from .xlsx_usability import add_dropdowns, add_named_ranges, write_lists
 from .xlsx_print import print_all
-from .xlsx_specs import write_specs
+from .xlsx_printed_tables import write_printed_tables
 from .kept_work import write_kept
 from .xlsx_constants import write_constants
 from .xlsx_inputs import (
@@ -47,8 +47,8 @@ from .xlsx_styles import CellKindError, exact_floats
 from .uncertainty_book import write_uncertainty
 from .xlsx_monte_carlo_book import add_monte_carlo
 
-SHEET_ORDER = (S.SUMMARY, S.PLANS, S.POOLS, S.RESULTS, S.CASH_FLOW, S.BRIDGE, S.CHECKS, S.DEVICES, S.MODELS, S.SPECS,
-               S.CURVES, S.PRICE_TIERS, S.CALIBRATION, S.UNCERTAINTY, S.CONSTANTS, S.ABOUT)
+SHEET_ORDER = (S.SUMMARY, S.PLANS, S.POOLS, S.RESULTS, S.CASH_FLOW, S.BRIDGE, S.CHECKS, S.DEVICES, S.MODELS,
+               S.PRINTED_TABLES, S.CURVES, S.PRICE_TIERS, S.CALIBRATION, S.UNCERTAINTY, S.CONSTANTS, S.ABOUT)
 
 
 def write_scenario(scenario: Scenario, path, results: tuple[PlanResult, ...] | None = None,
@@ -152,7 +152,7 @@ def build_workbook(scenario: Scenario, results: tuple[PlanResult, ...], written:
         pool_rows = write_pools(sheets[S.POOLS], scenario)
         device_rows = write_devices(sheets[S.DEVICES], scenario)
         model_rows = write_models(sheets[S.MODELS], scenario)
-        write_specs(sheets[S.SPECS], {S.DEVICES: sheets[S.DEVICES], S.MODELS: sheets[S.MODELS]},
+        write_printed_tables(sheets[S.PRINTED_TABLES], {S.DEVICES: sheets[S.DEVICES], S.MODELS: sheets[S.MODELS]},
                     {S.DEVICES: len(device_rows), S.MODELS: len(model_rows)})
         pending = [write_curves(sheets[S.CURVES], scenario)]
         tier_rows = write_price_tiers(sheets[S.PRICE_TIERS], scenario)

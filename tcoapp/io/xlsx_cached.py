@@ -19,7 +19,7 @@ from ..engine.scenario import Scenario
 from . import sheets as S
 from .xlsx_layout import CF_BANNER_ROW, CF_POOL_ROWS, Layout
 from .xlsx_montecarlo import STATUS_CURRENT
-from .xlsx_specs import specs_values
+from .xlsx_printed_tables import printed_tables_values
 from .xlsx_results import BANNER_ROW, not_entered_text
 
 NA = "n/a"
@@ -199,5 +199,5 @@ def all_cached_values(workbook, scenario: Scenario, results, layout: Layout) -> 
         **({S.MONTE_CARLO: {"B2": 0.0, "C2": STATUS_CURRENT}} if S.MONTE_CARLO in workbook.sheetnames
            and workbook[S.MONTE_CARLO]["B2"].value == "=montecarlo_check" else {}),
         S.CONSTANTS: {"C4": 31536000.0} if workbook[S.CONSTANTS]["A4"].value == "SECONDS_PER_YEAR" else {},
-        S.SPECS: specs_values(workbook[S.SPECS], workbook[S.DEVICES], workbook[S.MODELS]),
+        S.PRINTED_TABLES: printed_tables_values(workbook[S.PRINTED_TABLES], workbook[S.DEVICES], workbook[S.MODELS]),
     }

@@ -3,8 +3,8 @@
 Wide tables (one column per plan or per year) are never shrunk to one page wide: they print at
 READABLE_SCALE (8.8 pt for the 11 pt body font), landscape, and split their columns across pages with
 the label (or key) columns and the header rows repeated on every page, so each page reads on its own.
-A small Devices or Models table prints on its side on the Specs sheet (xlsx_specs), each on one page, and its own sheet
-prints nothing. Checks prints its summary (status of each plan, by sheet) on a few pages; its detail rows and the
+A small Devices or Models table prints on its side on the PrintedTables sheet (xlsx_printed_tables), each on one
+page, and its own sheet prints nothing. Checks prints its summary (status of each plan, by sheet) on a few pages; its detail rows and the
 MonteCarloDraws sheet are bulk data, left out of the print area (their header rows print).
 """
 from __future__ import annotations
@@ -21,7 +21,7 @@ from ..engine.quantities.inputs import CURVE_POINT_FIELDS, DEVICE_FIELDS, MODEL_
 from ..engine.uncertainty.fields import UNCERTAINTY_FIELDS
 from . import sheets as S
 from .xlsx_layout import CF_POOL_ROWS, EQUITY_IRR_ATTEMPTS, IRR_ATTEMPTS, IRR_GUESSES
-from .xlsx_specs import on_specs
+from .xlsx_printed_tables import on_printed_tables
 
 BODY_FONT_PT = 11      # openpyxl's default font (Calibri 11)
 READABLE_SCALE = 73    # % : 8.03 pt printed, at the 8 pt floor (more of a table on a page)
@@ -66,8 +66,8 @@ def _column_pt(ws, col: int) -> float:
     return (dim.width if dim is not None and dim.width else DEFAULT_WIDTH) * PT_PER_WIDTH_UNIT
 
 
-PT_PER_WIDTH_UNIT = 6.5   # 6.25 pt of type and LibreOffice's layout ~3 % wider than that: the 9-plan Results sheet, planned
-#                           at 5 plan columns a page and 8.03 pt, printed at 7.8 pt when a width unit was taken as 6.25 pt
+PT_PER_WIDTH_UNIT = 6.5   # 6.25 pt of type and LibreOffice's layout ~3 % wider than that: the 9-plan Results
+#                           sheet, planned at 5 plan columns a page and 8.03 pt, printed at 7.8 pt at 6.25 pt a unit
 
 
 def _pages_wide(ws, first: int, last: int, titles: tuple[int, int] | None, paper: int, landscape: bool) -> int:
@@ -127,8 +127,8 @@ def setup(ws, last_col: int, last_row: int, title_rows: str | None = "1:1", titl
 
 def _table(ws, n_fields: int, entries: int, title_rows: str = "1:2", title_cols: str = "A:A", paper=None,
            elsewhere: bool = False) -> None:
-    """A table sheet: printed when it has entries and is not printed elsewhere (Specs); else nothing: its print area
-    is one empty cell (below the table), a page LibreOffice and Excel leave out."""
+    """A table sheet: printed when it has entries and is not printed elsewhere (PrintedTables); else nothing: its
+    print area is one empty cell (below the table), a page LibreOffice and Excel leave out."""
     if entries and not elsewhere:
         setup(ws, n_fields, S.FIRST_ENTRY_ROW + entries - 1, title_rows, title_cols, paper=paper)
     else:
@@ -137,8 +137,9 @@ def _table(ws, n_fields: int, entries: int, title_rows: str = "1:2", title_cols:
         ws.print_area = f"A{empty}:A{empty}"
 
 
-def _specs(ws, entries: int, paper: int) -> None:
-    """Specs: the small tables on their side, each whole on a page (portrait where it fits); nothing where none is."""
+def _printed_tables(ws, entries: int, paper: int) -> None:
+    """PrintedTables: the small tables on their side, each whole on a page (portrait where it fits); nothing where
+    none is."""
     if entries:
         setup(ws, 1 + entries, ws.max_row, None, "A:A", landscape=False, paper=paper)
     else:
@@ -201,9 +202,10 @@ def print_all(workbook, scenario, layout, curve_points: int, checks_last_col: in
           paper=paper)
     setup(sheet(S.CHECKS), checks_last_col, 3 + n, "1:3", "A:B", paper=paper)
     devices, models = _entries(sheet(S.DEVICES)), _entries(sheet(S.MODELS))
-    _table(sheet(S.DEVICES), len(DEVICE_FIELDS), devices, paper=paper, elsewhere=on_specs(devices))
-    _table(sheet(S.MODELS), len(MODEL_FIELDS), models, paper=paper, elsewhere=on_specs(models))
-    _specs(sheet(S.SPECS), max([n for n in (devices, models) if on_specs(n)], default=0), paper)
+    _table(sheet(S.DEVICES), len(DEVICE_FIELDS), devices, paper=paper, elsewhere=on_printed_tables(devices))
+    _table(sheet(S.MODELS), len(MODEL_FIELDS), models, paper=paper, elsewhere=on_printed_tables(models))
+    _printed_tables(sheet(S.PRINTED_TABLES), max([n for n in (devices, models) if on_printed_tables(n)], default=0),
+                    paper)
     _table(sheet(S.CURVES), len(CURVE_POINT_FIELDS), curve_points, paper=paper)
     _table(sheet(S.PRICE_TIERS), len(PRICE_TIER_FIELDS), _entries(sheet(S.PRICE_TIERS)), paper=paper)
     setup(sheet(S.CALIBRATION), 3 + len(scenario.device_factors), sheet(S.CALIBRATION).max_row, "1:1", "A:B",

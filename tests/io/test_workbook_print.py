@@ -182,14 +182,14 @@ def test_the_nine_plan_results_sheet_prints_at_8_pt(exported, tmp_path):
 @pytest.mark.slow
 @pytest.mark.skipif(SOFFICE is None, reason="LibreOffice is not installed")
 def test_a_small_devices_table_and_the_models_table_print_on_one_page_each(exported, tmp_path):
-    """The 9-plan sample's Devices (3 rows x 27 columns) and Models (1 x 20) tables: on their side on the Specs sheet,
-    each whole on one page at >= 8 pt; the tables' own sheets print nothing."""
+    """The 9-plan sample's Devices (3 rows x 27 columns) and Models (1 x 20) tables: on their side on the PrintedTables
+    sheet, each whole on one page at >= 8 pt; the tables' own sheets print nothing."""
     pdf, _ = _nine_plan_pdf(exported, tmp_path)
     pages = _pdf_pages(pdf)
-    assert pages.get(S.SPECS) == 2 and S.DEVICES not in pages and S.MODELS not in pages, pages
-    assert _smallest_text_pt(pdf)[S.SPECS] >= MIN_PRINTED_PT - 0.05
+    assert pages.get(S.PRINTED_TABLES) == 2 and S.DEVICES not in pages and S.MODELS not in pages, pages
+    assert _smallest_text_pt(pdf)[S.PRINTED_TABLES] >= MIN_PRINTED_PT - 0.05
     text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True).stdout
-    specs = [page for page in text.split("\f") if "Specs: page" in page]
+    specs = [page for page in text.split("\f") if "PrintedTables: page" in page]
     book = openpyxl.load_workbook(exported["hopper_to_blackwell_power_limited"])
     for page, table, last_label in zip(specs, (S.DEVICES, S.MODELS), ("Scale-out bandwidth", "Max context")):
         names = [row[0].value for row in book[table].iter_rows(min_row=S.FIRST_ENTRY_ROW, max_col=1) if row[0].value]

@@ -1,8 +1,9 @@
-"""The Specs sheet: a small Devices or Models table turned on its side, for print (docs/workbook_format.md, "Printing").
+"""The PrintedTables sheet: a small Devices or Models table on its side, for print (docs/workbook_format.md,
+"Printing").
 
 A table of 27 (Devices) or 20 (Models) columns cannot print one page wide at 8 pt however few its rows are: its
 numbers alone need more width than a landscape page has. Turned on its side (a field a row, an entry a column) a
-table of up to SPECS_MAX_ENTRIES entries prints on one page. Every cell here is a formula reading its Devices or
+table of up to PRINTED_MAX_ENTRIES entries prints on one page. Every cell here is a formula reading its Devices or
 Models cell, so an edit there shows here; such a table's own sheet then prints nothing (xlsx_print). An entry added
 on the table after the export is named in one line under its block (tcoapp writes it here on the next save). A
 larger table prints from its own sheet, and this sheet says so.
@@ -21,26 +22,26 @@ from .xlsx_styles import (
     CHARS_PER_WIDTH, HEADER_FILL, HEADER_FONT, ROW_PT, label_width, put, section, set_text, widths, with_unit, wrap,
 )
 
-SPECS_MAX_ENTRIES = 5   # entries a printed page holds across (landscape at 8 pt: the label column and five of 22)
+PRINTED_MAX_ENTRIES = 5   # entries a printed page holds across (landscape at 8 pt: the label column and five of 22)
 ENTRY_WIDTH = 22
 LABEL_WIDTH_MAX = 34
 TEXT_LINES_MAX = 8      # a source or note longer than this is cut here (whole on its sheet): the table fits a page
 TABLES = ((S.DEVICES, DEVICE_FIELDS, "device"), (S.MODELS, MODEL_FIELDS, "model"))
 
 
-def on_specs(entries: int) -> bool:
+def on_printed_tables(entries: int) -> bool:
     """Whether a table of `entries` rows prints here (turned on its side) instead of from its own sheet."""
-    return 0 < entries <= SPECS_MAX_ENTRIES
+    return 0 < entries <= PRINTED_MAX_ENTRIES
 
 
-def write_specs(ws, tables: dict[str, object], entries: dict[str, int]) -> int:
+def write_printed_tables(ws, tables: dict[str, object], entries: dict[str, int]) -> int:
     """tables: the Devices and Models worksheets as written; entries: their rows. Returns the sheet's last row (0:
     nothing here prints)."""
     label_w = min(LABEL_WIDTH_MAX, label_width(with_unit(f.label or f.name, f.unit) for _, fs, _ in TABLES for f in fs))
     row, last, blocks = 1, 0, 0
     for title, fields, noun in TABLES:
         count = entries.get(title, 0)
-        if not on_specs(count):
+        if not on_printed_tables(count):
             if count:
                 set_text(ws.cell(row=row, column=1), f"The {title} table ({count} {noun}s) prints from its own sheet.")
                 row += 2
@@ -49,7 +50,7 @@ def write_specs(ws, tables: dict[str, object], entries: dict[str, int]) -> int:
             ws.row_breaks.append(Break(id=row - 1))   # a table a page
         last = _block(ws, row, (title, fields, noun), (tables[title], label_w), count)
         row, blocks = last + 2, blocks + 1
-    widths(ws, {1: label_w, **{2 + i: ENTRY_WIDTH for i in range(SPECS_MAX_ENTRIES)}})
+    widths(ws, {1: label_w, **{2 + i: ENTRY_WIDTH for i in range(PRINTED_MAX_ENTRIES)}})
     return last
 
 
@@ -63,9 +64,10 @@ def _block(ws, first: int, table: tuple, source: tuple, count: int) -> int:
     names = f"{title}!$A${S.FIRST_ENTRY_ROW}:$A${S.FIRST_ENTRY_ROW + 10_000}"
     shown = f"{title}!$A${S.FIRST_ENTRY_ROW}:$A${S.FIRST_ENTRY_ROW + count - 1}"
     note = first + len(fields) + 1
-    cell = put(ws, note, 1, f'=IF(COUNTA({names})>COUNTA({shown}),"The {title} sheet has more {noun}s than this page shows: '
-                            f'save the workbook in tcoapp, or print the {title} sheet","Edit them on the {title} sheet; '
-                            f'a text longer than {TEXT_LINES_MAX} lines is cut here, whole there.")', "formula")
+    cell = put(ws, note, 1, f'=IF(COUNTA({names})>COUNTA({shown}),"The {title} sheet has more {noun}s than this '
+                            f'page shows: save the workbook in tcoapp, or print the {title} sheet","Edit them on the '
+                            f'{title} sheet; a text longer than {TEXT_LINES_MAX} lines is cut here, whole there.")',
+               "formula")
     cell.alignment = Alignment(wrap_text=True, vertical="top")
     ws.row_dimensions[note].height = ROW_PT * 3
     return note
@@ -101,7 +103,7 @@ def _lines(text, width: float = ENTRY_WIDTH) -> int:
     return sum(math.ceil(max(len(part), 1) / (width * CHARS_PER_WIDTH)) for part in text.split("\n"))
 
 
-def specs_values(ws, devices_ws, models_ws) -> dict[str, object]:
+def printed_tables_values(ws, devices_ws, models_ws) -> dict[str, object]:
     """The cached value of each formula cell reading a table cell (its value; none where blank)."""
     sheets = {S.DEVICES: devices_ws, S.MODELS: models_ws}
     out: dict[str, object] = {}
