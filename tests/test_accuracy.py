@@ -210,3 +210,12 @@ def test_the_measurements_ship_with_the_package():
     found = importlib.resources.files("tcoapp.resources") / "measurements" / "measurements_public.csv"
     assert found.is_file() and str(DEFAULT_CSV) == str(found)
     assert found.read_text(encoding="utf-8").startswith("model,device,")
+
+
+def test_the_fit_holds_an_architecture_factor_that_no_fitted_row_identifies(result):
+    from tcoapp.engine.performance import factor_fit
+    without_cdna4 = [r for r in result.results if r.architecture != "CDNA 4"]
+    names, held = factor_fit.identified(factor_fit.FIT, without_cdna4)
+    assert set(held) == {"arch_compute_cdna4"} and "arch_compute_cdna4" not in names
+    assert {"arch_compute_cdna3", "arch_compute_hopper", "arch_compute_blackwell_ultra"} <= set(names)
+    assert factor_fit.NEUTRAL["arch_compute_cdna4"] == 1.0

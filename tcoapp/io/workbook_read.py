@@ -218,7 +218,7 @@ def read_scenario(path) -> Scenario:
     plans, pool_where = _attach_pools(plans, sheets.get(S.POOLS), problems, _plan_names(sheets[S.PLANS]))
     uncertainty = read_uncertainty(sheets.get(S.UNCERTAINTY),
                                    lambda sheet, problems: _table_rows(sheet, UNCERTAINTY_FIELDS, problems), problems)
-    devices = _overrides_only(devices, catalog.devices)
+    devices = _overrides_only(_catalog_architectures(devices, sheets.get(S.DEVICES), catalog.devices), catalog.devices)
     models = _overrides_only(models, catalog.models)
     scenario = Scenario(tuple(plans), devices, models, curves, tiers, factors, device_factors=device_factors,
                         calibration_quality=quality, uncertainty=uncertainty, catalog_devices=catalog.devices, catalog_models=catalog.models)
@@ -250,6 +250,16 @@ def _entry_names(sheets) -> frozenset[str]:
 def _built_names(scenario: Scenario) -> frozenset[str]:
     return frozenset(scenario.all_device_names()) | frozenset(scenario.all_model_names()) | \
         frozenset(scenario.curves) | frozenset(scenario.price_tiers)
+
+
+def _catalog_architectures(devices: dict, sheet, shipped) -> dict:
+    """A Devices sheet written before the `architecture` column existed (or typed without it): a row
+    naming a catalog device computes with that device's architecture, as the same row would with the
+    column filled in; a device of the user's own keeps none (eta_compute)."""
+    if sheet is None or any(str(sheet.cell(1, c)).strip() == "architecture" for c in sheet.row_columns(1)):
+        return devices
+    return {name: dataclasses.replace(d, architecture=shipped[name].architecture)
+            if name in shipped and not d.architecture else d for name, d in devices.items()}
 
 
 def _overrides_only(entries: dict, shipped) -> dict:

@@ -17,7 +17,9 @@ from tcoapp.io.curve_files import read_curve_file
 
 CATALOG = load_catalog()
 DEVICES, MODELS = CATALOG.devices, CATALOG.models
-TRUE = DEFAULT_FACTORS.with_(eta_mem=0.7, eta_kv=0.42, eta_compute=0.35)
+# Hopper's compute ratio at 1: the H200 curves of these tests run at eta_compute itself (the fit's machinery
+# is under test here, not the architecture's ratio)
+TRUE = DEFAULT_FACTORS.with_(eta_mem=0.7, eta_kv=0.42, eta_compute=0.35, arch_compute_hopper=1.0)
 # the same memory-side truth with the default eta_compute: what a fit that holds eta_compute (not
 # identifiable on this memory-bound curve from the defaults) can recover exactly
 TRUE_MEMORY = DEFAULT_FACTORS.with_(eta_mem=0.7, eta_kv=0.42)
@@ -37,7 +39,7 @@ def synthetic_curve(factors=TRUE, batches=(1, 4, 16, 64, 128, 256, 512), config=
 def test_recovers_the_factors_that_made_the_curve_within_2_percent():
     # identifiability is judged at the starting factors: from the issue-21 defaults (eta_compute 0.67)
     # this memory-bound curve cannot tell eta_compute from eta_kv, so the fit starts nearer the truth
-    start = DEFAULT_FACTORS.with_(eta_compute=0.49)
+    start = DEFAULT_FACTORS.with_(eta_compute=0.49, arch_compute_hopper=1.0)
     fit = fit_curve(synthetic_curve(), DEVICES, MODELS, start, fit=("eta_mem", "eta_kv", "eta_compute"))
     for name in ("eta_mem", "eta_kv", "eta_compute"):
         assert getattr(fit.result.factors, name) == pytest.approx(getattr(TRUE, name), rel=0.02)
@@ -62,9 +64,10 @@ def test_a_real_aiconfigurator_curve_is_matched_within_10_percent_median(tp):
     assert fit.result.initial_median_abs_pct_error > 10  # the defaults miss aiconfigurator's numbers by 12-17 %
     assert fit.result.median_abs_pct_error <= 10
     assert fit.result.median_abs_pct_error < fit.result.initial_median_abs_pct_error / 5
-    # decode at batch <= 224 is never compute-bound, but with imperfect overlap (mem_compute_overlap_loss)
-    # part of the compute time shows at every batch, so eta_compute is identified and fitted
-    assert "eta_compute" in fit.result.fitted
+    # decode at batch <= 224 is never compute-bound; at Hopper's achieved compute (eta_compute x
+    # arch_compute_hopper, 0.80 of peak) the compute time hidden under memory barely shows, so
+    # eta_compute is fitted where the points identify it and otherwise held with the reason
+    assert "eta_compute" in fit.result.fitted or "eta_compute" in fit.held
 
 
 def refusal(curve, **kw) -> str:

@@ -65,7 +65,10 @@ def test_speculative_decoding_helps_at_batch_1_not_at_a_compute_bound_batch():
     spec = plain.with_(spec_decode_draft_tokens=3, spec_decode_acceptance=0.7)
     at1 = [float(generate_curve(H200, LLAMA70, s, CHAT, 1).tokens_per_s_per_user[0]) for s in (plain, spec)]
     assert at1[1] > 1.8 * at1[0]
-    big = [tps(H200, LLAMA70, s, batch=512) for s in (plain, spec)]
+    short = Workload(input_tokens=100, output_tokens=100)   # small KV: a batch deep in the compute-bound range
+    r = run_roofline(H200, LLAMA70, plain, short, 2048.0)
+    assert float(np.ravel(r.compute_s)[0]) > float(np.ravel(r.memory_s)[0])
+    big = [tps(H200, LLAMA70, s, short, batch=2048) for s in (plain, spec)]
     assert big[1] < big[0]
 
 

@@ -195,3 +195,40 @@ def test_draft_tokens_only_for_a_model_with_a_published_draft_or_mtp_head():
     assert "mxfp4 KV" in dense.dropped_precisions and "nvfp4" in dense.kv_precisions
     moe = search_space(plan.with_(model="DeepSeek-R1"), B200, R1, 8, "fp8", "fp8")
     assert moe.spec_decode_draft_tokens == (0, 1, 2, 3) and R1.spec_decode_draft.startswith("MTP")
+
+
+# --- achieved compute per architecture ---------------------------------------------------------------
+
+def test_an_architecture_computes_at_its_own_achieved_fraction_of_peak():
+    """arch_compute_<architecture> scales eta_compute on that architecture's devices (compute time
+    inversely proportional to it), never above the peak, and leaves every other architecture at
+    eta_compute; calibrating eta_compute moves every architecture."""
+    from tcoapp.engine.performance.factors import ARCHITECTURE_COMPUTE, compute_efficiency
+    assert H200.architecture == "Hopper" and B200.architecture == "Blackwell"
+    assert {DEVICES[n].architecture for n in ("H100-SXM", "H200-SXM", "B300", "GB300-NVL72", "MI300X", "MI325X",
+                                               "MI355X")} == set(ARCHITECTURE_COMPUTE)
+    base = DEFAULT_FACTORS.with_(eta_compute=0.6, arch_compute_hopper=1.0)
+    slow = base.with_(arch_compute_hopper=0.5)
+    assert compute_efficiency(slow, "Hopper") == pytest.approx(0.3) and compute_efficiency(slow, "Blackwell") == 0.6
+    assert compute_efficiency(slow, "") == 0.6 and compute_efficiency(slow, "an architecture of my own") == 0.6
+    assert compute_efficiency(base.with_(arch_compute_hopper=3.0), "Hopper") == 1.0     # never above the peak
+    assert compute_efficiency(slow.with_(eta_compute=0.3), "Hopper") == pytest.approx(0.15)
+    serving = ServingConfig(tensor_parallel=1)
+    h_base, h_slow = (run_roofline(H200, LLAMA70, serving, CHAT, 256.0, f) for f in (base, slow))
+    assert _first(h_slow.compute_s) == pytest.approx(2.0 * _first(h_base.compute_s))
+    assert _first(h_slow.prefill_s) > _first(h_base.prefill_s)          # prefill by the same factor
+    assert _first(h_slow.tokens_per_s_per_device) < _first(h_base.tokens_per_s_per_device)
+    b_base, b_slow = (run_roofline(B200, LLAMA70, serving, CHAT, 256.0, f) for f in (base, slow))
+    assert _first(b_slow.tokens_per_s_per_device) == _first(b_base.tokens_per_s_per_device)
+
+
+def test_the_fit_holds_an_architecture_no_fitted_row_runs_on_at_the_reference():
+    from tcoapp.engine.performance import factor_fit
+    start = DEFAULT_FACTORS.with_(eta_compute=0.6, arch_compute_cdna4=1.5)
+    assert factor_fit.neutral("arch_compute_cdna4", start) == 1.0
+    assert factor_fit.neutral("stack_step_sglang", start) == 1.0
+    assert factor_fit.neutral("eta_kv", start) == start.eta_kv
+
+
+def _first(values) -> float:
+    return float(np.ravel(values)[0])

@@ -139,3 +139,28 @@ def test_missing_about_reads_as_current(tmp_path):
     del wb["About"]
     wb.save(path)
     assert read_scenario(path).plans[0].device == "H100-SXM"
+
+
+def test_a_devices_sheet_without_the_architecture_column_keeps_the_catalog_architecture(tmp_path):
+    """A Devices sheet written before the `architecture` column (or typed without it): a row naming a
+    catalog device computes with that device's architecture; a device of the user's own has none."""
+    path = tmp_path / "old_devices.xlsx"
+    wb = openpyxl.Workbook()
+    plans = wb.active
+    plans.title = "Plans"
+    for row in (("key", "unit", "A", "B"), ("device", "", "H200-SXM", "XPU-1"),
+                ("model", "", "Llama-3.3-70B", "Llama-3.3-70B"), ("device_count", "devices", 8, 8)):
+        plans.append(list(row))
+    devices = wb.create_sheet("Devices")
+    devices.append(["name", "memory_gb", "mem_bw_gb_s", "peak_tflops_bf16", "peak_tflops_fp8", "tdp_w", "price_usd"])
+    devices.append(["", "GB", "GB/s", "TFLOPS", "TFLOPS", "W", "USD"])
+    devices.append(["H200-SXM", 141, 4800, 989, 1979, 700, 35000])
+    devices.append(["XPU-1", 96, 4000, 800, 1600, 600, 20000])
+    wb.save(path)
+    scenario = read_scenario(path)
+    assert scenario.devices["H200-SXM"].architecture == "Hopper"
+    assert scenario.devices["XPU-1"].architecture == ""
+    devices.cell(1, 8, "architecture")
+    devices.cell(3, 8, "Blackwell")   # a column typed by the user is the user's
+    wb.save(path)
+    assert read_scenario(path).devices["H200-SXM"].architecture == "Blackwell"

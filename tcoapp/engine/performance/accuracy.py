@@ -49,6 +49,7 @@ class RowResult:
     input_estimated: bool = False  # the input length is the benchmark dataset's mean (an estimate)
     measured_per_user: float | None = None    # tokens/s per user, where the row states it
     predicted_per_user: float | None = None
+    architecture: str = ""      # the device's architecture (catalog), for the architecture factors
 
     @property
     def ep(self) -> str:
@@ -179,4 +180,4 @@ def _one(row, catalog, factors):
             "MoE" if model.n_experts > 0 else "dense", row_scenario(row), device.vendor,
             row_stack(row, device), row.get("source_group") or source_group(row),
             row.get("source_family") or source_family(row), input_estimated(row),
-            positive_number(row.get("tokens_per_s_per_user")), predicted_user)
+            positive_number(row.get("tokens_per_s_per_user")), predicted_user, getattr(device, "architecture", ""))

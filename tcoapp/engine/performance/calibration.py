@@ -27,6 +27,8 @@ BOUNDS: dict[str, tuple[float, float]] = {
     "expert_load_skew": (1e-3, 2.0), "a2a_peer_overhead_s": (1e-8, 1e-4), "sched_overhead_s": (1e-9, 1e-4),
     "stack_step_rocm": (0.2, 10.0), "stack_step_sglang": (0.2, 10.0), "stack_step_vllm": (0.2, 10.0),
     "scale_out_latency_s": (1e-7, 1e-3),
+    "arch_compute_hopper": (0.2, 5.0), "arch_compute_blackwell_ultra": (0.2, 5.0), "arch_compute_cdna3": (0.2, 5.0),
+    "arch_compute_cdna4": (0.2, 5.0),
 }
 OFFLINE_BATCHES = np.unique(np.round(np.geomspace(1, 32768, 120)))
 

@@ -9,7 +9,9 @@ together, never per row. The physical factors (eta_mem, eta_comm, step and layer
 latency and per-peer overhead, scale-out latency, memory and power factors) stay at their
 rule-of-thumb defaults. A serving stack's step factor is fitted only where some fitted row runs
 that stack (`identified`); without one it is held at NEUTRAL (1: the stack as fast as
-TensorRT-LLM), never at a value fitted on rows the fit must not see.
+TensorRT-LLM), never at a value fitted on rows the fit must not see. An architecture's compute
+ratio (arch_compute_<architecture>) is likewise fitted only where some fitted row runs on that
+architecture, else held at 1 (the reference's eta_compute).
 
 Pure computation: rows come in as (CSV line, dict) pairs, the catalog as an object with `.devices`
 and `.models`.
@@ -22,7 +24,7 @@ import numpy as np
 
 from . import accuracy
 from .calibration import BOUNDS
-from .factors import DEFAULT_FACTORS, EfficiencyFactors
+from .factors import ARCHITECTURE_COMPUTE, DEFAULT_FACTORS, EfficiencyFactors
 from .measurement_rows import STACK_FACTOR
 
 # sched_overhead_s is held (i32p, issue 32): per attention-DP rank (docs/model.md) it has the same
@@ -30,13 +32,14 @@ from .measurement_rows import STACK_FACTOR
 FIT = ("eta_kv", "eta_compute", "eta_prefill", "seq_overhead_s", "fp4_math_efficiency", "moe_compute_efficiency",
        "moe_gemm_half_tokens", "mem_compute_overlap_loss", "expert_load_skew",
        "stack_step_rocm", "stack_step_sglang", "stack_step_vllm",
-       "w4a16_gemm_efficiency", "software_maturity_moe_per_year")
+       "w4a16_gemm_efficiency", "software_maturity_moe_per_year", *ARCHITECTURE_COMPUTE.values())
 # software_maturity_dense_per_year is held at 0: fitted, it lands at 0.0001-0.026 per year (the data
 # shows no effect for dense models), so none is applied (docs/model.md, "Software date").
 # log-space bounds of the FIT factors calibration.BOUNDS does not hold (a maturity rate of 1e-4 per year is none)
 FIT_BOUNDS = {**BOUNDS, "software_maturity_moe_per_year": (1e-4, 3.0), "w4a16_gemm_efficiency": (0.05, 1.0)}
 STACK_FACTORS = dict(STACK_FACTOR, ROCm="stack_step_rocm")  # stack -> its step factor (ROCm: every AMD row)
-NEUTRAL = {factor: 1.0 for factor in STACK_FACTORS.values()}  # a stack factor no fitted row identifies
+# a stack or architecture factor no fitted row identifies: as TensorRT-LLM, as the reference architecture
+NEUTRAL = {factor: 1.0 for factor in (*STACK_FACTORS.values(), *ARCHITECTURE_COMPUTE.values())}
 MISSING_RESIDUAL = 1.0  # a fitted row that becomes infeasible counts as a factor-e error
 FLOOR_RATIO = float(np.exp(-3.0))  # a row whose target no configuration reaches (predicted 0) counts as e^-3
 LOSS_SCALE = 0.1
@@ -58,10 +61,19 @@ def identified(names, results) -> tuple[tuple[str, ...], dict[str, str]]:
     fitted only where some row runs that stack. With none, no residual depends on it, so the solver
     could move it anywhere without changing the fit (a refit once moved stack_step_sglang from 1 to
     9.8 that way)."""
-    stacks = {r.stack for r in results}
+    stacks, architectures = {r.stack for r in results}, {r.architecture for r in results}
     held = {factor: f"no fitted row runs {stack}"
             for stack, factor in STACK_FACTORS.items() if factor in names and stack not in stacks}
+    held.update({factor: f"no fitted row is on {arch}" for arch, factor in ARCHITECTURE_COMPUTE.items()
+                 if factor in names and arch not in architectures})
     return tuple(n for n in names if n not in held), held
+
+
+def neutral(name: str, start: EfficiencyFactors) -> float:
+    """The value a factor no fitted row identifies is held at: a stack's step factor 1 (as fast as
+    TensorRT-LLM), an architecture's compute ratio 1 (as the reference, eta_compute), any other
+    its value in `start`."""
+    return NEUTRAL.get(name, getattr(start, name))
 
 
 def factors_at(x, names, base: EfficiencyFactors = DEFAULT_FACTORS) -> EfficiencyFactors:
@@ -102,7 +114,7 @@ def fit_factors(rows, catalog, lines, start: EfficiencyFactors = DEFAULT_FACTORS
     if start_results is None:
         start_results = accuracy.run(rows, catalog, start, lines=set(lines)).results
     fitted_names, held = identified(names, start_results)
-    start = start.with_(**{n: NEUTRAL.get(n, getattr(start, n)) for n in held})
+    start = start.with_(**{n: neutral(n, start) for n in held})
     lo = np.log([FIT_BOUNDS[n][0] for n in fitted_names])
     hi = np.log([FIT_BOUNDS[n][1] for n in fitted_names])
     x0 = np.clip(np.log([max(getattr(start, n), 1e-12) for n in fitted_names]), lo + 1e-6, hi - 1e-6)

@@ -13,7 +13,9 @@ A replica spans N = TP x EP devices and serves B concurrent sequences. Per devic
                    memory tiers: share / fast_mem_bw + (1 - share) / mem_bw, the fast tier (SRAM,
                    fast_memory_gb) holding the weights first, then the KV cache (one tier: 1 / mem_bw)
     t_compute    = T x (2 x (shared + routed / eta_moe(T)) / peak + attn_flops x context / attention_peak)
-                   / (N x eta_compute)        (shared + routed = active params)
+                   / (N x eta_compute)        (shared + routed = active params; eta_compute times the
+                   device architecture's ratio arch_compute_<architecture> (Hopper, Blackwell Ultra,
+                   CDNA 3, CDNA 4), at most 1; prefill's eta_prefill scaled by the same factor)
     eta_moe(T)   = moe_compute_efficiency x m / (m + moe_gemm_half_tokens), m = T x k / E_touched(T)
                    tokens per touched expert (grouped-GEMM efficiency; prefill: m at a chunk of
                    PREFILL_CHUNK_TOKENS tokens)
@@ -64,6 +66,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .comm import allreduce_s, alltoall_s
+from .factors import compute_efficiency
 from .latency_tail import seconds_per_token, wait_quantile_s
 from .memory import (
     Architecture, capacity_gb, experts_touched, fast_tier_shares, kv_split, max_batch_by_memory, tier_seconds_per_byte,
@@ -317,6 +320,7 @@ def evaluate(device, arch: Architecture, batch, tensor_parallel, expert_parallel
     (None: as the experts). `weight_only`: 4-bit weights dequantized in the GEMM (W4A16). The
     per-user rate and TTFT are at `latency_percentile` (latency_tail.py; tokens/s per device is
     always the mean); `software_speed` (software_maturity.py) divides every step and prefill time."""
+    peak, attention_peak, shared_peak = architecture_peaks(device, factors, peak, attention_peak, shared_peak)
     mixed = {"shared_weight_bytes": shared_weight_bytes, "shared_peak": shared_peak, "weight_only": weight_only}
     batch = np.asarray(batch, float)
     devices = np.asarray(tensor_parallel, float) * np.asarray(expert_parallel, float)
@@ -351,6 +355,17 @@ def evaluate(device, arch: Architecture, batch, tensor_parallel, expert_parallel
     queue_s = wait_quantile_s(admission_wait_s(share, pf_busy), share, latency_percentile)
     return RooflineArrays(per_device, per_user, pf_alone + step_s + queue_s, power, b_max, step_s, mem_s, comp_s,
                           comm_s, pf_busy, share, per_step + 0.0 * batch, u, queue_s)
+
+
+def architecture_peaks(device, factors, peak, attention_peak, shared_peak=None):
+    """(peak, attention_peak, shared_peak) scaled by the device architecture's achieved compute over
+    the reference: compute_efficiency(architecture) / eta_compute (1 for Blackwell and any architecture
+    without its own factor). Decode math then runs at the architecture's own efficiency, prefill at
+    eta_prefill times the same ratio."""
+    scale = compute_efficiency(factors, getattr(device, "architecture", "")) / factors.eta_compute
+    if scale == 1.0:
+        return peak, attention_peak, shared_peak
+    return peak * scale, attention_peak * scale, None if shared_peak is None else shared_peak * scale
 
 
 def admission_wait_s(prefill_share, prefill_s):
