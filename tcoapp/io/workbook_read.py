@@ -20,7 +20,7 @@ from ..engine.quantities.inputs import (
 )
 from ..engine.uncertainty.fields import UNCERTAINTY_FIELDS
 from ..engine.quantities.factors import factor_problem
-from ..engine.performance.factors import DEFAULT_FACTORS, FACTOR_NAMES
+from ..engine.performance.factors import ARCHITECTURE_COMPUTE, DEFAULT_FACTORS, FACTOR_NAMES
 from ..engine.pools import pool_problems
 from ..engine.records import make_device, make_model, make_plan, make_pool
 from ..engine.scenario import PriceTiers, Scenario, reference_problems
@@ -531,9 +531,18 @@ def _read_factors(sheet: _Sheet | None, problems: list[Problem], device_names=()
                                                               f"{', '.join(QUALITY_ROWS)})"))
         else:
             _read_factor_row(sheet, row, key, changes, problems)
-    factors = DEFAULT_FACTORS.with_(**changes[3])
+    factors = DEFAULT_FACTORS.with_(**_held_ratios(changes[3]))
     return (factors, {name: factors.with_(**changes[col]) for col, name in columns.items() if name is not None},
             {name: q for name, q in quality.items() if q})
+
+
+def _held_ratios(values: dict) -> dict:
+    """A Calibration sheet that sets eta_compute but no arch_compute_* ratio was saved (or typed) before
+    the ratios existed: its eta_compute is every architecture's, as when it was saved, so the ratios it
+    does not state are held at 1 (docs/model.md, "Achieved compute per architecture")."""
+    if "eta_compute" not in values or any(name in values for name in ARCHITECTURE_COMPUTE.values()):
+        return values
+    return {**values, **{name: 1.0 for name in ARCHITECTURE_COMPUTE.values()}}
 
 
 def _scope_columns(sheet: _Sheet, problems: list[Problem], device_names) -> dict:

@@ -232,3 +232,22 @@ def test_the_fit_holds_an_architecture_no_fitted_row_runs_on_at_the_reference():
 
 def _first(values) -> float:
     return float(np.ravel(values)[0])
+
+
+def test_prefill_is_capped_at_the_peak_and_names_are_read_loosely():
+    """Prefill at eta_prefill x the ratio never exceeds the peak; "cdna3" is "CDNA 3"; an architecture
+    without a ratio computes at eta_compute and its curve says so."""
+    from tcoapp.engine.performance.factors import compute_efficiency, known_architecture
+    from tcoapp.engine.performance.generated import generate_curve
+    from tcoapp.engine.performance.roofline import architecture_peaks
+    f = DEFAULT_FACTORS.with_(eta_compute=0.5, eta_prefill=0.7, arch_compute_hopper=1.8)
+    decode_peak, _, _ = architecture_peaks(H200, f, 1.0, 1.0)
+    prefill_peak, _, _ = architecture_peaks(H200, f, 1.0, 1.0, None, f.eta_prefill)
+    assert decode_peak == pytest.approx(1.8) and prefill_peak == pytest.approx(1 / 0.7)   # 0.7 x 1/0.7 = the peak
+    assert compute_efficiency(f, "hopper") == compute_efficiency(f, " Hopper ") == pytest.approx(0.9)
+    assert known_architecture("cdna3") and known_architecture("Blackwell") and not known_architecture("Rubin")
+    mine = H200.__class__(**{**H200.__dict__, "name": "XPU", "architecture": "Rubin"})
+    notes = generate_curve(mine, LLAMA70, ServingConfig(tensor_parallel=1), CHAT, np.array([8.0])).notes
+    assert any("architecture Rubin has no fitted compute ratio" in n for n in notes)
+    assert not any("compute ratio" in n for n in generate_curve(H200, LLAMA70, ServingConfig(tensor_parallel=1),
+                                                                 CHAT, np.array([8.0])).notes)

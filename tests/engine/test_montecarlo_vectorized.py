@@ -253,3 +253,18 @@ def test_a_measured_curve_is_held_except_the_tdp_of_its_unmeasured_power(tmp_pat
     tdp = next(d.values for d in p.inputs if d.row.key == "device.tdp_w")
     energy_rank = rank_correlations({"tdp": tdp}, p.metric("opex_usd_per_year"))["tdp"]
     assert energy_rank > 0.9  # its power is the drawn TDP
+
+
+def test_drawn_compute_factors_move_every_architecture_and_never_crash():
+    """factor.eta_compute and an architecture's ratio drawn per draw (arrays through the roofline): the
+    H200 plan's throughput follows both, the B200 plan's only eta_compute."""
+    rows = (row("*", "factor.eta_compute", "uniform", low=0.4, high=0.6),
+            row("*", "factor.arch_compute_hopper", "uniform", low=1.0, high=1.6))
+    result = simulate(scenario_with(*rows), 200, seed=1)
+    by_name = {p.name: p for p in result.plans}
+    for p in result.plans:
+        assert np.isfinite(p.metric("npv_usd")).all(), p.name
+    h200 = next(p for name, p in by_name.items() if "H200" in name)
+    ratio = next(d.values for d in h200.inputs if d.row.key == "factor.arch_compute_hopper")
+    # a faster Hopper makes each token cheaper
+    assert rank_correlations({"ratio": ratio}, h200.metric("cost_per_million_output_tokens_usd"))["ratio"] < -0.3

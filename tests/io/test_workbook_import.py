@@ -164,3 +164,24 @@ def test_a_devices_sheet_without_the_architecture_column_keeps_the_catalog_archi
     devices.cell(3, 8, "Blackwell")   # a column typed by the user is the user's
     wb.save(path)
     assert read_scenario(path).devices["H200-SXM"].architecture == "Blackwell"
+
+
+def test_a_calibration_sheet_with_eta_compute_and_no_ratios_keeps_its_eta_compute_for_every_architecture(tmp_path):
+    """A Calibration sheet saved before the architecture ratios (it states eta_compute, no
+    arch_compute_* row) computes every device at its eta_compute, as when it was saved."""
+    path = tmp_path / "old_calibration.xlsx"
+    wb = openpyxl.Workbook()
+    plans = wb.active
+    plans.title = "Plans"
+    for r in (("key", "unit", "A"), ("device", "", "H200-SXM"), ("model", "", "Llama-3.3-70B"), ("device_count", "devices", 8)):
+        plans.append(list(r))
+    calibration = wb.create_sheet("Calibration")
+    calibration.append(["key", "unit", "value"])
+    calibration.append(["eta_compute", "fraction", 0.677])
+    wb.save(path)
+    factors = read_scenario(path).factors
+    assert factors.eta_compute == 0.677 and factors.arch_compute_hopper == 1.0 and factors.arch_compute_cdna4 == 1.0
+    calibration.append(["arch_compute_hopper", "ratio", 1.2])
+    wb.save(path)
+    factors = read_scenario(path).factors
+    assert factors.arch_compute_hopper == 1.2 and factors.arch_compute_cdna4 == DEFAULT_FACTORS.arch_compute_cdna4

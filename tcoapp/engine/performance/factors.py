@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
 
+import numpy as np
+
 
 
 @dataclass(frozen=True)
@@ -125,10 +127,37 @@ ARCHITECTURE_COMPUTE = {"Hopper": "arch_compute_hopper", "Blackwell Ultra": "arc
                         "CDNA 3": "arch_compute_cdna3", "CDNA 4": "arch_compute_cdna4"}
 
 
-def compute_efficiency(factors: EfficiencyFactors, architecture: str) -> float:
+REFERENCE_ARCHITECTURE = "Blackwell"  # runs at eta_compute itself
+
+
+def _key(name: str) -> str:
+    return "".join(str(name or "").split()).casefold()
+
+
+_RATIO_BY_KEY = {_key(arch): factor for arch, factor in ARCHITECTURE_COMPUTE.items()}
+
+
+def architecture_ratio_name(architecture: str) -> str | None:
+    """The factor of `architecture`'s compute ratio (case and spaces ignored: "cdna3" is "CDNA 3"), or None."""
+    return _RATIO_BY_KEY.get(_key(architecture))
+
+
+def known_architecture(architecture: str) -> bool:
+    """True where `architecture` has a fitted ratio or is the reference (Blackwell)."""
+    return architecture_ratio_name(architecture) is not None or _key(architecture) == _key(REFERENCE_ARCHITECTURE)
+
+
+def compute_ratio(factors: EfficiencyFactors, architecture: str):
+    """`architecture`'s ratio of achieved compute over eta_compute (1 where it has none); an array where
+    the factor holds Monte Carlo draws."""
+    name = architecture_ratio_name(architecture)
+    return 1.0 if name is None else getattr(factors, name)
+
+
+def compute_efficiency(factors: EfficiencyFactors, architecture: str):
     """Achieved / peak tensor FLOPS of decode math on `architecture` (the catalog's name):
     eta_compute times the architecture's ratio (ARCHITECTURE_COMPUTE; 1 for any other), never above 1
-    (no device computes faster than its peak)."""
-    name = ARCHITECTURE_COMPUTE.get((architecture or "").strip())
-    ratio = 1.0 if name is None else float(getattr(factors, name))
-    return min(1.0, float(factors.eta_compute) * ratio)
+    (no device computes faster than its peak). A float, or an array where a factor holds Monte Carlo
+    draws."""
+    value = np.minimum(1.0, np.asarray(factors.eta_compute, float) * np.asarray(compute_ratio(factors, architecture), float))
+    return float(value) if value.ndim == 0 else value

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..records import Device, ModelSpec, ServingConfig, Workload
 from .curve import CurveArrays, OperatingPoint, missing_point
-from .factors import DEFAULT_FACTORS, EfficiencyFactors
+from .factors import ARCHITECTURE_COMPUTE, DEFAULT_FACTORS, EfficiencyFactors, known_architecture
 from .memory import architecture, capacity_gb, max_batch_by_memory
 from .precision import attention_peak_flops, bytes_per_value, is_weight_only, peak_flops, precision_note
 from .roofline import RooflineArrays, evaluate
@@ -138,6 +138,10 @@ def _notes(device, model, serving, b, b_max) -> list[str]:
     if serving.spec_decode_draft_tokens > 0:
         notes.append(f"speculative decoding: k = {serving.spec_decode_draft_tokens}, "
                      f"acceptance {serving.spec_decode_acceptance:g}")
+    architecture = (getattr(device, "architecture", "") or "").strip()
+    if not known_architecture(architecture):
+        notes.append(f"{device.name}: architecture {architecture or '(not given)'} has no fitted compute ratio "
+                     f"(fitted: {', '.join(ARCHITECTURE_COMPUTE)}): computed at Blackwell's compute efficiency")
     return notes
 
 

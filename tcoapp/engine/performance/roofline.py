@@ -320,6 +320,7 @@ def evaluate(device, arch: Architecture, batch, tensor_parallel, expert_parallel
     (None: as the experts). `weight_only`: 4-bit weights dequantized in the GEMM (W4A16). The
     per-user rate and TTFT are at `latency_percentile` (latency_tail.py; tokens/s per device is
     always the mean); `software_speed` (software_maturity.py) divides every step and prefill time."""
+    prefill_peaks = architecture_peaks(device, factors, peak, attention_peak, shared_peak, factors.eta_prefill)
     peak, attention_peak, shared_peak = architecture_peaks(device, factors, peak, attention_peak, shared_peak)
     mixed = {"shared_weight_bytes": shared_weight_bytes, "shared_peak": shared_peak, "weight_only": weight_only}
     batch = np.asarray(batch, float)
@@ -337,8 +338,8 @@ def evaluate(device, arch: Architecture, batch, tensor_parallel, expert_parallel
               * step_cost_multiplier(draft_tokens, factors.spec_draft_cost_fraction)
               * stack_step_scale(device, factors) * stack_scale) / (factors.model_error * software_speed)
     per_step = tokens_per_step(draft_tokens, acceptance)
-    pf_busy, pf_alone = prefill(device, arch, devices, expert_parallel, attention_dp, weight_bytes, peak,
-                                attention_peak, input_tokens, hit_rate, factors, **mixed)
+    pf_busy, pf_alone = prefill(device, arch, devices, expert_parallel, attention_dp, weight_bytes, prefill_peaks[0],
+                                prefill_peaks[1], input_tokens, hit_rate, factors, **dict(mixed, shared_peak=prefill_peaks[2]))
     speed = factors.model_error * software_speed  # the model's own error, the software's date
     pf_busy, pf_alone = pf_busy / speed, pf_alone / speed
     decode_total = output_tokens / per_step * step_s
@@ -357,13 +358,17 @@ def evaluate(device, arch: Architecture, batch, tensor_parallel, expert_parallel
                           comm_s, pf_busy, share, per_step + 0.0 * batch, u, queue_s)
 
 
-def architecture_peaks(device, factors, peak, attention_peak, shared_peak=None):
-    """(peak, attention_peak, shared_peak) scaled by the device architecture's achieved compute over
-    the reference: compute_efficiency(architecture) / eta_compute (1 for Blackwell and any architecture
-    without its own factor). Decode math then runs at the architecture's own efficiency, prefill at
-    eta_prefill times the same ratio."""
-    scale = compute_efficiency(factors, getattr(device, "architecture", "")) / factors.eta_compute
-    if scale == 1.0:
+def architecture_peaks(device, factors, peak, attention_peak, shared_peak=None, efficiency=None):
+    """(peak, attention_peak, shared_peak) scaled so that math at `efficiency` (eta_compute for decode,
+    eta_prefill for prefill) runs at the device architecture's achieved fraction instead:
+    x compute_efficiency(architecture) / eta_compute, capped so that efficiency x scale <= 1 (no device
+    computes above its peak). 1 for Blackwell and any architecture without its own ratio. Arrays
+    broadcast (Monte Carlo draws of the factors)."""
+    eta = np.asarray(factors.eta_compute, float)
+    scale = np.asarray(compute_efficiency(factors, getattr(device, "architecture", "")), float) / eta
+    if efficiency is not None:
+        scale = np.minimum(scale, 1.0 / np.asarray(efficiency, float))
+    if scale.ndim == 0 and float(scale) == 1.0:
         return peak, attention_peak, shared_peak
     return peak * scale, attention_peak * scale, None if shared_peak is None else shared_peak * scale
 

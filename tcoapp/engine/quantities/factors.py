@@ -15,8 +15,8 @@ MIN_EFFICIENCY = 0.01
 _SPEC = {
     "eta_mem": ("fraction", MIN_EFFICIENCY, 1.0, False, "Weight-read bandwidth efficiency", "Achieved / peak memory bandwidth streaming weights in decode."),
     "eta_kv": ("fraction", MIN_EFFICIENCY, 1.0, False, "KV-read bandwidth efficiency", "Achieved / peak memory bandwidth of KV-cache reads in attention (paged, scattered)."),
-    "eta_compute": ("fraction", MIN_EFFICIENCY, 1.0, False, "Decode compute efficiency", "Achieved / peak tensor FLOPS of decode GEMMs and attention."),
-    "eta_prefill": ("fraction", MIN_EFFICIENCY, 1.0, False, "Prefill compute efficiency", "Achieved / peak tensor FLOPS in prefill."),
+    "eta_compute": ("fraction", MIN_EFFICIENCY, 1.0, False, "Decode compute efficiency", "Achieved / peak tensor FLOPS of decode GEMMs and attention on Blackwell and on every architecture without its own ratio; the others run at this x arch_compute_<architecture>, at most 1."),
+    "eta_prefill": ("fraction", MIN_EFFICIENCY, 1.0, False, "Prefill compute efficiency", "Achieved / peak tensor FLOPS in prefill on Blackwell and every architecture without its own ratio; the others run at this x arch_compute_<architecture>, at most 1."),
     "eta_comm": ("fraction", MIN_EFFICIENCY, 1.0, False, "Collective bandwidth efficiency", "Achieved / peak scale-up bandwidth of collectives."),
     "step_overhead_s": ("s", 0.0, 1.0, False, "Step overhead", "Fixed time per decode step: scheduler, kernel launches."),
     "layer_overhead_s": ("s", 0.0, 0.1, False, "Layer overhead", "Time per layer per decode step that no roofline term sees (kernel launch and tail)."),
