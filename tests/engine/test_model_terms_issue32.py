@@ -3,6 +3,8 @@ percentiles", "Software date"): each moves the numbers the way the physics says,
 holds by hand."""
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -246,7 +248,7 @@ def test_prefill_is_capped_at_the_peak_and_names_are_read_loosely():
     assert decode_peak == pytest.approx(1.8) and prefill_peak == pytest.approx(1 / 0.7)   # 0.7 x 1/0.7 = the peak
     assert compute_efficiency(f, "hopper") == compute_efficiency(f, " Hopper ") == pytest.approx(0.9)
     assert known_architecture("cdna3") and known_architecture("Blackwell") and not known_architecture("Rubin")
-    mine = H200.__class__(**{**H200.__dict__, "name": "XPU", "architecture": "Rubin"})
+    mine = dataclasses.replace(H200, name="XPU", architecture="Rubin")
     notes = generate_curve(mine, LLAMA70, ServingConfig(tensor_parallel=1), CHAT, np.array([8.0])).notes
     assert any("architecture Rubin has no fitted compute ratio" in n for n in notes)
     assert not any("compute ratio" in n for n in generate_curve(H200, LLAMA70, ServingConfig(tensor_parallel=1),

@@ -24,7 +24,7 @@ import numpy as np
 
 from . import accuracy
 from .calibration import BOUNDS
-from .factors import ARCHITECTURE_COMPUTE, DEFAULT_FACTORS, EfficiencyFactors
+from .factors import ARCHITECTURE_COMPUTE, DEFAULT_FACTORS, EfficiencyFactors, architecture_ratio_name
 from .measurement_rows import STACK_FACTOR
 
 # sched_overhead_s is held (i32p, issue 32): per attention-DP rank (docs/model.md) it has the same
@@ -61,11 +61,12 @@ def identified(names, results) -> tuple[tuple[str, ...], dict[str, str]]:
     fitted only where some row runs that stack. With none, no residual depends on it, so the solver
     could move it anywhere without changing the fit (a refit once moved stack_step_sglang from 1 to
     9.8 that way)."""
-    stacks, architectures = {r.stack for r in results}, {r.architecture for r in results}
+    stacks = {r.stack for r in results}
+    ratios = {architecture_ratio_name(r.architecture) for r in results}   # read as the roofline reads them
     held = {factor: f"no fitted row runs {stack}"
             for stack, factor in STACK_FACTORS.items() if factor in names and stack not in stacks}
     held.update({factor: f"no fitted row is on {arch}" for arch, factor in ARCHITECTURE_COMPUTE.items()
-                 if factor in names and arch not in architectures})
+                 if factor in names and factor not in ratios})
     return tuple(n for n in names if n not in held), held
 
 
