@@ -57,6 +57,43 @@ def test_wide_ep_under_attention_dp_is_no_longer_capped_near_4000_tokens_per_gpu
 
 # --- latency percentile -------------------------------------------------------------------------------
 
+def test_expert_parallelism_without_attention_dp_is_combined_by_the_all_reduce_not_an_all_to_all():
+    """Without attention-DP every device holds every token after the attention all-reduce, so the
+    experts (whole under EP, sharded under TP) are combined by the next all-reduce: EP8 pays the same
+    collectives as TP8, 2 x layers ring all-reduces by hand, and no all-to-all. Attention-DP pays the
+    all-to-all instead (SGLang / TensorRT-LLM EP without DP attention; InferenceX's tp 8 ep 8 rows)."""
+    f = DEFAULT_FACTORS
+    ep8 = run_roofline(B200, R1, ServingConfig(expert_parallel=8), CHAT, 32)
+    tp8 = run_roofline(B200, R1, ServingConfig(tensor_parallel=8), CHAT, 32)
+    assert ep8.comm_s[0] == pytest.approx(tp8.comm_s[0], rel=1e-12)
+    arch = architecture(R1)
+    message = 32 * arch.hidden_size * 2.0
+    link = B200.interconnect_gb_s * 1e9 * f.eta_comm
+    by_hand = 2 * arch.n_layers * (2 * 7 / 8 * message / link + f.comm_latency_s)
+    assert ep8.comm_s[0] == pytest.approx(by_hand, rel=1e-9)
+    adp = run_roofline(B200, R1, ServingConfig(expert_parallel=8, attention_dp=True), CHAT, 32)
+    no_a2a = dataclasses.replace(f, a2a_peer_overhead_s=0.0, comm_latency_s=0.0)
+    assert run_roofline(B200, R1, ServingConfig(expert_parallel=8, attention_dp=True), CHAT, 32,
+                        factors=no_a2a).comm_s[0] < adp.comm_s[0]
+    # the per-peer messages of an all-to-all no longer slow a non-DP EP replica
+    assert run_roofline(B200, R1, ServingConfig(expert_parallel=8), CHAT, 32, factors=no_a2a).comm_s[0] \
+        == pytest.approx(run_roofline(B200, R1, ServingConfig(expert_parallel=8), CHAT, 32,
+                                      factors=dataclasses.replace(f, comm_latency_s=0.0)).comm_s[0])
+
+
+def test_an_all_reduce_beyond_the_scale_up_domain_runs_at_the_scale_out_link():
+    from tcoapp.engine.performance.roofline import allreduce_with_scale_out_s
+    message = 1e6
+    inside = float(allreduce_with_scale_out_s(NVL72, message, 72.0, DEFAULT_FACTORS))
+    beyond = float(allreduce_with_scale_out_s(NVL72, message, 144.0, DEFAULT_FACTORS))
+    out_link = NVL72.scale_out_gb_s * 1e9 * DEFAULT_FACTORS.eta_comm
+    assert beyond == pytest.approx(2 * 143 / 144 * message / out_link + DEFAULT_FACTORS.comm_latency_s
+                                   + DEFAULT_FACTORS.scale_out_latency_s, rel=1e-9)
+    assert beyond > 5 * inside
+    wide = run_roofline(NVL72, R1, ServingConfig(expert_parallel=144), CHAT, 1024)
+    assert wide.comm_s[0] > run_roofline(NVL72, R1, ServingConfig(expert_parallel=72), CHAT, 1024).comm_s[0]
+
+
 def test_a_request_sits_through_a_poisson_count_of_prefills():
     assert prefills_sat_through(100.0, "mean") == 100.0
     assert prefills_sat_through(100.0, "p99") == pytest.approx(100 + 2.3263478740408408 * 10)

@@ -28,27 +28,27 @@ BAND_QUANTILES = (0.1, 0.9)
 
 # cell -> (rows, low, high of measured / predicted tokens/s per device): leave-one-family-out residuals
 # of the shipped factors. Written by tools/refit_factors.py --intervals (issue 32). Calibration, each
-# family against the band built without it: 78 % of 536 rows overall, MoE 79 %, interactive 90 %,
-# offline 71 %, server 67 % (docs/model.md, "How sure it is").
+# family against the band built without it: 80 % of 536 rows overall, MoE 80 %, interactive 90 %,
+# offline 75 %, server 71 % (docs/model.md, "How sure it is").
 RESIDUAL_QUANTILES: dict[str, tuple[int, float, float]] = {
-    'offline/dense': (123, 0.827, 1.194),
-    'offline/MoE': (86, 0.688, 1.256),
-    'server/dense': (45, 0.776, 1.058),
-    'server/MoE': (61, 0.776, 1.307),
-    'interactive/dense': (28, 0.745, 1.331),
-    'interactive/MoE': (193, 0.731, 1.432),
-    'offline': (209, 0.743, 1.224),
-    'server': (106, 0.806, 1.272),
-    'interactive': (221, 0.699, 1.407),
-    '*': (536, 0.732, 1.326),
+    'offline/dense': (123, 0.813, 1.212),
+    'offline/MoE': (86, 0.711, 1.153),
+    'server/dense': (45, 0.767, 1.082),
+    'server/MoE': (61, 0.730, 1.207),
+    'interactive/dense': (28, 0.727, 1.277),
+    'interactive/MoE': (193, 0.764, 1.416),
+    'offline': (209, 0.756, 1.221),
+    'server': (106, 0.770, 1.211),
+    'interactive': (221, 0.728, 1.385),
+    '*': (536, 0.747, 1.305),
 }
 # cell -> (rows, low, high of measured / predicted tokens/s per user), rows measured at a stated concurrency
 PER_USER_QUANTILES: dict[str, tuple[int, float, float]] = {
-    'server/MoE': (21, 0.903, 1.308),
-    'interactive/MoE': (186, 0.818, 1.500),
-    'server': (21, 0.903, 1.308),
-    'interactive': (186, 0.818, 1.500),
-    '*': (207, 0.823, 1.487),
+    'server/MoE': (21, 0.898, 1.293),
+    'interactive/MoE': (186, 0.826, 1.474),
+    'server': (21, 0.898, 1.293),
+    'interactive': (186, 0.826, 1.474),
+    '*': (207, 0.830, 1.457),
 }
 
 

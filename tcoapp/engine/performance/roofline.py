@@ -23,8 +23,11 @@ A replica spans N = TP x EP devices and serves B concurrent sequences. Per devic
     t_permute    = MoE token permutation (routing): 4 x layers x T x k_experts / N x hidden x 2 B
                    / (mem_bw_gb_s x 1e9 x eta_mem)    (gather into expert order and scatter back,
                    each read and written; part of t_mem)
-    t_comm       = TP attention: 2 x layers ring all-reduces of T x hidden x 2 B over N devices;
-                   MoE with EP > 1 or attention-DP: per layer an all-to-all dispatch and combine of
+    t_comm       = without attention-DP: 2 x layers ring all-reduces of T x hidden x 2 B over N devices
+                   (TP attention; an MoE layer's experts, sharded by TP or placed by EP, see every token
+                   already and are combined by the same all-reduce: no all-to-all); a replica beyond
+                   its scale-up domain runs that ring at the scale-out link;
+                   under attention-DP (MoE): per layer an all-to-all dispatch and combine of
                    T / N x k_experts x hidden x 2 B per device
     t_core       = max(t_mem, t_compute) + mem_compute_overlap_loss x min(t_mem, t_compute)
                    (imperfect overlap: the smaller time is hidden only in part)
@@ -261,16 +264,32 @@ def _comm_s(device, arch, tokens, devices, expert_parallel, attention_dp, factor
     """TP all-reduces and MoE all-to-alls of one step per device (s); `fixed_share` of each
     collective's fixed costs (latencies, per-peer messages) is counted (a batched prefill shares them
     among the requests of a chunk, `prefill`)."""
-    link = _link(device, factors)
-    lat = factors.comm_latency_s * fixed_share
     message = tokens * arch.hidden_size * ACTIVATION_BYTES
-    tp = np.where(attention_dp, 0.0, 2.0 * arch.n_layers * allreduce_s(message, devices, link, lat))
+    tp = np.where(attention_dp, 0.0, 2.0 * arch.n_layers * allreduce_with_scale_out_s(device, message, devices,
+                                                                                      factors, fixed_share))
     if not arch.is_moe:
         return tp + 0.0 * message
-    uses_a2a = (np.asarray(expert_parallel) > 1) | np.asarray(attention_dp, bool)
+    # Without attention-DP every device holds every token after the attention all-reduce: the MoE
+    # layer's experts (TP-sharded, or whole under EP) multiply the tokens routed to them and the
+    # next all-reduce combines them (SGLang / TensorRT-LLM EP without DP attention). Only
+    # attention-DP, where each rank holds its own tokens, dispatches and combines them all-to-all.
     sent = message / devices * arch.experts_per_token * expert_imbalance
     a2a = 2.0 * arch.n_layers * alltoall_with_scale_out_s(device, sent, devices, factors, fixed_share)
-    return tp + np.where(uses_a2a & (devices > 1), a2a, 0.0)
+    return tp + np.where(np.asarray(attention_dp, bool) & (devices > 1), a2a, 0.0)
+
+
+def allreduce_with_scale_out_s(device, message_bytes, devices, factors, fixed_share=1.0):
+    """One ring all-reduce of `message_bytes` over a replica of `devices` (s): at the scale-up link
+    with `comm_latency_s` inside one domain; a replica beyond its domain (expert parallelism over
+    whole domains without attention-DP) runs its ring through the scale-out link, the slowest hop,
+    and adds `scale_out_latency_s`. `fixed_share` of the latencies is counted."""
+    n = np.asarray(devices, float)
+    beyond = n > float(max(int(device.scale_up_domain), 1))
+    out_gb_s = np.maximum(np.asarray(device.scale_out_gb_s, float), 1e-9)
+    link = np.where(beyond, np.minimum(np.maximum(device.interconnect_gb_s, 1e-9), out_gb_s),
+                    np.maximum(device.interconnect_gb_s, 1e-9)) * 1e9 * factors.eta_comm
+    lat = (factors.comm_latency_s + np.where(beyond, factors.scale_out_latency_s, 0.0)) * fixed_share
+    return allreduce_s(message_bytes, n, link, lat)
 
 
 def alltoall_with_scale_out_s(device, sent_bytes, devices, factors, fixed_share=1.0):
