@@ -34,7 +34,7 @@ def test_calibrate_prints_factors_and_errors_before_and_after_without_writing(bo
     fit = json.loads(done.stdout)
     assert fit["device"] == "H200-SXM" and fit["serving"]["tensor_parallel"] == 4 and len(fit["points"]) == 14
     assert fit["median_abs_pct_error"]["before"] > 10 and fit["median_abs_pct_error"]["after"] <= 10
-    # at Hopper's achieved compute (0.80 of peak) this memory-bound curve barely shows compute time:
+    # at Hopper's achieved compute (0.88 of peak) this memory-bound curve barely shows compute time:
     # eta_compute is fitted where the points identify it, else held and the reason printed
     assert fit["factors"]["eta_mem"]["before"] == 0.8
     assert "eta_compute" in fit["factors"] or "eta_compute" in fit["held"]
