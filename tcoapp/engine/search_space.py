@@ -5,8 +5,9 @@ Per pool of a plan with `serving_search = auto`:
   devices), and L itself (a 72-GPU NVL72 domain tries 72); pairs with TP x EP <= L. A dense model
   keeps EP = 1.
 - expert parallelism beyond the scale-up domain D (MoE only): EP = 2D and 4D where the pool has the
-  devices (SCALE_OUT_DOMAINS), tensor parallelism within one domain; its all-to-all crosses the
-  scale-out network (the catalog's scale_out_gb_s and the scale_out_latency_s factor).
+  devices (SCALE_OUT_DOMAINS), tensor parallelism within one domain; its all-to-all (under
+  attention-DP) or all-reduce (without) crosses the scale-out network (the catalog's scale_out_gb_s
+  and the scale_out_latency_s factor).
 - attention_dp: off and on for an MoE model; off for a dense one.
 - weight and KV precisions: every pair of `search_precisions` (empty: the plan's own pair) that the
   device runs (`performance/precision.supported_weight_precisions` / `supported_kv_precisions`:

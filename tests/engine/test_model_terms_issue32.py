@@ -81,17 +81,28 @@ def test_expert_parallelism_without_attention_dp_is_combined_by_the_all_reduce_n
                                       factors=dataclasses.replace(f, comm_latency_s=0.0)).comm_s[0])
 
 
-def test_an_all_reduce_beyond_the_scale_up_domain_runs_at_the_scale_out_link():
+def test_an_all_reduce_beyond_the_scale_up_domain_runs_its_rings_through_every_scale_out_port():
+    """A replica of 2 domains without attention-DP runs D rings side by side, one per device's
+    scale-out port: min(scale-up link, D x scale_out_gb_s), plus the scale-out latency; its step
+    pays those all-reduces and no all-to-all."""
     from tcoapp.engine.performance.roofline import allreduce_with_scale_out_s
+    f = DEFAULT_FACTORS
+    h200 = dataclasses.replace(H200, scale_out_gb_s=50.0)          # 8 x 400 Gb/s ports: 400 GB/s < NVLink 450
     message = 1e6
-    inside = float(allreduce_with_scale_out_s(NVL72, message, 72.0, DEFAULT_FACTORS))
-    beyond = float(allreduce_with_scale_out_s(NVL72, message, 144.0, DEFAULT_FACTORS))
-    out_link = NVL72.scale_out_gb_s * 1e9 * DEFAULT_FACTORS.eta_comm
-    assert beyond == pytest.approx(2 * 143 / 144 * message / out_link + DEFAULT_FACTORS.comm_latency_s
-                                   + DEFAULT_FACTORS.scale_out_latency_s, rel=1e-9)
-    assert beyond > 5 * inside
-    wide = run_roofline(NVL72, R1, ServingConfig(expert_parallel=144), CHAT, 1024)
-    assert wide.comm_s[0] > run_roofline(NVL72, R1, ServingConfig(expert_parallel=72), CHAT, 1024).comm_s[0]
+    inside = float(allreduce_with_scale_out_s(h200, message, 8.0, f))
+    beyond = float(allreduce_with_scale_out_s(h200, message, 16.0, f))
+    assert inside == pytest.approx(2 * 7 / 8 * message / (h200.interconnect_gb_s * 1e9 * f.eta_comm)
+                                   + f.comm_latency_s, rel=1e-12)
+    assert beyond == pytest.approx(2 * 15 / 16 * message / (8 * 50.0 * 1e9 * f.eta_comm) + f.comm_latency_s
+                                   + f.scale_out_latency_s, rel=1e-9)
+    # NVL72: 72 ports outrun the NVLink link, so the ring stays at the scale-up rate (+ the latency)
+    nvl = float(allreduce_with_scale_out_s(NVL72, message, 144.0, f))
+    assert nvl == pytest.approx(2 * 143 / 144 * message / (NVL72.interconnect_gb_s * 1e9 * f.eta_comm)
+                                + f.comm_latency_s + f.scale_out_latency_s, rel=1e-9)
+    arch = architecture(R1)
+    wide = run_roofline(h200, R1, ServingConfig(expert_parallel=16), CHAT, 64)
+    by_hand = 2 * arch.n_layers * float(allreduce_with_scale_out_s(h200, 64 * arch.hidden_size * 2.0, 16.0, f))
+    assert wide.comm_s[0] == pytest.approx(by_hand, rel=1e-9)
 
 
 def test_a_request_sits_through_a_poisson_count_of_prefills():

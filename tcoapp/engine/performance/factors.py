@@ -72,7 +72,8 @@ class EfficiencyFactors:
     # tokens exceeds the balls-into-bins expectation by this fraction (real routers are not uniform;
     # DeepSeek ships an expert-placement balancer, EPLB, for it)
     expert_load_skew: float = 0.00978
-    # 1 us: per peer message of an all-to-all (dispatch or combine): each device posts EP - 1 messages
+    # 1 us: per peer message of an all-to-all (dispatch or combine, under attention-DP): each device
+    # posts EP - 1 messages
     # (DeepEP / NCCL all-to-all: a few us per peer beyond the one collective latency)
     a2a_peer_overhead_s: float = 1e-6
     # 5.2 us (held; fitted in issue 21): per sequence per decode step of scheduling and request

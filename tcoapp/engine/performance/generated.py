@@ -41,7 +41,8 @@ def spans_scale_out(device: Device, model: ModelSpec, serving: ServingConfig) ->
     """True where a replica of tensor_parallel x expert_parallel devices beyond the scale-up domain is
     possible: an MoE model's expert parallelism over whole domains (a multiple of scale_up_domain
     devices), tensor parallelism within one domain, and a scale-out network (scale_out_gb_s > 0).
-    Its all-to-all then crosses the scale-out network (roofline.alltoall_with_scale_out_s)."""
+    Its all-to-all (under attention-DP) or all-reduce (without) then crosses the scale-out network
+    (roofline.alltoall_with_scale_out_s, roofline.allreduce_with_scale_out_s)."""
     n = serving.tensor_parallel * serving.expert_parallel
     domain = max(int(device.scale_up_domain), 1)
     return (model.n_experts > 0 and serving.expert_parallel > 1 and serving.tensor_parallel <= domain

@@ -26,7 +26,7 @@ A replica spans N = TP x EP devices and serves B concurrent sequences. Per devic
     t_comm       = without attention-DP: 2 x layers ring all-reduces of T x hidden x 2 B over N devices
                    (TP attention; an MoE layer's experts, sharded by TP or placed by EP, see every token
                    already and are combined by the same all-reduce: no all-to-all); a replica beyond
-                   its scale-up domain runs that ring at the scale-out link;
+                   its scale-up domain runs that ring at min(scale-up link, D x scale-out link);
                    under attention-DP (MoE): per layer an all-to-all dispatch and combine of
                    T / N x k_experts x hidden x 2 B per device
     t_core       = max(t_mem, t_compute) + mem_compute_overlap_loss x min(t_mem, t_compute)
@@ -68,7 +68,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .comm import allreduce_s, alltoall_s
+from .comm import allreduce_s
 from .factors import compute_efficiency
 from .latency_tail import seconds_per_token, wait_quantile_s
 from .memory import (
@@ -128,7 +128,7 @@ def decode_step(device, arch: Architecture, batch, devices, expert_parallel, att
     flop_s = tokens * (_linear_flop_s(arch, peak, factors, tokens, shared_peak, experts, weight_only)
                        + arch.decode_attention_flops_per_context_token * attended / attention_peak * adp)
     compute_s = flop_s / (devices * factors.eta_compute)
-    comm_s = _comm_s(device, arch, tokens, devices, expert_parallel, attention_dp, factors, experts)
+    comm_s = _comm_s(device, arch, tokens, devices, attention_dp, factors, experts)
     return memory_s, compute_s, comm_s
 
 
@@ -259,7 +259,7 @@ def _linear_flop_s(arch: Architecture, peak, factors, tokens, shared_peak=None, 
                   + routed * expert_imbalance / grouped_gemm_efficiency(arch, tokens, factors, weight_only, prefill) / peak)
 
 
-def _comm_s(device, arch, tokens, devices, expert_parallel, attention_dp, factors, expert_imbalance=1.0,
+def _comm_s(device, arch, tokens, devices, attention_dp, factors, expert_imbalance=1.0,
             fixed_share=1.0):
     """TP all-reduces and MoE all-to-alls of one step per device (s); `fixed_share` of each
     collective's fixed costs (latencies, per-peer messages) is counted (a batched prefill shares them
@@ -280,14 +280,16 @@ def _comm_s(device, arch, tokens, devices, expert_parallel, attention_dp, factor
 
 def allreduce_with_scale_out_s(device, message_bytes, devices, factors, fixed_share=1.0):
     """One ring all-reduce of `message_bytes` over a replica of `devices` (s): at the scale-up link
-    with `comm_latency_s` inside one domain; a replica beyond its domain (expert parallelism over
-    whole domains without attention-DP) runs its ring through the scale-out link, the slowest hop,
-    and adds `scale_out_latency_s`. `fixed_share` of the latencies is counted."""
+    with `comm_latency_s` inside one domain. A replica beyond its domain D (expert parallelism over
+    whole domains without attention-DP) runs D rings side by side, one through each device's
+    scale-out port (NCCL's rings over every NIC of a node), so its ring moves at min(scale-up link,
+    D x scale_out_gb_s) and adds `scale_out_latency_s`. `fixed_share` of the latencies is counted."""
     n = np.asarray(devices, float)
-    beyond = n > float(max(int(device.scale_up_domain), 1))
-    out_gb_s = np.maximum(np.asarray(device.scale_out_gb_s, float), 1e-9)
-    link = np.where(beyond, np.minimum(np.maximum(device.interconnect_gb_s, 1e-9), out_gb_s),
-                    np.maximum(device.interconnect_gb_s, 1e-9)) * 1e9 * factors.eta_comm
+    domain = float(max(int(device.scale_up_domain), 1))
+    beyond = n > domain
+    up_gb_s = np.maximum(np.asarray(device.interconnect_gb_s, float), 1e-9)
+    out_gb_s = domain * np.maximum(np.asarray(device.scale_out_gb_s, float), 1e-9)
+    link = np.where(beyond, np.minimum(up_gb_s, out_gb_s), up_gb_s) * 1e9 * factors.eta_comm
     lat = (factors.comm_latency_s + np.where(beyond, factors.scale_out_latency_s, 0.0)) * fixed_share
     return allreduce_s(message_bytes, n, link, lat)
 
@@ -320,9 +322,9 @@ def prefill(device, arch: Architecture, devices, expert_parallel, attention_dp, 
               + arch.prefill_attention_flops_per_token_pair * pairs / attention_peak)
     compute_s = flop_s / (devices * factors.eta_prefill)
     new = np.asarray(new, float)
-    comm_s = _comm_s(device, arch, new, devices, expert_parallel, attention_dp, factors)
+    comm_s = _comm_s(device, arch, new, devices, attention_dp, factors)
     chunk_share = np.minimum(1.0, new / (PREFILL_CHUNK_TOKENS * np.where(attention_dp, devices, 1.0)))
-    busy_s = compute_s + _comm_s(device, arch, new, devices, expert_parallel, attention_dp, factors,
+    busy_s = compute_s + _comm_s(device, arch, new, devices, attention_dp, factors,
                                  fixed_share=chunk_share)
     stored = weight_bytes_per_device(arch, devices, attention_dp, weight_bytes, shared_weight_bytes)
     w_fast, _ = fast_tier_shares(device, stored, 0.0, factors.usable_memory_fraction)

@@ -31,7 +31,7 @@ _SPEC = {
     "power_mem_activity": ("fraction", 0.0, 1.0, False, "Memory activity weight", "Weight of memory-bound time in the busy fraction of the power model."),
     "spec_draft_cost_fraction": ("fraction", 0.0, 1.0, False, "Draft token cost", "Cost of one draft token, as a fraction of a target step."),
     "expert_load_skew": ("fraction", 0.0, 5.0, False, "Expert load skew", "Share by which the busiest expert-parallel device's routed tokens exceed the balls-into-bins expectation (non-uniform routing)."),
-    "a2a_peer_overhead_s": ("s", 0.0, 0.01, False, "All-to-all per-peer overhead", "Time per peer message of an all-to-all dispatch or combine (EP - 1 messages per device)."),
+    "a2a_peer_overhead_s": ("s", 0.0, 0.01, False, "All-to-all per-peer overhead", "Time per peer message of an all-to-all dispatch or combine under attention-DP (EP - 1 messages per device)."),
     "sched_overhead_s": ("s", 0.0, 0.01, False, "Scheduler overhead per sequence", "Time per sequence per decode step of scheduling and request routing: each attention-DP rank runs its own for its sequences; without attention-DP the replica's one scheduler handles the whole batch."),
     "stack_step_rocm": ("ratio", 0.0, 100.0, True, "ROCm stack step scale", "Multiplier of the decode step time on AMD devices (ROCm stacks) relative to TensorRT-LLM."),
     "stack_step_sglang": ("ratio", 0.0, 100.0, True, "SGLang stack step scale", "Multiplier of the decode step time under SGLang on NVIDIA relative to TensorRT-LLM (measurements; plans on NVIDIA are computed as TensorRT-LLM)."),
