@@ -103,6 +103,11 @@ def _link(device, factors) -> float:
     return np.maximum(device.interconnect_gb_s, 1e-9) * 1e9 * factors.eta_comm
 
 
+def _scale_out_link(device, factors):
+    """One device's scale-out port, bytes/s at eta_comm."""
+    return np.maximum(np.asarray(device.scale_out_gb_s, float), 1e-9) * 1e9 * factors.eta_comm
+
+
 def decode_step(device, arch: Architecture, batch, devices, expert_parallel, attention_dp, weight_bytes,
                 kv_bytes, peak, attention_peak, draft_tokens, context_tokens, factors, shared_weight_bytes=None,
                 shared_peak=None, weight_only=False):
@@ -287,9 +292,8 @@ def allreduce_with_scale_out_s(device, message_bytes, devices, factors, fixed_sh
     n = np.asarray(devices, float)
     domain = float(max(int(device.scale_up_domain), 1))
     beyond = n > domain
-    up_gb_s = np.maximum(np.asarray(device.interconnect_gb_s, float), 1e-9)
-    out_gb_s = domain * np.maximum(np.asarray(device.scale_out_gb_s, float), 1e-9)
-    link = np.where(beyond, np.minimum(up_gb_s, out_gb_s), up_gb_s) * 1e9 * factors.eta_comm
+    up = _link(device, factors)
+    link = np.where(beyond, np.minimum(up, domain * _scale_out_link(device, factors)), up)
     lat = (factors.comm_latency_s + np.where(beyond, factors.scale_out_latency_s, 0.0)) * fixed_share
     return allreduce_s(message_bytes, n, link, lat)
 
@@ -306,8 +310,7 @@ def alltoall_with_scale_out_s(device, sent_bytes, devices, factors, fixed_share=
     inside = np.minimum(n, domain)
     lat = factors.comm_latency_s * fixed_share
     up = (inside - 1.0) / n * sent_bytes / _link(device, factors) + lat
-    out_link = np.maximum(np.asarray(device.scale_out_gb_s, float), 1e-9) * 1e9 * factors.eta_comm
-    out = np.where(n > domain, (n - domain) / n * sent_bytes / out_link + factors.scale_out_latency_s * fixed_share, 0.0)
+    out = np.where(n > domain, (n - domain) / n * sent_bytes / _scale_out_link(device, factors) + factors.scale_out_latency_s * fixed_share, 0.0)
     return np.where(n > 1, np.maximum(up, out) + (n - 1.0) * factors.a2a_peer_overhead_s * fixed_share, 0.0)
 
 
