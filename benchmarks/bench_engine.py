@@ -17,7 +17,7 @@ from tcoapp.engine.performance.frontier import sweep
 from tcoapp.engine.performance.memory import architecture
 from tcoapp.engine.performance.precision import attention_peak_flops, bytes_per_value, peak_flops
 from tcoapp.engine.performance.roofline import evaluate
-from tcoapp.engine.records import Workload, make_device, make_model
+from tcoapp.engine.quantities.records import Workload, make_device, make_model
 
 CATALOG = pathlib.Path(__file__).resolve().parents[1] / "resources" / "catalog"
 AXES = {"tensor_parallel": (1, 2, 4, 8), "expert_parallel": (1, 2, 4, 8), "attention_dp": (False, True)}

@@ -13,8 +13,8 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
-from tcoapp.engine.compute import compute_scenario
-from tcoapp.engine.records import make_plan
+from tcoapp.engine.pipeline.compute import compute_scenario
+from tcoapp.engine.quantities.records import make_plan
 from tcoapp.engine.uncertainty.inputs import UncertainInput
 from tcoapp.engine.uncertainty.simulate import simulate
 from tcoapp.io.default_scenario import COMMON, default_scenario
@@ -69,8 +69,8 @@ OLD_MAX_DRAWS = 1_000_000   # one call over every draw needs ~2.9 GB at 1e6: 1e7
 CANCEL_AFTER_S = 3.0
 _CHILD = r"""
 import json, resource, sys, threading, time
-from tcoapp.engine.compute import compute_scenario
-from tcoapp.engine.errors import Cancelled
+from tcoapp.engine.pipeline.compute import compute_scenario
+from tcoapp.engine.core.errors import Cancelled
 from tcoapp.engine.uncertainty import simulate as sim
 from tcoapp.io.load import load_scenario
 draws, mode = int(sys.argv[1]), sys.argv[2]

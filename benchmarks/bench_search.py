@@ -13,12 +13,12 @@ from __future__ import annotations
 import itertools
 import time
 
-from tcoapp.engine.compute import compute_plan
-from tcoapp.engine.operating import operating_point
-from tcoapp.engine.pools import POOL_SERVING_KEYS, resolve_pools
-from tcoapp.engine.records import make_plan
-from tcoapp.engine.scenario import Scenario, check_scenario
-from tcoapp.engine.serving_search import pool_search_space, space_configs
+from tcoapp.engine.pipeline.compute import compute_plan
+from tcoapp.engine.serving.operating import operating_point
+from tcoapp.engine.plan.pools import POOL_SERVING_KEYS, resolve_pools
+from tcoapp.engine.quantities.records import make_plan
+from tcoapp.engine.plan.scenario import Scenario, check_scenario
+from tcoapp.engine.serving.search import pool_search_space, space_configs
 from tcoapp.io.catalog import load_catalog
 
 DEVICES = ("H200-SXM", "B200", "GB200-NVL72", "MI355X")

@@ -24,8 +24,8 @@ TARGET_S = 0.5
 
 def bench_scenario():
     from tcoapp.engine.performance.measured import make_measured_curve
-    from tcoapp.engine.records import make_plan
-    from tcoapp.engine.scenario import Scenario
+    from tcoapp.engine.quantities.records import make_plan
+    from tcoapp.engine.plan.scenario import Scenario
     from tcoapp.io.catalog import load_catalog
 
     catalog = load_catalog()
@@ -73,7 +73,7 @@ def _side_by_side(func, baseline, runs: int = 5) -> tuple[float, float]:
 
 
 def _prepared():
-    from tcoapp.engine.compute import compute_scenario
+    from tcoapp.engine.pipeline.compute import compute_scenario
 
     scenario = bench_scenario()
     return scenario, compute_scenario(scenario)

@@ -23,9 +23,9 @@ from typing import Callable
 if __package__ in (None, ""):  # run as a script from a checkout
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tcoapp.engine.records import make_device, make_plan, make_pool  # noqa: E402
-from tcoapp.engine.scenario import PriceTiers, Scenario, check_scenario  # noqa: E402
-from tcoapp.engine.search_defaults import widest_search  # noqa: E402
+from tcoapp.engine.quantities.records import make_device, make_plan, make_pool  # noqa: E402
+from tcoapp.engine.plan.scenario import PriceTiers, Scenario, check_scenario  # noqa: E402
+from tcoapp.engine.serving.defaults import widest_search  # noqa: E402
 from tcoapp.io.catalog import load_catalog  # noqa: E402
 
 SAMPLES_DIR = Path(__file__).resolve().parent
@@ -516,7 +516,7 @@ WRITTEN = datetime.datetime(2026, 11, 30, tzinfo=datetime.timezone.utc)  # fixed
 def write_workbook(sample: Sample, scenario: Scenario, path: Path) -> None:
     """The full workbook (write_scenario), with the sample's question and the source or assumption of
     its numbers as extra rows of the About sheet."""
-    from tcoapp.engine.compute import compute_scenario
+    from tcoapp.engine.pipeline.compute import compute_scenario
     from tcoapp.io.workbook_write import write_scenario
 
     notes = [("sample", f"{sample.title}: {sample.question}")]

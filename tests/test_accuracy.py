@@ -197,7 +197,7 @@ def test_the_engine_skips_a_bad_row_given_to_it_directly():
 
 
 def test_an_empty_file_or_one_without_the_columns_is_one_clear_error(tmp_path):
-    from tcoapp.engine.errors import TcoError
+    from tcoapp.engine.core.errors import TcoError
     for text, words in (("", "no measurement rows"), (HEADER, "no measurement rows"), ("a,b\n1,2\n", "no column")):
         path = tmp_path / "m.csv"
         path.write_text(text, encoding="utf-8")

@@ -42,7 +42,7 @@ def test_read_curves_one_row_per_point_with_configs_and_warnings():
 
 
 def test_engine_reexports_its_entry_points():
-    from tcoapp.engine.compute import compute_scenario
+    from tcoapp.engine.pipeline.compute import compute_scenario
     assert engine.compute_scenario is compute_scenario and callable(engine.fit_curve)
     with pytest.raises(AttributeError):
         engine.no_such_thing  # noqa: B018

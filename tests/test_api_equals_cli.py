@@ -11,7 +11,7 @@ import pytest
 
 import tcoapp
 from tcoapp.cli import main
-from tcoapp.engine.errors import ValidationError
+from tcoapp.engine.core.errors import ValidationError
 
 from .io.broken.corpus import hand_made, plans_rows
 
@@ -25,7 +25,7 @@ def same(a, b) -> bool:
         return a is None or (isinstance(a, float) and math.isnan(a))
     if isinstance(b, bool) or not isinstance(b, (int, float)):
         return True
-    return a == pytest.approx(b, rel=1e-11, abs=1e-9)   # JSON keeps 12 significant digits (engine/number_format.py)
+    return a == pytest.approx(b, rel=1e-11, abs=1e-9)   # JSON keeps 12 significant digits (engine/core/number_format.py)
 
 
 @pytest.mark.parametrize("sample", SAMPLES, ids=lambda p: Path(p).stem)

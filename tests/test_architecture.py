@@ -12,7 +12,22 @@ def test_import_linter_contracts_hold():
     done = subprocess.run([sys.executable, "-c", "from importlinter.cli import lint_imports_command; lint_imports_command()"],
                           cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "Contracts: 5 kept, 0 broken" in done.stdout
+    assert "Contracts: 6 kept, 0 broken" in done.stdout
+
+
+def test_the_engine_sub_packages_are_layered_exhaustively():
+    """Every engine sub-package is in the layers contract (exhaustive: a new one must be placed), and
+    no loose module sits beside them: the folder shows the pipeline, each layer importing only those
+    below it, so no two sub-packages import each other."""
+    import tomllib
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    (layers,) = [c for c in contracts if c["type"] == "layers" and c.get("containers") == ["tcoapp.engine"]]
+    assert layers.get("exhaustive") is True
+    named = {name.strip() for layer in layers["layers"] for name in layer.split("|")}
+    engine = ROOT / "tcoapp" / "engine"
+    packages = {p.parent.name for p in engine.glob("*/__init__.py")}
+    assert named == packages
+    assert sorted(p.name for p in engine.glob("*.py")) == ["__init__.py"]
 
 
 def test_the_contracts_forbid_every_upward_import():
@@ -53,7 +68,7 @@ def _catches_import_error(handler) -> bool:
 
 
 def test_engine_imports_without_qt_and_io():
-    code = ("import sys, tcoapp.engine.compute, tcoapp.engine.finance.sensitivity; "
+    code = ("import sys, tcoapp.engine.pipeline.compute, tcoapp.engine.finance.sensitivity; "
             "bad = [m for m in sys.modules if m.split('.')[0] in ('PySide6', 'pyqtgraph', 'openpyxl')"
             " or m.startswith(('tcoapp.io', 'tcoapp.gui'))]; print(bad); sys.exit(1 if bad else 0)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)

@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from tools import gen_docs  # noqa: E402
 
-from tcoapp.engine.compute import METRIC_KEYS  # noqa: E402
+from tcoapp.engine.pipeline.compute import METRIC_KEYS  # noqa: E402
 from tcoapp.engine.quantities.inputs import FIELD_TABLES  # noqa: E402
 
 

@@ -19,8 +19,8 @@ ALLOWED = {
     # the serving configuration's fields (a ServingConfig subset): owned by the serving search / pools
     # code the `chain` and `search` branches rework
     ("engine/performance/frontier.py", "tensor_parallel"): "the frontier's configuration columns",
-    ("engine/serving_freeze.py", "tensor_parallel"): "the searched configuration frozen into a pool",
-    ("engine/pools_from_curve.py", "tensor_parallel"): "the configuration a measured curve states",
+    ("engine/serving/freeze.py", "tensor_parallel"): "the searched configuration frozen into a pool",
+    ("engine/plan/pools_from_curve.py", "tensor_parallel"): "the configuration a measured curve states",
     ("gui/performance_view.py", "batch"): "the sweep table's configuration columns",
     ("engine/performance/curve_fit.py", "weight_precision"): "the precisions a curve fit must share",
     # efficiency-factor subsets a fit varies (a choice of the fitting method, not a property of a key)

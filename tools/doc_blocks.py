@@ -35,9 +35,9 @@ def samples_count() -> str:
 def example_headline() -> str:
     """The default scenario's decision as the Decision tab and `tcoapp compute` print it, and the
     first plan against the last (the ratios a reference plan gives)."""
-    from tcoapp.engine import decision
-    from tcoapp.engine.compute import compute_scenario
-    from tcoapp.engine.decision_choice import decide
+    from tcoapp.engine.decision import summary as decision
+    from tcoapp.engine.pipeline.compute import compute_scenario
+    from tcoapp.engine.decision.choice import decide
     from tcoapp.io.default_scenario import default_scenario
     from tcoapp.present.decision_text import reason
 

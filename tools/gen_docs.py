@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tcoapp.engine.compute import METRIC_KEYS  # noqa: E402
+from tcoapp.engine.pipeline.compute import METRIC_KEYS  # noqa: E402
 from tcoapp.engine.quantities.inputs import (  # noqa: E402
     CURVE_POINT_FIELDS, DEVICE_FIELDS, MODEL_FIELDS, PLAN_FIELDS, POOL_FIELDS, PRICE_TIER_FIELDS, Field,
 )
@@ -114,7 +114,7 @@ def _calibration_section() -> list[str]:
         field = FACTOR_FIELD_BY_NAME[name]
         lines.append(f"| `{name}` | {field.unit or '-'} | {_num(defaults[name])} | {_cell(field.help)} "
                      f"Allowed: {field.range_text()}. |")
-    from tcoapp.engine.calibration_scope import QUALITY_ROWS
+    from tcoapp.engine.plan.calibration_scope import QUALITY_ROWS
     lines += ["", "After the factors, rows `fit_*` / `heldout_*` say, in each scope's column, what its factors were "
               "fitted to and how well (written by `tcoapp calibrate --write`; the `value` column stays blank):", "",
               "| key | unit | help |", "|---|---|---|"]

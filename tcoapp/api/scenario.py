@@ -21,13 +21,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..engine.compute import METRIC_KEYS, PlanResult, compute_scenario
+from ..engine.pipeline.compute import METRIC_KEYS, PlanResult, compute_scenario
 from ..engine.quantities.finance import (
     INPUT_BY_KEY, POOL_JSON_KEYS, POOL_QUANTITY_BY_KEY, YEAR_JSON_KEYS, YEAR_QUANTITY_BY_KEY,
 )
 from ..engine.quantities.metrics import METRIC_BY_KEY, METRICS, POOL_POINT_METRICS
 from ..engine.performance.measured import config_text
-from ..engine.scenario import Scenario
+from ..engine.plan.scenario import Scenario
 
 __all__ = ["load_scenario", "compute", "read_curves", "Computed", "POINT_UNITS", "YEAR_UNITS", "POOL_UNITS"]
 
@@ -45,13 +45,13 @@ def load_scenario(path=None) -> Scenario:
 
     Returns
     -------
-    tcoapp.engine.scenario.Scenario
+    tcoapp.engine.plan.scenario.Scenario
         The plans with the devices, models, measured curves, price tiers and calibrated factors they
         name (the workbook's own entries added to the shipped catalog).
 
     Raises
     ------
-    tcoapp.engine.errors.ValidationError
+    tcoapp.engine.core.errors.ValidationError
         Every problem of the workbook at once, each naming its sheet, cell and the allowed range.
 
     Examples
@@ -83,7 +83,7 @@ class Computed:
         One row per plan and year (year 0 = the start): `plan`, `year` (int), utilization
         (fraction), price (USD/Mtok), output tokens, revenue, opex, capex, residual value,
         depreciation, taxable income, tax, cash flow and cumulative cash flow (USD, float64).
-    results : tuple of tcoapp.engine.compute.PlanResult
+    results : tuple of tcoapp.engine.pipeline.compute.PlanResult
         The engine's records, as the CLI and the GUI use them.
     pools : pandas.DataFrame or None
         One row per plan and pool: `plan`, `pool`, `role`, `device`, `device_count` (devices),
@@ -198,7 +198,7 @@ def read_curves(path, fmt: str = "auto") -> pd.DataFrame:
 
     Raises
     ------
-    tcoapp.engine.errors.ValidationError
+    tcoapp.engine.core.errors.ValidationError
         Every bad cell at once, each naming the file, row and column (and one line saying how to
         fix a file that cannot be read).
 

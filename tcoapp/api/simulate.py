@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ..engine.compute import compute_scenario
+from ..engine.pipeline.compute import compute_scenario
 from ..engine.quantities.metrics import METRIC_BY_KEY
-from ..engine.scenario import Scenario
+from ..engine.plan.scenario import Scenario
 from ..engine.uncertainty.plan_draws import SIMULATED_METRICS
 from ..engine.uncertainty.report import SUMMARY_METRICS, simulation_json
 from ..engine.uncertainty.simulate import DEFAULT_DRAWS, DEFAULT_SEED, Simulation, simulate as engine_simulate

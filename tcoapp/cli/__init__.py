@@ -101,7 +101,7 @@ def main(argv=None) -> int:
 
 
 def _report(exc: Exception) -> int:
-    from ..engine.errors import TcoError, shorten
+    from ..engine.core.errors import TcoError, shorten
 
     if isinstance(exc, TcoError):
         for line in str(exc).splitlines():   # never a 32,767-character value echoed in full
@@ -114,7 +114,7 @@ def _report(exc: Exception) -> int:
 
 
 def _compute(args) -> int:
-    from ..engine.compute import compute_scenario
+    from ..engine.pipeline.compute import compute_scenario
     from ..io.load import load_scenario
 
     rank_by = _rank_by(args.rank_by)
@@ -128,9 +128,9 @@ def _compute(args) -> int:
         write_scenario(scenario, args.out, results)
     bridge = _bridge(results, pair) if pair else None
     if args.json:
-        from ..engine.decision_choice import decide
+        from ..engine.decision.choice import decide
         from ..present.decision_text import decision_json
-        from ..engine.number_format import json_rounded
+        from ..engine.core.number_format import json_rounded
         out = {"plans": [r.as_json() for r in results], "decision": decision_json(decide(scenario, results, rank_by))}
         if pair:
             out["bridge"] = bridge
@@ -146,8 +146,8 @@ def _compute(args) -> int:
 
 def _rank_by(key: str | None) -> str | None:
     """--rank-by KEY: one of the decision's objectives (None: the default for the plans)."""
-    from ..engine.decision import OBJECTIVES
-    from ..engine.errors import Problem, ValidationError
+    from ..engine.decision.summary import OBJECTIVES
+    from ..engine.core.errors import Problem, ValidationError
 
     if key is None or key in OBJECTIVES:
         return key
@@ -156,7 +156,7 @@ def _rank_by(key: str | None) -> str | None:
 
 def _bridge_pair(text: str, names: list[str]) -> tuple[int, int]:
     """Plan indices of "A,B": names (which may hold commas: the split that names two plans) or numbers."""
-    from ..engine.errors import Problem, ValidationError
+    from ..engine.core.errors import Problem, ValidationError
 
     pieces = text.split(",")
     found = []

@@ -31,9 +31,9 @@ def calibrate_parser() -> argparse.ArgumentParser:
 
 
 def run_calibrate(args) -> int:
-    from ..engine.calibration_quality import fit_quality
-    from ..engine.calibration_scope import curve_scope, factors_in_scope
-    from ..engine.errors import Problem, ValidationError
+    from ..engine.plan.calibration_quality import fit_quality
+    from ..engine.plan.calibration_scope import curve_scope, factors_in_scope
+    from ..engine.core.errors import Problem, ValidationError
     from ..engine.performance.curve_fit import fit_curve
     from ..engine.performance.fit_check import check_fit
     from ..io.load import load_scenario
@@ -88,7 +88,7 @@ def _written_notes(scenario, scope, changed: list[str], unscoped: list[str]) -> 
 
 def _plans_without_stack(scenario, scope) -> list[str]:
     """Plans on the scope's device and model class that name no serving stack, when the scope names one."""
-    from ..engine.calibration_scope import model_class
+    from ..engine.plan.calibration_scope import model_class
     if not scope.serving_stack:
         return []
     out = []

@@ -21,8 +21,8 @@ def report_parser() -> argparse.ArgumentParser:
 
 
 def run_report(args) -> int:
-    from ..engine.compute import compute_scenario
-    from ..engine.errors import TcoError
+    from ..engine.pipeline.compute import compute_scenario
+    from ..engine.core.errors import TcoError
     from ..io.load import load_scenario
 
     if not args.out.lower().endswith(".pdf"):

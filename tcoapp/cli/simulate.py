@@ -10,7 +10,7 @@ import textwrap
 
 from ..engine.quantities.metrics import METRIC_BY_KEY
 from ..engine.uncertainty.simulate import DEFAULT_DRAWS, DEFAULT_SEED
-from ..engine.number_format import json_rounded, percent
+from ..engine.core.number_format import json_rounded, percent
 from ..present.values import metric_value
 
 
@@ -31,7 +31,7 @@ def simulate_parser() -> argparse.ArgumentParser:
 
 
 def run_simulate(args) -> int:
-    from ..engine.compute import compute_scenario
+    from ..engine.pipeline.compute import compute_scenario
     from ..engine.uncertainty.report import SUMMARY_METRICS, simulation_json
     from ..engine.uncertainty.simulate import simulate
     from ..io.load import load_scenario

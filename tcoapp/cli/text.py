@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import textwrap
 
-from ..engine import decision
-from ..engine.decision import OBJECTIVES
-from ..engine.decision_choice import decide
+from ..engine.decision import summary as decision
+from ..engine.decision.summary import OBJECTIVES
+from ..engine.decision.choice import decide
 from ..present.decision_text import objective_label, objective_value, reason
 from ..present.labels import in_sentence
-from ..engine.compute import METRIC_KEYS
+from ..engine.pipeline.compute import METRIC_KEYS
 from ..engine.quantities.metrics import METRIC_BY_KEY, TEXT_GROUPS
 from ..present.values import metric_value, percent, usd
 
@@ -53,7 +53,7 @@ def _cell(result, key: str) -> str:
 
 
 def ranking_lines(scenario, results, objective: str | None = None) -> list[str]:
-    """The decision (engine/decision_choice.py in words), then every plan ranked by its objective."""
+    """The decision (engine/decision/choice.py in words), then every plan ranked by its objective."""
     d = decide(scenario, results, objective)
     lines = _wrap("Decision: " + reason(d), "  ", "")
     lines.append(f"Plans ranked by {in_sentence(objective_label(d.objective))} "

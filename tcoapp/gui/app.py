@@ -128,7 +128,7 @@ def create_window(path: str | None = None, compute: bool = True):
     """The main window on `path` (or the default scenario); a file that cannot be opened is
     reported and the default scenario is shown instead; a file open in another tcoapp is shown as
     an unsaved copy. `compute` False: the plans are left to compute (first_compute.py)."""
-    from ..engine.errors import TcoError
+    from ..engine.core.errors import TcoError
     from ..io.default_scenario import default_scenario
     from .document import Document
     from .document_files import take_path

@@ -16,7 +16,7 @@ import tempfile
 
 from PySide6.QtCore import QObject, QStandardPaths, QTimer
 
-from ..engine.errors import TcoError
+from ..engine.core.errors import TcoError
 from . import recovery_files
 from .document import Document
 

@@ -13,7 +13,7 @@ from ..engine.performance.calibration_report import fit_json, fit_text
 def fit_job(scenario, curve_name: str):
     """A worker job `f(progress=, should_cancel=) -> (CurveFit, starting factors, FitCheck, scope key)`."""
     def run(progress=None, should_cancel=None):
-        from ..engine.calibration_scope import curve_scope, factors_in_scope
+        from ..engine.plan.calibration_scope import curve_scope, factors_in_scope
         from ..engine.performance.curve_fit import fit_curve
         from ..engine.performance.fit_check import check_fit
 

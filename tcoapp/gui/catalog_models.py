@@ -16,7 +16,7 @@ from PySide6.QtGui import QBrush, QColor, QFont
 from ..engine.quantities.inputs import CURVE_ARRAYS, CURVE_POINT_FIELDS, DEVICE_FIELDS, MODEL_FIELDS, Field
 from ..engine.performance.measured import config_text
 from .document import Document
-from ..engine.validate import coerce
+from ..engine.quantities.validate import coerce
 from .labels import format_field, parse_input
 
 OVERRIDE_BRUSH = QBrush(QColor(227, 242, 253))

@@ -13,8 +13,8 @@ import textwrap
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QPixmap
 
-from ..engine.decision import fleet_text, name_mismatch
-from ..engine.number_format import number
+from ..engine.decision.summary import fleet_text, name_mismatch
+from ..engine.core.number_format import number
 from ..engine.quantities.inputs import PLAN_FIELDS
 from ..engine.quantities.metrics import METRIC_BY_KEY, METRIC_KEYS
 from .document import Document

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..engine.quantities.inputs import PLAN_FIELD_BY_NAME
-from ..engine.normalize import LABELS, NORMALIZATIONS
+from ..engine.pipeline.normalize import LABELS, NORMALIZATIONS
 from .compare_model import CompareModel
 from .document import Document
 from .inline_error import InlineError

@@ -8,7 +8,7 @@ from PySide6.QtWidgets import (
     QCheckBox, QDialog, QDialogButtonBox, QLabel, QPlainTextEdit, QTableWidget, QTableWidgetItem, QVBoxLayout,
 )
 
-from ..engine.pools_from_curve import is_disaggregated
+from ..engine.plan.pools_from_curve import is_disaggregated
 
 COLUMNS = ("Curve", "Device", "Model", "Points", "Batch", "Tokens/s per device", "Tokens/s per user", "Configuration")
 

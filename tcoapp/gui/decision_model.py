@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 from PySide6.QtGui import QColor
 
-from ..engine.decision import (
+from ..engine.decision.summary import (
     OBJECTIVES, PlanSummary, breakeven_price_text, breakeven_utilization_text, frontier_text, ranked, ratios_text,
     summarize,
 )
 from .document import Document
 
 if TYPE_CHECKING:
-    from ..engine.decision_choice import Decision
+    from ..engine.decision.choice import Decision
 
 COLUMNS = ("rank", "plan", "value", "ratios", "breakeven_price", "breakeven_utilization", "reason")
 HEADERS = {"rank": "#", "plan": "Plan", "value": "", "ratios": "Against the reference",
@@ -67,7 +67,7 @@ class DecisionModel(QAbstractTableModel):
         if doc.computing:
             self.decision = None
         else:
-            from ..engine.decision_choice import decide   # the draws' modules, once there are results
+            from ..engine.decision.choice import decide   # the draws' modules, once there are results
             self.decision = decide(doc.scenario, doc.results, self.chosen)
         if self.decision is None:
             names = doc.scenario.all_device_names()

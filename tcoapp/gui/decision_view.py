@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (
     QComboBox, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QSplitter, QTextBrowser, QVBoxLayout, QWidget,
 )
 
-from ..engine.decision import OBJECTIVES, comparability_note, frontier_headline, names_config
+from ..engine.decision.summary import OBJECTIVES, comparability_note, frontier_headline, names_config
 from .decision_model import DecisionModel, ranking_html
 from .document import Document
 from .redraw import Redraw

@@ -2,7 +2,7 @@
 
 Every edit is a `ScenarioEdit` on the undo stack (old and new immutable scenarios), so Undo/Redo
 covers every change. After each change the document recomputes the plans through
-`tcoapp.engine.compute` (caching the results of unchanged plans) and emits `scenario_changed`;
+`tcoapp.engine.pipeline.compute` (caching the results of unchanged plans) and emits `scenario_changed`;
 views subscribe and redraw. Edits are validated by the engine: a bad value is returned as a
 message and the scenario is left unchanged.
 """
@@ -15,17 +15,17 @@ import numpy as np
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
-from ..engine.plan_result import PlanResult
+from ..engine.pipeline.plan_result import PlanResult
 from ..engine.quantities.metrics import Metrics
-from ..engine.errors import TcoError, ValidationError
+from ..engine.core.errors import TcoError, ValidationError
 from ..engine.quantities.inputs import CURVE_ARRAYS, PLAN_FIELD_BY_NAME, SIZING_KEYS
-from ..engine.normalize import LABELS as NORMALIZATION_LABELS, NORMALIZATIONS, normalize as engine_normalize
+from ..engine.pipeline.normalize import LABELS as NORMALIZATION_LABELS, NORMALIZATIONS, normalize as engine_normalize
 from ..engine.performance.curve import missing_point
 from ..engine.performance.measured import make_measured_curve
-from ..engine.records import Plan, make_device, make_model, make_plan
-from ..engine.search_defaults import widest_search
-from ..engine.serving_freeze import frozen_plan
-from ..engine.scenario import Scenario, reference_problems
+from ..engine.quantities.records import Plan, make_device, make_model, make_plan
+from ..engine.serving.defaults import widest_search
+from ..engine.serving.freeze import frozen_plan
+from ..engine.plan.scenario import Scenario, reference_problems
 from ..engine.uncertainty.plan_rows import rows_copied, rows_renamed, rows_without
 from ..io.file_stamp import file_stamp
 from .labels import parse_input
@@ -216,7 +216,7 @@ class Document(QObject):
 
     def search_widest(self, indices) -> None:
         """Make plans `indices` search the widest serving space their devices run (serving_search =
-        auto, engine/search_defaults.py), in one undoable step."""
+        auto, engine/serving/defaults.py), in one undoable step."""
         plans, names = list(self._scenario.plans), []
         for i in indices:
             plan = plans[i]
@@ -434,7 +434,7 @@ class Document(QObject):
 
 def safe_compute(scenario: Scenario, plan: Plan) -> PlanResult:
     """The engine's result, or an empty result carrying the engine's message (never a traceback)."""
-    from ..engine.compute import compute_plan   # loaded with the first computation, after the window shows
+    from ..engine.pipeline.compute import compute_plan   # loaded with the first computation, after the window shows
     try:
         return compute_plan(scenario, plan)
     except TcoError as exc:   # the engine's own refusal of this plan: the others still compute

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import (
     QComboBox, QGridLayout, QHBoxLayout, QLabel, QSizePolicy, QSplitter, QVBoxLayout, QWidget,
 )
 
-from ..engine.errors import TcoError
+from ..engine.core.errors import TcoError
 from ..engine.finance.sensitivity import tornado
 from ..engine.quantities.finance import BAR_SEGMENTS, COMPONENT_KEYS, OTHER_PARTS
 from ..engine.quantities.metrics import TORNADO_METRICS
@@ -22,7 +22,7 @@ from .live_text import LiveText
 from .performance_view import legend_html, legend_label
 from .redraw import Redraw
 from .bar_chart import HBarChart, nice_ceiling, paired_bar_plots
-from ..engine.number_format import money
+from ..engine.core.number_format import money
 from .plotting import (
     COMPONENT_COLORS, ItemPool, MoneyAxis, NumberAxis, brush, category_ticks, legend_entry, make_plot, money_text, pen,
     pg,

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from functools import partial
 
-from ..engine.errors import TcoError
+from ..engine.core.errors import TcoError
 
 
 class FileProblem(TcoError):

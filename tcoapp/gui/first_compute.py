@@ -11,7 +11,7 @@ interpreter while the window draws for the first time.
 """
 from __future__ import annotations
 
-from ..engine.errors import Cancelled
+from ..engine.core.errors import Cancelled
 from .document import Document, safe_compute
 from .soon import call_soon
 from .worker import TaskRunner

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import math
 
-from ..engine.decision import months_text
+from ..engine.decision.summary import months_text
 from ..engine.quantities.inputs import PLAN_FIELD_BY_NAME, Field
 from ..engine.quantities.metrics import METRICS as METRIC_TABLE, missing_text
-from ..engine.number_format import count, money, percent, plain
+from ..engine.core.number_format import count, money, percent, plain
 
 # metric key -> (label, unit, better): better is "high", "low" or "" (no preferred direction)
 METRICS: dict[str, tuple[str, str, str]] = {m.key: (m.label, m.unit, m.better) for m in METRIC_TABLE}
@@ -72,7 +72,7 @@ def format_metric(key: str, value, metrics=None) -> str:
 
 
 from ..present.values import CHOICE_LABELS, choice_label  # noqa: E402 - the words a person reads
-from ..engine.number_text import POINT, Convention  # noqa: E402
+from ..engine.core.number_text import POINT, Convention  # noqa: E402
 
 ENGLISH = Convention(POINT, "the app's own display")
 

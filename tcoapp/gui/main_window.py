@@ -9,7 +9,7 @@ from PySide6.QtWidgets import (
     QApplication, QDockWidget, QFileDialog, QInputDialog, QMainWindow, QMessageBox, QTabWidget, QVBoxLayout, QWidget,
 )
 
-from ..engine.errors import TcoError
+from ..engine.core.errors import TcoError
 from .autosave import Autosave
 from .decision_view import DecisionView
 from .document import Document
@@ -425,7 +425,7 @@ class MainWindow(QMainWindow):
         if self.confirm_calibration(fit, start, check, scope) and check.ok:
             import json
 
-            from ..engine.calibration_quality import fit_quality
+            from ..engine.plan.calibration_quality import fit_quality
             text = lambda results: {r.name: json.dumps(r.as_json(), sort_keys=True, default=str) for r in results}  # noqa: E731
             before = text(self.document.results)
             self.document.set_device_factors(scope, fit.result.factors, fit_quality(fit, check))

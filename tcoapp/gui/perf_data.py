@@ -6,11 +6,11 @@ from functools import partial
 
 import numpy as np
 
-from ..engine.errors import TcoError
+from ..engine.core.errors import TcoError
 from ..engine.quantities.inputs import SELECTION_FIELDS, SERVING_FIELDS, WORKLOAD_FIELDS
-from ..engine.operating import plan_curve
+from ..engine.serving.operating import plan_curve
 from ..engine.performance.pool_pair import busy_power_w, decode_curve
-from ..engine.pools import pool_plan, resolve_pools
+from ..engine.plan.pools import pool_plan, resolve_pools
 
 GRID = np.unique(np.round(np.geomspace(1, 4096, 64)))
 SWEEP_BATCHES = np.unique(np.round(np.geomspace(1, 8192, 48)))

@@ -10,10 +10,10 @@ from PySide6.QtWidgets import (
     QGridLayout, QHBoxLayout, QLabel, QMessageBox, QPushButton, QSizePolicy, QVBoxLayout, QWidget,
 )
 
-from ..engine.decision import target_text
+from ..engine.decision.summary import target_text
 from .document import Document
 from .labels import label_with_unit
-from ..engine.serving_freeze import frozen_plan
+from ..engine.serving.freeze import frozen_plan
 from .perf_data import curve_for, has_frontier, shown_point, sweep_for_plan, sweep_key
 from .bar_chart import nice_ceiling
 from .log_axes import LogAxes

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..engine.decision import name_mismatch, size_warnings
+from ..engine.decision.summary import name_mismatch, size_warnings
 from ..engine.quantities.inputs import PLAN_FIELDS, Field
 from .document import Document
 from .labels import choice_label, format_field

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..engine.errors import ValidationError
+from ..engine.core.errors import ValidationError
 from ..engine.quantities.inputs import POOL_FIELDS, by_name
-from ..engine.pools import pool_problems, resolve_pools
-from ..engine.records import Plan, Pool, make_pool
-from ..engine.scenario import reference_problems
+from ..engine.plan.pools import pool_problems, resolve_pools
+from ..engine.quantities.records import Plan, Pool, make_pool
+from ..engine.plan.scenario import reference_problems
 from .document import Document
 from .labels import parse_input
 
@@ -103,8 +103,8 @@ def remove_pool(doc: Document, index: int, pool_index: int) -> str | None:
 
 def add_deployment_plans(document, curves) -> list[str]:
     """Each disaggregated deployment among `curves` as a two-pool plan (undoable); the problems, one per curve."""
-    from ..engine.errors import ValidationError
-    from ..engine.pools_from_curve import is_disaggregated, two_pool_plan
+    from ..engine.core.errors import ValidationError
+    from ..engine.plan.pools_from_curve import is_disaggregated, two_pool_plan
 
     problems = []
     for curve in (c for c in curves if is_disaggregated(c)):

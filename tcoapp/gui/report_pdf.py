@@ -14,9 +14,9 @@ from PySide6.QtGui import (
     QColor, QFont, QImage, QPageLayout, QPageSize, QPainter, QPdfWriter, QPen, QTextDocument,
 )
 
-from ..engine.decision_choice import decide
+from ..engine.decision.choice import decide
 from ..present.decision_text import objective_label
-from ..engine.number_format import money, money_short
+from ..engine.core.number_format import money, money_short
 from ..present.report_html import CHARTS, report_html
 from .colors import PLAN_COLORS
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..engine.decision import facility_mw, facility_w_per_device, pareto_upper
-from ..engine.errors import TcoError
+from ..engine.decision.summary import facility_mw, facility_w_per_device, pareto_upper
+from ..engine.core.errors import TcoError
 from .perf_data import curve_for, shown_plan, sweep_for_plan, sweep_key
 
 _sweeps: dict = {}

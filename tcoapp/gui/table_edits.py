@@ -10,8 +10,8 @@ from typing import Any
 from ..engine.quantities.inputs import PRICE_TIER_FIELDS, by_name
 from ..engine.quantities.factors import FACTOR_FIELD_BY_NAME
 from ..engine.quantities.factors import factor_problem
-from ..engine.scenario import PriceTiers
-from ..engine.validate import coerce
+from ..engine.plan.scenario import PriceTiers
+from ..engine.quantities.validate import coerce
 from .document import Document
 from .labels import parse_input
 

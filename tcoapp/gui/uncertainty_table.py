@@ -6,14 +6,14 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
-from ..engine.errors import Problem
+from ..engine.core.errors import Problem
 from ..engine.uncertainty.fields import UNCERTAINTY_FIELDS
 from ..engine.quantities.factors import FACTOR_FIELD_BY_NAME
 from ..engine.quantities.inputs import PLAN_FIELD_BY_NAME
 from ..engine.uncertainty.inputs import DEVICE_FIELD_BY_NAME, make_uncertain_input
 from .document import Document
 from ..present.labels import input_label
-from ..engine.number_format import plain
+from ..engine.core.number_format import plain
 
 NAMES = tuple(f.name for f in UNCERTAINTY_FIELDS)
 _KEYS = tuple(sorted({f"device.{k}" for k in DEVICE_FIELD_BY_NAME} | {f"factor.{k}" for k in FACTOR_FIELD_BY_NAME}

@@ -14,7 +14,7 @@ from typing import Any, Callable
 from PySide6.QtCore import QObject, QThread, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
-from ..engine.errors import Cancelled, TcoError
+from ..engine.core.errors import Cancelled, TcoError
 
 THROTTLE_S = 0.05
 

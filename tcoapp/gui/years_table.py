@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QHeaderView, QTableView
 
 from ..engine.quantities.finance import YEAR_QUANTITY_BY_KEY
 from .document import Document
-from ..engine.number_format import count, money, percent, plain
+from ..engine.core.number_format import count, money, percent, plain
 
 # row key in PlanResult.year_rows(), label, unit
 ROWS = (

@@ -17,7 +17,7 @@ import tempfile
 import warnings as python_warnings
 from dataclasses import replace
 
-from ..engine.errors import TcoError
+from ..engine.core.errors import TcoError
 from .curve_files import CurveFile, read_curve_file
 
 INSTALL = "pip install 'tcoapp[aiconfigurator]'   (or: pip install aiconfigurator)"

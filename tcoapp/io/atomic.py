@@ -24,7 +24,7 @@ except ImportError:  # Windows
 
 STALE_AFTER_S = 3600
 
-from ..engine.errors import TcoError
+from ..engine.core.errors import TcoError
 
 
 class SaveError(TcoError):

@@ -1,5 +1,5 @@
 """Store calibrated factors for one calibration scope (device x model class x serving stack, see
-engine/calibration_scope.py) on a workbook's Calibration sheet, with what they were fitted on and
+engine/plan/calibration_scope.py) on a workbook's Calibration sheet, with what they were fitted on and
 how well, through the atomic save: `tcoapp calibrate BOOK.xlsx --curve NAME --write`."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from dataclasses import replace
 from typing import Mapping
 
 from ..engine.performance.factors import EfficiencyFactors
-from ..engine.scenario import Scenario
+from ..engine.plan.scenario import Scenario
 from .workbook_write import write_scenario
 
 
@@ -44,7 +44,7 @@ def changed_plans(before: Scenario, after: Scenario) -> list[str]:
     """Names of the plans whose numbers differ between the two scenarios (computed in full)."""
     import json
 
-    from ..engine.compute import compute_scenario
+    from ..engine.pipeline.compute import compute_scenario
     text = lambda r: json.dumps(r.as_json(), sort_keys=True, default=str)  # noqa: E731 - NaN as NaN, equal
     old = {r.name: text(r) for r in compute_scenario(before)}
     return [r.name for r in compute_scenario(after) if text(r) != old.get(r.name)]

@@ -7,8 +7,8 @@ import importlib.resources
 from dataclasses import dataclass
 from typing import Mapping
 
-from ..engine.errors import Problem, ValidationError
-from ..engine.records import Device, ModelSpec, make_device, make_model
+from ..engine.core.errors import Problem, ValidationError
+from ..engine.quantities.records import Device, ModelSpec, make_device, make_model
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from typing import Any, Iterable
 
 from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 
-from ..engine.errors import Problem, shown
+from ..engine.core.errors import Problem, shown
 
 MAX_CELL_TEXT = 32_767
 

@@ -1,7 +1,7 @@
 """Group long-format curve rows (the Curves sheet, or a CSV) into MeasuredCurve objects."""
 from __future__ import annotations
 
-from ..engine.errors import Problem
+from ..engine.core.errors import Problem
 from ..engine.performance.measured import MeasuredCurve, make_measured_curve, parse_config_text
 
 

@@ -1,12 +1,12 @@
 """The built-in default scenario: Hopper, Blackwell and AMD plans serving Llama-3.3-70B at the same
 facility power (1 MW) and the same interactivity target, so they compare iso-power. Every plan
-searches the widest serving space its device runs (serving_search = auto, engine/search_defaults.py),
+searches the widest serving space its device runs (serving_search = auto, engine/serving/defaults.py),
 so the plans are compared at their best; the typed configuration is where Freeze starts from."""
 from __future__ import annotations
 
-from ..engine.records import make_plan
-from ..engine.search_defaults import widest_search
-from ..engine.scenario import Scenario, check_scenario
+from ..engine.quantities.records import make_plan
+from ..engine.serving.defaults import widest_search
+from ..engine.plan.scenario import Scenario, check_scenario
 from .catalog import load_catalog
 
 COMMON = {

@@ -1,7 +1,7 @@
 """Open a scenario: a workbook path, or the built-in default."""
 from __future__ import annotations
 
-from ..engine.scenario import Scenario
+from ..engine.plan.scenario import Scenario
 from .default_scenario import default_scenario
 from .workbook_read import read_scenario
 

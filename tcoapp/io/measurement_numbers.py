@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import math
 
-from ..engine.errors import TcoError
-from ..engine.number_text import MixedConventions, detect, looks_numeric, plain_text
+from ..engine.core.errors import TcoError
+from ..engine.core.number_text import MixedConventions, detect, looks_numeric, plain_text
 
 NUMBER_COLUMNS = ("count", "batch_or_concurrency", "input_len", "output_len", "tokens_per_s_total",
                   "tokens_per_s_per_user", "tokens_per_s_per_gpu", "measured_power_w", "ttft_s", "ttft_limit_s",

@@ -17,7 +17,7 @@ import csv
 import importlib.resources
 import pathlib
 
-from ..engine.errors import TcoError
+from ..engine.core.errors import TcoError
 from ..engine.performance.accuracy import Accuracy, run
 from ..engine.performance.factors import DEFAULT_FACTORS, EfficiencyFactors
 from ..engine.performance.measurement_rows import assign_families

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping
 
 from .versions import SCHEMA_VERSION
-from ..engine.errors import Problem, ValidationError, shown
+from ..engine.core.errors import Problem, ValidationError, shown
 from . import sheets as S
 
 Sheets = dict[str, Any]

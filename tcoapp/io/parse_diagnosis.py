@@ -17,7 +17,7 @@ from xml.etree.ElementTree import ParseError
 
 from defusedxml import ElementTree
 
-from ..engine.errors import shown
+from ..engine.core.errors import shown
 
 MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
 DOC_REL = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"

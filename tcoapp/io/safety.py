@@ -9,7 +9,7 @@ import os
 import zipfile
 import zlib
 
-from ..engine.errors import Problem, ValidationError
+from ..engine.core.errors import Problem, ValidationError
 from .sheets import MAX_COMPRESSION_RATIO, MAX_MEMBER_BYTES, MAX_UNCOMPRESSED_BYTES, XML_PROLOG_SCAN_BYTES
 
 

@@ -13,19 +13,19 @@ from typing import Any
 
 from openpyxl.utils import get_column_letter
 
-from ..engine.calibration_scope import QUALITY_ROWS, parse_scope
-from ..engine.errors import Problem, ValidationError, shown
+from ..engine.plan.calibration_scope import QUALITY_ROWS, parse_scope
+from ..engine.core.errors import Problem, ValidationError, shown
 from ..engine.quantities.inputs import (
     CURVE_POINT_FIELDS, DEVICE_FIELDS, MODEL_FIELDS, PLAN_FIELD_BY_NAME, POOL_FIELDS, PRICE_TIER_FIELDS,
 )
 from ..engine.uncertainty.fields import UNCERTAINTY_FIELDS
 from ..engine.quantities.factors import factor_problem
 from ..engine.performance.factors import ARCHITECTURE_COMPUTE, DEFAULT_FACTORS, FACTOR_NAMES
-from ..engine.pools import pool_problems
-from ..engine.records import make_device, make_model, make_plan, make_pool
-from ..engine.scenario import PriceTiers, Scenario, reference_problems
+from ..engine.plan.pools import pool_problems
+from ..engine.quantities.records import make_device, make_model, make_plan, make_pool
+from ..engine.plan.scenario import PriceTiers, Scenario, reference_problems
 from ..engine.uncertainty.references import uncertainty_problems
-from ..engine.validate import coerce_record, is_blank
+from ..engine.quantities.validate import coerce_record, is_blank
 from . import sheets as S
 from .catalog import load_catalog
 from .cell_limits import long_text_problems
@@ -515,7 +515,7 @@ def _read_price_tiers(sheet: _Sheet | None, problems: list[Problem]) -> dict:
 
 def _read_factors(sheet: _Sheet | None, problems: list[Problem], device_names=()):
     """Calibration: rows of key | unit | value for the efficiency factors, then optionally one column
-    per calibration scope (row 1: `DEVICE` or `DEVICE | MODEL_CLASS | STACK`, calibration_scope.py)
+    per calibration scope (row 1: `DEVICE` or `DEVICE | MODEL_CLASS | STACK`, engine/plan/calibration_scope.py)
     holding the factors calibrated for plans in that scope (a blank cell: the value column's), and
     the fit_* rows saying what each was fitted on and how well. Returns (factors, by scope, quality)."""
     if sheet is None:

@@ -17,11 +17,11 @@ from openpyxl.drawing.spreadsheet_drawing import SpreadsheetDrawing
 from openpyxl.worksheet._writer import WorksheetWriter
 from openpyxl.writer.excel import ExcelWriter
 
-from ..engine.compute import PlanResult, compute_plan
+from ..engine.pipeline.compute import PlanResult, compute_plan
 from ..engine.quantities.metrics import Metrics
 from ..engine.performance.curve import missing_point
-from ..engine.errors import Problem, ValidationError
-from ..engine.scenario import Scenario
+from ..engine.core.errors import Problem, ValidationError
+from ..engine.plan.scenario import Scenario
 from . import sheets as S
 from .atomic import atomic_write
 from .xlsx_about import append_about_notes, write_about

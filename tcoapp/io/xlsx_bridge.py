@@ -13,7 +13,7 @@ from openpyxl.worksheet.datavalidation import DataValidation
 
 from ..engine.finance.bridge import BRIDGE_PARTS, TOTAL, part_key
 from ..engine.quantities.finance import YEAR_QUANTITIES
-from ..engine.scenario import Scenario
+from ..engine.plan.scenario import Scenario
 from . import sheets as S
 from .xlsx_layout import Layout
 from .xlsx_na import NA

@@ -12,10 +12,10 @@ from xml.sax.saxutils import escape
 import numpy as np
 from openpyxl.utils import get_column_letter
 
-from ..engine.compute import PlanResult
+from ..engine.pipeline.compute import PlanResult
 from ..engine.quantities.finance import CACHED_YEAR_ROWS, CARRIED_YEAR_ROWS
 from ..engine.quantities.metrics import CASHFLOW_METRICS, METRIC_BY_KEY, missing_text
-from ..engine.scenario import Scenario
+from ..engine.plan.scenario import Scenario
 from . import sheets as S
 from .xlsx_layout import CF_BANNER_ROW, CF_POOL_ROWS, Layout
 from .xlsx_montecarlo import STATUS_CURRENT

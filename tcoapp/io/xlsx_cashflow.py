@@ -18,7 +18,7 @@ from openpyxl.utils import get_column_letter
 
 from ..engine.finance.depreciation import MACRS_5_PERCENT, MACRS_7_PERCENT
 from ..engine.quantities.finance import HELD_CAPEX_RATES, OPEX_PARTS, PART_YEAR_KEYS, POOL_YEAR_KEYS, YEAR_QUANTITY_BY_KEY
-from ..engine.scenario import Scenario
+from ..engine.plan.scenario import Scenario
 from . import sheets as S
 from .xlsx_checks import banner
 from .xlsx_layout import (

@@ -5,7 +5,7 @@ from openpyxl.chart import BarChart, LineChart, Reference, Series
 from openpyxl.utils import get_column_letter
 
 from ..engine.quantities.finance import COMPONENT_KEYS
-from ..engine.scenario import Scenario
+from ..engine.plan.scenario import Scenario
 from . import sheets as S
 from .xlsx_layout import CF_YEAR_ROW, Layout
 

@@ -34,7 +34,7 @@ from ..engine.quantities.inputs import (
 from ..engine.uncertainty.fields import UNCERTAINTY_FIELDS
 from ..engine.quantities.finance import COMPONENT_KEYS, INPUT_BY_KEY as FINANCE_INPUT_KEYS, PART_ANNUAL_KEYS
 from ..engine.performance.factors import FACTOR_NAMES
-from ..engine.scenario import Scenario
+from ..engine.plan.scenario import Scenario
 from . import sheets as S
 from .xlsx_layout import SEARCH_MARGIN, WHOLE, Layout, cf_keys, count_where, plan_name_cell, row_where, table_column
 from ..engine.performance.measured import config_text

@@ -10,14 +10,14 @@ import math
 
 import numpy as np
 
-from ..engine.calibration_scope import QUALITY_ROWS
+from ..engine.plan.calibration_scope import QUALITY_ROWS
 from ..engine.quantities.factors import FACTOR_FIELD_BY_NAME
 from ..engine.quantities.inputs import (
     CURVE_POINT_FIELDS, DEVICE_FIELDS, MODEL_FIELDS, PLAN_FIELDS, POOL_FIELDS, PRICE_TIER_FIELDS, Field,
 )
 from ..engine.performance.factors import FACTOR_NAMES
 from ..engine.performance.measured import config_text
-from ..engine.scenario import Scenario
+from ..engine.plan.scenario import Scenario
 from . import sheets as S
 from .xlsx_bulk import PendingRows
 from .xlsx_styles import (

@@ -1,7 +1,7 @@
 """Adds the Monte Carlo sheets to an exported workbook when its scenario has uncertain inputs."""
 from __future__ import annotations
 
-from ..engine.errors import TcoError
+from ..engine.core.errors import TcoError
 from ..engine.uncertainty.simulate import simulate
 from . import sheets as S
 from .xlsx_montecarlo import write_draws, write_monte_carlo

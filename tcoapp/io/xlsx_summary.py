@@ -5,7 +5,7 @@ from __future__ import annotations
 from openpyxl.worksheet.pagebreak import Break
 
 from ..engine.quantities.metrics import METRIC_BY_KEY, SUMMARY_SHEET_METRICS
-from ..engine.scenario import Scenario
+from ..engine.plan.scenario import Scenario
 from . import sheets as S
 from .xlsx_charts import cost_chart, cumulative_chart
 from .xlsx_checks import banner, plan_header, plan_status

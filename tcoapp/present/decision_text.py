@@ -1,14 +1,14 @@
-"""The decision in words (engine/decision_choice.py): its objective's label, each plan's value, the
+"""The decision in words (engine/decision/choice.py): its objective's label, each plan's value, the
 reason and the `decision` block of `tcoapp compute --json`. The command line, the desktop app and
 the report all read these, so they say the same thing."""
 from __future__ import annotations
 
 import math
 
-from ..engine.decision import OBJECTIVES
-from ..engine.decision_choice import CONFIDENT, Decision
+from ..engine.decision.summary import OBJECTIVES
+from ..engine.decision.choice import CONFIDENT, Decision
 from .labels import in_sentence, input_label
-from ..engine.number_format import money, number, percent
+from ..engine.core.number_format import money, number, percent
 
 def objective_label(objective: str) -> str:
     return OBJECTIVES[objective][0]

@@ -12,16 +12,16 @@ import datetime
 from html import escape
 
 from ..io.versions import APP_VERSION
-from ..engine import decision
-from ..engine.compute import not_entered
-from ..engine.decision_choice import decide
+from ..engine.decision import summary as decision
+from ..engine.pipeline.compute import not_entered
+from ..engine.decision.choice import decide
 from ..engine.finance.sensitivity import tornado
 from ..engine.quantities.inputs import PLAN_FIELD_BY_NAME, PLAN_FIELDS
 from ..engine.quantities.metrics import METRIC_BY_KEY, TORNADO_METRICS
 from ..engine.uncertainty.inputs import DEVICE_FIELD_BY_NAME
 from .decision_text import objective_label, objective_value, reason
 from .labels import in_sentence, input_label
-from ..engine.number_format import money
+from ..engine.core.number_format import money
 from .values import choice_label, metric_value, percent, plain, usd
 
 CHARTS = (("objective_chart", "The ranking's objective, per plan"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from ..engine.quantities.metrics import METRIC_BY_KEY, missing_text
-from ..engine.number_format import count, money, number, percent, plain  # noqa: F401 (plain, percent: the callers' names)
+from ..engine.core.number_format import count, money, number, percent, plain  # noqa: F401 (plain, percent: the callers' names)
 
 CHOICE_LABELS: dict[str, str] = {   # a choice's key -> the words a person reads (the workbook keeps the key)
     "bf16": "BF16", "fp8": "FP8", "mxfp4": "MXFP4", "nvfp4": "NVFP4",

@@ -119,7 +119,7 @@ def test_simulation_progress_goes_to_stderr_at_most_once_a_second():
 
 
 def test_attention_weight_precision_of_a_pool_of_a_dense_model_is_refused_at_its_cell():
-    from tcoapp.engine.scenario import reference_problems
+    from tcoapp.engine.plan.scenario import reference_problems
     from tcoapp.io.load import load_scenario
 
     scenario = load_scenario(str(SAMPLES / "heterogeneous_disaggregated.xlsx"))

@@ -60,7 +60,7 @@ def test_value_text_formats():
 def test_compute_text_says_when_the_ranking_is_not_like_with_like():
     import dataclasses
     from tcoapp.cli.text import compute_text
-    from tcoapp.engine.compute import compute_scenario
+    from tcoapp.engine.pipeline.compute import compute_scenario
     from tcoapp.io.default_scenario import default_scenario
     scenario = default_scenario()
     assert "Not like with like" not in compute_text(scenario, compute_scenario(scenario))
@@ -80,7 +80,7 @@ def test_compute_text_has_no_raw_key_and_no_scientific_notation(path):
     """Every sample's text: labels, not keys; numbers in fixed notation; no line over 100 columns."""
     import re
     from tcoapp.cli.text import compute_text
-    from tcoapp.engine.compute import compute_scenario
+    from tcoapp.engine.pipeline.compute import compute_scenario
     from tcoapp.io.default_scenario import default_scenario
     from tcoapp.io.load import load_scenario
     scenario = default_scenario() if path is None else load_scenario(path)

@@ -115,7 +115,7 @@ def test_version_and_help():
 
 
 def test_default_scenario_json_has_every_metric_key():
-    from tcoapp.engine.compute import METRIC_KEYS
+    from tcoapp.engine.pipeline.compute import METRIC_KEYS
     done = run_cli("compute", "--json")
     assert done.returncode == 0, done.stderr
     plans = json.loads(done.stdout)["plans"]

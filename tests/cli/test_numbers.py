@@ -1,5 +1,5 @@
-"""The one number formatter (engine/number_format.py)."""
-from tcoapp.engine.number_format import count, json_rounded, money, money_short, number, percent
+"""The one number formatter (engine/core/number_format.py)."""
+from tcoapp.engine.core.number_format import count, json_rounded, money, money_short, number, percent
 
 
 def test_money_keeps_its_precision():

@@ -4,7 +4,7 @@ from __future__ import annotations
 import csv
 import pathlib
 
-from tcoapp.engine.records import make_device, make_model
+from tcoapp.engine.quantities.records import make_device, make_model
 
 CATALOG = pathlib.Path(__file__).resolve().parents[2] / "resources" / "catalog"
 

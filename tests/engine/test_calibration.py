@@ -6,7 +6,7 @@ import pytest
 
 from tcoapp.engine.performance.calibration import MeasuredPoint, calibrate, predict_point
 from tcoapp.engine.performance.factors import DEFAULT_FACTORS
-from tcoapp.engine.records import ServingConfig, Workload
+from tcoapp.engine.quantities.records import ServingConfig, Workload
 
 from tests.engine.catalog_data import DEVICES, MODELS
 

@@ -6,8 +6,8 @@ from dataclasses import replace
 
 import pytest
 
-from tcoapp.engine.calibration_scope import CalibrationScope, parse_scope, stack_name
-from tcoapp.engine.compute import compute_scenario
+from tcoapp.engine.plan.calibration_scope import CalibrationScope, parse_scope, stack_name
+from tcoapp.engine.pipeline.compute import compute_scenario
 from tcoapp.io.default_scenario import default_scenario
 
 BASE = default_scenario()

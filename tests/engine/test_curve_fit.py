@@ -11,7 +11,7 @@ from tcoapp.engine.performance.curve_fit import CalibrationRefused, fit_curve
 from tcoapp.engine.performance.factors import DEFAULT_FACTORS
 from tcoapp.engine.performance.generated import generate_curve
 from tcoapp.engine.performance.measured import make_measured_curve
-from tcoapp.engine.records import ServingConfig, Workload
+from tcoapp.engine.quantities.records import ServingConfig, Workload
 from tcoapp.io.catalog import load_catalog
 from tcoapp.io.curve_files import read_curve_file
 

@@ -5,9 +5,9 @@ import math
 import numpy as np
 import pytest
 
-from tcoapp.engine import decision
-from tcoapp.engine.compute import compute_plan, compute_scenario
-from tcoapp.engine.decision import months_text
+from tcoapp.engine.decision import summary as decision
+from tcoapp.engine.pipeline.compute import compute_plan, compute_scenario
+from tcoapp.engine.decision.summary import months_text
 from tcoapp.engine.finance.sensitivity import breakeven_output_price
 from tcoapp.io.default_scenario import default_scenario
 

@@ -12,10 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tcoapp.engine.compute import compute_scenario
-from tcoapp.engine.decision import OBJECTIVES
-from tcoapp.engine.decision_choice import CONFIDENT, decide, default_objective
-from tcoapp.engine.decision_draws import family, share_better
+from tcoapp.engine.pipeline.compute import compute_scenario
+from tcoapp.engine.decision.summary import OBJECTIVES
+from tcoapp.engine.decision.choice import CONFIDENT, decide, default_objective
+from tcoapp.engine.decision.draws import family, share_better
 from tcoapp.io.default_scenario import default_scenario
 from tcoapp.io.load import load_scenario
 from tcoapp.present.decision_text import decision_json, reason
@@ -36,7 +36,7 @@ def test_device_hours_with_debt_rank_by_equity_npv_and_the_first_is_the_best():
     assert d.ranked[0] == max(values, key=values.get)
     assert [values[n] for n in d.ranked] == sorted(values.values(), reverse=True)
     for s in d.summaries:   # breakevens fit device-hour revenue: never "no cash flows" where there are flows
-        from tcoapp.engine.decision import breakeven_price_text, breakeven_utilization_text
+        from tcoapp.engine.decision.summary import breakeven_price_text, breakeven_utilization_text
         assert "no cash flows" not in breakeven_price_text(s) + breakeven_utilization_text(s)
         assert "device-hour" in breakeven_price_text(s)
 

@@ -3,11 +3,11 @@ import dataclasses
 
 import pytest
 
-from tcoapp.engine.errors import ValidationError
+from tcoapp.engine.core.errors import ValidationError
 from tcoapp.engine.quantities.inputs import FIELD_TABLES, PLAN_FIELDS, Field
-from tcoapp.engine.records import Plan, make_device, make_model, make_plan
+from tcoapp.engine.quantities.records import Plan, make_device, make_model, make_plan
 from tcoapp.engine.quantities.inputs import PLAN_FIELD_BY_NAME
-from tcoapp.engine.validate import coerce
+from tcoapp.engine.quantities.validate import coerce
 
 
 def test_every_field_is_documented_with_unit_default_range_group_label_help():
@@ -81,7 +81,7 @@ def test_cross_field_checks():
 
 
 def test_metric_table_covers_every_metric_key_once():
-    from tcoapp.engine.compute import METRIC_KEYS
+    from tcoapp.engine.pipeline.compute import METRIC_KEYS
     from tcoapp.engine.quantities.metrics import METRICS
 
     # the metric keys of the contract, plus cost per million input tokens (the years issue) and the

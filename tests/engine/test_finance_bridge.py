@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from tcoapp.engine.compute import compute_scenario
+from tcoapp.engine.pipeline.compute import compute_scenario
 from tcoapp.engine.finance.bridge import BRIDGE_PARTS, cost_bridge
 from tcoapp.io.default_scenario import default_scenario
 

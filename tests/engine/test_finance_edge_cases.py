@@ -88,7 +88,7 @@ def test_monte_carlo_payback_draws_follow_the_same_rule():
     """A fully rented plan at discount rate 0 (NPV = the cumulative flow at the horizon) with an uncertain
     price around breakeven: every draw that loses money reads "never" (it read 0), every other one the
     plain walk's payback; the percentiles take "never" as late."""
-    from tcoapp.engine.records import make_pool
+    from tcoapp.engine.quantities.records import make_pool
     from tcoapp.engine.uncertainty.report import simulation_json
     from tcoapp.engine.uncertainty.simulate import simulate
 
@@ -150,7 +150,7 @@ def test_itemized_capex_by_hand():
 
 
 def test_a_capex_budget_sizes_with_the_itemized_capex():
-    from tcoapp.engine.compute import compute_plan
+    from tcoapp.engine.pipeline.compute import compute_plan
     from tcoapp.io.default_scenario import default_scenario
 
     scenario = default_scenario()

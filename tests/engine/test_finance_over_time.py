@@ -4,8 +4,8 @@ Each rule is checked on a plan that exercises it, against the figure its definit
 import numpy as np
 import pytest
 
-from tcoapp.engine.compute import compute_scenario
-from tcoapp.engine.records import make_pool
+from tcoapp.engine.pipeline.compute import compute_scenario
+from tcoapp.engine.quantities.records import make_pool
 from tcoapp.io.default_scenario import default_scenario
 
 
@@ -125,7 +125,7 @@ def test_carried_losses_offset_at_most_the_loss_limit_share_of_income():
 
 
 def test_the_decisions_reason_says_what_faster_software_does():
-    from tcoapp.engine.decision import reason
+    from tcoapp.engine.decision.summary import reason
     plan = _plan(pools=((64, 0),), years=4, throughput_change_per_year=0.3)
     text = reason(plan, _result(plan))
     assert "Software 30%/yr faster (throughput_change_per_year): year 4 serves 2.20x year 1's output tokens." in text

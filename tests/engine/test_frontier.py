@@ -6,10 +6,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tcoapp.engine.errors import Cancelled
+from tcoapp.engine.core.errors import Cancelled
 from tcoapp.engine.performance.frontier import pareto_mask, sweep
 from tcoapp.engine.performance.generated import generate_curve
-from tcoapp.engine.records import ServingConfig, Workload
+from tcoapp.engine.quantities.records import ServingConfig, Workload
 
 from tests.engine.catalog_data import DEVICES, MODELS
 

@@ -4,9 +4,9 @@ import math
 
 import pytest
 
-from tcoapp.engine.compute import compute_plan, compute_scenario
-from tcoapp.engine.frontier_share import LOW_SHARE
-from tcoapp.engine.search_defaults import WIDEST_DRAFT_TOKENS, WIDEST_PRECISIONS, widest_search
+from tcoapp.engine.pipeline.compute import compute_plan, compute_scenario
+from tcoapp.engine.serving.frontier_share import LOW_SHARE
+from tcoapp.engine.serving.defaults import WIDEST_DRAFT_TOKENS, WIDEST_PRECISIONS, widest_search
 from tcoapp.io.default_scenario import default_scenario
 from tcoapp.io.load import load_scenario
 

@@ -10,7 +10,7 @@ from tcoapp.engine.performance.roofline import moe_permute_bytes
 from tcoapp.engine.performance.memory import architecture, experts_touched
 from tcoapp.engine.performance.precision import BYTES_PER_VALUE, math_precision
 from tcoapp.engine.performance.spec_decode import tokens_per_step
-from tcoapp.engine.records import ServingConfig, Workload
+from tcoapp.engine.quantities.records import ServingConfig, Workload
 
 from tests.engine.catalog_data import DEVICES, MODELS
 

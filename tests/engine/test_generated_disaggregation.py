@@ -6,7 +6,7 @@ import pytest
 
 from tcoapp.engine.performance.disaggregation import generate_disaggregated
 from tcoapp.engine.performance.generated import generate_curve
-from tcoapp.engine.records import ServingConfig, Workload
+from tcoapp.engine.quantities.records import ServingConfig, Workload
 
 from tests.engine.catalog_data import DEVICES, MODELS
 

@@ -8,11 +8,11 @@ import json
 import numpy as np
 import pytest
 
-from tcoapp.engine.compute import compute_plan
+from tcoapp.engine.pipeline.compute import compute_plan
 from tcoapp.engine.performance import prediction_interval as pi
 from tcoapp.engine.performance.measured import make_measured_curve
-from tcoapp.engine.records import make_plan
-from tcoapp.engine.scenario import Scenario, check_scenario
+from tcoapp.engine.quantities.records import make_plan
+from tcoapp.engine.plan.scenario import Scenario, check_scenario
 from tcoapp.io.catalog import load_catalog
 
 CATALOG = load_catalog()

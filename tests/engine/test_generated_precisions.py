@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from tcoapp.engine.errors import ValidationError
+from tcoapp.engine.core.errors import ValidationError
 from tcoapp.engine.performance.precision import (
     math_precision, native_fp4_formats, supported_kv_precisions, supported_weight_precisions,
 )
-from tcoapp.engine.pools import resolve_pools
-from tcoapp.engine.records import make_device, make_plan
-from tcoapp.engine.scenario import Scenario, check_scenario
-from tcoapp.engine.serving_search import pool_search_space, search_serve_pool
+from tcoapp.engine.plan.pools import resolve_pools
+from tcoapp.engine.quantities.records import make_device, make_plan
+from tcoapp.engine.plan.scenario import Scenario, check_scenario
+from tcoapp.engine.serving.search import pool_search_space, search_serve_pool
 from tcoapp.io.catalog import load_catalog
 
 CATALOG = load_catalog()

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tcoapp.engine.performance.generated import generate_curve
-from tcoapp.engine.records import ServingConfig, Workload
+from tcoapp.engine.quantities.records import ServingConfig, Workload
 
 from tests.engine.catalog_data import DEVICES, MODELS
 

@@ -5,9 +5,9 @@ replica's devices, N: a pool's devices, link: that side's own device's scale_out
 worked out by hand from the catalog model's KV cache size."""
 import pytest
 
-from tcoapp.engine.compute import compute_plan
-from tcoapp.engine.records import make_plan, make_pool
-from tcoapp.engine.scenario import Scenario, check_scenario
+from tcoapp.engine.pipeline.compute import compute_plan
+from tcoapp.engine.quantities.records import make_plan, make_pool
+from tcoapp.engine.plan.scenario import Scenario, check_scenario
 from tcoapp.io.catalog import load_catalog
 
 CATALOG = load_catalog()

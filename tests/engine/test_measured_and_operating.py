@@ -5,12 +5,12 @@ import math
 import numpy as np
 import pytest
 
-from tcoapp.engine.compute import compute_plan
+from tcoapp.engine.pipeline.compute import compute_plan
 from tcoapp.engine.finance import sizing
-from tcoapp.engine.operating import operating_point
+from tcoapp.engine.serving.operating import operating_point
 from tcoapp.engine.performance.measured import evaluate_measured, make_measured_curve
-from tcoapp.engine.records import make_plan
-from tcoapp.engine.scenario import PriceTiers, Scenario, check_scenario
+from tcoapp.engine.quantities.records import make_plan
+from tcoapp.engine.plan.scenario import PriceTiers, Scenario, check_scenario
 from tcoapp.io.catalog import load_catalog
 
 CURVE = make_measured_curve("c", "H100-SXM", "Llama-3.1-8B", [1, 8, 64, 256], [100, 700, 3000, 5000],

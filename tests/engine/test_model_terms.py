@@ -11,7 +11,7 @@ from tcoapp.engine.performance.generated import run_roofline
 from tcoapp.engine.performance.memory import architecture, weight_bytes_per_device
 from tcoapp.engine.performance.precision import math_precision, peak_flops
 from tcoapp.engine.performance.roofline import core_s, moe_permute_bytes, sequence_overhead_s
-from tcoapp.engine.records import ServingConfig, Workload
+from tcoapp.engine.quantities.records import ServingConfig, Workload
 
 from .catalog_data import DEVICES, MODELS
 
@@ -128,9 +128,9 @@ def test_a_mixed_fp8_attention_nvfp4_moe_checkpoint_sits_between_all_fp4_and_all
 
 
 def test_a_mixed_precision_is_refused_on_a_dense_model_and_when_unknown():
-    from tcoapp.engine.errors import ValidationError
+    from tcoapp.engine.core.errors import ValidationError
     from tcoapp.engine.performance.generated import config_problems
-    from tcoapp.engine.records import make_plan
+    from tcoapp.engine.quantities.records import make_plan
     problems = config_problems(H200, LLAMA70, ServingConfig(attention_weight_precision="fp8"))
     assert any("attention_weight_precision" in p and "dense" in p for p in problems)
     with pytest.raises(ValidationError, match="attention_weight_precision = 'fp6'"):
@@ -168,8 +168,8 @@ def capacity(device):
 
 
 def test_a_fast_tier_needs_its_bandwidth():
-    from tcoapp.engine.errors import ValidationError
-    from tcoapp.engine.records import make_device
+    from tcoapp.engine.core.errors import ValidationError
+    from tcoapp.engine.quantities.records import make_device
     row = {k: v for k, v in DEVICES["H200-SXM"].as_dict().items() if v is not None}
     with pytest.raises(ValidationError, match="fast_mem_bw_gb_s = 0: a fast memory tier"):
         make_device({**row, "fast_memory_gb": 1.0, "fast_mem_bw_gb_s": 0.0})

@@ -8,7 +8,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from tcoapp.engine.errors import ValidationError
+from tcoapp.engine.core.errors import ValidationError
 from tcoapp.engine.performance.factors import DEFAULT_FACTORS
 from tcoapp.engine.performance.generated import run_roofline
 from tcoapp.engine.performance.latency_tail import prefills_sat_through, seconds_per_token, wait_quantile_s
@@ -18,7 +18,7 @@ from tcoapp.engine.performance.roofline import grouped_gemm_efficiency, schedule
 from tcoapp.engine.performance.software_maturity import (
     FACTORS_DATE, date_note, date_problem, month_text, months, software_speed,
 )
-from tcoapp.engine.records import ServingConfig, Workload, make_plan
+from tcoapp.engine.quantities.records import ServingConfig, Workload, make_plan
 
 from .catalog_data import DEVICES, MODELS
 
@@ -236,7 +236,7 @@ def test_an_fp4_kv_cache_only_where_a_named_stack_runs_it():
 
 
 def test_draft_tokens_only_for_a_model_with_a_published_draft_or_mtp_head():
-    from tcoapp.engine.search_space import search_space
+    from tcoapp.engine.serving.space import search_space
     plan = make_plan("p", {"device": "B200", "model": "Llama-2-70B", "serving_search": "auto",
                            "search_max_draft_tokens": 3, "search_precisions": "fp8;nvfp4;mxfp4"})
     dense = search_space(plan, B200, MODELS["Llama-2-70B"], 8, "fp8", "fp8")

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from tcoapp.engine.errors import Cancelled
+from tcoapp.engine.core.errors import Cancelled
 from tcoapp.engine.quantities.metrics import SIMULATED_METRICS
 from tcoapp.engine.uncertainty import exact_percentiles, simulate as simulate_module
 from tcoapp.engine.uncertainty.exact_percentiles import ExactPercentiles, key_values, refine_step, sort_keys
@@ -132,7 +132,7 @@ def test_a_run_past_the_kept_draws_exports_and_tabulates_the_kept_ones(scenario,
     import openpyxl
 
     import tcoapp
-    from tcoapp.engine.compute import compute_scenario
+    from tcoapp.engine.pipeline.compute import compute_scenario
     from tcoapp.io.workbook_write import write_scenario
 
     monkeypatch.setattr(simulate_module, "KEEP_DRAWS", 150)

@@ -7,8 +7,8 @@ import dataclasses
 import numpy as np
 import pytest
 
-from tcoapp.engine.compute import compute_scenario
-from tcoapp.engine.records import make_pool
+from tcoapp.engine.pipeline.compute import compute_scenario
+from tcoapp.engine.quantities.records import make_pool
 from tcoapp.engine.uncertainty import simulate as simulate_module
 from tcoapp.engine.uncertainty.inputs import UncertainInput
 from tcoapp.engine.uncertainty.simulate import simulate

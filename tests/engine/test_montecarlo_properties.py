@@ -6,7 +6,7 @@ from hypothesis import given, strategies as st
 from tcoapp.engine.uncertainty.distributions import ppf
 from tcoapp.engine.uncertainty.inputs import make_uncertain_input, target_field
 from tcoapp.engine.uncertainty.statistics import percentile, prob_higher
-from tcoapp.engine.validate import _in_range
+from tcoapp.engine.quantities.validate import _in_range
 
 KEYS = ("utilization", "pue", "electricity_usd_per_kwh", "price_change_per_year", "factor.eta_mem",
         "device.price_usd", "discount_rate", "spec_decode_acceptance")

@@ -3,7 +3,7 @@ deterministic plan without uncertain inputs, seeds, groups (rank correlation 1),
 import numpy as np
 import pytest
 
-from tcoapp.engine.compute import compute_plan
+from tcoapp.engine.pipeline.compute import compute_plan
 from tcoapp.engine.finance.sensitivity import breakeven_output_price
 from tcoapp.engine.uncertainty.report import SUMMARY_METRICS, simulation_json
 from tcoapp.engine.uncertainty.simulate import simulate
@@ -112,7 +112,7 @@ def test_factor_uncertainty_moves_the_operating_point_and_drives_npv():
 
 
 def test_a_star_device_row_needs_one_device_for_every_plan():
-    from tcoapp.engine.errors import ValidationError
+    from tcoapp.engine.core.errors import ValidationError
 
     s = scenario_with(row("*", "device.price_usd", "uniform", low=20000.0, high=30000.0))
     with pytest.raises(ValidationError, match="the plans run different devices"):

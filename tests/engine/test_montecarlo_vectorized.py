@@ -6,7 +6,7 @@ import numpy as np
 import numpy_financial as npf
 import pytest
 
-from tcoapp.engine.compute import compute_plan
+from tcoapp.engine.pipeline.compute import compute_plan
 from tcoapp.engine.finance import cashflow, sizing
 from tcoapp.engine.uncertainty.serve_draws import ServeCase, serve_draws
 from tcoapp.engine.uncertainty.simulate import simulate
@@ -146,7 +146,7 @@ def test_vectorized_irr_and_payback_equal_the_row_by_row_definitions():
 
 def test_tier_prices_per_draw_equal_price_at():
     """One tier rule: `prices_at` over draws, `price_at` its one-draw case (0 below the slowest tier)."""
-    from tcoapp.engine.scenario import PriceTiers
+    from tcoapp.engine.plan.scenario import PriceTiers
     tiers = PriceTiers("t", (50.0, 10.0, 100.0), (1.0, 0.5, 2.0))
     per_user = np.array([5.0, 10.0, 49.9, 50.0, 150.0, np.nan])
     expected = [0.0, 0.5, 0.5, 1.0, 2.0, np.nan]
@@ -156,7 +156,7 @@ def test_tier_prices_per_draw_equal_price_at():
 
 
 def test_grid_floor_is_the_largest_search_batch_below():
-    from tcoapp.engine.operating import search_batches
+    from tcoapp.engine.serving.operating import search_batches
     from tcoapp.engine.uncertainty.serve_draws import grid_floor
     rng = np.random.default_rng(0)
     for upper in list(rng.uniform(65, 65536, 60)) + [65.0, 100.0, 1000.0, 65536.0]:
@@ -198,7 +198,7 @@ def test_prefill_decode_pairs_over_draws_equal_the_fleet_point(sample):
 
 
 def test_multi_pool_sizing_moves_with_its_inputs():
-    from tcoapp.engine.records import make_pool
+    from tcoapp.engine.quantities.records import make_pool
 
     plan = default_scenario().plans[2]
     pools = tuple(make_pool({"plan": plan.name, "pool": name, "device": device, "device_count": share})

@@ -1,10 +1,10 @@
 """Normalization re-sizes every plan to the reference plan's power, capex or demand."""
 import pytest
 
-from tcoapp.engine.compute import compute_scenario
-from tcoapp.engine.normalize import normalize
-from tcoapp.engine.records import make_plan
-from tcoapp.engine.scenario import Scenario
+from tcoapp.engine.pipeline.compute import compute_scenario
+from tcoapp.engine.pipeline.normalize import normalize
+from tcoapp.engine.quantities.records import make_plan
+from tcoapp.engine.plan.scenario import Scenario
 from tcoapp.io.catalog import load_catalog
 
 

@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from tcoapp.engine.compute import compute_plan
-from tcoapp.engine.errors import ValidationError
+from tcoapp.engine.pipeline.compute import compute_plan
+from tcoapp.engine.core.errors import ValidationError
 from tcoapp.engine.finance.metrics import finance_metrics
 from tcoapp.engine.quantities.finance import finance_inputs
 from tcoapp.engine.finance.sizing import servers_within
-from tcoapp.engine.records import make_plan, make_pool
-from tcoapp.engine.scenario import Scenario, check_scenario
+from tcoapp.engine.quantities.records import make_plan, make_pool
+from tcoapp.engine.plan.scenario import Scenario, check_scenario
 from tcoapp.io.catalog import load_catalog
 
 SECONDS_PER_YEAR = 8760 * 3600

@@ -4,14 +4,14 @@ import math
 
 import pytest
 
-from tcoapp.engine.compute import compute_plan
-from tcoapp.engine.errors import ValidationError
+from tcoapp.engine.pipeline.compute import compute_plan
+from tcoapp.engine.core.errors import ValidationError
 from tcoapp.engine.quantities.factors import FACTOR_FIELD_BY_NAME
 from tcoapp.engine.quantities.factors import factor_problem
 from tcoapp.engine.performance.factors import DEFAULT_FACTORS, FACTOR_NAMES
 from tcoapp.engine.performance.measured import make_measured_curve
-from tcoapp.engine.records import make_device, make_model, make_plan
-from tcoapp.engine.scenario import PriceTiers, Scenario
+from tcoapp.engine.quantities.records import make_device, make_model, make_plan
+from tcoapp.engine.plan.scenario import PriceTiers, Scenario
 from tcoapp.io.catalog import load_catalog
 
 

@@ -8,14 +8,14 @@ import itertools
 import numpy as np
 import pytest
 
-import tcoapp.engine.serving_search as serving_search
-from tcoapp.engine.compute import compute_plan
-from tcoapp.engine.frontier_share import frontier_for
+import tcoapp.engine.serving.search as serving_search
+from tcoapp.engine.pipeline.compute import compute_plan
+from tcoapp.engine.serving.frontier_share import frontier_for
 from tcoapp.engine.performance.frontier import pareto_mask, sweep
 from tcoapp.engine.performance.generated import generate_curve, memory_limit
-from tcoapp.engine.records import ServingConfig, Workload, make_plan
-from tcoapp.engine.scenario import Scenario, check_scenario
-from tcoapp.engine.search_defaults import widest_search
+from tcoapp.engine.quantities.records import ServingConfig, Workload, make_plan
+from tcoapp.engine.plan.scenario import Scenario, check_scenario
+from tcoapp.engine.serving.defaults import widest_search
 from tcoapp.io.catalog import load_catalog
 
 CATALOG = load_catalog()
@@ -67,7 +67,7 @@ def test_the_frontier_reuses_the_plans_sweep_and_finds_what_its_own_sweep_finds(
     scoped = scenario.for_plan(p)
     fresh = frontier_for(scoped, p.with_(input_tokens=1001), result.pools, result.point.tokens_per_s_per_user)
     assert len(calls) == 2 and fresh is not None                # another workload: swept again, not reused
-    import tcoapp.engine.frontier_share as frontier_share
+    import tcoapp.engine.serving.frontier_share as frontier_share
     monkeypatch.setattr(frontier_share, "_CACHE", {})
     again = frontier_for(scoped, p, result.pools, result.point.tokens_per_s_per_user)
     assert len(calls) == 3 and again == result.frontier         # its own sweep finds the same frontier

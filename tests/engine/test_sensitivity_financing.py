@@ -8,7 +8,7 @@ reproducers of what went wrong.
 import numpy as np
 import pytest
 
-from tcoapp.engine.compute import compute_scenario
+from tcoapp.engine.pipeline.compute import compute_scenario
 from tcoapp.engine.finance.metrics import finance_metrics
 from tcoapp.engine.finance.sensitivity import (
     _affine_root, breakeven_device_hour_price, breakeven_output_price, breakeven_utilization, tornado,

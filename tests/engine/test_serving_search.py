@@ -9,17 +9,17 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from tcoapp.engine.compute import compute_plan
-from tcoapp.engine.errors import ValidationError
-from tcoapp.engine.operating import operating_point
-from tcoapp.engine.pools import POOL_SERVING_KEYS, resolve_pools
-from tcoapp.engine.records import make_plan, make_pool
-from tcoapp.engine.scenario import Scenario, check_scenario
-from tcoapp.engine.search_objective import objective_score
-from tcoapp.engine.search_space import parallel_sizes
-from tcoapp.engine.serving_freeze import frozen_plan
-from tcoapp.engine.serving_search import pool_search_space, search_serve_pool, space_configs
-from tcoapp.engine.fleet import pool_capacities
+from tcoapp.engine.pipeline.compute import compute_plan
+from tcoapp.engine.core.errors import ValidationError
+from tcoapp.engine.serving.operating import operating_point
+from tcoapp.engine.plan.pools import POOL_SERVING_KEYS, resolve_pools
+from tcoapp.engine.quantities.records import make_plan, make_pool
+from tcoapp.engine.plan.scenario import Scenario, check_scenario
+from tcoapp.engine.serving.objective import objective_score
+from tcoapp.engine.serving.space import parallel_sizes
+from tcoapp.engine.serving.freeze import frozen_plan
+from tcoapp.engine.serving.search import pool_search_space, search_serve_pool, space_configs
+from tcoapp.engine.serving.fleet import pool_capacities
 from tcoapp.engine.performance.pool_pair import busy_power_w
 from tcoapp.io.catalog import load_catalog
 

@@ -280,7 +280,7 @@ def test_display_problem_names_a_missing_xcb_library():
 
 def test_a_broken_workbook_gives_the_cli_error_lines_inline_and_the_app_stays_up(qtbot, dialogs, tmp_path):
     """Every corpus workbook the CLI rejects: the same lines inline, the window up on the default."""
-    from tcoapp.engine.errors import TcoError
+    from tcoapp.engine.core.errors import TcoError
     from tcoapp.io.workbook_read import read_scenario
     from tests.io.broken.corpus import CASES
 

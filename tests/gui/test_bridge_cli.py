@@ -7,8 +7,8 @@ import math
 import subprocess
 import sys
 
-from tcoapp.engine.compute import compute_scenario
-from tcoapp.engine.number_format import json_rounded
+from tcoapp.engine.pipeline.compute import compute_scenario
+from tcoapp.engine.core.number_format import json_rounded
 from tcoapp.gui.bridge_view import BridgeView, waterfall
 from tcoapp.gui.document import Document
 from tcoapp.io.default_scenario import default_scenario

@@ -3,7 +3,7 @@ frontier per device with each plan's point and the target line."""
 import numpy as np
 import pytest
 
-from tcoapp.engine.decision import OBJECTIVES
+from tcoapp.engine.decision.summary import OBJECTIVES
 
 
 def test_decision_is_the_first_tab_and_names_the_cheapest_plan(window):
@@ -152,7 +152,7 @@ def test_a_sweep_that_fails_in_the_signature_chart_says_why_under_it(window, qtb
     import tcoapp.engine.performance.frontier as frontier
     import tcoapp.gui.signature_data as signature_data
 
-    from tcoapp.engine.errors import TcoError
+    from tcoapp.engine.core.errors import TcoError
 
     def broken_sweep(*args, **kw):   # the engine refuses (its own error type; a bug elsewhere is not hidden)
         raise TcoError("sweep table exhausted")

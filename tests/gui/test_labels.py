@@ -3,9 +3,9 @@ import math
 
 import pytest
 
-from tcoapp.engine.compute import METRIC_KEYS
+from tcoapp.engine.pipeline.compute import METRIC_KEYS
 from tcoapp.engine.quantities.inputs import PLAN_FIELDS
-from tcoapp.engine.validate import coerce
+from tcoapp.engine.quantities.validate import coerce
 from tcoapp.gui.labels import METRICS, format_field, format_metric, format_metric_with_unit, label_with_unit
 
 

@@ -32,7 +32,7 @@ def test_a_decode_pool_is_drawn_with_its_own_curve_and_the_marker_on_it(open_win
         point = shown_point(plan, result)
         decode = next(r for r in result.pool_rows() if r["role"] == "decode")
         assert point["batch"] == decode["batch"] and point["tokens_per_s_per_user"] == decode["tokens_per_s_per_user"]
-        from tcoapp.engine.serving_freeze import frozen_plan   # a searched pool: the configuration it runs
+        from tcoapp.engine.serving.freeze import frozen_plan   # a searched pool: the configuration it runs
         from tcoapp.gui.perf_data import _decode_values, shown_plan
         drawn = frozen_plan(plan, result.searches)
         batch, values = curve_for(doc.scenario, drawn)
@@ -53,7 +53,7 @@ def test_a_decode_pool_is_drawn_with_its_own_curve_and_the_marker_on_it(open_win
 
 
 def test_a_plan_without_pools_rows_keeps_its_own_point():
-    from tcoapp.engine.compute import compute_plan
+    from tcoapp.engine.pipeline.compute import compute_plan
     from tcoapp.io.default_scenario import default_scenario
 
     scenario = default_scenario()

@@ -5,7 +5,7 @@ import os
 import numpy as np
 import pytest
 
-from tcoapp.engine.number_format import money
+from tcoapp.engine.core.number_format import money
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SAMPLE = os.path.join(ROOT, "samples", "hopper_to_blackwell_power_limited.xlsx")
@@ -26,7 +26,7 @@ def test_costs_spanning_more_than_10x_get_a_log_axis_and_labels(sample_window):
     assert chart.log and econ.cost_axis.logMode
     for cost, text in zip(costs, chart.texts):
         if np.isfinite(cost):
-            assert text == money(cost)   # the one formatter (engine/number_format.py)
+            assert text == money(cost)   # the one formatter (engine/core/number_format.py)
         else:
             assert text == "n/a: target not met"
     # every bar ends at its total on the log axis

@@ -4,7 +4,7 @@ import time
 import numpy as np
 import pytest
 
-from tcoapp.engine.errors import Cancelled, TcoError
+from tcoapp.engine.core.errors import Cancelled, TcoError
 from tcoapp.gui.worker import TaskRunner
 
 

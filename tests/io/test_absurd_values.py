@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from tcoapp.cli import main
-from tcoapp.engine.errors import ValidationError
+from tcoapp.engine.core.errors import ValidationError
 from tcoapp.engine.quantities.inputs import PLAN_FIELD_BY_NAME
-from tcoapp.engine.validate import coerce
+from tcoapp.engine.quantities.validate import coerce
 from tcoapp.io.curve_files import read_curve_file
 from tcoapp.io.load import load_scenario
 

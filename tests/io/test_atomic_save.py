@@ -110,7 +110,7 @@ def test_sigkill_during_saves_leaves_the_old_or_the_new_file_and_no_leftovers(tm
 
 def test_a_save_error_naming_a_huge_path_is_one_short_line(tmp_path, capsys):
     """Every error line is cut to a readable length, whatever message produced it."""
-    from tcoapp.engine.errors import LINE_CHARS
+    from tcoapp.engine.core.errors import LINE_CHARS
 
     source = hand_made(tmp_path / "in.xlsx")
     huge = str(tmp_path / ("d" * 200) / ("n" * 200) / "out.xlsx")

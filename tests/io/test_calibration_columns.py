@@ -4,8 +4,8 @@ from __future__ import annotations
 import openpyxl
 import pytest
 
-from tcoapp.engine.compute import compute_scenario
-from tcoapp.engine.errors import ValidationError
+from tcoapp.engine.pipeline.compute import compute_scenario
+from tcoapp.engine.core.errors import ValidationError
 from tcoapp.io.calibration_book import with_device_factors
 from tcoapp.io.default_scenario import default_scenario
 from tcoapp.io.workbook_read import read_scenario

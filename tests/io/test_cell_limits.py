@@ -3,7 +3,7 @@ from dataclasses import replace
 
 import pytest
 
-from tcoapp.engine.errors import ValidationError
+from tcoapp.engine.core.errors import ValidationError
 from tcoapp.io.cell_limits import MAX_CELL_TEXT
 from tcoapp.io.default_scenario import default_scenario
 from tcoapp.io.workbook_read import read_scenario

@@ -12,7 +12,7 @@ import numpy as np
 import openpyxl
 import pytest
 
-from tcoapp.engine.compute import compute_scenario
+from tcoapp.engine.pipeline.compute import compute_scenario
 from tcoapp.engine.quantities.inputs import CURVE_POINT_FIELDS, DEVICE_FIELDS, MODEL_FIELDS, PLAN_FIELDS, POOL_FIELDS
 from tcoapp.engine.performance.factors import FACTOR_NAMES
 from tcoapp.engine.performance.measured import make_measured_curve

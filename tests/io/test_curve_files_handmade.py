@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tcoapp.engine.errors import ValidationError
+from tcoapp.engine.core.errors import ValidationError
 from tcoapp.engine.performance.measured import evaluate_measured
 from tcoapp.io.curve_files import read_curve_file
 

@@ -114,7 +114,7 @@ def test_a_curve_whose_tp_and_ep_give_no_engine_layout_is_not_calibrated(tmp_pat
 
 
 def test_a_disaggregated_moe_deployment_becomes_pools_with_its_layout_precisions_and_stack():
-    from tcoapp.engine.pools_from_curve import two_pool_plan
+    from tcoapp.engine.plan.pools_from_curve import two_pool_plan
     from tcoapp.io.default_scenario import default_scenario
 
     path = DATA / "aiconfigurator_gptoss120b_b200_trtllm_disagg_pareto.csv"

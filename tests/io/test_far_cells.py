@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tcoapp.engine.errors import TcoError
+from tcoapp.engine.core.errors import TcoError
 from tcoapp.io.load import load_scenario
 
 from .far_cells import sheet_parts, with_far_cell

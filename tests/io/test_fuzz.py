@@ -25,7 +25,7 @@ import time
 
 import pytest
 
-from tcoapp.engine.compute import METRIC_KEYS
+from tcoapp.engine.pipeline.compute import METRIC_KEYS
 from tcoapp.io.default_scenario import default_scenario
 from tcoapp.io.workbook_write import write_scenario
 

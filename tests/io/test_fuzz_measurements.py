@@ -15,7 +15,7 @@ import io
 import os
 import random
 
-from tcoapp.engine.errors import TcoError
+from tcoapp.engine.core.errors import TcoError
 from tcoapp.io.measurement_numbers import NUMBER_COLUMNS
 from tcoapp.io.measurements import DEFAULT_CSV, accuracy_of_file, read_measurements
 

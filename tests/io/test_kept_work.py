@@ -5,7 +5,7 @@ from __future__ import annotations
 import openpyxl
 import pytest
 
-from tcoapp.engine.errors import ValidationError
+from tcoapp.engine.core.errors import ValidationError
 from tcoapp.engine.quantities.inputs import PLAN_FIELD_BY_NAME
 from tcoapp.io.kept_work import is_own_row, kept_notes
 from tcoapp.io.workbook_read import read_scenario

@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tcoapp.engine.errors import ValidationError
-from tcoapp.engine.number_text import read_typed
+from tcoapp.engine.core.errors import ValidationError
+from tcoapp.engine.core.number_text import read_typed
 from tcoapp.engine.quantities.inputs import PLAN_FIELD_BY_NAME
-from tcoapp.engine.validate import coerce
+from tcoapp.engine.quantities.validate import coerce
 from tcoapp.io.curve_files import read_curve_file
 
 from .locale_resave import LOCALES, resave

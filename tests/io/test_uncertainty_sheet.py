@@ -1,7 +1,7 @@
 """The Uncertainty sheet: read, validated (one error per bad row, naming sheet and cell), round trip."""
 import pytest
 
-from tcoapp.engine.errors import ValidationError
+from tcoapp.engine.core.errors import ValidationError
 from tcoapp.io.workbook_read import read_scenario
 from tcoapp.io.workbook_write import write_scenario
 

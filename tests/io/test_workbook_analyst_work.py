@@ -14,9 +14,9 @@ import subprocess
 import openpyxl
 import pytest
 
-from tcoapp.engine.errors import ValidationError
+from tcoapp.engine.core.errors import ValidationError
 
-from tcoapp.engine.compute import compute_scenario
+from tcoapp.engine.pipeline.compute import compute_scenario
 from tcoapp.io import sheets as S
 from tcoapp.io.default_scenario import default_scenario
 from tcoapp.io.kept_work import kept_notes

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from tcoapp.engine.errors import LINE_CHARS, ValidationError
+from tcoapp.engine.core.errors import LINE_CHARS, ValidationError
 from tcoapp.io.workbook_read import read_scenario
 
 from .broken.corpus import CASES, forged_dimension, hand_made

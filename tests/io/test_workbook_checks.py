@@ -9,7 +9,7 @@ import pathlib
 import openpyxl
 import pytest
 
-from tcoapp.engine.compute import compute_scenario
+from tcoapp.engine.pipeline.compute import compute_scenario
 from tcoapp.engine.quantities.inputs import DEVICE_FIELDS, MODEL_FIELDS, POOL_FIELDS
 from tcoapp.io import sheets as S
 from tcoapp.io.default_scenario import default_scenario

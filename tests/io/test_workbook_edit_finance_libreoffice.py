@@ -7,8 +7,8 @@ time") as live formulas, on plans that exercise each. One soffice launch for the
 import openpyxl
 import pytest
 
-from tcoapp.engine.compute import compute_scenario
-from tcoapp.engine.records import make_pool
+from tcoapp.engine.pipeline.compute import compute_scenario
+from tcoapp.engine.quantities.records import make_pool
 from tcoapp.io import sheets as S
 from tcoapp.io.default_scenario import default_scenario
 from tcoapp.io.workbook_write import write_scenario

@@ -18,8 +18,8 @@ import numpy as np
 import openpyxl
 import pytest
 
-from tcoapp.engine.compute import compute_scenario
-from tcoapp.engine.errors import ValidationError
+from tcoapp.engine.pipeline.compute import compute_scenario
+from tcoapp.engine.core.errors import ValidationError
 from tcoapp.engine.quantities.inputs import DEVICE_FIELDS
 from tcoapp.io import sheets as S
 from tcoapp.io.default_scenario import default_scenario

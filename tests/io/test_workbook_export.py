@@ -6,12 +6,12 @@ import openpyxl
 import pytest
 
 from tcoapp import SCHEMA_VERSION, __version__
-from tcoapp.engine.compute import METRIC_KEYS, compute_scenario
+from tcoapp.engine.pipeline.compute import METRIC_KEYS, compute_scenario
 from tcoapp.engine.quantities.inputs import PLAN_FIELDS
 from tcoapp.engine.quantities.finance import COST_COMPONENTS
 from tcoapp.io import sheets as S
-from tcoapp.engine.records import make_plan
-from tcoapp.engine.scenario import Scenario, check_scenario
+from tcoapp.engine.quantities.records import make_plan
+from tcoapp.engine.plan.scenario import Scenario, check_scenario
 from tcoapp.io.catalog import load_catalog
 from tcoapp.io.default_scenario import default_scenario
 from tcoapp.io.workbook_write import SHEET_ORDER, write_scenario

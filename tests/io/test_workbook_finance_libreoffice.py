@@ -7,11 +7,11 @@ import math
 import openpyxl
 import pytest
 
-from tcoapp.engine.compute import compute_scenario
+from tcoapp.engine.pipeline.compute import compute_scenario
 from tcoapp.engine.finance.bridge import cost_bridge
 from tcoapp.io import sheets as S
 from tcoapp.io.xlsx_bridge import bridge_rows
-from tcoapp.engine.records import make_pool
+from tcoapp.engine.quantities.records import make_pool
 from tcoapp.io.default_scenario import default_scenario
 from tcoapp.io.workbook_write import write_scenario
 

@@ -3,11 +3,11 @@ import openpyxl
 import pytest
 
 from tcoapp import SCHEMA_VERSION
-from tcoapp.engine.errors import ValidationError
+from tcoapp.engine.core.errors import ValidationError
 from tcoapp.engine.performance.factors import DEFAULT_FACTORS
 from tcoapp.engine.performance.measured import make_measured_curve
-from tcoapp.engine.records import make_device, make_plan
-from tcoapp.engine.scenario import PriceTiers
+from tcoapp.engine.quantities.records import make_device, make_plan
+from tcoapp.engine.plan.scenario import PriceTiers
 from tcoapp.io import migrate
 from tcoapp.io.workbook_read import read_scenario
 

@@ -8,7 +8,7 @@ import numpy as np
 import openpyxl
 import pytest
 
-from tcoapp.engine.compute import compute_scenario
+from tcoapp.engine.pipeline.compute import compute_scenario
 from tcoapp.io import sheets as S
 from tcoapp.io.default_scenario import default_scenario
 from tcoapp.io.workbook_read import read_scenario

@@ -8,8 +8,8 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from tcoapp.engine.compute import compute_scenario
-from tcoapp.engine.errors import ValidationError
+from tcoapp.engine.pipeline.compute import compute_scenario
+from tcoapp.engine.core.errors import ValidationError
 from tcoapp.io import sheets as S
 from tcoapp.io.workbook_read import read_scenario
 from tcoapp.io.workbook_write import write_scenario

@@ -11,7 +11,7 @@ import zipfile
 import openpyxl
 import pytest
 
-from tcoapp.engine.errors import ValidationError
+from tcoapp.engine.core.errors import ValidationError
 from tcoapp.io import sheets as S
 from tcoapp.io.default_scenario import default_scenario
 from tcoapp.io.workbook_read import read_scenario

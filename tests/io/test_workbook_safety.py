@@ -6,7 +6,7 @@ import openpyxl
 import openpyxl.writer.excel
 import pytest
 
-from tcoapp.engine.errors import TcoError, ValidationError
+from tcoapp.engine.core.errors import TcoError, ValidationError
 from tcoapp.io import atomic
 from tcoapp.io.atomic import SaveError, atomic_write
 from tcoapp.io.safety import check_defused

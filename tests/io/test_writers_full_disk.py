@@ -56,7 +56,7 @@ def test_the_report_goes_through_the_atomic_save_with_unique_temporaries(tmp_pat
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtGui import QGuiApplication
     app = QGuiApplication.instance() or QGuiApplication([])
-    from tcoapp.engine.compute import compute_scenario
+    from tcoapp.engine.pipeline.compute import compute_scenario
     from tcoapp.gui.report_pdf import write_report_pdf
     from tcoapp.io.load import load_scenario
     scenario = load_scenario(None)

@@ -15,7 +15,7 @@ import subprocess
 import numpy as np
 import openpyxl
 
-from tcoapp.engine.compute import not_entered
+from tcoapp.engine.pipeline.compute import not_entered
 from tcoapp.engine.quantities.metrics import METRIC_BY_KEY
 from tcoapp.io import sheets as S
 from tcoapp.io.xlsx_inputs import plan_rows

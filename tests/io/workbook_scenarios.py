@@ -10,8 +10,8 @@ from tcoapp.engine.quantities.inputs import PRECISIONS, SIZING_MODES
 from tcoapp.engine.quantities.factors import FACTOR_FIELD_BY_NAME
 from tcoapp.engine.performance.factors import DEFAULT_FACTORS, FACTOR_NAMES
 from tcoapp.engine.performance.measured import make_measured_curve
-from tcoapp.engine.records import make_device, make_model, make_plan
-from tcoapp.engine.scenario import PriceTiers, Scenario
+from tcoapp.engine.quantities.records import make_device, make_model, make_plan
+from tcoapp.engine.plan.scenario import PriceTiers, Scenario
 from tcoapp.io.catalog import load_catalog
 
 TRICKY_NAMES = ("=1+1", "+SUM(A1:A2)", "-2", "@cmd", "=HYPERLINK(\"http://x\")", "ünïcødé ☃", "a'b",

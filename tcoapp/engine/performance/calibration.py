@@ -13,7 +13,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from ..records import ServingConfig, Workload
+from ..quantities.records import ServingConfig, Workload
 from .factors import DEFAULT_FACTORS, EfficiencyFactors
 from .generated import generate_curve
 

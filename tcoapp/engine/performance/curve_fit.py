@@ -27,9 +27,9 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from ..errors import TcoError
+from ..core.errors import TcoError
 from ..quantities.inputs import PRECISIONS
-from ..records import ServingConfig, Workload
+from ..quantities.records import ServingConfig, Workload
 from .calibration import BOUNDS, CalibrationResult, calibrate, points_from_curve, residuals
 from .factors import DEFAULT_FACTORS, EfficiencyFactors
 from .measured import MeasuredCurve

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..records import Device, ModelSpec, ServingConfig, Workload
+from ..quantities.records import Device, ModelSpec, ServingConfig, Workload
 from .curve import CurveArrays
 from .factors import DEFAULT_FACTORS, EfficiencyFactors
 from .generated import config_problems, run_roofline

@@ -4,7 +4,7 @@ Every configuration of the grid is evaluated by the roofline kernel in broadcast
 call per chunk of configurations over all batches); the result keeps every point (the cloud) and
 the Pareto set of (tokens_per_s_per_user, tokens_per_s_per_device) among feasible points, jagged as
 it is. `progress(fraction)` and `should_cancel() -> bool` are plain callables, so a GUI worker can
-drive the sweep; cancelling raises `tcoapp.engine.errors.Cancelled`.
+drive the sweep; cancelling raises `tcoapp.engine.core.errors.Cancelled`.
 """
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ from typing import Callable, Mapping
 
 import numpy as np
 
-from ..errors import Cancelled
-from ..records import ServingConfig
+from ..core.errors import Cancelled
+from ..quantities.records import ServingConfig
 from .factors import DEFAULT_FACTORS, EfficiencyFactors
 from .generated import config_problems, shared_weight_args
 from .memory import architecture

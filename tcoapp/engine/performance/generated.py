@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..records import Device, ModelSpec, ServingConfig, Workload
+from ..quantities.records import Device, ModelSpec, ServingConfig, Workload
 from .curve import CurveArrays, OperatingPoint, missing_point
 from .factors import ARCHITECTURE_COMPUTE, DEFAULT_FACTORS, EfficiencyFactors, known_architecture
 from .memory import architecture, capacity_gb, max_batch_by_memory

@@ -46,7 +46,7 @@ import re
 
 from .factors import EfficiencyFactors
 from .precision import native_fp4_formats
-from ..records import Workload
+from ..quantities.records import Workload
 
 # Mean input tokens per sample of the MLPerf Inference datasets, which the result files do not state
 # (output means are in each row). All ESTIMATES, benchmark-level (the same for every row; the CSV's

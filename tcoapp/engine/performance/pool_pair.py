@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..records import Device, ModelSpec, ServingConfig, Workload
+from ..quantities.records import Device, ModelSpec, ServingConfig, Workload
 from .factors import EfficiencyFactors
 from .generated import config_problems, run_roofline
 from .memory import architecture

@@ -1,11 +1,11 @@
 """The efficiency factors as a field table: unit, allowed range, label and help of every factor of
 the generated (roofline) curve (docs/model.md, "Efficiency factors"). The Calibration sheet, the
-GUI and the docs read it; `performance/factors.py` holds the defaults and their reasons."""
+GUI and the docs read it; `factor_defaults.py` holds the defaults and their reasons."""
 from __future__ import annotations
 
-from ..errors import shown
+from ..core.errors import shown
 from .row import Field, by_name, scoped
-from ..performance.factors import DEFAULT_FACTORS, FACTOR_NAMES
+from .factor_defaults import DEFAULT_FACTORS, FACTOR_NAMES
 
 # An efficiency is a share of peak: below 1% no serving system runs (and a denormal such as 5e-324,
 # "> 0" as it is, once made every metric of every plan vanish), so efficiencies start at 0.01.

@@ -101,7 +101,7 @@ DRAW_METRICS = ranked(METRICS, "draws_sheet")      # the MonteCarlo sheet's draw
 TORNADO_METRICS = ranked(METRICS, "tornado")       # the GUI tornado's metrics
 CASHFLOW_METRICS = ranked(METRICS, "cashflow_cell")
 SUMMARY_SHEET_METRICS = ranked(METRICS, "summary_sheet")  # the Summary sheet's key metrics  # computed on the CashFlow sheet
-# the Decision view's own measures: ranked like metrics, computed from a plan's result (engine/decision.py)
+# the Decision view's own measures: ranked like metrics, computed from a plan's result (engine/decision/summary.py)
 DECISION_ROWS: tuple[Metric, ...] = scoped("decision", (
     _m("revenue_usd_per_mw_per_year", "Revenue per MW of facility power per year", "USD/MW/yr", "high",
        "Revenue per year / facility power (provisioned IT power x PUE, in MW).", source="decision", objective=5),

@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field as dc_field
 from typing import Any, Mapping
 
-from ..errors import Problem
+from ..core.errors import Problem
 from ..quantities.factors import FACTOR_FIELD_BY_NAME
 from ..quantities.inputs import DEVICE_FIELDS, PLAN_FIELD_BY_NAME, Field, by_name
-from ..validate import Locator, _in_range, coerce_record
+from ..quantities.validate import Locator, _in_range, coerce_record
 from . import distributions
 from .fields import ALL_PLANS, PARAMETERS, UNCERTAINTY_FIELDS
 

@@ -1,4 +1,4 @@
-"""Prefill/decode pools over a draw axis: `fleet.py`'s pair physics (formulas in
+"""Prefill/decode pools over a draw axis: `serving/fleet.py`'s pair physics (formulas in
 performance/pool_pair.py) with the roofline batched over draws of factors, device fields and plan keys.
 
 Per draw: each prefill pool's request rate per device 1 / (t_prefill x n) and isolated TTFT part; each
@@ -19,7 +19,7 @@ from ..performance.generated import config_problems
 from ..performance.pool_pair import (
     KV_FABRIC_FIELD, busy_power_w, decode_terms, kv_bytes_per_request, kv_fabric, pair_rate,
 )
-from ..pool_routing import route_by_year
+from ..serving.routing import route_by_year
 from .serve_draws import ServeCase, largest_grid_batch, run
 
 
@@ -78,7 +78,7 @@ def _decode(case: ServeCase, lead_s, draws: int):
 def pair_draws(cases: dict, roles: dict, counts, draws: int, years: dict | None = None) -> PairDraws:
     """The pair's pools per draw; `cases` and `roles` by pool index, `counts[i]` pool i's device count
     (a number, or one per draw where sizing moved it), `years[i]` its purchase year (0 when absent):
-    decode pools are routed by capacity and purchase year (`pool_routing.py`)."""
+    decode pools are routed by capacity and purchase year (`serving/routing.py`)."""
     pre = [i for i in cases if roles[i] == "prefill"]
     dec = [j for j in cases if roles[j] == "decode"]
     p = {i: _prefill(cases[i], draws) for i in pre}

@@ -24,7 +24,7 @@ from ..finance import sizing
 from ..finance.metrics import finance_metrics
 from ..quantities.finance import FinanceInputs
 from ..quantities.metrics import SIMULATED_METRICS, DrawMetrics, Metrics
-from ..pools import plan_reaches, sells_output
+from ..plan.pools import plan_reaches, sells_output
 from . import keys as K
 from .inputs import UncertainInput, field_name, target_field
 from .sampling import values as draw_values

@@ -1,7 +1,7 @@
 """Checks of the Uncertainty rows against the scenario (plan names, repeated rows, device rows)."""
 from __future__ import annotations
 
-from ..errors import Problem
+from ..core.errors import Problem
 from .fields import ALL_PLANS
 from .inputs import DEVICE_PREFIX, make_uncertain_input
 

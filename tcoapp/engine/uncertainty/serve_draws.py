@@ -3,7 +3,7 @@ over draws of device fields, efficiency factors and plan keys (docs/model.md, "U
 
 The device and the factors are records whose uncertain fields hold arrays of shape (draws,); the
 kernel (`performance/roofline.py`) broadcasts them with the batch. At a fixed batch the point is the
-batch itself, or the memory limit with the rest queued, exactly as `operating.py`. With an
+batch itself, or the memory limit with the rest queued, exactly as `serving/operating.py`. With an
 interactivity target the deterministic search takes the largest batch of the grid `search_batches(B_max)`
 meeting the target; tokens/s per user falls and TTFT rises with the batch, so the batches meeting
 it are 1..B*: B* is found per draw by a vectorized bisection over whole batches (about 17 kernel
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..operating import MAX_SEARCH_BATCH, TARGET_GRID_POINTS
+from ..serving.operating import MAX_SEARCH_BATCH, TARGET_GRID_POINTS
 from ..performance.curve import meets_target
 from ..performance.generated import config_problems, run_roofline
 

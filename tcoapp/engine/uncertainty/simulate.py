@@ -23,8 +23,8 @@ from typing import Callable, Mapping
 
 import numpy as np
 
-from ..compute import PlanResult, compute_plan
-from ..errors import Cancelled, Problem, ValidationError, raise_if
+from ..pipeline.compute import PlanResult, compute_plan
+from ..core.errors import Cancelled, Problem, ValidationError, raise_if
 from .plan_draws import PlanDraws, joined, simulate_plan
 from .references import uncertainty_problems
 from .sampling import MAX_DRAWS, rows_for_plan, stream_generators

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from openpyxl.utils import get_column_letter
 
-from ...engine.errors import Problem
+from ...engine.core.errors import Problem
 from .config import boolean_problem
 from .formats import Format
 from .table import Table, header_key

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ...engine.calibration_scope import stack_name
+from ...engine.plan.calibration_scope import stack_name
 from ...engine.performance.measured import parse_config_text
 from .catalog_names import match_catalog_name
 from .formats import Format

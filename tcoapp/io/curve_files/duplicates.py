@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime
 
-from ...engine.errors import Problem
+from ...engine.core.errors import Problem
 from .formats import Format
 from .rows import POINT_FIELDS, Row
 from .table import Table, header_key

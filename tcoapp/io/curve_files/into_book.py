@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from dataclasses import replace as with_fields
 
-from ...engine.errors import Problem, ValidationError
+from ...engine.core.errors import Problem, ValidationError
 from ..default_scenario import default_scenario
 from ..workbook_read import read_scenario
 from ..workbook_write import write_scenario

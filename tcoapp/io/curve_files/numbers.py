@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from ...engine.errors import Problem, ValidationError
-from ...engine.number_text import COMMA, POINT, Convention, MixedConventions, detect, looks_numeric, plain_text
+from ...engine.core.errors import Problem, ValidationError
+from ...engine.core.number_text import COMMA, POINT, Convention, MixedConventions, detect, looks_numeric, plain_text
 from .formats import Format
 from .table import Table
 

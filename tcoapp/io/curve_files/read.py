@@ -12,7 +12,7 @@ from __future__ import annotations
 import pathlib
 from dataclasses import dataclass, field
 
-from ...engine.errors import Problem, ValidationError
+from ...engine.core.errors import Problem, ValidationError
 from ...engine.performance.measured import MeasuredCurve, make_measured_curve, parse_config_text
 from .config import META, names_for
 from .checks import COUNT_KEYS, config_problems, header_problems

@@ -12,7 +12,7 @@ import numpy as np
 
 from ...engine.quantities.inputs import CURVE_ARRAYS
 
-from ...engine.errors import Problem
+from ...engine.core.errors import Problem
 from .formats import Format
 from .table import Table
 from .unit_headers import POWER_SCALE, UNIT_FIELDS, label as unit_label, stated_unit, unit_column

@@ -12,7 +12,7 @@ import pathlib
 import re
 from dataclasses import dataclass
 
-from ...engine.errors import Problem, ValidationError
+from ...engine.core.errors import Problem, ValidationError
 
 
 def header_key(header: str) -> str:

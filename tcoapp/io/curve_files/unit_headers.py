@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from ...engine.errors import Problem
+from ...engine.core.errors import Problem
 from .table import Table, header_key
 
 TIME_TO_S = {"s": 1.0, "sec": 1.0, "secs": 1.0, "seconds": 1.0, "ms": 1e-3, "msec": 1e-3, "milliseconds": 1e-3,

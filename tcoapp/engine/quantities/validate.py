@@ -8,9 +8,9 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, Mapping
 
-from .errors import Problem, shown
-from .number_text import read_typed
-from .quantities.inputs import Field
+from ..core.errors import Problem, shown
+from ..core.number_text import read_typed
+from .inputs import Field
 
 Locator = Callable[[str], str]
 

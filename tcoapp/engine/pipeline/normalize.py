@@ -6,8 +6,8 @@ provisioned IT kW x PUE; capex; output tokens per day), so the reference plan ke
 """
 from __future__ import annotations
 
-from .finance.costs import HOURS_PER_YEAR
-from .scenario import Scenario
+from ..finance.costs import HOURS_PER_YEAR
+from ..plan.scenario import Scenario
 
 DAYS_PER_YEAR = HOURS_PER_YEAR / 24.0
 

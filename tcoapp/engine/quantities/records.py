@@ -8,11 +8,11 @@ from __future__ import annotations
 from dataclasses import make_dataclass, field as dc_field, fields as dc_fields, replace
 from typing import Any, Mapping
 
-from .errors import Problem, ValidationError
-from .quantities.inputs import (
+from ..core.errors import Problem, ValidationError
+from .inputs import (
     DEVICE_FIELDS, MODEL_FIELDS, PLAN_FIELDS, POOL_FIELDS, PRECISIONS, SERVING_FIELDS, WORKLOAD_FIELDS, Field,
 )
-from .performance.software_maturity import date_problem
+from .dates import date_problem
 from .validate import Locator, coerce_record
 
 _PY_TYPES = {"float": float, "int": int, "str": str, "bool": bool, "choice": str}

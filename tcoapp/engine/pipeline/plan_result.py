@@ -12,15 +12,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .performance.curve import OperatingPoint
-from .pools import POOL_SERVING_KEYS, ResolvedPool, sells_output
-from .quantities.metrics import POOL_POINT_METRICS, Metrics, metric_values
+from ..performance.curve import OperatingPoint
+from ..plan.pools import POOL_SERVING_KEYS, ResolvedPool, sells_output
+from ..quantities.metrics import POOL_POINT_METRICS, Metrics, metric_values
 
 if TYPE_CHECKING:
-    from .fleet import FleetPoint
-    from .frontier_share import Frontier
-    from .quantities.finance import FinanceInputs, FinanceResult
-    from .serving_search import SearchOutcome
+    from ..serving.fleet import FleetPoint
+    from ..serving.frontier_share import Frontier
+    from ..quantities.finance import FinanceInputs, FinanceResult
+    from ..serving.search import SearchOutcome
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ class PlanResult:
     searches: tuple[SearchOutcome | None, ...] = ()   # per pool: what serving_search = auto chose
     prediction_interval: dict | None = None           # 80 % band of a generated plan point (None: measured)
     pool_intervals: tuple[dict | None, ...] = ()      # per pool, the same
-    frontier: Frontier | None = None        # the best its device reaches at the target (frontier_share.py)
+    frontier: Frontier | None = None        # the best its device reaches at the target (serving/frontier_share.py)
     frontier_share: float = float("nan")    # tokens/s per device over the frontier's; NaN: no frontier
 
     def metric_or_none(self, key: str) -> float | None:
@@ -134,7 +134,7 @@ class PlanResult:
 
 def _finance_tables():
     """The finance table module, imported where a result is written out (not when one is held)."""
-    from .quantities import finance
+    from ..quantities import finance
     return finance
 
 

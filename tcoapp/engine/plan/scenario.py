@@ -11,10 +11,10 @@ from typing import Callable, Mapping
 
 import numpy as np
 
-from .errors import Problem, ValidationError, shown
-from .performance.factors import DEFAULT_FACTORS, EfficiencyFactors
-from .performance.measured import MeasuredCurve
-from .records import Device, ModelSpec, Plan
+from ..core.errors import Problem, ValidationError, shown
+from ..performance.factors import DEFAULT_FACTORS, EfficiencyFactors
+from ..performance.measured import MeasuredCurve
+from ..quantities.records import Device, ModelSpec, Plan
 
 
 @dataclass(frozen=True)
@@ -78,7 +78,7 @@ class Scenario:
     >>> scenario.with_plan("H200", utilization=1.7)
     Traceback (most recent call last):
     ...
-    tcoapp.engine.errors.ValidationError: Plan 'H200' utilization = 1.7: must be a number between 0.001 and 1
+    tcoapp.engine.core.errors.ValidationError: Plan 'H200' utilization = 1.7: must be a number between 0.001 and 1
     """
 
     plans: tuple[Plan, ...]
@@ -88,7 +88,7 @@ class Scenario:
     price_tiers: Mapping[str, PriceTiers] = field(default_factory=dict)
     factors: EfficiencyFactors = DEFAULT_FACTORS
     # Factors calibrated for one scope (the Calibration sheet's columns after `value`): keyed by the
-    # scope's header, `DEVICE` or `DEVICE | MODEL_CLASS | STACK` (calibration_scope.py); plans in
+    # scope's header, `DEVICE` or `DEVICE | MODEL_CLASS | STACK` (plan/calibration_scope.py); plans in
     # that scope use them (`for_plan`), every other plan `factors`.
     device_factors: Mapping[str, EfficiencyFactors] = field(default_factory=dict)
     # What each calibration was fitted on and how well (the Calibration sheet's fit_* rows), by scope key
@@ -114,7 +114,7 @@ class Scenario:
 
     def for_plan(self, plan) -> "Scenario":
         """The scenario as `plan` sees it: calibrations resolved to the plan's model class and serving
-        stack, so that `factors_for(device)` is the plan's (calibration_scope.py)."""
+        stack, so that `factors_for(device)` is the plan's (plan/calibration_scope.py)."""
         from .calibration_scope import scenario_for_plan
         return scenario_for_plan(self, plan)
 
@@ -161,7 +161,7 @@ class Scenario:
 
         Raises
         ------
-        tcoapp.engine.errors.ValidationError
+        tcoapp.engine.core.errors.ValidationError
             Every problem at once: an unknown key, a value outside its allowed range (named with the
             range), a device, model or curve the scenario does not have.
 
@@ -172,8 +172,8 @@ class Scenario:
         >>> scenario.with_plan("H100", utilization="50%", years=4).plan("H100").years
         4
         """
-        from .quantities.inputs import PLAN_FIELDS
-        from .records import make_plan
+        from ..quantities.inputs import PLAN_FIELDS
+        from ..quantities.records import make_plan
 
         index = next((i for i, plan in enumerate(self.plans) if plan.name == name), None)
         if index is None:

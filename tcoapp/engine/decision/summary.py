@@ -13,10 +13,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .search_defaults import LOW_SHARE
+from ..serving.defaults import LOW_SHARE
 from .throughput_reason import throughput_sentence
 
-from .quantities.metrics import OBJECTIVES  # noqa: F401  objective key -> (label, unit, better): the table's objective column
+from ..quantities.metrics import OBJECTIVES  # noqa: F401  objective key -> (label, unit, better): the table's objective column
 MANY_DEVICES = 1e6          # more accelerators than any single deployment holds today
 LARGE_FACILITY_KW = 1e6     # 1 GW of facility power
 _LIMITS = {"prefill": "the prefill pool (decode waits for it)", "decode": "the decode pool (prefill waits for it)",
@@ -102,7 +102,7 @@ def _breakevens(result) -> tuple[float, float, float]:
     """(breakeven output price, plan's output price, breakeven utilization); NaN without cash flows."""
     if result.inputs is None or not np.isfinite(result.metrics.npv_usd):
         return math.nan, math.nan, math.nan
-    from .finance.sensitivity import breakeven_output_price, breakeven_utilization  # with computed results only
+    from ..finance.sensitivity import breakeven_output_price, breakeven_utilization  # with computed results only
     price = result.output_price_usd_per_million()
     return breakeven_output_price(result.inputs), price, breakeven_utilization(result.inputs)
 
@@ -113,7 +113,7 @@ def _hour_breakeven(plan, result) -> tuple[float, float, str]:
     proportion; else the reserved price); NaN elsewhere."""
     if plan.revenue_mode != "device_hours" or result.inputs is None or not np.isfinite(result.metrics.npv_usd):
         return math.nan, math.nan, ""
-    from .finance.sensitivity import breakeven_device_hour_price  # with computed results only
+    from ..finance.sensitivity import breakeven_device_hour_price  # with computed results only
     price = breakeven_device_hour_price(result.inputs)
     key = "price_usd_per_device_hour" if (plan.price_usd_per_device_hour or 0) > 0 else "reserved_price_usd_per_device_hour"
     return price, float(getattr(plan, key)), "on-demand" if key == "price_usd_per_device_hour" else "reserved"
@@ -337,7 +337,7 @@ def breakeven_price_text(s: PlanSummary) -> str:
     """The breakeven price of what the plan sells: '$0.31 per Mtok (price $0.88)'; 'any (...)' where
     the root is negative (input-token revenue alone pays); for device-hours '$1.42 per device-hour
     on demand (price $2.10)'."""
-    from .number_format import money
+    from ..core.number_format import money
     if s.sells_hours:
         be, price = s.breakeven_hour_price_usd, s.hour_price_usd
         if not np.isfinite(be):

@@ -1,8 +1,8 @@
 """Compute a scenario: pools, operating point, sizing and finance for every plan (the one
 orchestrator the CLI, the GUI and the workbook export all call).
 
-Every plan is a set of pools (`pools.py`): each pool's device runs at its own operating point
-(`fleet.py`), the plan is sized in whole servers of every pool, and each pool is packed, priced and
+Every plan is a set of pools (`plan/pools.py`): each pool's device runs at its own operating point
+(`serving/fleet.py`), the plan is sized in whole servers of every pool, and each pool is packed, priced and
 powered on its own before the plan sums them (`finance/metrics.py`).
 """
 from __future__ import annotations
@@ -11,22 +11,22 @@ from dataclasses import replace
 
 import numpy as np
 
-from .finance import cashflow, sizing
-from .finance.metrics import finance_metrics
-from .quantities.finance import DEVICE_ECONOMICS_KEYS, FinanceResult, finance_inputs
-from .frontier_share import frontier_for, low_share_note, share_of
-from .fleet import PoolCapacity, fleet_point, pool_capacities
-from .serving_search import SearchOutcome
-from .quantities.metrics import FINANCE_METRICS, METRIC_KEYS, POINT_METRICS, Metrics  # noqa: F401 (METRIC_KEYS: read here by callers)
-from .performance.curve import OperatingPoint
-from .performance.prediction_interval import prediction_interval
-from .pool_inputs import pool_finance_inputs
-from .pools import ResolvedPool, resolve_pools, sells_output
-from .quantities.inputs import PLAN_FIELDS
+from ..finance import cashflow, sizing
+from ..finance.metrics import finance_metrics
+from ..quantities.finance import DEVICE_ECONOMICS_KEYS, FinanceResult, finance_inputs
+from ..serving.frontier_share import frontier_for, low_share_note, share_of
+from ..serving.fleet import PoolCapacity, fleet_point, pool_capacities
+from ..serving.search import SearchOutcome
+from ..quantities.metrics import FINANCE_METRICS, METRIC_KEYS, POINT_METRICS, Metrics  # noqa: F401 (METRIC_KEYS: read here by callers)
+from ..performance.curve import OperatingPoint
+from ..performance.prediction_interval import prediction_interval
+from ..plan.pool_inputs import pool_finance_inputs
+from ..plan.pools import ResolvedPool, resolve_pools, sells_output
+from ..quantities.inputs import PLAN_FIELDS
 from .plan_result import PlanResult
-from .records import Plan
-from .scenario import Scenario
-from .search_objective import plan_finance_inputs
+from ..quantities.records import Plan
+from ..plan.scenario import Scenario
+from ..serving.objective import plan_finance_inputs
 
 
 

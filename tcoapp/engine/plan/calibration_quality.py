@@ -1,5 +1,5 @@
 """How well a calibration fit matches its curve: the fit_* and heldout_* rows of the Calibration sheet
-(calibration_scope.py, QUALITY_ROWS), computed once for the CLI (`tcoapp calibrate`) and the desktop app."""
+(plan/calibration_scope.py, QUALITY_ROWS), computed once for the CLI (`tcoapp calibrate`) and the desktop app."""
 from __future__ import annotations
 
 

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .pools import ResolvedPool
-from .scenario import Scenario
-from .search_defaults import LOW_SHARE, widest_search
-from .serving_search import EvaluatedSweep, search_serve_pool
+from ..plan.pools import ResolvedPool
+from ..plan.scenario import Scenario
+from .defaults import LOW_SHARE, widest_search
+from .search import EvaluatedSweep, search_serve_pool
 
 _CACHE: dict = {}
 _CACHE_LIMIT = 512

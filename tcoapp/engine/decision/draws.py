@@ -74,8 +74,8 @@ def value(record, key: str):
 
 def model_error_draws(results, objective: str, value_of, draws: int, seed: int):
     """(plans, draws) objective under the model's error alone, and each family's standard normal draws."""
-    from .finance.metrics import finance_metrics       # the compute chain, with computed results only
-    from .quantities.finance import FinanceInputs
+    from ..finance.metrics import finance_metrics       # the compute chain, with computed results only
+    from ..quantities.finance import FinanceInputs
     errors = [_pool_errors(r) for r in results]
     families = sorted({e[0] for pools in errors for e in pools if e is not None})
     z = {f: np.random.default_rng([seed, zlib.crc32(f.encode())]).standard_normal(draws) for f in families}
@@ -98,7 +98,7 @@ def input_draws(scenario, results, value_of, draws: int, seed: int):
     input's draws by key."""
     if not scenario.uncertainty:
         return None, {}
-    from .uncertainty.simulate import simulate
+    from ..uncertainty.simulate import simulate
     sim = simulate(scenario, draws, seed, tuple(results))
     out = np.array([value_of(k, p.metrics) for k, p in enumerate(sim.plans)], float)
     drivers = {}

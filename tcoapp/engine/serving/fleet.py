@@ -17,16 +17,16 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .operating import operating_point, search_batches
-from .performance.curve import OperatingPoint, meets_target, missing_point
-from .performance.pool_pair import (
+from ..performance.curve import OperatingPoint, meets_target, missing_point
+from ..performance.pool_pair import (
     busy_power_w, decode_curve, kv_link_gb_s, kv_transfer_s, pair_rate, prefill_capacity,
 )
-from .number_format import number
-from .pool_routing import route_by_year
-from .pools import ResolvedPool
-from .records import Device, Plan
-from .scenario import Scenario
-from .serving_search import SearchOutcome, search_by_evaluation, search_serve_pool
+from ..core.number_format import number
+from .routing import route_by_year
+from ..plan.pools import ResolvedPool
+from ..quantities.records import Device, Plan
+from ..plan.scenario import Scenario
+from .search import SearchOutcome, search_by_evaluation, search_serve_pool
 
 NAN = float("nan")
 

@@ -31,9 +31,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .performance.generated import config_problems
-from .performance.precision import supported_kv_precisions, supported_weight_precisions
-from .records import Device, ModelSpec, Plan, ServingConfig, search_precision_list
+from ..performance.generated import config_problems
+from ..performance.precision import supported_kv_precisions, supported_weight_precisions
+from ..quantities.records import Device, ModelSpec, Plan, ServingConfig, search_precision_list
 
 
 @dataclass(frozen=True)

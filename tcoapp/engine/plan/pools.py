@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .errors import Problem
-from .quantities.inputs import SERVING_FIELDS
-from .records import Plan, Pool, ServingConfig
+from ..core.errors import Problem
+from ..quantities.inputs import SERVING_FIELDS
+from ..quantities.records import Plan, Pool, ServingConfig
 
 POOL_SERVING_KEYS = tuple(f.name for f in SERVING_FIELDS if f.name not in ("prefill_devices", "decode_devices"))
 

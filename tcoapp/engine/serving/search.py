@@ -2,12 +2,12 @@
 search").
 
 For a `serve` pool of a plan with `serving_search = auto`:
-1. sweep the pool's search space (`search_space.py`) x the batch in one vectorized frontier sweep
+1. sweep the pool's search space (`serving/space.py`) x the batch in one vectorized frontier sweep
    (`performance/frontier.sweep`, the roofline kernel over every point);
 2. per configuration take the point a typed configuration would run at: the largest feasible batch
    meeting the interactivity targets (no target: the plan's batch, or the memory limit below it
    where it does not fit: the rest is queued);
-3. score each configuration by `search_objective` (`search_objective.py`);
+3. score each configuration by `search_objective` (`serving/objective.py`);
 4. re-evaluate the best few (and the typed configuration, where it lies in the space) through the
    plan's own operating-point path, exactly as if typed, and keep the best. The reported point is
    therefore the point the chosen configuration gives when frozen.
@@ -26,13 +26,13 @@ from typing import Callable
 import numpy as np
 
 from .operating import MAX_SEARCH_BATCH, operating_point, search_batches
-from .performance.curve import meets_target
-from .performance.frontier import SweepResult, sweep
-from .pools import ResolvedPool
-from .records import Plan, ServingConfig
-from .scenario import Scenario
-from .search_objective import objective_score, objective_value
-from .search_space import SearchSpace, search_space
+from ..performance.curve import meets_target
+from ..performance.frontier import SweepResult, sweep
+from ..plan.pools import ResolvedPool
+from ..quantities.records import Plan, ServingConfig
+from ..plan.scenario import Scenario
+from .objective import objective_score, objective_value
+from .space import SearchSpace, search_space
 
 REFINED_CONFIGURATIONS = 8     # configurations re-evaluated exactly after the sweep ranks them
 NEAR_BEST_FRACTION = 0.02      # ... and every other one within 2 % of the sweep's best
@@ -59,8 +59,8 @@ class SearchOutcome:
         parts += [f"{s.weight_precision} weights", f"{s.kv_precision} KV"]
         if s.spec_decode_draft_tokens:
             parts.append(f"{s.spec_decode_draft_tokens} draft tokens")
-        from .number_format import money, number
-        from .quantities.metrics import METRIC_BY_KEY
+        from ..core.number_format import money, number
+        from ..quantities.metrics import METRIC_BY_KEY
         label = METRIC_BY_KEY[self.objective].label.lower() if self.objective in METRIC_BY_KEY else self.objective
         value = (f"{money(self.objective_value)} per Mtok" if self.objective.endswith("_usd")
                  else f"{number(self.objective_value, 4)} tokens/s per device")
@@ -83,7 +83,7 @@ def pool_search_space(scenario: Scenario, plan: Plan, pool: ResolvedPool) -> Sea
 class EvaluatedSweep:
     """A search's sweep and what decided it (device, model, workload, batches, space, acceptance,
     mixed precision, factors): another search of the same pool over the same inputs (the plan's
-    frontier, `frontier_share.py`) reuses it instead of sweeping again."""
+    frontier, `serving/frontier_share.py`) reuses it instead of sweeping again."""
 
     key: tuple
     result: SweepResult

@@ -7,7 +7,7 @@ is (docs/user_guide.md, "Decision"). One function, `decide`, feeds the `decision
   NPV where any plan sells device-hours (its cost per token says nothing of what it earns), equity
   NPV where any of those plans borrows. `objective` chooses another.
 - `p_first_beats_second`: the share of paired draws of the model's error and of the Uncertainty
-  sheet's inputs in which the first plan beats the second (decision_draws.py); None where there is
+  sheet's inputs in which the first plan beats the second (decision/draws.py); None where there is
   no second plan with a value. `too_close` when it is below CONFIDENT.
 """
 from __future__ import annotations
@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import decision
-from .decision_draws import DRAWS, SEED, objective_draws, separating, share_better, value
+from . import summary as decision
+from .draws import DRAWS, SEED, objective_draws, separating, share_better, value
 
 CONFIDENT = 0.8          # P(first beats second) below which the decision is too close to call
 TOKEN_OBJECTIVE = "cost_per_million_output_tokens_usd"

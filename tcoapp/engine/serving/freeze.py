@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Sequence
 
-from .pools import resolve_pools
-from .records import Plan, Pool, make_pool
+from ..plan.pools import resolve_pools
+from ..quantities.records import Plan, Pool, make_pool
 
 if TYPE_CHECKING:
-    from .serving_search import SearchOutcome
+    from .search import SearchOutcome
 
 FROZEN_KEYS = ("tensor_parallel", "expert_parallel", "attention_dp", "weight_precision", "kv_precision",
                "spec_decode_draft_tokens")

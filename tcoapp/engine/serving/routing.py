@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .performance.pool_pair import pair_rate
+from ..performance.pool_pair import pair_rate
 
 
 def route_by_year(prefill, decode, kv_bytes: float, pre_years, dec_years):

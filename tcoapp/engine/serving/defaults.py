@@ -9,11 +9,11 @@ acceptance rate above 0.
 """
 from __future__ import annotations
 
-from .quantities.inputs import PLAN_FIELD_BY_NAME, PRECISIONS
+from ..quantities.inputs import PLAN_FIELD_BY_NAME, PRECISIONS
 
 WIDEST_PRECISIONS = ";".join(PRECISIONS)
 WIDEST_DRAFT_TOKENS = 3
-LOW_SHARE = 0.8   # below this share of its frontier a plan is warned "far below its frontier" (frontier_share.py)
+LOW_SHARE = 0.8   # below this share of its frontier a plan is warned "far below its frontier" (serving/frontier_share.py)
 
 
 def widest_search(plan_values) -> dict:

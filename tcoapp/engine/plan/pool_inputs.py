@@ -1,11 +1,11 @@
 """The finance layer's per-pool inputs (the quantity table's finance inputs of axis "pool"), assembled in
-one place for the plan's computation (compute.py) and the serving search's cost objective
-(search_objective.py): the device's economics, the pool's own keys, its operating point and its price."""
+one place for the plan's computation (pipeline/compute.py) and the serving search's cost objective
+(serving/objective.py): the device's economics, the pool's own keys, its operating point and its price."""
 from __future__ import annotations
 
 import numpy as np
 
-from .quantities.finance import DEVICE_ECONOMICS_KEYS, POOL_FIELD_INPUTS, POOL_INPUT_KEYS
+from ..quantities.finance import DEVICE_ECONOMICS_KEYS, POOL_FIELD_INPUTS, POOL_INPUT_KEYS
 
 
 def pool_finance_inputs(pools, devices, device_count, tokens_per_s_per_device, power_w, price_usd_per_million_output_tokens,

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .finance.metrics import finance_metrics
-from .quantities.constants import CONSTANT_VALUES
-from .pool_inputs import pool_finance_inputs
-from .quantities.finance import PLAN_INPUT_KEYS, finance_inputs
-from .quantities.inputs import PLAN_FIELD_BY_NAME
-from .pools import ResolvedPool
-from .records import Device, Plan
+from ..finance.metrics import finance_metrics
+from ..quantities.constants import CONSTANT_VALUES
+from ..plan.pool_inputs import pool_finance_inputs
+from ..quantities.finance import PLAN_INPUT_KEYS, finance_inputs
+from ..quantities.inputs import PLAN_FIELD_BY_NAME
+from ..plan.pools import ResolvedPool
+from ..quantities.records import Device, Plan
 
 COST = "cost_per_million_output_tokens_usd"
 DAYS_PER_YEAR = CONSTANT_VALUES["SECONDS_PER_YEAR"] / CONSTANT_VALUES["SECONDS_PER_DAY"]

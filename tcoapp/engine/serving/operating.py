@@ -9,11 +9,11 @@ import math
 
 import numpy as np
 
-from .performance.curve import CurveArrays, OperatingPoint, largest_batch_meeting, missing_point, point_at
-from .performance.measured import evaluate_measured
-from .pools import ResolvedPool, serve_pool
-from .records import Plan
-from .scenario import Scenario
+from ..performance.curve import CurveArrays, OperatingPoint, largest_batch_meeting, missing_point, point_at
+from ..performance.measured import evaluate_measured
+from ..plan.pools import ResolvedPool, serve_pool
+from ..quantities.records import Plan
+from ..plan.scenario import Scenario
 
 TARGET_GRID_POINTS = 512
 MAX_SEARCH_BATCH = 65536
@@ -25,7 +25,7 @@ def plan_curve(scenario: Scenario, plan: Plan, batch, pool: ResolvedPool | None 
     (0 for a pool; one per batch for a prefill/decode plan drawn as a whole, `pool` None). Without
     `pool`: the plan as one pool of its own keys."""
     if pool is None and plan.is_disaggregated and not plan.curve:
-        from .performance.disaggregation import generate_disaggregated
+        from ..performance.disaggregation import generate_disaggregated
         result = generate_disaggregated(
             scenario.device(plan.prefill_device or plan.device), scenario.device(plan.decode_device or plan.device),
             scenario.model(plan.model), plan.serving, plan.workload, batch, scenario.factors_for(plan.device))
@@ -36,7 +36,7 @@ def plan_curve(scenario: Scenario, plan: Plan, batch, pool: ResolvedPool | None 
         curve = scenario.curves[pool.curve]
         devices = pool.serving.tensor_parallel * pool.serving.expert_parallel
         return evaluate_measured(curve, batch, devices, device.idle_w, device.tdp_w), 0.0
-    from .performance.generated import generate_curve
+    from ..performance.generated import generate_curve
     return generate_curve(device, scenario.model(plan.model), pool.serving, plan.workload, batch,
                           scenario.factors_for(pool.device)), 0.0
 
@@ -94,7 +94,7 @@ def _memory_limit(scenario: Scenario, plan: Plan, pool: ResolvedPool | None) -> 
     if pool is None and plan.is_disaggregated:
         return plan_curve(scenario, plan, np.array([1.0]))[0].max_batch_by_memory
     pool = pool or serve_pool(plan)
-    from .performance.generated import memory_limit
+    from ..performance.generated import memory_limit
     return memory_limit(scenario.device(pool.device), scenario.model(plan.model), pool.serving, plan.workload,
                         scenario.factors_for(pool.device))
 

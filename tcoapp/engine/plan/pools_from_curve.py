@@ -4,8 +4,8 @@ file states, computed by the generated model, so the plan can be sized, priced a
 measured deployment curve stays in the scenario beside it)."""
 from __future__ import annotations
 
-from .quantities.inputs import PRECISIONS
-from .records import Plan, make_plan, make_pool
+from ..quantities.inputs import PRECISIONS
+from ..quantities.records import Plan, make_plan, make_pool
 
 POOL_CONFIG_KEYS = ("tensor_parallel", "expert_parallel", "attention_dp", "weight_precision",
                     "attention_weight_precision", "kv_precision")

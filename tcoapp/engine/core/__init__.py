@@ -1,0 +1,1 @@
+"""Foundations every layer of the engine uses: the error types, typed-number reading and number formatting."""

@@ -1,0 +1,1 @@
+"""The plan as typed, resolved: the scenario (plans, catalog, factors, measured curves), its pools and their finance inputs, and which calibration a plan uses. Reads quantities and performance; the serving search builds on it."""

@@ -1,0 +1,1 @@
+"""How a plan serves: the serving-configuration search (space, objective, defaults), the operating point on a curve, the fleet of pools and how requests are routed across tranches. Reads plan, performance and finance."""
