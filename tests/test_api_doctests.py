@@ -8,7 +8,7 @@ import pytest
 
 
 @pytest.mark.parametrize("module", ["tcoapp", "tcoapp.api.scenario", "tcoapp.api.simulate", "tcoapp.engine.plan.scenario",
-                                    "tcoapp.engine.quantities.records"])
+                                    "tcoapp.engine.quantities.record_types"])
 def test_examples_run(module):
     result = doctest.testmod(importlib.import_module(module), optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0

@@ -4,6 +4,8 @@
   the workbook layout constants and the metric keys;
 - docs/catalog.md from resources/catalog/*.csv (each row's source, estimated_fields and notes).
 
+- tcoapp/engine/quantities/record_types.py and result_types.py, the typed input and result records, from
+  the field and quantity tables (tools/gen_records.py);
 - the generated blocks of README.md and docs/user_guide.md (tools/doc_blocks.py): the samples'
   count and list, the example Decision headline.
 
@@ -425,6 +427,10 @@ def main(argv=None) -> int:
         elif not args.check and fresh != text:
             path.write_text(fresh, encoding="utf-8")
             print(path)
+    from tools import gen_records
+    for write, output in ((gen_records.write, gen_records.OUTPUT), (gen_records.write_results, gen_records.RESULT_OUTPUT)):
+        if not write(check=args.check):
+            stale.append(str(output.relative_to(ROOT)))
     for filename in stale:
         print(f"{filename} is out of date: run python tools/gen_docs.py", file=sys.stderr)
     return 1 if stale else 0

@@ -9,7 +9,7 @@ live in one place; the workbook writers keep only `key -> formula` and read unit
 """
 from __future__ import annotations
 
-from dataclasses import field as dc_field, fields as dc_fields, make_dataclass, replace
+from dataclasses import replace
 from typing import Any, Mapping
 
 import numpy as np
@@ -284,39 +284,11 @@ QUANTITY_BY_KEY = {q.key: q for q in POOL_QUANTITIES + PLAN_QUANTITIES if q.axis
 POOL_QUANTITY_BY_KEY = {q.key: q for q in POOL_QUANTITIES}
 
 
-def _array_field(q: Quantity):
-    """A record field of row `q`: a numpy array, with the row's unit, axis and help in its metadata."""
-    return (q.key, np.ndarray, dc_field(metadata={"unit": q.unit, "axis": q.axis, "help": q.help}))
-
-
-def _array_record(name: str, table: tuple[Quantity, ...], doc: str, extra=()):
-    """A frozen record generated from `table` (one typed array field per row, as `Metrics` is from its table);
-    `record[key]` reads a field by a key another table row names (a table-driven loop)."""
-    spec = [_array_field(q) for q in table] + list(extra)
-    cls = make_dataclass(name, spec, frozen=True, namespace={
-        "__getitem__": lambda self, key: getattr(self, key),
-        "__contains__": lambda self, key: key in self.__dataclass_fields__,
-        "keys": lambda self: tuple(f.name for f in dc_fields(self)),
-        "with_": lambda self, **changes: replace(self, **changes),
-        "__module__": __name__,
-        "__doc__": doc,   # given, so that the dataclass does not render its 100-field signature as one
-    })
-    return cls
-
-
-FinanceInputs = _array_record(
-    "FinanceInputs", FINANCE_INPUTS,
-    "Inputs of `finance_metrics`: pool-axis fields are arrays whose last axis is the pool axis; plan-axis "
-    "fields are arrays of the leading (variant) shape. Build with `finance_inputs` or `single_pool_inputs`.")
 # the per-pool year rows (YearRows.pool_*): each the year row of its key, per pool
 POOL_YEAR_ROWS = {"active": _q("pool_active", "flag", "pool", "1 in the years the pool serves (after its purchase year, to the horizon).")} | {
     k: replace(YEAR_QUANTITY_BY_KEY[k], key=f"pool_{k}", axis="pool") for k in POOL_YEAR_KEYS[1:]}
-PoolFinance = _array_record("PoolFinance", POOL_QUANTITIES, "Per-pool finance quantities (last axis: pools).")
-YearRows = _array_record("YearRows", YEAR_QUANTITIES, "Per-year rows of a plan (trailing axis: year 0..max years); "
-                         "pool_* fields per pool (axis -2) and year.",
-                         extra=tuple(_array_field(POOL_YEAR_ROWS[k]) for k in POOL_YEAR_KEYS))
-FinanceResult = _array_record("FinanceResult", PLAN_QUANTITIES, "Per-plan finance quantities.",
-                              extra=(("pools", PoolFinance), ("years", YearRows)))
+# the records of these tables (one array field per row), written out from them by tools/gen_records.py
+from .result_types import FinanceInputs, FinanceResult, PoolFinance, YearRows  # noqa: E402,F401
 
 
 def finance_inputs(pool: Mapping[str, Any], plan: Mapping[str, Any]) -> FinanceInputs:

@@ -7,7 +7,7 @@ field's metadata) is generated from the table, so a new metric is one row.
 """
 from __future__ import annotations
 
-from dataclasses import field, fields, make_dataclass, replace
+from dataclasses import fields
 
 import numpy as np
 
@@ -114,44 +114,8 @@ TEXT_GROUPS = tuple((g, tuple(m.key for m in METRICS if m.text_group == g))
                     for g in dict.fromkeys(m.text_group for m in METRICS if m.text_group))
 
 
-def _metrics_nan(cls):
-    """A record where no metric exists (NaN everywhere)."""
-    return cls(**{key: float("nan") for key in METRIC_KEYS})
-
-
-def _metrics_with(self, **changes):
-    return replace(self, **changes)
-
-
-Metrics = make_dataclass(
-    "Metrics",
-    [(m.key, float, field(metadata={"unit": m.unit, "label": m.label, "better": m.better})) for m in METRICS],
-    frozen=True,
-    namespace={"__module__": __name__, "nan": classmethod(_metrics_nan), "with_": _metrics_with,
-               "__doc__": "Every result metric of a plan (docs/workbook_format.md, \"Results\"): one float per row of "
-                          "METRICS, in its unit (field metadata); NaN where the metric does not exist."},
-)
-
-
-def _draws_map(self, fn):
-    """The record with `fn(array)` in place of each metric's array (a slice, a copy...)."""
-    return type(self)(**{f.name: fn(getattr(self, f.name)) for f in fields(self)})
-
-
-def _draws_joined(cls, parts):
-    """Records of consecutive draws as one (the draws in order)."""
-    return cls(**{f.name: np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(cls)})
-
-
-DrawMetrics = make_dataclass(
-    "DrawMetrics",
-    [(key, np.ndarray, field(metadata={"unit": METRIC_BY_KEY[key].unit, "label": METRIC_BY_KEY[key].label}))
-     for key in SIMULATED_METRICS],
-    frozen=True, eq=False,   # (arrays: compared by identity, as a dict of them could not be)
-    namespace={"__module__": __name__, "map": _draws_map, "joined": classmethod(_draws_joined),
-               "__doc__": "A plan's simulated metrics (SIMULATED_METRICS): one array of shape (draws,) per metric, in "
-                          "its unit (field metadata); NaN where the metric does not exist in a draw."},
-)
+# the records of these rows (one field per row), written out from this table by tools/gen_records.py
+from .result_types import DrawMetrics, Metrics  # noqa: E402,F401 (read through this module too)
 
 
 def metric_values(metrics) -> tuple[tuple[str, float], ...]:

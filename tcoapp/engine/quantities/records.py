@@ -1,97 +1,18 @@
 """Frozen domain records built from the field table (docs/workbook_format.md).
 
-The classes are generated from `fields.py`, so a field's name, type and default live in one place.
-Build them with `make_*` functions, which validate and report every problem at once.
+The classes are written out from the table by tools/gen_records.py (`record_types.py`), so a field's
+name, type and default live in one place and a reader and mypy see them. Build them with the `make_*`
+functions here, which validate and report every problem at once.
 """
 from __future__ import annotations
 
-from dataclasses import make_dataclass, field as dc_field, fields as dc_fields, replace
 from typing import Any, Mapping
 
 from ..core.errors import Problem, ValidationError
-from .inputs import (
-    DEVICE_FIELDS, MODEL_FIELDS, PLAN_FIELDS, POOL_FIELDS, PRECISIONS, SERVING_FIELDS, WORKLOAD_FIELDS, Field,
-)
+from .inputs import DEVICE_FIELDS, MODEL_FIELDS, PLAN_FIELDS, POOL_FIELDS, PRECISIONS
 from .dates import date_problem
+from .record_types import Device, ModelSpec, Plan, Pool, ServingConfig, Workload  # noqa: F401 (the records, read here)
 from .validate import Locator, coerce_record
-
-_PY_TYPES = {"float": float, "int": int, "str": str, "bool": bool, "choice": str}
-
-
-def _record_class(name: str, fields: tuple[Field, ...], doc: str, extra: tuple = (), namespace=None, tail: tuple = ()):
-    """A frozen record of the fields (and `extra` before, `tail` after them). `doc` is given: without it
-    the dataclass would render the record's whole signature (up to 100 fields) as its docstring, which
-    costs more than the rest of the class."""
-    spec = list(extra) + [
-        (f.name, _PY_TYPES[f.type] | None, dc_field(default=f.default)) for f in fields
-    ] + list(tail)
-    return make_dataclass(name, spec, frozen=True, namespace=dict(namespace or {}, __doc__=doc))
-
-
-def _as_dict(self) -> dict[str, Any]:
-    return {f.name: getattr(self, f.name) for f in dc_fields(self)}
-
-
-def _with(self, **changes):
-    return replace(self, **changes)
-
-
-_NS = {"as_dict": _as_dict, "with_": _with}
-
-Device = _record_class("Device", DEVICE_FIELDS, "An accelerator of the catalog (a Devices sheet row).",
-                       namespace=dict(_NS, __module__=__name__))
-ModelSpec = _record_class("ModelSpec", MODEL_FIELDS, "A model's architecture (a Models sheet row).",
-                          namespace=dict(_NS, __module__=__name__))
-Workload = _record_class("Workload", WORKLOAD_FIELDS, "A plan's requests: prompt and output lengths, prefix reuse.",
-                         namespace=dict(_NS, __module__=__name__))
-ServingConfig = _record_class("ServingConfig", SERVING_FIELDS, "How a pool serves: batch, parallelism, precisions, "
-                              "speculative decoding.", namespace=dict(_NS, __module__=__name__))
-
-
-def _plan_workload(self) -> Workload:
-    return Workload(**{f.name: getattr(self, f.name) for f in WORKLOAD_FIELDS})
-
-
-def _plan_serving(self) -> ServingConfig:
-    return ServingConfig(**{f.name: getattr(self, f.name) for f in SERVING_FIELDS})
-
-
-def _plan_is_disaggregated(self) -> bool:
-    return self.prefill_devices > 0 and self.decode_devices > 0
-
-
-def _plan_has_target(self) -> bool:
-    return self.min_tokens_per_s_per_user is not None or self.max_ttft_s is not None
-
-
-Pool = _record_class("Pool", POOL_FIELDS, "One pool of a plan (docs/model.md, \"Fleet plans\"): a device type with its "
-                     "count, role, serving overrides (None = the plan's value), rack keys and ownership. Built from "
-                     "a Pools sheet row.", namespace=dict(_NS, __module__=__name__))
-
-
-Plan = _record_class(
-    "Plan",
-    PLAN_FIELDS,
-    "One plan of a scenario (a Plans sheet column): device, model, workload, serving, sizing and finance "
-    "inputs, and its pools (none: one serve pool of the plan's own keys).\n\n"
-    "Every field is a Plans key (docs/workbook_format.md lists each with its unit, default and allowed range); "
-    "units are in the names (`capex_usd`, `power_w`, `ttft_s`) and fractions are 0..1. Frozen: change a plan "
-    "of a scenario with `Scenario.with_plan`, which validates the change as a workbook is validated.\n\n"
-    "Attributes\n----------\nname : str\n    The plan's name (its Plans column header).\n"
-    "pools : tuple of Pool\n    The plan's pools (Pools sheet rows); empty: one pool of the plan's own keys.\n\n"
-    "Examples\n--------\n>>> import tcoapp\n>>> plan = tcoapp.load_scenario().plan(\"H200\")\n"
-    ">>> plan.device, plan.utilization\n('H200-SXM', 0.7)\n",
-    extra=(("name", str),),
-    tail=(("pools", tuple, dc_field(default=())),),
-    namespace=dict(
-        _NS,
-        __module__=__name__,
-        workload=property(_plan_workload),
-        serving=property(_plan_serving),
-        is_disaggregated=property(_plan_is_disaggregated),
-        has_target=property(_plan_has_target),
-    ),
-)
 
 
 def _field_locator(prefix: str) -> Locator:
