@@ -57,7 +57,7 @@ def _pool_errors(result) -> list[tuple[str, float, float] | None]:
     low, high = interval["tokens_per_s_per_device"]
     centre = math.log(math.sqrt(low * high) / point)
     limiting = result.fleet.limited_by if result.fleet is not None else ""
-    out = []
+    out: list[tuple[str, float, float] | None] = []
     for i, pool in enumerate(result.pools):
         device = pool.device
         if pool.role == "decode" and limiting == "prefill":
@@ -101,7 +101,7 @@ def input_draws(scenario, results, value_of, draws: int, seed: int):
     from ..uncertainty.simulate import simulate
     sim = simulate(scenario, draws, seed, tuple(results))
     out = np.array([value_of(k, p.metrics) for k, p in enumerate(sim.plans)], float)
-    drivers = {}
+    drivers: dict[str, np.ndarray] = {}
     for p in sim.plans:
         for d in p.inputs:
             drivers.setdefault(d.row.key, d.values)

@@ -21,7 +21,7 @@ def part_key(part: str) -> str:
     return COMPONENT_KEYS[part]
 
 
-def cost_bridge(name_a: str, a: Mapping[str, Any], name_b: str, b: Mapping[str, Any]) -> dict[str, Any]:
+def cost_bridge(name_a: str, a: Mapping[str, Any], name_b: str, b: Mapping[str, Any]) -> dict[str, Any] | None:
     """{"a", "b", "unit", "a_usd_per_million", "b_usd_per_million", "difference_usd_per_million",
     "parts": [{"part", "a", "b", "difference"}]}: `a` and `b` map each part key (part_key) and TOTAL to its
     value (a FinanceResult or a metrics mapping). Values that do not exist (a plan without output tokens)
@@ -33,7 +33,7 @@ def cost_bridge(name_a: str, a: Mapping[str, Any], name_b: str, b: Mapping[str, 
     if not all(math.isfinite(v) for v in [total_a, total_b, *values_a, *values_b]):
         return None
     other_a, other_b = total_a - math.fsum(values_a), total_b - math.fsum(values_b)
-    parts = [{"part": p, "a": va, "b": vb, "difference": vb - va}
+    parts: list[dict[str, Any]] = [{"part": p, "a": va, "b": vb, "difference": vb - va}
              for p, va, vb in zip(listed, values_a, values_b)]
     difference = total_b - total_a
     # other: the rest of the difference, so that the steps sum (math.fsum) to B - A

@@ -84,10 +84,10 @@ def servers_within(limit, cost_per_server, devices_per_server, weights=None) -> 
         k = np.arange(int(count.max()) if count.size else 0, dtype=float)
         scales.append(np.nan_to_num(first + k) * di / wi)
         valid.append(k < count)
-    scales, valid = np.concatenate(scales, axis=-1), np.concatenate(valid, axis=-1)
-    servers = np.floor(scales[..., None] * w / dps + TOLERANCE)
-    fits = valid & (np.einsum("dkp,dp->dk", servers, c) <= limit * (1 + TOLERANCE))
-    best = np.max(np.where(fits, scales, 0.0), axis=-1, keepdims=True)
+    scale, feasible = np.concatenate(scales, axis=-1), np.concatenate(valid, axis=-1)
+    servers = np.floor(scale[..., None] * w / dps + TOLERANCE)
+    fits = feasible & (np.einsum("dkp,dp->dk", servers, c) <= limit * (1 + TOLERANCE))
+    best = np.max(np.where(fits, scale, 0.0), axis=-1, keepdims=True)
     return np.where(rate > 0, np.floor(best * w / dps + TOLERANCE), np.nan)
 
 

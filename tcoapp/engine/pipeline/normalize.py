@@ -11,7 +11,7 @@ from ..plan.scenario import Scenario
 
 DAYS_PER_YEAR = HOURS_PER_YEAR / 24.0
 
-NORMALIZATIONS = {
+NORMALIZATIONS: dict[str, tuple[str, str] | None] = {
     "as_entered": None,
     "iso_power": ("facility_power", "facility_power_kw"),
     "iso_budget": ("capex_budget", "capex_budget_usd"),
@@ -38,9 +38,10 @@ def normalize(scenario: Scenario, mode: str, value: float | None = None, referen
     """Every plan sized by the same facility power / capex budget / demand (None: the reference plan's)."""
     if mode not in NORMALIZATIONS:
         raise ValueError(f"normalization {mode!r}: must be one of {', '.join(NORMALIZATIONS)}")
-    if NORMALIZATIONS[mode] is None or not scenario.plans:
+    normalization = NORMALIZATIONS[mode]
+    if normalization is None or not scenario.plans:
         return scenario
-    sizing_mode, key = NORMALIZATIONS[mode]
+    sizing_mode, key = normalization
     if value is None:
         value = reference_value(scenario, mode, reference_index)
     if not value > 0:

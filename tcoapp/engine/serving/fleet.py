@@ -144,7 +144,7 @@ def _decode_capacity(scenario, plan, pool, device, lead_s, link) -> PoolCapacity
                                                                    f"the decode pool {pool.name!r}", b_max), NAN,
                                 link_gb_s=link[0], link=link[1])
         k = int(np.nonzero(ok)[0][-1])
-        note = (f"batch {curve.batch[k]:g} chosen for the target",)
+        note: tuple[str, ...] = (f"batch {curve.batch[k]:g} chosen for the target",)
     else:
         curve = decode_curve(device, model, pool.serving, workload, float(pool.serving.batch), factors)
         if curve.batch[0] > b_max:
@@ -196,7 +196,7 @@ def _pair(plan, caps, counts, points, rates, factors_for) -> tuple[str, list[str
     decode_side = [(caps[j].requests_per_s_per_device, counts[j], caps[j].link_gb_s) for j in dec]
     rate, pre_cap, dec_cap, link_cap = pair_rate(prefill_side, decode_side, kv_bytes)
     limits = {"prefill": pre_cap, "decode": dec_cap, "kv_transfer": link_cap}
-    limited_by = min(limits, key=limits.get)
+    limited_by = min(limits, key=lambda side: limits[side])
     for i in pre:
         c = caps[i]
         rates[i] = rate * c.requests_per_s_per_device * counts[i] / pre_cap if pre_cap > 0 else 0.0

@@ -75,12 +75,18 @@ class Interval:
         self.inside += int(inside.size)
         self.least, self.greatest = min(self.least, int(inside.min())), max(self.greatest, int(inside.max()))
         if not self.collect:
+            assert self.histogram is not None
             bins = ((inside - lo) >> np.uint64(self.shift)).astype(np.int64)
             self.histogram += np.bincount(bins, minlength=1 << BIN_BITS)
         elif self.inside <= CAP:
             self.kept.append(inside)
         else:
             self.kept = []
+
+    def _bin_of(self, rank: int) -> int:
+        """The histogram bin holding `rank` (a histogram pass's interval)."""
+        assert self.histogram is not None
+        return int(np.searchsorted(np.cumsum(self.histogram), rank - self.below, side="right"))
 
     def value_at(self, rank: int) -> float | None:
         """The rank-th smallest value of the stream, if this interval holds it (else None)."""
@@ -92,13 +98,14 @@ class Interval:
             keys = np.sort(np.concatenate(self.kept))
             return float(key_values(keys[rank - self.below:rank - self.below + 1])[0])
         if not self.collect and self.shift == 0:  # one key per bin: the bin is the value
-            b = int(np.searchsorted(np.cumsum(self.histogram), rank - self.below, side="right"))
+            b = self._bin_of(rank)
             return float(key_values(np.array([self.low + b], np.uint64))[0])
         return None
 
     def narrowed(self, rank: int) -> "Interval":
         """After a histogram pass: the bin holding `rank`, as the next pass's interval."""
-        b = int(np.searchsorted(np.cumsum(self.histogram), rank - self.below, side="right"))
+        b = self._bin_of(rank)
+        assert self.histogram is not None
         low = self.low + (b << self.shift)
         return fresh(low, min(self.high, low + (1 << self.shift) - 1), int(self.histogram[b]))
 

@@ -118,7 +118,9 @@ def _fixed(base, inputs, deterministic, draws) -> PlanDraws:
 
 def _finance_keys(plan, pools, drawn, batch, notes) -> None:
     for key, v in drawn.items():
-        kind, _ = target_field(key)
+        found = target_field(key)
+        assert found is not None, key   # drawn keys were checked when the sheet was read
+        kind = found[0]
         name = field_name(key)
         if kind == "plan" and key in K.PLAN_FINANCE:
             batch[key] = v

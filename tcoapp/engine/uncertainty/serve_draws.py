@@ -19,6 +19,8 @@ import numpy as np
 from ..serving.operating import MAX_SEARCH_BATCH, TARGET_GRID_POINTS
 from ..performance.curve import meets_target
 from ..performance.generated import config_problems, run_roofline
+from ..quantities.factor_defaults import EfficiencyFactors
+from ..quantities.records import Device, ModelSpec, ServingConfig, Workload
 
 SMALL_BATCHES = 64  # search_batches: every whole batch up to 64, then a log grid
 
@@ -38,12 +40,12 @@ class ServeDraws:
 class ServeCase:
     """A pool's configuration, with per-draw values where uncertain."""
 
-    base_device: object   # the catalog Device (chooses the math precision, checks the configuration)
-    device: object        # the Device with uncertain fields as arrays
-    model: object
-    serving: object       # ServingConfig
-    workload: object      # Workload
-    factors: object       # EfficiencyFactors with uncertain factors as arrays
+    base_device: Device   # the catalog Device (chooses the math precision, checks the configuration)
+    device: Device        # the Device with uncertain fields as arrays
+    model: ModelSpec
+    serving: ServingConfig  # ServingConfig
+    workload: Workload    # Workload
+    factors: EfficiencyFactors  # EfficiencyFactors with uncertain factors as arrays
     acceptance: object    # spec_decode_acceptance, scalar or (draws,)
     hit_rate: object      # prefix_cache_hit_rate, scalar or (draws,)
     min_tokens_per_s_per_user: object = None
