@@ -30,6 +30,15 @@ def test_the_engine_sub_packages_are_layered_exhaustively():
     assert sorted(p.name for p in engine.glob("*.py")) == ["__init__.py"]
 
 
+def test_the_engine_type_checks():
+    """mypy finds no error in tcoapp/engine (the records are written out from the tables, so it sees
+    every field: tools/gen_records.py)."""
+    done = subprocess.run([sys.executable, "-m", "mypy", "tcoapp/engine"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    assert "Success: no issues found" in done.stdout
+
+
 def test_the_contracts_forbid_every_upward_import():
     """Layers, lowest first: engine < io < present < the front ends (gui, cli, api); a front end never
     imports another (the gui reads the calibration quality rule from the engine, not from the cli)."""

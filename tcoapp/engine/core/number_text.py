@@ -61,6 +61,13 @@ def _integer_part(part: str) -> str | None:
     return "".join(groups)
 
 
+def _read(text: str, decimal: str) -> float:
+    """The number `text` is with `decimal` as decimal separator (it is one: `readings` says so)."""
+    plain = plain_text(text, decimal)
+    assert plain is not None, (text, decimal)
+    return float(plain)
+
+
 def plain_text(text: str, decimal: str) -> str | None:
     """`text` as a plain number text ('1234.5') when read with `decimal` as decimal separator, or None
     when it is not a number written that way."""
@@ -159,11 +166,11 @@ def read_typed(text: str, fraction: bool = False) -> tuple[float | None, str | N
     if not looks_numeric(body):
         return None, None  # not numeric-looking: the caller says "not a number"
     if _differ(body):
-        return None, (f"= {text!r} reads as {float(plain_text(body, POINT)):.15g} with a decimal point and as "
-                      f"{float(plain_text(body, COMMA)):.15g} with a decimal comma: type it without grouping "
+        return None, (f"= {text!r} reads as {_read(body, POINT):.15g} with a decimal point and as "
+                      f"{_read(body, COMMA):.15g} with a decimal comma: type it without grouping "
                       "(or as a number cell, not text)")
     kinds = readings(body)
     if not kinds:
         return None, f"= {text!r} is not a number in any spreadsheet convention: type it without grouping"
-    value = float(plain_text(body, next(iter(sorted(kinds)))))
+    value = _read(body, next(iter(sorted(kinds))))
     return (value / 100 if percent else value), None

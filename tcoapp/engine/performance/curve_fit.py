@@ -125,13 +125,13 @@ def curve_setup(curve: MeasuredCurve, devices: Mapping, models: Mapping,
     if not isl or not osl:
         reasons.append(f"curve {curve.name!r}: its config has no input_tokens / output_tokens and no plan uses it (add "
                        "e.g. 'input_tokens=4000; output_tokens=1000' to its config cell on the Curves sheet)")
-    if reasons:
+    if reasons or not isl or not osl:
         raise CalibrationRefused(reasons)
     precision = {k: config.get(k, "") for k in ("weight_precision", "kv_precision", "attention_weight_precision")}
     serving = ServingConfig(
-        tensor_parallel=_int(config, "tensor_parallel", curve.tensor_parallel or 1),
-        expert_parallel=_int(config, "expert_parallel", 1), attention_dp=config.get("attention_dp") == "true",
-        **{k: v for k, v in precision.items() if v in PRECISIONS})
+        tensor_parallel=_int(config, "tensor_parallel", curve.tensor_parallel or 1) or 1,
+        expert_parallel=_int(config, "expert_parallel", 1) or 1, attention_dp=config.get("attention_dp") == "true",
+    ).with_(**{k: v for k, v in precision.items() if v in PRECISIONS})
     return serving, Workload(input_tokens=isl, output_tokens=osl)
 
 

@@ -78,7 +78,7 @@ def generate_disaggregated(prefill_device: Device, decode_device: Device, model:
     feasible = (b <= b_max) & (not problems) & (b_max >= 1)
     notes = tuple(problems) + _notes(prefill_device, decode_device, user, balanced, starved)
     curve = CurveArrays(b, workload.output_tokens * rate, dec.tokens_per_step / dec.step_s,
-                        float(pre.ttft_s[0] - pre.step_s[0] - pre.queue_s[0]) + dec.step_s, power, feasible, max_batch_by_memory=b_max,
+                        float(pre.ttft_s[0] - pre.step_s[0] - np.atleast_1d(pre.queue_s)[0]) + dec.step_s, power, feasible, max_batch_by_memory=b_max,
                         source="generated:disaggregated", notes=notes)
     used = float(share[0]) if (user is not None or share.size == 1) else share
     return DisaggregatedCurve(curve, used, balanced, user, starved, r_pre, r_dec)

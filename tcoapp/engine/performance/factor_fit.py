@@ -19,6 +19,7 @@ and `.models`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -126,7 +127,7 @@ def fit_factors(rows, catalog, lines, start: EfficiencyFactors = DEFAULT_FACTORS
         return log_residuals(rows, catalog, factors_at(x, fitted_names, start), lines)
 
     from scipy.optimize import least_squares  # lazy: keeps scipy out of the command's start-up
-    jac = "2-point"
+    jac: str | Callable[[np.ndarray], np.ndarray] = "2-point"
     if fixed_jacobian is not None:
         matrix = np.array([fixed_jacobian[line] for line in lines])[:, [names.index(n) for n in fitted_names]]
         found = {r.line: np.log(max(r.predicted / r.measured, FLOOR_RATIO)) for r in start_results}

@@ -117,8 +117,8 @@ def generate_curve(device: Device, model: ModelSpec, serving: ServingConfig, wor
         raise ValueError("batch must be a positive number or a 1-D array of positive numbers (sequences per replica)")
     r = run_roofline(device, model, serving, workload, b, factors)
     b_max = float(r.max_batch_by_memory)
-    notes = _notes(device, model, serving, b, b_max) + ([date_note(workload.software_date)]
-                                                        if date_note(getattr(workload, "software_date", "")) else [])
+    date = date_note(getattr(workload, "software_date", ""))
+    notes = _notes(device, model, serving, b, b_max) + ([date] if date else [])
     possible = not config_problems(device, model, serving) and b_max >= 1
     feasible = (b <= b_max) & possible
     return CurveArrays(b, r.tokens_per_s_per_device, r.tokens_per_s_per_user, r.ttft_s, r.power_w,

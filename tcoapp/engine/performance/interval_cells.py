@@ -54,7 +54,7 @@ def band(ratios, families, quantiles=BAND_QUANTILES) -> tuple[float, float]:
     return float(low), float(high)
 
 
-def _device_ratio(r) -> float | None:
+def _device_ratio(r) -> float:
     return r.measured / r.predicted if r.predicted > 0 else UNREACHED_RATIO
 
 

@@ -44,7 +44,7 @@ class MeasuredCurve:
         return all(getattr(self, s) == getattr(other, s) for s in scalars) and all(
             np.array_equal(getattr(self, a), getattr(other, a), equal_nan=True) for a in arrays)
 
-    __hash__ = None  # type: ignore[assignment]  (arrays: not hashable, as a dataclass with eq and no frozen hash)
+    __hash__ = None  # type: ignore[assignment]  # arrays: not hashable
 
     @property
     def config_dict(self) -> dict[str, str]:

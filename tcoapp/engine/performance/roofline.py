@@ -96,7 +96,7 @@ class RooflineArrays:
     prefill_share: np.ndarray      # fraction of replica time spent prefilling
     tokens_per_step: np.ndarray    # per sequence, speculative decoding included
     utilization: np.ndarray        # busy fraction u of the power model
-    queue_s: np.ndarray = 0.0      # mean admission wait under Poisson arrivals (M/D/1), part of ttft_s
+    queue_s: np.ndarray | float = 0.0  # mean admission wait under Poisson arrivals (M/D/1), part of ttft_s
 
 
 def _link(device, factors) -> float:

@@ -23,10 +23,13 @@ import numpy as np
 from ..quantities.dates import FACTORS_DATE, ROUND_DATES, date_problem, month_text, months  # noqa: F401 (read through this module too)
 
 
+_FACTORS_MONTHS = months(FACTORS_DATE) or 0   # (a month text: never None)
+
+
 def years_before_factors(date_text: str) -> float:
     """Years from `date_text` to FACTORS_DATE, 0 for an empty / unknown date or a later one."""
     d = months(date_text)
-    return 0.0 if d is None else max(0.0, (months(FACTORS_DATE) - d) / 12.0)
+    return 0.0 if d is None else max(0.0, (_FACTORS_MONTHS - d) / 12.0)
 
 
 def software_speed(date_text: str, is_moe: bool, factors):
@@ -43,7 +46,7 @@ def software_speed(date_text: str, is_moe: bool, factors):
 def date_note(date_text: str) -> str | None:
     """A note where `software_date` is after FACTORS_DATE (computed as of FACTORS_DATE)."""
     d = months(date_text)
-    if d is not None and d > months(FACTORS_DATE):
+    if d is not None and d > _FACTORS_MONTHS:
         return (f"software_date {date_text} is after the shipped factors' date {FACTORS_DATE}: computed with the "
                 f"software of {FACTORS_DATE} (later improvements are not predicted)")
     return None

@@ -198,7 +198,7 @@ def _plan_q(key, unit, help_) -> Quantity:
     return _q(key, unit, "plan", help_) if metric is None else _metric_q(key)
 
 
-_POOL_AND_PLAN = (
+_POOL_AND_PLAN: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
     ("device_count", "devices", "Accelerators (plan: summed over pools).", dict(summed=True, pool_json=1)),
     ("servers", "servers", "ceil(device_count / devices_per_server) (plan: summed over pools).", dict(summed=True, pool_json=2)),
     ("racks", "racks", "ceil(servers / servers_per_rack), the pool's own racks (plan: summed; pools never share a rack).", dict(summed=True, pool_json=4)),
