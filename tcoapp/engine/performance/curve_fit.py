@@ -23,7 +23,7 @@ the fit.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
+from typing import Mapping, Sequence, cast
 
 import numpy as np
 
@@ -88,6 +88,12 @@ class CurveFit:
         return tuple(out)
 
 
+def _count(config: Mapping[str, str], key: str, default: int) -> int:
+    """A whole number of the config cell, `default` where it is missing or not whole."""
+    value = _int(config, key, default)
+    return default if value is None else value
+
+
 def _int(config: Mapping[str, str], key: str, default: int | None = None) -> int | None:
     try:
         value = float(config[key])
@@ -125,14 +131,14 @@ def curve_setup(curve: MeasuredCurve, devices: Mapping, models: Mapping,
     if not isl or not osl:
         reasons.append(f"curve {curve.name!r}: its config has no input_tokens / output_tokens and no plan uses it (add "
                        "e.g. 'input_tokens=4000; output_tokens=1000' to its config cell on the Curves sheet)")
-    if reasons or not isl or not osl:
+    if reasons:
         raise CalibrationRefused(reasons)
     precision = {k: config.get(k, "") for k in ("weight_precision", "kv_precision", "attention_weight_precision")}
     serving = ServingConfig(
-        tensor_parallel=_int(config, "tensor_parallel", curve.tensor_parallel or 1) or 1,
-        expert_parallel=_int(config, "expert_parallel", 1) or 1, attention_dp=config.get("attention_dp") == "true",
+        tensor_parallel=_count(config, "tensor_parallel", curve.tensor_parallel or 1),
+        expert_parallel=_count(config, "expert_parallel", 1), attention_dp=config.get("attention_dp") == "true",
     ).with_(**{k: v for k, v in precision.items() if v in PRECISIONS})
-    return serving, Workload(input_tokens=isl, output_tokens=osl)
+    return serving, Workload(input_tokens=cast(int, isl), output_tokens=cast(int, osl))   # (both > 0: refused above)
 
 
 def sensitivities(points, devices, models, factors: EfficiencyFactors, names: Sequence[str]) -> np.ndarray:

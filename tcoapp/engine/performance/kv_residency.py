@@ -1,0 +1,204 @@
+"""Which idle agentic sessions still hold their KV cache, and where: the prefix hit rate as an outcome
+of memory (docs/model.md, "Agentic sessions and KV tiers").
+
+A session alternates a turn in service (`turn_s`: its prefill, decode and any reload) and a gap
+(`gap_s`: tool calls and think time). Between two turns its KV cache is idle; the next turn reuses it
+as its prefix if it is still resident. Residency is LRU over the KV the replica's idle sessions hold,
+in tiers (HBM, then host memory, then NVMe): what LRU evicts from one tier moves to the next.
+
+LRU is computed with the characteristic-time approximation (Che, Tung & Wang, "Hierarchical Web
+caching systems: modeling, design and experimental results", IEEE JSAC 2002; for renewal traffic
+Fricker, Robert & Roberts, "A versatile and accurate approximation for LRU cache performance", ITC
+2012): a copy is resident while its age is under T, where T solves
+
+    sessions x footprint_bytes x P(age < T) = capacity_bytes
+
+and a turn whose copy has age a hits iff a < T. With the cumulative capacity of tiers 1..k the same
+equation gives T_k, so a turn hits tier k iff T_(k-1) <= a < T_k (tiers are exclusive: a copy is in
+one of them).
+
+Routing. `session_affinity`: a session's turns go to the replica that served its previous turn, so
+the age of its copy at the next turn is the time between its turns, X = turn_s + gap, the gap
+exponential with mean `gap_s` (X = turn_s when gap_s = 0: the cyclic-access cliff of LRU). `random`
+over R replicas: a turn lands on the replica of the session's previous turn with probability 1/R;
+the copy it finds there is the one of the session's last visit, j turns back with probability
+(1/R)(1 - 1/R)^(j-1), holding the context of that turn (a shorter prefix), aged X_1 + ... + X_j; each
+replica holds the newest copy of every session of the fleet that visited it, aged by the time since
+that visit.
+
+Everything is an array over session counts; the random-routing ages are convolutions on a time grid
+(numpy's FFT), exact up to the grid's step.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+ROUTINGS = ("session_affinity", "random")
+_GRID_POINTS = 1 << 14       # time grid of the random-routing ages
+_MAX_LAG_TURNS = 400         # lags beyond this carry (1 - 1/R)^400 of the probability: counted as misses
+
+
+@dataclass(frozen=True)
+class SessionShape:
+    """An agentic session: `turns` turns; every turn adds `turn_input_tokens` (tool results, user
+    text) and `turn_output_tokens`; `system_prompt_tokens` is shared by every session; `gap_s` is the
+    mean time between a turn's end and the next turn's start."""
+
+    turns: int
+    system_prompt_tokens: float
+    turn_input_tokens: float
+    turn_output_tokens: float
+    gap_s: float
+
+    def prompt_tokens(self) -> np.ndarray:
+        """Prompt of turn t = 1..turns: the system prompt, every earlier turn's input and output, and
+        this turn's input (tokens)."""
+        t = np.arange(1, self.turns + 1, dtype=float)
+        return self.system_prompt_tokens + (t - 1.0) * (self.turn_input_tokens + self.turn_output_tokens) + \
+            self.turn_input_tokens
+
+    def cached_prefix_tokens(self) -> np.ndarray:
+        """The prefix turn t may reuse: the previous turn's whole context (its prompt and output), or
+        the shared system prompt at turn 1 (tokens)."""
+        return self.prompt_tokens() - self.turn_input_tokens
+
+    def held_tokens(self) -> np.ndarray:
+        """Context an idle session holds after turn t (tokens): its prompt and output."""
+        return self.prompt_tokens() + self.turn_output_tokens
+
+
+@dataclass(frozen=True)
+class Residency:
+    """Per session count (last axis: the counts asked): the share of a turn's prompt tokens read from
+    each tier (`hit_by_tier[k]`, k = 0 HBM, 1 host, 2 NVMe), the turn's prefix tokens per tier, and
+    the LRU characteristic times (s) per tier (inf where everything fits)."""
+
+    hit_by_tier: np.ndarray              # (tiers, counts): shares of prompt tokens, 0..1
+    prefix_tokens_by_tier: np.ndarray    # (tiers, counts): mean tokens per turn read from the tier
+    characteristic_s: np.ndarray         # (tiers, counts)
+
+    @property
+    def hit_rate(self) -> np.ndarray:
+        """Share of prompt tokens whose KV is reused from any tier (the achieved prefix hit rate)."""
+        return self.hit_by_tier.sum(axis=0)
+
+
+def _affinity_age_cdf(t, turn_s: float, gap_s: float):
+    """P(X < t), X = turn_s + Exp(gap_s): the age of a session's copy when its next turn starts."""
+    t = np.asarray(t, float)
+    if gap_s <= 0:
+        return (t >= turn_s).astype(float)
+    return np.where(t >= turn_s, -np.expm1(-np.maximum(t - turn_s, 0.0) / gap_s), 0.0)
+
+
+def _affinity_occupancy(t, turn_s: float, gap_s: float):
+    """P(age < t) at a random time for a copy refreshed every X (renewal age: the integral of
+    P(X > x) up to t over E[X])."""
+    t = np.asarray(t, float)
+    held = np.minimum(t, turn_s) + (gap_s * -np.expm1(-np.maximum(t - turn_s, 0.0) / gap_s) if gap_s > 0 else 0.0)
+    return held / (turn_s + gap_s)
+
+
+def _solve_time(demand_at, capacity: np.ndarray, upper: float) -> np.ndarray:
+    """The time T (s) where `demand_at(T)` (increasing, bytes) reaches `capacity` (bytes, per count),
+    by bisection on a log scale; inf where even `upper` does not fill it, 0 where capacity <= 0."""
+    capacity = np.asarray(capacity, float)
+    lo, hi = np.full(capacity.shape, 1e-9), np.full(capacity.shape, upper)
+    fits = demand_at(hi) <= capacity
+    for _ in range(80):
+        mid = np.sqrt(lo * hi)
+        below = demand_at(mid) <= capacity
+        lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
+    return np.where(capacity <= 0, 0.0, np.where(fits, np.inf, lo))
+
+
+def _shares(resident: np.ndarray) -> np.ndarray:
+    """P(the copy is in tier k) from P(resident within tiers 1..k) (axis -2: tiers)."""
+    zero = np.zeros_like(resident[..., :1, :])
+    return np.diff(np.concatenate([zero, resident], axis=-2), axis=-2)
+
+
+def _with_system_prompt(shape: SessionShape, own_hit: np.ndarray, own_tokens: np.ndarray):
+    """Shares of prompt tokens by tier: every turn reads the shared system prompt from HBM (one copy
+    per replica, used by every turn), and a session's own resident copy beyond it from its tier."""
+    prompts = shape.prompt_tokens().sum()
+    base = np.zeros_like(own_hit)
+    base[0] = shape.system_prompt_tokens * shape.turns / prompts
+    return base + own_hit, own_tokens
+
+
+def _affinity(shape: SessionShape, sessions, footprint_bytes: float, capacities, turn_s):
+    own = shape.cached_prefix_tokens()[1:] - shape.system_prompt_tokens   # turns 2..: beyond the system prompt
+    found = []
+    for capacity in capacities:
+        demand = lambda t: sessions * footprint_bytes * _affinity_occupancy(t, turn_s, shape.gap_s)  # noqa: E731
+        found.append(_solve_time(demand, capacity, 1e6 * (np.max(turn_s) + shape.gap_s + 1.0)))
+    times = np.array(found)
+    share = _shares(_affinity_age_cdf(times, turn_s, shape.gap_s))
+    hit, tokens = _with_system_prompt(shape, share * own.sum() / shape.prompt_tokens().sum(),
+                                      share * own.sum() / shape.turns)
+    return hit, tokens, times
+
+
+def _lag_cdfs(turn_s: float, gap_s: float, replicas: int):
+    """(grid [s], P(S_j < t) for j = 1..J, P(age of a session's newest copy at one replica < t),
+    P(the newest copy is j turns back) for j = 1..J): S_j the sum of j turn-to-turn times; a random
+    router sends a turn to a given replica with probability q = 1/R, so the newest copy there is j
+    turns back with probability q (1 - q)^(j - 1), aged by the session's renewal age plus j - 1
+    turn-to-turn times."""
+    q = 1.0 / replicas
+    lags = int(min(_MAX_LAG_TURNS, max(2, np.ceil(np.log(1e-6) / np.log1p(-q)))))
+    span = (turn_s + gap_s) * (lags + 10.0)
+    edges = np.arange(_GRID_POINTS + 1) * (span / _GRID_POINTS)
+    spectrum = np.fft.rfft(np.diff(_affinity_age_cdf(edges, turn_s, gap_s)), 2 * _GRID_POINTS)
+    powers = spectrum[None, :] ** np.arange(1, lags + 1)[:, None]          # S_1 .. S_J
+    lag_cdf = np.clip(np.cumsum(np.fft.irfft(powers, 2 * _GRID_POINTS)[:, :_GRID_POINTS], axis=1), 0.0, 1.0)
+    weights = q * (1.0 - q) ** np.arange(lags)                             # lag j = 1..J
+    renewal_age = np.fft.rfft(np.diff(_affinity_occupancy(edges, turn_s, gap_s)), 2 * _GRID_POINTS)
+    copy_spectrum = renewal_age * (weights[0] + (weights[1:, None] * powers[:-1]).sum(axis=0))
+    copy_cdf = np.clip(np.cumsum(np.fft.irfft(copy_spectrum, 2 * _GRID_POINTS)[:_GRID_POINTS]), 0.0, 1.0)
+    return edges[1:], lag_cdf, copy_cdf, weights
+
+
+def _random(shape: SessionShape, sessions, footprint_bytes: float, capacities, turn_s: float, replicas: int):
+    grid, lag_cdf, copy_cdf, weights = _lag_cdfs(turn_s, shape.gap_s, replicas)
+    held = shape.held_tokens()
+    source = np.arange(1, shape.turns + 1)[None, :] - np.arange(1, lag_cdf.shape[0] + 1)[:, None]   # (lags, turns)
+    own = np.where(source >= 1, held[np.clip(source - 1, 0, None)] - shape.system_prompt_tokens, 0.0)
+    found = []
+    for capacity in capacities:   # every session of the fleet keeps its newest copy at this replica
+        demand = lambda x: sessions * replicas * footprint_bytes * np.interp(x, grid, copy_cdf)  # noqa: E731
+        found.append(_solve_time(demand, capacity, float(grid[-1])))
+    times = np.array(found)
+    resident = np.stack([np.interp(np.minimum(times, grid[-1]), grid, cdf) for cdf in lag_cdf])  # (lags, tiers, counts)
+    share = _shares(np.where(np.isinf(times)[None], 1.0, resident))
+    own_hit = np.einsum("l,l,lkc->kc", weights, own.sum(axis=1) / shape.prompt_tokens().sum(), share)
+    own_tokens = np.einsum("l,l,lkc->kc", weights, own.mean(axis=1), share)
+    hit, tokens = _with_system_prompt(shape, own_hit, own_tokens)
+    return hit, tokens, times
+
+
+def residency(shape: SessionShape, sessions_per_replica, footprint_bytes: float, tier_capacity_bytes,
+              turn_s, routing: str = "session_affinity", replicas: int = 1) -> Residency:
+    """Where a turn's prefix is read from, at each count of concurrent sessions per replica.
+
+    `footprint_bytes`: the mean KV an idle session holds (over its turns), in the unit of the
+    capacities; `tier_capacity_bytes`: per tier (HBM, host, NVMe) the KV capacity for idle sessions,
+    per session count (HBM shrinks as the active batch grows) or one value; `turn_s`: a turn's time
+    in service (s), one value or per count. `replicas`: the replicas a `random` router spreads turns
+    over (>= 1)."""
+    if routing not in ROUTINGS:
+        raise ValueError(f"kv_routing {routing!r}: must be one of {', '.join(ROUTINGS)}")
+    sessions = np.atleast_1d(np.asarray(sessions_per_replica, float))
+    turn = np.broadcast_to(np.asarray(turn_s, float), sessions.shape)
+    if not (np.all(turn > 0) and shape.gap_s >= 0 and shape.turns >= 1 and footprint_bytes > 0 and replicas >= 1):
+        raise ValueError("residency: turn_s and footprint_bytes must be > 0, gap_s >= 0, turns and replicas >= 1")
+    capacities = np.stack([np.broadcast_to(np.asarray(c, float), sessions.shape) for c in tier_capacity_bytes])
+    capacities = np.maximum(np.cumsum(capacities, axis=0), 0.0)
+    if routing == "session_affinity" or replicas == 1:
+        return Residency(*_affinity(shape, sessions, footprint_bytes, capacities, turn))
+    parts = [_random(shape, sessions[i:i + 1], footprint_bytes, capacities[:, i:i + 1], float(turn[i]), replicas)
+             for i in range(sessions.size)]
+    return Residency(*(np.concatenate([part[k] for part in parts], axis=-1) for k in range(3)))
