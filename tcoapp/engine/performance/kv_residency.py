@@ -26,17 +26,19 @@ the copy it finds there is the one of the session's last visit, j turns back wit
 replica holds the newest copy of every session of the fleet that visited it, aged by the time since
 that visit.
 
-Everything is an array over session counts; the random-routing ages are convolutions on a time grid
-(numpy's FFT), exact up to the grid's step.
+Everything is an array over session counts. The sum of j turn-to-turn times is j x turn_s plus a
+Gamma(j, gap_s) time, so the random-routing ages are closed forms of the regularized incomplete
+gamma function (scipy.special.gammainc).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.special import gammainc
 
 ROUTINGS = ("session_affinity", "random")
-_GRID_POINTS = 1 << 14       # time grid of the random-routing ages
+_BISECTIONS = 44           # log-scale halvings of [1 us, upper]: (upper / 1 us)^(2^-44) - 1 < 1e-10
 _MAX_LAG_TURNS = 400         # lags beyond this carry (1 - 1/R)^400 of the probability: counted as misses
 
 
@@ -103,11 +105,12 @@ def _affinity_occupancy(t, turn_s: float, gap_s: float):
 
 def _solve_time(demand_at, capacity: np.ndarray, upper: float) -> np.ndarray:
     """The time T (s) where `demand_at(T)` (increasing, bytes) reaches `capacity` (bytes, per count),
-    by bisection on a log scale; inf where even `upper` does not fill it, 0 where capacity <= 0."""
+    by bisection on a log scale from 1 us (relative precision 1e-10); inf where even `upper` does not
+    fill it, 0 where capacity <= 0."""
     capacity = np.asarray(capacity, float)
-    lo, hi = np.full(capacity.shape, 1e-9), np.full(capacity.shape, upper)
+    lo, hi = np.full(capacity.shape, 1e-6), np.full(capacity.shape, upper)
     fits = demand_at(hi) <= capacity
-    for _ in range(80):
+    for _ in range(_BISECTIONS):
         mid = np.sqrt(lo * hi)
         below = demand_at(mid) <= capacity
         lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
@@ -142,38 +145,56 @@ def _affinity(shape: SessionShape, sessions, footprint_bytes: float, capacities,
     return hit, tokens, times
 
 
-def _lag_cdfs(turn_s: float, gap_s: float, replicas: int):
-    """(grid [s], P(S_j < t) for j = 1..J, P(age of a session's newest copy at one replica < t),
-    P(the newest copy is j turns back) for j = 1..J): S_j the sum of j turn-to-turn times; a random
-    router sends a turn to a given replica with probability q = 1/R, so the newest copy there is j
-    turns back with probability q (1 - q)^(j - 1), aged by the session's renewal age plus j - 1
-    turn-to-turn times."""
+def _lags(replicas: int) -> np.ndarray:
+    """Lags j = 1..J a random router's copy is found at: J where (1 - 1/R)^J < 1e-6 (at most
+    _MAX_LAG_TURNS; what lies beyond counts as a miss)."""
     q = 1.0 / replicas
-    lags = int(min(_MAX_LAG_TURNS, max(2, np.ceil(np.log(1e-6) / np.log1p(-q)))))
-    span = (turn_s + gap_s) * (lags + 10.0)
-    edges = np.arange(_GRID_POINTS + 1) * (span / _GRID_POINTS)
-    spectrum = np.fft.rfft(np.diff(_affinity_age_cdf(edges, turn_s, gap_s)), 2 * _GRID_POINTS)
-    powers = spectrum[None, :] ** np.arange(1, lags + 1)[:, None]          # S_1 .. S_J
-    lag_cdf = np.clip(np.cumsum(np.fft.irfft(powers, 2 * _GRID_POINTS)[:, :_GRID_POINTS], axis=1), 0.0, 1.0)
-    weights = q * (1.0 - q) ** np.arange(lags)                             # lag j = 1..J
-    renewal_age = np.fft.rfft(np.diff(_affinity_occupancy(edges, turn_s, gap_s)), 2 * _GRID_POINTS)
-    copy_spectrum = renewal_age * (weights[0] + (weights[1:, None] * powers[:-1]).sum(axis=0))
-    copy_cdf = np.clip(np.cumsum(np.fft.irfft(copy_spectrum, 2 * _GRID_POINTS)[:_GRID_POINTS]), 0.0, 1.0)
-    return edges[1:], lag_cdf, copy_cdf, weights
+    return np.arange(1, int(min(_MAX_LAG_TURNS, max(2, np.ceil(np.log(1e-6) / np.log1p(-q))))) + 1, dtype=float)
 
 
-def _random(shape: SessionShape, sessions, footprint_bytes: float, capacities, turn_s: float, replicas: int):
-    grid, lag_cdf, copy_cdf, weights = _lag_cdfs(turn_s, shape.gap_s, replicas)
+def _sum_cdf(j, t, turn_s, gap_s):
+    """P(S_j < t), S_j = j x turn_s + Gamma(j, gap_s): the sum of j turn-to-turn times (0 for j = 0)."""
+    x = np.asarray(t, float) - j * turn_s
+    if gap_s <= 0:
+        return (x > 0).astype(float) if np.ndim(j) else float(x > 0)
+    return np.where(x > 0, gammainc(np.maximum(j, 1e-300), np.maximum(x, 0.0) / gap_s), 0.0) * (j > 0) + (j == 0) * (x > 0)
+
+
+def _integrated_cdf(j, x, gap_s):
+    """The integral of P(Gamma(j, gap_s) < y) dy from 0 to x: g (u P(j, u) - j P(j + 1, u)), u = x / g
+    (x for j = 0: the sum of no times is 0)."""
+    x = np.maximum(np.asarray(x, float), 0.0)
+    if gap_s <= 0:
+        return x
+    u = x / gap_s
+    return np.where(j > 0, gap_s * (u * gammainc(np.maximum(j, 1e-300), u) - j * gammainc(j + 1.0, u)), x)
+
+
+def _copy_cdf(t, turn_s, gap_s, replicas: int):
+    """P(age < t) of a session's newest copy at one of R replicas a random router spreads its turns
+    over: its renewal age A (uniform on [0, turn_s) with weight turn_s / m, else turn_s + Exp(gap_s))
+    plus k more turn-to-turn times, k >= 0 with probability q (1 - q)^k, q = 1/R."""
+    q = 1.0 / replicas
+    k = np.concatenate([[0.0], _lags(replicas)])[:, None, None]       # (lags + 1, tiers, counts)
+    weights = q * (1.0 - q) ** k
+    mean = turn_s + gap_s
+    start = t - k * turn_s
+    uniform = (_integrated_cdf(k, start, gap_s) - _integrated_cdf(k, start - turn_s, gap_s)) / turn_s
+    shifted = _sum_cdf(k + 1.0, t, turn_s, gap_s)
+    return np.sum(weights * (turn_s / mean * uniform + gap_s / mean * shifted), axis=0)
+
+
+def _random(shape: SessionShape, sessions, footprint_bytes: float, capacities, turn_s, replicas: int):
+    lags = _lags(replicas)
+    weights = (1.0 / replicas) * (1.0 - 1.0 / replicas) ** (lags - 1.0)
     held = shape.held_tokens()
-    source = np.arange(1, shape.turns + 1)[None, :] - np.arange(1, lag_cdf.shape[0] + 1)[:, None]   # (lags, turns)
+    source = np.arange(1, shape.turns + 1)[None, :] - lags.astype(int)[:, None]           # (lags, turns)
     own = np.where(source >= 1, held[np.clip(source - 1, 0, None)] - shape.system_prompt_tokens, 0.0)
-    found = []
-    for capacity in capacities:   # every session of the fleet keeps its newest copy at this replica
-        demand = lambda x: sessions * replicas * footprint_bytes * np.interp(x, grid, copy_cdf)  # noqa: E731
-        found.append(_solve_time(demand, capacity, float(grid[-1])))
-    times = np.array(found)
-    resident = np.stack([np.interp(np.minimum(times, grid[-1]), grid, cdf) for cdf in lag_cdf])  # (lags, tiers, counts)
-    share = _shares(np.where(np.isinf(times)[None], 1.0, resident))
+    # every session of the fleet keeps its newest copy at this replica
+    demand = lambda t: sessions * replicas * footprint_bytes * _copy_cdf(t, turn_s, shape.gap_s, replicas)  # noqa: E731
+    times = _solve_time(demand, capacities, 1e6 * (np.max(turn_s) + shape.gap_s + 1.0) * replicas)
+    resident = _sum_cdf(lags[:, None, None], np.minimum(times, 1e300)[None], turn_s, shape.gap_s)   # (lags, tiers, counts)
+    share = _shares(resident)
     own_hit = np.einsum("l,l,lkc->kc", weights, own.sum(axis=1) / shape.prompt_tokens().sum(), share)
     own_tokens = np.einsum("l,l,lkc->kc", weights, own.mean(axis=1), share)
     hit, tokens = _with_system_prompt(shape, own_hit, own_tokens)
@@ -199,6 +220,4 @@ def residency(shape: SessionShape, sessions_per_replica, footprint_bytes: float,
     capacities = np.maximum(np.cumsum(capacities, axis=0), 0.0)
     if routing == "session_affinity" or replicas == 1:
         return Residency(*_affinity(shape, sessions, footprint_bytes, capacities, turn))
-    parts = [_random(shape, sessions[i:i + 1], footprint_bytes, capacities[:, i:i + 1], float(turn[i]), replicas)
-             for i in range(sessions.size)]
-    return Residency(*(np.concatenate([part[k] for part in parts], axis=-1) for k in range(3)))
+    return Residency(*_random(shape, sessions, footprint_bytes, capacities, turn, replicas))

@@ -29,7 +29,8 @@ from ..quantities.factor_defaults import DEFAULT_FACTORS, EfficiencyFactors
 from ..quantities.records import Device, ModelSpec, ServingConfig, Workload
 
 KV_OFFLOAD = ("none", "host", "host_nvme")
-_ITERATIONS = 40
+_ITERATIONS = 60          # at most; the fixed point stops when the turn time moves less than _TOLERANCE
+_TOLERANCE = 1e-5
 
 
 @dataclass(frozen=True)
@@ -112,6 +113,9 @@ def session_curve(device: Device, model: ModelSpec, serving: ServingConfig, shap
                                                                                reload_s_per_token, 0.0)[:, None])[1:].sum(axis=0)
         r = run_roofline(device, model, serving, workload.with_(prefix_cache_hit_rate=hit), batch, factors)
         new_turn = r.ttft_s + reload_s + shape.turn_output_tokens / r.tokens_per_s_per_user
+        moved = np.max(np.abs(new_turn - turn_s) / turn_s)
         turn_s = 0.5 * turn_s + 0.5 * new_turn
+        if moved < _TOLERANCE:
+            break
     knee = max(hbm_free - active_kv - system_kv, 0.0) / footprint
     return SessionCurve(sessions, hit, used, batch, r.tokens_per_s_per_device, r.ttft_s + reload_s, turn_s, knee)
