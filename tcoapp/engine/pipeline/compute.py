@@ -21,7 +21,7 @@ from ..quantities.metrics import FINANCE_METRICS, METRIC_KEYS, POINT_METRICS, Me
 from ..performance.curve import OperatingPoint
 from ..performance.prediction_interval import prediction_interval
 from ..plan.pool_inputs import pool_finance_inputs
-from ..plan.pools import ResolvedPool, resolve_pools, sells_output
+from ..plan.pools import ResolvedPool, resolve_pools, sells_output, with_acceptance
 from ..quantities.inputs import PLAN_FIELDS
 from .plan_result import PlanResult
 from ..quantities.records import Plan
@@ -89,7 +89,7 @@ def compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
     (devices), the output price (USD per million output tokens) and the finance (USD, per year), with
     the notes that explain it (see module docstring)."""
     scenario = scenario.for_plan(plan)  # the calibration scoped to the plan's device, model class and stack
-    pools = resolve_pools(plan)
+    pools = with_acceptance(resolve_pools(plan), scenario.acceptance_for(plan.model))
     caps = pool_capacities(scenario, plan, pools)
     pools = tuple(c.pool for c in caps)  # a searched pool carries the configuration the search chose
     econ = pool_economics(scenario, pools)
