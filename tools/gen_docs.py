@@ -4,8 +4,8 @@
   the workbook layout constants and the metric keys;
 - docs/catalog.md from resources/catalog/*.csv (each row's source, estimated_fields and notes).
 
-- the generated blocks of README.md and docs/user_guide.md (tools/doc_blocks.py): the samples'
-  count and list, the example Decision headline.
+- the generated blocks of README.md, docs/user_guide.md and docs/model.md (tools/doc_blocks.py): the samples'
+  count and list, the example Decision headline, the speculative-decoding gain table.
 
     python tools/gen_docs.py          # rewrite them
     python tools/gen_docs.py --check  # exit 1 if any is out of date (tests/test_docs.py does this)
@@ -381,7 +381,7 @@ def _entry(row: dict[str, str], shown: tuple[str, ...], units: dict[str, str]) -
 
 def catalog_md() -> str:
     lines = ["# Where the catalog numbers come from", "",
-             GENERATED.format(what="resources/catalog/devices.csv and models.csv"), "",
+             GENERATED.format(what="resources/catalog/devices.csv, models.csv and spec_acceptance.csv"), "",
              "The shipped catalog is two CSV files; each row carries its `source`, the fields whose values are "
              "estimates rather than read in a primary source (`estimated_fields`, marked **estimate** below) "
              "and `notes` a planner must know. Override any entry in a workbook's Devices or Models sheet. "
@@ -397,7 +397,24 @@ def catalog_md() -> str:
         lines.append("")
         for row in rows:
             lines += _entry(row, shown, units)
+    lines += _acceptance_lines()
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _acceptance_lines() -> list[str]:
+    """resources/catalog/spec_acceptance.csv: the published speculative-decoding acceptance per model
+    (docs/model.md, "Speculative decoding")."""
+    lines = ["## Speculative-decoding acceptance", "",
+             "resources/catalog/spec_acceptance.csv: the per-token acceptance alpha of each model's published "
+             "drafter, overall (`all`, the default of a plan's empty `spec_decode_acceptance`) and per task kind "
+             "where the source gives it, with its spread (low-high) and source.", "",
+             "| model | method | task | alpha | low | high | acceptance length (draft tokens) | source |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in _rows("spec_acceptance.csv"):
+        length = f"{r['acceptance_length']} ({r['draft_tokens_measured']})" if r["acceptance_length"] else "-"
+        lines.append(f"| {r['model']} | {r['method']} | {r['task']} | {r['acceptance']} | {r['acceptance_low']} | "
+                     f"{r['acceptance_high']} | {length} | {_cell(r['source'])} {_cell(r['notes'])} |")
+    return lines + [""]
 
 
 OUTPUTS = {"workbook_format.md": workbook_format_md, "catalog.md": catalog_md}
