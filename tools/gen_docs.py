@@ -434,7 +434,7 @@ def main(argv=None) -> int:
             path.write_text(text, encoding="utf-8")
             print(path)
     from tools import doc_blocks
-    for path in doc_blocks.FILES:
+    for path in doc_blocks.FILES + doc_blocks.MODEL_FILES:
         text = path.read_text(encoding="utf-8")
         fresh = doc_blocks.rewrite(text)
         if args.check and fresh != text:

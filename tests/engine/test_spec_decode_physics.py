@@ -79,3 +79,12 @@ def test_the_published_acceptance_is_the_default():
     assert plan.spec_decode_acceptance is None
     assert scenario.serving_of(plan).spec_decode_acceptance == CAT.spec_acceptance[plan.model].acceptance
     assert scenario.acceptance_for("Llama-3.1-405B") == 0.0   # none published: drafting gains nothing
+
+
+def test_the_documented_gain_table_is_current():
+    """docs/model.md's gain table is generated (tools/doc_blocks.py): the committed one is current."""
+    from tools import doc_blocks
+    for path in doc_blocks.MODEL_FILES:
+        text = path.read_text(encoding="utf-8")
+        assert "<!-- gen:spec-gain-table -->" in text
+        assert doc_blocks.rewrite(text) == text, f"{path.name} is stale: run python tools/gen_docs.py"
