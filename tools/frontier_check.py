@@ -2,12 +2,13 @@
 default search of the default scenario's first plan, set to the point's device, model, precision,
 lengths and interactivity target, and ratio = searched / published tokens/s per device.
 
-    python tools/frontier_check.py [POINTS_CSV] [--draft-tokens N]
+    python tools/frontier_check.py [POINTS_CSV] [--draft-tokens N] [--acceptance A]
 
 POINTS_CSV (default tools/frontier_points.csv) has one row per published point: device, model,
 precision, input_tokens, output_tokens, tokens_per_s_per_user (the target), published output
 tokens/s per device, the configuration that produced it, its date and source. `--draft-tokens N`
-caps the search's draft tokens (0: speculative decoding off). Prints one line per point, then the
+caps the search's draft tokens (0: speculative decoding off); `--acceptance A` types the draft
+acceptance (default: the model's published one). Prints one line per point, then the
 range and median of the ratios beside the goal (every ratio within 0.6-1.67, median within 0.8-1.25).
 
 The shipped points are the Pareto-front points at 30-125 tokens/s per user of the DeepSeek-R1 FP8
@@ -34,7 +35,7 @@ GOAL_RANGE = (0.6, 1.67)
 GOAL_MEDIAN = (0.8, 1.25)
 
 
-def searched(scenario, row: dict, draft_tokens: int | None):
+def searched(scenario, row: dict, draft_tokens: int | None, acceptance: float | None = None):
     """(tokens/s per device, the chosen configuration's text) of the default search at the point."""
     name = scenario.plans[0].name
     changes = {"device": row["device"], "model": row["model"], "search_precisions": row["precision"],
@@ -46,6 +47,8 @@ def searched(scenario, row: dict, draft_tokens: int | None):
         changes.update(rack_power_cap_kw=same.rack_power_cap_kw, servers_per_rack_max=same.servers_per_rack_max)
     if draft_tokens is not None:
         changes["search_max_draft_tokens"] = draft_tokens
+    if acceptance is not None:
+        changes["spec_decode_acceptance"] = acceptance
     scenario = scenario.with_plan(name, **changes)
     plan = scenario.plan(name)
     result = compute_plan(scenario, plan)
@@ -56,13 +59,14 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("points", nargs="?", default=str(POINTS))
     parser.add_argument("--draft-tokens", type=int, default=None)
+    parser.add_argument("--acceptance", type=float, default=None)
     args = parser.parse_args(argv)
     scenario = default_scenario()
     ratios = []
     with open(args.points, newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     for row in rows:
-        value, chosen = searched(scenario, row, args.draft_tokens)
+        value, chosen = searched(scenario, row, args.draft_tokens, args.acceptance)
         published = float(row["published_tokens_per_s_per_device"])
         ratio = value / published if value else float("nan")
         if value:

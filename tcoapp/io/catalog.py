@@ -10,7 +10,7 @@ from typing import Mapping
 
 from ..engine.core.errors import Problem, ValidationError
 from ..engine.quantities.records import Device, ModelSpec, make_device, make_model
-from ..engine.quantities.spec_acceptance import TASKS, SpecAcceptance
+from ..engine.quantities.spec_acceptance import TASKS, ModelCatalog, SpecAcceptance
 
 
 @dataclass(frozen=True)
@@ -42,8 +42,9 @@ def _load(filename: str, make) -> dict:
 def load_catalog() -> Catalog:
     """The shipped devices and models, validated against the field table (cached)."""
     models = _load("models.csv", make_model)
-    return Catalog(devices=_load("devices.csv", make_device), models=models,
-                   spec_acceptance=load_spec_acceptance(set(models)))
+    acceptance = load_spec_acceptance(set(models))
+    return Catalog(devices=_load("devices.csv", make_device), models=ModelCatalog(models, acceptance),
+                   spec_acceptance=acceptance)
 
 
 SPEC_ACCEPTANCE_FILE = "spec_acceptance.csv"

@@ -108,8 +108,9 @@ class Scenario:
         return self.devices.get(name) or self.catalog_devices[name]
 
     def published_acceptance(self, model_name: str) -> SpecAcceptance | None:
-        """The model's published speculative-decoding acceptance (None: none published)."""
-        return self.spec_acceptance.get(model_name)
+        """The model's published speculative-decoding acceptance (None: none published): the scenario's
+        table, else the one the catalog's models carry (quantities/spec_acceptance.py ModelCatalog)."""
+        return self.spec_acceptance.get(model_name) or getattr(self.catalog_models, "spec_acceptance", {}).get(model_name)
 
     def acceptance_for(self, model_name: str) -> float:
         """The per-token acceptance a plan of this model takes where it leaves spec_decode_acceptance

@@ -28,3 +28,13 @@ class SpecAcceptance:
         """The JSON of a plan's published acceptance (docs/model.md)."""
         return {"acceptance": self.acceptance, "low": self.low, "high": self.high, "method": self.method,
                 "tasks": dict(self.tasks), "source": self.source}
+
+
+class ModelCatalog(dict):
+    """The shipped catalog's models by name (a dict of ModelSpec) that also carries the published
+    acceptance table by model (`spec_acceptance`), so every scenario built on the catalog's models
+    (`Scenario(..., catalog_models=catalog.models)`) finds a model's published acceptance."""
+
+    def __init__(self, models=(), spec_acceptance: Mapping[str, SpecAcceptance] | None = None):
+        super().__init__(models)
+        self.spec_acceptance = dict(spec_acceptance or {})
