@@ -53,8 +53,45 @@ def samples_count_in_sentence() -> str:
     return f"{count_word(len(_samples()))} workbooks"
 
 
-BLOCKS = {"samples-count": samples_count, "samples-count-in-sentence": samples_count_in_sentence, "samples-table": samples_table, "example-headline": example_headline}
+SPEC_GAIN_BATCHES = (1, 8, 32, 64, 128, 256)
+SPEC_GAIN_CASES = (   # (label, device, model, tensor_parallel, precision): 1k/1k, the published alpha
+    ("Llama-3.3-70B, EAGLE-3, B200 TP1 FP8", "B200", "Llama-3.3-70B", 1, "fp8"),
+    ("Llama-3.3-70B, EAGLE-3, H100 TP4 FP8", "H100-SXM", "Llama-3.3-70B", 4, "fp8"),
+    ("DeepSeek-R1, MTP, B200 TP8 FP8", "B200", "DeepSeek-R1", 8, "fp8"),
+    ("DeepSeek-R1, MTP, H200 TP8 FP8", "H200-SXM", "DeepSeek-R1", 8, "fp8"),
+)
+
+
+def spec_gain_table() -> str:
+    """tokens/s per device with speculative decoding over without, at the same batch (1,024 in, 1,024
+    out), for k = 1 and k = 3 draft tokens at the model's published acceptance (docs/model.md)."""
+    import numpy as np
+
+    from tcoapp.engine.performance.generated import run_roofline
+    from tcoapp.engine.quantities.records import ServingConfig, Workload
+    from tcoapp.io.catalog import load_catalog
+
+    cat = load_catalog()
+    batch = np.array(SPEC_GAIN_BATCHES, float)
+    workload = Workload(input_tokens=1024, output_tokens=1024)
+    head = "| model, drafter, device | alpha | k | " + " | ".join(f"batch {b}" for b in SPEC_GAIN_BATCHES) + " |"
+    lines = [head, "|---|---|---|" + "---|" * len(SPEC_GAIN_BATCHES)]
+    for label, device, model, tp, precision in SPEC_GAIN_CASES:
+        alpha = cat.spec_acceptance[model].acceptance
+        serving = ServingConfig(tensor_parallel=tp, weight_precision=precision, kv_precision=precision)
+        run = lambda k: run_roofline(cat.devices[device], cat.models[model],  # noqa: E731
+                                     serving.with_(spec_decode_draft_tokens=k, spec_decode_acceptance=alpha),
+                                     workload, batch).tokens_per_s_per_device
+        base = run(0)
+        for k in (1, 3):
+            gain = run(k) / base
+            lines.append(f"| {label} | {alpha:g} | {k} | " + " | ".join(f"{g:.2f}x" for g in gain) + " |")
+    return "\n".join(lines)
+
+
+BLOCKS = {"spec-gain-table": spec_gain_table, "samples-count": samples_count, "samples-count-in-sentence": samples_count_in_sentence, "samples-table": samples_table, "example-headline": example_headline}
 FILES = (ROOT / "README.md", ROOT / "docs" / "user_guide.md")
+MODEL_FILES = (ROOT / "docs" / "model.md",)   # the speculative-decoding gain table
 
 
 def rewrite(text: str) -> str:

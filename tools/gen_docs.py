@@ -6,8 +6,8 @@
 
 - tcoapp/engine/quantities/record_types.py and result_types.py, the typed input and result records, from
   the field and quantity tables (tools/gen_records.py);
-- the generated blocks of README.md and docs/user_guide.md (tools/doc_blocks.py): the samples'
-  count and list, the example Decision headline.
+- the generated blocks of README.md, docs/user_guide.md and docs/model.md (tools/doc_blocks.py): the samples'
+  count and list, the example Decision headline, the speculative-decoding gain table.
 
     python tools/gen_docs.py          # rewrite them
     python tools/gen_docs.py --check  # exit 1 if any is out of date (tests/test_docs.py does this)
@@ -383,7 +383,7 @@ def _entry(row: dict[str, str], shown: tuple[str, ...], units: dict[str, str]) -
 
 def catalog_md() -> str:
     lines = ["# Where the catalog numbers come from", "",
-             GENERATED.format(what="resources/catalog/devices.csv and models.csv"), "",
+             GENERATED.format(what="resources/catalog/devices.csv, models.csv and spec_acceptance.csv"), "",
              "The shipped catalog is two CSV files; each row carries its `source`, the fields whose values are "
              "estimates rather than read in a primary source (`estimated_fields`, marked **estimate** below) "
              "and `notes` a planner must know. Override any entry in a workbook's Devices or Models sheet. "
@@ -399,7 +399,24 @@ def catalog_md() -> str:
         lines.append("")
         for row in rows:
             lines += _entry(row, shown, units)
+    lines += _acceptance_lines()
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _acceptance_lines() -> list[str]:
+    """resources/catalog/spec_acceptance.csv: the published speculative-decoding acceptance per model
+    (docs/model.md, "Speculative decoding")."""
+    lines = ["## Speculative-decoding acceptance", "",
+             "resources/catalog/spec_acceptance.csv: the per-token acceptance alpha of each model's published "
+             "drafter, overall (`all`, the default of a plan's empty `spec_decode_acceptance`) and per task kind "
+             "where the source gives it, with its spread (low-high) and source.", "",
+             "| model | method | task | alpha | low | high | acceptance length (draft tokens) | source |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in _rows("spec_acceptance.csv"):
+        length = f"{r['acceptance_length']} ({r['draft_tokens_measured']})" if r["acceptance_length"] else "-"
+        lines.append(f"| {r['model']} | {r['method']} | {r['task']} | {r['acceptance']} | {r['acceptance_low']} | "
+                     f"{r['acceptance_high']} | {length} | {_cell(r['source'])} {_cell(r['notes'])} |")
+    return lines + [""]
 
 
 OUTPUTS = {"workbook_format.md": workbook_format_md, "catalog.md": catalog_md}
@@ -419,7 +436,7 @@ def main(argv=None) -> int:
             path.write_text(text, encoding="utf-8")
             print(path)
     from tools import doc_blocks
-    for path in doc_blocks.FILES:
+    for path in doc_blocks.FILES + doc_blocks.MODEL_FILES:
         text = path.read_text(encoding="utf-8")
         fresh = doc_blocks.rewrite(text)
         if args.check and fresh != text:
@@ -429,7 +446,7 @@ def main(argv=None) -> int:
             print(path)
     from tools import gen_records
     for write, output in ((gen_records.write, gen_records.OUTPUT), (gen_records.write_results, gen_records.RESULT_OUTPUT)):
-        if not write(check=args.check):
+        if not write(check=args.check) and args.check:
             stale.append(str(output.relative_to(ROOT)))
     for filename in stale:
         print(f"{filename} is out of date: run python tools/gen_docs.py", file=sys.stderr)

@@ -122,7 +122,7 @@ def _compute(args) -> int:
     for note in getattr(getattr(scenario, "kept", None), "notes", ()):
         print(f"note: {note}", file=sys.stderr)
     pair = _bridge_pair(args.bridge, [p.name for p in scenario.plans]) if args.bridge else None
-    results = compute_scenario(scenario)
+    results = _anchored(scenario, compute_scenario(scenario))
     if args.out:
         from ..io.workbook_write import write_scenario
         write_scenario(scenario, args.out, results)
@@ -142,6 +142,16 @@ def _compute(args) -> int:
         if pair:
             print(_bridge_text(bridge, pair))
     return 0
+
+
+def _anchored(scenario, results):
+    """The results with each plan's published anchor: the nearest shipped measurement (docs/model.md,
+    "Published anchor")."""
+    from ..engine.pipeline.anchor import with_anchor
+    from ..io.measurements import read_measurements
+
+    rows = [row for _, row in read_measurements()]
+    return [with_anchor(scenario, result, rows) for result in results]
 
 
 def _rank_by(key: str | None) -> str | None:

@@ -91,7 +91,7 @@ def plan_lines(plan, result) -> list[str]:
             value = metric_value(key, result.metric_or_none(key), result.metrics)
             lines.append(_cut(f"  {label:<{LABEL_WIDTH}}{value}", WIDTH))
         if heading == "Operating point":
-            lines += _frontier_lines(result)
+            lines += _frontier_lines(result) + _anchor_lines(result)
     pools = result.pool_rows()
     if len(pools) > 1:
         lines.append("Pools")
@@ -117,6 +117,20 @@ def _frontier_lines(result) -> list[str]:
         return [label + f"n/a ({why})"]
     text = (f"{percent(result.frontier_share)} of {result.frontier.tokens_per_s_per_device:,.0f} tokens/s "
             f"({result.frontier.text})")
+    return _wrap(text, " " * len(label), label)
+
+
+def _anchor_lines(result) -> list[str]:
+    """published_anchor: the nearest shipped measurement and the plan's ratio to it (generated curves)."""
+    label = f"  {'Published anchor':<{LABEL_WIDTH}}"
+    anchor = getattr(result, "published_anchor", None)
+    if not anchor:
+        return [] if not str(result.point.source).startswith("generated") else [label + "none in the shipped measurements"]
+    user = anchor.get("tokens_per_s_per_user")
+    ratio = anchor.get("ratio")
+    text = (f"{anchor['value']:,.0f} tokens/s per device" + (f" at {user:,.0f} tokens/s per user" if user else "")
+            + (f", the plan is {ratio:.2f}x it" if ratio else "") + f" ({anchor['device']}, {anchor['model']}, "
+            f"{anchor['precision'] or 'precision not stated'}; {anchor['source']})")
     return _wrap(text, " " * len(label), label)
 
 

@@ -66,7 +66,7 @@ def shown_point(plan, result) -> dict[str, float]:
 def _decode_values(scenario, plan, batch) -> dict[str, np.ndarray]:
     """A decode pool's own curve: decode steps only (its requests arrive prefilled)."""
     device, factors = scenario.device(plan.device), scenario.factors_for(plan.device)
-    curve = decode_curve(device, scenario.model(plan.model), plan.serving, plan.workload, batch, factors)
+    curve = decode_curve(device, scenario.model(plan.model), scenario.serving_of(plan), plan.workload, batch, factors)
     per_device = curve.requests_per_s_per_device * plan.output_tokens
     bad = curve.batch > curve.max_batch_by_memory
     power = busy_power_w(device, curve.busy, factors)
@@ -79,7 +79,7 @@ def _values(scenario, plan, batch, decode: bool) -> tuple[dict[str, np.ndarray],
     """The drawn values on `batch` and the largest batch that fits in memory (NaN: not known)."""
     if decode:
         device, factors = scenario.device(plan.device), scenario.factors_for(plan.device)
-        b_max = decode_curve(device, scenario.model(plan.model), plan.serving, plan.workload, batch[:1],
+        b_max = decode_curve(device, scenario.model(plan.model), scenario.serving_of(plan), plan.workload, batch[:1],
                              factors).max_batch_by_memory
         return _decode_values(scenario, plan, batch), float(b_max)
     curve, _ = plan_curve(scenario, plan, batch)
@@ -146,5 +146,6 @@ def sweep_for_plan(scenario, plan, batches=SWEEP_BATCHES):
     except KeyError as exc:
         return f"Unknown device or model: {exc}"
     return partial(sweep, device, model, plan.workload, batches=batches,
-                   spec_decode_acceptance=plan.spec_decode_acceptance, factors=scenario.factors_for(plan.device),
+                   spec_decode_acceptance=scenario.serving_of(plan).spec_decode_acceptance,
+                   factors=scenario.factors_for(plan.device),
                    **sweep_options(device, model))

@@ -34,4 +34,5 @@ PLANS = (
 def default_scenario() -> Scenario:
     catalog = load_catalog()
     plans = tuple(make_plan(name, {**COMMON, **own, **widest_search({**COMMON, **own})}) for name, own in PLANS)
-    return check_scenario(Scenario(plans, catalog_devices=catalog.devices, catalog_models=catalog.models))
+    return check_scenario(Scenario(plans, catalog_devices=catalog.devices, catalog_models=catalog.models,
+                                   spec_acceptance=catalog.spec_acceptance))

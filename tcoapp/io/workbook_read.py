@@ -221,7 +221,8 @@ def read_scenario(path) -> Scenario:
     devices = _overrides_only(_catalog_architectures(devices, sheets.get(S.DEVICES), catalog.devices), catalog.devices)
     models = _overrides_only(models, catalog.models)
     scenario = Scenario(tuple(plans), devices, models, curves, tiers, factors, device_factors=device_factors,
-                        calibration_quality=quality, uncertainty=uncertainty, catalog_devices=catalog.devices, catalog_models=catalog.models)
+                        calibration_quality=quality, uncertainty=uncertainty, catalog_devices=catalog.devices, catalog_models=catalog.models,
+                        spec_acceptance=catalog.spec_acceptance)
     problems.extend(reference_problems(scenario, plan_where, pool_where, _entry_names(sheets) - _built_names(scenario)))
     if not problems:
         problems.extend(uncertainty_problems(scenario))

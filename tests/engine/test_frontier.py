@@ -56,7 +56,7 @@ def test_sweep_keeps_every_point_and_matches_generate_curve():
 def test_frontier_points_are_feasible_and_jagged_across_configs():
     result = sweep(DEVICES["B200"], MODELS["DeepSeek-R1"], CHAT, batches=BATCHES, tensor_parallel=(1, 8),
                    expert_parallel=(1, 8), attention_dp=(False, True), weight_precisions=("fp8", "nvfp4"),
-                   spec_decode_draft_tokens=(0, 3))
+                   spec_decode_draft_tokens=(0, 3), spec_decode_acceptance=0.7)
     idx = result.pareto_indices
     assert len(idx) > 3 and result.feasible[idx].all()
     assert np.all(np.diff(result.tokens_per_s_per_user[idx]) > 0)

@@ -19,7 +19,7 @@ import numpy as np
 from ..core.errors import Cancelled
 from ..quantities.records import ServingConfig
 from .factors import DEFAULT_FACTORS, EfficiencyFactors
-from .generated import config_problems, shared_weight_args
+from .generated import acceptance_or_none, config_problems, shared_weight_args
 from .memory import architecture
 from .precision import attention_peak_flops, bytes_per_value, is_weight_only, peak_flops
 from .roofline import evaluate
@@ -145,7 +145,7 @@ def _combos(tensor_parallel, expert_parallel, attention_dp, weight_precisions, k
 
 def sweep(device, model, workload, *, batches, tensor_parallel=(1, 2, 4, 8), expert_parallel=(1,),
           attention_dp=(False,), weight_precisions=("fp8",), kv_precisions=None, spec_decode_draft_tokens=(0,),
-          spec_decode_acceptance=0.7, attention_weight_precision: str = "", factors: EfficiencyFactors = DEFAULT_FACTORS,
+          spec_decode_acceptance=None, attention_weight_precision: str = "", factors: EfficiencyFactors = DEFAULT_FACTORS,
           stack_scale: float = 1.0, parallel_pairs=None, progress: Callable[[float], None] | None = None,
           should_cancel: Callable[[], bool] | None = None) -> SweepResult:
     """Evaluate the grid batches x configurations; keep every point and the Pareto frontier.
@@ -159,6 +159,7 @@ def sweep(device, model, workload, *, batches, tensor_parallel=(1, 2, 4, 8), exp
     `parallel_pairs` ((TP, EP), ...) replaces the cross product of the two axes (the search's pairs).
     """
     b = np.asarray(batches, float).ravel()
+    spec_decode_acceptance = acceptance_or_none(spec_decode_acceptance)   # None: no published rate, 0
     combos = list(_combos(tensor_parallel, expert_parallel, attention_dp, weight_precisions, kv_precisions,
                           spec_decode_draft_tokens, parallel_pairs))
     arch = architecture(model)

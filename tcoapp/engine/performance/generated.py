@@ -66,10 +66,16 @@ def run_roofline(device: Device, model: ModelSpec, serving: ServingConfig, workl
         bytes_per_value(serving.kv_precision),
         peak_flops(chooser, serving.weight_precision, factors.fp4_math_efficiency, device),
         attention_peak_flops(chooser, serving.kv_precision, device),
-        serving.spec_decode_draft_tokens, serving.spec_decode_acceptance, float(workload.input_tokens),
+        serving.spec_decode_draft_tokens, acceptance_or_none(serving.spec_decode_acceptance), float(workload.input_tokens),
         float(workload.output_tokens), float(hit_rate) if np.ndim(hit_rate) == 0 else np.asarray(hit_rate, float),
         factors, **shared_weight_args(chooser, serving.attention_weight_precision, factors, device),
         **workload_args(chooser, model, serving.weight_precision, workload, factors))
+
+
+def acceptance_or_none(acceptance):
+    """The acceptance a configuration computes with: an empty one (no scenario filled in the model's
+    published rate, `Scenario.serving_of`) is 0, drafting that gains nothing."""
+    return 0.0 if acceptance is None else acceptance
 
 
 def workload_args(device: Device, model: ModelSpec, weight_precision: str, workload: Workload,
@@ -138,7 +144,7 @@ def _notes(device, model, serving, b, b_max) -> list[str]:
         notes.append(f"batch above max_batch_by_memory ({b_max:g}) is infeasible: the KV cache does not fit")
     if serving.spec_decode_draft_tokens > 0:
         notes.append(f"speculative decoding: k = {serving.spec_decode_draft_tokens}, "
-                     f"acceptance {serving.spec_decode_acceptance:g}")
+                     f"acceptance {acceptance_or_none(serving.spec_decode_acceptance):g}")
     architecture = (getattr(device, "architecture", "") or "").strip()
     if not known_architecture(architecture):
         notes.append(f"{device.name}: architecture {architecture or '(not given)'} has no fitted compute ratio "

@@ -16,9 +16,11 @@ at most the window: pairs = new x (full layers x context + window layers x min(c
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
+
+from .spec_decode import drafter_architecture, drafter_kind
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,7 @@ class Architecture:
     sliding_window_layers: int = 0
     sliding_window_tokens: int = 0
     qk_rope_head_dim: int = 0        # extra rotary QK width per head (MLA prefill)
+    drafter: "Architecture | None" = None   # the speculative drafter as one layer (spec_decode.py)
 
     def kv_values(self, context_tokens):
         """KV-cache values one sequence holds at `context_tokens` of context (broadcasts)."""
@@ -104,10 +107,12 @@ def architecture(model) -> Architecture:
     q_heads = model.n_heads or max(1, model.hidden_size // model.head_dim)
     window_layers = int(getattr(model, "sliding_window_layers", 0) or 0)
     window_tokens = int(getattr(model, "sliding_window_tokens", 0) or 0)
-    return Architecture(active, max(shared, 0.0), expert, e, k, model.n_layers, model.hidden_size,
-                        q_heads, model.head_dim, float(kv), is_mla, int(model.mla_latent_dim),
-                        min(window_layers, model.n_layers), window_tokens,
-                        int(getattr(model, "qk_rope_head_dim", 0) or 0))
+    target = Architecture(active, max(shared, 0.0), expert, e, k, model.n_layers, model.hidden_size,
+                          q_heads, model.head_dim, float(kv), is_mla, int(model.mla_latent_dim),
+                          min(window_layers, model.n_layers), window_tokens,
+                          int(getattr(model, "qk_rope_head_dim", 0) or 0))
+    kind = drafter_kind(getattr(model, "spec_decode_draft", ""))
+    return replace(target, drafter=drafter_architecture(target, kind, int(getattr(model, "vocab_size", 0) or 0)))
 
 
 def experts_touched(n_experts, experts_per_token, tokens):

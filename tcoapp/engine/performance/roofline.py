@@ -33,9 +33,12 @@ A replica spans N = TP x EP devices and serves B concurrent sequences. Per devic
                    (imperfect overlap: the smaller time is hidden only in part)
     t_seq        = B / (N if attention-DP else 1) x seq_overhead_s   (per device: under attention-DP
                    each device schedules and samples only its own sequences)
-    t_step       = (t_core + t_comm + step_overhead_s + layers x layer_overhead_s + t_seq + t_sched)
-                   (the device's own step / layer overheads where its catalog row states them)
-                   x (1 + k x draft_cost) x stack    (stack: stack_step_rocm on AMD, else 1)
+    t_step       = (t_core + t_comm + step_overhead_s + layers x layer_overhead_s + (k + 1) x t_seq + t_sched
+                    + t_draft) x stack    (stack: stack_step_rocm on AMD, else 1; the device's own step /
+                   layer overheads where its catalog row states them)
+    t_draft      = k x (t_core + t_comm of the drafter at B tokens + layer_overhead_s
+                   + spec_draft_cost_fraction x step_overhead_s + t_seq)   (spec_decode.py: an MTP head is
+                   one more layer of the target, an EAGLE-3 drafter one dense layer of its width; 0 at k = 0)
     issue-21 terms: expert load imbalance (balls-into-bins) on routed GEMMs and all-to-all bytes,
     attention-DP imbalance ceil(B / N) / (B / N) on KV reads and attention, per-peer all-to-all
     messages, scale-out beyond the domain, t_sched = sched_overhead_s x the sequences of one scheduler
@@ -76,7 +79,7 @@ from .memory import (
     weight_bytes_per_device,
 )
 from .precision import ACTIVATION_BYTES
-from .spec_decode import step_cost_multiplier, tokens_per_step
+from .spec_decode import tokens_per_step
 
 
 @dataclass(frozen=True)
@@ -354,12 +357,14 @@ def evaluate(device, arch: Architecture, batch, tensor_parallel, expert_parallel
     mem_s, comp_s, comm_s = decode_step(device, arch, batch, devices, expert_parallel, attention_dp,
                                         weight_bytes, kv_bytes, peak, attention_peak, draft_tokens, context, factors,
                                         **mixed)
+    seq_s = sequence_overhead_s(batch, devices, attention_dp, factors.seq_overhead_s)
     overhead_s = (device_overhead(device, "step_overhead_s", factors)
                   + arch.n_layers * device_overhead(device, "layer_overhead_s", factors)
-                  + sequence_overhead_s(batch, devices, attention_dp, factors.seq_overhead_s)
+                  + seq_s * (np.asarray(draft_tokens, float) + 1.0)   # sampling / acceptance of k + 1 positions
                   + scheduler_overhead_s(batch, devices, attention_dp, factors.sched_overhead_s))
-    step_s = ((core_s(mem_s, comp_s, factors.mem_compute_overlap_loss) + comm_s + overhead_s)
-              * step_cost_multiplier(draft_tokens, factors.spec_draft_cost_fraction)
+    draft = draft_pass(device, arch, batch, devices, expert_parallel, attention_dp, weight_bytes, kv_bytes, peak,
+                       attention_peak, draft_tokens, context, factors, seq_s, mixed)
+    step_s = ((core_s(mem_s, comp_s, factors.mem_compute_overlap_loss) + comm_s + overhead_s + draft.step_s)
               * stack_step_scale(device, factors) * stack_scale) / (factors.model_error * software_speed)
     per_step = tokens_per_step(draft_tokens, acceptance)
     pf_busy, pf_alone = prefill(device, arch, devices, expert_parallel, attention_dp, weight_bytes, prefill_peaks[0],
@@ -371,7 +376,7 @@ def evaluate(device, arch: Architecture, batch, tensor_parallel, expert_parallel
     per_user = 1.0 / seconds_per_token(step_s, per_step, pf_busy, batch, output_tokens, latency_percentile)
     per_device = batch * output_tokens / cycle_s / devices
     share = batch * pf_busy / cycle_s
-    decode_busy = np.minimum(1.0, (comp_s + factors.power_mem_activity * mem_s) / speed
+    decode_busy = np.minimum(1.0, (comp_s + draft.compute_s + factors.power_mem_activity * (mem_s + draft.memory_s)) / speed
                              / np.maximum(step_s, 1e-30))
     u = share + (1.0 - share) * decode_busy
     power = device.idle_w + (device.tdp_w - device.idle_w) * u ** factors.power_gamma
@@ -380,6 +385,34 @@ def evaluate(device, arch: Architecture, batch, tensor_parallel, expert_parallel
     queue_s = wait_quantile_s(admission_wait_s(share, pf_busy), share, latency_percentile)
     return RooflineArrays(per_device, per_user, pf_alone + step_s + queue_s, power, b_max, step_s, mem_s, comp_s,
                           comm_s, pf_busy, share, per_step + 0.0 * batch, u, queue_s)
+
+
+@dataclass(frozen=True)
+class DraftPass:
+    """The drafter's share of one speculative step per device (s): its k forward passes in all
+    (`step_s`), and their memory and compute time (for the power model); 0 where k = 0."""
+
+    step_s: object
+    memory_s: object
+    compute_s: object
+
+
+def draft_pass(device, arch: Architecture, batch, devices, expert_parallel, attention_dp, weight_bytes, kv_bytes,
+               peak, attention_peak, draft_tokens, context_tokens, factors, seq_s, mixed) -> DraftPass:
+    """The drafter's k forward passes of one step (spec_decode.py): each a decode step of the drafter
+    (`arch.drafter`, one layer) at B tokens on the replica's devices and precisions, plus one layer's
+    overhead, `spec_draft_cost_fraction` of the fixed step overhead (its launches) and its per-sequence
+    sampling `seq_s`: k x (t_core + t_comm + layer_overhead + spec_draft_cost_fraction x step_overhead + t_seq)."""
+    k = np.asarray(draft_tokens, float)
+    if arch.drafter is None or not np.any(k > 0):
+        return DraftPass(0.0, 0.0, 0.0)
+    mem_s, comp_s, comm_s = decode_step(device, arch.drafter, batch, devices, expert_parallel, attention_dp,
+                                        weight_bytes, kv_bytes, peak, attention_peak, 0.0, context_tokens, factors,
+                                        **mixed)
+    fixed = (device_overhead(device, "layer_overhead_s", factors)
+             + factors.spec_draft_cost_fraction * device_overhead(device, "step_overhead_s", factors))
+    one = core_s(mem_s, comp_s, factors.mem_compute_overlap_loss) + comm_s + fixed + seq_s
+    return DraftPass(k * one, k * mem_s, k * comp_s)
 
 
 def architecture_peaks(device, factors, peak, attention_peak, shared_peak=None, efficiency=None):

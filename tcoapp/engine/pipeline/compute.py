@@ -21,7 +21,7 @@ from ..quantities.metrics import FINANCE_METRICS, METRIC_KEYS, POINT_METRICS, Me
 from ..performance.curve import OperatingPoint
 from ..performance.prediction_interval import prediction_interval
 from ..plan.pool_inputs import pool_finance_inputs
-from ..plan.pools import ResolvedPool, resolve_pools, sells_output
+from ..plan.pools import ResolvedPool, resolve_pools, sells_output, with_acceptance
 from ..quantities.inputs import PLAN_FIELDS
 from .plan_result import PlanResult
 from ..quantities.records import Plan
@@ -84,12 +84,24 @@ def curve_device_notes(scenario: Scenario, plan: Plan, pools: tuple[ResolvedPool
     return tuple(notes)
 
 
+def acceptance_notes(scenario: Scenario, plan: Plan, pools) -> list[str]:
+    """Where a pool drafts tokens at the model's published acceptance (the plan's was empty): which
+    rate, its spread and source (docs/model.md, "Speculative decoding")."""
+    published = scenario.published_acceptance(plan.model)
+    drafts = max((p.serving.spec_decode_draft_tokens for p in pools), default=0)
+    if plan.spec_decode_acceptance is not None or published is None or drafts <= 0:
+        return []
+    source = published.source.split(" (")[0].split(", section")[0]
+    return [f"the draft acceptance {published.acceptance:g} is {plan.model}'s published rate (spread "
+            f"{published.low:g}-{published.high:g}; {source})"]
+
+
 def compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
     """One plan's result: its pools' operating points (tokens/s, W), the sizing to whole servers
     (devices), the output price (USD per million output tokens) and the finance (USD, per year), with
     the notes that explain it (see module docstring)."""
     scenario = scenario.for_plan(plan)  # the calibration scoped to the plan's device, model class and stack
-    pools = resolve_pools(plan)
+    pools = with_acceptance(resolve_pools(plan), scenario.acceptance_for(plan.model))
     caps = pool_capacities(scenario, plan, pools)
     pools = tuple(c.pool for c in caps)  # a searched pool carries the configuration the search chose
     econ = pool_economics(scenario, pools)
@@ -97,7 +109,7 @@ def compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
     fleet = fleet_point(plan, caps, np.nan_to_num(counts, nan=0.0), scenario.factors_for)
     point = fleet.point
     warnings = list(point.warnings) + list(fleet.warnings) + list(curve_device_notes(scenario, plan, pools))
-    warnings += search_notes(plan, caps)
+    warnings += search_notes(plan, caps) + acceptance_notes(scenario, plan, pools)
     swept = caps[0].search.sweep if caps and caps[0].search is not None else None  # shared with the frontier
     frontier = frontier_for(scenario, plan, pools, point.tokens_per_s_per_user, swept) if point.exists else None
     share = share_of(point.tokens_per_s_per_device, frontier)

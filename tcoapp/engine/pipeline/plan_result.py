@@ -39,6 +39,7 @@ class PlanResult:
     pool_intervals: tuple[dict | None, ...] = ()      # per pool, the same
     frontier: Frontier | None = None        # the best its device reaches at the target (serving/frontier_share.py)
     frontier_share: float = float("nan")    # tokens/s per device over the frontier's; NaN: no frontier
+    published_anchor: dict | None = None    # the nearest shipped measurement (pipeline/anchor.py); None: none
 
     def metric_or_none(self, key: str) -> float | None:
         """The metric `key` in its unit (METRIC_KEYS, docs/model.md "Metric keys"); None where it does not exist."""
@@ -127,6 +128,7 @@ class PlanResult:
         data["pools"] = self.pool_rows()
         data["serving"] = self.serving_json()
         data["frontier_share"] = _finite(self.frontier_share)
+        data["published_anchor"] = self.published_anchor
         data["years"] = self.year_rows()
         data["warnings"] = list(self.warnings)
         return data

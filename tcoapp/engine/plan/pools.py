@@ -11,7 +11,7 @@ is plan-wide (model, workload, target, finance).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..core.errors import Problem
 from ..quantities.inputs import SERVING_FIELDS
@@ -139,3 +139,10 @@ def pool_problems(plan: Plan, where) -> list[Problem]:
                                 "prefill_devices/decode_devices on Plans: describe the pools on one of the two"))
     return problems
 
+
+
+def with_acceptance(pools: tuple[ResolvedPool, ...], published: float) -> tuple[ResolvedPool, ...]:
+    """The pools with an empty `spec_decode_acceptance` set to `published` (the model's published
+    per-token acceptance, 0 where none is published: docs/model.md, "Speculative decoding")."""
+    return tuple(p if p.serving.spec_decode_acceptance is not None
+                 else replace(p, serving=p.serving.with_(spec_decode_acceptance=float(published))) for p in pools)

@@ -14,7 +14,8 @@ import numpy as np
 from ..core.errors import Problem, ValidationError, shown
 from ..performance.factors import DEFAULT_FACTORS, EfficiencyFactors
 from ..performance.measured import MeasuredCurve
-from ..quantities.records import Device, ModelSpec, Plan
+from ..quantities.records import Device, ModelSpec, Plan, ServingConfig
+from ..quantities.spec_acceptance import SpecAcceptance
 
 
 @dataclass(frozen=True)
@@ -97,12 +98,33 @@ class Scenario:
     uncertainty: tuple = ()
     catalog_devices: Mapping[str, Device] = field(default_factory=dict, compare=False, repr=False)
     catalog_models: Mapping[str, ModelSpec] = field(default_factory=dict, compare=False, repr=False)
+    # Published speculative-decoding acceptance by model name (resources/catalog/spec_acceptance.csv)
+    spec_acceptance: Mapping[str, SpecAcceptance] = field(default_factory=dict, compare=False, repr=False)
     # The analyst's own sheets and Plans rows of the workbook read (io/kept_work.py), written back on save
     kept: object = field(default=None, compare=False, repr=False)
 
     def device(self, name: str) -> Device:
         """The device of that name: the scenario's own, else the catalog's (KeyError if neither)."""
         return self.devices.get(name) or self.catalog_devices[name]
+
+    def published_acceptance(self, model_name: str) -> SpecAcceptance | None:
+        """The model's published speculative-decoding acceptance (None: none published): the scenario's
+        table, else the one the catalog's models carry (quantities/spec_acceptance.py ModelCatalog)."""
+        return self.spec_acceptance.get(model_name) or getattr(self.catalog_models, "spec_acceptance", {}).get(model_name)
+
+    def acceptance_for(self, model_name: str) -> float:
+        """The per-token acceptance a plan of this model takes where it leaves spec_decode_acceptance
+        empty: the published one, 0 where none is published."""
+        published = self.published_acceptance(model_name)
+        return published.acceptance if published is not None else 0.0
+
+    def serving_of(self, plan) -> ServingConfig:
+        """The plan's own serving configuration with an empty spec_decode_acceptance filled
+        (`acceptance_for`)."""
+        serving = plan.serving
+        if serving.spec_decode_acceptance is None:
+            serving = serving.with_(spec_decode_acceptance=self.acceptance_for(plan.model))
+        return serving
 
     def model(self, name: str) -> ModelSpec:
         """The model of that name: the scenario's own, else the catalog's (KeyError if neither)."""

@@ -100,7 +100,7 @@ SERVING_FIELDS: tuple[Field, ...] = scoped("plan", (
     _f("attention_weight_precision", "str", "", "", None, None, "serving", "Non-expert weight precision", "MoE models: storage and math precision of the weights outside the routed experts (attention, dense layers, shared experts, embeddings), one of bf16, fp8, mxfp4, nvfp4; empty: weight_precision. A mixed checkpoint such as FP8 attention with NVFP4 experts: weight_precision = nvfp4, this = fp8. On a plan of a dense model it is refused (leave it empty)."),
     _f("kv_precision", "choice", "", "fp8", None, None, "serving", "KV-cache precision", "Storage precision of the KV cache.", choices=PRECISIONS),
     _f("spec_decode_draft_tokens", "int", "tokens", 0, 0, 64, "serving", "Draft tokens (k)", "Speculative decoding: tokens drafted per step (0 = off)."),
-    _f("spec_decode_acceptance", "float", "fraction", 0.7, 0, 1, "serving", "Draft acceptance", "Speculative decoding: per-token acceptance rate alpha (0..1)."),
+    _f("spec_decode_acceptance", "float", "fraction", None, 0, 1, "serving", "Draft acceptance", "Speculative decoding: per-token acceptance rate alpha (0..1) of the drafter. Empty: the model's published acceptance (resources/catalog/spec_acceptance.csv, with its source and spread; docs/model.md, \"Speculative decoding\"); 0 where none is published, so drafting gains nothing."),
     _f("prefill_devices", "int", "devices", 0, 0, 1e6, "serving", "Prefill devices (ratio)", "Disaggregation: devices in the prefill pool per pool unit (0 = no disaggregation)."),
     _f("decode_devices", "int", "devices", 0, 0, 1e6, "serving", "Decode devices (ratio)", "Disaggregation: devices in the decode pool per pool unit (0 = no disaggregation)."),
 ))

@@ -116,7 +116,7 @@ class ServingConfig:
     attention_weight_precision: str = ''
     kv_precision: str = 'fp8'
     spec_decode_draft_tokens: int = 0
-    spec_decode_acceptance: float = 0.7
+    spec_decode_acceptance: float | None = None
     prefill_devices: int = 0
     decode_devices: int = 0
 
@@ -209,7 +209,7 @@ class Plan:
     attention_weight_precision: str = ''
     kv_precision: str = 'fp8'
     spec_decode_draft_tokens: int = 0
-    spec_decode_acceptance: float = 0.7
+    spec_decode_acceptance: float | None = None
     prefill_devices: int = 0
     decode_devices: int = 0
     min_tokens_per_s_per_user: float | None = None

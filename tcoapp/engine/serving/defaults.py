@@ -4,8 +4,8 @@ view's "Search this plan" button sets.
 
 Every precision is listed: the search itself tries only those the device runs (docs/model.md), so
 the widest list is the device's own space. Speculative decoding is tried up to 3 draft tokens (the
-frontier lines of the Performance and Decision charts sweep 0 and 3) where the plan has a draft
-acceptance rate above 0.
+frontier lines of the Performance and Decision charts sweep 0 and 3) where the plan's draft
+acceptance rate is above 0 or empty (the model's published rate).
 """
 from __future__ import annotations
 
@@ -19,9 +19,9 @@ LOW_SHARE = 0.8   # below this share of its frontier a plan is warned "far below
 def widest_search(plan_values) -> dict:
     """The plan keys that make a plan search the widest space (a mapping of the plan's values in,
     the changes out): serving_search = auto, every precision, draft tokens up to 3 where the plan has
-    an acceptance rate (kept at the plan's own maximum where that is larger)."""
+    an acceptance rate above 0 or leaves it empty (kept at the plan's own maximum where that is larger)."""
     value = lambda key: plan_values.get(key, PLAN_FIELD_BY_NAME[key].default)  # noqa: E731 - a key not given: its default
-    acceptance = float(value("spec_decode_acceptance") or 0.0)
+    acceptance = value("spec_decode_acceptance")   # empty: the model's published acceptance
     own = int(value("search_max_draft_tokens") or 0)
-    drafts = max(own, WIDEST_DRAFT_TOKENS) if acceptance > 0 else own
+    drafts = max(own, WIDEST_DRAFT_TOKENS) if acceptance is None or float(acceptance) > 0 else own
     return {"serving_search": "auto", "search_precisions": WIDEST_PRECISIONS, "search_max_draft_tokens": drafts}

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..performance.curve import CurveArrays, OperatingPoint, largest_batch_meeting, missing_point, point_at
 from ..performance.measured import evaluate_measured
-from ..plan.pools import ResolvedPool, serve_pool
+from ..plan.pools import ResolvedPool, serve_pool, with_acceptance
 from ..quantities.records import Plan
 from ..plan.scenario import Scenario
 
@@ -28,9 +28,9 @@ def plan_curve(scenario: Scenario, plan: Plan, batch, pool: ResolvedPool | None 
         from ..performance.disaggregation import generate_disaggregated
         result = generate_disaggregated(
             scenario.device(plan.prefill_device or plan.device), scenario.device(plan.decode_device or plan.device),
-            scenario.model(plan.model), plan.serving, plan.workload, batch, scenario.factors_for(plan.device))
+            scenario.model(plan.model), scenario.serving_of(plan), plan.workload, batch, scenario.factors_for(plan.device))
         return result.curve, result.prefill_share
-    pool = pool or serve_pool(plan)
+    pool = pool or with_acceptance((serve_pool(plan),), scenario.acceptance_for(plan.model))[0]
     device = scenario.device(pool.device)
     if pool.curve:
         curve = scenario.curves[pool.curve]

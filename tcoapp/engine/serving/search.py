@@ -28,7 +28,7 @@ import numpy as np
 from .operating import MAX_SEARCH_BATCH, operating_point, search_batches
 from ..performance.curve import meets_target
 from ..performance.frontier import SweepResult, sweep
-from ..plan.pools import ResolvedPool
+from ..plan.pools import ResolvedPool, with_acceptance
 from ..quantities.records import Plan, ServingConfig
 from ..plan.scenario import Scenario
 from .objective import objective_score, objective_value
@@ -94,6 +94,7 @@ def search_serve_pool(scenario: Scenario, plan: Plan, pool: ResolvedPool,
     """(the pool with the chosen serving configuration, the outcome); the pool unchanged and None
     where no configuration of the space has an operating point. `swept`: a sweep already evaluated
     (another search's `SearchOutcome.sweep`), used where it was made from the same inputs."""
+    pool = with_acceptance((pool,), scenario.acceptance_for(plan.model))[0]  # empty: the published rate
     space = pool_search_space(scenario, plan, pool)
     key = _sweep_key(scenario, plan, pool, space)
     result = swept.result if swept is not None and swept.key == key else _sweep(scenario, plan, pool, space)
@@ -221,6 +222,7 @@ def search_by_evaluation(scenario: Scenario, plan: Plan, pool: ResolvedPool,
                          ) -> tuple[ResolvedPool, SearchOutcome | None]:
     """Exhaustive search with an exact evaluator: `evaluate(pool)` gives (tokens/s per device, power
     per device W, batch) of the pool at full load, or None where it has no operating point."""
+    pool = with_acceptance((pool,), scenario.acceptance_for(plan.model))[0]  # empty: the published rate
     space = pool_search_space(scenario, plan, pool)
     device = scenario.device(pool.device)
     configs = space_configs(space, pool.serving)

@@ -1,0 +1,90 @@
+"""Speculative decoding as physics (docs/model.md, "Speculative decoding"): the gain falls with batch,
+k = 0 is no speculation exactly, a compute-bound step gains nothing, the drafter has its own cost."""
+import numpy as np
+import pytest
+
+from tcoapp.engine.performance.generated import run_roofline
+from tcoapp.engine.performance.memory import architecture
+from tcoapp.engine.performance.spec_decode import drafter_kind, tokens_per_step
+from tcoapp.engine.quantities.records import ServingConfig, Workload
+from tcoapp.io.catalog import load_catalog
+
+CAT = load_catalog()
+WL = Workload(input_tokens=1024, output_tokens=1024)
+CASES = [("B200", "Llama-3.3-70B", ServingConfig(tensor_parallel=1, weight_precision="fp8", kv_precision="fp8")),
+         ("B200", "DeepSeek-R1", ServingConfig(tensor_parallel=8, weight_precision="fp8", kv_precision="fp8"))]
+
+
+def _gain(device, model, serving, batch, k, acceptance=None):
+    alpha = CAT.spec_acceptance[model].acceptance if acceptance is None else acceptance
+    dev, mod = CAT.devices[device], CAT.models[model]
+    base = run_roofline(dev, mod, serving.with_(spec_decode_draft_tokens=0), WL, batch)
+    spec = run_roofline(dev, mod, serving.with_(spec_decode_draft_tokens=k, spec_decode_acceptance=alpha), WL, batch)
+    return spec.tokens_per_s_per_device / base.tokens_per_s_per_device
+
+
+@pytest.mark.parametrize("device,model,serving", CASES)
+def test_the_gain_falls_with_batch(device, model, serving):
+    g = _gain(device, model, serving, np.array([1.0, 64.0, 256.0]), 3)
+    assert g[0] > g[1] > g[2]
+    assert g[0] > 1.5          # a memory-bound step gains most of its accepted tokens
+
+
+@pytest.mark.parametrize("device,model,serving", CASES)
+def test_no_draft_tokens_is_no_speculation_exactly(device, model, serving):
+    dev, mod = CAT.devices[device], CAT.models[model]
+    b = np.array([1.0, 8.0, 64.0, 256.0])
+    plain = run_roofline(dev, mod, serving.with_(spec_decode_draft_tokens=0, spec_decode_acceptance=None), WL, b)
+    zero = run_roofline(dev, mod, serving.with_(spec_decode_draft_tokens=0, spec_decode_acceptance=0.9), WL, b)
+    assert np.array_equal(plain.tokens_per_s_per_device, zero.tokens_per_s_per_device)
+    assert np.array_equal(plain.step_s, zero.step_s)
+
+
+def test_a_compute_bound_step_gains_nothing():
+    """Far past the ridge (a huge batch in memory, a slow-compute device) verifying k + 1 tokens costs
+    k + 1 times the math while fewer than k + 1 are accepted: gain <= 1."""
+    serving = CASES[0][2].with_(weight_precision="bf16", kv_precision="bf16", tensor_parallel=8)
+    g = _gain("H100-SXM", "Llama-3.3-70B", serving, np.array([1024.0]), 3, acceptance=0.7)
+    assert g[0] <= 1.0
+
+
+def test_the_drafter_has_its_own_cost():
+    """At acceptance 0 a draft token is never accepted: the step costs more and emits one token."""
+    device, model, serving = CASES[1]
+    g = _gain(device, model, serving, np.array([1.0, 64.0]), 2, acceptance=0.0)
+    assert np.all(g < 1.0)
+
+
+def test_drafter_sizes():
+    """An MTP head is one more target layer (with the LM head); an EAGLE-3 drafter one dense layer."""
+    r1, llama = CAT.models["DeepSeek-R1"], CAT.models["Llama-3.3-70B"]
+    assert drafter_kind(r1.spec_decode_draft) == "mtp" and drafter_kind(llama.spec_decode_draft) == "eagle"
+    mtp = architecture(r1).drafter
+    assert mtp.n_layers == 1 and mtp.n_experts == architecture(r1).n_experts
+    assert 0.5e9 < mtp.active_params < 2.5e9          # one MoE layer's active share + a 129k x 7168 LM head
+    eagle = architecture(llama).drafter
+    assert eagle.n_experts == 0 and 1.0e9 < eagle.active_params < 1.6e9   # released drafter: ~1.4 B
+
+
+def test_tokens_per_step():
+    assert tokens_per_step(0, 0.8) == 1.0
+    assert tokens_per_step(3, 1.0) == 4.0
+    assert tokens_per_step(1, 0.875) == pytest.approx(1.875)
+
+
+def test_the_published_acceptance_is_the_default():
+    from tcoapp.io.default_scenario import default_scenario
+    scenario = default_scenario()
+    plan = scenario.plans[0]
+    assert plan.spec_decode_acceptance is None
+    assert scenario.serving_of(plan).spec_decode_acceptance == CAT.spec_acceptance[plan.model].acceptance
+    assert scenario.acceptance_for("Llama-3.1-405B") == 0.0   # none published: drafting gains nothing
+
+
+def test_the_documented_gain_table_is_current():
+    """docs/model.md's gain table is generated (tools/doc_blocks.py): the committed one is current."""
+    from tools import doc_blocks
+    for path in doc_blocks.MODEL_FILES:
+        text = path.read_text(encoding="utf-8")
+        assert "<!-- gen:spec-gain-table -->" in text
+        assert doc_blocks.rewrite(text) == text, f"{path.name} is stale: run python tools/gen_docs.py"

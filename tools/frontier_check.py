@@ -1,0 +1,86 @@
+"""The searched answer against published measured frontiers: for each point of a frontier file, the
+default search of the default scenario's first plan, set to the point's device, model, precision,
+lengths and interactivity target, and ratio = searched / published tokens/s per device.
+
+    python tools/frontier_check.py [POINTS_CSV] [--draft-tokens N] [--acceptance A]
+
+POINTS_CSV (default tools/frontier_points.csv) has one row per published point: device, model,
+precision, input_tokens, output_tokens, tokens_per_s_per_user (the target), published output
+tokens/s per device, the configuration that produced it, its date and source. `--draft-tokens N`
+caps the search's draft tokens (0: speculative decoding off); `--acceptance A` types the draft
+acceptance (default: the model's published one). Prints one line per point, then the
+range and median of the ratios beside the goal (every ratio within 0.6-1.67, median within 0.8-1.25).
+
+The shipped points are the Pareto-front points at 30-125 tokens/s per user of the DeepSeek-R1 FP8
+rows (B200, GB200 NVL72, H100; 1k/1k and 8k/1k) in a snapshot of InferenceX's results (the
+InferenceX-app fixture files named in each row's source): measured best configurations, speculative
+decoding and disaggregation included where the run used them. InferenceX's own compare-page values
+are not in any public repository this file was built from.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import pathlib
+import statistics
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+
+from tcoapp.engine.pipeline.compute import compute_plan  # noqa: E402
+from tcoapp.io.default_scenario import default_scenario  # noqa: E402
+
+POINTS = pathlib.Path(__file__).with_name("frontier_points.csv")
+GOAL_RANGE = (0.6, 1.67)
+GOAL_MEDIAN = (0.8, 1.25)
+
+
+def searched(scenario, row: dict, draft_tokens: int | None, acceptance: float | None = None):
+    """(tokens/s per device, the chosen configuration's text) of the default search at the point."""
+    name = scenario.plans[0].name
+    changes = {"device": row["device"], "model": row["model"], "search_precisions": row["precision"],
+               "weight_precision": row["precision"], "kv_precision": row["precision"],
+               "input_tokens": int(row["input_tokens"]), "output_tokens": int(row["output_tokens"]),
+               "min_tokens_per_s_per_user": float(row["tokens_per_s_per_user"])}
+    same = next((p for p in scenario.plans if p.device == row["device"]), None)
+    if same is not None:   # a rack-scale device keeps its own rack keys (GB200 NVL72: one 132 kW rack)
+        changes.update(rack_power_cap_kw=same.rack_power_cap_kw, servers_per_rack_max=same.servers_per_rack_max)
+    if draft_tokens is not None:
+        changes["search_max_draft_tokens"] = draft_tokens
+    if acceptance is not None:
+        changes["spec_decode_acceptance"] = acceptance
+    scenario = scenario.with_plan(name, **changes)
+    plan = scenario.plan(name)
+    result = compute_plan(scenario, plan)
+    return result.metric_or_none("tokens_per_s_per_device"), result.serving_text()
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("points", nargs="?", default=str(POINTS))
+    parser.add_argument("--draft-tokens", type=int, default=None)
+    parser.add_argument("--acceptance", type=float, default=None)
+    args = parser.parse_args(argv)
+    scenario = default_scenario()
+    ratios = []
+    with open(args.points, newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    for row in rows:
+        value, chosen = searched(scenario, row, args.draft_tokens, args.acceptance)
+        published = float(row["published_tokens_per_s_per_device"])
+        ratio = value / published if value else float("nan")
+        if value:
+            ratios.append(ratio)
+        print(f"{row['device']:12s} {row['model']:12s} {row['precision']:5s} {row['input_tokens']:>5s}/{row['output_tokens']:<5s}"
+              f" at {float(row['tokens_per_s_per_user']):6.1f} tok/s/user: published {published:8.1f}"
+              f" ({row['configuration']}), searched {value or float('nan'):8.1f}  ratio {ratio:5.2f}  [{chosen}]")
+    if ratios:
+        inside = sum(GOAL_RANGE[0] <= r <= GOAL_RANGE[1] for r in ratios)
+        print(f"\n{len(ratios)} points: ratio {min(ratios):.2f}-{max(ratios):.2f}, median {statistics.median(ratios):.2f}; "
+              f"{inside} of {len(ratios)} within {GOAL_RANGE[0]}-{GOAL_RANGE[1]} (goal: all), "
+              f"median goal {GOAL_MEDIAN[0]}-{GOAL_MEDIAN[1]}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
