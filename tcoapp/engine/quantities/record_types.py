@@ -69,6 +69,14 @@ class ModelSpec:
     experts_per_token: int = 0
     sliding_window_layers: int = 0
     sliding_window_tokens: int = 0
+    sparse_attention_layers: int = 0
+    sparse_top_k_tokens: int = 0
+    indexer_heads: int = 0
+    indexer_head_dim: int = 0
+    linear_attention_layers: int = 0
+    linear_state_values: float = 0.0
+    linear_attention_heads: int = 0
+    linear_state_bytes: float = 4.0
     spec_decode_draft: str = ''
     vocab_size: int = 0
     max_context_tokens: int = 0
