@@ -66,7 +66,7 @@ class Architecture:
     linear_layers: int = 0           # linear / recurrent layers with a fixed state per sequence
     linear_state_values: float = 0.0  # per sequence per linear layer
     linear_heads: int = 0
-    linear_state_bytes: float = 4.0
+    linear_state_bytes: float = 2.0
 
     @property
     def has_layer_groups(self) -> bool:
@@ -206,7 +206,7 @@ def _layer_groups(model) -> dict:
     return {"sparse_layers": int(value("sparse_attention_layers")), "sparse_top_k_tokens": int(value("sparse_top_k_tokens")),
             "indexer_heads": int(value("indexer_heads")), "indexer_head_dim": int(value("indexer_head_dim")),
             "linear_layers": int(value("linear_attention_layers")), "linear_state_values": float(value("linear_state_values")),
-            "linear_heads": int(value("linear_attention_heads")), "linear_state_bytes": float(value("linear_state_bytes", 4.0))}
+            "linear_heads": int(value("linear_attention_heads")), "linear_state_bytes": float(value("linear_state_bytes", 2.0))}
 
 
 def experts_touched(n_experts, experts_per_token, tokens):

@@ -76,7 +76,7 @@ class ModelSpec:
     linear_attention_layers: int = 0
     linear_state_values: float = 0.0
     linear_attention_heads: int = 0
-    linear_state_bytes: float = 4.0
+    linear_state_bytes: float = 2.0
     spec_decode_draft: str = ''
     vocab_size: int = 0
     max_context_tokens: int = 0

@@ -127,6 +127,17 @@ def _layer_group_checks(v, where, problems) -> None:
                                 "sparse_attention_layers and sparse_top_k_tokens, or clear indexer_heads and indexer_head_dim"))
 
 
+def context_problem(model: ModelSpec, input_tokens, output_tokens) -> str | None:
+    """Why a request of `input_tokens` + `output_tokens` cannot run on `model` (None: it can): its
+    context exceeds the model's max_context_tokens (0: unknown, never refused)."""
+    limit = int(getattr(model, "max_context_tokens", 0) or 0)
+    context = int(input_tokens) + int(output_tokens)
+    if limit <= 0 or context <= limit:
+        return None
+    return (f"input_tokens + output_tokens = {context:,} tokens exceeds {model.name}'s max_context_tokens "
+            f"({limit:,}): shorten the request or choose a model with a longer context")
+
+
 def _pool_checks(v, where, problems) -> None:
     _precision_check(v, where, problems)
     if v["ownership"] == "rent" and v["rent_usd_per_device_hour"] <= 0:
