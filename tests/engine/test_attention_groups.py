@@ -147,7 +147,7 @@ def test_a_request_beyond_the_models_context_is_refused_at_input_tokens():
     with pytest.raises(ValidationError) as info:
         check_scenario(scenario)
     text = str(info.value)
-    assert "input_tokens" in text and "max_context_tokens (163,840)" in text and "208,000" in text
+    assert "input_tokens = 200,000" in text and "max_context_tokens (163,840)" in text and "208,000" in text
     fits = make_plan("fits", {"device": "H200-SXM", "model": "Qwen3-Next-80B-A3B", "input_tokens": 200_000, "output_tokens": 8000})
     check_scenario(Scenario((fits,), catalog_devices=DEVICES, catalog_models=MODELS))
 
@@ -170,3 +170,16 @@ def test_the_models_sheet_round_trips_the_layer_groups_and_names_a_bad_cell(tmp_
     with pytest.raises(ValidationError) as info:
         read_scenario(path)
     assert "Models!K3" in str(info.value) and "sparse_attention_layers = 40" in str(info.value)
+
+
+def test_a_workbook_plan_beyond_its_models_context_names_the_plans_cell(tmp_path):
+    path = write_workbook(tmp_path / "context.xlsx")
+    book = openpyxl.load_workbook(path)
+    book["Models"].cell(1, 9, "max_context_tokens")
+    book["Models"].cell(3, 9, 2048)   # Acme big asks 2000 + 500 tokens, Acme small 1000 + 1000
+    book.save(path)
+    with pytest.raises(ValidationError) as info:
+        read_scenario(path)
+    text = str(info.value)
+    assert "Plans!C6" in text and "input_tokens = 2,000: with output_tokens 500 the context is 2,500 tokens, beyond Tiny-13B's max_context_tokens (2,048)" in text
+    assert "Plans!D6" not in text

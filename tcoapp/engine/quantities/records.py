@@ -134,8 +134,9 @@ def context_problem(model: ModelSpec, input_tokens, output_tokens) -> str | None
     context = int(input_tokens) + int(output_tokens)
     if limit <= 0 or context <= limit:
         return None
-    return (f"input_tokens + output_tokens = {context:,} tokens exceeds {model.name}'s max_context_tokens "
-            f"({limit:,}): shorten the request or choose a model with a longer context")
+    return (f"= {int(input_tokens):,}: with output_tokens {int(output_tokens):,} the context is {context:,} tokens, "
+            f"beyond {model.name}'s max_context_tokens ({limit:,}); input_tokens + output_tokens must be at most "
+            f"{limit:,} (or choose a model with a longer context)")
 
 
 def _pool_checks(v, where, problems) -> None:
