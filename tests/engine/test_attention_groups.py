@@ -183,3 +183,21 @@ def test_a_workbook_plan_beyond_its_models_context_names_the_plans_cell(tmp_path
     text = str(info.value)
     assert "Plans!C6" in text and "input_tokens = 2,000: with output_tokens 500 the context is 2,500 tokens, beyond Tiny-13B's max_context_tokens (2,048)" in text
     assert "Plans!D6" not in text
+
+
+def test_a_written_workbook_reads_back_the_layer_groups_and_the_same_figures(tmp_path):
+    from tcoapp.engine.pipeline.compute import compute_plan
+    from tcoapp.io.workbook_write import write_scenario
+    hybrid = MODELS["Qwen3-Next-80B-A3B"].with_(name="My-Qwen3-Next")
+    sparse = MODELS["DeepSeek-V3.2"].with_(name="My-V3.2")
+    plans = tuple(make_plan(name, {"device": "B200", "model": name, "input_tokens": 64000, "output_tokens": 2000,
+                                   "tensor_parallel": 8, "batch": 16}) for name in (hybrid.name, sparse.name))
+    scenario = check_scenario(Scenario(plans, models={hybrid.name: hybrid, sparse.name: sparse},
+                                       catalog_devices=DEVICES, catalog_models=MODELS))
+    path = tmp_path / "groups.xlsx"
+    write_scenario(scenario, path)
+    back = read_scenario(path)
+    assert back.models[hybrid.name] == hybrid and back.models[sparse.name] == sparse
+    for plan in plans:
+        first, again = compute_plan(scenario, plan), compute_plan(back, back.plan(plan.name))
+        assert first.metric_or_none("tokens_per_s_per_device") == again.metric_or_none("tokens_per_s_per_device")
