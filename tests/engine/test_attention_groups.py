@@ -201,3 +201,37 @@ def test_a_written_workbook_reads_back_the_layer_groups_and_the_same_figures(tmp
     for plan in plans:
         first, again = compute_plan(scenario, plan), compute_plan(back, back.plan(plan.name))
         assert first.metric_or_none("tokens_per_s_per_device") == again.metric_or_none("tokens_per_s_per_device")
+
+
+def test_v4_compressed_layers_hold_an_entry_per_4_or_128_tokens():
+    """DeepSeek-V4-Flash from its config: 3 window layers of 128 tokens, 20 CSA layers (an entry per 4
+    tokens, top 512 entries read, indexer keys over all entries), 20 HCA layers (an entry per 128
+    tokens), each compressed layer also keeping 128 raw tokens; one 512-value entry shared by K and V."""
+    v4 = architecture(MODELS["DeepSeek-V4-Flash"])
+    c = 1048576.0
+    held = 512 * (3 * 128 + 20 * (c / 4 + 128) + 20 * (c / 128 + 128)) + 20 * 128 * c / 4
+    read = 512 * (3 * 128 + 20 * (512 + 128) + 20 * (c / 128 + 128)) + 20 * 128 * c / 4
+    assert float(v4.kv_values(c)) == held and float(v4.kv_read_values(c)) == read
+    v32 = architecture(MODELS["DeepSeek-V3.2"])
+    assert float(v4.kv_values(c)) < 0.1 * float(v32.kv_values(c))       # the card: 10 % of V3.2's KV cache
+    flops = 4 * 64 * 512 * (3 * 128 + 20 * (512 + 128) + 20 * (c / 128 + 128)) + 2 * 20 * 64 * 128 * c / 4
+    assert float(v4.decode_attention_flops(c)) == pytest.approx(flops, rel=1e-12)
+    work = Workload(input_tokens=1_000_000, output_tokens=48_000)
+    r = run_roofline(H200, MODELS["DeepSeek-V4-Flash"], ServingConfig(tensor_parallel=8), work, np.array([1.0, 4.0]))
+    assert np.all(np.isfinite(r.tokens_per_s_per_device)) and memory_limit(H200, MODELS["DeepSeek-V4-Flash"],
+                                                                            ServingConfig(tensor_parallel=8), work) >= 4
+
+
+@pytest.mark.parametrize("change, field, words", [
+    ({"compressed_attention_layers": 21}, "compressed_attention_layers", "must be at most the full-attention layers"),
+    ({"compressed_attention_ratio": 0}, "compressed_attention_ratio", "needs both compressed_attention_layers"),
+    ({"sparse_compression_ratio": 0}, "sparse_compression_ratio", "1"),
+])
+def test_bad_compressed_values_are_refused_naming_the_field(change, field, words):
+    raw = MODELS["DeepSeek-V4-Flash"].as_dict() | change
+    with pytest.raises(ValidationError) as info:
+        make_model(raw)
+    assert field in str(info.value) and words in str(info.value)
+    window = MODELS["Llama-3.3-70B"].as_dict() | {"compressed_window_tokens": 128}
+    with pytest.raises(ValidationError, match="compressed_window_tokens = 128: a raw window belongs to sparse or compressed"):
+        make_model(window)

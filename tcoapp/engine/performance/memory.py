@@ -17,11 +17,13 @@ at most the window: pairs = new x (full layers x context + window layers x min(c
 Attention per layer group (docs/model.md "Attention per layer group"): of the n_layers, `linear`
 layers (Gated DeltaNet, Lightning, Mamba) hold a fixed state per sequence, `window` layers keep
 min(context, window) tokens, the rest are full-attention layers (MHA/GQA or MLA), of which `sparse`
-layers (DSA) store the whole context but read only min(context, top_k) tokens, plus their indexer's
-key (indexer_head_dim values per token) over the whole context:
-    kv_values(c)      = per_layer x (full x c + window x min(c, W)) + sparse x indexer_dim x c
-    kv_read_values(c) = per_layer x (dense x c + sparse x min(c, k) + window x min(c, W))
-                        + sparse x indexer_dim x c                        (dense = full - sparse)
+layers (DSA; DeepSeek-V4's CSA with entries of r_s tokens) store every entry but read only
+min(c / r_s, top_k) of them, plus their indexer's key (indexer_head_dim values per entry) over all
+entries, and `compressed` layers (DeepSeek-V4's HCA) attend densely to entries of r_c tokens; sparse
+and compressed layers also keep the last `recent` = min(c, compressed_window_tokens) raw tokens:
+    kv_values(c)      = per_layer x (dense x c + sparse x (c / r_s + recent) + compressed x (c / r_c
+                        + recent) + window x min(c, W)) + sparse x indexer_dim x c / r_s
+    kv_read_values(c) = the same with c / r_s capped at top_k             (dense = full - sparse - compressed)
     state_bytes       = linear x linear_state_values x linear_state_bytes (constant in c; read and
                         written once per decode step)
     attention FLOPs per decoded token = per_layer_flops x (dense x c + sparse x min(c, k) + window x min(c, W))
@@ -67,22 +69,32 @@ class Architecture:
     linear_state_values: float = 0.0  # per sequence per linear layer
     linear_heads: int = 0
     linear_state_bytes: float = 2.0
+    sparse_compression_ratio: float = 1.0  # tokens per KV entry of a sparse layer (CSA: 4)
+    compressed_layers: int = 0       # dense over entries of `compressed_ratio` tokens (HCA)
+    compressed_ratio: float = 0.0
+    compressed_window_tokens: int = 0  # recent raw tokens a sparse or compressed layer also keeps
 
     @property
     def has_layer_groups(self) -> bool:
-        """Whether the model has sparse or linear attention layers (else the expressions of a model of
-        full and sliding-window layers apply, unchanged)."""
-        return self.sparse_layers > 0 or self.linear_layers > 0
+        """Whether the model has sparse, compressed or linear attention layers (else the expressions of
+        a model of full and sliding-window layers apply, unchanged)."""
+        return self.sparse_layers > 0 or self.linear_layers > 0 or self.compressed_layers > 0
 
     def _group_tokens(self, context, read: bool):
-        """Per-layer-equivalent tokens of the softmax-attention layers at `context`: full x c + window x
-        min(c, W), with the sparse layers at min(c, k) where `read` (what a step reads and multiplies)."""
+        """Per-layer-equivalent KV entries of the softmax-attention layers at `context` c:
+        dense x c + sparse x (c / ratio_s + recent) + compressed x (c / ratio_c + recent) + window x
+        min(c, W), recent = min(c, compressed_window_tokens); where `read` (what a step reads and
+        multiplies) a sparse layer's entries are capped at its top-k."""
         c = np.asarray(context, float)
         full = self.n_layers - self.sliding_window_layers - self.linear_layers
         window = self.sliding_window_layers * np.minimum(c, float(self.sliding_window_tokens))
-        if not read:
-            return full * c + window
-        return (full - self.sparse_layers) * c + self.sparse_layers * np.minimum(c, float(self.sparse_top_k_tokens)) + window
+        recent = np.minimum(c, float(self.compressed_window_tokens))
+        entries = c / self.sparse_compression_ratio
+        if read:
+            entries = np.minimum(entries, float(self.sparse_top_k_tokens))
+        compressed = c / self.compressed_ratio if self.compressed_layers > 0 else 0.0 * c
+        return ((full - self.sparse_layers - self.compressed_layers) * c + self.sparse_layers * (entries + recent)
+                + self.compressed_layers * (compressed + recent) + window)
 
     @property
     def _kv_per_layer(self) -> float:
@@ -97,7 +109,7 @@ class Architecture:
         return self._kv_per_layer * self._group_tokens(context_tokens, True) + self._indexer_values(context_tokens)
 
     def _indexer_values(self, context_tokens):
-        return self.sparse_layers * self.indexer_head_dim * np.asarray(context_tokens, float)
+        return self.sparse_layers * self.indexer_head_dim * np.asarray(context_tokens, float) / self.sparse_compression_ratio
 
     @property
     def state_bytes(self) -> float:
@@ -115,7 +127,8 @@ class Architecture:
                 + self.linear_layers * LINEAR_FLOPS_PER_STATE_VALUE * self.linear_state_values)
 
     def _indexer_flops(self, context_tokens):
-        return 2.0 * self.sparse_layers * self.indexer_heads * self.indexer_head_dim * np.asarray(context_tokens, float)
+        return (2.0 * self.sparse_layers * self.indexer_heads * self.indexer_head_dim * np.asarray(context_tokens, float)
+                / self.sparse_compression_ratio)
 
     def prefill_attention_flops(self, new_tokens, mean_context_tokens):
         """Attention FLOPs of a prefill of `new_tokens` whose queries see `mean_context_tokens` keys on
@@ -206,7 +219,11 @@ def _layer_groups(model) -> dict:
     return {"sparse_layers": int(value("sparse_attention_layers")), "sparse_top_k_tokens": int(value("sparse_top_k_tokens")),
             "indexer_heads": int(value("indexer_heads")), "indexer_head_dim": int(value("indexer_head_dim")),
             "linear_layers": int(value("linear_attention_layers")), "linear_state_values": float(value("linear_state_values")),
-            "linear_heads": int(value("linear_attention_heads")), "linear_state_bytes": float(value("linear_state_bytes", 2.0))}
+            "linear_heads": int(value("linear_attention_heads")), "linear_state_bytes": float(value("linear_state_bytes", 2.0)),
+            "sparse_compression_ratio": float(value("sparse_compression_ratio", 1)),
+            "compressed_layers": int(value("compressed_attention_layers")),
+            "compressed_ratio": float(value("compressed_attention_ratio")),
+            "compressed_window_tokens": int(value("compressed_window_tokens"))}
 
 
 def experts_touched(n_experts, experts_per_token, tokens):

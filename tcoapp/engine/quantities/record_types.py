@@ -73,6 +73,10 @@ class ModelSpec:
     sparse_top_k_tokens: int = 0
     indexer_heads: int = 0
     indexer_head_dim: int = 0
+    sparse_compression_ratio: int = 1
+    compressed_attention_layers: int = 0
+    compressed_attention_ratio: int = 0
+    compressed_window_tokens: int = 0
     linear_attention_layers: int = 0
     linear_state_values: float = 0.0
     linear_attention_heads: int = 0

@@ -108,11 +108,18 @@ def _layer_group_checks(v, where, problems) -> None:
         problems.append(Problem(where("linear_attention_layers"), "linear_attention_layers",
                                 f"= {v['linear_attention_layers']}: sliding_window_layers ({v['sliding_window_layers']}) + "
                                 f"linear_attention_layers must be at most n_layers ({v['n_layers']})"))
-    elif v["sparse_attention_layers"] > max(full, 0):
-        problems.append(Problem(where("sparse_attention_layers"), "sparse_attention_layers",
-                                f"= {v['sparse_attention_layers']}: must be at most the full-attention layers, n_layers - "
-                                f"sliding_window_layers - linear_attention_layers = {max(full, 0)}"))
+    elif v["sparse_attention_layers"] + v["compressed_attention_layers"] > max(full, 0):
+        key = "sparse_attention_layers" if v["sparse_attention_layers"] > max(full, 0) else "compressed_attention_layers"
+        problems.append(Problem(where(key), key,
+                                f"= {v[key]}: sparse_attention_layers + compressed_attention_layers "
+                                f"({v['sparse_attention_layers'] + v['compressed_attention_layers']}) must be at most the "
+                                f"full-attention layers, n_layers - sliding_window_layers - linear_attention_layers = {max(full, 0)}"))
+    if v["compressed_window_tokens"] > 0 and v["sparse_attention_layers"] + v["compressed_attention_layers"] == 0:
+        problems.append(Problem(where("compressed_window_tokens"), "compressed_window_tokens",
+                                f"= {v['compressed_window_tokens']}: a raw window belongs to sparse or compressed layers; "
+                                "set sparse_attention_layers or compressed_attention_layers, or clear it"))
     pairs = (("sparse_attention_layers", "sparse_top_k_tokens", "sparse attention"),
+             ("compressed_attention_layers", "compressed_attention_ratio", "compressed attention"),
              ("indexer_heads", "indexer_head_dim", "a sparse-attention indexer"),
              ("linear_attention_layers", "linear_state_values", "linear attention"),
              ("linear_attention_layers", "linear_attention_heads", "linear attention"))
