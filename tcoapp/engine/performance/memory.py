@@ -26,9 +26,10 @@ and compressed layers also keep the last `recent` = min(c, compressed_window_tok
     kv_read_values(c) = the same with c / r_s capped at top_k             (dense = full - sparse - compressed)
     state_bytes       = linear x linear_state_values x linear_state_bytes (constant in c; read and
                         written once per decode step)
-    attention FLOPs per decoded token = per_layer_flops x (dense x c + sparse x min(c, k) + window x min(c, W))
-                        + sparse x 2 x indexer_heads x indexer_dim x c + linear x LINEAR_FLOPS_PER_STATE_VALUE x state
-A model with neither sparse nor linear layers takes the expressions above it, unchanged.
+    attention FLOPs per decoded token = per_layer_flops x (the entries kv_read_values counts)
+                        + sparse x 2 x indexer_heads x indexer_dim x c / r_s
+                        + linear x LINEAR_FLOPS_PER_STATE_VALUE x linear_state_values
+A model without sparse, compressed or linear layers takes the expressions above it, unchanged.
 """
 from __future__ import annotations
 
@@ -102,13 +103,15 @@ class Architecture:
 
     def kv_read_values(self, context_tokens):
         """KV-cache values one decode step reads per sequence at `context_tokens` (broadcasts): the
-        stored values, except that a sparse layer reads min(context, top_k) tokens (its indexer's keys
-        over the whole context)."""
+        stored values, except that a sparse layer reads min(its entries, top_k) entries (its indexer's
+        keys over all of them)."""
         if not self.has_layer_groups:
             return self.kv_values(context_tokens)
-        return self._kv_per_layer * self._group_tokens(context_tokens, True) + self._indexer_values(context_tokens)
+        return self._kv_per_layer * self._group_tokens(context_tokens, True) + self.indexer_values(context_tokens)
 
-    def _indexer_values(self, context_tokens):
+    def indexer_values(self, context_tokens):
+        """Indexer keys one sequence holds (and a step reads) at `context_tokens`: sparse layers x
+        indexer_head_dim x entries."""
         return self.sparse_layers * self.indexer_head_dim * np.asarray(context_tokens, float) / self.sparse_compression_ratio
 
     @property
@@ -146,7 +149,7 @@ class Architecture:
         layers' fixed state apart (`state_bytes`)."""
         context = np.asarray(context_tokens, float)
         if self.has_layer_groups:
-            return self._kv_per_layer * self._group_tokens(context, False) + self._indexer_values(context)
+            return self._kv_per_layer * self._group_tokens(context, False) + self.indexer_values(context)
         if self.sliding_window_layers <= 0 or self.sliding_window_tokens <= 0:
             return self.kv_values_per_token * context
         per_layer = self.kv_values_per_token / self.n_layers
@@ -214,7 +217,7 @@ def architecture(model) -> Architecture:
 
 
 def _layer_groups(model) -> dict:
-    """The sparse and linear layer groups of a ModelSpec (absent attributes: none)."""
+    """The sparse, compressed and linear layer groups of a ModelSpec (absent attributes: none)."""
     value = lambda name, default=0: getattr(model, name, default) or default  # noqa: E731
     return {"sparse_layers": int(value("sparse_attention_layers")), "sparse_top_k_tokens": int(value("sparse_top_k_tokens")),
             "indexer_heads": int(value("indexer_heads")), "indexer_head_dim": int(value("indexer_head_dim")),
@@ -250,14 +253,14 @@ def kv_device_bytes(arch: Architecture, batch, context_tokens, kv_bytes, devices
     """Bytes of the KV cache (and linear state) one device holds (`read` False) or reads and writes in
     one decode step (`read` True) for `batch` sequences at `context_tokens`:
         batch x kv_values(c) x kv_bytes / kv_split                          (full and window layers)
-    with sparse and linear layers: batch x (kv_values(c) or kv_read_values(c)) x kv_bytes / kv_split, the
+    with sparse, compressed or linear layers: batch x (kv_values(c) or kv_read_values(c)) x kv_bytes / kv_split, the
     indexer keys split only by attention-DP (one key head), plus the state: batch x state_bytes /
     state_split (x 2 where read: read and written back), state_split = N under attention-DP, else
     min(N, linear_attention_heads)."""
     if not arch.has_layer_groups:
         return batch * arch.kv_values(context_tokens) * kv_bytes / kv_split(arch, devices, attention_dp)
     devices = np.asarray(devices, float)
-    indexer = arch._indexer_values(context_tokens)
+    indexer = arch.indexer_values(context_tokens)
     attention = (arch.kv_read_values(context_tokens) if read else arch.kv_values(context_tokens)) - indexer
     adp_ways = np.where(attention_dp, devices, 1.0)
     state_ways = np.where(attention_dp, devices, np.minimum(devices, max(arch.linear_heads, 1)))
@@ -309,7 +312,7 @@ def max_batch_by_memory(arch: Architecture, memory_gb, usable_fraction, devices,
 
         B_max = floor((memory_gb x 1e9 x usable - weight_bytes_per_device)
                       / (kv_values(context_tokens) x kv_bytes / kv_split))
-    (with sparse or linear layers: / kv_device_bytes of one sequence, the linear state included)
+    (with sparse, compressed or linear layers: / kv_device_bytes of one sequence, the linear state included)
     0 where the weights alone do not fit.
     """
     free = memory_gb * 1e9 * usable_fraction - weight_bytes_per_device(arch, devices, attention_dp, weight_bytes,
