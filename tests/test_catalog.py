@@ -67,3 +67,40 @@ def test_agentic_coding_moe_models_are_consistent_with_their_configs():
         assert architecture(model).expert_params == pytest.approx(3 * hidden * inter * layers, rel=5e-3), name
         assert "COMPUTED" in model.source and "config.json" in model.source
     assert models["Kimi-K2"].mla_latent_dim == 576 and models["Kimi-K2"].qk_rope_head_dim == 64
+
+
+def test_2026_models_match_their_configs_and_attention_groups():
+    """The 2026 models: the catalog's expert decomposition equals 3 x hidden x moe_intermediate x MoE
+    layers from each config, the attention layer groups are the config's, every derived field is
+    marked, and a model serving with an MTP head says so (MiniMax-M2 publishes none)."""
+    from tcoapp.engine.performance.memory import architecture
+    models = load_catalog().models
+    expected = {  # name: (hidden, moe_intermediate, MoE layers, experts, per token)
+        "DeepSeek-V3.2": (7168, 2048, 58, 256, 8), "Kimi-K2.5": (7168, 2048, 60, 384, 8),
+        "GLM-4.6": (5120, 1536, 89, 160, 8), "GLM-5": (6144, 2048, 75, 256, 8),
+        "MiniMax-M2": (3072, 1536, 62, 256, 8), "Qwen3-Next-80B-A3B": (2048, 512, 48, 512, 10),
+        "Qwen3.5-397B-A17B": (4096, 1024, 60, 512, 10), "DeepSeek-V4-Flash": (4096, 2048, 43, 256, 6),
+    }
+    for name, (hidden, inter, layers, experts, k) in expected.items():
+        model = models[name]
+        assert (model.n_experts, model.experts_per_token, model.hidden_size) == (experts, k, hidden)
+        assert architecture(model).expert_params == pytest.approx(3 * hidden * inter * layers, rel=5e-3), name
+        if name != "DeepSeek-V4-Flash":  # its totals are the technical report's, not counted here
+            assert {"total_params_b", "active_params_b"} <= set(model.estimated_fields.split(";")), name
+        assert "config" in model.source and model.max_context_tokens >= 163840, name
+    groups = {name: (m.sparse_attention_layers, m.sparse_top_k_tokens, m.indexer_heads, m.indexer_head_dim,
+                     m.linear_attention_layers, m.linear_attention_heads) for name, m in models.items()}
+    assert groups["DeepSeek-V3.2"] == (61, 2048, 64, 128, 0, 0)
+    assert groups["GLM-5"] == (78, 2048, 32, 128, 0, 0)
+    assert groups["DeepSeek-V4-Flash"] == (20, 512, 64, 128, 0, 0)
+    v4 = models["DeepSeek-V4-Flash"]
+    assert (v4.sparse_compression_ratio, v4.compressed_attention_layers, v4.compressed_attention_ratio,
+            v4.compressed_window_tokens, v4.sliding_window_layers, v4.sliding_window_tokens) == (4, 20, 128, 128, 3, 128)
+    assert groups["Qwen3-Next-80B-A3B"] == (0, 0, 0, 0, 36, 32)
+    assert groups["Qwen3.5-397B-A17B"] == (0, 0, 0, 0, 45, 64)
+    assert models["Qwen3-Next-80B-A3B"].linear_state_values == 32 * 128 * 128 + 3 * (2 * 16 * 128 + 32 * 128)
+    assert all(g == (0, 0, 0, 0, 0, 0) for name, g in groups.items() if name not in
+               ("DeepSeek-V3.2", "GLM-5", "DeepSeek-V4-Flash", "Qwen3-Next-80B-A3B", "Qwen3.5-397B-A17B"))
+    for name in ("DeepSeek-V3.2", "DeepSeek-V4-Flash", "GLM-4.6", "GLM-5", "Qwen3-Next-80B-A3B", "Qwen3.5-397B-A17B"):
+        assert "MTP head" in models[name].spec_decode_draft, name
+    assert models["MiniMax-M2"].spec_decode_draft == "" and "MTP" in models["MiniMax-M2"].notes

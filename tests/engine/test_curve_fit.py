@@ -92,6 +92,6 @@ def test_refusals_say_why():
     assert "disaggregated deployment" in refusal(disagg)
     pool = synthetic_curve(config=CONFIG + (("role", "decode"),))
     assert "is the decode pool of a disaggregated deployment" in refusal(pool)
-    unknown = make_measured_curve("x", "h200_sxm", "Kimi-K2.5", [1, 2], [10, 20], config=CONFIG)
+    unknown = make_measured_curve("x", "h200_sxm", "Kimi-K9", [1, 2], [10, 20], config=CONFIG)
     lines = refusal(unknown).splitlines()
-    assert len(lines) == 2 and "device 'h200_sxm'" in lines[0] and "model 'Kimi-K2.5'" in lines[1]
+    assert len(lines) == 2 and "device 'h200_sxm'" in lines[0] and "model 'Kimi-K9'" in lines[1]

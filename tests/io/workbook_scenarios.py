@@ -120,14 +120,23 @@ def random_scenario(rnd: random.Random, max_plans: int = 4) -> Scenario:
     plans = []
     for _ in range(rnd.randint(1, max_plans)):
         curve = rnd.choice(list(curves))
-        plans.append(random_plan(rnd, _name(rnd, "plan ", used), rnd.choice(device_names), rnd.choice(model_names),
-                                 curve, list(tiers), bool((curves[curve].ttft_s == curves[curve].ttft_s).any())))
+        plan = random_plan(rnd, _name(rnd, "plan ", used), rnd.choice(device_names), rnd.choice(model_names),
+                           curve, list(tiers), bool((curves[curve].ttft_s == curves[curve].ttft_s).any()))
+        plans.append(_within_context(plan, (models.get(plan.model) or catalog.models[plan.model]).max_context_tokens))
     factors = DEFAULT_FACTORS
     if rnd.random() < 0.5:
         factors = DEFAULT_FACTORS.with_(**{k: _float(rnd, FACTOR_FIELD_BY_NAME[k].max / 100, FACTOR_FIELD_BY_NAME[k].max)
                                            for k in rnd.sample(FACTOR_NAMES, 3)})
     return Scenario(tuple(plans), devices, models, curves, tiers, factors,
                     catalog_devices=catalog.devices, catalog_models=catalog.models)
+
+
+def _within_context(plan, limit: int):
+    """The plan with its request shortened to the model's max_context_tokens (a longer one is refused)."""
+    if not limit or plan.input_tokens + plan.output_tokens <= limit:
+        return plan
+    output = min(plan.output_tokens, limit // 2)
+    return plan.with_(output_tokens=output, input_tokens=min(plan.input_tokens, limit - output))
 
 
 def seeded_scenarios(count: int, seed: int = 20261130, max_plans: int = 4) -> list[Scenario]:

@@ -5,7 +5,8 @@ Per device of a prefill pool p (replica of n_p = TP x EP devices, compute-bound 
 input x (1 - prefix_cache_hit_rate) new tokens):  r_p = 1 / (t_prefill_p x n_p)      requests/s
 Per device of a decode pool d at batch B (decode steps only):
     r_d(B) = B x tokens_per_step / t_step / output_tokens / n_d                     requests/s
-KV cache of one request: kv_bytes = kv_values(input_tokens) x bytes(kv_precision of the prefill pool),
+KV cache of one request: kv_bytes = kv_values(input_tokens) x bytes(kv_precision of the prefill pool)
+(+ the linear layers' fixed state),
 moved over the scale-out network (`scale_out_gb_s` per device, unidirectional), or over the scale-up
 fabric (`interconnect_gb_s`) when both pools are the same device whose scale-up domain spans at
 least two servers (a prefill and a decode server then sit in one domain):
@@ -88,8 +89,11 @@ def decode_terms(dec, batch, serving: ServingConfig, workload: Workload, factors
 
 def kv_bytes_per_request(model: ModelSpec, serving: ServingConfig, workload: Workload) -> float:
     """The KV cache one request carries from prefill to decode [bytes]: kv_values(input_tokens) x bytes
-    per value of the prefill pool's kv_precision."""
-    return float(architecture(model).kv_values(workload.input_tokens)) * bytes_per_value(serving.kv_precision)
+    per value of the prefill pool's kv_precision, plus the linear layers' fixed state (state_bytes; 0
+    without linear-attention layers)."""
+    arch = architecture(model)
+    kv = float(arch.kv_values(workload.input_tokens)) * bytes_per_value(serving.kv_precision)
+    return kv + arch.state_bytes if arch.linear_layers > 0 else kv
 
 
 def kv_fabric(prefill: Device, decode: Device) -> str:

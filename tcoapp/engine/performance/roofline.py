@@ -8,7 +8,9 @@ A replica spans N = TP x EP devices and serves B concurrent sequences. Per devic
 (s = k + 1 tokens per sequence with k draft tokens, T = B x s tokens in the step):
 
     weight_bytes = w x (shared_params / (1 if attention-DP else N) + E_touched(T) x expert_params / N)
-    kv_bytes     = B x kv_values(input + output / 2) x kv / kv_split     (sliding windows capped)
+    kv_bytes     = B x kv_values(input + output / 2) x kv / kv_split     (sliding windows capped; sparse
+                   layers read top-k tokens plus their indexer keys, linear layers read and write their
+                   fixed state: memory.kv_device_bytes)
     t_mem        = weight_bytes x s_w / eta_mem + kv_bytes x s_kv / eta_kv, s = seconds per byte of the
                    memory tiers: share / fast_mem_bw + (1 - share) / mem_bw, the fast tier (SRAM,
                    fast_memory_gb) holding the weights first, then the KV cache (one tier: 1 / mem_bw)
@@ -75,8 +77,8 @@ from .comm import allreduce_s
 from .factors import compute_efficiency
 from .latency_tail import seconds_per_token, wait_quantile_s
 from .memory import (
-    Architecture, capacity_gb, experts_touched, fast_tier_shares, kv_split, max_batch_by_memory, tier_seconds_per_byte,
-    weight_bytes_per_device,
+    Architecture, capacity_gb, experts_touched, fast_tier_shares, kv_device_bytes, max_batch_by_memory,
+    tier_seconds_per_byte, weight_bytes_per_device,
 )
 from .precision import ACTIVATION_BYTES
 from .spec_decode import tokens_per_step
@@ -122,19 +124,18 @@ def decode_step(device, arch: Architecture, batch, devices, expert_parallel, att
     touched = experts_touched(arch.n_experts, arch.experts_per_token, tokens)
     shared_ways = np.where(attention_dp, 1.0, devices)
     w_read = shared_bytes * arch.shared_params / shared_ways + weight_bytes * touched * arch.expert_params / devices
-    kv_read = batch * arch.kv_values(context_tokens) * kv_bytes / kv_split(arch, devices, attention_dp)
+    kv_read = kv_device_bytes(arch, batch, context_tokens, kv_bytes, devices, attention_dp, read=True)
     stored = weight_bytes_per_device(arch, devices, attention_dp, weight_bytes, shared_weight_bytes)
     w_fast, kv_fast = fast_tier_shares(device, stored, kv_read, factors.usable_memory_fraction)
     memory_s = ((w_read * tier_seconds_per_byte(device, w_fast)
                  + moe_permute_bytes(arch, tokens, devices) * tier_seconds_per_byte(device, 0.0)) / factors.eta_mem
                 + kv_read * tier_seconds_per_byte(device, kv_fast) / factors.eta_kv)
-    attended = arch.kv_values(context_tokens) / arch.kv_values_per_token  # context, sliding windows capped
     adp = attention_dp_imbalance(batch, devices, attention_dp)
     kv_extra = kv_read * (adp - 1.0) * tier_seconds_per_byte(device, kv_fast) / factors.eta_kv
     memory_s = memory_s + kv_extra
     experts = expert_load_imbalance(arch, tokens, expert_parallel, factors.expert_load_skew)
     flop_s = tokens * (_linear_flop_s(arch, peak, factors, tokens, shared_peak, experts, weight_only)
-                       + arch.decode_attention_flops_per_context_token * attended / attention_peak * adp)
+                       + arch.decode_attention_flops(context_tokens) / attention_peak * adp)
     compute_s = flop_s / (devices * factors.eta_compute)
     comm_s = _comm_s(device, arch, tokens, devices, attention_dp, factors, experts)
     return memory_s, compute_s, comm_s
@@ -322,10 +323,11 @@ def prefill(device, arch: Architecture, devices, expert_parallel, attention_dp, 
             weight_only=False):
     """(time of one request's prefill in a busy replica, its isolated TTFT part), both s."""
     new = input_tokens * (1.0 - hit_rate)
-    pairs = arch.prefill_pairs(new, input_tokens * (1.0 + hit_rate) / 2.0)   # sliding windows capped
+    # sliding windows and sparse top-k capped, the indexer and linear layers' work added
+    attention_flops = arch.prefill_attention_flops(new, input_tokens * (1.0 + hit_rate) / 2.0)
     flop_s = (new * _linear_flop_s(arch, peak, factors, PREFILL_CHUNK_TOKENS, shared_peak, weight_only=weight_only,
                                  prefill=True)
-              + arch.prefill_attention_flops_per_token_pair * pairs / attention_peak)
+              + attention_flops / attention_peak)
     compute_s = flop_s / (devices * factors.eta_prefill)
     new = np.asarray(new, float)
     comm_s = _comm_s(device, arch, new, devices, attention_dp, factors)

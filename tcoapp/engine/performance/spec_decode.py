@@ -37,6 +37,9 @@ DENSE_LAYER_PARAMS_PER_HIDDEN2 = 12.0   # one dense decoder layer: 4 h^2 attenti
 EAGLE_FUSION_PARAMS_PER_HIDDEN2 = 3.0   # EAGLE-3 fuses three target hidden states: a 3h x h projection
 MTP_PROJECTION_PARAMS_PER_HIDDEN2 = 2.0  # DeepSeek-V3 MTP module: eh_proj, 2h x h (arXiv:2412.19437 sec. 2.2)
 
+# the drafter's one layer is a full-attention layer: no sparse, compressed or linear groups
+_ONE_FULL_LAYER = {"sparse_layers": 0, "linear_layers": 0, "compressed_layers": 0}
+
 
 def tokens_per_step(draft_tokens, acceptance):
     """Expected output tokens per verified step (tokens/step); broadcasts."""
@@ -70,8 +73,10 @@ def drafter_architecture(arch, kind: str, vocab_size: int):
         expert = arch.expert_params / layers
         active = shared + arch.experts_per_token * expert
         return replace(arch, active_params=active, shared_params=shared, expert_params=expert, n_layers=1,
-                       kv_values_per_token=kv_per_layer, sliding_window_layers=0, sliding_window_tokens=0)
+                       kv_values_per_token=kv_per_layer, sliding_window_layers=0, sliding_window_tokens=0,
+                       **_ONE_FULL_LAYER)
     params = (DENSE_LAYER_PARAMS_PER_HIDDEN2 + EAGLE_FUSION_PARAMS_PER_HIDDEN2) * h * h + EAGLE_DRAFT_VOCAB * h
     return replace(arch, active_params=params, shared_params=params, expert_params=0.0, n_experts=0,
                    experts_per_token=0, n_layers=1, kv_values_per_token=kv_per_layer, is_mla=arch.is_mla,
-                   sliding_window_layers=0, sliding_window_tokens=0)
+                   sliding_window_layers=0, sliding_window_tokens=0,
+                       **_ONE_FULL_LAYER)

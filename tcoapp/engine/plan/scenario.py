@@ -14,7 +14,7 @@ import numpy as np
 from ..core.errors import Problem, ValidationError, shown
 from ..performance.factors import DEFAULT_FACTORS, EfficiencyFactors
 from ..performance.measured import MeasuredCurve
-from ..quantities.records import Device, ModelSpec, Plan, ServingConfig
+from ..quantities.records import Device, ModelSpec, Plan, ServingConfig, context_problem
 from ..quantities.spec_acceptance import SpecAcceptance
 
 
@@ -250,6 +250,10 @@ def reference_problems(scenario: Scenario, where: PlanLocator | None = None,
             value = getattr(plan, key)
             if value and value not in names and value not in unbuilt:
                 problems.append(Problem(where(index, key), key, f"= {shown(value)}: no {what} of that name{_known(names)}"))
+        too_long = context_problem(scenario.model(plan.model), plan.input_tokens, plan.output_tokens) \
+            if plan.model in models else None
+        if too_long:
+            problems.append(Problem(where(index, "input_tokens"), "input_tokens", too_long))
         if plan.model in models and scenario.model(plan.model).n_experts == 0:
             problems += _dense_precision_problems(plan, lambda key, i=index: where(i, key))
             for k, pool in enumerate(plan.pools):

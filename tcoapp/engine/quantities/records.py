@@ -97,6 +97,53 @@ def _model_checks(v, where, problems) -> None:
                                 "sliding-window attention needs both sliding_window_layers and sliding_window_tokens > 0 (or both 0)"))
     if v["n_kv_heads"] == 0 and v["mla_latent_dim"] == 0:
         problems.append(Problem(where("n_kv_heads"), "n_kv_heads", "= 0: a model needs n_kv_heads > 0 or an mla_latent_dim"))
+    _layer_group_checks(v, where, problems)
+
+
+def _layer_group_checks(v, where, problems) -> None:
+    """The attention layer groups add up: sliding-window + linear layers <= n_layers, sparse layers
+    among the rest (the full-attention layers), and each group has its sizes (or none)."""
+    full = v["n_layers"] - v["sliding_window_layers"] - v["linear_attention_layers"]
+    if v["linear_attention_layers"] > 0 and full < 0:
+        problems.append(Problem(where("linear_attention_layers"), "linear_attention_layers",
+                                f"= {v['linear_attention_layers']}: sliding_window_layers ({v['sliding_window_layers']}) + "
+                                f"linear_attention_layers must be at most n_layers ({v['n_layers']})"))
+    elif v["sparse_attention_layers"] + v["compressed_attention_layers"] > max(full, 0):
+        key = "sparse_attention_layers" if v["sparse_attention_layers"] > max(full, 0) else "compressed_attention_layers"
+        problems.append(Problem(where(key), key,
+                                f"= {v[key]}: sparse_attention_layers + compressed_attention_layers "
+                                f"({v['sparse_attention_layers'] + v['compressed_attention_layers']}) must be at most the "
+                                f"full-attention layers, n_layers - sliding_window_layers - linear_attention_layers = {max(full, 0)}"))
+    if v["compressed_window_tokens"] > 0 and v["sparse_attention_layers"] + v["compressed_attention_layers"] == 0:
+        problems.append(Problem(where("compressed_window_tokens"), "compressed_window_tokens",
+                                f"= {v['compressed_window_tokens']}: a raw window belongs to sparse or compressed layers; "
+                                "set sparse_attention_layers or compressed_attention_layers, or clear it"))
+    pairs = (("sparse_attention_layers", "sparse_top_k_tokens", "sparse attention"),
+             ("compressed_attention_layers", "compressed_attention_ratio", "compressed attention"),
+             ("indexer_heads", "indexer_head_dim", "a sparse-attention indexer"),
+             ("linear_attention_layers", "linear_state_values", "linear attention"),
+             ("linear_attention_layers", "linear_attention_heads", "linear attention"))
+    for first, second, what in pairs:
+        if (v[first] > 0) != (v[second] > 0):
+            problems.append(Problem(where(second), second,
+                                    f"= {v[second]:g}: {what} needs both {first} and {second} > 0 (or both 0; "
+                                    f"{first} = {v[first]:g})"))
+    if v["indexer_heads"] > 0 and v["sparse_attention_layers"] == 0:
+        problems.append(Problem(where("indexer_heads"), "indexer_heads",
+                                f"= {v['indexer_heads']}: an indexer belongs to sparse-attention layers; set "
+                                "sparse_attention_layers and sparse_top_k_tokens, or clear indexer_heads and indexer_head_dim"))
+
+
+def context_problem(model: ModelSpec, input_tokens, output_tokens) -> str | None:
+    """Why a request of `input_tokens` + `output_tokens` cannot run on `model` (None: it can): its
+    context exceeds the model's max_context_tokens (0: unknown, never refused)."""
+    limit = int(getattr(model, "max_context_tokens", 0) or 0)
+    context = int(input_tokens) + int(output_tokens)
+    if limit <= 0 or context <= limit:
+        return None
+    return (f"= {int(input_tokens):,}: with output_tokens {int(output_tokens):,} the context is {context:,} tokens, "
+            f"beyond {model.name}'s max_context_tokens ({limit:,}); input_tokens + output_tokens must be at most "
+            f"{limit:,} (or choose a model with a longer context)")
 
 
 def _pool_checks(v, where, problems) -> None:

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..performance.generated import memory_limit, run_roofline, shared_weight_args
 from ..performance.kv_residency import SessionShape, residency
-from ..performance.memory import architecture, capacity_gb, kv_split, weight_bytes_per_device
+from ..performance.memory import architecture, capacity_gb, kv_device_bytes, weight_bytes_per_device
 from ..performance.precision import bytes_per_value
 from ..quantities.factor_defaults import DEFAULT_FACTORS, EfficiencyFactors
 from ..quantities.records import Device, ModelSpec, ServingConfig, Workload
@@ -69,9 +69,8 @@ class SessionCurve:
 
 
 def _per_device_kv_bytes(arch, serving: ServingConfig, devices: float, tokens) -> np.ndarray:
-    """KV bytes one sequence of `tokens` of context holds per device of its replica."""
-    return arch.kv_values(tokens) * bytes_per_value(serving.kv_precision) / \
-        kv_split(arch, devices, bool(serving.attention_dp))
+    """KV bytes (and linear state) one sequence of `tokens` of context holds per device of its replica."""
+    return kv_device_bytes(arch, 1.0, tokens, bytes_per_value(serving.kv_precision), devices, bool(serving.attention_dp))
 
 
 def session_curve(device: Device, model: ModelSpec, serving: ServingConfig, shape: SessionShape,
