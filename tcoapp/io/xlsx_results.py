@@ -19,7 +19,7 @@ from ..engine.pipeline.compute import PlanResult, not_entered
 from ..engine.quantities.inputs import DEVICE_FIELDS, PLAN_FIELDS, PRICE_TIER_FIELDS
 from ..engine.quantities.finance import (
     COMPONENT_KEYS, DEVICE_ECONOMICS_KEYS, HELD_CAPEX_RATES, INPUT_BY_KEY, SUMMED_KEYS, OPEX_PARTS, PART_ANNUAL_KEYS,
-    PART_YEAR_KEYS, PLAN_EXPRESSIONS, POOL_EXPRESSIONS, POOL_QUANTITY_BY_KEY, QUANTITY_BY_KEY,
+    PART_YEAR_KEYS, PLAN_EXPRESSIONS, POOL_EXPRESSIONS, POOL_QUANTITY_BY_KEY, QUANTITY_BY_KEY, TOKEN_TYPE_KEYS,
 )
 from ..engine.quantities.metrics import CASHFLOW_METRICS, METRIC_BY_KEY, METRICS
 from ..engine.plan.scenario import Scenario
@@ -213,11 +213,8 @@ FORMULA_SECTIONS: tuple[tuple[str, tuple[tuple[str, Formula], ...]], ...] = (
     ("Cost per million tokens (formulas)", tuple(_expression(key) for key in (
         *(m.key for m in METRICS if m.text_group == "Costs" and m.expr is not None), *COMPONENT_KEYS.values()))),
     ("Revenue and returns (formulas)", (
-        *(_expression(key) for key in ("uncached_input_tokens_per_year", "cached_input_tokens_per_year",
-                                       "output_revenue_usd_per_year", "revenue_per_million_output_tokens_usd",
-                                       "revenue_per_million_uncached_input_tokens_usd",
-                                       "revenue_per_million_cached_input_tokens_usd", "revenue_per_million_total_tokens_usd")),
-        _expression("revenue_usd_per_rack_per_year"),
+        *(_expression(key) for key in TOKEN_TYPE_KEYS),
+        *(_expression(m.key) for m in METRICS if m.text_group == "Returns" and m.expr is not None),
         _expression("net_usd_per_year"),
         ("npv_usd", lambda x: x.cf("npv_usd")),
         ("irr", lambda x: x.cf("irr")),

@@ -268,6 +268,7 @@ _PLAN_ROWS: tuple[Quantity, ...] = tuple(_plan_q(k, u, h) for k, u, h, _ in _POO
     _metric_q("min_dscr"),
     _q("prefill_share_of_device_time", "fraction", "plan", "sum over pools of devices x prefill share / devices: the share of cost allocated to input tokens."),
     _metric_q("cost_per_million_input_tokens_usd"),
+) + (TOKEN_TYPE_ROWS := (
     # the input tokens and their revenue by token type (docs/model.md, "Three token prices")
     _q("uncached_input_tokens_per_year", "tokens/yr", "plan", "Input tokens not read from the prefix cache: input tokens per year x (1 - prefix_cache_hit_rate).",
        expr=K("input_tokens_per_year") * (1 - K("prefix_cache_hit_rate"))),
@@ -277,7 +278,9 @@ _PLAN_ROWS: tuple[Quantity, ...] = tuple(_plan_q(k, u, h) for k, u, h, _ in _POO
     _q("cached_input_revenue_usd_per_year", "USD/yr", "plan", "Revenue of the cached input tokens; levelized over the years."),
     _q("output_revenue_usd_per_year", "USD/yr", "plan", "Revenue per year less the input tokens' revenue: the output tokens' (device_hours: all of it).",
        expr=K("revenue_usd_per_year") - K("uncached_input_revenue_usd_per_year") - K("cached_input_revenue_usd_per_year")),
-)
+))
+# the rows of tokens and revenue by token type that are expressions (the Results sheet places them by revenue)
+TOKEN_TYPE_KEYS = tuple(q.key for q in TOKEN_TYPE_ROWS if q.expr is not None)
 # every finance metric is a plan quantity: one not listed above is declared by its metric row alone
 PLAN_QUANTITIES: tuple[Quantity, ...] = scoped("plan quantity", _PLAN_ROWS + tuple(
     _metric_q(m.key) for m in METRICS if m.source == "finance" and m.key not in {q.key for q in _PLAN_ROWS}))
