@@ -118,7 +118,6 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
     out_tok, h_t = _output_tokens(a, count, pool_u, active, serves, t, in_horizon)
     in_tok = costs.input_tokens_per_year(out_tok, L2(a.input_tokens), L2(a.output_tokens))
     revenue = _pool_revenue(a, count, out_tok, in_tok, pool_u, pp, serves)
-    split = _input_revenue(a, in_tok, pp, serves)
     capex = P1(pool["capex_usd"])
     resid = np.asarray(a.residual_value_fraction, float)
     life = np.where(np.isnan(np.asarray(a.depreciation_years, float)), years, np.asarray(a.depreciation_years, float))
@@ -133,8 +132,7 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
     replacement, repl = _replacements(a, serves, count, life, resid, in_horizon, t, n)
     replaced, replaced_dep = repl["replacement_capex_usd"], repl["replacement_depreciation_usd"]
     replaced_value = np.sum(repl["replacement_residual_value_usd"], axis=-1)  # the value at the horizon
-    rows.update(repl)
-    rows.update(split)
+    rows.update(repl, **_input_revenue(a, in_tok, pp, serves))
     rows.update(
         price_index=p_t, electricity_index=e_t, cost_index=c_t, utilization=u_t, throughput_index=h_t,
         output_tokens=np.sum(out_tok, axis=-2), input_tokens=np.sum(in_tok, axis=-2), revenue_usd=np.sum(revenue, axis=-2),
