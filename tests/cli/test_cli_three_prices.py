@@ -38,3 +38,14 @@ def test_compute_json_carries_the_three_prices(tmp_path):
     text = subprocess.run([sys.executable, "-m", "tcoapp", "compute", str(path)], capture_output=True, text=True,
                           timeout=300).stdout
     assert "Revenue per M cached input tokens" in text and "Revenue per M tokens, blended" in text
+
+
+def test_the_report_states_the_hit_rate_and_the_cached_price():
+    """The report's assumptions table names the cached input price, and an empty one as the input price."""
+    from tcoapp.present.report_html import report_html
+    base = default_scenario().plans[2].with_(serving_search="off", min_tokens_per_s_per_user=None, batch=64,
+                                             sizing_mode="devices", device_count=64, prefix_cache_hit_rate=0.9)
+    scenario = default_scenario().with_plans((base.with_(name="cached", price_usd_per_million_cached_input_tokens=0.088),
+                                              base.with_(name="empty")))
+    html = report_html(scenario, compute_scenario(scenario), "three prices")
+    assert "Cached input price" in html and "the input price" in html and "$0.088" in html

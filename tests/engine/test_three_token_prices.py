@@ -101,3 +101,16 @@ def test_the_breakeven_output_price_pays_for_the_cached_discount(scenario):
 
 def test_the_finance_inputs_carry_the_cached_price_and_hit_rate():
     assert {"price_usd_per_million_cached_input_tokens", "prefix_cache_hit_rate"} <= set(PLAN_INPUT_KEYS)
+
+
+def test_the_tornado_swings_the_cached_price_only_where_it_is_set(scenario):
+    from tcoapp.engine.finance.sensitivity import tornado
+    key = "price_usd_per_million_cached_input_tokens"
+    empty = compute_plan(scenario, _plan(scenario, prefix_cache_hit_rate=HIT))
+    assert key not in {s.input for s in tornado(empty.inputs)}
+    cached = compute_plan(scenario, _plan(scenario, prefix_cache_hit_rate=HIT, **{key: IN_PRICE / 10}))
+    swing = {s.input: s for s in tornado(cached.inputs, fraction=0.2)}[key]
+    # NPV is affine in the cached price: +-20 % of it moves NPV by the PV of in x h x 0.2 x P_cached a year
+    assert swing.metric_high > cached.metrics.npv_usd > swing.metric_low
+    assert math.isclose(swing.metric_high - cached.metrics.npv_usd, cached.metrics.npv_usd - swing.metric_low,
+                        rel_tol=1e-6)
