@@ -114,3 +114,22 @@ def test_the_tornado_swings_the_cached_price_only_where_it_is_set(scenario):
     assert swing.metric_high > cached.metrics.npv_usd > swing.metric_low
     assert math.isclose(swing.metric_high - cached.metrics.npv_usd, cached.metrics.npv_usd - swing.metric_low,
                         rel_tol=1e-6)
+
+
+def test_a_drawn_hit_rate_prices_each_draw_as_the_engine(scenario):
+    """Monte Carlo: an Uncertainty row on prefix_cache_hit_rate moves the operating point and the cached/uncached
+    split together; each draw's revenue and NPV are the engine's at that hit rate."""
+    import dataclasses
+
+    from tcoapp.engine.pipeline.compute import compute_scenario
+    from tcoapp.engine.uncertainty.inputs import UncertainInput
+    from tcoapp.engine.uncertainty.simulate import simulate
+    plan = _plan(scenario, prefix_cache_hit_rate=HIT, price_usd_per_million_cached_input_tokens=IN_PRICE / 10)
+    rows = (UncertainInput("*", "prefix_cache_hit_rate", "uniform", low=0.5, high=0.95),)
+    uncertain = dataclasses.replace(scenario.with_plans([plan]), uncertainty=rows)
+    sim = simulate(uncertain, draws=20, seed=3).plans[0]
+    hits = sim.inputs[0].values
+    for k in (0, 7, 19):
+        one = compute_scenario(scenario.with_plans([plan.with_(prefix_cache_hit_rate=float(hits[k]))]))[0].metrics
+        for key in ("revenue_usd_per_year", "npv_usd"):
+            assert getattr(sim.metrics, key)[k] == pytest.approx(getattr(one, key), rel=1e-9), (k, key)
