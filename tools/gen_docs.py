@@ -42,6 +42,37 @@ GROUP_TITLES = {
 }
 
 
+# docs/catalog.md "Device prices and their anchors": how the device and server prices were chosen
+PRICE_ANCHORS = [
+    "## Device prices and their anchors", "",
+    "NVIDIA and AMD publish no list prices, and the public ones disagree: a GPU's street price (aiinframap.com, "
+    "'mid-2026', +-20-40 %), a rack's ASP (GB200 NVL72 ~$3.0M, UDN via tweaktown.com 2024-05-02; $3.1M, Morgan Stanley "
+    "2025), a DGX list price with support (DGX B200 $515k, 2025-03). Taken as they are, they made a GB200 NVL72 GPU-hour "
+    "18 % cheaper than an HGX B200 one, while SemiAnalysis' AI Cloud TCO (InferenceX-app constants.ts @77ca49a6, "
+    "2026-04, hyperscaler owner, 4-year life) has it 13 % dearer, and Morgan Stanley's cost of a 1 GW data center "
+    "(2026-05-08: GB300 ~$33B, B200 ~$24B) also puts rack-scale Blackwell above HGX.", "",
+    "The catalog uses SemiAnalysis for the relative prices, because it prices every NVIDIA and AMD device with one "
+    "method at one date, and keeps one absolute level: the B200 ($40k street, $90k server estimate). Each other "
+    "SemiAnalysis-covered device's `price_usd` is the price at which its cost per GPU-hour over B200's, under one "
+    "comparison finance (4 years, 10 %, utilization 0.7, PUE 1.3, $0.0895/kWh, other capex 15 %, power at TDP), "
+    "equals SemiAnalysis' ratio; `server_price_usd` keeps the non-GPU content estimate. `python tools/anchor_prices.py` "
+    "recomputes them. Cost per GPU-hour vs HGX B200 under that finance, before (2026-04 catalog) and after (catalog "
+    "review 2026-12-06):", "",
+    "| device | before | after = SemiAnalysis | price_usd before | after |",
+    "|---|---|---|---|---|",
+    "| H100-SXM | -24.7 % | -33.3 % | $30,000 | $25,200 |",
+    "| H200-SXM | -15.7 % | -27.8 % | $35,000 | $28,300 |",
+    "| B300 | +9.0 % | +20.0 % (SemiAnalysis' temporary 1.2 x B200) | $45,000 | $51,100 |",
+    "| GB200-NVL72 | -18.1 % | +13.3 % | $33,333 | $50,800 (rack $4.26M) |",
+    "| GB300-NVL72 | -3.4 % | +35.9 % (temporary 1.2 x GB200) | $41,667 | $63,500 (rack $5.17M) |",
+    "| MI300X | -54.2 % | -42.6 % | $15,000 | $21,400 |",
+    "| MI325X | -49.3 % | -34.4 % | $17,000 | $25,300 |",
+    "| MI355X | -39.9 % | -24.0 % | $20,000 | $28,800 |", "",
+    "Gaudi3 (Intel's 8-accelerator kit, $125k, 2024) and Corsair (placeholder) have no SemiAnalysis figure and keep their "
+    "press price or placeholder. Under a plan's own finance (colocation, maintenance, a longer life) the ratios move a "
+    "little; a quote overrides any of them in the workbook's Devices sheet.", ""]
+
+
 def _cell(text) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
@@ -388,7 +419,8 @@ def catalog_md() -> str:
              "estimates rather than read in a primary source (`estimated_fields`, marked **estimate** below) "
              "and `notes` a planner must know. Override any entry in a workbook's Devices or Models sheet. "
              "Source tags: [SA] SemiAnalysis InferenceX-app, [OFFICIAL] vendor documentation, [PRESS] press "
-             "reports, [VENDOR] marketing claims, EST estimates, DERIVED arithmetic on sourced numbers.", ""]
+             "reports, [VENDOR] marketing claims, EST estimates, DERIVED arithmetic on sourced numbers.", "",
+             *PRICE_ANCHORS]
     for title, filename, fields in (("Devices", "devices.csv", DEVICE_FIELDS), ("Models", "models.csv", MODEL_FIELDS)):
         rows = _rows(filename)
         shown = tuple(f.name for f in fields if f.name not in ("name", "estimated_fields", "source", "notes"))

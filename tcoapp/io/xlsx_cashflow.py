@@ -26,6 +26,7 @@ from .xlsx_layout import (
     cf_keys,
 )
 from .xlsx_na import NA, THIS_YEAR, YEAR_BEFORE, NaGuard, none_na
+from .xlsx_results import input_price
 from .xlsx_raw_cells import RawCells
 from .xlsx_styles import (
     HEADER_FILL, HEADER_FONT, NEVER, TOTAL_BORDER, header, key_cell, section, set_text,
@@ -237,6 +238,7 @@ class _BlockFormulas:
                                            + f"+IF(AND({serving},NOT(ISBLANK({contracted}))),{contracted}"
                                              f"*{p('colocation_usd_per_kw_month')}*MONTHS_PER_YEAR*{here('cost_index')},0)")
         cells["input_tokens"] = self._na(f"{here('output_tokens')}*{p('input_tokens')}/{p('output_tokens')}")
+        cells.update(self._input_revenue_cells(serving, here))
         cells["staff_usd"] = self._na.when(serving, f"{p('staff_usd_per_year')}*{here('cost_index')}")
         cells["opex_usd"] = self._na("-(" + "+".join(here(PART_YEAR_KEYS[part]) for part in OPEX_PARTS) + ")")
         cells["replacement_capex_usd"] = self._na("+".join(here(f"pool{k}.replacement_capex_usd")
@@ -302,6 +304,21 @@ class _BlockFormulas:
                                           f'{prev}${CF_YEAR_ROW}+-{before}/({after}-{before}),""),"")')
         return cells
 
+    def _input_revenue_cells(self, serving: str, here) -> dict[str, str]:
+        """The input tokens' revenue of the year by token type (the engine's _input_revenue): uncached at the input
+        price, cached at the cached price (empty: the input price), x the price index; 0 for device-hour revenue."""
+        p = self.plans
+        price, cached, hit = (p("price_usd_per_million_input_tokens"), p("price_usd_per_million_cached_input_tokens"),
+                              p("prefix_cache_hit_rate"))
+        tokens = f'AND({serving},{p("revenue_mode")}<>"device_hours")'
+        return {
+            "uncached_input_revenue_usd": self._na.when(tokens, f"{here('input_tokens')}*(1-{hit})"
+                                                               f"*({price}*{here('price_index')})/TOKENS_PER_MILLION"),
+            "cached_input_revenue_usd": self._na.when(tokens, f"{here('input_tokens')}*{hit}"
+                                                             f"*(IF(ISBLANK({cached}),{price},{cached})"
+                                                             f"*{here('price_index')})/TOKENS_PER_MILLION"),
+        }
+
     def _pool_cells(self, k: int, year_ref: str, here, horizon: str) -> dict[str, str]:
         """One pool's (tranche's) rows in one year: the engine's operations, operand for operand."""
         q = lambda key: self.results(f"pool{k}.{key}")  # noqa: E731
@@ -322,7 +339,7 @@ class _BlockFormulas:
             f"pool{k}.revenue_usd": gated(f'IF({p("revenue_mode")}="device_hours",{self._hours(k, util, here)},'
                                         f"{out}*({q('price_usd_per_million_output_tokens')}*{here('price_index')})"
                                         f"/TOKENS_PER_MILLION+{out}*{p('input_tokens')}/{p('output_tokens')}"
-                                        f"*({p('price_usd_per_million_input_tokens')}*{here('price_index')})"
+                                        f"*({input_price(p)}*{here('price_index')})"
                                         f"/TOKENS_PER_MILLION)"),
             f"pool{k}.energy_usd": gated(f"{q('owned')}*(({q('device_count')}*({util}*{q('power_w')}+(1-{util})"
                                        f"*{q('idle_w')})+{q('servers')}*{q('server_overhead_w')})/W_PER_KW)*{p('pue')}"

@@ -19,7 +19,7 @@ from ..engine.pipeline.compute import PlanResult, not_entered
 from ..engine.quantities.inputs import DEVICE_FIELDS, PLAN_FIELDS, PRICE_TIER_FIELDS
 from ..engine.quantities.finance import (
     COMPONENT_KEYS, DEVICE_ECONOMICS_KEYS, HELD_CAPEX_RATES, INPUT_BY_KEY, SUMMED_KEYS, OPEX_PARTS, PART_ANNUAL_KEYS,
-    PART_YEAR_KEYS, PLAN_EXPRESSIONS, POOL_EXPRESSIONS, POOL_QUANTITY_BY_KEY, QUANTITY_BY_KEY,
+    PART_YEAR_KEYS, PLAN_EXPRESSIONS, POOL_EXPRESSIONS, POOL_QUANTITY_BY_KEY, QUANTITY_BY_KEY, TOKEN_TYPE_KEYS,
 )
 from ..engine.quantities.metrics import CASHFLOW_METRICS, METRIC_BY_KEY, METRICS
 from ..engine.plan.scenario import Scenario
@@ -83,6 +83,14 @@ def _bought(q) -> str:
 POOL_EXPRESSION_BY_KEY = dict(POOL_EXPRESSIONS)
 
 
+def input_price(p) -> str:
+    """The price an average input token pays (costs.input_price_usd_per_million): the input price where the
+    cached input price is empty, else (1 - prefix_cache_hit_rate) x input price + hit rate x cached price."""
+    price, cached, hit = (p("price_usd_per_million_input_tokens"), p("price_usd_per_million_cached_input_tokens"),
+                          p("prefix_cache_hit_rate"))
+    return f"IF(ISBLANK({cached}),{price},(1-{hit})*{price}+{hit}*{cached})"
+
+
 def _pool_expression(key: str) -> tuple[str, PoolFormula]:
     """A pool row written as an expression in the quantity table: its formula compiled from it (a key is the
     pool's row where the pool block has one, else the plan's input on Plans)."""
@@ -123,13 +131,15 @@ POOL_FORMULAS: tuple[tuple[str, PoolFormula], ...] = (
                                        f'+(1-{q.p("reserved_fraction")})*{q.p("utilization")}'
                                        f'*{q.p("price_usd_per_device_hour")}),'
                                        f'({q.r("output_tokens_per_year")}*{q.r("price_usd_per_million_output_tokens")}'
-                                       f'+{q.r("input_tokens_per_year")}*{q.p("price_usd_per_million_input_tokens")})'
+                                       f'+{q.r("input_tokens_per_year")}*{input_price(q.p)})'
                                        f'/TOKENS_PER_MILLION)'),
 )
 POOL_ROW_KEYS = frozenset(key for key, _ in POOL_VALUE_ROWS + POOL_FORMULAS)  # the rows of a pool block
 # plan rows levelized from the CashFlow year rows: key -> (CashFlow row, sign)
 LEVELIZED = {"output_tokens_per_year": ("output_tokens", ""), "input_tokens_per_year": ("input_tokens", ""),
-             "revenue_usd_per_year": ("revenue_usd", ""), "opex_usd_per_year": ("opex_usd", "-"),
+             "revenue_usd_per_year": ("revenue_usd", ""),
+             "uncached_input_revenue_usd_per_year": ("uncached_input_revenue_usd", ""),
+             "cached_input_revenue_usd_per_year": ("cached_input_revenue_usd", ""), "opex_usd_per_year": ("opex_usd", "-"),
              **{PART_ANNUAL_KEYS[part]: (PART_YEAR_KEYS[part], "") for part in OPEX_PARTS}}
 
 
@@ -143,7 +153,7 @@ EXPRESSIONS = dict(PLAN_EXPRESSIONS)
 
 def _expression(key: str) -> tuple[str, Formula]:
     """The Results row of a plan quantity written as an expression: its formula compiled from the table."""
-    return key, lambda x: EXPRESSIONS[key].excel(x.r, NA)
+    return key, lambda x: EXPRESSIONS[key].excel(lambda k: x.r(k) if k in x.layout.result_rows else x.p(k), NA)
 
 
 def _levelized(row: str, sign: str) -> Formula:
@@ -203,7 +213,8 @@ FORMULA_SECTIONS: tuple[tuple[str, tuple[tuple[str, Formula], ...]], ...] = (
     ("Cost per million tokens (formulas)", tuple(_expression(key) for key in (
         *(m.key for m in METRICS if m.text_group == "Costs" and m.expr is not None), *COMPONENT_KEYS.values()))),
     ("Revenue and returns (formulas)", (
-        _expression("revenue_usd_per_rack_per_year"),
+        *(_expression(key) for key in TOKEN_TYPE_KEYS),
+        *(_expression(m.key) for m in METRICS if m.text_group == "Returns" and m.expr is not None),
         _expression("net_usd_per_year"),
         ("npv_usd", lambda x: x.cf("npv_usd")),
         ("irr", lambda x: x.cf("irr")),

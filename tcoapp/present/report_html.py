@@ -29,7 +29,7 @@ CHARTS = (("objective_chart", "The ranking's objective, per plan"),
 ASSUMPTION_KEYS = ("model", "input_tokens", "output_tokens", "min_tokens_per_s_per_user", "max_ttft_s",
                    "serving_search", "sizing_mode", "utilization", "years", "discount_rate", "pue",
                    "electricity_usd_per_kwh", "price_usd_per_million_output_tokens", "price_usd_per_million_input_tokens",
-                   "price_tiers", "price_change_per_year", "other_capex_fraction", "residual_value_fraction", "tax_rate")
+                   "prefix_cache_hit_rate", "price_usd_per_million_cached_input_tokens", "price_tiers", "price_change_per_year", "other_capex_fraction", "residual_value_fraction", "tax_rate")
 _REVENUE = [f for f in PLAN_FIELDS if f.group == "revenue" and f.type != "choice"]
 TOKEN_PRICE_KEYS = frozenset(f.name for f in _REVENUE if "token" in f.name) | {"price_tiers"}   # tokens mode only
 HOUR_KEYS = tuple(f.name for f in _REVENUE if "token" not in f.name)                           # device-hours mode
@@ -46,6 +46,8 @@ def _e(text) -> str:
 def _input_text(plan, key: str) -> str:
     field = PLAN_FIELD_BY_NAME[key]
     value = getattr(plan, key)
+    if value is None and key == "price_usd_per_million_cached_input_tokens":
+        return "the input price"   # empty: cached input tokens pay the input price
     if value is None or value == "":
         return "not set"
     if field.unit.startswith("fraction"):

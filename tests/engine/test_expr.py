@@ -6,7 +6,7 @@ import pytest
 from tcoapp.engine.finance.metrics import finance_metrics
 from tcoapp.engine.quantities.constants import CONSTANT_VALUES, CONSTANTS
 from tcoapp.engine.quantities.expr import C, K, maximum, minimum, per_million, when_positive
-from tcoapp.engine.quantities.finance import PLAN_EXPRESSIONS, POOL_EXPRESSIONS
+from tcoapp.engine.quantities.finance import PLAN_EXPRESSIONS, PLAN_INPUT_KEYS, POOL_EXPRESSIONS, as_inputs
 from tcoapp.engine.quantities.table import ALL_KEYS
 from tcoapp.io.xlsx_constants import CONSTANTS as SHEET_CONSTANTS
 from tests.engine.test_finance_reference import CASE_B
@@ -47,7 +47,7 @@ def test_the_workbook_constants_are_the_engines():
 
 
 def test_the_engine_value_is_the_expression_over_the_result():
-    out = finance_metrics(CASE_B[0])
-    for key, expr in PLAN_EXPRESSIONS:
-        value = expr.numpy(lambda k: out[k] if k in out else out.pools[k].sum(axis=-1))
+    out, inputs = finance_metrics(CASE_B[0]), as_inputs(CASE_B[0])
+    for key, expr in PLAN_EXPRESSIONS:   # an expression reads results, the plan's inputs, or the pools' sums
+        value = expr.numpy(lambda k: out[k] if k in out else inputs[k] if k in PLAN_INPUT_KEYS else out.pools[k].sum(axis=-1))
         np.testing.assert_array_equal(value, out[key], err_msg=key)

@@ -90,8 +90,11 @@ def test_metric_table_covers_every_metric_key_once():
         "batch tokens_per_s_per_device tokens_per_s_per_user ttft_s power_w tokens_per_joule max_batch_by_memory "
         "device_count servers racks servers_per_rack it_avg_kw it_provisioned_kw capex_usd capex_usd_per_year "
         "opex_usd_per_year energy_usd_per_year output_tokens_per_year cost_per_million_output_tokens_usd "
-        "cost_per_million_total_tokens_usd cost_per_million_input_tokens_usd cost_per_device_hour_usd revenue_usd_per_year "
-        "revenue_usd_per_rack_per_year npv_usd irr payback_months roi equity_npv_usd equity_irr min_dscr wacc").split()
+        "cost_per_million_total_tokens_usd cost_per_million_input_tokens_usd cost_per_device_hour_usd "
+        "cost_per_million_uncached_input_tokens_usd cost_per_million_cached_input_tokens_usd revenue_usd_per_year "
+        "revenue_usd_per_rack_per_year revenue_per_million_output_tokens_usd "
+        "revenue_per_million_uncached_input_tokens_usd revenue_per_million_cached_input_tokens_usd "
+        "revenue_per_million_total_tokens_usd npv_usd irr payback_months roi equity_npv_usd equity_irr min_dscr wacc").split()
     assert list(METRIC_KEYS) == contract
     assert [m.key for m in METRICS] == contract
     for m in METRICS:

@@ -91,6 +91,16 @@ def input_tokens_per_year(output_tokens, input_tokens, output_tokens_per_request
     return output_tokens * np.asarray(input_tokens, float) / np.asarray(output_tokens_per_request, float)
 
 
+def input_price_usd_per_million(input_price, cached_input_price, prefix_cache_hit_rate):
+    """The price an average input token pays [USD/Mtok]: (1 - h) x input price + h x cached input price, h the
+    prefix-cache hit rate; the input price itself where the cached price is empty (NaN), so a plan without a
+    cached price computes exactly as one priced by input tokens alone (docs/model.md, "Three token prices")."""
+    price = np.asarray(input_price, float)
+    cached = np.asarray(cached_input_price, float)
+    hit = np.asarray(prefix_cache_hit_rate, float)
+    return np.where(np.isnan(cached), price, (1.0 - hit) * price + hit * cached)
+
+
 def per_million(usd_per_year, tokens_per_year):
     """USD per million tokens; NaN where no tokens are made (a cost per nothing does not exist)."""
     tokens = np.asarray(tokens_per_year, float)

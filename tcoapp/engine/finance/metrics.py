@@ -66,7 +66,9 @@ def _pool_quantities(a, p) -> dict[str, np.ndarray]:
     out_tok, in_tok = out["output_tokens_per_year"], out["input_tokens_per_year"]
     out["revenue_usd_per_year"] = np.where(
         np.asarray(a.revenue_mode, float)[..., None] == 1, device_hour_revenue(a, count, p["utilization"], 1.0),
-        out_tok * a.price_usd_per_million_output_tokens / 1e6 + in_tok * p["price_usd_per_million_input_tokens"] / 1e6)
+        out_tok * a.price_usd_per_million_output_tokens / 1e6 + in_tok * costs.input_price_usd_per_million(
+            p["price_usd_per_million_input_tokens"], p["price_usd_per_million_cached_input_tokens"],
+            p["prefix_cache_hit_rate"]) / 1e6)
     for part, rate in HELD_CAPEX_RATES.items():
         out[PART_ANNUAL_KEYS[part]] = costs.held_capex_cost_usd(owned * out["capex_usd"], p[rate])
     return out
@@ -130,7 +132,7 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
     replacement, repl = _replacements(a, serves, count, life, resid, in_horizon, t, n)
     replaced, replaced_dep = repl["replacement_capex_usd"], repl["replacement_depreciation_usd"]
     replaced_value = np.sum(repl["replacement_residual_value_usd"], axis=-1)  # the value at the horizon
-    rows.update(repl)
+    rows.update(repl, **_input_revenue(a, in_tok, pp, serves))
     rows.update(
         price_index=p_t, electricity_index=e_t, cost_index=c_t, utilization=u_t, throughput_index=h_t,
         output_tokens=np.sum(out_tok, axis=-2), input_tokens=np.sum(in_tok, axis=-2), revenue_usd=np.sum(revenue, axis=-2),
@@ -171,10 +173,26 @@ def _pool_revenue(a, count, out_tok, in_tok, pool_u, pp, serves) -> np.ndarray:
     """Each pool's revenue by year: its tokens at the year's prices, or its device-hours (revenue_mode)."""
     P1 = lambda v: np.asarray(v, float)[..., None]  # noqa: E731  pool [..., P] -> [..., P, 1]
     L2 = lambda v: np.asarray(v, float)[..., None, None]  # noqa: E731  plan [...] -> [..., 1, 1]
+    in_price = costs.input_price_usd_per_million(L2(a.price_usd_per_million_input_tokens),
+                                                 L2(a.price_usd_per_million_cached_input_tokens),
+                                                 L2(a.prefix_cache_hit_rate))
     token_revenue = (out_tok * (P1(a.price_usd_per_million_output_tokens) * pp) / 1e6
-                     + in_tok * (L2(a.price_usd_per_million_input_tokens) * pp) / 1e6)
+                     + in_tok * (in_price * pp) / 1e6)
     hour_revenue = device_hour_revenue(a, count, pool_u, pp, expand=L2)
     return np.where(serves, np.where(L2(a.revenue_mode) == 1, hour_revenue, token_revenue), 0.0)
+
+
+def _input_revenue(a, in_tok, pp, serves) -> dict[str, np.ndarray]:
+    """The plan's input-token revenue by year split by token type (docs/model.md, "Three token prices"):
+    uncached = input tokens x (1 - h) x the input price, cached = input tokens x h x the cached price (empty: the
+    input price), each x the price index; 0 where revenue_mode = device_hours (no token is sold)."""
+    L2 = lambda v: np.asarray(v, float)[..., None, None]  # noqa: E731  plan [...] -> [..., 1, 1]
+    hit = L2(a.prefix_cache_hit_rate)
+    price, cached = L2(a.price_usd_per_million_input_tokens), L2(a.price_usd_per_million_cached_input_tokens)
+    cached = np.where(np.isnan(cached), price, cached)
+    tokens = L2(a.revenue_mode) != 1
+    return {"uncached_input_revenue_usd": np.sum(np.where(serves & tokens, in_tok * (1.0 - hit) * (price * pp) / 1e6, 0.0), axis=-2),
+            "cached_input_revenue_usd": np.sum(np.where(serves & tokens, in_tok * hit * (cached * pp) / 1e6, 0.0), axis=-2)}
 
 
 def _replacements(a, serves, count, life, resid, in_horizon, t, n):
@@ -323,12 +341,15 @@ def _costs_and_returns(a, o, rows, with_irr: bool) -> dict[str, np.ndarray]:
     result = {PART_ANNUAL_KEYS[part]: lev[PART_YEAR_KEYS[part]] for part in OPEX_PARTS}
     result.update({
         "output_tokens_per_year": out_tok, "input_tokens_per_year": in_tok, "revenue_usd_per_year": revenue,
+        "uncached_input_revenue_usd_per_year": lev["uncached_input_revenue_usd"],
+        "cached_input_revenue_usd_per_year": lev["cached_input_revenue_usd"],
         "opex_usd_per_year": lev["opex_usd"],
         "capital_recovery_factor": crf * np.ones_like(capex_year + lev["opex_usd"]),
         "capex_usd_per_year": capex_year,
         "prefill_share_of_device_time": _input_share(a),
     })
-    _evaluate(PLAN_EXPRESSIONS, {**o, **result}, result)
+    plan_inputs = {k: np.asarray(a[k], float) for k in PLAN_INPUT_KEYS}  # an expression may read the plan's inputs
+    _evaluate(PLAN_EXPRESSIONS, {**plan_inputs, **o, **result}, result)
     flows = rows["cash_flow_usd"]
     later_capex = np.sum(rows["capex_usd"][..., 1:], axis=-1)
     with np.errstate(divide="ignore", invalid="ignore"):

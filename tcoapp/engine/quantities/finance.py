@@ -47,6 +47,8 @@ YEAR_QUANTITIES: tuple[Quantity, ...] = scoped("year", (
     _q("output_tokens", "tokens", "plan", "Output tokens made in the year by the pools serving then.", **Y, pool_year=2, json=True, levelized=True),
     _q("input_tokens", "tokens", "plan", "Input tokens of those requests.", **Y, levelized=True),
     _q("revenue_usd", "USD", "plan", "Output and input tokens at the year's prices.", **Y, pool_year=3, json=True, levelized=True),
+    _q("uncached_input_revenue_usd", "USD", "plan", "Revenue of the input tokens not read from the prefix cache: input tokens x (1 - prefix_cache_hit_rate) x the input price x the price index (0 where revenue_mode = device_hours).", **Y, json=True, levelized=True),
+    _q("cached_input_revenue_usd", "USD", "plan", "Revenue of the input tokens read from the prefix cache: input tokens x prefix_cache_hit_rate x the cached input price (empty: the input price) x the price index (0 where revenue_mode = device_hours).", **Y, json=True, levelized=True),
     _q("energy_usd", "USD", "plan", "Energy of the bought pools serving in the year.", **Y, opex_part="energy", bar="energy", bridge=1, pool_year=4, levelized=True),
     _q("colocation_usd", "USD", "plan", "Colocation of the bought pools serving in the year.", **Y, opex_part="colocation", bar="colocation", bridge=2, pool_year=5, levelized=True),
     _q("maintenance_usd", "USD", "plan", "Maintenance of the pools serving in the year.", **Y, opex_part="maintenance", bar="maintenance", bridge=3, pool_year=6, levelized=True),
@@ -141,6 +143,8 @@ FINANCE_INPUTS: tuple[Quantity, ...] = scoped("finance input", (
     _input("residual_value_fraction", swing=16),
     *(_input(k, optional=True) for k in ("resale_curve", "resale_decline_per_year")),
     _input("price_usd_per_million_input_tokens", swing=3),
+    _input("price_usd_per_million_cached_input_tokens", optional=True, swing=27),
+    _input("prefix_cache_hit_rate", optional=True),
     _input("input_tokens"),
     _input("output_tokens"),
     *(_input(k, optional=True) for k in (
@@ -264,7 +268,19 @@ _PLAN_ROWS: tuple[Quantity, ...] = tuple(_plan_q(k, u, h) for k, u, h, _ in _POO
     _metric_q("min_dscr"),
     _q("prefill_share_of_device_time", "fraction", "plan", "sum over pools of devices x prefill share / devices: the share of cost allocated to input tokens."),
     _metric_q("cost_per_million_input_tokens_usd"),
-)
+) + (TOKEN_TYPE_ROWS := (
+    # the input tokens and their revenue by token type (docs/model.md, "Three token prices")
+    _q("uncached_input_tokens_per_year", "tokens/yr", "plan", "Input tokens not read from the prefix cache: input tokens per year x (1 - prefix_cache_hit_rate).",
+       expr=K("input_tokens_per_year") * (1 - K("prefix_cache_hit_rate"))),
+    _q("cached_input_tokens_per_year", "tokens/yr", "plan", "Input tokens read from the prefix cache: input tokens per year x prefix_cache_hit_rate.",
+       expr=K("input_tokens_per_year") * K("prefix_cache_hit_rate")),
+    _q("uncached_input_revenue_usd_per_year", "USD/yr", "plan", "Revenue of the uncached input tokens; levelized over the years."),
+    _q("cached_input_revenue_usd_per_year", "USD/yr", "plan", "Revenue of the cached input tokens; levelized over the years."),
+    _q("output_revenue_usd_per_year", "USD/yr", "plan", "Revenue per year less the input tokens' revenue: the output tokens' (device_hours: all of it).",
+       expr=K("revenue_usd_per_year") - K("uncached_input_revenue_usd_per_year") - K("cached_input_revenue_usd_per_year")),
+))
+# the rows of tokens and revenue by token type that are expressions (the Results sheet places them by revenue)
+TOKEN_TYPE_KEYS = tuple(q.key for q in TOKEN_TYPE_ROWS if q.expr is not None)
 # every finance metric is a plan quantity: one not listed above is declared by its metric row alone
 PLAN_QUANTITIES: tuple[Quantity, ...] = scoped("plan quantity", _PLAN_ROWS + tuple(
     _metric_q(m.key) for m in METRICS if m.source == "finance" and m.key not in {q.key for q in _PLAN_ROWS}))

@@ -260,6 +260,7 @@ class Plan:
     resale_decline_per_year: float = 0.0
     price_usd_per_million_output_tokens: float = 0.6
     price_usd_per_million_input_tokens: float = 0.15
+    price_usd_per_million_cached_input_tokens: float | None = None
     revenue_mode: str = 'tokens'
     price_usd_per_device_hour: float = 0.0
     reserved_price_usd_per_device_hour: float = 0.0

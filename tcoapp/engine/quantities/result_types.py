@@ -37,8 +37,14 @@ class Metrics:
     cost_per_million_total_tokens_usd: float
     cost_per_million_input_tokens_usd: float
     cost_per_device_hour_usd: float
+    cost_per_million_uncached_input_tokens_usd: float
+    cost_per_million_cached_input_tokens_usd: float
     revenue_usd_per_year: float
     revenue_usd_per_rack_per_year: float
+    revenue_per_million_output_tokens_usd: float
+    revenue_per_million_uncached_input_tokens_usd: float
+    revenue_per_million_cached_input_tokens_usd: float
+    revenue_per_million_total_tokens_usd: float
     npv_usd: float
     irr: float
     payback_months: float
@@ -128,6 +134,8 @@ class FinanceInputs:
     resale_curve: np.ndarray
     resale_decline_per_year: np.ndarray
     price_usd_per_million_input_tokens: np.ndarray
+    price_usd_per_million_cached_input_tokens: np.ndarray
+    prefix_cache_hit_rate: np.ndarray
     input_tokens: np.ndarray
     output_tokens: np.ndarray
     price_change_per_year: np.ndarray
@@ -228,6 +236,8 @@ class YearRows:
     output_tokens: np.ndarray
     input_tokens: np.ndarray
     revenue_usd: np.ndarray
+    uncached_input_revenue_usd: np.ndarray
+    cached_input_revenue_usd: np.ndarray
     energy_usd: np.ndarray
     colocation_usd: np.ndarray
     maintenance_usd: np.ndarray
@@ -347,7 +357,18 @@ class FinanceResult:
     min_dscr: np.ndarray
     prefill_share_of_device_time: np.ndarray
     cost_per_million_input_tokens_usd: np.ndarray
+    uncached_input_tokens_per_year: np.ndarray
+    cached_input_tokens_per_year: np.ndarray
+    uncached_input_revenue_usd_per_year: np.ndarray
+    cached_input_revenue_usd_per_year: np.ndarray
+    output_revenue_usd_per_year: np.ndarray
     cost_per_device_hour_usd: np.ndarray
+    cost_per_million_uncached_input_tokens_usd: np.ndarray
+    cost_per_million_cached_input_tokens_usd: np.ndarray
+    revenue_per_million_output_tokens_usd: np.ndarray
+    revenue_per_million_uncached_input_tokens_usd: np.ndarray
+    revenue_per_million_cached_input_tokens_usd: np.ndarray
+    revenue_per_million_total_tokens_usd: np.ndarray
     wacc: np.ndarray
     pools: PoolFinance
     years: YearRows
