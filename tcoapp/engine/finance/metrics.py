@@ -356,9 +356,9 @@ def _equity_irr(equity, flows, project_irr):
     """The IRR of the equity flows; where a row's equity flows are the project's (no debt, the same
     tax) it is the project's IRR, already found (one root search per row, not two)."""
     same = np.all(equity == flows, axis=-1)
+    out = np.array(np.broadcast_to(project_irr, same.shape), float)
     if np.all(same):
-        return project_irr.copy()
-    out = np.array(project_irr, float)
+        return out
     out[~same] = cashflow.irr(equity[~same])
     return out
 
