@@ -22,7 +22,7 @@ POINTS_PER_CURVE = 500
 TARGET_S = 0.5
 
 
-def bench_scenario():
+def bench_scenario(count: int = PLANS):
     from tcoapp.engine.performance.measured import make_measured_curve
     from tcoapp.engine.quantities.records import make_plan
     from tcoapp.engine.plan.scenario import Scenario
@@ -43,7 +43,7 @@ def bench_scenario():
         make_plan(f"plan {i}", {"device": curves[f"curve {i % CURVES}"].device, "model": "Llama-3.3-70B",
                                 "curve": f"curve {i % CURVES}", "batch": 16 * (1 + i % 8),
                                 "device_count": 64 * (1 + i), "discount_rate": 0.08 + 0.005 * i, "years": 3 + i % 5})
-        for i in range(PLANS))
+        for i in range(count))
     return Scenario(plans, curves=curves, catalog_devices=catalog.devices, catalog_models=catalog.models)
 
 

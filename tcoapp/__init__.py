@@ -25,12 +25,16 @@ def __getattr__(name):
     if name in ("__version__", "SCHEMA_VERSION"):  # the release and the workbook schema (tcoapp.io.versions)
         from .io import versions
         return versions.APP_VERSION if name == "__version__" else versions.SCHEMA_VERSION
-    if name in _SIMULATE_API:
-        from .api import simulate
-        return getattr(simulate, name)
-    if name in _API:
-        from .api import scenario
-        return getattr(scenario, name)
+    if name in _SIMULATE_API or name in _API:
+        try:
+            import importlib
+            module = importlib.import_module(".api.simulate" if name in _SIMULATE_API else ".api.scenario", __name__)
+        except ModuleNotFoundError as error:   # pandas is the api extra: the app and the CLI run without it
+            if error.name != "pandas":
+                raise
+            raise ModuleNotFoundError(f"tcoapp.{name} is the notebook API, which needs pandas: "
+                                      f"pip install 'tcoapp[api]' (or pip install pandas)", name="pandas") from None
+        return getattr(module, name)
     raise AttributeError(f"module 'tcoapp' has no attribute {name!r}")
 
 

@@ -1,6 +1,7 @@
 """The notebook API: tcoapp.load_scenario / compute / read_curves return DataFrames of the same
 numbers the CLI prints; `import tcoapp` stays light (pandas loads only when the API is used)."""
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -90,3 +91,27 @@ def test_reading_a_workbook_does_not_load_scipy():
            "print('scipy' in sys.modules, 'pandas' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.stdout.split() == ["False", "False"], done.stderr
+
+
+_NO_PANDAS = "import sys; sys.modules['pandas'] = None\n"   # as an install without the api extra
+
+
+def test_the_command_line_and_the_app_run_without_pandas(tmp_path):
+    """pandas is the notebook API's extra: `tcoapp compute`, `simulate` and the desktop app never import it."""
+    sample = Path(__file__).resolve().parents[1] / "samples" / "uncertainty_llama70b.xlsx"
+    for args in (["compute", "--json"], ["simulate", str(sample), "--draws", "200", "--json"]):
+        code = _NO_PANDAS + f"from tcoapp.cli import main; raise SystemExit(main({args!r}))"
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0 and json.loads(done.stdout)["plans"], done.stderr
+    code = _NO_PANDAS + ("import os; os.environ['QT_QPA_PLATFORM'] = 'offscreen'; os.environ['TCOAPP_SMOKE_EXIT_MS'] = '0'\n"
+                         "from tcoapp.gui.app import run_app; raise SystemExit(run_app())")
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0 and "TCOAPP_SHOWN" in done.stdout, done.stderr
+
+
+def test_the_notebook_api_without_pandas_says_how_to_install_it():
+    code = _NO_PANDAS + "import tcoapp\ntry:\n    tcoapp.compute\nexcept ModuleNotFoundError as e:\n    print(e)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == ("tcoapp.compute is the notebook API, which needs pandas: "
+                                   "pip install 'tcoapp[api]' (or pip install pandas)"), done.stderr

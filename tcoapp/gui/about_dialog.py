@@ -10,8 +10,7 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTabWidget, QTextBrowse
 
 from ..io.versions import APP_VERSION
 
-PACKAGES = ("tcoapp", "PySide6-Essentials", "pyqtgraph", "numpy", "scipy", "pandas", "numpy-financial",
-            "openpyxl", "defusedxml")
+PACKAGES = ("tcoapp", "PySide6-Essentials", "pyqtgraph", "numpy", "scipy", "openpyxl", "defusedxml")
 
 
 def package_license(name: str) -> tuple[str, str]:

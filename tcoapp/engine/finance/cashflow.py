@@ -101,6 +101,8 @@ def _single_root(rows: np.ndarray, iterations: int = 200) -> np.ndarray:
             break
         lo, hi = np.where(left, hi, lo), np.where(left, 2.0 * hi, hi)
     x = 0.5 * (lo + hi)
+    out = x.copy()
+    active = np.arange(rows.shape[0])   # rows still moving: a row at its fixed point (new == x) stays there
     for _ in range(iterations):
         value, slope = g(x)
         left = np.sign(value) == f0
@@ -109,10 +111,15 @@ def _single_root(rows: np.ndarray, iterations: int = 200) -> np.ndarray:
             step = x - value / slope
         inside = np.isfinite(step) & (step > lo) & (step < hi)
         new = np.where(value == 0, x, np.where(inside, step, 0.5 * (lo + hi)))
-        if np.all(new == x):
+        moving = new != x
+        out[active] = new
+        if not np.any(moving):
             break
+        if not np.all(moving):   # iterate on the rows still moving only (the others' values are final)
+            active, rows, f0 = active[moving], rows[moving], f0[moving]
+            lo, hi, new = lo[moving], hi[moving], new[moving]
         x = new
-    return x
+    return out
 
 
 def _by_roots(rows: np.ndarray, which: np.ndarray, out: np.ndarray, pick) -> None:

@@ -366,11 +366,22 @@ def _costs_and_returns(a, o, rows, with_irr: bool) -> dict[str, np.ndarray]:
     equity_rate = np.where(np.isnan(own_rate), np.asarray(a.discount_rate, float), own_rate)
     result.update(
         equity_npv_usd=cashflow.npv_usd(equity_rate, equity, a.discounting),
-        equity_irr=cashflow.irr(equity) if with_irr else np.full(np.shape(o["capex_usd"]), np.nan),
+        equity_irr=_equity_irr(equity, flows, result["irr"]) if with_irr else np.full(np.shape(o["capex_usd"]), np.nan),
         min_dscr=financing.min_dscr(rows["dscr"]),
         wacc=financing.wacc(a.debt_fraction, equity_rate, a.debt_rate, a.tax_rate),
     )
     return result
+
+
+def _equity_irr(equity, flows, project_irr):
+    """The IRR of the equity flows; where a row's equity flows are the project's (no debt, the same
+    tax) it is the project's IRR, already found (one root search per row, not two)."""
+    same = np.all(equity == flows, axis=-1)
+    out = np.array(np.broadcast_to(project_irr, same.shape), float)
+    if np.all(same):
+        return out
+    out[~same] = cashflow.irr(equity[~same])
+    return out
 
 
 def _evaluate(expressions, env: dict, out: dict) -> None:

@@ -21,27 +21,34 @@ TAIL = 1e-9
 
 def frozen(distribution: str, p: Mapping[str, Any]):
     """The scipy.stats frozen distribution of one row's parameters."""
+    dist, args, kwds = _parameters(distribution, p)
+    return dist(*args, **kwds)
+
+
+def _parameters(distribution: str, p: Mapping[str, Any]):
+    """(scipy.stats distribution, shape arguments, loc/scale) of one row's parameters."""
     from scipy import stats  # lazy: keeps scipy out of `tcoapp compute` start-up
     if distribution == "uniform":
-        return stats.uniform(loc=p["low"], scale=p["high"] - p["low"])
+        return stats.uniform, (), {"loc": p["low"], "scale": p["high"] - p["low"]}
     if distribution in ("triangular", "pert"):
         width = p["high"] - p["low"]
         if distribution == "triangular":
-            return stats.triang(c=(p["mode"] - p["low"]) / width, loc=p["low"], scale=width)
+            return stats.triang, ((p["mode"] - p["low"]) / width,), {"loc": p["low"], "scale": width}
         a = 1.0 + 4.0 * (p["mode"] - p["low"]) / width
         b = 1.0 + 4.0 * (p["high"] - p["mode"]) / width
-        return stats.beta(a, b, loc=p["low"], scale=width)
+        return stats.beta, (a, b), {"loc": p["low"], "scale": width}
     if distribution == "normal":
-        return stats.norm(loc=p["mean"], scale=p["sd"])
+        return stats.norm, (), {"loc": p["mean"], "scale": p["sd"]}
     if distribution == "lognormal":
         sigma2 = np.log1p((p["sd"] / p["mean"]) ** 2)
-        return stats.lognorm(s=np.sqrt(sigma2), scale=np.exp(np.log(p["mean"]) - sigma2 / 2.0))
+        return stats.lognorm, (np.sqrt(sigma2),), {"scale": np.exp(np.log(p["mean"]) - sigma2 / 2.0)}
     raise ValueError(f"unknown distribution {distribution!r}")
 
 
 def ppf(distribution: str, p: Mapping[str, Any], q) -> np.ndarray:
     """Values at quantiles `q` (any shape), q confined to [TAIL, 1 - TAIL]."""
-    return np.asarray(frozen(distribution, p).ppf(np.clip(np.asarray(q, float), TAIL, 1.0 - TAIL)), float)
+    dist, args, kwds = _parameters(distribution, p)   # not frozen: freezing copies the distribution and its docs
+    return np.asarray(dist.ppf(np.clip(np.asarray(q, float), TAIL, 1.0 - TAIL), *args, **kwds), float)
 
 
 def support(distribution: str, p: Mapping[str, Any]) -> tuple[float, float]:

@@ -92,7 +92,7 @@ def simulate_plan(scenario, plan, base, rows: list[UncertainInput], quantiles, d
         return _fixed(base, inputs, deterministic, draws)
     drawn = {d.row.key: d.values for d in inputs}
     a = base.inputs
-    batch = {k: np.repeat(np.asarray(a[k], float)[None, ...], draws, axis=0) for k in a.keys()}
+    batch = _DrawBatch({k: np.asarray(a[k], float)[None, ...] for k in a.keys()}, draws)
     notes: list[str] = []
     _finance_keys(plan, base.pools, drawn, batch, notes)
     perf = {k: v for k, v in drawn.items() if K.moves_operating_point(k)}
@@ -101,11 +101,34 @@ def simulate_plan(scenario, plan, base, rows: list[UncertainInput], quantiles, d
     sized = _sizing(plan, base.pools, drawn, batch, moved or bool(pair and perf), notes, pair, draws)
     if pair and (perf or sized):  # the pair's rate depends on its factors and on its pools' device counts
         _pair_points(scenario, plan, base, pair, {i: batch["device_count"][:, i] for i in pair}, batch, draws)
-    out = finance_metrics(FinanceInputs(**batch))
+    out = finance_metrics(FinanceInputs(**batch.inputs()))
     ones = np.ones(draws)
     metrics = DrawMetrics(**{k: np.asarray(out[k], float) * ones for k in SIMULATED_METRICS})
-    cumulative = np.asarray(out.years.cumulative_cash_flow_usd, float)[:, :int(plan.years) + 1]
+    flows = np.asarray(out.years.cumulative_cash_flow_usd, float)
+    cumulative = np.array(np.broadcast_to(flows, (draws,) + flows.shape[1:])[:, :int(plan.years) + 1])
     return PlanDraws(plan.name, metrics, cumulative, inputs, deterministic, tuple(dict.fromkeys(notes)))
+
+
+class _DrawBatch(dict):
+    """The finance inputs over the draws, by key: an input no draw changes stays one row (shape (1, ...)) that
+    broadcasts over the draws, so the finance layer computes what depends on it once, not once a draw (the
+    numbers are the same); reading a key (to write draws into it) makes it a row per draw."""
+
+    def __init__(self, rows: dict, draws: int):
+        super().__init__()
+        self._rows, self._draws = rows, draws
+
+    def __getitem__(self, key):
+        if not dict.__contains__(self, key):
+            dict.__setitem__(self, key, np.repeat(self._rows[key], self._draws, axis=0))
+        return dict.__getitem__(self, key)
+
+    def __contains__(self, key) -> bool:
+        return key in self._rows or dict.__contains__(self, key)
+
+    def inputs(self) -> dict:
+        """Every input: the keys read or set per draw, the others one row."""
+        return {**self._rows, **dict(self)}
 
 
 def _fixed(base, inputs, deterministic, draws) -> PlanDraws:

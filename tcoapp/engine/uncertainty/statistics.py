@@ -20,11 +20,19 @@ NEVER_LATE = frozenset({"payback_months"})
 
 def percentile(values: np.ndarray, p: float, never_late: bool) -> float | None:
     """The p-th percentile (0..100) of the draws; see the module docstring for missing values."""
+    return _of_sorted(_sorted_draws(values, never_late), p)
+
+
+def _sorted_draws(values: np.ndarray, never_late: bool) -> np.ndarray:
+    """The draws a percentile is taken over, sorted (sorted once for every percentile of a summary)."""
     x = np.asarray(values, float)
     x = np.where(np.isnan(x), np.inf, x) if never_late else x[np.isfinite(x)]
+    return np.sort(x)
+
+
+def _of_sorted(x: np.ndarray, p: float) -> float | None:
     if x.size == 0:
         return None
-    x = np.sort(x)
     h = (x.size - 1) * p / 100.0
     lo, hi = int(np.floor(h)), int(np.ceil(h))
     frac = h - lo
@@ -38,8 +46,9 @@ def summary(values: np.ndarray, key: str) -> dict[str, float | None]:
     x = np.asarray(values, float)
     defined = np.isfinite(x)
     out: dict[str, float | None] = {"mean": float(np.mean(x[defined])) if defined.any() else None}
+    ordered = _sorted_draws(x, key in NEVER_LATE)
     for p in PERCENTILES:
-        out[f"p{p}"] = percentile(x, p, key in NEVER_LATE)
+        out[f"p{p}"] = _of_sorted(ordered, p)
     out["share_defined"] = float(np.mean(defined)) if x.size else 0.0
     return out
 

@@ -1,0 +1,118 @@
+"""Growth with the work (README.md, "Benchmarks"): each measure at its size and at 10x, time and peak memory.
+
+- scale_search_plans: the serving search's 8 plans (bench_search.py) and 80 (the 8 at ten input lengths,
+  1000 .. 1090 tokens, so that no plan repeats another's sweep), every plan computed;
+- scale_montecarlo_draws: 10,000 and 100,000 draws of the 8-plan scenario (bench_montecarlo.py), beyond its
+  compute;
+- scale_workbook_plans: a 5-plan and a 50-plan workbook (bench_workbook.py's plans, 500 measured points
+  per curve), written with its results and read back.
+
+Each size runs in its own process (`python benchmarks/bench_scale.py KIND SIZE`): the time is the best of 3
+CPU seconds of the work alone, the memory the process's peak resident set beyond what it held before
+the work (the interpreter, the modules and the inputs). "growth" is the 10x figure over the 1x one: at
+most 10 is no worse than linear. The value is the time growth, the baseline 10 (linear).
+"""
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import resource
+import subprocess
+import sys
+import time
+
+HERE = pathlib.Path(__file__).resolve().parent
+SIZES = {"search": (8, 80), "montecarlo": (10_000, 100_000), "workbook": (5, 50)}
+UNITS = {"search": "plans", "montecarlo": "draws", "workbook": "plans"}
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/statm") as handle:
+        return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def _peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _search_work(plans: int):
+    import bench_search as B
+    from tcoapp.engine.pipeline.compute import compute_plan
+
+    scenario = B._scenario()
+    if plans > len(scenario.plans):
+        copies = plans // len(scenario.plans)
+        scenario = scenario.with_plans(tuple(
+            plan.with_(name=f"{plan.name} {1000 + 10 * k} in", input_tokens=1000 + 10 * k)
+            for k in range(copies) for plan in scenario.plans))
+    return lambda: [compute_plan(scenario, plan) for plan in scenario.plans]
+
+
+def _montecarlo_work(draws: int):
+    import bench_montecarlo as B
+
+    scenario = B.eight_plan_scenario()
+    results = B.compute_scenario(scenario)
+    return lambda: B.simulate(scenario, draws, seed=0, results=results)
+
+
+def _workbook_work(plans: int):
+    import tempfile
+
+    import bench_workbook as B
+    from tcoapp.engine.pipeline.compute import compute_scenario
+    from tcoapp.io.workbook_read import read_scenario
+    from tcoapp.io.workbook_write import write_scenario
+
+    scenario = B.bench_scenario(plans)
+    results = compute_scenario(scenario)
+    path = os.path.join(tempfile.mkdtemp(prefix="tcoapp-bench-"), "scale.xlsx")
+
+    def work():
+        write_scenario(scenario, path, results)
+        read_scenario(path)
+    return work
+
+
+WORK = {"search": _search_work, "montecarlo": _montecarlo_work, "workbook": _workbook_work}
+
+
+def measure(kind: str, size: int) -> dict:
+    """In this process: the work's best CPU seconds of 3 and the peak memory (MB) beyond the start."""
+    work = WORK[kind](size)
+    before = _rss_mb()
+    best = float("inf")
+    for _ in range(3):
+        start = time.process_time()
+        work()
+        best = min(best, time.process_time() - start)
+    return {"s": best, "peak_mb": max(0.0, _peak_mb() - before)}
+
+
+def _child(kind: str, size: int) -> dict:
+    done = subprocess.run([sys.executable, str(HERE / "bench_scale.py"), kind, str(size)], capture_output=True,
+                          text=True, check=True, cwd=HERE.parent, timeout=1800)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _growth(kind: str) -> dict:
+    small, large = SIZES[kind]
+    a, b = _child(kind, small), _child(kind, large)
+    unit = UNITS[kind]
+    time_growth = b["s"] / a["s"]
+    memory_growth = b["peak_mb"] / a["peak_mb"] if a["peak_mb"] > 0 else None
+    return {"value": round(time_growth, 2), "unit": "x (time at 10x size / at 1x)", "baseline": 10.0,
+            "baseline_name": f"linear growth. {small:,} {unit}: {a['s']:.3f} s, {a['peak_mb']:.0f} MB; "
+                             f"{large:,} {unit}: {b['s']:.3f} s, {b['peak_mb']:.0f} MB (CPU s, best of 3; peak "
+                             f"memory beyond the process's start)",
+            "memory_growth": None if memory_growth is None else round(memory_growth, 2), "target": 10.0}
+
+
+BENCHMARKS = {f"scale_{kind}_{UNITS[kind]}": (lambda kind=kind: _growth(kind)) for kind in SIZES}
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(HERE))
+    sys.path.insert(0, str(HERE.parent))
+    print(json.dumps(measure(sys.argv[1], int(sys.argv[2]))))
