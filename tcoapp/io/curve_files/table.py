@@ -62,7 +62,7 @@ def _is_comment_line(line: str) -> bool:
     return line.lstrip().lstrip('"').lstrip().startswith("#")
 
 
-def _delimiter(text: str) -> str:
+def delimiter_of(text: str) -> str:
     """',' unless the first line that is not a comment holds ';' or tabs and no comma (a spreadsheet
     saved in a locale that writes semicolons, or a TSV)."""
     line = next((ln for ln in text.splitlines() if ln.strip() and not _is_comment_line(ln)), "")
@@ -111,7 +111,7 @@ def read_table(path) -> Table:
     except OSError as exc:
         raise ValidationError([Problem(name, "", f"cannot read the file: {exc.strerror or exc}")]) from None
     text, encoding_note = decode_text(data, name)
-    delimiter = _delimiter(text)
+    delimiter = delimiter_of(text)
     preamble, headers, header_row, rows = [], None, 0, []
     try:
         reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)

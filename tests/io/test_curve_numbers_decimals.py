@@ -1,0 +1,61 @@
+"""Numbers as a spreadsheet's number format writes them: integers with decimals (`2.00`, `1,000.00` from
+"2 decimals, 1000 separator") are the integers; a file in which every number reads two ways is
+refused with both readings shown, unless only one reading is physically plausible."""
+from __future__ import annotations
+
+import csv
+import io
+import re
+from pathlib import Path
+
+import pytest
+
+from tcoapp.engine.core.errors import ValidationError
+from tcoapp.engine.core.number_text import integer_text
+from tcoapp.io.curve_files import read_curve_file
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "curves"
+NUMBER = re.compile(r"^(-?)(\d+)(?:\.(\d+))?$")
+
+
+def _grouped(digits: str) -> str:
+    head = len(digits) % 3 or 3
+    return ",".join([digits[:head]] + [digits[i:i + 3] for i in range(head, len(digits), 3)])
+
+
+def two_decimals(text: str) -> str:
+    """The file as a US spreadsheet re-saves it with the cells formatted "2 decimals, 1000 separator"
+    (the values keep all their digits where they have more than two decimals: only the display rounds)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    for cells in csv.reader(text.splitlines()):
+        row = []
+        for cell in cells:
+            m = NUMBER.match(cell)
+            fraction = (m.group(3) or "").ljust(2, "0") if m else ""
+            row.append(m.group(1) + _grouped(m.group(2)) + "." + fraction if m else cell)
+        writer.writerow(row)
+    return out.getvalue()
+
+
+def _shape(result):
+    return sorted((c.name, c.batch.tolist(), c.tokens_per_s_per_device.round(9).tolist(), c.config) for c in result.curves)
+
+
+@pytest.mark.parametrize("name", ["aiconfigurator_llama70b_fp8_h200_disagg_pareto.csv",
+                                  "aiconfigurator_llama70b_fp8_h200_disagg_best_config_topn.csv",
+                                  "aiconfigurator_llama70b_fp8_h200_agg_pareto.csv"])
+def test_a_two_decimals_resave_keeps_every_curve_and_pool_curve(tmp_path, name):
+    original = DATA / name
+    path = tmp_path / name
+    path.write_text(two_decimals(original.read_text(encoding="utf-8")), encoding="utf-8")
+    assert ",2.00," in path.read_text() or ",1.00," in path.read_text()
+    resaved, before = read_curve_file(path), read_curve_file(original)
+    assert len(resaved.curves) == len(before.curves)
+    assert _shape(resaved) == _shape(before)
+
+
+@pytest.mark.parametrize("text, plain", [("2.00", "2"), ("4000.0", "4000"), ("-3.000", "-3"), ("2.50", "2.50"),
+                                         ("12", "12"), ("1e3", "1e3")])
+def test_integer_text(text, plain):
+    assert integer_text(text) == plain
