@@ -3,9 +3,6 @@
 refused with both readings shown, unless only one reading is physically plausible."""
 from __future__ import annotations
 
-import csv
-import io
-import re
 from pathlib import Path
 
 import pytest
@@ -14,28 +11,9 @@ from tcoapp.engine.core.errors import ValidationError
 from tcoapp.engine.core.number_text import integer_text
 from tcoapp.io.curve_files import read_curve_file
 
+from .locale_resave import two_decimals
+
 DATA = Path(__file__).resolve().parent.parent / "data" / "curves"
-NUMBER = re.compile(r"^(-?)(\d+)(?:\.(\d+))?$")
-
-
-def _grouped(digits: str) -> str:
-    head = len(digits) % 3 or 3
-    return ",".join([digits[:head]] + [digits[i:i + 3] for i in range(head, len(digits), 3)])
-
-
-def two_decimals(text: str) -> str:
-    """The file as a US spreadsheet re-saves it with the cells formatted "2 decimals, 1000 separator"
-    (the values keep all their digits where they have more than two decimals: only the display rounds)."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\r\n")
-    for cells in csv.reader(text.splitlines()):
-        row = []
-        for cell in cells:
-            m = NUMBER.match(cell)
-            fraction = (m.group(3) or "").ljust(2, "0") if m else ""
-            row.append(m.group(1) + _grouped(m.group(2)) + "." + fraction if m else cell)
-        writer.writerow(row)
-    return out.getvalue()
 
 
 def _shape(result):

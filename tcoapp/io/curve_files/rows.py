@@ -16,6 +16,7 @@ from ...engine.core.errors import Problem
 from .formats import Format
 from .table import Table
 from .unit_headers import POWER_SCALE, UNIT_FIELDS, label as unit_label, stated_unit, unit_column
+from .latency_headers import unread_notes
 from .units import SCALE_TO_S, tpot_unit, ttft_plausibility
 
 POINT_FIELDS = CURVE_ARRAYS  # a measured point's values (the curve-point table)
@@ -163,7 +164,7 @@ def read_rows(spec: Format, table: Table, problems: list[Problem]) -> tuple[list
     if problems:
         return [], []
     points, warnings = normalize(spec, table, where, raw)
-    warnings = _empty_notes(spec, table, where, raw) + warnings
+    warnings = _empty_notes(spec, table, where, raw) + warnings + unread_notes(table, {i for i, _ in where.values()})
     index = table.index()
 
     def text(cells, key):

@@ -37,17 +37,26 @@ def split_unit(header: str) -> tuple[str, str | None]:
 def unit_column(field: str, table: Table, problems: list[Problem]) -> tuple[int, float] | None:
     """(column, scale to the project's unit) of a unit-bearing header for `field` ("ttft", "tpot",
     "power_w"), None where the file has none; a header naming the quantity in a unit that is not one of
-    its own (or in none, for a latency) is a problem."""
+    its own (or in none, for a latency) is a problem. Latencies are found by the tools' vocabulary
+    (latency_headers.py: `mean_ttft_ms`, `p50 ttft (ms)`, `time_to_first_token_p50`, ...)."""
+    if field in ("ttft", "tpot"):
+        from .latency_headers import best_column
+        hit = best_column(field, table)
+        if hit is None:
+            return None
+        i, found = hit
+        if found.unit is None:
+            problems.append(Problem(table.where(table.header_row), found.header,
+                                    "states no unit: name it with its unit (ttft_s, ttft (ms), ...)"))
+            return None
+        scale = _scale(TIME_TO_S, found.unit, found.header, table, problems)
+        return None if scale is None else (i, scale)
     names, units = UNIT_FIELDS[field]
     for i, header in enumerate(table.headers):
         name, unit = split_unit(header)
         if header_key(name) not in names:
             continue
         if unit is None:
-            if units is TIME_TO_S:
-                problems.append(Problem(table.where(table.header_row), header,
-                                        "states no unit: name it with its unit (ttft_s, ttft (ms), ...)"))
-                return None
             return i, 1.0     # `power`: the project's unit (W)
         scale = _scale(units, unit, header, table, problems)
         return None if scale is None else (i, scale)
