@@ -32,3 +32,12 @@ def past_bound(quantity: str, value: float) -> str | None:
     if bound is None or not value > bound[0]:
         return None
     return f"{value:.6g} {bound[1]} is past the physical bound of {bound[0]:.0e} (a unit or separator slip?)"
+
+# A fleet's results past these are a compounding rate run for decades, never a plan:
+# - output tokens a year: 1e23. A hundred million accelerators (several times every AI accelerator
+#   ever shipped), each at the physical bound of 1e7 tokens/s all year, make 3e22.
+# - USD per million output tokens: 1e6 at most (a dollar a token) and 1e-6 at least (a millionth of a
+#   dollar per million tokens: below the electricity of any accelerator).
+TOKENS_PER_YEAR_MAX = 1e23
+USD_PER_MTOK_MAX = 1e6
+USD_PER_MTOK_MIN = 1e-6

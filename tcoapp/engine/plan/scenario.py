@@ -138,8 +138,9 @@ class Scenario:
         raise KeyError(name)
 
     def with_plans(self, plans) -> "Scenario":
-        """A copy with these plans."""
-        return replace(self, plans=tuple(plans))
+        """A copy with these plans, each validated as a workbook's Plans column is (the same messages,
+        naming the plan): ValidationError with every problem at once."""
+        return checked_plans(replace(self, plans=tuple(plans)))
 
     def with_plan(self, name: str, **changes) -> "Scenario":
         """A copy with plan `name`'s inputs changed, validated exactly as reading a workbook validates a
@@ -181,13 +182,14 @@ class Scenario:
         old = self.plans[index]
         raw = {f.name: getattr(old, f.name) for f in PLAN_FIELDS} | changes
         plan = make_plan(name, raw)   # raises ValidationError, as a workbook's Plans column would
-        return check_scenario(self.replace_plan(index, replace(plan, pools=old.pools)))
+        return self.replace_plan(index, replace(plan, pools=old.pools))
 
     def replace_plan(self, index: int, plan: Plan) -> "Scenario":
-        """A copy with the plan at `index` replaced."""
+        """A copy with the plan at `index` replaced, validated as a workbook's Plans column is (the same
+        messages, naming the plan): ValidationError with every problem at once."""
         plans = list(self.plans)
         plans[index] = plan
-        return replace(self, plans=tuple(plans))
+        return checked_plans(replace(self, plans=tuple(plans)))
 
 
 PlanLocator = Callable[[int, str], str]
@@ -259,6 +261,41 @@ def _known(names) -> str:
         return ""
     shown = ", ".join(listed[:12]) + (", ..." if len(listed) > 12 else "")
     return f" (known: {shown})"
+
+
+def _checked_plan(index: int, plan, problems: list[Problem]):
+    """`plan` validated field by field as a Plans column (and its pools as Pools rows) is; None with
+    the problems where it is not valid."""
+    from ..quantities.inputs import PLAN_FIELDS, POOL_FIELDS
+    from ..quantities.records import make_plan, make_pool
+    if not isinstance(plan, Plan):
+        problems.append(Problem(f"plans[{index}]", "", f"= {shown(plan)}: not a plan (build plans with "
+                                                       "Scenario.with_plan or tcoapp.load_scenario)"))
+        return None
+    name = plan.name
+    if not isinstance(name, str) or not name.strip():
+        problems.append(Problem(f"plans[{index}]", "name", f"= {shown(name)}: a plan's name must be text"))
+        return None
+    start = len(problems)
+    checked = make_plan(name, {f.name: getattr(plan, f.name) for f in PLAN_FIELDS}, problems=problems)
+    pools = []
+    for k, pool in enumerate(plan.pools):
+        where = f"Plan {name!r} pool {getattr(pool, 'pool', k)!r}"
+        pools.append(make_pool({f.name: getattr(pool, f.name, None) for f in POOL_FIELDS},
+                               lambda key, w=where: w, problems))
+    return None if len(problems) > start else replace(checked, pools=tuple(pools))
+
+
+def checked_plans(scenario: Scenario) -> Scenario:
+    """The scenario with every plan validated as reading a workbook validates it (fields and ranges,
+    pools, references: devices, models, curves, price tiers); else ValidationError with every problem,
+    each naming the plan and the field. What `Scenario.with_plans`, `replace_plan` and the notebook
+    API's `compute` check, so no plan built by hand reaches the engine unchecked."""
+    problems: list[Problem] = []
+    plans = [_checked_plan(i, plan, problems) for i, plan in enumerate(scenario.plans)]
+    if problems:
+        raise ValidationError(problems)
+    return check_scenario(replace(scenario, plans=tuple(plans)))
 
 
 def check_scenario(scenario: Scenario, where: PlanLocator | None = None) -> Scenario:

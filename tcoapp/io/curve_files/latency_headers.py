@@ -23,7 +23,8 @@ import re
 from dataclasses import dataclass
 
 from .table import Table, header_key
-from .unit_headers import split_unit
+from ...engine.core.errors import Problem
+from .unit_headers import TIME_TO_S, scale_of, split_unit
 
 CENTRAL = ("median", "p50", "mean", "avg", "average")      # the order a reading prefers them in
 SPREAD = frozenset(("std", "stddev", "min", "max", "cv", "var", "variance"))
@@ -111,6 +112,22 @@ def best_column(field: str, table: Table) -> tuple[int, LatencyHeader] | None:
             _, i, h = min(found, key=lambda x: (x[0], x[1]))
             return i, h
     return None
+
+
+def latency_column(field: str, table: Table, problems: list[Problem]) -> tuple[int, float] | None:
+    """(column, scale to seconds) of the column `field` ("ttft", "tpot") is read from where the format's
+    own spellings found none; None where the file has none; a header stating no unit, or one that is
+    not a time, is a problem naming it."""
+    hit = best_column(field, table)
+    if hit is None:
+        return None
+    i, found = hit
+    if found.unit is None:
+        problems.append(Problem(table.where(table.header_row), found.header,
+                                "states no unit: name it with its unit (ttft_s, ttft (ms), ...)"))
+        return None
+    scale = scale_of(TIME_TO_S, found.unit, found.header, table, problems)
+    return None if scale is None else (i, scale)
 
 
 def latency_like(header: str) -> bool:

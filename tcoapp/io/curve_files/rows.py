@@ -16,7 +16,7 @@ from ...engine.core.errors import Problem
 from .formats import Format
 from .table import Table
 from .unit_headers import POWER_SCALE, UNIT_FIELDS, label as unit_label, stated_unit, unit_column
-from .latency_headers import unread_notes
+from .latency_headers import latency_column, unread_notes
 from .units import SCALE_TO_S, tpot_unit, ttft_plausibility
 
 POINT_FIELDS = CURVE_ARRAYS  # a measured point's values (the curve-point table)
@@ -44,7 +44,7 @@ def locate(spec: Format, table: Table, problems: list[Problem]) -> dict[str, tup
             if hit is None:
                 continue
         elif hit is None and field in UNIT_FIELDS:
-            found = unit_column(field, table, problems)
+            found = (latency_column if field in ("ttft", "tpot") else unit_column)(field, table, problems)
             hit = None if found is None else (found[0], unit_label(field, found[1]))
         if hit is not None:
             where[field] = hit
