@@ -37,3 +37,18 @@ def test_a_two_decimals_resave_keeps_every_curve_and_pool_curve(tmp_path, name):
                                          ("12", "12"), ("1e3", "1e3")])
 def test_integer_text(text, plain):
     assert integer_text(text) == plain
+
+
+@pytest.mark.parametrize("header, value, said", [
+    ("tokens_per_s_per_device", "2e7", "= 2e+07: 2e+07 output tokens/s per device is past the physical bound of 1e+07"),
+    ("tokens_per_s_per_user", "250000", "250000 output tokens/s per user is past the physical bound of 1e+05"),
+    ("power (kW)", "12", "12000 W per device is past the physical bound of 1e+04"),
+])
+def test_a_point_past_its_physical_bound_is_refused(tmp_path, header, value, said):
+    path = tmp_path / "p.csv"
+    extra = f",{header}" if header != "tokens_per_s_per_device" else ""
+    rows = ["batch,tokens_per_s_per_device" + extra, f"1,{value if not extra else '100'}" + (f",{value}" if extra else "")]
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    with pytest.raises(ValidationError) as err:
+        read_curve_file(path)
+    assert said in str(err.value), str(err.value)
