@@ -19,7 +19,7 @@ def test_decades_of_compounding_are_named_with_the_rates():
     tokens, price, cost = _notes(result)
     assert computed.years.query("plan == 'H100'")["output_tokens"].max() > TOKENS_PER_YEAR_MAX
     assert tokens.startswith("year 11 makes 7.32e+23 output tokens: past 1e+23 a year")
-    assert "throughput_change_per_year = +1000%, price_change_per_year = +1000% over 50 years" in tokens
+    assert "price_change_per_year = +1000%, throughput_change_per_year = +1000% over 50 years" in tokens
     assert price.startswith("year 7 sells output tokens at") and "past 1e+06" in price
     assert cost.startswith("cost per million output tokens 1.15e-49 USD is outside 1e-06 to 1e+06")
     assert "past" in computed.plans.loc["H100", "warnings"]

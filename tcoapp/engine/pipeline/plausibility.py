@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..quantities.inputs import PLAN_FIELDS
 from ..core.physical_bounds import TOKENS_PER_YEAR_MAX, USD_PER_MTOK_MAX, USD_PER_MTOK_MIN
 
-_COMPOUNDING = ("throughput_change_per_year", "price_change_per_year", "hardware_price_change_per_year",
-                "cost_change_per_year", "electricity_price_change_per_year")
+# the rates that compound year on year (the years keys of unit fraction/yr)
+_COMPOUNDING = tuple(f.name for f in PLAN_FIELDS if f.group == "years" and f.unit == "fraction/yr")
 
 
 def _first_past(values, bound: float, above: bool = True) -> tuple[int, float] | None:

@@ -138,9 +138,10 @@ class Scenario:
         raise KeyError(name)
 
     def with_plans(self, plans) -> "Scenario":
-        """A copy with these plans, each validated as a workbook's Plans column is (the same messages,
-        naming the plan): ValidationError with every problem at once."""
-        return checked_plans(replace(self, plans=tuple(plans)))
+        """A copy with these plans, each validated field by field as a workbook's Plans column is (the
+        same messages, naming the plan; the devices, models and curves they name are checked when the
+        scenario is computed): ValidationError with every problem at once."""
+        return replace(self, plans=checked_plan_fields(plans))
 
     def with_plan(self, name: str, **changes) -> "Scenario":
         """A copy with plan `name`'s inputs changed, validated exactly as reading a workbook validates a
@@ -182,14 +183,15 @@ class Scenario:
         old = self.plans[index]
         raw = {f.name: getattr(old, f.name) for f in PLAN_FIELDS} | changes
         plan = make_plan(name, raw)   # raises ValidationError, as a workbook's Plans column would
-        return self.replace_plan(index, replace(plan, pools=old.pools))
+        return check_scenario(self.replace_plan(index, replace(plan, pools=old.pools)))
 
     def replace_plan(self, index: int, plan: Plan) -> "Scenario":
-        """A copy with the plan at `index` replaced, validated as a workbook's Plans column is (the same
-        messages, naming the plan): ValidationError with every problem at once."""
+        """A copy with the plan at `index` replaced, validated field by field as a workbook's Plans
+        column is (the same messages, naming the plan; the devices, models and curves it names are
+        checked when the scenario is computed): ValidationError with every problem at once."""
         plans = list(self.plans)
         plans[index] = plan
-        return checked_plans(replace(self, plans=tuple(plans)))
+        return replace(self, plans=checked_plan_fields(plans))
 
 
 PlanLocator = Callable[[int, str], str]
@@ -286,16 +288,23 @@ def _checked_plan(index: int, plan, problems: list[Problem]):
     return None if len(problems) > start else replace(checked, pools=tuple(pools))
 
 
+def checked_plan_fields(plans) -> tuple[Plan, ...]:
+    """The plans, each validated field by field as a Plans column is (and its pools as Pools rows);
+    else ValidationError with every problem, each naming the plan and the field. What
+    `Scenario.with_plans` and `replace_plan` check."""
+    problems: list[Problem] = []
+    checked = [_checked_plan(i, plan, problems) for i, plan in enumerate(plans)]
+    if problems:
+        raise ValidationError(problems)
+    return tuple(checked)
+
+
 def checked_plans(scenario: Scenario) -> Scenario:
     """The scenario with every plan validated as reading a workbook validates it (fields and ranges,
     pools, references: devices, models, curves, price tiers); else ValidationError with every problem,
-    each naming the plan and the field. What `Scenario.with_plans`, `replace_plan` and the notebook
-    API's `compute` check, so no plan built by hand reaches the engine unchecked."""
-    problems: list[Problem] = []
-    plans = [_checked_plan(i, plan, problems) for i, plan in enumerate(scenario.plans)]
-    if problems:
-        raise ValidationError(problems)
-    return check_scenario(replace(scenario, plans=tuple(plans)))
+    each naming the plan and the field. What the notebook API's `compute` and `simulate` check, so no
+    plan built by hand reaches the engine unchecked."""
+    return check_scenario(replace(scenario, plans=checked_plan_fields(scenario.plans)))
 
 
 def check_scenario(scenario: Scenario, where: PlanLocator | None = None) -> Scenario:
