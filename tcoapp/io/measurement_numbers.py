@@ -28,19 +28,21 @@ _PHYSICAL = {"tokens_per_s_per_gpu": "tokens_per_s_per_device", "tokens_per_s_pe
 WORDS_ALLOWED = frozenset(("batch_or_concurrency",))
 
 
-def convert_numbers(name: str, header: list[str], rows: list[tuple[int, dict]], decimal_comma: bool = False) -> None:
+def convert_numbers(name: str, header: list[str], rows: list[tuple[int, dict]], delimiter: str = ",") -> None:
     """Read the number cells of `rows` ((CSV line, csv.DictReader dict) pairs) in the file's convention,
     in place: each becomes plain text (`1.234,5` in a German save -> `1234.5`). A damaged cell marks
     its row `invalid` with the line, the column and the allowed values (the row is skipped with that
-    reason); a file that mixes conventions raises TcoError (one line). `decimal_comma`: the file is
-    ';'-separated (a decimal-comma locale's save): where no number decides and none reads two ways
-    differently, the decimal comma."""
+    reason); a file that mixes conventions raises TcoError (one line). `delimiter`: the file's cell
+    separator. Where no number decides, a ','-separated file has a decimal point (a decimal comma would
+    need every number quoted); a ';'-separated one (a decimal-comma locale's save) a decimal comma
+    where no number reads two ways differently, else the physically possible reading, else a refusal
+    showing both readings."""
     usable = [(line, row) for line, row in rows if not row.get("invalid")]
     columns = [c for c in NUMBER_COLUMNS if c in header]
     cells = [(line, row, c, row[c].strip()) for line, row in usable for c in columns if (row[c] or "").strip()]
     numeric = [(f"line {line} {c}", text) for line, _, c, text in cells if looks_numeric(text)]
     try:
-        convention = detect(numeric, COMMA if decimal_comma else POINT,
+        convention = detect(numeric, COMMA if delimiter == ";" else POINT, default_decides=delimiter == ",",
                             plausible=lambda d: all(_problem(t, c, d) is None for _, _, c, t in cells))
     except (MixedConventions, AmbiguousNumbers) as exc:
         raise TcoError(f"measurements CSV {name!r}: {exc.line()}") from None

@@ -49,7 +49,7 @@ def read_measurements(path=DEFAULT_CSV) -> list[tuple[int, dict]]:
         reason = line_problem(row, header)
         if reason:
             row["invalid"] = f"line {line}: {reason}"
-    convert_numbers(str(path), header, rows, decimal_comma=delimiter == ";")   # the file's convention; a damaged cell marks its row invalid
+    convert_numbers(str(path), header, rows, delimiter)   # the file's convention; a damaged cell marks its row invalid
     if not all(r.get("source_family") for _, r in rows):
         assign_families([r for _, r in rows])
     return rows

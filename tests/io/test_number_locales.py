@@ -125,3 +125,18 @@ def _big_field():
 def test_typed_text_that_reads_two_ways_is_refused_with_both_readings(text):
     value, error = coerce(_big_field(), text)
     assert value is None and "with a decimal point and as" in error and "must be" in error
+
+
+def test_a_comma_separated_file_whose_every_number_has_three_decimals_has_a_decimal_point(tmp_path):
+    """In a ','-separated file a decimal comma would need every number quoted: `45.125` is 45.125."""
+    path = tmp_path / "us.csv"
+    path.write_text("batch,tokens_per_s_per_device,ttft_s\n1,45.125,0.250\n2,80.250,0.375\n", encoding="utf-8")
+    result = read_curve_file(path)
+    assert result.curves[0].tokens_per_s_per_device.tolist() == [45.125, 80.25]
+
+
+def test_an_all_ambiguous_tab_file_is_refused_with_both_readings(tmp_path):
+    path = tmp_path / "tab.csv"
+    path.write_text("batch\ttokens_per_s_per_device\n1\t45.125\n2\t80.250\n", encoding="utf-8")
+    with pytest.raises(ValidationError, match="45.125 with a decimal point and 45125 with a decimal comma"):
+        read_curve_file(path)

@@ -151,12 +151,13 @@ class AmbiguousNumbers(ValueError):
 
 
 def detect(cells: Iterable[tuple[str, str]], default_decimal: str = POINT, default_because: str = "",
-           plausible: Callable[[str], bool] | None = None) -> Convention:
+           plausible: Callable[[str], bool] | None = None, default_decides: bool = False) -> Convention:
     """The convention of a file's number cells ((where, text) pairs): the cells that read only one way
     decide. With none, and no cell that reads two ways differently, `default_decimal`. With none and
-    such cells (`45.125`: 45.125 or 45125), `plausible(decimal)` (whether every number is physically
-    possible read that way) decides when it holds for one reading only; else AmbiguousNumbers. Raises
-    MixedConventions when cells of both kinds exist."""
+    such cells (`45.125`: 45.125 or 45125), `default_decimal` where `default_decides` (a ','-separated
+    file: a decimal comma there would need every number quoted), else `plausible(decimal)` (whether
+    every number is physically possible read that way) when it holds for one reading only; else
+    AmbiguousNumbers. Raises MixedConventions when cells of both kinds exist."""
     seen: dict[str, tuple[str, str]] = {}
     ambiguous: tuple[str, str] | None = None
     for where, text in cells:
@@ -172,7 +173,7 @@ def detect(cells: Iterable[tuple[str, str]], default_decimal: str = POINT, defau
     if seen:
         decimal, (where, text) = next(iter(seen.items()))
         return Convention(decimal, f"{where} = {text!r}")
-    if ambiguous is None:
+    if ambiguous is None or default_decides:
         return Convention(default_decimal, default_because)
     fits = [d for d in (POINT, COMMA) if plausible is not None and plausible(d)]
     if len(fits) == 1:

@@ -61,12 +61,13 @@ def _plausible(spec: Format, table: Table, count_keys: frozenset[str], columns: 
 
 def convention(spec: Format, table: Table, count_keys: frozenset[str]) -> tuple[Convention, list[int]]:
     """The file's number convention (raises ValidationError with one line when it holds two, or when
-    every number reads two ways and only physics could tell, and does not)."""
+    every number of a ';'- or tab-separated file reads two ways and physics does not tell: in a
+    ','-separated file a decimal comma would need every number quoted, so its numbers have a point)."""
     columns = number_columns(spec, table, count_keys)
     default = (COMMA, "its ';' between cells (no number that reads only one way)") if table.decimal_comma else (POINT, "")
     try:
         found = detect(((f"row {row} {table.headers[i]}", text) for row, i, text in _cells(table, columns)), *default,
-                       plausible=_plausible(spec, table, count_keys, columns))
+                       plausible=_plausible(spec, table, count_keys, columns), default_decides=table.delimiter == ",")
     except (MixedConventions, AmbiguousNumbers) as exc:
         raise ValidationError([Problem(table.name, "", exc.line())]) from None
     return found, columns

@@ -29,6 +29,7 @@ class Table:
     rows: tuple[tuple[int, tuple[str, ...]], ...]  # (line number, cells), blank and comment lines dropped
     preamble: tuple[str, ...] = ()              # the leading comment lines, '#' removed
     decimal_comma: bool = False                 # a ';'-separated file: "0,42" is 0.42
+    delimiter: str = ","                        # the cell separator (',', ';' or a tab)
     notes: tuple[str, ...] = ()                 # what reading it noticed (its encoding)
 
     def where(self, row: int) -> str:
@@ -135,4 +136,4 @@ def read_table(path) -> Table:
     if headers is None:
         raise ValidationError([Problem(f"{name}:row 1", "", "the file is empty: a header row is needed")])
     return Table(name, headers, header_row, tuple(rows), tuple(preamble), decimal_comma=delimiter == ";",
-                 notes=(encoding_note,) if encoding_note else ())
+                 delimiter=delimiter, notes=(encoding_note,) if encoding_note else ())
