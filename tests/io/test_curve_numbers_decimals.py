@@ -52,3 +52,14 @@ def test_a_point_past_its_physical_bound_is_refused(tmp_path, header, value, sai
     with pytest.raises(ValidationError) as err:
         read_curve_file(path)
     assert said in str(err.value), str(err.value)
+
+
+def test_the_curves_sheet_takes_the_same_physical_bounds():
+    from tcoapp.engine.core.physical_bounds import POWER_PER_DEVICE_MAX_W, TOKENS_PER_S_PER_DEVICE_MAX
+    from tcoapp.engine.quantities.inputs import CURVE_POINT_FIELDS
+    from tcoapp.engine.quantities.validate import coerce
+    by_name = {f.name: f for f in CURVE_POINT_FIELDS}
+    assert coerce(by_name["tokens_per_s_per_device"], 2e7)[1] == "= 2e+07: must be a number > 0 and <= 10,000,000"
+    assert coerce(by_name["tokens_per_s_per_device"], TOKENS_PER_S_PER_DEVICE_MAX) == (TOKENS_PER_S_PER_DEVICE_MAX, None)
+    assert coerce(by_name["power_w"], 1e308)[1] == "= 1e+308: must be a number > 0 and <= 10,000"
+    assert coerce(by_name["power_w"], POWER_PER_DEVICE_MAX_W)[1] is None
