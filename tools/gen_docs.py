@@ -115,7 +115,11 @@ def _plans_section() -> list[str]:
              "key (column A), its readable label and unit (column B, e.g. `Electricity price (USD/kWh)`; not read, "
              "so files with only the unit there read the same) and its value per plan. A missing row takes the default; "
              "an unknown key is an error naming the cell. Blank cells take the default (for an optional "
-             "key such as an interactivity target: not set).", ""]
+             "key such as an interactivity target: not set). A number may be typed as text as the app shows it "
+             "(`1,200,000`); a percentage (`8%`, `-30%`) in any fraction or rate per year (unit `fraction` or "
+             "`fraction/yr`) is that fraction (0.08, -0.3); a date in `software_date` (a date cell, or text "
+             "`2025-03-15`) is its month. A refusal quotes a cell as the sheet shows it (TRUE, 2025-03-15), never "
+             "as a serial number.", ""]
     groups: dict[str, list[Field]] = {}
     for field in PLAN_FIELDS:
         groups.setdefault(field.group, []).append(field)

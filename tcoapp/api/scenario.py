@@ -27,7 +27,7 @@ from ..engine.quantities.finance import (
 )
 from ..engine.quantities.metrics import METRIC_BY_KEY, METRICS, POOL_POINT_METRICS
 from ..engine.performance.measured import config_text
-from ..engine.plan.scenario import Scenario
+from ..engine.plan.scenario import Scenario, checked_plans
 
 __all__ = ["load_scenario", "compute", "read_curves", "Computed", "POINT_UNITS", "YEAR_UNITS", "POOL_UNITS"]
 
@@ -112,6 +112,13 @@ def compute(scenario: Scenario | str | None = None) -> Computed:
         `plans` (one row per plan, metric columns with units in their names), `years` (the cash
         flow timeline, USD), `pools` (devices, servers, racks, capex per pool) and the engine's records.
 
+    Raises
+    ------
+    tcoapp.engine.core.errors.ValidationError
+        A plan built or changed in Python (`dataclasses.replace`, `Scenario(plans=...)`) is
+        validated as a workbook's Plans column is: every problem at once, naming the plan, the
+        field and its allowed range.
+
     See Also
     --------
     load_scenario : read and validate a workbook.
@@ -130,6 +137,8 @@ def compute(scenario: Scenario | str | None = None) -> Computed:
     """
     if not isinstance(scenario, Scenario):
         scenario = load_scenario(scenario)
+    else:
+        scenario = checked_plans(scenario)   # a scenario built or changed in Python: validated as a workbook is
     results = compute_scenario(scenario)
     return Computed(_plans_frame(results), _years_frame(results), results, _pools_frame(results))
 

@@ -17,7 +17,7 @@ import pandas as pd
 
 from ..engine.pipeline.compute import compute_scenario
 from ..engine.quantities.metrics import METRIC_BY_KEY
-from ..engine.plan.scenario import Scenario
+from ..engine.plan.scenario import Scenario, checked_plans
 from ..engine.uncertainty.plan_draws import SIMULATED_METRICS
 from ..engine.uncertainty.report import SUMMARY_METRICS, simulation_json
 from ..engine.uncertainty.simulate import DEFAULT_DRAWS, DEFAULT_SEED, Simulation, simulate as engine_simulate
@@ -89,6 +89,8 @@ def simulate(scenario: Scenario | str | None = None, draws: int = DEFAULT_DRAWS,
     if not isinstance(scenario, Scenario):
         from .scenario import load_scenario
         scenario = load_scenario(scenario)
+    else:
+        scenario = checked_plans(scenario)   # a scenario built or changed in Python: validated as a workbook is
     sim = engine_simulate(scenario, draws, seed, results=compute_scenario(scenario))
     data = simulation_json(sim)
     summary = pd.DataFrame([{"plan": p["name"], "metric": key, **p[key]} for p in data["plans"] for key in SUMMARY_METRICS])

@@ -60,6 +60,11 @@ def run_accuracy(args) -> int:
     ratios = ratio_summary(acc.results, dict(rows))
     print(format_report(acc, title, rows=args.rows, by=args.by, coverage=coverage, ratios=ratios))
     print(f"{note}took {time.perf_counter() - start:.1f} s")
+    if not acc.results:
+        import sys
+        print(f"error: {args.csv}: no row could be modelled (each row's reason is counted above): a measurements "
+              "CSV needs rows whose model and device are in the catalog, with tokens_per_s_per_gpu", file=sys.stderr)
+        return 2
     return 0
 
 

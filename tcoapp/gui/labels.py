@@ -90,7 +90,7 @@ def parse_input(field: Field, raw):
         return raw
     if field.type in ("int", "float"):
         # the app shows numbers US-style (26,737,500): what it shows reads back as that, not as a guess
-        number = ENGLISH.read(text[:-1] if field.unit == "fraction" and text.endswith("%") else text)
+        number = ENGLISH.read(text[:-1] if field.fraction and text.endswith("%") else text)
         if number is not None:
             return number / 100.0 if text.endswith("%") else number
     return raw

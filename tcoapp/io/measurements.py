@@ -14,10 +14,11 @@ original: `tcoapp/io/measurement_numbers.py`); a file that mixes conventions is 
 from __future__ import annotations
 
 import csv
+import io
 import importlib.resources
 import pathlib
 
-from ..engine.core.errors import TcoError
+from ..engine.core.errors import TcoError, ValidationError
 from ..engine.performance.accuracy import Accuracy, run
 from ..engine.performance.factors import DEFAULT_FACTORS, EfficiencyFactors
 from ..engine.performance.measurement_rows import assign_families
@@ -31,14 +32,11 @@ def read_measurements(path=DEFAULT_CSV) -> list[tuple[int, dict]]:
     """(CSV line, row) of a measurements CSV, with `source_group` and `source_family` (computed
     where absent) and, on a row that cannot be read, `invalid` (the reason, naming line and column)."""
     try:
-        with open(path, newline="", encoding="utf-8-sig") as handle:
-            reader = csv.DictReader(handle, restkey="_extra")
-            rows = []
-            for row in reader:
-                rows.append((reader.line_num, row))
-            header = reader.fieldnames or []
-    except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        raise TcoError(f"measurements CSV {str(path)!r}: cannot be read ({exc})") from None
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        raise TcoError(f"measurements CSV {str(path)!r}: cannot be read ({exc.strerror or exc})") from None
+    rows, header, delimiter = _dict_rows(path, data)
     if not header:
         raise TcoError(f"measurements CSV {str(path)!r}: the file is empty: no measurement rows (a header line "
                        f"with {', '.join(REQUIRED_COLUMNS)} and one row per measurement expected)")
@@ -51,10 +49,31 @@ def read_measurements(path=DEFAULT_CSV) -> list[tuple[int, dict]]:
         reason = line_problem(row, header)
         if reason:
             row["invalid"] = f"line {line}: {reason}"
-    convert_numbers(str(path), header, rows)   # the file's convention; a damaged cell marks its row invalid
+    convert_numbers(str(path), header, rows, delimiter)   # the file's convention; a damaged cell marks its row invalid
     if not all(r.get("source_family") for _, r in rows):
         assign_families([r for _, r in rows])
     return rows
+
+
+def _dict_rows(path, data: bytes) -> tuple[list[tuple[int, dict]], list[str], str]:
+    """(CSV line, row) pairs, the header and the cell separator of a measurements file's bytes, in any
+    encoding and separator a spreadsheet saves (UTF-8, UTF-16, Windows-1252; ',', ';' or tab: the
+    curve files' reader, tcoapp/io/curve_files/table.py)."""
+    from .curve_files.table import decode_text, delimiter_of
+    try:
+        text, _ = decode_text(data, pathlib.Path(path).name)
+    except ValidationError as exc:
+        raise TcoError(f"measurements CSV {str(path)!r}: {exc.problems[0].message}") from None
+    delimiter = delimiter_of(text)
+    try:
+        reader = csv.DictReader(io.StringIO(text, newline=""), restkey="_extra", delimiter=delimiter)
+        rows = [(reader.line_num, row) for row in reader]
+        header = [h.strip() for h in (reader.fieldnames or [])]
+    except csv.Error as exc:
+        raise TcoError(f"measurements CSV {str(path)!r}: cannot be read ({exc})") from None
+    if reader.fieldnames and header != list(reader.fieldnames):   # ' tokens_per_s_per_gpu ' is the column
+        rows = [(line, {(k.strip() if isinstance(k, str) else k): v for k, v in row.items()}) for line, row in rows]
+    return rows, header, delimiter
 
 
 def line_problem(row: dict, header) -> str | None:

@@ -30,3 +30,17 @@ def resave(path, delimiter: str, decimal: str, grouping: str, text: str | None =
                        if m else cell)
         writer.writerow(row)
     return out.getvalue()
+
+
+def two_decimals(text: str) -> str:
+    """The file as a US spreadsheet re-saves it with its cells formatted "2 decimals, 1000 separator"
+    (integers get `.00`: `2.00`, `4,000.00`; a value with more decimals keeps its digits)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    for cells in csv.reader(text.splitlines()):
+        row = []
+        for cell in cells:
+            m = NUMBER.match(cell)
+            row.append(m.group(1) + group(m.group(2), ",") + "." + (m.group(3) or "").ljust(2, "0") if m else cell)
+        writer.writerow(row)
+    return out.getvalue()

@@ -5,7 +5,9 @@ points, or exit 2 with only `error: ` lines; never exit 3, a traceback or a hang
 Mutations: a cell garbled (text, 0, negative, inf, nan, 1e400, a huge number), the header line
 repeated or a header renamed, a latency or power header given a unit (`ttft (ms)`, `ttft_us`,
 `power (kW)`, `ttft (min)`), a column dropped or added, a row repeated, cut short or dropped, blank
-lines, the whole file re-saved in a locale's number format (German, French, Swiss, US-grouped), a
+lines, the whole file re-saved in a locale's number format (German, French, Swiss, US-grouped, US with
+"2 decimals, 1000 separator": `2.00` integers), a latency header renamed to a tool's own spelling (vLLM
+`mean_ttft_ms`, aiperf `time_to_first_token_p50_mean`, ...), a
 byte-order mark, CRLF line ends, bytes that are not UTF-8, the file truncated. Locale re-saves of
 unmutated files must read exactly as the originals (TCOAPP_CURVE_FUZZ_LOCALE, default 24 a run).
 
@@ -26,7 +28,7 @@ import pytest
 from tcoapp.io.curve_files import read_curve_file
 
 from .fuzz.harness import refusal_problem, run_cli
-from .locale_resave import LOCALES, resave
+from .locale_resave import LOCALES, resave, two_decimals
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "curves"
 FILES = sorted(DATA.glob("*.csv"))
@@ -35,7 +37,12 @@ MUTANTS = int(os.environ.get("TCOAPP_CURVE_FUZZ_MUTANTS", "500"))
 LONG_MUTANTS = int(os.environ.get("TCOAPP_CURVE_FUZZ_LONG_MUTANTS", "5000"))
 LOCALE_RESAVES = int(os.environ.get("TCOAPP_CURVE_FUZZ_LOCALE", "24"))
 UNIT_HEADERS = ("ttft (ms)", "ttft_ms", "TTFT [us]", "ttft (s)", "ttft (min)", "ttft", "power (kW)", "power_kw",
-                "Power [W]", "power (mW)", "tpot (ms)", "tpot_s", "Median TTFT (us)", "Median TPOT (ms)")
+                "Power [W]", "power (mW)", "tpot (ms)", "tpot_s", "Median TTFT (us)", "Median TPOT (ms)",
+                # the field's tools' own spellings (vLLM, SGLang, GenAI-Perf, aiperf, InferenceX, by hand)
+                "mean_ttft_ms", "median_ttft_ms", "p99_ttft_ms", "std_ttft_ms", "mean_tpot_ms", "median_itl_ms",
+                "mean_e2e_latency_ms", "time_to_first_token.p50", "time_to_first_token_p50_mean",
+                "inter_token_latency_avg_mean", "Mean TTFT (s)", "P99 TPOT (s)", "ttft_p50_ms", "p50 ttft (ms)",
+                "ttft_limit_s", "median_ttft")
 GARBAGE = ("", "abc", "-1", "0", "nan", "inf", "-inf", "1e400", "9" * 400, "1,000", '"', "#x", "0.0", "true",
            "  7 ", "\u00e9", "1e-320", "x" * 5000, "=1+1")
 
@@ -109,8 +116,9 @@ def mutant(rng) -> tuple[str, str, bytes]:
     lines = path.read_text(encoding="utf-8").splitlines()
     done = [rng.choice(MUTATIONS)(rng, lines) for _ in range(rng.randint(1, 3))]
     if rng.random() < 0.2:   # re-saved in a locale's number format after the other mutations
-        locale = rng.choice(sorted(LOCALES))
-        lines = resave(None, *LOCALES[locale], text="\n".join(lines)).splitlines()
+        locale = rng.choice(sorted(LOCALES) + ["us_two_decimals"])
+        lines = (two_decimals("\n".join(lines)) if locale == "us_two_decimals"
+                 else resave(None, *LOCALES[locale], text="\n".join(lines))).splitlines()
         done.append(f"re-saved {locale}")
     data = ("\r\n" if rng.random() < 0.1 else "\n").join(lines).encode("utf-8") + b"\n"
     wrap = rng.random()
@@ -183,7 +191,7 @@ def test_locale_resaves_read_exactly_as_the_original(tmp_path):
     rng = random.Random(SEED + 2)
     failures = []
     for i in range(LOCALE_RESAVES):
-        path, locale = rng.choice(FILES), rng.choice(sorted(LOCALES))
+        path, locale = rng.choice(FILES), rng.choice(sorted(LOCALES) + ["us_two_decimals"])
         lines = path.read_text(encoding="utf-8").splitlines()
         body = [ln for ln in lines if not ln.startswith("#")]
         keep = [body[0]] + sorted(rng.sample(body[1:], rng.randint(1, len(body) - 1)), key=body.index)
@@ -191,7 +199,8 @@ def test_locale_resaves_read_exactly_as_the_original(tmp_path):
         (tmp_path / f"r{i}").mkdir()
         original, resaved = tmp_path / f"o{i}" / path.name, tmp_path / f"r{i}" / path.name   # names: one file name
         original.write_text("\n".join(keep), encoding="utf-8")
-        resaved.write_text(resave(None, *LOCALES[locale], text="\n".join(keep)), encoding="utf-8")
+        resaved.write_text(two_decimals("\n".join(keep)) if locale == "us_two_decimals"
+                           else resave(None, *LOCALES[locale], text="\n".join(keep)), encoding="utf-8")
         try:
             expected = _content(read_curve_file(original))
         except Exception:  # noqa: BLE001 - a row subset the reader refuses as it is: nothing to compare

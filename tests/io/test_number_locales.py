@@ -47,12 +47,41 @@ def test_a_german_save_reads_isl_4000_not_4(tmp_path):
     assert any("numbers read with a decimal comma" in w for w in result.warnings)
 
 
-def test_an_integer_only_german_file_is_read_by_its_separator_not_per_cell(tmp_path):
+def test_an_all_ambiguous_german_file_is_refused_with_both_readings(tmp_path):
+    """`4.000` is 4 or 4000 and no cell decides: the ';' is no proof (a US file re-saved with ';' as its
+    list separator writes 45.125 the same), so both readings are shown, not one guessed."""
     path = tmp_path / "plain.csv"
     path.write_text("curve;device;model;batch;tokens_per_s_per_device\nc;H200;m;1;4.000\nc;H200;m;2;8.192\n",
                     encoding="utf-8")
+    with pytest.raises(ValidationError) as err:
+        read_curve_file(path)
+    (line,) = [str(p) for p in err.value.problems]
+    assert "row 2 tokens_per_s_per_device = 4.000 is 4 with a decimal point and 4000 with a decimal comma" in line
+
+
+def test_a_semicolon_file_with_dot_decimals_is_not_read_a_thousand_times_too_high(tmp_path):
+    path = tmp_path / "dots.csv"
+    path.write_text("curve;device;model;batch;tokens_per_s_per_device\nc;H200;m;1;45.125\nc;H200;m;2;80.250\n",
+                    encoding="utf-8")
+    with pytest.raises(ValidationError) as err:
+        read_curve_file(path)
+    (line,) = [str(p) for p in err.value.problems]
+    assert "45.125 with a decimal point and 45125 with a decimal comma" in line
+
+
+def test_physics_decides_an_all_ambiguous_file_where_it_can(tmp_path):
+    """A batch of 1.024 sequences is no batch: the decimal comma is the only plausible reading."""
+    path = tmp_path / "plain.csv"
+    path.write_text("curve;device;model;batch;tokens_per_s_per_device\nc;H200;m;1.024;4.000\nc;H200;m;2.048;8.192\n",
+                    encoding="utf-8")
+    result = read_curve_file(path)
+    assert result.curves[0].batch.tolist() == [1024.0, 2048.0]
+    assert result.curves[0].tokens_per_s_per_device.tolist() == [4000.0, 8192.0]
+    assert any("only this reading keeps every number within its physical bounds" in w for w in result.warnings)
+    # 123,456 tokens/s per user is past the physical bound (1e5): the decimal point is the only reading
+    path.write_text("batch;tokens_per_s_per_device;tokens_per_s_per_user\n1;45.125;123.456\n", encoding="utf-8")
     curve = read_curve_file(path).curves[0]
-    assert curve.tokens_per_s_per_device.tolist() == [4000.0, 8192.0]
+    assert curve.tokens_per_s_per_device.tolist() == [45.125] and curve.tokens_per_s_per_user.tolist() == [123.456]
 
 
 def test_two_conventions_in_one_file_are_refused_in_one_line(tmp_path):
@@ -96,3 +125,18 @@ def _big_field():
 def test_typed_text_that_reads_two_ways_is_refused_with_both_readings(text):
     value, error = coerce(_big_field(), text)
     assert value is None and "with a decimal point and as" in error and "must be" in error
+
+
+def test_a_comma_separated_file_whose_every_number_has_three_decimals_has_a_decimal_point(tmp_path):
+    """In a ','-separated file a decimal comma would need every number quoted: `45.125` is 45.125."""
+    path = tmp_path / "us.csv"
+    path.write_text("batch,tokens_per_s_per_device,ttft_s\n1,45.125,0.250\n2,80.250,0.375\n", encoding="utf-8")
+    result = read_curve_file(path)
+    assert result.curves[0].tokens_per_s_per_device.tolist() == [45.125, 80.25]
+
+
+def test_an_all_ambiguous_tab_file_is_refused_with_both_readings(tmp_path):
+    path = tmp_path / "tab.csv"
+    path.write_text("batch\ttokens_per_s_per_device\n1\t45.125\n2\t80.250\n", encoding="utf-8")
+    with pytest.raises(ValidationError, match="45.125 with a decimal point and 45125 with a decimal comma"):
+        read_curve_file(path)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Callable, Iterable
 
 POINT, COMMA = ".", ","
 _SPACES = " \u00a0\u202f\u2009"
@@ -85,6 +85,13 @@ def plain_text(text: str, decimal: str) -> str | None:
     return sign + digits + ("." + fraction if fraction else "") + exponent
 
 
+def integer_text(plain: str) -> str:
+    """A plain number text that is an exact integer written with decimals (`2.00`, `4000.0`, from a
+    spreadsheet's "2 decimals" format) as the integer (`2`, `4000`); any other text unchanged."""
+    match = re.fullmatch(r"([+\-]?[0-9]+)\.0+", plain.strip())
+    return match.group(1) if match else plain
+
+
 def readings(text: str) -> frozenset[str]:
     """The decimal separators ('.', ',') under which `text` is a number."""
     return frozenset(d for d in (POINT, COMMA) if plain_text(text, d) is not None)
@@ -135,22 +142,51 @@ class MixedConventions(ValueError):
                 f"{self.comma[0]} = {self.comma[1]!r} a decimal comma; {FIX}")
 
 
-def detect(cells: Iterable[tuple[str, str]], default_decimal: str = POINT, default_because: str = "") -> Convention:
+class AmbiguousNumbers(ValueError):
+    """A file whose every number that differs between the two conventions reads both ways (`45.125`:
+    45.125 or 45125), with no cell that decides: (cell, text) of the first such number."""
+
+    def __init__(self, where: str, text: str):
+        super().__init__("ambiguous numbers")
+        self.where, self.text = where, text
+
+    def line(self) -> str:
+        """The one refusal line: both readings of the first ambiguous cell and the fix."""
+        point, comma = (_read(self.text, d) for d in (POINT, COMMA))
+        return (f"every number reads two ways and none decides: {self.where} = {self.text} is {point:.15g} with a "
+                f"decimal point and {comma:.15g} with a decimal comma, and both readings are plausible; {FIX}")
+
+
+def detect(cells: Iterable[tuple[str, str]], default_decimal: str = POINT, default_because: str = "",
+           plausible: Callable[[str], bool] | None = None, default_decides: bool = False) -> Convention:
     """The convention of a file's number cells ((where, text) pairs): the cells that read only one way
-    decide; with none, `default_decimal`. Raises MixedConventions when cells of both kinds exist."""
+    decide. With none, and no cell that reads two ways differently, `default_decimal`. With none and
+    such cells (`45.125`: 45.125 or 45125), `default_decimal` where `default_decides` (a ','-separated
+    file: a decimal comma there would need every number quoted), else `plausible(decimal)` (whether
+    every number is physically possible read that way) when it holds for one reading only; else
+    AmbiguousNumbers. Raises MixedConventions when cells of both kinds exist."""
     seen: dict[str, tuple[str, str]] = {}
+    ambiguous: tuple[str, str] | None = None
     for where, text in cells:
         kinds = readings(text)
         if kinds == {POINT, COMMA} and any(a in text for a in _APOSTROPHES):
             kinds = frozenset((POINT,))  # apostrophe grouping (1'234) is Swiss/Liechtenstein: a decimal point
         if len(kinds) == 1:
             seen.setdefault(next(iter(kinds)), (where, text.strip()))
+        elif ambiguous is None and _differ(text):
+            ambiguous = (where, text.strip())
         if len(seen) == 2:
             raise MixedConventions(seen[POINT], seen[COMMA])
     if seen:
         decimal, (where, text) = next(iter(seen.items()))
         return Convention(decimal, f"{where} = {text!r}")
-    return Convention(default_decimal, default_because)
+    if ambiguous is None or default_decides:
+        return Convention(default_decimal, default_because)
+    fits = [d for d in (POINT, COMMA) if plausible is not None and plausible(d)]
+    if len(fits) == 1:
+        return Convention(fits[0], f"every number reads two ways ({ambiguous[0]} = {ambiguous[1]}); only this "
+                                   "reading keeps every number within its physical bounds")
+    raise AmbiguousNumbers(*ambiguous)
 
 
 def read_typed(text: str, fraction: bool = False) -> tuple[float | None, str | None]:

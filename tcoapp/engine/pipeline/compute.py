@@ -11,6 +11,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from .plausibility import plausibility_notes
 from ..finance import cashflow, sizing
 from ..finance.metrics import finance_metrics
 from ..quantities.finance import DEVICE_ECONOMICS_KEYS, FinanceResult, finance_inputs
@@ -127,6 +128,7 @@ def compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
     inputs = finance_inputs(pool_inputs, plan_finance_inputs(plan))
     out = finance_metrics(inputs)
     warnings += _rack_notes(pools, out)
+    warnings += plausibility_notes(plan, out, prices)
     warnings += not_entered_notes(plan)
     if cashflow.irr_is_ambiguous(out.cash_flows_usd):
         warnings.append("IRR not given: the cash flows change sign more than once and so does the cumulative flow, "

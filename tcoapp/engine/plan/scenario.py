@@ -160,8 +160,10 @@ class Scenario:
         raise KeyError(name)
 
     def with_plans(self, plans) -> "Scenario":
-        """A copy with these plans."""
-        return replace(self, plans=tuple(plans))
+        """A copy with these plans, each validated field by field as a workbook's Plans column is (the
+        same messages, naming the plan; the devices, models and curves they name are checked when the
+        scenario is computed): ValidationError with every problem at once."""
+        return replace(self, plans=checked_plan_fields(plans))
 
     def with_plan(self, name: str, **changes) -> "Scenario":
         """A copy with plan `name`'s inputs changed, validated exactly as reading a workbook validates a
@@ -206,10 +208,12 @@ class Scenario:
         return check_scenario(self.replace_plan(index, replace(plan, pools=old.pools)))
 
     def replace_plan(self, index: int, plan: Plan) -> "Scenario":
-        """A copy with the plan at `index` replaced."""
+        """A copy with the plan at `index` replaced, validated field by field as a workbook's Plans
+        column is (the same messages, naming the plan; the devices, models and curves it names are
+        checked when the scenario is computed): ValidationError with every problem at once."""
         plans = list(self.plans)
         plans[index] = plan
-        return replace(self, plans=tuple(plans))
+        return replace(self, plans=checked_plan_fields(plans))
 
 
 PlanLocator = Callable[[int, str], str]
@@ -285,6 +289,53 @@ def _known(names) -> str:
         return ""
     shown = ", ".join(listed[:12]) + (", ..." if len(listed) > 12 else "")
     return f" (known: {shown})"
+
+
+def _checked_plan(index: int, plan, problems: list[Problem]):
+    """`plan` validated field by field as a Plans column (and its pools as Pools rows) is; None with
+    the problems where it is not valid."""
+    from ..quantities.inputs import PLAN_FIELDS, POOL_FIELDS
+    from ..quantities.records import make_plan, make_pool
+    if not isinstance(plan, Plan):
+        problems.append(Problem(f"plans[{index}]", "", f"= {shown(plan)}: not a plan (build plans with "
+                                                       "Scenario.with_plan or tcoapp.load_scenario)"))
+        return None
+    name = plan.name
+    if not isinstance(name, str) or not name.strip():
+        problems.append(Problem(f"plans[{index}]", "name", f"= {shown(name)}: a plan's name must be text"))
+        return None
+    start = len(problems)
+    checked = make_plan(name, {f.name: getattr(plan, f.name) for f in PLAN_FIELDS}, problems=problems)
+    pools = []
+    for k, pool in enumerate(plan.pools):
+        where = f"Plan {name!r} pool {getattr(pool, 'pool', k)!r}"
+        pools.append(make_pool({f.name: getattr(pool, f.name, None) for f in POOL_FIELDS},
+                               _located(where), problems))
+    return None if len(problems) > start else replace(checked, pools=tuple(pools))
+
+
+def _located(where: str):
+    """A locator that names `where` for every key."""
+    return lambda key: where
+
+
+def checked_plan_fields(plans) -> tuple[Plan, ...]:
+    """The plans, each validated field by field as a Plans column is (and its pools as Pools rows);
+    else ValidationError with every problem, each naming the plan and the field. What
+    `Scenario.with_plans` and `replace_plan` check."""
+    problems: list[Problem] = []
+    checked = [_checked_plan(i, plan, problems) for i, plan in enumerate(plans)]
+    if problems:
+        raise ValidationError(problems)
+    return tuple(checked)
+
+
+def checked_plans(scenario: Scenario) -> Scenario:
+    """The scenario with every plan validated as reading a workbook validates it (fields and ranges,
+    pools, references: devices, models, curves, price tiers); else ValidationError with every problem,
+    each naming the plan and the field. What the notebook API's `compute` and `simulate` check, so no
+    plan built by hand reaches the engine unchecked."""
+    return check_scenario(replace(scenario, plans=checked_plan_fields(scenario.plans)))
 
 
 def check_scenario(scenario: Scenario, where: PlanLocator | None = None) -> Scenario:

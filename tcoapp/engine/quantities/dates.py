@@ -31,12 +31,42 @@ def month_text(date_text: str) -> str:
     return "" if d is None else f"{d // 12:04d}-{d % 12 + 1:02d}"
 
 
-def date_problem(text: str) -> str | None:
-    """Why a `software_date` value is not a date (None: empty or a YYYY-MM month)."""
+_TYPED_DAY = re.compile(r"(\d{4})-(\d{1,2})(?:-(\d{1,2})(?:[ T]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?)?")
+_SERIAL = re.compile(r"\d{5}(?:\.\d+)?")
+_RANGE = f"a month YYYY-MM between 2015-01 and 2100-12 (or a date), or empty (the date of the shipped factors, {FACTORS_DATE})"
+
+
+def software_month(text: str) -> tuple[str, str | None]:
+    """(the month 'YYYY-MM', None) of a `software_date` as typed or read from a cell: a month
+    (2025-03), a day (2025-03-15, the text of an Excel date cell: 2025-03-15 00:00:00) is its month;
+    empty stays empty. ('', the reason) where it is no such month: a date cell that lost its date
+    format (a number) is named as what it would be, never as the serial number."""
     text = str(text or "").strip()
     if not text:
-        return None
-    m = re.fullmatch(r"(\d{4})-(\d{2})", text)
-    if m is None or not 1 <= int(m.group(2)) <= 12 or not 2015 <= int(m.group(1)) <= 2100:
-        return f"= {text!r}: must be a month YYYY-MM between 2015-01 and 2100-12, or empty (the date of the shipped factors, {FACTORS_DATE})"
-    return None
+        return "", None
+    m = _TYPED_DAY.fullmatch(text)
+    if m is not None:
+        year, month = int(m.group(1)), int(m.group(2))
+        if 1 <= month <= 12 and 2015 <= year <= 2100:
+            return f"{year:04d}-{month:02d}", None
+        return "", f"= {text!r}: must be {_RANGE}"
+    if _SERIAL.fullmatch(text):
+        return "", (f"is a number, not a month (a date cell that lost its date format reads as one: "
+                    f"{_serial_day(float(text))}): type the month as 2025-03 or format the cell as a date; must be "
+                    f"{_RANGE}")
+    return "", f"= {text!r}: must be {_RANGE}"
+
+
+def _serial_day(serial: float) -> str:
+    """The day a spreadsheet date number stands for (the 1900 date system), in words."""
+    import datetime
+    try:
+        day = datetime.date(1899, 12, 30) + datetime.timedelta(days=int(serial))
+    except OverflowError:
+        return "no day at all"
+    return f"that number would be {day.isoformat()}"
+
+
+def date_problem(text: str) -> str | None:
+    """Why a `software_date` value is not a month (None: empty, a YYYY-MM month or a day in one)."""
+    return software_month(text)[1]

@@ -11,6 +11,7 @@ for enums); its scope is the table it is a row of (FIELD_TABLES), set where that
 from __future__ import annotations
 
 from .row import Field, _f, by_name, scoped  # noqa: F401  (Field and by_name are read through this module too)
+from ..core.physical_bounds import POWER_PER_DEVICE_MAX_W, TOKENS_PER_S_PER_DEVICE_MAX, TOKENS_PER_S_PER_USER_MAX
 
 PRECISIONS = ("bf16", "fp8", "mxfp4", "nvfp4")
 LATENCY_PERCENTILES = ("mean", "p90", "p99")  # engine/performance/latency_tail.py reads the same three
@@ -215,9 +216,9 @@ CURVE_POINT_FIELDS: tuple[Field, ...] = scoped("curve_point", (
     _f("device", "str", "", "", None, None, "curve", "Device", "Device the curve was measured on."),
     _f("model", "str", "", "", None, None, "curve", "Model", "Model the curve was measured with."),
     _f("batch", "float", "sequences", None, 0, 1e7, "curve", "Batch", "Batch size or concurrency of the point.", required=True, min_exclusive=True),
-    _f("tokens_per_s_per_device", "float", "tokens/s", None, 0, 1e9, "curve", "Tokens/s per device", "Output tokens/s per device.", required=True, min_exclusive=True),
-    _f("tokens_per_s_per_user", "float", "tokens/s", None, 0, 1e9, "curve", "Tokens/s per user", "Output tokens/s each sequence sees (empty: derived from batch).", min_exclusive=True),
-    _f("power_w", "float", "W", None, 0, 1e7, "curve", "Power", "Measured power per device (empty: the device's power model).", min_exclusive=True),
+    _f("tokens_per_s_per_device", "float", "tokens/s", None, 0, TOKENS_PER_S_PER_DEVICE_MAX, "curve", "Tokens/s per device", "Output tokens/s per device.", required=True, min_exclusive=True),
+    _f("tokens_per_s_per_user", "float", "tokens/s", None, 0, TOKENS_PER_S_PER_USER_MAX, "curve", "Tokens/s per user", "Output tokens/s each sequence sees (empty: derived from batch).", min_exclusive=True),
+    _f("power_w", "float", "W", None, 0, POWER_PER_DEVICE_MAX_W, "curve", "Power", "Measured power per device (empty: the device's power model).", min_exclusive=True),
     _f("ttft_s", "float", "s", None, 0, 1e5, "curve", "TTFT", "Time to first token (empty: unknown).", min_exclusive=True),
     _f("precision", "str", "", "", None, None, "curve", "Precision", "Precision of the measurement."),
     _f("tensor_parallel", "int", "devices", None, 1, 4096, "curve", "Tensor parallel", "TP of the measurement."),

@@ -10,7 +10,7 @@ from typing import Any, Mapping
 
 from ..core.errors import Problem, ValidationError
 from .inputs import DEVICE_FIELDS, MODEL_FIELDS, PLAN_FIELDS, POOL_FIELDS, PRECISIONS
-from .dates import date_problem
+from .dates import software_month
 from .record_types import Device, ModelSpec, Plan, Pool, ServingConfig, Workload  # noqa: F401 (the records, read here)
 from .validate import Locator, coerce_record
 
@@ -170,9 +170,11 @@ def _precision_check(v, where, problems) -> None:
 
 def _plan_checks(v, where, problems) -> None:
     _precision_check(v, where, problems)
-    date_error = date_problem(v.get("software_date", ""))
+    month, date_error = software_month(v.get("software_date", ""))
     if date_error:
         problems.append(Problem(where("software_date"), "software_date", date_error))
+    elif "software_date" in v:
+        v["software_date"] = month       # a day (an Excel date cell) is read as its month
     unknown = [p for p in search_precision_list(v["search_precisions"]) if p not in PRECISIONS]
     if unknown:
         problems.append(Problem(where("search_precisions"), "search_precisions",

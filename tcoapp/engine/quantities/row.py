@@ -58,6 +58,12 @@ class Field(Row):
         """The field's key (the name its sheet and its record know it by)."""
         return self.key
 
+    @property
+    def fraction(self) -> bool:
+        """Whether the field holds a fraction (0..1, `fraction` or a rate `fraction/yr`): `8%` typed as
+        text is 0.08."""
+        return self.unit == "fraction" or self.unit.startswith("fraction/")
+
     def range_text(self) -> str:
         """Human text of the allowed values, used in every error message."""
         if self.type == "choice":

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, Mapping
 
-from ..core.errors import Problem, shown
+from ..core.errors import Problem, as_text, shown
 from ..core.number_text import read_typed
 from .inputs import Field
 
@@ -31,7 +31,7 @@ def coerce(field: Field, value: Any) -> tuple[Any, str | None]:
         return field.default, None
     kind = field.type
     if kind == "str":
-        return (value.strip() if isinstance(value, str) else str(value)), None
+        return as_text(value).strip(), None     # TRUE, not True; a date cell as 2025-03-15
     if kind == "choice":
         text = str(value).strip().lower()
         if text in field.choices:
@@ -59,7 +59,7 @@ def _coerce_number(field: Field, value: Any) -> tuple[Any, str | None]:
     if isinstance(value, bool):
         return None, f"= {shown(value)}: must be {field.range_text()}"
     if isinstance(value, str):
-        number, error = read_typed(value, fraction=field.unit == "fraction")
+        number, error = read_typed(value, fraction=field.fraction)
         if error:
             return None, f"{error}; must be {field.range_text()}"
         if number is None and _non_finite_word(value):

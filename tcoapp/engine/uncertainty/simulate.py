@@ -24,7 +24,7 @@ from typing import Callable, Mapping
 import numpy as np
 
 from ..pipeline.compute import PlanResult, compute_plan
-from ..core.errors import Cancelled, Problem, ValidationError, raise_if
+from ..core.errors import Cancelled, Problem, ValidationError, raise_if, shown
 from .plan_draws import PlanDraws, joined, simulate_plan
 from .references import uncertainty_problems
 from .sampling import MAX_DRAWS, rows_for_plan, stream_generators
@@ -75,9 +75,9 @@ def check_run(draws, seed) -> None:
     """draws: a whole number 1..MAX_DRAWS; seed: a whole number >= 0."""
     problems = []
     if isinstance(draws, bool) or not isinstance(draws, int) or not 1 <= draws <= MAX_DRAWS:
-        problems.append(Problem("draws", "", f"= {draws!r}: must be a whole number between 1 and {MAX_DRAWS:,}"))
+        problems.append(Problem("draws", "", f"= {shown(draws)}: must be a whole number between 1 and {MAX_DRAWS:,}"))
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        problems.append(Problem("seed", "", f"= {seed!r}: must be a whole number >= 0"))
+        problems.append(Problem("seed", "", f"= {shown(seed)}: must be a whole number >= 0"))
     raise_if(problems)
 
 

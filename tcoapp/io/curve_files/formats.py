@@ -81,6 +81,7 @@ PLAIN = Format("plain", {
     "tokens_per_s_per_device": col("tokenspersperdevice", required=True, label="tokens_per_s_per_device"),
     "tokens_per_s_per_user": col("tokenspersperuser"),
     "ttft": col(("ttfts", "s")),
+    "tpot": col(("tpots", "s")),
     "power_w": col("powerw"),
 }, config=("curve", "device", "model", "precision", "tensorparallel", "source", "config"),
    label_order=("curve", "device", "model", "precision", "tensorparallel"), resolve_duplicates=False)

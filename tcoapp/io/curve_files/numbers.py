@@ -9,11 +9,14 @@ read (`12,34,567`), is refused in one line naming the convention and the fix.
 from __future__ import annotations
 
 import dataclasses
+from math import inf
 
 from ...engine.core.errors import Problem, ValidationError
-from ...engine.core.number_text import COMMA, POINT, Convention, MixedConventions, detect, looks_numeric, plain_text
+from ...engine.core.physical_bounds import BOUNDS
+from ...engine.core.number_text import (COMMA, POINT, AmbiguousNumbers, Convention, MixedConventions, detect, integer_text,
+                                        looks_numeric, plain_text)
 from .formats import Format
-from .table import Table
+from .table import Table, header_key
 
 # configuration / knob columns that hold numbers (the others hold names and labels)
 _NUMBER_KEYS = frozenset(("prefix", "ctxtokens"))
@@ -34,13 +37,38 @@ def _cells(table: Table, columns: list[int]):
                 yield row, i, cells[i]
 
 
+_BOUNDED = ("tokens_per_s_per_device", "tokens_per_s_per_user")
+
+
+def _plausible(spec: Format, table: Table, count_keys: frozenset[str], columns: list[int]):
+    """decimal -> whether every number cell read with it is physically possible: counts (batch, TP,
+    workers, ...) whole numbers, rates within their physical bounds (engine/core/physical_bounds.py)."""
+    index = table.index()
+    counts = {i for i, h in enumerate(table.headers) if header_key(h) in count_keys}
+    if (hit := spec.columns["batch"].find(index)) is not None:
+        counts.add(hit[0])
+    bounds = {hit[0]: BOUNDS[f][0] for f in _BOUNDED if f in spec.columns
+              and (hit := spec.columns[f].find(index)) is not None}
+
+    def plausible(decimal: str) -> bool:
+        for _, i, text in _cells(table, columns):
+            plain = plain_text(text, decimal)
+            if plain is None or (i in counts and not float(plain).is_integer()) or float(plain) > bounds.get(i, inf):
+                return False
+        return True
+    return plausible
+
+
 def convention(spec: Format, table: Table, count_keys: frozenset[str]) -> tuple[Convention, list[int]]:
-    """The file's number convention (raises ValidationError with one line when it holds two)."""
+    """The file's number convention (raises ValidationError with one line when it holds two, or when
+    every number of a ';'- or tab-separated file reads two ways and physics does not tell: in a
+    ','-separated file a decimal comma would need every number quoted, so its numbers have a point)."""
     columns = number_columns(spec, table, count_keys)
     default = (COMMA, "its ';' between cells (no number that reads only one way)") if table.decimal_comma else (POINT, "")
     try:
-        found = detect(((f"row {row} {table.headers[i]}", text) for row, i, text in _cells(table, columns)), *default)
-    except MixedConventions as exc:
+        found = detect(((f"row {row} {table.headers[i]}", text) for row, i, text in _cells(table, columns)), *default,
+                       plausible=_plausible(spec, table, count_keys, columns), default_decides=table.delimiter == ",")
+    except (MixedConventions, AmbiguousNumbers) as exc:
         raise ValidationError([Problem(table.name, "", exc.line())]) from None
     return found, columns
 
@@ -49,6 +77,7 @@ def localized(spec: Format, table: Table, count_keys: frozenset[str]) -> Table:
     """`table` with every number cell of the format's number columns as plain text ('1234.5'); a cell its
     convention cannot read is refused (one line: the first such cell and how many there are)."""
     found, columns = convention(spec, table, count_keys)
+    counts = {i for i, h in enumerate(table.headers) if header_key(h) in count_keys | _NUMBER_KEYS}
     bad: list[tuple[int, int, str]] = []
     rows, changed = [], False
     for row, cells in table.rows:
@@ -56,6 +85,8 @@ def localized(spec: Format, table: Table, count_keys: frozenset[str]) -> Table:
         for i in columns:
             if i < len(cells) and looks_numeric(cells[i]):
                 plain = plain_text(cells[i], found.decimal)
+                if plain is not None and i in counts:
+                    plain = integer_text(plain)   # `2.00` workers (a "2 decimals" re-save) is 2
                 if plain is None:
                     bad.append((row, i, cells[i].strip()))
                 elif plain != cells[i]:

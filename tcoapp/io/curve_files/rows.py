@@ -13,9 +13,11 @@ import numpy as np
 from ...engine.quantities.inputs import CURVE_ARRAYS
 
 from ...engine.core.errors import Problem
+from ...engine.core.physical_bounds import past_bound
 from .formats import Format
 from .table import Table
 from .unit_headers import POWER_SCALE, UNIT_FIELDS, label as unit_label, stated_unit, unit_column
+from .latency_headers import latency_column, unread_notes
 from .units import SCALE_TO_S, tpot_unit, ttft_plausibility
 
 POINT_FIELDS = CURVE_ARRAYS  # a measured point's values (the curve-point table)
@@ -43,7 +45,7 @@ def locate(spec: Format, table: Table, problems: list[Problem]) -> dict[str, tup
             if hit is None:
                 continue
         elif hit is None and field in UNIT_FIELDS:
-            found = unit_column(field, table, problems)
+            found = (latency_column if field in ("ttft", "tpot") else unit_column)(field, table, problems)
             hit = None if found is None else (found[0], unit_label(field, found[1]))
         if hit is not None:
             where[field] = hit
@@ -69,6 +71,16 @@ def _number(text: str, allow_zero: bool) -> tuple[float | None, str | None]:
     return value, None
 
 
+def _physical(field: str, value: float, unit: str) -> str | None:
+    """Why a point value is past its physical bound (engine/core/physical_bounds.py), or None."""
+    if field == "power_w":
+        value *= POWER_SCALE.get(unit, 1.0)
+    elif field not in ("tokens_per_s_per_device", "tokens_per_s_per_user"):
+        return None
+    problem = past_bound(field, value)
+    return None if problem is None else f"= {value:.6g}: {problem}"
+
+
 def raw_numbers(spec: Format, table: Table, where, problems: list[Problem]) -> list[tuple[int, dict, tuple[str, ...]]]:
     """(row, {field: raw number or NaN}, cells) per data row; bad cells become problems."""
     out = []
@@ -84,6 +96,8 @@ def raw_numbers(spec: Format, table: Table, where, problems: list[Problem]) -> l
                 values[field] = float("nan")
                 continue
             value, error = _number(text, column.allow_zero)
+            if not error:
+                error = _physical(field, value, _unit)
             if error:
                 problems.append(Problem(table.where(row), table.headers[i], error))
                 ok = False
@@ -163,7 +177,7 @@ def read_rows(spec: Format, table: Table, problems: list[Problem]) -> tuple[list
     if problems:
         return [], []
     points, warnings = normalize(spec, table, where, raw)
-    warnings = _empty_notes(spec, table, where, raw) + warnings
+    warnings = _empty_notes(spec, table, where, raw) + warnings + unread_notes(table, {i for i, _ in where.values()})
     index = table.index()
 
     def text(cells, key):

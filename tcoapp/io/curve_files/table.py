@@ -29,6 +29,7 @@ class Table:
     rows: tuple[tuple[int, tuple[str, ...]], ...]  # (line number, cells), blank and comment lines dropped
     preamble: tuple[str, ...] = ()              # the leading comment lines, '#' removed
     decimal_comma: bool = False                 # a ';'-separated file: "0,42" is 0.42
+    delimiter: str = ","                        # the cell separator (',', ';' or a tab)
     notes: tuple[str, ...] = ()                 # what reading it noticed (its encoding)
 
     def where(self, row: int) -> str:
@@ -62,7 +63,7 @@ def _is_comment_line(line: str) -> bool:
     return line.lstrip().lstrip('"').lstrip().startswith("#")
 
 
-def _delimiter(text: str) -> str:
+def delimiter_of(text: str) -> str:
     """',' unless the first line that is not a comment holds ';' or tabs and no comma (a spreadsheet
     saved in a locale that writes semicolons, or a TSV)."""
     line = next((ln for ln in text.splitlines() if ln.strip() and not _is_comment_line(ln)), "")
@@ -111,7 +112,7 @@ def read_table(path) -> Table:
     except OSError as exc:
         raise ValidationError([Problem(name, "", f"cannot read the file: {exc.strerror or exc}")]) from None
     text, encoding_note = decode_text(data, name)
-    delimiter = _delimiter(text)
+    delimiter = delimiter_of(text)
     preamble, headers, header_row, rows = [], None, 0, []
     try:
         reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
@@ -135,4 +136,4 @@ def read_table(path) -> Table:
     if headers is None:
         raise ValidationError([Problem(f"{name}:row 1", "", "the file is empty: a header row is needed")])
     return Table(name, headers, header_row, tuple(rows), tuple(preamble), decimal_comma=delimiter == ";",
-                 notes=(encoding_note,) if encoding_note else ())
+                 delimiter=delimiter, notes=(encoding_note,) if encoding_note else ())

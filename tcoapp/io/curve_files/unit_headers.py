@@ -35,26 +35,22 @@ def split_unit(header: str) -> tuple[str, str | None]:
 
 
 def unit_column(field: str, table: Table, problems: list[Problem]) -> tuple[int, float] | None:
-    """(column, scale to the project's unit) of a unit-bearing header for `field` ("ttft", "tpot",
-    "power_w"), None where the file has none; a header naming the quantity in a unit that is not one of
-    its own (or in none, for a latency) is a problem."""
+    """(column, scale to W) of a unit-bearing power header (`power (kW)`, `power_w`), None where the
+    file has none; a unit that is not a power is a problem. Latencies are found by the tools' vocabulary
+    instead (latency_headers.latency_column: `mean_ttft_ms`, `p50 ttft (ms)`, ...)."""
     names, units = UNIT_FIELDS[field]
     for i, header in enumerate(table.headers):
         name, unit = split_unit(header)
         if header_key(name) not in names:
             continue
         if unit is None:
-            if units is TIME_TO_S:
-                problems.append(Problem(table.where(table.header_row), header,
-                                        "states no unit: name it with its unit (ttft_s, ttft (ms), ...)"))
-                return None
             return i, 1.0     # `power`: the project's unit (W)
-        scale = _scale(units, unit, header, table, problems)
+        scale = scale_of(units, unit, header, table, problems)
         return None if scale is None else (i, scale)
     return None
 
 
-def _scale(units: dict, unit: str, header: str, table: Table, problems: list[Problem]) -> float | None:
+def scale_of(units: dict, unit: str, header: str, table: Table, problems: list[Problem]) -> float | None:
     """The scale of `unit` to the project's unit; None (a problem naming the header) if not one of `units`."""
     scale = units.get(unit.strip().lower())
     if scale is None:
@@ -76,7 +72,7 @@ def stated_unit(field: str, header: str, spelled: str, table: Table, problems: l
     _, unit = split_unit(header)
     if unit is None:
         return spelled
-    scale = _scale(units, unit, header, table, problems)
+    scale = scale_of(units, unit, header, table, problems)
     return None if scale is None else label(field, scale)
 
 
