@@ -16,6 +16,16 @@ and ``help(tcoapp.compute)`` show them.
 ['compute', 'load_scenario', 'read_curves', 'simulate']
 """
 
+import os as _os
+
+# A notebook or shell started at the repository root imports this folder, not an installed tcoapp; the
+# installed layout's tcoapp.resources and tcoapp.samples are then the repository's resources/ and
+# samples/ (pyproject.toml maps them with package-dir), so they are looked up there as well.
+_HERE = _os.path.dirname(_os.path.abspath(__file__))
+if not _os.path.isdir(_os.path.join(_HERE, "resources")) and _os.path.isfile(
+        _os.path.join(_HERE, _os.pardir, "resources", "__init__.py")):
+    __path__.append(_os.path.dirname(_HERE))
+
 _API = ("load_scenario", "compute", "read_curves", "Computed")
 _SIMULATE_API = ("simulate", "Simulated")
 __all__ = ["__version__", "SCHEMA_VERSION", *_API, *_SIMULATE_API]
