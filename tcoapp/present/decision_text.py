@@ -64,7 +64,17 @@ def reason(d: Decision) -> str:
     """One paragraph: where cost per token and NPV disagree both in one sentence, who is first and by
     how much, how sure, and when too close what would separate; then what the returns assume of the
     market, with the warning where they are high enough that demand and price drive them."""
-    return " ".join(t for t in (both_views(d), _reason(d), d.market, d.market_warning) if t)
+    return " ".join(t for t in (both_views(d), _reason(d), market_text(d)) if t)
+
+
+def market_text(d: Decision) -> str:
+    """What the returns assume of the market, then the warning where they are extreme (may be empty)."""
+    return " ".join(t for t in (d.market, d.market_warning) if t)
+
+
+def decision_text(d: Decision) -> str:
+    """The decision without the market sentences: both views, who is first, how sure."""
+    return " ".join(t for t in (both_views(d), _reason(d)) if t)
 
 
 def _reason(d: Decision) -> str:

@@ -250,3 +250,15 @@ def test_search_on_batch_tradeoff_says_per_plan_why_and_offers_renames(open_wind
     index, suggested = offers[0]
     view._rename_clicked(f"rename:{index}")
     assert doc.scenario.plans[index].name == suggested
+
+
+@pytest.mark.parametrize("ext", ["png", "svg"])
+def test_the_decision_chart_exports(window, tmp_path, ext):
+    """File > Export chart offers the Decision tab's chart, first when the Decision tab is shown."""
+    from tcoapp.gui.decision_view import DECISION_CHART
+    assert next(iter(window.charts())) == DECISION_CHART
+    path = tmp_path / f"decision.{ext}"
+    assert window.export_chart(DECISION_CHART, str(path))
+    assert path.stat().st_size > 1000
+    head = path.read_bytes()[:200]
+    assert head.startswith(b"\x89PNG") if ext == "png" else b"<svg" in head or b"<?xml" in head
