@@ -77,9 +77,10 @@ CF_HELP = {
     "irr_guess_flows": "Helper, a starting point for IRR(): (sum of inflows / sum of outflows)^(1/years) - 1.",
     "irr_guess_first_year": "Helper, a starting point for IRR(): CF1 / -CF0 - 1 (good for high rates).",
     "irr_guess_last_year": "Helper, a starting point for IRR(): CFn / -CF(n-1) - 1 (good near -100%).",
-    "irr_floor": "Helper: -1 where the flows change sign once (IRR is unique) or where the engine found exactly one "
-                 "rate above -100% that makes NPV = 0 when the file was written (irr_guess_engine holds it: the real "
-                 "roots of the NPV polynomial, docs/model.md, Finance), 'none' where no rate is unique.",
+    "irr_floor": "Helper: -1 where the flows change sign once (IRR is unique); where the engine found an IRR when "
+                 "the file was written (irr_guess_engine: the only rate above -100% that makes NPV = 0, or the only one "
+                 "above 0%, from the real roots of the NPV polynomial, docs/model.md, Finance), 0 for a positive one "
+                 "and -1 otherwise; 'none' where no rate is unique.",
     **{key: f"Helper: IRR() from the starting point {guess}, kept if it converges above irr_floor."
        for key, guess in zip(IRR_ATTEMPTS, IRR_GUESSES)},
     "irr": "IRR(CF0:CFn) where it is unique: where the flows change sign once (any rate above -100%), or else "
@@ -515,7 +516,8 @@ class _BlockFormulas:
             "irr_guess_last_year": f'=IF({complete},IF(INDEX({flows},1,{horizon})<>0,'
                                    f'INDEX({flows},1,{horizon}+1)/-INDEX({flows},1,{horizon})-1,""),"")',
             "irr_floor": f'=IF(SUM({self.rng("flow_sign_change")})=1,-1,'
-                         f'IF(ISNUMBER({self._c("irr_guess_engine")}),-1,"none"))',
+                         f'IF(ISNUMBER({self._c("irr_guess_engine")}),IF({self._c("irr_guess_engine")}>0,0,-1),'
+                         f'"none"))',
             **self._irr_attempts(flows),
             "irr": self._na(f"IF({complete},IF(AND({sign_change},ISNUMBER({self._c('irr_floor')})),"
                        f"{self._first_number()},{NA}),{NA})"),

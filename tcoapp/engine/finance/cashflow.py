@@ -46,9 +46,11 @@ def irr(flows):
       rows at once by a bracketed Newton iteration to machine precision (`_single_root`), or where the
       first flow is 0 from the polynomial's roots;
     - any other mixed flows: all roots of g (companion-matrix eigenvalues, as `np.roots`), the real
-      positive ones polished by Newton steps and counted once each (`_only_real_root`): one of them is
+      positive ones polished by Newton steps and counted once each (`_only_real_root`): the only one is
       the IRR (flows -0.71, +0.66, +0.66, -2.19, +5.44 M have one, 80.1 %, though they change sign three
-      times); none or several (none is "the" IRR): NaN;
+      times); where the others are rates below 0 %, the only rate above 0 % is (a loan's balloon at the
+      horizon makes equity flows -, -, -, +, +, -: rates of -57 % and +22.6 %); none, or several above
+      0 % (none is "the" IRR): NaN;
     - NaN where the flows are of one sign or a flow is unknown (NaN).
     The eigenvalue routes are batched per row length (rows of equal leading and trailing zeros share
     one call)."""
@@ -76,8 +78,8 @@ def rate_count(flows) -> int:
 
 
 def irr_is_ambiguous(flows) -> bool:
-    """True where several rates make NPV = 0: no unique IRR."""
-    return rate_count(flows) > 1
+    """True where several rates make NPV = 0 and none is the IRR (`irr`)."""
+    return rate_count(flows) > 1 and bool(np.isnan(irr(np.asarray(flows, float))))
 
 
 def sign_changes(row) -> int:
@@ -180,13 +182,16 @@ def _real_positive(roots: np.ndarray, poly: np.ndarray) -> list[float]:
 
 
 def _only_real_root(roots: np.ndarray, polys: np.ndarray) -> np.ndarray:
-    """Per row: the rate 1/x - 1 of the polynomial's only real positive root; NaN where it has none or
-    several (several rates make NPV = 0)."""
+    """Per row: the rate 1/x - 1 of the polynomial's only real positive root, or, where the others are all
+    rates below 0 %, of its only one with a rate above 0 % (x < 1: the case Norstrom's criterion, a cumulative
+    flow that changes sign once, guarantees); NaN where several rates above 0 % make NPV = 0, or none does."""
     out = np.full(roots.shape[0], np.nan)
     for i in range(roots.shape[0]):
         found = _real_positive(roots[i], polys[i])
-        if len(found) == 1:
-            out[i] = 1.0 / found[0] - 1.0
+        gaining = [x for x in found if x < 1.0]
+        pick = found if len(found) == 1 else gaining if len(gaining) == 1 else []
+        if pick:
+            out[i] = 1.0 / pick[0] - 1.0
     return out
 
 
