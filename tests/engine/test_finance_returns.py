@@ -124,7 +124,7 @@ def test_contracted_colocation_below_nameplate_is_warned():
     r = _result(_plan())
     nameplate = r.metrics.it_provisioned_kw
     low = _result(_plan(colocation_contracted_kw=round(nameplate / 2), colocation_usd_per_kw_month=150.0))
-    assert any(w.startswith(f"colocation_contracted_kw = {round(nameplate / 2):,} kW is below the fleet's nameplate")
+    assert any(w.startswith(f"the contracted colocation power ({round(nameplate / 2):,} kW) is below the fleet's nameplate")
                for w in low.warnings)
     enough = _result(_plan(colocation_contracted_kw=math.ceil(nameplate) + 1, colocation_usd_per_kw_month=150.0))
-    assert not any("colocation_contracted_kw" in w for w in enough.warnings)
+    assert not any("contracted colocation power" in w for w in enough.warnings)

@@ -137,12 +137,12 @@ def finance_notes(plan: Plan, out) -> list[str]:
     unused = float(np.asarray(out.unused_tax_loss_usd, float))
     if unused > 0:
         notes.append(f"tax losses of {money(unused)} are unused at the horizon (year {int(plan.years)}): no taxable "
-                     "income offset them, so no tax saving is counted for them (tax_losses = credit counts a loss "
-                     "against the owner's other income in its year)")
+                     "income offset them, so no tax saving is counted for them (tax losses taken as a credit "
+                     "against the owner's other income count in the year they arise)")
     contracted = plan.colocation_contracted_kw
     nameplate = float(np.asarray(out.it_provisioned_kw, float))
     if contracted is not None and contracted == contracted and np.isfinite(nameplate) and contracted < nameplate:
-        notes.append(f"colocation_contracted_kw = {contracted:,.6g} kW is below the fleet's nameplate IT power "
+        notes.append(f"the contracted colocation power ({contracted:,.6g} kW) is below the fleet's nameplate IT power "
                      f"({nameplate:,.6g} kW): the contract bills {contracted:,.6g} kW while the servers can draw "
                      "their nameplate; raise the contract or size the fleet to it")
     return notes
