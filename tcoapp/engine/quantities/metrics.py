@@ -167,9 +167,9 @@ def metric_values(metrics) -> tuple[tuple[str, float], ...]:
 
 
 def missing_text(key: str, metrics=None) -> str:
-    """How a metric that does not exist reads: payback is "never" when the plan has cash flows that
+    """How a metric that does not exist reads: payback (discounted too) is "never" when the plan has cash flows that
     never turn positive, "n/a" when the plan has no cash flows at all (no operating point, no capex)."""
-    if key != "payback_months":
+    if key not in ("payback_months", "discounted_payback_months"):
         return "n/a"
     npv = None if metrics is None else metrics.npv_usd
     has_flows = metrics is None or (npv is not None and npv == npv and abs(npv) != float("inf"))
