@@ -36,6 +36,13 @@ def npv_usd(rate, flows, discounting=0.0):
     return np.sum(flows / (1.0 + np.asarray(rate, float)[..., None]) ** t, axis=-1)
 
 
+def npv_profile(rates, flows, discounting=0.0):
+    """NPV of one row of `flows` at each of `rates` (the NPV-vs-rate chart): npv_usd over a rate axis."""
+    rates = np.asarray(rates, float)
+    return npv_usd(rates, np.broadcast_to(np.asarray(flows, float), rates.shape + np.shape(flows)[-1:]),
+                   np.full(rates.shape, float(np.asarray(discounting, float))))
+
+
 def irr(flows):
     """Internal rate of return per row where exactly one rate above -100 % makes NPV = 0, vectorized over
     rows; NaN otherwise (docs/model.md, "Finance").
