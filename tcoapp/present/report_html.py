@@ -131,7 +131,7 @@ def _ranking(d, results) -> list[str]:
                   _e(metric_value(k, r.metric_or_none(k), r.metrics).replace(" per year", "")) for k in keys]
         cells += [_e(decision.breakeven_price_text(s)), _e(decision.breakeven_utilization_text(s))]
         rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
-    return [f"<h2>Ranking by {_e(in_sentence(objective_label(d.objective)))}</h2>",
+    return [f"<h2>Ranking by {_e(ranked_label(d))}</h2>",
             "<table border='1' cellspacing='0' cellpadding='3'>" + head + "".join(rows) + "</table>"]
 
 
