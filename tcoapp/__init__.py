@@ -16,6 +16,35 @@ and ``help(tcoapp.compute)`` show them.
 ['compute', 'load_scenario', 'read_curves', 'simulate']
 """
 
+import os as _os
+import sys as _sys
+
+# A notebook or shell started at the repository root imports this folder, not an installed tcoapp; the
+# installed layout's tcoapp.resources and tcoapp.samples are then the repository's resources/ and
+# samples/ (pyproject.toml maps them with package-dir): a finder after the standard ones maps those two.
+_ROOT = _os.path.dirname(_os.path.dirname(_os.path.abspath(__file__)))
+_CHECKOUT = ("resources", "samples")
+
+
+class _CheckoutFolders:
+    """Finds tcoapp.resources and tcoapp.samples in a source checkout's resources/ and samples/ folders."""
+
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        package, _, sub = name.partition(".")
+        if package != __name__ or sub not in _CHECKOUT:
+            return None
+        import importlib.util
+        folder = _os.path.join(_ROOT, sub)
+        return importlib.util.spec_from_file_location(name, _os.path.join(folder, "__init__.py"),
+                                                      submodule_search_locations=[folder])
+
+
+if not _os.path.isdir(_os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "resources")) and _os.path.isfile(
+        _os.path.join(_ROOT, "resources", "__init__.py")) and not any(
+        isinstance(f, type) and f.__name__ == "_CheckoutFolders" for f in _sys.meta_path):
+    _sys.meta_path.append(_CheckoutFolders)
+
 _API = ("load_scenario", "compute", "read_curves", "Computed")
 _SIMULATE_API = ("simulate", "Simulated")
 __all__ = ["__version__", "SCHEMA_VERSION", *_API, *_SIMULATE_API]

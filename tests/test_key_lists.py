@@ -44,7 +44,8 @@ ALLOWED = {
     ("io/xlsx_cached.py", "pool"): "a pool's identity cells (text, no cached number)",
     ("present/report_html.py", "model"): "the inputs the HTML report prints, in its order",
     ("cli/text.py", "npv_usd"): "the ranking's columns beside the objective, in print order",
-    ("cli/text.py", "equity_npv_usd"): "the ranking's columns beside NPV as objective, in print order",
+    ("cli/text.py", "cost_per_million_output_tokens_usd"): "the ranking's columns beside NPV or equity NPV as "
+                                                           "objective, in print order",
     # lists that hold keys among other names (found since a list need not hold keys only)
     ("api/scenario.py", "curve"): "the curve DataFrame's identity and configuration columns, in frame order",
     ("engine/performance/accuracy.py", "family"): "the accuracy report's grouping choices (row attributes)",

@@ -463,6 +463,11 @@ def main(argv=None) -> int:
     parser.add_argument("--check", action="store_true", help="report stale files instead of writing them")
     args = parser.parse_args(argv)
     stale = []
+    # the typed records first: the docs below compute with them
+    from tools import gen_records
+    for write, output in ((gen_records.write, gen_records.OUTPUT), (gen_records.write_results, gen_records.RESULT_OUTPUT)):
+        if not write(check=args.check) and args.check:
+            stale.append(str(output.relative_to(ROOT)))
     for filename, make in OUTPUTS.items():
         path, text = DOCS / filename, make()
         if args.check:
@@ -480,10 +485,6 @@ def main(argv=None) -> int:
         elif not args.check and fresh != text:
             path.write_text(fresh, encoding="utf-8")
             print(path)
-    from tools import gen_records
-    for write, output in ((gen_records.write, gen_records.OUTPUT), (gen_records.write_results, gen_records.RESULT_OUTPUT)):
-        if not write(check=args.check) and args.check:
-            stale.append(str(output.relative_to(ROOT)))
     for filename in stale:
         print(f"{filename} is out of date: run python tools/gen_docs.py", file=sys.stderr)
     return 1 if stale else 0

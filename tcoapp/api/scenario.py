@@ -6,6 +6,7 @@
     result.plans                                       # one row per plan, the metric keys (docs/workbook_format.md)
     result.pools                                       # one row per plan and pool: devices, servers, racks, capex
     result.years                                       # one row per plan and year: the timeline (docs/model.md)
+    result.decision()                                  # ranking, P(first beats second), too close, reason
     curves = tcoapp.read_curves("pareto.csv")          # InferenceX / aiconfigurator / plain CSV, one row per point
 
 Column names are the project's keys, which carry their units (`capex_usd`, `ttft_s`, `power_w`);
@@ -89,12 +90,53 @@ class Computed:
         One row per plan and pool: `plan`, `pool`, `role`, `device`, `device_count` (devices),
         `servers`, `racks`, `capex_usd` (USD), `it_avg_kw` / `it_provisioned_kw` (kW), the pool's
         operating point and its serving configuration as `serving.*` columns.
+    scenario : tcoapp.engine.plan.scenario.Scenario or None
+        The scenario computed (what `decision()` ranks).
     """
 
     plans: pd.DataFrame
     years: pd.DataFrame
     results: tuple[PlanResult, ...]
     pools: pd.DataFrame | None = None
+    scenario: Scenario | None = None
+
+    def decision(self, rank_by: str | None = None) -> dict:
+        """The decision, as `tcoapp compute --json` prints it and the desktop app shows it.
+
+        Parameters
+        ----------
+        rank_by : str or None, default None
+            The objective by key, label or an unambiguous start of either ("npv", "equity", "cost");
+            None: the one that fits the plans' constraint (docs/user_guide.md, "Decision").
+
+        Returns
+        -------
+        dict
+            `objective` (key), `ranked` (plan names, best first), `p_first_beats_second` (0..1, or
+            None without a second plan), `too_close` (bool), `reason` (the headline in words), `basis`
+            (why this objective), `hurdle_rate` (equity NPV's common rate, fraction/yr, or None),
+            `first_value_per_mw` (NPV per MW of facility power for plans sized by a site, else None) and
+            `other_view` (the first plan by cost per token or NPV where it differs, else None).
+
+        Raises
+        ------
+        ValueError
+            `rank_by` names no objective or more than one.
+
+        Examples
+        --------
+        >>> import tcoapp
+        >>> d = tcoapp.compute().decision()
+        >>> d["objective"], d["ranked"][0]
+        ('npv_usd', 'GB200 NVL72')
+        >>> tcoapp.compute().decision("cost")["ranked"][0]
+        'MI355X'
+        """
+        from ..engine.decision.choice import decide
+        from ..present.decision_text import decision_json
+        if self.scenario is None:
+            raise ValueError("this result has no scenario to decide over: compute it with tcoapp.compute")
+        return decision_json(decide(self.scenario, self.results, rank_by))
 
 
 def compute(scenario: Scenario | str | None = None) -> Computed:
@@ -110,7 +152,8 @@ def compute(scenario: Scenario | str | None = None) -> Computed:
     -------
     Computed
         `plans` (one row per plan, metric columns with units in their names), `years` (the cash
-        flow timeline, USD), `pools` (devices, servers, racks, capex per pool) and the engine's records.
+        flow timeline, USD), `pools` (devices, servers, racks, capex per pool), the engine's records and
+        `decision()`: the ranking, how sure and why.
 
     Raises
     ------
@@ -140,7 +183,7 @@ def compute(scenario: Scenario | str | None = None) -> Computed:
     else:
         scenario = checked_plans(scenario)   # a scenario built or changed in Python: validated as a workbook is
     results = compute_scenario(scenario)
-    return Computed(_plans_frame(results), _years_frame(results), results, _pools_frame(results))
+    return Computed(_plans_frame(results), _years_frame(results), results, _pools_frame(results), scenario)
 
 
 def _plans_frame(results) -> pd.DataFrame:

@@ -48,8 +48,10 @@ def _compute_parser() -> argparse.ArgumentParser:
                         help="write the full scenario workbook with live formulas (with Uncertainty rows, also the "
                              "MonteCarlo sheets of 2,000 draws, seed 0; see tcoapp simulate --out)")
     parser.add_argument("--rank-by", metavar="KEY", dest="rank_by",
-                        help="the decision's objective (default: cost per million output tokens where every plan "
-                             "sells tokens, NPV where any sells device-hours, equity NPV where any of them borrows): "
+                        help="the decision's objective by key, label or an unambiguous start of either ('npv', "
+                             "'equity', 'cost'; default: the one that fits the plans' constraint: equity NPV at one "
+                             "hurdle rate where any plan borrows, NPV where they are sized by facility power or "
+                             "budget, cost per million output tokens where sized by demand): "
                              "cost_per_million_output_tokens_usd, npv_usd, equity_npv_usd, "
                              "revenue_usd_per_rack_per_year or revenue_usd_per_mw_per_year")
     parser.add_argument("--bridge", metavar="A,B",
@@ -88,6 +90,8 @@ def main(argv=None) -> int:
         if argv and argv[0] in SUBCOMMANDS:
             return _run_subcommand(argv[0], argv[1:])
         args = _main_parser().parse_args(argv)
+        if args.file is not None and _unknown_command(args.file):
+            return EXIT_INPUT
         from ..gui.app import run_app
         return run_app(args.file)
     except BrokenPipeError:  # output piped into `head` and the like: not an error
@@ -98,6 +102,22 @@ def main(argv=None) -> int:
         return EXIT_INTERRUPTED
     except Exception as exc:  # the last line of defence: no traceback reaches a user
         return _report(exc)
+
+
+COMMANDS = ("compute",) + SUBCOMMANDS
+
+
+def _unknown_command(word: str) -> bool:
+    """A first word that is neither a command nor a workbook ('tcoapp compte'): says so on stderr with
+    the nearest command and returns True; False for a file to open."""
+    if os.path.exists(word) or word.lower().endswith((".xlsx", ".xlsm")) or os.sep in word:
+        return False
+    import difflib
+    near = difflib.get_close_matches(word, COMMANDS, n=1)
+    hint = f" Did you mean 'tcoapp {near[0]}'?" if near else ""
+    print(f"tcoapp: unknown command {word!r} (commands: {', '.join(COMMANDS)}; a workbook to open ends in "
+          f".xlsx).{hint}", file=sys.stderr)
+    return True
 
 
 def _report(exc: Exception) -> int:
@@ -155,13 +175,17 @@ def _anchored(scenario, results):
 
 
 def _rank_by(key: str | None) -> str | None:
-    """--rank-by KEY: one of the decision's objectives (None: the default for the plans)."""
-    from ..engine.decision.summary import OBJECTIVES
+    """--rank-by KEY: one of the decision's objectives by key, label or an unambiguous start of either
+    ('npv'); None: the default for the plans."""
+    from ..engine.decision.choice import objective_key
     from ..engine.core.errors import Problem, ValidationError
 
-    if key is None or key in OBJECTIVES:
-        return key
-    raise ValidationError([Problem("--rank-by", "rank_by", f"= {key!r}: must be one of {', '.join(OBJECTIVES)}")])
+    if key is None:
+        return None
+    try:
+        return objective_key(key)
+    except ValueError as exc:
+        raise ValidationError([Problem("--rank-by", "rank_by", f"= {exc}")]) from None
 
 
 def _bridge_pair(text: str, names: list[str]) -> tuple[int, int]:

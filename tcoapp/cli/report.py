@@ -16,7 +16,8 @@ def report_parser() -> argparse.ArgumentParser:
     parser.add_argument("file", nargs="?", help="scenario workbook (.xlsx)")
     parser.add_argument("--out", metavar="REPORT.pdf", required=True, help="the PDF to write (atomic)")
     parser.add_argument("--rank-by", metavar="KEY", dest="rank_by",
-                        help="the decision's objective, as tcoapp compute --rank-by (default: from the plans' revenue model)")
+                        help="the decision's objective, as tcoapp compute --rank-by: a key, a label or an unambiguous "
+                             "start (default: the one that fits the plans' constraint)")
     return parser
 
 

@@ -11,7 +11,7 @@ import textwrap
 from ..engine.decision import summary as decision
 from ..engine.decision.summary import OBJECTIVES
 from ..engine.decision.choice import decide
-from ..present.decision_text import objective_label, objective_value, reason
+from ..present.decision_text import objective_value, ranked_label, reason
 from ..present.labels import in_sentence
 from ..engine.pipeline.compute import METRIC_KEYS
 from ..engine.quantities.metrics import METRIC_BY_KEY, TEXT_GROUPS
@@ -37,8 +37,8 @@ _SHORT = {"cost_per_million_output_tokens_usd": "cost/Mtok", "npv_usd": "NPV", "
 
 def _columns(objective: str) -> tuple[str, ...]:
     """The ranking's number columns: the objective first, then what a buyer also reads."""
-    others = ("npv_usd", "irr", "payback_months") if objective != "npv_usd" else ("equity_npv_usd", "irr",
-                                                                                   "payback_months")
+    others = (("npv_usd", "irr", "payback_months") if objective not in ("npv_usd", "equity_npv_usd")
+              else ("cost_per_million_output_tokens_usd", "irr", "payback_months"))
     return (objective,) + tuple(k for k in others if k != objective)
 
 
@@ -56,8 +56,8 @@ def ranking_lines(scenario, results, objective: str | None = None) -> list[str]:
     """The decision (engine/decision/choice.py in words), then every plan ranked by its objective."""
     d = decide(scenario, results, objective)
     lines = _wrap("Decision: " + reason(d), "  ", "")
-    lines.append(f"Plans ranked by {in_sentence(objective_label(d.objective))} "
-                 f"({'lowest' if OBJECTIVES[d.objective][2] == 'low' else 'highest'} first)")
+    lines += _wrap(f"Plans ranked by {ranked_label(d)} "
+                   f"({'lowest' if OBJECTIVES[d.objective][2] == 'low' else 'highest'} first): {d.basis}.", "  ", "")
     note = decision.comparability_note(scenario.plans)
     if note:
         lines += _wrap(note + ".", "  ")

@@ -48,7 +48,8 @@ class DecisionModel(QAbstractTableModel):
 
     @property
     def objective(self) -> str:
-        """The objective ranked by: the user's choice, else the one the plans' revenue model calls for."""
+        """The objective ranked by: the user's choice, else the one that fits the plans' constraint
+        (engine/decision/choice.py)."""
         if self.decision is not None:
             return self.decision.objective
         return self.chosen or "cost_per_million_output_tokens_usd"

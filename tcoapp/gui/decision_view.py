@@ -20,6 +20,9 @@ from .redraw import Redraw
 from .soon import call_soon
 
 
+DECISION_CHART = "Decision: throughput against interactivity"
+
+
 class DecisionView(QWidget):
     def __init__(self, document: Document, parent=None):
         super().__init__(parent)
@@ -97,6 +100,10 @@ class DecisionView(QWidget):
                 self._split.setSizes([int(height * 0.4), height - int(height * 0.4)])
             self._chart.refresh()
         return self._chart
+
+    def charts(self) -> dict:
+        """The Decision tab's chart by name, for File > Export chart (built on first use)."""
+        return {DECISION_CHART: self.chart.plot.getPlotItem()}
 
     def _objective_chosen(self, _i: int) -> None:
         self.model.set_objective(self.objective.currentData())
@@ -193,12 +200,16 @@ class DecisionView(QWidget):
         rows, objective, d = self.model.rows, self.model.objective, self.model.decision
         if self._doc.computing or d is None:
             return "Computing the plans (each runs its serving search)…"
-        from ..present.decision_text import reason   # with computed results (not at start-up)
-        text = _html(reason(d))
+        from ..present.decision_text import decision_text, market_text   # with computed results (not at start-up)
+        text = _html(decision_text(d))
         if d.first is not None:
             text = text.replace(_html(d.first.name), f"<b>{_html(d.first.name)}</b>", 1)
         if d.too_close:
             text = f"<span style='color:#8a4b00'>&#9888;</span> {text}"
+        market = market_text(d)
+        if market:   # (reason() says the same in one paragraph; here a line of its own, amber where it warns)
+            color = "#8a4b00" if d.market_warning else "#333"
+            text += f"<div style='color:{color}'>{_html(market)}</div>"
         ref = self.model.summaries[self.model.reference]
         if rows and rows[0].exists and rows[0].index != ref.index:
             text += f"<div>Against {_html(ref.name)}: {_html(self.model.text(0, 'ratios'))}.</div>"

@@ -169,28 +169,21 @@ class Document(QObject):
 
     def set_plan_values(self, index: int, changes: Mapping[str, Any], text: str | None = None) -> str | None:
         """Change inputs of plan `index`; returns an error message (nothing changed) or None."""
-        plan = self._scenario.plans[index]
-        values = plan_values(plan)
+        keys = ", ".join(PLAN_FIELD_BY_NAME[k].label if k in PLAN_FIELD_BY_NAME else k for k in changes)
+        return self.set_plans_values([index], changes, text or f"Set {keys} of {self._scenario.plans[index].name!r}")
+
+    def set_plans_values(self, indices, changes: Mapping[str, Any], text: str) -> str | None:
+        """Change the same inputs of every plan in `indices`, in one undoable step; returns an error message
+        naming the plan (nothing changed) or None."""
+        new = self._scenario
         changes = {k: parse_input(PLAN_FIELD_BY_NAME[k], v) if k in PLAN_FIELD_BY_NAME else v
                    for k, v in changes.items()}   # '70%' for a fraction, a choice's label
-        values.update(changes)
-        try:
-            new_plan = make_plan(plan.name, values).with_(pools=plan.pools)
-        except ValidationError as exc:
-            return "; ".join(f"{p.field} {p.message}".strip() for p in exc.problems)
-        if new_plan == plan:
-            return None
-        new = self._scenario.replace_plan(index, new_plan)
-        # a model edit also answers for the precision split it may void (dense models have none)
-        touched = set(changes) | ({"attention_weight_precision"} if "model" in changes else set())
-        problems = [p for p in reference_problems(new) if p.field in touched]
-        if "device" in changes:  # a `*` Uncertainty row of a device field needs one device for every plan
-            from ..engine.uncertainty.references import star_device_problems
-            problems += star_device_problems(new)
-        if problems:  # a problem of another field than the edited one names its field
-            return "; ".join(p.message if p.field in changes else f"{p.field} {p.message}" for p in problems)
-        keys = ", ".join(PLAN_FIELD_BY_NAME[k].label if k in PLAN_FIELD_BY_NAME else k for k in changes)
-        self.push(new, text or f"Set {keys} of {plan.name!r}")
+        for index in indices:
+            new, error = _with_plan_values(new, index, changes)
+            if error:
+                return error if len(indices) == 1 else f"{new.plans[index].name}: {error}"
+        if new != self._scenario:
+            self.push(new, text)
         return None
 
     def set_uncertainty(self, rows, text: str) -> str | None:
@@ -430,6 +423,29 @@ class Document(QObject):
             keep = set(scenario.plans)
             self._cache = {p: r for p, r in self._cache.items() if p in keep}
         return tuple(results)
+
+
+def _with_plan_values(scenario: Scenario, index: int, changes: Mapping[str, Any]) -> tuple[Scenario, str | None]:
+    """(the scenario with plan `index`'s inputs changed, None), or (the scenario unchanged, the error)."""
+    plan = scenario.plans[index]
+    values = plan_values(plan)
+    values.update(changes)
+    try:
+        new_plan = make_plan(plan.name, values).with_(pools=plan.pools)
+    except ValidationError as exc:
+        return scenario, "; ".join(f"{p.field} {p.message}".strip() for p in exc.problems)
+    if new_plan == plan:
+        return scenario, None
+    new = scenario.replace_plan(index, new_plan)
+    # a model edit also answers for the precision split it may void (dense models have none)
+    touched = set(changes) | ({"attention_weight_precision"} if "model" in changes else set())
+    problems = [p for p in reference_problems(new) if p.field in touched]
+    if "device" in changes:  # a `*` Uncertainty row of a device field needs one device for every plan
+        from ..engine.uncertainty.references import star_device_problems
+        problems += star_device_problems(new)
+    if problems:  # a problem of another field than the edited one names its field
+        return scenario, "; ".join(p.message if p.field in changes else f"{p.field} {p.message}" for p in problems)
+    return new, None
 
 
 def safe_compute(scenario: Scenario, plan: Plan) -> PlanResult:

@@ -161,7 +161,29 @@ class EconomicsView(QWidget):
             marker.setZValue(2)   # above the lines' year points
         self.cash_note = QLabel("Circles: payback; triangles: later tranches.")
         self.cash_note.setStyleSheet("color: #444;")
-        return _chart_box(self.p_cash, [_title("Cumulative cash flow")], [self.cash_note])
+        from .npv_profile_chart import NpvProfileChart
+        self.npv_profile = NpvProfileChart()
+        self.npv_profile.plot.hide()
+        self.cash_view = QComboBox()
+        self.cash_view.setObjectName("cash_view")
+        self.cash_view.addItems(["Cumulative cash flow", "NPV against the discount rate"])
+        self.cash_view.setToolTip("The cumulative cash flow by year, or each plan's NPV at every discount rate "
+                                  "(its IRR where the line crosses 0; squares: its own discount rate)")
+        self.cash_view.activated.connect(self._show_cash_view)
+        box = _chart_box(self.p_cash, [self.cash_view], [self.cash_note])
+        box.layout().insertWidget(2, self.npv_profile.plot, 1)
+        return box
+
+    def _show_cash_view(self, index: int) -> None:
+        """Cumulative cash flow (0) or NPV against the discount rate (1), in the same place."""
+        profile = index == 1
+        self.p_cash.setVisible(not profile)
+        self.npv_profile.plot.setVisible(profile)
+        self.cash_note.setText("Circles: IRR (NPV = 0); squares: NPV at the plan's own discount rate. A line that "
+                               "crosses 0 twice has no single IRR." if profile else
+                               "Circles: payback; triangles: later tranches.")
+        if profile:
+            self.npv_profile.draw(self._doc.results, self._doc.plan_colors)
 
     def _build_bars(self) -> QWidget:
         """Cost per million output tokens by component and revenue per rack, side by side."""
@@ -221,12 +243,14 @@ class EconomicsView(QWidget):
         parts.part("legend", lambda: (tuple(r.name for r in doc.results), doc.plan_colors),
                    lambda names, colors: self.legend.setText(legend_html(list(names), colors)))
         parts.part("cash", lambda: (doc.results, doc.plan_colors), self._draw_cash)
+        parts.part("npv_profile", lambda: (doc.results, doc.plan_colors), self.npv_profile.draw)
         parts.part("costs", lambda: (doc.results,), self._draw_costs)
         parts.part("rack", lambda: (doc.results, doc.plan_colors), self._draw_rack)
         parts.part("tornado", self._tornado_inputs, self._draw_tornado)
 
     def charts(self) -> dict[str, pg.PlotItem]:
-        return {"Cumulative cash flow": self.p_cash.getPlotItem(), "Cost per million tokens": self.p_cost,
+        return {"Cumulative cash flow": self.p_cash.getPlotItem(),
+                "NPV against the discount rate": self.npv_profile.plot.getPlotItem(), "Cost per million tokens": self.p_cost,
                 "Revenue per rack": self.p_rack, "Sensitivity (tornado)": self.p_tornado.getPlotItem()}
 
     def refresh(self, *_) -> list[str]:

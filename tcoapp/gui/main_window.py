@@ -440,13 +440,15 @@ class MainWindow(QMainWindow):
 
     def charts(self) -> dict:
         uncertainty = self.uncertainty.charts() if self._uncertainty_tab.built else {}
-        return {**self.performance.charts(), **self.economics.charts(), **uncertainty}
+        return {**self.decision.charts(), **self.performance.charts(), **self.economics.charts(), **uncertainty}
 
     def export_chart_dialog(self):
         charts = self.charts()
         names = list(charts)
         first_economics = next(iter(self.economics.charts()))
-        current = names.index(first_economics) if self.tabs.currentWidget() is self._economics_tab else 0
+        first_performance = next(iter(self.performance.charts()))
+        current = {self._economics_tab: names.index(first_economics), self.decision: 0}.get(
+            self.tabs.currentWidget(), names.index(first_performance))
         name, ok = QInputDialog.getItem(self, "Export chart", "Chart:", names, current, False)
         if not ok:
             return

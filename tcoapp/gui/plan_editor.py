@@ -6,8 +6,8 @@ from __future__ import annotations
 from PySide6.QtCore import QCoreApplication, QEvent, Qt
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QScrollArea, QVBoxLayout,
-    QWidget,
+    QCheckBox, QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QMenu, QPushButton, QScrollArea,
+    QVBoxLayout, QWidget,
 )
 
 from ..engine.decision.summary import name_mismatch, size_warnings
@@ -48,9 +48,10 @@ class FieldEditor:
     `layout` (a form row's field; no widget of its own: 74 container widgets cost more than the
     editors they hold)."""
 
-    def __init__(self, field: Field, commit):
+    def __init__(self, field: Field, commit, apply=None):
         self.field = field
         self._commit = commit
+        self._apply = apply      # apply(key, "all" | "choose"): this plan's value to other plans
         self._error: QLabel | None = None   # made when a first error is shown (most fields never show one)
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
@@ -61,6 +62,9 @@ class FieldEditor:
         self.tip = f"{field.label} ({field.name}): {field.help}\nAllowed: {field.range_text()}."
         self.widget.setToolTip(self.tip)
         self.widget.commit_pending = self.commit_pending   # what Ctrl+Z asks the focused input (shortcuts.py)
+        if apply is not None:
+            self.widget.setContextMenuPolicy(Qt.CustomContextMenu)
+            self.widget.customContextMenuRequested.connect(self._menu)
         row.addWidget(self.widget, 1)
         if field.unit:
             unit = QLabel(field.unit)
@@ -71,6 +75,18 @@ class FieldEditor:
         self.layout.setContentsMargins(0, 0, 0, 0)
         self.layout.setSpacing(1)
         self.layout.addLayout(row)
+
+    def _menu(self, pos) -> None:
+        """The input's context menu (a text field's own actions first) with "Apply to all plans" and
+        "Apply to plans...": this plan's value of the field, to other plans in one undoable step."""
+        w = self.widget
+        menu = w.createStandardContextMenu() if isinstance(w, QLineEdit) else QMenu(w)
+        if not menu.isEmpty():
+            menu.addSeparator()
+        menu.addAction(f"Apply {self.field.label} to all plans", lambda: self._apply(self.field.name, "all"))
+        menu.addAction(f"Apply {self.field.label} to plans…", lambda: self._apply(self.field.name, "choose"))
+        menu.exec(w.mapToGlobal(pos))
+        menu.deleteLater()
 
     @property
     def error(self) -> QLabel:
@@ -237,7 +253,7 @@ class PlanEditor(QWidget):
                 self._groups[field.group] = form
                 self._body_layout.insertWidget(self._body_layout.count() - 1, box)
                 boxes.append(box)
-            editor = FieldEditor(field, self._commit)
+            editor = FieldEditor(field, self._commit, self._apply_chosen)
             label = QLabel(field.label)
             label.setToolTip(field.help)
             self._groups[field.group].addRow(label, editor.layout)
@@ -319,6 +335,33 @@ class PlanEditor(QWidget):
         text = f"Set {field.label} of {plan.name!r} to {raw}"
         error = self._doc.set_plan_values(self._doc.current_index, {key: raw}, text)
         self._editors[key].show_error(error)
+        if error is None:
+            self.refresh()
+        return error
+
+    def _apply_chosen(self, key: str, which: str) -> None:
+        """'all': the current plan's value of `key` to every plan; 'choose': to the plans ticked in a dialog."""
+        names = [p.name for p in self._doc.scenario.plans]
+        if which == "all":
+            indices = list(range(len(names)))
+        else:
+            from .apply_dialog import choose_plans
+            indices = choose_plans(self, self.editors[key].field.label, names, self._doc.current_index)
+        if indices:
+            self.editors[key].show_error(self.apply_to_plans(key, indices))
+
+    def apply_to_plans(self, key: str, indices) -> str | None:
+        """The current plan's value of `key` to the plans `indices` (one undoable step); an error names the plan
+        that refused it (nothing changed)."""
+        plan = self._doc.current_plan()
+        if plan is None:
+            return None
+        from .document import plan_values
+        field = self.editors[key].field
+        value = plan_values(plan)[key]
+        shown = format_field(field, value) or "not set"
+        text = f"Set {field.label} of {len(indices)} plan{'s' if len(indices) != 1 else ''} to {shown}"
+        error = self._doc.set_plans_values(indices, {key: value}, text)
         if error is None:
             self.refresh()
         return error

@@ -85,6 +85,7 @@ def cashflow_values(scenario: Scenario, results: tuple[PlanResult, ...], layout:
                 rows[f"pool{k + 1}.{base}"] = _padded(np.asarray(years[f"pool_{base}"], float)[k], width, base, plan)
         if np.all(np.isfinite(rows["cash_flow_usd"])):  # else the helpers read n/a: left to the spreadsheet
             rows.update(_helpers(rows["cash_flow_usd"], rows["cumulative_cash_flow_usd"]))
+            rows.update(_discounted(rows["cash_flow_usd"], rows["discount_factor"]))
         for key, values in rows.items():
             row = layout.cf_row(index, key)
             for year, value in enumerate(values):
@@ -126,6 +127,16 @@ def _helpers(flows: np.ndarray, cumulative: np.ndarray) -> dict[str, list]:
         crossing.append((t - 1) + -before / (after - before) if before < 0 <= after else "")
     rows["payback_year_fraction"] = crossing
     return rows
+
+
+def _discounted(flows: np.ndarray, factors: np.ndarray) -> dict[str, list]:
+    """The discounted flows, their running sum and its crossing from below 0, as the CashFlow formulas compute them."""
+    discounted = flows * factors
+    cumulative = np.cumsum(discounted)
+    crossing = [None] + [(t - 1) + -cumulative[t - 1] / (cumulative[t] - cumulative[t - 1])
+                         if cumulative[t - 1] < 0 <= cumulative[t] else "" for t in range(1, cumulative.size)]
+    return {"discounted_cash_flow_usd": discounted, "cumulative_discounted_cash_flow_usd": cumulative,
+            "discounted_payback_year_fraction": crossing}
 
 
 def checks_values(ws) -> dict[str, object]:

@@ -37,7 +37,9 @@ from .xlsx_labels import cashflow_label
 CF_UNITS = {
     "price_index": "ratio", "electricity_index": "ratio", "cost_index": "ratio", "utilization": "fraction",
     "output_tokens": "tokens", "input_tokens": "tokens", "active": "flag",
-    "payback_year_fraction": "years", "npv_usd": "USD", "irr_guess_engine": "fraction", "irr_guess_flows": "fraction",
+    "payback_year_fraction": "years", "npv_usd": "USD", "discounted_cash_flow_usd": "USD",
+    "cumulative_discounted_cash_flow_usd": "USD", "discounted_payback_year_fraction": "years",
+    "discounted_payback_months": "months", "irr_guess_engine": "fraction", "irr_guess_flows": "fraction",
     "irr_guess_first_year": "fraction", "irr_guess_last_year": "fraction", "irr": "fraction", "payback_months": "months",
     "discount_factor": "ratio", "flow_last_sign": "sign", "flow_sign_change": "flag", "cumulative_last_sign": "sign",
     "cumulative_sign_change": "flag", "irr_floor": "fraction", **{key: "fraction" for key in IRR_ATTEMPTS},
@@ -76,14 +78,22 @@ CF_HELP = {
     "irr_guess_flows": "Helper, a starting point for IRR(): (sum of inflows / sum of outflows)^(1/years) - 1.",
     "irr_guess_first_year": "Helper, a starting point for IRR(): CF1 / -CF0 - 1 (good for high rates).",
     "irr_guess_last_year": "Helper, a starting point for IRR(): CFn / -CF(n-1) - 1 (good near -100%).",
-    "irr_floor": "Helper: -1 where the flows change sign once (IRR is unique), 0 where only the cumulative flow "
-                 "changes sign once (the one positive rate is the IRR), 'none' where no rate is unique.",
+    "irr_floor": "Helper: -1 where the flows change sign once (IRR is unique); where the engine found an IRR when "
+                 "the file was written (irr_guess_engine: the only rate above -100% that makes NPV = 0, or the only one "
+                 "above 0%, from the real roots of the NPV polynomial, docs/model.md, Finance), 0 for a positive one "
+                 "and -1 otherwise; 'none' where no rate is unique.",
     **{key: f"Helper: IRR() from the starting point {guess}, kept if it converges above irr_floor."
        for key, guess in zip(IRR_ATTEMPTS, IRR_GUESSES)},
     "irr": "IRR(CF0:CFn) where it is unique: where the flows change sign once (any rate above -100%), or else "
-           "where the cumulative flow changes sign once (the one positive rate); tried from each starting point in "
+           "where exactly one rate makes NPV = 0 (the engine's count of roots, irr_floor); tried from each starting point in "
            "turn (the engine's, the three live ones above, IRR_GUESS_LOW, IRR_GUESS_LOWEST) until one converges: "
            "Excel's IRR() is a Newton iteration that can fail from a poor start. n/a where no unique rate exists.",
+    "discounted_cash_flow_usd": "The year's cash flow x its discount factor.",
+    "cumulative_discounted_cash_flow_usd": "The discounted cash flows summed to this year.",
+    "discounted_payback_year_fraction": "Helper: the year (with fraction) where the cumulative discounted flow crosses 0 "
+                                        "from below.",
+    "discounted_payback_months": "Payback of the discounted flows: as payback, over the cumulative discounted flow "
+                                 "(never where it is below 0 at the horizon, i.e. NPV < 0).",
     "payback_months": "The earliest time after which the cumulative cash flow stays >= 0 up to the horizon (the last "
                       "crossing from below 0), linear within the year, x 12; 0 where it is never below 0; never where "
                       "it is below 0 at the horizon.",
@@ -278,6 +288,8 @@ class _BlockFormulas:
             cells["levered_loss_carried_usd"] = "=0"
             cells["levered_tax_usd"] = "=0"
             cells["cumulative_cash_flow_usd"] = self._na(here("cash_flow_usd"))
+            cells["discounted_cash_flow_usd"] = self._na(f"{here('cash_flow_usd')}*{here('discount_factor')}")
+            cells["cumulative_discounted_cash_flow_usd"] = self._na(here("discounted_cash_flow_usd"))
             for flow in ("flow", "cumulative"):
                 source = here("cash_flow_usd" if flow == "flow" else "cumulative_cash_flow_usd")
                 cells[f"{flow}_last_sign"] = self._na(f"SIGN({source})")
@@ -302,6 +314,13 @@ class _BlockFormulas:
         cells["cumulative_cash_flow_usd"] = self._na(f"{before}+{here('cash_flow_usd')}")
         cells["payback_year_fraction"] = (f'=IF(AND(ISNUMBER({before}),ISNUMBER({after})),IF(AND({before}<0,{after}>=0),'
                                           f'{prev}${CF_YEAR_ROW}+-{before}/({after}-{before}),""),"")')
+        cells["discounted_cash_flow_usd"] = self._na(f"{here('cash_flow_usd')}*{here('discount_factor')}")
+        before = f"{prev}{self.row('cumulative_discounted_cash_flow_usd')}"
+        after = here("cumulative_discounted_cash_flow_usd")
+        cells["cumulative_discounted_cash_flow_usd"] = self._na(f"{before}+{here('discounted_cash_flow_usd')}")
+        cells["discounted_payback_year_fraction"] = (
+            f'=IF(AND(ISNUMBER({before}),ISNUMBER({after})),IF(AND({before}<0,{after}>=0),'
+            f'{prev}${CF_YEAR_ROW}+-{before}/({after}-{before}),""),"")')
         return cells
 
     def _input_revenue_cells(self, serving: str, here) -> dict[str, str]:
@@ -514,14 +533,23 @@ class _BlockFormulas:
             "irr_guess_last_year": f'=IF({complete},IF(INDEX({flows},1,{horizon})<>0,'
                                    f'INDEX({flows},1,{horizon}+1)/-INDEX({flows},1,{horizon})-1,""),"")',
             "irr_floor": f'=IF(SUM({self.rng("flow_sign_change")})=1,-1,'
-                         f'IF(SUM({self.rng("cumulative_sign_change")})=1,0,"none"))',
+                         f'IF(ISNUMBER({self._c("irr_guess_engine")}),IF({self._c("irr_guess_engine")}>0,0,-1),'
+                         f'"none"))',
             **self._irr_attempts(flows),
             "irr": self._na(f"IF({complete},IF(AND({sign_change},ISNUMBER({self._c('irr_floor')})),"
                        f"{self._first_number()},{NA}),{NA})"),
             "payback_months": self._na(f'IF({complete},IF(INDEX({cumulative},1,COLUMNS({cumulative}))<0,"{NEVER}",'
                                   f'IF(MIN({cumulative})>=0,0,MONTHS_PER_YEAR*MAX({crossing}))),{NA})'),
+            "discounted_payback_months": self._discounted_payback(complete),
             **self._equity_cells(),
         }
+
+    def _discounted_payback(self, complete: str) -> str:
+        """Payback of the discounted flows: as payback_months over the cumulative discounted flow."""
+        cumulative = self.rng("cumulative_discounted_cash_flow_usd")
+        crossing = self.rng("discounted_payback_year_fraction", 1)
+        return self._na(f'IF({complete},IF(INDEX({cumulative},1,COLUMNS({cumulative}))<0,"{NEVER}",'
+                        f'IF(MIN({cumulative})>=0,0,MONTHS_PER_YEAR*MAX({crossing}))),{NA})')
 
     def _equity_cells(self) -> dict[str, str]:
         """Equity NPV at the equity discount rate (the plan's discounting), equity IRR (IRR() tried from the

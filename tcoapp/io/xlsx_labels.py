@@ -41,6 +41,9 @@ RESULT_LABELS = {
     **{q.annual_key: f"{q.label} per year" for q in YEAR_QUANTITIES if q.label},
 }
 CASHFLOW_LABELS = {
+    "discounted_cash_flow_usd": "Discounted cash flow", "cumulative_discounted_cash_flow_usd": "Cumulative discounted cash flow",
+    "discounted_payback_year_fraction": "Helper: discounted payback crossing (year)",
+    "discounted_payback_months": "Discounted payback",
     "price_index": "Token price index", "electricity_index": "Electricity price index",
     "cost_index": "Cost index (colocation, maintenance, software, staff, rent)", "utilization": "Utilization",
     "output_tokens": "Output tokens", "input_tokens": "Input tokens", "revenue_usd": "Revenue",

@@ -28,6 +28,8 @@ CF_ROWS = (*CASHFLOW_YEAR_ROWS, "payback_year_fraction",
            "flow_last_sign", "flow_sign_change", "cumulative_last_sign", "cumulative_sign_change",
            "npv_usd", "irr_guess_engine", "irr_guess_flows", "irr_guess_first_year", "irr_guess_last_year",
            "irr_floor", *IRR_ATTEMPTS, "irr", "payback_months",
+           "discounted_cash_flow_usd", "cumulative_discounted_cash_flow_usd", "discounted_payback_year_fraction",
+           "discounted_payback_months",
            *FINANCING_ROWS)
 CF_POOL_ROWS = POOL_YEAR_KEYS
 CF_YEAR_ROW = 1

@@ -31,7 +31,7 @@ LETTER_TERRITORIES = ("US", "CA")   # Letter paper; A4 everywhere else (and wher
 PAGE_PT = {LETTER: (612.0, 792.0), A4: (595.0, 842.0)}   # portrait width, height
 SIDE_MARGIN_IN, TOP_MARGIN_IN = 0.4, 0.45
 DEFAULT_WIDTH = 8.43   # a column with no width set (Excel's and LibreOffice's default, in characters)
-HELPER_ROWS = ("payback_year_fraction", "flow_last_sign", "flow_sign_change", "cumulative_last_sign",
+HELPER_ROWS = ("payback_year_fraction", "discounted_payback_year_fraction", "flow_last_sign", "flow_sign_change", "cumulative_last_sign",
                "cumulative_sign_change", *IRR_GUESSES[:4], "irr_floor", *IRR_ATTEMPTS, "equity_irr_guess_engine",
                *EQUITY_IRR_ATTEMPTS)   # CashFlow cells IRR() and payback read: grouped and collapsed (not printed)
 

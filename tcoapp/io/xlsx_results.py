@@ -219,6 +219,10 @@ FORMULA_SECTIONS: tuple[tuple[str, tuple[tuple[str, Formula], ...]], ...] = (
         ("npv_usd", lambda x: x.cf("npv_usd")),
         ("irr", lambda x: x.cf("irr")),
         ("payback_months", lambda x: x.cf("payback_months")),
+        ("discounted_payback_months", lambda x: x.cf("discounted_payback_months")),
+        ("mirr", lambda x: _mirr(x)),
+        ("unused_tax_loss_usd", lambda x: f'IF({none_na(x.cf_range("loss_carried_usd"))},'
+                                          f'INDEX({x.cf_range("loss_carried_usd")},1,{x.p("years")}+1),{NA})'),
         ("roi",
          lambda x: f'IF({none_na(x.cf_range("cash_flow_usd"))},'
                    f'IF({x.r("capex_usd")}>0,(SUM({x.cf_range("cash_flow_usd", 1)})-SUM({x.cf_range("capex_usd", 1)}))'
@@ -230,9 +234,35 @@ FORMULA_SECTIONS: tuple[tuple[str, tuple[tuple[str, Formula], ...]], ...] = (
         ("min_dscr", lambda x: x.cf("min_dscr")),
         ("wacc", lambda x: f'IF({x.p("debt_fraction")}>0,(1-{x.p("debt_fraction")})*IF(ISBLANK({x.p("equity_discount_rate")}),'
                            f'{x.p("discount_rate")},{x.p("equity_discount_rate")})+{x.p("debt_fraction")}*{x.p("debt_rate")}'
-                           f'*(1-{x.p("tax_rate")}),{NA})'),
+                           f'*(1-{_shield(x)}),{NA})'),
+        ("npv_at_wacc_usd", lambda x: _npv_at_wacc(x)),
     )),
 )
+def _mirr(x) -> str:
+    """MIRR of the year-end flows of years 0..n at the discount rate for both finance and reinvestment: the inflows
+    compounded to year n over the outflows discounted to year 0, ^(1/n) - 1 (Excel's MIRR over CF0:CFn)."""
+    flows, years, n, r = x.cf_range("cash_flow_usd"), x.cf_year_range(), x.p("years"), x.p("discount_rate")
+    gains = f"SUMPRODUCT(({years}<={n})*({flows}>0)*{flows}*(1+{r})^({n}-{years}))"
+    costs = f"-SUMPRODUCT(({years}<={n})*({flows}<0)*{flows}/(1+{r})^{years})"
+    return f"IF({none_na(flows)},IF(AND({gains}>0,{costs}>0),({gains}/({costs}))^(1/{n})-1,{NA}),{NA})"
+
+
+def _shield(x) -> str:
+    """The tax rate the interest deduction saves over the horizon: (tax - tax after interest) / interest, summed
+    over the years; 0 without interest."""
+    interest = x.cf_range("interest_usd")
+    return (f"IF(SUM({interest})>0,(SUM({x.cf_range('tax_usd')})-SUM({x.cf_range('levered_tax_usd')}))"
+            f"/SUM({interest}),0)")
+
+
+def _npv_at_wacc(x) -> str:
+    """The project flows discounted at the WACC (the plan's discounting); n/a without debt."""
+    flows, later, wacc = x.cf_range("cash_flow_usd"), x.cf_range("cash_flow_usd", 1), x.r("wacc")
+    mid = f'IF({x.p("discounting")}="mid_year",(1+{wacc})^HALF_YEAR,1)'
+    return (f"IF({x.p('debt_fraction')}>0,IF({none_na(flows)},INDEX({flows},1,1)+NPV({wacc},{later})*{mid},{NA}),"
+            f"{NA})")
+
+
 # a plan quantity with an expression that no section above places: its own section, at the end
 _PLACED = {key for _, entries in FORMULA_SECTIONS for key, _ in entries}
 FORMULA_SECTIONS += tuple(("More metrics (formulas from their expressions)", entries) for entries in [tuple(

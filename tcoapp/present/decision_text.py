@@ -33,13 +33,56 @@ def _driver_text(name: str) -> str:
     return f"a firmer {in_sentence(input_label(name))} (the Uncertainty sheet)"
 
 
-def reason(d: Decision) -> str:
-    """One paragraph: who is first and by how much, how sure, and when too close what would separate."""
-    first, second = d.first, d.second
+def ranked_label(d: Decision) -> str:
+    """The objective as a sentence names it: 'NPV', 'equity NPV at one hurdle rate of 15 %'."""
     label = in_sentence(objective_label(d.objective))
+    if d.hurdle_rate is not None:
+        label += f" at one hurdle rate of {percent(d.hurdle_rate, 3)}"
+    return label
+
+
+def per_mw_text(d: Decision, s) -> str:
+    """' ($57.5M per MW of facility power)' for an NPV ranking of plans sized by a site; empty otherwise."""
+    if (d.objective not in ("npv_usd", "equity_npv_usd") or not d.by_site or not (s.facility_mw > 0)
+            or not math.isfinite(s.value)):
+        return ""
+    return f" ({money(s.value / s.facility_mw)} per MW of facility power)"
+
+
+def both_views(d: Decision) -> str:
+    """'MI355X makes the cheapest tokens; GB200 earns the most on this 1 MW site.' where the first plan by
+    cost per token is not the first by NPV; empty where they agree."""
+    if d.other_first is None or d.first is None:
+        return ""
+    first = d.first.name
+    cheap, earner = (d.other_first, first) if d.other_objective == "cost_per_million_output_tokens_usd" else (first, d.other_first)
+    where = f" on this {d.site}" if d.site else " (by NPV)"
+    return f"{cheap} makes the cheapest tokens; {earner} earns the most{where}."
+
+
+def reason(d: Decision) -> str:
+    """One paragraph: where cost per token and NPV disagree both in one sentence, who is first and by
+    how much, how sure, and when too close what would separate; then what the returns assume of the
+    market, with the warning where they are high enough that demand and price drive them."""
+    return " ".join(t for t in (both_views(d), _reason(d), market_text(d)) if t)
+
+
+def market_text(d: Decision) -> str:
+    """What the returns assume of the market, then the warning where they are extreme (may be empty)."""
+    return " ".join(t for t in (d.market, d.market_warning) if t)
+
+
+def decision_text(d: Decision) -> str:
+    """The decision without the market sentences: both views, who is first, how sure."""
+    return " ".join(t for t in (both_views(d), _reason(d)) if t)
+
+
+def _reason(d: Decision) -> str:
+    first, second = d.first, d.second
+    label = ranked_label(d)
     if first is None:
         return f"No plan has a value for {label}: see each plan's reason."
-    head = f"{first.name} is first by {label}: {objective_value(d.objective, first.value)}"
+    head = f"{first.name} is first by {label}: {objective_value(d.objective, first.value)}{per_mw_text(d, first)}"
     if second is None or d.p_first_beats_second is None:
         return head + " (no other plan has a value to compare)."
     gap = _gap(d.objective, first.value, second.value)
@@ -54,7 +97,7 @@ def reason(d: Decision) -> str:
     what = (" What would separate them: " + "; ".join(_driver_text(n) for n in d.separators) + "."
             if d.separators else " Nothing drawn separates them: they differ only where the model is the same.")
     return (f"Too close to call by {label} between {first.name} and {second.name} ({first.name} "
-            f"{objective_value(d.objective, first.value)}, {versus}): {first.name} is {sure}, below "
+            f"{objective_value(d.objective, first.value)}{per_mw_text(d, first)}, {versus}): {first.name} is {sure}, below "
             f"{percent(CONFIDENT, 2)}.{what}")
 
 
@@ -67,6 +110,10 @@ def _gap(objective: str, a: float, b: float) -> str:
 def decision_json(d: Decision) -> dict:
     """The `decision` block of `tcoapp compute --json`."""
     p = d.p_first_beats_second
+    first = d.first
+    per_mw = (first.value / first.facility_mw if first is not None and per_mw_text(d, first) else None)
     return {"objective": d.objective, "ranked": list(d.ranked),
             "p_first_beats_second": None if p is None else round(p, 4), "too_close": d.too_close,
-            "reason": reason(d)}
+            "reason": reason(d), "basis": d.basis, "hurdle_rate": d.hurdle_rate,
+            "first_value_per_mw": per_mw,
+            "other_view": None if d.other_first is None else {"objective": d.other_objective, "first": d.other_first}}

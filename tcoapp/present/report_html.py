@@ -19,7 +19,7 @@ from ..engine.finance.sensitivity import tornado
 from ..engine.quantities.inputs import PLAN_FIELD_BY_NAME, PLAN_FIELDS
 from ..engine.quantities.metrics import METRIC_BY_KEY, TORNADO_METRICS
 from ..engine.uncertainty.inputs import DEVICE_FIELD_BY_NAME
-from .decision_text import objective_label, objective_value, reason
+from .decision_text import objective_label, objective_value, ranked_label, reason
 from .labels import in_sentence, input_label
 from ..engine.core.number_format import money
 from .values import choice_label, metric_value, percent, plain, usd
@@ -100,8 +100,8 @@ def _summary(scenario, results, d) -> list[str]:
             f"P(first beats second) = {percent(d.p_first_beats_second, 2)} over {d.draws:,} paired draws"
             + (" — too close to call" if d.too_close else ""))
     lines = [f"<b>Decision.</b> {_e(reason(d))}",
-             f"<b>Ranked by</b> {_e(in_sentence(objective_label(d.objective)))}, because the plans sell {_e(sells)}"
-             + (f" and {len(debt)} of them borrow" if debt else "") + f". <b>Confidence:</b> {_e(sure)}."]
+             f"<b>Ranked by</b> {_e(ranked_label(d))}: {_e(d.basis)} (the plans sell {_e(sells)}"
+             + (f" and {len(debt)} of them borrow" if debt else "") + f"). <b>Confidence:</b> {_e(sure)}."]
     for note in (decision.comparability_note(plans), decision.frontier_headline(d.summaries)):
         if note:
             lines.append(f"<b>Caution:</b> {_e(note)}.")
@@ -133,7 +133,7 @@ def _ranking(d, results) -> list[str]:
                   _e(metric_value(k, r.metric_or_none(k), r.metrics).replace(" per year", "")) for k in keys]
         cells += [_e(decision.breakeven_price_text(s)), _e(decision.breakeven_utilization_text(s))]
         rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
-    return [f"<h2>Ranking by {_e(in_sentence(objective_label(d.objective)))}</h2>",
+    return [f"<h2>Ranking by {_e(ranked_label(d))}</h2>",
             "<table border='1' cellspacing='0' cellpadding='3'>" + head + "".join(rows) + "</table>"]
 
 
@@ -179,7 +179,7 @@ def _device_hours(plans) -> list[str]:
 def _risks(scenario, results, d) -> list[str]:
     """What could change the decision: the largest drivers of the leading plans, the model's interval,
     costs left at 0, plans below their frontier."""
-    items = []
+    items = [f"<b>Market.</b> {_e(t)}" for t in (d.market, d.market_warning) if t]
     metric = d.objective if d.objective in TORNADO_METRICS or d.objective.startswith("equity_") else "npv_usd"
     for s in [x for x in d.summaries[:2] if x.exists]:
         items += _plan_risks(s, results[s.index], metric)

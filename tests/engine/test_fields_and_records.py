@@ -85,7 +85,8 @@ def test_metric_table_covers_every_metric_key_once():
     from tcoapp.engine.quantities.metrics import METRICS
 
     # the metric keys of the contract, plus cost per million input tokens (the years issue) and the
-    # financing figures (docs/model.md "Financing") and the cost per device-hour (docs/model.md section 3)
+    # financing figures (docs/model.md "Financing"), the cost per device-hour (docs/model.md section 3) and the
+    # returns a CFO checks (discounted payback, MIRR, unused tax losses, NPV at the WACC)
     contract = (
         "batch tokens_per_s_per_device tokens_per_s_per_user ttft_s power_w tokens_per_joule max_batch_by_memory "
         "device_count servers racks servers_per_rack it_avg_kw it_provisioned_kw capex_usd capex_usd_per_year "
@@ -94,7 +95,8 @@ def test_metric_table_covers_every_metric_key_once():
         "cost_per_million_uncached_input_tokens_usd cost_per_million_cached_input_tokens_usd revenue_usd_per_year "
         "revenue_usd_per_rack_per_year revenue_per_million_output_tokens_usd "
         "revenue_per_million_uncached_input_tokens_usd revenue_per_million_cached_input_tokens_usd "
-        "revenue_per_million_total_tokens_usd npv_usd irr payback_months roi equity_npv_usd equity_irr min_dscr wacc").split()
+        "revenue_per_million_total_tokens_usd npv_usd irr payback_months discounted_payback_months mirr unused_tax_loss_usd "
+        "roi equity_npv_usd equity_irr min_dscr wacc npv_at_wacc_usd").split()
     assert list(METRIC_KEYS) == contract
     assert [m.key for m in METRICS] == contract
     for m in METRICS:

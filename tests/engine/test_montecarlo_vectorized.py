@@ -97,19 +97,36 @@ def test_drawn_itemized_capex_resizes_a_budget_plan_as_the_deterministic_sizing_
     assert len(set(expected)) > 1  # the cost moved the count: without re-sizing every draw would keep one
 
 def _reference_irr(row):
-    """The IRR row by row, as defined before vectorizing: numpy-financial where the flows change sign
-    once, Norstrom's smallest positive root where the cumulative flow changes sign once, else NaN."""
+    """The IRR row by row from the NPV profile: g(x) = sum_t f_t x^t over x = 1 / (1 + rate) > 0, its sign read
+    at x -> 0 (the first non-zero flow), on a log grid of x from 1e-8 to 1e8 and at x -> infinity (the last
+    non-zero flow); exactly one sign change, or else exactly one at a rate above 0 % (x < 1): that root, by
+    bisection; otherwise NaN."""
     if not np.all(np.isfinite(row)) or not (np.any(row > 0) and np.any(row < 0)):
         return np.nan
-    if cashflow.sign_changes(row) == 1:
-        value = npf.irr(row)
-        return float(value) if np.isfinite(value) else np.nan
-    if cashflow.sign_changes(np.cumsum(row)) != 1:
+    nonzero = row[row != 0]
+    x = np.logspace(-8, 8, 20001)
+    g = np.polynomial.polynomial.polyval(x, row)
+    if np.any(g == 0):                   # the grid hit a root itself
         return np.nan
-    roots = np.roots(row[::-1])
-    real = roots[(np.abs(roots.imag) < 1e-12) & (roots.real > 0)].real
-    positive = (1.0 / real - 1.0)[1.0 / real - 1.0 > 0]
-    return float(positive.min()) if positive.size else np.nan
+    points = np.concatenate([[1e-300], x, [1e300]])
+    values = np.concatenate([[nonzero[0]], g, [nonzero[-1]]])
+    crossings = np.nonzero(np.sign(values[1:]) != np.sign(values[:-1]))[0]
+    gaining = [k for k in crossings if points[k + 1] <= 1.0]      # rates above 0 %
+    picked = crossings if len(crossings) == 1 else gaining if len(gaining) == 1 else []
+    if len(picked) != 1:
+        return np.nan
+    k = int(picked[0])
+    lo, hi = points[k], points[k + 1]
+    f_lo = np.sign(values[k])
+    for _ in range(200):
+        mid = 0.5 * (lo + hi) if hi / max(lo, 1e-300) < 4 else np.sqrt(max(lo, 1e-300) * hi)
+        if np.sign(np.polynomial.polynomial.polyval(mid, row)) == f_lo:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo <= 4e-16 * hi:
+            break
+    return float(1.0 / (0.5 * (lo + hi)) - 1.0)
 
 
 def _reference_payback(flows):

@@ -1,18 +1,26 @@
 """The Decision tab: first, ranks by the chosen objective, states ratios and reasons, and draws one
 frontier per device with each plan's point and the target line."""
+import re
+
 import numpy as np
 import pytest
 
 from tcoapp.engine.decision.summary import OBJECTIVES
 
 
-def test_decision_is_the_first_tab_and_names_the_cheapest_plan(window):
+def test_decision_is_the_first_tab_and_names_both_views(window):
+    """The default scenario's plans share a 1 MW site: the one with the highest NPV is first, and the
+    headline names the one with the cheapest tokens beside it, and the market assumption."""
     assert window.tabs.widget(0) is window.decision
     doc = window.document
     costs = [r.metrics.cost_per_million_output_tokens_usd for r in doc.results]
-    best = doc.scenario.plans[int(np.nanargmin(costs))].name
+    npvs = [r.metrics.npv_usd for r in doc.results]
+    best = doc.scenario.plans[int(np.nanargmax(npvs))].name
+    cheapest = doc.scenario.plans[int(np.nanargmin(costs))].name
     assert window.decision.model.rows[0].name == best
-    assert best in window.decision.headline.text()
+    headline = " ".join(re.sub(r"<[^>]+>", "", window.decision.headline.text()).split())
+    assert f"{cheapest} makes the cheapest tokens; {best} earns the most on this 1 MW site." in headline
+    assert "per MW of facility power" in headline and "Returns assume 70 % of capacity sold" in headline
     html = window.decision.ranking.toPlainText()
     assert "Against the reference" in html and "Why: Meets >= 50 tokens/s per user" in html
     assert "Breaks even at: output price" in html
@@ -242,3 +250,15 @@ def test_search_on_batch_tradeoff_says_per_plan_why_and_offers_renames(open_wind
     index, suggested = offers[0]
     view._rename_clicked(f"rename:{index}")
     assert doc.scenario.plans[index].name == suggested
+
+
+@pytest.mark.parametrize("ext", ["png", "svg"])
+def test_the_decision_chart_exports(window, tmp_path, ext):
+    """File > Export chart offers the Decision tab's chart, first when the Decision tab is shown."""
+    from tcoapp.gui.decision_view import DECISION_CHART
+    assert next(iter(window.charts())) == DECISION_CHART
+    path = tmp_path / f"decision.{ext}"
+    assert window.export_chart(DECISION_CHART, str(path))
+    assert path.stat().st_size > 1000
+    head = path.read_bytes()[:200]
+    assert head.startswith(b"\x89PNG") if ext == "png" else b"<svg" in head or b"<?xml" in head

@@ -39,7 +39,7 @@ MUTANTS = int(os.environ.get("TCOAPP_FUZZ_MUTANTS", "300"))
 LONG_MUTANTS = int(os.environ.get("TCOAPP_FUZZ_LONG_MUTANTS", "1000"))
 SIMULATE_DRAWS = "200"
 FAR_CELL_S = 2.0 * float(os.environ.get("TCOAPP_FUZZ_TIME_SCALE", "1"))   # compute answers a far cell within 2 s
-SIGNED = {"npv_usd", "irr", "roi", "equity_npv_usd", "equity_irr", "min_dscr"}   # every other metric, where it exists, is >= 0
+SIGNED = {"npv_usd", "irr", "roi", "equity_npv_usd", "equity_irr", "min_dscr", "mirr", "npv_at_wacc_usd"}   # every other metric, where it exists, is >= 0
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGALRM"), reason="the hang guard needs SIGALRM (POSIX)")
 

@@ -153,7 +153,8 @@ def test_cashflow_blocks_npv_irr_payback_and_charts(exported):
     assert sum("+NPV(" in f for f in formulas) == 2 * len(scenario.plans)  # the project's and the equity's
     # one IRR() per starting point (helper cells): 6 for the project, 3 for the equity flows
     assert sum("IRR(" in f for f in formulas) == 9 * len(scenario.plans)
-    assert sum("MONTHS_PER_YEAR*MAX(" in f for f in formulas) == len(scenario.plans)  # the last crossing
+    # the last crossing: of the cumulative flow (payback) and of the cumulative discounted flow (discounted payback)
+    assert sum("MONTHS_PER_YEAR*MAX(" in f for f in formulas) == 2 * len(scenario.plans)
     assert ws.freeze_panes == "C2"
     kinds = sorted(type(chart).__name__ for chart in ws._charts)
     assert kinds == ["BarChart", "LineChart"]

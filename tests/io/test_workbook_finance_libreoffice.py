@@ -5,6 +5,7 @@ One soffice launch for the whole file."""
 import math
 
 import openpyxl
+import numpy as np
 import pytest
 
 from tcoapp.engine.pipeline.compute import compute_scenario
@@ -93,7 +94,14 @@ def financing_cases():
                                                                 tax_losses="credit", depreciation_method="macrs_5")),
                        ("device hours, financed", dict(debt_fraction=0.5, debt_rate=0.07, revenue_mode="device_hours",
                                                        reserved_fraction=0.6, reserved_price_usd_per_device_hour=6.0,
-                                                       price_usd_per_device_hour=7.0))):
+                                                       price_usd_per_device_hour=7.0)),
+                       # losses most years: the interest saves part of its tax, and losses are left at the horizon
+                       ("financed, in losses", dict(debt_fraction=0.6, debt_rate=0.07, price_usd_per_device_hour=2.3,
+                                                    revenue_mode="device_hours", reserved_fraction=0.0,
+                                                    depreciation_method="macrs_5")),
+                       # losses throughout: no tax paid, no shield, the losses unused at the horizon
+                       ("financed, losses unused", dict(debt_fraction=0.6, debt_rate=0.07, price_usd_per_device_hour=1.9,
+                                                        revenue_mode="device_hours", reserved_fraction=0.0))):
         plan = base.with_(name=name, **keys)
         plans.append(plan.with_(pools=(_pool(plan, "first", 64), _pool(plan, "second", 32, purchase_year=2))))
     return default_scenario().with_plans(plans)
@@ -171,6 +179,23 @@ def test_the_financing_cases_have_debt(recalculated):
     for r in results:
         assert r.metrics.min_dscr > 0 and r.metrics.equity_npv_usd != r.metrics.npv_usd
         assert max(r.finance.years.interest_usd) > 0 or r.name.startswith("interest-free")
+
+
+def test_the_new_returns_are_exercised(recalculated):
+    """Discounted payback, MIRR, NPV at the WACC and unused tax losses take values the workbook must reproduce:
+    a partial tax shield (WACC between the statutory and the untaxed), losses left at the horizon."""
+    _, results, _ = recalculated["financing"]
+    m = {r.name: r.metrics for r in results}
+    assert all(np.isfinite(x.mirr) and np.isfinite(x.npv_at_wacc_usd) for x in m.values())
+    assert any(x.mirr < 0 for x in m.values())
+    full, losses, unused = m["debt over the horizon"], m["financed, in losses"], m["financed, losses unused"]
+    assert full.wacc == pytest.approx(0.4 * 0.10 + 0.6 * 0.07 * (1 - 0.21), rel=1e-12)
+    assert 0.4 * 0.10 + 0.6 * 0.07 * (1 - 0.21) < losses.wacc < 0.4 * 0.10 + 0.6 * 0.07
+    assert unused.wacc == pytest.approx(0.4 * 0.10 + 0.6 * 0.07, rel=1e-12)     # no tax paid: no shield
+    assert unused.unused_tax_loss_usd > 0 and full.unused_tax_loss_usd == 0
+    assert any("unused at the horizon" in w for w in next(r for r in results if r.name == "financed, losses unused").warnings)
+    assert any(np.isfinite(x.discounted_payback_months) and x.discounted_payback_months > x.payback_months
+               for x in m.values())
 
 
 def test_the_failure_and_ramp_cases_replace_and_ramp(recalculated):

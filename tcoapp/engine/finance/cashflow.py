@@ -36,17 +36,29 @@ def npv_usd(rate, flows, discounting=0.0):
     return np.sum(flows / (1.0 + np.asarray(rate, float)[..., None]) ** t, axis=-1)
 
 
-def irr(flows):
-    """Internal rate of return per row where it is unique, vectorized over rows; NaN otherwise.
+def npv_profile(rates, flows, discounting=0.0):
+    """NPV of one row of `flows` at each of `rates` (the NPV-vs-rate chart): npv_usd over a rate axis."""
+    rates = np.asarray(rates, float)
+    return npv_usd(rates, np.broadcast_to(np.asarray(flows, float), rates.shape + np.shape(flows)[-1:]),
+                   np.full(rates.shape, float(np.asarray(discounting, float))))
 
-    - flows that change sign once (Descartes' rule: exactly one root above -100%): that root,
-      numpy-financial's `irr`. With a non-zero first flow (a conventional investment) it is found for
-      all such rows at once by a bracketed Newton iteration to machine precision (`_single_root`);
-      otherwise by numpy-financial's own route (companion-matrix eigenvalues, as `np.roots`);
-    - failing that, a cumulative flow that changes sign once (Norstrom's criterion: one positive
-      root): the smallest positive rate among the polynomial's real roots;
-    - NaN where several rates make NPV = 0 (none is "the" IRR), where the flows are of one sign, or
-      where a flow is unknown (NaN).
+
+def irr(flows):
+    """Internal rate of return per row where exactly one rate above -100 % makes NPV = 0, vectorized over
+    rows; NaN otherwise (docs/model.md, "Finance").
+
+    Whether a rate is unique is read from the NPV profile itself: NPV(r) = sum_t f_t (1 + r)^-t is the
+    polynomial g(x) = sum_t f_t x^t in x = 1 / (1 + r) > 0, and every real positive root of g is a rate.
+    - flows that change sign once (Descartes: exactly one positive root): that root, found for all such
+      rows at once by a bracketed Newton iteration to machine precision (`_single_root`), or where the
+      first flow is 0 from the polynomial's roots;
+    - any other mixed flows: all roots of g (companion-matrix eigenvalues, as `np.roots`), the real
+      positive ones polished by Newton steps and counted once each (`_only_real_root`): the only one is
+      the IRR (flows -0.71, +0.66, +0.66, -2.19, +5.44 M have one, 80.1 %, though they change sign three
+      times); where the others are rates below 0 %, the only rate above 0 % is (a loan's balloon at the
+      horizon makes equity flows -, -, -, +, +, -: rates of -57 % and +22.6 %); none, or several above
+      0 % (none is "the" IRR): NaN;
+    - NaN where the flows are of one sign or a flow is unknown (NaN).
     The eigenvalue routes are batched per row length (rows of equal leading and trailing zeros share
     one call)."""
     flows = np.asarray(flows, float)
@@ -58,19 +70,28 @@ def irr(flows):
     if np.any(newton):
         out[newton] = 1.0 / _single_root(rows[newton]) - 1.0
     _by_roots(rows, once & ~newton, out, _closest_to_zero)
-    _by_roots(rows, mixed & ~once & (_sign_changes(np.cumsum(rows, axis=-1)) == 1), out, _smallest_positive)
+    _by_roots(rows, mixed & ~once, out, _only_real_root)
     return out.reshape(flows.shape[:-1])
+
+
+def rate_count(flows) -> int:
+    """How many rates above -100 % make NPV = 0 for one row of flows (0 for flows of one sign or unknown)."""
+    row = np.atleast_2d(np.asarray(flows, float))
+    if not (np.all(np.isfinite(row)) and np.any(row > 0) and np.any(row < 0)):
+        return 0
+    out = np.full(1, np.nan)
+    _by_roots(row, np.array([True]), out, lambda roots, p: np.array([len(_real_positive(roots[0], p[0]))], float))
+    return int(out[0])
+
+
+def irr_is_ambiguous(flows) -> bool:
+    """True where several rates make NPV = 0 and none is the IRR (`irr`)."""
+    return rate_count(flows) > 1 and bool(np.isnan(irr(np.asarray(flows, float))))
 
 
 def sign_changes(row) -> int:
     """How often the non-zero values of `row` change sign."""
     return int(_sign_changes(np.atleast_2d(np.asarray(row, float)))[0])
-
-
-def irr_is_ambiguous(flows) -> bool:
-    """True where the flows change sign more than once and so does the cumulative flow: no unique IRR."""
-    row = np.asarray(flows, float)
-    return bool(np.all(np.isfinite(row)) and sign_changes(row) > 1 and sign_changes(np.cumsum(row)) != 1)
 
 
 def _sign_changes(rows: np.ndarray) -> np.ndarray:
@@ -135,7 +156,8 @@ def _by_roots(rows: np.ndarray, which: np.ndarray, out: np.ndarray, pick) -> Non
         companion = np.zeros((p.shape[0], n, n))
         companion[:, 1:, :-1] = np.eye(n - 1)
         companion[:, 0, :] = -p[:, 1:] / p[:, :1]
-        out[index] = pick(np.linalg.eigvals(companion))
+        roots = np.linalg.eigvals(companion)
+        out[index] = pick(roots, p) if pick is not _closest_to_zero else pick(roots)
 
 
 def _closest_to_zero(roots: np.ndarray) -> np.ndarray:
@@ -149,14 +171,60 @@ def _closest_to_zero(roots: np.ndarray) -> np.ndarray:
     return np.where(np.any(usable, axis=-1) & np.isfinite(rate), rate, np.nan)
 
 
-def _smallest_positive(roots: np.ndarray) -> np.ndarray:
-    """Norstrom's rate: the smallest positive 1/x - 1 over real roots x > 0 (|imaginary part| < 1e-12)."""
-    usable = (np.abs(roots.imag) < 1e-12) & (roots.real > 0)
-    with np.errstate(divide="ignore"):
-        rates = 1.0 / np.where(usable, roots.real, 1.0) - 1.0
-    positive = np.where(usable & (rates > 0), rates, np.inf)
-    best = np.min(positive, axis=-1)
-    return np.where(np.isfinite(best), best, np.nan)
+def _real_positive(roots: np.ndarray, poly: np.ndarray) -> list[float]:
+    """The distinct real positive roots x of the polynomial `poly` (highest power first) among `roots`
+    (its eigenvalue roots): candidates with a small imaginary part, polished by Newton steps on the
+    polynomial, kept where the polynomial vanishes there to rounding, each counted once."""
+    slope_poly = np.polyder(poly)
+    found: list[float] = []
+    for root in roots:
+        x = float(root.real)
+        if not (x > 0 and abs(root.imag) <= 1e-6 * max(abs(root), 1e-300)):
+            continue
+        for _ in range(50):
+            slope = np.polyval(slope_poly, x)
+            step = np.polyval(poly, x) / slope if slope != 0 else 0.0
+            if not np.isfinite(step) or x - step <= 0:
+                break
+            x -= step
+            if abs(step) <= 1e-15 * x:
+                break
+        scale = np.polyval(np.abs(poly), x)
+        if abs(np.polyval(poly, x)) <= 1e-9 * scale and not any(abs(x - y) <= 1e-7 * y for y in found):
+            found.append(x)
+    return found
+
+
+def _only_real_root(roots: np.ndarray, polys: np.ndarray) -> np.ndarray:
+    """Per row: the rate 1/x - 1 of the polynomial's only real positive root, or, where the others are all
+    rates below 0 %, of its only one with a rate above 0 % (x < 1: the case Norstrom's criterion, a cumulative
+    flow that changes sign once, guarantees); NaN where several rates above 0 % make NPV = 0, or none does."""
+    out = np.full(roots.shape[0], np.nan)
+    for i in range(roots.shape[0]):
+        found = _real_positive(roots[i], polys[i])
+        gaining = [x for x in found if x < 1.0]
+        pick = found if len(found) == 1 else gaining if len(gaining) == 1 else []
+        if pick:
+            out[i] = 1.0 / pick[0] - 1.0
+    return out
+
+
+def mirr(flows, finance_rate, reinvest_rate, years):
+    """Modified IRR of flows [..., T] over years 0..n (n = `years`, per row): (sum of the inflows compounded
+    to year n at `reinvest_rate` / -sum of the outflows discounted to year 0 at `finance_rate`)^(1/n) - 1,
+    Excel's MIRR(CF0:CFn, finance, reinvest). NaN without both inflows and outflows or a flow unknown."""
+    flows = np.asarray(flows, float)
+    t = np.arange(flows.shape[-1], dtype=float)
+    n = np.asarray(years, float)[..., None]
+    inside = t <= n
+    grow = (1.0 + np.asarray(reinvest_rate, float)[..., None]) ** (n - t)
+    shrink = (1.0 + np.asarray(finance_rate, float)[..., None]) ** t
+    gains = np.sum(np.where(inside & (flows > 0), flows * grow, 0.0), axis=-1)
+    costs = -np.sum(np.where(inside & (flows < 0), flows / shrink, 0.0), axis=-1)
+    known = np.all(np.isfinite(flows), axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = (gains / costs) ** (1.0 / n[..., 0]) - 1.0
+    return np.where(known & (gains > 0) & (costs > 0), value, np.nan)
 
 
 def payback_months(flows):

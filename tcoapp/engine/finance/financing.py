@@ -58,8 +58,19 @@ def min_dscr(dscr):
     return np.where(np.isfinite(worst), worst, np.nan)
 
 
+def shield_rate(rows):
+    """The tax rate interest actually saves over the horizon: (project tax - tax after interest) summed / interest
+    summed; 0 where no tax is paid (a plan in losses takes no shield), tax_rate where every deduction is used,
+    between where losses carried forward use only part of it. 0 without interest."""
+    interest = np.sum(rows["interest_usd"], axis=-1)
+    saved = np.sum(rows["tax_usd"] - rows["levered_tax_usd"], axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(interest > 0, saved / interest, 0.0)
+
+
 def wacc(debt_fraction, equity_rate, debt_rate, tax_rate):
-    """(1 - d) x equity rate + d x debt rate x (1 - tax rate) where the plan borrows (d > 0); NaN without debt."""
+    """(1 - d) x equity rate + d x debt rate x (1 - tax rate) where the plan borrows (d > 0); NaN without debt.
+    `tax_rate`: the rate the interest deduction saves (`shield_rate`), not the statutory rate."""
     d = np.asarray(debt_fraction, float)
     value = (1.0 - d) * np.asarray(equity_rate, float) + d * np.asarray(debt_rate, float) * (1.0 - np.asarray(tax_rate, float))
     return np.where(d > 0, value, np.nan)

@@ -358,6 +358,9 @@ def _costs_and_returns(a, o, rows, with_irr: bool) -> dict[str, np.ndarray]:
         cash_flows_usd=flows,
         npv_usd=cashflow.npv_usd(a.discount_rate, flows, a.discounting),
         payback_months=cashflow.payback_months(flows),
+        discounted_payback_months=cashflow.payback_months(flows * rows["discount_factor"]),
+        mirr=cashflow.mirr(flows, a.discount_rate, a.discount_rate, a.years),
+        unused_tax_loss_usd=rows["loss_carried_usd"][..., -1] * np.ones_like(o["capex_usd"]),
         roi=np.where(o["capex_usd"] > 0, roi, np.nan),
         irr=cashflow.irr(flows) if with_irr else np.full(np.shape(o["capex_usd"]), np.nan),
     )
@@ -368,8 +371,10 @@ def _costs_and_returns(a, o, rows, with_irr: bool) -> dict[str, np.ndarray]:
         equity_npv_usd=cashflow.npv_usd(equity_rate, equity, a.discounting),
         equity_irr=_equity_irr(equity, flows, result["irr"]) if with_irr else np.full(np.shape(o["capex_usd"]), np.nan),
         min_dscr=financing.min_dscr(rows["dscr"]),
-        wacc=financing.wacc(a.debt_fraction, equity_rate, a.debt_rate, a.tax_rate),
+        wacc=financing.wacc(a.debt_fraction, equity_rate, a.debt_rate, financing.shield_rate(rows)),
     )
+    result["npv_at_wacc_usd"] = np.where(np.isfinite(result["wacc"]), cashflow.npv_usd(
+        np.nan_to_num(result["wacc"]), flows, a.discounting), np.nan)
     return result
 
 

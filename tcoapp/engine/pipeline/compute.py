@@ -131,8 +131,9 @@ def compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
     warnings += plausibility_notes(plan, out, prices)
     warnings += not_entered_notes(plan)
     if cashflow.irr_is_ambiguous(out.cash_flows_usd):
-        warnings.append("IRR not given: the cash flows change sign more than once and so does the cumulative flow, "
-                        "so several rates make NPV = 0 (compare NPV instead)")
+        warnings.append("IRR not given: several rates make NPV = 0 (the cash flows change sign more than once); "
+                        "compare NPV or MIRR instead")
+    warnings += finance_notes(plan, out)
     metrics = Metrics(**{key: float(out[key]) for key in FINANCE_METRICS},
                       **{key: float(getattr(point, key)) for key in POINT_METRICS})
     plan_interval, pool_intervals = prediction_intervals(scenario, plan, pools, fleet)
@@ -140,6 +141,25 @@ def compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
                       tuple(dict.fromkeys(warnings)), serving_search=plan.serving_search,
                       searches=tuple(_without_sweep(c.search) for c in caps), prediction_interval=plan_interval,
                       pool_intervals=pool_intervals, frontier=frontier, frontier_share=share)
+
+
+def finance_notes(plan: Plan, out) -> list[str]:
+    """Notes on the finance result: tax losses unused at the horizon, a colocation contract below the
+    fleet's nameplate IT power."""
+    from ..core.number_format import money
+    notes = []
+    unused = float(np.asarray(out.unused_tax_loss_usd, float))
+    if unused > 0:
+        notes.append(f"tax losses of {money(unused)} are unused at the horizon (year {int(plan.years)}): no taxable "
+                     "income offset them, so no tax saving is counted for them (tax losses taken as a credit "
+                     "against the owner's other income count in the year they arise)")
+    contracted = plan.colocation_contracted_kw
+    nameplate = float(np.asarray(out.it_provisioned_kw, float))
+    if contracted is not None and contracted == contracted and np.isfinite(nameplate) and contracted < nameplate:
+        notes.append(f"the contracted colocation power ({contracted:,.6g} kW) is below the fleet's nameplate IT power "
+                     f"({nameplate:,.6g} kW): the contract bills {contracted:,.6g} kW while the servers can draw "
+                     "their nameplate; raise the contract or size the fleet to it")
+    return notes
 
 
 def _without_sweep(outcome: SearchOutcome | None) -> SearchOutcome | None:

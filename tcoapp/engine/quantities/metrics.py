@@ -91,6 +91,12 @@ METRICS: tuple[Metric, ...] = scoped("metric", (
        summary_sheet=11, text_group="Returns", simulated=2, summary=2, draws_sheet=2, tornado=4, cashflow_cell=2),
     _m("payback_months", "Payback", "months", "low", "The earliest time after which the cumulative cash flow stays >= 0 up to the horizon (a later dip below 0 moves it); 0 where it is never below 0; 'never' where it is below 0 at the horizon.",
        summary_sheet=12, text_group="Returns", simulated=3, summary=3, draws_sheet=3, tornado=3, cashflow_cell=3),
+    _m("discounted_payback_months", "Discounted payback", "months", "low", "Payback of the discounted cash flows (each year's flow x its discount factor): the earliest time after which their cumulative sum stays >= 0 up to the horizon; 'never' where it is below 0 at the horizon (NPV < 0).",
+       text_group="Returns", cashflow_cell=7),
+    _m("mirr", "MIRR", "fraction/yr", "high", "Modified IRR of the year-end flows of years 0..n: (future value at the horizon of the inflows reinvested at the discount rate / present value of the outflows at the discount rate)^(1/n) - 1 (Excel's MIRR(flows, r, r)); one value always, where IRR may have none or several; empty without both inflows and outflows.",
+       text_group="Returns"),
+    _m("unused_tax_loss_usd", "Tax losses unused at the horizon", "USD", "", "Tax losses carried forward that no taxable income offset by the horizon: no tax saving is counted for them (0 with tax_losses = credit, or where every loss was used).",
+       text_group="Returns"),
     _m("roi", "ROI", "fraction", "high", "Sum of the flows of years 1..n (later tranches' capex added back) / capex - 1.",
        summary_sheet=13, text_group="Returns", simulated=6, summary=6, tornado=5),
     _m("equity_npv_usd", "Equity NPV", "USD", "high", "The equity holder's flows (capex less debt drawn, operations, interest and principal, tax with interest deducted) discounted at equity_discount_rate; = NPV without debt.",
@@ -99,7 +105,8 @@ METRICS: tuple[Metric, ...] = scoped("metric", (
        simulated=12, summary=8, cashflow_cell=5),
     _m("min_dscr", "Min DSCR", "ratio", "high", "Debt service coverage, worst year: (revenue - opex - tax) / (interest + scheduled principal); empty without debt.",
        simulated=13, summary=9, cashflow_cell=6, tornado=8),
-    _m("wacc", "WACC", "fraction/yr", "", "Weighted average cost of capital where the plan has debt: (1 - debt_fraction) x equity_discount_rate + debt_fraction x debt_rate x (1 - tax_rate) (nominal, as every rate); empty without debt."),
+    _m("wacc", "WACC", "fraction/yr", "", "Weighted average cost of capital where the plan has debt: (1 - debt_fraction) x equity_discount_rate + debt_fraction x debt_rate x (1 - the tax rate interest actually saves: tax saved by deducting interest over the horizon / interest paid, 0 where no tax is paid, tax_rate where every deduction is used) (nominal, as every rate); empty without debt."),
+    _m("npv_at_wacc_usd", "NPV at the WACC", "USD", "high", "The project (unlevered) cash flows discounted at the WACC (same discounting); empty without debt."),
 ))
 
 METRIC_BY_KEY = {m.key: m for m in METRICS}
@@ -136,9 +143,9 @@ def metric_values(metrics) -> tuple[tuple[str, float], ...]:
 
 
 def missing_text(key: str, metrics=None) -> str:
-    """How a metric that does not exist reads: payback is "never" when the plan has cash flows that
+    """How a metric that does not exist reads: payback (discounted too) is "never" when the plan has cash flows that
     never turn positive, "n/a" when the plan has no cash flows at all (no operating point, no capex)."""
-    if key != "payback_months":
+    if key not in ("payback_months", "discounted_payback_months"):
         return "n/a"
     npv = None if metrics is None else metrics.npv_usd
     has_flows = metrics is None or (npv is not None and npv == npv and abs(npv) != float("inf"))

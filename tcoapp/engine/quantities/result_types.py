@@ -48,11 +48,15 @@ class Metrics:
     npv_usd: float
     irr: float
     payback_months: float
+    discounted_payback_months: float
+    mirr: float
+    unused_tax_loss_usd: float
     roi: float
     equity_npv_usd: float
     equity_irr: float
     min_dscr: float
     wacc: float
+    npv_at_wacc_usd: float
 
     @classmethod
     def nan(cls) -> Self:
@@ -369,7 +373,11 @@ class FinanceResult:
     revenue_per_million_uncached_input_tokens_usd: np.ndarray
     revenue_per_million_cached_input_tokens_usd: np.ndarray
     revenue_per_million_total_tokens_usd: np.ndarray
+    discounted_payback_months: np.ndarray
+    mirr: np.ndarray
+    unused_tax_loss_usd: np.ndarray
     wacc: np.ndarray
+    npv_at_wacc_usd: np.ndarray
     pools: PoolFinance
     years: YearRows
 
