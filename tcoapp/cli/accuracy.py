@@ -47,51 +47,94 @@ def run_accuracy(args) -> int:
     from ..io.measurements import read_measurements
     start = time.perf_counter()
     rows, catalog = read_measurements(args.csv), load_catalog()
-    coverage, note = None, ""
+    from ..engine.performance.device_ratios import ratio_summary
     if args.in_sample:
         from ..engine.performance.accuracy import run
-        acc, title = run(rows, catalog), "IN-SAMPLE by regime x class x vendor (shipped factors, fitted on these rows; not unseen)"
-    else:
-        from ..engine.performance.interval_cells import coverage as band_coverage
-        acc, note = _cross_validated(rows, catalog, args)
-        title = "LEAVE-ONE-FAMILY-OUT by regime x class x vendor (unseen: factors fitted without the family)"
-        coverage = band_coverage(acc.results)
-    from ..engine.performance.device_ratios import ratio_summary
-    ratios = ratio_summary(acc.results, dict(rows))
-    print(format_report(acc, title, rows=args.rows, by=args.by, coverage=coverage, ratios=ratios))
-    print(f"{note}took {time.perf_counter() - start:.1f} s")
+        acc = run(rows, catalog)
+        title = "IN-SAMPLE by regime x class x vendor (shipped factors, fitted on these rows; not unseen)"
+        print(format_report(acc, title, rows=args.rows, by=args.by, ratios=ratio_summary(acc.results, dict(rows))))
+        print(f"took {time.perf_counter() - start:.1f} s")
+        return 0
+    from ..engine.performance.cross_validation import ERA_BOUNDARY, era_groups
+    from ..engine.performance.interval_cells import coverage as band_coverage
+    splits, notes = [], []
+    for split in ("family", "era"):
+        acc, note = _cross_validated(rows, catalog, args, split)
+        splits.append(acc)
+        notes.append(note)
+    lofo, era = splits
+    print(format_report(lofo, "LEAVE-ONE-FAMILY-OUT by regime x class x vendor (unseen: factors fitted without the family)",
+                        rows=args.rows, by=args.by, coverage=band_coverage(lofo.results),
+                        ratios=ratio_summary(lofo.results, dict(rows))))
+    print()
+    print(format_report(era, f"LEAVE-ONE-ERA-OUT by regime x class x vendor (unseen software: rows dated before "
+                             f"{ERA_BOUNDARY} predicted by factors fitted only on rows from {ERA_BOUNDARY} on, "
+                             f"and the reverse)", by=args.by,
+                        coverage=band_coverage(era.results, groups=era_groups(rows)), ratios=ratio_summary(era.results, dict(rows))))
+    print()
+    print("\n".join(worse_of_two(lofo, era)))
+    print(f"{notes[0]}{notes[1]}took {time.perf_counter() - start:.1f} s")
     return 0
 
 
-def _cross_validated(rows, catalog, args):
-    """(the cross-validated accuracy, a note on where it came from): the stored predictions of the
-    shipped file while current, else recomputed."""
+def worse_of_two(lofo: Accuracy, era: Accuracy) -> list[str]:
+    """The figures model changes are judged by: for each, the worse of the two splits."""
+    lines = ["WORSE OF THE TWO SPLITS (model changes are chosen by these):"]
+    checks = (("overall", None), ("MoE", lambda r: r.kind == "MoE"), ("interactive", lambda r: r.scenario == "interactive"))
+    for name, where in checks:
+        a, b = lofo.summary("scenario", where=where).get("overall"), era.summary("scenario", where=where).get("overall")
+        if a and b:
+            worse = max((a, "family"), (b, "era"), key=lambda x: x[0]["median_ape_pct"])
+            p90 = max((a, "family"), (b, "era"), key=lambda x: x[0]["p90_ape_pct"])
+            lines.append(f"  {name:12s} median APE {worse[0]['median_ape_pct']:5.1f} % ({worse[1]} split), "
+                         f"p90 {p90[0]['p90_ape_pct']:5.1f} % ({p90[1]} split)")
+    return lines
+
+
+def _cross_validated(rows, catalog, args, split: str = "family"):
+    """(the cross-validated accuracy of `split` ("family" or "era"), a note on where it came from): the
+    stored predictions of the shipped file while current, else recomputed."""
     import pathlib
 
-    from ..io.cross_validated import stored_cross_validation
+    from ..io.cross_validated import stored_path, stored_cross_validation
     from ..io.measurements import DEFAULT_CSV
     shipped = pathlib.Path(args.csv).resolve() == DEFAULT_CSV.resolve()
+    name = "leave-one-family-out" if split == "family" else "leave-one-era-out"
     if shipped and not (args.cv or args.exact):
-        acc = stored_cross_validation(rows, catalog)
+        acc = stored_cross_validation(rows, catalog, stored_path(split))
         if acc is not None:
-            return acc, "stored leave-one-family-out predictions (current for this model; --cv recomputes them); "
-    acc = _lofo(rows, catalog, args).accuracy
+            return _undated(acc, rows, split), f"stored {name} predictions (current for this model; --cv recomputes them); "
+    acc = _refits(rows, catalog, args, split).accuracy
     if shipped and not (args.cv or args.exact):
-        return acc, ("the stored predictions are out of date (the model, factors or measurements changed): recomputed; "
-                     "`python tools/refit_factors.py --intervals` stores them; ")
-    return acc, "recomputed; "
+        return acc, (f"the stored {name} predictions are out of date (the model, factors or measurements changed): "
+                     "recomputed; `python tools/refit_factors.py --intervals` stores them; ")
+    return acc, f"{name} recomputed; "
 
 
-def _lofo(rows, catalog, args):
+def _undated(acc: Accuracy, rows, split: str) -> Accuracy:
+    """The stored era predictions with each undated row's reason (in neither era's fit, not tested)."""
+    if split != "era":
+        return acc
+    from dataclasses import replace
+
+    from ..engine.performance.cross_validation import UNDATED, era_of
+    dates = dict(rows)
+    skipped = tuple((line, UNDATED if era_of(dates.get(line, {}).get("date", "")) is None else reason)
+                    for line, reason in acc.skipped)
+    return replace(acc, skipped=skipped)
+
+
+def _refits(rows, catalog, args, split: str):
     import sys
 
-    from ..engine.performance.cross_validation import leave_one_family_out
-    print("computing the leave-one-family-out refits (a minute or more)...", file=sys.stderr, flush=True)
+    from ..engine.performance.cross_validation import leave_one_era_out, leave_one_family_out
+    how = leave_one_family_out if split == "family" else leave_one_era_out
+    print(f"computing the leave-one-{split}-out refits (a minute or more)...", file=sys.stderr, flush=True)
     if args.jobs <= 1:
-        return leave_one_family_out(rows, catalog, exact=args.exact)
+        return how(rows, catalog, exact=args.exact)
     from concurrent.futures import ProcessPoolExecutor
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        return leave_one_family_out(rows, catalog, exact=args.exact, map_fn=pool.map)
+        return how(rows, catalog, exact=args.exact, map_fn=pool.map)
 
 
 def _stat_line(group: str, s: dict) -> str:
@@ -100,13 +143,17 @@ def _stat_line(group: str, s: dict) -> str:
 
 
 def lofo_table(acc: Accuracy) -> list[str]:
-    """Regime x class x vendor (each with its subtotal), by regime, by class, by vendor and overall."""
+    """Regime x class x vendor of the rows of known configuration (each with its subtotal), the
+    unknown-configuration cell (by regime), then by regime, class and vendor and overall (every row)."""
     lines = [HEADER]
+    known = lambda r: r.configuration == "known"  # noqa: E731
     for regime in REGIMES:
         for kind in CLASSES:
-            cell = acc.summary("vendor", where=lambda r, g=regime, k=kind: r.scenario == g and r.kind == k)
+            cell = acc.summary("vendor", where=lambda r, g=regime, k=kind: known(r) and r.scenario == g and r.kind == k)
             for vendor, s in cell.items():
                 lines.append(_stat_line(f"{regime} {kind} {'all' if vendor == 'overall' else vendor}", s))
+    for regime, s in acc.summary("scenario", where=lambda r: not known(r)).items():
+        lines.append(_stat_line(f"unknown configuration {'all' if regime == 'overall' else regime}", s))
     for by in ("scenario", "kind", "vendor"):
         lines.extend(_stat_line(f"{g}", s) for g, s in acc.summary(by).items() if g != "overall")
     lines.append(_stat_line("overall", acc.summary("scenario")["overall"]))

@@ -69,11 +69,17 @@ def cell_keys(r) -> tuple[str, str, str]:
     return f"{r.scenario}/{r.kind}", r.scenario, "*"
 
 
+def known(results) -> list:
+    """The results of rows whose configuration is known (an unknown row builds no band)."""
+    return [r for r in results if getattr(r, "configuration", "known") == "known"]
+
+
 def build_cells(results, quantiles=BAND_QUANTILES, per_user: bool = False) -> dict[str, tuple[int, float, float]]:
-    """{cell: (rows, low, high)} of measured / predicted (tokens/s per device, or per user)."""
+    """{cell: (rows, low, high)} of measured / predicted (tokens/s per device, or per user), from the
+    rows of known configuration."""
     ratio = _user_ratio if per_user else _device_ratio
     found: dict[str, tuple[list, list]] = {}
-    for r in results:
+    for r in known(results):
         x = ratio(r)
         if x is None:
             continue
@@ -85,18 +91,25 @@ def build_cells(results, quantiles=BAND_QUANTILES, per_user: bool = False) -> di
     return {key: (len(found[key][0]), *band(*found[key], quantiles)) for key in order if key in found}
 
 
-def coverage(results, quantiles=BAND_QUANTILES) -> dict[str, dict[str, float]]:
-    """{cell, regime, class or "overall": {n, inside_share}}: each family's rows against the band
-    built from the other families' cross-validated residuals (module docstring)."""
+UNKNOWN_CELL = "unknown configuration"
+
+
+def coverage(results, quantiles=BAND_QUANTILES, groups: dict | None = None) -> dict[str, dict[str, float]]:
+    """{cell, regime, class, UNKNOWN_CELL or "overall": {n, inside_share}}: each held-out unit's rows
+    (a source family; `groups` {line: unit}, e.g. the era, where given) against the band built from
+    the other units' cross-validated residuals (module docstring). Rows of unknown configuration are
+    tested only in their own cell and "overall"."""
+    unit = (lambda r: r.source_family) if groups is None else (lambda r: groups.get(r.line))
     inside: dict[str, list[bool]] = {}
-    for family in sorted({r.source_family for r in results}):
-        others = [r for r in results if r.source_family != family]
-        table = build_cells(others, quantiles)
+    for name in sorted({unit(r) for r in results} - {None}):
+        table = build_cells([r for r in results if unit(r) not in (name, None)], quantiles)
         if "*" not in table or table["*"][0] < MIN_ROWS:
             continue
-        for r in (r for r in results if r.source_family == family):
+        for r in (r for r in results if unit(r) == name):
             _, (_, lo, hi) = band_for(table, r.scenario, r.kind)
             ok = bool(lo <= _device_ratio(r) <= hi)
-            for key in (f"{r.scenario}/{r.kind}", r.scenario, r.kind, "overall"):
+            keys = (f"{r.scenario}/{r.kind}", r.scenario, r.kind) if getattr(r, "configuration", "known") == "known" \
+                else (UNKNOWN_CELL,)
+            for key in (*keys, "overall"):
                 inside.setdefault(key, []).append(ok)
     return {k: {"n": len(v), "inside_share": float(np.mean(v))} for k, v in inside.items()}
