@@ -20,6 +20,16 @@ def test_accuracy_prints_the_leave_one_family_out_table_by_regime_class_and_vend
             assert f"{regime} {kind} all" in groups and f"{regime} {kind} NVIDIA" in groups
     assert {"offline", "server", "interactive", "dense", "MoE", "NVIDIA", "AMD", "overall"} <= set(groups)
     assert any(line.startswith("80 % prediction band, share inside") for line in out)
+    # the unknown-configuration rows are their own cell, in both tables
+    assert sum(1 for g in groups if g == "unknown configuration all") == 2
+    # the second split: leave one era out, with its boundary, its own table and its own band coverage
+    era = next(i for i, line in enumerate(out) if line.startswith("LEAVE-ONE-ERA-OUT by regime x class x vendor"))
+    from tcoapp.engine.performance.cross_validation import ERA_BOUNDARY
+    assert f"before {ERA_BOUNDARY}" in out[era] and "median APE %" in out[era + 1]
+    assert any(line.strip().startswith("unknown configuration") for line in out[era:])
+    assert sum(line.startswith("80 % prediction band, share inside") for line in out) == 2
+    assert any(line.startswith("WORSE OF THE TWO SPLITS") for line in out[era:])
+    assert "stored leave-one-era-out predictions" in out[-1]
     assert any(line.strip().startswith("interactive/MoE") and "% of" in line for line in out)
     assert max(len(line) for line in out) <= 100
     assert any(line.startswith("modelled ") and "source families" in line for line in out)
@@ -40,7 +50,8 @@ def test_accuracy_recomputes_leave_one_family_out_on_a_given_file(tmp_path):
     assert len(rows) == 10 and all(line.endswith("]") and "[MLPerf v" in line for line in rows)
     assert any(line.startswith("LEAVE-ONE-FAMILY-OUT") for line in out)
     assert "offline dense all" in done.stdout and "of 4 source families" in done.stdout
-    assert out[-1].startswith("recomputed; took")
+    assert any(line.startswith("LEAVE-ONE-ERA-OUT") for line in out)
+    assert out[-1].startswith("leave-one-family-out recomputed; leave-one-era-out recomputed; took")
 
 
 def test_accuracy_rows_of_a_small_csv_in_sample(tmp_path):

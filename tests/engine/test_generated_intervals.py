@@ -123,3 +123,40 @@ def test_factor_model_error_carries_the_model_error_into_monte_carlo():
     assert faster.metrics.power_w == pytest.approx(base.metrics.power_w)
     assert cost["p95"] == pytest.approx(point / (lo + 0.05 * (hi - lo)), rel=0.03)
     assert cost["p5"] == pytest.approx(point / (lo + 0.95 * (hi - lo)), rel=0.03)
+
+
+def _stored_era():
+    from tcoapp.io.catalog import load_catalog
+    from tcoapp.io.cross_validated import stored_cross_validation, stored_path
+    from tcoapp.io.measurements import read_measurements
+    return stored_cross_validation(read_measurements(), load_catalog(), stored_path("era"))
+
+
+def test_the_stored_era_split_is_current_and_the_shipped_era_table_is_its_cells():
+    from tcoapp.engine.performance import interval_cells
+    acc = _stored_era()
+    assert acc is not None, "stale: run python tools/refit_factors.py --intervals"
+    table = interval_cells.build_cells(acc.results)
+    assert set(table) == set(pi.ERA_RESIDUAL_QUANTILES)
+    for key, (n, lo, hi) in pi.ERA_RESIDUAL_QUANTILES.items():
+        assert table[key][0] == n and table[key][1:] == pytest.approx((lo, hi), abs=2e-3)
+
+
+def test_a_software_date_outside_the_fit_widens_the_band_to_the_era_split():
+    """Direction: the same point with a software_date the fit never saw (after the factors' date, or
+    before the oldest row) gets a band at least as wide, holding the leave-one-era-out band."""
+    p = make_plan("p", {"input_tokens": 1000, "output_tokens": 500, "device": "B200", "model": "DeepSeek-R1",
+                        "tensor_parallel": 8, "batch": 64})
+    point = compute_plan(_scenario(p), p).point
+    inside = pi.prediction_interval(point, "MoE", "NVIDIA", generated=True, software_date="2026-01")
+    assert inside == pi.prediction_interval(point, "MoE", "NVIDIA", generated=True)
+    regime = pi.point_regime(point.tokens_per_s_per_user, point.batch, point.max_batch_by_memory)
+    _, (_, elo, ehi) = pi.band_for(pi.ERA_RESIDUAL_QUANTILES, regime, "MoE")
+    for date in ("2027-06", "2023-01"):
+        assert pi.outside_fit_dates(date)
+        out = pi.prediction_interval(point, "MoE", "NVIDIA", generated=True, software_date=date)
+        lo, hi = (x / point.tokens_per_s_per_device for x in out["tokens_per_s_per_device"])
+        ilo, ihi = (x / point.tokens_per_s_per_device for x in inside["tokens_per_s_per_device"])
+        assert lo <= ilo and hi >= ihi and lo == pytest.approx(min(ilo, elo)) and hi == pytest.approx(max(ihi, ehi))
+        assert "outside the dates the fit saw" in out["basis"]
+    assert not pi.outside_fit_dates("") and not pi.outside_fit_dates(pi.FACTORS_DATE)

@@ -91,7 +91,7 @@ def fitted_lines(results) -> list[int]:
 
 
 def leave_one_family_out(rows, catalog, factors: EfficiencyFactors = DEFAULT_FACTORS, max_nfev: int = REFIT_STEPS,
-                         exact: bool = False, map_fn=map) -> CrossValidation:
+                         exact: bool = False, map_fn=map, names=FIT) -> CrossValidation:
     """Every modelled row of `rows` predicted by the FIT factors refitted on the other families'
     known-configuration rows, each refit started from the fit on every such row (module docstring)."""
     rows = list(rows)
@@ -99,11 +99,11 @@ def leave_one_family_out(rows, catalog, factors: EfficiencyFactors = DEFAULT_FAC
     fit_set = set(fitted_lines(base.results))
     groups = {family: (own, [x for x in fit_set if x not in set(own)]) for family, own in family_lines(base.results).items()}
     return _hold_out(rows, catalog, factors, base, groups, max_nfev, exact, map_fn,
-                     "no feasible configuration with the factors fitted without its family")
+                     "no feasible configuration with the factors fitted without its family", names)
 
 
 def leave_one_era_out(rows, catalog, factors: EfficiencyFactors = DEFAULT_FACTORS, boundary: str = ERA_BOUNDARY,
-                      max_nfev: int = REFIT_STEPS, exact: bool = False, map_fn=map) -> CrossValidation:
+                      max_nfev: int = REFIT_STEPS, exact: bool = False, map_fn=map, names=FIT) -> CrossValidation:
     """The rows of each software era predicted by the FIT factors refitted on the other era's
     known-configuration rows only (fit before `boundary`, test from it, and the reverse). Undated rows
     are in neither fit and are not tested (`not_tested`)."""
@@ -111,20 +111,19 @@ def leave_one_era_out(rows, catalog, factors: EfficiencyFactors = DEFAULT_FACTOR
     base = run(rows, catalog, factors)
     eras, undated = era_lines(rows, base.results, boundary)
     fit_set = set(fitted_lines(base.results))
-    names = list(eras)
-    groups = {name: (eras[name], [x for other in names if other != name for x in eras[other] if x in fit_set])
-              for name in names}
+    groups = {era: (own, [x for other, theirs in eras.items() if other != era for x in theirs if x in fit_set])
+              for era, own in eras.items()}
     cv = _hold_out(rows, catalog, factors, base, groups, max_nfev, exact, map_fn,
-                   "no feasible configuration with the factors fitted on the other era")
+                   "no feasible configuration with the factors fitted on the other era", names)
     skipped = tuple(sorted(cv.accuracy.skipped + tuple((line, UNDATED) for line in undated)))
     return replace(cv, accuracy=replace(cv.accuracy, skipped=skipped), not_tested=tuple(sorted(undated)))
 
 
-def _hold_out(rows, catalog, factors, base, groups, max_nfev, exact, map_fn, infeasible) -> CrossValidation:
-    """Each group's rows predicted by the factors refitted on its training lines ({name: (own lines,
-    training lines)}), every refit started from the fit on every known-configuration row."""
+def _hold_out(rows, catalog, factors, base, groups, max_nfev, exact, map_fn, infeasible, names=FIT) -> CrossValidation:
+    """Each group's rows predicted by the factors `names` refitted on its training lines ({name: (own
+    lines, training lines)}), every refit started from the fit on every known-configuration row."""
     lines = fitted_lines(base.results)
-    centre = fit_factors(rows, catalog, lines, start=factors,
+    centre = fit_factors(rows, catalog, lines, start=factors, names=names,
                          start_results=[r for r in base.results if r.line in set(lines)]).factors
     at_centre = run(rows, catalog, centre, lines=set(lines)).results
     fixed = None
@@ -132,8 +131,8 @@ def _hold_out(rows, catalog, factors, base, groups, max_nfev, exact, map_fn, inf
         found = {r.line: r for r in at_centre}
         residuals = log_residuals(rows, catalog, centre, lines) if any(x not in found for x in lines) else np.array(
             [np.log(max(found[x].predicted / found[x].measured, FLOOR_RATIO)) for x in lines])
-        fixed = dict(zip(lines, jacobian(rows, catalog, centre, lines, FIT, residuals)))
-    tasks = [(rows, catalog, centre, [r for r in at_centre if r.line in train_set], own, max_nfev, fixed)
+        fixed = dict(zip(lines, jacobian(rows, catalog, centre, lines, names, residuals)))
+    tasks = [(rows, catalog, centre, [r for r in at_centre if r.line in train_set], own, max_nfev, fixed, names)
              for own, train_set in ((own, set(train)) for own, train in groups.values())]
     outcomes = list(map_fn(_refit_and_predict, tasks))
     results, skipped = [], list(base.skipped)
@@ -148,7 +147,7 @@ def _hold_out(rows, catalog, factors, base, groups, max_nfev, exact, map_fn, inf
 
 def _refit_and_predict(task) -> tuple[FactorFit, Accuracy]:
     """(the fit on `others`, the rows `own` predicted with it): one family's turn."""
-    rows, catalog, factors, others, own, max_nfev, fixed = task
-    fit = fit_factors(rows, catalog, [r.line for r in others], start=factors,
+    rows, catalog, factors, others, own, max_nfev, fixed, names = task
+    fit = fit_factors(rows, catalog, [r.line for r in others], start=factors, names=names,
                       max_nfev=max_nfev if fixed else 40, fixed_jacobian=fixed, start_results=others)
     return fit, run(rows, catalog, fit.factors, lines=set(own))

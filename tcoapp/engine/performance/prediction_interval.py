@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import math
 
+from ..quantities.dates import FACTORS_DATE, months
+
 INTERACTIVE_MIN_TOKENS_PER_S_PER_USER = 25.0
 OFFLINE_BATCH_SHARE = 0.9
 MIN_ROWS = 20
@@ -52,6 +54,23 @@ PER_USER_QUANTILES: dict[str, tuple[int, float, float]] = {
 }
 
 
+# cell -> (rows, low, high of measured / predicted tokens/s per device): leave-one-era-out residuals (each
+# software era predicted by factors fitted only on the other era; tools/refit_factors.py --intervals).
+# A point whose software_date lies outside the dates the fit saw takes the wider of this band and the
+# one above: the model does not extrapolate software it has not seen.
+ERA_RESIDUAL_QUANTILES: dict[str, tuple[int, float, float]] = {
+    '*': (0, 0.0, 0.0),
+}
+FIT_FIRST_DATE = "2024-08"   # the oldest software date of the measurements the shipped factors were fitted on
+
+
+def outside_fit_dates(software_date: str) -> bool:
+    """True where a plan's `software_date` lies before or after the dates the shipped fit saw
+    (FIT_FIRST_DATE to FACTORS_DATE); empty = FACTORS_DATE, inside."""
+    d = months(software_date or "")
+    return d is not None and not months(FIT_FIRST_DATE) <= d <= months(FACTORS_DATE)
+
+
 def point_regime(tokens_per_s_per_user: float, batch: float, max_batch_by_memory: float) -> str:
     """interactive, offline or server (module docstring)."""
     if math.isfinite(tokens_per_s_per_user) and tokens_per_s_per_user >= INTERACTIVE_MIN_TOKENS_PER_S_PER_USER:
@@ -77,23 +96,32 @@ def band_for(table: dict, regime: str, kind: str) -> tuple[str, tuple[int, float
     raise KeyError("the interval table has no overall cell")
 
 
-def prediction_interval(point, kind: str, vendor: str, generated: bool | None = None) -> dict | None:
+def prediction_interval(point, kind: str, vendor: str, generated: bool | None = None,
+                        software_date: str = "") -> dict | None:
     """{"level", "tokens_per_s_per_device": [low, high], "tokens_per_s_per_user": [low, high], "basis"}
     for a generated operating point that exists (`generated` None: its source says so); None
-    otherwise (a measured curve, no operating point)."""
+    otherwise (a measured curve, no operating point). A `software_date` outside the dates the fit saw
+    widens the band to hold the leave-one-era-out band of its cell as well."""
     generated = str(getattr(point, "source", "")).startswith("generated") if generated is None else generated
     if point is None or not generated or not point.exists:
         return None
     regime = point_regime(point.tokens_per_s_per_user, point.batch, point.max_batch_by_memory)
     key, (n, lo, hi) = band_for(RESIDUAL_QUANTILES, regime, kind)
     ukey, (un, ulo, uhi) = band_for(PER_USER_QUANTILES, regime, kind)
+    widened = ""
+    if outside_fit_dates(software_date) and ERA_RESIDUAL_QUANTILES.get("*", (0,))[0] > 0:
+        ekey, (en, elo, ehi) = band_for(ERA_RESIDUAL_QUANTILES, regime, kind)
+        lo, hi = min(lo, elo), max(hi, ehi)
+        widened = (f"; software_date {software_date} lies outside the dates the fit saw ({FIT_FIRST_DATE} to "
+                   f"{FACTORS_DATE}): widened to hold the leave-one-era-out band of cell {_cell_name(ekey)} "
+                   f"(n={en}, {elo:.2f}x-{ehi:.2f}x: software of an era the fit never saw)")
     per_user = point.tokens_per_s_per_user
     user = [per_user * ulo, per_user * uhi] if math.isfinite(per_user) else None
     basis = (f"{regime} point ({kind}, {vendor}): cell {_cell_name(key)}, n={n}: leave-one-family-out residuals (each "
              f"source family held-out of the factor fit, then predicted) lay between {lo:.2f}x and {hi:.2f}x the "
              f"model's tokens/s per device ({_percentiles()} of a family's offset times the scatter within "
              f"families); per user {ulo:.2f}x-{uhi:.2f}x "
-             f"(cell {_cell_name(ukey)}, n={un}, rows measured at a stated concurrency)")
+             f"(cell {_cell_name(ukey)}, n={un}, rows measured at a stated concurrency){widened}")
     return {"level": LEVEL, "tokens_per_s_per_device": [point.tokens_per_s_per_device * lo, point.tokens_per_s_per_device * hi],
             "tokens_per_s_per_user": user, "basis": basis}
 
