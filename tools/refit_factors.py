@@ -14,10 +14,10 @@ leave-one-era-out figures (`tcoapp accuracy`), never by these in-sample ones.
 `--intervals` runs `cross_validation.leave_one_family_out` and `leave_one_era_out` with the shipped
 factors, writes their per-row predictions to resources/measurements/cross_validated.csv and
 cross_validated_era.csv (`tcoapp accuracy` reads them while they are current and recomputes them
-when not) and prints RESIDUAL_QUANTILES / PER_USER_QUANTILES (leave-one-family-out) and
-ERA_RESIDUAL_QUANTILES (leave-one-era-out) for tcoapp/engine/performance/prediction_interval.py with
-the calibration of the 80 % band on each split (each family, or era, against the band built without
-it).
+when not) and prints RESIDUAL_QUANTILES / PER_USER_QUANTILES (from both splits' residuals) and
+ERA_RESIDUAL_QUANTILES (leave-one-era-out's alone) for tcoapp/engine/performance/prediction_interval.py
+with the calibration of the 80 % band on each split (each family's rows against the band built
+without that family).
 """
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
 from tcoapp.engine.performance import accuracy, interval_cells  # noqa: E402
 from tcoapp.engine.performance.cross_validation import (  # noqa: E402
-    ERA_BOUNDARY, era_groups, fitted_lines, leave_one_era_out, leave_one_family_out,
+    ERA_BOUNDARY, fitted_lines, leave_one_era_out, leave_one_family_out,
 )
 from tcoapp.engine.performance.factor_fit import FIT, fit_factors  # noqa: E402
 from tcoapp.engine.performance.factors import DEFAULT_FACTORS  # noqa: E402
@@ -53,24 +53,26 @@ def _table(name, table) -> None:
 
 def intervals(path) -> int:
     """Both splits with the shipped factors: store their predictions, print the interval tables
-    (leave-one-family-out) and the calibration of the 80 % band on each split."""
+    (from both splits' residuals; the era split's alone for dates the fit never saw) and the
+    calibration of the 80 % band on each split."""
     rows, catalog = read_measurements(path), load_catalog()
+    splits = {}
     for split, how in (("family", leave_one_family_out), ("era", leave_one_era_out)):
         start = time.perf_counter()
         cv = how(rows, catalog)
         print(f"# leave-one-{split}-out: {len(cv.fits)} held-out fits, {time.perf_counter() - start:.0f} s")
         target = write_cross_validated(cv.accuracy, rows, catalog, stored_path(split))
         print(f"# wrote {len(cv.accuracy.results)} cross-validated predictions to {target}")
-        if split == "family":
-            _table("RESIDUAL_QUANTILES", interval_cells.build_cells(cv.accuracy.results))
-            _table("PER_USER_QUANTILES", interval_cells.build_cells(cv.accuracy.results, per_user=True))
-        else:
-            print(f"# era boundary {ERA_BOUNDARY}")
-            _table("ERA_RESIDUAL_QUANTILES", interval_cells.build_cells(cv.accuracy.results))
-        groups = era_groups(rows) if split == "era" else None
-        for key, c in sorted(interval_cells.coverage(cv.accuracy.results, groups=groups).items()):
+        splits[split] = cv.accuracy.results
+    pooled = splits["family"] + splits["era"]
+    _table("RESIDUAL_QUANTILES", interval_cells.build_cells(pooled))
+    _table("PER_USER_QUANTILES", interval_cells.build_cells(pooled, per_user=True))
+    print(f"# era boundary {ERA_BOUNDARY}")
+    _table("ERA_RESIDUAL_QUANTILES", interval_cells.build_cells(splits["era"]))
+    for split, results in splits.items():
+        for key, c in sorted(interval_cells.coverage(results, band_from=pooled).items()):
             print(f"# calibration ({split} split) {key}: {c['inside_share']:.0%} of {c['n']} rows inside the 80 % "
-                  f"band built without their {split}")
+                  f"band built without their family")
     return 0
 
 

@@ -19,7 +19,7 @@ def test_accuracy_prints_the_leave_one_family_out_table_by_regime_class_and_vend
         for kind in ("dense", "MoE"):
             assert f"{regime} {kind} all" in groups and f"{regime} {kind} NVIDIA" in groups
     assert {"offline", "server", "interactive", "dense", "MoE", "NVIDIA", "AMD", "overall"} <= set(groups)
-    assert any(line.startswith("80 % prediction band, share inside") for line in out)
+    assert any(line.startswith("80 % prediction band (from both splits") for line in out)
     # the unknown-configuration rows are their own cell, in both tables
     assert sum(1 for g in groups if g == "unknown configuration all") == 2
     # the second split: leave one era out, with its boundary, its own table and its own band coverage
@@ -27,7 +27,7 @@ def test_accuracy_prints_the_leave_one_family_out_table_by_regime_class_and_vend
     from tcoapp.engine.performance.cross_validation import ERA_BOUNDARY
     assert f"before {ERA_BOUNDARY}" in out[era] and "median APE %" in out[era + 1]
     assert any(line.strip().startswith("unknown configuration") for line in out[era:])
-    assert sum(line.startswith("80 % prediction band, share inside") for line in out) == 2
+    assert sum(line.startswith("80 % prediction band (from both splits") for line in out) == 2
     assert any(line.startswith("WORSE OF THE TWO SPLITS") for line in out[era:])
     assert "stored leave-one-era-out predictions" in out[-1]
     assert any(line.strip().startswith("interactive/MoE") and "% of" in line for line in out)

@@ -94,15 +94,17 @@ def build_cells(results, quantiles=BAND_QUANTILES, per_user: bool = False) -> di
 UNKNOWN_CELL = "unknown configuration"
 
 
-def coverage(results, quantiles=BAND_QUANTILES, groups: dict | None = None) -> dict[str, dict[str, float]]:
+def coverage(results, quantiles=BAND_QUANTILES, groups: dict | None = None, band_from=None) -> dict[str, dict[str, float]]:
     """{cell, regime, class, UNKNOWN_CELL or "overall": {n, inside_share}}: each held-out unit's rows
-    (a source family; `groups` {line: unit}, e.g. the era, where given) against the band built from
-    the other units' cross-validated residuals (module docstring). Rows of unknown configuration are
-    tested only in their own cell and "overall"."""
+    (a source family; `groups` {line: unit} where given) against the band built from the other
+    units' cross-validated residuals (module docstring): those of `results`, or of `band_from` where
+    given (e.g. both splits' residuals, the band that ships). Rows of unknown configuration are tested
+    only in their own cell and "overall"."""
     unit = (lambda r: r.source_family) if groups is None else (lambda r: groups.get(r.line))
+    source = results if band_from is None else band_from
     inside: dict[str, list[bool]] = {}
     for name in sorted({unit(r) for r in results} - {None}):
-        table = build_cells([r for r in results if unit(r) not in (name, None)], quantiles)
+        table = build_cells([r for r in source if unit(r) not in (name, None)], quantiles)
         if "*" not in table or table["*"][0] < MIN_ROWS:
             continue
         for r in (r for r in results if unit(r) == name):

@@ -1,9 +1,11 @@
 """Prediction intervals of a generated curve's operating point (docs/model.md, "How sure it is").
 
 An 80 % interval per plan and pool on a generated curve (None on a measured one), from the
-cross-validated residuals of `tcoapp accuracy`: each published measurement predicted by factors
-refitted without its source family (leave-one-family-out), measured / predicted tokens/s per
-device. The table has a cell per regime x class ("interactive/MoE") with at least MIN_ROWS rows,
+cross-validated residuals of `tcoapp accuracy`, both splits together: each published measurement of
+known configuration predicted by factors refitted without its source family (leave-one-family-out)
+and by factors fitted only on the other software era (leave-one-era-out), measured / predicted
+tokens/s per device. A plan whose `software_date` lies outside the dates the fit saw takes the wider
+of that band and the leave-one-era-out band alone (the model does not extrapolate software). The table has a cell per regime x class ("interactive/MoE") with at least MIN_ROWS rows,
 per regime and overall ("*"); a point takes its regime x class cell, else its regime's, else the
 overall one, never narrower than the smaller cells it stands for (`band_for`). Each cell's band
 is the BAND_QUANTILES of a family's offset (its median ratio, each family weighing the same) times
@@ -28,8 +30,8 @@ MIN_ROWS = 20
 LEVEL = 0.8
 BAND_QUANTILES = (0.1, 0.9)
 
-# cell -> (rows, low, high of measured / predicted tokens/s per device): leave-one-family-out residuals
-# of the shipped factors. Written by tools/refit_factors.py --intervals (issue 32). Calibration, each
+# cell -> (rows, low, high of measured / predicted tokens/s per device): the residuals of both splits
+# (leave-one-family-out and leave-one-era-out, each row once per split) of the shipped factors. Written by tools/refit_factors.py --intervals (issue 32). Calibration, each
 # family against the band built without it: 80 % of 536 rows overall, MoE 80 %, interactive 90 %,
 # offline 75 %, server 71 % (docs/model.md, "How sure it is").
 RESIDUAL_QUANTILES: dict[str, tuple[int, float, float]] = {
@@ -108,21 +110,22 @@ def prediction_interval(point, kind: str, vendor: str, generated: bool | None = 
     regime = point_regime(point.tokens_per_s_per_user, point.batch, point.max_batch_by_memory)
     key, (n, lo, hi) = band_for(RESIDUAL_QUANTILES, regime, kind)
     ukey, (un, ulo, uhi) = band_for(PER_USER_QUANTILES, regime, kind)
-    widened = ""
+    widened, (wlo, whi) = "", (lo, hi)
     if outside_fit_dates(software_date) and ERA_RESIDUAL_QUANTILES.get("*", (0,))[0] > 0:
         ekey, (en, elo, ehi) = band_for(ERA_RESIDUAL_QUANTILES, regime, kind)
-        lo, hi = min(lo, elo), max(hi, ehi)
+        wlo, whi = min(lo, elo), max(hi, ehi)
         widened = (f"; software_date {software_date} lies outside the dates the fit saw ({FIT_FIRST_DATE} to "
                    f"{FACTORS_DATE}): widened to hold the leave-one-era-out band of cell {_cell_name(ekey)} "
-                   f"(n={en}, {elo:.2f}x-{ehi:.2f}x: software of an era the fit never saw)")
+                   f"(n={en}, {elo:.2f}x-{ehi:.2f}x: software of an era the fit never saw) to {wlo:.2f}x-{whi:.2f}x")
     per_user = point.tokens_per_s_per_user
     user = [per_user * ulo, per_user * uhi] if math.isfinite(per_user) else None
-    basis = (f"{regime} point ({kind}, {vendor}): cell {_cell_name(key)}, n={n}: leave-one-family-out residuals (each "
-             f"source family held-out of the factor fit, then predicted) lay between {lo:.2f}x and {hi:.2f}x the "
+    basis = (f"{regime} point ({kind}, {vendor}): cell {_cell_name(key)}, n={n}: the leave-one-family-out and "
+             f"leave-one-era-out residuals (each source family, and each software era, held out of the factor fit, "
+             f"then predicted) lay between {lo:.2f}x and {hi:.2f}x the "
              f"model's tokens/s per device ({_percentiles()} of a family's offset times the scatter within "
              f"families); per user {ulo:.2f}x-{uhi:.2f}x "
              f"(cell {_cell_name(ukey)}, n={un}, rows measured at a stated concurrency){widened}")
-    return {"level": LEVEL, "tokens_per_s_per_device": [point.tokens_per_s_per_device * lo, point.tokens_per_s_per_device * hi],
+    return {"level": LEVEL, "tokens_per_s_per_device": [point.tokens_per_s_per_device * wlo, point.tokens_per_s_per_device * whi],
             "tokens_per_s_per_user": user, "basis": basis}
 
 
