@@ -76,7 +76,8 @@ def run_accuracy(args) -> int:
                         coverage=band_coverage(era.results, band_from=pooled), ratios=ratio_summary(era.results, dict(rows))))
     print()
     print("\n".join(worse_of_two(lofo, era)))
-    print(f"{notes[0]}{notes[1]}took {time.perf_counter() - start:.1f} s")
+    print(_wrapped(notes[1].rstrip("; ")))
+    print(f"{notes[0]}took {time.perf_counter() - start:.1f} s")
     return 0
 
 

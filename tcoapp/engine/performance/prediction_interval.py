@@ -31,28 +31,30 @@ LEVEL = 0.8
 BAND_QUANTILES = (0.1, 0.9)
 
 # cell -> (rows, low, high of measured / predicted tokens/s per device): the residuals of both splits
-# (leave-one-family-out and leave-one-era-out, each row once per split) of the shipped factors. Written by tools/refit_factors.py --intervals (issue 32). Calibration, each
-# family against the band built without it: 80 % of 536 rows overall, MoE 80 %, interactive 90 %,
-# offline 75 %, server 71 % (docs/model.md, "How sure it is").
+# (leave-one-family-out and leave-one-era-out, each row once per split) of the shipped factors; rows of
+# unknown configuration build none. Written by tools/refit_factors.py --intervals. Calibration, each
+# family against the band built without it: leave one family out 65 % of 536 rows (MoE 62 %,
+# interactive 49 %, offline 83 %, server 68 %); leave one era out 72 % of 483 (MoE 73 %, interactive
+# 70 %, offline 80 %, server 68 %) (docs/model.md, "How sure it is").
 RESIDUAL_QUANTILES: dict[str, tuple[int, float, float]] = {
-    'offline/dense': (123, 0.813, 1.212),
-    'offline/MoE': (86, 0.711, 1.153),
-    'server/dense': (45, 0.767, 1.082),
-    'server/MoE': (61, 0.730, 1.207),
-    'interactive/dense': (28, 0.727, 1.277),
-    'interactive/MoE': (193, 0.764, 1.416),
-    'offline': (209, 0.756, 1.221),
-    'server': (106, 0.770, 1.211),
-    'interactive': (221, 0.728, 1.385),
-    '*': (536, 0.747, 1.305),
+    'offline/dense': (169, 0.922, 1.421),
+    'offline/MoE': (126, 0.588, 1.397),
+    'server/dense': (74, 0.814, 1.097),
+    'server/MoE': (114, 0.688, 1.277),
+    'interactive/dense': (54, 0.695, 1.240),
+    'interactive/MoE': (386, 0.748, 1.712),
+    'offline': (295, 0.794, 1.487),
+    'server': (188, 0.762, 1.239),
+    'interactive': (440, 0.702, 1.339),
+    '*': (923, 0.761, 1.496),
 }
 # cell -> (rows, low, high of measured / predicted tokens/s per user), rows measured at a stated concurrency
 PER_USER_QUANTILES: dict[str, tuple[int, float, float]] = {
-    'server/MoE': (21, 0.898, 1.293),
-    'interactive/MoE': (186, 0.826, 1.474),
-    'server': (21, 0.898, 1.293),
-    'interactive': (186, 0.826, 1.474),
-    '*': (207, 0.830, 1.457),
+    'server/MoE': (42, 0.778, 1.151),
+    'interactive/MoE': (372, 0.738, 1.386),
+    'server': (42, 0.778, 1.151),
+    'interactive': (372, 0.738, 1.386),
+    '*': (414, 0.745, 1.359),
 }
 
 
@@ -61,7 +63,16 @@ PER_USER_QUANTILES: dict[str, tuple[int, float, float]] = {
 # A point whose software_date lies outside the dates the fit saw takes the wider of this band and the
 # one above: the model does not extrapolate software it has not seen.
 ERA_RESIDUAL_QUANTILES: dict[str, tuple[int, float, float]] = {
-    '*': (0, 0.0, 0.0),
+    'offline/dense': (76, 0.877, 1.438),
+    'offline/MoE': (45, 0.583, 1.377),
+    'server/dense': (37, 0.780, 1.058),
+    'server/MoE': (57, 0.715, 1.395),
+    'interactive/dense': (27, 0.710, 1.164),
+    'interactive/MoE': (193, 0.770, 1.683),
+    'offline': (121, 0.776, 1.465),
+    'server': (94, 0.770, 1.298),
+    'interactive': (220, 0.683, 1.325),
+    '*': (435, 0.752, 1.499),
 }
 FIT_FIRST_DATE = "2024-08"   # the oldest software date of the measurements the shipped factors were fitted on
 
