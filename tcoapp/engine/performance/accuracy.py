@@ -2,7 +2,8 @@
 
 Runs the roofline kernel (`frontier.sweep`) with a set of efficiency factors (default: the shipped
 ones) on every measurement row that names a catalog device and model (`measurement_rows.py` reads
-a row as a configuration and an operating point), skips and counts the rest, and summarizes the
+a row as a configuration and an operating point; `measurement_config.py` the configuration its
+submission states: a row is modelled in it, or marked unknown), skips and counts the rest, and summarizes the
 absolute and signed percent error of output tokens/s per device: median and 90th percentile,
 overall and by regime (offline / server / interactive), dense/MoE, vendor, expert-parallel width,
 serving stack and source family. Leave-one-family-out validation (`cross_validation.py`) runs it

@@ -1,8 +1,9 @@
 """The prediction-interval tables (`prediction_interval.RESIDUAL_QUANTILES` / `PER_USER_QUANTILES`)
 built from cross-validated residuals, and their calibration (docs/model.md, "How sure it is").
 
-Input: leave-one-family-out results (`cross_validation.leave_one_family_out`): each row predicted by
-factors that never saw its family. The ratio of a row is measured / predicted tokens/s per device
+Input: cross-validated results (`cross_validation.leave_one_family_out`, `leave_one_era_out`, or both
+together, as the shipped band is built): each row predicted by factors that never saw its family (or
+its era). Rows of unknown configuration build no band and are tested in their own cell. The ratio of a row is measured / predicted tokens/s per device
 (a row whose target no configuration reaches, predicted 0, counts as e^3 times the model); per user
 the measured / predicted tokens/s per user of rows measured at a stated concurrency.
 
