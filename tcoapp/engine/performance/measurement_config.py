@@ -29,6 +29,8 @@ class ConfigurationError(ValueError):
 
 @dataclass(frozen=True)
 class RowConfiguration:
+    """The configuration a row's columns state (module docstring); `known` False: unknown."""
+
     known: bool
     source: str = ""
     spec_decode: str = "none"
@@ -43,10 +45,12 @@ class RowConfiguration:
 
     @property
     def disaggregated(self) -> bool:
+        """True where the row ran separate prefill and decode pools."""
         return self.prefill_devices > 0 and self.decode_devices > 0
 
     @property
     def speculative(self) -> bool:
+        """True where the row ran speculative decoding with at least one draft token."""
         return self.spec_decode != "none" and self.draft_tokens > 0
 
 
