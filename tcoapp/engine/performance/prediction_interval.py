@@ -131,7 +131,7 @@ def prediction_interval(point, kind: str, vendor: str, generated: bool | None = 
     per_user = point.tokens_per_s_per_user
     user = [per_user * ulo, per_user * uhi] if math.isfinite(per_user) else None
     basis = (f"{regime} point ({kind}, {vendor}): cell {_cell_name(key)}, n={n}: the leave-one-family-out and "
-             f"leave-one-era-out residuals (each source family, and each software era, held out of the factor fit, "
+             f"leave-one-era-out residuals (each source family, and each software era, held-out of the factor fit, "
              f"then predicted) lay between {lo:.2f}x and {hi:.2f}x the "
              f"model's tokens/s per device ({_percentiles()} of a family's offset times the scatter within "
              f"families); per user {ulo:.2f}x-{uhi:.2f}x "
