@@ -21,6 +21,8 @@ only re-annotated):
    DERIVED = tput_per_gpu x OSL / (ISL + OSL); tokens/s per user = 1 / mean TPOT (DERIVED).
 
 Every row keeps its source (repository, path, commit; for InferenceX also the GitHub Actions run).
+`--configurations ROUND=GIT_DIR` (repeated per MLPerf round) (re)reads every row's configuration
+columns from its own submission (tools/measurement_configurations.py); without it they are kept.
 The existing rows are kept as they are; `source_group` and `source_family` (the unit of independent
 evidence that leave-one-family-out validation holds out whole) are (re)computed for every row by
 `tcoapp.engine.performance.measurement_rows.assign_families`, and `input_len_basis` says whether a
@@ -37,15 +39,17 @@ import subprocess
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+for _path in (str(ROOT), str(ROOT / "tools")):
+    if _path not in sys.path:
+        sys.path.insert(0, _path)
 
 from tcoapp.engine.performance.measurement_rows import MLPERF_INPUT_TOKENS, assign_families, map_model  # noqa: E402
 from tcoapp.io.measurements import DEFAULT_CSV  # noqa: E402
+from measurement_configurations import CONFIG_COLUMNS, Submission, configuration  # noqa: E402
 
 COLUMNS = ("model,device,count,precision,framework,scenario,batch_or_concurrency,input_len,output_len,"
            "tokens_per_s_total,tokens_per_s_per_user,source,tokens_per_s_per_gpu,metric,measured_power_w,date,"
-           "notes,ttft_s,ttft_limit_s,tpot_limit_s,stack,source_group,source_family,input_len_basis").split(",")
+           "notes,ttft_s,ttft_limit_s,tpot_limit_s,stack,source_group,source_family,input_len_basis").split(",") + list(CONFIG_COLUMNS)
 MLPERF_MODELS = {"llama2-70b-99": "Llama-2-70B-Chat (MLPerf llama2-70b-99)",
                  "llama2-70b-99.9": "Llama-2-70B-Chat (MLPerf llama2-70b-99.9)",
                  "llama3.1-405b": "Llama-3.1-405B-Instruct (MLPerf llama3.1-405b)",
@@ -163,6 +167,10 @@ def main(argv=None) -> int:
     parser.add_argument("--inferencex-all-dates", action="store_true",
                         help="every date a configuration was run at, not only its latest (software maturity data; "
                              "the rows of one framework snapshot stay one source family)")
+    parser.add_argument("--configurations", action="append", default=[], metavar="ROUND=GIT_DIR",
+                        help="(re)read every row's configuration columns, MLPerf rows from this round's results "
+                             "repository (e.g. v6.0=/mirror/inference_results_v6.0; repeat per round; "
+                             "tools/measurement_configurations.py)")
     parser.add_argument("--out", type=pathlib.Path, default=DEFAULT_CSV)
     args = parser.parse_args(argv)
     with open(DEFAULT_CSV, newline="", encoding="utf-8") as f:
@@ -177,6 +185,13 @@ def main(argv=None) -> int:
     assign_families(rows)
     for r in rows:
         r["input_len_basis"] = input_len_basis(r)
+    if args.configurations:
+        submissions = {}
+        for item in args.configurations:
+            name, _, repo = item.partition("=")
+            submissions[name] = Submission(pathlib.Path(repo), f"MLPerf {name}")
+        for r in rows:
+            r.update(configuration(r, submissions))
     with open(args.out, "w", newline="", encoding="utf-8") as f:
         w = csv.DictWriter(f, fieldnames=COLUMNS, extrasaction="ignore", lineterminator="\n")
         w.writeheader()

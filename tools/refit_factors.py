@@ -1,21 +1,23 @@
-"""Refit the shipped FIT efficiency factors once, globally, on every row of the public accuracy set,
-and write what leave-one-family-out validation gives.
+"""Refit the shipped FIT efficiency factors once, globally, on every row of known configuration of
+the public accuracy set, and write what leave-one-family-out and leave-one-era-out validation give.
 
     python tools/refit_factors.py [CSV]              # fit on every row, print the factors and the errors
-    python tools/refit_factors.py --intervals [CSV]  # leave-one-family-out: write the stored predictions,
-                                                     # print the prediction-interval tables and their calibration
+    python tools/refit_factors.py --intervals [CSV]  # both splits: write the stored predictions, print the
+                                                     # prediction-interval tables and their calibration
 
 The fit is `tcoapp.engine.performance.factor_fit.fit_factors` (the same function
 leave-one-family-out validation refits without each family; its docstring says what is fitted and
 held). The factors it prints are copied into tcoapp/engine/performance/factors.py with the date of
-the fit; choose between model variants only by the leave-one-family-out figures (`tcoapp accuracy`),
-never by these in-sample ones.
+the fit; choose between model variants only by the worse of the leave-one-family-out and
+leave-one-era-out figures (`tcoapp accuracy`), never by these in-sample ones.
 
-`--intervals` runs `cross_validation.leave_one_family_out` with the shipped factors, writes its
-per-row predictions to resources/measurements/cross_validated.csv (`tcoapp accuracy` reads them
-while they are current and recomputes them when not) and prints RESIDUAL_QUANTILES /
-PER_USER_QUANTILES for tcoapp/engine/performance/prediction_interval.py with the calibration of the
-80 % band (each family against the band built without it).
+`--intervals` runs `cross_validation.leave_one_family_out` and `leave_one_era_out` with the shipped
+factors, writes their per-row predictions to resources/measurements/cross_validated.csv and
+cross_validated_era.csv (`tcoapp accuracy` reads them while they are current and recomputes them
+when not) and prints RESIDUAL_QUANTILES / PER_USER_QUANTILES (from both splits' residuals) and
+ERA_RESIDUAL_QUANTILES (leave-one-era-out's alone) for tcoapp/engine/performance/prediction_interval.py
+with the calibration of the 80 % band on each split (each family's rows against the band built
+without that family).
 """
 from __future__ import annotations
 
@@ -26,11 +28,13 @@ import time
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
 from tcoapp.engine.performance import accuracy, interval_cells  # noqa: E402
-from tcoapp.engine.performance.cross_validation import leave_one_family_out  # noqa: E402
+from tcoapp.engine.performance.cross_validation import (  # noqa: E402
+    ERA_BOUNDARY, fitted_lines, leave_one_era_out, leave_one_family_out,
+)
 from tcoapp.engine.performance.factor_fit import FIT, fit_factors  # noqa: E402
 from tcoapp.engine.performance.factors import DEFAULT_FACTORS  # noqa: E402
 from tcoapp.io.catalog import load_catalog  # noqa: E402
-from tcoapp.io.cross_validated import write_cross_validated  # noqa: E402
+from tcoapp.io.cross_validated import stored_path, write_cross_validated  # noqa: E402
 from tcoapp.io.measurements import DEFAULT_CSV, read_measurements  # noqa: E402
 
 
@@ -48,17 +52,27 @@ def _table(name, table) -> None:
 
 
 def intervals(path) -> int:
-    """Leave-one-family-out with the shipped factors: store its predictions, print the interval tables."""
-    start = time.perf_counter()
+    """Both splits with the shipped factors: store their predictions, print the interval tables
+    (from both splits' residuals; the era split's alone for dates the fit never saw) and the
+    calibration of the 80 % band on each split."""
     rows, catalog = read_measurements(path), load_catalog()
-    cv = leave_one_family_out(rows, catalog)
-    print(f"# leave-one-family-out: {len(cv.fits)} families, {time.perf_counter() - start:.0f} s")
-    target = write_cross_validated(cv.accuracy, rows, catalog)
-    print(f"# wrote {len(cv.accuracy.results)} cross-validated predictions to {target}")
-    _table("RESIDUAL_QUANTILES", interval_cells.build_cells(cv.accuracy.results))
-    _table("PER_USER_QUANTILES", interval_cells.build_cells(cv.accuracy.results, per_user=True))
-    for key, c in sorted(interval_cells.coverage(cv.accuracy.results).items()):
-        print(f"# calibration {key}: {c['inside_share']:.0%} of {c['n']} rows inside the 80 % band built without their family")
+    splits = {}
+    for split, how in (("family", leave_one_family_out), ("era", leave_one_era_out)):
+        start = time.perf_counter()
+        cv = how(rows, catalog)
+        print(f"# leave-one-{split}-out: {len(cv.fits)} held-out fits, {time.perf_counter() - start:.0f} s")
+        target = write_cross_validated(cv.accuracy, rows, catalog, stored_path(split))
+        print(f"# wrote {len(cv.accuracy.results)} cross-validated predictions to {target}")
+        splits[split] = cv.accuracy.results
+    pooled = splits["family"] + splits["era"]
+    _table("RESIDUAL_QUANTILES", interval_cells.build_cells(pooled))
+    _table("PER_USER_QUANTILES", interval_cells.build_cells(pooled, per_user=True))
+    print(f"# era boundary {ERA_BOUNDARY}")
+    _table("ERA_RESIDUAL_QUANTILES", interval_cells.build_cells(splits["era"]))
+    for split, results in splits.items():
+        for key, c in sorted(interval_cells.coverage(results, band_from=pooled).items()):
+            print(f"# calibration ({split} split) {key}: {c['inside_share']:.0%} of {c['n']} rows inside the 80 % "
+                  f"band built without their family")
     return 0
 
 
@@ -69,8 +83,9 @@ def main(argv=None) -> int:
     rows = read_measurements(args[0] if args else DEFAULT_CSV)
     catalog = load_catalog()
     before = accuracy.run(rows, catalog)
-    fit = fit_factors(rows, catalog, [r.line for r in before.results], start=DEFAULT_FACTORS,
-                      start_results=before.results)
+    lines = fitted_lines(before.results)   # rows of known configuration only
+    fit = fit_factors(rows, catalog, lines, start=DEFAULT_FACTORS,
+                      start_results=[r for r in before.results if r.line in set(lines)])
     for name, why in fit.held.items():
         print(f"  {name} held at {getattr(fit.factors, name):.4g}: not identified, {why}")
     print(f"fit on {fit.rows} rows ({fit.message}, {fit.evaluations} evaluations):")

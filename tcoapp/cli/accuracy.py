@@ -1,10 +1,12 @@
 """`tcoapp accuracy [CSV] [--rows] [--in-sample] [--by GROUPING] [--cv] [--exact] [--jobs N]` (docs/model.md,
-"How sure it is"): the accuracy of the generated model on the public measurements, leave-one-family-
-out: each source family's rows predicted by the FIT factors refitted without that family (the
-"unseen" figures; tcoapp/engine/performance/cross_validation.py). Median and 90th-percentile absolute
-percent error and median signed error of output tokens/s per device by regime x class x vendor, the
-calibration of the 80 % prediction band per cell, the rows modelled and skipped (each reason
-counted) and the time it took. `--in-sample` prints the errors of the shipped factors instead
+"How sure it is"): the accuracy of the generated model on the public measurements in two splits:
+leave-one-family-out (each source family's rows predicted by the FIT factors refitted without that
+family) and leave-one-era-out (the rows of each software era predicted by the factors fitted on the
+other era only; tcoapp/engine/performance/cross_validation.py), and the worse of the two for each
+headline figure. Median and 90th-percentile absolute percent error and median signed error of output
+tokens/s per device by regime x class x vendor (rows of known configuration) with the
+unknown-configuration cell, the calibration of the 80 % prediction band per cell, the rows modelled
+and skipped (each reason counted) and the time it took. `--in-sample` prints the errors of the shipped factors instead
 (fitted on these very rows: not unseen).
 """
 from __future__ import annotations
@@ -47,56 +49,96 @@ def run_accuracy(args) -> int:
     from ..io.measurements import read_measurements
     start = time.perf_counter()
     rows, catalog = read_measurements(args.csv), load_catalog()
-    coverage, note = None, ""
+    from ..engine.performance.device_ratios import ratio_summary
     if args.in_sample:
         from ..engine.performance.accuracy import run
-        acc, title = run(rows, catalog), "IN-SAMPLE by regime x class x vendor (shipped factors, fitted on these rows; not unseen)"
-    else:
-        from ..engine.performance.interval_cells import coverage as band_coverage
-        acc, note = _cross_validated(rows, catalog, args)
-        title = "LEAVE-ONE-FAMILY-OUT by regime x class x vendor (unseen: factors fitted without the family)"
-        coverage = band_coverage(acc.results)
-    from ..engine.performance.device_ratios import ratio_summary
-    ratios = ratio_summary(acc.results, dict(rows))
-    print(format_report(acc, title, rows=args.rows, by=args.by, coverage=coverage, ratios=ratios))
-    print(f"{note}took {time.perf_counter() - start:.1f} s")
-    if not acc.results:
-        import sys
-        print(f"error: {args.csv}: no row could be modelled (each row's reason is counted above): a measurements "
-              "CSV needs rows whose model and device are in the catalog, with tokens_per_s_per_gpu", file=sys.stderr)
-        return 2
-    return 0
+        acc = run(rows, catalog)
+        title = "IN-SAMPLE by regime x class x vendor (shipped factors, fitted on these rows; not unseen)"
+        print(format_report(acc, title, rows=args.rows, by=args.by, ratios=ratio_summary(acc.results, dict(rows))))
+        print(f"took {time.perf_counter() - start:.1f} s")
+        return _nothing_modelled(args, acc.results)
+    from ..engine.performance.cross_validation import ERA_BOUNDARY
+    from ..engine.performance.interval_cells import coverage as band_coverage
+    splits, notes = [], []
+    for split in ("family", "era"):
+        acc, note = _cross_validated(rows, catalog, args, split)
+        splits.append(acc)
+        notes.append(note)
+    lofo, era = splits
+    pooled = lofo.results + era.results      # the band that ships is built from both splits' residuals
+    print(format_report(lofo, "LEAVE-ONE-FAMILY-OUT by regime x class x vendor (unseen: factors fitted without the family)",
+                        rows=args.rows, by=args.by, coverage=band_coverage(lofo.results, band_from=pooled),
+                        ratios=ratio_summary(lofo.results, dict(rows))))
+    print()
+    print(format_report(era, f"LEAVE-ONE-ERA-OUT by regime x class x vendor (unseen software: rows dated before "
+                             f"{ERA_BOUNDARY} predicted by factors fitted only on rows from {ERA_BOUNDARY} on, "
+                             f"and the reverse)", by=args.by,
+                        coverage=band_coverage(era.results, band_from=pooled), ratios=ratio_summary(era.results, dict(rows))))
+    print()
+    print("\n".join(worse_of_two(lofo, era)))
+    print(_wrapped(notes[1].rstrip("; ")))
+    print(f"{notes[0]}took {time.perf_counter() - start:.1f} s")
+    return _nothing_modelled(args, lofo.results + era.results)
 
 
-def _cross_validated(rows, catalog, args):
-    """(the cross-validated accuracy, a note on where it came from): the stored predictions of the
-    shipped file while current, else recomputed."""
+def worse_of_two(lofo: Accuracy, era: Accuracy) -> list[str]:
+    """The figures model changes are judged by: for each, the worse of the two splits."""
+    lines = ["WORSE OF THE TWO SPLITS (model changes are chosen by these):"]
+    checks = (("overall", None), ("MoE", lambda r: r.kind == "MoE"), ("interactive", lambda r: r.scenario == "interactive"))
+    for name, where in checks:
+        a, b = lofo.summary("scenario", where=where).get("overall"), era.summary("scenario", where=where).get("overall")
+        if a and b:
+            worse = max((a, "family"), (b, "era"), key=lambda x: x[0]["median_ape_pct"])
+            p90 = max((a, "family"), (b, "era"), key=lambda x: x[0]["p90_ape_pct"])
+            lines.append(f"  {name:12s} median APE {worse[0]['median_ape_pct']:5.1f} % ({worse[1]} split), "
+                         f"p90 {p90[0]['p90_ape_pct']:5.1f} % ({p90[1]} split)")
+    return lines
+
+
+def _cross_validated(rows, catalog, args, split: str = "family"):
+    """(the cross-validated accuracy of `split` ("family" or "era"), a note on where it came from): the
+    stored predictions of the shipped file while current, else recomputed."""
     import pathlib
 
-    from ..io.cross_validated import stored_cross_validation
+    from ..io.cross_validated import stored_path, stored_cross_validation
     from ..io.measurements import DEFAULT_CSV
     shipped = pathlib.Path(args.csv).resolve() == DEFAULT_CSV.resolve()
+    name = "leave-one-family-out" if split == "family" else "leave-one-era-out"
     if shipped and not (args.cv or args.exact):
-        acc = stored_cross_validation(rows, catalog)
+        acc = stored_cross_validation(rows, catalog, stored_path(split))
         if acc is not None:
-            return acc, "stored leave-one-family-out predictions (current for this model; --cv recomputes them); "
-    acc = _lofo(rows, catalog, args).accuracy
+            return _undated(acc, rows, split), f"stored {name} predictions (current for this model; --cv recomputes them); "
+    acc = _refits(rows, catalog, args, split).accuracy
     if shipped and not (args.cv or args.exact):
-        return acc, ("the stored predictions are out of date (the model, factors or measurements changed): recomputed; "
-                     "`python tools/refit_factors.py --intervals` stores them; ")
-    return acc, "recomputed; "
+        return acc, (f"the stored {name} predictions are out of date (the model, factors or measurements changed): "
+                     "recomputed; `python tools/refit_factors.py --intervals` stores them; ")
+    return acc, f"{name} recomputed; "
 
 
-def _lofo(rows, catalog, args):
+def _undated(acc: Accuracy, rows, split: str) -> Accuracy:
+    """The stored era predictions with each undated row's reason (in neither era's fit, not tested)."""
+    if split != "era":
+        return acc
+    from dataclasses import replace
+
+    from ..engine.performance.cross_validation import UNDATED, era_of
+    dates = dict(rows)
+    skipped = tuple((line, UNDATED if era_of(dates.get(line, {}).get("date", "")) is None else reason)
+                    for line, reason in acc.skipped)
+    return replace(acc, skipped=skipped)
+
+
+def _refits(rows, catalog, args, split: str):
     import sys
 
-    from ..engine.performance.cross_validation import leave_one_family_out
-    print("computing the leave-one-family-out refits (a minute or more)...", file=sys.stderr, flush=True)
+    from ..engine.performance.cross_validation import leave_one_era_out, leave_one_family_out
+    how = leave_one_family_out if split == "family" else leave_one_era_out
+    print(f"computing the leave-one-{split}-out refits (a minute or more)...", file=sys.stderr, flush=True)
     if args.jobs <= 1:
-        return leave_one_family_out(rows, catalog, exact=args.exact)
+        return how(rows, catalog, exact=args.exact)
     from concurrent.futures import ProcessPoolExecutor
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        return leave_one_family_out(rows, catalog, exact=args.exact, map_fn=pool.map)
+        return how(rows, catalog, exact=args.exact, map_fn=pool.map)
 
 
 def _stat_line(group: str, s: dict) -> str:
@@ -105,13 +147,17 @@ def _stat_line(group: str, s: dict) -> str:
 
 
 def lofo_table(acc: Accuracy) -> list[str]:
-    """Regime x class x vendor (each with its subtotal), by regime, by class, by vendor and overall."""
+    """Regime x class x vendor of the rows of known configuration (each with its subtotal), the
+    unknown-configuration cell (by regime), then by regime, class and vendor and overall (every row)."""
     lines = [HEADER]
+    known = lambda r: r.configuration == "known"  # noqa: E731
     for regime in REGIMES:
         for kind in CLASSES:
-            cell = acc.summary("vendor", where=lambda r, g=regime, k=kind: r.scenario == g and r.kind == k)
+            cell = acc.summary("vendor", where=lambda r, g=regime, k=kind: known(r) and r.scenario == g and r.kind == k)
             for vendor, s in cell.items():
                 lines.append(_stat_line(f"{regime} {kind} {'all' if vendor == 'overall' else vendor}", s))
+    for regime, s in acc.summary("scenario", where=lambda r: not known(r)).items():
+        lines.append(_stat_line(f"unknown configuration {'all' if regime == 'overall' else regime}", s))
     for by in ("scenario", "kind", "vendor"):
         lines.extend(_stat_line(f"{g}", s) for g, s in acc.summary(by).items() if g != "overall")
     lines.append(_stat_line("overall", acc.summary("scenario")["overall"]))
@@ -135,7 +181,8 @@ def format_report(acc: Accuracy, title: str = "", rows: bool = False, by: str | 
         lines.append(f"device-vs-device ratio (two devices on the same work): median |error| {ratios['median_abs_pct']:.1f} %, "
                      f"p90 {ratios['p90_abs_pct']:.1f} % ({ratios['n']} pairs)")
     if coverage:
-        lines.append("80 % prediction band, share inside (each family against the band built without it):")
+        lines.append("80 % prediction band (from both splits' residuals), share of this split's rows inside (each "
+                     "family against the band built without it):")
         lines.extend(f"  {k:28s} {c['inside_share']:4.0%} of {c['n']}" for k, c in sorted(coverage.items()))
     lines.extend(_counts(acc))
     rows_listed = len(acc.results) if rows else 0
@@ -153,7 +200,15 @@ def _row_line(r) -> str:
     return (f"line {r.line:4d} {r.device:12s} {r.model:15s} {r.scenario:11s} measured {r.measured:9.1f} "
             f"predicted {r.predicted:9.1f} ({r.predicted / r.measured - 1:+.0%}) "
             f"B={c['batch']:.0f} TP{c['tensor_parallel']} EP{c['expert_parallel']}"
-            f"{' ADP' if c['attention_dp'] else ''} {c['weight_precision']} [{r.source_family}]")
+            f"{' ADP' if c['attention_dp'] else ''}{_configuration_text(r)} {c['weight_precision']} [{r.source_family}]")
+
+
+def _configuration_text(r) -> str:
+    """What the row's stated configuration adds: draft tokens, disaggregation, or that it is unknown."""
+    c = r.config
+    text = f" k={c['spec_decode_draft_tokens']}" if c.get("spec_decode_draft_tokens") else ""
+    text += " disaggregated" if c.get("disaggregated") else ""
+    return text + (" (configuration unknown)" if r.configuration != "known" else "")
 
 
 def _counts(acc: Accuracy) -> list[str]:
@@ -170,3 +225,14 @@ def _counts(acc: Accuracy) -> list[str]:
     lines.append(f"MLPerf rows state no input length: ESTIMATED mean input tokens used ({estimates}); "
                  "MLPerf Offline rows run at the throughput-maximizing feasible batch.")
     return lines
+
+
+def _nothing_modelled(args, results) -> int:
+    """0, or 2 with the reason where no row of the file could be modelled (each row's reason is counted
+    in the report above)."""
+    if results:
+        return 0
+    import sys
+    print(f"error: {args.csv}: no row could be modelled (each row's reason is counted above): a measurements "
+          "CSV needs rows whose model and device are in the catalog, with tokens_per_s_per_gpu", file=sys.stderr)
+    return 2

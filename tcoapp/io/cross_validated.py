@@ -1,6 +1,7 @@
-"""The stored leave-one-family-out predictions of the shipped measurements (docs/model.md, "How sure
-it is"): resources/measurements/cross_validated.csv, written by `tools/refit_factors.py
---intervals`, read by `tcoapp accuracy` while it is current.
+"""The stored leave-one-family-out and leave-one-era-out predictions of the shipped measurements
+(docs/model.md, "How sure it is"): resources/measurements/cross_validated.csv and
+cross_validated_era.csv, written by `tools/refit_factors.py --intervals`, read by `tcoapp accuracy`
+while they are current.
 
 Current means: its fingerprint (the measurements file, the efficiency factors and the in-sample
 prediction of every row, which moves with any change to the model or the catalog) equals the one
@@ -21,6 +22,7 @@ from ..engine.performance.factors import DEFAULT_FACTORS
 
 CROSS_VALIDATED_CSV = pathlib.Path(str(importlib.resources.files("tcoapp.resources") / "measurements"
                                        / "cross_validated.csv"))
+CROSS_VALIDATED_ERA_CSV = CROSS_VALIDATED_CSV.with_name("cross_validated_era.csv")
 COLUMNS = ("line", "source_family", "predicted_tokens_per_s_per_device", "predicted_tokens_per_s_per_user", "batch",
            "tensor_parallel", "expert_parallel", "attention_dp", "weight_precision")
 NOT_FEASIBLE = "no feasible configuration with the factors fitted without its family"
@@ -35,6 +37,11 @@ def fingerprint(rows, in_sample: Accuracy, factors=DEFAULT_FACTORS) -> str:
     for r in in_sample.results:
         h.update(f"{r.line}:{r.predicted:.5g}:{r.predicted_per_user or 0:.5g}".encode())
     return h.hexdigest()
+
+
+def stored_path(split: str = "family") -> pathlib.Path:
+    """The stored predictions of leave-one-family-out ("family") or leave-one-era-out ("era")."""
+    return CROSS_VALIDATED_ERA_CSV if split == "era" else CROSS_VALIDATED_CSV
 
 
 def write_cross_validated(cv: Accuracy, rows, catalog, path=CROSS_VALIDATED_CSV) -> pathlib.Path:

@@ -19,7 +19,17 @@ def test_accuracy_prints_the_leave_one_family_out_table_by_regime_class_and_vend
         for kind in ("dense", "MoE"):
             assert f"{regime} {kind} all" in groups and f"{regime} {kind} NVIDIA" in groups
     assert {"offline", "server", "interactive", "dense", "MoE", "NVIDIA", "AMD", "overall"} <= set(groups)
-    assert any(line.startswith("80 % prediction band, share inside") for line in out)
+    assert any(line.startswith("80 % prediction band (from both splits") for line in out)
+    # the unknown-configuration rows are their own cell, in both tables
+    assert sum(1 for g in groups if g == "unknown configuration all") == 2
+    # the second split: leave one era out, with its boundary, its own table and its own band coverage
+    era = next(i for i, line in enumerate(out) if line.startswith("LEAVE-ONE-ERA-OUT by regime x class x vendor"))
+    from tcoapp.engine.performance.cross_validation import ERA_BOUNDARY
+    assert f"before {ERA_BOUNDARY}" in out[era] and any("median APE %" in line for line in out[era + 1:era + 3])
+    assert any(line.strip().startswith("unknown configuration") for line in out[era:])
+    assert sum(line.startswith("80 % prediction band (from both splits") for line in out) == 2
+    assert any(line.startswith("WORSE OF THE TWO SPLITS") for line in out[era:])
+    assert out[-2].startswith("stored leave-one-era-out predictions (current")
     assert any(line.strip().startswith("interactive/MoE") and "% of" in line for line in out)
     assert max(len(line) for line in out) <= 100
     assert any(line.startswith("modelled ") and "source families" in line for line in out)
@@ -39,8 +49,11 @@ def test_accuracy_recomputes_leave_one_family_out_on_a_given_file(tmp_path):
     rows = [line for line in out if line.startswith("line ")]
     assert len(rows) == 10 and all(line.endswith("]") and "[MLPerf v" in line for line in rows)
     assert any(line.startswith("LEAVE-ONE-FAMILY-OUT") for line in out)
-    assert "offline dense all" in done.stdout and "of 4 source families" in done.stdout
-    assert out[-1].startswith("recomputed; took")
+    # MLPerf v4.1 / v5.0 rows state no configuration this reader finds: the unknown cell, none fitted
+    assert "unknown configuration all" in done.stdout and "of 4 source families" in done.stdout
+    assert all("(configuration unknown)" in line for line in rows)
+    assert any(line.startswith("LEAVE-ONE-ERA-OUT") for line in out)
+    assert out[-2] == "leave-one-era-out recomputed" and out[-1].startswith("leave-one-family-out recomputed; took")
 
 
 def test_accuracy_rows_of_a_small_csv_in_sample(tmp_path):

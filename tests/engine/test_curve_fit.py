@@ -39,7 +39,9 @@ def synthetic_curve(factors=TRUE, batches=(1, 4, 16, 64, 128, 256, 512), config=
 def test_recovers_the_factors_that_made_the_curve_within_2_percent():
     # identifiability is judged at the starting factors: from the issue-21 defaults (eta_compute 0.67)
     # this memory-bound curve cannot tell eta_compute from eta_kv, so the fit starts nearer the truth
-    start = DEFAULT_FACTORS.with_(eta_compute=0.49, arch_compute_hopper=1.0)
+    # (eta_kv pinned away from the truth's 0.42: the shipped default, 0.417 since the refit on rows of known
+    # configuration, sits on it, which leaves this curve nothing to tell eta_compute from eta_kv by)
+    start = DEFAULT_FACTORS.with_(eta_compute=0.49, eta_kv=0.4653, arch_compute_hopper=1.0)
     fit = fit_curve(synthetic_curve(), DEVICES, MODELS, start, fit=("eta_mem", "eta_kv", "eta_compute"))
     for name in ("eta_mem", "eta_kv", "eta_compute"):
         assert getattr(fit.result.factors, name) == pytest.approx(getattr(TRUE, name), rel=0.02)

@@ -2,7 +2,8 @@
 
 Runs the roofline kernel (`frontier.sweep`) with a set of efficiency factors (default: the shipped
 ones) on every measurement row that names a catalog device and model (`measurement_rows.py` reads
-a row as a configuration and an operating point), skips and counts the rest, and summarizes the
+a row as a configuration and an operating point; `measurement_config.py` the configuration its
+submission states: a row is modelled in it, or marked unknown), skips and counts the rest, and summarizes the
 absolute and signed percent error of output tokens/s per device: median and 90th percentile,
 overall and by regime (offline / server / interactive), dense/MoE, vendor, expert-parallel width,
 serving stack and source family. Leave-one-family-out validation (`cross_validation.py`) runs it
@@ -17,9 +18,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..quantities.records import ServingConfig
 from .curve import meets_target
+from .disaggregation import generate_disaggregated
 from .factors import DEFAULT_FACTORS, EfficiencyFactors
-from .frontier import sweep
+from .frontier import CONFIG_COLUMNS, SweepResult, sweep
+from .measurement_config import ConfigurationError, RowConfiguration, row_configuration, stated_parallelism
 from .measurement_rows import (
     FAMILY, MLPERF_LATENCY_LIMITS, assign_families, input_estimated, map_device, map_model, positive_number,
     row_latency_targets, row_parallelism, row_precision, row_scenario, row_stack, row_workload, source_family,
@@ -50,6 +54,7 @@ class RowResult:
     measured_per_user: float | None = None    # tokens/s per user, where the row states it
     predicted_per_user: float | None = None
     architecture: str = ""      # the device's architecture (catalog), for the architecture factors
+    configuration: str = "known"  # "known": modelled as the row states it ran; "unknown": its own cell, not fitted
 
     @property
     def ep(self) -> str:
@@ -96,7 +101,10 @@ class Accuracy:
 
 def model_row(row: dict, device, model, factors: EfficiencyFactors = DEFAULT_FACTORS):
     """(predicted tokens/s per device, its config, predicted tokens/s per user) at the row's
-    operating point (module docstring), or None where the row cannot be modelled."""
+    operating point (module docstring), or None where the row cannot be modelled. A row whose
+    configuration columns state how it ran (measurement_config.py) is modelled in that configuration:
+    its parallelism, its speculative decoding (draft tokens at the stated acceptance, else the
+    model's published one) and its prefill/decode disaggregation."""
     workload = row_workload(row, model.name)
     if workload is None:
         return None
@@ -105,24 +113,68 @@ def model_row(row: dict, device, model, factors: EfficiencyFactors = DEFAULT_FAC
     per_user, ttft_limit = row_latency_targets(row, model.name)
     workload, per_user, ttft_limit = _at_row_percentile(row, model.name, workload, per_user, ttft_limit)
     batches = np.array([float(batch)]) if batch else BATCHES
-    result = sweep(device, model, workload, batches=batches, **row_parallelism(row, count, device, model.n_experts > 0),
-                   weight_precisions=(row_precision(row, device, model.name),), factors=factors,
-                   stack_scale=stack_scale(factors, row_stack(row, device)))
-    if batch or per_user is None or row_scenario(row) == "offline":
-        i = result.best_throughput_index()
-        if i is None:
-            return None
+    setup = row_configuration(row)
+    axes = stated_parallelism(setup, model.n_experts > 0) or row_parallelism(row, count, device, model.n_experts > 0)
+    precision = row_precision(row, device, model.name)
+    spec = {"spec_decode_draft_tokens": (setup.draft_tokens,), "spec_decode_acceptance": row_acceptance(setup, model)} \
+        if setup.speculative else {}
+    if setup.disaggregated:
+        result = disaggregated_sweep(device, model, workload, batches, setup, axes, precision, factors)
     else:
-        # the row's TTFT limit (MLPerf: p99) bounds the mean TTFT, admission wait included
-        ok = result.feasible & meets_target(result.tokens_per_s_per_user, result.ttft_s, per_user, ttft_limit or None)
-        if not ok.any():
-            i = result.best_throughput_index()
-            if i is None:
-                return None
-            return 0.0, result.config(i), float(result.tokens_per_s_per_user[i])
-        i = int(np.argmax(np.where(ok, result.tokens_per_s_per_device, -np.inf)))
-    return (float(result.tokens_per_s_per_device[i]), dict(result.config(i), batch_measured=bool(batch)),
+        result = sweep(device, model, workload, batches=batches, **axes, weight_precisions=(precision,), factors=factors,
+                       stack_scale=stack_scale(factors, row_stack(row, device)), **spec)
+    i = _operating_index(result, row, batch, per_user, ttft_limit)
+    if i is None:
+        return None
+    stated = {"disaggregated": setup.disaggregated, "pipeline_parallel": setup.pipeline_parallel}
+    if i < 0:   # no configuration reaches the row's target: predicted 0
+        i = result.best_throughput_index()
+        return 0.0, dict(result.config(i), **stated), float(result.tokens_per_s_per_user[i])
+    return (float(result.tokens_per_s_per_device[i]), dict(result.config(i), batch_measured=bool(batch), **stated),
             float(result.tokens_per_s_per_user[i]))
+
+
+def _operating_index(result, row, batch, per_user, ttft_limit) -> int | None:
+    """The point a row is compared at: the best throughput (a stated batch, an offline row), else the
+    best throughput meeting the row's per-user rate and TTFT limit (-1: none meets them); None: nothing
+    feasible."""
+    best = result.best_throughput_index()
+    if best is None or batch or per_user is None or row_scenario(row) == "offline":
+        return best
+    # the row's TTFT limit (MLPerf: p99) bounds the mean TTFT, admission wait included
+    ok = result.feasible & meets_target(result.tokens_per_s_per_user, result.ttft_s, per_user, ttft_limit or None)
+    if not ok.any():
+        return -1
+    return int(np.argmax(np.where(ok, result.tokens_per_s_per_device, -np.inf)))
+
+
+def row_acceptance(setup: RowConfiguration, model) -> float:
+    """The per-token acceptance a speculative row runs at: as stated, else the model's published
+    one (catalog), else the serving default."""
+    for value in (setup.acceptance, getattr(model, "spec_decode_acceptance", None)):
+        if value is not None and np.ndim(value) == 0 and 0.0 <= float(value) < 1.0:
+            return float(value)
+    return float(ServingConfig().spec_decode_acceptance)
+
+
+def disaggregated_sweep(device, model, workload, batches, setup: RowConfiguration, axes: dict, precision: str,
+                        factors) -> SweepResult:
+    """A disaggregated row's points (disaggregation.generate_disaggregated: per device over both
+    pools, the row's prefill:decode device ratio, its decode workers' parallelism) as a sweep result of
+    one configuration over `batches` (sequences per decode replica)."""
+    serving = ServingConfig(tensor_parallel=axes["tensor_parallel"][0], expert_parallel=axes["expert_parallel"][0],
+                            attention_dp=axes["attention_dp"][0], weight_precision=precision,
+                            kv_precision="bf16" if precision == "bf16" else "fp8",
+                            spec_decode_draft_tokens=setup.draft_tokens if setup.speculative else 0,
+                            spec_decode_acceptance=row_acceptance(setup, model),
+                            prefill_devices=setup.prefill_devices, decode_devices=setup.decode_devices)
+    curve = generate_disaggregated(device, device, model, serving, workload, batches, factors).curve
+    b = np.asarray(curve.batch, float)
+    values = {c: np.array([getattr(serving, c)]) for c in CONFIG_COLUMNS}
+    feasible = np.asarray(curve.feasible, bool) & np.isfinite(curve.tokens_per_s_per_device)
+    return SweepResult(b, values, int(b.size), float(serving.spec_decode_acceptance), np.asarray(curve.tokens_per_s_per_user),
+                       np.asarray(curve.tokens_per_s_per_device), np.asarray(curve.ttft_s), np.asarray(curve.power_w),
+                       np.full(b.size, curve.max_batch_by_memory), feasible)
 
 
 def _at_row_percentile(row, model_name, workload, per_user, ttft_limit):
@@ -172,7 +224,10 @@ def _one(row, catalog, factors):
     device, model = catalog.devices[dev_name], catalog.models[model_name]
     if row_workload(row, model.name) is None:
         return "no output length, or no input length and no benchmark dataset mean for it"
-    modelled = model_row(row, device, model, factors)
+    try:
+        modelled = model_row(row, device, model, factors)
+    except ConfigurationError as exc:
+        return f"configuration: {exc}"
     if modelled is None:
         return "no modelled configuration of the row's devices is feasible at the stated batch (memory or parallelism limits)"
     predicted, config, predicted_user = modelled
@@ -180,4 +235,5 @@ def _one(row, catalog, factors):
             "MoE" if model.n_experts > 0 else "dense", row_scenario(row), device.vendor,
             row_stack(row, device), row.get("source_group") or source_group(row),
             row.get("source_family") or source_family(row), input_estimated(row),
-            positive_number(row.get("tokens_per_s_per_user")), predicted_user, getattr(device, "architecture", ""))
+            positive_number(row.get("tokens_per_s_per_user")), predicted_user, getattr(device, "architecture", ""),
+            "known" if row_configuration(row).known else "unknown")

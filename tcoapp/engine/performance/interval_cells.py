@@ -1,8 +1,9 @@
 """The prediction-interval tables (`prediction_interval.RESIDUAL_QUANTILES` / `PER_USER_QUANTILES`)
 built from cross-validated residuals, and their calibration (docs/model.md, "How sure it is").
 
-Input: leave-one-family-out results (`cross_validation.leave_one_family_out`): each row predicted by
-factors that never saw its family. The ratio of a row is measured / predicted tokens/s per device
+Input: cross-validated results (`cross_validation.leave_one_family_out`, `leave_one_era_out`, or both
+together, as the shipped band is built): each row predicted by factors that never saw its family (or
+its era). Rows of unknown configuration build no band and are tested in their own cell. The ratio of a row is measured / predicted tokens/s per device
 (a row whose target no configuration reaches, predicted 0, counts as e^3 times the model); per user
 the measured / predicted tokens/s per user of rows measured at a stated concurrency.
 
@@ -69,11 +70,17 @@ def cell_keys(r) -> tuple[str, str, str]:
     return f"{r.scenario}/{r.kind}", r.scenario, "*"
 
 
+def known(results) -> list:
+    """The results of rows whose configuration is known (an unknown row builds no band)."""
+    return [r for r in results if getattr(r, "configuration", "known") == "known"]
+
+
 def build_cells(results, quantiles=BAND_QUANTILES, per_user: bool = False) -> dict[str, tuple[int, float, float]]:
-    """{cell: (rows, low, high)} of measured / predicted (tokens/s per device, or per user)."""
+    """{cell: (rows, low, high)} of measured / predicted (tokens/s per device, or per user), from the
+    rows of known configuration."""
     ratio = _user_ratio if per_user else _device_ratio
     found: dict[str, tuple[list, list]] = {}
-    for r in results:
+    for r in known(results):
         x = ratio(r)
         if x is None:
             continue
@@ -85,18 +92,27 @@ def build_cells(results, quantiles=BAND_QUANTILES, per_user: bool = False) -> di
     return {key: (len(found[key][0]), *band(*found[key], quantiles)) for key in order if key in found}
 
 
-def coverage(results, quantiles=BAND_QUANTILES) -> dict[str, dict[str, float]]:
-    """{cell, regime, class or "overall": {n, inside_share}}: each family's rows against the band
-    built from the other families' cross-validated residuals (module docstring)."""
+UNKNOWN_CELL = "unknown configuration"
+
+
+def coverage(results, quantiles=BAND_QUANTILES, groups: dict | None = None, band_from=None) -> dict[str, dict[str, float]]:
+    """{cell, regime, class, UNKNOWN_CELL or "overall": {n, inside_share}}: each held-out unit's rows
+    (a source family; `groups` {line: unit} where given) against the band built from the other
+    units' cross-validated residuals (module docstring): those of `results`, or of `band_from` where
+    given (e.g. both splits' residuals, the band that ships). Rows of unknown configuration are tested
+    only in their own cell and "overall"."""
+    unit = (lambda r: r.source_family) if groups is None else (lambda r: groups.get(r.line))
+    source = results if band_from is None else band_from
     inside: dict[str, list[bool]] = {}
-    for family in sorted({r.source_family for r in results}):
-        others = [r for r in results if r.source_family != family]
-        table = build_cells(others, quantiles)
+    for name in sorted({unit(r) for r in results} - {None}):
+        table = build_cells([r for r in source if unit(r) not in (name, None)], quantiles)
         if "*" not in table or table["*"][0] < MIN_ROWS:
             continue
-        for r in (r for r in results if r.source_family == family):
+        for r in (r for r in results if unit(r) == name):
             _, (_, lo, hi) = band_for(table, r.scenario, r.kind)
             ok = bool(lo <= _device_ratio(r) <= hi)
-            for key in (f"{r.scenario}/{r.kind}", r.scenario, r.kind, "overall"):
+            keys = (f"{r.scenario}/{r.kind}", r.scenario, r.kind) if getattr(r, "configuration", "known") == "known" \
+                else (UNKNOWN_CELL,)
+            for key in (*keys, "overall"):
                 inside.setdefault(key, []).append(ok)
     return {k: {"n": len(v), "inside_share": float(np.mean(v))} for k, v in inside.items()}

@@ -22,6 +22,9 @@ the page) is the finer, informational grouping.
 How a row is modelled (the same rules for every row, never per-row tuning):
 - Offline / max-throughput rows have no batch: the model is run at the throughput-maximizing
   feasible batch (batch up to max_batch_by_memory), as an offline benchmark does.
+- Configuration: the row's configuration columns first (measurement_config.py: speculative
+  decoding, disaggregation, TP / EP / attention-DP / PP as its submission states them; accuracy.py
+  models the row in it); then:
 - Parallelism: when stated ("TP2", "DEP4" = attention-DP + expert parallel 4), used as stated;
   otherwise the throughput-maximizing TP/EP/attention-DP configuration that fits in the row's
   device count and the scale-up domain (submitters tune for it).

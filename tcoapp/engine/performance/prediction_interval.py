@@ -1,9 +1,11 @@
 """Prediction intervals of a generated curve's operating point (docs/model.md, "How sure it is").
 
 An 80 % interval per plan and pool on a generated curve (None on a measured one), from the
-cross-validated residuals of `tcoapp accuracy`: each published measurement predicted by factors
-refitted without its source family (leave-one-family-out), measured / predicted tokens/s per
-device. The table has a cell per regime x class ("interactive/MoE") with at least MIN_ROWS rows,
+cross-validated residuals of `tcoapp accuracy`, both splits together: each published measurement of
+known configuration predicted by factors refitted without its source family (leave-one-family-out)
+and by factors fitted only on the other software era (leave-one-era-out), measured / predicted
+tokens/s per device. A plan whose `software_date` lies outside the dates the fit saw takes the wider
+of that band and the leave-one-era-out band alone (the model does not extrapolate software). The table has a cell per regime x class ("interactive/MoE") with at least MIN_ROWS rows,
 per regime and overall ("*"); a point takes its regime x class cell, else its regime's, else the
 overall one, never narrower than the smaller cells it stands for (`band_for`). Each cell's band
 is the BAND_QUANTILES of a family's offset (its median ratio, each family weighing the same) times
@@ -20,36 +22,66 @@ from __future__ import annotations
 
 import math
 
+from ..quantities.dates import FACTORS_DATE, months
+
 INTERACTIVE_MIN_TOKENS_PER_S_PER_USER = 25.0
 OFFLINE_BATCH_SHARE = 0.9
 MIN_ROWS = 20
 LEVEL = 0.8
 BAND_QUANTILES = (0.1, 0.9)
 
-# cell -> (rows, low, high of measured / predicted tokens/s per device): leave-one-family-out residuals
-# of the shipped factors. Written by tools/refit_factors.py --intervals (issue 32). Calibration, each
-# family against the band built without it: 80 % of 536 rows overall, MoE 80 %, interactive 90 %,
-# offline 75 %, server 71 % (docs/model.md, "How sure it is").
+# cell -> (rows, low, high of measured / predicted tokens/s per device): the residuals of both splits
+# (leave-one-family-out and leave-one-era-out, each row once per split) of the shipped factors; rows of
+# unknown configuration build none. Written by tools/refit_factors.py --intervals. Calibration, each
+# family against the band built without it: leave one family out 65 % of 536 rows (MoE 62 %,
+# interactive 49 %, offline 83 %, server 68 %); leave one era out 72 % of 483 (MoE 73 %, interactive
+# 70 %, offline 80 %, server 68 %) (docs/model.md, "How sure it is").
 RESIDUAL_QUANTILES: dict[str, tuple[int, float, float]] = {
-    'offline/dense': (123, 0.813, 1.212),
-    'offline/MoE': (86, 0.711, 1.153),
-    'server/dense': (45, 0.767, 1.082),
-    'server/MoE': (61, 0.730, 1.207),
-    'interactive/dense': (28, 0.727, 1.277),
-    'interactive/MoE': (193, 0.764, 1.416),
-    'offline': (209, 0.756, 1.221),
-    'server': (106, 0.770, 1.211),
-    'interactive': (221, 0.728, 1.385),
-    '*': (536, 0.747, 1.305),
+    'offline/dense': (169, 0.922, 1.421),
+    'offline/MoE': (126, 0.588, 1.397),
+    'server/dense': (74, 0.814, 1.097),
+    'server/MoE': (114, 0.688, 1.277),
+    'interactive/dense': (54, 0.695, 1.240),
+    'interactive/MoE': (386, 0.748, 1.712),
+    'offline': (295, 0.794, 1.487),
+    'server': (188, 0.762, 1.239),
+    'interactive': (440, 0.702, 1.339),
+    '*': (923, 0.761, 1.496),
 }
 # cell -> (rows, low, high of measured / predicted tokens/s per user), rows measured at a stated concurrency
 PER_USER_QUANTILES: dict[str, tuple[int, float, float]] = {
-    'server/MoE': (21, 0.898, 1.293),
-    'interactive/MoE': (186, 0.826, 1.474),
-    'server': (21, 0.898, 1.293),
-    'interactive': (186, 0.826, 1.474),
-    '*': (207, 0.830, 1.457),
+    'server/MoE': (42, 0.778, 1.151),
+    'interactive/MoE': (372, 0.738, 1.386),
+    'server': (42, 0.778, 1.151),
+    'interactive': (372, 0.738, 1.386),
+    '*': (414, 0.745, 1.359),
 }
+
+
+# cell -> (rows, low, high of measured / predicted tokens/s per device): leave-one-era-out residuals (each
+# software era predicted by factors fitted only on the other era; tools/refit_factors.py --intervals).
+# A point whose software_date lies outside the dates the fit saw takes the wider of this band and the
+# one above: the model does not extrapolate software it has not seen.
+ERA_RESIDUAL_QUANTILES: dict[str, tuple[int, float, float]] = {
+    'offline/dense': (76, 0.877, 1.438),
+    'offline/MoE': (45, 0.583, 1.377),
+    'server/dense': (37, 0.780, 1.058),
+    'server/MoE': (57, 0.715, 1.395),
+    'interactive/dense': (27, 0.710, 1.164),
+    'interactive/MoE': (193, 0.770, 1.683),
+    'offline': (121, 0.776, 1.465),
+    'server': (94, 0.770, 1.298),
+    'interactive': (220, 0.683, 1.325),
+    '*': (435, 0.752, 1.499),
+}
+FIT_FIRST_DATE = "2024-08"   # the oldest software date of the measurements the shipped factors were fitted on
+
+
+def outside_fit_dates(software_date: str) -> bool:
+    """True where a plan's `software_date` lies before or after the dates the shipped fit saw
+    (FIT_FIRST_DATE to FACTORS_DATE); empty = FACTORS_DATE, inside."""
+    d = months(software_date or "")
+    return d is not None and not months(FIT_FIRST_DATE) <= d <= months(FACTORS_DATE)
 
 
 def point_regime(tokens_per_s_per_user: float, batch: float, max_batch_by_memory: float) -> str:
@@ -77,24 +109,34 @@ def band_for(table: dict, regime: str, kind: str) -> tuple[str, tuple[int, float
     raise KeyError("the interval table has no overall cell")
 
 
-def prediction_interval(point, kind: str, vendor: str, generated: bool | None = None) -> dict | None:
+def prediction_interval(point, kind: str, vendor: str, generated: bool | None = None,
+                        software_date: str = "") -> dict | None:
     """{"level", "tokens_per_s_per_device": [low, high], "tokens_per_s_per_user": [low, high], "basis"}
     for a generated operating point that exists (`generated` None: its source says so); None
-    otherwise (a measured curve, no operating point)."""
+    otherwise (a measured curve, no operating point). A `software_date` outside the dates the fit saw
+    widens the band to hold the leave-one-era-out band of its cell as well."""
     generated = str(getattr(point, "source", "")).startswith("generated") if generated is None else generated
     if point is None or not generated or not point.exists:
         return None
     regime = point_regime(point.tokens_per_s_per_user, point.batch, point.max_batch_by_memory)
     key, (n, lo, hi) = band_for(RESIDUAL_QUANTILES, regime, kind)
     ukey, (un, ulo, uhi) = band_for(PER_USER_QUANTILES, regime, kind)
+    widened, (wlo, whi) = "", (lo, hi)
+    if outside_fit_dates(software_date) and ERA_RESIDUAL_QUANTILES.get("*", (0,))[0] > 0:
+        ekey, (en, elo, ehi) = band_for(ERA_RESIDUAL_QUANTILES, regime, kind)
+        wlo, whi = min(lo, elo), max(hi, ehi)
+        widened = (f"; software_date {software_date} lies outside the dates the fit saw ({FIT_FIRST_DATE} to "
+                   f"{FACTORS_DATE}): widened to hold the leave-one-era-out band of cell {_cell_name(ekey)} "
+                   f"(n={en}, {elo:.2f}x-{ehi:.2f}x: software of an era the fit never saw) to {wlo:.2f}x-{whi:.2f}x")
     per_user = point.tokens_per_s_per_user
     user = [per_user * ulo, per_user * uhi] if math.isfinite(per_user) else None
-    basis = (f"{regime} point ({kind}, {vendor}): cell {_cell_name(key)}, n={n}: leave-one-family-out residuals (each "
-             f"source family held-out of the factor fit, then predicted) lay between {lo:.2f}x and {hi:.2f}x the "
+    basis = (f"{regime} point ({kind}, {vendor}): cell {_cell_name(key)}, n={n}: the leave-one-family-out and "
+             f"leave-one-era-out residuals (each source family, and each software era, held-out of the factor fit, "
+             f"then predicted) lay between {lo:.2f}x and {hi:.2f}x the "
              f"model's tokens/s per device ({_percentiles()} of a family's offset times the scatter within "
              f"families); per user {ulo:.2f}x-{uhi:.2f}x "
-             f"(cell {_cell_name(ukey)}, n={un}, rows measured at a stated concurrency)")
-    return {"level": LEVEL, "tokens_per_s_per_device": [point.tokens_per_s_per_device * lo, point.tokens_per_s_per_device * hi],
+             f"(cell {_cell_name(ukey)}, n={un}, rows measured at a stated concurrency){widened}")
+    return {"level": LEVEL, "tokens_per_s_per_device": [point.tokens_per_s_per_device * wlo, point.tokens_per_s_per_device * whi],
             "tokens_per_s_per_user": user, "basis": basis}
 
 

@@ -173,11 +173,12 @@ def prediction_intervals(scenario: Scenario, plan: Plan, pools, fleet) -> tuple[
     pool on a generated curve gets one; the plan gets one when every pool that serves users does."""
     kind = "MoE" if scenario.model(plan.model).n_experts > 0 else "dense"
     vendors = [scenario.device(p.device).vendor for p in pools]
-    per_pool = tuple(prediction_interval(pt, kind, v) for pt, v in zip(fleet.pool_points, vendors))
+    date = getattr(plan, "software_date", "")
+    per_pool = tuple(prediction_interval(pt, kind, v, software_date=date) for pt, v in zip(fleet.pool_points, vendors))
     users = [i for i, p in enumerate(pools) if p.role in ("serve", "decode")]
     if not users or any(per_pool[i] is None for i in users):
         return None, per_pool
-    return prediction_interval(fleet.point, kind, vendors[users[0]], generated=True), per_pool
+    return prediction_interval(fleet.point, kind, vendors[users[0]], generated=True, software_date=date), per_pool
 
 
 def search_notes(plan: Plan, caps: tuple[PoolCapacity, ...]) -> list[str]:

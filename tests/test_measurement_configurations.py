@@ -1,0 +1,89 @@
+"""tools/measurement_configurations.py: the configuration columns read from a submission's own files
+(docs/model.md, "Configurations in the data"), on small stand-ins of the MLPerf harness files."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from tools import measurement_configurations as mc  # noqa: E402
+
+SOURCE = ("https://github.com/mlcommons/inference_results_v6.0/blob/abc/closed/{sub}/results/{system}/{bench}/"
+          "{scenario}/performance/run_1/mlperf_log_summary.txt")
+
+
+class Files(mc.Submission):
+    """A submission whose files are a dict (no git)."""
+
+    def __init__(self, files: dict[str, str]):
+        self.repo, self.round, self.files, self._cache = None, "MLPerf v6.0", set(files), dict(files)
+
+
+def _row(sub="NVIDIA", system="B200-SXM-180GBx8_TRT", bench="deepseek-r1", scenario="Interactive", count=8):
+    return {"source": SOURCE.format(sub=sub, system=system, bench=bench, scenario=scenario), "count": str(count)}
+
+
+AGGREGATED = """
+base = {
+    llm_fields.trtllm_build_flags: {'enable_attention_dp': True},
+    llm_fields.trtllm_runtime_flags: {
+        'speculative_decoding': {
+            'decoding_type': 'MTP',
+            'max_total_draft_tokens': 3,
+        },
+    },
+    llm_fields.tensor_parallelism: 8,
+    llm_fields.pipeline_parallelism: 1,
+    llm_fields.moe_expert_parallelism: 8,
+}
+"""
+CLUSTER = """
+base = {
+    llm_fields.dynamo_cluster: {
+        'num_prefill_workers': 2,
+        'num_decode_workers': 4,
+        'prefill': {'trtllm_yml_override': '/work/configs/X4/Interactive/disagg_prefill/deepseek-r1.yml'},
+        'decode': {'trtllm_yml_override': '/work/configs/X16/Interactive/disagg_decode/deepseek-r1.yml'},
+    },
+}
+"""
+PREFILL = "tensor_parallel_size: 4\nmoe_expert_parallel_size: 4\nenable_attention_dp: true\n"
+DECODE = ("tensor_parallel_size: 16\nmoe_expert_parallel_size: 16\nenable_attention_dp: true\n"
+          "pipeline_parallel_size: 1\nspeculative_config:\n  decoding_type: MTP\n  num_nextn_predict_layers: 3\n")
+
+
+def test_an_nvidia_config_gives_its_parallelism_and_speculative_decoding():
+    sub = Files({"closed/NVIDIA/configs/B200-SXM-180GBx8/Interactive/deepseek-r1.py": AGGREGATED})
+    got = mc.configuration(_row(), {"v6.0": sub})
+    assert got == {"spec_decode": "mtp", "draft_tokens": "3", "acceptance": "", "disaggregated": "no",
+                   "tensor_parallel": "8", "expert_parallel": "8", "attention_dp": "true", "pipeline_parallel": "1",
+                   "configuration_source": "MLPerf v6.0 closed/NVIDIA/configs/B200-SXM-180GBx8/Interactive/deepseek-r1.py"}
+
+
+def test_a_disaggregated_config_names_its_workers_and_reads_their_files():
+    sub = Files({"closed/NVIDIA/configs/GB200x72/Interactive/deepseek-r1.py": CLUSTER,
+                 "closed/NVIDIA/configs/X4/Interactive/disagg_prefill/deepseek-r1.yml": PREFILL,
+                 "closed/NVIDIA/configs/X16/Interactive/disagg_decode/deepseek-r1.yml": DECODE})
+    got = mc.configuration(_row(system="GB200x72_TRT", count=72), {"v6.0": sub})
+    assert got["disaggregated"] == "prefill 2 x DEP4, decode 4 x DEP16"
+    assert (got["spec_decode"], got["draft_tokens"], got["expert_parallel"], got["attention_dp"]) == ("mtp", "3", "16", "true")
+    missing = Files({"closed/NVIDIA/configs/GB200x72/Interactive/deepseek-r1.py": CLUSTER})
+    assert mc.configuration(_row(system="GB200x72_TRT"), {"v6.0": missing})["configuration_source"].startswith("unknown")
+
+
+def test_a_config_without_parallelism_leaves_it_empty_and_an_absent_file_is_unknown():
+    sub = Files({"closed/NVIDIA/configs/B200-SXM-180GBx8/Offline/deepseek-r1.py": "base = {}\n"})
+    got = mc.configuration(_row(scenario="Offline"), {"v6.0": sub})
+    assert got["tensor_parallel"] == "" and got["spec_decode"] == "none" and "states no parallelism" in got["configuration_source"]
+    assert mc.configuration(_row(sub="Dell"), {"v6.0": sub})["configuration_source"].startswith("unknown: Dell")
+    assert mc.configuration(_row(), {})["configuration_source"].startswith("unknown: the MLPerf v6.0")
+
+
+def test_an_amd_yaml_and_an_inferencex_row():
+    sub = Files({"closed/AMD/src/llama2-70b-99/server_mi355x.yaml": "vllm_engine_config:\n  tensor_parallel_size: 1\n"})
+    got = mc.configuration(_row(sub="AMD", system="8xMI355X_2xEPYC", bench="llama2-70b-99", scenario="Server"), {"v6.0": sub})
+    assert (got["tensor_parallel"], got["spec_decode"], got["disaggregated"]) == ("1", "none", "no")
+    ix = {"source": "github.com/x/InferenceX-app ...", "notes": "parallelism DEP8 (InferenceX decode tp 8 ep 8 dp_attention True)"}
+    got = mc.configuration(ix, {})
+    assert (got["tensor_parallel"], got["expert_parallel"], got["attention_dp"], got["spec_decode"]) == ("8", "8", "true", "none")
