@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from typing import Any
+
 import numpy as np
 
 from ..quantities.records import ServingConfig
@@ -99,7 +101,8 @@ class Accuracy:
         return out
 
 
-def model_row(row: dict, device, model, factors: EfficiencyFactors = DEFAULT_FACTORS):
+def model_row(row: dict, device, model, factors: EfficiencyFactors = DEFAULT_FACTORS,
+              published_acceptance: float | None = None):
     """(predicted tokens/s per device, its config, predicted tokens/s per user) at the row's
     operating point (module docstring), or None where the row cannot be modelled. A row whose
     configuration columns state how it ran (measurement_config.py) is modelled in that configuration:
@@ -116,20 +119,23 @@ def model_row(row: dict, device, model, factors: EfficiencyFactors = DEFAULT_FAC
     setup = row_configuration(row)
     axes = stated_parallelism(setup, model.n_experts > 0) or row_parallelism(row, count, device, model.n_experts > 0)
     precision = row_precision(row, device, model.name)
-    spec = {"spec_decode_draft_tokens": (setup.draft_tokens,), "spec_decode_acceptance": row_acceptance(setup, model)} \
+    acceptance = row_acceptance(setup, published_acceptance)
+    spec: dict[str, Any] = {"spec_decode_draft_tokens": (setup.draft_tokens,), "spec_decode_acceptance": acceptance} \
         if setup.speculative else {}
     if setup.disaggregated:
-        result = disaggregated_sweep(device, model, workload, batches, setup, axes, precision, factors)
+        result = disaggregated_sweep(device, model, workload, batches, setup, axes, precision, factors, acceptance)
     else:
         result = sweep(device, model, workload, batches=batches, **axes, weight_precisions=(precision,), factors=factors,
                        stack_scale=stack_scale(factors, row_stack(row, device)), **spec)
     i = _operating_index(result, row, batch, per_user, ttft_limit)
     if i is None:
         return None
-    stated = {"disaggregated": setup.disaggregated, "pipeline_parallel": setup.pipeline_parallel}
+    stated: dict[str, Any] = {"disaggregated": setup.disaggregated, "pipeline_parallel": setup.pipeline_parallel}
     if i < 0:   # no configuration reaches the row's target: predicted 0
-        i = result.best_throughput_index()
-        return 0.0, dict(result.config(i), **stated), float(result.tokens_per_s_per_user[i])
+        best = result.best_throughput_index()
+        if best is None:
+            return None
+        return 0.0, dict(result.config(best), **stated), float(result.tokens_per_s_per_user[best])
     return (float(result.tokens_per_s_per_device[i]), dict(result.config(i), batch_measured=bool(batch), **stated),
             float(result.tokens_per_s_per_user[i]))
 
@@ -148,17 +154,22 @@ def _operating_index(result, row, batch, per_user, ttft_limit) -> int | None:
     return int(np.argmax(np.where(ok, result.tokens_per_s_per_device, -np.inf)))
 
 
-def row_acceptance(setup: RowConfiguration, model) -> float:
-    """The per-token acceptance a speculative row runs at: as stated, else the model's published
-    one (catalog), else the serving default."""
-    for value in (setup.acceptance, getattr(model, "spec_decode_acceptance", None)):
+# a speculative row that states no acceptance, of a model with none published: the prior of the
+# published drafters (EAGLE-3 and MTP chains accept 0.6-0.9 per token: resources/catalog/spec_acceptance.csv)
+UNSTATED_ACCEPTANCE = 0.7
+
+
+def row_acceptance(setup: RowConfiguration, published: float | None = None) -> float:
+    """The per-token acceptance a speculative row runs at: as stated, else the model's published one
+    (the catalog's acceptance table), else UNSTATED_ACCEPTANCE."""
+    for value in (setup.acceptance, published):
         if value is not None and np.ndim(value) == 0 and 0.0 <= float(value) < 1.0:
             return float(value)
-    return float(ServingConfig().spec_decode_acceptance)
+    return UNSTATED_ACCEPTANCE
 
 
 def disaggregated_sweep(device, model, workload, batches, setup: RowConfiguration, axes: dict, precision: str,
-                        factors) -> SweepResult:
+                        factors, acceptance: float = UNSTATED_ACCEPTANCE) -> SweepResult:
     """A disaggregated row's points (disaggregation.generate_disaggregated: per device over both
     pools, the row's prefill:decode device ratio, its decode workers' parallelism) as a sweep result of
     one configuration over `batches` (sequences per decode replica)."""
@@ -166,13 +177,13 @@ def disaggregated_sweep(device, model, workload, batches, setup: RowConfiguratio
                             attention_dp=axes["attention_dp"][0], weight_precision=precision,
                             kv_precision="bf16" if precision == "bf16" else "fp8",
                             spec_decode_draft_tokens=setup.draft_tokens if setup.speculative else 0,
-                            spec_decode_acceptance=row_acceptance(setup, model),
+                            spec_decode_acceptance=acceptance,
                             prefill_devices=setup.prefill_devices, decode_devices=setup.decode_devices)
     curve = generate_disaggregated(device, device, model, serving, workload, batches, factors).curve
     b = np.asarray(curve.batch, float)
     values = {c: np.array([getattr(serving, c)]) for c in CONFIG_COLUMNS}
     feasible = np.asarray(curve.feasible, bool) & np.isfinite(curve.tokens_per_s_per_device)
-    return SweepResult(b, values, int(b.size), float(serving.spec_decode_acceptance), np.asarray(curve.tokens_per_s_per_user),
+    return SweepResult(b, values, int(b.size), acceptance, np.asarray(curve.tokens_per_s_per_user),
                        np.asarray(curve.tokens_per_s_per_device), np.asarray(curve.ttft_s), np.asarray(curve.power_w),
                        np.full(b.size, curve.max_batch_by_memory), feasible)
 
@@ -225,7 +236,8 @@ def _one(row, catalog, factors):
     if row_workload(row, model.name) is None:
         return "no output length, or no input length and no benchmark dataset mean for it"
     try:
-        modelled = model_row(row, device, model, factors)
+        published = getattr(catalog.models, "spec_acceptance", {}).get(model_name)
+        modelled = model_row(row, device, model, factors, published.acceptance if published else None)
     except ConfigurationError as exc:
         return f"configuration: {exc}"
     if modelled is None:

@@ -77,7 +77,7 @@ def era_lines(rows, results, boundary: str = ERA_BOUNDARY) -> tuple[dict[str, li
     """({era: its modelled CSV lines}, the undated lines)."""
     dates = {line: row.get("date", "") for line, row in rows}
     out: dict[str, list[int]] = {f"before {boundary}": [], f"from {boundary}": []}
-    undated = []
+    undated: list[int] = []
     for r in results:
         era = era_of(dates.get(r.line, ""), boundary)
         (undated if era is None else out[era]).append(r.line)

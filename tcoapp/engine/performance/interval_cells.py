@@ -104,7 +104,7 @@ def coverage(results, quantiles=BAND_QUANTILES, groups: dict | None = None, band
     unit = (lambda r: r.source_family) if groups is None else (lambda r: groups.get(r.line))
     source = results if band_from is None else band_from
     inside: dict[str, list[bool]] = {}
-    for name in sorted({unit(r) for r in results} - {None}):
+    for name in sorted(str(u) for u in {unit(r) for r in results} - {None}):
         table = build_cells([r for r in source if unit(r) not in (name, None)], quantiles)
         if "*" not in table or table["*"][0] < MIN_ROWS:
             continue

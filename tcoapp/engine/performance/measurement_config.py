@@ -103,7 +103,7 @@ def row_configuration(row: dict) -> RowConfiguration:
     attention_dp = {"true": True, "false": False}.get(adp)
     if decode_par is not None and not tp:   # a disaggregated row's decode workers state its parallelism
         tp, ep, attention_dp = decode_par[1], decode_par[1], decode_par[0] == "DEP"
-    return RowConfiguration(True, source, method, _int(row, "draft_tokens", 0) if method != "none" else 0, a,
+    return RowConfiguration(True, source, method, (_int(row, "draft_tokens", 0) or 0) if method != "none" else 0, a,
                             tp, ep, attention_dp, _int(row, "pipeline_parallel", 1) or 1, prefill, decode)
 
 def stated_parallelism(config: RowConfiguration, is_moe: bool) -> dict | None:

@@ -81,7 +81,8 @@ def outside_fit_dates(software_date: str) -> bool:
     """True where a plan's `software_date` lies before or after the dates the shipped fit saw
     (FIT_FIRST_DATE to FACTORS_DATE); empty = FACTORS_DATE, inside."""
     d = months(software_date or "")
-    return d is not None and not months(FIT_FIRST_DATE) <= d <= months(FACTORS_DATE)
+    first, last = months(FIT_FIRST_DATE), months(FACTORS_DATE)
+    return d is not None and first is not None and last is not None and not first <= d <= last
 
 
 def point_regime(tokens_per_s_per_user: float, batch: float, max_batch_by_memory: float) -> str:
