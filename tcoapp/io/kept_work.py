@@ -37,13 +37,14 @@ def kept_notes(scenario) -> tuple[str, ...]:
     return kept.notes if kept is not None else ()
 
 
-def find_kept(path, sheet_names, plans_rows: tuple[int, ...] = ()) -> KeptWork | None:
-    """The analyst's sheets (names not the app's, in workbook order) and Plans rows of the file at `path`."""
+def find_kept(path, sheet_names, plans_rows: tuple[int, ...] = (), roles=None) -> KeptWork | None:
+    """The analyst's sheets (names not the app's, in workbook order) and Plans rows of the file at `path`; `roles`
+    (sheet_roles.Roles) notes the renamed input sheets read as their table."""
     names = list(sheet_names)
     own = tuple((name, index) for index, name in enumerate(names) if name not in S.KNOWN_SHEETS)
+    notes = list(roles.notes) if roles is not None else []
     if not own and not plans_rows:
-        return None
-    notes = []
+        return KeptWork(b"", (), (), tuple(notes)) if notes else None
     if own:
         listed = ", ".join(repr(name) for name, _ in own)
         notes.append(f"sheet{'s' if len(own) > 1 else ''} {listed}: not the app's, kept as is on save (not read)")
@@ -58,7 +59,7 @@ def find_kept(path, sheet_names, plans_rows: tuple[int, ...] = ()) -> KeptWork |
 
 def write_kept(workbook, kept: KeptWork | None) -> None:
     """Copy the kept sheets and Plans rows from the workbook as read into `workbook` (being written)."""
-    if kept is None:
+    if kept is None or not (kept.sheets or kept.plans_rows):
         return
     wanted = {name for name, _ in kept.sheets} | ({S.PLANS} if kept.plans_rows else set())
     source = _open_only(kept.source, wanted)
