@@ -324,8 +324,8 @@ class MainWindow(QMainWindow):
         self.settings.add_recent(path)
         self.settings.set_last_directory(path)
         notes = workbook_notes(scenario)
-        if notes:
-            self.statusBar().showMessage("Kept as is on save, not read: " + "; ".join(notes), 20000)
+        if notes:   # on the problem bar until dismissed (a status-bar message is gone in seconds)
+            self.show_problem("\n".join(notes), f"Read {os.path.basename(path)}", kind="read_notes")
 
     def _open_failed(self, path: str, message: str) -> None:
         self.show_problem(f"Cannot open {os.path.basename(path)}:\n{message}", "Open failed", kind="open")

@@ -32,9 +32,19 @@ class KeptWork:
 
 
 def kept_notes(scenario) -> tuple[str, ...]:
-    """The notes of what a read workbook holds that the app keeps but does not read."""
+    """The notes of how a read workbook was read: what it holds that the app keeps but does not read, and a
+    renamed input sheet read as its table. Every surface shows them (compute, simulate, report on stderr as
+    `note: ...`, the desktop app on its problem bar, the notebook API as a WorkbookNote warning)."""
     kept = getattr(scenario, "kept", None)
     return kept.notes if kept is not None else ()
+
+
+def print_notes(scenario, stream=None) -> None:
+    """The read notes as `note: ...` lines on stderr (the command-line surfaces)."""
+    import sys
+
+    for note in kept_notes(scenario):
+        print(f"note: {note}", file=stream or sys.stderr)
 
 
 def find_kept(path, sheet_names, plans_rows: tuple[int, ...] = (), roles=None) -> KeptWork | None:
