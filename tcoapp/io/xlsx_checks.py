@@ -15,6 +15,7 @@ and the MonteCarlo sheet shows montecarlo_check (its Uncertainty rows).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from openpyxl.formatting.rule import FormulaRule, Rule
@@ -274,13 +275,21 @@ def _workbook_checks(scenario: Scenario, max_years: int) -> list[Check]:
     n = len(scenario.plans)
     out = [Check(EVERY_PLAN, f"Plans: {n} plan(s) in row 1, a deleted one counted (a plan added is computed only by "
                              "tcoapp)", None,
-                 f'COUNTA({S.PLANS}!$C$1:$AMJ$1)+SUM({S.CHECKS}!${_L[GONE_COL]}$4:${_L[GONE_COL]}${3 + n})', n)]
+                 f'{plan_count()}+SUM({S.CHECKS}!${_L[GONE_COL]}$4:${_L[GONE_COL]}${3 + n})', n)]
     frozen = "+".join(f"SUMPRODUCT(--_xlfn.ISFORMULA({sheet}!$B${row}:$C${row}))" for sheet, row in STATUS_ROWS)
     out.append(Check(EVERY_PLAN, "Summary: the master_check rows of " + ", ".join(s for s, _ in STATUS_ROWS)
                      + " are formulas (not pasted over as values)", None, frozen, 2 * len(STATUS_ROWS)))
     for name, value in {**constant_values(), "CASHFLOW_LAST_YEAR": max_years}.items():
         out.append(Check(EVERY_PLAN, f"Constants {name} (the engine's constant)", None, name, value))
     return out
+
+
+def plan_count() -> str:
+    """The number of plan names in Plans row 1: the whole row less its first two cells (key, label), each found by
+    INDEX, so a column inserted anywhere (a plan in front of plan 1 too) is counted; a fixed range such as $C$1:$AMJ$1
+    would shift past a column inserted before it."""
+    row = f"{S.PLANS}!$1:$1"
+    return f"(COUNTA({row})-COUNTA(INDEX({row},1,1):INDEX({row},1,{S.FIRST_PLAN_COLUMN - 1})))"
 
 
 def _uncertainty_checks(scenario: Scenario) -> list[Check]:
@@ -508,7 +517,35 @@ def _write_check(raw: RawCells, row: int, check: Check, styles) -> None:
         status = f"=IF(ISERROR({current}),1,IF(ABS({current}-{snap})<=CHECK_TOLERANCE*MAX(1,ABS({snap})),0,1))"
     else:
         status = f"=IF(ISERROR({current}),1,IF(EXACT({current},{snap}),0,1))"
+    sealed = seal(snap, shown)
+    if sealed:   # the snapshot is still what was written (a Find & Replace over every sheet rewrites it too)
+        status = f"=IF({sealed},{status[1:]},1)"
     raw.formula(row, COL_STATUS, unless_deleted(check.group, status), formula, 0.0)
+
+
+SEAL_CHARS = 64   # a text snapshot's seal covers its length and its first this many characters
+
+
+def seal(snap: str, value) -> str | None:
+    """A condition (never an error) that holds while the snapshot cell `snap` still holds `value`, written with none
+    of `value`'s own text: a number as value x 3 + 1, a text as its length and the sum of each character's code x
+    its position. A Find & Replace over every sheet (fp8 -> nvfp4, 0.7 -> 0.8) rewrites an input and its snapshot
+    alike, but not the seal in this formula, so the check still fails. None for an empty snapshot."""
+    if isinstance(value, bool):
+        return f"N({snap})={int(value)}"
+    if isinstance(value, (int, float)):
+        sealed = float(value) * 3 + 1
+        if not math.isfinite(sealed):
+            return None
+        number = f"{sealed:.17g}"
+        return f"IF(ISNUMBER({snap}),ABS({snap}*3+1-({number}))<=1E-9*MAX(1,ABS({number})),FALSE)"
+    if not isinstance(value, str) or not value or any(ord(c) > 0xFFFF for c in value):
+        return None   # (a character outside the basic plane counts twice in a spreadsheet's LEN: compared exactly)
+    n = min(len(value), SEAL_CHARS)
+    positions = "{" + ",".join(str(i) for i in range(1, n + 1)) + "}"
+    code = sum(ord(c) * i for i, c in enumerate(value[:n], start=1))
+    return (f"IF(ISTEXT({snap}),IF(LEN({snap})={len(value)},"
+            f"SUMPRODUCT(_xlfn.UNICODE(MID({snap},{positions},1))*{positions})={code},FALSE),FALSE)")
 
 
 DELETED = "deleted"   # a deleted plan's status on the Checks summary
@@ -528,6 +565,17 @@ def plan_status(index: int) -> str:
     ref = f"{S.CHECKS}!$C${4 + index}"
     return (f'=IF({ref}=0,"current","STALE: "&{ref}&" check(s) fail (an engine input changed, or a formula '
             f'error): see the Checks sheet")')
+
+
+def plan_status_formats(ws, row: int, n: int, last_col: int) -> None:
+    """The formats of a row of plan statuses (Results' and Summary's "Is the plan current?"): pasted over as values,
+    a status still shows the plan's live state (the rule first), and a STALE one is red."""
+    for index in range(n):
+        cell, ref = f"{get_column_letter(S.FIRST_PLAN_COLUMN + index)}{row}", f"{S.CHECKS}!$C${4 + index}"
+        frozen_status(ws, cell, f'AND({ref}>0,LEFT({cell},5)<>"STALE")', "STALE: see the Checks sheet (pasted as values)")
+    first = get_column_letter(S.FIRST_PLAN_COLUMN)
+    area = f"{first}{row}:{get_column_letter(max(last_col, 3))}{row}"
+    ws.conditional_formatting.add(area, FormulaRule(formula=[f'LEFT({first}{row},5)="STALE"'], fill=RED))
 
 
 def checks_last_column() -> int:
