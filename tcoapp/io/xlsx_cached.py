@@ -85,6 +85,10 @@ def cashflow_values(scenario: Scenario, results: tuple[PlanResult, ...], layout:
                 rows[f"pool{k + 1}.{base}"] = _padded(np.asarray(years[f"pool_{base}"], float)[k], width, base, plan)
         if np.all(np.isfinite(rows["cash_flow_usd"])):  # else the helpers read n/a: left to the spreadsheet
             rows.update(_helpers(rows["cash_flow_usd"], rows["cumulative_cash_flow_usd"]))
+        equity = rows.get("equity_cash_flow_usd")
+        if equity is not None and np.all(np.isfinite(equity)):
+            signs = _sign_rows(equity, np.cumsum(equity))
+            rows.update({f"equity_{key}": values for key, values in signs.items()})
         for key, values in rows.items():
             row = layout.cf_row(index, key)
             for year, value in enumerate(values):
@@ -110,8 +114,8 @@ def _padded(values: np.ndarray, width: int, key: str, plan) -> np.ndarray:
     return -out if key in CF_NEGATIVE else out
 
 
-def _helpers(flows: np.ndarray, cumulative: np.ndarray) -> dict[str, list]:
-    """The sign helper rows and the payback crossing, as the CashFlow formulas compute them."""
+def _sign_rows(flows: np.ndarray, cumulative: np.ndarray) -> dict[str, list]:
+    """The sign helper rows of a flow and its cumulative, as the CashFlow formulas compute them."""
     rows = {}
     for name, series in (("flow", flows), ("cumulative", cumulative)):
         signs, changes = [float(np.sign(series[0]))], [0.0]
@@ -120,6 +124,12 @@ def _helpers(flows: np.ndarray, cumulative: np.ndarray) -> dict[str, list]:
             changes.append(1.0 if value != 0 and last != 0 and np.sign(value) != last else 0.0)
             signs.append(float(np.sign(value)) if value != 0 else last)
         rows[f"{name}_last_sign"], rows[f"{name}_sign_change"] = signs, changes
+    return rows
+
+
+def _helpers(flows: np.ndarray, cumulative: np.ndarray) -> dict[str, list]:
+    """The sign helper rows and the payback crossing, as the CashFlow formulas compute them."""
+    rows = _sign_rows(flows, cumulative)
     crossing = [None]
     for t in range(1, cumulative.size):
         before, after = cumulative[t - 1], cumulative[t]
