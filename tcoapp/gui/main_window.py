@@ -29,6 +29,8 @@ VIEW_MESSAGE = "view"   # the problem kind of a view's message (main_window._edi
 CURVE_FILTER = "Curve files (*.csv);;All files (*)"
 
 
+AUTOSAVE_PROBLEM = "autosave"   # the problem bar's kind for a failing autosave (resolved by its next success)
+
 class MainWindow(QMainWindow):
     def __init__(self, document: Document, parent=None):
         super().__init__(parent)
@@ -58,6 +60,8 @@ class MainWindow(QMainWindow):
                            (self._uncertainty_tab, "Uncertainty")):
             self.tabs.addTab(tab, title)
         self.problems = ProblemBar()
+        self.autosave.failed.connect(lambda message: self.show_problem(message, kind=AUTOSAVE_PROBLEM))
+        self.autosave.recovered.connect(lambda: self.problems.resolve(AUTOSAVE_PROBLEM))
         central = QWidget()
         column = QVBoxLayout(central)
         column.setContentsMargins(0, 0, 0, 0)
@@ -323,8 +327,13 @@ class MainWindow(QMainWindow):
         take_path(self, path, scenario)
         self.settings.add_recent(path)
         self.settings.set_last_directory(path)
+        self.show_read_notes(path, scenario)
+
+    def show_read_notes(self, path: str, scenario) -> None:
+        """How the workbook was read (the notes `tcoapp compute` prints), on the problem bar until dismissed (a
+        status-bar message is gone in seconds)."""
         notes = workbook_notes(scenario)
-        if notes:   # on the problem bar until dismissed (a status-bar message is gone in seconds)
+        if notes:
             self.show_problem("\n".join(notes), f"Read {os.path.basename(path)}", kind="read_notes")
 
     def _open_failed(self, path: str, message: str) -> None:
