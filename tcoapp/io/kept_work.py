@@ -53,23 +53,50 @@ def find_kept(path, sheet_names, plans_rows: tuple[int, ...] = (), roles=None) -
     names = list(sheet_names)
     own = tuple((name, index) for index, name in enumerate(names) if name not in S.KNOWN_SHEETS)
     notes = list(roles.notes) if roles is not None else []
-    if not own and not plans_rows:
-        return KeptWork(b"", (), (), tuple(notes)) if notes else None
     if own:
         listed = ", ".join(repr(name) for name, _ in own)
-        notes.append(f"sheet{'s' if len(own) > 1 else ''} {listed}: not the app's, kept as is on save (not read)")
+        notes.append(f"sheet{'s' if len(own) > 1 else ''} {listed}: not the app's, not read; kept on save ({SHEET_KEEPS})")
     if plans_rows:
         rows = ", ".join(str(r) for r in plans_rows)
-        notes.append(f"{S.PLANS} row{'s' if len(plans_rows) > 1 else ''} {rows}: no Plans key in column A, "
-                     "kept as is on save (not read)")
+        notes.append(f"{S.PLANS} row{'s' if len(plans_rows) > 1 else ''} {rows}: no Plans key in column A, not "
+                     "read; kept on save (values, formulas, comments, formats)")
+    notes.extend(input_formula_notes(sheet_names, plans_rows))
     with open(path, "rb") as handle:
         source = handle.read()
     return KeptWork(source, own, tuple(plans_rows), tuple(notes))
 
 
+SHEET_KEEPS = ("values, formulas, comments, formats, conditional formats, validations, merged cells, widths, "
+               "hidden state, protection, charts (redrawn: their styling may differ); images are dropped")
+FORMULAS_LISTED = 5
+
+
+_CONSTANT_FORMULAS = {"=TRUE()", "=FALSE()", "=TRUE", "=FALSE"}   # how LibreOffice saves a TRUE / FALSE cell
+
+
+def input_formula_notes(sheets, plans_rows=()) -> list[str]:
+    """One note per input sheet holding formulas in its input cells: read as their saved values, written back as
+    values (the app rewrites its input sheets; a formula of yours belongs on a sheet of your own)."""
+    notes = []
+    for name in S.INPUT_SHEETS:
+        sheet = sheets.get(name) if hasattr(sheets, "get") else None
+        formulas = getattr(sheet, "_formulas", {}) if sheet is not None else {}
+        cells = [(r, c) for (r, c), text in sorted(formulas.items()) if r > 1 and not (name == S.PLANS and r in plans_rows)
+                 and str(text).replace(" ", "").upper() not in _CONSTANT_FORMULAS]
+        if not cells:
+            continue
+        shown = ", ".join(sheet.where(r, c) for r, c in cells[:FORMULAS_LISTED])
+        more = f" and {len(cells) - FORMULAS_LISTED} more" if len(cells) > FORMULAS_LISTED else ""
+        many = len(cells) > 1
+        notes.append(f"{shown}{more}: {'formulas in input cells' if many else 'a formula in an input cell'}, read as "
+                     f"the value saved with {'them' if many else 'it'}; a save writes the value, not the formula (put "
+                     "a formula of yours on a sheet of your own, or in a helper row)")
+    return notes
+
+
 def write_kept(workbook, kept: KeptWork | None) -> None:
     """Copy the kept sheets and Plans rows from the workbook as read into `workbook` (being written)."""
-    if kept is None or not (kept.sheets or kept.plans_rows):
+    if kept is None or not kept.source:
         return
     wanted = {name for name, _ in kept.sheets} | ({S.PLANS} if kept.plans_rows else set())
     source = _open_only(kept.source, wanted)
@@ -80,6 +107,32 @@ def write_kept(workbook, kept: KeptWork | None) -> None:
         _copy_sheet(source[name], target)
     if kept.plans_rows and S.PLANS in source.sheetnames:
         _copy_rows(source[S.PLANS], workbook[S.PLANS], kept.plans_rows)
+    _copy_names(source, workbook)
+    for sheet in source.worksheets:   # an app sheet the analyst hid stays hidden
+        if sheet.title in workbook.sheetnames and sheet.title not in wanted and sheet.sheet_state != "visible":
+            workbook[sheet.title].sheet_state = sheet.sheet_state
+
+
+def _copy_names(source, workbook) -> None:
+    """The analyst's named ranges (workbook-level and sheet-level): every name the app did not write, whose sheets
+    are in the workbook written (the app's own names, such as in_utilization, are written afresh)."""
+    for name, defined in source.defined_names.items():
+        if name not in workbook.defined_names and not name.startswith("_xlnm") and _sheets_exist(defined, workbook):
+            workbook.defined_names[name] = copy(defined)
+    for sheet in source.worksheets:
+        if sheet.title not in workbook.sheetnames:
+            continue
+        target = workbook[sheet.title]
+        for name, defined in sheet.defined_names.items():
+            if name not in target.defined_names and not name.startswith("_xlnm") and _sheets_exist(defined, workbook):
+                target.defined_names[name] = copy(defined)
+
+
+def _sheets_exist(defined, workbook) -> bool:
+    try:
+        return all(title in workbook.sheetnames for title, _ in defined.destinations)
+    except Exception:  # noqa: BLE001 - a constant or a formula as the name's value: no sheet to check
+        return True
 
 
 def _open_only(data: bytes, wanted: set[str]):
@@ -146,6 +199,9 @@ def _copy_sheet(source, target) -> None:
             target.conditional_formatting.add(str(cf_range.sqref), copy(rule))
     target.freeze_panes = source.freeze_panes
     target.sheet_state = source.sheet_state
+    target.protection = copy(source.protection)
+    for chart in getattr(source, "_charts", ()):   # openpyxl reads a chart's series and axes, not all its styling
+        target.add_chart(chart, chart.anchor)
     target.sheet_properties.tabColor = copy(source.sheet_properties.tabColor)
 
 
