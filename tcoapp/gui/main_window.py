@@ -59,9 +59,7 @@ class MainWindow(QMainWindow):
                            (self._bridge_tab, "Bridge"), (self._catalog_tab, "Catalog"),
                            (self._uncertainty_tab, "Uncertainty")):
             self.tabs.addTab(tab, title)
-        self.problems = ProblemBar()
-        self.autosave.failed.connect(lambda message: self.show_problem(message, kind=AUTOSAVE_PROBLEM))
-        self.autosave.recovered.connect(lambda: self.problems.resolve(AUTOSAVE_PROBLEM))
+        self.problems = self._problem_bar()
         central = QWidget()
         column = QVBoxLayout(central)
         column.setContentsMargins(0, 0, 0, 0)
@@ -244,6 +242,13 @@ class MainWindow(QMainWindow):
 
     def _task_finished(self) -> None:
         self._opening = None
+
+    def _problem_bar(self) -> ProblemBar:
+        """The problem bar; a failing autosave shows on it, gone at its next success (autosave.py)."""
+        self.problems = ProblemBar()
+        self.autosave.failed.connect(lambda message: self.show_problem(message, kind=AUTOSAVE_PROBLEM))
+        self.autosave.recovered.connect(lambda: self.problems.resolve(AUTOSAVE_PROBLEM))
+        return self.problems
 
     def show_problem(self, text: str, title: str = "", kind: str = "") -> None:
         """Every error report of the window and its background tasks: inline, above the views; one

@@ -150,13 +150,7 @@ def _load_sheets(path):
     check_archive(path)
     check_defused()
     try:
-        names, cells = read_cells(path, WANTED_SHEETS, S.MAX_CELLS, S.MAX_SHARED_STRINGS,
-                                  headers=lambda name: name not in S.KNOWN_SHEETS)
-        roles = sheet_roles({n: _header(cells[n]) for n in cells if n not in WANTED_SHEETS},
-                            {n for n in cells if n in WANTED_SHEETS})
-        if roles.read_as:   # a renamed input sheet: read whole, as its table
-            _, renamed = read_cells(path, set(roles.read_as), S.MAX_CELLS, S.MAX_SHARED_STRINGS)
-            cells.update(renamed)
+        names, cells, roles = _read_with_roles(path)
     except ValidationError:
         raise
     except TooManyCells as exc:
@@ -186,6 +180,19 @@ def _load_sheets(path):
         full = name in WANTED_SHEETS or table is not None
         out[table or name] = _Sheet(name, cells[name].values, cells[name].formulas) if full and name in cells else None
     return out, roles
+
+
+def _read_with_roles(path):
+    """read_cells of the input sheets and About, and row 1 of every other sheet, to tell a renamed input sheet by
+    its header row (sheet_roles); such a sheet is then read whole."""
+    names, cells = read_cells(path, WANTED_SHEETS, S.MAX_CELLS, S.MAX_SHARED_STRINGS,
+                              headers=lambda name: name not in S.KNOWN_SHEETS)
+    roles = sheet_roles({n: _header(cells[n]) for n in cells if n not in WANTED_SHEETS},
+                        {n for n in cells if n in WANTED_SHEETS})
+    if roles.read_as:
+        _, renamed = read_cells(path, set(roles.read_as), S.MAX_CELLS, S.MAX_SHARED_STRINGS)
+        cells.update(renamed)
+    return names, cells, roles
 
 
 def _header(cells) -> list:

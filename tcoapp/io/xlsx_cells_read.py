@@ -475,6 +475,24 @@ class _SheetReader:
                 f"{get_column_letter(col)}{row}")
 
 
+def _chosen(sheets, names, rels, wanted, headers) -> list[tuple[str, str]]:
+    """(name, part) of the worksheets to read: the wanted ones whole, those `headers` names for their row 1."""
+    return [(name, rels.get(rid, ("", ""))[0]) for name, rid in sheets
+            if names[name] == "worksheet" and (name in wanted or (headers is not None and headers(name)))]
+
+
+def _read_sheet(archive, part: str, reader: "_SheetReader", max_cells: int) -> SheetCells:
+    """One worksheet's cells (only row 1 for a reader with last_row 1)."""
+    try:
+        _parse(archive, part, reader.parser())
+    except _HeaderRead:
+        pass
+    except TooManyCells:
+        raise TooManyCells(reader.cells.name, max_cells) from None
+    reader.finish()
+    return reader.cells
+
+
 class _HeaderRead(Exception):
     """Raised by a reader of a sheet's header row once it reaches row 2."""
 
@@ -505,8 +523,7 @@ def read_cells(path, wanted, max_cells: int, max_strings: int,
         by_type = {kind.rsplit("/", 1)[-1]: target for target, kind in rels.values()}
         epoch = CALENDAR_MAC_1904 if flags["date1904"] else CALENDAR_WINDOWS_1900
         names = {name: rels.get(rid, ("", ""))[1].rsplit("/", 1)[-1] for name, rid in sheets}
-        chosen = [(name, rels.get(rid, ("", ""))[0]) for name, rid in sheets
-                  if names[name] == "worksheet" and (name in wanted or (headers is not None and headers(name)))]
+        chosen = _chosen(sheets, names, rels, wanted, headers)
         if not chosen:
             return names, {}
         strings_part = by_type.get("sharedStrings")
@@ -517,16 +534,8 @@ def read_cells(path, wanted, max_cells: int, max_strings: int,
         budget = [max_cells]
         out: dict[str, SheetCells] = {}
         for name, part in chosen:
-            cells = SheetCells(name)
-            reader = _SheetReader(cells, dates, durations, epoch, budget, None if name in wanted else 1)
-            try:
-                _parse(archive, part, reader.parser())
-            except _HeaderRead:
-                pass
-            except TooManyCells:
-                raise TooManyCells(name, max_cells) from None
-            reader.finish()
-            out[name] = cells
+            reader = _SheetReader(SheetCells(name), dates, durations, epoch, budget, None if name in wanted else 1)
+            out[name] = _read_sheet(archive, part, reader, max_cells)
         needed = {v for cells in out.values() for row in cells.values.values() for v in row.values() if type(v) is _Shared}
         strings = _shared_strings(archive, strings_part, needed)
         for cells in out.values():
