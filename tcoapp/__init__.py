@@ -16,7 +16,7 @@ and ``help(tcoapp.compute)`` show them.
 ['compute', 'load_scenario', 'read_curves', 'simulate']
 """
 
-_API = ("load_scenario", "compute", "read_curves", "Computed")
+_API = ("load_scenario", "compute", "read_curves", "Computed", "WorkbookNote")
 _SIMULATE_API = ("simulate", "Simulated")
 __all__ = ["__version__", "SCHEMA_VERSION", *_API, *_SIMULATE_API]
 
