@@ -29,6 +29,7 @@ class KeptWork:
     sheets: tuple[tuple[str, int], ...]    # (name, position in the workbook) of each analyst sheet
     plans_rows: tuple[int, ...]            # Plans rows that are the analyst's (1-based)
     notes: tuple[str, ...]                 # one line per kept thing, for the user
+    plans_formulas: tuple[tuple[str, str, str, object], ...] = ()   # (key, plan, formula, value read) of Plans inputs
 
 
 def kept_notes(scenario) -> tuple[str, ...]:
@@ -63,7 +64,43 @@ def find_kept(path, sheet_names, plans_rows: tuple[int, ...] = (), roles=None) -
     notes.extend(input_formula_notes(sheet_names, plans_rows))
     with open(path, "rb") as handle:
         source = handle.read()
-    return KeptWork(source, own, tuple(plans_rows), tuple(notes))
+    return KeptWork(source, own, tuple(plans_rows), tuple(notes), plans_formulas(sheet_names, plans_rows))
+
+
+def plans_formulas(sheets, plans_rows=()) -> tuple:
+    """(key, plan name, formula, value read) of every formula in a Plans input cell (written back as the formula
+    while the plan's value is still the one read: write_plans_formulas)."""
+    sheet = sheets.get(S.PLANS) if hasattr(sheets, "get") else None
+    out = []
+    for (row, col), text in sorted(getattr(sheet, "_formulas", {}).items()) if sheet is not None else ():
+        key, plan = sheet.cell(row, 1), sheet.cell(1, col)
+        if row > 1 and row not in plans_rows and key is not None and plan is not None and not _constant(text):
+            out.append((str(key).strip(), str(plan).strip(), str(text), sheet.cell(row, col)))
+    return tuple(out)
+
+
+def _constant(text) -> bool:
+    return str(text).replace(" ", "").upper() in _CONSTANT_FORMULAS
+
+
+def write_plans_formulas(workbook, kept: KeptWork | None) -> None:
+    """The analyst's formulas in Plans input cells, back into the Plans written, where the plan's value is still the
+    one the formula gave when read (a value changed in the app replaces the formula); the cell's cached value is
+    the plan's value (xlsx_cached)."""
+    if kept is None or not kept.plans_formulas:
+        return
+    ws = workbook[S.PLANS]
+    rows = {str(ws.cell(r, 1).value).strip(): r for r in range(2, ws.max_row + 1) if ws.cell(r, 1).value is not None}
+    cols = {str(ws.cell(1, c).value).strip(): c for c in range(3, ws.max_column + 1) if ws.cell(1, c).value is not None}
+    for key, plan, formula, value in kept.plans_formulas:
+        row, col = rows.get(key), cols.get(plan)
+        if row is None or col is None or isinstance(value, bool) or not isinstance(value, (int, float, str)):
+            continue
+        cell = ws.cell(row, col)
+        same = cell.value == value or (isinstance(value, (int, float)) and isinstance(cell.value, (int, float))
+                                       and not isinstance(cell.value, bool) and abs(cell.value - value) <= 1e-12 * max(1.0, abs(value)))
+        if same:
+            cell.value = formula
 
 
 SHEET_KEEPS = ("values, formulas, comments, formats, conditional formats, validations, merged cells, widths, "
@@ -82,15 +119,21 @@ def input_formula_notes(sheets, plans_rows=()) -> list[str]:
         sheet = sheets.get(name) if hasattr(sheets, "get") else None
         formulas = getattr(sheet, "_formulas", {}) if sheet is not None else {}
         cells = [(r, c) for (r, c), text in sorted(formulas.items()) if r > 1 and not (name == S.PLANS and r in plans_rows)
-                 and str(text).replace(" ", "").upper() not in _CONSTANT_FORMULAS]
+                 and not _constant(text)]
         if not cells:
             continue
         shown = ", ".join(sheet.where(r, c) for r, c in cells[:FORMULAS_LISTED])
         more = f" and {len(cells) - FORMULAS_LISTED} more" if len(cells) > FORMULAS_LISTED else ""
         many = len(cells) > 1
-        notes.append(f"{shown}{more}: {'formulas in input cells' if many else 'a formula in an input cell'}, read as "
-                     f"the value saved with {'them' if many else 'it'}; a save writes the value, not the formula (put "
-                     "a formula of yours on a sheet of your own, or in a helper row)")
+        what = 'formulas in input cells' if many else 'a formula in an input cell'
+        if name == S.PLANS:
+            notes.append(f"{shown}{more}: {what}, read as the value saved with {'them' if many else 'it'}; kept on "
+                         "save as the formula while the plan's value is unchanged (a value changed in the app, or a "
+                         "TRUE / FALSE, is saved as the value)")
+            continue
+        notes.append(f"{shown}{more}: {what}, read as the value saved with {'them' if many else 'it'}; a save writes "
+                     "the value, not the formula (put a formula of yours on a sheet of your own, or in a helper row "
+                     "of Plans)")
     return notes
 
 

@@ -210,4 +210,20 @@ def all_cached_values(workbook, scenario: Scenario, results, layout: Layout) -> 
            and workbook[S.MONTE_CARLO]["B2"].value == "=montecarlo_check" else {}),
         S.CONSTANTS: {"C4": 31536000.0} if workbook[S.CONSTANTS]["A4"].value == "SECONDS_PER_YEAR" else {},
         S.PRINTED_TABLES: printed_tables_values(workbook[S.PRINTED_TABLES], workbook[S.DEVICES], workbook[S.MODELS]),
+        S.PLANS: plans_formula_values(workbook[S.PLANS], scenario),
     }
+
+
+def plans_formula_values(ws, scenario: Scenario) -> dict[str, object]:
+    """The value of each formula in a Plans input cell (the analyst's, kept: kept_work.write_plans_formulas): the
+    plan's value of the row's key, which the formula gave when the workbook was read."""
+    out: dict[str, object] = {}
+    for (row, col), cell in ws._cells.items():
+        index = col - S.FIRST_PLAN_COLUMN
+        if row < 2 or not 0 <= index < len(scenario.plans) or not (isinstance(cell.value, str) and cell.value.startswith("=")):
+            continue
+        key = ws._cells.get((row, 1))
+        value = getattr(scenario.plans[index], str(key.value), None) if key is not None and key.value else None
+        if isinstance(value, (int, float, str)) and not isinstance(value, bool):
+            out[cell.coordinate] = value
+    return out

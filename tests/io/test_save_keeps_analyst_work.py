@@ -70,11 +70,20 @@ def test_hidden_sheets_stay_hidden(saved):
     assert book["Hidden mine"].sheet_state == "hidden" and book[S.CONSTANTS].sheet_state == "hidden"
 
 
-def test_a_formula_in_an_input_cell_is_named_in_a_note_never_kept_as_is(saved):
+def test_a_formula_in_a_plans_input_cell_is_kept_and_named_in_a_note(saved):
     notes = kept_notes(saved["scenario"])
     row = saved["row"]
-    assert any(note.startswith(f"Plans!C{row}: a formula in an input cell") and "not the formula" in note
+    assert any(note.startswith(f"Plans!C{row}: a formula in an input cell") and "kept on save as the formula" in note
                for note in notes), notes
     assert not any("kept as is" in note for note in notes), notes
-    assert openpyxl.load_workbook(saved["saved"])[S.PLANS].cell(row, 3).value == pytest.approx(0.7)
+    assert openpyxl.load_workbook(saved["saved"])[S.PLANS].cell(row, 3).value == "=0.5+0.2"   # before: 0.7
+    assert openpyxl.load_workbook(saved["saved"], data_only=True)[S.PLANS].cell(row, 3).value == 0.7   # cached
+    assert read_scenario(saved["saved"]).plans == saved["scenario"].plans   # tcoapp reads its own save
     assert openpyxl.load_workbook(saved["again"], data_only=True)[S.CHECKS]["B1"].value == 0
+
+
+def test_a_value_changed_in_the_app_replaces_the_formula(saved, tmp_path):
+    scenario = saved["scenario"]
+    changed = scenario.with_plans((scenario.plans[0].with_(utilization=0.5), *scenario.plans[1:]))
+    write_scenario(changed, tmp_path / "changed.xlsx")
+    assert openpyxl.load_workbook(tmp_path / "changed.xlsx")[S.PLANS].cell(saved["row"], 3).value == 0.5
