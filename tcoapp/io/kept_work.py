@@ -15,6 +15,7 @@ import difflib
 import io
 import re
 import posixpath
+import warnings
 import zipfile
 from copy import copy
 from dataclasses import dataclass
@@ -194,7 +195,9 @@ def _open_only(data: bytes, wanted: set[str]):
                     continue
                 body = _EMPTY_SHEET if item.filename in empty else archive.read(item.filename)
                 trimmed.writestr(item.filename, body)
-    return openpyxl.load_workbook(io.BytesIO(out.getvalue()), rich_text=True)
+    with warnings.catch_warnings():   # openpyxl's warnings about parts it skips (the emptied sheets' local names)
+        warnings.simplefilter("ignore")
+        return openpyxl.load_workbook(io.BytesIO(out.getvalue()), rich_text=True)
 
 
 _EMPTY_SHEET = (b'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
