@@ -36,12 +36,15 @@ def _last(ws) -> str:
 
 
 def _loan_scenario():
-    """A 7-year loan on a 4-year horizon at 10 % utilization: the equity flows change sign twice and so does their
-    cumulative, so no equity IRR is unique (the engine's n/a); a second plan whose equity IRR exists."""
+    """A 10-year loan on a 4-year horizon at 10 % utilization: the equity flows (-5.3, +4.5, +4.5, +4.5, -8.3 M USD)
+    change sign twice and so does their cumulative, so no equity IRR is unique (the engine's n/a) though two rates
+    (0.7 % and 29 %) make the equity NPV 0 (IRR() finds one); a 7-year loan at 12 %, whose cumulative flow changes
+    sign once (the one positive rate, 67 %, beside a negative one); one whose flows change sign once."""
     base = default_scenario()
     plan = base.plans[0]
     return dataclasses.replace(base, plans=(
-        plan.with_(name="7-year loan, 4 years", debt_fraction=0.8, debt_years=7, years=4, utilization=0.1),
+        plan.with_(name="10-year loan, 4 years", debt_fraction=0.8, debt_years=10, years=4, utilization=0.1),
+        plan.with_(name="7-year loan, 4 years", debt_fraction=0.8, debt_years=7, years=4, utilization=0.12),
         plan.with_(name="7-year loan, busy", debt_fraction=0.8, debt_years=7, years=4, utilization=0.3)))
 
 
@@ -130,7 +133,9 @@ def test_the_equity_irr_formula_applies_the_engines_uniqueness_rule(done):
     assert compare(path, loan, results) == []   # every number LibreOffice computes is the engine's
     book = openpyxl.load_workbook(path, data_only=True)
     row = next(r for r in book[S.RESULTS].iter_rows() if r[0].value == "equity_irr")
-    assert row[2].value == "n/a" and row[3].value == pytest.approx(results[1].metrics.equity_irr, rel=1e-6)
+    assert row[2].value == "n/a"   # before: IRR() found one of the two rates
+    for col, result in ((3, results[1]), (4, results[2])):
+        assert row[col].value == pytest.approx(result.metrics.equity_irr, rel=1e-6)
 
 
 @pytest.mark.parametrize("name, sheet", [("pools_renamed", "Fleet"), ("pools_move_copy", "Pools (2)")])
