@@ -45,7 +45,7 @@ if not _os.path.isdir(_os.path.join(_os.path.dirname(_os.path.abspath(__file__))
         isinstance(f, type) and f.__name__ == "_CheckoutFolders" for f in _sys.meta_path):
     _sys.meta_path.append(_CheckoutFolders)
 
-_API = ("load_scenario", "compute", "read_curves", "Computed")
+_API = ("load_scenario", "compute", "read_curves", "Computed", "WorkbookNote")
 _SIMULATE_API = ("simulate", "Simulated")
 __all__ = ["__version__", "SCHEMA_VERSION", *_API, *_SIMULATE_API]
 

@@ -17,6 +17,7 @@ examples that run as doctests (tests/test_api_doctests.py).
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,7 +31,7 @@ from ..engine.quantities.metrics import METRIC_BY_KEY, METRICS, POOL_POINT_METRI
 from ..engine.performance.measured import config_text
 from ..engine.plan.scenario import Scenario, checked_plans
 
-__all__ = ["load_scenario", "compute", "read_curves", "Computed", "POINT_UNITS", "YEAR_UNITS", "POOL_UNITS"]
+__all__ = ["load_scenario", "compute", "read_curves", "Computed", "WorkbookNote", "POINT_UNITS", "YEAR_UNITS", "POOL_UNITS"]
 
 # every column's unit, from the quantity table (the rows each column is)
 POINT_UNITS = {k: METRIC_BY_KEY[k].unit for k in POOL_POINT_METRICS}
@@ -64,8 +65,17 @@ def load_scenario(path=None) -> Scenario:
     >>> scenario.plan("H200").device
     'H200-SXM'
     """
+    from ..io.kept_work import kept_notes
     from ..io.load import load_scenario as load
-    return load(None if path is None else str(path))
+    scenario = load(None if path is None else str(path))
+    for note in kept_notes(scenario):   # what the command line prints as `note: ...`
+        warnings.warn(note, WorkbookNote, stacklevel=2)
+    return scenario
+
+
+class WorkbookNote(UserWarning):
+    """How a workbook was read: a sheet or row of the analyst's kept but not read, a renamed input sheet read as
+    its table (the `note:` lines of the command line)."""
 
 
 @dataclass(frozen=True)

@@ -135,12 +135,12 @@ def _report(exc: Exception) -> int:
 
 def _compute(args) -> int:
     from ..engine.pipeline.compute import compute_scenario
+    from ..io.kept_work import print_notes
     from ..io.load import load_scenario
 
     rank_by = _rank_by(args.rank_by)
     scenario = load_scenario(args.file)
-    for note in getattr(getattr(scenario, "kept", None), "notes", ()):
-        print(f"note: {note}", file=sys.stderr)
+    print_notes(scenario)
     pair = _bridge_pair(args.bridge, [p.name for p in scenario.plans]) if args.bridge else None
     results = _anchored(scenario, compute_scenario(scenario))
     if args.out:

@@ -24,6 +24,7 @@ def report_parser() -> argparse.ArgumentParser:
 def run_report(args) -> int:
     from ..engine.pipeline.compute import compute_scenario
     from ..engine.core.errors import TcoError
+    from ..io.kept_work import print_notes
     from ..io.load import load_scenario
 
     if not args.out.lower().endswith(".pdf"):
@@ -31,6 +32,7 @@ def run_report(args) -> int:
     from . import _rank_by
     rank_by = _rank_by(args.rank_by)
     scenario = load_scenario(args.file)
+    print_notes(scenario)
     results = compute_scenario(scenario)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")   # no window: a headless run prints the PDF
     from PySide6.QtGui import QGuiApplication

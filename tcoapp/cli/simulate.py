@@ -34,9 +34,11 @@ def run_simulate(args) -> int:
     from ..engine.pipeline.compute import compute_scenario
     from ..engine.uncertainty.report import SUMMARY_METRICS, simulation_json
     from ..engine.uncertainty.simulate import simulate
+    from ..io.kept_work import print_notes
     from ..io.load import load_scenario
 
     scenario = load_scenario(args.file)
+    print_notes(scenario)
     results = compute_scenario(scenario)
     sim = simulate(scenario, args.draws, args.seed, results=results, progress=progress_printer(args.draws))
     if args.out:

@@ -149,6 +149,8 @@ def create_window(path: str | None = None, compute: bool = True):
     if problem:
         from .soon import call_soon
         call_soon(window, lambda: window.show_problem(problem, "Open failed"))
+    elif scenario is not None:
+        window.show_read_notes(path, scenario)
     return window
 
 

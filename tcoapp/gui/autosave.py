@@ -14,13 +14,14 @@ import os
 import pickle
 import tempfile
 
-from PySide6.QtCore import QObject, QStandardPaths, QTimer
+from PySide6.QtCore import QObject, QStandardPaths, QTimer, Signal
 
 from ..engine.core.errors import TcoError
 from . import recovery_files
 from .document import Document
 
 INTERVAL_MS = 30_000
+RETRY_MS = 5_000   # after a failed autosave, the next try (then every RETRY_MS while it keeps failing)
 _INSTANCES = itertools.count(1)
 
 
@@ -42,16 +43,24 @@ def discard(recovery: recovery_files.Recovery) -> None:
 
 
 class Autosave(QObject):
-    def __init__(self, document: Document, interval_ms: int = INTERVAL_MS, parent=None):
+    """`failed(message)` when a recovery file cannot be written (the window shows it on its problem bar; the save is
+    retried every RETRY_MS until it succeeds), `recovered()` at the first success after a failure."""
+
+    failed = Signal(str)
+    recovered = Signal()
+
+    def __init__(self, document: Document, interval_ms: int = INTERVAL_MS, parent=None, retry_ms: int = RETRY_MS):
         super().__init__(parent)
         self._doc = document
         self._instance = f"{os.getpid()}-{next(_INSTANCES)}"
         self._key: str | None = None
         self._lock = None
         self.wrote_recovery = False   # this autosave wrote its key's recovery file (not a crash's)
+        self.failure: str | None = None   # the last autosave's error while it keeps failing, else None
+        self._interval_ms, self._retry_ms = interval_ms, retry_ms
         self.timer = QTimer(self)
         self.timer.setInterval(interval_ms)
-        self.timer.timeout.connect(self.save_now)
+        self.timer.timeout.connect(self._tick)
         document.dirty_changed.connect(self._on_dirty)
         document.path_changed.connect(lambda path: self._claim(path or None))
         self._claim(document.path)
@@ -108,17 +117,42 @@ class Autosave(QObject):
             self.timer.stop()
             if self._key:
                 recovery_files.discard(autosave_dir(), self._key)
+            if self.failure is not None:   # saved (or undone to the saved state): nothing left to protect
+                self.failure = None
+                self.timer.setInterval(self._interval_ms)
+                self.recovered.emit()
+
+    def _tick(self) -> None:
+        self.save_now()
 
     def save_now(self) -> str | None:
-        """Write the recovery file now; returns an error message or None."""
+        """Write the recovery file now; returns an error message or None. A failure is never silent: `failed` carries
+        it (and the timer retries every RETRY_MS); the first success after it emits `recovered`."""
         if not self._doc.is_dirty or self._key is None:
             return None
         try:
             recovery_files.write(autosave_dir(), self._key, self._doc.scenario, self._doc.path)
             self.wrote_recovery = True
         except (TcoError, OSError, pickle.PicklingError) as exc:
-            return f"Autosave failed: {exc}"
+            return self._failed(exc)
+        if self.failure is not None:
+            self.failure = None
+            self.timer.setInterval(self._interval_ms)
+            self.recovered.emit()
         return None
+
+    def _failed(self, exc: BaseException) -> str:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        message = (f"Autosave failed: the recovery copy of your edits cannot be written in {autosave_dir()} "
+                   f"({reason}). Until it can, a crash loses the edits since the last save: save the document "
+                   f"(File > Save). Retrying every {self._retry_ms // 1000 or 1} s.")
+        shown, self.failure = self.failure, message
+        self.timer.setInterval(self._retry_ms)
+        if not self.timer.isActive():
+            self.timer.start()
+        if message != shown:   # once per failure (a retry failing alike does not cover another problem shown since)
+            self.failed.emit(message)
+        return message
 
     def stop(self) -> None:
         """A clean exit: nothing to recover; the document's lock is freed."""

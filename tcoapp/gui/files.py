@@ -29,9 +29,10 @@ def read_workbook(path: str):
 
 
 def workbook_notes(scenario) -> tuple[str, ...]:
-    """What the opened workbook holds that the app keeps as is but does not read (the analyst's own sheets, rows)."""
-    kept = getattr(scenario, "kept", None)
-    return tuple(getattr(kept, "notes", ()))
+    """How the opened workbook was read (io/kept_work.kept_notes: the analyst's own sheets and rows, renamed input
+    sheets), the notes the command line prints."""
+    from ..io.kept_work import kept_notes
+    return kept_notes(scenario)
 
 
 def write_workbook(scenario, path: str, results=None) -> None:

@@ -29,6 +29,8 @@ VIEW_MESSAGE = "view"   # the problem kind of a view's message (main_window._edi
 CURVE_FILTER = "Curve files (*.csv);;All files (*)"
 
 
+AUTOSAVE_PROBLEM = "autosave"   # the problem bar's kind for a failing autosave (resolved by its next success)
+
 class MainWindow(QMainWindow):
     def __init__(self, document: Document, parent=None):
         super().__init__(parent)
@@ -57,7 +59,7 @@ class MainWindow(QMainWindow):
                            (self._bridge_tab, "Bridge"), (self._catalog_tab, "Catalog"),
                            (self._uncertainty_tab, "Uncertainty")):
             self.tabs.addTab(tab, title)
-        self.problems = ProblemBar()
+        self.problems = self._problem_bar()
         central = QWidget()
         column = QVBoxLayout(central)
         column.setContentsMargins(0, 0, 0, 0)
@@ -241,6 +243,13 @@ class MainWindow(QMainWindow):
     def _task_finished(self) -> None:
         self._opening = None
 
+    def _problem_bar(self) -> ProblemBar:
+        """The problem bar; a failing autosave shows on it, gone at its next success (autosave.py)."""
+        self.problems = ProblemBar()
+        self.autosave.failed.connect(lambda message: self.show_problem(message, kind=AUTOSAVE_PROBLEM))
+        self.autosave.recovered.connect(lambda: self.problems.resolve(AUTOSAVE_PROBLEM))
+        return self.problems
+
     def show_problem(self, text: str, title: str = "", kind: str = "") -> None:
         """Every error report of the window and its background tasks: inline, above the views; one
         with a `kind` goes away when that kind of action next succeeds (problem_bar.py)."""
@@ -323,9 +332,14 @@ class MainWindow(QMainWindow):
         take_path(self, path, scenario)
         self.settings.add_recent(path)
         self.settings.set_last_directory(path)
+        self.show_read_notes(path, scenario)
+
+    def show_read_notes(self, path: str, scenario) -> None:
+        """How the workbook was read (the notes `tcoapp compute` prints), on the problem bar until dismissed (a
+        status-bar message is gone in seconds)."""
         notes = workbook_notes(scenario)
         if notes:
-            self.statusBar().showMessage("Kept as is on save, not read: " + "; ".join(notes), 20000)
+            self.show_problem("\n".join(notes), f"Read {os.path.basename(path)}", kind="read_notes")
 
     def _open_failed(self, path: str, message: str) -> None:
         self.show_problem(f"Cannot open {os.path.basename(path)}:\n{message}", "Open failed", kind="open")

@@ -62,7 +62,7 @@ def write(directory: str, key: str, scenario, path: str | None) -> None:
 
 def discard(directory: str, key: str) -> None:
     """Remove the recovery file, and the lock file a crashed owner left (a held lock stays)."""
-    with contextlib.suppress(FileNotFoundError):
+    with contextlib.suppress(FileNotFoundError, NotADirectoryError):   # (no file, or no usable data folder)
         os.remove(recovery_file(directory, key))
     lock = lock_for(directory, key)
     if lock.is_free():

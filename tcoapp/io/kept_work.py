@@ -15,6 +15,7 @@ import difflib
 import io
 import re
 import posixpath
+import warnings
 import zipfile
 from copy import copy
 from dataclasses import dataclass
@@ -29,36 +30,117 @@ class KeptWork:
     sheets: tuple[tuple[str, int], ...]    # (name, position in the workbook) of each analyst sheet
     plans_rows: tuple[int, ...]            # Plans rows that are the analyst's (1-based)
     notes: tuple[str, ...]                 # one line per kept thing, for the user
+    plans_formulas: tuple[tuple[str, str, str, object], ...] = ()   # (key, plan, formula, value read) of Plans inputs
 
 
 def kept_notes(scenario) -> tuple[str, ...]:
-    """The notes of what a read workbook holds that the app keeps but does not read."""
+    """The notes of how a read workbook was read: what it holds that the app keeps but does not read, and a
+    renamed input sheet read as its table. Every surface shows them (compute, simulate, report on stderr as
+    `note: ...`, the desktop app on its problem bar, the notebook API as a WorkbookNote warning)."""
     kept = getattr(scenario, "kept", None)
     return kept.notes if kept is not None else ()
 
 
-def find_kept(path, sheet_names, plans_rows: tuple[int, ...] = ()) -> KeptWork | None:
-    """The analyst's sheets (names not the app's, in workbook order) and Plans rows of the file at `path`."""
+def print_notes(scenario, stream=None) -> None:
+    """The read notes as `note: ...` lines on stderr (the command-line surfaces)."""
+    import sys
+
+    for note in kept_notes(scenario):
+        print(f"note: {note}", file=stream or sys.stderr)
+
+
+def find_kept(path, sheet_names, plans_rows: tuple[int, ...] = (), roles=None) -> KeptWork | None:
+    """The analyst's sheets (names not the app's, in workbook order) and Plans rows of the file at `path`; `roles`
+    (sheet_roles.Roles) notes the renamed input sheets read as their table."""
     names = list(sheet_names)
     own = tuple((name, index) for index, name in enumerate(names) if name not in S.KNOWN_SHEETS)
-    if not own and not plans_rows:
-        return None
-    notes = []
+    notes = list(roles.notes) if roles is not None else []
     if own:
         listed = ", ".join(repr(name) for name, _ in own)
-        notes.append(f"sheet{'s' if len(own) > 1 else ''} {listed}: not the app's, kept as is on save (not read)")
+        notes.append(f"sheet{'s' if len(own) > 1 else ''} {listed}: not the app's, not read; kept on save ({SHEET_KEEPS})")
     if plans_rows:
         rows = ", ".join(str(r) for r in plans_rows)
-        notes.append(f"{S.PLANS} row{'s' if len(plans_rows) > 1 else ''} {rows}: no Plans key in column A, "
-                     "kept as is on save (not read)")
+        notes.append(f"{S.PLANS} row{'s' if len(plans_rows) > 1 else ''} {rows}: no Plans key in column A, not "
+                     "read; kept on save (values, formulas, comments, formats)")
+    notes.extend(input_formula_notes(sheet_names, plans_rows))
     with open(path, "rb") as handle:
         source = handle.read()
-    return KeptWork(source, own, tuple(plans_rows), tuple(notes))
+    return KeptWork(source, own, tuple(plans_rows), tuple(notes), plans_formulas(sheet_names, plans_rows))
+
+
+def plans_formulas(sheets, plans_rows=()) -> tuple:
+    """(key, plan name, formula, value read) of every formula in a Plans input cell (written back as the formula
+    while the plan's value is still the one read: write_plans_formulas)."""
+    sheet = sheets.get(S.PLANS) if hasattr(sheets, "get") else None
+    out = []
+    for (row, col), text in sorted(getattr(sheet, "_formulas", {}).items()) if sheet is not None else ():
+        key, plan = sheet.cell(row, 1), sheet.cell(1, col)
+        if row > 1 and row not in plans_rows and key is not None and plan is not None and not _constant(text):
+            out.append((str(key).strip(), str(plan).strip(), str(text), sheet.cell(row, col)))
+    return tuple(out)
+
+
+def _constant(text) -> bool:
+    return str(text).replace(" ", "").upper() in _CONSTANT_FORMULAS
+
+
+def write_plans_formulas(workbook, kept: KeptWork | None) -> None:
+    """The analyst's formulas in Plans input cells, back into the Plans written, where the plan's value is still the
+    one the formula gave when read (a value changed in the app replaces the formula); the cell's cached value is
+    the plan's value (xlsx_cached)."""
+    if kept is None or not kept.plans_formulas:
+        return
+    ws = workbook[S.PLANS]
+    rows = {str(ws.cell(r, 1).value).strip(): r for r in range(2, ws.max_row + 1) if ws.cell(r, 1).value is not None}
+    cols = {str(ws.cell(1, c).value).strip(): c for c in range(3, ws.max_column + 1) if ws.cell(1, c).value is not None}
+    for key, plan, formula, value in kept.plans_formulas:
+        row, col = rows.get(key), cols.get(plan)
+        if row is None or col is None or isinstance(value, bool) or not isinstance(value, (int, float, str)):
+            continue
+        cell = ws.cell(row, col)
+        same = cell.value == value or (isinstance(value, (int, float)) and isinstance(cell.value, (int, float))
+                                       and not isinstance(cell.value, bool) and abs(cell.value - value) <= 1e-12 * max(1.0, abs(value)))
+        if same:
+            cell.value = formula
+
+
+SHEET_KEEPS = ("values, formulas, comments, formats, conditional formats, validations, merged cells, widths, "
+               "hidden state, protection, charts (redrawn: their styling may differ); images are dropped")
+FORMULAS_LISTED = 5
+
+
+_CONSTANT_FORMULAS = {"=TRUE()", "=FALSE()", "=TRUE", "=FALSE"}   # how LibreOffice saves a TRUE / FALSE cell
+
+
+def input_formula_notes(sheets, plans_rows=()) -> list[str]:
+    """One note per input sheet holding formulas in its input cells: read as their saved values, written back as
+    values (the app rewrites its input sheets; a formula of yours belongs on a sheet of your own)."""
+    notes = []
+    for name in S.INPUT_SHEETS:
+        sheet = sheets.get(name) if hasattr(sheets, "get") else None
+        formulas = getattr(sheet, "_formulas", {}) if sheet is not None else {}
+        cells = [(r, c) for (r, c), text in sorted(formulas.items()) if r > 1 and not (name == S.PLANS and r in plans_rows)
+                 and not _constant(text)]
+        if not cells:
+            continue
+        shown = ", ".join(sheet.where(r, c) for r, c in cells[:FORMULAS_LISTED])
+        more = f" and {len(cells) - FORMULAS_LISTED} more" if len(cells) > FORMULAS_LISTED else ""
+        many = len(cells) > 1
+        what = 'formulas in input cells' if many else 'a formula in an input cell'
+        if name == S.PLANS:
+            notes.append(f"{shown}{more}: {what}, read as the value saved with {'them' if many else 'it'}; kept on "
+                         "save as the formula while the plan's value is unchanged (a value changed in the app, or a "
+                         "TRUE / FALSE, is saved as the value)")
+            continue
+        notes.append(f"{shown}{more}: {what}, read as the value saved with {'them' if many else 'it'}; a save writes "
+                     "the value, not the formula (put a formula of yours on a sheet of your own, or in a helper row "
+                     "of Plans)")
+    return notes
 
 
 def write_kept(workbook, kept: KeptWork | None) -> None:
     """Copy the kept sheets and Plans rows from the workbook as read into `workbook` (being written)."""
-    if kept is None:
+    if kept is None or not kept.source:
         return
     wanted = {name for name, _ in kept.sheets} | ({S.PLANS} if kept.plans_rows else set())
     source = _open_only(kept.source, wanted)
@@ -69,6 +151,32 @@ def write_kept(workbook, kept: KeptWork | None) -> None:
         _copy_sheet(source[name], target)
     if kept.plans_rows and S.PLANS in source.sheetnames:
         _copy_rows(source[S.PLANS], workbook[S.PLANS], kept.plans_rows)
+    _copy_names(source, workbook)
+    for sheet in source.worksheets:   # an app sheet the analyst hid stays hidden
+        if sheet.title in workbook.sheetnames and sheet.title not in wanted and sheet.sheet_state != "visible":
+            workbook[sheet.title].sheet_state = sheet.sheet_state
+
+
+def _copy_names(source, workbook) -> None:
+    """The analyst's named ranges (workbook-level and sheet-level): every name the app did not write, whose sheets
+    are in the workbook written (the app's own names, such as in_utilization, are written afresh)."""
+    for name, defined in source.defined_names.items():
+        if name not in workbook.defined_names and not name.startswith("_xlnm") and _sheets_exist(defined, workbook):
+            workbook.defined_names[name] = copy(defined)
+    for sheet in source.worksheets:
+        if sheet.title not in workbook.sheetnames:
+            continue
+        target = workbook[sheet.title]
+        for name, defined in sheet.defined_names.items():
+            if name not in target.defined_names and not name.startswith("_xlnm") and _sheets_exist(defined, workbook):
+                target.defined_names[name] = copy(defined)
+
+
+def _sheets_exist(defined, workbook) -> bool:
+    try:
+        return all(title in workbook.sheetnames for title, _ in defined.destinations)
+    except Exception:  # noqa: BLE001 - a constant or a formula as the name's value: no sheet to check
+        return True
 
 
 def _open_only(data: bytes, wanted: set[str]):
@@ -87,7 +195,9 @@ def _open_only(data: bytes, wanted: set[str]):
                     continue
                 body = _EMPTY_SHEET if item.filename in empty else archive.read(item.filename)
                 trimmed.writestr(item.filename, body)
-    return openpyxl.load_workbook(io.BytesIO(out.getvalue()), rich_text=True)
+    with warnings.catch_warnings():   # openpyxl's warnings about parts it skips (the emptied sheets' local names)
+        warnings.simplefilter("ignore")
+        return openpyxl.load_workbook(io.BytesIO(out.getvalue()), rich_text=True)
 
 
 _EMPTY_SHEET = (b'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
@@ -135,6 +245,9 @@ def _copy_sheet(source, target) -> None:
             target.conditional_formatting.add(str(cf_range.sqref), copy(rule))
     target.freeze_panes = source.freeze_panes
     target.sheet_state = source.sheet_state
+    target.protection = copy(source.protection)
+    for chart in getattr(source, "_charts", ()):   # openpyxl reads a chart's series and axes, not all its styling
+        target.add_chart(chart, chart.anchor)
     target.sheet_properties.tabColor = copy(source.sheet_properties.tabColor)
 
 

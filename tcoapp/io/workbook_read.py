@@ -33,6 +33,7 @@ from .curves_table import curves_from_rows
 from .kept_work import find_kept, is_own_row
 from .migrate import migrate_sheets, schema_version
 from .parse_diagnosis import explain
+from .sheet_roles import sheet_roles
 from .safety import check_archive, check_defused, fail, zip_mimetype
 from .uncertainty_book import read_uncertainty
 from .xlsx_cells_read import BadCellReference, BadCellValue, RefusedXml, TooManyCells, TooManyStrings, read_cells
@@ -137,8 +138,9 @@ WANTED_SHEETS = frozenset(S.INPUT_SHEETS) | {S.ABOUT}
 DENSE_CELLS = 2_000_000   # a dense view (migrations) of at most this many cells
 
 
-def _load_sheets(path) -> dict[str, _Sheet | None]:
-    """The input sheets and About, read with their cached values and their formulas in one pass.
+def _load_sheets(path):
+    """The input sheets and About, read with their cached values and their formulas in one pass, and the roles
+    of the other sheets (sheet_roles: a renamed input sheet is read under its table's name).
 
     Output sheets (Results, CashFlow, Constants) and unknown sheets are listed (value None) but not
     parsed. Reading is bounded by what the sheets hold: at most MAX_CELLS cells holding a value or a
@@ -148,7 +150,7 @@ def _load_sheets(path) -> dict[str, _Sheet | None]:
     check_archive(path)
     check_defused()
     try:
-        names, cells = read_cells(path, WANTED_SHEETS, S.MAX_CELLS, S.MAX_SHARED_STRINGS)
+        names, cells, roles = _read_with_roles(path)
     except ValidationError:
         raise
     except TooManyCells as exc:
@@ -170,8 +172,33 @@ def _load_sheets(path) -> dict[str, _Sheet | None]:
     if charts:
         raise fail(path, f"sheet {charts[0]!r} is a chart sheet: a scenario workbook holds only worksheets (delete the "
                          "chart sheet, or move its chart onto a worksheet)")
-    return {name: (_Sheet(name, cells[name].values, cells[name].formulas) if name in cells else None)
-            for name in names}
+    if roles.problems:
+        raise ValidationError(roles.problems)
+    out: dict[str, _Sheet | None] = {}
+    for name in names:   # in workbook order; a renamed input sheet under its table's name (its cells name it)
+        table = roles.read_as.get(name)
+        full = name in WANTED_SHEETS or table is not None
+        out[table or name] = _Sheet(name, cells[name].values, cells[name].formulas) if full and name in cells else None
+    return out, roles
+
+
+def _read_with_roles(path):
+    """read_cells of the input sheets and About, and row 1 of every other sheet, to tell a renamed input sheet by
+    its header row (sheet_roles); such a sheet is then read whole."""
+    names, cells = read_cells(path, WANTED_SHEETS, S.MAX_CELLS, S.MAX_SHARED_STRINGS,
+                              headers=lambda name: name not in S.KNOWN_SHEETS)
+    roles = sheet_roles({n: _header(cells[n]) for n in cells if n not in WANTED_SHEETS},
+                        {n for n in cells if n in WANTED_SHEETS})
+    if roles.read_as:
+        _, renamed = read_cells(path, set(roles.read_as), S.MAX_CELLS, S.MAX_SHARED_STRINGS)
+        cells.update(renamed)
+    return names, cells, roles
+
+
+def _header(cells) -> list:
+    """Row 1 of a sheet read for its header, in column order."""
+    row = cells.values.get(1, {})
+    return [row[c] for c in sorted(row)]
 
 
 def _parse_error(exc: BaseException) -> str:
@@ -198,7 +225,7 @@ def _refuse_opendocument(path) -> None:
 def read_scenario(path) -> Scenario:
     """Read and validate a scenario workbook; raise ValidationError listing every problem."""
     _refuse_opendocument(path)
-    sheets = _load_sheets(path)
+    sheets, roles = _load_sheets(path)
     problems: list[Problem] = []
     base = os.path.basename(str(path))
     if S.PLANS not in sheets:
@@ -228,7 +255,7 @@ def read_scenario(path) -> Scenario:
         problems.extend(uncertainty_problems(scenario))
     if problems:
         raise ValidationError(problems)
-    return dataclasses.replace(scenario, kept=find_kept(path, sheets, own_rows))
+    return dataclasses.replace(scenario, kept=find_kept(path, sheets, own_rows, roles))
 
 
 _NAME_COLUMNS = {S.DEVICES: "name", S.MODELS: "name", S.CURVES: "curve", S.PRICE_TIERS: "price_tiers"}
@@ -305,7 +332,8 @@ def _read_plans(sheet: _Sheet, problems: list[Problem]):
     if not columns:
         problems.append(Problem(sheet.where(1, S.FIRST_PLAN_COLUMN), "", "no plan: put plan names in row 1 from column C"))
     key_rows: dict[str, int] = {}
-    own_rows = [row for row in sheet.rows_from(2) if is_blank(sheet.cell(row, 1))]
+    own_rows = [row for row in sheet.rows_from(2) if is_blank(sheet.cell(row, 1))
+                and not _blank_key_problem(sheet, row, columns, problems)]
     for row, key in _keys_in_column_a(sheet, problems):
         if key in PLAN_FIELD_BY_NAME:
             key_rows[key] = row
@@ -332,6 +360,22 @@ def _read_plans(sheet: _Sheet, problems: list[Problem]):
             plans.append(plan)
     plan_where = lambda index, key: cell_of.get((index, key), f"{sheet.name} plan {index + 1}")  # noqa: E731
     return plans, plan_where, tuple(sorted(own_rows))
+
+
+def _blank_key_problem(sheet: _Sheet, row: int, columns: list[int], problems: list[Problem]) -> bool:
+    """A Plans row with an empty key cell but values under plans is an input that lost its key (a helper row of
+    your own has a label in column A): a problem naming the cell, and the key its label suggests."""
+    filled = [c for c in columns if not is_blank(sheet.cell(row, c)) or sheet.uncached_formula(row, c)]
+    if not filled:
+        return False
+    label = str(sheet.cell(row, 2) or "").strip()
+    key = next((f.name for f in PLAN_FIELD_BY_NAME.values() if f.label and
+                label.lower() in (f.label.lower(), f.label.lower() + f" ({f.unit})".lower())), None)
+    hint = f" (its label {label!r} is the key {key!r})" if key else ""
+    problems.append(Problem(sheet.where(row, 1), "", (
+        f"is empty but the row holds values for plans ({sheet.where(row, filled[0])}, ...): type the row's key in "
+        f"column A{hint}, or, for a row of your own, a label that is not a key")))
+    return True
 
 
 def _orphan_plan_values(sheet: _Sheet, columns: list[int], problems: list[Problem], own_rows=frozenset()) -> None:
@@ -410,6 +454,7 @@ def _table_rows(sheet: _Sheet, fields, problems: list[Problem]):
     _units_row_problems(sheet, keys, problems)
     _unkeyed_values(sheet, set(keys.values()) | set(sheet.row_columns(1)), problems, known)
     plain = not sheet.has_formulas()
+    names = [f.name for f in fields if f.checks == "identity" and f.required]
     for row in sheet.rows_from(S.FIRST_ENTRY_ROW):
         if plain:  # no formula to check: the cached values are the values (most sheets, a big Curves sheet)
             cells = sheet.row_values(row)
@@ -418,8 +463,23 @@ def _table_rows(sheet: _Sheet, fields, problems: list[Problem]):
             values = {k: _cell_value(sheet, row, c, problems, k) for k, c in keys.items()}
         if all(is_blank(v) for v in values.values()):
             continue
+        if _blank_name_problem(sheet, row, keys, values, names, problems):
+            continue
         where = lambda key, r=row: sheet.where(r, keys[key]) if key in keys else f"{sheet.name}!row {r} (no column {key!r})"  # noqa: E731
         yield row, values, where
+
+
+def _blank_name_problem(sheet: _Sheet, row: int, keys: dict, values: dict, names, problems: list[Problem]) -> bool:
+    """A table row with values but an empty cell of a key naming the row (a device's name, a pool's plan): the row
+    would be lost or misread, so the cell is named."""
+    blank = [k for k in names if k in keys and is_blank(values.get(k))]
+    if not blank:
+        return False
+    filled = next(k for k, v in values.items() if not is_blank(v))
+    problems.append(Problem(sheet.where(row, keys[blank[0]]), blank[0], (
+        f"is empty but the row holds values ({sheet.where(row, keys[filled])} {filled}, ...): "
+        f"every {sheet.name} row needs its {' and '.join(k for k in names if k in keys)}; type it, or clear the row")))
+    return True
 
 
 def _read_table(sheet: _Sheet | None, make, fields, problems: list[Problem]) -> dict:

@@ -36,7 +36,7 @@ from .xlsx_summary import add_summary_charts, summary_last_row, write_summary
 from .xlsx_usability import add_dropdowns, add_named_ranges, write_lists
 from .xlsx_print import print_all
 from .xlsx_printed_tables import write_printed_tables
-from .kept_work import write_kept
+from .kept_work import write_kept, write_plans_formulas
 from .xlsx_constants import write_constants
 from .xlsx_inputs import (
     write_calibration, write_curves, write_devices, write_models, write_plans, write_pools, write_price_tiers,
@@ -183,6 +183,7 @@ def build_workbook(scenario: Scenario, results: tuple[PlanResult, ...], written:
             append_about_notes(sheets[S.ABOUT], about_notes)
         print_all(workbook, scenario, layout, points, checks_last_column(), summary_last_row(scenario))
         write_kept(workbook, getattr(scenario, "kept", None))
+        write_plans_formulas(workbook, getattr(scenario, "kept", None))
     except CellKindError as exc:
         raise _problem(exc) from None
     workbook.calculation.fullCalcOnLoad = True  # a spreadsheet application recalculates the cached values

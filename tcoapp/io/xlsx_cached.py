@@ -86,6 +86,10 @@ def cashflow_values(scenario: Scenario, results: tuple[PlanResult, ...], layout:
         if np.all(np.isfinite(rows["cash_flow_usd"])):  # else the helpers read n/a: left to the spreadsheet
             rows.update(_helpers(rows["cash_flow_usd"], rows["cumulative_cash_flow_usd"]))
             rows.update(_discounted(rows["cash_flow_usd"], rows["discount_factor"]))
+        equity = rows.get("equity_cash_flow_usd")
+        if equity is not None and np.all(np.isfinite(equity)):
+            signs = _sign_rows(equity, np.cumsum(equity))
+            rows.update({f"equity_{key}": values for key, values in signs.items()})
         for key, values in rows.items():
             row = layout.cf_row(index, key)
             for year, value in enumerate(values):
@@ -111,8 +115,8 @@ def _padded(values: np.ndarray, width: int, key: str, plan) -> np.ndarray:
     return -out if key in CF_NEGATIVE else out
 
 
-def _helpers(flows: np.ndarray, cumulative: np.ndarray) -> dict[str, list]:
-    """The sign helper rows and the payback crossing, as the CashFlow formulas compute them."""
+def _sign_rows(flows: np.ndarray, cumulative: np.ndarray) -> dict[str, list]:
+    """The sign helper rows of a flow and its cumulative, as the CashFlow formulas compute them."""
     rows = {}
     for name, series in (("flow", flows), ("cumulative", cumulative)):
         signs, changes = [float(np.sign(series[0]))], [0.0]
@@ -121,6 +125,12 @@ def _helpers(flows: np.ndarray, cumulative: np.ndarray) -> dict[str, list]:
             changes.append(1.0 if value != 0 and last != 0 and np.sign(value) != last else 0.0)
             signs.append(float(np.sign(value)) if value != 0 else last)
         rows[f"{name}_last_sign"], rows[f"{name}_sign_change"] = signs, changes
+    return rows
+
+
+def _helpers(flows: np.ndarray, cumulative: np.ndarray) -> dict[str, list]:
+    """The sign helper rows and the payback crossing, as the CashFlow formulas compute them."""
+    rows = _sign_rows(flows, cumulative)
     crossing = [None]
     for t in range(1, cumulative.size):
         before, after = cumulative[t - 1], cumulative[t]
@@ -211,4 +221,20 @@ def all_cached_values(workbook, scenario: Scenario, results, layout: Layout) -> 
            and workbook[S.MONTE_CARLO]["B2"].value == "=montecarlo_check" else {}),
         S.CONSTANTS: {"C4": 31536000.0} if workbook[S.CONSTANTS]["A4"].value == "SECONDS_PER_YEAR" else {},
         S.PRINTED_TABLES: printed_tables_values(workbook[S.PRINTED_TABLES], workbook[S.DEVICES], workbook[S.MODELS]),
+        S.PLANS: plans_formula_values(workbook[S.PLANS], scenario),
     }
+
+
+def plans_formula_values(ws, scenario: Scenario) -> dict[str, object]:
+    """The value of each formula in a Plans input cell (the analyst's, kept: kept_work.write_plans_formulas): the
+    plan's value of the row's key, which the formula gave when the workbook was read."""
+    out: dict[str, object] = {}
+    for (row, col), cell in ws._cells.items():
+        index = col - S.FIRST_PLAN_COLUMN
+        if row < 2 or not 0 <= index < len(scenario.plans) or not (isinstance(cell.value, str) and cell.value.startswith("=")):
+            continue
+        key = ws._cells.get((row, 1))
+        value = getattr(scenario.plans[index], str(key.value), None) if key is not None and key.value else None
+        if isinstance(value, (int, float, str)) and not isinstance(value, bool):
+            out[cell.coordinate] = value
+    return out

@@ -45,6 +45,8 @@ CF_UNITS = {
     "cumulative_sign_change": "flag", "irr_floor": "fraction", **{key: "fraction" for key in IRR_ATTEMPTS},
     "dscr": "ratio", "min_dscr": "ratio", "equity_npv_usd": "USD", "equity_irr": "fraction",
     "equity_irr_guess_engine": "fraction", **{key: "fraction" for key in EQUITY_IRR_ATTEMPTS},
+    "equity_flow_last_sign": "sign", "equity_flow_sign_change": "flag", "equity_cumulative_last_sign": "sign",
+    "equity_cumulative_sign_change": "flag", "equity_irr_floor": "fraction",
 }
 CF_HELP = {
     "active": "1 in the years the pool serves (after its purchase year, up to the horizon), else 0.",
@@ -69,6 +71,15 @@ CF_HELP = {
     "flow_sign_change": "Helper: 1 where the cash flow changes sign (IRR is unique where it changes sign once).",
     "cumulative_last_sign": "Helper: the sign of the last non-zero cumulative cash flow up to the year.",
     "cumulative_sign_change": "Helper: 1 where the cumulative cash flow changes sign (once: one positive IRR).",
+    "equity_flow_last_sign": "Helper: the sign of the last non-zero equity cash flow up to the year.",
+    "equity_flow_sign_change": "Helper: 1 where the equity cash flow changes sign (its IRR is unique where it changes "
+                               "sign once).",
+    "equity_cumulative_last_sign": "Helper: the sign of the last non-zero cumulative equity cash flow up to the year.",
+    "equity_cumulative_sign_change": "Helper: 1 where the cumulative equity cash flow changes sign (once: one "
+                                     "positive IRR).",
+    "equity_irr_floor": "Helper: -1 where the equity flows change sign once (their IRR is unique), 0 where only "
+                        "their cumulative flow changes sign once (the one positive rate), 'none' where no rate is "
+                        "unique (the equity IRR reads n/a, as the engine's).",
     "npv_usd": "= CF0 + NPV(discount_rate, CF1:CFn): year t discounted by (1 + r)^t (discounting = mid_year: "
                "x (1 + r)^0.5, year t by (1 + r)^(t - 0.5)).",
     "tax_usd": "tax_rate x max(0, taxable income - MIN(loss carried from the year before, tax_loss_limit x taxable "
@@ -98,7 +109,7 @@ CF_HELP = {
                       "crossing from below 0), linear within the year, x 12; 0 where it is never below 0; never where "
                       "it is below 0 at the horizon.",
 }
-SUMMARY_ROWS = ("equity_npv_usd", "equity_irr_guess_engine", *EQUITY_IRR_ATTEMPTS, "equity_irr", "min_dscr", "npv_usd", "irr_guess_engine", "irr_guess_flows", "irr_guess_first_year", "irr_guess_last_year", "irr",
+SUMMARY_ROWS = ("equity_npv_usd", "equity_irr_guess_engine", "equity_irr_floor", *EQUITY_IRR_ATTEMPTS, "equity_irr", "min_dscr", "npv_usd", "irr_guess_engine", "irr_guess_flows", "irr_guess_first_year", "irr_guess_last_year", "irr",
                 "payback_months")
 FINANCING_POOL_ROWS = tuple(k for k in POOL_YEAR_KEYS[1:] if YEAR_QUANTITY_BY_KEY[k].cashflow == "financing")
 POOL_SUMMED = tuple(k for k in POOL_YEAR_KEYS if k not in ("active", "utilization") + FINANCING_POOL_ROWS)  # plan row = the pools' sum (a plan's utilization is its own row)
@@ -279,6 +290,14 @@ class _BlockFormulas:
                                  f'+{here("replacement_capex_usd")}-{here("levered_tax_usd")})/{service},"")')
         return self._running_cells(cells, year, here, serving, prev)
 
+    def _sign_sources(self, here) -> tuple[tuple[str, str], ...]:
+        """(helper prefix, the flow it follows) of the sign helpers: the project's cash flow and its cumulative, the
+        equity cash flow and its cumulative (a sum from year 0: no row of its own)."""
+        equity = here("equity_cash_flow_usd")
+        first = f"${self.layout.year_col(0)}{self.row('equity_cash_flow_usd')}"
+        return (("flow", here("cash_flow_usd")), ("cumulative", here("cumulative_cash_flow_usd")),
+                ("equity_flow", equity), ("equity_cumulative", f"SUM({first}:{equity})"))
+
     def _running_cells(self, cells: dict[str, str], year: int, here, serving: str, prev: str) -> dict[str, str]:
         """The rows that carry from the year before (tax losses, cumulative flow, sign changes, payback), into cells."""
         p = self.plans
@@ -290,13 +309,11 @@ class _BlockFormulas:
             cells["cumulative_cash_flow_usd"] = self._na(here("cash_flow_usd"))
             cells["discounted_cash_flow_usd"] = self._na(f"{here('cash_flow_usd')}*{here('discount_factor')}")
             cells["cumulative_discounted_cash_flow_usd"] = self._na(here("discounted_cash_flow_usd"))
-            for flow in ("flow", "cumulative"):
-                source = here("cash_flow_usd" if flow == "flow" else "cumulative_cash_flow_usd")
+            for flow, source in self._sign_sources(here):
                 cells[f"{flow}_last_sign"] = self._na(f"SIGN({source})")
                 cells[f"{flow}_sign_change"] = "=0"
             return cells
-        for flow in ("flow", "cumulative"):
-            source = here("cash_flow_usd" if flow == "flow" else "cumulative_cash_flow_usd")
+        for flow, source in self._sign_sources(here):
             last = f"{prev}{self.row(f'{flow}_last_sign')}"
             cells[f"{flow}_last_sign"] = self._na(f"IF({source}<>0,SIGN({source}),{last})")
             cells[f"{flow}_sign_change"] = self._na(f"IF(AND({source}<>0,{last}<>0,SIGN({source})<>{last}),1,0)")
@@ -562,14 +579,18 @@ class _BlockFormulas:
         rate = f"IF(ISBLANK({p('equity_discount_rate')}),{p('discount_rate')},{p('equity_discount_rate')})"
         cells = {"equity_npv_usd": self._na(f'IF({complete},{first}+NPV({rate},{later})'
                                             f'*IF({p("discounting")}="mid_year",(1+{rate})^HALF_YEAR,1),{NA})')}
+        cells["equity_irr_floor"] = (f'=IF(SUM({self.rng("equity_flow_sign_change")})=1,-1,'
+                                     f'IF(SUM({self.rng("equity_cumulative_sign_change")})=1,0,"none"))')
+        floor = self._c("equity_irr_floor")
         for key, guess in zip(EQUITY_IRR_ATTEMPTS, EQUITY_IRR_GUESSES):
             start = guess if guess.isupper() else self._c(guess)
-            cells[key] = f'=IFERROR(IRR({flows},{start}),"")'
+            cells[key] = f'=IFERROR(IF(IRR({flows},{start})>{floor},IRR({flows},{start}),""),"")'
         chain = NA
         for key in reversed(EQUITY_IRR_ATTEMPTS):
             chain = f"IF(ISNUMBER({self._c(key)}),{self._c(key)},{chain})"
+        unique = f"AND(MAX({flows})>0,MIN({flows})<0,ISNUMBER({floor}))"   # the engine's rule (cashflow.irr)
         cells["equity_irr"] = (f'=IF({p("debt_fraction")}=0,{self._c("irr")},IF({complete},'
-                               f'IF(AND(MAX({flows})>0,MIN({flows})<0),{chain},{NA}),{NA}))')
+                               f'IF({unique},{chain},{NA}),{NA}))')
         dscr = self.rng("dscr")
         cells["min_dscr"] = f'=IF(COUNT({dscr})>0,MIN({dscr}),{NA})'
         return cells

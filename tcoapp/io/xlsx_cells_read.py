@@ -286,9 +286,11 @@ def _split_ref(ref: str) -> tuple[int, int]:
 class _SheetReader:
     """The expat handlers of one worksheet part."""
 
-    def __init__(self, cells: SheetCells, dates: set[int], durations: set[int], epoch, budget: list[int]):
+    def __init__(self, cells: SheetCells, dates: set[int], durations: set[int], epoch, budget: list[int],
+                 last_row: int | None = None):
         self.cells, self.dates, self.durations, self.epoch = cells, dates, durations, epoch
         self.budget = budget
+        self.last_row = last_row   # stop (_HeaderRead) past this row: a sheet read only for its header row
         self.row = 0
         self.col = 0
         self.text: list[str] = []
@@ -347,6 +349,8 @@ class _SheetReader:
         r = attrs.get("r")
         self.row = int(r) if r else self.row + 1
         self.col = 0
+        if self.last_row is not None and self.row > self.last_row:
+            raise _HeaderRead
 
     def c_start(self, attrs, _columns=_COLUMNS):
         get = attrs.get
@@ -471,9 +475,33 @@ class _SheetReader:
                 f"{get_column_letter(col)}{row}")
 
 
-def read_cells(path, wanted, max_cells: int, max_strings: int) -> tuple[dict[str, str], dict[str, SheetCells]]:
+def _chosen(sheets, names, rels, wanted, headers) -> list[tuple[str, str]]:
+    """(name, part) of the worksheets to read: the wanted ones whole, those `headers` names for their row 1."""
+    return [(name, rels.get(rid, ("", ""))[0]) for name, rid in sheets
+            if names[name] == "worksheet" and (name in wanted or (headers is not None and headers(name)))]
+
+
+def _read_sheet(archive, part: str, reader: "_SheetReader", max_cells: int) -> SheetCells:
+    """One worksheet's cells (only row 1 for a reader with last_row 1)."""
+    try:
+        _parse(archive, part, reader.parser())
+    except _HeaderRead:
+        pass
+    except TooManyCells:
+        raise TooManyCells(reader.cells.name, max_cells) from None
+    reader.finish()
+    return reader.cells
+
+
+class _HeaderRead(Exception):
+    """Raised by a reader of a sheet's header row once it reaches row 2."""
+
+
+def read_cells(path, wanted, max_cells: int, max_strings: int,
+               headers: Callable[[str], bool] | None = None) -> tuple[dict[str, str], dict[str, SheetCells]]:
     """({every sheet name in workbook order: its kind ("worksheet", "chartsheet", ...)}, the cells of each
-    worksheet in `wanted`).
+    worksheet in `wanted`, and row 1 only of each other worksheet for which `headers(name)` is true (which
+    table a renamed sheet holds is told by its header row).
 
     Raises TooManyCells when the wanted sheets hold more than `max_cells` cells with a value or a
     formula, TooManyStrings when the shared string table holds more than `max_strings` strings,
@@ -495,8 +523,7 @@ def read_cells(path, wanted, max_cells: int, max_strings: int) -> tuple[dict[str
         by_type = {kind.rsplit("/", 1)[-1]: target for target, kind in rels.values()}
         epoch = CALENDAR_MAC_1904 if flags["date1904"] else CALENDAR_WINDOWS_1900
         names = {name: rels.get(rid, ("", ""))[1].rsplit("/", 1)[-1] for name, rid in sheets}
-        chosen = [(name, rels.get(rid, ("", ""))[0]) for name, rid in sheets
-                  if name in wanted and names[name] == "worksheet"]
+        chosen = _chosen(sheets, names, rels, wanted, headers)
         if not chosen:
             return names, {}
         strings_part = by_type.get("sharedStrings")
@@ -507,14 +534,8 @@ def read_cells(path, wanted, max_cells: int, max_strings: int) -> tuple[dict[str
         budget = [max_cells]
         out: dict[str, SheetCells] = {}
         for name, part in chosen:
-            cells = SheetCells(name)
-            reader = _SheetReader(cells, dates, durations, epoch, budget)
-            try:
-                _parse(archive, part, reader.parser())
-            except TooManyCells:
-                raise TooManyCells(name, max_cells) from None
-            reader.finish()
-            out[name] = cells
+            reader = _SheetReader(SheetCells(name), dates, durations, epoch, budget, None if name in wanted else 1)
+            out[name] = _read_sheet(archive, part, reader, max_cells)
         needed = {v for cells in out.values() for row in cells.values.values() for v in row.values() if type(v) is _Shared}
         strings = _shared_strings(archive, strings_part, needed)
         for cells in out.values():

@@ -15,6 +15,7 @@ and the MonteCarlo sheet shows montecarlo_check (its Uncertainty rows).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from openpyxl.formatting.rule import FormulaRule, Rule
@@ -97,9 +98,9 @@ CURVE_SCALARS = tuple(k for k in checked_fields(CURVE_POINT_FIELDS, doc=DOC_FIEL
 UNCERTAINTY_KEYS = checked_fields(UNCERTAINTY_FIELDS)
 FIRST_DETAIL_ROW_OFFSET = 3  # rows between the per-plan summary and the detail table
 # detail table columns: the status beside the check's name (what prints and what a reader scans)
-COL_GROUP, COL_WHAT, COL_STATUS, COL_CURRENT, COL_SNAPSHOT, COL_FOUND, COL_AREA = range(1, 8)
+COL_GROUP, COL_WHAT, COL_STATUS, COL_CURRENT, COL_SNAPSHOT, COL_FOUND, COL_AREA, COL_SEAL = range(1, 9)
 DETAIL_HEADERS = ("plan (0: every plan)", "check", "status (1 = fails)", "current", "snapshot at export",
-                  "found at row", "sheet")
+                  "found at row", "sheet", "seal of the snapshot")
 _L = {c: get_column_letter(c) for c in range(1, 16)}
 EVERY_PLAN_AREA = "every plan"
 AREA_SHEETS = {"outputs": (S.RESULTS, S.SUMMARY, S.CASH_FLOW), EVERY_PLAN_AREA: (S.PLANS, S.CONSTANTS, S.SUMMARY)}
@@ -274,13 +275,21 @@ def _workbook_checks(scenario: Scenario, max_years: int) -> list[Check]:
     n = len(scenario.plans)
     out = [Check(EVERY_PLAN, f"Plans: {n} plan(s) in row 1, a deleted one counted (a plan added is computed only by "
                              "tcoapp)", None,
-                 f'COUNTA({S.PLANS}!$C$1:$AMJ$1)+SUM({S.CHECKS}!${_L[GONE_COL]}$4:${_L[GONE_COL]}${3 + n})', n)]
+                 f'{plan_count()}+SUM({S.CHECKS}!${_L[GONE_COL]}$4:${_L[GONE_COL]}${3 + n})', n)]
     frozen = "+".join(f"SUMPRODUCT(--_xlfn.ISFORMULA({sheet}!$B${row}:$C${row}))" for sheet, row in STATUS_ROWS)
     out.append(Check(EVERY_PLAN, "Summary: the master_check rows of " + ", ".join(s for s, _ in STATUS_ROWS)
                      + " are formulas (not pasted over as values)", None, frozen, 2 * len(STATUS_ROWS)))
-    for name, value in {**constant_values(), "CASHFLOW_LAST_YEAR": max_years}.items():
+    for name, value in {**constant_values(), "CASHFLOW_LAST_YEAR": max_years, **seal_constants()}.items():
         out.append(Check(EVERY_PLAN, f"Constants {name} (the engine's constant)", None, name, value))
     return out
+
+
+def plan_count() -> str:
+    """The number of plan names in Plans row 1: the whole row less its first two cells (key, label), each found by
+    reference that no column inserted at C or later moves, so a column inserted anywhere (a plan in front of plan 1 too) is counted; a fixed range such as $C$1:$AMJ$1
+    would shift past a column inserted before it. ($A$1:$B$1 grows with a column inserted between them, and moves
+    with one inserted before A: key and label either way.)"""
+    return f"(COUNTA({S.PLANS}!$1:$1)-COUNTA({S.PLANS}!$A$1:$B$1))"
 
 
 def _uncertainty_checks(scenario: Scenario) -> list[Check]:
@@ -299,6 +308,11 @@ def _uncertainty_checks(scenario: Scenario) -> list[Check]:
         out.extend(Check(MONTE_CARLO_GROUP, f"{label} {key}", found, _key_col(S.UNCERTAINTY, key), getattr(item, key))
                    for key in UNCERTAINTY_KEYS)
     return out
+
+
+def seal_constants() -> dict[str, int]:
+    """The workbook's own constants of the snapshot seals (named cells of Constants, checked as the engine's are)."""
+    return {"SEAL_SCALE": SEAL_SCALE, "SEAL_CHARS": SEAL_CHARS}
 
 
 def constant_values() -> dict[str, float]:
@@ -508,7 +522,43 @@ def _write_check(raw: RawCells, row: int, check: Check, styles) -> None:
         status = f"=IF(ISERROR({current}),1,IF(ABS({current}-{snap})<=CHECK_TOLERANCE*MAX(1,ABS({snap})),0,1))"
     else:
         status = f"=IF(ISERROR({current}),1,IF(EXACT({current},{snap}),0,1))"
+    sealed = seal_value(shown)
+    if sealed is not None:   # the snapshot is still what was written (a Find & Replace over every sheet rewrites it)
+        raw.value(row, COL_SEAL, sealed, engine)
+        status = f"=IF({seal_holds(snap, f'{_L[COL_SEAL]}{row}', shown)},{status[1:]},1)"
     raw.formula(row, COL_STATUS, unless_deleted(check.group, status), formula, 0.0)
+
+
+SEAL_SCALE = 3    # a number's seal: value x SEAL_SCALE + 1
+SEAL_CHARS = 64   # a text's seal: its length + the sum of code x position over its first SEAL_CHARS characters
+
+
+def seal_value(value):
+    """The seal of a snapshot, a number that holds none of its text: a Find & Replace over every sheet (fp8 ->
+    nvfp4, 0.7 -> 0.8) rewrites an input and its snapshot alike, but not the seal, so the check still fails. A
+    number: value x SEAL_SCALE + 1; a text: its length + the sum of each character's code x its position over
+    its first SEAL_CHARS characters; TRUE / FALSE: 1 / 0. None for an empty snapshot (or a character outside
+    the basic plane, which a spreadsheet's LEN counts twice: compared exactly)."""
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, (int, float)):
+        sealed = float(value) * SEAL_SCALE + 1
+        return sealed if math.isfinite(sealed) else None
+    if not isinstance(value, str) or not value or any(ord(c) > 0xFFFF for c in value):
+        return None
+    return len(value) + sum(ord(c) * i for i, c in enumerate(value[:SEAL_CHARS], start=1))
+
+
+def seal_holds(snap: str, sealed: str, value) -> str:
+    """A condition (never an error) that the snapshot cell `snap` still matches its seal in cell `sealed`."""
+    if isinstance(value, bool):
+        return f"N({snap})={sealed}"
+    if isinstance(value, (int, float)):
+        return (f"IF(ISNUMBER({snap}),ABS({snap}*SEAL_SCALE+1-{sealed})<=CHECK_TOLERANCE*MAX(1,ABS({sealed})),"
+                "FALSE)")
+    positions = f'ROW(INDIRECT("1:"&MIN(LEN({snap}),SEAL_CHARS)))'
+    return (f"IF(ISTEXT({snap}),IF(LEN({snap})>0,SUMPRODUCT(_xlfn.UNICODE(MID({snap},{positions},1))*{positions})"
+            f"+LEN({snap})={sealed},FALSE),FALSE)")
 
 
 DELETED = "deleted"   # a deleted plan's status on the Checks summary
@@ -528,6 +578,17 @@ def plan_status(index: int) -> str:
     ref = f"{S.CHECKS}!$C${4 + index}"
     return (f'=IF({ref}=0,"current","STALE: "&{ref}&" check(s) fail (an engine input changed, or a formula '
             f'error): see the Checks sheet")')
+
+
+def plan_status_formats(ws, row: int, n: int, last_col: int) -> None:
+    """The formats of a row of plan statuses (Results' and Summary's "Is the plan current?"): pasted over as values,
+    a status still shows the plan's live state (the rule first), and a STALE one is red."""
+    for index in range(n):
+        cell, ref = f"{get_column_letter(S.FIRST_PLAN_COLUMN + index)}{row}", f"{S.CHECKS}!$C${4 + index}"
+        frozen_status(ws, cell, f'AND({ref}>0,LEFT({cell},5)<>"STALE")', "STALE: see the Checks sheet (pasted as values)")
+    first = get_column_letter(S.FIRST_PLAN_COLUMN)
+    area = f"{first}{row}:{get_column_letter(max(last_col, 3))}{row}"
+    ws.conditional_formatting.add(area, FormulaRule(formula=[f'LEFT({first}{row},5)="STALE"'], fill=RED))
 
 
 def checks_last_column() -> int:

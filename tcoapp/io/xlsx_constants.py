@@ -9,6 +9,7 @@ from openpyxl.workbook.defined_name import DefinedName
 from ..engine.finance.depreciation import MACRS_5_PERCENT, MACRS_7_PERCENT
 from ..engine.quantities.constants import CONSTANTS as ENGINE_CONSTANTS, constant_formula
 
+from .xlsx_checks import SEAL_CHARS, SEAL_SCALE
 from .xlsx_styles import header, key_cell, put, unit_cell, widths, wrap
 
 # name, unit, value (a number or a formula over other constants), description: the engine's constants
@@ -27,7 +28,11 @@ def write_constants(ws, workbook, cashflow_last_year: int) -> None:
     header(ws, 1, 3, "value")
     header(ws, 1, 4, "description")
     layout = (("CASHFLOW_LAST_YEAR", "year", cashflow_last_year,
-               "The last year the CashFlow sheet covers: a plan's years may be raised up to it."),)
+               "The last year the CashFlow sheet covers: a plan's years may be raised up to it."),
+              ("SEAL_SCALE", "ratio", SEAL_SCALE, "Checks: a number snapshot's seal is its value x SEAL_SCALE + 1 "
+                                                 "(a Find & Replace over every sheet rewrites a snapshot, not its seal)."),
+              ("SEAL_CHARS", "characters", SEAL_CHARS, "Checks: a text snapshot's seal is its length + the sum of each "
+                                                       "character's code x its position over its first SEAL_CHARS characters."))
     for row, (name, unit, value, text) in enumerate(CONSTANTS + layout, start=2):
         key_cell(ws, row, name)
         unit_cell(ws, row, 2, unit)

@@ -75,6 +75,10 @@ CASHFLOW_LABELS = {
     "equity_npv_usd": "Equity NPV", "equity_irr_guess_engine": "Helper: equity IRR start, the engine's",
     **{f"equity_irr_attempt_{i}": f"Helper: equity IRR() from start {i}" for i in range(1, 4)},
     "equity_irr": "Equity IRR", "min_dscr": "Min DSCR",
+    "equity_flow_last_sign": "Helper: last sign of the equity flow", "equity_flow_sign_change": "Helper: equity flow changes sign",
+    "equity_cumulative_last_sign": "Helper: last sign of the cumulative equity flow",
+    "equity_cumulative_sign_change": "Helper: cumulative equity flow changes sign",
+    "equity_irr_floor": "Helper: lowest unique equity IRR",
     **{key: f"Helper: IRR() from start {i}" for i, key in enumerate(IRR_ATTEMPTS, start=1)},
     **{q.key: q.label for q in YEAR_QUANTITIES if q.label},
 }

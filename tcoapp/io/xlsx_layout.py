@@ -20,8 +20,10 @@ IRR_ATTEMPTS = tuple(f"irr_attempt_{i}" for i in range(1, len(IRR_GUESSES) + 1))
 EQUITY_IRR_GUESSES = ("equity_irr_guess_engine", "irr", "IRR_GUESS_LOW")  # the equity IRR()'s starting points
 EQUITY_IRR_ATTEMPTS = tuple(f"equity_irr_attempt_{i}" for i in range(1, len(EQUITY_IRR_GUESSES) + 1))
 # financing (docs/model.md "Financing"): the debt's year rows, the equity flows and their summary cells
-FINANCING_ROWS = (*CASHFLOW_FINANCING_ROWS, "equity_npv_usd",
-                  "equity_irr_guess_engine", *EQUITY_IRR_ATTEMPTS, "equity_irr", "min_dscr")
+EQUITY_SIGN_ROWS = ("equity_flow_last_sign", "equity_flow_sign_change", "equity_cumulative_last_sign",
+                    "equity_cumulative_sign_change")   # the equity flows' sign helpers (its IRR's uniqueness rule)
+FINANCING_ROWS = (*CASHFLOW_FINANCING_ROWS, *EQUITY_SIGN_ROWS, "equity_npv_usd",
+                  "equity_irr_guess_engine", "equity_irr_floor", *EQUITY_IRR_ATTEMPTS, "equity_irr", "min_dscr")
 # CashFlow block rows, relative to the block's first row (its title row): the plan's year rows, its
 # summary cells (column C), then one group of rows per pool ("pool1.output_tokens", ...)
 CF_ROWS = (*CASHFLOW_YEAR_ROWS, "payback_year_fraction",

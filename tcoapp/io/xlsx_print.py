@@ -20,7 +20,7 @@ from openpyxl.worksheet.pagebreak import Break
 from ..engine.quantities.inputs import CURVE_POINT_FIELDS, DEVICE_FIELDS, MODEL_FIELDS, POOL_FIELDS, PRICE_TIER_FIELDS
 from ..engine.uncertainty.fields import UNCERTAINTY_FIELDS
 from . import sheets as S
-from .xlsx_layout import CF_POOL_ROWS, EQUITY_IRR_ATTEMPTS, IRR_ATTEMPTS, IRR_GUESSES
+from .xlsx_layout import CF_POOL_ROWS, EQUITY_IRR_ATTEMPTS, EQUITY_SIGN_ROWS, IRR_ATTEMPTS, IRR_GUESSES
 from .xlsx_printed_tables import on_printed_tables
 
 BODY_FONT_PT = 11      # openpyxl's default font (Calibri 11)
@@ -33,7 +33,7 @@ SIDE_MARGIN_IN, TOP_MARGIN_IN = 0.4, 0.45
 DEFAULT_WIDTH = 8.43   # a column with no width set (Excel's and LibreOffice's default, in characters)
 HELPER_ROWS = ("payback_year_fraction", "discounted_payback_year_fraction", "flow_last_sign", "flow_sign_change", "cumulative_last_sign",
                "cumulative_sign_change", *IRR_GUESSES[:4], "irr_floor", *IRR_ATTEMPTS, "equity_irr_guess_engine",
-               *EQUITY_IRR_ATTEMPTS)   # CashFlow cells IRR() and payback read: grouped and collapsed (not printed)
+               *EQUITY_SIGN_ROWS, "equity_irr_floor", *EQUITY_IRR_ATTEMPTS)   # CashFlow cells IRR() and payback read: grouped and collapsed (not printed)
 
 
 def printed_pt(scale: int) -> float:

@@ -24,10 +24,9 @@ from ..engine.quantities.finance import (
 from ..engine.quantities.metrics import CASHFLOW_METRICS, METRIC_BY_KEY, METRICS
 from ..engine.plan.scenario import Scenario
 from . import sheets as S
-from openpyxl.formatting.rule import FormulaRule
 from openpyxl.utils import get_column_letter
 
-from .xlsx_checks import RED, banner, frozen_status, plan_header, plan_status
+from .xlsx_checks import banner, plan_header, plan_status, plan_status_formats
 from .xlsx_layout import Layout, PlanRefs, base_key, field_column
 from .xlsx_na import NA, NaGuard, none_na
 from .xlsx_labels import result_label
@@ -367,12 +366,7 @@ def _check_row(ws, checks, n: int, last_col: int) -> None:
     label_cell(ws, CHECK_ROW, 2, result_label("plan_check"))
     for index in range(n):
         put(ws, CHECK_ROW, S.FIRST_PLAN_COLUMN + index, plan_status(index), "formula")
-    area = f"{get_column_letter(S.FIRST_PLAN_COLUMN)}{CHECK_ROW}:{get_column_letter(max(last_col, 3))}{CHECK_ROW}"
-    for index in range(n):   # pasted over as values, the status still shows the plan's live state (rule first)
-        cell, ref = f"{get_column_letter(S.FIRST_PLAN_COLUMN + index)}{CHECK_ROW}", checks.plan_status[index]
-        frozen_status(ws, cell, f'AND({ref}>0,LEFT({cell},5)<>"STALE")', "STALE: see the Checks sheet (pasted as values)")
-    ws.conditional_formatting.add(area, FormulaRule(formula=[f'LEFT({get_column_letter(S.FIRST_PLAN_COLUMN)}{CHECK_ROW},5)="STALE"'],
-                                                    fill=RED))
+    plan_status_formats(ws, CHECK_ROW, n, last_col)
 
 
 def _engine_block(ws, results, layout: Layout, last_col: int) -> None:

@@ -8,7 +8,7 @@ from ..engine.quantities.metrics import METRIC_BY_KEY, SUMMARY_SHEET_METRICS
 from ..engine.plan.scenario import Scenario
 from . import sheets as S
 from .xlsx_charts import cost_chart, cumulative_chart
-from .xlsx_checks import banner, plan_header, plan_status
+from .xlsx_checks import banner, plan_header, plan_status, plan_status_formats
 from .xlsx_layout import Layout
 from .xlsx_results import result_unit
 from .xlsx_styles import PLAN_WIDTH_MAX, header, put, section, set_text, unit_cell, widths
@@ -36,6 +36,8 @@ def write_summary(ws, scenario: Scenario, layout: Layout) -> None:
             col = layout.plan_col(index)
             formula = plan_status(index) if key == "plan_check" else f"={S.RESULTS}!{col}{layout.result_rows[key]}"
             put(ws, row, S.FIRST_PLAN_COLUMN + index, formula, "formula", unit)
+        if key == "plan_check":   # pasted over as values, it still shows the plan's live state, as Results' does
+            plan_status_formats(ws, row, n, last_col)
     ws.freeze_panes = "C2"
     widths(ws, {1: 34, 2: 12, **{S.FIRST_PLAN_COLUMN + i: max(20, min(PLAN_WIDTH_MAX, len(p.name) + 4))
                                 for i, p in enumerate(scenario.plans)}})

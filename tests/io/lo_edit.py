@@ -11,6 +11,8 @@ JOBS.json: [{"src": in.xlsx, "dst": out.xlsx, "ops": [[op, args...], ...]}, ...]
     ["set", sheet, "B7", value]          a number or text ("=..." is a formula)
     ["delete_rows", sheet, row, count]   1-based row
     ["insert_rows", sheet, row, count]
+    ["insert_columns", sheet, col, count]  1-based column
+    ["replace_all", "*", search, replace]  Find & Replace over every sheet (values and formulas)
     ["delete_columns", sheet, col, count]  1-based column
     ["copy_column", sheet, from_col, to_col]   whole column, values and formulas (1-based)
     ["sort", sheet, "A3:Z40", key_col, ascending]  key_col 0-based within the range
@@ -62,6 +64,8 @@ def _apply(doc, op):
     if kind == "insert_sheet":   # ["insert_sheet", new name, position]
         sheets.insertNewByName(sheet_name, args[0])
         return
+    if kind == "replace_all":
+        return _replace_all(sheets, *args)
     sheet = sheets.getByName(sheet_name)
     index = [sheets.getByIndex(i).getName() for i in range(sheets.getCount())].index(sheet_name)
     if kind == "set":
@@ -77,6 +81,8 @@ def _apply(doc, op):
         sheet.getRows().removeByIndex(args[0] - 1, args[1])
     elif kind == "insert_rows":
         sheet.getRows().insertByIndex(args[0] - 1, args[1])
+    elif kind == "insert_columns":  # ["insert_columns", sheet, col, count]: 1-based column
+        sheet.getColumns().insertByIndex(args[0] - 1, args[1])
     elif kind == "delete_columns":
         sheet.getColumns().removeByIndex(args[0] - 1, args[1])
     elif kind == "copy_column":
@@ -122,6 +128,16 @@ def _apply(doc, op):
         sheet.moveRange(target, sheet.getCellRangeByName(args[0]).getRangeAddress())
     else:
         raise ValueError(f"unknown op {kind}")
+
+
+def _replace_all(sheets, search, replace):
+    """Find & Replace over every sheet (Edit > Find & Replace, "All sheets", Replace All): values and formulas."""
+    for i in range(sheets.getCount()):
+        target = sheets.getByIndex(i)
+        desc = target.createReplaceDescriptor()
+        desc.setSearchString(search)
+        desc.setReplaceString(replace)
+        target.replaceAll(desc)
 
 
 def run(jobs, profile):

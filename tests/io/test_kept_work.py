@@ -38,7 +38,8 @@ def test_own_sheet_and_helper_row_are_read_past_with_a_note_and_written_back(tmp
     assert book["Plans"].cell(helper, 3).value == "=C7*2"
     again = read_scenario(tmp_path / "saved.xlsx")
     assert again.plans == scenario.plans and kept_notes(again)[0] == notes[0]   # the row moved below the app's rows
-    assert kept_notes(again)[1] == f"Plans row {helper}: no Plans key in column A, kept as is on save (not read)"
+    assert kept_notes(again)[1] == (f"Plans row {helper}: no Plans key in column A, not read; kept on save (values, "
+                                    "formulas, comments, formats)")
 
 
 def test_an_unknown_sheet_no_longer_refuses_the_file(tmp_path):

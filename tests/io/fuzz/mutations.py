@@ -216,6 +216,29 @@ class Mutator:
         members["xl/workbook.xml"] = members["xl/workbook.xml"].replace(b'name="%s"' % a, b'name="%s"' % new, 1)
         return f"sheet {a.decode()!r} renamed {new.decode()!r}", pack(members)
 
+    def m_renamed_input_sheet(self, members, _):
+        """An input sheet under another name (read by its row 1 as its table, or refused in one line)."""
+        sheets = [s for s in SHEET.findall(members["xl/workbook.xml"]) if s.decode() in INPUT_SHEETS[:-1]]
+        if not sheets:
+            return None
+        old = self.rng.choice(sheets)
+        new = self.rng.choice([old + b" (2)", b"Fleet", b"Sheet1", old.lower() + b" copy"])
+        members["xl/workbook.xml"] = members["xl/workbook.xml"].replace(b'name="%s"' % old, b'name="%s"' % new, 1)
+        return f"sheet {old.decode()!r} renamed {new.decode()!r}", pack(members)
+
+    def m_blank_key_cell(self, members, _):
+        """A row's key (column A: a Plans key, a table row's name or plan) emptied, its values left."""
+        name, part = self._input_sheet(members)
+        if name is None:
+            return None
+        cells = [c for c in CELL.finditer(members[part]) if c.group(1) == b"A" and int(c.group(2)) >= 2]
+        if not cells:
+            return None
+        cell = self.rng.choice(cells)
+        ref = cell.group(1) + cell.group(2)
+        members[part] = members[part][:cell.start()] + cell_xml(ref, "", "") + members[part][cell.end():]
+        return f"{name}!{ref.decode()} key emptied", pack(members)
+
     def m_merged_cells(self, members, _):
         name, part = self._input_sheet(members)
         if name is None:
