@@ -140,7 +140,7 @@ class Computed:
         >>> d["objective"], d["ranked"][0]
         ('npv_usd', 'GB200 NVL72')
         >>> tcoapp.compute().decision("cost")["ranked"][0]
-        'MI355X'
+        'B200'
         """
         from ..engine.decision.choice import decide
         from ..present.decision_text import decision_json
