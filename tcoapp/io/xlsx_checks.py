@@ -41,6 +41,7 @@ from .xlsx_layout import SEARCH_MARGIN, WHOLE, Layout, cf_keys, count_where, pla
 from ..engine.performance.measured import config_text
 from .xlsx_raw_cells import RawCells
 from .xlsx_styles import header, put, set_text, widths, wrap, written_value
+from .xlsx_constants import SEAL_CHARS, SEAL_SCALE
 
 MASTER = "master_check"
 MONTE_CARLO_CHECK = "montecarlo_check"
@@ -527,10 +528,6 @@ def _write_check(raw: RawCells, row: int, check: Check, styles) -> None:
         raw.value(row, COL_SEAL, sealed, engine)
         status = f"=IF({seal_holds(snap, f'{_L[COL_SEAL]}{row}', shown)},{status[1:]},1)"
     raw.formula(row, COL_STATUS, unless_deleted(check.group, status), formula, 0.0)
-
-
-SEAL_SCALE = 3    # a number's seal: value x SEAL_SCALE + 1
-SEAL_CHARS = 64   # a text's seal: its length + the sum of code x position over its first SEAL_CHARS characters
 
 
 def seal_value(value):

@@ -9,8 +9,11 @@ from openpyxl.workbook.defined_name import DefinedName
 from ..engine.finance.depreciation import MACRS_5_PERCENT, MACRS_7_PERCENT
 from ..engine.quantities.constants import CONSTANTS as ENGINE_CONSTANTS, constant_formula
 
-from .xlsx_checks import SEAL_CHARS, SEAL_SCALE
 from .xlsx_styles import header, key_cell, put, unit_cell, widths, wrap
+
+# the Checks sheet's seals (xlsx_checks.py): named constants, so that no formula holds a literal number
+SEAL_SCALE = 3    # a number's seal: value x SEAL_SCALE + 1
+SEAL_CHARS = 64   # a text's seal: its length + the sum of code x position over its first SEAL_CHARS characters
 
 # name, unit, value (a number or a formula over other constants), description: the engine's constants
 # (engine/quantities/constants.py), then the MACRS tables

@@ -157,8 +157,8 @@ def test_public_gb200_pareto_maps_the_system_and_the_kimi_model():
     assert {c.device for c in result.curves} == {"GB200-NVL72"}
     assert "device 'gb200' read as catalog device 'GB200-NVL72'" in result.warnings
     # Kimi-K2.5's text model is the Kimi-K2 architecture (catalog row since issue 11), and it is said
-    assert "model 'nvidia/Kimi-K2.5-NVFP4' read as catalog model 'Kimi-K2'" in result.warnings
-    assert {c.model for c in result.curves} == {"Kimi-K2"}
+    assert "model 'nvidia/Kimi-K2.5-NVFP4' read as catalog model 'Kimi-K2.5'" in result.warnings
+    assert {c.model for c in result.curves} == {"Kimi-K2.5"}
     ep2 = next(c for c in result.curves if c.config_dict["parallel"] == "tp4pp1dp1etp2ep2")
     assert ep2.batch.tolist() == [1, 2, 3, 4]
     # attention tp4 over the 4 GPUs, experts etp2 x ep2: a replica of TP 2 x EP 2 = 4 devices

@@ -1,4 +1,4 @@
-"""Calibration: fit efficiency factors to measured points by least squares (issue 3, item 3).
+"""Calibration: fit efficiency factors to measured points by least squares (docs/curves.md, "Calibrating the generated model to a curve").
 
 The residual of point i is the relative error of tokens/s per device, r_i = predicted_i /
 measured_i - 1 (and, where a point has a measured power, the relative error of power_w, which

@@ -28,7 +28,7 @@ from .calibration import BOUNDS
 from .factors import ARCHITECTURE_COMPUTE, DEFAULT_FACTORS, EfficiencyFactors, architecture_ratio_name
 from .measurement_rows import STACK_FACTOR
 
-# sched_overhead_s is held (i32p, issue 32): per attention-DP rank (docs/model.md) it has the same
+# sched_overhead_s is held: per attention-DP rank (docs/model.md) it has the same
 # regressor as seq_overhead_s (ceil(B / N) under attention-DP, B without), so only their sum is identified.
 FIT = ("eta_kv", "eta_compute", "eta_prefill", "seq_overhead_s", "fp4_math_efficiency", "moe_compute_efficiency",
        "moe_gemm_half_tokens", "mem_compute_overlap_loss", "expert_load_skew",

@@ -10,7 +10,7 @@ per-GPU table; rows whose configuration is unknown are not fitted); their unseen
 of the leave-one-family-out and leave-one-era-out figures `tcoapp accuracy` prints. The physical ones are held (step_overhead_s 1 ms, layer_overhead_s
 30 us, eta_mem 0.8, comm_latency_s 10 us, a2a_peer_overhead_s 1 us, scale_out_latency_s 5 us,
 sched_overhead_s 5.2 us: per attention-DP rank it has the regressor of seq_overhead_s). Refit
-2026-12-04 (issue 32) with the achieved compute per architecture (arch_compute_<architecture>),
+2026-12-04 with the achieved compute per architecture (arch_compute_<architecture>),
 which leave one family out chose over one eta_compute for every chip (docs/model.md, "Achieved
 compute per architecture"), and refit again the same day once expert parallelism without
 attention-DP pays the TP all-reduce alone, not an all-to-all as well (docs/model.md, "Which
@@ -75,7 +75,7 @@ class EfficiencyFactors:
     # posts EP - 1 messages
     # (DeepEP / NCCL all-to-all: a few us per peer beyond the one collective latency)
     a2a_peer_overhead_s: float = 1e-6
-    # 5.2 us (held; fitted in issue 21): per sequence per decode step of scheduling and request
+    # 5.2 us (held; fitted once on the attention-DP rows, docs/model.md): per sequence per decode step of scheduling and request
     # routing, run by each attention-DP rank for its own sequences (the busiest rank's ceil(B / N)); the whole batch
     # without attention-DP (one scheduler per replica)
     sched_overhead_s: float = 5.21e-6
