@@ -62,6 +62,7 @@ def test_bundle_reports_its_version(bundle):
 def test_bundle_ships_catalog_icons_and_samples(bundle):
     data = bundle / "_internal" / "tcoapp"
     assert (data / "resources" / "catalog" / "devices.csv").is_file()
+    assert (data / "resources" / "measurements" / "measurements_public.csv").is_file()   # published anchors
     assert (data / "resources" / "icons" / "tcoapp.svg").is_file()
     assert {p.name for p in (ROOT / "samples").glob("*.xlsx")} <= {p.name for p in (data / "samples").glob("*.xlsx")}
 

@@ -89,7 +89,9 @@ CF_HELP = {
     "irr_guess_flows": "Helper, a starting point for IRR(): (sum of inflows / sum of outflows)^(1/years) - 1.",
     "irr_guess_first_year": "Helper, a starting point for IRR(): CF1 / -CF0 - 1 (good for high rates).",
     "irr_guess_last_year": "Helper, a starting point for IRR(): CFn / -CF(n-1) - 1 (good near -100%).",
-    "irr_floor": "Helper: -1 where the flows change sign once (IRR is unique); where the engine found an IRR when "
+    "irr_floor": "Helper: -1 where the flows change sign once (IRR is unique); 0 where only the cumulative flow "
+                 "changes sign once (exactly one positive rate, Norstrom's criterion: it holds after an edit too); "
+                 "where the engine found an IRR when "
                  "the file was written (irr_guess_engine: the only rate above -100% that makes NPV = 0, or the only one "
                  "above 0%, from the real roots of the NPV polynomial, docs/model.md, Finance), 0 for a positive one "
                  "and -1 otherwise; 'none' where no rate is unique.",
@@ -550,8 +552,9 @@ class _BlockFormulas:
             "irr_guess_last_year": f'=IF({complete},IF(INDEX({flows},1,{horizon})<>0,'
                                    f'INDEX({flows},1,{horizon}+1)/-INDEX({flows},1,{horizon})-1,""),"")',
             "irr_floor": f'=IF(SUM({self.rng("flow_sign_change")})=1,-1,'
+                         f'IF(SUM({self.rng("cumulative_sign_change")})=1,0,'
                          f'IF(ISNUMBER({self._c("irr_guess_engine")}),IF({self._c("irr_guess_engine")}>0,0,-1),'
-                         f'"none"))',
+                         f'"none")))',
             **self._irr_attempts(flows),
             "irr": self._na(f"IF({complete},IF(AND({sign_change},ISNUMBER({self._c('irr_floor')})),"
                        f"{self._first_number()},{NA}),{NA})"),

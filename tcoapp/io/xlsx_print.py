@@ -33,7 +33,11 @@ SIDE_MARGIN_IN, TOP_MARGIN_IN = 0.4, 0.45
 DEFAULT_WIDTH = 8.43   # a column with no width set (Excel's and LibreOffice's default, in characters)
 HELPER_ROWS = ("payback_year_fraction", "discounted_payback_year_fraction", "flow_last_sign", "flow_sign_change", "cumulative_last_sign",
                "cumulative_sign_change", *IRR_GUESSES[:4], "irr_floor", *IRR_ATTEMPTS, "equity_irr_guess_engine",
-               *EQUITY_SIGN_ROWS, "equity_irr_floor", *EQUITY_IRR_ATTEMPTS)   # CashFlow cells IRR() and payback read: grouped and collapsed (not printed)
+               *EQUITY_SIGN_ROWS, "equity_irr_floor", *EQUITY_IRR_ATTEMPTS,   # CashFlow cells IRR() and payback read
+               # and the detail of printed rows: revenue by input token type (in revenue_usd), the discounted flows
+               # (the discounted payback's own); all grouped and collapsed (not printed; expanded on screen)
+               "uncached_input_revenue_usd", "cached_input_revenue_usd", "discounted_cash_flow_usd",
+               "cumulative_discounted_cash_flow_usd")
 
 
 def printed_pt(scale: int) -> float:

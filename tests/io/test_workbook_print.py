@@ -149,7 +149,7 @@ def _nine_plan_pdf(exported, tmp_path) -> tuple[pathlib.Path, int]:
 @pytest.mark.slow
 @pytest.mark.skipif(SOFFICE is None, reason="LibreOffice is not installed")
 def test_a_nine_plan_workbook_prints_as_a_report(exported, tmp_path):
-    """<= 40 pages at >= 8 pt; one CashFlow page per plan; empty tables not printed; each Summary chart whole."""
+    """<= 40 pages at >= 8 pt; one CashFlow page per plan (its helper and detail rows collapsed); empty tables not printed; each Summary chart whole."""
     pdf, plans = _nine_plan_pdf(exported, tmp_path)
     pages = _pdf_pages(pdf)
     assert sum(pages.values()) <= 40, pages
