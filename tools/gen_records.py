@@ -40,17 +40,6 @@ _PLAN_DOC = '''One plan of a scenario (a Plans sheet column): device, model, wor
     ('H200-SXM', 0.7)
     '''
 
-_COMMON = '''
-    def as_dict(self) -> dict[str, Any]:
-        """The record's fields by name."""
-        return {f.name: getattr(self, f.name) for f in fields(self)}
-
-    def with_(self, **changes: Any) -> Self:
-        """A copy with some fields changed (not validated: build records with the make_* functions)."""
-        return replace(self, **changes)
-'''
-
-
 def _annotation(f: Field) -> str:
     base = _PY[f.type]
     return base if (f.required or f.default is not None) else f"{base} | None"
@@ -68,9 +57,9 @@ def _copy(cls: str, fields: tuple[Field, ...]) -> str:
 
 def _class(name: str, doc: str, fields: tuple[Field, ...], head: tuple[str, ...] = (), tail: tuple[str, ...] = (),
            body: str = "") -> str:
-    lines = ["", "", "@dataclass(frozen=True, kw_only=True)", f"class {name}:", f'    """{doc}"""', "", *head,
+    lines = ["", "", "@dataclass(frozen=True, kw_only=True)", f"class {name}(Record):", f'    """{doc}"""', "", *head,
              *_field_lines(fields), *tail]
-    return "\n".join(lines) + "\n" + _COMMON + body
+    return "\n".join(lines) + "\n" + body
 
 
 def record_types_py() -> str:
@@ -103,8 +92,9 @@ def record_types_py() -> str:
         'at once; a field that may be None is one whose empty cell means "not entered"."""',
         "from __future__ import annotations",
         "",
-        "from dataclasses import dataclass, fields, replace",
-        "from typing import Any, Self",
+        "from dataclasses import dataclass",
+        "",
+        "from .record_base import Record",
     ]
     text = "\n".join(parts) + "\n"
     text += _class("Device", "An accelerator of the catalog (a Devices sheet row).", DEVICE_FIELDS)
@@ -132,32 +122,12 @@ def write(check: bool) -> bool:
 
 RESULT_OUTPUT = ROOT / "tcoapp" / "engine" / "quantities" / "result_types.py"
 
-_ARRAY_METHODS = '''
-    def __getitem__(self, key: str) -> Any:
-        """A field by a key another table row names (a table-driven loop)."""
-        return getattr(self, key)
-
-    def __contains__(self, key: object) -> bool:
-        return key in self.__dataclass_fields__
-
-    def keys(self) -> tuple[str, ...]:
-        """The field names, in the table's order."""
-        return tuple(f.name for f in fields(self))
-
-    def with_(self, **changes: Any) -> Self:
-        """A copy with some fields changed."""
-        return replace(self, **changes)
-'''
-
 _METRICS_METHODS = '''
     @classmethod
     def nan(cls) -> Self:
         """A record where no metric exists (NaN everywhere)."""
         return cls(**{f.name: float("nan") for f in fields(cls)})
 
-    def with_(self, **changes: Any) -> Self:
-        """A copy with some metrics changed."""
-        return replace(self, **changes)
 '''
 
 _DRAWS_METHODS = '''
@@ -173,8 +143,8 @@ _DRAWS_METHODS = '''
 
 
 def _result_class(name: str, doc: str, keys: tuple[str, ...], type_: str, methods: str, decorator: str,
-                  extra: tuple[str, ...] = ()) -> str:
-    lines = ["", "", decorator, f"class {name}:", f'    """{doc}"""', "",
+                  extra: tuple[str, ...] = (), base: str = "ArrayRecord") -> str:
+    lines = ["", "", decorator, f"class {name}({base}):", f'    """{doc}"""', "",
              *(f"    {k}: {type_}" for k in keys), *extra]
     return "\n".join(lines) + "\n" + methods
 
@@ -189,31 +159,33 @@ def result_types_py() -> str:
         'run `python tools/gen_docs.py`). Labels, units and help of every field are the table\'s rows."""',
         "from __future__ import annotations",
         "",
-        "from dataclasses import dataclass, fields, replace",
-        "from typing import Any, Callable, Self, Sequence",
+        "from dataclasses import dataclass, fields",
+        "from typing import Callable, Self, Sequence",
         "",
         "import numpy as np",
+        "",
+        "from .record_base import ArrayRecord, Record",
     ]
     text = "\n".join(parts) + "\n"
     text += _result_class("Metrics", "Every result metric of a plan (docs/workbook_format.md, \"Results\"): one float per row "
                           "of\n    METRICS, in its unit; NaN where the metric does not exist.", keys(M.METRICS), "float",
-                          _METRICS_METHODS, "@dataclass(frozen=True)")
+                          _METRICS_METHODS, "@dataclass(frozen=True)", base="Record")
     text += _result_class("DrawMetrics", "A plan's simulated metrics (SIMULATED_METRICS): one array of shape (draws,) per "
                           "metric, in\n    its unit; NaN where the metric does not exist in a draw. (eq=False: arrays are "
                           "compared by identity.)", tuple(M.SIMULATED_METRICS), "np.ndarray", _DRAWS_METHODS,
-                          "@dataclass(frozen=True, eq=False)")
+                          "@dataclass(frozen=True, eq=False)", base="Record")
     array = "@dataclass(frozen=True)"
     text += _result_class("FinanceInputs", "Inputs of `finance_metrics`: pool-axis fields are arrays whose last axis is "
                           "the pool axis;\n    plan-axis fields are arrays of the leading (variant) shape. Build with "
                           "`finance_inputs` or\n    `single_pool_inputs`.", keys(F.FINANCE_INPUTS), "np.ndarray",
-                          _ARRAY_METHODS, array)
+                          "", array)
     text += _result_class("PoolFinance", "Per-pool finance quantities (last axis: pools).", keys(F.POOL_QUANTITIES),
-                          "np.ndarray", _ARRAY_METHODS, array)
+                          "np.ndarray", "", array)
     text += _result_class("YearRows", "Per-year rows of a plan (trailing axis: year 0..max years); pool_* fields per pool "
                           "(axis -2)\n    and year.", keys(F.YEAR_QUANTITIES) + tuple(F.POOL_YEAR_ROWS[k].key for k in F.POOL_YEAR_KEYS),
-                          "np.ndarray", _ARRAY_METHODS, array)
+                          "np.ndarray", "", array)
     text += _result_class("FinanceResult", "Per-plan finance quantities.", keys(F.PLAN_QUANTITIES), "np.ndarray",
-                          _ARRAY_METHODS, array, extra=("    pools: PoolFinance", "    years: YearRows"))
+                          "", array, extra=("    pools: PoolFinance", "    years: YearRows"))
     return text
 
 

@@ -5,12 +5,13 @@ Build them with the `make_*` functions of records.py, which validate a row and r
 at once; a field that may be None is one whose empty cell means "not entered"."""
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
-from typing import Any, Self
+from dataclasses import dataclass
+
+from .record_base import Record
 
 
 @dataclass(frozen=True, kw_only=True)
-class Device:
+class Device(Record):
     """An accelerator of the catalog (a Devices sheet row)."""
 
     name: str
@@ -42,17 +43,9 @@ class Device:
     source: str = ''
     notes: str = ''
 
-    def as_dict(self) -> dict[str, Any]:
-        """The record's fields by name."""
-        return {f.name: getattr(self, f.name) for f in fields(self)}
-
-    def with_(self, **changes: Any) -> Self:
-        """A copy with some fields changed (not validated: build records with the make_* functions)."""
-        return replace(self, **changes)
-
 
 @dataclass(frozen=True, kw_only=True)
-class ModelSpec:
+class ModelSpec(Record):
     """A model's architecture (a Models sheet row)."""
 
     name: str
@@ -88,17 +81,9 @@ class ModelSpec:
     source: str = ''
     notes: str = ''
 
-    def as_dict(self) -> dict[str, Any]:
-        """The record's fields by name."""
-        return {f.name: getattr(self, f.name) for f in fields(self)}
-
-    def with_(self, **changes: Any) -> Self:
-        """A copy with some fields changed (not validated: build records with the make_* functions)."""
-        return replace(self, **changes)
-
 
 @dataclass(frozen=True, kw_only=True)
-class Workload:
+class Workload(Record):
     """A plan's requests: prompt and output lengths, prefix reuse."""
 
     input_tokens: int = 1024
@@ -107,17 +92,9 @@ class Workload:
     latency_percentile: str = 'mean'
     software_date: str = ''
 
-    def as_dict(self) -> dict[str, Any]:
-        """The record's fields by name."""
-        return {f.name: getattr(self, f.name) for f in fields(self)}
-
-    def with_(self, **changes: Any) -> Self:
-        """A copy with some fields changed (not validated: build records with the make_* functions)."""
-        return replace(self, **changes)
-
 
 @dataclass(frozen=True, kw_only=True)
-class ServingConfig:
+class ServingConfig(Record):
     """How a pool serves: batch, parallelism, precisions, speculative decoding."""
 
     batch: int = 64
@@ -132,17 +109,9 @@ class ServingConfig:
     prefill_devices: int = 0
     decode_devices: int = 0
 
-    def as_dict(self) -> dict[str, Any]:
-        """The record's fields by name."""
-        return {f.name: getattr(self, f.name) for f in fields(self)}
-
-    def with_(self, **changes: Any) -> Self:
-        """A copy with some fields changed (not validated: build records with the make_* functions)."""
-        return replace(self, **changes)
-
 
 @dataclass(frozen=True, kw_only=True)
-class Pool:
+class Pool(Record):
     """One pool of a plan (docs/model.md, "Fleet plans"): a device type with its count, role, serving
     overrides (None = the plan's value), rack keys and ownership. Built from a Pools sheet row."""
 
@@ -167,17 +136,9 @@ class Pool:
     ownership: str = 'buy'
     rent_usd_per_device_hour: float = 0.0
 
-    def as_dict(self) -> dict[str, Any]:
-        """The record's fields by name."""
-        return {f.name: getattr(self, f.name) for f in fields(self)}
-
-    def with_(self, **changes: Any) -> Self:
-        """A copy with some fields changed (not validated: build records with the make_* functions)."""
-        return replace(self, **changes)
-
 
 @dataclass(frozen=True, kw_only=True)
-class Plan:
+class Plan(Record):
     """One plan of a scenario (a Plans sheet column): device, model, workload, serving, sizing and finance
     inputs, and its pools (none: one serve pool of the plan's own keys).
 
@@ -284,14 +245,6 @@ class Plan:
     debt_years: int | None = None
     equity_discount_rate: float | None = None
     pools: tuple[Pool, ...] = ()
-
-    def as_dict(self) -> dict[str, Any]:
-        """The record's fields by name."""
-        return {f.name: getattr(self, f.name) for f in fields(self)}
-
-    def with_(self, **changes: Any) -> Self:
-        """A copy with some fields changed (not validated: build records with the make_* functions)."""
-        return replace(self, **changes)
 
     @property
     def workload(self) -> Workload:

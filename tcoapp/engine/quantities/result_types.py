@@ -4,14 +4,16 @@ tools/gen_records.py from tcoapp/engine/quantities/metrics.py and finance.py: do
 run `python tools/gen_docs.py`). Labels, units and help of every field are the table's rows."""
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
-from typing import Any, Callable, Self, Sequence
+from dataclasses import dataclass, fields
+from typing import Callable, Self, Sequence
 
 import numpy as np
 
+from .record_base import ArrayRecord, Record
+
 
 @dataclass(frozen=True)
-class Metrics:
+class Metrics(Record):
     """Every result metric of a plan (docs/workbook_format.md, "Results"): one float per row of
     METRICS, in its unit; NaN where the metric does not exist."""
 
@@ -63,13 +65,10 @@ class Metrics:
         """A record where no metric exists (NaN everywhere)."""
         return cls(**{f.name: float("nan") for f in fields(cls)})
 
-    def with_(self, **changes: Any) -> Self:
-        """A copy with some metrics changed."""
-        return replace(self, **changes)
 
 
 @dataclass(frozen=True, eq=False)
-class DrawMetrics:
+class DrawMetrics(Record):
     """A plan's simulated metrics (SIMULATED_METRICS): one array of shape (draws,) per metric, in
     its unit; NaN where the metric does not exist in a draw. (eq=False: arrays are compared by identity.)"""
 
@@ -98,7 +97,7 @@ class DrawMetrics:
 
 
 @dataclass(frozen=True)
-class FinanceInputs:
+class FinanceInputs(ArrayRecord):
     """Inputs of `finance_metrics`: pool-axis fields are arrays whose last axis is the pool axis;
     plan-axis fields are arrays of the leading (variant) shape. Build with `finance_inputs` or
     `single_pool_inputs`."""
@@ -169,24 +168,9 @@ class FinanceInputs:
     colocation_contracted_kw: np.ndarray
     demand_tokens_per_year: np.ndarray
 
-    def __getitem__(self, key: str) -> Any:
-        """A field by a key another table row names (a table-driven loop)."""
-        return getattr(self, key)
-
-    def __contains__(self, key: object) -> bool:
-        return key in self.__dataclass_fields__
-
-    def keys(self) -> tuple[str, ...]:
-        """The field names, in the table's order."""
-        return tuple(f.name for f in fields(self))
-
-    def with_(self, **changes: Any) -> Self:
-        """A copy with some fields changed."""
-        return replace(self, **changes)
-
 
 @dataclass(frozen=True)
-class PoolFinance:
+class PoolFinance(ArrayRecord):
     """Per-pool finance quantities (last axis: pools)."""
 
     device_count: np.ndarray
@@ -210,24 +194,9 @@ class PoolFinance:
     servers_per_rack: np.ndarray
     device_avg_w: np.ndarray
 
-    def __getitem__(self, key: str) -> Any:
-        """A field by a key another table row names (a table-driven loop)."""
-        return getattr(self, key)
-
-    def __contains__(self, key: object) -> bool:
-        return key in self.__dataclass_fields__
-
-    def keys(self) -> tuple[str, ...]:
-        """The field names, in the table's order."""
-        return tuple(f.name for f in fields(self))
-
-    def with_(self, **changes: Any) -> Self:
-        """A copy with some fields changed."""
-        return replace(self, **changes)
-
 
 @dataclass(frozen=True)
-class YearRows:
+class YearRows(ArrayRecord):
     """Per-year rows of a plan (trailing axis: year 0..max years); pool_* fields per pool (axis -2)
     and year."""
 
@@ -296,24 +265,9 @@ class YearRows:
     pool_property_tax_usd: np.ndarray
     pool_balloon_usd: np.ndarray
 
-    def __getitem__(self, key: str) -> Any:
-        """A field by a key another table row names (a table-driven loop)."""
-        return getattr(self, key)
-
-    def __contains__(self, key: object) -> bool:
-        return key in self.__dataclass_fields__
-
-    def keys(self) -> tuple[str, ...]:
-        """The field names, in the table's order."""
-        return tuple(f.name for f in fields(self))
-
-    def with_(self, **changes: Any) -> Self:
-        """A copy with some fields changed."""
-        return replace(self, **changes)
-
 
 @dataclass(frozen=True)
-class FinanceResult:
+class FinanceResult(ArrayRecord):
     """Per-plan finance quantities."""
 
     device_count: np.ndarray
@@ -380,18 +334,3 @@ class FinanceResult:
     npv_at_wacc_usd: np.ndarray
     pools: PoolFinance
     years: YearRows
-
-    def __getitem__(self, key: str) -> Any:
-        """A field by a key another table row names (a table-driven loop)."""
-        return getattr(self, key)
-
-    def __contains__(self, key: object) -> bool:
-        return key in self.__dataclass_fields__
-
-    def keys(self) -> tuple[str, ...]:
-        """The field names, in the table's order."""
-        return tuple(f.name for f in fields(self))
-
-    def with_(self, **changes: Any) -> Self:
-        """A copy with some fields changed."""
-        return replace(self, **changes)
