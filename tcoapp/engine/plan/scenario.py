@@ -14,7 +14,7 @@ import numpy as np
 from ..core.errors import Problem, ValidationError, shown
 from ..performance.factors import DEFAULT_FACTORS, EfficiencyFactors
 from ..performance.measured import MeasuredCurve
-from ..quantities.records import Device, ModelSpec, Plan, ServingConfig, context_problem
+from ..quantities.records import Device, ModelSpec, Plan, ServingConfig, context_problem, field_locator
 from ..quantities.spec_acceptance import SpecAcceptance
 
 
@@ -310,13 +310,8 @@ def _checked_plan(index: int, plan, problems: list[Problem]):
     for k, pool in enumerate(plan.pools):
         where = f"Plan {name!r} pool {getattr(pool, 'pool', k)!r}"
         pools.append(make_pool({f.name: getattr(pool, f.name, None) for f in POOL_FIELDS},
-                               _located(where), problems))
+                               field_locator(where), problems))
     return None if len(problems) > start else replace(checked, pools=tuple(pools))
-
-
-def _located(where: str):
-    """A locator that names `where` for every key."""
-    return lambda key: where
 
 
 def checked_plan_fields(plans) -> tuple[Plan, ...]:

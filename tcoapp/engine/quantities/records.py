@@ -15,7 +15,8 @@ from .record_types import Device, ModelSpec, Plan, Pool, ServingConfig, Workload
 from .validate import Locator, coerce_record
 
 
-def _field_locator(prefix: str) -> Locator:
+def field_locator(prefix: str) -> Locator:
+    """A locator that names `prefix` for every key (a record read from somewhere without cells)."""
     return lambda key: prefix
 
 
@@ -32,7 +33,7 @@ def make_model(raw: Mapping[str, Any], where: Locator | None = None, problems=No
 def make_plan(name: str, raw: Mapping[str, Any], where: Locator | None = None, problems=None) -> Plan:
     """A validated Plan named `name` from its raw values (every problem located by `where`)."""
     values_cls = lambda **v: Plan(name=name, **v)  # noqa: E731
-    return _make(values_cls, PLAN_FIELDS, raw, where or _field_locator(f"Plan {name!r}"), problems, _plan_checks)
+    return _make(values_cls, PLAN_FIELDS, raw, where or field_locator(f"Plan {name!r}"), problems, _plan_checks)
 
 
 def make_pool(raw: Mapping[str, Any], where: Locator | None = None, problems=None) -> Pool:
@@ -43,7 +44,7 @@ def make_pool(raw: Mapping[str, Any], where: Locator | None = None, problems=Non
 def _make(cls, fields, raw, where, problems, checks):
     own = problems is None
     problems = [] if own else problems
-    where = where or _field_locator(cls.__name__ if isinstance(cls, type) else "record")
+    where = where or field_locator(cls.__name__ if isinstance(cls, type) else "record")
     start = len(problems)
     values = coerce_record(fields, raw, where, problems)
     if len(problems) == start:
