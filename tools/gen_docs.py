@@ -25,7 +25,8 @@ if str(ROOT) not in sys.path:
 
 from tcoapp.engine.pipeline.compute import METRIC_KEYS  # noqa: E402
 from tcoapp.engine.quantities.inputs import (  # noqa: E402
-    CURVE_POINT_FIELDS, DEVICE_FIELDS, MODEL_FIELDS, PLAN_FIELDS, POOL_FIELDS, PRICE_TIER_FIELDS, Field,
+    CURVE_POINT_FIELDS, DEVICE_FIELDS, MODEL_FIELDS, PLAN_FIELDS, POOL_FIELDS, PRICE_TIER_FIELDS, REQUEST_CLASS_FIELDS,
+    Field,
 )
 from tcoapp.engine.performance.factors import DEFAULT_FACTORS, FACTOR_NAMES  # noqa: E402
 from tcoapp.io import sheets as S  # noqa: E402
@@ -406,6 +407,13 @@ def workbook_format_md() -> str:
                             "pool; a plan with `prefill_devices`:`decode_devices` is its prefill and decode pools "
                             "(devices split in that ratio). Under a sizing mode other than `devices`, "
                             "`device_count` is the pool's share of the plan's devices.", POOL_FIELDS)
+    lines += _table_section("Workloads", "Optional. A plan's requests as a mix of classes, in long format: row 1 "
+                            "keys, row 2 units, one class per row from row 3, `plan` naming a Plans column. Each class "
+                            "has its share of the plan's requests (a plan's shares add to 1), its prompt and output "
+                            "lengths as a mean and a p90 (lognormal through both; an empty p90 is a fixed length), its "
+                            "own targets (empty: none), prefix reuse and three token prices (empty: the plan's), and an "
+                            "agentic class its sessions (docs/model.md, \"Request classes\"). A plan without Workloads "
+                            "rows is one class of its Plans keys.", REQUEST_CLASS_FIELDS)
     lines += _table_section("Devices", table_intro, DEVICE_FIELDS)
     lines += _table_section("Models", table_intro, MODEL_FIELDS)
     lines += _table_section("Curves", "Measured efficiency curves in long format: row 1 keys, row 2 units, one "

@@ -11,8 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from tcoapp.engine.quantities.inputs import (
-    DEVICE_FIELDS, MODEL_FIELDS, PLAN_FIELDS, POOL_FIELDS, SERVING_FIELDS, WORKLOAD_FIELDS, Field,
+    DEVICE_FIELDS, MODEL_FIELDS, PLAN_FIELDS, POOL_FIELDS, REQUEST_CLASS_FIELDS, SERVING_FIELDS, WORKLOAD_FIELDS,
+    Field,
 )
+from tcoapp.engine.quantities.row import attribute
 
 ROOT = Path(__file__).resolve().parent.parent
 OUTPUT = ROOT / "tcoapp" / "engine" / "quantities" / "record_types.py"
@@ -31,6 +33,8 @@ _PLAN_DOC = '''One plan of a scenario (a Plans sheet column): device, model, wor
         The plan's name (its Plans column header).
     pools : tuple of Pool
         The plan's pools (Pools sheet rows); empty: one pool of the plan's own keys.
+    workloads : tuple of RequestClass
+        The plan's request classes (Workloads sheet rows); empty: one class of the plan's own keys.
 
     Examples
     --------
@@ -47,7 +51,7 @@ def _annotation(f: Field) -> str:
 
 def _field_lines(fields: tuple[Field, ...]) -> list[str]:
     """One line a field, in the table's order (keyword-only records: a required field has no default)."""
-    return [f"    {f.name}: {_annotation(f)}" + ("" if f.required else f" = {f.default!r}") for f in fields]
+    return [f"    {attribute(f.name)}: {_annotation(f)}" + ("" if f.required else f" = {f.default!r}") for f in fields]
 
 
 def _copy(cls: str, fields: tuple[Field, ...]) -> str:
@@ -105,8 +109,12 @@ def record_types_py() -> str:
     text += _class("Pool", 'One pool of a plan (docs/model.md, "Fleet plans"): a device type with its count, role, '
                    "serving\n    overrides (None = the plan's value), rack keys and ownership. Built from a Pools sheet row.",
                    POOL_FIELDS)
+    text += _class("RequestClass", 'One class of a plan\'s requests (docs/model.md, "Request classes"): its share, length '
+                   "distributions,\n    targets, prefix reuse and prices (None = the plan's value, or no target), and for an "
+                   "agentic class its\n    sessions. Built from a Workloads sheet row; the `class` column is the attribute "
+                   "`class_`.", REQUEST_CLASS_FIELDS)
     text += _class("Plan", _PLAN_DOC, PLAN_FIELDS, head=("    name: str",),
-                   tail=("    pools: tuple[Pool, ...] = ()",), body=plan_body)
+                   tail=("    pools: tuple[Pool, ...] = ()", "    workloads: tuple[RequestClass, ...] = ()"), body=plan_body)
     return text
 
 

@@ -294,8 +294,8 @@ def _known(names) -> str:
 def _checked_plan(index: int, plan, problems: list[Problem]):
     """`plan` validated field by field as a Plans column (and its pools as Pools rows) is; None with
     the problems where it is not valid."""
-    from ..quantities.inputs import PLAN_FIELDS, POOL_FIELDS
-    from ..quantities.records import make_plan, make_pool
+    from ..quantities.inputs import PLAN_FIELDS, POOL_FIELDS, REQUEST_CLASS_FIELDS
+    from ..quantities.records import attribute, make_plan, make_pool, make_request_class, request_class_problems
     if not isinstance(plan, Plan):
         problems.append(Problem(f"plans[{index}]", "", f"= {shown(plan)}: not a plan (build plans with "
                                                        "Scenario.with_plan or tcoapp.load_scenario)"))
@@ -311,7 +311,14 @@ def _checked_plan(index: int, plan, problems: list[Problem]):
         where = f"Plan {name!r} pool {getattr(pool, 'pool', k)!r}"
         pools.append(make_pool({f.name: getattr(pool, f.name, None) for f in POOL_FIELDS},
                                field_locator(where), problems))
-    return None if len(problems) > start else replace(checked, pools=tuple(pools))
+    classes = []
+    for k, rc in enumerate(plan.workloads):
+        where = f"Plan {name!r} class {getattr(rc, 'class_', k)!r}"
+        raw = {f.name: getattr(rc, attribute(f.name), None) for f in REQUEST_CLASS_FIELDS}
+        classes.append(make_request_class(raw, field_locator(where), problems))
+    if len(problems) == start:
+        problems.extend(request_class_problems(name, classes))
+    return None if len(problems) > start else replace(checked, pools=tuple(pools), workloads=tuple(classes))
 
 
 def checked_plan_fields(plans) -> tuple[Plan, ...]:

@@ -254,6 +254,38 @@ POOL_FIELDS: tuple[Field, ...] = scoped("pool", (
     _f("rent_usd_per_device_hour", "float", "USD/device/h", 0.0, 0, 1e6, "pool", "Rent", "Reserved rent per device-hour of a rented pool (paid for every hour of the year).", checks="live"),
 ))
 
+_PLAN_KEY = {f.name: f for f in WORKLOAD_FIELDS + TARGET_FIELDS + FINANCE_FIELDS}
+
+
+def _class_key(name: str, help_: str, **kw) -> Field:
+    """A request-class column that is also a Plans key: the plan key's type, unit, range and label."""
+    f = _PLAN_KEY[name]
+    return Field(key=f.key, type=f.type, unit=f.unit, default=kw.pop("default", None), min=f.min, max=f.max,
+                 group="request class", label=f.label, help=help_, choices=f.choices,
+                 min_exclusive=kw.pop("min_exclusive", f.min_exclusive), **kw)
+
+
+REQUEST_CLASS_FIELDS: tuple[Field, ...] = scoped("request_class", (
+    _f("plan", "str", "", None, None, None, "request class", "Plan", "Name of the plan (a column header of the Plans sheet) this class of requests belongs to.", required=True, checks="identity"),
+    _f("class", "str", "", None, None, None, "request class", "Class", "Name of the request class, unique within its plan (chat, reasoning, agentic coding, batch...).", required=True, checks="identity"),
+    _f("share", "float", "fraction", None, 0, 1, "request class", "Share of requests", "This class's share of the plan's requests (0..1, above 0); a plan's shares add to 1.", required=True, min_exclusive=True),
+    _class_key("input_tokens", "Mean prompt length of the class's requests (an agentic class: empty, its prompts follow from its session).", min_exclusive=False),
+    _f("input_tokens_p90", "int", "tokens", None, 1, 1e7, "request class", "Input tokens p90", "90th percentile of the prompt length, above the mean: the lengths are lognormal through the mean and the p90. Empty: every prompt is input_tokens long."),
+    _class_key("output_tokens", "Mean output length of the class's requests (an agentic class: per turn).", required=True),
+    _f("output_tokens_p90", "int", "tokens", None, 1, 1e7, "request class", "Output tokens p90", "90th percentile of the output length, above the mean: lognormal through the mean and the p90. Empty: every output is output_tokens long."),
+    _class_key("min_tokens_per_s_per_user", "The class's interactivity target (empty: none, e.g. a batch class)."),
+    _class_key("max_ttft_s", "The class's time-to-first-token target (empty: none)."),
+    _class_key("latency_percentile", "The statistic the class's targets bound: mean, p90 or p99 over its requests (empty: the plan's)."),
+    _class_key("prefix_cache_hit_rate", "Share of the class's input tokens whose KV cache is reused (empty: the plan's; an agentic class: an outcome of its sessions and the KV memory)."),
+    _class_key("price_usd_per_million_output_tokens", "Price per million output tokens of this class (empty: the plan's)."),
+    _class_key("price_usd_per_million_input_tokens", "Price per million uncached input tokens of this class (empty: the plan's)."),
+    _class_key("price_usd_per_million_cached_input_tokens", "Price per million input tokens read from the prefix cache (empty: the plan's cached input price)."),
+    _f("session_turns", "int", "turns", None, 1, 10000, "agentic", "Turns per session", "An agentic class: turns of one session (a coding agent's loop); each turn's prompt is the session's context so far. Empty: requests are independent (not agentic)."),
+    _f("system_prompt_tokens", "int", "tokens", None, 0, 1e7, "agentic", "System prompt", "An agentic class: tokens of the system prompt (tools, instructions) every session shares, the first turn's cacheable prefix."),
+    _f("turn_input_tokens", "int", "tokens", None, 0, 1e7, "agentic", "New input per turn", "An agentic class: new input tokens a turn adds (tool results, user text)."),
+    _f("turn_gap_s", "float", "s", None, 0, 1e6, "agentic", "Gap between turns", "An agentic class: time between a turn's last token and the next turn's prompt (tool and think time)."),
+))
+
 FIELD_TABLES = {
     "device": DEVICE_FIELDS,
     "model": MODEL_FIELDS,
@@ -261,6 +293,7 @@ FIELD_TABLES = {
     "curve_point": CURVE_POINT_FIELDS,
     "price_tier": PRICE_TIER_FIELDS,
     "pool": POOL_FIELDS,
+    "request_class": REQUEST_CLASS_FIELDS,
 }
 
 

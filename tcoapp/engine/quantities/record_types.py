@@ -138,6 +138,32 @@ class Pool(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
+class RequestClass(Record):
+    """One class of a plan's requests (docs/model.md, "Request classes"): its share, length distributions,
+    targets, prefix reuse and prices (None = the plan's value, or no target), and for an agentic class its
+    sessions. Built from a Workloads sheet row; the `class` column is the attribute `class_`."""
+
+    plan: str
+    class_: str
+    share: float
+    input_tokens: int | None = None
+    input_tokens_p90: int | None = None
+    output_tokens: int
+    output_tokens_p90: int | None = None
+    min_tokens_per_s_per_user: float | None = None
+    max_ttft_s: float | None = None
+    latency_percentile: str | None = None
+    prefix_cache_hit_rate: float | None = None
+    price_usd_per_million_output_tokens: float | None = None
+    price_usd_per_million_input_tokens: float | None = None
+    price_usd_per_million_cached_input_tokens: float | None = None
+    session_turns: int | None = None
+    system_prompt_tokens: int | None = None
+    turn_input_tokens: int | None = None
+    turn_gap_s: float | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class Plan(Record):
     """One plan of a scenario (a Plans sheet column): device, model, workload, serving, sizing and finance
     inputs, and its pools (none: one serve pool of the plan's own keys).
@@ -152,6 +178,8 @@ class Plan(Record):
         The plan's name (its Plans column header).
     pools : tuple of Pool
         The plan's pools (Pools sheet rows); empty: one pool of the plan's own keys.
+    workloads : tuple of RequestClass
+        The plan's request classes (Workloads sheet rows); empty: one class of the plan's own keys.
 
     Examples
     --------
@@ -245,6 +273,7 @@ class Plan(Record):
     debt_years: int | None = None
     equity_discount_rate: float | None = None
     pools: tuple[Pool, ...] = ()
+    workloads: tuple[RequestClass, ...] = ()
 
     @property
     def workload(self) -> Workload:

@@ -9,9 +9,10 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from ..core.errors import Problem, ValidationError
-from .inputs import DEVICE_FIELDS, MODEL_FIELDS, PLAN_FIELDS, POOL_FIELDS, PRECISIONS
+from .inputs import DEVICE_FIELDS, MODEL_FIELDS, PLAN_FIELDS, POOL_FIELDS, PRECISIONS, REQUEST_CLASS_FIELDS
 from .dates import software_month
-from .record_types import Device, ModelSpec, Plan, Pool, ServingConfig, Workload  # noqa: F401 (the records, read here)
+from .row import attribute  # noqa: F401 (read through this module too)
+from .record_types import Device, ModelSpec, Plan, Pool, RequestClass, ServingConfig, Workload  # noqa: F401 (read here)
 from .validate import Locator, coerce_record
 
 
@@ -39,6 +40,37 @@ def make_plan(name: str, raw: Mapping[str, Any], where: Locator | None = None, p
 def make_pool(raw: Mapping[str, Any], where: Locator | None = None, problems=None) -> Pool:
     """A validated Pool (a Pools sheet row) from raw values (every problem located by `where`)."""
     return _make(Pool, POOL_FIELDS, raw, where, problems, _pool_checks)
+
+
+def make_request_class(raw: Mapping[str, Any], where: Locator | None = None, problems=None) -> RequestClass:
+    """A validated RequestClass (a Workloads sheet row; its `class` column is the attribute `class_`) from raw
+    values (every problem located by `where`)."""
+    build = lambda **v: RequestClass(class_=v.pop("class"), **v)  # noqa: E731
+    return _make(build, REQUEST_CLASS_FIELDS, raw, where or field_locator("Workloads row"), problems,
+                 _request_class_checks)
+
+
+SHARE_TOLERANCE = 1e-6  # shares typed to 6 decimals (1/3 as 0.333333) still add to 1
+
+
+def request_class_problems(plan: str, classes, where: Locator | None = None) -> list[Problem]:
+    """What is wrong with a plan's request classes taken together: their shares must add to 1 and their
+    names be unique within the plan (each row's own fields are checked by `make_request_class`)."""
+    if not classes:
+        return []
+    where = where or field_locator(f"Plan {plan!r} Workloads")
+    problems = []
+    names = [c.class_ for c in classes]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        problems.append(Problem(where("class"), "class", f"{', '.join(twice)}: a class name is used twice in plan "
+                                                         f"{plan!r}; name each class once"))
+    total = sum(c.share for c in classes)
+    if abs(total - 1.0) > SHARE_TOLERANCE:
+        shown = " + ".join(f"{c.share:g}" for c in classes)
+        problems.append(Problem(where("share"), "share", f"plan {plan!r}: the classes' shares add to {total:.6g} "
+                                                         f"({shown}); they must add to 1"))
+    return problems
 
 
 def _make(cls, fields, raw, where, problems, checks):
@@ -155,6 +187,30 @@ def _pool_checks(v, where, problems) -> None:
     if v["ownership"] == "buy" and v["rent_usd_per_device_hour"] > 0:
         problems.append(Problem(where("rent_usd_per_device_hour"), "rent_usd_per_device_hour",
                                 f"= {v['rent_usd_per_device_hour']:g}: a bought pool pays no rent (set ownership = rent, or clear it)"))
+
+
+def _request_class_checks(v, where, problems) -> None:
+    for length in ("input_tokens", "output_tokens"):
+        mean, p90 = v[length], v[f"{length}_p90"]
+        if mean is not None and p90 is not None and p90 <= mean:
+            problems.append(Problem(where(f"{length}_p90"), f"{length}_p90",
+                                    f"= {p90:,}: a p90 above the mean ({mean:,}) draws a long tail; empty for a fixed "
+                                    "length (a lognormal's p90 is above its mean)"))
+    agentic = v["session_turns"] is not None
+    session = ("system_prompt_tokens", "turn_input_tokens", "turn_gap_s")
+    if agentic:
+        for key in session:
+            if v[key] is None:
+                problems.append(Problem(where(key), key, f"an agentic class (session_turns = {v['session_turns']}) "
+                                                         f"needs {key}: a number >= 0"))
+    else:
+        for key in session:
+            if v[key] is not None:
+                problems.append(Problem(where(key), key, f"= {v[key]:g}: only an agentic class reads it; set "
+                                                         "session_turns (or clear it)"))
+        if v["input_tokens"] is None:
+            problems.append(Problem(where("input_tokens"), "input_tokens",
+                                    "a class of independent requests needs its mean prompt length: an integer >= 1"))
 
 
 def search_precision_list(text: str) -> tuple[str, ...]:

@@ -7,6 +7,7 @@ a year row, a metric, a factor): `scoped` sets it where that table is defined (d
 "Results")."""
 from __future__ import annotations
 
+import keyword
 from dataclasses import dataclass, fields as dc_fields, replace
 from typing import Any, TypeVar
 
@@ -90,6 +91,12 @@ def _fmt(x: float) -> str:
 def _f(name, type_, unit, default, lo, hi, group, label, help_, **kw) -> Field:
     return Field(key=name, type=type_, unit=unit, default=default, min=lo, max=hi, group=group, label=label,
                  help=help_, **kw)
+
+
+def attribute(key: str) -> str:
+    """A record's attribute for a field key: the key, '_' appended where it is a Python keyword (the
+    Workloads sheet's `class` column is the attribute `class_`)."""
+    return f"{key}_" if keyword.iskeyword(key) else key
 
 
 def by_name(fields: tuple[Field, ...]) -> dict[str, Field]:
