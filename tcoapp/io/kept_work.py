@@ -1,4 +1,5 @@
-"""The analyst's own work in a scenario workbook: kept, never refused (docs/workbook_format.md, "Your own sheets").
+"""The analyst's own work in a scenario workbook: kept, never refused (docs/workbook_format.md, "Your own sheets");
+what a save cannot keep (rows typed into Results or CashFlow, output_rows.py) is named when the file is read.
 
 A sheet whose name is not one of the app's (a sheet of your own, a backup copy "Plans (2)", a renamed
 Summary) and a row of Plans whose column A is not a Plans key (a helper row) are read past with a note
@@ -21,7 +22,8 @@ from copy import copy
 from dataclasses import dataclass
 
 from . import sheets as S
-from .xlsx_cells_read import _parse, _parser, _relationships, _workbook_part, _attr
+from .output_rows import output_row_notes
+from .xlsx_cells_read import sheet_parts
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,8 @@ def find_kept(path, sheet_names, plans_rows: tuple[int, ...] = (), roles=None) -
     notes.extend(input_formula_notes(sheet_names, plans_rows))
     with open(path, "rb") as handle:
         source = handle.read()
+    with zipfile.ZipFile(io.BytesIO(source)) as archive:
+        notes.extend(output_row_notes(archive))
     return KeptWork(source, own, tuple(plans_rows), tuple(notes), plans_formulas(sheet_names, plans_rows))
 
 
@@ -185,7 +189,7 @@ def _open_only(data: bytes, wanted: set[str]):
     import openpyxl
 
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
-        parts = _sheet_parts(archive)
+        parts = sheet_parts(archive)
         empty = {part for name, part in parts.items() if name not in wanted}
         rels = {posixpath.join(posixpath.dirname(p), "_rels", posixpath.basename(p) + ".rels") for p in empty}
         out = io.BytesIO()
@@ -202,15 +206,6 @@ def _open_only(data: bytes, wanted: set[str]):
 
 _EMPTY_SHEET = (b'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
                 b'<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData/></worksheet>')
-
-
-def _sheet_parts(archive: zipfile.ZipFile) -> dict[str, str]:
-    """Sheet name -> its part in the archive."""
-    book = _workbook_part(archive)
-    rels = _relationships(archive, book)
-    found: list[tuple[str, str]] = []
-    _parse(archive, book, _parser({"sheet": lambda a: found.append((a.get("name", ""), _attr(a, "id") or ""))}, {}))
-    return {name: rels.get(rid, ("", ""))[0] for name, rid in found}
 
 
 def _copy_cell(cell, target) -> None:

@@ -147,6 +147,21 @@ def _workbook_part(archive: zipfile.ZipFile) -> str:
     return "xl/workbook.xml"
 
 
+def sheet_parts(archive: zipfile.ZipFile) -> dict[str, str]:
+    """Sheet name -> its part in the archive."""
+    book = _workbook_part(archive)
+    rels = _relationships(archive, book)
+    found: list[tuple[str, str]] = []
+    _parse(archive, book, _parser({"sheet": lambda a: found.append((a.get("name", ""), _attr(a, "id") or ""))}, {}))
+    return {name: rels.get(rid, ("", ""))[0] for name, rid in found}
+
+
+def shared_strings_part(archive: zipfile.ZipFile) -> str | None:
+    """The shared string table's part (None: the workbook has none)."""
+    rels = _relationships(archive, _workbook_part(archive))
+    return next((target for target, kind in rels.values() if kind.endswith("/sharedStrings")), None)
+
+
 class _Shared(int):
     """A cell's index into the shared string table, until the strings the sheets use are read."""
 

@@ -358,8 +358,17 @@ def write_results(ws, scenario: Scenario, results: tuple[PlanResult, ...], layou
     wrap_longer(ws, 2, label)
 
 
+CHECK_TITLE = "Is this plan current? (Checks sheet)"
+NOTES_TITLE = "Notes from the engine"
+
+
+def section_titles() -> frozenset[str]:
+    """Every section title Results is written with but a pool's (pool_title): what column A holds besides keys."""
+    return frozenset({CHECK_TITLE, NOTES_TITLE, ENGINE_TITLE, *(title for title, _ in FORMULA_SECTIONS)})
+
+
 def _check_row(ws, checks, n: int, last_col: int) -> None:
-    section(ws, CHECK_ROW - 1, "Is this plan current? (Checks sheet)", max(last_col, 2))
+    section(ws, CHECK_ROW - 1, CHECK_TITLE, max(last_col, 2))
     key_cell(ws, CHECK_ROW, "plan_check", "current: the engine computed these numbers from the inputs shown; STALE: a formula of this plan is "
                                           "an error, or "
                                           "an engine input of this plan changed since export (see the Checks sheet)")
@@ -527,7 +536,7 @@ def _formula_row(ws, layout: Layout, n: int, key: str, formula: Formula) -> None
 
 def _warnings_row(ws, results, layout: Layout, last_col: int) -> None:
     row = layout.result_rows["warnings"]
-    section(ws, row - 1, "Notes from the engine", max(last_col, 2))
+    section(ws, row - 1, NOTES_TITLE, max(last_col, 2))
     key_cell(ws, row, "warnings", "What the engine flagged for this plan (extrapolation, queueing, targets not met).")
     label_cell(ws, row, 2, result_label("warnings"))
     for index, result in enumerate(results):
