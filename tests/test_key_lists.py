@@ -29,7 +29,6 @@ ALLOWED = {
     ("engine/performance/curve_fit.py", "moe_compute_efficiency"): "the factors a MoE curve's fit varies, MoE ones first",
     ("io/cross_validated.py", "line"): "the stored cross-validated predictions' CSV columns (a file format)",
     ("present/report_html.py", "npv_usd"): "the report's ranking columns beside the objective, in print order",
-    ("engine/performance/factor_fit.py", "eta_kv"): "the factors the global fit of the shipped set varies",
     # the Monte Carlo key routing, rewritten by the `chain` branch (uncertainty/plan_draws.py)
     ("engine/uncertainty/keys.py", "prefix_cache_hit_rate"): "plan keys that move a generated operating point",
     # chart axes and column orders of one view

@@ -25,7 +25,7 @@ from ..performance.generated import memory_limit, run_roofline, shared_weight_ar
 from ..performance.kv_residency import SessionShape, residency
 from ..performance.memory import architecture, capacity_gb, kv_device_bytes, weight_bytes_per_device
 from ..performance.precision import bytes_per_value
-from ..quantities.factor_defaults import DEFAULT_FACTORS, EfficiencyFactors
+from ..quantities.factors import DEFAULT_FACTORS, EfficiencyFactors
 from ..quantities.records import Device, ModelSpec, ServingConfig, Workload
 
 KV_OFFLOAD = ("none", "host", "host_nvme")
