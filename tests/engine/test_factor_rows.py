@@ -12,11 +12,12 @@ import pytest
 
 from tcoapp.engine.performance import calibration, factor_fit
 from tcoapp.engine.performance.factors import ARCHITECTURE_COMPUTE, compute_ratio
+from tcoapp.engine.performance.measurement_rows import STACK_FACTOR
 from tcoapp.engine.quantities.factor_rows import FACTOR_ROWS
 from tcoapp.engine.quantities.factor_types import EfficiencyFactors
 from tcoapp.engine.quantities.factors import (
     DEFAULT_FACTORS, FACTOR_FIELD_BY_NAME, FACTOR_FIELDS, FACTOR_NAMES, architecture_factors, curve_fit_bounds,
-    fit_bounds, global_fit,
+    fit_bounds, global_fit, stack_factors,
 )
 from tcoapp.engine.quantities.row import CURVE, FIT_SCOPES, GLOBAL, HELD, Factor, scoped
 
@@ -55,6 +56,8 @@ def test_every_view_reads_the_rows():
     assert factor_fit.FIT == tuple(r.key for r in FACTOR_ROWS if r.fit == GLOBAL)
     assert factor_fit.FIT_BOUNDS == {r.key: r.fit_bounds for r in FACTOR_ROWS if r.fit_bounds}
     assert ARCHITECTURE_COMPUTE == {r.architecture: r.key for r in FACTOR_ROWS if r.architecture}
+    assert factor_fit.STACK_FACTORS == {r.stack: r.key for r in FACTOR_ROWS if r.stack}
+    assert STACK_FACTOR == {"SGLang": "stack_step_sglang", "vLLM": "stack_step_vllm"}   # ROCm: in the kernel, by vendor
     # what the shipped set holds: the physical factors are held by the global fit, the compute ratios fitted
     assert "eta_mem" in calibration.BOUNDS and "eta_mem" not in factor_fit.FIT
     assert "model_error" not in calibration.BOUNDS and "model_error" not in factor_fit.FIT_BOUNDS
@@ -83,6 +86,8 @@ def test_a_new_factor_is_one_row():
     assert curve_fit_bounds(rows)["arch_compute_rubin"] == (0.2, 5.0)
     assert global_fit(rows)[-1] == "arch_compute_rubin" and fit_bounds(rows)["arch_compute_rubin"] == (0.2, 5.0)
     assert architecture_factors(rows)["Rubin"] == "arch_compute_rubin"
+    stack = replace(NEW, key="stack_step_tgi", architecture="", stack="TGI", label="TGI stack step scale")
+    assert stack_factors((*FACTOR_ROWS, stack))["TGI"] == "stack_step_tgi"
     held = replace(NEW, fit=HELD, fit_bounds=None)
     assert "arch_compute_rubin" not in curve_fit_bounds((*FACTOR_ROWS, held))
     assert "arch_compute_rubin" not in global_fit((*FACTOR_ROWS, held))

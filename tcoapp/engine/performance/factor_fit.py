@@ -24,16 +24,15 @@ from typing import Callable
 import numpy as np
 
 from . import accuracy
-from ..quantities.factors import fit_bounds, global_fit
+from ..quantities.factors import fit_bounds, global_fit, stack_factors
 from .factors import ARCHITECTURE_COMPUTE, DEFAULT_FACTORS, EfficiencyFactors, architecture_ratio_name
-from .measurement_rows import STACK_FACTOR
 
 # The factors of fit scope GLOBAL (quantities/factor_rows.py, where each row says why it is fitted or
 # held: sched_overhead_s, for one, has the regressor of seq_overhead_s), and the log-space bounds of every
 # factor with fit bounds (a maturity rate, held at 0, may be named by hand).
 FIT = global_fit()
 FIT_BOUNDS = fit_bounds()
-STACK_FACTORS = dict(STACK_FACTOR, ROCm="stack_step_rocm")  # stack -> its step factor (ROCm: every AMD row)
+STACK_FACTORS = stack_factors()  # stack -> its step factor (ROCm: every AMD row)
 # a stack or architecture factor no fitted row identifies: as TensorRT-LLM, as the reference architecture
 NEUTRAL = {factor: 1.0 for factor in (*STACK_FACTORS.values(), *ARCHITECTURE_COMPUTE.values())}
 MISSING_RESIDUAL = 1.0  # a fitted row that becomes infeasible counts as a factor-e error

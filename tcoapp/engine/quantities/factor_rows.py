@@ -171,20 +171,20 @@ FACTOR_ROWS: tuple[Factor, ...] = (
                        "rank it has the regressor of seq_overhead_s (ceil(B / N) under attention-DP, B "
                        "without), so only their sum is identified")),
     Factor(key='stack_step_rocm', unit='ratio', default=1.544, min=0.0, max=100.0, min_exclusive=True,
-           fit=GLOBAL, fit_bounds=(0.2, 10.0),
+           fit=GLOBAL, fit_bounds=(0.2, 10.0), stack='ROCm',
            label='ROCm stack step scale',
            help='Multiplier of the decode step time on AMD devices (ROCm stacks) relative to TensorRT-LLM.',
            provenance=("1.54: the decode step time of the ROCm stacks (vLLM / SGLang / ATOM on AMD: every "
                        "AMD device) over TensorRT-LLM's, fitted on the measurements")),
     Factor(key='stack_step_sglang', unit='ratio', default=1.139, min=0.0, max=100.0, min_exclusive=True,
-           fit=GLOBAL, fit_bounds=(0.2, 10.0),
+           fit=GLOBAL, fit_bounds=(0.2, 10.0), stack='SGLang',
            label='SGLang stack step scale',
            help=('Multiplier of the decode step time under SGLang on NVIDIA relative to TensorRT-LLM '
                  '(measurements; plans on NVIDIA are computed as TensorRT-LLM).'),
            provenance=("1.14: the decode step time of SGLang on NVIDIA over TensorRT-LLM's, fitted on the "
                        "measurements (plans on NVIDIA are computed as TensorRT-LLM)")),
     Factor(key='stack_step_vllm', unit='ratio', default=0.9948, min=0.0, max=100.0, min_exclusive=True,
-           fit=GLOBAL, fit_bounds=(0.2, 10.0),
+           fit=GLOBAL, fit_bounds=(0.2, 10.0), stack='vLLM',
            label='vLLM stack step scale',
            help=('Multiplier of the decode step time under vLLM on NVIDIA relative to TensorRT-LLM '
                  '(measurements; plans on NVIDIA are computed as TensorRT-LLM).'),

@@ -37,6 +37,11 @@ def architecture_factors(rows: Sequence[Factor] = FACTOR_ROWS) -> dict[str, str]
     return {r.architecture: r.key for r in rows if r.architecture}
 
 
+def stack_factors(rows: Sequence[Factor] = FACTOR_ROWS) -> dict[str, str]:
+    """{serving stack (a measurement row's): its decode-step factor}."""
+    return {r.stack: r.key for r in rows if r.stack}
+
+
 def _bounds(row: Factor) -> tuple[float, float]:
     if row.fit_bounds is None:
         raise ValueError(f"factor {row.key} has fit scope {row.fit!r} but no fit bounds")
