@@ -29,7 +29,8 @@ def test_every_year_row_is_named():
     and their levelized plan values after them."""
     assert all(q.label for q in YEAR_QUANTITIES), [q.key for q in YEAR_QUANTITIES if not q.label]
     assert names.label("capex_usd") == "Capex"
-    assert names.label("energy_usd_per_year") == names.label("energy_usd_per_year")  # a row's own, if any
+    assert names.label("colocation_usd_per_year") == "Colocation per year"   # named after its year row
+    assert names.label("staff_usd_per_year") == "Staff"   # a row's own label (the Plans input) comes first
     assert names.label("balloon_usd_per_year") == "Balloon repayment per year"
 
 
