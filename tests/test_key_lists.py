@@ -45,7 +45,9 @@ ALLOWED = {
     ("present/report_html.py", "model"): "the inputs the HTML report prints, in its order",
     ("cli/text.py", "npv_usd"): "the ranking's columns beside the objective, in print order",
     ("cli/text.py", "cost_per_million_output_tokens_usd"): "the ranking's columns beside NPV or equity NPV as "
-                                                           "objective, in print order",
+                                                           "objective, in print order; and the ranking's "
+                                                           "abbreviated column headers (cost/Mtok, NPV: a "
+                                                           "terminal's width)",
     # lists that hold keys among other names (found since a list need not hold keys only)
     ("api/scenario.py", "curve"): "the curve DataFrame's identity and configuration columns, in frame order",
     ("engine/performance/accuracy.py", "family"): "the accuracy report's grouping choices (row attributes)",
