@@ -18,7 +18,6 @@ from openpyxl.utils import get_column_letter
 
 from ..engine.finance.depreciation import MACRS_5_PERCENT, MACRS_7_PERCENT
 from ..engine.quantities.finance import HELD_CAPEX_RATES, OPEX_PARTS, PART_YEAR_KEYS, POOL_YEAR_KEYS, YEAR_QUANTITY_BY_KEY
-from ..engine.quantities import names
 from ..engine.plan.scenario import Scenario
 from . import sheets as S
 from .xlsx_checks import banner
@@ -34,6 +33,7 @@ from .xlsx_styles import (
     LABEL_HEADER, label_cell, label_width, widths, with_unit,
 )
 from .xlsx_labels import cashflow_label
+from ..engine.quantities import names
 
 # the units of the CashFlow rows that are no quantity of the table (its helper cells); a quantity's is the table's
 CF_UNITS = {
