@@ -26,6 +26,8 @@ def test_compute_frames_match_the_cli_json():
         for key in ("tokens_per_s_per_device", "npv_usd", "cost_per_million_output_tokens_usd", "payback_months"):
             assert (np.isnan(row[key]) and p[key] is None) or row[key] == pytest.approx(p[key], rel=1e-11), key   # the JSON keeps 12 significant digits
     assert result.plans.attrs["units"]["capex_usd"] == "USD"
+    # one name per key: the workbook's, the GUI's and the API's (the quantity table's)
+    assert result.plans.attrs["labels"]["capex_usd"] == "Capex" == result.years.attrs["labels"]["capex_usd"]
     first = result.years[result.years.plan == plans[0]["name"]]
     assert first.year.tolist() == list(range(len(first))) and first.cash_flow_usd.iloc[0] == pytest.approx(-plans[0]["capex_usd"], rel=1e-11)
     assert first.cumulative_cash_flow_usd.iloc[-1] == pytest.approx(first.cash_flow_usd.sum())

@@ -5,7 +5,7 @@
 - docs/catalog.md from resources/catalog/*.csv (each row's source, estimated_fields and notes).
 
 - tcoapp/engine/quantities/record_types.py and result_types.py, the typed input and result records, from
-  the field and quantity tables (tools/gen_records.py);
+  the field and quantity tables, and the EfficiencyFactors record from the factor rows (tools/gen_records.py);
 - the generated blocks of README.md, docs/user_guide.md and docs/model.md (tools/doc_blocks.py): the samples'
   count and list, the example Decision headline, the speculative-decoding gain table.
 
@@ -133,6 +133,12 @@ def _table_section(title: str, intro: str, fields: tuple[Field, ...]) -> list[st
     return [f"## {title}", "", intro, ""] + field_table(fields) + [""]
 
 
+def _fit_text(factor) -> str:
+    """`global, 0.1 to 1`: a factor's fit scope and its fit bounds."""
+    scope = factor.fit or "held"
+    return scope if factor.fit_bounds is None else f"{scope}, {_num(factor.fit_bounds[0])} to {_num(factor.fit_bounds[1])}"
+
+
 def _calibration_section() -> list[str]:
     from tcoapp.engine.quantities.factors import FACTOR_FIELD_BY_NAME
 
@@ -146,12 +152,17 @@ def _calibration_section() -> list[str]:
              "plan uses the most specific scope matching its device, its model's class and its `serving_stack`; "
              "a scope naming a stack applies only to plans naming that stack; other plans use the `value` "
              "column (docs/curves.md).", "",
-             "| key | unit | default | help |", "|---|---|---|---|"]
+             "The `fit` column says which fits may move a factor, within which bounds: `global` the shipped fit "
+             "to the public measurements (`tools/refit_factors.py`) and `tcoapp calibrate`, `curve` only "
+             "`tcoapp calibrate` (the shipped fit holds it at its default), `held` neither (docs/model.md, "
+             "\"How sure it is\"). Each factor is one row of `tcoapp/engine/quantities/factor_rows.py`, which "
+             "also says where its default comes from.", "",
+             "| key | unit | default | fit | help |", "|---|---|---|---|---|"]
     defaults = DEFAULT_FACTORS.as_dict()
     for name in FACTOR_NAMES:
         field = FACTOR_FIELD_BY_NAME[name]
-        lines.append(f"| `{name}` | {field.unit or '-'} | {_num(defaults[name])} | {_cell(field.help)} "
-                     f"Allowed: {field.range_text()}. |")
+        lines.append(f"| `{name}` | {field.unit or '-'} | {_num(defaults[name])} | {_fit_text(field)} | "
+                     f"{_cell(field.help)} Allowed: {field.range_text()}. |")
     from tcoapp.engine.plan.calibration_scope import QUALITY_ROWS
     lines += ["", "After the factors, rows `fit_*` / `heldout_*` say, in each scope's column, what its factors were "
               "fitted to and how well (written by `tcoapp calibrate --write`; the `value` column stays blank):", "",
@@ -187,7 +198,11 @@ def _results_section() -> list[str]:
              "the replacements of failed devices, depreciation, its value at the horizon and its loan; per plan the "
              "sums, the replacements' depreciation (by the depreciation rate by age), tax, the cash flows, NPV, IRR, "
              "payback and the equity figures (docs/model.md, \"Years\", \"Device failures\", \"Tranche ramp\", "
-             "\"Financing\"). `Bridge` "
+             "\"Financing\"). On both sheets a row's label and unit are its key's one name, the same in the app's "
+             "years table, the report and the API (`attrs[\"labels\"]`): a cash outflow is a negative number under "
+             "the quantity's name (`Capex`), not a second name; only the CashFlow helper cells (IRR starting "
+             "points, sign tests, discounted flows) are named by the sheet. Labels are not read, so a file written "
+             "with an earlier version's labels reads the same. `Bridge` "
              "splits the cost per million output tokens of two plans (named in C3 and C4) into parts that add up "
              "(docs/model.md, \"Cost bridge\"). These sheets are "
              "recomputed on import, never read. The metric keys (also the keys of `tcoapp compute --json`, "
@@ -502,7 +517,8 @@ def main(argv=None) -> int:
     stale = []
     # the typed records first: the docs below compute with them
     from tools import gen_records
-    for write, output in ((gen_records.write, gen_records.OUTPUT), (gen_records.write_results, gen_records.RESULT_OUTPUT)):
+    for write, output in ((gen_records.write, gen_records.OUTPUT), (gen_records.write_results, gen_records.RESULT_OUTPUT),
+                          (gen_records.write_factors, gen_records.FACTOR_OUTPUT)):
         if not write(check=args.check) and args.check:
             stale.append(str(output.relative_to(ROOT)))
     for filename, make in OUTPUTS.items():

@@ -10,7 +10,8 @@
     curves = tcoapp.read_curves("pareto.csv")          # InferenceX / aiconfigurator / plain CSV, one row per point
 
 Column names are the project's keys, which carry their units (`capex_usd`, `ttft_s`, `power_w`);
-`DataFrame.attrs["units"]` maps every column to its unit as well. Missing values (payback never
+`DataFrame.attrs["units"]` maps every column to its unit as well, and `attrs["labels"]` to the name
+the workbook, the GUI and the report show for it (one name per key). Missing values (payback never
 reached, TTFT not measured) are NaN. The same engine functions as the CLI and the GUI compute
 every number. Every function has a numpydoc docstring with its parameters, returns and units, and
 examples that run as doctests (tests/test_api_doctests.py).
@@ -28,6 +29,7 @@ from ..engine.quantities.finance import (
     INPUT_BY_KEY, POOL_JSON_KEYS, POOL_QUANTITY_BY_KEY, YEAR_JSON_KEYS, YEAR_QUANTITY_BY_KEY,
 )
 from ..engine.quantities.metrics import METRIC_BY_KEY, METRICS, POOL_POINT_METRICS
+from ..engine.quantities import names
 from ..engine.performance.measured import config_text
 from ..engine.plan.scenario import Scenario, checked_plans
 
@@ -89,7 +91,8 @@ class Computed:
         ("Results"), whose names carry their units (`capex_usd` USD, `tokens_per_s_per_device`
         tokens/s, `payback_months` months, fractions 0..1), then `curve_source`, `limited_by` and
         `warnings` (text). float64 throughout the metrics; NaN where a value does not exist
-        (payback never reached). ``attrs["units"]`` maps every metric to its unit.
+        (payback never reached). ``attrs["units"]`` maps every metric to its unit, ``attrs["labels"]``
+        to its name.
     years : pandas.DataFrame
         One row per plan and year (year 0 = the start): `plan`, `year` (int), utilization
         (fraction), price (USD/Mtok), output tokens, revenue, opex, capex, residual value,
@@ -205,6 +208,7 @@ def _plans_frame(results) -> pd.DataFrame:
         rows.append(row)
     frame = pd.DataFrame(rows, index=pd.Index([r.name for r in results], name="plan"))
     frame.attrs["units"] = {m.key: m.unit for m in METRICS}
+    frame.attrs["labels"] = _labels(frame.columns)
     return frame
 
 
@@ -214,10 +218,16 @@ YEAR_UNITS = {"year": "years", "utilization": YEAR_QUANTITY_BY_KEY["utilization"
 POOL_UNITS = {**{k: POOL_QUANTITY_BY_KEY[k].unit for k in POOL_JSON_KEYS}, "requests_per_s": "requests/s", **POINT_UNITS}
 
 
+def _labels(columns) -> dict[str, str]:
+    """Each column that is a key of the quantity table by its one label (tcoapp/engine/quantities/names.py)."""
+    return {str(c): names.label(str(c)) for c in columns if names.label(str(c))}
+
+
 def _years_frame(results) -> pd.DataFrame:
     rows = [{"plan": r.name, **row} for r in results for row in r.year_rows()]
     frame = pd.DataFrame(rows, columns=["plan", *YEAR_UNITS]).astype({k: float for k in YEAR_UNITS if k != "year"})
     frame.attrs["units"] = dict(YEAR_UNITS)
+    frame.attrs["labels"] = _labels(frame.columns)
     return frame
 
 
@@ -229,6 +239,7 @@ def _pools_frame(results) -> pd.DataFrame:
             rows.append({"plan": r.name, **row, **{f"serving.{k}": v for k, v in serving.items()}})
     frame = pd.DataFrame(rows)
     frame.attrs["units"] = dict(POOL_UNITS)
+    frame.attrs["labels"] = _labels(frame.columns)
     return frame
 
 

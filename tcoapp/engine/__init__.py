@@ -21,7 +21,7 @@ Its few entry points, loaded lazily:
 """
 _EXPORTS = {
     "compute_scenario": ".pipeline.compute", "PlanResult": ".pipeline.plan_result", "Scenario": ".plan.scenario",
-    "EfficiencyFactors": ".quantities.factor_defaults", "DEFAULT_FACTORS": ".quantities.factor_defaults",
+    "EfficiencyFactors": ".quantities.factor_types", "DEFAULT_FACTORS": ".quantities.factors",
     "generate_curve": ".performance.generated", "make_measured_curve": ".performance.measured",
     "evaluate_measured": ".performance.measured", "calibrate": ".performance.calibration",
     "fit_curve": ".performance.curve_fit",

@@ -13,41 +13,28 @@ from PySide6.QtGui import QBrush, QColor, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QHeaderView, QTableView
 
 from ..engine.quantities.finance import YEAR_QUANTITY_BY_KEY
+from ..engine.quantities import names
 from .document import Document
 from ..engine.core.number_format import count, money, percent, plain
 
-# row key in PlanResult.year_rows(), label, unit
-ROWS = (
-    ("utilization", "Utilization", "%"),
-    ("price_usd_per_million_output_tokens", "Output price", "USD/Mtok"),
-    ("output_tokens", "Output tokens", "tokens"),
-    ("revenue_usd", "Revenue", "USD"),
-    ("opex_usd", "Opex", "USD"),
-    ("capex_usd", "Capex paid (tranches)", "USD"),
-    ("depreciation_usd", "Depreciation", "USD"),
-    ("taxable_income_usd", "Taxable income", "USD"),
-    ("tax_usd", "Tax", "USD"),
-    ("residual_value_usd", "Residual value", "USD"),
-    ("cash_flow_usd", "Cash flow", "USD"),
-    ("cumulative_cash_flow_usd", "Cumulative cash flow", "USD"),
-)
+# the rows' keys in PlanResult.year_rows(); each row's label and unit are the key's (the quantity table's)
+ROWS = ("utilization", "price_usd_per_million_output_tokens", "output_tokens", "revenue_usd", "opex_usd", "capex_usd",
+        "depreciation_usd", "taxable_income_usd", "tax_usd", "residual_value_usd", "cash_flow_usd",
+        "cumulative_cash_flow_usd")
 # shown only for a plan replacing failed devices (annual_failure_rate > 0)
-REPLACEMENT_ROWS = (("replacement_capex_usd", "Replacements (failed devices)", "USD"),
-                    ("replacement_residual_value_usd", "Replacements' value at the horizon", "USD"))
+REPLACEMENT_ROWS = ("replacement_capex_usd", "replacement_residual_value_usd")
 # shown only where the key is set: software speed and hardware price by year (docs/model.md, "Finance over time")
-INDEX_ROWS = (("throughput_index", "Throughput index", "ratio"), ("hardware_price_index", "Hardware price index", "ratio"))
+INDEX_ROWS = ("throughput_index", "hardware_price_index")
 # shown only for a plan with debt (debt_fraction > 0)
-DEBT_ROWS = (
-    ("debt_drawn_usd", "Debt drawn", "USD"),
-    ("interest_usd", "Interest", "USD"),
-    ("principal_usd", "Principal repaid", "USD"),
-    ("balloon_usd", "of which balloon (at the horizon)", "USD"),
-    ("debt_service_usd", "Debt service", "USD"),
-    ("dscr", "DSCR", "ratio"),
-    ("equity_cash_flow_usd", "Equity cash flow", "USD"),
-)
+DEBT_ROWS = ("debt_drawn_usd", "interest_usd", "principal_usd", "balloon_usd", "debt_service_usd", "dscr",
+             "equity_cash_flow_usd")
 NEGATIVE = QBrush(QColor("#c62828"))
 RIGHT = Qt.AlignRight | Qt.AlignVCenter
+
+
+def _shown_unit(key: str) -> str:
+    """The unit a row's header shows: the key's, a fraction as a percentage."""
+    return "%" if names.unit(key) == "fraction" else names.unit(key)
 
 
 def _text(value, unit: str) -> str:
@@ -90,8 +77,8 @@ class YearsModel(QStandardItemModel):
 
     def _set_headers(self) -> None:
         self.setRowCount(len(self.rows))
-        for row, (key, label, unit) in enumerate(self.rows):
-            header = QStandardItem(f"{label} [{unit}]")
+        for row, key in enumerate(self.rows):
+            header = QStandardItem(f"{names.label(key)} [{_shown_unit(key)}]")
             quantity = YEAR_QUANTITY_BY_KEY.get(key)
             header.setToolTip(quantity.help if quantity else "The plan's output price in the year (price x price index).")
             self.setVerticalHeaderItem(row, header)
@@ -146,9 +133,9 @@ class YearsModel(QStandardItemModel):
 
     def _cell(self, row: int, col: int) -> tuple:
         """(text, raw value, negative) of one cell."""
-        key, _, unit = self.rows[row]
+        key = self.rows[row]
         value = self._years[col].get(key)
-        text = "" if value is None and col == 0 else _text(value, unit)
+        text = "" if value is None and col == 0 else _text(value, _shown_unit(key))
         return text, value, isinstance(value, float) and value < 0
 
 
@@ -157,7 +144,7 @@ def _rows_shown(years) -> tuple:
     rows only where a year has replacements or debt service."""
     shown = lambda key: any((y.get(key) or 0) > 0 for y in years)  # noqa: E731
     moved = lambda key: any(y.get(key) not in (None, 0.0, 1.0) for y in years)  # noqa: E731
-    return (ROWS + tuple(row for row in INDEX_ROWS if moved(row[0]))
+    return (ROWS + tuple(key for key in INDEX_ROWS if moved(key))
             + (REPLACEMENT_ROWS if shown("replacement_capex_usd") else ())
             + (DEBT_ROWS if shown("debt_service_usd") else ()))
 

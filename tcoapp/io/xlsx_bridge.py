@@ -23,10 +23,9 @@ PLAN_ROWS = {"plan_a": 3, "plan_b": 4}
 COLUMN_ROW = 5        # the plans' columns on Plans and Results (MATCH)
 FIRST_PART_ROW = 7
 A, B, STEP = "C", "D", "E"
-LABELS = {"capex": "Capex per token (capital recovery)", "energy": "Energy", "colocation": "Colocation",
-          "maintenance": "Maintenance", "software": "Software", "staff": "Staff", "rent": "Rent",
-          "other": "Other (the total less the parts above)",
-          **{q.opex_part: q.label for q in YEAR_QUANTITIES if q.opex_part and q.label}}
+# an opex part is named by its year row (the quantity table); capex and the remainder are the bridge's own parts
+LABELS = {"capex": "Capex per token (capital recovery)", "other": "Other (the total less the parts above)",
+          **{q.opex_part: q.label for q in YEAR_QUANTITIES if q.opex_part}}
 
 
 def bridge_rows() -> dict[str, int]:

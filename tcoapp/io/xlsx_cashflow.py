@@ -33,17 +33,16 @@ from .xlsx_styles import (
     LABEL_HEADER, label_cell, label_width, widths, with_unit,
 )
 from .xlsx_labels import cashflow_label
+from ..engine.quantities import names
 
+# the units of the CashFlow rows that are no quantity of the table (its helper cells); a quantity's is the table's
 CF_UNITS = {
-    "price_index": "ratio", "electricity_index": "ratio", "cost_index": "ratio", "utilization": "fraction",
-    "output_tokens": "tokens", "input_tokens": "tokens", "active": "flag",
-    "payback_year_fraction": "years", "npv_usd": "USD", "discounted_cash_flow_usd": "USD",
+    "active": "flag", "payback_year_fraction": "years", "discounted_cash_flow_usd": "USD",
     "cumulative_discounted_cash_flow_usd": "USD", "discounted_payback_year_fraction": "years",
-    "discounted_payback_months": "months", "irr_guess_engine": "fraction", "irr_guess_flows": "fraction",
-    "irr_guess_first_year": "fraction", "irr_guess_last_year": "fraction", "irr": "fraction", "payback_months": "months",
-    "discount_factor": "ratio", "flow_last_sign": "sign", "flow_sign_change": "flag", "cumulative_last_sign": "sign",
+    "irr_guess_engine": "fraction", "irr_guess_flows": "fraction",
+    "irr_guess_first_year": "fraction", "irr_guess_last_year": "fraction",
+    "flow_last_sign": "sign", "flow_sign_change": "flag", "cumulative_last_sign": "sign",
     "cumulative_sign_change": "flag", "irr_floor": "fraction", **{key: "fraction" for key in IRR_ATTEMPTS},
-    "dscr": "ratio", "min_dscr": "ratio", "equity_npv_usd": "USD", "equity_irr": "fraction",
     "equity_irr_guess_engine": "fraction", **{key: "fraction" for key in EQUITY_IRR_ATTEMPTS},
     "equity_flow_last_sign": "sign", "equity_flow_sign_change": "flag", "equity_cumulative_last_sign": "sign",
     "equity_cumulative_sign_change": "flag", "equity_irr_floor": "fraction",
@@ -119,7 +118,7 @@ POOL_SUMMED = tuple(k for k in POOL_YEAR_KEYS if k not in ("active", "utilizatio
 
 def cf_unit(key: str) -> str:
     base = base_key(key)
-    return CF_UNITS.get(base) or (YEAR_QUANTITY_BY_KEY[base].unit if base in YEAR_QUANTITY_BY_KEY else "USD")
+    return names.unit(base) or CF_UNITS.get(base) or "USD"
 
 
 def cf_help(key: str) -> str | None:

@@ -36,10 +36,10 @@ def test_columns_are_the_union_of_the_kinds_columns():
     names = [column for column, _ in COLUMNS]
     assert len(names) == len(set(names))
     assert tuple(names[:len(BASE_COLUMNS)]) == BASE_COLUMNS
-    assert all(kinds == ("Field", "Quantity", "Metric") for column, kinds in COLUMNS if column in BASE_COLUMNS)
+    assert all(kinds == ("Field", "Factor", "Quantity", "Metric") for column, kinds in COLUMNS if column in BASE_COLUMNS)
     assert set(names) == {f.name for kind in ROW_KINDS for f in fields(kind)}
     by_column = dict(COLUMNS)
-    assert by_column["type"] == ("Field",) and by_column["axis"] == ("Quantity",) and by_column["better"] == ("Metric",)
+    assert by_column["type"] == ("Field", "Factor") and by_column["fit"] == ("Factor",) and by_column["axis"] == ("Quantity",) and by_column["better"] == ("Metric",)
 
 
 def test_the_scopes_are_the_tables():

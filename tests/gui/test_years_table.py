@@ -43,7 +43,7 @@ def test_a_financed_plan_shows_its_debt_rows_with_the_engines_figures(window, qt
     shown = labels()
     assert model.rowCount() == plain + 7
     assert shown[plain:] == ["Debt drawn [USD]", "Interest [USD]", "Principal repaid [USD]",
-                             "of which balloon (at the horizon) [USD]", "Debt service [USD]",
+                             "Balloon repayment [USD]", "Debt service [USD]",
                              "DSCR [ratio]", "Equity cash flow [USD]"]
     years = doc.results[plan].year_rows()
     row = {label: r for r, label in enumerate(shown)}
@@ -55,6 +55,6 @@ def test_a_financed_plan_shows_its_debt_rows_with_the_engines_figures(window, qt
     doc.set_plan_value(plan, "debt_fraction", 0.0)
     assert model.rowCount() == plain and "Interest [USD]" not in labels()
     doc.set_plan_value(plan, "annual_failure_rate", 0.05)
-    assert labels()[plain:] == ["Replacements (failed devices) [USD]", "Replacements' value at the horizon [USD]"]
+    assert labels()[plain:] == ["Replacements of failed devices [USD]", "Replacements' value at the horizon [USD]"]
     years = doc.results[plan].year_rows()
     assert model.data(model.index(plain, 2), Qt.UserRole) == years[2]["replacement_capex_usd"] > 0

@@ -24,24 +24,15 @@ from typing import Callable
 import numpy as np
 
 from . import accuracy
-from .calibration import BOUNDS
+from ..quantities.factors import fit_bounds, global_fit, stack_factors
 from .factors import ARCHITECTURE_COMPUTE, DEFAULT_FACTORS, EfficiencyFactors, architecture_ratio_name
-from .measurement_rows import STACK_FACTOR
 
-# sched_overhead_s is held: per attention-DP rank (docs/model.md) it has the same
-# regressor as seq_overhead_s (ceil(B / N) under attention-DP, B without), so only their sum is identified.
-FIT = ("eta_kv", "eta_compute", "eta_prefill", "seq_overhead_s", "fp4_math_efficiency", "moe_compute_efficiency",
-       "moe_gemm_half_tokens", "mem_compute_overlap_loss", "expert_load_skew",
-       "stack_step_rocm", "stack_step_sglang", "stack_step_vllm",
-       "w4a16_gemm_efficiency", *ARCHITECTURE_COMPUTE.values())
-# software_maturity_dense_per_year is held at 0: fitted, it lands at 0.0001-0.026 per year (the data
-# shows no effect for dense models), so none is applied (docs/model.md, "Software date").
-# software_maturity_moe_per_year is held at 0 too: with it fitted (0.5-0.66 per year) the
-# leave-one-era-out split scored worse overall (median 18.6 % against 13.6 %, p90 42.6 % against
-# 39.5 %), so the calendar form is not kept (docs/model.md, "Software date").
-# log-space bounds of the FIT factors calibration.BOUNDS does not hold (a maturity rate of 1e-4 per year is none)
-FIT_BOUNDS = {**BOUNDS, "software_maturity_moe_per_year": (1e-4, 3.0), "w4a16_gemm_efficiency": (0.05, 1.0)}
-STACK_FACTORS = dict(STACK_FACTOR, ROCm="stack_step_rocm")  # stack -> its step factor (ROCm: every AMD row)
+# The factors of fit scope GLOBAL (quantities/factor_rows.py, where each row says why it is fitted or
+# held: sched_overhead_s, for one, has the regressor of seq_overhead_s), and the log-space bounds of every
+# factor with fit bounds (a maturity rate, held at 0, may be named by hand).
+FIT = global_fit()
+FIT_BOUNDS = fit_bounds()
+STACK_FACTORS = stack_factors()  # stack -> its step factor (ROCm: every AMD row)
 # a stack or architecture factor no fitted row identifies: as TensorRT-LLM, as the reference architecture
 NEUTRAL = {factor: 1.0 for factor in (*STACK_FACTORS.values(), *ARCHITECTURE_COMPUTE.values())}
 MISSING_RESIDUAL = 1.0  # a fitted row that becomes infeasible counts as a factor-e error

@@ -1,14 +1,14 @@
-"""How the performance model reads the efficiency factors (their defaults and reasons:
-`quantities/factor_defaults.py`): the achieved-compute ratio per device architecture."""
+"""How the performance model reads the efficiency factors (their defaults, bounds and reasons: one row
+each in `quantities/factor_rows.py`): the achieved-compute ratio per device architecture."""
 from __future__ import annotations
 
 import numpy as np
 
-from ..quantities.factor_defaults import DEFAULT_FACTORS, FACTOR_NAMES, EfficiencyFactors  # noqa: F401 (read through this module too)
+from ..quantities.factors import DEFAULT_FACTORS, FACTOR_NAMES, EfficiencyFactors, architecture_factors  # noqa: F401 (read through this module too)
 
-# a device's `architecture` (catalog) -> its achieved-compute factor; any other architecture: eta_compute
-ARCHITECTURE_COMPUTE = {"Hopper": "arch_compute_hopper", "Blackwell Ultra": "arch_compute_blackwell_ultra",
-                        "CDNA 3": "arch_compute_cdna3", "CDNA 4": "arch_compute_cdna4"}
+# a device's `architecture` (catalog) -> its achieved-compute factor (the factor rows' `architecture`);
+# any other architecture: eta_compute
+ARCHITECTURE_COMPUTE = architecture_factors()
 
 
 REFERENCE_ARCHITECTURE = "Blackwell"  # runs at eta_compute itself

@@ -23,6 +23,7 @@ from .generated import acceptance_or_none, config_problems, shared_weight_args
 from .memory import architecture
 from .precision import attention_peak_flops, bytes_per_value, is_weight_only, peak_flops
 from .roofline import evaluate
+from .roofline_inputs import ServingArrays, WorkloadArrays
 from .software_maturity import software_speed
 
 CONFIG_COLUMNS = ("tensor_parallel", "expert_parallel", "attention_dp", "weight_precision", "kv_precision",
@@ -174,7 +175,7 @@ def sweep(device, model, workload, *, batches, tensor_parallel=(1, 2, 4, 8), exp
             raise Cancelled("sweep cancelled")
         stop = min(start + chunk, len(combos))
         _evaluate_chunk(device, arch, workload, b, cols, start, stop, spec_decode_acceptance, factors, out,
-                        dict(shared_weight_args(device, attention_weight_precision, factors), stack_scale=stack_scale))
+                        dict(shared_weight_args(device, attention_weight_precision, factors), stack_step_ratio=stack_scale))
         if progress is not None:
             progress(stop / len(combos))
     batch = np.tile(b, len(combos))
@@ -203,12 +204,17 @@ def _evaluate_chunk(device, arch, workload, b, cols, start, stop, acceptance, fa
     kv_bytes = np.array([bytes_per_value(p) for p in cols["kv_precision"][sl]])[:, None]
     peak = np.array([peak_flops(device, p, factors.fp4_math_efficiency) for p in cols["weight_precision"][sl]])[:, None]
     attn_peak = np.array([attention_peak_flops(device, p) for p in cols["kv_precision"][sl]])[:, None]
-    r = evaluate(device, arch, b[None, :], col("tensor_parallel"), col("expert_parallel"), col("attention_dp"),
-                 w_bytes, kv_bytes, peak, attn_peak, col("spec_decode_draft_tokens"), acceptance,
-                 float(workload.input_tokens), float(workload.output_tokens), float(workload.prefix_cache_hit_rate),
-                 factors, **mixed, weight_only=np.array([is_weight_only(device, p) for p in cols["weight_precision"][sl]])[:, None],
-                 latency_percentile=getattr(workload, "latency_percentile", "mean") or "mean",
-                 software_speed=software_speed(getattr(workload, "software_date", ""), arch.is_moe, factors))
+    serving = ServingArrays(
+        batch_sequences=b[None, :], tensor_parallel=col("tensor_parallel"), expert_parallel=col("expert_parallel"),
+        attention_dp=col("attention_dp"), weight_bytes_per_value=w_bytes, kv_bytes_per_value=kv_bytes, peak_flop_s=peak,
+        attention_peak_flop_s=attn_peak, draft_tokens=col("spec_decode_draft_tokens"), acceptance_fraction=acceptance,
+        weight_only=np.array([is_weight_only(device, p) for p in cols["weight_precision"][sl]])[:, None], **mixed)
+    requests = WorkloadArrays(
+        input_tokens=float(workload.input_tokens), output_tokens=float(workload.output_tokens),
+        prefix_cache_hit_fraction=float(workload.prefix_cache_hit_rate),
+        latency_percentile=getattr(workload, "latency_percentile", "mean") or "mean",
+        software_speed_ratio=software_speed(getattr(workload, "software_date", ""), arch.is_moe, factors))
+    r = evaluate(device, arch, serving, requests, factors)
     flat = slice(start * b.size, stop * b.size)
     shape = (stop - start, b.size)
     for key, arr in (("u", r.tokens_per_s_per_user), ("d", r.tokens_per_s_per_device), ("t", r.ttft_s),

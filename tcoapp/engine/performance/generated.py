@@ -14,6 +14,7 @@ from .factors import ARCHITECTURE_COMPUTE, DEFAULT_FACTORS, EfficiencyFactors, k
 from .memory import architecture, capacity_gb, max_batch_by_memory
 from .precision import attention_peak_flops, bytes_per_value, is_weight_only, peak_flops, precision_note
 from .roofline import RooflineArrays, evaluate
+from .roofline_inputs import ServingArrays, WorkloadArrays
 from .software_maturity import date_note, software_speed
 
 
@@ -60,16 +61,21 @@ def run_roofline(device: Device, model: ModelSpec, serving: ServingConfig, workl
     `device`; Monte Carlo passes the catalog device while `device` holds the drawn values)."""
     chooser = device if chooser is None else chooser
     hit_rate = workload.prefix_cache_hit_rate
-    return evaluate(
-        device, architecture(model), np.atleast_1d(np.asarray(batch, float)), serving.tensor_parallel,
-        serving.expert_parallel, bool(serving.attention_dp), bytes_per_value(serving.weight_precision),
-        bytes_per_value(serving.kv_precision),
-        peak_flops(chooser, serving.weight_precision, factors.fp4_math_efficiency, device),
-        attention_peak_flops(chooser, serving.kv_precision, device),
-        serving.spec_decode_draft_tokens, acceptance_or_none(serving.spec_decode_acceptance), float(workload.input_tokens),
-        float(workload.output_tokens), float(hit_rate) if np.ndim(hit_rate) == 0 else np.asarray(hit_rate, float),
-        factors, **shared_weight_args(chooser, serving.attention_weight_precision, factors, device),
-        **workload_args(chooser, model, serving.weight_precision, workload, factors))
+    arrays = ServingArrays(
+        batch_sequences=np.atleast_1d(np.asarray(batch, float)), tensor_parallel=serving.tensor_parallel,
+        expert_parallel=serving.expert_parallel, attention_dp=bool(serving.attention_dp),
+        weight_bytes_per_value=bytes_per_value(serving.weight_precision),
+        kv_bytes_per_value=bytes_per_value(serving.kv_precision),
+        peak_flop_s=peak_flops(chooser, serving.weight_precision, factors.fp4_math_efficiency, device),
+        attention_peak_flop_s=attention_peak_flops(chooser, serving.kv_precision, device),
+        draft_tokens=serving.spec_decode_draft_tokens, acceptance_fraction=acceptance_or_none(serving.spec_decode_acceptance),
+        weight_only=is_weight_only(chooser, serving.weight_precision),
+        **shared_weight_args(chooser, serving.attention_weight_precision, factors, device))
+    requests = WorkloadArrays(
+        input_tokens=float(workload.input_tokens), output_tokens=float(workload.output_tokens),
+        prefix_cache_hit_fraction=float(hit_rate) if np.ndim(hit_rate) == 0 else np.asarray(hit_rate, float),
+        **workload_args(model, workload, factors))
+    return evaluate(device, architecture(model), arrays, requests, factors)
 
 
 def acceptance_or_none(acceptance):
@@ -78,31 +84,29 @@ def acceptance_or_none(acceptance):
     return 0.0 if acceptance is None else acceptance
 
 
-def workload_args(device: Device, model: ModelSpec, weight_precision: str, workload: Workload,
-                  factors: EfficiencyFactors) -> dict:
-    """Keyword arguments of `roofline.evaluate` the plan's workload and precision set: weight-only
-    4-bit weights (W4A16), the latency percentile of the targets and the software date's speed."""
-    return {"weight_only": is_weight_only(device, weight_precision),
-            "latency_percentile": getattr(workload, "latency_percentile", "mean") or "mean",
-            "software_speed": software_speed(getattr(workload, "software_date", ""), model.n_experts > 0, factors)}
+def workload_args(model: ModelSpec, workload: Workload, factors: EfficiencyFactors) -> dict:
+    """Fields of the kernel's `WorkloadArrays` the plan's workload sets beside its token counts: the
+    latency percentile of the targets and the software date's speed."""
+    return {"latency_percentile": getattr(workload, "latency_percentile", "mean") or "mean",
+            "software_speed_ratio": software_speed(getattr(workload, "software_date", ""), model.n_experts > 0, factors)}
 
 
 def shared_weight_args(device: Device, attention_weight_precision: str, factors: EfficiencyFactors,
                        values: Device | None = None) -> dict:
-    """Keyword arguments of `roofline.evaluate` for a mixed checkpoint: the non-expert weights' bytes
+    """Fields of the kernel's `ServingArrays` for a mixed checkpoint: the non-expert weights' bytes
     per value and math peak [FLOP/s] (empty precision: none, the experts' precision applies); `values`
     as in `precision.peak_flops`."""
     if not attention_weight_precision:
         return {}
-    return {"shared_weight_bytes": bytes_per_value(attention_weight_precision),
-            "shared_peak": peak_flops(device, attention_weight_precision, factors.fp4_math_efficiency, values)}
+    return {"shared_weight_bytes_per_value": bytes_per_value(attention_weight_precision),
+            "shared_peak_flop_s": peak_flops(device, attention_weight_precision, factors.fp4_math_efficiency, values)}
 
 
 def memory_limit(device: Device, model: ModelSpec, serving: ServingConfig, workload: Workload,
                  factors: EfficiencyFactors = DEFAULT_FACTORS) -> float:
     """The generated curve's max_batch_by_memory (sequences per replica), which no batch enters:
     the same call `roofline.evaluate` makes, without the rest of the kernel."""
-    shared = shared_weight_args(device, serving.attention_weight_precision, factors).get("shared_weight_bytes")
+    shared = shared_weight_args(device, serving.attention_weight_precision, factors).get("shared_weight_bytes_per_value")
     devices = np.asarray(serving.tensor_parallel, float) * np.asarray(serving.expert_parallel, float)
     return float(max_batch_by_memory(
         architecture(model), capacity_gb(device), factors.usable_memory_fraction, devices,

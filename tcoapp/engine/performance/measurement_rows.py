@@ -47,6 +47,7 @@ from __future__ import annotations
 import math
 import re
 
+from ..quantities.factors import stack_factors
 from .factors import EfficiencyFactors
 from .precision import native_fp4_formats
 from ..quantities.records import Workload
@@ -195,7 +196,9 @@ def row_stack(row: dict, device) -> str:
     return "other"
 
 
-STACK_FACTOR = {"SGLang": "stack_step_sglang", "vLLM": "stack_step_vllm"}
+KERNEL_STACK = "ROCm"  # its step factor applies inside the kernel to every AMD device (roofline.stack_step_scale)
+# a measurement row's stack -> its step factor (the factor rows' `stack`), the kernel's own excepted
+STACK_FACTOR = {stack: name for stack, name in stack_factors().items() if stack != KERNEL_STACK}
 
 
 def stack_scale(factors: EfficiencyFactors, stack: str) -> float:

@@ -2,7 +2,15 @@
 
 Every configuration input (batch, tensor/expert parallel, attention-DP, bytes per weight and KV
 value, math peak, draft tokens, acceptance) may be a scalar or an array; they broadcast together,
-so a whole sweep is one call. Device and model are scalars. Reference: docs/model.md section 1.
+so a whole sweep is one call (`roofline_inputs.ServingArrays`, `WorkloadArrays`). Device and model
+are scalars. Reference: docs/model.md ("Performance: one plan's efficiency curve"). Sources: the
+roofline bound (Williams, Waterman and Patterson, "Roofline: an insightful visual performance
+model", CACM 2009); continuous
+batching (Yu et al., "Orca", OSDI 2022) and chunked prefill (Agrawal et al., "Sarathi-Serve", OSDI
+2024); the paged KV cache (Kwon et al., "PagedAttention", SOSP 2023); the ring all-reduce (Patarasuk
+and Yuan, "Bandwidth optimal all-reduce algorithms for clusters of workstations", JPDC 2009);
+speculative decoding's tokens per step (Leviathan et al., "Fast Inference from Transformers via
+Speculative Decoding", ICML 2023); the M/D/1 admission wait (Pollaczek-Khinchine formula).
 
 A replica spans N = TP x EP devices and serves B concurrent sequences. Per device and decode step
 (s = k + 1 tokens per sequence with k draft tokens, T = B x s tokens in the step):
@@ -41,13 +49,15 @@ A replica spans N = TP x EP devices and serves B concurrent sequences. Per devic
     t_draft      = k x (t_core + t_comm of the drafter at B tokens + layer_overhead_s
                    + spec_draft_cost_fraction x step_overhead_s + t_seq)   (spec_decode.py: an MTP head is
                    one more layer of the target, an EAGLE-3 drafter one dense layer of its width; 0 at k = 0)
-    issue-21 terms: expert load imbalance (balls-into-bins) on routed GEMMs and all-to-all bytes,
-    attention-DP imbalance ceil(B / N) / (B / N) on KV reads and attention, per-peer all-to-all
-    messages, scale-out beyond the domain, t_sched = sched_overhead_s x the sequences of one scheduler
-    (ceil(B / N) per attention-DP rank, each rank runs its own; B without attention-DP)
-    issue-32 terms: the latency percentile of the per-user rate and TTFT (latency_tail.py), the
+    imbalance and fixed costs: expert load imbalance on routed GEMMs and all-to-all bytes (the
+    balls-into-bins maximum load, Raab and Steger, "Balls into Bins: A Simple and Tight Analysis",
+    RANDOM 1998, plus expert_load_skew: real routers are not uniform, deepseek-ai/EPLB), attention-DP
+    imbalance ceil(B / N) / (B / N) on KV reads and attention, per-peer all-to-all messages
+    (deepseek-ai/DeepEP), scale-out beyond the domain, t_sched = sched_overhead_s x the sequences of
+    one scheduler (ceil(B / N) per attention-DP rank, each rank runs its own; B without attention-DP)
+    latency and software: the latency percentile of the per-user rate and TTFT (latency_tail.py), the
     software date (software_maturity.py: step and prefill times / speed), weight-only 4-bit routed
-    GEMMs in narrow tiles (W4A16_TILE_ROWS), sliding-window layers in prefill attention
+    GEMMs in narrow tiles (W4A16_TILE_ROWS: IST-DASLab/marlin), sliding-window layers in prefill attention
 
 Prefill of one request (n = input x (1 - prefix_cache_hit_rate) new tokens):
     t_prefill = (n x linear_flops / peak + pair_flops x n x input x (1 + hit) / 2 / attention_peak)
@@ -69,7 +79,7 @@ so one cycle of a replica lasts (output / tokens_per_step) x t_step + B x t_pref
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -81,6 +91,7 @@ from .memory import (
     tier_seconds_per_byte, weight_bytes_per_device,
 )
 from .precision import ACTIVATION_BYTES
+from .roofline_inputs import ServingArrays, WorkloadArrays
 from .spec_decode import tokens_per_step
 
 
@@ -113,12 +124,15 @@ def _scale_out_link(device, factors):
     return np.maximum(np.asarray(device.scale_out_gb_s, float), 1e-9) * 1e9 * factors.eta_comm
 
 
-def decode_step(device, arch: Architecture, batch, devices, expert_parallel, attention_dp, weight_bytes,
-                kv_bytes, peak, attention_peak, draft_tokens, context_tokens, factors, shared_weight_bytes=None,
-                shared_peak=None, weight_only=False):
+def decode_step(device, arch: Architecture, serving: ServingArrays, context_tokens, factors):
     """Memory, compute and communication time of one decode step per device (s), broadcast. The
-    non-expert weights are read at `shared_weight_bytes` and multiply at `shared_peak` (None: as
-    the experts, `weight_bytes` and `peak`)."""
+    non-expert weights are read at `shared_weight_bytes_per_value` and multiply at `shared_peak_flop_s`
+    (None: as the experts)."""
+    batch, devices, expert_parallel, attention_dp = (serving.batch_sequences, serving.devices, serving.expert_parallel,
+                                                     serving.attention_dp)
+    weight_bytes, kv_bytes, shared_weight_bytes = (serving.weight_bytes_per_value, serving.kv_bytes_per_value,
+                                                   serving.shared_weight_bytes_per_value)
+    peak, attention_peak, draft_tokens = serving.peak_flop_s, serving.attention_peak_flop_s, serving.draft_tokens
     shared_bytes = weight_bytes if shared_weight_bytes is None else shared_weight_bytes
     tokens = batch * (np.asarray(draft_tokens, float) + 1.0)
     touched = experts_touched(arch.n_experts, arch.experts_per_token, tokens)
@@ -134,7 +148,7 @@ def decode_step(device, arch: Architecture, batch, devices, expert_parallel, att
     kv_extra = kv_read * (adp - 1.0) * tier_seconds_per_byte(device, kv_fast) / factors.eta_kv
     memory_s = memory_s + kv_extra
     experts = expert_load_imbalance(arch, tokens, expert_parallel, factors.expert_load_skew)
-    flop_s = tokens * (_linear_flop_s(arch, peak, factors, tokens, shared_peak, experts, weight_only)
+    flop_s = tokens * (_linear_flop_s(arch, peak, factors, tokens, serving.shared_peak_flop_s, experts, serving.weight_only)
                        + arch.decode_attention_flops(context_tokens) / attention_peak * adp)
     compute_s = flop_s / (devices * factors.eta_compute)
     comm_s = _comm_s(device, arch, tokens, devices, attention_dp, factors, experts)
@@ -221,7 +235,7 @@ def scheduler_overhead_s(batch, devices, attention_dp, sched_overhead_s):
 def stack_step_scale(device, factors):
     """The serving stack's multiplier of the decode step time: `stack_step_rocm` on AMD devices
     (ROCm stacks), 1 elsewhere (TensorRT-LLM, the reference). Measurements of SGLang / vLLM on
-    NVIDIA pass their own `stack_scale` to `evaluate` (tcoapp/engine/performance/accuracy.py)."""
+    NVIDIA pass their own `stack_step_ratio` to `evaluate` (tcoapp/engine/performance/accuracy.py)."""
     return np.asarray(factors.stack_step_rocm, float) if getattr(device, "vendor", "") == "AMD" else 1.0
 
 
@@ -318,15 +332,18 @@ def alltoall_with_scale_out_s(device, sent_bytes, devices, factors, fixed_share=
     return np.where(n > 1, np.maximum(up, out) + (n - 1.0) * factors.a2a_peer_overhead_s * fixed_share, 0.0)
 
 
-def prefill(device, arch: Architecture, devices, expert_parallel, attention_dp, weight_bytes, peak,
-            attention_peak, input_tokens, hit_rate, factors, shared_weight_bytes=None, shared_peak=None,
-            weight_only=False):
-    """(time of one request's prefill in a busy replica, its isolated TTFT part), both s."""
+def prefill(device, arch: Architecture, serving: ServingArrays, workload: WorkloadArrays, factors):
+    """(time of one request's prefill in a busy replica, its isolated TTFT part), both s; `serving`'s
+    peaks are the prefill's (at eta_prefill)."""
+    devices, attention_dp, weight_bytes = serving.devices, serving.attention_dp, serving.weight_bytes_per_value
+    peak, attention_peak, shared_weight_bytes = (serving.peak_flop_s, serving.attention_peak_flop_s,
+                                                 serving.shared_weight_bytes_per_value)
+    input_tokens, hit_rate = workload.input_tokens, workload.prefix_cache_hit_fraction
     new = input_tokens * (1.0 - hit_rate)
     # sliding windows and sparse top-k capped, the indexer and linear layers' work added
     attention_flops = arch.prefill_attention_flops(new, input_tokens * (1.0 + hit_rate) / 2.0)
-    flop_s = (new * _linear_flop_s(arch, peak, factors, PREFILL_CHUNK_TOKENS, shared_peak, weight_only=weight_only,
-                                 prefill=True)
+    flop_s = (new * _linear_flop_s(arch, peak, factors, PREFILL_CHUNK_TOKENS, serving.shared_peak_flop_s,
+                                   weight_only=serving.weight_only, prefill=True)
               + attention_flops / attention_peak)
     compute_s = flop_s / (devices * factors.eta_prefill)
     new = np.asarray(new, float)
@@ -340,42 +357,43 @@ def prefill(device, arch: Architecture, devices, expert_parallel, attention_dp, 
     return busy_s, np.maximum(compute_s, read_s) + comm_s
 
 
-def evaluate(device, arch: Architecture, batch, tensor_parallel, expert_parallel, attention_dp,
-             weight_bytes, kv_bytes, peak, attention_peak, draft_tokens, acceptance, input_tokens, output_tokens,
-             hit_rate, factors, shared_weight_bytes=None, shared_peak=None, stack_scale=1.0, weight_only=False,
-             latency_percentile: str = "mean", software_speed=1.0) -> RooflineArrays:
-    """The generated curve for broadcast configuration arrays (see module docstring). A mixed
-    checkpoint stores and multiplies its non-expert weights at `shared_weight_bytes` / `shared_peak`
-    (None: as the experts). `weight_only`: 4-bit weights dequantized in the GEMM (W4A16). The
-    per-user rate and TTFT are at `latency_percentile` (latency_tail.py; tokens/s per device is
-    always the mean); `software_speed` (software_maturity.py) divides every step and prefill time."""
-    prefill_peaks = architecture_peaks(device, factors, peak, attention_peak, shared_peak, factors.eta_prefill)
-    peak, attention_peak, shared_peak = architecture_peaks(device, factors, peak, attention_peak, shared_peak)
-    mixed = {"shared_weight_bytes": shared_weight_bytes, "shared_peak": shared_peak, "weight_only": weight_only}
-    batch = np.asarray(batch, float)
-    devices = np.asarray(tensor_parallel, float) * np.asarray(expert_parallel, float)
-    attention_dp = np.asarray(attention_dp, bool)
+def evaluate(device, arch: Architecture, serving: ServingArrays, workload: WorkloadArrays,
+             factors) -> RooflineArrays:
+    """The generated curve of `device` serving the model `arch` in the broadcast configuration `serving`
+    for the requests `workload` (see module docstring). A mixed checkpoint stores and multiplies its
+    non-expert weights at `serving.shared_weight_bytes_per_value` / `shared_peak_flop_s` (None: as the
+    experts); `serving.weight_only`: 4-bit weights dequantized in the GEMM (W4A16). The per-user rate
+    and TTFT are at `workload.latency_percentile` (latency_tail.py; tokens/s per device is always the
+    mean); `workload.software_speed_ratio` (software_maturity.py) divides every step and prefill time."""
+    peaks = (serving.peak_flop_s, serving.attention_peak_flop_s, serving.shared_peak_flop_s)
+    prefill_peaks = architecture_peaks(device, factors, *peaks, factors.eta_prefill)
+    peak, attention_peak, shared_peak = architecture_peaks(device, factors, *peaks)
+    serving = replace(serving, batch_sequences=np.asarray(serving.batch_sequences, float),
+                      attention_dp=np.asarray(serving.attention_dp, bool), peak_flop_s=peak,
+                      attention_peak_flop_s=attention_peak, shared_peak_flop_s=shared_peak)
+    batch, devices, attention_dp, draft_tokens = (serving.batch_sequences, serving.devices, serving.attention_dp,
+                                                  serving.draft_tokens)
+    input_tokens, output_tokens = workload.input_tokens, workload.output_tokens
     context = input_tokens + output_tokens / 2.0
-    mem_s, comp_s, comm_s = decode_step(device, arch, batch, devices, expert_parallel, attention_dp,
-                                        weight_bytes, kv_bytes, peak, attention_peak, draft_tokens, context, factors,
-                                        **mixed)
+    mem_s, comp_s, comm_s = decode_step(device, arch, serving, context, factors)
     seq_s = sequence_overhead_s(batch, devices, attention_dp, factors.seq_overhead_s)
     overhead_s = (device_overhead(device, "step_overhead_s", factors)
                   + arch.n_layers * device_overhead(device, "layer_overhead_s", factors)
                   + seq_s * (np.asarray(draft_tokens, float) + 1.0)   # sampling / acceptance of k + 1 positions
                   + scheduler_overhead_s(batch, devices, attention_dp, factors.sched_overhead_s))
-    draft = draft_pass(device, arch, batch, devices, expert_parallel, attention_dp, weight_bytes, kv_bytes, peak,
-                       attention_peak, draft_tokens, context, factors, seq_s, mixed)
+    draft = draft_pass(device, arch, serving, context, factors, seq_s)
+    software_speed = workload.software_speed_ratio
     step_s = ((core_s(mem_s, comp_s, factors.mem_compute_overlap_loss) + comm_s + overhead_s + draft.step_s)
-              * stack_step_scale(device, factors) * stack_scale) / (factors.model_error * software_speed)
-    per_step = tokens_per_step(draft_tokens, acceptance)
-    pf_busy, pf_alone = prefill(device, arch, devices, expert_parallel, attention_dp, weight_bytes, prefill_peaks[0],
-                                prefill_peaks[1], input_tokens, hit_rate, factors, **dict(mixed, shared_peak=prefill_peaks[2]))
+              * stack_step_scale(device, factors) * serving.stack_step_ratio) / (factors.model_error * software_speed)
+    per_step = tokens_per_step(draft_tokens, serving.acceptance_fraction)
+    prefill_serving = replace(serving, peak_flop_s=prefill_peaks[0], attention_peak_flop_s=prefill_peaks[1],
+                              shared_peak_flop_s=prefill_peaks[2])
+    pf_busy, pf_alone = prefill(device, arch, prefill_serving, workload, factors)
     speed = factors.model_error * software_speed  # the model's own error, the software's date
     pf_busy, pf_alone = pf_busy / speed, pf_alone / speed
     decode_total = output_tokens / per_step * step_s
     cycle_s = decode_total + batch * pf_busy
-    per_user = 1.0 / seconds_per_token(step_s, per_step, pf_busy, batch, output_tokens, latency_percentile)
+    per_user = 1.0 / seconds_per_token(step_s, per_step, pf_busy, batch, output_tokens, workload.latency_percentile)
     per_device = batch * output_tokens / cycle_s / devices
     share = batch * pf_busy / cycle_s
     decode_busy = np.minimum(1.0, (comp_s + draft.compute_s + factors.power_mem_activity * (mem_s + draft.memory_s)) / speed
@@ -383,8 +401,9 @@ def evaluate(device, arch: Architecture, batch, tensor_parallel, expert_parallel
     u = share + (1.0 - share) * decode_busy
     power = device.idle_w + (device.tdp_w - device.idle_w) * u ** factors.power_gamma
     b_max = max_batch_by_memory(arch, capacity_gb(device), factors.usable_memory_fraction, devices, attention_dp,
-                                weight_bytes, kv_bytes, input_tokens + output_tokens, shared_weight_bytes)
-    queue_s = wait_quantile_s(admission_wait_s(share, pf_busy), share, latency_percentile)
+                                serving.weight_bytes_per_value, serving.kv_bytes_per_value, input_tokens + output_tokens,
+                                serving.shared_weight_bytes_per_value)
+    queue_s = wait_quantile_s(admission_wait_s(share, pf_busy), share, workload.latency_percentile)
     return RooflineArrays(per_device, per_user, pf_alone + step_s + queue_s, power, b_max, step_s, mem_s, comp_s,
                           comm_s, pf_busy, share, per_step + 0.0 * batch, u, queue_s)
 
@@ -399,18 +418,15 @@ class DraftPass:
     compute_s: object
 
 
-def draft_pass(device, arch: Architecture, batch, devices, expert_parallel, attention_dp, weight_bytes, kv_bytes,
-               peak, attention_peak, draft_tokens, context_tokens, factors, seq_s, mixed) -> DraftPass:
+def draft_pass(device, arch: Architecture, serving: ServingArrays, context_tokens, factors, seq_s) -> DraftPass:
     """The drafter's k forward passes of one step (spec_decode.py): each a decode step of the drafter
     (`arch.drafter`, one layer) at B tokens on the replica's devices and precisions, plus one layer's
     overhead, `spec_draft_cost_fraction` of the fixed step overhead (its launches) and its per-sequence
     sampling `seq_s`: k x (t_core + t_comm + layer_overhead + spec_draft_cost_fraction x step_overhead + t_seq)."""
-    k = np.asarray(draft_tokens, float)
+    k = np.asarray(serving.draft_tokens, float)
     if arch.drafter is None or not np.any(k > 0):
         return DraftPass(0.0, 0.0, 0.0)
-    mem_s, comp_s, comm_s = decode_step(device, arch.drafter, batch, devices, expert_parallel, attention_dp,
-                                        weight_bytes, kv_bytes, peak, attention_peak, 0.0, context_tokens, factors,
-                                        **mixed)
+    mem_s, comp_s, comm_s = decode_step(device, arch.drafter, replace(serving, draft_tokens=0.0), context_tokens, factors)
     fixed = (device_overhead(device, "layer_overhead_s", factors)
              + factors.spec_draft_cost_fraction * device_overhead(device, "step_overhead_s", factors))
     one = core_s(mem_s, comp_s, factors.mem_compute_overlap_loss) + comm_s + fixed + seq_s

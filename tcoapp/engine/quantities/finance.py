@@ -38,51 +38,51 @@ def _held(key, rate_input, **flows) -> Quantity:
               **Y, label=label, rate_input=rate_input, levelized=True, **flows)
 F = dict(cashflow="financing")
 YEAR_QUANTITIES: tuple[Quantity, ...] = scoped("year", (
-    _q("price_index", "ratio", "plan", "(1 + price_change_per_year)^(t-1): every token price in year t, relative to year 1.", **Y),
-    _q("electricity_index", "ratio", "plan", "(1 + electricity_price_change_per_year)^(t-1).", **Y),
-    _q("cost_index", "ratio", "plan", "(1 + cost_change_per_year)^(t-1): colocation, maintenance, software, staff, rent.", **Y),
-    _q("throughput_index", "ratio", "plan", "(1 + throughput_change_per_year)^(t-1), a demand-sized plan's capped so that its output tokens stay within its demand (never below 1): every pool's output tokens in year t x this.", **Y, json=True),
-    _q("hardware_price_index", "ratio", "plan", "(1 + hardware_price_change_per_year)^t: the price of capex paid in year t, relative to today's.", **Y, json=True),
-    _q("utilization", "fraction", "plan", "first + (utilization - first) x min(1, (t - 1) / ramp_years); each tranche serves at this x its ramp factor (tranche_ramp_months).", **Y, pool_year=1),
-    _q("output_tokens", "tokens", "plan", "Output tokens made in the year by the pools serving then.", **Y, pool_year=2, json=True, levelized=True),
-    _q("input_tokens", "tokens", "plan", "Input tokens of those requests.", **Y, levelized=True),
-    _q("revenue_usd", "USD", "plan", "Output and input tokens at the year's prices.", **Y, pool_year=3, json=True, levelized=True),
-    _q("uncached_input_revenue_usd", "USD", "plan", "Revenue of the input tokens not read from the prefix cache: input tokens x (1 - prefix_cache_hit_rate) x the input price x the price index (0 where revenue_mode = device_hours).", **Y, json=True, levelized=True),
-    _q("cached_input_revenue_usd", "USD", "plan", "Revenue of the input tokens read from the prefix cache: input tokens x prefix_cache_hit_rate x the cached input price (empty: the input price) x the price index (0 where revenue_mode = device_hours).", **Y, json=True, levelized=True),
-    _q("energy_usd", "USD", "plan", "Energy of the bought pools serving in the year.", **Y, opex_part="energy", bar="energy", bridge=1, pool_year=4, levelized=True),
-    _q("colocation_usd", "USD", "plan", "Colocation of the bought pools serving in the year.", **Y, opex_part="colocation", bar="colocation", bridge=2, pool_year=5, levelized=True),
-    _q("maintenance_usd", "USD", "plan", "Maintenance of the pools serving in the year.", **Y, opex_part="maintenance", bar="maintenance", bridge=3, pool_year=6, levelized=True),
-    _q("software_usd", "USD", "plan", "Software of the pools serving in the year.", **Y, opex_part="software", bar="other", bridge=4, pool_year=7, levelized=True),
-    _q("rent_usd", "USD", "plan", "Rent of the rented pools serving in the year.", **Y, opex_part="rent", bar="other", bridge=6, pool_year=8, levelized=True),
-    _q("staff_usd", "USD", "plan", "Staff cost of the year.", **Y, opex_part="staff", bar="other", bridge=5, levelized=True),
+    _q("price_index", "ratio", "plan", "(1 + price_change_per_year)^(t-1): every token price in year t, relative to year 1.", **Y, label="Token price index"),
+    _q("electricity_index", "ratio", "plan", "(1 + electricity_price_change_per_year)^(t-1).", **Y, label="Electricity price index"),
+    _q("cost_index", "ratio", "plan", "(1 + cost_change_per_year)^(t-1): colocation, maintenance, software, staff, rent.", **Y, label="Cost index (colocation, maintenance, software, staff, rent)"),
+    _q("throughput_index", "ratio", "plan", "(1 + throughput_change_per_year)^(t-1), a demand-sized plan's capped so that its output tokens stay within its demand (never below 1): every pool's output tokens in year t x this.", **Y, json=True, label="Throughput index (software speed)"),
+    _q("hardware_price_index", "ratio", "plan", "(1 + hardware_price_change_per_year)^t: the price of capex paid in year t, relative to today's.", **Y, json=True, label="Hardware price index"),
+    _q("utilization", "fraction", "plan", "first + (utilization - first) x min(1, (t - 1) / ramp_years); each tranche serves at this x its ramp factor (tranche_ramp_months).", **Y, pool_year=1, label="Utilization"),
+    _q("output_tokens", "tokens", "plan", "Output tokens made in the year by the pools serving then.", **Y, pool_year=2, json=True, levelized=True, label="Output tokens"),
+    _q("input_tokens", "tokens", "plan", "Input tokens of those requests.", **Y, levelized=True, label="Input tokens"),
+    _q("revenue_usd", "USD", "plan", "Output and input tokens at the year's prices.", **Y, pool_year=3, json=True, levelized=True, label="Revenue"),
+    _q("uncached_input_revenue_usd", "USD", "plan", "Revenue of the input tokens not read from the prefix cache: input tokens x (1 - prefix_cache_hit_rate) x the input price x the price index (0 where revenue_mode = device_hours).", **Y, json=True, levelized=True, label="Revenue of uncached input tokens"),
+    _q("cached_input_revenue_usd", "USD", "plan", "Revenue of the input tokens read from the prefix cache: input tokens x prefix_cache_hit_rate x the cached input price (empty: the input price) x the price index (0 where revenue_mode = device_hours).", **Y, json=True, levelized=True, label="Revenue of cached input tokens"),
+    _q("energy_usd", "USD", "plan", "Energy of the bought pools serving in the year.", **Y, opex_part="energy", bar="energy", bridge=1, pool_year=4, levelized=True, label="Energy"),
+    _q("colocation_usd", "USD", "plan", "Colocation of the bought pools serving in the year.", **Y, opex_part="colocation", bar="colocation", bridge=2, pool_year=5, levelized=True, label="Colocation"),
+    _q("maintenance_usd", "USD", "plan", "Maintenance of the pools serving in the year.", **Y, opex_part="maintenance", bar="maintenance", bridge=3, pool_year=6, levelized=True, label="Maintenance"),
+    _q("software_usd", "USD", "plan", "Software of the pools serving in the year.", **Y, opex_part="software", bar="other", bridge=4, pool_year=7, levelized=True, label="Software"),
+    _q("rent_usd", "USD", "plan", "Rent of the rented pools serving in the year.", **Y, opex_part="rent", bar="other", bridge=6, pool_year=8, levelized=True, label="Rent"),
+    _q("staff_usd", "USD", "plan", "Staff cost of the year.", **Y, opex_part="staff", bar="other", bridge=5, levelized=True, label="Staff"),
     _held("insurance_usd", "insurance_fraction_per_year", opex_part="insurance", bridge=7, pool_year=16),
     _held("property_tax_usd", "property_tax_fraction_per_year", opex_part="property_tax", bridge=8, pool_year=17),
-    _q("opex_usd", "USD", "plan", "Energy + colocation + maintenance + software + rent + staff.", **Y, json=True, levelized=True),
-    _q("capex_usd", "USD", "plan", "Capex of the tranches paid in the year.", **Y, pool_year=9, json=True),
-    _q("replacement_capex_usd", "USD", "plan", "Failed devices replaced in the year: annual_failure_rate x the bought pools' serving devices x price_usd x the hardware price index.", **Y, pool_year=10, json=True),
-    _q("replacement_value_fraction", "fraction", "plan", "The value at the horizon of a replacement bought in the year, as a fraction of its price (the tranches' resale curve at its age then).", **Y),
-    _q("replacement_residual_value_usd", "USD", "plan", "At the horizon: the replacements' value then (each valued like a tranche bought in its year); in residual_value_usd.", **Y, json=True),
-    _q("residual_value_usd", "USD", "plan", "At the horizon: every tranche's value then, and the replacements'.", **Y, pool_year=12, json=True),
-    _q("depreciation_rate_by_age", "fraction", "plan", "Share of a tranche's capex deducted in the year it reaches this age (the column's year): the schedule the replacements follow.", **Y),
-    _q("replacement_depreciation_usd", "USD", "plan", "Depreciation of the replacements bought in earlier years (the tranches' schedule by their age); in depreciation_usd.", **Y),
-    _q("depreciation_usd", "USD", "plan", "Depreciation of the tranches and of the replacements (depreciation_method).", **Y, pool_year=11, json=True),
-    _q("disposal_gain_usd", "USD", "plan", "At the horizon: the tranches' and replacements' values less their book values (capex and replacements - depreciation taken); taxable, a loss deductible.", **Y, json=True),
-    _q("taxable_income_usd", "USD", "plan", "Revenue - opex - depreciation (+ the disposal gain in the last year).", **Y, json=True),
-    _q("loss_carried_usd", "USD", "plan", "Tax losses carried into the next year.", **Y, carried=True),
-    _q("tax_usd", "USD", "plan", "tax_rate x (taxable income - the losses carried forward it may offset: at most tax_loss_limit x the income) (>= 0); tax_losses = credit: tax_rate x taxable income (a loss: a negative tax).", **Y, json=True),
-    _q("cash_flow_usd", "USD", "plan", "Revenue - opex - tax - capex paid - replacements (+ residual values in the last year).", **Y, json=True),
-    _q("cumulative_cash_flow_usd", "USD", "plan", "Sum of the cash flows up to the year.", **Y, carried=True, json=True),
-    _q("discount_factor", "ratio", "plan", "1 / (1 + discount_rate)^t (discounting = mid_year: t - 0.5 for t >= 1).", **Y),
-    _q("debt_drawn_usd", "USD", "plan", "Debt borrowed in the year: debt_fraction x the capex of the tranches paid then.", **F, json=True),
-    _q("interest_usd", "USD", "plan", "Interest paid in the year: debt_rate x the balance owed at its start.", **F, pool_year=13, json=True),
-    _q("principal_usd", "USD", "plan", "Principal repaid in the year (level annuity; at the horizon also the balance still owed, balloon_usd).", **F, pool_year=14, json=True),
+    _q("opex_usd", "USD", "plan", "Energy + colocation + maintenance + software + rent + staff.", **Y, json=True, levelized=True, label="Opex"),
+    _q("capex_usd", "USD", "plan", "Capex of the tranches paid in the year.", **Y, pool_year=9, json=True, label="Capex"),
+    _q("replacement_capex_usd", "USD", "plan", "Failed devices replaced in the year: annual_failure_rate x the bought pools' serving devices x price_usd x the hardware price index.", **Y, pool_year=10, json=True, label="Replacements of failed devices"),
+    _q("replacement_value_fraction", "fraction", "plan", "The value at the horizon of a replacement bought in the year, as a fraction of its price (the tranches' resale curve at its age then).", **Y, label="Value at the horizon of this year's replacements (fraction of price)"),
+    _q("replacement_residual_value_usd", "USD", "plan", "At the horizon: the replacements' value then (each valued like a tranche bought in its year); in residual_value_usd.", **Y, json=True, label="Replacements' value at the horizon"),
+    _q("residual_value_usd", "USD", "plan", "At the horizon: every tranche's value then, and the replacements'.", **Y, pool_year=12, json=True, label="Residual value at the horizon"),
+    _q("depreciation_rate_by_age", "fraction", "plan", "Share of a tranche's capex deducted in the year it reaches this age (the column's year): the schedule the replacements follow.", **Y, label="Depreciation rate at this age (the replacements' schedule)"),
+    _q("replacement_depreciation_usd", "USD", "plan", "Depreciation of the replacements bought in earlier years (the tranches' schedule by their age); in depreciation_usd.", **Y, label="Depreciation of the replacements"),
+    _q("depreciation_usd", "USD", "plan", "Depreciation of the tranches and of the replacements (depreciation_method).", **Y, pool_year=11, json=True, label="Depreciation"),
+    _q("disposal_gain_usd", "USD", "plan", "At the horizon: the tranches' and replacements' values less their book values (capex and replacements - depreciation taken); taxable, a loss deductible.", **Y, json=True, label="Gain on the horizon sale (over book value)"),
+    _q("taxable_income_usd", "USD", "plan", "Revenue - opex - depreciation (+ the disposal gain in the last year).", **Y, json=True, label="Taxable income"),
+    _q("loss_carried_usd", "USD", "plan", "Tax losses carried into the next year.", **Y, carried=True, label="Loss carried forward"),
+    _q("tax_usd", "USD", "plan", "tax_rate x (taxable income - the losses carried forward it may offset: at most tax_loss_limit x the income) (>= 0); tax_losses = credit: tax_rate x taxable income (a loss: a negative tax).", **Y, json=True, label="Tax"),
+    _q("cash_flow_usd", "USD", "plan", "Revenue - opex - tax - capex paid - replacements (+ residual values in the last year).", **Y, json=True, label="Cash flow"),
+    _q("cumulative_cash_flow_usd", "USD", "plan", "Sum of the cash flows up to the year.", **Y, carried=True, json=True, label="Cumulative cash flow"),
+    _q("discount_factor", "ratio", "plan", "1 / (1 + discount_rate)^t (discounting = mid_year: t - 0.5 for t >= 1).", **Y, label="Discount factor"),
+    _q("debt_drawn_usd", "USD", "plan", "Debt borrowed in the year: debt_fraction x the capex of the tranches paid then.", **F, json=True, label="Debt drawn"),
+    _q("interest_usd", "USD", "plan", "Interest paid in the year: debt_rate x the balance owed at its start.", **F, pool_year=13, json=True, label="Interest"),
+    _q("principal_usd", "USD", "plan", "Principal repaid in the year (level annuity; at the horizon also the balance still owed, balloon_usd).", **F, pool_year=14, json=True, label="Principal repaid"),
     _q("balloon_usd", "USD", "plan", "At the horizon: the balance still owed, repaid from the sale (part of principal_usd).", **F, label="Balloon repayment", pool_year=18, json=True),
-    _q("debt_service_usd", "USD", "plan", "Interest + principal, the horizon's balloon repayment included.", **F, pool_year=15, json=True),
-    _q("levered_taxable_income_usd", "USD", "plan", "Taxable income less interest (the equity holder's).", **F),
-    _q("levered_loss_carried_usd", "USD", "plan", "Tax losses of the levered taxable income carried into the next year.", **F, carried=True),
-    _q("levered_tax_usd", "USD", "plan", "Tax with interest deducted from taxable income (same loss rule).", **F),
-    _q("equity_cash_flow_usd", "USD", "plan", "Cash flow + (tax - levered tax) + debt drawn - interest - principal.", **F, json=True),
-    _q("dscr", "ratio", "plan", "(revenue - opex - levered tax - replacements) / (debt service - balloon) in the years with scheduled debt service (the balloon is paid from the sale, not from operations).", **F, cached=False, json=True),
+    _q("debt_service_usd", "USD", "plan", "Interest + principal, the horizon's balloon repayment included.", **F, pool_year=15, json=True, label="Debt service"),
+    _q("levered_taxable_income_usd", "USD", "plan", "Taxable income less interest (the equity holder's).", **F, label="Taxable income after interest"),
+    _q("levered_loss_carried_usd", "USD", "plan", "Tax losses of the levered taxable income carried into the next year.", **F, carried=True, label="Loss carried (after interest)"),
+    _q("levered_tax_usd", "USD", "plan", "Tax with interest deducted from taxable income (same loss rule).", **F, label="Tax after interest"),
+    _q("equity_cash_flow_usd", "USD", "plan", "Cash flow + (tax - levered tax) + debt drawn - interest - principal.", **F, json=True, label="Equity cash flow"),
+    _q("dscr", "ratio", "plan", "(revenue - opex - levered tax - replacements) / (debt service - balloon) in the years with scheduled debt service (the balloon is paid from the sale, not from operations).", **F, cached=False, json=True, label="DSCR"),
 ))
 YEAR_QUANTITY_BY_KEY = {q.key: q for q in YEAR_QUANTITIES}
 
@@ -123,10 +123,11 @@ FINANCE_INPUTS: tuple[Quantity, ...] = scoped("finance input", (
     _q("tokens_per_s_per_device", "tokens/s", "pool", "Output tokens/s per device of the pool at the operating point (0 for a prefill pool).", swing=1),
     _q("power_w", "W", "pool", "Power per device of the pool while serving at the operating point.", swing=7),
     _q("price_usd_per_million_output_tokens", "USD/Mtok", "pool", "Output price the pool's tokens sell at (the plan's, or its price tier).", swing=2),
-    _q("owned", "flag", "pool", "1: the pool is bought (capex, energy, facility, maintenance); 0: rented.", default=1.0),
+    _q("owned", "flag", "pool", "1: the pool is bought (capex, energy, facility, maintenance); 0: rented.", default=1.0, label="Owned (1) or rented (0)"),
     _input("rent_usd_per_device_hour", "pool", _POOL, optional=True),
     _input("purchase_year", "pool", _POOL, optional=True),
-    _q("prefill_share", "fraction", "pool", "Share of the pool's device time spent prefilling (NaN: unknown); allocates cost to input tokens.", default=float("nan")),
+    _q("prefill_share", "fraction", "pool", "Share of the pool's device time spent prefilling (NaN: unknown); allocates cost to input tokens.", default=float("nan"),
+       label="Prefill share of device time"),
     # per plan: the plan's input fields
     _input("other_capex_fraction", swing=14),
     *(_input(k, optional=True) for k in ("network_usd_per_device", "storage_usd_per_device", "installation_usd_per_server")),
@@ -196,17 +197,18 @@ def _metric_q(key) -> Quantity:
     return _q(key, metric.unit, "plan", metric.help, expr=metric.expr)
 
 
-def _plan_q(key, unit, help_) -> Quantity:
+def _plan_q(key, unit, help_, label="") -> Quantity:
     """A plan quantity; one that is also a result metric is declared once, in the metric table."""
     metric = METRIC_BY_KEY.get(key)
-    return _q(key, unit, "plan", help_) if metric is None else _metric_q(key)
+    return _q(key, unit, "plan", help_, label=label) if metric is None else _metric_q(key)
 
 
 _POOL_AND_PLAN: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
     ("device_count", "devices", "Accelerators (plan: summed over pools).", dict(summed=True, pool_json=1)),
     ("servers", "servers", "ceil(device_count / devices_per_server) (plan: summed over pools).", dict(summed=True, pool_json=2)),
     ("racks", "racks", "ceil(servers / servers_per_rack), the pool's own racks (plan: summed; pools never share a rack).", dict(summed=True, pool_json=4)),
-    ("hardware_capex_usd", "USD", "Bought pools: device_count x price_usd + servers x server_price_usd.", dict(summed=True)),
+    ("hardware_capex_usd", "USD", "Bought pools: device_count x price_usd + servers x server_price_usd.", dict(
+        summed=True, label="Hardware capex (devices + servers)")),
     ("capex_usd", "USD", "hardware capex x (1 + other capex fraction) + devices x (network + storage per device) + servers x installation per server (bought pools); n/a where a pool cannot be racked.", dict(summed=True, pool_json=5)),
     ("it_avg_kw", "kW", "Devices at utilization-weighted power plus server overhead.", dict(
         summed=True, pool_json=6, expr=(K("device_count") * K("device_avg_w") + K("servers") * K("server_overhead_w"))
@@ -227,36 +229,37 @@ _POOL_AND_PLAN: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
     ("output_tokens_per_year", "tokens/yr", "tokens/s per device x devices x utilization x seconds per year.", dict(
         expr=K("tokens_per_s_per_device") * K("device_count") * K("utilization") * C("SECONDS_PER_YEAR"))),
     ("input_tokens_per_year", "tokens/yr", "output tokens per year x input_tokens / output_tokens.", dict(
-        expr=K("output_tokens_per_year") * K("input_tokens") / K("output_tokens"))),
+        label="Input tokens per year", expr=K("output_tokens_per_year") * K("input_tokens") / K("output_tokens"))),
     ("revenue_usd_per_year", "USD/yr", "Output and input tokens at their prices.", {}),
 )
 
 POOL_QUANTITIES: tuple[Quantity, ...] = scoped("pool quantity", tuple(
     _q(k, u, "pool", h, **f) for k, u, h, f in _POOL_AND_PLAN) + (
-    _q("server_nameplate_w", "W", "pool", "devices_per_server x tdp_w + server_overhead_w."),
+    _q("server_nameplate_w", "W", "pool", "devices_per_server x tdp_w + server_overhead_w.", label="Server nameplate power"),
     _q("servers_per_rack", "servers", "pool", "min(servers_per_rack_max, floor(rack cap / server nameplate)); 0: a server exceeds the cap.",
        pool_json=3),
-    _q("device_avg_w", "W", "pool", "utilization x power_w + (1 - utilization) x idle_w.",
+    _q("device_avg_w", "W", "pool", "utilization x power_w + (1 - utilization) x idle_w.", label="Average power per device",
        expr=K("utilization") * K("power_w") + (1 - K("utilization")) * K("idle_w")),
 ))
 # the pool quantities computed by their expression (over the pool's inputs and rows and the plan's inputs)
 POOL_EXPRESSIONS: tuple[tuple[str, object], ...] = tuple((q.key, q.expr) for q in POOL_QUANTITIES if q.expr is not None)
 
-_PLAN_ROWS: tuple[Quantity, ...] = tuple(_plan_q(k, u, h) for k, u, h, _ in _POOL_AND_PLAN) + (
+_PLAN_ROWS: tuple[Quantity, ...] = tuple(_plan_q(k, u, h, f.get("label", "")) for k, u, h, f in _POOL_AND_PLAN) + (
     _metric_q("servers_per_rack"),
     _q("staff_usd_per_year", "USD/yr", "plan", "Operations staff cost per year."),
     _metric_q("opex_usd_per_year"),
-    _q("capital_recovery_factor", "1/yr", "plan", "r / (1 - (1 + r)^-years); 1 / years at r = 0."),
+    _q("capital_recovery_factor", "1/yr", "plan", "r / (1 - (1 + r)^-years); 1 / years at r = 0.",
+       label="Capital recovery factor"),
     _metric_q("capex_usd_per_year"),
     _metric_q("cost_per_million_output_tokens_usd"),
     _metric_q("cost_per_million_total_tokens_usd"),
 ) + tuple(
     _q(key, "USD/Mtok", "plan", f"The {part} part of the cost per million output tokens.",
-       expr=per_million(K("capex_usd_per_year" if part == "capex" else PART_ANNUAL_KEYS[part]), K("output_tokens_per_year")))
+       label=f"Cost per million output tokens: {part.replace('_', ' ')}", expr=per_million(K("capex_usd_per_year" if part == "capex" else PART_ANNUAL_KEYS[part]), K("output_tokens_per_year")))
     for part, key in COMPONENT_KEYS.items()
 ) + (
     _metric_q("revenue_usd_per_rack_per_year"),
-    _q("net_usd_per_year", "USD/yr", "plan", "Revenue - opex per year.",
+    _q("net_usd_per_year", "USD/yr", "plan", "Revenue - opex per year.", label="Net (revenue - opex) per year",
        expr=K("revenue_usd_per_year") - K("opex_usd_per_year")),
     _q("cash_flows_usd", "USD", "plan", "Year-end flows, year 0 first (trailing year axis)."),
     _metric_q("npv_usd"),
@@ -266,18 +269,19 @@ _PLAN_ROWS: tuple[Quantity, ...] = tuple(_plan_q(k, u, h) for k, u, h, _ in _POO
     _metric_q("equity_npv_usd"),
     _metric_q("equity_irr"),
     _metric_q("min_dscr"),
-    _q("prefill_share_of_device_time", "fraction", "plan", "sum over pools of devices x prefill share / devices: the share of cost allocated to input tokens."),
+    _q("prefill_share_of_device_time", "fraction", "plan", "sum over pools of devices x prefill share / devices: the share of cost allocated to input tokens.",
+       label="Prefill share of device time"),
     _metric_q("cost_per_million_input_tokens_usd"),
 ) + (TOKEN_TYPE_ROWS := (
     # the input tokens and their revenue by token type (docs/model.md, "Three token prices")
     _q("uncached_input_tokens_per_year", "tokens/yr", "plan", "Input tokens not read from the prefix cache: input tokens per year x (1 - prefix_cache_hit_rate).",
-       expr=K("input_tokens_per_year") * (1 - K("prefix_cache_hit_rate"))),
+       label="Uncached input tokens per year", expr=K("input_tokens_per_year") * (1 - K("prefix_cache_hit_rate"))),
     _q("cached_input_tokens_per_year", "tokens/yr", "plan", "Input tokens read from the prefix cache: input tokens per year x prefix_cache_hit_rate.",
-       expr=K("input_tokens_per_year") * K("prefix_cache_hit_rate")),
+       label="Cached input tokens per year", expr=K("input_tokens_per_year") * K("prefix_cache_hit_rate")),
     _q("uncached_input_revenue_usd_per_year", "USD/yr", "plan", "Revenue of the uncached input tokens; levelized over the years."),
     _q("cached_input_revenue_usd_per_year", "USD/yr", "plan", "Revenue of the cached input tokens; levelized over the years."),
     _q("output_revenue_usd_per_year", "USD/yr", "plan", "Revenue per year less the input tokens' revenue: the output tokens' (device_hours: all of it).",
-       expr=K("revenue_usd_per_year") - K("uncached_input_revenue_usd_per_year") - K("cached_input_revenue_usd_per_year")),
+       label="Revenue of output tokens per year", expr=K("revenue_usd_per_year") - K("uncached_input_revenue_usd_per_year") - K("cached_input_revenue_usd_per_year")),
 ))
 # the rows of tokens and revenue by token type that are expressions (the Results sheet places them by revenue)
 TOKEN_TYPE_KEYS = tuple(q.key for q in TOKEN_TYPE_ROWS if q.expr is not None)

@@ -37,8 +37,8 @@ DEVICE_FIELDS: tuple[Field, ...] = scoped("device", (
     _f("mem_bw_gb_s", "float", "GB/s", None, 0, 1e8, "device", "Memory bandwidth", "Peak memory bandwidth (1e9 bytes/s).", required=True, min_exclusive=True),
     _f("fast_memory_gb", "float", "GB", 0.0, 0, 1e6, "device", "Fast memory tier", "On-chip memory (SRAM) per device beside memory_gb, read at fast_mem_bw_gb_s (0: one tier). Weights fill it first, then the KV cache; the rest sits in memory_gb at mem_bw_gb_s."),
     _f("fast_mem_bw_gb_s", "float", "GB/s", 0.0, 0, 1e9, "device", "Fast tier bandwidth", "Bandwidth of the fast memory tier (1e9 bytes/s; 0: no fast tier)."),
-    _f("step_overhead_s", "float", "s", None, 0, 1, "device", "Step overhead (device)", "This device's fixed time per decode step (its runtime's scheduler and launches); empty: the efficiency factor step_overhead_s (fitted on GPUs).", min_exclusive=False),
-    _f("layer_overhead_s", "float", "s", None, 0, 0.1, "device", "Layer overhead (device)", "This device's time per layer per decode step that no roofline term sees; empty: the efficiency factor layer_overhead_s (fitted on GPUs)."),
+    _f("step_overhead_s", "float", "s", None, 0, 1, "device", "Step overhead", "This device's fixed time per decode step (its runtime's scheduler and launches); empty: the efficiency factor step_overhead_s (fitted on GPUs).", min_exclusive=False),
+    _f("layer_overhead_s", "float", "s", None, 0, 0.1, "device", "Layer overhead", "This device's time per layer per decode step that no roofline term sees; empty: the efficiency factor layer_overhead_s (fitted on GPUs)."),
     _f("peak_tflops_bf16", "float", "TFLOPS", None, 0, 1e6, "device", "Peak BF16", "Dense BF16 tensor TFLOPS (the math every precision falls back to).", required=True, min_exclusive=True),
     _f("peak_tflops_fp8", "float", "TFLOPS", 0.0, 0, 1e6, "device", "Peak FP8", "Dense FP8 tensor TFLOPS (0 where unsupported: BF16 math is used)."),
     _f("peak_tflops_fp4", "float", "TFLOPS", 0.0, 0, 1e6, "device", "Peak FP4", "Dense FP4 tensor TFLOPS (0 where unsupported: weights are dequantized to the next precision)."),
@@ -135,7 +135,7 @@ TARGET_FIELDS: tuple[Field, ...] = scoped("plan", (
 
 SIZING_FIELDS: tuple[Field, ...] = scoped("plan", (
     _f("sizing_mode", "choice", "", "devices", None, None, "sizing", "Sizing mode", "How the device count is set: given (devices), or derived from facility power, capex budget or token demand.", choices=SIZING_MODES),
-    _f("device_count", "int", "devices", 8, 1, 1e8, "sizing", "Device count", "Accelerators bought (sizing_mode = devices)."),
+    _f("device_count", "int", "devices", 8, 1, 1e8, "sizing", "Devices", "Accelerators bought (sizing_mode = devices)."),
     _f("facility_power_kw", "float", "kW", 1000.0, 0, 1e8, "sizing", "Facility power", "Facility power available, incl. PUE (sizing_mode = facility_power): nameplate IT power x PUE must fit.", min_exclusive=True, sizing=("facility_power",)),
     _f("capex_budget_usd", "float", "USD", 10_000_000.0, 0, BIG, "sizing", "Capex budget", "Capital budget (sizing_mode = capex_budget).", min_exclusive=True, sizing=("capex_budget",)),
     _f("demand_tokens_per_day", "float", "tokens/day", 1e10, 0, BIG, "sizing", "Demand", "Output tokens per day to serve (sizing_mode = demand).", min_exclusive=True, sizing=("demand",)),
@@ -212,14 +212,14 @@ PLAN_FIELDS: tuple[Field, ...] = (
 )
 
 CURVE_POINT_FIELDS: tuple[Field, ...] = scoped("curve_point", (
-    _f("curve", "str", "", None, None, None, "curve", "Curve", "Name of the measured curve this point belongs to.", required=True, checks="identity"),
+    _f("curve", "str", "", None, None, None, "curve", "Measured curve", "Name of the measured curve this point belongs to.", required=True, checks="identity"),
     _f("device", "str", "", "", None, None, "curve", "Device", "Device the curve was measured on."),
     _f("model", "str", "", "", None, None, "curve", "Model", "Model the curve was measured with."),
     _f("batch", "float", "sequences", None, 0, 1e7, "curve", "Batch", "Batch size or concurrency of the point.", required=True, min_exclusive=True),
     _f("tokens_per_s_per_device", "float", "tokens/s", None, 0, TOKENS_PER_S_PER_DEVICE_MAX, "curve", "Tokens/s per device", "Output tokens/s per device.", required=True, min_exclusive=True),
     _f("tokens_per_s_per_user", "float", "tokens/s", None, 0, TOKENS_PER_S_PER_USER_MAX, "curve", "Tokens/s per user", "Output tokens/s each sequence sees (empty: derived from batch).", min_exclusive=True),
-    _f("power_w", "float", "W", None, 0, POWER_PER_DEVICE_MAX_W, "curve", "Power", "Measured power per device (empty: the device's power model).", min_exclusive=True),
-    _f("ttft_s", "float", "s", None, 0, 1e5, "curve", "TTFT", "Time to first token (empty: unknown).", min_exclusive=True),
+    _f("power_w", "float", "W", None, 0, POWER_PER_DEVICE_MAX_W, "curve", "Power per device", "Measured power per device (empty: the device's power model).", min_exclusive=True),
+    _f("ttft_s", "float", "s", None, 0, 1e5, "curve", "Time to first token", "Time to first token (empty: unknown).", min_exclusive=True),
     _f("precision", "str", "", "", None, None, "curve", "Precision", "Precision of the measurement."),
     _f("tensor_parallel", "int", "devices", None, 1, 4096, "curve", "Tensor parallel", "TP of the measurement."),
     _f("source", "str", "", "", None, None, "curve", "Source", "Where the points come from."),
@@ -227,8 +227,8 @@ CURVE_POINT_FIELDS: tuple[Field, ...] = scoped("curve_point", (
 ))
 
 PRICE_TIER_FIELDS: tuple[Field, ...] = scoped("price_tier", (
-    _f("price_tiers", "str", "", None, None, None, "price_tiers", "Tier table", "Name of the tier table.", required=True, checks="identity"),
-    _f("min_tokens_per_s_per_user", "float", "tokens/s", None, 0, 1e7, "price_tiers", "From tokens/s per user", "The tier applies from this interactivity upward.", required=True),
+    _f("price_tiers", "str", "", None, None, None, "price_tiers", "Price tiers", "Name of the tier table.", required=True, checks="identity"),
+    _f("min_tokens_per_s_per_user", "float", "tokens/s", None, 0, 1e7, "price_tiers", "Min tokens/s per user", "The tier applies from this interactivity upward.", required=True),
     _f("price_usd_per_million_output_tokens", "float", "USD/Mtok", None, 0, 1e6, "price_tiers", "Output price", "Price per million output tokens in this tier.", required=True),
     _f("source", "str", "", "", None, None, "price_tiers", "Source", "Where the tier prices come from.", checks="doc"),
 ))

@@ -22,7 +22,7 @@ def _m(key, label, unit, better, help_, **flows) -> Metric:
 
 
 METRICS: tuple[Metric, ...] = scoped("metric", (
-    _m("batch", "Batch (operating point)", "sequences", "", "Concurrent sequences per replica at the operating point.",
+    _m("batch", "Batch", "sequences", "", "Concurrent sequences per replica at the operating point.",
        source="point", pool_point=True, text_group="Operating point"),
     _m("tokens_per_s_per_device", "Tokens/s per device", "tokens/s", "high", "Output tokens/s per device at the operating point.",
        source="point", pool_point=True, text_group="Operating point"),

@@ -84,6 +84,27 @@ class Field(Row):
         return f"{kind} {bounds}" if bounds else kind
 
 
+# The fit scope of an efficiency factor (`Factor.fit`): which fits may move it.
+GLOBAL = "global"  # the shipped global fit to the public measurements (tools/refit_factors.py), and a user's curve fit
+CURVE = "curve"    # a user's fit to a measured curve (`tcoapp calibrate`); the global fit holds it at its default
+HELD = ""          # no fit moves it unless named by hand (a maturity rate) or at all (no fit bounds)
+FIT_SCOPES = (GLOBAL, CURVE, HELD)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Factor(Field):
+    """An efficiency factor of the generated (roofline) curve (factor_rows.py): a Calibration sheet key
+    whose one row holds its default, allowed range, fit scope and fit bounds, label, help and where the
+    default comes from."""
+    type: str = "float"
+    group: str = "factor"
+    provenance: str          # where the default comes from: the fit, a rule of thumb with its reason
+    fit: str = HELD          # which fits may move it (GLOBAL, CURVE, HELD)
+    fit_bounds: tuple[float, float] | None = None  # the physical bounds of a fit, (low, high) > 0: it fits in log space
+    architecture: str = ""   # a compute ratio: the device architecture (catalog `architecture`) it applies to
+    stack: str = ""          # a stack's step factor: the serving stack it applies to (a measurement row's)
+
+
 def _fmt(x: float) -> str:
     return f"{int(x):,}" if float(x).is_integer() and abs(x) >= 1000 else f"{x:g}"
 
@@ -151,7 +172,7 @@ class Metric(Row):
     objective_label: str = ""  # how the Decision view names it ("": its label)
 
 
-ROW_KINDS: tuple[type[Row], ...] = (Field, Quantity, Metric)
+ROW_KINDS: tuple[type[Row], ...] = (Field, Factor, Quantity, Metric)
 
 
 def ranked(rows, column: str) -> tuple[str, ...]:

@@ -25,7 +25,7 @@ from ..performance.generated import memory_limit, run_roofline, shared_weight_ar
 from ..performance.kv_residency import SessionShape, residency
 from ..performance.memory import architecture, capacity_gb, kv_device_bytes, weight_bytes_per_device
 from ..performance.precision import bytes_per_value
-from ..quantities.factor_defaults import DEFAULT_FACTORS, EfficiencyFactors
+from ..quantities.factors import DEFAULT_FACTORS, EfficiencyFactors
 from ..quantities.records import Device, ModelSpec, ServingConfig, Workload
 
 KV_OFFLOAD = ("none", "host", "host_nvme")
@@ -82,7 +82,7 @@ def session_curve(device: Device, model: ModelSpec, serving: ServingConfig, shap
     sessions = np.atleast_1d(np.asarray(sessions_per_replica, float))
     prompt = float(shape.prompt_tokens().mean())
     workload = Workload(input_tokens=max(1, round(prompt)), output_tokens=max(1, round(shape.turn_output_tokens)))
-    shared = shared_weight_args(device, serving.attention_weight_precision, factors).get("shared_weight_bytes")
+    shared = shared_weight_args(device, serving.attention_weight_precision, factors).get("shared_weight_bytes_per_value")
     hbm_free = capacity_gb(device) * 1e9 * factors.usable_memory_fraction - float(weight_bytes_per_device(
         arch, devices, bool(serving.attention_dp), bytes_per_value(serving.weight_precision), shared))
     footprint = float(np.mean(_per_device_kv_bytes(arch, serving, devices, shape.held_tokens())))

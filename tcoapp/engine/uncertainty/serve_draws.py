@@ -19,7 +19,7 @@ import numpy as np
 from ..serving.operating import MAX_SEARCH_BATCH, TARGET_GRID_POINTS
 from ..performance.curve import meets_target
 from ..performance.generated import config_problems, run_roofline
-from ..quantities.factor_defaults import EfficiencyFactors
+from ..quantities.factor_types import EfficiencyFactors
 from ..quantities.records import Device, ModelSpec, ServingConfig, Workload
 
 SMALL_BATCHES = 64  # search_batches: every whole batch up to 64, then a log grid
