@@ -50,6 +50,7 @@ def make_request_class(raw: Mapping[str, Any], where: Locator | None = None, pro
                  _request_class_checks)
 
 
+MAX_P90_OVER_MEAN = 2.2736  # exp(z90^2 / 2), rounded down: no lognormal's p90 is further above its mean
 SHARE_TOLERANCE = 1e-6  # shares typed to 6 decimals (1/3 as 0.333333) still add to 1
 
 
@@ -196,6 +197,11 @@ def _request_class_checks(v, where, problems) -> None:
             problems.append(Problem(where(f"{length}_p90"), f"{length}_p90",
                                     f"= {p90:,}: a p90 above the mean ({mean:,}) draws a long tail; empty for a fixed "
                                     "length (a lognormal's p90 is above its mean)"))
+        elif mean is not None and p90 is not None and p90 > MAX_P90_OVER_MEAN * mean:
+            problems.append(Problem(where(f"{length}_p90"), f"{length}_p90",
+                                    f"= {p90:,}: a lognormal's p90 is at most {MAX_P90_OVER_MEAN:.4g} x its mean "
+                                    f"({MAX_P90_OVER_MEAN * mean:,.0f} for a mean of {mean:,}); lower the p90 or "
+                                    "raise the mean"))
     agentic = v["session_turns"] is not None
     session = ("system_prompt_tokens", "turn_input_tokens", "turn_gap_s")
     if agentic:
