@@ -405,7 +405,14 @@ def pareto_upper(x, y) -> tuple[np.ndarray, np.ndarray]:
 
 def workload_of(plan) -> tuple[str, int, int]:
     """What a plan's tokens are: (model, input tokens, output tokens). Plans rank like with like only
-    when this is the same: a token of an 8B model is not a token of a 671B one."""
+    when this is the same: a token of an 8B model is not a token of a 671B one. A plan serving request
+    classes: the model and its classes' names, and the mix's request-weighted mean lengths."""
+    if getattr(plan, "workloads", ()):
+        from ..plan.request_classes import class_loads
+        loads = class_loads(plan)
+        names = ", ".join(c.name for c in loads)
+        return (f"{plan.model} (mix of {names})", round(sum(c.share * c.input.mean for c in loads)),
+                round(sum(c.share * c.output.mean for c in loads)))
     return plan.model, int(plan.input_tokens), int(plan.output_tokens)
 
 

@@ -5,7 +5,7 @@ the largest batch whose KV cache fits at a stated quantile of its summed context
 
 Lognormal through mean m and p90 q (z90 = 1.2816): ln m = mu + sigma^2 / 2 and ln q = mu + z90 sigma, so
 sigma = z90 - sqrt(z90^2 - 2 ln(q / m)), the smaller root (the larger one puts the p90 at q with almost
-all the mass far below it). A solution exists only for q / m <= exp(z90^2 / 2) = 2.27: no lognormal has
+all the mass far below it). A solution exists only for q / m <= exp(z90^2 / 2) = 2.273: no lognormal has
 its p90 further above its mean (`MAX_P90_OVER_MEAN`).
 
 Length-biased (residence-weighted) output: a sequence found in the batch is drawn in proportion to its
@@ -19,9 +19,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-Z90 = 1.2815515655446004
+from ..quantities.records import MAX_P90_OVER_MEAN, Z90  # noqa: F401 (MAX_P90_OVER_MEAN: read here too)
+
 Z99 = 2.3263478740408408
-MAX_P90_OVER_MEAN = math.exp(Z90 * Z90 / 2.0)  # 2.2736...: the largest p90 / mean of a lognormal
 KV_FIT_QUANTILE = 0.99   # the batch's reserved KV cache fits at this quantile of its summed contexts
 KV_FIT_Z = Z99
 

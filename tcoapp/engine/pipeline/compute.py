@@ -29,7 +29,7 @@ from ..quantities.records import Plan
 from ..plan.request_classes import class_loads, class_prices, mix_plan
 from ..plan.scenario import Scenario
 from ..serving.objective import plan_finance_inputs
-from .mix_plan_result import blended_json, mix_notes, mix_prices, mix_results
+from .mix_plan_result import blended_json, mix_notes, mix_prices, mix_results, own_target_notes
 
 
 
@@ -124,7 +124,7 @@ def compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
     warnings += _sizing_notes(plan, pools, counts, econ)
     if loads:
         plan, class_price_list, prices, notes = mix_prices(scenario, own_plan, loads, caps)
-        warnings += notes
+        warnings += notes + own_target_notes(own_plan)
     else:
         prices = []
         for pool, pool_point in zip(pools, fleet.pool_points):

@@ -75,3 +75,12 @@ def blended_json(plan, caps, fleet) -> dict:
             "requests_per_s": rate if np.isfinite(rate) else None, "kv_fit_quantile": KV_FIT_QUANTILE,
             "pools": [{"pool": c.pool.name, "max_batch_by_memory": c.mix.max_batch_by_memory,
                        "max_batch_by_memory_at_mean_context": c.mix.fixed_length_batch_limit} for c in _served(caps)]}
+
+
+def own_target_notes(plan) -> list[str]:
+    """The plan's own targets, where it serves request classes: not used (each class has its own)."""
+    keys = [f"{k} = {getattr(plan, k):g}" for k in ("min_tokens_per_s_per_user", "max_ttft_s") if getattr(plan, k) is not None]
+    if not keys:
+        return []
+    return [f"the plan's own target ({', '.join(keys)}) is not used: its request classes carry their own targets "
+            "(an empty class target is no target)"]

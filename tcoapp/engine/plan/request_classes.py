@@ -103,3 +103,21 @@ def mix_plan(plan: Plan, loads, prices) -> Plan:
                    price_usd_per_million_output_tokens=float(w["output"] @ [p.output for p in prices]),
                    price_usd_per_million_input_tokens=uncached, price_usd_per_million_cached_input_tokens=cached,
                    min_tokens_per_s_per_user=None, max_ttft_s=None)
+
+
+def class_as_plan(plan: Plan, name: str) -> Plan:
+    """The plan serving only its class `name`, as a plan of its own keys (no classes): the class's mean
+    lengths, hit rate, percentile, targets and prices. What a class's frontier is drawn from (the
+    frontier chart and `serving/frontier_share.frontier_for` of this plan show the class's frontier);
+    its length tails are not a single request's, so the frontier is at the class's mean lengths.
+    KeyError where the plan has no such class."""
+    rc = next((c for c in plan.workloads if c.class_ == name), None)
+    if rc is None:
+        raise KeyError(f"plan {plan.name!r} has no request class {name!r} "
+                       f"(its classes: {', '.join(c.class_ for c in plan.workloads) or 'none'})")
+    load, prices = class_load(plan, rc), class_prices(plan, rc)
+    return replace(plan, workloads=(), input_tokens=round(load.input.mean), output_tokens=round(load.output.mean),
+                   prefix_cache_hit_rate=load.prefix_cache_hit_rate, latency_percentile=load.latency_percentile,
+                   min_tokens_per_s_per_user=rc.min_tokens_per_s_per_user, max_ttft_s=rc.max_ttft_s,
+                   price_usd_per_million_output_tokens=prices.output, price_usd_per_million_input_tokens=prices.input,
+                   price_usd_per_million_cached_input_tokens=prices.cached_input)
