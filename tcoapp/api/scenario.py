@@ -204,17 +204,11 @@ def compute(scenario: Scenario | str | None = None) -> Computed:
                     _workloads_frame(results))
 
 
-WORKLOAD_COLUMNS = ("plan", "class", "share", "input_tokens", "output_tokens", "latency_percentile",
-                    "min_tokens_per_s_per_user", "max_ttft_s", "tokens_per_s_per_user", "ttft_s", "meets_target",
-                    "requests_per_s", "achieved_prefix_hit_rate", "price_usd_per_million_output_tokens",
-                    "price_usd_per_million_input_tokens", "price_usd_per_million_cached_input_tokens",
-                    "cost_per_million_output_tokens_usd", "revenue_usd_per_year")
-
-
 def _workloads_frame(results) -> pd.DataFrame:
     """One row per plan and request class (`Computed.workloads`)."""
+    from ..engine.pipeline.class_results import ClassResult
     rows = [{"plan": r.name, **c.as_json()} for r in results for c in getattr(r, "workloads", ())]
-    return pd.DataFrame(rows, columns=list(WORKLOAD_COLUMNS))
+    return pd.DataFrame(rows, columns=["plan", *ClassResult.json_keys()])
 
 
 def _plans_frame(results) -> pd.DataFrame:

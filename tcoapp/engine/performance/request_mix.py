@@ -91,8 +91,9 @@ class MixCurve:
 
 
 def _workload(c: ClassLoad, input_tokens: float, software_date: str) -> Workload:
-    return Workload(input_tokens=input_tokens, output_tokens=c.output.mean, prefix_cache_hit_rate=c.prefix_cache_hit_rate,
-                    latency_percentile="mean", software_date=software_date)
+    """The class's requests at mean lengths (tokens as floats: a mean need not be whole; the kernel reads floats)."""
+    return Workload(input_tokens=input_tokens, output_tokens=c.output.mean,  # type: ignore[arg-type]
+                    prefix_cache_hit_rate=c.prefix_cache_hit_rate, latency_percentile="mean", software_date=software_date)
 
 
 def mix_memory_limit(device: Device, model: ModelSpec, serving: ServingConfig, classes, factors) -> tuple[float, float]:

@@ -13,7 +13,7 @@ prefix hit rate, cost per million output tokens and revenue per year.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 
@@ -44,26 +44,27 @@ class ClassResult:
         """True where the class's targets hold at the operating point (None: it has no target)."""
         if self.min_tokens_per_s_per_user is None and self.max_ttft_s is None:
             return None
-        ok = self.tokens_per_s_per_user is not None and self.ttft_s is not None
-        if ok and self.min_tokens_per_s_per_user is not None:
-            ok = self.tokens_per_s_per_user >= self.min_tokens_per_s_per_user * (1 - 1e-12)
-        if ok and self.max_ttft_s is not None:
-            ok = self.ttft_s <= self.max_ttft_s * (1 + 1e-12)
-        return bool(ok)
+        rate, ttft = self.tokens_per_s_per_user, self.ttft_s
+        if rate is None or ttft is None:
+            return False
+        if self.min_tokens_per_s_per_user is not None and rate < self.min_tokens_per_s_per_user * (1 - 1e-12):
+            return False
+        return self.max_ttft_s is None or ttft <= self.max_ttft_s * (1 + 1e-12)
 
     def as_json(self) -> dict:
-        """The class's entry of a plan's `workloads` in `tcoapp compute --json`."""
-        return {"class": self.class_, "share": self.share, "input_tokens": self.input_tokens,
-                "output_tokens": self.output_tokens, "latency_percentile": self.latency_percentile,
-                "min_tokens_per_s_per_user": self.min_tokens_per_s_per_user, "max_ttft_s": self.max_ttft_s,
-                "tokens_per_s_per_user": self.tokens_per_s_per_user, "ttft_s": self.ttft_s,
-                "meets_target": self.meets_target, "requests_per_s": self.requests_per_s,
-                "achieved_prefix_hit_rate": self.achieved_prefix_hit_rate,
-                "price_usd_per_million_output_tokens": self.price_usd_per_million_output_tokens,
-                "price_usd_per_million_input_tokens": self.price_usd_per_million_input_tokens,
-                "price_usd_per_million_cached_input_tokens": self.price_usd_per_million_cached_input_tokens,
-                "cost_per_million_output_tokens_usd": self.cost_per_million_output_tokens_usd,
-                "revenue_usd_per_year": self.revenue_usd_per_year}
+        """The class's entry of a plan's `workloads` in `tcoapp compute --json` (keys: `json_keys`)."""
+        return {key: (self.meets_target if key == "meets_target" else getattr(self, "class_" if key == "class" else key))
+                for key in self.json_keys()}
+
+    @staticmethod
+    def json_keys() -> tuple[str, ...]:
+        """The keys of `as_json`, in order: the fields (`class_` as "class"), `meets_target` after the TTFT."""
+        keys = []
+        for f in fields(ClassResult):
+            keys.append("class" if f.name == "class_" else f.name)
+            if f.name == "ttft_s":
+                keys.append("meets_target")
+        return tuple(keys)
 
 
 def _finite(value) -> float | None:

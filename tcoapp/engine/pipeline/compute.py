@@ -73,6 +73,28 @@ def output_price(scenario: Scenario, plan: Plan, point: OperatingPoint) -> tuple
     return price, ()
 
 
+def plan_frontier(scenario: Scenario, plan: Plan, caps, point, mix: bool):
+    """(the plan's frontier, its share of it, the note where the share is low); no frontier for a plan of
+    request classes (a mix's point is on no single request's frontier: request_classes.class_as_plan gives
+    a class's)."""
+    pools = tuple(c.pool for c in caps)
+    swept = caps[0].search.sweep if caps and caps[0].search is not None else None  # shared with the frontier
+    frontier = frontier_for(scenario, plan, pools, point.tokens_per_s_per_user, swept) if point.exists and not mix else None
+    share = share_of(point.tokens_per_s_per_device, frontier)
+    return frontier, share, [n for n in [low_share_note(pools[0].device, share, frontier)] if n]
+
+
+def pool_prices(scenario: Scenario, plan: Plan, pools, fleet) -> tuple[list[float], list[str]]:
+    """Each pool's output price (`output_price`; a pool that sells no output tokens: 0) and the notes."""
+    prices: list[float] = []
+    notes: list[str] = []
+    for pool, pool_point in zip(pools, fleet.pool_points):
+        price, said = output_price(scenario, plan, pool_point) if sells_output(pool) else (0.0, ())
+        prices.append(price)
+        notes += said
+    return prices, notes
+
+
 def curve_device_notes(scenario: Scenario, plan: Plan, pools: tuple[ResolvedPool, ...]) -> tuple[str, ...]:
     """A measured curve recorded on another device or model than its pool's is used, and said."""
     notes = []
@@ -115,22 +137,15 @@ def compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
     point = fleet.point
     warnings = list(point.warnings) + list(fleet.warnings) + list(curve_device_notes(scenario, plan, pools))
     warnings += search_notes(plan, caps) + acceptance_notes(scenario, plan, pools)
-    swept = caps[0].search.sweep if caps and caps[0].search is not None else None  # shared with the frontier
-    frontier = None  # a mix's point is not on one request's frontier (class_as_plan draws a class's)
-    if point.exists and not loads:
-        frontier = frontier_for(scenario, plan, pools, point.tokens_per_s_per_user, swept)
-    share = share_of(point.tokens_per_s_per_device, frontier)
-    warnings += [n for n in [low_share_note(pools[0].device, share, frontier)] if n]
+    frontier, share, notes = plan_frontier(scenario, plan, caps, point, bool(loads))
+    warnings += notes
     warnings += _sizing_notes(plan, pools, counts, econ)
     if loads:
-        plan, class_price_list, prices, notes = mix_prices(scenario, own_plan, loads, caps)
+        plan, class_price_list, prices, notes = mix_prices(scenario, own_plan, loads, caps, output_price)
         warnings += notes + own_target_notes(own_plan)
     else:
-        prices = []
-        for pool, pool_point in zip(pools, fleet.pool_points):
-            price, notes = output_price(scenario, plan, pool_point) if sells_output(pool) else (0.0, ())
-            prices.append(price)
-            warnings += notes  # repeated notes are dropped once, below
+        prices, notes = pool_prices(scenario, plan, pools, fleet)
+        warnings += notes  # repeated notes are dropped once, below
     pts = fleet.pool_points
     pool_inputs = pool_finance_inputs(pools, [scenario.device(p.device) for p in pools], counts,
                                       [p.tokens_per_s_per_device for p in pts], [p.power_w for p in pts], prices,
@@ -147,10 +162,8 @@ def compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
     metrics = Metrics(**{key: float(out[key]) for key in FINANCE_METRICS},
                       **{key: float(getattr(point, key)) for key in POINT_METRICS})
     plan_interval, pool_intervals = prediction_intervals(scenario, plan, pools, fleet)
-    workloads = ()
-    if loads:
-        workloads = mix_results(plan, loads, class_price_list, caps, counts, fleet, metrics, out)
-        warnings += mix_notes(workloads, caps)
+    workloads = mix_results(plan, loads, class_price_list, caps, counts, fleet, metrics, out) if loads else ()
+    warnings += mix_notes(workloads, caps)
     return PlanResult(plan.name, point, metrics, out, inputs, pools, fleet,
                       tuple(dict.fromkeys(warnings)), serving_search=plan.serving_search,
                       searches=tuple(_without_sweep(c.search) for c in caps), prediction_interval=plan_interval,

@@ -23,11 +23,10 @@ def class_rates(caps, k: int) -> np.ndarray:
     return np.min(mixes, axis=0) if mixes else np.full(k, np.nan)
 
 
-def mix_prices(scenario, plan, loads, caps):
+def mix_prices(scenario, plan, loads, caps, output_price):
     """(the plan's equivalent request with the classes' blended prices, each class's `ClassPrices`, each
     pool's output price, notes). A class without its own output price pays the plan's, or with price tiers
-    the tier its own per-user rate reaches."""
-    from .compute import output_price
+    the tier its own per-user rate reaches (`output_price(scenario, plan, point)`: compute.output_price)."""
     rates = class_rates(caps, len(loads))
     prices, notes = [], []
     for rc, rate in zip(plan.workloads, rates):

@@ -31,8 +31,8 @@ def agentic_mean_prompt(rc: RequestClass) -> float:
     reads the system prompt, t turns of new input and t - 1 earlier outputs, so over the turns
     S + u (T + 1) / 2 + o (T - 1) / 2. The agentic-session model (session residency of the KV cache)
     refines this; the class's prefix hit rate is the stated one."""
-    turns = float(rc.session_turns)
-    return (float(rc.system_prompt_tokens) + float(rc.turn_input_tokens) * (turns + 1.0) / 2.0
+    turns = float(rc.session_turns or 1)
+    return (float(rc.system_prompt_tokens or 0) + float(rc.turn_input_tokens or 0) * (turns + 1.0) / 2.0
             + float(rc.output_tokens) * (turns - 1.0) / 2.0)
 
 
@@ -42,7 +42,7 @@ def class_load(plan: Plan, rc: RequestClass) -> ClassLoad:
     if rc.session_turns is not None:
         prompt = LengthLaw(agentic_mean_prompt(rc))
     else:
-        prompt = LengthLaw.through(rc.input_tokens, rc.input_tokens_p90)
+        prompt = LengthLaw.through(float(rc.input_tokens or 0), rc.input_tokens_p90)  # checked: >= 1 here
     return ClassLoad(
         rc.class_, float(rc.share), prompt, LengthLaw.through(rc.output_tokens, rc.output_tokens_p90),
         plan.prefix_cache_hit_rate if rc.prefix_cache_hit_rate is None else float(rc.prefix_cache_hit_rate),
@@ -99,7 +99,8 @@ def mix_plan(plan: Plan, loads, prices) -> Plan:
     hit = float(in_tokens @ hits / in_tokens.sum()) if in_tokens.sum() > 0 else 0.0
     uncached = float(w["uncached_input"] @ [p.input for p in prices]) if w["uncached_input"].any() else prices[0].input
     cached = float(w["cached_input"] @ [p.cached_input for p in prices]) if w["cached_input"].any() else uncached
-    return replace(plan, input_tokens=inputs, output_tokens=outputs, prefix_cache_hit_rate=hit,
+    return replace(plan, input_tokens=inputs, output_tokens=outputs,  # type: ignore[arg-type]  # means, not whole
+                   prefix_cache_hit_rate=hit,
                    price_usd_per_million_output_tokens=float(w["output"] @ [p.output for p in prices]),
                    price_usd_per_million_input_tokens=uncached, price_usd_per_million_cached_input_tokens=cached,
                    min_tokens_per_s_per_user=None, max_ttft_s=None)
