@@ -119,7 +119,7 @@ def _frontier_lines(result) -> list[str]:
     """frontier_share: the plan's tokens/s per device over the best its device reaches at the target."""
     label = f"  {'Share of its frontier':<{LABEL_WIDTH}}"
     if result.frontier is None or result.frontier_share != result.frontier_share:
-        why = ("a mix of request classes is on no single request's frontier" if getattr(result, "workloads", ()) else
+        why = ("a mix of request classes: see one class's" if getattr(result, "workloads", ()) else
                "a fleet of several pools" if len(result.pools) > 1 else
                "a measured curve" if result.pools and result.pools[0].curve else "no configuration meets the target")
         return [label + f"n/a ({why})"]
@@ -132,6 +132,8 @@ def _anchor_lines(result) -> list[str]:
     """published_anchor: the nearest shipped measurement and the plan's ratio to it (generated curves)."""
     label = f"  {'Published anchor':<{LABEL_WIDTH}}"
     anchor = getattr(result, "published_anchor", None)
+    if getattr(result, "workloads", ()):
+        return [label + "n/a (a mix of request classes)"]
     if not anchor:
         return [] if not str(result.point.source).startswith("generated") else [label + "none in the shipped measurements"]
     user = anchor.get("tokens_per_s_per_user")
