@@ -28,6 +28,7 @@ prompt except for TTFT, which takes the percentile's prompt.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -40,6 +41,9 @@ from .length_mix import LengthLaw, batch_context_moments, batch_weights, tail_ba
 from .memory import architecture, capacity_gb, kv_device_bytes, weight_bytes_per_device
 from .precision import bytes_per_value
 from .roofline import admission_wait_s
+
+
+_architecture = functools.lru_cache(maxsize=64)(architecture)   # a search asks for one model's again and again
 
 
 @dataclass(frozen=True)
@@ -99,7 +103,7 @@ def _workload(c: ClassLoad, input_tokens: float, software_date: str) -> Workload
 def mix_memory_limit(device: Device, model: ModelSpec, serving: ServingConfig, classes, factors) -> tuple[float, float]:
     """(the batch limit at the 99th percentile of the summed contexts, the limit at their mean) in
     sequences per replica (`length_mix.tail_batch_limit`)."""
-    arch = architecture(model)
+    arch = _architecture(model)
     devices = float(serving.tensor_parallel * serving.expert_parallel)
     adp = np.asarray(bool(serving.attention_dp), bool)
     kv = bytes_per_value(serving.kv_precision)
@@ -135,9 +139,9 @@ def mix_curve(device: Device, model: ModelSpec, serving: ServingConfig, classes,
     second = shares @ (pf_each ** 2 * np.array([[np.exp(c.input.sigma ** 2)] for c in classes]))
     mean_wait = admission_wait_s(share, second / np.maximum(pf, 1e-30))
     per_user, ttft = [], []
-    for c, o in zip(classes, outs):
+    for c, o, r in zip(classes, outs, runs):
         per_user.append(1.0 / seconds_per_token(step, per_step, pf, b * o / o_bar, o, c.latency_percentile))
-        alone = _isolated_prefill_s(device, model, serving, c, factors, software_date)
+        alone = _isolated_prefill_s(device, model, serving, c, factors, software_date, r)
         ttft.append(wait_quantile_s(mean_wait, share, c.latency_percentile) + alone + step)
     spent = np.array([s * (o / per_step * step / b + pf_k) for s, o, pf_k in zip(shares, outs, pf_each)])
     limit, at_mean = mix_memory_limit(device, model, serving, classes, factors)
@@ -146,9 +150,20 @@ def mix_curve(device: Device, model: ModelSpec, serving: ServingConfig, classes,
                     np.array(per_user), np.array(ttft), spent / spent.sum(axis=0), tuple(config_problems(device, model, serving)))
 
 
-def _isolated_prefill_s(device, model, serving, c: ClassLoad, factors, software_date) -> float:
-    """The prefill of one prompt alone (s) at the class's percentile length (the mean for "mean"):
-    the kernel's TTFT at batch 1 less its first step and its admission wait."""
+def _isolated_prefill_s(device, model, serving, c: ClassLoad, factors, software_date, at_mean) -> float:
+    """The prefill of one prompt alone (s) at the class's percentile length (the mean for "mean" or a
+    fixed length): the kernel's TTFT less its first step and its admission wait (`at_mean`: the class's
+    run at its mean prompt, read where the prompt is the mean)."""
     prompt = c.input.quantile(quantile(c.latency_percentile))
-    r = run_roofline(device, model, serving, _workload(c, prompt, software_date), np.array([1.0]), factors)
-    return float(r.ttft_s[0] - r.step_s[0] - np.asarray(r.queue_s, float).ravel()[0])
+    if prompt == c.input.mean:
+        alone = _ttft_less_wait(at_mean)
+        if np.isfinite(alone):   # else the run's first batch waits without end (its prefill share >= 1)
+            return alone
+    return _ttft_less_wait(run_roofline(device, model, serving, _workload(c, prompt, software_date), np.array([1.0]),
+                                        factors))
+
+
+def _ttft_less_wait(r) -> float:
+    """The kernel's TTFT at its first batch less the first step and the admission wait: the isolated prefill."""
+    queue = np.broadcast_to(np.asarray(r.queue_s, float), np.shape(r.ttft_s))
+    return float(np.asarray(r.ttft_s)[0] - np.asarray(r.step_s).ravel()[0] - queue[0])
