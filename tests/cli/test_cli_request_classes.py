@@ -31,6 +31,7 @@ def test_the_text_prints_a_line_per_class(computed):
     text = compute_text(scenario, results)
     block = text.split("== H200 ")[1].split("== B200 ")[0]
     assert "A mix of 3 request classes (chat, reasoning, batch)" in block
+    assert "Meets every class's target: chat >= 50 tokens/s per user" in " ".join(block.split())
     assert "Request classes" in block
     assert "chat (50 % of requests, 1,000 in / 300 out tokens)" in block
     assert "target >= 50 tokens/s per user, met" in " ".join(block.split())

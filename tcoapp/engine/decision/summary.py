@@ -240,6 +240,27 @@ def target_text(plan) -> str:
     return " and ".join(parts)
 
 
+def targeted(plan, result) -> bool:
+    """Whether a target sets the plan's batch: the plan's own, or for a plan of request classes any class's."""
+    classes = getattr(result, "workloads", ())
+    return any(c.meets_target is not None for c in classes) if classes else plan.has_target
+
+
+def class_head(result) -> str:
+    """A plan of request classes: each targeted class's target and what it reaches, or the typed batch."""
+    parts = []
+    for c in result.workloads:
+        if c.meets_target is None:
+            continue
+        wanted = " and ".join(([f">= {c.min_tokens_per_s_per_user:g} tokens/s per user"] if c.min_tokens_per_s_per_user
+                               is not None else []) + ([f"TTFT <= {c.max_ttft_s:g} s"] if c.max_ttft_s is not None else []))
+        parts.append(f"{c.class_} {wanted} ({c.tokens_per_s_per_user:.3g} tokens/s per user, TTFT {c.ttft_s:.3g} s)")
+    if not parts:
+        return f"batch {result.metrics.batch:g} as entered (no class has a target)"
+    met = all(c.meets_target is not False for c in result.workloads)
+    return ("meets every class's target: " if met else "misses a class's target: ") + ", ".join(parts)
+
+
 def limits(plan, result) -> list[str]:
     """What limits the plan, in words (the first that applies of each kind)."""
     out = []
@@ -249,7 +270,7 @@ def limits(plan, result) -> list[str]:
     batch, cap = m.batch, m.max_batch_by_memory
     if point.queued or (np.isfinite(batch) and np.isfinite(cap) and batch >= cap):
         out.append(f"memory caps the batch at {cap:g}")
-    elif plan.has_target and np.isfinite(batch):
+    elif targeted(plan, result) and np.isfinite(batch):
         room = f" (memory would allow {cap:g})" if np.isfinite(cap) else ""
         out.append(f"the target caps the batch at {batch:g}{room}")
     finance = result.finance
@@ -271,7 +292,8 @@ def reason(plan, result, with_notes: bool = True) -> str:
         why = [w for w in result.warnings if not w.startswith(_ROUTINE[0])]
         return "No operating point: " + ("; ".join(why) if why else "the engine found none")
     rows = result.pool_rows()
-    head = (f"meets {target_text(plan)} ({m.tokens_per_s_per_user:.3g} reached)" if plan.has_target
+    head = (class_head(result) if getattr(result, "workloads", ()) else
+            f"meets {target_text(plan)} ({m.tokens_per_s_per_user:.3g} reached)" if plan.has_target
             else f"batch {m.batch:g} as entered ({m.tokens_per_s_per_user:.3g} tokens/s per user)")
     config = "; ".join(_pool_text(r, len(rows) > 1) for r in rows)
     sentence = f"{head[0].upper()}{head[1:]}; {config}"
