@@ -4,17 +4,14 @@ against its target, requests/s, hit rate, cost per million output tokens and rev
 from __future__ import annotations
 
 from ..engine.core.number_format import count, money, number, percent
+from ..engine.decision.summary import target_text
 
 
 def _target(c) -> str:
-    parts = []
-    if c.min_tokens_per_s_per_user is not None:
-        parts.append(f">= {c.min_tokens_per_s_per_user:g} tokens/s per user")
-    if c.max_ttft_s is not None:
-        parts.append(f"TTFT <= {c.max_ttft_s:g} s")
-    if not parts:
+    wanted = target_text(c)   # a class has the plan's two target fields
+    if not wanted:
         return "no target"
-    return "target " + " and ".join(parts) + (", met" if c.meets_target else ", NOT met")
+    return "target " + wanted + (", met" if c.meets_target else ", NOT met")
 
 
 def _or_na(value, text) -> str:

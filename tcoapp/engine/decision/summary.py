@@ -231,7 +231,8 @@ def _pool_text(row: dict, several: bool) -> str:
 
 
 def target_text(plan) -> str:
-    """The plan's interactivity target in words (tokens/s per user, TTFT in s); empty without one."""
+    """The plan's (or a request class's) interactivity target in words (tokens/s per user, TTFT in s);
+    empty without one."""
     parts = []
     if plan.min_tokens_per_s_per_user is not None:
         parts.append(f">= {plan.min_tokens_per_s_per_user:g} tokens/s per user")
@@ -252,9 +253,7 @@ def class_head(result) -> str:
     for c in result.workloads:
         if c.meets_target is None:
             continue
-        wanted = " and ".join(([f">= {c.min_tokens_per_s_per_user:g} tokens/s per user"] if c.min_tokens_per_s_per_user
-                               is not None else []) + ([f"TTFT <= {c.max_ttft_s:g} s"] if c.max_ttft_s is not None else []))
-        parts.append(f"{c.class_} {wanted} ({c.tokens_per_s_per_user:.3g} tokens/s per user, TTFT {c.ttft_s:.3g} s)")
+        parts.append(f"{c.class_} {target_text(c)} ({c.tokens_per_s_per_user:.3g} tokens/s per user, TTFT {c.ttft_s:.3g} s)")
     if not parts:
         return f"batch {result.metrics.batch:g} as entered (no class has a target)"
     met = all(c.meets_target is not False for c in result.workloads)
