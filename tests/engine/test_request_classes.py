@@ -259,3 +259,47 @@ def test_monte_carlo_holds_a_mix_point_and_says_so(scenario):
     assert any("held at its computed value" in n for n in draws.notes)
     np.testing.assert_allclose(draws.metric("cost_per_million_output_tokens_usd"),
                                draws.deterministic.cost_per_million_output_tokens_usd, rtol=1e-9)
+
+
+def test_a_plans_long_tail_lowers_its_batch_limit_and_raises_the_classes_p99_ttft(scenario):
+    typed = scenario.with_plan("H200", serving_search="off", latency_percentile="p99")
+    fixed = typed.with_plan("H200", workloads=THREE)
+    tail = typed.with_plan("H200", workloads=[CHAT, REASONING, dict(BATCH, input_tokens_p90=8800,
+                                                                    output_tokens_p90=2200)])
+    a, b = (compute_plan(s, s.plan("H200")) for s in (fixed, tail))
+    limit = lambda r: r.workloads_blended["pools"][0]["max_batch_by_memory"]  # noqa: E731
+    assert limit(b) < limit(a)
+    assert b.workloads[2].ttft_s > 1.5 * a.workloads[2].ttft_s       # the batch class's p99 prompt
+    assert b.workloads[0].ttft_s > a.workloads[0].ttft_s             # chat waits behind the long prompts
+    assert b.workloads[2].input_tokens == a.workloads[2].input_tokens == 4000   # the same means
+
+
+def test_price_tiers_price_each_class_at_its_own_rate(scenario):
+    """chat and reasoning decode at the same rate at the mean; at p99 chat (short outputs) is slower, so
+    with a tier boundary between them each class pays its own tier."""
+    from dataclasses import replace
+    from tcoapp.engine.plan.scenario import PriceTiers
+    typed = scenario.with_plan("H200", serving_search="off", latency_percentile="p99")
+    probe = compute_plan(typed.with_plan("H200", workloads=THREE), typed.with_plan("H200", workloads=THREE).plan("H200"))
+    chat, reasoning = probe.workloads[0].tokens_per_s_per_user, probe.workloads[1].tokens_per_s_per_user
+    assert chat < reasoning
+    tiers = PriceTiers("t", (1.0, (chat + reasoning) / 2), (1.0, 3.0))
+    s = replace(typed, price_tiers={"t": tiers}).with_plan("H200", price_tiers="t",
+                                                             workloads=[CHAT, REASONING, dict(BATCH, price_usd_per_million_output_tokens=0.5)])
+    result = compute_plan(s, s.plan("H200"))
+    assert [c.price_usd_per_million_output_tokens for c in result.workloads] == [1.0, 3.0, 0.5]
+
+
+def test_two_serve_pools_each_meet_every_class(scenario):
+    from dataclasses import replace
+    from tcoapp.engine.quantities.records import make_pool
+    pools = tuple(make_pool({"plan": "H200", "pool": name, "role": "serve", "device": device, "device_count": 64})
+                  for name, device in (("hopper", "H200-SXM"), ("blackwell", "B200")))
+    s = scenario.with_plan("H200", sizing_mode="devices", workloads=THREE)
+    s = s.replace_plan(0, replace(s.plan("H200"), pools=pools))
+    result = compute_plan(s, s.plan("H200"))
+    assert [p["pool"] for p in result.workloads_blended["pools"]] == ["hopper", "blackwell"]
+    chat = result.workloads[0]
+    assert chat.tokens_per_s_per_user >= 50 and chat.meets_target
+    total = sum(r for r in result.fleet.requests_per_s)
+    assert sum(c.requests_per_s for c in result.workloads) == pytest.approx(total)
