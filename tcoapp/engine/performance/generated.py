@@ -56,7 +56,8 @@ def run_roofline(device: Device, model: ModelSpec, serving: ServingConfig, workl
 
     One implementation for the deterministic compute and Monte Carlo: device fields, factors,
     `serving.spec_decode_acceptance` and `workload.prefix_cache_hit_rate` may hold arrays over a draw
-    axis (broadcast with the batch). `chooser`: the device that picks the math precision (default
+    axis (broadcast with the batch), and the workload's token counts arrays over a class axis (request
+    classes, performance/request_mix.py). `chooser`: the device that picks the math precision (default
     `device`; Monte Carlo passes the catalog device while `device` holds the drawn values)."""
     chooser = device if chooser is None else chooser
     hit_rate = workload.prefix_cache_hit_rate
@@ -66,10 +67,16 @@ def run_roofline(device: Device, model: ModelSpec, serving: ServingConfig, workl
         bytes_per_value(serving.kv_precision),
         peak_flops(chooser, serving.weight_precision, factors.fp4_math_efficiency, device),
         attention_peak_flops(chooser, serving.kv_precision, device),
-        serving.spec_decode_draft_tokens, acceptance_or_none(serving.spec_decode_acceptance), float(workload.input_tokens),
-        float(workload.output_tokens), float(hit_rate) if np.ndim(hit_rate) == 0 else np.asarray(hit_rate, float),
+        serving.spec_decode_draft_tokens, acceptance_or_none(serving.spec_decode_acceptance), as_numbers(workload.input_tokens),
+        as_numbers(workload.output_tokens), as_numbers(hit_rate),
         factors, **shared_weight_args(chooser, serving.attention_weight_precision, factors, device),
         **workload_args(chooser, model, serving.weight_precision, workload, factors))
+
+
+def as_numbers(value):
+    """A scalar as a float, an array (request classes broadcast over a class axis, Monte Carlo draws) as
+    a float array."""
+    return float(value) if np.ndim(value) == 0 else np.asarray(value, float)
 
 
 def acceptance_or_none(acceptance):

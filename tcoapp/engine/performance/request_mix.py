@@ -94,10 +94,17 @@ class MixCurve:
         return ok
 
 
-def _workload(c: ClassLoad, input_tokens: float, software_date: str) -> Workload:
-    """The class's requests at mean lengths (tokens as floats: a mean need not be whole; the kernel reads floats)."""
-    return Workload(input_tokens=input_tokens, output_tokens=c.output.mean,  # type: ignore[arg-type]
-                    prefix_cache_hit_rate=c.prefix_cache_hit_rate, latency_percentile="mean", software_date=software_date)
+def _column(values) -> np.ndarray:
+    """Values per class as a column (classes x 1): the kernel broadcasts it against the batch row."""
+    return np.asarray(values, float)[:, None]
+
+
+def _workloads(classes, prompts, software_date: str) -> Workload:
+    """Every class's requests in one workload over a class axis (tokens as floats: a mean need not be
+    whole; the kernel broadcasts them against the batch)."""
+    return Workload(input_tokens=_column(prompts), output_tokens=_column([c.output.mean for c in classes]),  # type: ignore[arg-type]
+                    prefix_cache_hit_rate=_column([c.prefix_cache_hit_rate for c in classes]),  # type: ignore[arg-type]
+                    latency_percentile="mean", software_date=software_date)
 
 
 def mix_memory_limit(device: Device, model: ModelSpec, serving: ServingConfig, classes, factors) -> tuple[float, float]:
@@ -118,52 +125,51 @@ def mix_memory_limit(device: Device, model: ModelSpec, serving: ServingConfig, c
 
 def mix_curve(device: Device, model: ModelSpec, serving: ServingConfig, classes, batch,
               factors: EfficiencyFactors = DEFAULT_FACTORS, software_date: str = "") -> MixCurve:
-    """The mix's figures at `batch` (sequences per replica) for one configuration (module docstring)."""
+    """The mix's figures at `batch` (sequences per replica) for one configuration (module docstring): one
+    kernel call over classes x batches (and one more for the percentile prompts' isolated prefills)."""
     b = np.atleast_1d(np.asarray(batch, float))
+    shape = (len(classes), b.size)
     shares = np.array([c.share for c in classes], float)
     outs = np.array([c.output.mean for c in classes], float)
-    runs = [run_roofline(device, model, serving, _workload(c, c.input.mean, software_date), b, factors) for c in classes]
+    r = run_roofline(device, model, serving, _workloads(classes, [c.input.mean for c in classes], software_date), b,
+                     factors)
+    each = {k: np.broadcast_to(np.asarray(getattr(r, k), float), shape)
+            for k in ("step_s", "prefill_s", "utilization", "prefill_share", "tokens_per_step", "ttft_s", "queue_s")}
     w = batch_weights(shares, outs)
-    per_step = runs[0].tokens_per_step
-    step = sum(wk * r.step_s for wk, r in zip(w, runs))
-    pf_each = np.array([np.broadcast_to(r.prefill_s, b.shape) for r in runs])
+    per_step = each["tokens_per_step"][0]
+    step = w @ each["step_s"]
+    pf_each = each["prefill_s"]
     pf = shares @ pf_each
     o_bar = float(shares @ outs)
     cycle = o_bar / per_step * step + b * pf
     n = float(serving.tensor_parallel * serving.expert_parallel)
     share = b * pf / cycle
-    decode_busy = sum(wk * (r.utilization - r.prefill_share) / np.maximum(1.0 - r.prefill_share, 1e-12)
-                      for wk, r in zip(w, runs))
+    decode_busy = w @ ((each["utilization"] - each["prefill_share"]) / np.maximum(1.0 - each["prefill_share"], 1e-12))
     u = share + (1.0 - share) * decode_busy
     power = device.idle_w + (device.tdp_w - device.idle_w) * u ** factors.power_gamma
-    second = shares @ (pf_each ** 2 * np.array([[np.exp(c.input.sigma ** 2)] for c in classes]))
+    second = shares @ (pf_each ** 2 * _column([np.exp(c.input.sigma ** 2) for c in classes]))
     mean_wait = admission_wait_s(share, second / np.maximum(pf, 1e-30))
-    per_user, ttft = [], []
-    for c, o, r in zip(classes, outs, runs):
-        per_user.append(1.0 / seconds_per_token(step, per_step, pf, b * o / o_bar, o, c.latency_percentile))
-        alone = _isolated_prefill_s(device, model, serving, c, factors, software_date, r)
-        ttft.append(wait_quantile_s(mean_wait, share, c.latency_percentile) + alone + step)
-    spent = np.array([s * (o / per_step * step / b + pf_k) for s, o, pf_k in zip(shares, outs, pf_each)])
+    alone = _isolated_prefills_s(device, model, serving, classes, factors, software_date, each)
+    per_user = [1.0 / seconds_per_token(step, per_step, pf, b * o / o_bar, o, c.latency_percentile)
+                for c, o in zip(classes, outs)]
+    ttft = [wait_quantile_s(mean_wait, share, c.latency_percentile) + a + step for c, a in zip(classes, alone)]
+    spent = shares[:, None] * (outs[:, None] / per_step * step / b + pf_each)
     limit, at_mean = mix_memory_limit(device, model, serving, classes, factors)
-    possible = not config_problems(device, model, serving) and limit >= 1
-    return MixCurve(b, b * o_bar / cycle / n, b / cycle / n, power, share, (b <= limit) & possible, limit, at_mean,
-                    np.array(per_user), np.array(ttft), spent / spent.sum(axis=0), tuple(config_problems(device, model, serving)))
+    problems = tuple(config_problems(device, model, serving))
+    return MixCurve(b, b * o_bar / cycle / n, b / cycle / n, power, share, (b <= limit) & (not problems) & (limit >= 1),
+                    limit, at_mean, np.array(per_user), np.array(ttft), spent / spent.sum(axis=0), problems)
 
 
-def _isolated_prefill_s(device, model, serving, c: ClassLoad, factors, software_date, at_mean) -> float:
-    """The prefill of one prompt alone (s) at the class's percentile length (the mean for "mean" or a
-    fixed length): the kernel's TTFT less its first step and its admission wait (`at_mean`: the class's
-    run at its mean prompt, read where the prompt is the mean)."""
-    prompt = c.input.quantile(quantile(c.latency_percentile))
-    if prompt == c.input.mean:
-        alone = _ttft_less_wait(at_mean)
-        if np.isfinite(alone):   # else the run's first batch waits without end (its prefill share >= 1)
+def _isolated_prefills_s(device, model, serving, classes, factors, software_date, at_mean) -> np.ndarray:
+    """Each class's prefill of one prompt alone (s) at its percentile length (the mean for "mean" or a fixed
+    length): the kernel's TTFT less its first step and its admission wait, read from the classes' run at
+    their mean prompts (`at_mean`) where every prompt is the mean, else from one run of the prompts."""
+    prompts = [c.input.quantile(quantile(c.latency_percentile)) for c in classes]
+    if prompts == [c.input.mean for c in classes]:
+        alone = at_mean["ttft_s"][:, 0] - at_mean["step_s"][:, 0] - at_mean["queue_s"][:, 0]
+        if np.isfinite(alone).all():   # else a first batch waits without end (its prefill share >= 1)
             return alone
-    return _ttft_less_wait(run_roofline(device, model, serving, _workload(c, prompt, software_date), np.array([1.0]),
-                                        factors))
-
-
-def _ttft_less_wait(r) -> float:
-    """The kernel's TTFT at its first batch less the first step and the admission wait: the isolated prefill."""
-    queue = np.broadcast_to(np.asarray(r.queue_s, float), np.shape(r.ttft_s))
-    return float(np.asarray(r.ttft_s)[0] - np.asarray(r.step_s).ravel()[0] - queue[0])
+    r = run_roofline(device, model, serving, _workloads(classes, prompts, software_date), np.array([1.0]), factors)
+    shape = (len(classes), 1)
+    parts = [np.broadcast_to(np.asarray(getattr(r, k), float), shape)[:, 0] for k in ("ttft_s", "step_s", "queue_s")]
+    return parts[0] - parts[1] - parts[2]
