@@ -29,7 +29,7 @@ prompt except for TTFT, which takes the percentile's prompt.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 
@@ -133,8 +133,7 @@ def mix_curve(device: Device, model: ModelSpec, serving: ServingConfig, classes,
     outs = np.array([c.output.mean for c in classes], float)
     r = run_roofline(device, model, serving, _workloads(classes, [c.input.mean for c in classes], software_date), b,
                      factors)
-    each = {k: np.broadcast_to(np.asarray(getattr(r, k), float), shape)
-            for k in ("step_s", "prefill_s", "utilization", "prefill_share", "tokens_per_step", "ttft_s", "queue_s")}
+    each = {f.name: np.broadcast_to(np.asarray(getattr(r, f.name), float), shape) for f in fields(r)}  # classes x batches
     w = batch_weights(shares, outs)
     per_step = each["tokens_per_step"][0]
     step = w @ each["step_s"]
@@ -170,6 +169,5 @@ def _isolated_prefills_s(device, model, serving, classes, factors, software_date
         if np.isfinite(alone).all():   # else a first batch waits without end (its prefill share >= 1)
             return alone
     r = run_roofline(device, model, serving, _workloads(classes, prompts, software_date), np.array([1.0]), factors)
-    shape = (len(classes), 1)
-    parts = [np.broadcast_to(np.asarray(getattr(r, k), float), shape)[:, 0] for k in ("ttft_s", "step_s", "queue_s")]
-    return parts[0] - parts[1] - parts[2]
+    one = {f.name: np.broadcast_to(np.asarray(getattr(r, f.name), float), (len(classes), 1))[:, 0] for f in fields(r)}
+    return one["ttft_s"] - one["step_s"] - one["queue_s"]
