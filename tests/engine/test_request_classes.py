@@ -240,6 +240,8 @@ def test_a_prefill_decode_pair_with_classes_says_why_it_is_not_computed(scenario
     (["chat"], "a request class is a dict of Workloads columns"),
     ([dict(BATCH, share=1.5)], "share"),
     ([dict(BATCH, share=1.0, latency_percentile="p50")], "latency_percentile"),
+    ([dict(BATCH, share=1.0, plan="B200")], "a class given to plan 'H200' names another plan"),
+    ([dict(BATCH, share=1.0, output_tokens=None)], "output_tokens"),
 ])
 def test_bad_classes_give_clear_errors(scenario, classes, message):
     with pytest.raises(ValidationError) as caught:

@@ -245,6 +245,11 @@ def request_classes(plan: str, classes) -> tuple:
             raise ValidationError([Problem(f"Plan {plan!r} class {values['class_']!r}", unknown[0],
                                            f"unknown Workloads column {unknown[0]!r}")])
         out.append(RequestClass(**values))
+    for c in out:
+        if c.plan != plan:
+            raise ValidationError([Problem(f"Plan {plan!r} class {c.class_!r}", "plan",
+                                           f"= {shown(c.plan)}: a class given to plan {plan!r} names another plan "
+                                           "(leave plan out, or name this one)")])
     return tuple(out)
 
 
