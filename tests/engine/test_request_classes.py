@@ -305,3 +305,23 @@ def test_two_serve_pools_each_meet_every_class(scenario):
     assert chat.tokens_per_s_per_user >= 50 and chat.meets_target
     total = sum(r for r in result.fleet.requests_per_s)
     assert sum(c.requests_per_s for c in result.workloads) == pytest.approx(total)
+
+
+def test_one_class_frontier_is_the_best_over_the_space_at_each_rate(three):
+    from tcoapp.engine.serving.class_frontier import class_frontier
+    scenario, result = three
+    chat = class_frontier(scenario, scenario.plan("H200"), "chat")
+    assert chat.swept_configurations > 10 and len(chat.tokens_per_s_per_user) > 5
+    assert np.all(np.diff(chat.tokens_per_s_per_user) > 0)
+    assert np.all(np.diff(chat.tokens_per_s_per_device) < 0)          # faster users, fewer tokens per device
+    # a fixed-length class's frontier at its target is the single-request search's best (same space)
+    from tcoapp.engine.plan.pools import resolve_pools
+    from tcoapp.engine.serving.search import search_serve_pool
+    alone = class_as_plan(scenario.plan("H200"), "chat").with_(search_objective="tokens_per_s_per_device")
+    _, outcome = search_serve_pool(scenario.for_plan(alone), alone, resolve_pools(alone)[0])
+    best = chat.tokens_per_s_per_device[chat.tokens_per_s_per_user >= 50].max()
+    assert best == pytest.approx(outcome.objective_value, rel=1e-9)
+    batch = class_frontier(scenario, scenario.plan("H200"), "batch")
+    assert batch.tokens_per_s_per_device.max() > chat.tokens_per_s_per_device.max() * 0.5
+    with pytest.raises(KeyError):
+        class_frontier(scenario, scenario.plan("H200"), "nope")
