@@ -325,3 +325,20 @@ def test_one_class_frontier_is_the_best_over_the_space_at_each_rate(three):
     assert batch.tokens_per_s_per_device.max() > chat.tokens_per_s_per_device.max() * 0.5
     with pytest.raises(KeyError):
         class_frontier(scenario, scenario.plan("H200"), "nope")
+
+
+def test_a_target_no_batch_meets_is_said_per_class(scenario):
+    s = scenario.with_plan("H200", serving_search="off", workloads=[dict(CHAT, min_tokens_per_s_per_user=5000),
+                                                                     REASONING, BATCH])
+    result = compute_plan(s, s.plan("H200"))
+    assert not result.point.exists
+    said = " ".join(result.warnings)
+    assert "no batch meets every class's target: chat reaches at most" in said and "(target 5000)" in said
+    assert all(c.tokens_per_s_per_user is None for c in result.workloads)
+
+
+def test_a_plan_selling_device_hours_has_no_class_revenue(scenario):
+    s = scenario.with_plan("H200", revenue_mode="device_hours", price_usd_per_device_hour=3.0, workloads=THREE)
+    result = compute_plan(s, s.plan("H200"))
+    assert all(c.revenue_usd_per_year is None for c in result.workloads)
+    assert all(c.cost_per_million_output_tokens_usd > 0 for c in result.workloads)
