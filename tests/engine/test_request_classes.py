@@ -104,7 +104,8 @@ def test_a_long_tail_lowers_the_batch_by_memory_and_raises_the_p99_ttft(h200):
     a, t = mix_curve(device, model, serving, fixed, b), mix_curve(device, model, serving, tail, b)
     assert t.max_batch_by_memory < 0.7 * a.max_batch_by_memory
     assert (t.ttft_s[0] > 1.5 * a.ttft_s[0]).all()
-    np.testing.assert_allclose(t.tokens_per_s_per_device, a.tokens_per_s_per_device)  # the same means decode alike
+    # the batch holds the long outputs longer: each step reads more KV cache, at the same means
+    assert (t.tokens_per_s_per_device < a.tokens_per_s_per_device).all()
 
 
 def test_classes_share_the_steps_and_the_short_outputs_pay_the_prefills(h200):

@@ -5,7 +5,8 @@ spread), its prefix hit rate and its own targets. At batch B of one serving conf
 
 - the running batch holds class i in proportion w_i = s_i O_i / sum s_j O_j (a request stays while it decodes);
 - one decode step of the mix lasts step = sum_i w_i step_i(B), step_i the roofline kernel's step of a
-  batch of B sequences of class i's mean context (the step's KV reads and attention are sums over the
+  batch of B sequences of class i's mean context in the batch, I_i + m_O e^{sigma_O^2} / 2 (a sequence's
+  output length-biased, its position uniform over it; the step's KV reads and attention are sums over the
   batch's sequences; weights, GEMMs and overheads are the same for every class);
 - a request is prefilled in pf_i (the kernel's busy prefill of class i's mean prompt), pf = sum_i s_i pf_i;
 - one cycle of the replica (B requests complete): cycle = O_bar / tokens_per_step x step + B x pf,
@@ -22,9 +23,9 @@ spread), its prefix hit rate and its own targets. At batch B of one serving conf
   contexts drawn as the batch holds them (`length_mix.batch_context_moments`);
 - power: the prefill share busy, the decode steps at the batch-weighted busy fraction of the classes.
 
-Approximations (stated in docs/model.md): the step reads each class's mean context (the length-biased
-mean context is used for memory, not for the step's reads); a prompt's prefill time is taken at the mean
-prompt except for TTFT, which takes the percentile's prompt.
+Approximations (stated in docs/model.md): the step reads each class's mean context in the batch (a
+sliding window or sparse layer's capped read at the mean context, not the mean of the capped reads); a
+prompt's prefill time is taken at the mean prompt except for TTFT, which takes the percentile's prompt.
 """
 from __future__ import annotations
 
@@ -101,8 +102,12 @@ def _column(values) -> np.ndarray:
 
 def _workloads(classes, prompts, software_date: str) -> Workload:
     """Every class's requests in one workload over a class axis (tokens as floats: a mean need not be
-    whole; the kernel broadcasts them against the batch)."""
-    return Workload(input_tokens=_column(prompts), output_tokens=_column([c.output.mean for c in classes]),  # type: ignore[arg-type]
+    whole; the kernel broadcasts them against the batch). The output is the batch's length-biased mean
+    output m e^{sigma^2}: the kernel's step reads the context input + output / 2 of a sequence found in
+    the batch (its position uniform over its output); nothing else of the kernel's run that the mix reads
+    depends on the output length (the mix's cycle uses the classes' own means)."""
+    return Workload(input_tokens=_column(prompts),  # type: ignore[arg-type]
+                    output_tokens=_column([c.output.second_moment_over_mean for c in classes]),  # type: ignore[arg-type]
                     prefix_cache_hit_rate=_column([c.prefix_cache_hit_rate for c in classes]),  # type: ignore[arg-type]
                     latency_percentile="mean", software_date=software_date)
 
