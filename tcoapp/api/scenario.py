@@ -105,6 +105,12 @@ class Computed:
         operating point and its serving configuration as `serving.*` columns.
     scenario : tcoapp.engine.plan.scenario.Scenario or None
         The scenario computed (what `decision()` ranks).
+    workloads : pandas.DataFrame or None
+        One row per plan and request class (docs/model.md, "Request classes"; empty where no plan has
+        classes): `plan`, `class`, `share` (fraction), mean `input_tokens` / `output_tokens`, the class's
+        targets, `tokens_per_s_per_user` and `ttft_s` at its `latency_percentile`, `meets_target`,
+        `requests_per_s`, `achieved_prefix_hit_rate` (fraction), its three prices (USD/Mtok),
+        `cost_per_million_output_tokens_usd` and `revenue_usd_per_year` (USD/yr).
     """
 
     plans: pd.DataFrame
@@ -112,6 +118,7 @@ class Computed:
     results: tuple[PlanResult, ...]
     pools: pd.DataFrame | None = None
     scenario: Scenario | None = None
+    workloads: pd.DataFrame | None = None
 
     def decision(self, rank_by: str | None = None) -> dict:
         """The decision, as `tcoapp compute --json` prints it and the desktop app shows it.
@@ -196,7 +203,15 @@ def compute(scenario: Scenario | str | None = None) -> Computed:
     else:
         scenario = checked_plans(scenario)   # a scenario built or changed in Python: validated as a workbook is
     results = compute_scenario(scenario)
-    return Computed(_plans_frame(results), _years_frame(results), results, _pools_frame(results), scenario)
+    return Computed(_plans_frame(results), _years_frame(results), results, _pools_frame(results), scenario,
+                    _workloads_frame(results))
+
+
+def _workloads_frame(results) -> pd.DataFrame:
+    """One row per plan and request class (`Computed.workloads`)."""
+    from ..engine.pipeline.class_results import ClassResult
+    rows = [{"plan": r.name, **c.as_json()} for r in results for c in getattr(r, "workloads", ())]
+    return pd.DataFrame(rows, columns=["plan", *ClassResult.json_keys()])
 
 
 def _plans_frame(results) -> pd.DataFrame:

@@ -15,6 +15,7 @@ from ..present.decision_text import objective_value, ranked_label, reason
 from ..present.labels import in_sentence
 from ..engine.pipeline.compute import METRIC_KEYS
 from ..engine.quantities.metrics import METRIC_BY_KEY, TEXT_GROUPS
+from ..present.class_lines import class_lines
 from ..present.values import metric_value, percent, usd
 
 WIDTH = 100
@@ -79,8 +80,9 @@ def ranking_lines(scenario, results, objective: str | None = None) -> list[str]:
 def plan_lines(plan, result) -> list[str]:
     title = f"== {result.name} "
     lines = [_cut(title + "=" * max(0, WIDTH - len(title)), WIDTH)]
-    lines += _wrap(f"{decision.workload_text(decision.workload_of(plan))} tokens per request. "
-                   f"{decision.reason(plan, result, with_notes=False)}", "  ")
+    shape = (f"{decision.workload_text(decision.workload_of(plan))} tokens per request" if not plan.workloads else
+             f"A mix of {len(plan.workloads)} request classes ({', '.join(c.class_ for c in plan.workloads)})")
+    lines += _wrap(f"{shape}. {decision.reason(plan, result, with_notes=False)}", "  ")
     for heading, keys in GROUPS:
         rows = [k for k in keys if k in METRIC_KEYS]
         if not rows:
@@ -92,6 +94,11 @@ def plan_lines(plan, result) -> list[str]:
             lines.append(_cut(f"  {label:<{LABEL_WIDTH}}{value}", WIDTH))
         if heading == "Operating point":
             lines += _frontier_lines(result) + _anchor_lines(result)
+    classes = class_lines(result)
+    if classes:
+        lines.append("Request classes")
+        for line in classes:
+            lines += _wrap(line, "    ", "  ")
     pools = result.pool_rows()
     if len(pools) > 1:
         lines.append("Pools")
@@ -112,7 +119,8 @@ def _frontier_lines(result) -> list[str]:
     """frontier_share: the plan's tokens/s per device over the best its device reaches at the target."""
     label = f"  {'Share of its frontier':<{LABEL_WIDTH}}"
     if result.frontier is None or result.frontier_share != result.frontier_share:
-        why = ("a fleet of several pools" if len(result.pools) > 1 else
+        why = ("a mix of request classes: see one class's" if getattr(result, "workloads", ()) else
+               "a fleet of several pools" if len(result.pools) > 1 else
                "a measured curve" if result.pools and result.pools[0].curve else "no configuration meets the target")
         return [label + f"n/a ({why})"]
     text = (f"{percent(result.frontier_share)} of {result.frontier.tokens_per_s_per_device:,.0f} tokens/s "
@@ -124,6 +132,8 @@ def _anchor_lines(result) -> list[str]:
     """published_anchor: the nearest shipped measurement and the plan's ratio to it (generated curves)."""
     label = f"  {'Published anchor':<{LABEL_WIDTH}}"
     anchor = getattr(result, "published_anchor", None)
+    if getattr(result, "workloads", ()):
+        return [label + "n/a (a mix of request classes)"]
     if not anchor:
         return [] if not str(result.point.source).startswith("generated") else [label + "none in the shipped measurements"]
     user = anchor.get("tokens_per_s_per_user")

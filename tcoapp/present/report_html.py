@@ -19,6 +19,7 @@ from ..engine.finance.sensitivity import tornado
 from ..engine.quantities.inputs import PLAN_FIELD_BY_NAME, PLAN_FIELDS
 from ..engine.quantities.metrics import METRIC_BY_KEY, TORNADO_METRICS
 from ..engine.uncertainty.inputs import DEVICE_FIELD_BY_NAME
+from .class_lines import class_lines
 from .decision_text import objective_label, objective_value, ranked_label, reason
 from .labels import in_sentence, input_label
 from ..engine.core.number_format import money
@@ -82,6 +83,7 @@ def report_html(scenario, results, title: str, simulation_json: dict | None = No
     for name, caption in CHARTS:
         parts.append(f"<p><img src='{name}' width='640'></p>")
     parts += _reasons(d.summaries)
+    parts += _request_classes(results)
     parts += _assumptions(plans)
     if simulation_json is not None:
         parts += _monte_carlo(simulation_json)
@@ -222,6 +224,20 @@ def _reasons(summaries) -> list[str]:
         frontier = ("" if s.frontier_share != s.frontier_share or "frontier" in s.reason else
                     f"<br>Frontier: {_e(decision.frontier_text(s))}.")
         out.append(f"<p><b>{_e(s.name)}</b>: {_e(s.reason)}{frontier}{notes}</p>")
+    return out
+
+
+def _request_classes(results) -> list[str]:
+    """Each plan's request classes, one line each (present/class_lines.py); nothing where no plan has any."""
+    blocks = [(r.name, class_lines(r)) for r in results if class_lines(r)]
+    if not blocks:
+        return []
+    out = ["<h2>Request classes</h2>",
+           "<p>Plans that serve a mix of request classes: each class at the plan's operating point, its rate and "
+           "time to first token at its own latency percentile, its share of the cost and of the revenue "
+           "(docs/model.md, \"Request classes\").</p>"]
+    for name, lines in blocks:
+        out.append(f"<p><b>{_e(name)}</b></p><ul>" + "".join(f"<li>{_e(line)}</li>" for line in lines) + "</ul>")
     return out
 
 

@@ -231,13 +231,33 @@ def _pool_text(row: dict, several: bool) -> str:
 
 
 def target_text(plan) -> str:
-    """The plan's interactivity target in words (tokens/s per user, TTFT in s); empty without one."""
+    """The plan's (or a request class's) interactivity target in words (tokens/s per user, TTFT in s);
+    empty without one."""
     parts = []
     if plan.min_tokens_per_s_per_user is not None:
         parts.append(f">= {plan.min_tokens_per_s_per_user:g} tokens/s per user")
     if plan.max_ttft_s is not None:
         parts.append(f"TTFT <= {plan.max_ttft_s:g} s")
     return " and ".join(parts)
+
+
+def targeted(plan, result) -> bool:
+    """Whether a target sets the plan's batch: the plan's own, or for a plan of request classes any class's."""
+    classes = getattr(result, "workloads", ())
+    return any(c.meets_target is not None for c in classes) if classes else plan.has_target
+
+
+def class_head(result) -> str:
+    """A plan of request classes: each targeted class's target and what it reaches, or the typed batch."""
+    parts = []
+    for c in result.workloads:
+        if c.meets_target is None:
+            continue
+        parts.append(f"{c.class_} {target_text(c)} ({c.tokens_per_s_per_user:.3g} tokens/s per user, TTFT {c.ttft_s:.3g} s)")
+    if not parts:
+        return f"batch {result.metrics.batch:g} as entered (no class has a target)"
+    met = all(c.meets_target is not False for c in result.workloads)
+    return ("meets every class's target: " if met else "misses a class's target: ") + ", ".join(parts)
 
 
 def limits(plan, result) -> list[str]:
@@ -249,7 +269,7 @@ def limits(plan, result) -> list[str]:
     batch, cap = m.batch, m.max_batch_by_memory
     if point.queued or (np.isfinite(batch) and np.isfinite(cap) and batch >= cap):
         out.append(f"memory caps the batch at {cap:g}")
-    elif plan.has_target and np.isfinite(batch):
+    elif targeted(plan, result) and np.isfinite(batch):
         room = f" (memory would allow {cap:g})" if np.isfinite(cap) else ""
         out.append(f"the target caps the batch at {batch:g}{room}")
     finance = result.finance
@@ -271,7 +291,8 @@ def reason(plan, result, with_notes: bool = True) -> str:
         why = [w for w in result.warnings if not w.startswith(_ROUTINE[0])]
         return "No operating point: " + ("; ".join(why) if why else "the engine found none")
     rows = result.pool_rows()
-    head = (f"meets {target_text(plan)} ({m.tokens_per_s_per_user:.3g} reached)" if plan.has_target
+    head = (class_head(result) if getattr(result, "workloads", ()) else
+            f"meets {target_text(plan)} ({m.tokens_per_s_per_user:.3g} reached)" if plan.has_target
             else f"batch {m.batch:g} as entered ({m.tokens_per_s_per_user:.3g} tokens/s per user)")
     config = "; ".join(_pool_text(r, len(rows) > 1) for r in rows)
     sentence = f"{head[0].upper()}{head[1:]}; {config}"
@@ -405,7 +426,14 @@ def pareto_upper(x, y) -> tuple[np.ndarray, np.ndarray]:
 
 def workload_of(plan) -> tuple[str, int, int]:
     """What a plan's tokens are: (model, input tokens, output tokens). Plans rank like with like only
-    when this is the same: a token of an 8B model is not a token of a 671B one."""
+    when this is the same: a token of an 8B model is not a token of a 671B one. A plan serving request
+    classes: the model and its classes' names, and the mix's request-weighted mean lengths."""
+    if getattr(plan, "workloads", ()):
+        from ..plan.request_classes import class_loads
+        loads = class_loads(plan)
+        names = ", ".join(c.name for c in loads)
+        return (f"{plan.model} (mix of {names})", round(sum(c.share * c.input.mean for c in loads)),
+                round(sum(c.share * c.output.mean for c in loads)))
     return plan.model, int(plan.input_tokens), int(plan.output_tokens)
 
 

@@ -57,7 +57,8 @@ def run_roofline(device: Device, model: ModelSpec, serving: ServingConfig, workl
 
     One implementation for the deterministic compute and Monte Carlo: device fields, factors,
     `serving.spec_decode_acceptance` and `workload.prefix_cache_hit_rate` may hold arrays over a draw
-    axis (broadcast with the batch). `chooser`: the device that picks the math precision (default
+    axis (broadcast with the batch), and the workload's token counts arrays over a class axis (request
+    classes, performance/request_mix.py). `chooser`: the device that picks the math precision (default
     `device`; Monte Carlo passes the catalog device while `device` holds the drawn values)."""
     chooser = device if chooser is None else chooser
     hit_rate = workload.prefix_cache_hit_rate
@@ -72,10 +73,16 @@ def run_roofline(device: Device, model: ModelSpec, serving: ServingConfig, workl
         weight_only=is_weight_only(chooser, serving.weight_precision),
         **shared_weight_args(chooser, serving.attention_weight_precision, factors, device))
     requests = WorkloadArrays(
-        input_tokens=float(workload.input_tokens), output_tokens=float(workload.output_tokens),
-        prefix_cache_hit_fraction=float(hit_rate) if np.ndim(hit_rate) == 0 else np.asarray(hit_rate, float),
+        input_tokens=as_numbers(workload.input_tokens), output_tokens=as_numbers(workload.output_tokens),
+        prefix_cache_hit_fraction=as_numbers(hit_rate),
         **workload_args(model, workload, factors))
     return evaluate(device, architecture(model), arrays, requests, factors)
+
+
+def as_numbers(value):
+    """A scalar as a float, an array (request classes broadcast over a class axis, Monte Carlo draws) as
+    a float array."""
+    return float(value) if np.ndim(value) == 0 else np.asarray(value, float)
 
 
 def acceptance_or_none(acceptance):

@@ -87,12 +87,14 @@ def anchor_note(anchor: dict | None, band: dict | None) -> str | None:
 
 def with_anchor(scenario, result, rows):
     """`result` (a PlanResult) with its `published_anchor` (None where its point is not on a generated
-    curve, or no row qualifies) and, where the anchor lies outside the band, the note among its warnings."""
+    curve, the plan serves request classes, or no row qualifies) and, where the anchor lies outside the band, the note among its warnings."""
     from dataclasses import replace
     point = result.point
     if not str(getattr(point, "source", "")).startswith("generated") or not result.pools:
         return result
     plan = scenario.plan(result.name)
+    if plan.workloads:   # a mix of request classes: the measurements are of one request shape each
+        return result
     pool = next((p for p in result.pools if p.role != "prefill"), result.pools[0])
     anchor = published_anchor(rows, scenario.device(pool.device), plan.model, pool.serving.weight_precision,
                               float(plan.input_tokens), float(plan.output_tokens), plan.min_tokens_per_s_per_user,

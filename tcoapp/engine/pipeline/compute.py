@@ -26,8 +26,10 @@ from ..plan.pools import ResolvedPool, resolve_pools, sells_output, with_accepta
 from ..quantities.inputs import PLAN_FIELDS
 from .plan_result import PlanResult
 from ..quantities.records import Plan
+from ..plan.request_classes import class_loads, class_prices, mix_plan
 from ..plan.scenario import Scenario
 from ..serving.objective import plan_finance_inputs
+from .mix_plan_result import blended_json, mix_notes, mix_prices, mix_results, own_target_notes
 
 
 
@@ -71,6 +73,28 @@ def output_price(scenario: Scenario, plan: Plan, point: OperatingPoint) -> tuple
     return price, ()
 
 
+def plan_frontier(scenario: Scenario, plan: Plan, caps, point, mix: bool):
+    """(the plan's frontier, its share of it, the note where the share is low); no frontier for a plan of
+    request classes (a mix's point is on no single request's frontier: request_classes.class_as_plan gives
+    a class's)."""
+    pools = tuple(c.pool for c in caps)
+    swept = caps[0].search.sweep if caps and caps[0].search is not None else None  # shared with the frontier
+    frontier = frontier_for(scenario, plan, pools, point.tokens_per_s_per_user, swept) if point.exists and not mix else None
+    share = share_of(point.tokens_per_s_per_device, frontier)
+    return frontier, share, [n for n in [low_share_note(pools[0].device, share, frontier)] if n]
+
+
+def pool_prices(scenario: Scenario, plan: Plan, pools, fleet) -> tuple[list[float], list[str]]:
+    """Each pool's output price (`output_price`; a pool that sells no output tokens: 0) and the notes."""
+    prices: list[float] = []
+    notes: list[str] = []
+    for pool, pool_point in zip(pools, fleet.pool_points):
+        price, said = output_price(scenario, plan, pool_point) if sells_output(pool) else (0.0, ())
+        prices.append(price)
+        notes += said
+    return prices, notes
+
+
 def curve_device_notes(scenario: Scenario, plan: Plan, pools: tuple[ResolvedPool, ...]) -> tuple[str, ...]:
     """A measured curve recorded on another device or model than its pool's is used, and said."""
     notes = []
@@ -103,7 +127,9 @@ def compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
     the notes that explain it (see module docstring)."""
     scenario = scenario.for_plan(plan)  # the calibration scoped to the plan's device, model class and stack
     pools = with_acceptance(resolve_pools(plan), scenario.acceptance_for(plan.model))
-    caps = pool_capacities(scenario, plan, pools)
+    loads = class_loads(plan)
+    own_plan, plan = plan, (mix_plan(plan, loads, [class_prices(plan, rc) for rc in plan.workloads]) if loads else plan)
+    caps = pool_capacities(scenario, plan, pools, loads)
     pools = tuple(c.pool for c in caps)  # a searched pool carries the configuration the search chose
     econ = pool_economics(scenario, pools)
     counts = sized_counts(plan, caps, econ, scenario.factors_for)
@@ -111,15 +137,14 @@ def compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
     point = fleet.point
     warnings = list(point.warnings) + list(fleet.warnings) + list(curve_device_notes(scenario, plan, pools))
     warnings += search_notes(plan, caps) + acceptance_notes(scenario, plan, pools)
-    swept = caps[0].search.sweep if caps and caps[0].search is not None else None  # shared with the frontier
-    frontier = frontier_for(scenario, plan, pools, point.tokens_per_s_per_user, swept) if point.exists else None
-    share = share_of(point.tokens_per_s_per_device, frontier)
-    warnings += [n for n in [low_share_note(pools[0].device, share, frontier)] if n]
+    frontier, share, notes = plan_frontier(scenario, plan, caps, point, bool(loads))
+    warnings += notes
     warnings += _sizing_notes(plan, pools, counts, econ)
-    prices = []
-    for pool, pool_point in zip(pools, fleet.pool_points):
-        price, notes = output_price(scenario, plan, pool_point) if sells_output(pool) else (0.0, ())
-        prices.append(price)
+    if loads:
+        plan, class_price_list, prices, notes = mix_prices(scenario, own_plan, loads, caps, output_price)
+        warnings += notes + own_target_notes(own_plan)
+    else:
+        prices, notes = pool_prices(scenario, plan, pools, fleet)
         warnings += notes  # repeated notes are dropped once, below
     pts = fleet.pool_points
     pool_inputs = pool_finance_inputs(pools, [scenario.device(p.device) for p in pools], counts,
@@ -137,10 +162,13 @@ def compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
     metrics = Metrics(**{key: float(out[key]) for key in FINANCE_METRICS},
                       **{key: float(getattr(point, key)) for key in POINT_METRICS})
     plan_interval, pool_intervals = prediction_intervals(scenario, plan, pools, fleet)
+    workloads = mix_results(plan, loads, class_price_list, caps, counts, fleet, metrics, out) if loads else ()
+    warnings += mix_notes(workloads, caps)
     return PlanResult(plan.name, point, metrics, out, inputs, pools, fleet,
                       tuple(dict.fromkeys(warnings)), serving_search=plan.serving_search,
                       searches=tuple(_without_sweep(c.search) for c in caps), prediction_interval=plan_interval,
-                      pool_intervals=pool_intervals, frontier=frontier, frontier_share=share)
+                      pool_intervals=pool_intervals, frontier=frontier, frontier_share=share, workloads=workloads,
+                      workloads_blended=blended_json(plan, caps, fleet) if loads else None)
 
 
 def finance_notes(plan: Plan, out) -> list[str]:

@@ -40,6 +40,8 @@ class PlanResult:
     frontier: Frontier | None = None        # the best its device reaches at the target (serving/frontier_share.py)
     frontier_share: float = float("nan")    # tokens/s per device over the frontier's; NaN: no frontier
     published_anchor: dict | None = None    # the nearest shipped measurement (pipeline/anchor.py); None: none
+    workloads: tuple = ()                   # per request class (pipeline/class_results.ClassResult); () : none
+    workloads_blended: dict | None = None   # the mix's equivalent request and its batch limits; None: no classes
 
     def metric_or_none(self, key: str) -> float | None:
         """The metric `key` in its unit (METRIC_KEYS, docs/model.md "Metric keys"); None where it does not exist."""
@@ -129,6 +131,9 @@ class PlanResult:
         data["serving"] = self.serving_json()
         data["frontier_share"] = _finite(self.frontier_share)
         data["published_anchor"] = self.published_anchor
+        if self.workloads:
+            data["workloads"] = [c.as_json() for c in self.workloads]
+            data["workloads_blended"] = self.workloads_blended
         data["years"] = self.year_rows()
         data["warnings"] = list(self.warnings)
         return data

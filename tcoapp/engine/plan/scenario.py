@@ -195,6 +195,11 @@ class Scenario:
         >>> scenario = tcoapp.load_scenario()
         >>> scenario.with_plan("H100", utilization="50%", years=4).plan("H100").years
         4
+
+        `workloads=[...]` sets the plan's request classes (docs/model.md, "Request classes"), each a dict of
+        Workloads columns (`{"class": "chat", "share": 0.5, "input_tokens": 1000, "output_tokens": 300,
+        "min_tokens_per_s_per_user": 50}`; `plan` may be left out) or a RequestClass; `workloads=[]` clears
+        them. Each class is checked as a Workloads row is, and the shares must add to 1.
         """
         from ..quantities.inputs import PLAN_FIELDS
         from ..quantities.records import make_plan
@@ -203,9 +208,10 @@ class Scenario:
         if index is None:
             raise KeyError(name)
         old = self.plans[index]
+        classes = request_classes(name, changes.pop("workloads")) if "workloads" in changes else old.workloads
         raw = {f.name: getattr(old, f.name) for f in PLAN_FIELDS} | changes
         plan = make_plan(name, raw)   # raises ValidationError, as a workbook's Plans column would
-        return check_scenario(self.replace_plan(index, replace(plan, pools=old.pools)))
+        return check_scenario(self.replace_plan(index, replace(plan, pools=old.pools, workloads=classes)))
 
     def replace_plan(self, index: int, plan: Plan) -> "Scenario":
         """A copy with the plan at `index` replaced, validated field by field as a workbook's Plans
@@ -214,6 +220,37 @@ class Scenario:
         plans = list(self.plans)
         plans[index] = plan
         return replace(self, plans=checked_plan_fields(plans))
+
+
+def request_classes(plan: str, classes) -> tuple:
+    """Request classes for plan `plan` from dicts of Workloads columns or RequestClass records (a dict's
+    `plan` may be left out): each built unchecked here, checked with the plan (`replace_plan`)."""
+    from ..quantities.records import RequestClass
+    out = []
+    for k, c in enumerate(classes or ()):
+        if isinstance(c, RequestClass):
+            out.append(c)
+            continue
+        if not isinstance(c, Mapping):
+            raise ValidationError([Problem(f"Plan {plan!r} workloads[{k}]", "workloads",
+                                           f"= {shown(c)}: a request class is a dict of Workloads columns "
+                                           "(class, share, input_tokens, output_tokens, ...)")])
+        values = {("class_" if key == "class" else key): v for key, v in c.items()}
+        values.setdefault("plan", plan)
+        values.setdefault("class_", f"class {k + 1}")
+        values.setdefault("share", None)
+        values.setdefault("output_tokens", None)
+        unknown = sorted(set(values) - set(RequestClass.__dataclass_fields__))
+        if unknown:
+            raise ValidationError([Problem(f"Plan {plan!r} class {values['class_']!r}", unknown[0],
+                                           f"unknown Workloads column {unknown[0]!r}")])
+        out.append(RequestClass(**values))
+    for c in out:
+        if c.plan != plan:
+            raise ValidationError([Problem(f"Plan {plan!r} class {c.class_!r}", "plan",
+                                           f"= {shown(c.plan)}: a class given to plan {plan!r} names another plan "
+                                           "(leave plan out, or name this one)")])
+    return tuple(out)
 
 
 PlanLocator = Callable[[int, str], str]

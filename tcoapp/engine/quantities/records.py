@@ -6,6 +6,7 @@ functions here, which validate and report every problem at once.
 """
 from __future__ import annotations
 
+import math
 from typing import Any, Mapping
 
 from ..core.errors import Problem, ValidationError
@@ -50,6 +51,8 @@ def make_request_class(raw: Mapping[str, Any], where: Locator | None = None, pro
                  _request_class_checks)
 
 
+Z90 = 1.2815515655446004   # the standard normal's 90th percentile
+MAX_P90_OVER_MEAN = math.exp(Z90 * Z90 / 2.0)  # 2.2732: no lognormal's p90 lies further above its mean
 SHARE_TOLERANCE = 1e-6  # shares typed to 6 decimals (1/3 as 0.333333) still add to 1
 
 
@@ -196,6 +199,11 @@ def _request_class_checks(v, where, problems) -> None:
             problems.append(Problem(where(f"{length}_p90"), f"{length}_p90",
                                     f"= {p90:,}: a p90 above the mean ({mean:,}) draws a long tail; empty for a fixed "
                                     "length (a lognormal's p90 is above its mean)"))
+        elif mean is not None and p90 is not None and p90 > MAX_P90_OVER_MEAN * mean * (1 + 1e-12):
+            problems.append(Problem(where(f"{length}_p90"), f"{length}_p90",
+                                    f"= {p90:,}: a lognormal's p90 is at most {MAX_P90_OVER_MEAN:.4g} x its mean "
+                                    f"({MAX_P90_OVER_MEAN * mean:,.0f} for a mean of {mean:,}); lower the p90 or "
+                                    "raise the mean"))
     agentic = v["session_turns"] is not None
     session = ("system_prompt_tokens", "turn_input_tokens", "turn_gap_s")
     if agentic:

@@ -26,6 +26,7 @@ from .routing import route_by_year
 from ..plan.pools import ResolvedPool
 from ..quantities.records import Device, Plan
 from ..plan.scenario import Scenario
+from .class_mix import MixPoint, mix_operating_point, search_mix_pool
 from .search import SearchOutcome, search_by_evaluation, search_serve_pool
 
 NAN = float("nan")
@@ -42,6 +43,7 @@ class PoolCapacity:
     link_gb_s: float = 0.0             # prefill/decode: per-device bandwidth carrying the KV cache
     link: str = ""
     search: SearchOutcome | None = None   # serving_search = auto: what the search chose
+    mix: MixPoint | None = None           # a plan's request classes: each class's figures at the point
 
 
 @dataclass(frozen=True)
@@ -53,8 +55,13 @@ class FleetPoint:
     warnings: tuple[str, ...]
 
 
-def pool_capacities(scenario: Scenario, plan: Plan, pools: tuple[ResolvedPool, ...]) -> tuple[PoolCapacity, ...]:
-    """What one device of each pool does before the fleet's rate is known (stage 1, module docstring)."""
+def pool_capacities(scenario: Scenario, plan: Plan, pools: tuple[ResolvedPool, ...], loads=()) -> tuple[PoolCapacity, ...]:
+    """What one device of each pool does before the fleet's rate is known (stage 1, module docstring).
+    `loads`: the plan's request classes (`plan/request_classes.class_loads`; `plan` then the mix's
+    equivalent request): each serve pool runs where every class meets its target (`class_mix.py`)."""
+    if loads:
+        return tuple(_mix_capacity(scenario, plan, p, loads) if p.role == "serve" else _no_pair_mix(scenario, p)
+                     for p in pools)
     serve = {i: _serve_capacity(scenario, plan, p) for i, p in enumerate(pools) if p.role == "serve"}
     pair = _pair_capacities(scenario, plan, pools)
     return tuple(serve.get(i) or pair[i] for i in range(len(pools)))
@@ -67,6 +74,23 @@ def _serve_capacity(scenario, plan, pool) -> PoolCapacity:
     point, _ = operating_point(scenario, plan, pool)
     rate = point.tokens_per_s_per_device / plan.output_tokens if point.exists else NAN
     return PoolCapacity(pool, scenario.device(pool.device), point, rate, search=outcome)
+
+
+def _mix_capacity(scenario, plan, pool, loads) -> PoolCapacity:
+    outcome = None
+    if plan.serving_search == "auto" and not pool.curve:
+        pool, outcome = search_mix_pool(scenario, plan, pool, loads)
+    point, mix = mix_operating_point(scenario, plan, pool, loads)
+    rate = mix.requests_per_s_per_device if mix is not None else NAN
+    return PoolCapacity(pool, scenario.device(pool.device), point, rate, search=outcome, mix=mix)
+
+
+def _no_pair_mix(scenario, pool) -> PoolCapacity:
+    """A prefill or decode pool of a plan with request classes: not computed (a serve pool serves the mix)."""
+    reason = (f"pool {pool.name!r} ({pool.role}): request classes are served by serve pools; a prefill/decode pair "
+              "serves the plan's single request of its Plans keys (remove the Workloads rows, or serve the mix "
+              "with serve pools)")
+    return PoolCapacity(pool, scenario.device(pool.device), missing_point("pools", reason), NAN)
 
 
 def _pair_capacities(scenario, plan, pools) -> dict[int, PoolCapacity]:

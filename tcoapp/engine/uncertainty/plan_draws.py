@@ -171,6 +171,10 @@ def _serve_points(scenario, plan, base, perf, batch, notes, draws) -> bool:
     """Re-run each generated serve pool's operating point over the draws; True if any moved."""
     if not perf or base.fleet is None:
         return False
+    if plan.workloads:   # the draws re-run one request shape; a mix's point is held (docs/model.md, "Request classes")
+        notes.append(f"{', '.join(perf)} do not move the operating point of a plan serving request classes: it is "
+                     "held at its computed value (its finance inputs are drawn)")
+        return False
     moved = False
     for i, pool in enumerate(base.pools):
         if pool.curve:
