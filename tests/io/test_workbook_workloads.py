@@ -33,6 +33,12 @@ def test_classes_round_trip(written):
     assert [rc.class_ for rc in back.plans[0].workloads] == ["chat", "reasoning", "batch"]
     assert back.plans[1].workloads[1].session_turns == 20
     assert kept_notes(back) == ()   # the live formula columns are the app's, not the analyst's formulas
+    wb = openpyxl.load_workbook(path)
+    assert wb.sheetnames.index(S.WORKLOADS) == wb.sheetnames.index(S.POOLS) + 1
+    assert wb[S.WORKLOADS].print_area and wb[S.WORKLOADS].print_title_rows == "$1:$2"
+    percentile = _c("latency_percentile")
+    assert any(f"{percentile}3:{percentile}1048576" in str(dv.sqref) and "p99" in dv.formula1
+               for dv in wb[S.WORKLOADS].data_validations.dataValidation)   # the choice as a dropdown
 
 
 def test_a_workbook_without_classes_has_no_workloads_sheet(tmp_path):
@@ -60,47 +66,35 @@ def _c(key: str) -> str:
     return COLUMN_LETTER[key]
 
 
-def test_shares_not_adding_to_1_name_the_plan_and_its_share_cells(written, tmp_path):
-    _, path = written
-    text = _problems(_edited(path, tmp_path, {f"{_c('share')}5": 0.1}))   # 0.5 + 0.3 + 0.1
-    share = _c("share")
-    assert (f"Workloads!{share}3, Workloads!{share}4, Workloads!{share}5 share: plan '8x H200 server': the classes' "
-            "shares add to 0.9 (0.5 + 0.3 + 0.1); they must add to 1") in text
+SHARE, CLASS = _c("share"), _c("class")
+BAD_INPUT = {   # cells edited on the written workbook -> what the reader says (rows 3-5: chat, reasoning, batch)
+    "shares summing to 0.9": ({f"{SHARE}5": 0.1}, (
+        f"Workloads!{SHARE}3, Workloads!{SHARE}4, Workloads!{SHARE}5 share: plan '8x H200 server': the classes' "
+        "shares add to 0.9 (0.5 + 0.3 + 0.1); they must add to 1",)),
+    "p90 below the mean": ({f"{_c('output_tokens_p90')}4": 5000}, (
+        f"Workloads!{_c('output_tokens_p90')}4 output_tokens_p90 = 5,000: a p90 above the mean (8,000)",)),
+    "unknown plan": ({f"{_c('plan')}6": "No such plan"}, (
+        f"Workloads!{_c('plan')}6 plan = 'No such plan' (row 6): no plan of that name on Plans",
+        "renamed in its Workloads rows too",
+        # the plan left with its other class no longer adds to 1: said too, naming its remaining share cell
+        f"Workloads!{SHARE}7 share: plan '8x B200 server': the classes' shares add to 0.25")),
+    "duplicate class names": ({f"{CLASS}4": "chat"}, (
+        f"Workloads!{CLASS}3, Workloads!{CLASS}4, Workloads!{CLASS}5 class: chat: a class name is used twice in plan "
+        "'8x H200 server'",)),
+    "agentic fields on a non-agentic class": ({f"{_c('turn_gap_s')}3": 5}, (
+        f"Workloads!{_c('turn_gap_s')}3 turn_gap_s = 5: only an agentic class reads it; set session_turns",)),
+    "text in a number cell": ({f"{_c('input_tokens')}3": "about 1k"}, (
+        f"Workloads!{_c('input_tokens')}3 input_tokens = 'about 1k'",)),
+    "a share above 1": ({f"{SHARE}3": 1.5}, (f"Workloads!{SHARE}3 share = 1.5",)),
+}
 
 
-def test_p90_below_the_mean_is_named(written, tmp_path):
-    _, path = written
-    text = _problems(_edited(path, tmp_path, {f"{_c('output_tokens_p90')}4": 5000}))
-    assert f"Workloads!{_c('output_tokens_p90')}4 output_tokens_p90 = 5,000: a p90 above the mean (8,000)" in text
-
-
-def test_a_class_of_an_unknown_plan_is_refused(written, tmp_path):
-    _, path = written
-    text = _problems(_edited(path, tmp_path, {f"{_c('plan')}6": "No such plan"}))
-    assert f"Workloads!{_c('plan')}6 plan = 'No such plan' (row 6): no plan of that name on Plans" in text
-    assert "renamed in its Workloads rows too" in text
-    # the plan left with its other class no longer adds to 1: said too, naming the remaining share cell
-    assert f"Workloads!{_c('share')}7 share: plan '8x B200 server': the classes' shares add to 0.25" in text
-
-
-def test_duplicate_class_names_are_named(written, tmp_path):
-    _, path = written
-    text = _problems(_edited(path, tmp_path, {f"{_c('class')}4": "chat"}))
-    cls = _c("class")
-    assert (f"Workloads!{cls}3, Workloads!{cls}4, Workloads!{cls}5 class: chat: a class name is used twice in plan "
-            "'8x H200 server'") in text
-
-
-def test_agentic_fields_on_a_class_of_independent_requests_are_named(written, tmp_path):
-    _, path = written
-    text = _problems(_edited(path, tmp_path, {f"{_c('turn_gap_s')}3": 5}))
-    assert f"Workloads!{_c('turn_gap_s')}3 turn_gap_s = 5: only an agentic class reads it; set session_turns" in text
-
-
-def test_text_in_a_number_cell_is_named(written, tmp_path):
-    _, path = written
-    text = _problems(_edited(path, tmp_path, {f"{_c('input_tokens')}3": "about 1k"}))
-    assert f"Workloads!{_c('input_tokens')}3 input_tokens = 'about 1k'" in text
+@pytest.mark.parametrize("case", BAD_INPUT)
+def test_bad_input_is_named_by_sheet_and_cell(written, tmp_path, case):
+    edits, expected = BAD_INPUT[case]
+    text = _problems(_edited(written[1], tmp_path, edits))
+    for line in expected:
+        assert line in text, (case, text)
 
 
 def test_a_renamed_workloads_sheet_is_read_as_the_table(written, tmp_path):
