@@ -15,6 +15,7 @@ from ..engine.quantities.inputs import PLAN_FIELDS, Field
 from .document import Document
 from .labels import choice_label, format_field
 from .pools_editor import PoolsEditor
+from .workloads_editor import WorkloadsEditor
 from .redraw import Redraw
 from .soon import call_soon
 
@@ -216,9 +217,17 @@ class PlanEditor(QWidget):
         pools_layout = QVBoxLayout(pools_box)
         self.pools = PoolsEditor(document)
         pools_layout.addWidget(self.pools)
+        workloads_box = QGroupBox("Workloads (request classes)")
+        workloads_box.setToolTip("The plan's requests as a mix of classes, each with its share, lengths, targets and "
+                                 "prices (the workbook's Workloads sheet)")
+        self.workloads = WorkloadsEditor(document)
+        document.scenario_changed.connect(self.workloads.refresh)
+        document.current_changed.connect(lambda _i: self.workloads.refresh())
+        QVBoxLayout(workloads_box).addWidget(self.workloads)
         self._rest = [f for f in PLAN_FIELDS if f.group != "selection"]   # below the editor's first screen
         self._add_fields([f for f in PLAN_FIELDS if f.group == "selection"])
         body_layout.insertWidget(body_layout.count() - 1, pools_box)
+        body_layout.insertWidget(body_layout.count() - 1, workloads_box)
         body.installEventFilter(self)   # the rest of the fields: once the first screen has painted
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
