@@ -17,6 +17,7 @@ from typing import Callable
 from openpyxl.utils import get_column_letter
 
 from ..engine.quantities.inputs import REQUEST_CLASS_FIELDS
+from ..engine.quantities.records import SHARE_TOLERANCE
 from ..engine.quantities.row import attribute
 from . import sheets as S
 from .xlsx_inputs import write_table
@@ -61,6 +62,11 @@ class _Refs:
         """The sum of column `key` over the rows of this row's plan."""
         return f"SUMIF({self.column('plan')},{self('plan')},{self.column(key)})"
 
+    def mix_unbalanced(self) -> str:
+        """True where the plan's shares, or the shares its mix counts, do not add to 1."""
+        return (f"OR(ABS({self.mix('share')}-1)>{SHARE_TOLERANCE},"
+                f"ABS({self.mix('share_counted')}-1)>{SHARE_TOLERANCE})")
+
     def agentic(self) -> str:
         return f"LEN({self('session_turns')})>0"
 
@@ -91,6 +97,9 @@ OUTPUTS = (
     Output("blended_price_usd_per_million_tokens", "USD/Mtok", "The class's revenue per million tokens, input and "
            "output together: revenue per request / (input_tokens + output_tokens) x 1e6.",
            lambda r: f"{r('revenue_usd_per_request')}/({r('input_tokens')}+{r('output_tokens')})*{MILLION}"),
+    Output("share_counted", "fraction", "The row's share, counted in its plan's mix. A class row added by hand "
+           "(without these formulas) is not: its plan's mix reads #N/A until tcoapp saves the workbook, as it does "
+           "while the plan's shares do not add to 1.", lambda r: r("share")),
     Output("share_x_revenue_usd", "USD", "share x revenue per request (the mix's sum runs over this column).",
            lambda r: f"{r('share')}*{r('revenue_usd_per_request')}"),
     Output("share_x_tokens", "tokens", "share x (input_tokens + output_tokens) (#N/A for an agentic class).",
@@ -98,7 +107,8 @@ OUTPUTS = (
     Output("share_x_output_tokens", "tokens", "share x output_tokens (#N/A for an agentic class).",
            lambda r: f"IF({r.agentic()},NA(),{r('share')}*{r('output_tokens')})"),
     Output("mix_revenue_usd_per_request", "USD", "The plan's mix: the sum over its classes of share x revenue per "
-           "request (the same on each of the plan's rows).", lambda r: r.mix("share_x_revenue_usd")),
+           "request (the same on each of the plan's rows); #N/A while the plan's shares do not add to 1 or a row of "
+           "it has no formulas.", lambda r: f"IF({r.mix_unbalanced()},NA(),{r.mix('share_x_revenue_usd')})"),
     Output("mix_blended_price_usd_per_million_tokens", "USD/Mtok", "The plan's mix: revenue per million tokens, "
            "input and output together (mix revenue per request / the mix's mean tokens per request x 1e6).",
            lambda r: f"{r('mix_revenue_usd_per_request')}/{r.mix('share_x_tokens')}*{MILLION}"),
@@ -158,7 +168,7 @@ def class_figures(plan, rc) -> dict[str, float]:
             "cached_input_price_used_usd_per_million": cached, "output_price_used_usd_per_million": price_out,
             "effective_input_price_usd_per_million": effective, "revenue_usd_per_request": revenue,
             "blended_price_usd_per_million_tokens": revenue / (tokens_in + rc.output_tokens) * MILLION,
-            "share_x_revenue_usd": rc.share * revenue,
+            "share_counted": rc.share, "share_x_revenue_usd": rc.share * revenue,
             "share_x_tokens": nan if agentic else rc.share * (tokens_in + rc.output_tokens),
             "share_x_output_tokens": nan if agentic else rc.share * rc.output_tokens}
 

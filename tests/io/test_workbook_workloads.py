@@ -126,7 +126,11 @@ def _close(got, want) -> bool:
 def test_libreoffice_recalculates_the_workloads_formulas_to_the_closed_forms(written, tmp_path):
     scenario, path = written
     stale = _edited(path, tmp_path, {f"{_c('share')}3": 0.4, f"{_c('share')}4": 0.4}, "stale.xlsx")
-    fresh, edited = recalc([path, stale], tmp_path / "lo")
+    added = _edited(path, tmp_path, {f"{_c('share')}3": 0.4, f"{_c('plan')}8": scenario.plans[0].name,
+                                     f"{_c('class')}8": "extra", f"{_c('share')}8": 0.1,
+                                     f"{_c('input_tokens')}8": 500, f"{_c('output_tokens')}8": 100}, "added.xlsx")
+    fresh, edited, by_hand = recalc([path, stale, added], tmp_path / "lo")
+    assert read_scenario(fresh) == scenario   # LibreOffice's save reads back the same
     wb = openpyxl.load_workbook(fresh, data_only=True)
     ws = wb[S.WORKLOADS]
     row = 3
@@ -146,5 +150,8 @@ def test_libreoffice_recalculates_the_workloads_formulas_to_the_closed_forms(wri
     assert wb[S.CHECKS]["B1"].value == 0          # the class checks pass as written ...
     after = openpyxl.load_workbook(edited, data_only=True)
     assert after[S.CHECKS]["B1"].value == 2       # ... and a share edited outside tcoapp fails its check
-    assert after[S.WORKLOADS][f"{_c('mix_revenue_usd_per_request')}3"].value != ws[
-        f"{_c('mix_revenue_usd_per_request')}3"].value   # the mix follows the edit live
+    mix = f"{_c('mix_revenue_usd_per_request')}3"
+    assert after[S.WORKLOADS][mix].value != ws[mix].value   # shares 0.4 + 0.4 + 0.2: the mix follows the edit live
+    hand = openpyxl.load_workbook(by_hand, data_only=True)[S.WORKLOADS]
+    assert hand[mix].value == "#N/A"   # a class typed below without formulas: the mix does not ignore it silently
+    assert hand[f"{_c('revenue_usd_per_request')}3"].value == ws[f"{_c('revenue_usd_per_request')}3"].value
