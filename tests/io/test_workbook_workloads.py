@@ -155,3 +155,18 @@ def test_libreoffice_recalculates_the_workloads_formulas_to_the_closed_forms(wri
     hand = openpyxl.load_workbook(by_hand, data_only=True)[S.WORKLOADS]
     assert hand[mix].value == "#N/A"   # a class typed below without formulas: the mix does not ignore it silently
     assert hand[f"{_c('revenue_usd_per_request')}3"].value == ws[f"{_c('revenue_usd_per_request')}3"].value
+
+
+def test_every_class_input_has_a_checks_row(written):
+    """Each class's every input (the engine reads them all) is compared by a Checks row, found by plan and class."""
+    from tcoapp.engine.quantities.inputs import REQUEST_CLASS_FIELDS
+
+    scenario, path = written
+    checks = {str(row[1]) for row in openpyxl.load_workbook(path, read_only=True)[S.CHECKS].iter_rows(values_only=True)
+              if row and len(row) > 1 and row[1]}
+    keys = [f.name for f in REQUEST_CLASS_FIELDS if f.name not in ("plan", "class")]
+    for plan in scenario.plans:
+        for rc in plan.workloads:
+            assert f"Workloads {rc.class_}: one row" in checks
+            assert not [k for k in keys if f"Workloads {rc.class_} {k}" not in checks], rc.class_
+    assert any(text.startswith("Workloads: 3 row(s) name the plan") for text in checks)
