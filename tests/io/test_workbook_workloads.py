@@ -170,3 +170,9 @@ def test_every_class_input_has_a_checks_row(written):
             assert f"Workloads {rc.class_}: one row" in checks
             assert not [k for k in keys if f"Workloads {rc.class_} {k}" not in checks], rc.class_
     assert any(text.startswith("Workloads: 3 row(s) name the plan") for text in checks)
+
+
+def test_changing_a_plan_key_keeps_its_classes(written):
+    scenario, _ = written
+    name = scenario.plans[0].name
+    assert scenario.with_plan(name, utilization=0.5).plan(name).workloads == scenario.plans[0].workloads

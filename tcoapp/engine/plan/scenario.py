@@ -181,7 +181,7 @@ class Scenario:
         Returns
         -------
         Scenario
-            The scenario with the changed plan (its pools kept); this one is unchanged.
+            The scenario with the changed plan (its pools and request classes kept); this one is unchanged.
 
         Raises
         ------
@@ -205,7 +205,7 @@ class Scenario:
         old = self.plans[index]
         raw = {f.name: getattr(old, f.name) for f in PLAN_FIELDS} | changes
         plan = make_plan(name, raw)   # raises ValidationError, as a workbook's Plans column would
-        return check_scenario(self.replace_plan(index, replace(plan, pools=old.pools)))
+        return check_scenario(self.replace_plan(index, replace(plan, pools=old.pools, workloads=old.workloads)))
 
     def replace_plan(self, index: int, plan: Plan) -> "Scenario":
         """A copy with the plan at `index` replaced, validated field by field as a workbook's Plans
