@@ -80,7 +80,7 @@ class WorkloadsEditor(QWidget):
         if plan is None:
             return
         if self._held is not None and self._held[:2] != (self._doc.current_index, plan.workloads):
-            self._held = None   # another plan, or its classes changed under the held edits (an undo): dropped
+            self._note_dropped()   # another plan, or its classes changed under the held edits (an undo)
         classes = self.classes()
         self.hint.setText(
             "One row per class of requests; shares add to 1. Empty price, hit rate or percentile: the plan's "
@@ -161,8 +161,14 @@ class WorkloadsEditor(QWidget):
     def _drop_held(self) -> None:
         """Held share edits are dropped before a class is added or removed (the plan's classes are the base)."""
         if self._held is not None:
-            self._held = None
+            self._note_dropped()
             self.refresh()
+
+    def _note_dropped(self) -> None:
+        """Held share edits are not applied: say so (nothing goes without a word)."""
+        name = self._doc.scenario.plans[self._held[0]].name if self._held[0] < len(self._doc.scenario.plans) else ""
+        self._held = None
+        self._show_error(f"The share edits held for plan {name!r} were not applied (their shares did not add to 1).")
 
     def _show_error(self, error: str | None) -> None:
         self.error.setText(error or "")

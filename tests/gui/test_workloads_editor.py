@@ -104,3 +104,4 @@ def test_the_wide_editor_follows_the_document(window):
     assert "add to 0.8" in window.problems.text()
     doc.undo_stack.undo()
     assert dialog.editor.table.rowCount() == 0 and window.problems.text() == ""
+    assert "were not applied (their shares did not add to 1)" in dialog.editor.error.text()
