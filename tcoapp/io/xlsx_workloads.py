@@ -50,9 +50,14 @@ class _Refs:
         letter = COLUMN_LETTER[key]
         return f"${letter}${S.FIRST_ENTRY_ROW}:${letter}${self.last}"
 
+    def literal(self, key: str) -> str:
+        """This row's cell `key` as a MATCH / SUMIF pattern matching only its own text (a plan named "H?00 *" must not
+        match "H100 x"): the wildcards ~ * ? escaped, live."""
+        return f'SUBSTITUTE(SUBSTITUTE(SUBSTITUTE({self(key)},"~","~~"),"*","~*"),"?","~?")'
+
     def plan(self, key: str) -> str:
         return (f"INDEX({S.PLANS}!{WHOLE},MATCH({quoted(key)},{S.PLANS}!$A:$A,0),"
-                f"MATCH(${COLUMN_LETTER['plan']}{self.row},{S.PLANS}!$1:$1,0))")
+                f"MATCH({self.literal('plan')},{S.PLANS}!$1:$1,0))")
 
     def own_or_plan(self, key: str) -> str:
         """The class's cell, or its plan's value where the cell is empty."""
@@ -60,7 +65,7 @@ class _Refs:
 
     def mix(self, key: str) -> str:
         """The sum of column `key` over the rows of this row's plan."""
-        return f"SUMIF({self.column('plan')},{self('plan')},{self.column(key)})"
+        return f'SUMIF({self.column("plan")},"="&{self.literal("plan")},{self.column(key)})'
 
     def mix_unbalanced(self) -> str:
         """True where the plan's shares, or the shares its mix counts, do not add to 1."""

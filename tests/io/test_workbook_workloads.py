@@ -15,7 +15,7 @@ from tcoapp.io.workbook_write import write_scenario
 from tcoapp.io.xlsx_workloads import COLUMN_LETTER, OUTPUTS, class_figures, mix_figures
 
 from .workbook_recalc import SOFFICE, recalc
-from .workloads_scenarios import SAMPLE, with_classes
+from .workloads_scenarios import SAMPLE, renamed, with_classes
 
 
 @pytest.fixture(scope="module")
@@ -122,19 +122,9 @@ def _close(got, want) -> bool:
     return isinstance(got, (int, float)) and math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-12)
 
 
-@pytest.mark.skipif(SOFFICE is None, reason="LibreOffice is needed to recalculate formulas")
-def test_libreoffice_recalculates_the_workloads_formulas_to_the_closed_forms(written, tmp_path):
-    scenario, path = written
-    stale = _edited(path, tmp_path, {f"{_c('share')}3": 0.4, f"{_c('share')}4": 0.4}, "stale.xlsx")
-    added = _edited(path, tmp_path, {f"{_c('share')}3": 0.4, f"{_c('plan')}8": scenario.plans[0].name,
-                                     f"{_c('class')}8": "extra", f"{_c('share')}8": 0.1,
-                                     f"{_c('input_tokens')}8": 500, f"{_c('output_tokens')}8": 100}, "added.xlsx")
-    fresh, edited, by_hand = recalc([path, stale, added], tmp_path / "lo")
-    assert read_scenario(fresh) == scenario   # LibreOffice's save reads back the same
-    wb = openpyxl.load_workbook(fresh, data_only=True)
-    ws = wb[S.WORKLOADS]
-    row = 3
-    checked = 0
+def _assert_closed_forms(ws, scenario) -> None:
+    """Every formula cell of the Workloads sheet `ws` (recalculated) equals its closed form."""
+    row, checked = 3, 0
     for plan in scenario.plans:
         mix = mix_figures(plan) if plan.workloads else {}
         for rc in plan.workloads:
@@ -145,6 +135,23 @@ def test_libreoffice_recalculates_the_workloads_formulas_to_the_closed_forms(wri
                 checked += 1
             row += 1
     assert checked == 5 * len(OUTPUTS)
+
+
+@pytest.mark.skipif(SOFFICE is None, reason="LibreOffice is needed to recalculate formulas")
+def test_libreoffice_recalculates_the_workloads_formulas_to_the_closed_forms(written, tmp_path):
+    scenario, path = written
+    stale = _edited(path, tmp_path, {f"{_c('share')}3": 0.4, f"{_c('share')}4": 0.4}, "stale.xlsx")
+    added = _edited(path, tmp_path, {f"{_c('share')}3": 0.4, f"{_c('plan')}8": scenario.plans[0].name,
+                                     f"{_c('class')}8": "extra", f"{_c('share')}8": 0.1,
+                                     f"{_c('input_tokens')}8": 500, f"{_c('output_tokens')}8": 100}, "added.xlsx")
+    wild = renamed(scenario, 0, "8x ?200 server")   # unescaped, its pattern would match "8x B200 server" too
+    write_scenario(wild, tmp_path / "wild.xlsx")
+    fresh, edited, by_hand, wild_path = recalc([path, stale, added, tmp_path / "wild.xlsx"], tmp_path / "lo")
+    assert read_scenario(fresh) == scenario   # LibreOffice's save reads back the same
+    for book, expected in ((fresh, scenario), (wild_path, wild)):
+        _assert_closed_forms(openpyxl.load_workbook(book, data_only=True)[S.WORKLOADS], expected)
+    wb = openpyxl.load_workbook(fresh, data_only=True)
+    ws = wb[S.WORKLOADS]
     batch = ws[f"{_c('effective_input_price_usd_per_million')}5"].value   # 0.9 x 0.055 + 0.1 x 0.55, by hand
     assert math.isclose(batch, 0.9 * 0.055 + 0.1 * 0.55, rel_tol=1e-12)
     assert wb[S.CHECKS]["B1"].value == 0          # the class checks pass as written ...

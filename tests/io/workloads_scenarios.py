@@ -42,3 +42,12 @@ def with_classes(scenario=None):
     first, second = scenario.plans[0], scenario.plans[1]
     scenario = scenario.replace_plan(0, first.with_(workloads=three_classes(first.name)))
     return scenario.replace_plan(1, second.with_(workloads=agentic_mix(second.name)))
+
+
+def renamed(scenario, index: int, name: str):
+    """Plan `index` under `name`, its classes naming it."""
+    from dataclasses import replace
+
+    plan = scenario.plans[index]
+    return scenario.replace_plan(index, replace(plan, name=name, workloads=tuple(c.with_(plan=name)
+                                                                                 for c in plan.workloads)))
