@@ -2,7 +2,10 @@
 sheet is handled as Pools is, and LibreOffice recalculates its live formulas to the closed forms."""
 from __future__ import annotations
 
+import json
 import math
+import pathlib
+import subprocess
 
 import openpyxl
 import pytest
@@ -14,6 +17,7 @@ from tcoapp.io.workbook_read import read_scenario
 from tcoapp.io.workbook_write import write_scenario
 from tcoapp.io.xlsx_workloads import COLUMN_LETTER, OUTPUTS, class_figures, mix_figures
 
+from .test_workbook_analyst_work import LO_EDIT, UNO_PYTHON
 from .workbook_recalc import SOFFICE, recalc
 from .workloads_scenarios import SAMPLE, renamed, with_classes
 
@@ -122,18 +126,29 @@ def _close(got, want) -> bool:
     return isinstance(got, (int, float)) and math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-12)
 
 
+def _rows_by_name(ws) -> dict:
+    """{(plan, class): {key: value}} of a recalculated Workloads sheet, its columns found by their key in row 1."""
+    keys = {c: v for c, v in enumerate(next(ws.iter_rows(min_row=1, max_row=1, values_only=True))) if v}
+    out = {}
+    for values in ws.iter_rows(min_row=3, values_only=True):
+        row = {keys[c]: v for c, v in enumerate(values) if c in keys}
+        if row.get("plan") is not None:
+            out[(row["plan"], row["class"])] = row
+    return out
+
+
 def _assert_closed_forms(ws, scenario) -> None:
-    """Every formula cell of the Workloads sheet `ws` (recalculated) equals its closed form."""
-    row, checked = 3, 0
+    """Every formula cell of the Workloads sheet `ws` (recalculated) equals its closed form, each class's row found by
+    its plan and class (a sorted table too)."""
+    rows, checked = _rows_by_name(ws), 0
     for plan in scenario.plans:
         mix = mix_figures(plan) if plan.workloads else {}
         for rc in plan.workloads:
             want = class_figures(plan, rc) | mix
             for output in OUTPUTS:
-                got = ws[f"{_c(output.key)}{row}"].value
+                got = rows[(plan.name, rc.class_)][output.key]
                 assert _close(got, want[output.key]), (plan.name, rc.class_, output.key, got, want[output.key])
                 checked += 1
-            row += 1
     assert checked == 5 * len(OUTPUTS)
 
 
@@ -183,3 +198,27 @@ def test_changing_a_plan_key_keeps_its_classes(written):
     scenario, _ = written
     name = scenario.plans[0].name
     assert scenario.with_plan(name, utilization=0.5).plan(name).workloads == scenario.plans[0].workloads
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(SOFFICE is None or not pathlib.Path(UNO_PYTHON).exists(),
+                    reason="LibreOffice Calc with its Python UNO bridge is not installed")
+def test_analyst_edits_in_libreoffice_keep_the_formulas_and_checks(written, tmp_path):
+    """Sorted by class, a blank row and a blank column inserted inside the table, in LibreOffice: the formulas
+    still give the closed forms, every check passes, and the file reads back the same classes."""
+    scenario, path = written
+    last = f"{_c(OUTPUTS[-1].key)}7"
+    ops = [["sort", S.WORKLOADS, f"A3:{last}", 1, False], ["insert_rows", S.WORKLOADS, 5, 1],
+           ["insert_columns", S.WORKLOADS, 5, 1]]
+    jobs = [{"src": str(path), "dst": str(tmp_path / "edited.xlsx"), "ops": ops, "after": []}]
+    (tmp_path / "jobs.json").write_text(json.dumps(jobs))
+    run = subprocess.run([UNO_PYTHON, str(LO_EDIT), str(tmp_path / "jobs.json")], capture_output=True, text=True,
+                         timeout=600)
+    assert run.returncode == 0, run.stderr
+    book = openpyxl.load_workbook(tmp_path / "edited.xlsx", data_only=True)
+    assert [r[1] for r in _rows_by_name(book[S.WORKLOADS])][:3] == ["reasoning", "coding agent", "chat"]   # sorted
+    _assert_closed_forms(book[S.WORKLOADS], scenario)
+    assert book[S.CHECKS]["B1"].value == 0
+    back = read_scenario(tmp_path / "edited.xlsx")
+    for plan, was in zip(back.plans, scenario.plans):
+        assert sorted(plan.workloads, key=lambda c: c.class_) == sorted(was.workloads, key=lambda c: c.class_)
