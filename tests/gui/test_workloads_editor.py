@@ -93,6 +93,9 @@ def test_renaming_the_plan_keeps_its_classes(window):
     assert {c.plan for c in doc.current_plan().workloads} == {"Renamed"}
     assert doc.set_plan_value(doc.current_index, "utilization", 0.5) is None   # another key keeps the classes
     assert len(doc.current_plan().workloads) == 2
+    doc.add_plan(doc.current_index)   # a copy has the classes, naming the copy
+    copy = doc.scenario.plans[-1]
+    assert len(copy.workloads) == 2 and {c.plan for c in copy.workloads} == {copy.name}
 
 
 def test_the_wide_editor_follows_the_document(window):
