@@ -30,6 +30,7 @@ SIZING_INPUT = {"devices": "device_count", "facility_power": "facility_power_kw"
 NAME_LISTS = {"device": "devices", "prefill_device": "devices", "decode_device": "devices", "model": "models",
               "curve": "curves", "price_tiers": "price_tiers"}
 POOL_DEVICE_KEYS = ("device", "prefill_device", "decode_device")   # set per pool by a plan's Pools rows
+CLASS_KEYS = ("input_tokens", "output_tokens", "min_tokens_per_s_per_user", "max_ttft_s")   # a class's own, not the plan's
 USED_ITEM = "\x00used"   # the data of a greyed name list's item showing what the engine used
 ERROR_STYLE = "QLineEdit { border: 2px solid #c62828; background: #ffebee; }"
 ERROR_COLOR, UNIT_COLOR = "#c62828", "#555555"
@@ -425,7 +426,9 @@ class PlanEditor(QWidget):
             greyed.add("batch")
         if plan.pools:   # each Pools row names its device and role: the plan's own are not used
             greyed.update(POOL_DEVICE_KEYS)
-        for name in (set(SIZING_INPUT.values()) | {"batch"} | set(POOL_DEVICE_KEYS)) & set(self._editors):
+        if plan.workloads:   # each request class has its own lengths and targets
+            greyed.update(CLASS_KEYS)
+        for name in (set(SIZING_INPUT.values()) | {"batch"} | set(POOL_DEVICE_KEYS) | set(CLASS_KEYS)) & set(self._editors):
             editor = self._editors[name]
             editor.widget.setEnabled(name not in greyed)
             editor.widget.setToolTip(editor.tip + (f"\n{used[name][1]}" if name in used else ""))
@@ -448,4 +451,7 @@ def engine_used(plan, result) -> dict[str, tuple[float, str]]:
                                   f"entered here ({plan.device}) is not used.")
         for key in POOL_DEVICE_KEYS[1:]:
             out[key] = ("(per pool)", "Greyed: the plan's Pools rows give each pool its role and device.")
+    for key in CLASS_KEYS if plan.workloads else ():
+        out[key] = (getattr(plan, key), "Greyed: the plan's request classes (the Workloads table) each have their own "
+                                        "lengths and targets; the value entered here is not used.")
     return out

@@ -22,6 +22,9 @@ def test_add_edit_remove_and_undo_classes(window):
     assert [(c.class_, c.share, c.input_tokens, c.output_tokens) for c in classes] == [
         ("class 1", 0.5, plan.input_tokens, plan.output_tokens), ("class 2", 0.5, plan.input_tokens, plan.output_tokens)]
     assert editor.table.rowCount() == 2 and "Shares add to 1" in editor.shares.text()
+    for key in ("input_tokens", "output_tokens", "min_tokens_per_s_per_user", "max_ttft_s"):   # each class has its own
+        widget = window.editor.editors[key].widget
+        assert not widget.isEnabled() and "request classes" in widget.toolTip(), key
     _type(editor, 0, "class", "chat")
     _type(editor, 0, "output_tokens", "300")
     _type(editor, 1, "input_tokens_p90", "9000")
@@ -43,6 +46,7 @@ def test_add_edit_remove_and_undo_classes(window):
     for _ in range(7):   # every step undoes, back to the plan's own keys
         doc.undo_stack.undo()
     assert doc.current_plan() == plan and editor.table.rowCount() == 0
+    assert window.editor.editors["input_tokens"].widget.isEnabled()
     doc.undo_stack.redo()
     assert len(doc.current_plan().workloads) == 2 and editor.table.rowCount() == 2
 
