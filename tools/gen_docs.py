@@ -139,6 +139,22 @@ def _fit_text(factor) -> str:
     return scope if factor.fit_bounds is None else f"{scope}, {_num(factor.fit_bounds[0])} to {_num(factor.fit_bounds[1])}"
 
 
+def _workloads_outputs() -> list[str]:
+    from tcoapp.io.xlsx_workloads import OUTPUTS
+
+    lines = ["Right of the input columns, the sheet's live formula columns (written by the app, not read back; "
+             "LibreOffice and Excel recalculate them as you edit the inputs, and tests/io check a LibreOffice "
+             "recalculation against the same closed forms). They are the closed-form figures of each class at its "
+             "mean lengths and of its plan's mix (share-weighted): the prices it pays, the cached / uncached split "
+             "of its input tokens by its hit rate, its revenue per request and per million tokens. What depends on "
+             "the operating point (tokens/s per user, TTFT, requests/s, the batch the length tails allow, an "
+             "agentic class's achieved hit rate, revenue per year and cost per million tokens) is the engine's, on "
+             "Results and in the JSON; an agentic class's cells, and its plan's mix, read #N/A here.", "",
+             "| key | unit | formula |", "|---|---|---|"]
+    lines += [f"| `{o.key}` | {o.unit or '-'} | {_cell(o.help)} |" for o in OUTPUTS]
+    return lines + [""]
+
+
 def _calibration_section() -> list[str]:
     from tcoapp.engine.quantities.factors import FACTOR_FIELD_BY_NAME
 
@@ -368,7 +384,7 @@ def workbook_format_md() -> str:
              + "; output sheets: " + ", ".join(f"`{name}`" for name in S.OUTPUT_SHEETS)
              + ". Only `Plans` is required. An input sheet is recognised by its row 1, not only by its name: a "
              "sheet under another name (`Fleet`, or `Pools (2)` as Excel's Move or Copy names a copy) whose row 1 "
-             "is the keys of `Pools`, `Devices`, `Models`, `Curves`, `PriceTiers` or `Uncertainty` (its naming "
+             "is the keys of `Pools`, `Workloads`, `Devices`, `Models`, `Curves`, `PriceTiers` or `Uncertainty` (its naming "
              "keys and at least 3 of its keys, most of its row 1), or `key`, `unit`, `value` (`Calibration`), is "
              "read as that table, with a note (a save writes it under the table's name); two sheets whose row 1 "
              "claims one table (`Pools` and its copy `Pools (2)`) are refused in one line naming both: delete the "
@@ -430,7 +446,14 @@ def workbook_format_md() -> str:
                             "lengths as a mean and a p90 (lognormal through both; an empty p90 is a fixed length), its "
                             "own targets (empty: none), prefix reuse and three token prices (empty: the plan's), and an "
                             "agentic class its sessions (docs/model.md, \"Request classes\"). A plan without Workloads "
-                            "rows is one class of its Plans keys.", REQUEST_CLASS_FIELDS)
+                            "rows is one class of its Plans keys, and a workbook with no classes has no Workloads "
+                            "sheet. To add classes in Excel or LibreOffice, type one row per class under the keys (or "
+                            "add the sheet with this row 1); a plan renamed on Plans is renamed in its Workloads rows "
+                            "too. Every problem names the cell: a share outside 0..1, a p90 not above its mean, a class "
+                            "naming no plan, a class name twice in a plan, session keys on a class without "
+                            "`session_turns`, and a plan's shares not adding to 1 (naming the plan, the sum and its "
+                            "share cells).", REQUEST_CLASS_FIELDS)
+    lines += _workloads_outputs()
     lines += _table_section("Devices", table_intro, DEVICE_FIELDS)
     lines += _table_section("Models", table_intro, MODEL_FIELDS)
     lines += _table_section("Curves", "Measured efficiency curves in long format: row 1 keys, row 2 units, one "

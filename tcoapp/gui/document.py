@@ -53,6 +53,7 @@ def plan_values(plan: Plan) -> dict[str, Any]:
     values = plan.as_dict()
     values.pop("name")
     values.pop("pools")
+    values.pop("workloads")
     return values
 
 
@@ -235,7 +236,7 @@ class Document(QObject):
             model = next(iter(self._scenario.all_model_names()))
             plan = make_plan(name, {"device": device, "model": model})
         else:
-            plan = replace(template, name=name, pools=tuple(p.with_(plan=name) for p in template.pools))
+            plan = renamed_plan(template, name)
         if source_index is None:   # a new plan searches the widest space (a duplicate stays a copy)
             plan = plan.with_(**widest_search(plan_values(plan)))
         plans.append(plan)
@@ -269,7 +270,7 @@ class Document(QObject):
             return None
         if any(p.name == name for p in self._scenario.plans):
             return f"plan name {name!r} is already used"
-        renamed = replace(plan, name=name, pools=tuple(p.with_(plan=name) for p in plan.pools))
+        renamed = renamed_plan(plan, name)
         new = self._scenario.replace_plan(index, renamed)
         new = replace(new, uncertainty=rows_renamed(new.uncertainty, plan.name, name))
         self.push(new, f"Rename plan {plan.name!r} to {name!r}")
@@ -425,13 +426,19 @@ class Document(QObject):
         return tuple(results)
 
 
+def renamed_plan(plan: Plan, name: str) -> Plan:
+    """`plan` under `name`, its Pools and Workloads rows naming it too."""
+    return replace(plan, name=name, pools=tuple(p.with_(plan=name) for p in plan.pools),
+                   workloads=tuple(c.with_(plan=name) for c in plan.workloads))
+
+
 def _with_plan_values(scenario: Scenario, index: int, changes: Mapping[str, Any]) -> tuple[Scenario, str | None]:
     """(the scenario with plan `index`'s inputs changed, None), or (the scenario unchanged, the error)."""
     plan = scenario.plans[index]
     values = plan_values(plan)
     values.update(changes)
     try:
-        new_plan = make_plan(plan.name, values).with_(pools=plan.pools)
+        new_plan = make_plan(plan.name, values).with_(pools=plan.pools, workloads=plan.workloads)
     except ValidationError as exc:
         return scenario, "; ".join(f"{p.field} {p.message}".strip() for p in exc.problems)
     if new_plan == plan:

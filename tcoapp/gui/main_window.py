@@ -30,6 +30,7 @@ CURVE_FILTER = "Curve files (*.csv);;All files (*)"
 
 
 AUTOSAVE_PROBLEM = "autosave"   # the problem bar's kind for a failing autosave (resolved by its next success)
+WORKLOADS_PROBLEM = "workloads"   # the plan editor's held shares not adding to 1 (resolved once they do)
 
 class MainWindow(QMainWindow):
     def __init__(self, document: Document, parent=None):
@@ -248,7 +249,15 @@ class MainWindow(QMainWindow):
         self.problems = ProblemBar()
         self.autosave.failed.connect(lambda message: self.show_problem(message, kind=AUTOSAVE_PROBLEM))
         self.autosave.recovered.connect(lambda: self.problems.resolve(AUTOSAVE_PROBLEM))
+        self.editor.workloads.problem.connect(self._workloads_problem)
         return self.problems
+
+    def _workloads_problem(self, text: str) -> None:
+        """The plan editor's held shares (not adding to 1) on the problem bar, gone once they do."""
+        if text:
+            self.show_problem(text, "Workloads", kind=WORKLOADS_PROBLEM)
+        else:
+            self.problems.resolve(WORKLOADS_PROBLEM)
 
     def show_problem(self, text: str, title: str = "", kind: str = "") -> None:
         """Every error report of the window and its background tasks: inline, above the views; one

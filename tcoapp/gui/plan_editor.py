@@ -15,6 +15,7 @@ from ..engine.quantities.inputs import PLAN_FIELDS, Field
 from .document import Document
 from .labels import choice_label, format_field
 from .pools_editor import PoolsEditor
+from .workloads_editor import WorkloadsEditor
 from .redraw import Redraw
 from .soon import call_soon
 
@@ -29,6 +30,7 @@ SIZING_INPUT = {"devices": "device_count", "facility_power": "facility_power_kw"
 NAME_LISTS = {"device": "devices", "prefill_device": "devices", "decode_device": "devices", "model": "models",
               "curve": "curves", "price_tiers": "price_tiers"}
 POOL_DEVICE_KEYS = ("device", "prefill_device", "decode_device")   # set per pool by a plan's Pools rows
+CLASS_KEYS = ("input_tokens", "output_tokens", "min_tokens_per_s_per_user", "max_ttft_s")   # a class's own, not the plan's
 USED_ITEM = "\x00used"   # the data of a greyed name list's item showing what the engine used
 ERROR_STYLE = "QLineEdit { border: 2px solid #c62828; background: #ffebee; }"
 ERROR_COLOR, UNIT_COLOR = "#c62828", "#555555"
@@ -216,9 +218,17 @@ class PlanEditor(QWidget):
         pools_layout = QVBoxLayout(pools_box)
         self.pools = PoolsEditor(document)
         pools_layout.addWidget(self.pools)
+        workloads_box = QGroupBox("Workloads (request classes)")
+        workloads_box.setToolTip("The plan's requests as a mix of classes, each with its share, lengths, targets and "
+                                 "prices (the workbook's Workloads sheet)")
+        self.workloads = WorkloadsEditor(document)
+        document.scenario_changed.connect(self.workloads.refresh)
+        document.current_changed.connect(lambda _i: self.workloads.refresh())
+        QVBoxLayout(workloads_box).addWidget(self.workloads)
         self._rest = [f for f in PLAN_FIELDS if f.group != "selection"]   # below the editor's first screen
         self._add_fields([f for f in PLAN_FIELDS if f.group == "selection"])
         body_layout.insertWidget(body_layout.count() - 1, pools_box)
+        body_layout.insertWidget(body_layout.count() - 1, workloads_box)
         body.installEventFilter(self)   # the rest of the fields: once the first screen has painted
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
@@ -416,7 +426,9 @@ class PlanEditor(QWidget):
             greyed.add("batch")
         if plan.pools:   # each Pools row names its device and role: the plan's own are not used
             greyed.update(POOL_DEVICE_KEYS)
-        for name in (set(SIZING_INPUT.values()) | {"batch"} | set(POOL_DEVICE_KEYS)) & set(self._editors):
+        if plan.workloads:   # each request class has its own lengths and targets
+            greyed.update(CLASS_KEYS)
+        for name in (set(SIZING_INPUT.values()) | {"batch"} | set(POOL_DEVICE_KEYS) | set(CLASS_KEYS)) & set(self._editors):
             editor = self._editors[name]
             editor.widget.setEnabled(name not in greyed)
             editor.widget.setToolTip(editor.tip + (f"\n{used[name][1]}" if name in used else ""))
@@ -439,4 +451,7 @@ def engine_used(plan, result) -> dict[str, tuple[float, str]]:
                                   f"entered here ({plan.device}) is not used.")
         for key in POOL_DEVICE_KEYS[1:]:
             out[key] = ("(per pool)", "Greyed: the plan's Pools rows give each pool its role and device.")
+    for key in CLASS_KEYS if plan.workloads else ():
+        out[key] = (getattr(plan, key), "Greyed: the plan's request classes (the Workloads table) each have their own "
+                                        "lengths and targets; the value entered here is not used.")
     return out

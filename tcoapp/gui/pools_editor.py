@@ -50,15 +50,9 @@ class PoolsEditor(QWidget):
         self.merge_button = QPushButton("Merge into one pool")
         self.merge_button.setToolTip("Turn the prefill/decode pair back into one serve pool, in one undoable step")
         self.merge_button.clicked.connect(lambda: self._show(merge_plan(self._doc, self._doc.current_index)))
-        self.wide_button = QPushButton("Wide editor…")
-        self.wide_button.setToolTip("Edit the pools in a window wide enough to show every column")
-        self.wide_button.clicked.connect(self.open_wide)
-        self.wide_button.setVisible(not wide)
+        self.wide_button = wide_button("pools", self.open_wide, wide)
         self._dialog = None
-        self.error = QLabel()
-        self.error.setStyleSheet("color: #c62828;")
-        self.error.setWordWrap(True)
-        self.error.hide()
+        self.error = error_label()
         self.hint = QLabel()
         self.hint.setWordWrap(True)
         self.hint.setStyleSheet("color: #555;")
@@ -106,7 +100,7 @@ class PoolsEditor(QWidget):
                         else _cell(plan, pool, key))
                 if self._cells.get((row, col)) != cell or self.table.item(row, col) is None:
                     self._cells[(row, col)] = cell   # a new item re-measures its column: only where it changed
-                    self.table.setItem(row, col, _item(cell))
+                    self.table.setItem(row, col, table_item(cell))
         self.table.blockSignals(False)
         self.remove_button.setEnabled(bool(plan.pools))
 
@@ -143,6 +137,24 @@ class PoolsEditor(QWidget):
         self.error.setVisible(bool(error))
 
 
+def wide_button(what: str, open_wide, wide: bool) -> QPushButton:
+    """The "Wide editor…" button of a table editor (hidden in the wide window itself)."""
+    button = QPushButton("Wide editor…")
+    button.setToolTip(f"Edit the {what} in a window wide enough to show every column")
+    button.clicked.connect(open_wide)
+    button.setVisible(not wide)
+    return button
+
+
+def error_label() -> QLabel:
+    """The red line under a table editor naming a rejected value (hidden while there is none)."""
+    label = QLabel()
+    label.setStyleSheet("color: #c62828;")
+    label.setWordWrap(True)
+    label.hide()
+    return label
+
+
 def _cell(plan, pool, key) -> tuple:
     """(kind, text, tooltip) of an input cell: kind "own" (the pool's value) or "inherited" (the plan's)."""
     value = getattr(pool, key)
@@ -165,7 +177,8 @@ def _used_cell(row: dict, key: str) -> tuple:
                           "The engine found no operating point for this pool (see the plan's notes)")
 
 
-def _item(cell: tuple) -> QTableWidgetItem:
+def table_item(cell: tuple) -> QTableWidgetItem:
+    """The item of a (kind, text, tooltip) cell: \"used\" read-only and shaded, \"inherited\" grey italics."""
     kind, text, tip = cell
     item = QTableWidgetItem(text)
     item.setToolTip(tip)
@@ -187,9 +200,12 @@ def _header(key: str) -> str:
     if key.startswith("used:"):
         label, unit = USED[key[5:]][0].split("\n")
         return "\n".join(textwrap.wrap(label, HEADER_WRAP) + [unit])
-    f = FIELDS[key]
-    lines = textwrap.wrap(f.label, HEADER_WRAP)
-    return "\n".join(lines + ([f"[{f.unit}]"] if f.unit else []))
+    return field_header(FIELDS[key])
+
+
+def field_header(f) -> str:
+    """A field's label wrapped over short lines (the columns stay narrow), its unit below."""
+    return "\n".join(textwrap.wrap(f.label, HEADER_WRAP) + ([f"[{f.unit}]"] if f.unit else []))
 
 
 def _pools_table() -> QTableWidget:
@@ -210,13 +226,14 @@ def _pools_table() -> QTableWidget:
     return table
 
 
-class PoolsDialog(QDialog):
-    """The current plan's pools editor in a wide window (every column visible), following the document."""
+class WideDialog(QDialog):
+    """An editor of the current plan's rows (pools, request classes) in a wide window (every column visible),
+    following the document; `make(parent)` builds the editor."""
 
-    def __init__(self, document: Document, parent=None):
+    def __init__(self, title: str, document: Document, make, parent=None):
         super().__init__(parent)
-        self.setWindowTitle("Pools of the current plan")
-        self.editor = PoolsEditor(document, self, wide=True)
+        self.setWindowTitle(title)
+        self.editor = make(self)
         layout = QVBoxLayout(self)
         layout.addWidget(self.editor)
         document.scenario_changed.connect(self.editor.refresh)
@@ -225,3 +242,10 @@ class PoolsDialog(QDialog):
         width = sum(header.sectionSize(i) for i in range(header.count())) + 60
         screen = parent.screen().availableGeometry().width() if parent is not None and parent.screen() else 1600
         self.resize(min(max(width, 900), int(screen * 0.95)), 380)
+
+
+class PoolsDialog(WideDialog):
+    """The current plan's pools editor in a wide window."""
+
+    def __init__(self, document: Document, parent=None):
+        super().__init__("Pools of the current plan", document, lambda p: PoolsEditor(document, p, wide=True), parent)

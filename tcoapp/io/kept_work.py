@@ -124,7 +124,7 @@ def input_formula_notes(sheets, plans_rows=()) -> list[str]:
         sheet = sheets.get(name) if hasattr(sheets, "get") else None
         formulas = getattr(sheet, "_formulas", {}) if sheet is not None else {}
         cells = [(r, c) for (r, c), text in sorted(formulas.items()) if r > 1 and not (name == S.PLANS and r in plans_rows)
-                 and not _constant(text)]
+                 and not _constant(text) and not _output_column(sheet, name, c)]
         if not cells:
             continue
         shown = ", ".join(sheet.where(r, c) for r, c in cells[:FORMULAS_LISTED])
@@ -140,6 +140,13 @@ def input_formula_notes(sheets, plans_rows=()) -> list[str]:
                      "the value, not the formula (put a formula of yours on a sheet of your own, or in a helper row "
                      "of Plans)")
     return notes
+
+
+def _output_column(sheet, name: str, col: int) -> bool:
+    """A formula column of an input sheet (the Workloads sheet's live figures): the app's own, not the analyst's."""
+    from .xlsx_workloads import OUTPUT_KEYS
+
+    return name == S.WORKLOADS and str(sheet.cell(1, col) or "").strip() in OUTPUT_KEYS
 
 
 def write_kept(workbook, kept: KeptWork | None) -> None:

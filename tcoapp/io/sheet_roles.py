@@ -12,13 +12,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..engine.core.errors import Problem
-from ..engine.quantities.inputs import CURVE_POINT_FIELDS, DEVICE_FIELDS, MODEL_FIELDS, POOL_FIELDS, PRICE_TIER_FIELDS
+from ..engine.quantities.inputs import (
+    CURVE_POINT_FIELDS, DEVICE_FIELDS, MODEL_FIELDS, POOL_FIELDS, PRICE_TIER_FIELDS,
+    REQUEST_CLASS_FIELDS,
+)
 from ..engine.uncertainty.fields import UNCERTAINTY_FIELDS
 from . import sheets as S
 
 # table sheet -> (its keys, the keys that name a row: a header without them is not the table's)
 TABLE_KEYS = {
     S.POOLS: (frozenset(f.name for f in POOL_FIELDS), ("plan", "pool")),
+    S.WORKLOADS: (frozenset(f.name for f in REQUEST_CLASS_FIELDS), ("plan", "class")),
     S.DEVICES: (frozenset(f.name for f in DEVICE_FIELDS), ("name",)),
     S.MODELS: (frozenset(f.name for f in MODEL_FIELDS), ("name",)),
     S.CURVES: (frozenset(f.name for f in CURVE_POINT_FIELDS), ("curve",)),

@@ -17,12 +17,15 @@ from ..engine.plan.calibration_scope import QUALITY_ROWS, parse_scope
 from ..engine.core.errors import Problem, ValidationError, shown
 from ..engine.quantities.inputs import (
     CURVE_POINT_FIELDS, DEVICE_FIELDS, MODEL_FIELDS, PLAN_FIELD_BY_NAME, POOL_FIELDS, PRICE_TIER_FIELDS,
+    REQUEST_CLASS_FIELDS,
 )
 from ..engine.uncertainty.fields import UNCERTAINTY_FIELDS
 from ..engine.quantities.factors import factor_problem
 from ..engine.performance.factors import ARCHITECTURE_COMPUTE, DEFAULT_FACTORS, FACTOR_NAMES
 from ..engine.plan.pools import pool_problems
-from ..engine.quantities.records import make_device, make_model, make_plan, make_pool
+from ..engine.quantities.records import (
+    make_device, make_model, make_plan, make_pool, make_request_class, request_class_problems,
+)
 from ..engine.plan.scenario import PriceTiers, Scenario, reference_problems
 from ..engine.uncertainty.references import uncertainty_problems
 from ..engine.quantities.validate import coerce_record, is_blank
@@ -36,6 +39,7 @@ from .parse_diagnosis import explain
 from .sheet_roles import sheet_roles
 from .safety import check_archive, check_defused, fail, zip_mimetype
 from .uncertainty_book import read_uncertainty
+from .xlsx_workloads import OUTPUT_KEYS as WORKLOAD_OUTPUTS
 from .xlsx_cells_read import BadCellReference, BadCellValue, RefusedXml, TooManyCells, TooManyStrings, read_cells
 
 
@@ -243,6 +247,7 @@ def read_scenario(path) -> Scenario:
     factors, device_factors, quality = _read_factors(sheets.get(S.CALIBRATION), problems, {*catalog.devices, *devices})
     plans, plan_where, own_rows = _read_plans(sheets[S.PLANS], problems)
     plans, pool_where = _attach_pools(plans, sheets.get(S.POOLS), problems, _plan_names(sheets[S.PLANS]))
+    plans = _attach_workloads(plans, sheets.get(S.WORKLOADS), problems, _plan_names(sheets[S.PLANS]))
     uncertainty = read_uncertainty(sheets.get(S.UNCERTAINTY),
                                    lambda sheet, problems: _table_rows(sheet, UNCERTAINTY_FIELDS, problems), problems)
     devices = _overrides_only(_catalog_architectures(devices, sheets.get(S.DEVICES), catalog.devices), catalog.devices)
@@ -433,10 +438,10 @@ def _keys_row(sheet: _Sheet, known) -> int | None:
     return None
 
 
-def _table_rows(sheet: _Sheet, fields, problems: list[Problem]):
+def _table_rows(sheet: _Sheet, fields, problems: list[Problem], outputs=frozenset()):
     """(row number, {key: value}, locator) for each entry row of a table sheet. A column whose key is
-    not one of `fields` is a problem at its header cell, even on a sheet with no entries (the table
-    of another sheet under this sheet's name)."""
+    not one of `fields` (nor of the sheet's formula columns, `outputs`: not read) is a problem at its header cell,
+    even on a sheet with no entries (the table of another sheet under this sheet's name)."""
     known = {f.name for f in fields}
     keys = {}
     for col in sheet.row_columns(1):
@@ -444,6 +449,8 @@ def _table_rows(sheet: _Sheet, fields, problems: list[Problem]):
         if is_blank(key):
             continue
         key = str(key).strip()
+        if key in outputs:
+            continue
         if key not in known:
             problems.append(Problem(sheet.where(1, col), key, f"unknown key (the {sheet.name} keys are: "
                                                               f"{', '.join(f.name for f in fields)})"))
@@ -502,41 +509,70 @@ def _plan_names(sheet: _Sheet) -> frozenset[str]:
                      if not is_blank(sheet.cell(1, c)))
 
 
-def _attach_pools(plans: list, sheet: _Sheet | None, problems: list[Problem], named: frozenset[str] = frozenset()):
-    """Pools rows grouped onto their plans (in row order); a row naming no plan is a problem (a row of
-    a plan in `named` that did not validate is skipped: that plan's own cells say what is wrong)."""
-    where_of: dict[tuple[str, int], object] = {}
-    if sheet is None:
-        return plans, lambda plan_index, pool_index, key: f"{S.POOLS} plan {plan_index + 1} pool {pool_index + 1}"
+def _rows_by_plan(plans: list, sheet: _Sheet, fields, make, problems: list[Problem], named: frozenset[str],
+                  outputs=frozenset()):
+    """A long table's rows (Pools, Workloads) built by `make` and grouped by the plan their `plan` column names, in row
+    order: ({plan: [record]}, {plan: [locator]}, the plans with a row that did not validate). A row naming no plan is a problem, one line per name (a row of a
+    plan in `named` that did not validate is skipped: that plan's own cells say what is wrong)."""
     by_plan: dict[str, list] = {}
+    where_of: dict[str, list] = {}
     unknown: dict[str, list] = {}
+    failed: set[str] = set()
     names = [p.name for p in plans]
-    for row, values, where in _table_rows(sheet, POOL_FIELDS, problems):
-        pool = make_pool(values, where, problems)
-        if pool is None:
-            continue
+    for row, values, where in _table_rows(sheet, fields, problems, outputs):
+        record = make(values, where, problems)
         plan_name = str(values.get("plan")).strip()
+        if record is None:
+            failed.add(plan_name)
+            continue
         if plan_name in named and plan_name not in names:
             continue
         if plan_name not in names:
             unknown.setdefault(plan_name, []).append((row, where))
             continue
-        where_of[(plan_name, len(by_plan.get(plan_name, [])))] = where
-        by_plan.setdefault(plan_name, []).append(pool)
+        where_of.setdefault(plan_name, []).append(where)
+        by_plan.setdefault(plan_name, []).append(record)
     for plan_name, rows in unknown.items():  # one line per name: a plan renamed or deleted on Plans only
         listed = ", ".join(str(r) for r, _ in rows)
         problems.append(Problem(rows[0][1]("plan"), "plan", f"= {plan_name!r} (row{'s' if len(rows) > 1 else ''} {listed}): "
                                 f"no plan of that name on {S.PLANS} (plans: {', '.join(names) or 'none'}); a plan "
-                                "renamed on Plans is renamed in its Pools rows too, a deleted plan's Pools rows are "
-                                "deleted with it"))
+                                f"renamed on Plans is renamed in its {sheet.name} rows too, a deleted plan's "
+                                f"{sheet.name} rows are deleted with it"))
+    return by_plan, where_of, failed
+
+
+def _attach_pools(plans: list, sheet: _Sheet | None, problems: list[Problem], named: frozenset[str] = frozenset()):
+    """Pools rows grouped onto their plans (in row order); a row naming no plan is a problem (a row of
+    a plan in `named` that did not validate is skipped: that plan's own cells say what is wrong)."""
+    if sheet is None:
+        return plans, lambda plan_index, pool_index, key: f"{S.POOLS} plan {plan_index + 1} pool {pool_index + 1}"
+    by_plan, where_of, _ = _rows_by_plan(plans, sheet, POOL_FIELDS, make_pool, problems, named)
     out = []
     for plan in plans:
         pools = tuple(by_plan.get(plan.name, ()))
         plan = plan.with_(pools=pools) if pools else plan
-        problems.extend(pool_problems(plan, lambda i, key, n=plan.name: where_of[(n, i)](key)))
+        problems.extend(pool_problems(plan, lambda i, key, n=plan.name: where_of[n][i](key)))
         out.append(plan)
-    locate = lambda plan_index, pool_index, key: where_of[(out[plan_index].name, pool_index)](key)  # noqa: E731
+    locate = lambda plan_index, pool_index, key: where_of[out[plan_index].name][pool_index](key)  # noqa: E731
     return out, locate
+
+
+def _attach_workloads(plans: list, sheet: _Sheet | None, problems: list[Problem], named: frozenset[str] = frozenset()):
+    """Workloads rows grouped onto their plans as request classes (in row order); a plan's classes together are
+    checked too (shares adding to 1, names unique), the problem naming the plan and its classes' cells."""
+    if sheet is None:
+        return plans
+    by_plan, where_of, failed = _rows_by_plan(plans, sheet, REQUEST_CLASS_FIELDS, make_request_class, problems, named,
+                                              WORKLOAD_OUTPUTS)
+    out = []
+    for plan in plans:
+        classes = tuple(by_plan.get(plan.name, ()))
+        wheres = where_of.get(plan.name, [])
+        cells = lambda key, wheres=wheres: ", ".join(w(key) for w in wheres)  # noqa: E731
+        if plan.name not in failed:  # a class whose own cells are wrong: its share is not counted yet
+            problems.extend(request_class_problems(plan.name, classes, cells))
+        out.append(plan.with_(workloads=classes) if classes else plan)
+    return out
 
 
 def _read_curves(sheet: _Sheet | None, problems: list[Problem]) -> dict:

@@ -22,6 +22,7 @@ from ..engine.quantities.metrics import Metrics
 from ..engine.performance.curve import missing_point
 from ..engine.core.errors import Problem, ValidationError
 from ..engine.plan.scenario import Scenario
+from ..engine.quantities.inputs import REQUEST_CLASS_FIELDS
 from . import sheets as S
 from .atomic import atomic_write
 from .xlsx_about import append_about_notes, write_about
@@ -33,7 +34,8 @@ from .xlsx_raw_cells import RawCells
 from .xlsx_charts import add_charts
 from .xlsx_checks import InputRows, add_output_checks, checks_last_column, write_checks
 from .xlsx_summary import add_summary_charts, summary_last_row, write_summary
-from .xlsx_usability import add_dropdowns, add_named_ranges, write_lists
+from .xlsx_usability import add_dropdowns, add_named_ranges, table_dropdowns, write_lists
+from .xlsx_workloads import has_workloads, write_workloads
 from .xlsx_print import print_all
 from .xlsx_printed_tables import write_printed_tables
 from .kept_work import write_kept, write_plans_formulas
@@ -49,6 +51,15 @@ from .xlsx_monte_carlo_book import add_monte_carlo
 
 SHEET_ORDER = (S.SUMMARY, S.PLANS, S.POOLS, S.RESULTS, S.CASH_FLOW, S.BRIDGE, S.CHECKS, S.DEVICES, S.MODELS,
                S.PRINTED_TABLES, S.CURVES, S.PRICE_TIERS, S.CALIBRATION, S.UNCERTAINTY, S.CONSTANTS, S.ABOUT)
+
+
+def sheet_order(scenario: Scenario) -> tuple[str, ...]:
+    """The sheets written, in order: Workloads after Pools where some plan has request classes (a workbook without
+    classes has no Workloads sheet, as before it existed)."""
+    if not has_workloads(scenario):
+        return SHEET_ORDER
+    at = SHEET_ORDER.index(S.POOLS) + 1
+    return SHEET_ORDER[:at] + (S.WORKLOADS,) + SHEET_ORDER[at:]
 
 
 def write_scenario(scenario: Scenario, path, results: tuple[PlanResult, ...] | None = None,
@@ -145,11 +156,12 @@ def build_workbook(scenario: Scenario, results: tuple[PlanResult, ...], written:
     """The workbook, the bulk rows and formula cells to splice in after saving (xlsx_bulk, xlsx_raw_cells) and
     where things are."""
     workbook = openpyxl.Workbook()
-    sheets = {name: workbook.create_sheet(name) for name in SHEET_ORDER}
+    sheets = {name: workbook.create_sheet(name) for name in sheet_order(scenario)}
     workbook.remove(workbook.worksheets[0])
     try:
         plan_rows = write_plans(sheets[S.PLANS], scenario)
         pool_rows = write_pools(sheets[S.POOLS], scenario)
+        class_rows = write_workloads(sheets[S.WORKLOADS], scenario) if S.WORKLOADS in sheets else {}
         device_rows = write_devices(sheets[S.DEVICES], scenario)
         model_rows = write_models(sheets[S.MODELS], scenario)
         write_printed_tables(sheets[S.PRINTED_TABLES], {S.DEVICES: sheets[S.DEVICES], S.MODELS: sheets[S.MODELS]},
@@ -159,7 +171,7 @@ def build_workbook(scenario: Scenario, results: tuple[PlanResult, ...], written:
         counts = tuple(len(r.pools) for r in results)
         layout = Layout(plan_rows, result_rows(max(max(counts, default=1), 1)),
                         cashflow_years(p.years for p in scenario.plans), counts, pool_rows, device_rows, tier_rows,
-                        tuple(p.name for p in scenario.plans))
+                        tuple(p.name for p in scenario.plans), class_rows)
         points = sum(c.batch.size for c in scenario.curves.values())
         checks = write_checks(sheets[S.CHECKS], workbook, scenario, results, layout,
                               InputRows(device_rows, model_rows, points))
@@ -174,6 +186,8 @@ def build_workbook(scenario: Scenario, results: tuple[PlanResult, ...], written:
         write_constants(sheets[S.CONSTANTS], workbook, layout.max_years)
         ranges = write_lists(sheets[S.CONSTANTS], scenario)
         add_dropdowns(sheets[S.PLANS], sheets[S.POOLS], plan_rows, len(scenario.plans), len(pool_rows), ranges)
+        if class_rows:
+            table_dropdowns(sheets[S.WORKLOADS], REQUEST_CLASS_FIELDS, ranges)
         add_named_ranges(workbook, plan_rows, len(scenario.plans))
         write_summary(sheets[S.SUMMARY], scenario, layout)
         add_output_checks(checks, scenario, layout, sheets[S.RESULTS], sheets[S.SUMMARY], sheets[S.CASH_FLOW], cash_flow)

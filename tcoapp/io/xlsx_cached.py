@@ -21,6 +21,7 @@ from .xlsx_layout import CF_BANNER_ROW, CF_POOL_ROWS, Layout
 from .xlsx_montecarlo import STATUS_CURRENT
 from .xlsx_printed_tables import printed_tables_values
 from .xlsx_results import BANNER_ROW, not_entered_text
+from .xlsx_workloads import workloads_values
 
 NA = "n/a"
 CF_NEGATIVE = {"opex_usd", "capex_usd", "replacement_capex_usd"}
@@ -222,6 +223,7 @@ def all_cached_values(workbook, scenario: Scenario, results, layout: Layout) -> 
         S.CONSTANTS: {"C4": 31536000.0} if workbook[S.CONSTANTS]["A4"].value == "SECONDS_PER_YEAR" else {},
         S.PRINTED_TABLES: printed_tables_values(workbook[S.PRINTED_TABLES], workbook[S.DEVICES], workbook[S.MODELS]),
         S.PLANS: plans_formula_values(workbook[S.PLANS], scenario),
+        **({S.WORKLOADS: workloads_values(scenario, layout.class_rows)} if S.WORKLOADS in workbook.sheetnames else {}),
     }
 
 

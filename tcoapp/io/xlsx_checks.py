@@ -30,8 +30,9 @@ import numpy as np
 from ..engine.quantities.inputs import (
     CURVE_ARRAYS, SIZING_INPUTS,
     CURVE_POINT_FIELDS, DEVICE_FIELDS, MODEL_FIELDS, PLAN_FIELDS, POOL_FIELDS, SEARCH_FIELDS, SELECTION_FIELDS,
-    SERVING_FIELDS, TARGET_FIELDS, WORKLOAD_FIELDS,
+    REQUEST_CLASS_FIELDS, SERVING_FIELDS, TARGET_FIELDS, WORKLOAD_FIELDS,
 )
+from ..engine.quantities.row import attribute
 from ..engine.uncertainty.fields import UNCERTAINTY_FIELDS
 from ..engine.quantities.finance import COMPONENT_KEYS, INPUT_BY_KEY as FINANCE_INPUT_KEYS, PART_ANNUAL_KEYS
 from ..engine.performance.factors import FACTOR_NAMES
@@ -92,6 +93,7 @@ def checked_fields(fields, live=frozenset(), doc=DOC_FIELDS) -> tuple[str, ...]:
 
 ENGINE_PLAN_KEYS = engine_plan_keys()
 ENGINE_POOL_KEYS = checked_fields(POOL_FIELDS, LIVE_POOL_FIELDS)
+CLASS_KEYS = checked_fields(REQUEST_CLASS_FIELDS, _marked((REQUEST_CLASS_FIELDS,), "identity"))
 PERF_DEVICE_FIELDS = checked_fields(DEVICE_FIELDS, LIVE_DEVICE_FIELDS)
 ECON_DEVICE_FIELDS = tuple(f.name for f in DEVICE_FIELDS if f.name in LIVE_DEVICE_FIELDS)
 MODEL_KEYS = checked_fields(MODEL_FIELDS)
@@ -188,21 +190,33 @@ def _plan_checks(index: int, plan, result, layout: Layout) -> list[Check]:
 def _pool_checks(index: int, plan, last_pool_row: int) -> list[Check]:
     """The plan's Pools rows, found by the plan's live name (its Plans header): a plan renamed on Plans and in its
     Pools rows keeps them; renamed on Plans only, the first check names it."""
-    out = []
-    last = last_pool_row + SEARCH_MARGIN
+    keys = list(ENGINE_POOL_KEYS) + (["ownership"] if plan.sizing_mode == "capex_budget" else [])
+    entries = [(pool.pool, pool, keys + (["device_count"] if plan.sizing_mode != "devices" or pool.role != "serve"
+                                         else [])) for pool in plan.pools]
+    return _plan_rows_checks(index, S.POOLS, "pool", entries, last_pool_row)
+
+
+def _class_checks(index: int, plan, last_class_row: int) -> list[Check]:
+    """The plan's Workloads rows (its request classes), found as its Pools rows are; every column but the plan and
+    class names is compared (the engine reads them all)."""
+    entries = [(rc.class_, rc, CLASS_KEYS) for rc in plan.workloads]
+    return _plan_rows_checks(index, S.WORKLOADS, "class", entries, last_class_row)
+
+
+def _plan_rows_checks(index: int, sheet: str, name_key: str, entries, last_row: int) -> list[Check]:
+    """A long table's rows of one plan (Pools, Workloads): how many name the plan by its live name, each entry one
+    row, and each entry's `keys` (entries: (name, record, keys))."""
+    last = last_row + SEARCH_MARGIN
     name = plan_name_cell(index)
-    out.append(Check(index + 1, f"Pools: {len(plan.pools)} row(s) name the plan as Plans row 1 does (a plan renamed "
-                                "on Plans is renamed in its Pools rows too)", None,
-                     count_where(S.POOLS, (("plan", name),), last), len(plan.pools)))
-    for pool in plan.pools:
-        found = row_where(S.POOLS, (("plan", name), ("pool", pool.pool)), last)
-        keys = list(ENGINE_POOL_KEYS) + (["ownership"] if plan.sizing_mode == "capex_budget" else [])
-        if plan.sizing_mode != "devices" or pool.role != "serve":
-            keys.append("device_count")
-        out.append(Check(index + 1, f"Pools {pool.pool}: one row", None,
-                         count_where(S.POOLS, (("plan", name), ("pool", pool.pool)), last), 1))
-        out.extend(Check(index + 1, f"Pools {pool.pool} {key}", found, _key_col(S.POOLS, key), getattr(pool, key))
-                   for key in keys)
+    out = [Check(index + 1, f"{sheet}: {len(entries)} row(s) name the plan as Plans row 1 does (a plan renamed "
+                            f"on Plans is renamed in its {sheet} rows too)", None,
+                 count_where(sheet, (("plan", name),), last), len(entries))]
+    for entry_name, record, keys in entries:
+        pairs = (("plan", name), (name_key, entry_name))
+        found = row_where(sheet, pairs, last)
+        out.append(Check(index + 1, f"{sheet} {entry_name}: one row", None, count_where(sheet, pairs, last), 1))
+        out.extend(Check(index + 1, f"{sheet} {entry_name} {key}", found, _key_col(sheet, key),
+                         getattr(record, attribute(key))) for key in keys)
     return out
 
 
@@ -253,11 +267,14 @@ def _factor_checks(index: int, scenario: Scenario) -> list[Check]:
 def _input_checks(scenario: Scenario, results, layout: Layout, rows: InputRows) -> list[Check]:
     out = []
     last_pool_row = max(layout.pool_rows.values(), default=S.FIRST_ENTRY_ROW)
+    last_class_row = max(layout.class_rows.values(), default=S.FIRST_ENTRY_ROW)
     last_point_row = S.FIRST_ENTRY_ROW + rows.curve_points - 1
     for index, (plan, result) in enumerate(zip(scenario.plans, results)):
         out.extend(_plan_checks(index, plan, result, layout))
         if plan.pools:
             out.extend(_pool_checks(index, plan, last_pool_row))
+        if plan.workloads:
+            out.extend(_class_checks(index, plan, last_class_row))
         device_keys = PERF_DEVICE_FIELDS + (ECON_DEVICE_FIELDS if reads_device_economics(plan, result) else ())
         for name in dict.fromkeys(p.device for p in result.pools):
             if name in rows.devices:

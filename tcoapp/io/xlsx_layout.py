@@ -128,6 +128,7 @@ class Layout:
     device_rows: dict[str, int] = field(default_factory=dict)            # Devices sheet row of each device
     tier_rows: int = 0                                                   # rows of the PriceTiers sheet
     plan_names: tuple[str, ...] = ()                                     # the plans, in column order
+    class_rows: dict[tuple[str, str], int] = field(default_factory=dict)  # Workloads sheet row of (plan, class)
 
     @property
     def max_pools(self) -> int:

@@ -198,6 +198,8 @@ def print_all(workbook, scenario, layout, curve_points: int, checks_last_col: in
     _summary(sheet(S.SUMMARY), last_plan, summary_last_row, paper)
     setup(sheet(S.PLANS), last_plan, sheet(S.PLANS).max_row, "1:1", "B:B", first_col="B", paper=paper)
     _table(sheet(S.POOLS), len(POOL_FIELDS), _entries(sheet(S.POOLS)), "1:2", "A:B", paper=paper)
+    if S.WORKLOADS in workbook.sheetnames:
+        _table(sheet(S.WORKLOADS), sheet(S.WORKLOADS).max_column, _entries(sheet(S.WORKLOADS)), "1:2", "A:B", paper=paper)
     # Results and CashFlow print from their label column (label and unit; the machine keys of column A stay on
     # screen)
     setup(sheet(S.RESULTS), last_plan, sheet(S.RESULTS).max_row, "1:2", "B:B", first_col="B", paper=paper)

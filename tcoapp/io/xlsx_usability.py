@@ -54,17 +54,23 @@ def add_dropdowns(plans_ws, pools_ws, plan_rows: dict[str, int], n_plans: int, n
                 continue
             plans_ws.add_data_validation(dv)
             dv.add(f"{first}{row}:{last}{row}")
-    if pools_ws is not None:  # to the sheet's last row: a pool row added below the exported ones has them too
-        for col, field in enumerate(POOL_FIELDS, start=1):
-            if field.name == "device":
-                dv = _validation(ranges[S.DEVICES], field.help)
-            elif field.type == "choice":
-                dv = _validation(f'"{",".join(field.choices)}"', field.help)
-            else:
-                continue
-            pools_ws.add_data_validation(dv)
-            letter = get_column_letter(col)
-            dv.add(f"{letter}{S.FIRST_ENTRY_ROW}:{letter}{LAST_ROW}")
+    if pools_ws is not None:
+        table_dropdowns(pools_ws, POOL_FIELDS, ranges)
+
+
+def table_dropdowns(ws, fields, ranges) -> None:
+    """Dropdowns on a long table's columns naming a device or a choice, to the sheet's last row (a row added below
+    the exported ones has them too)."""
+    for col, field in enumerate(fields, start=1):
+        if field.name == "device":
+            dv = _validation(ranges[S.DEVICES], field.help)
+        elif field.type == "choice":
+            dv = _validation(f'"{",".join(field.choices)}"', field.help)
+        else:
+            continue
+        ws.add_data_validation(dv)
+        letter = get_column_letter(col)
+        dv.add(f"{letter}{S.FIRST_ENTRY_ROW}:{letter}{LAST_ROW}")
 
 
 def add_named_ranges(workbook, plan_rows: dict[str, int], n_plans: int) -> None:

@@ -53,4 +53,5 @@ def _plan_values(plan: Plan) -> dict:
     values = plan.as_dict()
     values.pop("name")
     values.pop("pools")
+    values.pop("workloads")   # a measured deployment serves its curve's request shape, not the template's classes
     return values

@@ -181,7 +181,7 @@ class Scenario:
         Returns
         -------
         Scenario
-            The scenario with the changed plan (its pools kept); this one is unchanged.
+            The scenario with the changed plan (its pools and request classes kept); this one is unchanged.
 
         Raises
         ------
