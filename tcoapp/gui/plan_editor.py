@@ -11,7 +11,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..engine.decision.summary import name_mismatch, size_warnings
-from ..engine.quantities.inputs import PLAN_FIELDS, Field
+from ..engine.quantities.inputs import CLASS_OWN_KEYS, PLAN_FIELDS, Field
 from .document import Document
 from .labels import choice_label, format_field
 from .pools_editor import PoolsEditor
@@ -30,7 +30,7 @@ SIZING_INPUT = {"devices": "device_count", "facility_power": "facility_power_kw"
 NAME_LISTS = {"device": "devices", "prefill_device": "devices", "decode_device": "devices", "model": "models",
               "curve": "curves", "price_tiers": "price_tiers"}
 POOL_DEVICE_KEYS = ("device", "prefill_device", "decode_device")   # set per pool by a plan's Pools rows
-CLASS_KEYS = ("input_tokens", "output_tokens", "min_tokens_per_s_per_user", "max_ttft_s")   # a class's own, not the plan's
+CLASS_KEYS = CLASS_OWN_KEYS   # a class's own, not the plan's
 USED_ITEM = "\x00used"   # the data of a greyed name list's item showing what the engine used
 ERROR_STYLE = "QLineEdit { border: 2px solid #c62828; background: #ffebee; }"
 ERROR_COLOR, UNIT_COLOR = "#c62828", "#555555"

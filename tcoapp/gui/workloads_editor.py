@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..engine.quantities.inputs import REQUEST_CLASS_FIELDS
+from ..engine.quantities.inputs import CLASS_PLAN_VALUE_KEYS, REQUEST_CLASS_FIELDS
 from .document import Document
 from .labels import format_field
 from .pools_editor import WideDialog, error_label, field_header, table_item, wide_button
@@ -23,8 +23,7 @@ from .workload_edits import add_class, apply_classes, class_values, classes_prob
 
 COLUMNS = tuple(f.name for f in REQUEST_CLASS_FIELDS if f.name != "plan")
 FIELDS = {f.name: f for f in REQUEST_CLASS_FIELDS}
-PLAN_VALUE = frozenset(("latency_percentile", "prefix_cache_hit_rate", "price_usd_per_million_output_tokens",
-                        "price_usd_per_million_input_tokens", "price_usd_per_million_cached_input_tokens"))
+PLAN_VALUE = frozenset(CLASS_PLAN_VALUE_KEYS)
 NO_TARGET = frozenset(("min_tokens_per_s_per_user", "max_ttft_s"))
 RED = QBrush(QColor("#c62828"))
 PROBLEM_TITLE = "Workloads"

@@ -169,7 +169,7 @@ def build_workbook(scenario: Scenario, results: tuple[PlanResult, ...], written:
         pending = [write_curves(sheets[S.CURVES], scenario)]
         tier_rows = write_price_tiers(sheets[S.PRICE_TIERS], scenario)
         counts = tuple(len(r.pools) for r in results)
-        layout = Layout(plan_rows, result_rows(max(max(counts, default=1), 1)),
+        layout = Layout(plan_rows, result_rows(max(max(counts, default=1), 1), bool(class_rows)),
                         cashflow_years(p.years for p in scenario.plans), counts, pool_rows, device_rows, tier_rows,
                         tuple(p.name for p in scenario.plans), class_rows)
         points = sum(c.batch.size for c in scenario.curves.values())

@@ -57,6 +57,12 @@ def _result_value(plan, result: PlanResult, key: str):
         return not_entered_text(plan)
     if key == "warnings":
         return None
+    if key.startswith("served_"):   # the requests served: the mix's (engine values, written) or the plan's keys
+        served = key.removeprefix("served_")
+        value = getattr(plan, served)
+        if served == "price_usd_per_million_cached_input_tokens" and value is None:
+            value = plan.price_usd_per_million_input_tokens
+        return None if plan.workloads else _cell_value(float(value))
     if key.startswith("pool") and "." in key:
         k, base = int(key[4:key.index(".")]), key.split(".", 1)[1]
         if k > len(result.pools) or base in ("pool", "role", "device"):

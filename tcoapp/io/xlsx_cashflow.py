@@ -23,7 +23,7 @@ from . import sheets as S
 from .xlsx_checks import banner
 from .xlsx_layout import (
     CF_BANNER_ROW, CF_YEAR_ROW, EQUITY_IRR_ATTEMPTS, EQUITY_IRR_GUESSES, IRR_ATTEMPTS, IRR_GUESSES, Layout, base_key,
-    cf_keys,
+    cf_keys, served_key,
 )
 from .xlsx_na import NA, THIS_YEAR, YEAR_BEFORE, NaGuard, none_na
 from .xlsx_results import input_price
@@ -205,6 +205,9 @@ class _BlockFormulas:
         return row
 
     def plans(self, key: str) -> str:
+        """The plan's Plans input; a key of the requests served, in a workbook with request classes: its Results row."""
+        if served_key(key) in self.layout.result_rows:
+            return self.results(served_key(key))
         return f"{S.PLANS}!${self.col}${self.layout.plan_rows[key]}"
 
     def results(self, key: str) -> str:

@@ -84,6 +84,12 @@ def row_where(sheet: str, pairs, last: int) -> str:
     return f"SUMPRODUCT({terms}*ROW({sheet}!$A${S.FIRST_ENTRY_ROW}:$A${last}))"
 
 
+def served_key(key: str) -> str:
+    """The Results row of a Plans key of the requests served (engine/plan/request_classes.EQUIVALENT_KEYS), written
+    in a workbook with request classes: `served_input_tokens`."""
+    return f"served_{key}"
+
+
 def base_key(key: str) -> str:
     """ "pool2.capex_usd" -> "capex_usd"; plan keys unchanged."""
     return key.split(".", 1)[1] if key.startswith("pool") and "." in key else key
@@ -202,7 +208,11 @@ class PlanRefs:
         return self.layout.plan_col(self.index)
 
     def p(self, key: str) -> str:
-        """The plan's input cell on Plans."""
+        """The plan's input cell on Plans; for a key of the requests served, in a workbook with request classes,
+        its Results row (served_key)."""
+        served = self.layout.result_rows.get(served_key(key))
+        if served is not None:
+            return f"{self.col}{served}"
         return f"{S.PLANS}!{self.col}{self.layout.plan_rows[key]}"
 
     def r(self, key: str) -> str:

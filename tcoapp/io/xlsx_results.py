@@ -16,7 +16,7 @@ from typing import Callable
 import numpy as np
 
 from ..engine.pipeline.compute import PlanResult, not_entered
-from ..engine.quantities.inputs import DEVICE_FIELDS, PLAN_FIELDS, PRICE_TIER_FIELDS
+from ..engine.quantities.inputs import DEVICE_FIELDS, EQUIVALENT_KEYS, PLAN_FIELD_BY_NAME, PLAN_FIELDS, PRICE_TIER_FIELDS
 from ..engine.quantities.finance import (
     COMPONENT_KEYS, DEVICE_ECONOMICS_KEYS, HELD_CAPEX_RATES, INPUT_BY_KEY, SUMMED_KEYS, OPEX_PARTS, PART_ANNUAL_KEYS,
     PART_YEAR_KEYS, PLAN_EXPRESSIONS, POOL_EXPRESSIONS, POOL_QUANTITY_BY_KEY, QUANTITY_BY_KEY, TOKEN_TYPE_KEYS,
@@ -27,8 +27,8 @@ from . import sheets as S
 from openpyxl.utils import get_column_letter
 
 from .xlsx_checks import banner, plan_header, plan_status, plan_status_formats
-from .xlsx_layout import Layout, PlanRefs, base_key, field_column
-from .xlsx_na import NA, NaGuard, none_na
+from .xlsx_layout import Layout, PlanRefs, base_key, field_column, served_key
+from .xlsx_na import NA, NOT_AVAILABLE, NaGuard, none_na
 from .xlsx_labels import result_label
 from .xlsx_styles import (
     PLAN_WIDTH_MAX,
@@ -283,8 +283,9 @@ LABEL_WIDTH = 40      # the label column: with five plan columns a landscape pag
 CHECK_ROW = 4   # each plan's own status (row 3: its section title)
 
 
-def result_rows(max_pools: int = 1) -> dict[str, int]:
-    """Row of every Results key (section title rows sit between the blocks)."""
+def result_rows(max_pools: int = 1, classes: bool = False) -> dict[str, int]:
+    """Row of every Results key (section title rows sit between the blocks); `classes`: the workbook has request
+    classes, and the requests each plan serves have rows of their own at the end (SERVED_TITLE)."""
     rows, row = {"plan_check": CHECK_ROW}, CHECK_ROW + 2  # the engine block's title sits in between
     for key, _ in ENGINE_ROWS:
         rows[key] = row
@@ -303,6 +304,8 @@ def result_rows(max_pools: int = 1) -> dict[str, int]:
     rows["serving"] = row + 2
     rows["prediction_interval"] = row + 3
     rows["frontier_share"] = row + 4
+    if classes:
+        rows.update({served_key(key): row + 6 + i for i, key in enumerate(EQUIVALENT_KEYS)})
     return rows
 
 
@@ -351,11 +354,45 @@ def write_results(ws, scenario: Scenario, results: tuple[PlanResult, ...], layou
     for k in range(1, layout.max_pools + 1):
         _pool_block(ws, scenario, results, layout, k, last_col)
     _warnings_row(ws, results, layout, last_col)
+    _served_block(ws, scenario, results, layout, last_col)
     ws.freeze_panes = "C2"
     label = min(LABEL_WIDTH, label_width(with_unit(result_label(key), result_unit(key)) for key in layout.result_rows))
     widths(ws, {1: 46, 2: label, **{S.FIRST_PLAN_COLUMN + i: max(MIN_VALUE_WIDTH, min(PLAN_WIDTH_MAX, len(p.name) + 4))
                                 for i, p in enumerate(scenario.plans)}})
     wrap_longer(ws, 2, label)
+
+
+SERVED_TITLE = ("Requests served: a plan with request classes serves its mix's equivalent request (engine values: "
+                "request-weighted mean lengths, token-weighted hit rate and prices; docs/model.md \"Request classes\"); a "
+                "plan without classes its Plans keys (formulas). The formulas above read these rows")
+
+
+def _served_block(ws, scenario, results, layout: Layout, last_col: int) -> None:
+    """The requests each plan serves (SERVED_TITLE), in a workbook with request classes: the engine's equivalent
+    request of a plan's mix (a change on Workloads shows as stale on Checks until the app recomputes), its Plans
+    cells for a plan without classes (live)."""
+    first = layout.result_rows.get(served_key(EQUIVALENT_KEYS[0]))
+    if first is None:
+        return
+    section(ws, first - 1, SERVED_TITLE, max(last_col, 2))
+    for key in EQUIVALENT_KEYS:
+        row, field = layout.result_rows[served_key(key)], PLAN_FIELD_BY_NAME[key]
+        key_cell(ws, row, served_key(key), f"Served: {field.help}")
+        label_cell(ws, row, 2, f"Served: {field.label}", field.unit)
+        for index, (plan, result) in enumerate(zip(scenario.plans, results)):
+            blended = result.workloads_blended
+            if plan.workloads and blended is not None:
+                value = blended[SERVED_JSON.get(key, key)]
+                put(ws, row, S.FIRST_PLAN_COLUMN + index, NOT_AVAILABLE if value is None else float(value), "engine",
+                    field.unit)
+            else:
+                cell = lambda k: f"{S.PLANS}!{layout.plan_col(index)}{layout.plan_rows[k]}"  # noqa: E731
+                formula = (f"=IF(ISBLANK({cell(key)}),{cell('price_usd_per_million_input_tokens')},{cell(key)})"
+                           if key == "price_usd_per_million_cached_input_tokens" else f"={cell(key)}")
+                put(ws, row, S.FIRST_PLAN_COLUMN + index, formula, "formula", field.unit)
+
+
+SERVED_JSON = {"prefix_cache_hit_rate": "achieved_prefix_hit_rate"}   # the JSON's name of a served key
 
 
 CHECK_TITLE = "Is this plan current? (Checks sheet)"
@@ -364,7 +401,7 @@ NOTES_TITLE = "Notes from the engine"
 
 def section_titles() -> frozenset[str]:
     """Every section title Results is written with but a pool's (pool_title): what column A holds besides keys."""
-    return frozenset({CHECK_TITLE, NOTES_TITLE, ENGINE_TITLE, *(title for title, _ in FORMULA_SECTIONS)})
+    return frozenset({CHECK_TITLE, NOTES_TITLE, ENGINE_TITLE, SERVED_TITLE, *(title for title, _ in FORMULA_SECTIONS)})
 
 
 def _check_row(ws, checks, n: int, last_col: int) -> None:

@@ -222,3 +222,26 @@ def test_analyst_edits_in_libreoffice_keep_the_formulas_and_checks(written, tmp_
     back = read_scenario(tmp_path / "edited.xlsx")
     for plan, was in zip(back.plans, scenario.plans):
         assert sorted(plan.workloads, key=lambda c: c.class_) == sorted(was.workloads, key=lambda c: c.class_)
+
+
+@pytest.mark.skipif(SOFFICE is None, reason="LibreOffice not installed")
+def test_libreoffice_recalculation_of_a_mix_equals_the_engine(written, tmp_path):
+    """Results and CashFlow of plans with request classes (three classes; chat and an agentic class) read the
+    requests each plan serves from Results' served rows: LibreOffice's recalculation is the engine's, cell for cell;
+    a plan without classes reads its Plans keys there, live."""
+    from tcoapp.engine.pipeline.compute import compute_scenario
+    from tcoapp.io.xlsx_layout import served_key
+
+    from .workbook_recalc import compare
+
+    scenario, path = written
+    results = compute_scenario(scenario)
+    (out,) = recalc([path], tmp_path / "lo")
+    assert compare(out, scenario, results) == []
+    book = openpyxl.load_workbook(path)
+    results_sheet = book[S.RESULTS]
+    row = next(r for r in range(1, results_sheet.max_row + 1)
+               if results_sheet.cell(r, 1).value == served_key("input_tokens"))
+    mix, plain = results_sheet.cell(row, S.FIRST_PLAN_COLUMN).value, results_sheet.cell(row, S.FIRST_PLAN_COLUMN + 2).value
+    assert mix == pytest.approx(results[0].workloads_blended["input_tokens"])
+    assert isinstance(plain, str) and plain.startswith(f"={S.PLANS}!")

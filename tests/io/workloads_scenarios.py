@@ -20,8 +20,8 @@ def three_classes(plan: str):
     target and a cached input price a tenth of the input price at hit rate 0.9."""
     return (
         request_class(plan, "chat", 0.5, input_tokens=1000, output_tokens=300, min_tokens_per_s_per_user=50.0),
-        request_class(plan, "reasoning", 0.3, input_tokens=2000, input_tokens_p90=5000, output_tokens=8000,
-                      output_tokens_p90=20000, min_tokens_per_s_per_user=30.0, max_ttft_s=2.0,
+        request_class(plan, "reasoning", 0.3, input_tokens=2000, input_tokens_p90=4500, output_tokens=8000,
+                      output_tokens_p90=18000, min_tokens_per_s_per_user=30.0, max_ttft_s=2.0,
                       latency_percentile="p99", price_usd_per_million_output_tokens=8.0,
                       price_usd_per_million_input_tokens=1.25),
         request_class(plan, "batch", 0.2, input_tokens=4000, output_tokens=1000, prefix_cache_hit_rate=0.9,

@@ -265,6 +265,13 @@ def _class_key(name: str, help_: str, **kw) -> Field:
                  min_exclusive=kw.pop("min_exclusive", f.min_exclusive), **kw)
 
 
+# a request class's columns that are Plans keys: empty means the plan's value, or (targets, lengths) are the class's own
+CLASS_PLAN_VALUE_KEYS = ("latency_percentile", "prefix_cache_hit_rate", "price_usd_per_million_output_tokens",
+                         "price_usd_per_million_input_tokens", "price_usd_per_million_cached_input_tokens")
+CLASS_OWN_KEYS = ("input_tokens", "output_tokens", "min_tokens_per_s_per_user", "max_ttft_s")
+# the Plans keys a plan with classes serves as its mix's equivalent request (engine/plan/request_classes.mix_plan)
+EQUIVALENT_KEYS = CLASS_OWN_KEYS[:2] + CLASS_PLAN_VALUE_KEYS[1:]
+
 REQUEST_CLASS_FIELDS: tuple[Field, ...] = scoped("request_class", (
     _f("plan", "str", "", None, None, None, "request class", "Plan", "Name of the plan (a column header of the Plans sheet) this class of requests belongs to.", required=True, checks="identity"),
     _f("class", "str", "", None, None, None, "request class", "Class", "Name of the request class, unique within its plan (chat, reasoning, agentic coding, batch...).", required=True, checks="identity"),
