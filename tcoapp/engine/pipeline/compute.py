@@ -22,6 +22,7 @@ from ..quantities.metrics import FINANCE_METRICS, METRIC_KEYS, POINT_METRICS, Me
 from ..performance.curve import OperatingPoint
 from ..performance.prediction_interval import prediction_interval
 from ..plan.pool_inputs import pool_finance_inputs
+from ..plan.kv_tiers import server_with_kv_tiers
 from ..plan.pools import ResolvedPool, resolve_pools, sells_output, with_acceptance
 from ..quantities.inputs import PLAN_FIELDS
 from .plan_result import PlanResult
@@ -31,9 +32,11 @@ from ..serving.objective import plan_finance_inputs
 
 
 
-def pool_economics(scenario: Scenario, pools: tuple[ResolvedPool, ...]) -> dict[str, np.ndarray]:
-    """Per-pool arrays of each device's price, power and server figures (pool axis last)."""
-    devices = [scenario.device(p.device) for p in pools]
+def pool_economics(scenario: Scenario, pools: tuple[ResolvedPool, ...], plan: Plan | None = None) -> dict[str, np.ndarray]:
+    """Per-pool arrays of each device's price, power and server figures (pool axis last); with `plan`, its
+    servers carry the extra host memory and NVMe it buys (plan/kv_tiers.py)."""
+    devices = [scenario.device(p.device) if plan is None else server_with_kv_tiers(scenario.device(p.device), plan)
+               for p in pools]
     return {k: np.array([float(getattr(d, k)) for d in devices]) for k in DEVICE_ECONOMICS_KEYS}
 
 
@@ -105,7 +108,7 @@ def compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
     pools = with_acceptance(resolve_pools(plan), scenario.acceptance_for(plan.model))
     caps = pool_capacities(scenario, plan, pools)
     pools = tuple(c.pool for c in caps)  # a searched pool carries the configuration the search chose
-    econ = pool_economics(scenario, pools)
+    econ = pool_economics(scenario, pools, plan)
     counts = sized_counts(plan, caps, econ, scenario.factors_for)
     fleet = fleet_point(plan, caps, np.nan_to_num(counts, nan=0.0), scenario.factors_for)
     point = fleet.point
@@ -122,7 +125,7 @@ def compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
         prices.append(price)
         warnings += notes  # repeated notes are dropped once, below
     pts = fleet.pool_points
-    pool_inputs = pool_finance_inputs(pools, [scenario.device(p.device) for p in pools], counts,
+    pool_inputs = pool_finance_inputs(pools, [server_with_kv_tiers(scenario.device(p.device), plan) for p in pools], counts,
                                       [p.tokens_per_s_per_device for p in pts], [p.power_w for p in pts], prices,
                                       prefill_share=[p.prefill_share for p in pts])
     inputs = finance_inputs(pool_inputs, plan_finance_inputs(plan))
