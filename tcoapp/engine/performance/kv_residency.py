@@ -37,7 +37,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import gammainc
 
-ROUTINGS = ("session_affinity", "random")
+from ..quantities.inputs import KV_ROUTINGS
+
+ROUTINGS = KV_ROUTINGS
 _BISECTIONS = 44           # log-scale halvings of [1 us, upper]: (upper / 1 us)^(2^-44) - 1 < 1e-10
 _MAX_LAG_TURNS = 400         # lags beyond this carry (1 - 1/R)^400 of the probability: counted as misses
 
@@ -157,7 +159,9 @@ def _sum_cdf(j, t, turn_s, gap_s):
     x = np.asarray(t, float) - j * turn_s
     if gap_s <= 0:
         return (x > 0).astype(float) if np.ndim(j) else float(x > 0)
-    return np.where(x > 0, gammainc(np.maximum(j, 1e-300), np.maximum(x, 0.0) / gap_s), 0.0) * (j > 0) + (j == 0) * (x > 0)
+    with np.errstate(over="ignore"):      # a gap of a few 1e-308 s: x / gap is inf, gammainc(j, inf) = 1, as it is
+        u = np.maximum(x, 0.0) / gap_s
+    return np.where(x > 0, gammainc(np.maximum(j, 1e-300), u), 0.0) * (j > 0) + (j == 0) * (x > 0)
 
 
 def _integrated_cdf(j, x, gap_s):

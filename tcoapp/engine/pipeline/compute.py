@@ -11,6 +11,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from .agentic_block import agentic_block
 from .plausibility import plausibility_notes
 from ..finance import cashflow, sizing
 from ..finance.metrics import finance_metrics
@@ -143,7 +144,8 @@ def compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
     return PlanResult(plan.name, point, metrics, out, inputs, pools, fleet,
                       tuple(dict.fromkeys(warnings)), serving_search=plan.serving_search,
                       searches=tuple(_without_sweep(c.search) for c in caps), prediction_interval=plan_interval,
-                      pool_intervals=pool_intervals, frontier=frontier, frontier_share=share)
+                      pool_intervals=pool_intervals, frontier=frontier, frontier_share=share,
+                      agentic=agentic_block(scenario, plan, pools, fleet, out, metrics))
 
 
 def finance_notes(plan: Plan, out) -> list[str]:

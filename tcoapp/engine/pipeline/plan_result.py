@@ -40,6 +40,7 @@ class PlanResult:
     frontier: Frontier | None = None        # the best its device reaches at the target (serving/frontier_share.py)
     frontier_share: float = float("nan")    # tokens/s per device over the frontier's; NaN: no frontier
     published_anchor: dict | None = None    # the nearest shipped measurement (pipeline/anchor.py); None: none
+    agentic: dict | None = None             # an agentic class's answer (pipeline/agentic_block.py); None: none
 
     def metric_or_none(self, key: str) -> float | None:
         """The metric `key` in its unit (METRIC_KEYS, docs/model.md "Metric keys"); None where it does not exist."""
@@ -131,6 +132,8 @@ class PlanResult:
         data["published_anchor"] = self.published_anchor
         data["years"] = self.year_rows()
         data["warnings"] = list(self.warnings)
+        if self.agentic is not None:          # only a plan with an agentic class has the block
+            data["agentic"] = self.agentic
         return data
 
 

@@ -25,10 +25,12 @@ from ..performance.generated import memory_limit, run_roofline, shared_weight_ar
 from ..performance.kv_residency import SessionShape, residency
 from ..performance.memory import architecture, capacity_gb, kv_device_bytes, weight_bytes_per_device
 from ..performance.precision import bytes_per_value
+from ..plan.kv_tiers import device_tiers
 from ..quantities.factor_defaults import DEFAULT_FACTORS, EfficiencyFactors
+from ..quantities.inputs import KV_OFFLOADS
 from ..quantities.records import Device, ModelSpec, ServingConfig, Workload
 
-KV_OFFLOAD = ("none", "host", "host_nvme")
+KV_OFFLOAD = KV_OFFLOADS
 _ITERATIONS = 60          # at most; the fixed point stops when the turn time moves less than _TOLERANCE
 _TOLERANCE = 1e-5
 
@@ -118,3 +120,84 @@ def session_curve(device: Device, model: ModelSpec, serving: ServingConfig, shap
             break
     knee = max(hbm_free - active_kv - system_kv, 0.0) / footprint
     return SessionCurve(sessions, hit, used, batch, r.tokens_per_s_per_device, r.ttft_s + reload_s, turn_s, knee)
+
+
+def session_shape(request_class) -> SessionShape:
+    """An agentic request class (a RequestClass with session_turns) as a session: its turns, shared
+    system prompt, new input per turn, output per turn (its output_tokens) and gap between turns."""
+    if request_class.session_turns is None:
+        raise ValueError(f"request class {request_class.class_!r} is not agentic: session_turns is empty")
+    return SessionShape(turns=int(request_class.session_turns),
+                        system_prompt_tokens=float(request_class.system_prompt_tokens),
+                        turn_input_tokens=float(request_class.turn_input_tokens),
+                        turn_output_tokens=float(request_class.output_tokens), gap_s=float(request_class.turn_gap_s))
+
+
+def device_kv_tiers(server: Device, offload: str) -> KvTiers:
+    """The tiers one device of `server` (the plan's server, extras included: plan/kv_tiers.py) uses under
+    `offload`: its share of the host memory and NVMe, its host link, its share of the NVMe bandwidth."""
+    t = device_tiers(server)
+    return KvTiers(offload, host_gb=t.host_gb, host_link_gb_s=t.host_link_gb_s, nvme_gb=t.nvme_gb, nvme_gb_s=t.nvme_gb_s)
+
+
+_CURVE_POINTS = 24
+
+
+def _sessions_for_batch(curve: SessionCurve, batch: float) -> float:
+    """The concurrent sessions whose active batch is `batch` (interpolated on the curve, whose active batch
+    never falls as sessions are added)."""
+    return float(np.interp(batch, curve.active_batch, curve.sessions_per_replica))
+
+
+def agentic_answer(server: Device, model: ModelSpec, serving: ServingConfig, request_class, offload: str = "none",
+                   routing: str = "session_affinity", replicas: int = 1, sessions_per_replica: float | None = None,
+                   operating_batch: float | None = None, cost_per_device_hour_usd: float = float("nan"),
+                   utilization: float = 1.0, facility_w_per_device: float = float("nan"),
+                   factors: EfficiencyFactors = DEFAULT_FACTORS) -> dict:
+    """A plan's answer for one agentic request class (docs/model.md, "Agentic sessions and KV tiers"):
+
+    - `sessions_per_replica` (or, empty, the sessions that keep `operating_batch` in service, else the
+      HBM knee) sets the operating point N;
+    - achieved_prefix_hit_rate and its split by tier at N; tokens/s per device and the turn's TTFT at N;
+    - concurrent_sessions_per_device = N / devices per replica (TP x EP);
+    - agents_per_mw = sessions per device / (facility_w_per_device / 1e6);
+    - cost_per_agent_hour_usd = cost_per_device_hour_usd / (sessions per device x utilization): a device-hour
+      serves that many agent-hours (the fleet is busy `utilization` of the hours);
+    - hbm_knee_sessions_per_replica and session_curve from 1 session to at least 4x the knee.
+    Values that do not exist (no cost, no power) are None."""
+    shape = session_shape(request_class)
+    tiers = device_kv_tiers(server, offload)
+    devices = float(serving.tensor_parallel * serving.expert_parallel)
+    knee = session_curve(server, model, serving, shape, tiers, [1.0], routing, replicas, factors).hbm_knee_sessions_per_replica
+    top = max(4.0 * knee, 8.0, 2.0 * (sessions_per_replica or 0.0))
+    curve = session_curve(server, model, serving, shape, tiers, np.unique(np.geomspace(1.0, top, _CURVE_POINTS)),
+                          routing, replicas, factors)
+    if sessions_per_replica is not None:
+        n, basis = float(sessions_per_replica), "sessions_per_replica"
+    elif operating_batch is not None and np.isfinite(operating_batch):
+        n, basis = _sessions_for_batch(curve, float(operating_batch)), "operating_batch"
+    else:
+        n, basis = max(knee, 1.0), "hbm_knee"
+    at = session_curve(server, model, serving, shape, tiers, [n], routing, replicas, factors)
+    per_device = n / devices
+    return {
+        "class": request_class.class_, "kv_offload": offload, "kv_routing": routing, "replicas": int(replicas),
+        "sessions_basis": basis, "sessions_per_replica": n,
+        "achieved_prefix_hit_rate": float(at.achieved_prefix_hit_rate[0]),
+        "hit_rate_by_tier": {tier: float(at.hit_by_tier[k, 0]) for k, tier in enumerate(("hbm", "host", "nvme"))},
+        "concurrent_sessions_per_device": per_device,
+        "tokens_per_s_per_device": float(at.tokens_per_s_per_device[0]), "ttft_s": float(at.ttft_s[0]),
+        "agents_per_mw": _ratio(per_device * 1e6, facility_w_per_device),
+        "cost_per_agent_hour_usd": _ratio(cost_per_device_hour_usd, per_device * utilization),
+        "hbm_knee_sessions_per_replica": float(knee),
+        "session_curve": [{"sessions_per_replica": float(s), "achieved_prefix_hit_rate": float(h),
+                           "tokens_per_s_per_device": float(t), "ttft_s": float(f)}
+                          for s, h, t, f in zip(curve.sessions_per_replica, curve.achieved_prefix_hit_rate,
+                                                curve.tokens_per_s_per_device, curve.ttft_s)],
+    }
+
+
+def _ratio(numerator: float, denominator: float) -> float | None:
+    """numerator / denominator; None where it does not exist (a denominator that is 0 or not a number)."""
+    value = float(numerator) / float(denominator) if denominator and np.isfinite(denominator) else float("nan")
+    return value if np.isfinite(value) else None
