@@ -94,14 +94,16 @@ def _affinity_age_cdf(t, turn_s: float, gap_s: float):
     t = np.asarray(t, float)
     if gap_s <= 0:
         return (t >= turn_s).astype(float)
-    return np.where(t >= turn_s, -np.expm1(-np.maximum(t - turn_s, 0.0) / gap_s), 0.0)
+    with np.errstate(over="ignore"):      # a gap of a few 1e-308 s: exp(-inf) = 0, as it is
+        return np.where(t >= turn_s, -np.expm1(-np.maximum(t - turn_s, 0.0) / gap_s), 0.0)
 
 
 def _affinity_occupancy(t, turn_s: float, gap_s: float):
     """P(age < t) at a random time for a copy refreshed every X (renewal age: the integral of
     P(X > x) up to t over E[X])."""
     t = np.asarray(t, float)
-    held = np.minimum(t, turn_s) + (gap_s * -np.expm1(-np.maximum(t - turn_s, 0.0) / gap_s) if gap_s > 0 else 0.0)
+    with np.errstate(over="ignore"):      # a gap of a few 1e-308 s: exp(-inf) = 0, as it is
+        held = np.minimum(t, turn_s) + (gap_s * -np.expm1(-np.maximum(t - turn_s, 0.0) / gap_s) if gap_s > 0 else 0.0)
     return held / (turn_s + gap_s)
 
 
@@ -170,8 +172,11 @@ def _integrated_cdf(j, x, gap_s):
     x = np.maximum(np.asarray(x, float), 0.0)
     if gap_s <= 0:
         return x
-    u = x / gap_s
-    return np.where(j > 0, gap_s * (u * gammainc(np.maximum(j, 1e-300), u) - j * gammainc(j + 1.0, u)), x)
+    with np.errstate(over="ignore", invalid="ignore"):   # a gap of a few 1e-308 s: u is inf, the limit below
+        u = x / gap_s
+        value = gap_s * (u * gammainc(np.maximum(j, 1e-300), u) - j * gammainc(j + 1.0, u))
+    value = np.where(np.isfinite(value), value, x - j * gap_s)   # u -> inf: x - E[Gamma(j, gap)]
+    return np.where(j > 0, value, x)
 
 
 def _copy_cdf(t, turn_s, gap_s, replicas: int):

@@ -68,6 +68,8 @@ class SessionCurve:
     ttft_s: np.ndarray                 # the turn's time to first token, reloads included
     turn_s: np.ndarray
     hbm_knee_sessions_per_replica: float   # sessions whose idle contexts fill the HBM left at batch 1
+    hbm_idle_bytes: np.ndarray | None = None   # per count: HBM per device left for idle sessions' KV
+    footprint_bytes: float = float("nan")      # the mean KV per device an idle session holds
 
 
 def _per_device_kv_bytes(arch, serving: ServingConfig, devices: float, tokens) -> np.ndarray:
@@ -119,7 +121,21 @@ def session_curve(device: Device, model: ModelSpec, serving: ServingConfig, shap
         if moved < _TOLERANCE:
             break
     knee = max(hbm_free - active_kv - system_kv, 0.0) / footprint
-    return SessionCurve(sessions, hit, used, batch, r.tokens_per_s_per_device, r.ttft_s + reload_s, turn_s, knee)
+    return SessionCurve(sessions, hit, used, batch, r.tokens_per_s_per_device, r.ttft_s + reload_s, turn_s, knee,
+                        hbm_idle, footprint)
+
+
+def loaded_knee(curve: SessionCurve) -> float:
+    """The sessions whose idle contexts fill the HBM left after the weights and the active batch at that
+    count: where N x footprint crosses the HBM left (log-interpolated between the curve's counts); the
+    curve's last count where it never crosses, the first where it crosses before it."""
+    n = curve.sessions_per_replica
+    over = n * curve.footprint_bytes - curve.hbm_idle_bytes        # rises with N: the demand grows, the room shrinks
+    k = int(np.argmax(over > 0)) if np.any(over > 0) else len(n) - 1
+    if k == 0 or over[k] <= 0:
+        return float(n[k])
+    w = -over[k - 1] / (over[k] - over[k - 1])
+    return float(np.exp(np.log(n[k - 1]) + w * (np.log(n[k]) - np.log(n[k - 1]))))
 
 
 def session_shape(request_class) -> SessionShape:
@@ -163,15 +179,19 @@ def agentic_answer(server: Device, model: ModelSpec, serving: ServingConfig, req
     - agents_per_mw = sessions per device / (facility_w_per_device / 1e6);
     - cost_per_agent_hour_usd = cost_per_device_hour_usd / (sessions per device x utilization): a device-hour
       serves that many agent-hours (the fleet is busy `utilization` of the hours);
-    - hbm_knee_sessions_per_replica and session_curve from 1 session to at least 4x the knee.
+    - hbm_knee_sessions_per_replica: the sessions whose idle contexts fill the HBM left after the weights and
+      the active batch at that count (`loaded_knee`), and session_curve from 1 session to at least 4x it.
     Values that do not exist (no cost, no power) are None."""
     shape = session_shape(request_class)
     tiers = device_kv_tiers(server, offload)
     devices = float(serving.tensor_parallel * serving.expert_parallel)
-    knee = session_curve(server, model, serving, shape, tiers, [1.0], routing, replicas, factors).hbm_knee_sessions_per_replica
-    top = max(4.0 * knee, 8.0, 2.0 * (sessions_per_replica or 0.0))
-    curve = session_curve(server, model, serving, shape, tiers, np.unique(np.geomspace(1.0, top, _CURVE_POINTS)),
-                          routing, replicas, factors)
+    # the knee at batch 1 bounds the knee under load from above: the curve reaches 4x it
+    idle_knee = session_curve(server, model, serving, shape, tiers, [1.0], routing, replicas, factors).hbm_knee_sessions_per_replica
+    top = max(4.0 * idle_knee, 8.0, 2.0 * (sessions_per_replica or 0.0))
+    counts = np.unique(np.geomspace(1.0, top, _CURVE_POINTS))
+    curve = session_curve(server, model, serving, shape, tiers, counts, routing, replicas, factors)
+    contrast = _contrast(offload, server)
+    knee = loaded_knee(curve)
     if sessions_per_replica is not None:
         n, basis = float(sessions_per_replica), "sessions_per_replica"
     elif operating_batch is not None and np.isfinite(operating_batch):
@@ -190,11 +210,27 @@ def agentic_answer(server: Device, model: ModelSpec, serving: ServingConfig, req
         "agents_per_mw": _ratio(per_device * 1e6, facility_w_per_device),
         "cost_per_agent_hour_usd": _ratio(cost_per_device_hour_usd, per_device * utilization),
         "hbm_knee_sessions_per_replica": float(knee),
-        "session_curve": [{"sessions_per_replica": float(s), "achieved_prefix_hit_rate": float(h),
-                           "tokens_per_s_per_device": float(t), "ttft_s": float(f)}
-                          for s, h, t, f in zip(curve.sessions_per_replica, curve.achieved_prefix_hit_rate,
-                                                curve.tokens_per_s_per_device, curve.ttft_s)],
+        "session_curve": _curve_rows(curve),
+        # the same counts with the KV offload the other way (HBM only, or the server's host memory): the chart's
+        # "with and without offload"; None where the server has no host tier to compare with
+        "contrast": None if contrast is None else {"kv_offload": contrast, "session_curve": _curve_rows(session_curve(
+            server, model, serving, shape, device_kv_tiers(server, contrast), counts, routing, replicas, factors))},
     }
+
+
+def _contrast(offload: str, server: Device) -> str | None:
+    """The offload the chart compares the plan's with: none for a plan that offloads; host for one that does
+    not, where its server has host memory and a link to it."""
+    if offload != "none":
+        return "none"
+    return "host" if server.host_memory_gb > 0 and server.host_link_gb_s > 0 else None
+
+
+def _curve_rows(curve: SessionCurve) -> list[dict]:
+    return [{"sessions_per_replica": float(s), "achieved_prefix_hit_rate": float(h),
+             "tokens_per_s_per_device": float(t), "ttft_s": float(f)}
+            for s, h, t, f in zip(curve.sessions_per_replica, curve.achieved_prefix_hit_rate,
+                                  curve.tokens_per_s_per_device, curve.ttft_s)]
 
 
 def _ratio(numerator: float, denominator: float) -> float | None:
