@@ -4,7 +4,7 @@ and KV tiers").
 
 Each count N of concurrent sessions per replica is solved as a fixed point:
 
-    B       = min(N x turn_s / (turn_s + gap_s), max batch by memory)   active sequences
+    B       = min(N x turn_s / (turn_s + gap_s), max batch by memory)   active sequences (at least 1)
     HBM_idle = usable memory - weights - B x KV(mean context)             per device, for idle sessions
     h_k     = kv_residency.residency(...)                                 prompt share read from tier k
     reload  = prefix bytes from tier k / its link (host: the device's host link; NVMe: the server's
@@ -13,7 +13,8 @@ Each count N of concurrent sessions per replica is solved as a fixed point:
 
 with the roofline (`run_roofline`) at batch B for the session's mean prompt and the achieved hit
 rate. Throughput is the roofline's tokens/s per device at B: a closed loop of N sessions keeps B of
-them in service on average.
+them in service on average; where fewer than one is (N x turn_s / (turn_s + gap_s) < 1), the batch-1
+rate times that share of the time.
 """
 from __future__ import annotations
 
@@ -105,7 +106,8 @@ def session_curve(device: Device, model: ModelSpec, serving: ServingConfig, shap
 
     turn_s = np.full(sessions.shape, float(np.ravel(cold.ttft_s)[0]) + shape.turn_output_tokens / float(np.ravel(cold.tokens_per_s_per_user)[0]))
     for _ in range(_ITERATIONS):
-        batch = np.clip(sessions * turn_s / (turn_s + shape.gap_s), 1.0, max(b_max, 1.0))
+        in_service = sessions * turn_s / (turn_s + shape.gap_s)      # Little's law: sessions in a turn
+        batch = np.clip(in_service, 1.0, max(b_max, 1.0))
         hbm_idle = np.maximum(hbm_free - batch * active_kv - system_kv, 0.0)
         found = residency(shape, sessions, footprint, [hbm_idle, np.full_like(hbm_idle, host),
                                                       np.full_like(hbm_idle, nvme)], turn_s, routing,
@@ -121,7 +123,10 @@ def session_curve(device: Device, model: ModelSpec, serving: ServingConfig, shap
         if moved < _TOLERANCE:
             break
     knee = max(hbm_free - active_kv - system_kv, 0.0) / footprint
-    return SessionCurve(sessions, hit, used, batch, r.tokens_per_s_per_device, r.ttft_s + reload_s, turn_s, knee,
+    # below one session in service the replica idles part of the time: its tokens/s is the batch-1 rate x the
+    # share of time a turn is in service (above max batch by memory the extra sessions queue: the rate at it)
+    busy = np.minimum(in_service, batch) / batch
+    return SessionCurve(sessions, hit, used, batch, r.tokens_per_s_per_device * busy, r.ttft_s + reload_s, turn_s, knee,
                         hbm_idle, footprint)
 
 
