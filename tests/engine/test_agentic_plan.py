@@ -127,3 +127,14 @@ def test_the_hit_rate_never_rises_with_sessions_and_random_never_beats_affinity(
         assert np.all(found.hit_rate <= 1 + 1e-12) and np.all(found.hit_by_tier >= -1e-12)
     assert np.all(spread.hit_rate <= affinity.hit_rate + 1e-9)
     assert math.isfinite(float(affinity.hit_rate[0]))
+
+
+def test_the_agentic_coding_sample_builds_its_nine_plans():
+    from samples.build_samples import AGENTIC_SAMPLE, SAMPLES
+    scenario = AGENTIC_SAMPLE.build()
+    assert AGENTIC_SAMPLE not in SAMPLES           # registered once the Workloads sheet is written
+    assert len(scenario.plans) == 9 and all(p.workloads[0].session_turns == 40 for p in scenario.plans)
+    assert {p.device for p in scenario.plans} == {"GB200-NVL72", "B200", "MI355X"}
+    b200 = [p for p in scenario.plans if p.device == "B200"]
+    assert [(p.kv_offload, p.kv_routing, p.extra_host_memory_gb) for p in b200] == [
+        ("none", "session_affinity", 0.0), ("host", "session_affinity", 2048.0), ("host", "random", 2048.0)]

@@ -135,6 +135,8 @@ def loaded_knee(curve: SessionCurve) -> float:
     count: where N x footprint crosses the HBM left (log-interpolated between the curve's counts); the
     curve's last count where it never crosses, the first where it crosses before it."""
     n = curve.sessions_per_replica
+    if curve.hbm_idle_bytes is None:                                # a curve built without its memory
+        return curve.hbm_knee_sessions_per_replica
     over = n * curve.footprint_bytes - curve.hbm_idle_bytes        # rises with N: the demand grows, the room shrinks
     k = int(np.argmax(over > 0)) if np.any(over > 0) else len(n) - 1
     if k == 0 or over[k] <= 0:
