@@ -6,8 +6,9 @@ memory), the HBM knee as a dotted vertical line and the plan's own sessions as a
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QHBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
+from ..present.agentic_text import agentic_sentence
 from .plotting import ItemPool, make_plot, pen, pg
 
 HIT, RATE = "achieved_prefix_hit_rate", "tokens_per_s_per_device"
@@ -27,10 +28,16 @@ class AgenticChart(QWidget):
         self.p_rate = make_plot("Throughput vs sessions", "Concurrent sessions per replica",
                                 "Tokens/s per device [tokens/s]", log_x=True)
         self.p_hit.getPlotItem().setYRange(0.0, 1.05, padding=0)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        layout = QHBoxLayout()
         layout.addWidget(self.p_hit)
         layout.addWidget(self.p_rate)
+        outer.addLayout(layout, 1)
+        self.answer = QLabel()             # each agentic plan's answer in words: agents per MW, cost per agent-hour
+        self.answer.setWordWrap(True)
+        self.answer.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        outer.addWidget(self.answer)
         self.pools = {}
         for name, plot in (("hit", self.p_hit), ("rate", self.p_rate)):
             item = plot.getPlotItem()
@@ -55,6 +62,7 @@ class AgenticChart(QWidget):
         shown = [(r, colors[i]) for i, r in enumerate(results) if getattr(r, "agentic", None)]
         self.names = [r.name for r, _ in shown]
         self.setVisible(bool(shown))
+        self.answer.setText("\n".join(f"{r.name}: {agentic_sentence(r.agentic)}" for r, _ in shown))
         palette = [c for _, c in shown]
         for name, key in (("hit", HIT), ("rate", RATE)):
             solid, dashed, knees, marks = self.pools[name]

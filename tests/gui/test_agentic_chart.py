@@ -49,6 +49,7 @@ def test_the_chart_draws_each_agentic_plans_curves_and_knee(open_window, tmp_pat
     assert list(dashed.items[0].yData) == pytest.approx([p["achieved_prefix_hit_rate"]
                                                          for p in a["contrast"]["session_curve"]])
     assert knees.items[0].value() == pytest.approx(math.log10(a["hbm_knee_sessions_per_replica"]))
+    assert "agents per MW" in chart.answer.text() and "per agent-hour" in chart.answer.text()
     rate_line = chart.pools["rate"][0].items[0]
     assert list(rate_line.yData) == pytest.approx([p["tokens_per_s_per_device"] for p in a["session_curve"]])
     for name in ("Prefix hit rate vs sessions", "Throughput vs sessions"):
