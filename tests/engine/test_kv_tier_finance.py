@@ -67,3 +67,18 @@ def test_extra_memory_without_its_price_is_refused_naming_the_key(scenario):
         checked_plan_fields([_plan(scenario, extra_host_memory_gb=512.0)])
     with pytest.raises(ValidationError, match="kv_offload"):
         checked_plan_fields([_plan(scenario, kv_offload="dram")])
+
+
+def test_a_drawn_server_price_keeps_the_tiers_the_plan_buys():
+    """Monte Carlo: device.server_price_usd drawn for both plans (common random numbers); the plan that buys
+    extra memory pays servers x extra x (1 + other capex) more in every draw."""
+    from tcoapp.engine.uncertainty.simulate import simulate
+    from tests.engine.montecarlo_cases import fixed_batch_plan, row, scenario_with
+    bare = fixed_batch_plan(name="bare", serving_search="off", other_capex_fraction=OTHER)
+    tiered = bare.with_(name="tiered", extra_host_memory_gb=GB, host_memory_price_usd_per_gb=USD_PER_GB)
+    scenario = scenario_with(row("*", "device.server_price_usd", "uniform", low=60000.0, high=120000.0),
+                             plans=(bare, tiered))
+    sim = simulate(scenario, draws=64, seed=3)
+    a, b = sim.plan("bare").metric("capex_usd"), sim.plan("tiered").metric("capex_usd")
+    assert a.std() > 0          # the server price moved
+    assert b - a == pytest.approx([8 * GB * USD_PER_GB * (1 + OTHER)] * 64, rel=1e-9)
