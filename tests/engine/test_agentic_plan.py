@@ -138,3 +138,16 @@ def test_the_agentic_coding_sample_builds_its_nine_plans():
     b200 = [p for p in scenario.plans if p.device == "B200"]
     assert [(p.kv_offload, p.kv_routing, p.extra_host_memory_gb) for p in b200] == [
         ("none", "session_affinity", 0.0), ("host", "session_affinity", 2048.0), ("host", "random", 2048.0)]
+
+
+def test_an_offload_to_a_tier_the_server_lacks_is_said(scenario):
+    """A custom server without host memory or NVMe: the offload holds nothing, and the plan's notes say so."""
+    bare = scenario.device("B200").with_(name="B200 no host", host_memory_gb=0.0, nvme_tb=0.0)
+    custom = scenario.with_plans((_plan(scenario, device="B200 no host", kv_offload="host_nvme"),))
+    from dataclasses import replace
+    custom = replace(custom, devices={**custom.devices, bare.name: bare})
+    result = compute_plan(custom, custom.plans[0])
+    notes = " ".join(result.warnings)
+    assert "kv_offload = host_nvme but B200 no host states no host memory or host link" in notes
+    assert "states no NVMe capacity or bandwidth" in notes
+    assert result.agentic["hit_rate_by_tier"]["host"] == 0 and result.agentic["contrast"]["kv_offload"] == "none"

@@ -35,4 +35,19 @@ def agentic_block(scenario, plan, pools: tuple[ResolvedPool, ...], fleet, financ
         utilization=float(plan.utilization), facility_w_per_device=facility_w / count if count > 0 else float("nan"),
         factors=scenario.factors_for(pool.device))
     answer["pool"] = pool.name
+    answer["notes"] = tier_notes(server_with_kv_tiers(scenario.device(pool.device), plan), plan.kv_offload)
     return answer
+
+
+def tier_notes(server, offload: str) -> list[str]:
+    """What a KV offload cannot use on this server: a tier without capacity or without a link (stated, not
+    silently computed as none)."""
+    notes = []
+    if offload in ("host", "host_nvme") and not (server.host_memory_gb > 0 and server.host_link_gb_s > 0):
+        notes.append(f"kv_offload = {offload} but {server.name} states no host memory or host link "
+                     "(host_memory_gb, host_link_gb_s): the host tier holds nothing; buy extra_host_memory_gb or "
+                     "enter the server's figures")
+    if offload == "host_nvme" and not (server.nvme_tb > 0 and server.nvme_gb_s > 0):
+        notes.append(f"kv_offload = host_nvme but {server.name} states no NVMe capacity or bandwidth (nvme_tb, "
+                     "nvme_gb_s): the NVMe tier holds nothing")
+    return notes

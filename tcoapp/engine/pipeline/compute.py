@@ -141,11 +141,12 @@ def compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
     metrics = Metrics(**{key: float(out[key]) for key in FINANCE_METRICS},
                       **{key: float(getattr(point, key)) for key in POINT_METRICS})
     plan_interval, pool_intervals = prediction_intervals(scenario, plan, pools, fleet)
+    agentic = agentic_block(scenario, plan, pools, fleet, out, metrics)
+    warnings += agentic["notes"] if agentic else []
     return PlanResult(plan.name, point, metrics, out, inputs, pools, fleet,
                       tuple(dict.fromkeys(warnings)), serving_search=plan.serving_search,
                       searches=tuple(_without_sweep(c.search) for c in caps), prediction_interval=plan_interval,
-                      pool_intervals=pool_intervals, frontier=frontier, frontier_share=share,
-                      agentic=agentic_block(scenario, plan, pools, fleet, out, metrics))
+                      pool_intervals=pool_intervals, frontier=frontier, frontier_share=share, agentic=agentic)
 
 
 def finance_notes(plan: Plan, out) -> list[str]:
