@@ -164,10 +164,14 @@ def _finance_keys(plan, pools, drawn, batch, notes) -> None:
             if not on_device:
                 notes.append(f"{key}: no pool of the plan runs {plan.device!r}")
             if name in K.DEVICE_FINANCE:
-                # a drawn server price is the catalog server's: the KV tiers the plan buys stay on top of it
-                extra = extra_tier_usd_per_server(plan) if name == "server_price_usd" else 0.0
                 for i in on_device:
-                    batch[name][:, i] = v + extra
+                    batch[name][:, i] = v + _bought_extra(plan, name)
+
+
+def _bought_extra(plan, name: str) -> float:
+    """What the plan adds to a drawn device value: a drawn server price is the catalog server's, the KV tiers
+    the plan buys (plan/kv_tiers.py) stay on top of it."""
+    return extra_tier_usd_per_server(plan) if name == "server_price_usd" else 0.0
 
 
 def _serve_points(scenario, plan, base, perf, batch, notes, draws) -> bool:
