@@ -53,6 +53,7 @@ def plan_values(plan: Plan) -> dict[str, Any]:
     values = plan.as_dict()
     values.pop("name")
     values.pop("pools")
+    values.pop("workloads", None)    # the plan's request classes are rows of their own, kept as they are
     return values
 
 
@@ -431,7 +432,7 @@ def _with_plan_values(scenario: Scenario, index: int, changes: Mapping[str, Any]
     values = plan_values(plan)
     values.update(changes)
     try:
-        new_plan = make_plan(plan.name, values).with_(pools=plan.pools)
+        new_plan = make_plan(plan.name, values).with_(pools=plan.pools, workloads=plan.workloads)
     except ValidationError as exc:
         return scenario, "; ".join(f"{p.field} {p.message}".strip() for p in exc.problems)
     if new_plan == plan:

@@ -55,3 +55,15 @@ def test_the_chart_draws_each_agentic_plans_curves_and_knee(open_window, tmp_pat
     for name in ("Prefix hit rate vs sessions", "Throughput vs sessions"):
         path = tmp_path / (name.replace(" ", "_") + ".png")
         assert window.export_chart(name, str(path)) and path.stat().st_size > 1000
+
+
+def test_an_edit_keeps_the_plans_request_classes(qtbot):
+    """The plan editor's edits go through make_plan, which knows only Plans keys: the plan's request classes
+    (its Workloads rows) are kept as they are."""
+    from tcoapp.gui.document import Document
+    doc = Document(_agentic_scenario())
+    assert doc.set_plan_value(2, "utilization", 0.55) is None
+    assert doc.scenario.plans[2].utilization == 0.55 and doc.scenario.plans[2].workloads == (CODING,)
+    assert doc.set_plan_value(2, "kv_offload", "host") is None
+    assert doc.scenario.plans[2].kv_offload == "host" and doc.scenario.plans[2].workloads == (CODING,)
+    doc.deleteLater()
