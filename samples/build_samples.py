@@ -308,6 +308,59 @@ def uncertainty_llama70b() -> Scenario:
     return replace(scenario, uncertainty=tuple(rows))
 
 
+# --- agentic coding: sessions, KV tiers and routing (not in SAMPLES until the Workloads sheet is written) ---
+
+GLM46_PRICE = {  # Z.AI GLM 4.6 at ZenMux, input under 32k: $0.35 in / $1.54 out / $0.07 cache read per M
+    # (https://zenmux.ai/z-ai/glm-4.6, read 2026-12-06)
+    "price_usd_per_million_input_tokens": 0.35, "price_usd_per_million_output_tokens": 1.54,
+    "price_usd_per_million_cached_input_tokens": 0.07}
+CODING_AGENT = {  # a coding agent's session (ESTIMATE, the shape of the public agentic traces: contexts to
+    # ~100k tokens, ~97 % of input read from cache, docs/model.md "Validation on public agentic measurements")
+    "class": "agentic coding", "share": 1.0, "output_tokens": 600, "session_turns": 40,
+    "system_prompt_tokens": 12000, "turn_input_tokens": 2000, "turn_gap_s": 10.0}
+DRAM_USD_PER_GB = 10.0   # ASSUMPTION: server DDR5 RDIMM per GB; enter your quote
+GLM_SERVING = {"model": "GLM-4.6", "weight_precision": "fp8", "kv_precision": "fp8", "tensor_parallel": 8,
+               "serving_search": "off", "batch": 64, "sizing_mode": "facility_power", "facility_power_kw": 1000,
+               "input_tokens": 40000, "output_tokens": 600, "prefix_cache_hit_rate": 0.95, **GLM46_PRICE}
+
+
+def agentic_coding() -> Scenario:
+    """GB200 NVL72 vs B200 vs MI355X serving a GLM-class coding agent from 1 MW: each with and without host
+    offload (B200 and MI355X buy 2 TB more DRAM per server; GB200's 17 TB of Grace LPDDR5X is in the rack),
+    and session-affinity against random routing; decided by NPV per MW."""
+    from tcoapp.engine.quantities.records import make_request_class
+    plans = []
+    for label, device, extra in (("GB200 NVL72", "GB200-NVL72", {**NVL72_RACK}), ("B200", "B200", {}),
+                                 ("MI355X", "MI355X", {})):
+        buys = {} if device == "GB200-NVL72" else {"extra_host_memory_gb": 2048.0,
+                                                   "host_memory_price_usd_per_gb": DRAM_USD_PER_GB}
+        for offload, routing in (("none", "session_affinity"), ("host", "session_affinity"), ("host", "random")):
+            keys = {**GLM_SERVING, "device": device, **extra, "kv_offload": offload, "kv_routing": routing,
+                    **(buys if offload != "none" else {})}
+            plans.append((f"{label} {'HBM only' if offload == 'none' else '+ host DRAM'}, {routing.replace('_', ' ')}",
+                          keys))
+    scenario = _scenario(plans)
+    coding = lambda name: make_request_class({**CODING_AGENT, "plan": name})  # noqa: E731
+    return scenario.with_plans(tuple(p.with_(workloads=(coding(p.name),)) for p in scenario.plans))
+
+
+AGENTIC_SAMPLE = Sample(
+    "agentic_coding.xlsx", "Agentic coding: what host memory and KV-aware routing are worth per MW",
+    "A GLM-class coding agent served from 1 MW: GB200 NVL72, B200 or MI355X, with or without a host-memory KV tier, "
+    "routed by session affinity or at random: how many concurrent agents per MW, at what cost per agent-hour, and "
+    "which plan has the highest NPV?",
+    ("Plans: GB200 NVL72, B200 and MI355X at 1 MW of facility power, GLM-4.6 FP8 TP8, each HBM only, with host "
+     "memory (B200 and MI355X buy 2 TB more DRAM per server at $10/GB, an ASSUMPTION; GB200 NVL72 uses the 17 TB "
+     "of Grace LPDDR5X in the rack) and with host memory under random routing.",
+     "The agentic class: 40-turn sessions on a 12k-token system prompt, 2k new input and 600 output tokens a "
+     "turn, 10 s between turns (ESTIMATE from the public agentic traces). The agentic block of each plan gives "
+     "its sessions, hit rate per tier, agents per MW and cost per agent-hour (docs/model.md, \"Agentic sessions "
+     "and KV tiers\").",
+     "Prices: Z.AI GLM 4.6 at ZenMux, $0.35 in / $1.54 out / $0.07 cached per million tokens (read 2026-12-06). "
+     "The plans' revenue and NPV follow from their request classes once the blend of classes is computed."),
+    agentic_coding)
+
+
 SAMPLES: tuple[Sample, ...] = (
     Sample(
         "batch_tradeoff.xlsx", "The batch-size trade-off",

@@ -29,6 +29,7 @@ ALLOWED = {
     ("engine/performance/curve_fit.py", "eta_mem"): "the factors a curve fit varies",
     ("engine/performance/curve_fit.py", "moe_compute_efficiency"): "the factors a MoE curve's fit varies, MoE ones first",
     ("io/cross_validated.py", "line"): "the stored cross-validated predictions' CSV columns (a file format)",
+    ("io/agentic_measurements.py", "tensor_parallel"): "the agentic measurements CSV's number columns (a file format)",
     ("present/report_html.py", "npv_usd"): "the report's ranking columns beside the objective, in print order",
     # the Monte Carlo key routing, rewritten by the `chain` branch (uncertainty/plan_draws.py)
     ("engine/uncertainty/keys.py", "prefix_cache_hit_rate"): "plan keys that move a generated operating point",

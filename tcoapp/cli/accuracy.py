@@ -76,9 +76,32 @@ def run_accuracy(args) -> int:
                         coverage=band_coverage(era.results, band_from=pooled), ratios=ratio_summary(era.results, dict(rows))))
     print()
     print("\n".join(worse_of_two(lofo, era)))
+    print()
+    print("\n".join(agentic_lines(catalog)))
     print(_wrapped(notes[1].rstrip("; ")))
     print(f"{notes[0]}took {time.perf_counter() - start:.1f} s")
     return _nothing_modelled(args, lofo.results + era.results)
+
+
+def agentic_lines(catalog) -> list[str]:
+    """The agentic sessions cell: the session model on the public agentic measurements
+    (resources/measurements/agentic_public.csv; engine/serving/agentic_validation.py), its own cell."""
+    from ..engine.serving.agentic_validation import predict, summary
+    from ..io.agentic_measurements import read_agentic_measurements
+    rows = read_agentic_measurements(catalog=catalog)
+    s = summary(predict(rows, catalog))
+    wrap = lambda text: textwrap.wrap(text, 100, initial_indent="  ", subsequent_indent="    ")  # noqa: E731
+    lines = textwrap.wrap(f"AGENTIC SESSIONS (own cell: {s['rows']} operating points of public agentic runs; the "
+                          "session model has no fitted parameter and the rows enter no fit, so every prediction is "
+                          "unseen):", 100, subsequent_indent="    ")
+    if not s["rows"]:
+        return lines + ["  no rows"]
+    lines += wrap(f"prefix hit rate: median |error| {s['median_abs_hit_error']:.3f}, p90 {s['p90_abs_hit_error']:.3f} "
+                  f"(0..1); the knee's side (hit rate above or below 0.5) right on {s['knee_side_agreement']:.0%} of rows")
+    lines += wrap(f"tokens/s per device: median APE {s['median_tokens_ape_pct']:.1f} %, p90 {s['p90_tokens_ape_pct']:.1f} %")
+    gains = ", ".join(f"{g['sessions_per_replica']:g}: {g['measured']:.2f}x measured / {g['predicted']:.2f}x predicted"
+                      for g in s["offload_gains"])
+    return lines + wrap(f"host offload gain in tokens/s per device, by sessions per replica: {gains}")
 
 
 def worse_of_two(lofo: Accuracy, era: Accuracy) -> list[str]:

@@ -11,6 +11,7 @@ import textwrap
 from ..engine.decision import summary as decision
 from ..engine.decision.summary import OBJECTIVES
 from ..engine.decision.choice import decide
+from ..present.agentic_text import agentic_sentence
 from ..present.decision_text import objective_value, ranked_label, reason
 from ..present.labels import in_sentence
 from ..engine.pipeline.compute import METRIC_KEYS
@@ -93,7 +94,7 @@ def plan_lines(plan, result) -> list[str]:
             value = metric_value(key, result.metric_or_none(key), result.metrics)
             lines.append(_cut(f"  {label:<{LABEL_WIDTH}}{value}", WIDTH))
         if heading == "Operating point":
-            lines += _frontier_lines(result) + _anchor_lines(result)
+            lines += _frontier_lines(result) + _anchor_lines(result) + _agentic_lines(result)
     classes = class_lines(result)
     if classes:
         lines.append("Request classes")
@@ -142,6 +143,15 @@ def _anchor_lines(result) -> list[str]:
             + (f", the plan is {ratio:.2f}x it" if ratio else "") + f" ({anchor['device']}, {anchor['model']}, "
             f"{anchor['precision'] or 'precision not stated'}; {anchor['source']})")
     return _wrap(text, " " * len(label), label)
+
+
+def _agentic_lines(result) -> list[str]:
+    """The agentic answer of a plan with an agentic request class (none otherwise)."""
+    answer = getattr(result, "agentic", None)
+    if not answer:
+        return []
+    label = f"  {'Agentic sessions':<{LABEL_WIDTH}}"
+    return _wrap(agentic_sentence(answer), " " * len(label), label)
 
 
 def compute_text(scenario, results, objective: str | None = None) -> str:

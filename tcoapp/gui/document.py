@@ -53,7 +53,7 @@ def plan_values(plan: Plan) -> dict[str, Any]:
     values = plan.as_dict()
     values.pop("name")
     values.pop("pools")
-    values.pop("workloads")
+    values.pop("workloads", None)    # the plan's request classes are rows of their own, kept as they are
     return values
 
 

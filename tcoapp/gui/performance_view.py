@@ -17,6 +17,7 @@ from ..engine.serving.freeze import frozen_plan
 from .perf_data import curve_for, has_frontier, shown_point, sweep_for_plan, sweep_key
 from .bar_chart import nice_ceiling
 from .log_axes import LogAxes
+from .agentic_chart import AgenticChart
 from .plotting import ItemPool, brush, legend_entry, make_plot, pen, pg, set_title, wants_log
 from .prediction_band import PredictionBands, band_note
 from .redraw import Redraw
@@ -89,6 +90,8 @@ class PerformanceView(QWidget):
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addLayout(grid, 1)
+        self.agentic = AgenticChart()          # shown only where a plan has an agentic request class
+        layout.addWidget(self.agentic, 1)
         layout.addWidget(self.info)
         layout.addWidget(self.band_note)
         self._auto = QTimer(self, singleShot=True, interval=300)
@@ -138,12 +141,13 @@ class PerformanceView(QWidget):
         return {"Throughput per device vs batch": self.p_device.getPlotItem(),
                 "Interactivity vs batch": self.p_user.getPlotItem(),
                 "Tokens per joule vs batch": self.p_joule.getPlotItem(),
-                "Frontier": self.p_front.getPlotItem()}
+                "Frontier": self.p_front.getPlotItem(), **self.agentic.charts()}
 
     # --- drawing (parts of one Redraw: each draws only when what it is drawn from changed) --------
     def _declare_parts(self) -> None:
         doc, parts = self._doc, self.redraw
         parts.part("legend", lambda: (tuple(p.name for p in doc.scenario.plans), doc.plan_colors), self._draw_legend)
+        parts.part("agentic", lambda: (doc.results, doc.plan_colors), self.agentic.draw)
         parts.part("batch", self._batch_inputs, self._draw_batch)
         parts.part("emphasis", lambda: (doc.current_index, len(doc.scenario.plans), doc.plan_colors),
                    self._emphasize_current)

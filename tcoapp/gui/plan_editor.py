@@ -23,7 +23,7 @@ GROUP_TITLES = {
     "selection": "Hardware and model", "workload": "Workload", "serving": "Serving configuration",
     "target": "Interactivity target", "search": "Serving search", "sizing": "Sizing", "facility": "Facility", "capex": "Capex",
     "opex": "Operating costs", "operations": "Operations", "finance": "Finance", "revenue": "Revenue",
-    "years": "Years: prices, ramp, tax",
+    "years": "Years: prices, ramp, tax", "kv tiers": "Agentic sessions: KV tiers and routing",
 }
 SIZING_INPUT = {"devices": "device_count", "facility_power": "facility_power_kw",
                 "capex_budget": "capex_budget_usd", "demand": "demand_tokens_per_day"}

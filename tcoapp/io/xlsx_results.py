@@ -489,6 +489,13 @@ class PoolRefs:
             return float(self.result.fleet.pool_points[self.k - 1].tokens_per_s_per_user)
         return float(np.asarray(self.result.inputs[key], float)[..., self.k - 1])
 
+    def with_kv_tiers(self, key: str, lookup: str | None) -> str | None:
+        """The server price with the extra host memory and NVMe the plan buys (plan/kv_tiers.py), where it buys any."""
+        if key != "server_price_usd" or lookup is None or not (self.plan.extra_host_memory_gb or self.plan.extra_nvme_tb):
+            return lookup
+        return (f'{lookup}+{self.p("extra_host_memory_gb")}*{self.p("host_memory_price_usd_per_gb")}'
+                f'+{self.p("extra_nvme_tb")}*{self.p("nvme_price_usd_per_tb")}')
+
     def device_lookup(self, key: str) -> str | None:
         """A device field looked up on the Devices sheet by the pool's device name (so an edit there moves)."""
         if self.pool.device not in self.layout.device_rows:
@@ -545,7 +552,7 @@ class PoolRefs:
         if key == "device_count":
             return self.sized_count()
         if key in DEVICE_ECONOMICS_KEYS:
-            return self.device_lookup(key)
+            return self.with_kv_tiers(key, self.device_lookup(key))
         if key == "owned":
             return f'=IF({self.layout.pools_cell(pool_row, "ownership")}="rent",0,1)' if explicit is not None else None
         if key in ("rack_power_cap_kw", "servers_per_rack_max"):

@@ -23,6 +23,7 @@ from .class_lines import class_lines
 from .decision_text import objective_label, objective_value, ranked_label, reason
 from .labels import in_sentence, input_label
 from ..engine.core.number_format import money
+from .agentic_text import agentic_sentence
 from .values import choice_label, metric_value, percent, plain, usd
 
 CHARTS = (("objective_chart", "The ranking's objective, per plan"),
@@ -78,6 +79,7 @@ def report_html(scenario, results, title: str, simulation_json: dict | None = No
     parts += _ranking(d, results)
     parts += _financing(plans, results)
     parts += _device_hours(plans)
+    parts += _agentic(plans, results)
     parts += _risks(scenario, results, d)
     parts.append("<h2>Charts</h2>")
     for name, caption in CHARTS:
@@ -161,6 +163,16 @@ def _financing(plans, results) -> list[str]:
             "equity discount rate; min DSCR is the worst year's (revenue - opex - tax) over debt service. Project "
             "NPV and IRR stay unlevered.</p>",
             "<table border='1' cellspacing='0' cellpadding='3'><tr>" + head + "</tr>" + "".join(rows) + "</table>"]
+
+
+def _agentic(plans, results) -> list[str]:
+    """The agentic answer of each plan with an agentic request class (docs/model.md, "Agentic sessions and KV tiers")."""
+    rows = [(p, r.agentic) for p, r in zip(plans, results) if getattr(r, "agentic", None)]
+    if not rows:
+        return []
+    return (["<h2>Agentic sessions</h2>", "<p>Sessions, the prefix hit rate each KV tier gives, agents per MW of "
+             "facility power and the cost of an agent-hour, per plan with an agentic request class.</p>", "<ul>"]
+            + [f"<li><b>{_e(p.name)}</b>: {_e(agentic_sentence(a))}</li>" for p, a in rows] + ["</ul>"])
 
 
 def _device_hours(plans) -> list[str]:

@@ -54,6 +54,11 @@ def finance_cases():
     add("itemized capex, bought and rented", **itemized,
         pools=[lambda p: _pool(p, "bought", 40), lambda p: _pool(p, "rented", 16, ownership="rent",
                                                                  rent_usd_per_device_hour=3.0)])
+    # the KV tiers a plan buys (docs/model.md, "Agentic sessions and KV tiers"): priced into every bought server
+    tiers = dict(kv_offload="host_nvme", extra_host_memory_gb=1536.0, host_memory_price_usd_per_gb=9.5,
+                 extra_nvme_tb=30.0, nvme_price_usd_per_tb=120.0)
+    add("extra host memory and NVMe", residual_value_fraction=0.2, maintenance_fraction_per_year=0.03, **tiers)
+    add("extra host memory, budget-sized", sizing_mode="capex_budget", capex_budget_usd=20e6, **tiers)
     add("insured and taxed property, a later tranche and a rented pool", years=5, insurance_fraction_per_year=0.008,
         property_tax_fraction_per_year=0.012, cost_change_per_year=0.03,
         pools=[lambda p: _pool(p, "first", 32), lambda p: _pool(p, "second", 32, purchase_year=2),

@@ -37,7 +37,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import gammainc
 
-ROUTINGS = ("session_affinity", "random")
+from ..quantities.inputs import KV_ROUTINGS
+
+ROUTINGS = KV_ROUTINGS
 _BISECTIONS = 44           # log-scale halvings of [1 us, upper]: (upper / 1 us)^(2^-44) - 1 < 1e-10
 _MAX_LAG_TURNS = 400         # lags beyond this carry (1 - 1/R)^400 of the probability: counted as misses
 
@@ -92,14 +94,16 @@ def _affinity_age_cdf(t, turn_s: float, gap_s: float):
     t = np.asarray(t, float)
     if gap_s <= 0:
         return (t >= turn_s).astype(float)
-    return np.where(t >= turn_s, -np.expm1(-np.maximum(t - turn_s, 0.0) / gap_s), 0.0)
+    with np.errstate(over="ignore"):      # a gap of a few 1e-308 s: exp(-inf) = 0, as it is
+        return np.where(t >= turn_s, -np.expm1(-np.maximum(t - turn_s, 0.0) / gap_s), 0.0)
 
 
 def _affinity_occupancy(t, turn_s: float, gap_s: float):
     """P(age < t) at a random time for a copy refreshed every X (renewal age: the integral of
     P(X > x) up to t over E[X])."""
     t = np.asarray(t, float)
-    held = np.minimum(t, turn_s) + (gap_s * -np.expm1(-np.maximum(t - turn_s, 0.0) / gap_s) if gap_s > 0 else 0.0)
+    with np.errstate(over="ignore"):      # a gap of a few 1e-308 s: exp(-inf) = 0, as it is
+        held = np.minimum(t, turn_s) + (gap_s * -np.expm1(-np.maximum(t - turn_s, 0.0) / gap_s) if gap_s > 0 else 0.0)
     return held / (turn_s + gap_s)
 
 
@@ -157,7 +161,9 @@ def _sum_cdf(j, t, turn_s, gap_s):
     x = np.asarray(t, float) - j * turn_s
     if gap_s <= 0:
         return (x > 0).astype(float) if np.ndim(j) else float(x > 0)
-    return np.where(x > 0, gammainc(np.maximum(j, 1e-300), np.maximum(x, 0.0) / gap_s), 0.0) * (j > 0) + (j == 0) * (x > 0)
+    with np.errstate(over="ignore"):      # a gap of a few 1e-308 s: x / gap is inf, gammainc(j, inf) = 1, as it is
+        u = np.maximum(x, 0.0) / gap_s
+    return np.where(x > 0, gammainc(np.maximum(j, 1e-300), u), 0.0) * (j > 0) + (j == 0) * (x > 0)
 
 
 def _integrated_cdf(j, x, gap_s):
@@ -166,8 +172,11 @@ def _integrated_cdf(j, x, gap_s):
     x = np.maximum(np.asarray(x, float), 0.0)
     if gap_s <= 0:
         return x
-    u = x / gap_s
-    return np.where(j > 0, gap_s * (u * gammainc(np.maximum(j, 1e-300), u) - j * gammainc(j + 1.0, u)), x)
+    with np.errstate(over="ignore", invalid="ignore"):   # a gap of a few 1e-308 s: u is inf, the limit below
+        u = x / gap_s
+        value = gap_s * (u * gammainc(np.maximum(j, 1e-300), u) - j * gammainc(j + 1.0, u))
+    value = np.where(np.isfinite(value), value, x - j * gap_s)   # u -> inf: x - E[Gamma(j, gap)]
+    return np.where(j > 0, value, x)
 
 
 def _copy_cdf(t, turn_s, gap_s, replicas: int):

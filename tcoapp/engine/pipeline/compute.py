@@ -11,6 +11,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from .agentic_block import agentic_block
 from .plausibility import plausibility_notes
 from ..finance import cashflow, sizing
 from ..finance.metrics import finance_metrics
@@ -22,6 +23,7 @@ from ..quantities.metrics import FINANCE_METRICS, METRIC_KEYS, POINT_METRICS, Me
 from ..performance.curve import OperatingPoint
 from ..performance.prediction_interval import prediction_interval
 from ..plan.pool_inputs import pool_finance_inputs
+from ..plan.kv_tiers import server_with_kv_tiers
 from ..plan.pools import ResolvedPool, resolve_pools, sells_output, with_acceptance
 from ..quantities.inputs import PLAN_FIELDS
 from .plan_result import PlanResult
@@ -33,9 +35,11 @@ from .mix_plan_result import blended_json, mix_notes, mix_prices, mix_results, o
 
 
 
-def pool_economics(scenario: Scenario, pools: tuple[ResolvedPool, ...]) -> dict[str, np.ndarray]:
-    """Per-pool arrays of each device's price, power and server figures (pool axis last)."""
-    devices = [scenario.device(p.device) for p in pools]
+def pool_economics(scenario: Scenario, pools: tuple[ResolvedPool, ...], plan: Plan | None = None) -> dict[str, np.ndarray]:
+    """Per-pool arrays of each device's price, power and server figures (pool axis last); with `plan`, its
+    servers carry the extra host memory and NVMe it buys (plan/kv_tiers.py)."""
+    devices = [scenario.device(p.device) if plan is None else server_with_kv_tiers(scenario.device(p.device), plan)
+               for p in pools]
     return {k: np.array([float(getattr(d, k)) for d in devices]) for k in DEVICE_ECONOMICS_KEYS}
 
 
@@ -131,7 +135,7 @@ def compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
     own_plan, plan = plan, (mix_plan(plan, loads, [class_prices(plan, rc) for rc in plan.workloads]) if loads else plan)
     caps = pool_capacities(scenario, plan, pools, loads)
     pools = tuple(c.pool for c in caps)  # a searched pool carries the configuration the search chose
-    econ = pool_economics(scenario, pools)
+    econ = pool_economics(scenario, pools, plan)
     counts = sized_counts(plan, caps, econ, scenario.factors_for)
     fleet = fleet_point(plan, caps, np.nan_to_num(counts, nan=0.0), scenario.factors_for)
     point = fleet.point
@@ -147,7 +151,7 @@ def compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
         prices, notes = pool_prices(scenario, plan, pools, fleet)
         warnings += notes  # repeated notes are dropped once, below
     pts = fleet.pool_points
-    pool_inputs = pool_finance_inputs(pools, [scenario.device(p.device) for p in pools], counts,
+    pool_inputs = pool_finance_inputs(pools, [server_with_kv_tiers(scenario.device(p.device), plan) for p in pools], counts,
                                       [p.tokens_per_s_per_device for p in pts], [p.power_w for p in pts], prices,
                                       prefill_share=[p.prefill_share for p in pts])
     inputs = finance_inputs(pool_inputs, plan_finance_inputs(plan))
@@ -164,11 +168,13 @@ def compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
     plan_interval, pool_intervals = prediction_intervals(scenario, plan, pools, fleet)
     workloads = mix_results(plan, loads, class_price_list, caps, counts, fleet, metrics, out) if loads else ()
     warnings += mix_notes(workloads, caps)
+    agentic = agentic_block(scenario, plan, pools, fleet, out, metrics)
+    warnings += agentic["notes"] if agentic else []
     return PlanResult(plan.name, point, metrics, out, inputs, pools, fleet,
                       tuple(dict.fromkeys(warnings)), serving_search=plan.serving_search,
                       searches=tuple(_without_sweep(c.search) for c in caps), prediction_interval=plan_interval,
                       pool_intervals=pool_intervals, frontier=frontier, frontier_share=share, workloads=workloads,
-                      workloads_blended=blended_json(plan, caps, fleet) if loads else None)
+                      workloads_blended=blended_json(plan, caps, fleet) if loads else None, agentic=agentic)
 
 
 def finance_notes(plan: Plan, out) -> list[str]:

@@ -42,6 +42,7 @@ class PlanResult:
     published_anchor: dict | None = None    # the nearest shipped measurement (pipeline/anchor.py); None: none
     workloads: tuple = ()                   # per request class (pipeline/class_results.ClassResult); () : none
     workloads_blended: dict | None = None   # the mix's equivalent request and its batch limits; None: no classes
+    agentic: dict | None = None             # an agentic class's answer (pipeline/agentic_block.py); None: none
 
     def metric_or_none(self, key: str) -> float | None:
         """The metric `key` in its unit (METRIC_KEYS, docs/model.md "Metric keys"); None where it does not exist."""
@@ -136,6 +137,8 @@ class PlanResult:
             data["workloads_blended"] = self.workloads_blended
         data["years"] = self.year_rows()
         data["warnings"] = list(self.warnings)
+        if self.agentic is not None:          # only a plan with an agentic class has the block
+            data["agentic"] = self.agentic
         return data
 
 

@@ -59,6 +59,11 @@ DEVICE_FIELDS: tuple[Field, ...] = scoped("device", (
     _f("estimated_fields", "str", "", "", None, None, "device", "Estimated fields", "Semicolon-separated fields whose values are estimates, not read in a primary source.", checks="doc"),
     _f("source", "str", "", "", None, None, "device", "Source", "Where the numbers come from.", checks="doc"),
     _f("notes", "str", "", "", None, None, "device", "Notes", "What a planner must know about this entry.", checks="doc"),
+    # the KV-cache tiers beyond HBM (docs/model.md, "Agentic sessions and KV tiers"); 0: not stated, no tier
+    _f("host_memory_gb", "float", "GB", 0.0, 0, 1e8, "device", "Host memory per server", "CPU (host) memory of one server (for a rack-scale system: the whole rack), GB: the host KV-cache tier a plan with kv_offload = host or host_nvme keeps idle sessions' KV in, shared by the server's devices. 0: not stated (no host tier)."),
+    _f("host_link_gb_s", "float", "GB/s", 0.0, 0, 1e6, "device", "Host link per device", "Bandwidth between one device and host memory, one direction, GB/s: a reused prefix reloads from the host tier at this rate (PCIe Gen5 x16 about 64; GB200's NVLink-C2C 900 bidirectional, 450 one way). 0: not stated (no host tier)."),
+    _f("nvme_tb", "float", "TB", 0.0, 0, 1e6, "device", "NVMe per server", "Local NVMe capacity of one server (rack-scale: the whole rack), TB: the NVMe KV-cache tier of kv_offload = host_nvme. 0: not stated (no NVMe tier)."),
+    _f("nvme_gb_s", "float", "GB/s", 0.0, 0, 1e6, "device", "NVMe read bandwidth per server", "Read bandwidth of the server's NVMe drives together, GB/s, shared by its devices when they reload KV from the NVMe tier. 0: not stated (no NVMe tier)."),
 ))
 
 MODEL_FIELDS: tuple[Field, ...] = scoped("model", (
@@ -205,10 +210,22 @@ SEARCH_FIELDS: tuple[Field, ...] = scoped("plan", (
     _f("search_objective", "choice", "", "cost_per_million_output_tokens_usd", None, None, "search", "Search objective", "Serving search: what the chosen configuration is best at: cost_per_million_output_tokens_usd (lowest, the pool's own cost at its operating point; default) or tokens_per_s_per_device (highest).", choices=SEARCH_OBJECTIVES),
 ))
 
+KV_OFFLOADS = ("none", "host", "host_nvme")       # engine/serving/agentic.py reads the same three
+KV_ROUTINGS = ("session_affinity", "random")       # engine/performance/kv_residency.py reads the same two
+KV_TIER_FIELDS: tuple[Field, ...] = scoped("plan", (
+    _f("kv_offload", "choice", "", "none", None, None, "kv tiers", "KV offload", "Where an agentic class keeps idle sessions' KV cache beyond HBM: none (HBM only), host (and the servers' host memory), host_nvme (and their NVMe). Read only by agentic request classes (docs/model.md, \"Agentic sessions and KV tiers\").", choices=KV_OFFLOADS),
+    _f("extra_host_memory_gb", "float", "GB/server", 0.0, 0, 1e8, "kv tiers", "Extra host memory", "Host memory bought per server beyond the catalog's host_memory_gb, GB: a KV tier for idle sessions (kv_offload = host or host_nvme); its price enters capex per server."),
+    _f("host_memory_price_usd_per_gb", "float", "USD/GB", None, 0, 1e6, "kv tiers", "Host memory price", "Price of the extra host memory, USD per GB (server DDR5 RDIMMs). Needed where extra_host_memory_gb > 0."),
+    _f("extra_nvme_tb", "float", "TB/server", 0.0, 0, 1e6, "kv tiers", "Extra NVMe", "NVMe bought per server beyond the catalog's nvme_tb, TB: a KV tier for idle sessions (kv_offload = host_nvme); its price enters capex per server."),
+    _f("nvme_price_usd_per_tb", "float", "USD/TB", None, 0, 1e7, "kv tiers", "NVMe price", "Price of the extra NVMe, USD per TB (data-centre U.2 / E1.S drives). Needed where extra_nvme_tb > 0."),
+    _f("kv_routing", "choice", "", "session_affinity", None, None, "kv tiers", "KV routing", "How an agentic session's turns are routed across replicas: session_affinity (KV-aware: a turn goes to the replica holding its session's cache) or random (any replica; a hit only where the session's last visit there is still resident).", choices=KV_ROUTINGS),
+    _f("sessions_per_replica", "float", "sessions", None, 0, 1e7, "kv tiers", "Sessions per replica", "Concurrent agentic sessions per replica (empty: the sessions that keep the plan's operating batch in service).", min_exclusive=True),
+))
+
 WORKLOAD_AND_SERVING = WORKLOAD_FIELDS + SERVING_FIELDS
 PLAN_FIELDS: tuple[Field, ...] = (
     SELECTION_FIELDS + WORKLOAD_FIELDS + SERVING_FIELDS + TARGET_FIELDS + SEARCH_FIELDS + SIZING_FIELDS + FINANCE_FIELDS
-    + YEARS_FIELDS + FINANCING_FIELDS
+    + YEARS_FIELDS + FINANCING_FIELDS + KV_TIER_FIELDS
 )
 
 CURVE_POINT_FIELDS: tuple[Field, ...] = scoped("curve_point", (

@@ -42,6 +42,10 @@ class Device(Record):
     estimated_fields: str = ''
     source: str = ''
     notes: str = ''
+    host_memory_gb: float = 0.0
+    host_link_gb_s: float = 0.0
+    nvme_tb: float = 0.0
+    nvme_gb_s: float = 0.0
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -272,6 +276,13 @@ class Plan(Record):
     debt_rate: float = 0.0
     debt_years: int | None = None
     equity_discount_rate: float | None = None
+    kv_offload: str = 'none'
+    extra_host_memory_gb: float = 0.0
+    host_memory_price_usd_per_gb: float | None = None
+    extra_nvme_tb: float = 0.0
+    nvme_price_usd_per_tb: float | None = None
+    kv_routing: str = 'session_affinity'
+    sessions_per_replica: float | None = None
     pools: tuple[Pool, ...] = ()
     workloads: tuple[RequestClass, ...] = ()
 

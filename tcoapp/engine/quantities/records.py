@@ -233,8 +233,18 @@ def _precision_check(v, where, problems) -> None:
                                 f"= {value!r}: must be empty (weight_precision) or one of {', '.join(PRECISIONS)}"))
 
 
+def _kv_tier_checks(v, where, problems) -> None:
+    """Extra host memory or NVMe bought needs its price (an empty price would buy it for nothing)."""
+    for amount, price, unit in (("extra_host_memory_gb", "host_memory_price_usd_per_gb", "GB"),
+                                ("extra_nvme_tb", "nvme_price_usd_per_tb", "TB")):
+        if v.get(amount, 0) and v[amount] > 0 and v.get(price) is None:
+            problems.append(Problem(where(price), price, f"{amount} = {v[amount]:g}: the extra memory needs its "
+                                                         f"price, USD per {unit} (a number >= 0)"))
+
+
 def _plan_checks(v, where, problems) -> None:
     _precision_check(v, where, problems)
+    _kv_tier_checks(v, where, problems)
     month, date_error = software_month(v.get("software_date", ""))
     if date_error:
         problems.append(Problem(where("software_date"), "software_date", date_error))

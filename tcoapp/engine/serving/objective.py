@@ -16,6 +16,7 @@ import numpy as np
 
 from ..finance.metrics import finance_metrics
 from ..quantities.constants import CONSTANT_VALUES
+from ..plan.kv_tiers import server_with_kv_tiers
 from ..plan.pool_inputs import pool_finance_inputs
 from ..quantities.finance import PLAN_INPUT_KEYS, finance_inputs
 from ..quantities.inputs import PLAN_FIELD_BY_NAME
@@ -43,7 +44,7 @@ def pool_cost_per_million_output_tokens_usd(plan: Plan, pool: ResolvedPool, devi
     tps = np.atleast_1d(np.asarray(tokens_per_s_per_device, float))
     power = np.broadcast_to(np.asarray(power_w, float), tps.shape)
     count = pool.device_count if plan.sizing_mode == "devices" else float(device.devices_per_server)
-    pool_inputs = pool_finance_inputs((pool,), (device,), [count], tps[..., None], power[..., None],
+    pool_inputs = pool_finance_inputs((pool,), (server_with_kv_tiers(device, plan),), [count], tps[..., None], power[..., None],
                                       [plan.price_usd_per_million_output_tokens], ones=np.ones(tps.shape + (1,)),
                                       whole_plan=True)
     plan_inputs = {k: np.full(tps.shape, v) for k, v in plan_finance_inputs(plan).items()}

@@ -24,6 +24,7 @@ from ..finance import sizing
 from ..finance.metrics import finance_metrics
 from ..quantities.finance import FinanceInputs
 from ..quantities.metrics import SIMULATED_METRICS, DrawMetrics, Metrics
+from ..plan.kv_tiers import extra_tier_usd_per_server
 from ..plan.pools import plan_reaches, sells_output
 from . import keys as K
 from .inputs import UncertainInput, field_name, target_field
@@ -164,7 +165,13 @@ def _finance_keys(plan, pools, drawn, batch, notes) -> None:
                 notes.append(f"{key}: no pool of the plan runs {plan.device!r}")
             if name in K.DEVICE_FINANCE:
                 for i in on_device:
-                    batch[name][:, i] = v
+                    batch[name][:, i] = v + _bought_extra(plan, name)
+
+
+def _bought_extra(plan, name: str) -> float:
+    """What the plan adds to a drawn device value: a drawn server price is the catalog server's, the KV tiers
+    the plan buys (plan/kv_tiers.py) stay on top of it."""
+    return extra_tier_usd_per_server(plan) if name == "server_price_usd" else 0.0
 
 
 def _serve_points(scenario, plan, base, perf, batch, notes, draws) -> bool:
