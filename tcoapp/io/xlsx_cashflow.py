@@ -17,6 +17,8 @@ import math
 from openpyxl.utils import get_column_letter
 
 from ..engine.finance.depreciation import MACRS_5_PERCENT, MACRS_7_PERCENT
+from ..engine.finance.year_rows import POOL_YEAR_EXPRESSIONS
+from ..engine.quantities.expr import TO_DATE, YEAR, YEAR_NUMBER, Expr, If
 from ..engine.quantities.finance import HELD_CAPEX_RATES, OPEX_PARTS, PART_YEAR_KEYS, POOL_YEAR_KEYS, YEAR_QUANTITY_BY_KEY
 from ..engine.plan.scenario import Scenario
 from . import sheets as S
@@ -26,7 +28,7 @@ from .xlsx_layout import (
     cf_keys,
 )
 from .xlsx_na import NA, THIS_YEAR, YEAR_BEFORE, NaGuard, none_na
-from .xlsx_results import input_price
+from .xlsx_results import POOL_ROW_KEYS, input_price
 from .xlsx_raw_cells import RawCells
 from .xlsx_styles import (
     HEADER_FILL, HEADER_FONT, NEVER, TOTAL_BORDER, header, key_cell, section, set_text,
@@ -386,10 +388,8 @@ class _BlockFormulas:
             f"pool{k}.colocation_usd": gated(f"IF(ISBLANK({p('colocation_contracted_kw')}),{q('owned')}"
                                            f"*{q('it_provisioned_kw')}*{p('colocation_usd_per_kw_month')}"
                                            f"*MONTHS_PER_YEAR*{here('cost_index')}*{active},0)"),
-            f"pool{k}.maintenance_usd": gated(f"{q('hardware_capex_usd')}*{p('maintenance_fraction_per_year')}"
-                                            f"*{here('cost_index')}*{active}"),
-            f"pool{k}.software_usd": gated(f"{q('device_count')}*{p('software_usd_per_device_year')}*{here('cost_index')}"
-                                         f"*{active}"),
+            **{f"pool{k}.{key}": self._compiled(expr, self._pool_ref(k, year_ref, here))
+               for key, expr in POOL_YEAR_EXPRESSIONS},
             f"pool{k}.rent_usd": gated(f"(1-{q('owned')})*{q('device_count')}*{q('rent_usd_per_device_hour')}"
                                      f"*HOURS_PER_YEAR*{here('cost_index')}*{active}"),
             # (the fraction decides first: 0 where it is 0, even where the capex does not exist, as the engine)
@@ -403,6 +403,28 @@ class _BlockFormulas:
             f"pool{k}.residual_value_usd": self._na.when(f"{year_ref}={horizon}", f"{q('capex_usd')}*{value}"),
             **self._debt_cells(k, year_ref, horizon, here),
         }
+
+    def _compiled(self, expr: Expr, ref) -> str:
+        """A row's formula from its expression (expr.py); an IF at its top is the row's gate: its test decides
+        first and only the value is guarded against n/a (a pool that does not serve costs 0)."""
+        if isinstance(expr, If):
+            return self._na.when(expr.test.excel(ref, NA), expr.then.excel(ref, NA), expr.otherwise.excel(ref, NA))
+        return self._na(expr.excel(ref, NA))
+
+    def _pool_ref(self, k: int, year_ref: str, here):
+        """The cell (or range) of each name a pool's year expression reads (year_rows.pool_values, the engine's):
+        the pool's own year row where it has one, else the plan's; the pool's Results row where the pool block
+        has one, else the plan's input on Plans."""
+        def ref(name: str) -> str:
+            if name == YEAR_NUMBER:
+                return year_ref
+            if name.startswith((YEAR, TO_DATE)):
+                key = name.split(".", 1)[1]
+                row = f"pool{k}.{key}" if key in POOL_YEAR_KEYS else key
+                return (here(row) if name.startswith(YEAR)
+                        else f"${self.layout.year_col(0)}{self.row(row)}:{here(row)}")
+            return self.results(f"pool{k}.{name}") if name in POOL_ROW_KEYS else self.plans(name)
+        return ref
 
     def _held(self, k: int, here) -> str:
         """What insurance and property tax are charged on (held_capex_basis): the tranche's capex, or its book

@@ -14,7 +14,7 @@ import functools
 
 import numpy as np
 
-from . import cashflow, costs, depreciation, financing, packing, recovery, timeline
+from . import cashflow, costs, depreciation, financing, packing, recovery, timeline, year_rows
 from ..quantities.inputs import FINANCE_FIELDS
 from ..quantities.finance import (
     HELD_CAPEX_RATES, LEVELIZED_YEAR_ROWS, OPEX_PARTS, PART_ANNUAL_KEYS, PART_YEAR_KEYS, PLAN_EXPRESSIONS, PLAN_INPUT_KEYS,
@@ -23,6 +23,7 @@ from ..quantities.finance import (
 
 ITEMIZED = tuple(f.name for f in FINANCE_FIELDS if f.group == "capex" and f.name != "other_capex_fraction")  # per device / server
 SUMMED = SUMMED_KEYS
+YEAR_PART = {key: part for part, key in PART_YEAR_KEYS.items()}  # an opex part's year row -> the part
 
 
 def finance_metrics(x, with_irr: bool = True) -> FinanceResult:
@@ -122,7 +123,11 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
     resid = np.asarray(a.residual_value_fraction, float)
     life = np.where(np.isnan(np.asarray(a.depreciation_years, float)), years, np.asarray(a.depreciation_years, float))
     depreciation, gain = _depreciation_and_disposal(a, capex, bought, t, n, years, resid, life)
+    plan_rows = {"price_index": p_t, "electricity_index": e_t, "cost_index": c_t, "utilization": u_t}
+    pool_rows = {"active": active, "utilization": pool_u, "depreciation_usd": depreciation}
+    values = year_rows.pool_values(a, pool, plan_rows, pool_rows, t)
     parts = _opex_parts(a, pool, pool_u, ep, cp, active, capex - (np.cumsum(depreciation, axis=-1) - depreciation))
+    parts.update({YEAR_PART[key]: expr.numpy(values) for key, expr in year_rows.POOL_YEAR_EXPRESSIONS if key in YEAR_PART})
     rows = {PART_YEAR_KEYS[k]: np.sum(np.where(serves, v, 0.0), axis=-2) for k, v in parts.items()}
     _plan_costs(a, rows, c_t, in_horizon)
     rows["opex_usd"] = sum(rows[PART_YEAR_KEYS[part]] for part in OPEX_PARTS)
@@ -247,9 +252,6 @@ def _opex_parts(a, pool, pool_u, ep, cp, active, book) -> dict[str, np.ndarray]:
         "energy": owned * costs.energy_usd_per_year(avg_kw, L2(a.pue), L2(a.electricity_usd_per_kwh)) * ep * active,
         "colocation": np.where(np.isnan(L2(a.colocation_contracted_kw)), owned * costs.colocation_usd_per_year(
             P1(pool["it_provisioned_kw"]), L2(a.colocation_usd_per_kw_month)) * cp * active, 0.0),
-        "maintenance": costs.maintenance_usd_per_year(P1(pool["hardware_capex_usd"]),
-                                                      L2(a.maintenance_fraction_per_year)) * cp * active,
-        "software": costs.software_usd_per_year(count, L2(a.software_usd_per_device_year)) * cp * active,
         "rent": (1.0 - owned) * costs.rent_usd_per_year(count, P1(a.rent_usd_per_device_hour)) * cp * active,
         **{part: costs.held_capex_cost_usd(owned * np.where(L2(a.held_capex_basis) == 1, book, P1(pool["capex_usd"])),
                                            L2(getattr(a, rate))) * active for part, rate in HELD_CAPEX_RATES.items()},

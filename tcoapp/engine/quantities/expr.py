@@ -47,6 +47,7 @@ from typing import Callable
 import numpy as np
 
 from .constants import CONSTANT_VALUES
+from .inputs import PLAN_FIELD_BY_NAME
 
 Value = Callable[[str], np.ndarray]
 Ref = Callable[[str], str]
@@ -183,6 +184,176 @@ class WhenPositive(Expr):
     def numpy(self, value): return np.where(self.test.numpy(value) > 0, self.value.numpy(value), np.nan)
     def excel(self, ref, na): return f"IF({self.test.excel(ref, na)}>0,{self.value.excel(ref, na)},{na})"
     def keys(self): return tuple(dict.fromkeys(self.test.keys() + self.value.keys()))
+
+
+# the year axis: a name the surface resolves (the engine: an array with a trailing year axis; the CashFlow
+# sheet: a cell of this year's column, or a range from year 0 to it)
+YEAR = "year."          # YEAR + key: this year's value of a year row (a pool's expression: the pool's own row)
+TO_DATE = "to_date."    # TO_DATE + key: the year row from year 0 to this year (a running sum)
+POOLS = "pools."        # POOLS + name: the name's values over the plan's pools (a sum, a choice)
+YEAR_NUMBER = YEAR + "t"  # the year t itself (0 = the start)
+
+
+@dataclass(frozen=True, eq=False)
+class Y(Expr):
+    """This year's value of a year row `key` (in a pool's expression the pool's own row where it has one)."""
+    key: str
+
+    def numpy(self, value): return np.asarray(value(YEAR + self.key), float)
+    def excel(self, ref, na): return ref(YEAR + self.key)
+
+
+@dataclass(frozen=True, eq=False)
+class Year(Expr):
+    """The year t (0 = the start; the CashFlow sheet: its column's year)."""
+
+    def numpy(self, value): return value(YEAR_NUMBER)
+    def excel(self, ref, na): return ref(YEAR_NUMBER)
+
+
+@dataclass(frozen=True, eq=False)
+class ToDate(Expr):
+    """The year row `key` summed from year 0 to this year (numpy: a cumulative sum over the year axis)."""
+    key: str
+
+    def numpy(self, value): return np.cumsum(np.asarray(value(YEAR + self.key), float), axis=-1)
+    def excel(self, ref, na): return f"SUM({ref(TO_DATE + self.key)})"
+
+
+@dataclass(frozen=True, eq=False)
+class Pools(Expr):
+    """The sum over the plan's pools of a row (`Y(key)` or `K(key)`): numpy sums the pool axis, the workbook
+    adds the pools' cells (the surface's resolver does both: it knows where the pool axis is)."""
+    of: Expr
+    precedence = 1  # written as a sum of cells: parenthesized where a sum would be
+
+    def numpy(self, value): return self.of.numpy(lambda name: value(POOLS + name))
+    def excel(self, ref, na): return self.of.excel(lambda name: ref(POOLS + name), na)
+
+
+_COMPARE = {"=": np.equal, "<>": np.not_equal, ">": np.greater, ">=": np.greater_equal, "<=": np.less_equal}
+
+
+@dataclass(frozen=True, eq=False)
+class Cmp(Expr):
+    """A comparison (a test of IF / AND): 1 where it holds."""
+    op: str
+    left: Expr
+    right: Expr
+    precedence = 0  # binds loosest (Excel and Python alike)
+
+    def numpy(self, value): return _COMPARE[self.op](self.left.numpy(value), self.right.numpy(value))
+    def excel(self, ref, na): return self.left.excel(ref, na) + self.op + self.right.excel(ref, na)
+    def keys(self): return tuple(dict.fromkeys(self.left.keys() + self.right.keys()))
+
+
+@dataclass(frozen=True, eq=False)
+class Test(Expr):
+    """AND(...) of tests, NOT(test), ISBLANK(key) (numpy: NaN, a field left empty), or key = "choice" (a choice
+    field: numpy compares its code, the workbook its text)."""
+    name: str
+    args: tuple[Expr, ...]
+    choice: str = ""
+
+    def numpy(self, value):
+        if self.name == "AND":
+            return np.logical_and.reduce([a.numpy(value) for a in self.args])
+        arg = self.args[0].numpy(value)
+        if self.name == "NOT":
+            return np.logical_not(arg)
+        if self.name == "ISBLANK":
+            return np.isnan(arg)
+        return arg == float(PLAN_FIELD_BY_NAME[self.args[0].keys()[0]].choices.index(self.choice))
+
+    def excel(self, ref, na):
+        if self.choice:
+            return f'{self.args[0].excel(ref, na)}="{self.choice}"'
+        return f"{self.name}(" + ",".join(a.excel(ref, na) for a in self.args) + ")"
+
+    def keys(self): return tuple(dict.fromkeys(k for a in self.args for k in a.keys()))
+
+
+@dataclass(frozen=True, eq=False)
+class If(Expr):
+    """`then` where `test` holds, else `otherwise` (IF; numpy: where). At the top of a row it is the row's gate:
+    the workbook guards `then` against n/a, not the test (a pool that does not serve costs 0 even where its
+    numbers are n/a)."""
+    test: Expr
+    then: Expr
+    otherwise: Expr
+
+    def numpy(self, value):
+        return np.where(self.test.numpy(value), self.then.numpy(value), self.otherwise.numpy(value))
+
+    def excel(self, ref, na):
+        return f"IF({self.test.excel(ref, na)},{self.then.excel(ref, na)},{self.otherwise.excel(ref, na)})"
+
+    def keys(self): return tuple(dict.fromkeys(self.test.keys() + self.then.keys() + self.otherwise.keys()))
+
+
+@dataclass(frozen=True, eq=False)
+class Round(Expr):
+    """ROUNDUP(x,0) / ROUNDDOWN(x,0) of a quantity >= 0 (numpy: ceil / floor): whole servers and racks."""
+    name: str
+    arg: Expr
+
+    def numpy(self, value): return (np.ceil if self.name == "ROUNDUP" else np.floor)(self.arg.numpy(value))
+    def excel(self, ref, na): return f"{self.name}({self.arg.excel(ref, na)},0)"
+    def keys(self): return self.arg.keys()
+
+
+def when(test, then, otherwise=0) -> Expr:
+    """`then` where `test` holds, else `otherwise` (Excel IF)."""
+    return If(_wrap(test), _wrap(then), _wrap(otherwise))
+
+
+def compare(left, op: str, right) -> Expr:
+    """The test `left op right`, op one of = <> > >= <=."""
+    if op not in _COMPARE:
+        raise KeyError(f"unknown comparison {op!r}")
+    return Cmp(op, _wrap(left), _wrap(right))
+
+
+def all_of(*tests) -> Expr:
+    """Every test holds (Excel AND)."""
+    return Test("AND", tuple(_wrap(t) for t in tests))
+
+
+def negation(test) -> Expr:
+    """The test does not hold (Excel NOT)."""
+    return Test("NOT", (_wrap(test),))
+
+
+def is_blank(key: str) -> Expr:
+    """The input field `key` is left empty (numpy: NaN)."""
+    return Test("ISBLANK", (K(key),))
+
+
+def is_choice(key: str, choice: str) -> Expr:
+    """The choice field `key` (a plan input) is `choice`."""
+    if choice not in PLAN_FIELD_BY_NAME[key].choices:
+        raise KeyError(f"{choice!r} is not a choice of {key}")
+    return Test("=", (K(key),), choice)
+
+
+def round_up(x) -> Expr:
+    """The whole number at or above x >= 0 (Excel ROUNDUP(x,0))."""
+    return Round("ROUNDUP", _wrap(x))
+
+
+def round_down(x) -> Expr:
+    """The whole number at or below x >= 0 (Excel ROUNDDOWN(x,0))."""
+    return Round("ROUNDDOWN", _wrap(x))
+
+
+def pools_sum(x) -> Expr:
+    """The sum over the plan's pools of a row (`Y(key)`: a year row's; `K(key)`: a pool quantity's)."""
+    return Pools(_wrap(x))
+
+
+def serving() -> Expr:
+    """The years 1..n of the plan's horizon (n = years)."""
+    return all_of(compare(Year(), ">=", 1), compare(Year(), "<=", K("years")))
 
 
 def minimum(*args) -> Expr:

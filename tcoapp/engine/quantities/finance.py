@@ -14,7 +14,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from .expr import C, K, per_million
+from .expr import C, K, Y, compare, per_million, when
 from .metrics import METRIC_BY_KEY, METRICS
 from .inputs import DEVICE_ECONOMICS_KEYS  # the per-pool device inputs (read through this module too)
 from .inputs import DEVICE_FIELDS, PLAN_FIELD_BY_NAME, POOL_FIELDS
@@ -26,7 +26,7 @@ def _q(key, unit, axis, help_, **flows) -> Quantity:
 
 
 # per-year rows (plan axis, trailing axis = year 0..max years)
-Y = dict(cashflow="years")
+YEARS = dict(cashflow="years")
 
 
 def _held(key, rate_input, **flows) -> Quantity:
@@ -35,44 +35,47 @@ def _held(key, rate_input, **flows) -> Quantity:
     label = PLAN_FIELD_BY_NAME[rate_input].label
     flows = {"bar": "other", **flows}   # drawn in the cost bar's "other" segment unless it says otherwise
     return _q(key, "USD", "plan", f"{label} of the bought pools serving in the year: {rate_input} x their capex.",
-              **Y, label=label, rate_input=rate_input, levelized=True, **flows)
+              **YEARS, label=label, rate_input=rate_input, levelized=True, **flows)
 F = dict(cashflow="financing")
+SERVES = compare(Y("active"), "=", 1)  # the pool serves in the year (a year row's gate: 0 in the other years)
 YEAR_QUANTITIES: tuple[Quantity, ...] = scoped("year", (
-    _q("price_index", "ratio", "plan", "(1 + price_change_per_year)^(t-1): every token price in year t, relative to year 1.", **Y),
-    _q("electricity_index", "ratio", "plan", "(1 + electricity_price_change_per_year)^(t-1).", **Y),
-    _q("cost_index", "ratio", "plan", "(1 + cost_change_per_year)^(t-1): colocation, maintenance, software, staff, rent.", **Y),
-    _q("throughput_index", "ratio", "plan", "(1 + throughput_change_per_year)^(t-1), a demand-sized plan's capped so that its output tokens stay within its demand (never below 1): every pool's output tokens in year t x this.", **Y, json=True),
-    _q("hardware_price_index", "ratio", "plan", "(1 + hardware_price_change_per_year)^t: the price of capex paid in year t, relative to today's.", **Y, json=True),
-    _q("utilization", "fraction", "plan", "first + (utilization - first) x min(1, (t - 1) / ramp_years); each tranche serves at this x its ramp factor (tranche_ramp_months).", **Y, pool_year=1),
-    _q("output_tokens", "tokens", "plan", "Output tokens made in the year by the pools serving then.", **Y, pool_year=2, json=True, levelized=True),
-    _q("input_tokens", "tokens", "plan", "Input tokens of those requests.", **Y, levelized=True),
-    _q("revenue_usd", "USD", "plan", "Output and input tokens at the year's prices.", **Y, pool_year=3, json=True, levelized=True),
-    _q("uncached_input_revenue_usd", "USD", "plan", "Revenue of the input tokens not read from the prefix cache: input tokens x (1 - prefix_cache_hit_rate) x the input price x the price index (0 where revenue_mode = device_hours).", **Y, json=True, levelized=True),
-    _q("cached_input_revenue_usd", "USD", "plan", "Revenue of the input tokens read from the prefix cache: input tokens x prefix_cache_hit_rate x the cached input price (empty: the input price) x the price index (0 where revenue_mode = device_hours).", **Y, json=True, levelized=True),
-    _q("energy_usd", "USD", "plan", "Energy of the bought pools serving in the year.", **Y, opex_part="energy", bar="energy", bridge=1, pool_year=4, levelized=True),
-    _q("colocation_usd", "USD", "plan", "Colocation of the bought pools serving in the year.", **Y, opex_part="colocation", bar="colocation", bridge=2, pool_year=5, levelized=True),
-    _q("maintenance_usd", "USD", "plan", "Maintenance of the pools serving in the year.", **Y, opex_part="maintenance", bar="maintenance", bridge=3, pool_year=6, levelized=True),
-    _q("software_usd", "USD", "plan", "Software of the pools serving in the year.", **Y, opex_part="software", bar="other", bridge=4, pool_year=7, levelized=True),
-    _q("rent_usd", "USD", "plan", "Rent of the rented pools serving in the year.", **Y, opex_part="rent", bar="other", bridge=6, pool_year=8, levelized=True),
-    _q("staff_usd", "USD", "plan", "Staff cost of the year.", **Y, opex_part="staff", bar="other", bridge=5, levelized=True),
+    _q("price_index", "ratio", "plan", "(1 + price_change_per_year)^(t-1): every token price in year t, relative to year 1.", **YEARS),
+    _q("electricity_index", "ratio", "plan", "(1 + electricity_price_change_per_year)^(t-1).", **YEARS),
+    _q("cost_index", "ratio", "plan", "(1 + cost_change_per_year)^(t-1): colocation, maintenance, software, staff, rent.", **YEARS),
+    _q("throughput_index", "ratio", "plan", "(1 + throughput_change_per_year)^(t-1), a demand-sized plan's capped so that its output tokens stay within its demand (never below 1): every pool's output tokens in year t x this.", **YEARS, json=True),
+    _q("hardware_price_index", "ratio", "plan", "(1 + hardware_price_change_per_year)^t: the price of capex paid in year t, relative to today's.", **YEARS, json=True),
+    _q("utilization", "fraction", "plan", "first + (utilization - first) x min(1, (t - 1) / ramp_years); each tranche serves at this x its ramp factor (tranche_ramp_months).", **YEARS, pool_year=1),
+    _q("output_tokens", "tokens", "plan", "Output tokens made in the year by the pools serving then.", **YEARS, pool_year=2, json=True, levelized=True),
+    _q("input_tokens", "tokens", "plan", "Input tokens of those requests.", **YEARS, levelized=True),
+    _q("revenue_usd", "USD", "plan", "Output and input tokens at the year's prices.", **YEARS, pool_year=3, json=True, levelized=True),
+    _q("uncached_input_revenue_usd", "USD", "plan", "Revenue of the input tokens not read from the prefix cache: input tokens x (1 - prefix_cache_hit_rate) x the input price x the price index (0 where revenue_mode = device_hours).", **YEARS, json=True, levelized=True),
+    _q("cached_input_revenue_usd", "USD", "plan", "Revenue of the input tokens read from the prefix cache: input tokens x prefix_cache_hit_rate x the cached input price (empty: the input price) x the price index (0 where revenue_mode = device_hours).", **YEARS, json=True, levelized=True),
+    _q("energy_usd", "USD", "plan", "Energy of the bought pools serving in the year.", **YEARS, opex_part="energy", bar="energy", bridge=1, pool_year=4, levelized=True),
+    _q("colocation_usd", "USD", "plan", "Colocation of the bought pools serving in the year.", **YEARS, opex_part="colocation", bar="colocation", bridge=2, pool_year=5, levelized=True),
+    _q("maintenance_usd", "USD", "plan", "Maintenance of the pools serving in the year.", **YEARS, opex_part="maintenance", bar="maintenance", bridge=3, pool_year=6, levelized=True,
+       pool_expr=when(SERVES, K("hardware_capex_usd") * K("maintenance_fraction_per_year") * Y("cost_index") * Y("active"))),
+    _q("software_usd", "USD", "plan", "Software of the pools serving in the year.", **YEARS, opex_part="software", bar="other", bridge=4, pool_year=7, levelized=True,
+       pool_expr=when(SERVES, K("device_count") * K("software_usd_per_device_year") * Y("cost_index") * Y("active"))),
+    _q("rent_usd", "USD", "plan", "Rent of the rented pools serving in the year.", **YEARS, opex_part="rent", bar="other", bridge=6, pool_year=8, levelized=True),
+    _q("staff_usd", "USD", "plan", "Staff cost of the year.", **YEARS, opex_part="staff", bar="other", bridge=5, levelized=True),
     _held("insurance_usd", "insurance_fraction_per_year", opex_part="insurance", bridge=7, pool_year=16),
     _held("property_tax_usd", "property_tax_fraction_per_year", opex_part="property_tax", bridge=8, pool_year=17),
-    _q("opex_usd", "USD", "plan", "Energy + colocation + maintenance + software + rent + staff.", **Y, json=True, levelized=True),
-    _q("capex_usd", "USD", "plan", "Capex of the tranches paid in the year.", **Y, pool_year=9, json=True),
-    _q("replacement_capex_usd", "USD", "plan", "Failed devices replaced in the year: annual_failure_rate x the bought pools' serving devices x price_usd x the hardware price index.", **Y, pool_year=10, json=True),
-    _q("replacement_value_fraction", "fraction", "plan", "The value at the horizon of a replacement bought in the year, as a fraction of its price (the tranches' resale curve at its age then).", **Y),
-    _q("replacement_residual_value_usd", "USD", "plan", "At the horizon: the replacements' value then (each valued like a tranche bought in its year); in residual_value_usd.", **Y, json=True),
-    _q("residual_value_usd", "USD", "plan", "At the horizon: every tranche's value then, and the replacements'.", **Y, pool_year=12, json=True),
-    _q("depreciation_rate_by_age", "fraction", "plan", "Share of a tranche's capex deducted in the year it reaches this age (the column's year): the schedule the replacements follow.", **Y),
-    _q("replacement_depreciation_usd", "USD", "plan", "Depreciation of the replacements bought in earlier years (the tranches' schedule by their age); in depreciation_usd.", **Y),
-    _q("depreciation_usd", "USD", "plan", "Depreciation of the tranches and of the replacements (depreciation_method).", **Y, pool_year=11, json=True),
-    _q("disposal_gain_usd", "USD", "plan", "At the horizon: the tranches' and replacements' values less their book values (capex and replacements - depreciation taken); taxable, a loss deductible.", **Y, json=True),
-    _q("taxable_income_usd", "USD", "plan", "Revenue - opex - depreciation (+ the disposal gain in the last year).", **Y, json=True),
-    _q("loss_carried_usd", "USD", "plan", "Tax losses carried into the next year.", **Y, carried=True),
-    _q("tax_usd", "USD", "plan", "tax_rate x (taxable income - the losses carried forward it may offset: at most tax_loss_limit x the income) (>= 0); tax_losses = credit: tax_rate x taxable income (a loss: a negative tax).", **Y, json=True),
-    _q("cash_flow_usd", "USD", "plan", "Revenue - opex - tax - capex paid - replacements (+ residual values in the last year).", **Y, json=True),
-    _q("cumulative_cash_flow_usd", "USD", "plan", "Sum of the cash flows up to the year.", **Y, carried=True, json=True),
-    _q("discount_factor", "ratio", "plan", "1 / (1 + discount_rate)^t (discounting = mid_year: t - 0.5 for t >= 1).", **Y),
+    _q("opex_usd", "USD", "plan", "Energy + colocation + maintenance + software + rent + staff.", **YEARS, json=True, levelized=True),
+    _q("capex_usd", "USD", "plan", "Capex of the tranches paid in the year.", **YEARS, pool_year=9, json=True),
+    _q("replacement_capex_usd", "USD", "plan", "Failed devices replaced in the year: annual_failure_rate x the bought pools' serving devices x price_usd x the hardware price index.", **YEARS, pool_year=10, json=True),
+    _q("replacement_value_fraction", "fraction", "plan", "The value at the horizon of a replacement bought in the year, as a fraction of its price (the tranches' resale curve at its age then).", **YEARS),
+    _q("replacement_residual_value_usd", "USD", "plan", "At the horizon: the replacements' value then (each valued like a tranche bought in its year); in residual_value_usd.", **YEARS, json=True),
+    _q("residual_value_usd", "USD", "plan", "At the horizon: every tranche's value then, and the replacements'.", **YEARS, pool_year=12, json=True),
+    _q("depreciation_rate_by_age", "fraction", "plan", "Share of a tranche's capex deducted in the year it reaches this age (the column's year): the schedule the replacements follow.", **YEARS),
+    _q("replacement_depreciation_usd", "USD", "plan", "Depreciation of the replacements bought in earlier years (the tranches' schedule by their age); in depreciation_usd.", **YEARS),
+    _q("depreciation_usd", "USD", "plan", "Depreciation of the tranches and of the replacements (depreciation_method).", **YEARS, pool_year=11, json=True),
+    _q("disposal_gain_usd", "USD", "plan", "At the horizon: the tranches' and replacements' values less their book values (capex and replacements - depreciation taken); taxable, a loss deductible.", **YEARS, json=True),
+    _q("taxable_income_usd", "USD", "plan", "Revenue - opex - depreciation (+ the disposal gain in the last year).", **YEARS, json=True),
+    _q("loss_carried_usd", "USD", "plan", "Tax losses carried into the next year.", **YEARS, carried=True),
+    _q("tax_usd", "USD", "plan", "tax_rate x (taxable income - the losses carried forward it may offset: at most tax_loss_limit x the income) (>= 0); tax_losses = credit: tax_rate x taxable income (a loss: a negative tax).", **YEARS, json=True),
+    _q("cash_flow_usd", "USD", "plan", "Revenue - opex - tax - capex paid - replacements (+ residual values in the last year).", **YEARS, json=True),
+    _q("cumulative_cash_flow_usd", "USD", "plan", "Sum of the cash flows up to the year.", **YEARS, carried=True, json=True),
+    _q("discount_factor", "ratio", "plan", "1 / (1 + discount_rate)^t (discounting = mid_year: t - 0.5 for t >= 1).", **YEARS),
     _q("debt_drawn_usd", "USD", "plan", "Debt borrowed in the year: debt_fraction x the capex of the tranches paid then.", **F, json=True),
     _q("interest_usd", "USD", "plan", "Interest paid in the year: debt_rate x the balance owed at its start.", **F, pool_year=13, json=True),
     _q("principal_usd", "USD", "plan", "Principal repaid in the year (level annuity; at the horizon also the balance still owed, balloon_usd).", **F, pool_year=14, json=True),

@@ -118,6 +118,8 @@ class Quantity(Row):
     summed: bool = False     # a pool quantity whose plan value is the pools' sum
     pool_json: int = 0       # position among a pool's `compute --json` economics
     expr: Any = None         # a plan quantity's equation (expr.py): the engine's numpy and the Results formula
+                             # (a year row: the plan's row over its year; one kept per pool: by default the pools' sum)
+    pool_expr: Any = None    # a year row kept per pool: each pool's equation over its year (the CashFlow pool row)
 
     @property
     def annual_key(self) -> str:
