@@ -23,7 +23,6 @@ from ..quantities.finance import (
 
 ITEMIZED = tuple(f.name for f in FINANCE_FIELDS if f.group == "capex" and f.name != "other_capex_fraction")  # per device / server
 SUMMED = SUMMED_KEYS
-YEAR_PART = {key: part for part, key in PART_YEAR_KEYS.items()}  # an opex part's year row -> the part
 
 
 def finance_metrics(x, with_irr: bool = True) -> FinanceResult:
@@ -109,7 +108,7 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
     p_t = timeline.index_by_year(a.price_change_per_year, t)
     e_t = timeline.index_by_year(a.electricity_price_change_per_year, t)
     c_t = timeline.index_by_year(a.cost_change_per_year, t)
-    up, pp, ep, cp = (x[..., None, :] for x in (u_t, p_t, e_t, c_t))
+    up, pp = (x[..., None, :] for x in (u_t, p_t))
     bought = P1(a.purchase_year)
     active = ((t > bought) & (t <= n[..., None, :])).astype(float)
     count = P1(pool["device_count"])
@@ -123,13 +122,9 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
     resid = np.asarray(a.residual_value_fraction, float)
     life = np.where(np.isnan(np.asarray(a.depreciation_years, float)), years, np.asarray(a.depreciation_years, float))
     depreciation, gain = _depreciation_and_disposal(a, capex, bought, t, n, years, resid, life)
-    plan_rows = {"price_index": p_t, "electricity_index": e_t, "cost_index": c_t, "utilization": u_t}
-    pool_rows = {"active": active, "utilization": pool_u, "depreciation_usd": depreciation}
-    values = year_rows.pool_values(a, pool, plan_rows, pool_rows, t)
-    parts = _opex_parts(a, pool, pool_u, ep, cp, active, capex - (np.cumsum(depreciation, axis=-1) - depreciation))
-    parts.update({YEAR_PART[key]: expr.numpy(values) for key, expr in year_rows.POOL_YEAR_EXPRESSIONS if key in YEAR_PART})
-    rows = {PART_YEAR_KEYS[k]: np.sum(np.where(serves, v, 0.0), axis=-2) for k, v in parts.items()}
-    _plan_costs(a, rows, c_t, in_horizon)
+    pool_parts, rows = year_rows.evaluate(  # the year rows written as expressions (the opex lines)
+        a, pool, {"price_index": p_t, "electricity_index": e_t, "cost_index": c_t, "utilization": u_t},
+        {"active": active, "utilization": pool_u, "depreciation_usd": depreciation}, t)
     rows["opex_usd"] = sum(rows[PART_YEAR_KEYS[part]] for part in OPEX_PARTS)
     pool_capex = np.where(t == bought, capex, 0.0)
     value = capex * timeline.resale_fraction(n[..., None, :] - bought, L2(years), L2(resid), L2(a.resale_curve),
@@ -159,7 +154,7 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
     rows.update(pool_capex_usd=pool_capex, pool_active=active * ones, pool_utilization=pool_u * ones, pool_replacement_capex_usd=replacement * ones,
                 pool_output_tokens=out_tok, pool_revenue_usd=revenue, pool_depreciation_usd=depreciation,
                 pool_residual_value_usd=np.where(t == n[..., None, :], value, 0.0) * ones,
-                **{f"pool_{PART_YEAR_KEYS[k]}": np.where(serves, v, 0.0) for k, v in parts.items()})
+                **{f"pool_{key}": v for key, v in pool_parts.items()})
     return rows
 
 
@@ -228,34 +223,6 @@ def _tax_and_cash_flow(a, rows, in_horizon) -> None:
     rows["tax_usd"] = np.where(in_horizon > 0, tax, 0.0)
     rows["cash_flow_usd"] = (rows["revenue_usd"] - rows["opex_usd"] - rows["tax_usd"] - rows["capex_usd"]
                              - rows["replacement_capex_usd"] + rows["residual_value_usd"])
-
-
-def _plan_costs(a, rows, c_t, in_horizon) -> None:
-    """The plan's own costs by year, into `rows`: staff, and colocation_contracted_kw x colocation_usd_per_kw_month
-    x 12 x the cost index in years 1..n, a contract that bills a power of its own (nothing where it is empty: each
-    bought pool's nameplate is billed, _opex_parts)."""
-    rows["staff_usd"] = np.asarray(a.staff_usd_per_year, float)[..., None] * c_t * in_horizon
-    contracted = np.asarray(a.colocation_contracted_kw, float)[..., None]
-    billed = costs.colocation_usd_per_year(contracted, np.asarray(a.colocation_usd_per_kw_month, float)[..., None])
-    rows["colocation_usd"] = rows["colocation_usd"] + np.where(np.isnan(contracted), 0.0, billed * c_t * in_horizon)
-
-
-def _opex_parts(a, pool, pool_u, ep, cp, active, book) -> dict[str, np.ndarray]:
-    """Each opex part per pool and year (pools on axis -2) but staff (a plan's own cost): OPEX_PARTS' rules.
-    `book`: each tranche's book value at the start of the year (held_capex_basis = book_value)."""
-    P1 = lambda v: np.asarray(v, float)[..., None]  # noqa: E731  pool [..., P] -> [..., P, 1]
-    L2 = lambda v: np.asarray(v, float)[..., None, None]  # noqa: E731  plan [...] -> [..., 1, 1]
-    count, owned = P1(pool["device_count"]), P1(a.owned)
-    avg_kw = costs.it_avg_kw(count, costs.device_avg_w(pool_u, P1(a.power_w), P1(a.idle_w)), P1(pool["servers"]),
-                             P1(a.server_overhead_w))
-    return {
-        "energy": owned * costs.energy_usd_per_year(avg_kw, L2(a.pue), L2(a.electricity_usd_per_kwh)) * ep * active,
-        "colocation": np.where(np.isnan(L2(a.colocation_contracted_kw)), owned * costs.colocation_usd_per_year(
-            P1(pool["it_provisioned_kw"]), L2(a.colocation_usd_per_kw_month)) * cp * active, 0.0),
-        "rent": (1.0 - owned) * costs.rent_usd_per_year(count, P1(a.rent_usd_per_device_hour)) * cp * active,
-        **{part: costs.held_capex_cost_usd(owned * np.where(L2(a.held_capex_basis) == 1, book, P1(pool["capex_usd"])),
-                                           L2(getattr(a, rate))) * active for part, rate in HELD_CAPEX_RATES.items()},
-    }
 
 
 def _financing(a, rows, pool_capex, bought, t, n, years, in_horizon) -> dict[str, np.ndarray]:

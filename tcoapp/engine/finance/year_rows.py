@@ -52,3 +52,22 @@ def plan_values(a, plan_rows: Mapping[str, np.ndarray], pool_rows: Mapping[str, 
             return plan_rows[name[len(YEAR):]]
         return np.asarray(a[name], float)[..., None]
     return value
+
+
+def evaluate(a, pool: Mapping[str, np.ndarray], plan_rows: Mapping[str, np.ndarray],
+             pool_rows: Mapping[str, np.ndarray], t: np.ndarray) -> tuple[dict, dict]:
+    """The year rows written as expressions, in table order: (each pool's [..., P, T], 0 in the years it does
+    not serve; the plan's [..., T]: its pools' sum, or its own expression). `plan_rows` and `pool_rows`: the
+    year rows they read (the indices, the utilization, the pools' `active` and depreciation)."""
+    known_by_pool = dict(pool_rows)   # a row may read the rows before it
+    values = pool_values(a, pool, plan_rows, known_by_pool, t)
+    serves = np.asarray(pool_rows["active"]) > 0
+    by_pool = {}
+    for key, expr in POOL_YEAR_EXPRESSIONS:
+        by_pool[key] = known_by_pool[key] = np.where(serves, expr.numpy(values), 0.0)
+    rows = {key: np.sum(v, axis=-2) for key, v in by_pool.items()}
+    known = {**plan_rows, **rows}
+    plan = plan_values(a, known, by_pool, t)
+    for key, expr in PLAN_YEAR_EXPRESSIONS:
+        rows[key] = known[key] = expr.numpy(plan)
+    return by_pool, rows

@@ -41,6 +41,7 @@ Formulas still written by hand (io/xlsx_results.py, io/xlsx_cashflow.py), and wh
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Callable
 
@@ -257,7 +258,7 @@ class Test(Expr):
 
     def numpy(self, value):
         if self.name == "AND":
-            return np.logical_and.reduce([a.numpy(value) for a in self.args])
+            return functools.reduce(np.logical_and, (a.numpy(value) for a in self.args))
         arg = self.args[0].numpy(value)
         if self.name == "NOT":
             return np.logical_not(arg)
@@ -334,6 +335,11 @@ def is_choice(key: str, choice: str) -> Expr:
     if choice not in PLAN_FIELD_BY_NAME[key].choices:
         raise KeyError(f"{choice!r} is not a choice of {key}")
     return Test("=", (K(key),), choice)
+
+
+def to_date(key: str) -> Expr:
+    """The year row `key` summed from year 0 to this year."""
+    return ToDate(key)
 
 
 def round_up(x) -> Expr:

@@ -14,7 +14,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from .expr import C, K, Y, compare, per_million, when
+from .expr import C, K, Y, all_of, compare, is_blank, is_choice, negation, per_million, pools_sum, serving, to_date, when
 from .metrics import METRIC_BY_KEY, METRICS
 from .inputs import DEVICE_ECONOMICS_KEYS  # the per-pool device inputs (read through this module too)
 from .inputs import DEVICE_FIELDS, PLAN_FIELD_BY_NAME, POOL_FIELDS
@@ -27,6 +27,10 @@ def _q(key, unit, axis, help_, **flows) -> Quantity:
 
 # per-year rows (plan axis, trailing axis = year 0..max years)
 YEARS = dict(cashflow="years")
+SERVES = compare(Y("active"), "=", 1)  # the pool serves in the year (a year row's gate: 0 in the other years)
+# a pool's average IT power in the year: its devices at the year's utilization plus its servers' overhead
+IT_AVG_KW = (K("device_count") * (Y("utilization") * K("power_w") + (1 - Y("utilization")) * K("idle_w"))
+             + K("servers") * K("server_overhead_w")) / C("W_PER_KW")
 
 
 def _held(key, rate_input, **flows) -> Quantity:
@@ -34,10 +38,13 @@ def _held(key, rate_input, **flows) -> Quantity:
     of the bought pools serving in the year: the field's row and this row are all it takes."""
     label = PLAN_FIELD_BY_NAME[rate_input].label
     flows = {"bar": "other", **flows}   # drawn in the cost bar's "other" segment unless it says otherwise
+    # (the fraction decides first: 0 where it is 0, even where the capex does not exist)
+    held = when(is_choice("held_capex_basis", "book_value"),
+                K("capex_usd") - (to_date("depreciation_usd") - Y("depreciation_usd")), K("capex_usd"))
     return _q(key, "USD", "plan", f"{label} of the bought pools serving in the year: {rate_input} x their capex.",
-              **YEARS, label=label, rate_input=rate_input, levelized=True, **flows)
+              **YEARS, label=label, rate_input=rate_input, levelized=True, **flows,
+              pool_expr=when(all_of(SERVES, compare(K(rate_input), ">", 0)), K("owned") * held * K(rate_input) * Y("active")))
 F = dict(cashflow="financing")
-SERVES = compare(Y("active"), "=", 1)  # the pool serves in the year (a year row's gate: 0 in the other years)
 YEAR_QUANTITIES: tuple[Quantity, ...] = scoped("year", (
     _q("price_index", "ratio", "plan", "(1 + price_change_per_year)^(t-1): every token price in year t, relative to year 1.", **YEARS),
     _q("electricity_index", "ratio", "plan", "(1 + electricity_price_change_per_year)^(t-1).", **YEARS),
@@ -50,14 +57,25 @@ YEAR_QUANTITIES: tuple[Quantity, ...] = scoped("year", (
     _q("revenue_usd", "USD", "plan", "Output and input tokens at the year's prices.", **YEARS, pool_year=3, json=True, levelized=True),
     _q("uncached_input_revenue_usd", "USD", "plan", "Revenue of the input tokens not read from the prefix cache: input tokens x (1 - prefix_cache_hit_rate) x the input price x the price index (0 where revenue_mode = device_hours).", **YEARS, json=True, levelized=True),
     _q("cached_input_revenue_usd", "USD", "plan", "Revenue of the input tokens read from the prefix cache: input tokens x prefix_cache_hit_rate x the cached input price (empty: the input price) x the price index (0 where revenue_mode = device_hours).", **YEARS, json=True, levelized=True),
-    _q("energy_usd", "USD", "plan", "Energy of the bought pools serving in the year.", **YEARS, opex_part="energy", bar="energy", bridge=1, pool_year=4, levelized=True),
-    _q("colocation_usd", "USD", "plan", "Colocation of the bought pools serving in the year.", **YEARS, opex_part="colocation", bar="colocation", bridge=2, pool_year=5, levelized=True),
+    _q("energy_usd", "USD", "plan", "Energy of the bought pools serving in the year.", **YEARS, opex_part="energy", bar="energy", bridge=1, pool_year=4, levelized=True,
+       pool_expr=when(SERVES, K("owned") * IT_AVG_KW * K("pue") * C("HOURS_PER_YEAR") * K("electricity_usd_per_kwh")
+                      * Y("electricity_index") * Y("active"))),
+    # a contract on a power of its own (colocation_contracted_kw) bills the plan; else each bought pool's nameplate
+    _q("colocation_usd", "USD", "plan", "Colocation of the bought pools serving in the year.", **YEARS, opex_part="colocation", bar="colocation", bridge=2, pool_year=5, levelized=True,
+       pool_expr=when(SERVES, when(is_blank("colocation_contracted_kw"), K("owned") * K("it_provisioned_kw")
+                                   * K("colocation_usd_per_kw_month") * C("MONTHS_PER_YEAR") * Y("cost_index") * Y("active"))),
+       expr=pools_sum(Y("colocation_usd")) + when(
+           all_of(serving(), negation(is_blank("colocation_contracted_kw"))),
+           K("colocation_contracted_kw") * K("colocation_usd_per_kw_month") * C("MONTHS_PER_YEAR") * Y("cost_index"))),
     _q("maintenance_usd", "USD", "plan", "Maintenance of the pools serving in the year.", **YEARS, opex_part="maintenance", bar="maintenance", bridge=3, pool_year=6, levelized=True,
        pool_expr=when(SERVES, K("hardware_capex_usd") * K("maintenance_fraction_per_year") * Y("cost_index") * Y("active"))),
     _q("software_usd", "USD", "plan", "Software of the pools serving in the year.", **YEARS, opex_part="software", bar="other", bridge=4, pool_year=7, levelized=True,
        pool_expr=when(SERVES, K("device_count") * K("software_usd_per_device_year") * Y("cost_index") * Y("active"))),
-    _q("rent_usd", "USD", "plan", "Rent of the rented pools serving in the year.", **YEARS, opex_part="rent", bar="other", bridge=6, pool_year=8, levelized=True),
-    _q("staff_usd", "USD", "plan", "Staff cost of the year.", **YEARS, opex_part="staff", bar="other", bridge=5, levelized=True),
+    _q("rent_usd", "USD", "plan", "Rent of the rented pools serving in the year.", **YEARS, opex_part="rent", bar="other", bridge=6, pool_year=8, levelized=True,
+       pool_expr=when(SERVES, (1 - K("owned")) * K("device_count") * K("rent_usd_per_device_hour") * C("HOURS_PER_YEAR")
+                      * Y("cost_index") * Y("active"))),
+    _q("staff_usd", "USD", "plan", "Staff cost of the year.", **YEARS, opex_part="staff", bar="other", bridge=5, levelized=True,
+       expr=when(serving(), K("staff_usd_per_year") * Y("cost_index"))),
     _held("insurance_usd", "insurance_fraction_per_year", opex_part="insurance", bridge=7, pool_year=16),
     _held("property_tax_usd", "property_tax_fraction_per_year", opex_part="property_tax", bridge=8, pool_year=17),
     _q("opex_usd", "USD", "plan", "Energy + colocation + maintenance + software + rent + staff.", **YEARS, json=True, levelized=True),
