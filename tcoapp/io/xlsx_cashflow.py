@@ -28,7 +28,7 @@ from .xlsx_layout import (
     cf_keys,
 )
 from .xlsx_na import NA, THIS_YEAR, YEAR_BEFORE, NaGuard, none_na
-from .xlsx_results import POOL_ROW_KEYS, input_price
+from .xlsx_results import POOL_ROW_KEYS
 from .xlsx_raw_cells import RawCells
 from .xlsx_styles import (
     HEADER_FILL, HEADER_FONT, NEVER, TOTAL_BORDER, header, key_cell, section, set_text,
@@ -362,22 +362,13 @@ class _BlockFormulas:
         p = self.plans
         own = lambda key: here(f"pool{k}.{key}")  # noqa: E731
         active, bought = own("active"), q("purchase_year")
-        util = own("utilization")
         life = f"IF(ISBLANK({p('depreciation_years')}),{horizon},{p('depreciation_years')})"
         resid = p("residual_value_fraction")
         value = self._value_fraction(f"({horizon}-{bought})", horizon)
-        out = own("output_tokens")
         gated = lambda core: self._na.when(f"{active}=1", core)  # noqa: E731  (a pool that does not serve costs nothing)
         return {
             f"pool{k}.active": self._na(f"IF(AND({year_ref}>{bought},{year_ref}<={horizon}),1,0)"),
             f"pool{k}.utilization": self._na.when(f"{active}=1", f"{here('utilization')}*{self._ramp(year_ref, bought)}"),
-            f"pool{k}.output_tokens": gated(f"{q('tokens_per_s_per_device')}*{q('device_count')}*{util}*SECONDS_PER_YEAR"
-                                          f"*{active}*{here('throughput_index')}"),
-            f"pool{k}.revenue_usd": gated(f'IF({p("revenue_mode")}="device_hours",{self._hours(k, util, here)},'
-                                        f"{out}*({q('price_usd_per_million_output_tokens')}*{here('price_index')})"
-                                        f"/TOKENS_PER_MILLION+{out}*{p('input_tokens')}/{p('output_tokens')}"
-                                        f"*({input_price(p)}*{here('price_index')})"
-                                        f"/TOKENS_PER_MILLION)"),
             **{f"pool{k}.{key}": self._compiled(expr, self._pool_ref(k, year_ref, here))
                for key, expr in POOL_YEAR_EXPRESSIONS},
             f"pool{k}.capex_usd": self._na.when(f"{year_ref}={bought}", f"-{q('capex_usd')}"),
@@ -496,15 +487,6 @@ class _BlockFormulas:
         repl, rate = self.row("replacement_capex_usd"), self.row("depreciation_rate_by_age")
         terms = "+".join(f"{self.layout.year_col(s)}{repl}*{self.layout.year_col(year - s)}{rate}" for s in range(year))
         return self._na.when(serving, f"-({terms})")
-
-    def _hours(self, k: int, util: str, here) -> str:
-        """revenue_mode = device_hours: devices x HOURS_PER_YEAR x (reserved share x reserved price + the rest x
-        utilization x on-demand price) x the price index (docs/model.md, "Revenue as device hours")."""
-        p = self.plans
-        share = p("reserved_fraction")
-        return (f"{self.results(f'pool{k}.device_count')}*HOURS_PER_YEAR*({share}*{p('reserved_price_usd_per_device_hour')}"
-                f"+(1-{share})*{util}*{p('price_usd_per_device_hour')})*{here('price_index')}"
-                f"*{here(f'pool{k}.active')}")
 
     def _debt_cells(self, k: int, year_ref: str, horizon: str, here) -> dict[str, str]:
         """One tranche's loan in the year (docs/model.md, "Financing"): debt_fraction x capex borrowed when

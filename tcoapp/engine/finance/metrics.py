@@ -115,16 +115,16 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
     serves = active > 0
     # each tranche at the plan's utilization of the year x its own ramp from its first serving year (1: none)
     pool_u = np.where(serves, up * timeline.tranche_ramp_factor(L2(a.tranche_ramp_months), t - bought), 0.0)
-    out_tok, h_t = _output_tokens(a, count, pool_u, active, serves, t, in_horizon)
-    in_tok = costs.input_tokens_per_year(out_tok, L2(a.input_tokens), L2(a.output_tokens))
-    revenue = _pool_revenue(a, count, out_tok, in_tok, pool_u, pp, serves)
+    h_t = _throughput_index(a, count, pool_u, active, serves, t, in_horizon)
     capex = P1(pool["capex_usd"])
     resid = np.asarray(a.residual_value_fraction, float)
     life = np.where(np.isnan(np.asarray(a.depreciation_years, float)), years, np.asarray(a.depreciation_years, float))
     depreciation, gain = _depreciation_and_disposal(a, capex, bought, t, n, years, resid, life)
     pool_parts, rows = year_rows.evaluate(  # the year rows written as expressions (the opex lines)
-        a, pool, {"price_index": p_t, "electricity_index": e_t, "cost_index": c_t, "utilization": u_t},
+        a, pool, {"price_index": p_t, "electricity_index": e_t, "cost_index": c_t, "utilization": u_t, "throughput_index": h_t},
         {"active": active, "utilization": pool_u, "depreciation_usd": depreciation}, t)
+    out_tok = pool_parts["output_tokens"]
+    in_tok = costs.input_tokens_per_year(out_tok, L2(a.input_tokens), L2(a.output_tokens))
     rows["opex_usd"] = sum(rows[PART_YEAR_KEYS[part]] for part in OPEX_PARTS)
     pool_capex = np.where(t == bought, capex, 0.0)
     value = capex * timeline.resale_fraction(n[..., None, :] - bought, L2(years), L2(resid), L2(a.resale_curve),
@@ -135,7 +135,7 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
     rows.update(repl, **_input_revenue(a, in_tok, pp, serves))
     rows.update(
         price_index=p_t, electricity_index=e_t, cost_index=c_t, utilization=u_t, throughput_index=h_t,
-        output_tokens=np.sum(out_tok, axis=-2), input_tokens=np.sum(in_tok, axis=-2), revenue_usd=np.sum(revenue, axis=-2),
+        input_tokens=np.sum(in_tok, axis=-2),
         capex_usd=np.sum(pool_capex, axis=-2),
         residual_value_usd=np.where(t == n, np.sum(value, axis=-2) + replaced_value[..., None], 0.0),
         depreciation_rate_by_age=np.where(t <= n, timeline.depreciation_rate_by_age(  # the schedule by age, to the horizon
@@ -152,34 +152,20 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
                                ** cashflow.discount_years(t.shape[-1], a.discounting) * np.ones_like(u_t))
     ones = np.ones_like(out_tok)
     rows.update(pool_capex_usd=pool_capex, pool_active=active * ones, pool_utilization=pool_u * ones, pool_replacement_capex_usd=replacement * ones,
-                pool_output_tokens=out_tok, pool_revenue_usd=revenue, pool_depreciation_usd=depreciation,
+                pool_depreciation_usd=depreciation,
                 pool_residual_value_usd=np.where(t == n[..., None, :], value, 0.0) * ones,
                 **{f"pool_{key}": v for key, v in pool_parts.items()})
     return rows
 
 
-def _output_tokens(a, count, pool_u, active, serves, t, in_horizon):
-    """Each pool's output tokens by year at its utilization, x the throughput index (software that gets faster,
-    docs/model.md "Finance over time"; a demand-sized plan's capped at its demand; 0 past the horizon): (tokens,
-    the index)."""
+def _throughput_index(a, count, pool_u, active, serves, t, in_horizon):
+    """The throughput index by year (software that gets faster, docs/model.md "Finance over time"; a demand-sized
+    plan's capped at its demand over its pools' output tokens at year-1 speed; 0 past the horizon)."""
     tps = np.asarray(a.tokens_per_s_per_device, float)[..., None]
     at_year_1_speed = np.where(serves, costs.output_tokens_per_year(tps, count, pool_u) * active, 0.0)
     index = timeline.throughput_index(a.throughput_change_per_year, a.demand_tokens_per_year,
                                       np.sum(at_year_1_speed, axis=-2), t)
-    return np.where(serves, at_year_1_speed * index[..., None, :], 0.0), np.where(in_horizon > 0, index, 0.0)
-
-
-def _pool_revenue(a, count, out_tok, in_tok, pool_u, pp, serves) -> np.ndarray:
-    """Each pool's revenue by year: its tokens at the year's prices, or its device-hours (revenue_mode)."""
-    P1 = lambda v: np.asarray(v, float)[..., None]  # noqa: E731  pool [..., P] -> [..., P, 1]
-    L2 = lambda v: np.asarray(v, float)[..., None, None]  # noqa: E731  plan [...] -> [..., 1, 1]
-    in_price = costs.input_price_usd_per_million(L2(a.price_usd_per_million_input_tokens),
-                                                 L2(a.price_usd_per_million_cached_input_tokens),
-                                                 L2(a.prefix_cache_hit_rate))
-    token_revenue = (out_tok * (P1(a.price_usd_per_million_output_tokens) * pp) / 1e6
-                     + in_tok * (in_price * pp) / 1e6)
-    hour_revenue = device_hour_revenue(a, count, pool_u, pp, expand=L2)
-    return np.where(serves, np.where(L2(a.revenue_mode) == 1, hour_revenue, token_revenue), 0.0)
+    return np.where(in_horizon > 0, index, 0.0)
 
 
 def _input_revenue(a, in_tok, pp, serves) -> dict[str, np.ndarray]:

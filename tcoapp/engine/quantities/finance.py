@@ -29,6 +29,18 @@ def _q(key, unit, axis, help_, **flows) -> Quantity:
 YEARS = dict(cashflow="years")
 SERVES = compare(Y("active"), "=", 1)  # the pool serves in the year (a year row's gate: 0 in the other years)
 # a pool's average IT power in the year: its devices at the year's utilization plus its servers' overhead
+# the price an average input token pays: (1 - hit rate) x input price + hit rate x cached price (empty: the input price)
+INPUT_PRICE = when(is_blank("price_usd_per_million_cached_input_tokens"), K("price_usd_per_million_input_tokens"),
+                   (1 - K("prefix_cache_hit_rate")) * K("price_usd_per_million_input_tokens")
+                   + K("prefix_cache_hit_rate") * K("price_usd_per_million_cached_input_tokens"))
+# a pool's revenue in the year: its tokens at the year's prices (its input tokens: output x input / output per request)
+TOKEN_REVENUE = (Y("output_tokens") * (K("price_usd_per_million_output_tokens") * Y("price_index")) / C("TOKENS_PER_MILLION")
+                 + Y("output_tokens") * K("input_tokens") / K("output_tokens") * (INPUT_PRICE * Y("price_index"))
+                 / C("TOKENS_PER_MILLION"))
+# or its device-hours (docs/model.md, "Revenue as device hours"): the reserved share of every hour, the rest as used
+DEVICE_HOUR_REVENUE = (K("device_count") * C("HOURS_PER_YEAR") * (
+    K("reserved_fraction") * K("reserved_price_usd_per_device_hour")
+    + (1 - K("reserved_fraction")) * Y("utilization") * K("price_usd_per_device_hour")) * Y("price_index") * Y("active"))
 IT_AVG_KW = (K("device_count") * (Y("utilization") * K("power_w") + (1 - Y("utilization")) * K("idle_w"))
              + K("servers") * K("server_overhead_w")) / C("W_PER_KW")
 
@@ -52,9 +64,12 @@ YEAR_QUANTITIES: tuple[Quantity, ...] = scoped("year", (
     _q("throughput_index", "ratio", "plan", "(1 + throughput_change_per_year)^(t-1), a demand-sized plan's capped so that its output tokens stay within its demand (never below 1): every pool's output tokens in year t x this.", **YEARS, json=True),
     _q("hardware_price_index", "ratio", "plan", "(1 + hardware_price_change_per_year)^t: the price of capex paid in year t, relative to today's.", **YEARS, json=True),
     _q("utilization", "fraction", "plan", "first + (utilization - first) x min(1, (t - 1) / ramp_years); each tranche serves at this x its ramp factor (tranche_ramp_months).", **YEARS, pool_year=1),
-    _q("output_tokens", "tokens", "plan", "Output tokens made in the year by the pools serving then.", **YEARS, pool_year=2, json=True, levelized=True),
+    _q("output_tokens", "tokens", "plan", "Output tokens made in the year by the pools serving then.", **YEARS, pool_year=2, json=True, levelized=True,
+       pool_expr=when(SERVES, K("tokens_per_s_per_device") * K("device_count") * Y("utilization") * C("SECONDS_PER_YEAR")
+                      * Y("active") * Y("throughput_index"))),
     _q("input_tokens", "tokens", "plan", "Input tokens of those requests.", **YEARS, levelized=True),
-    _q("revenue_usd", "USD", "plan", "Output and input tokens at the year's prices.", **YEARS, pool_year=3, json=True, levelized=True),
+    _q("revenue_usd", "USD", "plan", "Output and input tokens at the year's prices.", **YEARS, pool_year=3, json=True, levelized=True,
+       pool_expr=when(SERVES, when(is_choice("revenue_mode", "device_hours"), DEVICE_HOUR_REVENUE, TOKEN_REVENUE))),
     _q("uncached_input_revenue_usd", "USD", "plan", "Revenue of the input tokens not read from the prefix cache: input tokens x (1 - prefix_cache_hit_rate) x the input price x the price index (0 where revenue_mode = device_hours).", **YEARS, json=True, levelized=True),
     _q("cached_input_revenue_usd", "USD", "plan", "Revenue of the input tokens read from the prefix cache: input tokens x prefix_cache_hit_rate x the cached input price (empty: the input price) x the price index (0 where revenue_mode = device_hours).", **YEARS, json=True, levelized=True),
     _q("energy_usd", "USD", "plan", "Energy of the bought pools serving in the year.", **YEARS, opex_part="energy", bar="energy", bridge=1, pool_year=4, levelized=True,
