@@ -17,7 +17,7 @@ import math
 from openpyxl.utils import get_column_letter
 
 from ..engine.finance.depreciation import MACRS_5_PERCENT, MACRS_7_PERCENT
-from ..engine.finance.year_rows import PLAN_YEAR_EXPRESSIONS, POOL_YEAR_EXPRESSIONS
+from ..engine.finance.year_rows import OUTFLOW_ROWS, PLAN_YEAR_EXPRESSIONS, POOL_YEAR_EXPRESSIONS
 from ..engine.quantities.expr import POOLS, TO_DATE, YEAR, YEAR_NUMBER, Expr, If
 from ..engine.quantities.finance import OPEX_PARTS, PART_YEAR_KEYS, POOL_YEAR_KEYS, YEAR_QUANTITY_BY_KEY
 from ..engine.plan.scenario import Scenario
@@ -259,12 +259,10 @@ class _BlockFormulas:
             cells[key] = self._na("+".join(here(f"pool{k}.{key}") for k in range(1, self.pools + 1)))
         cells.update(self._residual_cells(year_ref, horizon, here))
         plan_ref = self._plan_ref(year_ref, here)
-        cells.update({key: self._compiled(expr, plan_ref) for key, expr in PLAN_YEAR_EXPRESSIONS})
+        cells.update({key: self._compiled(expr, plan_ref, key in OUTFLOW_ROWS) for key, expr in PLAN_YEAR_EXPRESSIONS})
         cells["input_tokens"] = self._na(f"{here('output_tokens')}*{p('input_tokens')}/{p('output_tokens')}")
         cells.update(self._input_revenue_cells(serving, here))
         cells["opex_usd"] = self._na("-(" + "+".join(here(PART_YEAR_KEYS[part]) for part in OPEX_PARTS) + ")")
-        cells["replacement_capex_usd"] = self._na("+".join(here(f"pool{k}.replacement_capex_usd")
-                                                          for k in range(1, self.pools + 1)))
         cells["depreciation_rate_by_age"] = self._rate_by_age(year_ref)
         cells["replacement_depreciation_usd"] = self._replacement_depreciation(year, serving)
         cells["depreciation_usd"] = self._na("+".join(here(f"pool{k}.depreciation_usd") for k in range(1, self.pools + 1))
@@ -365,26 +363,24 @@ class _BlockFormulas:
         life = f"IF(ISBLANK({p('depreciation_years')}),{horizon},{p('depreciation_years')})"
         resid = p("residual_value_fraction")
         value = self._value_fraction(f"({horizon}-{bought})", horizon)
-        gated = lambda core: self._na.when(f"{active}=1", core)  # noqa: E731  (a pool that does not serve costs nothing)
         return {
             f"pool{k}.active": self._na(f"IF(AND({year_ref}>{bought},{year_ref}<={horizon}),1,0)"),
             f"pool{k}.utilization": self._na.when(f"{active}=1", f"{here('utilization')}*{self._ramp(year_ref, bought)}"),
-            **{f"pool{k}.{key}": self._compiled(expr, self._pool_ref(k, year_ref, here))
+            **{f"pool{k}.{key}": self._compiled(expr, self._pool_ref(k, year_ref, here), key in OUTFLOW_ROWS)
                for key, expr in POOL_YEAR_EXPRESSIONS},
-            f"pool{k}.capex_usd": self._na.when(f"{year_ref}={bought}", f"-{q('capex_usd')}"),
-            f"pool{k}.replacement_capex_usd": gated(f"-{p('annual_failure_rate')}*{q('owned')}*{q('device_count')}"
-                                                  f"*{q('price_usd')}*{here('hardware_price_index')}"),
             f"pool{k}.depreciation_usd": self._depreciation(year_ref, bought, horizon, life, resid, q("capex_usd")),
             f"pool{k}.residual_value_usd": self._na.when(f"{year_ref}={horizon}", f"{q('capex_usd')}*{value}"),
             **self._debt_cells(k, year_ref, horizon, here),
         }
 
-    def _compiled(self, expr: Expr, ref) -> str:
+    def _compiled(self, expr: Expr, ref, outflow: bool = False) -> str:
         """A row's formula from its expression (expr.py); an IF at its top is the row's gate: its test decides
-        first and only the value is guarded against n/a (a pool that does not serve costs 0)."""
+        first and only the value is guarded against n/a (a pool that does not serve costs 0). An outflow reads
+        negative: "-" before the value (Excel negates its first operand, exactly the value negated)."""
+        sign = "-" if outflow else ""
         if isinstance(expr, If):
-            return self._na.when(expr.test.excel(ref, NA), expr.then.excel(ref, NA), expr.otherwise.excel(ref, NA))
-        return self._na(expr.excel(ref, NA))
+            return self._na.when(expr.test.excel(ref, NA), sign + expr.then.excel(ref, NA), expr.otherwise.excel(ref, NA))
+        return self._na(sign + expr.excel(ref, NA))
 
     def _plan_ref(self, year_ref: str, here):
         """The cell of each name a plan's year expression reads (year_rows.plan_values, the engine's): the plan's

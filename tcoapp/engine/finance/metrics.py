@@ -120,23 +120,24 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
     resid = np.asarray(a.residual_value_fraction, float)
     life = np.where(np.isnan(np.asarray(a.depreciation_years, float)), years, np.asarray(a.depreciation_years, float))
     depreciation, gain = _depreciation_and_disposal(a, capex, bought, t, n, years, resid, life)
-    pool_parts, rows = year_rows.evaluate(  # the year rows written as expressions (the opex lines)
-        a, pool, {"price_index": p_t, "electricity_index": e_t, "cost_index": c_t, "utilization": u_t, "throughput_index": h_t},
+    hpi = np.where(t <= n, hardware_price_index(np.asarray(a.hardware_price_change_per_year, float)[..., None], t), 0.0)
+    pool_parts, rows = year_rows.evaluate(  # the year rows written as expressions (tokens, revenue, opex, capex)
+        a, pool, {"price_index": p_t, "electricity_index": e_t, "cost_index": c_t, "utilization": u_t, "throughput_index": h_t,
+                  "hardware_price_index": hpi},
         {"active": active, "utilization": pool_u, "depreciation_usd": depreciation}, t)
     out_tok = pool_parts["output_tokens"]
     in_tok = costs.input_tokens_per_year(out_tok, L2(a.input_tokens), L2(a.output_tokens))
     rows["opex_usd"] = sum(rows[PART_YEAR_KEYS[part]] for part in OPEX_PARTS)
-    pool_capex = np.where(t == bought, capex, 0.0)
+    pool_capex = pool_parts["capex_usd"]
     value = capex * timeline.resale_fraction(n[..., None, :] - bought, L2(years), L2(resid), L2(a.resale_curve),
                                              L2(a.resale_decline_per_year))
-    replacement, repl = _replacements(a, serves, count, life, resid, in_horizon, t, n)
-    replaced, replaced_dep = repl["replacement_capex_usd"], repl["replacement_depreciation_usd"]
+    repl = _replacements(a, rows["replacement_capex_usd"], hpi, life, resid, in_horizon, t, n)
+    replaced, replaced_dep = rows["replacement_capex_usd"], repl["replacement_depreciation_usd"]
     replaced_value = np.sum(repl["replacement_residual_value_usd"], axis=-1)  # the value at the horizon
     rows.update(repl, **_input_revenue(a, in_tok, pp, serves))
     rows.update(
         price_index=p_t, electricity_index=e_t, cost_index=c_t, utilization=u_t, throughput_index=h_t,
         input_tokens=np.sum(in_tok, axis=-2),
-        capex_usd=np.sum(pool_capex, axis=-2),
         residual_value_usd=np.where(t == n, np.sum(value, axis=-2) + replaced_value[..., None], 0.0),
         depreciation_rate_by_age=np.where(t <= n, timeline.depreciation_rate_by_age(  # the schedule by age, to the horizon
             np.asarray(a.depreciation_method, float)[..., None], life[..., None], resid[..., None], t), 0.0),
@@ -151,7 +152,7 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
     rows["discount_factor"] = (1.0 / (1.0 + np.asarray(a.discount_rate, float)[..., None])
                                ** cashflow.discount_years(t.shape[-1], a.discounting) * np.ones_like(u_t))
     ones = np.ones_like(out_tok)
-    rows.update(pool_capex_usd=pool_capex, pool_active=active * ones, pool_utilization=pool_u * ones, pool_replacement_capex_usd=replacement * ones,
+    rows.update(pool_active=active * ones, pool_utilization=pool_u * ones,
                 pool_depreciation_usd=depreciation,
                 pool_residual_value_usd=np.where(t == n[..., None, :], value, 0.0) * ones,
                 **{f"pool_{key}": v for key, v in pool_parts.items()})
@@ -181,20 +182,16 @@ def _input_revenue(a, in_tok, pp, serves) -> dict[str, np.ndarray]:
             "cached_input_revenue_usd": np.sum(np.where(serves & tokens, in_tok * hit * (cached * pp) / 1e6, 0.0), axis=-2)}
 
 
-def _replacements(a, serves, count, life, resid, in_horizon, t, n):
-    """Failed devices replaced in every year a bought pool serves, at its device price x the hardware price index
-    of the year (docs/model.md, "Device failures" and "Finance over time"), each valued at the horizon like a
-    tranche bought in its year (its age then: n - t): (per pool and year, the plan's year rows)."""
+def _replacements(a, replaced, hpi, life, resid, in_horizon, t, n):
+    """The replacements of failed devices (`replaced`: bought in each year, the table's replacement_capex_usd;
+    docs/model.md, "Device failures"), each valued at the horizon like a tranche bought in its year (its age
+    then: n - t) and depreciated on the tranches' schedule: the plan's year rows."""
     L1 = lambda v: np.asarray(v, float)[..., None]  # noqa: E731  plan [...] -> [..., 1] (the year axis)
-    price_index = hardware_price_index(L1(a.hardware_price_change_per_year), t)
-    replacement = np.where(serves, L1(a.annual_failure_rate)[..., None] * L1(a.owned) * count * L1(a.price_usd)
-                           * price_index[..., None, :], 0.0)
-    replaced = np.sum(replacement, axis=-2)
     fraction = np.where(in_horizon > 0, timeline.resale_fraction(n - t, L1(a.years), L1(resid), L1(a.resale_curve),
                                                                  L1(a.resale_decline_per_year)), 0.0)
     value = np.sum(replaced * fraction, axis=-1)
-    return replacement, {
-        "hardware_price_index": np.where(t <= n, price_index, 0.0), "replacement_capex_usd": replaced,
+    return {
+        "hardware_price_index": hpi,
         "replacement_depreciation_usd": timeline.replacement_depreciation(replaced, a.depreciation_method, life, resid,
                                                                           in_horizon),
         "replacement_value_fraction": fraction, "replacement_residual_value_usd": np.where(t == n, value[..., None], 0.0)}

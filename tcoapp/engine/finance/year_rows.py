@@ -21,6 +21,7 @@ Value = Callable[[str], np.ndarray]
 # the year rows each pool computes by its expression, and the plan rows by theirs, in table order
 POOL_YEAR_EXPRESSIONS = tuple((q.key, q.pool_expr) for q in YEAR_QUANTITIES if q.pool_expr is not None)
 PLAN_YEAR_EXPRESSIONS = tuple((q.key, q.expr) for q in YEAR_QUANTITIES if q.expr is not None)
+OUTFLOW_ROWS = frozenset(q.key for q in YEAR_QUANTITIES if q.outflow)  # shown negative on the CashFlow sheet
 
 
 def pool_values(a, pool: Mapping[str, np.ndarray], plan_rows: Mapping[str, np.ndarray],
@@ -56,15 +57,15 @@ def plan_values(a, plan_rows: Mapping[str, np.ndarray], pool_rows: Mapping[str, 
 
 def evaluate(a, pool: Mapping[str, np.ndarray], plan_rows: Mapping[str, np.ndarray],
              pool_rows: Mapping[str, np.ndarray], t: np.ndarray) -> tuple[dict, dict]:
-    """The year rows written as expressions, in table order: (each pool's [..., P, T], 0 in the years it does
-    not serve; the plan's [..., T]: its pools' sum, or its own expression). `plan_rows` and `pool_rows`: the
+    """The year rows written as expressions, in table order: (each pool's [..., P, T]; the plan's [..., T]: its
+    pools' sum, or its own expression). `plan_rows` and `pool_rows`: the
     year rows they read (the indices, the utilization, the pools' `active` and depreciation)."""
     known_by_pool = dict(pool_rows)   # a row may read the rows before it
     values = pool_values(a, pool, plan_rows, known_by_pool, t)
-    serves = np.asarray(pool_rows["active"]) > 0
+    ones = np.ones(np.shape(pool_rows["active"]))  # every row over every pool and year
     by_pool = {}
     for key, expr in POOL_YEAR_EXPRESSIONS:
-        by_pool[key] = known_by_pool[key] = np.where(serves, expr.numpy(values), 0.0)
+        by_pool[key] = known_by_pool[key] = expr.numpy(values) * ones
     rows = {key: np.sum(v, axis=-2) for key, v in by_pool.items()}
     known = {**plan_rows, **rows}
     plan = plan_values(a, known, by_pool, t)

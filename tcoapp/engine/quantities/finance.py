@@ -14,7 +14,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from .expr import C, K, Y, all_of, compare, is_blank, is_choice, negation, per_million, pools_sum, serving, to_date, when
+from .expr import C, K, Y, Year, all_of, compare, is_blank, is_choice, negation, per_million, pools_sum, serving, to_date, when
 from .metrics import METRIC_BY_KEY, METRICS
 from .inputs import DEVICE_ECONOMICS_KEYS  # the per-pool device inputs (read through this module too)
 from .inputs import DEVICE_FIELDS, PLAN_FIELD_BY_NAME, POOL_FIELDS
@@ -94,8 +94,10 @@ YEAR_QUANTITIES: tuple[Quantity, ...] = scoped("year", (
     _held("insurance_usd", "insurance_fraction_per_year", opex_part="insurance", bridge=7, pool_year=16),
     _held("property_tax_usd", "property_tax_fraction_per_year", opex_part="property_tax", bridge=8, pool_year=17),
     _q("opex_usd", "USD", "plan", "Energy + colocation + maintenance + software + rent + staff.", **YEARS, json=True, levelized=True),
-    _q("capex_usd", "USD", "plan", "Capex of the tranches paid in the year.", **YEARS, pool_year=9, json=True),
-    _q("replacement_capex_usd", "USD", "plan", "Failed devices replaced in the year: annual_failure_rate x the bought pools' serving devices x price_usd x the hardware price index.", **YEARS, pool_year=10, json=True),
+    _q("capex_usd", "USD", "plan", "Capex of the tranches paid in the year.", **YEARS, pool_year=9, json=True, outflow=True,
+       pool_expr=when(compare(Year(), "=", K("purchase_year")), K("capex_usd"))),
+    _q("replacement_capex_usd", "USD", "plan", "Failed devices replaced in the year: annual_failure_rate x the bought pools' serving devices x price_usd x the hardware price index.", **YEARS, pool_year=10, json=True, outflow=True,
+       pool_expr=when(SERVES, K("annual_failure_rate") * K("owned") * K("device_count") * K("price_usd") * Y("hardware_price_index"))),
     _q("replacement_value_fraction", "fraction", "plan", "The value at the horizon of a replacement bought in the year, as a fraction of its price (the tranches' resale curve at its age then).", **YEARS),
     _q("replacement_residual_value_usd", "USD", "plan", "At the horizon: the replacements' value then (each valued like a tranche bought in its year); in residual_value_usd.", **YEARS, json=True),
     _q("residual_value_usd", "USD", "plan", "At the horizon: every tranche's value then, and the replacements'.", **YEARS, pool_year=12, json=True),

@@ -120,6 +120,7 @@ class Quantity(Row):
     expr: Any = None         # a plan quantity's equation (expr.py): the engine's numpy and the Results formula
                              # (a year row: the plan's row over its year; one kept per pool: by default the pools' sum)
     pool_expr: Any = None    # a year row kept per pool: each pool's equation over its year (the CashFlow pool row)
+    outflow: bool = False    # a year row the CashFlow sheet shows as a cash outflow (its expression negated)
 
     @property
     def annual_key(self) -> str:
