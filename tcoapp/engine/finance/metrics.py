@@ -104,11 +104,10 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
     P1 = lambda v: np.asarray(v, float)[..., None]  # noqa: E731  pool [..., P] -> [..., P, 1]
     L2 = lambda v: np.asarray(v, float)[..., None, None]  # noqa: E731  plan [...] -> [..., 1, 1]
     in_horizon = ((t >= 1) & (t <= n)).astype(float)
-    u_t = timeline.utilization_by_year(a.utilization, a.first_year_utilization, a.ramp_years, t)
-    p_t = timeline.index_by_year(a.price_change_per_year, t)
-    e_t = timeline.index_by_year(a.electricity_price_change_per_year, t)
-    c_t = timeline.index_by_year(a.cost_change_per_year, t)
-    up, pp = (x[..., None, :] for x in (u_t, p_t))
+    plan_rows = {"utilization": timeline.utilization_by_year(a.utilization, a.first_year_utilization, a.ramp_years, t),
+                 **{f"{name}_index": timeline.index_by_year(a[f"{change}_change_per_year"], t) for name, change in (
+                     ("price", "price"), ("electricity", "electricity_price"), ("cost", "cost"))}}
+    u_t, up, pp = plan_rows["utilization"], plan_rows["utilization"][..., None, :], plan_rows["price_index"][..., None, :]
     bought = P1(a.purchase_year)
     active = ((t > bought) & (t <= n[..., None, :])).astype(float)
     count = P1(pool["device_count"])
@@ -120,23 +119,22 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
     resid = np.asarray(a.residual_value_fraction, float)
     life = np.where(np.isnan(np.asarray(a.depreciation_years, float)), years, np.asarray(a.depreciation_years, float))
     depreciation, gain = _depreciation_and_disposal(a, capex, bought, t, n, years, resid, life)
-    hpi = np.where(t <= n, hardware_price_index(np.asarray(a.hardware_price_change_per_year, float)[..., None], t), 0.0)
+    plan_rows.update(throughput_index=h_t, hardware_price_index=np.where(t <= n, hardware_price_index(
+        np.asarray(a.hardware_price_change_per_year, float)[..., None], t), 0.0))
     pool_parts, rows = year_rows.evaluate(  # the year rows written as expressions (tokens, revenue, opex, capex)
-        a, pool, {"price_index": p_t, "electricity_index": e_t, "cost_index": c_t, "utilization": u_t, "throughput_index": h_t,
-                  "hardware_price_index": hpi},
-        {"active": active, "utilization": pool_u, "depreciation_usd": depreciation}, t)
+        a, pool, plan_rows, {"active": active, "utilization": pool_u, "depreciation_usd": depreciation}, t)
     out_tok = pool_parts["output_tokens"]
     in_tok = costs.input_tokens_per_year(out_tok, L2(a.input_tokens), L2(a.output_tokens))
     rows["opex_usd"] = sum(rows[PART_YEAR_KEYS[part]] for part in OPEX_PARTS)
     pool_capex = pool_parts["capex_usd"]
     value = capex * timeline.resale_fraction(n[..., None, :] - bought, L2(years), L2(resid), L2(a.resale_curve),
                                              L2(a.resale_decline_per_year))
-    repl = _replacements(a, rows["replacement_capex_usd"], hpi, life, resid, in_horizon, t, n)
+    repl = _replacements(a, rows["replacement_capex_usd"], life, resid, in_horizon, t, n)
     replaced, replaced_dep = rows["replacement_capex_usd"], repl["replacement_depreciation_usd"]
     replaced_value = np.sum(repl["replacement_residual_value_usd"], axis=-1)  # the value at the horizon
     rows.update(repl, **_input_revenue(a, in_tok, pp, serves))
     rows.update(
-        price_index=p_t, electricity_index=e_t, cost_index=c_t, utilization=u_t, throughput_index=h_t,
+        **plan_rows,
         input_tokens=np.sum(in_tok, axis=-2),
         residual_value_usd=np.where(t == n, np.sum(value, axis=-2) + replaced_value[..., None], 0.0),
         depreciation_rate_by_age=np.where(t <= n, timeline.depreciation_rate_by_age(  # the schedule by age, to the horizon
@@ -182,7 +180,7 @@ def _input_revenue(a, in_tok, pp, serves) -> dict[str, np.ndarray]:
             "cached_input_revenue_usd": np.sum(np.where(serves & tokens, in_tok * hit * (cached * pp) / 1e6, 0.0), axis=-2)}
 
 
-def _replacements(a, replaced, hpi, life, resid, in_horizon, t, n):
+def _replacements(a, replaced, life, resid, in_horizon, t, n):
     """The replacements of failed devices (`replaced`: bought in each year, the table's replacement_capex_usd;
     docs/model.md, "Device failures"), each valued at the horizon like a tranche bought in its year (its age
     then: n - t) and depreciated on the tranches' schedule: the plan's year rows."""
@@ -191,7 +189,6 @@ def _replacements(a, replaced, hpi, life, resid, in_horizon, t, n):
                                                                  L1(a.resale_decline_per_year)), 0.0)
     value = np.sum(replaced * fraction, axis=-1)
     return {
-        "hardware_price_index": hpi,
         "replacement_depreciation_usd": timeline.replacement_depreciation(replaced, a.depreciation_method, life, resid,
                                                                           in_horizon),
         "replacement_value_fraction": fraction, "replacement_residual_value_usd": np.where(t == n, value[..., None], 0.0)}
