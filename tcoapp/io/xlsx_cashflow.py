@@ -18,7 +18,7 @@ from openpyxl.utils import get_column_letter
 
 from ..engine.finance.depreciation import MACRS_5_PERCENT, MACRS_7_PERCENT
 from ..engine.finance.year_rows import OUTFLOW_ROWS, PLAN_YEAR_EXPRESSIONS, POOL_YEAR_EXPRESSIONS
-from ..engine.quantities.expr import POOLS, TO_DATE, YEAR, YEAR_NUMBER, Expr, If
+from ..engine.quantities.expr import POOLS, TO_DATE, YEAR, YEAR_NUMBER, Expr
 from ..engine.quantities.finance import OPEX_PARTS, PART_YEAR_KEYS, POOL_YEAR_KEYS, YEAR_QUANTITY_BY_KEY
 from ..engine.plan.scenario import Scenario
 from . import sheets as S
@@ -27,7 +27,7 @@ from .xlsx_layout import (
     CF_BANNER_ROW, CF_YEAR_ROW, EQUITY_IRR_ATTEMPTS, EQUITY_IRR_GUESSES, IRR_ATTEMPTS, IRR_GUESSES, Layout, base_key,
     cf_keys,
 )
-from .xlsx_na import NA, THIS_YEAR, YEAR_BEFORE, NaGuard, none_na
+from .xlsx_na import NA, THIS_YEAR, YEAR_BEFORE, NaGuard, compiled, none_na
 from .xlsx_results import POOL_ROW_KEYS
 from .xlsx_raw_cells import RawCells
 from .xlsx_styles import (
@@ -374,13 +374,7 @@ class _BlockFormulas:
         }
 
     def _compiled(self, expr: Expr, ref, outflow: bool = False) -> str:
-        """A row's formula from its expression (expr.py); an IF at its top is the row's gate: its test decides
-        first and only the value is guarded against n/a (a pool that does not serve costs 0). An outflow reads
-        negative: "-" before the value (Excel negates its first operand, exactly the value negated)."""
-        sign = "-" if outflow else ""
-        if isinstance(expr, If):
-            return self._na.when(expr.test.excel(ref, NA), sign + expr.then.excel(ref, NA), expr.otherwise.excel(ref, NA))
-        return self._na(sign + expr.excel(ref, NA))
+        return compiled(expr, ref, self._na, outflow)
 
     def _plan_ref(self, year_ref: str, here):
         """The cell of each name a plan's year expression reads (year_rows.plan_values, the engine's): the plan's

@@ -45,22 +45,9 @@ def finance_metrics(x, with_irr: bool = True) -> FinanceResult:
 def _pool_quantities(a, p) -> dict[str, np.ndarray]:
     """The finance layer (docs/model.md, section 3) applied to each pool alone (arrays with the pool axis last)."""
     count, owned = a.device_count * np.ones_like(a.price_usd), a.owned
-    servers = packing.servers_needed(count, a.devices_per_server)
-    nameplate = packing.server_nameplate_w(a.devices_per_server, a.tdp_w, a.server_overhead_w)
-    per_rack = packing.servers_per_rack(a.rack_power_cap_kw, nameplate, a.servers_per_rack_max)
-    racks = packing.racks_needed(servers, per_rack)
-    bought = hardware_price_index(p["hardware_price_change_per_year"], a.purchase_year)  # the price in its year
-    hardware = owned * costs.hardware_capex_usd(count, a.price_usd, servers, a.server_price_usd) * bought
-    buildable = np.isfinite(racks) & (count >= 1)
-    out = {
-        "device_count": count, "servers": servers, "server_nameplate_w": nameplate, "servers_per_rack": per_rack,
-        "racks": racks, "hardware_capex_usd": hardware,
-        # a pool that cannot be racked (servers_per_rack = 0) or holds no device is infeasible: no capex,
-        # hence the plan has no cost per token, NPV, IRR, payback or ROI (NaN, shown as n/a / "never")
-        "capex_usd": np.where(buildable, costs.capex_usd(hardware, p["other_capex_fraction"]) + owned * costs.itemized_capex_usd(
-            count, servers, *(np.asarray(a[k], float)[..., None] for k in ITEMIZED)) * bought, np.nan),
-    }
-    # the rows written as expressions (power, opex lines, tokens), over the pool's inputs and rows and the plan's inputs
+    out = {"device_count": count}
+    # the rows written as expressions (packing, capex, power, opex lines, tokens), over the pool's inputs and rows
+    # and the plan's inputs
     env = {**{k: getattr(a, k) for k in POOL_INPUT_KEYS}, **p, **out}
     _evaluate(_in_order(POOL_EXPRESSIONS, frozenset(env)), env, out)
     out_tok, in_tok = out["output_tokens_per_year"], out["input_tokens_per_year"]
@@ -69,8 +56,6 @@ def _pool_quantities(a, p) -> dict[str, np.ndarray]:
         out_tok * a.price_usd_per_million_output_tokens / 1e6 + in_tok * costs.input_price_usd_per_million(
             p["price_usd_per_million_input_tokens"], p["price_usd_per_million_cached_input_tokens"],
             p["prefix_cache_hit_rate"]) / 1e6)
-    for part, rate in HELD_CAPEX_RATES.items():
-        out[PART_ANNUAL_KEYS[part]] = costs.held_capex_cost_usd(owned * out["capex_usd"], p[rate])
     return out
 
 

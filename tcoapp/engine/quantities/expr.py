@@ -53,8 +53,8 @@ from .inputs import PLAN_FIELD_BY_NAME
 Value = Callable[[str], np.ndarray]
 Ref = Callable[[str], str]
 
-_PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2}
-_NUMPY = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.true_divide}
+_PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2, "^": 3}
+_NUMPY = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.true_divide, "^": np.power}
 
 
 class Expr:
@@ -70,6 +70,7 @@ class Expr:
     def __rmul__(self, other): return Bin("*", _wrap(other), self)
     def __truediv__(self, other): return Bin("/", self, _wrap(other))
     def __rtruediv__(self, other): return Bin("/", _wrap(other), self)
+    def __pow__(self, other): return Bin("^", self, _wrap(other))
     def __neg__(self): return Neg(self)
 
     def numpy(self, value: Value) -> np.ndarray:
@@ -119,6 +120,14 @@ class Num(Expr):
 
     def numpy(self, value): return self.value
     def excel(self, ref, na): return f"{self.value:g}"
+
+
+@dataclass(frozen=True, eq=False)
+class NotAvailable(Expr):
+    """A value that does not exist (numpy: NaN; the workbook: its n/a text)."""
+
+    def numpy(self, value): return np.nan
+    def excel(self, ref, na): return na
 
 
 @dataclass(frozen=True, eq=False)
@@ -250,8 +259,9 @@ class Cmp(Expr):
 
 @dataclass(frozen=True, eq=False)
 class Test(Expr):
-    """AND(...) of tests, NOT(test), ISBLANK(key) (numpy: NaN, a field left empty), or key = "choice" (a choice
-    field: numpy compares its code, the workbook its text)."""
+    """AND(...) of tests, NOT(test), ISBLANK(key) (numpy: NaN, a field left empty), ISNUMBER(x) (numpy: finite;
+    the workbook: not its n/a text), or key = "choice" (a choice field: numpy compares its code, the workbook its
+    text)."""
     name: str
     args: tuple[Expr, ...]
     choice: str = ""
@@ -264,6 +274,8 @@ class Test(Expr):
             return np.logical_not(arg)
         if self.name == "ISBLANK":
             return np.isnan(arg)
+        if self.name == "ISNUMBER":
+            return np.isfinite(arg)
         return arg == float(PLAN_FIELD_BY_NAME[self.args[0].keys()[0]].choices.index(self.choice))
 
     def excel(self, ref, na):
@@ -276,9 +288,7 @@ class Test(Expr):
 
 @dataclass(frozen=True, eq=False)
 class If(Expr):
-    """`then` where `test` holds, else `otherwise` (IF; numpy: where). At the top of a row it is the row's gate:
-    the workbook guards `then` against n/a, not the test (a pool that does not serve costs 0 even where its
-    numbers are n/a)."""
+    """`then` where `test` holds, else `otherwise` (IF; numpy: where)."""
     test: Expr
     then: Expr
     otherwise: Expr
@@ -290,6 +300,12 @@ class If(Expr):
         return f"IF({self.test.excel(ref, na)},{self.then.excel(ref, na)},{self.otherwise.excel(ref, na)})"
 
     def keys(self): return tuple(dict.fromkeys(self.test.keys() + self.then.keys() + self.otherwise.keys()))
+
+
+@dataclass(frozen=True, eq=False)
+class Gate(If):
+    """A row's gate: `then` where `test` holds, else 0, the test deciding first. At the top of a row the workbook
+    guards only `then` against n/a (a pool that does not serve costs 0 even where its numbers are n/a)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -306,6 +322,11 @@ class Round(Expr):
 def when(test, then, otherwise=0) -> Expr:
     """`then` where `test` holds, else `otherwise` (Excel IF)."""
     return If(_wrap(test), _wrap(then), _wrap(otherwise))
+
+
+def gated(test, then) -> Expr:
+    """A row's gate: `then` where `test` holds, else 0 (the test over values that always exist decides first)."""
+    return Gate(_wrap(test), _wrap(then), Num(0.0))
 
 
 def compare(left, op: str, right) -> Expr:
@@ -328,6 +349,16 @@ def negation(test) -> Expr:
 def is_blank(key: str) -> Expr:
     """The input field `key` is left empty (numpy: NaN)."""
     return Test("ISBLANK", (K(key),))
+
+
+def is_number(x) -> Expr:
+    """x exists (numpy: finite; the workbook: a number, not n/a)."""
+    return Test("ISNUMBER", (_wrap(x),))
+
+
+def not_available() -> Expr:
+    """A value that does not exist (NaN; the workbook's n/a)."""
+    return NotAvailable()
 
 
 def is_choice(key: str, choice: str) -> Expr:

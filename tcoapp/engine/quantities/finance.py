@@ -9,15 +9,20 @@ live in one place; the workbook writers keep only `key -> formula` and read unit
 """
 from __future__ import annotations
 
+import functools
+import operator
 from dataclasses import replace
 from typing import Any, Mapping
 
 import numpy as np
 
-from .expr import C, K, Y, Year, all_of, compare, is_blank, is_choice, negation, per_million, pools_sum, serving, to_date, when
+from .expr import (
+    C, Expr, K, Y, Year, all_of, compare, gated, is_blank, is_choice, is_number, minimum, negation, not_available, per_million,
+    pools_sum, round_down, round_up, serving, to_date, when, when_positive,
+)
 from .metrics import METRIC_BY_KEY, METRICS
 from .inputs import DEVICE_ECONOMICS_KEYS  # the per-pool device inputs (read through this module too)
-from .inputs import DEVICE_FIELDS, PLAN_FIELD_BY_NAME, POOL_FIELDS
+from .inputs import DEVICE_FIELDS, PLAN_FIELD_BY_NAME, PLAN_FIELDS, POOL_FIELDS
 from .row import Field, Quantity, by_name, ranked, scoped
 
 
@@ -55,7 +60,7 @@ def _held(key, rate_input, **flows) -> Quantity:
                 K("capex_usd") - (to_date("depreciation_usd") - Y("depreciation_usd")), K("capex_usd"))
     return _q(key, "USD", "plan", f"{label} of the bought pools serving in the year: {rate_input} x their capex.",
               **YEARS, label=label, rate_input=rate_input, levelized=True, **flows,
-              pool_expr=when(all_of(SERVES, compare(K(rate_input), ">", 0)), K("owned") * held * K(rate_input) * Y("active")))
+              pool_expr=gated(all_of(SERVES, compare(K(rate_input), ">", 0)), K("owned") * held * K(rate_input) * Y("active")))
 F = dict(cashflow="financing")
 YEAR_QUANTITIES: tuple[Quantity, ...] = scoped("year", (
     _q("price_index", "ratio", "plan", "(1 + price_change_per_year)^(t-1): every token price in year t, relative to year 1.", **YEARS),
@@ -65,39 +70,39 @@ YEAR_QUANTITIES: tuple[Quantity, ...] = scoped("year", (
     _q("hardware_price_index", "ratio", "plan", "(1 + hardware_price_change_per_year)^t: the price of capex paid in year t, relative to today's.", **YEARS, json=True),
     _q("utilization", "fraction", "plan", "first + (utilization - first) x min(1, (t - 1) / ramp_years); each tranche serves at this x its ramp factor (tranche_ramp_months).", **YEARS, pool_year=1),
     _q("output_tokens", "tokens", "plan", "Output tokens made in the year by the pools serving then.", **YEARS, pool_year=2, json=True, levelized=True,
-       pool_expr=when(SERVES, K("tokens_per_s_per_device") * K("device_count") * Y("utilization") * C("SECONDS_PER_YEAR")
+       pool_expr=gated(SERVES, K("tokens_per_s_per_device") * K("device_count") * Y("utilization") * C("SECONDS_PER_YEAR")
                       * Y("active") * Y("throughput_index"))),
     _q("input_tokens", "tokens", "plan", "Input tokens of those requests.", **YEARS, levelized=True),
     _q("revenue_usd", "USD", "plan", "Output and input tokens at the year's prices.", **YEARS, pool_year=3, json=True, levelized=True,
-       pool_expr=when(SERVES, when(is_choice("revenue_mode", "device_hours"), DEVICE_HOUR_REVENUE, TOKEN_REVENUE))),
+       pool_expr=gated(SERVES, when(is_choice("revenue_mode", "device_hours"), DEVICE_HOUR_REVENUE, TOKEN_REVENUE))),
     _q("uncached_input_revenue_usd", "USD", "plan", "Revenue of the input tokens not read from the prefix cache: input tokens x (1 - prefix_cache_hit_rate) x the input price x the price index (0 where revenue_mode = device_hours).", **YEARS, json=True, levelized=True),
     _q("cached_input_revenue_usd", "USD", "plan", "Revenue of the input tokens read from the prefix cache: input tokens x prefix_cache_hit_rate x the cached input price (empty: the input price) x the price index (0 where revenue_mode = device_hours).", **YEARS, json=True, levelized=True),
     _q("energy_usd", "USD", "plan", "Energy of the bought pools serving in the year.", **YEARS, opex_part="energy", bar="energy", bridge=1, pool_year=4, levelized=True,
-       pool_expr=when(SERVES, K("owned") * IT_AVG_KW * K("pue") * C("HOURS_PER_YEAR") * K("electricity_usd_per_kwh")
+       pool_expr=gated(SERVES, K("owned") * IT_AVG_KW * K("pue") * C("HOURS_PER_YEAR") * K("electricity_usd_per_kwh")
                       * Y("electricity_index") * Y("active"))),
     # a contract on a power of its own (colocation_contracted_kw) bills the plan; else each bought pool's nameplate
     _q("colocation_usd", "USD", "plan", "Colocation of the bought pools serving in the year.", **YEARS, opex_part="colocation", bar="colocation", bridge=2, pool_year=5, levelized=True,
-       pool_expr=when(SERVES, when(is_blank("colocation_contracted_kw"), K("owned") * K("it_provisioned_kw")
+       pool_expr=gated(SERVES, when(is_blank("colocation_contracted_kw"), K("owned") * K("it_provisioned_kw")
                                    * K("colocation_usd_per_kw_month") * C("MONTHS_PER_YEAR") * Y("cost_index") * Y("active"))),
        expr=pools_sum(Y("colocation_usd")) + when(
            all_of(serving(), negation(is_blank("colocation_contracted_kw"))),
            K("colocation_contracted_kw") * K("colocation_usd_per_kw_month") * C("MONTHS_PER_YEAR") * Y("cost_index"))),
     _q("maintenance_usd", "USD", "plan", "Maintenance of the pools serving in the year.", **YEARS, opex_part="maintenance", bar="maintenance", bridge=3, pool_year=6, levelized=True,
-       pool_expr=when(SERVES, K("hardware_capex_usd") * K("maintenance_fraction_per_year") * Y("cost_index") * Y("active"))),
+       pool_expr=gated(SERVES, K("hardware_capex_usd") * K("maintenance_fraction_per_year") * Y("cost_index") * Y("active"))),
     _q("software_usd", "USD", "plan", "Software of the pools serving in the year.", **YEARS, opex_part="software", bar="other", bridge=4, pool_year=7, levelized=True,
-       pool_expr=when(SERVES, K("device_count") * K("software_usd_per_device_year") * Y("cost_index") * Y("active"))),
+       pool_expr=gated(SERVES, K("device_count") * K("software_usd_per_device_year") * Y("cost_index") * Y("active"))),
     _q("rent_usd", "USD", "plan", "Rent of the rented pools serving in the year.", **YEARS, opex_part="rent", bar="other", bridge=6, pool_year=8, levelized=True,
-       pool_expr=when(SERVES, (1 - K("owned")) * K("device_count") * K("rent_usd_per_device_hour") * C("HOURS_PER_YEAR")
+       pool_expr=gated(SERVES, (1 - K("owned")) * K("device_count") * K("rent_usd_per_device_hour") * C("HOURS_PER_YEAR")
                       * Y("cost_index") * Y("active"))),
     _q("staff_usd", "USD", "plan", "Staff cost of the year.", **YEARS, opex_part="staff", bar="other", bridge=5, levelized=True,
-       expr=when(serving(), K("staff_usd_per_year") * Y("cost_index"))),
+       expr=gated(serving(), K("staff_usd_per_year") * Y("cost_index"))),
     _held("insurance_usd", "insurance_fraction_per_year", opex_part="insurance", bridge=7, pool_year=16),
     _held("property_tax_usd", "property_tax_fraction_per_year", opex_part="property_tax", bridge=8, pool_year=17),
     _q("opex_usd", "USD", "plan", "Energy + colocation + maintenance + software + rent + staff.", **YEARS, json=True, levelized=True),
     _q("capex_usd", "USD", "plan", "Capex of the tranches paid in the year.", **YEARS, pool_year=9, json=True, outflow=True,
-       pool_expr=when(compare(Year(), "=", K("purchase_year")), K("capex_usd"))),
+       pool_expr=gated(compare(Year(), "=", K("purchase_year")), K("capex_usd"))),
     _q("replacement_capex_usd", "USD", "plan", "Failed devices replaced in the year: annual_failure_rate x the bought pools' serving devices x price_usd x the hardware price index.", **YEARS, pool_year=10, json=True, outflow=True,
-       pool_expr=when(SERVES, K("annual_failure_rate") * K("owned") * K("device_count") * K("price_usd") * Y("hardware_price_index"))),
+       pool_expr=gated(SERVES, K("annual_failure_rate") * K("owned") * K("device_count") * K("price_usd") * Y("hardware_price_index"))),
     _q("replacement_value_fraction", "fraction", "plan", "The value at the horizon of a replacement bought in the year, as a fraction of its price (the tranches' resale curve at its age then).", **YEARS),
     _q("replacement_residual_value_usd", "USD", "plan", "At the horizon: the replacements' value then (each valued like a tranche bought in its year); in residual_value_usd.", **YEARS, json=True),
     _q("residual_value_usd", "USD", "plan", "At the horizon: every tranche's value then, and the replacements'.", **YEARS, pool_year=12, json=True),
@@ -240,12 +245,30 @@ def _plan_q(key, unit, help_) -> Quantity:
     return _q(key, unit, "plan", help_) if metric is None else _metric_q(key)
 
 
+def _itemized(unit: str) -> Expr:
+    """The itemized capex inputs priced in `unit` (USD/device, USD/server; the "capex" group of the plan fields),
+    added in table order: a new item is its field row."""
+    return functools.reduce(operator.add, (K(f.name) for f in PLAN_FIELDS if f.group == "capex" and f.unit == unit))
+
+
+PER_DEVICE_CAPEX, PER_SERVER_CAPEX = _itemized("USD/device"), _itemized("USD/server")
+BOUGHT = (1 + K("hardware_price_change_per_year")) ** K("purchase_year")  # the price index of the purchase year
+
 _POOL_AND_PLAN: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
     ("device_count", "devices", "Accelerators (plan: summed over pools).", dict(summed=True, pool_json=1)),
-    ("servers", "servers", "ceil(device_count / devices_per_server) (plan: summed over pools).", dict(summed=True, pool_json=2)),
-    ("racks", "racks", "ceil(servers / servers_per_rack), the pool's own racks (plan: summed; pools never share a rack).", dict(summed=True, pool_json=4)),
-    ("hardware_capex_usd", "USD", "Bought pools: device_count x price_usd + servers x server_price_usd.", dict(summed=True)),
-    ("capex_usd", "USD", "hardware capex x (1 + other capex fraction) + devices x (network + storage per device) + servers x installation per server (bought pools); n/a where a pool cannot be racked.", dict(summed=True, pool_json=5)),
+    ("servers", "servers", "ceil(device_count / devices_per_server) (plan: summed over pools).", dict(
+        summed=True, pool_json=2, expr=round_up(K("device_count") / K("devices_per_server")))),
+    ("racks", "racks", "ceil(servers / servers_per_rack), the pool's own racks (plan: summed; pools never share a rack).", dict(
+        summed=True, pool_json=4, expr=when_positive(K("servers_per_rack"), round_up(K("servers") / K("servers_per_rack"))))),
+    ("hardware_capex_usd", "USD", "Bought pools: device_count x price_usd + servers x server_price_usd.", dict(
+        summed=True, expr=K("owned") * (K("device_count") * K("price_usd") + K("servers") * K("server_price_usd")) * BOUGHT)),
+    # a pool that cannot be racked or holds no device does not exist: no capex, so the plan has no cost or return
+    ("capex_usd", "USD", "hardware capex x (1 + other capex fraction) + devices x (network + storage per device) + servers x installation per server (bought pools); n/a where a pool cannot be racked.", dict(
+        summed=True, pool_json=5, expr=when(
+            all_of(is_number(K("racks")), compare(K("device_count"), ">=", 1)),
+            K("hardware_capex_usd") * (1 + K("other_capex_fraction"))
+            + K("owned") * (K("device_count") * PER_DEVICE_CAPEX + K("servers") * PER_SERVER_CAPEX) * BOUGHT,
+            not_available()))),
     ("it_avg_kw", "kW", "Devices at utilization-weighted power plus server overhead.", dict(
         summed=True, pool_json=6, expr=(K("device_count") * K("device_avg_w") + K("servers") * K("server_overhead_w"))
         / C("W_PER_KW"))),
@@ -257,7 +280,10 @@ _POOL_AND_PLAN: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
         expr=K("owned") * (K("it_provisioned_kw") * K("colocation_usd_per_kw_month") * C("MONTHS_PER_YEAR")))),
     ("maintenance_usd_per_year", "USD/yr", "maintenance fraction x hardware capex.", dict(
         expr=K("hardware_capex_usd") * K("maintenance_fraction_per_year"))),
-    *((q.annual_key, "USD/yr", f"{q.rate_input} x capex (bought pools).", {}) for q in YEAR_QUANTITIES if q.rate_input),
+    # (the fraction decides first: 0 where it is 0, even where the capex does not exist)
+    *((q.annual_key, "USD/yr", f"{q.rate_input} x capex (bought pools).", dict(
+        expr=gated(compare(K(q.rate_input), ">", 0), K("owned") * K("capex_usd") * K(q.rate_input))))
+      for q in YEAR_QUANTITIES if q.rate_input),
     ("software_usd_per_year", "USD/yr", "software per device-year x device_count.", dict(
         expr=K("device_count") * K("software_usd_per_device_year"))),
     ("rent_usd_per_year", "USD/yr", "Rented pools: device_count x rent per device-hour x 8760.", dict(
@@ -271,8 +297,10 @@ _POOL_AND_PLAN: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
 
 POOL_QUANTITIES: tuple[Quantity, ...] = scoped("pool quantity", tuple(
     _q(k, u, "pool", h, **f) for k, u, h, f in _POOL_AND_PLAN) + (
-    _q("server_nameplate_w", "W", "pool", "devices_per_server x tdp_w + server_overhead_w."),
+    _q("server_nameplate_w", "W", "pool", "devices_per_server x tdp_w + server_overhead_w.",
+       expr=K("devices_per_server") * K("tdp_w") + K("server_overhead_w")),
     _q("servers_per_rack", "servers", "pool", "min(servers_per_rack_max, floor(rack cap / server nameplate)); 0: a server exceeds the cap.",
+       expr=minimum(K("servers_per_rack_max"), round_down(K("rack_power_cap_kw") * C("W_PER_KW") / K("server_nameplate_w"))),
        pool_json=3),
     _q("device_avg_w", "W", "pool", "utilization x power_w + (1 - utilization) x idle_w.",
        expr=K("utilization") * K("power_w") + (1 - K("utilization")) * K("idle_w")),
