@@ -19,7 +19,7 @@ from ..engine.pipeline.compute import PlanResult, not_entered
 from ..engine.quantities.inputs import DEVICE_FIELDS, PLAN_FIELDS, PRICE_TIER_FIELDS
 from ..engine.quantities.finance import (
     COMPONENT_KEYS, DEVICE_ECONOMICS_KEYS, HELD_CAPEX_RATES, INPUT_BY_KEY, SUMMED_KEYS, OPEX_PARTS, PART_ANNUAL_KEYS,
-    PART_YEAR_KEYS, PLAN_EXPRESSIONS, POOL_EXPRESSIONS, POOL_QUANTITY_BY_KEY, QUANTITY_BY_KEY, TOKEN_TYPE_KEYS,
+    PART_YEAR_KEYS, PLAN_EXPRESSIONS, POOL_EXPRESSIONS, POOL_QUANTITY_BY_KEY, QUANTITY_BY_KEY, SERVER_CAPEX, TOKEN_TYPE_KEYS,
 )
 from ..engine.quantities.metrics import CASHFLOW_METRICS, METRIC_BY_KEY, METRICS
 from ..engine.plan.scenario import Scenario
@@ -460,9 +460,7 @@ class PoolRefs:
             core = (f'ROUNDDOWN({self.p("facility_power_kw")}*W_PER_KW/({self.r("server_nameplate_w")}'
                     f'*{self.p("pue")})+SIZING_EPSILON,0)*{dps}')
         elif mode == "capex_budget":  # a rented pool has no capex to size by
-            per_server = (f'({dps}*{self.r("price_usd")}+{self.r("server_price_usd")})*(1+{self.p("other_capex_fraction")})'
-                          f'+{dps}*({self.p("network_usd_per_device")}+{self.p("storage_usd_per_device")})'
-                          f'+{self.p("installation_usd_per_server")}')
+            per_server = SERVER_CAPEX.excel(self.ref, NA)
             core = (f'IF({self.r("owned")}=0,{NA},'
                     f'ROUNDDOWN({self.p("capex_budget_usd")}/({per_server})+SIZING_EPSILON,0)*{dps})')
         elif mode == "demand":  # no tokens per device-day: no fleet meets any demand

@@ -14,14 +14,12 @@ import functools
 
 import numpy as np
 
-from . import cashflow, costs, depreciation, financing, packing, recovery, timeline, year_rows
-from ..quantities.inputs import FINANCE_FIELDS
+from . import cashflow, costs, depreciation, financing, recovery, timeline, year_rows
 from ..quantities.finance import (
     HELD_CAPEX_RATES, LEVELIZED_YEAR_ROWS, OPEX_PARTS, PART_ANNUAL_KEYS, PART_YEAR_KEYS, PLAN_EXPRESSIONS, PLAN_INPUT_KEYS,
     POOL_EXPRESSIONS, POOL_INPUT_KEYS, POOL_QUANTITIES, SUMMED_KEYS, FinanceResult, PoolFinance, YearRows, as_inputs,
 )
 
-ITEMIZED = tuple(f.name for f in FINANCE_FIELDS if f.group == "capex" and f.name != "other_capex_fraction")  # per device / server
 SUMMED = SUMMED_KEYS
 
 
@@ -44,7 +42,7 @@ def finance_metrics(x, with_irr: bool = True) -> FinanceResult:
 
 def _pool_quantities(a, p) -> dict[str, np.ndarray]:
     """The finance layer (docs/model.md, section 3) applied to each pool alone (arrays with the pool axis last)."""
-    count, owned = a.device_count * np.ones_like(a.price_usd), a.owned
+    count = a.device_count * np.ones_like(a.price_usd)
     out = {"device_count": count}
     # the rows written as expressions (packing, capex, power, opex lines, tokens), over the pool's inputs and rows
     # and the plan's inputs

@@ -252,7 +252,12 @@ def _itemized(unit: str) -> Expr:
 
 
 PER_DEVICE_CAPEX, PER_SERVER_CAPEX = _itemized("USD/device"), _itemized("USD/server")
+ITEMIZED_CAPEX_KEYS = PER_DEVICE_CAPEX.keys() + PER_SERVER_CAPEX.keys()  # the itemized capex inputs
 BOUGHT = (1 + K("hardware_price_change_per_year")) ** K("purchase_year")  # the price index of the purchase year
+# the capex of one whole server of a bought pool at today's prices: what a capex budget buys servers by (the
+# engine's sizing and the Results sized device count of a one-pool plan); its items are capex_usd's
+SERVER_CAPEX = ((K("devices_per_server") * K("price_usd") + K("server_price_usd")) * (1 + K("other_capex_fraction"))
+                + K("devices_per_server") * PER_DEVICE_CAPEX + PER_SERVER_CAPEX)
 
 _POOL_AND_PLAN: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
     ("device_count", "devices", "Accelerators (plan: summed over pools).", dict(summed=True, pool_json=1)),
