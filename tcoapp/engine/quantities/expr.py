@@ -1,42 +1,64 @@
-"""A quantity's equation written once (docs/workbook_format.md, "Results"): a small expression over the
-table's keys and the named constants, compiled both to the numpy computation of the engine and to the
-live Excel formula of the Results sheet.
+"""A quantity's equation written once (docs/workbook_format.md, "Results" and "CashFlow"): a small expression
+over the table's keys, its year rows and the named constants, compiled both to the numpy computation of the
+engine and to the live Excel formula of the Results or CashFlow sheet.
 
     cost = when_positive(K("output_tokens_per_year"),
                          (K("capex_usd_per_year") + K("opex_usd_per_year")) / K("output_tokens_per_year")
                          * C("TOKENS_PER_MILLION"))
+    software_usd = gated(SERVES, K("device_count") * K("software_usd_per_device_year") * Y("cost_index") * Y("active"))
 
-- `K(key)`: a row of the table (the engine's value of that key; in the workbook the cell of its row);
+- `K(key)`: a row of the table (the engine's value of that key; in the workbook the cell of its row; in a
+  pool's expression the pool's row where it has one, else the plan's input);
+- `Y(key)`: this year's value of a year row (a pool's expression: the pool's own row where it has one);
+  `Year()` the year t; `to_date(key)` the year row summed from year 0 to this year (SUM over the columns);
 - `C(name)`: a named constant (constants.py; the workbook's Constants sheet names the same cell);
-- `+ - * /` and unary minus, `minimum`/`maximum` (MIN/MAX), `when_positive(test, value)`: the value where
-  test > 0, else "does not exist" (NaN; the workbook's n/a).
+- `+ - * / **` (^) and unary minus, `minimum`/`maximum` (MIN/MAX), `round_up`/`round_down` (ROUNDUP/ROUNDDOWN
+  to a whole number), `when(test, a, b)` (IF), `gated(test, a)` (a row's gate: a where the test holds, else
+  0, the test deciding first), `when_positive(test, value)` (the value where test > 0, else n/a), and the
+  tests `compare(a, op, b)`, `all_of`, `negation`, `is_blank(key)` (an empty input: NaN), `is_number(x)`,
+  `is_choice(key, choice)` (the engine compares the choice's code, the workbook its text);
+- over pools: `pools_sum(x)` (numpy sums the pool axis; the workbook adds the pools' cells).
 
 `.numpy(value)` evaluates the tree with numpy, operation for operation in the order written, so an
 expression gives the same floating-point numbers as the same equation typed as numpy code;
-`.excel(ref, na)` writes the formula text with the fewest parentheses that keep that order.
+`.excel(ref, na)` writes the formula text with the fewest parentheses that keep that order. The surface
+resolves the names (`value`/`ref`): finance/year_rows.py for the engine's years, io/xlsx_cashflow.py and
+io/xlsx_results.py for the workbook.
 
-Written as expressions (finance.PLAN_EXPRESSIONS and POOL_EXPRESSIONS; docs/workbook_format.md lists
-each): the cost per million output, total and input tokens, the cost per device-hour, each cost component
-per million output tokens, the revenue per rack per year and the net per year; per pool, the average
-device power, average and provisioned IT power, energy, colocation, maintenance, software and rent per
-year and the output and input tokens per year. A new plan quantity or metric whose equation
-is over other rows of a plan is one table row with `expr=`: the engine computes it, the Results sheet
-gets its formula, the JSON, Checks, docs and GUI follow the row.
+Written as expressions (quantities/finance.py; docs/workbook_format.md lists each): per pool the packing
+(servers, nameplate, servers per rack, racks), hardware capex and capex, the server capex a budget buys by
+(SERVER_CAPEX), power, every opex line per year and the output and input tokens per year; per plan the cost
+per million tokens and its components, the revenue per rack, the net per year and the token-type rows; per
+year (CashFlow) each pool's output tokens, revenue, energy, colocation, maintenance, software, rent,
+insurance, property tax, capex paid and replacements, and the plan's staff and contracted colocation (the
+other plan rows are their pools' sum, opex the sum of its parts: rules over the table's columns). A new
+opex line is one year row with `pool_expr=` (or `expr=`) and `opex_part=`; a new itemized capex item one
+plan field in the "capex" group (USD/device or USD/server).
 
-Formulas still written by hand (io/xlsx_results.py, io/xlsx_cashflow.py), and why:
-- sums and choices over a plan's pools (the plan totals, `servers_per_rack` when every pool agrees,
-  `prefill_share_of_device_time`): the number of pools varies per plan, an expression has no pool axis;
-- the levelized rows (`capital_recovery_factor`, `capex_usd_per_year`, opex, tokens and revenue per year)
-  and `roi`: SUMPRODUCTs over the CashFlow sheet's year ranges (an expression has no year axis);
-- `npv_usd`, `irr`, `payback_months`, `equity_npv_usd`, `equity_irr`, `min_dscr`: CashFlow cells (NPV over
-  the years, IRR a root search from several starting points, payback the last crossing of zero);
-- every CashFlow year row (indices, ramps, tax with losses carried, debt annuities, MACRS depreciation: a
-  table lookup by age);
-- the pool's packing and capex (`servers`, `server_nameplate_w`, `servers_per_rack`, `racks`, hardware
-  capex, capex, the held-capex lines) and its revenue: rounding to whole servers and racks, the infeasible
-  pool's n/a, the revenue mode's choice (an expression has no ROUNDUP, ISNUMBER or text test yet);
+Written by hand (io/xlsx_results.py, io/xlsx_cashflow.py, finance/metrics.py), and why:
+- tax with losses carried forward (tax_usd, loss_carried_usd and their levered twins): a running state
+  each year reads from the year before, capped by tax_loss_limit (finance/timeline.tax_by_year);
+- depreciation schedules (the tranches', depreciation_rate_by_age, the replacements' sum over the years
+  before, the disposal gain): straight line, half-year and MACRS tables by age, a convolution over years;
+- NPV, IRR, payback, MIRR, ROI and the levelized per-year rows: sums and root searches over the whole year
+  range (IRR tried from several starting points; payback the last crossing of zero; SUMPRODUCT x CRF);
+- the debt annuity (interest, principal, balloon, debt service, DSCR): the balance owed after j level
+  payments;
+- the rows that add flows of both signs (opex, taxable income, cash flow, equity flow, the cumulative and
+  discounted flows and their sign helpers): the CashFlow sheet shows outflows negative, the engine keeps
+  costs positive, so the same sum is a different formula on each side;
+- not converted yet (the language can say them; each is timeline.py's function and one CashFlow formula):
+  the year indices, the plan's utilization ramp, each tranche's ramp and `active`, the throughput index (a
+  demand cap over the pools' year-1 tokens), the hardware price index, the resale curve and residual values,
+  and the discount factor;
+- the plan's input tokens and input-token revenue by year and the pool's revenue per year on Results: the
+  engine sums its pools' terms where the formula multiplies the plan's total (or groups the token revenue
+  differently), so one tree would change either the engine's last digits or the formula text;
+- sums and choices over a plan's pools on Results (the plan totals, `servers_per_rack` when every pool
+  agrees, `prefill_share_of_device_time`): rules over the table's `summed` column, one formula for all;
 - lookups and searches: a pool's device economics (INDEX/MATCH on Devices), its price tier (SUMPRODUCT
-  over PriceTiers), the sized device count (sizing rounding), `costs_not_entered` (text);
+  over PriceTiers), the sized device count (its per-server cost is SERVER_CAPEX; the sizing search, a
+  rounding over whole servers, is sizing.py's), `costs_not_entered` (text);
 - `tokens_per_joule` (the operating point's metric, computed by the performance model).
 """
 from __future__ import annotations
