@@ -50,6 +50,23 @@ IT_AVG_KW = (K("device_count") * (Y("utilization") * K("power_w") + (1 - Y("util
              + K("servers") * K("server_overhead_w")) / C("W_PER_KW")
 
 
+def _itemized(unit: str) -> Expr:
+    """The itemized capex inputs priced in `unit` (USD/device, USD/server; the "capex" group of the plan fields),
+    added in table order: a new item is its field row."""
+    return functools.reduce(operator.add, (K(f.name) for f in PLAN_FIELDS if f.group == "capex" and f.unit == unit))
+
+
+PER_DEVICE_CAPEX, PER_SERVER_CAPEX = _itemized("USD/device"), _itemized("USD/server")
+# what a failed device's replacement costs: the device's price and the per-device items marked `replaced`
+REPLACED_PRICE = functools.reduce(operator.add, (K(f.name) for f in PLAN_FIELDS if f.group == "capex" and f.replaced),
+                                  K("price_usd"))
+ITEMIZED_CAPEX_KEYS = PER_DEVICE_CAPEX.keys() + PER_SERVER_CAPEX.keys()  # the itemized capex inputs
+BOUGHT = (1 + K("hardware_price_change_per_year")) ** K("purchase_year")  # the price index of the purchase year
+# the capex of one whole server of a bought pool at today's prices: what a capex budget buys servers by (the
+# engine's sizing and the Results sized device count of a one-pool plan); its items are capex_usd's
+SERVER_CAPEX = ((K("devices_per_server") * K("price_usd") + K("server_price_usd")) * (1 + K("other_capex_fraction"))
+                + K("devices_per_server") * PER_DEVICE_CAPEX + PER_SERVER_CAPEX)
+
 def _held(key, rate_input, **flows) -> Quantity:
     """An opex line that is a fraction per year (the input field `rate_input`, a finance input) of the capex
     of the bought pools serving in the year: the field's row and this row are all it takes."""
@@ -102,7 +119,7 @@ YEAR_QUANTITIES: tuple[Quantity, ...] = scoped("year", (
     _q("capex_usd", "USD", "plan", "Capex of the tranches paid in the year.", **YEARS, pool_year=9, json=True, outflow=True,
        pool_expr=gated(compare(Year(), "=", K("purchase_year")), K("capex_usd"))),
     _q("replacement_capex_usd", "USD", "plan", "Failed devices replaced in the year: annual_failure_rate x the bought pools' serving devices x price_usd x the hardware price index.", **YEARS, pool_year=10, json=True, outflow=True,
-       pool_expr=gated(SERVES, K("annual_failure_rate") * K("owned") * K("device_count") * K("price_usd") * Y("hardware_price_index"))),
+       pool_expr=gated(SERVES, K("annual_failure_rate") * K("owned") * K("device_count") * REPLACED_PRICE * Y("hardware_price_index"))),
     _q("replacement_value_fraction", "fraction", "plan", "The value at the horizon of a replacement bought in the year, as a fraction of its price (the tranches' resale curve at its age then).", **YEARS),
     _q("replacement_residual_value_usd", "USD", "plan", "At the horizon: the replacements' value then (each valued like a tranche bought in its year); in residual_value_usd.", **YEARS, json=True),
     _q("residual_value_usd", "USD", "plan", "At the horizon: every tranche's value then, and the replacements'.", **YEARS, pool_year=12, json=True),
@@ -225,7 +242,7 @@ OTHER_PARTS = tuple(q.opex_part for q in YEAR_QUANTITIES if q.bar == "other")  #
 BRIDGE_PARTS = ("capex",) + tuple(q.opex_part for q in sorted(
     (q for q in YEAR_QUANTITIES if q.opex_part), key=lambda q: (q.bridge == 0, q.bridge))) + ("other",)
 POOL_YEAR_KEYS = ("active",) + ranked(YEAR_QUANTITIES, "pool_year") + tuple(
-    q.key for q in YEAR_QUANTITIES if q.rate_input and not q.pool_year)  # per pool and year
+    q.key for q in YEAR_QUANTITIES if (q.rate_input or q.pool_expr is not None) and not q.pool_year)  # per pool and year
 CASHFLOW_YEAR_ROWS = tuple(q.key for q in YEAR_QUANTITIES if q.cashflow == "years")
 CASHFLOW_FINANCING_ROWS = tuple(q.key for q in YEAR_QUANTITIES if q.cashflow == "financing")
 CACHED_YEAR_ROWS = tuple(q.key for q in YEAR_QUANTITIES if q.cashflow and q.cached)
@@ -244,20 +261,6 @@ def _plan_q(key, unit, help_) -> Quantity:
     metric = METRIC_BY_KEY.get(key)
     return _q(key, unit, "plan", help_) if metric is None else _metric_q(key)
 
-
-def _itemized(unit: str) -> Expr:
-    """The itemized capex inputs priced in `unit` (USD/device, USD/server; the "capex" group of the plan fields),
-    added in table order: a new item is its field row."""
-    return functools.reduce(operator.add, (K(f.name) for f in PLAN_FIELDS if f.group == "capex" and f.unit == unit))
-
-
-PER_DEVICE_CAPEX, PER_SERVER_CAPEX = _itemized("USD/device"), _itemized("USD/server")
-ITEMIZED_CAPEX_KEYS = PER_DEVICE_CAPEX.keys() + PER_SERVER_CAPEX.keys()  # the itemized capex inputs
-BOUGHT = (1 + K("hardware_price_change_per_year")) ** K("purchase_year")  # the price index of the purchase year
-# the capex of one whole server of a bought pool at today's prices: what a capex budget buys servers by (the
-# engine's sizing and the Results sized device count of a one-pool plan); its items are capex_usd's
-SERVER_CAPEX = ((K("devices_per_server") * K("price_usd") + K("server_price_usd")) * (1 + K("other_capex_fraction"))
-                + K("devices_per_server") * PER_DEVICE_CAPEX + PER_SERVER_CAPEX)
 
 _POOL_AND_PLAN: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
     ("device_count", "devices", "Accelerators (plan: summed over pools).", dict(summed=True, pool_json=1)),

@@ -52,6 +52,7 @@ class Field(Row):
     checks: str = ""     # "": the workbook Checks snapshot it; "doc": documentation; "identity": the name a row
                          # is found by; "live": the workbook's own formulas follow it (an edit is recomputed)
     sizing: tuple[str, ...] = ()  # the sizing modes that read it (facility_power, capex_budget, demand)
+    replaced: bool = False  # an itemized capex item per device that a failed device's replacement pays too
 
     @property
     def name(self) -> str:
