@@ -189,7 +189,7 @@ FINANCE_INPUTS: tuple[Quantity, ...] = scoped("finance input", (
     _q("prefill_share", "fraction", "pool", "Share of the pool's device time spent prefilling (NaN: unknown); allocates cost to input tokens.", default=float("nan")),
     # per plan: the plan's input fields
     _input("other_capex_fraction", swing=14),
-    *(_input(k, optional=True) for k in ("network_usd_per_device", "storage_usd_per_device", "installation_usd_per_server")),
+    *(_input(k, optional=True) for k in ITEMIZED_CAPEX_KEYS),  # the itemized capex (the "capex" fields per device, server)
     _input("pue", swing=9),
     _input("electricity_usd_per_kwh", swing=8),
     _input("colocation_usd_per_kw_month", swing=10),
