@@ -236,10 +236,20 @@ def _equations_section() -> list[str]:
     lines = ["Equations written once: each of these rows is an expression in the quantity table "
              "(tcoapp/engine/quantities/expr.py) that is both the engine's computation and its `Results` formula "
              "(a key stands for its `Results` cell, an upper-case name for a named cell of `Constants`, n/a for a "
-             "value that does not exist); the other `Results` formulas are written by hand, listed in that module.", ""]
+             "value that does not exist); the other `Results` and `CashFlow` formulas are written by hand, listed "
+             "with the reason for each in that module.", ""]
     lines += [f"- `{key}` = `{expr.excel(lambda k: k, 'n/a')}`" for key, expr in PLAN_EXPRESSIONS]
     lines += ["", "Per pool (`pool1.it_avg_kw`, ...; a key is the pool's row, or the plan's input on Plans):", ""]
     lines += [f"- `{key}` = `{expr.excel(lambda k: k, 'n/a')}`" for key, expr in POOL_EXPRESSIONS]
+    from tcoapp.engine.finance.year_rows import OUTFLOW_ROWS, PLAN_YEAR_EXPRESSIONS, POOL_YEAR_EXPRESSIONS
+    lines += ["", "Per year on `CashFlow` (`pool1.energy_usd`, ...: each pool's row, the plan's row its pools' sum "
+                  "unless listed below; `year.key` is the row's cell in the year's column (a pool's own row where it "
+                  "has one), `year.t` the year, `to_date.key` the row from year 0 to the year, `pools.year.key` the "
+                  "pools' cells added; an IF at the top gates the row: the test decides first, only the value reads "
+                  "n/a; a row marked outflow is shown negative):", ""]
+    lines += [f"- `pool.{key}`{' (outflow)' if key in OUTFLOW_ROWS else ''} = `{expr.excel(lambda k: k, 'n/a')}`"
+              for key, expr in POOL_YEAR_EXPRESSIONS]
+    lines += [f"- `{key}` = `{expr.excel(lambda k: k, 'n/a')}`" for key, expr in PLAN_YEAR_EXPRESSIONS]
     return lines + [""]
 
 

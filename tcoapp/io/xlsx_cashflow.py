@@ -17,7 +17,9 @@ import math
 from openpyxl.utils import get_column_letter
 
 from ..engine.finance.depreciation import MACRS_5_PERCENT, MACRS_7_PERCENT
-from ..engine.quantities.finance import HELD_CAPEX_RATES, OPEX_PARTS, PART_YEAR_KEYS, POOL_YEAR_KEYS, YEAR_QUANTITY_BY_KEY
+from ..engine.finance.year_rows import OUTFLOW_ROWS, PLAN_YEAR_EXPRESSIONS, POOL_YEAR_EXPRESSIONS
+from ..engine.quantities.expr import POOLS, TO_DATE, YEAR, YEAR_NUMBER, Expr
+from ..engine.quantities.finance import OPEX_PARTS, PART_YEAR_KEYS, POOL_YEAR_KEYS, YEAR_QUANTITY_BY_KEY
 from ..engine.plan.scenario import Scenario
 from . import sheets as S
 from .xlsx_checks import banner
@@ -25,8 +27,8 @@ from .xlsx_layout import (
     CF_BANNER_ROW, CF_YEAR_ROW, EQUITY_IRR_ATTEMPTS, EQUITY_IRR_GUESSES, IRR_ATTEMPTS, IRR_GUESSES, Layout, base_key,
     cf_keys, served_key,
 )
-from .xlsx_na import NA, THIS_YEAR, YEAR_BEFORE, NaGuard, none_na
-from .xlsx_results import input_price
+from .xlsx_na import NA, THIS_YEAR, YEAR_BEFORE, NaGuard, compiled, none_na
+from .xlsx_results import POOL_ROW_KEYS
 from .xlsx_raw_cells import RawCells
 from .xlsx_styles import (
     HEADER_FILL, HEADER_FONT, NEVER, TOTAL_BORDER, header, key_cell, section, set_text,
@@ -258,16 +260,11 @@ class _BlockFormulas:
         for key in POOL_SUMMED:
             cells[key] = self._na("+".join(here(f"pool{k}.{key}") for k in range(1, self.pools + 1)))
         cells.update(self._residual_cells(year_ref, horizon, here))
-        contracted = p("colocation_contracted_kw")  # a contract on a power of its own bills the plan (years 1..n)
-        cells["colocation_usd"] = self._na("+".join(here(f"pool{k}.colocation_usd") for k in range(1, self.pools + 1))
-                                           + f"+IF(AND({serving},NOT(ISBLANK({contracted}))),{contracted}"
-                                             f"*{p('colocation_usd_per_kw_month')}*MONTHS_PER_YEAR*{here('cost_index')},0)")
+        plan_ref = self._plan_ref(year_ref, here)
+        cells.update({key: self._compiled(expr, plan_ref, key in OUTFLOW_ROWS) for key, expr in PLAN_YEAR_EXPRESSIONS})
         cells["input_tokens"] = self._na(f"{here('output_tokens')}*{p('input_tokens')}/{p('output_tokens')}")
         cells.update(self._input_revenue_cells(serving, here))
-        cells["staff_usd"] = self._na.when(serving, f"{p('staff_usd_per_year')}*{here('cost_index')}")
         cells["opex_usd"] = self._na("-(" + "+".join(here(PART_YEAR_KEYS[part]) for part in OPEX_PARTS) + ")")
-        cells["replacement_capex_usd"] = self._na("+".join(here(f"pool{k}.replacement_capex_usd")
-                                                          for k in range(1, self.pools + 1)))
         cells["depreciation_rate_by_age"] = self._rate_by_age(year_ref)
         cells["replacement_depreciation_usd"] = self._replacement_depreciation(year, serving)
         cells["depreciation_usd"] = self._na("+".join(here(f"pool{k}.depreciation_usd") for k in range(1, self.pools + 1))
@@ -365,53 +362,48 @@ class _BlockFormulas:
         p = self.plans
         own = lambda key: here(f"pool{k}.{key}")  # noqa: E731
         active, bought = own("active"), q("purchase_year")
-        util = own("utilization")
         life = f"IF(ISBLANK({p('depreciation_years')}),{horizon},{p('depreciation_years')})"
         resid = p("residual_value_fraction")
         value = self._value_fraction(f"({horizon}-{bought})", horizon)
-        out = own("output_tokens")
-        gated = lambda core: self._na.when(f"{active}=1", core)  # noqa: E731  (a pool that does not serve costs nothing)
         return {
             f"pool{k}.active": self._na(f"IF(AND({year_ref}>{bought},{year_ref}<={horizon}),1,0)"),
             f"pool{k}.utilization": self._na.when(f"{active}=1", f"{here('utilization')}*{self._ramp(year_ref, bought)}"),
-            f"pool{k}.output_tokens": gated(f"{q('tokens_per_s_per_device')}*{q('device_count')}*{util}*SECONDS_PER_YEAR"
-                                          f"*{active}*{here('throughput_index')}"),
-            f"pool{k}.revenue_usd": gated(f'IF({p("revenue_mode")}="device_hours",{self._hours(k, util, here)},'
-                                        f"{out}*({q('price_usd_per_million_output_tokens')}*{here('price_index')})"
-                                        f"/TOKENS_PER_MILLION+{out}*{p('input_tokens')}/{p('output_tokens')}"
-                                        f"*({input_price(p)}*{here('price_index')})"
-                                        f"/TOKENS_PER_MILLION)"),
-            f"pool{k}.energy_usd": gated(f"{q('owned')}*(({q('device_count')}*({util}*{q('power_w')}+(1-{util})"
-                                       f"*{q('idle_w')})+{q('servers')}*{q('server_overhead_w')})/W_PER_KW)*{p('pue')}"
-                                       f"*HOURS_PER_YEAR*{p('electricity_usd_per_kwh')}*{here('electricity_index')}"
-                                       f"*{active}"),
-            f"pool{k}.colocation_usd": gated(f"IF(ISBLANK({p('colocation_contracted_kw')}),{q('owned')}"
-                                           f"*{q('it_provisioned_kw')}*{p('colocation_usd_per_kw_month')}"
-                                           f"*MONTHS_PER_YEAR*{here('cost_index')}*{active},0)"),
-            f"pool{k}.maintenance_usd": gated(f"{q('hardware_capex_usd')}*{p('maintenance_fraction_per_year')}"
-                                            f"*{here('cost_index')}*{active}"),
-            f"pool{k}.software_usd": gated(f"{q('device_count')}*{p('software_usd_per_device_year')}*{here('cost_index')}"
-                                         f"*{active}"),
-            f"pool{k}.rent_usd": gated(f"(1-{q('owned')})*{q('device_count')}*{q('rent_usd_per_device_hour')}"
-                                     f"*HOURS_PER_YEAR*{here('cost_index')}*{active}"),
-            # (the fraction decides first: 0 where it is 0, even where the capex does not exist, as the engine)
-            **{f"pool{k}.{PART_YEAR_KEYS[part]}": self._na.when(f"AND({active}=1,{p(rate)}>0)",
-                                                                f"{q('owned')}*{self._held(k, here)}*{p(rate)}*{active}")
-               for part, rate in HELD_CAPEX_RATES.items()},
-            f"pool{k}.capex_usd": self._na.when(f"{year_ref}={bought}", f"-{q('capex_usd')}"),
-            f"pool{k}.replacement_capex_usd": gated(f"-{p('annual_failure_rate')}*{q('owned')}*{q('device_count')}"
-                                                  f"*{q('price_usd')}*{here('hardware_price_index')}"),
+            **{f"pool{k}.{key}": self._compiled(expr, self._pool_ref(k, year_ref, here), key in OUTFLOW_ROWS)
+               for key, expr in POOL_YEAR_EXPRESSIONS},
             f"pool{k}.depreciation_usd": self._depreciation(year_ref, bought, horizon, life, resid, q("capex_usd")),
             f"pool{k}.residual_value_usd": self._na.when(f"{year_ref}={horizon}", f"{q('capex_usd')}*{value}"),
             **self._debt_cells(k, year_ref, horizon, here),
         }
 
-    def _held(self, k: int, here) -> str:
-        """What insurance and property tax are charged on (held_capex_basis): the tranche's capex, or its book
-        value at the start of the year (capex less the depreciation of the years before this one)."""
-        capex, row = self.results(f"pool{k}.capex_usd"), self.row(f"pool{k}.depreciation_usd")
-        taken = f"SUM(${self.layout.year_col(0)}{row}:{here(f'pool{k}.depreciation_usd')})-{here(f'pool{k}.depreciation_usd')}"
-        return f'IF({self.plans("held_capex_basis")}="book_value",{capex}-({taken}),{capex})'
+    def _compiled(self, expr: Expr, ref, outflow: bool = False) -> str:
+        return compiled(expr, ref, self._na, outflow)
+
+    def _plan_ref(self, year_ref: str, here):
+        """The cell of each name a plan's year expression reads (year_rows.plan_values, the engine's): the plan's
+        year row, the pools' year rows added, the plan's input on Plans."""
+        def ref(name: str) -> str:
+            if name == YEAR_NUMBER:
+                return year_ref
+            if name.startswith(POOLS + YEAR):
+                key = name[len(POOLS + YEAR):]
+                return "+".join(here(f"pool{k}.{key}") for k in range(1, self.pools + 1))
+            return here(name[len(YEAR):]) if name.startswith(YEAR) else self.plans(name)
+        return ref
+
+    def _pool_ref(self, k: int, year_ref: str, here):
+        """The cell (or range) of each name a pool's year expression reads (year_rows.pool_values, the engine's):
+        the pool's own year row where it has one, else the plan's; the pool's Results row where the pool block
+        has one, else the plan's input on Plans."""
+        def ref(name: str) -> str:
+            if name == YEAR_NUMBER:
+                return year_ref
+            if name.startswith((YEAR, TO_DATE)):
+                key = name.split(".", 1)[1]
+                row = f"pool{k}.{key}" if key in POOL_YEAR_KEYS else key
+                return (here(row) if name.startswith(YEAR)
+                        else f"${self.layout.year_col(0)}{self.row(row)}:{here(row)}")
+            return self.results(f"pool{k}.{name}") if name in POOL_ROW_KEYS else self.plans(name)
+        return ref
 
     def _over_time_cells(self, year_ref: str, serving: str, horizon: str, here) -> dict[str, str]:
         """The year's throughput index (docs/model.md, "Finance over time"): (1 + throughput_change_per_year)^(t-1),
@@ -487,15 +479,6 @@ class _BlockFormulas:
         repl, rate = self.row("replacement_capex_usd"), self.row("depreciation_rate_by_age")
         terms = "+".join(f"{self.layout.year_col(s)}{repl}*{self.layout.year_col(year - s)}{rate}" for s in range(year))
         return self._na.when(serving, f"-({terms})")
-
-    def _hours(self, k: int, util: str, here) -> str:
-        """revenue_mode = device_hours: devices x HOURS_PER_YEAR x (reserved share x reserved price + the rest x
-        utilization x on-demand price) x the price index (docs/model.md, "Revenue as device hours")."""
-        p = self.plans
-        share = p("reserved_fraction")
-        return (f"{self.results(f'pool{k}.device_count')}*HOURS_PER_YEAR*({share}*{p('reserved_price_usd_per_device_hour')}"
-                f"+(1-{share})*{util}*{p('price_usd_per_device_hour')})*{here('price_index')}"
-                f"*{here(f'pool{k}.active')}")
 
     def _debt_cells(self, k: int, year_ref: str, horizon: str, here) -> dict[str, str]:
         """One tranche's loan in the year (docs/model.md, "Financing"): debt_fraction x capex borrowed when

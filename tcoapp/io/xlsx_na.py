@@ -16,6 +16,7 @@ import functools
 import re
 from typing import Callable
 
+from ..engine.quantities.expr import Expr, Gate
 from . import sheets as S
 from .xlsx_layout import EQUITY_IRR_ATTEMPTS, IRR_ATTEMPTS, base_key
 from .xlsx_styles import NOT_AVAILABLE
@@ -90,6 +91,17 @@ def _may_be_na(sheet: str, key: str) -> bool:
     if sheet == S.CASH_FLOW:
         return base_key(key) not in CASHFLOW_NEVER_NA
     return False  # inputs: a number, blank, or (typed by hand) text that makes an error
+
+
+def compiled(expr: Expr, ref: Callable[[str], str], guard: NaGuard, outflow: bool = False) -> str:
+    """The formula of a row written as an expression (engine/quantities/expr.py), `ref(name)` the cell of each name
+    it reads. A gate at its top (`gated`) decides first and only the value is guarded against n/a (a pool that
+    does not serve costs 0); an outflow reads negative: "-" before the value (Excel negates its first operand,
+    exactly the value negated)."""
+    sign = "-" if outflow else ""
+    if isinstance(expr, Gate):
+        return guard.when(expr.test.excel(ref, NA), sign + expr.then.excel(ref, NA), expr.otherwise.excel(ref, NA))
+    return guard(sign + expr.excel(ref, NA))
 
 
 def none_na(rng: str) -> str:

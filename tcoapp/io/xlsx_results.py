@@ -19,7 +19,7 @@ from ..engine.pipeline.compute import PlanResult, not_entered
 from ..engine.quantities.inputs import DEVICE_FIELDS, EQUIVALENT_KEYS, PLAN_FIELD_BY_NAME, PLAN_FIELDS, PRICE_TIER_FIELDS
 from ..engine.quantities.finance import (
     COMPONENT_KEYS, DEVICE_ECONOMICS_KEYS, HELD_CAPEX_RATES, INPUT_BY_KEY, SUMMED_KEYS, OPEX_PARTS, PART_ANNUAL_KEYS,
-    PART_YEAR_KEYS, PLAN_EXPRESSIONS, POOL_EXPRESSIONS, POOL_QUANTITY_BY_KEY, QUANTITY_BY_KEY, TOKEN_TYPE_KEYS,
+    PART_YEAR_KEYS, PLAN_EXPRESSIONS, POOL_EXPRESSIONS, POOL_QUANTITY_BY_KEY, QUANTITY_BY_KEY, SERVER_CAPEX, TOKEN_TYPE_KEYS,
 )
 from ..engine.quantities.metrics import CASHFLOW_METRICS, METRIC_BY_KEY, METRICS
 from ..engine.plan.scenario import Scenario
@@ -28,7 +28,7 @@ from openpyxl.utils import get_column_letter
 
 from .xlsx_checks import banner, plan_header, plan_status, plan_status_formats
 from .xlsx_layout import Layout, PlanRefs, base_key, field_column, served_key
-from .xlsx_na import NA, NOT_AVAILABLE, NaGuard, none_na
+from .xlsx_na import NA, NOT_AVAILABLE, NaGuard, compiled, none_na
 from .xlsx_labels import result_label
 from .xlsx_styles import (
     PLAN_WIDTH_MAX,
@@ -74,11 +74,6 @@ POOL_TEXT_HELP = {"pool": "Pool name (Pools sheet; a plan without pool rows is o
 PoolFormula = Callable[["PoolRefs"], str]
 
 
-def _bought(q) -> str:
-    """The price index of the pool's purchase year: (1 + hardware_price_change_per_year)^purchase_year."""
-    return f'(1+{q.p("hardware_price_change_per_year")})^{q.r("purchase_year")}'
-
-
 POOL_EXPRESSION_BY_KEY = dict(POOL_EXPRESSIONS)
 
 
@@ -93,34 +88,23 @@ def input_price(p) -> str:
 def _pool_expression(key: str) -> tuple[str, PoolFormula]:
     """A pool row written as an expression in the quantity table: its formula compiled from it (a key is the
     pool's row where the pool block has one, else the plan's input on Plans)."""
-    return key, lambda q: POOL_EXPRESSION_BY_KEY[key].excel(q.ref, NA)
+    return key, lambda q: compiled(POOL_EXPRESSION_BY_KEY[key], q.ref, q.guard)
 
 
 POOL_FORMULAS: tuple[tuple[str, PoolFormula], ...] = (
-    ("servers", lambda q: f'ROUNDUP({q.r("device_count")}/{q.r("devices_per_server")},0)'),
-    ("server_nameplate_w", lambda q: f'{q.r("devices_per_server")}*{q.r("tdp_w")}+{q.r("server_overhead_w")}'),
-    ("servers_per_rack", lambda q: f'MIN({q.r("servers_per_rack_max")},'
-                                   f'ROUNDDOWN({q.r("rack_power_cap_kw")}*W_PER_KW/{q.r("server_nameplate_w")},0))'),
-    ("racks", lambda q: f'IF({q.r("servers_per_rack")}>0,ROUNDUP({q.r("servers")}/{q.r("servers_per_rack")},0),{NA})'),
-    # every capex item at the price of its year: x (1 + hardware_price_change_per_year)^purchase_year
-    ("hardware_capex_usd", lambda q: f'{q.r("owned")}*({q.r("device_count")}*{q.r("price_usd")}'
-                                     f'+{q.r("servers")}*{q.r("server_price_usd")})*{_bought(q)}'),
-    # a pool that cannot be racked or holds no device does not exist: no capex, so the plan has no cost or return
-    ("capex_usd", lambda q: f'IF(AND(ISNUMBER({q.r("racks")}),{q.r("device_count")}>=1),'
-                            f'{q.r("hardware_capex_usd")}*(1+{q.p("other_capex_fraction")})'
-                            f'+{q.r("owned")}*({q.r("device_count")}*({q.p("network_usd_per_device")}'
-                            f'+{q.p("storage_usd_per_device")})+{q.r("servers")}*{q.p("installation_usd_per_server")})'
-                            f'*{_bought(q)},{NA})'),
+    _pool_expression("servers"),
+    _pool_expression("server_nameplate_w"),
+    _pool_expression("servers_per_rack"),
+    _pool_expression("racks"),
+    _pool_expression("hardware_capex_usd"),
+    _pool_expression("capex_usd"),
     _pool_expression("device_avg_w"),
     _pool_expression("it_avg_kw"),
     _pool_expression("it_provisioned_kw"),
     _pool_expression("energy_usd_per_year"),
     _pool_expression("colocation_usd_per_year"),
     _pool_expression("maintenance_usd_per_year"),
-    # a fraction of the capex held, 0 where the fraction is 0 even where the capex does not exist (as the engine)
-    *((PART_ANNUAL_KEYS[part], lambda q, rate=rate: q.when(f'{q.p(rate)}>0',
-                                                          f'{q.r("owned")}*{q.r("capex_usd")}*{q.p(rate)}'))
-      for part, rate in HELD_CAPEX_RATES.items()),
+    *(_pool_expression(PART_ANNUAL_KEYS[part]) for part in HELD_CAPEX_RATES),
     _pool_expression("software_usd_per_year"),
     _pool_expression("rent_usd_per_year"),
     _pool_expression("output_tokens_per_year"),
@@ -529,9 +513,7 @@ class PoolRefs:
             core = (f'ROUNDDOWN({self.p("facility_power_kw")}*W_PER_KW/({self.r("server_nameplate_w")}'
                     f'*{self.p("pue")})+SIZING_EPSILON,0)*{dps}')
         elif mode == "capex_budget":  # a rented pool has no capex to size by
-            per_server = (f'({dps}*{self.r("price_usd")}+{self.r("server_price_usd")})*(1+{self.p("other_capex_fraction")})'
-                          f'+{dps}*({self.p("network_usd_per_device")}+{self.p("storage_usd_per_device")})'
-                          f'+{self.p("installation_usd_per_server")}')
+            per_server = SERVER_CAPEX.excel(self.ref, NA)
             core = (f'IF({self.r("owned")}=0,{NA},'
                     f'ROUNDDOWN({self.p("capex_budget_usd")}/({per_server})+SIZING_EPSILON,0)*{dps})')
         elif mode == "demand":  # no tokens per device-day: no fleet meets any demand

@@ -14,14 +14,12 @@ import functools
 
 import numpy as np
 
-from . import cashflow, costs, depreciation, financing, packing, recovery, timeline
-from ..quantities.inputs import FINANCE_FIELDS
+from . import cashflow, costs, depreciation, financing, recovery, timeline, year_rows
 from ..quantities.finance import (
     HELD_CAPEX_RATES, LEVELIZED_YEAR_ROWS, OPEX_PARTS, PART_ANNUAL_KEYS, PART_YEAR_KEYS, PLAN_EXPRESSIONS, PLAN_INPUT_KEYS,
     POOL_EXPRESSIONS, POOL_INPUT_KEYS, POOL_QUANTITIES, SUMMED_KEYS, FinanceResult, PoolFinance, YearRows, as_inputs,
 )
 
-ITEMIZED = tuple(f.name for f in FINANCE_FIELDS if f.group == "capex" and f.name != "other_capex_fraction")  # per device / server
 SUMMED = SUMMED_KEYS
 
 
@@ -44,23 +42,10 @@ def finance_metrics(x, with_irr: bool = True) -> FinanceResult:
 
 def _pool_quantities(a, p) -> dict[str, np.ndarray]:
     """The finance layer (docs/model.md, section 3) applied to each pool alone (arrays with the pool axis last)."""
-    count, owned = a.device_count * np.ones_like(a.price_usd), a.owned
-    servers = packing.servers_needed(count, a.devices_per_server)
-    nameplate = packing.server_nameplate_w(a.devices_per_server, a.tdp_w, a.server_overhead_w)
-    per_rack = packing.servers_per_rack(a.rack_power_cap_kw, nameplate, a.servers_per_rack_max)
-    racks = packing.racks_needed(servers, per_rack)
-    bought = hardware_price_index(p["hardware_price_change_per_year"], a.purchase_year)  # the price in its year
-    hardware = owned * costs.hardware_capex_usd(count, a.price_usd, servers, a.server_price_usd) * bought
-    buildable = np.isfinite(racks) & (count >= 1)
-    out = {
-        "device_count": count, "servers": servers, "server_nameplate_w": nameplate, "servers_per_rack": per_rack,
-        "racks": racks, "hardware_capex_usd": hardware,
-        # a pool that cannot be racked (servers_per_rack = 0) or holds no device is infeasible: no capex,
-        # hence the plan has no cost per token, NPV, IRR, payback or ROI (NaN, shown as n/a / "never")
-        "capex_usd": np.where(buildable, costs.capex_usd(hardware, p["other_capex_fraction"]) + owned * costs.itemized_capex_usd(
-            count, servers, *(np.asarray(a[k], float)[..., None] for k in ITEMIZED)) * bought, np.nan),
-    }
-    # the rows written as expressions (power, opex lines, tokens), over the pool's inputs and rows and the plan's inputs
+    count = a.device_count * np.ones_like(a.price_usd)
+    out = {"device_count": count}
+    # the rows written as expressions (packing, capex, power, opex lines, tokens), over the pool's inputs and rows
+    # and the plan's inputs
     env = {**{k: getattr(a, k) for k in POOL_INPUT_KEYS}, **p, **out}
     _evaluate(_in_order(POOL_EXPRESSIONS, frozenset(env)), env, out)
     out_tok, in_tok = out["output_tokens_per_year"], out["input_tokens_per_year"]
@@ -69,8 +54,6 @@ def _pool_quantities(a, p) -> dict[str, np.ndarray]:
         out_tok * a.price_usd_per_million_output_tokens / 1e6 + in_tok * costs.input_price_usd_per_million(
             p["price_usd_per_million_input_tokens"], p["price_usd_per_million_cached_input_tokens"],
             p["prefix_cache_hit_rate"]) / 1e6)
-    for part, rate in HELD_CAPEX_RATES.items():
-        out[PART_ANNUAL_KEYS[part]] = costs.held_capex_cost_usd(owned * out["capex_usd"], p[rate])
     return out
 
 
@@ -104,39 +87,38 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
     P1 = lambda v: np.asarray(v, float)[..., None]  # noqa: E731  pool [..., P] -> [..., P, 1]
     L2 = lambda v: np.asarray(v, float)[..., None, None]  # noqa: E731  plan [...] -> [..., 1, 1]
     in_horizon = ((t >= 1) & (t <= n)).astype(float)
-    u_t = timeline.utilization_by_year(a.utilization, a.first_year_utilization, a.ramp_years, t)
-    p_t = timeline.index_by_year(a.price_change_per_year, t)
-    e_t = timeline.index_by_year(a.electricity_price_change_per_year, t)
-    c_t = timeline.index_by_year(a.cost_change_per_year, t)
-    up, pp, ep, cp = (x[..., None, :] for x in (u_t, p_t, e_t, c_t))
+    plan_rows = {"utilization": timeline.utilization_by_year(a.utilization, a.first_year_utilization, a.ramp_years, t),
+                 **{f"{name}_index": timeline.index_by_year(a[f"{change}_change_per_year"], t) for name, change in (
+                     ("price", "price"), ("electricity", "electricity_price"), ("cost", "cost"))}}
+    u_t, up, pp = plan_rows["utilization"], plan_rows["utilization"][..., None, :], plan_rows["price_index"][..., None, :]
     bought = P1(a.purchase_year)
     active = ((t > bought) & (t <= n[..., None, :])).astype(float)
     count = P1(pool["device_count"])
     serves = active > 0
     # each tranche at the plan's utilization of the year x its own ramp from its first serving year (1: none)
     pool_u = np.where(serves, up * timeline.tranche_ramp_factor(L2(a.tranche_ramp_months), t - bought), 0.0)
-    out_tok, h_t = _output_tokens(a, count, pool_u, active, serves, t, in_horizon)
-    in_tok = costs.input_tokens_per_year(out_tok, L2(a.input_tokens), L2(a.output_tokens))
-    revenue = _pool_revenue(a, count, out_tok, in_tok, pool_u, pp, serves)
+    h_t = _throughput_index(a, count, pool_u, active, serves, t, in_horizon)
     capex = P1(pool["capex_usd"])
     resid = np.asarray(a.residual_value_fraction, float)
     life = np.where(np.isnan(np.asarray(a.depreciation_years, float)), years, np.asarray(a.depreciation_years, float))
     depreciation, gain = _depreciation_and_disposal(a, capex, bought, t, n, years, resid, life)
-    parts = _opex_parts(a, pool, pool_u, ep, cp, active, capex - (np.cumsum(depreciation, axis=-1) - depreciation))
-    rows = {PART_YEAR_KEYS[k]: np.sum(np.where(serves, v, 0.0), axis=-2) for k, v in parts.items()}
-    _plan_costs(a, rows, c_t, in_horizon)
+    plan_rows.update(throughput_index=h_t, hardware_price_index=np.where(t <= n, hardware_price_index(
+        np.asarray(a.hardware_price_change_per_year, float)[..., None], t), 0.0))
+    pool_parts, rows = year_rows.evaluate(  # the year rows written as expressions (tokens, revenue, opex, capex)
+        a, pool, plan_rows, {"active": active, "utilization": pool_u, "depreciation_usd": depreciation}, t)
+    out_tok = pool_parts["output_tokens"]
+    in_tok = costs.input_tokens_per_year(out_tok, L2(a.input_tokens), L2(a.output_tokens))
     rows["opex_usd"] = sum(rows[PART_YEAR_KEYS[part]] for part in OPEX_PARTS)
-    pool_capex = np.where(t == bought, capex, 0.0)
+    pool_capex = pool_parts["capex_usd"]
     value = capex * timeline.resale_fraction(n[..., None, :] - bought, L2(years), L2(resid), L2(a.resale_curve),
                                              L2(a.resale_decline_per_year))
-    replacement, repl = _replacements(a, serves, count, life, resid, in_horizon, t, n)
-    replaced, replaced_dep = repl["replacement_capex_usd"], repl["replacement_depreciation_usd"]
+    repl = _replacements(a, rows["replacement_capex_usd"], life, resid, in_horizon, t, n)
+    replaced, replaced_dep = rows["replacement_capex_usd"], repl["replacement_depreciation_usd"]
     replaced_value = np.sum(repl["replacement_residual_value_usd"], axis=-1)  # the value at the horizon
     rows.update(repl, **_input_revenue(a, in_tok, pp, serves))
     rows.update(
-        price_index=p_t, electricity_index=e_t, cost_index=c_t, utilization=u_t, throughput_index=h_t,
-        output_tokens=np.sum(out_tok, axis=-2), input_tokens=np.sum(in_tok, axis=-2), revenue_usd=np.sum(revenue, axis=-2),
-        capex_usd=np.sum(pool_capex, axis=-2),
+        **plan_rows,
+        input_tokens=np.sum(in_tok, axis=-2),
         residual_value_usd=np.where(t == n, np.sum(value, axis=-2) + replaced_value[..., None], 0.0),
         depreciation_rate_by_age=np.where(t <= n, timeline.depreciation_rate_by_age(  # the schedule by age, to the horizon
             np.asarray(a.depreciation_method, float)[..., None], life[..., None], resid[..., None], t), 0.0),
@@ -151,35 +133,21 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
     rows["discount_factor"] = (1.0 / (1.0 + np.asarray(a.discount_rate, float)[..., None])
                                ** cashflow.discount_years(t.shape[-1], a.discounting) * np.ones_like(u_t))
     ones = np.ones_like(out_tok)
-    rows.update(pool_capex_usd=pool_capex, pool_active=active * ones, pool_utilization=pool_u * ones, pool_replacement_capex_usd=replacement * ones,
-                pool_output_tokens=out_tok, pool_revenue_usd=revenue, pool_depreciation_usd=depreciation,
+    rows.update(pool_active=active * ones, pool_utilization=pool_u * ones,
+                pool_depreciation_usd=depreciation,
                 pool_residual_value_usd=np.where(t == n[..., None, :], value, 0.0) * ones,
-                **{f"pool_{PART_YEAR_KEYS[k]}": np.where(serves, v, 0.0) for k, v in parts.items()})
+                **{f"pool_{key}": v for key, v in pool_parts.items()})
     return rows
 
 
-def _output_tokens(a, count, pool_u, active, serves, t, in_horizon):
-    """Each pool's output tokens by year at its utilization, x the throughput index (software that gets faster,
-    docs/model.md "Finance over time"; a demand-sized plan's capped at its demand; 0 past the horizon): (tokens,
-    the index)."""
+def _throughput_index(a, count, pool_u, active, serves, t, in_horizon):
+    """The throughput index by year (software that gets faster, docs/model.md "Finance over time"; a demand-sized
+    plan's capped at its demand over its pools' output tokens at year-1 speed; 0 past the horizon)."""
     tps = np.asarray(a.tokens_per_s_per_device, float)[..., None]
     at_year_1_speed = np.where(serves, costs.output_tokens_per_year(tps, count, pool_u) * active, 0.0)
     index = timeline.throughput_index(a.throughput_change_per_year, a.demand_tokens_per_year,
                                       np.sum(at_year_1_speed, axis=-2), t)
-    return np.where(serves, at_year_1_speed * index[..., None, :], 0.0), np.where(in_horizon > 0, index, 0.0)
-
-
-def _pool_revenue(a, count, out_tok, in_tok, pool_u, pp, serves) -> np.ndarray:
-    """Each pool's revenue by year: its tokens at the year's prices, or its device-hours (revenue_mode)."""
-    P1 = lambda v: np.asarray(v, float)[..., None]  # noqa: E731  pool [..., P] -> [..., P, 1]
-    L2 = lambda v: np.asarray(v, float)[..., None, None]  # noqa: E731  plan [...] -> [..., 1, 1]
-    in_price = costs.input_price_usd_per_million(L2(a.price_usd_per_million_input_tokens),
-                                                 L2(a.price_usd_per_million_cached_input_tokens),
-                                                 L2(a.prefix_cache_hit_rate))
-    token_revenue = (out_tok * (P1(a.price_usd_per_million_output_tokens) * pp) / 1e6
-                     + in_tok * (in_price * pp) / 1e6)
-    hour_revenue = device_hour_revenue(a, count, pool_u, pp, expand=L2)
-    return np.where(serves, np.where(L2(a.revenue_mode) == 1, hour_revenue, token_revenue), 0.0)
+    return np.where(in_horizon > 0, index, 0.0)
 
 
 def _input_revenue(a, in_tok, pp, serves) -> dict[str, np.ndarray]:
@@ -195,20 +163,15 @@ def _input_revenue(a, in_tok, pp, serves) -> dict[str, np.ndarray]:
             "cached_input_revenue_usd": np.sum(np.where(serves & tokens, in_tok * hit * (cached * pp) / 1e6, 0.0), axis=-2)}
 
 
-def _replacements(a, serves, count, life, resid, in_horizon, t, n):
-    """Failed devices replaced in every year a bought pool serves, at its device price x the hardware price index
-    of the year (docs/model.md, "Device failures" and "Finance over time"), each valued at the horizon like a
-    tranche bought in its year (its age then: n - t): (per pool and year, the plan's year rows)."""
+def _replacements(a, replaced, life, resid, in_horizon, t, n):
+    """The replacements of failed devices (`replaced`: bought in each year, the table's replacement_capex_usd;
+    docs/model.md, "Device failures"), each valued at the horizon like a tranche bought in its year (its age
+    then: n - t) and depreciated on the tranches' schedule: the plan's year rows."""
     L1 = lambda v: np.asarray(v, float)[..., None]  # noqa: E731  plan [...] -> [..., 1] (the year axis)
-    price_index = hardware_price_index(L1(a.hardware_price_change_per_year), t)
-    replacement = np.where(serves, L1(a.annual_failure_rate)[..., None] * L1(a.owned) * count * L1(a.price_usd)
-                           * price_index[..., None, :], 0.0)
-    replaced = np.sum(replacement, axis=-2)
     fraction = np.where(in_horizon > 0, timeline.resale_fraction(n - t, L1(a.years), L1(resid), L1(a.resale_curve),
                                                                  L1(a.resale_decline_per_year)), 0.0)
     value = np.sum(replaced * fraction, axis=-1)
-    return replacement, {
-        "hardware_price_index": np.where(t <= n, price_index, 0.0), "replacement_capex_usd": replaced,
+    return {
         "replacement_depreciation_usd": timeline.replacement_depreciation(replaced, a.depreciation_method, life, resid,
                                                                           in_horizon),
         "replacement_value_fraction": fraction, "replacement_residual_value_usd": np.where(t == n, value[..., None], 0.0)}
@@ -223,37 +186,6 @@ def _tax_and_cash_flow(a, rows, in_horizon) -> None:
     rows["tax_usd"] = np.where(in_horizon > 0, tax, 0.0)
     rows["cash_flow_usd"] = (rows["revenue_usd"] - rows["opex_usd"] - rows["tax_usd"] - rows["capex_usd"]
                              - rows["replacement_capex_usd"] + rows["residual_value_usd"])
-
-
-def _plan_costs(a, rows, c_t, in_horizon) -> None:
-    """The plan's own costs by year, into `rows`: staff, and colocation_contracted_kw x colocation_usd_per_kw_month
-    x 12 x the cost index in years 1..n, a contract that bills a power of its own (nothing where it is empty: each
-    bought pool's nameplate is billed, _opex_parts)."""
-    rows["staff_usd"] = np.asarray(a.staff_usd_per_year, float)[..., None] * c_t * in_horizon
-    contracted = np.asarray(a.colocation_contracted_kw, float)[..., None]
-    billed = costs.colocation_usd_per_year(contracted, np.asarray(a.colocation_usd_per_kw_month, float)[..., None])
-    rows["colocation_usd"] = rows["colocation_usd"] + np.where(np.isnan(contracted), 0.0, billed * c_t * in_horizon)
-
-
-def _opex_parts(a, pool, pool_u, ep, cp, active, book) -> dict[str, np.ndarray]:
-    """Each opex part per pool and year (pools on axis -2) but staff (a plan's own cost): OPEX_PARTS' rules.
-    `book`: each tranche's book value at the start of the year (held_capex_basis = book_value)."""
-    P1 = lambda v: np.asarray(v, float)[..., None]  # noqa: E731  pool [..., P] -> [..., P, 1]
-    L2 = lambda v: np.asarray(v, float)[..., None, None]  # noqa: E731  plan [...] -> [..., 1, 1]
-    count, owned = P1(pool["device_count"]), P1(a.owned)
-    avg_kw = costs.it_avg_kw(count, costs.device_avg_w(pool_u, P1(a.power_w), P1(a.idle_w)), P1(pool["servers"]),
-                             P1(a.server_overhead_w))
-    return {
-        "energy": owned * costs.energy_usd_per_year(avg_kw, L2(a.pue), L2(a.electricity_usd_per_kwh)) * ep * active,
-        "colocation": np.where(np.isnan(L2(a.colocation_contracted_kw)), owned * costs.colocation_usd_per_year(
-            P1(pool["it_provisioned_kw"]), L2(a.colocation_usd_per_kw_month)) * cp * active, 0.0),
-        "maintenance": costs.maintenance_usd_per_year(P1(pool["hardware_capex_usd"]),
-                                                      L2(a.maintenance_fraction_per_year)) * cp * active,
-        "software": costs.software_usd_per_year(count, L2(a.software_usd_per_device_year)) * cp * active,
-        "rent": (1.0 - owned) * costs.rent_usd_per_year(count, P1(a.rent_usd_per_device_hour)) * cp * active,
-        **{part: costs.held_capex_cost_usd(owned * np.where(L2(a.held_capex_basis) == 1, book, P1(pool["capex_usd"])),
-                                           L2(getattr(a, rate))) * active for part, rate in HELD_CAPEX_RATES.items()},
-    }
 
 
 def _financing(a, rows, pool_capex, bought, t, n, years, in_horizon) -> dict[str, np.ndarray]:

@@ -13,8 +13,7 @@ from typing import Mapping
 import numpy as np
 
 from ..quantities.inputs import DEVICE_FIELDS, PLAN_FIELDS, SIZING_INPUTS
-from .costs import server_capex_usd
-from .metrics import ITEMIZED
+from ..quantities.finance import ITEMIZED_CAPEX_KEYS as ITEMIZED, POOL_INPUT_KEYS, SERVER_CAPEX  # noqa: F401 (ITEMIZED read through this module too)
 
 SECONDS_PER_DAY = 86400.0
 TOLERANCE = 1e-9           # whole-server rounding slack (a float just below a whole number is that number)
@@ -47,8 +46,8 @@ def pool_servers(mode: str, limit, inputs: Mapping[str, np.ndarray], weights,
         cost_kw = (dps * np.asarray(inputs["tdp_w"], float) + inputs["server_overhead_w"]) * column("pue") / 1000.0
         return servers_within(limit, cost_kw, dps[0], weights)
     if mode == "capex_budget":
-        cost = inputs["owned"] * server_capex_usd(dps, np.asarray(inputs["price_usd"], float), inputs["server_price_usd"],
-                                                  column("other_capex_fraction"), *(column(k) for k in ITEMIZED))
+        cost = inputs["owned"] * SERVER_CAPEX.numpy(  # pool keys (draws, pools), plan keys (draws, 1)
+            lambda key: np.asarray(inputs[key], float) if key in POOL_INPUT_KEYS else column(key))
         return servers_within(limit, cost, dps[0], weights)
     if mode == "demand":
         return demand_servers(limit, fleet_tokens_per_s_per_device, inputs["utilization"], weights, dps)

@@ -1,58 +1,82 @@
-"""A quantity's equation written once (docs/workbook_format.md, "Results"): a small expression over the
-table's keys and the named constants, compiled both to the numpy computation of the engine and to the
-live Excel formula of the Results sheet.
+"""A quantity's equation written once (docs/workbook_format.md, "Results" and "CashFlow"): a small expression
+over the table's keys, its year rows and the named constants, compiled both to the numpy computation of the
+engine and to the live Excel formula of the Results or CashFlow sheet.
 
     cost = when_positive(K("output_tokens_per_year"),
                          (K("capex_usd_per_year") + K("opex_usd_per_year")) / K("output_tokens_per_year")
                          * C("TOKENS_PER_MILLION"))
+    software_usd = gated(SERVES, K("device_count") * K("software_usd_per_device_year") * Y("cost_index") * Y("active"))
 
-- `K(key)`: a row of the table (the engine's value of that key; in the workbook the cell of its row);
+- `K(key)`: a row of the table (the engine's value of that key; in the workbook the cell of its row; in a
+  pool's expression the pool's row where it has one, else the plan's input);
+- `Y(key)`: this year's value of a year row (a pool's expression: the pool's own row where it has one);
+  `Year()` the year t; `to_date(key)` the year row summed from year 0 to this year (SUM over the columns);
 - `C(name)`: a named constant (constants.py; the workbook's Constants sheet names the same cell);
-- `+ - * /` and unary minus, `minimum`/`maximum` (MIN/MAX), `when_positive(test, value)`: the value where
-  test > 0, else "does not exist" (NaN; the workbook's n/a).
+- `+ - * / **` (^) and unary minus, `minimum`/`maximum` (MIN/MAX), `round_up`/`round_down` (ROUNDUP/ROUNDDOWN
+  to a whole number), `when(test, a, b)` (IF), `gated(test, a)` (a row's gate: a where the test holds, else
+  0, the test deciding first), `when_positive(test, value)` (the value where test > 0, else n/a), and the
+  tests `compare(a, op, b)`, `all_of`, `negation`, `is_blank(key)` (an empty input: NaN), `is_number(x)`,
+  `is_choice(key, choice)` (the engine compares the choice's code, the workbook its text);
+- over pools: `pools_sum(x)` (numpy sums the pool axis; the workbook adds the pools' cells).
 
 `.numpy(value)` evaluates the tree with numpy, operation for operation in the order written, so an
 expression gives the same floating-point numbers as the same equation typed as numpy code;
-`.excel(ref, na)` writes the formula text with the fewest parentheses that keep that order.
+`.excel(ref, na)` writes the formula text with the fewest parentheses that keep that order. The surface
+resolves the names (`value`/`ref`): finance/year_rows.py for the engine's years, io/xlsx_cashflow.py and
+io/xlsx_results.py for the workbook.
 
-Written as expressions (finance.PLAN_EXPRESSIONS and POOL_EXPRESSIONS; docs/workbook_format.md lists
-each): the cost per million output, total and input tokens, the cost per device-hour, each cost component
-per million output tokens, the revenue per rack per year and the net per year; per pool, the average
-device power, average and provisioned IT power, energy, colocation, maintenance, software and rent per
-year and the output and input tokens per year. A new plan quantity or metric whose equation
-is over other rows of a plan is one table row with `expr=`: the engine computes it, the Results sheet
-gets its formula, the JSON, Checks, docs and GUI follow the row.
+Written as expressions (quantities/finance.py; docs/workbook_format.md lists each): per pool the packing
+(servers, nameplate, servers per rack, racks), hardware capex and capex, the server capex a budget buys by
+(SERVER_CAPEX), power, every opex line per year and the output and input tokens per year; per plan the cost
+per million tokens and its components, the revenue per rack, the net per year and the token-type rows; per
+year (CashFlow) each pool's output tokens, revenue, energy, colocation, maintenance, software, rent,
+insurance, property tax, capex paid and replacements, and the plan's staff and contracted colocation (the
+other plan rows are their pools' sum, opex the sum of its parts: rules over the table's columns). A new
+opex line is one year row with `pool_expr=` (or `expr=`) and `opex_part=`; a new itemized capex item one
+plan field in the "capex" group (USD/device or USD/server).
 
-Formulas still written by hand (io/xlsx_results.py, io/xlsx_cashflow.py), and why:
-- sums and choices over a plan's pools (the plan totals, `servers_per_rack` when every pool agrees,
-  `prefill_share_of_device_time`): the number of pools varies per plan, an expression has no pool axis;
-- the levelized rows (`capital_recovery_factor`, `capex_usd_per_year`, opex, tokens and revenue per year)
-  and `roi`: SUMPRODUCTs over the CashFlow sheet's year ranges (an expression has no year axis);
-- `npv_usd`, `irr`, `payback_months`, `equity_npv_usd`, `equity_irr`, `min_dscr`: CashFlow cells (NPV over
-  the years, IRR a root search from several starting points, payback the last crossing of zero);
-- every CashFlow year row (indices, ramps, tax with losses carried, debt annuities, MACRS depreciation: a
-  table lookup by age);
-- the pool's packing and capex (`servers`, `server_nameplate_w`, `servers_per_rack`, `racks`, hardware
-  capex, capex, the held-capex lines) and its revenue: rounding to whole servers and racks, the infeasible
-  pool's n/a, the revenue mode's choice (an expression has no ROUNDUP, ISNUMBER or text test yet);
+Written by hand (io/xlsx_results.py, io/xlsx_cashflow.py, finance/metrics.py), and why:
+- tax with losses carried forward (tax_usd, loss_carried_usd and their levered twins): a running state
+  each year reads from the year before, capped by tax_loss_limit (finance/timeline.tax_by_year);
+- depreciation schedules (the tranches', depreciation_rate_by_age, the replacements' sum over the years
+  before, the disposal gain): straight line, half-year and MACRS tables by age, a convolution over years;
+- NPV, IRR, payback, MIRR, ROI and the levelized per-year rows: sums and root searches over the whole year
+  range (IRR tried from several starting points; payback the last crossing of zero; SUMPRODUCT x CRF);
+- the debt annuity (interest, principal, balloon, debt service, DSCR): the balance owed after j level
+  payments;
+- the rows that add flows of both signs (opex, taxable income, cash flow, equity flow, the cumulative and
+  discounted flows and their sign helpers): the CashFlow sheet shows outflows negative, the engine keeps
+  costs positive, so the same sum is a different formula on each side;
+- not converted yet (the language can say them; each is timeline.py's function and one CashFlow formula):
+  the year indices, the plan's utilization ramp, each tranche's ramp and `active`, the throughput index (a
+  demand cap over the pools' year-1 tokens), the hardware price index, the resale curve and residual values,
+  and the discount factor;
+- the plan's input tokens and input-token revenue by year and the pool's revenue per year on Results: the
+  engine sums its pools' terms where the formula multiplies the plan's total (or groups the token revenue
+  differently), so one tree would change either the engine's last digits or the formula text;
+- sums and choices over a plan's pools on Results (the plan totals, `servers_per_rack` when every pool
+  agrees, `prefill_share_of_device_time`): rules over the table's `summed` column, one formula for all;
 - lookups and searches: a pool's device economics (INDEX/MATCH on Devices), its price tier (SUMPRODUCT
-  over PriceTiers), the sized device count (sizing rounding), `costs_not_entered` (text);
+  over PriceTiers), the sized device count (its per-server cost is SERVER_CAPEX; the sizing search, a
+  rounding over whole servers, is sizing.py's), `costs_not_entered` (text);
 - `tokens_per_joule` (the operating point's metric, computed by the performance model).
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 
 from .constants import CONSTANT_VALUES
+from .inputs import PLAN_FIELD_BY_NAME
 
 Value = Callable[[str], np.ndarray]
 Ref = Callable[[str], str]
 
-_PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2}
-_NUMPY = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.true_divide}
+_PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2, "^": 3}
+_NUMPY = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.true_divide, "^": np.power}
 
 
 class Expr:
@@ -68,6 +92,7 @@ class Expr:
     def __rmul__(self, other): return Bin("*", _wrap(other), self)
     def __truediv__(self, other): return Bin("/", self, _wrap(other))
     def __rtruediv__(self, other): return Bin("/", _wrap(other), self)
+    def __pow__(self, other): return Bin("^", self, _wrap(other))
     def __neg__(self): return Neg(self)
 
     def numpy(self, value: Value) -> np.ndarray:
@@ -117,6 +142,14 @@ class Num(Expr):
 
     def numpy(self, value): return self.value
     def excel(self, ref, na): return f"{self.value:g}"
+
+
+@dataclass(frozen=True, eq=False)
+class NotAvailable(Expr):
+    """A value that does not exist (numpy: NaN; the workbook: its n/a text)."""
+
+    def numpy(self, value): return np.nan
+    def excel(self, ref, na): return na
 
 
 @dataclass(frozen=True, eq=False)
@@ -183,6 +216,203 @@ class WhenPositive(Expr):
     def numpy(self, value): return np.where(self.test.numpy(value) > 0, self.value.numpy(value), np.nan)
     def excel(self, ref, na): return f"IF({self.test.excel(ref, na)}>0,{self.value.excel(ref, na)},{na})"
     def keys(self): return tuple(dict.fromkeys(self.test.keys() + self.value.keys()))
+
+
+# the year axis: a name the surface resolves (the engine: an array with a trailing year axis; the CashFlow
+# sheet: a cell of this year's column, or a range from year 0 to it)
+YEAR = "year."          # YEAR + key: this year's value of a year row (a pool's expression: the pool's own row)
+TO_DATE = "to_date."    # TO_DATE + key: the year row from year 0 to this year (a running sum)
+POOLS = "pools."        # POOLS + name: the name's values over the plan's pools (a sum, a choice)
+YEAR_NUMBER = YEAR + "t"  # the year t itself (0 = the start)
+
+
+@dataclass(frozen=True, eq=False)
+class Y(Expr):
+    """This year's value of a year row `key` (in a pool's expression the pool's own row where it has one)."""
+    key: str
+
+    def numpy(self, value): return np.asarray(value(YEAR + self.key), float)
+    def excel(self, ref, na): return ref(YEAR + self.key)
+
+
+@dataclass(frozen=True, eq=False)
+class Year(Expr):
+    """The year t (0 = the start; the CashFlow sheet: its column's year)."""
+
+    def numpy(self, value): return value(YEAR_NUMBER)
+    def excel(self, ref, na): return ref(YEAR_NUMBER)
+
+
+@dataclass(frozen=True, eq=False)
+class ToDate(Expr):
+    """The year row `key` summed from year 0 to this year (numpy: a cumulative sum over the year axis)."""
+    key: str
+
+    def numpy(self, value): return np.cumsum(np.asarray(value(YEAR + self.key), float), axis=-1)
+    def excel(self, ref, na): return f"SUM({ref(TO_DATE + self.key)})"
+
+
+@dataclass(frozen=True, eq=False)
+class Pools(Expr):
+    """The sum over the plan's pools of a row (`Y(key)` or `K(key)`): numpy sums the pool axis, the workbook
+    adds the pools' cells (the surface's resolver does both: it knows where the pool axis is)."""
+    of: Expr
+    precedence = 1  # written as a sum of cells: parenthesized where a sum would be
+
+    def numpy(self, value): return self.of.numpy(lambda name: value(POOLS + name))
+    def excel(self, ref, na): return self.of.excel(lambda name: ref(POOLS + name), na)
+
+
+_COMPARE = {"=": np.equal, "<>": np.not_equal, ">": np.greater, ">=": np.greater_equal, "<=": np.less_equal}
+
+
+@dataclass(frozen=True, eq=False)
+class Cmp(Expr):
+    """A comparison (a test of IF / AND): 1 where it holds."""
+    op: str
+    left: Expr
+    right: Expr
+    precedence = 0  # binds loosest (Excel and Python alike)
+
+    def numpy(self, value): return _COMPARE[self.op](self.left.numpy(value), self.right.numpy(value))
+    def excel(self, ref, na): return self.left.excel(ref, na) + self.op + self.right.excel(ref, na)
+    def keys(self): return tuple(dict.fromkeys(self.left.keys() + self.right.keys()))
+
+
+@dataclass(frozen=True, eq=False)
+class Test(Expr):
+    """AND(...) of tests, NOT(test), ISBLANK(key) (numpy: NaN, a field left empty), ISNUMBER(x) (numpy: finite;
+    the workbook: not its n/a text), or key = "choice" (a choice field: numpy compares its code, the workbook its
+    text)."""
+    name: str
+    args: tuple[Expr, ...]
+    choice: str = ""
+
+    def numpy(self, value):
+        if self.name == "AND":
+            return functools.reduce(np.logical_and, (a.numpy(value) for a in self.args))
+        arg = self.args[0].numpy(value)
+        if self.name == "NOT":
+            return np.logical_not(arg)
+        if self.name == "ISBLANK":
+            return np.isnan(arg)
+        if self.name == "ISNUMBER":
+            return np.isfinite(arg)
+        return arg == float(PLAN_FIELD_BY_NAME[self.args[0].keys()[0]].choices.index(self.choice))
+
+    def excel(self, ref, na):
+        if self.choice:
+            return f'{self.args[0].excel(ref, na)}="{self.choice}"'
+        return f"{self.name}(" + ",".join(a.excel(ref, na) for a in self.args) + ")"
+
+    def keys(self): return tuple(dict.fromkeys(k for a in self.args for k in a.keys()))
+
+
+@dataclass(frozen=True, eq=False)
+class If(Expr):
+    """`then` where `test` holds, else `otherwise` (IF; numpy: where)."""
+    test: Expr
+    then: Expr
+    otherwise: Expr
+
+    def numpy(self, value):
+        return np.where(self.test.numpy(value), self.then.numpy(value), self.otherwise.numpy(value))
+
+    def excel(self, ref, na):
+        return f"IF({self.test.excel(ref, na)},{self.then.excel(ref, na)},{self.otherwise.excel(ref, na)})"
+
+    def keys(self): return tuple(dict.fromkeys(self.test.keys() + self.then.keys() + self.otherwise.keys()))
+
+
+@dataclass(frozen=True, eq=False)
+class Gate(If):
+    """A row's gate: `then` where `test` holds, else 0, the test deciding first. At the top of a row the workbook
+    guards only `then` against n/a (a pool that does not serve costs 0 even where its numbers are n/a)."""
+
+
+@dataclass(frozen=True, eq=False)
+class Round(Expr):
+    """ROUNDUP(x,0) / ROUNDDOWN(x,0) of a quantity >= 0 (numpy: ceil / floor): whole servers and racks."""
+    name: str
+    arg: Expr
+
+    def numpy(self, value): return (np.ceil if self.name == "ROUNDUP" else np.floor)(self.arg.numpy(value))
+    def excel(self, ref, na): return f"{self.name}({self.arg.excel(ref, na)},0)"
+    def keys(self): return self.arg.keys()
+
+
+def when(test, then, otherwise=0) -> Expr:
+    """`then` where `test` holds, else `otherwise` (Excel IF)."""
+    return If(_wrap(test), _wrap(then), _wrap(otherwise))
+
+
+def gated(test, then) -> Expr:
+    """A row's gate: `then` where `test` holds, else 0 (the test over values that always exist decides first)."""
+    return Gate(_wrap(test), _wrap(then), Num(0.0))
+
+
+def compare(left, op: str, right) -> Expr:
+    """The test `left op right`, op one of = <> > >= <=."""
+    if op not in _COMPARE:
+        raise KeyError(f"unknown comparison {op!r}")
+    return Cmp(op, _wrap(left), _wrap(right))
+
+
+def all_of(*tests) -> Expr:
+    """Every test holds (Excel AND)."""
+    return Test("AND", tuple(_wrap(t) for t in tests))
+
+
+def negation(test) -> Expr:
+    """The test does not hold (Excel NOT)."""
+    return Test("NOT", (_wrap(test),))
+
+
+def is_blank(key: str) -> Expr:
+    """The input field `key` is left empty (numpy: NaN)."""
+    return Test("ISBLANK", (K(key),))
+
+
+def is_number(x) -> Expr:
+    """x exists (numpy: finite; the workbook: a number, not n/a)."""
+    return Test("ISNUMBER", (_wrap(x),))
+
+
+def not_available() -> Expr:
+    """A value that does not exist (NaN; the workbook's n/a)."""
+    return NotAvailable()
+
+
+def is_choice(key: str, choice: str) -> Expr:
+    """The choice field `key` (a plan input) is `choice`."""
+    if choice not in PLAN_FIELD_BY_NAME[key].choices:
+        raise KeyError(f"{choice!r} is not a choice of {key}")
+    return Test("=", (K(key),), choice)
+
+
+def to_date(key: str) -> Expr:
+    """The year row `key` summed from year 0 to this year."""
+    return ToDate(key)
+
+
+def round_up(x) -> Expr:
+    """The whole number at or above x >= 0 (Excel ROUNDUP(x,0))."""
+    return Round("ROUNDUP", _wrap(x))
+
+
+def round_down(x) -> Expr:
+    """The whole number at or below x >= 0 (Excel ROUNDDOWN(x,0))."""
+    return Round("ROUNDDOWN", _wrap(x))
+
+
+def pools_sum(x) -> Expr:
+    """The sum over the plan's pools of a row (`Y(key)`: a year row's; `K(key)`: a pool quantity's)."""
+    return Pools(_wrap(x))
+
+
+def serving() -> Expr:
+    """The years 1..n of the plan's horizon (n = years)."""
+    return all_of(compare(Year(), ">=", 1), compare(Year(), "<=", K("years")))
 
 
 def minimum(*args) -> Expr:

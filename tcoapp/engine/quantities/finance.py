@@ -9,15 +9,20 @@ live in one place; the workbook writers keep only `key -> formula` and read unit
 """
 from __future__ import annotations
 
+import functools
+import operator
 from dataclasses import replace
 from typing import Any, Mapping
 
 import numpy as np
 
-from .expr import C, K, per_million
+from .expr import (
+    C, Expr, K, Y, Year, all_of, compare, gated, is_blank, is_choice, is_number, minimum, negation, not_available, per_million,
+    pools_sum, round_down, round_up, serving, to_date, when, when_positive,
+)
 from .metrics import METRIC_BY_KEY, METRICS
 from .inputs import DEVICE_ECONOMICS_KEYS  # the per-pool device inputs (read through this module too)
-from .inputs import DEVICE_FIELDS, PLAN_FIELD_BY_NAME, POOL_FIELDS
+from .inputs import DEVICE_FIELDS, PLAN_FIELD_BY_NAME, PLAN_FIELDS, POOL_FIELDS
 from .row import Field, Quantity, by_name, ranked, scoped
 
 
@@ -26,56 +31,111 @@ def _q(key, unit, axis, help_, **flows) -> Quantity:
 
 
 # per-year rows (plan axis, trailing axis = year 0..max years)
-Y = dict(cashflow="years")
+YEARS = dict(cashflow="years")
+SERVES = compare(Y("active"), "=", 1)  # the pool serves in the year (a year row's gate: 0 in the other years)
+# a pool's average IT power in the year: its devices at the year's utilization plus its servers' overhead
+# the price an average input token pays: (1 - hit rate) x input price + hit rate x cached price (empty: the input price)
+INPUT_PRICE = when(is_blank("price_usd_per_million_cached_input_tokens"), K("price_usd_per_million_input_tokens"),
+                   (1 - K("prefix_cache_hit_rate")) * K("price_usd_per_million_input_tokens")
+                   + K("prefix_cache_hit_rate") * K("price_usd_per_million_cached_input_tokens"))
+# a pool's revenue in the year: its tokens at the year's prices (its input tokens: output x input / output per request)
+TOKEN_REVENUE = (Y("output_tokens") * (K("price_usd_per_million_output_tokens") * Y("price_index")) / C("TOKENS_PER_MILLION")
+                 + Y("output_tokens") * K("input_tokens") / K("output_tokens") * (INPUT_PRICE * Y("price_index"))
+                 / C("TOKENS_PER_MILLION"))
+# or its device-hours (docs/model.md, "Revenue as device hours"): the reserved share of every hour, the rest as used
+DEVICE_HOUR_REVENUE = (K("device_count") * C("HOURS_PER_YEAR") * (
+    K("reserved_fraction") * K("reserved_price_usd_per_device_hour")
+    + (1 - K("reserved_fraction")) * Y("utilization") * K("price_usd_per_device_hour")) * Y("price_index") * Y("active"))
+IT_AVG_KW = (K("device_count") * (Y("utilization") * K("power_w") + (1 - Y("utilization")) * K("idle_w"))
+             + K("servers") * K("server_overhead_w")) / C("W_PER_KW")
 
+
+def _itemized(unit: str) -> Expr:
+    """The itemized capex inputs priced in `unit` (USD/device, USD/server; the "capex" group of the plan fields),
+    added in table order: a new item is its field row."""
+    return functools.reduce(operator.add, (K(f.name) for f in PLAN_FIELDS if f.group == "capex" and f.unit == unit))
+
+
+PER_DEVICE_CAPEX, PER_SERVER_CAPEX = _itemized("USD/device"), _itemized("USD/server")
+# what a failed device's replacement costs: the device's price and the per-device items marked `replaced`
+REPLACED_PRICE = functools.reduce(operator.add, (K(f.name) for f in PLAN_FIELDS if f.group == "capex" and f.replaced),
+                                  K("price_usd"))
+ITEMIZED_CAPEX_KEYS = PER_DEVICE_CAPEX.keys() + PER_SERVER_CAPEX.keys()  # the itemized capex inputs
+BOUGHT = (1 + K("hardware_price_change_per_year")) ** K("purchase_year")  # the price index of the purchase year
+# the capex of one whole server of a bought pool at today's prices: what a capex budget buys servers by (the
+# engine's sizing and the Results sized device count of a one-pool plan); its items are capex_usd's
+SERVER_CAPEX = ((K("devices_per_server") * K("price_usd") + K("server_price_usd")) * (1 + K("other_capex_fraction"))
+                + K("devices_per_server") * PER_DEVICE_CAPEX + PER_SERVER_CAPEX)
 
 def _held(key, rate_input, **flows) -> Quantity:
     """An opex line that is a fraction per year (the input field `rate_input`, a finance input) of the capex
     of the bought pools serving in the year: the field's row and this row are all it takes."""
     label = PLAN_FIELD_BY_NAME[rate_input].label
     flows = {"bar": "other", **flows}   # drawn in the cost bar's "other" segment unless it says otherwise
+    # (the fraction decides first: 0 where it is 0, even where the capex does not exist)
+    held = when(is_choice("held_capex_basis", "book_value"),
+                K("capex_usd") - (to_date("depreciation_usd") - Y("depreciation_usd")), K("capex_usd"))
     return _q(key, "USD", "plan", f"{label} of the bought pools serving in the year: {rate_input} x their capex.",
-              **Y, label=label, rate_input=rate_input, levelized=True, **flows)
+              **YEARS, label=label, rate_input=rate_input, levelized=True, **flows,
+              pool_expr=gated(all_of(SERVES, compare(K(rate_input), ">", 0)), K("owned") * held * K(rate_input) * Y("active")))
 F = dict(cashflow="financing")
 YEAR_QUANTITIES: tuple[Quantity, ...] = scoped("year", (
-    _q("price_index", "ratio", "plan", "(1 + price_change_per_year)^(t-1): every token price in year t, relative to year 1.", **Y, label="Token price index"),
-    _q("electricity_index", "ratio", "plan", "(1 + electricity_price_change_per_year)^(t-1).", **Y, label="Electricity price index"),
-    _q("cost_index", "ratio", "plan", "(1 + cost_change_per_year)^(t-1): colocation, maintenance, software, staff, rent.", **Y, label="Cost index (colocation, maintenance, software, staff, rent)"),
-    _q("throughput_index", "ratio", "plan", "(1 + throughput_change_per_year)^(t-1), a demand-sized plan's capped so that its output tokens stay within its demand (never below 1): every pool's output tokens in year t x this.", **Y, json=True, label="Throughput index (software speed)"),
-    _q("hardware_price_index", "ratio", "plan", "(1 + hardware_price_change_per_year)^t: the price of capex paid in year t, relative to today's.", **Y, json=True, label="Hardware price index"),
-    _q("utilization", "fraction", "plan", "first + (utilization - first) x min(1, (t - 1) / ramp_years); each tranche serves at this x its ramp factor (tranche_ramp_months).", **Y, pool_year=1, label="Utilization"),
-    _q("output_tokens", "tokens", "plan", "Output tokens made in the year by the pools serving then.", **Y, pool_year=2, json=True, levelized=True, label="Output tokens"),
-    _q("input_tokens", "tokens", "plan", "Input tokens of those requests.", **Y, levelized=True, label="Input tokens"),
-    _q("revenue_usd", "USD", "plan", "Output and input tokens at the year's prices.", **Y, pool_year=3, json=True, levelized=True, label="Revenue"),
-    _q("uncached_input_revenue_usd", "USD", "plan", "Revenue of the input tokens not read from the prefix cache: input tokens x (1 - prefix_cache_hit_rate) x the input price x the price index (0 where revenue_mode = device_hours).", **Y, json=True, levelized=True, label="Revenue of uncached input tokens"),
-    _q("cached_input_revenue_usd", "USD", "plan", "Revenue of the input tokens read from the prefix cache: input tokens x prefix_cache_hit_rate x the cached input price (empty: the input price) x the price index (0 where revenue_mode = device_hours).", **Y, json=True, levelized=True, label="Revenue of cached input tokens"),
-    _q("energy_usd", "USD", "plan", "Energy of the bought pools serving in the year.", **Y, opex_part="energy", bar="energy", bridge=1, pool_year=4, levelized=True, label="Energy"),
-    _q("colocation_usd", "USD", "plan", "Colocation of the bought pools serving in the year.", **Y, opex_part="colocation", bar="colocation", bridge=2, pool_year=5, levelized=True, label="Colocation"),
-    _q("maintenance_usd", "USD", "plan", "Maintenance of the pools serving in the year.", **Y, opex_part="maintenance", bar="maintenance", bridge=3, pool_year=6, levelized=True, label="Maintenance"),
-    _q("software_usd", "USD", "plan", "Software of the pools serving in the year.", **Y, opex_part="software", bar="other", bridge=4, pool_year=7, levelized=True, label="Software"),
-    _q("rent_usd", "USD", "plan", "Rent of the rented pools serving in the year.", **Y, opex_part="rent", bar="other", bridge=6, pool_year=8, levelized=True, label="Rent"),
-    _q("staff_usd", "USD", "plan", "Staff cost of the year.", **Y, opex_part="staff", bar="other", bridge=5, levelized=True, label="Staff"),
+    _q("price_index", "ratio", "plan", "(1 + price_change_per_year)^(t-1): every token price in year t, relative to year 1.", **YEARS, label="Token price index"),
+    _q("electricity_index", "ratio", "plan", "(1 + electricity_price_change_per_year)^(t-1).", **YEARS, label="Electricity price index"),
+    _q("cost_index", "ratio", "plan", "(1 + cost_change_per_year)^(t-1): colocation, maintenance, software, staff, rent.", **YEARS, label="Cost index (colocation, maintenance, software, staff, rent)"),
+    _q("throughput_index", "ratio", "plan", "(1 + throughput_change_per_year)^(t-1), a demand-sized plan's capped so that its output tokens stay within its demand (never below 1): every pool's output tokens in year t x this.", **YEARS, label="Throughput index (software speed)", json=True),
+    _q("hardware_price_index", "ratio", "plan", "(1 + hardware_price_change_per_year)^t: the price of capex paid in year t, relative to today's.", **YEARS, label="Hardware price index", json=True),
+    _q("utilization", "fraction", "plan", "first + (utilization - first) x min(1, (t - 1) / ramp_years); each tranche serves at this x its ramp factor (tranche_ramp_months).", **YEARS, label="Utilization", pool_year=1),
+    _q("output_tokens", "tokens", "plan", "Output tokens made in the year by the pools serving then.", **YEARS, label="Output tokens", pool_year=2, json=True, levelized=True,
+       pool_expr=gated(SERVES, K("tokens_per_s_per_device") * K("device_count") * Y("utilization") * C("SECONDS_PER_YEAR")
+                      * Y("active") * Y("throughput_index"))),
+    _q("input_tokens", "tokens", "plan", "Input tokens of those requests.", **YEARS, label="Input tokens", levelized=True),
+    _q("revenue_usd", "USD", "plan", "Output and input tokens at the year's prices.", **YEARS, label="Revenue", pool_year=3, json=True, levelized=True,
+       pool_expr=gated(SERVES, when(is_choice("revenue_mode", "device_hours"), DEVICE_HOUR_REVENUE, TOKEN_REVENUE))),
+    _q("uncached_input_revenue_usd", "USD", "plan", "Revenue of the input tokens not read from the prefix cache: input tokens x (1 - prefix_cache_hit_rate) x the input price x the price index (0 where revenue_mode = device_hours).", **YEARS, label="Revenue of uncached input tokens", json=True, levelized=True),
+    _q("cached_input_revenue_usd", "USD", "plan", "Revenue of the input tokens read from the prefix cache: input tokens x prefix_cache_hit_rate x the cached input price (empty: the input price) x the price index (0 where revenue_mode = device_hours).", **YEARS, label="Revenue of cached input tokens", json=True, levelized=True),
+    _q("energy_usd", "USD", "plan", "Energy of the bought pools serving in the year.", **YEARS, label="Energy", opex_part="energy", bar="energy", bridge=1, pool_year=4, levelized=True,
+       pool_expr=gated(SERVES, K("owned") * IT_AVG_KW * K("pue") * C("HOURS_PER_YEAR") * K("electricity_usd_per_kwh")
+                      * Y("electricity_index") * Y("active"))),
+    # a contract on a power of its own (colocation_contracted_kw) bills the plan; else each bought pool's nameplate
+    _q("colocation_usd", "USD", "plan", "Colocation of the bought pools serving in the year.", **YEARS, label="Colocation", opex_part="colocation", bar="colocation", bridge=2, pool_year=5, levelized=True,
+       pool_expr=gated(SERVES, when(is_blank("colocation_contracted_kw"), K("owned") * K("it_provisioned_kw")
+                                   * K("colocation_usd_per_kw_month") * C("MONTHS_PER_YEAR") * Y("cost_index") * Y("active"))),
+       expr=pools_sum(Y("colocation_usd")) + when(
+           all_of(serving(), negation(is_blank("colocation_contracted_kw"))),
+           K("colocation_contracted_kw") * K("colocation_usd_per_kw_month") * C("MONTHS_PER_YEAR") * Y("cost_index"))),
+    _q("maintenance_usd", "USD", "plan", "Maintenance of the pools serving in the year.", **YEARS, label="Maintenance", opex_part="maintenance", bar="maintenance", bridge=3, pool_year=6, levelized=True,
+       pool_expr=gated(SERVES, K("hardware_capex_usd") * K("maintenance_fraction_per_year") * Y("cost_index") * Y("active"))),
+    _q("software_usd", "USD", "plan", "Software of the pools serving in the year.", **YEARS, label="Software", opex_part="software", bar="other", bridge=4, pool_year=7, levelized=True,
+       pool_expr=gated(SERVES, K("device_count") * K("software_usd_per_device_year") * Y("cost_index") * Y("active"))),
+    _q("rent_usd", "USD", "plan", "Rent of the rented pools serving in the year.", **YEARS, label="Rent", opex_part="rent", bar="other", bridge=6, pool_year=8, levelized=True,
+       pool_expr=gated(SERVES, (1 - K("owned")) * K("device_count") * K("rent_usd_per_device_hour") * C("HOURS_PER_YEAR")
+                      * Y("cost_index") * Y("active"))),
+    _q("staff_usd", "USD", "plan", "Staff cost of the year.", **YEARS, label="Staff", opex_part="staff", bar="other", bridge=5, levelized=True,
+       expr=gated(serving(), K("staff_usd_per_year") * Y("cost_index"))),
     _held("insurance_usd", "insurance_fraction_per_year", opex_part="insurance", bridge=7, pool_year=16),
     _held("property_tax_usd", "property_tax_fraction_per_year", opex_part="property_tax", bridge=8, pool_year=17),
-    _q("opex_usd", "USD", "plan", "Energy + colocation + maintenance + software + rent + staff.", **Y, json=True, levelized=True, label="Opex"),
-    _q("capex_usd", "USD", "plan", "Capex of the tranches paid in the year.", **Y, pool_year=9, json=True, label="Capex"),
-    _q("replacement_capex_usd", "USD", "plan", "Failed devices replaced in the year: annual_failure_rate x the bought pools' serving devices x price_usd x the hardware price index.", **Y, pool_year=10, json=True, label="Replacements of failed devices"),
-    _q("replacement_value_fraction", "fraction", "plan", "The value at the horizon of a replacement bought in the year, as a fraction of its price (the tranches' resale curve at its age then).", **Y, label="Value at the horizon of this year's replacements (fraction of price)"),
-    _q("replacement_residual_value_usd", "USD", "plan", "At the horizon: the replacements' value then (each valued like a tranche bought in its year); in residual_value_usd.", **Y, json=True, label="Replacements' value at the horizon"),
-    _q("residual_value_usd", "USD", "plan", "At the horizon: every tranche's value then, and the replacements'.", **Y, pool_year=12, json=True, label="Residual value at the horizon"),
-    _q("depreciation_rate_by_age", "fraction", "plan", "Share of a tranche's capex deducted in the year it reaches this age (the column's year): the schedule the replacements follow.", **Y, label="Depreciation rate at this age (the replacements' schedule)"),
-    _q("replacement_depreciation_usd", "USD", "plan", "Depreciation of the replacements bought in earlier years (the tranches' schedule by their age); in depreciation_usd.", **Y, label="Depreciation of the replacements"),
-    _q("depreciation_usd", "USD", "plan", "Depreciation of the tranches and of the replacements (depreciation_method).", **Y, pool_year=11, json=True, label="Depreciation"),
-    _q("disposal_gain_usd", "USD", "plan", "At the horizon: the tranches' and replacements' values less their book values (capex and replacements - depreciation taken); taxable, a loss deductible.", **Y, json=True, label="Gain on the horizon sale (over book value)"),
-    _q("taxable_income_usd", "USD", "plan", "Revenue - opex - depreciation (+ the disposal gain in the last year).", **Y, json=True, label="Taxable income"),
-    _q("loss_carried_usd", "USD", "plan", "Tax losses carried into the next year.", **Y, carried=True, label="Loss carried forward"),
-    _q("tax_usd", "USD", "plan", "tax_rate x (taxable income - the losses carried forward it may offset: at most tax_loss_limit x the income) (>= 0); tax_losses = credit: tax_rate x taxable income (a loss: a negative tax).", **Y, json=True, label="Tax"),
-    _q("cash_flow_usd", "USD", "plan", "Revenue - opex - tax - capex paid - replacements (+ residual values in the last year).", **Y, json=True, label="Cash flow"),
-    _q("cumulative_cash_flow_usd", "USD", "plan", "Sum of the cash flows up to the year.", **Y, carried=True, json=True, label="Cumulative cash flow"),
-    _q("discount_factor", "ratio", "plan", "1 / (1 + discount_rate)^t (discounting = mid_year: t - 0.5 for t >= 1).", **Y, label="Discount factor"),
-    _q("debt_drawn_usd", "USD", "plan", "Debt borrowed in the year: debt_fraction x the capex of the tranches paid then.", **F, json=True, label="Debt drawn"),
-    _q("interest_usd", "USD", "plan", "Interest paid in the year: debt_rate x the balance owed at its start.", **F, pool_year=13, json=True, label="Interest"),
-    _q("principal_usd", "USD", "plan", "Principal repaid in the year (level annuity; at the horizon also the balance still owed, balloon_usd).", **F, pool_year=14, json=True, label="Principal repaid"),
+    _q("opex_usd", "USD", "plan", "Energy + colocation + maintenance + software + rent + staff.", **YEARS, label="Opex", json=True, levelized=True),
+    _q("capex_usd", "USD", "plan", "Capex of the tranches paid in the year.", **YEARS, label="Capex", pool_year=9, json=True, outflow=True,
+       pool_expr=gated(compare(Year(), "=", K("purchase_year")), K("capex_usd"))),
+    _q("replacement_capex_usd", "USD", "plan", "Failed devices replaced in the year: annual_failure_rate x the bought pools' serving devices x price_usd x the hardware price index.", **YEARS, label="Replacements of failed devices", pool_year=10, json=True, outflow=True,
+       pool_expr=gated(SERVES, K("annual_failure_rate") * K("owned") * K("device_count") * REPLACED_PRICE * Y("hardware_price_index"))),
+    _q("replacement_value_fraction", "fraction", "plan", "The value at the horizon of a replacement bought in the year, as a fraction of its price (the tranches' resale curve at its age then).", **YEARS, label="Value at the horizon of this year's replacements (fraction of price)"),
+    _q("replacement_residual_value_usd", "USD", "plan", "At the horizon: the replacements' value then (each valued like a tranche bought in its year); in residual_value_usd.", **YEARS, label="Replacements' value at the horizon", json=True),
+    _q("residual_value_usd", "USD", "plan", "At the horizon: every tranche's value then, and the replacements'.", **YEARS, label="Residual value at the horizon", pool_year=12, json=True),
+    _q("depreciation_rate_by_age", "fraction", "plan", "Share of a tranche's capex deducted in the year it reaches this age (the column's year): the schedule the replacements follow.", **YEARS, label="Depreciation rate at this age (the replacements' schedule)"),
+    _q("replacement_depreciation_usd", "USD", "plan", "Depreciation of the replacements bought in earlier years (the tranches' schedule by their age); in depreciation_usd.", **YEARS, label="Depreciation of the replacements"),
+    _q("depreciation_usd", "USD", "plan", "Depreciation of the tranches and of the replacements (depreciation_method).", **YEARS, label="Depreciation", pool_year=11, json=True),
+    _q("disposal_gain_usd", "USD", "plan", "At the horizon: the tranches' and replacements' values less their book values (capex and replacements - depreciation taken); taxable, a loss deductible.", **YEARS, label="Gain on the horizon sale (over book value)", json=True),
+    _q("taxable_income_usd", "USD", "plan", "Revenue - opex - depreciation (+ the disposal gain in the last year).", **YEARS, label="Taxable income", json=True),
+    _q("loss_carried_usd", "USD", "plan", "Tax losses carried into the next year.", **YEARS, label="Loss carried forward", carried=True),
+    _q("tax_usd", "USD", "plan", "tax_rate x (taxable income - the losses carried forward it may offset: at most tax_loss_limit x the income) (>= 0); tax_losses = credit: tax_rate x taxable income (a loss: a negative tax).", **YEARS, label="Tax", json=True),
+    _q("cash_flow_usd", "USD", "plan", "Revenue - opex - tax - capex paid - replacements (+ residual values in the last year).", **YEARS, label="Cash flow", json=True),
+    _q("cumulative_cash_flow_usd", "USD", "plan", "Sum of the cash flows up to the year.", **YEARS, label="Cumulative cash flow", carried=True, json=True),
+    _q("discount_factor", "ratio", "plan", "1 / (1 + discount_rate)^t (discounting = mid_year: t - 0.5 for t >= 1).", **YEARS, label="Discount factor"),
+    _q("debt_drawn_usd", "USD", "plan", "Debt borrowed in the year: debt_fraction x the capex of the tranches paid then.", **F, label="Debt drawn", json=True),
+    _q("interest_usd", "USD", "plan", "Interest paid in the year: debt_rate x the balance owed at its start.", **F, label="Interest", pool_year=13, json=True),
+    _q("principal_usd", "USD", "plan", "Principal repaid in the year (level annuity; at the horizon also the balance still owed, balloon_usd).", **F, label="Principal repaid", pool_year=14, json=True),
     _q("balloon_usd", "USD", "plan", "At the horizon: the balance still owed, repaid from the sale (part of principal_usd).", **F, label="Balloon repayment", pool_year=18, json=True),
     _q("debt_service_usd", "USD", "plan", "Interest + principal, the horizon's balloon repayment included.", **F, pool_year=15, json=True, label="Debt service"),
     _q("levered_taxable_income_usd", "USD", "plan", "Taxable income less interest (the equity holder's).", **F, label="Taxable income after interest"),
@@ -130,7 +190,7 @@ FINANCE_INPUTS: tuple[Quantity, ...] = scoped("finance input", (
        label="Prefill share of device time"),
     # per plan: the plan's input fields
     _input("other_capex_fraction", swing=14),
-    *(_input(k, optional=True) for k in ("network_usd_per_device", "storage_usd_per_device", "installation_usd_per_server")),
+    *(_input(k, optional=True) for k in ITEMIZED_CAPEX_KEYS),  # the itemized capex (the "capex" fields per device, server)
     _input("pue", swing=9),
     _input("electricity_usd_per_kwh", swing=8),
     _input("colocation_usd_per_kw_month", swing=10),
@@ -183,7 +243,7 @@ OTHER_PARTS = tuple(q.opex_part for q in YEAR_QUANTITIES if q.bar == "other")  #
 BRIDGE_PARTS = ("capex",) + tuple(q.opex_part for q in sorted(
     (q for q in YEAR_QUANTITIES if q.opex_part), key=lambda q: (q.bridge == 0, q.bridge))) + ("other",)
 POOL_YEAR_KEYS = ("active",) + ranked(YEAR_QUANTITIES, "pool_year") + tuple(
-    q.key for q in YEAR_QUANTITIES if q.rate_input and not q.pool_year)  # per pool and year
+    q.key for q in YEAR_QUANTITIES if (q.rate_input or q.pool_expr is not None) and not q.pool_year)  # per pool and year
 CASHFLOW_YEAR_ROWS = tuple(q.key for q in YEAR_QUANTITIES if q.cashflow == "years")
 CASHFLOW_FINANCING_ROWS = tuple(q.key for q in YEAR_QUANTITIES if q.cashflow == "financing")
 CACHED_YEAR_ROWS = tuple(q.key for q in YEAR_QUANTITIES if q.cashflow and q.cached)
@@ -205,11 +265,19 @@ def _plan_q(key, unit, help_, label="") -> Quantity:
 
 _POOL_AND_PLAN: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
     ("device_count", "devices", "Accelerators (plan: summed over pools).", dict(summed=True, pool_json=1)),
-    ("servers", "servers", "ceil(device_count / devices_per_server) (plan: summed over pools).", dict(summed=True, pool_json=2)),
-    ("racks", "racks", "ceil(servers / servers_per_rack), the pool's own racks (plan: summed; pools never share a rack).", dict(summed=True, pool_json=4)),
+    ("servers", "servers", "ceil(device_count / devices_per_server) (plan: summed over pools).", dict(
+        summed=True, pool_json=2, expr=round_up(K("device_count") / K("devices_per_server")))),
+    ("racks", "racks", "ceil(servers / servers_per_rack), the pool's own racks (plan: summed; pools never share a rack).", dict(
+        summed=True, pool_json=4, expr=when_positive(K("servers_per_rack"), round_up(K("servers") / K("servers_per_rack"))))),
     ("hardware_capex_usd", "USD", "Bought pools: device_count x price_usd + servers x server_price_usd.", dict(
-        summed=True, label="Hardware capex (devices + servers)")),
-    ("capex_usd", "USD", "hardware capex x (1 + other capex fraction) + devices x (network + storage per device) + servers x installation per server (bought pools); n/a where a pool cannot be racked.", dict(summed=True, pool_json=5)),
+        summed=True, label="Hardware capex (devices + servers)", expr=K("owned") * (K("device_count") * K("price_usd") + K("servers") * K("server_price_usd")) * BOUGHT)),
+    # a pool that cannot be racked or holds no device does not exist: no capex, so the plan has no cost or return
+    ("capex_usd", "USD", "hardware capex x (1 + other capex fraction) + devices x (network + storage per device) + servers x installation per server (bought pools); n/a where a pool cannot be racked.", dict(
+        summed=True, pool_json=5, expr=when(
+            all_of(is_number(K("racks")), compare(K("device_count"), ">=", 1)),
+            K("hardware_capex_usd") * (1 + K("other_capex_fraction"))
+            + K("owned") * (K("device_count") * PER_DEVICE_CAPEX + K("servers") * PER_SERVER_CAPEX) * BOUGHT,
+            not_available()))),
     ("it_avg_kw", "kW", "Devices at utilization-weighted power plus server overhead.", dict(
         summed=True, pool_json=6, expr=(K("device_count") * K("device_avg_w") + K("servers") * K("server_overhead_w"))
         / C("W_PER_KW"))),
@@ -221,7 +289,10 @@ _POOL_AND_PLAN: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
         expr=K("owned") * (K("it_provisioned_kw") * K("colocation_usd_per_kw_month") * C("MONTHS_PER_YEAR")))),
     ("maintenance_usd_per_year", "USD/yr", "maintenance fraction x hardware capex.", dict(
         expr=K("hardware_capex_usd") * K("maintenance_fraction_per_year"))),
-    *((q.annual_key, "USD/yr", f"{q.rate_input} x capex (bought pools).", {}) for q in YEAR_QUANTITIES if q.rate_input),
+    # (the fraction decides first: 0 where it is 0, even where the capex does not exist)
+    *((q.annual_key, "USD/yr", f"{q.rate_input} x capex (bought pools).", dict(
+        expr=gated(compare(K(q.rate_input), ">", 0), K("owned") * K("capex_usd") * K(q.rate_input))))
+      for q in YEAR_QUANTITIES if q.rate_input),
     ("software_usd_per_year", "USD/yr", "software per device-year x device_count.", dict(
         expr=K("device_count") * K("software_usd_per_device_year"))),
     ("rent_usd_per_year", "USD/yr", "Rented pools: device_count x rent per device-hour x 8760.", dict(
@@ -235,8 +306,10 @@ _POOL_AND_PLAN: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
 
 POOL_QUANTITIES: tuple[Quantity, ...] = scoped("pool quantity", tuple(
     _q(k, u, "pool", h, **f) for k, u, h, f in _POOL_AND_PLAN) + (
-    _q("server_nameplate_w", "W", "pool", "devices_per_server x tdp_w + server_overhead_w.", label="Server nameplate power"),
+    _q("server_nameplate_w", "W", "pool", "devices_per_server x tdp_w + server_overhead_w.", label="Server nameplate power",
+       expr=K("devices_per_server") * K("tdp_w") + K("server_overhead_w")),
     _q("servers_per_rack", "servers", "pool", "min(servers_per_rack_max, floor(rack cap / server nameplate)); 0: a server exceeds the cap.",
+       expr=minimum(K("servers_per_rack_max"), round_down(K("rack_power_cap_kw") * C("W_PER_KW") / K("server_nameplate_w"))),
        pool_json=3),
     _q("device_avg_w", "W", "pool", "utilization x power_w + (1 - utilization) x idle_w.", label="Average power per device",
        expr=K("utilization") * K("power_w") + (1 - K("utilization")) * K("idle_w")),

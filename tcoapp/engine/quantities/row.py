@@ -53,6 +53,7 @@ class Field(Row):
     checks: str = ""     # "": the workbook Checks snapshot it; "doc": documentation; "identity": the name a row
                          # is found by; "live": the workbook's own formulas follow it (an edit is recomputed)
     sizing: tuple[str, ...] = ()  # the sizing modes that read it (facility_power, capex_budget, demand)
+    replaced: bool = False  # an itemized capex item per device that a failed device's replacement pays too
 
     @property
     def name(self) -> str:
@@ -146,6 +147,9 @@ class Quantity(Row):
     summed: bool = False     # a pool quantity whose plan value is the pools' sum
     pool_json: int = 0       # position among a pool's `compute --json` economics
     expr: Any = None         # a plan quantity's equation (expr.py): the engine's numpy and the Results formula
+                             # (a year row: the plan's row over its year; one kept per pool: by default the pools' sum)
+    pool_expr: Any = None    # a year row kept per pool: each pool's equation over its year (the CashFlow pool row)
+    outflow: bool = False    # a year row the CashFlow sheet shows as a cash outflow (its expression negated)
 
     @property
     def annual_key(self) -> str:
