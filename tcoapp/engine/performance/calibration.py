@@ -22,6 +22,7 @@ BOUNDS: dict[str, tuple[float, float]] = {
     "eta_mem": (0.2, 1.0), "eta_kv": (0.1, 1.0), "eta_compute": (0.05, 1.0), "eta_prefill": (0.05, 1.0), "eta_comm": (0.05, 1.0),
     "step_overhead_s": (1e-5, 0.05), "layer_overhead_s": (1e-7, 1e-3), "seq_overhead_s": (1e-8, 1e-4), "comm_latency_s": (1e-7, 1e-3),
     "power_gamma": (0.2, 3.0), "power_mem_activity": (0.05, 1.0), "spec_draft_cost_fraction": (0.0, 1.0),
+    "spec_acceptance_realised": (0.3, 1.5),
     "usable_memory_fraction": (0.5, 0.98), "fp4_math_efficiency": (0.3, 1.0), "moe_compute_efficiency": (0.1, 1.0),
     "mem_compute_overlap_loss": (1e-3, 1.0), "moe_gemm_half_tokens": (1.0, 4096.0),
     "expert_load_skew": (1e-3, 2.0), "a2a_peer_overhead_s": (1e-8, 1e-4), "sched_overhead_s": (1e-9, 1e-4),

@@ -11,7 +11,11 @@ rule-of-thumb defaults. A serving stack's step factor is fitted only where some 
 that stack (`identified`); without one it is held at NEUTRAL (1: the stack as fast as
 TensorRT-LLM), never at a value fitted on rows the fit must not see. An architecture's compute
 ratio (arch_compute_<architecture>) is likewise fitted only where some fitted row runs on that
-architecture, else held at 1 (the reference's eta_compute).
+architecture, else held at 1 (the reference's eta_compute). A configuration term
+(CONFIGURATION_FACTORS: `spec_acceptance_realised`, the share of the stated draft acceptance that
+measured speculative runs realise) is its own fitted cell, fitted jointly with the kernel factors only
+where at least MIN_CONFIGURATION_ROWS fitted rows run that configuration, else held at 1: a
+configuration's gain is never learned as kernel efficiency, nor set by a few rows.
 
 Pure computation: rows come in as (CSV line, dict) pairs, the catalog as an object with `.devices`
 and `.models`.
@@ -33,7 +37,7 @@ from .measurement_rows import STACK_FACTOR
 FIT = ("eta_kv", "eta_compute", "eta_prefill", "seq_overhead_s", "fp4_math_efficiency", "moe_compute_efficiency",
        "moe_gemm_half_tokens", "mem_compute_overlap_loss", "expert_load_skew",
        "stack_step_rocm", "stack_step_sglang", "stack_step_vllm",
-       "w4a16_gemm_efficiency", *ARCHITECTURE_COMPUTE.values())
+       "w4a16_gemm_efficiency", "spec_acceptance_realised", *ARCHITECTURE_COMPUTE.values())
 # software_maturity_dense_per_year is held at 0: fitted, it lands at 0.0001-0.026 per year (the data
 # shows no effect for dense models), so none is applied (docs/model.md, "Software date").
 # software_maturity_moe_per_year is held at 0 too: with it fitted (0.5-0.66 per year) the
@@ -43,10 +47,15 @@ FIT = ("eta_kv", "eta_compute", "eta_prefill", "seq_overhead_s", "fp4_math_effic
 FIT_BOUNDS = {**BOUNDS, "software_maturity_moe_per_year": (1e-4, 3.0), "w4a16_gemm_efficiency": (0.05, 1.0)}
 STACK_FACTORS = dict(STACK_FACTOR, ROCm="stack_step_rocm")  # stack -> its step factor (ROCm: every AMD row)
 # a stack or architecture factor no fitted row identifies: as TensorRT-LLM, as the reference architecture
-NEUTRAL = {factor: 1.0 for factor in (*STACK_FACTORS.values(), *ARCHITECTURE_COMPUTE.values())}
+# configuration terms (CONFIGURATION_FACTORS): none realised otherwise than stated
+CONFIGURATION_FACTORS = {"spec_acceptance_realised": "speculative decoding"}
+NEUTRAL = {factor: 1.0 for factor in (*STACK_FACTORS.values(), *ARCHITECTURE_COMPUTE.values(), *CONFIGURATION_FACTORS)}
 MISSING_RESIDUAL = 1.0  # a fitted row that becomes infeasible counts as a factor-e error
 FLOOR_RATIO = float(np.exp(-3.0))  # a row whose target no configuration reaches (predicted 0) counts as e^-3
 LOSS_SCALE = 0.1
+# a configuration term is fitted only where at least this many fitted rows run that configuration
+# (never set by a few rows; the leave-one-out fits without them hold it at 1)
+MIN_CONFIGURATION_ROWS = 20
 DIFF_STEP = 1e-2  # forward-difference step of the Jacobian in log(factor)
 
 
@@ -71,6 +80,10 @@ def identified(names, results) -> tuple[tuple[str, ...], dict[str, str]]:
             for stack, factor in STACK_FACTORS.items() if factor in names and stack not in stacks}
     held.update({factor: f"no fitted row is on {arch}" for arch, factor in ARCHITECTURE_COMPUTE.items()
                  if factor in names and factor not in ratios})
+    speculative = sum(int(r.config.get("spec_decode_draft_tokens", 0) or 0) > 0 for r in results)
+    if "spec_acceptance_realised" in names and speculative < MIN_CONFIGURATION_ROWS:
+        held["spec_acceptance_realised"] = (f"{speculative} fitted rows run speculative decoding "
+                                            f"(fewer than {MIN_CONFIGURATION_ROWS})")
     return tuple(n for n in names if n not in held), held
 
 

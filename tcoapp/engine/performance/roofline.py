@@ -368,7 +368,8 @@ def evaluate(device, arch: Architecture, batch, tensor_parallel, expert_parallel
                        attention_peak, draft_tokens, context, factors, seq_s, mixed)
     step_s = ((core_s(mem_s, comp_s, factors.mem_compute_overlap_loss) + comm_s + overhead_s + draft.step_s)
               * stack_step_scale(device, factors) * stack_scale) / (factors.model_error * software_speed)
-    per_step = tokens_per_step(draft_tokens, acceptance, arch.draft_later_ratio)
+    realised = np.minimum(np.asarray(acceptance, float) * factors.spec_acceptance_realised, 1.0)
+    per_step = tokens_per_step(draft_tokens, realised, arch.draft_later_ratio)
     pf_busy, pf_alone = prefill(device, arch, devices, expert_parallel, attention_dp, weight_bytes, prefill_peaks[0],
                                 prefill_peaks[1], input_tokens, hit_rate, factors, **dict(mixed, shared_peak=prefill_peaks[2]))
     speed = factors.model_error * software_speed  # the model's own error, the software's date

@@ -30,6 +30,7 @@ _SPEC = {
     "power_gamma": ("ratio", 0.0, 5.0, True, "Power exponent", "Exponent of the power model: power = idle + (tdp - idle) x busy^gamma."),
     "power_mem_activity": ("fraction", 0.0, 1.0, False, "Memory activity weight", "Weight of memory-bound time in the busy fraction of the power model."),
     "spec_draft_cost_fraction": ("fraction", 0.0, 1.0, False, "Draft token cost", "Cost of one draft token, as a fraction of a target step."),
+    "spec_acceptance_realised": ("ratio", 0.0, 2.0, True, "Realised draft acceptance", "Share of the stated per-token draft acceptance that measured speculative runs realise: every draft position accepts alpha x this (at most 1). A configuration term fitted on the measured speculative rows."),
     "expert_load_skew": ("fraction", 0.0, 5.0, False, "Expert load skew", "Share by which the busiest expert-parallel device's routed tokens exceed the balls-into-bins expectation (non-uniform routing)."),
     "a2a_peer_overhead_s": ("s", 0.0, 0.01, False, "All-to-all per-peer overhead", "Time per peer message of an all-to-all dispatch or combine under attention-DP (EP - 1 messages per device)."),
     "sched_overhead_s": ("s", 0.0, 0.01, False, "Scheduler overhead per sequence", "Time per sequence per decode step of scheduling and request routing: each attention-DP rank runs its own for its sequences; without attention-DP the replica's one scheduler handles the whole batch."),
