@@ -134,3 +134,13 @@ def test_the_realised_acceptance_scales_every_draft_position():
     plain = serving.with_(spec_decode_draft_tokens=0)
     assert np.array_equal(run_roofline(dev, mod, plain, wl, b, DEFAULT_FACTORS.with_(spec_acceptance_realised=0.8)).step_s,
                           run_roofline(dev, mod, plain, wl, b, DEFAULT_FACTORS.with_(spec_acceptance_realised=1.0)).step_s)
+
+
+def test_rows_of_a_held_configuration_term_set_no_factor():
+    """Where `spec_acceptance_realised` is held (too few speculative rows), the speculative rows leave
+    the fit: their gain is never learned as kernel efficiency."""
+    from tcoapp.engine.performance.factor_fit import configured_lines
+    results = [SimpleNamespace(line=1, config={"spec_decode_draft_tokens": 3}),
+               SimpleNamespace(line=2, config={"spec_decode_draft_tokens": 0}), SimpleNamespace(line=3, config={})]
+    assert configured_lines([1, 2, 3], results, {"spec_acceptance_realised": "too few"}) == [2, 3]
+    assert configured_lines([1, 2, 3], results, {}) == [1, 2, 3]

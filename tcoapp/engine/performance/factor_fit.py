@@ -14,8 +14,9 @@ ratio (arch_compute_<architecture>) is likewise fitted only where some fitted ro
 architecture, else held at 1 (the reference's eta_compute). A configuration term
 (CONFIGURATION_FACTORS: `spec_acceptance_realised`, the share of the stated draft acceptance that
 measured speculative runs realise) is its own fitted cell, fitted jointly with the kernel factors only
-where at least MIN_CONFIGURATION_ROWS fitted rows run that configuration, else held at 1: a
-configuration's gain is never learned as kernel efficiency, nor set by a few rows.
+where at least MIN_CONFIGURATION_ROWS fitted rows run that configuration; else it is held at 1 and
+those rows set no factor at all (`configured_lines`): a configuration's gain is never learned as
+kernel efficiency, nor set by a few rows.
 
 Pure computation: rows come in as (CSV line, dict) pairs, the catalog as an object with `.devices`
 and `.models`.
@@ -80,11 +81,26 @@ def identified(names, results) -> tuple[tuple[str, ...], dict[str, str]]:
             for stack, factor in STACK_FACTORS.items() if factor in names and stack not in stacks}
     held.update({factor: f"no fitted row is on {arch}" for arch, factor in ARCHITECTURE_COMPUTE.items()
                  if factor in names and factor not in ratios})
-    speculative = sum(int(r.config.get("spec_decode_draft_tokens", 0) or 0) > 0 for r in results)
-    if "spec_acceptance_realised" in names and speculative < MIN_CONFIGURATION_ROWS:
-        held["spec_acceptance_realised"] = (f"{speculative} fitted rows run speculative decoding "
-                                            f"(fewer than {MIN_CONFIGURATION_ROWS})")
+    drafting = sum(speculative(r) for r in results)
+    if "spec_acceptance_realised" in names and drafting < MIN_CONFIGURATION_ROWS:
+        held["spec_acceptance_realised"] = (f"{drafting} fitted rows run speculative decoding "
+                                            f"(fewer than {MIN_CONFIGURATION_ROWS}: they set no factor)")
     return tuple(n for n in names if n not in held), held
+
+
+def speculative(result) -> bool:
+    """True where a row's modelled configuration runs draft tokens."""
+    return int(result.config.get("spec_decode_draft_tokens", 0) or 0) > 0
+
+
+def configured_lines(lines, results, held) -> list:
+    """`lines` without the rows of a configuration whose term this fit holds (CONFIGURATION_FACTORS):
+    a row whose configuration's own term cannot be fitted sets no kernel factor either (its gain would
+    be learned as kernel efficiency); it is still predicted."""
+    if "spec_acceptance_realised" not in held:
+        return list(lines)
+    drop = {r.line for r in results if speculative(r)}
+    return [line for line in lines if line not in drop]
 
 
 def neutral(name: str, start: EfficiencyFactors) -> float:
@@ -133,6 +149,7 @@ def fit_factors(rows, catalog, lines, start: EfficiencyFactors = DEFAULT_FACTORS
         start_results = accuracy.run(rows, catalog, start, lines=set(lines)).results
     fitted_names, held = identified(names, start_results)
     start = start.with_(**{n: neutral(n, start) for n in held})
+    lines = configured_lines(lines, start_results, held)
     lo = np.log([FIT_BOUNDS[n][0] for n in fitted_names])
     hi = np.log([FIT_BOUNDS[n][1] for n in fitted_names])
     x0 = np.clip(np.log([max(getattr(start, n), 1e-12) for n in fitted_names]), lo + 1e-6, hi - 1e-6)
