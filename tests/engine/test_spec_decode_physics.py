@@ -3,6 +3,7 @@ k = 0 is no speculation exactly, a compute-bound step gains nothing, the drafter
 import numpy as np
 import pytest
 
+from tcoapp.engine.performance.factors import DEFAULT_FACTORS
 from tcoapp.engine.performance.generated import run_roofline
 from tcoapp.engine.performance.memory import architecture
 from tcoapp.engine.performance.spec_decode import MTP_LATER_POSITION_RATIO, drafter_kind, tokens_per_step
@@ -102,7 +103,9 @@ def test_the_mtp_chain_gains_less_than_one_rate_would():
     device, model, serving = CASES[1]
     dev, mod = CAT.devices[device], CAT.models[model]
     b = np.array([1.0, 64.0])
-    plain = run_roofline(dev, mod, serving.with_(spec_decode_draft_tokens=3, spec_decode_acceptance=0.875), WL, b)
+    stated = DEFAULT_FACTORS.with_(spec_acceptance_realised=1.0)     # the acceptance as stated
+    plain = run_roofline(dev, mod, serving.with_(spec_decode_draft_tokens=3, spec_decode_acceptance=0.875), WL, b,
+                         stated)
     assert np.allclose(plain.tokens_per_step, tokens_per_step(3, 0.875, MTP_LATER_POSITION_RATIO))
     assert np.all(plain.tokens_per_step < tokens_per_step(3, 0.875))
 
