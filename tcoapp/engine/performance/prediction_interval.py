@@ -33,9 +33,9 @@ BAND_QUANTILES = (0.1, 0.9)
 # cell -> (rows, low, high of measured / predicted tokens/s per device): the residuals of both splits
 # (leave-one-family-out and leave-one-era-out, each row once per split) of the shipped factors; rows of
 # unknown configuration build none. Written by tools/refit_factors.py --intervals. Calibration, each
-# family against the band built without it: leave one family out 65 % of 536 rows (MoE 62 %,
-# interactive 49 %, offline 83 %, server 68 %); leave one era out 72 % of 483 (MoE 73 %, interactive
-# 70 %, offline 80 %, server 68 %) (docs/model.md, "How sure it is").
+# family against the band built without it: leave one family out 78 % of 655 rows (MoE 78 %,
+# interactive 83 %, offline 75 %, server 64 %); leave one era out 75 % of 602 (MoE 79 %, interactive
+# 89 %, offline 55 %, server 52 %) (docs/model.md, "How sure it is").
 RESIDUAL_QUANTILES: dict[str, tuple[int, float, float]] = {
     'offline/dense': (169, 0.941, 1.491),
     'offline/MoE': (126, 0.503, 1.727),
