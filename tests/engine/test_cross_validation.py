@@ -70,9 +70,19 @@ def test_the_band_is_a_family_offset_times_the_scatter_within_families():
     # two families erring in opposite directions, each scattering +-10 % about its own median
     ratios, families = [0.45, 0.5, 0.55, 1.8, 2.0, 2.2], ["a"] * 3 + ["b"] * 3
     assert interval_cells.band(ratios, families, (0.0, 1.0)) == pytest.approx((0.45, 2.2))
-    # a large family's many rows weigh as one offset: a lone far family still reaches the band's edge
+    # a large family's many rows weigh as one offset: a lone far family still reaches the band's edge,
+    # and past it: two families' offsets spread about their median by the widening of one more family
     lo, hi = interval_cells.band([1.0] * 99 + [2.0], ["big"] * 99 + ["far"], (0.1, 0.9))
-    assert lo == pytest.approx(1.0) and hi == pytest.approx(2.0)
+    half = interval_cells.offset_widening(2) * np.log(2.0) / 2
+    assert lo == pytest.approx(np.sqrt(2.0) * np.exp(-half)) and hi == pytest.approx(np.sqrt(2.0) * np.exp(half))
+    assert lo < 1.0 and hi > 2.0
+
+
+def test_few_families_widen_the_offsets_as_the_next_family_would_fall():
+    """The small-sample predictive factor: large for 2 families, towards 1 for many, 1 for one."""
+    w = [interval_cells.offset_widening(n) for n in (2, 3, 5, 10, 100)]
+    assert w == sorted(w, reverse=True) and w[0] == pytest.approx(2.94, abs=0.01) and 1.0 < w[-1] < 1.02
+    assert interval_cells.offset_widening(1) == 1.0 and interval_cells.offset_widening(5, (0.0, 1.0)) == 1.0
 
 
 def test_cells_and_nested_coverage():

@@ -67,9 +67,9 @@ def offset_widening(families: int, quantiles=BAND_QUANTILES) -> float:
     """How much wider the offset of a family not yet seen spreads than the offsets of `families`
     seen ones: the predictive interval of one more draw from a normal whose spread is estimated from
     n draws, t_{q, n-1} x sqrt(1 + 1/n) / z_q at the band's upper quantile q (1 with fewer than two
-    families: no spread to widen). With 2 families 2.94, 3: 1.70, 5: 1.31, 10: 1.13: few families understate how
+    families, no spread to widen, or at the 100th percentile). With 2 families 2.94, 3: 1.70, 5: 1.31, 10: 1.13: few families understate how
     far the next one falls (module docstring)."""
-    if families < 2:
+    if families < 2 or max(quantiles) >= 1.0:   # the range of the draws: no quantile to widen
         return 1.0
     from scipy import stats   # lazy: the band tables are built by tools, not at start-up
     q = max(quantiles)
