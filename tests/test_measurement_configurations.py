@@ -87,3 +87,56 @@ def test_an_amd_yaml_and_an_inferencex_row():
     ix = {"source": "github.com/x/InferenceX-app ...", "notes": "parallelism DEP8 (InferenceX decode tp 8 ep 8 dp_attention True)"}
     got = mc.configuration(ix, {})
     assert (got["tensor_parallel"], got["expert_parallel"], got["attention_dp"], got["spec_decode"]) == ("8", "8", "true", "none")
+
+
+# --- InferenceX MTP rows: draft tokens from the launch recipe (tools/inferencex_recipes.py) ---
+
+SGLANG_RECIPE = """
+SPECULATIVE_NUM_STEPS=2
+SPECULATIVE_DRAFT_TOKENS=3
+SPECULATIVE_EAGLE_TOPK=1
+python3 -m sglang.launch_server --speculative-algorithm EAGLE --speculative-num-steps $SPECULATIVE_NUM_STEPS
+"""
+TRT_RECIPE = """
+MTP=3
+
+# DP ATTENTION requires different optimizations
+if [[ "$DP_ATTENTION" == "true" ]]; then
+    MOE_BACKEND="DEEPGEMM"
+    MTP=1
+fi
+speculative_config:
+    decoding_type: MTP
+    num_nextn_predict_layers: ${MTP}
+"""
+TRT_ELSE_RECIPE = """
+if [[ "$DP_ATTENTION" == "true" ]]; then
+    MTP=1
+else
+    MTP=3
+fi
+    num_nextn_predict_layers: ${MTP}
+"""
+
+
+def test_recipe_draft_tokens():
+    from tools import inferencex_recipes as ir
+    assert ir.draft_tokens(SGLANG_RECIPE, "sglang", False) == 2
+    assert ir.draft_tokens(SGLANG_RECIPE.replace("TOPK=1", "TOPK=4"), "sglang", False) is None  # a tree, not a chain
+    assert ir.draft_tokens(TRT_RECIPE, "trt", False) == 3
+    assert ir.draft_tokens(TRT_RECIPE, "trt", True) == 1
+    assert ir.draft_tokens(TRT_ELSE_RECIPE, "trt", False) == 3
+    assert ir.draft_tokens(TRT_ELSE_RECIPE, "trt", True) == 1
+    assert ir.draft_tokens("python3 -m atom.entrypoints.openai_server --method mtp", "atom", False) is None
+
+
+def test_an_inferencex_mtp_row_states_its_draft_tokens_or_is_unknown():
+    base = "parallelism TP8 (InferenceX decode tp 8 ep 1 dp_attention False); image x"
+    row = {"notes": base + "; spec_method mtp; draft tokens 2 (recipe benchmarks/dsr1_fp8_b200_mtp.sh @abc)"}
+    got = mc.inferencex_configuration(row)
+    assert got["spec_decode"] == "mtp" and got["draft_tokens"] == "2" and got["tensor_parallel"] == "8"
+    assert "benchmarks/dsr1_fp8_b200_mtp.sh @abc" in got["configuration_source"]
+    unstated = mc.inferencex_configuration({"notes": base + "; spec_method mtp; draft tokens not stated (recipe r)"})
+    assert unstated["configuration_source"].startswith("unknown") and unstated["spec_decode"] == ""
+    plain = mc.inferencex_configuration({"notes": base})
+    assert plain["spec_decode"] == "none" and plain["draft_tokens"] == "0"

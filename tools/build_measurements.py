@@ -15,8 +15,10 @@ only re-annotated):
    are never read (the script refuses any other round).
 2. InferenceX per-concurrency sweeps (SemiAnalysis, Apache-2.0, attribution required): the
    production-API snapshot in `packages/app/cypress/fixtures/api/benchmarks*.json` of an
-   InferenceX-app checkout. Aggregated (not disaggregated), single-node, no speculative decoding
-   rows; per configuration (hardware, framework, precision, ISL, OSL, TP, EP, attention-DP,
+   InferenceX-app checkout. Aggregated (not disaggregated), single-node rows without speculative
+   decoding, and with `--inferencex-recipes GIT_DIR` the MTP rows too (their draft tokens read from
+   the launch recipe of SemiAnalysisAI/InferenceX as of each row's date: tools/inferencex_recipes.py;
+   a recipe that states none leaves the row's configuration unknown); per configuration (hardware, framework, precision, ISL, OSL, TP, EP, attention-DP,
    concurrency) the latest date. Output tokens/s per GPU as published (`output_tput_per_gpu`) or
    DERIVED = tput_per_gpu x OSL / (ISL + OSL); tokens/s per user = 1 / mean TPOT (DERIVED).
 
@@ -45,7 +47,8 @@ for _path in (str(ROOT), str(ROOT / "tools")):
 
 from tcoapp.engine.performance.measurement_rows import MLPERF_INPUT_TOKENS, assign_families, map_model  # noqa: E402
 from tcoapp.io.measurements import DEFAULT_CSV  # noqa: E402
-from measurement_configurations import CONFIG_COLUMNS, Submission, configuration  # noqa: E402
+from measurement_configurations import CONFIG_COLUMNS, Submission, configuration, inferencex_configuration  # noqa: E402
+from inferencex_recipes import mtp_note  # noqa: E402
 
 COLUMNS = ("model,device,count,precision,framework,scenario,batch_or_concurrency,input_len,output_len,"
            "tokens_per_s_total,tokens_per_s_per_user,source,tokens_per_s_per_gpu,metric,measured_power_w,date,"
@@ -114,23 +117,32 @@ def mlperf_rows(repo: pathlib.Path) -> list[dict]:
     return rows
 
 
-def inferencex_rows(repo: pathlib.Path, all_dates: bool = False) -> list[dict]:
-    """One row per configuration at its latest date (every date it was run at with `all_dates`)."""
+def _kept(r: dict, speculative: bool) -> bool:
+    """An aggregated single-node row of a known device and model: without speculative decoding, or
+    (`speculative`) with InferenceX's MTP."""
+    if r.get("disagg") or r.get("is_multinode") or r["hardware"] not in IX_HARDWARE or r["model"] not in IX_MODELS:
+        return False
+    return r.get("spec_method") in ("none", None) or (speculative and r.get("spec_method") == "mtp")
+
+
+def inferencex_rows(repo: pathlib.Path, all_dates: bool = False, recipes: pathlib.Path | None = None) -> list[dict]:
+    """One row per configuration at its latest date (every date it was run at with `all_dates`);
+    with `recipes` (a SemiAnalysisAI/InferenceX git dir) the MTP rows too, each with the draft tokens
+    its launch recipe stated at the row's date (inferencex_recipes.mtp_draft_tokens)."""
     commit = git(repo, "rev-parse", "HEAD").strip()
     latest: dict[tuple, tuple[str, dict]] = {}
     for name in ("benchmarks.json", "benchmarks-history.json"):
         path = f"packages/app/cypress/fixtures/api/{name}"
         for r in json.loads(git(repo, "show", f"HEAD:{path}")):
-            if r.get("disagg") or r.get("is_multinode") or r.get("spec_method") not in ("none", None):
+            if not _kept(r, recipes is not None):
                 continue
-            if r["hardware"] not in IX_HARDWARE or r["model"] not in IX_MODELS:
-                continue
+            spec = () if r.get("spec_method") in ("none", None) else (r["spec_method"],)
             key = (r["hardware"], r["framework"], r["model"], r["precision"], r["isl"], r["osl"], r["decode_tp"],
-                   r["decode_ep"], bool(r["decode_dp_attention"]), r["conc"]) + ((r["date"],) if all_dates else ())
+                   r["decode_ep"], bool(r["decode_dp_attention"]), r["conc"]) + spec + ((r["date"],) if all_dates else ())
             if key not in latest or r["date"] > latest[key][1]["date"]:
                 latest[key] = (path, r)
     rows = []
-    for key, (path, r) in sorted(latest.items(), key=lambda kv: tuple(map(str, kv[0]))):
+    for key, (path, r) in sorted(latest.items(), key=lambda kv: (len(kv[0]) > 10 + all_dates, tuple(map(str, kv[0])))):  # MTP rows last
         met = r["metrics"]
         tpot = met.get("mean_tpot") or met.get("median_tpot")
         if not tpot or not met.get("tput_per_gpu"):
@@ -141,6 +153,7 @@ def inferencex_rows(repo: pathlib.Path, all_dates: bool = False) -> list[dict]:
         out = out if out is not None else met["tput_per_gpu"] * osl / (isl + osl)
         par = f"DEP{tp}" if dpa else (f"EP{tp}" if ep > 1 else f"TP{tp}")
         ttft = met.get("mean_ttft") or met.get("median_ttft")
+        spec = "" if r.get("spec_method") in ("none", None) else "; " + mtp_note(recipes, r, dpa)
         rows.append({
             "model": IX_MODELS[r["model"]], "device": IX_HARDWARE[r["hardware"]], "count": int(r.get("num_decode_gpu") or tp),
             "precision": r["precision"].upper() + (" (MXFP4)" if r["precision"] == "fp4" and r["hardware"].startswith("mi") else
@@ -154,7 +167,8 @@ def inferencex_rows(repo: pathlib.Path, all_dates: bool = False) -> list[dict]:
             "notes": (f"InferenceX production-API snapshot (Apache-2.0, SemiAnalysis); parallelism {par} "
                       f"(InferenceX decode tp {tp} ep {ep} dp_attention {dpa}); image {r.get('image') or 'not stated'}; "
                       f"tokens_per_s_per_user DERIVED = 1 / mean TPOT"
-                      + ("; output tokens/s per GPU DERIVED = tput_per_gpu x OSL / (ISL + OSL)" if derived else "")),
+                      + ("; output tokens/s per GPU DERIVED = tput_per_gpu x OSL / (ISL + OSL)" if derived else "")
+                      + spec),
             "ttft_s": f"{ttft:.4f}" if ttft else "", "ttft_limit_s": "", "tpot_limit_s": "",
         })
     return rows
@@ -167,6 +181,9 @@ def main(argv=None) -> int:
     parser.add_argument("--inferencex-all-dates", action="store_true",
                         help="every date a configuration was run at, not only its latest (software maturity data; "
                              "the rows of one framework snapshot stay one source family)")
+    parser.add_argument("--inferencex-recipes", type=pathlib.Path, default=None, metavar="GIT_DIR",
+                        help="a SemiAnalysisAI/InferenceX git dir: keep the aggregated single-node MTP rows too, "
+                             "with the draft tokens each run's launch recipe stated at its date")
     parser.add_argument("--configurations", action="append", default=[], metavar="ROUND=GIT_DIR",
                         help="(re)read every row's configuration columns, MLPerf rows from this round's results "
                              "repository (e.g. v6.0=/mirror/inference_results_v6.0; repeat per round; "
@@ -178,7 +195,10 @@ def main(argv=None) -> int:
     if args.mlperf_v6:
         rows += mlperf_rows(args.mlperf_v6)
     if args.inferencex:
-        rows += inferencex_rows(args.inferencex, args.inferencex_all_dates)
+        built = inferencex_rows(args.inferencex, args.inferencex_all_dates, args.inferencex_recipes)
+        for r in built:   # their configuration is in their own result fields (and recipe): annotated here
+            r.update(inferencex_configuration(r))
+        rows += built
     for r in rows:
         if re.search(r"inference_results_v(4\.1|5\.0|5\.1)", r["source"]) and row_is_server_or_interactive(r):
             raise SystemExit(f"refused: a held-back MLPerf v4.1-v5.1 Server/Interactive row ({r['source']})")

@@ -19,7 +19,9 @@ Where they are read:
   `closed/<submitter>/src/<benchmark>/<scenario>_<chip>[_mn].yaml` (tensor_parallel_size,
   pipeline_parallel_size, speculative_config). A submitter that ships neither: unknown.
 - InferenceX rows: the result fields (decode tp / ep / dp_attention, disagg, spec_method,
-  is_multinode); the builder keeps only aggregated, single-node rows without speculative decoding.
+  is_multinode); the builder keeps aggregated, single-node rows, without speculative decoding or with
+  MTP, whose draft tokens come from the run's launch recipe (tools/inferencex_recipes.py; none stated:
+  unknown).
 - The TensorRT-LLM performance overview: its table header (TP/DEP width) and its reproduction section
   (trtllm-bench throughput: one aggregated instance, no speculative-decoding options, --pp 1 except
   where a table states PP).
@@ -168,15 +170,25 @@ def _system_prefixes(system: str) -> list[str]:
 
 
 def inferencex_configuration(row: dict) -> dict:
-    """InferenceX rows: the result fields the builder kept (aggregated, single node, no speculative decoding)."""
-    m = re.search(r"decode tp (\d+) ep (\d+) dp_attention (True|False)", row.get("notes") or "")
+    """InferenceX rows: the result fields the builder kept (aggregated, single node; no speculative
+    decoding, or MTP with the draft tokens its launch recipe states: tools/inferencex_recipes.py)."""
+    notes = row.get("notes") or ""
+    m = re.search(r"decode tp (\d+) ep (\d+) dp_attention (True|False)", notes)
     if not m:
         return dict(UNKNOWN)
-    return {"spec_decode": "none", "draft_tokens": "0", "acceptance": "", "disaggregated": "no",
+    if "spec_method mtp" in notes:
+        k = re.search(r"spec_method mtp; draft tokens (\d+) \(recipe ([^)]*)\)", notes)
+        if k is None:
+            return dict(UNKNOWN, configuration_source="unknown: InferenceX MTP run whose launch recipe states no draft tokens")
+        spec = {"spec_decode": "mtp", "draft_tokens": k.group(1)}
+        source = (f"InferenceX result fields (decode tp/ep/dp_attention; disagg false, spec_method mtp, single node); "
+                  f"draft tokens: SemiAnalysisAI/InferenceX {k.group(2)}")
+    else:
+        spec = {"spec_decode": "none", "draft_tokens": "0"}
+        source = "InferenceX result fields (decode tp/ep/dp_attention; disagg false, spec_method none, single node)"
+    return {**spec, "acceptance": "", "disaggregated": "no",
             "tensor_parallel": m.group(1), "expert_parallel": m.group(2), "attention_dp": m.group(3).lower(),
-            "pipeline_parallel": "1",
-            "configuration_source": "InferenceX result fields (decode tp/ep/dp_attention; disagg false, "
-                                    "spec_method none, single node)"}
+            "pipeline_parallel": "1", "configuration_source": source}
 
 
 def trtllm_overview_configuration(row: dict) -> dict:

@@ -12,6 +12,7 @@ from ..engine.decision import summary as decision
 from ..engine.decision.summary import OBJECTIVES
 from ..engine.decision.choice import decide
 from ..present.agentic_text import agentic_sentence
+from ..present.anchor import anchor_sentence
 from ..present.decision_text import objective_value, ranked_label, reason
 from ..present.labels import in_sentence
 from ..engine.pipeline.compute import METRIC_KEYS
@@ -137,12 +138,7 @@ def _anchor_lines(result) -> list[str]:
         return [label + "n/a (a mix of request classes)"]
     if not anchor:
         return [] if not str(result.point.source).startswith("generated") else [label + "none in the shipped measurements"]
-    user = anchor.get("tokens_per_s_per_user")
-    ratio = anchor.get("ratio")
-    text = (f"{anchor['value']:,.0f} tokens/s per device" + (f" at {user:,.0f} tokens/s per user" if user else "")
-            + (f", the plan is {ratio:.2f}x it" if ratio else "") + f" ({anchor['device']}, {anchor['model']}, "
-            f"{anchor['precision'] or 'precision not stated'}; {anchor['source']})")
-    return _wrap(text, " " * len(label), label)
+    return _wrap(anchor_sentence(anchor), " " * len(label), label)
 
 
 def _agentic_lines(result) -> list[str]:

@@ -458,10 +458,23 @@ def _with_plan_values(scenario: Scenario, index: int, changes: Mapping[str, Any]
 def safe_compute(scenario: Scenario, plan: Plan) -> PlanResult:
     """The engine's result, or an empty result carrying the engine's message (never a traceback)."""
     from ..engine.pipeline.compute import compute_plan   # loaded with the first computation, after the window shows
+    from ..engine.pipeline.anchor import with_anchor
     try:
-        return compute_plan(scenario, plan)
+        return with_anchor(scenario, compute_plan(scenario, plan), published_rows())
     except TcoError as exc:   # the engine's own refusal of this plan: the others still compute
         return _empty_result(plan, "error", str(exc))
+
+
+_published: list = []
+
+
+def published_rows() -> list[dict]:
+    """The shipped measurements (read once): a generated plan's published anchor is the nearest of them
+    (docs/model.md, "Published anchor"), as on the command line."""
+    if not _published:
+        from ..io.measurements import read_measurements
+        _published.extend(row for _, row in read_measurements())
+    return _published
 
 
 COMPUTING = "computing…"

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..engine.decision.summary import target_text
+from ..present.anchor import anchor_points, anchor_sentence
 from .document import Document
 from .labels import label_with_unit
 from ..engine.serving.freeze import frozen_plan
@@ -56,6 +57,7 @@ def paint_marker(item, color: str) -> None:
     item.setSymbolBrush(color)
 
 
+ANCHOR_HINT = "hollow diamonds: each plan's published anchor, the nearest shipped measurement (hover it)."
 HOVER_HINT = "Hover a swept point to see its configuration; click it to make it the current plan's operating point."
 POOLS_FRONTIER = ("The frontier sweeps one device serving whole requests; a plan with Pools rows runs pools of their "
                   "own devices and roles, so it has no frontier here. The batch charts show its first serve or "
@@ -127,7 +129,9 @@ class PerformanceView(QWidget):
         self.pareto = pg.PlotDataItem(pen=pen("#111", 2.5), symbol="o", symbolSize=5, symbolBrush="#111")
         self.points = pg.ScatterPlotItem(size=14, pen=pg.mkPen("k", width=1.5), symbol="star", tip=self._plan_tip,
                                          hoverable=True)
-        for item in (self.cloud, self.pareto, self.points):
+        # each plan's published anchor (pipeline/anchor.py): the nearest shipped measurement, a hollow diamond
+        self.anchors = pg.ScatterPlotItem(size=13, brush=None, symbol="d", tip=self._anchor_tip, hoverable=True)
+        for item in (self.cloud, self.pareto, self.anchors, self.points):
             front.addItem(item)
         self.cloud.sigClicked.connect(self._clicked)
         self.pareto.sigPointsClicked.connect(self._clicked)   # the frontier's markers sit on top of the cloud
@@ -204,6 +208,7 @@ class PerformanceView(QWidget):
         ok = [i for i in range(n) if same[i] and np.isfinite(xs[i]) and np.isfinite(ys[i])]
         self._check_sweep(current)
         front_targets = targets_of(plans, only={i for i in range(n) if same[i]})
+        self._anchor_points = anchor_points(results, ok)
         self._draw_front(ok, [xs[i] for i in ok], [ys[i] for i in ok], colors, front_targets)
         self.bands.update([(i, results[i], xs[i], ys[i]) for i in ok], colors, self.front_axes.x, self.front_axes.y)
         self.band_note.setText(band_note([results[i] for i in ok]) if ok else "")
@@ -240,12 +245,17 @@ class PerformanceView(QWidget):
             feasible = self.sweep.feasible & np.isfinite(self.sweep.tokens_per_s_per_user)
             sweep_x, sweep_y = self.sweep.tokens_per_s_per_user[feasible], self.sweep.tokens_per_s_per_device[feasible]
         axes = self.front_axes
-        axes.choose(np.concatenate([sweep_x, px, [t for t, _ in targets]]), np.concatenate([sweep_y, py]))
+        anchors = self._anchor_points
+        ax, ay = [a[1] for a in anchors], [a[2] for a in anchors]
+        axes.choose(np.concatenate([sweep_x, px, ax, [t for t, _ in targets]]), np.concatenate([sweep_y, py, ay]))
         if self.sweep is not None and self.redraw.changed("sweep", (self.sweep, axes.log)):
             self._draw_sweep()
         points = (tuple(zip(ok, px, py, colors)), axes.log)
         if self.redraw.changed("stars", points):
             self.points.setData(axes.x(px), axes.y(py), data=list(ok), brush=[brush(colors[i]) for i in ok])
+        if self.redraw.changed("anchors", (tuple(anchors), axes.log, tuple(colors))):
+            self.anchors.setData(axes.x(ax), axes.y(ay), data=[a[0] for a in anchors],
+                                 pen=[pg.mkPen(colors[a[0]], width=2.5) for a in anchors])
         self.front_targets.update(targets, lambda v: float(axes.x([v])[0]))
         if self.sweep is None:
             self._fit_front(px, py)
@@ -257,6 +267,8 @@ class PerformanceView(QWidget):
         idx = result.pareto_indices
         self.pareto.setData(axes.x(result.tokens_per_s_per_user[idx]), axes.y(result.tokens_per_s_per_device[idx]),
                             data=idx)
+
+    _anchor_points: list = []
 
     def _clear_sweep(self):
         self.sweep = None
@@ -320,7 +332,7 @@ class PerformanceView(QWidget):
         idx = result.pareto_indices
         self.info.setText(f"{ok.size:,} feasible configurations swept ({result.size:,} points), "
                           f"{idx.size} on the Pareto frontier (black). Stars: the operating points of the plans on this device "
-                          f"and model.")
+                          f"and model; {ANCHOR_HINT}")
 
     def config_text(self, i: int) -> str:
         c = self.sweep.config(int(i))
@@ -342,6 +354,13 @@ class PerformanceView(QWidget):
                 f"{m.tokens_per_s_per_user:.3g} tokens/s per user")
         searched = self._doc.results[int(data)].serving_text()
         return text + (f"\nserving search chose {searched}" if searched else "")
+
+    def _anchor_tip(self, x, y, data):
+        results = self._doc.results
+        if data is None or int(data) >= len(results):
+            return ""
+        anchor = results[int(data)].published_anchor
+        return f"Published anchor of {self._doc.scenario.plans[int(data)].name}:\n{anchor_sentence(anchor)}" if anchor else ""
 
     def _plan_clicked(self, _item, points, _ev):
         if len(points) and points[0].data() is not None:

@@ -70,9 +70,19 @@ def test_the_band_is_a_family_offset_times_the_scatter_within_families():
     # two families erring in opposite directions, each scattering +-10 % about its own median
     ratios, families = [0.45, 0.5, 0.55, 1.8, 2.0, 2.2], ["a"] * 3 + ["b"] * 3
     assert interval_cells.band(ratios, families, (0.0, 1.0)) == pytest.approx((0.45, 2.2))
-    # a large family's many rows weigh as one offset: a lone far family still reaches the band's edge
+    # a large family's many rows weigh as one offset: a lone far family still reaches the band's edge,
+    # and past it: two families' offsets spread about their median by the widening of one more family
     lo, hi = interval_cells.band([1.0] * 99 + [2.0], ["big"] * 99 + ["far"], (0.1, 0.9))
-    assert lo == pytest.approx(1.0) and hi == pytest.approx(2.0)
+    half = interval_cells.offset_widening(2) * np.log(2.0) / 2
+    assert lo == pytest.approx(np.sqrt(2.0) * np.exp(-half)) and hi == pytest.approx(np.sqrt(2.0) * np.exp(half))
+    assert lo < 1.0 and hi > 2.0
+
+
+def test_few_families_widen_the_offsets_as_the_next_family_would_fall():
+    """The small-sample predictive factor: large for 2 families, towards 1 for many, 1 for one."""
+    w = [interval_cells.offset_widening(n) for n in (2, 3, 5, 10, 100)]
+    assert w == sorted(w, reverse=True) and w[0] == pytest.approx(2.94, abs=0.01) and 1.0 < w[-1] < 1.02
+    assert interval_cells.offset_widening(1) == 1.0 and interval_cells.offset_widening(5, (0.0, 1.0)) == 1.0
 
 
 def test_cells_and_nested_coverage():
@@ -97,3 +107,50 @@ def test_device_ratio_error_pairs_devices_on_the_same_work():
                SimpleNamespace(line=3, device="B", measured=50.0, predicted=50.0, source_family="MLPerf v5.1 AMD")]
     rows = {1: row, 2: row, 3: row}
     assert ratio_errors(results, rows) == pytest.approx([0.1])   # v5.1 is another round: no pair
+
+
+def test_a_configuration_term_is_fitted_only_on_enough_rows_running_it():
+    """`spec_acceptance_realised` is its own cell: fitted where at least MIN_CONFIGURATION_ROWS fitted
+    rows run speculative decoding, else held at 1 (never learned from a few rows)."""
+    from tcoapp.engine.performance.factor_fit import MIN_CONFIGURATION_ROWS, identified
+
+    def rows(n_spec, n_plain=30):
+        spec = [SimpleNamespace(stack="TensorRT-LLM", architecture="Blackwell", config={"spec_decode_draft_tokens": 3})]
+        plain = [SimpleNamespace(stack="TensorRT-LLM", architecture="Blackwell", config={"spec_decode_draft_tokens": 0})]
+        return spec * n_spec + plain * n_plain
+
+    names = ("eta_compute", "spec_acceptance_realised")
+    fitted, held = identified(names, rows(MIN_CONFIGURATION_ROWS - 1))
+    assert fitted == ("eta_compute",) and "speculative decoding" in held["spec_acceptance_realised"]
+    assert NEUTRAL["spec_acceptance_realised"] == 1.0
+    fitted, held = identified(names, rows(MIN_CONFIGURATION_ROWS))
+    assert fitted == names and not held
+
+
+def test_the_realised_acceptance_scales_every_draft_position():
+    """Direction: a lower realised share lowers tokens per step and the speculative gain; at 1 the
+    stated acceptance runs as stated; no speculation is untouched."""
+    from tcoapp.engine.performance.factors import DEFAULT_FACTORS
+    from tcoapp.engine.performance.generated import run_roofline
+    from tcoapp.engine.quantities.records import ServingConfig, Workload
+    dev, mod = CATALOG.devices["B200"], CATALOG.models["DeepSeek-R1"]
+    wl, b = Workload(input_tokens=1024, output_tokens=1024), np.array([8.0, 64.0])
+    serving = ServingConfig(tensor_parallel=8, weight_precision="fp8", kv_precision="fp8",
+                            spec_decode_draft_tokens=3, spec_decode_acceptance=0.875)
+    full = run_roofline(dev, mod, serving, wl, b, DEFAULT_FACTORS.with_(spec_acceptance_realised=1.0))
+    less = run_roofline(dev, mod, serving, wl, b, DEFAULT_FACTORS.with_(spec_acceptance_realised=0.8))
+    assert np.all(less.tokens_per_step < full.tokens_per_step)
+    assert np.all(less.tokens_per_s_per_device < full.tokens_per_s_per_device)
+    plain = serving.with_(spec_decode_draft_tokens=0)
+    assert np.array_equal(run_roofline(dev, mod, plain, wl, b, DEFAULT_FACTORS.with_(spec_acceptance_realised=0.8)).step_s,
+                          run_roofline(dev, mod, plain, wl, b, DEFAULT_FACTORS.with_(spec_acceptance_realised=1.0)).step_s)
+
+
+def test_rows_of_a_held_configuration_term_set_no_factor():
+    """Where `spec_acceptance_realised` is held (too few speculative rows), the speculative rows leave
+    the fit: their gain is never learned as kernel efficiency."""
+    from tcoapp.engine.performance.factor_fit import configured_lines
+    results = [SimpleNamespace(line=1, config={"spec_decode_draft_tokens": 3}),
+               SimpleNamespace(line=2, config={"spec_decode_draft_tokens": 0}), SimpleNamespace(line=3, config={})]
+    assert configured_lines([1, 2, 3], results, {"spec_acceptance_realised": "too few"}) == [2, 3]
+    assert configured_lines([1, 2, 3], results, {}) == [1, 2, 3]

@@ -84,8 +84,6 @@ def test_the_stored_cross_validation_is_current_and_the_shipped_tables_are_its_c
             assert table[key][1:] == pytest.approx((lo, hi), abs=2e-3)
 
 
-@pytest.mark.xfail(strict=True, reason="known shortfall (docs/model.md, 'Prediction intervals'): with the speculative-"
-                                       "decoding physics the band holds 68 % of the leave-one-era-out rows overall")
 def test_the_band_holds_on_the_era_split_overall():
     """About 80 % (70-90 %) of each family's leave-one-era-out rows fall inside the band (both splits'
     residuals) that the other families build."""
@@ -97,8 +95,6 @@ def test_the_band_holds_on_the_era_split_overall():
         assert 0.70 <= on_era[key]["inside_share"] <= 0.90, (key, on_era[key])
 
 
-@pytest.mark.xfail(strict=True, reason="known shortfall (docs/model.md, 'Prediction intervals'): on leave one family "
-                                       "out the band holds 65 % overall, 62 % MoE, 49 % interactive")
 def test_the_band_is_calibrated_on_families_that_did_not_build_it():
     """About 80 % of each family's leave-one-family-out rows fall inside the band the other families build."""
     from tcoapp.engine.performance import interval_cells

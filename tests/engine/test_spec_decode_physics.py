@@ -3,9 +3,10 @@ k = 0 is no speculation exactly, a compute-bound step gains nothing, the drafter
 import numpy as np
 import pytest
 
+from tcoapp.engine.performance.factors import DEFAULT_FACTORS
 from tcoapp.engine.performance.generated import run_roofline
 from tcoapp.engine.performance.memory import architecture
-from tcoapp.engine.performance.spec_decode import drafter_kind, tokens_per_step
+from tcoapp.engine.performance.spec_decode import MTP_LATER_POSITION_RATIO, drafter_kind, tokens_per_step
 from tcoapp.engine.quantities.records import ServingConfig, Workload
 from tcoapp.io.catalog import load_catalog
 
@@ -70,6 +71,43 @@ def test_tokens_per_step():
     assert tokens_per_step(0, 0.8) == 1.0
     assert tokens_per_step(3, 1.0) == 4.0
     assert tokens_per_step(1, 0.875) == pytest.approx(1.875)
+
+
+def test_chained_acceptance_is_the_product_of_the_positions():
+    """Position i is kept only where 1..i are all accepted: 1 + sum_i prod_{j<=i} a_j, with a_1 = alpha
+    and a_j = alpha x r after it; r = 1 is the one-rate geometric chain."""
+    a, r = 0.875, 0.6
+    by_hand = 1 + a + a * (a * r) + a * (a * r) ** 2
+    assert tokens_per_step(3, a, r) == pytest.approx(by_hand)
+    assert tokens_per_step(3, a, 1.0) == pytest.approx((1 - a ** 4) / (1 - a))
+    assert tokens_per_step(1, a, r) == pytest.approx(1 + a)        # one draft token: only the first position
+    assert tokens_per_step(0, a, r) == 1.0
+    assert tokens_per_step(3, 1.0, 1.0) == 4.0
+    ks = np.arange(0, 8)
+    assert np.all(np.diff(tokens_per_step(ks, a, r)) > 0)            # each draft token adds, less each time
+    assert np.all(np.diff(tokens_per_step(ks, a, r), 2) < 0)
+
+
+def test_a_reused_mtp_head_reproduces_its_published_acceptance_length():
+    """The native DeepSeek-V3 MTP head reused for K = 7 positions: average acceptance length 3.09 at
+    temperature 1 (nebius/MTP-DeepSeek-V3-0324 model card, "Original MTP"), first position 0.875."""
+    assert tokens_per_step(7, 0.875, MTP_LATER_POSITION_RATIO) == pytest.approx(3.09, abs=0.01)
+    r1 = architecture(CAT.models["DeepSeek-R1"])
+    llama = architecture(CAT.models["Llama-3.3-70B"])
+    assert r1.draft_later_ratio == MTP_LATER_POSITION_RATIO and llama.draft_later_ratio == 1.0
+
+
+def test_the_mtp_chain_gains_less_than_one_rate_would():
+    """Direction: three MTP draft tokens at the chained acceptance gain less than at one rate of 0.875
+    (the chain's later positions accept less), one draft token the same."""
+    device, model, serving = CASES[1]
+    dev, mod = CAT.devices[device], CAT.models[model]
+    b = np.array([1.0, 64.0])
+    stated = DEFAULT_FACTORS.with_(spec_acceptance_realised=1.0)     # the acceptance as stated
+    plain = run_roofline(dev, mod, serving.with_(spec_decode_draft_tokens=3, spec_decode_acceptance=0.875), WL, b,
+                         stated)
+    assert np.allclose(plain.tokens_per_step, tokens_per_step(3, 0.875, MTP_LATER_POSITION_RATIO))
+    assert np.all(plain.tokens_per_step < tokens_per_step(3, 0.875))
 
 
 def test_the_published_acceptance_is_the_default():

@@ -11,7 +11,12 @@ rule-of-thumb defaults. A serving stack's step factor is fitted only where some 
 that stack (`identified`); without one it is held at NEUTRAL (1: the stack as fast as
 TensorRT-LLM), never at a value fitted on rows the fit must not see. An architecture's compute
 ratio (arch_compute_<architecture>) is likewise fitted only where some fitted row runs on that
-architecture, else held at 1 (the reference's eta_compute).
+architecture, else held at 1 (the reference's eta_compute). A configuration term
+(CONFIGURATION_FACTORS: `spec_acceptance_realised`, the share of the stated draft acceptance that
+measured speculative runs realise) is its own fitted cell, fitted jointly with the kernel factors only
+where at least MIN_CONFIGURATION_ROWS fitted rows run that configuration; else it is held at 1 and
+those rows set no factor at all (`configured_lines`): a configuration's gain is never learned as
+kernel efficiency, nor set by a few rows.
 
 Pure computation: rows come in as (CSV line, dict) pairs, the catalog as an object with `.devices`
 and `.models`.
@@ -34,10 +39,15 @@ FIT = global_fit()
 FIT_BOUNDS = fit_bounds()
 STACK_FACTORS = stack_factors()  # stack -> its step factor (ROCm: every AMD row)
 # a stack or architecture factor no fitted row identifies: as TensorRT-LLM, as the reference architecture
-NEUTRAL = {factor: 1.0 for factor in (*STACK_FACTORS.values(), *ARCHITECTURE_COMPUTE.values())}
+# configuration terms (CONFIGURATION_FACTORS): none realised otherwise than stated
+CONFIGURATION_FACTORS = {"spec_acceptance_realised": "speculative decoding"}
+NEUTRAL = {factor: 1.0 for factor in (*STACK_FACTORS.values(), *ARCHITECTURE_COMPUTE.values(), *CONFIGURATION_FACTORS)}
 MISSING_RESIDUAL = 1.0  # a fitted row that becomes infeasible counts as a factor-e error
 FLOOR_RATIO = float(np.exp(-3.0))  # a row whose target no configuration reaches (predicted 0) counts as e^-3
 LOSS_SCALE = 0.1
+# a configuration term is fitted only where at least this many fitted rows run that configuration
+# (never set by a few rows; the leave-one-out fits without them hold it at 1)
+MIN_CONFIGURATION_ROWS = 20
 DIFF_STEP = 1e-2  # forward-difference step of the Jacobian in log(factor)
 
 
@@ -62,7 +72,26 @@ def identified(names, results) -> tuple[tuple[str, ...], dict[str, str]]:
             for stack, factor in STACK_FACTORS.items() if factor in names and stack not in stacks}
     held.update({factor: f"no fitted row is on {arch}" for arch, factor in ARCHITECTURE_COMPUTE.items()
                  if factor in names and factor not in ratios})
+    drafting = sum(speculative(r) for r in results)
+    if "spec_acceptance_realised" in names and drafting < MIN_CONFIGURATION_ROWS:
+        held["spec_acceptance_realised"] = (f"{drafting} fitted rows run speculative decoding "
+                                            f"(fewer than {MIN_CONFIGURATION_ROWS}: they set no factor)")
     return tuple(n for n in names if n not in held), held
+
+
+def speculative(result) -> bool:
+    """True where a row's modelled configuration runs draft tokens."""
+    return int(result.config.get("spec_decode_draft_tokens", 0) or 0) > 0
+
+
+def configured_lines(lines, results, held) -> list:
+    """`lines` without the rows of a configuration whose term this fit holds (CONFIGURATION_FACTORS):
+    a row whose configuration's own term cannot be fitted sets no kernel factor either (its gain would
+    be learned as kernel efficiency); it is still predicted."""
+    if "spec_acceptance_realised" not in held:
+        return list(lines)
+    drop = {r.line for r in results if speculative(r)}
+    return [line for line in lines if line not in drop]
 
 
 def neutral(name: str, start: EfficiencyFactors) -> float:
@@ -111,6 +140,7 @@ def fit_factors(rows, catalog, lines, start: EfficiencyFactors = DEFAULT_FACTORS
         start_results = accuracy.run(rows, catalog, start, lines=set(lines)).results
     fitted_names, held = identified(names, start_results)
     start = start.with_(**{n: neutral(n, start) for n in held})
+    lines = configured_lines(lines, start_results, held)
     lo = np.log([FIT_BOUNDS[n][0] for n in fitted_names])
     hi = np.log([FIT_BOUNDS[n][1] for n in fitted_names])
     x0 = np.clip(np.log([max(getattr(start, n), 1e-12) for n in fitted_names]), lo + 1e-6, hi - 1e-6)

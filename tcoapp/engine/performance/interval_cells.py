@@ -11,7 +11,12 @@ A cell is a regime x class ("interactive/MoE"), a regime ("interactive") or ever
 band is the BAND_QUANTILES of the ratio a family not yet seen would show, as two parts: the family's
 offset (each family's median log ratio; each family weighs the same, however many rows it has) and
 the scatter of a row about its family's offset (each row weighs the same): the quantiles of every
-offset combined with every scatter. So the spread between families counts fully (two families that
+offset combined with every scatter. The offsets are first spread about their median by
+`offset_widening`, the small-sample predictive factor of one more family (Student's t over the
+normal quantile, times sqrt(1 + 1/n)): the next family's offset falls outside the range of a few
+seen ones far more often than their quantiles say (without it the band held 57 % of the rows on
+leave one family out and 63 % on leave one era out, each family against the band built without it;
+with it 78 % and 75 %). So the spread between families counts fully (two families that
 err in opposite directions widen the band) while a family's few rows do not stand for as much
 scatter as another family's many. (Chosen by the nested calibration below over every cell, against the span of
 the row-weighted and the family-weighted quantiles and against mixtures of the two weightings;
@@ -50,9 +55,25 @@ def band(ratios, families, quantiles=BAND_QUANTILES) -> tuple[float, float]:
     log_ratio = np.log(np.asarray(ratios, float))
     _, index = np.unique(np.asarray(families, dtype=object).astype(str), return_inverse=True)
     offsets = np.array([np.median(log_ratio[index == i]) for i in range(index.max() + 1)])
-    draws = (offsets[:, None] + (log_ratio - offsets[index])[None, :]).ravel()
+    scatter = log_ratio - offsets[index]
+    centre = np.median(offsets)
+    offsets = centre + offset_widening(offsets.size, quantiles) * (offsets - centre)
+    draws = (offsets[:, None] + scatter[None, :]).ravel()
     low, high = np.exp(weighted_quantiles(draws, np.ones_like(draws), quantiles))
     return float(low), float(high)
+
+
+def offset_widening(families: int, quantiles=BAND_QUANTILES) -> float:
+    """How much wider the offset of a family not yet seen spreads than the offsets of `families`
+    seen ones: the predictive interval of one more draw from a normal whose spread is estimated from
+    n draws, t_{q, n-1} x sqrt(1 + 1/n) / z_q at the band's upper quantile q (1 with fewer than two
+    families, no spread to widen, or at the 100th percentile). With 2 families 2.94, 3: 1.70, 5: 1.31, 10: 1.13: few families understate how
+    far the next one falls (module docstring)."""
+    if families < 2 or max(quantiles) >= 1.0:   # the range of the draws: no quantile to widen
+        return 1.0
+    from scipy import stats   # lazy: the band tables are built by tools, not at start-up
+    q = max(quantiles)
+    return float(stats.t.ppf(q, families - 1) / stats.norm.ppf(q) * np.sqrt(1.0 + 1.0 / families))
 
 
 def _device_ratio(r) -> float:

@@ -37,7 +37,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .spec_decode import drafter_architecture, drafter_kind
+from .spec_decode import drafter_architecture, drafter_kind, later_position_ratio
 
 # FLOPs per state value per token of a linear-attention layer: three products over the state of the
 # gated delta rule (S k, the rank-one update (v - S k) k^T, the read-out S q), 2 FLOPs per
@@ -65,6 +65,7 @@ class Architecture:
     sliding_window_tokens: int = 0
     qk_rope_head_dim: int = 0        # extra rotary QK width per head (MLA prefill)
     drafter: "Architecture | None" = None   # the speculative drafter as one layer (spec_decode.py)
+    draft_later_ratio: float = 1.0          # its draft positions 2..k accept alpha x this (spec_decode.py)
     sparse_layers: int = 0           # full-attention layers reading only top-k tokens (DSA)
     sparse_top_k_tokens: int = 0
     indexer_heads: int = 0
@@ -218,7 +219,8 @@ def architecture(model) -> Architecture:
                           min(window_layers, model.n_layers), window_tokens,
                           int(getattr(model, "qk_rope_head_dim", 0) or 0), **_layer_groups(model))
     kind = drafter_kind(getattr(model, "spec_decode_draft", ""))
-    return replace(target, drafter=drafter_architecture(target, kind, int(getattr(model, "vocab_size", 0) or 0)))
+    return replace(target, drafter=drafter_architecture(target, kind, int(getattr(model, "vocab_size", 0) or 0)),
+                   draft_later_ratio=later_position_ratio(kind))
 
 
 def _layer_groups(model) -> dict:

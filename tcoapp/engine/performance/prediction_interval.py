@@ -33,28 +33,28 @@ BAND_QUANTILES = (0.1, 0.9)
 # cell -> (rows, low, high of measured / predicted tokens/s per device): the residuals of both splits
 # (leave-one-family-out and leave-one-era-out, each row once per split) of the shipped factors; rows of
 # unknown configuration build none. Written by tools/refit_factors.py --intervals. Calibration, each
-# family against the band built without it: leave one family out 65 % of 536 rows (MoE 62 %,
-# interactive 49 %, offline 83 %, server 68 %); leave one era out 72 % of 483 (MoE 73 %, interactive
-# 70 %, offline 80 %, server 68 %) (docs/model.md, "How sure it is").
+# family against the band built without it: leave one family out 78 % of 655 rows (MoE 78 %,
+# interactive 83 %, offline 75 %, server 64 %); leave one era out 75 % of 602 (MoE 79 %, interactive
+# 89 %, offline 55 %, server 52 %) (docs/model.md, "How sure it is").
 RESIDUAL_QUANTILES: dict[str, tuple[int, float, float]] = {
-    'offline/dense': (169, 0.936, 1.462),
-    'offline/MoE': (126, 0.582, 1.278),
-    'server/dense': (74, 0.817, 1.097),
-    'server/MoE': (114, 0.697, 1.274),
-    'interactive/dense': (54, 0.693, 1.243),
-    'interactive/MoE': (386, 0.742, 1.572),
-    'offline': (295, 0.764, 1.479),
-    'server': (188, 0.769, 1.238),
-    'interactive': (440, 0.693, 1.321),
-    '*': (923, 0.749, 1.485),
+    'offline/dense': (169, 0.941, 1.491),
+    'offline/MoE': (126, 0.503, 1.727),
+    'server/dense': (74, 0.756, 1.683),
+    'server/MoE': (130, 0.596, 1.935),
+    'interactive/dense': (54, 0.829, 1.478),
+    'interactive/MoE': (510, 0.653, 2.151),
+    'offline': (295, 0.739, 1.625),
+    'server': (204, 0.650, 1.805),
+    'interactive': (564, 0.690, 1.499),
+    '*': (1063, 0.718, 1.639),
 }
 # cell -> (rows, low, high of measured / predicted tokens/s per user), rows measured at a stated concurrency
 PER_USER_QUANTILES: dict[str, tuple[int, float, float]] = {
-    'server/MoE': (42, 0.786, 1.124),
-    'interactive/MoE': (372, 0.751, 1.376),
-    'server': (42, 0.786, 1.124),
-    'interactive': (372, 0.751, 1.376),
-    '*': (414, 0.754, 1.351),
+    'server/MoE': (58, 0.604, 1.353),
+    'interactive/MoE': (496, 0.627, 1.643),
+    'server': (58, 0.604, 1.353),
+    'interactive': (496, 0.627, 1.643),
+    '*': (554, 0.639, 1.541),
 }
 
 
@@ -63,16 +63,16 @@ PER_USER_QUANTILES: dict[str, tuple[int, float, float]] = {
 # A point whose software_date lies outside the dates the fit saw takes the wider of this band and the
 # one above: the model does not extrapolate software it has not seen.
 ERA_RESIDUAL_QUANTILES: dict[str, tuple[int, float, float]] = {
-    'offline/dense': (76, 0.877, 1.578),
-    'offline/MoE': (45, 0.605, 1.377),
-    'server/dense': (37, 0.780, 1.058),
-    'server/MoE': (57, 0.720, 1.395),
-    'interactive/dense': (27, 0.710, 1.164),
-    'interactive/MoE': (193, 0.767, 1.702),
-    'offline': (121, 0.784, 1.604),
-    'server': (94, 0.767, 1.304),
-    'interactive': (220, 0.675, 1.293),
-    '*': (435, 0.759, 1.593),
+    'offline/dense': (76, 0.869, 1.817),
+    'offline/MoE': (45, 0.398, 4.911),
+    'server/dense': (37, 0.394, 3.218),
+    'server/MoE': (65, 0.490, 4.088),
+    'interactive/dense': (27, 0.812, 1.627),
+    'interactive/MoE': (255, 0.752, 3.213),
+    'offline': (121, 0.667, 2.389),
+    'server': (102, 0.557, 2.668),
+    'interactive': (282, 0.769, 1.718),
+    '*': (505, 0.719, 2.102),
 }
 FIT_FIRST_DATE = "2024-08"   # the oldest software date of the measurements the shipped factors were fitted on
 

@@ -385,7 +385,8 @@ def evaluate(device, arch: Architecture, serving: ServingArrays, workload: Workl
     software_speed = workload.software_speed_ratio
     step_s = ((core_s(mem_s, comp_s, factors.mem_compute_overlap_loss) + comm_s + overhead_s + draft.step_s)
               * stack_step_scale(device, factors) * serving.stack_step_ratio) / (factors.model_error * software_speed)
-    per_step = tokens_per_step(draft_tokens, serving.acceptance_fraction)
+    realised = np.minimum(np.asarray(serving.acceptance_fraction, float) * factors.spec_acceptance_realised, 1.0)
+    per_step = tokens_per_step(draft_tokens, realised, arch.draft_later_ratio)
     prefill_serving = replace(serving, peak_flop_s=prefill_peaks[0], attention_peak_flop_s=prefill_peaks[1],
                               shared_peak_flop_s=prefill_peaks[2])
     pf_busy, pf_alone = prefill(device, arch, prefill_serving, workload, factors)

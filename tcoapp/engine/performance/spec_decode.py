@@ -1,11 +1,23 @@
 """Speculative decoding: a drafter proposes k tokens, the target verifies them in one step.
 
-With per-token acceptance alpha, the expected tokens emitted per verified step (accepted prefix
+Draft position i is kept only when positions 1..i are all accepted, so with a_i the acceptance of
+position i given the ones before it, the expected tokens emitted per verified step (accepted prefix
 plus the target's own next token) is
 
-    tokens_per_step = (1 - alpha^(k+1)) / (1 - alpha)      (= k + 1 when alpha = 1; = 1 when k = 0)
+    tokens_per_step = 1 + sum_{i=1..k} a_1 x a_2 x ... x a_i
 
-(Leviathan et al. 2023, "Fast Inference from Transformers via Speculative Decoding", eq. 1).
+(Leviathan et al. 2023, "Fast Inference from Transformers via Speculative Decoding", eq. 1, where
+every a_i is one alpha: (1 - alpha^(k+1)) / (1 - alpha)). The chain here: a_1 = alpha (the plan's
+acceptance, the model's published one by default) and a_i = alpha x r for i >= 2, r the drafter's
+later-position ratio:
+
+    tokens_per_step = 1 + alpha x (1 - (alpha r)^k) / (1 - alpha r)      (= k + 1 when alpha = r = 1)
+
+- an EAGLE-3 drafter is trained on its own chained positions and its published alpha is already the
+  one rate whose chain of K = 7 gives the published acceptance length: r = 1;
+- a native MTP head (DeepSeek-V3/R1) is trained for the next-but-one token only and is reused
+  autoregressively for later positions, where it accepts less: r = MTP_LATER_POSITION_RATIO
+  (below), so the chain's later positions run at about 0.59 where the first runs at 0.875.
 
 What a step costs (docs/model.md, "Speculative decoding"; roofline.py computes it):
 - the verify pass is the target's decode step over B x (k + 1) tokens: GEMM rows, routed tokens
@@ -40,14 +52,32 @@ MTP_PROJECTION_PARAMS_PER_HIDDEN2 = 2.0  # DeepSeek-V3 MTP module: eh_proj, 2h x
 # the drafter's one layer is a full-attention layer: no sparse, compressed or linear groups
 _ONE_FULL_LAYER = {"sparse_layers": 0, "linear_layers": 0, "compressed_layers": 0}
 
+# A native MTP head reused for draft positions 2..k: their acceptance (each given the ones before it)
+# over the first position's. The first position accepts 0.875 (DeepSeek-V3 Technical Report,
+# arXiv:2412.19437 sec. 5.4.3: 85-90 % for the second token, one draft token); the original
+# DeepSeek-V3 MTP module reused autoregressively at K = 7 draft tokens reaches an average acceptance
+# length of 3.09 at temperature 1 over MT-bench, HumanEval and GSM8K (3.20 at temperature 0;
+# https://huggingface.co/nebius/MTP-DeepSeek-V3-0324 model card, "Original MTP", accessed 2026-12).
+# 1 + 0.875 x (1 - a^7) / (1 - a) = 3.09 gives a = 0.592 for the later positions: r = 0.592 / 0.875.
+# (Temperature 1, as the EAGLE-3 rows of resources/catalog/spec_acceptance.csv; temperature 0 gives 0.70.)
+MTP_LATER_POSITION_RATIO = 0.677
+DRAFT_LATER_POSITION_RATIO = {"mtp": MTP_LATER_POSITION_RATIO, "eagle": 1.0}
 
-def tokens_per_step(draft_tokens, acceptance):
-    """Expected output tokens per verified step (tokens/step); broadcasts."""
+
+def tokens_per_step(draft_tokens, acceptance, later_ratio=1.0):
+    """Expected output tokens per verified step (tokens/step), the chained acceptance of the module
+    docstring: position 1 at `acceptance`, positions 2..k at `acceptance` x `later_ratio`; broadcasts."""
     k = np.asarray(draft_tokens, float)
     a = np.asarray(acceptance, float)
+    later = np.minimum(a * np.asarray(later_ratio, float), 1.0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        geometric = (1.0 - a ** (k + 1.0)) / (1.0 - a)
-    return np.where(a >= 1.0, k + 1.0, np.where(k <= 0, 1.0, geometric))
+        chain = 1.0 + a * (1.0 - later ** k) / (1.0 - later)
+    return np.where(k <= 0, 1.0, np.where(later >= 1.0, 1.0 + a * k, chain))
+
+
+def later_position_ratio(kind: str) -> float:
+    """The later-position acceptance ratio r of a drafter kind ('mtp' or 'eagle'; module docstring)."""
+    return DRAFT_LATER_POSITION_RATIO[kind]
 
 
 def drafter_kind(spec_decode_draft: str) -> str:
