@@ -151,3 +151,20 @@ def test_an_offload_to_a_tier_the_server_lacks_is_said(scenario):
     assert "kv_offload = host_nvme but B200 no host states no host memory or host link" in notes
     assert "states no NVMe capacity or bandwidth" in notes
     assert result.agentic["hit_rate_by_tier"]["host"] == 0 and result.agentic["contrast"]["kv_offload"] == "none"
+
+
+def test_the_plan_serves_its_agentic_class_at_the_sessions_hit_rate(scenario, results):
+    """The hit rate is an outcome: the class is served (prefill work, throughput, cached-input revenue, NPV) at
+    the rate its sessions reach on the plan's memory, and a host tier that keeps more sessions resident serves a
+    higher one and earns more."""
+    bare, host = results
+    for result in (bare, host):
+        (served,) = result.workloads
+        assert any("served at its sessions' achieved prefix hit rate" in w for w in result.warnings)
+        assert served.as_json()["achieved_prefix_hit_rate"] == pytest.approx(
+            result.workloads_blended["achieved_prefix_hit_rate"], rel=1e-12)
+    assert host.workloads_blended["achieved_prefix_hit_rate"] > bare.workloads_blended["achieved_prefix_hit_rate"]
+    assert float(host.finance["cached_input_revenue_usd_per_year"]) > float(bare.finance["cached_input_revenue_usd_per_year"])
+    stated = compute_plan(scenario, _plan(scenario, workloads=(CODING.with_(prefix_cache_hit_rate=0.0),)))
+    assert stated.workloads_blended["achieved_prefix_hit_rate"] == pytest.approx(
+        bare.workloads_blended["achieved_prefix_hit_rate"], rel=1e-12)   # a stated rate is replaced too

@@ -39,6 +39,24 @@ def agentic_block(scenario, plan, pools: tuple[ResolvedPool, ...], fleet, financ
     return answer
 
 
+def sessions_hit_rate(plan, agentic: dict | None):
+    """(the plan's classes with its agentic class served at its sessions' achieved prefix hit rate, the note
+    saying so), or None where the plan has no agentic answer or its class already states that rate."""
+    request_class = agentic_class(plan)
+    if agentic is None or request_class is None:
+        return None
+    achieved = float(agentic["achieved_prefix_hit_rate"])
+    stated = request_class.prefix_cache_hit_rate
+    if not np.isfinite(achieved) or (stated is not None and abs(stated - achieved) < 1e-12):
+        return None
+    classes = tuple(rc.with_(prefix_cache_hit_rate=achieved) if rc is request_class else rc for rc in plan.workloads)
+    was = "the plan's" if stated is None else f"{stated:g} stated"
+    note = (f"agentic class {request_class.class_!r}: served at its sessions' achieved prefix hit rate {achieved:.3f} "
+            f"(kv_offload = {plan.kv_offload}, kv_routing = {plan.kv_routing}; {was} rate replaced): the KV its "
+            "sessions keep resident decides the prefill work, the throughput and the cached-input revenue")
+    return classes, note
+
+
 def tier_notes(server, offload: str) -> list[str]:
     """What a KV offload cannot use on this server: a tier without capacity or without a link (stated, not
     silently computed as none)."""

@@ -11,7 +11,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from .agentic_block import agentic_block
+from .agentic_block import agentic_block, sessions_hit_rate
 from .plausibility import plausibility_notes
 from ..finance import cashflow, sizing
 from ..finance.metrics import finance_metrics
@@ -128,7 +128,22 @@ def acceptance_notes(scenario: Scenario, plan: Plan, pools) -> list[str]:
 def compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
     """One plan's result: its pools' operating points (tokens/s, W), the sizing to whole servers
     (devices), the output price (USD per million output tokens) and the finance (USD, per year), with
-    the notes that explain it (see module docstring)."""
+    the notes that explain it (see module docstring).
+
+    A plan with an agentic request class is computed twice: its sessions' achieved prefix hit rate (an
+    outcome of the KV memory per tier, pipeline/agentic_block.py) at the first pass's operating point
+    becomes the class's hit rate of the second, so the plan's throughput, revenue and NPV serve what
+    its memory allows (docs/model.md, "Agentic sessions and KV tiers")."""
+    result = _compute_plan(scenario, plan)
+    served = sessions_hit_rate(plan, result.agentic)
+    if served is None:
+        return result
+    classes, note = served
+    second = _compute_plan(scenario, plan.with_(workloads=classes))
+    return replace(second, warnings=tuple(dict.fromkeys(second.warnings + (note,))))
+
+
+def _compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
     scenario = scenario.for_plan(plan)  # the calibration scoped to the plan's device, model class and stack
     pools = with_acceptance(resolve_pools(plan), scenario.acceptance_for(plan.model))
     loads = class_loads(plan)
