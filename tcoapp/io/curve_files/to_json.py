@@ -12,7 +12,8 @@ def _number(value: float) -> float | None:
 
 
 def curve_json(curve) -> dict:
-    points = [{f: _number(float(getattr(curve, f)[i])) for f in POINT_FIELDS} for i in range(curve.batch.size)]
+    columns = [[_number(v) for v in getattr(curve, f).tolist()] for f in POINT_FIELDS]
+    points = [dict(zip(POINT_FIELDS, values)) for values in zip(*columns)]
     for point, where in zip(points, curve.point_sources):
         point["source"] = where
     return {"name": curve.name, "device": curve.device, "model": curve.model, "precision": curve.precision,
