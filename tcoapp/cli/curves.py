@@ -26,7 +26,6 @@ def curves_parser() -> argparse.ArgumentParser:
 def run_curves(args) -> int:
     from ..io.curve_files import read_curve_file
     from ..io.curve_files.to_json import curve_file_json
-    from ..io.paused_gc import paused_gc
     from ..present.json_text import dumps
 
     devices = models = vendors = None
@@ -38,8 +37,7 @@ def run_curves(args) -> int:
         from ..io.curve_files.into_book import add_curves_to_workbook
         notes = add_curves_to_workbook(result.curves, args.into, args.replace)
     if args.json:
-        with paused_gc():
-            print(dumps(curve_file_json(result)))
+        print(dumps(curve_file_json(result)))
     else:
         print(summary(result))
     for note in notes:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 
+from ..paused_gc import paused_gc
 from .read import CurveFile
 from .rows import POINT_FIELDS
 
@@ -22,5 +23,6 @@ def curve_json(curve) -> dict:
 
 
 def curve_file_json(result: CurveFile) -> dict:
-    return {"file": result.path, "format": result.format, "curves": [curve_json(c) for c in result.curves],
-            "warnings": list(result.warnings), "preamble": list(result.preamble)}
+    with paused_gc():   # a dict per point: see paused_gc.py
+        return {"file": result.path, "format": result.format, "curves": [curve_json(c) for c in result.curves],
+                "warnings": list(result.warnings), "preamble": list(result.preamble)}
