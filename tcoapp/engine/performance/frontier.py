@@ -196,26 +196,17 @@ def _chunk_size(configurations: int, batches: int, reports: bool) -> int:
     return max(1, min(configurations, POINTS_PER_CHUNK // max(batches, 1)))
 
 
-def _per_precision(precisions: np.ndarray, value) -> np.ndarray:
-    """value(precision) for each configuration's precision, as a column; computed once per distinct
-    precision (a chunk holds hundreds of configurations and two or three precisions)."""
-    known = {p: value(p) for p in dict.fromkeys(precisions.tolist())}
-    return np.array([known[p] for p in precisions.tolist()])[:, None]
-
-
 def _evaluate_chunk(device, arch, workload, b, cols, start, stop, acceptance, factors, out, mixed):
     sl = slice(start, stop)
     col = lambda name: cols[name][sl][:, None]  # noqa: E731
-    weights, kvs = cols["weight_precision"][sl], cols["kv_precision"][sl]
-    w_bytes = _per_precision(weights, bytes_per_value)
-    kv_bytes = _per_precision(kvs, bytes_per_value)
-    peak = _per_precision(weights, lambda p: peak_flops(device, p, factors.fp4_math_efficiency))
-    attn_peak = _per_precision(kvs, lambda p: attention_peak_flops(device, p))
-    weight_only = _per_precision(weights, lambda p: is_weight_only(device, p))
+    w_bytes = np.array([bytes_per_value(p) for p in cols["weight_precision"][sl]])[:, None]
+    kv_bytes = np.array([bytes_per_value(p) for p in cols["kv_precision"][sl]])[:, None]
+    peak = np.array([peak_flops(device, p, factors.fp4_math_efficiency) for p in cols["weight_precision"][sl]])[:, None]
+    attn_peak = np.array([attention_peak_flops(device, p) for p in cols["kv_precision"][sl]])[:, None]
     r = evaluate(device, arch, b[None, :], col("tensor_parallel"), col("expert_parallel"), col("attention_dp"),
                  w_bytes, kv_bytes, peak, attn_peak, col("spec_decode_draft_tokens"), acceptance,
                  float(workload.input_tokens), float(workload.output_tokens), float(workload.prefix_cache_hit_rate),
-                 factors, **mixed, weight_only=weight_only,
+                 factors, **mixed, weight_only=np.array([is_weight_only(device, p) for p in cols["weight_precision"][sl]])[:, None],
                  latency_percentile=getattr(workload, "latency_percentile", "mean") or "mean",
                  software_speed=software_speed(getattr(workload, "software_date", ""), arch.is_moe, factors))
     flat = slice(start * b.size, stop * b.size)
