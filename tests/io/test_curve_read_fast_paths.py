@@ -134,3 +134,18 @@ def test_json_text_refuses_what_the_standard_encoder_refuses(bad):
 def test_json_text_refuses_an_object_json_cannot_encode():
     with pytest.raises(TypeError):
         dumps({"a": [{"b": object()}]})
+
+
+def test_the_collector_is_paused_inside_and_restored_after_even_on_an_error():
+    import gc
+
+    from tcoapp.io.paused_gc import paused_gc
+    assert gc.isenabled()
+    with pytest.raises(RuntimeError):
+        with paused_gc():
+            assert not gc.isenabled()
+            with paused_gc():
+                assert not gc.isenabled()
+            assert not gc.isenabled()   # the inner block leaves it as it found it
+            raise RuntimeError
+    assert gc.isenabled()
