@@ -142,8 +142,11 @@ def _raw_pairs(spec: Format, table: Table, key) -> list[tuple[str, str]]:
 
 
 def _curve(spec: Format, table: Table, name: str, meta, raw: dict, rows: list[Row]) -> MeasuredCurve:
-    rows = sorted(rows, key=lambda r: r.point["batch"])
     points = [r.point for r in rows]
+    batches = list(map(itemgetter("batch"), points))
+    if batches != sorted(batches):   # in batch order (a file usually lists them so already)
+        order = sorted(range(len(rows)), key=batches.__getitem__)
+        rows, points = [rows[k] for k in order], [points[k] for k in order]
     columns = {f: list(map(itemgetter(f), points)) for f in POINT_FIELDS}
     source = raw.get("source") if spec.name == "plain" and raw.get("source") else f"{spec.name} import of {table.name}"
     if table.preamble:
