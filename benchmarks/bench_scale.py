@@ -5,7 +5,11 @@
 - scale_montecarlo_draws: 10,000 and 100,000 draws of the 8-plan scenario (bench_montecarlo.py), beyond its
   compute;
 - scale_workbook_plans: a 5-plan and a 50-plan workbook (bench_workbook.py's plans, 500 measured points
-  per curve), written with its results and read back.
+  per curve), written with its results and read back;
+- scale_curves_rows: a 100,000-row and a 1,000,000-row curve file (bench_curves.py's plain CSV, 1,000
+  curves) read and written as `tcoapp curves --json` text. A curve file may hold 100,000 rows (the 1M-row
+  file is refused at row 100,001: bench_curves.py times that); here the limit is lifted in the
+  benchmark's own process, to show how the reader grows past it.
 
 Each size runs in its own process (`python benchmarks/bench_scale.py KIND SIZE`): the time is the best of 3
 CPU seconds of the work alone, the memory the process's peak resident set beyond what it held before
@@ -23,8 +27,8 @@ import sys
 import time
 
 HERE = pathlib.Path(__file__).resolve().parent
-SIZES = {"search": (8, 80), "montecarlo": (10_000, 100_000), "workbook": (5, 50)}
-UNITS = {"search": "plans", "montecarlo": "draws", "workbook": "plans"}
+SIZES = {"search": (8, 80), "montecarlo": (10_000, 100_000), "workbook": (5, 50), "curves": (100_000, 1_000_000)}
+UNITS = {"search": "plans", "montecarlo": "draws", "workbook": "plans", "curves": "rows"}
 
 
 def _rss_mb() -> float:
@@ -75,7 +79,20 @@ def _workbook_work(plans: int):
     return work
 
 
-WORK = {"search": _search_work, "montecarlo": _montecarlo_work, "workbook": _workbook_work}
+def _curves_work(rows: int):
+    import tempfile
+
+    import bench_curves as B
+    from tcoapp.io.curve_files import read_curve_file, table
+    from tcoapp.io.curve_files.to_json import curve_file_json
+    from tcoapp.present.json_text import dumps
+
+    table.MAX_DATA_ROWS = max(table.MAX_DATA_ROWS, rows)   # past the reader's limit: see the module's docstring
+    path = B._plain_csv(pathlib.Path(tempfile.mkdtemp(prefix="tcoapp-bench-")) / f"rows_{rows}.csv", rows)
+    return lambda: dumps(curve_file_json(read_curve_file(path)))
+
+
+WORK = {"search": _search_work, "montecarlo": _montecarlo_work, "workbook": _workbook_work, "curves": _curves_work}
 
 
 def measure(kind: str, size: int) -> dict:

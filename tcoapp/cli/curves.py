@@ -3,7 +3,6 @@ file from InferenceX, aiconfigurator or a plain CSV, show or store what it holds
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 
@@ -27,6 +26,7 @@ def curves_parser() -> argparse.ArgumentParser:
 def run_curves(args) -> int:
     from ..io.curve_files import read_curve_file
     from ..io.curve_files.to_json import curve_file_json
+    from ..present.json_text import dumps
 
     devices = models = vendors = None
     if args.into:
@@ -37,7 +37,7 @@ def run_curves(args) -> int:
         from ..io.curve_files.into_book import add_curves_to_workbook
         notes = add_curves_to_workbook(result.curves, args.into, args.replace)
     if args.json:
-        print(json.dumps(curve_file_json(result), indent=2, allow_nan=False))
+        print(dumps(curve_file_json(result)))
     else:
         print(summary(result))
     for note in notes:

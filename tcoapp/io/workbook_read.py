@@ -31,7 +31,8 @@ from ..engine.uncertainty.references import uncertainty_problems
 from ..engine.quantities.validate import coerce_record, is_blank
 from . import sheets as S
 from .catalog import load_catalog
-from .cell_limits import long_text_problems
+from .cell_limits import long_text_problems, text_too_long
+from .paused_gc import paused_gc
 from .curves_table import curves_from_rows
 from .kept_work import find_kept, is_own_row
 from .migrate import migrate_sheets, schema_version
@@ -92,11 +93,13 @@ class _Sheet:
         """The columns of `row` holding a value or a formula, in order."""
         return self._columns.get(row, [])
 
-    def cells(self):
-        """(where, value) of every non-empty cell."""
+    def cells(self, keep=None):
+        """(where, value) of every non-empty cell (only those whose value `keep` holds for: the cell's
+        name is made for those alone)."""
         for r in self.row_numbers:   # a row may hold only formulas without a cached value
             for c, value in self._values.get(r, {}).items():
-                yield self.where(r, c), value
+                if keep is None or keep(value):
+                    yield self.where(r, c), value
 
     def where(self, row: int, col: int) -> str:
         return f"{self.name}!{get_column_letter(col)}{row}"
@@ -226,6 +229,7 @@ def _refuse_opendocument(path) -> None:
                                                  "in LibreOffice use File > Save As > Excel 2007-365 (.xlsx), then open that")])
 
 
+@paused_gc()   # many small objects, no garbage cycles worth a collection midway (paused_gc.py)
 def read_scenario(path) -> Scenario:
     """Read and validate a scenario workbook; raise ValidationError listing every problem."""
     _refuse_opendocument(path)
@@ -237,7 +241,7 @@ def read_scenario(path) -> Scenario:
         raise ValidationError(problems)
     for name in S.INPUT_SHEETS:
         if sheets.get(name) is not None:
-            problems.extend(long_text_problems(sheets[name].cells()))
+            problems.extend(long_text_problems(sheets[name].cells(text_too_long)))
     sheets = migrate_sheets(sheets, schema_version(sheets.get(S.ABOUT)))
     catalog = load_catalog()
     devices = _read_table(sheets.get(S.DEVICES), make_device, DEVICE_FIELDS, problems)

@@ -33,6 +33,7 @@ A model without sparse, compressed or linear layers takes the expressions above 
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -201,7 +202,20 @@ class Architecture:
 
 
 def architecture(model) -> Architecture:
-    """Decompose a ModelSpec (params in billions) into the quantities of the roofline."""
+    """Decompose a ModelSpec (params in billions) into the quantities of the roofline (an immutable
+    record, kept per model: a search asks for it at every candidate)."""
+    try:
+        return _architecture_of(model)
+    except TypeError:   # a model record that cannot be hashed (duck-typed in a test): built each time
+        return _architecture(model)
+
+
+@functools.lru_cache(maxsize=64)
+def _architecture_of(model) -> Architecture:
+    return _architecture(model)
+
+
+def _architecture(model) -> Architecture:
     total, active = model.total_params_b * 1e9, model.active_params_b * 1e9
     e, k = int(model.n_experts), int(model.experts_per_token)
     if e > k > 0:

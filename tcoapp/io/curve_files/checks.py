@@ -9,8 +9,6 @@
 """
 from __future__ import annotations
 
-from openpyxl.utils import get_column_letter
-
 from ...engine.core.errors import Problem
 from .config import boolean_problem
 from .formats import Format
@@ -49,6 +47,7 @@ def header_problems(spec: Format, table: Table) -> list[Problem]:
     problems = []
     for key, cols in seen.items():
         if len(cols) > 1 and key in used:
+            from openpyxl.utils import get_column_letter   # only here: a file read without it starts faster
             where = ", ".join(f"{get_column_letter(c + 1)}" for c in cols)
             problems.append(Problem(table.where(table.header_row), table.headers[cols[0]],
                                     f"appears in {len(cols)} columns ({where}): keep one (which holds the value "

@@ -17,6 +17,8 @@ from .table import Table, header_key
 
 def resolve_duplicates(spec: Format, table: Table, name: str, members: list[Row], warnings, problems) -> list[Row]:
     """One row per batch: the duplicates of a batch are resolved (tool formats) or refused (plain)."""
+    if len({row.point["batch"] for row in members}) == len(members):
+        return list(members)   # no batch twice (the usual curve)
     by_batch: dict[float, list[Row]] = {}
     for row in members:
         by_batch.setdefault(row.point["batch"], []).append(row)

@@ -10,10 +10,12 @@ source file (and the file's comment preamble: license, attribution) and each poi
 from __future__ import annotations
 
 import pathlib
+from operator import itemgetter
 from dataclasses import dataclass, field
 
 from ...engine.core.errors import Problem, ValidationError
 from ...engine.performance.measured import MeasuredCurve, make_measured_curve, parse_config_text
+from ..paused_gc import paused_gc
 from .config import META, names_for
 from .checks import COUNT_KEYS, config_problems, header_problems
 from .duplicates import resolve_duplicates
@@ -42,6 +44,11 @@ def read_curve_file(path, fmt: str = "auto", devices=None, models=None, vendors=
     devices, models: the names tool names are mapped to (default: the shipped catalog);
     vendors: device name -> vendor (InferenceX "fp4" is NVFP4 on NVIDIA, MXFP4 on AMD).
     """
+    with paused_gc():
+        return _read(path, fmt, devices, models, vendors)
+
+
+def _read(path, fmt: str, devices, models, vendors) -> CurveFile:
     if devices is None or models is None:
         from ..catalog import load_catalog
         catalog = load_catalog()
@@ -135,8 +142,12 @@ def _raw_pairs(spec: Format, table: Table, key) -> list[tuple[str, str]]:
 
 
 def _curve(spec: Format, table: Table, name: str, meta, raw: dict, rows: list[Row]) -> MeasuredCurve:
-    rows = sorted(rows, key=lambda r: r.point["batch"])
-    columns = {f: [r.point[f] for r in rows] for f in POINT_FIELDS}
+    points = [r.point for r in rows]
+    batches = list(map(itemgetter("batch"), points))
+    if batches != sorted(batches):   # in batch order (a file usually lists them so already)
+        order = sorted(range(len(rows)), key=batches.__getitem__)
+        rows, points = [rows[k] for k in order], [points[k] for k in order]
+    columns = {f: list(map(itemgetter(f), points)) for f in POINT_FIELDS}
     source = raw.get("source") if spec.name == "plain" and raw.get("source") else f"{spec.name} import of {table.name}"
     if table.preamble:
         source += " (" + " / ".join(table.preamble)[:300] + ")"

@@ -6,14 +6,17 @@ per user, ttft_s, power_w; NaN = not in the file) and the raw text of its config
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from operator import itemgetter
+from types import MappingProxyType
+from typing import Mapping, NamedTuple
 
 import numpy as np
 
 from ...engine.quantities.inputs import CURVE_ARRAYS
 
 from ...engine.core.errors import Problem
-from ...engine.core.physical_bounds import past_bound
+from ...engine.core.physical_bounds import BOUNDS, past_bound
 from .formats import Format
 from .table import Table
 from .unit_headers import POWER_SCALE, UNIT_FIELDS, label as unit_label, stated_unit, unit_column
@@ -24,13 +27,14 @@ POINT_FIELDS = CURVE_ARRAYS  # a measured point's values (the curve-point table)
 _READ_AS_POINT = {"batch", "tokens_per_s_per_device", "tokens_per_s_per_user", "tpot", "ttft", "power_w"}
 
 
-@dataclass(frozen=True)
-class Row:
+class Row(NamedTuple):
+    """One data row (a named tuple: a 100,000-row file makes 100,000 of them)."""
+
     row: int                           # the file's line number
     point: dict[str, float]            # POINT_FIELDS -> value in project units (NaN: not in the file)
     config: tuple[str, ...]            # the text of the format's configuration columns, in order
     knobs: tuple[str, ...]             # the text of the format's knob columns (date, ctx_tokens, ...)
-    extra: dict[str, float] = field(default_factory=dict)  # the format's other numbers (pool rates), as read
+    extra: Mapping[str, float] = MappingProxyType({})  # the format's other numbers (pool rates), as read
 
 
 def locate(spec: Format, table: Table, problems: list[Problem]) -> dict[str, tuple[int, str]]:
@@ -73,80 +77,139 @@ def _number(text: str, allow_zero: bool) -> tuple[float | None, str | None]:
 
 def _physical(field: str, value: float, unit: str) -> str | None:
     """Why a point value is past its physical bound (engine/core/physical_bounds.py), or None."""
-    if field == "power_w":
-        value *= POWER_SCALE.get(unit, 1.0)
-    elif field not in ("tokens_per_s_per_device", "tokens_per_s_per_user"):
+    bound = _bound(field, unit)
+    if bound is None:
         return None
+    value *= bound[0]
     problem = past_bound(field, value)
     return None if problem is None else f"= {value:.6g}: {problem}"
 
 
-def raw_numbers(spec: Format, table: Table, where, problems: list[Problem]) -> list[tuple[int, dict, tuple[str, ...]]]:
-    """(row, {field: raw number or NaN}, cells) per data row; bad cells become problems."""
-    out = []
-    for row, cells in table.rows:
-        values, ok = {}, True
-        for field, (i, _unit) in where.items():
-            column = spec.columns[field]
-            text = cells[i].strip() if i < len(cells) else ""
-            if not text:
-                if column.required:
-                    problems.append(Problem(table.where(row), table.headers[i], "is empty: a number is needed"))
-                    ok = False
-                values[field] = float("nan")
-                continue
-            value, error = _number(text, column.allow_zero)
-            if not error:
-                error = _physical(field, value, _unit)
-            if error:
-                problems.append(Problem(table.where(row), table.headers[i], error))
-                ok = False
-                continue
-            values[field] = value
-        if ok:
-            out.append((row, values, cells))
+@dataclass(frozen=True)
+class RawNumbers:
+    """The data rows' numbers as read, column by column (before units are normalized)."""
+
+    rows: list[int]                        # the file's line number of each row
+    cells: list[tuple[str, ...]]           # each row's cells
+    columns: dict[str, np.ndarray]         # field -> its value in each row (NaN: an empty cell)
+
+    def column(self, field: str) -> np.ndarray:
+        """A copy of the field's values (all NaN where the file lacks the column)."""
+        found = self.columns.get(field)
+        return np.full(len(self.rows), np.nan) if found is None else found.copy()
+
+
+def raw_numbers(spec: Format, table: Table, where, problems: list[Problem]) -> RawNumbers:
+    """Every located column's numbers; bad cells become problems (and their rows are left out)."""
+    all_cells = [cells for _, cells in table.rows]
+    columns = _good_columns(spec, all_cells, where)
+    if columns is not None:
+        return RawNumbers([row for row, _ in table.rows], all_cells, columns)
+    rows, cells_kept, kept = [], [], []
+    for row, cells in table.rows:   # some cell is bad: each one named, cell by cell
+        values = _row_numbers(spec, table, where, row, cells, problems)
+        if values is not None:
+            rows.append(row)
+            cells_kept.append(cells)
+            kept.append(values)
+    return RawNumbers(rows, cells_kept, {f: np.array([v[f] for v in kept], float) for f in where})
+
+
+def _good_columns(spec: Format, all_cells: list[tuple[str, ...]], where) -> dict[str, np.ndarray] | None:
+    """field -> its values, column by column, when no cell is bad (the usual file); None when one is
+    (then `_row_numbers` names each)."""
+    out = {}
+    for field, (i, unit) in where.items():
+        column = spec.columns[field]
+        texts = _column_texts(all_cells, i)
+        filled = np.array(list(map(bool, texts)), bool)
+        if column.required and not filled.all():
+            return None
+        try:
+            values = np.array([float(t) if t else math.nan for t in texts], float)
+        except ValueError:
+            return None
+        read = values[filled]
+        with np.errstate(invalid="ignore"):
+            good = np.isfinite(read) & (read >= 0) & (read <= MAX_POINT_VALUE)
+            if not column.allow_zero:
+                good &= read != 0
+            bound = _bound(field, unit)
+            if bound is not None:
+                good &= ~(read * bound[0] > bound[1])
+        if not good.all():
+            return None
+        out[field] = values
     return out
 
 
-def _column(raw, field) -> np.ndarray:
-    return np.array([values.get(field, float("nan")) for _, values, _ in raw], float)
+def _bound(field: str, unit: str) -> tuple[float, float] | None:
+    """(scale, bound): a value of `field` in `unit` is past its physical bound when value x scale > bound."""
+    if field == "power_w":
+        return POWER_SCALE.get(unit, 1.0), BOUNDS["power_w"][0]
+    if field in ("tokens_per_s_per_device", "tokens_per_s_per_user"):
+        return 1.0, BOUNDS[field][0]
+    return None
+
+
+def _row_numbers(spec: Format, table: Table, where, row: int, cells, problems: list[Problem]) -> dict | None:
+    """One row's {field: number or NaN}, or None when a cell of it is bad (each a problem)."""
+    values, ok = {}, True
+    for field, (i, _unit) in where.items():
+        column = spec.columns[field]
+        text = cells[i].strip() if i < len(cells) else ""
+        if not text:
+            if column.required:
+                problems.append(Problem(table.where(row), table.headers[i], "is empty: a number is needed"))
+                ok = False
+            values[field] = float("nan")
+            continue
+        value, error = _number(text, column.allow_zero)
+        if not error:
+            error = _physical(field, value, _unit)
+        if error:
+            problems.append(Problem(table.where(row), table.headers[i], error))
+            ok = False
+            continue
+        values[field] = value
+    return values if ok else None
 
 
 def normalize(spec: Format, table: Table, where, raw) -> tuple[list[dict], list[str]]:
     """Points in project units, and what was noticed on the way (units, power 0)."""
     warnings: list[str] = []
     tpot_scale = ttft_scale = float("nan")
-    tpot = np.full(len(raw), np.nan)
+    tpot = np.full(len(raw.rows), np.nan)
     if "tpot" in where:
         i, label = where["tpot"]
-        unit, notes = tpot_unit(label, _column(raw, "tpot"), _column(raw, "tokens_per_s_per_user"),
+        unit, notes = tpot_unit(label, raw.column("tpot"), raw.column("tokens_per_s_per_user"),
                                 table.headers[i], table.name)
         warnings += notes
         tpot_scale = SCALE_TO_S[unit]
-        tpot = _column(raw, "tpot") * tpot_scale
-    ttft = np.full(len(raw), np.nan)
+        tpot = raw.column("tpot") * tpot_scale
+    ttft = np.full(len(raw.rows), np.nan)
     if "ttft" in where:
         i, label = where["ttft"]
         same_family = "tpot" in where and where["tpot"][1] == label
         ttft_scale = tpot_scale if same_family else SCALE_TO_S[label]
-        ttft = _column(raw, "ttft") * ttft_scale
+        ttft = raw.column("ttft") * ttft_scale
         warnings += ttft_plausibility(ttft, tpot, table.name)
-    per_user = _column(raw, "tokens_per_s_per_user")
+    per_user = raw.column("tokens_per_s_per_user")
     derived = ~np.isfinite(per_user) & np.isfinite(tpot)
     per_user = np.where(derived, 1.0 / np.where(derived, tpot, 1.0), per_user)
     if derived.any() and "tokens_per_s_per_user" in where:
         warnings.append(f"{table.name}: {int(derived.sum())} row(s) without interactivity: tokens/s per user = 1 / TPOT")
-    power = _column(raw, "power_w") * POWER_SCALE[where.get("power_w", (0, ""))[1]]
+    power = raw.column("power_w") * POWER_SCALE[where.get("power_w", (0, ""))[1]]
     zero = power == 0
     if zero.any():
         i = where["power_w"][0]
-        warnings.append(f"{table.name}: {table.headers[i]!r} is 0 in {int(zero.sum())} of {len(raw)} row(s): read as "
+        warnings.append(f"{table.name}: {table.headers[i]!r} is 0 in {int(zero.sum())} of {len(raw.rows)} row(s): read as "
                         "unknown (the tool writes 0 when it has no power data); plans on these curves use the "
                         "device's TDP")
     power = np.where(zero, np.nan, power)
-    points = [{"batch": v["batch"], "tokens_per_s_per_device": v["tokens_per_s_per_device"],
-               "tokens_per_s_per_user": float(per_user[k]), "ttft_s": float(ttft[k]), "power_w": float(power[k])}
-              for k, (_, v, _) in enumerate(raw)]
+    points = [{"batch": b, "tokens_per_s_per_device": t, "tokens_per_s_per_user": u, "ttft_s": f, "power_w": w}
+              for b, t, u, f, w in zip(raw.columns["batch"].tolist(), raw.columns["tokens_per_s_per_device"].tolist(),
+                                       per_user.tolist(), ttft.tolist(), power.tolist())]
     return points, warnings
 
 
@@ -159,11 +222,11 @@ def _empty_notes(spec: Format, table: Table, where, raw) -> list[str]:
     for field, what in _UNKNOWN_WHEN_EMPTY.items():
         if field not in where or (field == "tokens_per_s_per_user" and "tpot" in where):
             continue  # without interactivity, 1 / TPOT stands in (said by normalize)
-        empty = [row for row, values, _ in raw if not math.isfinite(values.get(field, float("nan")))]
+        empty = [raw.rows[k] for k in np.flatnonzero(~np.isfinite(raw.columns[field]))]
         if empty:
             header = table.headers[where[field][0]]
             rows = ", ".join(map(str, empty[:5])) + (", ..." if len(empty) > 5 else "")
-            notes.append(f"{table.name}: {header!r} is empty in {len(empty)} of {len(raw)} row(s) (row {rows}): "
+            notes.append(f"{table.name}: {header!r} is empty in {len(empty)} of {len(raw.rows)} row(s) (row {rows}): "
                          f"{what} is unknown at those points")
     return notes
 
@@ -179,12 +242,23 @@ def read_rows(spec: Format, table: Table, problems: list[Problem]) -> tuple[list
     points, warnings = normalize(spec, table, where, raw)
     warnings = _empty_notes(spec, table, where, raw) + warnings + unread_notes(table, {i for i, _ in where.values()})
     index = table.index()
+    configs = _texts(raw.cells, [index.get(k) for k in spec.config])
+    knobs = _texts(raw.cells, [index.get(k) for k in spec.knobs])
+    extra_fields = [f for f in where if f not in _READ_AS_POINT]
+    if not extra_fields:
+        return list(map(Row, raw.rows, points, configs, knobs)), warnings
+    extras = [dict(zip(extra_fields, values)) for values in zip(*(raw.columns[f].tolist() for f in extra_fields))]
+    return list(map(Row, raw.rows, points, configs, knobs, extras)), warnings
 
-    def text(cells, key):
-        i = index.get(key)
-        return cells[i].strip() if i is not None and i < len(cells) else ""
 
-    rows = [Row(row, point, tuple(text(cells, k) for k in spec.config), tuple(text(cells, k) for k in spec.knobs),
-                {f: v for f, v in values.items() if f not in _READ_AS_POINT})
-            for (row, values, cells), point in zip(raw, points)]
-    return rows, warnings
+def _texts(cells: list[tuple[str, ...]], indices: list[int | None]) -> list[tuple[str, ...]]:
+    """Each row's stripped text in the columns `indices` ("" where the row has no such cell)."""
+    columns = [[""] * len(cells) if i is None else _column_texts(cells, i) for i in indices]
+    return list(zip(*columns)) if columns else [()] * len(cells)
+
+
+def _column_texts(cells: list[tuple[str, ...]], i: int) -> list[str]:
+    """Each row's stripped text in column i ("" where the row is shorter)."""
+    if all(len(c) > i for c in cells):
+        return list(map(str.strip, map(itemgetter(i), cells)))
+    return [c[i].strip() if i < len(c) else "" for c in cells]

@@ -55,7 +55,7 @@ def _is_comment(cells: list[str]) -> bool:
 
 
 def _is_blank(cells: list[str]) -> bool:
-    return not any(c.strip() for c in cells)
+    return not "".join(cells).strip()
 
 
 def _is_comment_line(line: str) -> bool:

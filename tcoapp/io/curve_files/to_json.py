@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 
+from ..paused_gc import paused_gc
 from .read import CurveFile
 from .rows import POINT_FIELDS
 
@@ -12,7 +13,8 @@ def _number(value: float) -> float | None:
 
 
 def curve_json(curve) -> dict:
-    points = [{f: _number(float(getattr(curve, f)[i])) for f in POINT_FIELDS} for i in range(curve.batch.size)]
+    columns = [[_number(v) for v in getattr(curve, f).tolist()] for f in POINT_FIELDS]
+    points = [dict(zip(POINT_FIELDS, values)) for values in zip(*columns)]
     for point, where in zip(points, curve.point_sources):
         point["source"] = where
     return {"name": curve.name, "device": curve.device, "model": curve.model, "precision": curve.precision,
@@ -21,5 +23,6 @@ def curve_json(curve) -> dict:
 
 
 def curve_file_json(result: CurveFile) -> dict:
-    return {"file": result.path, "format": result.format, "curves": [curve_json(c) for c in result.curves],
-            "warnings": list(result.warnings), "preamble": list(result.preamble)}
+    with paused_gc():   # a dict per point: see paused_gc.py
+        return {"file": result.path, "format": result.format, "curves": [curve_json(c) for c in result.curves],
+                "warnings": list(result.warnings), "preamble": list(result.preamble)}

@@ -1,0 +1,151 @@
+"""The curve reader's fast paths give what the general, cell-by-cell reading gives (docs/curves.md):
+the number reader's shortcut for plain digits, the columns of whole numbers that neither decide a
+file's convention nor change, the column-wise read of a file without a bad cell, and the JSON text
+of `tcoapp curves --json`."""
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import random
+from pathlib import Path
+
+import pytest
+
+from tcoapp.engine.core import number_text
+from tcoapp.engine.core.number_text import COMMA, POINT, looks_numeric, plain_text
+from tcoapp.io.curve_files import read as curve_read
+from tcoapp.io.curve_files import rows as curve_rows
+from tcoapp.io.curve_files.checks import COUNT_KEYS
+from tcoapp.io.curve_files.numbers import _whole_digits, localized
+from tcoapp.io.curve_files.table import Table, read_table
+from tcoapp.present.json_text import dumps
+
+ROOT = Path(__file__).resolve().parents[2]
+CURVE_FILES = sorted({p.name: p for p in [*(ROOT / "tests" / "data" / "curves").glob("*.csv"),
+                                          *(ROOT.parent.parent / "shared" / "fixtures" / "curves").glob("*.csv")]
+                      }.values())
+ALPHABET = "0123-.,' e+\u2212\u00a0"
+
+
+def test_plain_text_shortcut_equals_the_general_parse_on_every_short_text():
+    texts = ["".join(t) for n in range(1, 5) for t in itertools.product(ALPHABET, repeat=n)]
+    rng = random.Random(47)
+    texts += ["".join(rng.choice(ALPHABET) for _ in range(rng.randint(5, 12))) for _ in range(20000)]
+    texts += ["-12", "1.234", "12.345", "1234.567", "-0.500", "007", "0.5", "12.3456", "1.5e3"]
+    for text in texts:
+        for decimal in (POINT, COMMA):
+            assert plain_text(text, decimal) == number_text._plain_text(text, decimal), (text, decimal)
+
+
+def _table(column: list[str]) -> Table:
+    return Table("t.csv", ("batch",), 1, tuple((k + 2, (c,)) for k, c in enumerate(column)))
+
+
+@pytest.mark.parametrize("column, whole", [
+    (["1", "22", "-3", "", "4000"], True), (["-"], True), ([], True),
+    (["1", "2.5"], False), (["4.000"], False), (["1 000"], False), (["1\n2"], False), (["12\n"], False),
+    (["1'234"], False), ([" 7"], False)])
+def test_a_column_of_whole_numbers_is_found_in_one_pass(column, whole):
+    assert _whole_digits(_table(column), 0) is whole
+
+
+def test_a_column_skipped_as_whole_numbers_neither_decides_nor_changes():
+    """What `_whole_digits` lets the reader skip is what the cell-by-cell reading leaves alone."""
+    rng = random.Random(7)
+    pool = ["0", "12", "-3", "", "-", "4000", "007", "1.5", "4.000", "1,5", "x", "1'234", " 8 "]
+    for _ in range(3000):
+        column = [rng.choice(pool) for _ in range(rng.randint(0, 5))]
+        if not _whole_digits(_table(column), 0):
+            continue
+        for text in column:
+            for decimal in (POINT, COMMA):
+                plain = plain_text(text, decimal)
+                assert plain == text or (plain is None and not looks_numeric(text)), text
+            assert plain_text(text, POINT) == plain_text(text, COMMA)
+
+
+@pytest.mark.parametrize("path", CURVE_FILES, ids=lambda p: p.stem)
+def test_the_column_wise_read_equals_the_cell_by_cell_read(path):
+    table = read_table(path)
+    spec = curve_read._format("auto", table)
+    table = localized(spec, table, COUNT_KEYS)
+    problems = []
+    where = curve_rows.locate(spec, table, problems)
+    raw = curve_rows.raw_numbers(spec, table, where, problems)
+    assert not problems
+    by_cell = [curve_rows._row_numbers(spec, table, where, row, cells, problems) for row, cells in table.rows]
+    assert not problems and all(values is not None for values in by_cell)
+    assert raw.rows == [row for row, _ in table.rows]
+    for field in where:
+        expected = [values[field] for values in by_cell]
+        assert [x if x == x else "nan" for x in raw.columns[field].tolist()] == [
+            x if x == x else "nan" for x in expected], field
+
+
+def test_a_bad_cell_is_still_named_cell_by_cell(tmp_path):
+    path = tmp_path / "bad.csv"
+    path.write_text("curve,device,model,batch,tokens_per_s_per_device\nc,H200-SXM,Llama-3.1-70B,1,100\n"
+                    "c,H200-SXM,Llama-3.1-70B,2,abc\nc,H200-SXM,Llama-3.1-70B,3,2e7\n", encoding="utf-8")
+    with pytest.raises(Exception) as error:
+        curve_read.read_curve_file(path)
+    text = str(error.value)
+    assert "bad.csv:row 3" in text and "'abc': not a number" in text
+    assert "bad.csv:row 4" in text and "past the physical bound" in text
+
+
+@pytest.mark.parametrize("path", CURVE_FILES, ids=lambda p: p.stem)
+def test_curves_json_text_is_the_standard_encoders(path):
+    from tcoapp.io.curve_files.to_json import curve_file_json
+    value = curve_file_json(curve_read.read_curve_file(path))
+    assert dumps(value) == json.dumps(value, indent=2, allow_nan=False)
+
+
+def _random_value(rng: random.Random, depth: int = 0):
+    scalars = [None, True, False, 0, -7, 2**70, 1.5, -0.0, 1e300, 3.14159, "", "a\"b\\c\n\u00e9\U0001f600", "%s %%"]
+    if depth > 3 or rng.random() < 0.4:
+        return rng.choice(scalars)
+    if rng.random() < 0.3:   # records: a list of flat dicts under the same keys
+        keys = [rng.choice(["a", "b", "%d", "é"]) + str(k) for k in range(rng.randint(1, 4))]
+        return [{k: rng.choice(scalars) for k in keys} for _ in range(rng.randint(1, 4))]
+    if rng.random() < 0.5:
+        return [_random_value(rng, depth + 1) for _ in range(rng.randint(0, 4))]
+    return {rng.choice(["x", "y", "z", "w"]) + str(k): _random_value(rng, depth + 1) for k in range(rng.randint(0, 4))}
+
+
+def test_json_text_equals_the_standard_encoder_on_any_value():
+    rng = random.Random(3)
+    for _ in range(3000):
+        value = _random_value(rng)
+        assert dumps(value) == json.dumps(value, indent=2, allow_nan=False)
+    odd = {"records": [{"a": 1, "b": [1]}, {"a": 2, "b": []}], "keys": {1: "x", None: 2, 2.5: True}, "t": (1, 2),
+           "mixed": [{"a": 1}, {"b": 2}], "empty": [{}], "one": [{"a": 1.0}, 3]}
+    assert dumps(odd) == json.dumps(odd, indent=2, allow_nan=False)
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf, [{"a": -math.inf}], {"x": [{"a": 1.0}, {"a": math.nan}]}])
+def test_json_text_refuses_what_the_standard_encoder_refuses(bad):
+    with pytest.raises(ValueError):
+        json.dumps(bad, allow_nan=False)
+    with pytest.raises(ValueError):
+        dumps(bad)
+
+
+def test_json_text_refuses_an_object_json_cannot_encode():
+    with pytest.raises(TypeError):
+        dumps({"a": [{"b": object()}]})
+
+
+def test_the_collector_is_paused_inside_and_restored_after_even_on_an_error():
+    import gc
+
+    from tcoapp.io.paused_gc import paused_gc
+    assert gc.isenabled()
+    with pytest.raises(RuntimeError):
+        with paused_gc():
+            assert not gc.isenabled()
+            with paused_gc():
+                assert not gc.isenabled()
+            assert not gc.isenabled()   # the inner block leaves it as it found it
+            raise RuntimeError
+    assert gc.isenabled()
