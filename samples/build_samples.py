@@ -356,8 +356,14 @@ AGENTIC_SAMPLE = Sample(
      "turn, 10 s between turns (ESTIMATE from the public agentic traces). The agentic block of each plan gives "
      "its sessions, hit rate per tier, agents per MW and cost per agent-hour (docs/model.md, \"Agentic sessions "
      "and KV tiers\").",
-     "Prices: Z.AI GLM 4.6 at ZenMux, $0.35 in / $1.54 out / $0.07 cached per million tokens (read 2026-12-06). "
-     "The plans' revenue and NPV follow from their request classes once the blend of classes is computed."),
+     "Prices: Z.AI GLM 4.6 at ZenMux, $0.35 in / $1.54 out / $0.07 cached per million tokens (read 2026-12-06).",
+     "Read: each plan serves its coding agent at the hit rate its sessions reach on its memory (Results' served "
+     "hit rate, the JSON's agentic block). Past the HBM knee the host tier keeps the sessions' prefixes: the hit "
+     "rate, tokens/s per device, agents per MW rise and the cost per agent-hour falls; random routing loses most "
+     "of it. At these prices a cached input token pays a fifth of an uncached one and an agent's turn is mostly "
+     "input, so the revenue per turn falls faster than the turns per MW rise: the NPV per MW can be higher "
+     "without the tier. That is the buyer's question this sample answers: what the memory buys at the price "
+     "charged for cached tokens (change price_usd_per_million_cached_input_tokens on Plans and recompute)."),
     agentic_coding)
 
 
@@ -560,6 +566,7 @@ SAMPLES: tuple[Sample, ...] = (
          "8.95 c/kWh (EIA 2023 Virginia commercial, REFERENCES C.1), PUE 1.3 (REFERENCES C.2), other capex 15% "
          "and discount rate 10% (ASSUMPTIONS); colocation, maintenance, software and staff are not entered (0)."),
         gpu_cloud_financed),
+    AGENTIC_SAMPLE,
 )
 
 

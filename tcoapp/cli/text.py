@@ -83,7 +83,8 @@ def plan_lines(plan, result) -> list[str]:
     title = f"== {result.name} "
     lines = [_cut(title + "=" * max(0, WIDTH - len(title)), WIDTH)]
     shape = (f"{decision.workload_text(decision.workload_of(plan))} tokens per request" if not plan.workloads else
-             f"A mix of {len(plan.workloads)} request classes ({', '.join(c.class_ for c in plan.workloads)})")
+             (f"A mix of {len(plan.workloads)} request classes ({', '.join(c.class_ for c in plan.workloads)})"
+              if len(plan.workloads) > 1 else f"One request class ({plan.workloads[0].class_})"))
     lines += _wrap(f"{shape}. {decision.reason(plan, result, with_notes=False)}", "  ")
     for heading, keys in GROUPS:
         rows = [k for k in keys if k in METRIC_KEYS]

@@ -14,7 +14,7 @@ import zipfile
 from html import unescape
 
 from . import sheets as S
-from .xlsx_cells_read import _shared_strings, shared_strings_part, sheet_parts
+from .xlsx_cells_read import _relationships, _shared_strings, shared_strings_part, sheet_parts
 
 OUTPUT_SHEETS = (S.RESULTS, S.CASH_FLOW)
 _CELL_A = re.compile(rb'<(?:\w+:)?c\s([^>]*?\br="A(\d+)"[^>]*?)(?:/>|>(.*?)</(?:\w+:)?c>)', re.S)
@@ -77,9 +77,35 @@ def analyst_output_rows(archive: zipfile.ZipFile) -> dict[str, list[tuple[int, s
     return out
 
 
+_ANCHOR = re.compile(rb"<(?:\w+:)?(?:twoCellAnchor|oneCellAnchor|absoluteAnchor)\b")
+
+
+def analyst_drawings(archive: zipfile.ZipFile) -> dict[str, str]:
+    """{sheet: what of the analyst's it holds} for Results and CashFlow: charts or pictures beyond the app's (none
+    on Results, APP_CASHFLOW_CHARTS on CashFlow) and data validations (the app writes none on either)."""
+    from .xlsx_charts import APP_CASHFLOW_CHARTS
+
+    parts, names, found = sheet_parts(archive), set(archive.namelist()), {}
+    for name, app_charts in ((S.RESULTS, 0), (S.CASH_FLOW, APP_CASHFLOW_CHARTS)):
+        part = parts.get(name)
+        if part not in names:
+            continue
+        drawn = sum(len(_ANCHOR.findall(archive.read(target))) for target, kind in _relationships(archive, part).values()
+                    if kind.endswith("/drawing") and target in names)
+        validations = archive.read(part).count(b"<dataValidation ")
+        what = ([f"{drawn - app_charts} chart{'s' if drawn - app_charts > 1 else ''} or picture"
+                 f"{'s' if drawn - app_charts > 1 else ''}"] if drawn > app_charts else [])
+        what += [f"{validations} data validation{'s' if validations > 1 else ''}"] if validations else []
+        if what:
+            found[name] = " and ".join(what)
+    return found
+
+
 def output_row_notes(archive: zipfile.ZipFile) -> list[str]:
-    """One note per output sheet holding rows of the analyst's: which rows, and that a save does not keep them."""
-    notes = []
+    """One note per output sheet holding rows of the analyst's: which rows, and that a save does not keep them;
+    one per output sheet holding charts, pictures or data validations of the analyst's."""
+    notes = [f"{name} holds {what} not the app's: {name} is rewritten on save and they are not kept: put them on "
+             "a sheet of your own (kept on save, charts redrawn)" for name, what in analyst_drawings(archive).items()]
     for name, rows in analyst_output_rows(archive).items():
         shown = ", ".join(f"{row} ({_short(text)!r})" for row, text in rows[:SHOWN])
         more = f" and {len(rows) - SHOWN} more" if len(rows) > SHOWN else ""

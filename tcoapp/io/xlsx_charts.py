@@ -10,6 +10,9 @@ from . import sheets as S
 from .xlsx_layout import CF_YEAR_ROW, Layout
 
 
+APP_CASHFLOW_CHARTS = 2   # the cumulative cash flow and the cost bars (io/output_rows.py counts an analyst's beyond them)
+
+
 def add_charts(cash_ws, results_ws, scenario: Scenario, layout: Layout) -> None:
     if not scenario.plans:
         return

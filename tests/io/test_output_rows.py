@@ -69,3 +69,28 @@ def test_the_command_line_prints_the_note(tmp_path):
     run = subprocess.run([sys.executable, "-m", "tcoapp", "compute", str(path)], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     assert "note: Results row " in run.stderr and "'My check'" in run.stderr
+
+
+def test_a_chart_on_results_and_a_validation_on_cashflow_are_named(tmp_path):
+    from openpyxl.chart import BarChart, Reference
+    from openpyxl.worksheet.datavalidation import DataValidation
+
+    path = _saved(tmp_path)
+    book = openpyxl.load_workbook(path)
+    results = book["Results"]
+    chart = BarChart()
+    chart.add_data(Reference(results, min_col=3, min_row=10, max_row=12))
+    results.add_chart(chart, "H5")
+    rule = DataValidation(type="whole", operator="between", formula1="0", formula2="9")
+    book["CashFlow"].add_data_validation(rule)
+    rule.add("Z5")
+    book.save(path)
+    with zipfile.ZipFile(path) as archive:
+        from tcoapp.io.output_rows import analyst_drawings
+        assert analyst_drawings(archive) == {"Results": "1 chart or picture", "CashFlow": "1 data validation"}
+    notes = [n for n in kept_notes(read_scenario(path)) if "not the app's: " in n]
+    assert notes == [
+        "Results holds 1 chart or picture not the app's: Results is rewritten on save and they are not kept: put "
+        "them on a sheet of your own (kept on save, charts redrawn)",
+        "CashFlow holds 1 data validation not the app's: CashFlow is rewritten on save and they are not kept: put "
+        "them on a sheet of your own (kept on save, charts redrawn)"]
