@@ -1,8 +1,10 @@
 """Agentic sessions (docs/model.md, "Agentic sessions and KV tiers"): the prefix hit rate and tokens/s per
-device against the concurrent sessions per replica, for every plan with an agentic request class: a
-solid line with the plan's KV offload, a dashed one the other way (HBM only, or the server's host
-memory), the HBM knee as a dotted vertical line and the plan's own sessions as a marker. Drawn from the
-`agentic` block of each plan's result (engine/pipeline/agentic_block.py); hidden where no plan has one."""
+device against the concurrent sessions per replica, for the plan chosen in the plan editor (else the first
+plan with an agentic request class): a solid line with the plan's KV offload, a dashed one the other way
+(HBM only, or the server's host memory), the HBM knee as a dotted vertical line and the plan's own sessions
+as a marker. Drawn from the `agentic` block of the plan's result (engine/pipeline/agentic_block.py); hidden
+where no plan has one. One plan at a time: the curves of nine plans, each with its contrast, would hide the
+knee the chart is there to show."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
@@ -56,13 +58,17 @@ class AgenticChart(QWidget):
         return {"Prefix hit rate vs sessions": self.p_hit.getPlotItem(),
                 "Throughput vs sessions": self.p_rate.getPlotItem()}
 
-    def draw(self, results, colors) -> None:
-        """One solid line (the plan's offload), one dashed (the contrast), the knee and the plan's point per
-        agentic plan; the widget hides where no plan is agentic."""
-        shown = [(r, colors[i]) for i, r in enumerate(results) if getattr(r, "agentic", None)]
+    def draw(self, results, colors, current: int = 0) -> None:
+        """One solid line (the plan's offload), one dashed (the contrast), the knee and the plan's point of the
+        current plan (else the first agentic one); the widget hides where no plan is agentic."""
+        agentic = [(r, colors[i]) for i, r in enumerate(results) if getattr(r, "agentic", None)]
+        chosen = [(r, colors[i]) for i, r in enumerate(results) if i == current and getattr(r, "agentic", None)]
+        shown = chosen or agentic[:1]
         self.names = [r.name for r, _ in shown]
         self.setVisible(bool(shown))
-        self.answer.setText("\n".join(f"{r.name}: {agentic_sentence(r.agentic)}" for r, _ in shown))
+        self.answer.setText("\n".join(f"{r.name}: {agentic_sentence(r.agentic)}" for r, _ in shown)
+                            + (f"\n(one plan at a time: choose another of the {len(agentic)} agentic plans in the plan "
+                               "editor)" if len(agentic) > 1 else ""))
         palette = [c for _, c in shown]
         for name, key in (("hit", HIT), ("rate", RATE)):
             solid, dashed, knees, marks = self.pools[name]
@@ -74,10 +80,10 @@ class AgenticChart(QWidget):
                                                        marks.ensure(len(shown), palette)):
                 a = r.agentic
                 line.setData(*_xy(a["session_curve"], key))
-                legend.addItem(line, f"{r.name}: kv_offload {a['kv_offload']}")
+                legend.addItem(line, f"kv_offload {a['kv_offload']} (this plan)")
                 if a.get("contrast"):
                     other.setData(*_xy(a["contrast"]["session_curve"], key))
-                    legend.addItem(other, f"{r.name}: kv_offload {a['contrast']['kv_offload']}")
+                    legend.addItem(other, f"kv_offload {a['contrast']['kv_offload']}")
                 else:
                     other.setData([], [])
                 knee.setValue(_log10(a["hbm_knee_sessions_per_replica"]))

@@ -151,7 +151,7 @@ class PerformanceView(QWidget):
     def _declare_parts(self) -> None:
         doc, parts = self._doc, self.redraw
         parts.part("legend", lambda: (tuple(p.name for p in doc.scenario.plans), doc.plan_colors), self._draw_legend)
-        parts.part("agentic", lambda: (doc.results, doc.plan_colors), self.agentic.draw)
+        parts.part("agentic", lambda: (doc.results, doc.plan_colors, doc.current_index), self.agentic.draw)
         parts.part("batch", self._batch_inputs, self._draw_batch)
         parts.part("emphasis", lambda: (doc.current_index, len(doc.scenario.plans), doc.plan_colors),
                    self._emphasize_current)

@@ -57,6 +57,24 @@ def test_the_chart_draws_each_agentic_plans_curves_and_knee(open_window, tmp_pat
         assert window.export_chart(name, str(path)) and path.stat().st_size > 1000
 
 
+def test_the_chart_shows_the_plan_chosen_in_the_editor(open_window, qtbot):
+    """One plan at a time (its curves, the contrast and the knee), the one the plan editor shows; a plan without
+    an agentic class shows the first agentic plan, and the text says how to see the others."""
+    scenario = _agentic_scenario()
+    second = scenario.plans[2].with_(name="B200 agentic 2", batch=32,
+                                     workloads=(CODING.with_(plan="B200 agentic 2"),))
+    window = open_window(scenario=scenario.with_plans(scenario.plans + (second,)))
+    qtbot.waitUntil(lambda: sum(bool(getattr(r, "agentic", None)) for r in window.document.results) == 2,
+                    timeout=90000)
+    view = _performance(window)
+    window.document.set_current_index(len(window.document.scenario.plans) - 1)
+    view.refresh()
+    assert view.agentic.names == ["B200 agentic 2"] and "one plan at a time" in view.agentic.answer.text()
+    window.document.set_current_index(0)
+    view.refresh()
+    assert view.agentic.names == ["B200 agentic"]
+
+
 def test_an_edit_keeps_the_plans_request_classes(qtbot):
     """The plan editor's edits go through make_plan, which knows only Plans keys: the plan's request classes
     (its Workloads rows) are kept as they are."""
