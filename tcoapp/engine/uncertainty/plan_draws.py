@@ -31,7 +31,7 @@ from ..plan.pools import plan_reaches, sells_output
 from . import keys as K
 from .inputs import UncertainInput, field_name, target_field
 from .sampling import values as draw_values
-from .model_error import multipliers
+from .model_error import OWN_ROW_KEY, multipliers
 from .pair_draws import pair_draws
 from .serve_draws import ServeCase, serve_draws
 
@@ -105,6 +105,9 @@ def simulate_plan(scenario, plan, base, rows: list[UncertainInput], quantiles, d
     a = base.inputs
     batch = _DrawBatch({k: np.asarray(a[k], float)[None, ...] for k in a.keys()}, draws)
     notes: list[str] = []
+    if any(d.row.key == OWN_ROW_KEY for d in inputs):
+        notes.append(f"the model's error is the Uncertainty sheet's {OWN_ROW_KEY} row: the default one (shared per "
+                     "architecture and stack and per configuration) is not drawn for this plan")
     _finance_keys(plan, base.pools, drawn, batch, notes)
     perf = {k: v for k, v in drawn.items() if K.moves_operating_point(k)}
     moved = _serve_points(scenario, plan, base, perf, batch, notes, draws)
