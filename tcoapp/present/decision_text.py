@@ -27,8 +27,7 @@ def objective_value(objective: str, value: float) -> str:
     return f"{number(value)} {unit}"
 
 
-MODEL_ERROR_DRAWN = ("the model's error (shared by plans of one architecture and stack, and of one configuration, "
-                     "as the cross-validated residuals are: docs/model.md, \"How the model's errors correlate\")")
+MODEL_ERROR_DRAWN = "the model's error (shared by architecture and configuration: docs/model.md)"
 
 
 def _driver_text(name: str) -> str:
@@ -91,8 +90,7 @@ def _reason(d: Decision) -> str:
         return head + " (no other plan has a value to compare)."
     gap = _gap(d.objective, first.value, second.value)
     versus = f"{second.name} {objective_value(d.objective, second.value)}{gap}"
-    drawn = (MODEL_ERROR_DRAWN + " and of the Uncertainty sheet's inputs, through the engine and the finance"
-             if d.with_inputs else MODEL_ERROR_DRAWN + ", through the engine and the finance")
+    drawn = MODEL_ERROR_DRAWN + (" and the Uncertainty sheet's inputs" if d.with_inputs else "")
     sure = f"first in {percent(d.p_first_beats_second, 2)} of {d.draws:,} paired draws of {drawn}"
     if not d.drawn_moves:
         sure += (f" (nothing drawn moves {label}: add rows to the Uncertainty sheet for the inputs that are "

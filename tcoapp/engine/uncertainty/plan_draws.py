@@ -31,7 +31,7 @@ from ..plan.pools import plan_reaches, sells_output
 from . import keys as K
 from .inputs import UncertainInput, field_name, target_field
 from .sampling import values as draw_values
-from .model_error import OWN_ROW_KEY, multipliers
+from .model_error import OWN_ROW_KEY, multipliers, stream_names
 from .pair_draws import pair_draws
 from .serve_draws import ServeCase, serve_draws
 
@@ -90,44 +90,55 @@ def simulate_plan(scenario, plan, base, rows: list[UncertainInput], quantiles, d
     `row_values`: a cache of each row's draws (a `*` row's draws are the same for every plan).
     `errors`: the model error of its generated pools (`model_error.pool_errors`), `normals` each of
     their streams' standard normal draws."""
-    row_values = {} if row_values is None else row_values
     scenario = scenario.for_plan(plan)  # the calibration scoped to the plan's device, model class and stack
-    for row in rows:
-        if id(row) not in row_values:
-            row_values[id(row)] = draw_values(row, quantiles)
-    inputs = tuple(InputDraws(row, row_values[id(row)]) for row in rows)
+    inputs = _input_draws(rows, quantiles, {} if row_values is None else row_values)
     deterministic = base.metrics
-    model_error = tuple((name, normals[name]) for name in dict.fromkeys(n for e in errors for n, _ in e.streams))
+    model_error = tuple((name, normals[name]) for name in stream_names(errors)) if normals else ()
     if base.inputs is None or not (inputs or errors):
         return _fixed(base, inputs, deterministic, draws)
     error = multipliers(errors, normals or {})
     drawn = {d.row.key: d.values for d in inputs}
     a = base.inputs
     batch = _DrawBatch({k: np.asarray(a[k], float)[None, ...] for k in a.keys()}, draws)
-    notes: list[str] = []
-    if any(d.row.key == OWN_ROW_KEY for d in inputs):
-        notes.append(f"the model's error is the Uncertainty sheet's {OWN_ROW_KEY} row: the default one (shared per "
-                     "architecture and stack and per configuration) is not drawn for this plan")
+    notes: list[str] = _own_error_note(inputs)
     _finance_keys(plan, base.pools, drawn, batch, notes)
     perf = {k: v for k, v in drawn.items() if K.moves_operating_point(k)}
     moved = _serve_points(scenario, plan, base, perf, batch, notes, draws)
     pair = _pair_cases(scenario, plan, base, perf)
-    for i, m in error.items():
-        if base.pools[i].role == "serve":
-            batch["tokens_per_s_per_device"][:, i] *= m
+    _apply_error(base, batch, error, "serve")
     sized = _sizing(plan, base.pools, drawn, batch, moved or bool(error) or bool(pair and perf), notes, pair, draws,
                     error)
     if pair and (perf or sized):  # the pair's rate depends on its factors and on its pools' device counts
         _pair_points(scenario, plan, base, pair, {i: batch["device_count"][:, i] for i in pair}, batch, draws)
-    for i, m in error.items():
-        if base.pools[i].role != "serve":
-            batch["tokens_per_s_per_device"][:, i] *= m
+    _apply_error(base, batch, error, "pair")
     out = finance_metrics(FinanceInputs(**batch.inputs()))
     ones = np.ones(draws)
     metrics = DrawMetrics(**{k: np.asarray(out[k], float) * ones for k in SIMULATED_METRICS})
     flows = np.asarray(out.years.cumulative_cash_flow_usd, float)
     cumulative = np.array(np.broadcast_to(flows, (draws,) + flows.shape[1:])[:, :int(plan.years) + 1])
     return PlanDraws(plan.name, metrics, cumulative, inputs, deterministic, tuple(dict.fromkeys(notes)), model_error)
+
+
+def _input_draws(rows, quantiles, row_values: dict) -> tuple[InputDraws, ...]:
+    for row in rows:
+        if id(row) not in row_values:
+            row_values[id(row)] = draw_values(row, quantiles)
+    return tuple(InputDraws(row, row_values[id(row)]) for row in rows)
+
+
+def _own_error_note(inputs) -> list[str]:
+    if any(d.row.key == OWN_ROW_KEY for d in inputs):
+        return [f"the model's error is the Uncertainty sheet's {OWN_ROW_KEY} row: the default one (shared per "
+                "architecture and stack and per configuration) is not drawn for this plan"]
+    return []
+
+
+def _apply_error(base, batch, error: dict, which: str) -> None:
+    """Multiply the throughput of the `serve` pools (before sizing) or of a prefill/decode pair's pools
+    (after the pair is re-run) by their model error."""
+    for i, m in error.items():
+        if (base.pools[i].role == "serve") == (which == "serve"):
+            batch["tokens_per_s_per_device"][:, i] *= m
 
 
 class _DrawBatch(dict):
