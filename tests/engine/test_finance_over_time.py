@@ -1,6 +1,7 @@
 """Finance over time (docs/model.md, "Finance over time"): hardware prices that move, software that gets
 faster, the share of income carried losses may offset, debt service with the horizon balloon, and WACC.
 Each rule is checked on a plan that exercises it, against the figure its definition gives."""
+import re
 import numpy as np
 import pytest
 
@@ -128,9 +129,14 @@ def test_the_decisions_reason_says_what_faster_software_does():
     from tcoapp.engine.decision.summary import reason
     plan = _plan(pools=((64, 0),), years=4, throughput_change_per_year=0.3)
     text = reason(plan, _result(plan))
-    assert "Software 30%/yr faster (throughput_change_per_year): year 4 serves 2.20x year 1's output tokens." in text
+    assert "Software 30%/yr faster: by year 4 each device serves 2.20x its year-1 tokens per hour" in text
+    assert "throughput_change_per_year" not in text       # no raw key
+    # the index alone: a ramp and a later tranche do not change what software is credited with
+    ramped = _plan(pools=((64, 0), (64, 2)), years=4, throughput_change_per_year=0.3, first_year_utilization=0.2,
+                   ramp_years=2)
+    assert "2.20x its year-1 tokens per hour" in reason(ramped, _result(ramped))
     flat = _plan(pools=((64, 0),), years=4)
-    assert "throughput_change_per_year" not in reason(flat, _result(flat))
+    assert "Software" not in reason(flat, _result(flat))
 
 
 def test_insurance_and_property_tax_on_book_value():
@@ -155,3 +161,18 @@ def test_colocation_on_contracted_kw():
     assert np.all(np.asarray(contracted.finance.years.pool_colocation_usd, float) == 0)
     assert _years(nameplate, "colocation_usd")[1] > 0 and _years(nameplate, "colocation_usd")[3] > \
         _years(nameplate, "colocation_usd")[2] * 1.03 * (1 - 1e-12)   # the year-2 tranche's nameplate joins in year 3
+
+
+def test_a_site_sized_plan_with_a_later_tranche_says_how_it_splits_the_site():
+    """1 MW shared 3:1 by a year-0 and a year-2 tranche: the note names each tranche's devices and kW (they add up
+    to at most the site), and the user's device_count ratio sizes each tranche."""
+    plan = _plan(pools=((3, 0), (1, 2)), sizing_mode="facility_power", facility_power_kw=1000)
+    result = _result(plan)
+    note = next(w for w in result.warnings if "holds every tranche together" in w)
+    assert "ratio of their device_count on Pools (3 : 1)" in note and "(bought year 2)" in note
+    kw = [float(x.replace(",", "")) for x in re.findall(r"devices, ([\d,]+) kW", note)]
+    assert len(kw) == 2 and sum(kw) <= 1000 and kw[0] == pytest.approx(3 * kw[1], rel=0.1)
+    even = _result(_plan(pools=((1, 0), (1, 2)), sizing_mode="facility_power", facility_power_kw=1000))
+    assert even.pools and [r["device_count"] for r in even.pool_rows()][0] == [r["device_count"] for r in even.pool_rows()][1]
+    one = _result(_plan(pools=((64, 0),), sizing_mode="facility_power", facility_power_kw=1000))
+    assert not any("holds every tranche" in w for w in one.warnings)
