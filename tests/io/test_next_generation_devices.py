@@ -96,3 +96,24 @@ def test_waiting_is_ranked_against_buying_now_on_one_site():
     d = decide(scenario, results)
     assert d.objective == "npv_usd" and d.p_first_beats_second is not None
     assert "per MW of facility power" in reason(d)
+
+
+@pytest.mark.libreoffice
+@pytest.mark.slow
+def test_the_buy_now_or_wait_workbook_recalculates_as_the_engine(tmp_path):
+    """The sample's scenario written as a workbook and recalculated by LibreOffice equals the engine."""
+    import sys
+    sys.path.insert(0, str(SAMPLES))
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from build_samples import buy_now_or_wait
+    from workbook_recalc import SOFFICE, compare, recalc
+    from tcoapp.engine.pipeline.compute import compute_scenario
+    from tcoapp.io.workbook_write import write_scenario
+    if SOFFICE is None:
+        pytest.skip("LibreOffice Calc (soffice) is not installed")
+    scenario = buy_now_or_wait()
+    results = compute_scenario(scenario)
+    path = tmp_path / "buy_now_or_wait.xlsx"
+    write_scenario(scenario, path, results)
+    (out,) = recalc([path], tmp_path / "recalculated")
+    assert compare(out, scenario, results) == []
