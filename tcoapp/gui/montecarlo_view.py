@@ -170,7 +170,9 @@ class MonteCarloView(QWidget):
 
     def _summary_text(self, sim) -> str:
         charts = f" (charts: the first {sim.kept:,})" if sim.kept < sim.draws else ""
-        parts = [f"<b>{sim.draws:,} draws, seed {sim.seed}{charts}.</b>"]
+        drawn = (" Drawn with the model's error in each generated plan's throughput (shared by architecture and "
+                 "configuration)." if any(p.model_error for p in sim.plans) else "")
+        parts = [f"<b>{sim.draws:,} draws, seed {sim.seed}{charts}.</b>{drawn}"]
         for p in sim.plans:
             s = sim.summary(p.name, "npv_usd")
             band = "n/a" if s["p10"] is None or s["p90"] is None else f"{money_text(s['p10'])} to {money_text(s['p90'])}"
