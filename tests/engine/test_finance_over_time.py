@@ -176,3 +176,28 @@ def test_a_site_sized_plan_with_a_later_tranche_says_how_it_splits_the_site():
     assert even.pools and [r["device_count"] for r in even.pool_rows()][0] == [r["device_count"] for r in even.pool_rows()][1]
     one = _result(_plan(pools=((64, 0),), sizing_mode="facility_power", facility_power_kw=1000))
     assert not any("holds every tranche" in w for w in one.warnings)
+
+
+def test_per_unit_metrics_count_the_fleet_that_exists():
+    """Revenue per rack and cost per device-hour with a year-2 tranche: PV revenue (and PV cost) over the PV of
+    the racks (devices) that exist each year, a tranche from the year after its purchase (recomputed here from
+    the years table and the pools, not from the engine's levelized rows)."""
+    plan = _plan(pools=((64, 0), (64, 2)), years=5)
+    r = _result(plan)
+    y = r.finance.years
+    t = np.arange(6)
+    df = np.asarray(y.discount_factor, float).reshape(-1)[:6]
+    pools = r.pool_rows()
+    racks_t = sum(p["racks"] * (t > q.purchase_year) * (t <= 5) for p, q in zip(pools, r.pools))
+    devices_t = sum(p["device_count"] * (t > q.purchase_year) * (t <= 5) for p, q in zip(pools, r.pools))
+    revenue = np.asarray(y.revenue_usd, float).reshape(-1)[:6]
+    assert r.metrics.revenue_usd_per_rack_per_year == pytest.approx(
+        np.sum(revenue[1:] * df[1:]) / np.sum(racks_t[1:] * df[1:]), rel=1e-12)
+    cost = (np.sum((np.asarray(y.capex_usd, float).reshape(-1)[:6] - np.asarray(y.residual_value_usd, float).reshape(-1)[:6]
+                    + np.asarray(y.replacement_capex_usd, float).reshape(-1)[:6]) * df)
+            + np.sum(np.asarray(y.opex_usd, float).reshape(-1)[1:6] * df[1:]))
+    assert r.metrics.cost_per_device_hour_usd == pytest.approx(cost / (np.sum(devices_t[1:] * df[1:]) * 8760), rel=1e-9)
+    # the final fleet would read it low: 128 devices from year 1
+    assert r.metrics.revenue_usd_per_rack_per_year > r.metrics.revenue_usd_per_year / sum(p["racks"] for p in pools) * 1.2
+    one = _result(_plan(pools=((64, 0),), years=5))   # one tranche at the start: the plain ratio, exactly
+    assert one.metrics.revenue_usd_per_rack_per_year == one.metrics.revenue_usd_per_year / one.pool_rows()[0]["racks"]
