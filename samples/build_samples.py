@@ -229,6 +229,35 @@ def years_and_tranches() -> Scenario:
     return _scenario(plans)
 
 
+# --- 10. buy now or wait: announced next-generation racks on one site ------------------------------
+
+NEXT_RACKS = {  # rack power cap = one rack's nameplate (ESTIMATES, docs/catalog.md): NVL72 racks, the 600 kW Kyber rack
+    "GB300-NVL72": 140, "VR200-NVL72": 200, "VR300-NVL576": 600}
+
+
+def buy_now_or_wait() -> Scenario:
+    site = {"model": "Llama-3.3-70B", "input_tokens": 1024, "output_tokens": 1024,
+            "min_tokens_per_s_per_user": 50,  # the default scenario's interactivity target
+            "sizing_mode": "facility_power", "facility_power_kw": 1000, "years": 5,
+            "weight_precision": "nvfp4", "kv_precision": "fp8", **LLAMA70_PRICE}
+
+    def rack(device: str, year: int = 0) -> dict:
+        raw = searched({**site, "device": device, "rack_power_cap_kw": NEXT_RACKS[device], "servers_per_rack_max": 1})
+        if year:  # one pool bought in `year`: the site waits (serves nothing) until the year after
+            raw["pools"] = ({"pool": f"{device} (bought year {year})", "device": device, "device_count": 1,
+                             "purchase_year": year, "weight_precision": "nvfp4",
+                             "rack_power_cap_kw": NEXT_RACKS[device], "servers_per_rack_max": 1},)
+        return raw
+
+    plans = [
+        ("Buy GB300 NVL72 now", rack("GB300-NVL72")),
+        ("Buy Vera Rubin NVL72 now", rack("VR200-NVL72")),
+        ("Wait a year for Vera Rubin NVL72", rack("VR200-NVL72", 1)),
+        ("Wait a year for Rubin Ultra NVL576", rack("VR300-NVL576", 1)),
+    ]
+    return _scenario(plans)
+
+
 # --- 9. a GPU cloud: device-hours sold reserved and on demand, financed with debt -------------------
 
 H100_HOURS = {  # REFERENCES C.3 (market quotes, dated): H100 SXM on demand $1.49-2.10, Lambda reserved $1.85
@@ -566,6 +595,26 @@ SAMPLES: tuple[Sample, ...] = (
          "8.95 c/kWh (EIA 2023 Virginia commercial, REFERENCES C.1), PUE 1.3 (REFERENCES C.2), other capex 15% "
          "and discount rate 10% (ASSUMPTIONS); colocation, maintenance, software and staff are not entered (0)."),
         gpu_cloud_financed),
+    Sample(
+        "buy_now_or_wait.xlsx", "Buy now or wait for the next generation",
+        "On a 1 MW site, do I buy racks that ship now, or leave the site empty for a year and buy the next "
+        "generation, and how sure is the answer?",
+        ("Plans: GB300 NVL72 and Vera Rubin NVL72 bought now (year 0 = the catalog's date, 2026-12), Vera Rubin "
+         "NVL72 and Rubin Ultra NVL576 bought in year 1 (a Pools row with purchase_year 1: the site serves "
+         "nothing in year 1); each sized to 1 MW of facility power, the same 5-year horizon, Llama-3.3-70B 1,024 "
+         "in / 1,024 out at >= 50 tokens/s per user, at its best configuration (serving_search = auto).",
+         "Vera Rubin (available from 2026-10) and Rubin Ultra (2027-10) are ANNOUNCED devices: their catalog rows "
+         "are NVIDIA's preliminary figures and ESTIMATES (price, power, rack), with their sources and dates "
+         "(docs/catalog.md); no measurement of either exists, so their prediction intervals are the model's on "
+         "measured devices (optimistic). A tranche bought before its device's available_from is refused.",
+         "Token price $0.88 per M in and out (Together AI Llama-3.3-70B, REFERENCES C.4) every year, utilization "
+         "70%, electricity 8.95 c/kWh (REFERENCES C.1), PUE 1.3 (REFERENCES C.2), discount rate 10% "
+         "(ASSUMPTIONS); a waiting site pays nothing in year 1 (enter colocation_contracted_kw to charge the idle "
+         "site). Rack power caps: 140 kW (GB300 NVL72), 200 kW (Vera Rubin NVL72), 600 kW (Rubin Ultra's Kyber "
+         "rack, NVIDIA GTC 2025).",
+         "Read: the Decision ranks by NPV (one site), with NPV per MW and how sure the first place is over the "
+         "model's error; waiting gives up a year of revenue for faster hardware."),
+        buy_now_or_wait),
     AGENTIC_SAMPLE,
 )
 

@@ -71,5 +71,5 @@ def test_readme_and_user_guide_blocks_are_generated_from_the_code():
         assert doc_blocks.rewrite(text) == text, f"{path.name} is stale: run python tools/gen_docs.py"
         assert "<!-- gen:samples-table -->" in text
     guide = (ROOT / "docs" / "user_guide.md").read_text(encoding="utf-8")
-    assert "<!-- gen:example-headline -->" in guide and len(SAMPLES) == 9
+    assert "<!-- gen:example-headline -->" in guide and len(SAMPLES) == 10
     assert all(f"`{s.filename}`" in guide for s in SAMPLES)

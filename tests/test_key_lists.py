@@ -28,6 +28,9 @@ ALLOWED = {
     ("engine/performance/calibration.py", "eta_mem"): "the factors a one-point calibration fits",
     ("engine/performance/curve_fit.py", "eta_mem"): "the factors a curve fit varies",
     ("engine/performance/curve_fit.py", "moe_compute_efficiency"): "the factors a MoE curve's fit varies, MoE ones first",
+    ("engine/performance/error_components.py", "weight_precision"): "a measurement row's configuration fields "
+                                                                       "that group its model error",
+    ("engine/plan/scenario.py", "device"): "the plan fields that name a device bought in year 0",
     ("io/cross_validated.py", "line"): "the stored cross-validated predictions' CSV columns (a file format)",
     ("io/agentic_measurements.py", "tensor_parallel"): "the agentic measurements CSV's number columns (a file format)",
     ("present/report_html.py", "npv_usd"): "the report's ranking columns beside the objective, in print order",

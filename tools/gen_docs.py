@@ -484,6 +484,23 @@ def workbook_format_md() -> str:
 
 # --- catalog.md -------------------------------------------------------------------------------------
 
+from tcoapp.engine.quantities.dates import CATALOG_DATE  # noqa: E402
+
+ANNOUNCED = [
+    "## Announced devices: available_from", "",
+    "A row with `available_from` (YYYY-MM) is a device announced but not yet shipping: every figure is the vendor's "
+    "preliminary announcement or an ESTIMATE, with its source and date, and its `estimated_fields` list every "
+    "performance, power and price field. A tranche may not buy it before that month: year 0 of every plan is the "
+    f"catalog's date ({CATALOG_DATE}, the month of its prices), a tranche is bought `purchase_year` years later, and a "
+    "tranche bought earlier is refused at its device cell (Plans or Pools) with the first purchase year that may "
+    "buy it. To compare buying now with waiting, size the plans by one facility power and give the waiting plan a "
+    "Pools row with `purchase_year` k: the Decision ranks them by NPV, per MW, with its confidence "
+    "(`samples/buy_now_or_wait.xlsx`). No measurement of an announced device exists and no architecture factor is "
+    "fitted for it (it computes at eta_compute, fitted on Blackwell), so its prediction interval is the model's on "
+    "measured devices: optimistic.", "",
+    "| device | available from |", "|---|---|",
+]
+
 def _rows(filename: str) -> list[dict[str, str]]:
     with open(CATALOG / filename, encoding="utf-8", newline="") as handle:
         return list(csv.DictReader(handle))
@@ -510,7 +527,8 @@ def catalog_md() -> str:
              "and `notes` a planner must know. Override any entry in a workbook's Devices or Models sheet. "
              "Source tags: [SA] SemiAnalysis InferenceX-app, [OFFICIAL] vendor documentation, [PRESS] press "
              "reports, [VENDOR] marketing claims, EST estimates, DERIVED arithmetic on sourced numbers.", "",
-             *PRICE_ANCHORS]
+             *PRICE_ANCHORS, *ANNOUNCED,
+             *[f"| {r['name']} | {r['available_from']} |" for r in _rows("devices.csv") if r.get("available_from")], ""]
     for title, filename, fields in (("Devices", "devices.csv", DEVICE_FIELDS), ("Models", "models.csv", MODEL_FIELDS)):
         rows = _rows(filename)
         shown = tuple(f.name for f in fields if f.name not in ("name", "estimated_fields", "source", "notes"))

@@ -27,7 +27,7 @@ import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
-from tcoapp.engine.performance import accuracy, interval_cells  # noqa: E402
+from tcoapp.engine.performance import accuracy, error_components, interval_cells  # noqa: E402
 from tcoapp.engine.performance.cross_validation import (  # noqa: E402
     ERA_BOUNDARY, fitted_lines, leave_one_era_out, leave_one_family_out,
 )
@@ -69,6 +69,16 @@ def intervals(path) -> int:
     _table("PER_USER_QUANTILES", interval_cells.build_cells(pooled, per_user=True))
     print(f"# era boundary {ERA_BOUNDARY}")
     _table("ERA_RESIDUAL_QUANTILES", interval_cells.build_cells(splits["era"]))
+    estimates = {split: error_components.split_estimate(results) for split, results in splits.items()}
+    print("# how the model's errors correlate (engine/performance/error_components.py)")
+    print("ERROR_SHARES: dict[str, float] = {")
+    for key, share in error_components.shares(estimates).items():
+        print(f"    {key!r}: {share},")
+    print("}")
+    print("SPLIT_ESTIMATES: dict[str, dict] = {")
+    for split, e in estimates.items():
+        print(f"    {split!r}: {e!r},")
+    print("}")
     for split, results in splits.items():
         for key, c in sorted(interval_cells.coverage(results, band_from=pooled).items()):
             print(f"# calibration ({split} split) {key}: {c['inside_share']:.0%} of {c['n']} rows inside the 80 % "

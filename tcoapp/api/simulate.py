@@ -4,8 +4,9 @@
     sim.summary      # index (plan, metric): mean, p5, p10, p50, p90, p95, share_defined (`tcoapp simulate --json`)
     sim.plans        # index plan: prob_npv_positive
     sim.pairwise     # a, b, prob_a_higher_npv
-    sim.draws        # one row per (plan, draw): the simulated metrics and `input.KEY` columns of the draws
-                     # (of the first 100,000 draws of a larger run; the summaries are over every draw)
+    sim.draws        # one row per (plan, draw): the simulated metrics, `input.KEY` columns of the draws and a
+                     # "model error: GROUP" column per shared error component that moves the plan (its standard
+                     # normal draw; of the first 100,000 draws of a larger run; the summaries are over every draw)
 
 Missing values (payback never reached) are NaN in `draws`; in `summary` a percentile on "never" is NaN.
 """
@@ -43,8 +44,10 @@ class Simulated:
     pairwise : pandas.DataFrame
         `a`, `b` (plan names), `prob_a_higher_npv` (fraction 0..1).
     draws : pandas.DataFrame
-        One row per (plan, draw): `plan`, `draw`, the simulated metrics and an ``input.KEY``
-        column per drawn input (in the key's unit).
+        One row per (plan, draw): `plan`, `draw`, the simulated metrics, an ``input.KEY``
+        column per drawn input (in the key's unit) and a ``model error: GROUP`` column per model-error
+        stream that moves the plan (its standard normal draw z; docs/model.md, "How the model's errors
+        correlate").
     simulation : tcoapp.engine.uncertainty.simulate.Simulation
         The engine's record.
     """
@@ -56,8 +59,10 @@ class Simulated:
     simulation: Simulation
 
 
-def simulate(scenario: Scenario | str | None = None, draws: int = DEFAULT_DRAWS, seed: int = DEFAULT_SEED) -> Simulated:
-    """Monte Carlo over the scenario's Uncertainty rows (the engine function `tcoapp simulate` calls).
+def simulate(scenario: Scenario | str | None = None, draws: int = DEFAULT_DRAWS, seed: int = DEFAULT_SEED,
+             model_error: bool = True) -> Simulated:
+    """Monte Carlo over the scenario's Uncertainty rows and the model's own error (the engine function
+    `tcoapp simulate` calls).
 
     Parameters
     ----------
@@ -67,6 +72,10 @@ def simulate(scenario: Scenario | str | None = None, draws: int = DEFAULT_DRAWS,
         Number of Monte Carlo draws.
     seed : int, default 0
         Seed of the numpy Generator: the same seed gives the same draws.
+    model_error : bool, default True
+        Draw the model's own error in each generated plan's throughput, shared by plans of one
+        architecture and stack and of one configuration (docs/model.md, "How the model's errors
+        correlate"); False draws the Uncertainty rows alone (`tcoapp simulate --no-model-error`).
 
     Returns
     -------
@@ -76,12 +85,17 @@ def simulate(scenario: Scenario | str | None = None, draws: int = DEFAULT_DRAWS,
 
     Examples
     --------
-    A scenario without Uncertainty rows has one outcome: every percentile is the computed value.
+    Without the model's error, a scenario without Uncertainty rows has one outcome: every percentile
+    is the computed value. With it (the default), the NPV spreads about that value.
 
     >>> import tcoapp
-    >>> sim = tcoapp.simulate(None, draws=20, seed=0)
-    >>> npv = sim.summary.loc[("H200", "npv_usd")]
+    >>> fixed = tcoapp.simulate(None, draws=20, seed=0, model_error=False)
+    >>> npv = fixed.summary.loc[("H200", "npv_usd")]
     >>> bool(npv["p5"] == npv["p95"] == tcoapp.compute().plans.loc["H200", "npv_usd"])
+    True
+    >>> sim = tcoapp.simulate(None, draws=200, seed=0)
+    >>> npv = sim.summary.loc[("H200", "npv_usd")]
+    >>> bool(npv["p5"] < tcoapp.compute().plans.loc["H200", "npv_usd"] < npv["p95"])
     True
     >>> list(sim.summary.columns)
     ['mean', 'p5', 'p10', 'p50', 'p90', 'p95', 'share_defined']
@@ -91,7 +105,7 @@ def simulate(scenario: Scenario | str | None = None, draws: int = DEFAULT_DRAWS,
         scenario = load_scenario(scenario)
     else:
         scenario = checked_plans(scenario)   # a scenario built or changed in Python: validated as a workbook is
-    sim = engine_simulate(scenario, draws, seed, results=compute_scenario(scenario))
+    sim = engine_simulate(scenario, draws, seed, results=compute_scenario(scenario), model_error=model_error)
     data = simulation_json(sim)
     summary = pd.DataFrame([{"plan": p["name"], "metric": key, **p[key]} for p in data["plans"] for key in SUMMARY_METRICS])
     summary = summary.set_index(["plan", "metric"]).astype(float)
@@ -104,6 +118,8 @@ def simulate(scenario: Scenario | str | None = None, draws: int = DEFAULT_DRAWS,
         frame = pd.DataFrame({key: p.metric(key) for key in SIMULATED_METRICS})
         for d in p.inputs:
             frame[f"input.{d.row.key}"] = d.values
+        for name, z in p.model_error:
+            frame[name] = z[:sim.kept]
         frame.insert(0, "draw", range(sim.kept))
         frame.insert(0, "plan", p.name)
         frames.append(frame)

@@ -1,5 +1,5 @@
-"""`tcoapp simulate [FILE] --draws N --seed S [--json] [--out RESULT.xlsx]`: Monte Carlo over the
-workbook's Uncertainty sheet (docs/model.md, "Uncertainty: Monte Carlo")."""
+"""`tcoapp simulate [FILE] --draws N --seed S [--json] [--no-model-error] [--out RESULT.xlsx]`: Monte Carlo
+over the workbook's Uncertainty sheet and the model's own error (docs/model.md, "Uncertainty: Monte Carlo")."""
 from __future__ import annotations
 
 import argparse
@@ -17,14 +17,18 @@ from ..present.values import metric_value
 def simulate_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tcoapp simulate",
-        description="Monte Carlo over the uncertain inputs of a scenario workbook's Uncertainty sheet "
-                    "(no FILE: the built-in default scenario, which has none).")
+        description="Monte Carlo over the uncertain inputs of a scenario workbook's Uncertainty sheet and the "
+                    "model's own error in each generated plan's throughput (no FILE: the built-in default "
+                    "scenario, which has no Uncertainty rows).")
     parser.add_argument("file", nargs="?", help="scenario workbook (.xlsx)")
     parser.add_argument("--draws", type=int, default=DEFAULT_DRAWS, help=f"number of draws (default {DEFAULT_DRAWS:,})")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"random seed, >= 0 (default {DEFAULT_SEED})")
     parser.add_argument("--json", action="store_true",
                         help='print {"draws", "seed", "plans": [{"name", METRIC: {"mean", "p5", ..., "p95", '
                              '"share_defined"}, "prob_npv_positive"}], "pairwise": [...]}')
+    parser.add_argument("--no-model-error", action="store_true",
+                        help="draw the Uncertainty sheet's inputs alone, without the model's own error in each "
+                             "generated plan's throughput (docs/model.md, \"How the model's errors correlate\")")
     parser.add_argument("--out", metavar="RESULT.xlsx",
                         help="write the full scenario workbook with the MonteCarlo and MonteCarloDraws sheets")
     return parser
@@ -40,7 +44,8 @@ def run_simulate(args) -> int:
     scenario = load_scenario(args.file)
     print_notes(scenario)
     results = compute_scenario(scenario)
-    sim = simulate(scenario, args.draws, args.seed, results=results, progress=progress_printer(args.draws))
+    sim = simulate(scenario, args.draws, args.seed, results=results, progress=progress_printer(args.draws),
+                   model_error=not args.no_model_error)
     if args.out:
         from ..io.workbook_write import write_scenario
         write_scenario(scenario, args.out, results, simulation=sim)

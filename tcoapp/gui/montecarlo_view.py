@@ -22,8 +22,9 @@ from .redraw import Redraw
 from .uncertainty_table import UncertaintyTable
 
 GONE_COLOR = "#d4d4d4"   # not in the plan palette (colors.PLAN_COLORS)
-NO_ROWS = ("This scenario has no uncertain inputs: every plan is its deterministic value. Add rows below "
-           "(or on the workbook's Uncertainty sheet): plan or *, key, distribution and its parameters, source.")
+NO_ROWS = ("This scenario has no uncertain inputs: a simulation draws the model's own error in each generated "
+           "plan's throughput alone. Add rows below (or on the workbook's Uncertainty sheet): plan or *, key, "
+           "distribution and its parameters, source.")
 
 
 def pairwise_html(sim) -> str:
@@ -169,7 +170,9 @@ class MonteCarloView(QWidget):
 
     def _summary_text(self, sim) -> str:
         charts = f" (charts: the first {sim.kept:,})" if sim.kept < sim.draws else ""
-        parts = [f"<b>{sim.draws:,} draws, seed {sim.seed}{charts}.</b>"]
+        drawn = (" Drawn with the model's error in each generated plan's throughput (shared by architecture and "
+                 "configuration)." if any(p.model_error for p in sim.plans) else "")
+        parts = [f"<b>{sim.draws:,} draws, seed {sim.seed}{charts}.</b>{drawn}"]
         for p in sim.plans:
             s = sim.summary(p.name, "npv_usd")
             band = "n/a" if s["p10"] is None or s["p90"] is None else f"{money_text(s['p10'])} to {money_text(s['p90'])}"
@@ -190,8 +193,9 @@ class MonteCarloView(QWidget):
             return
         if not self._doc.scenario.uncertainty:
             self.empty_note.setText(
-                "No uncertain inputs yet, so there is nothing to simulate: every number in this scenario is a "
-                "single value.\n\nAdd an uncertain input in the table below (Add uncertain input: a range around the "
+                "No uncertain inputs yet: Run simulation draws the model's own error alone (each generated plan's "
+                "throughput within its prediction interval, shared by plans of one architecture and configuration; "
+                "docs/model.md, \"How the model's errors correlate\").\n\nAdd an uncertain input in the table below (Add uncertain input: a range around the "
                 "current plan's utilization, output price or electricity price) or on the workbook's Uncertainty "
                 "sheet, then press Run simulation. The NPV distributions, the cash-flow fan, the probability of "
                 "payback, which input drives NPV most and the probability that one plan beats another appear here.")

@@ -147,6 +147,20 @@ def _levelized(row: str, sign: str) -> Formula:
                       f'*{x.r("capital_recovery_factor")},{NA})')
 
 
+def _in_service(count_key: str) -> Formula:
+    """Racks (or devices) that exist, levelized: sum over pools of the count x the PV of its CashFlow
+    `active` row over years 1..n, x the capital recovery factor (the engine's `_in_service`)."""
+    def formula(x) -> str:
+        count = x.layout.pool_counts[x.index] if x.layout.pool_counts else 1
+        cells = x.pools(count_key)
+        if not cells:
+            return NA
+        terms = "+".join(f'{x.r(f"pool{k}.{count_key}")}*SUMPRODUCT({x.cf_range(f"pool{k}.active", 1)},'
+                         f'{x.cf_range("discount_factor", 1)})' for k in range(1, count + 1))
+        return f'IF(COUNT({cells})={count},({terms})*{x.r("capital_recovery_factor")},{NA})'
+    return formula
+
+
 NOT_ENTERED_NONE, NOT_ENTERED_LEAD = "none", "not entered (0): "
 
 
@@ -188,6 +202,8 @@ FORMULA_SECTIONS: tuple[tuple[str, tuple[tuple[str, Formula], ...]], ...] = (
                    f'-SUMPRODUCT({x.cf_range("residual_value_usd")},{x.cf_range("discount_factor")}))'
                    f'*{x.r("capital_recovery_factor")},{NA})'),
     ) + tuple((key, _levelized(row, sign)) for key, (row, sign) in LEVELIZED.items()) + (
+        ("racks_in_service", _in_service("racks")),
+        ("device_count_in_service", _in_service("device_count")),
         ("costs_not_entered", _not_entered),
         ("prefill_share_of_device_time",
          lambda x: f'IF({x.r("device_count")}>0,({x.pool_products("device_count", "prefill_share")})'

@@ -27,9 +27,12 @@ def objective_value(objective: str, value: float) -> str:
     return f"{number(value)} {unit}"
 
 
+MODEL_ERROR_DRAWN = "the model's error (shared by architecture and configuration: docs/model.md)"
+
+
 def _driver_text(name: str) -> str:
     if name.startswith("model error: "):
-        return f"a measurement of {name[len('model error: '):]} throughput at this target (the model's error)"
+        return f"a measurement of the throughput at this target of {name[len('model error: '):]} (the model's error)"
     return f"a firmer {in_sentence(input_label(name))} (the Uncertainty sheet)"
 
 
@@ -87,7 +90,7 @@ def _reason(d: Decision) -> str:
         return head + " (no other plan has a value to compare)."
     gap = _gap(d.objective, first.value, second.value)
     versus = f"{second.name} {objective_value(d.objective, second.value)}{gap}"
-    drawn = "the model's error and the Uncertainty sheet's inputs" if d.with_inputs else "the model's error"
+    drawn = MODEL_ERROR_DRAWN + (" and the Uncertainty sheet's inputs" if d.with_inputs else "")
     sure = f"first in {percent(d.p_first_beats_second, 2)} of {d.draws:,} paired draws of {drawn}"
     if not d.drawn_moves:
         sure += (f" (nothing drawn moves {label}: add rows to the Uncertainty sheet for the inputs that are "

@@ -82,13 +82,17 @@ def test_a_bad_uncertainty_row_names_its_cell(tmp_path):
 
 
 def test_default_scenario_without_uncertainty_gives_its_deterministic_values():
-    sim = json.loads(run_cli("simulate", "--draws", "50", "--json").stdout)
+    """Without the model's error (--no-model-error) nothing is drawn; with it (the default) every generated
+    plan's NPV spreads about its figure."""
+    sim = json.loads(run_cli("simulate", "--draws", "50", "--json", "--no-model-error").stdout)
     compute = json.loads(run_cli("compute", "--json").stdout)
-    for s, c in zip(sim["plans"], compute["plans"]):
+    drawn = json.loads(run_cli("simulate", "--draws", "400", "--json").stdout)
+    for s, c, d in zip(sim["plans"], compute["plans"], drawn["plans"]):
         if c["npv_usd"] is None:  # a plan without an operating point has no NPV in either
             assert s["npv_usd"]["p10"] is None and s["npv_usd"]["p90"] is None
             continue
         assert s["npv_usd"]["p10"] == s["npv_usd"]["p90"] == pytest.approx(c["npv_usd"], rel=1e-11)
+        assert d["npv_usd"]["p10"] < c["npv_usd"] < d["npv_usd"]["p90"]
 
 
 def test_a_financed_plan_shows_its_equity_risk(tmp_path):

@@ -1,6 +1,6 @@
 """The decision block: the objective follows the revenue model, the first plan is the best on it,
 'too close to call' exactly when P(first beats second) < 0.8, and the paired draws share one model
-error per device family."""
+error shared per architecture and stack and per configuration."""
 from __future__ import annotations
 
 import json
@@ -15,7 +15,7 @@ import pytest
 from tcoapp.engine.pipeline.compute import compute_scenario
 from tcoapp.engine.decision.summary import OBJECTIVES
 from tcoapp.engine.decision.choice import CONFIDENT, TOKEN_OBJECTIVE as TOKEN, decide, default_objective, objective_key
-from tcoapp.engine.decision.draws import family, share_better
+from tcoapp.engine.decision.draws import share_better
 from tcoapp.io.default_scenario import default_scenario
 from tcoapp.io.load import load_scenario
 from tcoapp.present.decision_text import decision_json, reason
@@ -128,14 +128,6 @@ def test_rank_by_any_objective_puts_the_best_first_and_too_close_follows_p(objec
     if d.p_first_beats_second is not None:
         assert d.too_close == (d.p_first_beats_second < CONFIDENT)
         assert ("Too close to call" in reason(d)) == d.too_close
-
-
-def test_plans_on_one_family_share_its_draw():
-    """Two plans on the same device family differ only by what the model makes the same: the one
-    ahead stays ahead in every draw (frontier_optimizations: every plan on B200)."""
-    _, _, d = _decided(SAMPLES / "frontier_optimizations.xlsx")
-    assert d.p_first_beats_second == 1.0 and not d.too_close
-    assert family("GB200-NVL72") == "GB200" and family("H100-SXM") == "H100"
 
 
 def test_share_better_counts_a_missing_value_as_losing():

@@ -1,6 +1,7 @@
 """Finance over time (docs/model.md, "Finance over time"): hardware prices that move, software that gets
 faster, the share of income carried losses may offset, debt service with the horizon balloon, and WACC.
 Each rule is checked on a plan that exercises it, against the figure its definition gives."""
+import re
 import numpy as np
 import pytest
 
@@ -128,9 +129,14 @@ def test_the_decisions_reason_says_what_faster_software_does():
     from tcoapp.engine.decision.summary import reason
     plan = _plan(pools=((64, 0),), years=4, throughput_change_per_year=0.3)
     text = reason(plan, _result(plan))
-    assert "Software 30%/yr faster (throughput_change_per_year): year 4 serves 2.20x year 1's output tokens." in text
+    assert "Software 30%/yr faster: by year 4 each device serves 2.20x its year-1 tokens per hour" in text
+    assert "throughput_change_per_year" not in text       # no raw key
+    # the index alone: a ramp and a later tranche do not change what software is credited with
+    ramped = _plan(pools=((64, 0), (64, 2)), years=4, throughput_change_per_year=0.3, first_year_utilization=0.2,
+                   ramp_years=2)
+    assert "2.20x its year-1 tokens per hour" in reason(ramped, _result(ramped))
     flat = _plan(pools=((64, 0),), years=4)
-    assert "throughput_change_per_year" not in reason(flat, _result(flat))
+    assert "Software" not in reason(flat, _result(flat))
 
 
 def test_insurance_and_property_tax_on_book_value():
@@ -155,3 +161,43 @@ def test_colocation_on_contracted_kw():
     assert np.all(np.asarray(contracted.finance.years.pool_colocation_usd, float) == 0)
     assert _years(nameplate, "colocation_usd")[1] > 0 and _years(nameplate, "colocation_usd")[3] > \
         _years(nameplate, "colocation_usd")[2] * 1.03 * (1 - 1e-12)   # the year-2 tranche's nameplate joins in year 3
+
+
+def test_a_site_sized_plan_with_a_later_tranche_says_how_it_splits_the_site():
+    """1 MW shared 3:1 by a year-0 and a year-2 tranche: the note names each tranche's devices and kW (they add up
+    to at most the site), and the user's device_count ratio sizes each tranche."""
+    plan = _plan(pools=((3, 0), (1, 2)), sizing_mode="facility_power", facility_power_kw=1000)
+    result = _result(plan)
+    note = next(w for w in result.warnings if "holds every tranche together" in w)
+    assert "ratio of their device_count on Pools (3 : 1)" in note and "(bought year 2)" in note
+    kw = [float(x.replace(",", "")) for x in re.findall(r"devices, ([\d,]+) kW", note)]
+    assert len(kw) == 2 and sum(kw) <= 1000 and kw[0] == pytest.approx(3 * kw[1], rel=0.1)
+    even = _result(_plan(pools=((1, 0), (1, 2)), sizing_mode="facility_power", facility_power_kw=1000))
+    assert even.pools and [r["device_count"] for r in even.pool_rows()][0] == [r["device_count"] for r in even.pool_rows()][1]
+    one = _result(_plan(pools=((64, 0),), sizing_mode="facility_power", facility_power_kw=1000))
+    assert not any("holds every tranche" in w for w in one.warnings)
+
+
+def test_per_unit_metrics_count_the_fleet_that_exists():
+    """Revenue per rack and cost per device-hour with a year-2 tranche: PV revenue (and PV cost) over the PV of
+    the racks (devices) that exist each year, a tranche from the year after its purchase (recomputed here from
+    the years table and the pools, not from the engine's levelized rows)."""
+    plan = _plan(pools=((64, 0), (64, 2)), years=5)
+    r = _result(plan)
+    y = r.finance.years
+    t = np.arange(6)
+    df = np.asarray(y.discount_factor, float).reshape(-1)[:6]
+    pools = r.pool_rows()
+    racks_t = sum(p["racks"] * (t > q.purchase_year) * (t <= 5) for p, q in zip(pools, r.pools))
+    devices_t = sum(p["device_count"] * (t > q.purchase_year) * (t <= 5) for p, q in zip(pools, r.pools))
+    revenue = np.asarray(y.revenue_usd, float).reshape(-1)[:6]
+    assert r.metrics.revenue_usd_per_rack_per_year == pytest.approx(
+        np.sum(revenue[1:] * df[1:]) / np.sum(racks_t[1:] * df[1:]), rel=1e-12)
+    cost = (np.sum((np.asarray(y.capex_usd, float).reshape(-1)[:6] - np.asarray(y.residual_value_usd, float).reshape(-1)[:6]
+                    + np.asarray(y.replacement_capex_usd, float).reshape(-1)[:6]) * df)
+            + np.sum(np.asarray(y.opex_usd, float).reshape(-1)[1:6] * df[1:]))
+    assert r.metrics.cost_per_device_hour_usd == pytest.approx(cost / (np.sum(devices_t[1:] * df[1:]) * 8760), rel=1e-9)
+    # the final fleet would read it low: 128 devices from year 1
+    assert r.metrics.revenue_usd_per_rack_per_year > r.metrics.revenue_usd_per_year / sum(p["racks"] for p in pools) * 1.2
+    one = _result(_plan(pools=((64, 0),), years=5))   # one tranche at the start: the plain ratio, exactly
+    assert one.metrics.revenue_usd_per_rack_per_year == one.metrics.revenue_usd_per_year / one.pool_rows()[0]["racks"]

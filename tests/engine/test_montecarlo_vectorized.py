@@ -79,7 +79,7 @@ def test_sizing_over_draws_equals_one_draw_at_a_time(pools):
 
 def test_simulated_facility_sizing_at_the_plan_values_is_the_deterministic_count():
     s = scenario_with(row("*", "pue", "uniform", low=1.3, high=1.3 + 1e-12))
-    sim = simulate(s, 3, seed=0)
+    sim = simulate(s, 3, seed=0, model_error=False)
     for plan, p in zip(s.plans, sim.plans):
         assert np.all(p.metric("device_count") == compute_plan(s, plan).metrics.device_count), plan.name
 
@@ -90,7 +90,7 @@ def test_drawn_itemized_capex_resizes_a_budget_plan_as_the_deterministic_sizing_
     base = default_scenario()
     plan = base.plans[0].with_(sizing_mode="capex_budget", capex_budget_usd=5e6, name="budget")
     s = scenario_with(row("budget", "network_usd_per_device", "uniform", low=0.0, high=40000.0), plans=[plan])
-    sim = simulate(s, 6, seed=0)
+    sim = simulate(s, 6, seed=0, model_error=False)
     counts, costs = sim.plans[0].metric("device_count"), sim.plans[0].inputs[0].values
     expected = [compute_plan(s, plan.with_(network_usd_per_device=float(c))).metrics.device_count for c in costs]
     assert np.array_equal(counts, expected)
@@ -221,7 +221,7 @@ def test_multi_pool_sizing_moves_with_its_inputs():
     pools = tuple(make_pool({"plan": plan.name, "pool": name, "device": device, "device_count": share})
                   for name, device, share in (("b200", "B200", 3), ("h200", "H200-SXM", 1)))
     s = scenario_with(row("*", "pue", "uniform", low=1.2, high=1.6), plans=(plan.with_(pools=pools),))
-    p = simulate(s, 200, seed=1).plans[0]
+    p = simulate(s, 200, seed=1, model_error=False).plans[0]
     counts = p.metric("device_count")
     assert not p.notes and np.ptp(counts) > 0
     assert np.corrcoef(p.inputs[0].values, counts)[0, 1] < -0.9  # more PUE, fewer devices in 1 MW
@@ -240,7 +240,8 @@ def test_sized_prefill_decode_plans_over_draws_equal_the_deterministic_plan(mode
     s = read_scenario(Path(__file__).resolve().parents[2] / "samples" / "heterogeneous_disaggregated.xlsx")
     s = s.with_plans(tuple(p.with_(sizing_mode=mode, **extra) for p in s.plans))
     value = float(getattr(s.plans[0], key))
-    sim = simulate(replace(s, uncertainty=(row("*", key, "uniform", low=value, high=value * (1 + 1e-13)),)), 3, seed=0)
+    sim = simulate(replace(s, uncertainty=(row("*", key, "uniform", low=value, high=value * (1 + 1e-13)),)), 3, seed=0,
+                   model_error=False)
     pairs = 0
     for plan, p in zip(s.plans, sim.plans):
         result = compute_plan(s, plan)
@@ -259,13 +260,13 @@ def test_a_measured_curve_is_held_except_the_tdp_of_its_unmeasured_power(tmp_pat
     rows = [{"plan": "*", "key": "factor.eta_mem", "distribution": "uniform", "low": 0.6, "high": 0.9},
             {"plan": "*", "key": "device.tdp_w", "distribution": "uniform", "low": 550, "high": 650}]
     s = read_scenario(write_uncertain_workbook(tmp_path / "m.xlsx", rows))
-    for p in simulate(s, 200, seed=0).plans:  # the hand-made curve has measured power: TDP moves racks, not it
+    for p in simulate(s, 200, seed=0, model_error=False).plans:  # the hand-made curve has measured power: TDP moves racks, not it
         assert p.notes == ("pool 'serve': factor.eta_mem, device.tdp_w do not move its throughput or power "
                            "(a measured curve)",)
         assert np.isfinite(p.metric("npv_usd")).all()
     curve = s.curves["xpu-tiny"]
     unpowered = replace(s, curves={"xpu-tiny": replace(curve, power_w=np.full_like(curve.power_w, np.nan))})
-    p = simulate(unpowered, 200, seed=0).plans[1]  # no colocation: opex moves with the TDP only through energy
+    p = simulate(unpowered, 200, seed=0, model_error=False).plans[1]  # no colocation: opex moves with the TDP only through energy
     assert p.notes == ("pool 'serve': factor.eta_mem do not move its throughput or power (a measured curve)",)
     tdp = next(d.values for d in p.inputs if d.row.key == "device.tdp_w")
     energy_rank = rank_correlations({"tdp": tdp}, p.metric("opex_usd_per_year"))["tdp"]
@@ -277,7 +278,7 @@ def test_drawn_compute_factors_move_every_architecture_and_never_crash():
     H200 plan's throughput follows both, the B200 plan's only eta_compute."""
     rows = (row("*", "factor.eta_compute", "uniform", low=0.4, high=0.6),
             row("*", "factor.arch_compute_hopper", "uniform", low=1.0, high=1.6))
-    result = simulate(scenario_with(*rows), 200, seed=1)
+    result = simulate(scenario_with(*rows), 200, seed=1, model_error=False)
     by_name = {p.name: p for p in result.plans}
     for p in result.plans:
         assert np.isfinite(p.metric("npv_usd")).all(), p.name

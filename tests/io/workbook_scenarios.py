@@ -110,7 +110,8 @@ def random_scenario(rnd: random.Random, max_plans: int = 4) -> Scenario:
     used: set = set(catalog.devices) | set(catalog.models)
     devices = {n: random_device(rnd, n) for n in (_name(rnd, "XPU-", used) for _ in range(rnd.randint(0, 3)))}
     models = {n: random_model(rnd, n) for n in (_name(rnd, "Model-", used) for _ in range(rnd.randint(0, 2)))}
-    device_names = list(devices) + rnd.sample(sorted(catalog.devices), 2)
+    shipping = sorted(n for n, d in catalog.devices.items() if not d.available_from)  # announced ones: buy later
+    device_names = list(devices) + rnd.sample(shipping, 2)
     model_names = list(models) + rnd.sample(sorted(catalog.models), 1)
     curves = {}
     for _ in range(rnd.randint(1, 3)):

@@ -11,9 +11,10 @@ is (docs/user_guide.md, "Decision"). One function, `decide`, feeds the `decision
   device-hours. `objective` chooses another.
 - Where the first plan by cost per token is not the first by NPV, `other_first` names it, so that the
   headline can say both ("MI355X makes the cheapest tokens; GB200 earns the most on this 1 MW site").
-- `p_first_beats_second`: the share of paired draws of the model's error and of the Uncertainty
-  sheet's inputs in which the first plan beats the second (decision/draws.py); None where there is
-  no second plan with a value. `too_close` when it is below CONFIDENT.
+- `p_first_beats_second`: the share of paired draws of the model's error (shared per architecture and
+  stack and per configuration) and of the Uncertainty sheet's inputs, joined through the engine
+  exactly, in which the first plan beats the second (decision/draws.py); None where there is no second
+  plan with a value. `too_close` when it is below CONFIDENT.
 """
 from __future__ import annotations
 
@@ -204,8 +205,9 @@ def decide(scenario, results, objective: str | None = None, draws: int = DRAWS, 
     if len(order) < 2 or not (order[0].exists and order[1].exists):
         return Decision(objective, names, None, False, tuple(order), draws=draws, **context)
     better = decision.OBJECTIVES[objective][2]
-    drawn = objective_draws(scenario, results, objective, better, _value_of(objective, summaries), draws, seed)
-    a, b = drawn.values[order[0].index], drawn.values[order[1].index]
+    drawn = objective_draws(scenario, results, (order[0].index, order[1].index), _value_of(objective, summaries),
+                            draws, seed)
+    a, b = drawn.values
     p = share_better(a, b, better)
     separators = tuple(separating(drawn.drivers, a, b)) if p < CONFIDENT else ()
     moves = any(np.ptp(v[np.isfinite(v)]) > 0 for v in (a, b) if np.isfinite(v).any())

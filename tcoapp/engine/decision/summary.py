@@ -121,7 +121,7 @@ def _hour_breakeven(plan, result) -> tuple[float, float, str]:
 
 def fleet_text(plan, result) -> str:
     """What a plan runs: its device ('H100-SXM'), or its pools as a fleet ('H100-SXM prefill 64 +
-    B200 decode 192'; a pool bought later says its year)."""
+    B200 decode 192'; a pool bought later says its purchase_year as typed: 'B200 64 (bought year 2)')."""
     pools = result.pools if result is not None and result.pools else ()
     if len(pools) <= 1:
         return pools[0].device if pools else plan.device
@@ -131,7 +131,7 @@ def fleet_text(plan, result) -> str:
         count = row.get("device_count")
         role = "" if pool.role == "serve" else f" {pool.role}"
         number = f" {count:,.0f}" if count is not None else ""
-        later = f" (year {pool.purchase_year + 1})" if pool.purchase_year else ""
+        later = f" (bought year {pool.purchase_year})" if pool.purchase_year else ""
         parts.append(f"{pool.device}{role}{number}{later}")
     return " + ".join(parts)
 

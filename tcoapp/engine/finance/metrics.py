@@ -35,6 +35,7 @@ def finance_metrics(x, with_irr: bool = True) -> FinanceResult:
         pool = _pool_quantities(a, plan)
         out = _plan_totals(a, pool)
         rows = _years(a, pool, out)
+        out.update(_in_service(a, pool, rows))
         out.update(_costs_and_returns(a, out, rows, with_irr))
     return FinanceResult(**out, pools=PoolFinance(**{q.key: pool[q.key] for q in POOL_QUANTITIES}),
                          years=YearRows(**rows))
@@ -250,6 +251,20 @@ def _recovery_factor(a, rows):
     with np.errstate(divide="ignore", invalid="ignore"):
         mid_year = 1.0 / np.sum(np.where(in_horizon, rows["discount_factor"], 0.0), axis=-1)
     return np.where(np.asarray(a.discounting, float) == 1, mid_year, end_of_year)
+
+
+def _in_service(a, pool, rows) -> dict[str, np.ndarray]:
+    """Racks and devices that exist, levelized like revenue: each pool's count over the years it serves
+    (`pool_active`), PV x the capital recovery factor; the count itself where every pool is bought at the
+    start (it serves every year: the same number, without rounding)."""
+    flat = np.all(np.asarray(a.purchase_year, float) == 0, axis=-1)
+    crf = _recovery_factor(a, rows)
+    active_pv = np.sum(rows["pool_active"][..., 1:] * rows["discount_factor"][..., None, 1:], axis=-1)
+    out = {}
+    for key, count in (("racks_in_service", "racks"), ("device_count_in_service", "device_count")):
+        values = np.asarray(pool[count], float)
+        out[key] = np.where(flat, np.sum(values, axis=-1), np.sum(values * active_pv, axis=-1) * crf)
+    return out
 
 
 def _levelized(flat, rows, key, crf):

@@ -172,6 +172,7 @@ def _compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
     inputs = finance_inputs(pool_inputs, plan_finance_inputs(plan))
     out = finance_metrics(inputs)
     warnings += _rack_notes(pools, out)
+    warnings += _tranche_split_notes(plan, pools, out)
     warnings += plausibility_notes(plan, out, prices)
     warnings += not_entered_notes(plan)
     if cashflow.irr_is_ambiguous(out.cash_flows_usd):
@@ -268,6 +269,32 @@ def _sizing_notes(plan, pools, counts, econ) -> list[str]:
         return [] if servers[0] >= 1 else [f"sizing mode {plan.sizing_mode!r} buys no whole server"]
     return [f"sizing mode {plan.sizing_mode!r} buys no whole server of pool {p.name!r}"
             for p, s in zip(pools, servers) if not s >= 1]
+
+
+def _tranche_split_notes(plan, pools, out: FinanceResult) -> list[str]:
+    """A plan sized by facility power or capex budget whose pools are bought in different years: how the
+    site (or budget) is split between its tranches, and how to change the split."""
+    if plan.sizing_mode not in ("facility_power", "capex_budget") or len({p.purchase_year for p in pools}) < 2:
+        return []
+    from ..core.number_format import money
+    weights = " : ".join(f"{float(p.device_count):g}" for p in pools)
+    parts = []
+    for i, pool in enumerate(pools):
+        count = float(np.asarray(out.pools.device_count)[..., i])
+        if plan.sizing_mode == "facility_power":
+            kw = float(np.asarray(out.pools.servers)[..., i] * np.asarray(out.pools.server_nameplate_w)[..., i]
+                       * float(plan.pue) / 1000.0)
+            share = f"{kw:,.0f} kW"
+        else:
+            share = money(float(np.asarray(out.pools.capex_usd)[..., i]))
+        year = f" (bought year {pool.purchase_year})" if pool.purchase_year else " (bought year 0)"
+        parts.append(f"{pool.name!r}{year} {count:,.0f} devices, {share}")
+    limit = (f"facility power of {float(plan.facility_power_kw):,.0f} kW" if plan.sizing_mode == "facility_power"
+             else f"capex budget of {money(float(plan.capex_budget_usd))}")
+    what = "site" if plan.sizing_mode == "facility_power" else "budget"
+    return [f"the {limit} holds every tranche together (a later tranche is not added on top of the first): it is "
+            f"split in the ratio of their device_count on Pools ({weights}): {'; '.join(parts)}. Give each pool's "
+            f"device_count the share of the {what} it should take"]
 
 
 def _rack_notes(pools, out: FinanceResult) -> list[str]:

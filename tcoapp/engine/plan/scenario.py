@@ -15,6 +15,7 @@ from ..core.errors import Problem, ValidationError, shown
 from ..performance.factors import DEFAULT_FACTORS, EfficiencyFactors
 from ..performance.measured import MeasuredCurve
 from ..quantities.records import Device, ModelSpec, Plan, ServingConfig, context_problem, field_locator
+from ..quantities.dates import CATALOG_DATE, month_plus_years
 from ..quantities.spec_acceptance import SpecAcceptance
 
 
@@ -299,12 +300,40 @@ def reference_problems(scenario: Scenario, where: PlanLocator | None = None,
             problems += _dense_precision_problems(plan, lambda key, i=index: where(i, key))
             for k, pool in enumerate(plan.pools):
                 problems += _dense_precision_problems(pool, lambda key, i=index, k=k: pool_where(i, k, key), plan.model)
+        problems += availability_problems(scenario, index, devices, where, pool_where)
         for k, pool in enumerate(plan.pools):
             for key, names, what in (("device", devices, "device"), ("curve", set(scenario.curves), "measured curve")):
                 value = getattr(pool, key)
                 if value and value not in names and value not in unbuilt:
                     problems.append(Problem(pool_where(index, k, key), key,
                                             f"= {shown(value)}: no {what} of that name{_known(names)}"))
+    return problems
+
+
+def availability_problems(scenario: Scenario, index: int, devices, where, pool_where) -> list[Problem]:
+    """A tranche may not buy an announced device before its `available_from` month: year 0 of a plan is
+    CATALOG_DATE, a pool's tranche is bought purchase_year years later; a plan without Pools rows buys
+    its devices in year 0. Each refusal is located at the device cell."""
+    plan = scenario.plans[index]
+    if plan.pools:
+        bought = [(pool.device, pool.purchase_year, lambda k=k: pool_where(index, k, "device"))
+                  for k, pool in enumerate(plan.pools)]
+    else:
+        bought = [(getattr(plan, key), 0, lambda key=key: where(index, key))
+                  for key in ("device", "prefill_device", "decode_device") if getattr(plan, key)]
+    problems = []
+    for device, year, locate in bought:
+        if device not in devices:
+            continue
+        available = getattr(scenario.device(device), "available_from", "") or ""
+        month = month_plus_years(CATALOG_DATE, year)
+        if available and month < available:
+            needed = next(y for y in range(0, 100) if month_plus_years(CATALOG_DATE, y) >= available)
+            problems.append(Problem(locate(), "device", (
+                f"= {shown(device)}: available from {available} (announced, not yet shipping; its catalog row is an "
+                f"estimate), but this tranche is bought in {month} (year 0 is {CATALOG_DATE}, the catalog's date; "
+                f"purchase_year {year}): buy it in year {needed} or later (a Pools row with purchase_year >= "
+                f"{needed}), or choose a device that ships")))
     return problems
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+CATALOG_DATE = "2026-12"   # year 0 of every plan: the month of the catalog's prices (catalog review 2026-12-06)
 FACTORS_DATE = "2026-06"   # the newest measurements the shipped factors were fitted on (InferenceX, 2026-06-11)
 # Publication months of the benchmark rounds the measurements cite without a day (MLPerf Inference
 # publishes a spring and an autumn round; v6.0's month is an ESTIMATE: the file states the year only).
@@ -65,6 +66,12 @@ def _serial_day(serial: float) -> str:
     except OverflowError:
         return "no day at all"
     return f"that number would be {day.isoformat()}"
+
+
+def month_plus_years(month: str, years: int) -> str:
+    """'YYYY-MM' `years` years after the month `month` ('YYYY-MM')."""
+    year, m = (int(x) for x in month.split("-"))
+    return f"{year + int(years):04d}-{m:02d}"
 
 
 def date_problem(text: str) -> str | None:

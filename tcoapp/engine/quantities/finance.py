@@ -319,6 +319,11 @@ POOL_EXPRESSIONS: tuple[tuple[str, object], ...] = tuple((q.key, q.expr) for q i
 
 _PLAN_ROWS: tuple[Quantity, ...] = tuple(_plan_q(k, u, h, f.get("label", "")) for k, u, h, f in _POOL_AND_PLAN) + (
     _metric_q("servers_per_rack"),
+    _q("racks_in_service", "racks", "plan", "Racks that exist, levelized: the present value of each tranche's racks over "
+       "the years it serves (after its purchase year) x the capital recovery factor (the racks when every tranche is "
+       "bought at the start and nothing changes by year). Revenue per rack divides by this."),
+    _q("device_count_in_service", "devices", "plan", "Devices that exist, levelized like racks_in_service. Cost per "
+       "device-hour divides by this x 8,760 h."),
     _q("staff_usd_per_year", "USD/yr", "plan", "Operations staff cost per year."),
     _metric_q("opex_usd_per_year"),
     _q("capital_recovery_factor", "1/yr", "plan", "r / (1 - (1 + r)^-years); 1 / years at r = 0.",

@@ -56,6 +56,7 @@ DEVICE_FIELDS: tuple[Field, ...] = scoped("device", (
     _f("scale_up_domain", "int", "devices", 8, 1, 100000, "device", "Scale-up domain", "Devices in one NVLink / Infinity Fabric domain: the largest tensor/expert parallel group."),
     _f("interconnect_gb_s", "float", "GB/s", 0.0, 0, 1e8, "device", "Scale-up bandwidth", "Scale-up bandwidth per device, unidirectional (0: no scale-up fabric)."),
     _f("scale_out_gb_s", "float", "GB/s", 50.0, 0, 1e8, "device", "Scale-out bandwidth", "Scale-out (InfiniBand / Ethernet) bandwidth per device, unidirectional: carries the KV cache from a prefill pool to a decode pool. Default 50 GB/s = one 400 Gb/s NIC per accelerator (NVIDIA DGX H100/B200: 8 ConnectX-7 400 Gb/s compute ports for 8 GPUs)."),
+    _f("available_from", "str", "", "", None, None, "device", "Available from", "Month (YYYY-MM) from which an announced device can be bought (empty: shipping). A tranche bought before it is refused: a plan's year 0 is the catalog's date (the month of its prices), year k that plus k years.", checks="doc"),
     _f("estimated_fields", "str", "", "", None, None, "device", "Estimated fields", "Semicolon-separated fields whose values are estimates, not read in a primary source.", checks="doc"),
     _f("source", "str", "", "", None, None, "device", "Source", "Where the numbers come from.", checks="doc"),
     _f("notes", "str", "", "", None, None, "device", "Notes", "What a planner must know about this entry.", checks="doc"),

@@ -39,6 +39,7 @@ class Device(Record):
     scale_up_domain: int = 8
     interconnect_gb_s: float = 0.0
     scale_out_gb_s: float = 50.0
+    available_from: str = ''
     estimated_fields: str = ''
     source: str = ''
     notes: str = ''

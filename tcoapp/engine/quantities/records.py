@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping
 
-from ..core.errors import Problem, ValidationError
+from ..core.errors import Problem, ValidationError, shown
 from .inputs import DEVICE_FIELDS, MODEL_FIELDS, PLAN_FIELDS, POOL_FIELDS, PRECISIONS, REQUEST_CLASS_FIELDS
 from .dates import software_month
 from .row import attribute  # noqa: F401 (read through this module too)
@@ -92,6 +92,13 @@ def _make(cls, fields, raw, where, problems, checks):
 
 
 def _device_checks(v, where, problems) -> None:
+    month, date_error = software_month(v.get("available_from", ""))
+    if date_error:
+        problems.append(Problem(where("available_from"), "available_from",
+                                f"= {shown(v['available_from'])}: must be a month YYYY-MM between 2015-01 and 2100-12 "
+                                "(or a date), or empty (a device that ships now)"))
+    elif "available_from" in v:
+        v["available_from"] = month
     if v["fast_memory_gb"] > 0 and v["fast_mem_bw_gb_s"] <= 0:
         problems.append(Problem(where("fast_mem_bw_gb_s"), "fast_mem_bw_gb_s",
                                 f"= {v['fast_mem_bw_gb_s']:g}: a fast memory tier ({v['fast_memory_gb']:g} GB) needs its "

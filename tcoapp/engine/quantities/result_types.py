@@ -288,6 +288,8 @@ class FinanceResult(ArrayRecord):
     input_tokens_per_year: np.ndarray
     revenue_usd_per_year: np.ndarray
     servers_per_rack: np.ndarray
+    racks_in_service: np.ndarray
+    device_count_in_service: np.ndarray
     staff_usd_per_year: np.ndarray
     opex_usd_per_year: np.ndarray
     capital_recovery_factor: np.ndarray

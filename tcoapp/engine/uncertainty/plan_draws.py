@@ -12,6 +12,9 @@ and sized device count) every finance input gets a leading draw axis. Then, in o
 4. a prefill/decode pair is re-run as a whole (`pair_draws.py`) at each draw's device counts, since
    its request rate depends on them;
 5. `finance_metrics` runs once over all draws (cash flows, NPV, IRR, payback, years).
+The model's own error (`model_error.py`) multiplies each generated pool's tokens/s per device after its
+operating point moved (step 2) and before sizing (step 3), so a demand-sized plan buys for the drawn
+throughput; a prefill/decode pair's re-run rate (step 4) is multiplied the same way.
 What cannot move is said in the plan's notes: a measured curve's points.
 """
 from __future__ import annotations
@@ -29,6 +32,7 @@ from ..plan.pools import plan_reaches, sells_output
 from . import keys as K
 from .inputs import UncertainInput, field_name, target_field
 from .sampling import values as draw_values
+from .model_error import OWN_ROW_KEY, multipliers, stream_names
 from .pair_draws import pair_draws
 from .serve_draws import ServeCase, serve_draws
 
@@ -48,6 +52,7 @@ class PlanDraws:
     inputs: tuple[InputDraws, ...]
     deterministic: Metrics                     # the plan's compute result
     notes: tuple[str, ...] = field(default=())
+    model_error: tuple[tuple[str, np.ndarray], ...] = ()   # (stream, its standard normal draws) moving the plan
 
     def metric(self, key: str) -> np.ndarray:
         """One SIMULATED_METRICS metric per draw, in its unit (NaN: does not exist in that draw)."""
@@ -63,7 +68,8 @@ class PlanDraws:
 
     def _part(self, part: slice) -> "PlanDraws":
         return PlanDraws(self.name, self.metrics.map(lambda v: v[part]), self.cumulative_cash_flow_usd[part],
-                         tuple(InputDraws(d.row, d.values[part]) for d in self.inputs), self.deterministic, self.notes)
+                         tuple(InputDraws(d.row, d.values[part]) for d in self.inputs), self.deterministic, self.notes,
+                         tuple((name, z[part]) for name, z in self.model_error))
 
 
 def joined(parts: list[PlanDraws]) -> PlanDraws:
@@ -75,39 +81,65 @@ def joined(parts: list[PlanDraws]) -> PlanDraws:
     cumulative = np.concatenate([p.cumulative_cash_flow_usd for p in parts])
     inputs = tuple(InputDraws(d.row, np.concatenate([p.inputs[i].values for p in parts])) for i, d in enumerate(first.inputs))
     notes = tuple(dict.fromkeys(n for p in parts for n in p.notes))
-    return PlanDraws(first.name, metrics, cumulative, inputs, first.deterministic, notes)
+    errors = tuple((name, np.concatenate([p.model_error[i][1] for p in parts])) for i, (name, _) in enumerate(first.model_error))
+    return PlanDraws(first.name, metrics, cumulative, inputs, first.deterministic, notes, errors)
 
 
 def simulate_plan(scenario, plan, base, rows: list[UncertainInput], quantiles, draws: int,
-                  row_values: dict | None = None) -> PlanDraws:
+                  row_values: dict | None = None, errors=(), normals: dict | None = None) -> PlanDraws:
     """The plan's metrics in every draw (see module docstring); `base` is its PlanResult.
-    `row_values`: a cache of each row's draws (a `*` row's draws are the same for every plan)."""
-    row_values = {} if row_values is None else row_values
+    `row_values`: a cache of each row's draws (a `*` row's draws are the same for every plan).
+    `errors`: the model error of its generated pools (`model_error.pool_errors`), `normals` each of
+    their streams' standard normal draws."""
     scenario = scenario.for_plan(plan)  # the calibration scoped to the plan's device, model class and stack
-    for row in rows:
-        if id(row) not in row_values:
-            row_values[id(row)] = draw_values(row, quantiles)
-    inputs = tuple(InputDraws(row, row_values[id(row)]) for row in rows)
+    inputs = _input_draws(rows, quantiles, {} if row_values is None else row_values)
     deterministic = base.metrics
-    if base.inputs is None or not inputs:
+    model_error = tuple((name, normals[name]) for name in stream_names(errors)) if normals else ()
+    if base.inputs is None or not (inputs or errors):
         return _fixed(base, inputs, deterministic, draws)
+    error = multipliers(errors, normals or {})
     drawn = {d.row.key: d.values for d in inputs}
     a = base.inputs
     batch = _DrawBatch({k: np.asarray(a[k], float)[None, ...] for k in a.keys()}, draws)
-    notes: list[str] = []
+    notes: list[str] = _own_error_note(inputs)
     _finance_keys(plan, base.pools, drawn, batch, notes)
     perf = {k: v for k, v in drawn.items() if K.moves_operating_point(k)}
     moved = _serve_points(scenario, plan, base, perf, batch, notes, draws)
     pair = _pair_cases(scenario, plan, base, perf)
-    sized = _sizing(plan, base.pools, drawn, batch, moved or bool(pair and perf), notes, pair, draws)
+    _apply_error(base, batch, error, "serve")
+    sized = _sizing(plan, base.pools, drawn, batch, moved or bool(error) or bool(pair and perf), notes, pair, draws,
+                    error)
     if pair and (perf or sized):  # the pair's rate depends on its factors and on its pools' device counts
         _pair_points(scenario, plan, base, pair, {i: batch["device_count"][:, i] for i in pair}, batch, draws)
+    _apply_error(base, batch, error, "pair")
     out = finance_metrics(FinanceInputs(**batch.inputs()))
     ones = np.ones(draws)
     metrics = DrawMetrics(**{k: np.asarray(out[k], float) * ones for k in SIMULATED_METRICS})
     flows = np.asarray(out.years.cumulative_cash_flow_usd, float)
     cumulative = np.array(np.broadcast_to(flows, (draws,) + flows.shape[1:])[:, :int(plan.years) + 1])
-    return PlanDraws(plan.name, metrics, cumulative, inputs, deterministic, tuple(dict.fromkeys(notes)))
+    return PlanDraws(plan.name, metrics, cumulative, inputs, deterministic, tuple(dict.fromkeys(notes)), model_error)
+
+
+def _input_draws(rows, quantiles, row_values: dict) -> tuple[InputDraws, ...]:
+    for row in rows:
+        if id(row) not in row_values:
+            row_values[id(row)] = draw_values(row, quantiles)
+    return tuple(InputDraws(row, row_values[id(row)]) for row in rows)
+
+
+def _own_error_note(inputs) -> list[str]:
+    if any(d.row.key == OWN_ROW_KEY for d in inputs):
+        return [f"the model's error is the Uncertainty sheet's {OWN_ROW_KEY} row: the default one (shared per "
+                "architecture and stack and per configuration) is not drawn for this plan"]
+    return []
+
+
+def _apply_error(base, batch, error: dict, which: str) -> None:
+    """Multiply the throughput of the `serve` pools (before sizing) or of a prefill/decode pair's pools
+    (after the pair is re-run) by their model error."""
+    for i, m in error.items():
+        if (base.pools[i].role == "serve") == (which == "serve"):
+            batch["tokens_per_s_per_device"][:, i] *= m
 
 
 class _DrawBatch(dict):
@@ -244,7 +276,7 @@ def _serve_case(scenario, plan, i, pool, perf) -> ServeCase:
                      value("max_ttft_s", plan.max_ttft_s))
 
 
-def _sizing(plan, pools, drawn, batch, moved: bool, notes, pair, draws) -> bool:
+def _sizing(plan, pools, drawn, batch, moved: bool, notes, pair, draws, error=None) -> bool:
     """Re-size the device count per draw where a sizing input or the operating point moved; True if so."""
     mode = plan.sizing_mode
     for mode_name, key in K.SIZING_INPUT.items():
@@ -262,7 +294,7 @@ def _sizing(plan, pools, drawn, batch, moved: bool, notes, pair, draws) -> bool:
                                   {i: pools[i].purchase_year for i in pair})
             tokens = tokens.copy()
             for i in pair:
-                tokens[:, i] = at_shares.tokens_per_s_per_device[i]
+                tokens[:, i] = at_shares.tokens_per_s_per_device[i] * (error or {}).get(i, 1.0)
         fleet_rate = np.sum(np.asarray(tokens, float) * shares, axis=-1)
     servers = sizing.pool_servers(mode, plan_value(plan, drawn, sizing.SIZING_INPUT[mode]), batch, weights, fleet_rate)
     batch["device_count"] = servers * batch["devices_per_server"]

@@ -4,7 +4,9 @@
 quantile per (input stream, draw) with common random numbers (`sampling.py`), and pushes each plan's
 draws through the engine in vectorized calls (`plan_draws.py`), CHUNK_DRAWS draws at a time: memory
 does not grow with the number of draws, `should_cancel()` is asked before every (chunk, plan) and
-`progress(done, total)` told after each.
+`progress(done, total)` told after each. By default the draws include the model's own error in each
+generated pool's throughput (`model_error.py`: components shared per architecture and stack and per
+configuration, drawn as streams like the rows'); `model_error=False` draws the rows alone.
 
 The draws do not depend on the chunking: each stream's numpy Generator gives its doubles in order
 whatever the chunk sizes, and the engine is elementwise over draws, so the same seed gives the same
@@ -25,6 +27,7 @@ import numpy as np
 
 from ..pipeline.compute import PlanResult, compute_plan
 from ..core.errors import Cancelled, Problem, ValidationError, raise_if, shown
+from .model_error import OWN_ROW_KEY, pool_errors, standard_normal, stream_names
 from .plan_draws import PlanDraws, joined, simulate_plan
 from .references import uncertainty_problems
 from .sampling import MAX_DRAWS, rows_for_plan, stream_generators
@@ -84,8 +87,10 @@ def check_run(draws, seed) -> None:
 def simulate(scenario, draws: int = DEFAULT_DRAWS, seed: int = DEFAULT_SEED,
              results: tuple[PlanResult, ...] | None = None,
              progress: Callable[[int, int], None] | None = None,
-             should_cancel: Callable[[], bool] | None = None) -> Simulation:
-    """Every plan's metrics over `draws` draws of its uncertain inputs (see module docstring).
+             should_cancel: Callable[[], bool] | None = None,
+             model_error: bool = True) -> Simulation:
+    """Every plan's metrics over `draws` draws of its uncertain inputs and (`model_error`, the default)
+    of the model's own error in each generated pool's throughput (`model_error.py`; see module docstring).
 
     `results`: the plans' deterministic results where already computed (the GUI's), else computed here.
     `progress(done, total)`: (chunk, plan) steps; a further percentile pass adds its steps to `total`.
@@ -95,7 +100,7 @@ def simulate(scenario, draws: int = DEFAULT_DRAWS, seed: int = DEFAULT_SEED,
     problems = uncertainty_problems(scenario)
     if problems:
         raise ValidationError(problems)
-    run = _Run(scenario, draws, seed, results, progress, should_cancel)
+    run = _Run(scenario, draws, seed, results, progress, should_cancel, model_error)
     plans, streams, higher = _first_pass(run, draws)
     if streams is None:
         return _from_arrays(draws, seed, plans)
@@ -174,12 +179,14 @@ def _feed(streams, higher: dict, chunk) -> None:
 class _Run:
     """The chunks of one run, each a PlanDraws per plan; the same draws on every pass."""
 
-    def __init__(self, scenario, draws, seed, results, progress, should_cancel):
+    def __init__(self, scenario, draws, seed, results, progress, should_cancel, model_error=True):
         self.scenario, self.draws, self.seed = scenario, draws, seed
         self.results, self.progress, self.should_cancel = results, progress, should_cancel
         self.bases: dict[int, PlanResult] = {}
         self.rows = [rows_for_plan(scenario.uncertainty, plan.name) for plan in scenario.plans]
-        self.names = [row.stream for row in scenario.uncertainty]
+        self.errors = [self._errors(i, plan) if model_error else () for i, plan in enumerate(scenario.plans)]
+        self.error_streams = stream_names(e for errors in self.errors for e in errors)
+        self.names = [row.stream for row in scenario.uncertainty] + self.error_streams
         self.steps = -(-draws // CHUNK_DRAWS) * len(scenario.plans)
         self.total, self.done = self.steps, 0
 
@@ -193,17 +200,24 @@ class _Run:
         for start in range(0, self.draws, CHUNK_DRAWS):
             size = self.size(start)
             quantiles = {name: g.random(size) for name, g in generators.items()}
+            normals = {name: standard_normal(quantiles[name]) for name in self.error_streams}
             row_values: dict = {}
             out = []
             for index, plan in enumerate(self.scenario.plans):
                 if self.should_cancel is not None and self.should_cancel():
                     raise Cancelled("simulation cancelled")
                 out.append(simulate_plan(self.scenario, plan, self._base(index), self.rows[index], quantiles, size,
-                                         row_values))
+                                         row_values, self.errors[index], normals))
                 self.done += 1
                 if self.progress is not None:
                     self.progress(self.done, self.total)
             yield start, out
+
+    def _errors(self, index: int, plan) -> tuple:
+        """The plan's model error, unless its Uncertainty rows draw `factor.model_error` themselves."""
+        if any(row.key == OWN_ROW_KEY for row in self.rows[index]):
+            return ()
+        return pool_errors(self.scenario.for_plan(plan), plan, self._base(index))
 
     def _base(self, index: int) -> PlanResult:
         if index not in self.bases:

@@ -1,0 +1,91 @@
+"""How the model's errors correlate between plans: shares of a plan's log error that it shares with
+other plans, estimated from the cross-validated residuals (docs/model.md, "How the model's errors
+correlate").
+
+A plan's throughput error is log(measured / predicted tokens/s per device) at its operating point. Its
+size is the plan's prediction interval (prediction_interval.py); how much of it another plan shares is
+estimated here from the residuals of both cross-validation splits (each published row predicted by
+factors that never saw its source family, or its software era), rows of known configuration only.
+The rows are grouped in nested levels:
+
+1. `architecture_stack`: the chip architecture and serving stack (Blackwell on TensorRT-LLM, CDNA 4 on
+   ROCm): what a factor fitted for that architecture or stack gets wrong everywhere;
+2. `configuration`: the same, running one model in one configuration (weight precision, tensor,
+   expert and pipeline parallelism, attention data parallelism, draft tokens, disaggregated or not),
+   on any device of the architecture;
+3. `device`: the same configuration on one device;
+4. `own`: what is left, a point's own error (its batch, its target, the measurement's own scatter).
+
+The share of a level is the intraclass correlation of the rows grouped by it (one-way random-effects
+ANOVA, method of moments: (MSB - MSW) / n0 over that plus MSW) minus the level above, at least 0. Both
+splits are estimated and the smaller cumulative share of each level is used: a larger shared share
+makes two plans on one architecture look more surely different than the data says, so the decision
+takes the smaller, as model changes are chosen by the worse of the two splits.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+LEVELS = ("architecture_stack", "configuration", "device", "own")
+CONFIGURATION_FIELDS = ("weight_precision", "tensor_parallel", "expert_parallel", "attention_dp",
+                        "spec_decode_draft_tokens", "disaggregated", "pipeline_parallel")
+
+# level -> share of a plan's log-error variance; per split (cumulative intraclass correlations of levels
+# 1..3, rows, groups of each level). Written by tools/refit_factors.py --intervals from the stored
+# cross-validated predictions (resources/measurements/cross_validated*.csv).
+ERROR_SHARES: dict[str, float] = {
+    'architecture_stack': 0.049,
+    'configuration': 0.467,
+    'device': 0.0,
+    'own': 0.484,
+}
+SPLIT_ESTIMATES: dict[str, dict] = {
+    'family': {'rows': 488, 'icc': (0.079, 0.571, 0.569), 'groups': (10, 69, 85)},
+    'era': {'rows': 435, 'icc': (0.049, 0.516, 0.514), 'groups': (10, 63, 76)},
+}
+
+
+def intraclass_correlation(values, groups) -> tuple[float, int]:
+    """(the share of the variance of `values` between `groups`, the number of groups): one-way
+    random-effects ANOVA by the method of moments, at least 0; 0 with fewer than two groups."""
+    v = np.asarray(values, float)
+    _, index = np.unique(np.asarray(["\x1f".join(map(str, g)) for g in groups]), return_inverse=True)
+    k, n_rows = int(index.max()) + 1, v.size
+    if k < 2 or n_rows <= k:
+        return 0.0, k
+    n = np.bincount(index).astype(float)
+    means = np.bincount(index, v) / n
+    msb = float((n * (means - v.mean()) ** 2).sum()) / (k - 1)
+    msw = float(((v - means[index]) ** 2).sum()) / (n_rows - k)
+    n0 = (n_rows - float((n ** 2).sum()) / n_rows) / (k - 1)
+    between = max(0.0, (msb - msw) / n0)
+    return (between / (between + msw) if between + msw > 0 else 0.0), k
+
+
+def row_keys(r) -> tuple[tuple, tuple, tuple]:
+    """The groups of a cross-validated row at levels 1-3: (architecture, stack), + model and
+    configuration, + device."""
+    arch = (r.architecture or r.device, r.stack)
+    config = arch + (r.model,) + tuple(str(r.config.get(f)) for f in CONFIGURATION_FIELDS)
+    return arch, config, config + (r.device,)
+
+
+def split_estimate(results) -> dict:
+    """{'rows', 'icc': cumulative intraclass correlations of levels 1-3, 'groups'} of one split's
+    results (rows of known configuration with a prediction)."""
+    rows = [r for r in results if getattr(r, "configuration", "known") == "known" and r.predicted > 0 and r.measured > 0]
+    log_ratio = np.log([r.measured / r.predicted for r in rows])
+    keys = [row_keys(r) for r in rows]
+    found = [intraclass_correlation(log_ratio, [k[level] for k in keys]) for level in range(3)]
+    return {"rows": len(rows), "icc": tuple(round(f[0], 3) for f in found), "groups": tuple(f[1] for f in found)}
+
+
+def shares(estimates: dict[str, dict]) -> dict[str, float]:
+    """ERROR_SHARES from the splits' estimates: the smaller cumulative share of each level over the
+    splits, made non-decreasing down the levels, as differences (module docstring)."""
+    cumulative, last = [], 0.0
+    for level in range(3):
+        last = max(last, min(e["icc"][level] for e in estimates.values()))
+        cumulative.append(last)
+    parts = np.diff([0.0] + cumulative + [1.0])
+    return {name: round(float(p), 3) for name, p in zip(LEVELS, parts)}

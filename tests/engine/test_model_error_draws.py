@@ -1,0 +1,136 @@
+"""The model's own error in the Monte Carlo draws: shares estimated from the stored cross-validated
+residuals, plans that share an architecture and configuration moving together, plans on different
+architectures not, centred on the figures shown, the same seed the same numbers, and the decision's P
+recomputed exactly from simulate's draws."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from tcoapp.engine.decision.choice import decide
+from tcoapp.engine.performance import error_components as ec
+from tcoapp.engine.pipeline.compute import compute_scenario
+from tcoapp.engine.uncertainty import model_error
+from tcoapp.engine.uncertainty.inputs import UncertainInput
+from tcoapp.engine.uncertainty.simulate import simulate
+from tcoapp.io.default_scenario import default_scenario
+
+DRAWS = 4000
+
+
+def _log_revenue(sim, name):
+    return np.log(sim.plan(name).metric("revenue_usd_per_year"))
+
+
+def test_the_shipped_shares_are_the_estimate_of_the_stored_residuals():
+    """ERROR_SHARES and SPLIT_ESTIMATES equal the estimate from the stored leave-one-family-out and
+    leave-one-era-out predictions (else run python tools/refit_factors.py --intervals)."""
+    from tcoapp.io.catalog import load_catalog
+    from tcoapp.io.cross_validated import stored_cross_validation, stored_path
+    from tcoapp.io.measurements import read_measurements
+    rows, catalog = read_measurements(), load_catalog()
+    estimates = {}
+    for split in ("family", "era"):
+        stored = stored_cross_validation(rows, catalog, stored_path(split))
+        assert stored is not None, "stale: run python tools/refit_factors.py --intervals"
+        estimates[split] = ec.split_estimate(stored.results)
+    assert estimates == ec.SPLIT_ESTIMATES
+    assert ec.shares(estimates) == ec.ERROR_SHARES
+    assert sum(ec.ERROR_SHARES.values()) == pytest.approx(1.0, abs=1e-9)
+
+
+def test_intraclass_correlation_recovers_a_known_between_group_share():
+    """Independent check of the estimator: groups with sd 0.3 between and 0.4 within: share 0.09 / 0.25."""
+    rng = np.random.default_rng(1)
+    groups = np.repeat(np.arange(400), 10)
+    values = 0.3 * rng.standard_normal(400)[groups] + 0.4 * rng.standard_normal(groups.size)
+    share, k = ec.intraclass_correlation(values, [(g,) for g in groups])
+    assert k == 400 and share == pytest.approx(0.09 / 0.25, abs=0.04)
+    assert ec.intraclass_correlation([1.0, 2.0], [("a",), ("a",)]) == (0.0, 1)
+
+
+def test_plans_sharing_a_configuration_move_together_and_other_architectures_do_not():
+    """B200 and GB200 run Llama-3.3-70B NVFP4 TP1 (one Blackwell configuration): their throughput errors
+    correlate by the shared share; H100 TP2 and H200 TP1 share the Hopper/TensorRT-LLM share only;
+    Blackwell and CDNA 4 are independent."""
+    sim = simulate(default_scenario(), DRAWS, seed=4)
+    corr = lambda a, b: float(np.corrcoef(_log_revenue(sim, a), _log_revenue(sim, b))[0, 1])  # noqa: E731
+    shared = ec.ERROR_SHARES["architecture_stack"] + ec.ERROR_SHARES["configuration"] + ec.ERROR_SHARES["device"]
+    assert corr("B200", "GB200 NVL72") == pytest.approx(shared, abs=0.05)
+    assert corr("H100", "H200") == pytest.approx(ec.ERROR_SHARES["architecture_stack"], abs=0.05)
+    assert abs(corr("B200", "MI355X")) < 0.05
+    assert corr("B200", "GB200 NVL72") > corr("H100", "H200") + 0.3
+
+
+def test_two_plans_on_one_device_and_configuration_share_all_but_their_own_error():
+    base = default_scenario()
+    b200 = next(p for p in base.plans if p.name == "B200")
+    s = base.with_plans(base.plans + (b200.with_(name="B200 again", utilization=0.6),))
+    results = compute_scenario(s)
+    errors = {p.name: model_error.pool_errors(s.for_plan(p), p, r) for p, r in zip(s.plans, results)}
+    first, again = errors["B200"][0], errors["B200 again"][0]
+    assert first.streams[:-1] == again.streams[:-1] and first.streams[-1] != again.streams[-1]
+    sim = simulate(s, DRAWS, seed=0, results=results)
+    share = 1.0 - ec.ERROR_SHARES["own"]
+    assert np.corrcoef(_log_revenue(sim, "B200"), _log_revenue(sim, "B200 again"))[0, 1] == pytest.approx(share, abs=0.05)
+
+
+def test_draws_are_centred_on_the_figure_with_the_bands_spread():
+    """Median revenue at the plan's figure (facility-power sizing: the count does not move, revenue is
+    throughput x price x utilization), the 10th-90th percentile ratio the prediction band's width."""
+    s = default_scenario()
+    results = compute_scenario(s)
+    sim = simulate(s, 20_000, seed=2, results=results)
+    for plan, r in zip(s.plans, results):
+        revenue = sim.plan(plan.name).metric("revenue_usd_per_year")
+        assert np.all(sim.plan(plan.name).metric("device_count") == r.metrics.device_count)
+        ratio = revenue / r.metrics.revenue_usd_per_year
+        assert np.median(ratio) == pytest.approx(1.0, abs=0.02), plan.name
+        low, high = r.prediction_interval["tokens_per_s_per_device"]
+        assert np.percentile(ratio, 90) / np.percentile(ratio, 10) == pytest.approx(high / low, rel=0.05), plan.name
+
+
+def test_the_same_seed_gives_the_same_draws_and_another_seed_others():
+    s = default_scenario()
+    results = compute_scenario(s)
+    one, two, other = (simulate(s, 500, seed=k, results=results) for k in (9, 9, 10))
+    for a, b, c in zip(one.plans, two.plans, other.plans):
+        assert np.array_equal(a.metric("npv_usd"), b.metric("npv_usd"))
+        assert not np.array_equal(a.metric("npv_usd"), c.metric("npv_usd"))
+
+
+def test_a_demand_sized_plan_buys_for_the_drawn_throughput():
+    s = default_scenario()
+    s = s.with_plans(tuple(p.with_(sizing_mode="demand", demand_tokens_per_day=2e10) for p in s.plans[:2]))
+    sim = simulate(s, 300, seed=0)
+    counts = sim.plans[0].metric("device_count")
+    revenue = sim.plans[0].metric("revenue_usd_per_year")
+    # fewer devices where faster, for the same demand (revenue moves only by the whole servers bought)
+    assert np.ptp(counts) / np.mean(counts) > 0.5 and np.ptp(revenue) / np.mean(revenue) < 0.1
+    assert np.corrcoef(counts, sim.plans[0].metric("capex_usd"))[0, 1] > 0.99
+
+
+def test_an_own_model_error_row_replaces_the_default_one():
+    s = default_scenario()
+    from dataclasses import replace
+    s = replace(s, uncertainty=(UncertainInput("B200", "factor.model_error", "uniform", 0.9, high=1.1),))
+    sim = simulate(s, 200, seed=0)
+    b200 = sim.plan("B200")
+    assert b200.model_error == () and any("factor.model_error row" in n for n in b200.notes)
+    assert sim.plan("H100").model_error
+
+
+def test_the_decision_p_is_recomputed_exactly_from_simulates_draws():
+    """The decision simulates its two plans alone; the whole scenario's simulate with the same seed gives the
+    same draws for them, so P recomputed from them is the decision's P."""
+    s = default_scenario()
+    results = compute_scenario(s)
+    d = decide(s, results)
+    assert d.draws == 10_000
+    sim = simulate(s, d.draws, 0, results=results)
+    first, second = (sim.plan(name).metric(d.objective) for name in d.ranked[:2])
+    assert d.objective == "npv_usd"
+    assert d.p_first_beats_second == float(np.mean(first > second))
+    assert math.sqrt(0.25 / d.draws) * 2 <= 0.01
