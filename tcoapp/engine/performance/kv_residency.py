@@ -35,13 +35,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import gammainc
 
 from ..quantities.inputs import KV_ROUTINGS
 
 ROUTINGS = KV_ROUTINGS
-_BISECTIONS = 44           # log-scale halvings of [1 us, upper]: (upper / 1 us)^(2^-44) - 1 < 1e-10
+_BISECTIONS = 34           # log-scale halvings of [1 us, upper <= 1e12 s]: (upper / 1 us)^(2^-34) - 1 < 3e-9
 _MAX_LAG_TURNS = 400         # lags beyond this carry (1 - 1/R)^400 of the probability: counted as misses
+
+
+def gammainc(a, x):
+    """scipy.special.gammainc, imported where a session is computed: scipy stays out of the start-up of a plan
+    without agentic sessions (tests/test_api.py)."""
+    from scipy.special import gammainc as regularized_lower
+
+    return regularized_lower(a, x)
 
 
 @dataclass(frozen=True)
@@ -109,7 +116,7 @@ def _affinity_occupancy(t, turn_s: float, gap_s: float):
 
 def _solve_time(demand_at, capacity: np.ndarray, upper: float) -> np.ndarray:
     """The time T (s) where `demand_at(T)` (increasing, bytes) reaches `capacity` (bytes, per count),
-    by bisection on a log scale from 1 us (relative precision 1e-10); inf where even `upper` does not
+    by bisection on a log scale from 1 us (relative precision 3e-9); inf where even `upper` does not
     fill it, 0 where capacity <= 0."""
     capacity = np.asarray(capacity, float)
     lo, hi = np.full(capacity.shape, 1e-6), np.full(capacity.shape, upper)

@@ -51,9 +51,12 @@ def sessions_hit_rate(plan, agentic: dict | None):
         return None
     classes = tuple(rc.with_(prefix_cache_hit_rate=achieved) if rc is request_class else rc for rc in plan.workloads)
     was = "the plan's" if stated is None else f"{stated:g} stated"
+    offload = {"none": "HBM only", "host": "host-memory KV tier", "host_nvme": "host-memory and NVMe KV tiers"}
+    routing = {"session_affinity": "session-affinity", "random": "random"}
     note = (f"agentic class {request_class.class_!r}: served at its sessions' achieved prefix hit rate {achieved:.3f} "
-            f"(kv_offload = {plan.kv_offload}, kv_routing = {plan.kv_routing}; {was} rate replaced): the KV its "
-            "sessions keep resident decides the prefill work, the throughput and the cached-input revenue")
+            f"({offload.get(plan.kv_offload, plan.kv_offload)}, {routing.get(plan.kv_routing, plan.kv_routing)} "
+            f"routing; {was} rate replaced): the KV its sessions keep resident decides the prefill work, the "
+            "throughput and the cached-input revenue")
     return classes, note
 
 

@@ -17,6 +17,7 @@ The engine reads no file: the caller passes the rows (tcoapp/io/measurements.py 
 from __future__ import annotations
 
 import math
+import re
 
 from ..performance.measurement_rows import map_device, map_model, positive_number, row_precision
 
@@ -80,9 +81,23 @@ def anchor_note(anchor: dict | None, band: dict | None) -> str | None:
     if low <= value <= high:
         return None
     side = "below" if value < low else "above"
-    return (f"the nearest published measurement ({value:,.0f} tokens/s per device at "
-            f"{anchor['tokens_per_s_per_user'] or float('nan'):.0f} tokens/s per user, {anchor['source'].split(';')[0][:140]}) lies "
-            f"{side} the plan's 80 % band ({low:,.0f}-{high:,.0f}); the plan is {anchor['ratio']:.2f}x it")
+    user = anchor.get("tokens_per_s_per_user")
+    at = f" at {user:,.0f} tokens/s per user" if user is not None and math.isfinite(user) else ""
+    return (f"the nearest published measurement ({value:,.0f} tokens/s per device{at}, {short_source(anchor['source'])}) "
+            f"lies {side} the plan's 80 % band ({low:,.0f}-{high:,.0f}); the plan is {anchor['ratio']:.2f}x it")
+
+
+_COMMIT = re.compile(r"/(blob|tree)/[0-9a-f]{7,40}/")
+SOURCE_CHARS = 140
+
+
+def short_source(source: str) -> str:
+    """A measurement's source for a note: its first part (before ';'), a GitHub link's commit left out (the
+    full source is in the JSON's published_anchor), cut at a word past SOURCE_CHARS characters."""
+    text = _COMMIT.sub(r"/\1/.../", source.split(";")[0]).strip()
+    if len(text) <= SOURCE_CHARS:
+        return text
+    return text[:SOURCE_CHARS].rsplit(" ", 1)[0] + " ..."
 
 
 def with_anchor(scenario, result, rows):

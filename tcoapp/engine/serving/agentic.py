@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import functools
+
 import numpy as np
 
 from ..performance.generated import memory_limit, run_roofline, shared_weight_args
@@ -81,7 +83,17 @@ def _per_device_kv_bytes(arch, serving: ServingConfig, devices: float, tokens) -
 def session_curve(device: Device, model: ModelSpec, serving: ServingConfig, shape: SessionShape,
                   tiers: KvTiers, sessions_per_replica, routing: str = "session_affinity", replicas: int = 1,
                   factors: EfficiencyFactors = DEFAULT_FACTORS) -> SessionCurve:
-    """The replica's agentic operating points at each count of concurrent sessions (see the module)."""
+    """The replica's agentic operating points at each count of concurrent sessions (see the module). The
+    same inputs give the same curve, kept for the next call (a plan with an agentic class is computed twice,
+    pipeline/compute.py; every input is a frozen record): callers read it, never change it."""
+    counts = tuple(float(c) for c in np.atleast_1d(np.asarray(sessions_per_replica, float)))
+    return _session_curve(device, model, serving, shape, tiers, counts, routing, int(replicas), factors)
+
+
+@functools.lru_cache(maxsize=128)
+def _session_curve(device: Device, model: ModelSpec, serving: ServingConfig, shape: SessionShape,
+                   tiers: KvTiers, sessions_per_replica: tuple[float, ...], routing: str, replicas: int,
+                   factors: EfficiencyFactors) -> SessionCurve:
     arch = architecture(model)
     devices = float(serving.tensor_parallel * serving.expert_parallel)
     sessions = np.atleast_1d(np.asarray(sessions_per_replica, float))
