@@ -258,7 +258,7 @@ def test_monte_carlo_holds_a_mix_point_and_says_so(scenario):
     from tcoapp.engine.uncertainty.simulate import simulate
     rows = (UncertainInput(plan="H200", key="factor.eta_mem", distribution="triangular", low=0.6, mode=0.7, high=0.8),)
     s = replace(scenario.with_plan("H200", workloads=THREE), uncertainty=rows)
-    draws = simulate(s, draws=200, seed=1).plan("H200")
+    draws = simulate(s, draws=200, seed=1, model_error=False).plan("H200")   # (the model's error moves it: off)
     assert any("held at its computed value" in n for n in draws.notes)
     np.testing.assert_allclose(draws.metric("cost_per_million_output_tokens_usd"),
                                draws.deterministic.cost_per_million_output_tokens_usd, rtol=1e-9)
