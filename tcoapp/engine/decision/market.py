@@ -42,8 +42,11 @@ def assumption(plan, result) -> str:
         output = float(plan.price_usd_per_million_output_tokens)
     text = f"{used} of capacity sold at {money(output)} per Mtok output"
     tokens_in = float(plan.price_usd_per_million_input_tokens or 0.0)
+    cached = plan.price_usd_per_million_cached_input_tokens
     if tokens_in > 0:
         text += f" and {money(tokens_in)} per Mtok input"
+        if cached is not None and float(cached) != tokens_in:
+            text += f" ({money(float(cached))} cached)"
     return text + _price_change(plan)
 
 
