@@ -36,15 +36,16 @@ def _last(ws) -> str:
 
 
 def _loan_scenario():
-    """A 10-year loan on a 4-year horizon at 9.13 % utilization: the equity flows (-4.7, +4.0, +4.0, +4.0, -7.3 M USD)
+    """A 10-year loan on a 4-year horizon at 12.4 % utilization: the equity flows (-4.7, +3.9, +3.9, +3.9, -7.3 M USD)
     change sign twice and so does their cumulative, so no equity IRR is unique (the engine's n/a) though two rates
-    (0.9 % and 29 %) make the equity NPV 0 (IRR() finds one); a 7-year loan at 12 %, whose cumulative flow changes
-    sign once (the one positive rate, 67 %, beside a negative one); one whose flows change sign once."""
+    (4.4 % and 25 %) make the equity NPV 0 (IRR() finds one); a 7-year loan at 14 %, whose cumulative flow changes
+    sign once (the one positive rate, 51 %, beside a negative one); one whose flows change sign once. (The
+    utilizations follow the model's throughput: refit, they are found again where the flows have these shapes.)"""
     base = default_scenario()
     plan = base.plans[0]
     return dataclasses.replace(base, plans=(
-        plan.with_(name="10-year loan, 4 years", debt_fraction=0.8, debt_years=10, years=4, utilization=0.0913),
-        plan.with_(name="7-year loan, 4 years", debt_fraction=0.8, debt_years=7, years=4, utilization=0.12),
+        plan.with_(name="10-year loan, 4 years", debt_fraction=0.8, debt_years=10, years=4, utilization=0.124),
+        plan.with_(name="7-year loan, 4 years", debt_fraction=0.8, debt_years=7, years=4, utilization=0.14),
         plan.with_(name="7-year loan, busy", debt_fraction=0.8, debt_years=7, years=4, utilization=0.3)))
 
 
