@@ -118,14 +118,18 @@ def record_types_py() -> str:
     return text
 
 
+def _write(path: Path, text: str, check: bool) -> bool:
+    """Write `text` to `path` (or, with `check`, only compare); True where the file was current."""
+    current = path.exists() and path.read_text(encoding="utf-8") == text
+    if not check and not current:
+        path.write_text(text, encoding="utf-8")
+        print(path)
+    return current
+
+
 def write(check: bool) -> bool:
     """Write the module (or, with `check`, only compare); True where it was current."""
-    text = record_types_py()
-    current = OUTPUT.exists() and OUTPUT.read_text(encoding="utf-8") == text
-    if not check and not current:
-        OUTPUT.write_text(text, encoding="utf-8")
-        print(OUTPUT)
-    return current
+    return _write(OUTPUT, record_types_py(), check)
 
 
 RESULT_OUTPUT = ROOT / "tcoapp" / "engine" / "quantities" / "result_types.py"
@@ -199,12 +203,7 @@ def result_types_py() -> str:
 
 def write_results(check: bool) -> bool:
     """Write result_types.py (or, with `check`, only compare); True where it was current."""
-    text = result_types_py()
-    current = RESULT_OUTPUT.exists() and RESULT_OUTPUT.read_text(encoding="utf-8") == text
-    if not check and not current:
-        RESULT_OUTPUT.write_text(text, encoding="utf-8")
-        print(RESULT_OUTPUT)
-    return current
+    return _write(RESULT_OUTPUT, result_types_py(), check)
 
 
 FACTOR_OUTPUT = ROOT / "tcoapp" / "engine" / "quantities" / "factor_types.py"
@@ -243,9 +242,4 @@ def factor_types_py(rows=None) -> str:
 
 def write_factors(check: bool) -> bool:
     """Write factor_types.py (or, with `check`, only compare); True where it was current."""
-    text = factor_types_py()
-    current = FACTOR_OUTPUT.exists() and FACTOR_OUTPUT.read_text(encoding="utf-8") == text
-    if not check and not current:
-        FACTOR_OUTPUT.write_text(text, encoding="utf-8")
-        print(FACTOR_OUTPUT)
-    return current
+    return _write(FACTOR_OUTPUT, factor_types_py(), check)
