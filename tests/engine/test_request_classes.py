@@ -343,3 +343,36 @@ def test_a_plan_selling_device_hours_has_no_class_revenue(scenario):
     result = compute_plan(s, s.plan("H200"))
     assert all(c.revenue_usd_per_year is None for c in result.workloads)
     assert all(c.cost_per_million_output_tokens_usd > 0 for c in result.workloads)
+
+
+# ---- a tail longer than a lognormal's: p90 = 4 x the mean -----------------------------------------------
+
+def test_a_p90_of_4x_the_mean_is_refused_with_the_two_classes_that_type_it(scenario):
+    """No lognormal has its p90 at 4 x its mean (at most 2.273 x): such a tail is two populations, and the
+    error gives the two classes of the same mean and p90."""
+    with pytest.raises(ValidationError) as caught:
+        scenario.with_plan("H200", workloads=[dict(BATCH, share=1.0, input_tokens_p90=16000)])
+    text = str(caught.value)
+    assert "'batch body' at share 0.85 with input_tokens 1,882" in text
+    assert "'batch tail' at share 0.15 with input_tokens 16,000" in text
+    body, tail = 0.85 * 1882.35, 0.15 * 16000
+    assert body + tail == pytest.approx(4000, rel=1e-4)          # the same mean; the p90 falls in the tail
+    with pytest.raises(ValidationError, match="no distribution of lengths has its p90 at 10 x its mean"):
+        scenario.with_plan("H200", workloads=[dict(BATCH, share=1.0, input_tokens_p90=40000)])
+
+
+def test_the_same_mean_with_a_p90_of_4x_lowers_the_batch_by_memory_and_raises_the_p99_ttft(scenario):
+    """The issue's case: the batch class at its means (4k in / 1k out), against the same means with p90 = 4 x
+    the mean, typed as the two classes the error names (85 % body, 15 % tail at the p90)."""
+    typed = scenario.with_plan("H200", serving_search="off", latency_percentile="p99")
+    fixed = typed.with_plan("H200", workloads=[dict(BATCH, share=1.0)])
+    body = dict(BATCH, share=0.85, input_tokens=1882, output_tokens=471, **{"class": "batch body"})
+    tail = dict(BATCH, share=0.15, input_tokens=16000, output_tokens=4000, **{"class": "batch tail"})
+    long = typed.with_plan("H200", workloads=[body, tail])
+    a, b = (compute_plan(s, s.plan("H200")) for s in (fixed, long))
+    for key in ("input_tokens", "output_tokens"):     # the same means, within a token of rounding
+        mean = sum(c[key] * c["share"] for c in (body, tail))
+        assert mean == pytest.approx(dict(BATCH)[key], abs=1.0)
+    limit = lambda r: r.workloads_blended["pools"][0]["max_batch_by_memory"]  # noqa: E731
+    assert limit(b) < limit(a)
+    assert max(c.ttft_s for c in b.workloads) > 1.5 * a.workloads[0].ttft_s

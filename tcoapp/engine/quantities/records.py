@@ -199,6 +199,27 @@ def _pool_checks(v, where, problems) -> None:
                                 f"= {v['rent_usd_per_device_hour']:g}: a bought pool pays no rent (set ownership = rent, or clear it)"))
 
 
+TAIL_CLASS_SHARE = 0.15   # the share of a class's requests a suggested tail class takes, at most: above 0.1,
+#                           so the two classes' p90 is the tail's length
+
+
+def _two_class_hint(v, length: str, mean: float, p90: float) -> str:
+    """How to type a tail longer than a lognormal's as two classes of the same mean and p90: a tail at a
+    share t of length p90 (the mix's p90, as t > 0.1) and a body at 1 - t of length (mean - t p90) / (1 - t),
+    with t = min(TAIL_CLASS_SHARE, (0.1 + mean / p90) / 2) so the body is longer than 0. No distribution of
+    lengths >= 0 has its p90 at or above 10 x its mean (a tenth of the requests would hold all of the mean),
+    so there it says that instead."""
+    if p90 >= 10 * mean:
+        return ("; no distribution of lengths has its p90 at 10 x its mean or above (a tenth of the requests "
+                "would hold all of the mean)")
+    tail = min(TAIL_CLASS_SHARE, (0.1 + mean / p90) / 2)
+    body = (mean - tail * p90) / (1 - tail)
+    name, share = v["class"], v["share"]
+    return (f". A tail that long is two populations: type it as two classes, '{name} body' at share "
+            f"{share * (1 - tail):.4g} with {length} {body:,.0f} and '{name} tail' at share "
+            f"{share * tail:.4g} with {length} {p90:,} (the same mean and p90)")
+
+
 def _request_class_checks(v, where, problems) -> None:
     for length in ("input_tokens", "output_tokens"):
         mean, p90 = v[length], v[f"{length}_p90"]
@@ -210,7 +231,7 @@ def _request_class_checks(v, where, problems) -> None:
             problems.append(Problem(where(f"{length}_p90"), f"{length}_p90",
                                     f"= {p90:,}: a lognormal's p90 is at most {MAX_P90_OVER_MEAN:.4g} x its mean "
                                     f"({MAX_P90_OVER_MEAN * mean:,.0f} for a mean of {mean:,}); lower the p90 or "
-                                    "raise the mean"))
+                                    f"raise the mean{_two_class_hint(v, length, mean, p90)}"))
     agentic = v["session_turns"] is not None
     session = ("system_prompt_tokens", "turn_input_tokens", "turn_gap_s")
     if agentic:
