@@ -16,13 +16,17 @@ def agentic_class(plan):
     return next((rc for rc in getattr(plan, "workloads", ()) if rc.session_turns is not None), None)
 
 
+def agentic_pool_index(pools) -> int | None:
+    """The pool (0-based) whose agentic answer the plan gives: its first pool serving users (None: none does)."""
+    return next((i for i, p in enumerate(pools) if p.role in ("serve", "decode")), None)
+
+
 def agentic_block(scenario, plan, pools: tuple[ResolvedPool, ...], fleet, finance, metrics) -> dict | None:
     """The `agentic` block of the plan's JSON, or None (no agentic class, no pool serving users)."""
     request_class = agentic_class(plan)
-    users = [i for i, p in enumerate(pools) if p.role in ("serve", "decode")]
-    if request_class is None or not users:
+    i = agentic_pool_index(pools)
+    if request_class is None or i is None:
         return None
-    i = users[0]
     pool, point = pools[i], fleet.pool_points[i]
     devices_per_replica = pool.serving.tensor_parallel * pool.serving.expert_parallel
     count = float(np.asarray(finance.pools["device_count"], float)[..., i])
