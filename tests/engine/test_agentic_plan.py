@@ -168,3 +168,21 @@ def test_the_plan_serves_its_agentic_class_at_the_sessions_hit_rate(scenario, re
     stated = compute_plan(scenario, _plan(scenario, workloads=(CODING.with_(prefix_cache_hit_rate=0.0),)))
     assert stated.workloads_blended["achieved_prefix_hit_rate"] == pytest.approx(
         bare.workloads_blended["achieved_prefix_hit_rate"], rel=1e-12)   # a stated rate is replaced too
+
+
+def test_the_report_gives_each_agentic_plans_agents_per_mw_and_cost_per_agent_hour(scenario, results):
+    """The report's agentic section: the plan with an agentic class, with its agents per MW and cost per
+    agent-hour as the JSON block gives them; a plan without one is not in it."""
+    from tcoapp.present.report_html import report_html
+    from tcoapp.present.agentic_text import agent_hour_text, agents_per_mw_text
+
+    bare, _ = results
+    plain = scenario.plans[0]
+    both = scenario.with_plans((_plan(scenario), plain))
+    html = report_html(both, (bare, compute_plan(scenario, plain)), "agentic")
+    section = html[html.index("<h2>Agentic sessions</h2>"):]
+    section = section[:section.index("<h2>", 4)]
+    a = bare.agentic
+    assert f"{agents_per_mw_text(a)} agents per MW" in section and f"{agent_hour_text(a)} per agent-hour" in section
+    assert a["agents_per_mw"] > 0 and a["cost_per_agent_hour_usd"] > 0
+    assert "<b>B200 agentic</b>" in section and plain.name not in section
