@@ -186,3 +186,34 @@ def test_the_report_gives_each_agentic_plans_agents_per_mw_and_cost_per_agent_ho
     assert f"{agents_per_mw_text(a)} agents per MW" in section and f"{agent_hour_text(a)} per agent-hour" in section
     assert a["agents_per_mw"] > 0 and a["cost_per_agent_hour_usd"] > 0
     assert "<b>B200 agentic</b>" in section and plain.name not in section
+
+
+def test_a_host_tier_reload_is_in_the_mix_step_time_and_a_slower_link_serves_less(scenario):
+    """The second pass serves the agentic class with its sessions' prefix reload from host memory in each request's
+    prefill: tokens/s per device falls and TTFT rises against the same pass without it, by more on a slower host
+    link; HBM only reloads nothing (docs/model.md, "A plan's agentic answer")."""
+    from dataclasses import replace
+    from tcoapp.engine.pipeline.agentic_block import sessions_hit_rate
+    from tcoapp.engine.pipeline.compute import _compute_plan
+
+    def passes(scn, plan):
+        classes, note, reloads = sessions_hit_rate(plan, _compute_plan(scn, plan).agentic)
+        return compute_plan(scn, plan), _compute_plan(scn, plan.with_(workloads=classes), {}), reloads, note
+
+    host = dict(kv_offload="host", extra_host_memory_gb=2048.0, host_memory_price_usd_per_gb=10.0)
+    served, without, reloads, note = passes(scenario, _plan(scenario, **host))
+    reload_s = served.agentic["turn_reload_s"]
+    assert reloads == {"coding": pytest.approx(reload_s, rel=1e-6)} and reload_s > 0
+    assert "ms reloading its prefix from host memory or NVMe" in note
+    assert served.metrics.tokens_per_s_per_device < without.metrics.tokens_per_s_per_device
+    assert served.metrics.ttft_s > without.metrics.ttft_s
+    # a quarter of the host link: four times the reload, less served
+    b200 = scenario.device("B200")
+    slow = replace(scenario, devices={**scenario.devices, "B200 slow link": b200.with_(
+        name="B200 slow link", host_link_gb_s=b200.host_link_gb_s / 4)})
+    slower, _, _, _ = passes(slow, _plan(slow, device="B200 slow link", **host))
+    assert slower.agentic["turn_reload_s"] > reload_s
+    assert slower.metrics.tokens_per_s_per_device < served.metrics.tokens_per_s_per_device
+    bare = _plan(scenario)
+    classes, _, none = sessions_hit_rate(bare, _compute_plan(scenario, bare).agentic)
+    assert none == {} and compute_plan(scenario, bare).agentic["turn_reload_s"] == 0.0

@@ -138,15 +138,16 @@ def compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
     served = sessions_hit_rate(plan, result.agentic)
     if served is None:
         return result
-    classes, note = served
-    second = _compute_plan(scenario, plan.with_(workloads=classes))
+    classes, note, reloads = served
+    second = _compute_plan(scenario, plan.with_(workloads=classes), reloads)
     return replace(second, warnings=tuple(dict.fromkeys(second.warnings + (note,))))
 
 
-def _compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
+def _compute_plan(scenario: Scenario, plan: Plan, reloads: dict[str, float] | None = None) -> PlanResult:
+    """One pass (compute_plan); `reloads`: {an agentic class: its requests' prefix reload, s} of the second."""
     scenario = scenario.for_plan(plan)  # the calibration scoped to the plan's device, model class and stack
     pools = with_acceptance(resolve_pools(plan), scenario.acceptance_for(plan.model))
-    loads = class_loads(plan)
+    loads = class_loads(plan, reloads)
     own_plan, plan = plan, (mix_plan(plan, loads, [class_prices(plan, rc) for rc in plan.workloads]) if loads else plan)
     caps = pool_capacities(scenario, plan, pools, loads)
     pools = tuple(c.pool for c in caps)  # a searched pool carries the configuration the search chose
