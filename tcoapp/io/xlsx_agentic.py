@@ -22,6 +22,7 @@ AGENTIC_TITLE = ("Agentic sessions (docs/model.md \"A plan's agentic answer\"): 
                  "agentic request class on its first pool serving users; n/a for a plan without one")
 AGENTIC_KEYS = tuple(row.key for row in AGENTIC_ROWS)
 SESSIONS_KEY = AGENTIC_KEYS[0]   # the engine value the formulas read
+SESSIONS_FORMAT = "#,##0.0"      # its cells' (the unit "sessions" has no workbook format: Plans' inputs stay as they are)
 
 
 def has_agentic(scenario) -> bool:
@@ -60,6 +61,7 @@ def write_agentic(ws, scenario, results, layout: Layout, last_col: int) -> None:
                 put(ws, rows[row.key], col, NOT_AVAILABLE, "engine", row.unit)
             continue
         unit = {row.key: row.unit for row in AGENTIC_ROWS}
-        put(ws, rows[SESSIONS_KEY], col, float(answer[SESSIONS_KEY]), "engine", unit[SESSIONS_KEY])
+        cell = put(ws, rows[SESSIONS_KEY], col, float(answer[SESSIONS_KEY]), "engine", unit[SESSIONS_KEY])
+        cell.number_format = SESSIONS_FORMAT
         for key, core in _formulas(PlanRefs(layout, index), k + 1).items():
             put(ws, rows[key], col, guard(core), "formula", unit[key])
