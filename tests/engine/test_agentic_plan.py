@@ -217,3 +217,32 @@ def test_a_host_tier_reload_is_in_the_mix_step_time_and_a_slower_link_serves_les
     bare = _plan(scenario)
     classes, _, none = sessions_hit_rate(bare, _compute_plan(scenario, bare).agentic)
     assert none == {} and compute_plan(scenario, bare).agentic["turn_reload_s"] == 0.0
+
+
+def test_at_the_knee_the_plan_is_served_at_a_rate_its_sessions_reach(scenario):
+    """A target sets the batch from the hit rate: at 0.954 it allows a batch past the HBM knee, whose sessions
+    reach only 0.185, and at 0.185 a batch whose sessions reach 0.954. The passes alternate; the plan is served
+    at the crossing's low end: its sessions reach at least the rate served there, and a rate 0.001 higher (past
+    the bracket) gives a batch whose sessions reach less than it. A plan whose passes agree stops at two."""
+    from tcoapp.engine.pipeline import compute as C
+    from tcoapp.engine.pipeline.agentic_block import sessions_hit_rate
+
+    plan = _plan(scenario, workloads=(CODING.with_(min_tokens_per_s_per_user=20.0),))
+    result = compute_plan(scenario, plan)
+    served = result.workloads_blended["achieved_prefix_hit_rate"]
+    reached = result.agentic["achieved_prefix_hit_rate"]
+    assert 0.185 < served < 0.954 and reached >= served
+    assert any("its sessions sit at the HBM knee, so it is served at" in w for w in result.warnings)
+    classes, _, reloads = sessions_hit_rate(plan, {"achieved_prefix_hit_rate": served + 1e-3})
+    above = C._compute_plan(scenario, plan.with_(workloads=classes), reloads)
+    assert above.point.batch > result.point.batch and above.agentic["achieved_prefix_hit_rate"] < served + 1e-3
+    calls = []
+    real = C._compute_plan
+    try:
+        C._compute_plan = lambda *a, **k: calls.append(1) or real(*a, **k)
+        settled = C.compute_plan(scenario, _plan(scenario))
+    finally:
+        C._compute_plan = real
+    assert len(calls) == 2 and not any("HBM knee" in w for w in settled.warnings)
+    assert settled.workloads_blended["achieved_prefix_hit_rate"] == pytest.approx(
+        settled.agentic["achieved_prefix_hit_rate"], rel=1e-9)

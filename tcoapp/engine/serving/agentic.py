@@ -196,7 +196,7 @@ def agentic_answer(server: Device, model: ModelSpec, serving: ServingConfig, req
       HBM knee) sets the operating point N;
     - achieved_prefix_hit_rate and its split by tier at N; tokens/s per device and the turn's TTFT at N;
     - turn_reload_s: a turn's mean time reloading its prefix from host memory and NVMe at N (in its TTFT; the
-      plan's second pass adds it to the class's prefill, pipeline/agentic_block.py);
+      plan's next pass adds it to the class's prefill, pipeline/agentic_passes.py);
     - concurrent_sessions_per_device = N / devices per replica (TP x EP);
     - agents_per_mw = sessions per device / (facility_w_per_device / 1e6);
     - cost_per_agent_hour_usd = cost_per_device_hour_usd / (sessions per device x utilization): a device-hour
@@ -229,7 +229,7 @@ def agentic_answer(server: Device, model: ModelSpec, serving: ServingConfig, req
         "hit_rate_by_tier": {tier: float(at.hit_by_tier[k, 0]) for k, tier in enumerate(("hbm", "host", "nvme"))},
         "concurrent_sessions_per_device": per_device,
         "tokens_per_s_per_device": float(at.tokens_per_s_per_device[0]), "ttft_s": float(at.ttft_s[0]),
-        "turn_reload_s": float(at.reload_s[0]),
+        "turn_reload_s": float(at.reload_s[0]) if at.reload_s is not None else float("nan"),
         "agents_per_mw": _ratio(per_device * 1e6, facility_w_per_device),
         "cost_per_agent_hour_usd": _ratio(cost_per_device_hour_usd, per_device * utilization),
         "hbm_knee_sessions_per_replica": float(knee),
