@@ -384,7 +384,7 @@ AGENTIC_SAMPLE = Sample(
      "The agentic class: 40-turn sessions on a 12k-token system prompt, 2k new input and 600 output tokens a "
      "turn, 10 s between turns (ESTIMATE from the public agentic traces). The agentic block of each plan gives "
      "its sessions, hit rate per tier, agents per MW and cost per agent-hour (docs/model.md, \"Agentic sessions "
-     "and KV tiers\").",
+     "and KV tiers\"); Results' last rows and the Decision view give the agents per MW and cost per agent-hour.",
      "Prices: Z.AI GLM 4.6 at ZenMux, $0.35 in / $1.54 out / $0.07 cached per million tokens (read 2026-12-06).",
      "Read: each plan serves its coding agent at the hit rate its sessions reach on its memory (Results' served "
      "hit rate, the JSON's agentic block). Past the HBM knee the host tier keeps the sessions' prefixes: the hit "

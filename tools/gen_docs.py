@@ -227,7 +227,22 @@ def _results_section() -> list[str]:
     for key in METRIC_KEYS:
         label, unit = meta[key]
         lines.append(f"| `{key}` | {unit or '-'} | {label} |")
-    return lines + ["", *_equations_section(), *_checks_section()]
+    return lines + ["", *_agentic_section(), *_equations_section(), *_checks_section()]
+
+
+def _agentic_section() -> list[str]:
+    """The Results rows of the plans' agentic answer (tcoapp/io/xlsx_agentic.py), from the quantity table."""
+    from tcoapp.engine.quantities.metrics import AGENTIC_ROWS
+    lines = ["A workbook where a plan has an agentic request class (docs/model.md, \"A plan's agentic answer\") has "
+             "three more `Results` rows at the end, the keys of the `agentic` block of `tcoapp compute --json`: "
+             "concurrent agents per device is the engine's value (the session model's); agents per MW "
+             "(`concurrent_sessions_per_device*pool.device_count*W_PER_KW/(pool.it_provisioned_kw*pue)`, on the plan's "
+             "first pool serving users) and cost per agent-hour "
+             "(`cost_per_device_hour_usd/(concurrent_sessions_per_device*utilization)`) are live formulas. A plan "
+             "without an agentic class reads n/a there; a workbook without one has no such rows.", "",
+             "| key | unit | label |", "|---|---|---|"]
+    lines += [f"| `{row.key}` | {row.unit or '-'} | {row.label} |" for row in AGENTIC_ROWS]
+    return lines + [""]
 
 
 def _equations_section() -> list[str]:

@@ -15,6 +15,7 @@ from ..engine.decision.summary import (
     OBJECTIVES, PlanSummary, breakeven_price_text, breakeven_utilization_text, frontier_text, ranked, ratios_text,
     summarize,
 )
+from ..present.agentic_text import agent_hour_text, agents_line, agents_per_mw_text
 from .document import Document
 
 if TYPE_CHECKING:
@@ -114,6 +115,15 @@ class DecisionModel(QAbstractTableModel):
         notes = "".join(f" \u26a0 {n}." for n in s.notes)
         return s.reason + notes
 
+    def agentic(self, row: int) -> dict | None:
+        """The agentic answer of the plan on `row` (None: the plan has no agentic request class)."""
+        results = self._doc.results
+        index = self.rows[row].index
+        return getattr(results[index], "agentic", None) if index < len(results) else None
+
+    def any_agentic(self) -> bool:
+        return any(self.agentic(row) is not None for row in range(len(self.rows)))
+
     def data(self, index, role=Qt.DisplayRole):
         if not index.isValid():
             return None
@@ -140,16 +150,20 @@ def _esc(text: str) -> str:
 def summary_html(model: DecisionModel) -> str:
     """Every plan on one line, best first (the ranking at a glance, above the reasons): rank, name,
     value, breakeven output price and utilization."""
+    agentic = model.any_agentic()   # agents per MW and per agent-hour, where a plan has an agentic class
     head = "".join(f"<th align='left'>{_esc(t)}</th>" for t in (
-        "#", "Plan", OBJECTIVES[model.objective][0], "Breakeven price", "Breakeven utilization"))
+        "#", "Plan", OBJECTIVES[model.objective][0], "Breakeven price", "Breakeven utilization",
+        *(("Agents per MW", "Cost per agent-hour") if agentic else ())))
     rows = []
     for row, s in enumerate(model.rows):
         color = model.plan_colors[s.index]
+        agents = (f"<td>{_esc(agents_per_mw_text(model.agentic(row)))}</td>"
+                  f"<td>{_esc(agent_hour_text(model.agentic(row)))}</td>") if agentic else ""
         rows.append(f"<tr><td>{model.text(row, 'rank')}</td><td><a href='plan:{s.index}' style='text-decoration:none; "
                     f"color:{color}'>&#9632; <b>{_esc(s.name)}</b></a>{_fleet(s)}</td>"
                     f"<td><b>{_esc(model.text(row, 'value'))}</b>"
                     f"</td><td>{_esc(model.text(row, 'breakeven_price'))}</td>"
-                    f"<td>{_esc(model.text(row, 'breakeven_utilization'))}</td></tr>")
+                    f"<td>{_esc(model.text(row, 'breakeven_utilization'))}</td>{agents}</tr>")
     return (f"<table cellspacing='0' cellpadding='2' style='margin-bottom:6px'><tr>{head}</tr>{''.join(rows)}</table>"
             "<div style='color:#555'>Each plan in full, best first:</div>")
 
@@ -182,8 +196,14 @@ def ranking_html(model: DecisionModel) -> str:
             f"<div>Breaks even at: {'device-hour' if s.sells_hours else 'output'} price "
             f"{_esc(model.text(row, 'breakeven_price'))}; "
             f"utilization {_esc(model.text(row, 'breakeven_utilization'))}.</div>"
-            f"<div style='color:#333'>Why: {_esc(s.reason)}</div>{frontier}{notes}</td></tr>")
+            f"<div style='color:#333'>Why: {_esc(s.reason)}</div>{_agents(model, row)}{frontier}{notes}</td></tr>")
     return summary_html(model) + "<table cellspacing='0' cellpadding='4' width='100%'>" + "".join(blocks) + "</table>"
+
+
+def _agents(model: DecisionModel, row: int) -> str:
+    """The plan's agents (docs/model.md, "A plan's agentic answer"), for a plan with an agentic class."""
+    answer = model.agentic(row)
+    return "" if answer is None else f"<div>{_esc(agents_line(answer))}.</div>"
 
 
 def _fleet(s: PlanSummary) -> str:

@@ -35,6 +35,7 @@ from .xlsx_charts import add_charts
 from .xlsx_checks import InputRows, add_output_checks, checks_last_column, write_checks
 from .xlsx_summary import add_summary_charts, summary_last_row, write_summary
 from .xlsx_usability import add_dropdowns, add_named_ranges, table_dropdowns, write_lists
+from .xlsx_agentic import has_agentic
 from .xlsx_workloads import has_workloads, write_workloads
 from .xlsx_print import print_all
 from .xlsx_printed_tables import write_printed_tables
@@ -169,7 +170,7 @@ def build_workbook(scenario: Scenario, results: tuple[PlanResult, ...], written:
         pending = [write_curves(sheets[S.CURVES], scenario)]
         tier_rows = write_price_tiers(sheets[S.PRICE_TIERS], scenario)
         counts = tuple(len(r.pools) for r in results)
-        layout = Layout(plan_rows, result_rows(max(max(counts, default=1), 1), bool(class_rows)),
+        layout = Layout(plan_rows, result_rows(max(max(counts, default=1), 1), bool(class_rows), has_agentic(scenario)),
                         cashflow_years(p.years for p in scenario.plans), counts, pool_rows, device_rows, tier_rows,
                         tuple(p.name for p in scenario.plans), class_rows)
         points = sum(c.batch.size for c in scenario.curves.values())

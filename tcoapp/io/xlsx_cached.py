@@ -17,6 +17,7 @@ from ..engine.quantities.finance import CACHED_YEAR_ROWS, CARRIED_YEAR_ROWS
 from ..engine.quantities.metrics import CASHFLOW_METRICS, METRIC_BY_KEY, missing_text
 from ..engine.plan.scenario import Scenario
 from . import sheets as S
+from .xlsx_agentic import AGENTIC_KEYS
 from .xlsx_layout import CF_BANNER_ROW, CF_POOL_ROWS, Layout
 from .xlsx_montecarlo import STATUS_CURRENT
 from .xlsx_printed_tables import printed_tables_values
@@ -63,6 +64,9 @@ def _result_value(plan, result: PlanResult, key: str):
         if served == "price_usd_per_million_cached_input_tokens" and value is None:
             value = plan.price_usd_per_million_input_tokens
         return None if plan.workloads else _cell_value(float(value))
+    if key in AGENTIC_KEYS:   # the plan's agentic answer (xlsx_agentic.py): n/a without one
+        value = (result.agentic or {}).get(key)
+        return NA if value is None else _cell_value(value)
     if key.startswith("pool") and "." in key:
         k, base = int(key[4:key.index(".")]), key.split(".", 1)[1]
         if k > len(result.pools) or base in ("pool", "role", "device"):

@@ -26,6 +26,7 @@ from ..engine.plan.scenario import Scenario
 from . import sheets as S
 from openpyxl.utils import get_column_letter
 
+from .xlsx_agentic import AGENTIC_TITLE, agentic_rows, write_agentic
 from .xlsx_checks import banner, plan_header, plan_status, plan_status_formats
 from .xlsx_layout import Layout, PlanRefs, base_key, field_column, served_key
 from .xlsx_na import NA, NOT_AVAILABLE, NaGuard, compiled, none_na
@@ -283,9 +284,10 @@ LABEL_WIDTH = 40      # the label column: with five plan columns a landscape pag
 CHECK_ROW = 4   # each plan's own status (row 3: its section title)
 
 
-def result_rows(max_pools: int = 1, classes: bool = False) -> dict[str, int]:
+def result_rows(max_pools: int = 1, classes: bool = False, agentic: bool = False) -> dict[str, int]:
     """Row of every Results key (section title rows sit between the blocks); `classes`: the workbook has request
-    classes, and the requests each plan serves have rows of their own at the end (SERVED_TITLE)."""
+    classes, and the requests each plan serves have rows of their own at the end (SERVED_TITLE); `agentic`: a plan
+    has an agentic class, and the agentic answer has rows after those (xlsx_agentic.py)."""
     rows, row = {"plan_check": CHECK_ROW}, CHECK_ROW + 2  # the engine block's title sits in between
     for key, _ in ENGINE_ROWS:
         rows[key] = row
@@ -306,6 +308,8 @@ def result_rows(max_pools: int = 1, classes: bool = False) -> dict[str, int]:
     rows["frontier_share"] = row + 4
     if classes:
         rows.update({served_key(key): row + 6 + i for i, key in enumerate(EQUIVALENT_KEYS)})
+    if classes and agentic:
+        rows.update(agentic_rows(row + 6 + len(EQUIVALENT_KEYS)))
     return rows
 
 
@@ -355,6 +359,7 @@ def write_results(ws, scenario: Scenario, results: tuple[PlanResult, ...], layou
         _pool_block(ws, scenario, results, layout, k, last_col)
     _warnings_row(ws, results, layout, last_col)
     _served_block(ws, scenario, results, layout, last_col)
+    write_agentic(ws, scenario, results, layout, last_col)
     ws.freeze_panes = "C2"
     label = min(LABEL_WIDTH, label_width(with_unit(result_label(key), result_unit(key)) for key in layout.result_rows))
     widths(ws, {1: 46, 2: label, **{S.FIRST_PLAN_COLUMN + i: max(MIN_VALUE_WIDTH, min(PLAN_WIDTH_MAX, len(p.name) + 4))
@@ -401,7 +406,8 @@ NOTES_TITLE = "Notes from the engine"
 
 def section_titles() -> frozenset[str]:
     """Every section title Results is written with but a pool's (pool_title): what column A holds besides keys."""
-    return frozenset({CHECK_TITLE, NOTES_TITLE, ENGINE_TITLE, SERVED_TITLE, *(title for title, _ in FORMULA_SECTIONS)})
+    return frozenset({CHECK_TITLE, NOTES_TITLE, ENGINE_TITLE, SERVED_TITLE, AGENTIC_TITLE,
+                      *(title for title, _ in FORMULA_SECTIONS)})
 
 
 def _check_row(ws, checks, n: int, last_col: int) -> None:

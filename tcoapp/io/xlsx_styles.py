@@ -48,6 +48,8 @@ UNIT_FORMATS = {
     "USD/rack/yr": '"$"#,##0',
     "USD/device/yr": '"$"#,##0',
     "USD/Mtok": '"$"#,##0.0000',
+    "USD/agent/h": '"$"#,##0.0000',
+    "sessions/MW": "#,##0",
     "USD/kWh": '"$"0.0000',
     "USD/kW/month": '"$"#,##0.00',
     "fraction": "0.0%",

@@ -168,3 +168,81 @@ def test_the_plan_serves_its_agentic_class_at_the_sessions_hit_rate(scenario, re
     stated = compute_plan(scenario, _plan(scenario, workloads=(CODING.with_(prefix_cache_hit_rate=0.0),)))
     assert stated.workloads_blended["achieved_prefix_hit_rate"] == pytest.approx(
         bare.workloads_blended["achieved_prefix_hit_rate"], rel=1e-12)   # a stated rate is replaced too
+
+
+def test_the_report_gives_each_agentic_plans_agents_per_mw_and_cost_per_agent_hour(scenario, results):
+    """The report's agentic section: the plan with an agentic class, with its agents per MW and cost per
+    agent-hour as the JSON block gives them; a plan without one is not in it."""
+    from tcoapp.present.report_html import report_html
+    from tcoapp.present.agentic_text import agent_hour_text, agents_per_mw_text
+
+    bare, _ = results
+    plain = scenario.plans[0]
+    both = scenario.with_plans((_plan(scenario), plain))
+    html = report_html(both, (bare, compute_plan(scenario, plain)), "agentic")
+    section = html[html.index("<h2>Agentic sessions</h2>"):]
+    section = section[:section.index("<h2>", 4)]
+    a = bare.agentic
+    assert f"{agents_per_mw_text(a)} agents per MW" in section and f"{agent_hour_text(a)} per agent-hour" in section
+    assert a["agents_per_mw"] > 0 and a["cost_per_agent_hour_usd"] > 0
+    assert "<b>B200 agentic</b>" in section and plain.name not in section
+
+
+def test_a_host_tier_reload_is_in_the_mix_step_time_and_a_slower_link_serves_less(scenario):
+    """The second pass serves the agentic class with its sessions' prefix reload from host memory in each request's
+    prefill: tokens/s per device falls and TTFT rises against the same pass without it, by more on a slower host
+    link; HBM only reloads nothing (docs/model.md, "A plan's agentic answer")."""
+    from dataclasses import replace
+    from tcoapp.engine.pipeline.agentic_block import sessions_hit_rate
+    from tcoapp.engine.pipeline.compute import _compute_plan
+
+    def passes(scn, plan):
+        classes, note, reloads = sessions_hit_rate(plan, _compute_plan(scn, plan).agentic)
+        return compute_plan(scn, plan), _compute_plan(scn, plan.with_(workloads=classes), {}), reloads, note
+
+    host = dict(kv_offload="host", extra_host_memory_gb=2048.0, host_memory_price_usd_per_gb=10.0)
+    served, without, reloads, note = passes(scenario, _plan(scenario, **host))
+    reload_s = served.agentic["turn_reload_s"]
+    assert reloads == {"coding": pytest.approx(reload_s, rel=1e-6)} and reload_s > 0
+    assert "ms reloading its prefix from host memory or NVMe" in note
+    assert served.metrics.tokens_per_s_per_device < without.metrics.tokens_per_s_per_device
+    assert served.metrics.ttft_s > without.metrics.ttft_s
+    # a quarter of the host link: four times the reload, less served
+    b200 = scenario.device("B200")
+    slow = replace(scenario, devices={**scenario.devices, "B200 slow link": b200.with_(
+        name="B200 slow link", host_link_gb_s=b200.host_link_gb_s / 4)})
+    slower, _, _, _ = passes(slow, _plan(slow, device="B200 slow link", **host))
+    assert slower.agentic["turn_reload_s"] > reload_s
+    assert slower.metrics.tokens_per_s_per_device < served.metrics.tokens_per_s_per_device
+    bare = _plan(scenario)
+    classes, _, none = sessions_hit_rate(bare, _compute_plan(scenario, bare).agentic)
+    assert none == {} and compute_plan(scenario, bare).agentic["turn_reload_s"] == 0.0
+
+
+def test_at_the_knee_the_plan_is_served_at_a_rate_its_sessions_reach(scenario):
+    """A target sets the batch from the hit rate: at 0.954 it allows a batch past the HBM knee, whose sessions
+    reach only 0.185, and at 0.185 a batch whose sessions reach 0.954. The passes alternate; the plan is served
+    at the crossing's low end: its sessions reach at least the rate served there, and a rate 0.001 higher (past
+    the bracket) gives a batch whose sessions reach less than it. A plan whose passes agree stops at two."""
+    from tcoapp.engine.pipeline import compute as C
+    from tcoapp.engine.pipeline.agentic_block import sessions_hit_rate
+
+    plan = _plan(scenario, workloads=(CODING.with_(min_tokens_per_s_per_user=20.0),))
+    result = compute_plan(scenario, plan)
+    served = result.workloads_blended["achieved_prefix_hit_rate"]
+    reached = result.agentic["achieved_prefix_hit_rate"]
+    assert 0.185 < served < 0.954 and reached >= served
+    assert any("its sessions sit at the HBM knee, so it is served at" in w for w in result.warnings)
+    classes, _, reloads = sessions_hit_rate(plan, {"achieved_prefix_hit_rate": served + 1e-3})
+    above = C._compute_plan(scenario, plan.with_(workloads=classes), reloads)
+    assert above.point.batch > result.point.batch and above.agentic["achieved_prefix_hit_rate"] < served + 1e-3
+    calls = []
+    real = C._compute_plan
+    try:
+        C._compute_plan = lambda *a, **k: calls.append(1) or real(*a, **k)
+        settled = C.compute_plan(scenario, _plan(scenario))
+    finally:
+        C._compute_plan = real
+    assert len(calls) == 2 and not any("HBM knee" in w for w in settled.warnings)
+    assert settled.workloads_blended["achieved_prefix_hit_rate"] == pytest.approx(
+        settled.agentic["achieved_prefix_hit_rate"], rel=1e-9)

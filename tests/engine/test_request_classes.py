@@ -94,6 +94,26 @@ def test_one_fixed_length_class_is_the_kernel_itself(h200, percentile):
     assert (mix.feasible == curve.feasible).all()
 
 
+def test_a_prefix_reload_is_prefill_time_of_the_replica(h200):
+    """A class whose requests reload r seconds of prefix (an agentic class's host tier): each request's prefill
+    is pf + r, so the cycle of B requests lengthens by B r exactly, tokens/s per device falls to B O / cycle / N,
+    the prefill share rises and the TTFT grows by at least r; r = 0 is the class as before, bit for bit."""
+    from dataclasses import replace
+
+    device, model = h200
+    serving = ServingConfig(tensor_parallel=4, batch=64)
+    b = np.array([1.0, 8.0, 64.0])
+    load = ClassLoad("agent", 1.0, LengthLaw(20000), LengthLaw(300), 0.9)
+    base, zero = mix_curve(device, model, serving, [load], b), mix_curve(device, model, serving, [replace(load, reload_s=0.0)], b)
+    assert (base.tokens_per_s_per_device == zero.tokens_per_s_per_device).all() and (base.ttft_s == zero.ttft_s).all()
+    r, n = 0.02, 4.0
+    slow = mix_curve(device, model, serving, [replace(load, reload_s=r)], b)
+    cycle = b * 300 / (base.tokens_per_s_per_device * n) + b * r
+    np.testing.assert_allclose(slow.tokens_per_s_per_device, b * 300 / cycle / n, rtol=1e-12)
+    assert (slow.prefill_share > base.prefill_share).all()
+    assert (slow.ttft_s[0] >= base.ttft_s[0] + r - 1e-12).all()
+
+
 def test_a_long_tail_lowers_the_batch_by_memory_and_raises_the_p99_ttft(h200):
     """Same means, p90 = 2.2 x the mean (near the lognormal's largest, 2.27 x) against fixed lengths."""
     device, model = h200

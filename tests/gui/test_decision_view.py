@@ -262,3 +262,33 @@ def test_the_decision_chart_exports(window, tmp_path, ext):
     assert path.stat().st_size > 1000
     head = path.read_bytes()[:200]
     assert head.startswith(b"\x89PNG") if ext == "png" else b"<svg" in head or b"<?xml" in head
+
+
+def test_the_ranking_shows_agents_per_mw_and_cost_per_agent_hour_of_agentic_plans(open_window, qtbot):
+    """A plan with an agentic request class: its agents per MW and cost per agent-hour in the ranking's table and
+    a line of its own (the JSON's `agentic` block, as the report says it); a plan without one reads n/a there."""
+    from tcoapp.present.agentic_text import agent_hour_text, agents_per_mw_text
+    from tests.gui.test_agentic_chart import _agentic_scenario
+
+    window = open_window(scenario=_agentic_scenario())
+    qtbot.waitUntil(lambda: any(getattr(r, "agentic", None) for r in window.document.results), timeout=60000)
+    view = window.decision
+    view.refresh()
+    qtbot.waitUntil(lambda: view.model.any_agentic(), timeout=10000)
+    answer = next(r.agentic for r in window.document.results if r.agentic)
+    assert answer["agents_per_mw"] > 0 and answer["cost_per_agent_hour_usd"] > 0
+    text = " ".join(view.ranking.toPlainText().split())
+    assert "Agents per MW Cost per agent-hour" in text
+    row = next(i for i, s in enumerate(view.model.rows) if s.name == "B200 agentic")
+    line = (f"Agents (class coding): {answer['concurrent_sessions_per_device']:,.3g} concurrent per device, "
+            f"{agents_per_mw_text(answer)} per MW, {agent_hour_text(answer)} per agent-hour")
+    assert line in text
+    others = [i for i in range(len(view.model.rows)) if i != row]
+    assert others and all(view.model.agentic(i) is None for i in others)
+    html = view.ranking.toHtml()
+    assert html.count(">n/a<") >= 2 * len(others)
+
+
+def test_no_agentic_plan_no_agent_columns(window):
+    assert not window.decision.model.any_agentic()
+    assert "Agents per MW" not in window.decision.ranking.toPlainText()

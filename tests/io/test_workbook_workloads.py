@@ -245,3 +245,48 @@ def test_libreoffice_recalculation_of_a_mix_equals_the_engine(written, tmp_path)
     mix, plain = results_sheet.cell(row, S.FIRST_PLAN_COLUMN).value, results_sheet.cell(row, S.FIRST_PLAN_COLUMN + 2).value
     assert mix == pytest.approx(results[0].workloads_blended["input_tokens"])
     assert isinstance(plain, str) and plain.startswith(f"={S.PLANS}!")
+    assert results[1].agentic is not None   # compare() read its agents per MW and cost per agent-hour, recalculated
+
+
+def test_the_agentic_answer_has_its_results_rows(written):
+    """A plan with an agentic class: concurrent agents per device (an engine value), agents per MW and cost per
+    agent-hour (live formulas on its pool's devices and power, the plan's PUE and utilization and its cost per
+    device-hour), each cached at the engine's number; plans without one read n/a, never 0."""
+    from tcoapp.engine.pipeline.compute import compute_scenario
+    from tcoapp.engine.quantities.names import label, unit
+    from tcoapp.io.xlsx_agentic import AGENTIC_KEYS, AGENTIC_TITLE
+
+    scenario, path = written
+    results = compute_scenario(scenario)
+    assert [r.agentic is not None for r in results[:3]] == [False, True, False]
+    sheet, cached = openpyxl.load_workbook(path)[S.RESULTS], openpyxl.load_workbook(path, data_only=True)[S.RESULTS]
+    rows = {sheet.cell(r, 1).value: r for r in range(1, sheet.max_row + 1)}
+    assert sheet.cell(rows[AGENTIC_KEYS[0]] - 1, 1).value == AGENTIC_TITLE
+    for key in AGENTIC_KEYS:
+        row = rows[key]
+        assert sheet.cell(row, 2).value == f"{label(key)} ({unit(key)})"
+        assert [sheet.cell(row, S.FIRST_PLAN_COLUMN + i).value for i in (0, 2)] == ["n/a", "n/a"]
+        want = results[1].agentic[key]
+        assert cached.cell(row, S.FIRST_PLAN_COLUMN + 1).value == pytest.approx(want, rel=1e-12)
+    col = openpyxl.utils.get_column_letter(S.FIRST_PLAN_COLUMN + 1)
+    per_mw = sheet.cell(rows["agents_per_mw"], S.FIRST_PLAN_COLUMN + 1).value
+    assert per_mw.startswith("=") and f"{col}{rows['pool1.it_provisioned_kw']}" in per_mw and "W_PER_KW" in per_mw
+    hourly = sheet.cell(rows["cost_per_agent_hour_usd"], S.FIRST_PLAN_COLUMN + 1).value
+    assert f"{col}{rows['cost_per_device_hour_usd']}" in hourly and f"{col}{rows[AGENTIC_KEYS[0]]}" in hourly
+
+
+def test_a_workbook_without_an_agentic_class_has_no_agentic_rows(tmp_path):
+    """Request classes but none agentic: Results ends with the requests served, as before agentic rows existed."""
+    from tcoapp.io.xlsx_agentic import AGENTIC_KEYS
+    from tcoapp.io.xlsx_layout import served_key
+    from tcoapp.engine.quantities.inputs import EQUIVALENT_KEYS
+
+    scenario = read_scenario(SAMPLE)
+    first = scenario.plans[0]
+    from .workloads_scenarios import three_classes
+    path = tmp_path / "no_agents.xlsx"
+    write_scenario(scenario.replace_plan(0, first.with_(workloads=three_classes(first.name))), path)
+    sheet = openpyxl.load_workbook(path)[S.RESULTS]
+    keys = [sheet.cell(r, 1).value for r in range(1, sheet.max_row + 1)]
+    assert not set(AGENTIC_KEYS) & set(keys)
+    assert keys[-1] == served_key(EQUIVALENT_KEYS[-1])

@@ -19,6 +19,7 @@ from tcoapp.engine.pipeline.compute import not_entered
 from tcoapp.engine.quantities.metrics import METRIC_BY_KEY
 from tcoapp.io import sheets as S
 from tcoapp.io.xlsx_inputs import plan_rows
+from tcoapp.io.xlsx_agentic import AGENTIC_KEYS
 from tcoapp.io.xlsx_layout import Layout, cashflow_years
 from tcoapp.io.xlsx_results import ENGINE_ROWS, result_rows
 
@@ -176,8 +177,24 @@ def compare(path, scenario, results, max_years: int | None = None) -> list[str]:
         missing = not_entered(plan)
         if text != ("none" if not missing else "not entered (0): " + "".join(f"{m}; " for m in missing)):
             bad.append(f"{path.name} costs_not_entered plan {index}: {text!r}, engine {missing}")
+        bad += _agentic_mismatches(path, res, index, result)
         flows_exist = bool(np.all(np.isfinite(d["cash_flows_usd"])))
         payback = res.cell(layout.result_rows["payback_months"], col).value
         if math.isnan(result.metrics.payback_months) and payback != ("never" if flows_exist else "n/a"):
             bad.append(f"{path.name} payback plan {index}: {payback!r}, want {'never' if flows_exist else 'n/a'}")
+    return bad
+
+
+def _agentic_mismatches(path, res, index: int, result) -> list[str]:
+    """The agentic rows of Results (a workbook where a plan has an agentic class) against the plan's `agentic` block:
+    n/a for a plan without one; rows missing where a plan has one are a mismatch."""
+    rows = {res.cell(r, 1).value: r for r in range(1, res.max_row + 1)}
+    if not any(key in rows for key in AGENTIC_KEYS):
+        return [f"{path.name} Results: no agentic rows, plan {index} has an agentic answer"] if result.agentic else []
+    bad = []
+    for key in AGENTIC_KEYS:
+        got = res.cell(rows[key], S.FIRST_PLAN_COLUMN + index).value
+        want = None if result.agentic is None else result.agentic[key]
+        if not _close(got, want, 0.0, key):
+            bad.append(f"{path.name} Results {key} plan {index}: workbook {got!r} engine {want!r}")
     return bad

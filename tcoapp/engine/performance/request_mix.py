@@ -8,7 +8,9 @@ spread), its prefix hit rate and its own targets. At batch B of one serving conf
   batch of B sequences of class i's mean context in the batch, I_i + m_O e^{sigma_O^2} / 2 (a sequence's
   output length-biased, its position uniform over it; the step's KV reads and attention are sums over the
   batch's sequences; weights, GEMMs and overheads are the same for every class);
-- a request is prefilled in pf_i (the kernel's busy prefill of class i's mean prompt), pf = sum_i s_i pf_i;
+- a request is prefilled in pf_i (the kernel's busy prefill of class i's mean prompt, plus the reload of its
+  prefix from host memory or NVMe an agentic class's sessions need, `reload_s`: the replica waits for it),
+  pf = sum_i s_i pf_i;
 - one cycle of the replica (B requests complete): cycle = O_bar / tokens_per_step x step + B x pf,
   O_bar = sum s_i O_i; tokens/s per device = B O_bar / cycle / N, requests/s per device = B / cycle / N,
   prefill share rho = B pf / cycle (a single fixed-length class: the kernel's own figures);
@@ -17,7 +19,7 @@ spread), its prefix hit rate and its own targets. At batch B of one serving conf
 - class i's TTFT at its percentile: the admission wait (M/G/1: the mean wait rho S / (2 (1 - rho)) with
   S = E[pf^2] / E[pf] over the requests, a prompt's prefill proportional to its length, so
   E[pf_i^2] = pf_i^2 e^{sigma_I^2}; its tail as the kernel's) + the isolated prefill of the class's prompt
-  at the percentile (p99: the 99th-percentile prompt) + one step;
+  at the percentile (p99: the 99th-percentile prompt) and its reload + one step;
 - memory: the batch fits where its summed reserved contexts (I + O of each sequence, as the
   fixed-length limit reserves) fit at their 99th percentile (`length_mix.tail_batch_limit`), the
   contexts drawn as the batch holds them (`length_mix.batch_context_moments`);
@@ -60,6 +62,7 @@ class ClassLoad:
     latency_percentile: str = "mean"
     min_tokens_per_s_per_user: float | None = None
     max_ttft_s: float | None = None
+    reload_s: float = 0.0   # an agentic class: its prefix's mean reload from host memory and NVMe per request (s)
 
     @property
     def has_target(self) -> bool:
@@ -142,7 +145,8 @@ def mix_curve(device: Device, model: ModelSpec, serving: ServingConfig, classes,
     w = batch_weights(shares, outs)
     per_step = each["tokens_per_step"][0]
     step = w @ each["step_s"]
-    pf_each = each["prefill_s"]
+    reloads = np.array([c.reload_s for c in classes], float)
+    pf_each = each["prefill_s"] + reloads[:, None] if reloads.any() else each["prefill_s"]
     pf = shares @ pf_each
     o_bar = float(shares @ outs)
     cycle = o_bar / per_step * step + b * pf
@@ -153,7 +157,7 @@ def mix_curve(device: Device, model: ModelSpec, serving: ServingConfig, classes,
     power = device.idle_w + (device.tdp_w - device.idle_w) * u ** factors.power_gamma
     second = shares @ (pf_each ** 2 * _column([np.exp(c.input.sigma ** 2) for c in classes]))
     mean_wait = admission_wait_s(share, second / np.maximum(pf, 1e-30))
-    alone = _isolated_prefills_s(device, model, serving, classes, factors, software_date, each)
+    alone = _isolated_prefills_s(device, model, serving, classes, factors, software_date, each) + reloads
     per_user = [1.0 / seconds_per_token(step, per_step, pf, b * o / o_bar, o, c.latency_percentile)
                 for c, o in zip(classes, outs)]
     ttft = [wait_quantile_s(mean_wait, share, c.latency_percentile) + a + step for c, a in zip(classes, alone)]

@@ -16,13 +16,17 @@ def agentic_class(plan):
     return next((rc for rc in getattr(plan, "workloads", ()) if rc.session_turns is not None), None)
 
 
+def agentic_pool_index(pools) -> int | None:
+    """The pool (0-based) whose agentic answer the plan gives: its first pool serving users (None: none does)."""
+    return next((i for i, p in enumerate(pools) if p.role in ("serve", "decode")), None)
+
+
 def agentic_block(scenario, plan, pools: tuple[ResolvedPool, ...], fleet, finance, metrics) -> dict | None:
     """The `agentic` block of the plan's JSON, or None (no agentic class, no pool serving users)."""
     request_class = agentic_class(plan)
-    users = [i for i, p in enumerate(pools) if p.role in ("serve", "decode")]
-    if request_class is None or not users:
+    i = agentic_pool_index(pools)
+    if request_class is None or i is None:
         return None
-    i = users[0]
     pool, point = pools[i], fleet.pool_points[i]
     devices_per_replica = pool.serving.tensor_parallel * pool.serving.expert_parallel
     count = float(np.asarray(finance.pools["device_count"], float)[..., i])
@@ -41,13 +45,16 @@ def agentic_block(scenario, plan, pools: tuple[ResolvedPool, ...], fleet, financ
 
 def sessions_hit_rate(plan, agentic: dict | None):
     """(the plan's classes with its agentic class served at its sessions' achieved prefix hit rate, the note
-    saying so), or None where the plan has no agentic answer or its class already states that rate."""
+    saying so, {the class: its turn's reload from host memory and NVMe, s}), or None where the plan has no
+    agentic answer, or its class already states that rate and its sessions reload nothing."""
     request_class = agentic_class(plan)
     if agentic is None or request_class is None:
         return None
     achieved = float(agentic["achieved_prefix_hit_rate"])
+    reload_s = float(agentic.get("turn_reload_s") or 0.0)
+    reloads = {request_class.class_: reload_s} if np.isfinite(reload_s) and reload_s > 0 else {}
     stated = request_class.prefix_cache_hit_rate
-    if not np.isfinite(achieved) or (stated is not None and abs(stated - achieved) < 1e-12):
+    if not np.isfinite(achieved) or (stated is not None and abs(stated - achieved) < 1e-12 and not reloads):
         return None
     classes = tuple(rc.with_(prefix_cache_hit_rate=achieved) if rc is request_class else rc for rc in plan.workloads)
     was = "the plan's" if stated is None else f"{stated:g} stated"
@@ -57,7 +64,10 @@ def sessions_hit_rate(plan, agentic: dict | None):
             f"({offload.get(plan.kv_offload, plan.kv_offload)}, {routing.get(plan.kv_routing, plan.kv_routing)} "
             f"routing; {was} rate replaced): the KV its sessions keep resident decides the prefill work, the "
             "throughput and the cached-input revenue")
-    return classes, note
+    if reloads:
+        note += (f"; each of its requests waits {reload_s * 1e3:,.3g} ms reloading its prefix from host memory or NVMe, "
+                 "counted in its prefill time (the replica's time and the TTFT)")
+    return classes, note, reloads
 
 
 def tier_notes(server, offload: str) -> list[str]:

@@ -11,7 +11,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from .agentic_block import agentic_block, sessions_hit_rate
+from .agentic_block import agentic_block
+from .agentic_passes import served_by_sessions
 from .plausibility import plausibility_notes
 from ..finance import cashflow, sizing
 from ..finance.metrics import finance_metrics
@@ -130,23 +131,19 @@ def compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
     (devices), the output price (USD per million output tokens) and the finance (USD, per year), with
     the notes that explain it (see module docstring).
 
-    A plan with an agentic request class is computed twice: its sessions' achieved prefix hit rate (an
-    outcome of the KV memory per tier, pipeline/agentic_block.py) at the first pass's operating point
-    becomes the class's hit rate of the second, so the plan's throughput, revenue and NPV serve what
-    its memory allows (docs/model.md, "Agentic sessions and KV tiers")."""
-    result = _compute_plan(scenario, plan)
-    served = sessions_hit_rate(plan, result.agentic)
-    if served is None:
-        return result
-    classes, note = served
-    second = _compute_plan(scenario, plan.with_(workloads=classes))
-    return replace(second, warnings=tuple(dict.fromkeys(second.warnings + (note,))))
+    A plan with an agentic request class is computed again until it serves what its memory allows: its
+    sessions' achieved prefix hit rate and prefix reload at a pass's operating point are the class's in the
+    next pass (pipeline/agentic_passes.py; docs/model.md, "A plan's agentic answer"), so the plan's
+    throughput, revenue and NPV serve what its memory allows."""
+    return served_by_sessions(plan, _compute_plan(scenario, plan),
+                              lambda classes, reloads: _compute_plan(scenario, plan.with_(workloads=classes), reloads))
 
 
-def _compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
+def _compute_plan(scenario: Scenario, plan: Plan, reloads: dict[str, float] | None = None) -> PlanResult:
+    """One pass (compute_plan); `reloads`: {an agentic class: its requests' prefix reload, s} of a later pass."""
     scenario = scenario.for_plan(plan)  # the calibration scoped to the plan's device, model class and stack
     pools = with_acceptance(resolve_pools(plan), scenario.acceptance_for(plan.model))
-    loads = class_loads(plan)
+    loads = class_loads(plan, reloads)
     own_plan, plan = plan, (mix_plan(plan, loads, [class_prices(plan, rc) for rc in plan.workloads]) if loads else plan)
     caps = pool_capacities(scenario, plan, pools, loads)
     pools = tuple(c.pool for c in caps)  # a searched pool carries the configuration the search chose

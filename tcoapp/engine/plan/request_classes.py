@@ -49,9 +49,14 @@ def class_load(plan: Plan, rc: RequestClass) -> ClassLoad:
         rc.latency_percentile or plan.latency_percentile or "mean", rc.min_tokens_per_s_per_user, rc.max_ttft_s)
 
 
-def class_loads(plan: Plan) -> tuple[ClassLoad, ...]:
-    """Every class of the plan (empty: the plan has none and serves its own keys' single request)."""
-    return tuple(class_load(plan, rc) for rc in plan.workloads)
+def class_loads(plan: Plan, reloads: dict[str, float] | None = None) -> tuple[ClassLoad, ...]:
+    """Every class of the plan (empty: the plan has none and serves its own keys' single request); `reloads`:
+    {a class: the reload of its prefix from host memory or NVMe per request, s} (an agentic class's sessions',
+    pipeline/agentic_block.py), in its prefill time."""
+    loads = tuple(class_load(plan, rc) for rc in plan.workloads)
+    if not reloads:
+        return loads
+    return tuple(replace(c, reload_s=float(reloads[c.name])) if c.name in reloads else c for c in loads)
 
 
 def class_prices(plan: Plan, rc: RequestClass, output_price: float | None = None) -> ClassPrices:

@@ -125,6 +125,20 @@ DECISION_ROWS: tuple[Metric, ...] = scoped("decision", (
     _m("revenue_usd_per_mw_per_year", "Revenue per MW of facility power per year", "USD/MW/yr", "high",
        "Revenue per year / facility power (provisioned IT power x PUE, in MW).", source="decision", objective=5),
 ))
+# a plan's agentic answer (docs/model.md, "A plan's agentic answer"): keys of the `agentic` block of a plan with an
+# agentic request class, and the Results rows of a workbook that has one (engine/pipeline/agentic_block.py)
+AGENTIC_ROWS: tuple[Metric, ...] = scoped("agentic", (
+    _m("concurrent_sessions_per_device", "Concurrent agents per device", "sessions", "high",
+       "Concurrent agentic sessions per device at the plan's operating point: sessions per replica / (TP x EP), "
+       "for the plan's first agentic request class on its first pool serving users; n/a for a plan without one.",
+       source="agentic"),
+    _m("agents_per_mw", "Agents per MW of facility power", "sessions/MW", "high",
+       "Concurrent agents per device x devices / facility power of the pool (provisioned IT power x PUE, in MW); "
+       "n/a for a plan without an agentic request class.", source="agentic"),
+    _m("cost_per_agent_hour_usd", "Cost per agent-hour", "USD/agent/h", "low",
+       "Cost per device-hour / (concurrent agents per device x utilization): a device-hour of the fleet serves that "
+       "many agent-hours while it is busy; n/a for a plan without an agentic request class.", source="agentic"),
+))
 # objective key -> (label, unit, better): the rows of the objective column, in its order
 OBJECTIVES: dict[str, tuple[str, str, str]] = {
     m.key: (m.objective_label or m.label, m.unit, m.better)

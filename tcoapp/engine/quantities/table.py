@@ -15,12 +15,12 @@ from dataclasses import fields
 from .factors import FACTOR_FIELDS
 from .finance import FINANCE_INPUTS, PLAN_QUANTITIES, POOL_QUANTITIES, YEAR_QUANTITIES
 from .inputs import FIELD_TABLES
-from .metrics import DECISION_ROWS, METRICS
+from .metrics import AGENTIC_ROWS, DECISION_ROWS, METRICS
 from .row import BASE_COLUMNS, ROW_KINDS, Row
 
 ROWS: tuple[Row, ...] = tuple(row for rows in (
     *FIELD_TABLES.values(), FACTOR_FIELDS, FINANCE_INPUTS, POOL_QUANTITIES, PLAN_QUANTITIES, YEAR_QUANTITIES, METRICS,
-    DECISION_ROWS,
+    DECISION_ROWS, AGENTIC_ROWS,
 ) for row in rows)
 
 SCOPES: tuple[str, ...] = tuple(dict.fromkeys(r.scope for r in ROWS))  # in table order

@@ -73,6 +73,7 @@ class SessionCurve:
     hbm_knee_sessions_per_replica: float   # sessions whose idle contexts fill the HBM left at batch 1
     hbm_idle_bytes: np.ndarray | None = None   # per count: HBM per device left for idle sessions' KV
     footprint_bytes: float = float("nan")      # the mean KV per device an idle session holds
+    reload_s: np.ndarray | None = None         # per count: a turn's mean reload of its prefix from host and NVMe (s)
 
 
 def _per_device_kv_bytes(arch, serving: ServingConfig, devices: float, tokens) -> np.ndarray:
@@ -139,7 +140,7 @@ def _session_curve(device: Device, model: ModelSpec, serving: ServingConfig, sha
     # share of time a turn is in service (above max batch by memory the extra sessions queue: the rate at it)
     busy = np.minimum(in_service, batch) / batch
     return SessionCurve(sessions, hit, used, batch, r.tokens_per_s_per_device * busy, r.ttft_s + reload_s, turn_s, knee,
-                        hbm_idle, footprint)
+                        hbm_idle, footprint, np.broadcast_to(reload_s, sessions.shape).astype(float))
 
 
 def loaded_knee(curve: SessionCurve) -> float:
@@ -194,6 +195,8 @@ def agentic_answer(server: Device, model: ModelSpec, serving: ServingConfig, req
     - `sessions_per_replica` (or, empty, the sessions that keep `operating_batch` in service, else the
       HBM knee) sets the operating point N;
     - achieved_prefix_hit_rate and its split by tier at N; tokens/s per device and the turn's TTFT at N;
+    - turn_reload_s: a turn's mean time reloading its prefix from host memory and NVMe at N (in its TTFT; the
+      plan's next pass adds it to the class's prefill, pipeline/agentic_passes.py);
     - concurrent_sessions_per_device = N / devices per replica (TP x EP);
     - agents_per_mw = sessions per device / (facility_w_per_device / 1e6);
     - cost_per_agent_hour_usd = cost_per_device_hour_usd / (sessions per device x utilization): a device-hour
@@ -226,6 +229,7 @@ def agentic_answer(server: Device, model: ModelSpec, serving: ServingConfig, req
         "hit_rate_by_tier": {tier: float(at.hit_by_tier[k, 0]) for k, tier in enumerate(("hbm", "host", "nvme"))},
         "concurrent_sessions_per_device": per_device,
         "tokens_per_s_per_device": float(at.tokens_per_s_per_device[0]), "ttft_s": float(at.ttft_s[0]),
+        "turn_reload_s": float(at.reload_s[0]) if at.reload_s is not None else float("nan"),
         "agents_per_mw": _ratio(per_device * 1e6, facility_w_per_device),
         "cost_per_agent_hour_usd": _ratio(cost_per_device_hour_usd, per_device * utilization),
         "hbm_knee_sessions_per_replica": float(knee),
