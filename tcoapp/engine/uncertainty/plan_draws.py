@@ -32,7 +32,7 @@ from ..plan.pools import plan_reaches, sells_output
 from . import keys as K
 from .inputs import UncertainInput, field_name, target_field
 from .sampling import values as draw_values
-from .model_error import OWN_ROW_KEY, multipliers, stream_names
+from .model_error import OWN_ROW_KEY, PoolError, multipliers, stream_names
 from .pair_draws import pair_draws
 from .serve_draws import ServeCase, serve_draws
 
@@ -53,6 +53,14 @@ class PlanDraws:
     deterministic: Metrics                     # the plan's compute result
     notes: tuple[str, ...] = field(default=())
     model_error: tuple[tuple[str, np.ndarray], ...] = ()   # (stream, its standard normal draws) moving the plan
+    error_pools: tuple[tuple[str, PoolError], ...] = ()     # (pool name, its model error: sd and stream shares)
+
+    def error_multipliers(self) -> tuple[tuple[str, np.ndarray], ...]:
+        """(pool name, exp(e) per draw): the model error's multiplier of each pool's tokens/s per device
+        (model_error.py), recomputed from the streams' standard normal draws."""
+        normals = dict(self.model_error)
+        out = multipliers([e for _, e in self.error_pools], normals) if normals else {}
+        return tuple((name, out[e.index]) for name, e in self.error_pools if e.index in out)
 
     def metric(self, key: str) -> np.ndarray:
         """One SIMULATED_METRICS metric per draw, in its unit (NaN: does not exist in that draw)."""
@@ -69,7 +77,7 @@ class PlanDraws:
     def _part(self, part: slice) -> "PlanDraws":
         return PlanDraws(self.name, self.metrics.map(lambda v: v[part]), self.cumulative_cash_flow_usd[part],
                          tuple(InputDraws(d.row, d.values[part]) for d in self.inputs), self.deterministic, self.notes,
-                         tuple((name, z[part]) for name, z in self.model_error))
+                         tuple((name, z[part]) for name, z in self.model_error), self.error_pools)
 
 
 def joined(parts: list[PlanDraws]) -> PlanDraws:
@@ -82,7 +90,7 @@ def joined(parts: list[PlanDraws]) -> PlanDraws:
     inputs = tuple(InputDraws(d.row, np.concatenate([p.inputs[i].values for p in parts])) for i, d in enumerate(first.inputs))
     notes = tuple(dict.fromkeys(n for p in parts for n in p.notes))
     errors = tuple((name, np.concatenate([p.model_error[i][1] for p in parts])) for i, (name, _) in enumerate(first.model_error))
-    return PlanDraws(first.name, metrics, cumulative, inputs, first.deterministic, notes, errors)
+    return PlanDraws(first.name, metrics, cumulative, inputs, first.deterministic, notes, errors, first.error_pools)
 
 
 def simulate_plan(scenario, plan, base, rows: list[UncertainInput], quantiles, draws: int,
@@ -117,7 +125,8 @@ def simulate_plan(scenario, plan, base, rows: list[UncertainInput], quantiles, d
     metrics = DrawMetrics(**{k: np.asarray(out[k], float) * ones for k in SIMULATED_METRICS})
     flows = np.asarray(out.years.cumulative_cash_flow_usd, float)
     cumulative = np.array(np.broadcast_to(flows, (draws,) + flows.shape[1:])[:, :int(plan.years) + 1])
-    return PlanDraws(plan.name, metrics, cumulative, inputs, deterministic, tuple(dict.fromkeys(notes)), model_error)
+    return PlanDraws(plan.name, metrics, cumulative, inputs, deterministic, tuple(dict.fromkeys(notes)), model_error,
+                     tuple((base.pools[e.index].name, e) for e in errors))
 
 
 def _input_draws(rows, quantiles, row_values: dict) -> tuple[InputDraws, ...]:
