@@ -180,6 +180,12 @@ def draw_columns(sim) -> list[tuple[str, str, list]]:
     return out
 
 
+def printed_draw_columns(sim) -> int:
+    """The columns of the draws sheet's print area (its two header rows): `draw` and the plans' metrics; the
+    model error's columns after them are data to recompute from, like the draw rows, and print no page."""
+    return 1 + len(sim.plans) * len(DRAW_METRICS)
+
+
 def write_draws(ws, sim) -> PendingRows | None:
     """One row per draw (row 3 on), a column per `draw_columns`; rows after the first are spliced in bulk."""
     header(ws, 1, 1, "draw")
@@ -199,7 +205,8 @@ def write_draws(ws, sim) -> PendingRows | None:
         else:
             pending.rows.append(row)
     ws.freeze_panes = "B3"
-    widths(ws, {1: 8, **{c: 22 for c in range(2, 2 + len(columns))}})
+    metrics = printed_draw_columns(sim)
+    widths(ws, {1: 8, **{c: 22 if c <= metrics else 14 for c in range(2, 2 + len(columns))}})
     return pending
 
 
