@@ -505,8 +505,9 @@ ANNOUNCED = [
     "buy it. To compare buying now with waiting, size the plans by one facility power and give the waiting plan a "
     "Pools row with `purchase_year` k: the Decision ranks them by NPV, per MW, with its confidence "
     "(`samples/buy_now_or_wait.xlsx`). No measurement of an announced device exists and no architecture factor is "
-    "fitted for it (it computes at eta_compute, fitted on Blackwell), so its prediction interval is the model's on "
-    "measured devices: optimistic.", "",
+    "fitted for it (it computes at eta_compute, fitted on Blackwell), so its prediction interval and its model-error "
+    "draw are widened by the error of an architecture held out of the fit, shared by every plan on that "
+    "architecture (docs/model.md, \"Architectures without measurements\").", "",
     "| device | available from |", "|---|---|",
 ]
 

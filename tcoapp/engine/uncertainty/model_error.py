@@ -16,6 +16,11 @@ Each generated pool's tokens/s per device is drawn as its figure times exp(e), w
   architecture and stack share s_arch of their variance, and plans on different architectures
   are independent.
 
+A pool on an architecture no measured row runs (an announced device) has a wider band
+(performance/prediction_interval.py) and a larger architecture-level share, `unmeasured_shares`: the
+error of an architecture held out of the fit is shared by every plan on it (docs/model.md,
+"Architectures without measurements").
+
 A prefill/decode pair's pools all take the draw of the side that limits its rate. A measured curve has
 no model error. A plan with its own `factor.model_error` row on the Uncertainty sheet keeps that row
 instead (said in its notes).
@@ -27,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..performance.error_components import ERROR_SHARES
+from ..performance.error_components import ERROR_SHARES, is_measured, unmeasured_shares
 from ..performance.prediction_interval import LEVEL
 from ..plan.calibration_scope import stack_name
 from .distributions import TAIL
@@ -95,7 +100,9 @@ def pool_errors(scenario, plan, base) -> tuple[PoolError, ...]:
         if sigma is None or pool.curve:
             continue
         names = group_names(scenario, plan, pool, len(base.pools))
-        out.append(PoolError(i, sigma, tuple((names[k], share) for k, share in ERROR_SHARES.items() if share > 0)))
+        architecture = getattr(scenario.device(pool.device), "architecture", "") or ""
+        shares = ERROR_SHARES if is_measured(architecture) else unmeasured_shares(sigma)
+        out.append(PoolError(i, sigma, tuple((names[k], share) for k, share in shares.items() if share > 0)))
     return _pair_follows_limit(base, tuple(out))
 
 
