@@ -114,7 +114,8 @@ def _inputs(ws, row: int, sim, scenario) -> int:
 def _correlations(ws, row: int, sim) -> int:
     row = _headers(ws, row, ("plan", "input", "unit", "rank correlation with npv_usd"))
     for plan in sim.plans:
-        corr = rank_correlations({d.row.key: d.values for d in plan.inputs}, plan.metric("npv_usd"))
+        corr = rank_correlations({**{d.row.key: d.values for d in plan.inputs}, **dict(plan.model_error)},
+                                 plan.metric("npv_usd"))
         for key, value in corr.items():
             _pair_row(ws, row, plan.name, key, "ratio", value)
             row += 1
