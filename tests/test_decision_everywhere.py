@@ -69,3 +69,33 @@ def test_the_objective_is_the_rules_and_every_interface_agrees(sample):
         api = tcoapp.compute(str(SAMPLES / sample)).decision()
         for key in ("objective", "ranked", "p_first_beats_second", "too_close", "reason"):
             assert api[key] == cli[key], (sample, key)
+
+
+@pytest.mark.parametrize("sample", CASES, ids=[c or "default" for c in CASES])
+def test_per_unit_metrics_are_over_the_fleet_that_exists(sample):
+    """Revenue per rack = PV revenue / PV rack-years in service and cost per device-hour = PV cost / PV
+    device-hours in service (a pool from the year after its purchase to the horizon), recomputed from the
+    years table and the pools of every plan, in every sample (the levelized form: the capital recovery factor
+    cancels)."""
+    scenario = default_scenario() if sample is None else load_scenario(SAMPLES / sample)
+    checked = 0
+    for plan, r in zip(scenario.plans, compute_scenario(scenario)):
+        if r.finance is None or not np.isfinite(r.metrics.revenue_usd_per_rack_per_year):
+            continue
+        n = int(plan.years)
+        y = r.finance.years
+        row = lambda name: np.asarray(getattr(y, name), float).reshape(-1)[:n + 1]  # noqa: E731
+        df = row("discount_factor")
+        t = np.arange(n + 1)
+        pools = r.pool_rows()
+        racks = sum(p["racks"] * (t > q.purchase_year) for p, q in zip(pools, r.pools))
+        devices = sum(p["device_count"] * (t > q.purchase_year) for p, q in zip(pools, r.pools))
+        revenue = np.sum(row("revenue_usd")[1:] * df[1:])
+        assert r.metrics.revenue_usd_per_rack_per_year == pytest.approx(revenue / np.sum(racks[1:] * df[1:]),
+                                                                        rel=1e-9), (sample, plan.name)
+        cost = (np.sum((row("capex_usd") - row("residual_value_usd") + row("replacement_capex_usd")) * df)
+                + np.sum(row("opex_usd")[1:] * df[1:]))
+        assert r.metrics.cost_per_device_hour_usd == pytest.approx(cost / (np.sum(devices[1:] * df[1:]) * 8760),
+                                                                   rel=1e-9), (sample, plan.name)
+        checked += 1
+    assert checked

@@ -1,6 +1,7 @@
 """The Decision tab and the report say what the engine decides, on the default scenario and every sample:
-the same objective, order and P, the headline and the report holding the engine's decision text (the
-words `tcoapp compute` prints and its JSON carries: tests/test_decision_everywhere.py)."""
+the same objective, order and P, the headline and the report holding the engine's decision text and its
+market sentences with the warning where returns are extreme (the words `tcoapp compute` prints and its JSON
+carries: tests/test_decision_everywhere.py)."""
 import html
 import re
 from pathlib import Path
@@ -8,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tcoapp.engine.decision.choice import decide
-from tcoapp.present.decision_text import decision_text
+from tcoapp.present.decision_text import decision_text, market_text
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 CASES = [None] + sorted(p.name for p in SAMPLES.glob("*.xlsx"))
@@ -34,3 +35,6 @@ def test_the_decision_tab_and_the_report_say_what_the_engine_decides(open_window
     assert words in _flat(win.decision.headline.text()), sample
     report = _flat(report_document(doc.scenario, doc.results, "t").toPlainText())
     assert words in report, sample
+    market = _flat(market_text(engine))   # what the returns assume, and the warning where they are extreme
+    assert market and market in _flat(win.decision.headline.text()) and market in report, sample
+    assert ("demand and price, not hardware, drive these returns" in market) == bool(engine.market_warning)
