@@ -126,7 +126,12 @@ def simulate_plan(scenario, plan, base, rows: list[UncertainInput], quantiles, d
     flows = np.asarray(out.years.cumulative_cash_flow_usd, float)
     cumulative = np.array(np.broadcast_to(flows, (draws,) + flows.shape[1:])[:, :int(plan.years) + 1])
     return PlanDraws(plan.name, metrics, cumulative, inputs, deterministic, tuple(dict.fromkeys(notes)), model_error,
-                     tuple((base.pools[e.index].name, e) for e in errors))
+                     _named(base, errors))
+
+
+def _named(base, errors) -> tuple:
+    """(pool name, its PoolError) of each pool with a model error."""
+    return tuple((base.pools[e.index].name, e) for e in errors)
 
 
 def _input_draws(rows, quantiles, row_values: dict) -> tuple[InputDraws, ...]:
