@@ -387,11 +387,14 @@ def _monte_carlo_section() -> list[str]:
             "\"How the model's errors correlate\") and the NPV histogram (a table and its chart). "
             "`MonteCarloDraws`: one row per draw (the first 100,000 draws of a larger run, whose `MonteCarlo` "
             "summaries are over all draws), the NPV, IRR, payback, cost per million output tokens and "
-            "revenue per rack of every plan, then the model error's draws: a column per stream, its standard "
+            "revenue per rack of every plan; where a plan borrows, every plan's equity NPV at the decision's one "
+            "hurdle rate (its equity cash flows of that draw discounted at the highest equity rate of the plans "
+            "that borrow); then the model error's draws: a column per stream, its standard "
             "normal z (plans in one group share it), and a column per generated pool, its multiplier of tokens/s "
             "per device, exp(sd x the sum of sqrt(share) x z) by the model error table. So the decision's P (the "
             "share of draws in which the first plan's objective beats the second's, where the objective is one of its "
-            "columns: NPV, cost per million output tokens, revenue per rack) is recomputed from this sheet "
+            "columns: NPV, cost per million output tokens, revenue per rack, equity NPV at the hurdle rate) is "
+            "recomputed from this sheet "
             "alone when it holds the decision's 10,000 draws at seed 0 (`tcoapp simulate --out`). Its print area is "
             "the header rows of the plans' metrics. Engine values, recomputed on export, never read back.", ""]
 

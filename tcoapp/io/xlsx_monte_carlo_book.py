@@ -28,6 +28,6 @@ def add_monte_carlo(workbook, scenario, results, simulation=None) -> list:
         return []
     draws = workbook.create_sheet(S.MONTE_CARLO_DRAWS, at + 1)
     write_monte_carlo(summary, sim, scenario)
-    pending = write_draws(draws, sim)
+    pending = write_draws(draws, sim, scenario, results)
     print_monte_carlo(summary, draws, summary.max_column, printed_draw_columns(sim))
     return [p for p in (pending,) if p is not None and p.rows]

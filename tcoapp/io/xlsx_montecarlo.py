@@ -161,13 +161,15 @@ def _pair_row(ws, row: int, first: str, second: str, unit: str, value) -> None:
     put(ws, row, 4, value, "engine", unit if unit == "fraction" else "")
 
 
-def draw_columns(sim) -> list[tuple[str, str, list]]:
-    """The draws sheet's columns after `draw`: (header, unit, a value per kept draw): every plan's key metrics,
-    then the model error (docs/model.md, "How the model's errors correlate"): each stream's standard normal
+def draw_columns(sim, scenario=None, results=None) -> list[tuple[str, str, list]]:
+    """The draws sheet's columns after `draw`: (header, unit, a value per kept draw): every plan's key metrics;
+    where a plan borrows, every plan's equity NPV at the decision's one hurdle rate (decision/choice.py); then
+    the model error (docs/model.md, "How the model's errors correlate"): each stream's standard normal
     draw z (one column per architecture and stack, configuration, or plan: plans in a group share it), and
     each plan's pools' multiplier of tokens/s per device, exp(sd x sum of sqrt(share) x z) by the table on
     the MonteCarlo sheet."""
     out = [(f"{plan.name}: {key}", METRIC_BY_KEY[key].unit, _texts(plan, key)) for plan in sim.plans for key in DRAW_METRICS]
+    out += _at_hurdle(sim, scenario, results)
     streams: dict[str, np.ndarray] = {}
     for plan in sim.plans:
         for name, z in plan.model_error:
@@ -181,17 +183,35 @@ def draw_columns(sim) -> list[tuple[str, str, list]]:
     return out
 
 
+def _at_hurdle(sim, scenario, results) -> list[tuple[str, str, list]]:
+    """Each plan's equity NPV at the hurdle rate the decision ranks financed plans at, per draw (none where no
+    plan borrows): its equity cash flows discounted at that rate, as the decision discounts them."""
+    from ..engine.decision.choice import hurdle_rate
+    from ..engine.finance.cashflow import npv_usd
+    rate = hurdle_rate(scenario.plans) if scenario is not None and results is not None else None
+    if rate is None:
+        return []
+    out = []
+    for plan, r in zip(sim.plans, results):
+        if plan.equity_cash_flow_usd is None or r.inputs is None:
+            continue
+        npv = npv_usd(rate, plan.equity_cash_flow_usd[:sim.kept], np.full(sim.kept, float(r.inputs.discounting)))
+        out.append((f"{plan.name}: equity_npv_usd at the hurdle rate {rate:.4g}", "USD",
+                    [float(v) if np.isfinite(v) else "n/a" for v in npv]))
+    return out
+
+
 def printed_draw_columns(sim) -> int:
     """The columns of the draws sheet's print area (its two header rows): `draw` and the plans' metrics; the
     model error's columns after them are data to recompute from, like the draw rows, and print no page."""
     return 1 + len(sim.plans) * len(DRAW_METRICS)
 
 
-def write_draws(ws, sim) -> PendingRows | None:
+def write_draws(ws, sim, scenario=None, results=None) -> PendingRows | None:
     """One row per draw (row 3 on), a column per `draw_columns`; rows after the first are spliced in bulk."""
     header(ws, 1, 1, "draw")
     unit_cell(ws, 2, 1, "")
-    columns = draw_columns(sim)
+    columns = draw_columns(sim, scenario, results)
     for col, (title, unit, _) in enumerate(columns, start=2):
         header(ws, 1, col, title)
         unit_cell(ws, 2, col, unit)

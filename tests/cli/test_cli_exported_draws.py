@@ -37,9 +37,27 @@ def _error_table(path) -> dict[tuple[str, str], tuple[float, list[tuple[str, flo
     return out
 
 
-@pytest.mark.parametrize("sample", [None, "batch_tradeoff.xlsx", "uncertainty_llama70b.xlsx"])
+def _financed(tmp_path) -> str:
+    """The default scenario with two plans borrowing (15 % equity rate): ranked by equity NPV at one hurdle rate."""
+    from tcoapp.io.default_scenario import default_scenario
+    from tcoapp.io.workbook_write import write_scenario
+    s = default_scenario()
+    s = s.with_plans(p.with_(debt_fraction=0.5, debt_rate=0.08, equity_discount_rate=0.15) if i < 2 else p
+                     for i, p in enumerate(s.plans))
+    path = tmp_path / "financed.xlsx"
+    write_scenario(s, path)
+    return str(path)
+
+
+def _column(columns, plan: str, objective: str) -> np.ndarray:
+    if objective == "equity_npv_usd":   # at the decision's hurdle rate
+        return next(v for t, v in columns.items() if t.startswith(f"{plan}: equity_npv_usd at the hurdle rate "))
+    return columns[f"{plan}: {objective}"]
+
+
+@pytest.mark.parametrize("sample", [None, "batch_tradeoff.xlsx", "uncertainty_llama70b.xlsx", "financed"])
 def test_the_decisions_p_is_recomputed_from_the_exported_draws(tmp_path, sample):
-    args = [] if sample is None else [str(SAMPLES / sample)]
+    args = ([] if sample is None else [_financed(tmp_path)] if sample == "financed" else [str(SAMPLES / sample)])
     out = tmp_path / "draws.xlsx"
     done = run_cli("simulate", *args, "--draws", DRAWS, "--seed", "0", "--out", str(out))
     assert done.returncode == 0, done.stderr
@@ -49,7 +67,8 @@ def test_the_decisions_p_is_recomputed_from_the_exported_draws(tmp_path, sample)
     first, second = decision["ranked"][:2]
     objective = decision["objective"]
     columns = _columns(out)
-    a, b = columns[f"{first}: {objective}"], columns[f"{second}: {objective}"]
+    assert objective == "equity_npv_usd" if sample == "financed" else objective != "equity_npv_usd"
+    a, b = _column(columns, first, objective), _column(columns, second, objective)
     assert a.size == int(DRAWS)
     low = objective.startswith("cost")
     a, b = (np.nan_to_num(x, nan=np.inf if low else -np.inf) for x in (a, b))

@@ -54,6 +54,7 @@ class PlanDraws:
     notes: tuple[str, ...] = field(default=())
     model_error: tuple[tuple[str, np.ndarray], ...] = ()   # (stream, its standard normal draws) moving the plan
     error_pools: tuple[tuple[str, PoolError], ...] = ()     # (pool name, its model error: sd and stream shares)
+    equity_cash_flow_usd: np.ndarray | None = None          # (draws, years + 1): what equity gets each year
 
     def error_multipliers(self) -> tuple[tuple[str, np.ndarray], ...]:
         """(pool name, exp(e) per draw): the model error's multiplier of each pool's tokens/s per device
@@ -77,7 +78,8 @@ class PlanDraws:
     def _part(self, part: slice) -> "PlanDraws":
         return PlanDraws(self.name, self.metrics.map(lambda v: v[part]), self.cumulative_cash_flow_usd[part],
                          tuple(InputDraws(d.row, d.values[part]) for d in self.inputs), self.deterministic, self.notes,
-                         tuple((name, z[part]) for name, z in self.model_error), self.error_pools)
+                         tuple((name, z[part]) for name, z in self.model_error), self.error_pools,
+                         None if self.equity_cash_flow_usd is None else self.equity_cash_flow_usd[part])
 
 
 def joined(parts: list[PlanDraws]) -> PlanDraws:
@@ -90,7 +92,10 @@ def joined(parts: list[PlanDraws]) -> PlanDraws:
     inputs = tuple(InputDraws(d.row, np.concatenate([p.inputs[i].values for p in parts])) for i, d in enumerate(first.inputs))
     notes = tuple(dict.fromkeys(n for p in parts for n in p.notes))
     errors = tuple((name, np.concatenate([p.model_error[i][1] for p in parts])) for i, (name, _) in enumerate(first.model_error))
-    return PlanDraws(first.name, metrics, cumulative, inputs, first.deterministic, notes, errors, first.error_pools)
+    equity = (None if first.equity_cash_flow_usd is None else
+              np.concatenate([p.equity_cash_flow_usd for p in parts]))
+    return PlanDraws(first.name, metrics, cumulative, inputs, first.deterministic, notes, errors, first.error_pools,
+                     equity)
 
 
 def simulate_plan(scenario, plan, base, rows: list[UncertainInput], quantiles, draws: int,
@@ -123,10 +128,15 @@ def simulate_plan(scenario, plan, base, rows: list[UncertainInput], quantiles, d
     out = finance_metrics(FinanceInputs(**batch.inputs()))
     ones = np.ones(draws)
     metrics = DrawMetrics(**{k: np.asarray(out[k], float) * ones for k in SIMULATED_METRICS})
-    flows = np.asarray(out.years.cumulative_cash_flow_usd, float)
-    cumulative = np.array(np.broadcast_to(flows, (draws,) + flows.shape[1:])[:, :int(plan.years) + 1])
-    return PlanDraws(plan.name, metrics, cumulative, inputs, deterministic, tuple(dict.fromkeys(notes)), model_error,
-                     _named(base, errors))
+    return PlanDraws(plan.name, metrics, _per_draw(out.years.cumulative_cash_flow_usd, draws, plan), inputs,
+                     deterministic, tuple(dict.fromkeys(notes)), model_error, _named(base, errors),
+                     _per_draw(out.years.equity_cash_flow_usd, draws, plan))
+
+
+def _per_draw(rows, draws: int, plan) -> np.ndarray:
+    """A yearly row of the finance result as (draws, years + 1)."""
+    flows = np.asarray(rows, float)
+    return np.array(np.broadcast_to(flows, (draws,) + flows.shape[1:])[:, :int(plan.years) + 1])
 
 
 def _named(base, errors) -> tuple:
@@ -183,7 +193,11 @@ def _fixed(base, inputs, deterministic, draws) -> PlanDraws:
     metrics = DrawMetrics(**{k: np.full(draws, getattr(deterministic, k), float) for k in SIMULATED_METRICS})
     flows = ([r["cumulative_cash_flow_usd"] for r in base.year_rows()] if base.inputs is not None else [])
     cumulative = np.repeat(np.array([np.nan if v is None else v for v in flows], float)[None, :], draws, axis=0)
-    return PlanDraws(base.name, metrics, cumulative, inputs, deterministic)
+    equity = None
+    if base.finance is not None:
+        row = np.asarray(base.finance.years.equity_cash_flow_usd, float).reshape(-1)[:cumulative.shape[1]]
+        equity = np.repeat(row[None, :], draws, axis=0)
+    return PlanDraws(base.name, metrics, cumulative, inputs, deterministic, equity_cash_flow_usd=equity)
 
 
 def _finance_keys(plan, pools, drawn, batch, notes) -> None:
