@@ -605,8 +605,8 @@ SAMPLES: tuple[Sample, ...] = (
          "in / 1,024 out at >= 50 tokens/s per user, at its best configuration (serving_search = auto).",
          "Vera Rubin (available from 2026-10) and Rubin Ultra (2027-10) are ANNOUNCED devices: their catalog rows "
          "are NVIDIA's preliminary figures and ESTIMATES (price, power, rack), with their sources and dates "
-         "(docs/catalog.md); no measurement of either exists, so their prediction intervals are the model's on "
-         "measured devices (optimistic). A tranche bought before its device's available_from is refused.",
+         "(docs/catalog.md); no measurement of either exists, so their prediction intervals and model-error draws are "
+         "widened by the error of an architecture held out of the fit (docs/model.md). A tranche bought before its device's available_from is refused.",
          "Token price $0.88 per M in and out (Together AI Llama-3.3-70B, REFERENCES C.4) every year, utilization "
          "70%, electricity 8.95 c/kWh (REFERENCES C.1), PUE 1.3 (REFERENCES C.2), discount rate 10% "
          "(ASSUMPTIONS); a waiting site pays nothing in year 1 (enter colocation_contracted_kw to charge the idle "

@@ -61,6 +61,7 @@ ALLOWED = {
     ("io/xlsx_cashflow.py", "equity_npv_usd"): "the CashFlow summary cells, in sheet order (helper cells among them)",
     ("io/xlsx_layout.py", "equity_npv_usd"): "the CashFlow financing block's cell order (helper cells among them)",
     ("io/xlsx_layout.py", "payback_year_fraction"): "the CashFlow block's helper and summary cells, in sheet order",
+    ("io/xlsx_montecarlo.py", "plan"): "the MonteCarlo sheet's model error table's columns, in sheet order",
     ("io/xlsx_na.py", "plan_check"): "the Results rows no formula can make n/a (a property of the workbook's formulas)",
     ("io/xlsx_na.py", "price_index"): "the CashFlow rows no formula can make n/a (a property of the workbook's formulas)",
     # rows of one view, in its order (each row's label and unit are the table's)

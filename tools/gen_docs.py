@@ -396,10 +396,22 @@ def _monte_carlo_section() -> list[str]:
             "million output tokens, revenue per rack, ROI, equity NPV, equity IRR, min DSCR) the "
             "mean, P5, P10, P50, P90, P95 and the share of draws where it exists (payback \"never\" ranks "
             "infinitely late; a percentile on it reads never), P(NPV > 0), P(A's NPV > B's) for every pair, the "
-            "uncertain inputs with their sampled mean, P5 and P95, each input's rank correlation with NPV and the NPV histogram (a table and its chart). "
+            "uncertain inputs with their sampled mean, P5 and P95, each input's rank correlation with NPV, the model "
+            "error table (each generated pool's sd of ln(tokens/s per device) and the share of that variance each "
+            "of its streams carries: architecture and stack, model and configuration, the plan's own; docs/model.md, "
+            "\"How the model's errors correlate\") and the NPV histogram (a table and its chart). "
             "`MonteCarloDraws`: one row per draw (the first 100,000 draws of a larger run, whose `MonteCarlo` "
             "summaries are over all draws), the NPV, IRR, payback, cost per million output tokens and "
-            "revenue per rack of every plan. Engine values, recomputed on export, never read back.", ""]
+            "revenue per rack of every plan; where a plan borrows, every plan's equity NPV at the decision's one "
+            "hurdle rate (its equity cash flows of that draw discounted at the highest equity rate of the plans "
+            "that borrow); then the model error's draws: a column per stream, its standard "
+            "normal z (plans in one group share it), and a column per generated pool, its multiplier of tokens/s "
+            "per device, exp(sd x the sum of sqrt(share) x z) by the model error table. So the decision's P (the "
+            "share of draws in which the first plan's objective beats the second's, where the objective is one of its "
+            "columns: NPV, cost per million output tokens, revenue per rack, equity NPV at the hurdle rate) is "
+            "recomputed from this sheet "
+            "alone when it holds the decision's 10,000 draws at seed 0 (`tcoapp simulate --out`). Its print area is "
+            "the header rows of the plans' metrics. Engine values, recomputed on export, never read back.", ""]
 
 
 def workbook_format_md() -> str:
@@ -511,8 +523,9 @@ ANNOUNCED = [
     "buy it. To compare buying now with waiting, size the plans by one facility power and give the waiting plan a "
     "Pools row with `purchase_year` k: the Decision ranks them by NPV, per MW, with its confidence "
     "(`samples/buy_now_or_wait.xlsx`). No measurement of an announced device exists and no architecture factor is "
-    "fitted for it (it computes at eta_compute, fitted on Blackwell), so its prediction interval is the model's on "
-    "measured devices: optimistic.", "",
+    "fitted for it (it computes at eta_compute, fitted on Blackwell), so its prediction interval and its model-error "
+    "draw are widened by the error of an architecture held out of the fit, shared by every plan on that "
+    "architecture (docs/model.md, \"Architectures without measurements\").", "",
     "| device | available from |", "|---|---|",
 ]
 

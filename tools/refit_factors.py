@@ -4,6 +4,7 @@ the public accuracy set, and write what leave-one-family-out and leave-one-era-o
     python tools/refit_factors.py [CSV]              # fit on every row, print the factors and the errors
     python tools/refit_factors.py --intervals [CSV]  # both splits: write the stored predictions, print the
                                                      # prediction-interval tables and their calibration
+    python tools/refit_factors.py --architectures [CSV]  # leave one architecture out: ARCHITECTURE_HELD_OUT
 
 The fit is `tcoapp.engine.performance.factor_fit.fit_factors` (the same function
 leave-one-family-out validation refits without each family; its docstring says what is fitted and
@@ -29,7 +30,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
 from tcoapp.engine.performance import accuracy, error_components, interval_cells  # noqa: E402
 from tcoapp.engine.performance.cross_validation import (  # noqa: E402
-    ERA_BOUNDARY, fitted_lines, leave_one_era_out, leave_one_family_out,
+    ERA_BOUNDARY, fitted_lines, leave_one_architecture_out, leave_one_era_out, leave_one_family_out,
 )
 from tcoapp.engine.performance.factor_fit import FIT, fit_factors  # noqa: E402
 from tcoapp.engine.performance.factors import DEFAULT_FACTORS  # noqa: E402
@@ -86,8 +87,23 @@ def intervals(path) -> int:
     return 0
 
 
+def architectures(path) -> int:
+    """Leave one architecture out with the shipped factors: ARCHITECTURE_HELD_OUT and the sd it gives an
+    architecture without measurements (engine/performance/error_components.py)."""
+    cv = leave_one_architecture_out(read_measurements(path), load_catalog())
+    held = error_components.held_out_architectures(cv.accuracy.results)
+    print("ARCHITECTURE_HELD_OUT: dict[str, tuple[int, float]] = {")
+    for arch, value in held.items():
+        print(f"    {arch!r}: {value},")
+    print("}")
+    print(f"# UNMEASURED_ARCHITECTURE_SD = {error_components.unmeasured_architecture_sd(held):.3f}")
+    return 0
+
+
 def main(argv=None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    if args and args[0] == "--architectures":
+        return architectures(args[1] if len(args) > 1 else DEFAULT_CSV)
     if args and args[0] == "--intervals":
         return intervals(args[1] if len(args) > 1 else DEFAULT_CSV)
     rows = read_measurements(args[0] if args else DEFAULT_CSV)

@@ -1,7 +1,8 @@
 """Economics charts: cumulative cash flow per plan with payback marked, cost per million output
 tokens split into capex / energy / colocation / maintenance / other, revenue per rack, and the
 tornado of a chosen metric's sensitivity for the current plan. All numbers come from the engine
-results the document holds (and `engine.finance.sensitivity` for the tornado)."""
+results the document holds (and, for the tornado, `engine.finance.sensitivity` with the model error's
+bar, `engine.uncertainty.error_swing`)."""
 from __future__ import annotations
 
 import numpy as np
@@ -11,7 +12,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..engine.core.errors import TcoError
-from ..engine.finance.sensitivity import tornado
+from ..engine.uncertainty.error_swing import MODEL_ERROR_INPUT, tornado_with_model_error
 from ..engine.quantities.finance import BAR_SEGMENTS, COMPONENT_KEYS, OTHER_PARTS
 from ..engine.quantities.metrics import TORNADO_METRICS
 from ..engine.quantities.inputs import DEVICE_FIELDS, PLAN_FIELD_BY_NAME, by_name
@@ -76,7 +77,12 @@ def cost_components(finance) -> dict[str, float]:
     return parts
 
 
+MODEL_ERROR_LABEL = "Model error (tokens/s per device)"
+
+
 def input_label(key: str) -> str:
+    if key == MODEL_ERROR_INPUT:
+        return MODEL_ERROR_LABEL
     field = PLAN_FIELD_BY_NAME.get(key)
     if field is not None:
         return field.label
@@ -357,9 +363,14 @@ class EconomicsView(QWidget):
         value = money_text(base) if money else format_metric_with_unit(metric, base)
         # the value changes with every edit: a LiveText (a new label text would re-lay out the tab)
         self.tornado_value.setText("" if note else f"{plan_name}: {metric_label(metric)} = {value.strip()}")
+        error = next((s for s in swings if s.input == MODEL_ERROR_INPUT), None)
         note = note or (f"Each bar moves one input by ± {fraction:.0%} with the others "
                         f"held: <span style='color:#e15759'>&#9632;</span> input lower, "
-                        f"<span style='color:#4e79a7'>&#9632;</span> input higher.")
+                        f"<span style='color:#4e79a7'>&#9632;</span> input higher."
+                        + ("" if error is None else
+                           f" Model error: the model's own, every generated pool's tokens/s per device at the 10th "
+                           f"and 90th percentiles of its prediction band ({error.low_input:.2f}x, "
+                           f"{error.high_input:.2f}x)."))
         if self.redraw.changed("tornado_note", note):
             self.tornado_note.setText(note)
         finite = np.concatenate([lows[np.isfinite(lows)], highs[np.isfinite(highs)], [b]])
@@ -388,6 +399,6 @@ class EconomicsView(QWidget):
         if inputs is None or not np.isfinite(result.metrics.tokens_per_s_per_device):
             return [], f"{result.name}: no operating point, so no sensitivity ({'; '.join(result.warnings)})"
         try:
-            return tornado(inputs, metric, fraction), ""
+            return tornado_with_model_error(result, metric, fraction), ""
         except TcoError as exc:  # shown inline, never a traceback
             return [], f"Sensitivity failed: {exc}"

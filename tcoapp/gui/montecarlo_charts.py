@@ -9,6 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QGridLayout, QWidget
 
+from ..engine.uncertainty.model_error import PREFIX as ERROR_PREFIX
 from ..engine.uncertainty.statistics import fan, histograms, payback_probability, rank_correlations
 from .plotting import ItemPool, MoneyAxis, NumberAxis, category_ticks, make_plot, pen, pg, set_title
 from ..present.labels import input_label as present_input_label
@@ -19,8 +20,18 @@ FAN = (10, 50, 90)
 
 def uncertain_input_label(key: str) -> str:
     """The tornado's name for an Uncertainty row key, from the field tables (present/labels.py):
-    'device.price_usd' -> 'device price', 'factor.eta_mem' -> 'Weight-read bandwidth efficiency'."""
+    'device.price_usd' -> 'device price', 'factor.eta_mem' -> 'Weight-read bandwidth efficiency'; a
+    model-error stream by its level: 'Model error: Blackwell / TensorRT-LLM', '... configuration', '... own'."""
+    if key.startswith(f"{ERROR_PREFIX}: "):
+        rest = key[len(ERROR_PREFIX) + 2:]
+        level = "own" if rest.startswith("plan ") else "configuration" if " on " in rest else rest
+        return f"Model error: {level}"
     return present_input_label(key)
+
+
+def plan_drivers(plan) -> dict:
+    """What was drawn for a plan, by name: its Uncertainty rows' draws and its model-error streams' z."""
+    return {**{d.row.key: d.values for d in plan.inputs}, **dict(plan.model_error)}
 
 
 def _translucent(color: str, alpha: int) -> QColor:
@@ -116,7 +127,7 @@ class MonteCarloCharts(QWidget):
             item.setData(months, payback_probability(p.metric("payback_months"), months))
 
     def show_tornado(self, plan) -> None:
-        corr = rank_correlations({d.row.key: d.values for d in plan.inputs}, plan.metric("npv_usd")) if plan else {}
+        corr = rank_correlations(plan_drivers(plan), plan.metric("npv_usd")) if plan else {}
         keys = [k for k, v in corr.items() if np.isfinite(v)][::-1]  # widest at the top
         values = np.array([corr[k] for k in keys], float)
         brushes = ["#4e79a7" if v >= 0 else "#e15759" for v in values]

@@ -4,7 +4,7 @@ from __future__ import annotations
 from ..engine.core.errors import TcoError
 from ..engine.uncertainty.simulate import simulate
 from . import sheets as S
-from .xlsx_montecarlo import write_draws, write_monte_carlo
+from .xlsx_montecarlo import printed_draw_columns, write_draws, write_monte_carlo
 from .xlsx_print import print_monte_carlo
 from .xlsx_styles import section, set_text
 
@@ -28,6 +28,6 @@ def add_monte_carlo(workbook, scenario, results, simulation=None) -> list:
         return []
     draws = workbook.create_sheet(S.MONTE_CARLO_DRAWS, at + 1)
     write_monte_carlo(summary, sim, scenario)
-    pending = write_draws(draws, sim)
-    print_monte_carlo(summary, draws, summary.max_column, draws.max_column)
+    pending = write_draws(draws, sim, scenario, results)
+    print_monte_carlo(summary, draws, summary.max_column, printed_draw_columns(sim))
     return [p for p in (pending,) if p is not None and p.rows]

@@ -4,7 +4,8 @@
 where the metric exists, P(NPV > 0), the pairwise P(A's NPV > B's), the uncertain inputs with their
 distributions and sampled statistics, each input's rank correlation with NPV, and the NPV histogram (table and chart). `MonteCarloDraws`:
 one row per draw (the first 100,000 of a larger run: `Simulation.kept`), the key metrics of every plan (engine values; "never" / "n/a" where a metric does
-not exist). Both are outputs: the reader ignores them; they are recomputed on export.
+not exist), then the model error's draws: each stream's z and each pool's multiplier (the MonteCarlo sheet's
+model error table says how one makes the other). Both are outputs: the reader ignores them; they are recomputed on export.
 """
 from __future__ import annotations
 
@@ -35,6 +36,7 @@ def write_monte_carlo(ws, sim, scenario) -> None:
     row = _pairwise(ws, row + 1, sim)
     row = _inputs(ws, row + 1, sim, scenario)
     row = _correlations(ws, row + 1, sim)
+    row = _model_error(ws, row + 1, sim)
     write_npv_histogram(ws, row + 1, sim, f"{get_column_letter(len(INPUT_COLUMNS) + 6)}3")
     ws.freeze_panes = "A2"
     widths(ws, {1: 28, 2: 38, 3: 14, **{c: 14 for c in range(4, 4 + max(len(STATS), len(INPUT_COLUMNS) + 3))}})
@@ -112,10 +114,35 @@ def _inputs(ws, row: int, sim, scenario) -> int:
 def _correlations(ws, row: int, sim) -> int:
     row = _headers(ws, row, ("plan", "input", "unit", "rank correlation with npv_usd"))
     for plan in sim.plans:
-        corr = rank_correlations({d.row.key: d.values for d in plan.inputs}, plan.metric("npv_usd"))
+        corr = rank_correlations({**{d.row.key: d.values for d in plan.inputs}, **dict(plan.model_error)},
+                                 plan.metric("npv_usd"))
         for key, value in corr.items():
             _pair_row(ws, row, plan.name, key, "ratio", value)
             row += 1
+    return row
+
+
+def _model_error(ws, row: int, sim) -> int:
+    """Each pool's model error: the sd of its log error and the share of that variance each stream carries
+    (multiplier = exp(sd x sum of sqrt(share) x z), z the stream's column on MonteCarloDraws); none: a row
+    saying so."""
+    row = _headers(ws, row, ("plan", "pool", "unit", "model error: sd of ln(tokens/s per device)", "stream", "share"))
+    found = False
+    for plan in sim.plans:
+        for pool, e in plan.error_pools:
+            for stream, share in e.streams:
+                set_text(ws.cell(row=row, column=1), plan.name)
+                set_text(ws.cell(row=row, column=2), pool)
+                unit_cell(ws, row, 3, "ratio")
+                put(ws, row, 4, e.sigma, "engine", "")
+                set_text(ws.cell(row=row, column=5), stream)
+                put(ws, row, 6, share, "engine", "fraction")
+                row += 1
+                found = True
+    if not found:
+        set_text(ws.cell(row=row, column=1), "no model error drawn (measured curves, --no-model-error, or "
+                                              "factor.model_error rows)")
+        row += 1
     return row
 
 
@@ -134,26 +161,73 @@ def _pair_row(ws, row: int, first: str, second: str, unit: str, value) -> None:
     put(ws, row, 4, value, "engine", unit if unit == "fraction" else "")
 
 
-def write_draws(ws, sim) -> PendingRows | None:
-    """One row per draw (row 3 on), a column per (plan, metric); rows after the first are spliced in bulk."""
+def draw_columns(sim, scenario=None, results=None) -> list[tuple[str, str, list]]:
+    """The draws sheet's columns after `draw`: (header, unit, a value per kept draw): every plan's key metrics;
+    where a plan borrows, every plan's equity NPV at the decision's one hurdle rate (decision/choice.py); then
+    the model error (docs/model.md, "How the model's errors correlate"): each stream's standard normal
+    draw z (one column per architecture and stack, configuration, or plan: plans in a group share it), and
+    each plan's pools' multiplier of tokens/s per device, exp(sd x sum of sqrt(share) x z) by the table on
+    the MonteCarlo sheet."""
+    out = [(f"{plan.name}: {key}", METRIC_BY_KEY[key].unit, _texts(plan, key)) for plan in sim.plans for key in DRAW_METRICS]
+    out += _at_hurdle(sim, scenario, results)
+    streams: dict[str, np.ndarray] = {}
+    for plan in sim.plans:
+        for name, z in plan.model_error:
+            streams.setdefault(name, z)
+    out += [(f"{name} (z)", "", [float(v) for v in z]) for name, z in streams.items()]
+    for plan in sim.plans:
+        pools = len(plan.error_pools)
+        for pool, m in plan.error_multipliers():
+            where = f"{plan.name}, pool {pool}" if pools > 1 else plan.name
+            out.append((f"{where}: model error multiplier", "ratio", [float(v) for v in m]))
+    return out
+
+
+def _at_hurdle(sim, scenario, results) -> list[tuple[str, str, list]]:
+    """Each plan's equity NPV at the hurdle rate the decision ranks financed plans at, per draw (none where no
+    plan borrows): its equity cash flows discounted at that rate, as the decision discounts them."""
+    from ..engine.decision.choice import hurdle_rate
+    from ..engine.finance.cashflow import npv_usd
+    rate = hurdle_rate(scenario.plans) if scenario is not None and results is not None else None
+    if rate is None:
+        return []
+    out = []
+    for plan, r in zip(sim.plans, results):
+        if plan.equity_cash_flow_usd is None or r.inputs is None:
+            continue
+        npv = npv_usd(rate, plan.equity_cash_flow_usd[:sim.kept], np.full(sim.kept, float(r.inputs.discounting)))
+        out.append((f"{plan.name}: equity_npv_usd at the hurdle rate {rate:.4g}", "USD",
+                    [float(v) if np.isfinite(v) else "n/a" for v in npv]))
+    return out
+
+
+def printed_draw_columns(sim) -> int:
+    """The columns of the draws sheet's print area (its two header rows): `draw` and the plans' metrics; the
+    model error's columns after them are data to recompute from, like the draw rows, and print no page."""
+    return 1 + len(sim.plans) * len(DRAW_METRICS)
+
+
+def write_draws(ws, sim, scenario=None, results=None) -> PendingRows | None:
+    """One row per draw (row 3 on), a column per `draw_columns`; rows after the first are spliced in bulk."""
     header(ws, 1, 1, "draw")
     unit_cell(ws, 2, 1, "")
-    columns = [(p, key) for p in sim.plans for key in DRAW_METRICS]
-    for col, (plan, key) in enumerate(columns, start=2):
-        header(ws, 1, col, f"{plan.name}: {key}")
-        unit_cell(ws, 2, col, METRIC_BY_KEY[key].unit)
+    columns = draw_columns(sim, scenario, results)
+    for col, (title, unit, _) in enumerate(columns, start=2):
+        header(ws, 1, col, title)
+        unit_cell(ws, 2, col, unit)
     pending = PendingRows(ws.title, S.FIRST_ENTRY_ROW, 1 + len(columns))
-    values = [_texts(plan, key) for plan, key in columns]
+    values = [v for _, _, v in columns]
     for i in range(sim.kept):
         row = [i + 1] + [column[i] for column in values]
         if i == 0:
-            for col, (value, (_plan, key)) in enumerate(zip(row[1:], columns), start=2):
-                put(ws, S.FIRST_ENTRY_ROW, col, value, "engine", METRIC_BY_KEY[key].unit)
+            for col, (value, (_title, unit, _)) in enumerate(zip(row[1:], columns), start=2):
+                put(ws, S.FIRST_ENTRY_ROW, col, value, "engine", unit)
             put(ws, S.FIRST_ENTRY_ROW, 1, 1, "engine", "")
         else:
             pending.rows.append(row)
     ws.freeze_panes = "B3"
-    widths(ws, {1: 8, **{c: 22 for c in range(2, 2 + len(columns))}})
+    metrics = printed_draw_columns(sim)
+    widths(ws, {1: 8, **{c: 22 if c <= metrics else 14 for c in range(2, 2 + len(columns))}})
     return pending
 
 

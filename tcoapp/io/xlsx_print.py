@@ -222,7 +222,8 @@ def print_all(workbook, scenario, layout, curve_points: int, checks_last_col: in
 
 
 def print_monte_carlo(summary_ws, draws_ws, last_col: int, draw_columns: int) -> None:
-    """MonteCarlo prints whole; MonteCarloDraws (one row per draw) prints its two header rows only."""
+    """MonteCarlo prints whole; MonteCarloDraws (one row per draw) prints its two header rows only, over its first
+    `draw_columns` columns (the plans' metrics; the model error's columns are data to recompute from)."""
     setup(summary_ws, last_col, summary_ws.max_row, "1:1", "A:B")
     if draws_ws is not None:
         setup(draws_ws, draw_columns, 2, "1:2", "A:A")

@@ -15,7 +15,7 @@ from ..io.versions import APP_VERSION
 from ..engine.decision import summary as decision
 from ..engine.pipeline.compute import not_entered
 from ..engine.decision.choice import decide
-from ..engine.finance.sensitivity import tornado
+from ..engine.uncertainty.error_swing import MODEL_ERROR_INPUT, tornado_with_model_error
 from ..engine.quantities.inputs import PLAN_FIELD_BY_NAME, PLAN_FIELDS
 from ..engine.quantities.metrics import METRIC_BY_KEY, TORNADO_METRICS
 from ..engine.uncertainty.inputs import DEVICE_FIELD_BY_NAME
@@ -213,9 +213,10 @@ def _risks(scenario, results, d) -> list[str]:
 def _plan_risks(s, r, metric: str) -> list[str]:
     """A leading plan's risks: its largest +-20 % drivers of `metric`, and its model interval."""
     items = []
-    swings = [w for w in tornado(r.inputs, metric)[:RISK_DRIVERS] if w.span > 0] if r.inputs is not None else []
+    swings = ([w for w in tornado_with_model_error(r, metric)[:RISK_DRIVERS] if w.span > 0]
+              if r.inputs is not None else [])
     if swings:
-        words = "; ".join(f"{in_sentence(input_label(w.input))} ±20 % moves it "
+        words = "; ".join(f"{_driver(w)} moves it "
                           f"{objective_value(metric, w.metric_low)} to {objective_value(metric, w.metric_high)}"
                           for w in swings)
         items.append(f"<b>{_e(s.name)}</b>, {_e(in_sentence(objective_label(metric)))}: {_e(words)}.")
@@ -227,6 +228,14 @@ def _plan_risks(s, r, metric: str) -> list[str]:
                      f"device is {_e(percent(low / point - 1, 2))} / +{_e(percent(high / point - 1, 2))} "
                      "of its point (published measurements it never saw; docs/model.md, \"How sure it is\").")
     return items
+
+
+def _driver(w) -> str:
+    """A tornado bar in words: an input +-20 %, or the model's own error at its band's percentiles."""
+    if w.input == MODEL_ERROR_INPUT:
+        return (f"the model's own error (tokens/s per device {w.low_input:.2f}x to {w.high_input:.2f}x, the 10th and "
+                "90th percentiles of its band)")
+    return f"{in_sentence(input_label(w.input))} ±20 %"
 
 
 def _reasons(summaries) -> list[str]:

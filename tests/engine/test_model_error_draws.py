@@ -134,3 +134,57 @@ def test_the_decision_p_is_recomputed_exactly_from_simulates_draws():
     assert d.objective == "npv_usd"
     assert d.p_first_beats_second == float(np.mean(first > second))
     assert math.sqrt(0.25 / d.draws) * 2 <= 0.01
+
+
+def test_the_measured_architectures_are_those_of_the_stored_rows():
+    from tcoapp.io.catalog import load_catalog
+    from tcoapp.io.cross_validated import stored_cross_validation, stored_path
+    from tcoapp.io.measurements import read_measurements
+    stored = stored_cross_validation(read_measurements(), load_catalog(), stored_path("family"))
+    assert {r.architecture for r in stored.results} == set(ec.MEASURED_ARCHITECTURES)
+    assert not ec.is_measured("Rubin") and not ec.is_measured("CDNA 5") and ec.is_measured("blackwell ultra")
+
+
+@pytest.mark.slow
+def test_the_unmeasured_architecture_sd_is_the_leave_one_architecture_out_estimate():
+    """ARCHITECTURE_HELD_OUT is what leaving each architecture with its own compute ratio out of the fit gives
+    (else run python tools/refit_factors.py --architectures); the sd is their root mean square."""
+    from tcoapp.engine.performance.cross_validation import leave_one_architecture_out
+    from tcoapp.io.catalog import load_catalog
+    from tcoapp.io.measurements import read_measurements
+    cv = leave_one_architecture_out(read_measurements(), load_catalog())
+    assert ec.held_out_architectures(cv.accuracy.results) == ec.ARCHITECTURE_HELD_OUT
+    medians = [m for _, m in ec.ARCHITECTURE_HELD_OUT.values()]
+    assert ec.UNMEASURED_ARCHITECTURE_SD == pytest.approx(math.sqrt(sum(m * m for m in medians) / len(medians)), abs=5e-4)
+
+
+def test_an_unmeasured_architecture_draws_a_wider_error_shared_on_its_architecture():
+    """A plan on VR200-NVL72 (Rubin: no measurement) against the same plan on B200: its band's log sd is
+    sqrt(sigma^2 (1 - s_arch) + sd_arch^2) of the measured band at the same point, about the same centre;
+    its architecture-level share is sd_arch^2 / sigma_u^2; its draws spread as the wider band."""
+    from tcoapp.engine.performance.prediction_interval import LEVEL, prediction_interval
+    from statistics import NormalDist
+    base = default_scenario()
+    b200 = next(p for p in base.plans if p.name == "B200")
+    s = base.with_plans((b200, b200.with_(name="VR200", device="VR200-NVL72")))
+    results = compute_scenario(s)
+    vr = results[1]
+    point = vr.fleet.point
+    z = NormalDist().inv_cdf(0.5 + LEVEL / 2)
+    measured = prediction_interval(point, "dense", "NVIDIA", generated=True, architecture="Blackwell")
+    wide = vr.prediction_interval
+    sd = lambda band: math.log(band[1] / band[0]) / (2 * z)  # noqa: E731
+    m, w = measured["tokens_per_s_per_device"], wide["tokens_per_s_per_device"]
+    assert sd(w) == pytest.approx(math.sqrt(sd(m) ** 2 * (1 - ec.ERROR_SHARES["architecture_stack"])
+                                            + ec.UNMEASURED_ARCHITECTURE_SD ** 2), rel=1e-9)
+    assert sd(w) > sd(m) * 1.2 and w[0] * w[1] == pytest.approx(m[0] * m[1], rel=1e-9)
+    assert "architecture Rubin has no measurement" in wide["basis"]
+    assert "has no measurement" not in results[0].prediction_interval["basis"]
+    (error,) = model_error.pool_errors(s.for_plan(s.plans[1]), s.plans[1], vr)
+    shares = dict((name.split(":")[1].strip(), share) for name, share in error.streams)
+    assert shares["Rubin / TensorRT-LLM"] == pytest.approx(ec.UNMEASURED_ARCHITECTURE_SD ** 2 / sd(w) ** 2, rel=1e-9)
+    assert sum(shares.values()) == pytest.approx(1.0, abs=1e-12)
+    sim = simulate(s, 20_000, seed=3, results=results)
+    ratio = sim.plan("VR200").metric("revenue_usd_per_year") / vr.metrics.revenue_usd_per_year
+    assert np.median(ratio) == pytest.approx(1.0, abs=0.02)
+    assert np.percentile(ratio, 90) / np.percentile(ratio, 10) == pytest.approx(w[1] / w[0], rel=0.05)

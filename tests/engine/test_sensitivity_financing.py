@@ -85,3 +85,36 @@ def test_the_tornado_swings_device_hour_prices_and_a_negative_input_the_right_wa
     assert "price_usd_per_million_output_tokens" not in swings or swings["price_usd_per_million_output_tokens"].span == 0
     change = swings["hardware_price_change_per_year"]
     assert change.low_input < change.base_input < change.high_input   # -0.24 < -0.2 < -0.16
+
+
+def test_the_tornado_has_the_model_error_bar_at_the_bands_percentiles():
+    """The model error's bar: every generated pool's tokens/s per device at exp(-+1.2816 sd) of its band, the
+    count held; a one-pool plan's revenue is then the base revenue times those factors (independent of the
+    finance code), and the bar sits among the others by its span."""
+    import math
+    from statistics import NormalDist
+    from tcoapp.engine.uncertainty.error_swing import MODEL_ERROR_INPUT, model_error_swing, tornado_with_model_error
+    s = default_scenario()
+    for r in compute_scenario(s):
+        low, high = r.prediction_interval["tokens_per_s_per_device"]
+        sd = math.log(high / low) / (2 * NormalDist().inv_cdf(0.9))
+        bar = model_error_swing(r, "revenue_usd_per_year")
+        assert (bar.low_input, bar.high_input) == pytest.approx((math.exp(-1.2815516 * sd), math.exp(1.2815516 * sd)),
+                                                               rel=1e-6)
+        base = r.metrics.revenue_usd_per_year
+        assert (bar.metric_low, bar.metric_high) == pytest.approx((base * bar.low_input, base * bar.high_input), rel=1e-9)
+        swings = tornado_with_model_error(r, "npv_usd")
+        assert [w.span for w in swings] == sorted((w.span for w in swings), reverse=True)
+        assert sum(w.input == MODEL_ERROR_INPUT for w in swings) == 1
+        npv = next(w for w in swings if w.input == MODEL_ERROR_INPUT)
+        assert npv.metric_low < r.metrics.npv_usd < npv.metric_high
+
+
+def test_a_plan_on_a_measured_curve_has_no_model_error_bar(tmp_path):
+    from tcoapp.engine.uncertainty.error_swing import MODEL_ERROR_INPUT, tornado_with_model_error
+    from tcoapp.io.load import load_scenario
+    from tests.cli.workbook_factory import write_workbook
+    s = load_scenario(write_workbook(str(tmp_path / "curves.xlsx")))
+    for r in compute_scenario(s):
+        assert r.inputs is not None and r.prediction_interval is None
+        assert MODEL_ERROR_INPUT not in {w.input for w in tornado_with_model_error(r)}

@@ -50,7 +50,8 @@ def test_simulation_fills_every_chart(uncertain_window, qtbot):
         rect = view.charts_view.fan_bands[i].path().boundingRect()
         assert rect.top() == pytest.approx(low.min(), rel=1e-6) and rect.bottom() == pytest.approx(high.max(), rel=1e-6)
     plan = view.simulation.plans[window.document.current_index]
-    expected = rank_correlations({d.row.key: d.values for d in plan.inputs}, plan.metric("npv_usd"))
+    drawn = {**{d.row.key: d.values for d in plan.inputs}, **dict(plan.model_error)}   # the inputs and model error
+    expected = rank_correlations(drawn, plan.metric("npv_usd"))
     bars = view.charts_view.tornado_bars.opts
     assert len(bars["width"]) == len([v for v in expected.values() if np.isfinite(v)])
     assert bars["width"][-1] == pytest.approx(next(iter(expected.values())))  # the strongest input on top
@@ -58,6 +59,8 @@ def test_simulation_fills_every_chart(uncertain_window, qtbot):
     ticks = [text for _, text in view.charts_view.p_tornado.getPlotItem().getAxis("left")._tickLevels[0]]
     assert input_label("utilization") in ticks and "Weight-read bandwidth efficiency" in ticks   # readable, not keys
     assert "utilization" not in ticks and "factor.eta_mem" not in ticks
+    if plan.model_error:   # the model's own error is a driver too, named by its level
+        assert any(t.startswith("Model error: ") for t in ticks) and not any(t.startswith("model error") for t in ticks)
     assert "P(NPV &gt; 0)" in view.status.text()
     window.document.set_current_index(3)
     assert view.charts_view.p_tornado.getPlotItem().titleLabel.text.replace("<br>", " ").endswith(window.document.scenario.plans[3].name)

@@ -185,6 +185,10 @@ def test_tornado_for_current_plan(window):
     plan = window.document.current_plan()
     assert econ.tornado_value.text().startswith(f"{plan.name}: NPV")
     assert "± 20%" in econ.tornado_note.text()
+    # the model's own error is a named bar, at its band's percentiles (docs/model.md, "Sensitivity")
+    from tcoapp.gui.economics_view import MODEL_ERROR_LABEL
+    assert MODEL_ERROR_LABEL in [text for _, text in ticks[0]]
+    assert "10th and 90th percentiles of its prediction band" in econ.tornado_note.text()
 
 
 EXTREME_EDITS = [

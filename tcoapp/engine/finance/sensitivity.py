@@ -96,6 +96,20 @@ def tornado(inputs, metric: str = "npv_usd", fraction: float = 0.2,
     return sorted(swings, key=lambda s: -np.nan_to_num(s.span, nan=-1.0))
 
 
+def scaled_swing(inputs, name: str, key: str, low_factor, high_factor, metric: str = "npv_usd") -> Swing:
+    """One bar: the per-pool input `key` times `low_factor` and times `high_factor` (per pool, or one
+    number), the others held, in one vectorized call; the bar is named `name` and its input values are
+    the device-weighted factors (the base 1)."""
+    inputs = as_inputs(inputs)
+    batch = _variants(inputs, 2)
+    base = np.asarray(inputs[key], float)
+    low = np.broadcast_to(np.asarray(low_factor, float), base.shape)
+    high = np.broadcast_to(np.asarray(high_factor, float), base.shape)
+    batch[key][0], batch[key][1] = base * low, base * high
+    values = np.asarray(finance_metrics(FinanceInputs(**batch), with_irr=metric in IRR_METRICS)[metric], float)
+    return Swing(name, 1.0, _weighted(inputs, low), _weighted(inputs, high), float(values[0]), float(values[1]), False)
+
+
 def _npv(inputs, key: str, values, tied: tuple[tuple[str, float], ...] = ()) -> np.ndarray:
     """NPV with `key` set to each of `values` (a per-pool key in every pool), and each `tied` key to its ratio x
     the value, in one vectorized call."""

@@ -119,6 +119,25 @@ def leave_one_era_out(rows, catalog, factors: EfficiencyFactors = DEFAULT_FACTOR
     return replace(cv, accuracy=replace(cv.accuracy, skipped=skipped), not_tested=tuple(sorted(undated)))
 
 
+def leave_one_architecture_out(rows, catalog, factors: EfficiencyFactors = DEFAULT_FACTORS,
+                               max_nfev: int = REFIT_STEPS, map_fn=map, names=FIT) -> CrossValidation:
+    """Each architecture with its own compute ratio (ARCHITECTURE_COMPUTE: every measured one but the
+    reference, Blackwell, which every ratio is measured against) predicted by the FIT factors refitted
+    on the other architectures' known-configuration rows: its ratio is then held at 1, as an architecture
+    without measurements computes (docs/model.md, "Architectures without measurements")."""
+    from .factors import ARCHITECTURE_COMPUTE
+    rows = list(rows)
+    base = run(rows, catalog, factors)
+    fit_set = set(fitted_lines(base.results))
+    own: dict[str, list[int]] = {}
+    for r in base.results:
+        if r.architecture in ARCHITECTURE_COMPUTE:
+            own.setdefault(r.architecture, []).append(r.line)
+    groups = {arch: (lines, [x for x in fit_set if x not in set(lines)]) for arch, lines in own.items()}
+    return _hold_out(rows, catalog, factors, base, groups, max_nfev, False, map_fn,
+                     "no feasible configuration with the factors fitted without its architecture", names)
+
+
 def _hold_out(rows, catalog, factors, base, groups, max_nfev, exact, map_fn, infeasible, names=FIT) -> CrossValidation:
     """Each group's rows predicted by the factors `names` refitted on its training lines ({name: (own
     lines, training lines)}), every refit started from the fit on every known-configuration row."""

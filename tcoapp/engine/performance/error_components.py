@@ -21,6 +21,15 @@ ANOVA, method of moments: (MSB - MSW) / n0 over that plus MSW) minus the level a
 splits are estimated and the smaller cumulative share of each level is used: a larger shared share
 makes two plans on one architecture look more surely different than the data says, so the decision
 takes the smaller, as model changes are chosen by the worse of the two splits.
+
+An architecture without measurements (announced devices, any device whose architecture no measured row
+runs) has no compute ratio of its own: it computes at eta_compute, fitted on Blackwell. How far off that
+is, is measured by leaving each architecture with its own ratio out of the fit
+(`cross_validation.leave_one_architecture_out`): its rows' median log(measured / predicted) is the
+architecture-level error of an architecture the fit never saw. Their root mean square (around 0: the
+direction is not known in advance) is UNMEASURED_ARCHITECTURE_SD; such a pool's architecture-level
+variance is that squared (never less than the measured share), the rest of its error as measured
+(`unmeasured_sigma`). It assumes a new architecture departs from Blackwell as the four measured ones do.
 """
 from __future__ import annotations
 
@@ -43,6 +52,61 @@ SPLIT_ESTIMATES: dict[str, dict] = {
     'family': {'rows': 558, 'icc': (0.176, 0.568, 0.564), 'groups': (10, 85, 101)},
     'era': {'rows': 505, 'icc': (0.511, 0.709, 0.714), 'groups': (10, 82, 95)},
 }
+
+# the architectures some measured row runs (the stored cross-validated rows'; any other is unmeasured)
+MEASURED_ARCHITECTURES: tuple[str, ...] = ("Blackwell", "Blackwell Ultra", "CDNA 3", "CDNA 4", "Hopper")
+# leave one architecture out: architecture -> (known-configuration rows, median log(measured / predicted))
+# with factors refitted without any of its rows (its compute ratio held at 1). Written by
+# tools/refit_factors.py --architectures.
+ARCHITECTURE_HELD_OUT: dict[str, tuple[int, float]] = {
+    'Blackwell Ultra': (111, -0.026),
+    'CDNA 3': (42, -0.105),
+    'CDNA 4': (114, 0.472),
+    'Hopper': (78, 0.237),
+}
+
+
+def held_out_architectures(results) -> dict[str, tuple[int, float]]:
+    """ARCHITECTURE_HELD_OUT from leave_one_architecture_out's results (rows of known configuration)."""
+    by: dict[str, list[float]] = {}
+    for r in results:
+        if getattr(r, "configuration", "known") == "known" and r.predicted > 0 and r.measured > 0:
+            by.setdefault(r.architecture, []).append(float(np.log(r.measured / r.predicted)))
+    return {a: (len(v), round(float(np.median(v)), 3)) for a, v in sorted(by.items())}
+
+
+def unmeasured_architecture_sd(held_out: dict[str, tuple[int, float]] | None = None) -> float:
+    """The root mean square of the held-out architectures' median log errors (module docstring)."""
+    medians = [m for _, m in (ARCHITECTURE_HELD_OUT if held_out is None else held_out).values()]
+    return float(np.sqrt(np.mean(np.square(medians)))) if medians else 0.0
+
+
+UNMEASURED_ARCHITECTURE_SD = round(unmeasured_architecture_sd(), 3)
+
+
+def is_measured(architecture: str) -> bool:
+    """Whether some measured row runs this architecture (MEASURED_ARCHITECTURES, case and spaces aside)."""
+    key = "".join(str(architecture or "").split()).casefold()
+    return any(key == "".join(a.split()).casefold() for a in MEASURED_ARCHITECTURES)
+
+
+def unmeasured_sigma(sigma: float) -> float:
+    """The sd of the log error of a pool on an unmeasured architecture whose measured-architecture sd is
+    `sigma`: its architecture-level variance UNMEASURED_ARCHITECTURE_SD^2 (at least the measured share of
+    sigma^2), the rest as measured."""
+    s_arch = ERROR_SHARES["architecture_stack"]
+    shared = max(UNMEASURED_ARCHITECTURE_SD ** 2, s_arch * sigma ** 2)
+    return float(np.sqrt(sigma ** 2 * (1.0 - s_arch) + shared))
+
+
+def unmeasured_shares(sigma_u: float) -> dict[str, float]:
+    """ERROR_SHARES of a pool on an unmeasured architecture whose (widened) sd is `sigma_u`: the
+    architecture-level share UNMEASURED_ARCHITECTURE_SD^2 / sigma_u^2 (at least the measured one), the
+    other levels scaled to the rest."""
+    s_arch = ERROR_SHARES["architecture_stack"]
+    arch = min(1.0, max(s_arch, UNMEASURED_ARCHITECTURE_SD ** 2 / sigma_u ** 2)) if sigma_u > 0 else s_arch
+    scale = (1.0 - arch) / (1.0 - s_arch)
+    return {k: (arch if k == "architecture_stack" else v * scale) for k, v in ERROR_SHARES.items()}
 
 
 def intraclass_correlation(values, groups) -> tuple[float, int]:

@@ -22,7 +22,10 @@ from __future__ import annotations
 
 import math
 
+from statistics import NormalDist
+
 from ..quantities.dates import FACTORS_DATE, months
+from .error_components import UNMEASURED_ARCHITECTURE_SD, is_measured, unmeasured_sigma
 
 INTERACTIVE_MIN_TOKENS_PER_S_PER_USER = 25.0
 OFFLINE_BATCH_SHARE = 0.9
@@ -111,11 +114,13 @@ def band_for(table: dict, regime: str, kind: str) -> tuple[str, tuple[int, float
 
 
 def prediction_interval(point, kind: str, vendor: str, generated: bool | None = None,
-                        software_date: str = "") -> dict | None:
+                        software_date: str = "", architecture: str | None = None) -> dict | None:
     """{"level", "tokens_per_s_per_device": [low, high], "tokens_per_s_per_user": [low, high], "basis"}
     for a generated operating point that exists (`generated` None: its source says so); None
     otherwise (a measured curve, no operating point). A `software_date` outside the dates the fit saw
-    widens the band to hold the leave-one-era-out band of its cell as well."""
+    widens the band to hold the leave-one-era-out band of its cell as well; an `architecture` no measured
+    row runs (None: not asked) widens its log sd as `error_components.unmeasured_sigma` (docs/model.md,
+    "Architectures without measurements")."""
     generated = str(getattr(point, "source", "")).startswith("generated") if generated is None else generated
     if point is None or not generated or not point.exists:
         return None
@@ -129,6 +134,9 @@ def prediction_interval(point, kind: str, vendor: str, generated: bool | None = 
         widened = (f"; software_date {software_date} lies outside the dates the fit saw ({FIT_FIRST_DATE} to "
                    f"{FACTORS_DATE}): widened to hold the leave-one-era-out band of cell {_cell_name(ekey)} "
                    f"(n={en}, {elo:.2f}x-{ehi:.2f}x: software of an era the fit never saw) to {wlo:.2f}x-{whi:.2f}x")
+    if architecture is not None and not is_measured(architecture):
+        wlo, whi, text = _unmeasured(wlo, whi, architecture)
+        widened += text
     per_user = point.tokens_per_s_per_user
     user = [per_user * ulo, per_user * uhi] if math.isfinite(per_user) else None
     basis = (f"{regime} point ({kind}, {vendor}): cell {_cell_name(key)}, n={n}: the leave-one-family-out and "
@@ -139,6 +147,19 @@ def prediction_interval(point, kind: str, vendor: str, generated: bool | None = 
              f"(cell {_cell_name(ukey)}, n={un}, rows measured at a stated concurrency){widened}")
     return {"level": LEVEL, "tokens_per_s_per_device": [point.tokens_per_s_per_device * wlo, point.tokens_per_s_per_device * whi],
             "tokens_per_s_per_user": user, "basis": basis}
+
+
+def _unmeasured(low: float, high: float, architecture: str) -> tuple[float, float, str]:
+    """The band (about its geometric centre) of a pool on an unmeasured architecture, and the words."""
+    z = NormalDist().inv_cdf(0.5 + LEVEL / 2.0)
+    sigma = (math.log(high) - math.log(low)) / (2.0 * z)
+    wide = unmeasured_sigma(sigma)
+    centre = math.sqrt(low * high)
+    lo, hi = centre * math.exp(-z * wide), centre * math.exp(z * wide)
+    name = architecture or "(none given)"
+    return lo, hi, (f"; architecture {name} has no measurement: its compute is eta_compute's, fitted on Blackwell, so "
+                    f"the band widens by the error of an architecture held out of the fit (sd "
+                    f"{UNMEASURED_ARCHITECTURE_SD:.2f} of ln, leave one architecture out) to {lo:.2f}x-{hi:.2f}x")
 
 
 def _cell_name(key: str) -> str:

@@ -22,6 +22,7 @@ from ..serving.fleet import PoolCapacity, fleet_point, pool_capacities
 from ..serving.search import SearchOutcome
 from ..quantities.metrics import FINANCE_METRICS, METRIC_KEYS, POINT_METRICS, Metrics  # noqa: F401 (METRIC_KEYS: read here by callers)
 from ..performance.curve import OperatingPoint
+from ..performance.error_components import is_measured
 from ..performance.prediction_interval import prediction_interval
 from ..plan.pool_inputs import pool_finance_inputs
 from ..plan.kv_tiers import server_with_kv_tiers
@@ -219,13 +220,18 @@ def prediction_intervals(scenario: Scenario, plan: Plan, pools, fleet) -> tuple[
     """(the plan's, each pool's) 80 % prediction interval (performance/prediction_interval.py): a
     pool on a generated curve gets one; the plan gets one when every pool that serves users does."""
     kind = "MoE" if scenario.model(plan.model).n_experts > 0 else "dense"
-    vendors = [scenario.device(p.device).vendor for p in pools]
+    devices = [scenario.device(p.device) for p in pools]
+    vendors = [d.vendor for d in devices]
+    arches = [getattr(d, "architecture", "") or "" for d in devices]
     date = getattr(plan, "software_date", "")
-    per_pool = tuple(prediction_interval(pt, kind, v, software_date=date) for pt, v in zip(fleet.pool_points, vendors))
+    per_pool = tuple(prediction_interval(pt, kind, v, software_date=date, architecture=a)
+                     for pt, v, a in zip(fleet.pool_points, vendors, arches))
     users = [i for i, p in enumerate(pools) if p.role in ("serve", "decode")]
     if not users or any(per_pool[i] is None for i in users):
         return None, per_pool
-    return prediction_interval(fleet.point, kind, vendors[users[0]], generated=True, software_date=date), per_pool
+    unmeasured = next((a for i, a in enumerate(arches) if per_pool[i] is not None and not is_measured(a)), None)
+    return prediction_interval(fleet.point, kind, vendors[users[0]], generated=True, software_date=date,
+                               architecture=unmeasured if unmeasured is not None else arches[users[0]]), per_pool
 
 
 def search_notes(plan: Plan, caps: tuple[PoolCapacity, ...]) -> list[str]:

@@ -16,6 +16,11 @@ Each generated pool's tokens/s per device is drawn as its figure times exp(e), w
   architecture and stack share s_arch of their variance, and plans on different architectures
   are independent.
 
+A pool on an architecture no measured row runs (an announced device) has a wider band
+(performance/prediction_interval.py) and a larger architecture-level share, `unmeasured_shares`: the
+error of an architecture held out of the fit is shared by every plan on it (docs/model.md,
+"Architectures without measurements").
+
 A prefill/decode pair's pools all take the draw of the side that limits its rate. A measured curve has
 no model error. A plan with its own `factor.model_error` row on the Uncertainty sheet keeps that row
 instead (said in its notes).
@@ -27,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..performance.error_components import ERROR_SHARES
+from ..performance.error_components import ERROR_SHARES, is_measured, unmeasured_shares
 from ..performance.prediction_interval import LEVEL
 from ..plan.calibration_scope import stack_name
 from .distributions import TAIL
@@ -85,18 +90,43 @@ def pool_errors(scenario, plan, base) -> tuple[PoolError, ...]:
     without an operating point, or a plan whose Uncertainty rows draw `factor.model_error` itself)."""
     if base.inputs is None or base.fleet is None:
         return ()
-    point = float(base.metrics.tokens_per_s_per_device)
-    plan_sigma = log_sigma(base.prediction_interval, point)
     out = []
+    for i, sigma in pool_sigmas(base).items():
+        pool = base.pools[i]
+        names = group_names(scenario, plan, pool, len(base.pools))
+        architecture = getattr(scenario.device(pool.device), "architecture", "") or ""
+        shares = ERROR_SHARES if is_measured(architecture) else unmeasured_shares(sigma)
+        out.append(PoolError(i, sigma, tuple((names[k], share) for k, share in shares.items() if share > 0)))
+    return _pair_follows_limit(base, tuple(out))
+
+
+def pool_sigmas(base) -> dict[int, float]:
+    """{pool index: the sd of its log error} of each generated pool with a band (its own, else the plan's)."""
+    if base.inputs is None or base.fleet is None:
+        return {}
+    plan_sigma = log_sigma(base.prediction_interval, float(base.metrics.tokens_per_s_per_device))
+    out = {}
     for i, pool in enumerate(base.pools):
         interval = base.pool_intervals[i] if i < len(base.pool_intervals) else None
         own = log_sigma(interval, interval_point(interval)) if interval else None
         sigma = own if own is not None else plan_sigma
-        if sigma is None or pool.curve:
-            continue
-        names = group_names(scenario, plan, pool, len(base.pools))
-        out.append(PoolError(i, sigma, tuple((names[k], share) for k, share in ERROR_SHARES.items() if share > 0)))
-    return _pair_follows_limit(base, tuple(out))
+        if sigma is not None and not pool.curve:
+            out[i] = sigma
+    return out
+
+
+def band_factors(base) -> tuple[np.ndarray, np.ndarray] | None:
+    """(low, high) per pool: the 10th and 90th percentiles (the band's level) of the drawn multiplier of each
+    generated pool's tokens/s per device, exp(-+1.2816 sd); 1 on a measured curve (a prefill/decode pair at its
+    limiting side's sd, as drawn). None where no pool has a model error."""
+    errors = _pair_follows_limit(base, tuple(PoolError(i, sd, ()) for i, sd in pool_sigmas(base).items()))
+    if not errors:
+        return None
+    z = _z_level()
+    low, high = np.ones(len(base.pools)), np.ones(len(base.pools))
+    for e in errors:
+        low[e.index], high[e.index] = math.exp(-z * e.sigma), math.exp(z * e.sigma)
+    return low, high
 
 
 def interval_point(interval: dict) -> float:

@@ -32,7 +32,7 @@ from ..plan.pools import plan_reaches, sells_output
 from . import keys as K
 from .inputs import UncertainInput, field_name, target_field
 from .sampling import values as draw_values
-from .model_error import OWN_ROW_KEY, multipliers, stream_names
+from .model_error import OWN_ROW_KEY, PoolError, multipliers, stream_names
 from .pair_draws import pair_draws
 from .serve_draws import ServeCase, serve_draws
 
@@ -53,6 +53,15 @@ class PlanDraws:
     deterministic: Metrics                     # the plan's compute result
     notes: tuple[str, ...] = field(default=())
     model_error: tuple[tuple[str, np.ndarray], ...] = ()   # (stream, its standard normal draws) moving the plan
+    error_pools: tuple[tuple[str, PoolError], ...] = ()     # (pool name, its model error: sd and stream shares)
+    equity_cash_flow_usd: np.ndarray | None = None          # (draws, years + 1): what equity gets each year
+
+    def error_multipliers(self) -> tuple[tuple[str, np.ndarray], ...]:
+        """(pool name, exp(e) per draw): the model error's multiplier of each pool's tokens/s per device
+        (model_error.py), recomputed from the streams' standard normal draws."""
+        normals = dict(self.model_error)
+        out = multipliers([e for _, e in self.error_pools], normals) if normals else {}
+        return tuple((name, out[e.index]) for name, e in self.error_pools if e.index in out)
 
     def metric(self, key: str) -> np.ndarray:
         """One SIMULATED_METRICS metric per draw, in its unit (NaN: does not exist in that draw)."""
@@ -69,7 +78,8 @@ class PlanDraws:
     def _part(self, part: slice) -> "PlanDraws":
         return PlanDraws(self.name, self.metrics.map(lambda v: v[part]), self.cumulative_cash_flow_usd[part],
                          tuple(InputDraws(d.row, d.values[part]) for d in self.inputs), self.deterministic, self.notes,
-                         tuple((name, z[part]) for name, z in self.model_error))
+                         tuple((name, z[part]) for name, z in self.model_error), self.error_pools,
+                         None if self.equity_cash_flow_usd is None else self.equity_cash_flow_usd[part])
 
 
 def joined(parts: list[PlanDraws]) -> PlanDraws:
@@ -82,7 +92,10 @@ def joined(parts: list[PlanDraws]) -> PlanDraws:
     inputs = tuple(InputDraws(d.row, np.concatenate([p.inputs[i].values for p in parts])) for i, d in enumerate(first.inputs))
     notes = tuple(dict.fromkeys(n for p in parts for n in p.notes))
     errors = tuple((name, np.concatenate([p.model_error[i][1] for p in parts])) for i, (name, _) in enumerate(first.model_error))
-    return PlanDraws(first.name, metrics, cumulative, inputs, first.deterministic, notes, errors)
+    equity = (None if first.equity_cash_flow_usd is None else
+              np.concatenate([p.equity_cash_flow_usd for p in parts]))
+    return PlanDraws(first.name, metrics, cumulative, inputs, first.deterministic, notes, errors, first.error_pools,
+                     equity)
 
 
 def simulate_plan(scenario, plan, base, rows: list[UncertainInput], quantiles, draws: int,
@@ -115,9 +128,20 @@ def simulate_plan(scenario, plan, base, rows: list[UncertainInput], quantiles, d
     out = finance_metrics(FinanceInputs(**batch.inputs()))
     ones = np.ones(draws)
     metrics = DrawMetrics(**{k: np.asarray(out[k], float) * ones for k in SIMULATED_METRICS})
-    flows = np.asarray(out.years.cumulative_cash_flow_usd, float)
-    cumulative = np.array(np.broadcast_to(flows, (draws,) + flows.shape[1:])[:, :int(plan.years) + 1])
-    return PlanDraws(plan.name, metrics, cumulative, inputs, deterministic, tuple(dict.fromkeys(notes)), model_error)
+    return PlanDraws(plan.name, metrics, _per_draw(out.years.cumulative_cash_flow_usd, draws, plan), inputs,
+                     deterministic, tuple(dict.fromkeys(notes)), model_error, _named(base, errors),
+                     _per_draw(out.years.equity_cash_flow_usd, draws, plan))
+
+
+def _per_draw(rows, draws: int, plan) -> np.ndarray:
+    """A yearly row of the finance result as (draws, years + 1)."""
+    flows = np.asarray(rows, float)
+    return np.array(np.broadcast_to(flows, (draws,) + flows.shape[1:])[:, :int(plan.years) + 1])
+
+
+def _named(base, errors) -> tuple:
+    """(pool name, its PoolError) of each pool with a model error."""
+    return tuple((base.pools[e.index].name, e) for e in errors)
 
 
 def _input_draws(rows, quantiles, row_values: dict) -> tuple[InputDraws, ...]:
@@ -169,7 +193,11 @@ def _fixed(base, inputs, deterministic, draws) -> PlanDraws:
     metrics = DrawMetrics(**{k: np.full(draws, getattr(deterministic, k), float) for k in SIMULATED_METRICS})
     flows = ([r["cumulative_cash_flow_usd"] for r in base.year_rows()] if base.inputs is not None else [])
     cumulative = np.repeat(np.array([np.nan if v is None else v for v in flows], float)[None, :], draws, axis=0)
-    return PlanDraws(base.name, metrics, cumulative, inputs, deterministic)
+    equity = None
+    if base.finance is not None:
+        row = np.asarray(base.finance.years.equity_cash_flow_usd, float).reshape(-1)[:cumulative.shape[1]]
+        equity = np.repeat(row[None, :], draws, axis=0)
+    return PlanDraws(base.name, metrics, cumulative, inputs, deterministic, equity_cash_flow_usd=equity)
 
 
 def _finance_keys(plan, pools, drawn, batch, notes) -> None:
