@@ -97,11 +97,16 @@ def compiled(expr: Expr, ref: Callable[[str], str], guard: NaGuard, outflow: boo
     """The formula of a row written as an expression (engine/quantities/expr.py), `ref(name)` the cell of each name
     it reads. A gate at its top (`gated`) decides first and only the value is guarded against n/a (a pool that
     does not serve costs 0); an outflow reads negative: "-" before the value (Excel negates its first operand,
-    exactly the value negated)."""
-    sign = "-" if outflow else ""
+    exactly the value negated; a sum in parentheses)."""
+    def signed(value: Expr) -> str:
+        text = value.excel(ref, NA)
+        if not outflow:
+            return text
+        return f"-({text})" if value.precedence <= 1 else "-" + text  # a sum negated whole: -(a+b)
+
     if isinstance(expr, Gate):
-        return guard.when(expr.test.excel(ref, NA), sign + expr.then.excel(ref, NA), expr.otherwise.excel(ref, NA))
-    return guard(sign + expr.excel(ref, NA))
+        return guard.when(expr.test.excel(ref, NA), signed(expr.then), expr.otherwise.excel(ref, NA))
+    return guard(signed(expr))
 
 
 def none_na(rng: str) -> str:

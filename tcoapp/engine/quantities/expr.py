@@ -64,7 +64,7 @@ Written by hand (io/xlsx_results.py, io/xlsx_cashflow.py, finance/metrics.py), a
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Callable
 
 import numpy as np
@@ -106,6 +106,17 @@ class Expr:
     def keys(self) -> tuple[str, ...]:
         """The table keys the expression reads, in the order written (each once)."""
         return ()
+
+    def year_rows(self) -> tuple[str, ...]:
+        """The year rows the expression reads (YEAR + key; a pools' sum POOLS + YEAR + key), each once: what
+        must be computed before it."""
+        found: list[str] = []
+        for field in fields(self):  # type: ignore[arg-type]  (every node is a dataclass)
+            value = getattr(self, field.name)
+            for child in value if isinstance(value, tuple) else (value,):
+                if isinstance(child, Expr):
+                    found += child.year_rows()
+        return tuple(dict.fromkeys(found))
 
 
 def _wrap(x) -> Expr:
@@ -176,17 +187,28 @@ class Bin(Expr):
     def numpy(self, value): return _NUMPY[self.op](self.left.numpy(value), self.right.numpy(value))
 
     def excel(self, ref, na):
-        return (_operand(self.left, ref, na, self.precedence, False, self.op) + self.op
-                + _operand(self.right, ref, na, self.precedence, True, self.op))
+        left = _operand(self.left, ref, na, self.precedence, False, self.op)
+        right = _operand(self.right, ref, na, self.precedence, True, self.op)
+        if self.op in "+-" and _negated(self.right, right):  # a - (-x) is a + x, a + (-x) is a - x: exact in IEEE
+            return left + ("+" if self.op == "-" else "-") + right[1:]
+        return left + self.op + right
 
     def keys(self): return tuple(dict.fromkeys(self.left.keys() + self.right.keys()))
 
 
+def _negated(child: Expr, text: str) -> bool:
+    """A year row the surface shows negated (a CashFlow outflow: its cell holds -value), written "-cell"."""
+    return isinstance(child, Y) and text.startswith("-")
+
+
 def _operand(child: Expr, ref, na, parent: int, right: bool, op: str) -> str:
     """A child's text, parenthesized where the formula would otherwise group it differently from the tree (a
-    right operand of the same precedence too: floating-point a * (b * c) is not (a * b) * c)."""
+    right operand of the same precedence too: floating-point a * (b * c) is not (a * b) * c); a negated cell
+    (an outflow row, "-cell") outside a sum too: Excel's unary minus binds tighter than ^."""
     text = child.excel(ref, na)
     tight = child.precedence < parent or (right and child.precedence == parent)
+    if _negated(child, text) and op not in "+-":
+        tight = True
     return f"({text})" if tight else text
 
 
@@ -222,6 +244,7 @@ class WhenPositive(Expr):
 # sheet: a cell of this year's column, or a range from year 0 to it)
 YEAR = "year."          # YEAR + key: this year's value of a year row (a pool's expression: the pool's own row)
 TO_DATE = "to_date."    # TO_DATE + key: the year row from year 0 to this year (a running sum)
+ALL_YEARS = "all_years."  # ALL_YEARS + key: the year row over every year (a whole row; an outflow's "-row")
 POOLS = "pools."        # POOLS + name: the name's values over the plan's pools (a sum, a choice)
 YEAR_NUMBER = YEAR + "t"  # the year t itself (0 = the start)
 
@@ -233,6 +256,7 @@ class Y(Expr):
 
     def numpy(self, value): return np.asarray(value(YEAR + self.key), float)
     def excel(self, ref, na): return ref(YEAR + self.key)
+    def year_rows(self): return (YEAR + self.key,)
 
 
 @dataclass(frozen=True, eq=False)
@@ -250,6 +274,26 @@ class ToDate(Expr):
 
     def numpy(self, value): return np.cumsum(np.asarray(value(YEAR + self.key), float), axis=-1)
     def excel(self, ref, na): return f"SUM({ref(TO_DATE + self.key)})"
+    def year_rows(self): return (YEAR + self.key,)
+
+
+@dataclass(frozen=True, eq=False)
+class OverYears(Expr):
+    """The sum over every year of the product of two year rows (numpy: over the year axis, kept as a year axis
+    of one; the workbook: SUMPRODUCT of their whole rows, "-SUMPRODUCT" where the first is shown negated)."""
+    first: str
+    second: str
+
+    def numpy(self, value):
+        return np.sum(np.asarray(value(YEAR + self.first), float) * np.asarray(value(YEAR + self.second), float),
+                      axis=-1, keepdims=True)
+
+    def excel(self, ref, na):
+        first, second = ref(ALL_YEARS + self.first), ref(ALL_YEARS + self.second)
+        sign, first = ("-", first[1:]) if first.startswith("-") else ("", first)
+        return f"{sign}SUMPRODUCT({first},{second})"
+
+    def year_rows(self): return (YEAR + self.first, YEAR + self.second)
 
 
 @dataclass(frozen=True, eq=False)
@@ -261,6 +305,7 @@ class Pools(Expr):
 
     def numpy(self, value): return self.of.numpy(lambda name: value(POOLS + name))
     def excel(self, ref, na): return self.of.excel(lambda name: ref(POOLS + name), na)
+    def year_rows(self): return tuple(POOLS + name for name in self.of.year_rows())
 
 
 _COMPARE = {"=": np.equal, "<>": np.not_equal, ">": np.greater, ">=": np.greater_equal, "<=": np.less_equal}
@@ -275,13 +320,21 @@ class Cmp(Expr):
     precedence = 0  # binds loosest (Excel and Python alike)
 
     def numpy(self, value): return _COMPARE[self.op](self.left.numpy(value), self.right.numpy(value))
-    def excel(self, ref, na): return self.left.excel(ref, na) + self.op + self.right.excel(ref, na)
+
+    def excel(self, ref, na):
+        return _compared(self.left, ref, na) + self.op + _compared(self.right, ref, na)
     def keys(self): return tuple(dict.fromkeys(self.left.keys() + self.right.keys()))
+
+
+def _compared(child: Expr, ref, na) -> str:
+    """An operand of a comparison: an arithmetic one parenthesized, (a-b)>=c, as a reader groups it."""
+    text = child.excel(ref, na)
+    return f"({text})" if isinstance(child, (Bin, Neg)) else text
 
 
 @dataclass(frozen=True, eq=False)
 class Test(Expr):
-    """AND(...) of tests, NOT(test), ISBLANK(key) (numpy: NaN, a field left empty), ISNUMBER(x) (numpy: finite;
+    """AND(...) / OR(...) of tests, NOT(test), ISBLANK(key) (numpy: NaN, a field left empty), ISNUMBER(x) (numpy: finite;
     the workbook: not its n/a text), or key = "choice" (a choice field: numpy compares its code, the workbook its
     text)."""
     name: str
@@ -289,8 +342,9 @@ class Test(Expr):
     choice: str = ""
 
     def numpy(self, value):
-        if self.name == "AND":
-            return functools.reduce(np.logical_and, (a.numpy(value) for a in self.args))
+        if self.name in ("AND", "OR"):
+            both = np.logical_and if self.name == "AND" else np.logical_or
+            return functools.reduce(both, (a.numpy(value) for a in self.args))
         arg = self.args[0].numpy(value)
         if self.name == "NOT":
             return np.logical_not(arg)
@@ -363,6 +417,11 @@ def all_of(*tests) -> Expr:
     return Test("AND", tuple(_wrap(t) for t in tests))
 
 
+def any_of(*tests) -> Expr:
+    """At least one test holds (Excel OR)."""
+    return Test("OR", tuple(_wrap(t) for t in tests))
+
+
 def negation(test) -> Expr:
     """The test does not hold (Excel NOT)."""
     return Test("NOT", (_wrap(test),))
@@ -393,6 +452,11 @@ def is_choice(key: str, choice: str) -> Expr:
 def to_date(key: str) -> Expr:
     """The year row `key` summed from year 0 to this year."""
     return ToDate(key)
+
+
+def over_years(first: str, second: str) -> Expr:
+    """The sum over every year of year row `first` x year row `second` (Excel SUMPRODUCT of the two rows)."""
+    return OverYears(first, second)
 
 
 def round_up(x) -> Expr:

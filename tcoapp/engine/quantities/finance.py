@@ -17,8 +17,8 @@ from typing import Any, Mapping
 import numpy as np
 
 from .expr import (
-    C, Expr, K, Y, Year, all_of, compare, gated, is_blank, is_choice, is_number, minimum, negation, not_available, per_million,
-    pools_sum, round_down, round_up, serving, to_date, when, when_positive,
+    C, Expr, K, Y, Year, all_of, any_of, compare, gated, is_blank, is_choice, is_number, minimum, negation, not_available,
+    over_years, per_million, pools_sum, round_down, round_up, serving, to_date, when, when_positive,
 )
 from .metrics import METRIC_BY_KEY, METRICS
 from .inputs import DEVICE_ECONOMICS_KEYS  # the per-pool device inputs (read through this module too)
@@ -79,13 +79,37 @@ def _held(key, rate_input, **flows) -> Quantity:
               **YEARS, label=label, rate_input=rate_input, levelized=True, **flows,
               pool_expr=gated(all_of(SERVES, compare(K(rate_input), ">", 0)), K("owned") * held * K(rate_input) * Y("active")))
 F = dict(cashflow="financing")
+
+
+def _index(change: str) -> Expr:
+    """(1 + change)^(t-1) in the years 1..n of the horizon, else 0 (nothing is sold or paid for at the start)."""
+    return gated(serving(), (1 + K(change)) ** (Year() - 1))
+
+
+def _value_fraction(age: Expr) -> Expr:
+    """A tranche's resale value at `age` years as a fraction of its capex (docs/model.md, "Years"): linear,
+    1 - (1 - residual) x min(1, age / years) (residual from the horizon on), or declining balance,
+    (1 - resale_decline_per_year)^age."""
+    resid, years = K("residual_value_fraction"), K("years")
+    return when(is_choice("resale_curve", "declining_balance"), (1 - K("resale_decline_per_year")) ** age,
+                when(compare(age, ">=", years), resid, 1 - (1 - resid) * minimum(1, age / years)))
+
+
+AT_HORIZON = compare(Year(), "=", K("years"))   # the horizon's year: the sale
+FIRST, RAMP = K("first_year_utilization"), K("ramp_years")
 YEAR_QUANTITIES: tuple[Quantity, ...] = scoped("year", (
-    _q("price_index", "ratio", "plan", "(1 + price_change_per_year)^(t-1): every token price in year t, relative to year 1.", **YEARS, label="Token price index"),
-    _q("electricity_index", "ratio", "plan", "(1 + electricity_price_change_per_year)^(t-1).", **YEARS, label="Electricity price index"),
-    _q("cost_index", "ratio", "plan", "(1 + cost_change_per_year)^(t-1): colocation, maintenance, software, staff, rent.", **YEARS, label="Cost index (colocation, maintenance, software, staff, rent)"),
+    _q("price_index", "ratio", "plan", "(1 + price_change_per_year)^(t-1): every token price in year t, relative to year 1.", **YEARS, label="Token price index",
+       expr=_index("price_change_per_year")),
+    _q("electricity_index", "ratio", "plan", "(1 + electricity_price_change_per_year)^(t-1).", **YEARS, label="Electricity price index",
+       expr=_index("electricity_price_change_per_year")),
+    _q("cost_index", "ratio", "plan", "(1 + cost_change_per_year)^(t-1): colocation, maintenance, software, staff, rent.", **YEARS, label="Cost index (colocation, maintenance, software, staff, rent)",
+       expr=_index("cost_change_per_year")),
     _q("throughput_index", "ratio", "plan", "(1 + throughput_change_per_year)^(t-1), a demand-sized plan's capped so that its output tokens stay within its demand (never below 1): every pool's output tokens in year t x this.", **YEARS, label="Throughput index (software speed)", json=True),
-    _q("hardware_price_index", "ratio", "plan", "(1 + hardware_price_change_per_year)^t: the price of capex paid in year t, relative to today's.", **YEARS, label="Hardware price index", json=True),
-    _q("utilization", "fraction", "plan", "first + (utilization - first) x min(1, (t - 1) / ramp_years); each tranche serves at this x its ramp factor (tranche_ramp_months).", **YEARS, label="Utilization", pool_year=1),
+    _q("hardware_price_index", "ratio", "plan", "(1 + hardware_price_change_per_year)^t: the price of capex paid in year t, relative to today's.", **YEARS, label="Hardware price index", json=True,
+       expr=gated(compare(Year(), "<=", K("years")), (1 + K("hardware_price_change_per_year")) ** Year())),
+    _q("utilization", "fraction", "plan", "first + (utilization - first) x min(1, (t - 1) / ramp_years); each tranche serves at this x its ramp factor (tranche_ramp_months).", **YEARS, label="Utilization", pool_year=1,
+       expr=gated(serving(), when(any_of(compare(RAMP, "=", 0), is_blank("first_year_utilization")), K("utilization"),
+                                  FIRST + (K("utilization") - FIRST) * minimum(1, (Year() - 1) / RAMP)))),
     _q("output_tokens", "tokens", "plan", "Output tokens made in the year by the pools serving then.", **YEARS, label="Output tokens", pool_year=2, json=True, levelized=True,
        pool_expr=gated(SERVES, K("tokens_per_s_per_device") * K("device_count") * Y("utilization") * C("SECONDS_PER_YEAR")
                       * Y("active") * Y("throughput_index"))),
@@ -115,35 +139,49 @@ YEAR_QUANTITIES: tuple[Quantity, ...] = scoped("year", (
        expr=gated(serving(), K("staff_usd_per_year") * Y("cost_index"))),
     _held("insurance_usd", "insurance_fraction_per_year", opex_part="insurance", bridge=7, pool_year=16),
     _held("property_tax_usd", "property_tax_fraction_per_year", opex_part="property_tax", bridge=8, pool_year=17),
-    _q("opex_usd", "USD", "plan", "Energy + colocation + maintenance + software + rent + staff.", **YEARS, label="Opex", json=True, levelized=True),
+    _q("opex_usd", "USD", "plan", "Energy + colocation + maintenance + software + rent + staff.", **YEARS, label="Opex", json=True, levelized=True, outflow=True),
     _q("capex_usd", "USD", "plan", "Capex of the tranches paid in the year.", **YEARS, label="Capex", pool_year=9, json=True, outflow=True,
        pool_expr=gated(compare(Year(), "=", K("purchase_year")), K("capex_usd"))),
     _q("replacement_capex_usd", "USD", "plan", "Failed devices replaced in the year: annual_failure_rate x the bought pools' serving devices x price_usd x the hardware price index.", **YEARS, label="Replacements of failed devices", pool_year=10, json=True, outflow=True,
        pool_expr=gated(SERVES, K("annual_failure_rate") * K("owned") * K("device_count") * REPLACED_PRICE * Y("hardware_price_index"))),
-    _q("replacement_value_fraction", "fraction", "plan", "The value at the horizon of a replacement bought in the year, as a fraction of its price (the tranches' resale curve at its age then).", **YEARS, label="Value at the horizon of this year's replacements (fraction of price)"),
-    _q("replacement_residual_value_usd", "USD", "plan", "At the horizon: the replacements' value then (each valued like a tranche bought in its year); in residual_value_usd.", **YEARS, label="Replacements' value at the horizon", json=True),
-    _q("residual_value_usd", "USD", "plan", "At the horizon: every tranche's value then, and the replacements'.", **YEARS, label="Residual value at the horizon", pool_year=12, json=True),
+    _q("replacement_value_fraction", "fraction", "plan", "The value at the horizon of a replacement bought in the year, as a fraction of its price (the tranches' resale curve at its age then).", **YEARS, label="Value at the horizon of this year's replacements (fraction of price)",
+       expr=gated(serving(), _value_fraction(K("years") - Year()))),
+    _q("replacement_residual_value_usd", "USD", "plan", "At the horizon: the replacements' value then (each valued like a tranche bought in its year); in residual_value_usd.", **YEARS, label="Replacements' value at the horizon", json=True,
+       expr=gated(AT_HORIZON, over_years("replacement_capex_usd", "replacement_value_fraction"))),
+    _q("residual_value_usd", "USD", "plan", "At the horizon: every tranche's value then, and the replacements'.", **YEARS, label="Residual value at the horizon", pool_year=12, json=True,
+       pool_expr=gated(AT_HORIZON, K("capex_usd") * _value_fraction(K("years") - K("purchase_year"))),
+       expr=pools_sum(Y("residual_value_usd")) + Y("replacement_residual_value_usd")),
     _q("depreciation_rate_by_age", "fraction", "plan", "Share of a tranche's capex deducted in the year it reaches this age (the column's year): the schedule the replacements follow.", **YEARS, label="Depreciation rate at this age (the replacements' schedule)"),
     _q("replacement_depreciation_usd", "USD", "plan", "Depreciation of the replacements bought in earlier years (the tranches' schedule by their age); in depreciation_usd.", **YEARS, label="Depreciation of the replacements"),
-    _q("depreciation_usd", "USD", "plan", "Depreciation of the tranches and of the replacements (depreciation_method).", **YEARS, label="Depreciation", pool_year=11, json=True),
+    _q("depreciation_usd", "USD", "plan", "Depreciation of the tranches and of the replacements (depreciation_method).", **YEARS, label="Depreciation", pool_year=11, json=True,
+       expr=pools_sum(Y("depreciation_usd")) + Y("replacement_depreciation_usd")),
     _q("disposal_gain_usd", "USD", "plan", "At the horizon: the tranches' and replacements' values less their book values (capex and replacements - depreciation taken); taxable, a loss deductible.", **YEARS, label="Gain on the horizon sale (over book value)", json=True),
-    _q("taxable_income_usd", "USD", "plan", "Revenue - opex - depreciation (+ the disposal gain in the last year).", **YEARS, label="Taxable income", json=True),
+    _q("taxable_income_usd", "USD", "plan", "Revenue - opex - depreciation (+ the disposal gain in the last year).", **YEARS, label="Taxable income", json=True,
+       expr=gated(serving(), Y("revenue_usd") - Y("opex_usd") - Y("depreciation_usd") + Y("disposal_gain_usd"))),
     _q("loss_carried_usd", "USD", "plan", "Tax losses carried into the next year.", **YEARS, label="Loss carried forward", carried=True),
     _q("tax_usd", "USD", "plan", "tax_rate x (taxable income - the losses carried forward it may offset: at most tax_loss_limit x the income) (>= 0); tax_losses = credit: tax_rate x taxable income (a loss: a negative tax).", **YEARS, label="Tax", json=True),
-    _q("cash_flow_usd", "USD", "plan", "Revenue - opex - tax - capex paid - replacements (+ residual values in the last year).", **YEARS, label="Cash flow", json=True),
+    _q("cash_flow_usd", "USD", "plan", "Revenue - opex - tax - capex paid - replacements (+ residual values in the last year).", **YEARS, label="Cash flow", json=True,
+       expr=Y("revenue_usd") - Y("opex_usd") - Y("tax_usd") - Y("capex_usd") - Y("replacement_capex_usd")
+       + Y("residual_value_usd")),
     _q("cumulative_cash_flow_usd", "USD", "plan", "Sum of the cash flows up to the year.", **YEARS, label="Cumulative cash flow", carried=True, json=True),
-    _q("discount_factor", "ratio", "plan", "1 / (1 + discount_rate)^t (discounting = mid_year: t - 0.5 for t >= 1).", **YEARS, label="Discount factor"),
+    _q("discount_factor", "ratio", "plan", "1 / (1 + discount_rate)^t (discounting = mid_year: t - 0.5 for t >= 1).", **YEARS, label="Discount factor",
+       expr=1 / (1 + K("discount_rate")) ** (Year() - when(all_of(is_choice("discounting", "mid_year"), compare(Year(), ">=", 1)),
+                                                           C("HALF_YEAR"), 0))),
     _q("debt_drawn_usd", "USD", "plan", "Debt borrowed in the year: debt_fraction x the capex of the tranches paid then.", **F, label="Debt drawn", json=True),
     _q("interest_usd", "USD", "plan", "Interest paid in the year: debt_rate x the balance owed at its start.", **F, label="Interest", pool_year=13, json=True),
     _q("principal_usd", "USD", "plan", "Principal repaid in the year (level annuity; at the horizon also the balance still owed, balloon_usd).", **F, label="Principal repaid", pool_year=14, json=True),
     _q("balloon_usd", "USD", "plan", "At the horizon: the balance still owed, repaid from the sale (part of principal_usd).", **F, label="Balloon repayment", pool_year=18, json=True),
     _q("debt_service_usd", "USD", "plan", "Interest + principal, the horizon's balloon repayment included.", **F, pool_year=15, json=True, label="Debt service"),
-    _q("levered_taxable_income_usd", "USD", "plan", "Taxable income less interest (the equity holder's).", **F, label="Taxable income after interest"),
+    _q("levered_taxable_income_usd", "USD", "plan", "Taxable income less interest (the equity holder's).", **F, label="Taxable income after interest",
+       expr=gated(serving(), Y("taxable_income_usd") - Y("interest_usd"))),
     _q("levered_loss_carried_usd", "USD", "plan", "Tax losses of the levered taxable income carried into the next year.", **F, carried=True, label="Loss carried (after interest)"),
     _q("levered_tax_usd", "USD", "plan", "Tax with interest deducted from taxable income (same loss rule).", **F, label="Tax after interest"),
     _q("equity_cash_flow_usd", "USD", "plan", "Cash flow + (tax - levered tax) + debt drawn - interest - principal.", **F, json=True, label="Equity cash flow"),
     _q("dscr", "ratio", "plan", "(revenue - opex - levered tax - replacements) / (debt service - balloon) in the years with scheduled debt service (the balloon is paid from the sale, not from operations).", **F, cached=False, json=True, label="DSCR"),
 ))
+# opex: the sum of the opex lines, in table order (a new line is in it by its opex_part)
+YEAR_QUANTITIES = tuple(replace(q, expr=functools.reduce(operator.add, (Y(r.key) for r in YEAR_QUANTITIES if r.opex_part)))
+                        if q.key == "opex_usd" else q for q in YEAR_QUANTITIES)
 YEAR_QUANTITY_BY_KEY = {q.key: q for q in YEAR_QUANTITIES}
 
 
@@ -383,7 +421,8 @@ POOL_QUANTITY_BY_KEY = {q.key: q for q in POOL_QUANTITIES}
 
 
 # the per-pool year rows (YearRows.pool_*): each the year row of its key, per pool
-POOL_YEAR_ROWS = {"active": _q("pool_active", "flag", "pool", "1 in the years the pool serves (after its purchase year, to the horizon).")} | {
+POOL_YEAR_ROWS = {"active": _q("pool_active", "flag", "pool", "1 in the years the pool serves (after its purchase year, to the horizon).",
+                                 pool_expr=when(all_of(compare(Year(), ">", K("purchase_year")), compare(Year(), "<=", K("years"))), 1, 0))} | {
     k: replace(YEAR_QUANTITY_BY_KEY[k], key=f"pool_{k}", axis="pool") for k in POOL_YEAR_KEYS[1:]}
 # the records of these tables (one array field per row), written out from them by tools/gen_records.py
 from .result_types import FinanceInputs, FinanceResult, PoolFinance, YearRows  # noqa: E402,F401
