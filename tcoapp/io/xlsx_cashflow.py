@@ -18,7 +18,7 @@ from openpyxl.utils import get_column_letter
 
 from ..engine.finance.depreciation import MACRS_5_PERCENT, MACRS_7_PERCENT
 from ..engine.finance.year_rows import OUTFLOW_ROWS, PLAN_YEAR_EXPRESSIONS, POOL_YEAR_EXPRESSIONS
-from ..engine.quantities.expr import ALL_YEARS, POOLS, TO_DATE, YEAR, YEAR_NUMBER, Expr
+from ..engine.quantities.expr import ALL_YEARS, IN_POOL, PLAN_YEAR, POOL_COUNT, POOLS, TO_DATE, YEAR, YEAR_NUMBER, Expr
 from ..engine.quantities.finance import OPEX_PARTS, PART_YEAR_KEYS, POOL_YEAR_KEYS, YEAR_QUANTITY_BY_KEY
 from ..engine.plan.scenario import Scenario
 from . import sheets as S
@@ -252,8 +252,6 @@ class _BlockFormulas:
             cells[key] = self._na("+".join(here(f"pool{k}.{key}") for k in range(1, self.pools + 1)))
         plan_ref = self._plan_ref(year_ref, here)
         cells.update({key: self._compiled(expr, plan_ref, key in OUTFLOW_ROWS) for key, expr in PLAN_YEAR_EXPRESSIONS})
-        cells["input_tokens"] = self._na(f"{here('output_tokens')}*{p('input_tokens')}/{p('output_tokens')}")
-        cells.update(self._input_revenue_cells(serving, here))
         cells["depreciation_rate_by_age"] = self._rate_by_age(year_ref)
         cells["replacement_depreciation_usd"] = self._replacement_depreciation(year, serving)
         capex_all, taken = self.rng("capex_usd"), self.rng("depreciation_usd")
@@ -263,9 +261,6 @@ class _BlockFormulas:
                                      f"{here('residual_value_usd')}+SUM({capex_all})+SUM({replaced})+SUM({taken}),{NA})")
         for key in FINANCING_POOL_ROWS:
             cells[key] = self._na("+".join(here(f"pool{k}.{key}") for k in range(1, self.pools + 1)))
-        cells["debt_drawn_usd"] = self._na(f"-{p('debt_fraction')}*{here('capex_usd')}")
-        cells["equity_cash_flow_usd"] = self._na(f"{here('cash_flow_usd')}+{here('tax_usd')}-{here('levered_tax_usd')}"
-                                                 f"+{here('debt_drawn_usd')}-{here('interest_usd')}-{here('principal_usd')}")
         service = f'({here("debt_service_usd")}-{here("balloon_usd")})'  # from operations (the balloon: from the sale)
         cells["dscr"] = self._na(f'IF({service}>0,({here("revenue_usd")}+{here("opex_usd")}'
                                  f'+{here("replacement_capex_usd")}-{here("levered_tax_usd")})/{service},"")')
@@ -321,31 +316,14 @@ class _BlockFormulas:
             f'{prev}${CF_YEAR_ROW}+-{before}/({after}-{before}),""),"")')
         return cells
 
-    def _input_revenue_cells(self, serving: str, here) -> dict[str, str]:
-        """The input tokens' revenue of the year by token type (the engine's _input_revenue): uncached at the input
-        price, cached at the cached price (empty: the input price), x the price index; 0 for device-hour revenue."""
-        p = self.plans
-        price, cached, hit = (p("price_usd_per_million_input_tokens"), p("price_usd_per_million_cached_input_tokens"),
-                              p("prefix_cache_hit_rate"))
-        tokens = f'AND({serving},{p("revenue_mode")}<>"device_hours")'
-        return {
-            "uncached_input_revenue_usd": self._na.when(tokens, f"{here('input_tokens')}*(1-{hit})"
-                                                               f"*({price}*{here('price_index')})/TOKENS_PER_MILLION"),
-            "cached_input_revenue_usd": self._na.when(tokens, f"{here('input_tokens')}*{hit}"
-                                                             f"*(IF(ISBLANK({cached}),{price},{cached})"
-                                                             f"*{here('price_index')})/TOKENS_PER_MILLION"),
-        }
-
     def _pool_cells(self, k: int, year_ref: str, here, horizon: str) -> dict[str, str]:
         """One pool's (tranche's) rows in one year: the engine's operations, operand for operand."""
         q = lambda key: self.results(f"pool{k}.{key}")  # noqa: E731
         p = self.plans
-        own = lambda key: here(f"pool{k}.{key}")  # noqa: E731
-        active, bought = own("active"), q("purchase_year")
+        bought = q("purchase_year")
         life = f"IF(ISBLANK({p('depreciation_years')}),{horizon},{p('depreciation_years')})"
         resid = p("residual_value_fraction")
         return {
-            f"pool{k}.utilization": self._na.when(f"{active}=1", f"{here('utilization')}*{self._ramp(year_ref, bought)}"),
             **{f"pool{k}.{key}": self._compiled(expr, self._pool_ref(k, year_ref, here), key in OUTFLOW_ROWS)
                for key, expr in POOL_YEAR_EXPRESSIONS},
             f"pool{k}.depreciation_usd": self._depreciation(year_ref, bought, horizon, life, resid, q("capex_usd")),
@@ -361,14 +339,19 @@ class _BlockFormulas:
         def ref(name: str) -> str:
             if name == YEAR_NUMBER:
                 return year_ref
+            if name == POOL_COUNT:
+                return str(self.pools)
+            if name.startswith(IN_POOL):   # a pools_total's term: pool k's name
+                k, pool_name = name[len(IN_POOL):].split(".", 1)
+                return self._pool_ref(int(k), year_ref, here)(pool_name)
             if name.startswith(POOLS + YEAR):
                 key = name[len(POOLS + YEAR):]
                 return "+".join(here(f"pool{k}.{key}") for k in range(1, self.pools + 1))
             if name.startswith(ALL_YEARS):
                 key = name[len(ALL_YEARS):]
                 return ("-" if key in OUTFLOW_ROWS else "") + self.rng(key)
-            if name.startswith(YEAR):
-                key = name[len(YEAR):]
+            if name.startswith((YEAR, PLAN_YEAR)):
+                key = name.split(".", 1)[1]
                 return ("-" if key in OUTFLOW_ROWS else "") + here(key)   # an outflow's cell holds -value
             return self.plans(name)
         return ref
@@ -380,9 +363,9 @@ class _BlockFormulas:
         def ref(name: str) -> str:
             if name == YEAR_NUMBER:
                 return year_ref
-            if name.startswith((YEAR, TO_DATE)):
+            if name.startswith((YEAR, TO_DATE, PLAN_YEAR)):
                 key = name.split(".", 1)[1]
-                row = f"pool{k}.{key}" if key in POOL_YEAR_KEYS else key
+                row = f"pool{k}.{key}" if key in POOL_YEAR_KEYS and not name.startswith(PLAN_YEAR) else key
                 if name.startswith(TO_DATE):
                     return f"${self.layout.year_col(0)}{self.row(row)}:{here(row)}"
                 return ("-" if key in OUTFLOW_ROWS else "") + here(row)   # an outflow's cell holds -value
@@ -402,16 +385,6 @@ class _BlockFormulas:
         return (f'=IF({serving},IF({p("sizing_mode")}="demand",'
                 + self._na.expr(f"IF(({base})>0,MIN({index},MAX(1,{demand}/({base}))),{index})")
                 + f",{index}),0)")
-
-    def _ramp(self, year_ref: str, bought: str) -> str:
-        """The tranche's ramp factor in the year (docs/model.md, "Tranche ramp"): its load min(1, m / R) over
-        its months of service m in [a, b] = [12 (k - 1), 12 k] averaged, ((c^2 - a^2) / (2 R) + b - c) / 12 with
-        c = MIN(MAX(R, a), b), written RAMP_MEAN x (c - a) x (c + a) / R; 1 where R = 0."""
-        months = self.plans("tranche_ramp_months")
-        a = f"MONTHS_PER_YEAR*({year_ref}-{bought}-1)"
-        b = f"MONTHS_PER_YEAR*({year_ref}-{bought})"
-        c = f"MIN(MAX({months},{a}),{b})"
-        return f"IF({months}=0,1,(RAMP_MEAN*({c}-{a})*({c}+{a})/{months}+{b}-{c})/MONTHS_PER_YEAR)"
 
     def _rate_by_age(self, age: str) -> str:
         """The share of a tranche's capex deducted at `age` (the schedule replacements follow; 0 past the

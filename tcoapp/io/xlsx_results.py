@@ -77,14 +77,6 @@ PoolFormula = Callable[["PoolRefs"], str]
 POOL_EXPRESSION_BY_KEY = dict(POOL_EXPRESSIONS)
 
 
-def input_price(p) -> str:
-    """The price an average input token pays (costs.input_price_usd_per_million): the input price where the
-    cached input price is empty, else (1 - prefix_cache_hit_rate) x input price + hit rate x cached price."""
-    price, cached, hit = (p("price_usd_per_million_input_tokens"), p("price_usd_per_million_cached_input_tokens"),
-                          p("prefix_cache_hit_rate"))
-    return f"IF(ISBLANK({cached}),{price},(1-{hit})*{price}+{hit}*{cached})"
-
-
 def _pool_expression(key: str) -> tuple[str, PoolFormula]:
     """A pool row written as an expression in the quantity table: its formula compiled from it (a key is the
     pool's row where the pool block has one, else the plan's input on Plans)."""
@@ -109,13 +101,7 @@ POOL_FORMULAS: tuple[tuple[str, PoolFormula], ...] = (
     _pool_expression("rent_usd_per_year"),
     _pool_expression("output_tokens_per_year"),
     _pool_expression("input_tokens_per_year"),
-    ("revenue_usd_per_year", lambda q: f'IF({q.p("revenue_mode")}="device_hours",{q.r("device_count")}*HOURS_PER_YEAR'
-                                       f'*({q.p("reserved_fraction")}*{q.p("reserved_price_usd_per_device_hour")}'
-                                       f'+(1-{q.p("reserved_fraction")})*{q.p("utilization")}'
-                                       f'*{q.p("price_usd_per_device_hour")}),'
-                                       f'({q.r("output_tokens_per_year")}*{q.r("price_usd_per_million_output_tokens")}'
-                                       f'+{q.r("input_tokens_per_year")}*{input_price(q.p)})'
-                                       f'/TOKENS_PER_MILLION)'),
+    _pool_expression("revenue_usd_per_year"),
 )
 POOL_ROW_KEYS = frozenset(key for key, _ in POOL_VALUE_ROWS + POOL_FORMULAS)  # the rows of a pool block
 # plan rows levelized from the CashFlow year rows: key -> (CashFlow row, sign)

@@ -49,27 +49,7 @@ def _pool_quantities(a, p) -> dict[str, np.ndarray]:
     # and the plan's inputs
     env = {**{k: getattr(a, k) for k in POOL_INPUT_KEYS}, **p, **out}
     _evaluate(_in_order(POOL_EXPRESSIONS, frozenset(env)), env, out)
-    out_tok, in_tok = out["output_tokens_per_year"], out["input_tokens_per_year"]
-    out["revenue_usd_per_year"] = np.where(
-        np.asarray(a.revenue_mode, float)[..., None] == 1, device_hour_revenue(a, count, p["utilization"], 1.0),
-        out_tok * a.price_usd_per_million_output_tokens / 1e6 + in_tok * costs.input_price_usd_per_million(
-            p["price_usd_per_million_input_tokens"], p["price_usd_per_million_cached_input_tokens"],
-            p["prefix_cache_hit_rate"]) / 1e6)
     return out
-
-
-def hardware_price_index(change, year):
-    """(1 + hardware_price_change_per_year)^year: the price of capex paid in `year`, relative to today's."""
-    return (1.0 + np.asarray(change, float)) ** np.asarray(year, float)
-
-
-def device_hour_revenue(a, count, utilization, price_index, expand=lambda v: np.asarray(v, float)[..., None]):
-    """revenue_mode = device_hours: devices x 8760 h x (reserved share x reserved price + (1 - reserved share)
-    x utilization x on-demand price) x the price index (docs/model.md, "Revenue as device hours")."""
-    reserved = expand(a.reserved_fraction)
-    hourly = (reserved * expand(a.reserved_price_usd_per_device_hour)
-              + (1.0 - reserved) * utilization * expand(a.price_usd_per_device_hour))
-    return count * costs.HOURS_PER_YEAR * hourly * price_index
 
 
 def _plan_totals(a, pool) -> dict[str, np.ndarray]:
@@ -90,14 +70,10 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
     P1 = lambda v: np.asarray(v, float)[..., None]  # noqa: E731  pool [..., P] -> [..., P, 1]
     L2 = lambda v: np.asarray(v, float)[..., None, None]  # noqa: E731  plan [...] -> [..., 1, 1]
     in_horizon = ((t >= 1) & (t <= n)).astype(float)
-    y = year_rows.YearRows(a, pool, t)   # the indices, the utilization, each pool's `active`
-    active, up = y.pools["active"], y.plan["utilization"][..., None, :]
+    y = year_rows.YearRows(a, pool, t)   # the indices, the utilization, each pool's `active` and utilization
+    active, pool_u = y.pools["active"], y.pools["utilization"]
     bought = P1(a.purchase_year)
-    count = P1(pool["device_count"])
-    serves = active > 0
-    # each tranche at the plan's utilization of the year x its own ramp from its first serving year (1: none)
-    pool_u = np.where(serves, up * timeline.tranche_ramp_factor(L2(a.tranche_ramp_months), t - bought), 0.0)
-    h_t = _throughput_index(a, count, pool_u, active, serves, t, in_horizon)
+    h_t = _throughput_index(a, P1(pool["device_count"]), pool_u, active, active > 0, t, in_horizon)
     capex = P1(pool["capex_usd"])
     resid = np.asarray(a.residual_value_fraction, float)
     life = np.where(np.isnan(np.asarray(a.depreciation_years, float)), years, np.asarray(a.depreciation_years, float))
@@ -105,13 +81,11 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
     # the rows written as expressions that read these: tokens, revenue, opex, capex, residual values
     y.give(plan={"throughput_index": h_t}, pools={"utilization": pool_u, "depreciation_usd": depreciation})
     rows = y.plan
-    in_tok = costs.input_tokens_per_year(y.pools["output_tokens"], L2(a.input_tokens), L2(a.output_tokens))
     replaced = rows["replacement_capex_usd"]
     replaced_dep = timeline.replacement_depreciation(replaced, a.depreciation_method, life, resid, in_horizon)
     replaced_value = np.sum(rows["replacement_residual_value_usd"], axis=-1)  # the value at the horizon
     y.give(plan=dict(
-        replacement_depreciation_usd=replaced_dep, input_tokens=np.sum(in_tok, axis=-2),
-        **_input_revenue(a, in_tok, rows["price_index"][..., None, :], serves),
+        replacement_depreciation_usd=replaced_dep,
         depreciation_rate_by_age=np.where(t <= n, timeline.depreciation_rate_by_age(  # the schedule by age, to the horizon
             np.asarray(a.depreciation_method, float)[..., None], life[..., None], resid[..., None], t), 0.0),
         # the replacements' values at the horizon less their book values then (bought less depreciated)
@@ -136,19 +110,6 @@ def _throughput_index(a, count, pool_u, active, serves, t, in_horizon):
     return np.where(in_horizon > 0, index, 0.0)
 
 
-def _input_revenue(a, in_tok, pp, serves) -> dict[str, np.ndarray]:
-    """The plan's input-token revenue by year split by token type (docs/model.md, "Three token prices"):
-    uncached = input tokens x (1 - h) x the input price, cached = input tokens x h x the cached price (empty: the
-    input price), each x the price index; 0 where revenue_mode = device_hours (no token is sold)."""
-    L2 = lambda v: np.asarray(v, float)[..., None, None]  # noqa: E731  plan [...] -> [..., 1, 1]
-    hit = L2(a.prefix_cache_hit_rate)
-    price, cached = L2(a.price_usd_per_million_input_tokens), L2(a.price_usd_per_million_cached_input_tokens)
-    cached = np.where(np.isnan(cached), price, cached)
-    tokens = L2(a.revenue_mode) != 1
-    return {"uncached_input_revenue_usd": np.sum(np.where(serves & tokens, in_tok * (1.0 - hit) * (price * pp) / 1e6, 0.0), axis=-2),
-            "cached_input_revenue_usd": np.sum(np.where(serves & tokens, in_tok * hit * (cached * pp) / 1e6, 0.0), axis=-2)}
-
-
 def _tax(a, y, in_horizon) -> None:
     """The losses carried and the tax of every year (timeline.tax_by_year, a running state): the cash flow, a
     table row, follows."""
@@ -161,10 +122,10 @@ def _financing(a, y, bought, t, n, years, in_horizon) -> None:
     project's flows exactly."""
     L2 = lambda v: np.asarray(v, float)[..., None, None]  # noqa: E731  plan [...] -> [..., 1, 1]
     term = np.where(np.isnan(np.asarray(a.debt_years, float)), years, np.asarray(a.debt_years, float))
-    drawn, interest, scheduled, balloon = financing.debt_by_year(
+    _, interest, scheduled, balloon = financing.debt_by_year(
         y.pools["capex_usd"], bought, t, n[..., None, :], L2(a.debt_fraction), L2(a.debt_rate), L2(term))
     principal = scheduled + balloon
-    out = {"debt_drawn_usd": np.sum(drawn, axis=-2), "interest_usd": np.sum(interest, axis=-2),
+    out = {"interest_usd": np.sum(interest, axis=-2),
            "principal_usd": np.sum(principal, axis=-2), "balloon_usd": np.sum(balloon, axis=-2)}
     out["debt_service_usd"] = out["interest_usd"] + out["principal_usd"]
     y.give(plan=out, pools=dict(interest_usd=interest, principal_usd=principal, debt_service_usd=interest + principal,
@@ -173,8 +134,6 @@ def _financing(a, y, bought, t, n, years, in_horizon) -> None:
     tax, out["levered_loss_carried_usd"] = timeline.tax_by_year(rows["levered_taxable_income_usd"], a.tax_rate,
                                                                  a.tax_losses, a.tax_loss_limit)
     out["levered_tax_usd"] = np.where(in_horizon > 0, tax, 0.0)
-    out["equity_cash_flow_usd"] = (rows["cash_flow_usd"] + (rows["tax_usd"] - out["levered_tax_usd"])
-                                   + out["debt_drawn_usd"] - out["interest_usd"] - out["principal_usd"])
     service = out["interest_usd"] + np.sum(scheduled, axis=-2)  # paid from operations (the balloon from the sale)
     with np.errstate(divide="ignore", invalid="ignore"):
         out["dscr"] = np.where(service > 0, (_available(rows) - out["levered_tax_usd"]) / service, np.nan)

@@ -18,7 +18,7 @@ from typing import Callable, Mapping
 
 import numpy as np
 
-from ..quantities.expr import POOLS, YEAR, YEAR_NUMBER, Expr
+from ..quantities.expr import IN_POOL, PLAN_YEAR, POOLS, YEAR, YEAR_NUMBER, Expr
 from ..quantities.finance import POOL_INPUT_KEYS, POOL_YEAR_KEYS, POOL_YEAR_ROWS, YEAR_QUANTITIES
 
 Value = Callable[[str], np.ndarray]
@@ -28,7 +28,8 @@ POOL_YEAR_EXPRESSIONS = (("active", POOL_YEAR_ROWS["active"].pool_expr),) + tupl
     (q.key, q.pool_expr) for q in YEAR_QUANTITIES if q.pool_expr is not None)
 PLAN_YEAR_EXPRESSIONS = tuple((q.key, q.expr) for q in YEAR_QUANTITIES if q.expr is not None)
 OUTFLOW_ROWS = frozenset(q.key for q in YEAR_QUANTITIES if q.outflow)  # shown negative on the CashFlow sheet
-_PLAN_KEYS = frozenset(q.key for q in YEAR_QUANTITIES)  # a pool row of one of these is summed into the plan's
+# a pool row without a plan expression of its own is summed into the plan's row
+_SUMMED = frozenset(q.key for q in YEAR_QUANTITIES if q.pool_expr is not None and q.expr is None)
 
 
 def pool_values(a, pool: Mapping[str, np.ndarray], plan_rows: Mapping[str, np.ndarray],
@@ -37,6 +38,8 @@ def pool_values(a, pool: Mapping[str, np.ndarray], plan_rows: Mapping[str, np.nd
     def value(name: str) -> np.ndarray:
         if name == YEAR_NUMBER:
             return t
+        if name.startswith(PLAN_YEAR):
+            return np.asarray(plan_rows[name[len(PLAN_YEAR):]])[..., None, :]
         if name.startswith(YEAR):
             key = name[len(YEAR):]
             return pool_rows[key] if key in POOL_YEAR_KEYS else np.asarray(plan_rows[key])[..., None, :]
@@ -48,18 +51,35 @@ def pool_values(a, pool: Mapping[str, np.ndarray], plan_rows: Mapping[str, np.nd
     return value
 
 
-def plan_values(a, plan_rows: Mapping[str, np.ndarray], pool_rows: Mapping[str, np.ndarray],
-                t: np.ndarray) -> Value:
-    """The names a plan's year expression reads, as arrays broadcasting to [..., T]."""
+def plan_values(a, pool: Mapping[str, np.ndarray], plan_rows: Mapping[str, np.ndarray],
+                pool_rows: Mapping[str, np.ndarray], t: np.ndarray) -> Value:
+    """The names a plan's year expression reads, as arrays broadcasting to [..., T] (a pools_total's terms, read
+    in each pool: [..., P, T])."""
+    in_pool = pool_values(a, pool, plan_rows, pool_rows, t)
+
     def value(name: str) -> np.ndarray:
         if name == YEAR_NUMBER:
             return t
+        if name.startswith(IN_POOL):
+            return in_pool(name[len(IN_POOL):])
         if name.startswith(POOLS + YEAR):
             return np.sum(pool_rows[name[len(POOLS + YEAR):]], axis=-2)
         if name.startswith(YEAR):
             return plan_rows[name[len(YEAR):]]
         return np.asarray(a[name], float)[..., None]
     return value
+
+
+def _needed(scope: str, name: str) -> tuple[str, str]:
+    """The row (scope, key) an expression of `scope` reading year row `name` needs."""
+    if name.startswith(IN_POOL):
+        scope, name = "pool", name[len(IN_POOL):]
+    if name.startswith(POOLS):
+        return "pool", name[len(POOLS + YEAR):]
+    if name.startswith(PLAN_YEAR):
+        return "plan", name[len(PLAN_YEAR):]
+    key = name[len(YEAR):]
+    return ("pool", key) if scope == "pool" and key in POOL_YEAR_KEYS else ("plan", key)
 
 
 class YearRows:
@@ -101,23 +121,15 @@ class YearRows:
 
     def _ready(self, row: tuple[str, str, Expr]) -> bool:
         scope, _, expr = row
-        for name in expr.year_rows():
-            if name.startswith(POOLS):
-                needed = ("pool", name[len(POOLS + YEAR):])
-            else:
-                key = name[len(YEAR):]
-                needed = ("pool", key) if scope == "pool" and key in POOL_YEAR_KEYS else ("plan", key)
-            if not self._has(*needed):
-                return False
-        return True
+        return all(self._has(*_needed(scope, name)) for name in expr.year_rows())
 
     def _evaluate(self, scope: str, key: str, expr: Expr) -> None:
         if scope == "plan":
-            self.plan[key] = expr.numpy(plan_values(self.a, self.plan, self.pools, self.t))
+            self.plan[key] = expr.numpy(plan_values(self.a, self.pool, self.plan, self.pools, self.t))
             return
         value = expr.numpy(pool_values(self.a, self.pool, self.plan, self.pools, self.t))
         if self._ones is None:  # the first pool row (`active`) has the shape of every pool row: [..., P, T]
             self._ones = np.ones(np.shape(value))
         self.pools[key] = value * self._ones
-        if key in _PLAN_KEYS:
+        if key in _SUMMED:
             self.plan[key] = np.sum(self.pools[key], axis=-2)

@@ -111,8 +111,8 @@ class Expr:
         """The year rows the expression reads (YEAR + key; a pools' sum POOLS + YEAR + key), each once: what
         must be computed before it."""
         found: list[str] = []
-        for field in fields(self):  # type: ignore[arg-type]  (every node is a dataclass)
-            value = getattr(self, field.name)
+        for field in fields(self):  # type: ignore[arg-type]
+            value = getattr(self, field.name)  # (every node is a dataclass: its fields are its operands)
             for child in value if isinstance(value, tuple) else (value,):
                 if isinstance(child, Expr):
                     found += child.year_rows()
@@ -245,18 +245,48 @@ class WhenPositive(Expr):
 YEAR = "year."          # YEAR + key: this year's value of a year row (a pool's expression: the pool's own row)
 TO_DATE = "to_date."    # TO_DATE + key: the year row from year 0 to this year (a running sum)
 ALL_YEARS = "all_years."  # ALL_YEARS + key: the year row over every year (a whole row; an outflow's "-row")
+PLAN_YEAR = "plan_year."  # PLAN_YEAR + key: this year's value of the plan's year row (in a pool's expression too)
+IN_POOL = "in_pool."    # IN_POOL + name: a name read in each pool's scope (a pools_total's term)
+POOL_COUNT = "pool_count"  # the number of the plan's pools (the workbook writes one term each)
 POOLS = "pools."        # POOLS + name: the name's values over the plan's pools (a sum, a choice)
 YEAR_NUMBER = YEAR + "t"  # the year t itself (0 = the start)
 
 
 @dataclass(frozen=True, eq=False)
 class Y(Expr):
-    """This year's value of a year row `key` (in a pool's expression the pool's own row where it has one)."""
+    """This year's value of a year row `key` (in a pool's expression the pool's own row where it has one; with
+    `plan` the plan's row even there)."""
     key: str
+    plan: bool = False
 
-    def numpy(self, value): return np.asarray(value(YEAR + self.key), float)
-    def excel(self, ref, na): return ref(YEAR + self.key)
-    def year_rows(self): return (YEAR + self.key,)
+    @property
+    def name(self) -> str:
+        return (PLAN_YEAR if self.plan else YEAR) + self.key
+
+    def numpy(self, value): return np.asarray(value(self.name), float)
+    def excel(self, ref, na): return ref(self.name)
+    def year_rows(self): return (self.name,)
+
+
+@dataclass(frozen=True, eq=False)
+class PoolsTotal(Expr):
+    """The sum over the plan's pools of an expression evaluated in each pool's scope (its `K` and `Y` the pool's):
+    numpy sums the pool axis of the pools' values; the workbook adds one term per pool (the surface names the
+    pool count, POOL_COUNT, and each pool's names, IN_POOL + "k." + name)."""
+    of: Expr
+    precedence = 1  # written as a sum of terms
+
+    def numpy(self, value): return np.sum(self.of.numpy(lambda name: value(IN_POOL + name)), axis=-2)
+
+    def excel(self, ref, na):
+        return "+".join(self.pool_term(ref, k, na) for k in range(1, int(ref(POOL_COUNT)) + 1))
+
+    def pool_term(self, ref, k: int, na: str, of: Expr | None = None) -> str:
+        """Pool k's term (or that of `of`, a part of it), its names pool k's."""
+        return (of or self.of).excel(lambda name: ref(f"{IN_POOL}{k}.{name}"), na)
+
+    def keys(self): return self.of.keys()
+    def year_rows(self): return tuple(IN_POOL + name for name in self.of.year_rows())
 
 
 @dataclass(frozen=True, eq=False)
@@ -457,6 +487,16 @@ def to_date(key: str) -> Expr:
 def over_years(first: str, second: str) -> Expr:
     """The sum over every year of year row `first` x year row `second` (Excel SUMPRODUCT of the two rows)."""
     return OverYears(first, second)
+
+
+def pools_total(x) -> Expr:
+    """The sum over the plan's pools of x evaluated in each pool (its keys and year rows the pool's)."""
+    return PoolsTotal(_wrap(x))
+
+
+def plan_row(key: str) -> Expr:
+    """This year's value of the plan's year row `key` (in a pool's expression: not the pool's own row)."""
+    return Y(key, plan=True)
 
 
 def round_up(x) -> Expr:

@@ -17,8 +17,9 @@ from typing import Any, Mapping
 import numpy as np
 
 from .expr import (
-    C, Expr, K, Y, Year, all_of, any_of, compare, gated, is_blank, is_choice, is_number, minimum, negation, not_available,
-    over_years, per_million, pools_sum, round_down, round_up, serving, to_date, when, when_positive,
+    C, Expr, K, Y, Year, all_of, any_of, compare, gated, is_blank, is_choice, is_number, maximum, minimum, negation,
+    not_available, over_years, per_million, plan_row, pools_sum, pools_total, round_down, round_up, serving, to_date,
+    when, when_positive,
 )
 from .metrics import METRIC_BY_KEY, METRICS
 from .inputs import DEVICE_ECONOMICS_KEYS  # the per-pool device inputs (read through this module too)
@@ -96,6 +97,24 @@ def _value_fraction(age: Expr) -> Expr:
 
 
 AT_HORIZON = compare(Year(), "=", K("years"))   # the horizon's year: the sale
+MONTHS = C("MONTHS_PER_YEAR")
+
+
+def _ramp(months: Expr, serving_year: Expr) -> Expr:
+    """A tranche's ramp factor in its `serving_year`-th year of service (docs/model.md, "Tranche ramp"): its load
+    min(1, m / R) over its months m in [a, b] = [12 (k - 1), 12 k] averaged, ((c^2 - a^2) / (2 R) + b - c) / 12
+    with c = min(max(R, a), b); 1 where R = 0 (no ramp)."""
+    a, b = MONTHS * (serving_year - 1), MONTHS * serving_year
+    c = minimum(maximum(months, a), b)
+    return when(compare(months, ">", 0), ((c * c - a * a) / (2 * months) + b - c) / MONTHS, 1)
+
+
+# a pool's input tokens in the year (its output tokens x input / output tokens per request), and the token revenue
+# by type where the pool serves and revenue is by token (docs/model.md, "Three token prices")
+POOL_INPUT_TOKENS = Y("output_tokens") * K("input_tokens") / K("output_tokens")
+SELLS_TOKENS = all_of(SERVES, negation(is_choice("revenue_mode", "device_hours")))
+CACHED_PRICE = when(is_blank("price_usd_per_million_cached_input_tokens"), K("price_usd_per_million_input_tokens"),
+                    K("price_usd_per_million_cached_input_tokens"))
 FIRST, RAMP = K("first_year_utilization"), K("ramp_years")
 YEAR_QUANTITIES: tuple[Quantity, ...] = scoped("year", (
     _q("price_index", "ratio", "plan", "(1 + price_change_per_year)^(t-1): every token price in year t, relative to year 1.", **YEARS, label="Token price index",
@@ -108,16 +127,22 @@ YEAR_QUANTITIES: tuple[Quantity, ...] = scoped("year", (
     _q("hardware_price_index", "ratio", "plan", "(1 + hardware_price_change_per_year)^t: the price of capex paid in year t, relative to today's.", **YEARS, label="Hardware price index", json=True,
        expr=gated(compare(Year(), "<=", K("years")), (1 + K("hardware_price_change_per_year")) ** Year())),
     _q("utilization", "fraction", "plan", "first + (utilization - first) x min(1, (t - 1) / ramp_years); each tranche serves at this x its ramp factor (tranche_ramp_months).", **YEARS, label="Utilization", pool_year=1,
+       pool_expr=gated(SERVES, plan_row("utilization") * _ramp(K("tranche_ramp_months"), Year() - K("purchase_year"))),
        expr=gated(serving(), when(any_of(compare(RAMP, "=", 0), is_blank("first_year_utilization")), K("utilization"),
                                   FIRST + (K("utilization") - FIRST) * minimum(1, (Year() - 1) / RAMP)))),
     _q("output_tokens", "tokens", "plan", "Output tokens made in the year by the pools serving then.", **YEARS, label="Output tokens", pool_year=2, json=True, levelized=True,
        pool_expr=gated(SERVES, K("tokens_per_s_per_device") * K("device_count") * Y("utilization") * C("SECONDS_PER_YEAR")
                       * Y("active") * Y("throughput_index"))),
-    _q("input_tokens", "tokens", "plan", "Input tokens of those requests.", **YEARS, label="Input tokens", levelized=True),
+    _q("input_tokens", "tokens", "plan", "Input tokens of those requests.", **YEARS, label="Input tokens", levelized=True,
+       expr=pools_total(POOL_INPUT_TOKENS)),
     _q("revenue_usd", "USD", "plan", "Output and input tokens at the year's prices.", **YEARS, label="Revenue", pool_year=3, json=True, levelized=True,
        pool_expr=gated(SERVES, when(is_choice("revenue_mode", "device_hours"), DEVICE_HOUR_REVENUE, TOKEN_REVENUE))),
-    _q("uncached_input_revenue_usd", "USD", "plan", "Revenue of the input tokens not read from the prefix cache: input tokens x (1 - prefix_cache_hit_rate) x the input price x the price index (0 where revenue_mode = device_hours).", **YEARS, label="Revenue of uncached input tokens", json=True, levelized=True),
-    _q("cached_input_revenue_usd", "USD", "plan", "Revenue of the input tokens read from the prefix cache: input tokens x prefix_cache_hit_rate x the cached input price (empty: the input price) x the price index (0 where revenue_mode = device_hours).", **YEARS, label="Revenue of cached input tokens", json=True, levelized=True),
+    _q("uncached_input_revenue_usd", "USD", "plan", "Revenue of the input tokens not read from the prefix cache: input tokens x (1 - prefix_cache_hit_rate) x the input price x the price index (0 where revenue_mode = device_hours).", **YEARS, label="Revenue of uncached input tokens", json=True, levelized=True,
+       expr=pools_total(gated(SELLS_TOKENS, POOL_INPUT_TOKENS * (1 - K("prefix_cache_hit_rate"))
+                              * (K("price_usd_per_million_input_tokens") * Y("price_index")) / C("TOKENS_PER_MILLION")))),
+    _q("cached_input_revenue_usd", "USD", "plan", "Revenue of the input tokens read from the prefix cache: input tokens x prefix_cache_hit_rate x the cached input price (empty: the input price) x the price index (0 where revenue_mode = device_hours).", **YEARS, label="Revenue of cached input tokens", json=True, levelized=True,
+       expr=pools_total(gated(SELLS_TOKENS, POOL_INPUT_TOKENS * K("prefix_cache_hit_rate")
+                              * (CACHED_PRICE * Y("price_index")) / C("TOKENS_PER_MILLION")))),
     _q("energy_usd", "USD", "plan", "Energy of the bought pools serving in the year.", **YEARS, label="Energy", opex_part="energy", bar="energy", bridge=1, pool_year=4, levelized=True,
        pool_expr=gated(SERVES, K("owned") * IT_AVG_KW * K("pue") * C("HOURS_PER_YEAR") * K("electricity_usd_per_kwh")
                       * Y("electricity_index") * Y("active"))),
@@ -167,7 +192,8 @@ YEAR_QUANTITIES: tuple[Quantity, ...] = scoped("year", (
     _q("discount_factor", "ratio", "plan", "1 / (1 + discount_rate)^t (discounting = mid_year: t - 0.5 for t >= 1).", **YEARS, label="Discount factor",
        expr=1 / (1 + K("discount_rate")) ** (Year() - when(all_of(is_choice("discounting", "mid_year"), compare(Year(), ">=", 1)),
                                                            C("HALF_YEAR"), 0))),
-    _q("debt_drawn_usd", "USD", "plan", "Debt borrowed in the year: debt_fraction x the capex of the tranches paid then.", **F, label="Debt drawn", json=True),
+    _q("debt_drawn_usd", "USD", "plan", "Debt borrowed in the year: debt_fraction x the capex of the tranches paid then.", **F, label="Debt drawn", json=True,
+       expr=pools_total(Y("capex_usd") * K("debt_fraction"))),
     _q("interest_usd", "USD", "plan", "Interest paid in the year: debt_rate x the balance owed at its start.", **F, label="Interest", pool_year=13, json=True),
     _q("principal_usd", "USD", "plan", "Principal repaid in the year (level annuity; at the horizon also the balance still owed, balloon_usd).", **F, label="Principal repaid", pool_year=14, json=True),
     _q("balloon_usd", "USD", "plan", "At the horizon: the balance still owed, repaid from the sale (part of principal_usd).", **F, label="Balloon repayment", pool_year=18, json=True),
@@ -176,7 +202,9 @@ YEAR_QUANTITIES: tuple[Quantity, ...] = scoped("year", (
        expr=gated(serving(), Y("taxable_income_usd") - Y("interest_usd"))),
     _q("levered_loss_carried_usd", "USD", "plan", "Tax losses of the levered taxable income carried into the next year.", **F, carried=True, label="Loss carried (after interest)"),
     _q("levered_tax_usd", "USD", "plan", "Tax with interest deducted from taxable income (same loss rule).", **F, label="Tax after interest"),
-    _q("equity_cash_flow_usd", "USD", "plan", "Cash flow + (tax - levered tax) + debt drawn - interest - principal.", **F, json=True, label="Equity cash flow"),
+    _q("equity_cash_flow_usd", "USD", "plan", "Cash flow + (tax - levered tax) + debt drawn - interest - principal.", **F, json=True, label="Equity cash flow",
+       expr=Y("cash_flow_usd") + (Y("tax_usd") - Y("levered_tax_usd")) + Y("debt_drawn_usd") - Y("interest_usd")
+       - Y("principal_usd")),
     _q("dscr", "ratio", "plan", "(revenue - opex - levered tax - replacements) / (debt service - balloon) in the years with scheduled debt service (the balloon is paid from the sale, not from operations).", **F, cached=False, json=True, label="DSCR"),
 ))
 # opex: the sum of the opex lines, in table order (a new line is in it by its opex_part)
@@ -339,7 +367,14 @@ _POOL_AND_PLAN: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
         expr=K("tokens_per_s_per_device") * K("device_count") * K("utilization") * C("SECONDS_PER_YEAR"))),
     ("input_tokens_per_year", "tokens/yr", "output tokens per year x input_tokens / output_tokens.", dict(
         label="Input tokens per year", expr=K("output_tokens_per_year") * K("input_tokens") / K("output_tokens"))),
-    ("revenue_usd_per_year", "USD/yr", "Output and input tokens at their prices.", {}),
+    # a pool's revenue per year at year-1 prices: its tokens at their prices, or its device-hours (revenue_mode)
+    ("revenue_usd_per_year", "USD/yr", "Output and input tokens at their prices.", dict(expr=when(
+        is_choice("revenue_mode", "device_hours"),
+        K("device_count") * C("HOURS_PER_YEAR") * (K("reserved_fraction") * K("reserved_price_usd_per_device_hour")
+                                                   + (1 - K("reserved_fraction")) * K("utilization")
+                                                   * K("price_usd_per_device_hour")),
+        K("output_tokens_per_year") * K("price_usd_per_million_output_tokens") / C("TOKENS_PER_MILLION")
+        + K("input_tokens_per_year") * INPUT_PRICE / C("TOKENS_PER_MILLION")))),
 )
 
 POOL_QUANTITIES: tuple[Quantity, ...] = scoped("pool quantity", tuple(
