@@ -15,9 +15,13 @@ engine and to the live Excel formula of the Results or CashFlow sheet.
 - `+ - * / **` (^) and unary minus, `minimum`/`maximum` (MIN/MAX), `round_up`/`round_down` (ROUNDUP/ROUNDDOWN
   to a whole number), `when(test, a, b)` (IF), `gated(test, a)` (a row's gate: a where the test holds, else
   0, the test deciding first), `when_positive(test, value)` (the value where test > 0, else n/a), and the
-  tests `compare(a, op, b)`, `all_of`, `negation`, `is_blank(key)` (an empty input: NaN), `is_number(x)`,
-  `is_choice(key, choice)` (the engine compares the choice's code, the workbook its text);
-- over pools: `pools_sum(x)` (numpy sums the pool axis; the workbook adds the pools' cells).
+  tests `compare(a, op, b)` (an arithmetic operand parenthesized), `all_of`, `any_of` (OR), `negation`,
+  `is_blank(key)` (an empty input: NaN), `is_number(x)`, `is_choice(key, choice)` (the engine compares the
+  choice's code, the workbook its text);
+- over pools: `pools_sum(x)` (numpy sums the pool axis; the workbook adds the pools' cells), `pools_total(x)`
+  (x evaluated in each pool, its keys and year rows the pool's, then summed: one term per pool), and in a
+  pool's expression `plan_row(key)` (the plan's year row, not the pool's own);
+- over years: `over_years(a, b)` (the sum over every year of row a x row b: SUMPRODUCT of the two rows).
 
 `.numpy(value)` evaluates the tree with numpy, operation for operation in the order written, so an
 expression gives the same floating-point numbers as the same equation typed as numpy code;
@@ -27,39 +31,25 @@ io/xlsx_results.py for the workbook.
 
 Written as expressions (quantities/finance.py; docs/workbook_format.md lists each): per pool the packing
 (servers, nameplate, servers per rack, racks), hardware capex and capex, the server capex a budget buys by
-(SERVER_CAPEX), power, every opex line per year and the output and input tokens per year; per plan the cost
-per million tokens and its components, the revenue per rack, the net per year and the token-type rows; per
-year (CashFlow) each pool's output tokens, revenue, energy, colocation, maintenance, software, rent,
-insurance, property tax, capex paid and replacements, and the plan's staff and contracted colocation (the
-other plan rows are their pools' sum, opex the sum of its parts: rules over the table's columns). A new
-opex line is one year row with `pool_expr=` (or `expr=`) and `opex_part=`; a new itemized capex item one
-plan field in the "capex" group (USD/device or USD/server).
+(SERVER_CAPEX), power, every opex line per year, the output and input tokens and the revenue per year; per plan
+the cost per million tokens and its components, the revenue per rack, the net per year and the token-type rows;
+per year (CashFlow) the price, electricity, cost and hardware price indices, the utilization and the discount
+factor, each pool's `active`, utilization (its tranche ramp), output tokens, revenue, opex lines, capex paid,
+replacements and residual value, and the plan's input tokens and input-token revenue by type (sums over pools
+of each pool's terms, `pools_total`), staff, contracted colocation, opex, the replacements' value, residual
+value, depreciation (its pools' and the replacements'), taxable income, cash flow, debt drawn, taxable income
+after interest and the equity cash flow (the other plan rows are their pools' sum). A new opex line is one year
+row with `pool_expr=` (or `expr=`) and `opex_part=`; a new itemized capex item one plan field in the "capex"
+group (USD/device or USD/server).
 
-Written by hand (io/xlsx_results.py, io/xlsx_cashflow.py, finance/metrics.py), and why:
-- tax with losses carried forward (tax_usd, loss_carried_usd and their levered twins): a running state
-  each year reads from the year before, capped by tax_loss_limit (finance/timeline.tax_by_year);
-- depreciation schedules (the tranches', depreciation_rate_by_age, the replacements' sum over the years
-  before, the disposal gain): straight line, half-year and MACRS tables by age, a convolution over years;
-- NPV, IRR, payback, MIRR, ROI and the levelized per-year rows: sums and root searches over the whole year
-  range (IRR tried from several starting points; payback the last crossing of zero; SUMPRODUCT x CRF);
-- the debt annuity (interest, principal, balloon, debt service, DSCR): the balance owed after j level
-  payments;
-- the rows that add flows of both signs (opex, taxable income, cash flow, equity flow, the cumulative and
-  discounted flows and their sign helpers): the CashFlow sheet shows outflows negative, the engine keeps
-  costs positive, so the same sum is a different formula on each side;
-- not converted yet (the language can say them; each is timeline.py's function and one CashFlow formula):
-  the year indices, the plan's utilization ramp, each tranche's ramp and `active`, the throughput index (a
-  demand cap over the pools' year-1 tokens), the hardware price index, the resale curve and residual values,
-  and the discount factor;
-- the plan's input tokens and input-token revenue by year and the pool's revenue per year on Results: the
-  engine sums its pools' terms where the formula multiplies the plan's total (or groups the token revenue
-  differently), so one tree would change either the engine's last digits or the formula text;
-- sums and choices over a plan's pools on Results (the plan totals, `servers_per_rack` when every pool
-  agrees, `prefill_share_of_device_time`): rules over the table's `summed` column, one formula for all;
-- lookups and searches: a pool's device economics (INDEX/MATCH on Devices), its price tier (SUMPRODUCT
-  over PriceTiers), the sized device count (its per-server cost is SERVER_CAPEX; the sizing search, a
-  rounding over whole servers, is sizing.py's), `costs_not_entered` (text);
-- `tokens_per_joule` (the operating point's metric, computed by the performance model).
+Signs: the engine keeps every cost positive; the CashFlow sheet shows outflows (`outflow=True`: capex paid,
+replacements, opex) negative. An expression reads an outflow's cell negated ("-cell"): `a - Y(outflow)` is
+written a+cell, `a + Y(outflow)` a-cell (exact: IEEE negation), so one tree is both sides' sum.
+
+Written by hand: quantities/hand_written.py names every such CashFlow and Results row with its reason (tax with
+losses carried forward, depreciation schedules, the debt annuity, NPV/IRR/payback and their running helpers, the
+levelized rows, the throughput index's demand cap, choices over pools, lookups of inputs), and
+tests/io/test_formula_sources.py fails on a formula row that is neither the table's nor named there.
 """
 from __future__ import annotations
 
@@ -279,7 +269,10 @@ class PoolsTotal(Expr):
     def numpy(self, value): return np.sum(self.of.numpy(lambda name: value(IN_POOL + name)), axis=-2)
 
     def excel(self, ref, na):
-        return "+".join(self.pool_term(ref, k, na) for k in range(1, int(ref(POOL_COUNT)) + 1))
+        count = ref(POOL_COUNT)
+        if not count.isdigit():  # a surface without pools (the docs): the term once, its names a pool's
+            return f"SUM_OVER_POOLS({self.of.excel(ref, na)})"
+        return "+".join(self.pool_term(ref, k, na) for k in range(1, int(count) + 1))
 
     def pool_term(self, ref, k: int, na: str, of: Expr | None = None) -> str:
         """Pool k's term (or that of `of`, a part of it), its names pool k's."""
