@@ -18,7 +18,7 @@ import numpy as np
 from ..engine.pipeline.compute import PlanResult, not_entered
 from ..engine.quantities.inputs import DEVICE_FIELDS, EQUIVALENT_KEYS, PLAN_FIELD_BY_NAME, PLAN_FIELDS, PRICE_TIER_FIELDS
 from ..engine.quantities.finance import (
-    COMPONENT_KEYS, DEVICE_ECONOMICS_KEYS, HELD_CAPEX_RATES, INPUT_BY_KEY, SUMMED_KEYS, OPEX_PARTS, PART_ANNUAL_KEYS,
+    COMPONENT_KEYS, DEVICE_ECONOMICS_KEYS, DEVICE_LINE_PARTS, HELD_CAPEX_RATES, INPUT_BY_KEY, SUMMED_KEYS, OPEX_PARTS, PART_ANNUAL_KEYS,
     PART_YEAR_KEYS, PLAN_EXPRESSIONS, POOL_EXPRESSIONS, POOL_QUANTITY_BY_KEY, QUANTITY_BY_KEY, SERVER_CAPEX, TOKEN_TYPE_KEYS,
 )
 from ..engine.quantities.metrics import CASHFLOW_METRICS, METRIC_BY_KEY, METRICS
@@ -97,6 +97,7 @@ POOL_FORMULAS: tuple[tuple[str, PoolFormula], ...] = (
     _pool_expression("colocation_usd_per_year"),
     _pool_expression("maintenance_usd_per_year"),
     *(_pool_expression(PART_ANNUAL_KEYS[part]) for part in HELD_CAPEX_RATES),
+    *(_pool_expression(PART_ANNUAL_KEYS[part]) for part in DEVICE_LINE_PARTS),
     _pool_expression("software_usd_per_year"),
     _pool_expression("rent_usd_per_year"),
     _pool_expression("output_tokens_per_year"),

@@ -79,6 +79,19 @@ def _held(key, rate_input, **flows) -> Quantity:
     return _q(key, "USD", "plan", f"{label} of the bought pools serving in the year: {rate_input} x their capex.",
               **YEARS, label=label, rate_input=rate_input, levelized=True, **flows,
               pool_expr=gated(all_of(SERVES, compare(K(rate_input), ">", 0)), K("owned") * held * K(rate_input) * Y("active")))
+
+
+def _device_line(field: Field) -> Quantity:
+    """An itemized opex line per device-year (a plan field with per_device_year): the serving devices x the
+    field x the cost index, each year a pool serves. The field row is all a new line takes: its year row, plan and
+    pool quantities per year, CashFlow and Results rows, opex, cost per token and NPV follow from it."""
+    part = field.name.removesuffix("_usd_per_device_year")
+    return _q(f"{part}_usd", "USD", "plan", f"{field.label} of the pools serving in the year: devices x {field.name} x "
+              "the cost index.", **YEARS, label=field.label, opex_part=part, bar="other", levelized=True,
+              device_input=field.name,
+              pool_expr=gated(SERVES, K("device_count") * K(field.name) * Y("cost_index") * Y("active")))
+
+
 F = dict(cashflow="financing")
 
 
@@ -164,6 +177,7 @@ YEAR_QUANTITIES: tuple[Quantity, ...] = scoped("year", (
        expr=gated(serving(), K("staff_usd_per_year") * Y("cost_index"))),
     _held("insurance_usd", "insurance_fraction_per_year", opex_part="insurance", bridge=7, pool_year=16),
     _held("property_tax_usd", "property_tax_fraction_per_year", opex_part="property_tax", bridge=8, pool_year=17),
+    *(_device_line(f) for f in PLAN_FIELDS if f.per_device_year),
     _q("opex_usd", "USD", "plan", "Energy + colocation + maintenance + software + rent + staff.", **YEARS, label="Opex", json=True, levelized=True, outflow=True),
     _q("capex_usd", "USD", "plan", "Capex of the tranches paid in the year.", **YEARS, label="Capex", pool_year=9, json=True, outflow=True,
        pool_expr=gated(compare(Year(), "=", K("purchase_year")), K("capex_usd"))),
@@ -261,7 +275,8 @@ FINANCE_INPUTS: tuple[Quantity, ...] = scoped("finance input", (
     _input("electricity_usd_per_kwh", swing=8),
     _input("colocation_usd_per_kw_month", swing=10),
     _input("maintenance_fraction_per_year", swing=11),
-    *(_input(q.rate_input, optional=True) for q in YEAR_QUANTITIES if q.rate_input),  # each held-capex opex line's rate
+    *(_input(q.rate_input, optional=True) for q in YEAR_QUANTITIES if q.rate_input),
+    *(_input(q.device_input, optional=True) for q in YEAR_QUANTITIES if q.device_input),  # each per-device line's price  # each held-capex opex line's rate
     _input("software_usd_per_device_year", swing=12),
     _input("staff_usd_per_year", swing=13),
     _input("utilization", swing=4),
@@ -299,6 +314,7 @@ OPEX_PARTS = tuple(q.opex_part for q in YEAR_QUANTITIES if q.opex_part)   # the 
 COST_COMPONENTS = ("capex",) + OPEX_PARTS                                   # cost per token's parts
 HELD_CAPEX_RATES = {q.opex_part: q.rate_input for q in YEAR_QUANTITIES if q.rate_input}  # part -> its fraction of the capex held
 HELD_CAPEX_PARTS = tuple(HELD_CAPEX_RATES)
+DEVICE_LINE_PARTS = tuple(q.opex_part for q in YEAR_QUANTITIES if q.device_input)  # itemized per device-year
 PART_YEAR_KEYS = {q.opex_part: q.key for q in YEAR_QUANTITIES if q.opex_part}          # part -> its year row
 PART_ANNUAL_KEYS = {q.opex_part: q.annual_key for q in YEAR_QUANTITIES if q.opex_part}  # part -> its plan quantity per year
 COMPONENT_KEYS = {part: f"cost_per_million_output_tokens_{part}_usd" for part in COST_COMPONENTS}  # cost per token's parts
@@ -359,6 +375,8 @@ _POOL_AND_PLAN: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
     *((q.annual_key, "USD/yr", f"{q.rate_input} x capex (bought pools).", dict(
         expr=gated(compare(K(q.rate_input), ">", 0), K("owned") * K("capex_usd") * K(q.rate_input))))
       for q in YEAR_QUANTITIES if q.rate_input),
+    *((q.annual_key, "USD/yr", f"{q.device_input} x device_count.", dict(expr=K("device_count") * K(q.device_input)))
+      for q in YEAR_QUANTITIES if q.device_input),
     ("software_usd_per_year", "USD/yr", "software per device-year x device_count.", dict(
         expr=K("device_count") * K("software_usd_per_device_year"))),
     ("rent_usd_per_year", "USD/yr", "Rented pools: device_count x rent per device-hour x 8760.", dict(
