@@ -21,6 +21,7 @@ from ..engine.quantities.finance import (
     COMPONENT_KEYS, DEVICE_ECONOMICS_KEYS, DEVICE_LINE_PARTS, HELD_CAPEX_RATES, INPUT_BY_KEY, SUMMED_KEYS, OPEX_PARTS, PART_ANNUAL_KEYS,
     PART_YEAR_KEYS, PLAN_EXPRESSIONS, POOL_EXPRESSIONS, POOL_QUANTITY_BY_KEY, QUANTITY_BY_KEY, SERVER_CAPEX, TOKEN_TYPE_KEYS,
 )
+from ..engine.quantities.expr import IN_POOL, POOL_COUNT, POOLS_MAX, POOLS_MIN
 from ..engine.quantities.metrics import CASHFLOW_METRICS, METRIC_BY_KEY, METRICS
 from ..engine.plan.scenario import Scenario
 from . import sheets as S
@@ -122,8 +123,41 @@ EXPRESSIONS = dict(PLAN_EXPRESSIONS)
 
 
 def _expression(key: str) -> tuple[str, Formula]:
-    """The Results row of a plan quantity written as an expression: its formula compiled from the table."""
-    return key, lambda x: EXPRESSIONS[key].excel(lambda k: x.r(k) if k in x.layout.result_rows else x.p(k), NA)
+    """The Results row of a plan quantity written as an expression: its formula compiled from the table (n/a for
+    a plan without pools where it reads over pools)."""
+    def formula(x: PlanRefs) -> str:
+        try:
+            return EXPRESSIONS[key].excel(plan_ref(x), NA)
+        except _NoPools:
+            return NA
+    return key, formula
+
+
+class _NoPools(LookupError):
+    """An expression over pools on a plan that has none."""
+
+
+def plan_ref(x: PlanRefs) -> Callable[[str], str]:
+    """The cell of each name a plan quantity's expression reads on Results: its row, else the plan's input on
+    Plans; over pools (engine/quantities/expr.py): each pool's row (a pools_total's terms), MIN / MAX of the pools'
+    cells."""
+    def ref(name: str) -> str:
+        if name == POOL_COUNT:
+            count = x.layout.pool_counts[x.index] if x.layout.pool_counts else 1
+            if not count:
+                raise _NoPools(name)
+            return str(count)
+        if name.startswith(IN_POOL):
+            k, key = name[len(IN_POOL):].split(".", 1)
+            return x.r(pool_key(int(k), key)) if key in POOL_ROW_KEYS else x.p(key)
+        for prefix, call in ((POOLS_MIN, "MIN"), (POOLS_MAX, "MAX")):
+            if name.startswith(prefix):
+                cells = x.pools(name[len(prefix):])
+                if not cells:
+                    raise _NoPools(name)
+                return f"{call}({cells})"
+        return x.r(name) if name in x.layout.result_rows else x.p(name)
+    return ref
 
 
 def _levelized(row: str, sign: str) -> Formula:
@@ -171,8 +205,7 @@ def _summed(key: str) -> Formula:
 
 FORMULA_SECTIONS: tuple[tuple[str, tuple[tuple[str, Formula], ...]], ...] = (
     ("Plan totals over its pools (formulas)", tuple((key, _summed(key)) for key in SUMMED_KEYS) + (
-        ("servers_per_rack", lambda x: NA if not x.pools("servers_per_rack") else f'IF(MIN({x.pools("servers_per_rack")})=MAX({x.pools("servers_per_rack")}),'
-                                       f'MIN({x.pools("servers_per_rack")}),{NA})'),
+        _expression("servers_per_rack"),
         ("tokens_per_joule", lambda x: f'IF({x.r("power_w")}>0,{x.r("tokens_per_s_per_device")}/{x.r("power_w")},{NA})'),
     )),
     ("Levelized over the years (formulas over CashFlow: present value x capital recovery factor)", (
@@ -192,9 +225,7 @@ FORMULA_SECTIONS: tuple[tuple[str, tuple[tuple[str, Formula], ...]], ...] = (
         ("racks_in_service", _in_service("racks")),
         ("device_count_in_service", _in_service("device_count")),
         ("costs_not_entered", _not_entered),
-        ("prefill_share_of_device_time",
-         lambda x: f'IF({x.r("device_count")}>0,({x.pool_products("device_count", "prefill_share")})'
-                   f'/{x.r("device_count")},{NA})' if x.pools("device_count") else NA),
+        _expression("prefill_share_of_device_time"),
     )),
     ("Cost per million tokens (formulas)", tuple(_expression(key) for key in (
         *(m.key for m in METRICS if m.text_group == "Costs" and m.expr is not None), *COMPONENT_KEYS.values()))),

@@ -6,7 +6,7 @@ import pytest
 from tcoapp.engine.finance.metrics import finance_metrics
 from tcoapp.engine.quantities.constants import CONSTANT_VALUES, CONSTANTS
 from tcoapp.engine.quantities.expr import C, K, maximum, minimum, per_million, when_positive
-from tcoapp.engine.quantities.finance import PLAN_EXPRESSIONS, PLAN_INPUT_KEYS, POOL_EXPRESSIONS, as_inputs
+from tcoapp.engine.quantities.finance import PLAN_EXPRESSIONS, PLAN_INPUT_KEYS, POOL_EXPRESSIONS, POOL_INPUT_KEYS, as_inputs
 from tcoapp.engine.quantities.table import ALL_KEYS
 from tcoapp.io.xlsx_constants import CONSTANTS as SHEET_CONSTANTS
 from tests.engine.test_finance_reference import CASE_B
@@ -48,8 +48,16 @@ def test_the_workbook_constants_are_the_engines():
 
 def test_the_engine_value_is_the_expression_over_the_result():
     out, inputs = finance_metrics(CASE_B[0]), as_inputs(CASE_B[0])
+    pools = {key: out.pools[key] for key in out.pools.keys()}
+    in_pool = {"pool_axis": np.asarray(-1), **{f"in_pool.{k}": v for k, v in pools.items()},
+               **{f"in_pool.{k}": np.asarray(inputs[k], float) for k in POOL_INPUT_KEYS},
+               **{f"pools_min.{k}": np.min(v, axis=-1) for k, v in pools.items()},
+               **{f"pools_max.{k}": np.max(v, axis=-1) for k, v in pools.items()}}
+
+    def over_pools(name):   # a pools_total's terms, the pools' extremes; else the pools' sum
+        return in_pool[name] if name in in_pool else out.pools[name].sum(axis=-1)
     for key, expr in PLAN_EXPRESSIONS:   # an expression reads results, the plan's inputs, or the pools' sums
-        value = expr.numpy(lambda k: out[k] if k in out else inputs[k] if k in PLAN_INPUT_KEYS else out.pools[k].sum(axis=-1))
+        value = expr.numpy(lambda k: out[k] if k in out else inputs[k] if k in PLAN_INPUT_KEYS else over_pools(k))
         np.testing.assert_array_equal(value, out[key], err_msg=key)
 
 
@@ -155,11 +163,20 @@ def test_a_total_over_pools_is_a_term_per_pool_and_the_pool_axis_summed():
              "in_pool.1.price": "P1", "in_pool.2.price": "P2", "in_pool.1.n": "N", "in_pool.2.n": "N"}
     assert total.excel(names.__getitem__, "NA") == "D86*P1/N+D186*P2/N"
     pools = {"in_pool.year.tokens": np.array([[1.0, 2.0], [3.0, 4.0]]), "in_pool.price": np.array([[10.0], [20.0]]),
-             "in_pool.n": np.array(2.0)}
+             "in_pool.n": np.array(2.0), "pool_axis": -2}
     np.testing.assert_array_equal(total.numpy(pools.__getitem__), (pools["in_pool.year.tokens"] * pools["in_pool.price"]
                                                                    / 2.0).sum(axis=-2))
     assert total.year_rows() == ("in_pool.year.tokens",)
     assert plan_row("utilization").year_rows() == ("plan_year.utilization",)
+
+
+def test_the_smallest_and_largest_over_pools():
+    from tcoapp.engine.quantities.expr import pools_max, pools_min
+    agree = when(compare(pools_min("spr"), "=", pools_max("spr")), pools_min("spr"), not_available())
+    assert agree.excel({"pools_min.spr": "MIN(C9,C19)", "pools_max.spr": "MAX(C9,C19)"}.get, "NA") == \
+        "IF(MIN(C9,C19)=MAX(C9,C19),MIN(C9,C19),NA)"
+    values = {"pools_min.spr": np.array([4.0, 3.0]), "pools_max.spr": np.array([4.0, 5.0])}
+    np.testing.assert_array_equal(agree.numpy(values.__getitem__), [4.0, np.nan])
 
 
 def test_a_sum_over_the_years_of_two_rows():

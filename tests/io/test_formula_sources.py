@@ -14,7 +14,7 @@ from tcoapp.io.xlsx_cashflow import FINANCING_POOL_ROWS, POOL_SUMMED, _BlockForm
 from tcoapp.io.xlsx_layout import CF_YEAR_ROW, PlanRefs, base_key
 from tcoapp.io.xlsx_na import NA, NaGuard, compiled
 from tcoapp.io.xlsx_results import (
-    EXPRESSIONS, LEVELIZED, PASS_THROUGH, POOL_EXPRESSION_BY_KEY, POOL_VALUE_ROWS, PoolRefs,
+    EXPRESSIONS, LEVELIZED, PASS_THROUGH, POOL_EXPRESSION_BY_KEY, POOL_VALUE_ROWS, PoolRefs, plan_ref,
 )
 
 SAMPLES = ["heterogeneous_disaggregated", "gpu_cloud_financed", "agentic_coding", "years_price_decline"]
@@ -86,7 +86,7 @@ def _results_source(key, text, index, scenario, results, layout):
         return "table"
     if not pool and key in EXPRESSIONS:
         x = PlanRefs(layout, index)
-        core = EXPRESSIONS[key].excel(lambda k: x.r(k) if k in layout.result_rows else x.p(k), NA)
+        core = EXPRESSIONS[key].excel(plan_ref(x), NA)
         assert text == (f"={core}" if key in PASS_THROUGH else guard(core)), key
         return "table"
     if not pool and key in SUMMED_KEYS:

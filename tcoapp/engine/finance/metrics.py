@@ -15,6 +15,7 @@ import functools
 import numpy as np
 
 from . import cashflow, costs, depreciation, financing, recovery, timeline, year_rows
+from ..quantities.expr import IN_POOL, POOL_AXIS, POOLS_MAX, POOLS_MIN
 from ..quantities.finance import (
     HELD_CAPEX_RATES, LEVELIZED_YEAR_ROWS, OPEX_PARTS, PART_ANNUAL_KEYS, PART_YEAR_KEYS, PLAN_EXPRESSIONS, PLAN_INPUT_KEYS,
     POOL_EXPRESSIONS, POOL_INPUT_KEYS, POOL_QUANTITIES, SUMMED_KEYS, FinanceResult, PoolFinance, YearRows, as_inputs,
@@ -36,7 +37,7 @@ def finance_metrics(x, with_irr: bool = True) -> FinanceResult:
         out = _plan_totals(a, pool)
         rows = _years(a, pool, out)
         out.update(_in_service(a, pool, rows))
-        out.update(_costs_and_returns(a, out, rows, with_irr))
+        out.update(_costs_and_returns(a, out, pool, rows, with_irr))
     return FinanceResult(**out, pools=PoolFinance(**{q.key: pool[q.key] for q in POOL_QUANTITIES}),
                          years=YearRows(**rows))
 
@@ -53,11 +54,7 @@ def _pool_quantities(a, p) -> dict[str, np.ndarray]:
 
 
 def _plan_totals(a, pool) -> dict[str, np.ndarray]:
-    out = {key: np.sum(pool[key], axis=-1) for key in SUMMED}
-    per_rack = pool["servers_per_rack"]
-    same = np.all(per_rack == per_rack[..., :1], axis=-1)
-    out["servers_per_rack"] = np.where(same, per_rack[..., 0], np.nan)
-    return out
+    return {key: np.sum(pool[key], axis=-1) for key in SUMMED}
 
 
 def _years(a, pool, out) -> dict[str, np.ndarray]:
@@ -201,7 +198,7 @@ def _levelized(flat, rows, key, crf):
     return np.where(flat, values[..., 1] if values.shape[-1] > 1 else np.nan, pv * crf)
 
 
-def _costs_and_returns(a, o, rows, with_irr: bool) -> dict[str, np.ndarray]:
+def _costs_and_returns(a, o, pool, rows, with_irr: bool) -> dict[str, np.ndarray]:
     flat = timeline.is_flat(a)
     crf = _recovery_factor(a, rows)
     lev = {key: _levelized(flat, rows, key, crf) for key in LEVELIZED_YEAR_ROWS}
@@ -219,10 +216,9 @@ def _costs_and_returns(a, o, rows, with_irr: bool) -> dict[str, np.ndarray]:
         "opex_usd_per_year": lev["opex_usd"],
         "capital_recovery_factor": crf * np.ones_like(capex_year + lev["opex_usd"]),
         "capex_usd_per_year": capex_year,
-        "prefill_share_of_device_time": _input_share(a),
     })
     plan_inputs = {k: np.asarray(a[k], float) for k in PLAN_INPUT_KEYS}  # an expression may read the plan's inputs
-    _evaluate(PLAN_EXPRESSIONS, {**plan_inputs, **o, **result}, result)
+    _evaluate(PLAN_EXPRESSIONS, {**plan_inputs, **o, **result}, result, _over_pools(a, pool))
     flows = rows["cash_flow_usd"]
     later_capex = np.sum(rows["capex_usd"][..., 1:], axis=-1)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -262,10 +258,29 @@ def _equity_irr(equity, flows, project_irr):
     return out
 
 
-def _evaluate(expressions, env: dict, out: dict) -> None:
-    """Each (key, expression) in order over `env` (the rows computed so far), into `out` and `env`."""
+def _evaluate(expressions, env: dict, out: dict, over_pools=None) -> None:
+    """Each (key, expression) in order over `env` (the rows computed so far), into `out` and `env`; a name over
+    the plan's pools (a pools_total's term, a min or max over pools) by `over_pools`."""
+    def value(name: str):
+        return env[name] if name in env else over_pools(name)
     for key, expr in expressions:
-        out[key] = env[key] = expr.numpy(env.__getitem__)
+        out[key] = env[key] = expr.numpy(value)
+
+
+def _over_pools(a, pool):
+    """The names a plan quantity's expression reads over its pools (pools on the last axis): a pool's quantity or
+    input in each pool, the smallest or largest of the pools' values."""
+    def value(name: str) -> np.ndarray:
+        if name == POOL_AXIS:
+            return np.asarray(-1)
+        if name.startswith(IN_POOL):
+            key = name[len(IN_POOL):]
+            return pool[key] if key in pool else np.asarray(a[key], float)
+        for prefix, reduce in ((POOLS_MIN, np.min), (POOLS_MAX, np.max)):
+            if name.startswith(prefix):
+                return reduce(np.asarray(pool[name[len(prefix):]], float), axis=-1)
+        raise KeyError(name)
+    return value
 
 
 @functools.lru_cache(maxsize=8)
@@ -280,10 +295,3 @@ def _in_order(expressions, known: frozenset) -> tuple:
         done |= {k for k, _ in ready}
         rest = [pair for pair in rest if pair not in ready]
     return tuple(ordered)
-
-
-def _input_share(a) -> np.ndarray:
-    """Share of the plan's device time spent prefilling: sum_i devices_i x prefill_share_i / devices."""
-    count = np.asarray(a.device_count, float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.sum(count * np.asarray(a.prefill_share, float), axis=-1) / np.sum(count, axis=-1)

@@ -18,7 +18,7 @@ from typing import Callable, Mapping
 
 import numpy as np
 
-from ..quantities.expr import IN_POOL, PLAN_YEAR, POOLS, YEAR, YEAR_NUMBER, Expr
+from ..quantities.expr import IN_POOL, PLAN_YEAR, POOL_AXIS, POOLS, YEAR, YEAR_NUMBER, Expr
 from ..quantities.finance import POOL_INPUT_KEYS, POOL_YEAR_KEYS, POOL_YEAR_ROWS, YEAR_QUANTITIES
 
 Value = Callable[[str], np.ndarray]
@@ -60,6 +60,8 @@ def plan_values(a, pool: Mapping[str, np.ndarray], plan_rows: Mapping[str, np.nd
     def value(name: str) -> np.ndarray:
         if name == YEAR_NUMBER:
             return t
+        if name == POOL_AXIS:
+            return np.asarray(-2)
         if name.startswith(IN_POOL):
             return in_pool(name[len(IN_POOL):])
         if name.startswith(POOLS + YEAR):

@@ -21,6 +21,7 @@ engine and to the live Excel formula of the Results or CashFlow sheet.
 - over pools: `pools_sum(x)` (numpy sums the pool axis; the workbook adds the pools' cells), `pools_total(x)`
   (x evaluated in each pool, its keys and year rows the pool's, then summed: one term per pool), and in a
   pool's expression `plan_row(key)` (the plan's year row, not the pool's own);
+- `pools_min(key)` / `pools_max(key)`: the smallest / largest of the pools' values (MIN / MAX of their cells);
 - over years: `over_years(a, b)` (the sum over every year of row a x row b: SUMPRODUCT of the two rows).
 
 `.numpy(value)` evaluates the tree with numpy, operation for operation in the order written, so an
@@ -238,6 +239,8 @@ ALL_YEARS = "all_years."  # ALL_YEARS + key: the year row over every year (a who
 PLAN_YEAR = "plan_year."  # PLAN_YEAR + key: this year's value of the plan's year row (in a pool's expression too)
 IN_POOL = "in_pool."    # IN_POOL + name: a name read in each pool's scope (a pools_total's term)
 POOL_COUNT = "pool_count"  # the number of the plan's pools (the workbook writes one term each)
+POOL_AXIS = "pool_axis"    # where the surface keeps the pools (numpy: -2 in a year row, -1 in a quantity)
+POOLS_MIN, POOLS_MAX = "pools_min.", "pools_max."  # + key: the smallest / largest of the pools' values
 POOLS = "pools."        # POOLS + name: the name's values over the plan's pools (a sum, a choice)
 YEAR_NUMBER = YEAR + "t"  # the year t itself (0 = the start)
 
@@ -266,7 +269,8 @@ class PoolsTotal(Expr):
     of: Expr
     precedence = 1  # written as a sum of terms
 
-    def numpy(self, value): return np.sum(self.of.numpy(lambda name: value(IN_POOL + name)), axis=-2)
+    def numpy(self, value):
+        return np.sum(self.of.numpy(lambda name: value(IN_POOL + name)), axis=int(value(POOL_AXIS)))
 
     def excel(self, ref, na):
         count = ref(POOL_COUNT)
@@ -480,6 +484,28 @@ def to_date(key: str) -> Expr:
 def over_years(first: str, second: str) -> Expr:
     """The sum over every year of year row `first` x year row `second` (Excel SUMPRODUCT of the two rows)."""
     return OverYears(first, second)
+
+
+@dataclass(frozen=True, eq=False)
+class PoolsExtreme(Expr):
+    """The smallest or largest over the plan's pools of a pool quantity (the surface reduces its pool axis; the
+    workbook: MIN / MAX of the pools' cells)."""
+    prefix: str
+    key: str
+
+    def numpy(self, value): return np.asarray(value(self.prefix + self.key), float)
+    def excel(self, ref, na): return ref(self.prefix + self.key)
+    def keys(self): return (self.key,)
+
+
+def pools_min(key: str) -> Expr:
+    """The smallest over the plan's pools of pool quantity `key` (Excel MIN of the pools' cells)."""
+    return PoolsExtreme(POOLS_MIN, key)
+
+
+def pools_max(key: str) -> Expr:
+    """The largest over the plan's pools of pool quantity `key` (Excel MAX of the pools' cells)."""
+    return PoolsExtreme(POOLS_MAX, key)
 
 
 def pools_total(x) -> Expr:

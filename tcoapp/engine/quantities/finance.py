@@ -439,7 +439,8 @@ _PLAN_ROWS: tuple[Quantity, ...] = tuple(_plan_q(k, u, h, f.get("label", "")) fo
     _metric_q("equity_irr"),
     _metric_q("min_dscr"),
     _q("prefill_share_of_device_time", "fraction", "plan", "sum over pools of devices x prefill share / devices: the share of cost allocated to input tokens.",
-       label="Prefill share of device time"),
+       label="Prefill share of device time",
+       expr=when_positive(K("device_count"), pools_total(K("device_count") * K("prefill_share")) / K("device_count"))),
     _metric_q("cost_per_million_input_tokens_usd"),
 ) + (TOKEN_TYPE_ROWS := (
     # the input tokens and their revenue by token type (docs/model.md, "Three token prices")

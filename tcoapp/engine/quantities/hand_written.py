@@ -26,8 +26,6 @@ LEVELIZED = ("levelized per-year values: the present value over the years x the 
 DEMAND_CAP = ("the throughput index's demand cap: the engine is given a demand-sized plan's demand per year (NaN for "
               "the others), which the workbook has no cell for; the formula reads the sizing mode and the demand per "
               "day on Plans")
-POOL_CHOICE = ("a choice or a weighted share over a plan's pools on Results (servers per rack where every pool agrees, "
-               "the prefill share of device time): the engine's plan totals, one formula over the pools' cells")
 PERFORMANCE = "a metric of the operating point (the performance model's), not of the finance layer"
 TEXT = "text: the cost inputs left at 0, named in words"
 INPUTS = ("a copy or lookup of an input: Plans and Pools cells, the device's economics on Devices (INDEX/MATCH), the "
@@ -59,7 +57,6 @@ CASHFLOW_PREFIXED = ("irr_attempt_", "equity_irr_attempt_")  # IRR() from each s
 RESULTS: dict[str, str] = {
     **dict.fromkeys(("plan_check", "master_check"), STATUS),
     "tokens_per_joule": PERFORMANCE,
-    **dict.fromkeys(("servers_per_rack", "prefill_share_of_device_time"), POOL_CHOICE),
     **dict.fromkeys(("capital_recovery_factor", "capex_usd_per_year", "racks_in_service", "device_count_in_service"),
                     LEVELIZED),
     "costs_not_entered": TEXT,
