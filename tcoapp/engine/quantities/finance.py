@@ -116,10 +116,11 @@ MONTHS = C("MONTHS_PER_YEAR")
 def _ramp(months: Expr, serving_year: Expr) -> Expr:
     """A tranche's ramp factor in its `serving_year`-th year of service (docs/model.md, "Tranche ramp"): its load
     min(1, m / R) over its months m in [a, b] = [12 (k - 1), 12 k] averaged, ((c^2 - a^2) / (2 R) + b - c) / 12
-    with c = min(max(R, a), b); 1 where R = 0 (no ramp)."""
+    with c = min(max(R, a), b); 1 where R = 0 (no ramp). (c^2 - a^2) / (2 R) is written RAMP_MEAN x (c^2 - a^2) / R:
+    the same number to the bit (a halving is exact), with no literal 2 in the formula."""
     a, b = MONTHS * (serving_year - 1), MONTHS * serving_year
     c = minimum(maximum(months, a), b)
-    return when(compare(months, ">", 0), ((c * c - a * a) / (2 * months) + b - c) / MONTHS, 1)
+    return when(compare(months, ">", 0), (C("RAMP_MEAN") * (c * c - a * a) / months + b - c) / MONTHS, 1)
 
 
 # a pool's input tokens in the year (its output tokens x input / output tokens per request), and the token revenue
