@@ -19,7 +19,7 @@ from openpyxl.utils import get_column_letter
 from ..engine.finance.depreciation import MACRS_5_PERCENT, MACRS_7_PERCENT
 from ..engine.finance.year_rows import OUTFLOW_ROWS, PLAN_YEAR_EXPRESSIONS, POOL_YEAR_EXPRESSIONS
 from ..engine.quantities.expr import ALL_YEARS, IN_POOL, PLAN_YEAR, POOL_COUNT, POOLS, TO_DATE, YEAR, YEAR_NUMBER, Expr
-from ..engine.quantities.finance import OPEX_PARTS, PART_YEAR_KEYS, POOL_YEAR_KEYS, YEAR_QUANTITY_BY_KEY
+from ..engine.quantities.finance import OPEX_PARTS, POOL_YEAR_KEYS, YEAR_QUANTITY_BY_KEY
 from ..engine.plan.scenario import Scenario
 from . import sheets as S
 from .xlsx_checks import banner

@@ -17,7 +17,7 @@ import numpy as np
 from . import cashflow, costs, depreciation, financing, recovery, timeline, year_rows
 from ..quantities.expr import IN_POOL, POOL_AXIS, POOLS_MAX, POOLS_MIN
 from ..quantities.finance import (
-    HELD_CAPEX_RATES, LEVELIZED_YEAR_ROWS, OPEX_PARTS, PART_ANNUAL_KEYS, PART_YEAR_KEYS, PLAN_EXPRESSIONS, PLAN_INPUT_KEYS,
+    LEVELIZED_YEAR_ROWS, OPEX_PARTS, PART_ANNUAL_KEYS, PART_YEAR_KEYS, PLAN_EXPRESSIONS, PLAN_INPUT_KEYS,
     POOL_EXPRESSIONS, POOL_INPUT_KEYS, POOL_QUANTITIES, SUMMED_KEYS, FinanceResult, PoolFinance, YearRows, as_inputs,
 )
 
@@ -59,13 +59,12 @@ def _plan_totals(a, pool) -> dict[str, np.ndarray]:
 
 def _years(a, pool, out) -> dict[str, np.ndarray]:
     """Every per-year row: the table's expressions (year_rows.YearRows) and, as they are needed, the rows written
-    by hand (timeline.py: the tranche ramp, the throughput index's demand cap, depreciation, tax; financing.py):
+    by hand (timeline.py: the throughput index's demand cap, depreciation, tax; financing.py: the debt):
     pools on axis -2, years on the last axis."""
     years = np.asarray(a.years, float)
     t = np.arange(int(np.nanmax(years)) + 1, dtype=float)
     n = years[..., None]
     P1 = lambda v: np.asarray(v, float)[..., None]  # noqa: E731  pool [..., P] -> [..., P, 1]
-    L2 = lambda v: np.asarray(v, float)[..., None, None]  # noqa: E731  plan [...] -> [..., 1, 1]
     in_horizon = ((t >= 1) & (t <= n)).astype(float)
     y = year_rows.YearRows(a, pool, t)   # the indices, the utilization, each pool's `active` and utilization
     active, pool_u = y.pools["active"], y.pools["utilization"]
