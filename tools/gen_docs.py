@@ -251,8 +251,8 @@ def _equations_section() -> list[str]:
     lines = ["Equations written once: each of these rows is an expression in the quantity table "
              "(tcoapp/engine/quantities/expr.py) that is both the engine's computation and its `Results` formula "
              "(a key stands for its `Results` cell, an upper-case name for a named cell of `Constants`, n/a for a "
-             "value that does not exist); the other `Results` and `CashFlow` formulas are written by hand, listed "
-             "with the reason for each in that module.", ""]
+             "value that does not exist); the `Results` and `CashFlow` formulas written by hand are listed at the "
+             "end, each with its reason.", ""]
     lines += [f"- `{key}` = `{expr.excel(lambda k: k, 'n/a')}`" for key, expr in PLAN_EXPRESSIONS]
     lines += ["", "Per pool (`pool1.it_avg_kw`, ...; a key is the pool's row, or the plan's input on Plans):", ""]
     lines += [f"- `{key}` = `{expr.excel(lambda k: k, 'n/a')}`" for key, expr in POOL_EXPRESSIONS]
@@ -260,12 +260,34 @@ def _equations_section() -> list[str]:
     lines += ["", "Per year on `CashFlow` (`pool1.energy_usd`, ...: each pool's row, the plan's row its pools' sum "
                   "unless listed below; `year.key` is the row's cell in the year's column (a pool's own row where it "
                   "has one), `year.t` the year, `to_date.key` the row from year 0 to the year, `pools.year.key` the "
-                  "pools' cells added; an IF at the top gates the row: the test decides first, only the value reads "
+                  "pools' cells added, `plan_year.key` the plan's row in a pool's expression, `all_years.key` the "
+                  "whole row (an outflow's negated), SUM_OVER_POOLS(x) one term x per pool (its names the pool's); "
+                  "a row read from an outflow reads its cell negated; an IF at the top gates the row: the test decides first, only the value reads "
                   "n/a; a row marked outflow is shown negative):", ""]
     lines += [f"- `pool.{key}`{' (outflow)' if key in OUTFLOW_ROWS else ''} = `{expr.excel(lambda k: k, 'n/a')}`"
               for key, expr in POOL_YEAR_EXPRESSIONS]
     lines += [f"- `{key}` = `{expr.excel(lambda k: k, 'n/a')}`" for key, expr in PLAN_YEAR_EXPRESSIONS]
-    return lines + [""]
+    return lines + ["", *_hand_written_section()]
+
+
+def _hand_written_section() -> list[str]:
+    """The CashFlow and Results rows written by hand, grouped by their reason (engine/quantities/hand_written.py)."""
+    from tcoapp.engine.quantities import hand_written
+    lines = ["### Rows written by hand", "",
+             "Every other `CashFlow` and `Results` formula row is compiled from the table above, or is a rule over "
+             "one of its columns (a plan row that is its pools' sum; a row levelized from its year row). These are "
+             "written by hand, each for its reason (tcoapp/engine/quantities/hand_written.py; a test lists every "
+             "formula row of a written workbook and fails on any other):", ""]
+    for sheet, table in (("CashFlow", hand_written.CASHFLOW), ("Results", hand_written.RESULTS)):
+        by_reason: dict[str, list[str]] = {}
+        for key, reason in table.items():
+            by_reason.setdefault(reason, []).append(key)
+        for reason, keys in by_reason.items():
+            lines.append(f"- {sheet}: " + ", ".join(f"`{k}`" for k in keys) + f": {reason}.")
+    lines += [f"- CashFlow: `{prefix}k`: IRR() from each starting point, as `irr`." for prefix in hand_written.CASHFLOW_PREFIXED]
+    lines += ["- CashFlow: a pool's `depreciation_usd` (the plan's is the table's: its pools' and the replacements').",
+              f"- Results, each pool: the rows that copy or look up an input: {hand_written.INPUTS}.", ""]
+    return lines
 
 
 def _checks_section() -> list[str]:

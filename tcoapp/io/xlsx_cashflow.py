@@ -18,8 +18,8 @@ from openpyxl.utils import get_column_letter
 
 from ..engine.finance.depreciation import MACRS_5_PERCENT, MACRS_7_PERCENT
 from ..engine.finance.year_rows import OUTFLOW_ROWS, PLAN_YEAR_EXPRESSIONS, POOL_YEAR_EXPRESSIONS
-from ..engine.quantities.expr import POOLS, TO_DATE, YEAR, YEAR_NUMBER, Expr
-from ..engine.quantities.finance import OPEX_PARTS, PART_YEAR_KEYS, POOL_YEAR_KEYS, YEAR_QUANTITY_BY_KEY
+from ..engine.quantities.expr import ALL_YEARS, IN_POOL, PLAN_YEAR, POOL_COUNT, POOLS, TO_DATE, YEAR, YEAR_NUMBER, Expr
+from ..engine.quantities.finance import OPEX_PARTS, POOL_YEAR_KEYS, YEAR_QUANTITY_BY_KEY
 from ..engine.plan.scenario import Scenario
 from . import sheets as S
 from .xlsx_checks import banner
@@ -245,47 +245,22 @@ class _BlockFormulas:
         p = self.plans
         horizon = p("years")
         serving = self._serving(col)
-        index = lambda change: self._na(f"IF({serving},(1+{p(change)})^({year_ref}-1),0)")  # noqa: E731
-        first, ramp, util = p("first_year_utilization"), p("ramp_years"), p("utilization")
-        cells = {
-            "price_index": index("price_change_per_year"),
-            "electricity_index": index("electricity_price_change_per_year"),
-            "cost_index": index("cost_change_per_year"),
-            "utilization": self._na(f"IF({serving},IF(OR({ramp}=0,ISBLANK({first})),{util},"
-                                    f"{first}+({util}-{first})*MIN(1,({year_ref}-1)/{ramp})),0)"),
-        }
-        cells.update(self._over_time_cells(year_ref, serving, horizon, here))
+        cells = {"throughput_index": self._throughput_index(year_ref, serving, here)}
         for k in range(1, self.pools + 1):
             cells.update(self._pool_cells(k, year_ref, here, horizon))
         for key in POOL_SUMMED:
             cells[key] = self._na("+".join(here(f"pool{k}.{key}") for k in range(1, self.pools + 1)))
-        cells.update(self._residual_cells(year_ref, horizon, here))
         plan_ref = self._plan_ref(year_ref, here)
         cells.update({key: self._compiled(expr, plan_ref, key in OUTFLOW_ROWS) for key, expr in PLAN_YEAR_EXPRESSIONS})
-        cells["input_tokens"] = self._na(f"{here('output_tokens')}*{p('input_tokens')}/{p('output_tokens')}")
-        cells.update(self._input_revenue_cells(serving, here))
-        cells["opex_usd"] = self._na("-(" + "+".join(here(PART_YEAR_KEYS[part]) for part in OPEX_PARTS) + ")")
         cells["depreciation_rate_by_age"] = self._rate_by_age(year_ref)
         cells["replacement_depreciation_usd"] = self._replacement_depreciation(year, serving)
-        cells["depreciation_usd"] = self._na("+".join(here(f"pool{k}.depreciation_usd") for k in range(1, self.pools + 1))
-                                             + f"+{here('replacement_depreciation_usd')}")
         capex_all, taken = self.rng("capex_usd"), self.rng("depreciation_usd")
         replaced = self.rng("replacement_capex_usd")
         cells["disposal_gain_usd"] = self._na.when(  # the tranches' and replacements' values less their book values
             f"{year_ref}={horizon}", f"IF(AND({none_na(capex_all)},{none_na(replaced)},{none_na(taken)}),"
                                      f"{here('residual_value_usd')}+SUM({capex_all})+SUM({replaced})+SUM({taken}),{NA})")
-        cells["taxable_income_usd"] = self._na.when(serving, f"{here('revenue_usd')}+{here('opex_usd')}"
-                                                              f"-{here('depreciation_usd')}+{here('disposal_gain_usd')}")
-        cells["cash_flow_usd"] = self._na(f"{here('revenue_usd')}+{here('opex_usd')}-{here('tax_usd')}+{here('capex_usd')}"
-                                          f"+{here('replacement_capex_usd')}+{here('residual_value_usd')}")
-        mid = f'AND({p("discounting")}="mid_year",{year_ref}>=1)'
-        cells["discount_factor"] = self._na(f"1/(1+{p('discount_rate')})^({year_ref}-IF({mid},HALF_YEAR,0))")
         for key in FINANCING_POOL_ROWS:
             cells[key] = self._na("+".join(here(f"pool{k}.{key}") for k in range(1, self.pools + 1)))
-        cells["debt_drawn_usd"] = self._na(f"-{p('debt_fraction')}*{here('capex_usd')}")
-        cells["levered_taxable_income_usd"] = self._na.when(serving, f"{here('taxable_income_usd')}-{here('interest_usd')}")
-        cells["equity_cash_flow_usd"] = self._na(f"{here('cash_flow_usd')}+{here('tax_usd')}-{here('levered_tax_usd')}"
-                                                 f"+{here('debt_drawn_usd')}-{here('interest_usd')}-{here('principal_usd')}")
         service = f'({here("debt_service_usd")}-{here("balloon_usd")})'  # from operations (the balloon: from the sale)
         cells["dscr"] = self._na(f'IF({service}>0,({here("revenue_usd")}+{here("opex_usd")}'
                                  f'+{here("replacement_capex_usd")}-{here("levered_tax_usd")})/{service},"")')
@@ -341,37 +316,17 @@ class _BlockFormulas:
             f'{prev}${CF_YEAR_ROW}+-{before}/({after}-{before}),""),"")')
         return cells
 
-    def _input_revenue_cells(self, serving: str, here) -> dict[str, str]:
-        """The input tokens' revenue of the year by token type (the engine's _input_revenue): uncached at the input
-        price, cached at the cached price (empty: the input price), x the price index; 0 for device-hour revenue."""
-        p = self.plans
-        price, cached, hit = (p("price_usd_per_million_input_tokens"), p("price_usd_per_million_cached_input_tokens"),
-                              p("prefix_cache_hit_rate"))
-        tokens = f'AND({serving},{p("revenue_mode")}<>"device_hours")'
-        return {
-            "uncached_input_revenue_usd": self._na.when(tokens, f"{here('input_tokens')}*(1-{hit})"
-                                                               f"*({price}*{here('price_index')})/TOKENS_PER_MILLION"),
-            "cached_input_revenue_usd": self._na.when(tokens, f"{here('input_tokens')}*{hit}"
-                                                             f"*(IF(ISBLANK({cached}),{price},{cached})"
-                                                             f"*{here('price_index')})/TOKENS_PER_MILLION"),
-        }
-
     def _pool_cells(self, k: int, year_ref: str, here, horizon: str) -> dict[str, str]:
         """One pool's (tranche's) rows in one year: the engine's operations, operand for operand."""
         q = lambda key: self.results(f"pool{k}.{key}")  # noqa: E731
         p = self.plans
-        own = lambda key: here(f"pool{k}.{key}")  # noqa: E731
-        active, bought = own("active"), q("purchase_year")
+        bought = q("purchase_year")
         life = f"IF(ISBLANK({p('depreciation_years')}),{horizon},{p('depreciation_years')})"
         resid = p("residual_value_fraction")
-        value = self._value_fraction(f"({horizon}-{bought})", horizon)
         return {
-            f"pool{k}.active": self._na(f"IF(AND({year_ref}>{bought},{year_ref}<={horizon}),1,0)"),
-            f"pool{k}.utilization": self._na.when(f"{active}=1", f"{here('utilization')}*{self._ramp(year_ref, bought)}"),
             **{f"pool{k}.{key}": self._compiled(expr, self._pool_ref(k, year_ref, here), key in OUTFLOW_ROWS)
                for key, expr in POOL_YEAR_EXPRESSIONS},
             f"pool{k}.depreciation_usd": self._depreciation(year_ref, bought, horizon, life, resid, q("capex_usd")),
-            f"pool{k}.residual_value_usd": self._na.when(f"{year_ref}={horizon}", f"{q('capex_usd')}*{value}"),
             **self._debt_cells(k, year_ref, horizon, here),
         }
 
@@ -384,10 +339,21 @@ class _BlockFormulas:
         def ref(name: str) -> str:
             if name == YEAR_NUMBER:
                 return year_ref
+            if name == POOL_COUNT:
+                return str(self.pools)
+            if name.startswith(IN_POOL):   # a pools_total's term: pool k's name
+                k, pool_name = name[len(IN_POOL):].split(".", 1)
+                return self._pool_ref(int(k), year_ref, here)(pool_name)
             if name.startswith(POOLS + YEAR):
                 key = name[len(POOLS + YEAR):]
                 return "+".join(here(f"pool{k}.{key}") for k in range(1, self.pools + 1))
-            return here(name[len(YEAR):]) if name.startswith(YEAR) else self.plans(name)
+            if name.startswith(ALL_YEARS):
+                key = name[len(ALL_YEARS):]
+                return ("-" if key in OUTFLOW_ROWS else "") + self.rng(key)
+            if name.startswith((YEAR, PLAN_YEAR)):
+                key = name.split(".", 1)[1]
+                return ("-" if key in OUTFLOW_ROWS else "") + here(key)   # an outflow's cell holds -value
+            return self.plans(name)
         return ref
 
     def _pool_ref(self, k: int, year_ref: str, here):
@@ -397,62 +363,28 @@ class _BlockFormulas:
         def ref(name: str) -> str:
             if name == YEAR_NUMBER:
                 return year_ref
-            if name.startswith((YEAR, TO_DATE)):
+            if name.startswith((YEAR, TO_DATE, PLAN_YEAR)):
                 key = name.split(".", 1)[1]
-                row = f"pool{k}.{key}" if key in POOL_YEAR_KEYS else key
-                return (here(row) if name.startswith(YEAR)
-                        else f"${self.layout.year_col(0)}{self.row(row)}:{here(row)}")
+                row = f"pool{k}.{key}" if key in POOL_YEAR_KEYS and not name.startswith(PLAN_YEAR) else key
+                if name.startswith(TO_DATE):
+                    return f"${self.layout.year_col(0)}{self.row(row)}:{here(row)}"
+                return ("-" if key in OUTFLOW_ROWS else "") + here(row)   # an outflow's cell holds -value
             return self.results(f"pool{k}.{name}") if name in POOL_ROW_KEYS else self.plans(name)
         return ref
 
-    def _over_time_cells(self, year_ref: str, serving: str, horizon: str, here) -> dict[str, str]:
+    def _throughput_index(self, year_ref: str, serving: str, here) -> str:
         """The year's throughput index (docs/model.md, "Finance over time"): (1 + throughput_change_per_year)^(t-1),
-        a demand-sized plan's at most its demand over its output tokens at year-1 speed (never below 1); the price
-        index of capex paid in the year, (1 + hardware_price_change_per_year)^t; and the value at the horizon of a
-        replacement bought in the year, as a fraction of its price."""
+        a demand-sized plan's at most its demand over its output tokens at year-1 speed (never below 1)."""
         p = self.plans
         index = f"IF({serving},(1+{p('throughput_change_per_year')})^({year_ref}-1),0)"
         base = "+".join(f"{self.results(f'pool{k}.tokens_per_s_per_device')}*{self.results(f'pool{k}.device_count')}"
                         f"*{here(f'pool{k}.utilization')}*SECONDS_PER_YEAR*{here(f'pool{k}.active')}"
                         for k in range(1, self.pools + 1))
         demand = f"{p('demand_tokens_per_day')}*SECONDS_PER_YEAR/SECONDS_PER_DAY"
-        return {
-            # only a demand-sized plan reads its pools' tokens (n/a where they are): the others' index is (1 + g)^(t-1)
-            "throughput_index": f'=IF({serving},IF({p("sizing_mode")}="demand",'
-                                + self._na.expr(f"IF(({base})>0,MIN({index},MAX(1,{demand}/({base}))),{index})")
-                                + f",{index}),0)",
-            "hardware_price_index": self._na(f"IF({year_ref}<={horizon},(1+{p('hardware_price_change_per_year')})"
-                                             f"^{year_ref},0)"),
-            "replacement_value_fraction": self._na.when(serving, self._value_fraction(f"({horizon}-{year_ref})", horizon)),
-        }
-
-    def _residual_cells(self, year_ref: str, horizon: str, here) -> dict[str, str]:
-        """At the horizon: the replacements' value (each bought in its year, valued like a tranche of that year)
-        and the plan's residual value, the tranches' and the replacements'."""
-        pools = "+".join(here(f"pool{k}.residual_value_usd") for k in range(1, self.pools + 1))
-        return {
-            "replacement_residual_value_usd": self._na.when(
-                f"{year_ref}={horizon}", f"-SUMPRODUCT({self.rng('replacement_capex_usd')},"
-                                         f"{self.rng('replacement_value_fraction')})"),
-            "residual_value_usd": self._na(f"{pools}+{here('replacement_residual_value_usd')}"),
-        }
-
-    def _value_fraction(self, age: str, horizon: str) -> str:
-        """A tranche's resale value at `age` as a fraction of its capex (docs/model.md, "Years")."""
-        p = self.plans
-        resid = p("residual_value_fraction")
-        return (f'IF({p("resale_curve")}="declining_balance",(1-{p("resale_decline_per_year")})^{age},'
-                f"IF({age}>={horizon},{resid},1-(1-{resid})*MIN(1,{age}/{horizon})))")
-
-    def _ramp(self, year_ref: str, bought: str) -> str:
-        """The tranche's ramp factor in the year (docs/model.md, "Tranche ramp"): its load min(1, m / R) over
-        its months of service m in [a, b] = [12 (k - 1), 12 k] averaged, ((c^2 - a^2) / (2 R) + b - c) / 12 with
-        c = MIN(MAX(R, a), b), written RAMP_MEAN x (c - a) x (c + a) / R; 1 where R = 0."""
-        months = self.plans("tranche_ramp_months")
-        a = f"MONTHS_PER_YEAR*({year_ref}-{bought}-1)"
-        b = f"MONTHS_PER_YEAR*({year_ref}-{bought})"
-        c = f"MIN(MAX({months},{a}),{b})"
-        return f"IF({months}=0,1,(RAMP_MEAN*({c}-{a})*({c}+{a})/{months}+{b}-{c})/MONTHS_PER_YEAR)"
+        # only a demand-sized plan reads its pools' tokens (n/a where they are): the others' index is (1 + g)^(t-1)
+        return (f'=IF({serving},IF({p("sizing_mode")}="demand",'
+                + self._na.expr(f"IF(({base})>0,MIN({index},MAX(1,{demand}/({base}))),{index})")
+                + f",{index}),0)")
 
     def _rate_by_age(self, age: str) -> str:
         """The share of a tranche's capex deducted at `age` (the schedule replacements follow; 0 past the

@@ -16,7 +16,7 @@ import functools
 import re
 from typing import Callable
 
-from ..engine.quantities.expr import Expr, Gate
+from ..engine.quantities.expr import POOL_COUNT, Expr, Gate, PoolsTotal
 from . import sheets as S
 from .xlsx_layout import EQUITY_IRR_ATTEMPTS, IRR_ATTEMPTS, base_key
 from .xlsx_styles import NOT_AVAILABLE
@@ -97,11 +97,42 @@ def compiled(expr: Expr, ref: Callable[[str], str], guard: NaGuard, outflow: boo
     """The formula of a row written as an expression (engine/quantities/expr.py), `ref(name)` the cell of each name
     it reads. A gate at its top (`gated`) decides first and only the value is guarded against n/a (a pool that
     does not serve costs 0); an outflow reads negative: "-" before the value (Excel negates its first operand,
-    exactly the value negated)."""
-    sign = "-" if outflow else ""
+    exactly the value negated; a sum in parentheses)."""
+    def signed(value: Expr) -> str:
+        text = value.excel(ref, NA)
+        if not outflow:
+            return text
+        return f"-({text})" if value.precedence <= 1 else "-" + text  # a sum negated whole: -(a+b)
+
     if isinstance(expr, Gate):
-        return guard.when(expr.test.excel(ref, NA), sign + expr.then.excel(ref, NA), expr.otherwise.excel(ref, NA))
-    return guard(sign + expr.excel(ref, NA))
+        return guard.when(expr.test.excel(ref, NA), signed(expr.then), expr.otherwise.excel(ref, NA))
+    if isinstance(expr, PoolsTotal) and isinstance(expr.of, Gate) and not outflow:
+        return _gated_pools(expr, ref, guard)
+    return guard(signed(expr))
+
+
+def _gated_pools(expr: PoolsTotal, ref: Callable[[str], str], guard: NaGuard) -> str:
+    """The sum over pools of a gated term, IF(test_k, value_k, 0) each: n/a where a pool's test holds and an
+    operand of its value is n/a (a pool whose gate is shut adds 0, as the engine's)."""
+    gate = expr.of
+    assert isinstance(gate, Gate)
+    terms, unknown = [], []
+    for k in range(1, int(ref(POOL_COUNT)) + 1):
+        test, value = expr.pool_term(ref, k, NA, gate.test), expr.pool_term(ref, k, NA, gate.then)
+        terms.append(f"IF({test},{value},{expr.pool_term(ref, k, NA, gate.otherwise)})")
+        operands = guard.operands(value)
+        if operands:
+            unknown.append(f"AND({test},{_any_na(operands)})")
+    core = "+".join(terms)
+    return f"=IF({_any_of(unknown)},{NA},{core})" if unknown else "=" + core
+
+
+def _any_na(operands: list[str]) -> str:
+    return _any_of([f"{r}={NA}" for r in operands])
+
+
+def _any_of(tests: list[str]) -> str:
+    return tests[0] if len(tests) == 1 else "OR(" + ",".join(tests) + ")"
 
 
 def none_na(rng: str) -> str:

@@ -18,9 +18,10 @@ import numpy as np
 from ..engine.pipeline.compute import PlanResult, not_entered
 from ..engine.quantities.inputs import DEVICE_FIELDS, EQUIVALENT_KEYS, PLAN_FIELD_BY_NAME, PLAN_FIELDS, PRICE_TIER_FIELDS
 from ..engine.quantities.finance import (
-    COMPONENT_KEYS, DEVICE_ECONOMICS_KEYS, HELD_CAPEX_RATES, INPUT_BY_KEY, SUMMED_KEYS, OPEX_PARTS, PART_ANNUAL_KEYS,
+    COMPONENT_KEYS, DEVICE_ECONOMICS_KEYS, DEVICE_LINE_PARTS, HELD_CAPEX_RATES, INPUT_BY_KEY, SUMMED_KEYS, OPEX_PARTS, PART_ANNUAL_KEYS,
     PART_YEAR_KEYS, PLAN_EXPRESSIONS, POOL_EXPRESSIONS, POOL_QUANTITY_BY_KEY, QUANTITY_BY_KEY, SERVER_CAPEX, TOKEN_TYPE_KEYS,
 )
+from ..engine.quantities.expr import IN_POOL, POOL_COUNT, POOLS_MAX, POOLS_MIN
 from ..engine.quantities.metrics import CASHFLOW_METRICS, METRIC_BY_KEY, METRICS
 from ..engine.plan.scenario import Scenario
 from . import sheets as S
@@ -78,14 +79,6 @@ PoolFormula = Callable[["PoolRefs"], str]
 POOL_EXPRESSION_BY_KEY = dict(POOL_EXPRESSIONS)
 
 
-def input_price(p) -> str:
-    """The price an average input token pays (costs.input_price_usd_per_million): the input price where the
-    cached input price is empty, else (1 - prefix_cache_hit_rate) x input price + hit rate x cached price."""
-    price, cached, hit = (p("price_usd_per_million_input_tokens"), p("price_usd_per_million_cached_input_tokens"),
-                          p("prefix_cache_hit_rate"))
-    return f"IF(ISBLANK({cached}),{price},(1-{hit})*{price}+{hit}*{cached})"
-
-
 def _pool_expression(key: str) -> tuple[str, PoolFormula]:
     """A pool row written as an expression in the quantity table: its formula compiled from it (a key is the
     pool's row where the pool block has one, else the plan's input on Plans)."""
@@ -106,17 +99,12 @@ POOL_FORMULAS: tuple[tuple[str, PoolFormula], ...] = (
     _pool_expression("colocation_usd_per_year"),
     _pool_expression("maintenance_usd_per_year"),
     *(_pool_expression(PART_ANNUAL_KEYS[part]) for part in HELD_CAPEX_RATES),
+    *(_pool_expression(PART_ANNUAL_KEYS[part]) for part in DEVICE_LINE_PARTS),
     _pool_expression("software_usd_per_year"),
     _pool_expression("rent_usd_per_year"),
     _pool_expression("output_tokens_per_year"),
     _pool_expression("input_tokens_per_year"),
-    ("revenue_usd_per_year", lambda q: f'IF({q.p("revenue_mode")}="device_hours",{q.r("device_count")}*HOURS_PER_YEAR'
-                                       f'*({q.p("reserved_fraction")}*{q.p("reserved_price_usd_per_device_hour")}'
-                                       f'+(1-{q.p("reserved_fraction")})*{q.p("utilization")}'
-                                       f'*{q.p("price_usd_per_device_hour")}),'
-                                       f'({q.r("output_tokens_per_year")}*{q.r("price_usd_per_million_output_tokens")}'
-                                       f'+{q.r("input_tokens_per_year")}*{input_price(q.p)})'
-                                       f'/TOKENS_PER_MILLION)'),
+    _pool_expression("revenue_usd_per_year"),
 )
 POOL_ROW_KEYS = frozenset(key for key, _ in POOL_VALUE_ROWS + POOL_FORMULAS)  # the rows of a pool block
 # plan rows levelized from the CashFlow year rows: key -> (CashFlow row, sign)
@@ -136,8 +124,41 @@ EXPRESSIONS = dict(PLAN_EXPRESSIONS)
 
 
 def _expression(key: str) -> tuple[str, Formula]:
-    """The Results row of a plan quantity written as an expression: its formula compiled from the table."""
-    return key, lambda x: EXPRESSIONS[key].excel(lambda k: x.r(k) if k in x.layout.result_rows else x.p(k), NA)
+    """The Results row of a plan quantity written as an expression: its formula compiled from the table (n/a for
+    a plan without pools where it reads over pools)."""
+    def formula(x: PlanRefs) -> str:
+        try:
+            return EXPRESSIONS[key].excel(plan_ref(x), NA)
+        except _NoPools:
+            return NA
+    return key, formula
+
+
+class _NoPools(LookupError):
+    """An expression over pools on a plan that has none."""
+
+
+def plan_ref(x: PlanRefs) -> Callable[[str], str]:
+    """The cell of each name a plan quantity's expression reads on Results: its row, else the plan's input on
+    Plans; over pools (engine/quantities/expr.py): each pool's row (a pools_total's terms), MIN / MAX of the pools'
+    cells."""
+    def ref(name: str) -> str:
+        if name == POOL_COUNT:
+            count = x.layout.pool_counts[x.index] if x.layout.pool_counts else 1
+            if not count:
+                raise _NoPools(name)
+            return str(count)
+        if name.startswith(IN_POOL):
+            k, key = name[len(IN_POOL):].split(".", 1)
+            return x.r(pool_key(int(k), key)) if key in POOL_ROW_KEYS else x.p(key)
+        for prefix, call in ((POOLS_MIN, "MIN"), (POOLS_MAX, "MAX")):
+            if name.startswith(prefix):
+                cells = x.pools(name[len(prefix):])
+                if not cells:
+                    raise _NoPools(name)
+                return f"{call}({cells})"
+        return x.r(name) if name in x.layout.result_rows else x.p(name)
+    return ref
 
 
 def _levelized(row: str, sign: str) -> Formula:
@@ -185,8 +206,7 @@ def _summed(key: str) -> Formula:
 
 FORMULA_SECTIONS: tuple[tuple[str, tuple[tuple[str, Formula], ...]], ...] = (
     ("Plan totals over its pools (formulas)", tuple((key, _summed(key)) for key in SUMMED_KEYS) + (
-        ("servers_per_rack", lambda x: NA if not x.pools("servers_per_rack") else f'IF(MIN({x.pools("servers_per_rack")})=MAX({x.pools("servers_per_rack")}),'
-                                       f'MIN({x.pools("servers_per_rack")}),{NA})'),
+        _expression("servers_per_rack"),
         ("tokens_per_joule", lambda x: f'IF({x.r("power_w")}>0,{x.r("tokens_per_s_per_device")}/{x.r("power_w")},{NA})'),
     )),
     ("Levelized over the years (formulas over CashFlow: present value x capital recovery factor)", (
@@ -206,9 +226,7 @@ FORMULA_SECTIONS: tuple[tuple[str, tuple[tuple[str, Formula], ...]], ...] = (
         ("racks_in_service", _in_service("racks")),
         ("device_count_in_service", _in_service("device_count")),
         ("costs_not_entered", _not_entered),
-        ("prefill_share_of_device_time",
-         lambda x: f'IF({x.r("device_count")}>0,({x.pool_products("device_count", "prefill_share")})'
-                   f'/{x.r("device_count")},{NA})' if x.pools("device_count") else NA),
+        _expression("prefill_share_of_device_time"),
     )),
     ("Cost per million tokens (formulas)", tuple(_expression(key) for key in (
         *(m.key for m in METRICS if m.text_group == "Costs" and m.expr is not None), *COMPONENT_KEYS.values()))),

@@ -48,8 +48,16 @@ def test_the_workbook_constants_are_the_engines():
 
 def test_the_engine_value_is_the_expression_over_the_result():
     out, inputs = finance_metrics(CASE_B[0]), as_inputs(CASE_B[0])
+    pools = {key: out.pools[key] for key in out.pools.keys()}
+    in_pool = {"pool_axis": np.asarray(-1), **{f"in_pool.{k}": v for k, v in pools.items()},
+               **{f"in_pool.{k}": np.asarray(inputs[k], float) for k in POOL_INPUT_KEYS},
+               **{f"pools_min.{k}": np.min(v, axis=-1) for k, v in pools.items()},
+               **{f"pools_max.{k}": np.max(v, axis=-1) for k, v in pools.items()}}
+
+    def over_pools(name):   # a pools_total's terms, the pools' extremes; else the pools' sum
+        return in_pool[name] if name in in_pool else out.pools[name].sum(axis=-1)
     for key, expr in PLAN_EXPRESSIONS:   # an expression reads results, the plan's inputs, or the pools' sums
-        value = expr.numpy(lambda k: out[k] if k in out else inputs[k] if k in PLAN_INPUT_KEYS else out.pools[k].sum(axis=-1))
+        value = expr.numpy(lambda k: out[k] if k in out else inputs[k] if k in PLAN_INPUT_KEYS else over_pools(k))
         np.testing.assert_array_equal(value, out[key], err_msg=key)
 
 
@@ -106,24 +114,74 @@ def test_every_year_expression_reads_table_keys():
 
 
 def test_the_engines_year_rows_are_the_expressions_over_its_inputs():
-    """Each pool's opex, tokens, revenue and capex by year, recomputed from the table's expressions over the
+    """Each pool's and each plan's year row written as an expression (utilization, tokens, revenue, opex, capex,
+    residual values, taxable income, cash flow, the equity flow), recomputed from the table's expression over the
     engine's own year rows and inputs, is the engine's row exactly."""
+    from tcoapp.engine.finance.year_rows import plan_values, pool_values
+    from tcoapp.engine.quantities.finance import POOL_YEAR_KEYS, YEAR_QUANTITIES
     inputs = as_inputs(CASE_B[0])
     out = finance_metrics(inputs)
     y, pools = out.years, out.pools
     t = np.arange(y.price_index.shape[-1], dtype=float)
-    plan_rows = {k: y[k] for k in ("price_index", "electricity_index", "cost_index", "utilization",
-                                   "throughput_index", "hardware_price_index")}
-    pool_rows = {"active": y.pool_active, "utilization": y.pool_utilization, "depreciation_usd": y.pool_depreciation_usd,
-                 **{key: y[f"pool_{key}"] for key, _ in POOL_YEAR_EXPRESSIONS}}
-
-    def value(name):
-        if name == "year.t":
-            return t
-        if name.startswith("year."):
-            key = name[5:]
-            return pool_rows[key] if key in pool_rows else plan_rows[key][..., None, :]
-        return pools[name][..., None] if name in pools.keys() else (
-            np.asarray(inputs[name], float)[..., None] if name in POOL_INPUT_KEYS else np.asarray(inputs[name], float))
+    plan_rows = {q.key: y[q.key] for q in YEAR_QUANTITIES}
+    pool_rows = {key: y[f"pool_{key}"] for key in POOL_YEAR_KEYS}
+    pool = {key: pools[key] for key in pools.keys()}
+    in_pool = pool_values(inputs, pool, plan_rows, pool_rows, t)
     for key, expr in POOL_YEAR_EXPRESSIONS:
-        np.testing.assert_array_equal(expr.numpy(value) * np.ones_like(y.pool_active), y[f"pool_{key}"], err_msg=key)
+        np.testing.assert_array_equal(expr.numpy(in_pool) * np.ones_like(y.pool_active), y[f"pool_{key}"], err_msg=key)
+    for key, expr in PLAN_YEAR_EXPRESSIONS:
+        np.testing.assert_array_equal(expr.numpy(plan_values(inputs, pool, plan_rows, pool_rows, t)), y[key], err_msg=key)
+
+
+# --- signs, sums over pools and years (the CashFlow rows converted last) ---
+from tcoapp.engine.quantities.expr import any_of, over_years, plan_row, pools_total  # noqa: E402
+
+
+def test_an_outflow_cell_is_read_negated_and_a_sum_keeps_its_order():
+    """The sheet shows capex negative: revenue - capex is written revenue+cell (exact), revenue + capex revenue-cell,
+    and a negated cell under * is parenthesized."""
+    ref = {"year.revenue": "D12", "year.capex": "-D24", "year.tax": "D35"}.get
+    flow = Y("revenue") - Y("capex") - Y("tax")
+    assert flow.excel(ref, "NA") == "D12+D24-D35"
+    assert (Y("revenue") + Y("capex")).excel(ref, "NA") == "D12-D24"
+    assert (Y("capex") * K("f")).excel(lambda k: ref(k) or k, "NA") == "(-D24)*f"
+    assert (Y("tax") + (Y("revenue") - Y("capex"))).excel(ref, "NA") == "D35+(D12+D24)"
+
+
+def test_a_comparison_parenthesizes_its_arithmetic_and_or_is_any():
+    row = when(any_of(compare(K("a") - K("b"), ">=", K("c")), is_blank("d")), 1, 0)
+    assert row.excel(lambda k: k, "NA") == "IF(OR((a-b)>=c,ISBLANK(d)),1,0)"
+    value = {"a": np.array([3.0, 1.0]), "b": np.array([1.0, 1.0]), "c": np.array([2.0, 2.0]),
+             "d": np.array([1.0, np.nan])}
+    np.testing.assert_array_equal(row.numpy(value.__getitem__), [1.0, 1.0])
+
+
+def test_a_total_over_pools_is_a_term_per_pool_and_the_pool_axis_summed():
+    term = Y("tokens") * K("price") / K("n")
+    total = pools_total(term)
+    names = {"pool_count": "2", "in_pool.1.year.tokens": "D86", "in_pool.2.year.tokens": "D186",
+             "in_pool.1.price": "P1", "in_pool.2.price": "P2", "in_pool.1.n": "N", "in_pool.2.n": "N"}
+    assert total.excel(names.__getitem__, "NA") == "D86*P1/N+D186*P2/N"
+    pools = {"in_pool.year.tokens": np.array([[1.0, 2.0], [3.0, 4.0]]), "in_pool.price": np.array([[10.0], [20.0]]),
+             "in_pool.n": np.array(2.0), "pool_axis": -2}
+    np.testing.assert_array_equal(total.numpy(pools.__getitem__), (pools["in_pool.year.tokens"] * pools["in_pool.price"]
+                                                                   / 2.0).sum(axis=-2))
+    assert total.year_rows() == ("in_pool.year.tokens",)
+    assert plan_row("utilization").year_rows() == ("plan_year.utilization",)
+
+
+def test_the_smallest_and_largest_over_pools():
+    from tcoapp.engine.quantities.expr import pools_max, pools_min
+    agree = when(compare(pools_min("spr"), "=", pools_max("spr")), pools_min("spr"), not_available())
+    assert agree.excel({"pools_min.spr": "MIN(C9,C19)", "pools_max.spr": "MAX(C9,C19)"}.get, "NA") == \
+        "IF(MIN(C9,C19)=MAX(C9,C19),MIN(C9,C19),NA)"
+    values = {"pools_min.spr": np.array([4.0, 3.0]), "pools_max.spr": np.array([4.0, 5.0])}
+    np.testing.assert_array_equal(agree.numpy(values.__getitem__), [4.0, np.nan])
+
+
+def test_a_sum_over_the_years_of_two_rows():
+    row = over_years("repl", "fraction")
+    assert row.excel({"all_years.repl": "-$C$25:$M$25", "all_years.fraction": "$C$26:$M$26"}.get, "NA") == \
+        "-SUMPRODUCT($C$25:$M$25,$C$26:$M$26)"
+    value = {"year.repl": np.array([1.0, 2.0, 3.0]), "year.fraction": np.array([0.5, 0.25, 0.0])}
+    np.testing.assert_array_equal(row.numpy(value.__getitem__), [1.0])

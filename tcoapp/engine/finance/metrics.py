@@ -15,8 +15,9 @@ import functools
 import numpy as np
 
 from . import cashflow, costs, depreciation, financing, recovery, timeline, year_rows
+from ..quantities.expr import IN_POOL, POOL_AXIS, POOLS_MAX, POOLS_MIN
 from ..quantities.finance import (
-    HELD_CAPEX_RATES, LEVELIZED_YEAR_ROWS, OPEX_PARTS, PART_ANNUAL_KEYS, PART_YEAR_KEYS, PLAN_EXPRESSIONS, PLAN_INPUT_KEYS,
+    LEVELIZED_YEAR_ROWS, OPEX_PARTS, PART_ANNUAL_KEYS, PART_YEAR_KEYS, PLAN_EXPRESSIONS, PLAN_INPUT_KEYS,
     POOL_EXPRESSIONS, POOL_INPUT_KEYS, POOL_QUANTITIES, SUMMED_KEYS, FinanceResult, PoolFinance, YearRows, as_inputs,
 )
 
@@ -36,7 +37,7 @@ def finance_metrics(x, with_irr: bool = True) -> FinanceResult:
         out = _plan_totals(a, pool)
         rows = _years(a, pool, out)
         out.update(_in_service(a, pool, rows))
-        out.update(_costs_and_returns(a, out, rows, with_irr))
+        out.update(_costs_and_returns(a, out, pool, rows, with_irr))
     return FinanceResult(**out, pools=PoolFinance(**{q.key: pool[q.key] for q in POOL_QUANTITIES}),
                          years=YearRows(**rows))
 
@@ -49,95 +50,49 @@ def _pool_quantities(a, p) -> dict[str, np.ndarray]:
     # and the plan's inputs
     env = {**{k: getattr(a, k) for k in POOL_INPUT_KEYS}, **p, **out}
     _evaluate(_in_order(POOL_EXPRESSIONS, frozenset(env)), env, out)
-    out_tok, in_tok = out["output_tokens_per_year"], out["input_tokens_per_year"]
-    out["revenue_usd_per_year"] = np.where(
-        np.asarray(a.revenue_mode, float)[..., None] == 1, device_hour_revenue(a, count, p["utilization"], 1.0),
-        out_tok * a.price_usd_per_million_output_tokens / 1e6 + in_tok * costs.input_price_usd_per_million(
-            p["price_usd_per_million_input_tokens"], p["price_usd_per_million_cached_input_tokens"],
-            p["prefix_cache_hit_rate"]) / 1e6)
     return out
-
-
-def hardware_price_index(change, year):
-    """(1 + hardware_price_change_per_year)^year: the price of capex paid in `year`, relative to today's."""
-    return (1.0 + np.asarray(change, float)) ** np.asarray(year, float)
-
-
-def device_hour_revenue(a, count, utilization, price_index, expand=lambda v: np.asarray(v, float)[..., None]):
-    """revenue_mode = device_hours: devices x 8760 h x (reserved share x reserved price + (1 - reserved share)
-    x utilization x on-demand price) x the price index (docs/model.md, "Revenue as device hours")."""
-    reserved = expand(a.reserved_fraction)
-    hourly = (reserved * expand(a.reserved_price_usd_per_device_hour)
-              + (1.0 - reserved) * utilization * expand(a.price_usd_per_device_hour))
-    return count * costs.HOURS_PER_YEAR * hourly * price_index
 
 
 def _plan_totals(a, pool) -> dict[str, np.ndarray]:
-    out = {key: np.sum(pool[key], axis=-1) for key in SUMMED}
-    per_rack = pool["servers_per_rack"]
-    same = np.all(per_rack == per_rack[..., :1], axis=-1)
-    out["servers_per_rack"] = np.where(same, per_rack[..., 0], np.nan)
-    return out
+    return {key: np.sum(pool[key], axis=-1) for key in SUMMED}
 
 
 def _years(a, pool, out) -> dict[str, np.ndarray]:
-    """Every per-year row (timeline.py): pools on axis -2, years on the last axis."""
+    """Every per-year row: the table's expressions (year_rows.YearRows) and, as they are needed, the rows written
+    by hand (timeline.py: the throughput index's demand cap, depreciation, tax; financing.py: the debt):
+    pools on axis -2, years on the last axis."""
     years = np.asarray(a.years, float)
     t = np.arange(int(np.nanmax(years)) + 1, dtype=float)
     n = years[..., None]
     P1 = lambda v: np.asarray(v, float)[..., None]  # noqa: E731  pool [..., P] -> [..., P, 1]
-    L2 = lambda v: np.asarray(v, float)[..., None, None]  # noqa: E731  plan [...] -> [..., 1, 1]
     in_horizon = ((t >= 1) & (t <= n)).astype(float)
-    plan_rows = {"utilization": timeline.utilization_by_year(a.utilization, a.first_year_utilization, a.ramp_years, t),
-                 **{f"{name}_index": timeline.index_by_year(a[f"{change}_change_per_year"], t) for name, change in (
-                     ("price", "price"), ("electricity", "electricity_price"), ("cost", "cost"))}}
-    u_t, up, pp = plan_rows["utilization"], plan_rows["utilization"][..., None, :], plan_rows["price_index"][..., None, :]
+    y = year_rows.YearRows(a, pool, t)   # the indices, the utilization, each pool's `active` and utilization
+    active, pool_u = y.pools["active"], y.pools["utilization"]
     bought = P1(a.purchase_year)
-    active = ((t > bought) & (t <= n[..., None, :])).astype(float)
-    count = P1(pool["device_count"])
-    serves = active > 0
-    # each tranche at the plan's utilization of the year x its own ramp from its first serving year (1: none)
-    pool_u = np.where(serves, up * timeline.tranche_ramp_factor(L2(a.tranche_ramp_months), t - bought), 0.0)
-    h_t = _throughput_index(a, count, pool_u, active, serves, t, in_horizon)
+    h_t = _throughput_index(a, P1(pool["device_count"]), pool_u, active, active > 0, t, in_horizon)
     capex = P1(pool["capex_usd"])
     resid = np.asarray(a.residual_value_fraction, float)
     life = np.where(np.isnan(np.asarray(a.depreciation_years, float)), years, np.asarray(a.depreciation_years, float))
     depreciation, gain = _depreciation_and_disposal(a, capex, bought, t, n, years, resid, life)
-    plan_rows.update(throughput_index=h_t, hardware_price_index=np.where(t <= n, hardware_price_index(
-        np.asarray(a.hardware_price_change_per_year, float)[..., None], t), 0.0))
-    pool_parts, rows = year_rows.evaluate(  # the year rows written as expressions (tokens, revenue, opex, capex)
-        a, pool, plan_rows, {"active": active, "utilization": pool_u, "depreciation_usd": depreciation}, t)
-    out_tok = pool_parts["output_tokens"]
-    in_tok = costs.input_tokens_per_year(out_tok, L2(a.input_tokens), L2(a.output_tokens))
-    rows["opex_usd"] = sum(rows[PART_YEAR_KEYS[part]] for part in OPEX_PARTS)
-    pool_capex = pool_parts["capex_usd"]
-    value = capex * timeline.resale_fraction(n[..., None, :] - bought, L2(years), L2(resid), L2(a.resale_curve),
-                                             L2(a.resale_decline_per_year))
-    repl = _replacements(a, rows["replacement_capex_usd"], life, resid, in_horizon, t, n)
-    replaced, replaced_dep = rows["replacement_capex_usd"], repl["replacement_depreciation_usd"]
-    replaced_value = np.sum(repl["replacement_residual_value_usd"], axis=-1)  # the value at the horizon
-    rows.update(repl, **_input_revenue(a, in_tok, pp, serves))
-    rows.update(
-        **plan_rows,
-        input_tokens=np.sum(in_tok, axis=-2),
-        residual_value_usd=np.where(t == n, np.sum(value, axis=-2) + replaced_value[..., None], 0.0),
+    # the rows written as expressions that read these: tokens, revenue, opex, capex, residual values
+    y.give(plan={"throughput_index": h_t}, pools={"utilization": pool_u, "depreciation_usd": depreciation})
+    rows = y.plan
+    replaced = rows["replacement_capex_usd"]
+    replaced_dep = timeline.replacement_depreciation(replaced, a.depreciation_method, life, resid, in_horizon)
+    replaced_value = np.sum(rows["replacement_residual_value_usd"], axis=-1)  # the value at the horizon
+    y.give(plan=dict(
+        replacement_depreciation_usd=replaced_dep,
         depreciation_rate_by_age=np.where(t <= n, timeline.depreciation_rate_by_age(  # the schedule by age, to the horizon
             np.asarray(a.depreciation_method, float)[..., None], life[..., None], resid[..., None], t), 0.0),
-        depreciation_usd=np.sum(depreciation, axis=-2) + replaced_dep,
         # the replacements' values at the horizon less their book values then (bought less depreciated)
         disposal_gain_usd=np.where(t == n, (np.sum(gain, axis=-1) - (np.sum(replaced, axis=-1)
                                                                      - np.sum(replaced_dep, axis=-1))
-                                            + replaced_value)[..., None], 0.0))
-    _tax_and_cash_flow(a, rows, in_horizon)
-    rows.update(_financing(a, rows, pool_capex, bought, t, n, years, in_horizon))
+                                            + replaced_value)[..., None], 0.0)))
+    _tax(a, y, in_horizon)
+    _financing(a, y, bought, t, n, years, in_horizon)
+    y.finish()
     rows["cumulative_cash_flow_usd"] = np.cumsum(rows["cash_flow_usd"], axis=-1)
-    rows["discount_factor"] = (1.0 / (1.0 + np.asarray(a.discount_rate, float)[..., None])
-                               ** cashflow.discount_years(t.shape[-1], a.discounting) * np.ones_like(u_t))
-    ones = np.ones_like(out_tok)
-    rows.update(pool_active=active * ones, pool_utilization=pool_u * ones,
-                pool_depreciation_usd=depreciation,
-                pool_residual_value_usd=np.where(t == n[..., None, :], value, 0.0) * ones,
-                **{f"pool_{key}": v for key, v in pool_parts.items()})
+    rows.update({f"pool_{key}": v for key, v in y.pools.items()})
     return rows
 
 
@@ -151,67 +106,34 @@ def _throughput_index(a, count, pool_u, active, serves, t, in_horizon):
     return np.where(in_horizon > 0, index, 0.0)
 
 
-def _input_revenue(a, in_tok, pp, serves) -> dict[str, np.ndarray]:
-    """The plan's input-token revenue by year split by token type (docs/model.md, "Three token prices"):
-    uncached = input tokens x (1 - h) x the input price, cached = input tokens x h x the cached price (empty: the
-    input price), each x the price index; 0 where revenue_mode = device_hours (no token is sold)."""
-    L2 = lambda v: np.asarray(v, float)[..., None, None]  # noqa: E731  plan [...] -> [..., 1, 1]
-    hit = L2(a.prefix_cache_hit_rate)
-    price, cached = L2(a.price_usd_per_million_input_tokens), L2(a.price_usd_per_million_cached_input_tokens)
-    cached = np.where(np.isnan(cached), price, cached)
-    tokens = L2(a.revenue_mode) != 1
-    return {"uncached_input_revenue_usd": np.sum(np.where(serves & tokens, in_tok * (1.0 - hit) * (price * pp) / 1e6, 0.0), axis=-2),
-            "cached_input_revenue_usd": np.sum(np.where(serves & tokens, in_tok * hit * (cached * pp) / 1e6, 0.0), axis=-2)}
+def _tax(a, y, in_horizon) -> None:
+    """The losses carried and the tax of every year (timeline.tax_by_year, a running state): the cash flow, a
+    table row, follows."""
+    tax, carried = timeline.tax_by_year(y.plan["taxable_income_usd"], a.tax_rate, a.tax_losses, a.tax_loss_limit)
+    y.give(plan={"loss_carried_usd": carried, "tax_usd": np.where(in_horizon > 0, tax, 0.0)})
 
 
-def _replacements(a, replaced, life, resid, in_horizon, t, n):
-    """The replacements of failed devices (`replaced`: bought in each year, the table's replacement_capex_usd;
-    docs/model.md, "Device failures"), each valued at the horizon like a tranche bought in its year (its age
-    then: n - t) and depreciated on the tranches' schedule: the plan's year rows."""
-    L1 = lambda v: np.asarray(v, float)[..., None]  # noqa: E731  plan [...] -> [..., 1] (the year axis)
-    fraction = np.where(in_horizon > 0, timeline.resale_fraction(n - t, L1(a.years), L1(resid), L1(a.resale_curve),
-                                                                 L1(a.resale_decline_per_year)), 0.0)
-    value = np.sum(replaced * fraction, axis=-1)
-    return {
-        "replacement_depreciation_usd": timeline.replacement_depreciation(replaced, a.depreciation_method, life, resid,
-                                                                          in_horizon),
-        "replacement_value_fraction": fraction, "replacement_residual_value_usd": np.where(t == n, value[..., None], 0.0)}
-
-
-def _tax_and_cash_flow(a, rows, in_horizon) -> None:
-    """The taxable income, the losses carried, the tax and the cash flow of every year, into `rows`."""
-    rows["taxable_income_usd"] = np.where(in_horizon > 0, rows["revenue_usd"] - rows["opex_usd"] - rows["depreciation_usd"]
-                                          + rows["disposal_gain_usd"], 0.0)
-    tax, rows["loss_carried_usd"] = timeline.tax_by_year(rows["taxable_income_usd"], a.tax_rate, a.tax_losses,
-                                                         a.tax_loss_limit)
-    rows["tax_usd"] = np.where(in_horizon > 0, tax, 0.0)
-    rows["cash_flow_usd"] = (rows["revenue_usd"] - rows["opex_usd"] - rows["tax_usd"] - rows["capex_usd"]
-                             - rows["replacement_capex_usd"] + rows["residual_value_usd"])
-
-
-def _financing(a, rows, pool_capex, bought, t, n, years, in_horizon) -> dict[str, np.ndarray]:
+def _financing(a, y, bought, t, n, years, in_horizon) -> None:
     """The debt rows and the equity flows (financing.py); with debt_fraction = 0 the equity flows are the
     project's flows exactly."""
     L2 = lambda v: np.asarray(v, float)[..., None, None]  # noqa: E731  plan [...] -> [..., 1, 1]
     term = np.where(np.isnan(np.asarray(a.debt_years, float)), years, np.asarray(a.debt_years, float))
-    drawn, interest, scheduled, balloon = financing.debt_by_year(
-        pool_capex, bought, t, n[..., None, :], L2(a.debt_fraction), L2(a.debt_rate), L2(term))
+    _, interest, scheduled, balloon = financing.debt_by_year(
+        y.pools["capex_usd"], bought, t, n[..., None, :], L2(a.debt_fraction), L2(a.debt_rate), L2(term))
     principal = scheduled + balloon
-    out = {"debt_drawn_usd": np.sum(drawn, axis=-2), "interest_usd": np.sum(interest, axis=-2),
+    out = {"interest_usd": np.sum(interest, axis=-2),
            "principal_usd": np.sum(principal, axis=-2), "balloon_usd": np.sum(balloon, axis=-2)}
     out["debt_service_usd"] = out["interest_usd"] + out["principal_usd"]
-    out.update(pool_interest_usd=interest, pool_principal_usd=principal, pool_debt_service_usd=interest + principal,
-               pool_balloon_usd=balloon)
-    taxable = np.where(in_horizon > 0, rows["taxable_income_usd"] - out["interest_usd"], 0.0)
-    tax, out["levered_loss_carried_usd"] = timeline.tax_by_year(taxable, a.tax_rate, a.tax_losses, a.tax_loss_limit)
-    out["levered_taxable_income_usd"] = taxable
+    y.give(plan=out, pools=dict(interest_usd=interest, principal_usd=principal, debt_service_usd=interest + principal,
+                                balloon_usd=balloon))
+    rows = y.plan
+    tax, out["levered_loss_carried_usd"] = timeline.tax_by_year(rows["levered_taxable_income_usd"], a.tax_rate,
+                                                                 a.tax_losses, a.tax_loss_limit)
     out["levered_tax_usd"] = np.where(in_horizon > 0, tax, 0.0)
-    out["equity_cash_flow_usd"] = (rows["cash_flow_usd"] + (rows["tax_usd"] - out["levered_tax_usd"])
-                                   + out["debt_drawn_usd"] - out["interest_usd"] - out["principal_usd"])
     service = out["interest_usd"] + np.sum(scheduled, axis=-2)  # paid from operations (the balloon from the sale)
     with np.errstate(divide="ignore", invalid="ignore"):
         out["dscr"] = np.where(service > 0, (_available(rows) - out["levered_tax_usd"]) / service, np.nan)
-    return out
+    y.give(plan=out)
 
 
 def _available(rows):
@@ -275,7 +197,7 @@ def _levelized(flat, rows, key, crf):
     return np.where(flat, values[..., 1] if values.shape[-1] > 1 else np.nan, pv * crf)
 
 
-def _costs_and_returns(a, o, rows, with_irr: bool) -> dict[str, np.ndarray]:
+def _costs_and_returns(a, o, pool, rows, with_irr: bool) -> dict[str, np.ndarray]:
     flat = timeline.is_flat(a)
     crf = _recovery_factor(a, rows)
     lev = {key: _levelized(flat, rows, key, crf) for key in LEVELIZED_YEAR_ROWS}
@@ -293,10 +215,9 @@ def _costs_and_returns(a, o, rows, with_irr: bool) -> dict[str, np.ndarray]:
         "opex_usd_per_year": lev["opex_usd"],
         "capital_recovery_factor": crf * np.ones_like(capex_year + lev["opex_usd"]),
         "capex_usd_per_year": capex_year,
-        "prefill_share_of_device_time": _input_share(a),
     })
     plan_inputs = {k: np.asarray(a[k], float) for k in PLAN_INPUT_KEYS}  # an expression may read the plan's inputs
-    _evaluate(PLAN_EXPRESSIONS, {**plan_inputs, **o, **result}, result)
+    _evaluate(PLAN_EXPRESSIONS, {**plan_inputs, **o, **result}, result, _over_pools(a, pool))
     flows = rows["cash_flow_usd"]
     later_capex = np.sum(rows["capex_usd"][..., 1:], axis=-1)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -336,10 +257,29 @@ def _equity_irr(equity, flows, project_irr):
     return out
 
 
-def _evaluate(expressions, env: dict, out: dict) -> None:
-    """Each (key, expression) in order over `env` (the rows computed so far), into `out` and `env`."""
+def _evaluate(expressions, env: dict, out: dict, over_pools=None) -> None:
+    """Each (key, expression) in order over `env` (the rows computed so far), into `out` and `env`; a name over
+    the plan's pools (a pools_total's term, a min or max over pools) by `over_pools`."""
+    def value(name: str):
+        return env[name] if name in env else over_pools(name)
     for key, expr in expressions:
-        out[key] = env[key] = expr.numpy(env.__getitem__)
+        out[key] = env[key] = expr.numpy(value)
+
+
+def _over_pools(a, pool):
+    """The names a plan quantity's expression reads over its pools (pools on the last axis): a pool's quantity or
+    input in each pool, the smallest or largest of the pools' values."""
+    def value(name: str) -> np.ndarray:
+        if name == POOL_AXIS:
+            return np.asarray(-1)
+        if name.startswith(IN_POOL):
+            key = name[len(IN_POOL):]
+            return pool[key] if key in pool else np.asarray(a[key], float)
+        for prefix, reduce in ((POOLS_MIN, np.min), (POOLS_MAX, np.max)):
+            if name.startswith(prefix):
+                return reduce(np.asarray(pool[name[len(prefix):]], float), axis=-1)
+        raise KeyError(name)
+    return value
 
 
 @functools.lru_cache(maxsize=8)
@@ -354,10 +294,3 @@ def _in_order(expressions, known: frozenset) -> tuple:
         done |= {k for k, _ in ready}
         rest = [pair for pair in rest if pair not in ready]
     return tuple(ordered)
-
-
-def _input_share(a) -> np.ndarray:
-    """Share of the plan's device time spent prefilling: sum_i devices_i x prefill_share_i / devices."""
-    count = np.asarray(a.device_count, float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.sum(count * np.asarray(a.prefill_share, float), axis=-1) / np.sum(count, axis=-1)

@@ -18,6 +18,10 @@ t = 0..max years). Year t >= 1 of a plan with horizon n (years past n are 0):
                        tax_t = tax_rate x max(0, taxable_t - L_{t-1}),  L_t = max(0, L_{t-1} - taxable_t)
     cash flow          revenue - opex - tax - capex paid in t (+ the tranches' values in year n; not taxed)
 
+The indices, the utilization and each tranche's ramp are the quantity table's year rows (quantities/finance.py,
+compiled to the engine's numpy and the CashFlow formulas); this module keeps the rows written by hand
+(quantities/hand_written.py): depreciation by age, tax with losses carried, the throughput index's demand cap.
+
 With nothing changing by year (no price, cost or electricity change, no ramp, every pool bought at
 year 0), every year 1..n equals section 3's single year exactly (the same operations, multiplied by
 indices of exactly 1), so the section-3 figures are the special case.
@@ -34,32 +38,6 @@ SECONDS_PER_YEAR = costs.SECONDS_PER_YEAR
 def index_by_year(change, t):
     """(1 + change)^(t - 1) for t >= 1, 0 at t = 0 (nothing is sold or paid for at the start)."""
     return np.where(t >= 1, (1.0 + np.asarray(change, float)[..., None]) ** np.maximum(t - 1, 0), 0.0)
-
-
-def utilization_by_year(utilization, first_year_utilization, ramp_years, t):
-    """first + (utilization - first) x min(1, (t-1) / ramp_years); `utilization` without a ramp."""
-    u = np.asarray(utilization, float)[..., None]
-    first = np.asarray(first_year_utilization, float)[..., None]
-    first = np.where(np.isnan(first), u, first)
-    ramp = np.asarray(ramp_years, float)[..., None]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        progress = np.minimum(1.0, np.maximum(t - 1, 0) / ramp)
-    ramped = np.where((ramp > 0) & (first != u), first + (u - first) * progress, u)
-    return np.where(t >= 1, ramped * np.ones_like(t, dtype=float), 0.0)
-
-
-def tranche_ramp_factor(ramp_months, serving_year):
-    """The share of its full load a tranche serves in its `serving_year`-th year of service (1 = the first),
-    its load climbing linearly from 0 to full over its first `ramp_months` months: the year's average of
-    min(1, m / R) over its months m in [a, b] = [12 (k - 1), 12 k], which is
-    ((c^2 - a^2) / (2 R) + b - c) / 12 with c = min(max(R, a), b); exactly 1 where R = 0 (no ramp)."""
-    months = np.asarray(ramp_months, float)
-    k = np.asarray(serving_year, float)
-    a, b = 12.0 * (k - 1.0), 12.0 * k
-    c = np.minimum(np.maximum(months, a), b)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ramped = ((c * c - a * a) / (2.0 * months) + b - c) / 12.0
-    return np.where(months > 0, ramped, 1.0)
 
 
 def depreciation_rate_by_age(method, life, residual_value_fraction, age):

@@ -3,9 +3,14 @@ evaluated over a plan's years: the names an expression reads (expr.py) resolved 
 
 Arrays: a pool's year row [..., P, T] (pools on axis -2, years last), a plan's year row [..., T], a pool's
 quantity or input [..., P], a plan's input [...]. In a pool's expression `K(key)` is the pool's quantity or
-input where the pool has one, else the plan's input, and `Y(key)` the pool's own year row where it has one,
-else the plan's; in a plan's expression `K(key)` is the plan's input and `Y(key)` the plan's year row, and
-`pools_sum(Y(key))` the pools' rows summed.
+input where the pool has one, else the plan's input, and `Y(key)` the pool's own year row where the pool has
+that row (POOL_YEAR_KEYS), else the plan's; in a plan's expression `K(key)` is the plan's input and `Y(key)`
+the plan's year row, and `pools_sum(Y(key))` the pools' rows summed. A pool row without a plan expression of
+its own is summed over the pools into the plan's row.
+
+`YearRows` evaluates each row as soon as the rows it reads exist: the engine gives it the rows written by hand
+(the named exceptions of expr.py: the tranche ramp, depreciation, tax, debt) as it computes them, and every
+table row is evaluated once, in table order among those ready; a new row needs no engine code.
 """
 from __future__ import annotations
 
@@ -13,15 +18,18 @@ from typing import Callable, Mapping
 
 import numpy as np
 
-from ..quantities.expr import POOLS, YEAR, YEAR_NUMBER
-from ..quantities.finance import POOL_INPUT_KEYS, YEAR_QUANTITIES
+from ..quantities.expr import IN_POOL, PLAN_YEAR, POOL_AXIS, POOLS, YEAR, YEAR_NUMBER, Expr
+from ..quantities.finance import POOL_INPUT_KEYS, POOL_YEAR_KEYS, POOL_YEAR_ROWS, YEAR_QUANTITIES
 
 Value = Callable[[str], np.ndarray]
 
-# the year rows each pool computes by its expression, and the plan rows by theirs, in table order
-POOL_YEAR_EXPRESSIONS = tuple((q.key, q.pool_expr) for q in YEAR_QUANTITIES if q.pool_expr is not None)
+# the year rows each pool computes by its expression, and the plan rows by theirs (the pools' `active` first)
+POOL_YEAR_EXPRESSIONS = (("active", POOL_YEAR_ROWS["active"].pool_expr),) + tuple(
+    (q.key, q.pool_expr) for q in YEAR_QUANTITIES if q.pool_expr is not None)
 PLAN_YEAR_EXPRESSIONS = tuple((q.key, q.expr) for q in YEAR_QUANTITIES if q.expr is not None)
 OUTFLOW_ROWS = frozenset(q.key for q in YEAR_QUANTITIES if q.outflow)  # shown negative on the CashFlow sheet
+# a pool row without a plan expression of its own is summed into the plan's row
+_SUMMED = frozenset(q.key for q in YEAR_QUANTITIES if q.pool_expr is not None and q.expr is None)
 
 
 def pool_values(a, pool: Mapping[str, np.ndarray], plan_rows: Mapping[str, np.ndarray],
@@ -30,9 +38,11 @@ def pool_values(a, pool: Mapping[str, np.ndarray], plan_rows: Mapping[str, np.nd
     def value(name: str) -> np.ndarray:
         if name == YEAR_NUMBER:
             return t
+        if name.startswith(PLAN_YEAR):
+            return np.asarray(plan_rows[name[len(PLAN_YEAR):]])[..., None, :]
         if name.startswith(YEAR):
             key = name[len(YEAR):]
-            return pool_rows[key] if key in pool_rows else np.asarray(plan_rows[key])[..., None, :]
+            return pool_rows[key] if key in POOL_YEAR_KEYS else np.asarray(plan_rows[key])[..., None, :]
         if name in pool:
             return np.asarray(pool[name], float)[..., None]
         if name in POOL_INPUT_KEYS:
@@ -41,12 +51,19 @@ def pool_values(a, pool: Mapping[str, np.ndarray], plan_rows: Mapping[str, np.nd
     return value
 
 
-def plan_values(a, plan_rows: Mapping[str, np.ndarray], pool_rows: Mapping[str, np.ndarray],
-                t: np.ndarray) -> Value:
-    """The names a plan's year expression reads, as arrays broadcasting to [..., T]."""
+def plan_values(a, pool: Mapping[str, np.ndarray], plan_rows: Mapping[str, np.ndarray],
+                pool_rows: Mapping[str, np.ndarray], t: np.ndarray) -> Value:
+    """The names a plan's year expression reads, as arrays broadcasting to [..., T] (a pools_total's terms, read
+    in each pool: [..., P, T])."""
+    in_pool = pool_values(a, pool, plan_rows, pool_rows, t)
+
     def value(name: str) -> np.ndarray:
         if name == YEAR_NUMBER:
             return t
+        if name == POOL_AXIS:
+            return np.asarray(-2)
+        if name.startswith(IN_POOL):
+            return in_pool(name[len(IN_POOL):])
         if name.startswith(POOLS + YEAR):
             return np.sum(pool_rows[name[len(POOLS + YEAR):]], axis=-2)
         if name.startswith(YEAR):
@@ -55,20 +72,66 @@ def plan_values(a, plan_rows: Mapping[str, np.ndarray], pool_rows: Mapping[str, 
     return value
 
 
-def evaluate(a, pool: Mapping[str, np.ndarray], plan_rows: Mapping[str, np.ndarray],
-             pool_rows: Mapping[str, np.ndarray], t: np.ndarray) -> tuple[dict, dict]:
-    """The year rows written as expressions, in table order: (each pool's [..., P, T]; the plan's [..., T]: its
-    pools' sum, or its own expression). `plan_rows` and `pool_rows`: the
-    year rows they read (the indices, the utilization, the pools' `active` and depreciation)."""
-    known_by_pool = dict(pool_rows)   # a row may read the rows before it
-    values = pool_values(a, pool, plan_rows, known_by_pool, t)
-    ones = np.ones(np.shape(pool_rows["active"]))  # every row over every pool and year
-    by_pool = {}
-    for key, expr in POOL_YEAR_EXPRESSIONS:
-        by_pool[key] = known_by_pool[key] = expr.numpy(values) * ones
-    rows = {key: np.sum(v, axis=-2) for key, v in by_pool.items()}
-    known = {**plan_rows, **rows}
-    plan = plan_values(a, known, by_pool, t)
-    for key, expr in PLAN_YEAR_EXPRESSIONS:
-        rows[key] = known[key] = expr.numpy(plan)
-    return by_pool, rows
+def _needed(scope: str, name: str) -> tuple[str, str]:
+    """The row (scope, key) an expression of `scope` reading year row `name` needs."""
+    if name.startswith(IN_POOL):
+        scope, name = "pool", name[len(IN_POOL):]
+    if name.startswith(POOLS):
+        return "pool", name[len(POOLS + YEAR):]
+    if name.startswith(PLAN_YEAR):
+        return "plan", name[len(PLAN_YEAR):]
+    key = name[len(YEAR):]
+    return ("pool", key) if scope == "pool" and key in POOL_YEAR_KEYS else ("plan", key)
+
+
+class YearRows:
+    """A plan's year rows as they are computed: `plan` [..., T] and `pools` [..., P, T] by key. `give` adds rows
+    computed by hand and evaluates every table row that has become ready; `finish` checks none is left."""
+
+    def __init__(self, a, pool: Mapping[str, np.ndarray], t: np.ndarray):
+        self.a, self.pool, self.t = a, pool, t
+        self.plan: dict[str, np.ndarray] = {}
+        self.pools: dict[str, np.ndarray] = {}
+        self._pending = [("pool", key, expr) for key, expr in POOL_YEAR_EXPRESSIONS] + [
+            ("plan", key, expr) for key, expr in PLAN_YEAR_EXPRESSIONS]
+        self._ones: np.ndarray | None = None
+        self.give()
+
+    def give(self, plan: Mapping[str, np.ndarray] | None = None, pools: Mapping[str, np.ndarray] | None = None):
+        """Add rows computed by hand, then evaluate every table row whose rows exist."""
+        self.plan.update(plan or {})
+        self.pools.update(pools or {})
+        while True:
+            ready = [row for row in self._pending if self._ready(row)]
+            if not ready:
+                return self
+            for row in ready:
+                self._evaluate(*row)
+                self._pending.remove(row)
+
+    def finish(self) -> None:
+        """Every table row has been evaluated (else: the rows none computes, named)."""
+        if self._pending:
+            raise KeyError(f"year rows that read rows nothing computes: {[key for _, key, _ in self._pending]}")
+
+    def _waiting(self, scope: str, key: str) -> bool:
+        return any(s == scope and k == key for s, k, _ in self._pending)
+
+    def _has(self, scope: str, key: str) -> bool:
+        rows = self.pools if scope == "pool" else self.plan
+        return key in rows and not self._waiting(scope, key)
+
+    def _ready(self, row: tuple[str, str, Expr]) -> bool:
+        scope, _, expr = row
+        return all(self._has(*_needed(scope, name)) for name in expr.year_rows())
+
+    def _evaluate(self, scope: str, key: str, expr: Expr) -> None:
+        if scope == "plan":
+            self.plan[key] = expr.numpy(plan_values(self.a, self.pool, self.plan, self.pools, self.t))
+            return
+        value = expr.numpy(pool_values(self.a, self.pool, self.plan, self.pools, self.t))
+        if self._ones is None:  # the first pool row (`active`) has the shape of every pool row: [..., P, T]
+            self._ones = np.ones(np.shape(value))
+        self.pools[key] = value * self._ones
+        if key in _SUMMED:
+            self.plan[key] = np.sum(self.pools[key], axis=-2)

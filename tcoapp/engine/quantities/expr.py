@@ -15,9 +15,14 @@ engine and to the live Excel formula of the Results or CashFlow sheet.
 - `+ - * / **` (^) and unary minus, `minimum`/`maximum` (MIN/MAX), `round_up`/`round_down` (ROUNDUP/ROUNDDOWN
   to a whole number), `when(test, a, b)` (IF), `gated(test, a)` (a row's gate: a where the test holds, else
   0, the test deciding first), `when_positive(test, value)` (the value where test > 0, else n/a), and the
-  tests `compare(a, op, b)`, `all_of`, `negation`, `is_blank(key)` (an empty input: NaN), `is_number(x)`,
-  `is_choice(key, choice)` (the engine compares the choice's code, the workbook its text);
-- over pools: `pools_sum(x)` (numpy sums the pool axis; the workbook adds the pools' cells).
+  tests `compare(a, op, b)` (an arithmetic operand parenthesized), `all_of`, `any_of` (OR), `negation`,
+  `is_blank(key)` (an empty input: NaN), `is_number(x)`, `is_choice(key, choice)` (the engine compares the
+  choice's code, the workbook its text);
+- over pools: `pools_sum(x)` (numpy sums the pool axis; the workbook adds the pools' cells), `pools_total(x)`
+  (x evaluated in each pool, its keys and year rows the pool's, then summed: one term per pool), and in a
+  pool's expression `plan_row(key)` (the plan's year row, not the pool's own);
+- `pools_min(key)` / `pools_max(key)`: the smallest / largest of the pools' values (MIN / MAX of their cells);
+- over years: `over_years(a, b)` (the sum over every year of row a x row b: SUMPRODUCT of the two rows).
 
 `.numpy(value)` evaluates the tree with numpy, operation for operation in the order written, so an
 expression gives the same floating-point numbers as the same equation typed as numpy code;
@@ -27,44 +32,30 @@ io/xlsx_results.py for the workbook.
 
 Written as expressions (quantities/finance.py; docs/workbook_format.md lists each): per pool the packing
 (servers, nameplate, servers per rack, racks), hardware capex and capex, the server capex a budget buys by
-(SERVER_CAPEX), power, every opex line per year and the output and input tokens per year; per plan the cost
-per million tokens and its components, the revenue per rack, the net per year and the token-type rows; per
-year (CashFlow) each pool's output tokens, revenue, energy, colocation, maintenance, software, rent,
-insurance, property tax, capex paid and replacements, and the plan's staff and contracted colocation (the
-other plan rows are their pools' sum, opex the sum of its parts: rules over the table's columns). A new
-opex line is one year row with `pool_expr=` (or `expr=`) and `opex_part=`; a new itemized capex item one
-plan field in the "capex" group (USD/device or USD/server).
+(SERVER_CAPEX), power, every opex line per year, the output and input tokens and the revenue per year; per plan
+the cost per million tokens and its components, the revenue per rack, the net per year and the token-type rows;
+per year (CashFlow) the price, electricity, cost and hardware price indices, the utilization and the discount
+factor, each pool's `active`, utilization (its tranche ramp), output tokens, revenue, opex lines, capex paid,
+replacements and residual value, and the plan's input tokens and input-token revenue by type (sums over pools
+of each pool's terms, `pools_total`), staff, contracted colocation, opex, the replacements' value, residual
+value, depreciation (its pools' and the replacements'), taxable income, cash flow, debt drawn, taxable income
+after interest and the equity cash flow (the other plan rows are their pools' sum). A new opex line is one year
+row with `pool_expr=` (or `expr=`) and `opex_part=`; a new itemized capex item one plan field in the "capex"
+group (USD/device or USD/server).
 
-Written by hand (io/xlsx_results.py, io/xlsx_cashflow.py, finance/metrics.py), and why:
-- tax with losses carried forward (tax_usd, loss_carried_usd and their levered twins): a running state
-  each year reads from the year before, capped by tax_loss_limit (finance/timeline.tax_by_year);
-- depreciation schedules (the tranches', depreciation_rate_by_age, the replacements' sum over the years
-  before, the disposal gain): straight line, half-year and MACRS tables by age, a convolution over years;
-- NPV, IRR, payback, MIRR, ROI and the levelized per-year rows: sums and root searches over the whole year
-  range (IRR tried from several starting points; payback the last crossing of zero; SUMPRODUCT x CRF);
-- the debt annuity (interest, principal, balloon, debt service, DSCR): the balance owed after j level
-  payments;
-- the rows that add flows of both signs (opex, taxable income, cash flow, equity flow, the cumulative and
-  discounted flows and their sign helpers): the CashFlow sheet shows outflows negative, the engine keeps
-  costs positive, so the same sum is a different formula on each side;
-- not converted yet (the language can say them; each is timeline.py's function and one CashFlow formula):
-  the year indices, the plan's utilization ramp, each tranche's ramp and `active`, the throughput index (a
-  demand cap over the pools' year-1 tokens), the hardware price index, the resale curve and residual values,
-  and the discount factor;
-- the plan's input tokens and input-token revenue by year and the pool's revenue per year on Results: the
-  engine sums its pools' terms where the formula multiplies the plan's total (or groups the token revenue
-  differently), so one tree would change either the engine's last digits or the formula text;
-- sums and choices over a plan's pools on Results (the plan totals, `servers_per_rack` when every pool
-  agrees, `prefill_share_of_device_time`): rules over the table's `summed` column, one formula for all;
-- lookups and searches: a pool's device economics (INDEX/MATCH on Devices), its price tier (SUMPRODUCT
-  over PriceTiers), the sized device count (its per-server cost is SERVER_CAPEX; the sizing search, a
-  rounding over whole servers, is sizing.py's), `costs_not_entered` (text);
-- `tokens_per_joule` (the operating point's metric, computed by the performance model).
+Signs: the engine keeps every cost positive; the CashFlow sheet shows outflows (`outflow=True`: capex paid,
+replacements, opex) negative. An expression reads an outflow's cell negated ("-cell"): `a - Y(outflow)` is
+written a+cell, `a + Y(outflow)` a-cell (exact: IEEE negation), so one tree is both sides' sum.
+
+Written by hand: quantities/hand_written.py names every such CashFlow and Results row with its reason (tax with
+losses carried forward, depreciation schedules, the debt annuity, NPV/IRR/payback and their running helpers, the
+levelized rows, the throughput index's demand cap, choices over pools, lookups of inputs), and
+tests/io/test_formula_sources.py fails on a formula row that is neither the table's nor named there.
 """
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Callable
 
 import numpy as np
@@ -106,6 +97,17 @@ class Expr:
     def keys(self) -> tuple[str, ...]:
         """The table keys the expression reads, in the order written (each once)."""
         return ()
+
+    def year_rows(self) -> tuple[str, ...]:
+        """The year rows the expression reads (YEAR + key; a pools' sum POOLS + YEAR + key), each once: what
+        must be computed before it."""
+        found: list[str] = []
+        for field in fields(self):  # type: ignore[arg-type]
+            value = getattr(self, field.name)  # (every node is a dataclass: its fields are its operands)
+            for child in value if isinstance(value, tuple) else (value,):
+                if isinstance(child, Expr):
+                    found += child.year_rows()
+        return tuple(dict.fromkeys(found))
 
 
 def _wrap(x) -> Expr:
@@ -176,17 +178,28 @@ class Bin(Expr):
     def numpy(self, value): return _NUMPY[self.op](self.left.numpy(value), self.right.numpy(value))
 
     def excel(self, ref, na):
-        return (_operand(self.left, ref, na, self.precedence, False, self.op) + self.op
-                + _operand(self.right, ref, na, self.precedence, True, self.op))
+        left = _operand(self.left, ref, na, self.precedence, False, self.op)
+        right = _operand(self.right, ref, na, self.precedence, True, self.op)
+        if self.op in "+-" and _negated(self.right, right):  # a - (-x) is a + x, a + (-x) is a - x: exact in IEEE
+            return left + ("+" if self.op == "-" else "-") + right[1:]
+        return left + self.op + right
 
     def keys(self): return tuple(dict.fromkeys(self.left.keys() + self.right.keys()))
 
 
+def _negated(child: Expr, text: str) -> bool:
+    """A year row the surface shows negated (a CashFlow outflow: its cell holds -value), written "-cell"."""
+    return isinstance(child, Y) and text.startswith("-")
+
+
 def _operand(child: Expr, ref, na, parent: int, right: bool, op: str) -> str:
     """A child's text, parenthesized where the formula would otherwise group it differently from the tree (a
-    right operand of the same precedence too: floating-point a * (b * c) is not (a * b) * c)."""
+    right operand of the same precedence too: floating-point a * (b * c) is not (a * b) * c); a negated cell
+    (an outflow row, "-cell") outside a sum too: Excel's unary minus binds tighter than ^."""
     text = child.excel(ref, na)
     tight = child.precedence < parent or (right and child.precedence == parent)
+    if _negated(child, text) and op not in "+-":
+        tight = True
     return f"({text})" if tight else text
 
 
@@ -222,17 +235,55 @@ class WhenPositive(Expr):
 # sheet: a cell of this year's column, or a range from year 0 to it)
 YEAR = "year."          # YEAR + key: this year's value of a year row (a pool's expression: the pool's own row)
 TO_DATE = "to_date."    # TO_DATE + key: the year row from year 0 to this year (a running sum)
+ALL_YEARS = "all_years."  # ALL_YEARS + key: the year row over every year (a whole row; an outflow's "-row")
+PLAN_YEAR = "plan_year."  # PLAN_YEAR + key: this year's value of the plan's year row (in a pool's expression too)
+IN_POOL = "in_pool."    # IN_POOL + name: a name read in each pool's scope (a pools_total's term)
+POOL_COUNT = "pool_count"  # the number of the plan's pools (the workbook writes one term each)
+POOL_AXIS = "pool_axis"    # where the surface keeps the pools (numpy: -2 in a year row, -1 in a quantity)
+POOLS_MIN, POOLS_MAX = "pools_min.", "pools_max."  # + key: the smallest / largest of the pools' values
 POOLS = "pools."        # POOLS + name: the name's values over the plan's pools (a sum, a choice)
 YEAR_NUMBER = YEAR + "t"  # the year t itself (0 = the start)
 
 
 @dataclass(frozen=True, eq=False)
 class Y(Expr):
-    """This year's value of a year row `key` (in a pool's expression the pool's own row where it has one)."""
+    """This year's value of a year row `key` (in a pool's expression the pool's own row where it has one; with
+    `plan` the plan's row even there)."""
     key: str
+    plan: bool = False
 
-    def numpy(self, value): return np.asarray(value(YEAR + self.key), float)
-    def excel(self, ref, na): return ref(YEAR + self.key)
+    @property
+    def name(self) -> str:
+        return (PLAN_YEAR if self.plan else YEAR) + self.key
+
+    def numpy(self, value): return np.asarray(value(self.name), float)
+    def excel(self, ref, na): return ref(self.name)
+    def year_rows(self): return (self.name,)
+
+
+@dataclass(frozen=True, eq=False)
+class PoolsTotal(Expr):
+    """The sum over the plan's pools of an expression evaluated in each pool's scope (its `K` and `Y` the pool's):
+    numpy sums the pool axis of the pools' values; the workbook adds one term per pool (the surface names the
+    pool count, POOL_COUNT, and each pool's names, IN_POOL + "k." + name)."""
+    of: Expr
+    precedence = 1  # written as a sum of terms
+
+    def numpy(self, value):
+        return np.sum(self.of.numpy(lambda name: value(IN_POOL + name)), axis=int(value(POOL_AXIS)))
+
+    def excel(self, ref, na):
+        count = ref(POOL_COUNT)
+        if not count.isdigit():  # a surface without pools (the docs): the term once, its names a pool's
+            return f"SUM_OVER_POOLS({self.of.excel(ref, na)})"
+        return "+".join(self.pool_term(ref, k, na) for k in range(1, int(count) + 1))
+
+    def pool_term(self, ref, k: int, na: str, of: Expr | None = None) -> str:
+        """Pool k's term (or that of `of`, a part of it), its names pool k's."""
+        return (of or self.of).excel(lambda name: ref(f"{IN_POOL}{k}.{name}"), na)
+
+    def keys(self): return self.of.keys()
+    def year_rows(self): return tuple(IN_POOL + name for name in self.of.year_rows())
 
 
 @dataclass(frozen=True, eq=False)
@@ -250,6 +301,26 @@ class ToDate(Expr):
 
     def numpy(self, value): return np.cumsum(np.asarray(value(YEAR + self.key), float), axis=-1)
     def excel(self, ref, na): return f"SUM({ref(TO_DATE + self.key)})"
+    def year_rows(self): return (YEAR + self.key,)
+
+
+@dataclass(frozen=True, eq=False)
+class OverYears(Expr):
+    """The sum over every year of the product of two year rows (numpy: over the year axis, kept as a year axis
+    of one; the workbook: SUMPRODUCT of their whole rows, "-SUMPRODUCT" where the first is shown negated)."""
+    first: str
+    second: str
+
+    def numpy(self, value):
+        return np.sum(np.asarray(value(YEAR + self.first), float) * np.asarray(value(YEAR + self.second), float),
+                      axis=-1, keepdims=True)
+
+    def excel(self, ref, na):
+        first, second = ref(ALL_YEARS + self.first), ref(ALL_YEARS + self.second)
+        sign, first = ("-", first[1:]) if first.startswith("-") else ("", first)
+        return f"{sign}SUMPRODUCT({first},{second})"
+
+    def year_rows(self): return (YEAR + self.first, YEAR + self.second)
 
 
 @dataclass(frozen=True, eq=False)
@@ -261,6 +332,7 @@ class Pools(Expr):
 
     def numpy(self, value): return self.of.numpy(lambda name: value(POOLS + name))
     def excel(self, ref, na): return self.of.excel(lambda name: ref(POOLS + name), na)
+    def year_rows(self): return tuple(POOLS + name for name in self.of.year_rows())
 
 
 _COMPARE = {"=": np.equal, "<>": np.not_equal, ">": np.greater, ">=": np.greater_equal, "<=": np.less_equal}
@@ -275,13 +347,21 @@ class Cmp(Expr):
     precedence = 0  # binds loosest (Excel and Python alike)
 
     def numpy(self, value): return _COMPARE[self.op](self.left.numpy(value), self.right.numpy(value))
-    def excel(self, ref, na): return self.left.excel(ref, na) + self.op + self.right.excel(ref, na)
+
+    def excel(self, ref, na):
+        return _compared(self.left, ref, na) + self.op + _compared(self.right, ref, na)
     def keys(self): return tuple(dict.fromkeys(self.left.keys() + self.right.keys()))
+
+
+def _compared(child: Expr, ref, na) -> str:
+    """An operand of a comparison: an arithmetic one parenthesized, (a-b)>=c, as a reader groups it."""
+    text = child.excel(ref, na)
+    return f"({text})" if isinstance(child, (Bin, Neg)) else text
 
 
 @dataclass(frozen=True, eq=False)
 class Test(Expr):
-    """AND(...) of tests, NOT(test), ISBLANK(key) (numpy: NaN, a field left empty), ISNUMBER(x) (numpy: finite;
+    """AND(...) / OR(...) of tests, NOT(test), ISBLANK(key) (numpy: NaN, a field left empty), ISNUMBER(x) (numpy: finite;
     the workbook: not its n/a text), or key = "choice" (a choice field: numpy compares its code, the workbook its
     text)."""
     name: str
@@ -289,8 +369,9 @@ class Test(Expr):
     choice: str = ""
 
     def numpy(self, value):
-        if self.name == "AND":
-            return functools.reduce(np.logical_and, (a.numpy(value) for a in self.args))
+        if self.name in ("AND", "OR"):
+            both = np.logical_and if self.name == "AND" else np.logical_or
+            return functools.reduce(both, (a.numpy(value) for a in self.args))
         arg = self.args[0].numpy(value)
         if self.name == "NOT":
             return np.logical_not(arg)
@@ -363,6 +444,11 @@ def all_of(*tests) -> Expr:
     return Test("AND", tuple(_wrap(t) for t in tests))
 
 
+def any_of(*tests) -> Expr:
+    """At least one test holds (Excel OR)."""
+    return Test("OR", tuple(_wrap(t) for t in tests))
+
+
 def negation(test) -> Expr:
     """The test does not hold (Excel NOT)."""
     return Test("NOT", (_wrap(test),))
@@ -393,6 +479,43 @@ def is_choice(key: str, choice: str) -> Expr:
 def to_date(key: str) -> Expr:
     """The year row `key` summed from year 0 to this year."""
     return ToDate(key)
+
+
+def over_years(first: str, second: str) -> Expr:
+    """The sum over every year of year row `first` x year row `second` (Excel SUMPRODUCT of the two rows)."""
+    return OverYears(first, second)
+
+
+@dataclass(frozen=True, eq=False)
+class PoolsExtreme(Expr):
+    """The smallest or largest over the plan's pools of a pool quantity (the surface reduces its pool axis; the
+    workbook: MIN / MAX of the pools' cells)."""
+    prefix: str
+    key: str
+
+    def numpy(self, value): return np.asarray(value(self.prefix + self.key), float)
+    def excel(self, ref, na): return ref(self.prefix + self.key)
+    def keys(self): return (self.key,)
+
+
+def pools_min(key: str) -> Expr:
+    """The smallest over the plan's pools of pool quantity `key` (Excel MIN of the pools' cells)."""
+    return PoolsExtreme(POOLS_MIN, key)
+
+
+def pools_max(key: str) -> Expr:
+    """The largest over the plan's pools of pool quantity `key` (Excel MAX of the pools' cells)."""
+    return PoolsExtreme(POOLS_MAX, key)
+
+
+def pools_total(x) -> Expr:
+    """The sum over the plan's pools of x evaluated in each pool (its keys and year rows the pool's)."""
+    return PoolsTotal(_wrap(x))
+
+
+def plan_row(key: str) -> Expr:
+    """This year's value of the plan's year row `key` (in a pool's expression: not the pool's own row)."""
+    return Y(key, plan=True)
 
 
 def round_up(x) -> Expr:

@@ -17,8 +17,9 @@ from typing import Any, Mapping
 import numpy as np
 
 from .expr import (
-    C, Expr, K, Y, Year, all_of, compare, gated, is_blank, is_choice, is_number, minimum, negation, not_available, per_million,
-    pools_sum, round_down, round_up, serving, to_date, when, when_positive,
+    C, Expr, K, Y, Year, all_of, any_of, compare, gated, is_blank, is_choice, is_number, maximum, minimum, negation,
+    not_available, over_years, per_million, plan_row, pools_sum, pools_total, round_down, round_up, serving, to_date,
+    when, when_positive,
 )
 from .metrics import METRIC_BY_KEY, METRICS
 from .inputs import DEVICE_ECONOMICS_KEYS  # the per-pool device inputs (read through this module too)
@@ -78,22 +79,84 @@ def _held(key, rate_input, **flows) -> Quantity:
     return _q(key, "USD", "plan", f"{label} of the bought pools serving in the year: {rate_input} x their capex.",
               **YEARS, label=label, rate_input=rate_input, levelized=True, **flows,
               pool_expr=gated(all_of(SERVES, compare(K(rate_input), ">", 0)), K("owned") * held * K(rate_input) * Y("active")))
+
+
+def _device_line(field: Field) -> Quantity:
+    """An itemized opex line per device-year (a plan field with per_device_year): the serving devices x the
+    field x the cost index, each year a pool serves. The field row is all a new line takes: its year row, plan and
+    pool quantities per year, CashFlow and Results rows, opex, cost per token and NPV follow from it."""
+    part = field.name.removesuffix("_usd_per_device_year")
+    return _q(f"{part}_usd", "USD", "plan", f"{field.label} of the pools serving in the year: devices x {field.name} x "
+              "the cost index.", **YEARS, label=field.label, opex_part=part, bar="other", levelized=True,
+              device_input=field.name,
+              pool_expr=gated(SERVES, K("device_count") * K(field.name) * Y("cost_index") * Y("active")))
+
+
 F = dict(cashflow="financing")
+
+
+def _index(change: str) -> Expr:
+    """(1 + change)^(t-1) in the years 1..n of the horizon, else 0 (nothing is sold or paid for at the start)."""
+    return gated(serving(), (1 + K(change)) ** (Year() - 1))
+
+
+def _value_fraction(age: Expr) -> Expr:
+    """A tranche's resale value at `age` years as a fraction of its capex (docs/model.md, "Years"): linear,
+    1 - (1 - residual) x min(1, age / years) (residual from the horizon on), or declining balance,
+    (1 - resale_decline_per_year)^age."""
+    resid, years = K("residual_value_fraction"), K("years")
+    return when(is_choice("resale_curve", "declining_balance"), (1 - K("resale_decline_per_year")) ** age,
+                when(compare(age, ">=", years), resid, 1 - (1 - resid) * minimum(1, age / years)))
+
+
+AT_HORIZON = compare(Year(), "=", K("years"))   # the horizon's year: the sale
+MONTHS = C("MONTHS_PER_YEAR")
+
+
+def _ramp(months: Expr, serving_year: Expr) -> Expr:
+    """A tranche's ramp factor in its `serving_year`-th year of service (docs/model.md, "Tranche ramp"): its load
+    min(1, m / R) over its months m in [a, b] = [12 (k - 1), 12 k] averaged, ((c^2 - a^2) / (2 R) + b - c) / 12
+    with c = min(max(R, a), b); 1 where R = 0 (no ramp). (c^2 - a^2) / (2 R) is written RAMP_MEAN x (c^2 - a^2) / R:
+    the same number to the bit (a halving is exact), with no literal 2 in the formula."""
+    a, b = MONTHS * (serving_year - 1), MONTHS * serving_year
+    c = minimum(maximum(months, a), b)
+    return when(compare(months, ">", 0), (C("RAMP_MEAN") * (c * c - a * a) / months + b - c) / MONTHS, 1)
+
+
+# a pool's input tokens in the year (its output tokens x input / output tokens per request), and the token revenue
+# by type where the pool serves and revenue is by token (docs/model.md, "Three token prices")
+POOL_INPUT_TOKENS = Y("output_tokens") * K("input_tokens") / K("output_tokens")
+SELLS_TOKENS = all_of(SERVES, negation(is_choice("revenue_mode", "device_hours")))
+CACHED_PRICE = when(is_blank("price_usd_per_million_cached_input_tokens"), K("price_usd_per_million_input_tokens"),
+                    K("price_usd_per_million_cached_input_tokens"))
+FIRST, RAMP = K("first_year_utilization"), K("ramp_years")
 YEAR_QUANTITIES: tuple[Quantity, ...] = scoped("year", (
-    _q("price_index", "ratio", "plan", "(1 + price_change_per_year)^(t-1): every token price in year t, relative to year 1.", **YEARS, label="Token price index"),
-    _q("electricity_index", "ratio", "plan", "(1 + electricity_price_change_per_year)^(t-1).", **YEARS, label="Electricity price index"),
-    _q("cost_index", "ratio", "plan", "(1 + cost_change_per_year)^(t-1): colocation, maintenance, software, staff, rent.", **YEARS, label="Cost index (colocation, maintenance, software, staff, rent)"),
+    _q("price_index", "ratio", "plan", "(1 + price_change_per_year)^(t-1): every token price in year t, relative to year 1.", **YEARS, label="Token price index",
+       expr=_index("price_change_per_year")),
+    _q("electricity_index", "ratio", "plan", "(1 + electricity_price_change_per_year)^(t-1).", **YEARS, label="Electricity price index",
+       expr=_index("electricity_price_change_per_year")),
+    _q("cost_index", "ratio", "plan", "(1 + cost_change_per_year)^(t-1): colocation, maintenance, software, staff, rent.", **YEARS, label="Cost index (colocation, maintenance, software, staff, rent)",
+       expr=_index("cost_change_per_year")),
     _q("throughput_index", "ratio", "plan", "(1 + throughput_change_per_year)^(t-1), a demand-sized plan's capped so that its output tokens stay within its demand (never below 1): every pool's output tokens in year t x this.", **YEARS, label="Throughput index (software speed)", json=True),
-    _q("hardware_price_index", "ratio", "plan", "(1 + hardware_price_change_per_year)^t: the price of capex paid in year t, relative to today's.", **YEARS, label="Hardware price index", json=True),
-    _q("utilization", "fraction", "plan", "first + (utilization - first) x min(1, (t - 1) / ramp_years); each tranche serves at this x its ramp factor (tranche_ramp_months).", **YEARS, label="Utilization", pool_year=1),
+    _q("hardware_price_index", "ratio", "plan", "(1 + hardware_price_change_per_year)^t: the price of capex paid in year t, relative to today's.", **YEARS, label="Hardware price index", json=True,
+       expr=gated(compare(Year(), "<=", K("years")), (1 + K("hardware_price_change_per_year")) ** Year())),
+    _q("utilization", "fraction", "plan", "first + (utilization - first) x min(1, (t - 1) / ramp_years); each tranche serves at this x its ramp factor (tranche_ramp_months).", **YEARS, label="Utilization", pool_year=1,
+       pool_expr=gated(SERVES, plan_row("utilization") * _ramp(K("tranche_ramp_months"), Year() - K("purchase_year"))),
+       expr=gated(serving(), when(any_of(compare(RAMP, "=", 0), is_blank("first_year_utilization")), K("utilization"),
+                                  FIRST + (K("utilization") - FIRST) * minimum(1, (Year() - 1) / RAMP)))),
     _q("output_tokens", "tokens", "plan", "Output tokens made in the year by the pools serving then.", **YEARS, label="Output tokens", pool_year=2, json=True, levelized=True,
        pool_expr=gated(SERVES, K("tokens_per_s_per_device") * K("device_count") * Y("utilization") * C("SECONDS_PER_YEAR")
                       * Y("active") * Y("throughput_index"))),
-    _q("input_tokens", "tokens", "plan", "Input tokens of those requests.", **YEARS, label="Input tokens", levelized=True),
+    _q("input_tokens", "tokens", "plan", "Input tokens of those requests.", **YEARS, label="Input tokens", levelized=True,
+       expr=pools_total(POOL_INPUT_TOKENS)),
     _q("revenue_usd", "USD", "plan", "Output and input tokens at the year's prices.", **YEARS, label="Revenue", pool_year=3, json=True, levelized=True,
        pool_expr=gated(SERVES, when(is_choice("revenue_mode", "device_hours"), DEVICE_HOUR_REVENUE, TOKEN_REVENUE))),
-    _q("uncached_input_revenue_usd", "USD", "plan", "Revenue of the input tokens not read from the prefix cache: input tokens x (1 - prefix_cache_hit_rate) x the input price x the price index (0 where revenue_mode = device_hours).", **YEARS, label="Revenue of uncached input tokens", json=True, levelized=True),
-    _q("cached_input_revenue_usd", "USD", "plan", "Revenue of the input tokens read from the prefix cache: input tokens x prefix_cache_hit_rate x the cached input price (empty: the input price) x the price index (0 where revenue_mode = device_hours).", **YEARS, label="Revenue of cached input tokens", json=True, levelized=True),
+    _q("uncached_input_revenue_usd", "USD", "plan", "Revenue of the input tokens not read from the prefix cache: input tokens x (1 - prefix_cache_hit_rate) x the input price x the price index (0 where revenue_mode = device_hours).", **YEARS, label="Revenue of uncached input tokens", json=True, levelized=True,
+       expr=pools_total(gated(SELLS_TOKENS, POOL_INPUT_TOKENS * (1 - K("prefix_cache_hit_rate"))
+                              * (K("price_usd_per_million_input_tokens") * Y("price_index")) / C("TOKENS_PER_MILLION")))),
+    _q("cached_input_revenue_usd", "USD", "plan", "Revenue of the input tokens read from the prefix cache: input tokens x prefix_cache_hit_rate x the cached input price (empty: the input price) x the price index (0 where revenue_mode = device_hours).", **YEARS, label="Revenue of cached input tokens", json=True, levelized=True,
+       expr=pools_total(gated(SELLS_TOKENS, POOL_INPUT_TOKENS * K("prefix_cache_hit_rate")
+                              * (CACHED_PRICE * Y("price_index")) / C("TOKENS_PER_MILLION")))),
     _q("energy_usd", "USD", "plan", "Energy of the bought pools serving in the year.", **YEARS, label="Energy", opex_part="energy", bar="energy", bridge=1, pool_year=4, levelized=True,
        pool_expr=gated(SERVES, K("owned") * IT_AVG_KW * K("pue") * C("HOURS_PER_YEAR") * K("electricity_usd_per_kwh")
                       * Y("electricity_index") * Y("active"))),
@@ -115,35 +178,53 @@ YEAR_QUANTITIES: tuple[Quantity, ...] = scoped("year", (
        expr=gated(serving(), K("staff_usd_per_year") * Y("cost_index"))),
     _held("insurance_usd", "insurance_fraction_per_year", opex_part="insurance", bridge=7, pool_year=16),
     _held("property_tax_usd", "property_tax_fraction_per_year", opex_part="property_tax", bridge=8, pool_year=17),
-    _q("opex_usd", "USD", "plan", "Energy + colocation + maintenance + software + rent + staff.", **YEARS, label="Opex", json=True, levelized=True),
+    *(_device_line(f) for f in PLAN_FIELDS if f.per_device_year),
+    _q("opex_usd", "USD", "plan", "Energy + colocation + maintenance + software + rent + staff.", **YEARS, label="Opex", json=True, levelized=True, outflow=True),
     _q("capex_usd", "USD", "plan", "Capex of the tranches paid in the year.", **YEARS, label="Capex", pool_year=9, json=True, outflow=True,
        pool_expr=gated(compare(Year(), "=", K("purchase_year")), K("capex_usd"))),
     _q("replacement_capex_usd", "USD", "plan", "Failed devices replaced in the year: annual_failure_rate x the bought pools' serving devices x price_usd x the hardware price index.", **YEARS, label="Replacements of failed devices", pool_year=10, json=True, outflow=True,
        pool_expr=gated(SERVES, K("annual_failure_rate") * K("owned") * K("device_count") * REPLACED_PRICE * Y("hardware_price_index"))),
-    _q("replacement_value_fraction", "fraction", "plan", "The value at the horizon of a replacement bought in the year, as a fraction of its price (the tranches' resale curve at its age then).", **YEARS, label="Value at the horizon of this year's replacements (fraction of price)"),
-    _q("replacement_residual_value_usd", "USD", "plan", "At the horizon: the replacements' value then (each valued like a tranche bought in its year); in residual_value_usd.", **YEARS, label="Replacements' value at the horizon", json=True),
-    _q("residual_value_usd", "USD", "plan", "At the horizon: every tranche's value then, and the replacements'.", **YEARS, label="Residual value at the horizon", pool_year=12, json=True),
+    _q("replacement_value_fraction", "fraction", "plan", "The value at the horizon of a replacement bought in the year, as a fraction of its price (the tranches' resale curve at its age then).", **YEARS, label="Value at the horizon of this year's replacements (fraction of price)",
+       expr=gated(serving(), _value_fraction(K("years") - Year()))),
+    _q("replacement_residual_value_usd", "USD", "plan", "At the horizon: the replacements' value then (each valued like a tranche bought in its year); in residual_value_usd.", **YEARS, label="Replacements' value at the horizon", json=True,
+       expr=gated(AT_HORIZON, over_years("replacement_capex_usd", "replacement_value_fraction"))),
+    _q("residual_value_usd", "USD", "plan", "At the horizon: every tranche's value then, and the replacements'.", **YEARS, label="Residual value at the horizon", pool_year=12, json=True,
+       pool_expr=gated(AT_HORIZON, K("capex_usd") * _value_fraction(K("years") - K("purchase_year"))),
+       expr=pools_sum(Y("residual_value_usd")) + Y("replacement_residual_value_usd")),
     _q("depreciation_rate_by_age", "fraction", "plan", "Share of a tranche's capex deducted in the year it reaches this age (the column's year): the schedule the replacements follow.", **YEARS, label="Depreciation rate at this age (the replacements' schedule)"),
     _q("replacement_depreciation_usd", "USD", "plan", "Depreciation of the replacements bought in earlier years (the tranches' schedule by their age); in depreciation_usd.", **YEARS, label="Depreciation of the replacements"),
-    _q("depreciation_usd", "USD", "plan", "Depreciation of the tranches and of the replacements (depreciation_method).", **YEARS, label="Depreciation", pool_year=11, json=True),
+    _q("depreciation_usd", "USD", "plan", "Depreciation of the tranches and of the replacements (depreciation_method).", **YEARS, label="Depreciation", pool_year=11, json=True,
+       expr=pools_sum(Y("depreciation_usd")) + Y("replacement_depreciation_usd")),
     _q("disposal_gain_usd", "USD", "plan", "At the horizon: the tranches' and replacements' values less their book values (capex and replacements - depreciation taken); taxable, a loss deductible.", **YEARS, label="Gain on the horizon sale (over book value)", json=True),
-    _q("taxable_income_usd", "USD", "plan", "Revenue - opex - depreciation (+ the disposal gain in the last year).", **YEARS, label="Taxable income", json=True),
+    _q("taxable_income_usd", "USD", "plan", "Revenue - opex - depreciation (+ the disposal gain in the last year).", **YEARS, label="Taxable income", json=True,
+       expr=gated(serving(), Y("revenue_usd") - Y("opex_usd") - Y("depreciation_usd") + Y("disposal_gain_usd"))),
     _q("loss_carried_usd", "USD", "plan", "Tax losses carried into the next year.", **YEARS, label="Loss carried forward", carried=True),
     _q("tax_usd", "USD", "plan", "tax_rate x (taxable income - the losses carried forward it may offset: at most tax_loss_limit x the income) (>= 0); tax_losses = credit: tax_rate x taxable income (a loss: a negative tax).", **YEARS, label="Tax", json=True),
-    _q("cash_flow_usd", "USD", "plan", "Revenue - opex - tax - capex paid - replacements (+ residual values in the last year).", **YEARS, label="Cash flow", json=True),
+    _q("cash_flow_usd", "USD", "plan", "Revenue - opex - tax - capex paid - replacements (+ residual values in the last year).", **YEARS, label="Cash flow", json=True,
+       expr=Y("revenue_usd") - Y("opex_usd") - Y("tax_usd") - Y("capex_usd") - Y("replacement_capex_usd")
+       + Y("residual_value_usd")),
     _q("cumulative_cash_flow_usd", "USD", "plan", "Sum of the cash flows up to the year.", **YEARS, label="Cumulative cash flow", carried=True, json=True),
-    _q("discount_factor", "ratio", "plan", "1 / (1 + discount_rate)^t (discounting = mid_year: t - 0.5 for t >= 1).", **YEARS, label="Discount factor"),
-    _q("debt_drawn_usd", "USD", "plan", "Debt borrowed in the year: debt_fraction x the capex of the tranches paid then.", **F, label="Debt drawn", json=True),
+    _q("discount_factor", "ratio", "plan", "1 / (1 + discount_rate)^t (discounting = mid_year: t - 0.5 for t >= 1).", **YEARS, label="Discount factor",
+       expr=1 / (1 + K("discount_rate")) ** (Year() - when(all_of(is_choice("discounting", "mid_year"), compare(Year(), ">=", 1)),
+                                                           C("HALF_YEAR"), 0))),
+    _q("debt_drawn_usd", "USD", "plan", "Debt borrowed in the year: debt_fraction x the capex of the tranches paid then.", **F, label="Debt drawn", json=True,
+       expr=pools_total(Y("capex_usd") * K("debt_fraction"))),
     _q("interest_usd", "USD", "plan", "Interest paid in the year: debt_rate x the balance owed at its start.", **F, label="Interest", pool_year=13, json=True),
     _q("principal_usd", "USD", "plan", "Principal repaid in the year (level annuity; at the horizon also the balance still owed, balloon_usd).", **F, label="Principal repaid", pool_year=14, json=True),
     _q("balloon_usd", "USD", "plan", "At the horizon: the balance still owed, repaid from the sale (part of principal_usd).", **F, label="Balloon repayment", pool_year=18, json=True),
     _q("debt_service_usd", "USD", "plan", "Interest + principal, the horizon's balloon repayment included.", **F, pool_year=15, json=True, label="Debt service"),
-    _q("levered_taxable_income_usd", "USD", "plan", "Taxable income less interest (the equity holder's).", **F, label="Taxable income after interest"),
+    _q("levered_taxable_income_usd", "USD", "plan", "Taxable income less interest (the equity holder's).", **F, label="Taxable income after interest",
+       expr=gated(serving(), Y("taxable_income_usd") - Y("interest_usd"))),
     _q("levered_loss_carried_usd", "USD", "plan", "Tax losses of the levered taxable income carried into the next year.", **F, carried=True, label="Loss carried (after interest)"),
     _q("levered_tax_usd", "USD", "plan", "Tax with interest deducted from taxable income (same loss rule).", **F, label="Tax after interest"),
-    _q("equity_cash_flow_usd", "USD", "plan", "Cash flow + (tax - levered tax) + debt drawn - interest - principal.", **F, json=True, label="Equity cash flow"),
+    _q("equity_cash_flow_usd", "USD", "plan", "Cash flow + (tax - levered tax) + debt drawn - interest - principal.", **F, json=True, label="Equity cash flow",
+       expr=Y("cash_flow_usd") + (Y("tax_usd") - Y("levered_tax_usd")) + Y("debt_drawn_usd") - Y("interest_usd")
+       - Y("principal_usd")),
     _q("dscr", "ratio", "plan", "(revenue - opex - levered tax - replacements) / (debt service - balloon) in the years with scheduled debt service (the balloon is paid from the sale, not from operations).", **F, cached=False, json=True, label="DSCR"),
 ))
+# opex: the sum of the opex lines, in table order (a new line is in it by its opex_part)
+YEAR_QUANTITIES = tuple(replace(q, expr=functools.reduce(operator.add, (Y(r.key) for r in YEAR_QUANTITIES if r.opex_part)))
+                        if q.key == "opex_usd" else q for q in YEAR_QUANTITIES)
 YEAR_QUANTITY_BY_KEY = {q.key: q for q in YEAR_QUANTITIES}
 
 
@@ -195,7 +276,8 @@ FINANCE_INPUTS: tuple[Quantity, ...] = scoped("finance input", (
     _input("electricity_usd_per_kwh", swing=8),
     _input("colocation_usd_per_kw_month", swing=10),
     _input("maintenance_fraction_per_year", swing=11),
-    *(_input(q.rate_input, optional=True) for q in YEAR_QUANTITIES if q.rate_input),  # each held-capex opex line's rate
+    *(_input(q.rate_input, optional=True) for q in YEAR_QUANTITIES if q.rate_input),
+    *(_input(q.device_input, optional=True) for q in YEAR_QUANTITIES if q.device_input),  # each per-device line's price  # each held-capex opex line's rate
     _input("software_usd_per_device_year", swing=12),
     _input("staff_usd_per_year", swing=13),
     _input("utilization", swing=4),
@@ -233,6 +315,7 @@ OPEX_PARTS = tuple(q.opex_part for q in YEAR_QUANTITIES if q.opex_part)   # the 
 COST_COMPONENTS = ("capex",) + OPEX_PARTS                                   # cost per token's parts
 HELD_CAPEX_RATES = {q.opex_part: q.rate_input for q in YEAR_QUANTITIES if q.rate_input}  # part -> its fraction of the capex held
 HELD_CAPEX_PARTS = tuple(HELD_CAPEX_RATES)
+DEVICE_LINE_PARTS = tuple(q.opex_part for q in YEAR_QUANTITIES if q.device_input)  # itemized per device-year
 PART_YEAR_KEYS = {q.opex_part: q.key for q in YEAR_QUANTITIES if q.opex_part}          # part -> its year row
 PART_ANNUAL_KEYS = {q.opex_part: q.annual_key for q in YEAR_QUANTITIES if q.opex_part}  # part -> its plan quantity per year
 COMPONENT_KEYS = {part: f"cost_per_million_output_tokens_{part}_usd" for part in COST_COMPONENTS}  # cost per token's parts
@@ -293,6 +376,8 @@ _POOL_AND_PLAN: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
     *((q.annual_key, "USD/yr", f"{q.rate_input} x capex (bought pools).", dict(
         expr=gated(compare(K(q.rate_input), ">", 0), K("owned") * K("capex_usd") * K(q.rate_input))))
       for q in YEAR_QUANTITIES if q.rate_input),
+    *((q.annual_key, "USD/yr", f"{q.device_input} x device_count.", dict(expr=K("device_count") * K(q.device_input)))
+      for q in YEAR_QUANTITIES if q.device_input),
     ("software_usd_per_year", "USD/yr", "software per device-year x device_count.", dict(
         expr=K("device_count") * K("software_usd_per_device_year"))),
     ("rent_usd_per_year", "USD/yr", "Rented pools: device_count x rent per device-hour x 8760.", dict(
@@ -301,7 +386,14 @@ _POOL_AND_PLAN: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
         expr=K("tokens_per_s_per_device") * K("device_count") * K("utilization") * C("SECONDS_PER_YEAR"))),
     ("input_tokens_per_year", "tokens/yr", "output tokens per year x input_tokens / output_tokens.", dict(
         label="Input tokens per year", expr=K("output_tokens_per_year") * K("input_tokens") / K("output_tokens"))),
-    ("revenue_usd_per_year", "USD/yr", "Output and input tokens at their prices.", {}),
+    # a pool's revenue per year at year-1 prices: its tokens at their prices, or its device-hours (revenue_mode)
+    ("revenue_usd_per_year", "USD/yr", "Output and input tokens at their prices.", dict(expr=when(
+        is_choice("revenue_mode", "device_hours"),
+        K("device_count") * C("HOURS_PER_YEAR") * (K("reserved_fraction") * K("reserved_price_usd_per_device_hour")
+                                                   + (1 - K("reserved_fraction")) * K("utilization")
+                                                   * K("price_usd_per_device_hour")),
+        K("output_tokens_per_year") * K("price_usd_per_million_output_tokens") / C("TOKENS_PER_MILLION")
+        + K("input_tokens_per_year") * INPUT_PRICE / C("TOKENS_PER_MILLION")))),
 )
 
 POOL_QUANTITIES: tuple[Quantity, ...] = scoped("pool quantity", tuple(
@@ -348,7 +440,8 @@ _PLAN_ROWS: tuple[Quantity, ...] = tuple(_plan_q(k, u, h, f.get("label", "")) fo
     _metric_q("equity_irr"),
     _metric_q("min_dscr"),
     _q("prefill_share_of_device_time", "fraction", "plan", "sum over pools of devices x prefill share / devices: the share of cost allocated to input tokens.",
-       label="Prefill share of device time"),
+       label="Prefill share of device time",
+       expr=when_positive(K("device_count"), pools_total(K("device_count") * K("prefill_share")) / K("device_count"))),
     _metric_q("cost_per_million_input_tokens_usd"),
 ) + (TOKEN_TYPE_ROWS := (
     # the input tokens and their revenue by token type (docs/model.md, "Three token prices")
@@ -383,7 +476,8 @@ POOL_QUANTITY_BY_KEY = {q.key: q for q in POOL_QUANTITIES}
 
 
 # the per-pool year rows (YearRows.pool_*): each the year row of its key, per pool
-POOL_YEAR_ROWS = {"active": _q("pool_active", "flag", "pool", "1 in the years the pool serves (after its purchase year, to the horizon).")} | {
+POOL_YEAR_ROWS = {"active": _q("pool_active", "flag", "pool", "1 in the years the pool serves (after its purchase year, to the horizon).",
+                                 pool_expr=when(all_of(compare(Year(), ">", K("purchase_year")), compare(Year(), "<=", K("years"))), 1, 0))} | {
     k: replace(YEAR_QUANTITY_BY_KEY[k], key=f"pool_{k}", axis="pool") for k in POOL_YEAR_KEYS[1:]}
 # the records of these tables (one array field per row), written out from them by tools/gen_records.py
 from .result_types import FinanceInputs, FinanceResult, PoolFinance, YearRows  # noqa: E402,F401

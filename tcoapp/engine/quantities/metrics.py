@@ -11,7 +11,7 @@ from dataclasses import fields
 
 import numpy as np
 
-from .expr import C, K, per_million, when_positive
+from .expr import C, K, compare, not_available, per_million, pools_max, pools_min, when, when_positive
 from .row import Metric, ranked, scoped
 
 ANNUAL = K("capex_usd_per_year") + K("opex_usd_per_year")  # the levelized cost per year
@@ -43,7 +43,8 @@ METRICS: tuple[Metric, ...] = scoped("metric", (
     _m("racks", "Racks", "racks", "low", "ceil(servers / servers_per_rack); empty where a server exceeds the rack power cap.",
        summary_sheet=2, text_group="Fleet"),
     _m("servers_per_rack", "Servers per rack", "servers", "", "min(servers_per_rack_max, floor(rack cap / server nameplate)).",
-       text_group="Fleet"),
+       text_group="Fleet", expr=when(compare(pools_min("servers_per_rack"), "=", pools_max("servers_per_rack")),
+                                     pools_min("servers_per_rack"), not_available())),
     _m("it_avg_kw", "Average IT power", "kW", "", "Devices at utilization-weighted power plus server overhead.",
        text_group="Fleet"),
     _m("it_provisioned_kw", "Provisioned IT power", "kW", "", "Servers at nameplate power.",

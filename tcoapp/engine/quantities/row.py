@@ -54,6 +54,8 @@ class Field(Row):
                          # is found by; "live": the workbook's own formulas follow it (an edit is recomputed)
     sizing: tuple[str, ...] = ()  # the sizing modes that read it (facility_power, capex_budget, demand)
     replaced: bool = False  # an itemized capex item per device that a failed device's replacement pays too
+    per_device_year: bool = False  # an itemized opex line (USD/device/yr): the field is the line, its year row made
+                                   # from it (quantities/finance.py, _device_line)
 
     @property
     def name(self) -> str:
@@ -135,6 +137,7 @@ class Quantity(Row):
     default: float | None = None  # a finance input a caller may leave out: its "no change" value (None: required)
     opex_part: str = ""      # a year row that is one part of opex: the part's name (cost per token, bridge)
     rate_input: str = ""     # an opex part that is this finance input (a fraction per year) x the capex still held
+    device_input: str = ""   # an opex part that is this finance input (USD per device-year) x the serving devices
     bar: str = ""            # the cost bar's segment the part is drawn in ("other": summed into one segment)
     bridge: int = 0          # position of the part in the cost bridge (0: capex first)
     cashflow: str = ""       # a year row: the CashFlow block part it is a row of ("years"; "financing": after the IRR rows)
