@@ -33,6 +33,9 @@ INPUTS = ("a copy or lookup of an input: Plans and Pools cells, the device's eco
           "over whole servers, SERVER_CAPEX its per-server cost)")
 WACC = ("the weighted cost of capital: its tax shield is the tax the interest saved over the whole horizon over the "
         "interest paid (finance/financing.shield_rate), a ratio of sums over the year range")
+AGENTIC = ("the agentic answer of a plan's first agentic class, read on the first pool that serves users: which pool "
+           "that is differs per plan (pipeline/agentic_block.agentic_pool_index), a choice the table's expressions do "
+           "not make (io/xlsx_agentic.py)")
 STATUS = "the plan's status: whether its formulas are errors or its engine inputs changed (the Checks sheet)"
 
 CASHFLOW: dict[str, str] = {
@@ -65,6 +68,7 @@ RESULTS: dict[str, str] = {
     "unused_tax_loss_usd": TAX,
     "min_dscr": DEBT,
     "wacc": WACC,
+    **dict.fromkeys(("agents_per_mw", "cost_per_agent_hour_usd"), AGENTIC),
 }
 
 
