@@ -149,3 +149,46 @@ def test_the_collector_is_paused_inside_and_restored_after_even_on_an_error():
             assert not gc.isenabled()   # the inner block leaves it as it found it
             raise RuntimeError
     assert gc.isenabled()
+
+
+def _table_read_line_by_line(path, monkeypatch) -> Table:
+    from tcoapp.io.curve_files import table as curve_table
+    with monkeypatch.context() as m:
+        m.setattr(curve_table, "_one_line_per_row", lambda body, delimiter: False)
+        return read_table(path)
+
+
+def _outcome(read, path):
+    try:
+        return read(path)
+    except Exception as exc:   # the same refusal, word for word
+        return type(exc).__name__, str(exc)
+
+
+def test_the_rows_read_at_once_equal_the_rows_read_line_by_line(tmp_path, monkeypatch):
+    """A file of one line per row is read without checking each row (blank, comment); any text gives
+    the table the line-by-line reading gives: blank lines of any whitespace, comments, quoted cells
+    over several lines, line ends of every kind, a missing last line end."""
+    rng = random.Random(11)
+    pieces = ["a", "1", "2.5", ",", ",", ";", "\t", " ", "\x0c", "\x85", "\u2028", "#", '"', "\n", "\n", "\r\n", "\r"]
+    texts = ["batch,tokens_per_s_per_device\n1,2\n\n3,4\n", "# note\nbatch,x\n1,2\r\n3,4\r\n", "b,x\r1,2\r 3 ,4",
+             "b,x\n1,2\n , \n", "b,x\n1,2\n  # c\n3,4", 'b,x\n1,"2\n3"\n', "b;x\n1;2\n;\n", "b\tx\n1\t2\n\t\n"]
+    texts += ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 40))) for _ in range(3000)]
+    cells = ["a", "1", "2.5", " ", "\x0c", "\u2028", "#"]   # mostly files read at once
+    texts += ["".join(rng.choice(cells) + rng.choice([",", ",", ",", "\n", "\r\n", "\r"]) for _ in range(rng.randint(1, 30)))
+              for _ in range(2000)]
+    path = tmp_path / "t.csv"
+    for text in texts:
+        path.write_bytes(text.encode("utf-8"))
+        assert _outcome(read_table, path) == _outcome(lambda p: _table_read_line_by_line(p, monkeypatch), path), text
+
+
+def test_a_file_past_the_row_limit_is_refused_when_read_at_once(tmp_path, monkeypatch):
+    from tcoapp.io.curve_files import table as curve_table
+    monkeypatch.setattr(curve_table, "MAX_DATA_ROWS", 5)
+    path = tmp_path / "many.csv"
+    path.write_text("batch,x\n" + "".join(f"{k},1\n" for k in range(1, 7)), encoding="utf-8")
+    with pytest.raises(Exception, match="more than 5 data rows"):
+        read_table(path)
+    path.write_text("batch,x\n" + "".join(f"{k},1\n" for k in range(1, 6)), encoding="utf-8")
+    assert [row for row, _ in read_table(path).rows] == [2, 3, 4, 5, 6]
