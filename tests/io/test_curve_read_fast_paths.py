@@ -4,12 +4,14 @@ file's convention nor change, the column-wise read of a file without a bad cell,
 of `tcoapp curves --json`."""
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import math
 import random
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tcoapp.engine.core import number_text
@@ -97,8 +99,27 @@ def test_a_bad_cell_is_still_named_cell_by_cell(tmp_path):
 @pytest.mark.parametrize("path", CURVE_FILES, ids=lambda p: p.stem)
 def test_curves_json_text_is_the_standard_encoders(path):
     from tcoapp.io.curve_files.to_json import curve_file_json
-    value = curve_file_json(curve_read.read_curve_file(path))
-    assert dumps(value) == json.dumps(value, indent=2, allow_nan=False)
+    from tcoapp.present.curve_file_text import curve_file_text
+    result = curve_read.read_curve_file(path)
+    value = curve_file_json(result)
+    assert dumps(value) == json.dumps(value, indent=2, allow_nan=False) == curve_file_text(result)
+
+
+def test_curves_json_text_from_columns_writes_null_for_what_is_not_finite_and_any_source():
+    """The points written from a curve's columns: NaN and infinities as null, -0.0 kept, a source of
+    any kind (or a count that differs from the points') as the general writer writes it."""
+    from tcoapp.engine.performance.measured import make_measured_curve
+    from tcoapp.io.curve_files.to_json import curve_file_json
+    from tcoapp.present.curve_file_text import curve_file_text
+    nan, inf = math.nan, math.inf
+    curve = make_measured_curve("c %s", "H200-SXM", "Llama-3.1-70B", [1.0, 2.0, 3.0], [100.0, 150.5, 1e-7],
+                                [50.0, nan, 3.0], [600.0, 700.0, 800.0], [nan, 0.25, 1.0], source="s")
+    curve = dataclasses.replace(curve, power_w=np.array([-0.0, 700.0, inf]), ttft_s=np.array([nan, -inf, 1.0]))
+    for sources in (("f:row 2", "f:row 3", "f:row \"4\""), ("a", None, 3), ("a",), ()):
+        result = curve_read.CurveFile("f.csv", "plain", (dataclasses.replace(curve, point_sources=sources),),
+                                      ("w",), ())
+        value = curve_file_json(result)
+        assert curve_file_text(result) == dumps(value) == json.dumps(value, indent=2, allow_nan=False)
 
 
 def _random_value(rng: random.Random, depth: int = 0):
