@@ -36,6 +36,8 @@ def _float_columns(curve) -> list[np.ndarray]:
 def _json_floats(values: np.ndarray) -> list[str]:
     """Each value's JSON: its repr, or null where it is not finite."""
     texts = list(map(float.__repr__, values.tolist()))
-    for k in np.flatnonzero(~np.isfinite(values)).tolist():
-        texts[k] = "null"
+    finite = np.isfinite(values)
+    if not finite.all():
+        for k in np.flatnonzero(~finite).tolist():
+            texts[k] = "null"
     return texts

@@ -259,6 +259,6 @@ def _texts(cells: list[tuple[str, ...]], indices: list[int | None]) -> list[tupl
 
 def _column_texts(cells: list[tuple[str, ...]], i: int) -> list[str]:
     """Each row's stripped text in column i ("" where the row is shorter)."""
-    if all(len(c) > i for c in cells):
+    if min(map(len, cells), default=0) > i:
         return list(map(str.strip, map(itemgetter(i), cells)))
     return [c[i].strip() if i < len(c) else "" for c in cells]

@@ -36,6 +36,10 @@ class Table:
     def where(self, row: int) -> str:
         return f"{self.name}:row {row}"
 
+    def wheres(self, rows) -> tuple[str, ...]:
+        """`where` of each row of `rows` (line numbers), in one pass."""
+        return tuple(map(f"{self.name}:row ".__add__, map(str, rows)))
+
     def index(self) -> dict[str, int]:
         """header_key -> column index (the first of repeated headers)."""
         out: dict[str, int] = {}
