@@ -213,3 +213,16 @@ def test_a_file_past_the_row_limit_is_refused_when_read_at_once(tmp_path, monkey
         read_table(path)
     path.write_text("batch,x\n" + "".join(f"{k},1\n" for k in range(1, 6)), encoding="utf-8")
     assert [row for row, _ in read_table(path).rows] == [2, 3, 4, 5, 6]
+
+
+def test_the_first_line_found_in_a_prefix_is_the_first_of_all_lines():
+    """delimiter_of splits only as much of the text as it needs: the same line as splitting all of it."""
+    from tcoapp.io.curve_files.table import _first_line
+    rng = random.Random(5)
+    pieces = ["a", "#", " ", "\n", "\r", "\r\n", "\x0c", "\x1c", "\u2028", "\x85", ",", "b;c"]
+    wanted = lambda line: line.strip() and not line.lstrip().startswith("#")   # noqa: E731
+    for _ in range(400):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12000)))
+        if rng.random() < 0.5:   # most lines comments or blank: the line is found far into the text
+            text = "#\n" * rng.randint(0, 3000) + text
+        assert _first_line(text, wanted) == next((ln for ln in text.splitlines() if wanted(ln)), "")

@@ -125,8 +125,8 @@ def _good_columns(spec: Format, all_cells: list[tuple[str, ...]], where) -> dict
         filled = np.array(list(map(bool, texts)), bool)
         if column.required and not filled.all():
             return None
-        try:
-            values = np.array([float(t) if t else math.nan for t in texts], float)
+        try:   # numpy reads a text as float() does
+            values = np.array(texts if filled.all() else [float(t) if t else math.nan for t in texts], float)
         except ValueError:
             return None
         read = values[filled]

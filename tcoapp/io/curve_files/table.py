@@ -71,12 +71,26 @@ def _is_comment_line(line: str) -> bool:
 def delimiter_of(text: str) -> str:
     """',' unless the first line that is not a comment holds ';' or tabs and no comma (a spreadsheet
     saved in a locale that writes semicolons, or a TSV)."""
-    line = next((ln for ln in text.splitlines() if ln.strip() and not _is_comment_line(ln)), "")
+    line = _first_line(text, lambda ln: ln.strip() and not _is_comment_line(ln))
     if "," not in line:
         for candidate in (";", "\t"):
             if candidate in line:
                 return candidate
     return ","
+
+
+def _first_line(text: str, wanted) -> str:
+    """The first of `text.splitlines()` that is `wanted` ("" if none), splitting only as far as it needs:
+    the lines of a prefix are the text's lines but its last one (which the prefix may cut)."""
+    size = 4096
+    while True:
+        lines = text[:size].splitlines()
+        if size < len(text):
+            lines.pop()
+        line = next((ln for ln in lines if wanted(ln)), None)
+        if line is not None or size >= len(text):
+            return line or ""
+        size *= 8
 
 
 def decode_text(data: bytes, name: str) -> tuple[str, str]:
