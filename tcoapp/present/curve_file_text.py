@@ -35,8 +35,10 @@ def _float_columns(curve) -> list[np.ndarray]:
 
 def _json_floats(values: np.ndarray) -> list[str]:
     """Each value's JSON: its repr, or null where it is not finite."""
-    texts = list(map(float.__repr__, values.tolist()))
     finite = np.isfinite(values)
+    if not finite.any():   # a column the file does not have
+        return ["null"] * len(values)
+    texts = list(map(float.__repr__, values.tolist()))
     if not finite.all():
         for k in np.flatnonzero(~finite).tolist():
             texts[k] = "null"
