@@ -191,7 +191,7 @@ def _one_line_per_row(body: str, delimiter: str) -> bool:
 def _plain_rows(reader, header_row: int, name: str) -> list[tuple[int, tuple[str, ...]]]:
     """The rows after the header of a file of one line per row (`_one_line_per_row`): row k is on line
     header_row + k; refused past MAX_DATA_ROWS without reading further."""
-    cells = list(itertools.islice(reader, MAX_DATA_ROWS + 1))
+    cells = list(map(tuple, itertools.islice(reader, MAX_DATA_ROWS + 1)))   # each row's list freed as it goes
     if len(cells) > MAX_DATA_ROWS:
         raise ValidationError([_too_many_rows(name)])
-    return list(zip(range(header_row + 1, header_row + 1 + len(cells)), map(tuple, cells)))
+    return list(zip(range(header_row + 1, header_row + 1 + len(cells)), cells))
