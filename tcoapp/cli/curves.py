@@ -25,8 +25,7 @@ def curves_parser() -> argparse.ArgumentParser:
 
 def run_curves(args) -> int:
     from ..io.curve_files import read_curve_file
-    from ..io.curve_files.to_json import curve_file_json
-    from ..present.json_text import dumps
+    from ..present.curve_file_text import curve_file_text
 
     devices = models = vendors = None
     if args.into:
@@ -37,7 +36,7 @@ def run_curves(args) -> int:
         from ..io.curve_files.into_book import add_curves_to_workbook
         notes = add_curves_to_workbook(result.curves, args.into, args.replace)
     if args.json:
-        print(dumps(curve_file_json(result)))
+        print(curve_file_text(result))
     else:
         print(summary(result))
     for note in notes:

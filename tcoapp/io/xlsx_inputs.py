@@ -6,6 +6,7 @@ field table (engine/quantities/inputs.py).
 """
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -13,7 +14,7 @@ import numpy as np
 from ..engine.plan.calibration_scope import QUALITY_ROWS
 from ..engine.quantities.factors import FACTOR_FIELD_BY_NAME
 from ..engine.quantities.inputs import (
-    CURVE_POINT_FIELDS, DEVICE_FIELDS, MODEL_FIELDS, PLAN_FIELDS, POOL_FIELDS, PRICE_TIER_FIELDS, Field,
+    CURVE_ARRAYS, CURVE_POINT_FIELDS, DEVICE_FIELDS, MODEL_FIELDS, PLAN_FIELDS, POOL_FIELDS, PRICE_TIER_FIELDS, Field,
 )
 from ..engine.performance.factors import FACTOR_NAMES
 from ..engine.performance.measured import config_text
@@ -80,8 +81,9 @@ def used_model_names(scenario: Scenario) -> list[str]:
     return list(dict.fromkeys([p.model for p in scenario.plans if p.model] + list(scenario.models)))
 
 
-def write_table(ws, fields: tuple[Field, ...], records, bulk: bool = False) -> PendingRows | None:
-    """Row 1 keys, row 2 units, one record (an object with the field attributes, or a dict) per row from row 3.
+def write_table(ws, fields: tuple[Field, ...], records, bulk: bool = False, rows=None) -> PendingRows | None:
+    """Row 1 keys, row 2 units, one record (an object with the field attributes, or a dict) per row from row 3;
+    or `rows`: each row's cell values in field order, made beforehand (None: empty).
 
     bulk: only the first record goes through openpyxl (the template row); the others are returned
     as PendingRows for xlsx_bulk.splice_rows to write after saving (fast for thousands of rows).
@@ -90,8 +92,10 @@ def write_table(ws, fields: tuple[Field, ...], records, bulk: bool = False) -> P
         header(ws, 1, col, field.name, field_comment(field))
         unit_cell(ws, 2, col, field.unit)
     pending = PendingRows(ws.title, S.FIRST_ENTRY_ROW, len(fields)) if bulk else None
-    for row, record in enumerate(records, start=S.FIRST_ENTRY_ROW):
-        values = [_cell_value(record[f.name] if isinstance(record, dict) else getattr(record, f.name)) for f in fields]
+    if rows is None:
+        rows = ([_cell_value(record[f.name] if isinstance(record, dict) else getattr(record, f.name)) for f in fields]
+                for record in records)
+    for row, values in enumerate(rows, start=S.FIRST_ENTRY_ROW):
         if pending is not None and row > S.FIRST_ENTRY_ROW:
             pending.rows.append(values)
             continue
@@ -133,20 +137,29 @@ def write_models(ws, scenario: Scenario) -> dict[str, int]:
     return {r.name: row for row, r in enumerate(records, start=S.FIRST_ENTRY_ROW)}
 
 
-def curve_records(scenario: Scenario):
-    """One dict per measured point, in CURVE_POINT_FIELDS keys (long format)."""
+def curve_rows(scenario: Scenario):
+    """Each measured point's Curves row: its cell values in CURVE_POINT_FIELDS order (None: empty), made
+    curve by curve from its columns (the long format: a curve's name, device, ... on each of its points)."""
+    keys = [f.name for f in CURVE_POINT_FIELDS]
     for curve in scenario.curves.values():
         fixed = {"curve": curve.name, "device": curve.device, "model": curve.model, "precision": curve.precision,
                  "tensor_parallel": curve.tensor_parallel, "source": curve.source, "config": config_text(curve.config)}
-        columns = [np.asarray(values, float).tolist() for values in (  # Python floats, not one numpy scalar a cell
-            curve.batch, curve.tokens_per_s_per_device, curve.tokens_per_s_per_user, curve.power_w, curve.ttft_s)]
-        for batch, per_device, per_user, power_w, ttft_s in zip(*columns):
-            yield {**fixed, "batch": batch, "tokens_per_s_per_device": per_device, "tokens_per_s_per_user": per_user,
-                   "power_w": power_w, "ttft_s": ttft_s}
+        points = {key: _float_cells(getattr(curve, key)) for key in CURVE_ARRAYS}
+        n = len(points["batch"])
+        yield from zip(*(points[k] if k in points else itertools.repeat(_cell_value(fixed[k]), n) for k in keys))
+
+
+def _float_cells(values) -> list:
+    """Python floats (not one numpy scalar a cell), None where NaN (an empty cell)."""
+    values = np.asarray(values, float)
+    cells = values.tolist()
+    for k in np.flatnonzero(np.isnan(values)).tolist():
+        cells[k] = None
+    return cells
 
 
 def write_curves(ws, scenario: Scenario) -> PendingRows | None:
-    return write_table(ws, CURVE_POINT_FIELDS, curve_records(scenario), bulk=True)
+    return write_table(ws, CURVE_POINT_FIELDS, (), bulk=True, rows=curve_rows(scenario))
 
 
 def write_price_tiers(ws, scenario: Scenario) -> int:

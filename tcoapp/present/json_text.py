@@ -41,7 +41,18 @@ def _scalar(value) -> str | None:
     return None
 
 
+class Written:
+    """A value whose JSON text its owner writes itself: `write(depth)` is the text `dumps` would give the
+    value at that depth (a table written from its columns, without a dict per row)."""
+
+    def __init__(self, write):
+        self.write = write
+
+
 def _write(value, depth: int, out: list[str]) -> None:
+    if isinstance(value, Written):
+        out.append(value.write(depth))
+        return
     text = _scalar(value)
     if text is not None:
         out.append(text)
@@ -73,7 +84,7 @@ def _write_list(value, depth: int, out: list[str]) -> None:
     inner = "\n" + " " * (_INDENT * (depth + 1))
     records = _records(value, depth + 1)
     if records is not None:
-        out.append("[" + inner + ("," + inner).join(records) + "\n" + " " * (_INDENT * depth) + "]")
+        out.append(list_text(records, depth))
         return
     separator = "[" + inner
     for item in value:
@@ -95,10 +106,29 @@ def _records(items, depth: int) -> list[str] | None:
     columns = [_column(values) for values in zip(*(item.values() for item in items))]
     if any(column is None for column in columns):
         return None
+    return records_text(keys, columns, depth)
+
+
+def records_text(keys, columns: list[list[str]], depth: int) -> list[str]:
+    """Each record's JSON at `depth`, its keys' values given column by column as JSON texts (one
+    template for all of them)."""
     inner = "\n" + " " * (_INDENT * (depth + 1))
     template = ("{" + inner + ("," + inner).join(_string(k).replace("%", "%%") + ": %s" for k in keys)
                 + "\n" + " " * (_INDENT * depth) + "}")
     return [template % texts for texts in zip(*columns)]
+
+
+def list_text(items: list[str], depth: int) -> str:
+    """A list's JSON at `depth` from its items' JSON texts (each written at depth + 1)."""
+    if not items:
+        return "[]"
+    inner = "\n" + " " * (_INDENT * (depth + 1))
+    return "[" + inner + ("," + inner).join(items) + "\n" + " " * (_INDENT * depth) + "]"
+
+
+def column_text(values) -> list[str] | None:
+    """The JSON of one key's values across records (None: one of them is not a scalar)."""
+    return _column(tuple(values))
 
 
 def _column(values: tuple) -> list[str] | None:

@@ -131,3 +131,33 @@ def test_a_plan_metric_is_declared_once():
         if m.key in QUANTITY_BY_KEY:
             assert (QUANTITY_BY_KEY[m.key].unit, QUANTITY_BY_KEY[m.key].help) == (m.unit, m.help), m.key
     assert all(m.key in QUANTITY_BY_KEY for m in METRICS if m.source == "finance")
+
+
+def test_a_record_coerces_each_value_as_coerce_does():
+    """coerce_record takes a finite float in range as it is (no steps): the same values and problems as
+    coerce gives each one, for floats, ints, texts, booleans, blanks and values out of range."""
+    import math
+    import random
+
+    from tcoapp.engine.quantities.inputs import CURVE_POINT_FIELDS, PLAN_FIELDS
+    from tcoapp.engine.quantities.validate import coerce, coerce_record
+
+    rng = random.Random(9)
+    pool = [0.0, -0.0, 1.5, -2.0, 1e12, 1e-9, math.nan, math.inf, -math.inf, 3, 0, True, False, None, "", " 2.5 ",
+            "abc", "8%", 0.3, 1.0, 2.0, 100.0, 1e300]
+    for fields in (CURVE_POINT_FIELDS, PLAN_FIELDS):
+        for _ in range(300):
+            raw = {f.name: rng.choice(pool) for f in fields if rng.random() < 0.7}
+            problems = []
+            values = coerce_record(fields, raw, lambda key: f"S!{key}", problems)
+            expected, expected_problems = {}, []
+            for f in fields:
+                value, error = coerce(f, raw.get(f.name))
+                expected[f.name] = value
+                if error:
+                    expected_problems.append((f.name, error))
+            assert [(p.field, p.message) for p in problems] == expected_problems
+            assert values.keys() == expected.keys()
+            for key, value in values.items():
+                assert value == expected[key] or (value != value and expected[key] != expected[key]), key
+                assert type(value) is type(expected[key]), key

@@ -131,3 +131,36 @@ def test_extrapolated_times_and_powers_stay_positive_far_outside_the_range():
     for column in (arrays.ttft_s, arrays.power_w, arrays.tokens_per_s_per_device, arrays.tokens_per_s_per_user):
         assert np.all(column[np.isfinite(column)] > 0)
     assert not arrays.feasible.any()
+
+
+def test_a_curve_checked_as_one_table_equals_the_curve_checked_column_by_column():
+    """make_measured_curve checks the columns of a curve as the rows of one array: the same curve, or the
+    same refusal, as checking them column by column (in any order, with gaps, repeats and bad values)."""
+    import random
+
+    from tcoapp.engine.performance import measured
+
+    rng = random.Random(23)
+    choices = [1.0, 2.0, 3.0, 8.0, 0.5, 0.0, -1.0, np.nan, np.inf, 1e9]
+
+    def outcome(make):
+        try:
+            return make()
+        except ValueError as exc:
+            return str(exc)
+
+    for _ in range(3000):
+        n = rng.randint(0, 6)
+        columns = [[rng.choice(choices) for _ in range(n)] if rng.random() < 0.8 else None for _ in range(4)]
+        batch = [rng.choice([1.0, 2.0, 4.0, 8.0, 16.0, np.nan, 0.0, -2.0]) for _ in range(n)]
+        if rng.random() < 0.5:
+            batch = sorted({abs(b) + 1 for b in batch if b == b})[:n]
+            n = len(batch)
+            columns = [None if c is None else c[:n] for c in columns]
+        given = [np.full(len(batch), np.nan) if c is None else np.asarray(c, float) for c in columns]
+        one = outcome(lambda: measured.make_measured_curve("c", "d", "m", batch, *columns, source="s"))
+        by_column = outcome(lambda: measured._by_columns("c", "d", "m", np.asarray(batch, float), given,
+                                                         {"source": "s"}))
+        assert one == by_column, (batch, columns)
+        if not isinstance(one, str):
+            assert all(getattr(one, f).flags.writeable for f in ("batch", "power_w"))

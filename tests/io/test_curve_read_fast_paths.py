@@ -4,12 +4,14 @@ file's convention nor change, the column-wise read of a file without a bad cell,
 of `tcoapp curves --json`."""
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import math
 import random
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tcoapp.engine.core import number_text
@@ -97,8 +99,27 @@ def test_a_bad_cell_is_still_named_cell_by_cell(tmp_path):
 @pytest.mark.parametrize("path", CURVE_FILES, ids=lambda p: p.stem)
 def test_curves_json_text_is_the_standard_encoders(path):
     from tcoapp.io.curve_files.to_json import curve_file_json
-    value = curve_file_json(curve_read.read_curve_file(path))
-    assert dumps(value) == json.dumps(value, indent=2, allow_nan=False)
+    from tcoapp.present.curve_file_text import curve_file_text
+    result = curve_read.read_curve_file(path)
+    value = curve_file_json(result)
+    assert dumps(value) == json.dumps(value, indent=2, allow_nan=False) == curve_file_text(result)
+
+
+def test_curves_json_text_from_columns_writes_null_for_what_is_not_finite_and_any_source():
+    """The points written from a curve's columns: NaN and infinities as null, -0.0 kept, a source of
+    any kind (or a count that differs from the points') as the general writer writes it."""
+    from tcoapp.engine.performance.measured import make_measured_curve
+    from tcoapp.io.curve_files.to_json import curve_file_json
+    from tcoapp.present.curve_file_text import curve_file_text
+    nan, inf = math.nan, math.inf
+    curve = make_measured_curve("c %s", "H200-SXM", "Llama-3.1-70B", [1.0, 2.0, 3.0], [100.0, 150.5, 1e-7],
+                                [50.0, nan, 3.0], [600.0, 700.0, 800.0], [nan, 0.25, 1.0], source="s")
+    curve = dataclasses.replace(curve, power_w=np.array([-0.0, 700.0, inf]), ttft_s=np.array([nan, -inf, 1.0]))
+    for sources in (("f:row 2", "f:row 3", "f:row \"4\""), ("a", None, 3), ("a",), ()):
+        result = curve_read.CurveFile("f.csv", "plain", (dataclasses.replace(curve, point_sources=sources),),
+                                      ("w",), ())
+        value = curve_file_json(result)
+        assert curve_file_text(result) == dumps(value) == json.dumps(value, indent=2, allow_nan=False)
 
 
 def _random_value(rng: random.Random, depth: int = 0):
@@ -149,3 +170,59 @@ def test_the_collector_is_paused_inside_and_restored_after_even_on_an_error():
             assert not gc.isenabled()   # the inner block leaves it as it found it
             raise RuntimeError
     assert gc.isenabled()
+
+
+def _table_read_line_by_line(path, monkeypatch) -> Table:
+    from tcoapp.io.curve_files import table as curve_table
+    with monkeypatch.context() as m:
+        m.setattr(curve_table, "_one_line_per_row", lambda body, delimiter: False)
+        return read_table(path)
+
+
+def _outcome(read, path):
+    try:
+        return read(path)
+    except Exception as exc:   # the same refusal, word for word
+        return type(exc).__name__, str(exc)
+
+
+def test_the_rows_read_at_once_equal_the_rows_read_line_by_line(tmp_path, monkeypatch):
+    """A file of one line per row is read without checking each row (blank, comment); any text gives
+    the table the line-by-line reading gives: blank lines of any whitespace, comments, quoted cells
+    over several lines, line ends of every kind, a missing last line end."""
+    rng = random.Random(11)
+    pieces = ["a", "1", "2.5", ",", ",", ";", "\t", " ", "\x0c", "\x85", "\u2028", "#", '"', "\n", "\n", "\r\n", "\r"]
+    texts = ["batch,tokens_per_s_per_device\n1,2\n\n3,4\n", "# note\nbatch,x\n1,2\r\n3,4\r\n", "b,x\r1,2\r 3 ,4",
+             "b,x\n1,2\n , \n", "b,x\n1,2\n  # c\n3,4", 'b,x\n1,"2\n3"\n', "b;x\n1;2\n;\n", "b\tx\n1\t2\n\t\n"]
+    texts += ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 40))) for _ in range(3000)]
+    cells = ["a", "1", "2.5", " ", "\x0c", "\u2028", "#"]   # mostly files read at once
+    texts += ["".join(rng.choice(cells) + rng.choice([",", ",", ",", "\n", "\r\n", "\r"]) for _ in range(rng.randint(1, 30)))
+              for _ in range(2000)]
+    path = tmp_path / "t.csv"
+    for text in texts:
+        path.write_bytes(text.encode("utf-8"))
+        assert _outcome(read_table, path) == _outcome(lambda p: _table_read_line_by_line(p, monkeypatch), path), text
+
+
+def test_a_file_past_the_row_limit_is_refused_when_read_at_once(tmp_path, monkeypatch):
+    from tcoapp.io.curve_files import table as curve_table
+    monkeypatch.setattr(curve_table, "MAX_DATA_ROWS", 5)
+    path = tmp_path / "many.csv"
+    path.write_text("batch,x\n" + "".join(f"{k},1\n" for k in range(1, 7)), encoding="utf-8")
+    with pytest.raises(Exception, match="more than 5 data rows"):
+        read_table(path)
+    path.write_text("batch,x\n" + "".join(f"{k},1\n" for k in range(1, 6)), encoding="utf-8")
+    assert [row for row, _ in read_table(path).rows] == [2, 3, 4, 5, 6]
+
+
+def test_the_first_line_found_in_a_prefix_is_the_first_of_all_lines():
+    """delimiter_of splits only as much of the text as it needs: the same line as splitting all of it."""
+    from tcoapp.io.curve_files.table import _first_line
+    rng = random.Random(5)
+    pieces = ["a", "#", " ", "\n", "\r", "\r\n", "\x0c", "\x1c", "\u2028", "\x85", ",", "b;c"]
+    wanted = lambda line: line.strip() and not line.lstrip().startswith("#")   # noqa: E731
+    for _ in range(400):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12000)))
+        if rng.random() < 0.5:   # most lines comments or blank: the line is found far into the text
+            text = "#\n" * rng.randint(0, 3000) + text
+        assert _first_line(text, wanted) == next((ln for ln in text.splitlines() if wanted(ln)), "")

@@ -79,23 +79,42 @@ def make_measured_curve(name, device, model, batch, tokens_per_s_per_device, tok
                         power_w=None, ttft_s=None, **meta) -> MeasuredCurve:
     """Sort by batch; missing columns become NaN. Duplicate batches are a ValueError."""
     batch = np.asarray(batch, float)
-    order = np.argsort(batch, kind="stable")
     n = batch.size
+    given = [np.full(n, np.nan) if v is None else np.asarray(v, float)
+             for v in (tokens_per_s_per_device, tokens_per_s_per_user, power_w, ttft_s)]
+    if batch.ndim != 1 or any(v.shape != batch.shape for v in given):
+        return _by_columns(name, device, model, batch, given, meta)
+    # the columns as the rows of one new array (the curve owns its values), checked in one pass each
+    table = np.array([batch, *given])
+    if n > 1 and not np.all(batch[1:] > batch[:-1]):   # not in increasing batch order already
+        table = table[:, np.argsort(batch, kind="stable")]
+        if np.any(np.diff(table[0]) == 0):
+            raise ValueError(f"curve {name!r} has two points at the same batch")
+    bad = table <= 0   # NaN (not measured) compares False
+    if bad.any():
+        key, point = divmod(int(np.flatnonzero(bad)[0]), n)
+        _refuse(name, CURVE_ARRAYS[key], table[key, point], table[0, point])
+    return MeasuredCurve(name, device, model, *table, **meta)
 
-    def col(values):
-        return np.full(n, np.nan) if values is None else np.asarray(values, float)[order]
 
+def _by_columns(name, device, model, batch, given, meta) -> MeasuredCurve:
+    """make_measured_curve column by column (columns of another length than the batches': as indexing them
+    by the batch order gives)."""
+    order = np.argsort(batch, kind="stable")
     sorted_batch = batch[order]
-    if n and np.any(np.diff(sorted_batch) == 0):
+    if batch.size and np.any(np.diff(sorted_batch) == 0):
         raise ValueError(f"curve {name!r} has two points at the same batch")
-    columns = {"batch": sorted_batch, "tokens_per_s_per_device": col(tokens_per_s_per_device),
-               "tokens_per_s_per_user": col(tokens_per_s_per_user), "power_w": col(power_w), "ttft_s": col(ttft_s)}
+    columns = dict(zip(CURVE_ARRAYS, [sorted_batch, *(v[order] for v in given)]))
     for key, values in columns.items():
         bad = np.flatnonzero(values <= 0)   # NaN (not measured) compares False
         if bad.size:
-            raise ValueError(f"curve {name!r}: {key} = {values[bad[0]]:g} at batch {sorted_batch[bad[0]]:g}: "
-                             "a measured value must be > 0 (leave it empty when it was not measured)")
+            _refuse(name, key, values[bad[0]], sorted_batch[bad[0]])
     return MeasuredCurve(name, device, model, *columns.values(), **meta)
+
+
+def _refuse(name, key: str, value, batch):
+    raise ValueError(f"curve {name!r}: {key} = {value:g} at batch {batch:g}: "
+                     "a measured value must be > 0 (leave it empty when it was not measured)")
 
 
 def _interp_loglog(x_points, y_points, x):

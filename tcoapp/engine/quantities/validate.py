@@ -114,8 +114,13 @@ def coerce_record(
         if key not in known:
             problems.append(Problem(where(key), key, "unknown key"))
     values: dict[str, Any] = {}
+    isfinite = math.isfinite
     for field in fields:
-        value, error = coerce(field, raw.get(field.name))
+        value = raw.get(field.name)
+        if type(value) is float and field.type == "float" and isfinite(value) and _in_range(field, value):
+            values[field.name] = value   # what coerce gives a finite float in range (most cells), without its steps
+            continue
+        value, error = coerce(field, value)
         if error:
             problems.append(Problem(where(field.name), field.name, error))
         values[field.name] = value

@@ -8,6 +8,7 @@ very same point (a pool run at batch 1 in every row) are kept once, said in one 
 from __future__ import annotations
 
 import datetime
+from operator import attrgetter, itemgetter
 
 from ...engine.core.errors import Problem
 from .formats import Format
@@ -17,7 +18,7 @@ from .table import Table, header_key
 
 def resolve_duplicates(spec: Format, table: Table, name: str, members: list[Row], warnings, problems) -> list[Row]:
     """One row per batch: the duplicates of a batch are resolved (tool formats) or refused (plain)."""
-    if len({row.point["batch"] for row in members}) == len(members):
+    if len(set(map(itemgetter("batch"), map(attrgetter("point"), members)))) == len(members):
         return list(members)   # no batch twice (the usual curve)
     by_batch: dict[float, list[Row]] = {}
     for row in members:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from operator import itemgetter
 from math import inf
 
 from ...engine.core.errors import Problem, ValidationError
@@ -89,7 +90,11 @@ def _whole_digits(table: Table, i: int) -> bool:
     """Whether every cell of column i is digits with an optional '-' (or empty): then the column neither
     decides the convention nor changes (checked in one pass over the column: most columns of a large
     file are counts)."""
-    texts = [cells[i] if i < len(cells) else "" for _, cells in table.rows]
+    cells = list(map(itemgetter(1), table.rows))
+    if min(map(len, cells), default=0) > i:
+        texts = list(map(itemgetter(i), cells))
+    else:
+        texts = [c[i] if i < len(c) else "" for c in cells]
     joined = "\n".join(texts)
     if joined.count("\n") != max(len(texts) - 1, 0):
         return False   # a cell holds a line break

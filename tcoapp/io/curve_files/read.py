@@ -154,5 +154,6 @@ def _curve(spec: Format, table: Table, name: str, meta, raw: dict, rows: list[Ro
     return make_measured_curve(
         name, meta.device, meta.model, columns["batch"], columns["tokens_per_s_per_device"],
         columns["tokens_per_s_per_user"], columns["power_w"], columns["ttft_s"], precision=meta.precision,
-        tensor_parallel=meta.tensor_parallel, source=source, point_sources=tuple(table.where(r.row) for r in rows),
+        tensor_parallel=meta.tensor_parallel, source=source, point_sources=table.wheres(map(itemgetter(0), rows)),
         config=meta.config)
+

@@ -5,6 +5,7 @@ per user, ttft_s, power_w; NaN = not in the file) and the raw text of its config
 """
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 from operator import itemgetter
@@ -125,8 +126,8 @@ def _good_columns(spec: Format, all_cells: list[tuple[str, ...]], where) -> dict
         filled = np.array(list(map(bool, texts)), bool)
         if column.required and not filled.all():
             return None
-        try:
-            values = np.array([float(t) if t else math.nan for t in texts], float)
+        try:   # numpy reads a text as float() does
+            values = np.array(texts if filled.all() else [float(t) if t else math.nan for t in texts], float)
         except ValueError:
             return None
         read = values[filled]
@@ -246,9 +247,14 @@ def read_rows(spec: Format, table: Table, problems: list[Problem]) -> tuple[list
     knobs = _texts(raw.cells, [index.get(k) for k in spec.knobs])
     extra_fields = [f for f in where if f not in _READ_AS_POINT]
     if not extra_fields:
-        return list(map(Row, raw.rows, points, configs, knobs)), warnings
+        return _rows(raw.rows, points, configs, knobs, itertools.repeat(Row._field_defaults["extra"])), warnings
     extras = [dict(zip(extra_fields, values)) for values in zip(*(raw.columns[f].tolist() for f in extra_fields))]
-    return list(map(Row, raw.rows, points, configs, knobs, extras)), warnings
+    return _rows(raw.rows, points, configs, knobs, extras), warnings
+
+
+def _rows(*fields) -> list[Row]:
+    """`Row`s of the fields given column by column (made as tuples are: no Python call per row)."""
+    return list(map(tuple.__new__, itertools.repeat(Row), zip(*fields)))
 
 
 def _texts(cells: list[tuple[str, ...]], indices: list[int | None]) -> list[tuple[str, ...]]:
@@ -259,6 +265,6 @@ def _texts(cells: list[tuple[str, ...]], indices: list[int | None]) -> list[tupl
 
 def _column_texts(cells: list[tuple[str, ...]], i: int) -> list[str]:
     """Each row's stripped text in column i ("" where the row is shorter)."""
-    if all(len(c) > i for c in cells):
+    if min(map(len, cells), default=0) > i:
         return list(map(str.strip, map(itemgetter(i), cells)))
     return [c[i].strip() if i < len(c) else "" for c in cells]

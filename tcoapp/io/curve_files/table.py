@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import pathlib
 import re
 from dataclasses import dataclass
@@ -34,6 +35,10 @@ class Table:
 
     def where(self, row: int) -> str:
         return f"{self.name}:row {row}"
+
+    def wheres(self, rows) -> tuple[str, ...]:
+        """`where` of each row of `rows` (line numbers), in one pass."""
+        return tuple(map(f"{self.name}:row ".__add__, map(str, rows)))
 
     def index(self) -> dict[str, int]:
         """header_key -> column index (the first of repeated headers)."""
@@ -66,12 +71,26 @@ def _is_comment_line(line: str) -> bool:
 def delimiter_of(text: str) -> str:
     """',' unless the first line that is not a comment holds ';' or tabs and no comma (a spreadsheet
     saved in a locale that writes semicolons, or a TSV)."""
-    line = next((ln for ln in text.splitlines() if ln.strip() and not _is_comment_line(ln)), "")
+    line = _first_line(text, lambda ln: ln.strip() and not _is_comment_line(ln))
     if "," not in line:
         for candidate in (";", "\t"):
             if candidate in line:
                 return candidate
     return ","
+
+
+def _first_line(text: str, wanted) -> str:
+    """The first of `text.splitlines()` that is `wanted` ("" if none), splitting only as far as it needs:
+    the lines of a prefix are the text's lines but its last one (which the prefix may cut)."""
+    size = 4096
+    while True:
+        lines = text[:size].splitlines()
+        if size < len(text):
+            lines.pop()
+        line = next((ln for ln in lines if wanted(ln)), None)
+        if line is not None or size >= len(text):
+            return line or ""
+        size *= 8
 
 
 def decode_text(data: bytes, name: str) -> tuple[str, str]:
@@ -125,15 +144,54 @@ def read_table(path) -> Table:
                 continue
             if headers is None:
                 headers, header_row = tuple(c.strip() for c in cells), reader.line_num
+                if _one_line_per_row(_after_line(text, header_row), delimiter):
+                    rows = _plain_rows(reader, header_row, name)
+                    break
             else:
                 rows.append((reader.line_num, tuple(cells)))
                 if len(rows) > MAX_DATA_ROWS:
-                    raise ValidationError([Problem(name, "", f"more than {MAX_DATA_ROWS:,} data rows: a curve file "
-                                                             f"may hold at most {MAX_DATA_ROWS:,}; split it or keep "
-                                                             "the rows of the curves you need")])
+                    raise ValidationError([_too_many_rows(name)])
     except csv.Error as exc:
         raise ValidationError([Problem(f"{name}:row {reader.line_num}", "", f"cannot read the file: {exc}")]) from None
     if headers is None:
         raise ValidationError([Problem(f"{name}:row 1", "", "the file is empty: a header row is needed")])
     return Table(name, headers, header_row, tuple(rows), tuple(preamble), decimal_comma=delimiter == ";",
                  delimiter=delimiter, notes=(encoding_note,) if encoding_note else ())
+
+
+def _too_many_rows(name: str) -> Problem:
+    return Problem(name, "", f"more than {MAX_DATA_ROWS:,} data rows: a curve file may hold at most "
+                             f"{MAX_DATA_ROWS:,}; split it or keep the rows of the curves you need")
+
+
+_LINE_END = re.compile(r"\r\n|\n|\r")
+
+
+def _after_line(text: str, line: int) -> str:
+    """The text after line `line` (1-based; lines end as the csv reader's input splits them)."""
+    ends = itertools.islice(_LINE_END.finditer(text), line - 1, line)
+    return next((text[m.end():] for m in ends), "")
+
+
+def _one_line_per_row(body: str, delimiter: str) -> bool:
+    """Whether every line of `body` (the text after the header) is one row and no row is blank or a
+    comment (the usual file): no quote (so no cell spans lines) and no line of blanks and separators
+    only or starting with '#'. Then its rows need no check one by one (what read_table's loop does)."""
+    if '"' in body:
+        return False
+    if "\r" in body:   # every line end as one '\n' (the reader's input ends a line at '\r\n', '\n' or '\r')
+        body = body.replace("\r\n", "\n").replace("\r", "\n")
+    body = body[:-1] if body.endswith("\n") else body
+    blanks = r"[^\S\n]"   # a blank but no line end
+    blank_line = "(?:" + blanks + "|" + re.escape(delimiter) + r")*(?:\n|\Z)"
+    comment = blanks + "*#"
+    return not any(re.match(p, body) or re.search("\n" + p, body) for p in (blank_line, comment))
+
+
+def _plain_rows(reader, header_row: int, name: str) -> list[tuple[int, tuple[str, ...]]]:
+    """The rows after the header of a file of one line per row (`_one_line_per_row`): row k is on line
+    header_row + k; refused past MAX_DATA_ROWS without reading further."""
+    cells = list(map(tuple, itertools.islice(reader, MAX_DATA_ROWS + 1)))   # each row's list freed as it goes
+    if len(cells) > MAX_DATA_ROWS:
+        raise ValidationError([_too_many_rows(name)])
+    return list(zip(range(header_row + 1, header_row + 1 + len(cells)), cells))
