@@ -11,11 +11,18 @@ caps the search's draft tokens (0: speculative decoding off); `--acceptance A` t
 acceptance (default: the model's published one). Prints one line per point, then the
 range and median of the ratios beside the goal (every ratio within 0.6-1.67, median within 0.8-1.25).
 
-The shipped points are the Pareto-front points at 30-125 tokens/s per user of the DeepSeek-R1 FP8
-rows (B200, GB200 NVL72, H100; 1k/1k and 8k/1k) in a snapshot of InferenceX's results (the
-InferenceX-app fixture files named in each row's source): measured best configurations, speculative
-decoding and disaggregation included where the run used them. InferenceX's own compare-page values
-are not in any public repository this file was built from.
+The shipped points (tools/frontier_points.csv) are the 11 points of the frontier check: DeepSeek-R1
+FP8 on B200, GB200 NVL72 and H100 at 1k/1k and 8k/1k, Llama-3.3-70B on B200 (NVFP4 and FP8, 1k/1k,
+at 76 and 108 tokens/s per user) and gpt-oss-120b MXFP4 on B200 at 100. The DeepSeek-R1 rows are
+built by tools/frontier_envelope.py from InferenceX's result rows (the InferenceX-app fixture files
+named in each row's source): the upper envelope, max output tokens/s per GPU over every measured
+configuration with tokens/s per user >= the target (speculative decoding and disaggregation
+included where a run used them), read at the envelope vertex in 32-120 tokens/s per user where it
+is most stable (that tool's docstring). The Llama and gpt-oss rows have no published value: no
+public repository reached holds InferenceX results for those models; they print "unknown" and do
+not enter the ratios. tools/frontier_points_wide.csv is a wider check: 29 Pareto points of the
+DeepSeek-R1 rows at 30-125 tokens/s per user, as output_tput_per_gpu states them (per decode GPU
+for a disaggregated run, so those values are high by (prefill + decode) / decode GPUs).
 """
 from __future__ import annotations
 
@@ -67,13 +74,13 @@ def main(argv=None) -> int:
         rows = list(csv.DictReader(handle))
     for row in rows:
         value, chosen = searched(scenario, row, args.draft_tokens, args.acceptance)
-        published = float(row["published_tokens_per_s_per_device"])
+        published = float(row["published_tokens_per_s_per_device"] or "nan")
         ratio = value / published if value else float("nan")
-        if value:
+        if value and published == published:
             ratios.append(ratio)
         print(f"{row['device']:12s} {row['model']:12s} {row['precision']:5s} {row['input_tokens']:>5s}/{row['output_tokens']:<5s}"
-              f" at {float(row['tokens_per_s_per_user']):6.1f} tok/s/user: published {published:8.1f}"
-              f" ({row['configuration']}), searched {value or float('nan'):8.1f}  ratio {ratio:5.2f}  [{chosen}]")
+              f" at {float(row['tokens_per_s_per_user']):6.1f} tok/s/user: published "
+              + (f"{published:8.1f}" if published == published else " unknown") + f" ({row['configuration'][:70]}), searched {value or float('nan'):8.1f}  ratio {ratio:5.2f}  [{chosen}]")
     if ratios:
         inside = sum(GOAL_RANGE[0] <= r <= GOAL_RANGE[1] for r in ratios)
         print(f"\n{len(ratios)} points: ratio {min(ratios):.2f}-{max(ratios):.2f}, median {statistics.median(ratios):.2f}; "
