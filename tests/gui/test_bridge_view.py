@@ -52,3 +52,15 @@ def test_picking_plans_and_editing_redraw(view):
     assert heights[0] == want["a_usd_per_million"] and heights[2] != energy_before  # redrawn with the edit
     names, _, _, colors = waterfall(want)
     assert names[0] == results[0].name and math.isfinite(heights[0]) and len(colors) == len(heights)
+
+
+def test_under_the_bridge_each_plan_shows_its_validated_base_and_configuration_gains(view):
+    """The Bridge tab says how much of each chosen plan's tokens/s per device rests on configuration
+    gains: the validated base x speculative decoding x FP4 KV x disaggregation, the engine's figures."""
+    from tcoapp.present.config_gains import gains_sentence
+    results = view.document.results
+    text = view.gains.text()
+    for result in results[:2]:
+        assert result.configuration_gains is not None
+        assert f"{result.name}: {gains_sentence(result.configuration_gains)}" in text
+    assert "validated base" in text and "speculative decoding" in text and "disaggregation" in text

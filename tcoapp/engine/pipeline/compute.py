@@ -12,6 +12,7 @@ from dataclasses import replace
 import numpy as np
 
 from .agentic_block import agentic_block, sessions_hit_rate
+from .config_gains import configuration_gains
 from .plausibility import plausibility_notes
 from ..finance import cashflow, sizing
 from ..finance.metrics import finance_metrics
@@ -190,7 +191,8 @@ def _compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
                       tuple(dict.fromkeys(warnings)), serving_search=plan.serving_search,
                       searches=tuple(_without_sweep(c.search) for c in caps), prediction_interval=plan_interval,
                       pool_intervals=pool_intervals, frontier=frontier, frontier_share=share, workloads=workloads,
-                      workloads_blended=blended_json(plan, caps, fleet) if loads else None, agentic=agentic)
+                      workloads_blended=blended_json(plan, caps, fleet) if loads else None, agentic=agentic,
+                      configuration_gains=None if loads else configuration_gains(scenario, plan, pools, fleet))
 
 
 def finance_notes(plan: Plan, out) -> list[str]:

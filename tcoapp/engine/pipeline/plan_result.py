@@ -43,6 +43,7 @@ class PlanResult:
     workloads: tuple = ()                   # per request class (pipeline/class_results.ClassResult); () : none
     workloads_blended: dict | None = None   # the mix's equivalent request and its batch limits; None: no classes
     agentic: dict | None = None             # an agentic class's answer (pipeline/agentic_block.py); None: none
+    configuration_gains: dict | None = None  # validated base x each configuration gain (pipeline/config_gains.py)
 
     def metric_or_none(self, key: str) -> float | None:
         """The metric `key` in its unit (METRIC_KEYS, docs/model.md "Metric keys"); None where it does not exist."""
@@ -132,6 +133,7 @@ class PlanResult:
         data["serving"] = self.serving_json()
         data["frontier_share"] = _finite(self.frontier_share)
         data["published_anchor"] = self.published_anchor
+        data["configuration_gains"] = self.configuration_gains
         if self.workloads:
             data["workloads"] = [c.as_json() for c in self.workloads]
             data["workloads_blended"] = self.workloads_blended
