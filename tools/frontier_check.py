@@ -8,7 +8,8 @@ POINTS_CSV (default tools/frontier_points.csv) has one row per published point: 
 precision, input_tokens, output_tokens, tokens_per_s_per_user (the target), published output
 tokens/s per device, the configuration that produced it, its date and source. `--draft-tokens N`
 caps the search's draft tokens (0: speculative decoding off); `--acceptance A` types the draft
-acceptance (default: the model's published one). Prints one line per point, then the
+acceptance (default: the model's published one). Prints one line per point (with the searched plan's
+`published_anchor`, the nearest shipped measurement, and its ratio to it, or "no anchor"), then the
 range and median of the ratios beside the goal (every ratio within 0.6-1.67, median within 0.8-1.25).
 
 The shipped points (tools/frontier_points.csv) are the 11 points of the frontier check: DeepSeek-R1
@@ -34,16 +35,19 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
+from tcoapp.engine.pipeline.anchor import with_anchor  # noqa: E402
 from tcoapp.engine.pipeline.compute import compute_plan  # noqa: E402
 from tcoapp.io.default_scenario import default_scenario  # noqa: E402
+from tcoapp.io.measurements import read_measurements  # noqa: E402
 
 POINTS = pathlib.Path(__file__).with_name("frontier_points.csv")
 GOAL_RANGE = (0.6, 1.67)
 GOAL_MEDIAN = (0.8, 1.25)
 
 
-def searched(scenario, row: dict, draft_tokens: int | None, acceptance: float | None = None):
-    """(tokens/s per device, the chosen configuration's text) of the default search at the point."""
+def searched(scenario, row: dict, draft_tokens: int | None, acceptance: float | None = None, measurements=()):
+    """(tokens/s per device, the chosen configuration's text, the plan's published anchor or None) of the
+    default search at the point; `measurements`: the shipped measurement rows the anchor is read from."""
     name = scenario.plans[0].name
     changes = {"device": row["device"], "model": row["model"], "search_precisions": row["precision"],
                "weight_precision": row["precision"], "kv_precision": row["precision"],
@@ -58,8 +62,17 @@ def searched(scenario, row: dict, draft_tokens: int | None, acceptance: float | 
         changes["spec_decode_acceptance"] = acceptance
     scenario = scenario.with_plan(name, **changes)
     plan = scenario.plan(name)
-    result = compute_plan(scenario, plan)
-    return result.metric_or_none("tokens_per_s_per_device"), result.serving_text()
+    result = with_anchor(scenario, compute_plan(scenario, plan), measurements)
+    return result.metric_or_none("tokens_per_s_per_device"), result.serving_text(), result.published_anchor
+
+
+def anchor_text(anchor: dict | None) -> str:
+    """The searched plan's published anchor in a few words."""
+    if not anchor:
+        return "no anchor in the shipped measurements"
+    user = anchor.get("tokens_per_s_per_user")
+    return (f"anchor {anchor['value']:,.0f} tokens/s per device" + (f" at {user:.0f} tokens/s per user" if user else "")
+            + (f", searched {anchor['ratio']:.2f}x it" if anchor.get("ratio") else ""))
 
 
 def main(argv=None) -> int:
@@ -70,17 +83,18 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     scenario = default_scenario()
     ratios = []
+    measurements = [r for _, r in read_measurements()]
     with open(args.points, newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     for row in rows:
-        value, chosen = searched(scenario, row, args.draft_tokens, args.acceptance)
+        value, chosen, anchor = searched(scenario, row, args.draft_tokens, args.acceptance, measurements)
         published = float(row["published_tokens_per_s_per_device"] or "nan")
         ratio = value / published if value else float("nan")
         if value and published == published:
             ratios.append(ratio)
         print(f"{row['device']:12s} {row['model']:12s} {row['precision']:5s} {row['input_tokens']:>5s}/{row['output_tokens']:<5s}"
               f" at {float(row['tokens_per_s_per_user']):6.1f} tok/s/user: published "
-              + (f"{published:8.1f}" if published == published else " unknown") + f" ({row['configuration'][:70]}), searched {value or float('nan'):8.1f}  ratio {ratio:5.2f}  [{chosen}]")
+              + (f"{published:8.1f}" if published == published else " unknown") + f" ({row['configuration'][:70]}), searched {value or float('nan'):8.1f}  ratio {ratio:5.2f}  [{chosen}]; {anchor_text(anchor)}")
     if ratios:
         inside = sum(GOAL_RANGE[0] <= r <= GOAL_RANGE[1] for r in ratios)
         print(f"\n{len(ratios)} points: ratio {min(ratios):.2f}-{max(ratios):.2f}, median {statistics.median(ratios):.2f}; "

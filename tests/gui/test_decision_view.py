@@ -262,3 +262,26 @@ def test_the_decision_chart_exports(window, tmp_path, ext):
     assert path.stat().st_size > 1000
     head = path.read_bytes()[:200]
     assert head.startswith(b"\x89PNG") if ext == "png" else b"<svg" in head or b"<?xml" in head
+
+
+def test_signature_chart_marks_each_plans_published_anchor(window):
+    """A hollow diamond per plan with a published anchor (the nearest shipped measurement), at its per-user
+    rate and its tokens/s per device (per MW: scaled as the plan's own point), hovering names its source."""
+    from tcoapp.present.anchor import anchor_points
+    doc = window.document
+    doc.set_plan_value(2, "model", "DeepSeek-R1")   # the shipped measurements hold DeepSeek-R1 on B200
+    chart = window.decision.chart
+    chart.refresh()
+    results = doc.results
+    want = anchor_points(results, [p.index for p in chart.shown_points])
+    assert 2 in [a[0] for a in want]
+    assert [a[0] for a in chart.shown_anchors] == [a[0] for a in want]
+    assert len(chart.anchors.data) == len(want)
+    for (i, x, y), (j, ax, ay) in zip(want, chart.shown_anchors):
+        point = next(p for p in chart.shown_points if p.index == i)
+        assert ax == x and ay == pytest.approx(y * point.tokens_per_s_per_mw / point.tokens_per_s_per_device)
+    assert "published anchor" in chart.note.text()
+    assert "Published anchor of" in chart._anchor_tip(0, 0, want[0][0])
+    chart.mode.setCurrentIndex(chart.mode.findData("per_device"))
+    chart.mode.activated.emit(chart.mode.currentIndex())
+    assert [(a[1], a[2]) for a in chart.shown_anchors] == [(x, y) for _, x, y in want]
