@@ -2,13 +2,14 @@
 default search of the default scenario's first plan, set to the point's device, model, precision,
 lengths and interactivity target, and ratio = searched / published tokens/s per device.
 
-    python tools/frontier_check.py [POINTS_CSV] [--draft-tokens N] [--acceptance A]
+    python tools/frontier_check.py [POINTS_CSV] [--draft-tokens N] [--acceptance A] [--disaggregation auto]
 
 POINTS_CSV (default tools/frontier_points.csv) has one row per published point: device, model,
 precision, input_tokens, output_tokens, tokens_per_s_per_user (the target), published output
 tokens/s per device, the configuration that produced it, its date and source. `--draft-tokens N`
 caps the search's draft tokens (0: speculative decoding off); `--acceptance A` types the draft
-acceptance (default: the model's published one). Prints one line per point (with the searched plan's
+acceptance (default: the model's published one); `--disaggregation auto` lets the search also price
+prefill/decode pools (`search_disaggregation`; default: the plan's own, off in the default scenario). Prints one line per point (with the searched plan's
 `published_anchor`, the nearest shipped measurement, and its ratio to it, or "no anchor"), then the
 range and median of the ratios beside the goal (every ratio within 0.6-1.67, median within 0.8-1.25).
 
@@ -45,7 +46,8 @@ GOAL_RANGE = (0.6, 1.67)
 GOAL_MEDIAN = (0.8, 1.25)
 
 
-def searched(scenario, row: dict, draft_tokens: int | None, acceptance: float | None = None, measurements=()):
+def searched(scenario, row: dict, draft_tokens: int | None, acceptance: float | None = None, measurements=(),
+             disaggregation: str | None = None):
     """(tokens/s per device, the chosen configuration's text, the plan's published anchor or None) of the
     default search at the point; `measurements`: the shipped measurement rows the anchor is read from."""
     name = scenario.plans[0].name
@@ -60,10 +62,16 @@ def searched(scenario, row: dict, draft_tokens: int | None, acceptance: float | 
         changes["search_max_draft_tokens"] = draft_tokens
     if acceptance is not None:
         changes["spec_decode_acceptance"] = acceptance
+    if disaggregation is not None:
+        changes["search_disaggregation"] = disaggregation
     scenario = scenario.with_plan(name, **changes)
     plan = scenario.plan(name)
     result = with_anchor(scenario, compute_plan(scenario, plan), measurements)
-    return result.metric_or_none("tokens_per_s_per_device"), result.serving_text(), result.published_anchor
+    chosen = result.serving_text()
+    split = result.disaggregation or {}
+    if split.get("chosen"):
+        chosen = f"prefill:decode {split['prefill_devices']}:{split['decode_devices']} devices, {chosen}"
+    return result.metric_or_none("tokens_per_s_per_device"), chosen, result.published_anchor
 
 
 def anchor_text(anchor: dict | None) -> str:
@@ -80,6 +88,7 @@ def main(argv=None) -> int:
     parser.add_argument("points", nargs="?", default=str(POINTS))
     parser.add_argument("--draft-tokens", type=int, default=None)
     parser.add_argument("--acceptance", type=float, default=None)
+    parser.add_argument("--disaggregation", choices=("off", "auto"), default=None)
     args = parser.parse_args(argv)
     scenario = default_scenario()
     ratios = []
@@ -87,7 +96,8 @@ def main(argv=None) -> int:
     with open(args.points, newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     for row in rows:
-        value, chosen, anchor = searched(scenario, row, args.draft_tokens, args.acceptance, measurements)
+        value, chosen, anchor = searched(scenario, row, args.draft_tokens, args.acceptance, measurements,
+                                        args.disaggregation)
         published = float(row["published_tokens_per_s_per_device"] or "nan")
         ratio = value / published if value else float("nan")
         if value and published == published:

@@ -13,6 +13,7 @@ import numpy as np
 
 from .agentic_block import agentic_block, sessions_hit_rate
 from .config_gains import configuration_gains
+from .disagg_search import search_disaggregation
 from .plausibility import plausibility_notes
 from ..finance import cashflow, sizing
 from ..finance.metrics import finance_metrics
@@ -135,7 +136,7 @@ def compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
     outcome of the KV memory per tier, pipeline/agentic_block.py) at the first pass's operating point
     becomes the class's hit rate of the second, so the plan's throughput, revenue and NPV serve what
     its memory allows (docs/model.md, "Agentic sessions and KV tiers")."""
-    result = _compute_plan(scenario, plan)
+    result = search_disaggregation(scenario, plan, _compute_plan(scenario, plan), _compute_plan)
     served = sessions_hit_rate(plan, result.agentic)
     if served is None:
         return result

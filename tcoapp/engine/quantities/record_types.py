@@ -223,6 +223,7 @@ class Plan(Record):
     serving_search: str = 'off'
     search_precisions: str = ''
     search_max_draft_tokens: int = 0
+    search_disaggregation: str = 'off'
     search_objective: str = 'cost_per_million_output_tokens_usd'
     sizing_mode: str = 'devices'
     device_count: int = 8
