@@ -208,7 +208,6 @@ SEARCH_FIELDS: tuple[Field, ...] = scoped("plan", (
     _f("serving_search", "choice", "", "off", None, None, "search", "Serving search", "off: every pool runs the serving configuration you typed. auto: the engine sweeps, per serve pool (and decode pool), TP and EP over powers of two within the scale-up domain and the pool's devices, attention-DP on and off (MoE models), the precisions of `search_precisions`, draft tokens 0..`search_max_draft_tokens` and the batch, and keeps the configuration that meets the interactivity targets and is best for `search_objective` (without a target the plan's batch is kept). The chosen configuration is reported.", choices=SEARCH_MODES),
     _f("search_precisions", "str", "", "", None, None, "search", "Search precisions", "Serving search: weight and KV-cache precisions to try, separated by ';' (e.g. fp8;nvfp4); each weight precision is crossed with each KV precision. Empty: the plan's own weight_precision and kv_precision."),
     _f("search_max_draft_tokens", "int", "tokens", 0, 0, 8, "search", "Search draft tokens", "Serving search: speculative draft tokens tried, 0..this value, at the plan's spec_decode_acceptance (0: no speculative decoding)."),
-    _f("search_disaggregation", "choice", "", "off", None, None, "search", "Search disaggregation", "Serving search: off: the search keeps prefill and decode in one replica. auto: it also prices the plan as a prefill pool feeding a decode pool (the prefill pool at the configuration the search chose, sized for the decode pool's request rate at 2/3 of its capacity, or less where max_ttft_s needs it; the decode pool searched) and keeps whichever is best for `search_objective` (a plan without Pools rows, prefill_devices or request classes).", choices=SEARCH_MODES),
     _f("search_objective", "choice", "", "cost_per_million_output_tokens_usd", None, None, "search", "Search objective", "Serving search: what the chosen configuration is best at: cost_per_million_output_tokens_usd (lowest, the pool's own cost at its operating point; default) or tokens_per_s_per_device (highest).", choices=SEARCH_OBJECTIVES),
 ))
 
@@ -225,9 +224,15 @@ KV_TIER_FIELDS: tuple[Field, ...] = scoped("plan", (
 ))
 
 WORKLOAD_AND_SERVING = WORKLOAD_FIELDS + SERVING_FIELDS
+# Search fields added after the rest: appended last, so a workbook's earlier Plans rows (and every
+# formula that reads them) keep their places.
+LATER_SEARCH_FIELDS: tuple[Field, ...] = scoped("plan", (
+    _f("search_disaggregation", "choice", "", "off", None, None, "search", "Search disaggregation", "Serving search: off: the search keeps prefill and decode in one replica. auto: it also prices the plan as a prefill pool feeding a decode pool (the prefill pool at the configuration the search chose, sized for the decode pool's request rate at 2/3 of its capacity, or less where max_ttft_s needs it; the decode pool searched) and keeps whichever is best for `search_objective` (a plan without Pools rows, prefill_devices or request classes).", choices=SEARCH_MODES),
+))
+
 PLAN_FIELDS: tuple[Field, ...] = (
     SELECTION_FIELDS + WORKLOAD_FIELDS + SERVING_FIELDS + TARGET_FIELDS + SEARCH_FIELDS + SIZING_FIELDS + FINANCE_FIELDS
-    + YEARS_FIELDS + FINANCING_FIELDS + KV_TIER_FIELDS
+    + YEARS_FIELDS + FINANCING_FIELDS + KV_TIER_FIELDS + LATER_SEARCH_FIELDS
 )
 
 CURVE_POINT_FIELDS: tuple[Field, ...] = scoped("curve_point", (

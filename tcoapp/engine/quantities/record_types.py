@@ -223,7 +223,6 @@ class Plan(Record):
     serving_search: str = 'off'
     search_precisions: str = ''
     search_max_draft_tokens: int = 0
-    search_disaggregation: str = 'off'
     search_objective: str = 'cost_per_million_output_tokens_usd'
     sizing_mode: str = 'devices'
     device_count: int = 8
@@ -285,6 +284,7 @@ class Plan(Record):
     nvme_price_usd_per_tb: float | None = None
     kv_routing: str = 'session_affinity'
     sessions_per_replica: float | None = None
+    search_disaggregation: str = 'off'
     pools: tuple[Pool, ...] = ()
     workloads: tuple[RequestClass, ...] = ()
 
