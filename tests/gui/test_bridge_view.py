@@ -64,3 +64,23 @@ def test_under_the_bridge_each_plan_shows_its_validated_base_and_configuration_g
         assert result.configuration_gains is not None
         assert f"{result.name}: {gains_sentence(result.configuration_gains)}" in text
     assert "validated base" in text and "speculative decoding" in text and "disaggregation" in text
+
+
+def test_freezing_a_plan_whose_search_chose_prefill_decode_types_the_pair_in(qtbot):
+    """Freeze on a plan whose search chose disaggregation (search_disaggregation = auto) writes the
+    prefill and decode pools on Pools rows, the decode pool with the searched configuration."""
+    scenario = default_scenario()
+    name = scenario.plans[2].name
+    scenario = scenario.with_plan(name, search_disaggregation="auto", model="DeepSeek-R1", input_tokens=8192,
+                                  min_tokens_per_s_per_user=37.0, search_precisions="fp8", weight_precision="fp8",
+                                  kv_precision="fp8")
+    document = Document(scenario)
+    result = document.results[2]
+    assert result.disaggregation["chosen"]
+    document.freeze_serving(2)
+    plan = document.scenario.plans[2]
+    assert plan.serving_search == "off" and [p.role for p in plan.pools] == ["prefill", "decode"]
+    decode = result.pools[1].serving
+    assert plan.pools[1].tensor_parallel == decode.tensor_parallel
+    assert document.results[2].metrics.tokens_per_s_per_device == pytest.approx(
+        result.metrics.tokens_per_s_per_device, rel=1e-6)
