@@ -89,3 +89,21 @@ def test_where_aggregated_is_cheaper_it_is_kept_and_the_pair_is_said():
 def test_a_plan_of_pools_or_request_classes_is_not_priced_disaggregated():
     scenario, plan = _scenario(search_disaggregation="auto", serving_search="off")
     assert compute_plan(scenario, plan).disaggregation is None
+
+
+def test_the_prefill_pool_runs_the_fastest_prefill_configuration_that_holds_the_model():
+    from tcoapp.engine.performance.pool_pair import prefill_capacity
+    from tcoapp.engine.pipeline.disagg_search import PREFILL_KEYS, best_prefill
+    from tcoapp.engine.plan.pools import resolve_pools
+    scenario, plan = _scenario(index=0, model="DeepSeek-R1", search_precisions="fp8", weight_precision="fp8",
+                               kv_precision="fp8")     # H100: DeepSeek-R1 in FP8 does not fit in one node
+    pool = resolve_pools(plan)[0]
+    keys = best_prefill(scenario, plan, pool)
+    assert keys["tensor_parallel"] * keys["expert_parallel"] > 8
+    device, model = scenario.device("H100-SXM"), scenario.model("DeepSeek-R1")
+    chosen = prefill_capacity(device, model, pool.serving.with_(spec_decode_draft_tokens=0, **keys), plan.workload,
+                              scenario.factors_for("H100-SXM")).requests_per_s_per_device
+    one_node = dict(keys, tensor_parallel=8, expert_parallel=2, attention_dp=False)
+    other = prefill_capacity(device, model, pool.serving.with_(spec_decode_draft_tokens=0, **one_node), plan.workload,
+                             scenario.factors_for("H100-SXM")).requests_per_s_per_device
+    assert chosen >= other and set(keys) == set(PREFILL_KEYS)

@@ -5,8 +5,9 @@ request shape on one generated pool (no Pools rows, no prefill_devices:decode_de
 curve), the search also prices the same plan as a prefill/decode pair, with the engine's pair
 physics (serving/fleet.py, performance/pool_pair.py: prefill capacity, decode capacity and the
 KV-cache link):
-1. the prefill pool runs the configuration the aggregated search chose (without draft tokens);
-   the decode pool is searched over the plan's space at full load, as any decode pool;
+1. the prefill pool runs the configuration of the plan's search space (without draft tokens) that
+   prefills the most requests/s per device and holds the model (`best_prefill`); the decode pool
+   is searched over the plan's space at full load, as any decode pool;
 2. the prefill pool is sized for the decode pool's request rate at a utilization
    rho = min(PREFILL_UTILIZATION, the utilization whose M/D/1 admission wait
    rho t_p / (2 (1 - rho)) still fits the plan's max_ttft_s beside the pair's TTFT): devices
@@ -25,10 +26,13 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..performance.generated import memory_limit
+from ..performance.pool_pair import prefill_capacity
 from ..plan.pools import resolve_pools, with_acceptance
 from ..serving.fleet import pool_capacities
 from ..serving.freeze import FROZEN_KEYS
 from ..serving.frontier_share import share_of
+from ..serving.search import pool_search_space, space_configs
 
 PREFILL_UTILIZATION = 2.0 / 3.0   # a request waits on average at most its own prefill (M/D/1: W = t_p at rho = 2/3)
 MAX_RATIO_DEVICES = 32            # the ratio's decode side: at most 32 devices per ratio unit
@@ -64,12 +68,33 @@ def device_ratio(decode_per_prefill: float) -> tuple[int, int] | None:
     return best
 
 
+def best_prefill(scenario, plan, pool):
+    """The prefill configuration (PREFILL_KEYS) of the pool's search space with the most requests/s per
+    device (performance/pool_pair.prefill_capacity) among those whose weights fit; None where none fits."""
+    device, model = scenario.device(pool.device), scenario.model(plan.model)
+    factors = scenario.factors_for(pool.device)
+    best, seen = None, set()
+    for serving in space_configs(pool_search_space(scenario, plan, pool), pool.serving.with_(spec_decode_draft_tokens=0)):
+        keys = tuple(getattr(serving, k) for k in PREFILL_KEYS)
+        if keys in seen or serving.spec_decode_draft_tokens:
+            continue
+        seen.add(keys)
+        if memory_limit(device, model, serving, plan.workload, factors) < 1:
+            continue
+        cap = prefill_capacity(device, model, serving, plan.workload, factors)
+        rate = cap.requests_per_s_per_device
+        if not cap.problems and np.isfinite(rate) and (best is None or rate > best[0]):
+            best = (rate, keys)
+    return None if best is None else dict(zip(PREFILL_KEYS, best[1]))
+
+
 def pair_plan(scenario, plan, aggregated):
     """(the plan as a prefill/decode pair, the sizing it used) or (None, why not)."""
     if not aggregated.pools or not aggregated.point.exists:
         return None, "the aggregated search found no operating point"
-    chosen = aggregated.pools[0].serving
-    keys = {k: getattr(chosen, k) for k in PREFILL_KEYS}
+    keys = best_prefill(scenario.for_plan(plan), plan, aggregated.pools[0])
+    if keys is None:
+        return None, "no configuration of the search space holds the model for prefill"
     probe = plan.with_(prefill_devices=1, decode_devices=1, spec_decode_draft_tokens=0, **keys)
     scoped = scenario.for_plan(probe)
     caps = pool_capacities(scoped, probe, with_acceptance(resolve_pools(probe), scoped.acceptance_for(plan.model)))
