@@ -13,6 +13,7 @@ from ..engine.decision.summary import OBJECTIVES
 from ..engine.decision.choice import decide
 from ..present.agentic_text import agentic_sentence
 from ..present.anchor import anchor_sentence
+from ..present.config_gains import gains_sentence
 from ..present.decision_text import objective_value, ranked_label, reason
 from ..present.labels import in_sentence
 from ..engine.pipeline.compute import METRIC_KEYS
@@ -96,7 +97,7 @@ def plan_lines(plan, result) -> list[str]:
             value = metric_value(key, result.metric_or_none(key), result.metrics)
             lines.append(_cut(f"  {label:<{LABEL_WIDTH}}{value}", WIDTH))
         if heading == "Operating point":
-            lines += _frontier_lines(result) + _anchor_lines(result) + _agentic_lines(result)
+            lines += _frontier_lines(result) + _anchor_lines(result) + _gains_lines(result) + _agentic_lines(result)
     classes = class_lines(result)
     if classes:
         lines.append("Request classes")
@@ -140,6 +141,15 @@ def _anchor_lines(result) -> list[str]:
     if not anchor:
         return [] if not str(result.point.source).startswith("generated") else [label + "none in the shipped measurements"]
     return _wrap(anchor_sentence(anchor), " " * len(label), label)
+
+
+def _gains_lines(result) -> list[str]:
+    """configuration_gains: the plan's tokens/s per device as the validated base x each configuration gain."""
+    gains = getattr(result, "configuration_gains", None)
+    if not gains:
+        return []
+    label = f"  {'Configuration gains':<{LABEL_WIDTH}}"
+    return _wrap(gains_sentence(gains), " " * len(label), label)
 
 
 def _agentic_lines(result) -> list[str]:

@@ -1,7 +1,9 @@
 """The Bridge tab: why plan B's cost per million output tokens differs from plan A's, as a waterfall
 (docs/model.md, "Cost bridge"). The numbers are the engine's (`engine.finance.bridge.cost_bridge`, the
 same as `tcoapp compute --bridge A,B` and the workbook's Bridge sheet): a bar at A's cost, one floating
-step per part (green lowers the cost, red raises it), a bar at B's cost."""
+step per part (green lowers the cost, red raises it), a bar at B's cost. Under it, each plan's tokens/s per
+device as its validated base times each configuration gain (speculative decoding, FP4 KV cache,
+disaggregation: engine/pipeline/config_gains.py), the part of the cost's denominator that rests on them."""
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
@@ -9,6 +11,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidg
 
 from ..engine.finance.bridge import cost_bridge
 from ..engine.quantities.finance import YEAR_QUANTITIES
+from ..present.config_gains import gains_sentence
 from .document import Document
 from .redraw import Redraw
 from .plotting import NumberAxis, brush, category_ticks, make_plot, pen, pg
@@ -61,10 +64,13 @@ class BridgeView(QWidget):
         self.plot.addItem(self.bars)
         self.summary = QLabel()
         self.summary.setWordWrap(True)
+        self.gains = QLabel()
+        self.gains.setWordWrap(True)
         layout = QVBoxLayout(self)
         layout.addLayout(pick)
         layout.addWidget(self.plot, 1)
         layout.addWidget(self.summary)
+        layout.addWidget(self.gains)
         self.redraw = Redraw(self, document.scenario_changed, self.plan_a.currentIndexChanged,
                              self.plan_b.currentIndexChanged)
         self.redraw.part("choices", lambda: (tuple(p.name for p in document.scenario.plans),), self._fill_choices)
@@ -97,7 +103,8 @@ class BridgeView(QWidget):
         """Redraw the parts whose inputs changed; the names of those drawn."""
         return self.redraw.update()
 
-    def _draw_bridge(self, _a, _b) -> None:
+    def _draw_bridge(self, a, b) -> None:
+        self.gains.setText(gains_text(a, b))
         bridge = self.bridge()
         if bridge is None:
             self.bars.setOpts(x=[], height=[], y0=[], brushes=[])
@@ -115,3 +122,17 @@ class BridgeView(QWidget):
                              f"${bridge['b_usd_per_million']:.4g} per million output tokens "
                              f"({signed_usd(bridge['difference_usd_per_million'])}); steps: {steps or 'none'}. "
                              "Green lowers the cost, red raises it; the steps add up to the difference.")
+
+
+def gains_text(*results) -> str:
+    """Each chosen plan's configuration gains in one line (a plan without them: why not), or empty."""
+    lines, seen = [], set()
+    for result in results:
+        if result is None or id(result) in seen:
+            continue
+        seen.add(id(result))
+        gains = getattr(result, "configuration_gains", None)
+        lines.append(f"{result.name}: " + (gains_sentence(gains) if gains else
+                                          "no configuration gains (a measured curve, request classes or several "
+                                          "serve pools)"))
+    return "\n".join(["Throughput = validated base x each configuration gain:"] + lines) if lines else ""

@@ -204,7 +204,8 @@ class Document(QObject):
     def freeze_serving(self, index: int) -> None:
         """Type in what the serving search chose for plan `index` and turn the search off (one undo step)."""
         plan = self._scenario.plans[index]
-        new_plan = frozen_plan(plan, self.results[index].searches)
+        result = self.results[index]   # a search that chose prefill/decode pools freezes them (searched_plan)
+        new_plan = frozen_plan(getattr(result, "searched_plan", None) or plan, result.searches)
         if new_plan != plan:
             self.push(self._scenario.replace_plan(index, new_plan), f"Freeze the searched configuration of {plan.name!r}")
 

@@ -171,7 +171,8 @@ class PerformanceView(QWidget):
         marker sits on it) and marker, the plans' targets and colours."""
         scenario, results = self._doc.scenario, self._doc.results
         shown = scenario.plans[:len(results)]
-        curves = tuple(curve_for(scenario, frozen_plan(plan, results[i].searches)) for i, plan in enumerate(shown))
+        curves = tuple(curve_for(scenario, frozen_plan(getattr(results[i], "searched_plan", None) or plan, results[i].searches))
+                       for i, plan in enumerate(shown))
         points = tuple(tuple(shown_point(plan, results[i])[k] for k in ("batch",) + BATCH_KEYS)
                        for i, plan in enumerate(shown))
         return curves, points, tuple(targets_of(scenario.plans)), self._doc.plan_colors

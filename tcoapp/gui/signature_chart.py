@@ -3,7 +3,8 @@ per user, one frontier per device on one chart, every plan's operating point (a 
 and each interactivity target (a dashed vertical line). Axes turn logarithmic where the values span
 more than 10x. The legend sits above the plot, one unbroken entry per plan and per device. A device
 whose configurations could not be swept says why, in red under the chart (its line is then only its
-plans' own curves and points)."""
+plans' own curves and points). A hollow diamond in a plan's colour marks its published anchor, the nearest
+shipped measurement (engine/pipeline/anchor.py), as on the Performance tab's frontier chart."""
 from __future__ import annotations
 
 import numpy as np
@@ -11,7 +12,8 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidg
 
 from .inline_error import InlineError
 from .labels import label_with_unit
-from .performance_view import legend_label
+from ..present.anchor import anchor_points, anchor_sentence
+from .performance_view import ANCHOR_HINT, legend_label
 from .log_axes import LogAxes
 from .plotting import ItemPool, NumberAxis, brush, legend_entry, make_plot, pen, pg
 from .prediction_band import PredictionBands, band_note
@@ -48,6 +50,10 @@ class SignatureChart(QWidget):
                                          tip=self._tip)
         self.points.setZValue(20)
         item.addItem(self.points)
+        self.anchors = pg.ScatterPlotItem(size=13, brush=None, symbol="d", hoverable=True, tip=self._anchor_tip)
+        self.anchors.setZValue(19)
+        item.addItem(self.anchors)
+        self.shown_anchors: list = []
         self.bands = PredictionBands(item)
         self.legend = legend_label()
         self.note = QLabel()
@@ -90,6 +96,7 @@ class SignatureChart(QWidget):
         self.axes.choose(xs, ys)
         lx, ly = self.axes.x, self.axes.y
         ok = self._draw_lines_and_stars(fronts, points, ykey, colors)
+        self._draw_anchors(results, ok, ykey, colors)
         wanted = sorted({p.target for p in points if p.target is not None})
         self.targets.update([(t, [scenario.plans[p.index].name for p in points if p.target == t]) for t in wanted],
                             to_axis=lambda v: float(lx([v])[0]))
@@ -112,6 +119,24 @@ class SignatureChart(QWidget):
                             data=[p.index for p in ok], brush=[brush(colors[p.index]) for p in ok])
         return ok
 
+    def _draw_anchors(self, results, ok, ykey: str, colors) -> None:
+        """Each drawn plan's published anchor (a hollow diamond): per MW at the plan's own tokens/s per MW
+        over its tokens/s per device (the same fleet, the measurement's throughput)."""
+        scale = {p.index: (p.tokens_per_s_per_mw / p.tokens_per_s_per_device if ykey == "tokens_per_s_per_mw"
+                           and p.tokens_per_s_per_device > 0 else 1.0) for p in ok}
+        anchors = [(i, x, y * scale[i]) for i, x, y in anchor_points(results, [p.index for p in ok])
+                   if np.isfinite(scale[i])]
+        self.shown_anchors = anchors
+        lx, ly = self.axes.x, self.axes.y
+        self.anchors.setData(lx([a[1] for a in anchors]), ly([a[2] for a in anchors]), data=[a[0] for a in anchors],
+                             pen=[pg.mkPen(colors[a[0]], width=2.5) for a in anchors])
+
+    def _anchor_tip(self, x, y, data):
+        if data is None or int(data) >= len(self._doc.results):
+            return ""
+        anchor = self._doc.results[int(data)].published_anchor
+        return f"Published anchor of {self._doc.scenario.plans[int(data)].name}:\n{anchor_sentence(anchor)}" if anchor else ""
+
     def _draw_texts(self, fronts, points, ok, results) -> None:
         colors = self._doc.plan_colors
         entries = [legend_entry(colors[p.index], p.name, "&#9733;") for p in points]
@@ -123,6 +148,8 @@ class SignatureChart(QWidget):
                 "precision x speculative decoding, and the plans' own curves and points). Stars: the plans. Dashed: targets.")
         if missing:
             text += " Not drawn (no operating point): " + ", ".join(missing) + "."
+        if self.shown_anchors:
+            text += " " + ANCHOR_HINT[0].upper() + ANCHOR_HINT[1:]
         text += " " + band_note([results[p.index] for p in ok])
         if self.redraw.changed("note", text):
             self.note.setText(text)

@@ -30,6 +30,7 @@ import numpy as np
 from ..engine.quantities.inputs import (
     CURVE_ARRAYS, SIZING_INPUTS,
     CURVE_POINT_FIELDS, DEVICE_FIELDS, MODEL_FIELDS, PLAN_FIELDS, POOL_FIELDS, SEARCH_FIELDS, SELECTION_FIELDS,
+    LATER_SEARCH_FIELDS,
     REQUEST_CLASS_FIELDS, SERVING_FIELDS, TARGET_FIELDS, WORKLOAD_FIELDS,
 )
 from ..engine.quantities.row import attribute
@@ -64,7 +65,7 @@ SIZING_INPUT = SIZING_INPUTS
 # Results formulas are the finance layer, operand for operand) unless the operating point reads it too (the
 # request's shape), the price-tier table's name and the sizing inputs (a one-pool plan is sized by a formula)
 OPERATING_POINT_KEYS = frozenset(f.name for f in SELECTION_FIELDS + WORKLOAD_FIELDS + SERVING_FIELDS + TARGET_FIELDS
-                                 + SEARCH_FIELDS)
+                                 + SEARCH_FIELDS + LATER_SEARCH_FIELDS)
 LIVE_PLAN_KEYS = frozenset(f.name for f in PLAN_FIELDS if f.name in FINANCE_INPUT_KEYS
                            and f.name not in OPERATING_POINT_KEYS) | {"price_tiers"} | {
     key for keys in SIZING_INPUTS.values() for key in keys} | {"device_count"}

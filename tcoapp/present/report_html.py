@@ -24,6 +24,7 @@ from .decision_text import objective_label, objective_value, ranked_label, reaso
 from .labels import in_sentence, input_label
 from ..engine.core.number_format import money
 from .agentic_text import agentic_sentence
+from .config_gains import assumed_share, gains_sentence
 from .values import choice_label, metric_value, percent, plain, usd
 
 CHARTS = (("objective_chart", "The ranking's objective, per plan"),
@@ -85,6 +86,7 @@ def report_html(scenario, results, title: str, simulation_json: dict | None = No
     for name, caption in CHARTS:
         parts.append(f"<p><img src='{name}' width='640'></p>")
     parts += _reasons(d.summaries)
+    parts += _configuration_gains(results)
     parts += _request_classes(results)
     parts += _assumptions(plans)
     if simulation_json is not None:
@@ -246,6 +248,23 @@ def _reasons(summaries) -> list[str]:
                     f"<br>Frontier: {_e(decision.frontier_text(s))}.")
         out.append(f"<p><b>{_e(s.name)}</b>: {_e(s.reason)}{frontier}{notes}</p>")
     return out
+
+
+def _configuration_gains(results) -> list[str]:
+    """Each plan's tokens/s per device as its validated base x each configuration gain (present/config_gains.py);
+    nothing where no plan has them (measured curves, request classes)."""
+    rows = [(r.name, r.configuration_gains) for r in results if getattr(r, "configuration_gains", None)]
+    if not rows:
+        return []
+    out = ["<h2>How much of each plan's throughput is assumption</h2>",
+           "<p>Each plan's tokens/s per device at its target, as the validated base (its configuration without "
+           "speculative decoding, with an FP8 KV cache, aggregated) times the gain of each configuration term "
+           "(docs/model.md, \"Configuration gains\").</p><ul>"]
+    for name, gains in rows:
+        share = assumed_share(gains)
+        extra = f" The terms add {percent(share, 2)} of its number." if share is not None and share > 0 else ""
+        out.append(f"<li><b>{_e(name)}</b>: {_e(gains_sentence(gains))}.{_e(extra)}</li>")
+    return out + ["</ul>"]
 
 
 def _request_classes(results) -> list[str]:

@@ -266,3 +266,35 @@ def test_seeded_fuzz_the_search_is_never_worse_than_any_typed_configuration(devi
     found = float(objective_score(p, pool, scenario.device(pool.device), point.tokens_per_s_per_device,
                                   point.power_w)[0])
     assert found >= best - 1e-9 * abs(best)
+
+
+def test_the_chosen_configuration_says_how_many_devices_a_replica_spans():
+    """A replica beyond its scale-up domain (expert parallelism over several H100 nodes) says so in
+    the search's text; memory feasibility is per replica of TP x EP devices."""
+    from tcoapp.engine.serving.search import replica_span_text
+    assert replica_span_text(1, 8) == "1 device per replica"
+    assert replica_span_text(8, 8) == "8 devices per replica"
+    assert replica_span_text(32, 8) == "32 devices per replica over 4 scale-up domains"
+    assert replica_span_text(32, 72) == "32 devices per replica"
+
+
+def test_deepseek_r1_fp8_on_h100_is_searched_only_in_replicas_that_fit():
+    """671 GB of FP8 weights do not fit in one 8 x 80 GB H100 node: the search's replica spans several
+    nodes (expert parallelism over the scale-out network), and its text says how many."""
+    from tcoapp.engine.performance.generated import memory_limit
+    from tcoapp.engine.pipeline.compute import compute_plan
+    from tcoapp.engine.quantities.records import ServingConfig
+    from tcoapp.io.default_scenario import default_scenario
+    scenario = default_scenario()
+    name = scenario.plans[0].name
+    scenario = scenario.with_plan(name, device="H100-SXM", model="DeepSeek-R1", search_precisions="fp8",
+                                  weight_precision="fp8", kv_precision="fp8", min_tokens_per_s_per_user=48.0)
+    plan = scenario.plan(name)
+    one_node = ServingConfig(tensor_parallel=8, expert_parallel=1, attention_dp=True, weight_precision="fp8",
+                             kv_precision="fp8")
+    assert memory_limit(scenario.device("H100-SXM"), scenario.model("DeepSeek-R1"), one_node, plan.workload,
+                        scenario.factors_for("H100-SXM")) < 1
+    result = compute_plan(scenario, plan)
+    serving = result.pools[0].serving
+    devices = serving.tensor_parallel * serving.expert_parallel
+    assert devices > 8 and f"{devices} devices per replica over {devices // 8} scale-up domains" in result.serving_text()

@@ -292,3 +292,26 @@ def test_the_ranking_shows_agents_per_mw_and_cost_per_agent_hour_of_agentic_plan
 def test_no_agentic_plan_no_agent_columns(window):
     assert not window.decision.model.any_agentic()
     assert "Agents per MW" not in window.decision.ranking.toPlainText()
+
+
+def test_signature_chart_marks_each_plans_published_anchor(window):
+    """A hollow diamond per plan with a published anchor (the nearest shipped measurement), at its per-user
+    rate and its tokens/s per device (per MW: scaled as the plan's own point), hovering names its source."""
+    from tcoapp.present.anchor import anchor_points
+    doc = window.document
+    doc.set_plan_value(2, "model", "DeepSeek-R1")   # the shipped measurements hold DeepSeek-R1 on B200
+    chart = window.decision.chart
+    chart.refresh()
+    results = doc.results
+    want = anchor_points(results, [p.index for p in chart.shown_points])
+    assert 2 in [a[0] for a in want]
+    assert [a[0] for a in chart.shown_anchors] == [a[0] for a in want]
+    assert len(chart.anchors.data) == len(want)
+    for (i, x, y), (j, ax, ay) in zip(want, chart.shown_anchors):
+        point = next(p for p in chart.shown_points if p.index == i)
+        assert ax == x and ay == pytest.approx(y * point.tokens_per_s_per_mw / point.tokens_per_s_per_device)
+    assert "published anchor" in chart.note.text()
+    assert "Published anchor of" in chart._anchor_tip(0, 0, want[0][0])
+    chart.mode.setCurrentIndex(chart.mode.findData("per_device"))
+    chart.mode.activated.emit(chart.mode.currentIndex())
+    assert [(a[1], a[2]) for a in chart.shown_anchors] == [(x, y) for _, x, y in want]

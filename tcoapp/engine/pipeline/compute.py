@@ -13,6 +13,8 @@ import numpy as np
 
 from .agentic_block import agentic_block
 from .agentic_passes import served_by_sessions
+from .config_gains import configuration_gains
+from .disagg_search import search_disaggregation
 from .plausibility import plausibility_notes
 from ..finance import cashflow, sizing
 from ..finance.metrics import finance_metrics
@@ -132,11 +134,14 @@ def compute_plan(scenario: Scenario, plan: Plan) -> PlanResult:
     (devices), the output price (USD per million output tokens) and the finance (USD, per year), with
     the notes that explain it (see module docstring).
 
-    A plan with an agentic request class is computed again until it serves what its memory allows: its
-    sessions' achieved prefix hit rate and prefix reload at a pass's operating point are the class's in the
-    next pass (pipeline/agentic_passes.py; docs/model.md, "A plan's agentic answer"), so the plan's
-    throughput, revenue and NPV serve what its memory allows."""
-    return served_by_sessions(plan, _compute_plan(scenario, plan),
+    With `search_disaggregation` = auto the search also prices the plan as a prefill pool feeding a decode
+    pool and keeps the better by the plan's objective (pipeline/disagg_search.py). A plan with an agentic
+    request class is then computed again until it serves what its memory allows: its sessions' achieved
+    prefix hit rate and prefix reload at a pass's operating point are the class's in the next pass
+    (pipeline/agentic_passes.py; docs/model.md, "A plan's agentic answer"), so the plan's throughput,
+    revenue and NPV serve what its memory allows."""
+    first = search_disaggregation(scenario, plan, _compute_plan(scenario, plan), _compute_plan)
+    return served_by_sessions(plan, first,
                               lambda classes, reloads: _compute_plan(scenario, plan.with_(workloads=classes), reloads))
 
 
@@ -188,7 +193,8 @@ def _compute_plan(scenario: Scenario, plan: Plan, reloads: dict[str, float] | No
                       tuple(dict.fromkeys(warnings)), serving_search=plan.serving_search,
                       searches=tuple(_without_sweep(c.search) for c in caps), prediction_interval=plan_interval,
                       pool_intervals=pool_intervals, frontier=frontier, frontier_share=share, workloads=workloads,
-                      workloads_blended=blended_json(plan, caps, fleet) if loads else None, agentic=agentic)
+                      workloads_blended=blended_json(plan, caps, fleet) if loads else None, agentic=agentic,
+                      configuration_gains=None if loads else configuration_gains(scenario, plan, pools, fleet))
 
 
 def finance_notes(plan: Plan, out) -> list[str]:

@@ -43,6 +43,10 @@ class PlanResult:
     workloads: tuple = ()                   # per request class (pipeline/class_results.ClassResult); () : none
     workloads_blended: dict | None = None   # the mix's equivalent request and its batch limits; None: no classes
     agentic: dict | None = None             # an agentic class's answer (pipeline/agentic_block.py); None: none
+    configuration_gains: dict | None = None  # validated base x each configuration gain (pipeline/config_gains.py)
+    disaggregation: dict | None = None      # the search's prefill/decode option (pipeline/disagg_search.py); None: not priced
+    searched_plan: Any = None               # the plan as the search settled it where it changed its pools (a
+                                            # prefill/decode pair); None: the plan as typed
 
     def metric_or_none(self, key: str) -> float | None:
         """The metric `key` in its unit (METRIC_KEYS, docs/model.md "Metric keys"); None where it does not exist."""
@@ -77,7 +81,10 @@ class PlanResult:
                                   objective_value=_finite(s.objective_value), configurations=s.configurations,
                                   points=s.points)
                   for i, pool in enumerate(self.pools) if (s := self.pool_search(i)) is not None}
-        return {"serving_search": self.serving_search, "pools": chosen}
+        out = {"serving_search": self.serving_search, "pools": chosen}
+        if self.disaggregation is not None:
+            out["disaggregation"] = self.disaggregation
+        return out
 
     def serving_text(self) -> str:
         """One line per searched pool (Results sheet, GUI); empty when nothing was searched."""
@@ -132,6 +139,7 @@ class PlanResult:
         data["serving"] = self.serving_json()
         data["frontier_share"] = _finite(self.frontier_share)
         data["published_anchor"] = self.published_anchor
+        data["configuration_gains"] = self.configuration_gains
         if self.workloads:
             data["workloads"] = [c.as_json() for c in self.workloads]
             data["workloads_blended"] = self.workloads_blended

@@ -224,9 +224,15 @@ KV_TIER_FIELDS: tuple[Field, ...] = scoped("plan", (
 ))
 
 WORKLOAD_AND_SERVING = WORKLOAD_FIELDS + SERVING_FIELDS
+# Search fields added after the rest: appended last, so a workbook's earlier Plans rows (and every
+# formula that reads them) keep their places.
+LATER_SEARCH_FIELDS: tuple[Field, ...] = scoped("plan", (
+    _f("search_disaggregation", "choice", "", "off", None, None, "search", "Search disaggregation", "Serving search: off: the search keeps prefill and decode in one replica. auto: it also prices the plan as a prefill pool feeding a decode pool (the prefill pool at the configuration of the search space that prefills the most requests per device, sized for the decode pool's request rate at 2/3 of its capacity, or less where max_ttft_s needs it; the decode pool searched) and keeps whichever is best for `search_objective` (a plan without Pools rows, prefill_devices or request classes).", choices=SEARCH_MODES),
+))
+
 PLAN_FIELDS: tuple[Field, ...] = (
     SELECTION_FIELDS + WORKLOAD_FIELDS + SERVING_FIELDS + TARGET_FIELDS + SEARCH_FIELDS + SIZING_FIELDS + FINANCE_FIELDS
-    + YEARS_FIELDS + FINANCING_FIELDS + KV_TIER_FIELDS
+    + YEARS_FIELDS + FINANCING_FIELDS + KV_TIER_FIELDS + LATER_SEARCH_FIELDS
 )
 
 CURVE_POINT_FIELDS: tuple[Field, ...] = scoped("curve_point", (

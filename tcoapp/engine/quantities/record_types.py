@@ -284,6 +284,7 @@ class Plan(Record):
     nvme_price_usd_per_tb: float | None = None
     kv_routing: str = 'session_affinity'
     sessions_per_replica: float | None = None
+    search_disaggregation: str = 'off'
     pools: tuple[Pool, ...] = ()
     workloads: tuple[RequestClass, ...] = ()
 

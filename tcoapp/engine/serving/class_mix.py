@@ -146,5 +146,6 @@ def search_mix_pool(scenario: Scenario, plan: Plan, pool: ResolvedPool, loads
     chosen = replace(serving, batch=int(round(point.batch)) if _has_target(loads) else serving.batch)
     batches = len(search_batches(point.max_batch_by_memory)) if _has_target(loads) else 1
     outcome = SearchOutcome(chosen, plan.search_objective, objective_value(plan, float(scores[i])), len(configs),
-                            len(configs) * batches, len(configs), space.dropped_precisions)
+                            len(configs) * batches, len(configs), space.dropped_precisions,
+                            scale_up_domain=int(scenario.device(pool.device).scale_up_domain))
     return replace(pool, serving=chosen), outcome

@@ -50,11 +50,14 @@ class SearchOutcome:
     refined: int                # configurations re-evaluated exactly
     not_run: tuple[str, ...] = ()   # precisions / draft tokens asked for that no serving stack runs here (left out)
     sweep: EvaluatedSweep | None = field(default=None, repr=False, compare=False)  # what was swept
+    scale_up_domain: int = 0    # the device's scale-up domain (0: not stated), for the replica's span
 
     def text(self) -> str:
-        """What the search chose, in words (configuration, batch, objective value in its unit)."""
+        """What the search chose, in words (configuration, the devices one replica spans and the
+        scale-up domains where it spans several, batch, objective value in its unit)."""
         s = self.serving
         parts = [f"TP{s.tensor_parallel}"] + ([f"EP{s.expert_parallel}"] if s.expert_parallel > 1 else [])
+        parts += [replica_span_text(s.tensor_parallel * s.expert_parallel, self.scale_up_domain)]
         parts += ["attention-DP"] if s.attention_dp else []
         parts += [f"{s.weight_precision} weights", f"{s.kv_precision} KV"]
         if s.spec_decode_draft_tokens:
@@ -70,6 +73,14 @@ class SearchOutcome:
                 if self.objective.endswith("_usd") else
                 f"{', '.join(parts)}, batch {s.batch:g}: most {label} ({value}) "
                 f"of {self.configurations:,} configurations x batch ({self.points:,} points){left_out}")
+
+
+def replica_span_text(devices: int, scale_up_domain: int) -> str:
+    """"1 device per replica", "8 devices per replica", "32 devices per replica over 4 scale-up domains"."""
+    text = f"{devices} device{'s' if devices != 1 else ''} per replica"
+    if scale_up_domain and devices > scale_up_domain:
+        text += f" over {-(-devices // scale_up_domain)} scale-up domains"
+    return text
 
 
 def pool_search_space(scenario: Scenario, plan: Plan, pool: ResolvedPool) -> SearchSpace:
@@ -109,7 +120,8 @@ def search_serve_pool(scenario: Scenario, plan: Plan, pool: ResolvedPool,
     if best is None:
         return pool, None
     outcome = SearchOutcome(best[1], plan.search_objective, objective_value(plan, best[0]), len(scores),
-                            result.size, len(candidates), space.dropped_precisions, EvaluatedSweep(key, result))
+                            result.size, len(candidates), space.dropped_precisions, EvaluatedSweep(key, result),
+                            int(device.scale_up_domain))
     return replace(pool, serving=best[1]), outcome
 
 
@@ -241,5 +253,6 @@ def search_by_evaluation(scenario: Scenario, plan: Plan, pool: ResolvedPool,
     serving, point = found[i]
     chosen = replace(serving, batch=int(round(point[2])) if plan.has_target else serving.batch)
     outcome = SearchOutcome(chosen, plan.search_objective, objective_value(plan, float(scores[i])), len(configs),
-                            len(configs) * _batch_count(plan, pool), len(configs), space.dropped_precisions)
+                            len(configs) * _batch_count(plan, pool), len(configs), space.dropped_precisions,
+                            scale_up_domain=int(device.scale_up_domain))
     return replace(pool, serving=chosen), outcome

@@ -1,0 +1,83 @@
+"""How much of a plan's tokens/s per device comes from configuration gains (docs/model.md,
+"Configuration gains"): the plan's number as a validated base times one gain per configuration term,
+
+    tokens/s per device = validated base x speculative decoding gain x FP4 KV gain x disaggregation gain
+
+each evaluated at the plan's own target (the largest batch meeting it, as for any configuration)
+through the plan's operating-point path, the terms added one at a time:
+- validated base: the plan's configuration (device, TP, EP, attention-DP, weight precision) without
+  speculative decoding, with an FP8 KV cache in place of an FP4 one, aggregated (prefill and decode
+  in one replica): the configuration kind the accuracy tables validate most;
+- speculative decoding gain: the same with the plan's draft tokens at its acceptance, over the base;
+- FP4 KV gain: the plan's FP4 KV cache over FP8, draft tokens kept;
+- disaggregation gain: a prefill/decode plan's tokens/s per device (over both pools) over its decode
+  configuration served aggregated.
+A term the plan does not use has gain 1. Where a step has no operating point (the target is met only
+with the term: e.g. no batch reaches it without speculation), that gain and the base are null: the
+plan's number then rests on the term alone. None for a plan on a measured curve (the measurement
+holds its configuration), of request classes, or of several serve pools.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from ..serving.operating import operating_point
+
+FP4_KV = ("nvfp4", "mxfp4")
+BASE_KV = "fp8"
+
+
+def configuration_gains(scenario, plan, pools, fleet) -> dict | None:
+    """The plan's configuration gains (module docstring) as a JSON-ready dict, or None."""
+    users = [i for i, p in enumerate(pools) if p.role in ("serve", "decode")]
+    if fleet is None or len(users) != 1 or any(p.curve for p in pools) or plan.workloads:
+        return None
+    pool = pools[users[0]]
+    final = _finite(fleet.point.tokens_per_s_per_device)
+    if final is None:
+        return None
+    s = pool.serving
+    paired = any(p.role == "prefill" for p in pools)
+    serve = replace(pool, role="serve", device_count=pool.device_count)
+    kv = BASE_KV if s.kv_precision in FP4_KV else s.kv_precision
+    steps = [_tps(scenario, plan, serve, s.with_(spec_decode_draft_tokens=0, kv_precision=kv)),
+             _tps(scenario, plan, serve, s.with_(kv_precision=kv)),
+             _tps(scenario, plan, serve, s) if paired else final]
+    base = steps[0]
+    ratios = [_ratio(steps[1], steps[0]), _ratio(steps[2], steps[1]), _ratio(final, steps[2]) if paired else 1.0]
+    acceptance = s.spec_decode_acceptance
+    gains = [
+        {"term": "speculative decoding", "used": s.spec_decode_draft_tokens > 0,
+         "setting": (f"{s.spec_decode_draft_tokens} draft token{'s' if s.spec_decode_draft_tokens > 1 else ''} at acceptance {acceptance:g}"
+                     if s.spec_decode_draft_tokens > 0 and acceptance is not None else "off"),
+         "gain": ratios[0] if s.spec_decode_draft_tokens > 0 else 1.0},
+        {"term": "FP4 KV cache", "used": s.kv_precision in FP4_KV,
+         "setting": f"{s.kv_precision} KV" if s.kv_precision in FP4_KV else f"{s.kv_precision} KV (not FP4)",
+         "gain": ratios[1] if s.kv_precision in FP4_KV else 1.0},
+        {"term": "disaggregation", "used": paired,
+         "setting": "prefill and decode pools" if paired else "aggregated", "gain": ratios[2]},
+    ]
+    return {"tokens_per_s_per_device": final, "validated_base_tokens_per_s_per_device": base,
+            "base_configuration": _base_text(s, kv), "gains": gains}
+
+
+def _tps(scenario, plan, pool, serving) -> float | None:
+    point, _ = operating_point(scenario, plan, replace(pool, serving=serving))
+    return _finite(point.tokens_per_s_per_device) if point.exists else None
+
+
+def _ratio(over, under) -> float | None:
+    return over / under if over is not None and under is not None and under > 0 else None
+
+
+def _finite(value) -> float | None:
+    value = float(np.asarray(value, float))
+    return value if np.isfinite(value) and value > 0 else None
+
+
+def _base_text(serving, kv: str) -> str:
+    parts = [f"TP{serving.tensor_parallel}"] + ([f"EP{serving.expert_parallel}"] if serving.expert_parallel > 1 else [])
+    parts += ["attention-DP"] if serving.attention_dp else []
+    return ", ".join(parts + [f"{serving.weight_precision} weights", f"{kv} KV", "no draft tokens", "aggregated"])

@@ -1,0 +1,104 @@
+"""A plan's tokens/s per device as the validated base x each configuration gain (pipeline/config_gains.py):
+the product is the plan's number, an unused term gains 1, each term is its own step at the target."""
+import json
+import math
+
+import pytest
+
+from tcoapp.engine.pipeline.compute import compute_plan
+from tcoapp.io.default_scenario import default_scenario
+from tcoapp.present.config_gains import assumed_share, gains_sentence
+
+
+def _product(gains):
+    return gains["validated_base_tokens_per_s_per_device"] * math.prod(g["gain"] for g in gains["gains"])
+
+
+def _plan(**changes):
+    scenario = default_scenario()
+    name = scenario.plans[2].name   # B200
+    scenario = scenario.with_plan(name, **changes)
+    return scenario, scenario.plan(name)
+
+
+def test_the_gains_multiply_the_validated_base_to_the_plans_number():
+    scenario, plan = _plan()
+    result = compute_plan(scenario, plan)
+    gains = result.configuration_gains
+    assert gains["tokens_per_s_per_device"] == pytest.approx(result.metrics.tokens_per_s_per_device, rel=1e-12)
+    assert _product(gains) == pytest.approx(gains["tokens_per_s_per_device"], rel=1e-9)
+    terms = {g["term"]: g for g in gains["gains"]}
+    assert set(terms) == {"speculative decoding", "FP4 KV cache", "disaggregation"}
+    assert terms["disaggregation"]["gain"] == 1.0 and not terms["disaggregation"]["used"]
+    serving = result.pools[0].serving
+    assert terms["speculative decoding"]["used"] == (serving.spec_decode_draft_tokens > 0)
+    assert "no draft tokens" in gains["base_configuration"] and "fp8 KV" in gains["base_configuration"]
+    json.dumps(result.as_json()["configuration_gains"])   # JSON-ready
+
+
+def test_without_speculation_or_fp4_kv_the_base_is_the_plan():
+    scenario, plan = _plan(serving_search="off", weight_precision="fp8", kv_precision="fp8",
+                           spec_decode_draft_tokens=0, tensor_parallel=1)
+    gains = compute_plan(scenario, plan).configuration_gains
+    assert all(g["gain"] == 1.0 and not g["used"] for g in gains["gains"])
+    assert gains["validated_base_tokens_per_s_per_device"] == pytest.approx(gains["tokens_per_s_per_device"], rel=1e-12)
+    assert assumed_share(gains) == pytest.approx(0.0, abs=1e-12)
+
+
+def test_speculation_is_a_gain_over_the_same_configuration_without_it():
+    typed = dict(serving_search="off", weight_precision="fp8", kv_precision="fp8", tensor_parallel=2)
+    scenario, plan = _plan(spec_decode_draft_tokens=3, **typed)
+    gains = compute_plan(scenario, plan).configuration_gains
+    scenario0, plan0 = _plan(spec_decode_draft_tokens=0, **typed)
+    without = compute_plan(scenario0, plan0).metrics.tokens_per_s_per_device
+    spec = next(g for g in gains["gains"] if g["term"] == "speculative decoding")
+    assert spec["used"] and spec["setting"].startswith("3 draft tokens at acceptance")
+    assert gains["validated_base_tokens_per_s_per_device"] == pytest.approx(without, rel=1e-12)
+    assert spec["gain"] == pytest.approx(gains["tokens_per_s_per_device"] / without, rel=1e-9)
+
+
+def test_a_prefill_decode_plan_has_a_disaggregation_gain_over_its_decode_configuration_aggregated():
+    scenario, plan = _plan(model="DeepSeek-R1", serving_search="off", prefill_devices=1, decode_devices=3,
+                           tensor_parallel=8, attention_dp=True, weight_precision="fp8", kv_precision="fp8",
+                           spec_decode_draft_tokens=0, sizing_mode="devices", device_count=32)
+    result = compute_plan(scenario, plan)
+    gains = result.configuration_gains
+    disagg = next(g for g in gains["gains"] if g["term"] == "disaggregation")
+    assert disagg["used"] and disagg["gain"] > 0
+    assert _product(gains) == pytest.approx(result.metrics.tokens_per_s_per_device, rel=1e-9)
+
+
+def test_a_target_met_only_with_speculation_has_no_base():
+    gains = {"tokens_per_s_per_device": 900.0, "validated_base_tokens_per_s_per_device": None,
+             "base_configuration": "TP8, fp8 weights, fp8 KV, no draft tokens, aggregated",
+             "gains": [{"term": "speculative decoding", "used": True, "setting": "2 draft tokens at acceptance 0.7",
+                        "gain": None},
+                       {"term": "FP4 KV cache", "used": False, "setting": "fp8 KV (not FP4)", "gain": 1.0},
+                       {"term": "disaggregation", "used": False, "setting": "aggregated", "gain": 1.0}]}
+    text = gains_sentence(gains)
+    assert "validated base none (the target is not met without the terms below)" in text
+    assert "speculative decoding n/a (2 draft tokens at acceptance 0.7)" in text and assumed_share(gains) is None
+
+
+def test_a_plan_without_an_operating_point_has_none():
+    from tcoapp.engine.pipeline.config_gains import configuration_gains
+    scenario = default_scenario()
+    assert configuration_gains(scenario, scenario.plans[0], (), None) is None
+    scenario, plan = _plan(min_tokens_per_s_per_user=1e6)   # no configuration meets it
+    assert compute_plan(scenario, plan).configuration_gains is None
+
+
+def test_the_report_and_the_command_line_state_each_plans_gains():
+    from tcoapp.cli.text import compute_text
+    from tcoapp.engine.pipeline.compute import compute_scenario
+    from tcoapp.present.report_html import report_html
+    scenario = default_scenario()
+    results = compute_scenario(scenario)
+    html = report_html(scenario, results, "gains")
+    assert "How much of each plan's throughput is assumption" in html
+    first = results[0].configuration_gains
+    assert f"{first['tokens_per_s_per_device']:,.0f} tokens/s per device = validated base" in html
+    assert f"The terms add {100 * assumed_share(first):.0f}" in html or "The terms add" in html
+    text = compute_text(scenario, results)
+    assert text.count("Configuration gains") == len(scenario.plans)
+    assert all(len(line) <= 100 for line in text.splitlines())
