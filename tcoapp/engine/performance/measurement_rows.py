@@ -196,6 +196,13 @@ def row_stack(row: dict, device) -> str:
     return "other"
 
 
+def drafts_serially(row: dict) -> bool:
+    """True where the row's stack drafts without overlapping its host work: SGLang (on any vendor) sets
+    disable_overlap_schedule for EAGLE / MTP speculative decoding (sgl-project/sglang
+    python/sglang/srt/server_args.py, v0.4-v0.5; roofline.serial_speculation_s)."""
+    return "sglang" in (row.get("framework") or "").lower()
+
+
 KERNEL_STACK = "ROCm"  # its step factor applies inside the kernel to every AMD device (roofline.stack_step_scale)
 # a measurement row's stack -> its step factor (the factor rows' `stack`), the kernel's own excepted
 STACK_FACTOR = {stack: name for stack, name in stack_factors().items() if stack != KERNEL_STACK}

@@ -49,6 +49,9 @@ A replica spans N = TP x EP devices and serves B concurrent sequences. Per devic
     t_draft      = k x (t_core + t_comm of the drafter at B tokens + layer_overhead_s
                    + spec_draft_cost_fraction x step_overhead_s + t_seq)   (spec_decode.py: an MTP head is
                    one more layer of the target, an EAGLE-3 drafter one dense layer of its width; 0 at k = 0)
+    t_serial     = the sequences of one scheduler x spec_serial_seq_overhead_s where k > 0 on a stack that
+                   drafts without its overlap scheduler (a measurement of SGLang), else 0; part of the
+                   step's fixed overheads
     imbalance and fixed costs: expert load imbalance on routed GEMMs and all-to-all bytes (the
     balls-into-bins maximum load, Raab and Steger, "Balls into Bins: A Simple and Tight Analysis",
     RANDOM 1998, plus expert_load_skew: real routers are not uniform, deepseek-ai/EPLB), attention-DP
@@ -380,7 +383,8 @@ def evaluate(device, arch: Architecture, serving: ServingArrays, workload: Workl
     overhead_s = (device_overhead(device, "step_overhead_s", factors)
                   + arch.n_layers * device_overhead(device, "layer_overhead_s", factors)
                   + seq_s * (np.asarray(draft_tokens, float) + 1.0)   # sampling / acceptance of k + 1 positions
-                  + scheduler_overhead_s(batch, devices, attention_dp, factors.sched_overhead_s))
+                  + scheduler_overhead_s(batch, devices, attention_dp, factors.sched_overhead_s)
+                  + serial_speculation_s(serving, factors))
     draft = draft_pass(device, arch, serving, context, factors, seq_s)
     software_speed = workload.software_speed_ratio
     step_s = ((core_s(mem_s, comp_s, factors.mem_compute_overlap_loss) + comm_s + overhead_s + draft.step_s)
@@ -407,6 +411,18 @@ def evaluate(device, arch: Architecture, serving: ServingArrays, workload: Workl
     queue_s = wait_quantile_s(admission_wait_s(share, pf_busy), share, workload.latency_percentile)
     return RooflineArrays(per_device, per_user, pf_alone + step_s + queue_s, power, b_max, step_s, mem_s, comp_s,
                           comm_s, pf_busy, share, per_step + 0.0 * batch, u, queue_s)
+
+
+def serial_speculation_s(serving: ServingArrays, factors):
+    """Host time a speculative step leaves exposed where the stack drafts without its overlap scheduler
+    (`serving.spec_host_serial`: SGLang sets disable_overlap_schedule for EAGLE / MTP drafting, so the
+    scheduling and acceptance bookkeeping of each step run between device steps instead of under the
+    previous one): the sequences of one scheduler (ceil(B / N) per attention-DP rank, B without) x
+    `spec_serial_seq_overhead_s`; 0 without draft tokens or on a stack that overlaps it (plans)."""
+    serial = np.asarray(serving.spec_host_serial, bool) & (np.asarray(serving.draft_tokens, float) > 0)
+    per_step = scheduler_overhead_s(serving.batch_sequences, serving.devices, serving.attention_dp,
+                                    factors.spec_serial_seq_overhead_s)
+    return np.where(serial, per_step, 0.0)
 
 
 @dataclass(frozen=True)

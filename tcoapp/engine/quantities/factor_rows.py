@@ -138,6 +138,18 @@ FACTOR_ROWS: tuple[Factor, ...] = (
                  'draft position accepts alpha x this (at most 1). A configuration term fitted on the measured '
                  'speculative rows.'),
            provenance='0.80: the share of the stated per-token draft acceptance that measured speculative runs realise (a configuration term, fitted only where fitted rows run speculative decoding; the benchmark\'s prompts and the stack\'s drafting accept less than the published MT-bench / HumanEval / GSM8K lengths): every draft position accepts alpha x this (docs/model.md, "Speculative decoding")'),
+    Factor(key='spec_serial_seq_overhead_s', unit='s', default=1e-4, min=0.0, max=0.01,
+           fit=GLOBAL, fit_bounds=(1e-07, 0.001),
+           label='Serial speculative host time per sequence',
+           help=('Host time per sequence per speculative step that a stack running speculative decoding '
+                 'without its overlap scheduler (SGLang) adds to the step: its scheduling and acceptance '
+                 'bookkeeping no longer hide under the previous step. A configuration term fitted on the '
+                 'measured speculative SGLang rows; 0 for any other stack and for plans.'),
+           provenance=('FIT: host time per sequence per speculative step a stack that drops its overlap '
+                       'scheduler under speculative decoding leaves exposed (SGLang sets '
+                       'disable_overlap_schedule for EAGLE / MTP drafting: sgl-project/sglang '
+                       'python/sglang/srt/server_args.py, v0.4-v0.5); counted like the scheduler, per '
+                       'scheduler rank (docs/model.md, "Speculative decoding")')),
     Factor(key='expert_load_skew', unit='fraction', default=0.001229, min=0.0, max=5.0,
            fit=GLOBAL, fit_bounds=(0.001, 2.0),
            label='Expert load skew',

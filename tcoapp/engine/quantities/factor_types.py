@@ -64,6 +64,11 @@ class EfficiencyFactors(Record):
     # and the stack's drafting accept less than the published MT-bench / HumanEval / GSM8K lengths): every
     # draft position accepts alpha x this (docs/model.md, "Speculative decoding")
     spec_acceptance_realised: float = 0.8017
+    # [s] FIT: host time per sequence per speculative step a stack that drops its overlap scheduler under
+    # speculative decoding leaves exposed (SGLang sets disable_overlap_schedule for EAGLE / MTP drafting:
+    # sgl-project/sglang python/sglang/srt/server_args.py, v0.4-v0.5); counted like the scheduler, per
+    # scheduler rank (docs/model.md, "Speculative decoding")
+    spec_serial_seq_overhead_s: float = 0.0001
     # [fraction] 0.001: routing skew of expert popularity: the busiest expert-parallel device's share of
     # routed tokens exceeds the balls-into-bins expectation by this fraction (real routers are not uniform;
     # DeepSeek ships an expert-placement balancer, EPLB, for it)
