@@ -29,7 +29,7 @@ from .measurement_config import ConfigurationError, RowConfiguration, row_config
 from .measurement_rows import (
     FAMILY, MLPERF_LATENCY_LIMITS, assign_families, drafts_serially, input_estimated, map_device, map_model,
     positive_number, row_latency_targets, row_parallelism, row_precision, row_scenario, row_stack, row_workload, source_family,
-    source_group, stack_scale,
+    source_group, stack_overhead, stack_scale,
 )
 from .software_maturity import month_text
 
@@ -127,7 +127,8 @@ def model_row(row: dict, device, model, factors: EfficiencyFactors = DEFAULT_FAC
         result = disaggregated_sweep(device, model, workload, batches, setup, axes, precision, factors, acceptance)
     else:
         result = sweep(device, model, workload, batches=batches, **axes, weight_precisions=(precision,), factors=factors,
-                       stack_scale=stack_scale(factors, row_stack(row, device)), **spec)
+                       stack_scale=stack_scale(factors, row_stack(row, device)),
+                       stack_overhead=stack_overhead(factors, row_stack(row, device)), **spec)
     i = _operating_index(result, row, batch, per_user, ttft_limit)
     if i is None:
         return None

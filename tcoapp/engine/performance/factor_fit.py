@@ -30,7 +30,7 @@ from typing import Callable
 import numpy as np
 
 from . import accuracy
-from ..quantities.factors import fit_bounds, global_fit, stack_factors
+from ..quantities.factors import STACK_OVERHEAD_FACTORS, fit_bounds, global_fit, stack_factors
 from .factors import ARCHITECTURE_COMPUTE, DEFAULT_FACTORS, EfficiencyFactors, architecture_ratio_name
 
 # The factors of fit scope GLOBAL (quantities/factor_rows.py, where each row says why it is fitted or
@@ -45,7 +45,8 @@ CONFIGURATION_FACTORS = {"spec_acceptance_realised": "speculative decoding",
                          "spec_serial_seq_overhead_s": "speculative decoding without overlap (SGLang)"}
 # a configuration term no fitted rows identify: the configuration as the physics states it (the stated
 # acceptance realised, no host time left exposed)
-NEUTRAL = {factor: 1.0 for factor in (*STACK_FACTORS.values(), *ARCHITECTURE_COMPUTE.values(), *CONFIGURATION_FACTORS)}
+NEUTRAL = {factor: 1.0 for factor in (*STACK_FACTORS.values(), *STACK_OVERHEAD_FACTORS.values(),
+                                      *ARCHITECTURE_COMPUTE.values(), *CONFIGURATION_FACTORS)}
 NEUTRAL["spec_serial_seq_overhead_s"] = 0.0
 MISSING_RESIDUAL = 1.0  # a fitted row that becomes infeasible counts as a factor-e error
 FLOOR_RATIO = float(np.exp(-3.0))  # a row whose target no configuration reaches (predicted 0) counts as e^-3
@@ -74,7 +75,8 @@ def identified(names, results) -> tuple[tuple[str, ...], dict[str, str]]:
     stacks = {r.stack for r in results}
     ratios = {architecture_ratio_name(r.architecture) for r in results}   # read as the roofline reads them
     held = {factor: f"no fitted row runs {stack}"
-            for stack, factor in STACK_FACTORS.items() if factor in names and stack not in stacks}
+            for stack, factor in (*STACK_FACTORS.items(), *STACK_OVERHEAD_FACTORS.items())
+            if factor in names and stack not in stacks}
     held.update({factor: f"no fitted row is on {arch}" for arch, factor in ARCHITECTURE_COMPUTE.items()
                  if factor in names and factor not in ratios})
     for factor, counted in (("spec_acceptance_realised", speculative), ("spec_serial_seq_overhead_s", serial_speculative)):

@@ -195,6 +195,30 @@ FACTOR_ROWS: tuple[Factor, ...] = (
                  '(measurements; plans on NVIDIA are computed as TensorRT-LLM).'),
            provenance=("1.01: the decode step time of vLLM on NVIDIA over TensorRT-LLM's, fitted on the "
                        "measurements (plans on NVIDIA are computed as TensorRT-LLM)")),
+    Factor(key='stack_overhead_rocm', unit='ratio', default=1.531, min=0.0, max=100.0, min_exclusive=True,
+           fit=GLOBAL, fit_bounds=(0.2, 10.0),
+           label='ROCm fixed-overhead scale',
+           help=('Multiplier of the fixed per-step, per-layer and per-sequence overheads of a decode step '
+                 'on AMD devices (ROCm stacks) relative to TensorRT-LLM (the step factor scales the kernels).'),
+           provenance=('FIT: the ROCm stack\'s fixed overheads of a decode step (its launches, per-layer '
+                       'tails, sampling and scheduling) over TensorRT-LLM\'s; the stack step factor scales '
+                       'the kernels (docs/model.md, "Stack factors")')),
+    Factor(key='stack_overhead_sglang', unit='ratio', default=1.187, min=0.0, max=100.0, min_exclusive=True,
+           fit=GLOBAL, fit_bounds=(0.2, 10.0),
+           label='SGLang fixed-overhead scale',
+           help=('Multiplier of the fixed per-step, per-layer and per-sequence overheads of a decode step '
+                 'under SGLang on NVIDIA relative to TensorRT-LLM (the step factor scales the kernels).'),
+           provenance=('FIT: the SGLang stack\'s fixed overheads of a decode step (its launches, per-layer '
+                       'tails, sampling and scheduling) over TensorRT-LLM\'s; the stack step factor scales '
+                       'the kernels (docs/model.md, "Stack factors")')),
+    Factor(key='stack_overhead_vllm', unit='ratio', default=1.013, min=0.0, max=100.0, min_exclusive=True,
+           fit=GLOBAL, fit_bounds=(0.2, 10.0),
+           label='vLLM fixed-overhead scale',
+           help=('Multiplier of the fixed per-step, per-layer and per-sequence overheads of a decode step '
+                 'under vLLM on NVIDIA relative to TensorRT-LLM (the step factor scales the kernels).'),
+           provenance=('FIT: the vLLM stack\'s fixed overheads of a decode step (its launches, per-layer '
+                       'tails, sampling and scheduling) over TensorRT-LLM\'s; the stack step factor scales '
+                       'the kernels (docs/model.md, "Stack factors")')),
     Factor(key='model_error', unit='ratio', default=1.0, min=0.05, max=20.0,
            fit=HELD, fit_bounds=None,
            label='Model error (speed multiplier)',

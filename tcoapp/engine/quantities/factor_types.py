@@ -92,6 +92,18 @@ class EfficiencyFactors(Record):
     # [ratio] 1.01: the decode step time of vLLM on NVIDIA over TensorRT-LLM's, fitted on the measurements
     # (plans on NVIDIA are computed as TensorRT-LLM)
     stack_step_vllm: float = 1.013
+    # [ratio] FIT: the ROCm stack's fixed overheads of a decode step (its launches, per-layer tails, sampling
+    # and scheduling) over TensorRT-LLM's; the stack step factor scales the kernels (docs/model.md, "Stack
+    # factors")
+    stack_overhead_rocm: float = 1.531
+    # [ratio] FIT: the SGLang stack's fixed overheads of a decode step (its launches, per-layer tails,
+    # sampling and scheduling) over TensorRT-LLM's; the stack step factor scales the kernels (docs/model.md,
+    # "Stack factors")
+    stack_overhead_sglang: float = 1.187
+    # [ratio] FIT: the vLLM stack's fixed overheads of a decode step (its launches, per-layer tails, sampling
+    # and scheduling) over TensorRT-LLM's; the stack step factor scales the kernels (docs/model.md, "Stack
+    # factors")
+    stack_overhead_vllm: float = 1.013
     # [ratio] 1.0: the model's own error as a speed multiplier of the generated curve (decode steps and
     # prefills run model_error times as fast; 1 = the model as fitted). Meant for Monte Carlo
     # (`factor.model_error` on the Uncertainty sheet), drawn from the plan's prediction interval
