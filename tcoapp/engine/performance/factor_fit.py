@@ -5,7 +5,7 @@ leave-one-family-out validation (`cross_validation.py`) refits them without each
 The residual of a row is log(predicted / measured) tokens/s per device, the row modelled exactly as
 `tcoapp accuracy` models it (`accuracy.run`), with a soft-L1 loss (scale LOSS_SCALE) so a few rows
 the model cannot describe do not pull the factors. One fit for every device, model and vendor stack
-together, never per row. The physical factors (eta_mem, eta_comm, step and layer overheads, comm
+together, never per row. The physical factors (eta_mem, eta_comm, the step overhead, comm
 latency and per-peer overhead, scale-out latency, memory and power factors) stay at their
 rule-of-thumb defaults. A serving stack's step factor is fitted only where some fitted row runs
 that stack (`identified`); without one it is held at NEUTRAL (1: the stack as fast as

@@ -27,8 +27,11 @@ class EfficiencyFactors(Record):
     eta_comm: float = 0.7
     # [s] 1 ms: fixed per decode step (scheduler, kernel launches / CUDA-graph replay)
     step_overhead_s: float = 0.001
-    # [s] 30 us: per layer per decode step, latency no roofline term sees (~10 kernels per layer at ~3 us
-    # launch/tail each with CUDA graphs); sets the small-batch floor of time per output token
+    # [s] FIT: per layer per decode step, latency no roofline term sees (~10 kernels per layer at a few us
+    # launch/tail each with CUDA graphs: 30 us the rule of thumb); sets the small-batch floor of time per
+    # output token. Fitted since the stack factors split into kernels and fixed overheads: held, the
+    # small-batch rows of a family the fit never saw were predicted 15-35 % too fast (docs/model.md, "serving
+    # stack")
     layer_overhead_s: float = 3e-05
     # [s] 9 us: per sequence per decode step, work the roofline does not see (sampling, scheduler bookkeeping,
     # attention and MoE-routing kernel inefficiency at large batch); saturates throughput
@@ -93,16 +96,16 @@ class EfficiencyFactors(Record):
     # (plans on NVIDIA are computed as TensorRT-LLM)
     stack_step_vllm: float = 1.013
     # [ratio] FIT: the ROCm stack's fixed overheads of a decode step (its launches, per-layer tails, sampling
-    # and scheduling) over TensorRT-LLM's; the stack step factor scales the kernels (docs/model.md, "Stack
-    # factors")
+    # and scheduling) over TensorRT-LLM's; the stack step factor scales the kernels (docs/model.md, "serving
+    # stack")
     stack_overhead_rocm: float = 1.531
     # [ratio] FIT: the SGLang stack's fixed overheads of a decode step (its launches, per-layer tails,
     # sampling and scheduling) over TensorRT-LLM's; the stack step factor scales the kernels (docs/model.md,
-    # "Stack factors")
+    # "serving stack")
     stack_overhead_sglang: float = 1.187
     # [ratio] FIT: the vLLM stack's fixed overheads of a decode step (its launches, per-layer tails, sampling
-    # and scheduling) over TensorRT-LLM's; the stack step factor scales the kernels (docs/model.md, "Stack
-    # factors")
+    # and scheduling) over TensorRT-LLM's; the stack step factor scales the kernels (docs/model.md, "serving
+    # stack")
     stack_overhead_vllm: float = 1.013
     # [ratio] 1.0: the model's own error as a speed multiplier of the generated curve (decode steps and
     # prefills run model_error times as fast; 1 = the model as fitted). Meant for Monte Carlo
