@@ -33,9 +33,9 @@ BAND_QUANTILES = (0.1, 0.9)
 # cell -> (rows, low, high of measured / predicted tokens/s per device): the residuals of both splits
 # (leave-one-family-out and leave-one-era-out, each row once per split) of the shipped factors; rows of
 # unknown configuration build none. Written by tools/refit_factors.py --intervals. Calibration, each
-# family against the band built without it: leave one family out 78 % of 655 rows (MoE 78 %,
-# interactive 83 %, offline 75 %, server 64 %); leave one era out 75 % of 602 (MoE 79 %, interactive
-# 89 %, offline 55 %, server 52 %) (docs/model.md, "How sure it is").
+# family against the band built without it: leave one family out 84 % of 655 rows (MoE 88 %,
+# interactive 87 %, offline 86 %, server 71 %); leave one era out 83 % of 602 (MoE 87 %, interactive
+# 89 %, offline 94 %, server 47 %) (docs/model.md, "How sure it is").
 RESIDUAL_QUANTILES: dict[str, tuple[int, float, float]] = {
     'offline/dense': (169, 0.820, 1.427),
     'offline/MoE': (126, 0.506, 1.870),
