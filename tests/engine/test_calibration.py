@@ -69,5 +69,7 @@ def test_a_measured_curve_calibrates_directly():
                                 [p.tokens_per_s_per_device for p in truth], power_w=[p.power_w for p in truth])
     points = points_from_curve(curve, serving, CHAT)
     assert [p.batch for p in points] == [1, 8, 64, 256, 1024] and points[0].power_w == truth[0].power_w
-    result = calibrate(points, DEVICES, MODELS, fit=("eta_mem", "eta_compute"))
+    # the factors that made the curve's tokens/s (its power also carries power_gamma, not fitted here:
+    # with eta_mem and eta_compute alone the power residuals pull the tokens/s ones up)
+    result = calibrate(points, DEVICES, MODELS, fit=("eta_mem", "eta_compute", "step_overhead_s"))
     assert result.median_abs_pct_error < result.initial_median_abs_pct_error

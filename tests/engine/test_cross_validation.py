@@ -97,6 +97,12 @@ def test_cells_and_nested_coverage():
     assert 0.7 <= coverage["interactive"]["inside_share"] <= 0.9
     # the outlier family is tested against the band the other families build: all outside
     assert coverage["server"] == {"n": 5, "inside_share": 0.0}
+    # and per vendor inside each regime x class cell (the results name none here: no vendor cell)
+    assert not any(key.count("/") == 2 for key in coverage)
+    named = [SimpleNamespace(**{**vars(r), "vendor": "AMD" if i % 2 else "NVIDIA"}) for i, r in enumerate(results)]
+    by_vendor = interval_cells.coverage(named)
+    assert by_vendor["interactive/MoE/AMD"]["n"] + by_vendor["interactive/MoE/NVIDIA"]["n"] == 60
+    assert by_vendor["server/MoE/AMD"]["inside_share"] == 0.0
 
 
 def test_device_ratio_error_pairs_devices_on_the_same_work():
@@ -154,3 +160,22 @@ def test_rows_of_a_held_configuration_term_set_no_factor():
                SimpleNamespace(line=2, config={"spec_decode_draft_tokens": 0}), SimpleNamespace(line=3, config={})]
     assert configured_lines([1, 2, 3], results, {"spec_acceptance_realised": "too few"}) == [2, 3]
     assert configured_lines([1, 2, 3], results, {}) == [1, 2, 3]
+
+
+def test_the_serial_speculation_term_is_its_own_cell():
+    """`spec_serial_seq_overhead_s` is fitted only where at least MIN_CONFIGURATION_ROWS fitted rows draft
+    on a stack without overlap (SGLang), else held at 0 (no exposed host time) and those rows leave the fit."""
+    from tcoapp.engine.performance.factor_fit import MIN_CONFIGURATION_ROWS, configured_lines, identified
+
+    def row(line, serial):
+        return SimpleNamespace(line=line, stack="SGLang", architecture="Blackwell",
+                               config={"spec_decode_draft_tokens": 2, "spec_host_serial": serial})
+
+    names = ("eta_compute", "spec_serial_seq_overhead_s")
+    few = [row(i, True) for i in range(MIN_CONFIGURATION_ROWS - 1)] + [row(100 + i, False) for i in range(30)]
+    fitted, held = identified(names, few)
+    assert fitted == ("eta_compute",) and "without overlap" in held["spec_serial_seq_overhead_s"]
+    assert NEUTRAL["spec_serial_seq_overhead_s"] == 0.0
+    assert configured_lines([0, 100], few, held) == [100]
+    enough = few + [row(99, True)]
+    assert identified(names, enough) == (names, {})

@@ -53,7 +53,7 @@ def test_default_candidates_hold_what_the_points_cannot_tell_apart():
     fit = fit_curve(synthetic_curve(TRUE_MEMORY), DEVICES, MODELS)
     assert fit.result.fitted[:2] == ("eta_mem", "eta_kv") and fit.held
     assert set(fit.result.fitted) | set(fit.held) == {"eta_mem", "eta_kv", "eta_prefill", "eta_compute",
-                                                       "step_overhead_s", "seq_overhead_s"}
+                                                       "layer_overhead_s", "seq_overhead_s"}
     assert all("cannot be told apart" in why or "no point depends" in why for why in fit.held.values())
     assert fit.result.median_abs_pct_error < 0.5
 

@@ -107,7 +107,7 @@ def test_a_demand_sized_plan_serves_its_demand_and_no_more():
 
 
 def test_carried_losses_offset_at_most_the_loss_limit_share_of_income():
-    keys = dict(pools=((64, 0),), years=5, tax_rate=0.21, depreciation_years=1, price_usd_per_million_output_tokens=0.2,
+    keys = dict(pools=((64, 0),), years=5, tax_rate=0.21, depreciation_years=1, price_usd_per_million_output_tokens=0.25,
                 price_usd_per_million_input_tokens=0.0)  # a year-1 loss carried into profitable years
     full, limited = (_result(_plan(tax_loss_limit=limit, **keys)) for limit in (1.0, 0.8))
     income = _years(limited, "taxable_income_usd")

@@ -234,6 +234,20 @@ def test_the_rocm_stack_factor_scales_amd_overheads_only():
     assert float(two.step_s[0]) > float(one.step_s[0])
 
 
+
+def test_the_stack_splits_into_kernels_and_fixed_overheads():
+    """Direction: the ROCm overhead factor slows a small-batch step (overhead-bound) by a larger share
+    than a large-batch one; the ROCm step factor (the kernels) the other way round; neither touches an
+    NVIDIA device; both at the same value are the old single factor."""
+    serving, b = ServingConfig(tensor_parallel=8), np.array([1.0, 512.0])
+    base = DEFAULT_FACTORS.with_(stack_step_rocm=1.0, stack_overhead_rocm=1.0)
+    step = lambda f, dev=DEVICES["MI355X"]: run_roofline(dev, LLAMA70, serving, CHAT, b, f).step_s  # noqa: E731
+    fixed = step(base.with_(stack_overhead_rocm=2.0)) / step(base)
+    kernels = step(base.with_(stack_step_rocm=2.0)) / step(base)
+    assert fixed[0] > fixed[1] > 1.0 and kernels[1] > kernels[0] > 1.0
+    assert np.array_equal(step(base.with_(stack_overhead_rocm=2.0, stack_step_rocm=2.0), H200), step(base, H200))
+    assert np.allclose(step(base.with_(stack_overhead_rocm=2.0, stack_step_rocm=2.0)), 2.0 * step(base))
+
 def test_expert_parallelism_may_span_scale_up_domains_over_the_scale_out_network():
     ep16 = ServingConfig(tensor_parallel=1, expert_parallel=16, attention_dp=True)
     assert config_problems(H200, R1, ep16) == []

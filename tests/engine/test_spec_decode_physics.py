@@ -126,3 +126,43 @@ def test_the_documented_gain_table_is_current():
         text = path.read_text(encoding="utf-8")
         assert "<!-- gen:spec-gain-table -->" in text
         assert doc_blocks.rewrite(text) == text, f"{path.name} is stale: run python tools/gen_docs.py"
+
+
+def _sweep_gain(batches, serial, factors=DEFAULT_FACTORS, k=3):
+    """Tokens/s per device of DeepSeek-R1 on B200 TP8 FP8 with k MTP draft tokens over without, on a stack
+    that overlaps its host work (serial False) or drafts without the overlap (True, SGLang)."""
+    from tcoapp.engine.performance.frontier import sweep
+    dev, mod = CAT.devices["B200"], CAT.models["DeepSeek-R1"]
+    common = dict(batches=batches, tensor_parallel=(8,), weight_precisions=("fp8",), factors=factors,
+                  spec_decode_acceptance=0.875, spec_host_serial=serial)
+    spec = sweep(dev, mod, WL, spec_decode_draft_tokens=(k,), **common)
+    plain = sweep(dev, mod, WL, spec_decode_draft_tokens=(0,), **common)
+    return spec.tokens_per_s_per_device / plain.tokens_per_s_per_device, plain
+
+
+def test_a_stack_drafting_without_overlap_gains_less_the_larger_the_batch():
+    """Direction: where the stack drafts without its overlap scheduler (SGLang), each speculative step
+    adds the host time of its sequences, so the gain is lower than on a stack that overlaps it, and the
+    more so the larger the batch; without draft tokens the flag changes nothing; a plan (no stack
+    stated) pays none."""
+    b = np.array([4.0, 64.0, 256.0])
+    factors = DEFAULT_FACTORS.with_(spec_serial_seq_overhead_s=1e-4)
+    overlapped, plain = _sweep_gain(b, False, factors)
+    serial, plain_serial = _sweep_gain(b, True, factors)
+    share = serial / overlapped
+    assert np.all(share < 1.0) and share[0] > share[1] > share[2]
+    assert np.array_equal(plain.tokens_per_s_per_device, plain_serial.tokens_per_s_per_device)
+    none, _ = _sweep_gain(b, True, factors.with_(spec_serial_seq_overhead_s=0.0))
+    assert np.allclose(none, overlapped)
+    dev, mod = CAT.devices["B200"], CAT.models["DeepSeek-R1"]
+    serving = CASES[1][2].with_(spec_decode_draft_tokens=3, spec_decode_acceptance=0.875)
+    plan_gain = (run_roofline(dev, mod, serving, WL, b, factors).tokens_per_s_per_device
+                 / run_roofline(dev, mod, serving.with_(spec_decode_draft_tokens=0), WL, b, factors).tokens_per_s_per_device)
+    assert np.allclose(plan_gain, overlapped)
+
+def test_a_sglang_row_drafts_serially_and_a_tensorrt_row_does_not():
+    """The measurement rows' stack decides the term: SGLang on any vendor (its server drops the overlap
+    scheduler under EAGLE / MTP drafting), not TensorRT-LLM."""
+    from tcoapp.engine.performance.measurement_rows import drafts_serially
+    assert drafts_serially({"framework": "sglang"}) and drafts_serially({"framework": "SGLang 0.5.2 (ROCm)"})
+    assert not drafts_serially({"framework": "trt"}) and not drafts_serially({"framework": ""})

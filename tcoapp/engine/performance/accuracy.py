@@ -27,9 +27,9 @@ from .factors import DEFAULT_FACTORS, EfficiencyFactors
 from .frontier import CONFIG_COLUMNS, SweepResult, sweep
 from .measurement_config import ConfigurationError, RowConfiguration, row_configuration, stated_parallelism
 from .measurement_rows import (
-    FAMILY, MLPERF_LATENCY_LIMITS, assign_families, input_estimated, map_device, map_model, positive_number,
-    row_latency_targets, row_parallelism, row_precision, row_scenario, row_stack, row_workload, source_family,
-    source_group, stack_scale,
+    FAMILY, MLPERF_LATENCY_LIMITS, assign_families, drafts_serially, input_estimated, map_device, map_model,
+    positive_number, row_latency_targets, row_parallelism, row_precision, row_scenario, row_stack, row_workload, source_family,
+    source_group, stack_overhead, stack_scale,
 )
 from .software_maturity import month_text
 
@@ -120,17 +120,20 @@ def model_row(row: dict, device, model, factors: EfficiencyFactors = DEFAULT_FAC
     axes = stated_parallelism(setup, model.n_experts > 0) or row_parallelism(row, count, device, model.n_experts > 0)
     precision = row_precision(row, device, model.name)
     acceptance = row_acceptance(setup, published_acceptance)
-    spec: dict[str, Any] = {"spec_decode_draft_tokens": (setup.draft_tokens,), "spec_decode_acceptance": acceptance} \
-        if setup.speculative else {}
+    serial = bool(setup.speculative and drafts_serially(row))
+    spec: dict[str, Any] = {"spec_decode_draft_tokens": (setup.draft_tokens,), "spec_decode_acceptance": acceptance,
+                            "spec_host_serial": serial} if setup.speculative else {}
     if setup.disaggregated:
         result = disaggregated_sweep(device, model, workload, batches, setup, axes, precision, factors, acceptance)
     else:
         result = sweep(device, model, workload, batches=batches, **axes, weight_precisions=(precision,), factors=factors,
-                       stack_scale=stack_scale(factors, row_stack(row, device)), **spec)
+                       stack_scale=stack_scale(factors, row_stack(row, device)),
+                       stack_overhead=stack_overhead(factors, row_stack(row, device)), **spec)
     i = _operating_index(result, row, batch, per_user, ttft_limit)
     if i is None:
         return None
-    stated: dict[str, Any] = {"disaggregated": setup.disaggregated, "pipeline_parallel": setup.pipeline_parallel}
+    stated: dict[str, Any] = {"disaggregated": setup.disaggregated, "pipeline_parallel": setup.pipeline_parallel,
+                              "spec_host_serial": serial}
     if i < 0:   # no configuration reaches the row's target: predicted 0
         best = result.best_throughput_index()
         if best is None:

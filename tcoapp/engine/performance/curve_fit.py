@@ -34,12 +34,12 @@ from .calibration import BOUNDS, CalibrationResult, calibrate, points_from_curve
 from .factors import DEFAULT_FACTORS, EfficiencyFactors
 from .measured import MeasuredCurve
 
-DEFAULT_CANDIDATES = ("eta_mem", "eta_kv", "eta_prefill", "eta_compute", "step_overhead_s", "seq_overhead_s")
+DEFAULT_CANDIDATES = ("eta_mem", "eta_kv", "eta_prefill", "eta_compute", "layer_overhead_s", "seq_overhead_s")
 # A mixture-of-experts curve is scoped to the MoE factors first: its step time is set by the experts' GEMMs
 # (their efficiency, the load skew between experts, the all-to-all) that the dense factors cannot stand in
 # for (fitted alone they all end on their bounds); the points then identify what they can of the rest.
 MOE_CANDIDATES = ("moe_compute_efficiency", "expert_load_skew", "a2a_peer_overhead_s", "eta_mem", "eta_kv",
-                  "step_overhead_s", "eta_prefill", "seq_overhead_s")
+                  "layer_overhead_s", "eta_prefill", "seq_overhead_s")
 MIN_SENSITIVITY = 1e-3
 MIN_INDEPENDENCE = 0.05
 LOG_STEP = np.log(1.05)

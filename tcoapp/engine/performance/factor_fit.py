@@ -5,7 +5,7 @@ leave-one-family-out validation (`cross_validation.py`) refits them without each
 The residual of a row is log(predicted / measured) tokens/s per device, the row modelled exactly as
 `tcoapp accuracy` models it (`accuracy.run`), with a soft-L1 loss (scale LOSS_SCALE) so a few rows
 the model cannot describe do not pull the factors. One fit for every device, model and vendor stack
-together, never per row. The physical factors (eta_mem, eta_comm, step and layer overheads, comm
+together, never per row. The physical factors (eta_mem, eta_comm, the step overhead, comm
 latency and per-peer overhead, scale-out latency, memory and power factors) stay at their
 rule-of-thumb defaults. A serving stack's step factor is fitted only where some fitted row runs
 that stack (`identified`); without one it is held at NEUTRAL (1: the stack as fast as
@@ -13,9 +13,10 @@ TensorRT-LLM), never at a value fitted on rows the fit must not see. An architec
 ratio (arch_compute_<architecture>) is likewise fitted only where some fitted row runs on that
 architecture, else held at 1 (the reference's eta_compute). A configuration term
 (CONFIGURATION_FACTORS: `spec_acceptance_realised`, the share of the stated draft acceptance that
-measured speculative runs realise) is its own fitted cell, fitted jointly with the kernel factors only
-where at least MIN_CONFIGURATION_ROWS fitted rows run that configuration; else it is held at 1 and
-those rows set no factor at all (`configured_lines`): a configuration's gain is never learned as
+measured speculative runs realise; `spec_serial_seq_overhead_s`, the host time per sequence a stack
+drafting without its overlap scheduler leaves exposed) is its own fitted cell, fitted jointly with the
+kernel factors only where at least MIN_CONFIGURATION_ROWS fitted rows run that configuration; else it
+is held at NEUTRAL (the stated acceptance; no exposed host time) and those rows set no factor at all (`configured_lines`): a configuration's gain is never learned as
 kernel efficiency, nor set by a few rows.
 
 Pure computation: rows come in as (CSV line, dict) pairs, the catalog as an object with `.devices`
@@ -29,7 +30,7 @@ from typing import Callable
 import numpy as np
 
 from . import accuracy
-from ..quantities.factors import fit_bounds, global_fit, stack_factors
+from ..quantities.factors import STACK_OVERHEAD_FACTORS, fit_bounds, global_fit, stack_factors
 from .factors import ARCHITECTURE_COMPUTE, DEFAULT_FACTORS, EfficiencyFactors, architecture_ratio_name
 
 # The factors of fit scope GLOBAL (quantities/factor_rows.py, where each row says why it is fitted or
@@ -40,8 +41,13 @@ FIT_BOUNDS = fit_bounds()
 STACK_FACTORS = stack_factors()  # stack -> its step factor (ROCm: every AMD row)
 # a stack or architecture factor no fitted row identifies: as TensorRT-LLM, as the reference architecture
 # configuration terms (CONFIGURATION_FACTORS): none realised otherwise than stated
-CONFIGURATION_FACTORS = {"spec_acceptance_realised": "speculative decoding"}
-NEUTRAL = {factor: 1.0 for factor in (*STACK_FACTORS.values(), *ARCHITECTURE_COMPUTE.values(), *CONFIGURATION_FACTORS)}
+CONFIGURATION_FACTORS = {"spec_acceptance_realised": "speculative decoding",
+                         "spec_serial_seq_overhead_s": "speculative decoding without overlap (SGLang)"}
+# a configuration term no fitted rows identify: the configuration as the physics states it (the stated
+# acceptance realised, no host time left exposed)
+NEUTRAL = {factor: 1.0 for factor in (*STACK_FACTORS.values(), *STACK_OVERHEAD_FACTORS.values(),
+                                      *ARCHITECTURE_COMPUTE.values(), *CONFIGURATION_FACTORS)}
+NEUTRAL["spec_serial_seq_overhead_s"] = 0.0
 MISSING_RESIDUAL = 1.0  # a fitted row that becomes infeasible counts as a factor-e error
 FLOOR_RATIO = float(np.exp(-3.0))  # a row whose target no configuration reaches (predicted 0) counts as e^-3
 LOSS_SCALE = 0.1
@@ -69,13 +75,15 @@ def identified(names, results) -> tuple[tuple[str, ...], dict[str, str]]:
     stacks = {r.stack for r in results}
     ratios = {architecture_ratio_name(r.architecture) for r in results}   # read as the roofline reads them
     held = {factor: f"no fitted row runs {stack}"
-            for stack, factor in STACK_FACTORS.items() if factor in names and stack not in stacks}
+            for stack, factor in (*STACK_FACTORS.items(), *STACK_OVERHEAD_FACTORS.items())
+            if factor in names and stack not in stacks}
     held.update({factor: f"no fitted row is on {arch}" for arch, factor in ARCHITECTURE_COMPUTE.items()
                  if factor in names and factor not in ratios})
-    drafting = sum(speculative(r) for r in results)
-    if "spec_acceptance_realised" in names and drafting < MIN_CONFIGURATION_ROWS:
-        held["spec_acceptance_realised"] = (f"{drafting} fitted rows run speculative decoding "
-                                            f"(fewer than {MIN_CONFIGURATION_ROWS}: they set no factor)")
+    for factor, counted in (("spec_acceptance_realised", speculative), ("spec_serial_seq_overhead_s", serial_speculative)):
+        drafting = sum(counted(r) for r in results)
+        if factor in names and drafting < MIN_CONFIGURATION_ROWS:
+            held[factor] = (f"{drafting} fitted rows run {CONFIGURATION_FACTORS[factor]} "
+                            f"(fewer than {MIN_CONFIGURATION_ROWS}: they set no factor)")
     return tuple(n for n in names if n not in held), held
 
 
@@ -84,13 +92,17 @@ def speculative(result) -> bool:
     return int(result.config.get("spec_decode_draft_tokens", 0) or 0) > 0
 
 
+def serial_speculative(result) -> bool:
+    """True where a row's modelled configuration drafts on a stack without overlap (SGLang)."""
+    return speculative(result) and bool(result.config.get("spec_host_serial", False))
+
+
 def configured_lines(lines, results, held) -> list:
     """`lines` without the rows of a configuration whose term this fit holds (CONFIGURATION_FACTORS):
     a row whose configuration's own term cannot be fitted sets no kernel factor either (its gain would
     be learned as kernel efficiency); it is still predicted."""
-    if "spec_acceptance_realised" not in held:
-        return list(lines)
-    drop = {r.line for r in results if speculative(r)}
+    drop = {r.line for r in results if ("spec_acceptance_realised" in held and speculative(r))
+            or ("spec_serial_seq_overhead_s" in held and serial_speculative(r))}
     return [line for line in lines if line not in drop]
 
 
@@ -118,7 +130,7 @@ def jacobian(rows, catalog, factors: EfficiencyFactors, lines, names=FIT, base=N
     """d log-residual / d log(factor) of each row of `lines` (forward differences, DIFF_STEP), one
     column per name; `base` the residuals at `factors` where already known."""
     r0 = log_residuals(rows, catalog, factors, lines) if base is None else base
-    x0 = np.log([getattr(factors, n) for n in names])
+    x0 = np.log(np.maximum([getattr(factors, n) for n in names], np.finfo(float).tiny))  # a held 0: column 0
     columns = []
     for i, name in enumerate(names):
         moved = factors_at(x0[i:i + 1] + DIFF_STEP, (name,), factors)

@@ -147,7 +147,7 @@ def _combos(tensor_parallel, expert_parallel, attention_dp, weight_precisions, k
 def sweep(device, model, workload, *, batches, tensor_parallel=(1, 2, 4, 8), expert_parallel=(1,),
           attention_dp=(False,), weight_precisions=("fp8",), kv_precisions=None, spec_decode_draft_tokens=(0,),
           spec_decode_acceptance=None, attention_weight_precision: str = "", factors: EfficiencyFactors = DEFAULT_FACTORS,
-          stack_scale: float = 1.0, parallel_pairs=None, progress: Callable[[float], None] | None = None,
+          stack_scale: float = 1.0, stack_overhead: float = 1.0, spec_host_serial: bool = False, parallel_pairs=None, progress: Callable[[float], None] | None = None,
           should_cancel: Callable[[], bool] | None = None) -> SweepResult:
     """Evaluate the grid batches x configurations; keep every point and the Pareto frontier.
 
@@ -156,7 +156,10 @@ def sweep(device, model, workload, *, batches, tensor_parallel=(1, 2, 4, 8), exp
     scale-up domain, EP on a dense model, weights that do not fit) stay in the cloud as infeasible
     points. Per point the physics is `roofline.evaluate` (docs/model.md section 1).
     `attention_weight_precision` (a mixed MoE checkpoint's non-expert weights) applies to every point.
-    `stack_scale` multiplies every decode step (a measurement's serving stack; plans use 1).
+    `stack_scale` multiplies the decode step's kernels, `stack_overhead` its fixed overheads (a
+    measurement's serving stack; plans use 1);
+    `spec_host_serial`: the stack drafts without overlapping its host work (a measurement of SGLang;
+    roofline.serial_speculation_s).
     `parallel_pairs` ((TP, EP), ...) replaces the cross product of the two axes (the search's pairs).
     """
     b = np.asarray(batches, float).ravel()
@@ -175,7 +178,8 @@ def sweep(device, model, workload, *, batches, tensor_parallel=(1, 2, 4, 8), exp
             raise Cancelled("sweep cancelled")
         stop = min(start + chunk, len(combos))
         _evaluate_chunk(device, arch, workload, b, cols, start, stop, spec_decode_acceptance, factors, out,
-                        dict(shared_weight_args(device, attention_weight_precision, factors), stack_step_ratio=stack_scale))
+                        dict(shared_weight_args(device, attention_weight_precision, factors), stack_step_ratio=stack_scale,
+                             stack_overhead_ratio=stack_overhead, spec_host_serial=spec_host_serial))
         if progress is not None:
             progress(stop / len(combos))
     batch = np.tile(b, len(combos))

@@ -116,8 +116,16 @@ def build_cells(results, quantiles=BAND_QUANTILES, per_user: bool = False) -> di
 UNKNOWN_CELL = "unknown configuration"
 
 
+def _vendor_cell(r) -> tuple[str, ...]:
+    """The regime x class x vendor cell a known row is also counted in ("interactive/MoE/AMD"; none
+    where the row names no vendor): the band is one per regime x class, its calibration is read per
+    vendor too (docs/model.md, "How sure it is")."""
+    vendor = getattr(r, "vendor", "")
+    return (f"{r.scenario}/{r.kind}/{vendor}",) if vendor else ()
+
+
 def coverage(results, quantiles=BAND_QUANTILES, groups: dict | None = None, band_from=None) -> dict[str, dict[str, float]]:
-    """{cell, regime, class, UNKNOWN_CELL or "overall": {n, inside_share}}: each held-out unit's rows
+    """{cell, cell x vendor, regime, class, UNKNOWN_CELL or "overall": {n, inside_share}}: each held-out unit's rows
     (a source family; `groups` {line: unit} where given) against the band built from the other
     units' cross-validated residuals (module docstring): those of `results`, or of `band_from` where
     given (e.g. both splits' residuals, the band that ships). Rows of unknown configuration are tested
@@ -132,8 +140,8 @@ def coverage(results, quantiles=BAND_QUANTILES, groups: dict | None = None, band
         for r in (r for r in results if unit(r) == name):
             _, (_, lo, hi) = band_for(table, r.scenario, r.kind)
             ok = bool(lo <= _device_ratio(r) <= hi)
-            keys = (f"{r.scenario}/{r.kind}", r.scenario, r.kind) if getattr(r, "configuration", "known") == "known" \
-                else (UNKNOWN_CELL,)
+            keys = (f"{r.scenario}/{r.kind}", r.scenario, r.kind, *_vendor_cell(r)) \
+                if getattr(r, "configuration", "known") == "known" else (UNKNOWN_CELL,)
             for key in (*keys, "overall"):
                 inside.setdefault(key, []).append(ok)
     return {k: {"n": len(v), "inside_share": float(np.mean(v))} for k, v in inside.items()}

@@ -47,7 +47,7 @@ from __future__ import annotations
 import math
 import re
 
-from ..quantities.factors import stack_factors
+from ..quantities.factors import STACK_OVERHEAD_FACTORS, stack_factors
 from .factors import EfficiencyFactors
 from .precision import native_fp4_formats
 from ..quantities.records import Workload
@@ -196,6 +196,13 @@ def row_stack(row: dict, device) -> str:
     return "other"
 
 
+def drafts_serially(row: dict) -> bool:
+    """True where the row's stack drafts without overlapping its host work: SGLang (on any vendor) sets
+    disable_overlap_schedule for EAGLE / MTP speculative decoding (sgl-project/sglang
+    python/sglang/srt/server_args.py, v0.4-v0.5; roofline.serial_speculation_s)."""
+    return "sglang" in (row.get("framework") or "").lower()
+
+
 KERNEL_STACK = "ROCm"  # its step factor applies inside the kernel to every AMD device (roofline.stack_step_scale)
 # a measurement row's stack -> its step factor (the factor rows' `stack`), the kernel's own excepted
 STACK_FACTOR = {stack: name for stack, name in stack_factors().items() if stack != KERNEL_STACK}
@@ -206,6 +213,13 @@ def stack_scale(factors: EfficiencyFactors, stack: str) -> float:
     factor (TensorRT-LLM is the reference, 1; the ROCm factor applies inside the kernel to every AMD
     device)."""
     name = STACK_FACTOR.get(stack)
+    return 1.0 if name is None else float(getattr(factors, name))
+
+
+def stack_overhead(factors: EfficiencyFactors, stack: str) -> float:
+    """The fixed-overhead multiplier of a row's stack (SGLang and vLLM on NVIDIA; the ROCm one applies
+    inside the kernel to every AMD device; TensorRT-LLM 1)."""
+    name = STACK_OVERHEAD_FACTORS.get(stack) if stack != KERNEL_STACK else None
     return 1.0 if name is None else float(getattr(factors, name))
 
 

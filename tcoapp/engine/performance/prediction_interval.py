@@ -36,28 +36,28 @@ BAND_QUANTILES = (0.1, 0.9)
 # cell -> (rows, low, high of measured / predicted tokens/s per device): the residuals of both splits
 # (leave-one-family-out and leave-one-era-out, each row once per split) of the shipped factors; rows of
 # unknown configuration build none. Written by tools/refit_factors.py --intervals. Calibration, each
-# family against the band built without it: leave one family out 78 % of 655 rows (MoE 78 %,
-# interactive 83 %, offline 75 %, server 64 %); leave one era out 75 % of 602 (MoE 79 %, interactive
-# 89 %, offline 55 %, server 52 %) (docs/model.md, "How sure it is").
+# family against the band built without it: leave one family out 84 % of 655 rows (MoE 88 %,
+# interactive 87 %, offline 86 %, server 71 %); leave one era out 83 % of 602 (MoE 87 %, interactive
+# 89 %, offline 94 %, server 47 %) (docs/model.md, "How sure it is").
 RESIDUAL_QUANTILES: dict[str, tuple[int, float, float]] = {
-    'offline/dense': (169, 0.941, 1.491),
-    'offline/MoE': (126, 0.503, 1.727),
-    'server/dense': (74, 0.756, 1.683),
-    'server/MoE': (130, 0.596, 1.935),
-    'interactive/dense': (54, 0.829, 1.478),
-    'interactive/MoE': (510, 0.653, 2.151),
-    'offline': (295, 0.739, 1.625),
-    'server': (204, 0.650, 1.805),
-    'interactive': (564, 0.690, 1.499),
-    '*': (1063, 0.718, 1.639),
+    'offline/dense': (169, 0.820, 1.427),
+    'offline/MoE': (126, 0.506, 1.870),
+    'server/dense': (74, 0.692, 1.178),
+    'server/MoE': (130, 0.525, 1.451),
+    'interactive/dense': (54, 0.785, 1.155),
+    'interactive/MoE': (510, 0.707, 2.099),
+    'offline': (295, 0.722, 1.590),
+    'server': (204, 0.638, 1.287),
+    'interactive': (564, 0.715, 1.307),
+    '*': (1063, 0.732, 1.473),
 }
 # cell -> (rows, low, high of measured / predicted tokens/s per user), rows measured at a stated concurrency
 PER_USER_QUANTILES: dict[str, tuple[int, float, float]] = {
-    'server/MoE': (58, 0.604, 1.353),
-    'interactive/MoE': (496, 0.627, 1.643),
-    'server': (58, 0.604, 1.353),
-    'interactive': (496, 0.627, 1.643),
-    '*': (554, 0.639, 1.541),
+    'server/MoE': (58, 0.555, 1.250),
+    'interactive/MoE': (496, 0.702, 1.509),
+    'server': (58, 0.555, 1.250),
+    'interactive': (496, 0.702, 1.509),
+    '*': (554, 0.698, 1.418),
 }
 
 
@@ -66,16 +66,16 @@ PER_USER_QUANTILES: dict[str, tuple[int, float, float]] = {
 # A point whose software_date lies outside the dates the fit saw takes the wider of this band and the
 # one above: the model does not extrapolate software it has not seen.
 ERA_RESIDUAL_QUANTILES: dict[str, tuple[int, float, float]] = {
-    'offline/dense': (76, 0.869, 1.817),
-    'offline/MoE': (45, 0.398, 4.911),
-    'server/dense': (37, 0.394, 3.218),
-    'server/MoE': (65, 0.490, 4.088),
-    'interactive/dense': (27, 0.812, 1.627),
-    'interactive/MoE': (255, 0.752, 3.213),
-    'offline': (121, 0.667, 2.389),
-    'server': (102, 0.557, 2.668),
-    'interactive': (282, 0.769, 1.718),
-    '*': (505, 0.719, 2.102),
+    'offline/dense': (76, 0.749, 1.431),
+    'offline/MoE': (45, 0.544, 2.759),
+    'server/dense': (37, 0.602, 1.287),
+    'server/MoE': (65, 0.541, 1.836),
+    'interactive/dense': (27, 0.819, 1.122),
+    'interactive/MoE': (255, 0.761, 2.161),
+    'offline': (121, 0.641, 1.505),
+    'server': (102, 0.667, 1.424),
+    'interactive': (282, 0.677, 1.277),
+    '*': (505, 0.706, 1.499),
 }
 FIT_FIRST_DATE = "2024-08"   # the oldest software date of the measurements the shipped factors were fitted on
 

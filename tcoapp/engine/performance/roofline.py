@@ -44,11 +44,16 @@ A replica spans N = TP x EP devices and serves B concurrent sequences. Per devic
     t_seq        = B / (N if attention-DP else 1) x seq_overhead_s   (per device: under attention-DP
                    each device schedules and samples only its own sequences)
     t_step       = (t_core + t_comm + step_overhead_s + layers x layer_overhead_s + (k + 1) x t_seq + t_sched
-                    + t_draft) x stack    (stack: stack_step_rocm on AMD, else 1; the device's own step /
-                   layer overheads where its catalog row states them)
+                    + t_draft)            (the kernels, t_core + t_comm and the drafter's, times the stack's
+                   step factor: stack_step_rocm on AMD, else 1; the fixed overheads, per step, layer and
+                   sequence and the drafter's, times its overhead factor: stack_overhead_rocm on AMD,
+                   else 1; the device's own step / layer overheads where its catalog row states them)
     t_draft      = k x (t_core + t_comm of the drafter at B tokens + layer_overhead_s
                    + spec_draft_cost_fraction x step_overhead_s + t_seq)   (spec_decode.py: an MTP head is
                    one more layer of the target, an EAGLE-3 drafter one dense layer of its width; 0 at k = 0)
+    t_serial     = the sequences of one scheduler x spec_serial_seq_overhead_s where k > 0 on a stack that
+                   drafts without its overlap scheduler (a measurement of SGLang), else 0; part of the
+                   step's fixed overheads
     imbalance and fixed costs: expert load imbalance on routed GEMMs and all-to-all bytes (the
     balls-into-bins maximum load, Raab and Steger, "Balls into Bins: A Simple and Tight Analysis",
     RANDOM 1998, plus expert_load_skew: real routers are not uniform, deepseek-ai/EPLB), attention-DP
@@ -233,10 +238,17 @@ def scheduler_overhead_s(batch, devices, attention_dp, sched_overhead_s):
 
 
 def stack_step_scale(device, factors):
-    """The serving stack's multiplier of the decode step time: `stack_step_rocm` on AMD devices
+    """The serving stack's multiplier of the decode step's kernels: `stack_step_rocm` on AMD devices
     (ROCm stacks), 1 elsewhere (TensorRT-LLM, the reference). Measurements of SGLang / vLLM on
     NVIDIA pass their own `stack_step_ratio` to `evaluate` (tcoapp/engine/performance/accuracy.py)."""
     return np.asarray(factors.stack_step_rocm, float) if getattr(device, "vendor", "") == "AMD" else 1.0
+
+
+def stack_overhead_scale(device, factors):
+    """The serving stack's multiplier of the decode step's fixed overheads (per step, per layer, per
+    sequence, the drafter's launches): `stack_overhead_rocm` on AMD devices, 1 elsewhere; measurements
+    of SGLang / vLLM on NVIDIA pass their own `stack_overhead_ratio`."""
+    return np.asarray(factors.stack_overhead_rocm, float) if getattr(device, "vendor", "") == "AMD" else 1.0
 
 
 # Token rows of the tile of a weight-only 4-bit grouped GEMM (W4A16, the weights dequantized in the
@@ -380,11 +392,14 @@ def evaluate(device, arch: Architecture, serving: ServingArrays, workload: Workl
     overhead_s = (device_overhead(device, "step_overhead_s", factors)
                   + arch.n_layers * device_overhead(device, "layer_overhead_s", factors)
                   + seq_s * (np.asarray(draft_tokens, float) + 1.0)   # sampling / acceptance of k + 1 positions
-                  + scheduler_overhead_s(batch, devices, attention_dp, factors.sched_overhead_s))
+                  + scheduler_overhead_s(batch, devices, attention_dp, factors.sched_overhead_s)
+                  + serial_speculation_s(serving, factors))
     draft = draft_pass(device, arch, serving, context, factors, seq_s)
     software_speed = workload.software_speed_ratio
-    step_s = ((core_s(mem_s, comp_s, factors.mem_compute_overlap_loss) + comm_s + overhead_s + draft.step_s)
-              * stack_step_scale(device, factors) * serving.stack_step_ratio) / (factors.model_error * software_speed)
+    kernels_s = core_s(mem_s, comp_s, factors.mem_compute_overlap_loss) + comm_s + draft.kernel_s
+    fixed_s = overhead_s + draft.fixed_s
+    step_s = (kernels_s * stack_step_scale(device, factors) * serving.stack_step_ratio
+              + fixed_s * stack_overhead_scale(device, factors) * serving.stack_overhead_ratio) / (factors.model_error * software_speed)
     realised = np.minimum(np.asarray(serving.acceptance_fraction, float) * factors.spec_acceptance_realised, 1.0)
     per_step = tokens_per_step(draft_tokens, realised, arch.draft_later_ratio)
     prefill_serving = replace(serving, peak_flop_s=prefill_peaks[0], attention_peak_flop_s=prefill_peaks[1],
@@ -409,14 +424,33 @@ def evaluate(device, arch: Architecture, serving: ServingArrays, workload: Workl
                           comm_s, pf_busy, share, per_step + 0.0 * batch, u, queue_s)
 
 
+def serial_speculation_s(serving: ServingArrays, factors):
+    """Host time a speculative step leaves exposed where the stack drafts without its overlap scheduler
+    (`serving.spec_host_serial`: SGLang sets disable_overlap_schedule for EAGLE / MTP drafting, so the
+    scheduling and acceptance bookkeeping of each step run between device steps instead of under the
+    previous one): the sequences of one scheduler (ceil(B / N) per attention-DP rank, B without) x
+    `spec_serial_seq_overhead_s`; 0 without draft tokens or on a stack that overlaps it (plans)."""
+    serial = np.asarray(serving.spec_host_serial, bool) & (np.asarray(serving.draft_tokens, float) > 0)
+    per_step = scheduler_overhead_s(serving.batch_sequences, serving.devices, serving.attention_dp,
+                                    factors.spec_serial_seq_overhead_s)
+    return np.where(serial, per_step, 0.0)
+
+
 @dataclass(frozen=True)
 class DraftPass:
-    """The drafter's share of one speculative step per device (s): its k forward passes in all
-    (`step_s`), and their memory and compute time (for the power model); 0 where k = 0."""
+    """The drafter's share of one speculative step per device (s): its k forward passes' kernels
+    (`kernel_s`: t_core + t_comm) and fixed overheads (`fixed_s`: launches, sampling), and their memory
+    and compute time (for the power model); 0 where k = 0."""
 
-    step_s: object
+    kernel_s: object
+    fixed_s: object
     memory_s: object
     compute_s: object
+
+    @property
+    def step_s(self):
+        """The k passes in all (s)."""
+        return self.kernel_s + self.fixed_s
 
 
 def draft_pass(device, arch: Architecture, serving: ServingArrays, context_tokens, factors, seq_s) -> DraftPass:
@@ -426,12 +460,12 @@ def draft_pass(device, arch: Architecture, serving: ServingArrays, context_token
     sampling `seq_s`: k x (t_core + t_comm + layer_overhead + spec_draft_cost_fraction x step_overhead + t_seq)."""
     k = np.asarray(serving.draft_tokens, float)
     if arch.drafter is None or not np.any(k > 0):
-        return DraftPass(0.0, 0.0, 0.0)
+        return DraftPass(0.0, 0.0, 0.0, 0.0)
     mem_s, comp_s, comm_s = decode_step(device, arch.drafter, replace(serving, draft_tokens=0.0), context_tokens, factors)
     fixed = (device_overhead(device, "layer_overhead_s", factors)
              + factors.spec_draft_cost_fraction * device_overhead(device, "step_overhead_s", factors))
-    one = core_s(mem_s, comp_s, factors.mem_compute_overlap_loss) + comm_s + fixed + seq_s
-    return DraftPass(k * one, k * mem_s, k * comp_s)
+    kernels = core_s(mem_s, comp_s, factors.mem_compute_overlap_loss) + comm_s
+    return DraftPass(k * kernels, k * (fixed + seq_s), k * mem_s, k * comp_s)
 
 
 def architecture_peaks(device, factors, peak, attention_peak, shared_peak=None, efficiency=None):

@@ -29,6 +29,9 @@ class ServingArrays:
     shared_peak_flop_s: Any = None     # their math peak [FLOP/s] (None: peak_flop_s)
     weight_only: Any = False           # 4-bit weights dequantized inside the GEMM (W4A16)
     stack_step_ratio: Any = 1.0        # a measurement's serving stack: multiplier of every decode step (plans: 1)
+    stack_overhead_ratio: Any = 1.0    # a measurement's serving stack: multiplier of the step's fixed overheads
+    spec_host_serial: Any = False      # the stack runs speculative steps without overlapping its host work
+                                       # (a measurement of SGLang; plans: False), bool
 
     @property
     def devices(self) -> Any:

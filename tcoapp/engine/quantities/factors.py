@@ -37,6 +37,10 @@ def architecture_factors(rows: Sequence[Factor] = FACTOR_ROWS) -> dict[str, str]
     return {r.architecture: r.key for r in rows if r.architecture}
 
 
+# a serving stack -> the factor of its fixed overheads (its kernels: `stack_factors`)
+STACK_OVERHEAD_FACTORS = {"ROCm": "stack_overhead_rocm", "SGLang": "stack_overhead_sglang", "vLLM": "stack_overhead_vllm"}
+
+
 def stack_factors(rows: Sequence[Factor] = FACTOR_ROWS) -> dict[str, str]:
     """{serving stack (a measurement row's): its decode-step factor}."""
     return {r.stack: r.key for r in rows if r.stack}
