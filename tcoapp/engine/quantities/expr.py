@@ -254,6 +254,7 @@ class Y(Expr):
 
     @property
     def name(self) -> str:
+        """The name the row is looked up by: the year row's key, marked as the plan's where `plan`."""
         return (PLAN_YEAR if self.plan else YEAR) + self.key
 
     def numpy(self, value): return np.asarray(value(self.name), float)
