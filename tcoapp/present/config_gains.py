@@ -11,11 +11,13 @@ def _gain(value) -> str:
 def gains_sentence(gains: dict) -> str:
     """"2,815 tokens/s per device = validated base 1,205 (TP2, fp8 weights, fp8 KV, no draft tokens,
     aggregated) x speculative decoding 2.34x (3 draft tokens at acceptance 0.714) x FP4 KV cache 1.00x x
-    disaggregation 1.00x"; where a step has no operating point, says that the target is met only with it."""
+    disaggregation 1.00x" ("(the search's best TP4, ...)" where the base was searched); where a step has no
+    operating point, says that the target is met only with it."""
     base = gains.get("validated_base_tokens_per_s_per_device")
     head = f"{gains['tokens_per_s_per_device']:,.0f} tokens/s per device = validated base "
     head += (f"{base:,.0f}" if base is not None else "none (the target is not met without the terms below)")
-    head += f" ({gains['base_configuration']})"
+    searched = "the search's best " if gains.get("base_searched") else ""
+    head += f" ({searched}{gains['base_configuration']})"
     terms = [f"{g['term']} {_gain(g['gain'])}" + (f" ({g['setting']})" if g["used"] else "") for g in gains["gains"]]
     return " x ".join([head] + terms)
 

@@ -102,3 +102,35 @@ def test_the_report_and_the_command_line_state_each_plans_gains():
     text = compute_text(scenario, results)
     assert text.count("Configuration gains") == len(scenario.plans)
     assert all(len(line) <= 100 for line in text.splitlines())
+
+
+def test_a_searched_plans_base_is_the_search_without_draft_tokens_or_fp4_kv():
+    """The default H100 plan meets 50 tokens/s per user at TP2 only with draft tokens (without: batch 1, 25
+    tokens/s per device); its validated base is the configuration the search chooses without them (TP4 here),
+    exactly what a search with search_max_draft_tokens = 0 chooses (Hopper runs no FP4 KV), so the
+    speculative-decoding gain is over the best plan without it, not over a configuration at its wall."""
+    scenario = default_scenario()
+    name = scenario.plans[0].name
+    gains = compute_plan(scenario, scenario.plan(name)).configuration_gains
+    without = scenario.with_plan(name, search_max_draft_tokens=0)
+    plain = compute_plan(without, without.plan(name))
+    assert gains["base_searched"]
+    assert gains["validated_base_tokens_per_s_per_device"] == pytest.approx(plain.metrics.tokens_per_s_per_device,
+                                                                            rel=1e-12)
+    s = plain.pools[0].serving
+    assert gains["base_configuration"].startswith(f"TP{s.tensor_parallel}, {s.weight_precision} weights")
+    spec = next(g for g in gains["gains"] if g["term"] == "speculative decoding")
+    assert 1.0 < spec["gain"] < 2.5
+    assert _product(gains) == pytest.approx(gains["tokens_per_s_per_device"], rel=1e-9)
+
+
+def test_a_target_no_configuration_meets_without_draft_tokens_has_a_null_base():
+    """Where only draft tokens reach the target the base does not exist: null, not a small number."""
+    scenario = default_scenario()
+    name = scenario.plans[0].name
+    scenario = scenario.with_plan(name, min_tokens_per_s_per_user=150)
+    result = compute_plan(scenario, scenario.plan(name))
+    gains = result.configuration_gains
+    assert result.point.exists and result.pools[0].serving.spec_decode_draft_tokens > 0
+    assert gains["validated_base_tokens_per_s_per_device"] is None
+    assert next(g for g in gains["gains"] if g["term"] == "speculative decoding")["gain"] is None

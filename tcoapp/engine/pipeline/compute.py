@@ -152,6 +152,7 @@ def _compute_plan(scenario: Scenario, plan: Plan, reloads: dict[str, float] | No
     loads = class_loads(plan, reloads)
     own_plan, plan = plan, (mix_plan(plan, loads, [class_prices(plan, rc) for rc in plan.workloads]) if loads else plan)
     caps = pool_capacities(scenario, plan, pools, loads)
+    searched = tuple((typed, c.search) for typed, c in zip(pools, caps))   # (the pool as typed, its search)
     pools = tuple(c.pool for c in caps)  # a searched pool carries the configuration the search chose
     econ = pool_economics(scenario, pools, plan)
     counts = sized_counts(plan, caps, econ, scenario.factors_for)
@@ -194,7 +195,7 @@ def _compute_plan(scenario: Scenario, plan: Plan, reloads: dict[str, float] | No
                       searches=tuple(_without_sweep(c.search) for c in caps), prediction_interval=plan_interval,
                       pool_intervals=pool_intervals, frontier=frontier, frontier_share=share, workloads=workloads,
                       workloads_blended=blended_json(plan, caps, fleet) if loads else None, agentic=agentic,
-                      configuration_gains=None if loads else configuration_gains(scenario, plan, pools, fleet))
+                      configuration_gains=None if loads else configuration_gains(scenario, plan, pools, fleet, searched))
 
 
 def finance_notes(plan: Plan, out) -> list[str]:

@@ -5,11 +5,15 @@
 
 each evaluated at the plan's own target (the largest batch meeting it, as for any configuration)
 through the plan's operating-point path, the terms added one at a time:
-- validated base: the plan's configuration (device, TP, EP, attention-DP, weight precision) without
-  speculative decoding, with an FP8 KV cache in place of an FP4 one, aggregated (prefill and decode
-  in one replica): the configuration kind the accuracy tables validate most;
-- speculative decoding gain: the same with the plan's draft tokens at its acceptance, over the base;
-- FP4 KV gain: the plan's FP4 KV cache over FP8, draft tokens kept;
+- validated base: without speculative decoding, with a KV cache that is not FP4, aggregated (prefill and
+  decode in one replica): the configuration kind the accuracy tables validate most. For a searched plan
+  it is the configuration the search would have chosen without those terms (the same sweep, its space
+  held to no draft tokens and no FP4 KV: e.g. TP8 where the plan's TP2 meets the target only with draft
+  tokens); for a typed plan, its own configuration (device, TP, EP, attention-DP, weight precision)
+  without them;
+- speculative decoding gain: draft tokens allowed (searched) or the plan's (typed), at its acceptance,
+  over the base, the KV cache still not FP4;
+- FP4 KV gain: the plan's FP4 KV cache over that;
 - disaggregation gain: a prefill/decode plan's tokens/s per device (over both pools) over its decode
   configuration served aggregated.
 A term the plan does not use has gain 1. Where a step has no operating point (the target is met only
@@ -24,13 +28,15 @@ from dataclasses import replace
 import numpy as np
 
 from ..serving.operating import operating_point
+from ..serving.search import best_within
 
 FP4_KV = ("nvfp4", "mxfp4")
 BASE_KV = "fp8"
 
 
-def configuration_gains(scenario, plan, pools, fleet) -> dict | None:
-    """The plan's configuration gains (module docstring) as a JSON-ready dict, or None."""
+def configuration_gains(scenario, plan, pools, fleet, searched=()) -> dict | None:
+    """The plan's configuration gains (module docstring) as a JSON-ready dict, or None. `searched`: per pool,
+    (the pool as typed, its search outcome or None)."""
     users = [i for i, p in enumerate(pools) if p.role in ("serve", "decode")]
     if fleet is None or len(users) != 1 or any(p.curve for p in pools) or plan.workloads:
         return None
@@ -42,9 +48,19 @@ def configuration_gains(scenario, plan, pools, fleet) -> dict | None:
     paired = any(p.role == "prefill" for p in pools)
     serve = replace(pool, role="serve", device_count=pool.device_count)
     kv = BASE_KV if s.kv_precision in FP4_KV else s.kv_precision
-    steps = [_tps(scenario, plan, serve, s.with_(spec_decode_draft_tokens=0, kv_precision=kv)),
-             _tps(scenario, plan, serve, s.with_(kv_precision=kv)),
-             _tps(scenario, plan, serve, s) if paired else final]
+    typed, outcome = searched[users[0]] if len(searched) > users[0] else (None, None)
+    if outcome is not None and not paired:
+        no_fp4 = lambda c: ~np.isin(c["kv_precision"], FP4_KV)  # noqa: E731
+        chosen = [best_within(scenario, plan, typed, outcome, lambda c: no_fp4(c) & (c["spec_decode_draft_tokens"] == 0)),
+                  best_within(scenario, plan, typed, outcome, no_fp4)]
+        steps = [_tps(scenario, plan, serve, c) if c is not None else None for c in chosen] + [final]
+        base_serving = chosen[0] or s.with_(spec_decode_draft_tokens=0, kv_precision=kv)
+        kv = base_serving.kv_precision
+    else:
+        steps = [_tps(scenario, plan, serve, s.with_(spec_decode_draft_tokens=0, kv_precision=kv)),
+                 _tps(scenario, plan, serve, s.with_(kv_precision=kv)),
+                 _tps(scenario, plan, serve, s) if paired else final]
+        base_serving = s
     base = steps[0]
     ratios = [_ratio(steps[1], steps[0]), _ratio(steps[2], steps[1]), _ratio(final, steps[2]) if paired else 1.0]
     acceptance = s.spec_decode_acceptance
@@ -60,7 +76,8 @@ def configuration_gains(scenario, plan, pools, fleet) -> dict | None:
          "setting": "prefill and decode pools" if paired else "aggregated", "gain": ratios[2]},
     ]
     return {"tokens_per_s_per_device": final, "validated_base_tokens_per_s_per_device": base,
-            "base_configuration": _base_text(s, kv), "gains": gains}
+            "base_configuration": _base_text(base_serving, kv), "base_searched": outcome is not None and not paired,
+            "gains": gains}
 
 
 def _tps(scenario, plan, pool, serving) -> float | None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 import itertools
-from typing import Callable
+from typing import Callable, Mapping
 
 import numpy as np
 
@@ -141,6 +141,27 @@ def _best_exact(scenario, plan, pool, device, candidates) -> tuple[float, Servin
             batch = int(round(point.batch)) if plan.has_target else serving.batch
             best = (float(score), replace(serving, batch=batch))
     return best
+
+
+def best_within(scenario: Scenario, plan: Plan, pool: ResolvedPool, outcome: SearchOutcome,
+                keep: Callable[[Mapping[str, np.ndarray]], np.ndarray]) -> ServingConfig | None:
+    """The configuration the search would have chosen for `pool` had its space held only the configurations
+    `keep(configurations)` marks (a bool per configuration of the sweep's columns), from the sweep `outcome`
+    already evaluated and re-evaluated exactly as any search's shortlist; None where none of them has an
+    operating point (e.g. the target is met only with draft tokens)."""
+    if outcome.sweep is None:
+        return None
+    result, space = outcome.sweep.result, pool_search_space(scenario, plan, pool)
+    picks = _picks(plan, result, _batch_count(plan, pool), space)
+    picks = np.where(np.asarray(keep(result.configurations), bool), picks, -1)
+    device = scenario.device(pool.device)
+    tps = np.where(picks >= 0, result.tokens_per_s_per_device[np.maximum(picks, 0)], np.nan)
+    power = np.where(picks >= 0, result.power_w[np.maximum(picks, 0)], np.nan)
+    scores = objective_score(plan, pool, device, tps, power)
+    candidates = [c for c in _shortlist(scores, result, picks, pool.serving, space, plan.has_target)
+                  if bool(keep({k: np.array([getattr(c, k)]) for k in result.configurations})[0])]
+    best = _best_exact(scenario, plan, pool, device, candidates)
+    return None if best is None else best[1]
 
 
 def _batch_count(plan: Plan, pool: ResolvedPool) -> int:
