@@ -49,13 +49,10 @@ def configuration_gains(scenario, plan, pools, fleet, searched=()) -> dict | Non
     serve = replace(pool, role="serve", device_count=pool.device_count)
     kv = BASE_KV if s.kv_precision in FP4_KV else s.kv_precision
     typed, outcome = searched[users[0]] if len(searched) > users[0] else (None, None)
-    if outcome is not None and not paired:
-        no_fp4 = lambda c: ~np.isin(c["kv_precision"], FP4_KV)  # noqa: E731
-        chosen = [best_within(scenario, plan, typed, outcome, lambda c: no_fp4(c) & (c["spec_decode_draft_tokens"] == 0)),
-                  best_within(scenario, plan, typed, outcome, no_fp4)]
-        steps = [_tps(scenario, plan, serve, c) if c is not None else None for c in chosen] + [final]
-        base_serving = chosen[0] or s.with_(spec_decode_draft_tokens=0, kv_precision=kv)
-        kv = base_serving.kv_precision
+    if typed is not None and outcome is not None and not paired:
+        steps, base_serving = _searched_steps(scenario, plan, typed, outcome, serve, final)
+        kv = base_serving.kv_precision if base_serving is not None else kv
+        base_serving = base_serving or s
     else:
         steps = [_tps(scenario, plan, serve, s.with_(spec_decode_draft_tokens=0, kv_precision=kv)),
                  _tps(scenario, plan, serve, s.with_(kv_precision=kv)),
@@ -63,21 +60,42 @@ def configuration_gains(scenario, plan, pools, fleet, searched=()) -> dict | Non
         base_serving = s
     base = steps[0]
     ratios = [_ratio(steps[1], steps[0]), _ratio(steps[2], steps[1]), _ratio(final, steps[2]) if paired else 1.0]
-    acceptance = s.spec_decode_acceptance
-    gains = [
-        {"term": "speculative decoding", "used": s.spec_decode_draft_tokens > 0,
-         "setting": (f"{s.spec_decode_draft_tokens} draft token{'s' if s.spec_decode_draft_tokens > 1 else ''} at acceptance {acceptance:g}"
-                     if s.spec_decode_draft_tokens > 0 and acceptance is not None else "off"),
-         "gain": ratios[0] if s.spec_decode_draft_tokens > 0 else 1.0},
+    gains = _gain_rows(s, ratios, paired)
+    return {"tokens_per_s_per_device": final, "validated_base_tokens_per_s_per_device": base,
+            "base_configuration": _base_text(base_serving, kv), "base_searched": outcome is not None and not paired,
+            "gains": gains}
+
+
+def _gain_rows(s, ratios, paired: bool) -> list[dict]:
+    """The three terms' rows (term, used, setting, gain); an unused term gains 1."""
+    k, acceptance = s.spec_decode_draft_tokens, s.spec_decode_acceptance
+    return [
+        {"term": "speculative decoding", "used": k > 0,
+         "setting": (f"{k} draft token{'s' if k > 1 else ''} at acceptance {acceptance:g}"
+                     if k > 0 and acceptance is not None else "off"),
+         "gain": ratios[0] if k > 0 else 1.0},
         {"term": "FP4 KV cache", "used": s.kv_precision in FP4_KV,
          "setting": f"{s.kv_precision} KV" if s.kv_precision in FP4_KV else f"{s.kv_precision} KV (not FP4)",
          "gain": ratios[1] if s.kv_precision in FP4_KV else 1.0},
         {"term": "disaggregation", "used": paired,
          "setting": "prefill and decode pools" if paired else "aggregated", "gain": ratios[2]},
     ]
-    return {"tokens_per_s_per_device": final, "validated_base_tokens_per_s_per_device": base,
-            "base_configuration": _base_text(base_serving, kv), "base_searched": outcome is not None and not paired,
-            "gains": gains}
+
+
+def _searched_steps(scenario, plan, typed, outcome, serve, final: float):
+    """([base, with draft tokens, the plan's] tokens/s per device, the base's configuration or None) of a
+    searched plan: the search's choice with its space held to no draft tokens and no FP4 KV, then to no FP4
+    KV with draft tokens where the plan's choice has them (serving/search.best_within, over the sweep it
+    evaluated). A term the choice does not use then gains exactly 1: the restricted search finds the choice."""
+    draft = serve.serving.spec_decode_draft_tokens > 0
+
+    def no_fp4(c):
+        return ~np.isin(c["kv_precision"], FP4_KV)
+
+    def no_draft(c):
+        return no_fp4(c) & (c["spec_decode_draft_tokens"] == 0)
+    chosen = [best_within(scenario, plan, typed, outcome, keep) for keep in (no_draft, no_fp4 if draft else no_draft)]
+    return [_tps(scenario, plan, serve, c) if c is not None else None for c in chosen] + [final], chosen[0]
 
 
 def _tps(scenario, plan, pool, serving) -> float | None:
