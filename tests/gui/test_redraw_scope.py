@@ -145,3 +145,23 @@ def test_the_plan_editor_builds_its_first_screen_then_the_rest_once_painted(qtbo
     assert editor.minimumWidth() == width      # its width was estimated up front: the editor does not widen
     win.document.undo_stack.setClean()
     win.close()
+
+
+def test_an_edit_of_one_plan_keeps_the_others_and_redraws_nothing_in_the_editor_of_another(window):
+    doc, editor = window.document, window.editor
+    while len(doc.scenario.plans) < 3:
+        doc.add_plan(0)
+    doc.set_current_index(0)
+    editor.refresh()
+    before = doc.scenario.plans
+    drawn = []
+    editor.redraw.part("spy", lambda: (doc.scenario.plans[0], doc.results[0]), lambda *_: drawn.append(1))
+    editor.refresh()
+    drawn.clear()
+    assert doc.set_plan_value(2, "utilization", 0.37) is None
+    after = doc.scenario.plans
+    assert after[0] is before[0] and after[1] is before[1] and after[2] is not before[2]
+    assert after[2].utilization == 0.37
+    assert drawn == [] and "plan" not in editor.refresh()
+    assert doc.set_plan_value(0, "utilization", 0.38) is None   # the shown plan's edit is drawn
+    assert drawn == [1] and doc.scenario.plans[0].utilization == 0.38
