@@ -79,7 +79,11 @@ class HBarChart:
             opts = dict(x0=np.nan_to_num(start, nan=floor), y=y, width=width, height=0.6)
             if brushes and name in brushes:
                 opts["brushes"] = brushes[name]
-            bar.setOpts(**opts)
+            # a segment the edit left as it was is not set again (each setOpts redraws its picture and
+            # re-fits its view's bounds): an edit of one plan's energy price leaves the capex segments
+            shown = (opts["x0"].tolist(), width.tolist(), list(opts.get("brushes", ())))
+            if self.signatures.changed(("segment", name), shown):
+                bar.setOpts(**opts)
             left = left + v
         self._draw_labels(names, totals, missing, reasons, floor)
         if self.signatures.changed("names", list(names)):   # new ticks repaint the axis: only when the plans change

@@ -445,6 +445,7 @@ def _with_plan_values(scenario: Scenario, index: int, changes: Mapping[str, Any]
     if new_plan == plan:
         return scenario, None
     new = scenario.replace_plan(index, new_plan)
+    new = replace(new, plans=kept_plans(scenario.plans, new.plans))
     # a model edit also answers for the precision split it may void (dense models have none)
     touched = set(changes) | ({"attention_weight_precision"} if "model" in changes else set())
     problems = [p for p in reference_problems(new) if p.field in touched]
@@ -454,6 +455,14 @@ def _with_plan_values(scenario: Scenario, index: int, changes: Mapping[str, Any]
     if problems:  # a problem of another field than the edited one names its field
         return scenario, "; ".join(p.message if p.field in changes else f"{p.field} {p.message}" for p in problems)
     return new, None
+
+
+def kept_plans(old: tuple[Plan, ...], new: tuple[Plan, ...]) -> tuple[Plan, ...]:
+    """`new`, with each plan equal to the one before it at its place kept as that object: the views redraw
+    what changed by identity (gui/redraw.py), and an edit of one plan revalidates them all into new objects."""
+    if len(old) != len(new):
+        return new
+    return tuple(a if a == b else b for a, b in zip(old, new))
 
 
 def safe_compute(scenario: Scenario, plan: Plan) -> PlanResult:

@@ -21,7 +21,7 @@ from .years_table import years_view
 from .labels import format_metric, format_metric_with_unit, label_with_unit, metric_label, metric_unit
 from .live_text import LiveText
 from .performance_view import legend_html, legend_label
-from .redraw import Redraw
+from .redraw import Redraw, same
 from .bar_chart import HBarChart, nice_ceiling, paired_bar_plots
 from ..engine.core.number_format import money
 from .plotting import (
@@ -121,6 +121,7 @@ class EconomicsView(QWidget):
         super().__init__(parent)
         self._doc = document
         self._tornado_span: tuple[float, float] | None = None
+        self._npv_drawn: tuple | None = None   # the (results, colours) the NPV profile was last drawn from
         self.legend = legend_label()
         charts = QWidget()
         grid = QGridLayout(charts)
@@ -188,8 +189,7 @@ class EconomicsView(QWidget):
         self.cash_note.setText("Circles: IRR (NPV = 0); squares: NPV at the plan's own discount rate. A line that "
                                "crosses 0 twice has no single IRR." if profile else
                                "Circles: payback; triangles: later tranches.")
-        if profile:
-            self.npv_profile.draw(self._doc.results, self._doc.plan_colors)
+        self.redraw.update()   # the profile is drawn while it is the chosen view (its inputs now say so)
 
     def _build_bars(self) -> QWidget:
         """Cost per million output tokens by component and revenue per rack, side by side."""
@@ -249,12 +249,31 @@ class EconomicsView(QWidget):
         parts.part("legend", lambda: (tuple(r.name for r in doc.results), doc.plan_colors),
                    lambda names, colors: self.legend.setText(legend_html(list(names), colors)))
         parts.part("cash", lambda: (doc.results, doc.plan_colors), self._draw_cash)
-        parts.part("npv_profile", lambda: (doc.results, doc.plan_colors), self.npv_profile.draw)
+        parts.part("npv_profile", self._npv_profile_inputs, self._draw_npv_profile)
         parts.part("costs", lambda: (doc.results,), self._draw_costs)
         parts.part("rack", lambda: (doc.results, doc.plan_colors), self._draw_rack)
         parts.part("tornado", self._tornado_inputs, self._draw_tornado)
 
+    def _npv_profile_inputs(self) -> tuple:
+        """(results, colours) while the NPV profile is the chosen view; (None, None) while the cash flow is:
+        the hidden profile is not drawn after every edit (241 rates per plan), only when it is shown or exported."""
+        if self.cash_view.currentIndex() != 1:
+            return None, None
+        return self._doc.results, self._doc.plan_colors
+
+    def _draw_npv_profile(self, results, colors) -> None:
+        if results is not None:
+            self.npv_profile.draw(results, colors)
+            self._npv_drawn = (results, colors)
+
+    def _npv_profile_current(self) -> None:
+        """Draw the NPV profile if it does not show the document's results (it is hidden and not followed)."""
+        now = (self._doc.results, self._doc.plan_colors)
+        if not same(self._npv_drawn, now):
+            self._draw_npv_profile(*now)
+
     def charts(self) -> dict[str, pg.PlotItem]:
+        self._npv_profile_current()   # exported while hidden: the chart shows the current results
         return {"Cumulative cash flow": self.p_cash.getPlotItem(),
                 "NPV against the discount rate": self.npv_profile.plot.getPlotItem(), "Cost per million tokens": self.p_cost,
                 "Revenue per rack": self.p_rack, "Sensitivity (tornado)": self.p_tornado.getPlotItem()}

@@ -43,3 +43,27 @@ def test_the_npv_profile_exports(window, tmp_path):
     path = tmp_path / "npv.png"
     assert window.export_chart("NPV against the discount rate", str(path))
     assert path.stat().st_size > 1000
+
+
+def _own_npvs(chart):
+    return list(chart.rate_points.getData()[1])
+
+
+def test_the_hidden_npv_profile_waits_for_its_show_and_then_shows_the_latest_edit(window):
+    econ = _economics(window)
+    doc = window.document
+    assert doc.set_plan_value(0, "utilization", 0.41) is None   # the cash flow is shown: the profile is left
+    assert "npv_profile" not in econ.refresh()
+    npvs = [r.metrics.npv_usd for r in doc.results]
+    econ.cash_view.setCurrentIndex(1)
+    econ.cash_view.activated.emit(1)
+    assert _own_npvs(econ.npv_profile) == pytest.approx(npvs, rel=1e-12)
+    assert doc.set_plan_value(0, "utilization", 0.52) is None   # shown: it follows every edit
+    assert _own_npvs(econ.npv_profile) == pytest.approx([r.metrics.npv_usd for r in doc.results], rel=1e-12)
+    econ.cash_view.setCurrentIndex(0)
+    econ.cash_view.activated.emit(0)
+    assert doc.set_plan_value(0, "utilization", 0.63) is None   # hidden again: stale until it is exported
+    latest = [r.metrics.npv_usd for r in doc.results]
+    assert _own_npvs(econ.npv_profile) != pytest.approx(latest, rel=1e-12)
+    econ.charts()
+    assert _own_npvs(econ.npv_profile) == pytest.approx(latest, rel=1e-12)

@@ -3,6 +3,7 @@
 change."""
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QApplication, QGraphicsItem, QLabel, QVBoxLayout, QWidget
 
@@ -145,3 +146,40 @@ def test_the_plan_editor_builds_its_first_screen_then_the_rest_once_painted(qtbo
     assert editor.minimumWidth() == width      # its width was estimated up front: the editor does not widen
     win.document.undo_stack.setClean()
     win.close()
+
+
+def test_an_edit_of_one_plan_keeps_the_others_and_redraws_nothing_in_the_editor_of_another(window):
+    doc, editor = window.document, window.editor
+    while len(doc.scenario.plans) < 3:
+        doc.add_plan(0)
+    doc.set_current_index(0)
+    editor.refresh()
+    before = doc.scenario.plans
+    drawn = []
+    editor.redraw.part("spy", lambda: (doc.scenario.plans[0], doc.results[0]), lambda *_: drawn.append(1))
+    editor.refresh()
+    drawn.clear()
+    assert doc.set_plan_value(2, "utilization", 0.37) is None
+    after = doc.scenario.plans
+    assert after[0] is before[0] and after[1] is before[1] and after[2] is not before[2]
+    assert after[2].utilization == 0.37
+    assert drawn == [] and "plan" not in editor.refresh()
+    assert doc.set_plan_value(0, "utilization", 0.38) is None   # the shown plan's edit is drawn
+    assert drawn == [1] and doc.scenario.plans[0].utilization == 0.38
+
+
+def test_an_energy_price_edit_sets_the_cost_bars_it_moved_and_not_the_capex_segment(window, monkeypatch):
+    window.tabs.setCurrentIndex(window.tabs.indexOf(window._economics_tab))
+    econ, doc = window.economics, window.document
+    set_again = []
+    for name, bar in econ.cost_chart.bars.items():
+        monkeypatch.setattr(bar, "setOpts", lambda *a, _bar=bar, _name=name, **k: (
+            set_again.append(_name), type(_bar).setOpts(_bar, *a, **k)))
+    capex_before = list(econ.cost_chart.bars["capex"].opts["width"])
+    price = doc.scenario.plans[0].electricity_usd_per_kwh
+    assert doc.set_plan_value(0, "electricity_usd_per_kwh", price * 1.5) is None
+    assert "energy" in set_again and "capex" not in set_again
+    assert list(econ.cost_chart.bars["capex"].opts["width"]) == capex_before
+    if not econ.cost_chart.log:   # the energy segment is the plan's new energy cost
+        want = float(doc.results[0].finance["cost_per_million_output_tokens_energy_usd"])
+        assert float(econ.cost_chart.bars["energy"].opts["width"][0]) == pytest.approx(want, rel=1e-9)
