@@ -167,6 +167,8 @@ class EconomicsView(QWidget):
             cash.addItem(marker)
             marker.setZValue(2)   # above the lines' year points
         self.cash_note = QLabel("Circles: payback; triangles: later tranches.")
+        self.cash_note.setWordWrap(True)   # the NPV profile's note is long: wrapped, it never widens the window
+        self.cash_note.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
         self.cash_note.setStyleSheet("color: #444;")
         from .npv_profile_chart import NpvProfileChart
         self.npv_profile = NpvProfileChart()
