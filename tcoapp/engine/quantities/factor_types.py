@@ -31,7 +31,7 @@ class EfficiencyFactors(Record):
     # launch/tail each with CUDA graphs: 30 us the rule of thumb); sets the small-batch floor of time per
     # output token. Fitted since the stack factors split into kernels and fixed overheads: held, the
     # small-batch rows of a family the fit never saw were predicted 15-35 % too fast (docs/model.md, "serving
-    # stack")
+    # stack"); 41 us on Blackwell since the ratio per architecture
     layer_overhead_s: float = 4.097e-05
     # [s] 9 us: per sequence per decode step, work the roofline does not see (sampling, scheduler bookkeeping,
     # attention and MoE-routing kernel inefficiency at large batch); saturates throughput
@@ -133,17 +133,17 @@ class EfficiencyFactors(Record):
     # Blackwell Ultra 0.89 (0.47), CDNA 3 0.93 (0.49), CDNA 4 2.18 (1.16: held at the ceiling of 1; with the
     # ROCm step factor the fit cannot tell MI355X's compute from its stack's step time apart)
     arch_compute_hopper: float = 1.366
-    # [ratio] Fitted on the Blackwell Ultra rows (B300, GB300) with eta_compute fitted on Blackwell B200 /
-    # GB200 (docs/model.md, "Achieved compute per architecture")
+    # [ratio] 0.90: fitted on the Blackwell Ultra rows (B300, GB300) with eta_compute fitted on Blackwell B200
+    # / GB200 (docs/model.md, "Achieved compute per architecture")
     arch_compute_blackwell_ultra: float = 0.9113
-    # [ratio] Fitted on the CDNA 3 rows (MI300X, MI325X) with eta_compute fitted on Blackwell B200 / GB200
-    # (docs/model.md, "Achieved compute per architecture")
+    # [ratio] 2.89: fitted on the CDNA 3 rows (MI300X, MI325X) with eta_compute fitted on Blackwell B200 /
+    # GB200 (docs/model.md, "Achieved compute per architecture")
     arch_compute_cdna3: float = 1.084
     # [ratio] Fitted on the CDNA 4 rows (MI355X); above 1 / eta_compute, so its decode math is held at the
     # ceiling of 1 (with the ROCm step factor the fit cannot tell MI355X's compute from its stack's step time
     # apart; docs/model.md, "Achieved compute per architecture")
     arch_compute_cdna4: float = 2.181
-    # [ratio] Fitted on the Hopper rows (H100, H200) with layer_overhead_s on Blackwell B200 / GB200
+    # [ratio] 1.19: fitted on the Hopper rows (H100, H200) with layer_overhead_s on Blackwell B200 / GB200
     # (docs/model.md, "Per-layer overhead per architecture")
     arch_layer_hopper: float = 1.188
     # [ratio] Fitted on the Blackwell Ultra rows (B300, GB300) with layer_overhead_s on Blackwell B200 / GB200
