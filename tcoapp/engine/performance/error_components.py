@@ -59,10 +59,10 @@ MEASURED_ARCHITECTURES: tuple[str, ...] = ("Blackwell", "Blackwell Ultra", "CDNA
 # with factors refitted without any of its rows (its compute ratio held at 1). Written by
 # tools/refit_factors.py --architectures.
 ARCHITECTURE_HELD_OUT: dict[str, tuple[int, float]] = {
-    'Blackwell Ultra': (111, -0.026),
-    'CDNA 3': (42, -0.105),
-    'CDNA 4': (114, 0.472),
-    'Hopper': (78, 0.237),
+    'Blackwell Ultra': (111, 0.037),
+    'CDNA 3': (42, -0.208),
+    'CDNA 4': (114, 0.088),
+    'Hopper': (78, 0.098),
 }
 
 
