@@ -273,3 +273,21 @@ def test_ttft_includes_the_admission_wait_of_an_m_d_1_queue():
     assert np.all(np.diff(r.queue_s) > 0) and np.all(np.diff(r.prefill_share) > 0)     # busier: longer waits
     alone = r.ttft_s - r.queue_s
     assert float(r.queue_s[2]) > 0.1 * float(alone[2])        # at load, a TTFT target can bind on the wait
+
+
+def test_the_per_layer_overhead_has_a_ratio_per_architecture():
+    """Direction: an architecture's layer-overhead ratio above 1 slows its small-batch step (bound by
+    fixed overheads) by a larger share than a large-batch one; it leaves every other architecture
+    alone, and a device row that states its own layer_overhead_s keeps it."""
+    from tcoapp.engine.performance.factors import ARCHITECTURE_LAYER, layer_ratio
+    assert ARCHITECTURE_LAYER["Hopper"] == "arch_layer_hopper"
+    base = DEFAULT_FACTORS.with_(arch_layer_hopper=1.0)
+    slow = base.with_(arch_layer_hopper=2.0)
+    assert layer_ratio(slow, "hopper") == 2.0 and layer_ratio(slow, "Blackwell") == 1.0
+    serving, b = ServingConfig(tensor_parallel=8), np.array([1.0, 512.0])
+    step = lambda f, dev: run_roofline(dev, LLAMA70, serving, CHAT, b, f).step_s  # noqa: E731
+    ratio = step(slow, H200) / step(base, H200)
+    assert ratio[0] > ratio[1] > 1.0
+    assert np.array_equal(step(slow, NVL72), step(base, NVL72))
+    own = H200.with_(layer_overhead_s=4e-5)
+    assert np.array_equal(step(slow, own), step(base, own))

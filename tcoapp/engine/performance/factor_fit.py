@@ -31,7 +31,10 @@ import numpy as np
 
 from . import accuracy
 from ..quantities.factors import STACK_OVERHEAD_FACTORS, fit_bounds, global_fit, stack_factors
-from .factors import ARCHITECTURE_COMPUTE, DEFAULT_FACTORS, EfficiencyFactors, architecture_ratio_name
+from .factors import (
+    ARCHITECTURE_COMPUTE, ARCHITECTURE_LAYER, DEFAULT_FACTORS, EfficiencyFactors, architecture_ratio_name,
+    layer_ratio_name,
+)
 
 # The factors of fit scope GLOBAL (quantities/factor_rows.py, where each row says why it is fitted or
 # held: sched_overhead_s, for one, has the regressor of seq_overhead_s), and the log-space bounds of every
@@ -46,7 +49,8 @@ CONFIGURATION_FACTORS = {"spec_acceptance_realised": "speculative decoding",
 # a configuration term no fitted rows identify: the configuration as the physics states it (the stated
 # acceptance realised, no host time left exposed)
 NEUTRAL = {factor: 1.0 for factor in (*STACK_FACTORS.values(), *STACK_OVERHEAD_FACTORS.values(),
-                                      *ARCHITECTURE_COMPUTE.values(), *CONFIGURATION_FACTORS)}
+                                      *ARCHITECTURE_COMPUTE.values(), *ARCHITECTURE_LAYER.values(),
+                                      *CONFIGURATION_FACTORS)}
 NEUTRAL["spec_serial_seq_overhead_s"] = 0.0
 MISSING_RESIDUAL = 1.0  # a fitted row that becomes infeasible counts as a factor-e error
 FLOOR_RATIO = float(np.exp(-3.0))  # a row whose target no configuration reaches (predicted 0) counts as e^-3
@@ -79,6 +83,9 @@ def identified(names, results) -> tuple[tuple[str, ...], dict[str, str]]:
             if factor in names and stack not in stacks}
     held.update({factor: f"no fitted row is on {arch}" for arch, factor in ARCHITECTURE_COMPUTE.items()
                  if factor in names and factor not in ratios})
+    layers = {layer_ratio_name(r.architecture) for r in results}
+    held.update({factor: f"no fitted row is on {arch}" for arch, factor in ARCHITECTURE_LAYER.items()
+                 if factor in names and factor not in layers})
     for factor, counted in (("spec_acceptance_realised", speculative), ("spec_serial_seq_overhead_s", serial_speculative)):
         drafting = sum(counted(r) for r in results)
         if factor in names and drafting < MIN_CONFIGURATION_ROWS:

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..quantities.factors import DEFAULT_FACTORS, FACTOR_NAMES, EfficiencyFactors, architecture_factors  # noqa: F401 (read through this module too)
+from ..quantities.factors import (  # noqa: F401 (read through this module too)
+    DEFAULT_FACTORS, FACTOR_NAMES, EfficiencyFactors, architecture_factors, architecture_layer_factors,
+)
 
 # a device's `architecture` (catalog) -> its achieved-compute factor (the factor rows' `architecture`);
 # any other architecture: eta_compute
 ARCHITECTURE_COMPUTE = architecture_factors()
+# a device's `architecture` -> its per-layer overhead ratio (any other architecture: layer_overhead_s)
+ARCHITECTURE_LAYER = architecture_layer_factors()
 
 
 REFERENCE_ARCHITECTURE = "Blackwell"  # runs at eta_compute itself
@@ -19,6 +23,18 @@ def _key(name: str) -> str:
 
 
 _RATIO_BY_KEY = {_key(arch): factor for arch, factor in ARCHITECTURE_COMPUTE.items()}
+_LAYER_BY_KEY = {_key(arch): factor for arch, factor in ARCHITECTURE_LAYER.items()}
+
+
+def layer_ratio_name(architecture: str) -> str | None:
+    """The factor of `architecture`'s per-layer overhead ratio (case and spaces ignored), or None."""
+    return _LAYER_BY_KEY.get(_key(architecture))
+
+
+def layer_ratio(factors: EfficiencyFactors, architecture: str):
+    """`architecture`'s per-layer overhead over layer_overhead_s (1 where it has none)."""
+    name = layer_ratio_name(architecture)
+    return 1.0 if name is None else getattr(factors, name)
 
 
 def architecture_ratio_name(architecture: str) -> str | None:

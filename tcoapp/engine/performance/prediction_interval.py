@@ -36,28 +36,28 @@ BAND_QUANTILES = (0.1, 0.9)
 # cell -> (rows, low, high of measured / predicted tokens/s per device): the residuals of both splits
 # (leave-one-family-out and leave-one-era-out, each row once per split) of the shipped factors; rows of
 # unknown configuration build none. Written by tools/refit_factors.py --intervals. Calibration, each
-# family against the band built without it: leave one family out 84 % of 655 rows (MoE 88 %,
-# interactive 87 %, offline 86 %, server 71 %); leave one era out 83 % of 602 (MoE 87 %, interactive
-# 89 %, offline 94 %, server 47 %) (docs/model.md, "How sure it is").
+# family against the band built without it: leave one family out 80 % of 655 rows (MoE 86 %,
+# interactive 90 %, offline 79 %, server 60 %); leave one era out 85 % of 602 (MoE 91 %, interactive
+# 92 %, offline 88 %, server 64 %) (docs/model.md, "How sure it is").
 RESIDUAL_QUANTILES: dict[str, tuple[int, float, float]] = {
-    'offline/dense': (169, 0.820, 1.427),
-    'offline/MoE': (126, 0.506, 1.870),
-    'server/dense': (74, 0.692, 1.178),
-    'server/MoE': (130, 0.525, 1.451),
-    'interactive/dense': (54, 0.785, 1.155),
-    'interactive/MoE': (510, 0.707, 2.099),
-    'offline': (295, 0.722, 1.590),
-    'server': (204, 0.638, 1.287),
-    'interactive': (564, 0.715, 1.307),
-    '*': (1063, 0.732, 1.473),
+    'offline/dense': (169, 0.922, 1.269),
+    'offline/MoE': (126, 0.499, 1.489),
+    'server/dense': (74, 0.826, 1.154),
+    'server/MoE': (130, 0.615, 1.355),
+    'interactive/dense': (54, 0.798, 1.263),
+    'interactive/MoE': (510, 0.753, 2.004),
+    'offline': (295, 0.774, 1.282),
+    'server': (204, 0.696, 1.260),
+    'interactive': (564, 0.762, 1.281),
+    '*': (1063, 0.764, 1.297),
 }
 # cell -> (rows, low, high of measured / predicted tokens/s per user), rows measured at a stated concurrency
 PER_USER_QUANTILES: dict[str, tuple[int, float, float]] = {
-    'server/MoE': (58, 0.555, 1.250),
-    'interactive/MoE': (496, 0.702, 1.509),
-    'server': (58, 0.555, 1.250),
-    'interactive': (496, 0.702, 1.509),
-    '*': (554, 0.698, 1.418),
+    'server/MoE': (58, 0.579, 1.162),
+    'interactive/MoE': (496, 0.771, 1.367),
+    'server': (58, 0.579, 1.162),
+    'interactive': (496, 0.771, 1.367),
+    '*': (554, 0.754, 1.355),
 }
 
 
@@ -66,16 +66,16 @@ PER_USER_QUANTILES: dict[str, tuple[int, float, float]] = {
 # A point whose software_date lies outside the dates the fit saw takes the wider of this band and the
 # one above: the model does not extrapolate software it has not seen.
 ERA_RESIDUAL_QUANTILES: dict[str, tuple[int, float, float]] = {
-    'offline/dense': (76, 0.749, 1.431),
-    'offline/MoE': (45, 0.544, 2.759),
-    'server/dense': (37, 0.602, 1.287),
-    'server/MoE': (65, 0.541, 1.836),
-    'interactive/dense': (27, 0.819, 1.122),
-    'interactive/MoE': (255, 0.761, 2.161),
-    'offline': (121, 0.641, 1.505),
-    'server': (102, 0.667, 1.424),
-    'interactive': (282, 0.677, 1.277),
-    '*': (505, 0.706, 1.499),
+    'offline/dense': (76, 0.909, 1.374),
+    'offline/MoE': (45, 0.501, 1.606),
+    'server/dense': (37, 0.851, 1.074),
+    'server/MoE': (65, 0.644, 1.186),
+    'interactive/dense': (27, 0.726, 1.475),
+    'interactive/MoE': (255, 0.763, 1.311),
+    'offline': (121, 0.785, 1.374),
+    'server': (102, 0.711, 1.183),
+    'interactive': (282, 0.758, 1.252),
+    '*': (505, 0.764, 1.343),
 }
 FIT_FIRST_DATE = "2024-08"   # the oldest software date of the measurements the shipped factors were fitted on
 

@@ -47,7 +47,9 @@ A replica spans N = TP x EP devices and serves B concurrent sequences. Per devic
                     + t_draft)            (the kernels, t_core + t_comm and the drafter's, times the stack's
                    step factor: stack_step_rocm on AMD, else 1; the fixed overheads, per step, layer and
                    sequence and the drafter's, times its overhead factor: stack_overhead_rocm on AMD,
-                   else 1; the device's own step / layer overheads where its catalog row states them)
+                   else 1; the device's own step / layer overheads where its catalog row states them, else
+                   layer_overhead_s x the architecture's ratio arch_layer_<architecture>: Hopper, Blackwell
+                   Ultra, CDNA 3; 1 for any other)
     t_draft      = k x (t_core + t_comm of the drafter at B tokens + layer_overhead_s
                    + spec_draft_cost_fraction x step_overhead_s + t_seq)   (spec_decode.py: an MTP head is
                    one more layer of the target, an EAGLE-3 drafter one dense layer of its width; 0 at k = 0)
@@ -89,7 +91,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .comm import allreduce_s
-from .factors import compute_efficiency
+from .factors import compute_efficiency, layer_ratio
 from .latency_tail import seconds_per_token, wait_quantile_s
 from .memory import (
     Architecture, capacity_gb, experts_touched, fast_tier_shares, kv_device_bytes, max_batch_by_memory,
@@ -209,10 +211,16 @@ def moe_permute_bytes(arch: Architecture, tokens, devices):
             / np.asarray(devices, float) * arch.hidden_size * ACTIVATION_BYTES)
 
 
-def device_overhead(device, name: str, factors) -> float:
-    """The device's own step or layer overhead where its catalog row states one, else the factor's."""
+def device_overhead(device, name: str, factors):
+    """The device's own step or layer overhead where its catalog row states one, else the factor's; the
+    factor's layer overhead times the device architecture's ratio (`layer_ratio`: 1 for Blackwell and
+    any architecture without one)."""
     value = getattr(device, name, None)
-    return float(getattr(factors, name)) if value is None else float(value)
+    if value is not None:
+        return float(value)
+    if name == "layer_overhead_s":
+        return float(factors.layer_overhead_s) * layer_ratio(factors, getattr(device, "architecture", ""))
+    return float(getattr(factors, name))
 
 
 def core_s(memory_s, compute_s, overlap_loss):

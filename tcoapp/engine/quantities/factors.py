@@ -37,6 +37,11 @@ def architecture_factors(rows: Sequence[Factor] = FACTOR_ROWS) -> dict[str, str]
     return {r.architecture: r.key for r in rows if r.architecture}
 
 
+def architecture_layer_factors(rows: Sequence[Factor] = FACTOR_ROWS) -> dict[str, str]:
+    """{device architecture (the catalog's name): its per-layer overhead ratio}."""
+    return {r.layer_architecture: r.key for r in rows if r.layer_architecture}
+
+
 # a serving stack -> the factor of its fixed overheads (its kernels: `stack_factors`)
 STACK_OVERHEAD_FACTORS = {"ROCm": "stack_overhead_rocm", "SGLang": "stack_overhead_sglang", "vLLM": "stack_overhead_vllm"}
 

@@ -105,6 +105,7 @@ class Factor(Field):
     fit: str = HELD          # which fits may move it (GLOBAL, CURVE, HELD)
     fit_bounds: tuple[float, float] | None = None  # the physical bounds of a fit, (low, high) > 0: it fits in log space
     architecture: str = ""   # a compute ratio: the device architecture (catalog `architecture`) it applies to
+    layer_architecture: str = ""  # a per-layer overhead ratio: the device architecture it applies to
     stack: str = ""          # a stack's step factor: the serving stack it applies to (a measurement row's)
 
 
