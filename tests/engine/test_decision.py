@@ -89,7 +89,8 @@ def test_breakevens_are_the_engine_roots(computed):
     results = [compute_plan(scenario, typed)]
     s = decision.summarize([typed], results, "npv_usd")[0]
     assert s.breakeven_price_usd_per_million == pytest.approx(breakeven_output_price(results[0].inputs))
-    assert decision.breakeven_price_text(s).startswith(f"${s.breakeven_price_usd_per_million:.3g}")
+    from tcoapp.engine.core.number_format import money
+    assert decision.breakeven_price_text(s).startswith(money(s.breakeven_price_usd_per_million))
     assert math.isnan(s.breakeven_utilization) and decision.breakeven_utilization_text(s).startswith("never")
 
 
