@@ -17,6 +17,7 @@ from tcoapp.engine.performance.frontier import sweep
 from tcoapp.engine.performance.memory import architecture
 from tcoapp.engine.performance.precision import attention_peak_flops, bytes_per_value, peak_flops
 from tcoapp.engine.performance.roofline import evaluate
+from tcoapp.engine.performance.roofline_inputs import ServingArrays, WorkloadArrays
 from tcoapp.engine.quantities.records import Workload, make_device, make_model
 
 CATALOG = pathlib.Path(__file__).resolve().parents[1] / "resources" / "catalog"
@@ -44,9 +45,13 @@ def _loop(device, model, workload, batches) -> float:
     rng = np.random.default_rng(0)
     points = [(float(rng.choice(batches)), int(rng.choice(AXES["tensor_parallel"])),
                int(rng.choice(AXES["expert_parallel"])), bool(rng.integers(2))) for _ in range(LOOP_POINTS)]
+    requests = WorkloadArrays(input_tokens=float(workload.input_tokens), output_tokens=float(workload.output_tokens))
     start = time.perf_counter()
     for b, tp, ep, adp in points:
-        evaluate(device, arch, b, tp, ep, adp, w, kv, peak, attn, 0, 0.7, 1000.0, 1000.0, 0.0, f)
+        serving = ServingArrays(batch_sequences=b, tensor_parallel=tp, expert_parallel=ep, attention_dp=adp,
+                                weight_bytes_per_value=w, kv_bytes_per_value=kv, peak_flop_s=peak,
+                                attention_peak_flop_s=attn, draft_tokens=0.0, acceptance_fraction=0.7)
+        evaluate(device, arch, serving, requests, f)
     return (time.perf_counter() - start) / LOOP_POINTS
 
 
