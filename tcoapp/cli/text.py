@@ -129,7 +129,7 @@ def _frontier_lines(result) -> list[str]:
         return [label + f"n/a ({why})"]
     text = (f"{percent(result.frontier_share)} of {result.frontier.tokens_per_s_per_device:,.0f} tokens/s "
             f"({result.frontier.text})")
-    return _wrap(text, " " * len(label), label)
+    return _labelled("Share of its frontier", text)
 
 
 def _anchor_lines(result) -> list[str]:
@@ -140,25 +140,25 @@ def _anchor_lines(result) -> list[str]:
         return [label + "n/a (a mix of request classes)"]
     if not anchor:
         return [] if not str(result.point.source).startswith("generated") else [label + "none in the shipped measurements"]
-    return _wrap(anchor_sentence(anchor), " " * len(label), label)
+    return _labelled("Published anchor", anchor_sentence(anchor))
 
 
 def _gains_lines(result) -> list[str]:
     """configuration_gains: the plan's tokens/s per device as the validated base x each configuration gain."""
     gains = getattr(result, "configuration_gains", None)
-    if not gains:
-        return []
-    label = f"  {'Configuration gains':<{LABEL_WIDTH}}"
-    return _wrap(gains_sentence(gains), " " * len(label), label)
+    return _labelled("Configuration gains", gains_sentence(gains)) if gains else []
 
 
 def _agentic_lines(result) -> list[str]:
     """The agentic answer of a plan with an agentic request class (none otherwise)."""
     answer = getattr(result, "agentic", None)
-    if not answer:
-        return []
-    label = f"  {'Agentic sessions':<{LABEL_WIDTH}}"
-    return _wrap(agentic_sentence(answer), " " * len(label), label)
+    return _labelled("Agentic sessions", agentic_sentence(answer)) if answer else []
+
+
+def _labelled(title: str, sentence: str) -> list[str]:
+    """`sentence` wrapped under a block's label column, its first line after `title`."""
+    label = f"  {title:<{LABEL_WIDTH}}"
+    return _wrap(sentence, " " * len(label), label)
 
 
 def compute_text(scenario, results, objective: str | None = None) -> str:
