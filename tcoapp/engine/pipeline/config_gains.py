@@ -94,7 +94,8 @@ def _searched_steps(scenario, plan, typed, outcome, serve, final: float):
 
     def no_draft(c):
         return no_fp4(c) & (c["spec_decode_draft_tokens"] == 0)
-    chosen = [best_within(scenario, plan, typed, outcome, keep) for keep in (no_draft, no_fp4 if draft else no_draft)]
+    base = best_within(scenario, plan, typed, outcome, no_draft)
+    chosen = [base, best_within(scenario, plan, typed, outcome, no_fp4) if draft else base]
     return [_tps(scenario, plan, serve, c) if c is not None else None for c in chosen] + [final], chosen[0]
 
 
