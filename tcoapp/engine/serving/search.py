@@ -144,6 +144,13 @@ def _best_exact(scenario, plan, pool, device, candidates, exact: dict | None = N
     operating-point path (the first of equals); the candidates' objectives scored in one call. `exact`: the
     configurations of this plan and pool already re-evaluated (read, and filled with the new ones)."""
     exact = {} if exact is None else exact
+    _evaluate_exact(scenario, plan, pool, device, candidates, exact)
+    return _best_of(plan, candidates, exact)
+
+
+def _evaluate_exact(scenario, plan, pool, device, candidates, exact: dict) -> None:
+    """Re-evaluate the candidates not yet in `exact` through the plan's operating-point path, their objectives
+    in one call: `exact[configuration]` = (score, batch), or None where it has no operating point."""
     new = [serving for serving in dict.fromkeys(candidates) if serving not in exact]
     points = [(serving, operating_point(scenario, plan, replace(pool, serving=serving))[0]) for serving in new]
     exact.update((serving, None) for serving, point in points if not point.exists)
@@ -152,6 +159,10 @@ def _best_exact(scenario, plan, pool, device, candidates, exact: dict | None = N
         scores = objective_score(plan, pool, device, np.array([float(p.tokens_per_s_per_device) for _, p in points]),
                                  np.array([float(p.power_w) for _, p in points]))
         exact.update((serving, (float(score), float(point.batch))) for (serving, point), score in zip(points, scores))
+
+
+def _best_of(plan, candidates, exact: dict) -> tuple[float, ServingConfig] | None:
+    """(score, configuration) of the best evaluated candidate (the first of equals), or None."""
     best = None
     for serving in candidates:
         found = exact[serving]
@@ -166,11 +177,18 @@ def best_within(scenario: Scenario, plan: Plan, pool: ResolvedPool, outcome: Sea
     """The configuration the search would have chosen for `pool` had its space held only the configurations
     `keep(configurations)` marks (a bool per configuration of the sweep's columns), from the sweep `outcome`
     already evaluated and re-evaluated exactly as any search's shortlist; None where none of them has an
-    operating point (e.g. the target is met only with draft tokens). The sweep's picks and scores are the
-    search's own (a configuration's score does not depend on which others are kept), and a configuration the
-    search (or an earlier call) already re-evaluated exactly for the same plan and pool is not evaluated again."""
+    operating point (e.g. the target is met only with draft tokens)."""
+    return best_within_each(scenario, plan, pool, outcome, (keep,))[0]
+
+
+def best_within_each(scenario: Scenario, plan: Plan, pool: ResolvedPool, outcome: SearchOutcome,
+                     keeps) -> list[ServingConfig | None]:
+    """`best_within` for each of several `keeps`, their shortlists re-evaluated together (one objective call).
+    The sweep's picks and scores are the search's own (a configuration's score does not depend on which others
+    are kept), and a configuration the search (or an earlier call) already re-evaluated exactly for the same plan
+    and pool is not evaluated again."""
     if outcome.sweep is None:
-        return None
+        return [None] * len(keeps)
     result, space = outcome.sweep.result, pool_search_space(scenario, plan, pool)
     device = scenario.device(pool.device)
     ranked = outcome.ranked
@@ -180,12 +198,14 @@ def best_within(scenario: Scenario, plan: Plan, pool: ResolvedPool, outcome: Sea
         tps = np.where(picks >= 0, result.tokens_per_s_per_device[np.maximum(picks, 0)], np.nan)
         power = np.where(picks >= 0, result.power_w[np.maximum(picks, 0)], np.nan)
         ranked = Ranked(scenario, plan, pool, picks, objective_score(plan, pool, device, tps, power))
-    kept = np.asarray(keep(result.configurations), bool)
-    picks, scores = np.where(kept, ranked.picks, -1), np.where(kept & (ranked.picks >= 0), ranked.scores, np.nan)
-    candidates = [c for c in _shortlist(scores, result, picks, pool.serving, space, plan.has_target)
-                  if bool(keep({k: np.array([getattr(c, k)]) for k in result.configurations})[0])]
-    best = _best_exact(scenario, plan, pool, device, candidates, ranked.exact)
-    return None if best is None else best[1]
+    shortlists = []
+    for keep in keeps:
+        kept = np.asarray(keep(result.configurations), bool)
+        picks, scores = np.where(kept, ranked.picks, -1), np.where(kept & (ranked.picks >= 0), ranked.scores, np.nan)
+        shortlists.append([c for c in _shortlist(scores, result, picks, pool.serving, space, plan.has_target)
+                           if bool(keep({k: np.array([getattr(c, k)]) for k in result.configurations})[0])])
+    _evaluate_exact(scenario, plan, pool, device, [c for shortlist in shortlists for c in shortlist], ranked.exact)
+    return [None if (best := _best_of(plan, shortlist, ranked.exact)) is None else best[1] for shortlist in shortlists]
 
 
 def _batch_count(plan: Plan, pool: ResolvedPool) -> int:
