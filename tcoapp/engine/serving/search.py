@@ -124,12 +124,9 @@ def search_serve_pool(scenario: Scenario, plan: Plan, pool: ResolvedPool,
     space = pool_search_space(scenario, plan, pool)
     key = _sweep_key(scenario, plan, pool, space)
     result = swept.result if swept is not None and swept.key == key else _sweep(scenario, plan, pool, space)
-    picks = _picks(plan, result, _batch_count(plan, pool), space)
     device = scenario.device(pool.device)
-    tps = np.where(picks >= 0, result.tokens_per_s_per_device[np.maximum(picks, 0)], np.nan)
-    power = np.where(picks >= 0, result.power_w[np.maximum(picks, 0)], np.nan)
-    ranked = Ranked(scenario, plan, pool, picks, objective_score(plan, pool, device, tps, power))
-    candidates = _shortlist(ranked.scores, result, picks, pool.serving, space, plan.has_target)
+    ranked = _ranked(scenario, plan, pool, device, result, space)
+    candidates = _shortlist(ranked.scores, result, ranked.picks, pool.serving, space, plan.has_target)
     best = _best_exact(scenario, plan, pool, device, candidates, ranked.exact)
     if best is None:
         return pool, None
@@ -137,6 +134,14 @@ def search_serve_pool(scenario: Scenario, plan: Plan, pool: ResolvedPool,
                             result.size, len(candidates), space.dropped_precisions, EvaluatedSweep(key, result),
                             int(device.scale_up_domain), ranked)
     return replace(pool, serving=best[1]), outcome
+
+
+def _ranked(scenario, plan, pool, device, result: SweepResult, space: SearchSpace) -> Ranked:
+    """Per configuration of the sweep, its pick (the point a typed configuration would run at) and its score."""
+    picks = _picks(plan, result, _batch_count(plan, pool), space)
+    tps = np.where(picks >= 0, result.tokens_per_s_per_device[np.maximum(picks, 0)], np.nan)
+    power = np.where(picks >= 0, result.power_w[np.maximum(picks, 0)], np.nan)
+    return Ranked(scenario, plan, pool, picks, objective_score(plan, pool, device, tps, power))
 
 
 def _best_exact(scenario, plan, pool, device, candidates, exact: dict | None = None) -> tuple[float, ServingConfig] | None:
@@ -194,10 +199,7 @@ def best_within_each(scenario: Scenario, plan: Plan, pool: ResolvedPool, outcome
     ranked = outcome.ranked
     searched = with_acceptance((pool,), scenario.acceptance_for(plan.model))[0]
     if ranked is None or ranked.scenario is not scenario or ranked.plan != plan or ranked.pool != searched:
-        picks = _picks(plan, result, _batch_count(plan, pool), space)
-        tps = np.where(picks >= 0, result.tokens_per_s_per_device[np.maximum(picks, 0)], np.nan)
-        power = np.where(picks >= 0, result.power_w[np.maximum(picks, 0)], np.nan)
-        ranked = Ranked(scenario, plan, pool, picks, objective_score(plan, pool, device, tps, power))
+        ranked = _ranked(scenario, plan, pool, device, result, space)
     shortlists = []
     for keep in keeps:
         kept = np.asarray(keep(result.configurations), bool)
