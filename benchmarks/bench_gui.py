@@ -15,10 +15,15 @@ cache in a temporary directory, filled by one untimed warm-up run, as an install
 .pyc files); the baseline runs the same way.
 gui_edit_redraw_median_ms / _p95_ms: 8 plans; one input edit through the document (recompute of
 every plan via the engine, cached where unchanged) until the visible tab (Economics: four charts and
-the years table) has its new data and has repainted; the built but hidden Performance tab (and the
+the years table) has its new data and Qt has painted what changed: turns of the event loop until one
+paints nothing more (as the app's own event loop paints; every edit must repaint the Economics tab, or
+the benchmark fails; `widgets_painted_per_edit` says how many widgets did). Widgets the edit did not
+change (labels, lists, frames) are not forced to repaint. The built but hidden Performance tab (and the
 Decision tab) is only marked stale, and redraws when it is next shown (gui/redraw.py). Edits cycle
 through finance, workload and serving inputs. Timing starts once the window has finished its first
-show (its first paint is not an edit's cost). Baseline: the same edits through the document alone.
+show (its first paint is not an edit's cost). Baseline: the same edits through a second document with
+no window, each edit timed right after the window's (alternating: a machine getting slower or faster
+during the run moves both alike); `ratio` is the value over the baseline.
 """
 from __future__ import annotations
 
