@@ -95,7 +95,7 @@ def tornado(inputs, metric: str = "npv_usd", fraction: float = 0.2,
               if n or scaled is not None else np.empty(0))
     swings = [Swing(k, bases[i], lows[i], highs[i], float(values[i]), float(values[n + i]), limited[i])
               for i, k in enumerate(keys)]
-    if factors is not None:
+    if scaled is not None and factors is not None:
         swings.append(Swing(scaled[0], 1.0, *factors, float(values[2 * n]), float(values[2 * n + 1]), False))
     return sorted(swings, key=lambda s: -np.nan_to_num(s.span, nan=-1.0))
 
