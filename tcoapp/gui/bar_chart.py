@@ -81,7 +81,7 @@ class HBarChart:
                 opts["brushes"] = brushes[name]
             # a segment the edit left as it was is not set again (each setOpts redraws its picture and
             # re-fits its view's bounds): an edit of one plan's energy price leaves the capex segments
-            shown = (opts["x0"].tolist(), width.tolist(), list(opts.get("brushes", ())))
+            shown = (opts["x0"], width, list(opts.get("brushes", ())))
             if self.signatures.changed(("segment", name), shown):
                 bar.setOpts(**opts)
             left = left + v

@@ -328,7 +328,7 @@ class EconomicsView(QWidget):
 
     def _set_points(self, scatter, xs, ys, brushes, data) -> None:
         """setData only when the points differ from those shown (rebuilding a scatter costs a redraw)."""
-        if self.redraw.changed(("points", id(scatter)), (xs, ys, brushes, data)):
+        if self.redraw.changed(("points", id(scatter)), (np.asarray(xs, float), np.asarray(ys, float), brushes, data)):
             scatter.setData(xs, ys, brush=brushes, data=data)
 
     def _tranche_tip(self, x, y, data):

@@ -21,13 +21,17 @@ from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QWidget
 
 PLAIN = (int, float, str, bool, type(None), np.bool_, np.number)
+NUMERIC = "biufc"   # the array kinds compared by value
 
 
 def same(a: Any, b: Any) -> bool:
     """True when a part drawn from `a` needs no redraw to show `b`: the same objects (identity),
-    equal plain values (NaN equals NaN), tuples and lists of those element by element."""
+    equal plain values (NaN equals NaN), numeric arrays of equal values (one comparison, not one call per
+    element), tuples and lists of those element by element."""
     if a is b:
         return True
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.dtype.kind in NUMERIC and b.dtype.kind in NUMERIC:
+        return a.shape == b.shape and bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc" or b.dtype.kind in "fc"))
     if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
         return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
     if isinstance(a, PLAIN) and isinstance(b, PLAIN) and isinstance(a, str) == isinstance(b, str):

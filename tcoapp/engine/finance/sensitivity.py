@@ -65,9 +65,10 @@ def _variants(inputs: FinanceInputs, n: int) -> dict[str, np.ndarray]:
 
 
 def tornado(inputs, metric: str = "npv_usd", fraction: float = 0.2,
-            keys: Sequence[str] = SWING_KEYS) -> list[Swing]:
+            keys: Sequence[str] = SWING_KEYS, scaled: tuple | None = None) -> list[Swing]:
     """Swing each non-zero input by +/- `fraction` (within its allowed range), all variants in one
-    vectorized finance call; bars sorted by span, widest first."""
+    vectorized finance call; bars sorted by span, widest first. `scaled`: (name, key, low factor, high
+    factor) adds `scaled_swing`'s bar, its two variants in the same call."""
     if not 0 < fraction < 1:
         raise ValueError(f"fraction = {fraction}: must be between 0 and 1 (exclusive)")
     inputs = as_inputs(inputs)
@@ -75,7 +76,7 @@ def tornado(inputs, metric: str = "npv_usd", fraction: float = 0.2,
     keys = [k for k in keys if np.all(np.isfinite(np.asarray(inputs[k], float)))
             and np.any(np.asarray(inputs[k], float) != 0.0)]
     n = len(keys)
-    batch = _variants(inputs, 2 * n)
+    batch = _variants(inputs, 2 * n + (2 if scaled is not None else 0))
     lows, highs, limited, bases = [], [], [], []
     for i, key in enumerate(keys):
         base = np.asarray(inputs[key], float)
@@ -89,11 +90,24 @@ def tornado(inputs, metric: str = "npv_usd", fraction: float = 0.2,
         bases.append(base_value(inputs, key))
         lows.append(_weighted(inputs, batch[key][i]))
         highs.append(_weighted(inputs, batch[key][n + i]))
+    factors = _scale(inputs, batch, 2 * n, *scaled[1:]) if scaled is not None else None
     values = (np.asarray(finance_metrics(FinanceInputs(**batch), with_irr=metric in IRR_METRICS)[metric], float)
-              if n else np.empty(0))
+              if n or scaled is not None else np.empty(0))
     swings = [Swing(k, bases[i], lows[i], highs[i], float(values[i]), float(values[n + i]), limited[i])
               for i, k in enumerate(keys)]
+    if scaled is not None and factors is not None:
+        swings.append(Swing(scaled[0], 1.0, *factors, float(values[2 * n]), float(values[2 * n + 1]), False))
     return sorted(swings, key=lambda s: -np.nan_to_num(s.span, nan=-1.0))
+
+
+def _scale(inputs, batch, at: int, key: str, low_factor, high_factor) -> tuple[float, float]:
+    """Set variants `at` and `at + 1` of `batch` to the per-pool input `key` times `low_factor` and times
+    `high_factor`; (the device-weighted low factor, the high one)."""
+    base = np.asarray(inputs[key], float)
+    low = np.broadcast_to(np.asarray(low_factor, float), base.shape)
+    high = np.broadcast_to(np.asarray(high_factor, float), base.shape)
+    batch[key][at], batch[key][at + 1] = base * low, base * high
+    return _weighted(inputs, low), _weighted(inputs, high)
 
 
 def scaled_swing(inputs, name: str, key: str, low_factor, high_factor, metric: str = "npv_usd") -> Swing:
@@ -102,12 +116,9 @@ def scaled_swing(inputs, name: str, key: str, low_factor, high_factor, metric: s
     the device-weighted factors (the base 1)."""
     inputs = as_inputs(inputs)
     batch = _variants(inputs, 2)
-    base = np.asarray(inputs[key], float)
-    low = np.broadcast_to(np.asarray(low_factor, float), base.shape)
-    high = np.broadcast_to(np.asarray(high_factor, float), base.shape)
-    batch[key][0], batch[key][1] = base * low, base * high
+    low, high = _scale(inputs, batch, 0, key, low_factor, high_factor)
     values = np.asarray(finance_metrics(FinanceInputs(**batch), with_irr=metric in IRR_METRICS)[metric], float)
-    return Swing(name, 1.0, _weighted(inputs, low), _weighted(inputs, high), float(values[0]), float(values[1]), False)
+    return Swing(name, 1.0, low, high, float(values[0]), float(values[1]), False)
 
 
 def _npv(inputs, key: str, values, tied: tuple[tuple[str, float], ...] = ()) -> np.ndarray:

@@ -92,8 +92,8 @@ class YearRows:
         self.a, self.pool, self.t = a, pool, t
         self.plan: dict[str, np.ndarray] = {}
         self.pools: dict[str, np.ndarray] = {}
-        self._pending = [("pool", key, expr) for key, expr in POOL_YEAR_EXPRESSIONS] + [
-            ("plan", key, expr) for key, expr in PLAN_YEAR_EXPRESSIONS]
+        self._pending = list(_ROWS)
+        self._waiting_rows = {(scope, key) for scope, key, _, _ in _ROWS}
         self._ones: np.ndarray | None = None
         self.give()
 
@@ -102,28 +102,24 @@ class YearRows:
         self.plan.update(plan or {})
         self.pools.update(pools or {})
         while True:
-            ready = [row for row in self._pending if self._ready(row)]
+            ready = [row for row in self._pending if self._ready(row[3])]
             if not ready:
                 return self
-            for row in ready:
-                self._evaluate(*row)
-                self._pending.remove(row)
+            for scope, key, expr, _ in ready:
+                self._evaluate(scope, key, expr)
+                self._waiting_rows.discard((scope, key))
+            self._pending = [row for row in self._pending if (row[0], row[1]) in self._waiting_rows]
 
     def finish(self) -> None:
         """Every table row has been evaluated (else: the rows none computes, named)."""
         if self._pending:
-            raise KeyError(f"year rows that read rows nothing computes: {[key for _, key, _ in self._pending]}")
+            raise KeyError(f"year rows that read rows nothing computes: {[row[1] for row in self._pending]}")
 
-    def _waiting(self, scope: str, key: str) -> bool:
-        return any(s == scope and k == key for s, k, _ in self._pending)
-
-    def _has(self, scope: str, key: str) -> bool:
-        rows = self.pools if scope == "pool" else self.plan
-        return key in rows and not self._waiting(scope, key)
-
-    def _ready(self, row: tuple[str, str, Expr]) -> bool:
-        scope, _, expr = row
-        return all(self._has(*_needed(scope, name)) for name in expr.year_rows())
+    def _ready(self, needs: tuple[tuple[str, str], ...]) -> bool:
+        for scope, key in needs:
+            if key not in (self.pools if scope == "pool" else self.plan) or (scope, key) in self._waiting_rows:
+                return False
+        return True
 
     def _evaluate(self, scope: str, key: str, expr: Expr) -> None:
         if scope == "plan":
@@ -135,3 +131,10 @@ class YearRows:
         self.pools[key] = value * self._ones
         if key in _SUMMED:
             self.plan[key] = np.sum(self.pools[key], axis=-2)
+
+
+# every table row in table order (the pools' first): (scope, key, expression, the rows (scope, key) it reads),
+# what it reads found once here rather than on every evaluation
+_ROWS = tuple((scope, key, expr, tuple(dict.fromkeys(_needed(scope, name) for name in expr.year_rows())))
+              for scope, rows in (("pool", POOL_YEAR_EXPRESSIONS), ("plan", PLAN_YEAR_EXPRESSIONS))
+              for key, expr in rows)

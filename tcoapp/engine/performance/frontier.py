@@ -201,18 +201,25 @@ def _chunk_size(configurations: int, batches: int, reports: bool) -> int:
     return max(1, min(configurations, POINTS_PER_CHUNK // max(batches, 1)))
 
 
+def _per_precision(value, precisions) -> np.ndarray:
+    """`value(precision)` for each configuration's precision, as a column [n, 1]: computed once per distinct
+    precision (a chunk holds a handful among hundreds of configurations)."""
+    distinct, which = np.unique(precisions, return_inverse=True)
+    return np.array([value(str(p)) for p in distinct])[which.ravel()][:, None]
+
+
 def _evaluate_chunk(device, arch, workload, b, cols, start, stop, acceptance, factors, out, mixed):
     sl = slice(start, stop)
     col = lambda name: cols[name][sl][:, None]  # noqa: E731
-    w_bytes = np.array([bytes_per_value(p) for p in cols["weight_precision"][sl]])[:, None]
-    kv_bytes = np.array([bytes_per_value(p) for p in cols["kv_precision"][sl]])[:, None]
-    peak = np.array([peak_flops(device, p, factors.fp4_math_efficiency) for p in cols["weight_precision"][sl]])[:, None]
-    attn_peak = np.array([attention_peak_flops(device, p) for p in cols["kv_precision"][sl]])[:, None]
+    w_bytes = _per_precision(bytes_per_value, cols["weight_precision"][sl])
+    kv_bytes = _per_precision(bytes_per_value, cols["kv_precision"][sl])
+    peak = _per_precision(lambda p: peak_flops(device, p, factors.fp4_math_efficiency), cols["weight_precision"][sl])
+    attn_peak = _per_precision(lambda p: attention_peak_flops(device, p), cols["kv_precision"][sl])
     serving = ServingArrays(
         batch_sequences=b[None, :], tensor_parallel=col("tensor_parallel"), expert_parallel=col("expert_parallel"),
         attention_dp=col("attention_dp"), weight_bytes_per_value=w_bytes, kv_bytes_per_value=kv_bytes, peak_flop_s=peak,
         attention_peak_flop_s=attn_peak, draft_tokens=col("spec_decode_draft_tokens"), acceptance_fraction=acceptance,
-        weight_only=np.array([is_weight_only(device, p) for p in cols["weight_precision"][sl]])[:, None], **mixed)
+        weight_only=_per_precision(lambda p: is_weight_only(device, p), cols["weight_precision"][sl]), **mixed)
     requests = WorkloadArrays(
         input_tokens=float(workload.input_tokens), output_tokens=float(workload.output_tokens),
         prefix_cache_hit_fraction=float(workload.prefix_cache_hit_rate),

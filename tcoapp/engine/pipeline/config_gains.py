@@ -28,7 +28,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..serving.operating import operating_point
-from ..serving.search import best_within
+from ..serving.search import best_within_each
 
 FP4_KV = ("nvfp4", "mxfp4")
 BASE_KV = "fp8"
@@ -85,7 +85,7 @@ def _gain_rows(s, ratios, paired: bool) -> list[dict]:
 def _searched_steps(scenario, plan, typed, outcome, serve, final: float):
     """([base, with draft tokens, the plan's] tokens/s per device, the base's configuration or None) of a
     searched plan: the search's choice with its space held to no draft tokens and no FP4 KV, then to no FP4
-    KV with draft tokens where the plan's choice has them (serving/search.best_within, over the sweep it
+    KV with draft tokens where the plan's choice has them (serving/search.best_within_each, over the sweep it
     evaluated). A term the choice does not use then gains exactly 1: the restricted search finds the choice."""
     draft = serve.serving.spec_decode_draft_tokens > 0
 
@@ -94,7 +94,8 @@ def _searched_steps(scenario, plan, typed, outcome, serve, final: float):
 
     def no_draft(c):
         return no_fp4(c) & (c["spec_decode_draft_tokens"] == 0)
-    chosen = [best_within(scenario, plan, typed, outcome, keep) for keep in (no_draft, no_fp4 if draft else no_draft)]
+    chosen = best_within_each(scenario, plan, typed, outcome, (no_draft, no_fp4) if draft else (no_draft,))
+    chosen = chosen if draft else chosen * 2
     return [_tps(scenario, plan, serve, c) if c is not None else None for c in chosen] + [final], chosen[0]
 
 

@@ -51,6 +51,7 @@ class SearchOutcome:
     not_run: tuple[str, ...] = ()   # precisions / draft tokens asked for that no serving stack runs here (left out)
     sweep: EvaluatedSweep | None = field(default=None, repr=False, compare=False)  # what was swept
     scale_up_domain: int = 0    # the device's scale-up domain (0: not stated), for the replica's span
+    ranked: Ranked | None = field(default=None, repr=False, compare=False)  # how the sweep ranked, and the exact points
 
     def text(self) -> str:
         """What the search chose, in words (configuration, the devices one replica spans and the
@@ -100,6 +101,20 @@ class EvaluatedSweep:
     result: SweepResult
 
 
+@dataclass(frozen=True)
+class Ranked:
+    """How a search ranked its sweep, kept for `best_within` on the same plan and pool: the pool searched, per
+    configuration the flat index of its pick (-1: none) and its score, and every configuration re-evaluated
+    exactly so far (configuration -> (score, batch) or None where it has no operating point)."""
+
+    scenario: Scenario
+    plan: Plan
+    pool: ResolvedPool
+    picks: np.ndarray
+    scores: np.ndarray
+    exact: dict = field(default_factory=dict)
+
+
 def search_serve_pool(scenario: Scenario, plan: Plan, pool: ResolvedPool,
                       swept: EvaluatedSweep | None = None) -> tuple[ResolvedPool, SearchOutcome | None]:
     """(the pool with the chosen serving configuration, the outcome); the pool unchanged and None
@@ -109,37 +124,56 @@ def search_serve_pool(scenario: Scenario, plan: Plan, pool: ResolvedPool,
     space = pool_search_space(scenario, plan, pool)
     key = _sweep_key(scenario, plan, pool, space)
     result = swept.result if swept is not None and swept.key == key else _sweep(scenario, plan, pool, space)
-    n_b = _batch_count(plan, pool)
-    picks = _picks(plan, result, n_b, space)
     device = scenario.device(pool.device)
-    tps = np.where(picks >= 0, result.tokens_per_s_per_device[np.maximum(picks, 0)], np.nan)
-    power = np.where(picks >= 0, result.power_w[np.maximum(picks, 0)], np.nan)
-    scores = objective_score(plan, pool, device, tps, power)
-    candidates = _shortlist(scores, result, picks, pool.serving, space, plan.has_target)
-    best = _best_exact(scenario, plan, pool, device, candidates)
+    ranked = _ranked(scenario, plan, pool, device, result, space)
+    candidates = _shortlist(ranked.scores, result, ranked.picks, pool.serving, space, plan.has_target)
+    best = _best_exact(scenario, plan, pool, device, candidates, ranked.exact)
     if best is None:
         return pool, None
-    outcome = SearchOutcome(best[1], plan.search_objective, objective_value(plan, best[0]), len(scores),
+    outcome = SearchOutcome(best[1], plan.search_objective, objective_value(plan, best[0]), len(ranked.scores),
                             result.size, len(candidates), space.dropped_precisions, EvaluatedSweep(key, result),
-                            int(device.scale_up_domain))
+                            int(device.scale_up_domain), ranked)
     return replace(pool, serving=best[1]), outcome
 
 
-def _best_exact(scenario, plan, pool, device, candidates) -> tuple[float, ServingConfig] | None:
+def _ranked(scenario, plan, pool, device, result: SweepResult, space: SearchSpace) -> Ranked:
+    """Per configuration of the sweep, its pick (the point a typed configuration would run at) and its score."""
+    picks = _picks(plan, result, _batch_count(plan, pool), space)
+    tps = np.where(picks >= 0, result.tokens_per_s_per_device[np.maximum(picks, 0)], np.nan)
+    power = np.where(picks >= 0, result.power_w[np.maximum(picks, 0)], np.nan)
+    return Ranked(scenario, plan, pool, picks, objective_score(plan, pool, device, tps, power))
+
+
+def _best_exact(scenario, plan, pool, device, candidates, exact: dict | None = None) -> tuple[float, ServingConfig] | None:
     """(score, configuration) of the best candidate re-evaluated through the plan's own
-    operating-point path (the first of equals); the candidates' objectives scored in one call."""
-    points = [(serving, operating_point(scenario, plan, replace(pool, serving=serving))[0])
-              for serving in candidates]
+    operating-point path (the first of equals); the candidates' objectives scored in one call. `exact`: the
+    configurations of this plan and pool already re-evaluated (read, and filled with the new ones)."""
+    exact = {} if exact is None else exact
+    _evaluate_exact(scenario, plan, pool, device, candidates, exact)
+    return _best_of(plan, candidates, exact)
+
+
+def _evaluate_exact(scenario, plan, pool, device, candidates, exact: dict) -> None:
+    """Re-evaluate the candidates not yet in `exact` through the plan's operating-point path, their objectives
+    in one call: `exact[configuration]` = (score, batch), or None where it has no operating point."""
+    new = [serving for serving in dict.fromkeys(candidates) if serving not in exact]
+    points = [(serving, operating_point(scenario, plan, replace(pool, serving=serving))[0]) for serving in new]
+    exact.update((serving, None) for serving, point in points if not point.exists)
     points = [(serving, point) for serving, point in points if point.exists]
-    if not points:
-        return None
-    scores = objective_score(plan, pool, device, np.array([float(p.tokens_per_s_per_device) for _, p in points]),
-                             np.array([float(p.power_w) for _, p in points]))
+    if points:
+        scores = objective_score(plan, pool, device, np.array([float(p.tokens_per_s_per_device) for _, p in points]),
+                                 np.array([float(p.power_w) for _, p in points]))
+        exact.update((serving, (float(score), float(point.batch))) for (serving, point), score in zip(points, scores))
+
+
+def _best_of(plan, candidates, exact: dict) -> tuple[float, ServingConfig] | None:
+    """(score, configuration) of the best evaluated candidate (the first of equals), or None."""
     best = None
-    for (serving, point), score in zip(points, scores):
-        if np.isfinite(score) and (best is None or score > best[0]):
-            batch = int(round(point.batch)) if plan.has_target else serving.batch
-            best = (float(score), replace(serving, batch=batch))
+    for serving in candidates:
+        found = exact[serving]
+        if found is not None and np.isfinite(found[0]) and (best is None or found[0] > best[0]):
+            batch = int(round(found[1])) if plan.has_target else serving.batch
+            best = (found[0], replace(serving, batch=batch))
     return best
 
 
@@ -149,19 +183,31 @@ def best_within(scenario: Scenario, plan: Plan, pool: ResolvedPool, outcome: Sea
     `keep(configurations)` marks (a bool per configuration of the sweep's columns), from the sweep `outcome`
     already evaluated and re-evaluated exactly as any search's shortlist; None where none of them has an
     operating point (e.g. the target is met only with draft tokens)."""
+    return best_within_each(scenario, plan, pool, outcome, (keep,))[0]
+
+
+def best_within_each(scenario: Scenario, plan: Plan, pool: ResolvedPool, outcome: SearchOutcome,
+                     keeps) -> list[ServingConfig | None]:
+    """`best_within` for each of several `keeps`, their shortlists re-evaluated together (one objective call).
+    The sweep's picks and scores are the search's own (a configuration's score does not depend on which others
+    are kept), and a configuration the search (or an earlier call) already re-evaluated exactly for the same plan
+    and pool is not evaluated again."""
     if outcome.sweep is None:
-        return None
+        return [None] * len(keeps)
     result, space = outcome.sweep.result, pool_search_space(scenario, plan, pool)
-    picks = _picks(plan, result, _batch_count(plan, pool), space)
-    picks = np.where(np.asarray(keep(result.configurations), bool), picks, -1)
     device = scenario.device(pool.device)
-    tps = np.where(picks >= 0, result.tokens_per_s_per_device[np.maximum(picks, 0)], np.nan)
-    power = np.where(picks >= 0, result.power_w[np.maximum(picks, 0)], np.nan)
-    scores = objective_score(plan, pool, device, tps, power)
-    candidates = [c for c in _shortlist(scores, result, picks, pool.serving, space, plan.has_target)
-                  if bool(keep({k: np.array([getattr(c, k)]) for k in result.configurations})[0])]
-    best = _best_exact(scenario, plan, pool, device, candidates)
-    return None if best is None else best[1]
+    ranked = outcome.ranked
+    searched = with_acceptance((pool,), scenario.acceptance_for(plan.model))[0]
+    if ranked is None or ranked.scenario is not scenario or ranked.plan != plan or ranked.pool != searched:
+        ranked = _ranked(scenario, plan, pool, device, result, space)
+    shortlists = []
+    for keep in keeps:
+        kept = np.asarray(keep(result.configurations), bool)
+        picks, scores = np.where(kept, ranked.picks, -1), np.where(kept & (ranked.picks >= 0), ranked.scores, np.nan)
+        shortlists.append([c for c in _shortlist(scores, result, picks, pool.serving, space, plan.has_target)
+                           if bool(keep({k: np.array([getattr(c, k)]) for k in result.configurations})[0])])
+    _evaluate_exact(scenario, plan, pool, device, [c for shortlist in shortlists for c in shortlist], ranked.exact)
+    return [None if (best := _best_of(plan, shortlist, ranked.exact)) is None else best[1] for shortlist in shortlists]
 
 
 def _batch_count(plan: Plan, pool: ResolvedPool) -> int:

@@ -8,8 +8,6 @@ count held as bought, like every other bar. A plan of measured curves has no suc
 """
 from __future__ import annotations
 
-import numpy as np
-
 from ..finance.sensitivity import Swing, scaled_swing, tornado
 from .model_error import band_factors
 
@@ -28,8 +26,6 @@ def model_error_swing(base, metric: str = "npv_usd") -> Swing | None:
 
 def tornado_with_model_error(base, metric: str = "npv_usd", fraction: float = 0.2) -> list[Swing]:
     """The plan's tornado (`tornado` over its finance inputs) with the model error's bar, widest first."""
-    swings = tornado(base.inputs, metric, fraction)
-    bar = model_error_swing(base, metric)
-    if bar is not None:
-        swings.append(bar)
-    return sorted(swings, key=lambda s: -np.nan_to_num(s.span, nan=-1.0))
+    factors = band_factors(base) if base.inputs is not None else None
+    scaled = (MODEL_ERROR_INPUT, "tokens_per_s_per_device", factors[0], factors[1]) if factors is not None else None
+    return tornado(base.inputs, metric, fraction, scaled=scaled)   # the bar's two variants in the same call
