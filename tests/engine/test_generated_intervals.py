@@ -210,3 +210,47 @@ def test_a_software_date_outside_the_fit_widens_the_band_to_the_era_split():
         assert lo <= ilo and hi >= ihi and lo == pytest.approx(min(ilo, elo)) and hi == pytest.approx(max(ihi, ehi))
         assert "outside the dates the fit saw" in out["basis"]
     assert not pi.outside_fit_dates("") and not pi.outside_fit_dates(pi.FACTORS_DATE)
+
+
+def test_a_plan_drafting_at_the_published_acceptance_carries_its_spread_in_the_band():
+    """A pool drafting tokens at the model's published acceptance (the plan's left empty) widens the band
+    by the published spread (acceptance_spread.py); a stated acceptance and no drafting leave the band of
+    its cell."""
+    from tcoapp.engine.performance.acceptance_spread import acceptance_ratios, widened
+    from tcoapp.engine.performance.memory import architecture
+    base = {"input_tokens": 1000, "output_tokens": 500, "device": "B200", "model": "Llama-3.3-70B", "batch": 32,
+            "tensor_parallel": 1}
+    p = make_plan("p", {**base, "spec_decode_draft_tokens": 3})
+    result = compute_plan(_scenario(p), p)
+    point, band = result.point, result.prediction_interval
+    plain = pi.prediction_interval(point, "dense", "NVIDIA", generated=True, architecture="Blackwell")
+    lo, hi = (x / point.tokens_per_s_per_device for x in band["tokens_per_s_per_device"])
+    plo, phi = (x / point.tokens_per_s_per_device for x in plain["tokens_per_s_per_device"])
+    assert lo < plo and hi > phi and "published acceptance" in band["basis"]
+    published = CATALOG.models.spec_acceptance["Llama-3.3-70B"]
+    assert published.low < published.acceptance < published.high
+    r_low, r_high = acceptance_ratios(3, published.acceptance, published.low, published.high,
+                                      _scenario(p).factors.spec_acceptance_realised,
+                                      architecture(CATALOG.models["Llama-3.3-70B"]).draft_later_ratio, point.prefill_share)
+    assert r_low < 1.0 < r_high and f"{r_low:.2f}x-{r_high:.2f}x" in band["basis"]
+    for keys in ({"spec_decode_draft_tokens": 3, "spec_decode_acceptance": 0.7}, {}):
+        q = make_plan("q", {**base, **keys})
+        assert "published acceptance" not in compute_plan(_scenario(q), q).prediction_interval["basis"]
+    # the widening: about the band's centre, each side's ln half-width and ln r in quadrature
+    wlo, whi = widened(0.8, 1.25, (0.9, 1.1))
+    assert wlo == pytest.approx(np.exp(-np.hypot(np.log(1.25), np.log(1 / 0.9))))
+    assert whi == pytest.approx(np.exp(np.hypot(np.log(1.25), np.log(1.1))))
+
+
+def test_the_acceptance_ratios_follow_tokens_per_step_and_the_prefill_share():
+    from tcoapp.engine.performance.acceptance_spread import acceptance_ratios
+    from tcoapp.engine.performance.spec_decode import tokens_per_step
+    r_low, r_high = acceptance_ratios(3, 0.7, 0.6, 0.8)
+    assert r_low == pytest.approx(tokens_per_step(3, 0.6) / tokens_per_step(3, 0.7))
+    assert r_high == pytest.approx(tokens_per_step(3, 0.8) / tokens_per_step(3, 0.7))
+    # prefill time does not move with the acceptance: a prefill share damps the ratio
+    d_low, d_high = acceptance_ratios(3, 0.7, 0.6, 0.8, prefill_share=0.5)
+    assert r_low < d_low < 1.0 < d_high < r_high
+    assert acceptance_ratios(0, 0.7, 0.6, 0.8) is None and acceptance_ratios(3, 0.7, 0.7, 0.7) is None
+    with pytest.raises(ValueError, match="acceptance spread"):
+        acceptance_ratios(3, 0.9, 0.6, 0.8)

@@ -27,6 +27,7 @@ import math
 from statistics import NormalDist
 
 from ..quantities.dates import FACTORS_DATE, months
+from .acceptance_spread import widened as acceptance_widened
 from .error_components import UNMEASURED_ARCHITECTURE_SD, is_measured, unmeasured_sigma
 
 INTERACTIVE_MIN_TOKENS_PER_S_PER_USER = 25.0
@@ -148,13 +149,15 @@ def band_for(table: dict, regime: str, kind: str, vendor: str = "") -> tuple[str
 
 
 def prediction_interval(point, kind: str, vendor: str, generated: bool | None = None,
-                        software_date: str = "", architecture: str | None = None) -> dict | None:
+                        software_date: str = "", architecture: str | None = None,
+                        acceptance: dict | None = None) -> dict | None:
     """{"level", "tokens_per_s_per_device": [low, high], "tokens_per_s_per_user": [low, high], "basis"}
     for a generated operating point that exists (`generated` None: its source says so); None
     otherwise (a measured curve, no operating point). A `software_date` outside the dates the fit saw
     widens the band to hold the leave-one-era-out band of its cell as well; an `architecture` no measured
     row runs (None: not asked) widens its log sd as `error_components.unmeasured_sigma` (docs/model.md,
-    "Architectures without measurements")."""
+    "Architectures without measurements"). `acceptance` {"ratios": (low, high), "user_ratios", "text"} of a
+    pool drafting at a published acceptance (acceptance_spread.py) widens both bands by that spread."""
     generated = str(getattr(point, "source", "")).startswith("generated") if generated is None else generated
     if point is None or not generated or not point.exists:
         return None
@@ -171,6 +174,13 @@ def prediction_interval(point, kind: str, vendor: str, generated: bool | None = 
     if architecture is not None and not is_measured(architecture):
         wlo, whi, text = _unmeasured(wlo, whi, architecture)
         widened += text
+    if acceptance:
+        wlo, whi = acceptance_widened(wlo, whi, acceptance["ratios"])
+        r_low, r_high = acceptance["ratios"]
+        widened += (f"; {acceptance['text']}: {r_low:.2f}x-{r_high:.2f}x the tokens/s per device at the same batch, "
+                    f"added to the band as an independent error, to {wlo:.2f}x-{whi:.2f}x")
+    if acceptance and acceptance.get("user_ratios"):
+        ulo, uhi = acceptance_widened(ulo, uhi, acceptance["user_ratios"])
     per_user = point.tokens_per_s_per_user
     user = [per_user * ulo, per_user * uhi] if math.isfinite(per_user) else None
     basis = (f"{regime} point ({kind}, {vendor}): cell {_cell_name(key)}, n={n}: the leave-one-family-out and "
