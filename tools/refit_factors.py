@@ -5,6 +5,8 @@ the public accuracy set, and write what leave-one-family-out and leave-one-era-o
     python tools/refit_factors.py --intervals [CSV]  # both splits: write the stored predictions, print the
                                                      # prediction-interval tables and their calibration
     python tools/refit_factors.py --architectures [CSV]  # leave one architecture out: ARCHITECTURE_HELD_OUT
+    python tools/refit_factors.py --tables           # the --intervals tables from the stored predictions
+                                                     # (current ones only), without refitting
 
 The fit is `tcoapp.engine.performance.factor_fit.fit_factors` (the same function
 leave-one-family-out validation refits without each family; its docstring says what is fitted and
@@ -46,9 +48,9 @@ def _report(name, acc) -> None:
 
 
 def _table(name, table) -> None:
-    print(f"{name}: dict[str, tuple[int, float, float]] = {{")
-    for key, (n, lo, hi) in table.items():
-        print(f"    {key!r}: ({n}, {lo:.3f}, {hi:.3f}),")
+    print(f"{name}: dict[str, tuple[int, int, float, float]] = {{")
+    for key, (n, families, lo, hi) in table.items():
+        print(f"    {key!r}: ({n}, {families}, {lo:.3f}, {hi:.3f}),")
     print("}")
 
 
@@ -65,6 +67,12 @@ def intervals(path) -> int:
         target = write_cross_validated(cv.accuracy, rows, catalog, stored_path(split))
         print(f"# wrote {len(cv.accuracy.results)} cross-validated predictions to {target}")
         splits[split] = cv.accuracy.results
+    return tables(splits)
+
+
+def tables(splits: dict) -> int:
+    """Print the interval tables, the error shares and the calibration of the 80 % band on each split
+    from both splits' results ({"family": ..., "era": ...})."""
     pooled = splits["family"] + splits["era"]
     _table("RESIDUAL_QUANTILES", interval_cells.build_cells(pooled))
     _table("PER_USER_QUANTILES", interval_cells.build_cells(pooled, per_user=True))
@@ -87,6 +95,18 @@ def intervals(path) -> int:
     return 0
 
 
+def stored_tables() -> int:
+    """The --intervals tables from the stored cross-validated predictions of the shipped measurements
+    (2 where they are not current: run --intervals)."""
+    from tcoapp.io.cross_validated import stored_cross_validation
+    rows, catalog = read_measurements(DEFAULT_CSV), load_catalog()
+    splits = {split: stored_cross_validation(rows, catalog, stored_path(split)) for split in ("family", "era")}
+    if any(acc is None for acc in splits.values()):
+        print("the stored cross-validated predictions are out of date: run --intervals", file=sys.stderr)
+        return 2
+    return tables({split: acc.results for split, acc in splits.items()})
+
+
 def architectures(path) -> int:
     """Leave one architecture out with the shipped factors: ARCHITECTURE_HELD_OUT and the sd it gives an
     architecture without measurements (engine/performance/error_components.py)."""
@@ -104,6 +124,8 @@ def main(argv=None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if args and args[0] == "--architectures":
         return architectures(args[1] if len(args) > 1 else DEFAULT_CSV)
+    if args and args[0] == "--tables":
+        return stored_tables()
     if args and args[0] == "--intervals":
         return intervals(args[1] if len(args) > 1 else DEFAULT_CSV)
     rows = read_measurements(args[0] if args else DEFAULT_CSV)

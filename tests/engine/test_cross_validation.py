@@ -46,14 +46,36 @@ def _result(ratio, family, scenario="interactive", kind="MoE"):
                            config={}, measured_per_user=None, predicted_per_user=None)
 
 
-def test_a_small_cell_takes_the_pooled_band_never_narrower_than_its_own():
-    table = {"interactive/MoE": (5, 0.8, 1.9), "interactive": (30, 0.7, 1.2), "*": (100, 0.6, 1.5)}
-    assert band_for(table, "interactive", "MoE") == ("interactive", (30, 0.7, 1.9))
-    table["interactive/MoE"] = (MIN_ROWS, 0.8, 1.9)
+def test_a_small_cell_takes_its_parent_band():
+    table = {"interactive/MoE": (5, 3, 0.8, 1.9), "interactive": (30, 4, 0.7, 1.2), "*": (100, 7, 0.6, 1.5)}
+    assert band_for(table, "interactive", "MoE") == ("interactive", (30, 0.7, 1.2))
+    table["interactive/MoE"] = (MIN_ROWS, 3, 0.8, 1.9)
     assert band_for(table, "interactive", "MoE") == ("interactive/MoE", (MIN_ROWS, 0.8, 1.9))
     assert band_for(table, "server", "dense") == ("*", (100, 0.6, 1.5))
-    small = {"server/dense": (3, 0.5, 1.1), "server": (10, 0.9, 1.3), "*": (100, 0.6, 1.5)}
-    assert band_for(small, "server", "dense") == ("*", (100, 0.5, 1.5))
+    small = {"server/dense": (3, 1, 0.5, 1.1), "server": (10, 2, 0.9, 1.3), "*": (100, 7, 0.6, 1.5)}
+    assert band_for(small, "server", "dense") == ("*", (100, 0.6, 1.5))
+
+
+def test_a_cell_of_one_family_borrows_the_spread_between_families_of_every_cell():
+    """Direction: a regime x class cell whose rows come from one family gets, about that family's own
+    centre, a band wider than the family's own scatter: the spread between the families of the other
+    cells (pooled_spread), widened for a centre known from one family only."""
+    results = [_result(1.0 + 0.01 * (i % 5), "only", scenario="server", kind="dense") for i in range(30)]
+    for j, offset in enumerate((0.7, 1.0, 1.4)):           # three families erring apart in another cell
+        results += [_result(offset * (1.0 + 0.01 * (i % 5)), f"f{j}") for i in range(10)]
+    cells = interval_cells.build_cells(results)
+    n, families, lo, hi = cells["server/dense"]
+    assert (n, families) == (30, 1)
+    own_lo, own_hi = interval_cells.band([1.0 + 0.01 * (i % 5) for i in range(30)], ["only"] * 30)
+    assert lo < own_lo and hi > own_hi and lo < 1.0 < hi
+    # the same cell with no other cell to borrow from keeps its own scatter only
+    alone = interval_cells.build_cells(results[:30])
+    assert alone["server/dense"][2:] == pytest.approx((own_lo, own_hi))
+    deviations, dof = interval_cells.pooled_spread({"interactive/MoE": ([0.7, 1.0, 1.4], ["a", "b", "c"]),
+                                                    "server/dense": ([1.0, 1.0], ["only", "only"])})
+    assert dof == 2 and deviations == pytest.approx(np.log([0.7, 1.0, 1.4]) * np.sqrt(1.5))
+    # a predictive factor for a centre from one family is wider than for one from many
+    assert interval_cells.offset_widening(10, centre_families=1) > interval_cells.offset_widening(10)
 
 
 def test_the_band_counts_the_spread_between_families():

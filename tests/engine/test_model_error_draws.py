@@ -177,7 +177,7 @@ def test_an_unmeasured_architecture_draws_a_wider_error_shared_on_its_architectu
     m, w = measured["tokens_per_s_per_device"], wide["tokens_per_s_per_device"]
     assert sd(w) == pytest.approx(math.sqrt(sd(m) ** 2 * (1 - ec.ERROR_SHARES["architecture_stack"])
                                             + ec.UNMEASURED_ARCHITECTURE_SD ** 2), rel=1e-9)
-    assert sd(w) > sd(m) * 1.2 and w[0] * w[1] == pytest.approx(m[0] * m[1], rel=1e-9)
+    assert sd(w) > sd(m) and w[0] * w[1] == pytest.approx(m[0] * m[1], rel=1e-9)
     assert "architecture Rubin has no measurement" in wide["basis"]
     assert "has no measurement" not in results[0].prediction_interval["basis"]
     (error,) = model_error.pool_errors(s.for_plan(s.plans[1]), s.plans[1], vr)

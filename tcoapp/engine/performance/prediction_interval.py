@@ -5,14 +5,16 @@ cross-validated residuals of `tcoapp accuracy`, both splits together: each publi
 known configuration predicted by factors refitted without its source family (leave-one-family-out)
 and by factors fitted only on the other software era (leave-one-era-out), measured / predicted
 tokens/s per device. A plan whose `software_date` lies outside the dates the fit saw takes the wider
-of that band and the leave-one-era-out band alone (the model does not extrapolate software). The table has a cell per regime x class ("interactive/MoE") with at least MIN_ROWS rows,
-per regime and overall ("*"); a point takes its regime x class cell, else its regime's, else the
-overall one, never narrower than the smaller cells it stands for (`band_for`). Each cell's band
-is the BAND_QUANTILES of a family's offset (its median ratio, each family weighing the same) times
-the scatter of rows about their family's offset, so the spread between families counts
-(engine/performance/interval_cells.py builds the table and checks its
-calibration: each family's rows against the band built without that family). Tokens/s per user
-has its own table, from rows measured at a stated concurrency.
+of that band and the leave-one-era-out band alone (the model does not extrapolate software). The
+table has a cell per regime x class x vendor ("interactive/MoE/AMD"), regime x class, regime and
+overall ("*"); a point takes its vendor's cell where it holds MIN_ROWS rows of MIN_FAMILIES source
+families, else its regime x class cell where it holds MIN_ROWS rows, else its regime's, else the
+overall one (`band_for`). Each cell's band is the BAND_QUANTILES of a family's offset (its median
+ratio, each family weighing the same) times the scatter of rows about their family's offset, so the
+spread between families counts; a cell of fewer than MIN_FAMILIES families takes the spread between
+families of every regime x class cell about its own centre (engine/performance/interval_cells.py
+builds the table and checks its calibration: each family's rows against the band built without that
+family). Tokens/s per user has its own table, from rows measured at a stated concurrency.
 
 The regime of an operating point: *interactive* at >= 25 tokens/s per user (as the accuracy set
 classes its rows), else *offline* where the batch is at least 90 % of the memory limit (a
@@ -25,57 +27,89 @@ import math
 from statistics import NormalDist
 
 from ..quantities.dates import FACTORS_DATE, months
+from .acceptance_spread import widened as acceptance_widened
 from .error_components import UNMEASURED_ARCHITECTURE_SD, is_measured, unmeasured_sigma
 
 INTERACTIVE_MIN_TOKENS_PER_S_PER_USER = 25.0
 OFFLINE_BATCH_SHARE = 0.9
 MIN_ROWS = 20
+MIN_FAMILIES = 3      # fewer source families: a cell's own spread between families is no estimate
 LEVEL = 0.8
 BAND_QUANTILES = (0.1, 0.9)
 
-# cell -> (rows, low, high of measured / predicted tokens/s per device): the residuals of both splits
-# (leave-one-family-out and leave-one-era-out, each row once per split) of the shipped factors; rows of
-# unknown configuration build none. Written by tools/refit_factors.py --intervals. Calibration, each
-# family against the band built without it: leave one family out 80 % of 655 rows (MoE 86 %,
-# interactive 90 %, offline 79 %, server 60 %); leave one era out 85 % of 602 (MoE 91 %, interactive
-# 92 %, offline 88 %, server 64 %) (docs/model.md, "How sure it is").
-RESIDUAL_QUANTILES: dict[str, tuple[int, float, float]] = {
-    'offline/dense': (169, 0.922, 1.269),
-    'offline/MoE': (126, 0.499, 1.489),
-    'server/dense': (74, 0.826, 1.154),
-    'server/MoE': (130, 0.615, 1.355),
-    'interactive/dense': (54, 0.798, 1.263),
-    'interactive/MoE': (510, 0.753, 2.004),
-    'offline': (295, 0.774, 1.282),
-    'server': (204, 0.696, 1.260),
-    'interactive': (564, 0.762, 1.281),
-    '*': (1063, 0.764, 1.297),
+# cell -> (rows, source families, low, high of measured / predicted tokens/s per device): the residuals of
+# both splits (leave-one-family-out and leave-one-era-out, each row once per split) of the shipped factors;
+# rows of unknown configuration build none. Written by tools/refit_factors.py --intervals. Calibration, each
+# family against the band built without it: leave one family out 80 % of 655 rows (MoE 79 %, interactive
+# 84 %, offline 79 %, server 76 %); leave one era out 84 % of 602 (MoE 84 %, interactive 85 %, offline
+# 88 %, server 79 %) (docs/model.md, "How sure it is").
+RESIDUAL_QUANTILES: dict[str, tuple[int, int, float, float]] = {
+    'offline/dense/AMD': (32, 2, 0.837, 1.492),
+    'offline/dense/NVIDIA': (137, 3, 0.990, 1.349),
+    'offline/MoE/AMD': (12, 1, 0.681, 1.317),
+    'offline/MoE/NVIDIA': (114, 3, 0.393, 1.576),
+    'server/dense/AMD': (28, 1, 0.783, 1.499),
+    'server/dense/NVIDIA': (46, 1, 0.733, 1.602),
+    'server/MoE/AMD': (38, 3, 0.643, 1.118),
+    'server/MoE/NVIDIA': (92, 2, 0.545, 1.479),
+    'interactive/dense/AMD': (28, 1, 0.855, 1.642),
+    'interactive/dense/NVIDIA': (26, 1, 0.663, 1.474),
+    'interactive/MoE/AMD': (174, 2, 0.691, 1.620),
+    'interactive/MoE/NVIDIA': (336, 2, 0.781, 1.745),
+    'offline/dense': (169, 5, 0.922, 1.269),
+    'offline/MoE': (126, 4, 0.499, 1.489),
+    'server/dense': (74, 2, 0.769, 1.446),
+    'server/MoE': (130, 4, 0.615, 1.355),
+    'interactive/dense': (54, 2, 0.762, 1.466),
+    'interactive/MoE': (510, 3, 0.753, 2.004),
+    'offline': (295, 5, 0.774, 1.282),
+    'server': (204, 4, 0.696, 1.260),
+    'interactive': (564, 4, 0.762, 1.281),
+    '*': (1063, 7, 0.764, 1.297),
 }
-# cell -> (rows, low, high of measured / predicted tokens/s per user), rows measured at a stated concurrency
-PER_USER_QUANTILES: dict[str, tuple[int, float, float]] = {
-    'server/MoE': (58, 0.579, 1.162),
-    'interactive/MoE': (496, 0.771, 1.367),
-    'server': (58, 0.579, 1.162),
-    'interactive': (496, 0.771, 1.367),
-    '*': (554, 0.754, 1.355),
+# cell -> (rows, source families, low, high of measured / predicted tokens/s per user), rows measured at a
+# stated concurrency
+PER_USER_QUANTILES: dict[str, tuple[int, int, float, float]] = {
+    'server/MoE/AMD': (26, 2, 0.754, 1.245),
+    'server/MoE/NVIDIA': (32, 1, 0.299, 1.057),
+    'interactive/MoE/AMD': (174, 2, 0.804, 1.456),
+    'interactive/MoE/NVIDIA': (322, 1, 0.739, 1.226),
+    'server/MoE': (58, 2, 0.566, 1.160),
+    'interactive/MoE': (496, 2, 0.791, 1.326),
+    'server': (58, 2, 0.566, 1.160),
+    'interactive': (496, 2, 0.791, 1.326),
+    '*': (554, 2, 0.774, 1.312),
 }
 
 
-# cell -> (rows, low, high of measured / predicted tokens/s per device): leave-one-era-out residuals (each
-# software era predicted by factors fitted only on the other era; tools/refit_factors.py --intervals).
+# cell -> (rows, source families, low, high of measured / predicted tokens/s per device): leave-one-era-out
+# residuals (each software era predicted by factors fitted only on the other era; tools/refit_factors.py
+# --intervals).
 # A point whose software_date lies outside the dates the fit saw takes the wider of this band and the
 # one above: the model does not extrapolate software it has not seen.
-ERA_RESIDUAL_QUANTILES: dict[str, tuple[int, float, float]] = {
-    'offline/dense': (76, 0.909, 1.374),
-    'offline/MoE': (45, 0.501, 1.606),
-    'server/dense': (37, 0.851, 1.074),
-    'server/MoE': (65, 0.644, 1.186),
-    'interactive/dense': (27, 0.726, 1.475),
-    'interactive/MoE': (255, 0.763, 1.311),
-    'offline': (121, 0.785, 1.374),
-    'server': (102, 0.711, 1.183),
-    'interactive': (282, 0.758, 1.252),
-    '*': (505, 0.764, 1.343),
+ERA_RESIDUAL_QUANTILES: dict[str, tuple[int, int, float, float]] = {
+    'offline/dense/AMD': (16, 2, 0.840, 1.359),
+    'offline/dense/NVIDIA': (60, 2, 0.872, 1.340),
+    'offline/MoE/AMD': (6, 1, 0.698, 1.114),
+    'offline/MoE/NVIDIA': (39, 2, 0.643, 1.117),
+    'server/dense/AMD': (14, 1, 0.790, 1.258),
+    'server/dense/NVIDIA': (23, 1, 0.726, 1.319),
+    'server/MoE/AMD': (19, 3, 0.665, 1.002),
+    'server/MoE/NVIDIA': (46, 2, 0.594, 1.311),
+    'interactive/dense/AMD': (14, 1, 0.866, 1.381),
+    'interactive/dense/NVIDIA': (13, 1, 0.670, 1.353),
+    'interactive/MoE/AMD': (87, 2, 0.702, 1.455),
+    'interactive/MoE/NVIDIA': (168, 2, 0.723, 1.437),
+    'offline/dense': (76, 4, 0.909, 1.374),
+    'offline/MoE': (45, 3, 0.501, 1.606),
+    'server/dense': (37, 2, 0.766, 1.255),
+    'server/MoE': (65, 4, 0.644, 1.186),
+    'interactive/dense': (27, 2, 0.782, 1.365),
+    'interactive/MoE': (255, 3, 0.763, 1.311),
+    'offline': (121, 4, 0.785, 1.374),
+    'server': (102, 4, 0.711, 1.183),
+    'interactive': (282, 4, 0.758, 1.252),
+    '*': (505, 6, 0.764, 1.343),
 }
 FIT_FIRST_DATE = "2024-08"   # the oldest software date of the measurements the shipped factors were fitted on
 
@@ -97,39 +131,42 @@ def point_regime(tokens_per_s_per_user: float, batch: float, max_batch_by_memory
     return "server"
 
 
-def band_for(table: dict, regime: str, kind: str) -> tuple[str, tuple[int, float, float]]:
-    """(cell, (rows, low, high)) for a point of `regime` and class `kind`: the first of regime x
-    class, regime, "*" holding MIN_ROWS rows, widened to hold the band of each smaller cell passed
-    over (a pooled band is never narrower than the cell it stands for)."""
-    low, high = float("inf"), 0.0
-    for key in (f"{regime}/{kind}", regime, "*"):
+def band_for(table: dict, regime: str, kind: str, vendor: str = "") -> tuple[str, tuple[int, float, float]]:
+    """(cell, (rows, low, high)) for a point of `regime`, class `kind` and `vendor` (module docstring):
+    the regime x class x vendor cell where it holds MIN_ROWS rows of MIN_FAMILIES families, else the
+    first of regime x class, regime, "*" holding MIN_ROWS rows. A table's cells are (rows, families,
+    low, high)."""
+    own = (f"{regime}/{kind}/{vendor}",) if vendor else ()
+    for key in (*own, f"{regime}/{kind}", regime, "*"):
         found = table.get(key)
         if found is None:
             continue
-        n, lo, hi = found
-        low, high = min(low, lo), max(high, hi)
-        if n >= MIN_ROWS or key == "*":
-            return key, (n, low, high)
+        n, families, lo, hi = found
+        enough = n >= MIN_ROWS and (families >= MIN_FAMILIES or key.count("/") < 2)
+        if enough or key == "*":
+            return key, (n, lo, hi)
     raise KeyError("the interval table has no overall cell")
 
 
 def prediction_interval(point, kind: str, vendor: str, generated: bool | None = None,
-                        software_date: str = "", architecture: str | None = None) -> dict | None:
+                        software_date: str = "", architecture: str | None = None,
+                        acceptance: dict | None = None) -> dict | None:
     """{"level", "tokens_per_s_per_device": [low, high], "tokens_per_s_per_user": [low, high], "basis"}
     for a generated operating point that exists (`generated` None: its source says so); None
     otherwise (a measured curve, no operating point). A `software_date` outside the dates the fit saw
     widens the band to hold the leave-one-era-out band of its cell as well; an `architecture` no measured
     row runs (None: not asked) widens its log sd as `error_components.unmeasured_sigma` (docs/model.md,
-    "Architectures without measurements")."""
+    "Architectures without measurements"). `acceptance` {"ratios": (low, high), "user_ratios", "text"} of a
+    pool drafting at a published acceptance (acceptance_spread.py) widens both bands by that spread."""
     generated = str(getattr(point, "source", "")).startswith("generated") if generated is None else generated
     if point is None or not generated or not point.exists:
         return None
     regime = point_regime(point.tokens_per_s_per_user, point.batch, point.max_batch_by_memory)
-    key, (n, lo, hi) = band_for(RESIDUAL_QUANTILES, regime, kind)
-    ukey, (un, ulo, uhi) = band_for(PER_USER_QUANTILES, regime, kind)
+    key, (n, lo, hi) = band_for(RESIDUAL_QUANTILES, regime, kind, vendor)
+    ukey, (un, ulo, uhi) = band_for(PER_USER_QUANTILES, regime, kind, vendor)
     widened, (wlo, whi) = "", (lo, hi)
     if outside_fit_dates(software_date) and ERA_RESIDUAL_QUANTILES.get("*", (0,))[0] > 0:
-        ekey, (en, elo, ehi) = band_for(ERA_RESIDUAL_QUANTILES, regime, kind)
+        ekey, (en, elo, ehi) = band_for(ERA_RESIDUAL_QUANTILES, regime, kind, vendor)
         wlo, whi = min(lo, elo), max(hi, ehi)
         widened = (f"; software_date {software_date} lies outside the dates the fit saw ({FIT_FIRST_DATE} to "
                    f"{FACTORS_DATE}): widened to hold the leave-one-era-out band of cell {_cell_name(ekey)} "
@@ -137,13 +174,20 @@ def prediction_interval(point, kind: str, vendor: str, generated: bool | None = 
     if architecture is not None and not is_measured(architecture):
         wlo, whi, text = _unmeasured(wlo, whi, architecture)
         widened += text
+    if acceptance:
+        wlo, whi = acceptance_widened(wlo, whi, acceptance["ratios"])
+        r_low, r_high = acceptance["ratios"]
+        widened += (f"; {acceptance['text']}: {r_low:.2f}x-{r_high:.2f}x the tokens/s per device at the same batch, "
+                    f"added to the band as an independent error, to {wlo:.2f}x-{whi:.2f}x")
+    if acceptance and acceptance.get("user_ratios"):
+        ulo, uhi = acceptance_widened(ulo, uhi, acceptance["user_ratios"])
     per_user = point.tokens_per_s_per_user
     user = [per_user * ulo, per_user * uhi] if math.isfinite(per_user) else None
     basis = (f"{regime} point ({kind}, {vendor}): cell {_cell_name(key)}, n={n}: the leave-one-family-out and "
              f"leave-one-era-out residuals (each source family, and each software era, held-out of the factor fit, "
              f"then predicted) lay between {lo:.2f}x and {hi:.2f}x the "
              f"model's tokens/s per device ({_percentiles()} of a family's offset times the scatter within "
-             f"families); per user {ulo:.2f}x-{uhi:.2f}x "
+             f"families{_borrowed(RESIDUAL_QUANTILES, key)}); per user {ulo:.2f}x-{uhi:.2f}x "
              f"(cell {_cell_name(ukey)}, n={un}, rows measured at a stated concurrency){widened}")
     return {"level": LEVEL, "tokens_per_s_per_device": [point.tokens_per_s_per_device * wlo, point.tokens_per_s_per_device * whi],
             "tokens_per_s_per_user": user, "basis": basis}
@@ -160,6 +204,13 @@ def _unmeasured(low: float, high: float, architecture: str) -> tuple[float, floa
     return lo, hi, (f"; architecture {name} has no measurement: its compute is eta_compute's, fitted on Blackwell, so "
                     f"the band widens by the error of an architecture held out of the fit (sd "
                     f"{UNMEASURED_ARCHITECTURE_SD:.2f} of ln, leave one architecture out) to {lo:.2f}x-{hi:.2f}x")
+
+
+def _borrowed(table: dict, key: str) -> str:
+    """The words for a cell whose spread between families is borrowed (fewer than MIN_FAMILIES)."""
+    families = table.get(key, (0, MIN_FAMILIES))[1]
+    return (f"; {families} source famil{'y' if families == 1 else 'ies'} in the cell: the spread between families "
+            "is every regime x class cell's" if families < MIN_FAMILIES else "")
 
 
 def _cell_name(key: str) -> str:

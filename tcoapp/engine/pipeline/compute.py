@@ -25,6 +25,8 @@ from ..serving.search import SearchOutcome
 from ..quantities.metrics import FINANCE_METRICS, METRIC_KEYS, POINT_METRICS, Metrics  # noqa: F401 (METRIC_KEYS: read here by callers)
 from ..performance.curve import OperatingPoint
 from ..performance.error_components import is_measured
+from ..performance.acceptance_spread import acceptance_ratios
+from ..performance.memory import architecture
 from ..performance.prediction_interval import prediction_interval
 from ..plan.pool_inputs import pool_finance_inputs
 from ..plan.kv_tiers import server_with_kv_tiers
@@ -232,14 +234,38 @@ def prediction_intervals(scenario: Scenario, plan: Plan, pools, fleet) -> tuple[
     vendors = [d.vendor for d in devices]
     arches = [getattr(d, "architecture", "") or "" for d in devices]
     date = getattr(plan, "software_date", "")
-    per_pool = tuple(prediction_interval(pt, kind, v, software_date=date, architecture=a)
-                     for pt, v, a in zip(fleet.pool_points, vendors, arches))
+    spreads = [acceptance_spread(scenario, plan, pool, pt) for pool, pt in zip(pools, fleet.pool_points)]
+    per_pool = tuple(prediction_interval(pt, kind, v, software_date=date, architecture=a, acceptance=sp)
+                     for pt, v, a, sp in zip(fleet.pool_points, vendors, arches, spreads))
     users = [i for i, p in enumerate(pools) if p.role in ("serve", "decode")]
     if not users or any(per_pool[i] is None for i in users):
         return None, per_pool
     unmeasured = next((a for i, a in enumerate(arches) if per_pool[i] is not None and not is_measured(a)), None)
     return prediction_interval(fleet.point, kind, vendors[users[0]], generated=True, software_date=date,
-                               architecture=unmeasured if unmeasured is not None else arches[users[0]]), per_pool
+                               architecture=unmeasured if unmeasured is not None else arches[users[0]],
+                               acceptance=spreads[users[0]]), per_pool
+
+
+def acceptance_spread(scenario: Scenario, plan: Plan, pool, point) -> dict | None:
+    """{"ratios", "user_ratios", "text"}: a pool drafting at its model's published acceptance (the plan's
+    left empty) at the published spread's ends, as tokens/s per device (per user: decode alone) over its
+    figure at the same batch
+    (performance/acceptance_spread.py); None otherwise (no draft tokens, a stated acceptance, no spread)."""
+    published = scenario.published_acceptance(plan.model)
+    k = int(pool.serving.spec_decode_draft_tokens or 0)
+    if plan.spec_decode_acceptance is not None or published is None or k <= 0 or point is None:
+        return None
+    factors = scenario.factors_for(pool.device)
+    arch = architecture(scenario.model(plan.model))
+    ratios = acceptance_ratios(k, published.acceptance, published.low, published.high,
+                               factors.spec_acceptance_realised, arch.draft_later_ratio,
+                               float(getattr(point, "prefill_share", float("nan"))))
+    if ratios is None:
+        return None
+    per_user = acceptance_ratios(k, published.acceptance, published.low, published.high,
+                                 factors.spec_acceptance_realised, arch.draft_later_ratio)
+    return {"ratios": ratios, "user_ratios": per_user, "text": f"{k} draft tokens at {plan.model}'s published acceptance {published.acceptance:g} "
+                                      f"(spread {published.low:g}-{published.high:g})"}
 
 
 def search_notes(plan: Plan, caps: tuple[PoolCapacity, ...]) -> list[str]:
