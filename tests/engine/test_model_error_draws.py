@@ -188,3 +188,25 @@ def test_an_unmeasured_architecture_draws_a_wider_error_shared_on_its_architectu
     ratio = sim.plan("VR200").metric("revenue_usd_per_year") / vr.metrics.revenue_usd_per_year
     assert np.median(ratio) == pytest.approx(1.0, abs=0.02)
     assert np.percentile(ratio, 90) / np.percentile(ratio, 10) == pytest.approx(w[1] / w[0], rel=0.05)
+
+
+def test_a_drawn_acceptance_is_not_counted_twice_in_the_model_error():
+    """A pool drafting at the published acceptance has its band widened by the acceptance's spread; a
+    plan whose Uncertainty rows draw spec_decode_acceptance itself draws the model error from the band
+    without that spread, and a plan that does not keeps the wider one."""
+    from dataclasses import replace
+    s = default_scenario()
+    results = compute_scenario(s)
+    drafting = [(p, r) for p, r in zip(s.plans, results) if r.prediction_interval
+                and "tokens_per_s_per_device_at_stated_acceptance" in r.prediction_interval]
+    assert drafting, "no default plan drafts at the published acceptance"
+    plan, base = drafting[0]
+    stated = base.prediction_interval["tokens_per_s_per_device_at_stated_acceptance"]
+    wide = base.prediction_interval["tokens_per_s_per_device"]
+    assert stated[1] / stated[0] < wide[1] / wide[0]
+    plain = {e.index: e.sigma for e in model_error.pool_errors(s.for_plan(plan), plan, base)}
+    drawn = {e.index: e.sigma for e in model_error.pool_errors(s.for_plan(plan), plan, base, draws_acceptance=True)}
+    assert set(plain) == set(drawn) and all(drawn[i] < plain[i] for i in plain)
+    row = UncertainInput(plan.name, "spec_decode_acceptance", "uniform", 0.5, high=0.8)
+    sim = simulate(replace(s, uncertainty=(row,)), 200, seed=0, results=results)
+    assert {e.sigma for _, e in sim.plan(plan.name).error_pools} == set(drawn.values())

@@ -157,7 +157,8 @@ def prediction_interval(point, kind: str, vendor: str, generated: bool | None = 
     widens the band to hold the leave-one-era-out band of its cell as well; an `architecture` no measured
     row runs (None: not asked) widens its log sd as `error_components.unmeasured_sigma` (docs/model.md,
     "Architectures without measurements"). `acceptance` {"ratios": (low, high), "user_ratios", "text"} of a
-    pool drafting at a published acceptance (acceptance_spread.py) widens both bands by that spread."""
+    pool drafting at a published acceptance (acceptance_spread.py) widens both bands by that spread; the
+    band keeps its tokens/s per device without that spread as "tokens_per_s_per_device_at_stated_acceptance"."""
     generated = str(getattr(point, "source", "")).startswith("generated") if generated is None else generated
     if point is None or not generated or not point.exists:
         return None
@@ -174,6 +175,7 @@ def prediction_interval(point, kind: str, vendor: str, generated: bool | None = 
     if architecture is not None and not is_measured(architecture):
         wlo, whi, text = _unmeasured(wlo, whi, architecture)
         widened += text
+    before_acceptance = (wlo, whi)
     if acceptance:
         wlo, whi = acceptance_widened(wlo, whi, acceptance["ratios"])
         r_low, r_high = acceptance["ratios"]
@@ -189,8 +191,11 @@ def prediction_interval(point, kind: str, vendor: str, generated: bool | None = 
              f"model's tokens/s per device ({_percentiles()} of a family's offset times the scatter within "
              f"families{_borrowed(RESIDUAL_QUANTILES, key)}); per user {ulo:.2f}x-{uhi:.2f}x "
              f"(cell {_cell_name(ukey)}, n={un}, rows measured at a stated concurrency){widened}")
-    return {"level": LEVEL, "tokens_per_s_per_device": [point.tokens_per_s_per_device * wlo, point.tokens_per_s_per_device * whi],
-            "tokens_per_s_per_user": user, "basis": basis}
+    d = point.tokens_per_s_per_device
+    band = {"level": LEVEL, "tokens_per_s_per_device": [d * wlo, d * whi], "tokens_per_s_per_user": user, "basis": basis}
+    if acceptance:   # the band without the acceptance's spread: the Monte Carlo's when it draws the acceptance itself
+        band["tokens_per_s_per_device_at_stated_acceptance"] = [d * before_acceptance[0], d * before_acceptance[1]]
+    return band
 
 
 def _unmeasured(low: float, high: float, architecture: str) -> tuple[float, float, str]:

@@ -54,11 +54,17 @@ def _z_level() -> float:
     return NormalDist().inv_cdf(0.5 + LEVEL / 2.0)
 
 
-def log_sigma(interval: dict | None, point: float) -> float | None:
-    """The sd of the log error whose central LEVEL share is the interval; None without one."""
+ACCEPTANCE_KEY = "spec_decode_acceptance"
+_STATED = "tokens_per_s_per_device_at_stated_acceptance"
+
+
+def log_sigma(interval: dict | None, point: float, draws_acceptance: bool = False) -> float | None:
+    """The sd of the log error whose central LEVEL share is the interval; None without one. Where the
+    Uncertainty rows draw the acceptance themselves (`draws_acceptance`), the band without the published
+    acceptance's spread, so that spread is not counted twice."""
     if not interval or not point > 0:
         return None
-    low, high = interval["tokens_per_s_per_device"]
+    low, high = interval[_STATED] if draws_acceptance and _STATED in interval else interval["tokens_per_s_per_device"]
     if not (low > 0 and high > low):
         return None
     return (math.log(high) - math.log(low)) / (2.0 * _z_level())
@@ -85,13 +91,14 @@ def group_names(scenario, plan, pool, pools: int) -> dict[str, str]:
             "device": f"{PREFIX}: {config} on {pool.device}", "own": f"{PREFIX}: {own}"}
 
 
-def pool_errors(scenario, plan, base) -> tuple[PoolError, ...]:
+def pool_errors(scenario, plan, base, draws_acceptance: bool = False) -> tuple[PoolError, ...]:
     """The model error of each of the plan's generated pools (none for measured curves, for a plan
-    without an operating point, or a plan whose Uncertainty rows draw `factor.model_error` itself)."""
+    without an operating point, or a plan whose Uncertainty rows draw `factor.model_error` itself);
+    `draws_acceptance`: the plan's Uncertainty rows draw `spec_decode_acceptance` (`log_sigma`)."""
     if base.inputs is None or base.fleet is None:
         return ()
     out = []
-    for i, sigma in pool_sigmas(base).items():
+    for i, sigma in pool_sigmas(base, draws_acceptance).items():
         pool = base.pools[i]
         names = group_names(scenario, plan, pool, len(base.pools))
         architecture = getattr(scenario.device(pool.device), "architecture", "") or ""
@@ -100,15 +107,15 @@ def pool_errors(scenario, plan, base) -> tuple[PoolError, ...]:
     return _pair_follows_limit(base, tuple(out))
 
 
-def pool_sigmas(base) -> dict[int, float]:
+def pool_sigmas(base, draws_acceptance: bool = False) -> dict[int, float]:
     """{pool index: the sd of its log error} of each generated pool with a band (its own, else the plan's)."""
     if base.inputs is None or base.fleet is None:
         return {}
-    plan_sigma = log_sigma(base.prediction_interval, float(base.metrics.tokens_per_s_per_device))
+    plan_sigma = log_sigma(base.prediction_interval, float(base.metrics.tokens_per_s_per_device), draws_acceptance)
     out = {}
     for i, pool in enumerate(base.pools):
         interval = base.pool_intervals[i] if i < len(base.pool_intervals) else None
-        own = log_sigma(interval, interval_point(interval)) if interval else None
+        own = log_sigma(interval, interval_point(interval), draws_acceptance) if interval else None
         sigma = own if own is not None else plan_sigma
         if sigma is not None and not pool.curve:
             out[i] = sigma

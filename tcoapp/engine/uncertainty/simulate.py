@@ -27,7 +27,7 @@ import numpy as np
 
 from ..pipeline.compute import PlanResult, compute_plan
 from ..core.errors import Cancelled, Problem, ValidationError, raise_if, shown
-from .model_error import OWN_ROW_KEY, pool_errors, standard_normal, stream_names
+from .model_error import ACCEPTANCE_KEY, OWN_ROW_KEY, pool_errors, standard_normal, stream_names
 from .plan_draws import PlanDraws, joined, simulate_plan
 from .references import uncertainty_problems
 from .sampling import MAX_DRAWS, rows_for_plan, stream_generators
@@ -217,7 +217,8 @@ class _Run:
         """The plan's model error, unless its Uncertainty rows draw `factor.model_error` themselves."""
         if any(row.key == OWN_ROW_KEY for row in self.rows[index]):
             return ()
-        return pool_errors(self.scenario.for_plan(plan), plan, self._base(index))
+        draws_acceptance = any(row.key == ACCEPTANCE_KEY for row in self.rows[index])
+        return pool_errors(self.scenario.for_plan(plan), plan, self._base(index), draws_acceptance)
 
     def _base(self, index: int) -> PlanResult:
         if index not in self.bases:
