@@ -166,3 +166,47 @@ def test_a_sglang_row_drafts_serially_and_a_tensorrt_row_does_not():
     from tcoapp.engine.performance.measurement_rows import drafts_serially
     assert drafts_serially({"framework": "sglang"}) and drafts_serially({"framework": "SGLang 0.5.2 (ROCm)"})
     assert not drafts_serially({"framework": "trt"}) and not drafts_serially({"framework": ""})
+
+
+def _draft(device, model, serving, batch, k):
+    """The drafter's share of one step (roofline.DraftPass) at `batch` sequences and k draft tokens."""
+    from dataclasses import replace as _replace
+    from tcoapp.engine.performance.roofline import draft_pass
+    from tcoapp.engine.performance.roofline_inputs import ServingArrays
+    from tcoapp.engine.performance.precision import attention_peak_flops, bytes_per_value, peak_flops
+    dev, arch = CAT.devices[device], architecture(CAT.models[model])
+    arrays = ServingArrays(batch_sequences=np.asarray(batch, float), tensor_parallel=serving.tensor_parallel,
+                           expert_parallel=serving.expert_parallel, attention_dp=serving.attention_dp,
+                           weight_bytes_per_value=bytes_per_value("fp8"), kv_bytes_per_value=bytes_per_value("fp8"),
+                           peak_flop_s=peak_flops(dev, "fp8", 1.0), attention_peak_flop_s=attention_peak_flops(dev, "fp8"),
+                           draft_tokens=float(k), acceptance_fraction=0.8)
+    return draft_pass(dev, arch, arrays, 8192.0 + 512.0, DEFAULT_FACTORS, 0.0), arrays, dev, arch
+
+
+def test_the_draft_extend_runs_the_drafter_layer_over_the_verified_positions():
+    """The first of the k passes runs the drafter's layer over B x (k + 1) positions and its LM head over B:
+    it costs more than a pass at B tokens, less than k + 1 of them, and grows with k + 1 at a
+    compute-bound batch; k = 1 is the extend alone."""
+    from dataclasses import replace as _replace
+    from tcoapp.engine.performance.roofline import core_s, decode_step
+    device, model, serving = CASES[1]
+    batch = np.array([1.0, 64.0, 1024.0])
+    one, arrays, dev, arch = _draft(device, model, serving, batch, 1)
+    mem, comp, comm = decode_step(dev, arch.drafter, _replace(arrays, draft_tokens=0.0), 8192.0 + 512.0, DEFAULT_FACTORS)
+    single = core_s(mem, comp, DEFAULT_FACTORS.mem_compute_overlap_loss) + comm
+    assert np.all(one.kernel_s > single)           # two positions per sequence in the layer
+    assert np.all(one.kernel_s < 2.0 * single)     # the weights and the KV cache read once, the LM head at one
+    three, *_ = _draft(device, model, serving, batch, 3)
+    # k = 3: the extend over 4 positions and 2 decode passes: more than 3 single passes
+    assert np.all(three.kernel_s > 3.0 * single)
+
+
+def test_the_drafter_body_leaves_out_only_its_lm_head():
+    from tcoapp.engine.performance.spec_decode import drafter_body
+    for model in ("DeepSeek-R1", "Llama-3.3-70B"):
+        drafter = architecture(CAT.models[model]).drafter
+        body = drafter_body(drafter)
+        assert drafter.lm_head_params > 0
+        assert drafter.shared_params - body.shared_params == pytest.approx(drafter.lm_head_params)
+        assert drafter.active_params - body.active_params == pytest.approx(drafter.lm_head_params)
+        assert body.lm_head_params == 0 and body.expert_params == drafter.expert_params
