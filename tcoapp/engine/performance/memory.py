@@ -67,7 +67,6 @@ class Architecture:
     qk_rope_head_dim: int = 0        # extra rotary QK width per head (MLA prefill)
     drafter: "Architecture | None" = None   # the speculative drafter as one layer (spec_decode.py)
     draft_later_ratio: float = 1.0          # its draft positions 2..k accept alpha x this (spec_decode.py)
-    lm_head_params: float = 0.0      # a drafter's LM head (vocab x hidden), part of its shared params (spec_decode.py)
     sparse_layers: int = 0           # full-attention layers reading only top-k tokens (DSA)
     sparse_top_k_tokens: int = 0
     indexer_heads: int = 0

@@ -50,11 +50,9 @@ A replica spans N = TP x EP devices and serves B concurrent sequences. Per devic
                    else 1; the device's own step / layer overheads where its catalog row states them, else
                    layer_overhead_s x the architecture's ratio arch_layer_<architecture>: Hopper, Blackwell
                    Ultra, CDNA 3; 1 for any other)
-    t_draft      = t_core + t_comm of the draft extend (the drafter's layer over B x (k + 1) tokens, its
-                   LM head over B) + (k - 1) x (t_core + t_comm of the drafter at B tokens)
-                   + k x (layer_overhead_s + spec_draft_cost_fraction x step_overhead_s + t_seq)
-                   (spec_decode.py: an MTP head is one more layer of the target, an EAGLE-3 drafter one
-                   dense layer of its width; 0 at k = 0)
+    t_draft      = k x (t_core + t_comm of the drafter at B tokens + layer_overhead_s
+                   + spec_draft_cost_fraction x step_overhead_s + t_seq)   (spec_decode.py: an MTP head is
+                   one more layer of the target, an EAGLE-3 drafter one dense layer of its width; 0 at k = 0)
     t_serial     = the sequences of one scheduler x spec_serial_seq_overhead_s where k > 0 on a stack that
                    drafts without its overlap scheduler (a measurement of SGLang), else 0; part of the
                    step's fixed overheads
@@ -101,7 +99,7 @@ from .memory import (
 )
 from .precision import ACTIVATION_BYTES
 from .roofline_inputs import ServingArrays, WorkloadArrays
-from .spec_decode import drafter_body, tokens_per_step
+from .spec_decode import tokens_per_step
 
 
 @dataclass(frozen=True)
@@ -464,31 +462,18 @@ class DraftPass:
 
 
 def draft_pass(device, arch: Architecture, serving: ServingArrays, context_tokens, factors, seq_s) -> DraftPass:
-    """The drafter's k forward passes of one step (spec_decode.py) on the replica's devices and precisions:
-    the draft extend, its layer over the B x (k + 1) verified positions and its LM head at B, then k - 1
-    decode passes of the drafter (`arch.drafter`, one layer) at B tokens; each pass adds one layer's
+    """The drafter's k forward passes of one step (spec_decode.py): each a decode step of the drafter
+    (`arch.drafter`, one layer) at B tokens on the replica's devices and precisions, plus one layer's
     overhead, `spec_draft_cost_fraction` of the fixed step overhead (its launches) and its per-sequence
-    sampling `seq_s`: t_core + t_comm of the extend + (k - 1) x (t_core + t_comm) of a decode pass
-    + k x (layer_overhead + spec_draft_cost_fraction x step_overhead + t_seq)."""
+    sampling `seq_s`: k x (t_core + t_comm + layer_overhead + spec_draft_cost_fraction x step_overhead + t_seq)."""
     k = np.asarray(serving.draft_tokens, float)
     if arch.drafter is None or not np.any(k > 0):
         return DraftPass(0.0, 0.0, 0.0, 0.0)
-    one = replace(serving, draft_tokens=0.0)
-    mem_s, comp_s, comm_s = decode_step(device, arch.drafter, one, context_tokens, factors)
-    body = drafter_body(arch.drafter)
-    body_mem, body_comp, _ = decode_step(device, body, one, context_tokens, factors)
-    wide_mem, wide_comp, wide_comm = decode_step(device, body, serving, context_tokens, factors)
-    # the extend: the layer over k + 1 positions, the LM head (the full pass less its body) at one
-    ext_mem, ext_comp = wide_mem + mem_s - body_mem, wide_comp + comp_s - body_comp
-    overlap = factors.mem_compute_overlap_loss
-    drafting = k > 0
-    extend = np.where(drafting, core_s(ext_mem, ext_comp, overlap) + wide_comm, 0.0)
-    later = np.maximum(k - 1.0, 0.0)
+    mem_s, comp_s, comm_s = decode_step(device, arch.drafter, replace(serving, draft_tokens=0.0), context_tokens, factors)
     fixed = (device_overhead(device, "layer_overhead_s", factors)
              + factors.spec_draft_cost_fraction * device_overhead(device, "step_overhead_s", factors))
-    kernels = extend + later * (core_s(mem_s, comp_s, overlap) + comm_s)
-    return DraftPass(kernels, k * (fixed + seq_s), np.where(drafting, ext_mem, 0.0) + later * mem_s,
-                     np.where(drafting, ext_comp, 0.0) + later * comp_s)
+    kernels = core_s(mem_s, comp_s, factors.mem_compute_overlap_loss) + comm_s
+    return DraftPass(k * kernels, k * (fixed + seq_s), k * mem_s, k * comp_s)
 
 
 def architecture_peaks(device, factors, peak, attention_peak, shared_peak=None, efficiency=None):

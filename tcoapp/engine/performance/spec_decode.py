@@ -24,16 +24,9 @@ What a step costs (docs/model.md, "Speculative decoding"; roofline.py computes i
   (and so experts touched), attention math over k + 1 query positions, all-reduce / all-to-all
   bytes and per-sequence sampling all grow k + 1-fold; the weights and the KV cache are read once
   per step (the verify kernels tile the k + 1 query rows of a sequence together);
-- the drafter runs k times per step: its weights, its KV cache (one layer) and its math, one layer's
-  overhead and `spec_draft_cost_fraction` of the target's fixed step overhead (its launches and argmax
-  sampling), plus per-sequence sampling. The first of the k passes is the draft extend: after the
-  verify pass the drafter re-reads the target's hidden states of the sequence's k + 1 verified
-  positions (the accepted prefix and the bonus token), so its layer runs over B x (k + 1) tokens
-  (attention over k + 1 query positions, k + 1 rows in its GEMMs, more routed experts touched) while
-  its LM head computes logits at one position per sequence; it yields the first draft token, and the
-  other k - 1 passes run at B tokens (sgl-project/sglang python/sglang/srt/speculative/eagle_worker.py:
-  `forward_draft_extend_after_decode` with `num_tokens_per_batch = speculative_num_steps + 1` and one
-  logit position per request, then `speculative_num_steps - 1` draft decode passes; accessed 2026-12).
+- the drafter runs k times per step, each a decode step of its own at B tokens: its weights,
+  its KV cache (one layer) and its math, one layer's overhead and `spec_draft_cost_fraction` of
+  the target's fixed step overhead (its launches and argmax sampling), plus per-sequence sampling.
   `drafter_architecture` gives its size: an MTP head (DeepSeek-V3/R1) is one more decoder layer
   of the target (its routed experts included) with the target's LM head; an EAGLE-3 drafter is one
   dense decoder layer of the target's hidden width with its fusion layer and its own LM head over a
@@ -94,21 +87,12 @@ def drafter_kind(spec_decode_draft: str) -> str:
     return "mtp" if "mtp" in (spec_decode_draft or "").lower() else "eagle"
 
 
-def drafter_body(drafter):
-    """The drafter without its LM head (`lm_head_params` out of its shared and active params): what the
-    draft extend runs over the k + 1 verified positions of a sequence, the LM head running at one."""
-    head = float(drafter.lm_head_params)
-    return replace(drafter, active_params=drafter.active_params - head, shared_params=drafter.shared_params - head,
-                   lm_head_params=0.0)
-
-
 def drafter_architecture(arch, kind: str, vocab_size: int):
     """The drafter as a one-layer `Architecture` (memory.Architecture) the roofline runs once per draft
     token: 'mtp' one decoder layer of the target (its share of the non-embedding shared weights and its
     routed experts, the target's KV per layer) plus a 2h x h projection and the target's LM head
     (vocab x h); 'eagle' one dense layer of the target's hidden width (12 h^2), the 3h x h fusion and a
-    32,000-token LM head, with the target's KV per layer; `lm_head_params` names the LM head's share of
-    its shared params (the draft extend computes logits at one position per sequence: `drafter_body`)."""
+    32,000-token LM head, with the target's KV per layer."""
     h = float(arch.hidden_size)
     layers = max(int(arch.n_layers), 1)
     embeddings = 2.0 * float(vocab_size) * h            # input embedding + LM head of the target
@@ -119,12 +103,10 @@ def drafter_architecture(arch, kind: str, vocab_size: int):
         expert = arch.expert_params / layers
         active = shared + arch.experts_per_token * expert
         return replace(arch, active_params=active, shared_params=shared, expert_params=expert, n_layers=1,
-                       lm_head_params=float(vocab_size) * h,
                        kv_values_per_token=kv_per_layer, sliding_window_layers=0, sliding_window_tokens=0,
                        **_ONE_FULL_LAYER)
     params = (DENSE_LAYER_PARAMS_PER_HIDDEN2 + EAGLE_FUSION_PARAMS_PER_HIDDEN2) * h * h + EAGLE_DRAFT_VOCAB * h
     return replace(arch, active_params=params, shared_params=params, expert_params=0.0, n_experts=0,
-                   experts_per_token=0, n_layers=1, lm_head_params=EAGLE_DRAFT_VOCAB * h,
-                   kv_values_per_token=kv_per_layer, is_mla=arch.is_mla,
+                   experts_per_token=0, n_layers=1, kv_values_per_token=kv_per_layer, is_mla=arch.is_mla,
                    sliding_window_layers=0, sliding_window_tokens=0,
                        **_ONE_FULL_LAYER)
