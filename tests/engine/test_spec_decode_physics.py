@@ -166,3 +166,46 @@ def test_a_sglang_row_drafts_serially_and_a_tensorrt_row_does_not():
     from tcoapp.engine.performance.measurement_rows import drafts_serially
     assert drafts_serially({"framework": "sglang"}) and drafts_serially({"framework": "SGLang 0.5.2 (ROCm)"})
     assert not drafts_serially({"framework": "trt"}) and not drafts_serially({"framework": ""})
+
+
+def _verify_step(device, model, k, batch, context, attention_dp=False, tp=1):
+    """(memory, compute, comm) seconds of one decode step verifying k draft tokens (roofline.decode_step)."""
+    from tcoapp.engine.performance.precision import attention_peak_flops, bytes_per_value, peak_flops
+    from tcoapp.engine.performance.roofline import decode_step
+    from tcoapp.engine.performance.roofline_inputs import ServingArrays
+    dev = CAT.devices[device]
+    arrays = ServingArrays(batch_sequences=np.asarray(batch, float), tensor_parallel=tp, expert_parallel=1,
+                           attention_dp=attention_dp, weight_bytes_per_value=bytes_per_value("fp8"),
+                           kv_bytes_per_value=bytes_per_value("fp8"), peak_flop_s=peak_flops(dev, "fp8", 1.0),
+                           attention_peak_flop_s=attention_peak_flops(dev, "fp8"), draft_tokens=float(k))
+    return decode_step(dev, architecture(CAT.models[model]), arrays, context, DEFAULT_FACTORS)
+
+
+def test_a_verify_step_reads_the_weights_and_kv_once_and_does_k_plus_1_times_the_math():
+    """Dense model: verifying k draft tokens multiplies every GEMM row and the attention over k + 1 query
+    positions (compute x (k + 1)) while the weights and the KV cache are read once (memory unchanged)."""
+    batch, context = np.array([1.0, 16.0, 128.0]), 8192.0 + 512.0
+    mem0, comp0, _ = _verify_step("B200", "Llama-3.3-70B", 0, batch, context)
+    mem2, comp2, _ = _verify_step("B200", "Llama-3.3-70B", 2, batch, context)
+    assert np.allclose(mem2, mem0)
+    assert np.allclose(comp2, 3.0 * comp0)
+
+
+def test_mla_decode_attention_flops_are_the_latent_math():
+    """DeepSeek's absorbed MLA decode: 128 query heads over one 576-wide latent (QK^T over the 512 latent +
+    64 RoPE key, AV over the 512 latent): 2 x 128 x (576 + 512) FLOPs per cached token per query token per
+    layer; the model's 4 x heads x 576 is within 10 % of it, and the context's share of a verify step
+    grows with k + 1 (MLA decode attention sits near the ridge at one query token already)."""
+    arch = architecture(CAT.models["DeepSeek-R1"])
+    per_layer = arch.decode_attention_flops_per_context_token / arch.n_layers
+    assert per_layer == pytest.approx(2 * 128 * (576 + 512), rel=0.10)
+    # the latent's arithmetic intensity at one query token with an FP8 cache (FLOPs per KV byte) is near
+    # B200's FP8 ridge (4.5 PFLOP/s over 8 TB/s = 562): k + 1 query positions make it compute-bound
+    intensity = per_layer / (arch.mla_latent_dim * 1.0)
+    assert 562 / 1.5 < intensity < 562 * 1.5
+    short0 = _verify_step("B200", "DeepSeek-R1", 0, np.array([148.0]), 1024.0 + 512.0, attention_dp=True, tp=8)[1]
+    short2 = _verify_step("B200", "DeepSeek-R1", 2, np.array([148.0]), 1024.0 + 512.0, attention_dp=True, tp=8)[1]
+    long0 = _verify_step("B200", "DeepSeek-R1", 0, np.array([148.0]), 8192.0 + 512.0, attention_dp=True, tp=8)[1]
+    long2 = _verify_step("B200", "DeepSeek-R1", 2, np.array([148.0]), 8192.0 + 512.0, attention_dp=True, tp=8)[1]
+    # the attention added by two draft tokens: twice the one-token attention, at both contexts
+    assert (long2 - short2) == pytest.approx(3.0 * (long0 - short0), rel=1e-6)
