@@ -498,8 +498,12 @@ def _chosen(sheets, names, rels, wanted, headers) -> list[tuple[str, str]]:
 
 def _read_sheet(archive, part: str, reader: "_SheetReader", max_cells: int) -> SheetCells:
     """One worksheet's cells (only row 1 for a reader with last_row 1)."""
+    from .xlsx_sheet_scan import MAX_SCANNED_BYTES, scan_sheet
+
     try:
-        _parse(archive, part, reader.parser())
+        if reader.last_row is not None or archive.getinfo(part).file_size > MAX_SCANNED_BYTES or \
+                not scan_sheet(archive.read(part), reader):
+            _parse(archive, part, reader.parser())
     except _HeaderRead:
         pass
     except TooManyCells:
