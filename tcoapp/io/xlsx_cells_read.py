@@ -304,6 +304,7 @@ class _SheetReader:
     def __init__(self, cells: SheetCells, dates: set[int], durations: set[int], epoch, budget: list[int],
                  last_row: int | None = None):
         self.cells, self.dates, self.durations, self.epoch = cells, dates, durations, epoch
+        self.date_texts = {str(style) for style in dates}   # as a cell's s="..." writes them (xlsx_sheet_scan)
         self.budget = budget
         self.last_row = last_row   # stop (_HeaderRead) past this row: a sheet read only for its header row
         self.row = 0

@@ -24,7 +24,7 @@ CHUNK_BYTES = 1 << 20                  # rows tokenized at a time (a chunk ends 
 
 _ATTRS = r'((?: [a-zA-Z0-9:_.-]{1,40}="[^"<>&]*")*) ?'
 _TOKEN = re.compile(
-    r'<c r="([A-Z]{1,3})([0-9]{1,7})"(?: s="([0-9]{1,9})")?(?: t="([a-zA-Z]{1,9})")?(?: ?/>|>'
+    r'<c r="([A-Z]{1,3})([0-9]{1,7})"(?: s="(0|[1-9][0-9]{0,8})")?(?: t="([a-zA-Z]{1,9})")?(?: ?/>|>'
     r'(?:(<f)' + _ATTRS + r'(?:/>|>([^<]*)</f>))?'
     r'(?:<v>([^<]*)</v>|<v ?/>)?'
     r'(?:(<is>)(?:<t(?: xml:space="preserve")?>([^<]*)</t>|<t ?/>)?</is>)?'
@@ -118,45 +118,46 @@ def _chunks(body: bytes):
         pos = stop
 
 
-def _read_chunk(text: str, reader) -> None:   # noqa: C901 - one branch per token kind, inlined for speed
-    values, budget, name = reader.cells.values, reader.budget, reader.cells.name
-    dates = reader.dates
+def _read_chunk(text: str, reader) -> None:
+    """The cells of one chunk of rows into the reader: plain numbers and shared strings here, any other cell through
+    the reader's own cell code; the cell budget is charged per chunk (TooManyCells before the next one)."""
+    values, dates = reader.cells.values, reader.date_texts
     row, col = reader.row, reader.col
-    cells = values.get(row)
-    for (letters, digits, style, kind, f, f_attrs, f_text, v, is_, is_text, row_tag, row_attrs, row_end,
-         end_tag, other) in _TOKEN.findall(text):
+    cells, cells_row, counted = values.get(row), row, 0
+    for (letters, digits, style, kind, f, f_attrs, f_text, v, is_, is_text, row_tag, row_attrs, _row_end,
+         _end_tag, other) in _TOKEN.findall(text):
         if letters:
             col = _COLUMNS.get(letters) or _column(letters, digits)
             row = int(digits)
             if row > MAX_ROW or row < 1:
                 raise _Unscannable
-            if not f and not is_ and (kind == "n" or not kind) and v and not (style and int(style) in dates):
+            if not v or f or is_ or style in dates:
+                if v or f or is_:   # else an empty (formatted) cell: nothing read, nothing counted
+                    reader.row, reader.col = row, col
+                    _cell(reader, kind, style, f, f_attrs, f_text, v, is_, is_text)
+                    cells_row = -1
+                continue
+            if kind == "n" or not kind:
                 try:
                     value = float(v) if ("." in v or "E" in v or "e" in v) else int(v)
                 except ValueError:
                     value = None
-                if value is not None:
-                    budget[0] -= 1
-                    if budget[0] < 0:
-                        raise TooManyCells(name, 0)
-                    cells = values.get(row)
-                    if cells is None:
-                        cells = values[row] = {}
-                    cells[col] = value
-                    continue
-            elif kind == "s" and not f and not is_ and v and v.isdigit():
-                budget[0] -= 1
-                if budget[0] < 0:
-                    raise TooManyCells(name, 0)
+            elif kind == "s" and v.isdigit():
+                value = _Shared(int(v))
+            else:
+                value = None
+            if value is None:   # a boolean, an error, a formula's text, a damaged value: as the reader reads it
+                reader.row, reader.col = row, col
+                _cell(reader, kind, style, f, f_attrs, f_text, v, is_, is_text)
+                cells_row = -1
+                continue
+            if row != cells_row:
                 cells = values.get(row)
                 if cells is None:
                     cells = values[row] = {}
-                cells[col] = _Shared(int(v))
-                continue
-            if not (v or f or is_):
-                continue   # an empty (formatted) cell: nothing read, nothing counted
-            reader.row, reader.col = row, col
-            _cell(reader, kind, style, f, f_attrs, f_text, v, is_, is_text)
+                cells_row = row
+            cells[col] = value
+            counted += 1
         elif row_tag:
             number = _ROW_R.search(row_attrs)
             row = int(number.group(1)) if number else row + 1
@@ -164,6 +165,9 @@ def _read_chunk(text: str, reader) -> None:   # noqa: C901 - one branch per toke
         elif other:
             raise _Unscannable
     reader.row, reader.col = row, col
+    reader.budget[0] -= counted
+    if reader.budget[0] < 0:
+        raise TooManyCells(reader.cells.name, 0)
 
 
 def _column(letters: str, digits: str) -> int:
