@@ -124,6 +124,9 @@ def coerce_record(
         if type(value) is float and kind == "float" and isfinite(value) and _in_range(field, value):
             values[name] = value   # what coerce gives a finite float in range (most cells), without its steps
             continue
+        if type(value) is str and kind == "str" and value.strip():
+            values[name] = value.strip()   # what coerce gives a text that is not blank
+            continue
         value, error = coerce(field, value)
         if error:
             problems.append(Problem(where(name), name, error))
