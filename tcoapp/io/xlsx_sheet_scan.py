@@ -128,28 +128,13 @@ def _read_chunk(text: str, reader) -> None:
          _end_tag, other) in _TOKEN.findall(text):
         if letters:
             col = _COLUMNS.get(letters) or _column(letters, digits)
-            row = int(digits)
-            if row > MAX_ROW or row < 1:
-                raise _Unscannable
-            if not v or f or is_ or style in dates:
+            row = _row(digits)
+            value = None if (not v or f or is_ or style in dates) else _plain(kind, v)
+            if value is None:
                 if v or f or is_:   # else an empty (formatted) cell: nothing read, nothing counted
                     reader.row, reader.col = row, col
                     _cell(reader, kind, style, f, f_attrs, f_text, v, is_, is_text)
                     cells_row = -1
-                continue
-            if kind == "n" or not kind:
-                try:
-                    value = float(v) if ("." in v or "E" in v or "e" in v) else int(v)
-                except ValueError:
-                    value = None
-            elif kind == "s" and v.isdigit():
-                value = _Shared(int(v))
-            else:
-                value = None
-            if value is None:   # a boolean, an error, a formula's text, a damaged value: as the reader reads it
-                reader.row, reader.col = row, col
-                _cell(reader, kind, style, f, f_attrs, f_text, v, is_, is_text)
-                cells_row = -1
                 continue
             if row != cells_row:
                 cells = values.get(row)
@@ -160,11 +145,34 @@ def _read_chunk(text: str, reader) -> None:
             counted += 1
         elif row_tag:
             number = _ROW_R.search(row_attrs)
-            row = int(number.group(1)) if number else row + 1
-            col = 0
+            row, col = (int(number.group(1)) if number else row + 1), 0
         elif other:
             raise _Unscannable
     reader.row, reader.col = row, col
+    _charge(reader, counted)
+
+
+def _plain(kind: str, v: str):
+    """A plain number or shared-string index as the expat reader reads it; None for any other cell (a boolean, an
+    error, a formula's text, a damaged value: the reader's own cell code reads it, or refuses it)."""
+    if kind == "n" or not kind:
+        try:
+            return float(v) if ("." in v or "E" in v or "e" in v) else int(v)
+        except ValueError:
+            return None
+    if kind == "s" and v.isdigit():
+        return _Shared(int(v))
+    return None
+
+
+def _row(digits: str) -> int:
+    row = int(digits)
+    if row > MAX_ROW or row < 1:
+        raise _Unscannable   # the expat reader names the cell outside any sheet
+    return row
+
+
+def _charge(reader, counted: int) -> None:
     reader.budget[0] -= counted
     if reader.budget[0] < 0:
         raise TooManyCells(reader.cells.name, 0)
