@@ -19,7 +19,7 @@ from .xlsx_cells_read import _relationships, _shared_strings, shared_strings_par
 
 OUTPUT_SHEETS = (S.RESULTS, S.CASH_FLOW)
 _CELL_A = re.compile(rb'<(?:\w+:)?c\s([^>]*?\br="A(\d+)"[^>]*?)(?:/>|>(.*?)</(?:\w+:)?c>)', re.S)
-_A_REF = re.compile(rb'\br="A\d+"')
+_A_REF = re.compile(rb'r="A\d+"')   # a literal start: scanned at memchr speed (a leading \b is 10x slower)
 _TYPE = re.compile(rb'\bt="(\w+)"')
 _VALUE = re.compile(rb'<(?:\w+:)?v>(.*?)</(?:\w+:)?v>', re.S)
 _FORMULA = re.compile(rb'<(?:\w+:)?f(?:\s[^>]*)?>(.*?)</(?:\w+:)?f>', re.S)
@@ -34,7 +34,8 @@ def _column_a(xml: bytes) -> list[tuple[int, str, str]]:
     out = []
     end = 0
     for ref in _A_REF.finditer(xml):   # from each column-A reference back to its cell's start: the sheet's other
-        if ref.start() < end:           # cells (tens of thousands on CashFlow) are never tried
+        at = ref.start()                # cells (tens of thousands on CashFlow) are never tried
+        if at < end or (at and (xml[at - 1:at].isalnum() or xml[at - 1:at] == b"_")):   # not `r=` itself: `sqref=`
             continue
         cell = _CELL_A.match(xml, max(xml.rfind(b"<", 0, ref.start()), 0))
         if cell is None:
