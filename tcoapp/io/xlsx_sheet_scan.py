@@ -99,7 +99,8 @@ def _split(data: bytes):
 def _odd(data: bytes) -> bool:
     """Whether the part holds what expat would normalize or refuse: a control character or carriage return, or
     `]]>` (bytes searches: a regular expression over the whole part took a fifth of the scan)."""
-    return b"]]>" in data or len(data.translate(None, _CONTROL)) != len(data)
+    return (b"]]>" in data or b"\xef\xbf\xbe" in data or b"\xef\xbf\xbf" in data   # U+FFFE, U+FFFF: not XML characters
+            or len(data.translate(None, _CONTROL)) != len(data))
 
 
 def _check_skeleton(head: bytes, tail: bytes) -> None:

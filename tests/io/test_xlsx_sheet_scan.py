@@ -59,6 +59,7 @@ def test_a_plain_sheet_is_scanned_and_read_as_expat_reads_it(tmp_path, monkeypat
     ("<v>7</v>", "<v>7</v><extLst/>"),                                 # an element the scan does not know
     ("<v>7</v>", "<!-- seven --><v>7</v>"),                            # a comment
     ("&#233;", "&#1;"),                                                # a character XML does not allow
+    ("&#233;", "\uffff"),                                             # another one, as it is
     ("R&amp;D", "R&nbsp;D"),                                           # an entity XML does not define
     ("<t xml:space=\"preserve\"> R", "<r><t>rich</t></r><t xml:space=\"preserve\"> R"),   # rich text
     ('<c r="A2">', '<c r="a2">'),                                      # a reference not in capitals
