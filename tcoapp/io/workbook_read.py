@@ -31,7 +31,7 @@ from ..engine.uncertainty.references import uncertainty_problems
 from ..engine.quantities.validate import coerce_record, is_blank
 from . import sheets as S
 from .catalog import load_catalog
-from .cell_limits import long_text_problems, text_too_long
+from .cell_limits import MAX_CELL_TEXT, long_text_problems, text_too_long
 from .paused_gc import paused_gc
 from .curves_table import curves_from_rows
 from .kept_work import find_kept, is_own_row
@@ -100,6 +100,14 @@ class _Sheet:
             for c, value in self._values.get(r, {}).items():
                 if keep is None or keep(value):
                     yield self.where(r, c), value
+
+    def long_texts(self):
+        """(where, text) of every cell holding more text than a cell may (cell_limits), found in one pass."""
+        limit = MAX_CELL_TEXT
+        for r in self.row_numbers:
+            row = self._values.get(r)
+            if row and any(type(v) is str and len(v) > limit for v in row.values()):
+                yield from ((self.where(r, c), v) for c, v in row.items() if text_too_long(v))
 
     def where(self, row: int, col: int) -> str:
         return f"{self.name}!{get_column_letter(col)}{row}"
@@ -241,7 +249,7 @@ def read_scenario(path) -> Scenario:
         raise ValidationError(problems)
     for name in S.INPUT_SHEETS:
         if sheets.get(name) is not None:
-            problems.extend(long_text_problems(sheets[name].cells(text_too_long)))
+            problems.extend(long_text_problems(sheets[name].long_texts()))
     sheets = migrate_sheets(sheets, schema_version(sheets.get(S.ABOUT)))
     catalog = load_catalog()
     devices = _read_table(sheets.get(S.DEVICES), make_device, DEVICE_FIELDS, problems)

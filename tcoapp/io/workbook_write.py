@@ -14,7 +14,6 @@ from typing import Sequence
 
 import openpyxl
 from openpyxl.drawing.spreadsheet_drawing import SpreadsheetDrawing
-from openpyxl.worksheet._writer import WorksheetWriter
 from openpyxl.writer.excel import ExcelWriter
 
 from ..engine.pipeline.compute import PlanResult, compute_plan
@@ -26,7 +25,9 @@ from ..engine.quantities.inputs import REQUEST_CLASS_FIELDS
 from . import sheets as S
 from .atomic import atomic_write
 from .xlsx_about import append_about_notes, write_about
+from .paused_gc import paused_gc
 from .xlsx_bulk import PendingRows, splice_rows
+from .xlsx_fast_rows import FastRowsWriter
 from .xlsx_cached import all_cached_values, cached_transforms, cashflow_values
 from .xlsx_bridge import write_bridge
 from .xlsx_cashflow import write_cashflow
@@ -63,6 +64,7 @@ def sheet_order(scenario: Scenario) -> tuple[str, ...]:
     return SHEET_ORDER[:at] + (S.WORKLOADS,) + SHEET_ORDER[at:]
 
 
+@paused_gc()   # tens of thousands of cells and strings, no garbage cycle worth a collection midway (paused_gc.py)
 def write_scenario(scenario: Scenario, path, results: tuple[PlanResult, ...] | None = None,
                    written: datetime.datetime | None = None, about_notes: Sequence[tuple[str, str]] = (),
                    simulation=None) -> None:
@@ -110,11 +112,12 @@ class _InMemoryWriter(ExcelWriter):
     """openpyxl's ExcelWriter with each worksheet's XML written into memory: openpyxl writes it to a temporary
     file, reads it back and deletes it (~1/8 of the save on the 20-plan benchmark); the parts are the same bytes."""
 
-    def write_worksheet(self, ws):  # ExcelWriter.write_worksheet (openpyxl 3.1), not write-only, no temporary file
+    def write_worksheet(self, ws):  # ExcelWriter.write_worksheet (openpyxl 3.1), not write-only, no temporary file,
+        # the rows written as text (xlsx_fast_rows)
         ws._drawing = SpreadsheetDrawing()
         ws._drawing.charts = ws._charts
         ws._drawing.images = ws._images
-        writer = WorksheetWriter(ws, out=io.BytesIO())
+        writer = FastRowsWriter(ws, out=io.BytesIO())
         writer.write()
         ws._rels = writer._rels
         self._archive.writestr(ws.path[1:], writer.read())

@@ -119,7 +119,9 @@ def _row_xml(row: int, values: list, columns: list[tuple[str, str]], title: str,
     cells = []
     append, finite = cells.append, math.isfinite
     for (letter, style), value in zip(columns, values):
-        if isinstance(value, float) and finite(value):
+        if value is None:   # what cell_xml writes for it, without the call
+            append(f'<c r="{letter}{row}"{style} />')
+        elif isinstance(value, float) and finite(value):
             append(f'<c r="{letter}{row}"{style} t="n"><v>{value!r}</v></c>')
         elif isinstance(value, str) and value:
             index = strings.get(value)
@@ -135,6 +137,9 @@ def _row_xml(row: int, values: list, columns: list[tuple[str, str]], title: str,
 
 
 def cell_xml(ref: str, value, title: str, where: str) -> str:
+    kind = type(value)
+    if kind is float:   # the usual cell first, by its exact type (a bool is an int, a numpy float a float)
+        return f'<c {ref} t="n"><v>{value!r}</v></c>' if math.isfinite(value) else f"<c {ref} />"
     if value is None or (isinstance(value, float) and not math.isfinite(value)) or value == "":
         return f"<c {ref} />"
     if isinstance(value, bool):

@@ -304,6 +304,7 @@ class _SheetReader:
     def __init__(self, cells: SheetCells, dates: set[int], durations: set[int], epoch, budget: list[int],
                  last_row: int | None = None):
         self.cells, self.dates, self.durations, self.epoch = cells, dates, durations, epoch
+        self.date_texts = {str(style) for style in dates}   # as a cell's s="..." writes them (xlsx_sheet_scan)
         self.budget = budget
         self.last_row = last_row   # stop (_HeaderRead) past this row: a sheet read only for its header row
         self.row = 0
@@ -498,8 +499,12 @@ def _chosen(sheets, names, rels, wanted, headers) -> list[tuple[str, str]]:
 
 def _read_sheet(archive, part: str, reader: "_SheetReader", max_cells: int) -> SheetCells:
     """One worksheet's cells (only row 1 for a reader with last_row 1)."""
+    from .xlsx_sheet_scan import MAX_SCANNED_BYTES, scan_sheet
+
     try:
-        _parse(archive, part, reader.parser())
+        if reader.last_row is not None or archive.getinfo(part).file_size > MAX_SCANNED_BYTES or \
+                not scan_sheet(archive.read(part), reader):
+            _parse(archive, part, reader.parser())
     except _HeaderRead:
         pass
     except TooManyCells:

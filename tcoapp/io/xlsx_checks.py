@@ -16,6 +16,7 @@ and the MonteCarlo sheet shows montecarlo_check (its Uncertainty rows).
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass
 
 from openpyxl.formatting.rule import FormulaRule, Rule
@@ -470,16 +471,22 @@ def add_output_checks(refs: CheckRefs, scenario: Scenario, layout: Layout, resul
     rows = sorted(layout.result_rows.values())
     results, summary, cash = _written(results_ws), _written(summary_ws), _written(cash_ws)
     summary_last = max((r for r, _ in summary), default=1)
+    # formula cells counted once per column (Results, Summary) and per row (CashFlow), not once per plan
+    results_by_col = Counter(c for (r, c), v in results.items() if rows[0] <= r <= rows[-1] and _is_formula(v))
+    summary_by_col = Counter(c for (_, c), v in summary.items() if _is_formula(v))
+    cash_by_row = Counter(r for (r, _), v in cash.items() if _is_formula(v))
+    for r, cells in cash_raw.rows.items():
+        cash_by_row[r] += sum(1 for xml in cells if "<f>" in xml)
     for index, _plan in enumerate(scenario.plans):
         group, col = index + 1, S.FIRST_PLAN_COLUMN + index
         letter = get_column_letter(col)
-        in_column = sum(1 for (r, c), v in results.items() if c == col and rows[0] <= r <= rows[-1] and _is_formula(v))
         checks = [Check(group, "Results: the plan's formula cells are formulas", None,
-                        f"SUMPRODUCT(--_xlfn.ISFORMULA({S.RESULTS}!${letter}${rows[0]}:${letter}${rows[-1]}))", in_column)]
+                        f"SUMPRODUCT(--_xlfn.ISFORMULA({S.RESULTS}!${letter}${rows[0]}:${letter}${rows[-1]}))",
+                        results_by_col[col])]
         checks.append(Check(group, "Summary: the plan's formula cells are formulas", None,
                             f"SUMPRODUCT(--_xlfn.ISFORMULA({S.SUMMARY}!${letter}$1:${letter}${summary_last}))",
-                            sum(1 for (_, c), v in summary.items() if c == col and _is_formula(v))))
-        checks.append(_cashflow_formula_check(layout, index, cash_raw, cash))
+                            summary_by_col[col]))
+        checks.append(_cashflow_formula_check(layout, index, cash_by_row))
         checks += _engine_value_checks(layout, group, col, results)
         for check in checks:
             _write_check(raw, row, check, styles)
@@ -487,12 +494,12 @@ def add_output_checks(refs: CheckRefs, scenario: Scenario, layout: Layout, resul
     refs.next_row = row
 
 
-def _cashflow_formula_check(layout: Layout, index: int, cash_raw: RawCells, cash: dict) -> Check:
-    """The count of formula cells in plan `index`'s CashFlow block (raw XML formulas and openpyxl ones)."""
+def _cashflow_formula_check(layout: Layout, index: int, by_row: Counter) -> Check:
+    """The count of formula cells in plan `index`'s CashFlow block (`by_row`: raw XML formulas and openpyxl ones, per
+    row)."""
     block = [layout.cf_row(index, key) for key in cf_keys(layout.cf_pools(index))]
     first, last = layout.cf_block_row(index), max(block)
-    in_block = sum(1 for r, cells in cash_raw.rows.items() if first <= r <= last for xml in cells if "<f>" in xml)
-    in_block += sum(1 for (r, _), v in cash.items() if first <= r <= last and _is_formula(v))
+    in_block = sum(count for r, count in by_row.items() if first <= r <= last)
     area = f"{S.CASH_FLOW}!$A${first}:${layout.year_col(layout.max_years)}${last}"
     return Check(index + 1, "CashFlow: the plan's formula cells are formulas", None,
                  f"SUMPRODUCT(--_xlfn.ISFORMULA({area}))", in_block)

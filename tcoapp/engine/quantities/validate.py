@@ -109,19 +109,39 @@ def coerce_record(
     fields: tuple[Field, ...], raw: Mapping[str, Any], where: Locator, problems: list[Problem]
 ) -> dict[str, Any]:
     """Typed values for every field (defaults for missing keys); problems are appended."""
-    known = {f.name for f in fields}
-    for key in raw:
-        if key not in known:
-            problems.append(Problem(where(key), key, "unknown key"))
+    named = _named(fields)
+    if not raw.keys() <= named.keys():
+        for key in raw:
+            if key not in named:
+                problems.append(Problem(where(key), key, "unknown key"))
     values: dict[str, Any] = {}
     isfinite = math.isfinite
-    for field in fields:
-        value = raw.get(field.name)
-        if type(value) is float and field.type == "float" and isfinite(value) and _in_range(field, value):
-            values[field.name] = value   # what coerce gives a finite float in range (most cells), without its steps
+    for name, field, kind in named.values():
+        value = raw.get(name)
+        if value is None and not field.required:
+            values[name] = field.default   # what coerce gives a blank optional cell
+            continue
+        if type(value) is float and kind == "float" and isfinite(value) and _in_range(field, value):
+            values[name] = value   # what coerce gives a finite float in range (most cells), without its steps
+            continue
+        if type(value) is str and kind == "str" and value.strip():
+            values[name] = value.strip()   # what coerce gives a text that is not blank
             continue
         value, error = coerce(field, value)
         if error:
-            problems.append(Problem(where(field.name), field.name, error))
-        values[field.name] = value
+            problems.append(Problem(where(name), name, error))
+        values[name] = value
     return values
+
+
+_NAMED: dict[int, tuple[tuple, dict]] = {}
+
+
+def _named(fields: tuple[Field, ...]) -> dict[str, tuple[str, Field, str]]:
+    """{key: (key, field, type)} of a field table, in its order (kept per table: a table is read row by row)."""
+    kept = _NAMED.get(id(fields))
+    if kept is None or kept[0] is not fields:
+        if len(_NAMED) > 64:   # tables built on the fly: the kept ones never grow without bound
+            _NAMED.clear()
+        kept = _NAMED[id(fields)] = (fields, {f.name: (f.name, f, f.type) for f in fields})
+    return kept[1]

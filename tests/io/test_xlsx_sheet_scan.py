@@ -1,0 +1,119 @@
+"""The worksheet scan (io/xlsx_sheet_scan.py) reads every cell as the expat reader does, and hands a sheet in any
+other shape back to that reader: a sheet is never read differently because the scan read it."""
+from __future__ import annotations
+
+import datetime
+import xml.parsers.expat
+
+import pytest
+
+from tcoapp.engine.core.errors import ValidationError
+from tcoapp.io import xlsx_sheet_scan
+from tcoapp.io.default_scenario import default_scenario
+from tcoapp.io.workbook_read import read_scenario
+from tcoapp.io.workbook_write import write_scenario
+from tcoapp.io.xlsx_cells_read import RefusedXml, TooManyCells, read_cells
+
+from .test_workbook_read_cells import MAIN, SHEET, _book, _patched
+
+STRINGS = f'<sst xmlns="{MAIN}"><si><t>a</t></si><si><t>b</t></si><si><t>c</t></si></sst>'.encode()
+
+PLAIN = (f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<worksheet xmlns="{MAIN}" xmlns:x14ac="urn:x14ac"><cols><col min="1" '
+         'max="2" width="9"/></cols><sheetData>'
+         '<row r="1" spans="1:6" x14ac:dyDescent="0.25"><c r="A1" s="1" t="s"><v>2</v></c><c r="B1" t="inlineStr">'
+         '<is><t xml:space="preserve"> R&amp;D &lt;x&gt; &#233;&#x20AC; </t></is></c><c r="C1" t="b"><v>0</v></c>'
+         '<c r="D1" t="e"><v>#N/A</v></c><c r="E1" t="str"><f>"a"&amp;"b"</f><v>ab</v></c><c r="F1" s="0" t="n" />'
+         '</row><row r="2"><c r="A2"><v>7</v></c><c r="B2" s="1"><v>45293</v></c><c r="C2"><v>1.5E3</v></c>'
+         '<c r="D2"><f t="shared" ref="D2:D3" si="0">A2+1</f><v>8</v></c><c r="E2" t="inlineStr"><is><t/></is></c>'
+         '<c r="F2"><v>-0.25</v></c><c r="AB2"><v>0012</v></c></row>'
+         '<row r="3"><c r="D3"><f t="shared" si="0"/></c></row><row r="5"/><row r="1048576" ht="12.8"></row>'
+         '</sheetData><pageMargins left="0.7"/></worksheet>').encode()
+
+
+def _both(tmp_path, monkeypatch, sheet: bytes, strings: bytes = STRINGS):
+    """(cells read with the scan, cells read by expat alone, whether the scan read the sheet)."""
+    path = _book(tmp_path, sheet, strings)
+    used = []
+    scan = xlsx_sheet_scan.scan_sheet
+    monkeypatch.setattr(xlsx_sheet_scan, "scan_sheet", lambda data, reader: used.append(scan(data, reader)) or used[-1])
+    scanned = read_cells(path, {"Plans"}, 100_000, 1000)[1]["Plans"]
+    monkeypatch.setattr(xlsx_sheet_scan, "scan_sheet", lambda data, reader: False)
+    parsed = read_cells(path, {"Plans"}, 100_000, 1000)[1]["Plans"]
+    return scanned, parsed, used == [True]
+
+
+def test_a_plain_sheet_is_scanned_and_read_as_expat_reads_it(tmp_path, monkeypatch):
+    scanned, parsed, was_scanned = _both(tmp_path, monkeypatch, PLAIN)
+    assert was_scanned
+    assert scanned.values == parsed.values and scanned.formulas == parsed.formulas
+    assert scanned.values[1] == {1: "c", 2: " R&D <x> é€ ", 3: False, 4: "#N/A", 5: "ab"}
+    assert scanned.values[2] == {1: 7, 2: datetime.datetime(2024, 1, 2), 3: 1500.0, 4: 8, 5: "", 6: -0.25, 28: 12}
+    assert scanned.formulas == {(1, 5): '="a"&"b"', (2, 4): "=A2+1", (3, 4): "=A3+1"}
+
+
+@pytest.mark.parametrize("change", [
+    ("<row r=\"2\">", "\n  <row r=\"2\">"),
+    ('<row r="2">', '<row r="2" x15:dy="1">'),                         # a prefix not declared                          # whitespace between elements
+    ('<c r="A2">', '<c s="0" r="A2">'),                                # another attribute order
+    ('<c r="A2">', '<c r="A2" cm="1">'),                               # an attribute the scan does not know
+    ("<v>7</v>", "<v>7</v><extLst/>"),                                 # an element the scan does not know
+    ("<v>7</v>", "<!-- seven --><v>7</v>"),                            # a comment
+    ("&#233;", "&#1;"),                                                # a character XML does not allow
+    ("&#233;", "\uffff"),                                             # another one, as it is
+    ("R&amp;D", "R&nbsp;D"),                                           # an entity XML does not define
+    ("<t xml:space=\"preserve\"> R", "<r><t>rich</t></r><t xml:space=\"preserve\"> R"),   # rich text
+    ('<c r="A2">', '<c r="a2">'),                                      # a reference not in capitals
+    ('<c r="A2">', '<c r="A0">'),                                      # a row outside any sheet
+    ('<sheetData>', '<sheetData xmlns="urn:other">'),                  # another namespace
+    ('</sheetData>', '</sheetData><sheetData></sheetData>'),           # two tables
+    ('<pageMargins left="0.7"/>', '<c r="Z9"><v>1</v></c><pageMargins left="0.7"/>'),   # a cell outside sheetData
+    ('<c r="B2" s="1"><v>45293</v></c>', '<c r="B2" s="1"><v>45293</v></c>\r'),          # a carriage return
+])
+def test_any_other_shape_is_read_by_expat(tmp_path, monkeypatch, change):
+    old, new = change
+    assert old.encode() in PLAIN
+    sheet = PLAIN.replace(old.encode(), new.encode(), 1)
+    try:
+        scanned, parsed, was_scanned = _both(tmp_path, monkeypatch, sheet)
+    except (ValueError, ValidationError, xml.parsers.expat.ExpatError) as scanned_error:   # refused: refused the same way without the scan
+        monkeypatch.setattr(xlsx_sheet_scan, "scan_sheet", lambda data, reader: False)
+        with pytest.raises(type(scanned_error)) as parsed_error:
+            read_cells(_book(tmp_path, sheet, STRINGS), {"Plans"}, 1000, 1000)
+        assert str(parsed_error.value) == str(scanned_error)
+        return
+    assert not was_scanned
+    assert scanned.values == parsed.values and scanned.formulas == parsed.formulas
+
+
+def test_the_test_sheet_of_the_reader_reads_alike(tmp_path, monkeypatch):
+    scanned, parsed, _ = _both(tmp_path, monkeypatch, SHEET)
+    assert scanned.values == parsed.values and scanned.formulas == parsed.formulas
+
+
+def test_a_damaged_value_and_a_dtd_are_refused_as_before(tmp_path, monkeypatch):
+    with pytest.raises(ValueError, match=r"Plans!A2 stores 'x7'"):
+        _both(tmp_path, monkeypatch, PLAIN.replace(b"<v>7</v>", b"<v>x7</v>"))
+    dtd = PLAIN.replace(b"<worksheet", b'<!DOCTYPE w [<!ENTITY e "x">]><worksheet', 1)
+    with pytest.raises(RefusedXml):
+        read_cells(_book(tmp_path, dtd, STRINGS), {"Plans"}, 1000, 1000)
+    with pytest.raises(TooManyCells):
+        read_cells(_book(tmp_path, PLAIN, STRINGS), {"Plans"}, 5, 1000)
+
+
+def test_a_sheet_scanned_in_chunks_reads_as_one(tmp_path, monkeypatch):
+    rows = b"".join(b'<row r="%d"><c r="A%d"><v>%d</v></c><c r="B%d" t="s"><v>1</v></c><c r="C%d" t="inlineStr">'
+                    b'<is><t>t%d</t></is></c></row>' % (r, r, r, r, r, r) for r in range(1, 2001))
+    sheet = f'<worksheet xmlns="{MAIN}"><sheetData>'.encode() + rows + b"</sheetData></worksheet>"
+    monkeypatch.setattr(xlsx_sheet_scan, "CHUNK_BYTES", 100)
+    scanned, parsed, was_scanned = _both(tmp_path, monkeypatch, sheet)
+    assert was_scanned and scanned.values == parsed.values and len(scanned.values) == 2000
+    assert scanned.values[1999] == {1: 1999, 2: "b", 3: "t1999"}
+
+
+def test_a_written_workbook_reads_back_through_the_scan(tmp_path):
+    path = tmp_path / "book.xlsx"
+    write_scenario(default_scenario(), path)
+    assert read_scenario(path).plans == default_scenario().plans
+    bad = _patched(path, tmp_path / "bad.xlsx", "xl/worksheets/sheet2.xml", lambda d: d.replace(b"<sheetData>", b"<sheetData><row", 1))
+    with pytest.raises(ValidationError, match="damaged"):
+        read_scenario(bad)
