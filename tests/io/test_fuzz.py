@@ -44,7 +44,7 @@ SIMULATE_DRAWS = "200"
 FAR_CELL_S = 2.0 * float(os.environ.get("TCOAPP_FUZZ_TIME_SCALE", "1"))
 SIGNED = {"npv_usd", "irr", "roi", "equity_npv_usd", "equity_irr", "min_dscr", "mirr", "npv_at_wacc_usd"}   # every other metric, where it exists, is >= 0
 
-pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGALRM"), reason="the hang guard needs SIGALRM (POSIX)")
+pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGPROF"), reason="the hang guard needs SIGPROF (POSIX)")
 
 
 @pytest.fixture(scope="module")

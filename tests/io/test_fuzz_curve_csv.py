@@ -50,7 +50,7 @@ GARBAGE = ("", "abc", "-1", "0", "nan", "inf", "-inf", "1e400", "9" * 400, "1,00
 # the deployment's own curve may not; every point of every curve is a finite positive batch and rate.
 POOL_CURVES = (" prefill pool", " decode pool")
 
-pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGALRM"), reason="the hang guard needs SIGALRM (POSIX)")
+pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGPROF"), reason="the hang guard needs SIGPROF (POSIX)")
 
 
 def _garble(rng, lines):
