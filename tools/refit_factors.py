@@ -7,6 +7,8 @@ the public accuracy set, and write what leave-one-family-out and leave-one-era-o
     python tools/refit_factors.py --architectures [CSV]  # leave one architecture out: ARCHITECTURE_HELD_OUT
     python tools/refit_factors.py --tables           # the --intervals tables from the stored predictions
                                                      # (current ones only), without refitting
+    python tools/refit_factors.py --era-stability [CSV]  # the era split at model_error 0.999 / 1 / 1.001:
+                                                     # exit 1 where its median or p90 moves by >= STABLE_POINTS
 
 The fit is `tcoapp.engine.performance.factor_fit.fit_factors` (the same function
 leave-one-family-out validation refits without each family; its docstring says what is fitted and
@@ -120,10 +122,35 @@ def architectures(path) -> int:
     return 0
 
 
+STABLE_POINTS = 0.5   # a converged split moves its median and p90 by less than this under a 0.1 % nudge
+NUDGES = (0.999, 1.0, 1.001)
+
+
+def era_stability(path) -> int:
+    """The leave-one-era-out split with every step and prefill 0.1 % slower, as shipped and 0.1 % faster
+    (`model_error`): a split whose refits converge scores the three alike (docs/model.md, "How sure it is");
+    1 where the median or p90 absolute percent error spreads by STABLE_POINTS or more."""
+    rows, catalog = read_measurements(path), load_catalog()
+    scores = []
+    for nudge in NUDGES:
+        start = time.perf_counter()
+        cv = leave_one_era_out(rows, catalog, DEFAULT_FACTORS.with_(model_error=DEFAULT_FACTORS.model_error * nudge))
+        s = cv.accuracy.summary("scenario")["overall"]
+        scores.append((s["median_ape_pct"], s["p90_ape_pct"]))
+        steps = ", ".join(f"{era}: {fit.evaluations} steps ({fit.message})" for era, fit in cv.fits.items())
+        print(f"model_error x {nudge}: median {s['median_ape_pct']:.1f} %  p90 {s['p90_ape_pct']:.1f} %  "
+              f"[{steps}; {time.perf_counter() - start:.0f} s]", flush=True)
+    spread = [max(x) - min(x) for x in zip(*scores)]
+    print(f"spread: median {spread[0]:.2f} points, p90 {spread[1]:.2f} points (stable below {STABLE_POINTS})")
+    return 0 if max(spread) < STABLE_POINTS else 1
+
+
 def main(argv=None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if args and args[0] == "--architectures":
         return architectures(args[1] if len(args) > 1 else DEFAULT_CSV)
+    if args and args[0] == "--era-stability":
+        return era_stability(args[1] if len(args) > 1 else DEFAULT_CSV)
     if args and args[0] == "--tables":
         return stored_tables()
     if args and args[0] == "--intervals":

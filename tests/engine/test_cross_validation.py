@@ -201,3 +201,18 @@ def test_the_serial_speculation_term_is_its_own_cell():
     assert configured_lines([0, 100], few, held) == [100]
     enough = few + [row(99, True)]
     assert identified(names, enough) == (names, {})
+
+
+def test_the_era_refits_run_to_convergence_not_to_a_step_count():
+    from tcoapp.engine.performance.cross_validation import ERA_MAX_NFEV, ERA_TOLERANCE, leave_one_era_out
+    rows = [(line, r) for line, r in read_measurements() if r["source_family"] in SMALL]
+    rows += [(line, r) for line, r in read_measurements() if "perf-overview" in r["source"]][:6]
+    cv = leave_one_era_out(rows, CATALOG, boundary="2025-06")
+    assert ERA_TOLERANCE <= 1e-4 and set(cv.fits)
+    for fit in cv.fits.values():
+        if fit.message == "nothing to fit":
+            continue
+        assert fit.evaluations < ERA_MAX_NFEV, fit.message              # stopped by its tolerance...
+        assert "termination condition" in fit.message                  # ...ftol or xtol, not max_nfev
+    chord = leave_one_era_out(rows, CATALOG, boundary="2025-06", exact=False, max_nfev=1)
+    assert all(f.evaluations <= 1 for f in chord.fits.values())        # the chord steps remain on request

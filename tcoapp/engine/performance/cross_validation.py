@@ -39,6 +39,12 @@ from .factor_fit import FIT, FLOOR_RATIO, FactorFit, fit_factors, jacobian, log_
 from .factors import DEFAULT_FACTORS, EfficiencyFactors
 
 REFIT_STEPS = 4
+# Leave-one-era-out refits run to convergence: finite-difference steps until a step changes the cost by
+# less than ERA_TOLERANCE of it or the log-factors by less than ERA_TOLERANCE of their norm (scipy's ftol
+# and xtol), at most ERA_MAX_NFEV steps. Leaving a whole era out moves the optimum far from the centre, so
+# REFIT_STEPS chord steps stop wherever they happen to be and the score depends on the start.
+ERA_TOLERANCE = 1e-4
+ERA_MAX_NFEV = 100
 # The era boundary of leave-one-era-out (the first month of the later era): MLPerf v6.0 (2026-04) and
 # InferenceX from 2026-04 on are the later era; MLPerf v4.1-v5.1 and InferenceX to 2026-03 the earlier.
 ERA_BOUNDARY = "2026-04"
@@ -103,10 +109,13 @@ def leave_one_family_out(rows, catalog, factors: EfficiencyFactors = DEFAULT_FAC
 
 
 def leave_one_era_out(rows, catalog, factors: EfficiencyFactors = DEFAULT_FACTORS, boundary: str = ERA_BOUNDARY,
-                      max_nfev: int = REFIT_STEPS, exact: bool = False, map_fn=map, names=FIT) -> CrossValidation:
+                      max_nfev: int = ERA_MAX_NFEV, exact: bool = True, map_fn=map, names=FIT,
+                      tolerance: float = ERA_TOLERANCE) -> CrossValidation:
     """The rows of each software era predicted by the FIT factors refitted on the other era's
-    known-configuration rows only (fit before `boundary`, test from it, and the reverse). Undated rows
-    are in neither fit and are not tested (`not_tested`)."""
+    known-configuration rows only (fit before `boundary`, test from it, and the reverse), each refit run
+    to convergence (ERA_TOLERANCE) with finite-difference steps; `exact=False` takes `max_nfev` chord
+    steps instead (not converged: the figures then depend on the start). Undated rows are in neither fit
+    and are not tested (`not_tested`)."""
     rows = list(rows)
     base = run(rows, catalog, factors)
     eras, undated = era_lines(rows, base.results, boundary)
@@ -114,7 +123,7 @@ def leave_one_era_out(rows, catalog, factors: EfficiencyFactors = DEFAULT_FACTOR
     groups = {era: (own, [x for other, theirs in eras.items() if other != era for x in theirs if x in fit_set])
               for era, own in eras.items()}
     cv = _hold_out(rows, catalog, factors, base, groups, max_nfev, exact, map_fn,
-                   "no feasible configuration with the factors fitted on the other era", names)
+                   "no feasible configuration with the factors fitted on the other era", names, tolerance)
     skipped = tuple(sorted(cv.accuracy.skipped + tuple((line, UNDATED) for line in undated)))
     return replace(cv, accuracy=replace(cv.accuracy, skipped=skipped), not_tested=tuple(sorted(undated)))
 
@@ -138,7 +147,8 @@ def leave_one_architecture_out(rows, catalog, factors: EfficiencyFactors = DEFAU
                      "no feasible configuration with the factors fitted without its architecture", names)
 
 
-def _hold_out(rows, catalog, factors, base, groups, max_nfev, exact, map_fn, infeasible, names=FIT) -> CrossValidation:
+def _hold_out(rows, catalog, factors, base, groups, max_nfev, exact, map_fn, infeasible, names=FIT,
+              tolerance: float | None = None) -> CrossValidation:
     """Each group's rows predicted by the factors `names` refitted on its training lines ({name: (own
     lines, training lines)}), every refit started from the fit on every known-configuration row."""
     lines = fitted_lines(base.results)
@@ -151,7 +161,7 @@ def _hold_out(rows, catalog, factors, base, groups, max_nfev, exact, map_fn, inf
         residuals = log_residuals(rows, catalog, centre, lines) if any(x not in found for x in lines) else np.array(
             [np.log(max(found[x].predicted / found[x].measured, FLOOR_RATIO)) for x in lines])
         fixed = dict(zip(lines, jacobian(rows, catalog, centre, lines, names, residuals)))
-    tasks = [(rows, catalog, centre, [r for r in at_centre if r.line in train_set], own, max_nfev, fixed, names)
+    tasks = [(rows, catalog, centre, [r for r in at_centre if r.line in train_set], own, max_nfev, fixed, names, tolerance)
              for own, train_set in ((own, set(train)) for own, train in groups.values())]
     outcomes = list(map_fn(_refit_and_predict, tasks))
     results, skipped = [], list(base.skipped)
@@ -166,7 +176,8 @@ def _hold_out(rows, catalog, factors, base, groups, max_nfev, exact, map_fn, inf
 
 def _refit_and_predict(task) -> tuple[FactorFit, Accuracy]:
     """(the fit on `others`, the rows `own` predicted with it): one family's turn."""
-    rows, catalog, factors, others, own, max_nfev, fixed, names = task
-    fit = fit_factors(rows, catalog, [r.line for r in others], start=factors, names=names,
-                      max_nfev=max_nfev if fixed else 40, fixed_jacobian=fixed, start_results=others)
+    rows, catalog, factors, others, own, max_nfev, fixed, names, tolerance = task
+    steps = max_nfev if fixed or tolerance is not None else 40
+    fit = fit_factors(rows, catalog, [r.line for r in others], start=factors, names=names, max_nfev=steps,
+                      fixed_jacobian=fixed, start_results=others, **({} if tolerance is None else {"tolerance": tolerance}))
     return fit, run(rows, catalog, fit.factors, lines=set(own))

@@ -146,14 +146,16 @@ def jacobian(rows, catalog, factors: EfficiencyFactors, lines, names=FIT, base=N
 
 
 def fit_factors(rows, catalog, lines, start: EfficiencyFactors = DEFAULT_FACTORS, names=FIT, max_nfev: int = 40,
-                fixed_jacobian=None, start_results=None) -> FactorFit:
+                fixed_jacobian=None, start_results=None, tolerance: float = 1e-8) -> FactorFit:
     """The FIT factors fitted on the rows of `lines` (CSV lines), from `start` (module docstring).
 
     scipy's trust-region least squares, `max_nfev` evaluations of the model. Its Jacobian: forward
     differences at every step (len(names) model runs each), or `fixed_jacobian` ({line: d residual /
     d log(factor) over `names`}, measured once at `start`), reused at every step (a chord method:
     one model run per step; a step is still accepted only where the model's own residuals fall).
-    `start_results`, the rows' results at `start` where known, save the first run."""
+    `start_results`, the rows' results at `start` where known, save the first run. The fit stops when a
+    step changes the cost by less than `tolerance` of it or the log-factors by less than `tolerance`
+    of their norm (scipy's ftol and xtol), or after `max_nfev` evaluations, whichever comes first."""
     lines = list(lines)
     if start_results is None:
         start_results = accuracy.run(rows, catalog, start, lines=set(lines)).results
@@ -182,5 +184,6 @@ def fit_factors(rows, catalog, lines, start: EfficiencyFactors = DEFAULT_FACTORS
 
         jac = lambda x: matrix  # noqa: E731
     sol = least_squares(residuals, x0, jac=jac, bounds=(lo, hi), loss="soft_l1", f_scale=LOSS_SCALE,
-                        diff_step=DIFF_STEP, max_nfev=max_nfev)
+                        diff_step=DIFF_STEP, max_nfev=max_nfev,
+                        ftol=tolerance, xtol=tolerance)
     return FactorFit(factors_at(sol.x, fitted_names, start), fitted_names, held, len(lines), int(sol.nfev), sol.message)
