@@ -39,7 +39,7 @@ def accuracy_parser() -> argparse.ArgumentParser:
     parser.add_argument("--cv", action="store_true",
                         help="recompute the leave-one-family-out predictions (default: the stored ones while current)")
     parser.add_argument("--exact", action="store_true",
-                        help="refit each family with finite differences at every step (slower; the era refits always do)")
+                        help="refit each family with finite differences at every step (slower)")
     parser.add_argument("--jobs", type=int, default=1, help="processes for the refits (default 1)")
     return parser
 
@@ -157,12 +157,11 @@ def _refits(rows, catalog, args, split: str):
     from ..engine.performance.cross_validation import leave_one_era_out, leave_one_family_out
     how = leave_one_family_out if split == "family" else leave_one_era_out
     print(f"computing the leave-one-{split}-out refits (a minute or more)...", file=sys.stderr, flush=True)
-    exact = {"exact": args.exact} if split == "family" else {}   # the era refits always run to convergence
     if args.jobs <= 1:
-        return how(rows, catalog, **exact)
+        return how(rows, catalog, exact=args.exact)
     from concurrent.futures import ProcessPoolExecutor
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        return how(rows, catalog, map_fn=pool.map, **exact)
+        return how(rows, catalog, exact=args.exact, map_fn=pool.map)
 
 
 def _stat_line(group: str, s: dict) -> str:

@@ -203,16 +203,16 @@ def test_the_serial_speculation_term_is_its_own_cell():
     assert identified(names, enough) == (names, {})
 
 
-def test_the_era_refits_run_to_convergence_not_to_a_step_count():
+def test_converged_era_refits_stop_on_their_tolerance_not_on_a_step_count():
     from tcoapp.engine.performance.cross_validation import ERA_MAX_NFEV, ERA_TOLERANCE, leave_one_era_out
     rows = [(line, r) for line, r in read_measurements() if r["source_family"] in SMALL]
     rows += [(line, r) for line, r in read_measurements() if "perf-overview" in r["source"]][:6]
-    cv = leave_one_era_out(rows, CATALOG, boundary="2025-06")
+    cv = leave_one_era_out(rows, CATALOG, boundary="2025-06", converged=True)
     assert ERA_TOLERANCE <= 1e-4 and set(cv.fits)
     for fit in cv.fits.values():
         if fit.message == "nothing to fit":
             continue
         assert fit.evaluations < ERA_MAX_NFEV, fit.message              # stopped by its tolerance...
         assert "termination condition" in fit.message                  # ...ftol or xtol, not max_nfev
-    chord = leave_one_era_out(rows, CATALOG, boundary="2025-06", exact=False, max_nfev=1)
-    assert all(f.evaluations <= 1 for f in chord.fits.values())        # the chord steps remain on request
+    chord = leave_one_era_out(rows, CATALOG, boundary="2025-06", max_nfev=1)
+    assert all(f.evaluations <= 1 for f in chord.fits.values())        # the shipped tables' chord steps

@@ -39,10 +39,11 @@ from .factor_fit import FIT, FLOOR_RATIO, FactorFit, fit_factors, jacobian, log_
 from .factors import DEFAULT_FACTORS, EfficiencyFactors
 
 REFIT_STEPS = 4
-# Leave-one-era-out refits run to convergence: finite-difference steps until a step changes the cost by
-# less than ERA_TOLERANCE of it or the log-factors by less than ERA_TOLERANCE of their norm (scipy's ftol
-# and xtol), at most ERA_MAX_NFEV steps. Leaving a whole era out moves the optimum far from the centre, so
-# REFIT_STEPS chord steps stop wherever they happen to be and the score depends on the start.
+# Converged leave-one-era-out refits (`converged=True`; docs/model.md, "The era split's refits"):
+# finite-difference steps until a step changes the cost by less than ERA_TOLERANCE of it or the log-factors
+# by less than ERA_TOLERANCE of their norm (scipy's ftol and xtol), at most ERA_MAX_NFEV steps. Leaving a
+# whole era out moves the optimum far from the centre, so REFIT_STEPS chord steps (the shipped tables' refits)
+# stop wherever they happen to be and the score depends on the start.
 ERA_TOLERANCE = 1e-4
 ERA_MAX_NFEV = 100
 # The era boundary of leave-one-era-out (the first month of the later era): MLPerf v6.0 (2026-04) and
@@ -109,13 +110,16 @@ def leave_one_family_out(rows, catalog, factors: EfficiencyFactors = DEFAULT_FAC
 
 
 def leave_one_era_out(rows, catalog, factors: EfficiencyFactors = DEFAULT_FACTORS, boundary: str = ERA_BOUNDARY,
-                      max_nfev: int = ERA_MAX_NFEV, exact: bool = True, map_fn=map, names=FIT,
-                      tolerance: float = ERA_TOLERANCE) -> CrossValidation:
+                      max_nfev: int = REFIT_STEPS, exact: bool = False, map_fn=map, names=FIT,
+                      converged: bool = False) -> CrossValidation:
     """The rows of each software era predicted by the FIT factors refitted on the other era's
-    known-configuration rows only (fit before `boundary`, test from it, and the reverse), each refit run
-    to convergence (ERA_TOLERANCE) with finite-difference steps; `exact=False` takes `max_nfev` chord
-    steps instead (not converged: the figures then depend on the start). Undated rows are in neither fit
-    and are not tested (`not_tested`)."""
+    known-configuration rows only (fit before `boundary`, test from it, and the reverse): `max_nfev`
+    chord steps from the centre (the shipped tables; not converged, so the figures depend on the start),
+    or with `converged` finite-difference steps until ERA_TOLERANCE (at most ERA_MAX_NFEV). Undated rows
+    are in neither fit and are not tested (`not_tested`)."""
+    tolerance = ERA_TOLERANCE if converged else None
+    if converged:
+        max_nfev, exact = ERA_MAX_NFEV, True
     rows = list(rows)
     base = run(rows, catalog, factors)
     eras, undated = era_lines(rows, base.results, boundary)
