@@ -14,7 +14,6 @@ expat with DTDs and entity declarations refused (the XML bomb defence defusedxml
 from __future__ import annotations
 
 import posixpath
-import xml.parsers.expat
 import zipfile
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -22,22 +21,10 @@ from typing import Any, Callable
 from openpyxl.styles.numbers import BUILTIN_FORMATS, is_date_format, is_timedelta_format
 from openpyxl.utils.datetime import CALENDAR_MAC_1904, CALENDAR_WINDOWS_1900, from_ISO8601, from_excel
 
-MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
-STRICT_MAIN = "http://purl.oclc.org/ooxml/spreadsheetml/main"
-REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
-STRICT_REL = "http://purl.oclc.org/ooxml/officeDocument/relationships"
-PACKAGE_REL = "http://schemas.openxmlformats.org/package/2006/relationships"
-NAMESPACES = (MAIN, STRICT_MAIN, PACKAGE_REL, "")  # the element namespaces read (no namespace: a bare name)
-
-
-class RefusedXml(ValueError):
-    """A part declares a DTD or entities (as an XML bomb does)."""
-
-
-class TooManyCells(ValueError):
-    def __init__(self, sheet: str, limit: int):
-        super().__init__(sheet)
-        self.sheet, self.limit = sheet, limit
+from .xlsx_xml import (  # noqa: F401  (re-exported: the readers import them from here)
+    _COLUMNS, MAIN, MAX_COLUMN, MAX_ROW, NAMESPACES, PACKAGE_REL, REL, STRICT_MAIN, STRICT_REL, RefusedXml,
+    TooManyCells, _parse, _parser, _Shared, _split_ref,
+)
 
 
 class BadCellReference(ValueError):
@@ -57,9 +44,6 @@ class BadCellValue(ValueError):
         super().__init__(f"{sheet}!{ref} stores {raw[:40]!r} where the file says {what} is stored")
 
 
-MAX_ROW, MAX_COLUMN = 1_048_576, 16_384  # the size of an Excel / LibreOffice sheet
-
-
 class TooManyStrings(ValueError):
     def __init__(self, count: int, limit: int):
         super().__init__(count)
@@ -73,46 +57,6 @@ class SheetCells:
     name: str
     values: dict[int, dict[int, Any]] = field(default_factory=dict)
     formulas: dict[tuple[int, int], str] = field(default_factory=dict)
-
-
-def _parser(tags: dict[str, Callable], end_tags: dict[str, Callable], text: list[str] | None = None):
-    """An expat parser (namespace-aware) calling tags[local name](attrs) and end_tags[local name]()."""
-    parser = xml.parsers.expat.ParserCreate(namespace_separator="}")
-    parser.buffer_text = True
-    parser.SetParamEntityParsing(xml.parsers.expat.XML_PARAM_ENTITY_PARSING_NEVER)
-
-    def refuse(*_args):
-        raise RefusedXml("the workbook's XML declares entities or a DTD")
-
-    parser.StartDoctypeDeclHandler = refuse
-    parser.EntityDeclHandler = refuse
-    parser.ExternalEntityRefHandler = refuse
-
-    # handlers by the full (namespace-qualified) name: a dict look-up per element, nothing else
-    starts = {f"{ns}}}{local}" if ns else local: h for local, h in tags.items() for ns in NAMESPACES}
-    ends = {f"{ns}}}{local}" if ns else local: h for local, h in end_tags.items() for ns in NAMESPACES}
-    starts_get, ends_get = starts.get, ends.get
-
-    def start(name, attrs):
-        handler = starts_get(name)
-        if handler is not None:
-            handler(attrs)
-
-    def end(name):
-        handler = ends_get(name)
-        if handler is not None:
-            handler()
-
-    parser.StartElementHandler = start
-    parser.EndElementHandler = end
-    if text is not None:
-        parser.CharacterDataHandler = text.append
-    return parser
-
-
-def _parse(archive: zipfile.ZipFile, part: str, parser) -> None:
-    with archive.open(part) as source:
-        parser.ParseFile(source)
 
 
 def _attr(attrs: dict, name: str) -> str | None:
@@ -160,10 +104,6 @@ def shared_strings_part(archive: zipfile.ZipFile) -> str | None:
     """The shared string table's part (None: the workbook has none)."""
     rels = _relationships(archive, _workbook_part(archive))
     return next((target for target, kind in rels.values() if kind.endswith("/sharedStrings")), None)
-
-
-class _Shared(int):
-    """A cell's index into the shared string table, until the strings the sheets use are read."""
 
 
 def _count_strings(data: bytes, limit: int) -> int:
@@ -281,21 +221,6 @@ def _date_styles(archive: zipfile.ZipFile, part: str | None) -> tuple[set[int], 
             if is_timedelta_format(code):
                 durations.add(index)
     return dates, durations
-
-
-_COLUMNS: dict[str, int] = {}
-
-
-def _split_ref(ref: str) -> tuple[int, int]:
-    """'AB12' -> (12, 28)."""
-    letters = ref.rstrip("0123456789")
-    col = _COLUMNS.get(letters)
-    if col is None:
-        col = 0
-        for ch in letters.upper():
-            col = col * 26 + ord(ch) - 64
-        _COLUMNS[letters] = col
-    return int(ref[len(letters):]), col
 
 
 class _SheetReader:

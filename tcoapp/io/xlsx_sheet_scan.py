@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 import xml.parsers.expat
 
-from .xlsx_cells_read import _COLUMNS, MAIN, MAX_COLUMN, MAX_ROW, STRICT_MAIN, TooManyCells, _parser, _Shared, _split_ref
+from .xlsx_xml import _COLUMNS, MAIN, MAX_COLUMN, MAX_ROW, STRICT_MAIN, TooManyCells, _parser, _Shared, _split_ref
 
 MAX_SCANNED_BYTES = 64 * 1024 * 1024   # a larger part is streamed by expat (the scan holds the part in memory)
 CHUNK_BYTES = 1 << 20                  # rows tokenized at a time (a chunk ends after a </row>)
