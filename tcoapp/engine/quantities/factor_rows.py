@@ -33,6 +33,19 @@ from __future__ import annotations
 
 from .row import CURVE, GLOBAL, HELD, Factor
 
+
+def _layer_ratio(key: str, default: float, architecture: str, devices: str, fitted: str = "Fitted") -> Factor:
+    """The row of one architecture's per-layer overhead ratio over layer_overhead_s (fitted on its rows)."""
+    return Factor(key=key, unit='ratio', default=default, min=0.0, max=100.0, min_exclusive=True,
+                  fit=GLOBAL, fit_bounds=(0.2, 5.0), layer_architecture=architecture,
+                  label=f'Layer overhead ratio, {architecture}',
+                  help=(f'The per-layer overhead on devices whose architecture is {architecture} ({devices}) over '
+                        'layer_overhead_s (Blackwell, CDNA 4 and any architecture without its own ratio: 1); a '
+                        'device row that states its own layer_overhead_s keeps it.'),
+                  provenance=(f'{fitted} on the {architecture} rows ({devices}) with layer_overhead_s on Blackwell '
+                              'B200 / GB200 (docs/model.md, "Per-layer overhead per architecture")'))
+
+
 # An efficiency is a share of peak: below 1% no serving system runs (and a denormal such as 5e-324,
 # "> 0" as it is, once made every metric of every plan vanish), so efficiencies start at 0.01.
 MIN_EFFICIENCY = 0.01
@@ -305,28 +318,7 @@ FACTOR_ROWS: tuple[Factor, ...] = (
                        'held at the ceiling of 1 (with the ROCm step factor the fit cannot tell MI355X\'s '
                        'compute from its stack\'s step time apart; docs/model.md, "Achieved compute per '
                        'architecture")')),
-    Factor(key='arch_layer_hopper', unit='ratio', default=1.188, min=0.0, max=100.0, min_exclusive=True,
-           fit=GLOBAL, fit_bounds=(0.2, 5.0), layer_architecture='Hopper',
-           label='Layer overhead ratio, Hopper',
-           help=('The per-layer overhead on devices whose architecture is Hopper (H100, H200) over '
-                 'layer_overhead_s (Blackwell, CDNA 4 and any architecture without its own ratio: 1); a '
-                 'device row that states its own layer_overhead_s keeps it.'),
-           provenance=('1.19: fitted on the Hopper rows (H100, H200) with layer_overhead_s on Blackwell B200 / GB200 '
-                       '(docs/model.md, "Per-layer overhead per architecture")')),
-    Factor(key='arch_layer_blackwell_ultra', unit='ratio', default=0.8972, min=0.0, max=100.0, min_exclusive=True,
-           fit=GLOBAL, fit_bounds=(0.2, 5.0), layer_architecture='Blackwell Ultra',
-           label='Layer overhead ratio, Blackwell Ultra',
-           help=('The per-layer overhead on devices whose architecture is Blackwell Ultra (B300, GB300) over '
-                 'layer_overhead_s (Blackwell, CDNA 4 and any architecture without its own ratio: 1); a '
-                 'device row that states its own layer_overhead_s keeps it.'),
-           provenance=('Fitted on the Blackwell Ultra rows (B300, GB300) with layer_overhead_s on Blackwell B200 / GB200 '
-                       '(docs/model.md, "Per-layer overhead per architecture")')),
-    Factor(key='arch_layer_cdna3', unit='ratio', default=2.894, min=0.0, max=100.0, min_exclusive=True,
-           fit=GLOBAL, fit_bounds=(0.2, 5.0), layer_architecture='CDNA 3',
-           label='Layer overhead ratio, CDNA 3',
-           help=('The per-layer overhead on devices whose architecture is CDNA 3 (MI300X, MI325X) over '
-                 'layer_overhead_s (Blackwell, CDNA 4 and any architecture without its own ratio: 1); a '
-                 'device row that states its own layer_overhead_s keeps it.'),
-           provenance=('Fitted on the CDNA 3 rows (MI300X, MI325X) with layer_overhead_s on Blackwell B200 / GB200 '
-                       '(docs/model.md, "Per-layer overhead per architecture")')),
+    _layer_ratio('arch_layer_hopper', 1.188, 'Hopper', 'H100, H200', '1.19: fitted'),
+    _layer_ratio('arch_layer_blackwell_ultra', 0.8972, 'Blackwell Ultra', 'B300, GB300'),
+    _layer_ratio('arch_layer_cdna3', 2.894, 'CDNA 3', 'MI300X, MI325X'),
 )
