@@ -119,12 +119,20 @@ def curve_device_notes(scenario: Scenario, plan: Plan, pools: tuple[ResolvedPool
     return tuple(notes)
 
 
+def drafting_at_published(scenario: Scenario, plan: Plan, draft_tokens):
+    """The model's published acceptance where a pool drafting `draft_tokens` takes it (the plan leaves
+    spec_decode_acceptance empty and the model has one); None otherwise."""
+    published = scenario.published_acceptance(plan.model)
+    if plan.spec_decode_acceptance is not None or published is None or not (draft_tokens or 0) > 0:
+        return None
+    return published
+
+
 def acceptance_notes(scenario: Scenario, plan: Plan, pools) -> list[str]:
     """Where a pool drafts tokens at the model's published acceptance (the plan's was empty): which
     rate, its spread and source (docs/model.md, "Speculative decoding")."""
-    published = scenario.published_acceptance(plan.model)
-    drafts = max((p.serving.spec_decode_draft_tokens for p in pools), default=0)
-    if plan.spec_decode_acceptance is not None or published is None or drafts <= 0:
+    published = drafting_at_published(scenario, plan, max((p.serving.spec_decode_draft_tokens for p in pools), default=0))
+    if published is None:
         return []
     source = published.source.split(" (")[0].split(", section")[0]
     return [f"the draft acceptance {published.acceptance:g} is {plan.model}'s published rate (spread "
@@ -251,9 +259,9 @@ def acceptance_spread(scenario: Scenario, plan: Plan, pool, point) -> dict | Non
     left empty) at the published spread's ends, as tokens/s per device (per user: decode alone) over its
     figure at the same batch
     (performance/acceptance_spread.py); None otherwise (no draft tokens, a stated acceptance, no spread)."""
-    published = scenario.published_acceptance(plan.model)
     k = int(pool.serving.spec_decode_draft_tokens or 0)
-    if plan.spec_decode_acceptance is not None or published is None or k <= 0 or point is None:
+    published = drafting_at_published(scenario, plan, k)
+    if published is None or point is None:
         return None
     factors = scenario.factors_for(pool.device)
     arch = architecture(scenario.model(plan.model))
