@@ -349,8 +349,10 @@ def _read_plans(sheet: _Sheet, problems: list[Problem]):
     if not columns:
         problems.append(Problem(sheet.where(1, S.FIRST_PLAN_COLUMN), "", "no plan: put plan names in row 1 from column C"))
     key_rows: dict[str, int] = {}
+    # a formula in column A with no saved value (a file never recalculated, as openpyxl writes a kept row) cannot
+    # be a key: its row is the analyst's own, kept and noted like a label that is not a key
     own_rows = [row for row in sheet.rows_from(2) if is_blank(sheet.cell(row, 1))
-                and not _blank_key_problem(sheet, row, columns, problems)]
+                and (sheet.uncached_formula(row, 1) or not _blank_key_problem(sheet, row, columns, problems))]
     for row, key in _keys_in_column_a(sheet, problems):
         if key in PLAN_FIELD_BY_NAME:
             key_rows[key] = row

@@ -55,3 +55,25 @@ def test_a_row_that_reads_as_a_key_is_still_an_unknown_key(tmp_path, key):
         wb["Plans"].append([key, "", 8])
     with pytest.raises(ValidationError, match=f"{key}.*unknown key"):
         read_scenario(hand_made(tmp_path / "typo.xlsx", mutate=typo))
+
+
+def _formula_label(wb):
+    plans = wb["Plans"]
+    row = plans.max_row + 1
+    plans.cell(row, 1, '=REPT("x",3)')   # no saved value: openpyxl writes none
+    plans.cell(row, 2, "Debt share (fraction)")
+    plans.cell(row, 3, 0.25)
+
+
+def test_a_formula_in_column_a_with_no_saved_value_is_a_row_of_ones_own_and_its_save_reads_back(tmp_path):
+    """Found by the workbook fuzzer (seed 14468950): a key replaced by a formula read as a row of one's own while the
+    formula's value was saved, but its export (formula kept, value not) was refused as an input that lost its key."""
+    path = hand_made(tmp_path / "formula_key.xlsx", mutate=_formula_label)
+    scenario = read_scenario(path)
+    notes = kept_notes(scenario)
+    assert any(n.startswith("Plans row") and "no Plans key in column A" in n for n in notes), notes
+    write_scenario(scenario, tmp_path / "saved.xlsx")
+    again = read_scenario(tmp_path / "saved.xlsx")
+    assert again.plans == scenario.plans
+    book = openpyxl.load_workbook(tmp_path / "saved.xlsx")
+    assert any(r[0].value == '=REPT("x",3)' for r in book["Plans"].iter_rows(max_col=1))
