@@ -97,7 +97,7 @@ def run_app(path: str | None = None, argv: list[str] | None = None) -> int:
         computing = window.first_compute
         if not os.environ.get("TCOAPP_SMOKE_RESULTS"):
             quit_later()
-        elif computing is None:
+        elif computing is None or not window.document.computing:   # (nothing to compute, or already in)
             results_in()
         else:
             computing.finished.connect(results_in)
