@@ -115,7 +115,8 @@ def run_app(path: str | None = None, argv: list[str] | None = None) -> int:
         if smoke is not None:
             print(f"TCOAPP_SHOWN {age_s:.3f}", flush=True)
         fill()
-    _after_first_paint(app, window, shown, FILL_ANYWAY_MS)
+    # (the smoke run's figure is a paint's, never the fallback's)
+    _after_first_paint(app, window, shown, None if smoke is not None else FILL_ANYWAY_MS)
     return app.exec()
 
 

@@ -79,3 +79,16 @@ def test_a_frame_closed_before_it_is_filled_closes(qtbot):
     qtbot.addWidget(window)
     window.show()
     assert window.close()
+
+
+def test_a_frame_that_never_paints_is_reported_all_the_same_after_the_fallback(qtbot):
+    from PySide6.QtWidgets import QApplication
+
+    from tcoapp.gui.app import _after_first_paint
+    window = MainWindow()   # never shown: no paint (as a window shown minimized)
+    qtbot.addWidget(window)
+    seen = []
+    _after_first_paint(QApplication.instance(), window, seen.append, 50)
+    qtbot.waitUntil(lambda: len(seen) == 1, timeout=5000)
+    qtbot.wait(100)
+    assert len(seen) == 1 and seen[0] > 0   # once
