@@ -12,6 +12,7 @@ interpreter while the window draws for the first time.
 from __future__ import annotations
 
 from ..engine.core.errors import Cancelled
+from ..engine.decision.draws import load_modules
 from .document import Document, safe_compute
 from .soon import call_soon
 from .worker import TaskRunner
@@ -43,6 +44,7 @@ def compute_off_thread(document: Document) -> TaskRunner:
                 raise Cancelled("the first computation of the plans was cancelled")
             results.append(safe_compute(scenario, plan))
             progress((i + 1) / max(len(scenario.plans), 1))
+        load_modules()   # the Decision tab's paired draws run on the GUI thread once the results are in
         return tuple(results)
 
     def start() -> None:

@@ -1,4 +1,10 @@
-"""The main window: composes the views, the menus and the file actions. It computes nothing."""
+"""The main window: composes the views, the menus and the file actions. It computes nothing.
+
+Built in two steps, so that the app's window shows before numpy and the engine load (gui/app.py): the
+frame (`MainWindow()`: menus, tab titles, the plan editor's dock, the status bar, the saved geometry;
+Qt only) and then `fill(document)` (the document, the plan editor, the Decision view, Edit's undo,
+and every action that needs a document). Until it is filled, the menus and tabs are disabled and the
+frame says it is loading."""
 from __future__ import annotations
 
 import os
@@ -6,61 +12,47 @@ import os
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
-    QApplication, QDockWidget, QFileDialog, QInputDialog, QMainWindow, QMessageBox, QTabWidget, QVBoxLayout, QWidget,
+    QApplication, QDockWidget, QFileDialog, QInputDialog, QLabel, QMainWindow, QTabWidget, QVBoxLayout, QWidget,
 )
 
 from ..engine.core.errors import TcoError
-from .autosave import Autosave
-from .decision_view import DecisionView
-from .document import Document
-from .document_files import check_disk, may_save_to, take_path
-from .files import import_curve_job, read_workbook, workbook_notes, write_workbook
 from .lazy_tab import LazyTab
-from .plan_editor import PlanEditor
-from .pool_edits import add_deployment_plans
 from .problem_bar import ProblemBar
 from .settings import AppSettings
-from .shortcuts import UndoShortcuts
 from .soon import call_soon
 from .worker import ProgressPanel, TaskRunner
 
 WORKBOOK_FILTER = "Scenario workbooks (*.xlsx)"
 VIEW_MESSAGE = "view"   # the problem kind of a view's message (main_window._edit_moves_on)
 CURVE_FILTER = "Curve files (*.csv);;All files (*)"
+LOADING = "Loading the engine…"   # what the frame's Decision tab, plan editor and status bar say until filled
 
 
 AUTOSAVE_PROBLEM = "autosave"   # the problem bar's kind for a failing autosave (resolved by its next success)
 WORKLOADS_PROBLEM = "workloads"   # the plan editor's held shares not adding to 1 (resolved once they do)
 
 class MainWindow(QMainWindow):
-    def __init__(self, document: Document, parent=None):
+    def __init__(self, document=None, parent=None):
+        """The frame; filled at once with `document` when one is given (module docstring)."""
         super().__init__(parent)
-        self.document = document
-        if document.parent() is None:
-            # the window owns its document: deleted with it, the document drops its signal connections,
-            # whose lambdas hold the views (a cycle through Qt that Python's collector cannot see)
-            document.setParent(self)
-        # first of the window's slots on every change, so before any view can raise a problem of its own
-        document.scenario_changed.connect(self._edit_moves_on)
+        self.document = None
         self.settings = AppSettings()
         self.runner = TaskRunner(self)
         self.first_compute: TaskRunner | None = None   # the plans computed after the window shows (compute_later)
-        self.autosave = Autosave(document, parent=self)
         self._compare_tab = LazyTab(self._make_compare)
         self._performance_tab = LazyTab(self._make_performance)
         self._economics_tab = LazyTab(self._make_economics)
         self._uncertainty_tab = LazyTab(self._make_uncertainty)
         self._bridge_tab = LazyTab(self._make_bridge)
         self._catalog_tab = LazyTab(self._make_catalog)
-        self.editor = PlanEditor(document)
-        self.decision = DecisionView(document)
+        self._decision_slot = _loading_label()
         self.tabs = QTabWidget()
-        for tab, title in ((self.decision, "Decision"), (self._compare_tab, "Compare plans"),
+        for tab, title in ((self._decision_slot, "Decision"), (self._compare_tab, "Compare plans"),
                            (self._performance_tab, "Performance"), (self._economics_tab, "Economics"),
                            (self._bridge_tab, "Bridge"), (self._catalog_tab, "Catalog"),
                            (self._uncertainty_tab, "Uncertainty")):
             self.tabs.addTab(tab, title)
-        self.problems = self._problem_bar()
+        self.problems = ProblemBar()
         central = QWidget()
         column = QVBoxLayout(central)
         column.setContentsMargins(0, 0, 0, 0)
@@ -68,11 +60,11 @@ class MainWindow(QMainWindow):
         column.addWidget(self.problems)
         column.addWidget(self.tabs, 1)
         self.setCentralWidget(central)
-        dock = QDockWidget("Plan editor", self)
-        dock.setObjectName("plan_editor_dock")
-        dock.setWidget(self.editor)
-        dock.setFeatures(QDockWidget.DockWidgetMovable | QDockWidget.DockWidgetFloatable)
-        self.addDockWidget(Qt.LeftDockWidgetArea, dock)
+        self._dock = QDockWidget("Plan editor", self)
+        self._dock.setObjectName("plan_editor_dock")
+        self._dock.setWidget(_loading_label())
+        self._dock.setFeatures(QDockWidget.DockWidgetMovable | QDockWidget.DockWidgetFloatable)
+        self.addDockWidget(Qt.LeftDockWidgetArea, self._dock)
         self.progress = ProgressPanel(self.runner)
         self.statusBar().addPermanentWidget(self.progress)
         self._opening = None
@@ -80,6 +72,43 @@ class MainWindow(QMainWindow):
         self.runner.finished.connect(self._task_finished)
         self.runner.succeeded.connect(lambda _result: self.problems.resolve(self.runner.last_kind))
         self._build_menus()
+        self.setWindowTitle("tcoapp")
+        self.statusBar().showMessage(LOADING)
+        self._usable(False)
+        self.resize(1500, 940)
+        if self.settings.geometry() is not None:
+            self.restoreGeometry(self.settings.geometry())
+        self._restore_state()
+        if document is not None:
+            self.fill(document)
+
+    def fill(self, document) -> None:
+        """Put `document` in the frame: the views and actions that need it (module docstring)."""
+        from .autosave import Autosave
+        from .decision_view import DecisionView
+        from .plan_editor import PlanEditor
+        from .shortcuts import UndoShortcuts
+
+        self.document = document
+        if document.parent() is None:
+            # the window owns its document: deleted with it, the document drops its signal connections,
+            # whose lambdas hold the views (a cycle through Qt that Python's collector cannot see)
+            document.setParent(self)
+        # first of the window's slots on every change, so before any view can raise a problem of its own
+        document.scenario_changed.connect(self._edit_moves_on)
+        self.autosave = Autosave(document, parent=self)
+        self.editor = PlanEditor(document)
+        self.decision = DecisionView(document)
+        self.tabs.insertTab(0, self.decision, "Decision")   # before the frame's slot, which stays current meanwhile
+        self.tabs.setCurrentIndex(0)
+        self.tabs.removeTab(1)
+        self._decision_slot.deleteLater()
+        self._dock.widget().deleteLater()
+        self._dock.setWidget(self.editor)
+        self.autosave.failed.connect(lambda message: self.show_problem(message, kind=AUTOSAVE_PROBLEM))
+        self.autosave.recovered.connect(lambda: self.problems.resolve(AUTOSAVE_PROBLEM))
+        self.editor.workloads.problem.connect(self._workloads_problem)
+        self._undo_actions()
         self.shortcuts = UndoShortcuts(self, document.undo_stack)
         self.setAcceptDrops(True)
         document.path_changed.connect(self._update_title)
@@ -87,9 +116,15 @@ class MainWindow(QMainWindow):
         document.scenario_changed.connect(self._status)
         self._update_title()
         self._status()
-        self.resize(1500, 940)
-        if self.settings.geometry() is not None:
-            self.restoreGeometry(self.settings.geometry())
+        self._restore_state()   # the dock's saved size, now that it holds the editor
+        self._usable(True)
+
+    def _usable(self, on: bool) -> None:
+        """The menus and tabs, which act on the document: disabled in the frame, until it is filled."""
+        self.menuBar().setEnabled(on)
+        self.tabs.tabBar().setEnabled(on)
+
+    def _restore_state(self) -> None:
         if self.settings.window_state() is not None:
             self.restoreState(self.settings.window_state())
 
@@ -189,19 +224,21 @@ class MainWindow(QMainWindow):
                      "Monte Carlo summary (the same as tcoapp report FILE --out REPORT.pdf)")
         file_menu.addSeparator()
         self._action(file_menu, "&Quit", self.close, QKeySequence.Quit)
-        edit_menu = self.menuBar().addMenu("&Edit")
-        undo = self.document.undo_stack.createUndoAction(self, "&Undo")
-        undo.setShortcut(QKeySequence.Undo)
-        redo = self.document.undo_stack.createRedoAction(self, "&Redo")
-        redo.setShortcuts([QKeySequence(QKeySequence.Redo), QKeySequence("Ctrl+Y")])
-        edit_menu.addAction(undo)
-        edit_menu.addAction(redo)
-        edit_menu.addSeparator()
+        self._edit_menu = edit_menu = self.menuBar().addMenu("&Edit")
+        edit_menu.addSeparator()   # Undo and Redo go above it once there is a document (_undo_actions)
         self._action(edit_menu, "Add plan", lambda: self.document.add_plan())
         self._action(edit_menu, "Duplicate plan", lambda: self.document.add_plan(self.document.current_index))
         self._action(edit_menu, "Delete plan", self.delete_current_plan)
         help_menu = self.menuBar().addMenu("&Help")
         self._action(help_menu, "&About tcoapp", self._about)
+
+    def _undo_actions(self) -> None:
+        """Edit > Undo and Redo, on the document's undo stack, first in the menu."""
+        undo = self.document.undo_stack.createUndoAction(self, "&Undo")
+        undo.setShortcut(QKeySequence.Undo)
+        redo = self.document.undo_stack.createRedoAction(self, "&Redo")
+        redo.setShortcuts([QKeySequence(QKeySequence.Redo), QKeySequence("Ctrl+Y")])
+        self._edit_menu.insertActions(self._edit_menu.actions()[0], [undo, redo])
 
     def _fill_recent(self):
         self.recent_menu.clear()
@@ -244,14 +281,6 @@ class MainWindow(QMainWindow):
     def _task_finished(self) -> None:
         self._opening = None
 
-    def _problem_bar(self) -> ProblemBar:
-        """The problem bar; a failing autosave shows on it, gone at its next success (autosave.py)."""
-        self.problems = ProblemBar()
-        self.autosave.failed.connect(lambda message: self.show_problem(message, kind=AUTOSAVE_PROBLEM))
-        self.autosave.recovered.connect(lambda: self.problems.resolve(AUTOSAVE_PROBLEM))
-        self.editor.workloads.problem.connect(self._workloads_problem)
-        return self.problems
-
     def _workloads_problem(self, text: str) -> None:
         """The plan editor's held shares (not adding to 1) on the problem bar, gone once they do."""
         if text:
@@ -286,6 +315,7 @@ class MainWindow(QMainWindow):
         """True when it is fine to drop the current document (saved, discarded, or clean)."""
         if not self.document.is_dirty:
             return True
+        from PySide6.QtWidgets import QMessageBox   # (its enums cost the frame's start: main_window.py)
         answer = QMessageBox.question(
             self, "Unsaved changes", "The scenario has unsaved changes. Save them first?",
             QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel, QMessageBox.Save)
@@ -310,6 +340,7 @@ class MainWindow(QMainWindow):
         """Open a workbook now (blocking); False when it was refused or could not be read."""
         if not confirmed and not self.maybe_save():
             return False
+        from .files import read_workbook
         QApplication.setOverrideCursor(Qt.WaitCursor)
         try:
             scenario = read_workbook(path)
@@ -327,6 +358,7 @@ class MainWindow(QMainWindow):
             return
 
         def job(progress, should_cancel):
+            from .files import read_workbook
             progress(0.05)
             scenario = read_workbook(path)
             progress(1.0)
@@ -337,6 +369,7 @@ class MainWindow(QMainWindow):
         self._opening = path
 
     def _opened(self, path: str, scenario) -> None:
+        from .document_files import take_path
         self.problems.clear()   # what went wrong was about the document left (or a failed open)
         take_path(self, path, scenario)
         self.settings.add_recent(path)
@@ -346,6 +379,7 @@ class MainWindow(QMainWindow):
     def show_read_notes(self, path: str, scenario) -> None:
         """How the workbook was read (the notes `tcoapp compute` prints), on the problem bar until dismissed (a
         status-bar message is gone in seconds)."""
+        from .files import workbook_notes
         notes = workbook_notes(scenario)
         if notes:
             self.show_problem("\n".join(notes), f"Read {os.path.basename(path)}", kind="read_notes")
@@ -370,6 +404,8 @@ class MainWindow(QMainWindow):
         return self.save_to(path)
 
     def save_to(self, path: str) -> bool:
+        from .document_files import may_save_to
+        from .files import write_workbook
         if not may_save_to(self, path):
             return False
         try:
@@ -390,6 +426,7 @@ class MainWindow(QMainWindow):
             self.import_curve(path)
 
     def import_curve(self, path: str):
+        from .files import import_curve_job
         job = import_curve_job(path, self.document.scenario)
         self.runner.start(f"Importing {os.path.basename(path)}…", job, on_success=self._curve_file_read, kind="curve")
 
@@ -425,6 +462,7 @@ class MainWindow(QMainWindow):
         return "with_plans" if dialog.as_plans.isChecked() else "curves"
 
     def _curves_imported(self, curves, as_plans: bool = False):
+        from .pool_edits import add_deployment_plans
         stack = self.document.undo_stack
         stack.beginMacro(f"Import {len(curves)} curve(s)")
         for curve in curves:
@@ -537,10 +575,15 @@ class MainWindow(QMainWindow):
 
     def changeEvent(self, event):
         super().changeEvent(event)
-        if event.type() == QEvent.ActivationChange and self.isActiveWindow() and not self._opening:
+        if (event.type() == QEvent.ActivationChange and self.isActiveWindow() and not self._opening
+                and self.document is not None):
+            from .document_files import check_disk
             call_soon(self, lambda: check_disk(self))
 
     def closeEvent(self, event):
+        if self.document is None:   # closed before it was filled: nothing to save
+            event.accept()
+            return
         if not self.maybe_save():
             event.ignore()
             return
@@ -554,3 +597,11 @@ class MainWindow(QMainWindow):
         self.settings.save_window(self.saveGeometry(), self.saveState())
         self.autosave.stop()
         event.accept()
+
+
+def _loading_label() -> QLabel:
+    """What the frame shows where a view will be (module docstring)."""
+    label = QLabel(LOADING)
+    label.setAlignment(Qt.AlignCenter)
+    label.setStyleSheet("QLabel { color: #777; }")
+    return label

@@ -40,6 +40,14 @@ def two_plans(scenario, results, indices):
     return replace(scenario.with_plans(plans), uncertainty=rows), tuple(results[i] for i in indices)
 
 
+def load_modules() -> None:
+    """Import what `objective_draws` runs (the simulation and scipy.special's normal quantile, ~1 s together
+    on a cold start), so that a caller can load them where waiting costs nothing (the app: in the worker
+    that computes the first results, not on the thread that draws them)."""
+    from ..uncertainty.simulate import simulate  # noqa: F401
+    from scipy.special import ndtri  # noqa: F401
+
+
 def objective_draws(scenario, results, indices, value_of, draws: int = DRAWS, seed: int = SEED) -> ObjectiveDraws:
     """The objective of the plans at `indices` over paired draws (module docstring). `value_of(k, metrics)`
     reads plan k's (its index in the scenario) objective from a metrics record (arrays over draws)."""

@@ -10,7 +10,6 @@ numpy's default (linear between order statistics, position (n - 1) x p).
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
 from ..quantities.metrics import SUMMARY_METRICS  # noqa: F401 (summarized over every draw of a run)
 
@@ -68,6 +67,7 @@ def prob_higher(a: np.ndarray, b: np.ndarray) -> float:
 def rank_correlations(inputs: dict[str, np.ndarray], metric: np.ndarray) -> dict[str, float]:
     """Spearman rank correlation of each input's draws with the metric over the draws where it is
     defined (NaN where either is constant); sorted by |correlation|, largest first."""
+    from scipy import stats   # lazy: scipy.stats takes ~1 s to load, and the Decision tab's draws (simulate) need none of it
     y = np.asarray(metric, float)
     keep = np.isfinite(y)
     out = {}
