@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import difflib
 import io
+import math
 import re
 import posixpath
 import warnings
@@ -216,7 +217,11 @@ _EMPTY_SHEET = (b'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
 
 
 def _copy_cell(cell, target) -> None:
-    target.value = cell.value
+    value = cell.value
+    if isinstance(value, float) and not math.isfinite(value):
+        value = repr(value)   # 'inf', '-inf', 'nan' (1e999 reads as inf): no workbook stores it as a number, so
+                              # it is kept as its text, not written as an empty cell (a kept row would lose its label)
+    target.value = value
     if cell.has_style:
         target.font, target.fill, target.border = copy(cell.font), copy(cell.fill), copy(cell.border)
         target.alignment, target.protection = copy(cell.alignment), copy(cell.protection)

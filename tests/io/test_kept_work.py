@@ -77,3 +77,30 @@ def test_a_formula_in_column_a_with_no_saved_value_is_a_row_of_ones_own_and_its_
     assert again.plans == scenario.plans
     book = openpyxl.load_workbook(tmp_path / "saved.xlsx")
     assert any(r[0].value == '=REPT("x",3)' for r in book["Plans"].iter_rows(max_col=1))
+
+
+def test_a_key_cell_holding_1e999_is_a_row_of_ones_own_and_its_save_reads_back(tmp_path):
+    """Found by the long workbook fuzzer (seed 777002): 1e999 in a key cell reads as inf, a label that is not a key,
+    so the row is kept; the save wrote inf as an empty number cell, and the row read back as an input that lost
+    its key. The value is kept as its text."""
+    import re
+    import zipfile
+
+    path = hand_made(tmp_path / "plain.xlsx")
+    with zipfile.ZipFile(path) as archive:
+        members = {info.filename: archive.read(info.filename) for info in archive.infolist()}
+    part = "xl/worksheets/sheet1.xml"
+    members[part], count = re.subn(rb'<c r="A8"[^>]*?(/>|>.*?</c>)', b'<c r="A8" t="n"><v>1e999</v></c>',
+                                   members[part], count=1)
+    assert count == 1
+    mutant = tmp_path / "inf_key.xlsx"
+    with zipfile.ZipFile(mutant, "w") as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    scenario = read_scenario(mutant)
+    assert any(n.startswith("Plans row 8:") for n in kept_notes(scenario)), kept_notes(scenario)
+    write_scenario(scenario, tmp_path / "saved.xlsx")
+    again = read_scenario(tmp_path / "saved.xlsx")
+    assert again.plans == scenario.plans
+    book = openpyxl.load_workbook(tmp_path / "saved.xlsx")
+    assert any(r[0].value == "inf" for r in book["Plans"].iter_rows(max_col=1))
