@@ -20,3 +20,27 @@ def test_the_tool_prints_a_ratio_per_point_and_the_summary(tmp_path):
     assert "1 points: ratio" in out.stdout and "goal" in out.stdout
     unknown = out.stdout.splitlines()[1]
     assert "published  unknown" in unknown and "ratio   nan" in unknown   # not counted in the summary
+
+
+def _tool():
+    sys.path.insert(0, str(ROOT / "tools"))
+    import frontier_check
+    return frontier_check
+
+
+def test_a_searched_answer_denser_than_any_measured_run_is_under_sampled():
+    fc = _tool()
+    row = {"densest_sequences_per_gpu": "0.67", "prefill_input_tokens_per_s_per_gpu": "1000"}
+    text, under = fc.sampling_text(row, {"sequences_per_device": 3.84, "prefill_tokens_per_s_per_device": 2800.0})
+    assert under and "UNDER-SAMPLED" in text and "lower bound" in text and "(2.80x)" in text
+    text, under = fc.sampling_text(row, {"sequences_per_device": 0.5, "prefill_tokens_per_s_per_device": None})
+    assert not under and text.startswith("sampled") and "prefill" not in text
+    # a points file without the columns says nothing and counts the point as sampled
+    assert fc.sampling_text({}, {"sequences_per_device": 3.0, "prefill_tokens_per_s_per_device": 1.0}) == ("", False)
+
+
+def test_the_summary_tests_a_lower_bound_on_its_one_side():
+    fc = _tool()
+    text = fc.summary_by_sampling([0.9, 1.1, 2.6], [7.0, 0.5])
+    assert "sampled (3): ratio 0.90-2.60, median 1.10; 2 of 3 within" in text
+    assert "under-sampled (2, published value a lower bound)" in text and "1 of 2 at or above 0.6" in text

@@ -72,3 +72,48 @@ def test_the_shipped_points_are_the_eleven_of_the_check():
     for r in rows:
         assert 32 <= float(r["tokens_per_s_per_user"]) <= 120 and r["source"]
         assert r["published_tokens_per_s_per_device"] or "unknown" in r["configuration"]
+
+
+def split_run(user, conc, prefill, decode, input_per_prefill_gpu=0.0, ttft=1.0):
+    r = run(user, 400.0, conc, disagg=True, prefill=prefill, decode=decode)
+    r.update(prefill_num_workers=1)
+    r["metrics"].update(input_tput_per_gpu=input_per_prefill_gpu, median_ttft=ttft)
+    return r
+
+
+def test_densest_sequences_per_gpu_counts_the_gpus_a_run_occupies():
+    aggregated = run(50.0, 400.0, 64)                 # TP8: 8 GPUs (its num_*_gpu fields may say TP x EP)
+    aggregated.update(num_prefill_gpu=64, num_decode_gpu=64)
+    split = split_run(40.0, 96, prefill=16, decode=32)   # 48 GPUs, prefill ones included
+    assert fe.gpus(aggregated) == 8 and fe.gpus(split) == 48
+    assert fe.densest_sequences_per_gpu([aggregated, split], 30.0) == 8.0
+    assert fe.densest_sequences_per_gpu([aggregated, split], 45.0) == 8.0
+    assert fe.densest_sequences_per_gpu([split], 45.0) != fe.densest_sequences_per_gpu([split], 45.0)   # none reaches
+    # the points file rounds the target to 2 decimals: the run it was read at still reaches it
+    assert fe.densest_sequences_per_gpu([run(60.766, 400.0, 32)], 60.77) == 4.0
+
+
+def test_prefill_capacity_is_the_best_disaggregated_prefill_throughput():
+    runs = [run(50.0, 400.0, 64), split_run(40.0, 96, 8, 8, 6000.0, 2.0), split_run(30.0, 512, 16, 8, 6500.0, 9.0)]
+    capacity, best = fe.prefill_capacity(runs)
+    assert capacity == 6500.0 and best["conc"] == 512
+    assert fe.prefill_capacity([run(50.0, 400.0, 64)])[1] is None   # no disaggregated run: no measured capacity
+
+
+def test_annotate_adds_the_sampling_columns_and_keeps_the_rest(tmp_path):
+    path = tmp_path / "rows.json"
+    path.write_text(json.dumps([run(40.0, 1200.0, 256), split_run(48.0, 128, 8, 8, 7000.0, 1.5)]), encoding="utf-8")
+    points = tmp_path / "points.csv"
+    points.write_text("device,model,precision,input_tokens,output_tokens,tokens_per_s_per_user,published_tokens_per_s_per_device,"
+                      "configuration,date,source\nB200,DeepSeek-R1,fp8,1024,1024,45.0,600,c,d,s\n"
+                      "B200,gpt-oss-120b,mxfp4,1024,1024,100,,unknown,,s\n", encoding="utf-8")
+    out = subprocess.run([sys.executable, str(ROOT / "tools" / "frontier_envelope.py"), str(path), "--annotate", str(points)],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    import csv
+    import io
+    rows = list(csv.DictReader(io.StringIO(out.stdout)))
+    assert rows[0]["published_tokens_per_s_per_device"] == "600" and rows[0]["configuration"] == "c"
+    assert rows[0]["densest_sequences_per_gpu"] == "8.0"          # only the 48 run reaches 45: 128 / 16 GPUs
+    assert rows[0]["prefill_input_tokens_per_s_per_gpu"] == "7000"
+    assert rows[1]["densest_sequences_per_gpu"] == "" and rows[1]["prefill_input_tokens_per_s_per_gpu"] == ""
