@@ -46,8 +46,8 @@ def test_restricted_choices_from_the_searchs_ranking_equal_a_fresh_ranking():
 def test_a_configuration_the_search_evaluated_exactly_is_not_evaluated_again(monkeypatch):
     scenario, plan, pool, outcome = _searched()
     evaluated = []
-    original = search.operating_point
-    monkeypatch.setattr(search, "operating_point", lambda s, p, q: evaluated.append(q.serving) or original(s, p, q))
+    original = search.exact_points
+    monkeypatch.setattr(search, "exact_points", lambda s, p, q, servings: evaluated.extend(servings) or original(s, p, q, servings))
     everything = lambda c: np.ones(len(c["tensor_parallel"]), bool)   # noqa: E731  the search's own space
     assert search.best_within(scenario, plan, pool, outcome, everything) == outcome.serving
     assert evaluated == []   # the whole space's shortlist is the search's: every configuration already evaluated

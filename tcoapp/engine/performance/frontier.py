@@ -209,14 +209,24 @@ def _per_precision(value, precisions) -> np.ndarray:
 
 
 def _evaluate_chunk(device, arch, workload, b, cols, start, stop, acceptance, factors, out, mixed):
-    sl = slice(start, stop)
+    r = _kernel(device, arch, workload, b[None, :], cols, slice(start, stop), acceptance, factors, mixed)
+    flat = slice(start * b.size, stop * b.size)
+    shape = (stop - start, b.size)
+    for key, arr in (("u", r.tokens_per_s_per_user), ("d", r.tokens_per_s_per_device), ("t", r.ttft_s),
+                     ("p", r.power_w), ("m", r.max_batch_by_memory)):
+        out[key][flat] = np.broadcast_to(arr, shape).ravel()
+
+
+def _kernel(device, arch, workload, batch, cols, sl, acceptance, factors, mixed):
+    """`roofline.evaluate` of the configurations `cols[...][sl]` (one per row) at `batch` (a row of batches
+    shared by every configuration, [1, B], or one row per configuration, [n, B])."""
     col = lambda name: cols[name][sl][:, None]  # noqa: E731
     w_bytes = _per_precision(bytes_per_value, cols["weight_precision"][sl])
     kv_bytes = _per_precision(bytes_per_value, cols["kv_precision"][sl])
     peak = _per_precision(lambda p: peak_flops(device, p, factors.fp4_math_efficiency), cols["weight_precision"][sl])
     attn_peak = _per_precision(lambda p: attention_peak_flops(device, p), cols["kv_precision"][sl])
     serving = ServingArrays(
-        batch_sequences=b[None, :], tensor_parallel=col("tensor_parallel"), expert_parallel=col("expert_parallel"),
+        batch_sequences=batch, tensor_parallel=col("tensor_parallel"), expert_parallel=col("expert_parallel"),
         attention_dp=col("attention_dp"), weight_bytes_per_value=w_bytes, kv_bytes_per_value=kv_bytes, peak_flop_s=peak,
         attention_peak_flop_s=attn_peak, draft_tokens=col("spec_decode_draft_tokens"), acceptance_fraction=acceptance,
         weight_only=_per_precision(lambda p: is_weight_only(device, p), cols["weight_precision"][sl]), **mixed)
@@ -225,9 +235,37 @@ def _evaluate_chunk(device, arch, workload, b, cols, start, stop, acceptance, fa
         prefix_cache_hit_fraction=float(workload.prefix_cache_hit_rate),
         latency_percentile=getattr(workload, "latency_percentile", "mean") or "mean",
         software_speed_ratio=software_speed(getattr(workload, "software_date", ""), arch.is_moe, factors))
-    r = evaluate(device, arch, serving, requests, factors)
-    flat = slice(start * b.size, stop * b.size)
-    shape = (stop - start, b.size)
-    for key, arr in (("u", r.tokens_per_s_per_user), ("d", r.tokens_per_s_per_device), ("t", r.ttft_s),
-                     ("p", r.power_w), ("m", r.max_batch_by_memory)):
-        out[key][flat] = np.broadcast_to(arr, shape).ravel()
+    return evaluate(device, arch, serving, requests, factors)
+
+
+@dataclass(frozen=True)
+class RowPoints:
+    """`rows`' points, one row per configuration ([n, B] arrays, units in the names)."""
+
+    tokens_per_s_per_user: np.ndarray
+    tokens_per_s_per_device: np.ndarray
+    ttft_s: np.ndarray
+    power_w: np.ndarray
+    max_batch_by_memory: np.ndarray     # [n, 1]
+    feasible: np.ndarray
+
+
+def rows(device, model, workload, configurations: Mapping[str, np.ndarray], batches: np.ndarray, *,
+         spec_decode_acceptance=None, attention_weight_precision: str = "",
+         factors: EfficiencyFactors = DEFAULT_FACTORS) -> RowPoints:
+    """Each configuration (CONFIG_COLUMNS -> one value per configuration) at its own row of batches
+    ([n, B] sequences per replica), in one kernel call: every value equal to the sweep's (and the
+    generated curve's) for the same configuration and batch (the kernel is elementwise per point). A row
+    may repeat a batch to fill its width."""
+    b = np.asarray(batches, float)
+    arch = architecture(model)
+    n = b.shape[0]
+    possible = np.array([not config_problems(device, model, ServingConfig(
+        tensor_parallel=int(configurations["tensor_parallel"][i]), expert_parallel=int(configurations["expert_parallel"][i]),
+        attention_weight_precision=attention_weight_precision)) for i in range(n)], bool)
+    r = _kernel(device, arch, workload, b, configurations, slice(0, n), acceptance_or_none(spec_decode_acceptance), factors,
+                dict(shared_weight_args(device, attention_weight_precision, factors)))
+    m = np.broadcast_to(r.max_batch_by_memory, (n, 1))
+    return RowPoints(*(np.broadcast_to(a, b.shape) for a in (r.tokens_per_s_per_user, r.tokens_per_s_per_device,
+                                                            r.ttft_s, r.power_w)),
+                     m, possible[:, None] & (b <= m) & (m >= 1))

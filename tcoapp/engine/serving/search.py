@@ -8,9 +8,10 @@ For a `serve` pool of a plan with `serving_search = auto`:
    meeting the interactivity targets (no target: the plan's batch, or the memory limit below it
    where it does not fit: the rest is queued);
 3. score each configuration by `search_objective` (`serving/objective.py`);
-4. re-evaluate the best few (and the typed configuration, where it lies in the space) through the
-   plan's own operating-point path, exactly as if typed, and keep the best. The reported point is
-   therefore the point the chosen configuration gives when frozen.
+4. re-evaluate the best few (and the typed configuration, where it lies in the space) exactly as if
+   typed (the operating points the plan's own operating-point path gives them, all in one kernel call:
+   `serving/exact_points.py`), and keep the best. The reported point is therefore the point the
+   chosen configuration gives when frozen.
 A pool with a measured curve is not searched (its configuration is the measured one).
 
 A `decode` pool of a prefill/decode pair has no prefill in its cycle, so the frontier sweep does
@@ -25,12 +26,13 @@ from typing import Callable, Mapping
 
 import numpy as np
 
-from .operating import MAX_SEARCH_BATCH, operating_point, search_batches
+from .operating import MAX_SEARCH_BATCH, search_batches
 from ..performance.curve import meets_target
 from ..performance.frontier import SweepResult, sweep
 from ..plan.pools import ResolvedPool, with_acceptance
 from ..quantities.records import Plan, ServingConfig
 from ..plan.scenario import Scenario
+from .exact_points import exact_points
 from .objective import objective_score, objective_value
 from .space import SearchSpace, search_space
 
@@ -154,16 +156,15 @@ def _best_exact(scenario, plan, pool, device, candidates, exact: dict | None = N
 
 
 def _evaluate_exact(scenario, plan, pool, device, candidates, exact: dict) -> None:
-    """Re-evaluate the candidates not yet in `exact` through the plan's operating-point path, their objectives
-    in one call: `exact[configuration]` = (score, batch), or None where it has no operating point."""
+    """Re-evaluate the candidates not yet in `exact` as typed (their operating points in one kernel call, their
+    objectives in one call): `exact[configuration]` = (score, batch), or None where it has no operating point."""
     new = [serving for serving in dict.fromkeys(candidates) if serving not in exact]
-    points = [(serving, operating_point(scenario, plan, replace(pool, serving=serving))[0]) for serving in new]
-    exact.update((serving, None) for serving, point in points if not point.exists)
-    points = [(serving, point) for serving, point in points if point.exists]
+    points = list(zip(new, exact_points(scenario, plan, pool, new)))   # one kernel call (serving/exact_points.py)
+    exact.update((serving, None) for serving, point in points if point is None)
+    points = [(serving, point) for serving, point in points if point is not None]
     if points:
-        scores = objective_score(plan, pool, device, np.array([float(p.tokens_per_s_per_device) for _, p in points]),
-                                 np.array([float(p.power_w) for _, p in points]))
-        exact.update((serving, (float(score), float(point.batch))) for (serving, point), score in zip(points, scores))
+        scores = objective_score(plan, pool, device, np.array([p[0] for _, p in points]), np.array([p[1] for _, p in points]))
+        exact.update((serving, (float(score), point[2])) for (serving, point), score in zip(points, scores))
 
 
 def _best_of(plan, candidates, exact: dict) -> tuple[float, ServingConfig] | None:
