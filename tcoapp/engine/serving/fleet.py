@@ -27,6 +27,7 @@ from ..plan.pools import ResolvedPool
 from ..quantities.records import Device, Plan
 from ..plan.scenario import Scenario
 from .class_mix import MixPoint, mix_operating_point, search_mix_pool
+from .gain_spaces import GAIN_SPACES
 from .search import SearchOutcome, search_by_evaluation, search_serve_pool
 
 NAN = float("nan")
@@ -70,7 +71,7 @@ def pool_capacities(scenario: Scenario, plan: Plan, pools: tuple[ResolvedPool, .
 def _serve_capacity(scenario, plan, pool) -> PoolCapacity:
     outcome = None
     if plan.serving_search == "auto" and not pool.curve:
-        pool, outcome = search_serve_pool(scenario, plan, pool)
+        pool, outcome = search_serve_pool(scenario, plan, pool, keeps=GAIN_SPACES)   # the gains' spaces evaluated with it
     point, _ = operating_point(scenario, plan, pool)
     rate = point.tokens_per_s_per_device / plan.output_tokens if point.exists else NAN
     return PoolCapacity(pool, scenario.device(pool.device), point, rate, search=outcome)

@@ -117,11 +117,13 @@ class Ranked:
     exact: dict = field(default_factory=dict)
 
 
-def search_serve_pool(scenario: Scenario, plan: Plan, pool: ResolvedPool,
-                      swept: EvaluatedSweep | None = None) -> tuple[ResolvedPool, SearchOutcome | None]:
+def search_serve_pool(scenario: Scenario, plan: Plan, pool: ResolvedPool, swept: EvaluatedSweep | None = None,
+                      keeps=()) -> tuple[ResolvedPool, SearchOutcome | None]:
     """(the pool with the chosen serving configuration, the outcome); the pool unchanged and None
     where no configuration of the space has an operating point. `swept`: a sweep already evaluated
-    (another search's `SearchOutcome.sweep`), used where it was made from the same inputs."""
+    (another search's `SearchOutcome.sweep`), used where it was made from the same inputs. `keeps`: restricted
+    spaces whose best a caller will ask for (`best_within_each`'s): their shortlists are re-evaluated with the
+    search's own, in one kernel call and one objective call, and `best_within_each` finds them evaluated."""
     pool = with_acceptance((pool,), scenario.acceptance_for(plan.model))[0]  # empty: the published rate
     space = pool_search_space(scenario, plan, pool)
     key = _sweep_key(scenario, plan, pool, space)
@@ -129,7 +131,9 @@ def search_serve_pool(scenario: Scenario, plan: Plan, pool: ResolvedPool,
     device = scenario.device(pool.device)
     ranked = _ranked(scenario, plan, pool, device, result, space)
     candidates = _shortlist(ranked.scores, result, ranked.picks, pool.serving, space, plan.has_target)
-    best = _best_exact(scenario, plan, pool, device, candidates, ranked.exact)
+    kept = [c for keep in keeps for c in _kept_shortlist(ranked, result, pool.serving, space, plan, keep)]
+    _evaluate_exact(scenario, plan, pool, device, candidates + kept, ranked.exact)
+    best = _best_of(plan, candidates, ranked.exact)
     if best is None:
         return pool, None
     outcome = SearchOutcome(best[1], plan.search_objective, objective_value(plan, best[0]), len(ranked.scores),
@@ -144,15 +148,6 @@ def _ranked(scenario, plan, pool, device, result: SweepResult, space: SearchSpac
     tps = np.where(picks >= 0, result.tokens_per_s_per_device[np.maximum(picks, 0)], np.nan)
     power = np.where(picks >= 0, result.power_w[np.maximum(picks, 0)], np.nan)
     return Ranked(scenario, plan, pool, picks, objective_score(plan, pool, device, tps, power))
-
-
-def _best_exact(scenario, plan, pool, device, candidates, exact: dict | None = None) -> tuple[float, ServingConfig] | None:
-    """(score, configuration) of the best candidate re-evaluated through the plan's own
-    operating-point path (the first of equals); the candidates' objectives scored in one call. `exact`: the
-    configurations of this plan and pool already re-evaluated (read, and filled with the new ones)."""
-    exact = {} if exact is None else exact
-    _evaluate_exact(scenario, plan, pool, device, candidates, exact)
-    return _best_of(plan, candidates, exact)
 
 
 def _evaluate_exact(scenario, plan, pool, device, candidates, exact: dict) -> None:
@@ -201,14 +196,18 @@ def best_within_each(scenario: Scenario, plan: Plan, pool: ResolvedPool, outcome
     searched = with_acceptance((pool,), scenario.acceptance_for(plan.model))[0]
     if ranked is None or ranked.scenario is not scenario or ranked.plan != plan or ranked.pool != searched:
         ranked = _ranked(scenario, plan, pool, device, result, space)
-    shortlists = []
-    for keep in keeps:
-        kept = np.asarray(keep(result.configurations), bool)
-        picks, scores = np.where(kept, ranked.picks, -1), np.where(kept & (ranked.picks >= 0), ranked.scores, np.nan)
-        shortlists.append([c for c in _shortlist(scores, result, picks, pool.serving, space, plan.has_target)
-                           if bool(keep({k: np.array([getattr(c, k)]) for k in result.configurations})[0])])
+    shortlists = [_kept_shortlist(ranked, result, pool.serving, space, plan, keep) for keep in keeps]
     _evaluate_exact(scenario, plan, pool, device, [c for shortlist in shortlists for c in shortlist], ranked.exact)
     return [None if (best := _best_of(plan, shortlist, ranked.exact)) is None else best[1] for shortlist in shortlists]
+
+
+def _kept_shortlist(ranked: Ranked, result: SweepResult, typed: ServingConfig, space: SearchSpace, plan: Plan,
+                    keep) -> list[ServingConfig]:
+    """The shortlist of the search's ranking held to the configurations `keep` marks."""
+    kept = np.asarray(keep(result.configurations), bool)
+    picks, scores = np.where(kept, ranked.picks, -1), np.where(kept & (ranked.picks >= 0), ranked.scores, np.nan)
+    return [c for c in _shortlist(scores, result, picks, typed, space, plan.has_target)
+            if bool(keep({k: np.array([getattr(c, k)]) for k in result.configurations})[0])]
 
 
 def _batch_count(plan: Plan, pool: ResolvedPool) -> int:
