@@ -148,7 +148,7 @@ def sweep(device, model, workload, *, batches, tensor_parallel=(1, 2, 4, 8), exp
           attention_dp=(False,), weight_precisions=("fp8",), kv_precisions=None, spec_decode_draft_tokens=(0,),
           spec_decode_acceptance=None, attention_weight_precision: str = "", factors: EfficiencyFactors = DEFAULT_FACTORS,
           stack_scale: float = 1.0, stack_overhead: float = 1.0, spec_host_serial: bool = False, parallel_pairs=None, progress: Callable[[float], None] | None = None,
-          should_cancel: Callable[[], bool] | None = None) -> SweepResult:
+          should_cancel: Callable[[], bool] | None = None, feasible_only: bool = False) -> SweepResult:
     """Evaluate the grid batches x configurations; keep every point and the Pareto frontier.
 
     kv_precisions None pairs each weight precision with its KV precision (bf16 weights -> bf16 KV,
@@ -161,6 +161,9 @@ def sweep(device, model, workload, *, batches, tensor_parallel=(1, 2, 4, 8), exp
     `spec_host_serial`: the stack drafts without overlapping its host work (a measurement of SGLang;
     roofline.serial_speculation_s).
     `parallel_pairs` ((TP, EP), ...) replaces the cross product of the two axes (the search's pairs).
+    `feasible_only`: with the batches ascending, only the feasible points are evaluated (the search reads no
+    other), the rest hold NaN (their max_batch_by_memory and `feasible` as always); every evaluated point's
+    values are the same.
     """
     b = np.asarray(batches, float).ravel()
     spec_decode_acceptance = acceptance_or_none(spec_decode_acceptance)   # None: no published rate, 0
@@ -171,18 +174,21 @@ def sweep(device, model, workload, *, batches, tensor_parallel=(1, 2, 4, 8), exp
                                                                           attention_weight_precision=attention_weight_precision))
                          for c in combos], bool)
     cols = {name: np.array([c[i] for c in combos]) for i, name in enumerate(CONFIG_COLUMNS)}
-    out = {k: np.empty(len(combos) * b.size) for k in ("u", "d", "t", "p", "m")}
-    chunk = _chunk_size(len(combos), b.size, progress is not None or should_cancel is not None)
-    for start in range(0, len(combos), chunk):
-        if should_cancel is not None and should_cancel():
-            raise Cancelled("sweep cancelled")
-        stop = min(start + chunk, len(combos))
-        _evaluate_chunk(device, arch, workload, b, cols, start, stop, spec_decode_acceptance, factors, out,
-                        dict(shared_weight_args(device, attention_weight_precision, factors), stack_step_ratio=stack_scale,
-                             stack_overhead_ratio=stack_overhead, spec_host_serial=spec_host_serial))
-        if progress is not None:
-            progress(stop / len(combos))
+    mixed = dict(shared_weight_args(device, attention_weight_precision, factors), stack_step_ratio=stack_scale,
+                 stack_overhead_ratio=stack_overhead, spec_host_serial=spec_host_serial)
     batch = np.tile(b, len(combos))
+    if feasible_only and np.all(np.diff(b) > 0):
+        out = _feasible_points(device, arch, workload, b, cols, possible, spec_decode_acceptance, factors, mixed)
+    else:
+        out = {k: np.empty(len(combos) * b.size) for k in ("u", "d", "t", "p", "m")}
+        chunk = _chunk_size(len(combos), b.size, progress is not None or should_cancel is not None)
+        for start in range(0, len(combos), chunk):
+            if should_cancel is not None and should_cancel():
+                raise Cancelled("sweep cancelled")
+            stop = min(start + chunk, len(combos))
+            _evaluate_chunk(device, arch, workload, b, cols, start, stop, spec_decode_acceptance, factors, out, mixed)
+            if progress is not None:
+                progress(stop / len(combos))
     feasible = np.repeat(possible, b.size) & (batch <= out["m"]) & (out["m"] >= 1)
     return SweepResult(batch, MappingProxyType({c: cols[c] for c in CONFIG_COLUMNS}), int(b.size),
                        float(spec_decode_acceptance), out["u"], out["d"], out["t"], out["p"], out["m"], feasible)
@@ -206,6 +212,37 @@ def _per_precision(value, precisions) -> np.ndarray:
     precision (a chunk holds a handful among hundreds of configurations)."""
     distinct, which = np.unique(precisions, return_inverse=True)
     return np.array([value(str(p)) for p in distinct])[which.ravel()][:, None]
+
+
+def _feasible_points(device, arch, workload, b, cols, possible, acceptance, factors, mixed) -> dict:
+    """`sweep`'s output arrays with only the feasible points evaluated (the rest NaN). A configuration's
+    feasible batches are those up to its memory limit (the kernel's, at one batch): with the batches
+    ascending, a prefix of them. The configurations, in order of that prefix's length, are evaluated in
+    chunks of about POINTS_PER_CHUNK points, each chunk over its longest prefix (as `_evaluate_chunk` over
+    every batch)."""
+    n = len(possible)
+    limit = np.broadcast_to(_kernel(device, arch, workload, b[:1][None, :], cols, slice(0, n), acceptance, factors,
+                                    mixed).max_batch_by_memory, (n, 1))[:, 0]
+    out = {k: np.full(n * b.size, np.nan) for k in ("u", "d", "t", "p")}
+    out["m"] = np.repeat(limit, b.size)
+    count = np.where(possible & (limit >= 1), np.searchsorted(b, limit, side="right"), 0)
+    order = np.argsort(count, kind="stable")
+    start = int(np.searchsorted(count[order], 1))   # configurations with no feasible batch: nothing to evaluate
+    while start < n:
+        stop = start + 1
+        while stop < n and (stop + 1 - start) * count[order[stop]] <= POINTS_PER_CHUNK:
+            stop += 1
+        rows_ = order[start:stop]
+        width = int(count[rows_].max())
+        r = _kernel(device, arch, workload, b[None, :width], {c: cols[c][rows_] for c in CONFIG_COLUMNS},
+                    slice(None), acceptance, factors, mixed)
+        kept = np.arange(width)[None, :] < count[rows_][:, None]
+        target = (rows_[:, None] * b.size + np.arange(width)[None, :])[kept]
+        for key, arr in (("u", r.tokens_per_s_per_user), ("d", r.tokens_per_s_per_device), ("t", r.ttft_s),
+                         ("p", r.power_w)):
+            out[key][target] = np.broadcast_to(arr, kept.shape)[kept]
+        start = stop
+    return out
 
 
 def _evaluate_chunk(device, arch, workload, b, cols, start, stop, acceptance, factors, out, mixed):

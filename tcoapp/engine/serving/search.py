@@ -3,7 +3,8 @@ search").
 
 For a `serve` pool of a plan with `serving_search = auto`:
 1. sweep the pool's search space (`serving/space.py`) x the batch in one vectorized frontier sweep
-   (`performance/frontier.sweep`, the roofline kernel over every point);
+   (`performance/frontier.sweep`, the roofline kernel over every feasible point: a batch beyond a
+   configuration's memory limit is not evaluated);
 2. per configuration take the point a typed configuration would run at: the largest feasible batch
    meeting the interactivity targets (no target: the plan's batch, or the memory limit below it
    where it does not fit: the rest is queued);
@@ -238,7 +239,7 @@ def _sweep(scenario, plan, pool, space: SearchSpace) -> SweepResult:
                  spec_decode_draft_tokens=space.spec_decode_draft_tokens,
                  spec_decode_acceptance=pool.serving.spec_decode_acceptance, parallel_pairs=space.pairs,
                  attention_weight_precision=pool.serving.attention_weight_precision,
-                 factors=scenario.factors_for(pool.device))
+                 factors=scenario.factors_for(pool.device), feasible_only=True)   # the search reads no other point
 
 
 def _picks(plan: Plan, result: SweepResult, n_b: int, space: SearchSpace | None = None) -> np.ndarray:
