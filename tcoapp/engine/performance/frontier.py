@@ -170,10 +170,9 @@ def sweep(device, model, workload, *, batches, tensor_parallel=(1, 2, 4, 8), exp
     combos = list(_combos(tensor_parallel, expert_parallel, attention_dp, weight_precisions, kv_precisions,
                           spec_decode_draft_tokens, parallel_pairs))
     arch = architecture(model)
-    possible = np.array([not config_problems(device, model, ServingConfig(tensor_parallel=c[0], expert_parallel=c[1],
-                                                                          attention_weight_precision=attention_weight_precision))
-                         for c in combos], bool)
+    possible = _possible(device, model, [c[0] for c in combos], [c[1] for c in combos], attention_weight_precision)
     cols = {name: np.array([c[i] for c in combos]) for i, name in enumerate(CONFIG_COLUMNS)}
+    cols = _precision_columns(device, factors, cols)
     mixed = dict(shared_weight_args(device, attention_weight_precision, factors), stack_step_ratio=stack_scale,
                  stack_overhead_ratio=stack_overhead, spec_host_serial=spec_host_serial)
     batch = np.tile(b, len(combos))
@@ -194,6 +193,16 @@ def sweep(device, model, workload, *, batches, tensor_parallel=(1, 2, 4, 8), exp
                        float(spec_decode_acceptance), out["u"], out["d"], out["t"], out["p"], out["m"], feasible)
 
 
+def _possible(device, model, tensor_parallel, expert_parallel, attention_weight_precision: str) -> np.ndarray:
+    """Per configuration, whether its (TP, EP) is possible on the device and model (`config_problems`, which
+    reads nothing else): decided once per distinct pair."""
+    pairs = [(int(tp), int(ep)) for tp, ep in zip(tensor_parallel, expert_parallel)]
+    ok = {pair: not config_problems(device, model, ServingConfig(tensor_parallel=pair[0], expert_parallel=pair[1],
+                                                                 attention_weight_precision=attention_weight_precision))
+          for pair in set(pairs)}
+    return np.array([ok[pair] for pair in pairs], bool)
+
+
 PROGRESS_STEPS = 20          # chunks of a sweep that reports progress or may be cancelled (a GUI worker)
 POINTS_PER_CHUNK = 16_384    # (configuration, batch) points per kernel call otherwise: ~128 kB per temporary, in cache
 
@@ -208,10 +217,20 @@ def _chunk_size(configurations: int, batches: int, reports: bool) -> int:
 
 
 def _per_precision(value, precisions) -> np.ndarray:
-    """`value(precision)` for each configuration's precision, as a column [n, 1]: computed once per distinct
-    precision (a chunk holds a handful among hundreds of configurations)."""
+    """`value(precision)` for each configuration's precision: computed once per distinct precision (a sweep
+    holds a handful among hundreds of configurations)."""
     distinct, which = np.unique(precisions, return_inverse=True)
-    return np.array([value(str(p)) for p in distinct])[which.ravel()][:, None]
+    return np.array([value(str(p)) for p in distinct])[which.ravel()]
+
+
+def _precision_columns(device, factors, cols) -> dict:
+    """The configuration columns with the kernel's per-precision values beside them (bytes per value, math
+    peaks, weight-only), computed once per sweep, not per kernel call."""
+    weights, kv = cols["weight_precision"], cols["kv_precision"]
+    return {**cols, "_weight_bytes": _per_precision(bytes_per_value, weights), "_kv_bytes": _per_precision(bytes_per_value, kv),
+            "_peak": _per_precision(lambda p: peak_flops(device, p, factors.fp4_math_efficiency), weights),
+            "_attention_peak": _per_precision(lambda p: attention_peak_flops(device, p), kv),
+            "_weight_only": _per_precision(lambda p: is_weight_only(device, p), weights)}
 
 
 def _feasible_points(device, arch, workload, b, cols, possible, acceptance, factors, mixed) -> dict:
@@ -234,7 +253,7 @@ def _feasible_points(device, arch, workload, b, cols, possible, acceptance, fact
             stop += 1
         rows_ = order[start:stop]
         width = int(count[rows_].max())
-        r = _kernel(device, arch, workload, b[None, :width], {c: cols[c][rows_] for c in CONFIG_COLUMNS},
+        r = _kernel(device, arch, workload, b[None, :width], {c: v[rows_] for c, v in cols.items()},
                     slice(None), acceptance, factors, mixed)
         kept = np.arange(width)[None, :] < count[rows_][:, None]
         target = (rows_[:, None] * b.size + np.arange(width)[None, :])[kept]
@@ -255,18 +274,14 @@ def _evaluate_chunk(device, arch, workload, b, cols, start, stop, acceptance, fa
 
 
 def _kernel(device, arch, workload, batch, cols, sl, acceptance, factors, mixed):
-    """`roofline.evaluate` of the configurations `cols[...][sl]` (one per row) at `batch` (a row of batches
-    shared by every configuration, [1, B], or one row per configuration, [n, B])."""
+    """`roofline.evaluate` of the configurations `cols[...][sl]` (one per row; `_precision_columns`) at `batch`
+    (a row of batches shared by every configuration, [1, B], or one row per configuration, [n, B])."""
     col = lambda name: cols[name][sl][:, None]  # noqa: E731
-    w_bytes = _per_precision(bytes_per_value, cols["weight_precision"][sl])
-    kv_bytes = _per_precision(bytes_per_value, cols["kv_precision"][sl])
-    peak = _per_precision(lambda p: peak_flops(device, p, factors.fp4_math_efficiency), cols["weight_precision"][sl])
-    attn_peak = _per_precision(lambda p: attention_peak_flops(device, p), cols["kv_precision"][sl])
     serving = ServingArrays(
         batch_sequences=batch, tensor_parallel=col("tensor_parallel"), expert_parallel=col("expert_parallel"),
-        attention_dp=col("attention_dp"), weight_bytes_per_value=w_bytes, kv_bytes_per_value=kv_bytes, peak_flop_s=peak,
-        attention_peak_flop_s=attn_peak, draft_tokens=col("spec_decode_draft_tokens"), acceptance_fraction=acceptance,
-        weight_only=_per_precision(lambda p: is_weight_only(device, p), cols["weight_precision"][sl]), **mixed)
+        attention_dp=col("attention_dp"), weight_bytes_per_value=col("_weight_bytes"), kv_bytes_per_value=col("_kv_bytes"),
+        peak_flop_s=col("_peak"), attention_peak_flop_s=col("_attention_peak"), draft_tokens=col("spec_decode_draft_tokens"),
+        acceptance_fraction=acceptance, weight_only=col("_weight_only"), **mixed)
     requests = WorkloadArrays(
         input_tokens=float(workload.input_tokens), output_tokens=float(workload.output_tokens),
         prefix_cache_hit_fraction=float(workload.prefix_cache_hit_rate),
@@ -297,10 +312,9 @@ def rows(device, model, workload, configurations: Mapping[str, np.ndarray], batc
     b = np.asarray(batches, float)
     arch = architecture(model)
     n = b.shape[0]
-    possible = np.array([not config_problems(device, model, ServingConfig(
-        tensor_parallel=int(configurations["tensor_parallel"][i]), expert_parallel=int(configurations["expert_parallel"][i]),
-        attention_weight_precision=attention_weight_precision)) for i in range(n)], bool)
-    r = _kernel(device, arch, workload, b, configurations, slice(0, n), acceptance_or_none(spec_decode_acceptance), factors,
+    possible = _possible(device, model, configurations["tensor_parallel"], configurations["expert_parallel"],
+                         attention_weight_precision)
+    r = _kernel(device, arch, workload, b, _precision_columns(device, factors, configurations), slice(0, n), acceptance_or_none(spec_decode_acceptance), factors,
                 dict(shared_weight_args(device, attention_weight_precision, factors)))
     m = np.broadcast_to(r.max_batch_by_memory, (n, 1))
     return RowPoints(*(np.broadcast_to(a, b.shape) for a in (r.tokens_per_s_per_user, r.tokens_per_s_per_device,

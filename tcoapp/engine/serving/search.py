@@ -207,8 +207,8 @@ def _kept_shortlist(ranked: Ranked, result: SweepResult, typed: ServingConfig, s
     """The shortlist of the search's ranking held to the configurations `keep` marks."""
     kept = np.asarray(keep(result.configurations), bool)
     picks, scores = np.where(kept, ranked.picks, -1), np.where(kept & (ranked.picks >= 0), ranked.scores, np.nan)
-    return [c for c in _shortlist(scores, result, picks, typed, space, plan.has_target)
-            if bool(keep({k: np.array([getattr(c, k)]) for k in result.configurations})[0])]
+    typed_kept = bool(keep({k: np.array([getattr(typed, k)]) for k in result.configurations})[0])
+    return _shortlist(scores, result, picks, typed, space, plan.has_target, typed_kept)
 
 
 def _batch_count(plan: Plan, pool: ResolvedPool) -> int:
@@ -258,17 +258,20 @@ def _picks(plan: Plan, result: SweepResult, n_b: int, space: SearchSpace | None 
 
 
 def _shortlist(scores, result: SweepResult, picks, typed: ServingConfig, space: SearchSpace,
-               batch_searched: bool) -> list[ServingConfig]:
+               batch_searched: bool, typed_kept: bool = True) -> list[ServingConfig]:
     """The configurations re-evaluated exactly: the best few by the sweep's score, those within
-    NEAR_BEST_FRACTION of the best, and the typed configuration where it lies in the space."""
-    order = [int(i) for i in np.argsort(-np.nan_to_num(scores, nan=-np.inf), kind="stable") if np.isfinite(scores[i])]
+    NEAR_BEST_FRACTION of the best, and the typed configuration where it lies in the space (and, for a
+    restricted space, is kept: `typed_kept`)."""
+    order = np.argsort(-np.nan_to_num(scores, nan=-np.inf), kind="stable")
+    order = order[np.isfinite(scores[order])]
     chosen = order[:REFINED_CONFIGURATIONS]
-    if order:
+    if order.size:
         top = scores[order[0]]
         margin = NEAR_BEST_FRACTION * abs(top)
-        chosen += [i for i in order[REFINED_CONFIGURATIONS:] if scores[i] >= top - margin]
+        rest = order[REFINED_CONFIGURATIONS:]
+        chosen = np.concatenate([chosen, rest[scores[rest] >= top - margin]])
     configs = [_config(result, int(picks[i]), typed, batch_searched) for i in chosen]
-    if _in_space(typed, space) and typed not in configs:
+    if typed_kept and _in_space(typed, space) and typed not in configs:
         configs.append(typed)
     return configs
 
