@@ -310,13 +310,23 @@ def rows(device, model, workload, configurations: Mapping[str, np.ndarray], batc
     generated curve's) for the same configuration and batch (the kernel is elementwise per point). A row
     may repeat a batch to fill its width."""
     b = np.asarray(batches, float)
-    arch = architecture(model)
     n = b.shape[0]
     possible = _possible(device, model, configurations["tensor_parallel"], configurations["expert_parallel"],
                          attention_weight_precision)
-    r = _kernel(device, arch, workload, b, _precision_columns(device, factors, configurations), slice(0, n), acceptance_or_none(spec_decode_acceptance), factors,
-                dict(shared_weight_args(device, attention_weight_precision, factors)))
+    r = row_kernel(device, model, workload, configurations, b, spec_decode_acceptance=spec_decode_acceptance,
+                   attention_weight_precision=attention_weight_precision, factors=factors)
     m = np.broadcast_to(r.max_batch_by_memory, (n, 1))
     return RowPoints(*(np.broadcast_to(a, b.shape) for a in (r.tokens_per_s_per_user, r.tokens_per_s_per_device,
                                                             r.ttft_s, r.power_w)),
                      m, possible[:, None] & (b <= m) & (m >= 1))
+
+
+def row_kernel(device, model, workload, configurations: Mapping[str, np.ndarray], batches: np.ndarray, *,
+               spec_decode_acceptance=None, attention_weight_precision: str = "", factors: EfficiencyFactors = DEFAULT_FACTORS):
+    """`roofline.evaluate`'s arrays (RooflineArrays, each broadcastable to [n, B]) of each configuration
+    (one per row) at its row of `batches` [n, B]: every value as the generated curve's of the configuration
+    alone (`generated.run_roofline`)."""
+    b = np.asarray(batches, float)
+    return _kernel(device, architecture(model), workload, b, _precision_columns(device, factors, configurations),
+                   slice(0, b.shape[0]), acceptance_or_none(spec_decode_acceptance), factors,
+                   dict(shared_weight_args(device, attention_weight_precision, factors)))

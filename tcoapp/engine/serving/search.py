@@ -301,16 +301,17 @@ def space_configs(space: SearchSpace, typed: ServingConfig) -> list[ServingConfi
 
 
 def search_by_evaluation(scenario: Scenario, plan: Plan, pool: ResolvedPool,
-                         evaluate: Callable[[ResolvedPool], tuple[float, float, float] | None]
+                         evaluate: Callable[[list[ResolvedPool]], list[tuple[float, float, float] | None]]
                          ) -> tuple[ResolvedPool, SearchOutcome | None]:
-    """Exhaustive search with an exact evaluator: `evaluate(pool)` gives (tokens/s per device, power
-    per device W, batch) of the pool at full load, or None where it has no operating point."""
+    """Exhaustive search with an exact evaluator: `evaluate(pools)` gives, per pool (one per configuration of the
+    space, in one call), (tokens/s per device, power per device W, batch) of the pool at full load, or None where
+    it has no operating point."""
     pool = with_acceptance((pool,), scenario.acceptance_for(plan.model))[0]  # empty: the published rate
     space = pool_search_space(scenario, plan, pool)
     device = scenario.device(pool.device)
     configs = space_configs(space, pool.serving)
-    found = [(serving, point) for serving in configs
-             if (point := evaluate(replace(pool, serving=serving))) is not None]
+    found = [(serving, point) for serving, point in zip(configs, evaluate([replace(pool, serving=s) for s in configs]))
+             if point is not None]
     if not found:
         return pool, None
     # every configuration's objective in one call (it reads only the point's tokens/s and power, and
