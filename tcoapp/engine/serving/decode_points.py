@@ -18,7 +18,7 @@ from ..performance.curve import meets_target
 from ..performance.frontier import CONFIG_COLUMNS, row_kernel
 from ..performance.generated import config_problems
 from ..performance.pool_pair import busy_power_w, decode_terms
-from .operating import search_batches
+from .operating import search_batches, stacked_batches
 
 Point = tuple[float, float, float]   # (tokens/s per device, power per device W, batch)
 
@@ -49,8 +49,7 @@ def decode_points(scenario, plan, device, servings, lead_s) -> list[Point | None
         return out
     if plan.has_target:
         grids = [search_batches(limits[i]) for i in alive]
-        width = max(grid.size for grid in grids)
-        batches = np.stack([np.pad(grid, (0, width - grid.size), mode="edge") for grid in grids])
+        batches = stacked_batches(grids)
     else:
         batches = np.array([[float(servings[i].batch)] for i in alive])
     r = kernel(alive, batches)

@@ -20,7 +20,7 @@ from ..performance.generated import memory_limit
 from ..plan.pools import ResolvedPool
 from ..plan.scenario import Scenario
 from ..quantities.records import Plan, ServingConfig
-from .operating import MAX_SEARCH_BATCH, search_batches
+from .operating import MAX_SEARCH_BATCH, search_batches, stacked_batches
 
 Point = tuple[float, float, float]   # (tokens/s per device, power per device W, batch)
 
@@ -47,13 +47,11 @@ def _group_points(scenario, plan, pool, servings) -> list[Point | None]:
     if plan.has_target:
         limits = [memory_limit(device, model, s, plan.workload, factors) for s in servings]
         grids = [search_batches(max(limit if np.isfinite(limit) else MAX_SEARCH_BATCH, 1.0)) for limit in limits]
-        width = max(grid.size for grid in grids)
-        batches = np.stack([np.pad(grid, (0, width - grid.size), mode="edge") for grid in grids])
+        batches = stacked_batches(grids)
         points = evaluate(np.arange(len(servings)), batches)
         ok = points.feasible & meets_target(points.tokens_per_s_per_user, points.ttft_s,
                                             plan.min_tokens_per_s_per_user, plan.max_ttft_s)
-        ok &= np.arange(width)[None, :] < np.array([grid.size for grid in grids])[:, None]   # not the padding
-        last = width - 1 - np.argmax(ok[:, ::-1], axis=1)
+        last = batches.shape[1] - 1 - np.argmax(ok[:, ::-1], axis=1)   # a row's padding repeats its last batch
         return [_point(points, i, int(last[i]), batches[i, last[i]]) if ok[i].any() else None
                 for i in range(len(servings))]
     batch = np.array([[float(s.batch)] for s in servings])
