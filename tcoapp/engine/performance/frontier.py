@@ -330,3 +330,14 @@ def row_kernel(device, model, workload, configurations: Mapping[str, np.ndarray]
     return _kernel(device, architecture(model), workload, b, _precision_columns(device, factors, configurations),
                    slice(0, b.shape[0]), acceptance_or_none(spec_decode_acceptance), factors,
                    dict(shared_weight_args(device, attention_weight_precision, factors)))
+
+
+def serving_columns(servings) -> tuple[dict, object, str]:
+    """(CONFIG_COLUMNS -> one value per configuration, their spec_decode_acceptance, their
+    attention_weight_precision) of serving configurations that share those two (a search space's), for
+    `row_kernel`; ValueError where they differ."""
+    first = servings[0]
+    shared = (first.spec_decode_acceptance, first.attention_weight_precision)
+    if any((s.spec_decode_acceptance, s.attention_weight_precision) != shared for s in servings):
+        raise ValueError("the configurations must share one acceptance and mixed precision")
+    return {c: np.array([getattr(s, c) for s in servings]) for c in CONFIG_COLUMNS}, shared[0], shared[1]

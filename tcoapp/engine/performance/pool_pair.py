@@ -27,6 +27,7 @@ import numpy as np
 
 from ..quantities.records import Device, ModelSpec, ServingConfig, Workload
 from .factors import EfficiencyFactors
+from .frontier import row_kernel, serving_columns
 from .generated import config_problems, run_roofline
 from .memory import architecture
 from .precision import bytes_per_value
@@ -62,6 +63,20 @@ def prefill_capacity(device: Device, model: ModelSpec, serving: ServingConfig, w
     busy_s = float(np.ravel(pre.prefill_s)[0])
     alone_s = float(np.ravel(pre.ttft_s - pre.step_s - pre.queue_s)[0])
     return PrefillCapacity(1.0 / (busy_s * n), alone_s, kv_bytes, n, tuple(config_problems(device, model, serving)))
+
+
+def prefill_rates(device: Device, model: ModelSpec, servings, workload: Workload,
+                  factors: EfficiencyFactors) -> tuple[list[float], np.ndarray]:
+    """(`prefill_capacity(...).requests_per_s_per_device` of each configuration, its memory limit [sequences])
+    of configurations of one acceptance and mixed precision (a search space's), in one kernel call: the values
+    each computed alone gives."""
+    columns, acceptance, mixed = serving_columns(servings)
+    n = len(servings)
+    pre = row_kernel(device, model, workload, columns, np.ones((n, 1)), spec_decode_acceptance=acceptance,
+                     attention_weight_precision=mixed, factors=factors)
+    busy_s = np.broadcast_to(pre.prefill_s, (n, 1))[:, 0]
+    rates = [1.0 / (float(busy_s[i]) * (s.tensor_parallel * s.expert_parallel)) for i, s in enumerate(servings)]
+    return rates, np.broadcast_to(pre.max_batch_by_memory, (n, 1))[:, 0]
 
 
 def decode_curve(device: Device, model: ModelSpec, serving: ServingConfig, workload: Workload, batch,

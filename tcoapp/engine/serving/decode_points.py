@@ -15,7 +15,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from ..performance.curve import meets_target
-from ..performance.frontier import CONFIG_COLUMNS, row_kernel
+from ..performance.frontier import row_kernel, serving_columns
 from ..performance.generated import config_problems
 from ..performance.pool_pair import busy_power_w, decode_terms
 from .operating import search_batches, stacked_batches
@@ -29,17 +29,12 @@ def decode_points(scenario, plan, device, servings, lead_s) -> list[Point | None
     before its first decode step [s]."""
     if not servings:
         return []
-    first = servings[0]
-    if any((s.spec_decode_acceptance, s.attention_weight_precision)
-           != (first.spec_decode_acceptance, first.attention_weight_precision) for s in servings):
-        raise ValueError("decode_points: the configurations must share one acceptance and mixed precision")
+    columns, acceptance, mixed = serving_columns(servings)
     model, workload, factors = scenario.model(plan.model), plan.workload, scenario.factors_for(device.name)
-    columns = {c: np.array([getattr(s, c) for s in servings]) for c in CONFIG_COLUMNS}
 
     def kernel(rows, batches):
         return row_kernel(device, model, workload, {c: v[rows] for c, v in columns.items()}, batches,
-                          spec_decode_acceptance=first.spec_decode_acceptance,
-                          attention_weight_precision=first.attention_weight_precision, factors=factors)
+                          spec_decode_acceptance=acceptance, attention_weight_precision=mixed, factors=factors)
 
     n = len(servings)
     limits = np.broadcast_to(kernel(np.arange(n), np.ones((n, 1))).max_batch_by_memory, (n, 1))[:, 0]
