@@ -316,9 +316,9 @@ def rows(device, model, workload, configurations: Mapping[str, np.ndarray], batc
     r = row_kernel(device, model, workload, configurations, b, spec_decode_acceptance=spec_decode_acceptance,
                    attention_weight_precision=attention_weight_precision, factors=factors)
     m = np.broadcast_to(r.max_batch_by_memory, (n, 1))
-    return RowPoints(*(np.broadcast_to(a, b.shape) for a in (r.tokens_per_s_per_user, r.tokens_per_s_per_device,
-                                                            r.ttft_s, r.power_w)),
-                     m, possible[:, None] & (b <= m) & (m >= 1))
+    return RowPoints(np.broadcast_to(r.tokens_per_s_per_user, b.shape), np.broadcast_to(r.tokens_per_s_per_device, b.shape),
+                     np.broadcast_to(r.ttft_s, b.shape), np.broadcast_to(r.power_w, b.shape), m,
+                     possible[:, None] & (b <= m) & (m >= 1))
 
 
 def row_kernel(device, model, workload, configurations: Mapping[str, np.ndarray], batches: np.ndarray, *,

@@ -10,8 +10,6 @@ batch where it fits. Its power: `pool_pair.busy_power_w` at the step's busy frac
 """
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import numpy as np
 
 from ..performance.curve import meets_target
@@ -48,8 +46,7 @@ def decode_points(scenario, plan, device, servings, lead_s) -> list[Point | None
     else:
         batches = np.array([[float(servings[i].batch)] for i in alive])
     r = kernel(alive, batches)
-    replica = SimpleNamespace(tensor_parallel=columns["tensor_parallel"][alive][:, None],
-                              expert_parallel=columns["expert_parallel"][alive][:, None])
+    replica = columns["tensor_parallel"][alive][:, None] * columns["expert_parallel"][alive][:, None]
     per_user, requests, busy = (np.broadcast_to(v, batches.shape) for v in decode_terms(r, batches, replica, workload, factors))
     ok = batches <= limits[alive][:, None]
     if plan.has_target:

@@ -155,9 +155,12 @@ def _evaluate_exact(scenario, plan, pool, device, candidates, exact: dict) -> No
     """Re-evaluate the candidates not yet in `exact` as typed (their operating points in one kernel call, their
     objectives in one call): `exact[configuration]` = (score, batch), or None where it has no operating point."""
     new = [serving for serving in dict.fromkeys(candidates) if serving not in exact]
-    points = list(zip(new, exact_points(scenario, plan, pool, new)))   # one kernel call (serving/exact_points.py)
-    exact.update((serving, None) for serving, point in points if point is None)
-    points = [(serving, point) for serving, point in points if point is not None]
+    points: list[tuple[ServingConfig, tuple[float, float, float]]] = []
+    for serving, point in zip(new, exact_points(scenario, plan, pool, new)):   # one kernel call (serving/exact_points.py)
+        if point is None:
+            exact[serving] = None
+        else:
+            points.append((serving, point))
     if points:
         scores = objective_score(plan, pool, device, np.array([p[0] for _, p in points]), np.array([p[1] for _, p in points]))
         exact.update((serving, (float(score), point[2])) for (serving, point), score in zip(points, scores))
@@ -310,8 +313,10 @@ def search_by_evaluation(scenario: Scenario, plan: Plan, pool: ResolvedPool,
     space = pool_search_space(scenario, plan, pool)
     device = scenario.device(pool.device)
     configs = space_configs(space, pool.serving)
-    found = [(serving, point) for serving, point in zip(configs, evaluate([replace(pool, serving=s) for s in configs]))
-             if point is not None]
+    found: list[tuple[ServingConfig, tuple[float, float, float]]] = []
+    for serving, point in zip(configs, evaluate([replace(pool, serving=s) for s in configs])):
+        if point is not None:
+            found.append((serving, point))
     if not found:
         return pool, None
     # every configuration's objective in one call (it reads only the point's tokens/s and power, and
