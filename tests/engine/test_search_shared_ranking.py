@@ -102,3 +102,16 @@ def test_year_rows_name_a_row_nothing_computes():
                                   np.arange(4.0))
     with pytest.raises(KeyError, match="year rows that read rows nothing computes"):
         rows.finish()   # the rows written by hand (the throughput index, depreciation...) were never given
+
+
+@pytest.mark.parametrize("changes", [{}, {"min_tokens_per_s_per_user": None, "max_ttft_s": None}])
+def test_each_restricted_best_comes_with_its_operating_points_tokens_per_s(changes):
+    from tcoapp.engine.serving.operating import operating_point
+    scenario, plan, pool, outcome = _searched(keeps=GAIN_SPACES, **changes)
+    found = search.best_points_within_each(scenario, plan, pool, outcome, GAIN_SPACES)
+    assert [None if f is None else f[0] for f in found] == search.best_within_each(scenario, plan, pool, outcome, GAIN_SPACES)
+    assert any(f is not None for f in found)
+    for f in found:
+        if f is not None:   # the tokens/s the configuration gives typed in (a serve pool of the plan), exactly
+            point = operating_point(scenario, plan, replace(pool, role="serve", serving=f[0]))[0]
+            assert f[1] == point.tokens_per_s_per_device

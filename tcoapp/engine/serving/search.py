@@ -153,7 +153,8 @@ def _ranked(scenario, plan, pool, device, result: SweepResult, space: SearchSpac
 
 def _evaluate_exact(scenario, plan, pool, device, candidates, exact: dict) -> None:
     """Re-evaluate the candidates not yet in `exact` as typed (their operating points in one kernel call, their
-    objectives in one call): `exact[configuration]` = (score, batch), or None where it has no operating point."""
+    objectives in one call): `exact[configuration]` = (score, batch, tokens/s per device), or None where it has no
+    operating point."""
     new = [serving for serving in dict.fromkeys(candidates) if serving not in exact]
     points: list[tuple[ServingConfig, tuple[float, float, float]]] = []
     for serving, point in zip(new, exact_points(scenario, plan, pool, new)):   # one kernel call (serving/exact_points.py)
@@ -163,17 +164,18 @@ def _evaluate_exact(scenario, plan, pool, device, candidates, exact: dict) -> No
             points.append((serving, point))
     if points:
         scores = objective_score(plan, pool, device, np.array([p[0] for _, p in points]), np.array([p[1] for _, p in points]))
-        exact.update((serving, (float(score), point[2])) for (serving, point), score in zip(points, scores))
+        exact.update((serving, (float(score), point[2], point[0])) for (serving, point), score in zip(points, scores))
 
 
-def _best_of(plan, candidates, exact: dict) -> tuple[float, ServingConfig] | None:
-    """(score, configuration) of the best evaluated candidate (the first of equals), or None."""
+def _best_of(plan, candidates, exact: dict) -> tuple[float, ServingConfig, float] | None:
+    """(score, configuration, its tokens/s per device) of the best evaluated candidate (the first of equals), or
+    None."""
     best = None
     for serving in candidates:
         found = exact[serving]
         if found is not None and np.isfinite(found[0]) and (best is None or found[0] > best[0]):
             batch = int(round(found[1])) if plan.has_target else serving.batch
-            best = (found[0], replace(serving, batch=batch))
+            best = (found[0], replace(serving, batch=batch), found[2])
     return best
 
 
@@ -188,12 +190,19 @@ def best_within(scenario: Scenario, plan: Plan, pool: ResolvedPool, outcome: Sea
 
 def best_within_each(scenario: Scenario, plan: Plan, pool: ResolvedPool, outcome: SearchOutcome,
                      keeps) -> list[ServingConfig | None]:
-    """`best_within` for each of several `keeps`, their shortlists re-evaluated together (one objective call).
+    """`best_within` for each of several `keeps` (`best_points_within_each` without the points)."""
+    return [None if best is None else best[0] for best in best_points_within_each(scenario, plan, pool, outcome, keeps)]
+
+
+def best_points_within_each(scenario: Scenario, plan: Plan, pool: ResolvedPool, outcome: SearchOutcome,
+                            keeps) -> list[tuple[ServingConfig, float] | None]:
+    """`best_within` for each of several `keeps`, with its tokens/s per device (the operating point the
+    configuration gives typed into `pool`), their shortlists re-evaluated together (one objective call).
     The sweep's picks and scores are the search's own (a configuration's score does not depend on which others
     are kept), and a configuration the search (or an earlier call) already re-evaluated exactly for the same plan
     and pool is not evaluated again."""
     if outcome.sweep is None:
-        return [None] * len(keeps)
+        return [None for _ in keeps]
     result, space = outcome.sweep.result, pool_search_space(scenario, plan, pool)
     device = scenario.device(pool.device)
     ranked = outcome.ranked
@@ -202,7 +211,8 @@ def best_within_each(scenario: Scenario, plan: Plan, pool: ResolvedPool, outcome
         ranked = _ranked(scenario, plan, pool, device, result, space)
     shortlists = [_kept_shortlist(ranked, result, pool.serving, space, plan, keep) for keep in keeps]
     _evaluate_exact(scenario, plan, pool, device, [c for shortlist in shortlists for c in shortlist], ranked.exact)
-    return [None if (best := _best_of(plan, shortlist, ranked.exact)) is None else best[1] for shortlist in shortlists]
+    return [None if (best := _best_of(plan, shortlist, ranked.exact)) is None else (best[1], best[2])
+            for shortlist in shortlists]
 
 
 def _kept_shortlist(ranked: Ranked, result: SweepResult, typed: ServingConfig, space: SearchSpace, plan: Plan,
