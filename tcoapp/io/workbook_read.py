@@ -349,10 +349,7 @@ def _read_plans(sheet: _Sheet, problems: list[Problem]):
     if not columns:
         problems.append(Problem(sheet.where(1, S.FIRST_PLAN_COLUMN), "", "no plan: put plan names in row 1 from column C"))
     key_rows: dict[str, int] = {}
-    # a formula in column A with no saved value (a file never recalculated, as openpyxl writes a kept row) cannot
-    # be a key: its row is the analyst's own, kept and noted like a label that is not a key
-    own_rows = [row for row in sheet.rows_from(2) if is_blank(sheet.cell(row, 1))
-                and (sheet.uncached_formula(row, 1) or not _blank_key_problem(sheet, row, columns, problems))]
+    own_rows = _unkeyed_own_rows(sheet, columns, problems)
     for row, key in _keys_in_column_a(sheet, problems):
         if key in PLAN_FIELD_BY_NAME:
             key_rows[key] = row
@@ -379,6 +376,14 @@ def _read_plans(sheet: _Sheet, problems: list[Problem]):
             plans.append(plan)
     plan_where = lambda index, key: cell_of.get((index, key), f"{sheet.name} plan {index + 1}")  # noqa: E731
     return plans, plan_where, tuple(sorted(own_rows))
+
+
+def _unkeyed_own_rows(sheet: _Sheet, columns: list[int], problems: list[Problem]) -> list[int]:
+    """Plans rows with nothing readable in column A that are the analyst's own: an empty key cell with no values
+    under plans, or a formula with no saved value (a file never recalculated, as openpyxl writes a kept row),
+    which cannot be a key. An empty key cell over plan values is a problem (_blank_key_problem)."""
+    return [row for row in sheet.rows_from(2) if is_blank(sheet.cell(row, 1))
+            and (sheet.uncached_formula(row, 1) or not _blank_key_problem(sheet, row, columns, problems))]
 
 
 def _blank_key_problem(sheet: _Sheet, row: int, columns: list[int], problems: list[Problem]) -> bool:
