@@ -80,23 +80,22 @@ def _read(path, fmt: str, devices, models, vendors) -> CurveFile:
 
 def _build_curves(spec: Format, table: Table, rows: Rows, names, warnings: list[str], problems) -> list:
     """One curve per configuration (with its pool curves where the file is disaggregated)."""
-    groups = _groups(rows)
-    metas = [META[spec.name](spec, table, key, names) for key in groups]
-    given = [dict(zip(spec.config, key)).get("curve", "") for key in groups]
+    groups = _Groups(rows)
+    metas = [META[spec.name](spec, table, key, names) for key in groups.keys]
+    given = [dict(zip(spec.config, key)).get("curve", "") for key in groups.keys]
     headers = [(h, header_key(h)) for h in table.headers]
-    labels = [dict(m.config) | dict(_raw_pairs(spec, headers, k)) for m, k in zip(metas, groups)]
+    labels = [dict(m.config) | dict(_raw_pairs(spec, headers, k)) for m, k in zip(metas, groups.keys)]
     curves = []
-    for name, meta, (key, members) in zip(curve_names(spec, table, labels, given), metas, groups.items()):
+    for g, (name, meta, key) in enumerate(zip(curve_names(spec, table, labels, given), metas, groups.keys)):
         raw = dict(zip(spec.config, key))
-        batches = rows.points["batch"][members]
-        if np.unique(batches).size == batches.size:   # no batch twice (the usual curve): from the columns
-            curves.append(_curve(spec, table, name, meta, raw, rows, members))
+        if g not in groups.repeated:   # no batch twice (the usual curve): from the columns
+            curves.append(_curve(spec, table, name, meta, raw, groups.columns(g), groups.wheres(table, g)))
         else:
-            kept = resolve_duplicates(spec, table, name, rows.rows(members), warnings, problems)
+            kept = resolve_duplicates(spec, table, name, rows.rows(groups.members(g)), warnings, problems)
             curves.append(_curve_of_rows(spec, table, name, meta, raw, kept))
         warnings.extend(meta.notes)
         if spec.disaggregated:
-            curves += pool_curves(spec, table, curves[-1], rows.rows(members), warnings, problems)
+            curves += pool_curves(spec, table, curves[-1], rows.rows(groups.members(g)), warnings, problems)
     return curves
 
 
@@ -136,13 +135,38 @@ def _plain_config_problems(table: Table, problems: list[Problem]) -> None:
             problems.append(Problem(table.where(row), table.headers[i], error))
 
 
-def _groups(rows: Rows) -> dict[tuple[str, ...], np.ndarray]:
-    """configuration -> the indices of its rows, in file order (configurations in order of first row)."""
-    keys = dict.fromkeys(rows.configs)
-    code = {key: k for k, key in enumerate(keys)}
-    ids = np.fromiter(map(code.__getitem__, rows.configs), np.intp, len(rows))
-    order = np.argsort(ids, kind="stable")
-    return dict(zip(keys, np.split(order, np.cumsum(np.bincount(ids, minlength=len(code)))[:-1])))
+class _Groups:
+    """The rows by configuration (configurations in order of their first row), each group's rows in batch
+    order, found for all groups at once."""
+
+    def __init__(self, rows: Rows):
+        self.rows = rows
+        self.keys = list(dict.fromkeys(rows.configs))
+        code = {key: k for k, key in enumerate(self.keys)}
+        self.ids = np.fromiter(map(code.__getitem__, rows.configs), np.intp, len(rows))
+        batch = rows.points["batch"]
+        self.order = np.lexsort((batch, self.ids))   # by group, then batch (stable: file order at one batch)
+        ids, batches = self.ids[self.order], batch[self.order]
+        same = (ids[1:] == ids[:-1]) & (batches[1:] == batches[:-1])
+        self.repeated = set(ids[1:][same].tolist())   # the groups with a batch twice
+        self.ends = np.cumsum(np.bincount(self.ids, minlength=len(self.keys))).tolist()
+        self.sorted = {f: v[self.order] for f, v in rows.points.items()}
+        self.lines = rows.lines[self.order].tolist()
+
+    def _span(self, g: int) -> slice:
+        return slice(self.ends[g - 1] if g else 0, self.ends[g])
+
+    def columns(self, g: int) -> dict[str, np.ndarray]:
+        """POINT_FIELDS -> group g's values, in batch order."""
+        span = self._span(g)
+        return {f: v[span] for f, v in self.sorted.items()}
+
+    def wheres(self, table: Table, g: int) -> tuple[str, ...]:
+        return table.wheres(self.lines[self._span(g)])
+
+    def members(self, g: int) -> np.ndarray:
+        """Group g's row indices in file order."""
+        return np.flatnonzero(self.ids == g)
 
 
 def _raw_pairs(spec: Format, headers: list[tuple[str, str]], key) -> list[tuple[str, str]]:
@@ -158,17 +182,14 @@ def _source(spec: Format, table: Table, raw: dict) -> str:
     return source
 
 
-def _curve(spec: Format, table: Table, name: str, meta, raw: dict, rows: Rows, members: np.ndarray) -> MeasuredCurve:
-    """The curve of rows `members` (no batch twice), in batch order (a file usually lists them so already)."""
-    batches = rows.points["batch"][members]
-    if batches.size > 1 and not np.all(batches[1:] >= batches[:-1]):
-        members = members[np.argsort(batches, kind="stable")]
-    columns = {f: rows.points[f][members] for f in POINT_FIELDS}
+def _curve(spec: Format, table: Table, name: str, meta, raw: dict, columns: dict[str, np.ndarray],
+           wheres: tuple[str, ...]) -> MeasuredCurve:
+    """The curve of points given column by column in batch order (no batch twice)."""
     return make_measured_curve(
         name, meta.device, meta.model, columns["batch"], columns["tokens_per_s_per_device"],
         columns["tokens_per_s_per_user"], columns["power_w"], columns["ttft_s"], precision=meta.precision,
-        tensor_parallel=meta.tensor_parallel, source=_source(spec, table, raw),
-        point_sources=table.wheres(rows.lines[members].tolist()), config=meta.config)
+        tensor_parallel=meta.tensor_parallel, source=_source(spec, table, raw), point_sources=wheres,
+        config=meta.config)
 
 
 def _curve_of_rows(spec: Format, table: Table, name: str, meta, raw: dict, rows: list[Row]) -> MeasuredCurve:
