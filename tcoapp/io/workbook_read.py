@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from itertools import chain
 from typing import Any
 
 from openpyxl.utils import get_column_letter
@@ -104,6 +105,9 @@ class _Sheet:
     def long_texts(self):
         """(where, text) of every cell holding more text than a cell may (cell_limits), found in one pass."""
         limit = MAX_CELL_TEXT
+        texts = filter(str.__instancecheck__, chain.from_iterable(map(dict.values, self._values.values())))
+        if max(map(len, texts), default=0) <= limit:
+            return   # none (the usual sheet): told in one pass at C speed, without a Python step per cell
         for r in self.row_numbers:
             row = self._values.get(r)
             if row and any(type(v) is str and len(v) > limit for v in row.values()):
@@ -475,11 +479,11 @@ def _table_rows(sheet: _Sheet, fields, problems: list[Problem], outputs=frozense
     _units_row_problems(sheet, keys, problems)
     _unkeyed_values(sheet, set(keys.values()) | set(sheet.row_columns(1)), problems, known)
     plain = not sheet.has_formulas()
+    columns = list(keys.values())
     names = [f.name for f in fields if f.checks == "identity" and f.required]
     for row in sheet.rows_from(S.FIRST_ENTRY_ROW):
         if plain:  # no formula to check: the cached values are the values (most sheets, a big Curves sheet)
-            cells = sheet.row_values(row)
-            values = {k: cells.get(c) for k, c in keys.items()}
+            values = dict(zip(keys, map(sheet.row_values(row).get, columns)))
         else:
             values = {k: _cell_value(sheet, row, c, problems, k) for k, c in keys.items()}
         if all(is_blank(v) for v in values.values()):
