@@ -23,6 +23,7 @@ from copy import copy
 from dataclasses import dataclass
 
 from . import sheets as S
+from .archive_parts import PartsArchive
 from .output_rows import output_row_notes
 from .xlsx_cells_read import sheet_parts
 
@@ -52,9 +53,10 @@ def print_notes(scenario, stream=None) -> None:
         print(f"note: {note}", file=stream or sys.stderr)
 
 
-def find_kept(path, sheet_names, plans_rows: tuple[int, ...] = (), roles=None) -> KeptWork | None:
+def find_kept(path, sheet_names, plans_rows: tuple[int, ...] = (), roles=None, parts=None) -> KeptWork | None:
     """The analyst's sheets (names not the app's, in workbook order) and Plans rows of the file at `path`; `roles`
-    (sheet_roles.Roles) notes the renamed input sheets read as their table."""
+    (sheet_roles.Roles) notes the renamed input sheets read as their table; `parts`: the parts unpacked already
+    (safety.check_archive)."""
     names = list(sheet_names)
     own = tuple((name, index) for index, name in enumerate(names) if name not in S.KNOWN_SHEETS)
     notes = list(roles.notes) if roles is not None else []
@@ -68,7 +70,7 @@ def find_kept(path, sheet_names, plans_rows: tuple[int, ...] = (), roles=None) -
     notes.extend(input_formula_notes(sheet_names, plans_rows))
     with open(path, "rb") as handle:
         source = handle.read()
-    with zipfile.ZipFile(io.BytesIO(source)) as archive:
+    with PartsArchive(io.BytesIO(source), parts) as archive:   # parts: those unpacked already (archive_parts.py)
         notes.extend(output_row_notes(archive))
     return KeptWork(source, own, tuple(plans_rows), tuple(notes), plans_formulas(sheet_names, plans_rows))
 

@@ -10,6 +10,7 @@ import zipfile
 import zlib
 
 from ..engine.core.errors import Problem, ValidationError
+from .archive_parts import kept_part
 from .sheets import MAX_COMPRESSION_RATIO, MAX_MEMBER_BYTES, MAX_UNCOMPRESSED_BYTES, XML_PROLOG_SCAN_BYTES
 
 
@@ -24,8 +25,9 @@ def check_defused() -> None:
         raise RuntimeError("defusedxml is not installed: refusing to parse workbooks with an unsafe XML parser")
 
 
-def check_archive(path) -> None:
-    """Raise ValidationError unless `path` is a sane, complete .xlsx (zip) archive."""
+def check_archive(path) -> dict[str, bytes]:
+    """Raise ValidationError unless `path` is a sane, complete .xlsx (zip) archive; return the bytes of the parts
+    the reader reads next (archive_parts.kept_part), each unpacked here to check it."""
     if not os.path.exists(path):
         raise fail(path, "file not found")
     if not zipfile.is_zipfile(path):
@@ -44,9 +46,7 @@ def check_archive(path) -> None:
                     raise fail(path, f"refused: part {info.filename!r} unpacks to {_mb(info.file_size)}, "
                                      f"over the {_mb(MAX_MEMBER_BYTES)} limit")
             _check_xml_prologs(path, archive, infos)
-            bad = archive.testzip()
-            if bad is not None:
-                raise fail(path, f"damaged archive: member {bad!r} fails its checksum")
+            return _checked_parts(path, archive)
     except zipfile.BadZipFile as exc:
         raise fail(path, f"damaged or truncated workbook ({exc})") from None
     except zlib.error:  # a flipped byte inside a compressed part
@@ -56,6 +56,20 @@ def check_archive(path) -> None:
             raise
         raise fail(path, f"damaged workbook: its zip structure is corrupt ({exc}); restore it from a copy or "
                          "re-save it from the spreadsheet program") from None
+
+
+def _checked_parts(path, archive: zipfile.ZipFile) -> dict[str, bytes]:
+    """Every member unpacked and its checksum checked, in archive order (as ZipFile.testzip does); the bytes of
+    those the reader reads next are kept."""
+    parts = {}
+    for info in archive.infolist():
+        try:
+            data = archive.read(info.filename)
+        except zipfile.BadZipFile:
+            raise fail(path, f"damaged archive: member {info.filename!r} fails its checksum") from None
+        if kept_part(info.filename):
+            parts[info.filename] = data
+    return parts
 
 
 # what the zipfile module raises on a damaged archive (a flipped byte: "zip file version 14.8" is a

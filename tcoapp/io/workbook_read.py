@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from itertools import chain
 from typing import Any
 
 from openpyxl.utils import get_column_letter
@@ -104,6 +105,9 @@ class _Sheet:
     def long_texts(self):
         """(where, text) of every cell holding more text than a cell may (cell_limits), found in one pass."""
         limit = MAX_CELL_TEXT
+        texts = filter(str.__instancecheck__, chain.from_iterable(map(dict.values, self._values.values())))
+        if max(map(len, texts), default=0) <= limit:
+            return   # none (the usual sheet): told in one pass at C speed, without a Python step per cell
         for r in self.row_numbers:
             row = self._values.get(r)
             if row and any(type(v) is str and len(v) > limit for v in row.values()):
@@ -162,10 +166,10 @@ def _load_sheets(path):
     formula over the input sheets, at most MAX_SHARED_STRINGS shared strings; empty rows and cells
     (however far they reach) are skipped, and a sheet's declared dimension is never trusted.
     """
-    check_archive(path)
+    parts = check_archive(path)
     check_defused()
     try:
-        names, cells, roles = _read_with_roles(path)
+        names, cells, roles = _read_with_roles(path, parts)
     except ValidationError:
         raise
     except TooManyCells as exc:
@@ -194,18 +198,18 @@ def _load_sheets(path):
         table = roles.read_as.get(name)
         full = name in WANTED_SHEETS or table is not None
         out[table or name] = _Sheet(name, cells[name].values, cells[name].formulas) if full and name in cells else None
-    return out, roles
+    return out, roles, parts
 
 
-def _read_with_roles(path):
+def _read_with_roles(path, parts=None):
     """read_cells of the input sheets and About, and row 1 of every other sheet, to tell a renamed input sheet by
     its header row (sheet_roles); such a sheet is then read whole."""
     names, cells = read_cells(path, WANTED_SHEETS, S.MAX_CELLS, S.MAX_SHARED_STRINGS,
-                              headers=lambda name: name not in S.KNOWN_SHEETS)
+                              headers=lambda name: name not in S.KNOWN_SHEETS, parts=parts)
     roles = sheet_roles({n: _header(cells[n]) for n in cells if n not in WANTED_SHEETS},
                         {n for n in cells if n in WANTED_SHEETS})
     if roles.read_as:
-        _, renamed = read_cells(path, set(roles.read_as), S.MAX_CELLS, S.MAX_SHARED_STRINGS)
+        _, renamed = read_cells(path, set(roles.read_as), S.MAX_CELLS, S.MAX_SHARED_STRINGS, parts=parts)
         cells.update(renamed)
     return names, cells, roles
 
@@ -241,7 +245,7 @@ def _refuse_opendocument(path) -> None:
 def read_scenario(path) -> Scenario:
     """Read and validate a scenario workbook; raise ValidationError listing every problem."""
     _refuse_opendocument(path)
-    sheets, roles = _load_sheets(path)
+    sheets, roles, parts = _load_sheets(path)
     problems: list[Problem] = []
     base = os.path.basename(str(path))
     if S.PLANS not in sheets:
@@ -272,7 +276,7 @@ def read_scenario(path) -> Scenario:
         problems.extend(uncertainty_problems(scenario))
     if problems:
         raise ValidationError(problems)
-    return dataclasses.replace(scenario, kept=find_kept(path, sheets, own_rows, roles))
+    return dataclasses.replace(scenario, kept=find_kept(path, sheets, own_rows, roles, parts))
 
 
 _NAME_COLUMNS = {S.DEVICES: "name", S.MODELS: "name", S.CURVES: "curve", S.PRICE_TIERS: "price_tiers"}
@@ -480,11 +484,11 @@ def _table_rows(sheet: _Sheet, fields, problems: list[Problem], outputs=frozense
     _units_row_problems(sheet, keys, problems)
     _unkeyed_values(sheet, set(keys.values()) | set(sheet.row_columns(1)), problems, known)
     plain = not sheet.has_formulas()
+    columns = list(keys.values())
     names = [f.name for f in fields if f.checks == "identity" and f.required]
     for row in sheet.rows_from(S.FIRST_ENTRY_ROW):
         if plain:  # no formula to check: the cached values are the values (most sheets, a big Curves sheet)
-            cells = sheet.row_values(row)
-            values = {k: cells.get(c) for k, c in keys.items()}
+            values = dict(zip(keys, map(sheet.row_values(row).get, columns)))
         else:
             values = {k: _cell_value(sheet, row, c, problems, k) for k, c in keys.items()}
         if all(is_blank(v) for v in values.values()):

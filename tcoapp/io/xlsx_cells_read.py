@@ -21,6 +21,7 @@ from typing import Any, Callable
 from openpyxl.styles.numbers import BUILTIN_FORMATS, is_date_format, is_timedelta_format
 from openpyxl.utils.datetime import CALENDAR_MAC_1904, CALENDAR_WINDOWS_1900, from_ISO8601, from_excel
 
+from .archive_parts import PartsArchive
 from .xlsx_xml import (  # noqa: F401  (re-exported: the readers import them from here)
     _COLUMNS, MAIN, MAX_COLUMN, MAX_ROW, NAMESPACES, PACKAGE_REL, REL, STRICT_MAIN, STRICT_REL, RefusedXml,
     TooManyCells, _parse, _parser, _Shared, _split_ref,
@@ -442,8 +443,8 @@ class _HeaderRead(Exception):
     """Raised by a reader of a sheet's header row once it reaches row 2."""
 
 
-def read_cells(path, wanted, max_cells: int, max_strings: int,
-               headers: Callable[[str], bool] | None = None) -> tuple[dict[str, str], dict[str, SheetCells]]:
+def read_cells(path, wanted, max_cells: int, max_strings: int, headers: Callable[[str], bool] | None = None,
+               parts: dict[str, bytes] | None = None) -> tuple[dict[str, str], dict[str, SheetCells]]:
     """({every sheet name in workbook order: its kind ("worksheet", "chartsheet", ...)}, the cells of each
     worksheet in `wanted`, and row 1 only of each other worksheet for which `headers(name)` is true (which
     table a renamed sheet holds is told by its header row).
@@ -452,7 +453,7 @@ def read_cells(path, wanted, max_cells: int, max_strings: int,
     formula, TooManyStrings when the shared string table holds more than `max_strings` strings,
     RefusedXml for a DTD or entity declaration; KeyError, zipfile and expat errors for a damaged file.
     """
-    with zipfile.ZipFile(path) as archive:
+    with PartsArchive(path, parts) as archive:   # parts: those unpacked already (archive_parts.py)
         book_part = _workbook_part(archive)
         rels = _relationships(archive, book_part)
         sheets: list[tuple[str, str]] = []
@@ -473,8 +474,7 @@ def read_cells(path, wanted, max_cells: int, max_strings: int,
             return names, {}
         strings_part = by_type.get("sharedStrings")
         if strings_part in archive.namelist():  # refused before anything is parsed
-            with archive.open(strings_part) as source:
-                _count_strings(source.read(), max_strings)
+            _count_strings(archive.read(strings_part), max_strings)
         dates, durations = _date_styles(archive, by_type.get("styles"))
         budget = [max_cells]
         out: dict[str, SheetCells] = {}

@@ -20,7 +20,7 @@ import xml.parsers.expat
 from .xlsx_xml import _COLUMNS, MAIN, MAX_COLUMN, MAX_ROW, STRICT_MAIN, TooManyCells, _parser, _Shared, _split_ref
 
 MAX_SCANNED_BYTES = 64 * 1024 * 1024   # a larger part is streamed by expat (the scan holds the part in memory)
-CHUNK_BYTES = 1 << 20                  # rows tokenized at a time (a chunk ends after a </row>)
+CHUNK_BYTES = 1 << 18                  # rows tokenized at a time (a chunk ends after a </row>)
 
 _ATTRS = r'((?: [a-zA-Z0-9:_.-]{1,40}="[^"<>&]*")*) ?'
 _TOKEN = re.compile(
@@ -29,6 +29,13 @@ _TOKEN = re.compile(
     r'(?:<v>([^<]*)</v>|<v ?/>)?'
     r'(?:(<is>)(?:<t(?: xml:space="preserve")?>([^<]*)</t>|<t ?/>)?</is>)?'
     r'</c>)'
+    r'|(<row)' + _ATTRS + r'(/?)>'
+    r'|(</row>)'
+    r'|(.)', re.S)
+# the cells of most rows: a number or shared string (`<c r="D3" s="21" t="n"><v>1.0</v></c>`) or an empty
+# formatted cell, and row tags; a chunk holding anything else is read with _TOKEN (its groups cost a fifth more)
+_SIMPLE = re.compile(
+    r'<c r="([A-Z]{1,3})([0-9]{1,7})"(?: s="(0|[1-9][0-9]{0,8})")?(?: t="([a-zA-Z]{1,9})")?(?: ?/>|><v>([^<]*)</v></c>)'
     r'|(<row)' + _ATTRS + r'(/?)>'
     r'|(</row>)'
     r'|(.)', re.S)
@@ -125,9 +132,64 @@ def _chunks(body: bytes):
         pos = stop
 
 
+class _NotSimple(Exception):
+    """A chunk holds a cell _simple_chunk does not read."""
+
+
 def _read_chunk(text: str, reader) -> None:
+    """The cells of one chunk of rows into the reader (by `_simple_chunk` where it reads them all, else `_full_chunk`);
+    the cell budget is charged per chunk (TooManyCells before the next one)."""
+    row, col = reader.row, reader.col
+    try:
+        _simple_chunk(text, reader)
+    except _NotSimple:   # read again from the chunk's start: what was stored is stored again, the same
+        reader.row, reader.col = row, col
+        _full_chunk(text, reader)
+
+
+def _simple_chunk(text: str, reader) -> None:
+    """A chunk of plain numbers, shared strings and empty cells only, stored as _full_chunk stores them; raises
+    _NotSimple at any other cell or element."""
+    values, dates = reader.cells.values, reader.date_texts
+    row, col = reader.row, reader.col
+    cells, cells_row, counted, row_digits = values.get(row), row, 0, None
+    for letters, digits, style, kind, v, row_tag, row_attrs, _row_end, _end_tag, other in _SIMPLE.findall(text):
+        if letters:
+            col = _COLUMNS.get(letters) or _column(letters, digits)
+            if digits != row_digits:   # the cells of one row: its number read once (as _row reads it)
+                row, row_digits = _row(digits), digits
+            if not v:
+                continue   # an empty (formatted) cell: nothing read, nothing counted
+            if style in dates:
+                raise _NotSimple
+            if kind == "s" and v.isdigit():   # _plain, inline
+                value = _Shared(int(v))
+            elif kind == "n" or not kind:
+                try:
+                    value = float(v) if ("." in v or "E" in v or "e" in v) else int(v)
+                except ValueError:
+                    raise _NotSimple from None
+            else:
+                raise _NotSimple
+            if row != cells_row:
+                cells = values.get(row)
+                if cells is None:
+                    cells = values[row] = {}
+                cells_row = row
+            cells[col] = value
+            counted += 1
+        elif row_tag:
+            number = _ROW_R.search(row_attrs)
+            row, col, row_digits = (int(number.group(1)) if number else row + 1), 0, None
+        elif other:
+            raise _NotSimple
+    reader.row, reader.col = row, col
+    _charge(reader, counted)
+
+
+def _full_chunk(text: str, reader) -> None:
     """The cells of one chunk of rows into the reader: plain numbers and shared strings here, any other cell through
-    the reader's own cell code; the cell budget is charged per chunk (TooManyCells before the next one)."""
+    the reader's own cell code."""
     values, dates = reader.cells.values, reader.date_texts
     row, col = reader.row, reader.col
     cells, cells_row, counted = values.get(row), row, 0

@@ -177,3 +177,28 @@ def test_binary_file_is_refused_with_its_name(tmp_path):
     path.write_bytes(b"\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01\x80\x81")
     with pytest.raises(ValidationError, match=r"pic.csv: cannot read the file"):
         read_curve_file(path)
+
+
+def test_curves_interleaved_out_of_batch_order_keep_each_points_row_and_a_repeat_only_in_its_own_curve(tmp_path):
+    # rows of three curves interleaved, each out of batch order, with a rerun in one of them only: each curve's
+    # points in batch order with their own rows, the rerun resolved (and said) in its curve alone
+    header, *rows = CURRENT.read_text(encoding="utf-8").splitlines()
+    mixed = [rows[2], rows[0], rows[1], rows[0].replace(",2026-02-09,", ",2025-12-01,", 1)]
+    path = write(tmp_path, "mixed.csv", "\n".join([header, *mixed]) + "\n")
+    plain = write(tmp_path, "plain.csv", "curve,device,model,batch,tokens_per_s_per_device,power_w\n"
+                  "b,H200-SXM,Llama-3.1-70B,8,90,\na,H200-SXM,Llama-3.1-70B,8,100,700\n"
+                  "b,H200-SXM,Llama-3.1-70B,2,40,500\na,H200-SXM,Llama-3.1-70B,2,50,\nc,H200-SXM,Llama-3.1-70B,4,70,600\n"
+                  "a,H200-SXM,Llama-3.1-70B,4,80,650\n")
+    result = read_curve_file(plain)
+    assert [c.name for c in result.curves] == ["b", "a", "c"]
+    b, a, c = result.curves
+    assert a.batch.tolist() == [2, 4, 8] and a.tokens_per_s_per_device.tolist() == [50, 80, 100]
+    assert a.point_sources == ("plain.csv:row 5", "plain.csv:row 7", "plain.csv:row 3")
+    assert np.isnan(a.power_w[0]) and a.power_w[1:].tolist() == [650, 700]
+    assert b.batch.tolist() == [2, 8] and b.point_sources == ("plain.csv:row 4", "plain.csv:row 2")
+    assert c.point_sources == ("plain.csv:row 6",)
+    tp72, tp8 = read_curve_file(path).curves
+    assert tp72.point_sources == ("mixed.csv:row 2",) and tp8.batch.tolist() == [4, 8]
+    assert tp8.point_sources == ("mixed.csv:row 3", "mixed.csv:row 4")
+    assert "mixed.csv: rows 3, 5 give curve 'mixed TP=8' the same point at batch 4: kept row 3" in \
+        read_curve_file(path).warnings

@@ -160,3 +160,29 @@ def test_bulk_curve_texts_go_to_a_shared_string_table_and_read_back_exactly(tmp_
         assert "sharedStrings" in archive.read("[Content_Types].xml").decode()
     assert '<t xml:space="preserve"> =1+1 &lt;b&gt;&amp;amp; \u00e9 </t>' in table
     assert read_scenario(tmp_path / "s.xlsx").curves[name].source == odd.source.strip()  # the reader trims cells
+
+
+def _bad_checksum(path, member: str) -> None:
+    """`path` with the stored checksum of `member` changed (its bytes intact): only unpacking it tells."""
+    import zipfile
+    data = bytearray(path.read_bytes())
+    info = zipfile.ZipFile(path).getinfo(member)
+    name = member.encode()
+    central = data.index(b"PK\x01\x02")
+    while data[central + 46:central + 46 + len(name)] != name:
+        central = data.index(b"PK\x01\x02", central + 4)
+    crc = (info.CRC ^ 1).to_bytes(4, "little")
+    data[central + 16:central + 20] = crc
+    data[info.header_offset + 14:info.header_offset + 18] = crc
+    path.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("member", ["xl/worksheets/sheet1.xml", "xl/worksheets/sheet2.xml", "xl/styles.xml"])
+def test_a_part_failing_its_checksum_is_refused_whether_or_not_the_reader_reads_it(tmp_path, scenarios, member):
+    # sheet1 (Results) is an output sheet (only its column A is looked at), sheet2 (Plans) an input sheet kept unpacked
+    # for the cell reader (archive_parts.py), styles.xml read but not kept: each is checked before anything is read
+    path = tmp_path / "model.xlsx"
+    write_scenario(scenarios[0], path)
+    _bad_checksum(path, member)
+    with pytest.raises(ValidationError, match=f"damaged .*'{member}'"):
+        read_scenario(path)

@@ -117,3 +117,30 @@ def test_a_written_workbook_reads_back_through_the_scan(tmp_path):
     bad = _patched(path, tmp_path / "bad.xlsx", "xl/worksheets/sheet2.xml", lambda d: d.replace(b"<sheetData>", b"<sheetData><row", 1))
     with pytest.raises(ValidationError, match="damaged"):
         read_scenario(bad)
+
+
+def test_chunks_of_numbers_and_shared_strings_take_the_short_scan_and_read_as_expat_reads_them(tmp_path, monkeypatch):
+    # rows of numbers, shared strings and empty formatted cells (the short scan's), with a row holding a date cell
+    # and one an inline string: those chunks are read again by the full scan, from their start
+    rows = b"".join(b'<row r="%d"><c r="A%d"><v>%d</v></c><c r="B%d" s="0" t="s"><v>1</v></c><c r="C%d" s="0" t="n"/>'
+                    b'<c r="D%d" t="n"><v>1.5E%d</v></c></row>' % (r, r, r, r, r, r, r % 7) for r in range(1, 401))
+    rows = rows.replace(b'<c r="C200" s="0" t="n"/>', b'<c r="C200" s="1"><v>45293</v></c>')
+    rows = rows.replace(b'<c r="C300" s="0" t="n"/>', b'<c r="C300" t="inlineStr"><is><t>x</t></is></c>')
+    sheet = f'<worksheet xmlns="{MAIN}"><sheetData>'.encode() + rows + b"</sheetData></worksheet>"
+    monkeypatch.setattr(xlsx_sheet_scan, "CHUNK_BYTES", 200)
+    short = []
+    simple = xlsx_sheet_scan._simple_chunk
+
+    def counted(text, reader):
+        try:
+            simple(text, reader)
+        except xlsx_sheet_scan._NotSimple:
+            short.append(False)
+            raise
+        short.append(True)
+    monkeypatch.setattr(xlsx_sheet_scan, "_simple_chunk", counted)
+    scanned, parsed, was_scanned = _both(tmp_path, monkeypatch, sheet)
+    assert was_scanned and scanned.values == parsed.values and len(scanned.values) == 400
+    assert short.count(False) == 2 and short.count(True) > 100
+    assert scanned.values[7] == {1: 7, 2: "b", 4: 1.5} and scanned.values[200][3] == datetime.datetime(2024, 1, 2)
+    assert scanned.values[300][3] == "x"

@@ -10,8 +10,9 @@ source file (and the file's comment preamble: license, attribution) and each poi
 from __future__ import annotations
 
 import pathlib
-from operator import itemgetter
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from ...engine.core.errors import Problem, ValidationError
 from ...engine.performance.measured import MeasuredCurve, make_measured_curve, parse_config_text
@@ -23,7 +24,7 @@ from .formats import FORMAT_NAMES, Format, detect_format, named_format
 from .naming import curve_names
 from .numbers import localized
 from .pools import pool_curves
-from .rows import POINT_FIELDS, Row, read_rows
+from .rows import POINT_FIELDS, Row, Rows, read_rows
 from .table import Table, header_key, read_table
 
 
@@ -63,7 +64,7 @@ def _read(path, fmt: str, devices, models, vendors) -> CurveFile:
     table = localized(spec, table, COUNT_KEYS)   # one number convention per file; cells as plain text
     problems += config_problems(spec, table)
     rows, warnings = read_rows(spec, table, problems)
-    if not problems and not rows:
+    if not problems and not len(rows):
         problems.append(Problem(table.where(table.header_row + 1), "", "no data rows"))
     if spec.name == "plain":
         _plain_config_problems(table, problems)
@@ -77,19 +78,24 @@ def _read(path, fmt: str, devices, models, vendors) -> CurveFile:
     return CurveFile(str(path), spec.name, tuple(curves), tuple(warnings), table.preamble)
 
 
-def _build_curves(spec: Format, table: Table, rows: list[Row], names, warnings: list[str], problems) -> list:
+def _build_curves(spec: Format, table: Table, rows: Rows, names, warnings: list[str], problems) -> list:
     """One curve per configuration (with its pool curves where the file is disaggregated)."""
-    groups = _groups(rows)
-    metas = [META[spec.name](spec, table, key, names) for key in groups]
-    given = [dict(zip(spec.config, key)).get("curve", "") for key in groups]
-    labels = [dict(m.config) | dict(_raw_pairs(spec, table, k)) for m, k in zip(metas, groups)]
+    groups = _Groups(rows)
+    metas = [META[spec.name](spec, table, key, names) for key in groups.keys]
+    given = [dict(zip(spec.config, key)).get("curve", "") for key in groups.keys]
+    headers = [(h, header_key(h)) for h in table.headers]
+    labels = [dict(m.config) | dict(_raw_pairs(spec, headers, k)) for m, k in zip(metas, groups.keys)]
     curves = []
-    for name, meta, (key, members) in zip(curve_names(spec, table, labels, given), metas, groups.items()):
-        kept = resolve_duplicates(spec, table, name, members, warnings, problems)
+    for g, (name, meta, key) in enumerate(zip(curve_names(spec, table, labels, given), metas, groups.keys)):
+        raw = dict(zip(spec.config, key))
+        if g not in groups.repeated:   # no batch twice (the usual curve): from the columns
+            curves.append(_curve(spec, table, name, meta, raw, groups.columns(g), groups.wheres(table, g)))
+        else:
+            kept = resolve_duplicates(spec, table, name, rows.rows(groups.members(g)), warnings, problems)
+            curves.append(_curve_of_rows(spec, table, name, meta, raw, kept))
         warnings.extend(meta.notes)
-        curves.append(_curve(spec, table, name, meta, dict(zip(spec.config, key)), kept))
         if spec.disaggregated:
-            curves += pool_curves(spec, table, curves[-1], members, warnings, problems)
+            curves += pool_curves(spec, table, curves[-1], rows.rows(groups.members(g)), warnings, problems)
     return curves
 
 
@@ -129,31 +135,69 @@ def _plain_config_problems(table: Table, problems: list[Problem]) -> None:
             problems.append(Problem(table.where(row), table.headers[i], error))
 
 
-def _groups(rows: list[Row]) -> dict[tuple[str, ...], list[Row]]:
-    groups: dict[tuple[str, ...], list[Row]] = {}
-    for row in rows:
-        groups.setdefault(row.config, []).append(row)
-    return groups
+class _Groups:
+    """The rows by configuration (configurations in order of their first row), each group's rows in batch
+    order, found for all groups at once."""
+
+    def __init__(self, rows: Rows):
+        self.rows = rows
+        self.keys = list(dict.fromkeys(rows.configs))
+        code = {key: k for k, key in enumerate(self.keys)}
+        self.ids = np.fromiter(map(code.__getitem__, rows.configs), np.intp, len(rows))
+        batch = rows.points["batch"]
+        self.order = np.lexsort((batch, self.ids))   # by group, then batch (stable: file order at one batch)
+        ids, batches = self.ids[self.order], batch[self.order]
+        same = (ids[1:] == ids[:-1]) & (batches[1:] == batches[:-1])
+        self.repeated = set(ids[1:][same].tolist())   # the groups with a batch twice
+        self.ends = np.cumsum(np.bincount(self.ids, minlength=len(self.keys))).tolist()
+        self.sorted = {f: v[self.order] for f, v in rows.points.items()}
+        self.lines = rows.lines[self.order].tolist()
+
+    def _span(self, g: int) -> slice:
+        return slice(self.ends[g - 1] if g else 0, self.ends[g])
+
+    def columns(self, g: int) -> dict[str, np.ndarray]:
+        """POINT_FIELDS -> group g's values, in batch order."""
+        span = self._span(g)
+        return {f: v[span] for f, v in self.sorted.items()}
+
+    def wheres(self, table: Table, g: int) -> tuple[str, ...]:
+        return table.wheres(self.lines[self._span(g)])
+
+    def members(self, g: int) -> np.ndarray:
+        """Group g's row indices in file order."""
+        return np.flatnonzero(self.ids == g)
 
 
-def _raw_pairs(spec: Format, table: Table, key) -> list[tuple[str, str]]:
+def _raw_pairs(spec: Format, headers: list[tuple[str, str]], key) -> list[tuple[str, str]]:
+    """(header, text) of the configuration columns; headers: (header, its header_key) of each column."""
     by_key = dict(zip(spec.config, key))
-    return [(h, by_key[header_key(h)]) for h in table.headers if header_key(h) in by_key]
+    return [(h, by_key[k]) for h, k in headers if k in by_key]
 
 
-def _curve(spec: Format, table: Table, name: str, meta, raw: dict, rows: list[Row]) -> MeasuredCurve:
-    points = [r.point for r in rows]
-    batches = list(map(itemgetter("batch"), points))
-    if batches != sorted(batches):   # in batch order (a file usually lists them so already)
-        order = sorted(range(len(rows)), key=batches.__getitem__)
-        rows, points = [rows[k] for k in order], [points[k] for k in order]
-    columns = {f: list(map(itemgetter(f), points)) for f in POINT_FIELDS}
+def _source(spec: Format, table: Table, raw: dict) -> str:
     source = raw.get("source") if spec.name == "plain" and raw.get("source") else f"{spec.name} import of {table.name}"
     if table.preamble:
         source += " (" + " / ".join(table.preamble)[:300] + ")"
+    return source
+
+
+def _curve(spec: Format, table: Table, name: str, meta, raw: dict, columns: dict[str, np.ndarray],
+           wheres: tuple[str, ...]) -> MeasuredCurve:
+    """The curve of points given column by column in batch order (no batch twice)."""
     return make_measured_curve(
         name, meta.device, meta.model, columns["batch"], columns["tokens_per_s_per_device"],
         columns["tokens_per_s_per_user"], columns["power_w"], columns["ttft_s"], precision=meta.precision,
-        tensor_parallel=meta.tensor_parallel, source=source, point_sources=table.wheres(map(itemgetter(0), rows)),
+        tensor_parallel=meta.tensor_parallel, source=_source(spec, table, raw), point_sources=wheres,
         config=meta.config)
 
+
+def _curve_of_rows(spec: Format, table: Table, name: str, meta, raw: dict, rows: list[Row]) -> MeasuredCurve:
+    """The curve of `rows` (one per batch, after duplicates are resolved), in batch order."""
+    rows = sorted(rows, key=lambda r: r.point["batch"])
+    columns = {f: [r.point[f] for r in rows] for f in POINT_FIELDS}
+    return make_measured_curve(
+        name, meta.device, meta.model, columns["batch"], columns["tokens_per_s_per_device"],
+        columns["tokens_per_s_per_user"], columns["power_w"], columns["ttft_s"], precision=meta.precision,
+        tensor_parallel=meta.tensor_parallel, source=_source(spec, table, raw),
+        point_sources=table.wheres(r.row for r in rows), config=meta.config)

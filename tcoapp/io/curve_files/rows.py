@@ -5,7 +5,6 @@ per user, ttft_s, power_w; NaN = not in the file) and the raw text of its config
 """
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass
 from operator import itemgetter
@@ -29,7 +28,7 @@ _READ_AS_POINT = {"batch", "tokens_per_s_per_device", "tokens_per_s_per_user", "
 
 
 class Row(NamedTuple):
-    """One data row (a named tuple: a 100,000-row file makes 100,000 of them)."""
+    """One data row, made where rows are looked at one by one (several at one batch, pool curves)."""
 
     row: int                           # the file's line number
     point: dict[str, float]            # POINT_FIELDS -> value in project units (NaN: not in the file)
@@ -176,8 +175,9 @@ def _row_numbers(spec: Format, table: Table, where, row: int, cells, problems: l
     return values if ok else None
 
 
-def normalize(spec: Format, table: Table, where, raw) -> tuple[list[dict], list[str]]:
-    """Points in project units, and what was noticed on the way (units, power 0)."""
+def normalize(spec: Format, table: Table, where, raw) -> tuple[dict[str, np.ndarray], list[str]]:
+    """The points in project units, column by column (POINT_FIELDS -> values), and what was noticed on the
+    way (units, power 0)."""
     warnings: list[str] = []
     tpot_scale = ttft_scale = float("nan")
     tpot = np.full(len(raw.rows), np.nan)
@@ -208,10 +208,9 @@ def normalize(spec: Format, table: Table, where, raw) -> tuple[list[dict], list[
                         "unknown (the tool writes 0 when it has no power data); plans on these curves use the "
                         "device's TDP")
     power = np.where(zero, np.nan, power)
-    points = [{"batch": b, "tokens_per_s_per_device": t, "tokens_per_s_per_user": u, "ttft_s": f, "power_w": w}
-              for b, t, u, f, w in zip(raw.columns["batch"].tolist(), raw.columns["tokens_per_s_per_device"].tolist(),
-                                       per_user.tolist(), ttft.tolist(), power.tolist())]
-    return points, warnings
+    points = {"batch": raw.columns["batch"], "tokens_per_s_per_device": raw.columns["tokens_per_s_per_device"],
+              "tokens_per_s_per_user": per_user, "ttft_s": ttft, "power_w": power}
+    return {f: np.asarray(points[f], float) for f in POINT_FIELDS}, warnings
 
 
 _UNKNOWN_WHEN_EMPTY = {"ttft": "TTFT", "tpot": "TPOT", "power_w": "power", "tokens_per_s_per_user": "tokens/s per user"}
@@ -232,29 +231,44 @@ def _empty_notes(spec: Format, table: Table, where, raw) -> list[str]:
     return notes
 
 
-def read_rows(spec: Format, table: Table, problems: list[Problem]) -> tuple[list[Row], list[str]]:
-    """The file's rows as `Row`s (empty with problems when any cell is bad), and the warnings."""
+@dataclass(frozen=True)
+class Rows:
+    """The data rows column by column (a 100,000-row file is a few arrays and lists, not 100,000 objects)."""
+
+    lines: np.ndarray                      # each row's line number in the file
+    points: dict[str, np.ndarray]          # POINT_FIELDS -> each row's value in project units (NaN: not in the file)
+    configs: list[tuple[str, ...]]         # each row's text of the format's configuration columns, in order
+    knobs: list[tuple[str, ...]]           # each row's text of the format's knob columns (date, ctx_tokens, ...)
+    extra: dict[str, np.ndarray]           # the format's other numbers (pool rates), as read
+
+    def __len__(self) -> int:
+        return len(self.configs)
+
+    def rows(self, indices) -> list[Row]:
+        """The rows at `indices` as `Row`s (for the rows looked at one by one)."""
+        out = []
+        for k in np.asarray(indices, np.intp).tolist():
+            point = {f: float(self.points[f][k]) for f in POINT_FIELDS}
+            extra = {f: float(v[k]) for f, v in self.extra.items()} if self.extra else Row._field_defaults["extra"]
+            out.append(Row(int(self.lines[k]), point, self.configs[k], self.knobs[k], extra))
+        return out
+
+
+def read_rows(spec: Format, table: Table, problems: list[Problem]) -> tuple[Rows | None, list[str]]:
+    """The file's rows (None with problems when any cell is bad), and the warnings."""
     where = locate(spec, table, problems)
     if problems:
-        return [], []
+        return None, []
     raw = raw_numbers(spec, table, where, problems)
     if problems:
-        return [], []
+        return None, []
     points, warnings = normalize(spec, table, where, raw)
     warnings = _empty_notes(spec, table, where, raw) + warnings + unread_notes(table, {i for i, _ in where.values()})
     index = table.index()
     configs = _texts(raw.cells, [index.get(k) for k in spec.config])
     knobs = _texts(raw.cells, [index.get(k) for k in spec.knobs])
-    extra_fields = [f for f in where if f not in _READ_AS_POINT]
-    if not extra_fields:
-        return _rows(raw.rows, points, configs, knobs, itertools.repeat(Row._field_defaults["extra"])), warnings
-    extras = [dict(zip(extra_fields, values)) for values in zip(*(raw.columns[f].tolist() for f in extra_fields))]
-    return _rows(raw.rows, points, configs, knobs, extras), warnings
-
-
-def _rows(*fields) -> list[Row]:
-    """`Row`s of the fields given column by column (made as tuples are: no Python call per row)."""
-    return list(map(tuple.__new__, itertools.repeat(Row), zip(*fields)))
+    extra = {f: raw.columns[f] for f in where if f not in _READ_AS_POINT}
+    return Rows(np.array(raw.rows, np.intp), points, configs, knobs, extra), warnings
 
 
 def _texts(cells: list[tuple[str, ...]], indices: list[int | None]) -> list[tuple[str, ...]]:
