@@ -155,24 +155,6 @@ def test_a_configuration_term_is_fitted_only_on_enough_rows_running_it():
     assert fitted == names and not held
 
 
-def test_an_architecture_ratio_is_fitted_only_on_enough_rows_on_that_architecture():
-    """A few rows of one regime cannot tell an architecture's compute ratio from its per-layer overhead
-    ratio (the era fit before 2026-04 put Blackwell Ultra's at the bound on 3 Offline rows): both are fitted
-    where at least MIN_ARCHITECTURE_ROWS fitted rows run on it, else held at 1 (an unmeasured architecture)."""
-    from tcoapp.engine.performance.factor_fit import MIN_ARCHITECTURE_ROWS, identified
-
-    def rows(n_ultra):
-        row = lambda arch: SimpleNamespace(stack="TensorRT-LLM", architecture=arch, config={})  # noqa: E731
-        return [row("Blackwell Ultra")] * n_ultra + [row("Blackwell")] * 30
-
-    names = ("eta_compute", "arch_compute_blackwell_ultra", "arch_layer_blackwell_ultra")
-    fitted, held = identified(names, rows(MIN_ARCHITECTURE_ROWS - 1))
-    assert fitted == ("eta_compute",) and set(held) == set(names[1:])
-    assert all(f"{MIN_ARCHITECTURE_ROWS - 1} fitted rows are on Blackwell Ultra" in why for why in held.values())
-    assert NEUTRAL["arch_compute_blackwell_ultra"] == NEUTRAL["arch_layer_blackwell_ultra"] == 1.0
-    assert identified(names, rows(MIN_ARCHITECTURE_ROWS)) == (names, {})
-
-
 def test_the_realised_acceptance_scales_every_draft_position():
     """Direction: a lower realised share lowers tokens per step and the speculative gain; at 1 the
     stated acceptance runs as stated; no speculation is untouched."""

@@ -10,9 +10,8 @@ latency and per-peer overhead, scale-out latency, memory and power factors) stay
 rule-of-thumb defaults. A serving stack's step factor is fitted only where some fitted row runs
 that stack (`identified`); without one it is held at NEUTRAL (1: the stack as fast as
 TensorRT-LLM), never at a value fitted on rows the fit must not see. An architecture's compute
-ratio (arch_compute_<architecture>) and its per-layer overhead ratio (arch_layer_<architecture>) are
-fitted only where at least MIN_ARCHITECTURE_ROWS fitted rows run on that architecture, else held at 1
-(the reference's, as an architecture without measurements). A configuration term
+ratio (arch_compute_<architecture>) is likewise fitted only where some fitted row runs on that
+architecture, else held at 1 (the reference's eta_compute). A configuration term
 (CONFIGURATION_FACTORS: `spec_acceptance_realised`, the share of the stated draft acceptance that
 measured speculative runs realise; `spec_serial_seq_overhead_s`, the host time per sequence a stack
 drafting without its overlap scheduler leaves exposed) is its own fitted cell, fitted jointly with the
@@ -25,7 +24,6 @@ and `.models`.
 """
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 from typing import Callable
 
@@ -60,12 +58,6 @@ LOSS_SCALE = 0.1
 # a configuration term is fitted only where at least this many fitted rows run that configuration
 # (never set by a few rows; the leave-one-out fits without them hold it at 1)
 MIN_CONFIGURATION_ROWS = 20
-# an architecture's compute and per-layer overhead ratios are fitted only where at least this many fitted
-# rows run on it, else held at 1 (as an architecture without measurements): a few rows of one regime cannot
-# tell the two ratios apart (the era split's fit before 2026-04 has 3 Blackwell Ultra rows, all Offline, and
-# put its per-layer overhead at the bound, 5.6x, where no Blackwell Ultra row then reaches an Interactive
-# target; docs/model.md, "The era split's refits, converged")
-MIN_ARCHITECTURE_ROWS = MIN_CONFIGURATION_ROWS
 DIFF_STEP = 1e-2  # forward-difference step of the Jacobian in log(factor)
 
 
@@ -85,14 +77,15 @@ def identified(names, results) -> tuple[tuple[str, ...], dict[str, str]]:
     could move it anywhere without changing the fit (a refit once moved stack_step_sglang from 1 to
     9.8 that way)."""
     stacks = {r.stack for r in results}
+    ratios = {architecture_ratio_name(r.architecture) for r in results}   # read as the roofline reads them
     held = {factor: f"no fitted row runs {stack}"
             for stack, factor in (*STACK_FACTORS.items(), *STACK_OVERHEAD_FACTORS.items())
             if factor in names and stack not in stacks}
-    for table, ratio_name in ((ARCHITECTURE_COMPUTE, architecture_ratio_name), (ARCHITECTURE_LAYER, layer_ratio_name)):
-        on = Counter(ratio_name(r.architecture) for r in results)   # read as the roofline reads them
-        held.update({factor: f"{on[factor]} fitted rows are on {arch} (fewer than {MIN_ARCHITECTURE_ROWS}: "
-                             "computed as an architecture without measurements)"
-                     for arch, factor in table.items() if factor in names and on[factor] < MIN_ARCHITECTURE_ROWS})
+    held.update({factor: f"no fitted row is on {arch}" for arch, factor in ARCHITECTURE_COMPUTE.items()
+                 if factor in names and factor not in ratios})
+    layers = {layer_ratio_name(r.architecture) for r in results}
+    held.update({factor: f"no fitted row is on {arch}" for arch, factor in ARCHITECTURE_LAYER.items()
+                 if factor in names and factor not in layers})
     for factor, counted in (("spec_acceptance_realised", speculative), ("spec_serial_seq_overhead_s", serial_speculative)):
         drafting = sum(counted(r) for r in results)
         if factor in names and drafting < MIN_CONFIGURATION_ROWS:
