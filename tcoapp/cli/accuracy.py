@@ -5,7 +5,7 @@ family) and leave-one-era-out (the rows of each software era predicted by the fa
 other era only; tcoapp/engine/performance/cross_validation.py), and the worse of the two for each
 headline figure. Median and 90th-percentile absolute percent error and median signed error of output
 tokens/s per device by regime x class x vendor (rows of known configuration) with the
-unknown-configuration cell, the calibration of the 80 % prediction band per cell, the rows modelled
+unknown-configuration and unreachable cells, the calibration of the 80 % prediction band per cell, the rows modelled
 and skipped (each reason counted) and the time it took. `--in-sample` prints the errors of the shipped factors instead
 (fitted on these very rows: not unseen).
 """
@@ -16,6 +16,7 @@ import textwrap
 import time
 
 from ..engine.performance.accuracy import Accuracy
+from ..engine.performance.interval_cells import UNKNOWN_CELL, UNREACHED_CELL, own_cell
 from ..engine.performance.measurement_rows import MLPERF_INPUT_TOKENS
 
 REGIMES = ("offline", "server", "interactive")
@@ -170,17 +171,20 @@ def _stat_line(group: str, s: dict) -> str:
 
 
 def lofo_table(acc: Accuracy) -> list[str]:
-    """Regime x class x vendor of the rows of known configuration (each with its subtotal), the
-    unknown-configuration cell (by regime), then by regime, class and vendor and overall (every row)."""
+    """Regime x class x vendor of the rows of known configuration that a modelled configuration reaches
+    (each with its subtotal), the unknown-configuration cell and the unreachable cell (rows whose
+    target no modelled configuration reaches: predicted 0, -100 %), each by regime, then by regime,
+    class and vendor and overall (every row, the unreachable ones at -100 %)."""
     lines = [HEADER]
-    known = lambda r: r.configuration == "known"  # noqa: E731
     for regime in REGIMES:
         for kind in CLASSES:
-            cell = acc.summary("vendor", where=lambda r, g=regime, k=kind: known(r) and r.scenario == g and r.kind == k)
+            cell = acc.summary("vendor", where=lambda r, g=regime, k=kind: own_cell(r) is None and r.scenario == g
+                               and r.kind == k)
             for vendor, s in cell.items():
                 lines.append(_stat_line(f"{regime} {kind} {'all' if vendor == 'overall' else vendor}", s))
-    for regime, s in acc.summary("scenario", where=lambda r: not known(r)).items():
-        lines.append(_stat_line(f"unknown configuration {'all' if regime == 'overall' else regime}", s))
+    for name in (UNKNOWN_CELL, UNREACHED_CELL):
+        for regime, s in acc.summary("scenario", where=lambda r, c=name: own_cell(r) == c).items():
+            lines.append(_stat_line(f"{name} {'all' if regime == 'overall' else regime}", s))
     for by in ("scenario", "kind", "vendor"):
         lines.extend(_stat_line(f"{g}", s) for g, s in acc.summary(by).items() if g != "overall")
     lines.append(_stat_line("overall", acc.summary("scenario")["overall"]))

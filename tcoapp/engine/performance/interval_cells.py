@@ -3,9 +3,11 @@ built from cross-validated residuals, and their calibration (docs/model.md, "How
 
 Input: cross-validated results (`cross_validation.leave_one_family_out`, `leave_one_era_out`, or both
 together, as the shipped band is built): each row predicted by factors that never saw its family (or
-its era). Rows of unknown configuration build no band and are tested in their own cell. The ratio of a row is measured / predicted tokens/s per device
-(a row whose target no configuration reaches, predicted 0, counts as e^3 times the model); per user
-the measured / predicted tokens/s per user of rows measured at a stated concurrency.
+its era). Rows of unknown configuration build no band and are tested in their own cell; so are rows
+whose target no modelled configuration reaches (predicted 0: no ratio exists, and a floored one would
+stretch their cell's band to no use), in the cell UNREACHED_CELL, counted outside every band. The
+ratio of a row is measured / predicted tokens/s per device; per user the measured / predicted tokens/s
+per user of rows measured at a stated concurrency.
 
 A cell is a regime x class x vendor ("interactive/MoE/AMD"), a regime x class ("interactive/MoE"),
 a regime ("interactive") or every row ("*"). Its band is the BAND_QUANTILES of the ratio a family
@@ -43,12 +45,15 @@ and overall.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .prediction_interval import BAND_QUANTILES, MIN_FAMILIES, MIN_ROWS, band_for
 
-UNREACHED_RATIO = float(np.exp(3.0))
 REGIMES = ("offline", "server", "interactive")
+UNKNOWN_CELL = "unknown configuration"
+UNREACHED_CELL = "unreachable"
 CLASSES = ("dense", "MoE")
 
 
@@ -119,7 +124,7 @@ def offset_widening(families: int, quantiles=BAND_QUANTILES, centre_families: in
 
 
 def _device_ratio(r) -> float:
-    return r.measured / r.predicted if r.predicted > 0 else UNREACHED_RATIO
+    return r.measured / r.predicted if r.predicted > 0 else math.inf
 
 
 def _user_ratio(r) -> float | None:
@@ -137,8 +142,17 @@ def cell_keys(r) -> tuple[str, ...]:
 
 
 def known(results) -> list:
-    """The results of rows whose configuration is known (an unknown row builds no band)."""
-    return [r for r in results if getattr(r, "configuration", "known") == "known"]
+    """The results that build bands: rows whose configuration is known and whose target a modelled
+    configuration reaches (an unknown or unreachable row builds no band: its own cell)."""
+    return [r for r in results if own_cell(r) is None]
+
+
+def own_cell(r) -> str | None:
+    """UNKNOWN_CELL for a row of unknown configuration, UNREACHED_CELL for one whose target no modelled
+    configuration reaches (predicted 0), None for a row that builds bands."""
+    if getattr(r, "configuration", "known") != "known":
+        return UNKNOWN_CELL
+    return None if r.predicted > 0 else UNREACHED_CELL
 
 
 def build_cells(results, quantiles=BAND_QUANTILES, per_user: bool = False) -> dict[str, tuple[int, int, float, float]]:
@@ -163,7 +177,6 @@ def build_cells(results, quantiles=BAND_QUANTILES, per_user: bool = False) -> di
             for key in order if key in found}
 
 
-UNKNOWN_CELL = "unknown configuration"
 
 
 def _vendor_cell(r) -> tuple[str, ...]:
@@ -174,11 +187,11 @@ def _vendor_cell(r) -> tuple[str, ...]:
 
 
 def coverage(results, quantiles=BAND_QUANTILES, groups: dict | None = None, band_from=None) -> dict[str, dict[str, float]]:
-    """{cell, cell x vendor, regime, class, UNKNOWN_CELL or "overall": {n, inside_share}}: each held-out unit's rows
-    (a source family; `groups` {line: unit} where given) against the band built from the other
-    units' cross-validated residuals (module docstring): those of `results`, or of `band_from` where
-    given (e.g. both splits' residuals, the band that ships). Rows of unknown configuration are tested
-    only in their own cell and "overall"."""
+    """{cell, cell x vendor, regime, class, UNKNOWN_CELL, UNREACHED_CELL or "overall": {n, inside_share}}: each
+    held-out unit's rows (a source family; `groups` {line: unit} where given) against the band built from
+    the other units' cross-validated residuals (module docstring): those of `results`, or of `band_from`
+    where given (e.g. both splits' residuals, the band that ships). Rows of unknown configuration are
+    tested only in their own cell and "overall"; so are unreachable rows (predicted 0: outside every band)."""
     unit = (lambda r: r.source_family) if groups is None else (lambda r: groups.get(r.line))
     source = results if band_from is None else band_from
     inside: dict[str, list[bool]] = {}
@@ -189,8 +202,8 @@ def coverage(results, quantiles=BAND_QUANTILES, groups: dict | None = None, band
         for r in (r for r in results if unit(r) == name):
             _, (_, lo, hi) = band_for(table, r.scenario, r.kind, getattr(r, "vendor", ""))
             ok = bool(lo <= _device_ratio(r) <= hi)
-            keys = (f"{r.scenario}/{r.kind}", r.scenario, r.kind, *_vendor_cell(r)) \
-                if getattr(r, "configuration", "known") == "known" else (UNKNOWN_CELL,)
+            cell = own_cell(r)
+            keys = (f"{r.scenario}/{r.kind}", r.scenario, r.kind, *_vendor_cell(r)) if cell is None else (cell,)
             for key in (*keys, "overall"):
                 inside.setdefault(key, []).append(ok)
     return {k: {"n": len(v), "inside_share": float(np.mean(v))} for k, v in inside.items()}
