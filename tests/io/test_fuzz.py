@@ -8,8 +8,9 @@ handful of mutants run through the real CLI in a subprocess with a memory limit.
 A mutant of the Uncertainty sheet that `compute` accepts is also simulated (200 draws): `simulate`
 must accept it too (the two share one validation).
 
-Each run takes a new seed (tests/conftest.py: TCOAPP_FUZZ_SEED, else random, printed in pytest's
-header and in every failure); TCOAPP_FUZZ_SEED=<seed> replays a run. The fast suite runs
+The seed (tests/conftest.py: TCOAPP_FUZZ_SEED; else drawn from the checkout's commit, a new one for each commit;
+TCOAPP_FUZZ_SEED=random for a new one each run) is printed in pytest's header and in every failure;
+TCOAPP_FUZZ_SEED=<seed> replays a run. The fast suite runs
 TCOAPP_FUZZ_MUTANTS mutants (default 300, about 60 s on a busy 2-core machine); the slow suite (`-m slow`) runs
 TCOAPP_FUZZ_LONG_MUTANTS (default 3,000, about 10 minutes on a busy machine) of seed + 1.
 """
