@@ -3,9 +3,11 @@ search done by hand: every configuration of each plan's space typed and computed
 
 The 8 plans: DeepSeek-R1 and Llama-3.3-70B on H200, B200, GB200 NVL72 and MI355X at >= 36 tokens/s
 per user, searching fp8 and nvfp4 (weights x KV) and 0..2 draft tokens: 8 to 288 configurations
-x every batch per plan. Value: seconds for the 8 plans' `compute_plan`. Baseline: the same spaces
+x every batch per plan (the widest: every precision and 16 devices; the disaggregated: the widest with
+`search_disaggregation = auto`). Value: seconds for the 8 plans' `compute_plan`. Baseline: the same spaces
 enumerated configuration by configuration through the ordinary operating-point path (what a user
-comparing typed configurations would compute), in the same run. Both best of 3, each in wall seconds
+comparing typed configurations would compute), in the same run; for the disaggregated search, each
+configuration also typed as a prefill/decode pair and its pools' capacities computed. Both best of 3, each in wall seconds
 (value, baseline) and in the process's CPU seconds (cpu_s, baseline_cpu_s; `ratio` = cpu_s /
 baseline_cpu_s, which a machine shared with other jobs inflates less).
 """
@@ -16,7 +18,8 @@ import time
 
 from tcoapp.engine.pipeline.compute import compute_plan
 from tcoapp.engine.serving.operating import operating_point
-from tcoapp.engine.plan.pools import POOL_SERVING_KEYS, resolve_pools
+from tcoapp.engine.plan.pools import POOL_SERVING_KEYS, resolve_pools, with_acceptance
+from tcoapp.engine.serving.fleet import pool_capacities
 from tcoapp.engine.quantities.records import make_plan
 from tcoapp.engine.plan.scenario import Scenario, check_scenario
 from tcoapp.engine.serving.search import pool_search_space, space_configs
@@ -40,6 +43,11 @@ def _scenario(keys: dict = SEARCH) -> Scenario:
     return check_scenario(Scenario(plans, catalog_devices=catalog.devices, catalog_models=catalog.models))
 
 
+# The widest space with disaggregation priced as an option (search_disaggregation = auto: a prefill pool
+# feeding a searched decode pool, kept where it beats aggregated serving).
+DISAGGREGATED = dict(WIDEST, search_disaggregation="auto")
+
+
 def _by_hand(scenario: Scenario) -> int:
     """Every configuration of every plan's space, typed and computed one by one; returns how many."""
     n = 0
@@ -49,6 +57,23 @@ def _by_hand(scenario: Scenario) -> int:
         for serving in space_configs(space, pool.serving):
             typed = plan.with_(serving_search="off", **{k: getattr(serving, k) for k in POOL_SERVING_KEYS})
             operating_point(scenario, typed, resolve_pools(typed)[0])
+            n += 1
+    return n
+
+
+def _by_hand_with_pairs(scenario: Scenario) -> int:
+    """`_by_hand`, and every configuration of each plan's space typed again as a prefill/decode pair (one
+    prefill and one decode device at that configuration) whose two pools' capacities are computed (the
+    prefill pool's requests/s, the decode pool's operating point at full load); returns how many."""
+    n = _by_hand(scenario)
+    for plan in scenario.plans:
+        pool = resolve_pools(plan)[0]
+        space = pool_search_space(scenario, plan, pool)
+        for serving in space_configs(space, pool.serving):
+            typed = plan.with_(serving_search="off", prefill_devices=1, decode_devices=1,
+                               **{k: getattr(serving, k) for k in POOL_SERVING_KEYS})
+            scoped = scenario.for_plan(typed)
+            pool_capacities(scoped, typed, with_acceptance(resolve_pools(typed), scoped.acceptance_for(typed.model)))
             n += 1
     return n
 
@@ -65,13 +90,13 @@ def _best_of_3(func) -> tuple[float, float, object]:
     return best, best_cpu, out
 
 
-def serving_search_s(keys: dict = SEARCH) -> dict:
+def serving_search_s(keys: dict = SEARCH, by_hand=_by_hand) -> dict:
     """The search and its floor timed alike: best of 3 in wall seconds (value, baseline) and in the
     process's CPU seconds (cpu_s, baseline_cpu_s); `ratio` is the CPU ratio, which a machine shared with
     other jobs inflates less."""
     scenario = _scenario(keys)
     best, best_cpu, _ = _best_of_3(lambda: [compute_plan(scenario, plan) for plan in scenario.plans])
-    by_hand, by_hand_cpu, configurations = _best_of_3(lambda: _by_hand(scenario))
+    by_hand, by_hand_cpu, configurations = _best_of_3(lambda: by_hand(scenario))
     return {"value": round(best, 4), "unit": "s", "baseline": round(by_hand, 4),
             "baseline_name": f"the same {configurations} configurations typed and computed one by one "
                              f"({by_hand / best:.1f}x slower)",
@@ -84,4 +109,11 @@ def serving_search_widest_s() -> dict:
     return serving_search_s(WIDEST)
 
 
-BENCHMARKS = {"serving_search_s": serving_search_s, "serving_search_widest_s": serving_search_widest_s}
+def serving_search_disaggregated_s() -> dict:
+    """The widest search with `search_disaggregation = auto`, against the same configurations typed one by one
+    served aggregated and as a prefill/decode pair."""
+    return serving_search_s(DISAGGREGATED, _by_hand_with_pairs)
+
+
+BENCHMARKS = {"serving_search_s": serving_search_s, "serving_search_widest_s": serving_search_widest_s,
+              "serving_search_disaggregated_s": serving_search_disaggregated_s}

@@ -10,10 +10,11 @@ import pytest
 from tcoapp.engine.pipeline.compute import compute_plan, compute_scenario
 from tcoapp.engine.plan.pools import resolve_pools, with_acceptance
 from tcoapp.engine.serving import search
+from tcoapp.engine.serving.gain_spaces import GAIN_SPACES
 from tcoapp.io.default_scenario import default_scenario
 
 
-def _searched(name_index: int = 2, **changes):
+def _searched(name_index: int = 2, keeps=(), **changes):
     """(scenario, plan, typed pool, outcome) of a searched plan of the default scenario (B200 by default)."""
     scenario = default_scenario()
     name = scenario.plans[name_index].name
@@ -22,7 +23,7 @@ def _searched(name_index: int = 2, **changes):
     plan = scenario.plan(name)
     scoped = scenario.for_plan(plan)
     pool = with_acceptance(resolve_pools(plan), scoped.acceptance_for(plan.model))[0]
-    _, outcome = search.search_serve_pool(scoped, plan, pool)
+    _, outcome = search.search_serve_pool(scoped, plan, pool, keeps=keeps)
     assert outcome is not None and outcome.ranked is not None
     return scoped, plan, pool, outcome
 
@@ -43,11 +44,22 @@ def test_restricted_choices_from_the_searchs_ranking_equal_a_fresh_ranking():
     assert shared[0] is not None and shared[0].spec_decode_draft_tokens == 0 and shared[0].kv_precision not in ("nvfp4", "mxfp4")
 
 
+@pytest.mark.parametrize("keeps", [(), GAIN_SPACES])
+def test_the_gains_spaces_evaluated_with_the_search_are_not_evaluated_again(monkeypatch, keeps):
+    scenario, plan, pool, outcome = _searched(keeps=keeps)
+    evaluated = []
+    original = search.exact_points
+    monkeypatch.setattr(search, "exact_points", lambda s, p, q, servings: evaluated.extend(servings) or original(s, p, q, servings))
+    chosen = search.best_within_each(scenario, plan, pool, outcome, GAIN_SPACES)
+    assert (evaluated == []) == bool(keeps)   # the search re-evaluated the gains' shortlists with its own
+    assert chosen == [search.best_within(scenario, plan, pool, replace(outcome, ranked=None), keep) for keep in GAIN_SPACES]
+
+
 def test_a_configuration_the_search_evaluated_exactly_is_not_evaluated_again(monkeypatch):
     scenario, plan, pool, outcome = _searched()
     evaluated = []
-    original = search.operating_point
-    monkeypatch.setattr(search, "operating_point", lambda s, p, q: evaluated.append(q.serving) or original(s, p, q))
+    original = search.exact_points
+    monkeypatch.setattr(search, "exact_points", lambda s, p, q, servings: evaluated.extend(servings) or original(s, p, q, servings))
     everything = lambda c: np.ones(len(c["tensor_parallel"]), bool)   # noqa: E731  the search's own space
     assert search.best_within(scenario, plan, pool, outcome, everything) == outcome.serving
     assert evaluated == []   # the whole space's shortlist is the search's: every configuration already evaluated
@@ -90,3 +102,16 @@ def test_year_rows_name_a_row_nothing_computes():
                                   np.arange(4.0))
     with pytest.raises(KeyError, match="year rows that read rows nothing computes"):
         rows.finish()   # the rows written by hand (the throughput index, depreciation...) were never given
+
+
+@pytest.mark.parametrize("changes", [{}, {"min_tokens_per_s_per_user": None, "max_ttft_s": None}])
+def test_each_restricted_best_comes_with_its_operating_points_tokens_per_s(changes):
+    from tcoapp.engine.serving.operating import operating_point
+    scenario, plan, pool, outcome = _searched(keeps=GAIN_SPACES, **changes)
+    found = search.best_points_within_each(scenario, plan, pool, outcome, GAIN_SPACES)
+    assert [None if f is None else f[0] for f in found] == search.best_within_each(scenario, plan, pool, outcome, GAIN_SPACES)
+    assert any(f is not None for f in found)
+    for f in found:
+        if f is not None:   # the tokens/s the configuration gives typed in (a serve pool of the plan), exactly
+            point = operating_point(scenario, plan, replace(pool, role="serve", serving=f[0]))[0]
+            assert f[1] == point.tokens_per_s_per_device

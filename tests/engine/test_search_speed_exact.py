@@ -1,5 +1,5 @@
 """What makes the serving search fast changes no number (docs/model.md, "Serving search"): the sweep's
-chunking, the memory limit read without the kernel, the frontier reusing the plan's own sweep, the
+chunking, the sweep of feasible points only, the memory limit read without the kernel, the frontier reusing the plan's own sweep, the
 Pareto set computed on demand."""
 from __future__ import annotations
 
@@ -27,6 +27,18 @@ def _sweep(device, model, **kw):
                  batches=np.unique(np.geomspace(1, 4096, 90).round()), tensor_parallel=(1, 2, 4, 8),
                  expert_parallel=(1, 2, 8), attention_dp=(False, True), weight_precisions=("fp8", "nvfp4"),
                  kv_precisions=("fp8",), spec_decode_draft_tokens=(0, 2), **kw)
+
+
+@pytest.mark.parametrize("device, model", [("B200", "DeepSeek-R1"), ("H200-SXM", "DeepSeek-R1"), ("MI355X", "Llama-3.3-70B")])
+def test_a_sweep_of_feasible_points_only_equals_the_whole_sweep_there(device, model):
+    whole = _sweep(device, model)
+    feasible = _sweep(device, model, feasible_only=True)
+    f = whole.feasible
+    assert f.any() and not f.all()
+    assert np.array_equal(feasible.feasible, f) and np.array_equal(feasible.max_batch_by_memory, whole.max_batch_by_memory)
+    for name in ("tokens_per_s_per_user", "tokens_per_s_per_device", "ttft_s", "power_w"):
+        assert np.array_equal(getattr(feasible, name)[f], getattr(whole, name)[f]), name
+        assert np.isnan(getattr(feasible, name)[~f]).all(), name   # not evaluated
 
 
 def test_a_sweep_in_one_call_equals_the_sweep_in_twenty_steps():

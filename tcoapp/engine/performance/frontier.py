@@ -148,7 +148,7 @@ def sweep(device, model, workload, *, batches, tensor_parallel=(1, 2, 4, 8), exp
           attention_dp=(False,), weight_precisions=("fp8",), kv_precisions=None, spec_decode_draft_tokens=(0,),
           spec_decode_acceptance=None, attention_weight_precision: str = "", factors: EfficiencyFactors = DEFAULT_FACTORS,
           stack_scale: float = 1.0, stack_overhead: float = 1.0, spec_host_serial: bool = False, parallel_pairs=None, progress: Callable[[float], None] | None = None,
-          should_cancel: Callable[[], bool] | None = None) -> SweepResult:
+          should_cancel: Callable[[], bool] | None = None, feasible_only: bool = False) -> SweepResult:
     """Evaluate the grid batches x configurations; keep every point and the Pareto frontier.
 
     kv_precisions None pairs each weight precision with its KV precision (bf16 weights -> bf16 KV,
@@ -161,31 +161,46 @@ def sweep(device, model, workload, *, batches, tensor_parallel=(1, 2, 4, 8), exp
     `spec_host_serial`: the stack drafts without overlapping its host work (a measurement of SGLang;
     roofline.serial_speculation_s).
     `parallel_pairs` ((TP, EP), ...) replaces the cross product of the two axes (the search's pairs).
+    `feasible_only`: with the batches ascending, only the feasible points are evaluated (the search reads no
+    other), the rest hold NaN (their max_batch_by_memory and `feasible` as always); every evaluated point's
+    values are the same.
     """
     b = np.asarray(batches, float).ravel()
     spec_decode_acceptance = acceptance_or_none(spec_decode_acceptance)   # None: no published rate, 0
     combos = list(_combos(tensor_parallel, expert_parallel, attention_dp, weight_precisions, kv_precisions,
                           spec_decode_draft_tokens, parallel_pairs))
     arch = architecture(model)
-    possible = np.array([not config_problems(device, model, ServingConfig(tensor_parallel=c[0], expert_parallel=c[1],
-                                                                          attention_weight_precision=attention_weight_precision))
-                         for c in combos], bool)
+    possible = _possible(device, model, [c[0] for c in combos], [c[1] for c in combos], attention_weight_precision)
     cols = {name: np.array([c[i] for c in combos]) for i, name in enumerate(CONFIG_COLUMNS)}
-    out = {k: np.empty(len(combos) * b.size) for k in ("u", "d", "t", "p", "m")}
-    chunk = _chunk_size(len(combos), b.size, progress is not None or should_cancel is not None)
-    for start in range(0, len(combos), chunk):
-        if should_cancel is not None and should_cancel():
-            raise Cancelled("sweep cancelled")
-        stop = min(start + chunk, len(combos))
-        _evaluate_chunk(device, arch, workload, b, cols, start, stop, spec_decode_acceptance, factors, out,
-                        dict(shared_weight_args(device, attention_weight_precision, factors), stack_step_ratio=stack_scale,
-                             stack_overhead_ratio=stack_overhead, spec_host_serial=spec_host_serial))
-        if progress is not None:
-            progress(stop / len(combos))
+    cols = _precision_columns(device, factors, cols)
+    mixed = dict(shared_weight_args(device, attention_weight_precision, factors), stack_step_ratio=stack_scale,
+                 stack_overhead_ratio=stack_overhead, spec_host_serial=spec_host_serial)
     batch = np.tile(b, len(combos))
+    if feasible_only and np.all(np.diff(b) > 0):
+        out = _feasible_points(device, arch, workload, b, cols, possible, spec_decode_acceptance, factors, mixed)
+    else:
+        out = {k: np.empty(len(combos) * b.size) for k in ("u", "d", "t", "p", "m")}
+        chunk = _chunk_size(len(combos), b.size, progress is not None or should_cancel is not None)
+        for start in range(0, len(combos), chunk):
+            if should_cancel is not None and should_cancel():
+                raise Cancelled("sweep cancelled")
+            stop = min(start + chunk, len(combos))
+            _evaluate_chunk(device, arch, workload, b, cols, start, stop, spec_decode_acceptance, factors, out, mixed)
+            if progress is not None:
+                progress(stop / len(combos))
     feasible = np.repeat(possible, b.size) & (batch <= out["m"]) & (out["m"] >= 1)
     return SweepResult(batch, MappingProxyType({c: cols[c] for c in CONFIG_COLUMNS}), int(b.size),
                        float(spec_decode_acceptance), out["u"], out["d"], out["t"], out["p"], out["m"], feasible)
+
+
+def _possible(device, model, tensor_parallel, expert_parallel, attention_weight_precision: str) -> np.ndarray:
+    """Per configuration, whether its (TP, EP) is possible on the device and model (`config_problems`, which
+    reads nothing else): decided once per distinct pair."""
+    pairs = [(int(tp), int(ep)) for tp, ep in zip(tensor_parallel, expert_parallel)]
+    ok = {pair: not config_problems(device, model, ServingConfig(tensor_parallel=pair[0], expert_parallel=pair[1],
+                                                                 attention_weight_precision=attention_weight_precision))
+          for pair in set(pairs)}
+    return np.array([ok[pair] for pair in pairs], bool)
 
 
 PROGRESS_STEPS = 20          # chunks of a sweep that reports progress or may be cancelled (a GUI worker)
@@ -202,32 +217,127 @@ def _chunk_size(configurations: int, batches: int, reports: bool) -> int:
 
 
 def _per_precision(value, precisions) -> np.ndarray:
-    """`value(precision)` for each configuration's precision, as a column [n, 1]: computed once per distinct
-    precision (a chunk holds a handful among hundreds of configurations)."""
+    """`value(precision)` for each configuration's precision: computed once per distinct precision (a sweep
+    holds a handful among hundreds of configurations)."""
     distinct, which = np.unique(precisions, return_inverse=True)
-    return np.array([value(str(p)) for p in distinct])[which.ravel()][:, None]
+    return np.array([value(str(p)) for p in distinct])[which.ravel()]
+
+
+def _precision_columns(device, factors, cols) -> dict:
+    """The configuration columns with the kernel's per-precision values beside them (bytes per value, math
+    peaks, weight-only), computed once per sweep, not per kernel call."""
+    weights, kv = cols["weight_precision"], cols["kv_precision"]
+    return {**cols, "_weight_bytes": _per_precision(bytes_per_value, weights), "_kv_bytes": _per_precision(bytes_per_value, kv),
+            "_peak": _per_precision(lambda p: peak_flops(device, p, factors.fp4_math_efficiency), weights),
+            "_attention_peak": _per_precision(lambda p: attention_peak_flops(device, p), kv),
+            "_weight_only": _per_precision(lambda p: is_weight_only(device, p), weights)}
+
+
+def _feasible_points(device, arch, workload, b, cols, possible, acceptance, factors, mixed) -> dict:
+    """`sweep`'s output arrays with only the feasible points evaluated (the rest NaN). A configuration's
+    feasible batches are those up to its memory limit (the kernel's, at one batch): with the batches
+    ascending, a prefix of them. The configurations, in order of that prefix's length, are evaluated in
+    chunks of about POINTS_PER_CHUNK points, each chunk over its longest prefix (as `_evaluate_chunk` over
+    every batch)."""
+    n = len(possible)
+    limit = np.broadcast_to(_kernel(device, arch, workload, b[:1][None, :], cols, slice(0, n), acceptance, factors,
+                                    mixed).max_batch_by_memory, (n, 1))[:, 0]
+    out = {k: np.full(n * b.size, np.nan) for k in ("u", "d", "t", "p")}
+    out["m"] = np.repeat(limit, b.size)
+    count = np.where(possible & (limit >= 1), np.searchsorted(b, limit, side="right"), 0)
+    order = np.argsort(count, kind="stable")
+    start = int(np.searchsorted(count[order], 1))   # configurations with no feasible batch: nothing to evaluate
+    while start < n:
+        stop = start + 1
+        while stop < n and (stop + 1 - start) * count[order[stop]] <= POINTS_PER_CHUNK:
+            stop += 1
+        rows_ = order[start:stop]
+        width = int(count[rows_].max())
+        r = _kernel(device, arch, workload, b[None, :width], {c: v[rows_] for c, v in cols.items()},
+                    slice(None), acceptance, factors, mixed)
+        kept = np.arange(width)[None, :] < count[rows_][:, None]
+        target = (rows_[:, None] * b.size + np.arange(width)[None, :])[kept]
+        for key, arr in (("u", r.tokens_per_s_per_user), ("d", r.tokens_per_s_per_device), ("t", r.ttft_s),
+                         ("p", r.power_w)):
+            out[key][target] = np.broadcast_to(arr, kept.shape)[kept]
+        start = stop
+    return out
 
 
 def _evaluate_chunk(device, arch, workload, b, cols, start, stop, acceptance, factors, out, mixed):
-    sl = slice(start, stop)
-    col = lambda name: cols[name][sl][:, None]  # noqa: E731
-    w_bytes = _per_precision(bytes_per_value, cols["weight_precision"][sl])
-    kv_bytes = _per_precision(bytes_per_value, cols["kv_precision"][sl])
-    peak = _per_precision(lambda p: peak_flops(device, p, factors.fp4_math_efficiency), cols["weight_precision"][sl])
-    attn_peak = _per_precision(lambda p: attention_peak_flops(device, p), cols["kv_precision"][sl])
-    serving = ServingArrays(
-        batch_sequences=b[None, :], tensor_parallel=col("tensor_parallel"), expert_parallel=col("expert_parallel"),
-        attention_dp=col("attention_dp"), weight_bytes_per_value=w_bytes, kv_bytes_per_value=kv_bytes, peak_flop_s=peak,
-        attention_peak_flop_s=attn_peak, draft_tokens=col("spec_decode_draft_tokens"), acceptance_fraction=acceptance,
-        weight_only=_per_precision(lambda p: is_weight_only(device, p), cols["weight_precision"][sl]), **mixed)
-    requests = WorkloadArrays(
-        input_tokens=float(workload.input_tokens), output_tokens=float(workload.output_tokens),
-        prefix_cache_hit_fraction=float(workload.prefix_cache_hit_rate),
-        latency_percentile=getattr(workload, "latency_percentile", "mean") or "mean",
-        software_speed_ratio=software_speed(getattr(workload, "software_date", ""), arch.is_moe, factors))
-    r = evaluate(device, arch, serving, requests, factors)
+    r = _kernel(device, arch, workload, b[None, :], cols, slice(start, stop), acceptance, factors, mixed)
     flat = slice(start * b.size, stop * b.size)
     shape = (stop - start, b.size)
     for key, arr in (("u", r.tokens_per_s_per_user), ("d", r.tokens_per_s_per_device), ("t", r.ttft_s),
                      ("p", r.power_w), ("m", r.max_batch_by_memory)):
         out[key][flat] = np.broadcast_to(arr, shape).ravel()
+
+
+def _kernel(device, arch, workload, batch, cols, sl, acceptance, factors, mixed):
+    """`roofline.evaluate` of the configurations `cols[...][sl]` (one per row; `_precision_columns`) at `batch`
+    (a row of batches shared by every configuration, [1, B], or one row per configuration, [n, B])."""
+    col = lambda name: cols[name][sl][:, None]  # noqa: E731
+    serving = ServingArrays(
+        batch_sequences=batch, tensor_parallel=col("tensor_parallel"), expert_parallel=col("expert_parallel"),
+        attention_dp=col("attention_dp"), weight_bytes_per_value=col("_weight_bytes"), kv_bytes_per_value=col("_kv_bytes"),
+        peak_flop_s=col("_peak"), attention_peak_flop_s=col("_attention_peak"), draft_tokens=col("spec_decode_draft_tokens"),
+        acceptance_fraction=acceptance, weight_only=col("_weight_only"), **mixed)
+    requests = WorkloadArrays(
+        input_tokens=float(workload.input_tokens), output_tokens=float(workload.output_tokens),
+        prefix_cache_hit_fraction=float(workload.prefix_cache_hit_rate),
+        latency_percentile=getattr(workload, "latency_percentile", "mean") or "mean",
+        software_speed_ratio=software_speed(getattr(workload, "software_date", ""), arch.is_moe, factors))
+    return evaluate(device, arch, serving, requests, factors)
+
+
+@dataclass(frozen=True)
+class RowPoints:
+    """`rows`' points, one row per configuration ([n, B] arrays, units in the names)."""
+
+    tokens_per_s_per_user: np.ndarray
+    tokens_per_s_per_device: np.ndarray
+    ttft_s: np.ndarray
+    power_w: np.ndarray
+    max_batch_by_memory: np.ndarray     # [n, 1]
+    feasible: np.ndarray
+
+
+def rows(device, model, workload, configurations: Mapping[str, np.ndarray], batches: np.ndarray, *,
+         spec_decode_acceptance=None, attention_weight_precision: str = "",
+         factors: EfficiencyFactors = DEFAULT_FACTORS) -> RowPoints:
+    """Each configuration (CONFIG_COLUMNS -> one value per configuration) at its own row of batches
+    ([n, B] sequences per replica), in one kernel call: every value equal to the sweep's (and the
+    generated curve's) for the same configuration and batch (the kernel is elementwise per point). A row
+    may repeat a batch to fill its width."""
+    b = np.asarray(batches, float)
+    n = b.shape[0]
+    possible = _possible(device, model, configurations["tensor_parallel"], configurations["expert_parallel"],
+                         attention_weight_precision)
+    r = row_kernel(device, model, workload, configurations, b, spec_decode_acceptance=spec_decode_acceptance,
+                   attention_weight_precision=attention_weight_precision, factors=factors)
+    m = np.broadcast_to(r.max_batch_by_memory, (n, 1))
+    return RowPoints(np.broadcast_to(r.tokens_per_s_per_user, b.shape), np.broadcast_to(r.tokens_per_s_per_device, b.shape),
+                     np.broadcast_to(r.ttft_s, b.shape), np.broadcast_to(r.power_w, b.shape), m,
+                     possible[:, None] & (b <= m) & (m >= 1))
+
+
+def row_kernel(device, model, workload, configurations: Mapping[str, np.ndarray], batches: np.ndarray, *,
+               spec_decode_acceptance=None, attention_weight_precision: str = "", factors: EfficiencyFactors = DEFAULT_FACTORS):
+    """`roofline.evaluate`'s arrays (RooflineArrays, each broadcastable to [n, B]) of each configuration
+    (one per row) at its row of `batches` [n, B]: every value as the generated curve's of the configuration
+    alone (`generated.run_roofline`)."""
+    b = np.asarray(batches, float)
+    return _kernel(device, architecture(model), workload, b, _precision_columns(device, factors, configurations),
+                   slice(0, b.shape[0]), acceptance_or_none(spec_decode_acceptance), factors,
+                   dict(shared_weight_args(device, attention_weight_precision, factors)))
+
+
+def serving_columns(servings) -> tuple[dict, object, str]:
+    """(CONFIG_COLUMNS -> one value per configuration, their spec_decode_acceptance, their
+    attention_weight_precision) of serving configurations that share those two (a search space's), for
+    `row_kernel`; ValueError where they differ."""
+    first = servings[0]
+    shared = (first.spec_decode_acceptance, first.attention_weight_precision)
+    if any((s.spec_decode_acceptance, s.attention_weight_precision) != shared for s in servings):
+        raise ValueError("the configurations must share one acceptance and mixed precision")
+    return {c: np.array([getattr(s, c) for s in servings]) for c in CONFIG_COLUMNS}, shared[0], shared[1]

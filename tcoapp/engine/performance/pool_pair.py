@@ -27,6 +27,7 @@ import numpy as np
 
 from ..quantities.records import Device, ModelSpec, ServingConfig, Workload
 from .factors import EfficiencyFactors
+from .frontier import row_kernel, serving_columns
 from .generated import config_problems, run_roofline
 from .memory import architecture
 from .precision import bytes_per_value
@@ -64,24 +65,39 @@ def prefill_capacity(device: Device, model: ModelSpec, serving: ServingConfig, w
     return PrefillCapacity(1.0 / (busy_s * n), alone_s, kv_bytes, n, tuple(config_problems(device, model, serving)))
 
 
+def prefill_rates(device: Device, model: ModelSpec, servings, workload: Workload,
+                  factors: EfficiencyFactors) -> tuple[list[float], np.ndarray]:
+    """(`prefill_capacity(...).requests_per_s_per_device` of each configuration, its memory limit [sequences])
+    of configurations of one acceptance and mixed precision (a search space's), in one kernel call: the values
+    each computed alone gives."""
+    columns, acceptance, mixed = serving_columns(servings)
+    n = len(servings)
+    pre = row_kernel(device, model, workload, columns, np.ones((n, 1)), spec_decode_acceptance=acceptance,
+                     attention_weight_precision=mixed, factors=factors)
+    busy_s = np.broadcast_to(pre.prefill_s, (n, 1))[:, 0]
+    rates = [1.0 / (float(busy_s[i]) * (s.tensor_parallel * s.expert_parallel)) for i, s in enumerate(servings)]
+    return rates, np.broadcast_to(pre.max_batch_by_memory, (n, 1))[:, 0]
+
+
 def decode_curve(device: Device, model: ModelSpec, serving: ServingConfig, workload: Workload, batch,
                  factors: EfficiencyFactors) -> DecodeCurve:
     """A decode pool's curve at `batch` [sequences]: per-user tokens/s, step time [s], requests/s per
     device and busy fraction (module docstring)."""
     b = np.atleast_1d(np.asarray(batch, float))
     dec = run_roofline(device, model, serving, workload, b, factors)
-    per_user, requests, busy = decode_terms(dec, b, serving, workload, factors)
+    per_user, requests, busy = decode_terms(dec, b, serving.tensor_parallel * serving.expert_parallel, workload, factors)
     return DecodeCurve(b, per_user * np.ones_like(b), requests, dec.step_s * np.ones_like(b),
                        busy * np.ones_like(b), float(dec.max_batch_by_memory),
                        tuple(config_problems(device, model, serving)))
 
 
-def decode_terms(dec, batch, serving: ServingConfig, workload: Workload, factors: EfficiencyFactors):
-    """(tokens/s per user, requests/s per device, busy fraction of a step) of a decode replica from its
-    roofline result `dec` at `batch` [sequences]: per user = tokens_per_step / t_step, requests per device
-    = B x per user / output_tokens / n_d, busy = min(1, (t_compute + power_mem_activity x t_memory) / t_step).
-    Any shape (a batch grid, or a draw axis in Monte Carlo)."""
-    n = serving.tensor_parallel * serving.expert_parallel
+def decode_terms(dec, batch, replica_devices, workload: Workload, factors: EfficiencyFactors):
+    """(tokens/s per user, requests/s per device, busy fraction of a step) of a decode replica of
+    `replica_devices` (TP x EP) devices from its roofline result `dec` at `batch` [sequences]: per user =
+    tokens_per_step / t_step, requests per device = B x per user / output_tokens / n_d, busy = min(1,
+    (t_compute + power_mem_activity x t_memory) / t_step). Any shape (a batch grid, a draw axis in Monte
+    Carlo, or one row per configuration with `replica_devices` a column)."""
+    n = replica_devices
     per_user = dec.tokens_per_step / dec.step_s
     busy = np.minimum(1.0, (dec.compute_s + factors.power_mem_activity * dec.memory_s) / dec.step_s)
     return per_user, batch * per_user / workload.output_tokens / n, busy

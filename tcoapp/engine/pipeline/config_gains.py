@@ -28,9 +28,8 @@ from dataclasses import replace
 import numpy as np
 
 from ..serving.operating import operating_point
-from ..serving.search import best_within_each
-
-FP4_KV = ("nvfp4", "mxfp4")
+from ..serving.gain_spaces import FP4_KV, GAIN_SPACES
+from ..serving.search import best_points_within_each
 BASE_KV = "fp8"
 
 
@@ -85,18 +84,15 @@ def _gain_rows(s, ratios, paired: bool) -> list[dict]:
 def _searched_steps(scenario, plan, typed, outcome, serve, final: float):
     """([base, with draft tokens, the plan's] tokens/s per device, the base's configuration or None) of a
     searched plan: the search's choice with its space held to no draft tokens and no FP4 KV, then to no FP4
-    KV with draft tokens where the plan's choice has them (serving/search.best_within_each, over the sweep it
-    evaluated). A term the choice does not use then gains exactly 1: the restricted search finds the choice."""
+    KV with draft tokens where the plan's choice has them (serving/search.best_points_within_each, over the sweep it
+    evaluated; the spaces of serving/gain_spaces.py, whose shortlists the search re-evaluated with its own). A
+    term the choice does not use then gains exactly 1: the restricted search finds the choice."""
     draft = serve.serving.spec_decode_draft_tokens > 0
-
-    def no_fp4(c):
-        return ~np.isin(c["kv_precision"], FP4_KV)
-
-    def no_draft(c):
-        return no_fp4(c) & (c["spec_decode_draft_tokens"] == 0)
-    chosen = best_within_each(scenario, plan, typed, outcome, (no_draft, no_fp4) if draft else (no_draft,))
+    # each best with the tokens/s per device of its operating point, as the search re-evaluated it exactly
+    chosen = best_points_within_each(scenario, plan, typed, outcome, GAIN_SPACES if draft else GAIN_SPACES[:1])
     chosen = chosen if draft else chosen * 2
-    return [_tps(scenario, plan, serve, c) if c is not None else None for c in chosen] + [final], chosen[0]
+    return ([None if c is None else _finite(c[1]) for c in chosen] + [final],
+            None if chosen[0] is None else chosen[0][0])
 
 
 def _tps(scenario, plan, pool, serving) -> float | None:

@@ -26,8 +26,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..performance.generated import memory_limit
-from ..performance.pool_pair import prefill_capacity
+from ..performance.generated import config_problems
+from ..performance.pool_pair import prefill_rates
 from ..plan.pools import resolve_pools, with_acceptance
 from ..serving.fleet import pool_capacities
 from ..serving.freeze import FROZEN_KEYS
@@ -73,17 +73,20 @@ def best_prefill(scenario, plan, pool):
     device (performance/pool_pair.prefill_capacity) among those whose weights fit; None where none fits."""
     device, model = scenario.device(pool.device), scenario.model(plan.model)
     factors = scenario.factors_for(pool.device)
-    best, seen = None, set()
+    candidates: dict[tuple, object] = {}
     for serving in space_configs(pool_search_space(scenario, plan, pool), pool.serving.with_(spec_decode_draft_tokens=0)):
         keys = tuple(getattr(serving, k) for k in PREFILL_KEYS)
-        if keys in seen or serving.spec_decode_draft_tokens:
+        if keys not in candidates and not serving.spec_decode_draft_tokens:
+            candidates[keys] = serving
+    if not candidates:
+        return None
+    # every candidate's rate and memory limit in one kernel call (pool_pair.prefill_rates)
+    rates, limits = prefill_rates(device, model, list(candidates.values()), plan.workload, factors)
+    best = None
+    for (keys, serving), rate, limit in zip(candidates.items(), rates, limits):
+        if limit < 1 or config_problems(device, model, serving):
             continue
-        seen.add(keys)
-        if memory_limit(device, model, serving, plan.workload, factors) < 1:
-            continue
-        cap = prefill_capacity(device, model, serving, plan.workload, factors)
-        rate = cap.requests_per_s_per_device
-        if not cap.problems and np.isfinite(rate) and (best is None or rate > best[0]):
+        if np.isfinite(rate) and (best is None or rate > best[0]):
             best = (rate, keys)
     return None if best is None else dict(zip(PREFILL_KEYS, best[1]))
 

@@ -27,6 +27,8 @@ from ..plan.pools import ResolvedPool
 from ..quantities.records import Device, Plan
 from ..plan.scenario import Scenario
 from .class_mix import MixPoint, mix_operating_point, search_mix_pool
+from .decode_points import decode_points
+from .gain_spaces import GAIN_SPACES
 from .search import SearchOutcome, search_by_evaluation, search_serve_pool
 
 NAN = float("nan")
@@ -70,7 +72,7 @@ def pool_capacities(scenario: Scenario, plan: Plan, pools: tuple[ResolvedPool, .
 def _serve_capacity(scenario, plan, pool) -> PoolCapacity:
     outcome = None
     if plan.serving_search == "auto" and not pool.curve:
-        pool, outcome = search_serve_pool(scenario, plan, pool)
+        pool, outcome = search_serve_pool(scenario, plan, pool, keeps=GAIN_SPACES)   # the gains' spaces evaluated with it
     point, _ = operating_point(scenario, plan, pool)
     rate = point.tokens_per_s_per_device / plan.output_tokens if point.exists else NAN
     return PoolCapacity(pool, scenario.device(pool.device), point, rate, search=outcome)
@@ -136,14 +138,10 @@ def _searched_decode(scenario, plan, pool, device, pre_caps, link) -> PoolCapaci
     configuration of its space, each evaluated exactly at full load."""
     if plan.serving_search != "auto":
         return _decode_capacity(scenario, plan, pool, device, _lead_s(pre_caps, pool, device), link)
-    factors = scenario.factors_for(device.name)
 
-    def evaluate(candidate):
-        cap = _decode_capacity(scenario, plan, candidate, device, _lead_s(pre_caps, candidate, device), link)
-        if not _usable(cap):
-            return None
-        power = float(busy_power_w(device, cap.busy, factors))
-        return cap.requests_per_s_per_device * plan.output_tokens, power, cap.point.batch
+    def evaluate(candidates):   # every configuration's capacity in two kernel calls (serving/decode_points.py)
+        lead_s = [_lead_s(pre_caps, candidate, device) for candidate in candidates]
+        return decode_points(scenario, plan, device, [candidate.serving for candidate in candidates], lead_s)
 
     chosen, outcome = search_by_evaluation(scenario, plan, pool, evaluate)
     return replace(_decode_capacity(scenario, plan, chosen, device, _lead_s(pre_caps, chosen, device), link),

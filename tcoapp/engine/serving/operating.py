@@ -51,6 +51,17 @@ def search_batches(upper: float) -> np.ndarray:
     return _search_batches(max(1.0, min(float(upper), MAX_SEARCH_BATCH))).copy()
 
 
+def stacked_batches(grids) -> np.ndarray:
+    """Batch grids as the rows of one array [n, width], each row filled past its end with its last batch (the
+    same point again: whichever of the copies is chosen, its values and batch are the last batch's)."""
+    width = max(grid.size for grid in grids)
+    out = np.empty((len(grids), width))
+    for i, grid in enumerate(grids):
+        out[i, :grid.size] = grid
+        out[i, grid.size:] = grid[-1]
+    return out
+
+
 @functools.lru_cache(maxsize=256)
 def _search_batches(upper: float) -> np.ndarray:
     """`search_batches` of a clamped `upper` (kept: a search asks for the same grids again and again)."""

@@ -3,14 +3,16 @@ search").
 
 For a `serve` pool of a plan with `serving_search = auto`:
 1. sweep the pool's search space (`serving/space.py`) x the batch in one vectorized frontier sweep
-   (`performance/frontier.sweep`, the roofline kernel over every point);
+   (`performance/frontier.sweep`, the roofline kernel over every feasible point: a batch beyond a
+   configuration's memory limit is not evaluated);
 2. per configuration take the point a typed configuration would run at: the largest feasible batch
    meeting the interactivity targets (no target: the plan's batch, or the memory limit below it
    where it does not fit: the rest is queued);
 3. score each configuration by `search_objective` (`serving/objective.py`);
-4. re-evaluate the best few (and the typed configuration, where it lies in the space) through the
-   plan's own operating-point path, exactly as if typed, and keep the best. The reported point is
-   therefore the point the chosen configuration gives when frozen.
+4. re-evaluate the best few (and the typed configuration, where it lies in the space) exactly as if
+   typed (the operating points the plan's own operating-point path gives them, all in one kernel call:
+   `serving/exact_points.py`), and keep the best. The reported point is therefore the point the
+   chosen configuration gives when frozen.
 A pool with a measured curve is not searched (its configuration is the measured one).
 
 A `decode` pool of a prefill/decode pair has no prefill in its cycle, so the frontier sweep does
@@ -25,12 +27,13 @@ from typing import Callable, Mapping
 
 import numpy as np
 
-from .operating import MAX_SEARCH_BATCH, operating_point, search_batches
+from .operating import MAX_SEARCH_BATCH, search_batches
 from ..performance.curve import meets_target
 from ..performance.frontier import SweepResult, sweep
 from ..plan.pools import ResolvedPool, with_acceptance
 from ..quantities.records import Plan, ServingConfig
 from ..plan.scenario import Scenario
+from .exact_points import exact_points
 from .objective import objective_score, objective_value
 from .space import SearchSpace, search_space
 
@@ -115,11 +118,13 @@ class Ranked:
     exact: dict = field(default_factory=dict)
 
 
-def search_serve_pool(scenario: Scenario, plan: Plan, pool: ResolvedPool,
-                      swept: EvaluatedSweep | None = None) -> tuple[ResolvedPool, SearchOutcome | None]:
+def search_serve_pool(scenario: Scenario, plan: Plan, pool: ResolvedPool, swept: EvaluatedSweep | None = None,
+                      keeps=()) -> tuple[ResolvedPool, SearchOutcome | None]:
     """(the pool with the chosen serving configuration, the outcome); the pool unchanged and None
     where no configuration of the space has an operating point. `swept`: a sweep already evaluated
-    (another search's `SearchOutcome.sweep`), used where it was made from the same inputs."""
+    (another search's `SearchOutcome.sweep`), used where it was made from the same inputs. `keeps`: restricted
+    spaces whose best a caller will ask for (`best_within_each`'s): their shortlists are re-evaluated with the
+    search's own, in one kernel call and one objective call, and `best_within_each` finds them evaluated."""
     pool = with_acceptance((pool,), scenario.acceptance_for(plan.model))[0]  # empty: the published rate
     space = pool_search_space(scenario, plan, pool)
     key = _sweep_key(scenario, plan, pool, space)
@@ -127,7 +132,9 @@ def search_serve_pool(scenario: Scenario, plan: Plan, pool: ResolvedPool,
     device = scenario.device(pool.device)
     ranked = _ranked(scenario, plan, pool, device, result, space)
     candidates = _shortlist(ranked.scores, result, ranked.picks, pool.serving, space, plan.has_target)
-    best = _best_exact(scenario, plan, pool, device, candidates, ranked.exact)
+    kept = [c for keep in keeps for c in _kept_shortlist(ranked, result, pool.serving, space, plan, keep)]
+    _evaluate_exact(scenario, plan, pool, device, candidates + kept, ranked.exact)
+    best = _best_of(plan, candidates, ranked.exact)
     if best is None:
         return pool, None
     outcome = SearchOutcome(best[1], plan.search_objective, objective_value(plan, best[0]), len(ranked.scores),
@@ -144,36 +151,31 @@ def _ranked(scenario, plan, pool, device, result: SweepResult, space: SearchSpac
     return Ranked(scenario, plan, pool, picks, objective_score(plan, pool, device, tps, power))
 
 
-def _best_exact(scenario, plan, pool, device, candidates, exact: dict | None = None) -> tuple[float, ServingConfig] | None:
-    """(score, configuration) of the best candidate re-evaluated through the plan's own
-    operating-point path (the first of equals); the candidates' objectives scored in one call. `exact`: the
-    configurations of this plan and pool already re-evaluated (read, and filled with the new ones)."""
-    exact = {} if exact is None else exact
-    _evaluate_exact(scenario, plan, pool, device, candidates, exact)
-    return _best_of(plan, candidates, exact)
-
-
 def _evaluate_exact(scenario, plan, pool, device, candidates, exact: dict) -> None:
-    """Re-evaluate the candidates not yet in `exact` through the plan's operating-point path, their objectives
-    in one call: `exact[configuration]` = (score, batch), or None where it has no operating point."""
+    """Re-evaluate the candidates not yet in `exact` as typed (their operating points in one kernel call, their
+    objectives in one call): `exact[configuration]` = (score, batch, tokens/s per device), or None where it has no
+    operating point."""
     new = [serving for serving in dict.fromkeys(candidates) if serving not in exact]
-    points = [(serving, operating_point(scenario, plan, replace(pool, serving=serving))[0]) for serving in new]
-    exact.update((serving, None) for serving, point in points if not point.exists)
-    points = [(serving, point) for serving, point in points if point.exists]
+    points: list[tuple[ServingConfig, tuple[float, float, float]]] = []
+    for serving, point in zip(new, exact_points(scenario, plan, pool, new)):   # one kernel call (serving/exact_points.py)
+        if point is None:
+            exact[serving] = None
+        else:
+            points.append((serving, point))
     if points:
-        scores = objective_score(plan, pool, device, np.array([float(p.tokens_per_s_per_device) for _, p in points]),
-                                 np.array([float(p.power_w) for _, p in points]))
-        exact.update((serving, (float(score), float(point.batch))) for (serving, point), score in zip(points, scores))
+        scores = objective_score(plan, pool, device, np.array([p[0] for _, p in points]), np.array([p[1] for _, p in points]))
+        exact.update((serving, (float(score), point[2], point[0])) for (serving, point), score in zip(points, scores))
 
 
-def _best_of(plan, candidates, exact: dict) -> tuple[float, ServingConfig] | None:
-    """(score, configuration) of the best evaluated candidate (the first of equals), or None."""
+def _best_of(plan, candidates, exact: dict) -> tuple[float, ServingConfig, float] | None:
+    """(score, configuration, its tokens/s per device) of the best evaluated candidate (the first of equals), or
+    None."""
     best = None
     for serving in candidates:
         found = exact[serving]
         if found is not None and np.isfinite(found[0]) and (best is None or found[0] > best[0]):
             batch = int(round(found[1])) if plan.has_target else serving.batch
-            best = (found[0], replace(serving, batch=batch))
+            best = (found[0], replace(serving, batch=batch), found[2])
     return best
 
 
@@ -188,26 +190,38 @@ def best_within(scenario: Scenario, plan: Plan, pool: ResolvedPool, outcome: Sea
 
 def best_within_each(scenario: Scenario, plan: Plan, pool: ResolvedPool, outcome: SearchOutcome,
                      keeps) -> list[ServingConfig | None]:
-    """`best_within` for each of several `keeps`, their shortlists re-evaluated together (one objective call).
+    """`best_within` for each of several `keeps` (`best_points_within_each` without the points)."""
+    return [None if best is None else best[0] for best in best_points_within_each(scenario, plan, pool, outcome, keeps)]
+
+
+def best_points_within_each(scenario: Scenario, plan: Plan, pool: ResolvedPool, outcome: SearchOutcome,
+                            keeps) -> list[tuple[ServingConfig, float] | None]:
+    """`best_within` for each of several `keeps`, with its tokens/s per device (the operating point the
+    configuration gives typed into `pool`), their shortlists re-evaluated together (one objective call).
     The sweep's picks and scores are the search's own (a configuration's score does not depend on which others
     are kept), and a configuration the search (or an earlier call) already re-evaluated exactly for the same plan
     and pool is not evaluated again."""
     if outcome.sweep is None:
-        return [None] * len(keeps)
+        return [None for _ in keeps]
     result, space = outcome.sweep.result, pool_search_space(scenario, plan, pool)
     device = scenario.device(pool.device)
     ranked = outcome.ranked
     searched = with_acceptance((pool,), scenario.acceptance_for(plan.model))[0]
     if ranked is None or ranked.scenario is not scenario or ranked.plan != plan or ranked.pool != searched:
         ranked = _ranked(scenario, plan, pool, device, result, space)
-    shortlists = []
-    for keep in keeps:
-        kept = np.asarray(keep(result.configurations), bool)
-        picks, scores = np.where(kept, ranked.picks, -1), np.where(kept & (ranked.picks >= 0), ranked.scores, np.nan)
-        shortlists.append([c for c in _shortlist(scores, result, picks, pool.serving, space, plan.has_target)
-                           if bool(keep({k: np.array([getattr(c, k)]) for k in result.configurations})[0])])
+    shortlists = [_kept_shortlist(ranked, result, pool.serving, space, plan, keep) for keep in keeps]
     _evaluate_exact(scenario, plan, pool, device, [c for shortlist in shortlists for c in shortlist], ranked.exact)
-    return [None if (best := _best_of(plan, shortlist, ranked.exact)) is None else best[1] for shortlist in shortlists]
+    return [None if (best := _best_of(plan, shortlist, ranked.exact)) is None else (best[1], best[2])
+            for shortlist in shortlists]
+
+
+def _kept_shortlist(ranked: Ranked, result: SweepResult, typed: ServingConfig, space: SearchSpace, plan: Plan,
+                    keep) -> list[ServingConfig]:
+    """The shortlist of the search's ranking held to the configurations `keep` marks."""
+    kept = np.asarray(keep(result.configurations), bool)
+    picks, scores = np.where(kept, ranked.picks, -1), np.where(kept & (ranked.picks >= 0), ranked.scores, np.nan)
+    typed_kept = bool(keep({k: np.array([getattr(typed, k)]) for k in result.configurations})[0])
+    return _shortlist(scores, result, picks, typed, space, plan.has_target, typed_kept)
 
 
 def _batch_count(plan: Plan, pool: ResolvedPool) -> int:
@@ -238,7 +252,7 @@ def _sweep(scenario, plan, pool, space: SearchSpace) -> SweepResult:
                  spec_decode_draft_tokens=space.spec_decode_draft_tokens,
                  spec_decode_acceptance=pool.serving.spec_decode_acceptance, parallel_pairs=space.pairs,
                  attention_weight_precision=pool.serving.attention_weight_precision,
-                 factors=scenario.factors_for(pool.device))
+                 factors=scenario.factors_for(pool.device), feasible_only=True)   # the search reads no other point
 
 
 def _picks(plan: Plan, result: SweepResult, n_b: int, space: SearchSpace | None = None) -> np.ndarray:
@@ -257,17 +271,20 @@ def _picks(plan: Plan, result: SweepResult, n_b: int, space: SearchSpace | None 
 
 
 def _shortlist(scores, result: SweepResult, picks, typed: ServingConfig, space: SearchSpace,
-               batch_searched: bool) -> list[ServingConfig]:
+               batch_searched: bool, typed_kept: bool = True) -> list[ServingConfig]:
     """The configurations re-evaluated exactly: the best few by the sweep's score, those within
-    NEAR_BEST_FRACTION of the best, and the typed configuration where it lies in the space."""
-    order = [int(i) for i in np.argsort(-np.nan_to_num(scores, nan=-np.inf), kind="stable") if np.isfinite(scores[i])]
+    NEAR_BEST_FRACTION of the best, and the typed configuration where it lies in the space (and, for a
+    restricted space, is kept: `typed_kept`)."""
+    order = np.argsort(-np.nan_to_num(scores, nan=-np.inf), kind="stable")
+    order = order[np.isfinite(scores[order])]
     chosen = order[:REFINED_CONFIGURATIONS]
-    if order:
+    if order.size:
         top = scores[order[0]]
         margin = NEAR_BEST_FRACTION * abs(top)
-        chosen += [i for i in order[REFINED_CONFIGURATIONS:] if scores[i] >= top - margin]
+        rest = order[REFINED_CONFIGURATIONS:]
+        chosen = np.concatenate([chosen, rest[scores[rest] >= top - margin]])
     configs = [_config(result, int(picks[i]), typed, batch_searched) for i in chosen]
-    if _in_space(typed, space) and typed not in configs:
+    if typed_kept and _in_space(typed, space) and typed not in configs:
         configs.append(typed)
     return configs
 
@@ -297,16 +314,19 @@ def space_configs(space: SearchSpace, typed: ServingConfig) -> list[ServingConfi
 
 
 def search_by_evaluation(scenario: Scenario, plan: Plan, pool: ResolvedPool,
-                         evaluate: Callable[[ResolvedPool], tuple[float, float, float] | None]
+                         evaluate: Callable[[list[ResolvedPool]], list[tuple[float, float, float] | None]]
                          ) -> tuple[ResolvedPool, SearchOutcome | None]:
-    """Exhaustive search with an exact evaluator: `evaluate(pool)` gives (tokens/s per device, power
-    per device W, batch) of the pool at full load, or None where it has no operating point."""
+    """Exhaustive search with an exact evaluator: `evaluate(pools)` gives, per pool (one per configuration of the
+    space, in one call), (tokens/s per device, power per device W, batch) of the pool at full load, or None where
+    it has no operating point."""
     pool = with_acceptance((pool,), scenario.acceptance_for(plan.model))[0]  # empty: the published rate
     space = pool_search_space(scenario, plan, pool)
     device = scenario.device(pool.device)
     configs = space_configs(space, pool.serving)
-    found = [(serving, point) for serving in configs
-             if (point := evaluate(replace(pool, serving=serving))) is not None]
+    found: list[tuple[ServingConfig, tuple[float, float, float]]] = []
+    for serving, point in zip(configs, evaluate([replace(pool, serving=s) for s in configs])):
+        if point is not None:
+            found.append((serving, point))
     if not found:
         return pool, None
     # every configuration's objective in one call (it reads only the point's tokens/s and power, and

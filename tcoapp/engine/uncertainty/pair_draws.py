@@ -61,7 +61,7 @@ def _decode(case: ServeCase, lead_s, draws: int):
             r = run(case, batch)
             ok = np.ones(np.shape(batch), bool)
             if case.min_tokens_per_s_per_user is not None:
-                ok &= decode_terms(r, batch, case.serving, case.workload, case.factors)[0] >= case.min_tokens_per_s_per_user
+                ok &= decode_terms(r, batch, _replica_devices(case), case.workload, case.factors)[0] >= case.min_tokens_per_s_per_user
             if case.max_ttft_s is not None:
                 ok &= lead_s + r.step_s <= case.max_ttft_s
             return ok
@@ -70,9 +70,13 @@ def _decode(case: ServeCase, lead_s, draws: int):
         batch = np.where(float(case.serving.batch) <= b_max, float(case.serving.batch), np.nan)
     exists = possible & np.isfinite(batch)
     b = np.where(exists, batch, 1.0)
-    per_user, requests, busy = decode_terms(run(case, b), b, case.serving, case.workload, case.factors)
+    per_user, requests, busy = decode_terms(run(case, b), b, _replica_devices(case), case.workload, case.factors)
     rate = np.where(exists, requests, np.nan)
     return rate, per_user, busy, exists & np.isfinite(rate) & (rate > 0)
+
+
+def _replica_devices(case: ServeCase):
+    return case.serving.tensor_parallel * case.serving.expert_parallel
 
 
 def pair_draws(cases: dict, roles: dict, counts, draws: int, years: dict | None = None) -> PairDraws:
