@@ -145,15 +145,31 @@ def test_the_measured_architectures_are_those_of_the_stored_rows():
     assert not ec.is_measured("Rubin") and not ec.is_measured("CDNA 5") and ec.is_measured("blackwell ultra")
 
 
+# How far the leave-one-architecture-out refit's end point moves between machines: the refit takes
+# REFIT_STEPS trust-region steps on a cost that is piecewise in the factors (a row's feasible
+# configurations switch), so last-bit differences (numpy's and OpenBLAS's kernels per CPU) move its
+# medians. Measured on three machines of CI's kind with the same code (d370366): Hopper 0.098 / 0.139 /
+# 0.141, Blackwell Ultra 0.037 / 0.015 / 0.008, CDNA 3 and CDNA 4 equal to the last digit; the sd they
+# give 0.124 / 0.133 / 0.133. A change to the model moves them further than this and fails the check.
+HELD_OUT_MACHINE_SPREAD = 0.06   # [ln] per architecture's median (largest seen: 0.043)
+SD_MACHINE_SPREAD = 0.015        # [ln] the sd they give (largest seen: 0.009)
+
+
 @pytest.mark.slow
 def test_the_unmeasured_architecture_sd_is_the_leave_one_architecture_out_estimate():
     """ARCHITECTURE_HELD_OUT is what leaving each architecture with its own compute ratio out of the fit gives
-    (else run python tools/refit_factors.py --architectures); the sd is their root mean square."""
+    (else run python tools/refit_factors.py --architectures): the same rows exactly, each median within the
+    refit's spread between machines (above), the sd they give within its spread; the sd is their root mean
+    square."""
     from tcoapp.engine.performance.cross_validation import leave_one_architecture_out
     from tcoapp.io.catalog import load_catalog
     from tcoapp.io.measurements import read_measurements
     cv = leave_one_architecture_out(read_measurements(), load_catalog())
-    assert ec.held_out_architectures(cv.accuracy.results) == ec.ARCHITECTURE_HELD_OUT
+    refit = ec.held_out_architectures(cv.accuracy.results)
+    assert {a: n for a, (n, _) in refit.items()} == {a: n for a, (n, _) in ec.ARCHITECTURE_HELD_OUT.items()}
+    moved = {a: round(refit[a][1] - m, 3) for a, (_, m) in ec.ARCHITECTURE_HELD_OUT.items()}
+    assert all(abs(d) <= HELD_OUT_MACHINE_SPREAD for d in moved.values()), (refit, moved)
+    assert ec.unmeasured_architecture_sd(refit) == pytest.approx(ec.UNMEASURED_ARCHITECTURE_SD, abs=SD_MACHINE_SPREAD)
     medians = [m for _, m in ec.ARCHITECTURE_HELD_OUT.values()]
     assert ec.UNMEASURED_ARCHITECTURE_SD == pytest.approx(math.sqrt(sum(m * m for m in medians) / len(medians)), abs=5e-4)
 
