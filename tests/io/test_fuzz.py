@@ -12,7 +12,7 @@ The seed (tests/conftest.py: TCOAPP_FUZZ_SEED; else drawn from the checkout's co
 TCOAPP_FUZZ_SEED=random for a new one each run) is printed in pytest's header and in every failure;
 TCOAPP_FUZZ_SEED=<seed> replays a run. The fast suite runs
 TCOAPP_FUZZ_MUTANTS mutants (default 300, about 60 s on a busy 2-core machine); the slow suite (`-m slow`) runs
-TCOAPP_FUZZ_LONG_MUTANTS (default 3,000, about 10 minutes on a busy machine) of seed + 1.
+TCOAPP_FUZZ_LONG_MUTANTS (default 1,000, about 3-4 minutes on a busy machine) of seed + 1.
 """
 import collections
 import glob
