@@ -103,8 +103,12 @@ def run_app(path: str | None = None, argv: list[str] | None = None) -> int:
             computing.finished.connect(results_in)
 
     def fill():
-        fill_window(window, path, compute=False)
-        window.compute_later()
+        try:
+            fill_window(window, path, compute=False)
+            window.compute_later()
+        except Exception as exc:  # noqa: BLE001 - called from the event loop, which would print it and go on
+            _could_not_start(app, window, exc, ask=smoke is None)
+            return
         if smoke is not None:
             _after_first_paint(app, window, filled)
         else:
@@ -118,6 +122,19 @@ def run_app(path: str | None = None, argv: list[str] | None = None) -> int:
     # (the smoke run's figure is a paint's, never the fallback's)
     _after_first_paint(app, window, shown, None if smoke is not None else FILL_ANYWAY_MS)
     return app.exec()
+
+
+def _could_not_start(app, window, exc: BaseException, ask: bool) -> None:
+    """Filling the frame failed (the engine would not load, the document could not be built): the error on
+    stderr with its traceback, in a message box unless `ask` is False (a smoke run), and the app ends with
+    exit code 1, not a frame whose menus stay disabled."""
+    import traceback
+    traceback.print_exception(exc, file=sys.stderr)
+    if ask:
+        from PySide6.QtWidgets import QMessageBox
+        QMessageBox.critical(window, "tcoapp could not start",
+                             f"tcoapp could not load its engine or the document:\n\n{type(exc).__name__}: {exc}")
+    app.exit(1)
 
 
 FILL_ANYWAY_MS = 1000   # a frame not painted by then (shown minimized, on another desktop) is filled all the same

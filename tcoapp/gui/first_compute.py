@@ -44,7 +44,10 @@ def compute_off_thread(document: Document) -> TaskRunner:
                 raise Cancelled("the first computation of the plans was cancelled")
             results.append(safe_compute(scenario, plan))
             progress((i + 1) / max(len(scenario.plans), 1))
-        load_modules()   # the Decision tab's paired draws run on the GUI thread once the results are in
+        try:   # the Decision tab's paired draws run on the GUI thread once the results are in
+            load_modules()
+        except Exception:  # noqa: BLE001 - the results stand; the same import fails again, with its
+            pass           # traceback, where the Decision tab first draws
         return tuple(results)
 
     def start() -> None:

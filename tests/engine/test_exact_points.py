@@ -61,3 +61,31 @@ def test_mixed_acceptances_each_at_its_own():
     together = exact_points(scenario, plan, pool, mixed)
     assert together == _one_by_one(scenario, plan, pool, mixed)
     assert together[:4] != together[4:]
+
+
+def test_a_model_running_every_expert_has_one_software_class_in_the_search_and_the_generated_curve():
+    """experts_per_token == n_experts computes as dense (memory.architecture), so its software date speeds it
+    as dense in the generated curve (generated.workload_args) and in the search's kernel (frontier.row_kernel)
+    alike: with different MoE and dense maturity rates the two once gave 28.5 and 19.1 tokens/s per device."""
+    from tcoapp.engine.performance.factors import DEFAULT_FACTORS
+    from tcoapp.engine.performance.frontier import row_kernel, serving_columns
+    from tcoapp.engine.performance.generated import run_roofline
+    from tcoapp.engine.quantities.records import ServingConfig
+    from tcoapp.engine.quantities.records import Workload
+    scenario = default_scenario()
+    model = scenario.model("DeepSeek-R1")
+    every = replace(model, experts_per_token=model.n_experts, active_params_b=model.total_params_b)
+    device = scenario.device("H200-SXM")
+    workload = Workload(input_tokens=1000, output_tokens=1000, software_date="2024-06")
+    factors = DEFAULT_FACTORS.with_(software_maturity_moe_per_year=0.3, software_maturity_dense_per_year=0.1)
+    serving = ServingConfig(tensor_parallel=8, weight_precision="fp8", kv_precision="fp8")
+    columns, acceptance, mixed = serving_columns([serving])
+    fast = row_kernel(device, every, workload, columns, np.full((1, 1), 8.0), spec_decode_acceptance=acceptance,
+                      attention_weight_precision=mixed, factors=factors)
+    alone = run_roofline(device, every, serving, workload, np.array([8.0]), factors)
+    assert float(np.ravel(fast.tokens_per_s_per_device)[0]) == pytest.approx(float(alone.tokens_per_s_per_device[0]),
+                                                                              rel=1e-12)
+    moe = run_roofline(device, model, serving, workload, np.array([8.0]), factors)
+    dense_rate = run_roofline(device, every, serving, workload.with_(software_date=""), np.array([8.0]), factors)
+    assert float(alone.tokens_per_s_per_device[0]) < float(dense_rate.tokens_per_s_per_device[0])  # the date slows it
+    assert np.isfinite(moe.tokens_per_s_per_device[0])

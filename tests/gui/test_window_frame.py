@@ -92,3 +92,26 @@ def test_a_frame_that_never_paints_is_reported_all_the_same_after_the_fallback(q
     qtbot.waitUntil(lambda: len(seen) == 1, timeout=5000)
     qtbot.wait(100)
     assert len(seen) == 1 and seen[0] > 0   # once
+
+
+_FAILING_FILL = r"""
+import tcoapp.gui.app as app_module
+def broken(*args, **kwargs):
+    raise RuntimeError("the engine would not load (probe)")
+app_module.fill_window = broken
+from tcoapp.cli import main
+raise SystemExit(main([]))
+"""
+
+
+def test_a_frame_that_cannot_be_filled_ends_the_app_with_the_error_not_a_disabled_window(tmp_path):
+    """Filling runs from the event loop after the first paint; an error there (the engine would not load)
+    is printed with its traceback and ends the app with exit code 1 (before: Qt printed it and the frame
+    stayed, its menus disabled, forever)."""
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", TCOAPP_SMOKE_EXIT_MS="0",
+               XDG_CONFIG_HOME=str(tmp_path), XDG_DATA_HOME=str(tmp_path), PYTHONPATH=ROOT)
+    proc = subprocess.run([sys.executable, "-c", _FAILING_FILL], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 1, (proc.returncode, proc.stderr[-2000:])
+    assert "RuntimeError: the engine would not load (probe)" in proc.stderr
+    assert "Traceback" in proc.stderr

@@ -93,9 +93,12 @@ def acceptance_or_none(acceptance):
 
 def workload_args(model: ModelSpec, workload: Workload, factors: EfficiencyFactors) -> dict:
     """Fields of the kernel's `WorkloadArrays` the plan's workload sets beside its token counts: the
-    latency percentile of the targets and the software date's speed."""
+    latency percentile of the targets and the software date's speed (of the MoE class where the roofline
+    computes the model as MoE, `Architecture.is_moe`: a model that runs every expert computes as dense, and
+    its software date is a dense one, as in the sweep's kernel)."""
     return {"latency_percentile": getattr(workload, "latency_percentile", "mean") or "mean",
-            "software_speed_ratio": software_speed(getattr(workload, "software_date", ""), model.n_experts > 0, factors)}
+            "software_speed_ratio": software_speed(getattr(workload, "software_date", ""), architecture(model).is_moe,
+                                                   factors)}
 
 
 def shared_weight_args(device: Device, attention_weight_precision: str, factors: EfficiencyFactors,
