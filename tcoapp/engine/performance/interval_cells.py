@@ -157,8 +157,9 @@ def own_cell(r) -> str | None:
 
 def build_cells(results, quantiles=BAND_QUANTILES, per_user: bool = False) -> dict[str, tuple[int, int, float, float]]:
     """{cell: (rows, families, low, high)} of measured / predicted (tokens/s per device, or per user),
-    from the rows of known configuration that a modelled configuration reaches (`known`); a cell of fewer than MIN_FAMILIES families with the
-    between-family spread of every regime x class cell (module docstring)."""
+    from the rows of known configuration that a modelled configuration reaches (`known`); a cell of fewer
+    than MIN_FAMILIES families with the between-family spread of every regime x class cell (module
+    docstring)."""
     ratio = _user_ratio if per_user else _device_ratio
     found: dict[str, tuple[list, list]] = {}
     for r in known(results):
