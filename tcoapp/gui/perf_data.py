@@ -25,29 +25,40 @@ def _grid(scenario, plan) -> np.ndarray:
     return GRID
 
 
+def _pools(plan) -> tuple:
+    """The pools a plan runs where it is not one device serving whole requests: its Pools rows, or the
+    prefill/decode pair its prefill_devices:decode_devices split derives (engine/plan/pools.py); () else."""
+    if plan.pools or (plan.is_disaggregated and not plan.curve):
+        return resolve_pools(plan)
+    return ()
+
+
 def shown_pool(plan) -> int | None:
-    """The pool a plan with Pools rows is drawn as (its first serve or decode pool); None without rows."""
-    if not plan.pools:
+    """The pool a plan of pools (`_pools`) is drawn as (its first serve or decode pool); None for a plan of
+    one device serving whole requests."""
+    pools = _pools(plan)
+    if not pools:
         return None
-    roles = [p.role for p in plan.pools]
+    roles = [p.role for p in pools]
     return next((i for i, role in enumerate(roles) if role in ("serve", "decode")), 0)
 
 
 def has_frontier(plan) -> bool:
     """Whether the Performance tab sweeps a frontier for the plan: the sweep is one device serving whole
-    requests, so a plan with Pools rows (pools of their own devices and roles) has none."""
-    return not plan.pools
+    requests, so a plan of pools (Pools rows, or a prefill:decode split: pools of their own devices and
+    roles) has none."""
+    return not _pools(plan)
 
 
 def shown_plan(plan):
-    """The plan whose curve the view draws: a fleet with Pools rows shows its `shown_pool` (its device
-    and serving configuration); any other plan shows itself."""
+    """The plan whose curve the view draws: a plan of pools shows its `shown_pool` (its device and serving
+    configuration); any other plan shows itself."""
     i = shown_pool(plan)
     return plan if i is None else pool_plan(plan, resolve_pools(plan)[i])
 
 
 def shown_point(plan, result) -> dict[str, float]:
-    """Where the plan's marker sits on the batch charts: its operating point; for a plan with Pools rows
+    """Where the plan's marker sits on the batch charts: its operating point; for a plan of pools (`_pools`)
     its shown pool's (batch, tokens/s per device and per user, tokens per joule at the pool's power)."""
     i = shown_pool(plan)
     m = result.metrics
@@ -94,7 +105,7 @@ def curve_for(scenario, plan) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """(batch, {tokens_per_s_per_device, tokens_per_s_per_user, tokens_per_joule}); infeasible = NaN.
     A fleet plan's curve is its shown pool's (`shown_plan`); a decode pool's is decode only."""
     i = shown_pool(plan)
-    decode = i is not None and plan.pools[i].role == "decode"
+    decode = i is not None and resolve_pools(plan)[i].role == "decode"
     plan = shown_plan(plan)
     scenario = scenario.for_plan(plan)  # the calibration scoped to the plan's model class and stack
     decode = decode and not plan.curve

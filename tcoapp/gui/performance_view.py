@@ -59,9 +59,9 @@ def paint_marker(item, color: str) -> None:
 
 ANCHOR_HINT = "hollow diamonds: each plan's published anchor, the nearest shipped measurement (hover it)."
 HOVER_HINT = "Hover a swept point to see its configuration; click it to make it the current plan's operating point."
-POOLS_FRONTIER = ("The frontier sweeps one device serving whole requests; a plan with Pools rows runs pools of their "
-                  "own devices and roles, so it has no frontier here. The batch charts show its first serve or "
-                  "decode pool.")
+POOLS_FRONTIER = ("The frontier sweeps one device serving whole requests; a plan with Pools rows or a "
+                  "prefill:decode split runs pools of their own devices and roles, so it has no frontier here. "
+                  "The batch charts show its first serve or decode pool.")
 
 
 class PerformanceView(QWidget):
@@ -168,13 +168,15 @@ class PerformanceView(QWidget):
 
     def _batch_inputs(self) -> tuple:
         """Each plan's curve (a searched plan's: the configuration the serving search chose, so its
-        marker sits on it) and marker, the plans' targets and colours."""
+        marker sits on it; a plan of pools: its shown pool's) and its marker on it, the plans' targets and
+        colours."""
         scenario, results = self._doc.scenario, self._doc.results
         shown = scenario.plans[:len(results)]
-        curves = tuple(curve_for(scenario, frozen_plan(getattr(results[i], "searched_plan", None) or plan, results[i].searches))
-                       for i, plan in enumerate(shown))
+        drawn = [frozen_plan(getattr(results[i], "searched_plan", None) or plan, results[i].searches)
+                 for i, plan in enumerate(shown)]   # (a search that chose a prefill/decode pair: those pools)
+        curves = tuple(curve_for(scenario, plan) for plan in drawn)
         points = tuple(tuple(shown_point(plan, results[i])[k] for k in ("batch",) + BATCH_KEYS)
-                       for i, plan in enumerate(shown))
+                       for i, plan in enumerate(drawn))
         return curves, points, tuple(targets_of(scenario.plans)), self._doc.plan_colors
 
     def _draw_batch(self, curves, points, targets, colors) -> None:
@@ -219,7 +221,7 @@ class PerformanceView(QWidget):
         if plan is None:
             return
         title = (f"Frontier: {plan.device} / {plan.model}" if has_frontier(plan) else
-                 "Frontier: n/a (a plan with Pools rows)")
+                 "Frontier: n/a (a plan of pools)")
         self.front_title = title
         if self.redraw.changed("title", title):
             set_title(self.p_front.getPlotItem(), title)

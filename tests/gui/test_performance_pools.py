@@ -96,3 +96,37 @@ def test_no_sweep_starts_or_lands_for_a_plan_with_pools_rows(open_window, qtbot)
     view.show_sweep(result, key)                 # a sweep that lands late is not shown
     assert view.sweep is None and "Pools rows" in view.info.text()
     assert window.problems.text() == ""          # nothing the user asked for failed
+
+
+def test_a_prefill_decode_split_is_drawn_as_its_decode_pool_with_the_marker_on_it():
+    """A plan with prefill_devices:decode_devices and no Pools rows runs a derived pair: drawn as its decode
+    pool (its own curve, decode steps only) with the marker at what that pool delivers, on the curve; before,
+    the aggregated curve of the device was drawn and the marker sat at the pair's per-device average off it."""
+    from tcoapp.engine.pipeline.compute import compute_plan
+    from tcoapp.gui.perf_data import _decode_values, has_frontier, shown_plan
+    from tcoapp.io.default_scenario import default_scenario
+
+    scenario = default_scenario()
+    name = scenario.plans[1].name
+    scenario = scenario.with_plan(name, prefill_devices=1, decode_devices=3)
+    plan = scenario.plan(name)
+    result = compute_plan(scenario, plan)
+    decode = next(r for r in result.pool_rows() if r["role"] == "decode")
+    from tcoapp.engine.serving.freeze import frozen_plan   # as the view draws it: the configuration searched
+    drawn = frozen_plan(result.searched_plan or plan, result.searches)
+    point = shown_point(drawn, result)
+    assert point["batch"] == decode["batch"] and point["tokens_per_s_per_device"] == decode["tokens_per_s_per_device"]
+    assert point["tokens_per_s_per_device"] > 1.2 * result.metrics.tokens_per_s_per_device   # not the pair's average
+    assert shown_point(plan, result) == point
+    plan = drawn
+    batch, values = curve_for(scenario, plan)
+    at = _decode_values(scenario.for_plan(shown_plan(plan)), shown_plan(plan), np.array([point["batch"]]))
+    assert float(at["tokens_per_s_per_user"][0]) == pytest.approx(point["tokens_per_s_per_user"], rel=0.01)
+    capacity = float(at["tokens_per_s_per_device"][0])
+    if any("decode pool waits" in w for w in result.warnings):   # below its capacity by the share it waits
+        assert point["tokens_per_s_per_device"] < 0.99 * capacity
+    else:
+        assert point["tokens_per_s_per_device"] == pytest.approx(capacity, rel=0.01)
+    assert _on_curve(batch, values["tokens_per_s_per_user"], point["batch"]) == pytest.approx(
+        point["tokens_per_s_per_user"], rel=0.05)
+    assert not has_frontier(plan) and has_frontier(scenario.plans[0])
