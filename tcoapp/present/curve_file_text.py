@@ -36,12 +36,13 @@ def _all_points_texts(curves, depth: int) -> dict[int, str] | None:
     (a file of 1,000 curves: one pass, not 1,000); None when a curve's sources are not all text or not
     one per point (then each curve is written on its own)."""
     sizes = [len(c.point_sources) for c in curves]
-    if not curves or any(np.size(getattr(c, f)) != n for c, n in zip(curves, sizes) for f in POINT_FIELDS):
+    if not curves or any(np.ndim(v) != 1 or np.size(v) != n
+                         for c, n in zip(curves, sizes) for v in (getattr(c, f) for f in POINT_FIELDS)):
         return None
     sources = [s for c in curves for s in c.point_sources]
     if set(map(type, sources)) != {str}:
         return None
-    columns = [_json_floats(np.concatenate([np.asarray(getattr(c, f), float).ravel() for c in curves]))
+    columns = [_json_floats(np.concatenate([np.asarray(getattr(c, f), float) for c in curves]))
                for f in POINT_FIELDS]
     texts = record_lists_text(_KEYS, [*columns, column_text(sources)], sizes, depth)
     return {id(c): text for c, text in zip(curves, texts)}

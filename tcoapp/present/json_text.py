@@ -129,7 +129,7 @@ def record_lists_text(keys, columns: list[list[str]], sizes: list[int], depth: i
     keys, its columns, depth + 1), depth)`, joined from the columns' texts and the template's pieces
     interleaved (no text per record)."""
     rows, width = len(columns[0]) if columns else 0, 2 * len(keys)
-    if not keys or sum(sizes) != rows or any(len(c) != rows for c in columns):
+    if not keys or len(columns) != len(keys) or sum(sizes) != rows or any(len(c) != rows for c in columns):
         raise ValueError("record_lists_text: one value per record in each column, one key per column")
     outer = "\n" + " " * (_INDENT * (depth + 1))
     inner = "\n" + " " * (_INDENT * (depth + 2))

@@ -308,6 +308,8 @@ def test_record_lists_are_the_lists_of_records_written_one_by_one():
                          for a, b in zip(starts, starts[1:])]
     with pytest.raises(ValueError):
         record_lists_text(["a"], [["1", "2"]], [1], 0)
+    with pytest.raises(ValueError):
+        record_lists_text(["a", "b"], [["1"]], [1], 0)
 
 
 @pytest.mark.parametrize("path", CURVE_FILES, ids=lambda p: p.stem)
