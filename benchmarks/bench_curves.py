@@ -6,9 +6,13 @@
   looking at every row).
 - curves_read_100k_rows_s: `tcoapp curves --json` on the largest file it reads (100,000 rows,
   1,000 curves). Baseline: the same csv.reader floor on that file.
+
+Each figure is the process's wall time; `cpu_s` and `baseline_cpu_s` are the same processes' CPU
+seconds (user + system), which a loaded machine blurs less, and `cpu_ratio` their ratio.
 """
 from __future__ import annotations
 
+import resource
 import subprocess
 import sys
 import tempfile
@@ -24,13 +28,20 @@ def _plain_csv(path: Path, rows: int) -> Path:
     return path
 
 
-def _wall_s(args) -> float:
-    start = time.perf_counter()
+def _cpu_s() -> float:
+    """CPU seconds (user + system) of the children waited for so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _wall_s(args) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of one run of `args`."""
+    start, cpu = time.perf_counter(), _cpu_s()
     subprocess.run(args, capture_output=True)
-    return time.perf_counter() - start
+    return time.perf_counter() - start, _cpu_s() - cpu
 
 
-def _floor_s(path: Path) -> float:
+def _floor_s(path: Path) -> tuple[float, float]:
     code = f"import csv; sum(1 for _ in csv.reader(open({str(path)!r}, encoding='utf-8')))"
     return _wall_s([sys.executable, "-c", code])
 
@@ -38,10 +49,11 @@ def _floor_s(path: Path) -> float:
 def _bench(rows: int, args: tuple[str, ...], target: float) -> dict:
     with tempfile.TemporaryDirectory() as folder:
         path = _plain_csv(Path(folder) / f"rows_{rows}.csv", rows)
-        value = _wall_s([sys.executable, "-m", "tcoapp", "curves", str(path), *args])
-        floor = _floor_s(path)
+        value, cpu = _wall_s([sys.executable, "-m", "tcoapp", "curves", str(path), *args])
+        floor, floor_cpu = _floor_s(path)
     return {"value": round(value, 3), "unit": "s", "baseline": round(floor, 3),
-            "baseline_name": f"csv.reader over the same {rows:,} rows (floor)", "target": target}
+            "baseline_name": f"csv.reader over the same {rows:,} rows (floor)", "target": target,
+            "cpu_s": round(cpu, 3), "baseline_cpu_s": round(floor_cpu, 3), "cpu_ratio": round(cpu / floor_cpu, 1)}
 
 
 BENCHMARKS = {

@@ -17,9 +17,14 @@ _INDENT = 2
 
 def dumps(value) -> str:
     """`json.dumps(value, indent=2, allow_nan=False)`."""
+    return "".join(dump_parts(value))
+
+
+def dump_parts(value) -> list[str]:
+    """The pieces of `dumps(value)`, in order (to write without joining them: a large text in one copy)."""
     out: list[str] = []
     _write(value, 0, out)
-    return "".join(out)
+    return out
 
 
 def _scalar(value) -> str | None:
@@ -116,6 +121,36 @@ def records_text(keys, columns: list[list[str]], depth: int) -> list[str]:
     template = ("{" + inner + ("," + inner).join(_string(k).replace("%", "%%") + ": %s" for k in keys)
                 + "\n" + " " * (_INDENT * depth) + "}")
     return [template % texts for texts in zip(*columns)]
+
+
+def record_lists_text(keys, columns: list[list[str]], sizes: list[int], depth: int) -> list[str]:
+    """The JSON at `depth` of consecutive lists of records: list k holds the next sizes[k] records, whose
+    keys' values are given column by column as JSON texts. Each list's text is `list_text(records_text(
+    keys, its columns, depth + 1), depth)`, joined from the columns' texts and the template's pieces
+    interleaved (no text per record)."""
+    rows, width = len(columns[0]) if columns else 0, 2 * len(keys)
+    if not keys or len(columns) != len(keys) or sum(sizes) != rows or any(len(c) != rows for c in columns):
+        raise ValueError("record_lists_text: one value per record in each column, one key per column")
+    outer = "\n" + " " * (_INDENT * (depth + 1))
+    inner = "\n" + " " * (_INDENT * (depth + 2))
+    close = "\n" + " " * (_INDENT * (depth + 1)) + "}"
+    names = [_string(k) + ": " for k in keys]
+    first = "[" + outer + "{" + inner + names[0]
+    pieces = [close + "," + outer + "{" + inner + names[0], *("," + inner + name for name in names[1:])]
+    flat: list[str] = [""] * (width * rows)
+    for j, (piece, column) in enumerate(zip(pieces, columns)):
+        flat[2 * j::width] = [piece] * rows
+        flat[2 * j + 1::width] = column
+    end = close + "\n" + " " * (_INDENT * depth) + "]"
+    out, start = [], 0
+    for size in sizes:
+        if not size:
+            out.append("[]")
+            continue
+        flat[start * width] = first
+        out.append("".join(flat[start * width:(start + size) * width]) + end)
+        start += size
+    return out
 
 
 def list_text(items: list[str], depth: int) -> str:

@@ -58,3 +58,16 @@ def test_curves_into_a_workbook_then_compute_on_one(tmp_path):
 def test_curves_into_a_folder_that_does_not_exist_fails_cleanly(tmp_path):
     done = run_cli("curves", str(DISAGG), "--into", str(tmp_path / "nope" / "book.xlsx"))
     assert done.returncode == 2 and "does not exist" in done.stderr
+
+
+@pytest.mark.parametrize("chunk_chars", [1, 50, 1 << 20])
+def test_curves_json_is_printed_as_one_text_in_chunks(capsys, chunk_chars):
+    """The --json text written a chunk at a time is `print(curve_file_text(result))`, byte for byte."""
+    from tcoapp.cli.curves import _print_parts
+    from tcoapp.io.curve_files import read_curve_file
+    from tcoapp.present.curve_file_text import curve_file_parts, curve_file_text
+    result = read_curve_file(DISAGG)
+    _print_parts(curve_file_parts(result), chunk_chars)
+    written = capsys.readouterr().out
+    print(curve_file_text(result))
+    assert written == capsys.readouterr().out

@@ -226,3 +226,95 @@ def test_the_first_line_found_in_a_prefix_is_the_first_of_all_lines():
         if rng.random() < 0.5:   # most lines comments or blank: the line is found far into the text
             text = "#\n" * rng.randint(0, 3000) + text
         assert _first_line(text, wanted) == next((ln for ln in text.splitlines() if wanted(ln)), "")
+
+
+def _plain_file(path: Path, rows: int, curves: int) -> Path:
+    """benchmarks/bench_curves.py's plain CSV at a size for a test (`curves` curves, file order mixed)."""
+    path.write_text("curve,device,model,batch,tokens_per_s_per_device\n" + "".join(
+        f"c{i % curves},H200-SXM,Llama-3.1-70B,{i // curves + 1},{100 + i % 997}\n" for i in range(rows)),
+        encoding="utf-8")
+    return path
+
+
+def _read_curve_by_curve(path, monkeypatch):
+    """read_curve_file with every curve made by make_measured_curve on its own (no check of all at once)."""
+    with monkeypatch.context() as m:
+        m.setattr(curve_read._Groups, "curve_columns", lambda self, g: None)
+        return _outcome(curve_read.read_curve_file, path)
+
+
+def test_the_curves_checked_all_at_once_equal_the_curves_made_one_by_one(tmp_path, monkeypatch):
+    """The curves of a file's groups, checked for all groups at once (`_Groups.curve_columns`), are the
+    curves make_measured_curve makes of each group."""
+    for path in [*CURVE_FILES, _plain_file(tmp_path / "many.csv", 3000, 70)]:
+        fast = _outcome(curve_read.read_curve_file, path)
+        assert not isinstance(fast, tuple) and fast == _read_curve_by_curve(path, monkeypatch), path.name
+    many = curve_read.read_curve_file(tmp_path / "many.csv")
+    assert len(many.curves) == 70 and all(np.all(np.diff(c.batch) > 0) for c in many.curves)
+
+
+@pytest.mark.parametrize("batch, ttft, checked", [
+    ([1, 2, 1, 3], [0.5, 0.1, 0.2, 0.3], True), ([1, 2, 1, 3], [0.5, 0.0, 0.2, 0.3], False),
+    ([1, 2, 1, 3], [0.5, np.nan, -1.0, 0.3], False), ([2, 1, 5, 4], [np.nan] * 4, True)])
+def test_groups_are_checked_at_once_only_when_make_measured_curve_keeps_them_as_they_are(batch, ttft, checked):
+    """A value make_measured_curve refuses (<= 0) leaves every curve to it (its error, from the first such
+    curve); else each group's columns are the ones it keeps, in batch order."""
+    from tcoapp.engine.performance.measured import make_measured_curve
+    n = len(batch)
+    points = {"batch": np.array(batch, float), "tokens_per_s_per_device": np.arange(1.0, n + 1),
+              "tokens_per_s_per_user": np.full(n, np.nan), "power_w": np.full(n, 700.0), "ttft_s": np.array(ttft, float)}
+    rows = curve_rows.Rows(np.arange(2, n + 2), points, [("a",), ("a",), ("b",), ("b",)], [()] * n, {})
+    groups = curve_read._Groups(rows)
+    assert (groups.curve_columns(0) is not None) is checked
+    if checked:
+        for g in range(len(groups.keys)):
+            c = groups.columns(g)
+            made = make_measured_curve("x", "d", "m", *(c[f] for f in curve_rows.POINT_FIELDS))
+            assert np.array_equal(groups.curve_columns(g), [getattr(made, f) for f in curve_rows.POINT_FIELDS],
+                                  equal_nan=True)
+
+
+def test_a_plain_curve_file_is_read_without_the_catalog(tmp_path, monkeypatch):
+    """A plain CSV names no catalog entry to match: it is read without loading the shipped catalog; an
+    aiconfigurator file still maps its names to the catalog's."""
+    import tcoapp.io.catalog as catalog
+
+    def refused():
+        raise AssertionError("the catalog was loaded")
+    with monkeypatch.context() as m:
+        m.setattr(catalog, "load_catalog", refused)
+        result = curve_read.read_curve_file(_plain_file(tmp_path / "plain.csv", 40, 4))
+        assert [c.name for c in result.curves] == ["c0", "c1", "c2", "c3"]
+        with pytest.raises(AssertionError, match="the catalog was loaded"):
+            curve_read.read_curve_file(ROOT / "tests" / "data" / "curves" / "aiconfigurator_llama70b_fp8_h200_agg_pareto.csv")
+    result = curve_read.read_curve_file(ROOT / "tests" / "data" / "curves" / "aiconfigurator_llama70b_fp8_h200_agg_pareto.csv")
+    assert {c.device for c in result.curves} == {"H200-SXM"}
+
+
+def test_record_lists_are_the_lists_of_records_written_one_by_one():
+    """record_lists_text (each list joined from its columns) gives what list_text(records_text(...)) gives,
+    for any keys (escapes, '%'), depths and list sizes (empty ones too)."""
+    from tcoapp.present.json_text import list_text, record_lists_text, records_text
+    rng = random.Random(19)
+    values = ["1.0", "null", '"a\\"b"', "%s", "%%", "-0.0", '"\\u00e9"']
+    for _ in range(400):
+        keys = [rng.choice(["a", "%d", "é", 'q"', "x y"]) + str(k) for k in range(rng.randint(1, 6))]
+        sizes = [rng.choice([0, 0, 1, 2, 5]) for _ in range(rng.randint(1, 6))]
+        columns = [[rng.choice(values) for _ in range(sum(sizes))] for _ in keys]
+        depth = rng.randint(0, 4)
+        texts = record_lists_text(keys, columns, sizes, depth)
+        starts = list(itertools.accumulate([0, *sizes]))
+        assert texts == [list_text(records_text(keys, [c[a:b] for c in columns], depth + 1), depth)
+                         for a, b in zip(starts, starts[1:])]
+    with pytest.raises(ValueError):
+        record_lists_text(["a"], [["1", "2"]], [1], 0)
+    with pytest.raises(ValueError):
+        record_lists_text(["a", "b"], [["1"]], [1], 0)
+
+
+@pytest.mark.parametrize("path", CURVE_FILES, ids=lambda p: p.stem)
+def test_the_json_parts_of_a_file_join_into_its_text(path):
+    from tcoapp.io.curve_files.to_json import curve_file_json
+    from tcoapp.present.curve_file_text import curve_file_parts
+    result = curve_read.read_curve_file(path)
+    assert "".join(curve_file_parts(result)) == json.dumps(curve_file_json(result), indent=2, allow_nan=False)

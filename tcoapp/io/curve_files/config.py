@@ -9,6 +9,7 @@ so that a two-pool plan can be built from it).
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -74,10 +75,29 @@ def boolean_problem(text: str) -> str | None:
 
 
 class _Names:
-    """Catalog matching with each note said once per file."""
+    """Catalog matching with each note said once per file. The names come from `load()` -> (devices,
+    models, vendors), called on the first match: a plain CSV's curves match no name, so reading one
+    never loads the shipped catalog."""
 
-    def __init__(self, devices, models, vendors):
-        self.devices, self.models, self.vendors, self.notes = list(devices), list(models), vendors, {}
+    def __init__(self, load):
+        self._load, self.notes = load, {}
+
+    @functools.cached_property
+    def _found(self) -> tuple[list[str], list[str], dict]:
+        devices, models, vendors = self._load()
+        return list(devices), list(models), vendors or {}
+
+    @property
+    def devices(self) -> list[str]:
+        return self._found[0]
+
+    @property
+    def models(self) -> list[str]:
+        return self._found[1]
+
+    @property
+    def vendors(self) -> dict:
+        return self._found[2]
 
     def device(self, raw: str) -> str:
         name, note = match_catalog_name(raw, self.devices, "device")
@@ -231,5 +251,6 @@ def plain_meta(spec: Format, table: Table, values, names: _Names) -> CurveMeta:
 META = {"aiconfigurator": aiconfigurator_meta, "inferencex": inferencex_meta, "plain": plain_meta}
 
 
-def names_for(devices, models, vendors=None) -> _Names:
-    return _Names(devices, models, vendors or {})
+def names_for(load) -> _Names:
+    """The names `load()` gives as (devices, models, vendors), loaded when first matched."""
+    return _Names(load)

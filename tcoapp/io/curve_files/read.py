@@ -50,12 +50,6 @@ def read_curve_file(path, fmt: str = "auto", devices=None, models=None, vendors=
 
 
 def _read(path, fmt: str, devices, models, vendors) -> CurveFile:
-    if devices is None or models is None:
-        from ..catalog import load_catalog
-        catalog = load_catalog()
-        devices = catalog.devices if devices is None else devices
-        models = catalog.models if models is None else models
-        vendors = vendors or {name: d.vendor for name, d in catalog.devices.items()}
     table = read_table(path)
     spec = _format(fmt, table)
     problems: list[Problem] = header_problems(spec, table)
@@ -70,12 +64,23 @@ def _read(path, fmt: str, devices, models, vendors) -> CurveFile:
         _plain_config_problems(table, problems)
     if problems:
         raise ValidationError(problems)
-    names = names_for(devices, models, vendors)
+    names = names_for(lambda: _names(devices, models, vendors))
     curves = _build_curves(spec, table, rows, names, warnings, problems)
     if problems:
         raise ValidationError(problems)
     warnings = list(dict.fromkeys(list(table.notes) + list(names.notes) + warnings)) + _file_notes(spec, table, curves)
     return CurveFile(str(path), spec.name, tuple(curves), tuple(warnings), table.preamble)
+
+
+def _names(devices, models, vendors):
+    """(devices, models, vendors) with the shipped catalog's where not given."""
+    if devices is None or models is None:
+        from ..catalog import load_catalog
+        catalog = load_catalog()
+        devices = catalog.devices if devices is None else devices
+        models = catalog.models if models is None else models
+        vendors = vendors or {name: d.vendor for name, d in catalog.devices.items()}
+    return devices, models, vendors
 
 
 def _build_curves(spec: Format, table: Table, rows: Rows, names, warnings: list[str], problems) -> list:
@@ -89,7 +94,7 @@ def _build_curves(spec: Format, table: Table, rows: Rows, names, warnings: list[
     for g, (name, meta, key) in enumerate(zip(curve_names(spec, table, labels, given), metas, groups.keys)):
         raw = dict(zip(spec.config, key))
         if g not in groups.repeated:   # no batch twice (the usual curve): from the columns
-            curves.append(_curve(spec, table, name, meta, raw, groups.columns(g), groups.wheres(table, g)))
+            curves.append(_curve(spec, table, name, meta, raw, groups, g))
         else:
             kept = resolve_duplicates(spec, table, name, rows.rows(groups.members(g)), warnings, problems)
             curves.append(_curve_of_rows(spec, table, name, meta, raw, kept))
@@ -152,6 +157,18 @@ class _Groups:
         self.ends = np.cumsum(np.bincount(self.ids, minlength=len(self.keys))).tolist()
         self.sorted = {f: v[self.order] for f, v in rows.points.items()}
         self.lines = rows.lines[self.order].tolist()
+        # every group's points as make_measured_curve keeps them (POINT_FIELDS by row, in batch order), when
+        # it would keep them as they are: no value <= 0 and batches increasing in each group but the
+        # repeated ones (those are resolved row by row); else None, and each curve is made on its own
+        table = np.array([self.sorted[f] for f in POINT_FIELDS])
+        starts = np.zeros(len(rows), bool)
+        starts[[0, *self.ends[:-1]] if len(rows) else []] = True
+        rising = (np.diff(table[0]) > 0) | starts[1:] | np.isin(ids[1:], list(self.repeated))
+        self.table = table if rising.all() and not (table <= 0).any() else None
+
+    def curve_columns(self, g: int) -> np.ndarray | None:
+        """Group g's points as make_measured_curve would keep them (POINT_FIELDS by row), or None."""
+        return None if self.table is None else self.table[:, self._span(g)]
 
     def _span(self, g: int) -> slice:
         return slice(self.ends[g - 1] if g else 0, self.ends[g])
@@ -182,14 +199,17 @@ def _source(spec: Format, table: Table, raw: dict) -> str:
     return source
 
 
-def _curve(spec: Format, table: Table, name: str, meta, raw: dict, columns: dict[str, np.ndarray],
-           wheres: tuple[str, ...]) -> MeasuredCurve:
-    """The curve of points given column by column in batch order (no batch twice)."""
+def _curve(spec: Format, table: Table, name: str, meta, raw: dict, groups: _Groups, g: int) -> MeasuredCurve:
+    """The curve of group g (no batch twice), from its columns in batch order."""
+    details = dict(precision=meta.precision, tensor_parallel=meta.tensor_parallel, source=_source(spec, table, raw),
+                   point_sources=groups.wheres(table, g), config=meta.config)
+    checked = groups.curve_columns(g)
+    if checked is not None:   # what make_measured_curve would make of the columns, checked for all groups at once
+        return MeasuredCurve(name, meta.device, meta.model, *checked, **details)
+    columns = groups.columns(g)
     return make_measured_curve(
         name, meta.device, meta.model, columns["batch"], columns["tokens_per_s_per_device"],
-        columns["tokens_per_s_per_user"], columns["power_w"], columns["ttft_s"], precision=meta.precision,
-        tensor_parallel=meta.tensor_parallel, source=_source(spec, table, raw), point_sources=wheres,
-        config=meta.config)
+        columns["tokens_per_s_per_user"], columns["power_w"], columns["ttft_s"], **details)
 
 
 def _curve_of_rows(spec: Format, table: Table, name: str, meta, raw: dict, rows: list[Row]) -> MeasuredCurve:

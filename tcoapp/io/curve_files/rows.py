@@ -122,14 +122,15 @@ def _good_columns(spec: Format, all_cells: list[tuple[str, ...]], where) -> dict
     for field, (i, unit) in where.items():
         column = spec.columns[field]
         texts = _column_texts(all_cells, i)
-        filled = np.array(list(map(bool, texts)), bool)
-        if column.required and not filled.all():
+        full = all(texts)   # no empty cell (the usual column): no mask of the filled ones
+        filled = None if full else np.array(list(map(bool, texts)), bool)
+        if column.required and not full:
             return None
         try:   # numpy reads a text as float() does
-            values = np.array(texts if filled.all() else [float(t) if t else math.nan for t in texts], float)
+            values = np.array(texts if full else [float(t) if t else math.nan for t in texts], float)
         except ValueError:
             return None
-        read = values[filled]
+        read = values if full else values[filled]
         with np.errstate(invalid="ignore"):
             good = np.isfinite(read) & (read >= 0) & (read <= MAX_POINT_VALUE)
             if not column.allow_zero:
@@ -279,6 +280,7 @@ def _texts(cells: list[tuple[str, ...]], indices: list[int | None]) -> list[tupl
 
 def _column_texts(cells: list[tuple[str, ...]], i: int) -> list[str]:
     """Each row's stripped text in column i ("" where the row is shorter)."""
-    if min(map(len, cells), default=0) > i:
+    try:   # every row long enough (the usual file): no test row by row
         return list(map(str.strip, map(itemgetter(i), cells)))
-    return [c[i].strip() if i < len(c) else "" for c in cells]
+    except IndexError:
+        return [c[i].strip() if i < len(c) else "" for c in cells]

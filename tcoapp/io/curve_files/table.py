@@ -144,8 +144,9 @@ def read_table(path) -> Table:
                 continue
             if headers is None:
                 headers, header_row = tuple(c.strip() for c in cells), reader.line_num
-                if _one_line_per_row(_after_line(text, header_row), delimiter):
-                    rows = _plain_rows(reader, header_row, name)
+                body = _after_line(text, header_row)
+                if _one_line_per_row(body, delimiter):
+                    rows = _plain_rows(body, delimiter, header_row, name)
                     break
             else:
                 rows.append((reader.line_num, tuple(cells)))
@@ -188,10 +189,15 @@ def _one_line_per_row(body: str, delimiter: str) -> bool:
     return not any(re.match(p, body) or re.search("\n" + p, body) for p in (blank_line, comment))
 
 
-def _plain_rows(reader, header_row: int, name: str) -> list[tuple[int, tuple[str, ...]]]:
-    """The rows after the header of a file of one line per row (`_one_line_per_row`): row k is on line
-    header_row + k; refused past MAX_DATA_ROWS without reading further."""
-    cells = list(map(tuple, itertools.islice(reader, MAX_DATA_ROWS + 1)))   # each row's list freed as it goes
-    if len(cells) > MAX_DATA_ROWS:
+def _plain_rows(body: str, delimiter: str, header_row: int, name: str) -> list[tuple[int, tuple[str, ...]]]:
+    """The rows of `body`, the text after the header of a file of one line per row (`_one_line_per_row`):
+    row k is on line header_row + k; refused past MAX_DATA_ROWS without splitting further. With no quote
+    in it, each line's cells are its text between separators, as the csv reader reads them."""
+    if "\r" in body:   # every line end as one '\n' (the csv reader ends a line at '\r\n', '\n' or '\r')
+        body = body.replace("\r\n", "\n").replace("\r", "\n")
+    body = body[:-1] if body.endswith("\n") else body
+    lines = body.split("\n", MAX_DATA_ROWS) if body else []
+    if len(lines) > MAX_DATA_ROWS:
         raise ValidationError([_too_many_rows(name)])
+    cells = list(map(tuple, map(str.split, lines, itertools.repeat(delimiter))))
     return list(zip(range(header_row + 1, header_row + 1 + len(cells)), cells))
