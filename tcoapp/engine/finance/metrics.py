@@ -53,14 +53,16 @@ def cost_per_million_output_tokens_usd(x) -> np.ndarray:
     """`finance_metrics(x)[COST]`, the same numbers, computing only what it reads (a serving search's objective
     prices every candidate this way): every pool quantity, the year rows of the opex, the output tokens, the capex,
     the residual values and the discount factor (and the depreciation the held capex's insurance and property
-    tax read), and their levelized values; no tax, debt, cash flow or return. Each value is computed by the same code on the same arrays as in `finance_metrics`."""
+    tax read), and their levelized values; no tax, debt, cash flow or return. Each value is computed by the same
+    code on the same arrays as in `finance_metrics`."""
     a = as_inputs(x)
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):  # NaN in, NaN out: by design
         plan = {k: np.asarray(a[k], float)[..., None] for k in PLAN_INPUT_KEYS}
         pool = _pool_quantities(a, plan)
         out = _plan_totals(a, pool)
         y, t, _, h_t = _year_rows(a, pool, _COST_YEAR_ROWS)
-        y.give(plan={"throughput_index": h_t}, pools={"depreciation_usd": _tranches(a, pool, t)[3]})  # the held capex's basis
+        # the throughput index, and the depreciation the held capex's basis reads
+        y.give(plan={"throughput_index": h_t}, pools={"depreciation_usd": _tranches(a, pool, t)[3]})
         _, lev, capex_year = _levelized_costs(a, out, y.plan, _COST_LEVELIZED)
         result = {"output_tokens_per_year": lev["output_tokens"], "opex_usd_per_year": lev["opex_usd"],
                   "capex_usd_per_year": capex_year}
