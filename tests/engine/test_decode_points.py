@@ -1,5 +1,5 @@
-"""A decode pool's search scores every configuration in two kernel calls (serving/decode_points.py): the same
-(tokens/s per device, power, batch) as each configuration's capacity computed alone (fleet._decode_capacity),
+"""A decode pool's search scores every configuration in one kernel call, the memory limits read without it
+(serving/decode_points.py): the same (tokens/s per device, power, batch) as each configuration's capacity computed alone (fleet._decode_capacity),
 bit for bit, with and without an interactivity target."""
 from dataclasses import replace
 

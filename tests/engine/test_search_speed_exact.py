@@ -29,10 +29,14 @@ def _sweep(device, model, **kw):
                  kv_precisions=("fp8",), spec_decode_draft_tokens=(0, 2), **kw)
 
 
-@pytest.mark.parametrize("device, model", [("B200", "DeepSeek-R1"), ("H200-SXM", "DeepSeek-R1"), ("MI355X", "Llama-3.3-70B")])
-def test_a_sweep_of_feasible_points_only_equals_the_whole_sweep_there(device, model):
-    whole = _sweep(device, model)
-    feasible = _sweep(device, model, feasible_only=True)
+@pytest.mark.parametrize("device, model, attention", [("B200", "DeepSeek-R1", ""), ("H200-SXM", "DeepSeek-R1", ""),
+                                                      ("MI355X", "Llama-3.3-70B", ""), ("B200", "DeepSeek-R1", "bf16"),
+                                                      ("GB200-NVL72", "DeepSeek-R1", "fp8")])
+def test_a_sweep_of_feasible_points_only_equals_the_whole_sweep_there(device, model, attention):
+    """(the memory limits the feasible points are read from computed without the kernel, a mixed checkpoint's
+    non-expert weights included)"""
+    whole = _sweep(device, model, attention_weight_precision=attention)
+    feasible = _sweep(device, model, feasible_only=True, attention_weight_precision=attention)
     f = whole.feasible
     assert f.any() and not f.all()
     assert np.array_equal(feasible.feasible, f) and np.array_equal(feasible.max_batch_by_memory, whole.max_batch_by_memory)

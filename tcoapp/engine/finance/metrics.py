@@ -42,6 +42,34 @@ def finance_metrics(x, with_irr: bool = True) -> FinanceResult:
                          years=YearRows(**rows))
 
 
+COST = "cost_per_million_output_tokens_usd"
+_COST_EXPRESSION = ((COST, dict(PLAN_EXPRESSIONS)[COST]),)
+_COST_LEVELIZED = ("output_tokens", "opex_usd")   # the year rows it levelizes, and those the capex per year reads:
+_COST_YEAR_ROWS = year_rows.rows_for(_COST_LEVELIZED + ("capex_usd", "replacement_capex_usd", "residual_value_usd",
+                                                        "discount_factor"))
+
+
+def cost_per_million_output_tokens_usd(x) -> np.ndarray:
+    """`finance_metrics(x)[COST]`, the same numbers, computing only what it reads (a serving search's objective
+    prices every candidate this way): every pool quantity, the year rows of the opex, the output tokens, the capex,
+    the residual values and the discount factor (and the depreciation the held capex's insurance and property
+    tax read), and their levelized values; no tax, debt, cash flow or return. Each value is computed by the same
+    code on the same arrays as in `finance_metrics`."""
+    a = as_inputs(x)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):  # NaN in, NaN out: by design
+        plan = {k: np.asarray(a[k], float)[..., None] for k in PLAN_INPUT_KEYS}
+        pool = _pool_quantities(a, plan)
+        out = _plan_totals(a, pool)
+        y, t, _, h_t = _year_rows(a, pool, _COST_YEAR_ROWS)
+        # the throughput index, and the depreciation the held capex's basis reads
+        y.give(plan={"throughput_index": h_t}, pools={"depreciation_usd": _tranches(a, pool, t)[3]})
+        _, lev, capex_year = _levelized_costs(a, out, y.plan, _COST_LEVELIZED)
+        result = {"output_tokens_per_year": lev["output_tokens"], "opex_usd_per_year": lev["opex_usd"],
+                  "capex_usd_per_year": capex_year}
+        _evaluate(_COST_EXPRESSION, {**out, **result}, result, _over_pools(a, pool))
+    return result[COST]
+
+
 def _pool_quantities(a, p) -> dict[str, np.ndarray]:
     """The finance layer (docs/model.md, section 3) applied to each pool alone (arrays with the pool axis last)."""
     count = a.device_count * np.ones_like(a.price_usd)
@@ -61,21 +89,12 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
     """Every per-year row: the table's expressions (year_rows.YearRows) and, as they are needed, the rows written
     by hand (timeline.py: the throughput index's demand cap, depreciation, tax; financing.py: the debt):
     pools on axis -2, years on the last axis."""
+    y, t, in_horizon, h_t = _year_rows(a, pool)
     years = np.asarray(a.years, float)
-    t = np.arange(int(np.nanmax(years)) + 1, dtype=float)
     n = years[..., None]
-    P1 = lambda v: np.asarray(v, float)[..., None]  # noqa: E731  pool [..., P] -> [..., P, 1]
-    in_horizon = ((t >= 1) & (t <= n)).astype(float)
-    y = year_rows.YearRows(a, pool, t)   # the indices, the utilization, each pool's `active` and utilization
-    active, pool_u = y.pools["active"], y.pools["utilization"]
-    bought = P1(a.purchase_year)
-    h_t = _throughput_index(a, P1(pool["device_count"]), pool_u, active, active > 0, t, in_horizon)
-    capex = P1(pool["capex_usd"])
-    resid = np.asarray(a.residual_value_fraction, float)
-    life = np.where(np.isnan(np.asarray(a.depreciation_years, float)), years, np.asarray(a.depreciation_years, float))
-    depreciation, gain = _depreciation_and_disposal(a, capex, bought, t, n, years, resid, life)
+    bought, resid, life, depreciation, gain = _tranches(a, pool, t)
     # the rows written as expressions that read these: tokens, revenue, opex, capex, residual values
-    y.give(plan={"throughput_index": h_t}, pools={"utilization": pool_u, "depreciation_usd": depreciation})
+    y.give(plan={"throughput_index": h_t}, pools={"utilization": y.pools["utilization"], "depreciation_usd": depreciation})
     rows = y.plan
     replaced = rows["replacement_capex_usd"]
     replaced_dep = timeline.replacement_depreciation(replaced, a.depreciation_method, life, resid, in_horizon)
@@ -94,6 +113,32 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
     rows["cumulative_cash_flow_usd"] = np.cumsum(rows["cash_flow_usd"], axis=-1)
     rows.update({f"pool_{key}": v for key, v in y.pools.items()})
     return rows
+
+
+def _year_rows(a, pool, table=None):
+    """(the year rows started: the indices, the utilization, each pool's `active` and utilization, and every
+    other row of `table` that reads none written by hand; the years t; 1 in the horizon's years; the throughput
+    index by year, not yet given)."""
+    years = np.asarray(a.years, float)
+    t = np.arange(int(np.nanmax(years)) + 1, dtype=float)
+    in_horizon = ((t >= 1) & (t <= years[..., None])).astype(float)
+    y = year_rows.YearRows(a, pool, t, table)
+    active, pool_u = y.pools["active"], y.pools["utilization"]
+    count = np.asarray(pool["device_count"], float)[..., None]
+    return y, t, in_horizon, _throughput_index(a, count, pool_u, active, active > 0, t, in_horizon)
+
+
+def _tranches(a, pool, t):
+    """(each pool's purchase year [..., P, 1], the residual value fraction, the depreciation life in years, each
+    pool's depreciation by year, each pool's taxable gain on the horizon sale: `_depreciation_and_disposal`)."""
+    years = np.asarray(a.years, float)
+    P1 = lambda v: np.asarray(v, float)[..., None]  # noqa: E731  pool [..., P] -> [..., P, 1]
+    bought = P1(a.purchase_year)
+    resid = np.asarray(a.residual_value_fraction, float)
+    life = np.where(np.isnan(np.asarray(a.depreciation_years, float)), years, np.asarray(a.depreciation_years, float))
+    depreciation, gain = _depreciation_and_disposal(a, P1(pool["capex_usd"]), bought, t, years[..., None], years, resid,
+                                                    life)
+    return bought, resid, life, depreciation, gain
 
 
 def _throughput_index(a, count, pool_u, active, serves, t, in_horizon):
@@ -197,14 +242,20 @@ def _levelized(flat, rows, key, crf):
     return np.where(flat, values[..., 1] if values.shape[-1] > 1 else np.nan, pv * crf)
 
 
-def _costs_and_returns(a, o, pool, rows, with_irr: bool) -> dict[str, np.ndarray]:
+def _levelized_costs(a, o, rows, keys=LEVELIZED_YEAR_ROWS):
+    """(the capital recovery factor, the year rows `keys` levelized, the capex per year)."""
     flat = timeline.is_flat(a)
     crf = _recovery_factor(a, rows)
-    lev = {key: _levelized(flat, rows, key, crf) for key in LEVELIZED_YEAR_ROWS}
+    lev = {key: _levelized(flat, rows, key, crf) for key in keys}
     pv_capex = np.sum((rows["capex_usd"] + rows["replacement_capex_usd"]) * rows["discount_factor"], axis=-1)
     pv_resid = np.sum(rows["residual_value_usd"] * rows["discount_factor"], axis=-1)
     capex_year = np.where(flat, recovery.capex_usd_per_year(o["capex_usd"], a.residual_value_fraction, a.discount_rate,
                                                             a.years), (pv_capex - pv_resid) * crf)
+    return crf, lev, capex_year
+
+
+def _costs_and_returns(a, o, pool, rows, with_irr: bool) -> dict[str, np.ndarray]:
+    crf, lev, capex_year = _levelized_costs(a, o, rows)
     out_tok, in_tok = lev["output_tokens"], lev["input_tokens"]
     revenue = lev["revenue_usd"]
     result = {PART_ANNUAL_KEYS[part]: lev[PART_YEAR_KEYS[part]] for part in OPEX_PARTS}

@@ -88,12 +88,14 @@ class YearRows:
     """A plan's year rows as they are computed: `plan` [..., T] and `pools` [..., P, T] by key. `give` adds rows
     computed by hand and evaluates every table row that has become ready; `finish` checks none is left."""
 
-    def __init__(self, a, pool: Mapping[str, np.ndarray], t: np.ndarray):
+    def __init__(self, a, pool: Mapping[str, np.ndarray], t: np.ndarray, table: tuple | None = None):
+        """`table`: the table rows to evaluate (`rows_for`'s; default every row)."""
         self.a, self.pool, self.t = a, pool, t
         self.plan: dict[str, np.ndarray] = {}
         self.pools: dict[str, np.ndarray] = {}
-        self._pending = list(_ROWS)
-        self._waiting_rows = {(scope, key) for scope, key, _, _ in _ROWS}
+        table = _ROWS if table is None else table
+        self._pending = list(table)
+        self._waiting_rows = {(scope, key) for scope, key, _, _ in table}
         self._ones: np.ndarray | None = None
         self.give()
 
@@ -138,3 +140,21 @@ class YearRows:
 _ROWS = tuple((scope, key, expr, tuple(dict.fromkeys(_needed(scope, name) for name in expr.year_rows())))
               for scope, rows in (("pool", POOL_YEAR_EXPRESSIONS), ("plan", PLAN_YEAR_EXPRESSIONS))
               for key, expr in rows)
+
+
+def rows_for(plan_keys) -> tuple:
+    """The table rows (in table order, the pools' `active` first) that plan rows `plan_keys` read, themselves
+    included: what `YearRows` evaluates for a caller that reads only those rows. A plan row without a plan
+    expression is its pools' row summed; a row no expression computes (written by hand) is left to `give`."""
+    by_row = {row[:2]: row for row in _ROWS}
+    wanted: set[tuple[str, str]] = set()
+    stack = [("pool", "active")] + [("plan", key) for key in plan_keys]
+    while stack:
+        scope, key = stack.pop()
+        if scope == "plan" and key in _SUMMED:  # the pools' row, summed
+            scope = "pool"
+        if (scope, key) in wanted or (scope, key) not in by_row:
+            continue
+        wanted.add((scope, key))
+        stack.extend(by_row[(scope, key)][3])
+    return tuple(row for row in _ROWS if row[:2] in wanted)

@@ -20,7 +20,7 @@ from ..core.errors import Cancelled
 from ..quantities.records import ServingConfig
 from .factors import DEFAULT_FACTORS, EfficiencyFactors
 from .generated import acceptance_or_none, config_problems, shared_weight_args
-from .memory import architecture
+from .memory import architecture, capacity_gb, max_batch_by_memory
 from .precision import attention_peak_flops, bytes_per_value, is_weight_only, peak_flops
 from .roofline import evaluate
 from .roofline_inputs import ServingArrays, WorkloadArrays
@@ -235,13 +235,12 @@ def _precision_columns(device, factors, cols) -> dict:
 
 def _feasible_points(device, arch, workload, b, cols, possible, acceptance, factors, mixed) -> dict:
     """`sweep`'s output arrays with only the feasible points evaluated (the rest NaN). A configuration's
-    feasible batches are those up to its memory limit (the kernel's, at one batch): with the batches
-    ascending, a prefix of them. The configurations, in order of that prefix's length, are evaluated in
+    feasible batches are those up to its memory limit (the kernel's, read without it: `_memory_limits`): with the
+    batches ascending, a prefix of them. The configurations, in order of that prefix's length, are evaluated in
     chunks of about POINTS_PER_CHUNK points, each chunk over its longest prefix (as `_evaluate_chunk` over
     every batch)."""
     n = len(possible)
-    limit = np.broadcast_to(_kernel(device, arch, workload, b[:1][None, :], cols, slice(0, n), acceptance, factors,
-                                    mixed).max_batch_by_memory, (n, 1))[:, 0]
+    limit = np.broadcast_to(_memory_limits(device, arch, workload, cols, factors, mixed), (n, 1))[:, 0]
     out = {k: np.full(n * b.size, np.nan) for k in ("u", "d", "t", "p")}
     out["m"] = np.repeat(limit, b.size)
     count = np.where(possible & (limit >= 1), np.searchsorted(b, limit, side="right"), 0)
@@ -262,6 +261,17 @@ def _feasible_points(device, arch, workload, b, cols, possible, acceptance, fact
             out[key][target] = np.broadcast_to(arr, kept.shape)[kept]
         start = stop
     return out
+
+
+def _memory_limits(device, arch, workload, cols, factors, mixed) -> np.ndarray:
+    """Per configuration ([n, 1]), the kernel's max_batch_by_memory, which no batch enters: the call
+    `roofline.evaluate` makes, on the same columns (`_kernel`'s), without the rest of the kernel."""
+    col = lambda name: cols[name][:, None]  # noqa: E731
+    devices = np.asarray(col("tensor_parallel"), float) * np.asarray(col("expert_parallel"), float)
+    return max_batch_by_memory(arch, capacity_gb(device), factors.usable_memory_fraction, devices,
+                               np.asarray(col("attention_dp"), bool), col("_weight_bytes"), col("_kv_bytes"),
+                               float(workload.input_tokens) + float(workload.output_tokens),
+                               mixed.get("shared_weight_bytes_per_value"))
 
 
 def _evaluate_chunk(device, arch, workload, b, cols, start, stop, acceptance, factors, out, mixed):
@@ -330,6 +340,14 @@ def row_kernel(device, model, workload, configurations: Mapping[str, np.ndarray]
     return _kernel(device, architecture(model), workload, b, _precision_columns(device, factors, configurations),
                    slice(0, b.shape[0]), acceptance_or_none(spec_decode_acceptance), factors,
                    dict(shared_weight_args(device, attention_weight_precision, factors)))
+
+
+def row_memory_limits(device, model, workload, configurations: Mapping[str, np.ndarray], *,
+                      attention_weight_precision: str = "", factors: EfficiencyFactors = DEFAULT_FACTORS) -> np.ndarray:
+    """`row_kernel`'s max_batch_by_memory of each configuration ([n, 1]; no batch enters it), without the rest of
+    the kernel: the same values."""
+    return _memory_limits(device, architecture(model), workload, _precision_columns(device, factors, configurations),
+                          factors, dict(shared_weight_args(device, attention_weight_precision, factors)))
 
 
 def serving_columns(servings) -> tuple[dict, object, str]:

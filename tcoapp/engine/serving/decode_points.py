@@ -1,7 +1,8 @@
 """A decode pool's capacity for many serving configurations at once (docs/model.md, "Fleet plans"): what
 `fleet._decode_capacity` gives each configuration typed into the decode pool of a prefill/decode pair, as
-the search scores it, (tokens/s per device, power per device W, batch) at full load, from two kernel calls
-(every configuration's memory limit at batch 1, then its batches) instead of two per configuration.
+the search scores it, (tokens/s per device, power per device W, batch) at full load, from one kernel call
+(every configuration's batches, up to its memory limit read without the kernel: `frontier.row_memory_limits`)
+instead of two per configuration.
 
 Per configuration, as `_decode_capacity`: none where the configuration is impossible or the model does not
 fit; with an interactivity target, the largest batch of its grid (`search_batches` up to its memory limit)
@@ -13,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..performance.curve import meets_target
-from ..performance.frontier import row_kernel, serving_columns
+from ..performance.frontier import row_kernel, row_memory_limits, serving_columns
 from ..performance.generated import config_problems
 from ..performance.pool_pair import busy_power_w, decode_terms
 from .operating import search_batches, stacked_batches
@@ -35,7 +36,8 @@ def decode_points(scenario, plan, device, servings, lead_s) -> list[Point | None
                           spec_decode_acceptance=acceptance, attention_weight_precision=mixed, factors=factors)
 
     n = len(servings)
-    limits = np.broadcast_to(kernel(np.arange(n), np.ones((n, 1))).max_batch_by_memory, (n, 1))[:, 0]
+    limits = np.broadcast_to(row_memory_limits(device, model, workload, columns, attention_weight_precision=mixed,
+                                               factors=factors), (n, 1))[:, 0]
     alive = np.array([i for i, s in enumerate(servings) if not _problems(device, model, s) and limits[i] >= 1], int)
     out: list[Point | None] = [None] * n
     if not alive.size:

@@ -3,7 +3,8 @@
 `search_objective`:
 - `tokens_per_s_per_device`: the pool's output tokens/s per device at its operating point (highest).
 - `cost_per_million_output_tokens_usd` (default): the pool's own levelized cost per million output
-  tokens at its operating point, by the finance layer itself (`finance_metrics`) with the pool as
+  tokens at its operating point, by the finance layer itself (`finance_metrics`'s number, by its cost-only
+  path `cost_per_million_output_tokens_usd`) with the pool as
   the whole plan: its device's price, servers, racks under its cap, energy at the point's power,
   and the plan's finance keys (lowest). Only the operating point's tokens/s per device and power
   change between configurations, so this ranks them by (fixed cost per device + energy at
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..finance.metrics import finance_metrics
+from ..finance.metrics import cost_per_million_output_tokens_usd
 from ..quantities.constants import CONSTANT_VALUES
 from ..plan.kv_tiers import server_with_kv_tiers
 from ..plan.pool_inputs import pool_finance_inputs
@@ -22,6 +23,7 @@ from ..quantities.finance import PLAN_INPUT_KEYS, finance_inputs
 from ..quantities.inputs import PLAN_FIELD_BY_NAME
 from ..plan.pools import ResolvedPool
 from ..quantities.records import Device, Plan
+from ..quantities.result_types import FinanceInputs
 
 COST = "cost_per_million_output_tokens_usd"
 DAYS_PER_YEAR = CONSTANT_VALUES["SECONDS_PER_YEAR"] / CONSTANT_VALUES["SECONDS_PER_DAY"]
@@ -38,9 +40,8 @@ def plan_finance_inputs(plan: Plan) -> dict[str, float]:
     return {key: float("nan") if value(key) is None else float(value(key)) for key in PLAN_INPUT_KEYS}
 
 
-def pool_cost_per_million_output_tokens_usd(plan: Plan, pool: ResolvedPool, device: Device,
-                                            tokens_per_s_per_device, power_w) -> np.ndarray:
-    """The pool's cost per million output tokens (USD/Mtok) for arrays of operating points."""
+def pool_cost_inputs(plan: Plan, pool: ResolvedPool, device: Device, tokens_per_s_per_device, power_w) -> FinanceInputs:
+    """The finance inputs of the pool as the whole plan, one variant per operating point (arrays)."""
     tps = np.atleast_1d(np.asarray(tokens_per_s_per_device, float))
     power = np.broadcast_to(np.asarray(power_w, float), tps.shape)
     count = pool.device_count if plan.sizing_mode == "devices" else float(device.devices_per_server)
@@ -48,7 +49,16 @@ def pool_cost_per_million_output_tokens_usd(plan: Plan, pool: ResolvedPool, devi
                                       [plan.price_usd_per_million_output_tokens], ones=np.ones(tps.shape + (1,)),
                                       whole_plan=True)
     plan_inputs = {k: np.full(tps.shape, v) for k, v in plan_finance_inputs(plan).items()}
-    return np.asarray(finance_metrics(finance_inputs(pool_inputs, plan_inputs), with_irr=False)[COST], float)
+    return finance_inputs(pool_inputs, plan_inputs)
+
+
+def pool_cost_per_million_output_tokens_usd(plan: Plan, pool: ResolvedPool, device: Device,
+                                            tokens_per_s_per_device, power_w) -> np.ndarray:
+    """The pool's cost per million output tokens (USD/Mtok) for arrays of operating points: the finance layer's
+    own number (`finance_metrics`), computed by its cost-only path (`cost_per_million_output_tokens_usd`: what
+    the cost reads, not the tax, debt or returns)."""
+    inputs = pool_cost_inputs(plan, pool, device, tokens_per_s_per_device, power_w)
+    return np.asarray(cost_per_million_output_tokens_usd(inputs), float)
 
 
 def objective_score(plan: Plan, pool: ResolvedPool, device: Device, tokens_per_s_per_device, power_w) -> np.ndarray:
