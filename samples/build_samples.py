@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import io
+import math
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -683,15 +684,29 @@ def _cells(path: Path) -> dict[tuple[str, str], object]:
     return out
 
 
+# How far a number may move in its last bits between machines: numpy's kernels differ by CPU (seen: a
+# cached 0.7^4 as 0.24009999999999992 on one machine, 0.24009999999999995 on another). Any change of the
+# model or the finance moves a number by far more.
+SAME_NUMBER_REL = 1e-12
+
+
+def _same(a, b) -> bool:
+    """Equal, numbers (not booleans) within SAME_NUMBER_REL of each other (absolutely for those below 1)."""
+    numbers = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (a, b))
+    if numbers:
+        return math.isclose(a, b, rel_tol=SAME_NUMBER_REL, abs_tol=SAME_NUMBER_REL)
+    return a == b
+
+
 def differences(built: Path, shipped: Path, limit: int = 20) -> list[str]:
     """What differs between a freshly built sample and the shipped one: sheets, cells (formula or value, and the
-    cached value of each formula); at most `limit` lines."""
+    cached value of each formula; numbers beyond their last bits, `_same`); at most `limit` lines."""
     if not shipped.exists():
         return [f"{shipped.name}: missing"]
     new, old = _cells(built), _cells(shipped)
     out = []
     for key in sorted(set(new) | set(old)):
-        if new.get(key) != old.get(key):
+        if not _same(new.get(key), old.get(key)):
             out.append(f"{shipped.name} {key[0]}!{key[1]}: shipped {old.get(key)!r}, built {new.get(key)!r}")
             if len(out) >= limit:
                 break

@@ -1,5 +1,6 @@
 """One value in a far cell (XFD1048576) of any sheet: reading stays bounded by what the sheets hold.
-`compute` answers (a result or a one-line refusal) within 2 s and 500 MB, whatever sheet it is on."""
+`compute` answers (a result or a one-line refusal) within 2 s (or twice the time without the far cell, on a loaded
+machine) and 500 MB, whatever sheet it is on."""
 from __future__ import annotations
 
 import json
@@ -46,19 +47,29 @@ def test_a_far_cell_on_about_leaves_compute_within_2_s_and_500_mb(tmp_path):
     assert figures["s"] < max(LIMIT_S, 2 * plain["s"]) and figures["mb"] < LIMIT_MB
 
 
-@pytest.mark.parametrize("sheet", [s for s in sheet_parts(SAMPLE)])
-def test_a_far_cell_on_any_sheet_is_read_in_bounded_time_and_memory(tmp_path, sheet):
-    far = with_far_cell(SAMPLE, tmp_path / "far.xlsx", sheet)
+def _load_measured(path) -> tuple[float, float, str | None]:
+    """(seconds, peak MB traced, the refusal or None) of loading `path`."""
     tracemalloc.start()
     start = time.perf_counter()
     try:
-        load_scenario(str(far))
+        load_scenario(str(path))
         said = None
     except TcoError as exc:
         said = str(exc)
     seconds = time.perf_counter() - start
     peak_mb = tracemalloc.get_traced_memory()[1] / 1e6
     tracemalloc.stop()
-    assert seconds < LIMIT_S and peak_mb < LIMIT_MB, (seconds, peak_mb)
+    return seconds, peak_mb, said
+
+
+@pytest.mark.parametrize("sheet", [s for s in sheet_parts(SAMPLE)])
+def test_a_far_cell_on_any_sheet_is_read_in_bounded_time_and_memory(tmp_path, sheet):
+    """Within LIMIT_S or twice the same load of the sample without the far cell, whichever is longer (a
+    loaded machine slows both alike; a reader that walked the far cell's 17 billion empty cells would take
+    hours), and within LIMIT_MB."""
+    far = with_far_cell(SAMPLE, tmp_path / "far.xlsx", sheet)
+    plain_s, _, _ = _load_measured(SAMPLE)
+    seconds, peak_mb, said = _load_measured(far)
+    assert seconds < max(LIMIT_S, 2 * plain_s) and peak_mb < LIMIT_MB, (seconds, plain_s, peak_mb)
     if said is not None:   # refused: one cell named, no exception class
         assert "XFD1048576" in said and "Error" not in said, said

@@ -39,8 +39,14 @@ _RECALC_ALWAYS = """<?xml version="1.0" encoding="UTF-8"?>
 """
 
 
-def recalc(paths, outdir, timeout: float = 240) -> list[pathlib.Path]:
-    """Open each file in LibreOffice Calc, recalculate, save as .xlsx in outdir; return the new paths."""
+SECONDS_PER_FILE = 20   # the timeout's share per file (a loaded 2-core machine took over 240 s for 45 files)
+
+
+def recalc(paths, outdir, timeout: float | None = None) -> list[pathlib.Path]:
+    """Open each file in LibreOffice Calc, recalculate, save as .xlsx in outdir; return the new paths. The
+    timeout (a hung soffice) is 120 s plus SECONDS_PER_FILE for each file unless given."""
+    paths = list(paths)
+    timeout = 120 + SECONDS_PER_FILE * len(paths) if timeout is None else timeout
     outdir = pathlib.Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
     profile = outdir / f"lo_profile_{os.getpid()}"
