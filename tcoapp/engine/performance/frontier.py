@@ -163,7 +163,8 @@ def sweep(device, model, workload, *, batches, tensor_parallel=(1, 2, 4, 8), exp
     `parallel_pairs` ((TP, EP), ...) replaces the cross product of the two axes (the search's pairs).
     `feasible_only`: with the batches ascending, only the feasible points are evaluated (the search reads no
     other), the rest hold NaN (their max_batch_by_memory and `feasible` as always); every evaluated point's
-    values are the same.
+    values are the same. It runs in one pass: `progress` and `should_cancel` are not called (the search, its
+    only caller, passes neither).
     """
     b = np.asarray(batches, float).ravel()
     spec_decode_acceptance = acceptance_or_none(spec_decode_acceptance)   # None: no published rate, 0

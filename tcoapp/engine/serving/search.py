@@ -49,7 +49,8 @@ class SearchOutcome:
     objective: str
     objective_value: float      # in the objective's unit (USD/Mtok or tokens/s per device)
     configurations: int         # configurations swept (batch not counted)
-    points: int                 # (configuration, batch) points the sweep evaluated
+    points: int                 # (configuration, batch) points of the sweep's grid (those past a configuration's
+                                # memory limit counted, not evaluated)
     refined: int                # configurations re-evaluated exactly
     not_run: tuple[str, ...] = ()   # precisions / draft tokens asked for that no serving stack runs here (left out)
     sweep: EvaluatedSweep | None = field(default=None, repr=False, compare=False)  # what was swept
@@ -108,7 +109,8 @@ class EvaluatedSweep:
 class Ranked:
     """How a search ranked its sweep, kept for `best_within` on the same plan and pool: the pool searched, per
     configuration the flat index of its pick (-1: none) and its score, and every configuration re-evaluated
-    exactly so far (configuration -> (score, batch) or None where it has no operating point)."""
+    exactly so far (configuration -> (score, batch, tokens/s per device) or None where it has no operating
+    point)."""
 
     scenario: Scenario
     plan: Plan
