@@ -176,7 +176,7 @@ def _block(ws, layout: Layout, index: int, name: str, last_col: int, irrs: tuple
     for year in range(layout.max_years + 1):
         col = S.FIRST_PLAN_COLUMN + year
         letter = get_column_letter(col)
-        for key, text in (cells.year_cells(year) if year < 2 else cells.from_template(template, year)).items():
+        for key, text in (cells.year_cells(year) if year == 0 else cells.from_template(template, year)).items():
             if key not in rows:
                 rows[key] = layout.cf_row(index, key)
                 styles[key] = raw.style_id(book, "formula", cf_unit(key), TOTAL_BORDER if key == "cash_flow_usd" else None)
@@ -219,13 +219,14 @@ class _BlockFormulas:
         return self.layout.cf_range(self.index, key, first_year)
 
     def year_template(self) -> dict[str, str]:
-        """The formulas of every year from 2 on, their column and the column before as placeholders: those years'
+        """The formulas of every year from 1 on, their column and the column before as placeholders: those years'
         formulas differ only there (the replacement depreciation, a sum over the years before, aside), so the block
-        guards its formulas against n/a once, not once a year (the export's costliest step)."""
+        guards its formulas against n/a once, not once a year (the export's costliest step). Built as year 2's: year 0's
+        cells differ (they start the running rows)."""
         return self.year_cells(2, THIS_YEAR, YEAR_BEFORE)
 
     def from_template(self, template: dict[str, str], year: int) -> dict[str, str]:
-        """year_cells(year) for a year >= 2, from year_template()."""
+        """year_cells(year) for a year >= 1, from year_template()."""
         col, prev = self.layout.year_col(year), self.layout.year_col(year - 1)
         cells = {key: text.replace(THIS_YEAR, col).replace(YEAR_BEFORE, prev) for key, text in template.items()}
         cells["replacement_depreciation_usd"] = self._replacement_depreciation(year, self._serving(col))
