@@ -13,7 +13,9 @@ import os
 from typing import Sequence
 
 import openpyxl
+from openpyxl.comments.comment_sheet import CommentSheet
 from openpyxl.drawing.spreadsheet_drawing import SpreadsheetDrawing
+from openpyxl.packaging.relationship import Relationship
 from openpyxl.writer.excel import ExcelWriter
 
 from ..engine.pipeline.compute import PlanResult, compute_plan
@@ -28,6 +30,7 @@ from .xlsx_about import append_about_notes, write_about
 from .paused_gc import paused_gc
 from .xlsx_bulk import PendingRows, splice_rows
 from .xlsx_fast_rows import FastRowsWriter
+from .xlsx_fast_comments import comments_vml, comments_xml, fast as fast_comments
 from .xlsx_cached import all_cached_values, cached_transforms, cashflow_values
 from .xlsx_bridge import write_bridge
 from .xlsx_cashflow import write_cashflow
@@ -122,6 +125,19 @@ class _InMemoryWriter(ExcelWriter):
         ws._rels = writer._rels
         self._archive.writestr(ws.path[1:], writer.read())
         self.manifest.append(ws)
+
+    def _write_comment(self, ws):  # ExcelWriter._write_comment (openpyxl 3.1), its two parts written as text
+        if not fast_comments(self.workbook, ws):  # (xlsx_fast_comments)
+            return super()._write_comment(ws)
+        sheet = CommentSheet.from_comments(ws._comments)
+        self._comments.append(sheet)
+        sheet._id = len(self._comments)
+        self._archive.writestr(sheet.path[1:], comments_xml(sheet))
+        self.manifest.append(sheet)
+        ws.legacy_drawing = f"xl/drawings/commentsDrawing{sheet._id}.vml"
+        self._archive.writestr(ws.legacy_drawing, comments_vml(sheet))
+        self.vba_modified.add(ws.legacy_drawing)
+        ws._rels.append(Relationship(Id="comments", type=sheet._rel_type, Target=sheet.path))
 
 
 def usable_results(scenario: Scenario, results=None) -> tuple[PlanResult, ...]:

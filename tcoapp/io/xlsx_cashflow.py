@@ -13,6 +13,7 @@ horizon (the last crossing from below 0), linear within the year, in months; 0 w
 from __future__ import annotations
 
 import math
+from xml.sax.saxutils import escape
 
 from openpyxl.utils import get_column_letter
 
@@ -173,15 +174,18 @@ def _block(ws, layout: Layout, index: int, name: str, last_col: int, irrs: tuple
     book = ws.parent
     rows, styles = {}, {}  # by key, found once for the block's ~70 rows x 11+ years
     template = cells.year_template()
-    for year in range(layout.max_years + 1):
+    escaped = {key: escape(text[1:]) for key, text in template.items()}   # escaped once: the XML of every year's
+    for year in range(layout.max_years + 1):                               # cells (the placeholders need none)
         col = S.FIRST_PLAN_COLUMN + year
         letter = get_column_letter(col)
-        for key, text in (cells.year_cells(year) if year < 2 else cells.from_template(template, year)).items():
+        bodies = cells.from_template(escaped, year, escape) if year else \
+            {key: escape(text[1:]) for key, text in cells.year_cells(0).items()}
+        for key, body in bodies.items():
             if key not in rows:
                 rows[key] = layout.cf_row(index, key)
                 styles[key] = raw.style_id(book, "formula", cf_unit(key), TOTAL_BORDER if key == "cash_flow_usd" else None)
             row = rows[key]
-            raw.formula(row, col, text, styles[key], cached.get(f"{letter}{row}"))
+            raw.escaped_formula(row, col, body, styles[key], cached.get(f"{letter}{row}"))
     for key, text in cells.summary_cells().items():
         row = layout.cf_row(index, key)
         raw.formula(row, S.FIRST_PLAN_COLUMN, text, raw.style_id(book, "formula", cf_unit(key)),
@@ -219,16 +223,19 @@ class _BlockFormulas:
         return self.layout.cf_range(self.index, key, first_year)
 
     def year_template(self) -> dict[str, str]:
-        """The formulas of every year from 2 on, their column and the column before as placeholders: those years'
+        """The formulas of every year from 1 on, their column and the column before as placeholders: those years'
         formulas differ only there (the replacement depreciation, a sum over the years before, aside), so the block
-        guards its formulas against n/a once, not once a year (the export's costliest step)."""
+        guards its formulas against n/a once, not once a year (the export's costliest step). Built as year 2's: year 0's
+        cells differ (they start the running rows)."""
         return self.year_cells(2, THIS_YEAR, YEAR_BEFORE)
 
-    def from_template(self, template: dict[str, str], year: int) -> dict[str, str]:
-        """year_cells(year) for a year >= 2, from year_template()."""
+    def from_template(self, template: dict[str, str], year: int, escaping=None) -> dict[str, str]:
+        """year_cells(year) for a year >= 1, from year_template(); with escaping (saxutils.escape), the template's
+        texts are escaping(text[1:]), each cell's formula as its XML holds it, and so are those returned."""
         col, prev = self.layout.year_col(year), self.layout.year_col(year - 1)
         cells = {key: text.replace(THIS_YEAR, col).replace(YEAR_BEFORE, prev) for key, text in template.items()}
-        cells["replacement_depreciation_usd"] = self._replacement_depreciation(year, self._serving(col))
+        depreciation = self._replacement_depreciation(year, self._serving(col))
+        cells["replacement_depreciation_usd"] = escaping(depreciation[1:]) if escaping else depreciation
         return cells
 
     def _serving(self, col: str) -> str:

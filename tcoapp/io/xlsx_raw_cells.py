@@ -38,8 +38,11 @@ class RawCells:
 
     def formula(self, row: int, col: int, text: str, style: int, cached=None) -> None:
         """A formula cell (text with its '='); cached: the value it computes to, None: not known."""
+        self.escaped_formula(row, col, escape(text[1:]), style, cached)
+
+    def escaped_formula(self, row: int, col: int, body: str, style: int, cached=None) -> None:
+        """A formula cell from its text escaped for XML, without its '=' (a formula escaped once for many cells)."""
         ref = f"{get_column_letter(col)}{row}"
-        body = escape(text[1:])
         if cached is None or cached == "":
             xml = f'<c r="{ref}" s="{style}"><f>{body}</f><v /></c>'
         elif isinstance(cached, str):

@@ -199,10 +199,13 @@ def unit_cell(ws, row: int, col: int, unit: str):
 
 def section(ws, row: int, title: str, last_col: int) -> None:
     """A section title row (column A holds the title; it is not a key)."""
+    if last_col >= 1:   # the fill and font set as openpyxl's style descriptors set them, their ids looked up once
+        fill_id, font_id = ws.parent._fills.add(SECTION_FILL), ws.parent._fonts.add(SECTION_FONT)
     for col in range(1, last_col + 1):
         cell = ws.cell(row=row, column=col)
-        cell.fill = SECTION_FILL
-        cell.font = SECTION_FONT
+        if not cell._style:
+            cell._style = StyleArray()
+        cell._style.fillId, cell._style.fontId = fill_id, font_id
     set_text(ws.cell(row=row, column=1), title)
 
 

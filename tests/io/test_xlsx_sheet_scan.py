@@ -129,18 +129,78 @@ def test_chunks_of_numbers_and_shared_strings_take_the_short_scan_and_read_as_ex
     sheet = f'<worksheet xmlns="{MAIN}"><sheetData>'.encode() + rows + b"</sheetData></worksheet>"
     monkeypatch.setattr(xlsx_sheet_scan, "CHUNK_BYTES", 200)
     short = []
-    simple = xlsx_sheet_scan._simple_chunk
 
-    def counted(text, reader):
-        try:
-            simple(text, reader)
-        except xlsx_sheet_scan._NotSimple:
-            short.append(False)
-            raise
-        short.append(True)
-    monkeypatch.setattr(xlsx_sheet_scan, "_simple_chunk", counted)
+    def counted(scan):
+        def chunk(text, reader):
+            try:
+                scan(text, reader)
+            except xlsx_sheet_scan._NotSimple:
+                short.append((scan.__name__, False))
+                raise
+            short.append((scan.__name__, True))
+        return chunk
+    for name in ("_simple_chunk", "_short_chunk"):
+        monkeypatch.setattr(xlsx_sheet_scan, name, counted(getattr(xlsx_sheet_scan, name)))
     scanned, parsed, was_scanned = _both(tmp_path, monkeypatch, sheet)
     assert was_scanned and scanned.values == parsed.values and len(scanned.values) == 400
-    assert short.count(False) == 2 and short.count(True) > 100
+    # the date cell's chunk is in the short shape (refused by _short_chunk), the inline string's is not (by _simple_chunk)
+    assert sorted(x for x in short if not x[1]) == [("_short_chunk", False), ("_simple_chunk", False)]
+    assert short.count(("_short_chunk", True)) > 100
     assert scanned.values[7] == {1: 7, 2: "b", 4: 1.5} and scanned.values[200][3] == datetime.datetime(2024, 1, 2)
     assert scanned.values[300][3] == "x"
+
+
+@pytest.mark.parametrize("chunk", [
+    '<row r="7"><c r="A7"><v>7</v></c><c r="B7" s="0" t="s"><v>1</v></c><c r="C7" s="2" t="n" /></row>',
+    '<row r="7" spans="1:3" ht="12.8" customHeight="1"><c r="A7" t="n"><v>-1.5E-3</v></c><c r="B7" t="n"><v></v></c>'
+    '<c r="C7" s="4"/></row><row r="9"/><row r="10" ht="3" />',                   # rows ending the chunk without cells
+    '<row r="3"><c r="D3"><v>1</v></c></row><row r="4"><c r="A5"><v>2</v></c><c r="AB5" t="s"><v>0</v></c>'
+    '<c r="XFD5"><v>3</v></c></row>',                                            # a cell's row not its row tag's
+    '<row r="2"><c r="C2"><v>1</v></c><c r="A2"><v>2</v></c><c r="C2"><v>3</v></c></row>',   # out of order, twice
+    '<row r="1"><c r="A1"><v>1</v></c></row><row r="1"><c r="B1" t="s"><v>2</v></c></row>',  # a row twice
+    '<c r="B4"><v>4</v></c></row><row r="5" />',                                  # cells before any row tag
+    '',
+])
+def test_the_short_scan_stores_what_the_simple_scan_stores(chunk):
+    """_short_chunk (a chunk in the short shape: only the cells holding a value visited) leaves the same cells, in the
+    same order, the same count charged and the reader at the same row and column as _simple_chunk."""
+    from tcoapp.io.xlsx_cells_read import SheetCells, _SheetReader
+
+    assert xlsx_sheet_scan._SHORT_SHAPE.fullmatch(chunk)
+    readers = []
+    for scan in (xlsx_sheet_scan._simple_chunk, xlsx_sheet_scan._short_chunk):
+        reader = _SheetReader(SheetCells("Plans"), {3}, set(), None, [1000])
+        reader.row, reader.col = 6, 2
+        reader.cells.values[6] = {1: 0.5}
+        scan(chunk, reader)
+        readers.append(reader)
+    simple, short = readers
+    assert [(row, list(cells.items())) for row, cells in short.cells.values.items()] == \
+        [(row, list(cells.items())) for row, cells in simple.cells.values.items()]
+    assert (short.row, short.col, short.budget) == (simple.row, simple.col, simple.budget)
+
+
+@pytest.mark.parametrize("chunk", [
+    '<row r="1"><c r="A1"><v>x</v></c></row>',                      # not a number
+    '<row r="1"><c r="A1" s="3"><v>45293</v></c></row>',            # a date's style
+    '<row r="1"><c r="A1" t="b"><v>1</v></c></row>',                # a boolean
+])
+def test_the_short_scan_refuses_what_the_simple_scan_refuses(chunk):
+    from tcoapp.io.xlsx_cells_read import SheetCells, _SheetReader
+
+    assert xlsx_sheet_scan._SHORT_SHAPE.fullmatch(chunk)
+    for scan in (xlsx_sheet_scan._simple_chunk, xlsx_sheet_scan._short_chunk):
+        with pytest.raises(xlsx_sheet_scan._NotSimple):
+            scan(chunk, _SheetReader(SheetCells("Plans"), {3}, set(), None, [1000]))
+
+
+@pytest.mark.parametrize("chunk", [
+    '<row r="1"><c r="A0"><v>1</v></c></row>',                      # a row outside any sheet
+    '<row r="1"><c r="A1048577" /></row>',                          # another, in an empty cell
+    '<row r="1"><c r="XFE1" /></row>',                              # a column outside any sheet
+    '<row r="1"><c r="A01"><v>1</v></c></row>',                     # a leading zero
+    '<row spans="1:2" r="1"><c r="A1"><v>1</v></c></row>',          # the row's number not first
+    '<row r="1"><c r="A1" t="inlineStr"><is><t>x</t></is></c></row>',   # an inline string
+])
+def test_a_chunk_outside_the_short_shape_is_left_to_the_simple_scan(chunk):
+    assert not xlsx_sheet_scan._SHORT_SHAPE.fullmatch(chunk)

@@ -1,0 +1,98 @@
+"""A worksheet's cell comments (their XML part and their VML drawing) written as text: the same bytes as openpyxl's.
+
+openpyxl builds an element tree per comment twice, once for the comments part and once for its VML shape, and
+walks both with ElementTree (about 85 us a comment; the 20-plan workbook has ~470 help comments, a sample ~300:
+a tenth of a sample's save). Here the comments part is written from one template per comment, with ElementTree's
+escaping, and each VML shape from a template cut out of the VML openpyxl itself writes for two placeholder
+comments (so its namespace prefixes and attribute order are openpyxl's by construction). Anything else -- rich
+text, an empty text, a comment with properties, a VML drawing kept from a macro workbook, lxml -- is written by
+openpyxl itself. tests/io/test_fast_comments.py compares the bytes with openpyxl's on the samples.
+"""
+from __future__ import annotations
+
+import functools
+
+import openpyxl
+from openpyxl.comments.comment_sheet import CommentRecord, CommentSheet
+from openpyxl.utils import coordinate_to_tuple, get_column_letter
+from openpyxl.xml.constants import SHEET_MAIN_NS
+
+from .xlsx_fast_rows import _attribute, _text
+
+# placeholder height, width, row and column of the two shapes the VML template is cut from: numbers of one length,
+# found nowhere else in openpyxl's VML
+_PLACEHOLDERS = ((10001, 10002, 10003, 10004), (10011, 10012, 10013, 10014))
+_FIRST_SHAPE_ID = 1026   # ShapeWriter.write numbers the shapes from 1026
+
+
+def plain_comments(records) -> bool:
+    """Whether every comment record is one this module writes: a non-empty plain text, no properties."""
+    for record in records:
+        text = record.text
+        if (type(text.t) is not str or not text.t or text.r or text.rPh or text.phoneticPr is not None
+                or record.guid is not None or record.commentPr is not None or record.shapeId != 0
+                or type(record.author) is not str or not record.author or record.author != record.author.strip()):
+            return False
+    return True
+
+
+def comments_xml(sheet: CommentSheet) -> bytes:
+    """tostring(sheet.to_tree()), as openpyxl writes the comments part (records checked by plain_comments)."""
+    authors = "".join(f"<author>{_text(author)}</author>" for author in sheet.authors.author)
+    out = [f'<comments xmlns="{SHEET_MAIN_NS}"><authors>{authors}</authors><commentList>']
+    for record in sheet.commentList:
+        text = record.text.t
+        stripped = text.strip()
+        space = ' xml:space="preserve"' if stripped and text != stripped else ""
+        out.append(f'<comment ref="{_attribute(record.ref)}" authorId="{record.authorId}" shapeId="0"><text>'
+                   f"<t{space}>{_text(text)}</t></text></comment>")
+    out.append("</commentList></comments>")
+    return "".join(out).encode("utf-8")
+
+
+def comments_vml(sheet: CommentSheet) -> bytes:
+    """sheet.write_shapes(None): the VML drawing of the comments, as openpyxl writes it for a new drawing."""
+    head, shape, tail = _vml_template()
+    shapes = []
+    for number, record in enumerate(sheet.commentList, _FIRST_SHAPE_ID):
+        row, col = coordinate_to_tuple(record.ref)
+        shapes.append(shape.format(id=number, height=record.height, width=record.width, row=row - 1, col=col - 1))
+    return (head + "".join(shapes) + tail).encode("utf-8")
+
+
+@functools.lru_cache(maxsize=None)
+def _vml_template() -> tuple[str, str, str]:
+    """(head, one shape with {id}, {height}, {width}, {row}, {col} to fill, tail) of openpyxl's comment VML."""
+    def written(count: int) -> str:
+        comments = [CommentSheet.from_comments([_placeholder(*_PLACEHOLDERS[i])]) for i in range(count)]
+        records = [record for sheet in comments for record in sheet.commentList]
+        return CommentSheet(authors=comments[0].authors, commentList=records).write_shapes(None).decode("utf-8")
+
+    one, two = written(1), written(2)
+    tail = "</xml>"
+    size = len(two) - len(one)   # the second shape (placeholders of one length: the shapes are of one length)
+    if not (one.endswith(tail) and two.endswith(tail) and two[:len(one) - len(tail)] == one[:-len(tail)]):
+        raise AssertionError("openpyxl's comment VML is not a head, shapes and a tail")
+    head, shape = one[:-len(tail) - size], two[len(one) - len(tail):-len(tail)]
+    if "{" in shape or "}" in shape:
+        raise AssertionError("openpyxl's comment VML shape holds braces")
+    height, width, row, col = _PLACEHOLDERS[1]
+    for old, new in ((f"_x0000_s{_FIRST_SHAPE_ID + 1:04d}", "_x0000_s{id:04d}"), (f"height:{height}px", "height:{height}px"),
+                     (f"width:{width}px", "width:{width}px"), (f">{row - 1}<", ">{row}<"), (f">{col - 1}<", ">{col}<")):
+        if shape.count(old) != 1:
+            raise AssertionError(f"openpyxl's comment VML shape holds {old!r} {shape.count(old)} times")
+        shape = shape.replace(old, new)
+    return head, shape, tail
+
+
+def _placeholder(height: int, width: int, row: int, col: int) -> CommentRecord:
+    record = CommentRecord(ref=f"{get_column_letter(col)}{row}", author="tcoapp", height=height, width=width)
+    record.text.t = "x"
+    return record
+
+
+def fast(workbook, ws) -> bool:
+    """Whether ws's comments are written here: openpyxl's etree writer, a new VML drawing, plain comments."""
+    return (not openpyxl.LXML and (ws.legacy_drawing is None or workbook.vba_archive is None)
+            and plain_comments(ws._comments))
+
