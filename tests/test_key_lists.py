@@ -33,6 +33,8 @@ ALLOWED = {
     ("engine/plan/scenario.py", "device"): "the plan fields that name a device bought in year 0",
     ("io/cross_validated.py", "line"): "the stored cross-validated predictions' CSV columns (a file format)",
     ("io/agentic_measurements.py", "tensor_parallel"): "the agentic measurements CSV's number columns (a file format)",
+    ("engine/finance/metrics.py", "capex_usd"): "the year rows the capex per year reads (_levelized_costs), which "
+                                                "the cost-only path computes",
     ("present/report_html.py", "npv_usd"): "the report's ranking columns beside the objective, in print order",
     # the Monte Carlo key routing, rewritten by the `chain` branch (uncertainty/plan_draws.py)
     ("engine/uncertainty/keys.py", "prefix_cache_hit_rate"): "plan keys that move a generated operating point",

@@ -44,9 +44,10 @@ def finance_metrics(x, with_irr: bool = True) -> FinanceResult:
 
 COST = "cost_per_million_output_tokens_usd"
 _COST_EXPRESSION = ((COST, dict(PLAN_EXPRESSIONS)[COST]),)
+# the year rows `_levelized_costs` reads for the capex per year (present values of capex and residual value)
+CAPEX_YEAR_ROWS = ("capex_usd", "replacement_capex_usd", "residual_value_usd", "discount_factor")
 _COST_LEVELIZED = ("output_tokens", "opex_usd")   # the year rows it levelizes, and those the capex per year reads:
-_COST_YEAR_ROWS = year_rows.rows_for(_COST_LEVELIZED + ("capex_usd", "replacement_capex_usd", "residual_value_usd",
-                                                        "discount_factor"))
+_COST_YEAR_ROWS = year_rows.rows_for(_COST_LEVELIZED + CAPEX_YEAR_ROWS)
 
 
 def cost_per_million_output_tokens_usd(x) -> np.ndarray:
