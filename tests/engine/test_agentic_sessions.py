@@ -52,6 +52,34 @@ def test_the_characteristic_time_solves_the_capacity_equation_by_hand():
     assert found.hit_rate[0] == pytest.approx(hit_turn * prefixes[1:].sum() / prompts.sum(), rel=1e-6)
 
 
+@pytest.mark.parametrize("capacity,expected", [
+    (1.0, 1.0 * 5.0 / 10.0),   # T under tau: occupancy T / (tau + g) = capacity / sessions
+    (10.0, math.inf),          # every copy fits however old: no characteristic time
+    (0.0, 0.0),                # no tier: nothing is resident
+])
+def test_the_affinity_characteristic_time_in_each_regime(capacity, expected):
+    """Closed form on both sides of tau, where everything fits and where the tier is empty."""
+    shape = SessionShape(turns=3, system_prompt_tokens=0, turn_input_tokens=10, turn_output_tokens=10, gap_s=4.0)
+    found = residency(shape, 10.0, 1.0, [capacity, 0.0, 0.0], turn_s=1.0)
+    assert found.characteristic_s[0, 0] == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("replicas", [2, 8, 64])
+def test_the_random_routing_characteristic_time_solves_its_capacity_equation(replicas):
+    """T found by the root finder meets N R footprint P(age < T) = C to the stated precision."""
+    from tcoapp.engine.performance.kv_residency import _copy_cdf
+
+    tau, footprint = 3.0, 1.0e4
+    found = residency(SHAPE, COUNTS, footprint, [5e5, 2e6, 0], turn_s=tau, routing="random", replicas=replicas)
+    cumulative = np.array([5e5, 2.5e6])
+    for tier, capacity in enumerate(cumulative):
+        t = found.characteristic_s[tier]
+        solved = np.isfinite(t)
+        assert solved.any()
+        demand = COUNTS[solved] * replicas * footprint * _copy_cdf(t[solved], tau, SHAPE.gap_s, replicas)
+        assert demand == pytest.approx(np.full(solved.sum(), capacity), rel=1e-7)
+
+
 @pytest.mark.parametrize("routing,replicas", [("session_affinity", 1), ("random", 2), ("random", 8)])
 def test_the_hit_rate_never_rises_as_sessions_are_added(routing, replicas):
     for capacities in ([5e5, 0, 0], [5e5, 2e6, 0], [5e5, 1e6, 4e6]):

@@ -26,9 +26,11 @@ the copy it finds there is the one of the session's last visit, j turns back wit
 replica holds the newest copy of every session of the fleet that visited it, aged by the time since
 that visit.
 
-Everything is an array over session counts. The sum of j turn-to-turn times is j x turn_s plus a
-Gamma(j, gap_s) time, so the random-routing ages are closed forms of the regularized incomplete
-gamma function (scipy.special.gammainc).
+Everything is an array over session counts. Under session affinity the capacity equation is
+inverted in closed form. The sum of j turn-to-turn times is j x turn_s plus a Gamma(j, gap_s) time,
+so the random-routing ages are closed forms of the regularized incomplete gamma function
+(scipy.special.gammainc), and T is found by Chandrupatla's bracketing method on log T
+(scipy.optimize.elementwise.find_root) to a relative precision of 3e-9.
 """
 from __future__ import annotations
 
@@ -39,7 +41,8 @@ import numpy as np
 from ..quantities.inputs import KV_ROUTINGS
 
 ROUTINGS = KV_ROUTINGS
-_BISECTIONS = 34           # log-scale halvings of [1 us, upper <= 1e12 s]: (upper / 1 us)^(2^-34) - 1 < 3e-9
+_LOG_TIME_TOLERANCE = 3e-9   # on log T: T to a relative 3e-9
+_SHORTEST_S = 1e-6           # the shortest characteristic time resolved: where 1 us already overflows a tier
 _MAX_LAG_TURNS = 400         # lags beyond this carry (1 - 1/R)^400 of the probability: counted as misses
 
 
@@ -49,6 +52,14 @@ def gammainc(a, x):
     from scipy.special import gammainc as regularized_lower
 
     return regularized_lower(a, x)
+
+
+def _find_root(f, bracket, args):
+    """scipy.optimize.elementwise.find_root (Chandrupatla), imported where a session is computed."""
+    from scipy.optimize.elementwise import find_root
+
+    return find_root(f, bracket, args=args, maxiter=200,
+                     tolerances=dict(xatol=_LOG_TIME_TOLERANCE, xrtol=0.0, fatol=0.0, frtol=0.0))
 
 
 @dataclass(frozen=True)
@@ -105,27 +116,31 @@ def _affinity_age_cdf(t, turn_s: float, gap_s: float):
         return np.where(t >= turn_s, -np.expm1(-np.maximum(t - turn_s, 0.0) / gap_s), 0.0)
 
 
-def _affinity_occupancy(t, turn_s: float, gap_s: float):
-    """P(age < t) at a random time for a copy refreshed every X (renewal age: the integral of
-    P(X > x) up to t over E[X])."""
-    t = np.asarray(t, float)
-    with np.errstate(over="ignore"):      # a gap of a few 1e-308 s: exp(-inf) = 0, as it is
-        held = np.minimum(t, turn_s) + (gap_s * -np.expm1(-np.maximum(t - turn_s, 0.0) / gap_s) if gap_s > 0 else 0.0)
-    return held / (turn_s + gap_s)
-
-
-def _solve_time(demand_at, capacity: np.ndarray, upper: float) -> np.ndarray:
-    """The time T (s) where `demand_at(T)` (increasing, bytes) reaches `capacity` (bytes, per count),
-    by bisection on a log scale from 1 us (relative precision 3e-9); inf where even `upper` does not
-    fill it, 0 where capacity <= 0."""
+def _solve_time(demand_at, capacity: np.ndarray, upper: float, *per_count) -> np.ndarray:
+    """The time T (s) where `demand_at(T, *per_count)` (increasing in T, bytes) reaches `capacity`
+    (bytes, per tier and count): Chandrupatla's method on log T over [1 us, upper], to a relative
+    precision of 3e-9; inf where even `upper` does not fill it, 0 where capacity <= 0, 1 us where
+    1 us already overflows it. `demand_at` is elementwise in T and the `per_count` arrays
+    (broadcast with `capacity`, flattened)."""
     capacity = np.asarray(capacity, float)
-    lo, hi = np.full(capacity.shape, 1e-6), np.full(capacity.shape, upper)
-    fits = demand_at(hi) <= capacity
-    for _ in range(_BISECTIONS):
-        mid = np.sqrt(lo * hi)
-        below = demand_at(mid) <= capacity
-        lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
-    return np.where(capacity <= 0, 0.0, np.where(fits, np.inf, lo))
+    shape = capacity.shape
+    cap = capacity.ravel()
+    extra = [np.broadcast_to(np.asarray(a, float), shape).ravel() for a in per_count]
+    fits = demand_at(np.full(cap.shape, upper), *extra) <= cap
+    overflows = demand_at(np.full(cap.shape, _SHORTEST_S), *extra) > cap
+    found = np.where(cap <= 0, 0.0, np.where(fits, np.inf, _SHORTEST_S))
+    solve = (cap > 0) & ~fits & ~overflows
+    if np.any(solve):
+        def excess(log_t, c, *rest):
+            return demand_at(np.exp(log_t), *rest) / c - 1.0
+
+        sub = [a[solve] for a in extra]
+        result = _find_root(excess, (np.log(_SHORTEST_S), np.log(upper)), (cap[solve], *sub))
+        if not np.all(result.success):      # a bracket checked above: only a non-finite demand gets here
+            raise FloatingPointError("residency: the capacity equation did not converge "
+                                     f"(status {sorted(set(result.status[~result.success].tolist()))})")
+        found[solve] = np.exp(result.bracket[0])    # the bracket's lower end: demand <= capacity there
+    return found.reshape(shape)
 
 
 def _shares(resident: np.ndarray) -> np.ndarray:
@@ -143,13 +158,24 @@ def _with_system_prompt(shape: SessionShape, own_hit: np.ndarray, own_tokens: np
     return base + own_hit, own_tokens
 
 
+def _affinity_time(capacity, sessions, footprint_bytes: float, turn_s, gap_s: float, upper: float):
+    """T where sessions x footprint x P(age < T) = capacity under session affinity, in closed form:
+    the occupancy is T / m up to turn_s, then (turn_s + gap (1 - exp(-(T - turn_s) / gap))) / m,
+    m = turn_s + gap; inf where it never fills (or only past `upper`), 0 where capacity <= 0, 1 us
+    where 1 us already overflows it (as `_solve_time`)."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        held = capacity * (turn_s + gap_s) / (sessions * footprint_bytes)   # the occupancy's numerator at T
+        over = held - turn_s
+        tail = turn_s - gap_s * np.log1p(-over / gap_s) if gap_s > 0 else np.full_like(held, np.inf)
+        time = np.where(held <= turn_s, held, np.where(over < gap_s, tail, np.inf))
+    time = np.where(time > upper, np.inf, np.maximum(time, _SHORTEST_S))
+    return np.where(capacity <= 0, 0.0, time)
+
+
 def _affinity(shape: SessionShape, sessions, footprint_bytes: float, capacities, turn_s):
     own = shape.cached_prefix_tokens()[1:] - shape.system_prompt_tokens   # turns 2..: beyond the system prompt
-    found = []
-    for capacity in capacities:
-        demand = lambda t: sessions * footprint_bytes * _affinity_occupancy(t, turn_s, shape.gap_s)  # noqa: E731
-        found.append(_solve_time(demand, capacity, 1e6 * (np.max(turn_s) + shape.gap_s + 1.0)))
-    times = np.array(found)
+    upper = 1e6 * (np.max(turn_s) + shape.gap_s + 1.0)
+    times = _affinity_time(capacities, sessions, footprint_bytes, turn_s, shape.gap_s, upper)
     share = _shares(_affinity_age_cdf(times, turn_s, shape.gap_s))
     hit, tokens = _with_system_prompt(shape, share * own.sum() / shape.prompt_tokens().sum(),
                                       share * own.sum() / shape.turns)
@@ -191,7 +217,8 @@ def _copy_cdf(t, turn_s, gap_s, replicas: int):
     over: its renewal age A (uniform on [0, turn_s) with weight turn_s / m, else turn_s + Exp(gap_s))
     plus k more turn-to-turn times, k >= 0 with probability q (1 - q)^k, q = 1/R."""
     q = 1.0 / replicas
-    k = np.concatenate([[0.0], _lags(replicas)])[:, None, None]       # (lags + 1, tiers, counts)
+    t = np.asarray(t, float)
+    k = np.concatenate([[0.0], _lags(replicas)]).reshape((-1,) + (1,) * t.ndim)   # (lags + 1, *t's shape)
     weights = q * (1.0 - q) ** k
     mean = turn_s + gap_s
     start = t - k * turn_s
@@ -207,8 +234,10 @@ def _random(shape: SessionShape, sessions, footprint_bytes: float, capacities, t
     source = np.arange(1, shape.turns + 1)[None, :] - lags.astype(int)[:, None]           # (lags, turns)
     own = np.where(source >= 1, held[np.clip(source - 1, 0, None)] - shape.system_prompt_tokens, 0.0)
     # every session of the fleet keeps its newest copy at this replica
-    demand = lambda t: sessions * replicas * footprint_bytes * _copy_cdf(t, turn_s, shape.gap_s, replicas)  # noqa: E731
-    times = _solve_time(demand, capacities, 1e6 * (np.max(turn_s) + shape.gap_s + 1.0) * replicas)
+    def demand(t, count, turn):
+        return count * replicas * footprint_bytes * _copy_cdf(t, turn, shape.gap_s, replicas)
+
+    times = _solve_time(demand, capacities, 1e6 * (np.max(turn_s) + shape.gap_s + 1.0) * replicas, sessions, turn_s)
     resident = _sum_cdf(lags[:, None, None], np.minimum(times, 1e300)[None], turn_s, shape.gap_s)   # (lags, tiers, counts)
     share = _shares(resident)
     own_hit = np.einsum("l,l,lkc->kc", weights, own.sum(axis=1) / shape.prompt_tokens().sum(), share)

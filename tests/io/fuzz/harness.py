@@ -3,8 +3,8 @@ the check that a refusal is clean (exit 2, only `error: ` lines, nothing on stdo
 
 The bound is HANG_S seconds of this process's CPU time (a profiling timer, SIGPROF), not of the wall
 clock: a hang spins the CPU and is caught alike, while a loaded machine (a parallel test run, other
-processes) no longer turns a slow but finite compute (the agentic sample's 27 s of CPU on a quiet machine,
-2026-12-07; it was 13 s) into a "hang". Hang derives from BaseException, so the CLI's handler of unexpected
+processes) no longer turns a slow but finite compute (the agentic sample's 11 s of CPU on a quiet machine,
+2026-12-07) into a "hang". Hang derives from BaseException, so the CLI's handler of unexpected
 errors (exit 3, "internal error") does not take it for one."""
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import signal
 
 from tcoapp.cli import main
 
-HANG_S = 60
+HANG_S = 30
 MEMORY_HEADROOM_BYTES = 4 << 30   # a mutant may take this much more address space than the process holds
 
 
