@@ -3,8 +3,11 @@ tokens/s and TTFT at 24 counts of concurrent sessions, host offload, session-aff
 the same with random routing over 8 replicas), beside its single-class floor: one generated curve of
 the same replica at the same 24 batches (`generate_curve`), in the same run.
 
-Value: seconds per session curve (best of 5). The curve is a fixed point of 40 roofline sweeps and
-LRU residency solves over the counts, vectorized; random routing adds its age convolutions (FFT).
+Value: seconds per session curve (best of 5). The curve is a fixed point of roofline sweeps and
+LRU residency solves over the counts, vectorized; random routing adds its ages' incomplete gamma
+functions and a root finder. session_curve keeps its answers for the same inputs (a plan is computed
+twice), so the kept curves are cleared before each timed call: the figure is a computation, not a
+lookup.
 """
 from __future__ import annotations
 
@@ -15,7 +18,7 @@ import numpy as np
 from tcoapp.engine.performance.generated import generate_curve
 from tcoapp.engine.performance.kv_residency import SessionShape
 from tcoapp.engine.quantities.records import ServingConfig, Workload
-from tcoapp.engine.serving.agentic import KvTiers, session_curve
+from tcoapp.engine.serving.agentic import KvTiers, clear_session_curves, session_curve
 from tcoapp.io.catalog import load_catalog
 
 SHAPE = SessionShape(turns=30, system_prompt_tokens=8000, turn_input_tokens=2000, turn_output_tokens=300, gap_s=5.0)
@@ -27,6 +30,7 @@ TIERS = KvTiers("host", host_gb=250.0, host_link_gb_s=64.0)
 def _best(fn, repeats: int = 5) -> float:
     times = []
     for _ in range(repeats):
+        clear_session_curves()
         start = time.perf_counter()
         fn()
         times.append(time.perf_counter() - start)

@@ -91,6 +91,11 @@ def session_curve(device: Device, model: ModelSpec, serving: ServingConfig, shap
     return _session_curve(device, model, serving, shape, tiers, counts, routing, int(replicas), factors)
 
 
+def clear_session_curves() -> None:
+    """Forget the kept session curves (a benchmark times the computation, not the lookup)."""
+    _session_curve.cache_clear()
+
+
 @functools.lru_cache(maxsize=128)
 def _session_curve(device: Device, model: ModelSpec, serving: ServingConfig, shape: SessionShape,
                    tiers: KvTiers, sessions_per_replica: tuple[float, ...], routing: str, replicas: int,
