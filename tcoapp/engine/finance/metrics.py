@@ -16,6 +16,7 @@ import numpy as np
 
 from . import cashflow, costs, depreciation, financing, recovery, timeline, year_rows
 from ..quantities.expr import IN_POOL, POOL_AXIS, POOLS_MAX, POOLS_MIN
+from ..quantities.expr_compiled import numpy_function
 from ..quantities.finance import (
     LEVELIZED_YEAR_ROWS, OPEX_PARTS, PART_ANNUAL_KEYS, PART_YEAR_KEYS, PLAN_EXPRESSIONS, PLAN_INPUT_KEYS,
     POOL_EXPRESSIONS, POOL_INPUT_KEYS, POOL_QUANTITIES, SUMMED_KEYS, FinanceResult, PoolFinance, YearRows, as_inputs,
@@ -315,7 +316,7 @@ def _evaluate(expressions, env: dict, out: dict, over_pools=None) -> None:
     def value(name: str):
         return env[name] if name in env else over_pools(name)
     for key, expr in expressions:
-        out[key] = env[key] = expr.numpy(value)
+        out[key] = env[key] = numpy_function(expr)(value)   # expr.numpy(value), compiled once
 
 
 def _over_pools(a, pool):

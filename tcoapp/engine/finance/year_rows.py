@@ -19,6 +19,7 @@ from typing import Callable, Mapping
 import numpy as np
 
 from ..quantities.expr import IN_POOL, PLAN_YEAR, POOL_AXIS, POOLS, YEAR, YEAR_NUMBER, Expr
+from ..quantities.expr_compiled import numpy_function
 from ..quantities.finance import POOL_INPUT_KEYS, POOL_YEAR_KEYS, POOL_YEAR_ROWS, YEAR_QUANTITIES
 
 Value = Callable[[str], np.ndarray]
@@ -125,9 +126,9 @@ class YearRows:
 
     def _evaluate(self, scope: str, key: str, expr: Expr) -> None:
         if scope == "plan":
-            self.plan[key] = expr.numpy(plan_values(self.a, self.pool, self.plan, self.pools, self.t))
+            self.plan[key] = numpy_function(expr)(plan_values(self.a, self.pool, self.plan, self.pools, self.t))
             return
-        value = expr.numpy(pool_values(self.a, self.pool, self.plan, self.pools, self.t))
+        value = numpy_function(expr)(pool_values(self.a, self.pool, self.plan, self.pools, self.t))
         if self._ones is None:  # the first pool row (`active`) has the shape of every pool row: [..., P, T]
             self._ones = np.ones(np.shape(value))
         self.pools[key] = value * self._ones
