@@ -89,3 +89,38 @@ def test_a_model_running_every_expert_has_one_software_class_in_the_search_and_t
     dense_rate = run_roofline(device, every, serving, workload.with_(software_date=""), np.array([8.0]), factors)
     assert float(alone.tokens_per_s_per_device[0]) < float(dense_rate.tokens_per_s_per_device[0])  # the date slows it
     assert np.isfinite(moe.tokens_per_s_per_device[0])
+
+
+def _same(a, b) -> bool:
+    """Equal field for field, arrays bit for bit (NaN where NaN)."""
+    from dataclasses import fields
+    for f in fields(a):
+        x, y = getattr(a, f.name), getattr(b, f.name)
+        if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
+            x, y = np.asarray(x), np.asarray(y)
+            if x.shape != y.shape or x.dtype != y.dtype or x.tobytes() != y.tobytes():
+                return False
+        elif isinstance(x, float) and isinstance(y, float):
+            if np.float64(x).tobytes() != np.float64(y).tobytes():
+                return False
+        elif x != y:
+            return False
+    return True
+
+
+@pytest.mark.parametrize("index", range(len(default_scenario().plans)))
+@pytest.mark.parametrize("changes", [{"min_tokens_per_s_per_user": 36.0}, {"min_tokens_per_s_per_user": 5.0, "max_ttft_s": 2.0}])
+def test_the_searched_configurations_curve_is_the_one_its_operating_point_computes(index, changes):
+    """The search hands the operating point the chosen configuration's curve from its exact re-evaluation
+    (serving/fleet.py): every value of it, and the point read from it, as `operating_point` computes them alone."""
+    from tcoapp.engine.serving.operating import _curve_for_target
+    from tcoapp.engine.serving.search import search_serve_pool
+    scenario, plan, pool, _ = _space(index, **changes)
+    chosen, outcome = search_serve_pool(scenario, plan, pool)
+    assert outcome is not None and outcome.chosen_curve is not None
+    curve = outcome.chosen_curve()
+    alone, share = _curve_for_target(scenario, plan, chosen)
+    assert share == 0.0 and _same(curve, alone)
+    reused, computed = operating_point(scenario, plan, chosen, curve), operating_point(scenario, plan, chosen)
+    assert _same(reused[0], computed[0]) and reused[1] == computed[1]
+    assert reused[0].exists and reused[0].batch == chosen.serving.batch

@@ -49,7 +49,7 @@ def test_the_gains_spaces_evaluated_with_the_search_are_not_evaluated_again(monk
     scenario, plan, pool, outcome = _searched(keeps=keeps)
     evaluated = []
     original = search.exact_points
-    monkeypatch.setattr(search, "exact_points", lambda s, p, q, servings: evaluated.extend(servings) or original(s, p, q, servings))
+    monkeypatch.setattr(search, "exact_points", lambda s, p, q, servings, *curves: evaluated.extend(servings) or original(s, p, q, servings, *curves))
     chosen = search.best_within_each(scenario, plan, pool, outcome, GAIN_SPACES)
     assert (evaluated == []) == bool(keeps)   # the search re-evaluated the gains' shortlists with its own
     assert chosen == [search.best_within(scenario, plan, pool, replace(outcome, ranked=None), keep) for keep in GAIN_SPACES]
@@ -59,7 +59,7 @@ def test_a_configuration_the_search_evaluated_exactly_is_not_evaluated_again(mon
     scenario, plan, pool, outcome = _searched()
     evaluated = []
     original = search.exact_points
-    monkeypatch.setattr(search, "exact_points", lambda s, p, q, servings: evaluated.extend(servings) or original(s, p, q, servings))
+    monkeypatch.setattr(search, "exact_points", lambda s, p, q, servings, *curves: evaluated.extend(servings) or original(s, p, q, servings, *curves))
     everything = lambda c: np.ones(len(c["tensor_parallel"]), bool)   # noqa: E731  the search's own space
     assert search.best_within(scenario, plan, pool, outcome, everything) == outcome.serving
     assert evaluated == []   # the whole space's shortlist is the search's: every configuration already evaluated

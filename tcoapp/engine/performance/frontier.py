@@ -176,10 +176,11 @@ def sweep(device, model, workload, *, batches, tensor_parallel=(1, 2, 4, 8), exp
     cols = _precision_columns(device, factors, cols)
     mixed = dict(shared_weight_args(device, attention_weight_precision, factors), stack_step_ratio=stack_scale,
                  stack_overhead_ratio=stack_overhead, spec_host_serial=spec_host_serial)
-    batch = np.tile(b, len(combos))
     if feasible_only and np.all(np.diff(b) > 0):
         out = _feasible_points(device, arch, workload, b, cols, possible, spec_decode_acceptance, factors, mixed)
+        batch = out["batch"]
     else:
+        batch = np.tile(b, len(combos))
         out = {k: np.empty(len(combos) * b.size) for k in ("u", "d", "t", "p", "m")}
         chunk = _chunk_size(len(combos), b.size, progress is not None or should_cancel is not None)
         for start in range(0, len(combos), chunk):
@@ -189,7 +190,10 @@ def sweep(device, model, workload, *, batches, tensor_parallel=(1, 2, 4, 8), exp
             _evaluate_chunk(device, arch, workload, b, cols, start, stop, spec_decode_acceptance, factors, out, mixed)
             if progress is not None:
                 progress(stop / len(combos))
-    feasible = np.repeat(possible, b.size) & (batch <= out["m"]) & (out["m"] >= 1)
+    if "count" in out:   # feasible_only: a configuration's feasible batches are the first `count` (the same test)
+        feasible = (np.arange(b.size)[None, :] < out["count"][:, None]).ravel()
+    else:
+        feasible = np.repeat(possible, b.size) & (batch <= out["m"]) & (out["m"] >= 1)
     return SweepResult(batch, MappingProxyType({c: cols[c] for c in CONFIG_COLUMNS}), int(b.size),
                        float(spec_decode_acceptance), out["u"], out["d"], out["t"], out["p"], out["m"], feasible)
 
@@ -239,12 +243,18 @@ def _feasible_points(device, arch, workload, b, cols, possible, acceptance, fact
     feasible batches are those up to its memory limit (the kernel's, read without it: `_memory_limits`): with the
     batches ascending, a prefix of them. The configurations, in order of that prefix's length, are evaluated in
     chunks of about POINTS_PER_CHUNK points, each chunk over its longest prefix (as `_evaluate_chunk` over
-    every batch)."""
+    every batch). Also: "batch", every point's batch, and "count", each configuration's number of feasible
+    batches."""
     n = len(possible)
     limit = np.broadcast_to(_memory_limits(device, arch, workload, cols, factors, mixed), (n, 1))[:, 0]
-    out = {k: np.full(n * b.size, np.nan) for k in ("u", "d", "t", "p")}
-    out["m"] = np.repeat(limit, b.size)
-    count = np.where(possible & (limit >= 1), np.searchsorted(b, limit, side="right"), 0)
+    # the point arrays (u, d, t, p, m) and the batches tiled as the rows of one block: one allocation, not six
+    # (each array of a wide sweep is megabytes, and fresh memory is paid page by page; a block of 4 MB or more is
+    # given huge pages where the system offers them)
+    block = np.full((6, n * b.size), np.nan)
+    out = dict(zip(("u", "d", "t", "p", "m", "batch"), block))
+    out["m"].reshape(n, b.size)[:] = limit[:, None]       # np.repeat(limit, b.size)
+    out["batch"].reshape(n, b.size)[:] = b[None, :]       # np.tile(b, n)
+    count = out["count"] = np.where(possible & (limit >= 1), np.searchsorted(b, limit, side="right"), 0)
     order = np.argsort(count, kind="stable")
     start = int(np.searchsorted(count[order], 1))   # configurations with no feasible batch: nothing to evaluate
     while start < n:
@@ -311,6 +321,13 @@ class RowPoints:
     power_w: np.ndarray
     max_batch_by_memory: np.ndarray     # [n, 1]
     feasible: np.ndarray
+    prefill_share: np.ndarray           # the share of a replica's time spent prefilling
+
+    def row(self, i: int, size: int) -> RowPoints:
+        """Configuration i's first `size` points (1-D; its memory limit a number)."""
+        return RowPoints(*(np.asarray(v)[i, :size] for v in (self.tokens_per_s_per_user, self.tokens_per_s_per_device,
+                                                              self.ttft_s, self.power_w)),
+                         float(self.max_batch_by_memory[i, 0]), self.feasible[i, :size], self.prefill_share[i, :size])
 
 
 def rows(device, model, workload, configurations: Mapping[str, np.ndarray], batches: np.ndarray, *,
@@ -329,7 +346,7 @@ def rows(device, model, workload, configurations: Mapping[str, np.ndarray], batc
     m = np.broadcast_to(r.max_batch_by_memory, (n, 1))
     return RowPoints(np.broadcast_to(r.tokens_per_s_per_user, b.shape), np.broadcast_to(r.tokens_per_s_per_device, b.shape),
                      np.broadcast_to(r.ttft_s, b.shape), np.broadcast_to(r.power_w, b.shape), m,
-                     possible[:, None] & (b <= m) & (m >= 1))
+                     possible[:, None] & (b <= m) & (m >= 1), np.broadcast_to(r.prefill_share, b.shape))
 
 
 def row_kernel(device, model, workload, configurations: Mapping[str, np.ndarray], batches: np.ndarray, *,

@@ -135,7 +135,13 @@ def generate_curve(device: Device, model: ModelSpec, serving: ServingConfig, wor
     b = np.atleast_1d(np.asarray(batch, float))
     if b.ndim != 1 or not np.all(np.isfinite(b) & (b > 0)):
         raise ValueError("batch must be a positive number or a 1-D array of positive numbers (sequences per replica)")
-    r = run_roofline(device, model, serving, workload, b, factors)
+    return curve_of(device, model, serving, workload, b, run_roofline(device, model, serving, workload, b, factors))
+
+
+def curve_of(device: Device, model: ModelSpec, serving: ServingConfig, workload: Workload, b: np.ndarray, r) -> CurveArrays:
+    """`generate_curve`'s curve at the batches `b` (1-D) from the kernel's values there, `r` (its tokens/s per
+    device and per user, TTFT, power, memory limit and prefill share: `run_roofline`'s, or the same values of
+    one configuration's row of a kernel call over several, `frontier.rows`)."""
     b_max = float(r.max_batch_by_memory)
     date = date_note(getattr(workload, "software_date", ""))
     notes = _notes(device, model, serving, b, b_max) + ([date] if date else [])

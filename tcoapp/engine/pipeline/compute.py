@@ -229,9 +229,10 @@ def finance_notes(plan: Plan, out) -> list[str]:
 
 def _without_sweep(outcome: SearchOutcome | None) -> SearchOutcome | None:
     """The search's outcome without its sweep (every point it evaluated: 100-300 MB for the widest
-    space) and its ranking, once the frontier and the configuration gains have reused them: a result keeps
-    what was chosen, not how."""
-    return outcome if outcome is None or outcome.sweep is None else replace(outcome, sweep=None, ranked=None)
+    space), its ranking and its chosen configuration's curve, once the frontier, the configuration gains and the
+    operating point have reused them: a result keeps what was chosen, not how."""
+    return outcome if outcome is None or outcome.sweep is None else replace(outcome, sweep=None, ranked=None,
+                                                                             chosen_curve=None)
 
 
 def prediction_intervals(scenario: Scenario, plan: Plan, pools, fleet) -> tuple[dict | None, tuple[dict | None, ...]]:

@@ -11,12 +11,14 @@ and no point where neither exists. The search re-evaluates its shortlist exactly
 """
 from __future__ import annotations
 
+import functools
 import math
+
 import numpy as np
 
 from ..performance.curve import meets_target
 from ..performance.frontier import CONFIG_COLUMNS, rows
-from ..performance.generated import memory_limit
+from ..performance.generated import curve_of, memory_limit
 from ..plan.pools import ResolvedPool
 from ..plan.scenario import Scenario
 from ..quantities.records import Plan, ServingConfig
@@ -26,34 +28,28 @@ Point = tuple[float, float, float]   # (tokens/s per device, power per device W,
 
 
 def exact_points(scenario: Scenario, plan: Plan, pool: ResolvedPool,
-                 servings: list[ServingConfig]) -> list[Point | None]:
+                 servings: list[ServingConfig], curves: dict | None = None) -> list[Point | None]:
     """Per configuration, its operating point in the pool as (tokens/s per device, power W, batch), or None
     where it has none. The pool has no measured curve. Configurations of one acceptance and mixed precision
-    (a search's) share one kernel call."""
+    (a search's) share one kernel call. `curves` (a plan with an interactivity target): filled with, per
+    configuration, a function giving the generated curve `operating.operating_point` reads for it (over its
+    batch grid, `generated.generate_curve`'s), from the same kernel call's values."""
     out: list[Point | None] = [None] * len(servings)
     groups: dict = {}
     for i, s in enumerate(servings):
         groups.setdefault((s.spec_decode_acceptance, s.attention_weight_precision), []).append(i)
     for indices in groups.values():
-        for i, point in zip(indices, _group_points(scenario, plan, pool, [servings[i] for i in indices])):
+        for i, point in zip(indices, _group_points(scenario, plan, pool, [servings[i] for i in indices], curves)):
             out[i] = point
     return out
 
 
-def _group_points(scenario, plan, pool, servings) -> list[Point | None]:
+def _group_points(scenario, plan, pool, servings, curves=None) -> list[Point | None]:
     """`exact_points` of configurations sharing one acceptance and mixed precision."""
     device, model, factors = scenario.device(pool.device), scenario.model(plan.model), scenario.factors_for(pool.device)
     evaluate = _evaluator(device, model, plan, servings, factors)
     if plan.has_target:
-        limits = [memory_limit(device, model, s, plan.workload, factors) for s in servings]
-        grids = [search_batches(max(limit if np.isfinite(limit) else MAX_SEARCH_BATCH, 1.0)) for limit in limits]
-        batches = stacked_batches(grids)
-        points = evaluate(np.arange(len(servings)), batches)
-        ok = points.feasible & meets_target(points.tokens_per_s_per_user, points.ttft_s,
-                                            plan.min_tokens_per_s_per_user, plan.max_ttft_s)
-        last = batches.shape[1] - 1 - np.argmax(ok[:, ::-1], axis=1)   # a row's padding repeats its last batch
-        return [_point(points, i, int(last[i]), batches[i, last[i]]) if ok[i].any() else None
-                for i in range(len(servings))]
+        return _target_points(device, model, factors, plan, servings, evaluate, curves)
     batch = np.array([[float(s.batch)] for s in servings])
     points = evaluate(np.arange(len(servings)), batch)
     out: list[Point | None] = [_point(points, i, 0, batch[i, 0]) if points.feasible[i, 0] else None
@@ -68,6 +64,27 @@ def _group_points(scenario, plan, pool, servings) -> list[Point | None]:
             if limited.feasible[j, 0]:
                 out[i] = _point(limited, j, 0, at[j, 0])
     return out
+
+
+def _target_points(device, model, factors, plan, servings, evaluate, curves) -> list[Point | None]:
+    """`_group_points` with an interactivity target: each configuration over its own batch grid."""
+    limits = [memory_limit(device, model, s, plan.workload, factors) for s in servings]
+    grids = [search_batches(max(limit if np.isfinite(limit) else MAX_SEARCH_BATCH, 1.0)) for limit in limits]
+    batches = stacked_batches(grids)
+    points = evaluate(np.arange(len(servings)), batches)
+    ok = points.feasible & meets_target(points.tokens_per_s_per_user, points.ttft_s,
+                                        plan.min_tokens_per_s_per_user, plan.max_ttft_s)
+    last = batches.shape[1] - 1 - np.argmax(ok[:, ::-1], axis=1)   # a row's padding repeats its last batch
+    if curves is not None:
+        for i, (serving, grid) in enumerate(zip(servings, grids)):
+            curves[serving] = functools.partial(_curve, device, model, serving, plan.workload, grid, points, i)
+    return [_point(points, i, int(last[i]), batches[i, last[i]]) if ok[i].any() else None
+            for i in range(len(servings))]
+
+
+def _curve(device, model, serving, workload, grid, points, i: int):
+    """Configuration i's generated curve over its batch grid, from the kernel call's row i."""
+    return curve_of(device, model, serving, workload, grid, points.row(i, grid.size))
 
 
 def _evaluator(device, model, plan, servings, factors):

@@ -73,7 +73,8 @@ def _serve_capacity(scenario, plan, pool) -> PoolCapacity:
     outcome = None
     if plan.serving_search == "auto" and not pool.curve:
         pool, outcome = search_serve_pool(scenario, plan, pool, keeps=GAIN_SPACES)   # the gains' spaces evaluated with it
-    point, _ = operating_point(scenario, plan, pool)
+    chosen = outcome.chosen_curve if outcome is not None and outcome.chosen_curve is not None else None
+    point, _ = operating_point(scenario, plan, pool, chosen() if chosen is not None else None)  # the search's curve
     rate = point.tokens_per_s_per_device / plan.output_tokens if point.exists else NAN
     return PoolCapacity(pool, scenario.device(pool.device), point, rate, search=outcome)
 

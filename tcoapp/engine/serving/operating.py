@@ -70,16 +70,21 @@ def _search_batches(upper: float) -> np.ndarray:
     return np.unique(np.concatenate([small, large, [math.floor(upper)]]))
 
 
-def operating_point(scenario: Scenario, plan: Plan, pool: ResolvedPool | None = None) -> tuple[OperatingPoint, float]:
+def operating_point(scenario: Scenario, plan: Plan, pool: ResolvedPool | None = None,
+                    target_curve=None) -> tuple[OperatingPoint, float]:
     """(operating point, prefill share of devices) of `pool` under the plan's workload and target: at
     its serving batch, or at the largest batch meeting the plan's interactivity target. Without `pool`:
-    the plan as one pool of its own keys (a prefill/decode plan as a whole)."""
+    the plan as one pool of its own keys (a prefill/decode plan as a whole). `target_curve`: the generated
+    pool's curve over its target grid, already computed (the serving search's re-evaluation of the
+    configuration it chose, `exact_points`), read instead of computing it again."""
     if plan.has_target:
-        return _point_for_target(scenario, plan, pool)
+        return _point_for_target(scenario, plan, pool, target_curve)
     return _point_at_batch(scenario, plan, pool, float(pool.serving.batch if pool else plan.batch))
 
 
-def _point_for_target(scenario, plan, pool):
+def _curve_for_target(scenario, plan, pool):
+    """(the curve the target is looked for on, its prefill share): a measured curve over its batch range, a
+    generated one over every batch up to its memory limit (`search_batches`)."""
     curve_name = pool.curve if pool else plan.curve
     if curve_name:
         lo, hi = scenario.curves[curve_name].batch_range
@@ -88,7 +93,12 @@ def _point_for_target(scenario, plan, pool):
         probe = _memory_limit(scenario, plan, pool)
         limit = probe if np.isfinite(probe) else MAX_SEARCH_BATCH
         grid = search_batches(max(limit, 1.0))
-    curve, share = plan_curve(scenario, plan, grid, pool)
+    return plan_curve(scenario, plan, grid, pool)
+
+
+def _point_for_target(scenario, plan, pool, target_curve=None):
+    reuse = target_curve is not None and pool is not None and not pool.curve
+    curve, share = (target_curve, 0.0) if reuse else _curve_for_target(scenario, plan, pool)  # a pool's share: 0
     index = largest_batch_meeting(curve, plan.min_tokens_per_s_per_user, plan.max_ttft_s)
     if index is None:
         reason = _target_text(plan) + " is not met at any feasible batch"

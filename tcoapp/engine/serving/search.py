@@ -56,6 +56,9 @@ class SearchOutcome:
     sweep: EvaluatedSweep | None = field(default=None, repr=False, compare=False)  # what was swept
     scale_up_domain: int = 0    # the device's scale-up domain (0: not stated), for the replica's span
     ranked: Ranked | None = field(default=None, repr=False, compare=False)  # how the sweep ranked, and the exact points
+    # with an interactivity target: a function giving the chosen configuration's generated curve over its batch
+    # grid, as its re-evaluation computed it (what `operating_point` reads for it: fleet.py passes it)
+    chosen_curve: Callable | None = field(default=None, repr=False, compare=False)
 
     def text(self) -> str:
         """What the search chose, in words (configuration, the devices one replica spans and the
@@ -108,9 +111,10 @@ class EvaluatedSweep:
 @dataclass(frozen=True)
 class Ranked:
     """How a search ranked its sweep, kept for `best_within` on the same plan and pool: the pool searched, per
-    configuration the flat index of its pick (-1: none) and its score, and every configuration re-evaluated
+    configuration the flat index of its pick (-1: none) and its score, every configuration re-evaluated
     exactly so far (configuration -> (score, batch, tokens/s per device) or None where it has no operating
-    point)."""
+    point), and the shortlists of restricted spaces made so far ((keep, the typed configuration) -> shortlist:
+    the search makes those of its `keeps`, and `best_within_each` finds them)."""
 
     scenario: Scenario
     plan: Plan
@@ -118,6 +122,7 @@ class Ranked:
     picks: np.ndarray
     scores: np.ndarray
     exact: dict = field(default_factory=dict)
+    shortlists: dict = field(default_factory=dict)
 
 
 def search_serve_pool(scenario: Scenario, plan: Plan, pool: ResolvedPool, swept: EvaluatedSweep | None = None,
@@ -135,13 +140,14 @@ def search_serve_pool(scenario: Scenario, plan: Plan, pool: ResolvedPool, swept:
     ranked = _ranked(scenario, plan, pool, device, result, space)
     candidates = _shortlist(ranked.scores, result, ranked.picks, pool.serving, space, plan.has_target)
     kept = [c for keep in keeps for c in _kept_shortlist(ranked, result, pool.serving, space, plan, keep)]
-    _evaluate_exact(scenario, plan, pool, device, candidates + kept, ranked.exact)
+    curves: dict = {}
+    _evaluate_exact(scenario, plan, pool, device, candidates + kept, ranked.exact, curves)
     best = _best_of(plan, candidates, ranked.exact)
     if best is None:
         return pool, None
     outcome = SearchOutcome(best[1], plan.search_objective, objective_value(plan, best[0]), len(ranked.scores),
                             result.size, len(candidates), space.dropped_precisions, EvaluatedSweep(key, result),
-                            int(device.scale_up_domain), ranked)
+                            int(device.scale_up_domain), ranked, curves.get(best[3]))
     return replace(pool, serving=best[1]), outcome
 
 
@@ -153,13 +159,13 @@ def _ranked(scenario, plan, pool, device, result: SweepResult, space: SearchSpac
     return Ranked(scenario, plan, pool, picks, objective_score(plan, pool, device, tps, power))
 
 
-def _evaluate_exact(scenario, plan, pool, device, candidates, exact: dict) -> None:
+def _evaluate_exact(scenario, plan, pool, device, candidates, exact: dict, curves: dict | None = None) -> None:
     """Re-evaluate the candidates not yet in `exact` as typed (their operating points in one kernel call, their
     objectives in one call): `exact[configuration]` = (score, batch, tokens/s per device), or None where it has no
-    operating point."""
+    operating point; `curves`: filled as `exact_points` fills it."""
     new = [serving for serving in dict.fromkeys(candidates) if serving not in exact]
     points: list[tuple[ServingConfig, tuple[float, float, float]]] = []
-    for serving, point in zip(new, exact_points(scenario, plan, pool, new)):   # one kernel call (serving/exact_points.py)
+    for serving, point in zip(new, exact_points(scenario, plan, pool, new, curves)):   # one kernel call (exact_points.py)
         if point is None:
             exact[serving] = None
         else:
@@ -169,15 +175,15 @@ def _evaluate_exact(scenario, plan, pool, device, candidates, exact: dict) -> No
         exact.update((serving, (float(score), point[2], point[0])) for (serving, point), score in zip(points, scores))
 
 
-def _best_of(plan, candidates, exact: dict) -> tuple[float, ServingConfig, float] | None:
-    """(score, configuration, its tokens/s per device) of the best evaluated candidate (the first of equals), or
-    None."""
+def _best_of(plan, candidates, exact: dict) -> tuple[float, ServingConfig, float, ServingConfig] | None:
+    """(score, configuration, its tokens/s per device, the candidate as listed) of the best evaluated candidate (the
+    first of equals), or None."""
     best = None
     for serving in candidates:
         found = exact[serving]
         if found is not None and np.isfinite(found[0]) and (best is None or found[0] > best[0]):
             batch = int(round(found[1])) if plan.has_target else serving.batch
-            best = (found[0], replace(serving, batch=batch), found[2])
+            best = (found[0], replace(serving, batch=batch), found[2], serving)
     return best
 
 
@@ -219,11 +225,17 @@ def best_points_within_each(scenario: Scenario, plan: Plan, pool: ResolvedPool, 
 
 def _kept_shortlist(ranked: Ranked, result: SweepResult, typed: ServingConfig, space: SearchSpace, plan: Plan,
                     keep) -> list[ServingConfig]:
-    """The shortlist of the search's ranking held to the configurations `keep` marks."""
+    """The shortlist of the search's ranking held to the configurations `keep` marks (made once per ranking, keep
+    and typed configuration: `Ranked.shortlists`)."""
+    made = ranked.shortlists.get((keep, typed))
+    if made is not None:
+        return list(made)
     kept = np.asarray(keep(result.configurations), bool)
     picks, scores = np.where(kept, ranked.picks, -1), np.where(kept & (ranked.picks >= 0), ranked.scores, np.nan)
     typed_kept = bool(keep({k: np.array([getattr(typed, k)]) for k in result.configurations})[0])
-    return _shortlist(scores, result, picks, typed, space, plan.has_target, typed_kept)
+    shortlist = _shortlist(scores, result, picks, typed, space, plan.has_target, typed_kept)
+    ranked.shortlists[(keep, typed)] = tuple(shortlist)
+    return shortlist
 
 
 def _batch_count(plan: Plan, pool: ResolvedPool) -> int:
