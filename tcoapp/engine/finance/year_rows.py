@@ -14,6 +14,7 @@ table row is evaluated once, in table order among those ready; a new row needs n
 """
 from __future__ import annotations
 
+import functools
 from typing import Callable, Mapping
 
 import numpy as np
@@ -34,29 +35,53 @@ _SUMMED = frozenset(q.key for q in YEAR_QUANTITIES if q.pool_expr is not None an
 
 
 def pool_values(a, pool: Mapping[str, np.ndarray], plan_rows: Mapping[str, np.ndarray],
-                pool_rows: Mapping[str, np.ndarray], t: np.ndarray) -> Value:
-    """The names a pool's year expression reads, as arrays broadcasting to [..., P, T]."""
+                pool_rows: Mapping[str, np.ndarray], t: np.ndarray, kept: dict | None = None) -> Value:
+    """The names a pool's year expression reads, as arrays broadcasting to [..., P, T]. `kept`: the arrays read
+    from `a` and `pool` so far, by name (neither changes while a plan's rows are computed: `YearRows` keeps one)."""
+    kept = {} if kept is None else kept
+
     def value(name: str) -> np.ndarray:
-        if name == YEAR_NUMBER:
+        kind, key = _pool_name(name)
+        if kind == "pool row":
+            return pool_rows[key]
+        if kind == "plan row":
+            return np.asarray(plan_rows[key])[..., None, :]
+        if kind == "t":
             return t
-        if name.startswith(PLAN_YEAR):
-            return np.asarray(plan_rows[name[len(PLAN_YEAR):]])[..., None, :]
-        if name.startswith(YEAR):
-            key = name[len(YEAR):]
-            return pool_rows[key] if key in POOL_YEAR_KEYS else np.asarray(plan_rows[key])[..., None, :]
-        if name in pool:
-            return np.asarray(pool[name], float)[..., None]
-        if name in POOL_INPUT_KEYS:
-            return np.asarray(a[name], float)[..., None]
-        return np.asarray(a[name], float)[..., None, None]
+        found = kept.get(name)
+        if found is None:
+            if name in pool:
+                found = np.asarray(pool[name], float)[..., None]
+            elif name in POOL_INPUT_KEYS:
+                found = np.asarray(a[name], float)[..., None]
+            else:
+                found = np.asarray(a[name], float)[..., None, None]
+            kept[name] = found
+        return found
     return value
 
 
+@functools.lru_cache(maxsize=None)
+def _pool_name(name: str) -> tuple[str, str]:
+    """What a name in a pool's year expression reads: ("t", ""), ("plan row", key), ("pool row", key) (the pool's
+    own row where the pool has that row, else the plan's), or ("input", name) (a pool quantity or input, a plan
+    input)."""
+    if name == YEAR_NUMBER:
+        return "t", ""
+    if name.startswith(PLAN_YEAR):
+        return "plan row", name[len(PLAN_YEAR):]
+    if name.startswith(YEAR):
+        key = name[len(YEAR):]
+        return ("pool row", key) if key in POOL_YEAR_KEYS else ("plan row", key)
+    return "input", name
+
+
 def plan_values(a, pool: Mapping[str, np.ndarray], plan_rows: Mapping[str, np.ndarray],
-                pool_rows: Mapping[str, np.ndarray], t: np.ndarray) -> Value:
+                pool_rows: Mapping[str, np.ndarray], t: np.ndarray, kept: dict | None = None) -> Value:
     """The names a plan's year expression reads, as arrays broadcasting to [..., T] (a pools_total's terms, read
-    in each pool: [..., P, T])."""
-    in_pool = pool_values(a, pool, plan_rows, pool_rows, t)
+    in each pool: [..., P, T]). `kept`: as `pool_values`' (the plan's own inputs kept under "plan." + name)."""
+    kept = {} if kept is None else kept
+    in_pool = pool_values(a, pool, plan_rows, pool_rows, t, kept)
 
     def value(name: str) -> np.ndarray:
         if name == YEAR_NUMBER:
@@ -69,7 +94,10 @@ def plan_values(a, pool: Mapping[str, np.ndarray], plan_rows: Mapping[str, np.nd
             return np.sum(pool_rows[name[len(POOLS + YEAR):]], axis=-2)
         if name.startswith(YEAR):
             return plan_rows[name[len(YEAR):]]
-        return np.asarray(a[name], float)[..., None]
+        found = kept.get("plan." + name)
+        if found is None:
+            found = kept["plan." + name] = np.asarray(a[name], float)[..., None]
+        return found
     return value
 
 
@@ -98,6 +126,7 @@ class YearRows:
         self._pending = list(table)
         self._waiting_rows = {(scope, key) for scope, key, _, _ in table}
         self._ones: np.ndarray | None = None
+        self._kept: dict = {}   # the arrays read from `a` and `pool` (pool_values, plan_values)
         self.give()
 
     def give(self, plan: Mapping[str, np.ndarray] | None = None, pools: Mapping[str, np.ndarray] | None = None):
@@ -126,9 +155,9 @@ class YearRows:
 
     def _evaluate(self, scope: str, key: str, expr: Expr) -> None:
         if scope == "plan":
-            self.plan[key] = numpy_function(expr)(plan_values(self.a, self.pool, self.plan, self.pools, self.t))
+            self.plan[key] = numpy_function(expr)(plan_values(self.a, self.pool, self.plan, self.pools, self.t, self._kept))
             return
-        value = numpy_function(expr)(pool_values(self.a, self.pool, self.plan, self.pools, self.t))
+        value = numpy_function(expr)(pool_values(self.a, self.pool, self.plan, self.pools, self.t, self._kept))
         if self._ones is None:  # the first pool row (`active`) has the shape of every pool row: [..., P, T]
             self._ones = np.ones(np.shape(value))
         self.pools[key] = value * self._ones

@@ -152,11 +152,14 @@ def search_serve_pool(scenario: Scenario, plan: Plan, pool: ResolvedPool, swept:
 
 
 def _ranked(scenario, plan, pool, device, result: SweepResult, space: SearchSpace) -> Ranked:
-    """Per configuration of the sweep, its pick (the point a typed configuration would run at) and its score."""
+    """Per configuration of the sweep, its pick (the point a typed configuration would run at) and its score (NaN
+    without a pick; the objective, elementwise, computed for the picks only)."""
     picks = _picks(plan, result, _batch_count(plan, pool), space)
-    tps = np.where(picks >= 0, result.tokens_per_s_per_device[np.maximum(picks, 0)], np.nan)
-    power = np.where(picks >= 0, result.power_w[np.maximum(picks, 0)], np.nan)
-    return Ranked(scenario, plan, pool, picks, objective_score(plan, pool, device, tps, power))
+    scores = np.full(picks.shape, np.nan)
+    at = picks[picks >= 0]
+    if at.size:
+        scores[picks >= 0] = objective_score(plan, pool, device, result.tokens_per_s_per_device[at], result.power_w[at])
+    return Ranked(scenario, plan, pool, picks, scores)
 
 
 def _evaluate_exact(scenario, plan, pool, device, candidates, exact: dict, curves: dict | None = None) -> None:
