@@ -64,7 +64,7 @@ def cost_per_million_output_tokens_usd(x) -> np.ndarray:
         out = _plan_totals(a, pool)
         y, t, _, h_t = _year_rows(a, pool, _COST_YEAR_ROWS)
         # the throughput index, and the depreciation the held capex's basis reads
-        y.give(plan={"throughput_index": h_t}, pools={"depreciation_usd": _tranches(a, pool, t)[3]})
+        y.give(plan={"throughput_index": h_t}, pools={"depreciation_usd": _tranches(a, pool, t, disposal=False)[3]})
         _, lev, capex_year = _levelized_costs(a, out, y.plan, _COST_LEVELIZED)
         result = {"output_tokens_per_year": lev["output_tokens"], "opex_usd_per_year": lev["opex_usd"],
                   "capex_usd_per_year": capex_year}
@@ -130,16 +130,18 @@ def _year_rows(a, pool, table=None):
     return y, t, in_horizon, _throughput_index(a, count, pool_u, active, active > 0, t, in_horizon)
 
 
-def _tranches(a, pool, t):
+def _tranches(a, pool, t, disposal: bool = True):
     """(each pool's purchase year [..., P, 1], the residual value fraction, the depreciation life in years, each
-    pool's depreciation by year, each pool's taxable gain on the horizon sale: `_depreciation_and_disposal`)."""
+    pool's depreciation by year, each pool's taxable gain on the horizon sale: `_depreciation`, `_disposal_gain`;
+    without `disposal`, None for the gain: the cost-only path reads no tax)."""
     years = np.asarray(a.years, float)
     P1 = lambda v: np.asarray(v, float)[..., None]  # noqa: E731  pool [..., P] -> [..., P, 1]
     bought = P1(a.purchase_year)
     resid = np.asarray(a.residual_value_fraction, float)
     life = np.where(np.isnan(np.asarray(a.depreciation_years, float)), years, np.asarray(a.depreciation_years, float))
-    depreciation, gain = _depreciation_and_disposal(a, P1(pool["capex_usd"]), bought, t, years[..., None], years, resid,
-                                                    life)
+    capex = P1(pool["capex_usd"])
+    depreciation = _depreciation(a, capex, bought, t, years[..., None], resid, life)
+    gain = _disposal_gain(a, capex, bought, years[..., None], years, resid, life) if disposal else None
     return bought, resid, life, depreciation, gain
 
 
@@ -189,18 +191,23 @@ def _available(rows):
     return rows["revenue_usd"] - rows["opex_usd"] - rows["replacement_capex_usd"]
 
 
-def _depreciation_and_disposal(a, capex, bought, t, n, years, resid, life):
-    """Per pool and year, the depreciation (depreciation.py); per pool, the horizon sale's taxable gain:
-    the tranche's value at the horizon less its book value then (capex - the depreciation taken), negative
-    where the basis is not yet depreciated (a deductible loss). With depreciation_years = years (straight
-    line) the two are the same operation on the same numbers, so the gain is exactly 0."""
+def _depreciation(a, capex, bought, t, n, resid, life):
+    """Per pool and year, the depreciation (depreciation.py)."""
     L2 = lambda v: np.asarray(v, float)[..., None, None]  # noqa: E731  plan [...] -> [..., 1, 1]
     method = np.asarray(a.depreciation_method, float)
     serving = (t > bought) & (t <= n[..., None, :])
     straight = np.where(serving & (t <= bought + L2(life)), capex * (1.0 - L2(resid)) / L2(life), 0.0)
     basis = capex * L2(depreciation.basis_fraction(method, resid))
     scheduled = np.where(serving, basis * depreciation.rate_by_age(L2(method), L2(life), t - bought), 0.0)
-    by_year = np.where(L2(method) == 0, straight, scheduled)
+    return np.where(L2(method) == 0, straight, scheduled)
+
+
+def _disposal_gain(a, capex, bought, n, years, resid, life):
+    """Per pool, the horizon sale's taxable gain: the tranche's value at the horizon less its book value then
+    (capex - the depreciation taken), negative where the basis is not yet depreciated (a deductible loss). With
+    depreciation_years = years (straight line) the two are the same operation on the same numbers, so the gain
+    is exactly 0."""
+    method = np.asarray(a.depreciation_method, float)
     L1 = lambda v: np.asarray(v, float)[..., None]  # noqa: E731  plan [...] -> [..., 1] (the pool axis)
     age = n - bought[..., 0]
     value = timeline.resale_fraction(age, L1(years), L1(resid), L1(a.resale_curve), L1(a.resale_decline_per_year))
@@ -208,7 +215,7 @@ def _depreciation_and_disposal(a, capex, bought, t, n, years, resid, life):
     book_scheduled = 1.0 - L1(depreciation.basis_fraction(method, resid)) * depreciation.taken_fraction(
         L1(method), L1(life), age)
     book = np.where(L1(method) == 0, book_straight, book_scheduled)
-    return by_year, capex[..., 0] * (value - book)
+    return capex[..., 0] * (value - book)
 
 
 def _recovery_factor(a, rows):

@@ -131,10 +131,11 @@ def _scale_out_link(device, factors):
     return np.maximum(np.asarray(device.scale_out_gb_s, float), 1e-9) * 1e9 * factors.eta_comm
 
 
-def decode_step(device, arch: Architecture, serving: ServingArrays, context_tokens, factors):
+def decode_step(device, arch: Architecture, serving: ServingArrays, context_tokens, factors, adp=None):
     """Memory, compute and communication time of one decode step per device (s), broadcast. The
     non-expert weights are read at `shared_weight_bytes_per_value` and multiply at `shared_peak_flop_s`
-    (None: as the experts)."""
+    (None: as the experts). `adp`: `attention_dp_imbalance` of the serving's batch, already computed (the
+    target model's and its drafter's steps share it)."""
     batch, devices, expert_parallel, attention_dp = (serving.batch_sequences, serving.devices, serving.expert_parallel,
                                                      serving.attention_dp)
     weight_bytes, kv_bytes, shared_weight_bytes = (serving.weight_bytes_per_value, serving.kv_bytes_per_value,
@@ -151,7 +152,7 @@ def decode_step(device, arch: Architecture, serving: ServingArrays, context_toke
     memory_s = ((w_read * tier_seconds_per_byte(device, w_fast)
                  + moe_permute_bytes(arch, tokens, devices) * tier_seconds_per_byte(device, 0.0)) / factors.eta_mem
                 + kv_read * tier_seconds_per_byte(device, kv_fast) / factors.eta_kv)
-    adp = attention_dp_imbalance(batch, devices, attention_dp)
+    adp = attention_dp_imbalance(batch, devices, attention_dp) if adp is None else adp
     kv_extra = kv_read * (adp - 1.0) * tier_seconds_per_byte(device, kv_fast) / factors.eta_kv
     memory_s = memory_s + kv_extra
     experts = expert_load_imbalance(arch, tokens, expert_parallel, factors.expert_load_skew)
@@ -228,20 +229,26 @@ def core_s(memory_s, compute_s, overlap_loss):
     return np.maximum(memory_s, compute_s) + overlap_loss * np.minimum(memory_s, compute_s)
 
 
-def sequence_overhead_s(batch, devices, attention_dp, seq_overhead_s):
-    """Per-sequence step overhead of the busiest device: its sequences x seq_overhead_s, B without
-    attention-DP, ceil(B / N) under it (each rank samples its own, the busiest waits longest)."""
+def busiest_sequences(batch, devices, attention_dp):
+    """The sequences of the busiest device's rank: B without attention-DP, ceil(B / N) under it."""
     b = np.asarray(batch, float)
-    per_device = np.where(attention_dp, np.ceil(b / np.asarray(devices, float) - 1e-9), b)
+    return np.where(attention_dp, np.ceil(b / np.asarray(devices, float) - 1e-9), b)
+
+
+def sequence_overhead_s(batch, devices, attention_dp, seq_overhead_s, busiest=None):
+    """Per-sequence step overhead of the busiest device: its sequences x seq_overhead_s, B without
+    attention-DP, ceil(B / N) under it (each rank samples its own, the busiest waits longest).
+    `busiest`: `busiest_sequences`, already computed."""
+    per_device = busiest_sequences(batch, devices, attention_dp) if busiest is None else busiest
     return per_device * seq_overhead_s
 
 
-def scheduler_overhead_s(batch, devices, attention_dp, sched_overhead_s):
+def scheduler_overhead_s(batch, devices, attention_dp, sched_overhead_s, busiest=None):
     """Scheduling and request-routing work of one step (s): each attention-DP rank runs its own
     scheduler for its own sequences, so the step waits for the busiest rank's ceil(B / N) x
-    sched_overhead_s; without attention-DP the replica's one scheduler handles all B sequences."""
-    b = np.asarray(batch, float)
-    per_rank = np.where(attention_dp, np.ceil(b / np.asarray(devices, float) - 1e-9), b)
+    sched_overhead_s; without attention-DP the replica's one scheduler handles all B sequences.
+    `busiest`: `busiest_sequences`, already computed."""
+    per_rank = busiest_sequences(batch, devices, attention_dp) if busiest is None else busiest
     return per_rank * sched_overhead_s
 
 
@@ -395,14 +402,16 @@ def evaluate(device, arch: Architecture, serving: ServingArrays, workload: Workl
                                                   serving.draft_tokens)
     input_tokens, output_tokens = workload.input_tokens, workload.output_tokens
     context = input_tokens + output_tokens / 2.0
-    mem_s, comp_s, comm_s = decode_step(device, arch, serving, context, factors)
-    seq_s = sequence_overhead_s(batch, devices, attention_dp, factors.seq_overhead_s)
+    adp = attention_dp_imbalance(batch, devices, attention_dp)   # the model's and its drafter's steps alike
+    mem_s, comp_s, comm_s = decode_step(device, arch, serving, context, factors, adp)
+    busiest = busiest_sequences(batch, devices, attention_dp)     # per-sequence and scheduling work alike
+    seq_s = sequence_overhead_s(batch, devices, attention_dp, factors.seq_overhead_s, busiest)
     overhead_s = (device_overhead(device, "step_overhead_s", factors)
                   + arch.n_layers * device_overhead(device, "layer_overhead_s", factors)
                   + seq_s * (np.asarray(draft_tokens, float) + 1.0)   # sampling / acceptance of k + 1 positions
-                  + scheduler_overhead_s(batch, devices, attention_dp, factors.sched_overhead_s)
-                  + serial_speculation_s(serving, factors))
-    draft = draft_pass(device, arch, serving, context, factors, seq_s)
+                  + scheduler_overhead_s(batch, devices, attention_dp, factors.sched_overhead_s, busiest)
+                  + serial_speculation_s(serving, factors, busiest))
+    draft = draft_pass(device, arch, serving, context, factors, seq_s, adp)
     software_speed = workload.software_speed_ratio
     kernels_s = core_s(mem_s, comp_s, factors.mem_compute_overlap_loss) + comm_s + draft.kernel_s
     fixed_s = overhead_s + draft.fixed_s
@@ -432,15 +441,16 @@ def evaluate(device, arch: Architecture, serving: ServingArrays, workload: Workl
                           comm_s, pf_busy, share, per_step + 0.0 * batch, u, queue_s)
 
 
-def serial_speculation_s(serving: ServingArrays, factors):
+def serial_speculation_s(serving: ServingArrays, factors, busiest=None):
     """Host time a speculative step leaves exposed where the stack drafts without its overlap scheduler
     (`serving.spec_host_serial`: SGLang sets disable_overlap_schedule for EAGLE / MTP drafting, so the
     scheduling and acceptance bookkeeping of each step run between device steps instead of under the
     previous one): the sequences of one scheduler (ceil(B / N) per attention-DP rank, B without) x
-    `spec_serial_seq_overhead_s`; 0 without draft tokens or on a stack that overlaps it (plans)."""
+    `spec_serial_seq_overhead_s`; 0 without draft tokens or on a stack that overlaps it (plans). `busiest`:
+    `busiest_sequences`, already computed."""
     serial = np.asarray(serving.spec_host_serial, bool) & (np.asarray(serving.draft_tokens, float) > 0)
     per_step = scheduler_overhead_s(serving.batch_sequences, serving.devices, serving.attention_dp,
-                                    factors.spec_serial_seq_overhead_s)
+                                    factors.spec_serial_seq_overhead_s, busiest)
     return np.where(serial, per_step, 0.0)
 
 
@@ -461,15 +471,17 @@ class DraftPass:
         return self.kernel_s + self.fixed_s
 
 
-def draft_pass(device, arch: Architecture, serving: ServingArrays, context_tokens, factors, seq_s) -> DraftPass:
+def draft_pass(device, arch: Architecture, serving: ServingArrays, context_tokens, factors, seq_s, adp=None) -> DraftPass:
     """The drafter's k forward passes of one step (spec_decode.py): each a decode step of the drafter
     (`arch.drafter`, one layer) at B tokens on the replica's devices and precisions, plus one layer's
     overhead, `spec_draft_cost_fraction` of the fixed step overhead (its launches) and its per-sequence
-    sampling `seq_s`: k x (t_core + t_comm + layer_overhead + spec_draft_cost_fraction x step_overhead + t_seq)."""
+    sampling `seq_s`: k x (t_core + t_comm + layer_overhead + spec_draft_cost_fraction x step_overhead + t_seq).
+    `adp`: the target model's `attention_dp_imbalance` (`decode_step`), already computed."""
     k = np.asarray(serving.draft_tokens, float)
     if arch.drafter is None or not np.any(k > 0):
         return DraftPass(0.0, 0.0, 0.0, 0.0)
-    mem_s, comp_s, comm_s = decode_step(device, arch.drafter, replace(serving, draft_tokens=0.0), context_tokens, factors)
+    mem_s, comp_s, comm_s = decode_step(device, arch.drafter, replace(serving, draft_tokens=0.0), context_tokens, factors,
+                                        adp)   # `adp`: the target model's (the same batch on the same devices)
     fixed = (device_overhead(device, "layer_overhead_s", factors)
              + factors.spec_draft_cost_fraction * device_overhead(device, "step_overhead_s", factors))
     kernels = core_s(mem_s, comp_s, factors.mem_compute_overlap_loss) + comm_s
