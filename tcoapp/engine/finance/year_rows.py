@@ -35,17 +35,23 @@ _SUMMED = frozenset(q.key for q in YEAR_QUANTITIES if q.pool_expr is not None an
 
 
 def pool_values(a, pool: Mapping[str, np.ndarray], plan_rows: Mapping[str, np.ndarray],
-                pool_rows: Mapping[str, np.ndarray], t: np.ndarray, kept: dict | None = None) -> Value:
+                pool_rows: Mapping[str, np.ndarray], t: np.ndarray, kept: dict | None = None,
+                rows_kept: dict | None = None) -> Value:
     """The names a pool's year expression reads, as arrays broadcasting to [..., P, T]. `kept`: the arrays read
-    from `a` and `pool` so far, by name (neither changes while a plan's rows are computed: `YearRows` keeps one)."""
+    from `a` and `pool` so far, by name (neither changes while a plan's rows are computed: `YearRows` keeps one);
+    `rows_kept`: those read from the rows (`YearRows` empties it whenever rows are given by hand)."""
     kept = {} if kept is None else kept
+    rows_kept = {} if rows_kept is None else rows_kept
 
     def value(name: str) -> np.ndarray:
         kind, key = _pool_name(name)
         if kind == "pool row":
             return pool_rows[key]
         if kind == "plan row":
-            return np.asarray(plan_rows[key])[..., None, :]
+            found = rows_kept.get(name)
+            if found is None:
+                found = rows_kept[name] = np.asarray(plan_rows[key])[..., None, :]
+            return found
         if kind == "t":
             return t
         found = kept.get(name)
@@ -77,11 +83,14 @@ def _pool_name(name: str) -> tuple[str, str]:
 
 
 def plan_values(a, pool: Mapping[str, np.ndarray], plan_rows: Mapping[str, np.ndarray],
-                pool_rows: Mapping[str, np.ndarray], t: np.ndarray, kept: dict | None = None) -> Value:
+                pool_rows: Mapping[str, np.ndarray], t: np.ndarray, kept: dict | None = None,
+                rows_kept: dict | None = None) -> Value:
     """The names a plan's year expression reads, as arrays broadcasting to [..., T] (a pools_total's terms, read
-    in each pool: [..., P, T]). `kept`: as `pool_values`' (the plan's own inputs kept under "plan." + name)."""
+    in each pool: [..., P, T]). `kept`, `rows_kept`: as `pool_values`' (the plan's own inputs kept under "plan." +
+    name)."""
     kept = {} if kept is None else kept
-    in_pool = pool_values(a, pool, plan_rows, pool_rows, t, kept)
+    rows_kept = {} if rows_kept is None else rows_kept
+    in_pool = pool_values(a, pool, plan_rows, pool_rows, t, kept, rows_kept)
 
     def value(name: str) -> np.ndarray:
         if name == YEAR_NUMBER:
@@ -91,7 +100,10 @@ def plan_values(a, pool: Mapping[str, np.ndarray], plan_rows: Mapping[str, np.nd
         if name.startswith(IN_POOL):
             return in_pool(name[len(IN_POOL):])
         if name.startswith(POOLS + YEAR):
-            return np.sum(pool_rows[name[len(POOLS + YEAR):]], axis=-2)
+            found = rows_kept.get(name)
+            if found is None:
+                found = rows_kept[name] = np.sum(pool_rows[name[len(POOLS + YEAR):]], axis=-2)
+            return found
         if name.startswith(YEAR):
             return plan_rows[name[len(YEAR):]]
         found = kept.get("plan." + name)
@@ -126,11 +138,15 @@ class YearRows:
         self._pending = list(table)
         self._waiting_rows = {(scope, key) for scope, key, _, _ in table}
         self._ones: np.ndarray | None = None
-        self._kept: dict = {}   # the arrays read from `a` and `pool` (pool_values, plan_values)
+        kept: dict = {}               # the arrays read from `a` and `pool` (pool_values, plan_values)
+        self._rows_kept: dict = {}    # ... and from the rows, until rows are given by hand
+        self._pool_value = pool_values(a, pool, self.plan, self.pools, t, kept, self._rows_kept)
+        self._plan_value = plan_values(a, pool, self.plan, self.pools, t, kept, self._rows_kept)
         self.give()
 
     def give(self, plan: Mapping[str, np.ndarray] | None = None, pools: Mapping[str, np.ndarray] | None = None):
         """Add rows computed by hand, then evaluate every table row whose rows exist."""
+        self._rows_kept.clear()   # a row given again is read again
         self.plan.update(plan or {})
         self.pools.update(pools or {})
         while True:
@@ -155,9 +171,9 @@ class YearRows:
 
     def _evaluate(self, scope: str, key: str, expr: Expr) -> None:
         if scope == "plan":
-            self.plan[key] = numpy_function(expr)(plan_values(self.a, self.pool, self.plan, self.pools, self.t, self._kept))
+            self.plan[key] = numpy_function(expr)(self._plan_value)
             return
-        value = numpy_function(expr)(pool_values(self.a, self.pool, self.plan, self.pools, self.t, self._kept))
+        value = numpy_function(expr)(self._pool_value)
         if self._ones is None:  # the first pool row (`active`) has the shape of every pool row: [..., P, T]
             self._ones = np.ones(np.shape(value))
         self.pools[key] = value * self._ones

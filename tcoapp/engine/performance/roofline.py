@@ -156,7 +156,8 @@ def decode_step(device, arch: Architecture, serving: ServingArrays, context_toke
     kv_extra = kv_read * (adp - 1.0) * tier_seconds_per_byte(device, kv_fast) / factors.eta_kv
     memory_s = memory_s + kv_extra
     experts = expert_load_imbalance(arch, tokens, expert_parallel, factors.expert_load_skew)
-    flop_s = tokens * (_linear_flop_s(arch, peak, factors, tokens, serving.shared_peak_flop_s, experts, serving.weight_only)
+    flop_s = tokens * (_linear_flop_s(arch, peak, factors, tokens, serving.shared_peak_flop_s, experts, serving.weight_only,
+                                      touched=touched)
                        + arch.decode_attention_flops(context_tokens) / attention_peak * adp)
     compute_s = flop_s / (devices * factors.eta_compute)
     comm_s = _comm_s(device, arch, tokens, devices, attention_dp, factors, experts)
@@ -273,7 +274,7 @@ def stack_overhead_scale(device, factors):
 W4A16_TILE_ROWS = 16.0
 
 
-def grouped_gemm_efficiency(arch: Architecture, tokens, factors, weight_only=False, prefill=False):
+def grouped_gemm_efficiency(arch: Architecture, tokens, factors, weight_only=False, prefill=False, touched=None):
     """Achieved / dense efficiency of the routed-expert (grouped) GEMMs when `tokens` tokens are
     routed in one step: moe_compute_efficiency x m / (m + h), m = tokens x k / E_touched(tokens) the
     tokens each touched expert multiplies (small GEMMs of tens of rows waste their tensor-core tiles;
@@ -283,11 +284,13 @@ def grouped_gemm_efficiency(arch: Architecture, tokens, factors, weight_only=Fal
     moe_compute_efficiency + W4A16_TILE_ROWS) / w4a16_gemm_efficiency (the dequantization in the main
     loop, on the general-purpose cores), i.e. h = W4A16_TILE_ROWS x moe_compute_efficiency. A prefill chunk's grouped GEMMs (hundreds of tokens
     per expert, large tiles) run without moe_compute_efficiency, the decode-step routing and gather
-    overheads it stands for: their efficiency is eta_prefill x m / (m + h)."""
+    overheads it stands for: their efficiency is eta_prefill x m / (m + h). `touched`: `experts_touched` at
+    `tokens`, already computed (the decode step's weight read)."""
     if not arch.is_moe:
         return np.ones_like(np.asarray(tokens, float))
     tokens = np.asarray(tokens, float)
-    touched = np.maximum(experts_touched(arch.n_experts, arch.experts_per_token, tokens), 1e-30)
+    touched = np.maximum(experts_touched(arch.n_experts, arch.experts_per_token, tokens) if touched is None else touched,
+                         1e-30)
     m = tokens * arch.experts_per_token / touched
     moe = 1.0 if prefill else factors.moe_compute_efficiency
     # W4A16: the routing overheads (moe) scale with the real tokens, the 16-row tile's waste does not:
@@ -298,15 +301,16 @@ def grouped_gemm_efficiency(arch: Architecture, tokens, factors, weight_only=Fal
 
 
 def _linear_flop_s(arch: Architecture, peak, factors, tokens, shared_peak=None, expert_imbalance=1.0,
-                   weight_only=False, prefill=False):
+                   weight_only=False, prefill=False, touched=None):
     """Seconds x peak-efficiency of one token's weight GEMMs: 2 FLOP per active parameter, the
     non-expert ones at `shared_peak` (None: `peak`), routed experts at `peak` derated by their
     grouped-GEMM efficiency at `tokens` tokens per step and stretched by the busiest device's
-    `expert_imbalance` (the step waits for it)."""
+    `expert_imbalance` (the step waits for it); `touched`: as `grouped_gemm_efficiency`'s."""
     routed = arch.experts_per_token * arch.expert_params
     shared_peak = peak if shared_peak is None else shared_peak
     return 2.0 * ((arch.active_params - routed) / shared_peak
-                  + routed * expert_imbalance / grouped_gemm_efficiency(arch, tokens, factors, weight_only, prefill) / peak)
+                  + routed * expert_imbalance / grouped_gemm_efficiency(arch, tokens, factors, weight_only, prefill,
+                                                                        touched) / peak)
 
 
 def _comm_s(device, arch, tokens, devices, attention_dp, factors, expert_imbalance=1.0,
