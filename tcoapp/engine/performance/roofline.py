@@ -143,7 +143,7 @@ def decode_step(device, arch: Architecture, serving: ServingArrays, context_toke
     peak, attention_peak, draft_tokens = serving.peak_flop_s, serving.attention_peak_flop_s, serving.draft_tokens
     shared_bytes = weight_bytes if shared_weight_bytes is None else shared_weight_bytes
     tokens = batch * (np.asarray(draft_tokens, float) + 1.0)
-    touched = experts_touched(arch.n_experts, arch.experts_per_token, tokens)
+    touched = _experts_touched(arch, batch, draft_tokens, tokens)
     shared_ways = np.where(attention_dp, 1.0, devices)
     w_read = shared_bytes * arch.shared_params / shared_ways + weight_bytes * touched * arch.expert_params / devices
     kv_read = kv_device_bytes(arch, batch, context_tokens, kv_bytes, devices, attention_dp, read=True)
@@ -162,6 +162,21 @@ def decode_step(device, arch: Architecture, serving: ServingArrays, context_toke
     compute_s = flop_s / (devices * factors.eta_compute)
     comm_s = _comm_s(device, arch, tokens, devices, attention_dp, factors, experts)
     return memory_s, compute_s, comm_s
+
+
+def _experts_touched(arch: Architecture, batch, draft_tokens, tokens):
+    """`experts_touched` at `tokens` = batch x (draft_tokens + 1). Where every configuration (a row) shares one row
+    of batches, as in a sweep's chunk (hundreds of rows, a handful of draft counts), it is computed once per
+    distinct draft count and each row takes its count's: the same numbers (the same product, then elementwise),
+    its exponential over a few rows instead of every one."""
+    b, k = np.asarray(batch, float), np.asarray(draft_tokens, float)
+    if arch.n_experts > 0 and b.ndim == 2 and b.shape[0] == 1 and k.ndim == 2 and k.shape[1] == 1 \
+            and np.shape(tokens) == (k.shape[0], b.shape[1]):
+        distinct, which = np.unique(k[:, 0], return_inverse=True)
+        if distinct.size < k.shape[0]:
+            rows = np.concatenate([b * (d + 1.0) for d in distinct])
+            return experts_touched(arch.n_experts, arch.experts_per_token, rows)[which]
+    return experts_touched(arch.n_experts, arch.experts_per_token, tokens)
 
 
 def max_over_mean_load(balls, bins):
