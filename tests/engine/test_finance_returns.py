@@ -128,3 +128,17 @@ def test_contracted_colocation_below_nameplate_is_warned():
                for w in low.warnings)
     enough = _result(_plan(colocation_contracted_kw=math.ceil(nameplate) + 1, colocation_usd_per_kw_month=150.0))
     assert not any("contracted colocation power" in w for w in enough.warnings)
+
+
+@pytest.mark.parametrize("sample", ["buy_now_or_wait.xlsx", "years_price_decline.xlsx", "gpu_cloud_financed.xlsx"])
+def test_the_ambiguous_irr_note_is_given_where_the_root_count_says(sample):
+    """compute_plan counts the rates only where the IRR does not exist (its own flows' `irr`, already found):
+    the note is given exactly where `irr_is_ambiguous` of the plan's cash flows holds."""
+    from pathlib import Path
+    from tcoapp.engine.pipeline.compute import compute_plan
+    from tcoapp.io.load import load_scenario
+    scenario = load_scenario(Path(__file__).resolve().parents[2] / "samples" / sample)
+    for plan in scenario.plans:
+        result = compute_plan(scenario, plan)
+        noted = any(w.startswith("IRR not given: several rates") for w in result.warnings)
+        assert noted == cashflow.irr_is_ambiguous(result.finance.cash_flows_usd), plan.name

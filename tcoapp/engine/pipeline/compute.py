@@ -189,7 +189,8 @@ def _compute_plan(scenario: Scenario, plan: Plan, reloads: dict[str, float] | No
     warnings += _tranche_split_notes(plan, pools, out)
     warnings += plausibility_notes(plan, out, prices)
     warnings += not_entered_notes(plan)
-    if cashflow.irr_is_ambiguous(out.cash_flows_usd):
+    # ambiguous only where the IRR does not exist (out.irr is cashflow.irr of these flows): no root count otherwise
+    if np.isnan(float(np.asarray(out.irr, float))) and cashflow.irr_is_ambiguous(out.cash_flows_usd):
         warnings.append("IRR not given: several rates make NPV = 0 (the cash flows change sign more than once); "
                         "compare NPV or MIRR instead")
     warnings += finance_notes(plan, out)
