@@ -56,6 +56,9 @@ class SearchOutcome:
     sweep: EvaluatedSweep | None = field(default=None, repr=False, compare=False)  # what was swept
     scale_up_domain: int = 0    # the device's scale-up domain (0: not stated), for the replica's span
     ranked: Ranked | None = field(default=None, repr=False, compare=False)  # how the sweep ranked, and the exact points
+    # a pool serving request classes: per gain space (serving/gain_spaces.py), the best configuration it keeps and
+    # its tokens/s per device at the mix's operating point, or None (pipeline/config_gains.py)
+    within_gain_spaces: tuple = field(default=(), repr=False, compare=False)
 
     def text(self) -> str:
         """What the search chose, in words (configuration, the devices one replica spans and the
