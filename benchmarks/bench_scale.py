@@ -6,6 +6,9 @@
   compute;
 - scale_workbook_plans: a 5-plan and a 50-plan workbook (bench_workbook.py's plans, 500 measured points
   per curve), written with its results and read back;
+- scale_sessions_counts: an agentic session curve (bench_agentic.py's replica with a host-memory KV tier, random routing over
+  8 replicas, the heavier of the two routings) at 24 and at 240 counts of concurrent sessions over the same
+  range, its kept curves cleared before each run;
 - scale_curves_rows: a 100,000-row and a 1,000,000-row curve file (bench_curves.py's plain CSV, 1,000
   curves) read and written as `tcoapp curves --json` text. A curve file may hold 100,000 rows (the 1M-row
   file is refused at row 100,001: bench_curves.py times that); here the limit is lifted in the
@@ -27,8 +30,9 @@ import sys
 import time
 
 HERE = pathlib.Path(__file__).resolve().parent
-SIZES = {"search": (8, 80), "montecarlo": (10_000, 100_000), "workbook": (5, 50), "curves": (100_000, 1_000_000)}
-UNITS = {"search": "plans", "montecarlo": "draws", "workbook": "plans", "curves": "rows"}
+SIZES = {"search": (8, 80), "montecarlo": (10_000, 100_000), "workbook": (5, 50), "curves": (100_000, 1_000_000),
+         "sessions": (24, 240)}
+UNITS = {"search": "plans", "montecarlo": "draws", "workbook": "plans", "curves": "rows", "sessions": "counts"}
 
 
 def _rss_mb() -> float:
@@ -92,7 +96,24 @@ def _curves_work(rows: int):
     return lambda: dumps(curve_file_json(read_curve_file(path)))
 
 
-WORK = {"search": _search_work, "montecarlo": _montecarlo_work, "workbook": _workbook_work, "curves": _curves_work}
+def _sessions_work(counts: int):
+    import numpy as np
+
+    import bench_agentic as B
+    from tcoapp.engine.serving.agentic import clear_session_curves, session_curve
+    from tcoapp.io.catalog import load_catalog
+
+    catalog = load_catalog()
+    device, model = catalog.devices["B200"], catalog.models["Qwen3-Coder-480B"]
+    grid = np.geomspace(1, 600, counts)
+
+    def work():
+        clear_session_curves()
+        session_curve(device, model, B.SERVING, B.SHAPE, B.TIERS, grid, routing="random", replicas=8)
+    return work
+
+
+WORK = {"search": _search_work, "montecarlo": _montecarlo_work, "workbook": _workbook_work, "curves": _curves_work, "sessions": _sessions_work}
 
 
 def measure(kind: str, size: int) -> dict:
