@@ -118,3 +118,19 @@ def test_the_irr_iteration_gives_the_roots_of_the_code_before():
 def test_the_simulated_metrics_need_no_extra_return():
     """A Monte Carlo run leaves metrics.EXTRA_RETURNS out of its finance: none of them is simulated."""
     assert not set(metrics.EXTRA_RETURNS) & set(SIMULATED_METRICS)
+
+
+@pytest.mark.parametrize("attention_dp", [False, True, np.array([False, False, False]), np.array([True, False, True])])
+@pytest.mark.parametrize("devices", [1.0, 8.0, np.array([1.0, 4.0, 16.0])])
+def test_the_attention_dp_terms_are_those_of_np_where(attention_dp, devices):
+    """Without attention DP the roofline's two attention-DP terms skip the branch np.where would not take: the
+    same values, shapes and type."""
+    from tcoapp.engine.performance import roofline
+    batch = np.array([[0.5], [3.0], [17.0], [250.0]])
+    b = np.maximum(batch, 1e-12)
+    n = np.asarray(devices, float)
+    imbalance = np.where(np.asarray(attention_dp, bool) & (n > 1), np.ceil(b / n - 1e-9) / (b / n), 1.0)
+    overhead = np.where(attention_dp, np.ceil(batch / n - 1e-9), batch) * 2e-5
+    for got, expected in ((roofline.attention_dp_imbalance(batch, devices, attention_dp), imbalance),
+                          (roofline.scheduler_overhead_s(batch, devices, attention_dp, 2e-5), overhead)):
+        assert got.shape == expected.shape and got.dtype == expected.dtype and got.tobytes() == expected.tobytes()
