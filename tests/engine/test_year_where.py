@@ -3,7 +3,14 @@ other case handed to np.where."""
 import numpy as np
 import pytest
 
+from tcoapp.engine.quantities import year_where
 from tcoapp.engine.quantities.year_where import where
+
+
+@pytest.fixture(autouse=True)
+def every_size(monkeypatch):
+    """The column assignment at every size (a run's arrays take it from MIN_SIZE values on)."""
+    monkeypatch.setattr(year_where, "MIN_SIZE", 0)
 
 
 def _same(a, b) -> bool:
@@ -11,7 +18,7 @@ def _same(a, b) -> bool:
     return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
 
 
-@pytest.mark.parametrize("test_shape, then_shape", [((1, 1, 5), (900, 1, 5)), ((1, 5), (900, 5)), ((5,), (900, 5)),
+@pytest.mark.parametrize("test_shape, then_shape", [((1, 1, 5), (900, 1, 5)), ((1, 1, 5), (4000, 1, 5)), ((1, 5), (900, 5)), ((5,), (900, 5)),
                                                     ((1, 1, 5), (900, 1, 1)), ((1, 1, 5), (1, 1, 5)),
                                                     ((1, 5), (900, 1)), ((1, 1, 7), (30, 2, 7))])
 @pytest.mark.parametrize("otherwise", [0.0, np.nan, -0.0, np.float64(2.5), np.asarray(-1.0)])

@@ -11,12 +11,15 @@ from __future__ import annotations
 import numpy as np
 
 SHORT = 8   # numpy sums 8 values or more pairwise
+MIN_SIZE = 16384   # below, numpy's one call is as fast as the chain of adds (a compute's arrays, not a run's draws)
 
 
 def short_sum(values, axis: int) -> np.ndarray:
-    """np.sum(values, axis=axis), bit for bit: the chain of adds over a float axis of 1..7 values."""
+    """np.sum(values, axis=axis), bit for bit: the chain of adds over a float axis of 1..7 values of an array of
+    MIN_SIZE values or more."""
     values = np.asarray(values)
-    if values.dtype != np.float64 or values.ndim == 0 or not 1 <= values.shape[axis] < SHORT:
+    if (values.dtype != np.float64 or values.ndim == 0 or values.size < MIN_SIZE
+            or not 1 <= values.shape[axis] < SHORT):
         return np.sum(values, axis=axis)
     parts = np.moveaxis(values, axis, 0)
     total = 0.0 + parts[0]
