@@ -191,7 +191,10 @@ def attention_dp_imbalance(batch, devices, attention_dp):
     1 without attention-DP."""
     b = np.maximum(np.asarray(batch, float), 1e-12)
     n = np.asarray(devices, float)
-    return np.where(np.asarray(attention_dp, bool) & (n > 1), np.ceil(b / n - 1e-9) / (b / n), 1.0)
+    spread = np.asarray(attention_dp, bool) & (n > 1)
+    if not np.any(spread):   # the value np.where takes everywhere, without computing the other
+        return np.ones(np.broadcast_shapes(spread.shape, b.shape))
+    return np.where(spread, np.ceil(b / n - 1e-9) / (b / n), 1.0)
 
 
 # Tokens of one batched prefill step per device (assumption: TensorRT-LLM's default max_num_tokens,
@@ -241,7 +244,10 @@ def scheduler_overhead_s(batch, devices, attention_dp, sched_overhead_s):
     scheduler for its own sequences, so the step waits for the busiest rank's ceil(B / N) x
     sched_overhead_s; without attention-DP the replica's one scheduler handles all B sequences."""
     b = np.asarray(batch, float)
-    per_rank = np.where(attention_dp, np.ceil(b / np.asarray(devices, float) - 1e-9), b)
+    devices = np.asarray(devices, float)
+    if not np.any(attention_dp):   # the value np.where takes everywhere, without computing the other
+        return np.broadcast_to(b, np.broadcast_shapes(np.shape(attention_dp), b.shape, devices.shape)) * sched_overhead_s
+    per_rank = np.where(attention_dp, np.ceil(b / devices - 1e-9), b)
     return per_rank * sched_overhead_s
 
 
