@@ -6,6 +6,12 @@
   compute;
 - scale_workbook_plans: a 5-plan and a 50-plan workbook (bench_workbook.py's plans, 500 measured points
   per curve), written with its results and read back;
+- scale_classes_plans: the same 8 and 80 plans, each serving three request classes (bench_classes.py: chat,
+  reasoning, and batch with a long tail; each tenth of the 80 with prompts 10 k tokens longer), every plan
+  searched and computed;
+- scale_sessions_counts: an agentic session curve (bench_agentic.py's replica with a host-memory KV tier, random routing over
+  8 replicas, the heavier of the two routings) at 24 and at 240 counts of concurrent sessions over the same
+  range, its kept curves cleared before each run;
 - scale_curves_rows: a 100,000-row and a 1,000,000-row curve file (bench_curves.py's plain CSV, 1,000
   curves) read and written as `tcoapp curves --json` text. A curve file may hold 100,000 rows (the 1M-row
   file is refused at row 100,001: bench_curves.py times that); here the limit is lifted in the
@@ -27,8 +33,10 @@ import sys
 import time
 
 HERE = pathlib.Path(__file__).resolve().parent
-SIZES = {"search": (8, 80), "montecarlo": (10_000, 100_000), "workbook": (5, 50), "curves": (100_000, 1_000_000)}
-UNITS = {"search": "plans", "montecarlo": "draws", "workbook": "plans", "curves": "rows"}
+SIZES = {"search": (8, 80), "montecarlo": (10_000, 100_000), "workbook": (5, 50), "curves": (100_000, 1_000_000),
+         "sessions": (24, 240), "classes": (8, 80)}
+UNITS = {"search": "plans", "montecarlo": "draws", "workbook": "plans", "curves": "rows", "sessions": "counts",
+         "classes": "plans"}
 
 
 def _rss_mb() -> float:
@@ -92,7 +100,40 @@ def _curves_work(rows: int):
     return lambda: dumps(curve_file_json(read_curve_file(path)))
 
 
-WORK = {"search": _search_work, "montecarlo": _montecarlo_work, "workbook": _workbook_work, "curves": _curves_work}
+def _classes_work(plans: int):
+    import bench_classes
+    import bench_search as B
+    from tcoapp.engine.pipeline.compute import compute_plan
+
+    base = B._scenario()
+    copies = max(1, plans // len(base.plans))
+    scenario = base.with_plans(tuple(plan.with_(name=f"{plan.name} {k}") for k in range(copies) for plan in base.plans))
+    for k in range(copies):   # each copy's classes 10 k tokens longer: no plan repeats another's mix
+        classes = [dict(c, input_tokens=c["input_tokens"] + 10 * k) for c in bench_classes.THREE]
+        for plan in base.plans:
+            scenario = scenario.with_plan(f"{plan.name} {k}", workloads=classes)
+    return lambda: [compute_plan(scenario, plan) for plan in scenario.plans]
+
+
+def _sessions_work(counts: int):
+    import numpy as np
+
+    import bench_agentic as B
+    from tcoapp.engine.serving.agentic import clear_session_curves, session_curve
+    from tcoapp.io.catalog import load_catalog
+
+    catalog = load_catalog()
+    device, model = catalog.devices["B200"], catalog.models["Qwen3-Coder-480B"]
+    grid = np.geomspace(1, 600, counts)
+
+    def work():
+        clear_session_curves()
+        session_curve(device, model, B.SERVING, B.SHAPE, B.TIERS, grid, routing="random", replicas=8)
+    return work
+
+
+WORK = {"search": _search_work, "montecarlo": _montecarlo_work, "workbook": _workbook_work, "curves": _curves_work, "sessions": _sessions_work,
+        "classes": _classes_work}
 
 
 def measure(kind: str, size: int) -> dict:

@@ -133,6 +133,6 @@ def gains_text(*results) -> str:
         seen.add(id(result))
         gains = getattr(result, "configuration_gains", None)
         lines.append(f"{result.name}: " + (gains_sentence(gains) if gains else
-                                          "no configuration gains (a measured curve, request classes or several "
-                                          "serve pools)"))
+                                          "no configuration gains (a measured curve, several serve pools, or no "
+                                          "operating point)"))
     return "\n".join(["Throughput = validated base x each configuration gain:"] + lines) if lines else ""

@@ -89,11 +89,14 @@ class PerformanceView(QWidget):
         grid = QGridLayout()
         for k, widget in enumerate((self.p_device, self.p_user, self.p_joule, self.p_front)):
             grid.addWidget(widget, k // 2, k % 2)
+        self.agentic = AgenticChart()          # shown only where a plan has an agentic request class
+        grid.addWidget(self.agentic, 2, 0, 1, 2)
+        for row in range(2):   # the rows share the height alike; the agentic row's share only while it shows
+            grid.setRowStretch(row, 1)
+        self._grid = grid
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addLayout(grid, 1)
-        self.agentic = AgenticChart()          # shown only where a plan has an agentic request class
-        layout.addWidget(self.agentic, 1)
         layout.addWidget(self.info)
         layout.addWidget(self.band_note)
         self._auto = QTimer(self, singleShot=True, interval=300)
@@ -101,6 +104,11 @@ class PerformanceView(QWidget):
         self.redraw = Redraw(self, document.scenario_changed, document.current_changed)
         self._declare_parts()
         self.refresh()
+
+    def _draw_agentic(self, results, colors, current: int = 0) -> None:
+        """The agentic charts (hidden where no plan is agentic), their grid row sharing the height only while shown."""
+        self.agentic.draw(results, colors, current)
+        self._grid.setRowStretch(2, 0 if self.agentic.isHidden() else 1)
 
     def _build_batch_charts(self) -> None:
         """Tokens/s per device, per user and tokens per joule against batch: a line and a marker per plan."""
@@ -151,7 +159,7 @@ class PerformanceView(QWidget):
     def _declare_parts(self) -> None:
         doc, parts = self._doc, self.redraw
         parts.part("legend", lambda: (tuple(p.name for p in doc.scenario.plans), doc.plan_colors), self._draw_legend)
-        parts.part("agentic", lambda: (doc.results, doc.plan_colors, doc.current_index), self.agentic.draw)
+        parts.part("agentic", lambda: (doc.results, doc.plan_colors, doc.current_index), self._draw_agentic)
         parts.part("batch", self._batch_inputs, self._draw_batch)
         parts.part("emphasis", lambda: (doc.current_index, len(doc.scenario.plans), doc.plan_colors),
                    self._emphasize_current)

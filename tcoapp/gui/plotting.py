@@ -117,6 +117,16 @@ def cache_axes(item: pg.PlotItem) -> None:
         entry["item"].setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
 
+Y_LABEL_CHARS = 20   # about what the y axis of a chart at its minimum height (220 px) holds in 10 pt text
+
+
+def two_line_label(label: str) -> str:
+    """A y-axis label "name [unit]" longer than Y_LABEL_CHARS on two lines (the name, then the unit): along a
+    short chart's axis the one-line label would be cut at both ends."""
+    name, sep, unit = label.rpartition(" [")
+    return f"{name}<br>[{unit}" if sep and len(label) > Y_LABEL_CHARS else label
+
+
 def make_plot(title: str, x_label: str, y_label: str, *, x_axis=None, y_axis=None, log_x=False,
               grid: str = "y") -> pg.PlotWidget:
     axes = {"left": y_axis or NumberAxis("left"), "bottom": x_axis or NumberAxis("bottom")}
@@ -124,7 +134,7 @@ def make_plot(title: str, x_label: str, y_label: str, *, x_axis=None, y_axis=Non
     item = widget.getPlotItem()
     set_title(item, title)
     item.setLabel("bottom", x_label, **LABEL_STYLE)
-    item.setLabel("left", y_label, **LABEL_STYLE)
+    item.setLabel("left", two_line_label(y_label), **LABEL_STYLE)
     for name, axis in axes.items():
         axis.setStyle(maxTickLevel=1)
         wanted = grid == "both" or (grid == "y") == (name == "left")

@@ -53,7 +53,8 @@ def print_notes(scenario, stream=None) -> None:
         print(f"note: {note}", file=stream or sys.stderr)
 
 
-def find_kept(path, sheet_names, plans_rows: tuple[int, ...] = (), roles=None, parts=None) -> KeptWork | None:
+def find_kept(path, sheet_names, plans_rows: tuple[int, ...] = (), roles=None, parts=None,
+              source: bytes | None = None) -> KeptWork | None:
     """The analyst's sheets (names not the app's, in workbook order) and Plans rows of the file at `path`; `roles`
     (sheet_roles.Roles) notes the renamed input sheets read as their table; `parts`: the parts unpacked already
     (safety.check_archive)."""
@@ -68,8 +69,9 @@ def find_kept(path, sheet_names, plans_rows: tuple[int, ...] = (), roles=None, p
         notes.append(f"{S.PLANS} row{'s' if len(plans_rows) > 1 else ''} {rows}: no Plans key in column A, not "
                      "read; kept on save (values, formulas, comments, formats)")
     notes.extend(input_formula_notes(sheet_names, plans_rows))
-    with open(path, "rb") as handle:
-        source = handle.read()
+    if source is None:   # the bytes the rest of the workbook was read from, where the reader read them once
+        with open(path, "rb") as handle:
+            source = handle.read()
     with PartsArchive(io.BytesIO(source), parts) as archive:   # parts: those unpacked already (archive_parts.py)
         notes.extend(output_row_notes(archive))
     return KeptWork(source, own, tuple(plans_rows), tuple(notes), plans_formulas(sheet_names, plans_rows))

@@ -5,6 +5,7 @@ refuses entity-expansion (billion laughs) and external-entity attacks; `check_de
 """
 from __future__ import annotations
 
+import io
 import os
 import zipfile
 import zlib
@@ -25,15 +26,36 @@ def check_defused() -> None:
         raise RuntimeError("defusedxml is not installed: refusing to parse workbooks with an unsafe XML parser")
 
 
-def check_archive(path) -> dict[str, bytes]:
-    """Raise ValidationError unless `path` is a sane, complete .xlsx (zip) archive; return the bytes of the parts
-    the reader reads next (archive_parts.kept_part), each unpacked here to check it."""
-    if not os.path.exists(path):
+def file_bytes(path) -> bytes:
+    """The file's bytes, read once: every check and read after it sees the same workbook, even where another
+    program replaces the file meanwhile (a save from Excel, a sync client). A file larger than its parts may
+    unpack to is refused unread."""
+    try:
+        size = os.path.getsize(path)
+        if os.path.isdir(path):
+            raise fail(path, "not an .xlsx workbook: it is a folder")
+        if size > MAX_UNCOMPRESSED_BYTES:
+            raise fail(path, f"refused: the file is {_mb(size)}, over the {_mb(MAX_UNCOMPRESSED_BYTES)} a workbook's "
+                             "parts may unpack to")
+        with open(path, "rb") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        raise fail(path, "file not found") from None
+    except OSError as exc:
+        raise fail(path, f"cannot be read ({exc.strerror or exc})") from None
+
+
+def check_archive(path, data: bytes | None = None) -> dict[str, bytes]:
+    """Raise ValidationError unless `path` (or `data`, its bytes read once by `file_bytes`; `path` then names it)
+    is a sane, complete .xlsx (zip) archive; return the bytes of the parts the reader reads next
+    (archive_parts.kept_part), each unpacked here to check it."""
+    if data is None and not os.path.exists(path):
         raise fail(path, "file not found")
-    if not zipfile.is_zipfile(path):
+    source = path if data is None else io.BytesIO(data)
+    if not zipfile.is_zipfile(source):
         raise fail(path, "not an .xlsx workbook (not a zip archive, or truncated)")
     try:
-        with zipfile.ZipFile(path) as archive:
+        with zipfile.ZipFile(source) as archive:
             infos = archive.infolist()
             total = sum(info.file_size for info in infos)
             packed = sum(info.compress_size for info in infos) or 1

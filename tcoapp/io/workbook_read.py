@@ -8,6 +8,7 @@ Results and CashFlow are outputs: they are ignored and recomputed, never trusted
 from __future__ import annotations
 
 import dataclasses
+import io
 import os
 from itertools import chain
 from typing import Any
@@ -39,7 +40,7 @@ from .kept_work import find_kept, is_own_row
 from .migrate import migrate_sheets, schema_version
 from .parse_diagnosis import explain
 from .sheet_roles import sheet_roles
-from .safety import check_archive, check_defused, fail, zip_mimetype
+from .safety import check_archive, check_defused, fail, file_bytes, zip_mimetype
 from .uncertainty_book import read_uncertainty
 from .xlsx_workloads import OUTPUT_KEYS as WORKLOAD_OUTPUTS
 from .xlsx_cells_read import BadCellReference, BadCellValue, RefusedXml, TooManyCells, TooManyStrings, read_cells
@@ -157,7 +158,7 @@ WANTED_SHEETS = frozenset(S.INPUT_SHEETS) | {S.ABOUT}
 DENSE_CELLS = 2_000_000   # a dense view (migrations) of at most this many cells
 
 
-def _load_sheets(path):
+def _load_sheets(path, data: bytes):
     """The input sheets and About, read with their cached values and their formulas in one pass, and the roles
     of the other sheets (sheet_roles: a renamed input sheet is read under its table's name).
 
@@ -166,10 +167,10 @@ def _load_sheets(path):
     formula over the input sheets, at most MAX_SHARED_STRINGS shared strings; empty rows and cells
     (however far they reach) are skipped, and a sheet's declared dimension is never trusted.
     """
-    parts = check_archive(path)
+    parts = check_archive(path, data)
     check_defused()
     try:
-        names, cells, roles = _read_with_roles(path, parts)
+        names, cells, roles = _read_with_roles(io.BytesIO(data), parts)
     except ValidationError:
         raise
     except TooManyCells as exc:
@@ -179,14 +180,14 @@ def _load_sheets(path):
         raise fail(path, f"refused: the shared string table holds {exc.count:,}+ strings, over the "
                          f"{exc.limit:,} limit") from None
     except BadCellValue as exc:   # the diagnosis names the cell and what is stored there, as the user sees it
-        raise fail(path, explain(path) or f"damaged workbook: {exc} (re-save it from Excel or LibreOffice)") from None
+        raise fail(path, explain(io.BytesIO(data)) or f"damaged workbook: {exc} (re-save it from Excel or LibreOffice)") from None
     except BadCellReference as exc:
         raise fail(path, f"damaged workbook: {exc} (re-save it from Excel or LibreOffice)") from None
     except RefusedXml:
         raise fail(path, "refused: the workbook's XML declares entities or a DTD, as an XML bomb (billion laughs) "
                          "does") from None
     except Exception as exc:  # zipfile, expat and value errors for malformed parts
-        raise fail(path, explain(path) or _parse_error(exc)) from None
+        raise fail(path, explain(io.BytesIO(data)) or _parse_error(exc)) from None
     charts = [name for name, kind in names.items() if kind == "chartsheet"]
     if charts:
         raise fail(path, f"sheet {charts[0]!r} is a chart sheet: a scenario workbook holds only worksheets (delete the "
@@ -201,15 +202,15 @@ def _load_sheets(path):
     return out, roles, parts
 
 
-def _read_with_roles(path, parts=None):
+def _read_with_roles(archive, parts=None):
     """read_cells of the input sheets and About, and row 1 of every other sheet, to tell a renamed input sheet by
     its header row (sheet_roles); such a sheet is then read whole."""
-    names, cells = read_cells(path, WANTED_SHEETS, S.MAX_CELLS, S.MAX_SHARED_STRINGS,
+    names, cells = read_cells(archive, WANTED_SHEETS, S.MAX_CELLS, S.MAX_SHARED_STRINGS,
                               headers=lambda name: name not in S.KNOWN_SHEETS, parts=parts)
     roles = sheet_roles({n: _header(cells[n]) for n in cells if n not in WANTED_SHEETS},
                         {n for n in cells if n in WANTED_SHEETS})
     if roles.read_as:
-        _, renamed = read_cells(path, set(roles.read_as), S.MAX_CELLS, S.MAX_SHARED_STRINGS, parts=parts)
+        _, renamed = read_cells(archive, set(roles.read_as), S.MAX_CELLS, S.MAX_SHARED_STRINGS, parts=parts)
         cells.update(renamed)
     return names, cells, roles
 
@@ -232,10 +233,10 @@ def _parse_error(exc: BaseException) -> str:
     return f"cannot read the workbook: {first_line} (re-save it from Excel or LibreOffice)"
 
 
-def _refuse_opendocument(path) -> None:
+def _refuse_opendocument(path, data: bytes) -> None:
     """An .ods file is a different format: say how to get an .xlsx, without library internals."""
     name = os.path.basename(str(path))
-    kind = zip_mimetype(path)   # "" for a damaged zip: check_archive reports it
+    kind = zip_mimetype(io.BytesIO(data))   # "" for a damaged zip: check_archive reports it
     if "opendocument" in kind or str(path).lower().endswith(".ods"):
         raise ValidationError([Problem(name, "", "is an OpenDocument spreadsheet (.ods): tcoapp reads .xlsx workbooks; "
                                                  "in LibreOffice use File > Save As > Excel 2007-365 (.xlsx), then open that")])
@@ -243,9 +244,11 @@ def _refuse_opendocument(path) -> None:
 
 @paused_gc()   # many small objects, no garbage cycles worth a collection midway (paused_gc.py)
 def read_scenario(path) -> Scenario:
-    """Read and validate a scenario workbook; raise ValidationError listing every problem."""
-    _refuse_opendocument(path)
-    sheets, roles, parts = _load_sheets(path)
+    """Read and validate a scenario workbook; raise ValidationError listing every problem. The file is read
+    once (safety.file_bytes): its checks, cells and kept sheets all come from the same bytes."""
+    data = file_bytes(path)
+    _refuse_opendocument(path, data)
+    sheets, roles, parts = _load_sheets(path, data)
     problems: list[Problem] = []
     base = os.path.basename(str(path))
     if S.PLANS not in sheets:
@@ -276,7 +279,7 @@ def read_scenario(path) -> Scenario:
         problems.extend(uncertainty_problems(scenario))
     if problems:
         raise ValidationError(problems)
-    return dataclasses.replace(scenario, kept=find_kept(path, sheets, own_rows, roles, parts))
+    return dataclasses.replace(scenario, kept=find_kept(path, sheets, own_rows, roles, parts, data))
 
 
 _NAME_COLUMNS = {S.DEVICES: "name", S.MODELS: "name", S.CURVES: "curve", S.PRICE_TIERS: "price_tiers"}

@@ -162,6 +162,21 @@ def _read_chunk(text: str, reader) -> None:
         _full_chunk(text, reader)
 
 
+def _plain_value(style: str, kind: str, v: str, dates) -> object:
+    """A non-empty cell value of a simple chunk (a shared string's index or a plain number, as _plain reads
+    them inline); raises _NotSimple at a date-styled cell or any other type."""
+    if style in dates:
+        raise _NotSimple
+    if kind == "s" and v.isdigit():
+        return _Shared(int(v))
+    if kind == "n" or not kind:
+        try:
+            return float(v) if ("." in v or "E" in v or "e" in v) else int(v)
+        except ValueError:
+            raise _NotSimple from None
+    raise _NotSimple
+
+
 def _short_chunk(text: str, reader) -> None:
     """A chunk in _SHORT_SHAPE, stored as _simple_chunk stores it (the same cells, values, order, count and reader
     state after it); raises _NotSimple where _simple_chunk does. Its row tags and empty cells store nothing: only the
@@ -172,17 +187,7 @@ def _short_chunk(text: str, reader) -> None:
     for letters, digits, style, kind, v in _VALUED.findall(text):
         if not v:
             continue   # an empty value: nothing read, nothing counted
-        if style in dates:
-            raise _NotSimple
-        if kind == "s" and v.isdigit():   # _plain, inline
-            value = _Shared(int(v))
-        elif kind == "n" or not kind:
-            try:
-                value = float(v) if ("." in v or "E" in v or "e" in v) else int(v)
-            except ValueError:
-                raise _NotSimple from None
-        else:
-            raise _NotSimple
+        value = _plain_value(style, kind, v, dates)
         if digits != cells_digits:   # the shape has no leading zero: other digits, another row
             row = int(digits)
             cells = values.get(row)
@@ -214,17 +219,7 @@ def _simple_chunk(text: str, reader) -> None:
                 row, row_digits = _row(digits), digits
             if not v:
                 continue   # an empty (formatted) cell: nothing read, nothing counted
-            if style in dates:
-                raise _NotSimple
-            if kind == "s" and v.isdigit():   # _plain, inline
-                value = _Shared(int(v))
-            elif kind == "n" or not kind:
-                try:
-                    value = float(v) if ("." in v or "E" in v or "e" in v) else int(v)
-                except ValueError:
-                    raise _NotSimple from None
-            else:
-                raise _NotSimple
+            value = _plain_value(style, kind, v, dates)
             if row != cells_row:
                 cells = values.get(row)
                 if cells is None:

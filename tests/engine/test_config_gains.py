@@ -134,3 +134,39 @@ def test_a_target_no_configuration_meets_without_draft_tokens_has_a_null_base():
     assert result.point.exists and result.pools[0].serving.spec_decode_draft_tokens > 0
     assert gains["validated_base_tokens_per_s_per_device"] is None
     assert next(g for g in gains["gains"] if g["term"] == "speculative decoding")["gain"] is None
+
+
+CLASSES = [{"class": "chat", "share": 0.5, "input_tokens": 1000, "output_tokens": 300, "min_tokens_per_s_per_user": 50},
+           {"class": "reasoning", "share": 0.3, "input_tokens": 2000, "output_tokens": 8000,
+            "min_tokens_per_s_per_user": 30},
+           {"class": "batch", "share": 0.2, "input_tokens": 4000, "output_tokens": 1000}]
+
+
+def test_a_searched_plan_of_request_classes_states_its_gains_at_the_mix():
+    """The base is the best configuration the mix search evaluated without draft tokens or FP4 KV; the product of
+    the gains is the plan's number."""
+    scenario, plan = _plan(workloads=CLASSES)
+    result = compute_plan(scenario, plan)
+    gains = result.configuration_gains
+    assert gains is not None and gains["base_searched"]
+    assert _product(gains) == pytest.approx(result.metrics.tokens_per_s_per_device, rel=1e-9)
+    terms = {g["term"]: g for g in gains["gains"]}
+    chosen = result.pools[0].serving
+    assert chosen.spec_decode_draft_tokens > 0 and terms["speculative decoding"]["gain"] > 1.0
+    assert "no draft tokens" in gains["base_configuration"] and "nvfp4 KV" not in gains["base_configuration"]
+
+
+def test_a_typed_plan_of_request_classes_takes_each_step_at_the_mix():
+    """Each step is the same plan typed without the term: the base equals the plan computed with no draft tokens
+    and an FP8 KV cache; draft tokens and the FP4 KV cache each gain."""
+    typed = dict(workloads=CLASSES, serving_search="off", tensor_parallel=4, weight_precision="nvfp4",
+                 min_tokens_per_s_per_user=None, max_ttft_s=None)
+    scenario, plan = _plan(**typed, kv_precision="nvfp4", spec_decode_draft_tokens=2)
+    gains = compute_plan(scenario, plan).configuration_gains
+    base_scenario, base_plan = _plan(**typed, kv_precision="fp8", spec_decode_draft_tokens=0)
+    base = compute_plan(base_scenario, base_plan).metrics.tokens_per_s_per_device
+    assert gains["validated_base_tokens_per_s_per_device"] == pytest.approx(base, rel=1e-12)
+    assert _product(gains) == pytest.approx(gains["tokens_per_s_per_device"], rel=1e-9)
+    terms = {g["term"]: g for g in gains["gains"]}
+    assert terms["speculative decoding"]["gain"] > 1.0 and terms["FP4 KV cache"]["gain"] > 1.0
+    assert not gains["base_searched"]

@@ -29,6 +29,15 @@ def _performance(window):
 def test_no_agentic_plan_no_chart(window):
     view = _performance(window)
     assert not view.agentic.isVisible()
+    assert view._grid.rowStretch(2) == 0   # the hidden row takes no share of the height
+
+
+def test_a_long_y_label_goes_on_two_lines_and_every_label_keeps_its_text():
+    from tcoapp.gui.plotting import Y_LABEL_CHARS, two_line_label
+
+    assert two_line_label("Tokens/s per device [tokens/s]") == "Tokens/s per device<br>[tokens/s]"
+    assert two_line_label("Batch [sequences]") == "Batch [sequences]"    # short enough for one line
+    assert two_line_label("x" * (Y_LABEL_CHARS + 5)) == "x" * (Y_LABEL_CHARS + 5)   # no unit: nothing to break at
 
 
 def test_the_chart_draws_each_agentic_plans_curves_and_knee(open_window, tmp_path, qtbot):
@@ -38,6 +47,7 @@ def test_the_chart_draws_each_agentic_plans_curves_and_knee(open_window, tmp_pat
     view.refresh()
     chart = view.agentic
     assert chart.isVisible() and chart.names == ["B200 agentic"]
+    assert view._grid.rowStretch(2) == view._grid.rowStretch(0) == 1   # three rows of charts share the height
     result = next(r for r in window.document.results if r.agentic)
     a = result.agentic
     solid, dashed, knees, marks = chart.pools["hit"]

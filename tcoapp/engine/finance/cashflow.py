@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..quantities.short_sum import short_sum
+
 
 def cash_flows(capex_usd, net_usd_per_year, residual_value_fraction, years):
     """Array [..., max_years + 1] of flows; years past a row's horizon are 0."""
@@ -33,7 +35,7 @@ def npv_usd(rate, flows, discounting=0.0):
     """sum_t flows[t] / (1 + rate)^t  [USD] (mid_year: t - 0.5 for t >= 1)."""
     flows = np.asarray(flows, float)
     t = discount_years(flows.shape[-1], discounting)
-    return np.sum(flows / (1.0 + np.asarray(rate, float)[..., None]) ** t, axis=-1)
+    return short_sum(flows / (1.0 + np.asarray(rate, float)[..., None]) ** t, axis=-1)
 
 
 def npv_profile(rates, flows, discounting=0.0):
@@ -97,35 +99,35 @@ def sign_changes(row) -> int:
 def _sign_changes(rows: np.ndarray) -> np.ndarray:
     """`sign_changes` of every row of a 2-D array at once."""
     signs = np.sign(rows)
+    if np.all(signs != 0):   # no zero: each value's previous non-zero value is the one before it
+        return np.sum(signs[:, 1:] != signs[:, :-1], axis=-1)
     position = np.where(signs != 0, np.arange(rows.shape[-1]), -1)
     previous = np.maximum.accumulate(position, axis=-1)[:, :-1]  # last non-zero before t
     before = np.take_along_axis(signs, np.maximum(previous, 0), axis=-1)
     return np.sum((signs[:, 1:] != 0) & (previous >= 0) & (signs[:, 1:] != before), axis=-1)
 
 
+_HALF_MAX = np.finfo(float).max / 2.0
+
+
 def _single_root(rows: np.ndarray, iterations: int = 200) -> np.ndarray:
     """The positive root x of g(x) = sum_t rows[t] x^t for rows with one sign change and g(0) != 0:
-    Newton steps kept inside a bracket [lo, hi] that always holds the root (bisection otherwise)."""
+    Newton steps kept inside a bracket [lo, hi] that always holds the root (bisection otherwise).
+
+    Each row's steps depend on that row alone, and a row that stops moving (its step gives x again) is at a
+    fixed point: stepping it again gives the same x, lo and hi. So the rows still moving are taken out only
+    once they are at most half of those iterated (fewer copies; about 60 steps for the last rows of 10,000
+    Monte Carlo draws, some 10 for most), with the same numbers as taking each row out when it stops."""
     f0 = np.sign(rows[:, 0])
-
-    def g(x):
-        value, slope = np.zeros_like(x), np.zeros_like(x)
-        for c in rows[:, ::-1].T:  # Horner, highest power first
-            slope = slope * x + value
-            value = value * x + c
-        return value, slope
-
-    lo, hi = np.zeros(rows.shape[0]), np.ones(rows.shape[0])
-    for _ in range(1100):  # widen until g changes sign (x up to 2^1100 ~ a rate of -1)
-        left = np.sign(g(hi)[0]) == f0
-        if not np.any(left):
-            break
-        lo, hi = np.where(left, hi, lo), np.where(left, 2.0 * hi, hi)
+    lo, hi = _bracket(rows, f0)
+    coefficients = np.ascontiguousarray(rows[:, ::-1].T)  # Horner's order, highest power first: (T, rows)
+    # x stays in (0, 2 hi] (x = (lo + hi) / 2, or a Newton step inside (lo, hi)): finite where 2 hi is
+    horner = _horner_finite if coefficients.shape[0] > 1 and np.all(hi <= _HALF_MAX) else _horner
     x = 0.5 * (lo + hi)
     out = x.copy()
-    active = np.arange(rows.shape[0])   # rows still moving: a row at its fixed point (new == x) stays there
+    active = np.arange(rows.shape[0])
     for _ in range(iterations):
-        value, slope = g(x)
+        value, slope = horner(coefficients, x)
         left = np.sign(value) == f0
         lo, hi = np.where(left, x, lo), np.where(left, hi, x)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -133,14 +135,49 @@ def _single_root(rows: np.ndarray, iterations: int = 200) -> np.ndarray:
         inside = np.isfinite(step) & (step > lo) & (step < hi)
         new = np.where(value == 0, x, np.where(inside, step, 0.5 * (lo + hi)))
         moving = new != x
-        out[active] = new
-        if not np.any(moving):
-            break
-        if not np.all(moving):   # iterate on the rows still moving only (the others' values are final)
-            active, rows, f0 = active[moving], rows[moving], f0[moving]
+        count = np.count_nonzero(moving)
+        if count <= moving.size // 2:
+            out[active] = new
+            if not count:
+                return out
+            active, coefficients, f0 = active[moving], coefficients[:, moving], f0[moving]
             lo, hi, new = lo[moving], hi[moving], new[moving]
         x = new
+    out[active] = x
     return out
+
+
+def _bracket(rows: np.ndarray, f0: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """[lo, hi] from [0, 1], hi doubled until g(hi) has the other sign than g(0) (x up to 2^1100 ~ a rate of -1)."""
+    coefficients = np.ascontiguousarray(rows[:, ::-1].T)
+    lo, hi = np.zeros(rows.shape[0]), np.ones(rows.shape[0])
+    for _ in range(1100):
+        left = np.sign(_horner(coefficients, hi)[0]) == f0
+        if not np.any(left):
+            break
+        lo, hi = np.where(left, hi, lo), np.where(left, 2.0 * hi, hi)
+    return lo, hi
+
+
+def _horner(coefficients: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(g(x), g'(x)) by Horner's rule from 0, coefficients highest power first."""
+    value, slope = np.zeros_like(x), np.zeros_like(x)
+    for c in coefficients:
+        slope = slope * x + value
+        value = value * x + c
+    return value, slope
+
+
+def _horner_finite(coefficients: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`_horner` for finite x > 0 and two coefficients or more, its first step and a half skipped: the same numbers
+    (0 x x = +0, so its first value is c0 + 0 and its second slope that value)."""
+    value = coefficients[0] + 0.0
+    slope = value
+    value = value * x + coefficients[1]
+    for c in coefficients[2:]:
+        slope = slope * x + value
+        value = value * x + c
+    return value, slope
 
 
 def _by_roots(rows: np.ndarray, which: np.ndarray, out: np.ndarray, pick) -> None:
@@ -219,8 +256,8 @@ def mirr(flows, finance_rate, reinvest_rate, years):
     inside = t <= n
     grow = (1.0 + np.asarray(reinvest_rate, float)[..., None]) ** (n - t)
     shrink = (1.0 + np.asarray(finance_rate, float)[..., None]) ** t
-    gains = np.sum(np.where(inside & (flows > 0), flows * grow, 0.0), axis=-1)
-    costs = -np.sum(np.where(inside & (flows < 0), flows / shrink, 0.0), axis=-1)
+    gains = short_sum(np.where(inside & (flows > 0), flows * grow, 0.0), axis=-1)
+    costs = -short_sum(np.where(inside & (flows < 0), flows / shrink, 0.0), axis=-1)
     known = np.all(np.isfinite(flows), axis=-1)
     with np.errstate(divide="ignore", invalid="ignore"):
         value = (gains / costs) ** (1.0 / n[..., 0]) - 1.0
@@ -251,5 +288,5 @@ def roi(flows, capex_usd):
     """(sum of the flows of years 1..n) / capex - 1; NaN where capex is 0."""
     capex = np.asarray(capex_usd, float)
     with np.errstate(divide="ignore", invalid="ignore"):
-        value = np.sum(np.asarray(flows, float)[..., 1:], axis=-1) / capex - 1.0
+        value = short_sum(np.asarray(flows, float)[..., 1:], axis=-1) / capex - 1.0
     return np.where(capex > 0, value, np.nan)

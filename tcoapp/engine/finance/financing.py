@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..quantities.short_sum import short_sum
+
 
 def balance_fraction(rate, m, j):
     """B_j / D: the share of a level-annuity loan of m payments still owed after j payments."""
@@ -62,8 +64,8 @@ def shield_rate(rows):
     """The tax rate interest actually saves over the horizon: (project tax - tax after interest) summed / interest
     summed; 0 where no tax is paid (a plan in losses takes no shield), tax_rate where every deduction is used,
     between where losses carried forward use only part of it. 0 without interest."""
-    interest = np.sum(rows["interest_usd"], axis=-1)
-    saved = np.sum(rows["tax_usd"] - rows["levered_tax_usd"], axis=-1)
+    interest = short_sum(rows["interest_usd"], axis=-1)
+    saved = short_sum(rows["tax_usd"] - rows["levered_tax_usd"], axis=-1)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(interest > 0, saved / interest, 0.0)
 

@@ -21,15 +21,18 @@ from ..quantities.finance import (
     LEVELIZED_YEAR_ROWS, OPEX_PARTS, PART_ANNUAL_KEYS, PART_YEAR_KEYS, PLAN_EXPRESSIONS, PLAN_INPUT_KEYS,
     POOL_EXPRESSIONS, POOL_INPUT_KEYS, POOL_QUANTITIES, SUMMED_KEYS, FinanceResult, PoolFinance, YearRows, as_inputs,
 )
+from ..quantities.short_sum import short_sum
 
 SUMMED = SUMMED_KEYS
 
 
-def finance_metrics(x, with_irr: bool = True) -> FinanceResult:
+def finance_metrics(x, with_irr: bool = True, with_extra_returns: bool = True) -> FinanceResult:
     """All finance metrics; NaN marks a value that does not exist (infeasible packing, never paid back).
 
     `with_irr=False` leaves "irr" NaN (a root search per row: the one costly metric) for callers
-    that evaluate many variants of another metric.
+    that evaluate many variants of another metric. `with_extra_returns=False` leaves the EXTRA_RETURNS
+    NaN, for callers that read none of them (a Monte Carlo run keeps SIMULATED_METRICS; the others are the
+    same numbers either way).
     """
     a = as_inputs(x)
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):  # NaN in, NaN out: by design
@@ -38,7 +41,7 @@ def finance_metrics(x, with_irr: bool = True) -> FinanceResult:
         out = _plan_totals(a, pool)
         rows = _years(a, pool, out)
         out.update(_in_service(a, pool, rows))
-        out.update(_costs_and_returns(a, out, pool, rows, with_irr))
+        out.update(_costs_and_returns(a, out, pool, rows, with_irr, with_extra_returns))
     return FinanceResult(**out, pools=PoolFinance(**{q.key: pool[q.key] for q in POOL_QUANTITIES}),
                          years=YearRows(**rows))
 
@@ -84,7 +87,7 @@ def _pool_quantities(a, p) -> dict[str, np.ndarray]:
 
 
 def _plan_totals(a, pool) -> dict[str, np.ndarray]:
-    return {key: np.sum(pool[key], axis=-1) for key in SUMMED}
+    return {key: short_sum(pool[key], axis=-1) for key in SUMMED}
 
 
 def _years(a, pool, out) -> dict[str, np.ndarray]:
@@ -100,14 +103,14 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
     rows = y.plan
     replaced = rows["replacement_capex_usd"]
     replaced_dep = timeline.replacement_depreciation(replaced, a.depreciation_method, life, resid, in_horizon)
-    replaced_value = np.sum(rows["replacement_residual_value_usd"], axis=-1)  # the value at the horizon
+    replaced_value = short_sum(rows["replacement_residual_value_usd"], axis=-1)  # the value at the horizon
     y.give(plan=dict(
         replacement_depreciation_usd=replaced_dep,
         depreciation_rate_by_age=np.where(t <= n, timeline.depreciation_rate_by_age(  # the schedule by age, to the horizon
             np.asarray(a.depreciation_method, float)[..., None], life[..., None], resid[..., None], t), 0.0),
         # the replacements' values at the horizon less their book values then (bought less depreciated)
-        disposal_gain_usd=np.where(t == n, (np.sum(gain, axis=-1) - (np.sum(replaced, axis=-1)
-                                                                     - np.sum(replaced_dep, axis=-1))
+        disposal_gain_usd=np.where(t == n, (short_sum(gain, axis=-1) - (short_sum(replaced, axis=-1)
+                                                                     - short_sum(replaced_dep, axis=-1))
                                             + replaced_value)[..., None], 0.0)))
     _tax(a, y, in_horizon)
     _financing(a, y, bought, t, n, years, in_horizon)
@@ -151,7 +154,7 @@ def _throughput_index(a, count, pool_u, active, serves, t, in_horizon):
     tps = np.asarray(a.tokens_per_s_per_device, float)[..., None]
     at_year_1_speed = np.where(serves, costs.output_tokens_per_year(tps, count, pool_u) * active, 0.0)
     index = timeline.throughput_index(a.throughput_change_per_year, a.demand_tokens_per_year,
-                                      np.sum(at_year_1_speed, axis=-2), t)
+                                      short_sum(at_year_1_speed, axis=-2), t)
     return np.where(in_horizon > 0, index, 0.0)
 
 
@@ -170,8 +173,8 @@ def _financing(a, y, bought, t, n, years, in_horizon) -> None:
     _, interest, scheduled, balloon = financing.debt_by_year(
         y.pools["capex_usd"], bought, t, n[..., None, :], L2(a.debt_fraction), L2(a.debt_rate), L2(term))
     principal = scheduled + balloon
-    out = {"interest_usd": np.sum(interest, axis=-2),
-           "principal_usd": np.sum(principal, axis=-2), "balloon_usd": np.sum(balloon, axis=-2)}
+    out = {"interest_usd": short_sum(interest, axis=-2),
+           "principal_usd": short_sum(principal, axis=-2), "balloon_usd": short_sum(balloon, axis=-2)}
     out["debt_service_usd"] = out["interest_usd"] + out["principal_usd"]
     y.give(plan=out, pools=dict(interest_usd=interest, principal_usd=principal, debt_service_usd=interest + principal,
                                 balloon_usd=balloon))
@@ -179,7 +182,7 @@ def _financing(a, y, bought, t, n, years, in_horizon) -> None:
     tax, out["levered_loss_carried_usd"] = timeline.tax_by_year(rows["levered_taxable_income_usd"], a.tax_rate,
                                                                  a.tax_losses, a.tax_loss_limit)
     out["levered_tax_usd"] = np.where(in_horizon > 0, tax, 0.0)
-    service = out["interest_usd"] + np.sum(scheduled, axis=-2)  # paid from operations (the balloon from the sale)
+    service = out["interest_usd"] + short_sum(scheduled, axis=-2)  # paid from operations (the balloon from the sale)
     with np.errstate(divide="ignore", invalid="ignore"):
         out["dscr"] = np.where(service > 0, (_available(rows) - out["levered_tax_usd"]) / service, np.nan)
     y.give(plan=out)
@@ -235,20 +238,37 @@ def _in_service(a, pool, rows) -> dict[str, np.ndarray]:
     start (it serves every year: the same number, without rounding)."""
     flat = np.all(np.asarray(a.purchase_year, float) == 0, axis=-1)
     crf = _recovery_factor(a, rows)
-    active_pv = np.sum(rows["pool_active"][..., 1:] * rows["discount_factor"][..., None, 1:], axis=-1)
+    active, factor = rows["pool_active"], rows["discount_factor"]
+    shape = np.broadcast_shapes(active.shape[:-1], factor.shape[:-1] + (1,))  # the shape of the pools' active PV
+
+    def levelized(values):
+        active_pv = short_sum(active[..., 1:] * factor[..., None, 1:], axis=-1)
+        return short_sum(values * active_pv, axis=-1) * crf
     out = {}
     for key, count in (("racks_in_service", "racks"), ("device_count_in_service", "device_count")):
         values = np.asarray(pool[count], float)
-        out[key] = np.where(flat, np.sum(values, axis=-1), np.sum(values * active_pv, axis=-1) * crf)
+        out[key] = _where_flat(flat, short_sum(values, axis=-1), lambda: levelized(values),
+                               np.broadcast_shapes(values.shape, shape)[:-1], np.shape(crf))
     return out
+
+
+def _where_flat(flat, flat_value, otherwise, *shapes):
+    """np.where(flat, flat_value, otherwise()), calling `otherwise` only where some row is not flat: where every
+    row is, the flat values, in the shape np.where gives (`shapes`: those of `otherwise()`'s result). The same
+    numbers either way; a Monte Carlo run's finance over 10,000 draws skips its present values this way."""
+    if np.all(flat):
+        shape = np.broadcast_shapes(np.shape(flat), np.shape(flat_value), *shapes)
+        return np.where(flat, flat_value, np.zeros(shape))
+    return np.where(flat, flat_value, otherwise())
 
 
 def _levelized(flat, rows, key, crf):
     """PV over years 1..n x crf: the constant yearly amount with the same present value (the year's
     amount itself where nothing changes by year)."""
-    values = rows[key]
-    pv = np.sum(values[..., 1:] * rows["discount_factor"][..., 1:], axis=-1)
-    return np.where(flat, values[..., 1] if values.shape[-1] > 1 else np.nan, pv * crf)
+    values, factor = rows[key], rows["discount_factor"]
+    return _where_flat(flat, values[..., 1] if values.shape[-1] > 1 else np.nan,
+                       lambda: short_sum(values[..., 1:] * factor[..., 1:], axis=-1) * crf,
+                       values.shape[:-1], factor.shape[:-1], np.shape(crf))
 
 
 def _levelized_costs(a, o, rows, keys=LEVELIZED_YEAR_ROWS):
@@ -256,14 +276,19 @@ def _levelized_costs(a, o, rows, keys=LEVELIZED_YEAR_ROWS):
     flat = timeline.is_flat(a)
     crf = _recovery_factor(a, rows)
     lev = {key: _levelized(flat, rows, key, crf) for key in keys}
-    pv_capex = np.sum((rows["capex_usd"] + rows["replacement_capex_usd"]) * rows["discount_factor"], axis=-1)
-    pv_resid = np.sum(rows["residual_value_usd"] * rows["discount_factor"], axis=-1)
-    capex_year = np.where(flat, recovery.capex_usd_per_year(o["capex_usd"], a.residual_value_fraction, a.discount_rate,
-                                                            a.years), (pv_capex - pv_resid) * crf)
+    capex, replaced, resid, factor = (rows[k] for k in CAPEX_YEAR_ROWS)
+
+    def pv_capex_less_residual():
+        pv_capex = short_sum((capex + replaced) * factor, axis=-1)
+        pv_resid = short_sum(resid * factor, axis=-1)
+        return (pv_capex - pv_resid) * crf
+    capex_year = _where_flat(flat, recovery.capex_usd_per_year(o["capex_usd"], a.residual_value_fraction,
+                                                               a.discount_rate, a.years), pv_capex_less_residual,
+                             *(r.shape[:-1] for r in (capex, replaced, resid, factor)), np.shape(crf))
     return crf, lev, capex_year
 
 
-def _costs_and_returns(a, o, pool, rows, with_irr: bool) -> dict[str, np.ndarray]:
+def _costs_and_returns(a, o, pool, rows, with_irr: bool, with_extra_returns: bool = True) -> dict[str, np.ndarray]:
     crf, lev, capex_year = _levelized_costs(a, o, rows)
     out_tok, in_tok = lev["output_tokens"], lev["input_tokens"]
     revenue = lev["revenue_usd"]
@@ -279,15 +304,13 @@ def _costs_and_returns(a, o, pool, rows, with_irr: bool) -> dict[str, np.ndarray
     plan_inputs = {k: np.asarray(a[k], float) for k in PLAN_INPUT_KEYS}  # an expression may read the plan's inputs
     _evaluate(PLAN_EXPRESSIONS, {**plan_inputs, **o, **result}, result, _over_pools(a, pool))
     flows = rows["cash_flow_usd"]
-    later_capex = np.sum(rows["capex_usd"][..., 1:], axis=-1)
+    later_capex = short_sum(rows["capex_usd"][..., 1:], axis=-1)
     with np.errstate(divide="ignore", invalid="ignore"):
-        roi = (np.sum(flows[..., 1:], axis=-1) + later_capex) / o["capex_usd"] - 1.0
+        roi = (short_sum(flows[..., 1:], axis=-1) + later_capex) / o["capex_usd"] - 1.0
     result.update(
         cash_flows_usd=flows,
         npv_usd=cashflow.npv_usd(a.discount_rate, flows, a.discounting),
         payback_months=cashflow.payback_months(flows),
-        discounted_payback_months=cashflow.payback_months(flows * rows["discount_factor"]),
-        mirr=cashflow.mirr(flows, a.discount_rate, a.discount_rate, a.years),
         unused_tax_loss_usd=rows["loss_carried_usd"][..., -1] * np.ones_like(o["capex_usd"]),
         roi=np.where(o["capex_usd"] > 0, roi, np.nan),
         irr=cashflow.irr(flows) if with_irr else np.full(np.shape(o["capex_usd"]), np.nan),
@@ -301,9 +324,21 @@ def _costs_and_returns(a, o, pool, rows, with_irr: bool) -> dict[str, np.ndarray
         min_dscr=financing.min_dscr(rows["dscr"]),
         wacc=financing.wacc(a.debt_fraction, equity_rate, a.debt_rate, financing.shield_rate(rows)),
     )
-    result["npv_at_wacc_usd"] = np.where(np.isfinite(result["wacc"]), cashflow.npv_usd(
-        np.nan_to_num(result["wacc"]), flows, a.discounting), np.nan)
+    result.update(_extra_returns(a, rows, result["wacc"]) if with_extra_returns else
+                  {key: np.full(np.shape(o["capex_usd"]), np.nan) for key in EXTRA_RETURNS})
     return result
+
+
+EXTRA_RETURNS = ("discounted_payback_months", "mirr", "npv_at_wacc_usd")   # `with_extra_returns`
+
+
+def _extra_returns(a, rows, wacc) -> dict[str, np.ndarray]:
+    """The discounted payback, the MIRR and the NPV at the WACC (EXTRA_RETURNS)."""
+    flows = rows["cash_flow_usd"]
+    return {"discounted_payback_months": cashflow.payback_months(flows * rows["discount_factor"]),
+            "mirr": cashflow.mirr(flows, a.discount_rate, a.discount_rate, a.years),
+            "npv_at_wacc_usd": np.where(np.isfinite(wacc), cashflow.npv_usd(np.nan_to_num(wacc), flows, a.discounting),
+                                        np.nan)}
 
 
 def _equity_irr(equity, flows, project_irr):

@@ -22,6 +22,7 @@ import numpy as np
 from ..quantities.expr import IN_POOL, PLAN_YEAR, POOL_AXIS, POOLS, YEAR, YEAR_NUMBER, Expr
 from ..quantities.expr_compiled import numpy_function
 from ..quantities.finance import POOL_INPUT_KEYS, POOL_YEAR_KEYS, POOL_YEAR_ROWS, YEAR_QUANTITIES
+from ..quantities.short_sum import short_sum
 
 Value = Callable[[str], np.ndarray]
 
@@ -102,7 +103,7 @@ def plan_values(a, pool: Mapping[str, np.ndarray], plan_rows: Mapping[str, np.nd
         if name.startswith(POOLS + YEAR):
             found = rows_kept.get(name)
             if found is None:
-                found = rows_kept[name] = np.sum(pool_rows[name[len(POOLS + YEAR):]], axis=-2)
+                found = rows_kept[name] = short_sum(pool_rows[name[len(POOLS + YEAR):]], axis=-2)
             return found
         if name.startswith(YEAR):
             return plan_rows[name[len(YEAR):]]
@@ -178,7 +179,7 @@ class YearRows:
             self._ones = np.ones(np.shape(value))
         self.pools[key] = value * self._ones
         if key in _SUMMED:
-            self.plan[key] = np.sum(self.pools[key], axis=-2)
+            self.plan[key] = short_sum(self.pools[key], axis=-2)
 
 
 # every table row in table order (the pools' first): (scope, key, expression, the rows (scope, key) it reads),

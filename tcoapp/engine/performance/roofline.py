@@ -208,7 +208,10 @@ def attention_dp_imbalance(batch, devices, attention_dp):
     1 without attention-DP."""
     b = np.maximum(np.asarray(batch, float), 1e-12)
     n = np.asarray(devices, float)
-    return np.where(np.asarray(attention_dp, bool) & (n > 1), np.ceil(b / n - 1e-9) / (b / n), 1.0)
+    spread = np.asarray(attention_dp, bool) & (n > 1)
+    if not np.any(spread):   # the value np.where takes everywhere, without computing the other
+        return np.ones(np.broadcast_shapes(spread.shape, b.shape))
+    return np.where(spread, np.ceil(b / n - 1e-9) / (b / n), 1.0)
 
 
 # Tokens of one batched prefill step per device (assumption: TensorRT-LLM's default max_num_tokens,
@@ -248,7 +251,10 @@ def core_s(memory_s, compute_s, overlap_loss):
 def busiest_sequences(batch, devices, attention_dp):
     """The sequences of the busiest device's rank: B without attention-DP, ceil(B / N) under it."""
     b = np.asarray(batch, float)
-    return np.where(attention_dp, np.ceil(b / np.asarray(devices, float) - 1e-9), b)
+    devices = np.asarray(devices, float)
+    if not np.any(attention_dp):   # the value np.where takes everywhere, without computing the other
+        return np.broadcast_to(b, np.broadcast_shapes(np.shape(attention_dp), b.shape, devices.shape))
+    return np.where(attention_dp, np.ceil(b / devices - 1e-9), b)
 
 
 def sequence_overhead_s(batch, devices, attention_dp, seq_overhead_s, busiest=None):

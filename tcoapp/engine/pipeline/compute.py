@@ -206,7 +206,7 @@ def _compute_plan(scenario: Scenario, plan: Plan, reloads: dict[str, float] | No
                       searches=tuple(_without_sweep(c.search) for c in caps), prediction_interval=plan_interval,
                       pool_intervals=pool_intervals, frontier=frontier, frontier_share=share, workloads=workloads,
                       workloads_blended=blended_json(plan, caps, fleet) if loads else None, agentic=agentic,
-                      configuration_gains=None if loads else configuration_gains(scenario, plan, pools, fleet, searched))
+                      configuration_gains=configuration_gains(scenario, plan, pools, fleet, searched, loads))
 
 
 def finance_notes(plan: Plan, out) -> list[str]:

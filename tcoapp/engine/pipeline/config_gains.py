@@ -18,8 +18,11 @@ through the plan's operating-point path, the terms added one at a time:
   configuration served aggregated.
 A term the plan does not use has gain 1. Where a step has no operating point (the target is met only
 with the term: e.g. no batch reaches it without speculation), that gain and the base are null: the
-plan's number then rests on the term alone. None for a plan on a measured curve (the measurement
-holds its configuration), of request classes, or of several serve pools.
+plan's number then rests on the term alone. A plan of request classes takes each step at the mix's
+operating point (every class at its targets; serving/class_mix.py); a searched one's base is the best
+configuration its mix search evaluated within the restricted space (an agentic class at the prefix hit
+rate the plan's sessions achieve). None for a plan on a measured curve (the measurement holds its
+configuration) or of several serve pools.
 """
 from __future__ import annotations
 
@@ -27,17 +30,19 @@ from dataclasses import replace
 
 import numpy as np
 
+from ..serving.class_mix import mix_operating_point
 from ..serving.operating import operating_point
 from ..serving.gain_spaces import FP4_KV, GAIN_SPACES
 from ..serving.search import best_points_within_each
 BASE_KV = "fp8"
 
 
-def configuration_gains(scenario, plan, pools, fleet, searched=()) -> dict | None:
+def configuration_gains(scenario, plan, pools, fleet, searched=(), loads=()) -> dict | None:
     """The plan's configuration gains (module docstring) as a JSON-ready dict, or None. `searched`: per pool,
-    (the pool as typed, its search outcome or None)."""
+    (the pool as typed, its search outcome or None); `loads`: the plan's request classes (`plan` then the mix's
+    equivalent request, as pool_capacities takes them)."""
     users = [i for i, p in enumerate(pools) if p.role in ("serve", "decode")]
-    if fleet is None or len(users) != 1 or any(p.curve for p in pools) or plan.workloads:
+    if fleet is None or len(users) != 1 or any(p.curve for p in pools):
         return None
     pool = pools[users[0]]
     final = _finite(fleet.point.tokens_per_s_per_device)
@@ -46,17 +51,8 @@ def configuration_gains(scenario, plan, pools, fleet, searched=()) -> dict | Non
     s = pool.serving
     paired = any(p.role == "prefill" for p in pools)
     serve = replace(pool, role="serve", device_count=pool.device_count)
-    kv = BASE_KV if s.kv_precision in FP4_KV else s.kv_precision
     typed, outcome = searched[users[0]] if len(searched) > users[0] else (None, None)
-    if typed is not None and outcome is not None and not paired:
-        steps, base_serving = _searched_steps(scenario, plan, typed, outcome, serve, final)
-        kv = base_serving.kv_precision if base_serving is not None else kv
-        base_serving = base_serving or s
-    else:
-        steps = [_tps(scenario, plan, serve, s.with_(spec_decode_draft_tokens=0, kv_precision=kv)),
-                 _tps(scenario, plan, serve, s.with_(kv_precision=kv)),
-                 _tps(scenario, plan, serve, s) if paired else final]
-        base_serving = s
+    steps, base_serving, kv = _steps(scenario, plan, serve, typed, outcome, final, paired, loads)
     base = steps[0]
     ratios = [_ratio(steps[1], steps[0]), _ratio(steps[2], steps[1]), _ratio(final, steps[2]) if paired else 1.0]
     gains = _gain_rows(s, ratios, paired)
@@ -93,6 +89,43 @@ def _searched_steps(scenario, plan, typed, outcome, serve, final: float):
     chosen = chosen if draft else chosen * 2
     return ([None if c is None else _finite(c[1]) for c in chosen] + [final],
             None if chosen[0] is None else chosen[0][0])
+
+
+def _steps(scenario, plan, serve, typed, outcome, final: float, paired: bool, loads):
+    """([base, with draft tokens, the plan's or its decode served aggregated] tokens/s per device, the base's
+    configuration, the base's KV precision) by the plan's kind: of request classes, searched, or typed."""
+    s = serve.serving
+    kv = BASE_KV if s.kv_precision in FP4_KV else s.kv_precision
+    if loads:
+        steps, base_serving = _mix_steps(scenario, plan, serve, outcome, final, kv, loads)
+    elif typed is not None and outcome is not None and not paired:
+        steps, base_serving = _searched_steps(scenario, plan, typed, outcome, serve, final)
+    else:
+        return [_tps(scenario, plan, serve, s.with_(spec_decode_draft_tokens=0, kv_precision=kv)),
+                _tps(scenario, plan, serve, s.with_(kv_precision=kv)),
+                _tps(scenario, plan, serve, s) if paired else final], s, kv
+    searched_base = base_serving is not None and outcome is not None
+    return steps, base_serving or s, base_serving.kv_precision if searched_base else kv
+
+
+def _mix_steps(scenario, plan, serve, outcome, final: float, kv: str, loads):
+    """([base, with draft tokens, the plan's] tokens/s per device, the base's configuration or None) of a plan of
+    request classes: a searched pool's bests within the gain spaces (its mix search's own, SearchOutcome.
+    within_gain_spaces), a typed pool's own configuration without the terms, at the mix's operating point."""
+    s = serve.serving
+    if outcome is not None:
+        within = outcome.within_gain_spaces or (None, None)
+        chosen = list(within) if s.spec_decode_draft_tokens > 0 else [within[0]] * 2
+        return ([None if c is None else _finite(c[1]) for c in chosen] + [final],
+                None if chosen[0] is None else chosen[0][0])
+    steps = [_mix_tps(scenario, plan, serve, s.with_(spec_decode_draft_tokens=0, kv_precision=kv), loads),
+             _mix_tps(scenario, plan, serve, s.with_(kv_precision=kv), loads)]
+    return steps + [final], s
+
+
+def _mix_tps(scenario, plan, pool, serving, loads) -> float | None:
+    point, _ = mix_operating_point(scenario, plan, replace(pool, serving=serving), loads)
+    return _finite(point.tokens_per_s_per_device) if point.exists else None
 
 
 def _tps(scenario, plan, pool, serving) -> float | None:

@@ -62,6 +62,8 @@ import numpy as np
 
 from .constants import CONSTANT_VALUES
 from .inputs import PLAN_FIELD_BY_NAME
+from . import year_where
+from .short_sum import short_sum
 
 Value = Callable[[str], np.ndarray]
 Ref = Callable[[str], str]
@@ -271,7 +273,7 @@ class PoolsTotal(Expr):
     precedence = 1  # written as a sum of terms
 
     def numpy(self, value):
-        return np.sum(self.of.numpy(lambda name: value(IN_POOL + name)), axis=int(value(POOL_AXIS)))
+        return short_sum(self.of.numpy(lambda name: value(IN_POOL + name)), axis=int(value(POOL_AXIS)))
 
     def excel(self, ref, na):
         count = ref(POOL_COUNT)
@@ -313,8 +315,8 @@ class OverYears(Expr):
     second: str
 
     def numpy(self, value):
-        return np.sum(np.asarray(value(YEAR + self.first), float) * np.asarray(value(YEAR + self.second), float),
-                      axis=-1, keepdims=True)
+        return short_sum(np.asarray(value(YEAR + self.first), float) * np.asarray(value(YEAR + self.second), float),
+                         axis=-1)[..., None]
 
     def excel(self, ref, na):
         first, second = ref(ALL_YEARS + self.first), ref(ALL_YEARS + self.second)
@@ -398,7 +400,7 @@ class If(Expr):
     otherwise: Expr
 
     def numpy(self, value):
-        return np.where(self.test.numpy(value), self.then.numpy(value), self.otherwise.numpy(value))
+        return year_where.where(self.test.numpy(value), self.then.numpy(value), self.otherwise.numpy(value))
 
     def excel(self, ref, na):
         return f"IF({self.test.excel(ref, na)},{self.then.excel(ref, na)},{self.otherwise.excel(ref, na)})"

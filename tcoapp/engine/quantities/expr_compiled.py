@@ -16,12 +16,15 @@ from typing import Callable
 import numpy as np
 
 from . import expr as E
+from . import year_where
+from .short_sum import short_sum
 
 Value = Callable[[str], np.ndarray]
 
 _BINARY = {op: f"_bin_{i}" for i, op in enumerate(E._NUMPY)}
 _COMPARE = {op: f"_cmp_{i}" for i, op in enumerate(E._COMPARE)}
-_GLOBALS = {"_asarray": np.asarray, "_float": float, "_int": int, "_where": np.where, "_sum": np.sum,
+_GLOBALS = {"_asarray": np.asarray, "_float": float, "_int": int, "_where": np.where, "_year_where": year_where.where,
+            "_short_sum": short_sum,
             "_cumsum": np.cumsum, "_minimum": np.minimum, "_maximum": np.maximum, "_and": np.logical_and,
             "_or": np.logical_or, "_not": np.logical_not, "_isnan": np.isnan, "_isfinite": np.isfinite,
             "_ceil": np.ceil, "_floor": np.floor,
@@ -106,7 +109,7 @@ def _choices(w: _Writer, x, p: str) -> str:
         return w.assign(f"_where({test} > 0, {w.node(x.value, p)}, {w.constant(np.nan)})")
     if isinstance(x, E.If):  # Gate too
         test, then = w.node(x.test, p), w.node(x.then, p)
-        return w.assign(f"_where({test}, {then}, {w.node(x.otherwise, p)})")
+        return w.assign(f"_year_where({test}, {then}, {w.node(x.otherwise, p)})")
     if isinstance(x, E.Cmp):
         left = w.node(x.left, p)
         return w.assign(f"{_COMPARE[x.op]}({left}, {w.node(x.right, p)})")
@@ -131,11 +134,11 @@ def _over(w: _Writer, x, p: str) -> str:
         return w.node(x.of, p + E.POOLS)
     if isinstance(x, E.PoolsTotal):
         terms = w.node(x.of, p + E.IN_POOL)
-        return w.assign(f"_sum({terms}, axis=_int({w.read(E.POOL_AXIS, p)}))")
+        return w.assign(f"_short_sum({terms}, axis=_int({w.read(E.POOL_AXIS, p)}))")
     if isinstance(x, E.ToDate):
         return w.assign(f"_cumsum(_asarray({w.read(E.YEAR + x.key, p)}, _float), axis=-1)")
     first = f"_asarray({w.read(E.YEAR + x.first, p)}, _float)"   # OverYears
-    return w.assign(f"_sum({first} * _asarray({w.read(E.YEAR + x.second, p)}, _float), axis=-1, keepdims=True)")
+    return w.assign(f"_short_sum({first} * _asarray({w.read(E.YEAR + x.second, p)}, _float), axis=-1)[..., None]")
 
 
 _WRITERS = {**dict.fromkeys((E.K, E.Y, E.PoolsExtreme, E.Year, E.C, E.Num, E.NotAvailable), _atom),

@@ -19,6 +19,7 @@ from ..performance.request_mix import MixCurve, mix_curve, mix_memory_limit
 from ..plan.pools import ResolvedPool, with_acceptance
 from ..plan.scenario import Scenario
 from ..quantities.records import Plan
+from .gain_spaces import GAIN_SPACES
 from .objective import objective_score, objective_value
 from .operating import search_batches
 from .search import SearchOutcome, pool_search_space, space_configs
@@ -147,5 +148,23 @@ def search_mix_pool(scenario: Scenario, plan: Plan, pool: ResolvedPool, loads
     batches = len(search_batches(point.max_batch_by_memory)) if _has_target(loads) else 1
     outcome = SearchOutcome(chosen, plan.search_objective, objective_value(plan, float(scores[i])), len(configs),
                             len(configs) * batches, len(configs), space.dropped_precisions,
-                            scale_up_domain=int(scenario.device(pool.device).scale_up_domain))
+                            scale_up_domain=int(scenario.device(pool.device).scale_up_domain),
+                            within_gain_spaces=_best_within_gain_spaces(found, scores))
     return replace(pool, serving=chosen), outcome
+
+
+def _best_within_gain_spaces(found, scores) -> tuple:
+    """Per gain space (serving/gain_spaces.py), the best-scoring configuration of those the search evaluated that
+    the space keeps, with its tokens/s per device at the mix's operating point; None where it keeps none. The
+    search's own scores and order: where the choice is in the space, it is the space's best."""
+    columns = {"kv_precision": np.array([s.kv_precision for s, _ in found]),
+               "spec_decode_draft_tokens": np.array([s.spec_decode_draft_tokens for s, _ in found])}
+    best = []
+    for keep in GAIN_SPACES:
+        kept = np.where(np.asarray(keep(columns), bool) & np.isfinite(scores), scores, -np.inf)
+        if not np.isfinite(kept).any():
+            best.append(None)
+            continue
+        serving, point = found[int(np.argmax(kept))]
+        best.append((serving, float(point.tokens_per_s_per_device)))
+    return tuple(best)

@@ -59,6 +59,9 @@ class SearchOutcome:
     # with an interactivity target: a function giving the chosen configuration's generated curve over its batch
     # grid, as its re-evaluation computed it (what `operating_point` reads for it: fleet.py passes it)
     chosen_curve: Callable | None = field(default=None, repr=False, compare=False)
+    # a pool serving request classes: per gain space (serving/gain_spaces.py), the best configuration it keeps and
+    # its tokens/s per device at the mix's operating point, or None (pipeline/config_gains.py)
+    within_gain_spaces: tuple = field(default=(), repr=False, compare=False)
 
     def text(self) -> str:
         """What the search chose, in words (configuration, the devices one replica spans and the

@@ -125,7 +125,7 @@ def simulate_plan(scenario, plan, base, rows: list[UncertainInput], quantiles, d
     if pair and (perf or sized):  # the pair's rate depends on its factors and on its pools' device counts
         _pair_points(scenario, plan, base, pair, {i: batch["device_count"][:, i] for i in pair}, batch, draws)
     _apply_error(base, batch, error, "pair")
-    out = finance_metrics(FinanceInputs(**batch.inputs()))
+    out = finance_metrics(FinanceInputs(**batch.inputs()), with_extra_returns=False)   # none is simulated
     ones = np.ones(draws)
     metrics = DrawMetrics(**{k: np.asarray(out[k], float) * ones for k in SIMULATED_METRICS})
     return PlanDraws(plan.name, metrics, _per_draw(out.years.cumulative_cash_flow_usd, draws, plan), inputs,

@@ -60,30 +60,38 @@ class ServeCase:
 def run(case: ServeCase, batch):
     """The roofline kernel at `batch` (shape (draws,) or broadcastable) for the case's draws: the
     deterministic `run_roofline` with the drawn device, factors, acceptance and hit rate."""
+    return kernel(case)(batch)
+
+
+def kernel(case: ServeCase):
+    """`run` for one case as a function of the batch: its serving and workload records with their draws made
+    once (about a dozen batches are run per case)."""
     serving = case.serving.with_(spec_decode_acceptance=case.acceptance)
     workload = case.workload.with_(prefix_cache_hit_rate=case.hit_rate)
-    return run_roofline(case.device, case.model, serving, workload, batch, case.factors, chooser=case.base_device)
+    return lambda batch: run_roofline(case.device, case.model, serving, workload, batch, case.factors,
+                                      chooser=case.base_device)
 
 
 def serve_draws(case: ServeCase, draws: int) -> ServeDraws:
     """The pool's operating point in every draw (see module docstring)."""
     ones = np.ones(draws)
-    b_max = np.asarray(run(case, ones).max_batch_by_memory, float) * ones
+    at = kernel(case)
+    b_max = np.asarray(at(ones).max_batch_by_memory, float) * ones
     possible = (not config_problems(case.base_device, case.model, case.serving)) & (b_max >= 1)
     if case.has_target:
-        batch = largest_grid_batch(lambda b: _meets(case, b), b_max, possible)
+        batch = largest_grid_batch(lambda b: _meets(case, at(b), b), b_max, possible)
     else:
         b = float(case.serving.batch)
         batch = np.where(b <= b_max, b, np.floor(b_max))
     exists = possible & np.isfinite(batch) & (batch >= 1)
-    r = run(case, np.where(exists, batch, 1.0))
+    r = at(np.where(exists, batch, 1.0))
     nan = lambda x: np.where(exists, np.asarray(x, float) * ones, np.nan)  # noqa: E731
     return ServeDraws(nan(batch), nan(r.tokens_per_s_per_device), nan(r.tokens_per_s_per_user), nan(r.power_w),
                       nan(r.prefill_share))
 
 
-def _meets(case: ServeCase, batch) -> np.ndarray:
-    r = run(case, batch)
+def _meets(case: ServeCase, r, batch) -> np.ndarray:
+    """Whether the kernel's result `r` at `batch` meets the case's interactivity target."""
     return np.ones(np.shape(batch), bool) & meets_target(r.tokens_per_s_per_user, r.ttft_s,
                                                          case.min_tokens_per_s_per_user, case.max_ttft_s)
 

@@ -31,7 +31,7 @@ from .model_error import ACCEPTANCE_KEY, OWN_ROW_KEY, pool_errors, standard_norm
 from .plan_draws import PlanDraws, joined, simulate_plan
 from .references import uncertainty_problems
 from .sampling import MAX_DRAWS, rows_for_plan, stream_generators
-from .statistics import SUMMARY_METRICS, prob_higher, prob_positive, summary
+from .statistics import SUMMARY_METRICS, prob_positive, ranked, share_higher, summary
 from .streaming import MetricStream
 
 DEFAULT_DRAWS = 10_000
@@ -157,11 +157,12 @@ def _refine(run, streams) -> None:
 
 def _from_arrays(draws: int, seed: int, plans: tuple[PlanDraws, ...]) -> Simulation:
     """Every draw kept: the summaries over the arrays."""
+    npv = [ranked(p.metric("npv_usd")) for p in plans]   # once per plan, not once per pair
     return Simulation(draws, seed, plans,
                       tuple({k: summary(p.metric(k), k) for k in SUMMARY_METRICS} for p in plans),
                       tuple(prob_positive(p.metric("npv_usd")) for p in plans),
-                      {(a.name, b.name): prob_higher(a.metric("npv_usd"), b.metric("npv_usd"))
-                       for a in plans for b in plans if a is not b})
+                      {(a.name, b.name): share_higher(npv[i], npv[j])
+                       for i, a in enumerate(plans) for j, b in enumerate(plans) if a is not b})
 
 
 def _feed(streams, higher: dict, chunk) -> None:

@@ -59,8 +59,17 @@ def prob_positive(values: np.ndarray) -> float:
 
 def prob_higher(a: np.ndarray, b: np.ndarray) -> float:
     """Share of paired draws where a > b (a missing value is never higher)."""
-    a = np.nan_to_num(np.asarray(a, float), nan=-np.inf)
-    b = np.nan_to_num(np.asarray(b, float), nan=-np.inf)
+    return share_higher(ranked(a), ranked(b))
+
+
+def ranked(values: np.ndarray) -> np.ndarray:
+    """The draws as `prob_higher` compares them: a missing value -infinity (numpy's nan_to_num, so an infinite
+    value becomes the largest finite one of its sign)."""
+    return np.nan_to_num(np.asarray(values, float), nan=-np.inf)
+
+
+def share_higher(a: np.ndarray, b: np.ndarray) -> float:
+    """`prob_higher` of draws already `ranked` (each plan's once, for every pair of plans)."""
     return float(np.mean(a > b))
 
 
