@@ -35,6 +35,8 @@ ALLOWED = {
     ("io/agentic_measurements.py", "tensor_parallel"): "the agentic measurements CSV's number columns (a file format)",
     ("engine/finance/metrics.py", "capex_usd"): "the year rows the capex per year reads (_levelized_costs), which "
                                                 "the cost-only path computes",
+    ("engine/finance/metrics.py", "discounted_payback_months"): "the returns a Monte Carlo draw does not keep, left "
+                                                                "out of its finance (with_extra_returns=False)",
     ("present/report_html.py", "npv_usd"): "the report's ranking columns beside the objective, in print order",
     # the Monte Carlo key routing, rewritten by the `chain` branch (uncertainty/plan_draws.py)
     ("engine/uncertainty/keys.py", "prefix_cache_hit_rate"): "plan keys that move a generated operating point",
