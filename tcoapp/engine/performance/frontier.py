@@ -319,15 +319,17 @@ class RowPoints:
     tokens_per_s_per_device: np.ndarray
     ttft_s: np.ndarray
     power_w: np.ndarray
-    max_batch_by_memory: np.ndarray     # [n, 1]
+    max_batch_by_memory: np.ndarray | float    # [n, 1]; a number in one configuration's row
     feasible: np.ndarray
     prefill_share: np.ndarray           # the share of a replica's time spent prefilling
 
     def row(self, i: int, size: int) -> RowPoints:
         """Configuration i's first `size` points (1-D; its memory limit a number)."""
-        return RowPoints(*(np.asarray(v)[i, :size] for v in (self.tokens_per_s_per_user, self.tokens_per_s_per_device,
-                                                              self.ttft_s, self.power_w)),
-                         float(self.max_batch_by_memory[i, 0]), self.feasible[i, :size], self.prefill_share[i, :size])
+        def first(v) -> np.ndarray:
+            return np.asarray(v)[i, :size]
+        return RowPoints(first(self.tokens_per_s_per_user), first(self.tokens_per_s_per_device), first(self.ttft_s),
+                         first(self.power_w), float(np.asarray(self.max_batch_by_memory)[i, 0]), first(self.feasible),
+                         first(self.prefill_share))
 
 
 def rows(device, model, workload, configurations: Mapping[str, np.ndarray], batches: np.ndarray, *,

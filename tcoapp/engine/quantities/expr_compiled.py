@@ -11,7 +11,7 @@ its surface (the prefixes POOLS, IN_POOL stacked outermost first), fixed when th
 from __future__ import annotations
 
 import functools
-from typing import Callable
+from typing import Callable, cast
 
 import numpy as np
 
@@ -41,7 +41,7 @@ def numpy_function(expr: E.Expr) -> Callable[[Value], np.ndarray]:
     source = "def f(value):\n" + "".join(f"    {line}\n" for line in writer.lines) + f"    return {result}\n"
     namespace = dict(_GLOBALS, **writer.constants)
     exec(compile(source, f"<compiled {type(expr).__name__} expression>", "exec"), namespace)  # noqa: S102 (our own text)
-    return namespace["f"]
+    return cast(Callable[[Value], np.ndarray], namespace["f"])
 
 
 class _Writer:
@@ -119,8 +119,8 @@ def _choices(w: _Writer, x, p: str) -> str:
 def _test(w: _Writer, x: E.Test, p: str) -> str:
     if x.name in ("AND", "OR"):   # functools.reduce over the arguments: one argument is itself
         out = w.node(x.args[0], p)
-        for arg in x.args[1:]:
-            out = w.assign(f"{'_and' if x.name == 'AND' else '_or'}({out}, {w.node(arg, p)})")
+        for term in x.args[1:]:
+            out = w.assign(f"{'_and' if x.name == 'AND' else '_or'}({out}, {w.node(term, p)})")
         return out
     arg = w.node(x.args[0], p)
     if x.name in ("NOT", "ISBLANK", "ISNUMBER"):

@@ -159,7 +159,7 @@ def _best_within_gain_spaces(found, scores) -> tuple:
     search's own scores and order: where the choice is in the space, it is the space's best."""
     columns = {"kv_precision": np.array([s.kv_precision for s, _ in found]),
                "spec_decode_draft_tokens": np.array([s.spec_decode_draft_tokens for s, _ in found])}
-    best = []
+    best: list[tuple | None] = []
     for keep in GAIN_SPACES:
         kept = np.where(np.asarray(keep(columns), bool) & np.isfinite(scores), scores, -np.inf)
         if not np.isfinite(kept).any():
