@@ -64,6 +64,18 @@ def test_the_affinity_characteristic_time_in_each_regime(capacity, expected):
     assert found.characteristic_s[0, 0] == pytest.approx(expected, rel=1e-12)
 
 
+@pytest.mark.parametrize("routing", ["session_affinity", "random"])
+def test_a_tier_of_a_few_bytes_holds_no_negative_share(routing):
+    """Hypothesis's case: host memory of 0.002 bytes after 402,848 of HBM. Its cumulative capacity is HBM's to
+    the last digits, and each tier's time is solved on its own: the host's may not come out below the HBM's."""
+    shape = SessionShape(turns=2, system_prompt_tokens=0.0, turn_input_tokens=1.0, turn_output_tokens=1.0, gap_s=28.0)
+    counts = np.geomspace(1, 2000, 30)
+    found = residency(shape, counts, 1.0e3, [402848.0, 0.001953125, 0.0], 14.0, routing=routing, replicas=13)
+    times = found.characteristic_s
+    assert np.all(times[1:] >= times[:-1])    # inf where a tier holds every copy
+    assert np.all(found.hit_by_tier >= 0.0) and np.all(found.hit_rate <= 1 + 1e-12)
+
+
 @pytest.mark.parametrize("replicas", [2, 8, 64])
 def test_the_random_routing_characteristic_time_solves_its_capacity_equation(replicas):
     """T found by the root finder meets N R footprint P(age < T) = C to the stated precision."""

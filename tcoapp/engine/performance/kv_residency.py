@@ -143,6 +143,13 @@ def _solve_time(demand_at, capacity: np.ndarray, upper: float, *per_count) -> np
     return found.reshape(shape)
 
 
+def _monotone(times: np.ndarray) -> np.ndarray:
+    """The tiers' characteristic times (axis 0) never falling from one tier to the next: the cumulative capacities
+    grow, so the exact T_k do; each tier's own solve, to its precision, need not (a tier of a few bytes would read
+    a negative share of the prefix)."""
+    return np.maximum.accumulate(times, axis=0)
+
+
 def _shares(resident: np.ndarray) -> np.ndarray:
     """P(the copy is in tier k) from P(resident within tiers 1..k) (axis -2: tiers)."""
     zero = np.zeros_like(resident[..., :1, :])
@@ -175,7 +182,7 @@ def _affinity_time(capacity, sessions, footprint_bytes: float, turn_s, gap_s: fl
 def _affinity(shape: SessionShape, sessions, footprint_bytes: float, capacities, turn_s):
     own = shape.cached_prefix_tokens()[1:] - shape.system_prompt_tokens   # turns 2..: beyond the system prompt
     upper = 1e6 * (np.max(turn_s) + shape.gap_s + 1.0)
-    times = _affinity_time(capacities, sessions, footprint_bytes, turn_s, shape.gap_s, upper)
+    times = _monotone(_affinity_time(capacities, sessions, footprint_bytes, turn_s, shape.gap_s, upper))
     share = _shares(_affinity_age_cdf(times, turn_s, shape.gap_s))
     hit, tokens = _with_system_prompt(shape, share * own.sum() / shape.prompt_tokens().sum(),
                                       share * own.sum() / shape.turns)
@@ -237,7 +244,8 @@ def _random(shape: SessionShape, sessions, footprint_bytes: float, capacities, t
     def demand(t, count, turn):
         return count * replicas * footprint_bytes * _copy_cdf(t, turn, shape.gap_s, replicas)
 
-    times = _solve_time(demand, capacities, 1e6 * (np.max(turn_s) + shape.gap_s + 1.0) * replicas, sessions, turn_s)
+    times = _monotone(_solve_time(demand, capacities, 1e6 * (np.max(turn_s) + shape.gap_s + 1.0) * replicas,
+                                  sessions, turn_s))
     resident = _sum_cdf(lags[:, None, None], np.minimum(times, 1e300)[None], turn_s, shape.gap_s)   # (lags, tiers, counts)
     share = _shares(resident)
     own_hit = np.einsum("l,l,lkc->kc", weights, own.sum(axis=1) / shape.prompt_tokens().sum(), share)
