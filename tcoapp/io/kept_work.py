@@ -6,7 +6,7 @@ Summary) and a row of Plans whose column A is not a Plans key (a helper row) are
 naming them, and written back on the next save as they were: values, formulas (into the app's sheets
 too), comments, number formats, fonts, fills, borders, column widths, row heights, merged cells.
 
-`find_kept(path, sheet_names, plans_rows)` records them at read; `write_kept(workbook, kept)` copies them
+`find_kept(path, sheet_names, source, plans_rows)` records them at read; `write_kept(workbook, kept)` copies them
 into the workbook being written, from the file as it was read (held in memory: the next save may
 overwrite that very file).
 """
@@ -53,11 +53,11 @@ def print_notes(scenario, stream=None) -> None:
         print(f"note: {note}", file=stream or sys.stderr)
 
 
-def find_kept(path, sheet_names, plans_rows: tuple[int, ...] = (), roles=None, parts=None,
-              source: bytes | None = None) -> KeptWork | None:
+def find_kept(path, sheet_names, source: bytes, plans_rows: tuple[int, ...] = (), roles=None,
+              parts=None) -> KeptWork | None:
     """The analyst's sheets (names not the app's, in workbook order) and Plans rows of the file at `path`; `roles`
     (sheet_roles.Roles) notes the renamed input sheets read as their table; `parts`: the parts unpacked already
-    (safety.check_archive)."""
+    (safety.check_archive); `source`: the file's bytes, read once by the reader (safety.file_bytes)."""
     names = list(sheet_names)
     own = tuple((name, index) for index, name in enumerate(names) if name not in S.KNOWN_SHEETS)
     notes = list(roles.notes) if roles is not None else []
@@ -69,9 +69,6 @@ def find_kept(path, sheet_names, plans_rows: tuple[int, ...] = (), roles=None, p
         notes.append(f"{S.PLANS} row{'s' if len(plans_rows) > 1 else ''} {rows}: no Plans key in column A, not "
                      "read; kept on save (values, formulas, comments, formats)")
     notes.extend(input_formula_notes(sheet_names, plans_rows))
-    if source is None:   # the bytes the rest of the workbook was read from, where the reader read them once
-        with open(path, "rb") as handle:
-            source = handle.read()
     with PartsArchive(io.BytesIO(source), parts) as archive:   # parts: those unpacked already (archive_parts.py)
         notes.extend(output_row_notes(archive))
     return KeptWork(source, own, tuple(plans_rows), tuple(notes), plans_formulas(sheet_names, plans_rows))

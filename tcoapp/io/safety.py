@@ -45,13 +45,11 @@ def file_bytes(path) -> bytes:
         raise fail(path, f"cannot be read ({exc.strerror or exc})") from None
 
 
-def check_archive(path, data: bytes | None = None) -> dict[str, bytes]:
-    """Raise ValidationError unless `path` (or `data`, its bytes read once by `file_bytes`; `path` then names it)
-    is a sane, complete .xlsx (zip) archive; return the bytes of the parts the reader reads next
-    (archive_parts.kept_part), each unpacked here to check it."""
-    if data is None and not os.path.exists(path):
-        raise fail(path, "file not found")
-    source = path if data is None else io.BytesIO(data)
+def check_archive(path, data: bytes) -> dict[str, bytes]:
+    """Raise ValidationError unless `data` (the bytes of the file at `path`, read once by `file_bytes`; `path`
+    names it in messages) is a sane, complete .xlsx (zip) archive; return the bytes of the parts the reader
+    reads next (archive_parts.kept_part), each unpacked here to check it."""
+    source = io.BytesIO(data)
     if not zipfile.is_zipfile(source):
         raise fail(path, "not an .xlsx workbook (not a zip archive, or truncated)")
     try:

@@ -279,7 +279,7 @@ def read_scenario(path) -> Scenario:
         problems.extend(uncertainty_problems(scenario))
     if problems:
         raise ValidationError(problems)
-    return dataclasses.replace(scenario, kept=find_kept(path, sheets, own_rows, roles, parts, data))
+    return dataclasses.replace(scenario, kept=find_kept(path, sheets, data, own_rows, roles, parts))
 
 
 _NAME_COLUMNS = {S.DEVICES: "name", S.MODELS: "name", S.CURVES: "curve", S.PRICE_TIERS: "price_tiers"}

@@ -184,6 +184,42 @@ def test_grid_floor_is_the_largest_search_batch_below():
         assert np.array_equal(grid_floor(best, np.full(best.shape, upper)), expected), upper
 
 
+def _threshold_case(rng, draws=400):
+    """Per draw a largest batch B* meeting a target (0: none does) under a memory limit, and a margin that is
+    zero about there: linear, curved, or misleading (its zero far from B*)."""
+    b_max = rng.uniform(1.0, 20000.0, draws)
+    b_max[:5] = [1.0, 1.5, 64.0, 65.0, 70000.0]
+    star = np.floor(rng.uniform(0.0, 1.3, draws) * np.minimum(b_max, 65536.0))
+    possible = rng.random(draws) > 0.05
+    return b_max, star, possible
+
+
+@pytest.mark.parametrize("shape", ["linear", "curved", "misleading", "unknown"])
+def test_the_guided_batch_search_finds_what_bisection_finds(shape):
+    """The Monte Carlo's batch search steered by the pool's margin (serve_draws.largest_grid_batch with
+    `tested`) returns, draw by draw, the bisection's answer, whatever the margin says."""
+    from tcoapp.engine.uncertainty.serve_draws import largest_grid_batch
+    rng = np.random.default_rng(7)
+    b_max, star, possible = _threshold_case(rng)
+    calls = {"bisection": 0, "guided": 0}
+
+    def meets(batch):
+        calls["bisection"] += 1
+        return batch <= star
+
+    def tested(batch):
+        calls["guided"] += 1
+        margin = {"linear": 1.0 - batch / (star + 0.5), "curved": 1.0 - (batch / (star + 0.5)) ** 3,
+                  "misleading": 1.0 - batch / (3.0 * star + 10.0), "unknown": np.full(batch.shape, np.nan)}[shape]
+        return batch <= star, margin
+
+    expected = largest_grid_batch(meets, b_max, possible)
+    assert np.array_equal(largest_grid_batch(None, b_max, possible, tested), expected, equal_nan=True)
+    assert np.isnan(expected[~possible]).all() and np.isnan(expected[star < 1]).all()
+    if shape == "linear":   # a margin that tells where B* is finds it in a few tests
+        assert calls["guided"] <= 6 < calls["bisection"]
+
+
 PAIR_SAMPLES = ("heterogeneous_disaggregated.xlsx", "frontier_optimizations.xlsx", "moe_rack_scale.xlsx")
 
 

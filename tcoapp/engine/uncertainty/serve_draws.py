@@ -6,9 +6,14 @@ kernel (`performance/roofline.py`) broadcasts them with the batch. At a fixed ba
 batch itself, or the memory limit with the rest queued, exactly as `serving/operating.py`. With an
 interactivity target the deterministic search takes the largest batch of the grid `search_batches(B_max)`
 meeting the target; tokens/s per user falls and TTFT rises with the batch, so the batches meeting
-it are 1..B*: B* is found per draw by a vectorized bisection over whole batches (about 17 kernel
-calls for any number of draws), and the point is the largest grid batch <= B*. The math precision
-(FP4, FP8 or BF16) is the base device's.
+it are 1..B*: B* is found per draw by a vectorized bracketing search over whole batches, and the point
+is the largest grid batch <= B*. Each step tests one batch per draw inside the bracket (the largest
+batch known to meet the target, the smallest known to miss it): where the pool's margin to its target
+is known, the batch where the margin interpolates to zero (seconds per token and TTFT grow about
+linearly with the batch, so about six kernel calls find B*), else, and at every third step, the
+bracket's middle (bisection: about log2(B_max) calls at worst). Only the exact test `meets` moves
+the bracket, so the answer is the bisection's. The math precision (FP4, FP8 or BF16) is the base
+device's.
 """
 from __future__ import annotations
 
@@ -76,10 +81,14 @@ def serve_draws(case: ServeCase, draws: int) -> ServeDraws:
     """The pool's operating point in every draw (see module docstring)."""
     ones = np.ones(draws)
     at = kernel(case)
-    b_max = np.asarray(at(ones).max_batch_by_memory, float) * ones
+    at_one = at(ones)
+    b_max = np.asarray(at_one.max_batch_by_memory, float) * ones
     possible = (not config_problems(case.base_device, case.model, case.serving)) & (b_max >= 1)
     if case.has_target:
-        batch = largest_grid_batch(lambda b: _meets(case, at(b), b), b_max, possible)
+        def tested(b, r=None):
+            r = at(b) if r is None else r
+            return _meets(case, r, b), _margin(case, r)
+        batch = largest_grid_batch(None, b_max, possible, tested, tested(ones, at_one))
     else:
         b = float(case.serving.batch)
         batch = np.where(b <= b_max, b, np.floor(b_max))
@@ -96,19 +105,67 @@ def _meets(case: ServeCase, r, batch) -> np.ndarray:
                                                          case.min_tokens_per_s_per_user, case.max_ttft_s)
 
 
-def largest_grid_batch(meets, b_max, possible) -> np.ndarray:
+def _margin(case: ServeCase, r) -> np.ndarray:
+    """The pool's margin to its targets at a kernel result `r`, >= 0 about where they hold and about linear
+    in the batch: the smaller of 1 - target / tokens/s per user (seconds per token grow linearly) and
+    1 - TTFT / its maximum. It only steers `largest_grid_batch`'s steps; `meets_target` decides."""
+    margin = np.asarray(np.inf)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if case.min_tokens_per_s_per_user is not None:
+            margin = np.minimum(margin, 1.0 - case.min_tokens_per_s_per_user / np.asarray(r.tokens_per_s_per_user, float))
+        if case.max_ttft_s is not None:
+            margin = np.minimum(margin, 1.0 - np.asarray(r.ttft_s, float) / case.max_ttft_s)
+    return margin
+
+
+def largest_grid_batch(meets, b_max, possible, tested=None, at_one=None) -> np.ndarray:
     """The largest batch of `search_batches(B_max)` for which `meets(batch)` holds, per draw (NaN: none
-    does); `meets` must hold for 1..B* and fail above (a target on a monotone curve)."""
+    does); `meets` must hold for 1..B* and fail above (a target on a monotone curve). `tested(batch)`, where
+    given, replaces `meets` with (meets, a margin about linear in the batch that steers the steps: module
+    docstring); the answer is the same. `at_one`: `tested` at batch 1 where already known."""
     upper = np.where(np.isfinite(b_max), b_max, MAX_SEARCH_BATCH)
     upper = np.maximum(1.0, np.minimum(upper, MAX_SEARCH_BATCH))
     top = np.floor(upper)
-    lo, hi = np.ones_like(top), top.copy()
-    met_one = meets(lo) & possible
-    while np.any(lo < hi):
-        mid = np.floor((lo + hi + 1.0) / 2.0)
-        ok = meets(mid)
-        lo, hi = np.where(ok, mid, lo), np.where(ok, hi, mid - 1.0)
-    return np.where(met_one, grid_floor(lo, upper), np.nan)
+    if tested is None:
+        tested = lambda b: (meets(b), np.full(np.shape(b), np.nan))  # noqa: E731 (bisection only)
+    met_one, margin_lo = tested(np.ones_like(top)) if at_one is None else at_one
+    met_one = met_one & possible
+    met_top, margin_top = tested(top)
+    lo, hi = np.where(met_top, top, 1.0), np.where(met_top, top, top - 1.0)
+    bracket = _Bracket(lo, hi, np.where(met_top, margin_top, margin_lo), top, margin_top)
+    step = 0
+    while np.any(bracket.lo < bracket.hi):
+        batch = bracket.next_batch(bisect=step % 3 == 2)
+        bracket.update(batch, *tested(batch))
+        step += 1
+    return np.where(met_one, grid_floor(bracket.lo, upper), np.nan)
+
+
+class _Bracket:
+    """Per draw: `lo` the largest batch known to meet the target (or 1, untested), `hi` the largest that may
+    (every batch above it misses), `missed` the smallest batch known to miss; the margins at `lo` and
+    `missed` (NaN where unknown)."""
+
+    def __init__(self, lo, hi, margin_lo, missed, margin_missed):
+        self.lo, self.hi, self.margin_lo, self.missed, self.margin_missed = lo, hi, margin_lo, missed, margin_missed
+
+    def next_batch(self, bisect: bool) -> np.ndarray:
+        """The batch to test next, in lo + 1..hi: the margin's zero, or the middle where that is unknown."""
+        middle = np.floor((self.lo + self.hi + 1.0) / 2.0)
+        if bisect:
+            return middle
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            zero = np.floor(self.lo + (self.missed - self.lo) * self.margin_lo / (self.margin_lo - self.margin_missed))
+        batch = np.where(np.isfinite(zero), np.clip(zero, self.lo + 1.0, self.hi), middle)
+        return np.where(self.lo < self.hi, batch, self.lo)
+
+    def update(self, batch, ok, margin) -> None:
+        """Move the bracket by the exact test `ok` at `batch` (decided draws stay)."""
+        open_ = self.lo < self.hi
+        up, down = open_ & ok, open_ & ~ok
+        self.lo, self.margin_lo = np.where(up, batch, self.lo), np.where(up, margin, self.margin_lo)
+        self.hi = np.where(down, batch - 1.0, self.hi)
+        self.missed, self.margin_missed = np.where(down, batch, self.missed), np.where(down, margin, self.margin_missed)
 
 
 def grid_floor(best, upper) -> np.ndarray:
