@@ -8,7 +8,8 @@ from ..io.curve_files.read import CurveFile
 from ..io.curve_files.rows import POINT_FIELDS
 from ..io.curve_files.to_json import curve_file_json, points_json
 from ..io.paused_gc import paused_gc
-from .json_text import Written, column_text, dump_parts, dumps, list_text, record_lists_text, records_text
+from .json_text import (Quoted, Same, Written, column_text, dump_parts, dumps, list_text, record_lists_text,
+                        records_text, string_text as _string)
 
 _KEYS = (*POINT_FIELDS, "source")
 
@@ -42,10 +43,34 @@ def _all_points_texts(curves, depth: int) -> dict[int, str] | None:
     sources = [s for c in curves for s in c.point_sources]
     if set(map(type, sources)) != {str}:
         return None
-    columns = [_json_floats(np.concatenate([np.asarray(getattr(c, f), float) for c in curves]))
-               for f in POINT_FIELDS]
-    texts = record_lists_text(_KEYS, [*columns, column_text(sources)], sizes, depth)
+    columns = [_float_texts(np.concatenate([np.asarray(getattr(c, f), float) for c in curves])) for f in POINT_FIELDS]
+    texts = record_lists_text(_KEYS, [*columns, _string_texts(sources)], sizes, depth)
     return {id(c): text for c, text in zip(curves, texts)}
+
+
+def _string_texts(values: list[str]) -> list[str] | None:
+    """The JSON of each of `values` (strings); where none has a character to escape (the usual sources,
+    `file.csv:row 12`), the texts themselves, as `Quoted`: the template writes their quotes."""
+    joined = "".join(values)
+    if len(_string(joined)) == len(joined) + 2:   # every character written as it is
+        return Quoted(values)
+    return column_text(values)
+
+
+def _float_texts(values: np.ndarray) -> list[str] | Same:
+    """Each value's JSON (its repr, null where not finite), or one `Same` null for a column of none (one
+    the file does not have). A column of repeated values (the batches) has each distinct value written
+    once (not where it holds a zero: 0.0 and -0.0 are one key and two texts)."""
+    finite = np.isfinite(values)
+    if not finite.any():
+        return Same("null")
+    listed = values.tolist()
+    if finite.all() and (values != 0).all():
+        distinct = set(listed)
+        if 2 * len(distinct) <= len(listed):
+            text = dict(zip(distinct, map(float.__repr__, distinct)))
+            return list(map(text.__getitem__, listed))
+    return _json_floats(values)
 
 
 def _points_text(curve, depth: int) -> str:

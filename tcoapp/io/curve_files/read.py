@@ -157,6 +157,7 @@ class _Groups:
         self.ends = np.cumsum(np.bincount(self.ids, minlength=len(self.keys))).tolist()
         self.sorted = {f: v[self.order] for f, v in rows.points.items()}
         self.lines = rows.lines[self.order].tolist()
+        self._wheres: tuple[str, ...] | None = None
         # every group's points as make_measured_curve keeps them (POINT_FIELDS by row, in batch order), when
         # it would keep them as they are: no value <= 0 and batches increasing in each group but the
         # repeated ones (those are resolved row by row); else None, and each curve is made on its own
@@ -179,7 +180,10 @@ class _Groups:
         return {f: v[span] for f, v in self.sorted.items()}
 
     def wheres(self, table: Table, g: int) -> tuple[str, ...]:
-        return table.wheres(self.lines[self._span(g)])
+        """`table.where` of group g's rows, in batch order (every group's made in one pass)."""
+        if self._wheres is None:
+            self._wheres = table.wheres(self.lines)
+        return self._wheres[self._span(g)]
 
     def members(self, g: int) -> np.ndarray:
         """Group g's row indices in file order."""

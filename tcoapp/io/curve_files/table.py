@@ -7,11 +7,12 @@ so every error points at the line a user sees in an editor.
 from __future__ import annotations
 
 import csv
-import io
 import itertools
 import pathlib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 
 from ...engine.core.errors import Problem, ValidationError
 
@@ -40,12 +41,55 @@ class Table:
         """`where` of each row of `rows` (line numbers), in one pass."""
         return tuple(map(f"{self.name}:row ".__add__, map(str, rows)))
 
+    def column(self, i: int) -> list[str]:
+        """Each row's text in column i, as in the file ("" where the row is shorter)."""
+        if isinstance(self.rows, ColumnRows):
+            return self.rows.column(i)
+        cells = list(map(itemgetter(1), self.rows))
+        try:   # every row long enough (the usual file): no test row by row
+            return list(map(itemgetter(i), cells))
+        except IndexError:
+            return [c[i] if i < len(c) else "" for c in cells]
+
     def index(self) -> dict[str, int]:
         """header_key -> column index (the first of repeated headers)."""
         out: dict[str, int] = {}
         for i, h in enumerate(self.headers):
             out.setdefault(header_key(h), i)
         return out
+
+
+class ColumnRows(Sequence):
+    """The rows of a file whose every line after the header is one row of as many cells (the usual
+    file), kept column by column: a sequence of (line number, cells) as `Table.rows`, each row's tuple
+    made only where one is asked for (a 100,000-row file is read column by column)."""
+
+    def __init__(self, first_line: int, columns: list[list[str]]):
+        self.columns = columns
+        self.lines = range(first_line, first_line + (len(columns[0]) if columns else 0))
+
+    def column(self, i: int) -> list[str]:
+        return self.columns[i] if i < len(self.columns) else [""] * len(self.lines)
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return tuple(self)[k]
+        return self.lines[k], tuple(column[k] for column in self.columns)
+
+    def __iter__(self):
+        return zip(self.lines, zip(*self.columns)) if self.columns else iter(())
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, (tuple, ColumnRows)) and tuple(self) == tuple(other)
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"ColumnRows({tuple(self)!r})"
 
 
 # A curve file holds at most a few thousand points (aiconfigurator: tens of rows per run, an InferenceX
@@ -134,7 +178,7 @@ def read_table(path) -> Table:
     delimiter = delimiter_of(text)
     preamble, headers, header_row, rows = [], None, 0, []
     try:
-        reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+        reader = csv.reader(_text_lines(text), delimiter=delimiter)
         for cells in reader:
             if _is_blank(cells):
                 continue
@@ -144,7 +188,7 @@ def read_table(path) -> Table:
                 continue
             if headers is None:
                 headers, header_row = tuple(c.strip() for c in cells), reader.line_num
-                body = _after_line(text, header_row)
+                body = _line_ends(_after_line(text, header_row))
                 if _one_line_per_row(body, delimiter):
                     rows = _plain_rows(body, delimiter, header_row, name)
                     break
@@ -156,7 +200,7 @@ def read_table(path) -> Table:
         raise ValidationError([Problem(f"{name}:row {reader.line_num}", "", f"cannot read the file: {exc}")]) from None
     if headers is None:
         raise ValidationError([Problem(f"{name}:row 1", "", "the file is empty: a header row is needed")])
-    return Table(name, headers, header_row, tuple(rows), tuple(preamble), decimal_comma=delimiter == ";",
+    return Table(name, headers, header_row, rows if isinstance(rows, ColumnRows) else tuple(rows), tuple(preamble), decimal_comma=delimiter == ";",
                  delimiter=delimiter, notes=(encoding_note,) if encoding_note else ())
 
 
@@ -174,30 +218,51 @@ def _after_line(text: str, line: int) -> str:
     return next((text[m.end():] for m in ends), "")
 
 
+def _text_lines(text: str):
+    """The lines of `text` as `io.StringIO(text, newline="")` gives them (each with its end: '\r\n', '\n' or
+    '\r'), one at a time and without a copy of the text (the reader needs only those up to the header)."""
+    start = 0
+    for end in _LINE_END.finditer(text):
+        yield text[start:end.end()]
+        start = end.end()
+    if start < len(text):
+        yield text[start:]
+
+
+def _line_ends(body: str) -> str:
+    """`body` with every line end as one '\n' (the csv reader ends a line at '\r\n', '\n' or '\r') and
+    none after its last line."""
+    if "\r" in body:
+        body = body.replace("\r\n", "\n").replace("\r", "\n")
+    return body[:-1] if body.endswith("\n") else body
+
+
 def _one_line_per_row(body: str, delimiter: str) -> bool:
-    """Whether every line of `body` (the text after the header) is one row and no row is blank or a
-    comment (the usual file): no quote (so no cell spans lines) and no line of blanks and separators
-    only or starting with '#'. Then its rows need no check one by one (what read_table's loop does)."""
+    """Whether every line of `body` (the text after the header, its line ends as `_line_ends` leaves them)
+    is one row and no row is blank or a comment (the usual file): no quote (so no cell spans lines) and no
+    line of blanks and separators only or starting with '#'. Then its rows need no check one by one (what
+    read_table's loop does)."""
     if '"' in body:
         return False
-    if "\r" in body:   # every line end as one '\n' (the reader's input ends a line at '\r\n', '\n' or '\r')
-        body = body.replace("\r\n", "\n").replace("\r", "\n")
-    body = body[:-1] if body.endswith("\n") else body
     blanks = r"[^\S\n]"   # a blank but no line end
     blank_line = "(?:" + blanks + "|" + re.escape(delimiter) + r")*(?:\n|\Z)"
     comment = blanks + "*#"
     return not any(re.match(p, body) or re.search("\n" + p, body) for p in (blank_line, comment))
 
 
-def _plain_rows(body: str, delimiter: str, header_row: int, name: str) -> list[tuple[int, tuple[str, ...]]]:
+def _plain_rows(body: str, delimiter: str, header_row: int, name: str):
     """The rows of `body`, the text after the header of a file of one line per row (`_one_line_per_row`):
     row k is on line header_row + k; refused past MAX_DATA_ROWS without splitting further. With no quote
-    in it, each line's cells are its text between separators, as the csv reader reads them."""
-    if "\r" in body:   # every line end as one '\n' (the csv reader ends a line at '\r\n', '\n' or '\r')
-        body = body.replace("\r\n", "\n").replace("\r", "\n")
-    body = body[:-1] if body.endswith("\n") else body
+    in it, each line's cells are its text between separators, as the csv reader reads them: when every
+    line has as many cells, split all at once and kept column by column (ColumnRows). Its line ends are
+    as `_line_ends` leaves them."""
     lines = body.split("\n", MAX_DATA_ROWS) if body else []
     if len(lines) > MAX_DATA_ROWS:
         raise ValidationError([_too_many_rows(name)])
-    cells = list(map(tuple, map(str.split, lines, itertools.repeat(delimiter))))
-    return list(zip(range(header_row + 1, header_row + 1 + len(cells)), cells))
+    separators = set(map(str.count, lines, itertools.repeat(delimiter)))
+    if len(separators) == 1:   # every row as wide: one split, then a slice per column
+        width = separators.pop() + 1
+        cells = body.replace("\n", delimiter).split(delimiter)
+        return ColumnRows(header_row + 1, [cells[j::width] for j in range(width)])
+    rows = list(map(tuple, map(str.split, lines, itertools.repeat(delimiter))))
+    return list(zip(range(header_row + 1, header_row + 1 + len(rows)), rows))
