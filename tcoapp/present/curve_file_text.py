@@ -37,8 +37,7 @@ def _all_points_texts(curves, depth: int) -> dict[int, str] | None:
     (a file of 1,000 curves: one pass, not 1,000); None when a curve's sources are not all text or not
     one per point (then each curve is written on its own)."""
     sizes = [len(c.point_sources) for c in curves]
-    if not curves or any(np.ndim(v) != 1 or np.size(v) != n
-                         for c, n in zip(curves, sizes) for v in (getattr(c, f) for f in POINT_FIELDS)):
+    if not curves or not all(map(_one_per_point, curves, sizes)):
         return None
     sources = [s for c in curves for s in c.point_sources]
     if set(map(type, sources)) != {str}:
@@ -71,6 +70,13 @@ def _float_texts(values: np.ndarray) -> list[str] | Same:
             text = dict(zip(distinct, map(float.__repr__, distinct)))
             return list(map(text.__getitem__, listed))
     return _json_floats(values)
+
+
+def _one_per_point(curve, size: int) -> bool:
+    """Whether each of the curve's point columns holds one value per point (`size` of them)."""
+    shapes = [getattr(v, "shape", None) for v in map(curve.__getattribute__, POINT_FIELDS)]
+    return shapes.count((size,)) == len(shapes) or all(
+        np.ndim(v) == 1 and np.size(v) == size for v in map(curve.__getattribute__, POINT_FIELDS))
 
 
 def _points_text(curve, depth: int) -> str:

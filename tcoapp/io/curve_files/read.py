@@ -26,6 +26,7 @@ from .numbers import localized
 from .pools import pool_curves
 from .rows import POINT_FIELDS, Row, Rows, read_rows
 from .table import Table, header_key, read_table
+from .text_columns import group_ids
 
 
 @dataclass(frozen=True)
@@ -146,9 +147,7 @@ class _Groups:
 
     def __init__(self, rows: Rows):
         self.rows = rows
-        self.keys = list(dict.fromkeys(rows.configs))
-        code = {key: k for k, key in enumerate(self.keys)}
-        self.ids = np.fromiter(map(code.__getitem__, rows.configs), np.intp, len(rows))
+        self.keys, self.ids = group_ids(rows.configs)
         batch = rows.points["batch"]
         self.order = np.lexsort((batch, self.ids))   # by group, then batch (stable: file order at one batch)
         ids, batches = self.ids[self.order], batch[self.order]

@@ -9,7 +9,7 @@ import math
 from dataclasses import dataclass
 from operator import itemgetter
 from types import MappingProxyType
-from typing import Mapping, NamedTuple
+from typing import Mapping, NamedTuple, Sequence
 
 import numpy as np
 
@@ -19,6 +19,7 @@ from ...engine.core.errors import Problem
 from ...engine.core.physical_bounds import BOUNDS, past_bound
 from .formats import Format
 from .table import ColumnRows, Table
+from .text_columns import TextColumns
 from .unit_headers import POWER_SCALE, UNIT_FIELDS, label as unit_label, stated_unit, unit_column
 from .latency_headers import latency_column, unread_notes
 from .units import SCALE_TO_S, tpot_unit, ttft_plausibility
@@ -258,8 +259,8 @@ class Rows:
 
     lines: np.ndarray                      # each row's line number in the file
     points: dict[str, np.ndarray]          # POINT_FIELDS -> each row's value in project units (NaN: not in the file)
-    configs: list[tuple[str, ...]]         # each row's text of the format's configuration columns, in order
-    knobs: list[tuple[str, ...]]           # each row's text of the format's knob columns (date, ctx_tokens, ...)
+    configs: Sequence[tuple[str, ...]]     # each row's text of the format's configuration columns, in order
+    knobs: Sequence[tuple[str, ...]]       # each row's text of the format's knob columns (date, ctx_tokens, ...)
     extra: dict[str, np.ndarray]           # the format's other numbers (pool rates), as read
 
     def __len__(self) -> int:
@@ -292,11 +293,10 @@ def read_rows(spec: Format, table: Table, problems: list[Problem]) -> tuple[Rows
     return Rows(np.array(raw.rows, np.intp), points, configs, knobs, extra), warnings
 
 
-def _texts(raw: RawNumbers, indices: list[int | None]) -> list[tuple[str, ...]]:
+def _texts(raw: RawNumbers, indices: list[int | None]) -> TextColumns:
     """Each row's stripped text in the columns `indices` ("" where the row has no such cell)."""
     size = len(raw.rows)
-    columns = [[""] * size if i is None else raw.texts(i) for i in indices]
-    return list(zip(*columns)) if columns else [()] * size
+    return TextColumns([[""] * size if i is None else raw.texts(i) for i in indices], size)
 
 
 def _column_texts(cells: list[tuple[str, ...]], i: int) -> list[str]:

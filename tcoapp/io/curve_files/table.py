@@ -188,7 +188,7 @@ def read_table(path) -> Table:
                 continue
             if headers is None:
                 headers, header_row = tuple(c.strip() for c in cells), reader.line_num
-                body = _line_ends(_after_line(text, header_row))
+                body = _line_ends(text, _after_line(text, header_row))
                 if _one_line_per_row(body, delimiter):
                     rows = _plain_rows(body, delimiter, header_row, name)
                     break
@@ -212,10 +212,10 @@ def _too_many_rows(name: str) -> Problem:
 _LINE_END = re.compile(r"\r\n|\n|\r")
 
 
-def _after_line(text: str, line: int) -> str:
-    """The text after line `line` (1-based; lines end as the csv reader's input splits them)."""
+def _after_line(text: str, line: int) -> int:
+    """Where the text after line `line` starts (1-based; lines end as the csv reader's input splits them)."""
     ends = itertools.islice(_LINE_END.finditer(text), line - 1, line)
-    return next((text[m.end():] for m in ends), "")
+    return next((m.end() for m in ends), len(text))
 
 
 def _text_lines(text: str):
@@ -229,11 +229,12 @@ def _text_lines(text: str):
         yield text[start:]
 
 
-def _line_ends(body: str) -> str:
-    """`body` with every line end as one '\n' (the csv reader ends a line at '\r\n', '\n' or '\r') and
-    none after its last line."""
-    if "\r" in body:
-        body = body.replace("\r\n", "\n").replace("\r", "\n")
+def _line_ends(text: str, start: int) -> str:
+    """The text from `start` on, every line end as one '\n' (the csv reader ends a line at '\r\n', '\n' or
+    '\r') and none after its last line (one copy of it where it has no '\r')."""
+    if text.find("\r", start) < 0:
+        return text[start:len(text) - 1 if text.endswith("\n") and start < len(text) else len(text)]
+    body = text[start:].replace("\r\n", "\n").replace("\r", "\n")
     return body[:-1] if body.endswith("\n") else body
 
 
@@ -251,18 +252,34 @@ def _one_line_per_row(body: str, delimiter: str) -> bool:
 
 
 def _plain_rows(body: str, delimiter: str, header_row: int, name: str):
-    """The rows of `body`, the text after the header of a file of one line per row (`_one_line_per_row`):
-    row k is on line header_row + k; refused past MAX_DATA_ROWS without splitting further. With no quote
-    in it, each line's cells are its text between separators, as the csv reader reads them: when every
-    line has as many cells, split all at once and kept column by column (ColumnRows). Its line ends are
-    as `_line_ends` leaves them."""
-    lines = body.split("\n", MAX_DATA_ROWS) if body else []
-    if len(lines) > MAX_DATA_ROWS:
+    """The rows of `body`, the text after the header of a file of one line per row (`_one_line_per_row`,
+    its line ends as `_line_ends` leaves them): row k is on line header_row + k; refused past
+    MAX_DATA_ROWS before it is split. With no quote in it, each line's cells are its text between
+    separators, as the csv reader reads them: when every line has as many cells (the usual file), split
+    all at once and kept column by column (`_uniform_columns`), else line by line."""
+    size = body.count("\n") + 1 if body else 0
+    if size > MAX_DATA_ROWS:
         raise ValidationError([_too_many_rows(name)])
-    separators = set(map(str.count, lines, itertools.repeat(delimiter)))
-    if len(separators) == 1:   # every row as wide: one split, then a slice per column
-        width = separators.pop() + 1
-        cells = body.replace("\n", delimiter).split(delimiter)
-        return ColumnRows(header_row + 1, [cells[j::width] for j in range(width)])
-    rows = list(map(tuple, map(str.split, lines, itertools.repeat(delimiter))))
+    columns = _uniform_columns(body, delimiter, size) if size else None
+    if columns is not None:
+        return ColumnRows(header_row + 1, columns)
+    rows = list(map(tuple, map(str.split, body.split("\n") if body else [], itertools.repeat(delimiter))))
     return list(zip(range(header_row + 1, header_row + 1 + len(rows)), rows))
+
+
+def _uniform_columns(body: str, delimiter: str, size: int) -> list[list[str]] | None:
+    """The cells of `body`'s `size` lines column by column when every line has as many cells, else None.
+    One split at the separators: cell j of row r is piece r x (width - 1) + j, except that a row's last
+    cell and the next row's first are one piece with the line end between them (each such piece must
+    hold exactly one)."""
+    last = body.count(delimiter, 0, body.find("\n") if size > 1 else len(body))   # the first row's width - 1
+    if not last:
+        return [body.split("\n")] if delimiter not in body else None
+    pieces = body.split(delimiter)
+    if len(pieces) != size * last + 1:
+        return None
+    joints = pieces[last:-1:last]   # row r's last cell and row r + 1's first, for r = 0 .. size - 2
+    if not set(map(str.count, joints, itertools.repeat("\n"))) <= {1}:
+        return None
+    ends = "\n".join(joints).split("\n") if joints else []   # the last cell of rows 0 .. size - 2, the first of 1 ..
+    return [[pieces[0], *ends[1::2]], *(pieces[j::last] for j in range(1, last)), [*ends[0::2], pieces[-1]]]
