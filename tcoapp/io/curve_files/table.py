@@ -39,7 +39,8 @@ class Table:
 
     def wheres(self, rows) -> tuple[str, ...]:
         """`where` of each row of `rows` (line numbers), in one pass."""
-        return tuple(map(f"{self.name}:row ".__add__, map(str, rows)))
+        prefix = f"{self.name}:row "
+        return tuple([f"{prefix}{row}" for row in rows])
 
     def column(self, i: int) -> list[str]:
         """Each row's text in column i, as in the file ("" where the row is shorter)."""
