@@ -8,8 +8,7 @@ from ..io.curve_files.read import CurveFile
 from ..io.curve_files.rows import POINT_FIELDS
 from ..io.curve_files.to_json import curve_file_json, points_json
 from ..io.paused_gc import paused_gc
-from .json_text import (Quoted, Same, Written, column_text, dump_parts, dumps, list_text, record_lists_text,
-                        records_text, string_text as _string)
+from .json_text import Quoted, Same, Written, column_text, dump_parts, dumps, list_text, record_lists_text, records_text
 
 _KEYS = (*POINT_FIELDS, "source")
 
@@ -51,8 +50,8 @@ def _string_texts(values: list[str]) -> list[str] | None:
     """The JSON of each of `values` (strings); where none has a character to escape (the usual sources,
     `file.csv:row 12`), the texts themselves, as `Quoted`: the template writes their quotes."""
     joined = "".join(values)
-    if len(_string(joined)) == len(joined) + 2:   # every character written as it is
-        return Quoted(values)
+    if joined.isascii() and joined.isprintable() and '"' not in joined and "\\" not in joined:
+        return Quoted(values)   # every character JSON writes as it is (printable ASCII but a quote or backslash)
     return column_text(values)
 
 
@@ -63,12 +62,10 @@ def _float_texts(values: np.ndarray) -> list[str] | Same:
     finite = np.isfinite(values)
     if not finite.any():
         return Same("null")
-    listed = values.tolist()
     if finite.all() and (values != 0).all():
-        distinct = set(listed)
-        if 2 * len(distinct) <= len(listed):
-            text = dict(zip(distinct, map(float.__repr__, distinct)))
-            return list(map(text.__getitem__, listed))
+        distinct, where = np.unique(values, return_inverse=True)
+        if 2 * len(distinct) <= len(values):
+            return np.array(list(map(float.__repr__, distinct.tolist())), object)[where].tolist()
     return _json_floats(values)
 
 

@@ -183,11 +183,6 @@ class Quoted(list):
     between quotes, which the template writes."""
 
 
-def string_text(value: str) -> str:
-    """A string's JSON, as `json.dumps` writes it."""
-    return _string(value)
-
-
 def list_text(items: list[str], depth: int) -> str:
     """A list's JSON at `depth` from its items' JSON texts (each written at depth + 1)."""
     if not items:

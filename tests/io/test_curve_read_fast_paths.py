@@ -384,7 +384,6 @@ def test_record_lists_with_columns_the_same_in_every_record_or_quoted_by_the_tem
     """record_lists_text with a Same column (one text for every record) or a Quoted one (strings written
     between the template's quotes) gives what the columns written out in full give."""
     from tcoapp.present.json_text import Quoted, Same, record_lists_text
-    from tcoapp.present.json_text import string_text as json_string
     rng = random.Random(37)
     values = ["1.0", "null", '"a"', "%s", "-0.0"]
     for _ in range(600):
@@ -400,7 +399,7 @@ def test_record_lists_with_columns_the_same_in_every_record_or_quoted_by_the_tem
                 given.append(Same(text))
             elif kind == "quoted":
                 strings = [rng.choice(["f.csv:row 2", "", "x %s y"]) for _ in range(rows)]
-                full.append([json_string(s) for s in strings])
+                full.append([json.dumps(s) for s in strings])
                 given.append(Quoted(strings))
             else:
                 full.append([rng.choice(values) for _ in range(rows)])
@@ -443,5 +442,22 @@ def test_float_texts_of_repeated_values_are_each_value_s_text():
         expected = [repr(v) if math.isfinite(v) else "null" for v in values.tolist()]
         if isinstance(texts, Same):
             assert texts.text == "null" and all(t == "null" for t in expected)
+        else:
+            assert texts == expected, values
+
+
+def test_sources_written_between_the_template_s_quotes_are_those_json_writes_so():
+    """_string_texts leaves the quotes to the template (Quoted) only where JSON writes every character of
+    every source as it is; else each source's JSON."""
+    from tcoapp.present.curve_file_text import _string_texts
+    from tcoapp.present.json_text import Quoted
+    rng = random.Random(47)
+    pool = ["f.csv:row 2", "a", " ", "~", '"', "\\", "\x7f", "\x1f", "\n", "\u00e9", "\u2028", "\U0001f600", "/"]
+    for _ in range(3000):
+        values = ["".join(rng.choice(pool) for _ in range(rng.randint(0, 3))) for _ in range(rng.randint(0, 4))]
+        texts = _string_texts(values)
+        expected = [json.dumps(v) for v in values]
+        if isinstance(texts, Quoted):
+            assert ['"' + v + '"' for v in texts] == expected and list(texts) == values
         else:
             assert texts == expected, values
