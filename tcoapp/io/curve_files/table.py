@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from operator import itemgetter
 
+import numpy as np
+
 from ...engine.core.errors import Problem, ValidationError
 
 
@@ -249,7 +251,8 @@ def _one_line_per_row(body: str, delimiter: str) -> bool:
     blanks = r"[^\S\n]"   # a blank but no line end
     blank_line = "(?:" + blanks + "|" + re.escape(delimiter) + r")*(?:\n|\Z)"
     comment = blanks + "*#"
-    return not any(re.match(p, body) or re.search("\n" + p, body) for p in (blank_line, comment))
+    patterns = (blank_line, comment) if "#" in body else (blank_line,)   # no '#': no comment line
+    return not any(re.match(p, body) or re.search("\n" + p, body) for p in patterns)
 
 
 def _plain_rows(body: str, delimiter: str, header_row: int, name: str):
@@ -270,17 +273,14 @@ def _plain_rows(body: str, delimiter: str, header_row: int, name: str):
 
 def _uniform_columns(body: str, delimiter: str, size: int) -> list[list[str]] | None:
     """The cells of `body`'s `size` lines column by column when every line has as many cells, else None.
-    One split at the separators: cell j of row r is piece r x (width - 1) + j, except that a row's last
-    cell and the next row's first are one piece with the line end between them (each such piece must
-    hold exactly one)."""
-    last = body.count(delimiter, 0, body.find("\n") if size > 1 else len(body))   # the first row's width - 1
-    if not last:
-        return [body.split("\n")] if delimiter not in body else None
-    pieces = body.split(delimiter)
-    if len(pieces) != size * last + 1:
+    The separators in each line are counted on the text's UTF-8 bytes (a line end or a separator, both
+    ASCII, is never part of another character's bytes); then the text is split once, its line ends read
+    as separators, and cell j of row r is piece r x width + j."""
+    raw = np.frombuffer(body.encode("utf-8", "surrogatepass"), np.uint8)
+    before = np.searchsorted(np.flatnonzero(raw == ord(delimiter)), np.flatnonzero(raw == ord("\n")))
+    per_line = np.diff(before, prepend=0, append=body.count(delimiter))   # each line's separators
+    if len(per_line) != size or (per_line != per_line[0]).any():
         return None
-    joints = pieces[last:-1:last]   # row r's last cell and row r + 1's first, for r = 0 .. size - 2
-    if not set(map(str.count, joints, itertools.repeat("\n"))) <= {1}:
-        return None
-    ends = "\n".join(joints).split("\n") if joints else []   # the last cell of rows 0 .. size - 2, the first of 1 ..
-    return [[pieces[0], *ends[1::2]], *(pieces[j::last] for j in range(1, last)), [*ends[0::2], pieces[-1]]]
+    width = int(per_line[0]) + 1
+    cells = body.replace("\n", delimiter).split(delimiter) if width > 1 else body.split("\n")
+    return [cells[j::width] for j in range(width)]
