@@ -135,8 +135,8 @@ def _plain_config_problems(table: Table, problems: list[Problem]) -> None:
     i = table.index().get("config")
     if i is None:
         return
-    for row, cells in table.rows:
-        _, error = parse_config_text(cells[i] if i < len(cells) else "")
+    for row, text in zip(table.lines(), table.column(i)):
+        _, error = parse_config_text(text)
         if error:
             problems.append(Problem(table.where(row), table.headers[i], error))
 

@@ -18,7 +18,7 @@ from ...engine.quantities.inputs import CURVE_ARRAYS
 from ...engine.core.errors import Problem
 from ...engine.core.physical_bounds import BOUNDS, past_bound
 from .formats import Format
-from .table import ColumnRows, Table
+from .table import Table
 from .text_columns import TextColumns
 from .unit_headers import POWER_SCALE, UNIT_FIELDS, label as unit_label, stated_unit, unit_column
 from .latency_headers import latency_column, unread_notes
@@ -91,9 +91,9 @@ class RawNumbers:
     """The data rows' numbers as read, column by column (before units are normalized)."""
 
     rows: list[int]                        # the file's line number of each row
-    cells: list[tuple[str, ...]] | None    # each row's cells; None: every row of `table` (none left out)
+    cells: list[tuple[str, ...]] | None    # each row's cells; None: those of every row of `table`
     columns: dict[str, np.ndarray]         # field -> its value in each row (NaN: an empty cell)
-    table: Table | None = None             # the table read, when `cells` is None
+    table: Table                           # the table read
 
     def column(self, field: str) -> np.ndarray:
         """A copy of the field's values (all NaN where the file lacks the column)."""
@@ -102,17 +102,16 @@ class RawNumbers:
 
     def texts(self, i: int) -> list[str]:
         """Each row's stripped text in column i ("" where the row is shorter)."""
-        if self.cells is None and self.table is not None:
+        if self.cells is None:   # no row left out: the table's column
             return list(map(str.strip, self.table.column(i)))
-        return _column_texts(self.cells or [], i)
+        return _column_texts(self.cells, i)
 
 
 def raw_numbers(spec: Format, table: Table, where, problems: list[Problem]) -> RawNumbers:
     """Every located column's numbers; bad cells become problems (and their rows are left out)."""
     columns = _good_columns(spec, table, where)
     if columns is not None:
-        return RawNumbers([row for row, _ in table.rows] if not isinstance(table.rows, ColumnRows)
-                          else list(table.rows.lines), None, columns, table)
+        return RawNumbers(table.lines(), None, columns, table)
     rows, cells_kept, kept = [], [], []
     for row, cells in table.rows:   # some cell is bad: each one named, cell by cell
         values = _row_numbers(spec, table, where, row, cells, problems)
@@ -120,7 +119,7 @@ def raw_numbers(spec: Format, table: Table, where, problems: list[Problem]) -> R
             rows.append(row)
             cells_kept.append(cells)
             kept.append(values)
-    return RawNumbers(rows, cells_kept, {f: np.array([v[f] for v in kept], float) for f in where})
+    return RawNumbers(rows, cells_kept, {f: np.array([v[f] for v in kept], float) for f in where}, table)
 
 
 def _good_columns(spec: Format, table: Table, where) -> dict[str, np.ndarray] | None:

@@ -44,6 +44,12 @@ class Table:
         prefix = f"{self.name}:row "
         return tuple([f"{prefix}{row}" for row in rows])
 
+    def lines(self) -> list[int]:
+        """Each row's line number."""
+        if isinstance(self.rows, ColumnRows):
+            return list(self.rows.lines)
+        return list(map(itemgetter(0), self.rows))
+
     def column(self, i: int) -> list[str]:
         """Each row's text in column i, as in the file ("" where the row is shorter)."""
         if isinstance(self.rows, ColumnRows):
@@ -70,6 +76,12 @@ class ColumnRows(Sequence):
     def __init__(self, first_line: int, columns: list[list[str]]):
         self.columns = columns
         self.lines = range(first_line, first_line + (len(columns[0]) if columns else 0))
+
+    def lines(self) -> list[int]:
+        """Each row's line number."""
+        if isinstance(self.rows, ColumnRows):
+            return list(self.rows.lines)
+        return list(map(itemgetter(0), self.rows))
 
     def column(self, i: int) -> list[str]:
         return self.columns[i] if i < len(self.columns) else [""] * len(self.lines)
