@@ -125,11 +125,10 @@ def records_text(keys, columns: list[list[str]], depth: int) -> list[str]:
 
 def record_lists_text(keys, columns: list, sizes: list[int], depth: int) -> list[str]:
     """The JSON at `depth` of consecutive lists of records: list k holds the next sizes[k] records, whose
-    keys' values are given column by column as JSON texts, or as one text (a `Same`) for every record, or
-    as strings to quote (a `Quoted`).
-    Each list's text is `list_text(records_text(keys, its columns, depth + 1), depth)`, joined from the
-    columns' texts and the template's pieces interleaved (no text per record; a `Same` column's text
-    is a piece of the template)."""
+    keys' values are given column by column as JSON texts, or as one text for every record (a `Same`), or
+    as strings to quote (a `Quoted`). Each list's text is `list_text(records_text(keys, its columns,
+    depth + 1), depth)`, joined from the columns' texts and the template's pieces interleaved (no text per
+    record; a `Same` column's text and a `Quoted` one's quotes are in the template's pieces)."""
     rows = sum(sizes)
     if not keys or len(columns) != len(keys) or any(len(c) != rows for c in columns if not isinstance(c, Same)):
         raise ValueError("record_lists_text: one value per record in each column, one key per column")

@@ -77,13 +77,8 @@ class ColumnRows(Sequence):
         self.columns = columns
         self.lines = range(first_line, first_line + (len(columns[0]) if columns else 0))
 
-    def lines(self) -> list[int]:
-        """Each row's line number."""
-        if isinstance(self.rows, ColumnRows):
-            return list(self.rows.lines)
-        return list(map(itemgetter(0), self.rows))
-
     def column(self, i: int) -> list[str]:
+        """Each row's text in column i ("" where the file has no such column)."""
         return self.columns[i] if i < len(self.columns) else [""] * len(self.lines)
 
     def __len__(self) -> int:
@@ -215,7 +210,8 @@ def read_table(path) -> Table:
         raise ValidationError([Problem(f"{name}:row {reader.line_num}", "", f"cannot read the file: {exc}")]) from None
     if headers is None:
         raise ValidationError([Problem(f"{name}:row 1", "", "the file is empty: a header row is needed")])
-    return Table(name, headers, header_row, rows if isinstance(rows, ColumnRows) else tuple(rows), tuple(preamble), decimal_comma=delimiter == ";",
+    rows = rows if isinstance(rows, ColumnRows) else tuple(rows)
+    return Table(name, headers, header_row, rows, tuple(preamble), decimal_comma=delimiter == ";",
                  delimiter=delimiter, notes=(encoding_note,) if encoding_note else ())
 
 
