@@ -8,7 +8,7 @@ from ..io.curve_files.read import CurveFile
 from ..io.curve_files.rows import POINT_FIELDS
 from ..io.curve_files.to_json import curve_file_json, points_json
 from ..io.paused_gc import paused_gc
-from .json_text import Written, column_text, dump_parts, dumps, list_text, record_lists_text, records_text
+from .json_text import Quoted, Same, Written, column_text, dump_parts, dumps, list_text, record_lists_text, records_text
 
 _KEYS = (*POINT_FIELDS, "source")
 
@@ -36,16 +36,44 @@ def _all_points_texts(curves, depth: int) -> dict[int, str] | None:
     (a file of 1,000 curves: one pass, not 1,000); None when a curve's sources are not all text or not
     one per point (then each curve is written on its own)."""
     sizes = [len(c.point_sources) for c in curves]
-    if not curves or any(np.ndim(v) != 1 or np.size(v) != n
-                         for c, n in zip(curves, sizes) for v in (getattr(c, f) for f in POINT_FIELDS)):
+    if not curves or not all(map(_one_per_point, curves, sizes)):
         return None
     sources = [s for c in curves for s in c.point_sources]
     if set(map(type, sources)) != {str}:
         return None
-    columns = [_json_floats(np.concatenate([np.asarray(getattr(c, f), float) for c in curves]))
-               for f in POINT_FIELDS]
-    texts = record_lists_text(_KEYS, [*columns, column_text(sources)], sizes, depth)
+    columns = [_float_texts(np.concatenate([np.asarray(getattr(c, f), float) for c in curves])) for f in POINT_FIELDS]
+    texts = record_lists_text(_KEYS, [*columns, _string_texts(sources)], sizes, depth)
     return {id(c): text for c, text in zip(curves, texts)}
+
+
+def _string_texts(values: list[str]) -> list[str] | None:
+    """The JSON of each of `values` (strings); where none has a character to escape (the usual sources,
+    `file.csv:row 12`), the texts themselves, as `Quoted`: the template writes their quotes."""
+    joined = "".join(values)
+    if joined.isascii() and joined.isprintable() and '"' not in joined and "\\" not in joined:
+        return Quoted(values)   # every character JSON writes as it is (printable ASCII but a quote or backslash)
+    return column_text(values)
+
+
+def _float_texts(values: np.ndarray) -> list[str] | Same:
+    """Each value's JSON (its repr, null where not finite), or one `Same` null for a column of none (one
+    the file does not have). A column of repeated values (the batches) has each distinct value written
+    once (not where it holds a zero: 0.0 and -0.0 are one key and two texts)."""
+    finite = np.isfinite(values)
+    if not finite.any():
+        return Same("null")
+    if finite.all() and (values != 0).all():
+        distinct, where = np.unique(values, return_inverse=True)
+        if 2 * len(distinct) <= len(values):
+            return np.array(list(map(float.__repr__, distinct.tolist())), object)[where].tolist()
+    return _json_floats(values)
+
+
+def _one_per_point(curve, size: int) -> bool:
+    """Whether each of the curve's point columns holds one value per point (`size` of them)."""
+    shapes = [getattr(v, "shape", None) for v in map(curve.__getattribute__, POINT_FIELDS)]
+    return shapes.count((size,)) == len(shapes) or all(
+        np.ndim(v) == 1 and np.size(v) == size for v in map(curve.__getattribute__, POINT_FIELDS))
 
 
 def _points_text(curve, depth: int) -> str:

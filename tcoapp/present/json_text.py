@@ -123,25 +123,42 @@ def records_text(keys, columns: list[list[str]], depth: int) -> list[str]:
     return [template % texts for texts in zip(*columns)]
 
 
-def record_lists_text(keys, columns: list[list[str]], sizes: list[int], depth: int) -> list[str]:
+def record_lists_text(keys, columns: list, sizes: list[int], depth: int) -> list[str]:
     """The JSON at `depth` of consecutive lists of records: list k holds the next sizes[k] records, whose
-    keys' values are given column by column as JSON texts. Each list's text is `list_text(records_text(
-    keys, its columns, depth + 1), depth)`, joined from the columns' texts and the template's pieces
-    interleaved (no text per record)."""
-    rows, width = len(columns[0]) if columns else 0, 2 * len(keys)
-    if not keys or len(columns) != len(keys) or sum(sizes) != rows or any(len(c) != rows for c in columns):
+    keys' values are given column by column as JSON texts, or as one text for every record (a `Same`), or
+    as strings to quote (a `Quoted`). Each list's text is `list_text(records_text(keys, its columns,
+    depth + 1), depth)`, joined from the columns' texts and the template's pieces interleaved (no text per
+    record; a `Same` column's text and a `Quoted` one's quotes are in the template's pieces)."""
+    rows = sum(sizes)
+    if not keys or len(columns) != len(keys) or any(len(c) != rows for c in columns if not isinstance(c, Same)):
         raise ValueError("record_lists_text: one value per record in each column, one key per column")
     outer = "\n" + " " * (_INDENT * (depth + 1))
     inner = "\n" + " " * (_INDENT * (depth + 2))
     close = "\n" + " " * (_INDENT * (depth + 1)) + "}"
     names = [_string(k) + ": " for k in keys]
-    first = "[" + outer + "{" + inner + names[0]
-    pieces = [close + "," + outer + "{" + inner + names[0], *("," + inner + name for name in names[1:])]
+    pieces = ["," + inner + name for name in names]
+    if all(isinstance(c, Same) for c in columns):   # one column written out: the template needs one
+        columns = [*columns[:-1], [columns[-1].text] * rows]
+    # the template: its pieces between the columns that vary, each Same column's text in its piece
+    template, varying = [""], []
+    for piece, column in zip(pieces, columns):
+        template[-1] += piece
+        if isinstance(column, Same):
+            template[-1] += column.text
+        else:
+            quote = '"' if isinstance(column, Quoted) else ""
+            template[-1] += quote
+            varying.append(column)
+            template.append(quote)
+    last = template.pop()   # after the last column that varies: closes each record
+    head = "{" + template[0][1:]   # the first piece, its comma left out
+    template[0] = last + close + "," + outer + head
+    first, end = "[" + outer + head, last + close + "\n" + " " * (_INDENT * depth) + "]"
+    width = 2 * len(varying)
     flat: list[str] = [""] * (width * rows)
-    for j, (piece, column) in enumerate(zip(pieces, columns)):
+    for j, (piece, column) in enumerate(zip(template, varying)):
         flat[2 * j::width] = [piece] * rows
         flat[2 * j + 1::width] = column
-    end = close + "\n" + " " * (_INDENT * depth) + "]"
     out, start = [], 0
     for size in sizes:
         if not size:
@@ -151,6 +168,18 @@ def record_lists_text(keys, columns: list[list[str]], sizes: list[int], depth: i
         out.append("".join(flat[start * width:(start + size) * width]) + end)
         start += size
     return out
+
+
+class Same:
+    """One JSON text for every record of a column (record_lists_text): `null` for a column the file lacks."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+
+class Quoted(list):
+    """A column of strings with no character JSON escapes (record_lists_text): each one's JSON is itself
+    between quotes, which the template writes."""
 
 
 def list_text(items: list[str], depth: int) -> str:

@@ -318,3 +318,146 @@ def test_the_json_parts_of_a_file_join_into_its_text(path):
     from tcoapp.present.curve_file_text import curve_file_parts
     result = curve_read.read_curve_file(path)
     assert "".join(curve_file_parts(result)) == json.dumps(curve_file_json(result), indent=2, allow_nan=False)
+
+
+def test_a_body_is_split_column_by_column_exactly_when_every_line_is_as_wide():
+    """`_uniform_columns` (one split at the separators) gives each line's cells column by column when every
+    line has as many, and None otherwise: what splitting line by line gives."""
+    from tcoapp.io.curve_files.table import _uniform_columns
+    rng = random.Random(23)
+    for _ in range(4000):
+        delimiter = rng.choice([",", ";", "\t"])
+        width = rng.randint(1, 4)
+        lines = []
+        for _ in range(rng.randint(1, 6)):
+            cells = rng.randint(width - 1, width + 1) if rng.random() < 0.3 else width
+            lines.append(delimiter.join(rng.choice(["", "a", "1", " ", "x y", ",", ";"]) for _ in range(max(cells, 1))))
+        body = "\n".join(lines)
+        split = [line.split(delimiter) for line in body.split("\n")]
+        uniform = len({len(cells) for cells in split}) == 1
+        expected = [list(column) for column in zip(*split)] if uniform else None
+        assert _uniform_columns(body, delimiter, len(split)) == expected, (body, delimiter)
+
+
+def test_rows_kept_column_by_column_are_the_rows():
+    from tcoapp.io.curve_files.table import ColumnRows
+    rows = ColumnRows(5, [["a", "b", "c"], ["1", "2", "3"]])
+    as_tuple = ((5, ("a", "1")), (6, ("b", "2")), (7, ("c", "3")))
+    assert rows == as_tuple and tuple(rows) == as_tuple and len(rows) == 3 and rows[1] == (6, ("b", "2"))
+    assert rows[-1] == (7, ("c", "3")) and rows[1:] == as_tuple[1:] and rows != as_tuple[:2]
+    assert ColumnRows(2, []) == () and len(ColumnRows(2, [])) == 0
+
+
+def test_the_text_lines_are_the_lines_string_io_gives():
+    import io
+
+    from tcoapp.io.curve_files.table import _text_lines
+    rng = random.Random(29)
+    pieces = ["a", ",", '"', "\n", "\r", "\r\n", "\x85", "\u2028", "\x0c", " "]
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 30)))
+        assert list(_text_lines(text)) == list(io.StringIO(text, newline="")), repr(text)
+
+
+def test_configurations_grouped_by_the_columns_that_differ_are_grouped_by_all():
+    """group_ids over TextColumns (only the columns that differ looked at) gives the groups, in order of
+    their first row, that grouping the rows' whole tuples gives."""
+    from tcoapp.io.curve_files.text_columns import TextColumns, group_ids
+    rng = random.Random(31)
+    for _ in range(1500):
+        size = rng.randint(0, 12)
+        columns = [[rng.choice(choices) for _ in range(size)]
+                   for choices in rng.sample([["a"], ["a", "b"], ["", "x", "y"], ["1", "2", "3", "4"], [""]], rng.randint(0, 4))]
+        texts = TextColumns(columns, size)
+        tuples = list(zip(*columns)) if columns else [()] * size
+        assert list(texts) == tuples and len(texts) == size and texts == tuples
+        assert all(texts[k] == tuples[k] for k in range(size))
+        keys, ids = group_ids(texts)
+        expected_keys, expected_ids = group_ids(tuples)
+        assert keys == expected_keys == list(dict.fromkeys(tuples))
+        assert ids.tolist() == expected_ids.tolist() == [expected_keys.index(t) for t in tuples]
+    with pytest.raises(ValueError):
+        TextColumns([["a"], ["a", "b"]], 2)
+
+
+def test_record_lists_with_columns_the_same_in_every_record_or_quoted_by_the_template():
+    """record_lists_text with a Same column (one text for every record) or a Quoted one (strings written
+    between the template's quotes) gives what the columns written out in full give."""
+    from tcoapp.present.json_text import Quoted, Same, record_lists_text
+    rng = random.Random(37)
+    values = ["1.0", "null", '"a"', "%s", "-0.0"]
+    for _ in range(600):
+        keys = [rng.choice(["a", "%d", "é", 'q"']) + str(k) for k in range(rng.randint(1, 5))]
+        sizes = [rng.choice([0, 1, 2, 5]) for _ in range(rng.randint(1, 5))]
+        rows = sum(sizes)
+        full, given = [], []
+        for _ in keys:
+            kind = rng.choice(["list", "same", "quoted"])
+            if kind == "same":
+                text = rng.choice(values)
+                full.append([text] * rows)
+                given.append(Same(text))
+            elif kind == "quoted":
+                strings = [rng.choice(["f.csv:row 2", "", "x %s y"]) for _ in range(rows)]
+                full.append([json.dumps(s) for s in strings])
+                given.append(Quoted(strings))
+            else:
+                full.append([rng.choice(values) for _ in range(rows)])
+                given.append(full[-1])
+        depth = rng.randint(0, 3)
+        assert record_lists_text(keys, given, sizes, depth) == record_lists_text(keys, full, sizes, depth)
+    with pytest.raises(ValueError):
+        record_lists_text(["a", "b"], [Same("1"), ["1", "2"]], [1], 0)
+
+
+def test_a_column_s_numbers_read_once_per_distinct_text_are_each_cell_s():
+    """_column_floats (each distinct text read once) gives float() of each cell, NaN and a mask where a
+    cell is blank, and None where a cell is not a number."""
+    rng = random.Random(41)
+    pool = ["1", "2", " 3 ", "", "  ", "4.5", "1e3", "-0", "nan", "inf", "1_0", "x", "\u00a07"]
+    for _ in range(3000):
+        cells = [rng.choice(pool) for _ in range(rng.randint(0, 8))]
+        found = curve_rows._column_floats(cells)
+        try:
+            expected = [float(c) if c.strip() else math.nan for c in cells]
+        except ValueError:
+            assert found is None, cells
+            continue
+        values, filled = found
+        assert [repr(v) for v in values.tolist()] == [repr(v) for v in expected], cells
+        blank = [not c.strip() for c in cells]
+        assert (filled is None) == (not any(blank)) and (filled is None or filled.tolist() == [not b for b in blank])
+
+
+def test_float_texts_of_repeated_values_are_each_value_s_text():
+    """_float_texts (a column of repeated values has each distinct one written once; none finite: one
+    Same null) gives each value's JSON: its repr, or null where it is not finite."""
+    from tcoapp.present.curve_file_text import _float_texts
+    from tcoapp.present.json_text import Same
+    rng = random.Random(43)
+    pool = [1.0, 2.5, 0.1 + 0.2, 1e-7, 1e300, 0.0, -0.0, math.nan, math.inf, -math.inf, 100.0]
+    for _ in range(3000):
+        values = np.array([rng.choice(pool[:rng.randint(1, len(pool))]) for _ in range(rng.randint(0, 12))], float)
+        texts = _float_texts(values)
+        expected = [repr(v) if math.isfinite(v) else "null" for v in values.tolist()]
+        if isinstance(texts, Same):
+            assert texts.text == "null" and all(t == "null" for t in expected)
+        else:
+            assert texts == expected, values
+
+
+def test_sources_written_between_the_template_s_quotes_are_those_json_writes_so():
+    """_string_texts leaves the quotes to the template (Quoted) only where JSON writes every character of
+    every source as it is; else each source's JSON."""
+    from tcoapp.present.curve_file_text import _string_texts
+    from tcoapp.present.json_text import Quoted
+    rng = random.Random(47)
+    pool = ["f.csv:row 2", "a", " ", "~", '"', "\\", "\x7f", "\x1f", "\n", "\u00e9", "\u2028", "\U0001f600", "/"]
+    for _ in range(3000):
+        values = ["".join(rng.choice(pool) for _ in range(rng.randint(0, 3))) for _ in range(rng.randint(0, 4))]
+        texts = _string_texts(values)
+        expected = [json.dumps(v) for v in values]
+        if isinstance(texts, Quoted):
+            assert ['"' + v + '"' for v in texts] == expected and list(texts) == values
+        else:
+            assert texts == expected, values

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from operator import itemgetter
 from math import inf
 
 from ...engine.core.errors import Problem, ValidationError
@@ -90,11 +89,7 @@ def _whole_digits(table: Table, i: int) -> bool:
     """Whether every cell of column i is digits with an optional '-' (or empty): then the column neither
     decides the convention nor changes (checked in one pass over the column: most columns of a large
     file are counts)."""
-    cells = list(map(itemgetter(1), table.rows))
-    try:   # every row long enough (the usual file): no test row by row
-        texts = list(map(itemgetter(i), cells))
-    except IndexError:
-        texts = [c[i] if i < len(c) else "" for c in cells]
+    texts = table.column(i)
     joined = "\n".join(texts)
     if joined.count("\n") != max(len(texts) - 1, 0):
         return False   # a cell holds a line break
@@ -114,7 +109,7 @@ def localized(spec: Format, table: Table, count_keys: frozenset[str]) -> Table:
     notes = table.notes
     if found.decimal == COMMA or changed and found.because:
         notes = (*notes, f"{table.name}: {found.stated()}")
-    return dataclasses.replace(table, rows=tuple(rows), decimal_comma=False, notes=notes)
+    return dataclasses.replace(table, rows=tuple(rows) if changed else table.rows, decimal_comma=False, notes=notes)
 
 
 def _rewritten(table: Table, columns: list[int], decimal: str, counts: set[int]):

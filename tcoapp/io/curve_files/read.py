@@ -26,6 +26,7 @@ from .numbers import localized
 from .pools import pool_curves
 from .rows import POINT_FIELDS, Row, Rows, read_rows
 from .table import Table, header_key, read_table
+from .text_columns import group_ids
 
 
 @dataclass(frozen=True)
@@ -134,8 +135,8 @@ def _plain_config_problems(table: Table, problems: list[Problem]) -> None:
     i = table.index().get("config")
     if i is None:
         return
-    for row, cells in table.rows:
-        _, error = parse_config_text(cells[i] if i < len(cells) else "")
+    for row, text in zip(table.lines(), table.column(i)):
+        _, error = parse_config_text(text)
         if error:
             problems.append(Problem(table.where(row), table.headers[i], error))
 
@@ -146,9 +147,7 @@ class _Groups:
 
     def __init__(self, rows: Rows):
         self.rows = rows
-        self.keys = list(dict.fromkeys(rows.configs))
-        code = {key: k for k, key in enumerate(self.keys)}
-        self.ids = np.fromiter(map(code.__getitem__, rows.configs), np.intp, len(rows))
+        self.keys, self.ids = group_ids(rows.configs)
         batch = rows.points["batch"]
         self.order = np.lexsort((batch, self.ids))   # by group, then batch (stable: file order at one batch)
         ids, batches = self.ids[self.order], batch[self.order]
@@ -157,6 +156,7 @@ class _Groups:
         self.ends = np.cumsum(np.bincount(self.ids, minlength=len(self.keys))).tolist()
         self.sorted = {f: v[self.order] for f, v in rows.points.items()}
         self.lines = rows.lines[self.order].tolist()
+        self._wheres: tuple[str, ...] | None = None
         # every group's points as make_measured_curve keeps them (POINT_FIELDS by row, in batch order), when
         # it would keep them as they are: no value <= 0 and batches increasing in each group but the
         # repeated ones (those are resolved row by row); else None, and each curve is made on its own
@@ -179,7 +179,10 @@ class _Groups:
         return {f: v[span] for f, v in self.sorted.items()}
 
     def wheres(self, table: Table, g: int) -> tuple[str, ...]:
-        return table.wheres(self.lines[self._span(g)])
+        """`table.where` of group g's rows, in batch order (every group's made in one pass)."""
+        if self._wheres is None:
+            self._wheres = table.wheres(self.lines)
+        return self._wheres[self._span(g)]
 
     def members(self, g: int) -> np.ndarray:
         """Group g's row indices in file order."""

@@ -9,7 +9,7 @@ import math
 from dataclasses import dataclass
 from operator import itemgetter
 from types import MappingProxyType
-from typing import Mapping, NamedTuple
+from typing import Mapping, NamedTuple, Sequence
 
 import numpy as np
 
@@ -19,6 +19,7 @@ from ...engine.core.errors import Problem
 from ...engine.core.physical_bounds import BOUNDS, past_bound
 from .formats import Format
 from .table import Table
+from .text_columns import TextColumns
 from .unit_headers import POWER_SCALE, UNIT_FIELDS, label as unit_label, stated_unit, unit_column
 from .latency_headers import latency_column, unread_notes
 from .units import SCALE_TO_S, tpot_unit, ttft_plausibility
@@ -90,21 +91,27 @@ class RawNumbers:
     """The data rows' numbers as read, column by column (before units are normalized)."""
 
     rows: list[int]                        # the file's line number of each row
-    cells: list[tuple[str, ...]]           # each row's cells
+    cells: list[tuple[str, ...]] | None    # each row's cells; None: those of every row of `table`
     columns: dict[str, np.ndarray]         # field -> its value in each row (NaN: an empty cell)
+    table: Table                           # the table read
 
     def column(self, field: str) -> np.ndarray:
         """A copy of the field's values (all NaN where the file lacks the column)."""
         found = self.columns.get(field)
         return np.full(len(self.rows), np.nan) if found is None else found.copy()
 
+    def texts(self, i: int) -> list[str]:
+        """Each row's stripped text in column i ("" where the row is shorter)."""
+        if self.cells is None:   # no row left out: the table's column
+            return list(map(str.strip, self.table.column(i)))
+        return _column_texts(self.cells, i)
+
 
 def raw_numbers(spec: Format, table: Table, where, problems: list[Problem]) -> RawNumbers:
     """Every located column's numbers; bad cells become problems (and their rows are left out)."""
-    all_cells = [cells for _, cells in table.rows]
-    columns = _good_columns(spec, all_cells, where)
+    columns = _good_columns(spec, table, where)
     if columns is not None:
-        return RawNumbers([row for row, _ in table.rows], all_cells, columns)
+        return RawNumbers(table.lines(), None, columns, table)
     rows, cells_kept, kept = [], [], []
     for row, cells in table.rows:   # some cell is bad: each one named, cell by cell
         values = _row_numbers(spec, table, where, row, cells, problems)
@@ -112,25 +119,20 @@ def raw_numbers(spec: Format, table: Table, where, problems: list[Problem]) -> R
             rows.append(row)
             cells_kept.append(cells)
             kept.append(values)
-    return RawNumbers(rows, cells_kept, {f: np.array([v[f] for v in kept], float) for f in where})
+    return RawNumbers(rows, cells_kept, {f: np.array([v[f] for v in kept], float) for f in where}, table)
 
 
-def _good_columns(spec: Format, all_cells: list[tuple[str, ...]], where) -> dict[str, np.ndarray] | None:
+def _good_columns(spec: Format, table: Table, where) -> dict[str, np.ndarray] | None:
     """field -> its values, column by column, when no cell is bad (the usual file); None when one is
     (then `_row_numbers` names each)."""
     out = {}
     for field, (i, unit) in where.items():
         column = spec.columns[field]
-        texts = _column_texts(all_cells, i)
-        full = all(texts)   # no empty cell (the usual column): no mask of the filled ones
-        filled = None if full else np.array(list(map(bool, texts)), bool)
-        if column.required and not full:
+        found = _column_floats(table.column(i))
+        if found is None or column.required and found[1] is not None:
             return None
-        try:   # numpy reads a text as float() does
-            values = np.array(texts if full else [float(t) if t else math.nan for t in texts], float)
-        except ValueError:
-            return None
-        read = values if full else values[filled]
+        values, filled = found
+        read = values if filled is None else values[filled]
         with np.errstate(invalid="ignore"):
             good = np.isfinite(read) & (read >= 0) & (read <= MAX_POINT_VALUE)
             if not column.allow_zero:
@@ -142,6 +144,24 @@ def _good_columns(spec: Format, all_cells: list[tuple[str, ...]], where) -> dict
             return None
         out[field] = values
     return out
+
+
+def _column_floats(cells: list[str]) -> tuple[np.ndarray, np.ndarray | None] | None:
+    """(each cell's number, NaN where it is blank; which cells are not blank, None: all), or None when a
+    cell is not a number. Each distinct text is read once (a column of batches holds few), as float()
+    reads it (as numpy's reading of a text does)."""
+    distinct = list(dict.fromkeys(cells))
+    texts = list(map(str.strip, distinct))
+    try:
+        numbers = [float(t) if t else math.nan for t in texts]
+    except ValueError:
+        return None
+    if len(distinct) < len(cells):
+        numbers = list(map(dict(zip(distinct, numbers)).__getitem__, cells))
+    if all(texts):   # no blank cell (the usual column): no mask of the filled ones
+        return np.array(numbers, float), None
+    blank = {cell for cell, text in zip(distinct, texts) if not text}
+    return np.array(numbers, float), np.array([cell not in blank for cell in cells], bool)
 
 
 def _bound(field: str, unit: str) -> tuple[float, float] | None:
@@ -238,8 +258,8 @@ class Rows:
 
     lines: np.ndarray                      # each row's line number in the file
     points: dict[str, np.ndarray]          # POINT_FIELDS -> each row's value in project units (NaN: not in the file)
-    configs: list[tuple[str, ...]]         # each row's text of the format's configuration columns, in order
-    knobs: list[tuple[str, ...]]           # each row's text of the format's knob columns (date, ctx_tokens, ...)
+    configs: Sequence[tuple[str, ...]]     # each row's text of the format's configuration columns, in order
+    knobs: Sequence[tuple[str, ...]]       # each row's text of the format's knob columns (date, ctx_tokens, ...)
     extra: dict[str, np.ndarray]           # the format's other numbers (pool rates), as read
 
     def __len__(self) -> int:
@@ -266,16 +286,16 @@ def read_rows(spec: Format, table: Table, problems: list[Problem]) -> tuple[Rows
     points, warnings = normalize(spec, table, where, raw)
     warnings = _empty_notes(spec, table, where, raw) + warnings + unread_notes(table, {i for i, _ in where.values()})
     index = table.index()
-    configs = _texts(raw.cells, [index.get(k) for k in spec.config])
-    knobs = _texts(raw.cells, [index.get(k) for k in spec.knobs])
+    configs = _texts(raw, [index.get(k) for k in spec.config])
+    knobs = _texts(raw, [index.get(k) for k in spec.knobs])
     extra = {f: raw.columns[f] for f in where if f not in _READ_AS_POINT}
     return Rows(np.array(raw.rows, np.intp), points, configs, knobs, extra), warnings
 
 
-def _texts(cells: list[tuple[str, ...]], indices: list[int | None]) -> list[tuple[str, ...]]:
+def _texts(raw: RawNumbers, indices: list[int | None]) -> TextColumns:
     """Each row's stripped text in the columns `indices` ("" where the row has no such cell)."""
-    columns = [[""] * len(cells) if i is None else _column_texts(cells, i) for i in indices]
-    return list(zip(*columns)) if columns else [()] * len(cells)
+    size = len(raw.rows)
+    return TextColumns([[""] * size if i is None else raw.texts(i) for i in indices], size)
 
 
 def _column_texts(cells: list[tuple[str, ...]], i: int) -> list[str]:

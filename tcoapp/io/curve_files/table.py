@@ -7,11 +7,14 @@ so every error points at the line a user sees in an editor.
 from __future__ import annotations
 
 import csv
-import io
 import itertools
 import pathlib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import itemgetter
+
+import numpy as np
 
 from ...engine.core.errors import Problem, ValidationError
 
@@ -38,7 +41,24 @@ class Table:
 
     def wheres(self, rows) -> tuple[str, ...]:
         """`where` of each row of `rows` (line numbers), in one pass."""
-        return tuple(map(f"{self.name}:row ".__add__, map(str, rows)))
+        prefix = f"{self.name}:row "
+        return tuple([f"{prefix}{row}" for row in rows])
+
+    def lines(self) -> list[int]:
+        """Each row's line number."""
+        if isinstance(self.rows, ColumnRows):
+            return list(self.rows.lines)
+        return list(map(itemgetter(0), self.rows))
+
+    def column(self, i: int) -> list[str]:
+        """Each row's text in column i, as in the file ("" where the row is shorter)."""
+        if isinstance(self.rows, ColumnRows):
+            return self.rows.column(i)
+        cells = list(map(itemgetter(1), self.rows))
+        try:   # every row long enough (the usual file): no test row by row
+            return list(map(itemgetter(i), cells))
+        except IndexError:
+            return [c[i] if i < len(c) else "" for c in cells]
 
     def index(self) -> dict[str, int]:
         """header_key -> column index (the first of repeated headers)."""
@@ -46,6 +66,40 @@ class Table:
         for i, h in enumerate(self.headers):
             out.setdefault(header_key(h), i)
         return out
+
+
+class ColumnRows(Sequence):
+    """The rows of a file whose every line after the header is one row of as many cells (the usual
+    file), kept column by column: a sequence of (line number, cells) as `Table.rows`, each row's tuple
+    made only where one is asked for (a 100,000-row file is read column by column)."""
+
+    def __init__(self, first_line: int, columns: list[list[str]]):
+        self.columns = columns
+        self.lines = range(first_line, first_line + (len(columns[0]) if columns else 0))
+
+    def column(self, i: int) -> list[str]:
+        """Each row's text in column i ("" where the file has no such column)."""
+        return self.columns[i] if i < len(self.columns) else [""] * len(self.lines)
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return tuple(self)[k]
+        return self.lines[k], tuple(column[k] for column in self.columns)
+
+    def __iter__(self):
+        return zip(self.lines, zip(*self.columns)) if self.columns else iter(())
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, (tuple, ColumnRows)) and tuple(self) == tuple(other)
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"ColumnRows({tuple(self)!r})"
 
 
 # A curve file holds at most a few thousand points (aiconfigurator: tens of rows per run, an InferenceX
@@ -134,7 +188,7 @@ def read_table(path) -> Table:
     delimiter = delimiter_of(text)
     preamble, headers, header_row, rows = [], None, 0, []
     try:
-        reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+        reader = csv.reader(_text_lines(text), delimiter=delimiter)
         for cells in reader:
             if _is_blank(cells):
                 continue
@@ -144,7 +198,7 @@ def read_table(path) -> Table:
                 continue
             if headers is None:
                 headers, header_row = tuple(c.strip() for c in cells), reader.line_num
-                body = _after_line(text, header_row)
+                body = _line_ends(text, _after_line(text, header_row))
                 if _one_line_per_row(body, delimiter):
                     rows = _plain_rows(body, delimiter, header_row, name)
                     break
@@ -156,7 +210,8 @@ def read_table(path) -> Table:
         raise ValidationError([Problem(f"{name}:row {reader.line_num}", "", f"cannot read the file: {exc}")]) from None
     if headers is None:
         raise ValidationError([Problem(f"{name}:row 1", "", "the file is empty: a header row is needed")])
-    return Table(name, headers, header_row, tuple(rows), tuple(preamble), decimal_comma=delimiter == ";",
+    rows = rows if isinstance(rows, ColumnRows) else tuple(rows)
+    return Table(name, headers, header_row, rows, tuple(preamble), decimal_comma=delimiter == ";",
                  delimiter=delimiter, notes=(encoding_note,) if encoding_note else ())
 
 
@@ -168,36 +223,72 @@ def _too_many_rows(name: str) -> Problem:
 _LINE_END = re.compile(r"\r\n|\n|\r")
 
 
-def _after_line(text: str, line: int) -> str:
-    """The text after line `line` (1-based; lines end as the csv reader's input splits them)."""
+def _after_line(text: str, line: int) -> int:
+    """Where the text after line `line` starts (1-based; lines end as the csv reader's input splits them)."""
     ends = itertools.islice(_LINE_END.finditer(text), line - 1, line)
-    return next((text[m.end():] for m in ends), "")
+    return next((m.end() for m in ends), len(text))
+
+
+def _text_lines(text: str):
+    """The lines of `text` as `io.StringIO(text, newline="")` gives them (each with its end: '\r\n', '\n' or
+    '\r'), one at a time and without a copy of the text (the reader needs only those up to the header)."""
+    start = 0
+    for end in _LINE_END.finditer(text):
+        yield text[start:end.end()]
+        start = end.end()
+    if start < len(text):
+        yield text[start:]
+
+
+def _line_ends(text: str, start: int) -> str:
+    """The text from `start` on, every line end as one '\n' (the csv reader ends a line at '\r\n', '\n' or
+    '\r') and none after its last line (one copy of it where it has no '\r')."""
+    if text.find("\r", start) < 0:
+        return text[start:len(text) - 1 if text.endswith("\n") and start < len(text) else len(text)]
+    body = text[start:].replace("\r\n", "\n").replace("\r", "\n")
+    return body[:-1] if body.endswith("\n") else body
 
 
 def _one_line_per_row(body: str, delimiter: str) -> bool:
-    """Whether every line of `body` (the text after the header) is one row and no row is blank or a
-    comment (the usual file): no quote (so no cell spans lines) and no line of blanks and separators
-    only or starting with '#'. Then its rows need no check one by one (what read_table's loop does)."""
+    """Whether every line of `body` (the text after the header, its line ends as `_line_ends` leaves them)
+    is one row and no row is blank or a comment (the usual file): no quote (so no cell spans lines) and no
+    line of blanks and separators only or starting with '#'. Then its rows need no check one by one (what
+    read_table's loop does)."""
     if '"' in body:
         return False
-    if "\r" in body:   # every line end as one '\n' (the reader's input ends a line at '\r\n', '\n' or '\r')
-        body = body.replace("\r\n", "\n").replace("\r", "\n")
-    body = body[:-1] if body.endswith("\n") else body
     blanks = r"[^\S\n]"   # a blank but no line end
     blank_line = "(?:" + blanks + "|" + re.escape(delimiter) + r")*(?:\n|\Z)"
     comment = blanks + "*#"
-    return not any(re.match(p, body) or re.search("\n" + p, body) for p in (blank_line, comment))
+    patterns = (blank_line, comment) if "#" in body else (blank_line,)   # no '#': no comment line
+    return not any(re.match(p, body) or re.search("\n" + p, body) for p in patterns)
 
 
-def _plain_rows(body: str, delimiter: str, header_row: int, name: str) -> list[tuple[int, tuple[str, ...]]]:
-    """The rows of `body`, the text after the header of a file of one line per row (`_one_line_per_row`):
-    row k is on line header_row + k; refused past MAX_DATA_ROWS without splitting further. With no quote
-    in it, each line's cells are its text between separators, as the csv reader reads them."""
-    if "\r" in body:   # every line end as one '\n' (the csv reader ends a line at '\r\n', '\n' or '\r')
-        body = body.replace("\r\n", "\n").replace("\r", "\n")
-    body = body[:-1] if body.endswith("\n") else body
-    lines = body.split("\n", MAX_DATA_ROWS) if body else []
-    if len(lines) > MAX_DATA_ROWS:
+def _plain_rows(body: str, delimiter: str, header_row: int, name: str):
+    """The rows of `body`, the text after the header of a file of one line per row (`_one_line_per_row`,
+    its line ends as `_line_ends` leaves them): row k is on line header_row + k; refused past
+    MAX_DATA_ROWS before it is split. With no quote in it, each line's cells are its text between
+    separators, as the csv reader reads them: when every line has as many cells (the usual file), split
+    all at once and kept column by column (`_uniform_columns`), else line by line."""
+    size = body.count("\n") + 1 if body else 0
+    if size > MAX_DATA_ROWS:
         raise ValidationError([_too_many_rows(name)])
-    cells = list(map(tuple, map(str.split, lines, itertools.repeat(delimiter))))
-    return list(zip(range(header_row + 1, header_row + 1 + len(cells)), cells))
+    columns = _uniform_columns(body, delimiter, size) if size else None
+    if columns is not None:
+        return ColumnRows(header_row + 1, columns)
+    rows = list(map(tuple, map(str.split, body.split("\n") if body else [], itertools.repeat(delimiter))))
+    return list(zip(range(header_row + 1, header_row + 1 + len(rows)), rows))
+
+
+def _uniform_columns(body: str, delimiter: str, size: int) -> list[list[str]] | None:
+    """The cells of `body`'s `size` lines column by column when every line has as many cells, else None.
+    The separators in each line are counted on the text's UTF-8 bytes (a line end or a separator, both
+    ASCII, is never part of another character's bytes); then the text is split once, its line ends read
+    as separators, and cell j of row r is piece r x width + j."""
+    raw = np.frombuffer(body.encode("utf-8", "surrogatepass"), np.uint8)
+    before = np.searchsorted(np.flatnonzero(raw == ord(delimiter)), np.flatnonzero(raw == ord("\n")))
+    per_line = np.diff(before, prepend=0, append=body.count(delimiter))   # each line's separators
+    if len(per_line) != size or (per_line != per_line[0]).any():
+        return None
+    width = int(per_line[0]) + 1
+    cells = body.replace("\n", delimiter).split(delimiter) if width > 1 else body.split("\n")
+    return [cells[j::width] for j in range(width)]

@@ -1,0 +1,56 @@
+"""Each row's texts of a few columns (a file's configuration columns), kept column by column.
+
+A 100,000-row file's rows are grouped into curves by these texts: a sequence of one tuple per row
+(as `list(zip(*columns))` holds them) whose tuples are made only where one is asked for, and whose
+grouping looks only at the columns that differ between rows.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+
+class TextColumns(Sequence):
+    """Each row's texts in `columns` (one list per column, each as long as there are rows), as tuples."""
+
+    def __init__(self, columns: list[list[str]], size: int):
+        if any(len(column) != size for column in columns):
+            raise ValueError("TextColumns: every column holds one text per row")
+        self.columns, self.size = columns, size
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return list(self)[k]
+        return tuple(column[k] for column in self.columns)
+
+    def __iter__(self):
+        return zip(*self.columns) if self.columns else iter([()] * self.size)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, (list, TextColumns)) and list(self) == list(other)
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def varying(self) -> list[list[str]]:
+        """The columns whose texts are not all the same."""
+        return [c for c in self.columns if c and c.count(c[0]) != len(c)]
+
+
+def group_ids(configs: Sequence) -> tuple[list, np.ndarray]:
+    """(the distinct items of `configs` in order of their first row, each row's index among them)."""
+    size = len(configs)
+    keyed = configs
+    if isinstance(configs, TextColumns):   # the rows told apart by the columns that differ only
+        varying = configs.varying()
+        keyed = varying[0] if len(varying) == 1 else list(zip(*varying)) if varying else [()] * size
+    code = {key: g for g, key in enumerate(dict.fromkeys(keyed))}
+    ids = np.fromiter(map(code.__getitem__, keyed), np.intp, size)
+    if keyed is configs:
+        return list(code), ids
+    first = np.unique(ids, return_index=True)[1].tolist()   # each group's first row
+    return [configs[k] for k in first], ids
