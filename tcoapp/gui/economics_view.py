@@ -121,6 +121,7 @@ class EconomicsView(QWidget):
         super().__init__(parent)
         self._doc = document
         self._tornado_span: tuple[float, float] | None = None
+        self._cash_span: tuple[float, float] | None = None   # the cash flow chart's y range (sticky_span)
         self._npv_drawn: tuple | None = None   # the (results, colours) the NPV profile was last drawn from
         self.legend = legend_label()
         charts = QWidget()
@@ -155,6 +156,7 @@ class EconomicsView(QWidget):
         self.p_cash.getPlotItem().setTitle(None)
         cash = self.p_cash.getPlotItem()
         cash.addLine(y=0, pen=pen("#555", 1, Qt.DashLine))
+        cash.disableAutoRange()   # the ranges are set from the data (_fit_cash): an edit moves the lines against still axes
         self.cash_lines = ItemPool(cash, lambda i: pg.PlotDataItem(), paint_cash_line)
         # the years of every plan's line as one scatter (a symbol set per line costs a paint each)
         self.cash_points = pg.ScatterPlotItem(size=4, pen=None)
@@ -310,6 +312,24 @@ class EconomicsView(QWidget):
         self._set_points(self.cash_points, yx, yy, ybrushes, [None] * len(yx))
         self._set_points(self.payback, px, py, brushes, data)
         self._draw_tranches(results, colors)
+        self._fit_cash(yx + px, yy)
+
+    def _fit_cash(self, xs: list[float], ys: list[float]) -> None:
+        """The x range: the years shown (and the paybacks), with pyqtgraph's own padding, set again only when they
+        change. The y range: every year's cumulative cash flow and 0 (the payback line), padded, kept while it
+        holds them (`sticky_span`, as the tornado's): a new range renders the axis and repaints every line again.
+        (pyqtgraph's automatic range would fit the data again after every edit, and re-render the axis whenever
+        the plan at the top or bottom moved.)"""
+        years = (min(xs, default=0.0), max(xs, default=0.0))
+        if self.redraw.changed("cash_years", years):
+            self.p_cash.getPlotItem().setXRange(years[0], max(years[1], years[0] + 1.0))
+        lo, hi = min(ys, default=0.0), max(ys, default=0.0)
+        lo, hi = min(lo, 0.0), max(hi, 0.0)
+        pad = (hi - lo) * 0.05 or 1.0
+        span = sticky_span(self._cash_span, lo - pad, hi + pad)
+        if span != self._cash_span:
+            self._cash_span = span
+            self.p_cash.getPlotItem().setYRange(*span, padding=0)
 
     def _draw_tranches(self, results, colors):
         """Triangles where a plan pays a tranche after the start (a pool with a later purchase year)."""
