@@ -97,9 +97,10 @@ def sticky_span(shown: tuple[float, float] | None, lo: float, hi: float, fill: f
                 steps: int = 6) -> tuple[float, float]:
     """An axis range for data in [lo, hi]: the one shown while it holds the data and the data fill at least
     `fill` of it; else the shown one grown to hold the data, while they still fill it; else a new one. New
-    ranges sit on a grid of round steps (about `steps` across them). An edit then moves the bars against a still axis (nothing jumps,
-    and the axis is not rendered again) until they leave it or shrink to a sliver; small edits back and
-    forth between two values settle on one range that holds both (large ones get a range each)."""
+    ranges sit on a grid of round steps (about `steps` across them). An edit then moves the bars against a
+    still axis (nothing jumps, and the axis is not rendered again) until they leave it or shrink to a sliver;
+    small edits back and forth between two values settle on one range that holds both (large ones get a range
+    each)."""
     def fills(a: float, b: float) -> bool:
         return hi - lo >= fill * (b - a)
 
@@ -157,7 +158,7 @@ class EconomicsView(QWidget):
         self.p_cash.getPlotItem().setTitle(None)
         cash = self.p_cash.getPlotItem()
         cash.addLine(y=0, pen=pen("#555", 1, Qt.DashLine))
-        cash.disableAutoRange()   # the ranges are set from the data (_fit_cash): an edit moves the lines against still axes
+        cash.disableAutoRange()   # the ranges are set from the data (_fit_cash): edits move the lines, not the axes
         self.cash_lines = ItemPool(cash, lambda i: pg.PlotDataItem(), paint_cash_line)
         # the years of every plan's line as one scatter (a symbol set per line costs a paint each)
         self.cash_points = pg.ScatterPlotItem(size=4, pen=None)

@@ -84,7 +84,8 @@ class WorkloadsEditor(QWidget):
             self._note_dropped()   # another plan, or its classes changed under the held edits (an undo)
         classes = self.classes()
         cells = tuple(tuple(_cell(plan, rc, key) for key in COLUMNS) for rc in classes)
-        if not self._shown.changed("table", (self._doc.current_index, plan.name, cells, classes_problem(plan, classes))):
+        shown = (self._doc.current_index, plan.name, cells, classes_problem(plan, classes))
+        if not self._shown.changed("table", shown):
             return   # the same rows, texts and shares' problem as shown
         self.hint.setText(
             "One row per class of requests; shares add to 1. Empty price, hit rate or percentile: the plan's "
