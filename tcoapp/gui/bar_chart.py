@@ -58,8 +58,13 @@ class HBarChart:
         """`parts`: segment -> value per plan (NaN: the plan has no value; `reasons[i]` says why)."""
         n = len(names)
         values = {k: np.asarray(v, float) for k, v in parts.items()}
-        totals = np.sum([np.nan_to_num(v) for v in values.values()], axis=0) if values else np.zeros(n)
-        missing = ~np.all([np.isfinite(v) for v in values.values()], axis=0) if values else np.ones(n, bool)
+        if values:   # every segment at once (one row each): numpy's calls cost more than their few values
+            stack = np.array(list(values.values())).reshape(len(values), n)
+            clean = dict(zip(values, np.nan_to_num(stack)))
+            totals = np.sum(list(clean.values()), axis=0)
+            missing = ~np.all(np.isfinite(stack), axis=0)
+        else:
+            clean, totals, missing = {}, np.zeros(n), np.ones(n, bool)
         totals = np.where(missing, np.nan, totals)
         self.totals = totals
         log = wants_log(totals)
@@ -67,30 +72,38 @@ class HBarChart:
             self.axis.setLogMode(log)
         self.log = log
         floor = self._floor(totals)
-        y = np.arange(n, dtype=float)
-        left = np.zeros(n)
-        for name, bar in self.bars.items():
-            v = np.nan_to_num(values.get(name, np.zeros(n)))
-            start, end = to_axis(left, self.log), to_axis(left + v, self.log)
-            if self.log:
-                start = np.where(left > 0, start, floor)
-                end = np.where(left + v > 0, end, floor)
-            width = np.where(missing, 0.0, np.nan_to_num(end - start))
-            opts = dict(x0=np.nan_to_num(start, nan=floor), y=y, width=width, height=0.6)
-            if brushes and name in brushes:
-                opts["brushes"] = brushes[name]
-            # a segment the edit left as it was is not set again (each setOpts redraws its picture and
-            # re-fits its view's bounds): an edit of one plan's energy price leaves the capex segments
-            shown = (opts["x0"], width, list(opts.get("brushes", ())))
-            if self.signatures.changed(("segment", name), shown):
-                bar.setOpts(**opts)
-            left = left + v
+        self._draw_segments(clean, missing, floor, n, brushes)
         self._draw_labels(names, totals, missing, reasons, floor)
         if self.signatures.changed("names", list(names)):   # new ticks repaint the axis: only when the plans change
             category_ticks(self.item.getAxis("left"), names)
             self.item.setYRange(-0.6, max(n - 0.4, 0.6), padding=0)
             self.item.getViewBox().invertY(True)
         self._fit_x(totals, floor)
+
+    def _draw_segments(self, clean: dict[str, np.ndarray], missing, floor: float, n: int, brushes) -> None:
+        """Each segment from where the ones below it end (`clean`: its values, NaN as 0) to its own end."""
+        lefts, rights, left = [], [], np.zeros(n)
+        for name in self.bars:
+            lefts.append(left)
+            left = left + clean.get(name, np.zeros(n))
+            rights.append(left)
+        lefts, rights = np.array(lefts).reshape(len(self.bars), n), np.array(rights).reshape(len(self.bars), n)
+        start, end = to_axis(lefts, self.log), to_axis(rights, self.log)
+        if self.log:
+            start = np.where(lefts > 0, start, floor)
+            end = np.where(rights > 0, end, floor)
+        widths = np.where(missing, 0.0, np.nan_to_num(end - start))
+        starts = np.nan_to_num(start, nan=floor)
+        y = np.arange(n, dtype=float)
+        for (name, bar), x0, width in zip(self.bars.items(), starts, widths):
+            opts = dict(x0=x0, y=y, width=width, height=0.6)
+            if brushes and name in brushes:
+                opts["brushes"] = brushes[name]
+            # a segment the edit left as it was is not set again (each setOpts redraws its picture and
+            # re-fits its view's bounds): an edit of one plan's energy price leaves the capex segments
+            shown = (x0, width, list(opts.get("brushes", ())))
+            if self.signatures.changed(("segment", name), shown):
+                bar.setOpts(**opts)
 
     def _floor(self, totals) -> float:
         finite = totals[np.isfinite(totals) & (totals > 0)]
@@ -100,6 +113,7 @@ class HBarChart:
 
     def _draw_labels(self, names, totals, missing, reasons, floor) -> None:
         self.texts = []
+        ends = to_axis(totals, self.log)
         for i in range(len(names)):
             label = self._label(i)
             if missing[i]:
@@ -107,16 +121,18 @@ class HBarChart:
                 x = floor
             else:
                 text = self.value_text(float(totals[i]))
-                x = float(to_axis([totals[i]], self.log)[0]) if totals[i] > 0 else floor
-            shown = (text, missing[i], x, i)
+                x = float(ends[i]) if totals[i] > 0 else floor
+            shown = (text, bool(missing[i]), x, i)
             if self.signatures.changed(("label", i), shown):   # a new text lays the label out again: only on change
                 label.setColor(MISSING_COLOR if missing[i] else LABEL_COLOR)
                 label.setText(text)
                 label.setPos(x, i)
-            label.setVisible(True)
+            if not label.isVisible():   # (pyqtgraph's setVisible(True) re-computes the label's transform)
+                label.setVisible(True)
             self.texts.append(text)
         for label in self.labels[len(names):]:
-            label.setVisible(False)
+            if label.isVisible():
+                label.setVisible(False)
 
     def _fit_x(self, totals, floor) -> None:
         """Room for the bars and their labels; the range moves in steps (a 1-2-5 value or a

@@ -93,12 +93,14 @@ def input_label(key: str) -> str:
     return metric_label(key) if key in ("tokens_per_s_per_device", "power_w") else key.replace("_", " ")
 
 
-def sticky_span(shown: tuple[float, float] | None, lo: float, hi: float, fill: float = 0.4) -> tuple[float, float]:
+def sticky_span(shown: tuple[float, float] | None, lo: float, hi: float, fill: float = 0.4,
+                steps: int = 6) -> tuple[float, float]:
     """An axis range for data in [lo, hi]: the one shown while it holds the data and the data fill at least
     `fill` of it; else the shown one grown to hold the data, while they still fill it; else a new one. New
-    ranges sit on a grid of round steps. An edit then moves the bars against a still axis (nothing jumps,
-    and the axis is not rendered again) until they leave it or shrink to a sliver; small edits back and
-    forth between two values settle on one range that holds both (large ones get a range each)."""
+    ranges sit on a grid of round steps (about `steps` across them). An edit then moves the bars against a
+    still axis (nothing jumps, and the axis is not rendered again) until they leave it or shrink to a sliver;
+    small edits back and forth between two values settle on one range that holds both (large ones get a range
+    each)."""
     def fills(a: float, b: float) -> bool:
         return hi - lo >= fill * (b - a)
 
@@ -106,7 +108,7 @@ def sticky_span(shown: tuple[float, float] | None, lo: float, hi: float, fill: f
         return shown
     if shown is not None and fills(min(shown[0], lo), max(shown[1], hi)):
         lo, hi = min(shown[0], lo), max(shown[1], hi)
-    step = nice_ceiling((hi - lo) / 6.0)
+    step = nice_ceiling((hi - lo) / steps)
     return float(np.floor(lo / step) * step), float(np.ceil(hi / step) * step)
 
 
@@ -121,6 +123,7 @@ class EconomicsView(QWidget):
         super().__init__(parent)
         self._doc = document
         self._tornado_span: tuple[float, float] | None = None
+        self._cash_span: tuple[float, float] | None = None   # the cash flow chart's y range (sticky_span)
         self._npv_drawn: tuple | None = None   # the (results, colours) the NPV profile was last drawn from
         self.legend = legend_label()
         charts = QWidget()
@@ -155,6 +158,7 @@ class EconomicsView(QWidget):
         self.p_cash.getPlotItem().setTitle(None)
         cash = self.p_cash.getPlotItem()
         cash.addLine(y=0, pen=pen("#555", 1, Qt.DashLine))
+        cash.disableAutoRange()   # the ranges are set from the data (_fit_cash): edits move the lines, not the axes
         self.cash_lines = ItemPool(cash, lambda i: pg.PlotDataItem(), paint_cash_line)
         # the years of every plan's line as one scatter (a symbol set per line costs a paint each)
         self.cash_points = pg.ScatterPlotItem(size=4, pen=None)
@@ -310,6 +314,24 @@ class EconomicsView(QWidget):
         self._set_points(self.cash_points, yx, yy, ybrushes, [None] * len(yx))
         self._set_points(self.payback, px, py, brushes, data)
         self._draw_tranches(results, colors)
+        self._fit_cash(yx + px, yy)
+
+    def _fit_cash(self, xs: list[float], ys: list[float]) -> None:
+        """The x range: the years shown (and the paybacks), with pyqtgraph's own padding, set again only when they
+        change. The y range: every year's cumulative cash flow and 0 (the payback line), padded 2%, kept while it
+        holds them (`sticky_span`, as the tornado's): a new range renders the axis and repaints every line again.
+        (pyqtgraph's automatic range would fit the data again after every edit, and re-render the axis whenever
+        the plan at the top or bottom moved.)"""
+        years = (min(xs, default=0.0), max(xs, default=0.0))
+        if self.redraw.changed("cash_years", years):
+            self.p_cash.getPlotItem().setXRange(years[0], max(years[1], years[0] + 1.0))
+        lo, hi = min(ys, default=0.0), max(ys, default=0.0)
+        lo, hi = min(lo, 0.0), max(hi, 0.0)
+        pad = (hi - lo) * 0.02 or 1.0
+        span = sticky_span(self._cash_span, lo - pad, hi + pad, steps=24)   # a fine grid: little room left empty
+        if span != self._cash_span:
+            self._cash_span = span
+            self.p_cash.getPlotItem().setYRange(*span, padding=0)
 
     def _draw_tranches(self, results, colors):
         """Triangles where a plan pays a tranche after the start (a pool with a later purchase year)."""

@@ -19,6 +19,7 @@ from ..engine.quantities.inputs import CLASS_PLAN_VALUE_KEYS, REQUEST_CLASS_FIEL
 from .document import Document
 from .labels import format_field
 from .pools_editor import WideDialog, error_label, field_header, table_item, wide_button
+from .redraw import Signatures
 from .workload_edits import add_class, apply_classes, class_values, classes_problem, edited_class, remove_class
 
 COLUMNS = tuple(f.name for f in REQUEST_CLASS_FIELDS if f.name != "plan")
@@ -36,6 +37,7 @@ class WorkloadsEditor(QWidget):
         super().__init__(parent)
         self._doc = document
         self._held = None          # (plan index, its classes then, the classes held) until the shares add to 1
+        self._shown = Signatures()   # what the table shows: an edit of another plan leaves it alone (gui/redraw.py)
         self.table = _classes_table()
         self.table.itemChanged.connect(self._on_item_changed)
         self.hint = QLabel()
@@ -81,6 +83,10 @@ class WorkloadsEditor(QWidget):
         if self._held is not None and self._held[:2] != (self._doc.current_index, plan.workloads):
             self._note_dropped()   # another plan, or its classes changed under the held edits (an undo)
         classes = self.classes()
+        cells = tuple(tuple(_cell(plan, rc, key) for key in COLUMNS) for rc in classes)
+        shown = (self._doc.current_index, plan.name, cells, classes_problem(plan, classes))
+        if not self._shown.changed("table", shown):
+            return   # the same rows, texts and shares' problem as shown
         self.hint.setText(
             "One row per class of requests; shares add to 1. Empty price, hit rate or percentile: the plan's "
             "(grey); empty target: none; a Turns per session makes a class agentic (its prompts follow from its sessions)." if classes else
@@ -88,9 +94,9 @@ class WorkloadsEditor(QWidget):
             "Add class to serve a mix (chat, reasoning, batch...).")
         self.table.blockSignals(True)
         self.table.setRowCount(len(classes))
-        for row, rc in enumerate(classes):
-            for col, key in enumerate(COLUMNS):
-                self.table.setItem(row, col, table_item(_cell(plan, rc, key)))
+        for row, row_cells in enumerate(cells):
+            for col, cell in enumerate(row_cells):
+                self.table.setItem(row, col, table_item(cell))
         self.table.blockSignals(False)
         self.remove_button.setEnabled(bool(classes))
         self._show_shares(plan, classes)
@@ -123,6 +129,7 @@ class WorkloadsEditor(QWidget):
         self.problem.emit(f"{shares} (edit the shares in the plan editor's Workloads table)" if shares else "")
 
     def _on_item_changed(self, item: QTableWidgetItem) -> None:
+        self._shown.forget()   # the cell shows what was typed: the next refresh writes the table again
         key = COLUMNS[item.column()]
         index, plan = self._doc.current_index, self._doc.current_plan()
         classes = list(self.classes())

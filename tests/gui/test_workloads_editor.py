@@ -112,3 +112,22 @@ def test_the_wide_editor_follows_the_document(window):
     doc.undo_stack.undo()
     assert dialog.editor.table.rowCount() == 0 and window.problems.text() == ""
     assert "were not applied (their shares did not add to 1)" in dialog.editor.error.text()
+
+
+def test_an_edit_of_another_plan_leaves_the_table_and_one_of_this_plan_rewrites_it(window):
+    """The table is written again only when what it shows changes (an edit of another plan, the usual case,
+    touches none of it); a refused value typed in a cell is written over at the next refresh."""
+    doc, editor = window.document, window.editor.workloads
+    editor.add_button.click()
+    kept = editor.table.item(0, _col("output_tokens"))
+    other = (doc.current_index + 1) % len(doc.scenario.plans)
+    assert doc.set_plan_value(other, "utilization", 0.55) is None
+    assert editor.table.item(0, _col("output_tokens")) is kept   # not written again
+    price = _col("price_usd_per_million_output_tokens")
+    shown = editor.table.item(0, price).text()
+    assert doc.set_plan_value(doc.current_index, "price_usd_per_million_output_tokens", 123.0) is None
+    assert editor.table.item(0, price).text() != shown and "123" in editor.table.item(0, price).text()  # the plan's
+    _type(editor, 0, "output_tokens", "lots")   # refused: the cell shows what was typed, in red
+    assert editor.error.text() and editor.table.item(0, _col("output_tokens")).text() == "lots"
+    assert doc.set_plan_value(other, "utilization", 0.6) is None
+    assert editor.table.item(0, _col("output_tokens")).text() == str(doc.current_plan().workloads[0].output_tokens)
