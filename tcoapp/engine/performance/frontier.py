@@ -201,7 +201,7 @@ def sweep(device, model, workload, *, batches, tensor_parallel=(1, 2, 4, 8), exp
 def _possible(device, model, tensor_parallel, expert_parallel, attention_weight_precision: str) -> np.ndarray:
     """Per configuration, whether its (TP, EP) is possible on the device and model (`config_problems`, which
     reads nothing else): decided once per distinct pair."""
-    pairs = [(int(tp), int(ep)) for tp, ep in zip(tensor_parallel, expert_parallel)]
+    pairs = [(int(tp), int(ep)) for tp, ep in zip(np.asarray(tensor_parallel).tolist(), np.asarray(expert_parallel).tolist())]
     ok = {pair: not config_problems(device, model, ServingConfig(tensor_parallel=pair[0], expert_parallel=pair[1],
                                                                  attention_weight_precision=attention_weight_precision))
           for pair in set(pairs)}
@@ -224,8 +224,9 @@ def _chunk_size(configurations: int, batches: int, reports: bool) -> int:
 def _per_precision(value, precisions) -> np.ndarray:
     """`value(precision)` for each configuration's precision: computed once per distinct precision (a sweep
     holds a handful among hundreds of configurations)."""
-    distinct, which = np.unique(precisions, return_inverse=True)
-    return np.array([value(str(p)) for p in distinct])[which.ravel()]
+    names = np.asarray(precisions).ravel().tolist()
+    found = {p: value(str(p)) for p in dict.fromkeys(names)}   # (np.unique would sort the strings: slower)
+    return np.array([found[p] for p in names])
 
 
 def _precision_columns(device, factors, cols) -> dict:
