@@ -138,3 +138,26 @@ def test_objective_plan_inputs_are_np_full_of_the_plans_values_and_kept_read_onl
         made = objective.pool_cost_inputs(plan, pool, device, tps, power)
         by_full = finance_inputs({k: made[k] for k in POOL_INPUT_KEYS}, {k: np.full(tps.shape, v) for k, v in values.items()})
         assert all(_same(made[k], by_full[k]) for k in PLAN_INPUT_KEYS + POOL_INPUT_KEYS)
+
+
+@pytest.mark.parametrize("points_per_chunk", [1, 700, 16_384])
+def test_a_feasible_only_sweep_in_chunks_of_every_width_equals_the_whole_sweep_there(monkeypatch, points_per_chunk):
+    """`_feasible_points` writes each chunk's rows whole (NaN past a row's feasible batches, the block's value there)."""
+    from tcoapp.io.catalog import load_catalog
+    from tcoapp.engine.quantities.records import Workload
+    catalog = load_catalog()
+
+    def swept(**kw):
+        return frontier.sweep(catalog.devices["H200-SXM"], catalog.models["DeepSeek-R1"],
+                              Workload(input_tokens=1000, output_tokens=1000), batches=np.unique(np.geomspace(1, 4096, 60).round()),
+                              tensor_parallel=(1, 2, 4, 8), expert_parallel=(1, 8), attention_dp=(False, True),
+                              weight_precisions=("fp8", "nvfp4"), kv_precisions=("fp8",), spec_decode_draft_tokens=(0, 2), **kw)
+    whole = swept()
+    monkeypatch.setattr(frontier, "POINTS_PER_CHUNK", points_per_chunk)
+    feasible = swept(feasible_only=True)
+    f = whole.feasible
+    assert f.any() and not f.all() and np.array_equal(feasible.feasible, f)
+    for name in ("tokens_per_s_per_user", "tokens_per_s_per_device", "ttft_s", "power_w"):
+        values = getattr(feasible, name)
+        assert values[f].tobytes() == getattr(whole, name)[f].tobytes(), name
+        assert values[~f].tobytes() == np.full((~f).sum(), np.nan).tobytes(), name

@@ -267,10 +267,10 @@ def _feasible_points(device, arch, workload, b, cols, possible, acceptance, fact
         r = _kernel(device, arch, workload, b[None, :width], {c: v[rows_] for c, v in cols.items()},
                     slice(None), acceptance, factors, mixed)
         kept = np.arange(width)[None, :] < count[rows_][:, None]
-        target = (rows_[:, None] * b.size + np.arange(width)[None, :])[kept]
+        # each row's first `width` points: its values where feasible, NaN (the block's value there) past its count
         for key, arr in (("u", r.tokens_per_s_per_user), ("d", r.tokens_per_s_per_device), ("t", r.ttft_s),
                          ("p", r.power_w)):
-            out[key][target] = np.broadcast_to(arr, kept.shape)[kept]
+            out[key].reshape(n, b.size)[rows_, :width] = np.where(kept, arr, np.nan)
         start = stop
     return out
 
