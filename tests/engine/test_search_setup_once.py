@@ -140,7 +140,7 @@ def test_objective_plan_inputs_are_np_full_of_the_plans_values_and_kept_read_onl
         assert all(_same(made[k], by_full[k]) for k in PLAN_INPUT_KEYS + POOL_INPUT_KEYS)
 
 
-@pytest.mark.parametrize("points_per_chunk", [1, 700, 16_384])
+@pytest.mark.parametrize("points_per_chunk", [1, 700, 16_384, None])   # None: the default
 def test_a_feasible_only_sweep_in_chunks_of_every_width_equals_the_whole_sweep_there(monkeypatch, points_per_chunk):
     """`_feasible_points` writes each chunk's rows whole (NaN past a row's feasible batches, the block's value there)."""
     from tcoapp.io.catalog import load_catalog
@@ -153,7 +153,8 @@ def test_a_feasible_only_sweep_in_chunks_of_every_width_equals_the_whole_sweep_t
                               tensor_parallel=(1, 2, 4, 8), expert_parallel=(1, 8), attention_dp=(False, True),
                               weight_precisions=("fp8", "nvfp4"), kv_precisions=("fp8",), spec_decode_draft_tokens=(0, 2), **kw)
     whole = swept()
-    monkeypatch.setattr(frontier, "POINTS_PER_CHUNK", points_per_chunk)
+    if points_per_chunk is not None:
+        monkeypatch.setattr(frontier, "POINTS_PER_CHUNK", points_per_chunk)
     feasible = swept(feasible_only=True)
     f = whole.feasible
     assert f.any() and not f.all() and np.array_equal(feasible.feasible, f)
