@@ -162,3 +162,26 @@ def test_a_feasible_only_sweep_in_chunks_of_every_width_equals_the_whole_sweep_t
         values = getattr(feasible, name)
         assert values[f].tobytes() == getattr(whole, name)[f].tobytes(), name
         assert values[~f].tobytes() == np.full((~f).sum(), np.nan).tobytes(), name
+
+
+def test_configuration_gains_of_a_typed_plan_evaluate_each_configuration_once(monkeypatch):
+    """A typed plan without draft tokens: its base and its step with draft tokens are one configuration, evaluated
+    once (pipeline/config_gains._typed_steps), the gains as before (each step's own operating point)."""
+    import tcoapp.engine.pipeline.config_gains as config_gains
+    from tcoapp.engine.pipeline.compute import compute_plan
+    scenario = default_scenario()
+    asked = []
+    real = config_gains._tps
+    monkeypatch.setattr(config_gains, "_tps", lambda sc, plan, pool, serving: asked.append(serving) or real(sc, plan, pool, serving))
+    checked = 0
+    for plan in scenario.plans:
+        typed = plan.with_(serving_search="off", spec_decode_draft_tokens=0)
+        asked.clear()
+        gains = compute_plan(scenario, typed).configuration_gains
+        if gains is None or not asked:
+            continue
+        assert len(asked) == len(set(asked)) == 1
+        assert gains["validated_base_tokens_per_s_per_device"] == real(scenario, typed, resolve_pools(typed)[0], asked[0])
+        assert gains["gains"][0]["gain"] == 1.0
+        checked += 1
+    assert checked
