@@ -252,14 +252,16 @@ def _feasible_points(device, arch, workload, b, cols, possible, acceptance, fact
     limit = np.broadcast_to(_memory_limits(device, arch, workload, cols, factors, mixed), (n, 1))[:, 0]
     # the point arrays (u, d, t, p, m) and the batches tiled as the rows of one block: one allocation, not six
     # (each array of a wide sweep is megabytes, and fresh memory is paid page by page; a block of 4 MB or more is
-    # given huge pages where the system offers them)
-    block = np.full((6, n * b.size), np.nan)
+    # given huge pages where the system offers them). Every value is written once: not filled with NaN first
+    block = np.empty((6, n * b.size))
     out = dict(zip(("u", "d", "t", "p", "m", "batch"), block))
     out["m"].reshape(n, b.size)[:] = limit[:, None]       # np.repeat(limit, b.size)
     out["batch"].reshape(n, b.size)[:] = b[None, :]       # np.tile(b, n)
+    points = block[:4].reshape(4, n, b.size)              # u, d, t, p: one row per configuration
     count = out["count"] = np.where(possible & (limit >= 1), np.searchsorted(b, limit, side="right"), 0)
     order = np.argsort(count, kind="stable")
     start = int(np.searchsorted(count[order], 1))   # configurations with no feasible batch: nothing to evaluate
+    points[:, order[:start]] = np.nan
     while start < n:
         stop = start + 1
         while stop < n and (stop + 1 - start) * count[order[stop]] <= POINTS_PER_CHUNK:
@@ -269,10 +271,10 @@ def _feasible_points(device, arch, workload, b, cols, possible, acceptance, fact
         r = _kernel(device, arch, workload, b[None, :width], {c: v[rows_] for c, v in cols.items()},
                     slice(None), acceptance, factors, mixed)
         kept = np.arange(width)[None, :] < count[rows_][:, None]
-        # each row's first `width` points: its values where feasible, NaN (the block's value there) past its count
-        for key, arr in (("u", r.tokens_per_s_per_user), ("d", r.tokens_per_s_per_device), ("t", r.ttft_s),
-                         ("p", r.power_w)):
-            out[key].reshape(n, b.size)[rows_, :width] = np.where(kept, arr, np.nan)
+        # each row's first `width` points: its values where feasible, NaN past its count (not evaluated)
+        for i, arr in enumerate((r.tokens_per_s_per_user, r.tokens_per_s_per_device, r.ttft_s, r.power_w)):
+            points[i, rows_, :width] = np.where(kept, arr, np.nan)
+        points[:, rows_, width:] = np.nan
         start = stop
     return out
 
