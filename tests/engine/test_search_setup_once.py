@@ -185,3 +185,13 @@ def test_configuration_gains_of_a_typed_plan_evaluate_each_configuration_once(mo
         assert gains["gains"][0]["gain"] == 1.0
         checked += 1
     assert checked
+
+
+def test_objective_plan_inputs_of_a_plan_that_cannot_be_hashed_are_computed_each_time():
+    plan = default_scenario().plans[0].with_(**SEARCH)
+    odd = plan.with_()
+    object.__setattr__(odd, "name", ["not", "hashable"])   # (no workbook or editor makes one; a caller might)
+    with pytest.raises(TypeError):
+        hash(odd)
+    values, kept = objective.plan_finance_inputs(odd), objective.plan_finance_inputs(plan)
+    assert list(values) == list(kept) and _same(np.array(list(values.values())), np.array(list(kept.values())))

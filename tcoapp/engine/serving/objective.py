@@ -36,10 +36,12 @@ DAYS_PER_YEAR = CONSTANT_VALUES["SECONDS_PER_YEAR"] / CONSTANT_VALUES["SECONDS_P
 def plan_finance_inputs(plan: Plan) -> Mapping[str, float]:
     """The plan's finance keys as numbers: a choice key as the index of its value in the field's choices
     (read-only: kept per plan, as a search prices its candidates with them several times)."""
-    return _plan_finance_inputs(plan)
+    try:
+        return _kept_plan_finance_inputs(plan)
+    except TypeError:   # a plan holding a value that cannot be hashed (none the workbook or the editor makes)
+        return _plan_finance_inputs(plan)
 
 
-@functools.lru_cache(maxsize=64)
 def _plan_finance_inputs(plan: Plan) -> Mapping[str, float]:
     def value(key):
         if key == "demand_tokens_per_year":  # the cap on a demand-sized plan's output tokens (none otherwise)
@@ -48,6 +50,9 @@ def _plan_finance_inputs(plan: Plan) -> Mapping[str, float]:
         field = PLAN_FIELD_BY_NAME[key]
         return float(field.choices.index(v)) if field.type == "choice" else v
     return MappingProxyType({key: float("nan") if value(key) is None else float(value(key)) for key in PLAN_INPUT_KEYS})
+
+
+_kept_plan_finance_inputs = functools.lru_cache(maxsize=64)(_plan_finance_inputs)
 
 
 def pool_cost_inputs(plan: Plan, pool: ResolvedPool, device: Device, tokens_per_s_per_device, power_w) -> FinanceInputs:
