@@ -256,10 +256,15 @@ def _where_flat(flat, flat_value, otherwise, *shapes):
     """np.where(flat, flat_value, otherwise()), calling `otherwise` only where some row is not flat: where every
     row is, the flat values, in the shape np.where gives (`shapes`: those of `otherwise()`'s result). The same
     numbers either way; a Monte Carlo run's finance over 10,000 draws skips its present values this way."""
-    if np.all(flat):
-        shape = np.broadcast_shapes(np.shape(flat), np.shape(flat_value), *shapes)
-        return np.where(flat, flat_value, np.zeros(shape))
+    if np.asarray(flat).all():
+        return np.where(flat, flat_value, np.zeros(_broadcast_shape(np.shape(flat), np.shape(flat_value), *shapes)))
     return np.where(flat, flat_value, otherwise())
+
+
+@functools.lru_cache(maxsize=256)
+def _broadcast_shape(*shapes) -> tuple:
+    """np.broadcast_shapes, kept per shapes (`_where_flat` asks for the same few on every call)."""
+    return np.broadcast_shapes(*shapes)
 
 
 def _levelized(flat, rows, key, crf):

@@ -135,9 +135,7 @@ class YearRows:
         self.a, self.pool, self.t = a, pool, t
         self.plan: dict[str, np.ndarray] = {}
         self.pools: dict[str, np.ndarray] = {}
-        table = _ROWS if table is None else table
-        self._pending = list(table)
-        self._waiting_rows = {(scope, key) for scope, key, _, _ in table}
+        self._pending: tuple = _ROWS if table is None else tuple(table)
         self._ones: np.ndarray | None = None
         kept: dict = {}               # the arrays read from `a` and `pool` (pool_values, plan_values)
         self._rows_kept: dict = {}    # ... and from the rows, until rows are given by hand
@@ -150,25 +148,21 @@ class YearRows:
         self._rows_kept.clear()   # a row given again is read again
         self.plan.update(plan or {})
         self.pools.update(pools or {})
-        while True:
-            ready = [row for row in self._pending if self._ready(row[3])]
-            if not ready:
-                return self
-            for scope, key, expr, _ in ready:
-                self._evaluate(scope, key, expr)
-                self._waiting_rows.discard((scope, key))
-            self._pending = [row for row in self._pending if (row[0], row[1]) in self._waiting_rows]
+        state = (id(self._pending), frozenset(self.plan), frozenset(self.pools))
+        found = _SCHEDULES.get(state)
+        if found is None:   # (the pending rows kept in the value: their id is not reused while it is kept)
+            if len(_SCHEDULES) >= MAX_SCHEDULES:   # tables made on the fly (none of the engine's) would fill it
+                _SCHEDULES.clear()
+            found = _SCHEDULES[state] = (*_schedule(self._pending, state[1], state[2]), self._pending)
+        order, self._pending, _ = found
+        for scope, key, expr in order:
+            self._evaluate(scope, key, expr)
+        return self
 
     def finish(self) -> None:
         """Every table row has been evaluated (else: the rows none computes, named)."""
         if self._pending:
             raise KeyError(f"year rows that read rows nothing computes: {[row[1] for row in self._pending]}")
-
-    def _ready(self, needs: tuple[tuple[str, str], ...]) -> bool:
-        for scope, key in needs:
-            if key not in (self.pools if scope == "pool" else self.plan) or (scope, key) in self._waiting_rows:
-                return False
-        return True
 
     def _evaluate(self, scope: str, key: str, expr: Expr) -> None:
         if scope == "plan":
@@ -187,6 +181,32 @@ class YearRows:
 _ROWS = tuple((scope, key, expr, tuple(dict.fromkeys(_needed(scope, name) for name in expr.year_rows())))
               for scope, rows in (("pool", POOL_YEAR_EXPRESSIONS), ("plan", PLAN_YEAR_EXPRESSIONS))
               for key, expr in rows)
+
+
+def _schedule(pending: tuple, plan_keys: frozenset, pool_keys: frozenset) -> tuple[tuple, tuple]:
+    """(the rows `YearRows.give` evaluates, in order, as (scope, key, expression); the rows still pending after):
+    round after round, every pending row whose rows exist and none of which is pending, in table order. It
+    depends only on the pending rows and the keys of the rows that exist, so `give` finds it in _SCHEDULES
+    after the first plan (a plan's finance gives the same rows in the same order every time)."""
+    have = {"plan": set(plan_keys), "pool": set(pool_keys)}
+    waiting = {row[:2] for row in pending}
+    order: list[tuple] = []
+    while True:
+        ready = [row for row in pending if all(key in have[scope] and (scope, key) not in waiting for scope, key in row[3])]
+        if not ready:
+            return tuple(order), pending
+        for scope, key, expr, _ in ready:
+            order.append((scope, key, expr))
+            waiting.discard((scope, key))
+            have[scope].add(key)
+            if scope == "pool" and key in _SUMMED:   # `_evaluate` sums it into the plan's row
+                have["plan"].add(key)
+        pending = tuple(row for row in pending if row[:2] in waiting)
+
+
+# (id of the pending rows, plan row keys, pool row keys) -> (`_schedule`'s, the pending rows): a handful of call paths
+_SCHEDULES: dict = {}
+MAX_SCHEDULES = 256
 
 
 def rows_for(plan_keys) -> tuple:

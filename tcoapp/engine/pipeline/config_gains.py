@@ -101,9 +101,9 @@ def _steps(scenario, plan, serve, typed, outcome, final: float, paired: bool, lo
     elif typed is not None and outcome is not None and not paired:
         steps, base_serving = _searched_steps(scenario, plan, typed, outcome, serve, final)
     else:
-        return [_tps(scenario, plan, serve, s.with_(spec_decode_draft_tokens=0, kv_precision=kv)),
-                _tps(scenario, plan, serve, s.with_(kv_precision=kv)),
-                _tps(scenario, plan, serve, s) if paired else final], s, kv
+        steps = _typed_steps(scenario, plan, serve, [s.with_(spec_decode_draft_tokens=0, kv_precision=kv),
+                                                     s.with_(kv_precision=kv)] + ([s] if paired else []))
+        return steps + ([] if paired else [final]), s, kv
     searched_base = base_serving is not None and outcome is not None
     return steps, base_serving or s, base_serving.kv_precision if searched_base else kv
 
@@ -121,6 +121,16 @@ def _mix_steps(scenario, plan, serve, outcome, final: float, kv: str, loads):
     steps = [_mix_tps(scenario, plan, serve, s.with_(spec_decode_draft_tokens=0, kv_precision=kv), loads),
              _mix_tps(scenario, plan, serve, s.with_(kv_precision=kv), loads)]
     return steps + [final], s
+
+
+def _typed_steps(scenario, plan, serve, servings) -> list[float | None]:
+    """`_tps` of each configuration in `servings`, one equal to a configuration before it not evaluated again (a
+    plan without draft tokens: the base and the step with draft tokens are the same configuration)."""
+    found: dict = {}
+    for serving in servings:
+        if serving not in found:
+            found[serving] = _tps(scenario, plan, serve, serving)
+    return [found[serving] for serving in servings]
 
 
 def _mix_tps(scenario, plan, pool, serving, loads) -> float | None:

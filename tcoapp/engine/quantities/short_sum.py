@@ -12,15 +12,16 @@ import numpy as np
 
 SHORT = 8   # numpy sums 8 values or more pairwise
 MIN_SIZE = 16384   # below, numpy's one call is as fast as the chain of adds (a compute's arrays, not a run's draws)
+_add_reduce = np.add.reduce   # what np.sum(values, axis) calls for an ndarray (numpy's _wrapreduction)
 
 
 def short_sum(values, axis: int) -> np.ndarray:
     """np.sum(values, axis=axis), bit for bit: the chain of adds over a float axis of 1..7 values of an array of
     MIN_SIZE values or more."""
     values = np.asarray(values)
-    if (values.dtype != np.float64 or values.ndim == 0 or values.size < MIN_SIZE
+    if (values.size < MIN_SIZE or values.dtype != np.float64 or values.ndim == 0
             or not 1 <= values.shape[axis] < SHORT):
-        return np.sum(values, axis=axis)
+        return _add_reduce(values, axis)   # np.sum's own call for an ndarray, without its wrapper
     parts = np.moveaxis(values, axis, 0)
     total = 0.0 + parts[0]
     for part in parts[1:]:

@@ -18,8 +18,8 @@ def where(test, then, otherwise) -> np.ndarray:
     float `then` (of MIN_SIZE values or more) and `otherwise` (a single value), `then` copied to the result's
     shape with `otherwise` in the years where the test fails."""
     test, then, otherwise = np.asarray(test), np.asarray(then), np.asarray(otherwise)
-    if not (test.dtype == bool and test.ndim and test.size == test.shape[-1] and otherwise.ndim == 0
-            and then.dtype == np.float64 and otherwise.dtype == np.float64 and then.size >= MIN_SIZE):
+    if not (then.size >= MIN_SIZE and test.dtype == bool and test.ndim and test.size == test.shape[-1]
+            and otherwise.ndim == 0 and then.dtype == np.float64 and otherwise.dtype == np.float64):
         return np.where(test, then, otherwise)
     shape = np.broadcast_shapes(test.shape, then.shape)
     if shape[-1] != test.shape[-1]:

@@ -17,8 +17,8 @@ import math
 import numpy as np
 
 from ..performance.curve import meets_target
-from ..performance.frontier import CONFIG_COLUMNS, rows
-from ..performance.generated import curve_of, memory_limit
+from ..performance.frontier import CONFIG_COLUMNS, row_memory_limits, rows
+from ..performance.generated import curve_of
 from ..plan.pools import ResolvedPool
 from ..plan.scenario import Scenario
 from ..quantities.records import Plan, ServingConfig
@@ -68,8 +68,11 @@ def _group_points(scenario, plan, pool, servings, curves=None) -> list[Point | N
 
 def _target_points(device, model, factors, plan, servings, evaluate, curves) -> list[Point | None]:
     """`_group_points` with an interactivity target: each configuration over its own batch grid."""
-    limits = [memory_limit(device, model, s, plan.workload, factors) for s in servings]
-    grids = [search_batches(max(limit if np.isfinite(limit) else MAX_SEARCH_BATCH, 1.0)) for limit in limits]
+    # each configuration's memory limit (`generated.memory_limit`'s, the same values), all in one call
+    limits = row_memory_limits(device, model, plan.workload, evaluate.columns,
+                               attention_weight_precision=servings[0].attention_weight_precision, factors=factors)
+    grids = [search_batches(max(limit if np.isfinite(limit) else MAX_SEARCH_BATCH, 1.0))
+             for limit in map(float, limits[:, 0])]
     batches = stacked_batches(grids)
     points = evaluate(np.arange(len(servings)), batches)
     ok = points.feasible & meets_target(points.tokens_per_s_per_user, points.ttft_s,
@@ -95,6 +98,7 @@ def _evaluator(device, model, plan, servings, factors):
         return rows(device, model, plan.workload, {c: v[indices] for c, v in columns.items()}, batches,
                     spec_decode_acceptance=servings[0].spec_decode_acceptance,
                     attention_weight_precision=servings[0].attention_weight_precision, factors=factors)
+    evaluate.columns = columns   # type: ignore[attr-defined]
     return evaluate
 
 

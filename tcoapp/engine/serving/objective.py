@@ -13,6 +13,10 @@ Both are returned as a score to maximize (the cost negated); NaN where a point d
 """
 from __future__ import annotations
 
+import functools
+from types import MappingProxyType
+from typing import Mapping
+
 import numpy as np
 
 from ..finance.metrics import cost_per_million_output_tokens_usd
@@ -29,15 +33,26 @@ COST = "cost_per_million_output_tokens_usd"
 DAYS_PER_YEAR = CONSTANT_VALUES["SECONDS_PER_YEAR"] / CONSTANT_VALUES["SECONDS_PER_DAY"]
 
 
-def plan_finance_inputs(plan: Plan) -> dict[str, float]:
-    """The plan's finance keys as numbers: a choice key as the index of its value in the field's choices."""
+def plan_finance_inputs(plan: Plan) -> Mapping[str, float]:
+    """The plan's finance keys as numbers: a choice key as the index of its value in the field's choices
+    (read-only: kept per plan, as a search prices its candidates with them several times)."""
+    try:
+        return _kept_plan_finance_inputs(plan)
+    except TypeError:   # a plan holding a value that cannot be hashed (none the workbook or the editor makes)
+        return _plan_finance_inputs(plan)
+
+
+def _plan_finance_inputs(plan: Plan) -> Mapping[str, float]:
     def value(key):
         if key == "demand_tokens_per_year":  # the cap on a demand-sized plan's output tokens (none otherwise)
             return plan.demand_tokens_per_day * DAYS_PER_YEAR if plan.sizing_mode == "demand" else None
         v = getattr(plan, key)
         field = PLAN_FIELD_BY_NAME[key]
         return float(field.choices.index(v)) if field.type == "choice" else v
-    return {key: float("nan") if value(key) is None else float(value(key)) for key in PLAN_INPUT_KEYS}
+    return MappingProxyType({key: float("nan") if value(key) is None else float(value(key)) for key in PLAN_INPUT_KEYS})
+
+
+_kept_plan_finance_inputs = functools.lru_cache(maxsize=64)(_plan_finance_inputs)
 
 
 def pool_cost_inputs(plan: Plan, pool: ResolvedPool, device: Device, tokens_per_s_per_device, power_w) -> FinanceInputs:
@@ -48,7 +63,9 @@ def pool_cost_inputs(plan: Plan, pool: ResolvedPool, device: Device, tokens_per_
     pool_inputs = pool_finance_inputs((pool,), (server_with_kv_tiers(device, plan),), [count], tps[..., None], power[..., None],
                                       [plan.price_usd_per_million_output_tokens], ones=np.ones(tps.shape + (1,)),
                                       whole_plan=True)
-    plan_inputs = {k: np.full(tps.shape, v) for k, v in plan_finance_inputs(plan).items()}
+    values = plan_finance_inputs(plan)   # each key's value in every variant: the rows of one block (np.full's values)
+    block = np.repeat(np.array(list(values.values()), float)[:, None], tps.size, axis=1)
+    plan_inputs = dict(zip(values, block.reshape((len(values),) + tps.shape)))
     return finance_inputs(pool_inputs, plan_inputs)
 
 
