@@ -248,7 +248,9 @@ class CompareModel(QAbstractTableModel):
             if not finite:
                 continue
             target = max(finite) if direction == "high" else min(finite)
-            self._best[key] = {i for i, v in enumerate(values) if v == target}
+            best = {i for i, v in enumerate(values) if v == target}
+            if len(best) < len(values):   # every plan alike (a price no plan charges: 0.00 each) is no one's best
+                self._best[key] = best
 
     def _mismatch(self, section: int, plan) -> str | None:
         """The note of a plan whose name names another device (cached per plan object)."""

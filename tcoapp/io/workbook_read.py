@@ -31,6 +31,7 @@ from ..engine.quantities.records import (
 from ..engine.plan.scenario import PriceTiers, Scenario, reference_problems
 from ..engine.uncertainty.references import uncertainty_problems
 from ..engine.quantities.validate import coerce_record, is_blank
+from ..engine.quantities.validate_columns import coerce_records
 from . import sheets as S
 from .catalog import load_catalog
 from .cell_limits import MAX_CELL_TEXT, long_text_problems, text_too_long
@@ -602,13 +603,24 @@ def _attach_workloads(plans: list, sheet: _Sheet | None, problems: list[Problem]
 
 
 def _read_curves(sheet: _Sheet | None, problems: list[Problem]) -> dict:
+    """The Curves sheet's points, coerced column by column (validate_columns.py), its problems in the order a
+    row-by-row read gives them: each row's own after those found before it was read."""
     if sheet is None:
         return {}
-    rows = []
+    raws, wheres, marks = [], [], []
     for row, values, where in _table_rows(sheet, CURVE_POINT_FIELDS, problems):
-        record = coerce_record(CURVE_POINT_FIELDS, values, where, problems)
-        rows.append((where, record))
-    return curves_from_rows(rows, problems)
+        raws.append(values)
+        wheres.append(where)
+        marks.append(len(problems))
+    records, by_row = coerce_records(CURVE_POINT_FIELDS, raws, wheres)
+    if by_row:   # row i's problems between those found before it was read and those found after
+        start = marks[0]
+        later = problems[start:]
+        del problems[start:]
+        for i, (mark, end) in enumerate(zip(marks, marks[1:] + [start + len(later)])):
+            problems.extend(by_row.get(i, ()))
+            problems.extend(later[mark - start:end - start])
+    return curves_from_rows(list(zip(wheres, records)), problems)
 
 
 def _read_price_tiers(sheet: _Sheet | None, problems: list[Problem]) -> dict:

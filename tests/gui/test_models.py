@@ -113,3 +113,20 @@ def test_curve_points_are_editable_and_curves_deletable(window, qtmodeltester): 
     doc.undo_stack.undo()
     assert doc.delete_curve("xpu") is None
     assert "xpu" not in doc.scenario.curves and model.rowCount() == 0
+
+
+def test_compare_model_marks_no_best_where_every_plan_is_alike(qtbot):
+    """A metric every plan shares marks no plan best (the agentic sample's plans each charge nothing per
+    million cached input tokens: 0.00 each, none "best"); where they differ the best is marked."""
+    from pathlib import Path
+
+    from tcoapp.gui.document import Document
+    from tcoapp.io.load import load_scenario
+
+    doc = Document(load_scenario(Path(__file__).parents[2] / "samples" / "agentic_coding.xlsx"))
+    model = CompareModel(doc)
+    values = [r.metrics.cost_per_million_cached_input_tokens_usd for r in doc.results]
+    assert len(values) >= 2 and set(values) == {0.0}, values
+    assert not any(model.is_best("cost_per_million_cached_input_tokens_usd", i) for i in range(len(values)))
+    costs = [r.metrics.cost_per_million_output_tokens_usd for r in doc.results]
+    assert len(set(costs)) > 1 and model.is_best("cost_per_million_output_tokens_usd", int(np.nanargmin(costs)))
