@@ -216,3 +216,22 @@ def test_converged_era_refits_stop_on_their_tolerance_not_on_a_step_count():
         assert "termination condition" in fit.message                  # ...ftol or xtol, not max_nfev
     chord = leave_one_era_out(rows, CATALOG, boundary="2025-06", max_nfev=1)
     assert all(f.evaluations <= 1 for f in chord.fits.values())        # the shipped tables' chord steps
+
+
+def test_a_prior_pulls_the_fitted_factors_toward_its_anchor():
+    """fit_factors' `prior` (anchor, sd): a tight prior holds the factors at the anchor, none lets the rows move
+    them, and the prior's rows are (log factor - log anchor) / sd in the rows' loss scale."""
+    from tcoapp.engine.performance.factor_fit import LOSS_SCALE, _prior_pull, fit_factors
+    from tcoapp.engine.performance.factors import DEFAULT_FACTORS
+    rows = [(line, r) for line, r in read_measurements() if r["source_family"] in SMALL]
+    lines = [r.line for r in run(rows, CATALOG).results]
+    names = ("eta_compute", "eta_kv")
+    start = DEFAULT_FACTORS.with_(eta_compute=0.3, eta_kv=0.2)   # far from where these rows put them
+    free = fit_factors(rows, CATALOG, lines, start=start, names=names, max_nfev=8)
+    held = fit_factors(rows, CATALOG, lines, start=start, names=names, max_nfev=8, prior=(start, 1e-4))
+    for name in names:
+        assert getattr(held.factors, name) == pytest.approx(getattr(start, name), rel=1e-3)
+        assert abs(np.log(getattr(free.factors, name) / getattr(start, name))) > 0.02
+    pull = _prior_pull((DEFAULT_FACTORS.with_(eta_compute=0.5, eta_kv=0.4), 0.25), names)
+    out = pull(np.log([0.5 * np.e, 0.4]), np.array([7.0]))
+    assert out == pytest.approx([7.0, LOSS_SCALE / 0.25, 0.0])

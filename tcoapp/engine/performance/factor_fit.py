@@ -146,7 +146,8 @@ def jacobian(rows, catalog, factors: EfficiencyFactors, lines, names=FIT, base=N
 
 
 def fit_factors(rows, catalog, lines, start: EfficiencyFactors = DEFAULT_FACTORS, names=FIT, max_nfev: int = 40,
-                fixed_jacobian=None, start_results=None, tolerance: float = 1e-8) -> FactorFit:
+                fixed_jacobian=None, start_results=None, tolerance: float = 1e-8,
+                prior: tuple[EfficiencyFactors, float] | None = None) -> FactorFit:
     """The FIT factors fitted on the rows of `lines` (CSV lines), from `start` (module docstring).
 
     scipy's trust-region least squares, `max_nfev` evaluations of the model. Its Jacobian: forward
@@ -155,7 +156,10 @@ def fit_factors(rows, catalog, lines, start: EfficiencyFactors = DEFAULT_FACTORS
     one model run per step; a step is still accepted only where the model's own residuals fall).
     `start_results`, the rows' results at `start` where known, save the first run. The fit stops when a
     step changes the cost by less than `tolerance` of it or the log-factors by less than `tolerance`
-    of their norm (scipy's ftol and xtol), or after `max_nfev` evaluations, whichever comes first."""
+    of their norm (scipy's ftol and xtol), or after `max_nfev` evaluations, whichever comes first.
+    `prior` (anchor factors, sd): each fitted log-factor also pays (x - log anchor) / sd, in the rows' loss
+    scale, a pull toward the anchor that gives directions the rows hardly tell apart one optimum (an option
+    under study, docs/model.md "How sure it is"; None: the rows alone, as the shipped factors are fitted)."""
     lines = list(lines)
     if start_results is None:
         start_results = accuracy.run(rows, catalog, start, lines=set(lines)).results
@@ -168,22 +172,35 @@ def fit_factors(rows, catalog, lines, start: EfficiencyFactors = DEFAULT_FACTORS
     if not lines or not fitted_names:
         return FactorFit(start, fitted_names, held, len(lines), 0, "nothing to fit")
 
+    pull = _prior_pull(prior, fitted_names)
+
     def residuals(x):
-        return log_residuals(rows, catalog, factors_at(x, fitted_names, start), lines)
+        return pull(x, log_residuals(rows, catalog, factors_at(x, fitted_names, start), lines))
 
     from scipy.optimize import least_squares  # lazy: keeps scipy out of the command's start-up
     jac: str | Callable[[np.ndarray], np.ndarray] = "2-point"
     if fixed_jacobian is not None:
         matrix = np.array([fixed_jacobian[line] for line in lines])[:, [names.index(n) for n in fitted_names]]
         found = {r.line: np.log(max(r.predicted / r.measured, FLOOR_RATIO)) for r in start_results}
-        known = (x0.copy(), np.array([found.get(line, MISSING_RESIDUAL) for line in lines]))
+        known = (x0.copy(), pull(x0, np.array([found.get(line, MISSING_RESIDUAL) for line in lines])))
         plain = residuals
 
         def residuals(x):  # noqa: F811 (the start's residuals are known: no model run)
             return known[1] if np.array_equal(x, known[0]) else plain(x)
 
+        if prior is not None:
+            matrix = np.vstack([matrix, np.eye(len(fitted_names)) * LOSS_SCALE / prior[1]])
         jac = lambda x: matrix  # noqa: E731
     sol = least_squares(residuals, x0, jac=jac, bounds=(lo, hi), loss="soft_l1", f_scale=LOSS_SCALE,
                         diff_step=DIFF_STEP, max_nfev=max_nfev,
                         ftol=tolerance, xtol=tolerance)
     return FactorFit(factors_at(sol.x, fitted_names, start), fitted_names, held, len(lines), int(sol.nfev), sol.message)
+
+
+def _prior_pull(prior, names):
+    """residuals(x, rows' residuals) with the prior's rows appended (fit_factors' `prior`), or as they are."""
+    if prior is None:
+        return lambda x, r: r
+    anchor, sd = prior
+    centre = np.log([max(getattr(anchor, n), 1e-12) for n in names])
+    return lambda x, r: np.concatenate([r, (np.asarray(x, float) - centre) * (LOSS_SCALE / sd)])
