@@ -4,9 +4,9 @@ performance/pool_pair.py) with the roofline batched over draws of factors, devic
 Per draw: each prefill pool's request rate per device 1 / (t_prefill x n) and isolated TTFT part; each
 decode pool's batch (its fixed batch where it fits in memory, else no operating point; or the largest
 grid batch meeting the target with TTFT = the slowest prefill + its KV transfer + one decode step,
-found by the same vectorized bisection as serve pools) and its request rate; then the plan's rate is
-the smallest of prefill capacity, decode capacity and the KV link, each pool's tokens/s per device and
-power follow what it serves, at each draw's device counts. A draw where any
+found by the same vectorized bracketing search as serve pools, by bisection here) and its request rate;
+then the plan's rate is the smallest of prefill capacity, decode capacity and the KV link, each pool's tokens/s
+per device and power follow what it serves, at each draw's device counts. A draw where any
 pool of the pair has no operating point has none for the plan (NaN).
 """
 from __future__ import annotations

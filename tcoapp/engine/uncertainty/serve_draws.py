@@ -112,7 +112,8 @@ def _margin(case: ServeCase, r) -> np.ndarray:
     margin = np.asarray(np.inf)
     with np.errstate(divide="ignore", invalid="ignore"):
         if case.min_tokens_per_s_per_user is not None:
-            margin = np.minimum(margin, 1.0 - case.min_tokens_per_s_per_user / np.asarray(r.tokens_per_s_per_user, float))
+            rate = np.asarray(r.tokens_per_s_per_user, float)
+            margin = np.minimum(margin, 1.0 - case.min_tokens_per_s_per_user / rate)
         if case.max_ttft_s is not None:
             margin = np.minimum(margin, 1.0 - np.asarray(r.ttft_s, float) / case.max_ttft_s)
     return margin
