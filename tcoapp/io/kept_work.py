@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from . import sheets as S
 from .archive_parts import PartsArchive
 from .output_rows import output_row_notes
-from .xlsx_cells_read import sheet_parts
+from .xlsx_cells_read import names_and_states, sheet_parts
 
 
 @dataclass(frozen=True)
@@ -156,6 +156,8 @@ def write_kept(workbook, kept: KeptWork | None) -> None:
     if kept is None or not kept.source:
         return
     wanted = {name for name, _ in kept.sheets} | ({S.PLANS} if kept.plans_rows else set())
+    if not wanted and _nothing_to_copy(kept.source, workbook):
+        return
     source = _open_only(kept.source, wanted)
     for name, position in kept.sheets:
         if name in workbook.sheetnames or name not in source.sheetnames:
@@ -168,6 +170,18 @@ def write_kept(workbook, kept: KeptWork | None) -> None:
     for sheet in source.worksheets:   # an app sheet the analyst hid stays hidden
         if sheet.title in workbook.sheetnames and sheet.title not in wanted and sheet.sheet_state != "visible":
             workbook[sheet.title].sheet_state = sheet.sheet_state
+
+
+def _nothing_to_copy(data: bytes, workbook) -> bool:
+    """No sheet or row kept, and the file read has no name the app did not write and no hidden sheet: the copy
+    below would change nothing, so the file is not loaded into openpyxl (about a tenth of a sample's save).
+    Read from the workbook part alone; any name or state it cannot rule out leaves the decision to the copy."""
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        names, states = names_and_states(archive)
+    if any(state != "visible" for state in states):
+        return False
+    return all(name.startswith("_xlnm") or (local is None and name in workbook.defined_names)
+               for name, local in names)
 
 
 def _copy_names(source, workbook) -> None:

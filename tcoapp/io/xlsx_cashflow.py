@@ -32,7 +32,7 @@ from .xlsx_na import NA, THIS_YEAR, YEAR_BEFORE, NaGuard, compiled, none_na
 from .xlsx_results import POOL_ROW_KEYS
 from .xlsx_raw_cells import RawCells
 from .xlsx_styles import (
-    HEADER_FILL, HEADER_FONT, NEVER, TOTAL_BORDER, header, key_cell, section, set_text,
+    HEADER_FILL, HEADER_FONT, NEVER, TOTAL_BORDER, header, key_cell, section, set_text, styled,
     LABEL_HEADER, label_cell, label_width, widths, with_unit,
 )
 from .xlsx_labels import cashflow_label
@@ -146,7 +146,7 @@ def write_cashflow(ws, scenario: Scenario, layout: Layout, irr_by_plan=(), cache
     header(ws, CF_YEAR_ROW, 2, LABEL_HEADER)
     for year in range(layout.max_years + 1):
         cell = ws.cell(row=CF_YEAR_ROW, column=S.FIRST_PLAN_COLUMN + year, value=year)
-        cell.font, cell.fill = HEADER_FONT, HEADER_FILL
+        styled(cell, font=HEADER_FONT, fill=HEADER_FILL)
         cell.number_format = '"year "0'
     banner(ws, CF_BANNER_ROW, last_col)
     irrs = list(irr_by_plan) + [None] * (len(scenario.plans) - len(irr_by_plan))
@@ -179,7 +179,7 @@ def _block(ws, layout: Layout, index: int, name: str, last_col: int, irrs: tuple
         col = S.FIRST_PLAN_COLUMN + year
         letter = get_column_letter(col)
         bodies = cells.from_template(escaped, year, escape) if year else \
-            {key: escape(text[1:]) for key, text in cells.year_cells(0).items()}
+            {key: escape(text[1:]) for key, text in cells.year_zero().items()}
         for key, body in bodies.items():
             if key not in rows:
                 rows[key] = layout.cf_row(index, key)
@@ -203,6 +203,7 @@ class _BlockFormulas:
         self.col = layout.plan_col(index)
         self._na = NaGuard(S.CASH_FLOW, layout.row_key)  # n/a where an operand is n/a; errors stay visible
         self._rows: dict[str, int] = {}
+        self._steady: dict[str, str] | None = None   # year_template's cells before the carried ones
 
     def row(self, key: str) -> int:
         row = self._rows.get(key)
@@ -227,7 +228,19 @@ class _BlockFormulas:
         formulas differ only there (the replacement depreciation, a sum over the years before, aside), so the block
         guards its formulas against n/a once, not once a year (the export's costliest step). Built as year 2's: year 0's
         cells differ (they start the running rows)."""
-        return self.year_cells(2, THIS_YEAR, YEAR_BEFORE)
+        return self.year_cells(2, THIS_YEAR, YEAR_BEFORE, keep_steady=True)
+
+    def year_zero(self) -> dict[str, str]:
+        """year_cells(0), after year_template(): the cells that do not carry from the year before are the template's
+        with year 0's column (its replacement depreciation none), the carried ones year 0's own; the block's formulas
+        are compiled once, not twice (tests/io pin it equal to year_cells(0))."""
+        steady = self._steady
+        if steady is None or any(YEAR_BEFORE in text for text in steady.values()):
+            return self.year_cells(0)
+        col = self.layout.year_col(0)
+        cells = {key: text.replace(THIS_YEAR, col) for key, text in steady.items()}
+        cells["replacement_depreciation_usd"] = self._replacement_depreciation(0, self._serving(col))
+        return self._running_cells(cells, 0, lambda key: f"{col}{self.row(key)}", self._serving(col), "")
 
     def from_template(self, template: dict[str, str], year: int, escaping=None) -> dict[str, str]:
         """year_cells(year) for a year >= 1, from year_template(); with escaping (saxutils.escape), the template's
@@ -242,9 +255,9 @@ class _BlockFormulas:
         year_ref = f"{col}${CF_YEAR_ROW}"
         return f"AND({year_ref}>=1,{year_ref}<={self.plans('years')})"
 
-    def year_cells(self, year: int, col: str = "", prev: str = "") -> dict[str, str]:
+    def year_cells(self, year: int, col: str = "", prev: str = "", keep_steady: bool = False) -> dict[str, str]:
         """The formulas of the year's column; col, prev: the letters of its column and the column before (default:
-        theirs; year_template's placeholders)."""
+        theirs; year_template's placeholders); keep_steady: the cells before the carried ones kept for year_zero."""
         col = col or self.layout.year_col(year)
         prev = prev or (self.layout.year_col(year - 1) if year else "")
         here = lambda key: f"{col}{self.row(key)}"  # noqa: E731
@@ -271,6 +284,8 @@ class _BlockFormulas:
         service = f'({here("debt_service_usd")}-{here("balloon_usd")})'  # from operations (the balloon: from the sale)
         cells["dscr"] = self._na(f'IF({service}>0,({here("revenue_usd")}+{here("opex_usd")}'
                                  f'+{here("replacement_capex_usd")}-{here("levered_tax_usd")})/{service},"")')
+        if keep_steady:
+            self._steady = dict(cells)
         return self._running_cells(cells, year, here, serving, prev)
 
     def _sign_sources(self, here) -> tuple[tuple[str, str], ...]:

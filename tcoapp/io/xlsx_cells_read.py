@@ -101,6 +101,17 @@ def sheet_parts(archive: zipfile.ZipFile) -> dict[str, str]:
     return {name: rels.get(rid, ("", ""))[0] for name, rid in found}
 
 
+def names_and_states(archive: zipfile.ZipFile) -> tuple[list[tuple[str, str | None]], list[str]]:
+    """The workbook's defined names as (name, localSheetId or None) and its sheets' states ("visible" where the
+    file says none), in the order of the workbook part."""
+    names: list[tuple[str, str | None]] = []
+    states: list[str] = []
+    tags = {"definedName": lambda a: names.append((a.get("name", ""), a.get("localSheetId"))),
+            "sheet": lambda a: states.append(a.get("state", "visible"))}
+    _parse(archive, _workbook_part(archive), _parser(tags, {}))
+    return names, states
+
+
 def shared_strings_part(archive: zipfile.ZipFile) -> str | None:
     """The shared string table's part (None: the workbook has none)."""
     rels = _relationships(archive, _workbook_part(archive))

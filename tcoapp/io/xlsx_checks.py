@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from openpyxl.formatting.rule import FormulaRule, Rule
 from openpyxl.styles.differential import DifferentialStyle
 from openpyxl.styles.numbers import NumberFormat
-from openpyxl.styles import Alignment, Font, PatternFill
+from openpyxl.styles import Font, PatternFill
 from openpyxl.utils import get_column_letter
 from openpyxl.workbook.defined_name import DefinedName
 
@@ -622,7 +622,7 @@ def plan_header(ws, row: int, col: int, name: str, plan_col: int | None = None) 
     """A plan's name over its output column: a formula reading its Plans header, so a renamed plan's outputs say so."""
     header(ws, row, col, name)
     ws.cell(row=row, column=col).value = f"={S.PLANS}!{get_column_letter(plan_col or col)}$1"
-    ws.cell(row=row, column=col).alignment = Alignment(wrap_text=True, vertical="top")   # a long name wraps
+    wrap(ws.cell(row=row, column=col))   # a long name wraps
 
 
 def banner(ws, row: int, last_col: int) -> None:

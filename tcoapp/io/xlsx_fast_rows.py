@@ -39,19 +39,27 @@ def _attribute(text: str) -> str:
 class FastRowsWriter(WorksheetWriter):
     """WorksheetWriter whose rows are written as text (see the module's note)."""
 
+    def _ids(self) -> dict:
+        """Style id by style array (as bytes), for this sheet's write: openpyxl's cell.style_id copies and hashes the
+        array into the workbook's list for every cell; the list only grows while saving, so an id found stays."""
+        ids = self.__dict__.get("_style_ids")
+        if ids is None:
+            ids = self._style_ids = {}
+        return ids
+
     def write_row(self, xf, row, row_idx):
         if openpyxl.LXML or not hasattr(xf, "_file"):   # another serializer: its own way
             return super().write_row(xf, row, row_idx)
         attrs = {"r": f"{row_idx}"}
         attrs.update(self.ws.row_dimensions.get(row_idx, {}))
         out = ["<row" + "".join(f' {k}="{_attribute(v)}"' for k, v in attrs.items()) + ">"]
-        write = xf._file
+        write, ids = xf._file, self._ids()
         for cell in row:
             if cell._comment is not None:
                 self.ws._comments.append(CommentRecord.from_cell(cell))
             if cell._value is None and not cell.has_style and not cell._comment:
                 continue
-            text = _cell(cell)
+            text = _cell(cell, ids)
             if text is None:   # a kind written by openpyxl itself
                 write("".join(out))
                 out.clear()
@@ -62,14 +70,19 @@ class FastRowsWriter(WorksheetWriter):
         write("".join(out))
 
 
-def _cell(cell) -> str | None:
-    """A cell's XML as openpyxl's etree writer gives it, or None for a kind left to openpyxl."""
+def _cell(cell, style_ids: dict) -> str | None:
+    """A cell's XML as openpyxl's etree writer gives it, or None for a kind left to openpyxl; style_ids:
+    FastRowsWriter._ids."""
     kind, value = cell.data_type, cell._value
     if kind == "d" or cell.hyperlink:
         return None
     head = f'<c r="{cell.coordinate}"'
     if cell.has_style:
-        head += f' s="{cell.style_id}"'
+        key = cell._style.tobytes()
+        style = style_ids.get(key)
+        if style is None:
+            style = style_ids[key] = cell.style_id
+        head += f' s="{style}"'
     if kind == "s":
         head += ' t="inlineStr"'
     elif kind != "f":

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import math
 
-from openpyxl.styles import Alignment
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.pagebreak import Break
 
 from ..engine.quantities.inputs import DEVICE_FIELDS, MODEL_FIELDS
 from . import sheets as S
 from .xlsx_styles import (
-    CHARS_PER_WIDTH, HEADER_FILL, HEADER_FONT, ROW_PT, label_width, put, section, set_text, widths, with_unit, wrap,
+    CHARS_PER_WIDTH, HEADER_FILL, HEADER_FONT, ROW_PT, label_width, put, section, set_text, styled, widths, with_unit,
+    wrap,
 )
 
 PRINTED_MAX_ENTRIES = 5   # entries a printed page holds across (landscape at 8 pt: the label column and five of 22)
@@ -68,7 +68,7 @@ def _block(ws, first: int, table: tuple, source: tuple, count: int) -> int:
                             f'page shows: save the workbook in tcoapp, or print the {title} sheet","Edit them on the '
                             f'{title} sheet; a text longer than {TEXT_LINES_MAX} lines is cut here, whole there.")',
                "formula")
-    cell.alignment = Alignment(wrap_text=True, vertical="top")
+    wrap(cell)
     ws.row_dimensions[note].height = ROW_PT * 3
     return note
 
@@ -85,14 +85,14 @@ def _field_row(ws, row: int, where: tuple, source: tuple, count: int) -> None:
         ref = f"{title}!{get_column_letter(col)}{S.FIRST_ENTRY_ROW + entry}"
         cell = put(ws, row, 2 + entry, f'=IF(ISBLANK({ref}),"",{ref})', "formula", field.unit)
         if field.name == "name":
-            cell.font, cell.fill = HEADER_FONT, HEADER_FILL
+            styled(cell, font=HEADER_FONT, fill=HEADER_FILL)
         elif field.type == "str":
             wrap(cell)
             lines = max(lines, _lines(source_ws.cell(row=S.FIRST_ENTRY_ROW + entry, column=col).value))
     if field.name == "name":
-        label.font, label.fill = HEADER_FONT, HEADER_FILL
+        styled(label, font=HEADER_FONT, fill=HEADER_FILL)
     if lines > 1:
-        label.alignment = Alignment(wrap_text=True, vertical="top")
+        wrap(label)
         ws.row_dimensions[row].height = ROW_PT * min(lines, TEXT_LINES_MAX)
 
 

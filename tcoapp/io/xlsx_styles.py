@@ -158,14 +158,17 @@ def set_text(cell, text: str) -> None:
     problem = unwritable_text(text)
     if problem:
         raise CellKindError(f"{cell.parent.title}!{cell.coordinate}: {problem}")
-    cell.value = text
+    if type(text) is str:   # what openpyxl's value setter keeps of a text checked above: the text itself
+        cell._value = text
+    else:
+        cell.value = text
     cell.data_type = "s"
 
 
 def header(ws, row: int, col: int, text: str, comment: str | None = None):
     cell = ws.cell(row=row, column=col)
     set_text(cell, text)
-    cell.font, cell.fill = HEADER_FONT, HEADER_FILL
+    styled(cell, font=HEADER_FONT, fill=HEADER_FILL)
     if comment:
         cell.comment = Comment(comment, "tcoapp", width=320, height=120)
     return cell
@@ -174,6 +177,29 @@ def header(ws, row: int, col: int, text: str, comment: str | None = None):
 def with_unit(label: str, unit: str) -> str:
     """ "Electricity price (USD/kWh)"; a key without a unit: its label alone."""
     return f"{label} ({unit})" if unit else label
+
+
+_COLLECTIONS = (("font", "_fonts", "fontId"), ("fill", "_fills", "fillId"), ("alignment", "_alignments", "alignmentId"))
+
+
+def styled(cell, **values) -> None:
+    """cell.font = ..., cell.fill = ..., cell.alignment = ... as openpyxl's style descriptors set them (each value
+    added to the workbook's list, its index set in the cell's style array), each (list, value) looked up once per
+    workbook: hashing a Font for the list costs ~30 us a cell. The values are this module's constants, never
+    changed (the cache holds them, so their ids stay theirs)."""
+    workbook = cell.parent.parent
+    ids = workbook.__dict__.setdefault("_tcoapp_style_ids", {})
+    if not cell._style:
+        cell._style = StyleArray()
+    for attribute, collection, key in _COLLECTIONS:
+        value = values.get(attribute)
+        if value is None:
+            continue
+        items = getattr(workbook, collection)
+        found = ids.get((id(items), id(value)))
+        if found is None or found[0] is not items or found[1] is not value:
+            found = ids[(id(items), id(value))] = (items, value, items.add(value))
+        setattr(cell._style, key, found[2])
 
 
 def label_cell(ws, row: int, col: int, label: str, unit: str = ""):
@@ -193,7 +219,7 @@ def unit_cell(ws, row: int, col: int, unit: str):
     cell = ws.cell(row=row, column=col)
     if unit:
         set_text(cell, unit)
-    cell.font = UNIT_FONT
+    styled(cell, font=UNIT_FONT)
     return cell
 
 
@@ -225,8 +251,12 @@ def widths(ws, widths_by_col: dict[int, float]) -> None:
         ws.column_dimensions[get_column_letter(col)].width = width
 
 
+WRAP_TOP = Alignment(wrap_text=True, vertical="top")
+WRAP = Alignment(wrap_text=True)
+
+
 def wrap(cell) -> None:
-    cell.alignment = Alignment(wrap_text=True, vertical="top")
+    styled(cell, alignment=WRAP_TOP)
 
 
 def wrap_longer(ws, col: int, width: float) -> None:
@@ -236,7 +266,7 @@ def wrap_longer(ws, col: int, width: float) -> None:
     for (cell,) in ws.iter_rows(min_col=col, max_col=col):
         lines = math.ceil(len(cell.value) / (width * CHARS_PER_WIDTH)) if isinstance(cell.value, str) else 1
         if lines > 1 and not cell.value.startswith("="):
-            cell.alignment = Alignment(wrap_text=True)
+            styled(cell, alignment=WRAP)
             ws.row_dimensions[cell.row].height = ROW_PT * lines
 
 
