@@ -139,8 +139,34 @@ def model_row(row: dict, device, model, factors: EfficiencyFactors = DEFAULT_FAC
         if best is None:
             return None
         return 0.0, dict(result.config(best), **stated), float(result.tokens_per_s_per_user[best])
-    return (float(result.tokens_per_s_per_device[i]), dict(result.config(i), batch_measured=bool(batch), **stated),
-            float(result.tokens_per_s_per_user[i]))
+    tps, rate = float(result.tokens_per_s_per_device[i]), float(result.tokens_per_s_per_user[i])
+    if not batch and per_user is not None and row_scenario(row) != "offline":
+        i, tps, rate = at_crossing(result, per_user, ttft_limit or None)
+    return tps, dict(result.config(i), batch_measured=bool(batch), **stated), rate
+
+
+def at_crossing(result, per_user: float, ttft_limit: float | None) -> tuple[int, float, float]:
+    """(point, tokens/s per device, tokens/s per user) of the best operating point at the row's targets with the
+    batch continuous: for each configuration, its largest grid batch meeting the targets, moved toward the next
+    grid batch up to where the per-user rate (log-linear in the batch) or the TTFT reaches its limit; so the
+    prediction moves continuously with the factors instead of jumping from one grid batch to the next."""
+    n = result.batches_per_configuration
+    ok = result.feasible & meets_target(result.tokens_per_s_per_user, result.ttft_s, per_user, ttft_limit)
+    last = np.arange(result.size) % n == n - 1
+    nxt = np.minimum(np.arange(result.size) + 1, result.size - 1)
+    edge = ok & ~last & ~ok[nxt] & result.feasible[nxt]     # meets, and the next batch is feasible but misses
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        tps, rate = np.log(result.tokens_per_s_per_device), np.log(result.tokens_per_s_per_user)
+        share = np.where(rate > rate[nxt], (rate - np.log(per_user)) / (rate - rate[nxt]), 0.0)
+        if ttft_limit is not None:
+            ttft = np.log(result.ttft_s)
+            share = np.minimum(share, np.where(ttft[nxt] > ttft, (np.log(ttft_limit) - ttft) / (ttft[nxt] - ttft), 1.0))
+    share = np.where(edge, np.clip(share, 0.0, 1.0), 0.0)
+    with np.errstate(invalid="ignore", over="ignore"):
+        moved = np.exp(tps + np.where(edge, share * (tps[nxt] - tps), 0.0))
+    value = np.where(ok, moved, -np.inf)
+    i = int(np.argmax(value))
+    return i, float(value[i]), float(np.exp(rate[i] + (share[i] * (rate[nxt[i]] - rate[i]) if edge[i] else 0.0)))
 
 
 def _operating_index(result, row, batch, per_user, ttft_limit) -> int | None:
