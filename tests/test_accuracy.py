@@ -224,3 +224,23 @@ def test_the_fit_holds_an_architecture_factor_that_no_fitted_row_identifies(resu
     assert set(held) == {"arch_compute_cdna4"} and "arch_compute_cdna4" not in names
     assert {"arch_compute_cdna3", "arch_compute_hopper", "arch_compute_blackwell_ultra"} <= set(names)
     assert factor_fit.NEUTRAL["arch_compute_cdna4"] == 1.0
+
+
+def test_a_row_without_a_stated_batch_is_read_at_the_exact_crossing_of_its_target():
+    """A Server or Interactive row without a stated batch is predicted where the per-user rate crosses its target
+    between two grid batches (log-linear, `accuracy.at_crossing`), not at the grid batch below it: the prediction
+    moves continuously with the factors (the fit's forward differences read a slope, not a 6 % jump) and meets
+    the target (the p99 TPOT limit's rate). On the
+    grid alone this scan jumped by 2.9 % where the batch moved from 187 to 200."""
+    cat = load_catalog()
+    row = {"model": "Llama-2-70B-Chat", "device": "NVIDIA H200", "count": "8", "precision": "FP8", "output_len": "290",
+           "tokens_per_s_per_gpu": "3000", "scenario": "MLPerf Interactive", "tokens_per_s_per_user": "",
+           "ttft_limit_s": "", "tpot_limit_s": ""}
+    h200, llama = cat.devices["H200-SXM"], cat.models["Llama-2-70B"]
+    scan = [accuracy.model_row(row, h200, llama, accuracy.DEFAULT_FACTORS.with_(eta_kv=0.3554 * s))
+            for s in np.linspace(0.8, 1.25, 46)]
+    tps = np.array([p[0] for p in scan])
+    steps = np.abs(np.diff(np.log(tps)))
+    assert steps.max() < 0.01                          # continuous: no jump from one grid batch to the next
+    assert np.all(np.diff(tps) > 0)                    # a faster KV read serves more at the same target
+    assert all(p[2] >= 1 / 0.04 * (1 - 1e-9) for p in scan)              # meets the p99 TPOT limit's rate

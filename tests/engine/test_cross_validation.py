@@ -219,19 +219,26 @@ def test_converged_era_refits_stop_on_their_tolerance_not_on_a_step_count():
 
 
 def test_a_prior_pulls_the_fitted_factors_toward_its_anchor():
-    """fit_factors' `prior` (anchor, sd): a tight prior holds the factors at the anchor, none lets the rows move
-    them, and the prior's rows are (log factor - log anchor) / sd in the rows' loss scale."""
-    from tcoapp.engine.performance.factor_fit import LOSS_SCALE, _prior_pull, fit_factors
+    """fit_factors' `prior` ({factor: anchor}, sd): a tight prior holds the factors at the anchor, none lets the
+    rows move them, and the prior's rows are (log factor - log anchor) / sd in the rows' loss scale, one per
+    fitted factor with an anchor; the shipped prior anchors every factor the shipped fit moves."""
+    from tcoapp.engine.performance.factor_fit import FIT, FIT_BOUNDS, LOSS_SCALE, SHIPPED_PRIOR, _prior_pull, fit_factors
     from tcoapp.engine.performance.factors import DEFAULT_FACTORS
     rows = [(line, r) for line, r in read_measurements() if r["source_family"] in SMALL]
     lines = [r.line for r in run(rows, CATALOG).results]
     names = ("eta_compute", "eta_kv")
     start = DEFAULT_FACTORS.with_(eta_compute=0.3, eta_kv=0.2)   # far from where these rows put them
-    free = fit_factors(rows, CATALOG, lines, start=start, names=names, max_nfev=8)
-    held = fit_factors(rows, CATALOG, lines, start=start, names=names, max_nfev=8, prior=(start, 1e-4))
+    anchor = {n: getattr(start, n) for n in names}
+    free = fit_factors(rows, CATALOG, lines, start=start, names=names, max_nfev=8, prior=None)
+    held = fit_factors(rows, CATALOG, lines, start=start, names=names, max_nfev=8, prior=(anchor, 1e-4))
     for name in names:
         assert getattr(held.factors, name) == pytest.approx(getattr(start, name), rel=1e-3)
         assert abs(np.log(getattr(free.factors, name) / getattr(start, name))) > 0.02
-    pull = _prior_pull((DEFAULT_FACTORS.with_(eta_compute=0.5, eta_kv=0.4), 0.25), names)
+    pull = _prior_pull(({"eta_compute": 0.5, "eta_kv": 0.4}, 0.25), names)
     out = pull(np.log([0.5 * np.e, 0.4]), np.array([7.0]))
     assert out == pytest.approx([7.0, LOSS_SCALE / 0.25, 0.0])
+    assert _prior_pull(({"eta_kv": 0.4}, 0.25), names)(np.log([0.5, 0.4 * np.e]), np.array([7.0])) == pytest.approx(
+        [7.0, LOSS_SCALE / 0.25])                                      # eta_compute has no anchor: no pull
+    anchors, _ = SHIPPED_PRIOR
+    assert set(anchors) == set(FIT)
+    assert all(FIT_BOUNDS[n][0] <= anchors[n] <= FIT_BOUNDS[n][1] for n in FIT)

@@ -30,7 +30,7 @@ from typing import Callable
 import numpy as np
 
 from . import accuracy
-from ..quantities.factors import STACK_OVERHEAD_FACTORS, fit_bounds, global_fit, stack_factors
+from ..quantities.factors import STACK_OVERHEAD_FACTORS, fit_bounds, global_fit, prior_anchors, stack_factors
 from .factors import (
     ARCHITECTURE_COMPUTE, ARCHITECTURE_LAYER, DEFAULT_FACTORS, EfficiencyFactors, architecture_ratio_name,
     layer_ratio_name,
@@ -59,6 +59,14 @@ LOSS_SCALE = 0.1
 # (never set by a few rows; the leave-one-out fits without them hold it at 1)
 MIN_CONFIGURATION_ROWS = 20
 DIFF_STEP = 1e-2  # forward-difference step of the Jacobian in log(factor)
+# The prior of the shipped fit: each fitted log-factor also pays (log factor - log anchor) / PRIOR_SD in the
+# rows' loss scale, the anchors the factor rows' `prior` (the fit of 2026-12-06 on the rows alone). The rows
+# hardly tell some directions apart (moe_compute_efficiency x expert_load_skew x moe_gemm_half_tokens; a
+# stack's step factor x its architecture's compute ratio): without it, fits from two starts ended 3x apart
+# in such directions with costs 0.5 % apart, and the held-out scores depended on the start (docs/model.md,
+# "One optimum: the crossing and the prior").
+PRIOR_SD = 0.3
+SHIPPED_PRIOR = (prior_anchors(), PRIOR_SD)
 
 
 @dataclass(frozen=True)
@@ -147,7 +155,7 @@ def jacobian(rows, catalog, factors: EfficiencyFactors, lines, names=FIT, base=N
 
 def fit_factors(rows, catalog, lines, start: EfficiencyFactors = DEFAULT_FACTORS, names=FIT, max_nfev: int = 40,
                 fixed_jacobian=None, start_results=None, tolerance: float = 1e-8,
-                prior: tuple[EfficiencyFactors, float] | None = None) -> FactorFit:
+                prior: tuple[dict[str, float], float] | None = SHIPPED_PRIOR) -> FactorFit:
     """The FIT factors fitted on the rows of `lines` (CSV lines), from `start` (module docstring).
 
     scipy's trust-region least squares, `max_nfev` evaluations of the model. Its Jacobian: forward
@@ -157,9 +165,9 @@ def fit_factors(rows, catalog, lines, start: EfficiencyFactors = DEFAULT_FACTORS
     `start_results`, the rows' results at `start` where known, save the first run. The fit stops when a
     step changes the cost by less than `tolerance` of it or the log-factors by less than `tolerance`
     of their norm (scipy's ftol and xtol), or after `max_nfev` evaluations, whichever comes first.
-    `prior` (anchor factors, sd): each fitted log-factor also pays (x - log anchor) / sd, in the rows' loss
-    scale, a pull toward the anchor that gives directions the rows hardly tell apart one optimum (an option
-    under study, docs/model.md "How sure it is"; None: the rows alone, as the shipped factors are fitted)."""
+    `prior` ({factor: anchor}, sd): each fitted log-factor with an anchor also pays (x - log anchor) / sd, in
+    the rows' loss scale, a pull toward the anchor that gives directions the rows hardly tell apart one
+    optimum (SHIPPED_PRIOR by default, as the shipped factors are fitted; None: the rows alone)."""
     lines = list(lines)
     if start_results is None:
         start_results = accuracy.run(rows, catalog, start, lines=set(lines)).results
@@ -189,7 +197,7 @@ def fit_factors(rows, catalog, lines, start: EfficiencyFactors = DEFAULT_FACTORS
             return known[1] if np.array_equal(x, known[0]) else plain(x)
 
         if prior is not None:
-            matrix = np.vstack([matrix, np.eye(len(fitted_names)) * LOSS_SCALE / prior[1]])
+            matrix = np.vstack([matrix, _prior_jacobian(prior, fitted_names)])
         jac = lambda x: matrix  # noqa: E731
     sol = least_squares(residuals, x0, jac=jac, bounds=(lo, hi), loss="soft_l1", f_scale=LOSS_SCALE,
                         diff_step=DIFF_STEP, max_nfev=max_nfev,
@@ -198,9 +206,17 @@ def fit_factors(rows, catalog, lines, start: EfficiencyFactors = DEFAULT_FACTORS
 
 
 def _prior_pull(prior, names):
-    """residuals(x, rows' residuals) with the prior's rows appended (fit_factors' `prior`), or as they are."""
+    """residuals(x, rows' residuals) with the prior's rows appended (fit_factors' `prior`: one per fitted
+    factor with an anchor), or as they are."""
     if prior is None:
         return lambda x, r: r
     anchor, sd = prior
-    centre = np.log([max(getattr(anchor, n), 1e-12) for n in names])
-    return lambda x, r: np.concatenate([r, (np.asarray(x, float) - centre) * (LOSS_SCALE / sd)])
+    pulled = [i for i, n in enumerate(names) if n in anchor]
+    centre = np.log([max(anchor[names[i]], 1e-12) for i in pulled])
+    return lambda x, r: np.concatenate([r, (np.asarray(x, float)[pulled] - centre) * (LOSS_SCALE / sd)])
+
+
+def _prior_jacobian(prior, names) -> np.ndarray:
+    """The prior's rows of the Jacobian (d prior residual / d log factor) over `names`."""
+    anchor, sd = prior
+    return np.eye(len(names))[[i for i, n in enumerate(names) if n in anchor]] * (LOSS_SCALE / sd)

@@ -32,6 +32,11 @@ def fit_bounds(rows: Sequence[Factor] = FACTOR_ROWS) -> dict[str, tuple[float, f
     return {r.key: _bounds(r) for r in rows if r.fit_bounds is not None}
 
 
+def prior_anchors(rows: Sequence[Factor] = FACTOR_ROWS) -> dict[str, float]:
+    """{factor: the anchor the shipped global fit pulls it toward} of every factor that states one."""
+    return {r.key: float(r.prior) for r in rows if r.prior is not None}
+
+
 def architecture_factors(rows: Sequence[Factor] = FACTOR_ROWS) -> dict[str, str]:
     """{device architecture (the catalog's name): its compute-ratio factor}."""
     return {r.architecture: r.key for r in rows if r.architecture}

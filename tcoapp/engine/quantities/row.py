@@ -107,6 +107,7 @@ class Factor(Field):
     architecture: str = ""   # a compute ratio: the device architecture (catalog `architecture`) it applies to
     layer_architecture: str = ""  # a per-layer overhead ratio: the device architecture it applies to
     stack: str = ""          # a stack's step factor: the serving stack it applies to (a measurement row's)
+    prior: float | None = None  # a GLOBAL factor: the anchor the shipped fit pulls it toward (factor_fit.PRIOR_SD)
 
 
 def _fmt(x: float) -> str:
