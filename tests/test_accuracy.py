@@ -21,7 +21,7 @@ def result():
 
 
 def test_models_every_mlperf_row_whose_device_is_in_the_catalog_and_says_why_it_skips_the_rest(result):
-    assert len(result.results) >= 650
+    assert len(result.results) >= 705
     assert len(result.results) + len(result.skipped) == len(read_measurements()) == 751
     reasons = {reason for _, reason in result.skipped}
     assert any("not in the catalog" in r for r in reasons)
@@ -31,8 +31,24 @@ def test_models_every_mlperf_row_whose_device_is_in_the_catalog_and_says_why_it_
     assert len(gpt_oss) >= 40 and all(r.input_estimated for r in gpt_oss)
     for line, reason in result.skipped:
         if "MLPerf" in rows[line]["scenario"]:
-            assert "not in the catalog" in reason, (line, reason)
+            assert "not in the catalog" in reason or reason.startswith("GPU power limited"), (line, reason)
         assert rows[line]["input_len_basis"] != "unknown" or "not in the catalog" in reason
+
+
+def test_h200_nvl_rtx_pro_6000_and_mi350x_rows_are_modelled_and_power_limited_ones_skipped(result):
+    """Issue 42: the rows of the three PCIe/OAM devices added to the catalog are modelled; the RTX PRO 6000
+    rows of systems run at 450 W (of 600 W) are skipped with that reason, not mapped to the 600 W device."""
+    rows = dict(read_measurements())
+    modelled = {}
+    for r in result.results:
+        modelled.setdefault(r.device, []).append(r.line)
+    assert len(modelled["H200-NVL"]) == 8 and len(modelled["MI350X"]) == 15
+    assert len(modelled["RTX-PRO-6000-SE"]) == 33
+    limited = [(line, reason) for line, reason in result.skipped if reason.startswith("GPU power limited")]
+    assert len(limited) == 5
+    for line, reason in limited:
+        assert "-450W" in rows[line]["notes"] and "450 W of RTX-PRO-6000-SE's 600 W TDP" in reason
+    assert all("-450W" not in rows[line]["notes"] for line in modelled["RTX-PRO-6000-SE"])
 
 
 def test_median_error_with_shipped_defaults_is_under_the_target(result):
@@ -56,7 +72,17 @@ def test_predictions_are_positive_and_errors_are_what_they_say(result):
 
 def test_row_rules():
     assert measurement_rows.map_device("NVIDIA GB200 (NVL72)") == "GB200-NVL72"
-    assert measurement_rows.map_device("NVIDIA H200-NVL-141GB") is None
+    assert measurement_rows.map_device("NVIDIA H200-NVL-141GB") == "H200-NVL"
+    assert measurement_rows.map_device("NVIDIA H200-SXM-141GB") == "H200-SXM"
+    assert measurement_rows.map_device("NVIDIA RTX PRO 6000 Blackwell Server Edition") == "RTX-PRO-6000-SE"
+    assert measurement_rows.map_device("AMD Instinct MI350X 288GB HBM3e") == "MI350X"
+    assert measurement_rows.map_device("AMD Instinct MI355X 288GB HBM3e") == "MI355X"
+    assert measurement_rows.map_device("AMD Instinct MI355X 288GB HBM3e (Power Cap 1000 W)") is None
+    assert measurement_rows.stated_gpu_power_w("system hw_notes: GPU 450W / 600W (reduced)") == 450
+    assert measurement_rows.stated_gpu_power_w("(4x NVIDIA RTX PRO 6000 Blackwell Server Edition-450W, TensorRT)") == 450
+    assert measurement_rows.stated_gpu_power_w("system hw_notes: NVIDIA GB200 NVL72, 1200W TGP Per GPU") == 1200
+    assert measurement_rows.stated_gpu_power_w("system hw_notes: B200 TGP 1000W") == 1000
+    assert measurement_rows.stated_gpu_power_w("output_len = mean output tokens/sample") is None
     assert measurement_rows.map_device("AMD Instinct MI300X 192GB HBM3 (x8) and AMD Instinct MI325X") is None
     assert measurement_rows.map_model("Llama-2-70B-Chat (MLPerf llama2-70b-99)") == "Llama-2-70B"
     row = {"notes": "parallelism DEP4; uniform synthetic ISL/OSL"}

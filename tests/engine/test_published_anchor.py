@@ -31,6 +31,14 @@ def test_the_nearest_qualifying_row_is_chosen():
     assert a["source"] == "near" and a["value"] == 500.0 and a["ratio"] == pytest.approx(2.0)
 
 
+def test_a_row_run_below_the_devices_tdp_is_no_anchor():
+    """A power-limited run (notes state a GPU power below the catalog TDP, e.g. an RTX PRO 6000 system
+    at 450 W of 600 W) is not the catalog device's operating point; one at the TDP is."""
+    rows = [_row(tokens_per_s_per_user="60", notes="system hw_notes: GPU 700W / 1000W (reduced)", source="capped"),
+            _row(tokens_per_s_per_user="70", notes="system hw_notes: B200 TGP 1000W", source="at tdp")]
+    assert published_anchor(rows, B200, "DeepSeek-R1", "fp8", 1024, 1024, 60.0, 1000.0)["source"] == "at tdp"
+
+
 def test_no_row_near_the_target_is_null():
     rows = [_row(tokens_per_s_per_user="200"), _row(tokens_per_s_per_user="")]
     assert published_anchor(rows, B200, "DeepSeek-R1", "fp8", 1024, 1024, 60.0, 1000.0) is None

@@ -29,7 +29,7 @@ from .measurement_config import ConfigurationError, RowConfiguration, row_config
 from .measurement_rows import (
     FAMILY, MLPERF_LATENCY_LIMITS, assign_families, drafts_serially, input_estimated, map_device, map_model,
     positive_number, row_latency_targets, row_parallelism, row_precision, row_scenario, row_stack, row_workload, source_family,
-    source_group, stack_overhead, stack_scale,
+    power_limited_w, source_group, stack_overhead, stack_scale,
 )
 from .software_maturity import month_text
 
@@ -250,6 +250,15 @@ def run(rows, catalog, factors: EfficiencyFactors = DEFAULT_FACTORS, lines=None)
     return Accuracy(tuple(results), tuple(skipped))
 
 
+def _power_limited(row, device) -> str | None:
+    """The skip reason of a row whose GPUs ran below the catalog device's TDP, else None."""
+    limited_w = power_limited_w(row, device)
+    if limited_w is None:
+        return None
+    return (f"GPU power limited to {limited_w:g} W of {device.name}'s {device.tdp_w:g} W TDP "
+            "(the model has no power-limit input)")
+
+
 def _one(row, catalog, factors):
     if row.get("invalid"):
         return str(row["invalid"])
@@ -262,6 +271,8 @@ def _one(row, catalog, factors):
     if measured is None:
         return "no tokens_per_s_per_gpu (a positive number)"
     device, model = catalog.devices[dev_name], catalog.models[model_name]
+    if (limited := _power_limited(row, device)) is not None:
+        return limited
     if row_workload(row, model.name) is None:
         return "no output length, or no input length and no benchmark dataset mean for it"
     try:

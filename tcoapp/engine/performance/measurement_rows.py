@@ -85,13 +85,19 @@ CHIP_VENDORS = ((r"Intel|Gaudi|Arc Pro", "Intel"), (r"AMD|Instinct|\bMI\d{3}", "
                 (r"NVIDIA|\b(?:[AHBL]\d{2,3}S?|GB[23]00|RTX)\b", "NVIDIA"))  # (regex on the device text, vendor): first match wins
 DEVICE_PATTERNS = (  # (regex on the row's device text, catalog device); first match wins
     (r"GB300", "GB300-NVL72"), (r"GB200", "GB200-NVL72"), (r"B300", "B300"), (r"B200", "B200"),
-    (r"H200[- ]NVL", None), (r"H200", "H200-SXM"), (r"H100", "H100-SXM"),
-    (r"MI355X", "MI355X"), (r"MI325X", "MI325X"), (r"MI300X", "MI300X"),
+    (r"H200[- ]NVL", "H200-NVL"), (r"H200", "H200-SXM"), (r"H100", "H100-SXM"),
+    (r"RTX PRO 6000 Blackwell Server Edition", "RTX-PRO-6000-SE"),
+    (r"MI355X", "MI355X"), (r"MI350X", "MI350X"), (r"MI325X", "MI325X"), (r"MI300X", "MI300X"),
 )
+# A GPU power stated in a row's notes (system name "...Server Edition-450W", hw_notes "GPU 450W / 600W",
+# "B200 TGP 1000W", "1200W TGP Per GPU"): a row whose GPUs ran below the catalog device's TDP is a
+# power-limited variant the model cannot represent (it has no power-limit input), so it is skipped.
+STATED_GPU_POWER = r"(?:Edition-|GPU |TGP )(\d{3,4}) ?W\b|\b(\d{3,4}) ?W TGP"
 MODEL_PREFIXES = ("Llama-2-70B", "Llama-3.1-405B", "Llama-3.3-70B", "DeepSeek-R1", "gpt-oss-120b")
 FAMILY = {"H100-SXM": "NVIDIA Hopper", "H200-SXM": "NVIDIA Hopper", "B200": "NVIDIA Blackwell",
           "B300": "NVIDIA Blackwell", "GB200-NVL72": "NVIDIA Blackwell", "GB300-NVL72": "NVIDIA Blackwell",
-          "MI300X": "AMD CDNA3", "MI325X": "AMD CDNA3", "MI355X": "AMD CDNA4"}
+          "MI300X": "AMD CDNA3", "MI325X": "AMD CDNA3", "MI355X": "AMD CDNA4",
+          "H200-NVL": "NVIDIA Hopper", "RTX-PRO-6000-SE": "NVIDIA Blackwell", "MI350X": "AMD CDNA4"}
 # Weight format of the published checkpoint, where it is 4-bit (model card: gpt-oss MoE weights MXFP4).
 CHECKPOINT_PRECISION = {"gpt-oss-120b": "mxfp4"}
 
@@ -104,6 +110,19 @@ def map_device(text: str) -> str | None:
         if re.search(pattern, text):
             return name
     return None
+
+
+def stated_gpu_power_w(notes: str) -> float | None:
+    """The lowest GPU power (W) a row's notes state (STATED_GPU_POWER), or None when they state none."""
+    watts = [float(a or b) for a, b in re.findall(STATED_GPU_POWER, notes)]
+    return min(watts) if watts else None
+
+
+def power_limited_w(row: dict, device) -> float | None:
+    """The GPU power (W) a row states below `device`'s TDP (a power-limited run the model cannot
+    represent: no accuracy row, no published anchor), else None."""
+    stated_w = stated_gpu_power_w(row.get("notes") or "")
+    return stated_w if stated_w is not None and stated_w < device.tdp_w else None
 
 
 def source_group(row: dict) -> str:
