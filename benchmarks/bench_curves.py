@@ -9,7 +9,7 @@
 
 Each figure is the process's wall time; `cpu_s` and `baseline_cpu_s` are the same processes' CPU
 seconds (user + system), which a loaded machine blurs less, and `cpu_ratio` their ratio; each the best
-of RUNS runs. Both run with the bytecode cache (the environment may set PYTHONDONTWRITEBYTECODE; the runs
+of RUNS runs over the same file, the two commands alternated (a load that comes and goes weighs on both). Both run with the bytecode cache (the environment may set PYTHONDONTWRITEBYTECODE; the runs
 use a cache in a temporary directory, filled by one untimed warm-up run, as an installed app has its .pyc
 files), as benchmarks/bench_gui.py's do.
 """
@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 
-RUNS = 3
+RUNS = 5
 _PYCACHE = tempfile.mkdtemp(prefix="tcoapp-bench-pyc-")
 
 
@@ -51,23 +51,29 @@ def _wall_s(args) -> tuple[float, float]:
     return time.perf_counter() - start, _cpu_s() - cpu
 
 
-def _best_s(args) -> tuple[float, float]:
-    """(wall, CPU) seconds of `args`: the best of RUNS runs after one untimed warm-up (the bytecode cache)."""
-    _wall_s(args)
-    runs = [_wall_s(args) for _ in range(RUNS)]
-    return min(w for w, _ in runs), min(c for _, c in runs)
-
-
-def _floor_s(path: Path) -> tuple[float, float]:
+def _floor_args(path: Path) -> list[str]:
     code = f"import csv; sum(1 for _ in csv.reader(open({str(path)!r}, encoding='utf-8')))"
-    return _best_s([sys.executable, "-c", code])
+    return [sys.executable, "-c", code]
+
+
+def _side_by_side(args, floor_args) -> tuple[tuple[float, float], tuple[float, float]]:
+    """((wall, CPU) of `args`, (wall, CPU) of `floor_args`): each the best of RUNS runs, the two alternated over the
+    same file after one untimed warm-up of each (the bytecode cache, the file in the page cache), so a load that
+    comes and goes weighs on both alike."""
+    _wall_s(args)
+    _wall_s(floor_args)
+    mine, floor = [], []
+    for _ in range(RUNS):
+        mine.append(_wall_s(args))
+        floor.append(_wall_s(floor_args))
+    return (min(w for w, _ in mine), min(c for _, c in mine)), (min(w for w, _ in floor), min(c for _, c in floor))
 
 
 def _bench(rows: int, args: tuple[str, ...], target: float) -> dict:
     with tempfile.TemporaryDirectory() as folder:
         path = _plain_csv(Path(folder) / f"rows_{rows}.csv", rows)
-        value, cpu = _best_s([sys.executable, "-m", "tcoapp", "curves", str(path), *args])
-        floor, floor_cpu = _floor_s(path)
+        (value, cpu), (floor, floor_cpu) = _side_by_side(
+            [sys.executable, "-m", "tcoapp", "curves", str(path), *args], _floor_args(path))
     return {"value": round(value, 3), "unit": "s", "baseline": round(floor, 3),
             "baseline_name": f"csv.reader over the same {rows:,} rows (floor)", "target": target,
             "cpu_s": round(cpu, 3), "baseline_cpu_s": round(floor_cpu, 3), "cpu_ratio": round(cpu / floor_cpu, 1)}

@@ -31,7 +31,7 @@ from ..engine.quantities.records import (
 from ..engine.plan.scenario import PriceTiers, Scenario, reference_problems
 from ..engine.uncertainty.references import uncertainty_problems
 from ..engine.quantities.validate import coerce_record, is_blank
-from ..engine.quantities.validate_columns import coerce_records
+from ..engine.quantities.validate_columns import coerce_columns
 from . import sheets as S
 from .catalog import load_catalog
 from .cell_limits import MAX_CELL_TEXT, long_text_problems, text_too_long
@@ -469,6 +469,30 @@ def _table_rows(sheet: _Sheet, fields, problems: list[Problem], outputs=frozense
     """(row number, {key: value}, locator) for each entry row of a table sheet. A column whose key is
     not one of `fields` (nor of the sheet's formula columns, `outputs`: not read) is a problem at its header cell,
     even on a sheet with no entries (the table of another sheet under this sheet's name)."""
+    keys = _table_keys(sheet, fields, problems, outputs)
+    plain = not sheet.has_formulas()
+    columns = list(keys.values())
+    names = [f.name for f in fields if f.checks == "identity" and f.required]
+    for row in sheet.rows_from(S.FIRST_ENTRY_ROW):
+        if plain:  # no formula to check: the cached values are the values (most sheets, a big Curves sheet)
+            values = dict(zip(keys, map(sheet.row_values(row).get, columns)))
+        else:
+            values = {k: _cell_value(sheet, row, c, problems, k) for k, c in keys.items()}
+        if all(is_blank(v) for v in values.values()):
+            continue
+        if _blank_name_problem(sheet, row, keys, values, names, problems):
+            continue
+        yield row, values, _row_locator(sheet, keys, row)
+
+
+def _row_locator(sheet: _Sheet, keys: dict, row: int):
+    """The locator of an entry row: a key's cell, or the row and the missing column."""
+    return lambda key: sheet.where(row, keys[key]) if key in keys else f"{sheet.name}!row {row} (no column {key!r})"
+
+
+def _table_keys(sheet: _Sheet, fields, problems: list[Problem], outputs=frozenset()) -> dict[str, int]:
+    """{key: column} of a table sheet's header row, its problems (unknown or repeated keys, a number in the units row,
+    a value in a column with no key) appended in _table_rows' order."""
     known = {f.name for f in fields}
     keys = {}
     for col in sheet.row_columns(1):
@@ -487,20 +511,50 @@ def _table_rows(sheet: _Sheet, fields, problems: list[Problem], outputs=frozense
             keys[key] = col
     _units_row_problems(sheet, keys, problems)
     _unkeyed_values(sheet, set(keys.values()) | set(sheet.row_columns(1)), problems, known)
-    plain = not sheet.has_formulas()
-    columns = list(keys.values())
+    return keys
+
+
+def _table_columns(sheet: _Sheet, fields, problems: list[Problem]):
+    """What _table_rows gives, column by column: ({key: the entry rows' values}, their locators, and for each entry
+    row the number of problems found before it was read (marks), its problems appended as _table_rows appends them.
+    A sheet without formulas is read straight from its rows' cells, a column at a time (a Curves sheet holds tens of
+    thousands of rows); a sheet with formulas through _table_rows (each formula without a saved value is named)."""
+    if sheet.has_formulas():
+        rows, marks = [], []
+        for _, values, where in _table_rows(sheet, fields, problems):
+            rows.append((values, where))
+            marks.append(len(problems))
+        return {k: [values.get(k) for values, _ in rows] for k in rows[0][0]} if rows else {}, \
+            [where for _, where in rows], marks
+    keys = _table_keys(sheet, fields, problems)
+    numbers = list(sheet.rows_from(S.FIRST_ENTRY_ROW))
+    cells = list(map(sheet.row_values, numbers))
+    columns = {k: [row.get(c) for row in cells] for k, c in keys.items()}
+    blank = range(len(numbers))
+    for column in columns.values():   # the rows blank in every column so far (usually none after the first)
+        blank = [i for i in blank if is_blank(column[i])]
+    kept, marks = _named_rows(sheet, keys, columns, numbers, set(blank), fields, problems)
+    if len(kept) < len(numbers):
+        columns = {k: [column[i] for i in kept] for k, column in columns.items()}
+    return columns, [_row_locator(sheet, keys, numbers[i]) for i in kept], marks
+
+
+def _named_rows(sheet: _Sheet, keys: dict, columns: dict, numbers: list, blank: set, fields, problems: list[Problem]):
+    """(the indices of the entry rows read, the problems found before each was read): every row but the blank ones
+    and those missing a name (_blank_name_problem: appended in row order)."""
     names = [f.name for f in fields if f.checks == "identity" and f.required]
-    for row in sheet.rows_from(S.FIRST_ENTRY_ROW):
-        if plain:  # no formula to check: the cached values are the values (most sheets, a big Curves sheet)
-            values = dict(zip(keys, map(sheet.row_values(row).get, columns)))
-        else:
-            values = {k: _cell_value(sheet, row, c, problems, k) for k, c in keys.items()}
-        if all(is_blank(v) for v in values.values()):
+    unnamed = {i for k in names if k in keys for i, v in enumerate(columns[k]) if is_blank(v)} - blank
+    kept, marks = [], []
+    for i in range(len(numbers)):
+        if i in blank:
             continue
-        if _blank_name_problem(sheet, row, keys, values, names, problems):
-            continue
-        where = lambda key, r=row: sheet.where(r, keys[key]) if key in keys else f"{sheet.name}!row {r} (no column {key!r})"  # noqa: E731
-        yield row, values, where
+        if i in unnamed:
+            values = {k: column[i] for k, column in columns.items()}
+            if _blank_name_problem(sheet, numbers[i], keys, values, names, problems):
+                continue
+        kept.append(i)
+        marks.append(len(problems))
+    return kept, marks
 
 
 def _blank_name_problem(sheet: _Sheet, row: int, keys: dict, values: dict, names, problems: list[Problem]) -> bool:
@@ -607,12 +661,8 @@ def _read_curves(sheet: _Sheet | None, problems: list[Problem]) -> dict:
     row-by-row read gives them: each row's own after those found before it was read."""
     if sheet is None:
         return {}
-    raws, wheres, marks = [], [], []
-    for row, values, where in _table_rows(sheet, CURVE_POINT_FIELDS, problems):
-        raws.append(values)
-        wheres.append(where)
-        marks.append(len(problems))
-    records, by_row = coerce_records(CURVE_POINT_FIELDS, raws, wheres)
+    columns, wheres, marks = _table_columns(sheet, CURVE_POINT_FIELDS, problems)
+    records, by_row = coerce_columns(CURVE_POINT_FIELDS, columns, wheres)
     if by_row:   # row i's problems between those found before it was read and those found after
         start = marks[0]
         later = problems[start:]

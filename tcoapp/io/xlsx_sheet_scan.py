@@ -155,6 +155,8 @@ def _read_chunk(text: str, reader) -> None:
     try:
         if _SHORT_SHAPE.fullmatch(text):
             _short_chunk(text, reader)
+        elif "<is>" in text or "<f" in text:   # an inline string or a formula: _simple_chunk would tokenize the
+            raise _NotSimple                    # whole chunk before refusing it at that cell (no token of its own)
         else:
             _simple_chunk(text, reader)
     except _NotSimple:   # read again from the chunk's start: what was stored is stored again, the same

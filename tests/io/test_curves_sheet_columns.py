@@ -71,3 +71,32 @@ def test_curves_sheet_problems_come_in_row_order(tmp_path):
         read_scenario(path)
     cells = [p.where for p in caught.value.problems if p.where.startswith("Curves!")]
     assert cells == ["Curves!D3", "Curves!A4", "Curves!E5"], cells
+
+
+ROW_CELL = st.one_of(st.none(), st.sampled_from(["", "  ", "c1", " c2 ", "H100-SXM", 8.0, -1.0, 16, True]))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.lists(ROW_CELL, min_size=6, max_size=6), max_size=10),
+       st.sampled_from([NAMES[:5], NAMES[:5] + ["colour"], ["batch", "curve", "model"], NAMES[:4] + ["batch"]]),
+       st.sets(st.tuples(st.integers(3, 12), st.integers(1, 6)), max_size=2))
+def test_the_columns_read_are_the_rows_read(cells, header, uncached):
+    """_table_columns (the Curves sheet a column at a time) gives what _table_rows gives row by row: the same values,
+    the same locators, the same problems (blank names, unknown and repeated keys, formulas without a saved value) in
+    the same order, and the same count of problems before each row."""
+    from tcoapp.io.workbook_read import _Sheet, _table_columns, _table_rows
+
+    values = {1: dict(enumerate(header, start=1)), 2: {4: "sequences"}}
+    values.update({r: {c: v for c, v in enumerate(row, start=1) if v is not None} for r, row in enumerate(cells, start=3)})
+    formulas = {cell: "=A1" for cell in uncached if values.get(cell[0], {}).get(cell[1]) is None}
+    sheet = _Sheet("Curves", values, formulas)
+    by_rows: list = []
+    rows = [(raw, where, len(by_rows)) for _, raw, where in _table_rows(sheet, CURVE_POINT_FIELDS, by_rows)]
+    by_columns: list = []
+    columns, wheres, marks = _table_columns(sheet, CURVE_POINT_FIELDS, by_columns)
+    assert by_columns == by_rows
+    assert marks == [m for _, _, m in rows]
+    assert len(wheres) == len(rows)
+    for i, (raw, where, _) in enumerate(rows):
+        assert {k: columns[k][i] for k in columns} == raw
+        assert [wheres[i](k) for k in NAMES] == [where(k) for k in NAMES]

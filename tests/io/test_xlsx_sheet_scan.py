@@ -139,12 +139,14 @@ def test_chunks_of_numbers_and_shared_strings_take_the_short_scan_and_read_as_ex
                 raise
             short.append((scan.__name__, True))
         return chunk
-    for name in ("_simple_chunk", "_short_chunk"):
+    for name in ("_simple_chunk", "_short_chunk", "_full_chunk"):
         monkeypatch.setattr(xlsx_sheet_scan, name, counted(getattr(xlsx_sheet_scan, name)))
     scanned, parsed, was_scanned = _both(tmp_path, monkeypatch, sheet)
     assert was_scanned and scanned.values == parsed.values and len(scanned.values) == 400
-    # the date cell's chunk is in the short shape (refused by _short_chunk), the inline string's is not (by _simple_chunk)
-    assert sorted(x for x in short if not x[1]) == [("_short_chunk", False), ("_simple_chunk", False)]
+    # the date cell's chunk is in the short shape (refused by _short_chunk); the inline string's is not, and goes to
+    # _full_chunk without being tokenized by _simple_chunk first (which would refuse it at that cell)
+    assert sorted(x for x in short if not x[1]) == [("_short_chunk", False)]
+    assert short.count(("_full_chunk", True)) == 2
     assert short.count(("_short_chunk", True)) > 100
     assert scanned.values[7] == {1: 7, 2: "b", 4: 1.5} and scanned.values[200][3] == datetime.datetime(2024, 1, 2)
     assert scanned.values[300][3] == "x"

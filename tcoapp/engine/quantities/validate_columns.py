@@ -23,20 +23,28 @@ def coerce_records(fields: tuple[Field, ...], raws: Sequence[Mapping[str, Any]],
     named = _named(fields)
     if any(not raw.keys() <= named.keys() for raw in raws):   # an unknown key: row by row, as coerce_record
         return _row_by_row(fields, raws, wheres)
-    columns: list[list] = []
+    return coerce_columns(fields, {name: [raw.get(name) for raw in raws] for name in named}, wheres)
+
+
+def coerce_columns(fields: tuple[Field, ...], columns: Mapping[str, Sequence[Any]],
+                   wheres: Sequence[Locator]) -> tuple[list[dict[str, Any]], dict[int, list[Problem]]]:
+    """coerce_records of the rows given column by column: {key: its cells, one per row of `wheres`}, every key one
+    of `fields` (a key not given: every row's cell empty)."""
+    named = _named(fields)
+    count = len(wheres)
+    typed: list[list] = []
     slow: list[tuple[int, int]] = []
     for position, (name, field, kind) in enumerate(named.values()):
-        raw_column = [raw.get(name) for raw in raws]
-        column, taken = _fast_column(field, kind, raw_column)
-        columns.append(column)
+        column, taken = _fast_column(field, kind, list(columns.get(name) or [None] * count))
+        typed.append(column)
         slow.extend((i, position) for i in np.flatnonzero(~taken).tolist())
     names = list(named)
-    records = [dict(zip(names, values)) for values in zip(*columns)] if columns else [{} for _ in raws]
+    records = [dict(zip(names, values)) for values in zip(*typed)] if typed else [{} for _ in range(count)]
     by_row: dict[int, list[Problem]] = {}
     entries = list(named.values())
     for i, position in sorted(slow):
         name, field, _ = entries[position]
-        value, error = coerce(field, raws[i].get(name))
+        value, error = coerce(field, columns[name][i] if name in columns else None)
         if error:
             by_row.setdefault(i, []).append(Problem(wheres[i](name), name, error))
         records[i][name] = value
