@@ -35,6 +35,8 @@ ALLOWED = {
     ("io/agentic_measurements.py", "tensor_parallel"): "the agentic measurements CSV's number columns (a file format)",
     ("engine/finance/metrics.py", "capex_usd"): "the year rows the capex per year reads (_levelized_costs), which "
                                                 "the cost-only path computes",
+    ("engine/finance/metrics.py", "cash_flow_usd"): "the year rows the NPV-only path computes: the cash flow, the "
+                                                    "taxable income its tax reads and the rows _years_to_tax reads",
     ("engine/finance/metrics.py", "discounted_payback_months"): "the returns a Monte Carlo draw does not keep, left "
                                                                 "out of its finance (with_extra_returns=False)",
     ("present/report_html.py", "npv_usd"): "the report's ranking columns beside the objective, in print order",

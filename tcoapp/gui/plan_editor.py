@@ -14,6 +14,7 @@ from ..engine.decision.summary import name_mismatch, size_warnings
 from ..engine.quantities.inputs import CLASS_OWN_KEYS, PLAN_FIELDS, Field
 from .document import Document
 from .labels import choice_label, format_field
+from .live_text import LiveNotes
 from .pools_editor import PoolsEditor
 from .workloads_editor import WorkloadsEditor
 from .redraw import Redraw
@@ -201,9 +202,7 @@ class PlanEditor(QWidget):
         self._doc = document
         self.plan_box = QComboBox()
         self.plan_box.activated.connect(lambda i: document.set_current_index(i))
-        self.notes = QLabel()
-        self.notes.setWordWrap(True)
-        self.notes.setStyleSheet("QLabel { background: #fff8e1; border: 1px solid #ffcc80; padding: 4px; }")
+        self.notes = LiveNotes("#fff8e1", "#ffcc80", padding=4)   # changes with most edits: only painted
         self.notes.setToolTip("What the engine chose or could not do for this plan")
         self.freeze = QPushButton("Freeze this configuration")
         self.freeze.setToolTip("Type the configuration the serving search chose into the plan and turn the search off "
@@ -403,8 +402,7 @@ class PlanEditor(QWidget):
         scenario = self._doc.scenario
         flags = size_warnings(result) + [n for n in [name_mismatch(plan, scenario.all_device_names())] if n]
         text = "\n".join([f"⚠ {w}" for w in flags] + [f"• {w}" for w in result.warnings])
-        if self.notes.text() != text:   # a new text re-lays out the editor
-            self.notes.setText(text)
+        self.notes.setText(text)   # re-lays out the editor only when it needs another height
         self.notes.setVisible(bool(flags or result.warnings))
         self.freeze.setVisible(any(s is not None for s in result.searches))
         self._draw_fields(plan, result, scenario)

@@ -69,3 +69,30 @@ def test_the_cash_flow_ranges_hold_every_point_and_stay_for_edits_back_and_forth
     y = _cumulative(doc.results[0])
     (_, _), (y0, y1) = item.viewRange()
     assert y0 < np.nanmin(y) and np.nanmax(y) < y1
+
+
+def test_the_tornado_is_computed_only_while_shown_and_shows_the_current_plans_once_shown(window, monkeypatch):
+    """Edits of the current plan behind another tab compute no tornado; shown, its bars are the engine's tornado of
+    the document's result (each bar against its input moved alone: tests/engine/test_finance_one_metric.py)."""
+    import tcoapp.gui.economics_view as economics_view
+    from tcoapp.engine.uncertainty.error_swing import tornado_with_model_error
+
+    calls = []
+    monkeypatch.setattr(economics_view, "tornado_with_model_error",
+                        lambda *a, **kw: calls.append(a) or tornado_with_model_error(*a, **kw))
+    doc, econ = window.document, window.economics
+    _show(window, window._economics_tab)
+    _show_decision(window)
+    calls.clear()
+    for key, value in (("utilization", 0.45), ("electricity_usd_per_kwh", 0.2)):
+        assert doc.set_plan_value(doc.current_index, key, value) is None
+    assert calls == [] and econ.redraw.stale
+    _show(window, window._economics_tab)
+    assert len(calls) == 1 and not econ.redraw.stale
+    result = doc.results[doc.current_index]
+    metric, fraction = econ.metric_box.currentData(), econ.fraction_box.currentData()
+    swings = tornado_with_model_error(result, metric, fraction)[:10]
+    base = float(getattr(result.metrics, metric))
+    assert np.array_equal(econ.tornado_low.opts["width"], np.nan_to_num(np.array([s.metric_low for s in swings]) - base))
+    assert np.array_equal(econ.tornado_high.opts["width"], np.nan_to_num(np.array([s.metric_high for s in swings]) - base))
+    assert econ.tornado_base.value() == base

@@ -7,7 +7,7 @@ import pytest
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QApplication, QGraphicsItem, QLabel, QVBoxLayout, QWidget
 
-from tcoapp.gui.live_text import LiveText
+from tcoapp.gui.live_text import LiveNotes, LiveText
 from tcoapp.gui.pools_editor import COLUMNS
 
 
@@ -43,6 +43,57 @@ def test_live_text_repaints_without_asking_for_a_layout(qtbot):
     label.setText("NPV = $86,167,589")   # the QLabel it replaces does ask (the check can fail)
     QApplication.processEvents()
     assert spy.seen
+
+
+NOTES_STYLE = "QLabel { background: #fff8e1; border: 1px solid #ffcc80; padding: 4px; }"
+NOTES = ("• batch 157 chosen for the target >= 50 tokens/s per user\n• serving search chose TP1, 1 device per replica, "
+         "nvfp4 weights, nvfp4 KV, 2 draft tokens, batch 157: lowest cost per million output tokens ($0.115 per Mtok) "
+         "of 192 configurations x batch (110,208 points)\n• not entered (0): colocation, maintenance, software, staff")
+
+
+def _notes_box(qtbot, notes, width=420):
+    box = QWidget()
+    layout = QVBoxLayout(box)
+    layout.addWidget(notes)
+    layout.addStretch(1)
+    box.resize(width, 400)
+    qtbot.addWidget(box)
+    box.show()
+    qtbot.waitExposed(box)
+    QApplication.processEvents()
+    return box
+
+
+@pytest.mark.parametrize("width", [260, 420, 700])
+def test_live_notes_show_what_the_styled_word_wrapped_label_showed(qtbot, width):
+    """The plan editor's notes (LiveNotes) look as its QLabel with the notes' style sheet did, pixel for pixel."""
+    label = QLabel(NOTES)
+    label.setWordWrap(True)
+    label.setStyleSheet(NOTES_STYLE)
+    notes = LiveNotes("#fff8e1", "#ffcc80", padding=4)
+    notes.setText(NOTES)
+    shown = [_notes_box(qtbot, w, width) for w in (label, notes)]
+    assert label.geometry() == notes.geometry()
+    assert shown[0].grab().toImage() == shown[1].grab().toImage()
+
+
+def test_live_notes_ask_for_a_layout_only_when_a_new_text_needs_another_height(qtbot):
+    notes = LiveNotes("#fff8e1", "#ffcc80", padding=4)
+    notes.setText(NOTES)
+    box = _notes_box(qtbot, notes)
+    spy = _Events({QEvent.LayoutRequest, QEvent.Paint})
+    box.installEventFilter(spy)
+    notes.installEventFilter(spy)
+    height = notes.height()
+    notes.setText(NOTES.replace("$0.115", "$0.134"))   # an edit's new cost: the same lines
+    QApplication.processEvents()
+    assert [kind for kind, _ in spy.seen] == [QEvent.Paint]   # painted, no layout asked for
+    assert notes.text().count("$0.134") == 1 and notes.height() == height
+    spy.seen.clear()
+    notes.setText(NOTES + "\n• the draft acceptance 0.714 is Llama-3.3-70B's published rate")   # one more line
+    QApplication.processEvents()
+    assert QEvent.LayoutRequest in [kind for kind, _ in spy.seen]
+    assert notes.height() > height
 
 
 def test_economics_axes_are_cached_and_the_tornado_value_is_live_text(window):

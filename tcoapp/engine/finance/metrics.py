@@ -75,6 +75,38 @@ def cost_per_million_output_tokens_usd(x) -> np.ndarray:
     return result[COST]
 
 
+# the year rows the cash flow reads and those `_years_to_tax` reads itself (the tax's income, the replacements)
+_NPV_YEAR_ROWS = year_rows.rows_for(("cash_flow_usd", "taxable_income_usd", "replacement_capex_usd",
+                                     "replacement_residual_value_usd"))
+
+
+def npv_usd(x) -> np.ndarray:
+    """`finance_metrics(x)["npv_usd"]`, the same numbers, computing only what it reads (a tornado of NPV evaluates
+    its variants this way): every pool quantity, the year rows up to the tax and the cash flow; no levelized cost,
+    debt, equity flow or other return. Each value is computed by the same code on the same arrays as in
+    `finance_metrics`."""
+    a = as_inputs(x)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):  # NaN in, NaN out: by design
+        plan = {k: np.asarray(a[k], float)[..., None] for k in PLAN_INPUT_KEYS}
+        y = _years_to_tax(a, _pool_quantities(a, plan), _NPV_YEAR_ROWS)[0]
+        y.finish()
+        return cashflow.npv_usd(a.discount_rate, y.plan["cash_flow_usd"], a.discounting)
+
+
+IRR_METRICS = ("irr", "equity_irr")  # the metrics finance_metrics computes only when asked (a root per row)
+
+
+def metric_values(x, metric: str) -> np.ndarray:
+    """`finance_metrics(x)[metric]`, the same numbers, computing only what the metric reads where the engine has
+    such a path (NPV, the cost per million output tokens); else every metric but the costly ones it does not read
+    (the IRRs' root searches, EXTRA_RETURNS)."""
+    if metric == "npv_usd":
+        return npv_usd(x)
+    if metric == COST:
+        return cost_per_million_output_tokens_usd(x)
+    return finance_metrics(x, with_irr=metric in IRR_METRICS, with_extra_returns=metric in EXTRA_RETURNS)[metric]
+
+
 def _pool_quantities(a, p) -> dict[str, np.ndarray]:
     """The finance layer (docs/model.md, section 3) applied to each pool alone (arrays with the pool axis last)."""
     count = a.device_count * np.ones_like(a.price_usd)
@@ -94,7 +126,20 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
     """Every per-year row: the table's expressions (year_rows.YearRows) and, as they are needed, the rows written
     by hand (timeline.py: the throughput index's demand cap, depreciation, tax; financing.py: the debt):
     pools on axis -2, years on the last axis."""
-    y, t, in_horizon, h_t = _year_rows(a, pool)
+    y, bought, t, n, years, in_horizon = _years_to_tax(a, pool)
+    _financing(a, y, bought, t, n, years, in_horizon)
+    y.finish()
+    rows = y.plan
+    rows["cumulative_cash_flow_usd"] = np.cumsum(rows["cash_flow_usd"], axis=-1)
+    rows.update({f"pool_{key}": v for key, v in y.pools.items()})
+    return rows
+
+
+def _years_to_tax(a, pool, table=None):
+    """The year rows of `table` (default every row) up to the tax and the cash flow, before the debt: (the rows,
+    each pool's purchase year [..., P, 1], the years t, the years of the horizon [..., 1] and [...], 1 in the
+    horizon's years)."""
+    y, t, in_horizon, h_t = _year_rows(a, pool, table)
     years = np.asarray(a.years, float)
     n = years[..., None]
     bought, resid, life, depreciation, gain = _tranches(a, pool, t)
@@ -113,11 +158,7 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
                                                                      - short_sum(replaced_dep, axis=-1))
                                             + replaced_value)[..., None], 0.0)))
     _tax(a, y, in_horizon)
-    _financing(a, y, bought, t, n, years, in_horizon)
-    y.finish()
-    rows["cumulative_cash_flow_usd"] = np.cumsum(rows["cash_flow_usd"], axis=-1)
-    rows.update({f"pool_{key}": v for key, v in y.pools.items()})
-    return rows
+    return y, bought, t, n, years, in_horizon
 
 
 def _year_rows(a, pool, table=None):

@@ -8,16 +8,16 @@ shown as the device-weighted mean over the pools.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
 
 from ..quantities.inputs import PLAN_FIELD_BY_NAME
-from .metrics import finance_metrics
+from .metrics import finance_metrics, metric_values
 from ..quantities.finance import SWING_KEYS, FinanceInputs, as_inputs
 
-IRR_METRICS = ("irr", "equity_irr")  # the metrics finance_metrics computes only when asked (a root per row)
 ROOT_STEPS = 60                      # regula falsi (Illinois) steps of a breakeven where NPV bends (tax)
 
 
@@ -52,12 +52,20 @@ def base_value(inputs: FinanceInputs, key: str) -> float:
 
 
 def _weighted(inputs: FinanceInputs, value) -> float:
-    value = np.asarray(value, float)
-    if value.ndim == 0:
-        return float(value)
+    return _weigher(inputs)(value)
+
+
+def _weigher(inputs: FinanceInputs):
+    """`_weighted(inputs, value)` as a function of the value, the device counts read once."""
     counts = np.asarray(inputs.device_count, float)
     total = float(np.sum(counts))
-    return float(np.sum(value * counts) / total) if total > 0 else float(np.mean(value))
+
+    def weighted(value) -> float:
+        value = np.asarray(value, float)
+        if value.ndim == 0:
+            return float(value)
+        return float(np.sum(value * counts) / total) if total > 0 else float(np.mean(value))
+    return weighted
 
 
 def _variants(inputs: FinanceInputs, n: int) -> dict[str, np.ndarray]:
@@ -72,32 +80,38 @@ def tornado(inputs, metric: str = "npv_usd", fraction: float = 0.2,
     if not 0 < fraction < 1:
         raise ValueError(f"fraction = {fraction}: must be between 0 and 1 (exclusive)")
     inputs = as_inputs(inputs)
+    weighted = _weigher(inputs)
     # an input left empty (NaN: equity_discount_rate = discount_rate) or 0 has no +/- fraction of itself
-    keys = [k for k in keys if np.all(np.isfinite(np.asarray(inputs[k], float)))
-            and np.any(np.asarray(inputs[k], float) != 0.0)]
+    given = {k: np.asarray(inputs[k], float) for k in keys}
+    keys = [k for k, base in given.items() if np.isfinite(base).all() and (base != 0.0).any()]
     n = len(keys)
     batch = _variants(inputs, 2 * n + (2 if scaled is not None else 0))
     lows, highs, limited, bases = [], [], [], []
     for i, key in enumerate(keys):
-        base = np.asarray(inputs[key], float)
+        base = given[key]
         lo_bound, hi_bound = _bounds(key)
         # the input lower and higher (a negative input, a price decline, is lower at (1 + fraction) x itself)
         low = np.minimum(base * (1 - fraction), base * (1 + fraction))
         high = np.maximum(base * (1 - fraction), base * (1 + fraction))
         batch[key][i] = np.maximum(low, lo_bound)
         batch[key][n + i] = np.minimum(high, hi_bound)
-        limited.append(bool(np.any(low < lo_bound) or np.any(high > hi_bound)))
-        bases.append(base_value(inputs, key))
-        lows.append(_weighted(inputs, batch[key][i]))
-        highs.append(_weighted(inputs, batch[key][n + i]))
+        limited.append(bool((low < lo_bound).any() or (high > hi_bound).any()))
+        bases.append(weighted(base))
+        lows.append(weighted(batch[key][i]))
+        highs.append(weighted(batch[key][n + i]))
     factors = _scale(inputs, batch, 2 * n, *scaled[1:]) if scaled is not None else None
-    values = (np.asarray(finance_metrics(FinanceInputs(**batch), with_irr=metric in IRR_METRICS)[metric], float)
-              if n or scaled is not None else np.empty(0))
+    values = np.asarray(metric_values(FinanceInputs(**batch), metric), float) if n or scaled is not None else np.empty(0)
     swings = [Swing(k, bases[i], lows[i], highs[i], float(values[i]), float(values[n + i]), limited[i])
               for i, k in enumerate(keys)]
     if scaled is not None and factors is not None:
         swings.append(Swing(scaled[0], 1.0, *factors, float(values[2 * n]), float(values[2 * n + 1]), False))
-    return sorted(swings, key=lambda s: -np.nan_to_num(s.span, nan=-1.0))
+    return sorted(swings, key=_widest_first)
+
+
+def _widest_first(swing: Swing) -> float:
+    """The sort key of a tornado's bars: the widest first, those without a span (NaN) last."""
+    span = swing.span
+    return 1.0 if math.isnan(span) else -span
 
 
 def _scale(inputs, batch, at: int, key: str, low_factor, high_factor) -> tuple[float, float]:
@@ -117,7 +131,7 @@ def scaled_swing(inputs, name: str, key: str, low_factor, high_factor, metric: s
     inputs = as_inputs(inputs)
     batch = _variants(inputs, 2)
     low, high = _scale(inputs, batch, 0, key, low_factor, high_factor)
-    values = np.asarray(finance_metrics(FinanceInputs(**batch), with_irr=metric in IRR_METRICS)[metric], float)
+    values = np.asarray(metric_values(FinanceInputs(**batch), metric), float)
     return Swing(name, 1.0, low, high, float(values[0]), float(values[1]), False)
 
 
