@@ -43,14 +43,14 @@ CONFIGURATION_FIELDS = ("weight_precision", "tensor_parallel", "expert_parallel"
 # 1..3, rows, groups of each level). Written by tools/refit_factors.py --intervals from the stored
 # cross-validated predictions (resources/measurements/cross_validated*.csv).
 ERROR_SHARES: dict[str, float] = {
-    'architecture_stack': 0.033,
-    'configuration': 0.416,
-    'device': 0.0,
-    'own': 0.551,
+    'architecture_stack': 0.106,
+    'configuration': 0.383,
+    'device': 0.031,
+    'own': 0.48,
 }
 SPLIT_ESTIMATES: dict[str, dict] = {
-    'family': {'rows': 558, 'icc': (0.237, 0.543, 0.541), 'groups': (10, 86, 102)},
-    'era': {'rows': 505, 'icc': (0.033, 0.449, 0.445), 'groups': (10, 80, 94)},
+    'family': {'rows': 603, 'icc': (0.227, 0.542, 0.564), 'groups': (10, 86, 106)},
+    'era': {'rows': 550, 'icc': (0.106, 0.489, 0.52), 'groups': (10, 78, 95)},
 }
 
 # the architectures some measured row runs (the stored cross-validated rows'; any other is unmeasured)
@@ -59,10 +59,10 @@ MEASURED_ARCHITECTURES: tuple[str, ...] = ("Blackwell", "Blackwell Ultra", "CDNA
 # with factors refitted without any of its rows (its compute ratio held at 1). Written by
 # tools/refit_factors.py --architectures.
 ARCHITECTURE_HELD_OUT: dict[str, tuple[int, float]] = {
-    'Blackwell Ultra': (111, 0.037),
-    'CDNA 3': (42, -0.208),
-    'CDNA 4': (114, 0.088),
-    'Hopper': (78, 0.098),
+    'Blackwell Ultra': (111, -0.002),
+    'CDNA 3': (42, -0.248),
+    'CDNA 4': (124, 0.187),
+    'Hopper': (86, 0.134),
 }
 
 
