@@ -98,11 +98,15 @@ def _calibration():
 
 
 CELLS = [f"{g}/{c}" for g in ("offline", "server", "interactive") for c in ("dense", "MoE")]
-# (split, cell) a hair outside 70-90 % at the shipped factors (docs/model.md, "How sure it is")
-SHORT = {("family", "server/MoE"): "68 %: MLPerf v6.0 NVIDIA's server MoE rows, +16 % when held out, lie beyond "
-                                   "the three other families' spread",
-         ("family", "server/dense"): "92 %: two families, the spread between families borrowed from every cell",
-         ("era", "server/dense"): "92 %: two families, the spread between families borrowed from every cell"}
+# (split, cell) outside 70-90 % at the shipped factors of 2026-12-07 (docs/model.md, "How sure it is"); a
+# strict xfail: each fails the day its cell comes inside
+SHORT = {("family", "offline/MoE"): "100 % of 84: the pooled band is wide because the era split's offline MoE "
+                                    "errors (27 % median, 69 % p90) enter it",
+         ("era", "offline/MoE"): "94 % of 48: as the family split's, the band is too wide",
+         ("family", "interactive/dense"): "91 % of 34: two families, the spread between families borrowed",
+         ("era", "interactive/MoE"): "90.2 % of 255: a hair above",
+         ("era", "server/dense"): "69 % of 55: the era split's server dense errors (28 % median) lie beyond the "
+                                  "pooled spread"}
 
 
 @pytest.mark.parametrize("split", ["family", "era"])

@@ -107,8 +107,9 @@ def test_a_demand_sized_plan_buys_for_the_drawn_throughput():
     sim = simulate(s, 300, seed=0)
     counts = sim.plans[0].metric("device_count")
     revenue = sim.plans[0].metric("revenue_usd_per_year")
-    # fewer devices where faster, for the same demand (revenue moves only by the whole servers bought)
-    assert np.ptp(counts) / np.mean(counts) > 0.5 and np.ptp(revenue) / np.mean(revenue) < 0.1
+    # fewer devices where faster, for the same demand (revenue moves only by the whole servers bought: at most
+    # one 8-GPU server's worth of the fewest bought)
+    assert np.ptp(counts) / np.mean(counts) > 0.5 and np.ptp(revenue) / np.mean(revenue) < 8 / counts.min()
     assert np.corrcoef(counts, sim.plans[0].metric("capex_usd"))[0, 1] > 0.99
 
 
