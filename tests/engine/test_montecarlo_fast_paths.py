@@ -1,7 +1,8 @@
 """Issue 47's faster Monte Carlo finance gives the numbers of the plain numpy code it replaced, bit for bit:
 on real samples, each simulated with the fast paths and with each of them turned back into the code before
 (np.sum for `short_sum`, np.where for `year_where.where`, the present values computed where every row is
-flat, each Newton row taken out of the IRR's iteration as soon as it stops)."""
+flat, each Newton row taken out of the IRR's iteration as soon as it stops, numpy's own memory order for the
+year rows instead of the draws innermost: `wide_ops`)."""
 from dataclasses import replace
 from pathlib import Path
 
@@ -9,7 +10,7 @@ import numpy as np
 import pytest
 
 from tcoapp.engine.finance import cashflow, metrics
-from tcoapp.engine.quantities import short_sum, year_where
+from tcoapp.engine.quantities import short_sum, wide_ops, year_where
 from tcoapp.engine.quantities.metrics import SIMULATED_METRICS
 from tcoapp.engine.uncertainty.inputs import UncertainInput
 from tcoapp.engine.uncertainty.simulate import simulate
@@ -74,6 +75,7 @@ def _plain(monkeypatch):
     monkeypatch.setattr(year_where, "where", np.where)
     monkeypatch.setattr(metrics, "_where_flat", _where_flat_before)
     monkeypatch.setattr(cashflow, "_single_root", _single_root_before)
+    monkeypatch.setattr(wide_ops, "MIN_SIZE", float("inf"))   # never wide: numpy's own order
 
 
 def _bits(sim) -> list:
@@ -98,6 +100,7 @@ def test_the_fast_paths_give_the_numbers_of_the_code_before(name, monkeypatch):
     scenario = _scenario(name)
     monkeypatch.setattr(short_sum, "MIN_SIZE", 0)   # the fast paths at this run's size (a run of 10,000 takes them)
     monkeypatch.setattr(year_where, "MIN_SIZE", 0)
+    monkeypatch.setattr(wide_ops, "MIN_SIZE", 0)
     fast = _bits(simulate(scenario, DRAWS, 4))
     _plain(monkeypatch)
     assert _bits(simulate(scenario, DRAWS, 4)) == fast

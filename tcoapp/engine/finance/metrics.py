@@ -21,6 +21,7 @@ from ..quantities.finance import (
     LEVELIZED_YEAR_ROWS, OPEX_PARTS, PART_ANNUAL_KEYS, PART_YEAR_KEYS, PLAN_EXPRESSIONS, PLAN_INPUT_KEYS,
     POOL_EXPRESSIONS, POOL_INPUT_KEYS, POOL_QUANTITIES, SUMMED_KEYS, FinanceResult, PoolFinance, YearRows, as_inputs,
 )
+from ..quantities import wide_ops
 from ..quantities.short_sum import short_sum
 
 SUMMED = SUMMED_KEYS
@@ -115,7 +116,7 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
     _tax(a, y, in_horizon)
     _financing(a, y, bought, t, n, years, in_horizon)
     y.finish()
-    rows["cumulative_cash_flow_usd"] = np.cumsum(rows["cash_flow_usd"], axis=-1)
+    rows["cumulative_cash_flow_usd"] = wide_ops.cumsum(rows["cash_flow_usd"], axis=-1)   # np.cumsum, bit for bit
     rows.update({f"pool_{key}": v for key, v in y.pools.items()})
     return rows
 
@@ -228,7 +229,7 @@ def _recovery_factor(a, rows):
     t = np.arange(rows["discount_factor"].shape[-1])
     in_horizon = (t >= 1) & (t <= np.asarray(a.years, float)[..., None])
     with np.errstate(divide="ignore", invalid="ignore"):
-        mid_year = 1.0 / np.sum(np.where(in_horizon, rows["discount_factor"], 0.0), axis=-1)
+        mid_year = 1.0 / short_sum(np.where(in_horizon, rows["discount_factor"], 0.0), axis=-1)
     return np.where(np.asarray(a.discounting, float) == 1, mid_year, end_of_year)
 
 

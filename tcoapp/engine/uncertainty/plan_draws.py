@@ -134,9 +134,10 @@ def simulate_plan(scenario, plan, base, rows: list[UncertainInput], quantiles, d
 
 
 def _per_draw(rows, draws: int, plan) -> np.ndarray:
-    """A yearly row of the finance result as (draws, years + 1)."""
+    """A yearly row of the finance result as (draws, years + 1), in C order (the finance may keep its rows with
+    the draws innermost: quantities/wide_ops.py)."""
     flows = np.asarray(rows, float)
-    return np.array(np.broadcast_to(flows, (draws,) + flows.shape[1:])[:, :int(plan.years) + 1])
+    return np.array(np.broadcast_to(flows, (draws,) + flows.shape[1:])[:, :int(plan.years) + 1], order="C")
 
 
 def _named(base, errors) -> tuple:
