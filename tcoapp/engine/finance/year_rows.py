@@ -23,7 +23,7 @@ from ..quantities.expr import IN_POOL, PLAN_YEAR, POOL_AXIS, POOLS, YEAR, YEAR_N
 from ..quantities.expr_compiled import numpy_function
 from ..quantities.finance import POOL_INPUT_KEYS, POOL_YEAR_KEYS, POOL_YEAR_ROWS, YEAR_QUANTITIES
 from ..quantities.short_sum import short_sum
-from ..quantities.wide_ops import wide_shape
+from ..quantities.wide_ops import fortran, wide_shape
 
 Value = Callable[[str], np.ndarray]
 
@@ -150,6 +150,9 @@ class YearRows:
     def give(self, plan: Mapping[str, np.ndarray] | None = None, pools: Mapping[str, np.ndarray] | None = None):
         """Add rows computed by hand, then evaluate every table row whose rows exist."""
         self._rows_kept.clear()   # a row given again is read again
+        if self._wide:   # rows written by hand in numpy's order: read with the draws innermost like the table's
+            plan = {k: fortran(v) for k, v in (plan or {}).items()}
+            pools = {k: fortran(v) for k, v in (pools or {}).items()}
         self.plan.update(plan or {})
         self.pools.update(pools or {})
         state = (id(self._pending), frozenset(self.plan), frozenset(self.pools))

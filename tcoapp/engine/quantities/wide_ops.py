@@ -15,6 +15,8 @@ arrays of MIN_SIZE values or more); tests/engine/test_wide_ops.py holds each equ
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .short_sum import SHORT, short_sum
@@ -25,7 +27,7 @@ MIN_SIZE = 16384   # below, numpy's own order costs no more (a compute's arrays,
 def wide_shape(shape: tuple) -> bool:
     """Whether a result of this shape runs faster with its first axis innermost: many values over 2+ axes
     whose first (the draws) and last (the years) both have more than one."""
-    return len(shape) >= 2 and shape[0] > 1 and shape[-1] > 1 and int(np.prod(shape)) >= MIN_SIZE
+    return len(shape) >= 2 and shape[0] > 1 and shape[-1] > 1 and math.prod(shape) >= MIN_SIZE
 
 
 def fortran(values):
@@ -36,18 +38,28 @@ def fortran(values):
 
 
 def _ambiguous(*shapes) -> tuple | None:
-    """The result's shape where no operand has it (numpy would then order it C) and it is wide, else None."""
-    shape = np.broadcast_shapes(*shapes)
-    if shape in shapes or not wide_shape(shape):
+    """The result's shape where no operand has it (numpy would then order it C) and it is wide, else None (also
+    where the shapes do not broadcast: numpy's own operation then says so). Written out: np.broadcast_shapes
+    costs more than most of a run's operations on its rows of the years alone."""
+    if math.prod(map(math.prod, shapes)) < MIN_SIZE:   # the result holds at most the product of their sizes
+        return None
+    ndim = max(map(len, shapes))
+    padded = [(1,) * (ndim - len(s)) + tuple(s) for s in shapes]
+    shape = tuple(max(sizes) for sizes in zip(*padded))
+    if any(n not in (1, m) for s in padded for n, m in zip(s, shape)) or shape in padded or not wide_shape(shape):
         return None
     return shape
+
+
+def _shape(x) -> tuple:
+    return getattr(x, "shape", ())
 
 
 def binary(ufunc, logical: bool = False):
     """`ufunc(a, b)` as the same ufunc into a Fortran-ordered result where the shapes leave numpy's order
     open (`logical`: a comparison or a logical operation, a boolean result)."""
     def op(a, b):
-        shape = _ambiguous(np.shape(a), np.shape(b))
+        shape = _ambiguous(_shape(a), _shape(b))
         if shape is None:
             return ufunc(a, b)
         if logical:
@@ -62,7 +74,7 @@ def where(test, then, otherwise):
     """np.where(test, then, otherwise), bit for bit, into a Fortran-ordered result where the shapes leave
     numpy's order open (a boolean test, float values)."""
     test = np.asarray(test)
-    shape = _ambiguous(test.shape, np.shape(then), np.shape(otherwise))
+    shape = _ambiguous(test.shape, _shape(then), _shape(otherwise))
     if shape is None or test.dtype != bool or np.result_type(then, otherwise) != np.float64:
         return np.where(test, then, otherwise)
     out = np.empty(shape, float, order="F")
