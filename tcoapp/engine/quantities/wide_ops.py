@@ -59,7 +59,10 @@ def binary(ufunc, logical: bool = False):
     """`ufunc(a, b)` as the same ufunc into a Fortran-ordered result where the shapes leave numpy's order
     open (`logical`: a comparison or a logical operation, a boolean result)."""
     def op(a, b):
-        shape = _ambiguous(_shape(a), _shape(b))
+        shape_a, shape_b = getattr(a, "shape", ()), getattr(b, "shape", ())
+        if shape_a == shape_b or not shape_a or not shape_b:   # the same shape, or a single value: never open
+            return ufunc(a, b)
+        shape = _ambiguous(shape_a, shape_b)
         if shape is None:
             return ufunc(a, b)
         if logical:
