@@ -326,7 +326,7 @@ def _costs_and_returns(a, o, pool, rows, with_irr: bool, with_extra_returns: boo
     equity_rate = np.where(np.isnan(own_rate), np.asarray(a.discount_rate, float), own_rate)
     result.update(
         equity_npv_usd=cashflow.npv_usd(equity_rate, equity, a.discounting),
-        equity_irr=_equity_irr(equity, flows, result["irr"]) if with_irr else np.full(np.shape(o["capex_usd"]), np.nan),
+        equity_irr=equity_irr(equity, flows, result["irr"]) if with_irr else np.full(np.shape(o["capex_usd"]), np.nan),
         min_dscr=financing.min_dscr(rows["dscr"]),
         wacc=financing.wacc(a.debt_fraction, equity_rate, a.debt_rate, financing.shield_rate(rows)),
     )
@@ -347,7 +347,7 @@ def _extra_returns(a, rows, wacc) -> dict[str, np.ndarray]:
                                         np.nan)}
 
 
-def _equity_irr(equity, flows, project_irr):
+def equity_irr(equity, flows, project_irr):
     """The IRR of the equity flows; where a row's equity flows are the project's (no debt, the same
     tax) it is the project's IRR, already found (one root search per row, not two)."""
     same = np.all(equity == flows, axis=-1)
