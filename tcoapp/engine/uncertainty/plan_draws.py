@@ -128,15 +128,21 @@ def simulate_plan(scenario, plan, base, rows: list[UncertainInput], quantiles, d
     if pair and (perf or sized):  # the pair's rate depends on its factors and on its pools' device counts
         _pair_points(scenario, plan, base, pair, {i: batch["device_count"][:, i] for i in pair}, batch, draws)
     _apply_error(base, batch, error, "pair")
-    out = finance_metrics(FinanceInputs(**batch.inputs()), with_irr=irr_later is None,
-                          with_extra_returns=False)   # none of the extra returns is simulated
-    if irr_later is not None:
-        irr_later.append((out.cash_flows_usd, out.years.equity_cash_flow_usd))
+    out = _finance(batch, irr_later)
     ones = np.ones(draws)
     metrics = DrawMetrics(**{k: np.asarray(out[k], float) * ones for k in SIMULATED_METRICS})
     return PlanDraws(plan.name, metrics, _per_draw(out.years.cumulative_cash_flow_usd, draws, plan), inputs,
                      deterministic, tuple(dict.fromkeys(notes)), model_error, _named(base, errors),
                      _per_draw(out.years.equity_cash_flow_usd, draws, plan))
+
+
+def _finance(batch, irr_later: list | None):
+    """The finance over the draws (none of the extra returns is simulated); with `irr_later`, its IRRs left to
+    `with_irr` and its (cash flows, equity flows) appended to it."""
+    out = finance_metrics(FinanceInputs(**batch.inputs()), with_irr=irr_later is None, with_extra_returns=False)
+    if irr_later is not None:
+        irr_later.append((out.cash_flows_usd, out.years.equity_cash_flow_usd))
+    return out
 
 
 def with_irr(plans: list[PlanDraws], owners: list[int], flows: list[tuple]) -> list[PlanDraws]:
