@@ -1,7 +1,9 @@
 """Issue 47's faster Monte Carlo finance gives the numbers of the plain numpy code it replaced, bit for bit:
 on real samples, each simulated with the fast paths and with each of them turned back into the code before
 (np.sum for `short_sum`, np.where for `year_where.where`, the present values computed where every row is
-flat, each Newton row taken out of the IRR's iteration as soon as it stops)."""
+flat, each Newton row taken out of the IRR's iteration as soon as it stops, numpy's own memory order for the
+year rows instead of the draws innermost: `wide_ops`, each plan's IRRs found by its own finance instead of in
+one root search over every plan: `plan_draws.with_irr`)."""
 from dataclasses import replace
 from pathlib import Path
 
@@ -9,9 +11,10 @@ import numpy as np
 import pytest
 
 from tcoapp.engine.finance import cashflow, metrics
-from tcoapp.engine.quantities import short_sum, year_where
+from tcoapp.engine.quantities import short_sum, wide_ops, year_where
 from tcoapp.engine.quantities.metrics import SIMULATED_METRICS
 from tcoapp.engine.uncertainty.inputs import UncertainInput
+from tcoapp.engine.uncertainty import simulate as simulate_module
 from tcoapp.engine.uncertainty.simulate import simulate
 from tcoapp.io.load import load_scenario
 
@@ -74,6 +77,10 @@ def _plain(monkeypatch):
     monkeypatch.setattr(year_where, "where", np.where)
     monkeypatch.setattr(metrics, "_where_flat", _where_flat_before)
     monkeypatch.setattr(cashflow, "_single_root", _single_root_before)
+    monkeypatch.setattr(wide_ops, "MIN_SIZE", float("inf"))   # never wide: numpy's own order
+    plan_alone = simulate_module.simulate_plan
+    monkeypatch.setattr(simulate_module, "simulate_plan",
+                        lambda *args, irr_later=None: plan_alone(*args))   # its IRRs in its own finance
 
 
 def _bits(sim) -> list:
@@ -98,6 +105,7 @@ def test_the_fast_paths_give_the_numbers_of_the_code_before(name, monkeypatch):
     scenario = _scenario(name)
     monkeypatch.setattr(short_sum, "MIN_SIZE", 0)   # the fast paths at this run's size (a run of 10,000 takes them)
     monkeypatch.setattr(year_where, "MIN_SIZE", 0)
+    monkeypatch.setattr(wide_ops, "MIN_SIZE", 0)
     fast = _bits(simulate(scenario, DRAWS, 4))
     _plain(monkeypatch)
     assert _bits(simulate(scenario, DRAWS, 4)) == fast

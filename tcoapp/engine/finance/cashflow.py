@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..quantities import wide_ops
 from ..quantities.short_sum import short_sum
 
 
@@ -270,7 +271,7 @@ def payback_months(flows):
     below 0; NaN ("never") where it is below 0 at the horizon (or a flow is unknown). A later tranche that
     pushes the cumulative flow below 0 again moves payback past that dip. Years past a row's horizon hold
     0, so the last column is the horizon's cumulative flow. Vectorized over rows."""
-    cumulative = np.cumsum(np.asarray(flows, float), axis=-1)
+    cumulative = wide_ops.cumsum(np.asarray(flows, float), axis=-1)   # np.cumsum, bit for bit
     below = cumulative < 0
     count = cumulative.shape[-1]
     last_below = count - 1 - np.argmax(below[..., ::-1], axis=-1)  # the last year with a negative cumulative flow

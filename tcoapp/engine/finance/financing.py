@@ -43,7 +43,7 @@ def debt_by_year(pool_capex, bought, t, n, debt_fraction, debt_rate, debt_years)
     """(drawn, interest, scheduled principal, balloon) per pool and year: pool arrays [..., P, T]; `bought`
     [..., P, 1]; plan keys as [..., 1, 1]; n [..., 1, 1]. The balloon: the balance still owed at n."""
     borrowed = pool_capex * debt_fraction  # in the purchase year only (pool_capex is 0 elsewhere)
-    loan = np.sum(borrowed, axis=-1, keepdims=True)
+    loan = short_sum(borrowed, axis=-1)[..., None]   # np.sum, as over the C order (a run's rows may be Fortran's)
     j = t - bought  # payments made by the end of year t
     paying = (j >= 1) & (j <= debt_years) & (t <= n)
     before = loan * balance_fraction(debt_rate, debt_years, j - 1)

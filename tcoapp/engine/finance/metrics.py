@@ -21,6 +21,7 @@ from ..quantities.finance import (
     LEVELIZED_YEAR_ROWS, OPEX_PARTS, PART_ANNUAL_KEYS, PART_YEAR_KEYS, PLAN_EXPRESSIONS, PLAN_INPUT_KEYS,
     POOL_EXPRESSIONS, POOL_INPUT_KEYS, POOL_QUANTITIES, SUMMED_KEYS, FinanceResult, PoolFinance, YearRows, as_inputs,
 )
+from ..quantities import wide_ops
 from ..quantities.short_sum import short_sum
 
 SUMMED = SUMMED_KEYS
@@ -130,7 +131,7 @@ def _years(a, pool, out) -> dict[str, np.ndarray]:
     _financing(a, y, bought, t, n, years, in_horizon)
     y.finish()
     rows = y.plan
-    rows["cumulative_cash_flow_usd"] = np.cumsum(rows["cash_flow_usd"], axis=-1)
+    rows["cumulative_cash_flow_usd"] = wide_ops.cumsum(rows["cash_flow_usd"], axis=-1)   # np.cumsum, bit for bit
     rows.update({f"pool_{key}": v for key, v in y.pools.items()})
     return rows
 
@@ -269,7 +270,7 @@ def _recovery_factor(a, rows):
     t = np.arange(rows["discount_factor"].shape[-1])
     in_horizon = (t >= 1) & (t <= np.asarray(a.years, float)[..., None])
     with np.errstate(divide="ignore", invalid="ignore"):
-        mid_year = 1.0 / np.sum(np.where(in_horizon, rows["discount_factor"], 0.0), axis=-1)
+        mid_year = 1.0 / short_sum(np.where(in_horizon, rows["discount_factor"], 0.0), axis=-1)
     return np.where(np.asarray(a.discounting, float) == 1, mid_year, end_of_year)
 
 
@@ -366,7 +367,7 @@ def _costs_and_returns(a, o, pool, rows, with_irr: bool, with_extra_returns: boo
     equity_rate = np.where(np.isnan(own_rate), np.asarray(a.discount_rate, float), own_rate)
     result.update(
         equity_npv_usd=cashflow.npv_usd(equity_rate, equity, a.discounting),
-        equity_irr=_equity_irr(equity, flows, result["irr"]) if with_irr else np.full(np.shape(o["capex_usd"]), np.nan),
+        equity_irr=equity_irr(equity, flows, result["irr"]) if with_irr else np.full(np.shape(o["capex_usd"]), np.nan),
         min_dscr=financing.min_dscr(rows["dscr"]),
         wacc=financing.wacc(a.debt_fraction, equity_rate, a.debt_rate, financing.shield_rate(rows)),
     )
@@ -387,7 +388,7 @@ def _extra_returns(a, rows, wacc) -> dict[str, np.ndarray]:
                                         np.nan)}
 
 
-def _equity_irr(equity, flows, project_irr):
+def equity_irr(equity, flows, project_irr):
     """The IRR of the equity flows; where a row's equity flows are the project's (no debt, the same
     tax) it is the project's IRR, already found (one root search per row, not two)."""
     same = np.all(equity == flows, axis=-1)

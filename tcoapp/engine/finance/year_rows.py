@@ -23,6 +23,7 @@ from ..quantities.expr import IN_POOL, PLAN_YEAR, POOL_AXIS, POOLS, YEAR, YEAR_N
 from ..quantities.expr_compiled import numpy_function
 from ..quantities.finance import POOL_INPUT_KEYS, POOL_YEAR_KEYS, POOL_YEAR_ROWS, YEAR_QUANTITIES
 from ..quantities.short_sum import short_sum
+from ..quantities.wide_ops import fortran, wide_shape
 
 Value = Callable[[str], np.ndarray]
 
@@ -131,12 +132,15 @@ class YearRows:
     computed by hand and evaluates every table row that has become ready; `finish` checks none is left."""
 
     def __init__(self, a, pool: Mapping[str, np.ndarray], t: np.ndarray, table: tuple | None = None):
-        """`table`: the table rows to evaluate (`rows_for`'s; default every row)."""
+        """`table`: the table rows to evaluate (`rows_for`'s; default every row). Over many draws
+        (`wide_ops.wide_shape` of the pools' rows) the expressions run `wide`: the same numbers, the draws
+        innermost in memory."""
         self.a, self.pool, self.t = a, pool, t
         self.plan: dict[str, np.ndarray] = {}
         self.pools: dict[str, np.ndarray] = {}
         self._pending: tuple = _ROWS if table is None else tuple(table)
         self._ones: np.ndarray | None = None
+        self._wide = wide_shape(np.broadcast_shapes(*(np.shape(v) for v in pool.values())) + (len(t),))
         kept: dict = {}               # the arrays read from `a` and `pool` (pool_values, plan_values)
         self._rows_kept: dict = {}    # ... and from the rows, until rows are given by hand
         self._pool_value = pool_values(a, pool, self.plan, self.pools, t, kept, self._rows_kept)
@@ -146,6 +150,9 @@ class YearRows:
     def give(self, plan: Mapping[str, np.ndarray] | None = None, pools: Mapping[str, np.ndarray] | None = None):
         """Add rows computed by hand, then evaluate every table row whose rows exist."""
         self._rows_kept.clear()   # a row given again is read again
+        if self._wide:   # rows written by hand in numpy's order: read with the draws innermost like the table's
+            plan = {k: fortran(v) for k, v in (plan or {}).items()}
+            pools = {k: fortran(v) for k, v in (pools or {}).items()}
         self.plan.update(plan or {})
         self.pools.update(pools or {})
         state = (id(self._pending), frozenset(self.plan), frozenset(self.pools))
@@ -166,9 +173,9 @@ class YearRows:
 
     def _evaluate(self, scope: str, key: str, expr: Expr) -> None:
         if scope == "plan":
-            self.plan[key] = numpy_function(expr)(self._plan_value)
+            self.plan[key] = numpy_function(expr, self._wide)(self._plan_value)
             return
-        value = numpy_function(expr)(self._pool_value)
+        value = numpy_function(expr, self._wide)(self._pool_value)
         if self._ones is None:  # the first pool row (`active`) has the shape of every pool row: [..., P, T]
             self._ones = np.ones(np.shape(value))
         self.pools[key] = value * self._ones

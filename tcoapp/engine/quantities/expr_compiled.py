@@ -16,7 +16,7 @@ from typing import Callable, cast
 import numpy as np
 
 from . import expr as E
-from . import year_where
+from . import wide_ops, year_where
 from .short_sum import short_sum
 
 Value = Callable[[str], np.ndarray]
@@ -30,16 +30,27 @@ _GLOBALS = {"_asarray": np.asarray, "_float": float, "_int": int, "_where": np.w
             "_ceil": np.ceil, "_floor": np.floor,
             **{name: E._NUMPY[op] for op, name in _BINARY.items()},
             **{name: E._COMPARE[op] for op, name in _COMPARE.items()}}
+# `numpy_function(expr, wide=True)`: the same operations with the draws innermost where a result is wide
+# (wide_ops.py); np.power keeps numpy's own loop
+_WIDE_GLOBALS = {**_GLOBALS,
+                 **{name: wide_ops.binary(E._NUMPY[op]) for op, name in _BINARY.items() if op != "^"},
+                 **{name: wide_ops.binary(E._COMPARE[op], logical=True) for op, name in _COMPARE.items()},
+                 "_minimum": wide_ops.binary(np.minimum), "_maximum": wide_ops.binary(np.maximum),
+                 "_and": wide_ops.binary(np.logical_and, logical=True),
+                 "_or": wide_ops.binary(np.logical_or, logical=True),
+                 "_where": wide_ops.where, "_year_where": functools.partial(year_where.where, wide=True),
+                 "_short_sum": wide_ops.sum_c_order, "_cumsum": wide_ops.cumsum}
 
 
 @functools.lru_cache(maxsize=None)
-def numpy_function(expr: E.Expr) -> Callable[[Value], np.ndarray]:
+def numpy_function(expr: E.Expr, wide: bool = False) -> Callable[[Value], np.ndarray]:
     """f(value) = `expr.numpy(value)`: the same numbers, the tree compiled once (module docstring). Kept per
-    expression (the quantity table's are built once)."""
+    expression (the quantity table's are built once). `wide`: its operations those of `wide_ops` (the same
+    numbers, the draws innermost in memory: a Monte Carlo run's year rows)."""
     writer = _Writer()
     result = writer.node(expr, "")
     source = "def f(value):\n" + "".join(f"    {line}\n" for line in writer.lines) + f"    return {result}\n"
-    namespace = dict(_GLOBALS, **writer.constants)
+    namespace = dict(_WIDE_GLOBALS if wide else _GLOBALS, **writer.constants)
     exec(compile(source, f"<compiled {type(expr).__name__} expression>", "exec"), namespace)  # noqa: S102 (our own text)
     return cast(Callable[[Value], np.ndarray], namespace["f"])
 

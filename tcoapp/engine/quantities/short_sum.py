@@ -19,6 +19,8 @@ def short_sum(values, axis: int) -> np.ndarray:
     """np.sum(values, axis=axis), bit for bit: the chain of adds over a float axis of 1..7 values of an array of
     MIN_SIZE values or more."""
     values = np.asarray(values)
+    if values.ndim and values.shape[axis] >= SHORT and not values.flags.c_contiguous:
+        values = np.ascontiguousarray(values)   # pairwise as over the C order (module docstring)
     if (values.size < MIN_SIZE or values.dtype != np.float64 or values.ndim == 0
             or not 1 <= values.shape[axis] < SHORT):
         return _add_reduce(values, axis)   # np.sum's own call for an ndarray, without its wrapper

@@ -19,12 +19,13 @@ What cannot move is said in the plan's notes: a measured curve's points.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from ..finance import sizing
-from ..finance.metrics import finance_metrics
+from ..finance import cashflow
+from ..finance.metrics import equity_irr, finance_metrics
 from ..quantities.finance import FinanceInputs
 from ..quantities.metrics import SIMULATED_METRICS, DrawMetrics, Metrics
 from ..plan.kv_tiers import extra_tier_usd_per_server
@@ -99,11 +100,13 @@ def joined(parts: list[PlanDraws]) -> PlanDraws:
 
 
 def simulate_plan(scenario, plan, base, rows: list[UncertainInput], quantiles, draws: int,
-                  row_values: dict | None = None, errors=(), normals: dict | None = None) -> PlanDraws:
+                  row_values: dict | None = None, errors=(), normals: dict | None = None,
+                  irr_later: list | None = None) -> PlanDraws:
     """The plan's metrics in every draw (see module docstring); `base` is its PlanResult.
     `row_values`: a cache of each row's draws (a `*` row's draws are the same for every plan).
     `errors`: the model error of its generated pools (`model_error.pool_errors`), `normals` each of
-    their streams' standard normal draws."""
+    their streams' standard normal draws. `irr_later`: where given, the IRR and equity IRR are left NaN and the
+    plan's (cash flows, equity flows) appended to it, for `with_irr` to find over several plans at once."""
     scenario = scenario.for_plan(plan)  # the calibration scoped to the plan's device, model class and stack
     inputs = _input_draws(rows, quantiles, {} if row_values is None else row_values)
     deterministic = base.metrics
@@ -125,7 +128,7 @@ def simulate_plan(scenario, plan, base, rows: list[UncertainInput], quantiles, d
     if pair and (perf or sized):  # the pair's rate depends on its factors and on its pools' device counts
         _pair_points(scenario, plan, base, pair, {i: batch["device_count"][:, i] for i in pair}, batch, draws)
     _apply_error(base, batch, error, "pair")
-    out = finance_metrics(FinanceInputs(**batch.inputs()), with_extra_returns=False)   # none is simulated
+    out = _finance(batch, irr_later)
     ones = np.ones(draws)
     metrics = DrawMetrics(**{k: np.asarray(out[k], float) * ones for k in SIMULATED_METRICS})
     return PlanDraws(plan.name, metrics, _per_draw(out.years.cumulative_cash_flow_usd, draws, plan), inputs,
@@ -133,10 +136,49 @@ def simulate_plan(scenario, plan, base, rows: list[UncertainInput], quantiles, d
                      _per_draw(out.years.equity_cash_flow_usd, draws, plan))
 
 
+def _finance(batch, irr_later: list | None):
+    """The finance over the draws (none of the extra returns is simulated); with `irr_later`, its IRRs left to
+    `with_irr` and its (cash flows, equity flows) appended to it."""
+    out = finance_metrics(FinanceInputs(**batch.inputs()), with_irr=irr_later is None, with_extra_returns=False)
+    if irr_later is not None:
+        irr_later.append((out.cash_flows_usd, out.years.equity_cash_flow_usd))
+    return out
+
+
+def with_irr(plans: list[PlanDraws], owners: list[int], flows: list[tuple]) -> list[PlanDraws]:
+    """`plans` with the IRR and equity IRR of each plans[owners[k]] over its (cash flows, equity flows) flows[k]
+    (`simulate_plan`'s `irr_later`): the project IRRs of every plan found in one root search per row length
+    (each row's root depends on that row alone, so the numbers are those of one search per plan, with its
+    iterations' fixed cost paid once), the equity IRR as `finance_metrics` finds it."""
+    found = _irr_by_length([f for f, _ in flows])
+    out = list(plans)
+    for owner, (cash, equity), irr in zip(owners, flows, found):
+        p = out[owner]
+        ones = np.ones(len(p.metrics.npv_usd))
+        metrics = replace(p.metrics, irr=np.asarray(irr, float) * ones,
+                          equity_irr=np.asarray(equity_irr(equity, cash, irr), float) * ones)
+        out[owner] = replace(p, metrics=metrics)
+    return out
+
+
+def _irr_by_length(flows: list[np.ndarray]) -> list[np.ndarray]:
+    """cashflow.irr of each array of flows, the arrays of one row length joined into one call."""
+    found: list = [None] * len(flows)
+    for length in {f.shape[-1] for f in flows}:
+        which = [i for i, f in enumerate(flows) if f.shape[-1] == length]
+        rows = [np.asarray(flows[i], float).reshape(-1, length) for i in which]
+        irr = cashflow.irr(np.concatenate(rows))
+        ends = np.cumsum([len(r) for r in rows])
+        for i, part in zip(which, np.split(irr, ends[:-1])):
+            found[i] = part.reshape(flows[i].shape[:-1])
+    return found
+
+
 def _per_draw(rows, draws: int, plan) -> np.ndarray:
-    """A yearly row of the finance result as (draws, years + 1)."""
+    """A yearly row of the finance result as (draws, years + 1), in C order (the finance may keep its rows with
+    the draws innermost: quantities/wide_ops.py)."""
     flows = np.asarray(rows, float)
-    return np.array(np.broadcast_to(flows, (draws,) + flows.shape[1:])[:, :int(plan.years) + 1])
+    return np.array(np.broadcast_to(flows, (draws,) + flows.shape[1:])[:, :int(plan.years) + 1], order="C")
 
 
 def _named(base, errors) -> tuple:

@@ -28,7 +28,7 @@ import numpy as np
 from ..pipeline.compute import PlanResult, compute_plan
 from ..core.errors import Cancelled, Problem, ValidationError, raise_if, shown
 from .model_error import ACCEPTANCE_KEY, OWN_ROW_KEY, pool_errors, standard_normal, stream_names
-from .plan_draws import PlanDraws, joined, simulate_plan
+from .plan_draws import PlanDraws, joined, simulate_plan, with_irr
 from .references import uncertainty_problems
 from .sampling import MAX_DRAWS, rows_for_plan, stream_generators
 from .statistics import SUMMARY_METRICS, prob_positive, ranked, share_higher, summary
@@ -203,16 +203,20 @@ class _Run:
             quantiles = {name: g.random(size) for name, g in generators.items()}
             normals = {name: standard_normal(quantiles[name]) for name in self.error_streams}
             row_values: dict = {}
-            out = []
+            out: list = []
+            owners: list[int] = []
+            flows: list = []   # each plan's flows, its IRRs found for every plan at once (plan_draws.with_irr)
             for index, plan in enumerate(self.scenario.plans):
                 if self.should_cancel is not None and self.should_cancel():
                     raise Cancelled("simulation cancelled")
+                before = len(flows)
                 out.append(simulate_plan(self.scenario, plan, self._base(index), self.rows[index], quantiles, size,
-                                         row_values, self.errors[index], normals))
+                                         row_values, self.errors[index], normals, irr_later=flows))
+                owners += [index] * (len(flows) - before)
                 self.done += 1
                 if self.progress is not None:
                     self.progress(self.done, self.total)
-            yield start, out
+            yield start, with_irr(out, owners, flows)
 
     def _errors(self, index: int, plan) -> tuple:
         """The plan's model error, unless its Uncertainty rows draw `factor.model_error` themselves."""
