@@ -470,7 +470,8 @@ SAMPLES: tuple[Sample, ...] = (
          "device's cheapest configuration at the target; a prefill pool runs its typed TP8 or TP4 (the search "
          "does not size prefill replicas).",
          "The answer, told honestly: no. With every plan at its best the all-B200 plan is the cheapest per "
-         "token by more than half again (TP1, FP4, speculative decoding at a batch that still meets 300 tok/s/user); "
+         "token, at about two thirds of the cheapest Corsair plan's cost (TP1, FP4, speculative decoding at a batch "
+         "that still meets 300 tok/s/user); "
          "earlier versions of this sample compared hand-typed GPU configurations (B200 at TP4, about 4% of its "
          "frontier) and ranked the Corsair pipeline first. The pipeline still beats all-H100 disaggregated, and "
          "the 1:4 pipeline with TP4 prefill beats the 1:3 one; set serving_search = off on every plan to see the "

@@ -98,11 +98,11 @@ def test_heterogeneous_pipeline_reports_its_pools():
         assert plan["it_provisioned_kw"] * 1.3 <= 250 + 1e-6
     for plan in plans.values():
         assert plan["tokens_per_s_per_user"] is None or plan["tokens_per_s_per_user"] >= 300 - 1e-6
-    # told honestly (samples/README.md): searched, the all-B200 plan is the cheapest by more than half again and the
-    # pipelines beat all-H100 disaggregated; every plan searches
+    # told honestly (samples/README.md): searched, the all-B200 plan is the cheapest, at about two thirds of the
+    # cheapest Corsair plan's cost, and the pipelines beat all-H100 disaggregated; every plan searches
     cost = {n: p["cost_per_million_output_tokens_usd"] for n, p in plans.items()}
     assert min(cost, key=cost.get) == "All-B200 aggregated"
-    assert 1.5 * cost["All-B200 aggregated"] < min(c for n, c in cost.items() if "Corsair" in n)
+    assert 1.4 * cost["All-B200 aggregated"] < min(c for n, c in cost.items() if "Corsair" in n)
     assert cost["H100 TP8 prefill + Corsair-SRAM decode 1:3"] < cost["All-H100 disaggregated 1:3"]
     assert cost["H100 TP4 prefill + Corsair-SRAM decode 1:4"] < cost["H100 TP8 prefill + Corsair-SRAM decode 1:3"]
     assert all(p["serving"]["serving_search"] == "auto" for p in plans.values())

@@ -100,6 +100,9 @@ def test_long_contexts_compute_and_memory_limits_them():
 
 def test_models_without_layer_groups_compute_exactly_as_before():
     """Figures from main before the layer groups existed (the same expressions must run for them)."""
+    from tcoapp.engine.performance.factors import DEFAULT_FACTORS
+    from tcoapp.engine.quantities.factors import prior_anchors
+    factors = DEFAULT_FACTORS.with_(**prior_anchors())   # the 2026-12-06 refit's factors (the prior's anchors)
     cases = {   # (the shipped factors of the 2026-12-06 refit with a per-layer overhead ratio per architecture)
             ("DeepSeek-R1", 8, 1024): [18.855406636562908, 81.53832912558724, 237.84527420803443, 613.9329779824793],
             ("gpt-oss-120b", 1, 8192): [173.47348497386966, 409.2039210176348, 1242.8846570193125, 2934.892172188602],
@@ -108,7 +111,7 @@ def test_models_without_layer_groups_compute_exactly_as_before():
     for (name, tp, prompt), expected in cases.items():
         serving = ServingConfig(tensor_parallel=tp, spec_decode_draft_tokens=1 if prompt == 8192 else 0)
         work = Workload(input_tokens=prompt, output_tokens=1024, prefix_cache_hit_rate=0.5 if prompt == 8192 else 0.0)
-        r = run_roofline(H200, MODELS[name], serving, work, np.array([1.0, 8.0, 64.0, 256.0]))
+        r = run_roofline(H200, MODELS[name], serving, work, np.array([1.0, 8.0, 64.0, 256.0]), factors)
         assert r.tokens_per_s_per_device.tolist() == expected, name
 
 

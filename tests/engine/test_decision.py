@@ -85,7 +85,10 @@ def test_reason_of_a_plan_without_operating_point(computed):
 
 def test_breakevens_are_the_engine_roots(computed):
     scenario, _ = computed
-    typed = scenario.plans[0].with_(serving_search="off", price_usd_per_million_output_tokens=0.1)    # H100 FP8 TP2 as typed, tokens at $0.10: it does not pay back
+    # H100 FP8 TP4 (TP2, as typed, meets 50 tokens/s per user at no batch with the 2026-12-07 factors), output and
+    # input tokens at $0.10: it does not pay back
+    typed = scenario.plans[0].with_(serving_search="off", tensor_parallel=4, price_usd_per_million_output_tokens=0.1,
+                                    price_usd_per_million_input_tokens=0.1)
     results = [compute_plan(scenario, typed)]
     s = decision.summarize([typed], results, "npv_usd")[0]
     assert s.breakeven_price_usd_per_million == pytest.approx(breakeven_output_price(results[0].inputs))
