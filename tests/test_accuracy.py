@@ -77,7 +77,11 @@ def test_row_rules():
     assert measurement_rows.map_device("NVIDIA RTX PRO 6000 Blackwell Server Edition") == "RTX-PRO-6000-SE"
     assert measurement_rows.map_device("AMD Instinct MI350X 288GB HBM3e") == "MI350X"
     assert measurement_rows.map_device("AMD Instinct MI355X 288GB HBM3e") == "MI355X"
-    assert measurement_rows.map_device("AMD Instinct MI355X 288GB HBM3e (Power Cap 1000 W)") is None
+    capped = "AMD Instinct MI355X 288GB HBM3e (Power Cap 1000 W)"   # the device, run below its TDP
+    assert measurement_rows.map_device(capped) == "MI355X"
+    mi355x = load_catalog().devices["MI355X"]
+    assert measurement_rows.power_limited_w({"device": capped, "notes": ""}, mi355x) == 1000
+    assert measurement_rows.power_limited_w({"device": "AMD Instinct MI355X 288GB HBM3e", "notes": ""}, mi355x) is None
     assert measurement_rows.stated_gpu_power_w("system hw_notes: GPU 450W / 600W (reduced)") == 450
     assert measurement_rows.stated_gpu_power_w("(4x NVIDIA RTX PRO 6000 Blackwell Server Edition-450W, TensorRT)") == 450
     assert measurement_rows.stated_gpu_power_w("system hw_notes: NVIDIA GB200 NVL72, 1200W TGP Per GPU") == 1200

@@ -127,7 +127,51 @@ def test_recipe_draft_tokens():
     assert ir.draft_tokens(TRT_RECIPE, "trt", True) == 1
     assert ir.draft_tokens(TRT_ELSE_RECIPE, "trt", False) == 3
     assert ir.draft_tokens(TRT_ELSE_RECIPE, "trt", True) == 1
-    assert ir.draft_tokens("python3 -m atom.entrypoints.openai_server --method mtp", "atom", False) is None
+    # ATOM: the count the recipe states, on the command line or in SPEC_ARGS; `--method mtp` alone runs
+    # ATOM's default (arg_utils.py: --num-speculative-tokens default=1); no MTP method states nothing
+    assert ir.draft_tokens("python3 -m atom.entrypoints.openai_server --method mtp", "atom", False) == 1
+    assert ir.draft_tokens("SPEC_ARGS=(--method mtp --num-speculative-tokens 3 )", "atom", False) == 3
+    assert ir.draft_tokens("--method mtp \\\n    --num-speculative-tokens 2 \\", "atom", False) == 2
+    assert ir.draft_tokens("python3 -m atom.entrypoints.openai_server --kv_cache_dtype fp8", "atom", False) is None
+    assert ir.draft_tokens("python3 -m sglang.launch_server --method mtp", "vllm", False) is None
+
+
+def _recipe_repo(tmp_path, files: dict[str, str], date: str):
+    """A git dir holding `files` in one commit dated `date` (a stand-in of SemiAnalysisAI/InferenceX)."""
+    import os
+    import subprocess
+    work = tmp_path / "work"
+    for name, text in files.items():
+        (work / name).parent.mkdir(parents=True, exist_ok=True)
+        (work / name).write_text(text)
+    env = dict(os.environ, GIT_AUTHOR_DATE=f"{date}T12:00:00", GIT_COMMITTER_DATE=f"{date}T12:00:00",
+               GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t", GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@t")
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "recipes"]):
+        subprocess.run(["git", *args], cwd=work, env=env, check=True)
+    return work / ".git"
+
+
+def test_a_slurm_recipe_is_found_and_kept_rows_are_read_again(tmp_path):
+    from tools import build_measurements as bm
+    from tools import inferencex_recipes as ir
+    repo = _recipe_repo(tmp_path, {"benchmarks/dsr1_fp8_h200_trt_mtp_slurm.sh": TRT_ELSE_RECIPE,
+                                   "benchmarks/dsr1_fp4_mi355x_atom_mtp.sh": "python3 -m atom.entrypoints.openai_server --method mtp"},
+                        "2026-01-10")
+    found = ir.recipe_at(repo, "h200", "fp8", "trt", "2026-01-14")
+    assert found is not None and found[1].startswith("benchmarks/dsr1_fp8_h200_trt_mtp_slurm.sh @")
+    assert ir.recipe_at(repo, "h200", "fp8", "trt", "2026-01-09") is None   # no recipe before the commit
+    notes = "parallelism TP8 (InferenceX decode tp 8 ep 1 dp_attention {dpa}); image x"
+    rows = [{"source": bm.IX_REPO + " f @c", "device": "NVIDIA H200", "precision": "FP8", "framework": "trt",
+             "date": "2026-01-14", "notes": notes.format(dpa="True") + "; spec_method mtp; draft tokens not stated (x)"},
+            {"source": bm.IX_REPO + " f @c", "device": "AMD MI355X", "precision": "FP4 (MXFP4)", "framework": "atom",
+             "date": "2026-02-11", "notes": notes.format(dpa="False") + "; spec_method mtp; draft tokens not stated (y)"},
+            {"source": bm.IX_REPO + " f @c", "device": "AMD MI355X", "precision": "FP8", "framework": "atom",
+             "date": "2026-02-11", "notes": notes.format(dpa="False")}]
+    assert bm.reannotate_mtp(rows, repo) == 2
+    assert rows[0]["draft_tokens"] == "1" and rows[0]["attention_dp"] == "true"   # the DP-attention branch
+    assert rows[1]["draft_tokens"] == "1" and "ATOM's default" in rows[1]["configuration_source"]
+    assert "not stated" not in rows[0]["notes"] + rows[1]["notes"] and rows[0]["notes"].count("spec_method") == 1
+    assert "draft_tokens" not in rows[2]   # a row without MTP is left alone
 
 
 def test_an_inferencex_mtp_row_states_its_draft_tokens_or_is_unknown():

@@ -174,6 +174,25 @@ def inferencex_rows(repo: pathlib.Path, all_dates: bool = False, recipes: pathli
     return rows
 
 
+def reannotate_mtp(rows: list[dict], recipes: pathlib.Path) -> int:
+    """The kept InferenceX MTP rows' draft tokens read again from their launch recipes (without a fresh
+    InferenceX-app snapshot): each row's `spec_method mtp; ...` note and configuration columns; the count."""
+    hardware = {name: key for key, name in IX_HARDWARE.items()}
+    done = 0
+    for r in rows:
+        notes = r.get("notes") or ""
+        at = notes.find("; spec_method mtp")
+        if not r.get("source", "").startswith(IX_REPO) or at < 0:
+            continue
+        dpa = re.search(r"dp_attention (True|False)", notes)
+        key = {"hardware": hardware[r["device"]], "precision": r["precision"].split()[0].lower(),
+               "framework": r["framework"], "date": r["date"]}
+        r["notes"] = notes[:at] + "; " + mtp_note(recipes, key, bool(dpa) and dpa.group(1) == "True")
+        r.update(inferencex_configuration(r))
+        done += 1
+    return done
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mlperf-v6", type=pathlib.Path, help="git dir of an inference_results_v6.0 mirror")
@@ -199,6 +218,8 @@ def main(argv=None) -> int:
         for r in built:   # their configuration is in their own result fields (and recipe): annotated here
             r.update(inferencex_configuration(r))
         rows += built
+    elif args.inferencex_recipes:
+        print(f"re-read the draft tokens of {reannotate_mtp(rows, args.inferencex_recipes)} InferenceX MTP rows")
     for r in rows:
         if re.search(r"inference_results_v(4\.1|5\.0|5\.1)", r["source"]) and row_is_server_or_interactive(r):
             raise SystemExit(f"refused: a held-back MLPerf v4.1-v5.1 Server/Interactive row ({r['source']})")

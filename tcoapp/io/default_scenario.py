@@ -21,13 +21,17 @@ COMMON = {
     "price_usd_per_million_input_tokens": 0.88,
 }
 
+# The typed configuration (what a plan runs with its search turned off): the typed precision at the tensor
+# parallelism that meets the target with about the most tokens/s per device (2026-12-07 factors: H100 FP8
+# meets 50 tokens/s per user at no batch on TP1-2, H200 and MI355X give most at TP4). Every plan searches
+# (`serving_search = auto`), so its answer is the search's.
 PLANS = (
-    ("H100", {"device": "H100-SXM", "weight_precision": "fp8", "kv_precision": "fp8", "tensor_parallel": 2}),
-    ("H200", {"device": "H200-SXM", "weight_precision": "fp8", "kv_precision": "fp8", "tensor_parallel": 2}),
+    ("H100", {"device": "H100-SXM", "weight_precision": "fp8", "kv_precision": "fp8", "tensor_parallel": 4}),
+    ("H200", {"device": "H200-SXM", "weight_precision": "fp8", "kv_precision": "fp8", "tensor_parallel": 4}),
     ("B200", {"device": "B200", "weight_precision": "nvfp4", "kv_precision": "fp8", "tensor_parallel": 1}),
     ("GB200 NVL72", {"device": "GB200-NVL72", "weight_precision": "nvfp4", "kv_precision": "fp8",
                            "tensor_parallel": 1, "rack_power_cap_kw": 132, "servers_per_rack_max": 1}),
-    ("MI355X", {"device": "MI355X", "weight_precision": "fp8", "kv_precision": "fp8", "tensor_parallel": 1}),
+    ("MI355X", {"device": "MI355X", "weight_precision": "fp8", "kv_precision": "fp8", "tensor_parallel": 4}),
 )
 
 

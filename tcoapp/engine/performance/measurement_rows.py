@@ -92,7 +92,7 @@ DEVICE_PATTERNS = (  # (regex on the row's device text, catalog device); first m
 # A GPU power stated in a row's notes (system name "...Server Edition-450W", hw_notes "GPU 450W / 600W",
 # "B200 TGP 1000W", "1200W TGP Per GPU"): a row whose GPUs ran below the catalog device's TDP is a
 # power-limited variant the model cannot represent (it has no power-limit input), so it is skipped.
-STATED_GPU_POWER = r"(?:Edition-|GPU |TGP )(\d{3,4}) ?W\b|\b(\d{3,4}) ?W TGP"
+STATED_GPU_POWER = r"(?:Edition-|GPU |TGP |Power Cap )(\d{3,4}) ?W\b|\b(\d{3,4}) ?W TGP"
 MODEL_PREFIXES = ("Llama-2-70B", "Llama-3.1-405B", "Llama-3.3-70B", "DeepSeek-R1", "gpt-oss-120b")
 FAMILY = {"H100-SXM": "NVIDIA Hopper", "H200-SXM": "NVIDIA Hopper", "B200": "NVIDIA Blackwell",
           "B300": "NVIDIA Blackwell", "GB200-NVL72": "NVIDIA Blackwell", "GB300-NVL72": "NVIDIA Blackwell",
@@ -104,7 +104,7 @@ CHECKPOINT_PRECISION = {"gpt-oss-120b": "mxfp4"}
 
 def map_device(text: str) -> str | None:
     """Catalog device for a measurement's device text; None for unknown or mixed systems."""
-    if "," in text or " and " in text or "Power Cap" in text:
+    if "," in text or " and " in text:
         return None
     for pattern, name in DEVICE_PATTERNS:
         if re.search(pattern, text):
@@ -119,9 +119,10 @@ def stated_gpu_power_w(notes: str) -> float | None:
 
 
 def power_limited_w(row: dict, device) -> float | None:
-    """The GPU power (W) a row states below `device`'s TDP (a power-limited run the model cannot
-    represent: no accuracy row, no published anchor), else None."""
-    stated_w = stated_gpu_power_w(row.get("notes") or "")
+    """The GPU power (W) a row states (in its notes or device text, e.g. "MI355X ... (Power Cap 1000 W)")
+    below `device`'s TDP (a power-limited run the model cannot represent: no accuracy row, no published
+    anchor), else None."""
+    stated_w = stated_gpu_power_w(f"{row.get('notes') or ''} {row.get('device') or ''}")
     return stated_w if stated_w is not None and stated_w < device.tdp_w else None
 
 
