@@ -184,8 +184,9 @@ def read_table(path) -> Table:
     except OSError as exc:
         raise ValidationError([Problem(name, "", f"cannot read the file: {exc.strerror or exc}")]) from None
     text, encoding_note = decode_text(data, name)
+    del data   # (4.4 MB for a 100,000-row file: freed before the text is split)
     delimiter = delimiter_of(text)
-    preamble, headers, header_row, rows = [], None, 0, []
+    preamble, headers, header_row, rows, body = [], None, 0, [], None
     try:
         reader = csv.reader(_text_lines(text), delimiter=delimiter)
         for cells in reader:
@@ -199,8 +200,8 @@ def read_table(path) -> Table:
                 headers, header_row = tuple(c.strip() for c in cells), reader.line_num
                 body = _line_ends(text, _after_line(text, header_row))
                 if _one_line_per_row(body, delimiter):
-                    rows = _plain_rows(body, delimiter, header_row, name)
                     break
+                body = None
             else:
                 rows.append((reader.line_num, tuple(cells)))
                 if len(rows) > MAX_DATA_ROWS:
@@ -209,6 +210,9 @@ def read_table(path) -> Table:
         raise ValidationError([Problem(f"{name}:row {reader.line_num}", "", f"cannot read the file: {exc}")]) from None
     if headers is None:
         raise ValidationError([Problem(f"{name}:row 1", "", "the file is empty: a header row is needed")])
+    if body is not None:   # one line per row: split at once, the text (and the reader on it) freed first
+        del text, reader
+        rows = _plain_rows(body, delimiter, header_row, name)
     rows = rows if isinstance(rows, ColumnRows) else tuple(rows)
     return Table(name, headers, header_row, rows, tuple(preamble), decimal_comma=delimiter == ";",
                  delimiter=delimiter, notes=(encoding_note,) if encoding_note else ())
