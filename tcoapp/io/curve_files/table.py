@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from operator import itemgetter
 
-
 from ...engine.core.errors import Problem, ValidationError
 
 
