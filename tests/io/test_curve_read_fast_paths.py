@@ -461,3 +461,65 @@ def test_sources_written_between_the_template_s_quotes_are_those_json_writes_so(
             assert ['"' + v + '"' for v in texts] == expected and list(texts) == values
         else:
             assert texts == expected, values
+
+
+def _one_line_per_row_searching_every_line(body: str, delimiter: str) -> bool:
+    """`table._one_line_per_row` as it was before it tried only the lines that start as a blank or comment
+    line can: every line searched for both patterns."""
+    import re
+    if '"' in body:
+        return False
+    blanks = r"[^\S\n]"
+    blank_line = "(?:" + blanks + "|" + re.escape(delimiter) + r")*(?:\n|\Z)"
+    patterns = (blank_line, blanks + "*#") if "#" in body else (blank_line,)
+    return not any(re.match(p, body) or re.search("\n" + p, body) for p in patterns)
+
+
+def test_blank_and_comment_lines_found_by_their_first_character_are_those_of_every_line():
+    """`_one_line_per_row` tries only the lines that start with a blank, a line end, a separator or '#':
+    it says what searching every line for a blank or comment line says, on any text (blanks of every
+    kind, unicode ones, separators, comments, a last line that is empty)."""
+    from tcoapp.io.curve_files.table import _one_line_per_row
+    rng = random.Random(53)
+    pieces = ["a", "1", ",", ";", "\t", " ", "#", "\n", "\n", "\x0b", "\x0c", "\r", "\x1c", "\x1f", "\x85", "\xa0",
+              "\u2028", "\u3000", '"', "x y"]
+    texts = ["", "\n", "a", "a\n", "\na", "a\n\nb", "a\n , \nb", "a\n  #c", "#", "a,b\n\tb", "a\n\u3000\nb"]
+    texts += ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 30))) for _ in range(6000)]
+    texts += ["\n".join(rng.choice(["1,2", "a,b", "c,3", " 1,2", "1,2 ", ",", "", "# x", "\u00e9,1"])
+                        for _ in range(rng.randint(1, 8))) for _ in range(3000)]
+    for text in texts:
+        for delimiter in (",", ";", "\t"):
+            assert _one_line_per_row(text, delimiter) == _one_line_per_row_searching_every_line(text, delimiter), (
+                text, delimiter)
+
+
+def test_curve_metas_made_once_per_configuration_read_are_those_made_per_curve(tmp_path):
+    """`config.metas` makes a plain CSV's meta once for the curves that differ only in what it does not
+    read (their name, their source): each curve gets the meta made of its own configuration."""
+    from tcoapp.io.curve_files.config import META, metas, names_for
+    mixed = tmp_path / "mixed.csv"
+    mixed.write_text("curve,device,model,precision,tensor_parallel,source,config,batch,tokens_per_s_per_device\n" + "".join(
+        f"c{i % 9},{['H200-SXM', 'B200'][i % 2]},Llama-3.1-70B,{['fp8', 'bf16', ''][i % 7 % 3]},{[1, 2, ''][i % 3]},"
+        f"run {i % 4},{['tp=2; ep=1', ''][i % 5 == 0]},{i + 1},{100 + i}\n" for i in range(60)), encoding="utf-8")
+    for path in [*CURVE_FILES, _plain_file(tmp_path / "many.csv", 3000, 70), mixed]:
+        table = read_table(path)
+        spec = curve_read._format("auto", table)
+        table = localized(spec, table, COUNT_KEYS)
+        rows, _ = curve_rows.read_rows(spec, table, problems := [])
+        if problems or rows is None:
+            continue
+        keys = curve_read._Groups(rows).keys
+        names = names_for(lambda: curve_read._names(None, None, None))
+        assert metas(spec, table, keys, names) == [META[spec.name](spec, table, key, names) for key in keys], path.name
+
+
+def test_reading_a_curve_file_does_not_build_the_input_tables():
+    """`tcoapp curves` reads a measured point's values from engine/quantities/curve_arrays.py: it does not
+    import the input tables (inputs.py, their rows), which cost start-up time and which it does not read."""
+    import subprocess
+    import sys
+    code = ("import sys, tcoapp.cli.curves, tcoapp.io.curve_files.read, tcoapp.present.curve_file_text; "
+            "print(sorted(m for m in sys.modules if m in ('tcoapp.engine.quantities.inputs', "
+            "'tcoapp.engine.quantities.row')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "[]", done.stdout + done.stderr

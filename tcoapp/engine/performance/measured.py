@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..quantities.inputs import CURVE_ARRAYS
+from ..quantities.curve_arrays import CURVE_ARRAYS
 from .curve import CurveArrays
 
 

@@ -11,6 +11,7 @@ for enums); its scope is the table it is a row of (FIELD_TABLES), set where that
 from __future__ import annotations
 
 from .row import Field, _f, by_name, scoped  # noqa: F401  (Field and by_name are read through this module too)
+from .curve_arrays import CURVE_ARRAYS  # noqa: F401  (read through this module too)
 from ..core.physical_bounds import POWER_PER_DEVICE_MAX_W, TOKENS_PER_S_PER_DEVICE_MAX, TOKENS_PER_S_PER_USER_MAX
 
 PRECISIONS = ("bf16", "fp8", "mxfp4", "nvfp4")
@@ -331,7 +332,8 @@ FIELD_TABLES = {
 PLAN_FIELD_BY_NAME = by_name(PLAN_FIELDS)
 
 # views of the flow columns
-CURVE_ARRAYS = tuple(f.name for f in CURVE_POINT_FIELDS if f.type == "float")  # a curve point's measured values
+if tuple(f.name for f in CURVE_POINT_FIELDS if f.type == "float") != CURVE_ARRAYS:   # a curve point's measured values
+    raise ImportError("curve_arrays.CURVE_ARRAYS must list the float fields of CURVE_POINT_FIELDS, in order")
 DEVICE_ECONOMICS_KEYS = tuple(f.name for f in sorted((f for f in DEVICE_FIELDS if f.economics), key=lambda f: f.economics))
 SIZING_INPUTS = {mode: tuple(f.name for f in PLAN_FIELDS if mode in f.sizing) for mode in SIZING_MODES[1:]}
 SIZING_KEYS = tuple(f.name for f in SIZING_FIELDS)  # the sizing group: its mode and each mode's input

@@ -249,6 +249,28 @@ def plain_meta(spec: Format, table: Table, values, names: _Names) -> CurveMeta:
 
 
 META = {"aiconfigurator": aiconfigurator_meta, "inferencex": inferencex_meta, "plain": plain_meta}
+# the configuration columns a format's meta does not read (a plain CSV's curve name and source): curves
+# that differ only there have one meta
+_UNREAD = {"plain": ("curve", "source")}
+
+
+def metas(spec: Format, table: Table, keys, names: _Names) -> list[CurveMeta]:
+    """META[spec.name] of each configuration of `keys` (texts in spec.config order), made once for the
+    configurations that differ only in the columns it does not read (a plain CSV's 1,000 curves of one
+    device and model: one)."""
+    meta = META[spec.name]
+    read = [i for i, k in enumerate(spec.config) if k not in _UNREAD.get(spec.name, ())]
+    if len(read) == len(spec.config):
+        return [meta(spec, table, key, names) for key in keys]
+    made: dict[tuple, CurveMeta] = {}
+    out = []
+    for key in keys:
+        seen = tuple([key[i] for i in read])
+        found = made.get(seen)
+        if found is None:
+            found = made[seen] = meta(spec, table, key, names)
+        out.append(found)
+    return out
 
 
 def names_for(load) -> _Names:

@@ -17,7 +17,7 @@ import numpy as np
 from ...engine.core.errors import Problem, ValidationError
 from ...engine.performance.measured import MeasuredCurve, make_measured_curve, parse_config_text
 from ..paused_gc import paused_gc
-from .config import META, names_for
+from .config import metas as curve_metas, names_for
 from .checks import COUNT_KEYS, config_problems, header_problems
 from .duplicates import resolve_duplicates
 from .formats import FORMAT_NAMES, Format, detect_format, named_format
@@ -87,7 +87,7 @@ def _names(devices, models, vendors):
 def _build_curves(spec: Format, table: Table, rows: Rows, names, warnings: list[str], problems) -> list:
     """One curve per configuration (with its pool curves where the file is disaggregated)."""
     groups = _Groups(rows)
-    metas = [META[spec.name](spec, table, key, names) for key in groups.keys]
+    metas = curve_metas(spec, table, groups.keys, names)
     given = [dict(zip(spec.config, key)).get("curve", "") for key in groups.keys]
     headers = [(h, header_key(h)) for h in table.headers]
     labels = [dict(m.config) | dict(_raw_pairs(spec, headers, k)) for m, k in zip(metas, groups.keys)]

@@ -13,7 +13,7 @@ from typing import Mapping, NamedTuple, Sequence
 
 import numpy as np
 
-from ...engine.quantities.inputs import CURVE_ARRAYS
+from ...engine.quantities.curve_arrays import CURVE_ARRAYS
 
 from ...engine.core.errors import Problem
 from ...engine.core.physical_bounds import BOUNDS, past_bound

@@ -36,6 +36,12 @@ class TextColumns(Sequence):
     def __hash__(self) -> int:
         return hash(tuple(self))
 
+    def rows_at(self, indices: list[int]) -> list[tuple[str, ...]]:
+        """The rows at `indices`, as tuples (taken column by column)."""
+        if not self.columns:
+            return [()] * len(indices)
+        return list(zip(*[[column[k] for k in indices] for column in self.columns]))
+
     def varying(self) -> list[list[str]]:
         """The columns whose texts are not all the same."""
         return [c for c in self.columns if c and c.count(c[0]) != len(c)]
@@ -52,5 +58,7 @@ def group_ids(configs: Sequence) -> tuple[list, np.ndarray]:
     ids = np.fromiter(map(code.__getitem__, keyed), np.intp, size)
     if keyed is configs:
         return list(code), ids
-    first = np.unique(ids, return_index=True)[1].tolist()   # each group's first row
-    return [configs[k] for k in first], ids
+    # each group's first row: groups are numbered in order of their first row, so that is where the
+    # largest number so far grows
+    first = np.flatnonzero(np.diff(np.maximum.accumulate(ids), prepend=-1) > 0).tolist()
+    return configs.rows_at(first), ids
