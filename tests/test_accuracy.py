@@ -45,9 +45,11 @@ def test_h200_nvl_rtx_pro_6000_and_mi350x_rows_are_modelled_and_power_limited_on
     assert len(modelled["H200-NVL"]) == 8 and len(modelled["MI350X"]) == 15
     assert len(modelled["RTX-PRO-6000-SE"]) == 33
     limited = [(line, reason) for line, reason in result.skipped if reason.startswith("GPU power limited")]
-    assert len(limited) == 5
-    for line, reason in limited:
-        assert "-450W" in rows[line]["notes"] and "450 W of RTX-PRO-6000-SE's 600 W TDP" in reason
+    rtx = [(line, reason) for line, reason in limited if "-450W" in rows[line]["notes"]]
+    capped = [(line, reason) for line, reason in limited if "(Power Cap 1000 W)" in rows[line]["device"]]
+    assert len(rtx) == 5 and len(capped) == 3 and len(limited) == 8   # MI355X capped: the device, below its TDP
+    assert all("450 W of RTX-PRO-6000-SE's 600 W TDP" in reason for _, reason in rtx)
+    assert all("1000 W of MI355X's 1400 W TDP" in reason for _, reason in capped)
     assert all("-450W" not in rows[line]["notes"] for line in modelled["RTX-PRO-6000-SE"])
 
 

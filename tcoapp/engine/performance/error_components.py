@@ -59,10 +59,10 @@ MEASURED_ARCHITECTURES: tuple[str, ...] = ("Blackwell", "Blackwell Ultra", "CDNA
 # with factors refitted without any of its rows (its compute ratio held at 1). Written by
 # tools/refit_factors.py --architectures.
 ARCHITECTURE_HELD_OUT: dict[str, tuple[int, float]] = {
-    'Blackwell Ultra': (111, -0.002),
-    'CDNA 3': (42, -0.248),
-    'CDNA 4': (124, 0.187),
-    'Hopper': (86, 0.134),
+    'Blackwell Ultra': (111, 0.011),
+    'CDNA 3': (42, -0.302),
+    'CDNA 4': (151, 0.21),
+    'Hopper': (94, 0.159),
 }
 
 
