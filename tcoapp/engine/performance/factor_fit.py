@@ -211,12 +211,16 @@ def _prior_pull(prior, names):
     if prior is None:
         return lambda x, r: r
     anchor, sd = prior
-    pulled = [i for i, n in enumerate(names) if n in anchor]
+    pulled = _pulled(prior, names)
     centre = np.log([max(anchor[names[i]], 1e-12) for i in pulled])
     return lambda x, r: np.concatenate([r, (np.asarray(x, float)[pulled] - centre) * (LOSS_SCALE / sd)])
 
 
 def _prior_jacobian(prior, names) -> np.ndarray:
     """The prior's rows of the Jacobian (d prior residual / d log factor) over `names`."""
-    anchor, sd = prior
-    return np.eye(len(names))[[i for i, n in enumerate(names) if n in anchor]] * (LOSS_SCALE / sd)
+    return np.eye(len(names))[_pulled(prior, names)] * (LOSS_SCALE / prior[1])
+
+
+def _pulled(prior, names) -> list[int]:
+    """The indices in `names` of the factors the prior pulls (those with an anchor)."""
+    return [i for i, n in enumerate(names) if n in prior[0]]
