@@ -13,7 +13,6 @@ import os
 from typing import Sequence
 
 import openpyxl
-from openpyxl.comments.comment_sheet import CommentSheet
 from openpyxl.drawing.spreadsheet_drawing import SpreadsheetDrawing
 from openpyxl.packaging.relationship import Relationship
 from openpyxl.writer.excel import ExcelWriter
@@ -30,7 +29,7 @@ from .xlsx_about import append_about_notes, write_about
 from .paused_gc import paused_gc
 from .xlsx_bulk import PendingRows, splice_rows
 from .xlsx_fast_rows import FastRowsWriter
-from .xlsx_fast_comments import comments_vml, comments_xml, fast as fast_comments
+from .xlsx_fast_comments import CommentsPart, comment_records, comments_vml, comments_xml, fast as fast_comments
 from .xlsx_cached import all_cached_values, cached_transforms, cashflow_values
 from .xlsx_bridge import write_bridge
 from .xlsx_cashflow import write_cashflow
@@ -87,28 +86,45 @@ def write_scenario(scenario: Scenario, path, results: tuple[PlanResult, ...] | N
     results = usable_results(scenario, results)
     workbook, pending, layout, raws = build_workbook(scenario, results, written, about_notes)
     pending += add_monte_carlo(workbook, scenario, results, simulation)
-    data = io.BytesIO()
     with exact_floats():
-        _save_uncompressed(workbook, data)
+        parts = saved_parts(workbook)
     try:
         transforms = cached_transforms(all_cached_values(workbook, scenario, results, layout))
         for raw in raws:  # the cached values of openpyxl's formula cells first (the raw cells carry theirs), then those
             fill = transforms.get(raw.title, lambda xml: xml)  # cells: the fill does not scan ~15,000 of them
             transforms[raw.title] = lambda xml, raw=raw, fill=fill: raw.insert(fill(xml))
-        content = splice_rows(workbook, data.getvalue(), pending, transforms)
+        content = splice_rows(workbook, parts, pending, transforms)
     except CellKindError as exc:
         raise _problem(exc) from None
     atomic_write(path, lambda handle: handle.write(content))
 
 
-def _save_uncompressed(workbook, target) -> None:
-    """openpyxl's save (openpyxl.writer.excel.save_workbook) into a stored zip: splice_rows rewrites every part and
-    compresses it then, so it is compressed once, not twice."""
-    import zipfile
-
-    archive = zipfile.ZipFile(target, "w", zipfile.ZIP_STORED, allowZip64=True)
+def saved_parts(workbook) -> dict[str, bytes]:
+    """openpyxl's save (openpyxl.writer.excel.save_workbook), its parts kept by name in the order written, not
+    zipped: splice_rows rewrites every part and zips it then, so it is checksummed and packed once, not twice."""
+    parts = _Parts()
     workbook.properties.modified = datetime.datetime.now(tz=datetime.timezone.utc).replace(tzinfo=None)
-    _InMemoryWriter(workbook, archive).save()
+    _InMemoryWriter(workbook, parts).save()
+    return parts.bodies
+
+
+class _Parts:
+    """What openpyxl's ExcelWriter uses of its zip archive (writestr, namelist, close), keeping each part's bytes."""
+
+    def __init__(self):
+        self.bodies: dict[str, bytes] = {}
+
+    def writestr(self, name, data) -> None:
+        name = getattr(name, "filename", name)
+        if name in self.bodies:   # a zip would hold both, a reader would read one: never written so
+            raise AssertionError(f"the part {name} written twice")
+        self.bodies[name] = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+
+    def namelist(self) -> list[str]:
+        return list(self.bodies)
+
+    def close(self) -> None:
+        pass
 
 
 class _InMemoryWriter(ExcelWriter):
@@ -128,14 +144,14 @@ class _InMemoryWriter(ExcelWriter):
 
     def _write_comment(self, ws):  # ExcelWriter._write_comment (openpyxl 3.1), its two parts written as text
         if not fast_comments(self.workbook, ws):  # (xlsx_fast_comments)
+            ws._comments = comment_records(ws._comments)
             return super()._write_comment(ws)
-        sheet = CommentSheet.from_comments(ws._comments)
+        sheet = CommentsPart(len(self._comments) + 1)
         self._comments.append(sheet)
-        sheet._id = len(self._comments)
-        self._archive.writestr(sheet.path[1:], comments_xml(sheet))
+        self._archive.writestr(sheet.path[1:], comments_xml(ws._comments))
         self.manifest.append(sheet)
         ws.legacy_drawing = f"xl/drawings/commentsDrawing{sheet._id}.vml"
-        self._archive.writestr(ws.legacy_drawing, comments_vml(sheet))
+        self._archive.writestr(ws.legacy_drawing, comments_vml(ws._comments))
         self.vba_modified.add(ws.legacy_drawing)
         ws._rels.append(Relationship(Id="comments", type=sheet._rel_type, Target=sheet.path))
 

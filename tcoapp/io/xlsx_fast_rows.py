@@ -36,6 +36,23 @@ def _attribute(text: str) -> str:
     return text
 
 
+class CellComment:
+    """A cell's comment as write_row records it: the cell's reference and its openpyxl Comment (written as text by
+    xlsx_fast_comments; openpyxl's own writer takes `record()`)."""
+
+    __slots__ = ("ref", "comment")
+
+    def __init__(self, ref: str, comment):
+        self.ref, self.comment = ref, comment
+
+    def record(self) -> CommentRecord:
+        """CommentRecord.from_cell of the cell."""
+        record = CommentRecord(ref=self.ref, author=self.comment.author)
+        record.text.t = self.comment.content
+        record.height, record.width = self.comment.height, self.comment.width
+        return record
+
+
 class FastRowsWriter(WorksheetWriter):
     """WorksheetWriter whose rows are written as text (see the module's note)."""
 
@@ -56,7 +73,7 @@ class FastRowsWriter(WorksheetWriter):
         write, ids = xf._file, self._ids()
         for cell in row:
             if cell._comment is not None:
-                self.ws._comments.append(CommentRecord.from_cell(cell))
+                self.ws._comments.append(CellComment(cell.coordinate, cell._comment))
             if cell._value is None and not cell.has_style and not cell._comment:
                 continue
             text = _cell(cell, ids)

@@ -1,5 +1,6 @@
 """Comments written as text (io/xlsx_fast_comments.py): the comments part and its VML drawing are openpyxl's bytes,
-on the samples and on comments with texts ElementTree escapes; anything else is left to openpyxl."""
+on the samples and on comments with texts ElementTree escapes, written from the cells' comments (no CommentRecord);
+anything else is left to openpyxl, which is given its CommentRecords."""
 from __future__ import annotations
 
 import datetime
@@ -14,15 +15,26 @@ from openpyxl.xml.functions import tostring
 from tcoapp.io import workbook_write, xlsx_fast_comments
 from tcoapp.io.workbook_read import read_scenario
 from tcoapp.io.workbook_write import write_scenario
-from tcoapp.io.xlsx_fast_comments import comments_vml, comments_xml, plain_comments
+from tcoapp.io.xlsx_fast_comments import comment_records, comments_vml, comments_xml, plain_cell_comments
+from tcoapp.io.xlsx_fast_rows import CellComment
 
 
-def _sheet(comments: list[tuple[str, Comment]]) -> CommentSheet:
+def _comments(comments: list[tuple[str, Comment]]) -> list[CellComment]:
+    """The comments as FastRowsWriter records them, set on cells of a sheet (as the workbook's are)."""
     ws = openpyxl.Workbook().active
-    records = []
     for ref, comment in comments:
         ws[ref].comment = comment
-        records.append(CommentRecord.from_cell(ws[ref]))
+    return [CellComment(ws[ref].coordinate, ws[ref].comment) for ref, _ in comments]
+
+
+def _sheet(comments: list[CellComment]) -> CommentSheet:
+    """openpyxl's comment sheet of the same cells (CommentRecord.from_cell, as its worksheet writer makes them)."""
+    ws = openpyxl.Workbook().active
+    records = []
+    for item in comments:
+        ws[item.ref].comment = Comment(item.comment.content, item.comment.author, item.comment.height,
+                                       item.comment.width)
+        records.append(CommentRecord.from_cell(ws[item.ref]))
     return CommentSheet.from_comments(records)
 
 
@@ -36,9 +48,20 @@ ODD = [("A1", Comment("plain", "tcoapp")), ("B2", Comment("  padded\nlines  ", "
 
 
 def test_odd_texts_are_written_as_openpyxl_writes_them():
-    sheet = _sheet(ODD)
-    assert plain_comments(sheet.commentList)
-    assert (comments_xml(sheet), comments_vml(sheet)) == _openpyxl(sheet)
+    comments = _comments(ODD)
+    assert plain_cell_comments(comments)
+    assert (comments_xml(comments), comments_vml(comments)) == _openpyxl(_sheet(comments))
+
+
+def test_the_records_given_to_openpyxl_are_from_cell():
+    comments = _comments(ODD)
+    ws = openpyxl.Workbook().active
+    for ref, comment in ODD:
+        ws[ref].comment = Comment(comment.content, comment.author, comment.height, comment.width)
+    made, theirs = comment_records(comments), [CommentRecord.from_cell(ws[ref]) for ref, _ in ODD]
+    assert [tostring(r.to_tree()) for r in made] == [tostring(r.to_tree()) for r in theirs]
+    assert [(r.author, r.height, r.width) for r in made] == [(r.author, r.height, r.width) for r in theirs]
+    assert comment_records(theirs) == theirs   # records openpyxl's own row writer made pass as they are
 
 
 @pytest.mark.parametrize("sample", ["gpu_cloud_financed", "uncertainty_llama70b"])
@@ -63,12 +86,18 @@ def test_a_sample_saves_the_same_comment_parts(sample, tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("change", [
-    lambda r: setattr(r.text, "t", ""),              # an empty text
-    lambda r: setattr(r.text, "t", None),            # none
-    lambda r: setattr(r, "shapeId", 3),              # a shape of its own
-    lambda r: setattr(r, "author", " padded "),      # an author ElementTree would not write as given
+    lambda c: setattr(c.comment, "content", ""),       # an empty text
+    lambda c: setattr(c.comment, "content", None),     # none
+    lambda c: setattr(c.comment, "author", " padded "),  # an author ElementTree would not write as given
+    lambda c: setattr(c.comment, "author", ""),        # no author
 ])
 def test_other_comments_are_left_to_openpyxl(change):
-    sheet = _sheet(ODD)
-    change(sheet.commentList[1])
-    assert not plain_comments(sheet.commentList)
+    comments = _comments(ODD)
+    change(comments[1])
+    assert not plain_cell_comments(comments)
+
+
+def test_a_record_made_by_openpyxl_is_left_to_openpyxl():
+    """Rows openpyxl writes itself (another serializer) record CommentRecords: those comments are openpyxl's too."""
+    comments = _comments(ODD)
+    assert not plain_cell_comments(comments[:1] + comment_records(comments[1:2]))

@@ -1,12 +1,15 @@
 """The export's shortcuts (issue 47) write what the longer ways write, part for part, on every sample: the kept
 analyst work not loaded where there is none to copy (kept_work._nothing_to_copy), styles set by their ids looked up
 once (xlsx_styles.styled), texts set without openpyxl's value setter (xlsx_styles.set_text), a CashFlow block's year
-0 from its year template (xlsx_cashflow._BlockFormulas.year_zero) and a sheet's style ids looked up once per style
-(xlsx_fast_rows.FastRowsWriter._ids)."""
+0 from its year template (xlsx_cashflow._BlockFormulas.year_zero), a sheet's style ids looked up once per style
+(xlsx_fast_rows.FastRowsWriter._ids), the comments written from the cells' own (xlsx_fast_comments, not through
+openpyxl's CommentRecords and writer) and openpyxl's parts kept in memory, not zipped and unzipped before the rows
+are spliced (workbook_write.saved_parts): the same parts, in the same order, zipped alike."""
 from __future__ import annotations
 
 import datetime
 import glob
+import io
 import os
 import sys
 import zipfile
@@ -70,6 +73,26 @@ def _longer_ways(monkeypatch) -> None:
     _everywhere(monkeypatch, xlsx_styles.set_text, _setter_text)
     monkeypatch.setattr(_BlockFormulas, "year_zero", lambda self: self.year_cells(0))
     monkeypatch.setattr(xlsx_fast_rows.FastRowsWriter, "_ids", lambda self: _Forgetful())
+    monkeypatch.setattr(workbook_write, "fast_comments", lambda book, ws: False)
+    monkeypatch.setattr(workbook_write, "saved_parts", _stored_zip)
+
+
+def _stored_zip(workbook) -> bytes:
+    """The longer way: openpyxl's save into a stored (uncompressed) zip, unzipped again by splice_rows."""
+    data = io.BytesIO()
+    archive = zipfile.ZipFile(data, "w", zipfile.ZIP_STORED, allowZip64=True)
+    workbook.properties.modified = datetime.datetime.now(tz=datetime.timezone.utc).replace(tzinfo=None)
+    workbook_write._InMemoryWriter(workbook, archive).save()
+    return data.getvalue()
+
+
+_ZIP_FIELDS = ("compress_type", "external_attr", "create_system", "create_version", "extract_version", "flag_bits",
+               "internal_attr", "extra", "comment")
+
+
+def _entries(path) -> list[tuple]:
+    with zipfile.ZipFile(path) as archive:
+        return [(info.filename, *(getattr(info, field) for field in _ZIP_FIELDS)) for info in archive.infolist()]
 
 
 def _parts(path) -> dict[str, bytes]:
@@ -89,6 +112,20 @@ def test_every_part_is_the_longer_ways(sample, tmp_path, monkeypatch):
     assert list(short) == list(long)
     for name in short:
         assert short[name] == long[name], name
+    assert _entries(tmp_path / "short.xlsx") == _entries(tmp_path / "long.xlsx")   # zipped alike
+    assert any(name.startswith("xl/comments/") for name in short)
+
+
+def test_the_parts_kept_are_those_zipped(tmp_path):
+    """saved_parts holds what openpyxl's writer puts into a zip, part for part in order; splice_rows zips either alike."""
+    scenario = read_scenario(SAMPLES[0])
+    built = lambda: build_workbook(scenario, usable_results(scenario), WRITTEN)[0]   # noqa: E731
+    parts = workbook_write.saved_parts(built())
+    with zipfile.ZipFile(io.BytesIO(_stored_zip(built()))) as archive:
+        zipped = {name: archive.read(name) for name in archive.namelist()}
+    assert list(parts) == list(zipped) and len(parts) > 20
+    differ = [name for name in parts if parts[name] != zipped[name]]
+    assert differ == ["docProps/core.xml"] or not differ   # the save's time may tick between the two saves
 
 
 def test_a_sample_takes_the_shortcuts():
