@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..engine.core.errors import TcoError
+from . import long_lived
 from .lazy_tab import LazyTab
 from .problem_bar import ProblemBar
 from .settings import AppSettings
@@ -596,6 +597,7 @@ class MainWindow(QMainWindow):
         self.shortcuts.detach()
         self.settings.save_window(self.saveGeometry(), self.saveState())
         self.autosave.stop()
+        long_lived.release()   # the objects kept from the collector since pyqtgraph loaded, the document's among them
         event.accept()
 
 

@@ -16,6 +16,9 @@ import pyqtgraph as pg
 pg.setConfigOptions(antialias=True, background="w", foreground="k")
 
 from .colors import COMPONENT_COLORS, PLAN_COLORS, legend_entry, money_text  # noqa: E402,F401
+from . import long_lived  # noqa: E402
+
+long_lived.keep()   # the app's modules, pyqtgraph the last and largest, out of later full collections (long_lived.py)
 
 TITLE_STYLE = {"color": "#222", "size": "11pt"}
 LABEL_STYLE = {"color": "#222", "font-size": "10pt"}

@@ -25,3 +25,14 @@ def test_a_signature_of_arrays_redraws_only_when_a_value_changes():
     assert drawn.changed("bars", (np.array([0.0, 1.0]), np.array([2.0, np.nan])))
     assert not drawn.changed("bars", (np.array([0.0, 1.0]), np.array([2.0, np.nan])))
     assert drawn.changed("bars", (np.array([0.0, 1.5]), np.array([2.0, np.nan])))
+
+
+def test_lists_and_tuples_are_the_same_by_identity_or_element_by_element():
+    marker, brush = object(), object()
+    assert same([marker, brush], [marker, brush])
+    assert same((1.0, np.nan, "a"), [1.0, float("nan"), "a"])           # equal values, not the same objects
+    assert same([np.array([1.0, 2.0]), marker], [np.array([1.0, 2.0]), marker])
+    assert not same([marker, brush], [marker, object()])
+    assert not same([marker, 1.0], [marker, 1.5])
+    assert not same([marker], [marker, marker])
+    assert not same(["1"], [1])
