@@ -25,6 +25,7 @@ import subprocess
 ATOM_DEFAULT_DRAFT_TOKENS = 1   # ROCm/ATOM arg_utils.py `--num-speculative-tokens` default (module docstring)
 RECIPE_DIRS = ("benchmarks/single_node/fixed_seq_len", "benchmarks/single_node", "benchmarks")
 FRAMEWORK_SUFFIX = {"sglang": "", "trt": "_trt", "atom": "_atom"}
+_ATOM_DRAFTS = re.compile(r"--num-speculative-tokens[ =]+(\d+)")   # ATOM's stated draft tokens
 _DP_BLOCK = re.compile(r'if \[\[ "\$DP_ATTENTION" == "true" \]\]; then\n(.*?)\n\s*fi\b', re.S)
 
 
@@ -64,7 +65,7 @@ def draft_tokens(text: str, framework: str, attention_dp: bool) -> int | None:
                                                                    if attention_dp else [])
         return int(found[-1]) if found else None
     if framework == "atom" and re.search(r"--method[ =]+mtp\b", text):
-        stated = re.search(r"--num-speculative-tokens[ =]+(\d+)", text)
+        stated = _ATOM_DRAFTS.search(text)
         return int(stated.group(1)) if stated else ATOM_DEFAULT_DRAFT_TOKENS
     return None
 
@@ -78,5 +79,5 @@ def mtp_note(repo: pathlib.Path | None, row: dict, attention_dp: bool) -> str:
     k = draft_tokens(found[0], row["framework"], attention_dp)
     if k is None:
         return f"spec_method mtp; draft tokens not stated (recipe {found[1]})"
-    default = (row["framework"] == "atom" and not re.search(r"--num-speculative-tokens", found[0]))
+    default = row["framework"] == "atom" and _ATOM_DRAFTS.search(found[0]) is None
     return f"spec_method mtp; draft tokens {k} (recipe {found[1]}" + ("; ATOM's default, ROCm/ATOM atom/model_engine/arg_utils.py" if default else "") + ")"
