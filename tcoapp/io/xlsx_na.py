@@ -27,7 +27,7 @@ NA = f'"{NOT_AVAILABLE}"'
 RESULTS_NEVER_NA = frozenset({
     "plan_check", "capital_recovery_factor", "costs_not_entered", "warnings", "serving",
     "pool", "role", "device", "price_usd", "devices_per_server", "server_price_usd", "tdp_w", "idle_w",
-    "server_overhead_w", "rack_power_cap_kw", "servers_per_rack_max", "owned", "rent_usd_per_device_hour",
+    "server_overhead_w", "power_limit_w", "rack_power_cap_kw", "servers_per_rack_max", "owned", "rent_usd_per_device_hour",
     "purchase_year", "server_nameplate_w", "servers_per_rack",
 })
 # CashFlow rows that are never n/a (they read only Plans and the year), and the helper rows that hold ""

@@ -62,7 +62,7 @@ ENGINE_HELP = {
 POOL_VALUE_ROWS = (
     ("pool", "text"), ("role", "text"), ("device", "text"),
     ("device_count", "live"), ("price_usd", "live"), ("devices_per_server", "live"),
-    ("server_price_usd", "live"), ("tdp_w", "live"), ("idle_w", "live"), ("server_overhead_w", "live"),
+    ("server_price_usd", "live"), ("tdp_w", "live"), ("idle_w", "live"), ("server_overhead_w", "live"), ("power_limit_w", "live"),
     ("rack_power_cap_kw", "live"), ("servers_per_rack_max", "live"),
     ("tokens_per_s_per_device", "engine"), ("tokens_per_s_per_user", "engine"), ("power_w", "engine"),
     ("price_usd_per_million_output_tokens", "live"), ("owned", "live"), ("rent_usd_per_device_hour", "live"),

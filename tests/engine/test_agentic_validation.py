@@ -25,7 +25,7 @@ def test_every_row_names_its_source_and_the_cell_reproduces_the_documented_figur
     assert len(rows) == s["rows"] == 21 and all("InferenceX" in r.source for r in rows)
     assert s["median_abs_hit_error"] == pytest.approx(0.068, abs=0.0015)
     assert s["knee_side_agreement"] == pytest.approx(20 / 21)
-    assert s["median_tokens_ape_pct"] == pytest.approx(109.6, abs=0.05)
+    assert s["median_tokens_ape_pct"] == pytest.approx(112.0, abs=0.05)
     at_24 = next(g for g in s["offload_gains"] if g["sessions_per_replica"] == 24)
     assert at_24["measured"] == pytest.approx(1.42, abs=0.01) and at_24["predicted"] == pytest.approx(1.40, abs=0.02)
 

@@ -113,3 +113,14 @@ def test_npv_matches_excel_convention():
     r = x["discount_rate"]
     excel_npv = sum(cf / (1 + r) ** (i + 1) for i, cf in enumerate(flows[1:]))
     assert flows[0] + excel_npv == pytest.approx(expected["npv_usd"], rel=1e-12)
+
+
+def test_a_power_limit_is_the_nameplate_of_the_rack_fit_and_the_provisioned_power():
+    """A device held to 500 W of its 700 W TDP: nameplate 8 x 500 + 4,600 = 8,600 W a server, so a 40 kW rack
+    holds floor(40,000 / 8,600) = 4 servers (3 at the TDP's 10,200 W), 8 servers fill 2 racks and provision
+    8 x 8.6 = 68.8 kW (81.6 kW at the TDP). A limit of 0 is no limit."""
+    out = finance_metrics(inputs(power_limit_w=500))
+    assert float(out["servers_per_rack"]) == 4 and float(out["racks"]) == 2
+    assert float(out["it_provisioned_kw"]) == pytest.approx(68.8, rel=1e-12)
+    same = finance_metrics(inputs(power_limit_w=0))
+    assert float(same["servers_per_rack"]) == 3 and float(same["it_provisioned_kw"]) == pytest.approx(81.6, rel=1e-12)

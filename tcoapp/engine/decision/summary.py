@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..performance.device_power import nameplate_w
 from ..serving.defaults import LOW_SHARE
 from .throughput_reason import throughput_sentence
 
@@ -89,8 +90,9 @@ def facility_mw(result) -> float:
 
 
 def facility_w_per_device(device, pue: float) -> float:
-    """Facility power per device at nameplate [W]: (devices x TDP + server overhead) / devices x PUE."""
-    per_server = device.devices_per_server * device.tdp_w + device.server_overhead_w
+    """Facility power per device at nameplate [W]: (devices x nameplate + server overhead) / devices x PUE, the
+    nameplate the TDP or the device's power limit (device_power.nameplate_w)."""
+    per_server = device.devices_per_server * nameplate_w(device) + device.server_overhead_w
     return per_server / device.devices_per_server * pue
 
 

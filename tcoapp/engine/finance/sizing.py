@@ -13,7 +13,7 @@ from typing import Mapping
 import numpy as np
 
 from ..quantities.inputs import DEVICE_FIELDS, PLAN_FIELDS, SIZING_INPUTS
-from ..quantities.finance import ITEMIZED_CAPEX_KEYS as ITEMIZED, POOL_INPUT_KEYS, SERVER_CAPEX  # noqa: F401 (ITEMIZED read through this module too)
+from ..quantities.finance import DEVICE_NAMEPLATE_W, ITEMIZED_CAPEX_KEYS as ITEMIZED, OPTIONAL_INPUTS, POOL_INPUT_KEYS, SERVER_CAPEX  # noqa: F401 (ITEMIZED read through this module too)
 
 SECONDS_PER_DAY = 86400.0
 TOLERANCE = 1e-9           # whole-server rounding slack (a float just below a whole number is that number)
@@ -34,7 +34,7 @@ def pool_servers(mode: str, limit, inputs: Mapping[str, np.ndarray], weights,
 
     limit: the mode's input (`SIZING_INPUT`: kW of facility power, USD of capex budget, output
     tokens per day of demand), shape (draws,) or scalar. inputs: finance inputs with a leading draw
-    axis: pool keys (draws, pools) (devices_per_server, tdp_w [W], server_overhead_w [W], price_usd,
+    axis: pool keys (draws, pools) (devices_per_server, tdp_w [W], power_limit_w [W], server_overhead_w [W], price_usd,
     server_price_usd [USD], owned [0/1]), plan keys (draws,) (pue, other_capex_fraction, the itemized
     capex, utilization [fraction]). weights: the pools' device_count read as a ratio (pools,).
     fleet_tokens_per_s_per_device (demand only, (draws,)): the fleet's output tokens/s per device
@@ -43,7 +43,9 @@ def pool_servers(mode: str, limit, inputs: Mapping[str, np.ndarray], weights,
     dps = np.asarray(inputs["devices_per_server"], float)
     column = lambda key: np.asarray(inputs[key], float).reshape(-1, 1)  # noqa: E731 - a plan key per draw
     if mode == "facility_power":
-        cost_kw = (dps * np.asarray(inputs["tdp_w"], float) + inputs["server_overhead_w"]) * column("pue") / 1000.0
+        nameplate = DEVICE_NAMEPLATE_W.numpy(lambda key: np.asarray(inputs[key] if key in inputs else OPTIONAL_INPUTS[key],
+                                                                    float))
+        cost_kw = (dps * nameplate + inputs["server_overhead_w"]) * column("pue") / 1000.0
         return servers_within(limit, cost_kw, dps[0], weights)
     if mode == "capex_budget":
         cost = inputs["owned"] * SERVER_CAPEX.numpy(  # pool keys (draws, pools), plan keys (draws, 1)

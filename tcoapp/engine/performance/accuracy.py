@@ -14,7 +14,7 @@ file), the catalog as an object with `.devices` and `.models`. `tcoapp accuracy`
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from typing import Any
 
@@ -250,15 +250,6 @@ def run(rows, catalog, factors: EfficiencyFactors = DEFAULT_FACTORS, lines=None)
     return Accuracy(tuple(results), tuple(skipped))
 
 
-def _power_limited(row, device) -> str | None:
-    """The skip reason of a row whose GPUs ran below the catalog device's TDP, else None."""
-    limited_w = power_limited_w(row, device)
-    if limited_w is None:
-        return None
-    return (f"GPU power limited to {limited_w:g} W of {device.name}'s {device.tdp_w:g} W TDP "
-            "(the model has no power-limit input)")
-
-
 def _one(row, catalog, factors):
     if row.get("invalid"):
         return str(row["invalid"])
@@ -271,8 +262,8 @@ def _one(row, catalog, factors):
     if measured is None:
         return "no tokens_per_s_per_gpu (a positive number)"
     device, model = catalog.devices[dev_name], catalog.models[model_name]
-    if (limited := _power_limited(row, device)) is not None:
-        return limited
+    if (limited_w := power_limited_w(row, device)) is not None:   # a run below the TDP: the device at that limit
+        device = replace(device, power_limit_w=limited_w)
     if row_workload(row, model.name) is None:
         return "no output length, or no input length and no benchmark dataset mean for it"
     try:

@@ -25,6 +25,7 @@ import numpy as np
 
 from ..quantities.records import Device, ModelSpec, ServingConfig, Workload
 from .curve import CurveArrays
+from .device_power import busy_power_w
 from .factors import DEFAULT_FACTORS, EfficiencyFactors
 from .generated import config_problems, run_roofline
 
@@ -49,10 +50,6 @@ class DisaggregatedCurve:
         return float(self.prefill_share[index])
 
 
-def _power(device, busy, factors):
-    return device.idle_w + (device.tdp_w - device.idle_w) * np.clip(busy, 0.0, 1.0) ** factors.power_gamma
-
-
 def generate_disaggregated(prefill_device: Device, decode_device: Device, model: ModelSpec, serving: ServingConfig,
                            workload: Workload, batch, factors: EfficiencyFactors = DEFAULT_FACTORS) -> DisaggregatedCurve:
     """The disaggregated curve at `batch` (see module docstring for the formulas and units)."""
@@ -71,8 +68,8 @@ def generate_disaggregated(prefill_device: Device, decode_device: Device, model:
     starved = np.where(share * r_pre < (1.0 - share) * r_dec * (1 - 1e-9), "decode",
                        np.where((1.0 - share) * r_dec < share * r_pre * (1 - 1e-9), "prefill", ""))
     decode_busy = np.minimum(1.0, (dec.compute_s + factors.power_mem_activity * dec.memory_s) / dec.step_s)
-    power = (share * _power(prefill_device, rate / (share * r_pre), factors)
-             + (1.0 - share) * _power(decode_device, decode_busy * rate / ((1.0 - share) * r_dec), factors))
+    power = (share * busy_power_w(prefill_device, rate / (share * r_pre), factors)
+             + (1.0 - share) * busy_power_w(decode_device, decode_busy * rate / ((1.0 - share) * r_dec), factors))
     problems = config_problems(prefill_device, model, serving) + config_problems(decode_device, model, serving)
     b_max = float(dec.max_batch_by_memory)
     feasible = (b <= b_max) & (not problems) & (b_max >= 1)

@@ -120,8 +120,8 @@ def stated_gpu_power_w(notes: str) -> float | None:
 
 def power_limited_w(row: dict, device) -> float | None:
     """The GPU power (W) a row states (in its notes or device text, e.g. "MI355X ... (Power Cap 1000 W)")
-    below `device`'s TDP (a power-limited run the model cannot represent: no accuracy row, no published
-    anchor), else None."""
+    below `device`'s TDP (a power-limited run: modelled with the device at that `power_limit_w`,
+    device_power.py; a published anchor only for a device at the same limit), else None."""
     stated_w = stated_gpu_power_w(f"{row.get('notes') or ''} {row.get('device') or ''}")
     return stated_w if stated_w is not None and stated_w < device.tdp_w else None
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..quantities.records import Device, ModelSpec, ServingConfig, Workload
+from .device_power import busy_power_w  # noqa: F401 (read through this module too)
 from .factors import EfficiencyFactors
 from .frontier import row_kernel, serving_columns
 from .generated import config_problems, run_roofline
@@ -151,6 +152,3 @@ def pair_rate(prefill, decode, kv_bytes: float):
     return np.minimum(np.minimum(pre_cap, dec_cap), link_cap), pre_cap, dec_cap, link_cap
 
 
-def busy_power_w(device: Device, busy, factors: EfficiencyFactors):
-    """idle + (tdp - idle) x busy^gamma, busy in 0..1."""
-    return device.idle_w + (device.tdp_w - device.idle_w) * np.clip(busy, 0.0, 1.0) ** factors.power_gamma

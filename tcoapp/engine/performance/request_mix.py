@@ -37,6 +37,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from ..quantities.records import Device, ModelSpec, ServingConfig, Workload
+from .device_power import busy_power_w
 from .factors import DEFAULT_FACTORS, EfficiencyFactors
 from .generated import config_problems, run_roofline, shared_weight_args
 from .latency_tail import quantile, seconds_per_token, wait_quantile_s
@@ -154,7 +155,7 @@ def mix_curve(device: Device, model: ModelSpec, serving: ServingConfig, classes,
     share = b * pf / cycle
     decode_busy = w @ ((each["utilization"] - each["prefill_share"]) / np.maximum(1.0 - each["prefill_share"], 1e-12))
     u = share + (1.0 - share) * decode_busy
-    power = device.idle_w + (device.tdp_w - device.idle_w) * u ** factors.power_gamma
+    power = busy_power_w(device, u, factors)
     second = shares @ (pf_each ** 2 * _column([np.exp(c.input.sigma ** 2) for c in classes]))
     mean_wait = admission_wait_s(share, second / np.maximum(pf, 1e-30))
     alone = _isolated_prefills_s(device, model, serving, classes, factors, software_date, each) + reloads

@@ -81,8 +81,9 @@ so one cycle of a replica lasts (output / tokens_per_step) x t_step + B x t_pref
     ttft_s                  = W + max(t_prefill, weight read) + t_step (the wait for admission under Poisson
                               arrivals, M/D/1: W = rho t_prefill / (2 (1 - rho)), rho = prefill share;
                               then one isolated prefill and the first step)
-    power_w                 = idle_w + (tdp_w - idle_w) x u^gamma, u the busy fraction (compute time
-                              + power_mem_activity x memory time, over wall time; prefill counts as busy)
+    power_w                 = idle_w + (full_w - idle_w) x u^gamma, u the busy fraction (compute time
+                              + power_mem_activity x memory time, over wall time; prefill counts as busy;
+                              full_w the TDP, or the power limit: device_power.py, which also slows the math)
 """
 from __future__ import annotations
 
@@ -97,6 +98,7 @@ from .memory import (
     Architecture, capacity_gb, experts_touched, fast_tier_shares, kv_device_bytes, max_batch_by_memory,
     tier_seconds_per_byte, weight_bytes_per_device,
 )
+from .device_power import busy_power_w, clock_ratio
 from .precision import ACTIVATION_BYTES
 from .roofline_inputs import ServingArrays, WorkloadArrays
 from .spec_decode import tokens_per_step
@@ -416,7 +418,8 @@ def evaluate(device, arch: Architecture, serving: ServingArrays, workload: Workl
     non-expert weights at `serving.shared_weight_bytes_per_value` / `shared_peak_flop_s` (None: as the
     experts); `serving.weight_only`: 4-bit weights dequantized in the GEMM (W4A16). The per-user rate
     and TTFT are at `workload.latency_percentile` (latency_tail.py; tokens/s per device is always the
-    mean); `workload.software_speed_ratio` (software_maturity.py) divides every step and prefill time."""
+    mean); `workload.software_speed_ratio` (software_maturity.py) divides every step and prefill time.
+    A device with a power limit (device_power.py) runs its math at `clock_ratio` and draws at most the limit."""
     peaks = (serving.peak_flop_s, serving.attention_peak_flop_s, serving.shared_peak_flop_s)
     prefill_peaks = architecture_peaks(device, factors, *peaks, factors.eta_prefill)
     peak, attention_peak, shared_peak = architecture_peaks(device, factors, *peaks)
@@ -457,7 +460,7 @@ def evaluate(device, arch: Architecture, serving: ServingArrays, workload: Workl
     decode_busy = np.minimum(1.0, (comp_s + draft.compute_s + factors.power_mem_activity * (mem_s + draft.memory_s)) / speed
                              / np.maximum(step_s, 1e-30))
     u = share + (1.0 - share) * decode_busy
-    power = device.idle_w + (device.tdp_w - device.idle_w) * u ** factors.power_gamma
+    power = busy_power_w(device, u, factors)
     b_max = max_batch_by_memory(arch, capacity_gb(device), factors.usable_memory_fraction, devices, attention_dp,
                                 serving.weight_bytes_per_value, serving.kv_bytes_per_value, input_tokens + output_tokens,
                                 serving.shared_weight_bytes_per_value)
@@ -517,12 +520,14 @@ def architecture_peaks(device, factors, peak, attention_peak, shared_peak=None, 
     """(peak, attention_peak, shared_peak) scaled so that math at `efficiency` (eta_compute for decode,
     eta_prefill for prefill) runs at the device architecture's achieved fraction instead:
     x compute_efficiency(architecture) / eta_compute, capped so that efficiency x scale <= 1 (no device
-    computes above its peak). 1 for Blackwell and any architecture without its own ratio. Arrays
-    broadcast (Monte Carlo draws of the factors)."""
+    computes above its peak), times the clock a power limit leaves (device_power.clock_ratio). 1 for Blackwell
+    and any architecture without its own ratio, without a limit. Arrays broadcast (Monte Carlo draws of the
+    factors)."""
     eta = np.asarray(factors.eta_compute, float)
     scale = np.asarray(compute_efficiency(factors, getattr(device, "architecture", "")), float) / eta
     if efficiency is not None:
         scale = np.minimum(scale, 1.0 / np.asarray(efficiency, float))
+    scale = scale * np.asarray(clock_ratio(device), float)   # a power limit's clock (device_power.py)
     if scale.ndim == 0 and float(scale) == 1.0:
         return peak, attention_peak, shared_peak
     return peak * scale, attention_peak * scale, None if shared_peak is None else shared_peak * scale

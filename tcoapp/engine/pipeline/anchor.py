@@ -1,8 +1,8 @@
 """The searched answer checked against the shipped measurements (docs/model.md, "Published anchor").
 
 For a plan on a generated curve, the nearest published measured point: a measurement row of the
-same device and model (`measurement_rows.map_device` / `map_model`; not a run below the device's TDP,
-`power_limited_w`), the same precision family
+same device and model (`measurement_rows.map_device` / `map_model`) at the same power (a run below the
+device's TDP, `power_limited_w`, only for a device with that `power_limit_w`), the same precision family
 (4-bit, 8-bit or 16-bit weights) and comparable lengths (input and output each within a factor of
 `LENGTH_FACTOR` of the plan's), nearest the plan's tokens/s per user (within a factor of
 `USER_FACTOR` where the row states one; a row without a per-user rate only where the plan has no
@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 import re
 
+from ..performance.device_power import nameplate_w
 from ..performance.measurement_rows import map_device, map_model, positive_number, power_limited_w, row_precision
 
 LENGTH_FACTOR = 2.0
@@ -53,7 +54,7 @@ def _distance(row, device, model_name, precision, input_tokens, output_tokens, t
         return None
     if map_device(row.get("device") or "") != device.name or positive_number(row.get("tokens_per_s_per_gpu")) is None:
         return None
-    if power_limited_w(row, device) is not None:
+    if (power_limited_w(row, device) or float(device.tdp_w)) != nameplate_w(device):   # ran at another power
         return None
     if FAMILY.get(row_precision(row, device, model_name)) != FAMILY.get(precision):
         return None

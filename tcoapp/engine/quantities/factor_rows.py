@@ -32,7 +32,9 @@ prior: each fitted factor is pulled toward its `prior`, the factor of the 2026-1
 the log factor (factor_fit.PRIOR_SD), so the fit has one optimum from any start (docs/model.md, "One
 optimum: the crossing and the prior"), and again the same day once the 49 InferenceX MTP rows whose
 launch recipes were misread state their draft tokens (ATOM's default of 1, TensorRT-LLM's early slurm
-recipes; docs/model.md, "Configurations in the data"): 652 rows fitted. Users calibrate
+recipes; docs/model.md, "Configurations in the data"): 652 rows fitted; and again the same day with the
+MLPerf rows of power-limited systems modelled at their limit (docs/model.md, "Power limit"): 657 rows
+fitted. Users calibrate
 their own set to their measurements; the fitted set is part of the scenario (saved in the workbook).
 """
 from __future__ import annotations
@@ -65,19 +67,19 @@ FACTOR_ROWS: tuple[Factor, ...] = (
            help='Achieved / peak memory bandwidth streaming weights in decode.',
            provenance=('0.8: achieved / peak HBM bandwidth streaming weights in decode (GEMV-like reads '
                        'reach ~80%)')),
-    Factor(key='eta_kv', unit='fraction', default=0.4576, min=MIN_EFFICIENCY, max=1.0,
+    Factor(key='eta_kv', unit='fraction', default=0.4675, min=MIN_EFFICIENCY, max=1.0,
            fit=GLOBAL, prior=0.3554, fit_bounds=(0.1, 1.0),
            label='KV-read bandwidth efficiency',
            help='Achieved / peak memory bandwidth of KV-cache reads in attention (paged, scattered).',
            provenance='0.45: achieved / peak HBM bandwidth of KV-cache reads in attention (paged, scattered)'),
-    Factor(key='eta_compute', unit='fraction', default=0.6398, min=MIN_EFFICIENCY, max=1.0,
+    Factor(key='eta_compute', unit='fraction', default=0.645, min=MIN_EFFICIENCY, max=1.0,
            fit=GLOBAL, prior=0.5936, fit_bounds=(0.05, 1.0),
            label='Decode compute efficiency',
            help=('Achieved / peak tensor FLOPS of decode GEMMs and attention on Blackwell and on every '
                  'architecture without its own ratio; the others run at this x arch_compute_<architecture>, '
                  'at most 1.'),
            provenance='0.63: achieved / peak tensor FLOPS of decode GEMMs and attention (Blackwell, and any architecture without its own factor below)'),
-    Factor(key='eta_prefill', unit='fraction', default=0.5751, min=MIN_EFFICIENCY, max=1.0,
+    Factor(key='eta_prefill', unit='fraction', default=0.5753, min=MIN_EFFICIENCY, max=1.0,
            fit=GLOBAL, prior=0.5196, fit_bounds=(0.05, 1.0),
            label='Prefill compute efficiency',
            help=('Achieved / peak tensor FLOPS in prefill on Blackwell and every architecture without its '
@@ -93,7 +95,7 @@ FACTOR_ROWS: tuple[Factor, ...] = (
            label='Step overhead',
            help='Fixed time per decode step: scheduler, kernel launches.',
            provenance='1 ms: fixed per decode step (scheduler, kernel launches / CUDA-graph replay)'),
-    Factor(key='layer_overhead_s', unit='s', default=4.812e-05, min=0.0, max=0.1,
+    Factor(key='layer_overhead_s', unit='s', default=4.829e-05, min=0.0, max=0.1,
            fit=GLOBAL, prior=4.097e-05, fit_bounds=(1e-07, 0.001),
            label='Layer overhead',
            help=('Time per layer per decode step that no roofline term sees (kernel launch and tail), on '
@@ -104,29 +106,29 @@ FACTOR_ROWS: tuple[Factor, ...] = (
                        'factors split into kernels and fixed overheads: held, the small-batch rows of a '
                        'family the fit never saw were predicted 15-35 % too fast (docs/model.md, '
                        '"serving stack"); 41 us on Blackwell since the ratio per architecture')),
-    Factor(key='seq_overhead_s', unit='s', default=1.661e-05, min=0.0, max=0.1,
+    Factor(key='seq_overhead_s', unit='s', default=1.692e-05, min=0.0, max=0.1,
            fit=GLOBAL, prior=6.865e-06, fit_bounds=(1e-08, 0.0001),
            label='Sequence overhead',
            help='Time per sequence per decode step that the roofline does not see (sampling, bookkeeping).',
            provenance='9 us: per sequence per decode step, work the roofline does not see (sampling, scheduler bookkeeping, attention and MoE-routing kernel inefficiency at large batch); saturates throughput'),
-    Factor(key='moe_compute_efficiency', unit='fraction', default=0.1496, min=MIN_EFFICIENCY, max=1.0,
+    Factor(key='moe_compute_efficiency', unit='fraction', default=0.1495, min=MIN_EFFICIENCY, max=1.0,
            fit=GLOBAL, prior=0.1329, fit_bounds=(0.1, 1.0),
            label='MoE GEMM efficiency',
            help='Achieved FLOPS of routed-expert GEMMs relative to dense GEMMs.',
            provenance='0.15: achieved FLOPS of routed-expert (grouped) GEMMs relative to dense GEMMs, at many tokens per expert (routing, gathers and ragged tiles that neither bytes nor FLOPs count)'),
-    Factor(key='moe_gemm_half_tokens', unit='tokens', default=33.38, min=0.0, max=1000000.0,
+    Factor(key='moe_gemm_half_tokens', unit='tokens', default=33.64, min=0.0, max=1000000.0,
            fit=GLOBAL, prior=27.2, fit_bounds=(1.0, 4096.0),
            label='MoE GEMM half-efficiency tokens',
            help=('Tokens per expert per step at which routed-expert GEMMs reach half of the MoE GEMM '
                  'efficiency: efficiency x m / (m + this).'),
            provenance='30 tokens: tokens per expert per step at which routed (grouped) GEMMs reach half of moe_compute_efficiency (tensor-core tiles are 64-128 rows; tens of tokens per expert waste them)'),
-    Factor(key='mem_compute_overlap_loss', unit='fraction', default=0.1422, min=0.0, max=1.0,
+    Factor(key='mem_compute_overlap_loss', unit='fraction', default=0.1399, min=0.0, max=1.0,
            fit=GLOBAL, prior=0.2417, fit_bounds=(0.001, 1.0),
            label='Memory/compute overlap loss',
            help=('Share of the smaller of memory and compute time not hidden under the larger: t = max + '
                  'loss x min (0: perfect overlap).'),
            provenance='0.14: share of the smaller of memory and compute time NOT hidden under the larger one (t_core = max + loss x min; 0 = perfect overlap)'),
-    Factor(key='fp4_math_efficiency', unit='fraction', default=0.9971, min=MIN_EFFICIENCY, max=1.0,
+    Factor(key='fp4_math_efficiency', unit='fraction', default=0.9975, min=MIN_EFFICIENCY, max=1.0,
            fit=GLOBAL, prior=0.995, fit_bounds=(0.3, 1.0),
            label='FP4 speed-up efficiency',
            help='Achieved FP4 speedup over FP8, as a fraction of the peak ratio.',
@@ -160,14 +162,14 @@ FACTOR_ROWS: tuple[Factor, ...] = (
            help='Cost of one draft token, as a fraction of a target step.',
            provenance=('0.05: cost of one draft token as a fraction of a target step (a ~1-5% size draft '
                        'model / MTP head)')),
-    Factor(key='spec_acceptance_realised', unit='ratio', default=0.8592, min=0.0, max=2.0, min_exclusive=True,
+    Factor(key='spec_acceptance_realised', unit='ratio', default=0.8599, min=0.0, max=2.0, min_exclusive=True,
            fit=GLOBAL, prior=0.7881, fit_bounds=(0.3, 1.5),
            label='Realised draft acceptance',
            help=('Share of the stated per-token draft acceptance that measured speculative runs realise: every '
                  'draft position accepts alpha x this (at most 1). A configuration term fitted on the measured '
                  'speculative rows.'),
            provenance='0.84: the share of the stated per-token draft acceptance that measured speculative runs realise (a configuration term, fitted only where fitted rows run speculative decoding; the benchmark\'s prompts and the stack\'s drafting accept less than the published MT-bench / HumanEval / GSM8K lengths): every draft position accepts alpha x this (docs/model.md, "Speculative decoding")'),
-    Factor(key='spec_serial_seq_overhead_s', unit='s', default=8.73e-05, min=0.0, max=0.01,
+    Factor(key='spec_serial_seq_overhead_s', unit='s', default=8.714e-05, min=0.0, max=0.01,
            fit=GLOBAL, prior=8.384e-05, fit_bounds=(1e-07, 0.001),
            label='Serial speculative host time per sequence',
            help=('Host time per sequence per speculative step that a stack running speculative decoding '
@@ -179,7 +181,7 @@ FACTOR_ROWS: tuple[Factor, ...] = (
                        'disable_overlap_schedule for EAGLE / MTP drafting: sgl-project/sglang '
                        'python/sglang/srt/server_args.py, v0.4-v0.5); counted like the scheduler, per '
                        'scheduler rank (docs/model.md, "Speculative decoding")')),
-    Factor(key='expert_load_skew', unit='fraction', default=0.08515, min=0.0, max=5.0,
+    Factor(key='expert_load_skew', unit='fraction', default=0.0853, min=0.0, max=5.0,
            fit=GLOBAL, prior=0.0617, fit_bounds=(0.001, 2.0),
            label='Expert load skew',
            help=("Share by which the busiest expert-parallel device's routed tokens exceed the "
@@ -210,21 +212,21 @@ FACTOR_ROWS: tuple[Factor, ...] = (
            label='ROCm stack step scale',
            help='Multiplier of the decode step time on AMD devices (ROCm stacks) relative to TensorRT-LLM.',
            provenance='FIT: per-stack multiplier of the decode step time relative to TensorRT-LLM (1): the ROCm stacks (vLLM / SGLang / ATOM on AMD, every AMD device) 1.40, vLLM on NVIDIA 0.83, SGLang on NVIDIA 1.00 (measurements only; each stack has its own fixed-overhead factor too)'),
-    Factor(key='stack_step_sglang', unit='ratio', default=1.022, min=0.0, max=100.0, min_exclusive=True,
+    Factor(key='stack_step_sglang', unit='ratio', default=1.023, min=0.0, max=100.0, min_exclusive=True,
            fit=GLOBAL, prior=0.9486, fit_bounds=(0.2, 10.0), stack='SGLang',
            label='SGLang stack step scale',
            help=('Multiplier of the decode step time under SGLang on NVIDIA relative to TensorRT-LLM '
                  '(measurements; plans on NVIDIA are computed as TensorRT-LLM).'),
            provenance=("1.00: the decode step kernels' time of SGLang on NVIDIA over TensorRT-LLM's, fitted on the "
                        "measurements (plans on NVIDIA are computed as TensorRT-LLM)")),
-    Factor(key='stack_step_vllm', unit='ratio', default=0.9664, min=0.0, max=100.0, min_exclusive=True,
+    Factor(key='stack_step_vllm', unit='ratio', default=0.9688, min=0.0, max=100.0, min_exclusive=True,
            fit=GLOBAL, prior=0.9072, fit_bounds=(0.2, 10.0), stack='vLLM',
            label='vLLM stack step scale',
            help=('Multiplier of the decode step time under vLLM on NVIDIA relative to TensorRT-LLM '
                  '(measurements; plans on NVIDIA are computed as TensorRT-LLM).'),
            provenance=("0.83: the decode step kernels' time of vLLM on NVIDIA over TensorRT-LLM's, fitted on the "
                        "measurements (plans on NVIDIA are computed as TensorRT-LLM)")),
-    Factor(key='stack_overhead_rocm', unit='ratio', default=1.59, min=0.0, max=100.0, min_exclusive=True,
+    Factor(key='stack_overhead_rocm', unit='ratio', default=1.587, min=0.0, max=100.0, min_exclusive=True,
            fit=GLOBAL, prior=1.64, fit_bounds=(0.2, 10.0),
            label='ROCm fixed-overhead scale',
            help=('Multiplier of the fixed per-step, per-layer and per-sequence overheads of a decode step '
@@ -232,7 +234,7 @@ FACTOR_ROWS: tuple[Factor, ...] = (
            provenance=('FIT: the ROCm stack\'s fixed overheads of a decode step (its launches, per-layer '
                        'tails, sampling and scheduling) over TensorRT-LLM\'s; the stack step factor scales '
                        'the kernels (docs/model.md, "serving stack")')),
-    Factor(key='stack_overhead_sglang', unit='ratio', default=1.25, min=0.0, max=100.0, min_exclusive=True,
+    Factor(key='stack_overhead_sglang', unit='ratio', default=1.249, min=0.0, max=100.0, min_exclusive=True,
            fit=GLOBAL, prior=1.419, fit_bounds=(0.2, 10.0),
            label='SGLang fixed-overhead scale',
            help=('Multiplier of the fixed per-step, per-layer and per-sequence overheads of a decode step '
@@ -240,7 +242,7 @@ FACTOR_ROWS: tuple[Factor, ...] = (
            provenance=('FIT: the SGLang stack\'s fixed overheads of a decode step (its launches, per-layer '
                        'tails, sampling and scheduling) over TensorRT-LLM\'s; the stack step factor scales '
                        'the kernels (docs/model.md, "serving stack")')),
-    Factor(key='stack_overhead_vllm', unit='ratio', default=1.084, min=0.0, max=100.0, min_exclusive=True,
+    Factor(key='stack_overhead_vllm', unit='ratio', default=1.083, min=0.0, max=100.0, min_exclusive=True,
            fit=GLOBAL, prior=1.261, fit_bounds=(0.2, 10.0),
            label='vLLM fixed-overhead scale',
            help=('Multiplier of the fixed per-step, per-layer and per-sequence overheads of a decode step '
@@ -267,7 +269,7 @@ FACTOR_ROWS: tuple[Factor, ...] = (
            provenance=('5 us: latency of one collective step over the scale-out network (RDMA over '
                        'InfiniBand / RoCE, 2-5 us per hop; paid where expert parallelism spans several '
                        'scale-up domains)')),
-    Factor(key='w4a16_gemm_efficiency', unit='fraction', default=0.3944, min=MIN_EFFICIENCY, max=1.0,
+    Factor(key='w4a16_gemm_efficiency', unit='fraction', default=0.3927, min=MIN_EFFICIENCY, max=1.0,
            fit=GLOBAL, prior=0.4208, fit_bounds=(0.05, 1.0),
            label='W4A16 grouped-GEMM efficiency',
            help=('Efficiency of routed-expert GEMMs with 4-bit weights dequantized in the kernel (MXFP4 on '
@@ -289,7 +291,7 @@ FACTOR_ROWS: tuple[Factor, ...] = (
            help='As the MoE rate, for dense models (0: the measurements show no effect).',
            provenance=('Held at 0: fitted it lands at 0.0001-0.026 per year across refits (no effect); a '
                        'user may set it by hand (docs/model.md, "Software date")')),
-    Factor(key='arch_compute_hopper', unit='ratio', default=1.271, min=0.0, max=100.0, min_exclusive=True,
+    Factor(key='arch_compute_hopper', unit='ratio', default=1.269, min=0.0, max=100.0, min_exclusive=True,
            fit=GLOBAL, prior=1.366, fit_bounds=(0.2, 5.0), architecture='Hopper',
            label='Compute ratio, Hopper',
            help=('Achieved fraction of peak tensor FLOPS on devices whose architecture is Hopper (H100, '
@@ -297,7 +299,7 @@ FACTOR_ROWS: tuple[Factor, ...] = (
                  'eta_prefill x the same factor over eta_compute (calibrating eta_compute moves these '
                  'devices too).'),
            provenance='FIT: an architecture\'s achieved fraction of peak tensor FLOPS relative to eta_compute (fitted with Blackwell B200 / GB200 and used by every architecture without its own ratio): decode math runs at min(1, eta_compute x ratio), prefill at eta_prefill x the same factor over eta_compute (ARCHITECTURE_COMPUTE; docs/model.md, "Achieved compute per architecture"). Hopper 1.35 (0.72 of peak), Blackwell Ultra 0.89 (0.47), CDNA 3 0.93 (0.49), CDNA 4 2.18 (1.16: held at the ceiling of 1; with the ROCm step factor the fit cannot tell MI355X\'s compute from its stack\'s step time apart)'),
-    Factor(key='arch_compute_blackwell_ultra', unit='ratio', default=0.9, min=0.0, max=100.0, min_exclusive=True,
+    Factor(key='arch_compute_blackwell_ultra', unit='ratio', default=0.8971, min=0.0, max=100.0, min_exclusive=True,
            fit=GLOBAL, prior=0.9113, fit_bounds=(0.2, 5.0), architecture='Blackwell Ultra',
            label='Compute ratio, Blackwell Ultra',
            help=('Achieved fraction of peak tensor FLOPS on devices whose architecture is Blackwell Ultra '
@@ -306,7 +308,7 @@ FACTOR_ROWS: tuple[Factor, ...] = (
                  'these devices too).'),
            provenance=('0.90: fitted on the Blackwell Ultra rows (B300, GB300) with eta_compute fitted on '
                        'Blackwell B200 / GB200 (docs/model.md, "Achieved compute per architecture")')),
-    Factor(key='arch_compute_cdna3', unit='ratio', default=0.9918, min=0.0, max=100.0, min_exclusive=True,
+    Factor(key='arch_compute_cdna3', unit='ratio', default=0.989, min=0.0, max=100.0, min_exclusive=True,
            fit=GLOBAL, prior=1.084, fit_bounds=(0.2, 5.0), architecture='CDNA 3',
            label='Compute ratio, CDNA 3',
            help=('Achieved fraction of peak tensor FLOPS on devices whose architecture is CDNA 3 (MI300X, '
@@ -326,7 +328,7 @@ FACTOR_ROWS: tuple[Factor, ...] = (
                        'held at the ceiling of 1 (with the ROCm step factor the fit cannot tell MI355X\'s '
                        'compute from its stack\'s step time apart; docs/model.md, "Achieved compute per '
                        'architecture")')),
-    _layer_ratio('arch_layer_hopper', 1.118, 1.188, 'Hopper', 'H100, H200'),
-    _layer_ratio('arch_layer_blackwell_ultra', 0.8982, 0.8972, 'Blackwell Ultra', 'B300, GB300'),
-    _layer_ratio('arch_layer_cdna3', 2.946, 2.894, 'CDNA 3', 'MI300X, MI325X'),
+    _layer_ratio('arch_layer_hopper', 1.119, 1.188, 'Hopper', 'H100, H200'),
+    _layer_ratio('arch_layer_blackwell_ultra', 0.8977, 0.8972, 'Blackwell Ultra', 'B300, GB300'),
+    _layer_ratio('arch_layer_cdna3', 2.947, 2.894, 'CDNA 3', 'MI300X, MI325X'),
 )

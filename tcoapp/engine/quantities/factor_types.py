@@ -17,12 +17,12 @@ class EfficiencyFactors(Record):
     # [fraction] 0.8: achieved / peak HBM bandwidth streaming weights in decode (GEMV-like reads reach ~80%)
     eta_mem: float = 0.8
     # [fraction] 0.45: achieved / peak HBM bandwidth of KV-cache reads in attention (paged, scattered)
-    eta_kv: float = 0.4576
+    eta_kv: float = 0.4675
     # [fraction] 0.63: achieved / peak tensor FLOPS of decode GEMMs and attention (Blackwell, and any
     # architecture without its own factor below)
-    eta_compute: float = 0.6398
+    eta_compute: float = 0.645
     # [fraction] 0.59: achieved / peak tensor FLOPS in prefill (Blackwell; others by their decode ratio)
-    eta_prefill: float = 0.5751
+    eta_prefill: float = 0.5753
     # [fraction] 0.7: achieved / peak scale-up bandwidth of NCCL-style collectives (rule of thumb)
     eta_comm: float = 0.7
     # [s] 1 ms: fixed per decode step (scheduler, kernel launches / CUDA-graph replay)
@@ -32,22 +32,22 @@ class EfficiencyFactors(Record):
     # output token. Fitted since the stack factors split into kernels and fixed overheads: held, the
     # small-batch rows of a family the fit never saw were predicted 15-35 % too fast (docs/model.md, "serving
     # stack"); 41 us on Blackwell since the ratio per architecture
-    layer_overhead_s: float = 4.812e-05
+    layer_overhead_s: float = 4.829e-05
     # [s] 9 us: per sequence per decode step, work the roofline does not see (sampling, scheduler bookkeeping,
     # attention and MoE-routing kernel inefficiency at large batch); saturates throughput
-    seq_overhead_s: float = 1.661e-05
+    seq_overhead_s: float = 1.692e-05
     # [fraction] 0.15: achieved FLOPS of routed-expert (grouped) GEMMs relative to dense GEMMs, at many tokens
     # per expert (routing, gathers and ragged tiles that neither bytes nor FLOPs count)
-    moe_compute_efficiency: float = 0.1496
+    moe_compute_efficiency: float = 0.1495
     # [tokens] 30 tokens: tokens per expert per step at which routed (grouped) GEMMs reach half of
     # moe_compute_efficiency (tensor-core tiles are 64-128 rows; tens of tokens per expert waste them)
-    moe_gemm_half_tokens: float = 33.38
+    moe_gemm_half_tokens: float = 33.64
     # [fraction] 0.14: share of the smaller of memory and compute time NOT hidden under the larger one (t_core
     # = max + loss x min; 0 = perfect overlap)
-    mem_compute_overlap_loss: float = 0.1422
+    mem_compute_overlap_loss: float = 0.1399
     # [fraction] 0.99: achieved FP4 speedup over FP8 / the peak ratio (scales and non-GEMM work do not speed
     # up)
-    fp4_math_efficiency: float = 0.9971
+    fp4_math_efficiency: float = 0.9975
     # [s] 10 us: latency of one collective (all-reduce / all-to-all) over NVLink-class fabrics (one-shot
     # custom all-reduce ~5-10 us on 8 GPUs; NCCL ring 2-3x more)
     comm_latency_s: float = 1e-05
@@ -66,16 +66,16 @@ class EfficiencyFactors(Record):
     # (a configuration term, fitted only where fitted rows run speculative decoding; the benchmark's prompts
     # and the stack's drafting accept less than the published MT-bench / HumanEval / GSM8K lengths): every
     # draft position accepts alpha x this (docs/model.md, "Speculative decoding")
-    spec_acceptance_realised: float = 0.8592
+    spec_acceptance_realised: float = 0.8599
     # [s] FIT: host time per sequence per speculative step a stack that drops its overlap scheduler under
     # speculative decoding leaves exposed (SGLang sets disable_overlap_schedule for EAGLE / MTP drafting:
     # sgl-project/sglang python/sglang/srt/server_args.py, v0.4-v0.5); counted like the scheduler, per
     # scheduler rank (docs/model.md, "Speculative decoding")
-    spec_serial_seq_overhead_s: float = 8.73e-05
+    spec_serial_seq_overhead_s: float = 8.714e-05
     # [fraction] 0.001: routing skew of expert popularity: the busiest expert-parallel device's share of
     # routed tokens exceeds the balls-into-bins expectation by this fraction (real routers are not uniform;
     # DeepSeek ships an expert-placement balancer, EPLB, for it)
-    expert_load_skew: float = 0.08515
+    expert_load_skew: float = 0.0853
     # [s] 1 us: per peer message of an all-to-all (dispatch or combine, under attention-DP): each device posts
     # EP - 1 messages (DeepEP / NCCL all-to-all: a few us per peer beyond the one collective latency)
     a2a_peer_overhead_s: float = 1e-06
@@ -91,22 +91,22 @@ class EfficiencyFactors(Record):
     stack_step_rocm: float = 1.162
     # [ratio] 1.00: the decode step kernels' time of SGLang on NVIDIA over TensorRT-LLM's, fitted on the
     # measurements (plans on NVIDIA are computed as TensorRT-LLM)
-    stack_step_sglang: float = 1.022
+    stack_step_sglang: float = 1.023
     # [ratio] 0.83: the decode step kernels' time of vLLM on NVIDIA over TensorRT-LLM's, fitted on the
     # measurements (plans on NVIDIA are computed as TensorRT-LLM)
-    stack_step_vllm: float = 0.9664
+    stack_step_vllm: float = 0.9688
     # [ratio] FIT: the ROCm stack's fixed overheads of a decode step (its launches, per-layer tails, sampling
     # and scheduling) over TensorRT-LLM's; the stack step factor scales the kernels (docs/model.md, "serving
     # stack")
-    stack_overhead_rocm: float = 1.59
+    stack_overhead_rocm: float = 1.587
     # [ratio] FIT: the SGLang stack's fixed overheads of a decode step (its launches, per-layer tails,
     # sampling and scheduling) over TensorRT-LLM's; the stack step factor scales the kernels (docs/model.md,
     # "serving stack")
-    stack_overhead_sglang: float = 1.25
+    stack_overhead_sglang: float = 1.249
     # [ratio] FIT: the vLLM stack's fixed overheads of a decode step (its launches, per-layer tails, sampling
     # and scheduling) over TensorRT-LLM's; the stack step factor scales the kernels (docs/model.md, "serving
     # stack")
-    stack_overhead_vllm: float = 1.084
+    stack_overhead_vllm: float = 1.083
     # [ratio] 1.0: the model's own error as a speed multiplier of the generated curve (decode steps and
     # prefills run model_error times as fast; 1 = the model as fitted). Meant for Monte Carlo
     # (`factor.model_error` on the Uncertainty sheet), drawn from the plan's prediction interval
@@ -118,7 +118,7 @@ class EfficiencyFactors(Record):
     # [fraction] 0.42: achieved / FP8-style efficiency of a weight-only 4-bit grouped GEMM (W4A16: MXFP4
     # experts on Hopper, CDNA3), whose 16-row tiles dequantize the weights in the main loop on the general
     # cores
-    w4a16_gemm_efficiency: float = 0.3944
+    w4a16_gemm_efficiency: float = 0.3927
     # [1/yr] Held at 0: fitted it lands at 0.5-0.66 per year, but the leave-one-era-out split scores worse
     # with it (overall median 18.6 % against 13.6 %, p90 42.6 % against 39.5 %), so the calendar form is not
     # kept; a user may set it by hand (docs/model.md, "Software date")
@@ -132,23 +132,23 @@ class EfficiencyFactors(Record):
     # (ARCHITECTURE_COMPUTE; docs/model.md, "Achieved compute per architecture"). Hopper 1.35 (0.72 of peak),
     # Blackwell Ultra 0.89 (0.47), CDNA 3 0.93 (0.49), CDNA 4 2.18 (1.16: held at the ceiling of 1; with the
     # ROCm step factor the fit cannot tell MI355X's compute from its stack's step time apart)
-    arch_compute_hopper: float = 1.271
+    arch_compute_hopper: float = 1.269
     # [ratio] 0.90: fitted on the Blackwell Ultra rows (B300, GB300) with eta_compute fitted on Blackwell B200
     # / GB200 (docs/model.md, "Achieved compute per architecture")
-    arch_compute_blackwell_ultra: float = 0.9
+    arch_compute_blackwell_ultra: float = 0.8971
     # [ratio] 2.89: fitted on the CDNA 3 rows (MI300X, MI325X) with eta_compute fitted on Blackwell B200 /
     # GB200 (docs/model.md, "Achieved compute per architecture")
-    arch_compute_cdna3: float = 0.9918
+    arch_compute_cdna3: float = 0.989
     # [ratio] Fitted on the CDNA 4 rows (MI355X); above 1 / eta_compute, so its decode math is held at the
     # ceiling of 1 (with the ROCm step factor the fit cannot tell MI355X's compute from its stack's step time
     # apart; docs/model.md, "Achieved compute per architecture")
     arch_compute_cdna4: float = 2.181
     # [ratio] Fitted on the Hopper rows (H100, H200) with layer_overhead_s on Blackwell B200 / GB200
     # (docs/model.md, "Per-layer overhead per architecture")
-    arch_layer_hopper: float = 1.118
+    arch_layer_hopper: float = 1.119
     # [ratio] Fitted on the Blackwell Ultra rows (B300, GB300) with layer_overhead_s on Blackwell B200 / GB200
     # (docs/model.md, "Per-layer overhead per architecture")
-    arch_layer_blackwell_ultra: float = 0.8982
+    arch_layer_blackwell_ultra: float = 0.8977
     # [ratio] Fitted on the CDNA 3 rows (MI300X, MI325X) with layer_overhead_s on Blackwell B200 / GB200
     # (docs/model.md, "Per-layer overhead per architecture")
-    arch_layer_cdna3: float = 2.946
+    arch_layer_cdna3: float = 2.947

@@ -65,6 +65,9 @@ ITEMIZED_CAPEX_KEYS = PER_DEVICE_CAPEX.keys() + PER_SERVER_CAPEX.keys()  # the i
 BOUGHT = (1 + K("hardware_price_change_per_year")) ** K("purchase_year")  # the price index of the purchase year
 # the capex of one whole server of a bought pool at today's prices: what a capex budget buys servers by (the
 # engine's sizing and the Results sized device count of a one-pool plan); its items are capex_usd's
+# the power a device is provisioned for: its power limit where it has one (> 0), else its TDP
+# (performance/device_power.nameplate_w is the same rule for one device)
+DEVICE_NAMEPLATE_W = when(compare(K("power_limit_w"), ">", 0), minimum(K("tdp_w"), K("power_limit_w")), K("tdp_w"))
 SERVER_CAPEX = ((K("devices_per_server") * K("price_usd") + K("server_price_usd")) * (1 + K("other_capex_fraction"))
                 + K("devices_per_server") * PER_DEVICE_CAPEX + PER_SERVER_CAPEX)
 
@@ -258,6 +261,7 @@ FINANCE_INPUTS: tuple[Quantity, ...] = scoped("finance input", (
     _input("tdp_w", "pool", _DEVICE),
     _input("idle_w", "pool", _DEVICE),
     _input("server_overhead_w", "pool", _DEVICE),
+    _input("power_limit_w", "pool", _DEVICE, optional=True),
     _q("device_count", "devices", "pool", "Accelerators in the pool after sizing."),
     _input("rack_power_cap_kw", "pool", _POOL),
     _input("servers_per_rack_max", "pool", _POOL),
@@ -398,8 +402,8 @@ _POOL_AND_PLAN: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
 
 POOL_QUANTITIES: tuple[Quantity, ...] = scoped("pool quantity", tuple(
     _q(k, u, "pool", h, **f) for k, u, h, f in _POOL_AND_PLAN) + (
-    _q("server_nameplate_w", "W", "pool", "devices_per_server x tdp_w + server_overhead_w.", label="Server nameplate power",
-       expr=K("devices_per_server") * K("tdp_w") + K("server_overhead_w")),
+    _q("server_nameplate_w", "W", "pool", "devices_per_server x (power_limit_w where > 0, else tdp_w) + server_overhead_w.",
+       label="Server nameplate power", expr=K("devices_per_server") * DEVICE_NAMEPLATE_W + K("server_overhead_w")),
     _q("servers_per_rack", "servers", "pool", "min(servers_per_rack_max, floor(rack cap / server nameplate)); 0: a server exceeds the cap.",
        expr=minimum(K("servers_per_rack_max"), round_down(K("rack_power_cap_kw") * C("W_PER_KW") / K("server_nameplate_w"))),
        pool_json=3),

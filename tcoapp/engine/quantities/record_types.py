@@ -32,6 +32,7 @@ class Device(Record):
     architecture: str = ''
     tdp_w: float
     idle_w: float = 0.0
+    power_limit_w: float = 0.0
     price_usd: float
     devices_per_server: int = 8
     server_price_usd: float = 0.0

@@ -105,6 +105,10 @@ def _device_checks(v, where, problems) -> None:
                                 "bandwidth, a number > 0 (GB/s)"))
     if v["idle_w"] > v["tdp_w"]:
         problems.append(Problem(where("idle_w"), "idle_w", f"= {v['idle_w']:g}: must be at most tdp_w ({v['tdp_w']:g})"))
+    if v["power_limit_w"] > 0 and not v["idle_w"] < v["power_limit_w"] <= v["tdp_w"]:
+        problems.append(Problem(where("power_limit_w"), "power_limit_w",
+                                f"= {v['power_limit_w']:g}: must be above idle_w ({v['idle_w']:g}) and at most tdp_w "
+                                f"({v['tdp_w']:g}) W (a limit above the TDP raises no clock), or 0 for none"))
     for key in (f.name for f in DEVICE_FIELDS if f.name.startswith("fp4_")):  # lists of 4-bit formats
         listed = search_precision_list(v[key] or "")
         unknown = [p for p in listed if p not in ("mxfp4", "nvfp4")]

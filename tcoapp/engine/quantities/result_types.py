@@ -108,6 +108,7 @@ class FinanceInputs(ArrayRecord):
     tdp_w: np.ndarray
     idle_w: np.ndarray
     server_overhead_w: np.ndarray
+    power_limit_w: np.ndarray
     device_count: np.ndarray
     rack_power_cap_kw: np.ndarray
     servers_per_rack_max: np.ndarray

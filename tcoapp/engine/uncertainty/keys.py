@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..finance import sizing
 from ..quantities.finance import DEVICE_ECONOMICS_KEYS, PLAN_INPUT_KEYS
+from ..quantities.inputs import DEVICE_FIELDS
 
 # Plan keys
 PLAN_FINANCE = frozenset(PLAN_INPUT_KEYS)                       # plan-scope finance inputs
@@ -12,7 +13,9 @@ PERFORMANCE = frozenset({"prefix_cache_hit_rate", "spec_decode_acceptance", "min
 SIZING_INPUT = sizing.SIZING_INPUT                             # each sizing mode's own input
 # device fields
 DEVICE_FINANCE = frozenset(DEVICE_ECONOMICS_KEYS) - {"devices_per_server"}  # a whole number: never uncertain
-DEVICE_POWER = frozenset({"tdp_w", "idle_w"})                  # also the generated power model
+# the accelerator's own power fields (W): also the generated power model and a limit's clock (the server's
+# overhead is finance only)
+DEVICE_POWER = frozenset(f.name for f in DEVICE_FIELDS if f.unit == "W") - {"server_overhead_w"}
 # what a sizing mode reads (keys as on the Uncertainty sheet): `finance/sizing.py`'s own list, device
 # fields as `device.FIELD`
 SIZING_READS = {mode: frozenset(f"device.{k}" if k in DEVICE_ECONOMICS_KEYS else k for k in reads)

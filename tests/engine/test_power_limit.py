@@ -1,0 +1,84 @@
+"""A device held below its TDP (`power_limit_w`; docs/model.md, "Power limit"): its math slows by the clock
+that fits, memory-bound work little; it draws at most the limit; the server nameplate counts the limit; a bad
+limit is refused naming the field."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from tcoapp.engine.core.errors import ValidationError
+from tcoapp.engine.finance.sizing import pool_servers
+from tcoapp.engine.performance import device_power
+from tcoapp.engine.performance.generated import generate_curve
+from tcoapp.engine.quantities.finance import DEVICE_NAMEPLATE_W
+from tcoapp.engine.quantities.record_types import ServingConfig, Workload
+from tcoapp.engine.quantities.records import make_device
+from tcoapp.io.catalog import load_catalog
+
+BATCH = np.array([1.0, 8.0, 64.0, 512.0, 2048.0])
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return load_catalog()
+
+
+def _curves(device, limit_w, model):
+    serving = ServingConfig(tensor_parallel=1, weight_precision="fp8", kv_precision="fp8")
+    workload = Workload(input_tokens=1024, output_tokens=1024)
+    return (generate_curve(device, model, serving, workload, BATCH),
+            generate_curve(replace(device, power_limit_w=limit_w), model, serving, workload, BATCH))
+
+
+def test_a_limit_slows_compute_bound_batches_more_than_memory_bound_ones_and_holds_the_power(catalog):
+    device, model = catalog.devices["MI355X"], catalog.models["Llama-3.3-70B"]
+    free, held = _curves(device, 1000.0, model)
+    ratio = np.asarray(held.tokens_per_s_per_device) / np.asarray(free.tokens_per_s_per_device)
+    assert np.all(ratio <= 1.0 + 1e-12) and ratio[-1] < 0.99           # slower where the math binds
+    assert ratio[0] == pytest.approx(1.0, abs=0.01)                     # batch 1: memory-bound, about unchanged
+    assert np.all(np.diff(ratio) <= 1e-12)                              # the larger the batch, the more it costs
+    assert ratio[-1] >= device_power.clock_ratio(replace(device, power_limit_w=1000.0)) - 1e-9   # never beyond the clock
+    assert np.all(np.asarray(held.power_w) <= 1000.0 + 1e-9)
+    assert np.all(np.asarray(held.power_w) <= np.asarray(free.power_w) + 1e-9)
+
+
+def test_no_limit_a_zero_limit_and_a_limit_at_the_tdp_are_the_device_unlimited(catalog):
+    device, model = catalog.devices["B200"], catalog.models["Llama-3.3-70B"]
+    free = _curves(device, 0.0, model)[0]
+    for limit in (0.0, device.tdp_w):
+        held = _curves(device, limit, model)[1]
+        assert np.array_equal(held.tokens_per_s_per_device, free.tokens_per_s_per_device)
+        assert np.array_equal(held.power_w, free.power_w)
+    assert device_power.clock_ratio(device) == 1.0 and device_power.nameplate_w(device) == device.tdp_w
+
+
+def test_the_clock_follows_the_cube_law_above_idle(catalog):
+    device = replace(catalog.devices["MI355X"], power_limit_w=1000.0)
+    expected = ((1000.0 - device.idle_w) / (device.tdp_w - device.idle_w)) ** (1.0 / device_power.POWER_CLOCK_EXPONENT)
+    assert device_power.clock_ratio(device) == pytest.approx(expected)
+    assert 0.85 < device_power.clock_ratio(device) < 0.95
+    assert device_power.nameplate_w(device) == 1000.0
+    lower = replace(device, power_limit_w=700.0)
+    assert device_power.clock_ratio(lower) < device_power.clock_ratio(device)   # lower limit, lower clock
+
+
+def test_the_nameplate_and_facility_sizing_count_the_limit(catalog):
+    inputs = {"tdp_w": np.array([[1400.0, 1400.0]]), "power_limit_w": np.array([[0.0, 1000.0]]),
+              "devices_per_server": np.array([[8.0, 8.0]]), "server_overhead_w": np.array([[2000.0, 2000.0]]),
+              "pue": np.array([1.0])}
+    nameplate = DEVICE_NAMEPLATE_W.numpy(lambda key: inputs[key])
+    assert nameplate.tolist() == [[1400.0, 1000.0]]
+    servers = pool_servers("facility_power", np.array([131.0]), inputs, np.array([1.0, 0.0]))
+    capped = pool_servers("facility_power", np.array([131.0]), inputs, np.array([0.0, 1.0]))
+    assert servers[0, 0] == 9 and capped[0, 1] == 13          # 13.2 kW a server at the TDP, 10 kW at the limit
+
+
+@pytest.mark.parametrize("limit", [50.0, 1500.0, -1.0])
+def test_a_limit_at_or_below_idle_or_above_the_tdp_is_refused_naming_the_field(catalog, limit):
+    row = {k: v for k, v in vars(catalog.devices["MI355X"]).items() if not k.startswith("_")}
+    row.update(idle_w=100.0, power_limit_w=limit)
+    with pytest.raises(ValidationError) as err:
+        make_device(row)
+    assert "power_limit_w" in str(err.value)
