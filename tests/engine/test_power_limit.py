@@ -82,3 +82,22 @@ def test_a_limit_at_or_below_idle_or_above_the_tdp_is_refused_naming_the_field(c
     with pytest.raises(ValidationError) as err:
         make_device(row)
     assert "power_limit_w" in str(err.value)
+
+
+def test_a_drawn_power_limit_moves_a_generated_plan_and_its_nameplate_per_draw():
+    """device.power_limit_w drawn per draw (an array through the roofline and the finance): the MI355X plan's
+    throughput per device falls, and the devices its facility power holds rise, as the limit falls; no crash."""
+    from tcoapp.engine.uncertainty.simulate import simulate
+    from tcoapp.engine.uncertainty.statistics import rank_correlations
+
+    from .montecarlo_cases import row, scenario_with
+    name = next(p.name for p in scenario_with().plans if p.device == "MI355X")
+    result = simulate(scenario_with(row(name, "device.power_limit_w", "uniform", low=800.0, high=1400.0)), 200, seed=2,
+                      model_error=False)
+    mi355x = next(p for p in result.plans if p.name == name)
+    limit = next(d.values for d in mi355x.inputs if d.row.key == "device.power_limit_w")
+    count = mi355x.metric("device_count")
+    per_device = mi355x.metric("revenue_usd_per_year") / count     # its tokens at a fixed price
+    assert np.isfinite(mi355x.metric("npv_usd")).all() and np.ptp(per_device) > 0
+    assert rank_correlations({"limit": limit}, per_device)["limit"] > 0.9    # a lower limit: slower devices
+    assert rank_correlations({"limit": limit}, count)["limit"] < -0.9        # ... and more of them in the site's power

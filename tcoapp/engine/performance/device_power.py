@@ -36,7 +36,8 @@ def nameplate_w(device):
     else its TDP (the server nameplate's per-device term: quantities/finance.py's DEVICE_NAMEPLATE_W is the
     same rule). A number, or an array over Monte Carlo draws."""
     tdp = np.asarray(device.tdp_w, float)
-    limit = np.asarray(getattr(device, "power_limit_w", 0.0) or 0.0, float)
+    limit = getattr(device, "power_limit_w", 0.0)
+    limit = np.asarray(0.0 if limit is None else limit, float)
     full = np.where(limit > 0, np.minimum(tdp, limit), tdp)
     return float(full) if full.ndim == 0 else full
 
