@@ -2,7 +2,7 @@
 `finance_metrics`'s cost per million output tokens bit for bit: on every finance call of every sample and the
 default scenario (each plan's own, pools and all, and each search's objective over its candidates), and on each of
 those plans with every input moved up and down (the years, the indices, the purchase years, the debt and the tax
-included), README.md "Benchmarks" and docs/model.md "Serving search"."""
+included), docs/benchmarks.md "Serving search" and docs/model.md "Serving search"."""
 from __future__ import annotations
 
 import functools

@@ -1,7 +1,7 @@
 """One finance metric without the others (`npv_usd`, `metric_values`: the GUI tornado's variants) gives
 `finance_metrics`'s numbers bit for bit: NPV on every finance call of every sample and the default scenario, with
 every input moved up and down; every tornado metric on those plans' inputs moved; and the tornado itself, each bar
-against the plain recomputation of its input's low and high values one at a time (README.md "Benchmarks", the
+against the plain recomputation of its input's low and high values one at a time (docs/benchmarks.md "Redraw", the
 redraw after an edit)."""
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-"""The serving search's set-up done once where it was done per call (README.md "Benchmarks", issue 47), each the
-same values as the code it replaces: the sweep's per-precision columns without np.unique, the (TP, EP) pairs read
-as Python numbers, the year rows' order of evaluation kept per state (finance/year_rows.py), and the objective's
-plan inputs kept per plan and laid out as one block (serving/objective.py)."""
+"""The serving search's set-up done once where it was done per call (docs/benchmarks.md "Serving search", issue
+47), each the same values as the code it replaces: the sweep's per-precision columns without np.unique, the (TP,
+EP) pairs read as Python numbers, the year rows' order of evaluation kept per state (finance/year_rows.py), and the
+objective's plan inputs kept per plan and laid out as one block (serving/objective.py)."""
 from __future__ import annotations
 
 import numpy as np

@@ -3,7 +3,7 @@
 Over an axis of fewer than 8 values numpy's float sum adds them in order to 0 (0 + v0 + v1 + ..., so -0.0
 alone gives 0.0; from 8 values on it sums pairwise, so those are left to np.sum). Written as that chain
 of adds it takes a few elementwise operations, where numpy's reduction over a short axis runs several times
-slower on the (draws, pools, years) arrays of a Monte Carlo run's finance (README.md, "Benchmarks").
+slower on the (draws, pools, years) arrays of a Monte Carlo run's finance (docs/benchmarks.md, "Monte Carlo").
 tests/engine/test_short_sum.py holds it equal to np.sum, bit for bit, on every layout the engine uses.
 """
 from __future__ import annotations

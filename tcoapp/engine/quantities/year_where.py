@@ -3,7 +3,7 @@
 A year row's gate (`If`/`Gate` in expr.py: "from year 1 on", "in the horizon") tests the years alone, a row
 of shape (1, ..., years), while the row it gates holds every draw of a Monte Carlo run: np.where then
 broadcasts the test over every draw, several times slower than copying the row and setting the years where
-the test fails (README.md, "Benchmarks"). tests/engine/test_year_where.py holds it equal to np.where.
+the test fails (docs/benchmarks.md, "Monte Carlo"). tests/engine/test_year_where.py holds it equal to np.where.
 """
 from __future__ import annotations
 
