@@ -25,6 +25,20 @@ def _bits(values) -> bytes:
     return np.asarray(values, float).tobytes()
 
 
+TORNADO_REL = 1e-13   # a tornado's variants run as one batch: numpy (2.4) may round a batch's elementwise math in
+                      # its last bits unlike one variant's, and the capital recovery factor r / (1 - (1 + r)^-n)
+                      # amplifies that to ~6 units in the last place; a different computation moves far more
+
+
+def _same_value(a, b) -> bool:
+    """a and b equal to TORNADO_REL relative, NaN where the other is NaN."""
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    if not np.array_equal(np.isnan(a), np.isnan(b)):
+        return False
+    ok = ~np.isnan(a)
+    return bool(np.all(np.abs(a[ok] - b[ok]) <= TORNADO_REL * np.maximum(np.abs(a[ok]), np.abs(b[ok]))))
+
+
 @pytest.mark.parametrize("path", CASES)
 def test_npv_alone_is_the_finance_layers_npv_on_every_call(path):
     own, _, _ = _finance_calls(path)
@@ -73,9 +87,9 @@ def _results():
 
 
 def test_the_tornado_is_each_input_recomputed_alone():
-    """Each bar's metric at its input's low and high value, as one finance call with only that input moved (per
-    pool for a per-pool input; the model error's bar: every pool's tokens/s at its band's factors), and the bars
-    widest first."""
+    """Each bar's metric at its input's low and high value, as one finance call with only that input moved (to
+    TORNADO_REL; per pool for a per-pool input; the model error's bar: every pool's tokens/s at its band's
+    factors), and the bars widest first."""
     seen_pools, seen_bars = set(), 0
     for result in _results():
         inputs = as_inputs(result.inputs)
@@ -91,8 +105,8 @@ def test_the_tornado_is_each_input_recomputed_alone():
                     base = np.asarray(inputs[s.input], float)
                     key = s.input
                     lo, hi = _bounded(key, np.minimum(0.8 * base, 1.2 * base), np.maximum(0.8 * base, 1.2 * base))
-                assert _bits(s.metric_low) == _bits(_plain(inputs, key, lo, metric)), (result.name, metric, s.input)
-                assert _bits(s.metric_high) == _bits(_plain(inputs, key, hi, metric)), (result.name, metric, s.input)
+                assert _same_value(s.metric_low, _plain(inputs, key, lo, metric)), (result.name, metric, s.input)
+                assert _same_value(s.metric_high, _plain(inputs, key, hi, metric)), (result.name, metric, s.input)
                 seen_bars += 1
             spans = [np.nan_to_num(s.span, nan=-1.0) for s in swings]
             assert spans == sorted(spans, reverse=True)
