@@ -141,3 +141,21 @@ def test_a_large_plain_file_read_from_its_bytes_is_the_file_read_line_by_line(tm
     monkeypatch.setattr(curve_table, "uniform_cells", lambda *args: None)
     slow = curve_read.read_curve_file(path)
     assert fast == slow and len(fast.curves) == 7 and not math.isnan(fast.curves[0].tokens_per_s_per_device[0])
+
+
+def test_blank_and_comment_lines_told_from_the_distinct_texts_are_those_the_search_finds():
+    """`_one_line_per_row` with a body's cells (blank and comment lines told from each column's distinct
+    texts) says what searching the text says."""
+    from tcoapp.io.curve_files.table import _one_line_per_row
+    rng = random.Random(17)
+    pool = ["", " ", "a", "#", " #a", "a#", "\x0c", "\u2028", "\x85", "\u00a0#", "1", "y" * 70]
+    told = 0
+    for _ in range(4000):
+        delimiter = rng.choice([",", ";", "\t"])
+        width, size = rng.randint(1, 4), rng.randint(1, 8)
+        pools = [rng.sample(pool, rng.randint(1, 4)) for _ in range(width)]
+        body = "\n".join(delimiter.join(rng.choice(p) for p in pools) for _ in range(size))
+        cells = uniform_cells(body.encode("utf-8"), delimiter, size)
+        told += delimiter != "\t" and cells.blank_or_comment_line() is not None
+        assert _one_line_per_row(body, delimiter, cells) == _one_line_per_row(body, delimiter), (body, delimiter)
+    assert told > 1500

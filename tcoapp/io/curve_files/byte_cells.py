@@ -38,6 +38,22 @@ class ByteCells:
             self._coded[j] = self._code(j)
         return self._coded[j]
 
+    def blank_or_comment_line(self) -> bool | None:
+        """Whether a line is blank (its cells white space or empty) or a comment (its first cell starts with
+        '#' after white space), told from each column's distinct texts; None when a column is not coded."""
+        columns = [self.coded(j) for j in range(self.width)]
+        if None in columns:
+            return None
+        if any(text.lstrip().startswith("#") for text in columns[0].uniques):
+            return True
+        blank = np.ones(self.size, bool)
+        for column in columns:
+            empty = np.array([not text.strip() for text in column.uniques])
+            if not empty.any():
+                return False
+            blank &= empty[column.codes]
+        return bool(blank.any())
+
     def texts(self, j: int) -> list[str]:
         """Each line's text in column j."""
         coded = self.coded(j)

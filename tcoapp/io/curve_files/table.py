@@ -218,9 +218,10 @@ def read_table(path) -> Table:
             if headers is None:
                 headers, header_row = tuple(c.strip() for c in cells), reader.line_num
                 body = _line_ends(text, _after_line(text, header_row))
-                if _one_line_per_row(body, delimiter):
+                cells = _uniform_cells(body, delimiter)
+                if _one_line_per_row(body, delimiter, cells):
                     break
-                body = None
+                body = cells = None
             else:
                 rows.append((reader.line_num, tuple(cells)))
                 if len(rows) > MAX_DATA_ROWS:
@@ -231,7 +232,7 @@ def read_table(path) -> Table:
         raise ValidationError([Problem(f"{name}:row 1", "", "the file is empty: a header row is needed")])
     if body is not None:   # one line per row: split at once, the text (and the reader on it) freed first
         del text, reader
-        rows = _plain_rows(body, delimiter, header_row, name)
+        rows = _plain_rows(body, delimiter, header_row, name, cells)
     rows = rows if isinstance(rows, ColumnRows) else tuple(rows)
     return Table(name, headers, header_row, rows, tuple(preamble), decimal_comma=delimiter == ";",
                  delimiter=delimiter, notes=(encoding_note,) if encoding_note else ())
@@ -271,7 +272,16 @@ def _line_ends(text: str, start: int) -> str:
     return body[:-1] if body.endswith("\n") else body
 
 
-def _one_line_per_row(body: str, delimiter: str) -> bool:
+def _uniform_cells(body: str, delimiter: str) -> ByteCells | None:
+    """`uniform_cells` of a body that may be one line per row (no quote, no empty last line, at most
+    MAX_DATA_ROWS lines), else None."""
+    size = body.count("\n") + 1
+    if '"' in body or not body or body.endswith("\n") or size > MAX_DATA_ROWS:
+        return None
+    return uniform_cells(body.encode("utf-8", "surrogatepass"), delimiter, size)
+
+
+def _one_line_per_row(body: str, delimiter: str, cells: ByteCells | None = None) -> bool:
     """Whether every line of `body` (the text after the header, its line ends as `_line_ends` leaves them)
     is one row and no row is blank or a comment (the usual file): no quote (so no cell spans lines) and no
     line of blanks and separators only or starting with '#'. Then its rows need no check one by one (what
@@ -285,21 +295,25 @@ def _one_line_per_row(body: str, delimiter: str) -> bool:
     patterns = (blank_line, comment) if "#" in body else (blank_line,)   # no '#': no comment line
     if not body or body.endswith("\n"):   # a last line that is empty (or no line at all): blank
         return False
+    # told from the cells' distinct texts (not where the separator is a blank: then a comment's '#' may follow
+    # blank cells)
+    found = None if cells is None or delimiter.isspace() else cells.blank_or_comment_line()
+    if found is not None:
+        return not found
     compiled = [re.compile(p) for p in patterns]
     starts = [0, *(m.end() for m in re.finditer(r"\n(?=[\s#" + re.escape(delimiter) + "])", body))]
     return not any(c.match(body, start) for start in starts for c in compiled)
 
 
-def _plain_rows(body: str, delimiter: str, header_row: int, name: str):
+def _plain_rows(body: str, delimiter: str, header_row: int, name: str, cells: ByteCells | None = None):
     """The rows of `body`, the text after the header of a file of one line per row (`_one_line_per_row`,
     its line ends as `_line_ends` leaves them): row k is on line header_row + k; refused past
     MAX_DATA_ROWS before it is split. With no quote in it, each line's cells are its text between
-    separators, as the csv reader reads them: when every line has as many cells (the usual file), split
-    kept column by column as byte offsets (`uniform_cells`), else split line by line."""
+    separators, as the csv reader reads them: when every line has as many cells (the usual file), kept
+    column by column as byte offsets (`cells`, from `_uniform_cells`), else split line by line."""
     size = body.count("\n") + 1 if body else 0
     if size > MAX_DATA_ROWS:
         raise ValidationError([_too_many_rows(name)])
-    cells = uniform_cells(body.encode("utf-8", "surrogatepass"), delimiter, size) if size else None
     if cells is not None:
         return ColumnRows(header_row + 1, cells)
     rows = list(map(tuple, map(str.split, body.split("\n") if body else [], itertools.repeat(delimiter))))
