@@ -311,11 +311,11 @@ def _plain_rows(body: str, delimiter: str, header_row: int, name: str, cells: By
     MAX_DATA_ROWS before it is split. With no quote in it, each line's cells are its text between
     separators, as the csv reader reads them: when every line has as many cells (the usual file), kept
     column by column as byte offsets (`cells`, from `_uniform_cells`), else split line by line."""
+    if cells is not None:   # (at most MAX_DATA_ROWS lines)
+        return ColumnRows(header_row + 1, cells)
     size = body.count("\n") + 1 if body else 0
     if size > MAX_DATA_ROWS:
         raise ValidationError([_too_many_rows(name)])
-    if cells is not None:
-        return ColumnRows(header_row + 1, cells)
     rows = list(map(tuple, map(str.split, body.split("\n") if body else [], itertools.repeat(delimiter))))
     return list(zip(range(header_row + 1, header_row + 1 + len(rows)), rows))
 
