@@ -126,7 +126,8 @@ def test_a_coded_column_reads_as_its_texts():
         assert coded.column(0) == column and list(coded.rows) == list(listed.rows)
 
 
-@pytest.mark.parametrize("text", ["c,d,m,batch,tokens_per_s_per_device\n", "curve;device;model;batch;tokens_per_s_per_device\n"])
+@pytest.mark.parametrize("text", ["c,d,m,batch,tokens_per_s_per_device\n",
+                                  "curve;device;model;batch;tokens_per_s_per_device\n"])
 def test_a_large_plain_file_read_from_its_bytes_is_the_file_read_line_by_line(tmp_path, text, monkeypatch):
     from tcoapp.io.curve_files import read as curve_read
     from tcoapp.io.curve_files import table as curve_table

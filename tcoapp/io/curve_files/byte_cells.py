@@ -87,7 +87,8 @@ class ByteCells:
                 return None
         ends = starts + lengths
         body = self.body
-        uniques = [body[a:b].decode("utf-8", "surrogatepass") for a, b in zip(starts[first].tolist(), ends[first].tolist())]
+        spans = zip(starts[first].tolist(), ends[first].tolist())
+        uniques = [body[a:b].decode("utf-8", "surrogatepass") for a, b in spans]
         return CodedTexts(uniques, codes)
 
 

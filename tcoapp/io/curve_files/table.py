@@ -218,10 +218,11 @@ def read_table(path) -> Table:
             if headers is None:
                 headers, header_row = tuple(c.strip() for c in cells), reader.line_num
                 body = _line_ends(text, _after_line(text, header_row))
-                cells = _uniform_cells(body, delimiter)
-                if _one_line_per_row(body, delimiter, cells):
+                body_lines = body.count("\n") + 1 if body else 0
+                body_cells = _uniform_cells(body, delimiter, body_lines)
+                if _one_line_per_row(body, delimiter, body_cells):
                     break
-                body = cells = None
+                body = body_cells = None
             else:
                 rows.append((reader.line_num, tuple(cells)))
                 if len(rows) > MAX_DATA_ROWS:
@@ -232,7 +233,7 @@ def read_table(path) -> Table:
         raise ValidationError([Problem(f"{name}:row 1", "", "the file is empty: a header row is needed")])
     if body is not None:   # one line per row: split at once, the text (and the reader on it) freed first
         del text, reader
-        rows = _plain_rows(body, delimiter, header_row, name, cells)
+        rows = _plain_rows(body, delimiter, header_row, name, body_lines, body_cells)
     rows = rows if isinstance(rows, ColumnRows) else tuple(rows)
     return Table(name, headers, header_row, rows, tuple(preamble), decimal_comma=delimiter == ";",
                  delimiter=delimiter, notes=(encoding_note,) if encoding_note else ())
@@ -272,10 +273,9 @@ def _line_ends(text: str, start: int) -> str:
     return body[:-1] if body.endswith("\n") else body
 
 
-def _uniform_cells(body: str, delimiter: str) -> ByteCells | None:
-    """`uniform_cells` of a body that may be one line per row (no quote, no empty last line, at most
-    MAX_DATA_ROWS lines), else None."""
-    size = body.count("\n") + 1
+def _uniform_cells(body: str, delimiter: str, size: int) -> ByteCells | None:
+    """`uniform_cells` of a body of `size` lines that may be one line per row (no quote, no empty last
+    line, at most MAX_DATA_ROWS lines), else None."""
     if '"' in body or not body or body.endswith("\n") or size > MAX_DATA_ROWS:
         return None
     return uniform_cells(body.encode("utf-8", "surrogatepass"), delimiter, size)
@@ -305,15 +305,14 @@ def _one_line_per_row(body: str, delimiter: str, cells: ByteCells | None = None)
     return not any(c.match(body, start) for start in starts for c in compiled)
 
 
-def _plain_rows(body: str, delimiter: str, header_row: int, name: str, cells: ByteCells | None = None):
+def _plain_rows(body: str, delimiter: str, header_row: int, name: str, size: int, cells: ByteCells | None = None):
     """The rows of `body`, the text after the header of a file of one line per row (`_one_line_per_row`,
-    its line ends as `_line_ends` leaves them): row k is on line header_row + k; refused past
+    its line ends as `_line_ends` leaves them, `size` lines): row k is on line header_row + k; refused past
     MAX_DATA_ROWS before it is split. With no quote in it, each line's cells are its text between
     separators, as the csv reader reads them: when every line has as many cells (the usual file), kept
     column by column as byte offsets (`cells`, from `_uniform_cells`), else split line by line."""
     if cells is not None:   # (at most MAX_DATA_ROWS lines)
         return ColumnRows(header_row + 1, cells)
-    size = body.count("\n") + 1 if body else 0
     if size > MAX_DATA_ROWS:
         raise ValidationError([_too_many_rows(name)])
     rows = list(map(tuple, map(str.split, body.split("\n") if body else [], itertools.repeat(delimiter))))

@@ -84,7 +84,12 @@ class TextColumns(Sequence):
 
     def varying(self) -> list[list[str]]:
         """The columns whose texts are not all the same."""
-        return [c for c in self.columns if c and not (c.same() if isinstance(c, CodedTexts) else c.count(c[0]) == len(c))]
+        return [c for c in self.columns if c and not _same(c)]
+
+
+def _same(column) -> bool:
+    """Whether every row of a non-empty column holds one text."""
+    return column.same() if isinstance(column, CodedTexts) else column.count(column[0]) == len(column)
 
 
 def group_ids(configs: Sequence) -> tuple[list, np.ndarray]:
