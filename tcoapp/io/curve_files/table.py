@@ -276,7 +276,7 @@ def _line_ends(text: str, start: int) -> str:
 def _uniform_cells(body: str, delimiter: str, size: int) -> ByteCells | None:
     """`uniform_cells` of a body of `size` lines that may be one line per row (no quote, no empty last
     line, at most MAX_DATA_ROWS lines), else None."""
-    if '"' in body or not body or body.endswith("\n") or size > MAX_DATA_ROWS:
+    if size > MAX_DATA_ROWS or not body or body.endswith("\n") or '"' in body:
         return None
     return uniform_cells(body.encode("utf-8", "surrogatepass"), delimiter, size)
 
