@@ -50,9 +50,13 @@ def _string_texts(values: list[str]) -> list[str] | None:
     """The JSON of each of `values` (strings); where none has a character to escape (the usual sources,
     `file.csv:row 12`), the texts themselves, as `Quoted`: the template writes their quotes."""
     joined = "".join(values)
-    if joined.isascii() and joined.isprintable() and '"' not in joined and "\\" not in joined:
+    if joined.isascii() and not joined.encode("ascii").translate(None, _WRITTEN_AS_IT_IS):
         return Quoted(values)   # every character JSON writes as it is (printable ASCII but a quote or backslash)
     return column_text(values)
+
+
+# the characters JSON writes as they are (printable ASCII but a quote and a backslash), as bytes to delete
+_WRITTEN_AS_IT_IS = bytes(b for b in range(32, 127) if b not in b'"\\')
 
 
 def _float_texts(values: np.ndarray) -> list[str] | Same:

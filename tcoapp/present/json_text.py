@@ -165,7 +165,9 @@ def record_lists_text(keys, columns: list, sizes: list[int], depth: int) -> list
             out.append("[]")
             continue
         flat[start * width] = first
-        out.append("".join(flat[start * width:(start + size) * width]) + end)
+        last = (start + size) * width - 1   # the list's end joined with its last text (no copy of the list's text)
+        flat[last] += end
+        out.append("".join(flat[start * width:last + 1]))
         start += size
     return out
 

@@ -175,7 +175,7 @@ def test_the_collector_is_paused_inside_and_restored_after_even_on_an_error():
 def _table_read_line_by_line(path, monkeypatch) -> Table:
     from tcoapp.io.curve_files import table as curve_table
     with monkeypatch.context() as m:
-        m.setattr(curve_table, "_one_line_per_row", lambda body, delimiter: False)
+        m.setattr(curve_table, "_one_line_per_row", lambda body, delimiter, cells=None: False)
         return read_table(path)
 
 

@@ -17,7 +17,7 @@ from ...engine.core.physical_bounds import BOUNDS
 from ...engine.core.number_text import (COMMA, POINT, AmbiguousNumbers, Convention, MixedConventions, detect, integer_text,
                                         looks_numeric, plain_text)
 from .formats import Format
-from .table import Table, header_key
+from .table import ColumnRows, Table, header_key
 
 # configuration / knob columns that hold numbers (the others hold names and labels)
 _NUMBER_KEYS = frozenset(("prefix", "ctxtokens"))
@@ -88,8 +88,9 @@ _WHOLE_DIGITS = re.compile(r"(?:-?[0-9]*\n)*-?[0-9]*")
 def _whole_digits(table: Table, i: int) -> bool:
     """Whether every cell of column i is digits with an optional '-' (or empty): then the column neither
     decides the convention nor changes (checked in one pass over the column: most columns of a large
-    file are counts)."""
-    texts = table.column(i)
+    file are counts; a coded column's distinct texts only)."""
+    coded = table.rows.coded(i) if isinstance(table.rows, ColumnRows) else None
+    texts = table.column(i) if coded is None else coded.uniques
     joined = "\n".join(texts)
     if joined.count("\n") != max(len(texts) - 1, 0):
         return False   # a cell holds a line break

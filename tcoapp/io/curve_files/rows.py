@@ -18,7 +18,7 @@ from ...engine.quantities.curve_arrays import CURVE_ARRAYS
 from ...engine.core.errors import Problem
 from ...engine.core.physical_bounds import BOUNDS, past_bound
 from .formats import Format
-from .table import Table
+from .table import ColumnRows, Table
 from .text_columns import TextColumns
 from .unit_headers import POWER_SCALE, UNIT_FIELDS, label as unit_label, stated_unit, unit_column
 from .latency_headers import latency_column, unread_notes
@@ -100,9 +100,13 @@ class RawNumbers:
         found = self.columns.get(field)
         return np.full(len(self.rows), np.nan) if found is None else found.copy()
 
-    def texts(self, i: int) -> list[str]:
+    def texts(self, i: int) -> Sequence[str]:
         """Each row's stripped text in column i ("" where the row is shorter)."""
         if self.cells is None:   # no row left out: the table's column
+            rows = self.table.rows
+            coded = rows.coded(i) if isinstance(rows, ColumnRows) else None
+            if coded is not None:   # each distinct text stripped once
+                return coded.mapped(str.strip)
             return list(map(str.strip, self.table.column(i)))
         return _column_texts(self.cells, i)
 
@@ -128,7 +132,7 @@ def _good_columns(spec: Format, table: Table, where) -> dict[str, np.ndarray] | 
     out = {}
     for field, (i, unit) in where.items():
         column = spec.columns[field]
-        found = _column_floats(table.column(i))
+        found = _table_floats(table, i)
         if found is None or column.required and found[1] is not None:
             return None
         values, filled = found
@@ -144,6 +148,18 @@ def _good_columns(spec: Format, table: Table, where) -> dict[str, np.ndarray] | 
             return None
         out[field] = values
     return out
+
+
+def _table_floats(table: Table, i: int) -> tuple[np.ndarray, np.ndarray | None] | None:
+    """`_column_floats` of column i (of a coded column: of its distinct texts, then taken for each row)."""
+    coded = table.rows.coded(i) if isinstance(table.rows, ColumnRows) else None
+    if coded is None:
+        return _column_floats(table.column(i))
+    found = _column_floats(coded.uniques)
+    if found is None:
+        return None
+    values, filled = found
+    return values[coded.codes], None if filled is None else filled[coded.codes]
 
 
 def _column_floats(cells: list[str]) -> tuple[np.ndarray, np.ndarray | None] | None:

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from operator import itemgetter
 
 from ...engine.core.errors import Problem, ValidationError
+from .byte_cells import ByteCells, uniform_cells
+from .text_columns import CodedTexts
 
 
 def header_key(header: str) -> str:
@@ -69,15 +71,33 @@ class Table:
 class ColumnRows(Sequence):
     """The rows of a file whose every line after the header is one row of as many cells (the usual
     file), kept column by column: a sequence of (line number, cells) as `Table.rows`, each row's tuple
-    made only where one is asked for (a 100,000-row file is read column by column)."""
+    made only where one is asked for (a 100,000-row file is read column by column). `columns`: each
+    column's texts, or the cells as byte offsets (`ByteCells`), each column read from them when first
+    asked for (`coded`: its distinct texts and each row's index among them, no string per cell)."""
 
-    def __init__(self, first_line: int, columns: list[list[str]]):
-        self.columns = columns
-        self.lines = range(first_line, first_line + (len(columns[0]) if columns else 0))
+    def __init__(self, first_line: int, columns: list[list[str]] | ByteCells):
+        self.cells = columns if isinstance(columns, ByteCells) else None
+        self._texts = {} if self.cells is not None else dict(enumerate(columns))
+        self.width = self.cells.width if self.cells is not None else len(columns)
+        size = self.cells.size if self.cells is not None else len(columns[0]) if columns else 0
+        self.lines = range(first_line, first_line + size)
+
+    @property
+    def columns(self) -> list[list[str]]:
+        return [self.column(i) for i in range(self.width)]
 
     def column(self, i: int) -> list[str]:
         """Each row's text in column i ("" where the file has no such column)."""
-        return self.columns[i] if i < len(self.columns) else [""] * len(self.lines)
+        if i >= self.width:
+            return [""] * len(self.lines)
+        if i not in self._texts:
+            self._texts[i] = self.cells.texts(i)
+        return self._texts[i]
+
+    def coded(self, i: int) -> CodedTexts | None:
+        """Column i as its distinct texts and each row's index among them, where read from the file's bytes
+        (`ByteCells.coded`); else None (then `column`)."""
+        return self.cells.coded(i) if self.cells is not None and i < self.width else None
 
     def __len__(self) -> int:
         return len(self.lines)
@@ -88,7 +108,7 @@ class ColumnRows(Sequence):
         return self.lines[k], tuple(column[k] for column in self.columns)
 
     def __iter__(self):
-        return zip(self.lines, zip(*self.columns)) if self.columns else iter(())
+        return zip(self.lines, zip(*self.columns)) if self.width else iter(())
 
     def __eq__(self, other) -> bool:
         return isinstance(other, (tuple, ColumnRows)) and tuple(self) == tuple(other)
@@ -198,9 +218,11 @@ def read_table(path) -> Table:
             if headers is None:
                 headers, header_row = tuple(c.strip() for c in cells), reader.line_num
                 body = _line_ends(text, _after_line(text, header_row))
-                if _one_line_per_row(body, delimiter):
+                body_lines = body.count("\n") + 1 if body else 0
+                body_cells = _uniform_cells(body, delimiter, body_lines)
+                if _one_line_per_row(body, delimiter, body_cells):
                     break
-                body = None
+                body = body_cells = None
             else:
                 rows.append((reader.line_num, tuple(cells)))
                 if len(rows) > MAX_DATA_ROWS:
@@ -211,7 +233,7 @@ def read_table(path) -> Table:
         raise ValidationError([Problem(f"{name}:row 1", "", "the file is empty: a header row is needed")])
     if body is not None:   # one line per row: split at once, the text (and the reader on it) freed first
         del text, reader
-        rows = _plain_rows(body, delimiter, header_row, name)
+        rows = _plain_rows(body, delimiter, header_row, name, body_lines, body_cells)
     rows = rows if isinstance(rows, ColumnRows) else tuple(rows)
     return Table(name, headers, header_row, rows, tuple(preamble), decimal_comma=delimiter == ";",
                  delimiter=delimiter, notes=(encoding_note,) if encoding_note else ())
@@ -251,7 +273,15 @@ def _line_ends(text: str, start: int) -> str:
     return body[:-1] if body.endswith("\n") else body
 
 
-def _one_line_per_row(body: str, delimiter: str) -> bool:
+def _uniform_cells(body: str, delimiter: str, size: int) -> ByteCells | None:
+    """`uniform_cells` of a body of `size` lines that may be one line per row (no quote, no empty last
+    line, at most MAX_DATA_ROWS lines), else None."""
+    if size > MAX_DATA_ROWS or not body or body.endswith("\n") or '"' in body:
+        return None
+    return uniform_cells(body.encode("utf-8", "surrogatepass"), delimiter, size)
+
+
+def _one_line_per_row(body: str, delimiter: str, cells: ByteCells | None = None) -> bool:
     """Whether every line of `body` (the text after the header, its line ends as `_line_ends` leaves them)
     is one row and no row is blank or a comment (the usual file): no quote (so no cell spans lines) and no
     line of blanks and separators only or starting with '#'. Then its rows need no check one by one (what
@@ -265,40 +295,32 @@ def _one_line_per_row(body: str, delimiter: str) -> bool:
     patterns = (blank_line, comment) if "#" in body else (blank_line,)   # no '#': no comment line
     if not body or body.endswith("\n"):   # a last line that is empty (or no line at all): blank
         return False
+    # told from the cells' distinct texts (not where the separator is a blank: then a comment's '#' may follow
+    # blank cells)
+    found = None if cells is None or delimiter.isspace() else cells.blank_or_comment_line()
+    if found is not None:
+        return not found
     compiled = [re.compile(p) for p in patterns]
     starts = [0, *(m.end() for m in re.finditer(r"\n(?=[\s#" + re.escape(delimiter) + "])", body))]
     return not any(c.match(body, start) for start in starts for c in compiled)
 
 
-def _plain_rows(body: str, delimiter: str, header_row: int, name: str):
+def _plain_rows(body: str, delimiter: str, header_row: int, name: str, size: int, cells: ByteCells | None = None):
     """The rows of `body`, the text after the header of a file of one line per row (`_one_line_per_row`,
-    its line ends as `_line_ends` leaves them): row k is on line header_row + k; refused past
+    its line ends as `_line_ends` leaves them, `size` lines): row k is on line header_row + k; refused past
     MAX_DATA_ROWS before it is split. With no quote in it, each line's cells are its text between
-    separators, as the csv reader reads them: when every line has as many cells (the usual file), split
-    all at once and kept column by column (`_uniform_columns`), else line by line."""
-    size = body.count("\n") + 1 if body else 0
+    separators, as the csv reader reads them: when every line has as many cells (the usual file), kept
+    column by column as byte offsets (`cells`, from `_uniform_cells`), else split line by line."""
+    if cells is not None:   # (at most MAX_DATA_ROWS lines)
+        return ColumnRows(header_row + 1, cells)
     if size > MAX_DATA_ROWS:
         raise ValidationError([_too_many_rows(name)])
-    columns = _uniform_columns(body, delimiter, size) if size else None
-    if columns is not None:
-        return ColumnRows(header_row + 1, columns)
     rows = list(map(tuple, map(str.split, body.split("\n") if body else [], itertools.repeat(delimiter))))
     return list(zip(range(header_row + 1, header_row + 1 + len(rows)), rows))
 
 
 def _uniform_columns(body: str, delimiter: str, size: int) -> list[list[str]] | None:
-    """The cells of `body`'s `size` lines column by column when every line has as many cells, else None.
-    The separators and line ends of the text's UTF-8 bytes (both ASCII, never part of another character's
-    bytes), kept in order, are the same separators followed by a line end, `size` times but the last
-    (checked at once); then the text is split once, its line ends read as separators, and cell j of row r is
-    piece r x width + j."""
-    marks = body.encode("utf-8", "surrogatepass").translate(None, _NOT_MARKS[delimiter])
-    width = marks.find(b"\n") + 1 if size > 1 else len(marks) + 1   # each line's separators, and its line end
-    if width < 1 or marks != ((delimiter.encode() * (width - 1) + b"\n") * size)[:-1]:
-        return None
-    cells = body.replace("\n", delimiter).split(delimiter) if width > 1 else body.split("\n")
-    return [cells[j::width] for j in range(width)]
-
-
-# delimiter -> every byte but it and a line end (what bytes.translate deletes to keep only those)
-_NOT_MARKS = {d: bytes(b for b in range(256) if b not in (ord(d), ord("\n"))) for d in (",", ";", "\t")}
+    """The cells of `body`'s `size` lines column by column when every line has as many cells, else None
+    (`uniform_cells`, each column's texts made)."""
+    cells = uniform_cells(body.encode("utf-8", "surrogatepass"), delimiter, size)
+    return None if cells is None else [cells.texts(j) for j in range(cells.width)]

@@ -11,6 +11,46 @@ from collections.abc import Sequence
 import numpy as np
 
 
+class CodedTexts(Sequence):
+    """A column's texts as its distinct texts, in order of their first row, and each row's index among them
+    (a column of 100,000 cells read from a file's bytes: one string per distinct text, not per cell)."""
+
+    def __init__(self, uniques: list[str], codes: np.ndarray):
+        self.uniques, self.codes = uniques, codes
+        self._texts: list[str] | None = None
+
+    def texts(self) -> list[str]:
+        """Each row's text (made once)."""
+        if self._texts is None:
+            table = np.empty(len(self.uniques), object)
+            table[:] = self.uniques
+            self._texts = table[self.codes].tolist()
+        return self._texts
+
+    def mapped(self, function) -> CodedTexts:
+        """The column with `function` applied to each text (once per distinct text; the texts it makes
+        equal stay distinct here, and in order of their first row)."""
+        return CodedTexts(list(map(function, self.uniques)), self.codes)
+
+    def same(self) -> bool:
+        """Whether every row holds one text."""
+        return len(set(self.uniques)) <= 1
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def __getitem__(self, k):
+        return self.texts()[k] if isinstance(k, slice) else self.uniques[self.codes[k]]
+
+    def __iter__(self):
+        return iter(self.texts())
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, (list, CodedTexts)) and self.texts() == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
 class TextColumns(Sequence):
     """Each row's texts in `columns` (one list per column, each as long as there are rows), as tuples."""
 
@@ -44,7 +84,12 @@ class TextColumns(Sequence):
 
     def varying(self) -> list[list[str]]:
         """The columns whose texts are not all the same."""
-        return [c for c in self.columns if c and c.count(c[0]) != len(c)]
+        return [c for c in self.columns if c and not _same(c)]
+
+
+def _same(column) -> bool:
+    """Whether every row of a non-empty column holds one text."""
+    return column.same() if isinstance(column, CodedTexts) else column.count(column[0]) == len(column)
 
 
 def group_ids(configs: Sequence) -> tuple[list, np.ndarray]:
@@ -54,8 +99,12 @@ def group_ids(configs: Sequence) -> tuple[list, np.ndarray]:
     if isinstance(configs, TextColumns):   # the rows told apart by the columns that differ only
         varying = configs.varying()
         keyed = varying[0] if len(varying) == 1 else list(zip(*varying)) if varying else [()] * size
-    code = {key: g for g, key in enumerate(dict.fromkeys(keyed))}
-    ids = np.fromiter(map(code.__getitem__, keyed), np.intp, size)
+    if isinstance(keyed, CodedTexts):   # one column that differs, coded: its distinct texts numbered
+        code: dict = {}
+        ids = np.array([code.setdefault(text, len(code)) for text in keyed.uniques], np.intp)[keyed.codes]
+    else:
+        code = {key: g for g, key in enumerate(dict.fromkeys(keyed))}
+        ids = np.fromiter(map(code.__getitem__, keyed), np.intp, size)
     if keyed is configs:
         return list(code), ids
     # each group's first row: groups are numbered in order of their first row, so that is where the
