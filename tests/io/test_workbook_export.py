@@ -75,7 +75,7 @@ def test_finance_rows_are_live_formulas_and_engine_rows_are_values(exported):
             elif pool_sources.get(base) == "live":
                 copies_an_input = base in ("rack_power_cap_kw", "servers_per_rack_max", "price_usd",
                                            "devices_per_server", "server_price_usd", "tdp_w", "idle_w",
-                                           "server_overhead_w", "device_count",
+                                           "server_overhead_w", "power_limit_w", "device_count",
                                            "price_usd_per_million_output_tokens")  # one serve pool per plan
                 assert is_formula == copies_an_input, (key, value)
             else:

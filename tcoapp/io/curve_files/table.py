@@ -192,16 +192,7 @@ def read_table(path) -> Table:
     MAX_FILE_BYTES / MAX_DATA_ROWS, or has no header."""
     path = pathlib.Path(path)
     name = path.name
-    try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise ValidationError([Problem(name, "", f"the file is {size / 1e6:.0f} MB: a curve file may be at most "
-                                                     f"{MAX_FILE_BYTES / 1e6:.0f} MB ({MAX_DATA_ROWS:,} rows); split it "
-                                                     "or keep the rows of the curves you need")])
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except OSError as exc:
-        raise ValidationError([Problem(name, "", f"cannot read the file: {exc.strerror or exc}")]) from None
+    data = _file_bytes(path)
     text, encoding_note = decode_text(data, name)
     del data   # (4.4 MB for a 100,000-row file: freed before the text is split)
     delimiter = delimiter_of(text)
@@ -237,6 +228,21 @@ def read_table(path) -> Table:
     rows = rows if isinstance(rows, ColumnRows) else tuple(rows)
     return Table(name, headers, header_row, rows, tuple(preamble), decimal_comma=delimiter == ";",
                  delimiter=delimiter, notes=(encoding_note,) if encoding_note else ())
+
+
+def _file_bytes(path: pathlib.Path) -> bytes:
+    """The file's bytes; raises ValidationError if it cannot be read or is larger than MAX_FILE_BYTES."""
+    name = path.name
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise ValidationError([Problem(name, "", f"the file is {size / 1e6:.0f} MB: a curve file may be at most "
+                                                     f"{MAX_FILE_BYTES / 1e6:.0f} MB ({MAX_DATA_ROWS:,} rows); split it "
+                                                     "or keep the rows of the curves you need")])
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError as exc:
+        raise ValidationError([Problem(name, "", f"cannot read the file: {exc.strerror or exc}")]) from None
 
 
 def _too_many_rows(name: str) -> Problem:
