@@ -369,10 +369,11 @@ def write_results(ws, scenario: Scenario, results: tuple[PlanResult, ...], layou
     if checks is not None:
         _check_row(ws, checks, n, last_col)
     _engine_block(ws, results, layout, last_col)
+    guard = NaGuard(S.RESULTS, layout.row_key)   # one for the sheet: it keeps what it found of each operand
     for title, entries in FORMULA_SECTIONS:
         section(ws, layout.result_rows[entries[0][0]] - 1, title, max(last_col, 2))
         for key, formula in entries:
-            _formula_row(ws, layout, n, key, formula)
+            _formula_row(ws, layout, n, key, formula, guard)
     for k in range(1, layout.max_pools + 1):
         _pool_block(ws, scenario, results, layout, k, last_col)
     _warnings_row(ws, results, layout, last_col)
@@ -588,12 +589,11 @@ class PoolRefs:
         return None
 
 
-def _formula_row(ws, layout: Layout, n: int, key: str, formula: Formula) -> None:
+def _formula_row(ws, layout: Layout, n: int, key: str, formula: Formula, guard: NaGuard) -> None:
     row = layout.result_rows[key]
     key_cell(ws, row, key, result_help(key))
     unit = result_unit(key)
     label_cell(ws, row, 2, result_label(key), unit)
-    guard = NaGuard(S.RESULTS, layout.row_key)
     for index in range(n):
         core = formula(PlanRefs(layout, index))
         text = f"={core}" if key in PASS_THROUGH else guard(core)
