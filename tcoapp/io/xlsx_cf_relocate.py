@@ -1,4 +1,4 @@
-"""A CashFlow block's formulas moved to another plan's block: compiled once per pool count, not once per plan.
+"""A plan's CashFlow block and Results formulas moved to another plan's: compiled once per pool count, not once per plan.
 
 Two plans with the same number of pools have blocks of the same rows in the same order; their formulas differ only
 in the plan's column on Plans and Results (`Plans!$C$5` -> `Plans!$D$5`) and in the block's rows on CashFlow
@@ -21,7 +21,8 @@ _CELL = r"(\$?)([A-Z]{1,3}|[\x00\x01])(\$?)(\d+)"
 # a cell or a range, optionally sheet-qualified; not part of a name, a call or a longer reference
 _REF = re.compile(r"(?<![\w.$!:\x00\x01])(?:([A-Za-z_]\w*)!)?" + _CELL + r"(?::" + _CELL + r")?")
 _AFTER = re.compile(r"[\w(!:\x00\x01]")   # what may not follow a reference matched whole
-_PLAN_SHEETS = (S.PLANS, S.RESULTS)
+_PLAN_SHEETS = (S.PLANS, S.RESULTS)   # a column per plan, its rows the same for every plan
+_SHARED_SHEETS = (S.CONSTANTS, S.DEVICES, S.MODELS, S.PRICE_TIERS, S.CURVES)   # nothing per plan
 
 
 class _Unplaced(Exception):
@@ -42,8 +43,9 @@ class Movable:
     holds: moving them to another block rewrites each distinct reference once and formats each text (no regex
     pass per block)."""
 
-    def __init__(self, texts: dict[str, str], source: Block):
-        self.source = source
+    def __init__(self, texts: dict, source: Block, home: str = S.CASH_FLOW):
+        """texts: formulas by key, on the sheet `home` (CashFlow or Results: its references without a sheet)."""
+        self.source, self.home = source, home
         self._refs: dict[str, int] = {}      # reference text -> its index in the format arguments
         self._parsed: list[tuple] = []       # (sheet, cell groups, range-end groups or None) by index
         self.placeable = True
@@ -88,16 +90,17 @@ class Movable:
             return None
         shift = target.first_row - source.first_row
         try:
-            refs = [_moved_ref(sheet, cell, end, source, target.col, shift) for sheet, cell, end in self._parsed]
+            refs = [_moved_ref(sheet, sheet or self.home, cell, end, source, target.col, shift)
+                    for sheet, cell, end in self._parsed]
         except _Unplaced:
             return None
         return {key: fmt.format(*refs) for key, fmt in self.formats.items()}
 
 
-def relocated(texts: dict[str, str], source: Block, target: Block) -> dict[str, str] | None:
-    """`texts` (formulas of the block at `source`) as the block at `target` has them; None where a reference cannot
-    be placed with certainty."""
-    return Movable(texts, source).moved(target)
+def relocated(texts: dict[str, str], source: Block, target: Block, home: str = S.CASH_FLOW) -> dict[str, str] | None:
+    """`texts` (formulas on `home` of the plan at `source`) as the plan at `target` has them; None where a reference
+    cannot be placed with certainty."""
+    return Movable(texts, source, home).moved(target)
 
 
 def _braced(text: str) -> str:
@@ -105,19 +108,22 @@ def _braced(text: str) -> str:
     return text.replace("{", "{{").replace("}", "}}") if "{" in text or "}" in text else text
 
 
-def _moved_ref(sheet: str | None, cell, end, source: Block, col: str, shift: int) -> str:
-    out = (f"{sheet}!" if sheet else "") + _cell(cell, sheet, source, col, shift)
-    return out if end is None else out + ":" + _cell(end, sheet, source, col, shift)
+def _moved_ref(sheet: str | None, on: str, cell, end, source: Block, col: str, shift: int) -> str:
+    """A reference written `sheet`!... (None: none), on the sheet `on`, moved."""
+    out = (f"{sheet}!" if sheet else "") + _cell(cell, on, source, col, shift)
+    return out if end is None else out + ":" + _cell(end, on, source, col, shift)
 
 
-def _cell(groups, sheet: str | None, source: Block, col: str, shift: int) -> str:
+def _cell(groups, sheet: str, source: Block, col: str, shift: int) -> str:
     col_abs, letter, row_abs, row = groups
     if sheet in _PLAN_SHEETS:
         if letter != source.col:
             raise _Unplaced(f"{sheet}!{letter}{row}")
         return f"{col_abs}{col}{row_abs}{row}"
-    if sheet not in (None, S.CASH_FLOW):
-        return f"{col_abs}{letter}{row_abs}{row}"   # another sheet: the same for every plan
+    if sheet in _SHARED_SHEETS:
+        return f"{col_abs}{letter}{row_abs}{row}"   # a table every plan reads alike
+    if sheet != S.CASH_FLOW:
+        raise _Unplaced(f"{sheet}!{letter}{row}")   # a sheet with a row or column per plan (Checks, Pools)
     number = int(row)
     if source.first_row <= number <= source.last_row:
         return f"{col_abs}{letter}{row_abs}{number + shift}"

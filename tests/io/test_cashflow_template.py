@@ -64,3 +64,30 @@ def test_references_moved_and_refused():
     assert relocated({"a": "=Plans!$D$5"}, source, target) is None     # another plan's column
     assert relocated({"a": "=C12"}, source, Block("E", 30, 45)) is None  # a block of other rows
     assert relocated({"a": "=C12:"}, source, target) is None           # not a reference it can read whole
+
+
+@pytest.mark.parametrize("sample", ["heterogeneous_disaggregated", "gpu_cloud_financed", "moe_rack_scale"])
+def test_results_formulas_moved_from_the_first_plan_with_as_many_pools_are_their_own_compile(sample):
+    from tcoapp.io import sheets as S
+    from tcoapp.io.xlsx_na import NaGuard
+    from tcoapp.io.xlsx_results import formula_texts
+
+    scenario = read_scenario(f"samples/{sample}.xlsx")
+    _, _, layout, _ = build_workbook(scenario, usable_results(scenario))
+    guard, by_pools, moved = NaGuard(S.RESULTS, layout.row_key), {}, 0
+    for index in range(len(scenario.plans)):
+        moved += (layout.pool_counts[index] in by_pools)
+        own = formula_texts(layout, index, NaGuard(S.RESULTS, layout.row_key))
+        assert formula_texts(layout, index, guard, by_pools) == own, index
+    assert moved >= 1
+
+
+def test_a_reference_to_a_sheet_with_a_row_per_plan_is_not_moved():
+    from tcoapp.io import sheets as S
+    from tcoapp.io.xlsx_cf_relocate import Block, relocated
+
+    source, target = Block("C", 10, 20), Block("D", 30, 40)
+    assert relocated({"a": "=C5+CashFlow!$C$12+Constants!$C$4"}, source, target, S.RESULTS) == \
+        {"a": "=D5+CashFlow!$C$32+Constants!$C$4"}
+    assert relocated({"a": f"={S.CHECKS}!$C$4"}, source, target, S.RESULTS) is None
+    assert relocated({"a": "=E5"}, source, target, S.RESULTS) is None   # another plan's column on its own sheet
