@@ -12,6 +12,7 @@ horizon (the last crossing from below 0), linear within the year, in months; 0 w
 """
 from __future__ import annotations
 
+import functools
 import math
 from xml.sax.saxutils import escape
 
@@ -120,11 +121,13 @@ FINANCING_POOL_ROWS = tuple(k for k in POOL_YEAR_KEYS[1:] if YEAR_QUANTITY_BY_KE
 POOL_SUMMED = tuple(k for k in POOL_YEAR_KEYS if k not in ("active", "utilization") + FINANCING_POOL_ROWS)  # plan row = the pools' sum (a plan's utilization is its own row)
 
 
+@functools.lru_cache(maxsize=None)   # ~800 rows a sample, of a few dozen keys
 def cf_unit(key: str) -> str:
     base = base_key(key)
     return names.unit(base) or CF_UNITS.get(base) or "USD"
 
 
+@functools.lru_cache(maxsize=None)
 def cf_help(key: str) -> str | None:
     base = base_key(key)
     if base in CF_HELP:
@@ -183,12 +186,11 @@ def _block(ws, layout: Layout, index: int, name: str, last_col: int, irrs: tuple
         letter = get_column_letter(col)
         bodies = cells.from_template(escaped, year, escape) if year else \
             {key: escape(text[1:]) for key, text in cells.year_zero().items()}
-        for key, body in bodies.items():
+        for key in bodies:
             if key not in rows:
                 rows[key] = layout.cf_row(index, key)
                 styles[key] = raw.style_id(book, "formula", cf_unit(key), TOTAL_BORDER if key == "cash_flow_usd" else None)
-            row = rows[key]
-            raw.escaped_formula(row, col, body, styles[key], cached.get(f"{letter}{row}"))
+        raw.formula_column(letter, ((rows[key], body, styles[key]) for key, body in bodies.items()), cached)
     for key, text in cells.summary_cells().items():
         row = layout.cf_row(index, key)
         raw.formula(row, S.FIRST_PLAN_COLUMN, text, raw.style_id(book, "formula", cf_unit(key)),

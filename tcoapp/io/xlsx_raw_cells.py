@@ -22,6 +22,14 @@ from .xlsx_styles import style_array
 _ROW = re.compile(r'(<row r="(\d+)"[^>]*(?<!/)>)(.*?)(</row>)', re.S)  # not a self-closed (empty) row
 
 
+def _formula_xml(ref: str, body: str, style: int, cached) -> str:
+    if cached is None or cached == "":
+        return f'<c r="{ref}" s="{style}"><f>{body}</f><v /></c>'
+    if isinstance(cached, str):
+        return f'<c r="{ref}" s="{style}" t="str"><f>{body}</f><v>{escape(cached)}</v></c>'
+    return f'<c r="{ref}" s="{style}"><f>{body}</f><v>{float(cached)!r}</v></c>'
+
+
 @dataclass
 class RawCells:
     """Cells of one sheet, by row, in column order."""
@@ -42,14 +50,15 @@ class RawCells:
 
     def escaped_formula(self, row: int, col: int, body: str, style: int, cached=None) -> None:
         """A formula cell from its text escaped for XML, without its '=' (a formula escaped once for many cells)."""
-        ref = f"{get_column_letter(col)}{row}"
-        if cached is None or cached == "":
-            xml = f'<c r="{ref}" s="{style}"><f>{body}</f><v /></c>'
-        elif isinstance(cached, str):
-            xml = f'<c r="{ref}" s="{style}" t="str"><f>{body}</f><v>{escape(cached)}</v></c>'
-        else:
-            xml = f'<c r="{ref}" s="{style}"><f>{body}</f><v>{float(cached)!r}</v></c>'
-        self.rows.setdefault(row, []).append(xml)
+        self.rows.setdefault(row, []).append(_formula_xml(f"{get_column_letter(col)}{row}", body, style, cached))
+
+    def formula_column(self, letter: str, cells, cached: dict) -> None:
+        """escaped_formula for cells of the column `letter`, (row, escaped body, style id) each, their values from
+        `cached` by coordinate (a CashFlow year's ~100 cells: the column's letter found once)."""
+        rows = self.rows
+        for row, body, style in cells:
+            ref = f"{letter}{row}"
+            rows.setdefault(row, []).append(_formula_xml(ref, body, style, cached.get(ref)))
 
     def number(self, row: int, col: int, value: float, style: int) -> None:
         """A number cell; a number that does not exist is refused (the caller writes none)."""
