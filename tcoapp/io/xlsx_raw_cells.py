@@ -37,6 +37,7 @@ class RawCells:
     title: str
     rows: dict[int, list[str]] = field(default_factory=dict)
     _styles: dict = field(default_factory=dict)
+    _texts: dict = field(default_factory=dict)   # a text cell's XML after its reference and style, by text
 
     def style_id(self, workbook, kind: str, unit: str = "", border=None) -> int:
         key = (kind, unit, border is not None)
@@ -69,8 +70,17 @@ class RawCells:
     def value(self, row: int, col: int, value, style: int) -> None:
         """A plain cell (number, bool, text, None: empty) as openpyxl writes it; text is checked (cell_limits)."""
         letter = get_column_letter(col)
-        self.rows.setdefault(row, []).append(cell_xml(f'r="{letter}{row}" s="{style}"', value, self.title,
-                                                       f"{letter}{row}"))
+        if type(value) is str and value:   # a text as cell_xml writes it, checked and escaped once per text
+            tail = self._texts.get(value)
+            if tail is None:
+                xml = cell_xml(f'r="{letter}{row}" s="{style}"', value, self.title, f"{letter}{row}")
+                tail = self._texts[value] = xml[xml.index(' t="inlineStr">'):]
+            xml = f'<c r="{letter}{row}" s="{style}"{tail}'
+        elif type(value) is int:
+            xml = f'<c r="{letter}{row}" s="{style}" t="n"><v>{value}</v></c>'
+        else:
+            xml = cell_xml(f'r="{letter}{row}" s="{style}"', value, self.title, f"{letter}{row}")
+        self.rows.setdefault(row, []).append(xml)
 
     def insert(self, xml: str) -> str:
         """The sheet's XML with these cells at the end of their rows; rows openpyxl did not write are added

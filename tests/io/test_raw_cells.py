@@ -55,3 +55,18 @@ def test_a_number_cell_must_be_finite():
     raw = RawCells("Sheet")
     with pytest.raises(ValueError, match="Sheet!C3"):
         raw.number(3, 3, float("nan"), 0)
+
+
+def test_plain_values_are_written_as_cell_xml_writes_them_texts_checked_each_time():
+    from tcoapp.io.xlsx_bulk import cell_xml
+    from tcoapp.io.xlsx_raw_cells import RawCells
+    from tcoapp.io.xlsx_styles import CellKindError
+
+    raw = RawCells("Checks")
+    values = ["Results", " padded ", "a<b & c", "Results", 7, True, 2.5, None, "", float("nan")]
+    for row, value in enumerate(values, start=1):
+        raw.value(row, 2, value, 3)
+        assert raw.rows[row] == [cell_xml(f'r="B{row}" s="3"', value, "Checks", f"B{row}")], value
+    for row in (20, 21):   # a text a workbook cannot hold: refused every time, not remembered
+        with pytest.raises(CellKindError, match=f"Checks!B{row}"):
+            raw.value(row, 2, "bad\x01text", 3)
