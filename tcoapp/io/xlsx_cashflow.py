@@ -172,12 +172,16 @@ def _block(ws, layout: Layout, index: int, name: str, last_col: int, irrs: tuple
     set_text(ws.cell(row=title_row, column=1), name)
     ws.cell(row=title_row, column=1).value = f"={S.PLANS}!{layout.plan_col(index)}$1"  # a renamed plan is named here too
     pools = layout.pool_counts[index] if layout.pool_counts else 1
+    book = ws.parent
     for key in cf_keys(pools):
         row = layout.cf_row(index, key)
-        key_cell(ws, row, key, cf_help(key) if index == 0 else None)  # the help once, on the first block
-        label_cell(ws, row, 2, cashflow_label(key), cf_unit(key))
+        if index == 0:   # the help once, on the first block (a comment: openpyxl's cell), its labels openpyxl's too
+            key_cell(ws, row, key, cf_help(key))
+            label_cell(ws, row, 2, cashflow_label(key), cf_unit(key))
+        else:   # the others' as the raw cells label_cell and key_cell give, their rows' other cells raw already
+            raw.value(row, 1, key, None)
+            raw.value(row, 2, with_unit(cashflow_label(key), cf_unit(key)), raw.late_style(book, "label"))
     cells = _BlockFormulas(layout, index, pools)
-    book = ws.parent
     rows, styles = {}, {}  # by key, found once for the block's ~70 rows x 11+ years
     template = cells.year_template() if compiled_by_pools is None else cells.moved_template(compiled_by_pools)
     escaped = {key: escape(text[1:]) for key, text in template.items()}   # escaped once: the XML of every year's
