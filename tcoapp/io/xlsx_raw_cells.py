@@ -3,9 +3,11 @@
 
 openpyxl creates, styles and serializes a cell in ~60 us; here each cell is one XML string with its
 style id, its formula and its cached value (the engine's number, so tools that do not calculate
-still see it). openpyxl writes the rest of the sheet (keys, labels, titles, formats); after saving,
-`insert` puts these cells at the end of their rows (the rows' other cells are in columns before
-them). The cells are exactly what openpyxl would write for the same formula and value.
+still see it). openpyxl writes the rest of the sheet (titles, formats, the keys and labels it comments); after
+saving, `insert` puts these cells at the end of their rows (the rows' other cells are in columns before them) and
+the rows openpyxl did not write in their places. The cells are exactly what openpyxl would write for the same
+formula and value; a cell whose style openpyxl numbers (a CashFlow label) takes its id then (`late_style`: a token
+of control characters, which no text of a cell holds, cell_limits).
 """
 from __future__ import annotations
 
