@@ -12,6 +12,7 @@ horizon (the last crossing from below 0), linear within the year, in months; 0 w
 """
 from __future__ import annotations
 
+import functools
 import math
 from xml.sax.saxutils import escape
 
@@ -31,6 +32,7 @@ from .xlsx_layout import (
 from .xlsx_na import NA, THIS_YEAR, YEAR_BEFORE, NaGuard, compiled, none_na
 from .xlsx_results import POOL_ROW_KEYS
 from .xlsx_raw_cells import RawCells
+from .xlsx_cf_relocate import Movable, block_of
 from .xlsx_styles import (
     HEADER_FILL, HEADER_FONT, NEVER, TOTAL_BORDER, header, key_cell, section, set_text, styled,
     LABEL_HEADER, label_cell, label_width, widths, with_unit,
@@ -119,11 +121,13 @@ FINANCING_POOL_ROWS = tuple(k for k in POOL_YEAR_KEYS[1:] if YEAR_QUANTITY_BY_KE
 POOL_SUMMED = tuple(k for k in POOL_YEAR_KEYS if k not in ("active", "utilization") + FINANCING_POOL_ROWS)  # plan row = the pools' sum (a plan's utilization is its own row)
 
 
+@functools.lru_cache(maxsize=None)   # ~800 rows a sample, of a few dozen keys
 def cf_unit(key: str) -> str:
     base = base_key(key)
     return names.unit(base) or CF_UNITS.get(base) or "USD"
 
 
+@functools.lru_cache(maxsize=None)
 def cf_help(key: str) -> str | None:
     base = base_key(key)
     if base in CF_HELP:
@@ -151,8 +155,10 @@ def write_cashflow(ws, scenario: Scenario, layout: Layout, irr_by_plan=(), cache
     banner(ws, CF_BANNER_ROW, last_col)
     irrs = list(irr_by_plan) + [None] * (len(scenario.plans) - len(irr_by_plan))
     equity = list(equity_irr_by_plan) + [None] * (len(scenario.plans) - len(equity_irr_by_plan))
+    compiled_by_pools: dict = {}   # the first block of each pool count's year template (xlsx_cf_relocate)
     for index, plan in enumerate(scenario.plans):
-        _block(ws, layout, index, plan.name, last_col, (irrs[index], equity[index]), raw, cached or {})
+        _block(ws, layout, index, plan.name, last_col, (irrs[index], equity[index]), raw, cached or {},
+               compiled_by_pools)
     ws.freeze_panes = "C2"
     label = label_width(with_unit(cashflow_label(key), cf_unit(key)) for key in cf_keys(layout.max_pools))
     widths(ws, {1: 30, 2: label, **{S.FIRST_PLAN_COLUMN + y: 21 for y in range(layout.max_years + 1)}})
@@ -160,32 +166,35 @@ def write_cashflow(ws, scenario: Scenario, layout: Layout, irr_by_plan=(), cache
 
 
 def _block(ws, layout: Layout, index: int, name: str, last_col: int, irrs: tuple, raw: RawCells,
-           cached: dict) -> None:
+           cached: dict, compiled_by_pools: dict | None = None) -> None:
     title_row = layout.cf_block_row(index)
     section(ws, title_row, "", last_col)
     set_text(ws.cell(row=title_row, column=1), name)
     ws.cell(row=title_row, column=1).value = f"={S.PLANS}!{layout.plan_col(index)}$1"  # a renamed plan is named here too
     pools = layout.pool_counts[index] if layout.pool_counts else 1
+    book = ws.parent
     for key in cf_keys(pools):
         row = layout.cf_row(index, key)
-        key_cell(ws, row, key, cf_help(key) if index == 0 else None)  # the help once, on the first block
-        label_cell(ws, row, 2, cashflow_label(key), cf_unit(key))
+        if index == 0:   # the help once, on the first block (a comment: openpyxl's cell), its labels openpyxl's too
+            key_cell(ws, row, key, cf_help(key))
+            label_cell(ws, row, 2, cashflow_label(key), cf_unit(key))
+        else:   # the others' as the raw cells label_cell and key_cell give, their rows' other cells raw already
+            raw.value(row, 1, key, None)
+            raw.value(row, 2, with_unit(cashflow_label(key), cf_unit(key)), raw.late_style(book, "label"))
     cells = _BlockFormulas(layout, index, pools)
-    book = ws.parent
     rows, styles = {}, {}  # by key, found once for the block's ~70 rows x 11+ years
-    template = cells.year_template()
+    template = cells.year_template() if compiled_by_pools is None else cells.moved_template(compiled_by_pools)
     escaped = {key: escape(text[1:]) for key, text in template.items()}   # escaped once: the XML of every year's
     for year in range(layout.max_years + 1):                               # cells (the placeholders need none)
         col = S.FIRST_PLAN_COLUMN + year
         letter = get_column_letter(col)
         bodies = cells.from_template(escaped, year, escape) if year else \
             {key: escape(text[1:]) for key, text in cells.year_zero().items()}
-        for key, body in bodies.items():
+        for key in bodies:
             if key not in rows:
                 rows[key] = layout.cf_row(index, key)
                 styles[key] = raw.style_id(book, "formula", cf_unit(key), TOTAL_BORDER if key == "cash_flow_usd" else None)
-            row = rows[key]
-            raw.escaped_formula(row, col, body, styles[key], cached.get(f"{letter}{row}"))
+        raw.formula_column(letter, ((rows[key], body, styles[key]) for key, body in bodies.items()), cached)
     for key, text in cells.summary_cells().items():
         row = layout.cf_row(index, key)
         raw.formula(row, S.FIRST_PLAN_COLUMN, text, raw.style_id(book, "formula", cf_unit(key)),
@@ -229,6 +238,22 @@ class _BlockFormulas:
         guards its formulas against n/a once, not once a year (the export's costliest step). Built as year 2's: year 0's
         cells differ (they start the running rows)."""
         return self.year_cells(2, THIS_YEAR, YEAR_BEFORE, keep_steady=True)
+
+    def moved_template(self, compiled_by_pools: dict) -> dict[str, str]:
+        """year_template(), moved from the first block with as many pools where it can be (xlsx_cf_relocate: the
+        same formulas in other rows and another plan column), else compiled; compiled_by_pools holds, per pool
+        count, the first block's template and steady cells (xlsx_cf_relocate.Movable, keys ("t"|"s", key))."""
+        block = block_of(self.layout, self.index)
+        first = compiled_by_pools.get(self.pools)
+        moved = first.moved(block) if first is not None else None
+        if moved is not None:
+            self._steady = {key: text for (part, key), text in moved.items() if part == "s"}
+            return {key: text for (part, key), text in moved.items() if part == "t"}
+        template = self.year_template()
+        if first is None and self._steady is not None:
+            compiled_by_pools[self.pools] = Movable({**{("t", key): text for key, text in template.items()},
+                                                     **{("s", key): text for key, text in self._steady.items()}}, block)
+        return template
 
     def year_zero(self) -> dict[str, str]:
         """year_cells(0), after year_template(): the cells that do not carry from the year before are the template's

@@ -64,6 +64,28 @@ class FastRowsWriter(WorksheetWriter):
             ids = self._style_ids = {}
         return ids
 
+    def write_cols(self):
+        """WorksheetWriter.write_cols as text: each column's attributes as ColumnDimension.to_tree takes them
+        (dict(col): its set fields, in their order), without an element per column walked by the etree writer."""
+        xf = self.xf.send(True)
+        if openpyxl.LXML or not hasattr(xf, "_file"):   # another serializer: its own way
+            self.xf.send(None)
+            return super().write_cols()
+        dims = self.ws.column_dimensions
+        for col in dims.values():
+            col.reindex()
+        out, outlines = [], set()
+        for col in sorted(dims.values(), key=lambda col: col.min):   # DimensionHolder.to_tree's order
+            attrs = dict(col)
+            if attrs.keys() != {"min", "max"}:
+                outlines.add(col.outlineLevel)
+                out.append("<col" + "".join(f' {k}="{_attribute(v)}"' for k, v in attrs.items()) + " />")
+        if outlines:
+            dims.max_outline = max(outlines)
+        if out:
+            xf._file("<cols>" + "".join(out) + "</cols>")
+        self.xf.send(None)
+
     def write_row(self, xf, row, row_idx):
         if openpyxl.LXML or not hasattr(xf, "_file"):   # another serializer: its own way
             return super().write_row(xf, row, row_idx)

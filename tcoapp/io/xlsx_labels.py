@@ -8,6 +8,8 @@ labels, so a file written with an earlier label reads as before.
 """
 from __future__ import annotations
 
+import functools
+
 from ..engine.quantities.names import label
 from .xlsx_layout import EQUITY_IRR_ATTEMPTS, IRR_ATTEMPTS, IRR_GUESSES, base_key
 
@@ -54,6 +56,7 @@ def result_label(key: str) -> str:
     return prefix + (label(base) or RESULT_SHEET_LABELS.get(base) or base.replace("_", " ").capitalize())
 
 
+@functools.lru_cache(maxsize=None)   # ~800 CashFlow rows a sample, of a few dozen keys
 def cashflow_label(key: str) -> str:
     """A CashFlow row's label: the key's (the table's), else the sheet's own helper row's."""
     prefix, base = _split(key)

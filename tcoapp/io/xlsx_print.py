@@ -159,7 +159,8 @@ def _cashflow(ws, scenario, layout, paper: int) -> None:
     the IRR and payback helper rows grouped and collapsed (and a one-pool plan's pool rows: the plan's own again)."""
     last_year = max([p.years for p in scenario.plans] + [1])
     last_col = S.FIRST_PLAN_COLUMN + min(last_year, layout.max_years)
-    last_row = max(ws.max_row, 1)
+    blocks_end = layout.cf_block_row(len(scenario.plans)) - 2 if scenario.plans else 1   # the last block's last row
+    last_row = max(ws.max_row, blocks_end, 1)   # (its key cells are raw cells, not the sheet's: xlsx_cashflow)
     setup(ws, last_col, last_row, "1:2", "B:B", first_col="B", paper=paper)
     for index in range(len(scenario.plans)):
         first = layout.cf_block_row(index)

@@ -30,6 +30,7 @@ from openpyxl.utils import get_column_letter
 from .xlsx_agentic import AGENTIC_TITLE, agentic_rows, write_agentic
 from .xlsx_checks import banner, plan_header, plan_status, plan_status_formats
 from .xlsx_layout import Layout, PlanRefs, base_key, field_column, served_key
+from .xlsx_cf_relocate import Movable, block_of
 from .xlsx_na import NA, NOT_AVAILABLE, NaGuard, compiled, none_na
 from .xlsx_labels import result_label
 from .xlsx_styles import (
@@ -369,10 +370,12 @@ def write_results(ws, scenario: Scenario, results: tuple[PlanResult, ...], layou
     if checks is not None:
         _check_row(ws, checks, n, last_col)
     _engine_block(ws, results, layout, last_col)
+    guard, by_pools = NaGuard(S.RESULTS, layout.row_key), {}   # one guard: it keeps what it found of each operand
+    texts = [formula_texts(layout, index, guard, by_pools) for index in range(n)]
     for title, entries in FORMULA_SECTIONS:
         section(ws, layout.result_rows[entries[0][0]] - 1, title, max(last_col, 2))
-        for key, formula in entries:
-            _formula_row(ws, layout, n, key, formula)
+        for key, _ in entries:
+            _formula_row(ws, layout, key, [plan_texts[key] for plan_texts in texts])
     for k in range(1, layout.max_pools + 1):
         _pool_block(ws, scenario, results, layout, k, last_col)
     _warnings_row(ws, results, layout, last_col)
@@ -588,15 +591,33 @@ class PoolRefs:
         return None
 
 
-def _formula_row(ws, layout: Layout, n: int, key: str, formula: Formula) -> None:
+def formula_texts(layout: Layout, index: int, guard: NaGuard, by_pools: dict | None = None) -> dict[str, str]:
+    """The formulas of plan `index` in the rows of FORMULA_SECTIONS, by key; with by_pools, moved from the first plan
+    with as many pools where they can be (xlsx_cf_relocate: the same formulas in its column and its CashFlow
+    block's rows), else compiled (and kept there for the next plans)."""
+    pools = layout.pool_counts[index] if layout.pool_counts else 1
+    block = block_of(layout, index)
+    first = by_pools.get(pools) if by_pools is not None else None
+    moved = first.moved(block) if first is not None else None
+    if moved is not None:
+        return moved
+    refs, texts = PlanRefs(layout, index), {}
+    for _, entries in FORMULA_SECTIONS:
+        for key, formula in entries:
+            core = formula(refs)
+            texts[key] = f"={core}" if key in PASS_THROUGH else guard(core)
+    if by_pools is not None and first is None:
+        by_pools[pools] = Movable(texts, block, S.RESULTS)
+    return texts
+
+
+def _formula_row(ws, layout: Layout, key: str, texts: list[str]) -> None:
+    """A row of formulas, one per plan (formula_texts)."""
     row = layout.result_rows[key]
     key_cell(ws, row, key, result_help(key))
     unit = result_unit(key)
     label_cell(ws, row, 2, result_label(key), unit)
-    guard = NaGuard(S.RESULTS, layout.row_key)
-    for index in range(n):
-        core = formula(PlanRefs(layout, index))
-        text = f"={core}" if key in PASS_THROUGH else guard(core)
+    for index, text in enumerate(texts):
         put(ws, row, S.FIRST_PLAN_COLUMN + index, text, "formula", unit)
 
 

@@ -92,3 +92,33 @@ def test_a_written_workbook_is_byte_for_byte_openpyxls(tmp_path, monkeypatch):
     for name in fast.namelist():
         if name != "docProps/core.xml":   # the save's time
             assert fast.read(name) == plain.read(name), name
+
+
+def _columns_sheet():
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws["A1"] = "x"
+    ws.column_dimensions["C"].width = 21.5
+    ws.column_dimensions["A"].width = 30
+    ws.column_dimensions["B"].hidden = True
+    ws.column_dimensions["E"].font = Font(bold=True)             # a styled column
+    ws.column_dimensions.group("G", "I", outline_level=2, hidden=True)
+    ws.column_dimensions["K"].bestFit = True
+    ws.column_dimensions["L"]                                  # looked up only: not written
+    return wb, ws
+
+
+def test_columns_are_written_as_openpyxl_writes_them():
+    (theirs, theirs_ws), (ours, ours_ws) = _columns_sheet(), _columns_sheet()   # (a save keeps the outline level)
+    expected = _sheet_xml(theirs_ws, WorksheetWriter)
+    assert b"<cols>" in expected
+    assert _sheet_xml(ours_ws, FastRowsWriter) == expected
+    assert list(ours._cell_styles) == list(theirs._cell_styles)          # the same styles listed, in the same order
+    assert ours_ws.column_dimensions.max_outline == theirs_ws.column_dimensions.max_outline == 2
+    assert _sheet_xml(ours_ws, FastRowsWriter) == _sheet_xml(theirs_ws, WorksheetWriter)   # saved again alike
+
+
+def test_a_sheet_without_column_widths_has_no_cols():
+    wb = openpyxl.Workbook()
+    wb.active["A1"] = 1
+    assert b"<cols" not in _sheet_xml(wb.active, FastRowsWriter) == _sheet_xml(wb.active, WorksheetWriter)
