@@ -28,17 +28,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..quantities.finance import DEVICE_NAMEPLATE_W
+
 POWER_CLOCK_EXPONENT = 3.0
 
 
 def nameplate_w(device):
     """The power a device draws with its math busy all the time (W): its power limit where it has one (> 0),
-    else its TDP (the server nameplate's per-device term: quantities/finance.py's DEVICE_NAMEPLATE_W is the
-    same rule). A number, or an array over Monte Carlo draws."""
-    tdp = np.asarray(device.tdp_w, float)
-    limit = getattr(device, "power_limit_w", 0.0)
-    limit = np.asarray(0.0 if limit is None else limit, float)
-    full = np.where(limit > 0, np.minimum(tdp, limit), tdp)
+    else its TDP, by the rule the server nameplate uses (quantities/finance.py's DEVICE_NAMEPLATE_W, evaluated
+    on the device's fields). A number, or an array over Monte Carlo draws."""
+    full = np.asarray(DEVICE_NAMEPLATE_W.numpy(lambda key: np.asarray(getattr(device, key), float)), float)
     return float(full) if full.ndim == 0 else full
 
 

@@ -92,13 +92,13 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .comm import allreduce_s
+from .device_power import busy_power_w, clock_ratio
 from .factors import compute_efficiency, layer_ratio
 from .latency_tail import seconds_per_token, wait_quantile_s
 from .memory import (
     Architecture, capacity_gb, experts_touched, fast_tier_shares, kv_device_bytes, max_batch_by_memory,
     tier_seconds_per_byte, weight_bytes_per_device,
 )
-from .device_power import busy_power_w, clock_ratio
 from .precision import ACTIVATION_BYTES
 from .roofline_inputs import ServingArrays, WorkloadArrays
 from .spec_decode import tokens_per_step
