@@ -101,3 +101,24 @@ def test_a_drawn_power_limit_moves_a_generated_plan_and_its_nameplate_per_draw()
     assert np.isfinite(mi355x.metric("npv_usd")).all() and np.ptp(per_device) > 0
     assert rank_correlations({"limit": limit}, per_device)["limit"] > 0.9    # a lower limit: slower devices
     assert rank_correlations({"limit": limit}, count)["limit"] < -0.9        # ... and more of them in the site's power
+
+
+def test_a_limited_device_says_so_in_its_notes_and_a_measured_curve_says_it_is_not_moved(catalog):
+    from tcoapp.engine.performance.measured import make_measured_curve
+    from tcoapp.engine.serving.operating import plan_curve
+    from tcoapp.io.default_scenario import default_scenario
+    device, model = catalog.devices["MI355X"], catalog.models["Llama-3.3-70B"]
+    free, held = _curves(device, 1000.0, model)
+    assert not [n for n in free.notes if "power_limit_w" in n]
+    (note,) = [n for n in held.notes if "power_limit_w" in n]
+    assert "1000 W" in note and "0.88 of its clock" in note
+    scenario = default_scenario()
+    plan = next(p for p in scenario.plans if p.device == "MI355X")
+    capped = replace(device, name="MI355X-1000W", power_limit_w=1000.0)
+    batch = np.array([1.0, 64.0])
+    curve = make_measured_curve("m", capped.name, plan.model, batch, np.array([50.0, 2000.0]), None, None, None,
+                                source="test")
+    scenario = replace(scenario, devices={capped.name: capped}, curves={"m": curve})
+    scenario = scenario.with_plan(plan.name, device=capped.name, curve="m")
+    arrays, _ = plan_curve(scenario, scenario.plan(plan.name), batch)
+    assert any("does not change the measured curve 'm'" in n for n in arrays.notes)

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..quantities.records import Device, ModelSpec, ServingConfig, Workload
 from .curve import CurveArrays, OperatingPoint, missing_point
+from .device_power import clock_ratio, nameplate_w
 from .factors import ARCHITECTURE_COMPUTE, DEFAULT_FACTORS, EfficiencyFactors, known_architecture
 from .memory import architecture, capacity_gb, max_batch_by_memory
 from .precision import attention_peak_flops, bytes_per_value, is_weight_only, peak_flops, precision_note
@@ -165,6 +166,11 @@ def _notes(device, model, serving, b, b_max) -> list[str]:
     if serving.spec_decode_draft_tokens > 0:
         notes.append(f"speculative decoding: k = {serving.spec_decode_draft_tokens}, "
                      f"acceptance {acceptance_or_none(serving.spec_decode_acceptance):g}")
+    clock = clock_ratio(device)
+    if np.ndim(clock) == 0 and clock < 1.0:
+        notes.append(f"{device.name} held to its power_limit_w of {nameplate_w(device):g} W (TDP {device.tdp_w:g} W): "
+                     f"its math runs at {clock:.2f} of its clock, its power at most the limit (an estimate that "
+                     "under-predicts a cap's cost on measured runs: docs/model.md, \"Power limit\")")
     architecture = (getattr(device, "architecture", "") or "").strip()
     if not known_architecture(architecture):
         notes.append(f"{device.name}: architecture {architecture or '(not given)'} has no fitted compute ratio "

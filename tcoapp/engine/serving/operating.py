@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import functools
 import math
+from dataclasses import replace
 
 import numpy as np
 
 from ..performance.curve import CurveArrays, OperatingPoint, largest_batch_meeting, missing_point, point_at
+from ..performance.device_power import nameplate_w
 from ..performance.measured import evaluate_measured
 from ..plan.pools import ResolvedPool, serve_pool, with_acceptance
 from ..quantities.records import Plan
@@ -35,7 +37,12 @@ def plan_curve(scenario: Scenario, plan: Plan, batch, pool: ResolvedPool | None 
     if pool.curve:
         curve = scenario.curves[pool.curve]
         devices = pool.serving.tensor_parallel * pool.serving.expert_parallel
-        return evaluate_measured(curve, batch, devices, device.idle_w, device.tdp_w), 0.0
+        arrays = evaluate_measured(curve, batch, devices, device.idle_w, device.tdp_w)
+        if nameplate_w(device) < device.tdp_w:   # a power limit: the points are measurements, not moved by it
+            arrays = replace(arrays, notes=arrays.notes + (
+                f"{device.name}'s power_limit_w ({nameplate_w(device):g} W) does not change the measured curve "
+                f"{curve.name!r}: its points are measurements (it sets the servers' nameplate only)",))
+        return arrays, 0.0
     from ..performance.generated import generate_curve
     return generate_curve(device, scenario.model(plan.model), pool.serving, plan.workload, batch,
                           scenario.factors_for(pool.device)), 0.0
